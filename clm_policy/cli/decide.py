@@ -1,0 +1,116 @@
+"""``clm-policy decide``: ask a policy what to do for one state, and why."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from clm_policy.cli.render import render_decision, render_explanation
+from clm_policy.errors import InputError
+from clm_policy.models.state import SessionState, SignalValue, TaskStatus, TokenSnapshot
+from clm_policy.policy.compile import load_policy
+from clm_policy.state_io import load_state
+
+STATUSES = [s.value for s in TaskStatus]
+
+
+def parse_signal(text: str) -> tuple[str, SignalValue]:
+    """``name=value``; the value is read as JSON when it is a number or true/false."""
+    name, sep, raw = text.partition("=")
+    if not sep or not name:
+        raise InputError(f"--signal expects NAME=VALUE, got '{text}'")
+    value: SignalValue = raw
+    try:
+        parsed = json.loads(raw)
+    except ValueError:
+        parsed = raw
+    if isinstance(parsed, bool | int | float | str):
+        value = parsed
+    return name.strip(), value
+
+
+@click.command()
+@click.option("--policy", "-p", "policy_ref", default="default", show_default=True,
+              metavar="PATH|NAME", help="Policy file, or the name of a bundled policy.")
+@click.option("--profile", metavar="NAME",
+              help="Task profile (default: the state's, else the policy's default_profile).")
+@click.option("--state", "-s", "state_src", metavar="FILE|-",
+              help="SessionState JSON file, or - for standard input.")
+@click.option("--tokens", "-t", type=click.IntRange(min=0), metavar="N",
+              help="Shortcut: a state whose context holds N tokens.")
+@click.option("--window", type=click.IntRange(min=1), metavar="N",
+              help="With --tokens: the model's context window.")
+@click.option("--step", type=click.IntRange(min=0), default=0, show_default=True,
+              help="With --tokens: steps taken in the session.")
+@click.option("--last-compact-step", type=click.IntRange(min=0), metavar="N",
+              help="With --tokens: step of the last compaction (default: never).")
+@click.option("--status", type=click.Choice(STATUSES), default="running", show_default=True,
+              help="With --tokens: the task status.")
+@click.option("--signal", "signals", multiple=True, metavar="NAME=VALUE",
+              help="With --tokens: a declared signal's value (repeatable).")
+@click.option("--force", is_flag=True, help="Bypass guards marked overridable (and no other).")
+@click.option("--explain", "-e", is_flag=True,
+              help="Show every rule and guard, the values it read and its result.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+def decide(policy_ref: str, profile: str | None, state_src: str | None, tokens: int | None,
+           window: int | None, step: int, last_compact_step: int | None, status: str,
+           signals: tuple[str, ...], force: bool, explain: bool, fmt: str) -> int:
+    """Decide CONTINUE, COMPACT or HANDOFF for a state under a policy.
+
+    \b
+    Examples:
+      clm-policy decide --tokens 260000
+      clm-policy decide --tokens 360000 --profile research --explain
+      clm-policy decide --state session.json --format json
+      cat session.json | clm-policy decide --state - --policy policies/team.yaml
+      clm-policy decide -p policies/examples/option_b.yaml --tokens 300000 \\
+          --window 400000 --signal open_subagent_calls=2
+
+    The JSON output is one object: action, trigger (null when no rule fired), rationale,
+    proposed, blocked_by, warnings, overridden, forced, policy, profile, context_tokens,
+    context_window, window_source; with --explain also "explain" (rules and guards).
+    """
+    shortcut_given = (window is not None or step != 0 or last_compact_step is not None
+                      or status != "running" or bool(signals))
+    if state_src is not None and tokens is not None:
+        raise click.UsageError("give either --state or --tokens, not both")
+    if state_src is None and tokens is None:
+        raise click.UsageError("give --state FILE|- (SessionState JSON) or --tokens N")
+    if state_src is not None and shortcut_given:
+        raise click.UsageError(
+            "--window, --step, --last-compact-step, --status and --signal go with --tokens; "
+            "with --state, put them in the state"
+        )
+    policy = load_policy(policy_ref)
+    if state_src is not None:
+        state = load_state(state_src)
+    else:
+        assert tokens is not None
+        if last_compact_step is not None and last_compact_step > step:
+            raise click.UsageError("--last-compact-step cannot be after --step")
+        state = SessionState(
+            session_id="cli",
+            step_index=step,
+            last_compact_step=last_compact_step,
+            status=TaskStatus(status),
+            tokens=TokenSnapshot(context_tokens=tokens, context_window=window),
+            signals=dict(parse_signal(s) for s in signals),
+        )
+    if explain:
+        explanation = policy.explain(state, profile, force=force)
+        payload: dict[str, Any] = explanation.decision.model_dump(mode="json")
+        if fmt == "json":
+            payload["explain"] = explanation.model_dump(mode="json", exclude={"decision"})
+            click.echo(json.dumps(payload, indent=2))
+        else:
+            click.echo(render_explanation(explanation))
+        return 0
+    decision = policy.decide(state, profile, force=force)
+    if fmt == "json":
+        click.echo(json.dumps(decision.model_dump(mode="json"), indent=2))
+    else:
+        click.echo(render_decision(decision))
+    return 0

@@ -1,0 +1,82 @@
+"""``clm-policy``: the command group, and the one place errors become exit codes.
+
+Exit codes (README, "Exit codes"): 0 success; 1 reserved for findings (lint/test); 2 bad
+input or usage (a file:line:col message, no traceback); 3 an internal error (a bug: please
+report it; CLM_POLICY_DEBUG=1 shows the traceback).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+import click
+
+from clm_policy.cli.decide import decide
+from clm_policy.cli.resolve import resolve
+from clm_policy.cli.schema import schema
+from clm_policy.errors import ClmError
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_INPUT = 2
+EXIT_INTERNAL = 3
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="clm-policy", prog_name="clm-policy")
+def cli() -> None:
+    """Context lifecycle management for LLM agents, driven by YAML policies.
+
+    A policy reads how full an agent's context is and decides: CONTINUE, COMPACT (summary +
+    hint) or HANDOFF (manifest + fresh session).
+
+    \b
+    Try:
+      clm-policy decide --tokens 260000            # what the default policy says
+      clm-policy decide --tokens 260000 --explain  # ...and why, rule by rule
+      clm-policy resolve policies/default.yaml     # a policy with its extends merged
+      clm-policy schema policy                     # the JSON schema of policy files
+
+    Exit codes: 0 ok, 2 bad input or usage, 3 internal error.
+    """
+
+
+cli.add_command(decide)
+cli.add_command(resolve)
+cli.add_command(schema)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the CLI and exit with a documented code."""
+    sys.exit(run(argv))
+
+
+def run(argv: list[str] | None = None) -> int:
+    try:
+        result = cli.main(args=argv, prog_name="clm-policy", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("clm-policy: aborted", err=True)
+        return EXIT_INPUT
+    except click.ClickException as exc:
+        exc.show()
+        return EXIT_INPUT if exc.exit_code == 2 else exc.exit_code
+    except ClmError as exc:
+        text = str(exc) if exc.location is not None else f"clm-policy: {exc}"
+        click.echo(text, err=True)
+        return EXIT_INPUT
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:
+        if os.environ.get("CLM_POLICY_DEBUG"):
+            traceback.print_exc()
+        click.echo(
+            f"clm-policy: internal error: {type(exc).__name__}: {exc} (this is a bug; "
+            "rerun with CLM_POLICY_DEBUG=1 for the traceback)",
+            err=True,
+        )
+        return EXIT_INTERNAL
+    return result if isinstance(result, int) else EXIT_OK

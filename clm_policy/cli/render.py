@@ -1,0 +1,56 @@
+"""Text rendering of decisions and explanations for people."""
+
+from __future__ import annotations
+
+import json
+
+from clm_policy.models.decision import Decision, Explanation
+
+
+def _value(value: object) -> str:
+    return json.dumps(value)
+
+
+def render_decision(d: Decision) -> str:
+    window = (f" of {d.context_window} ({d.context_window and round(100 * d.context_tokens / d.context_window)}%, "
+              f"window from {d.window_source})" if d.context_window else " (window unknown)")
+    lines = [
+        f"action:    {d.action.value}",
+        f"trigger:   {d.trigger or '-'}",
+        f"rationale: {d.rationale}",
+    ]
+    if d.proposed != d.action:
+        lines.append(f"proposed:  {d.proposed.value}")
+    for f in d.blocked_by:
+        lines.append(f"blocked:   {f.guard}: {f.message}")
+    for f in d.overridden:
+        lines.append(f"forced:    {f.guard}: {f.message}")
+    for f in d.warnings:
+        lines.append(f"warning:   {f.guard}: {f.message}")
+    lines.append(f"context:   {d.context_tokens} tokens{window}")
+    lines.append(f"policy:    {d.policy}, profile {d.profile}")
+    return "\n".join(lines)
+
+
+def render_explanation(e: Explanation) -> str:
+    lines = [render_decision(e.decision), "", "rules, in order (the first that holds decides):"]
+    for r in e.rules:
+        mark = "DECIDED" if r.decided else ("holds" if r.result else "no")
+        lines.append(f"  {r.id} -> {r.action.value}: {str(r.result).lower()}  [{mark}]  {r.location}")
+        lines.append(f"      when: {r.expression}")
+        if r.names:
+            lines.append("      read: " + ", ".join(f"{k}={_value(v)}" for k, v in r.names.items()))
+    lines.append(f"  otherwise -> {e.otherwise.value}")
+    if e.guards:
+        lines.append("")
+        lines.append("guards:")
+        for g in e.guards:
+            flag = f"{g.severity}{', overridable' if g.overridable else ''}"
+            lines.append(f"  {g.guards.value}/{g.id} ({flag}): {str(g.result).lower()}  "
+                         f"[{g.outcome}]  {g.location}")
+            lines.append(f"      when: {g.expression}")
+            if g.names:
+                lines.append("      read: " + ", ".join(f"{k}={_value(v)}" for k, v in g.names.items()))
+            if g.message:
+                lines.append(f"      message: {g.message}")
+    return "\n".join(lines)

@@ -1,0 +1,29 @@
+"""``clm-policy schema NAME``: print a shipped JSON schema."""
+
+from __future__ import annotations
+
+import click
+
+from clm_policy.errors import InputError
+from clm_policy.policy.names import suggest
+from clm_policy.resources import schema_names, schema_path
+
+
+@click.command()
+@click.argument("name", required=False)
+@click.option("--list", "list_", is_flag=True, help="List the shipped schemas.")
+def schema(name: str | None, list_: bool) -> int:
+    """Print the JSON schema NAME (policy, session-state, ...).
+
+    Point your editor at it for completion and checks in policy files; the shipped policies
+    carry a yaml-language-server modeline that does so.
+    """
+    names = schema_names()
+    if list_ or name is None:
+        for known in names:
+            click.echo(known)
+        return 0
+    if name not in names:
+        raise InputError(f"no schema named '{name}'{suggest(name, names)} (schemas: {', '.join(names)})")
+    click.echo(schema_path(name).read_text(encoding="utf-8"), nl=False)
+    return 0

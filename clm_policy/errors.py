@@ -1,0 +1,63 @@
+"""The project's error types.
+
+Library code raises only these; the CLI maps them to exit codes (README, "Exit codes").
+Every error that comes from a file carries a :class:`Location` so the message can start
+with ``file:line:col``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A 1-based position in a file (``line``/``col`` may be 0 when unknown)."""
+
+    file: str
+    line: int = 0
+    col: int = 0
+
+    def __str__(self) -> str:
+        if self.line <= 0:
+            return self.file
+        if self.col <= 0:
+            return f"{self.file}:{self.line}"
+        return f"{self.file}:{self.line}:{self.col}"
+
+    def shifted(self, lines: int = 0, cols: int = 0) -> Location:
+        return Location(self.file, self.line + lines, self.col + cols)
+
+
+class ClmError(Exception):
+    """Base of every error clm-policy raises on purpose."""
+
+    def __init__(self, message: str, location: Location | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+    def __str__(self) -> str:
+        if self.location is None:
+            return self.message
+        return f"{self.location}: {self.message}"
+
+
+class InputError(ClmError):
+    """A file or value given to clm-policy cannot be used (missing, unreadable, malformed)."""
+
+
+class PolicyError(InputError):
+    """A policy file is invalid: YAML, schema, extends, or a semantic check."""
+
+
+class ExpressionError(PolicyError):
+    """A ``when:`` expression or a message template cannot be compiled."""
+
+
+class StateError(InputError):
+    """A SessionState (or a value built into one) does not validate against the policy."""
+
+
+class EvaluationError(ClmError):
+    """An expression failed while it was evaluated against a state."""

@@ -1,0 +1,129 @@
+"""The state a decision reads: messages, steps, token figures, status and signals.
+
+``SessionState`` serialised as JSON is the public input format of ``clm-policy decide
+--state`` (schemas/session-state.schema.json; docs/state.md).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+SignalValue = bool | int | float | str
+
+
+class TaskStatus(str, Enum):
+    """Where the task stands after the last step."""
+
+    RUNNING = "running"
+    WAITING = "waiting"
+    PHASE_BOUNDARY = "phase_boundary"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    BLOCKED = "blocked"
+
+
+class MessageRole(str, Enum):
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+
+
+_MODEL = ConfigDict(extra="forbid", defer_build=True)
+
+
+class Message(BaseModel):
+    """One message of the conversation an agent holds in its context."""
+
+    model_config = _MODEL
+
+    role: MessageRole
+    content: str
+    name: str | None = None
+
+
+class AgentStepResult(BaseModel):
+    """What one agent step produced; token figures are those of that step's request."""
+
+    model_config = _MODEL
+
+    messages_added: list[Message] = Field(default_factory=list)
+    tool_calls: int = Field(default=0, ge=0)
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+    task_status: TaskStatus = TaskStatus.RUNNING
+    notes: str = ""
+
+
+class TokenSnapshot(BaseModel):
+    """Token figures of a session.
+
+    ``context_tokens`` is what sits in the context window now: thresholds compare against it
+    and a compaction lowers it. ``input/output/total_tokens`` are cumulative over all
+    requests, for cost metrics; they never go down and are never compared to thresholds
+    (a request's input already contains the whole conversation, so their sum counts the
+    same context again and again).
+    """
+
+    model_config = _MODEL
+
+    context_tokens: int = Field(default=0, ge=0)
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+    total_tokens: int = Field(default=0, ge=0)
+    context_window: int | None = Field(
+        default=None, gt=0, description="the model's context window in tokens, when known"
+    )
+    model: str | None = Field(default=None, description="the model that produced the figures")
+    estimated: bool = Field(
+        default=False, description="true when the figures are estimates (characters / 4)"
+    )
+
+
+class SessionState(BaseModel):
+    """Everything clm-policy knows about one working session of an agent."""
+
+    model_config = _MODEL
+
+    session_id: str = Field(min_length=1)
+    goal: str = ""
+    status: TaskStatus = TaskStatus.RUNNING
+    step_index: int = Field(default=0, ge=0, description="steps taken in this session")
+    last_compact_step: int | None = Field(
+        default=None, ge=0, description="step_index of the last compaction; null if never"
+    )
+    compact_count: int = Field(default=0, ge=0)
+    profile: str | None = Field(
+        default=None, description="task profile to decide under, unless the caller names one"
+    )
+    tokens: TokenSnapshot = Field(default_factory=TokenSnapshot)
+    signals: dict[str, SignalValue] = Field(
+        default_factory=dict,
+        description="facts only an integration knows, declared by the policy (name -> value)",
+    )
+    messages: list[Message] = Field(default_factory=list)
+    human_interventions: int = Field(default=0, ge=0)
+    constraints: list[str] = Field(default_factory=list)
+    decisions: list[str] = Field(default_factory=list)
+    changed_artifacts: list[str] = Field(default_factory=list)
+    commands_and_results: list[str] = Field(default_factory=list)
+    verified: list[str] = Field(default_factory=list)
+    not_verified: list[str] = Field(default_factory=list)
+    assumptions_risks: list[str] = Field(default_factory=list)
+    blockers: list[str] = Field(default_factory=list)
+    source_of_truth: list[str] = Field(default_factory=list)
+    memory_keys: list[str] = Field(default_factory=list)
+    parent_session: str | None = Field(
+        default=None, description="the session this one was handed off from"
+    )
+
+    @model_validator(mode="after")
+    def _compact_not_in_future(self) -> SessionState:
+        if self.last_compact_step is not None and self.last_compact_step > self.step_index:
+            raise ValueError(
+                f"last_compact_step ({self.last_compact_step}) is after step_index "
+                f"({self.step_index})"
+            )
+        return self

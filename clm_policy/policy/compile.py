@@ -1,0 +1,136 @@
+"""Compile a resolved policy: check profiles, resolve every name, parse every expression once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from clm_policy.errors import PolicyError
+from clm_policy.models.decision import Action
+from clm_policy.policy.engine import Guard, Policy, Profile, Rule, Signal, Threshold
+from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expression
+from clm_policy.policy.load import Entry, Origin, ResolvedPolicy, load_resolved
+from clm_policy.policy.names import NameInfo, known_names, suggest
+from clm_policy.policy.template import Template, compile_template
+from clm_policy.yamlio import scalar_source, scalar_text_start
+
+# Values a profile gets when neither it nor ``defaults`` sets them (the seed's defaults).
+PROFILE_DEFAULTS: dict[str, Any] = {
+    "min_steps_between_compacts": 5,
+    "prefer_handoff_on_phase": True,
+    "retain_recent_messages": 6,
+    "context_window": None,
+    "description": None,
+}
+
+
+def load_policy(source: str | Path) -> Policy:
+    """Load, merge, check and compile a policy file (or a bundled policy by name)."""
+    return compile_policy(load_resolved(source))
+
+
+def _span(origin: Origin) -> SourceSpan:
+    start, indent = scalar_text_start(origin.doc, origin.path)
+    return SourceSpan(start, indent)
+
+
+def _expr(entry: Entry, names: dict[str, NameInfo]) -> CompiledExpression:
+    origin = entry.origin_of("when")
+    return compile_expression(entry.get("when"), _span(origin), names,
+                              source=scalar_source(origin.doc, origin.path))
+
+
+def _template(entry: Entry, key: str, names: dict[str, NameInfo]) -> Template | None:
+    text = entry.get(key)
+    if text is None:
+        return None
+    return compile_template(text, _span(entry.origin_of(key)), names)
+
+
+def compile_policy(res: ResolvedPolicy) -> Policy:
+    profiles = {name: _profile(res, name) for name in res.profiles}
+    if not profiles:
+        raise PolicyError("a policy needs at least one profile under 'profiles:'",
+                          res.files[-1].location([]))
+    default = _default_profile(res, profiles)
+    signals = {
+        name: Signal(type=spec["type"], default=spec["default"],
+                     description=spec.get("description"))
+        for name, (spec, _) in res.signals.items()
+    }
+    names = known_names({n: s.type for n, s in signals.items()})
+    rules = tuple(
+        Rule(id=e.id, when=_expr(e, names), action=Action(e.get("action")),
+             because=_template(e, "because", names), description=e.get("description"))
+        for e in res.rules
+    )
+    guards = {
+        Action(action): tuple(
+            Guard(id=e.id, action=Action(action), when=_expr(e, names),
+                  severity=e.get("severity"), overridable=bool(e.get("overridable")),
+                  message=_template(e, "message", names), description=e.get("description"))
+            for e in entries
+        )
+        for action, entries in res.guards.items()
+    }
+    return Policy(
+        name=res.name,
+        path=res.path,
+        digest=res.digest,
+        files=tuple(doc.file for doc in res.files),
+        profiles=profiles,
+        default_profile=default,
+        signals=signals,
+        models=dict(res.models),
+        rules=rules,
+        otherwise=Action(res.otherwise),
+        guards=guards,
+        description=res.description,
+    )
+
+
+def _default_profile(res: ResolvedPolicy, profiles: dict[str, Profile]) -> str:
+    if res.default_profile is not None:
+        name, origin = res.default_profile
+        if name not in profiles:
+            raise PolicyError(
+                f"default_profile: no profile named '{name}'{suggest(name, profiles)}",
+                origin.location,
+            )
+        return name
+    return "coding" if "coding" in profiles else next(iter(profiles))
+
+
+def _profile(res: ResolvedPolicy, name: str) -> Profile:
+    values: dict[str, tuple[Any, Origin | None]] = {k: (v, None) for k, v in PROFILE_DEFAULTS.items()}
+    values.update(res.defaults)
+    values.update(res.profiles[name])
+    where = res.profile_origins[name]
+    for key in ("soft_compact", "hard_handoff"):
+        if key not in values:
+            raise PolicyError(
+                f"profile '{name}' has no {key} (set it in the profile or under defaults)",
+                where.key_location,
+            )
+    soft = Threshold.parse(values["soft_compact"][0])
+    hard = Threshold.parse(values["hard_handoff"][0])
+    window = values["context_window"][0]
+    soft_at, hard_at = soft.resolve(window), hard.resolve(window)
+    if soft.percent is not None and hard.percent is not None:
+        soft_at, hard_at = int(soft.percent * 1000), int(hard.percent * 1000)
+    if soft_at is not None and hard_at is not None and soft_at >= hard_at:
+        origin = values["soft_compact"][1] or where
+        raise PolicyError(
+            f"profile '{name}': soft_compact ({soft}) must be below hard_handoff ({hard})",
+            origin.location,
+        )
+    return Profile(
+        name=name,
+        soft_compact=soft,
+        hard_handoff=hard,
+        min_steps_between_compacts=values["min_steps_between_compacts"][0],
+        prefer_handoff_on_phase=values["prefer_handoff_on_phase"][0],
+        retain_recent_messages=values["retain_recent_messages"][0],
+        context_window=window,
+        description=values["description"][0],
+    )

@@ -1,0 +1,298 @@
+"""The engine: a compiled policy that decides, and explains its decision.
+
+``Policy.decide`` walks the rules in order; the first whose ``when`` holds proposes its
+action (none: ``otherwise``). The proposed action's guards then run: a ``block`` guard that
+holds turns the action into ``continue`` unless ``force`` is given and the guard is
+``overridable``; a ``warn`` guard lets it through with a warning. ``Policy.explain`` does the
+same and also returns every rule and guard with the values of the names it read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from clm_policy.errors import StateError
+from clm_policy.models.decision import (
+    Action,
+    Decision,
+    Explanation,
+    GuardFinding,
+    GuardTrace,
+    RuleTrace,
+)
+from clm_policy.models.policy import signal_value_fits
+from clm_policy.models.state import SessionState
+from clm_policy.policy.expr import CompiledExpression, SandboxPool
+from clm_policy.policy.names import suggest
+from clm_policy.policy.template import Template
+
+
+@dataclass(frozen=True, slots=True)
+class Threshold:
+    """A threshold in tokens, or as a percentage of the context window."""
+
+    tokens: int | None = None
+    percent: float | None = None
+
+    @classmethod
+    def parse(cls, value: int | str) -> Threshold:
+        if isinstance(value, str):
+            return cls(percent=float(value.rstrip("%")))
+        return cls(tokens=value)
+
+    def resolve(self, window: int | None) -> int | None:
+        if self.tokens is not None:
+            return self.tokens
+        if window is None or self.percent is None:
+            return None
+        return int(window * self.percent / 100)
+
+    def __str__(self) -> str:
+        return f"{self.percent:g}%" if self.percent is not None else str(self.tokens)
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    soft_compact: Threshold
+    hard_handoff: Threshold
+    min_steps_between_compacts: int = 5
+    prefer_handoff_on_phase: bool = True
+    retain_recent_messages: int = 6
+    context_window: int | None = None
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    when: CompiledExpression
+    action: Action
+    because: Template | None
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class Guard:
+    id: str
+    action: Action
+    when: CompiledExpression
+    severity: str  # block | warn
+    overridable: bool
+    message: Template | None
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class Signal:
+    type: str
+    default: bool | int | float | str
+    description: str | None = None
+
+
+@dataclass
+class Policy:
+    """A loaded, checked and compiled policy. Build it with :func:`clm_policy.load_policy`."""
+
+    name: str
+    path: str
+    digest: str
+    files: tuple[str, ...]
+    profiles: dict[str, Profile]
+    default_profile: str
+    signals: dict[str, Signal]
+    models: dict[str, int]
+    rules: tuple[Rule, ...]
+    otherwise: Action
+    guards: dict[Action, tuple[Guard, ...]]
+    description: str | None = None
+    _pool: SandboxPool = field(default_factory=SandboxPool, repr=False)
+
+    # -- the public verbs -------------------------------------------------------------
+
+    def decide(self, state: SessionState, profile: str | None = None, *,
+               force: bool = False) -> Decision:
+        """What to do now for ``state`` under ``profile`` (see the module docstring)."""
+        prof = self.profile(profile or state.profile)
+        names, window, source = self.namespace(state, prof)
+        sandbox = self._pool.sandbox
+        rule = next((r for r in self.rules if sandbox.run(r.when, names)), None)
+        return self._finish(rule, names, prof, window, source, force)
+
+    def explain(self, state: SessionState, profile: str | None = None, *,
+                force: bool = False) -> Explanation:
+        """The decision, with every rule and guard, the values they read and their result."""
+        prof = self.profile(profile or state.profile)
+        names, window, source = self.namespace(state, prof)
+        sandbox = self._pool.sandbox
+        results = [bool(sandbox.run(r.when, names)) for r in self.rules]
+        deciding = next((i for i, held in enumerate(results) if held), None)
+        rule = self.rules[deciding] if deciding is not None else None
+        decision = self._finish(rule, names, prof, window, source, force)
+        rule_traces = [
+            RuleTrace(id=r.id, action=r.action, decided=i == deciding, result=held,
+                      **_trace_fields(r.when, names))
+            for i, (r, held) in enumerate(zip(self.rules, results, strict=True))
+        ]
+        outcome_of = {f.guard: kind for kind, found in (
+            ("blocked", decision.blocked_by), ("warned", decision.warnings),
+            ("overridden", decision.overridden)) for f in found}
+        messages = {f.guard: f.message for f in
+                    [*decision.blocked_by, *decision.warnings, *decision.overridden]}
+        guard_traces = []
+        for action, guards in self.guards.items():
+            for g in guards:
+                applies = action == decision.proposed
+                held = bool(sandbox.run(g.when, names))
+                outcome = (outcome_of.get(g.id, "passed") if applies else "not-applicable")
+                guard_traces.append(GuardTrace(
+                    id=g.id, guards=action, severity=g.severity, overridable=g.overridable,
+                    outcome=outcome, message=messages.get(g.id) if applies else None,
+                    result=held, **_trace_fields(g.when, names)))
+        return Explanation(decision=decision, rules=rule_traces, otherwise=self.otherwise,
+                           guards=guard_traces)
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def profile(self, name: str | None) -> Profile:
+        chosen = name or self.default_profile
+        try:
+            return self.profiles[chosen]
+        except KeyError:
+            known = ", ".join(self.profiles)
+            raise StateError(
+                f"unknown profile '{chosen}'{suggest(chosen, self.profiles)} "
+                f"(policy {self.name} has: {known})"
+            ) from None
+
+    def window_for(self, state: SessionState, prof: Profile) -> tuple[int | None, str | None]:
+        """The context window and where it came from: state, model table, profile, or none."""
+        tokens = state.tokens
+        if tokens.context_window is not None:
+            return tokens.context_window, "state"
+        if tokens.model and self.models:
+            best = max((m for m in self.models if tokens.model.startswith(m)), key=len,
+                       default=None)
+            if best is not None:
+                return self.models[best], f"model {best}"
+        if prof.context_window is not None:
+            return prof.context_window, f"profile {prof.name}"
+        return None, None
+
+    def namespace(self, state: SessionState, prof: Profile
+                  ) -> tuple[dict[str, Any], int | None, str | None]:
+        """The plain values every expression of this policy may read, for ``state``."""
+        window, source = self.window_for(state, prof)
+        soft = prof.soft_compact.resolve(window)
+        hard = prof.hard_handoff.resolve(window)
+        if soft is None or hard is None:
+            which = "soft_compact" if soft is None else "hard_handoff"
+            raise StateError(
+                f"profile '{prof.name}' gives {which} as a share of the context window, but "
+                "no window is known: set tokens.context_window or tokens.model in the state, "
+                "or context_window in the profile"
+            )
+        tokens = state.tokens
+        last = state.last_compact_step
+        names: dict[str, Any] = {
+            "tokens.context": tokens.context_tokens,
+            "tokens.input": tokens.input_tokens,
+            "tokens.output": tokens.output_tokens,
+            "tokens.total": tokens.total_tokens,
+            "tokens.window": window,
+            "tokens.ratio": tokens.context_tokens / window if window else None,
+            "tokens.estimated": tokens.estimated,
+            "status": state.status.value,
+            "step": state.step_index,
+            "steps_since_compact": state.step_index - (last if last is not None else 0),
+            "compacted_before": last is not None,
+            "compact_count": state.compact_count,
+            "message_count": len(state.messages),
+            "blocker_count": len(state.blockers),
+            "human_interventions": state.human_interventions,
+            "profile.name": prof.name,
+            "profile.soft_compact": soft,
+            "profile.hard_handoff": hard,
+            "profile.min_steps_between_compacts": prof.min_steps_between_compacts,
+            "profile.prefer_handoff_on_phase": prof.prefer_handoff_on_phase,
+            "profile.retain_recent_messages": prof.retain_recent_messages,
+            "profile.context_window": prof.context_window,
+        }
+        for sname, signal in self.signals.items():
+            names[f"signals.{sname}"] = signal.default
+        if state.signals:
+            self._apply_signals(state.signals, names)
+        return names, window, source
+
+    def _apply_signals(self, given: Mapping[str, Any], names: dict[str, Any]) -> None:
+        for sname, value in given.items():
+            signal = self.signals.get(sname)
+            if signal is None:
+                declared = ", ".join(self.signals) or "none"
+                raise StateError(
+                    f"signal '{sname}' is not declared by policy {self.name}"
+                    f"{suggest(sname, self.signals)} (declared: {declared})"
+                )
+            if not signal_value_fits(signal.type, value):
+                raise StateError(f"signal '{sname}' must be a {signal.type}, got {value!r}")
+            names[f"signals.{sname}"] = value
+
+    def _finish(self, rule: Rule | None, names: dict[str, Any], prof: Profile,
+                window: int | None, source: str | None, force: bool) -> Decision:
+        sandbox = self._pool.sandbox
+        proposed = rule.action if rule is not None else self.otherwise
+        blocked: list[GuardFinding] = []
+        warned: list[GuardFinding] = []
+        overridden: list[GuardFinding] = []
+        for guard in self.guards.get(proposed, ()):
+            if not sandbox.run(guard.when, names):
+                continue
+            text = (guard.message.render(sandbox, names) if guard.message is not None
+                    else f"{guard.when.text}")
+            finding = GuardFinding.model_construct(guard=guard.id, severity=guard.severity,
+                                                   message=text)
+            if guard.severity == "warn":
+                warned.append(finding)
+            elif force and guard.overridable:
+                overridden.append(finding)
+            else:
+                blocked.append(finding)
+        if rule is None:
+            reason = f"no rule held; otherwise {proposed.value}"
+        elif rule.because is not None:
+            reason = rule.because.render(sandbox, names)
+        else:
+            reason = f"{rule.when.text}"
+        if blocked:
+            why = "; ".join(f"{f.guard}: {f.message}" for f in blocked)
+            rationale = f"{proposed.value} blocked by {why} (proposed because {reason})"
+        else:
+            rationale = reason
+            if overridden:
+                rationale += " (forced past " + "; ".join(
+                    f"{f.guard}: {f.message}" for f in overridden) + ")"
+        return Decision.model_construct(
+            action=Action.CONTINUE if blocked else proposed,
+            trigger=rule.id if rule is not None else None,
+            rationale=rationale,
+            proposed=proposed,
+            blocked_by=blocked,
+            warnings=warned,
+            overridden=overridden,
+            forced=bool(overridden) and not blocked,
+            policy=self.name,
+            profile=prof.name,
+            context_tokens=names["tokens.context"],
+            context_window=window,
+            window_source=source,
+        )
+
+
+def _trace_fields(expr: CompiledExpression, names: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "expression": expr.text,
+        "location": str(expr.location),
+        "names": {n: names[n] for n in expr.names},
+    }

@@ -1,0 +1,83 @@
+"""A compiled policy written back as one self-contained YAML policy (extends merged)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from clm_policy.policy.engine import Policy, Profile
+from clm_policy.yamlio import dump_yaml
+
+
+def _profile(p: Profile) -> CommentedMap:
+    out = CommentedMap()
+    if p.description:
+        out["description"] = p.description
+    out["soft_compact"] = p.soft_compact.tokens if p.soft_compact.tokens is not None else str(p.soft_compact)
+    out["hard_handoff"] = p.hard_handoff.tokens if p.hard_handoff.tokens is not None else str(p.hard_handoff)
+    out["min_steps_between_compacts"] = p.min_steps_between_compacts
+    out["prefer_handoff_on_phase"] = p.prefer_handoff_on_phase
+    out["retain_recent_messages"] = p.retain_recent_messages
+    if p.context_window is not None:
+        out["context_window"] = p.context_window
+    return out
+
+
+def resolved_document(policy: Policy) -> CommentedMap:
+    doc = CommentedMap()
+    doc["version"] = 1
+    doc["name"] = policy.name
+    doc.yaml_set_start_comment(
+        "Resolved policy (extends merged): " + " <- ".join(reversed(policy.files))
+        + f"\ncontent hash {policy.digest}"
+    )
+    if policy.description:
+        doc["description"] = policy.description
+    doc["default_profile"] = policy.default_profile
+    doc["profiles"] = CommentedMap((n, _profile(p)) for n, p in policy.profiles.items())
+    if policy.models:
+        doc["models"] = CommentedMap(policy.models)
+    if policy.signals:
+        signals = CommentedMap()
+        for name, s in policy.signals.items():
+            spec: dict[str, Any] = {"type": s.type, "default": s.default}
+            if s.description:
+                spec["description"] = s.description
+            signals[name] = CommentedMap(spec)
+        doc["signals"] = signals
+    rules = CommentedSeq()
+    for i, r in enumerate(policy.rules):
+        item = CommentedMap(id=r.id)
+        if r.description:
+            item["description"] = r.description
+        item["when"] = r.when.text
+        item["action"] = r.action.value
+        if r.because is not None:
+            item["because"] = r.because.text
+        rules.append(item)
+        rules.yaml_set_comment_before_after_key(i, before=f"from {r.when.location}", indent=2)
+    doc["rules"] = rules
+    doc["otherwise"] = policy.otherwise.value
+    if policy.guards:
+        guards = CommentedMap()
+        for action, items in policy.guards.items():
+            seq = CommentedSeq()
+            for i, g in enumerate(items):
+                entry = CommentedMap(id=g.id)
+                if g.description:
+                    entry["description"] = g.description
+                entry["when"] = g.when.text
+                entry["severity"] = g.severity
+                entry["overridable"] = g.overridable
+                if g.message is not None:
+                    entry["message"] = g.message.text
+                seq.append(entry)
+                seq.yaml_set_comment_before_after_key(i, before=f"from {g.when.location}", indent=4)
+            guards[action.value] = seq
+        doc["guards"] = guards
+    return doc
+
+
+def resolved_yaml(policy: Policy) -> str:
+    return dump_yaml(resolved_document(policy))

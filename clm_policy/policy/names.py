@@ -1,0 +1,79 @@
+"""The names a policy expression may read, with their types.
+
+Every name is resolved when a policy is loaded, so evaluation never meets an unknown name.
+The values are computed from a :class:`~clm_policy.models.SessionState` by
+:func:`clm_policy.policy.engine.namespace_for` — plain numbers, strings, booleans and None.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class NameInfo:
+    type: str  # "int" | "float" | "bool" | "str", with "|None" when it may be missing
+    doc: str
+
+
+STATE_NAMES: Mapping[str, NameInfo] = {
+    "tokens.context": NameInfo("int", "tokens in the context window now (what thresholds use)"),
+    "tokens.input": NameInfo("int", "cumulative input tokens of all requests"),
+    "tokens.output": NameInfo("int", "cumulative output tokens of all requests"),
+    "tokens.total": NameInfo("int", "cumulative input + output tokens"),
+    "tokens.window": NameInfo(
+        "int|None", "context window: state, else the policy's models table, else the profile"
+    ),
+    "tokens.ratio": NameInfo("float|None", "tokens.context / tokens.window"),
+    "tokens.estimated": NameInfo("bool", "true when the token figures are estimates"),
+    "status": NameInfo(
+        "str", "task status: running|waiting|phase_boundary|completed|failed|blocked"
+    ),
+    "step": NameInfo("int", "steps taken in this session (state.step_index)"),
+    "steps_since_compact": NameInfo(
+        "int", "steps since the last compaction, or since the session start if none"
+    ),
+    "compacted_before": NameInfo("bool", "whether this session has compacted before"),
+    "compact_count": NameInfo("int", "compactions in this session so far"),
+    "message_count": NameInfo("int", "messages in the context"),
+    "blocker_count": NameInfo("int", "open blockers recorded in the state"),
+    "human_interventions": NameInfo("int", "human interventions recorded in the state"),
+}
+
+PROFILE_NAMES: Mapping[str, NameInfo] = {
+    "profile.name": NameInfo("str", "the task profile deciding"),
+    "profile.soft_compact": NameInfo("int", "compaction threshold, in tokens"),
+    "profile.hard_handoff": NameInfo("int", "handoff threshold, in tokens"),
+    "profile.min_steps_between_compacts": NameInfo("int", "steps to wait between compactions"),
+    "profile.prefer_handoff_on_phase": NameInfo("bool", "hand off at phase boundaries"),
+    "profile.retain_recent_messages": NameInfo("int", "messages a compaction keeps"),
+    "profile.context_window": NameInfo("int|None", "the profile's declared context window"),
+}
+
+GROUPS = ("tokens", "profile", "signals")
+
+SIGNAL_TYPES = {"bool": "bool", "int": "int", "float": "float", "str": "str"}
+
+
+def known_names(signal_types: Mapping[str, str]) -> dict[str, NameInfo]:
+    """All names a policy with these declared signals may read."""
+    names = dict(STATE_NAMES)
+    names.update(PROFILE_NAMES)
+    for signal, kind in signal_types.items():
+        names[f"signals.{signal}"] = NameInfo(SIGNAL_TYPES[kind], f"signal {signal}")
+    return names
+
+
+def suggest(name: str, candidates: Iterable[str]) -> str:
+    """A ``; did you mean 'x'?`` suffix, or an empty string when nothing is close."""
+    pool = list(candidates)
+    close = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
+    if not close and "." in name:
+        # a misspelt group or field alone: compare the last part too
+        tail = name.rsplit(".", 1)[1]
+        by_tail = {c.rsplit(".", 1)[-1]: c for c in pool}
+        hit = difflib.get_close_matches(tail, list(by_tail), n=1, cutoff=0.75)
+        close = [by_tail[hit[0]]] if hit else []
+    return f"; did you mean '{close[0]}'?" if close else ""

@@ -1,0 +1,158 @@
+"""Message templates: ``because:`` and guard ``message:`` text with ``{expression}`` parts.
+
+A placeholder holds a sandboxed expression, optionally with a short format spec
+(``{tokens.ratio:.0%}``, ``{tokens.context:,}``). ``{{`` and ``}}`` are literal braces.
+Placeholders are compiled at load like ``when:`` expressions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from clm_policy.errors import EvaluationError, ExpressionError
+from clm_policy.policy.expr import (
+    DEFAULT_LIMITS,
+    CompiledExpression,
+    Limits,
+    Sandbox,
+    SourceSpan,
+    compile_expression,
+)
+from clm_policy.policy.names import NameInfo
+
+# A deliberately small format-spec language: no widths or fills that could blow up output.
+_SPEC = re.compile(r"^,?(\.\d{1,2})?[%dfegs]?$")
+_MAX_RENDERED = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    text: str
+    parts: tuple[str | tuple[CompiledExpression, str], ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        seen: dict[str, None] = {}
+        for part in self.parts:
+            if not isinstance(part, str):
+                for name in part[0].names:
+                    seen.setdefault(name, None)
+        return tuple(seen)
+
+    def render(self, sandbox: Sandbox, names: Mapping[str, Any]) -> str:
+        out: list[str] = []
+        for part in self.parts:
+            if isinstance(part, str):
+                out.append(part)
+                continue
+            expr, spec = part
+            value = sandbox.run(expr, names)
+            out.append(_format(value, spec, expr))
+        return "".join(out)
+
+
+def _format(value: Any, spec: str, expr: CompiledExpression) -> str:
+    if spec:
+        try:
+            text = format(value, spec)
+        except (TypeError, ValueError) as exc:
+            raise EvaluationError(
+                f"cannot format {value!r} with ':{spec}': {exc}", expr.location
+            ) from None
+    elif isinstance(value, bool):
+        text = "true" if value else "false"
+    elif value is None:
+        text = "null"
+    elif isinstance(value, tuple):
+        text = "[" + ", ".join(str(v) for v in value) + "]"
+    else:
+        text = str(value)
+    return text if len(text) <= _MAX_RENDERED else text[:_MAX_RENDERED] + "..."
+
+
+def compile_template(
+    text: str,
+    span: SourceSpan,
+    names: Mapping[str, NameInfo],
+    limits: Limits = DEFAULT_LIMITS,
+) -> Template:
+    parts: list[str | tuple[CompiledExpression, str]] = []
+    literal: list[str] = []
+    i = 0
+    line, col = 1, 1  # position inside the template text, for error locations
+
+    def advance(chunk: str) -> None:
+        nonlocal line, col
+        for ch in chunk:
+            if ch == "\n":
+                line, col = line + 1, 1
+            else:
+                col += 1
+
+    while i < len(text):
+        ch = text[i]
+        if text.startswith("{{", i) or text.startswith("}}", i):
+            literal.append(ch)
+            advance(text[i : i + 2])
+            i += 2
+            continue
+        if ch == "}":
+            raise ExpressionError("single '}' in message (write '}}' for a brace)", span.at(line, col))
+        if ch != "{":
+            literal.append(ch)
+            advance(ch)
+            i += 1
+            continue
+        end = _closing_brace(text, i + 1)
+        if end < 0:
+            raise ExpressionError("unclosed '{' in message", span.at(line, col))
+        inner = text[i + 1 : end]
+        expr_text, spec = _split_spec(inner)
+        if spec and not _SPEC.match(spec):
+            raise ExpressionError(
+                f"format spec ':{spec}' not allowed (use e.g. ':,' ':.1f' ':.0%')",
+                span.at(line, col),
+            )
+        inner_span = SourceSpan(span.at(line, col + 1), span.block_indent)
+        expr = compile_expression(expr_text, inner_span, names, limits)
+        if literal:
+            parts.append("".join(literal))
+            literal = []
+        parts.append((expr, spec))
+        advance(text[i : end + 1])
+        i = end + 1
+    if literal:
+        parts.append("".join(literal))
+    return Template(text=text, parts=tuple(parts))
+
+
+def _closing_brace(text: str, start: int) -> int:
+    quote = ""
+    for j in range(start, len(text)):
+        c = text[j]
+        if quote:
+            if c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c == "}":
+            return j
+        elif c == "{":
+            return -1
+    return -1
+
+
+def _split_spec(inner: str) -> tuple[str, str]:
+    quote = ""
+    for j, c in enumerate(inner):
+        if quote:
+            if c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c == ":":
+            return inner[:j], inner[j + 1 :]
+    return inner, ""

@@ -1,0 +1,38 @@
+"""Read a SessionState from JSON (a file or standard input), with errors at file:line:col."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from clm_policy.errors import Location, StateError
+from clm_policy.models.state import SessionState
+from clm_policy.validate import located_errors
+from clm_policy.yamlio import parse_yaml, read_text
+
+
+def parse_state(text: str, file: str) -> SessionState:
+    """Validate JSON ``text`` as a SessionState (strict JSON types: "5" is no integer)."""
+    if not text.strip():
+        raise StateError("empty input: expected a SessionState JSON object", Location(file, 1, 1))
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise StateError(f"invalid JSON: {exc.msg}", Location(file, exc.lineno, exc.colno)) from None
+    try:
+        return SessionState.model_validate_json(text, strict=True)
+    except ValidationError as exc:
+        # Only on failure: re-read with positions to say where the problem is.
+        errors = located_errors(parse_yaml(text, file), exc, SessionState)
+    raise StateError(errors[0].message, errors[0].location)
+
+
+def load_state(source: str) -> SessionState:
+    """Read a SessionState from a JSON file, or from standard input when ``source`` is '-'."""
+    if source == "-":
+        return parse_state(sys.stdin.read(), "<stdin>")
+    return parse_state(read_text(Path(source)), source)
+

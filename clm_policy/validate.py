@@ -1,0 +1,169 @@
+"""Validate a YAML document against a pydantic model, with every error at file:line:col.
+
+Used for every YAML file clm-policy reads (policies now; test files and scenarios later), so
+schema errors read the same everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from clm_policy.errors import InputError
+from clm_policy.policy.names import suggest
+from clm_policy.yamlio import PathKey, YamlDocument, to_plain
+
+M = TypeVar("M", bound=BaseModel)
+
+_TYPE_NAMES = {
+    "int_type": "an integer",
+    "int_from_float": "an integer",
+    "bool_type": "true or false",
+    "string_type": "a string",
+    "float_type": "a number",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "list_type": "a list",
+}
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "null"
+    kind = {bool: "boolean", int: "integer", float: "number", str: "string"}.get(type(value))
+    return f"{kind or type(value).__name__} {value!r}"
+
+
+def _display(path: Sequence[PathKey]) -> str:
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out
+
+
+def _real_path(doc: YamlDocument, loc: Sequence[Any]) -> tuple[list[PathKey], bool]:
+    """The part of a pydantic ``loc`` that exists in the document; whether it names a key."""
+    node = doc.root
+    path: list[PathKey] = []
+    for step in loc:
+        if step == "[key]":
+            return path, True
+        if isinstance(node, dict) and isinstance(step, str) and step in node:
+            node = node[step]
+        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+            node = node[step]
+        else:
+            continue  # a union branch name ('int', 'constrained-str') or a missing field
+        path.append(step)
+    return path, False
+
+
+def document_errors(doc: YamlDocument, model: type[M], what: str) -> tuple[M | None, list[InputError]]:
+    """Validate ``doc``; return the model (or None) and all errors, sorted by position."""
+    if not isinstance(doc.root, dict):
+        err = InputError(
+            f"expected a mapping at the top of the {what}, got {_describe(to_plain(doc.root))}",
+            doc.location([]),
+        )
+        return None, [err]
+    try:
+        return model.model_validate(to_plain(doc.root)), []
+    except ValidationError as exc:
+        return None, located_errors(doc, exc, model)
+
+
+def validate_document(doc: YamlDocument, model: type[M], what: str) -> M:
+    """Validate ``doc`` and return the model; raise the first error by position."""
+    result, errors = document_errors(doc, model, what)
+    if errors:
+        raise errors[0]
+    assert result is not None
+    return result
+
+
+def located_errors(doc: YamlDocument, exc: ValidationError,
+                   model: type[BaseModel]) -> list[InputError]:
+    """Pydantic's errors for ``doc`` as located errors, one per place, sorted by position."""
+    seen: set[tuple[tuple[PathKey, ...], bool]] = set()
+    out: list[InputError] = []
+    for err in exc.errors(include_url=False):
+        loc = list(err["loc"])
+        kind = err["type"]
+        path, is_key = _real_path(doc, loc)
+        if kind == "extra_forbidden":
+            is_key = True
+        key = (tuple(path), is_key)
+        if key in seen:
+            continue  # one message per place (unions report once per branch)
+        seen.add(key)
+        field = _display(path) if path else "document"
+        value = err.get("input")
+        if kind == "missing":
+            name = loc[-1]
+            where = _display(path) or "the top level"
+            message = f"missing required key '{name}' in {where}"
+        elif kind == "extra_forbidden":
+            name = str(loc[-1])
+            allowed = _allowed_keys(model, loc[:-1])
+            message = f"unknown key '{name}'{suggest(name, allowed)}"
+            if allowed:
+                message += f" (allowed: {', '.join(allowed)})"
+        elif kind in _TYPE_NAMES:
+            message = f"{field}: expected {_TYPE_NAMES[kind]}, got {_describe(value)}"
+        elif kind == "literal_error":
+            expected = err.get("ctx", {}).get("expected", "")
+            message = f"{field}: expected {expected}, got {_describe(value)}"
+        elif kind == "string_pattern_mismatch" and is_key:
+            message = f"{field}: name {value!r} is not allowed (letters, digits, '_', '-'; a letter first)"
+        elif kind == "string_pattern_mismatch":
+            message = _pattern_message(field, value, str(err.get("ctx", {}).get("pattern", "")))
+        elif kind == "value_error":
+            message = f"{field}: {str(err['msg']).removeprefix('Value error, ')}"
+        else:
+            message = f"{field}: {err['msg'][:1].lower()}{err['msg'][1:]}"
+            if value is not None and not isinstance(value, dict | list):
+                message += f", got {_describe(value)}"
+        out.append(InputError(message, doc.location(path, key=is_key)))
+    out.sort(key=lambda e: (e.location.line, e.location.col) if e.location else (0, 0))
+    return out
+
+
+def _pattern_message(field: str, value: Any, pattern: str) -> str:
+    if "%" in pattern:
+        return f"{field}: expected tokens (an integer) or a share like '70%', got {_describe(value)}"
+    return (
+        f"{field}: {value!r} is not a valid id (letters, digits, '_' and '-', starting with a "
+        "letter, at most 64 characters)"
+    )
+
+
+def _allowed_keys(model: type[BaseModel], loc: Sequence[Any]) -> list[str]:
+    """Field names of the (sub)model at ``loc``, for a 'did you mean' on unknown keys."""
+    current: Any = model
+    for step in loc:
+        if isinstance(step, int) or not (isinstance(current, type) and issubclass(current, BaseModel)):
+            continue
+        field = current.model_fields.get(str(step))
+        if field is None:
+            continue  # a dict key such as a profile name
+        current = _model_in(field.annotation)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return list(current.model_fields)
+    return []
+
+
+def _model_in(annotation: Any) -> Any:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None

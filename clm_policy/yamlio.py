@@ -1,0 +1,183 @@
+"""The one YAML loader (keeps the line and column of every node) and the round-trip writer.
+
+Everything that reads YAML — policies, test files, scenarios — goes through :func:`load_yaml`,
+so syntax errors, duplicate keys and empty files are reported the same way everywhere, as
+``file:line:col: message``.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.scalarstring import (
+    DoubleQuotedScalarString,
+    FoldedScalarString,
+    LiteralScalarString,
+    SingleQuotedScalarString,
+)
+
+from clm_policy.errors import InputError, Location
+
+PathKey = str | int
+
+
+@dataclass(frozen=True)
+class YamlDocument:
+    """A parsed YAML file: the round-trip tree (with positions), its text and its name."""
+
+    file: str
+    text: str
+    root: Any
+
+    def location(self, path: Sequence[PathKey], *, key: bool = False) -> Location:
+        """Where the node at ``path`` starts (its key when ``key`` is true).
+
+        A path that runs past the tree yields the position of the deepest node it reached,
+        which is where a missing field belongs.
+        """
+        node = self.root
+        line, col = 1, 1
+        if isinstance(node, CommentedMap | CommentedSeq):
+            line, col = node.lc.line + 1, node.lc.col + 1
+        for i, step in enumerate(path):
+            last = i == len(path) - 1
+            if isinstance(node, CommentedMap) and step in node:
+                if last and key:
+                    kl, kc = node.lc.key(step)
+                else:
+                    kl, kc = node.lc.value(step)
+                line, col = kl + 1, kc + 1
+                node = node[step]
+            elif isinstance(node, CommentedSeq) and isinstance(step, int) and 0 <= step < len(node):
+                il, ic = node.lc.item(step)
+                line, col = il + 1, ic + 1
+                node = node[step]
+            else:
+                break
+        return Location(self.file, line, col)
+
+    def node(self, path: Sequence[PathKey]) -> Any:
+        node = self.root
+        for step in path:
+            node = node[step]
+        return node
+
+
+def scalar_text_start(doc: YamlDocument, path: Sequence[PathKey]) -> tuple[Location, int]:
+    """Where the *text* of a scalar starts, and how many columns its content is indented.
+
+    Returns the location of the first character of the string's content (after an opening
+    quote; on the line after a ``|``/``>`` indicator) so that a column inside an expression
+    can be mapped back to the file. The second value is the column (1-based) that later
+    lines of a block scalar start at (0 for flow scalars).
+    """
+    loc = doc.location(path)
+    value = doc.node(path)
+    if isinstance(value, SingleQuotedScalarString | DoubleQuotedScalarString):
+        return loc.shifted(cols=1), 0
+    if isinstance(value, LiteralScalarString | FoldedScalarString):
+        lines = doc.text.splitlines()
+        nxt = loc.line  # 0-based index of the line after the indicator
+        while nxt < len(lines) and not lines[nxt].strip():
+            nxt += 1
+        if nxt < len(lines):
+            indent = len(lines[nxt]) - len(lines[nxt].lstrip(" "))
+            return Location(loc.file, nxt + 1, indent + 1), indent + 1
+    return loc, 0
+
+
+def scalar_source(doc: YamlDocument, path: Sequence[PathKey]) -> str | None:
+    """A folded (``>``) scalar's lines as written, joined by newlines; None for other styles."""
+    value = doc.node(path)
+    if not isinstance(value, FoldedScalarString):
+        return None
+    start, indent = scalar_text_start(doc, path)
+    lines = doc.text.splitlines()[start.line - 1 :]
+    out: list[str] = []
+    for line in lines:
+        if line.strip() and len(line) - len(line.lstrip(" ")) < indent - 1:
+            break
+        out.append(line[indent - 1 :])
+    return "\n".join(out).rstrip()
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.allow_duplicate_keys = False
+    return yaml
+
+
+def parse_yaml(text: str, file: str) -> YamlDocument:
+    """Parse ``text``; syntax errors and duplicate keys become :class:`InputError`."""
+    try:
+        root = _yaml().load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        problem = " ".join(str(exc.problem or exc.context or "invalid YAML").split())
+        if exc.context and exc.problem and "duplicate key" not in problem:
+            problem = f"{problem} ({' '.join(str(exc.context).split())})"
+        raise InputError(f"YAML syntax error: {problem}", Location(file, line, col)) from None
+    except YAMLError as exc:
+        raise InputError(f"YAML error: {exc}", Location(file, 1, 1)) from None
+    return YamlDocument(file=file, text=text, root=root)
+
+
+def read_text(path: Path, display: str | None = None) -> str:
+    """Read a UTF-8 file; a missing, unreadable or non-UTF-8 file is an :class:`InputError`."""
+    shown = display or str(path)
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("no such file", Location(shown)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", Location(shown)) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start})", Location(shown)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", Location(shown)) from None
+
+
+def load_yaml(path: Path, display: str | None = None) -> YamlDocument:
+    """Read and parse one YAML file. An empty file is an error: there is nothing to use."""
+    shown = display or str(path)
+    doc = parse_yaml(read_text(path, shown), shown)
+    if doc.root is None:
+        raise InputError("empty file: expected a YAML mapping", Location(shown, 1, 1))
+    return doc
+
+
+def to_plain(node: Any) -> Any:
+    """The tree as plain Python data (dict, list, str, int, float, bool, None)."""
+    if isinstance(node, dict):
+        return {to_plain(k): to_plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [to_plain(v) for v in node]
+    if isinstance(node, bool) or node is None:
+        return node
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    if isinstance(node, str):
+        return str(node)
+    return node
+
+
+def dump_yaml(data: Any) -> str:
+    """Render data (plain or round-trip) as block-style YAML."""
+    yaml = YAML(typ="rt")
+    yaml.default_flow_style = False
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.width = 100
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()
