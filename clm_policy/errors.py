@@ -56,7 +56,20 @@ class ExpressionError(PolicyError):
 
 
 class StateError(InputError):
-    """A SessionState (or a value built into one) does not validate against the policy."""
+    """A SessionState (or a value built into one) does not validate against the policy.
+
+    ``path`` names the offending field inside the state (``("signals", "x")``) so a caller
+    that knows the state's file can point at the right line.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        location: Location | None = None,
+        path: tuple[str | int, ...] | None = None,
+    ) -> None:
+        super().__init__(message, location)
+        self.path = path
 
 
 class EvaluationError(ClmError):

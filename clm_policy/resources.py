@@ -32,4 +32,6 @@ def schema_path(name: str) -> Path:
 
 
 def schema_names() -> list[str]:
-    return sorted(p.name.removesuffix(".schema.json") for p in bundled_dir("schemas").glob("*.schema.json"))
+    return sorted(
+        p.name.removesuffix(".schema.json") for p in bundled_dir("schemas").glob("*.schema.json")
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -21,7 +22,9 @@ def parse_state(text: str, file: str) -> SessionState:
     try:
         json.loads(text)
     except json.JSONDecodeError as exc:
-        raise StateError(f"invalid JSON: {exc.msg}", Location(file, exc.lineno, exc.colno)) from None
+        raise StateError(
+            f"invalid JSON: {exc.msg}", Location(file, exc.lineno, exc.colno)
+        ) from None
     try:
         return SessionState.model_validate_json(text, strict=True)
     except ValidationError as exc:
@@ -30,9 +33,30 @@ def parse_state(text: str, file: str) -> SessionState:
     raise StateError(errors[0].message, errors[0].location)
 
 
-def load_state(source: str) -> SessionState:
+@dataclass(frozen=True)
+class StateSource:
+    """A state with the text it was read from, to place later errors in that text."""
+
+    state: SessionState
+    text: str
+    file: str
+
+    def locate(self, exc: StateError) -> StateError:
+        """``exc`` with the location of its ``path`` in this state's file, when it has one."""
+        if exc.location is not None or exc.path is None:
+            return exc
+        where = parse_yaml(self.text, self.file).location(exc.path, key=True)
+        return StateError(exc.message, where, exc.path)
+
+
+def read_state(source: str) -> StateSource:
     """Read a SessionState from a JSON file, or from standard input when ``source`` is '-'."""
     if source == "-":
-        return parse_state(sys.stdin.read(), "<stdin>")
-    return parse_state(read_text(Path(source)), source)
+        text, file = sys.stdin.read(), "<stdin>"
+    else:
+        text, file = read_text(Path(source)), source
+    return StateSource(parse_state(text, file), text, file)
 
+
+def load_state(source: str) -> SessionState:
+    return read_state(source).state

@@ -55,17 +55,18 @@ def _real_path(doc: YamlDocument, loc: Sequence[Any]) -> tuple[list[PathKey], bo
     for step in loc:
         if step == "[key]":
             return path, True
-        if isinstance(node, dict) and isinstance(step, str) and step in node:
-            node = node[step]
-        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
-            node = node[step]
-        else:
+        in_map = isinstance(node, dict) and isinstance(step, str) and step in node
+        in_seq = isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node)
+        if not (in_map or in_seq):
             continue  # a union branch name ('int', 'constrained-str') or a missing field
+        node = node[step]
         path.append(step)
     return path, False
 
 
-def document_errors(doc: YamlDocument, model: type[M], what: str) -> tuple[M | None, list[InputError]]:
+def document_errors(
+    doc: YamlDocument, model: type[M], what: str
+) -> tuple[M | None, list[InputError]]:
     """Validate ``doc``; return the model (or None) and all errors, sorted by position."""
     if not isinstance(doc.root, dict):
         err = InputError(
@@ -88,12 +89,16 @@ def validate_document(doc: YamlDocument, model: type[M], what: str) -> M:
     return result
 
 
-def located_errors(doc: YamlDocument, exc: ValidationError,
-                   model: type[BaseModel]) -> list[InputError]:
+def located_errors(
+    doc: YamlDocument, exc: ValidationError, model: type[BaseModel]
+) -> list[InputError]:
     """Pydantic's errors for ``doc`` as located errors, one per place, sorted by position."""
     seen: set[tuple[tuple[PathKey, ...], bool]] = set()
     out: list[InputError] = []
-    for err in exc.errors(include_url=False):
+    errors = exc.errors(include_url=False)
+    # A threshold is "integer or share": report the union once, as that, not as "integer".
+    errors.sort(key=lambda e: "%" not in str(e.get("ctx", {}).get("pattern", "")))
+    for err in errors:
         loc = list(err["loc"])
         kind = err["type"]
         path, is_key = _real_path(doc, loc)
@@ -121,7 +126,10 @@ def located_errors(doc: YamlDocument, exc: ValidationError,
             expected = err.get("ctx", {}).get("expected", "")
             message = f"{field}: expected {expected}, got {_describe(value)}"
         elif kind == "string_pattern_mismatch" and is_key:
-            message = f"{field}: name {value!r} is not allowed (letters, digits, '_', '-'; a letter first)"
+            message = (
+                f"{field}: name {value!r} is not allowed (letters, digits, '_', '-'; "
+                "a letter first)"
+            )
         elif kind == "string_pattern_mismatch":
             message = _pattern_message(field, value, str(err.get("ctx", {}).get("pattern", "")))
         elif kind == "value_error":
@@ -137,7 +145,9 @@ def located_errors(doc: YamlDocument, exc: ValidationError,
 
 def _pattern_message(field: str, value: Any, pattern: str) -> str:
     if "%" in pattern:
-        return f"{field}: expected tokens (an integer) or a share like '70%', got {_describe(value)}"
+        return (
+            f"{field}: expected tokens (an integer) or a share like '70%', got {_describe(value)}"
+        )
     return (
         f"{field}: {value!r} is not a valid id (letters, digits, '_' and '-', starting with a "
         "letter, at most 64 characters)"
@@ -148,7 +158,9 @@ def _allowed_keys(model: type[BaseModel], loc: Sequence[Any]) -> list[str]:
     """Field names of the (sub)model at ``loc``, for a 'did you mean' on unknown keys."""
     current: Any = model
     for step in loc:
-        if isinstance(step, int) or not (isinstance(current, type) and issubclass(current, BaseModel)):
+        if isinstance(step, int) or not (
+            isinstance(current, type) and issubclass(current, BaseModel)
+        ):
             continue
         field = current.model_fields.get(str(step))
         if field is None:

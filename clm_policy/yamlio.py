@@ -15,6 +15,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.scalarstring import (
     DoubleQuotedScalarString,
@@ -123,7 +124,12 @@ def parse_yaml(text: str, file: str) -> YamlDocument:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         problem = " ".join(str(exc.problem or exc.context or "invalid YAML").split())
-        if exc.context and exc.problem and "duplicate key" not in problem:
+        if isinstance(exc, DuplicateKeyError):
+            first = exc.context_mark
+            where = f" (first at line {first.line + 1})" if first is not None else ""
+            key = problem.split('"')[1] if problem.count('"') >= 2 else problem
+            raise InputError(f"duplicate key '{key}'{where}", Location(file, line, col)) from None
+        if exc.context and exc.problem:
             problem = f"{problem} ({' '.join(str(exc.context).split())})"
         raise InputError(f"YAML syntax error: {problem}", Location(file, line, col)) from None
     except YAMLError as exc:

@@ -8,10 +8,11 @@ from typing import Any
 import click
 
 from clm_policy.cli.render import render_decision, render_explanation
-from clm_policy.errors import InputError
+from clm_policy.errors import InputError, StateError
 from clm_policy.models.state import SessionState, SignalValue, TaskStatus, TokenSnapshot
 from clm_policy.policy.compile import load_policy
-from clm_policy.state_io import load_state
+from clm_policy.policy.engine import Policy
+from clm_policy.state_io import read_state
 
 STATUSES = [s.value for s in TaskStatus]
 
@@ -32,32 +33,91 @@ def parse_signal(text: str) -> tuple[str, SignalValue]:
 
 
 @click.command()
-@click.option("--policy", "-p", "policy_ref", default="default", show_default=True,
-              metavar="PATH|NAME", help="Policy file, or the name of a bundled policy.")
-@click.option("--profile", metavar="NAME",
-              help="Task profile (default: the state's, else the policy's default_profile).")
-@click.option("--state", "-s", "state_src", metavar="FILE|-",
-              help="SessionState JSON file, or - for standard input.")
-@click.option("--tokens", "-t", type=click.IntRange(min=0), metavar="N",
-              help="Shortcut: a state whose context holds N tokens.")
-@click.option("--window", type=click.IntRange(min=1), metavar="N",
-              help="With --tokens: the model's context window.")
-@click.option("--step", type=click.IntRange(min=0), default=0, show_default=True,
-              help="With --tokens: steps taken in the session.")
-@click.option("--last-compact-step", type=click.IntRange(min=0), metavar="N",
-              help="With --tokens: step of the last compaction (default: never).")
-@click.option("--status", type=click.Choice(STATUSES), default="running", show_default=True,
-              help="With --tokens: the task status.")
-@click.option("--signal", "signals", multiple=True, metavar="NAME=VALUE",
-              help="With --tokens: a declared signal's value (repeatable).")
+@click.option(
+    "--policy",
+    "-p",
+    "policy_ref",
+    default="default",
+    show_default=True,
+    metavar="PATH|NAME",
+    help="Policy file, or the name of a bundled policy.",
+)
+@click.option(
+    "--profile",
+    metavar="NAME",
+    help="Task profile (default: the state's, else the policy's default_profile).",
+)
+@click.option(
+    "--state",
+    "-s",
+    "state_src",
+    metavar="FILE|-",
+    help="SessionState JSON file, or - for standard input.",
+)
+@click.option(
+    "--tokens",
+    "-t",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Shortcut: a state whose context holds N tokens.",
+)
+@click.option(
+    "--window",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="With --tokens: the model's context window.",
+)
+@click.option(
+    "--step",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="With --tokens: steps taken in the session.",
+)
+@click.option(
+    "--last-compact-step",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="With --tokens: step of the last compaction (default: never).",
+)
+@click.option(
+    "--status",
+    type=click.Choice(STATUSES),
+    default="running",
+    show_default=True,
+    help="With --tokens: the task status.",
+)
+@click.option(
+    "--signal",
+    "signals",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="With --tokens: a declared signal's value (repeatable).",
+)
 @click.option("--force", is_flag=True, help="Bypass guards marked overridable (and no other).")
-@click.option("--explain", "-e", is_flag=True,
-              help="Show every rule and guard, the values it read and its result.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
-def decide(policy_ref: str, profile: str | None, state_src: str | None, tokens: int | None,
-           window: int | None, step: int, last_compact_step: int | None, status: str,
-           signals: tuple[str, ...], force: bool, explain: bool, fmt: str) -> int:
+@click.option(
+    "--explain",
+    "-e",
+    is_flag=True,
+    help="Show every rule and guard, the values it read and its result.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def decide(
+    policy_ref: str,
+    profile: str | None,
+    state_src: str | None,
+    tokens: int | None,
+    window: int | None,
+    step: int,
+    last_compact_step: int | None,
+    status: str,
+    signals: tuple[str, ...],
+    force: bool,
+    explain: bool,
+    fmt: str,
+) -> int:
     """Decide CONTINUE, COMPACT or HANDOFF for a state under a policy.
 
     \b
@@ -73,8 +133,13 @@ def decide(policy_ref: str, profile: str | None, state_src: str | None, tokens: 
     proposed, blocked_by, warnings, overridden, forced, policy, profile, context_tokens,
     context_window, window_source; with --explain also "explain" (rules and guards).
     """
-    shortcut_given = (window is not None or step != 0 or last_compact_step is not None
-                      or status != "running" or bool(signals))
+    shortcut_given = (
+        window is not None
+        or step != 0
+        or last_compact_step is not None
+        or status != "running"
+        or bool(signals)
+    )
     if state_src is not None and tokens is not None:
         raise click.UsageError("give either --state or --tokens, not both")
     if state_src is None and tokens is None:
@@ -85,8 +150,10 @@ def decide(policy_ref: str, profile: str | None, state_src: str | None, tokens: 
             "with --state, put them in the state"
         )
     policy = load_policy(policy_ref)
+    source = None
     if state_src is not None:
-        state = load_state(state_src)
+        source = read_state(state_src)
+        state = source.state
     else:
         assert tokens is not None
         if last_compact_step is not None and last_compact_step > step:
@@ -99,6 +166,15 @@ def decide(policy_ref: str, profile: str | None, state_src: str | None, tokens: 
             tokens=TokenSnapshot(context_tokens=tokens, context_window=window),
             signals=dict(parse_signal(s) for s in signals),
         )
+    try:
+        return _decide(policy, state, profile, force, explain, fmt)
+    except StateError as exc:
+        raise source.locate(exc) if source is not None else exc from None
+
+
+def _decide(
+    policy: Policy, state: SessionState, profile: str | None, force: bool, explain: bool, fmt: str
+) -> int:
     if explain:
         explanation = policy.explain(state, profile, force=force)
         payload: dict[str, Any] = explanation.decision.model_dump(mode="json")

@@ -12,8 +12,11 @@ def _value(value: object) -> str:
 
 
 def render_decision(d: Decision) -> str:
-    window = (f" of {d.context_window} ({d.context_window and round(100 * d.context_tokens / d.context_window)}%, "
-              f"window from {d.window_source})" if d.context_window else " (window unknown)")
+    if d.context_window:
+        share = round(100 * d.context_tokens / d.context_window)
+        window = f" of {d.context_window} ({share}%, window from {d.window_source})"
+    else:
+        window = " (window unknown)"
     lines = [
         f"action:    {d.action.value}",
         f"trigger:   {d.trigger or '-'}",
@@ -36,7 +39,9 @@ def render_explanation(e: Explanation) -> str:
     lines = [render_decision(e.decision), "", "rules, in order (the first that holds decides):"]
     for r in e.rules:
         mark = "DECIDED" if r.decided else ("holds" if r.result else "no")
-        lines.append(f"  {r.id} -> {r.action.value}: {str(r.result).lower()}  [{mark}]  {r.location}")
+        lines.append(
+            f"  {r.id} -> {r.action.value}: {str(r.result).lower()}  [{mark}]  {r.location}"
+        )
         lines.append(f"      when: {r.expression}")
         if r.names:
             lines.append("      read: " + ", ".join(f"{k}={_value(v)}" for k, v in r.names.items()))
@@ -46,11 +51,15 @@ def render_explanation(e: Explanation) -> str:
         lines.append("guards:")
         for g in e.guards:
             flag = f"{g.severity}{', overridable' if g.overridable else ''}"
-            lines.append(f"  {g.guards.value}/{g.id} ({flag}): {str(g.result).lower()}  "
-                         f"[{g.outcome}]  {g.location}")
+            lines.append(
+                f"  {g.guards.value}/{g.id} ({flag}): {str(g.result).lower()}  "
+                f"[{g.outcome}]  {g.location}"
+            )
             lines.append(f"      when: {g.expression}")
             if g.names:
-                lines.append("      read: " + ", ".join(f"{k}={_value(v)}" for k, v in g.names.items()))
+                lines.append(
+                    "      read: " + ", ".join(f"{k}={_value(v)}" for k, v in g.names.items())
+                )
             if g.message:
                 lines.append(f"      message: {g.message}")
     return "\n".join(lines)

@@ -24,6 +24,8 @@ def schema(name: str | None, list_: bool) -> int:
             click.echo(known)
         return 0
     if name not in names:
-        raise InputError(f"no schema named '{name}'{suggest(name, names)} (schemas: {', '.join(names)})")
+        raise InputError(
+            f"no schema named '{name}'{suggest(name, names)} (schemas: {', '.join(names)})"
+        )
     click.echo(schema_path(name).read_text(encoding="utf-8"), nl=False)
     return 0

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
 _MODEL = ConfigDict(extra="forbid", defer_build=True)
 
 
-class Action(str, Enum):
+class Action(StrEnum):
     CONTINUE = "continue"
     COMPACT = "compact"
     HANDOFF = "handoff"

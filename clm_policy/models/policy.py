@@ -60,9 +60,7 @@ class SignalSpec(BaseModel):
     @model_validator(mode="after")
     def _default_matches_type(self) -> SignalSpec:
         if not signal_value_fits(self.type, self.default):
-            raise ValueError(
-                f"default {self.default!r} is not a {self.type}"
-            )
+            raise ValueError(f"default {self.default!r} is not a {self.type}")
         return self
 
 
@@ -113,16 +111,7 @@ class GuardSpec(_Placed):
 class PolicyFile(BaseModel):
     """One clm-policy policy file (version 1)."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        strict=True,
-        defer_build=True,
-        title="clm-policy policy",
-        json_schema_extra={
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "$id": "https://clm-policy.dev/schemas/policy.schema.json",
-        },
-    )
+    model_config = _STRICT
 
     version: Literal[1]
     name: Identifier | None = Field(default=None, description="defaults to the file name")

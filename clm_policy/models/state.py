@@ -6,14 +6,14 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 SignalValue = bool | int | float | str
 
 
-class TaskStatus(str, Enum):
+class TaskStatus(StrEnum):
     """Where the task stands after the last step."""
 
     RUNNING = "running"
@@ -24,7 +24,7 @@ class TaskStatus(str, Enum):
     BLOCKED = "blocked"
 
 
-class MessageRole(str, Enum):
+class MessageRole(StrEnum):
     SYSTEM = "system"
     USER = "user"
     ASSISTANT = "assistant"

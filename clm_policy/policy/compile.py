@@ -36,8 +36,9 @@ def _span(origin: Origin) -> SourceSpan:
 
 def _expr(entry: Entry, names: dict[str, NameInfo]) -> CompiledExpression:
     origin = entry.origin_of("when")
-    return compile_expression(entry.get("when"), _span(origin), names,
-                              source=scalar_source(origin.doc, origin.path))
+    return compile_expression(
+        entry.get("when"), _span(origin), names, source=scalar_source(origin.doc, origin.path)
+    )
 
 
 def _template(entry: Entry, key: str, names: dict[str, NameInfo]) -> Template | None:
@@ -50,25 +51,38 @@ def _template(entry: Entry, key: str, names: dict[str, NameInfo]) -> Template | 
 def compile_policy(res: ResolvedPolicy) -> Policy:
     profiles = {name: _profile(res, name) for name in res.profiles}
     if not profiles:
-        raise PolicyError("a policy needs at least one profile under 'profiles:'",
-                          res.files[-1].location([]))
+        raise PolicyError(
+            "a policy needs at least one profile under 'profiles:'", res.files[-1].location([])
+        )
     default = _default_profile(res, profiles)
     signals = {
-        name: Signal(type=spec["type"], default=spec["default"],
-                     description=spec.get("description"))
+        name: Signal(
+            type=spec["type"], default=spec["default"], description=spec.get("description")
+        )
         for name, (spec, _) in res.signals.items()
     }
     names = known_names({n: s.type for n, s in signals.items()})
     rules = tuple(
-        Rule(id=e.id, when=_expr(e, names), action=Action(e.get("action")),
-             because=_template(e, "because", names), description=e.get("description"))
+        Rule(
+            id=e.id,
+            when=_expr(e, names),
+            action=Action(e.get("action")),
+            because=_template(e, "because", names),
+            description=e.get("description"),
+        )
         for e in res.rules
     )
     guards = {
         Action(action): tuple(
-            Guard(id=e.id, action=Action(action), when=_expr(e, names),
-                  severity=e.get("severity"), overridable=bool(e.get("overridable")),
-                  message=_template(e, "message", names), description=e.get("description"))
+            Guard(
+                id=e.id,
+                action=Action(action),
+                when=_expr(e, names),
+                severity=e.get("severity"),
+                overridable=bool(e.get("overridable")),
+                message=_template(e, "message", names),
+                description=e.get("description"),
+            )
             for e in entries
         )
         for action, entries in res.guards.items()
@@ -102,7 +116,9 @@ def _default_profile(res: ResolvedPolicy, profiles: dict[str, Profile]) -> str:
 
 
 def _profile(res: ResolvedPolicy, name: str) -> Profile:
-    values: dict[str, tuple[Any, Origin | None]] = {k: (v, None) for k, v in PROFILE_DEFAULTS.items()}
+    values: dict[str, tuple[Any, Origin | None]] = {
+        k: (v, None) for k, v in PROFILE_DEFAULTS.items()
+    }
     values.update(res.defaults)
     values.update(res.profiles[name])
     where = res.profile_origins[name]

@@ -112,8 +112,9 @@ class Policy:
 
     # -- the public verbs -------------------------------------------------------------
 
-    def decide(self, state: SessionState, profile: str | None = None, *,
-               force: bool = False) -> Decision:
+    def decide(
+        self, state: SessionState, profile: str | None = None, *, force: bool = False
+    ) -> Decision:
         """What to do now for ``state`` under ``profile`` (see the module docstring)."""
         prof = self.profile(profile or state.profile)
         names, window, source = self.namespace(state, prof)
@@ -121,8 +122,9 @@ class Policy:
         rule = next((r for r in self.rules if sandbox.run(r.when, names)), None)
         return self._finish(rule, names, prof, window, source, force)
 
-    def explain(self, state: SessionState, profile: str | None = None, *,
-                force: bool = False) -> Explanation:
+    def explain(
+        self, state: SessionState, profile: str | None = None, *, force: bool = False
+    ) -> Explanation:
         """The decision, with every rule and guard, the values they read and their result."""
         prof = self.profile(profile or state.profile)
         names, window, source = self.namespace(state, prof)
@@ -132,27 +134,49 @@ class Policy:
         rule = self.rules[deciding] if deciding is not None else None
         decision = self._finish(rule, names, prof, window, source, force)
         rule_traces = [
-            RuleTrace(id=r.id, action=r.action, decided=i == deciding, result=held,
-                      **_trace_fields(r.when, names))
+            RuleTrace(
+                id=r.id,
+                action=r.action,
+                decided=i == deciding,
+                result=held,
+                **_trace_fields(r.when, names),
+            )
             for i, (r, held) in enumerate(zip(self.rules, results, strict=True))
         ]
-        outcome_of = {f.guard: kind for kind, found in (
-            ("blocked", decision.blocked_by), ("warned", decision.warnings),
-            ("overridden", decision.overridden)) for f in found}
-        messages = {f.guard: f.message for f in
-                    [*decision.blocked_by, *decision.warnings, *decision.overridden]}
+        outcome_of = {
+            f.guard: kind
+            for kind, found in (
+                ("blocked", decision.blocked_by),
+                ("warned", decision.warnings),
+                ("overridden", decision.overridden),
+            )
+            for f in found
+        }
+        messages = {
+            f.guard: f.message
+            for f in [*decision.blocked_by, *decision.warnings, *decision.overridden]
+        }
         guard_traces = []
         for action, guards in self.guards.items():
             for g in guards:
                 applies = action == decision.proposed
                 held = bool(sandbox.run(g.when, names))
-                outcome = (outcome_of.get(g.id, "passed") if applies else "not-applicable")
-                guard_traces.append(GuardTrace(
-                    id=g.id, guards=action, severity=g.severity, overridable=g.overridable,
-                    outcome=outcome, message=messages.get(g.id) if applies else None,
-                    result=held, **_trace_fields(g.when, names)))
-        return Explanation(decision=decision, rules=rule_traces, otherwise=self.otherwise,
-                           guards=guard_traces)
+                outcome = outcome_of.get(g.id, "passed") if applies else "not-applicable"
+                guard_traces.append(
+                    GuardTrace(
+                        id=g.id,
+                        guards=action,
+                        severity=g.severity,
+                        overridable=g.overridable,
+                        outcome=outcome,
+                        message=messages.get(g.id) if applies else None,
+                        result=held,
+                        **_trace_fields(g.when, names),
+                    )
+                )
+        return Explanation(
+            decision=decision, rules=rule_traces, otherwise=self.otherwise, guards=guard_traces
+        )
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -173,16 +197,18 @@ class Policy:
         if tokens.context_window is not None:
             return tokens.context_window, "state"
         if tokens.model and self.models:
-            best = max((m for m in self.models if tokens.model.startswith(m)), key=len,
-                       default=None)
+            best = max(
+                (m for m in self.models if tokens.model.startswith(m)), key=len, default=None
+            )
             if best is not None:
                 return self.models[best], f"model {best}"
         if prof.context_window is not None:
             return prof.context_window, f"profile {prof.name}"
         return None, None
 
-    def namespace(self, state: SessionState, prof: Profile
-                  ) -> tuple[dict[str, Any], int | None, str | None]:
+    def namespace(
+        self, state: SessionState, prof: Profile
+    ) -> tuple[dict[str, Any], int | None, str | None]:
         """The plain values every expression of this policy may read, for ``state``."""
         window, source = self.window_for(state, prof)
         soft = prof.soft_compact.resolve(window)
@@ -233,14 +259,25 @@ class Policy:
                 declared = ", ".join(self.signals) or "none"
                 raise StateError(
                     f"signal '{sname}' is not declared by policy {self.name}"
-                    f"{suggest(sname, self.signals)} (declared: {declared})"
+                    f"{suggest(sname, self.signals)} (declared: {declared})",
+                    path=("signals", sname),
                 )
             if not signal_value_fits(signal.type, value):
-                raise StateError(f"signal '{sname}' must be a {signal.type}, got {value!r}")
+                raise StateError(
+                    f"signal '{sname}' must be a {signal.type}, got {value!r}",
+                    path=("signals", sname),
+                )
             names[f"signals.{sname}"] = value
 
-    def _finish(self, rule: Rule | None, names: dict[str, Any], prof: Profile,
-                window: int | None, source: str | None, force: bool) -> Decision:
+    def _finish(
+        self,
+        rule: Rule | None,
+        names: dict[str, Any],
+        prof: Profile,
+        window: int | None,
+        source: str | None,
+        force: bool,
+    ) -> Decision:
         sandbox = self._pool.sandbox
         proposed = rule.action if rule is not None else self.otherwise
         blocked: list[GuardFinding] = []
@@ -249,10 +286,14 @@ class Policy:
         for guard in self.guards.get(proposed, ()):
             if not sandbox.run(guard.when, names):
                 continue
-            text = (guard.message.render(sandbox, names) if guard.message is not None
-                    else f"{guard.when.text}")
-            finding = GuardFinding.model_construct(guard=guard.id, severity=guard.severity,
-                                                   message=text)
+            text = (
+                guard.message.render(sandbox, names)
+                if guard.message is not None
+                else f"{guard.when.text}"
+            )
+            finding = GuardFinding.model_construct(
+                guard=guard.id, severity=guard.severity, message=text
+            )
             if guard.severity == "warn":
                 warned.append(finding)
             elif force and guard.overridable:
@@ -271,8 +312,11 @@ class Policy:
         else:
             rationale = reason
             if overridden:
-                rationale += " (forced past " + "; ".join(
-                    f"{f.guard}: {f.message}" for f in overridden) + ")"
+                rationale += (
+                    " (forced past "
+                    + "; ".join(f"{f.guard}: {f.message}" for f in overridden)
+                    + ")"
+                )
         return Decision.model_construct(
             action=Action.CONTINUE if blocked else proposed,
             trigger=rule.id if rule is not None else None,

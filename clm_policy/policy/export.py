@@ -14,8 +14,12 @@ def _profile(p: Profile) -> CommentedMap:
     out = CommentedMap()
     if p.description:
         out["description"] = p.description
-    out["soft_compact"] = p.soft_compact.tokens if p.soft_compact.tokens is not None else str(p.soft_compact)
-    out["hard_handoff"] = p.hard_handoff.tokens if p.hard_handoff.tokens is not None else str(p.hard_handoff)
+    out["soft_compact"] = (
+        p.soft_compact.tokens if p.soft_compact.tokens is not None else str(p.soft_compact)
+    )
+    out["hard_handoff"] = (
+        p.hard_handoff.tokens if p.hard_handoff.tokens is not None else str(p.hard_handoff)
+    )
     out["min_steps_between_compacts"] = p.min_steps_between_compacts
     out["prefer_handoff_on_phase"] = p.prefer_handoff_on_phase
     out["retain_recent_messages"] = p.retain_recent_messages
@@ -29,7 +33,8 @@ def resolved_document(policy: Policy) -> CommentedMap:
     doc["version"] = 1
     doc["name"] = policy.name
     doc.yaml_set_start_comment(
-        "Resolved policy (extends merged): " + " <- ".join(reversed(policy.files))
+        "Resolved policy (extends merged): "
+        + " <- ".join(reversed(policy.files))
         + f"\ncontent hash {policy.digest}"
     )
     if policy.description:

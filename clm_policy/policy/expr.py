@@ -138,8 +138,9 @@ def _dotted(node: ast.expr) -> str | None:
 class _Checker(ast.NodeTransformer):
     """Refuses anything outside the allow-list and flattens dotted names."""
 
-    def __init__(self, text: str, span: _Span, names: Mapping[str, NameInfo],
-                 limits: Limits) -> None:
+    def __init__(
+        self, text: str, span: _Span, names: Mapping[str, NameInfo], limits: Limits
+    ) -> None:
         self.text = text
         self.span = span
         self.known = names
@@ -156,18 +157,32 @@ class _Checker(ast.NodeTransformer):
         if kind in _REFUSED:
             raise self.fail(node, f"not allowed in a policy expression: {_REFUSED[kind]}")
         allowed = (
-            ast.Expression, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.IfExp,
-            ast.List, ast.Tuple, ast.Load, *tuple(_OPERATORS),
+            ast.Expression,
+            ast.BoolOp,
+            ast.BinOp,
+            ast.UnaryOp,
+            ast.Compare,
+            ast.IfExp,
+            ast.List,
+            ast.Tuple,
+            ast.Load,
+            *tuple(_OPERATORS),
         )
         if not isinstance(node, allowed):
             raise self.fail(node, f"not allowed in a policy expression: {kind.__name__}")
-        if isinstance(node, ast.BinOp | ast.UnaryOp | ast.BoolOp) and type(node.op) not in _OPERATORS:
+        if (
+            isinstance(node, ast.BinOp | ast.UnaryOp | ast.BoolOp)
+            and type(node.op) not in _OPERATORS
+        ):
             raise self.fail(node, f"operator not allowed: {type(node.op).__name__}")
         if isinstance(node, ast.Compare):
             for op in node.ops:
                 if type(op) not in _OPERATORS:
                     raise self.fail(node, f"operator not allowed: {type(op).__name__}")
-        if isinstance(node, ast.List | ast.Tuple) and len(node.elts) > self.limits.max_collection_length:
+        if (
+            isinstance(node, ast.List | ast.Tuple)
+            and len(node.elts) > self.limits.max_collection_length
+        ):
             raise self.fail(node, "list literal too long")
         return super().generic_visit(node)
 
@@ -183,6 +198,10 @@ class _Checker(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         if not isinstance(node.func, ast.Name):
+            if type(node.func) in _REFUSED:
+                raise self.fail(
+                    node.func, f"not allowed in a policy expression: {_REFUSED[type(node.func)]}"
+                )
             if isinstance(node.func, ast.Attribute):
                 raise self.fail(node, "method calls are not allowed")
             raise self.fail(node, "only calls to allow-listed functions are allowed")
@@ -243,8 +262,7 @@ def compile_expression(
         raise ExpressionError("empty expression", span.start)
     if len(text) > limits.max_expression_length:
         raise ExpressionError(
-            f"expression too long ({len(text)} characters; at most "
-            f"{limits.max_expression_length})",
+            f"expression too long ({len(text)} characters; at most {limits.max_expression_length})",
             span.start,
         )
     body = source if source is not None else text
@@ -267,8 +285,12 @@ def compile_expression(
     except RecursionError:
         raise ExpressionError("expression nested too deeply", span.start) from None
     assert isinstance(checked, ast.Expression)
-    return CompiledExpression(text=" ".join(text.split()), tree=ast.fix_missing_locations(checked).body,
-                              names=tuple(checker.read), location=span.start)
+    return CompiledExpression(
+        text=" ".join(text.split()),
+        tree=ast.fix_missing_locations(checked).body,
+        names=tuple(checker.read),
+        location=span.start,
+    )
 
 
 class _Span:
@@ -298,9 +320,9 @@ def _operators(limits: Limits) -> dict[type[ast.AST], Callable[..., Any]]:
             size = _sized(seq)
             if size is not None and isinstance(n, int) and size * n > limits.max_string_length:
                 raise OverflowError("repeated string or list would be too long")
-        if isinstance(a, int) and isinstance(b, int):
-            if a.bit_length() + b.bit_length() > limits.max_int_bits:
-                raise OverflowError(f"product would exceed {limits.max_int_bits} bits")
+        both_int = isinstance(a, int) and isinstance(b, int)
+        if both_int and a.bit_length() + b.bit_length() > limits.max_int_bits:
+            raise OverflowError(f"product would exceed {limits.max_int_bits} bits")
         return a * b
 
     def add(a: Any, b: Any) -> Any:
@@ -370,8 +392,9 @@ class Sandbox(SimpleEval):  # type: ignore[misc]  # simpleeval ships no type inf
             raise _evaluation_error(expr, names, exc) from None
 
 
-def _evaluation_error(expr: CompiledExpression, names: Mapping[str, Any],
-                      exc: Exception) -> EvaluationError:
+def _evaluation_error(
+    expr: CompiledExpression, names: Mapping[str, Any], exc: Exception
+) -> EvaluationError:
     missing = [n for n in expr.names if names.get(n) is None]
     detail = str(exc) or type(exc).__name__
     if isinstance(exc, TypeError) and missing:

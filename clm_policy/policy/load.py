@@ -1,7 +1,8 @@
 """Load a policy file and the files it extends, and merge them into one resolved policy.
 
 ``extends`` names a bundled policy (``default``) or a path relative to the extending file. A
-child overrides profiles field by field and signals by name; it overrides rules and guards by
+child's ``defaults`` apply to every profile, inherited ones included; it overrides profiles
+field by field and signals by name; it overrides rules and guards by
 ``id`` (fields merge; the entry keeps its place unless ``before``/``after`` moves it), adds new
 ones (appended, or placed with ``before``/``after``), and removes a parent's with
 ``disable: true``. Every merged value remembers the file and position it came from, so later
@@ -147,8 +148,13 @@ def _merge(res: ResolvedPolicy, doc: YamlDocument, spec: PolicyFile) -> None:
     if spec.otherwise is not None:
         res.otherwise = spec.otherwise
     if spec.defaults is not None:
+        # A file's defaults apply to every profile known so far, inherited ones included:
+        # a later file beats an earlier one, and within a file a profile beats defaults.
         for name in spec.defaults.model_fields_set:
-            res.defaults[name] = (getattr(spec.defaults, name), Origin(doc, ("defaults", name)))
+            value = (getattr(spec.defaults, name), Origin(doc, ("defaults", name)))
+            res.defaults[name] = value
+            for fields in res.profiles.values():
+                fields[name] = value
     for pname, profile in spec.profiles.items():
         fields = res.profiles.setdefault(pname, {})
         res.profile_origins.setdefault(pname, Origin(doc, ("profiles", pname)))
@@ -195,8 +201,10 @@ def _merge_entries(
             del result[index]
             continue
         if spec.before is not None and spec.after is not None:
-            raise PolicyError(f"{kind} '{spec.id}' gives both before and after",
-                              doc.location([*base, i, "after"], key=True))
+            raise PolicyError(
+                f"{kind} '{spec.id}' gives both before and after",
+                doc.location([*base, i, "after"], key=True),
+            )
         entry = result.pop(index) if index is not None else Entry(spec.id, origin)
         entry.origin = origin
         for name in given:
@@ -209,8 +217,10 @@ def _merge_entries(
         if target is None:
             known = ", ".join(e.id for e in result) or "none"
             which = "before" if spec.before else "after"
-            raise PolicyError(f"{which}: no {kind} has id '{anchor}' (ids: {known})",
-                              doc.location([*base, i, which]))
+            raise PolicyError(
+                f"{which}: no {kind} has id '{anchor}' (ids: {known})",
+                doc.location([*base, i, which]),
+            )
         result.insert(target if spec.before else target + 1, entry)
     return result
 

@@ -100,7 +100,9 @@ def compile_template(
             i += 2
             continue
         if ch == "}":
-            raise ExpressionError("single '}' in message (write '}}' for a brace)", span.at(line, col))
+            raise ExpressionError(
+                "single '}' in message (write '}}' for a brace)", span.at(line, col)
+            )
         if ch != "{":
             literal.append(ch)
             advance(ch)
