@@ -7,6 +7,10 @@
 'compact'
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from clm_policy.errors import (
     ClmError,
     EvaluationError,
@@ -28,9 +32,25 @@ from clm_policy.models import (
     TaskStatus,
     TokenSnapshot,
 )
-from clm_policy.policy import Policy, load_policy
+
+if TYPE_CHECKING:
+    from clm_policy.policy.compile import load_policy
+    from clm_policy.policy.engine import Policy
 
 __version__ = "0.1.0"
+
+# Loaded on first use: the YAML parser and the policy compiler are not needed by callers
+# that only decide on a cached policy (and they cost start-up time on the command line).
+_LAZY = {"load_policy": "clm_policy.policy.compile", "Policy": "clm_policy.policy.engine"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'clm_policy' has no attribute {name!r}")
+
 
 __all__ = [
     "Action",

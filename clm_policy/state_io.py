@@ -11,8 +11,7 @@ from pydantic import ValidationError
 
 from clm_policy.errors import Location, StateError
 from clm_policy.models.state import SessionState
-from clm_policy.validate import located_errors
-from clm_policy.yamlio import parse_yaml, read_text
+from clm_policy.textio import read_text
 
 
 def parse_state(text: str, file: str) -> SessionState:
@@ -28,7 +27,11 @@ def parse_state(text: str, file: str) -> SessionState:
     try:
         return SessionState.model_validate_json(text, strict=True)
     except ValidationError as exc:
-        # Only on failure: re-read with positions to say where the problem is.
+        # Only on failure: re-read with positions to say where the problem is. (Imported
+        # here to keep the YAML parser off the fast path.)
+        from clm_policy.validate import located_errors
+        from clm_policy.yamlio import parse_yaml
+
         errors = located_errors(parse_yaml(text, file), exc, SessionState)
     raise StateError(errors[0].message, errors[0].location)
 
@@ -45,6 +48,8 @@ class StateSource:
         """``exc`` with the location of its ``path`` in this state's file, when it has one."""
         if exc.location is not None or exc.path is None:
             return exc
+        from clm_policy.yamlio import parse_yaml
+
         where = parse_yaml(self.text, self.file).location(exc.path, key=True)
         return StateError(exc.message, where, exc.path)
 

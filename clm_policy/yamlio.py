@@ -25,6 +25,7 @@ from ruamel.yaml.scalarstring import (
 )
 
 from clm_policy.errors import InputError, Location
+from clm_policy.textio import read_text
 
 PathKey = str | int
 
@@ -135,21 +136,6 @@ def parse_yaml(text: str, file: str) -> YamlDocument:
     except YAMLError as exc:
         raise InputError(f"YAML error: {exc}", Location(file, 1, 1)) from None
     return YamlDocument(file=file, text=text, root=root)
-
-
-def read_text(path: Path, display: str | None = None) -> str:
-    """Read a UTF-8 file; a missing, unreadable or non-UTF-8 file is an :class:`InputError`."""
-    shown = display or str(path)
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no such file", Location(shown)) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file", Location(shown)) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start})", Location(shown)) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", Location(shown)) from None
 
 
 def load_yaml(path: Path, display: str | None = None) -> YamlDocument:

@@ -10,7 +10,7 @@ import click
 from clm_policy.cli.render import render_decision, render_explanation
 from clm_policy.errors import InputError, StateError
 from clm_policy.models.state import SessionState, SignalValue, TaskStatus, TokenSnapshot
-from clm_policy.policy.compile import load_policy
+from clm_policy.policy.cache import load_policy_cached
 from clm_policy.policy.engine import Policy
 from clm_policy.state_io import read_state
 
@@ -149,7 +149,7 @@ def decide(
             "--window, --step, --last-compact-step, --status and --signal go with --tokens; "
             "with --state, put them in the state"
         )
-    policy = load_policy(policy_ref)
+    policy = load_policy_cached(policy_ref)
     source = None
     if state_src is not None:
         source = read_state(state_src)
@@ -158,12 +158,15 @@ def decide(
         assert tokens is not None
         if last_compact_step is not None and last_compact_step > step:
             raise click.UsageError("--last-compact-step cannot be after --step")
-        state = SessionState(
+        # Every value here is already checked (click's types, the engine checks signals), so
+        # the state is built without validation: that keeps pydantic's schema build off the
+        # start-up path of a one-shot decide.
+        state = SessionState.model_construct(
             session_id="cli",
             step_index=step,
             last_compact_step=last_compact_step,
             status=TaskStatus(status),
-            tokens=TokenSnapshot(context_tokens=tokens, context_window=window),
+            tokens=TokenSnapshot.model_construct(context_tokens=tokens, context_window=window),
             signals=dict(parse_signal(s) for s in signals),
         )
     try:

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import click
 
-from clm_policy.policy.compile import load_policy
-from clm_policy.policy.export import resolved_yaml
-
 
 @click.command()
 @click.argument("policy_ref", default="default", metavar="[POLICY]")
@@ -16,5 +13,8 @@ def resolve(policy_ref: str) -> int:
     The output is itself a valid policy with the same decisions; comments say which file and
     line each rule and guard comes from.
     """
+    from clm_policy.policy.compile import load_policy
+    from clm_policy.policy.export import resolved_yaml
+
     click.echo(resolved_yaml(load_policy(policy_ref)), nl=False)
     return 0

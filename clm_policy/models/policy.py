@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from clm_policy.policy.names import signal_value_fits
+
 ID_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]*$"
 SHARE_PATTERN = r"^(100|[1-9]?[0-9])(\.[0-9]+)?%$"
 
@@ -62,17 +64,6 @@ class SignalSpec(BaseModel):
         if not signal_value_fits(self.type, self.default):
             raise ValueError(f"default {self.default!r} is not a {self.type}")
         return self
-
-
-def signal_value_fits(kind: str, value: object) -> bool:
-    """Whether ``value`` is of signal type ``kind`` (an int is a float; a bool is no int)."""
-    if kind == "bool":
-        return isinstance(value, bool)
-    if kind == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "float":
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    return isinstance(value, str)
 
 
 class _Placed(BaseModel):

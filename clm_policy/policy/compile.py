@@ -100,6 +100,7 @@ def compile_policy(res: ResolvedPolicy) -> Policy:
         otherwise=Action(res.otherwise),
         guards=guards,
         description=res.description,
+        source_paths=tuple(str(p) for p in res.paths),
     )
 
 

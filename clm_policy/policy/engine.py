@@ -22,10 +22,9 @@ from clm_policy.models.decision import (
     GuardTrace,
     RuleTrace,
 )
-from clm_policy.models.policy import signal_value_fits
 from clm_policy.models.state import SessionState
 from clm_policy.policy.expr import CompiledExpression, SandboxPool
-from clm_policy.policy.names import suggest
+from clm_policy.policy.names import signal_value_fits, suggest
 from clm_policy.policy.template import Template
 
 
@@ -108,7 +107,17 @@ class Policy:
     otherwise: Action
     guards: dict[Action, tuple[Guard, ...]]
     description: str | None = None
-    _pool: SandboxPool = field(default_factory=SandboxPool, repr=False)
+    source_paths: tuple[str, ...] = ()
+    _pool: SandboxPool = field(default_factory=SandboxPool, repr=False, compare=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_pool", None)  # per-thread evaluators are rebuilt, never pickled
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._pool = SandboxPool()
 
     # -- the public verbs -------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from clm_policy.errors import Location, PolicyError
 from clm_policy.models.policy import GuardSpec, PolicyFile, RuleSpec
-from clm_policy.resources import bundled_policy, bundled_policy_names
+from clm_policy.policy.sources import resolve_source
 from clm_policy.validate import validate_document
 from clm_policy.yamlio import PathKey, YamlDocument, load_yaml
 
@@ -61,6 +61,7 @@ class ResolvedPolicy:
     name: str
     path: str
     files: list[YamlDocument]
+    paths: list[Path]  # the files of the chain on disk, root ancestor first
     description: str | None = None
     default_profile: tuple[str, Origin] | None = None
     defaults: dict[str, tuple[Any, Origin]] = field(default_factory=dict)
@@ -84,45 +85,31 @@ class ResolvedPolicy:
 _PLACEMENT = ("id", "before", "after", "disable", "description")
 
 
-def resolve_source(source: str | Path, relative_to: Path | None = None) -> tuple[Path, str]:
-    """The file a policy reference names, and how to show it in messages."""
-    text = str(source)
-    if isinstance(source, str) and "/" not in text and not text.endswith((".yaml", ".yml")):
-        path = bundled_policy(text)
-        if path.is_file():
-            return path, f"<bundled>/{text}.yaml"
-        local = (relative_to or Path()) / text
-        if not local.is_file():
-            known = ", ".join(bundled_policy_names())
-            raise PolicyError(f"no bundled policy named '{text}' (bundled: {known})")
-    path = Path(text)
-    if relative_to is not None and not path.is_absolute():
-        path = relative_to / path
-    return path, str(path) if relative_to is not None else text
-
-
 def load_resolved(source: str | Path) -> ResolvedPolicy:
     """Load ``source`` and its ``extends`` chain and merge them."""
     path, shown = resolve_source(source)
     chain = _load_chain(path, shown, [])
-    root_doc, root_spec = chain[-1]
+    _, root_doc, root_spec = chain[-1]
     resolved = ResolvedPolicy(
         name=root_spec.name or Path(root_doc.file).stem.split(".")[0],
         path=root_doc.file,
-        files=[doc for doc, _ in chain],
+        files=[doc for _, doc, _ in chain],
+        paths=[p for p, _, _ in chain],
     )
-    for doc, spec in chain:
+    for _, doc, spec in chain:
         _merge(resolved, doc, spec)
     _check_entries_complete(resolved)
     return resolved
 
 
-def _load_chain(path: Path, shown: str, seen: list[Path]) -> list[tuple[YamlDocument, PolicyFile]]:
+def _load_chain(
+    path: Path, shown: str, seen: list[Path]
+) -> list[tuple[Path, YamlDocument, PolicyFile]]:
     doc = load_yaml(path, shown)
     spec = validate_document(doc, PolicyFile, "policy")
     key = path.resolve()
     if spec.extends is None:
-        return [(doc, spec)]
+        return [(key, doc, spec)]
     where = doc.location(["extends"])
     parent_path, parent_shown = resolve_source_at(spec.extends, path.parent, where)
     if parent_path.resolve() in [*seen, key]:
@@ -130,7 +117,7 @@ def _load_chain(path: Path, shown: str, seen: list[Path]) -> list[tuple[YamlDocu
         raise PolicyError(f"extends cycle: {cycle}", where)
     if not parent_path.is_file():
         raise PolicyError(f"extends target not found: {spec.extends}", where)
-    return [*_load_chain(parent_path, parent_shown, [*seen, key]), (doc, spec)]
+    return [*_load_chain(parent_path, parent_shown, [*seen, key]), (key, doc, spec)]
 
 
 def resolve_source_at(ref: str, base: Path, where: Location) -> tuple[Path, str]:

@@ -77,3 +77,14 @@ def suggest(name: str, candidates: Iterable[str]) -> str:
         hit = difflib.get_close_matches(tail, list(by_tail), n=1, cutoff=0.75)
         close = [by_tail[hit[0]]] if hit else []
     return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def signal_value_fits(kind: str, value: object) -> bool:
+    """Whether ``value`` is of signal type ``kind`` (an int is a float; a bool is no int)."""
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "float":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, str)
