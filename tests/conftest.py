@@ -1,0 +1,79 @@
+"""Shared fixtures: an isolated home, cache and git identity for every test; CLI helpers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from clm_policy.cli.main import run
+
+REPO = Path(__file__).resolve().parents[1]
+POLICIES = REPO / "policies"
+
+
+@pytest.fixture(autouse=True)
+def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads or writes the real home, cache or global git configuration."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("CLM_POLICY_CACHE_DIR", str(home / "clm-cache"))
+    monkeypatch.delenv("CLM_POLICY_NO_CACHE", raising=False)
+    monkeypatch.delenv("CLM_POLICY_DEBUG", raising=False)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", "clm-policy tests")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "tests@clm-policy.invalid")
+
+
+@dataclass
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+def invoke(*args: str, input: str | None = None) -> CliResult:
+    """Run the real CLI entry point (``run``) in-process, capturing stdout and stderr."""
+    runner = CliRunner()
+    with runner.isolation(input=input) as (out, err, _):
+        code = run(list(args))
+        sys.stdout.flush()
+        sys.stderr.flush()
+        stdout, stderr = out.getvalue().decode(), err.getvalue().decode()
+    return CliResult(code, stdout, stderr)
+
+
+@pytest.fixture
+def cli() -> Callable[..., CliResult]:
+    return invoke
+
+
+def run_process(*args: str, input: str | None = None, cwd: Path | None = None
+                ) -> subprocess.CompletedProcess[str]:
+    """Run ``clm-policy`` as a real process (``python -m clm_policy``)."""
+    return subprocess.run(
+        [sys.executable, "-m", "clm_policy", *args],
+        input=input, capture_output=True, text=True, cwd=cwd, timeout=60, check=False,
+    )
+
+
+@pytest.fixture
+def write(tmp_path: Path) -> Iterator[Callable[[str, str], Path]]:
+    """Write a (dedented) file under tmp_path and return its path."""
+
+    def _write(name: str, text: str) -> Path:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+        return path
+
+    yield _write
