@@ -133,7 +133,8 @@ def located_errors(
         elif kind == "string_pattern_mismatch":
             message = _pattern_message(field, value, str(err.get("ctx", {}).get("pattern", "")))
         elif kind == "value_error":
-            message = f"{field}: {str(err['msg']).removeprefix('Value error, ')}"
+            detail = str(err["msg"]).removeprefix("Value error, ")
+            message = f"{field}: {detail}" if path else detail
         else:
             message = f"{field}: {err['msg'][:1].lower()}{err['msg'][1:]}"
             if value is not None and not isinstance(value, dict | list):

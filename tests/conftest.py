@@ -41,10 +41,10 @@ class CliResult:
     stderr: str
 
 
-def invoke(*args: str, input: str | None = None) -> CliResult:
+def invoke(*args: str, stdin: str | None = None) -> CliResult:
     """Run the real CLI entry point (``run``) in-process, capturing stdout and stderr."""
     runner = CliRunner()
-    with runner.isolation(input=input) as (out, err, _):
+    with runner.isolation(input=stdin) as (out, err, _):
         code = run(list(args))
         sys.stdout.flush()
         sys.stderr.flush()
@@ -57,12 +57,18 @@ def cli() -> Callable[..., CliResult]:
     return invoke
 
 
-def run_process(*args: str, input: str | None = None, cwd: Path | None = None
-                ) -> subprocess.CompletedProcess[str]:
+def run_process(
+    *args: str, stdin: str | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run ``clm-policy`` as a real process (``python -m clm_policy``)."""
     return subprocess.run(
         [sys.executable, "-m", "clm_policy", *args],
-        input=input, capture_output=True, text=True, cwd=cwd, timeout=60, check=False,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=60,
+        check=False,
     )
 
 
@@ -76,4 +82,4 @@ def write(tmp_path: Path) -> Iterator[Callable[[str, str], Path]]:
         path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
         return path
 
-    yield _write
+    return _write

@@ -1,0 +1,378 @@
+"""Every broken input exits 2 with one line ``file:line:col: message`` and no traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import invoke, run_process
+
+OK_PROFILE = "profiles:\n  coding: {soft_compact: 100, hard_handoff: 200}\n"
+
+
+def rule(when: str, extra: str = "") -> str:
+    return (
+        f"version: 1\n{OK_PROFILE}rules:\n  - id: r\n    when: {when}\n    action: compact\n{extra}"
+    )
+
+
+# (id, file content, expected "line:col: message" after the file name)
+POLICY_CASES = [
+    ("empty-file", "", "1:1: empty file: expected a YAML mapping"),
+    ("only-comments", "# nothing\n", "1:1: empty file: expected a YAML mapping"),
+    (
+        "yaml-syntax",
+        "version: 1\nprofiles: [a\n",
+        "3:1: YAML syntax error: expected ',' or ']', but got '<stream end>' "
+        "(while parsing a flow sequence)",
+    ),
+    (
+        "bad-indent",
+        "version: 1\n  profiles: {}\n",
+        "2:11: YAML syntax error: mapping values are not allowed here",
+    ),
+    ("duplicate-key", "version: 1\nversion: 1\n", "2:1: duplicate key 'version' (first at line 1)"),
+    ("not-a-mapping", "- 1\n", "1:1: expected a mapping at the top of the policy, got a list"),
+    ("missing-version", OK_PROFILE, "1:1: missing required key 'version' in the top level"),
+    ("wrong-version", "version: 2\n" + OK_PROFILE, "1:10: version: expected 1, got integer 2"),
+    (
+        "unknown-key",
+        "version: 1\nprofile: {}\n" + OK_PROFILE,
+        "2:1: unknown key 'profile'; did you mean 'profiles'? (allowed: version, name, "
+        "description, extends, default_profile, defaults, profiles, models, signals, rules, "
+        "otherwise, guards)",
+    ),
+    (
+        "unknown-profile-key",
+        "version: 1\nprofiles:\n  coding: {soft_compact: 1, hard_handof: 2}\n",
+        "3:29: unknown key 'hard_handof'; did you mean 'hard_handoff'? (allowed: description, "
+        "soft_compact, hard_handoff, min_steps_between_compacts, prefer_handoff_on_phase, "
+        "retain_recent_messages, context_window)",
+    ),
+    (
+        "wrong-type-threshold",
+        "version: 1\nprofiles:\n  coding: {soft_compact: abc, hard_handoff: 2}\n",
+        "3:26: profiles.coding.soft_compact: expected tokens (an integer) or a share like '70%', "
+        "got string 'abc'",
+    ),
+    (
+        "wrong-type-bool",
+        "version: 1\ndefaults: {prefer_handoff_on_phase: yes}\n" + OK_PROFILE,
+        "2:37: defaults.prefer_handoff_on_phase: expected true or false, got string 'yes'",
+    ),
+    (
+        "quoted-number",
+        "version: 1\nprofiles:\n  coding: {soft_compact: '100', hard_handoff: 200}\n",
+        "3:26: profiles.coding.soft_compact: expected tokens (an integer) or a share like '70%', "
+        "got string '100'",
+    ),
+    (
+        "negative-threshold",
+        "version: 1\nprofiles:\n  coding: {soft_compact: -1, hard_handoff: 2}\n",
+        "3:26: profiles.coding.soft_compact: input should be greater than or equal to 0, "
+        "got integer -1",
+    ),
+    (
+        "unknown-action",
+        rule("step > 1").replace("action: compact", "action: stop"),
+        "7:13: rules[0].action: expected 'continue', 'compact' or 'handoff', got string 'stop'",
+    ),
+    (
+        "bad-severity",
+        f"version: 1\n{OK_PROFILE}guards:\n  compact:\n    - id: g\n"
+        "      when: step > 1\n      severity: fatal\n",
+        "8:17: guards.compact[0].severity: expected 'block' or 'warn', got string 'fatal'",
+    ),
+    (
+        "guard-on-continue",
+        f"version: 1\n{OK_PROFILE}guards:\n  continue: []\n",
+        "5:3: guards.continue: expected 'compact' or 'handoff', got string 'continue'",
+    ),
+    (
+        "soft-not-below-hard",
+        "version: 1\nprofiles:\n  coding: {soft_compact: 300, hard_handoff: 200}\n",
+        "3:26: profile 'coding': soft_compact (300) must be below hard_handoff (200)",
+    ),
+    (
+        "soft-equals-hard-share",
+        "version: 1\nprofiles:\n  c: {soft_compact: 90%, hard_handoff: 90%}\n",
+        "3:21: profile 'c': soft_compact (90%) must be below hard_handoff (90%)",
+    ),
+    (
+        "missing-threshold",
+        "version: 1\nprofiles:\n  coding: {soft_compact: 1}\n",
+        "3:3: profile 'coding' has no hard_handoff (set it in the profile or under defaults)",
+    ),
+    ("no-profiles", "version: 1\n", "1:1: a policy needs at least one profile under 'profiles:'"),
+    (
+        "bad-default-profile",
+        "version: 1\ndefault_profile: codng\n" + OK_PROFILE,
+        "2:18: default_profile: no profile named 'codng'; did you mean 'coding'?",
+    ),
+    (
+        "signal-default-type",
+        f"version: 1\n{OK_PROFILE}signals:\n  s: {{type: int, default: x}}\n",
+        "5:6: signals.s: default 'x' is not a int",
+    ),
+    (
+        "bad-rule-id",
+        rule("step > 1").replace("id: r", "id: 9r"),
+        "5:9: rules[0].id: '9r' is not a valid id (letters, digits, '_' and '-', starting with a "
+        "letter, at most 64 characters)",
+    ),
+    (
+        "rule-without-when",
+        f"version: 1\n{OK_PROFILE}rules:\n  - id: r\n    action: compact\n",
+        "5:5: rule 'r' has no 'when'",
+    ),
+    (
+        "expr-syntax",
+        rule("tokens.context >= >= 1"),
+        "6:29: expression syntax error: invalid syntax",
+    ),
+    ("expr-unclosed", rule("(step > 1"), "6:11: expression syntax error: '(' was never closed"),
+    ("expr-empty", rule("''"), "6:12: empty expression"),
+    (
+        "unknown-name",
+        rule("tokens.contxt >= 1"),
+        "6:11: unknown name 'tokens.contxt'; did you mean 'tokens.context'?",
+    ),
+    ("unknown-bare-name", rule("stpe > 1"), "6:11: unknown name 'stpe'; did you mean 'step'?"),
+    (
+        "undeclared-signal",
+        rule("signals.busy"),
+        "6:11: unknown name 'signals.busy'; signals must be declared under 'signals:'",
+    ),
+    (
+        "group-as-value",
+        rule("tokens > 1"),
+        "6:11: 'tokens' is a group of names, not a value: use tokens.context, tokens.estimated, "
+        "tokens.input, tokens.output, ...",
+    ),
+    (
+        "dunder",
+        rule('"step.__class__ == 1"'),
+        "6:12: names starting with '_' are not allowed: step.__class__",
+    ),
+    ("lambda", rule('"(lambda: 1)()"'), "6:13: not allowed in a policy expression: lambda"),
+    (
+        "comprehension",
+        rule('"[x for x in (1, 2)]"'),
+        "6:12: not allowed in a policy expression: comprehension",
+    ),
+    ("walrus", rule('"(x := 1)"'), "6:13: not allowed in a policy expression: assignment (:=)"),
+    ("statement", rule('"import os"'), "6:12: expression syntax error: invalid syntax"),
+    (
+        "call-not-allowed",
+        rule("\"open('x')\""),
+        "6:12: call to 'open' is not allowed (allowed: abs, all, any, bool, float, int, len, max, "
+        "min, round, str, sum)",
+    ),
+    ("method-call", rule('"status.upper() == 1"'), "6:12: method calls are not allowed"),
+    (
+        "subscript",
+        rule('"status[0]"'),
+        "6:12: not allowed in a policy expression: subscript ([...])",
+    ),
+    (
+        "bad-template-name",
+        rule("step > 1", "    because: 'at {stepp}'\n"),
+        "8:19: unknown name 'stepp'; did you mean 'step'?",
+    ),
+    (
+        "bad-template-brace",
+        rule("step > 1", "    because: 'at {step'\n"),
+        "8:18: unclosed '{' in message",
+    ),
+    (
+        "bad-template-spec",
+        rule("step > 1", "    because: 'at {step:>999999}'\n"),
+        "8:18: format spec ':>999999' not allowed (use e.g. ':,' ':.1f' ':.0%')",
+    ),
+    (
+        "block-scalar-position",
+        rule("|\n      step > 1\n      and stepz > 2"),
+        "8:11: unknown name 'stepz'; did you mean 'step'?",
+    ),
+    (
+        "folded-scalar-position",
+        rule(">-\n      step > 1\n      and stepz > 2"),
+        "8:11: unknown name 'stepz'; did you mean 'step'?",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"), [c[1:] for c in POLICY_CASES], ids=[c[0] for c in POLICY_CASES]
+)
+def test_bad_policy(tmp_path: Path, content: str, expected: str) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(content)
+    result = invoke("decide", "-p", str(path), "--tokens", "150")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == f"{path}:{expected}\n"
+
+
+STATE_CASES = [
+    (
+        "invalid-json",
+        '{"session_id": "s", ',
+        "1:21: invalid JSON: Expecting property name enclosed in double quotes",
+    ),
+    ("empty", "", "1:1: empty input: expected a SessionState JSON object"),
+    ("missing-id", "{}", "1:1: missing required key 'session_id' in the top level"),
+    (
+        "string-for-int",
+        '{"session_id": "s", "step_index": "5"}',
+        "1:35: step_index: expected an integer, got string '5'",
+    ),
+    (
+        "negative-tokens",
+        '{"session_id": "s", "tokens": {"context_tokens": -5}}',
+        "1:50: tokens.context_tokens: input should be greater than or equal to 0, got integer -5",
+    ),
+    (
+        "bad-status",
+        '{"session_id": "s", "status": "done"}',
+        "1:31: status: input should be 'running', 'waiting', 'phase_boundary', 'completed', "
+        "'failed' or 'blocked', got string 'done'",
+    ),
+    (
+        "unknown-key",
+        '{"session_id": "s", "bogus": 1}',
+        "1:21: unknown key 'bogus' (allowed: session_id, goal, status, step_index, "
+        "last_compact_step, compact_count, profile, tokens, signals, messages, "
+        "human_interventions, constraints, decisions, changed_artifacts, commands_and_results, "
+        "verified, not_verified, assumptions_risks, blockers, source_of_truth, memory_keys, "
+        "parent_session)",
+    ),
+    (
+        "compact-after-step",
+        '{"session_id": "s", "step_index": 1, "last_compact_step": 3}',
+        "1:1: last_compact_step (3) is after step_index (1)",
+    ),
+    (
+        "undeclared-signal",
+        '{"session_id": "s",\n "signals": {"degradatoin": true}}',
+        "2:14: signal 'degradatoin' is not declared by policy default; did you mean "
+        "'degradation'? (declared: degradation)",
+    ),
+    (
+        "signal-type",
+        '{"session_id": "s", "signals": {"degradation": 1}}',
+        "1:33: signal 'degradation' must be a bool, got 1",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"), [c[1:] for c in STATE_CASES], ids=[c[0] for c in STATE_CASES]
+)
+def test_bad_state_file(tmp_path: Path, content: str, expected: str) -> None:
+    path = tmp_path / "state.json"
+    path.write_text(content)
+    result = invoke("decide", "--state", str(path))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"{path}:{expected}\n"
+
+
+def test_bad_state_on_stdin() -> None:
+    result = invoke("decide", "--state", "-", stdin='{"session_id": 5}')
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == "<stdin>:1:16: session_id: expected a string, got integer 5\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["decide"], "Error: give --state FILE|- (SessionState JSON) or --tokens N"),
+        (
+            ["decide", "--tokens", "1", "--state", "x.json"],
+            "Error: give either --state or --tokens, not both",
+        ),
+        (
+            ["decide", "--tokens", "-1"],
+            "Error: Invalid value for '--tokens' / '-t': -1 is not in the range x>=0.",
+        ),
+        (
+            ["decide", "--tokens", "1", "--format", "xml"],
+            "Error: Invalid value for '--format': 'xml' is not one of 'text', 'json'.",
+        ),
+        (
+            ["decide", "--state", "x.json", "--step", "3"],
+            "Error: --window, --step, --last-compact-step, --status and --signal go with --tokens; "
+            "with --state, put them in the state",
+        ),
+        (
+            ["decide", "--tokens", "1", "--signal", "novalue"],
+            "clm-policy: --signal expects NAME=VALUE, got 'novalue'",
+        ),
+        (
+            ["decide", "--tokens", "1", "--profile", "codng"],
+            "clm-policy: unknown profile 'codng'; did you mean 'coding'? (policy default has: coding, "
+            "research, exploration, tool_heavy, multi_agent)",
+        ),
+        (
+            ["decide", "--tokens", "1", "--policy", "nosuch"],
+            "clm-policy: no bundled policy named 'nosuch' (bundled: default)",
+        ),
+        (["decide", "--tokens", "1", "--policy", "nosuch.yaml"], "nosuch.yaml: no such file"),
+        (["decide", "--state", "missing.json"], "missing.json: no such file"),
+        (["decdie"], "Error: No such command 'decdie'."),
+        (
+            ["schema", "polcy"],
+            "clm-policy: no schema named 'polcy'; did you mean 'policy'? "
+            "(schemas: policy, session-state)",
+        ),
+    ],
+)
+def test_usage_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], expected: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = invoke(*args)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert expected in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_bad_input_as_a_process_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(rule("tokens.contxt > 1"))
+    before = sorted(tmp_path.iterdir())
+    proc = run_process("decide", "-p", str(path), "--tokens", "5", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert (
+        proc.stderr
+        == f"{path}:6:11: unknown name 'tokens.contxt'; did you mean 'tokens.context'?\n"
+    )
+    assert sorted(tmp_path.iterdir()) == before
+
+
+def test_evaluation_error_is_located(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(rule("step / (step - step) > 1"))
+    result = invoke("decide", "-p", str(path), "--tokens", "5")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"{path}:6:11: evaluating 'step / (step - step) > 1' failed: division by zero\n"
+    )
+
+
+def test_missing_window_for_share_thresholds(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "version: 1\nextends: default\nprofiles:\n  c: {soft_compact: 70%, hard_handoff: 90%}\n"
+    )
+    result = invoke("decide", "-p", str(path), "--profile", "c", "--tokens", "5")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "clm-policy: profile 'c' gives soft_compact as a share of the context window, but no "
+        "window is known: set tokens.context_window or tokens.model in the state, or "
+        "context_window in the profile\n"
+    )
+    ok = invoke("decide", "-p", str(path), "-t", "150000", "--window", "200000", "--profile", "c")
+    assert ok.exit_code == 0
+    assert "action:    compact" in ok.stdout
