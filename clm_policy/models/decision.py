@@ -52,28 +52,33 @@ class Decision(BaseModel):
     )
 
 
-class ExpressionTrace(BaseModel):
-    """One evaluated expression: its text, the value of every name it reads, its result."""
+class RuleTrace(BaseModel):
+    """One rule as evaluated: its expression, the value of every name it reads, its result."""
 
     model_config = _MODEL
 
+    id: str
+    action: Action
     expression: str
     location: str
     names: dict[str, bool | int | float | str | None]
     result: bool
-
-
-class RuleTrace(ExpressionTrace):
-    id: str
-    action: Action
     decided: bool = Field(description="true for the first rule that held: it decided")
 
 
-class GuardTrace(ExpressionTrace):
+class GuardTrace(BaseModel):
+    """One guard as evaluated, and what it did to the proposed action."""
+
+    model_config = _MODEL
+
     id: str
     guards: Action = Field(description="the action this guard is attached to")
     severity: str
     overridable: bool
+    expression: str
+    location: str
+    names: dict[str, bool | int | float | str | None]
+    result: bool
     outcome: str = Field(
         description="blocked | warned | overridden | passed | not-applicable (other action)"
     )

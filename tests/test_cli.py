@@ -1,0 +1,118 @@
+"""The real CLI: exact output of each format (golden files), --state from stdin, exit codes.
+
+Set CLM_UPDATE_GOLDEN=1 to rewrite the golden files after an intended change, then review the
+diff like any other change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from clm_policy import __version__
+from clm_policy.policy.engine import Policy
+from conftest import POLICIES, REPO, invoke, run_process
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def golden(name: str, actual: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("CLM_UPDATE_GOLDEN"):
+        path.write_text(actual, encoding="utf-8")
+    assert actual == path.read_text(encoding="utf-8")
+
+
+OPTION_B = str(POLICIES / "examples" / "option_b.yaml")
+
+
+@pytest.mark.parametrize(("name", "args"), [
+    ("decide_compact.txt", ["decide", "--tokens", "260000"]),
+    ("decide_compact.json", ["decide", "--tokens", "260000", "--format", "json"]),
+    ("decide_explain.txt", ["decide", "--tokens", "260000", "--step", "7",
+                            "--last-compact-step", "5", "--explain"]),
+    ("decide_explain.json", ["decide", "--tokens", "360000", "--explain", "--format", "json"]),
+    ("decide_blocked.txt", ["decide", "-p", "option_b.yaml", "--tokens", "50000",
+                            "--signal", "degradation=true", "--signal", "open_subagent_calls=2",
+                            "--signal", "missing_artifacts=todo,worklog", "--explain"]),
+    ("decide_forced.json", ["decide", "-p", "option_b.yaml", "--tokens", "50000",
+                            "--signal", "degradation=true", "--force", "--format", "json"]),
+    ("resolve_default.yaml", ["resolve", "default"]),
+])
+def test_golden_output(monkeypatch: pytest.MonkeyPatch, name: str, args: list[str]) -> None:
+    monkeypatch.chdir(POLICIES / "examples")  # relative paths in output stay stable
+    result = invoke(*args)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""
+    golden(name, result.stdout)
+
+
+def test_json_has_the_documented_keys() -> None:
+    out = json.loads(invoke("decide", "-t", "100", "--format", "json").stdout)
+    assert list(out) == ["action", "trigger", "rationale", "proposed", "blocked_by", "warnings",
+                         "overridden", "forced", "policy", "profile", "context_tokens",
+                         "context_window", "window_source"]
+    assert (out["action"], out["trigger"], out["context_tokens"]) == ("continue", None, 100)
+
+
+def test_state_from_stdin_and_file(tmp_path: Path) -> None:
+    state = {"session_id": "s1", "step_index": 12, "last_compact_step": 3, "profile": "research",
+             "tokens": {"context_tokens": 290000, "input_tokens": 5_000_000}}
+    text = json.dumps(state)
+    from_stdin = invoke("decide", "--state", "-", "--format", "json", stdin=text)
+    assert from_stdin.exit_code == 0, from_stdin.stderr
+    out = json.loads(from_stdin.stdout)
+    assert (out["action"], out["trigger"], out["profile"]) == ("compact", "soft_compact", "research")
+    path = tmp_path / "state.json"
+    path.write_text(text)
+    from_file = invoke("decide", "--state", str(path), "--profile", "exploration", "--format", "json")
+    assert json.loads(from_file.stdout)["action"] == "continue"
+
+
+def test_window_shortcut_and_status() -> None:
+    out = json.loads(invoke("decide", "-t", "1000", "--window", "200000", "--status",
+                            "phase_boundary", "--format", "json").stdout)
+    assert (out["action"], out["trigger"]) == ("handoff", "phase_boundary")
+    assert (out["context_window"], out["window_source"]) == (200000, "state")
+
+
+def test_schema_command() -> None:
+    listed = invoke("schema", "--list")
+    assert listed.stdout == "policy\nsession-state\n"
+    for name in ("policy", "session-state"):
+        shown = invoke("schema", name)
+        assert shown.exit_code == 0
+        assert shown.stdout == (REPO / "schemas" / f"{name}.schema.json").read_text()
+
+
+def test_version_and_help() -> None:
+    assert invoke("--version").stdout == f"clm-policy, version {__version__}\n"
+    top = invoke("--help")
+    assert top.exit_code == 0
+    assert "clm-policy decide --tokens 260000 --explain" in top.stdout
+    assert "Exit codes: 0 ok, 2 bad input or usage, 3 internal error." in top.stdout
+    sub = invoke("decide", "--help")
+    assert "cat session.json | clm-policy decide --state - --policy policies/team.yaml" in sub.stdout
+
+
+def test_internal_error_has_its_own_exit_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*_: object, **__: object) -> None:
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(Policy, "decide", boom)
+    result = invoke("decide", "-t", "1")
+    assert result.exit_code == 3
+    assert result.stderr == ("clm-policy: internal error: RuntimeError: kaboom (this is a bug; "
+                             "rerun with CLM_POLICY_DEBUG=1 for the traceback)\n")
+
+
+def test_as_a_process() -> None:
+    proc = run_process("decide", "--tokens", "360000", "--profile", "research", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert (out["action"], out["trigger"]) == ("compact", "soft_compact")
+    proc = run_process("decide", "--tokens", "400000", "--profile", "research")
+    assert proc.stdout.splitlines()[:2] == ["action:    handoff", "trigger:   hard_handoff"]
