@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from conftest import invoke, run_process
 
 OK_PROFILE = "profiles:\n  coding: {soft_compact: 100, hard_handoff: 200}\n"

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from clm_policy import PolicyError, SessionState, TokenSnapshot
 from clm_policy.policy import cache
 from clm_policy.policy.cache import load_policy_cached
 from clm_policy.policy.compile import load_policy
@@ -22,20 +23,19 @@ def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-def test_hit_and_same_decisions(cache_home: Path, tmp_path: Path) -> None:
+def test_hit_and_same_decisions(cache_home: Path) -> None:
     first = load_policy_cached("default")
     assert len(_entries(cache_home)) == 1
     second = load_policy_cached("default")
     assert second is not first
-    assert second.rules == load_policy("default").rules or [r.id for r in second.rules] == [
-        r.id for r in first.rules]
-    from clm_policy import SessionState, TokenSnapshot
+    assert [r.id for r in second.rules] == [r.id for r in load_policy("default").rules]
     s = SessionState(session_id="s", tokens=TokenSnapshot(context_tokens=300_000))
     assert second.decide(s) == first.decide(s)
 
 
-def test_edit_of_parent_is_a_miss(cache_home: Path, tmp_path: Path,
-                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_edit_of_parent_is_a_miss(
+    cache_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     parent = tmp_path / "parent.yaml"
     child = tmp_path / "child.yaml"
     parent.write_text("version: 1\nprofiles:\n  coding: {soft_compact: 10, hard_handoff: 20}\n")
@@ -47,8 +47,9 @@ def test_edit_of_parent_is_a_miss(cache_home: Path, tmp_path: Path,
     assert load_policy_cached(child).profiles["coding"].soft_compact.tokens == 12
 
 
-def test_corrupt_entry_and_unwritable_dir_fall_back(cache_home: Path, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_corrupt_entry_and_unwritable_dir_fall_back(
+    cache_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     load_policy_cached("default")
     (entry,) = _entries(cache_home)
     entry.write_bytes(b"not a pickle")
@@ -62,7 +63,6 @@ def test_corrupt_entry_and_unwritable_dir_fall_back(cache_home: Path, tmp_path: 
 def test_errors_are_not_cached(cache_home: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("version: 1\n")
-    from clm_policy import PolicyError
     with pytest.raises(PolicyError):
         load_policy_cached(bad)
     assert _entries(cache_home) == []

@@ -14,6 +14,7 @@ import pytest
 
 from clm_policy import __version__
 from clm_policy.policy.engine import Policy
+
 from conftest import POLICIES, REPO, invoke, run_process
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -29,19 +30,60 @@ def golden(name: str, actual: str) -> None:
 OPTION_B = str(POLICIES / "examples" / "option_b.yaml")
 
 
-@pytest.mark.parametrize(("name", "args"), [
-    ("decide_compact.txt", ["decide", "--tokens", "260000"]),
-    ("decide_compact.json", ["decide", "--tokens", "260000", "--format", "json"]),
-    ("decide_explain.txt", ["decide", "--tokens", "260000", "--step", "7",
-                            "--last-compact-step", "5", "--explain"]),
-    ("decide_explain.json", ["decide", "--tokens", "360000", "--explain", "--format", "json"]),
-    ("decide_blocked.txt", ["decide", "-p", "option_b.yaml", "--tokens", "50000",
-                            "--signal", "degradation=true", "--signal", "open_subagent_calls=2",
-                            "--signal", "missing_artifacts=todo,worklog", "--explain"]),
-    ("decide_forced.json", ["decide", "-p", "option_b.yaml", "--tokens", "50000",
-                            "--signal", "degradation=true", "--force", "--format", "json"]),
-    ("resolve_default.yaml", ["resolve", "default"]),
-])
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("decide_compact.txt", ["decide", "--tokens", "260000"]),
+        ("decide_compact.json", ["decide", "--tokens", "260000", "--format", "json"]),
+        (
+            "decide_explain.txt",
+            [
+                "decide",
+                "--tokens",
+                "260000",
+                "--step",
+                "7",
+                "--last-compact-step",
+                "5",
+                "--explain",
+            ],
+        ),
+        ("decide_explain.json", ["decide", "--tokens", "360000", "--explain", "--format", "json"]),
+        (
+            "decide_blocked.txt",
+            [
+                "decide",
+                "-p",
+                "option_b.yaml",
+                "--tokens",
+                "50000",
+                "--signal",
+                "degradation=true",
+                "--signal",
+                "open_subagent_calls=2",
+                "--signal",
+                "missing_artifacts=todo,worklog",
+                "--explain",
+            ],
+        ),
+        (
+            "decide_forced.json",
+            [
+                "decide",
+                "-p",
+                "option_b.yaml",
+                "--tokens",
+                "50000",
+                "--signal",
+                "degradation=true",
+                "--force",
+                "--format",
+                "json",
+            ],
+        ),
+        ("resolve_default.yaml", ["resolve", "default"]),
+    ],
+)
 def test_golden_output(monkeypatch: pytest.MonkeyPatch, name: str, args: list[str]) -> None:
     monkeypatch.chdir(POLICIES / "examples")  # relative paths in output stay stable
     result = invoke(*args)
@@ -52,29 +94,63 @@ def test_golden_output(monkeypatch: pytest.MonkeyPatch, name: str, args: list[st
 
 def test_json_has_the_documented_keys() -> None:
     out = json.loads(invoke("decide", "-t", "100", "--format", "json").stdout)
-    assert list(out) == ["action", "trigger", "rationale", "proposed", "blocked_by", "warnings",
-                         "overridden", "forced", "policy", "profile", "context_tokens",
-                         "context_window", "window_source"]
+    assert list(out) == [
+        "action",
+        "trigger",
+        "rationale",
+        "proposed",
+        "blocked_by",
+        "warnings",
+        "overridden",
+        "forced",
+        "policy",
+        "profile",
+        "context_tokens",
+        "context_window",
+        "window_source",
+    ]
     assert (out["action"], out["trigger"], out["context_tokens"]) == ("continue", None, 100)
 
 
 def test_state_from_stdin_and_file(tmp_path: Path) -> None:
-    state = {"session_id": "s1", "step_index": 12, "last_compact_step": 3, "profile": "research",
-             "tokens": {"context_tokens": 290000, "input_tokens": 5_000_000}}
+    state = {
+        "session_id": "s1",
+        "step_index": 12,
+        "last_compact_step": 3,
+        "profile": "research",
+        "tokens": {"context_tokens": 290000, "input_tokens": 5_000_000},
+    }
     text = json.dumps(state)
     from_stdin = invoke("decide", "--state", "-", "--format", "json", stdin=text)
     assert from_stdin.exit_code == 0, from_stdin.stderr
     out = json.loads(from_stdin.stdout)
-    assert (out["action"], out["trigger"], out["profile"]) == ("compact", "soft_compact", "research")
+    assert (out["action"], out["trigger"], out["profile"]) == (
+        "compact",
+        "soft_compact",
+        "research",
+    )
     path = tmp_path / "state.json"
     path.write_text(text)
-    from_file = invoke("decide", "--state", str(path), "--profile", "exploration", "--format", "json")
+    from_file = invoke(
+        "decide", "--state", str(path), "--profile", "exploration", "--format", "json"
+    )
     assert json.loads(from_file.stdout)["action"] == "continue"
 
 
 def test_window_shortcut_and_status() -> None:
-    out = json.loads(invoke("decide", "-t", "1000", "--window", "200000", "--status",
-                            "phase_boundary", "--format", "json").stdout)
+    out = json.loads(
+        invoke(
+            "decide",
+            "-t",
+            "1000",
+            "--window",
+            "200000",
+            "--status",
+            "phase_boundary",
+            "--format",
+            "json",
+        ).stdout
+    )
     assert (out["action"], out["trigger"]) == ("handoff", "phase_boundary")
     assert (out["context_window"], out["window_source"]) == (200000, "state")
 
@@ -95,7 +171,9 @@ def test_version_and_help() -> None:
     assert "clm-policy decide --tokens 260000 --explain" in top.stdout
     assert "Exit codes: 0 ok, 2 bad input or usage, 3 internal error." in top.stdout
     sub = invoke("decide", "--help")
-    assert "cat session.json | clm-policy decide --state - --policy policies/team.yaml" in sub.stdout
+    assert (
+        "cat session.json | clm-policy decide --state - --policy policies/team.yaml" in sub.stdout
+    )
 
 
 def test_internal_error_has_its_own_exit_code(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -105,8 +183,10 @@ def test_internal_error_has_its_own_exit_code(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(Policy, "decide", boom)
     result = invoke("decide", "-t", "1")
     assert result.exit_code == 3
-    assert result.stderr == ("clm-policy: internal error: RuntimeError: kaboom (this is a bug; "
-                             "rerun with CLM_POLICY_DEBUG=1 for the traceback)\n")
+    assert result.stderr == (
+        "clm-policy: internal error: RuntimeError: kaboom (this is a bug; "
+        "rerun with CLM_POLICY_DEBUG=1 for the traceback)\n"
+    )
 
 
 def test_as_a_process() -> None:

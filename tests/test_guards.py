@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import POLICIES
 
 from clm_policy import SessionState, TokenSnapshot, load_policy
 from clm_policy.policy.engine import Policy
+
+from conftest import POLICIES
 
 GUARDED = """
 version: 1

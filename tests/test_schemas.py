@@ -11,6 +11,7 @@ from ruamel.yaml import YAML
 
 from clm_policy import SessionState, TokenSnapshot
 from clm_policy.schemas import MODELS, render
+
 from conftest import POLICIES, REPO
 
 
@@ -33,15 +34,20 @@ def test_shipped_policies_validate_and_carry_the_modeline(path: Path) -> None:
     data = YAML(typ="safe").load(path.read_text())
     jsonschema.Draft202012Validator(schema).validate(data)
     first = path.read_text().splitlines()[0]
-    rel = Path("../" * (len(path.relative_to(POLICIES).parts) - 1)) / "../schemas/policy.schema.json"
+    rel = (
+        Path("../" * (len(path.relative_to(POLICIES).parts) - 1)) / "../schemas/policy.schema.json"
+    )
     assert first == f"# yaml-language-server: $schema={rel.as_posix()}"
     assert (path.parent / rel).resolve() == (REPO / "schemas" / "policy.schema.json").resolve()
 
 
 def test_session_state_schema_accepts_a_dumped_state() -> None:
     schema = json.loads((REPO / "schemas" / "session-state.schema.json").read_text())
-    state = SessionState(session_id="s", tokens=TokenSnapshot(context_tokens=5, model="m"),
-                         signals={"a": True, "b": 2, "c": "x"})
+    state = SessionState(
+        session_id="s",
+        tokens=TokenSnapshot(context_tokens=5, model="m"),
+        signals={"a": True, "b": 2, "c": "x"},
+    )
     jsonschema.Draft202012Validator(schema).validate(json.loads(state.model_dump_json()))
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.Draft202012Validator(schema).validate({"session_id": "s", "extra": 1})
