@@ -1,0 +1,73 @@
+"""The docs tell the truth: their examples load and run, their name table is complete."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from clm_policy import SessionState, TokenSnapshot, load_policy
+from clm_policy.policy.names import PROFILE_NAMES, STATE_NAMES
+
+from conftest import REPO, invoke
+
+
+def _blocks(path: Path, lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", path.read_text(), flags=re.S)
+
+
+def test_readme_team_policy_loads_and_decides(tmp_path: Path) -> None:
+    (block,) = [b for b in _blocks(REPO / "README.md", "yaml") if "name: payments" in b]
+    (tmp_path / "payments.yaml").write_text(block)
+    policy = load_policy(tmp_path / "payments.yaml")
+    s = SessionState(
+        session_id="s",
+        tokens=TokenSnapshot(context_tokens=175_000),
+        blockers=["flaky test"],
+        signals={"open_subagent_calls": 1},
+    )
+    d = policy.decide(s)
+    assert (d.action.value, d.trigger, d.rationale) == (
+        "handoff",
+        "early_handoff",
+        "88% full with 1 open blocker(s)",
+    )
+    c = policy.decide(
+        SessionState(
+            session_id="s",
+            tokens=TokenSnapshot(context_tokens=160_000),
+            signals={"open_subagent_calls": 2},
+        ),
+        force=True,
+    )
+    assert (c.action.value, c.forced, c.overridden[0].message) == (
+        "compact",
+        True,
+        "2 subagent calls still open",
+    )
+
+
+def test_readme_python_example_runs(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (block,) = [b for b in _blocks(REPO / "README.md", "python") if "load_policy" in b]
+    monkeypatch.chdir(REPO)
+    exec(compile(block, "README.md", "exec"), {})
+    assert (
+        capsys.readouterr().out == "compact soft_compact context 170000 >= soft limit 160000 []\n"
+    )
+
+
+def test_readme_console_example_is_current() -> None:
+    (block,) = _blocks(REPO / "README.md", "console")[:1]
+    first = block.split("$ ")[1]
+    command, *expected = first.rstrip("\n").split("\n")
+    assert command == "clm-policy decide --tokens 260000"
+    assert invoke("decide", "--tokens", "260000").stdout.splitlines() == expected
+
+
+def test_policy_doc_lists_every_name() -> None:
+    text = (REPO / "docs" / "policy.md").read_text()
+    for name in [*STATE_NAMES, *PROFILE_NAMES]:
+        assert f"| `{name}` |" in text, name
