@@ -35,31 +35,38 @@ def render_decision(d: Decision) -> str:
     return "\n".join(lines)
 
 
+def _result(result: bool | None) -> str:
+    return "error" if result is None else str(result).lower()
+
+
+def _details(expression: str, names: dict[str, object], error: str | None) -> list[str]:
+    lines = [f"      when: {expression}"]
+    if names:
+        lines.append("      read: " + ", ".join(f"{k}={_value(v)}" for k, v in names.items()))
+    if error:
+        lines.append(f"      error: {error}")
+    return lines
+
+
 def render_explanation(e: Explanation) -> str:
     lines = [render_decision(e.decision), "", "rules, in order (the first that holds decides):"]
+    reached = True
     for r in e.rules:
-        mark = "DECIDED" if r.decided else ("holds" if r.result else "no")
-        lines.append(
-            f"  {r.id} -> {r.action.value}: {str(r.result).lower()}  [{mark}]  {r.location}"
-        )
-        lines.append(f"      when: {r.expression}")
-        if r.names:
-            lines.append("      read: " + ", ".join(f"{k}={_value(v)}" for k, v in r.names.items()))
-    lines.append(f"  otherwise -> {e.otherwise.value}")
+        mark = "DECIDED" if r.decided else ("no" if reached else "not reached")
+        reached = reached and not r.decided
+        lines.append(f"  {r.id} -> {r.action.value}: {_result(r.result)}  [{mark}]  {r.location}")
+        lines.extend(_details(r.expression, dict(r.names), r.error))
+    lines.append(f"  otherwise -> {e.otherwise.value}" + ("  [DECIDED]" if reached else ""))
     if e.guards:
         lines.append("")
         lines.append("guards:")
         for g in e.guards:
             flag = f"{g.severity}{', overridable' if g.overridable else ''}"
             lines.append(
-                f"  {g.guards.value}/{g.id} ({flag}): {str(g.result).lower()}  "
+                f"  {g.guards.value}/{g.id} ({flag}): {_result(g.result)}  "
                 f"[{g.outcome}]  {g.location}"
             )
-            lines.append(f"      when: {g.expression}")
-            if g.names:
-                lines.append(
-                    "      read: " + ", ".join(f"{k}={_value(v)}" for k, v in g.names.items())
-                )
+            lines.extend(_details(g.expression, dict(g.names), g.error))
             if g.message:
                 lines.append(f"      message: {g.message}")
     return "\n".join(lines)

@@ -62,7 +62,8 @@ class RuleTrace(BaseModel):
     expression: str
     location: str
     names: dict[str, bool | int | float | str | None]
-    result: bool
+    result: bool | None = Field(description="null when evaluation failed (see error)")
+    error: str | None = None
     decided: bool = Field(description="true for the first rule that held: it decided")
 
 
@@ -78,7 +79,8 @@ class GuardTrace(BaseModel):
     expression: str
     location: str
     names: dict[str, bool | int | float | str | None]
-    result: bool
+    result: bool | None = Field(description="null when evaluation failed (see error)")
+    error: str | None = None
     outcome: str = Field(
         description="blocked | warned | overridden | passed | not-applicable (other action)"
     )

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from clm_policy.errors import StateError
+from clm_policy.errors import EvaluationError, StateError
 from clm_policy.models.decision import (
     Action,
     Decision,
@@ -134,23 +134,25 @@ class Policy:
     def explain(
         self, state: SessionState, profile: str | None = None, *, force: bool = False
     ) -> Explanation:
-        """The decision, with every rule and guard, the values they read and their result."""
+        """The decision, with every rule and guard, the values they read and their result.
+
+        The decision is exactly :meth:`decide`'s. Rules after the deciding one and guards of
+        other actions are evaluated too, for the record; if one of those fails on this state
+        (which :meth:`decide` never evaluates), its trace carries the error instead of failing.
+        """
         prof = self.profile(profile or state.profile)
         names, window, source = self.namespace(state, prof)
         sandbox = self._pool.sandbox
-        results = [bool(sandbox.run(r.when, names)) for r in self.rules]
-        deciding = next((i for i, held in enumerate(results) if held), None)
-        rule = self.rules[deciding] if deciding is not None else None
+        rule = next((r for r in self.rules if sandbox.run(r.when, names)), None)
         decision = self._finish(rule, names, prof, window, source, force)
         rule_traces = [
             RuleTrace(
                 id=r.id,
                 action=r.action,
-                decided=i == deciding,
-                result=held,
-                **_trace_fields(r.when, names),
+                decided=r is rule,
+                **self._trace(r.when, names),
             )
-            for i, (r, held) in enumerate(zip(self.rules, results, strict=True))
+            for r in self.rules
         ]
         outcome_of = {
             f.guard: kind
@@ -169,7 +171,6 @@ class Policy:
         for action, guards in self.guards.items():
             for g in guards:
                 applies = action == decision.proposed
-                held = bool(sandbox.run(g.when, names))
                 outcome = outcome_of.get(g.id, "passed") if applies else "not-applicable"
                 guard_traces.append(
                     GuardTrace(
@@ -179,8 +180,7 @@ class Policy:
                         overridable=g.overridable,
                         outcome=outcome,
                         message=messages.get(g.id) if applies else None,
-                        result=held,
-                        **_trace_fields(g.when, names),
+                        **self._trace(g.when, names),
                     )
                 )
         return Explanation(
@@ -188,6 +188,20 @@ class Policy:
         )
 
     # -- helpers ------------------------------------------------------------------------
+
+    def _trace(self, expr: CompiledExpression, names: Mapping[str, Any]) -> dict[str, Any]:
+        try:
+            result: bool | None = bool(self._pool.sandbox.run(expr, names))
+            error = None
+        except EvaluationError as exc:
+            result, error = None, exc.message
+        return {
+            "expression": expr.text,
+            "location": str(expr.location),
+            "names": {n: names[n] for n in expr.names},
+            "result": result,
+            "error": error,
+        }
 
     def profile(self, name: str | None) -> Profile:
         chosen = name or self.default_profile
@@ -341,11 +355,3 @@ class Policy:
             context_window=window,
             window_source=source,
         )
-
-
-def _trace_fields(expr: CompiledExpression, names: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "expression": expr.text,
-        "location": str(expr.location),
-        "names": {n: names[n] for n in expr.names},
-    }

@@ -1,0 +1,126 @@
+"""Engine details: explain never fails where decide succeeds, templates, windows, doctests."""
+
+from __future__ import annotations
+
+import doctest
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import clm_policy
+from clm_policy import EvaluationError, SessionState, TokenSnapshot, load_policy
+
+Write = Callable[[str, str], Path]
+
+
+def test_explain_records_errors_of_rules_decide_never_reaches(write: Write) -> None:
+    policy = load_policy(
+        write(
+            "p.yaml",
+            """
+        version: 1
+        profiles:
+          coding: {soft_compact: 10, hard_handoff: 20}
+        rules:
+          - id: first
+            when: tokens.context >= 0
+            action: continue
+          - id: needs_window
+            when: tokens.ratio > 0.5
+            action: compact
+    """,
+        )
+    )
+    s = SessionState(session_id="s")
+    assert policy.decide(s).trigger == "first"
+    ex = policy.explain(s)
+    assert ex.decision == policy.decide(s)
+    later = ex.rules[1]
+    assert (later.result, later.decided) == (None, False)
+    assert later.error == (
+        "evaluating 'tokens.ratio > 0.5' failed: tokens.ratio has no value in "
+        "this state ('>' not supported between instances of 'NoneType' and "
+        "'float')"
+    )
+    reordered = load_policy(
+        write(
+            "q.yaml",
+            """
+        version: 1
+        extends: p.yaml
+        rules:
+          - id: first
+            disable: true
+    """,
+        )
+    )
+    with pytest.raises(EvaluationError):
+        reordered.decide(s)
+
+
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [
+        ("{tokens.context:,} tokens", "1,234,567 tokens"),
+        ("{tokens.ratio:.0%} full", "62% full"),
+        ("{tokens.ratio:.2f}", "0.62"),
+        ("{{literal}} {step}", "{literal} 3"),
+        ("{compacted_before} / {profile.context_window}", "false / 2000000"),
+        ("{tokens.model_free}", None),
+        ("{status in ('running', 'waiting')} {max(step, 10) - min(1, 2)}", "true 9"),
+        ("{'a' if step > 2 else 'b'}", "a"),
+    ],
+)
+def test_templates(write: Write, template: str, expected: str | None) -> None:
+    text = (
+        "version: 1\nprofiles:\n  coding: {soft_compact: 10, hard_handoff: 2000000, "
+        "context_window: 2000000}\nrules:\n  - id: r\n    when: 'True'\n    action: compact\n"
+        f'    because: "{template}"\n'
+    )
+    path = write("t.yaml", text)
+    if expected is None:
+        with pytest.raises(clm_policy.ExpressionError, match=r"unknown name 'tokens\.model_free'"):
+            load_policy(path)
+        return
+    s = SessionState(session_id="s", step_index=3, tokens=TokenSnapshot(context_tokens=1_234_567))
+    assert load_policy(path).decide(s).rationale == expected
+
+
+def test_window_from_models_table_longest_prefix(write: Write) -> None:
+    policy = load_policy(
+        write(
+            "m.yaml",
+            """
+        version: 1
+        models:
+          claude-: 200000
+          claude-sonnet-4-5: 1000000
+        profiles:
+          coding: {soft_compact: 80%, hard_handoff: 90%, context_window: 128000}
+        rules:
+          - id: soft
+            when: tokens.context >= profile.soft_compact
+            action: compact
+    """,
+        )
+    )
+
+    def decide(model: str | None, window: int | None = None) -> tuple[int | None, str | None]:
+        s = SessionState(
+            session_id="s",
+            tokens=TokenSnapshot(context_tokens=150_000, model=model, context_window=window),
+        )
+        d = policy.decide(s)
+        return d.context_window, d.window_source
+
+    assert decide("claude-sonnet-4-5-20250929") == (1_000_000, "model claude-sonnet-4-5")
+    assert decide("claude-haiku-4-5") == (200_000, "model claude-")
+    assert decide("gpt-5") == (128_000, "profile coding")
+    assert decide("claude-haiku-4-5", 64_000) == (64_000, "state")
+
+
+def test_package_doctest() -> None:
+    result = doctest.testmod(clm_policy)
+    assert result.attempted > 0
+    assert result.failed == 0
