@@ -69,13 +69,14 @@ def document_errors(
 ) -> tuple[M | None, list[InputError]]:
     """Validate ``doc``; return the model (or None) and all errors, sorted by position."""
     if not isinstance(doc.root, dict):
+        got = _describe(to_plain(doc.root, doc.file))
         err = InputError(
-            f"expected a mapping at the top of the {what}, got {_describe(to_plain(doc.root))}",
+            f"expected a mapping at the top of the {what}, got {got}",
             doc.location([]),
         )
         return None, [err]
     try:
-        return model.model_validate(to_plain(doc.root)), []
+        return model.model_validate(to_plain(doc.root, doc.file)), []
     except ValidationError as exc:
         return None, located_errors(doc, exc, model)
 

@@ -147,21 +147,46 @@ def load_yaml(path: Path, display: str | None = None) -> YamlDocument:
     return doc
 
 
-def to_plain(node: Any) -> Any:
-    """The tree as plain Python data (dict, list, str, int, float, bool, None)."""
-    if isinstance(node, dict):
-        return {to_plain(k): to_plain(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [to_plain(v) for v in node]
-    if isinstance(node, bool) or node is None:
-        return node
-    if isinstance(node, int):
-        return int(node)
-    if isinstance(node, float):
-        return float(node)
-    if isinstance(node, str):
-        return str(node)
-    return node
+MAX_NODES = 200_000  # after aliases expand; a policy has a few hundred
+
+
+def to_plain(node: Any, file: str = "<yaml>") -> Any:
+    """The tree as plain Python data (dict, list, str, int, float, bool, None).
+
+    Aliases are expanded, within a budget of :data:`MAX_NODES` nodes, so that an alias bomb
+    ("billion laughs") or a self-referencing alias is an error rather than a hang.
+    """
+    budget = [MAX_NODES]
+    active: set[int] = set()
+
+    def walk(value: Any) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise InputError(
+                f"document too large: more than {MAX_NODES} nodes once aliases are expanded",
+                Location(file, 1, 1),
+            )
+        if isinstance(value, dict | list):
+            if id(value) in active:
+                raise InputError("an alias refers to a node that contains it", Location(file, 1, 1))
+            active.add(id(value))
+            try:
+                if isinstance(value, dict):
+                    return {walk(k): walk(v) for k, v in value.items()}
+                return [walk(v) for v in value]
+            finally:
+                active.discard(id(value))
+        if isinstance(value, bool) or value is None:
+            return value
+        if isinstance(value, int):
+            return int(value)
+        if isinstance(value, float):
+            return float(value)
+        if isinstance(value, str):
+            return str(value)
+        return value
+
+    return walk(node)
 
 
 def dump_yaml(data: Any) -> str:

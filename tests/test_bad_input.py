@@ -377,3 +377,15 @@ def test_missing_window_for_share_thresholds(tmp_path: Path) -> None:
     ok = invoke("decide", "-p", str(path), "-t", "150000", "--window", "200000", "--profile", "c")
     assert ok.exit_code == 0
     assert "action:    compact" in ok.stdout
+
+
+def test_alias_bomb_is_refused(tmp_path: Path) -> None:
+    lines = ["version: 1", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    path = tmp_path / "bomb.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    result = invoke("decide", "-p", str(path), "--tokens", "1")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"{path}:1:1: document too large: more than 200000 nodes once aliases are expanded\n"
+    )
