@@ -124,3 +124,27 @@ def test_package_doctest() -> None:
     result = doctest.testmod(clm_policy)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1) or (1", "f:1:2: expression syntax error: unmatched ')'"),
+        ("step >", "f:1:7: expression syntax error: invalid syntax"),
+        ("signals", "f:1:1: 'signals' is a group of names, and none is declared"),
+        ("(-8) ** 0.5 > 0", None),
+    ],
+)
+def test_expression_edge_cases(text: str, message: str | None) -> None:
+    from clm_policy.errors import Location
+    from clm_policy.policy.expr import Sandbox, SourceSpan, compile_expression
+    from clm_policy.policy.names import known_names
+
+    span = SourceSpan(Location("f", 1, 1))
+    if message is not None:
+        with pytest.raises(clm_policy.ExpressionError) as info:
+            compile_expression(text, span, known_names({}))
+        assert str(info.value) == message
+        return
+    with pytest.raises(EvaluationError, match="has no real value"):
+        Sandbox().run(compile_expression(text, span, known_names({})), {})

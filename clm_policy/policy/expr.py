@@ -36,6 +36,7 @@ class Limits:
     max_string_length: int = 10_000
     max_int_bits: int = 4096
     max_collection_length: int = 1000
+    max_depth: int = 200
 
 
 DEFAULT_LIMITS = Limits()
@@ -146,11 +147,23 @@ class _Checker(ast.NodeTransformer):
         self.known = names
         self.limits = limits
         self.read: dict[str, None] = {}
+        self.depth = 0
 
     def fail(self, node: ast.AST, message: str) -> ExpressionError:
         line = getattr(node, "lineno", 1)
         col = getattr(node, "col_offset", 0) + 1
         return ExpressionError(message, self.span.at(line, col))
+
+    def visit(self, node: ast.AST) -> Any:
+        self.depth += 1
+        try:
+            if self.depth > self.limits.max_depth:
+                raise self.fail(
+                    node, f"expression nested too deeply (more than {self.limits.max_depth} levels)"
+                )
+            return super().visit(node)
+        finally:
+            self.depth -= 1
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
         kind = type(node)
@@ -234,6 +247,8 @@ class _Checker(ast.NodeTransformer):
         if dotted not in self.known:
             if dotted in GROUPS:
                 members = sorted(n for n in self.known if n.startswith(dotted + "."))
+                if not members:
+                    raise self.fail(node, f"'{dotted}' is a group of names, and none is declared")
                 shown = ", ".join(members[:4]) + (", ..." if len(members) > 4 else "")
                 raise self.fail(node, f"'{dotted}' is a group of names, not a value: use {shown}")
             hint = suggest(dotted, self.known)
@@ -266,18 +281,34 @@ def compile_expression(
             span.start,
         )
     body = source if source is not None else text
-    # Parsed inside parentheses so that an expression may span lines; a column on the first
-    # line is then one too far, which _Span corrects.
-    wrapped = _Span(span)
+    for offset, char in enumerate(body):
+        if ord(char) < 0x20 and char not in "\n\t\r":
+            line = body.count("\n", 0, offset) + 1
+            col = offset - (body.rfind("\n", 0, offset) + 1) + 1
+            raise ExpressionError(
+                f"control character U+{ord(char):04X} not allowed in an expression",
+                span.at(line, col),
+            )
+    # An expression spanning lines is parsed inside parentheses (Python's own rule for line
+    # continuation); a column on its first line is then one too far, which _Span corrects.
+    multiline = "\n" in body.strip()
+    lead = 0 if multiline else len(body) - len(body.lstrip())
+    wrapped = _Span(span, shift=1 if multiline else -lead)
+    parsed = "(" + body + "\n)" if multiline else body.strip()
     try:
-        tree = ast.parse("(" + body + "\n)", mode="eval")
+        tree = ast.parse(parsed, mode="eval")
     except SyntaxError as exc:
         msg = exc.msg or "invalid syntax"
-        line, col = exc.lineno or 1, exc.offset or 1
-        if line > body.count("\n") + 1:  # reported at our closing parenthesis: end of text
-            line, col = body.count("\n") + 1, len(body.rsplit("\n", 1)[-1]) + 2
+        line, col = exc.lineno or 1, exc.offset or 0
+        last = parsed.count("\n") + (0 if multiline else 1)
+        if line > last or col < 1:  # at our closing parenthesis, or at the end: end of text
+            line = min(line, last)
+            col = len(parsed.split("\n")[line - 1]) + 1
         raise ExpressionError(f"expression syntax error: {msg}", wrapped.at(line, col)) from None
-    except (ValueError, RecursionError, MemoryError) as exc:
+    except (RecursionError, MemoryError):
+        # CPython's parser reports deep nesting as an empty MemoryError
+        raise ExpressionError("expression nested too deeply", span.start) from None
+    except ValueError as exc:
         raise ExpressionError(f"expression cannot be parsed: {exc}", span.start) from None
     checker = _Checker(body, wrapped, names, limits)
     try:
@@ -294,42 +325,74 @@ def compile_expression(
 
 
 class _Span:
-    """Maps positions in the parenthesised text back to the file."""
+    """Maps positions in the parsed text (perhaps parenthesised) back to the file."""
 
-    def __init__(self, span: SourceSpan) -> None:
+    def __init__(self, span: SourceSpan, shift: int) -> None:
         self.span = span
         self.start = span.start
+        self.shift = shift
 
     def at(self, line: int, col: int) -> Location:
-        return self.span.at(line, col - 1 if line == 1 else col)
+        return self.span.at(line, col - self.shift if line == 1 else col)
+
+
+class LimitExceeded(Exception):
+    """An operation a :class:`Limits` bound refuses (reported as "refused: ...")."""
+
+
+def _weight(value: Any, budget: int) -> int:
+    """The size of ``value``: a string's length; a sequence's items, each counting one plus
+    its own weight. The walk stops once the count exceeds ``budget``, so a repeat of a repeat
+    (whose copies share their items) is never walked in full.
+    """
+    if isinstance(value, str):
+        return len(value)
+    count = 0
+    stack = [value]
+    while stack and count <= budget:
+        item = stack.pop()
+        if isinstance(item, str):
+            count += len(item)
+        elif isinstance(item, list | tuple):
+            count += len(item)
+            stack.extend(x for x in item if isinstance(x, str | list | tuple))
+    return count
 
 
 def _operators(limits: Limits) -> dict[type[ast.AST], Callable[..., Any]]:
-    def _sized(value: Any) -> int | None:
-        return len(value) if isinstance(value, str | list | tuple) else None
+    most = limits.max_string_length
 
     def power(a: Any, b: Any) -> Any:
         if isinstance(a, int) and isinstance(b, int) and b > 0:
             bits = max(abs(a).bit_length(), 1) * b
             if abs(a) > 1 and bits > limits.max_int_bits:
-                raise OverflowError(f"{a} ** {b} would exceed {limits.max_int_bits} bits")
-        return a**b
+                raise LimitExceeded(f"{a} ** {b} would exceed {limits.max_int_bits} bits")
+        result = a**b
+        if isinstance(result, complex):
+            raise TypeError(f"{a} ** {b} has no real value")
+        return result
 
     def mult(a: Any, b: Any) -> Any:
         for seq, n in ((a, b), (b, a)):
-            size = _sized(seq)
-            if size is not None and isinstance(n, int) and size * n > limits.max_string_length:
-                raise OverflowError("repeated string or list would be too long")
+            sized = isinstance(seq, str | list | tuple) and isinstance(n, int) and n > 0
+            if sized and _weight(seq, most) * n > most:
+                raise LimitExceeded("repeated string or list would be too long")
         both_int = isinstance(a, int) and isinstance(b, int)
         if both_int and a.bit_length() + b.bit_length() > limits.max_int_bits:
-            raise OverflowError(f"product would exceed {limits.max_int_bits} bits")
+            raise LimitExceeded(f"product would exceed {limits.max_int_bits} bits")
         return a * b
 
     def add(a: Any, b: Any) -> Any:
-        sa, sb = _sized(a), _sized(b)
-        if sa is not None and sb is not None and sa + sb > limits.max_string_length:
-            raise OverflowError("concatenation would be too long")
+        both = isinstance(a, str | list | tuple) and isinstance(b, str | list | tuple)
+        if both and _weight(a, most) + _weight(b, most) > most:
+            raise LimitExceeded("concatenation would be too long")
         return a + b
+
+    def mod(a: Any, b: Any) -> Any:
+        if isinstance(a, str):
+            # printf-style formatting builds strings of any width from a short literal
+            raise LimitExceeded("string formatting with % is not allowed (use a message)")
+        return a % b
 
     return {
         ast.Add: add,
@@ -337,7 +400,7 @@ def _operators(limits: Limits) -> dict[type[ast.AST], Callable[..., Any]]:
         ast.Mult: mult,
         ast.Div: operator.truediv,
         ast.FloorDiv: operator.floordiv,
-        ast.Mod: operator.mod,
+        ast.Mod: mod,
         ast.Pow: power,
         ast.Eq: operator.eq,
         ast.NotEq: operator.ne,
@@ -355,18 +418,39 @@ def _operators(limits: Limits) -> dict[type[ast.AST], Callable[..., Any]]:
     }
 
 
+def _functions(limits: Limits) -> dict[str, Callable[..., Any]]:
+    def round_(number: Any, ndigits: Any = None) -> Any:
+        if isinstance(ndigits, int) and abs(ndigits) > 100:
+            # round(1, -10**9) computes 10 ** 10**9 first
+            raise LimitExceeded(f"round() to {ndigits} digits")
+        return round(number, ndigits)
+
+    def sum_(values: Any, start: Any = 0) -> Any:
+        items = list(values) if isinstance(values, list | tuple) else values
+        for item in (start, *items):
+            if isinstance(item, bool) or not isinstance(item, int | float):
+                raise TypeError(f"sum() adds numbers only, got {type(item).__name__}")
+        return sum(items, start)
+
+    functions = dict(FUNCTIONS)
+    functions["round"] = round_
+    functions["sum"] = sum_
+    return functions
+
+
 def _check_result_size(value: Any, limits: Limits) -> None:
-    if isinstance(value, str | list | tuple) and len(value) > limits.max_string_length:
-        raise OverflowError("result too long")
+    sized = isinstance(value, str | list | tuple)
+    if sized and _weight(value, limits.max_string_length) > limits.max_string_length:
+        raise LimitExceeded("result too long")
     if isinstance(value, int) and value.bit_length() > limits.max_int_bits:
-        raise OverflowError(f"result exceeds {limits.max_int_bits} bits")
+        raise LimitExceeded(f"result exceeds {limits.max_int_bits} bits")
 
 
 class Sandbox(SimpleEval):  # type: ignore[misc]  # simpleeval ships no type information
     """A simpleeval evaluator with this project's operators, functions and limits."""
 
     def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
-        super().__init__(operators=_operators(limits), functions=dict(FUNCTIONS), names={})
+        super().__init__(operators=_operators(limits), functions=_functions(limits), names={})
         self.limits = limits
         self.nodes[ast.List] = self._eval_sequence
         self.nodes[ast.Tuple] = self._eval_sequence
@@ -399,8 +483,12 @@ def _evaluation_error(
     detail = str(exc) or type(exc).__name__
     if isinstance(exc, TypeError) and missing:
         detail = f"{', '.join(missing)} has no value in this state ({detail})"
-    elif isinstance(exc, OverflowError):
+    elif isinstance(exc, LimitExceeded):
         detail = f"refused: {detail}"
+    elif isinstance(exc, OverflowError):
+        detail = f"refused: numeric overflow ({detail})"
+    elif isinstance(exc, MemoryError | RecursionError):
+        detail = "refused: too much memory or nesting"
     return EvaluationError(f"evaluating '{expr.text}' failed: {detail}", expr.location)
 
 

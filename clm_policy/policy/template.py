@@ -58,7 +58,7 @@ def _format(value: Any, spec: str, expr: CompiledExpression) -> str:
     if spec:
         try:
             text = format(value, spec)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             raise EvaluationError(
                 f"cannot format {value!r} with ':{spec}': {exc}", expr.location
             ) from None
