@@ -20,28 +20,32 @@ from clm_policy.errors import (
     PolicyError,
     StateError,
 )
-from clm_policy.models import (
-    Action,
-    AgentStepResult,
-    Decision,
-    Explanation,
-    GuardFinding,
-    Message,
-    MessageRole,
-    SessionState,
-    TaskStatus,
-    TokenSnapshot,
-)
 
 if TYPE_CHECKING:
+    from clm_policy.models.decision import Decision, Explanation, GuardFinding
+    from clm_policy.models.enums import Action, MessageRole, TaskStatus
+    from clm_policy.models.state import AgentStepResult, Message, SessionState, TokenSnapshot
     from clm_policy.policy.compile import load_policy
     from clm_policy.policy.engine import Policy
 
 __version__ = "0.1.0"
 
-# Loaded on first use: the YAML parser and the policy compiler are not needed by callers
-# that only decide on a cached policy (and they cost start-up time on the command line).
-_LAZY = {"load_policy": "clm_policy.policy.compile", "Policy": "clm_policy.policy.engine"}
+# Loaded on first use: pydantic, the YAML parser and the policy compiler cost start-up time,
+# and the command line's one-shot decide on a cached policy needs none of them.
+_LAZY = {
+    "Action": "clm_policy.models.enums",
+    "MessageRole": "clm_policy.models.enums",
+    "TaskStatus": "clm_policy.models.enums",
+    "Decision": "clm_policy.models.decision",
+    "Explanation": "clm_policy.models.decision",
+    "GuardFinding": "clm_policy.models.decision",
+    "AgentStepResult": "clm_policy.models.state",
+    "Message": "clm_policy.models.state",
+    "SessionState": "clm_policy.models.state",
+    "TokenSnapshot": "clm_policy.models.state",
+    "load_policy": "clm_policy.policy.compile",
+    "Policy": "clm_policy.policy.engine",
+}
 
 
 def __getattr__(name: str) -> Any:

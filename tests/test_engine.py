@@ -148,3 +148,72 @@ def test_expression_edge_cases(text: str, message: str | None) -> None:
         return
     with pytest.raises(EvaluationError, match="has no real value"):
         Sandbox().run(compile_expression(text, span, known_names({})), {})
+
+
+def test_outcome_dict_equals_decision_dump() -> None:
+    """The pydantic-free form the CLI prints is the Decision, key for key."""
+    from conftest import POLICIES
+
+    policy = load_policy(POLICIES / "examples" / "option_b.yaml")
+    for context in (0, 50_000, 170_000, 190_000):
+        for signals in (
+            {},
+            {"degradation": True, "open_subagent_calls": 1},
+            {"degradation": True, "missing_artifacts": "todo"},
+        ):
+            for force in (False, True):
+                s = SessionState(
+                    session_id="s", signals=signals, tokens=TokenSnapshot(context_tokens=context)
+                )
+                outcome = policy.outcome(s, force=force)
+                decision = policy.decide(s, force=force)
+                assert outcome.as_dict() == decision.model_dump(mode="json")
+                assert outcome.to_decision() == decision
+
+
+def test_decide_path_does_not_import_pydantic() -> None:
+    """The one-shot CLI decide on a cached policy stays off pydantic and the YAML parser."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from clm_policy.cli.main import run\n"
+        "run(['decide', '--tokens', '5'])\n"
+        "run(['decide', '--tokens', '5', '--format', 'json'])\n"
+        "heavy = [m for m in ('pydantic', 'ruamel.yaml', 'jsonschema', 'git') if m in sys.modules]\n"
+        "print('HEAVY', heavy)\n"
+    )
+    for _ in range(2):  # the first run fills the cache
+        proc = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        )
+    assert proc.stdout.splitlines()[-1] == "HEAVY []"
+
+
+def test_trusted_construction_equals_pydantic() -> None:
+    from clm_policy.models.decision import Decision, GuardFinding, trusted
+
+    values = {
+        "action": "continue",
+        "trigger": "r",
+        "rationale": "why",
+        "proposed": "compact",
+        "blocked_by": [{"guard": "g", "severity": "block", "message": "m"}],
+        "warnings": [],
+        "overridden": [],
+        "forced": False,
+        "policy": "p",
+        "profile": "coding",
+        "context_tokens": 5,
+        "context_window": None,
+        "window_source": None,
+    }
+    validated = Decision.model_validate(values)
+    fast_values = {k: getattr(validated, k) for k in Decision.model_fields}
+    fast_values["blocked_by"] = [trusted(GuardFinding, dict(f)) for f in values["blocked_by"]]
+    fast = trusted(Decision, fast_values)
+    assert fast == validated == Decision.model_construct(**fast_values)
+    assert fast.model_dump() == validated.model_dump()
+    assert fast.model_fields_set == validated.model_fields_set
+    assert fast.model_copy(update={"trigger": "x"}).trigger == "x"

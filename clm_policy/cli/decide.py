@@ -3,18 +3,47 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import click
 
-from clm_policy.cli.render import render_decision, render_explanation
+from clm_policy.cli.render import render_decision
 from clm_policy.errors import InputError, StateError
-from clm_policy.models.state import SessionState, SignalValue, TaskStatus, TokenSnapshot
+from clm_policy.models.enums import SignalValue, TaskStatus
 from clm_policy.policy.cache import load_policy_cached
-from clm_policy.policy.engine import Policy
-from clm_policy.state_io import read_state
+from clm_policy.policy.engine import Policy, StateLike
 
 STATUSES = [s.value for s in TaskStatus]
+
+
+@dataclass(frozen=True)
+class _Tokens:
+    context_tokens: int
+    context_window: int | None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    model: str | None = None
+    estimated: bool = False
+
+
+@dataclass(frozen=True)
+class _ShortcutState:
+    """The state ``--tokens`` describes. Every value is checked already (click's types; the
+    engine checks signals), and building it needs no pydantic: a one-shot decide starts
+    faster without it."""
+
+    tokens: _Tokens
+    status: TaskStatus
+    step_index: int
+    last_compact_step: int | None
+    signals: dict[str, SignalValue]
+    compact_count: int = 0
+    messages: tuple[()] = ()
+    blockers: tuple[()] = ()
+    human_interventions: int = 0
+    profile: str | None = None
 
 
 def parse_signal(text: str) -> tuple[str, SignalValue]:
@@ -151,22 +180,21 @@ def decide(
         )
     policy = load_policy_cached(policy_ref)
     source = None
+    state: StateLike
     if state_src is not None:
+        from clm_policy.state_io import read_state
+
         source = read_state(state_src)
         state = source.state
     else:
         assert tokens is not None
         if last_compact_step is not None and last_compact_step > step:
             raise click.UsageError("--last-compact-step cannot be after --step")
-        # Every value here is already checked (click's types, the engine checks signals), so
-        # the state is built without validation: that keeps pydantic's schema build off the
-        # start-up path of a one-shot decide.
-        state = SessionState.model_construct(
-            session_id="cli",
+        state = _ShortcutState(
+            tokens=_Tokens(context_tokens=tokens, context_window=window),
+            status=TaskStatus(status),
             step_index=step,
             last_compact_step=last_compact_step,
-            status=TaskStatus(status),
-            tokens=TokenSnapshot.model_construct(context_tokens=tokens, context_window=window),
             signals=dict(parse_signal(s) for s in signals),
         )
     try:
@@ -176,9 +204,11 @@ def decide(
 
 
 def _decide(
-    policy: Policy, state: SessionState, profile: str | None, force: bool, explain: bool, fmt: str
+    policy: Policy, state: StateLike, profile: str | None, force: bool, explain: bool, fmt: str
 ) -> int:
     if explain:
+        from clm_policy.cli.render import render_explanation
+
         explanation = policy.explain(state, profile, force=force)
         payload: dict[str, Any] = explanation.decision.model_dump(mode="json")
         if fmt == "json":
@@ -187,9 +217,9 @@ def _decide(
         else:
             click.echo(render_explanation(explanation))
         return 0
-    decision = policy.decide(state, profile, force=force)
+    outcome = policy.outcome(state, profile, force=force)
     if fmt == "json":
-        click.echo(json.dumps(decision.model_dump(mode="json"), indent=2))
+        click.echo(json.dumps(outcome.as_dict(), indent=2))
     else:
-        click.echo(render_decision(decision))
+        click.echo(render_decision(outcome))
     return 0

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from clm_policy.models.decision import Decision, Explanation
+from clm_policy.policy.engine import Outcome
+
+if TYPE_CHECKING:
+    from clm_policy.models.decision import Decision, Explanation
 
 
 def _value(value: object) -> str:
     return json.dumps(value)
 
 
-def render_decision(d: Decision) -> str:
+def render_decision(d: Decision | Outcome) -> str:
     if d.context_window:
         share = round(100 * d.context_tokens / d.context_window)
         window = f" of {d.context_window} ({share}%, window from {d.window_source})"

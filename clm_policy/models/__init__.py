@@ -1,22 +1,47 @@
-"""Pydantic models: the state a decision reads, the decision, and the explain trace."""
+"""Pydantic models: the state a decision reads, the decision, and the explain trace.
 
-from clm_policy.models.decision import (
-    Action,
-    Decision,
-    Explanation,
-    GuardFinding,
-    GuardTrace,
-    RuleTrace,
-)
-from clm_policy.models.state import (
-    AgentStepResult,
-    Message,
-    MessageRole,
-    SessionState,
-    SignalValue,
-    TaskStatus,
-    TokenSnapshot,
-)
+Names are loaded on first use, so that importing :mod:`clm_policy.models.enums` (which the
+fast ``decide`` path needs) does not import pydantic.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from clm_policy.models.decision import (
+        Decision,
+        Explanation,
+        GuardFinding,
+        GuardTrace,
+        RuleTrace,
+    )
+    from clm_policy.models.enums import Action, MessageRole, SignalValue, TaskStatus
+    from clm_policy.models.state import AgentStepResult, Message, SessionState, TokenSnapshot
+
+_WHERE = {
+    "Action": "enums",
+    "MessageRole": "enums",
+    "TaskStatus": "enums",
+    "Decision": "decision",
+    "Explanation": "decision",
+    "GuardFinding": "decision",
+    "GuardTrace": "decision",
+    "RuleTrace": "decision",
+    "AgentStepResult": "state",
+    "Message": "state",
+    "SessionState": "state",
+    "SignalValue": "enums",
+    "TokenSnapshot": "state",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        return getattr(importlib.import_module(f"clm_policy.models.{_WHERE[name]}"), name)
+    raise AttributeError(f"module 'clm_policy.models' has no attribute {name!r}")
+
 
 __all__ = [
     "Action",

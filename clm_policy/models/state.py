@@ -6,30 +6,9 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SignalValue = bool | int | float | str
-
-
-class TaskStatus(StrEnum):
-    """Where the task stands after the last step."""
-
-    RUNNING = "running"
-    WAITING = "waiting"
-    PHASE_BOUNDARY = "phase_boundary"
-    COMPLETED = "completed"
-    FAILED = "failed"
-    BLOCKED = "blocked"
-
-
-class MessageRole(StrEnum):
-    SYSTEM = "system"
-    USER = "user"
-    ASSISTANT = "assistant"
-    TOOL = "tool"
-
+from clm_policy.models.enums import MessageRole, SignalValue, TaskStatus
 
 _MODEL = ConfigDict(extra="forbid", defer_build=True)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from clm_policy.errors import PolicyError
-from clm_policy.models.decision import Action
+from clm_policy.models.enums import Action
 from clm_policy.policy.engine import Guard, Policy, Profile, Rule, Signal, Threshold
 from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expression
 from clm_policy.policy.load import Entry, Origin, ResolvedPolicy, load_resolved

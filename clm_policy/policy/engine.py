@@ -9,23 +9,158 @@ same and also returns every rule and guard with the values of the names it read.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sized
 from dataclasses import dataclass, field
-from typing import Any
+from enum import StrEnum
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Protocol
 
 from clm_policy.errors import EvaluationError, StateError
-from clm_policy.models.decision import (
-    Action,
-    Decision,
-    Explanation,
-    GuardFinding,
-    GuardTrace,
-    RuleTrace,
-)
-from clm_policy.models.state import SessionState
+from clm_policy.models.enums import Action
 from clm_policy.policy.expr import CompiledExpression, SandboxPool
 from clm_policy.policy.names import signal_value_fits, suggest
 from clm_policy.policy.template import Template
+
+if TYPE_CHECKING:
+    from clm_policy.models.decision import Decision, Explanation, GuardFinding
+
+
+class TokensLike(Protocol):
+    """The token figures the engine reads (a :class:`~clm_policy.TokenSnapshot`)."""
+
+    @property
+    def context_tokens(self) -> int: ...
+    @property
+    def input_tokens(self) -> int: ...
+    @property
+    def output_tokens(self) -> int: ...
+    @property
+    def total_tokens(self) -> int: ...
+    @property
+    def context_window(self) -> int | None: ...
+    @property
+    def model(self) -> str | None: ...
+    @property
+    def estimated(self) -> bool: ...
+
+
+class StateLike(Protocol):
+    """What the engine reads of a state: a :class:`~clm_policy.SessionState` has it all."""
+
+    @property
+    def tokens(self) -> TokensLike: ...
+    @property
+    def status(self) -> StrEnum: ...
+    @property
+    def step_index(self) -> int: ...
+    @property
+    def last_compact_step(self) -> int | None: ...
+    @property
+    def compact_count(self) -> int: ...
+    @property
+    def messages(self) -> Sized: ...
+    @property
+    def blockers(self) -> Sized: ...
+    @property
+    def human_interventions(self) -> int: ...
+    @property
+    def signals(self) -> Mapping[str, Any]: ...
+    @property
+    def profile(self) -> str | None: ...
+
+
+@dataclass(slots=True)
+class Finding:
+    """A guard that held (the plain form of :class:`~clm_policy.GuardFinding`)."""
+
+    guard: str
+    severity: str
+    message: str
+
+
+@dataclass(slots=True)
+class Outcome:
+    """A decision as plain data (the form of :class:`~clm_policy.Decision` without pydantic).
+
+    ``Policy.outcome`` returns it for callers that must not pay for pydantic (the command
+    line's one-shot decide); ``Policy.decide`` wraps it in a ``Decision``. ``as_dict`` gives
+    exactly ``Decision.model_dump(mode="json")``.
+    """
+
+    action: Action
+    trigger: str | None
+    rationale: str
+    proposed: Action
+    blocked_by: tuple[Finding, ...]
+    warnings: tuple[Finding, ...]
+    overridden: tuple[Finding, ...]
+    forced: bool
+    policy: str
+    profile: str
+    context_tokens: int
+    context_window: int | None
+    window_source: str | None
+
+    def as_dict(self) -> dict[str, Any]:
+        def findings(items: tuple[Finding, ...]) -> list[dict[str, str]]:
+            return [{"guard": f.guard, "severity": f.severity, "message": f.message} for f in items]
+
+        return {
+            "action": self.action.value,
+            "trigger": self.trigger,
+            "rationale": self.rationale,
+            "proposed": self.proposed.value,
+            "blocked_by": findings(self.blocked_by),
+            "warnings": findings(self.warnings),
+            "overridden": findings(self.overridden),
+            "forced": self.forced,
+            "policy": self.policy,
+            "profile": self.profile,
+            "context_tokens": self.context_tokens,
+            "context_window": self.context_window,
+            "window_source": self.window_source,
+        }
+
+    def to_decision(self) -> Decision:
+        global _decision_models
+        if _decision_models is None:
+            import clm_policy.models.decision as module
+
+            _decision_models = module
+        models = _decision_models
+
+        def findings(items: tuple[Finding, ...]) -> list[GuardFinding]:
+            return [
+                models.trusted(
+                    models.GuardFinding,
+                    {"guard": f.guard, "severity": f.severity, "message": f.message},
+                )
+                for f in items
+            ]
+
+        result: Decision = models.trusted(
+            models.Decision,
+            {
+                "action": self.action,
+                "trigger": self.trigger,
+                "rationale": self.rationale,
+                "proposed": self.proposed,
+                "blocked_by": findings(self.blocked_by) if self.blocked_by else [],
+                "warnings": findings(self.warnings) if self.warnings else [],
+                "overridden": findings(self.overridden) if self.overridden else [],
+                "forced": self.forced,
+                "policy": self.policy,
+                "profile": self.profile,
+                "context_tokens": self.context_tokens,
+                "context_window": self.context_window,
+                "window_source": self.window_source,
+            },
+        )
+        return result
+
+
+# clm_policy.models.decision, imported on the first to_decision (it imports pydantic)
+_decision_models: ModuleType | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,9 +257,15 @@ class Policy:
     # -- the public verbs -------------------------------------------------------------
 
     def decide(
-        self, state: SessionState, profile: str | None = None, *, force: bool = False
+        self, state: StateLike, profile: str | None = None, *, force: bool = False
     ) -> Decision:
         """What to do now for ``state`` under ``profile`` (see the module docstring)."""
+        return self.outcome(state, profile, force=force).to_decision()
+
+    def outcome(
+        self, state: StateLike, profile: str | None = None, *, force: bool = False
+    ) -> Outcome:
+        """:meth:`decide` as plain data, without pydantic."""
         prof = self.profile(profile or state.profile)
         names, window, source = self.namespace(state, prof)
         sandbox = self._pool.sandbox
@@ -132,7 +273,7 @@ class Policy:
         return self._finish(rule, names, prof, window, source, force)
 
     def explain(
-        self, state: SessionState, profile: str | None = None, *, force: bool = False
+        self, state: StateLike, profile: str | None = None, *, force: bool = False
     ) -> Explanation:
         """The decision, with every rule and guard, the values they read and their result.
 
@@ -140,11 +281,13 @@ class Policy:
         other actions are evaluated too, for the record; if one of those fails on this state
         (which :meth:`decide` never evaluates), its trace carries the error instead of failing.
         """
+        from clm_policy.models.decision import Explanation, GuardTrace, RuleTrace
+
         prof = self.profile(profile or state.profile)
         names, window, source = self.namespace(state, prof)
         sandbox = self._pool.sandbox
         rule = next((r for r in self.rules if sandbox.run(r.when, names)), None)
-        decision = self._finish(rule, names, prof, window, source, force)
+        decision = self._finish(rule, names, prof, window, source, force).to_decision()
         rule_traces = [
             RuleTrace(
                 id=r.id,
@@ -214,7 +357,7 @@ class Policy:
                 f"(policy {self.name} has: {known})"
             ) from None
 
-    def window_for(self, state: SessionState, prof: Profile) -> tuple[int | None, str | None]:
+    def window_for(self, state: StateLike, prof: Profile) -> tuple[int | None, str | None]:
         """The context window and where it came from: state, model table, profile, or none."""
         tokens = state.tokens
         if tokens.context_window is not None:
@@ -230,7 +373,7 @@ class Policy:
         return None, None
 
     def namespace(
-        self, state: SessionState, prof: Profile
+        self, state: StateLike, prof: Profile
     ) -> tuple[dict[str, Any], int | None, str | None]:
         """The plain values every expression of this policy may read, for ``state``."""
         window, source = self.window_for(state, prof)
@@ -300,12 +443,12 @@ class Policy:
         window: int | None,
         source: str | None,
         force: bool,
-    ) -> Decision:
+    ) -> Outcome:
         sandbox = self._pool.sandbox
         proposed = rule.action if rule is not None else self.otherwise
-        blocked: list[GuardFinding] = []
-        warned: list[GuardFinding] = []
-        overridden: list[GuardFinding] = []
+        blocked: list[Finding] = []
+        warned: list[Finding] = []
+        overridden: list[Finding] = []
         for guard in self.guards.get(proposed, ()):
             if not sandbox.run(guard.when, names):
                 continue
@@ -314,9 +457,7 @@ class Policy:
                 if guard.message is not None
                 else f"{guard.when.text}"
             )
-            finding = GuardFinding.model_construct(
-                guard=guard.id, severity=guard.severity, message=text
-            )
+            finding = Finding(guard.id, guard.severity, text)
             if guard.severity == "warn":
                 warned.append(finding)
             elif force and guard.overridable:
@@ -340,14 +481,14 @@ class Policy:
                     + "; ".join(f"{f.guard}: {f.message}" for f in overridden)
                     + ")"
                 )
-        return Decision.model_construct(
+        return Outcome(
             action=Action.CONTINUE if blocked else proposed,
             trigger=rule.id if rule is not None else None,
             rationale=rationale,
             proposed=proposed,
-            blocked_by=blocked,
-            warnings=warned,
-            overridden=overridden,
+            blocked_by=tuple(blocked),
+            warnings=tuple(warned),
+            overridden=tuple(overridden),
             forced=bool(overridden) and not blocked,
             policy=self.name,
             profile=prof.name,
