@@ -30,12 +30,19 @@ class Location:
 
 
 class ClmError(Exception):
-    """Base of every error clm-policy raises on purpose."""
+    """Base of every error clm-policy raises on purpose.
 
-    def __init__(self, message: str, location: Location | None = None) -> None:
+    ``check`` names the lint check that reports this kind of problem (``schema``,
+    ``unknown-name``, ...), so ``clm-policy lint`` can show every problem of a file with its ID.
+    """
+
+    def __init__(
+        self, message: str, location: Location | None = None, *, check: str | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.location = location
+        self.check = check
 
     def __str__(self) -> str:
         if self.location is None:
@@ -53,6 +60,11 @@ class PolicyError(InputError):
 
 class ExpressionError(PolicyError):
     """A ``when:`` expression or a message template cannot be compiled."""
+
+    def __init__(
+        self, message: str, location: Location | None = None, *, check: str | None = None
+    ) -> None:
+        super().__init__(message, location, check=check or "expression-syntax")
 
 
 class StateError(InputError):
@@ -74,3 +86,16 @@ class StateError(InputError):
 
 class EvaluationError(ClmError):
     """An expression failed while it was evaluated against a state."""
+
+
+class Sink:
+    """Where a loader reports problems: raise the first one, or collect them all (lint)."""
+
+    def __init__(self, collect: bool = False) -> None:
+        self.collect = collect
+        self.errors: list[ClmError] = []
+
+    def report(self, error: ClmError) -> None:
+        if not self.collect:
+            raise error
+        self.errors.append(error)

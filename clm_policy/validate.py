@@ -73,6 +73,7 @@ def document_errors(
         err = InputError(
             f"expected a mapping at the top of the {what}, got {got}",
             doc.location([]),
+            check="schema",
         )
         return None, [err]
     try:
@@ -140,7 +141,7 @@ def located_errors(
             message = f"{field}: {err['msg'][:1].lower()}{err['msg'][1:]}"
             if value is not None and not isinstance(value, dict | list):
                 message += f", got {_describe(value)}"
-        out.append(InputError(message, doc.location(path, key=is_key)))
+        out.append(InputError(message, doc.location(path, key=is_key), check="schema"))
     out.sort(key=lambda e: (e.location.line, e.location.col) if e.location else (0, 0))
     return out
 

@@ -129,12 +129,16 @@ def parse_yaml(text: str, file: str) -> YamlDocument:
             first = exc.context_mark
             where = f" (first at line {first.line + 1})" if first is not None else ""
             key = problem.split('"')[1] if problem.count('"') >= 2 else problem
-            raise InputError(f"duplicate key '{key}'{where}", Location(file, line, col)) from None
+            raise InputError(
+                f"duplicate key '{key}'{where}", Location(file, line, col), check="yaml-syntax"
+            ) from None
         if exc.context and exc.problem:
             problem = f"{problem} ({' '.join(str(exc.context).split())})"
-        raise InputError(f"YAML syntax error: {problem}", Location(file, line, col)) from None
+        raise InputError(
+            f"YAML syntax error: {problem}", Location(file, line, col), check="yaml-syntax"
+        ) from None
     except YAMLError as exc:
-        raise InputError(f"YAML error: {exc}", Location(file, 1, 1)) from None
+        raise InputError(f"YAML error: {exc}", Location(file, 1, 1), check="yaml-syntax") from None
     return YamlDocument(file=file, text=text, root=root)
 
 
@@ -143,7 +147,9 @@ def load_yaml(path: Path, display: str | None = None) -> YamlDocument:
     shown = display or str(path)
     doc = parse_yaml(read_text(path, shown), shown)
     if doc.root is None:
-        raise InputError("empty file: expected a YAML mapping", Location(shown, 1, 1))
+        raise InputError(
+            "empty file: expected a YAML mapping", Location(shown, 1, 1), check="schema"
+        )
     return doc
 
 
@@ -165,10 +171,15 @@ def to_plain(node: Any, file: str = "<yaml>") -> Any:
             raise InputError(
                 f"document too large: more than {MAX_NODES} nodes once aliases are expanded",
                 Location(file, 1, 1),
+                check="yaml-syntax",
             )
         if isinstance(value, dict | list):
             if id(value) in active:
-                raise InputError("an alias refers to a node that contains it", Location(file, 1, 1))
+                raise InputError(
+                    "an alias refers to a node that contains it",
+                    Location(file, 1, 1),
+                    check="yaml-syntax",
+                )
             active.add(id(value))
             try:
                 if isinstance(value, dict):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from clm_policy.errors import PolicyError
+from clm_policy.errors import ClmError, PolicyError, Sink
 from clm_policy.models.enums import Action
 from clm_policy.policy.engine import Guard, Policy, Profile, Rule, Signal, Threshold
 from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expression
@@ -48,13 +50,39 @@ def _template(entry: Entry, key: str, names: dict[str, NameInfo]) -> Template | 
     return compile_template(text, _span(entry.origin_of(key)), names)
 
 
-def compile_policy(res: ResolvedPolicy) -> Policy:
-    profiles = {name: _profile(res, name) for name in res.profiles}
-    if not profiles:
-        raise PolicyError(
-            "a policy needs at least one profile under 'profiles:'", res.files[-1].location([])
+T = TypeVar("T")
+
+
+def _attempt(sink: Sink, build: Callable[[], T]) -> T | None:
+    """``build()``, or None when it fails and the sink collects instead of raising."""
+    try:
+        return build()
+    except ClmError as exc:
+        sink.report(exc)
+        return None
+
+
+def compile_policy(res: ResolvedPolicy, sink: Sink | None = None) -> Policy:
+    """Check profiles, resolve every name and compile every expression of ``res``.
+
+    Problems go to ``sink``: raised at once by default; when it collects (lint), each broken
+    profile, rule or guard is reported and left out, and the rest still compiles.
+    """
+    sink = sink or Sink()
+    profiles: dict[str, Profile] = {}
+    for name in res.profiles:
+        profile = _attempt(sink, partial(_profile, res, name))
+        if profile is not None:
+            profiles[name] = profile
+    if not res.profiles:
+        sink.report(
+            PolicyError(
+                "a policy needs at least one profile under 'profiles:'",
+                res.files[-1].location([]),
+                check="schema",
+            )
         )
-    default = _default_profile(res, profiles)
+    default = _default_profile(res, profiles, sink)
     signals = {
         name: Signal(
             type=spec["type"], default=spec["default"], description=spec.get("description")
@@ -62,31 +90,15 @@ def compile_policy(res: ResolvedPolicy) -> Policy:
         for name, (spec, _) in res.signals.items()
     }
     names = known_names({n: s.type for n, s in signals.items()})
-    rules = tuple(
-        Rule(
-            id=e.id,
-            when=_expr(e, names),
-            action=Action(e.get("action")),
-            because=_template(e, "because", names),
-            description=e.get("description"),
-        )
-        for e in res.rules
-    )
-    guards = {
-        Action(action): tuple(
-            Guard(
-                id=e.id,
-                action=Action(action),
-                when=_expr(e, names),
-                severity=e.get("severity"),
-                overridable=bool(e.get("overridable")),
-                message=_template(e, "message", names),
-                description=e.get("description"),
-            )
-            for e in entries
-        )
-        for action, entries in res.guards.items()
-    }
+    rules = []
+    for e in res.rules:
+        rule = _attempt(sink, partial(_rule, e, names))
+        if rule is not None:
+            rules.append(rule)
+    guards: dict[Action, tuple[Guard, ...]] = {}
+    for action, entries in res.guards.items():
+        built = [_attempt(sink, partial(_guard, e, action, names)) for e in entries]
+        guards[Action(action)] = tuple(g for g in built if g is not None)
     return Policy(
         name=res.name,
         path=res.path,
@@ -96,7 +108,7 @@ def compile_policy(res: ResolvedPolicy) -> Policy:
         default_profile=default,
         signals=signals,
         models=dict(res.models),
-        rules=rules,
+        rules=tuple(rules),
         otherwise=Action(res.otherwise),
         guards=guards,
         description=res.description,
@@ -104,16 +116,47 @@ def compile_policy(res: ResolvedPolicy) -> Policy:
     )
 
 
-def _default_profile(res: ResolvedPolicy, profiles: dict[str, Profile]) -> str:
+def _rule(e: Entry, names: dict[str, NameInfo]) -> Rule:
+    when = _expr(e, names)
+    return Rule(
+        id=e.id,
+        when=when,
+        action=Action(e.get("action")),
+        because=_template(e, "because", names),
+        description=e.get("description"),
+        location=e.origin.location,
+    )
+
+
+def _guard(e: Entry, action: str, names: dict[str, NameInfo]) -> Guard:
+    when = _expr(e, names)
+    return Guard(
+        id=e.id,
+        action=Action(action),
+        when=when,
+        severity=e.get("severity"),
+        overridable=bool(e.get("overridable")),
+        message=_template(e, "message", names),
+        description=e.get("description"),
+        location=e.origin.location,
+    )
+
+
+def _default_profile(res: ResolvedPolicy, profiles: dict[str, Profile], sink: Sink) -> str:
     if res.default_profile is not None:
         name, origin = res.default_profile
-        if name not in profiles:
-            raise PolicyError(
-                f"default_profile: no profile named '{name}'{suggest(name, profiles)}",
+        if name in profiles or name in res.profiles:
+            return name
+        sink.report(
+            PolicyError(
+                f"default_profile: no profile named '{name}'{suggest(name, res.profiles)}",
                 origin.location,
+                check="schema",
             )
-        return name
-    return "coding" if "coding" in profiles else next(iter(profiles))
+        )
+    if "coding" in res.profiles:
+        return "coding"
+    return next(iter(res.profiles), "")
 
 
 def _profile(res: ResolvedPolicy, name: str) -> Profile:
@@ -128,6 +171,7 @@ def _profile(res: ResolvedPolicy, name: str) -> Profile:
             raise PolicyError(
                 f"profile '{name}' has no {key} (set it in the profile or under defaults)",
                 where.key_location,
+                check="schema",
             )
     soft = Threshold.parse(values["soft_compact"][0])
     hard = Threshold.parse(values["hard_handoff"][0])
@@ -140,6 +184,7 @@ def _profile(res: ResolvedPolicy, name: str) -> Profile:
         raise PolicyError(
             f"profile '{name}': soft_compact ({soft}) must be below hard_handoff ({hard})",
             origin.location,
+            check="threshold-order",
         )
     return Profile(
         name=name,
@@ -150,4 +195,9 @@ def _profile(res: ResolvedPolicy, name: str) -> Profile:
         retain_recent_messages=values["retain_recent_messages"][0],
         context_window=window,
         description=values["description"][0],
+        locations={
+            key: (origin or where).location
+            for key, (_, origin) in values.items()
+            if key in ("soft_compact", "hard_handoff", "context_window")
+        },
     )

@@ -15,7 +15,7 @@ from enum import StrEnum
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from clm_policy.errors import EvaluationError, StateError
+from clm_policy.errors import EvaluationError, Location, StateError
 from clm_policy.models.enums import Action
 from clm_policy.policy.expr import CompiledExpression, SandboxPool
 from clm_policy.policy.names import signal_value_fits, suggest
@@ -197,6 +197,8 @@ class Profile:
     retain_recent_messages: int = 6
     context_window: int | None = None
     description: str | None = None
+    # where soft_compact, hard_handoff and context_window were written (for lint)
+    locations: dict[str, Location] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -206,6 +208,7 @@ class Rule:
     action: Action
     because: Template | None
     description: str | None = None
+    location: Location | None = field(default=None, compare=False)  # the rule's entry
 
 
 @dataclass(frozen=True)
@@ -217,6 +220,7 @@ class Guard:
     overridable: bool
     message: Template | None
     description: str | None = None
+    location: Location | None = field(default=None, compare=False)  # the guard's entry
 
 
 @dataclass(frozen=True)

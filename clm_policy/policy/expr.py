@@ -149,10 +149,10 @@ class _Checker(ast.NodeTransformer):
         self.read: dict[str, None] = {}
         self.depth = 0
 
-    def fail(self, node: ast.AST, message: str) -> ExpressionError:
+    def fail(self, node: ast.AST, message: str, check: str | None = None) -> ExpressionError:
         line = getattr(node, "lineno", 1)
         col = getattr(node, "col_offset", 0) + 1
-        return ExpressionError(message, self.span.at(line, col))
+        return ExpressionError(message, self.span.at(line, col), check=check)
 
     def visit(self, node: ast.AST) -> Any:
         self.depth += 1
@@ -248,13 +248,21 @@ class _Checker(ast.NodeTransformer):
             if dotted in GROUPS:
                 members = sorted(n for n in self.known if n.startswith(dotted + "."))
                 if not members:
-                    raise self.fail(node, f"'{dotted}' is a group of names, and none is declared")
+                    raise self.fail(
+                        node,
+                        f"'{dotted}' is a group of names, and none is declared",
+                        "unknown-name",
+                    )
                 shown = ", ".join(members[:4]) + (", ..." if len(members) > 4 else "")
-                raise self.fail(node, f"'{dotted}' is a group of names, not a value: use {shown}")
+                raise self.fail(
+                    node,
+                    f"'{dotted}' is a group of names, not a value: use {shown}",
+                    "unknown-name",
+                )
             hint = suggest(dotted, self.known)
             if not hint and dotted.startswith("signals."):
                 hint = "; signals must be declared under 'signals:'"
-            raise self.fail(node, f"unknown name '{dotted}'{hint}")
+            raise self.fail(node, f"unknown name '{dotted}'{hint}", "unknown-name")
         self.read.setdefault(dotted, None)
         flat = ast.Name(id=dotted, ctx=ast.Load())
         return ast.copy_location(flat, node)

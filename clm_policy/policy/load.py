@@ -12,11 +12,12 @@ errors still point at the right line.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clm_policy.errors import Location, PolicyError
+from clm_policy.errors import Location, PolicyError, Sink
 from clm_policy.models.policy import GuardSpec, PolicyFile, RuleSpec
 from clm_policy.policy.sources import resolve_source
 from clm_policy.validate import validate_document
@@ -85,10 +86,22 @@ class ResolvedPolicy:
 _PLACEMENT = ("id", "before", "after", "disable", "description")
 
 
-def load_resolved(source: str | Path) -> ResolvedPolicy:
-    """Load ``source`` and its ``extends`` chain and merge them."""
+DocumentReader = Callable[[Path, str], YamlDocument]
+
+
+def load_resolved(
+    source: str | Path, *, sink: Sink | None = None, read: DocumentReader = load_yaml
+) -> ResolvedPolicy:
+    """Load ``source`` and its ``extends`` chain and merge them.
+
+    Problems in the chain itself (a file that does not parse or validate, a cycle, a missing
+    parent) always raise. Problems found while merging go to ``sink``: raised at once by
+    default, or collected (lint) while the offending entry is skipped. ``read`` loads one
+    file (lint passes a memoising reader).
+    """
+    sink = sink or Sink()
     path, shown = resolve_source(source)
-    chain = _load_chain(path, shown, [])
+    chain = _load_chain(path, shown, [], read)
     _, root_doc, root_spec = chain[-1]
     resolved = ResolvedPolicy(
         name=root_spec.name or Path(root_doc.file).stem.split(".")[0],
@@ -97,15 +110,15 @@ def load_resolved(source: str | Path) -> ResolvedPolicy:
         paths=[p for p, _, _ in chain],
     )
     for _, doc, spec in chain:
-        _merge(resolved, doc, spec)
-    _check_entries_complete(resolved)
+        _merge(resolved, doc, spec, sink)
+    _check_entries_complete(resolved, sink)
     return resolved
 
 
 def _load_chain(
-    path: Path, shown: str, seen: list[Path]
+    path: Path, shown: str, seen: list[Path], read: DocumentReader
 ) -> list[tuple[Path, YamlDocument, PolicyFile]]:
-    doc = load_yaml(path, shown)
+    doc = read(path, shown)
     spec = validate_document(doc, PolicyFile, "policy")
     key = path.resolve()
     if spec.extends is None:
@@ -114,20 +127,20 @@ def _load_chain(
     parent_path, parent_shown = resolve_source_at(spec.extends, path.parent, where)
     if parent_path.resolve() in [*seen, key]:
         cycle = " -> ".join(str(p.name) for p in [*seen, key, parent_path.resolve()])
-        raise PolicyError(f"extends cycle: {cycle}", where)
+        raise PolicyError(f"extends cycle: {cycle}", where, check="extends")
     if not parent_path.is_file():
-        raise PolicyError(f"extends target not found: {spec.extends}", where)
-    return [*_load_chain(parent_path, parent_shown, [*seen, key]), (key, doc, spec)]
+        raise PolicyError(f"extends target not found: {spec.extends}", where, check="extends")
+    return [*_load_chain(parent_path, parent_shown, [*seen, key], read), (key, doc, spec)]
 
 
 def resolve_source_at(ref: str, base: Path, where: Location) -> tuple[Path, str]:
     try:
         return resolve_source(ref, base)
     except PolicyError as exc:
-        raise PolicyError(exc.message, where) from None
+        raise PolicyError(exc.message, where, check="extends") from None
 
 
-def _merge(res: ResolvedPolicy, doc: YamlDocument, spec: PolicyFile) -> None:
+def _merge(res: ResolvedPolicy, doc: YamlDocument, spec: PolicyFile, sink: Sink) -> None:
     if spec.description is not None:
         res.description = spec.description
     if spec.default_profile is not None:
@@ -150,10 +163,10 @@ def _merge(res: ResolvedPolicy, doc: YamlDocument, spec: PolicyFile) -> None:
     res.models.update(spec.models)
     for sname, signal in spec.signals.items():
         res.signals[sname] = (signal.model_dump(), Origin(doc, ("signals", sname)))
-    res.rules = _merge_entries(res.rules, spec.rules, doc, ("rules",), "rule")
+    res.rules = _merge_entries(res.rules, spec.rules, doc, ("rules",), "rule", sink)
     for action, guards in spec.guards.items():
         res.guards[action] = _merge_entries(
-            res.guards.get(action, []), guards, doc, ("guards", action), f"{action} guard"
+            res.guards.get(action, []), guards, doc, ("guards", action), f"{action} guard", sink
         )
 
 
@@ -163,6 +176,7 @@ def _merge_entries(
     doc: YamlDocument,
     base: tuple[PathKey, ...],
     kind: str,
+    sink: Sink,
 ) -> list[Entry]:
     result = list(parent)
     first_seen: dict[str, Location] = {}
@@ -170,58 +184,96 @@ def _merge_entries(
         origin = Origin(doc, (*base, i))
         id_loc = doc.location([*base, i, "id"])
         if spec.id in first_seen:
-            raise PolicyError(
-                f"duplicate {kind} id '{spec.id}' (first at line {first_seen[spec.id].line})",
-                id_loc,
+            line = first_seen[spec.id].line
+            sink.report(
+                PolicyError(
+                    f"duplicate {kind} id '{spec.id}' (first at line {line})",
+                    id_loc,
+                    check="duplicate-id",
+                )
             )
+            continue
         first_seen[spec.id] = id_loc
         index = next((j for j, e in enumerate(result) if e.id == spec.id), None)
         given = [n for n in spec.model_fields_set if n not in _PLACEMENT]
         if spec.disable:
             if index is None:
-                raise PolicyError(f"disable: no inherited {kind} has id '{spec.id}'", id_loc)
-            if given:
-                raise PolicyError(
-                    f"{kind} '{spec.id}' is disabled: remove its other keys ({', '.join(given)})",
-                    doc.location([*base, i, given[0]], key=True),
+                sink.report(
+                    PolicyError(
+                        f"disable: no inherited {kind} has id '{spec.id}'", id_loc, check="extends"
+                    )
                 )
-            del result[index]
+            elif given:
+                sink.report(
+                    PolicyError(
+                        f"{kind} '{spec.id}' is disabled: remove its other keys "
+                        f"({', '.join(given)})",
+                        doc.location([*base, i, given[0]], key=True),
+                        check="extends",
+                    )
+                )
+            else:
+                del result[index]
             continue
         if spec.before is not None and spec.after is not None:
-            raise PolicyError(
-                f"{kind} '{spec.id}' gives both before and after",
-                doc.location([*base, i, "after"], key=True),
+            sink.report(
+                PolicyError(
+                    f"{kind} '{spec.id}' gives both before and after",
+                    doc.location([*base, i, "after"], key=True),
+                    check="extends",
+                )
             )
+            continue
+        anchor = spec.before or spec.after
+        if anchor is not None and not any(e.id == anchor for e in result if e.id != spec.id):
+            known = ", ".join(e.id for e in result if e.id != spec.id) or "none"
+            which = "before" if spec.before else "after"
+            sink.report(
+                PolicyError(
+                    f"{which}: no {kind} has id '{anchor}' (ids: {known})",
+                    doc.location([*base, i, which]),
+                    check="extends",
+                )
+            )
+            anchor = None
         entry = result.pop(index) if index is not None else Entry(spec.id, origin)
         entry.origin = origin
         for name in given:
             entry.fields[name] = (getattr(spec, name), Origin(doc, (*base, i, name)))
-        anchor = spec.before or spec.after
         if anchor is None:
             result.insert(index if index is not None else len(result), entry)
             continue
-        target = next((j for j, e in enumerate(result) if e.id == anchor), None)
-        if target is None:
-            known = ", ".join(e.id for e in result) or "none"
-            which = "before" if spec.before else "after"
-            raise PolicyError(
-                f"{which}: no {kind} has id '{anchor}' (ids: {known})",
-                doc.location([*base, i, which]),
-            )
+        target = next(j for j, e in enumerate(result) if e.id == anchor)
         result.insert(target if spec.before else target + 1, entry)
     return result
 
 
-def _check_entries_complete(res: ResolvedPolicy) -> None:
-    required = {"rule": ("when", "action")}
+def _check_entries_complete(res: ResolvedPolicy, sink: Sink) -> None:
+    """Every rule needs ``when`` and ``action``, every guard ``when`` and ``severity``."""
+    kept: list[Entry] = []
     for entry in res.rules:
-        for name in required["rule"]:
-            if name not in entry.fields:
-                raise PolicyError(f"rule '{entry.id}' has no '{name}'", entry.origin.location)
+        missing = [n for n in ("when", "action") if n not in entry.fields]
+        for name in missing:
+            sink.report(
+                PolicyError(
+                    f"rule '{entry.id}' has no '{name}'", entry.origin.location, check="schema"
+                )
+            )
+        if not missing:
+            kept.append(entry)
+    res.rules = kept
     for action, entries in res.guards.items():
+        complete: list[Entry] = []
         for entry in entries:
-            for name in ("when", "severity"):
-                if name not in entry.fields:
-                    raise PolicyError(
-                        f"{action} guard '{entry.id}' has no '{name}'", entry.origin.location
+            missing = [n for n in ("when", "severity") if n not in entry.fields]
+            for name in missing:
+                sink.report(
+                    PolicyError(
+                        f"{action} guard '{entry.id}' has no '{name}'",
+                        entry.origin.location,
+                        check="schema",
                     )
+                )
+            if not missing:
+                complete.append(entry)
+        res.guards[action] = complete
