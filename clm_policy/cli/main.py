@@ -14,6 +14,7 @@ import traceback
 import click
 
 from clm_policy.cli.decide import decide
+from clm_policy.cli.lint import lint
 from clm_policy.cli.resolve import resolve
 from clm_policy.cli.schema import schema
 from clm_policy.errors import ClmError
@@ -38,12 +39,14 @@ def cli() -> None:
       clm-policy decide --tokens 260000 --explain  # ...and why, rule by rule
       clm-policy resolve policies/default.yaml     # a policy with its extends merged
       clm-policy schema policy                     # the JSON schema of policy files
+      clm-policy lint                              # check policies/ for problems
 
-    Exit codes: 0 ok, 2 bad input or usage, 3 internal error.
+    Exit codes: 0 ok, 1 problems found (lint, test), 2 bad input or usage, 3 internal error.
     """
 
 
 cli.add_command(decide)
+cli.add_command(lint)
 cli.add_command(resolve)
 cli.add_command(schema)
 

@@ -123,6 +123,16 @@ class CompiledExpression:
     tree: ast.expr
     names: tuple[str, ...]  # flat names read, in order of first appearance
     location: Location
+    span: SourceSpan | None = None  # to place a node of ``tree`` in the file (lint)
+    shift: int = 0  # columns the parsed text's first line differs from the file's
+
+    def node_location(self, node: ast.AST) -> Location:
+        """Where ``node`` (a part of ``tree``) starts in the file."""
+        line = getattr(node, "lineno", 1)
+        col = getattr(node, "col_offset", 0) + 1
+        if self.span is None:
+            return self.location
+        return self.span.at(line, col - self.shift if line == 1 else col)
 
 
 def _dotted(node: ast.expr) -> str | None:
@@ -329,6 +339,8 @@ def compile_expression(
         tree=ast.fix_missing_locations(checked).body,
         names=tuple(checker.read),
         location=span.start,
+        span=span,
+        shift=wrapped.shift,
     )
 
 

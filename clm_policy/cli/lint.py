@@ -1,0 +1,86 @@
+"""``clm-policy lint``: every problem of policy files, for people and for CI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from clm_policy.errors import InputError
+
+FORMATS = ["text", "json", "github", "sarif"]
+
+
+@click.command()
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="text: file:line:col: level [check] message; github: workflow annotations; "
+    "sarif: SARIF 2.1.0 for code scanning.",
+)
+@click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too.")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, writable=True),
+    metavar="FILE",
+    help="Write the report to FILE instead of standard output.",
+)
+@click.option("--list-checks", is_flag=True, help="List the checks, one per line, and exit.")
+def lint(
+    paths: tuple[str, ...], fmt: str, strict: bool, output: str | None, list_checks: bool
+) -> int:
+    """Check policy files (default: policies/) and report every problem.
+
+    PATH is a policy file or a folder searched recursively for *.yaml and *.yml (test files,
+    *.test.yaml, are left to `clm-policy test`). Each problem is reported as
+    `file:line:col: level [check] message`, sorted.
+
+    \b
+    Silence a check where you mean it:
+      when: tokens.ratio > 2   # clm-lint disable-line constant-error
+      # clm-lint disable-file unused-signal
+
+    \b
+    Examples:
+      clm-policy lint
+      clm-policy lint policies/team.yaml --strict
+      clm-policy lint --format sarif --output lint.sarif
+      clm-policy lint --list-checks
+
+    Exit codes: 0 no problems (warnings allowed unless --strict), 1 problems, 2 usage error
+    (no such path, bad option).
+    """
+    from clm_policy.lint.checks import CHECKS, summary
+
+    if list_checks:
+        width = max(len(m.ID) for m in CHECKS)
+        for module in CHECKS:
+            click.echo(f"{module.ID:<{width}}  {module.LEVEL:<7}  {summary(module)}")
+        return 0
+    from clm_policy import __version__
+    from clm_policy.lint.runner import lint_paths
+    from clm_policy.report import lint as formats
+    from clm_policy.report.sarif import sarif
+
+    targets = list(paths) or ["policies"]
+    if not paths and not Path("policies").is_dir():
+        raise InputError("no PATH given and no policies/ folder here")
+    report = lint_paths(targets)
+    if fmt == "sarif":
+        rendered = sarif(report, __version__)
+    else:
+        rendered = {"text": formats.text, "json": formats.as_json, "github": formats.github}[fmt](
+            report
+        )
+    if output is not None:
+        Path(output).write_text(rendered, encoding="utf-8")
+    else:
+        click.echo(rendered, nl=False)
+    if fmt == "text" or output is not None:
+        click.echo(formats.summary(report), err=True)
+    return 1 if report.failed(strict) else 0

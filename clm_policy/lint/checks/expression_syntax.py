@@ -1,0 +1,36 @@
+"""Expressions and message templates must parse and use only what the sandbox allows.
+
+Syntax errors, and constructs refused at load: lambdas, comprehensions, subscripts, method
+calls, calls to functions outside the allow-list, names starting with ``_``, unclosed ``{``
+in a message, format specs outside the allowed set. Reported at the offending column.
+
+Passes::
+
+    version: 1
+    profiles:
+      coding: {soft_compact: 250000, hard_handoff: 350000}
+    rules:
+      - {id: big, when: "max(tokens.context, 0) >= profile.hard_handoff", action: handoff}
+
+Fails::
+
+    version: 1
+    profiles:
+      coding: {soft_compact: 250000, hard_handoff: 350000}
+    rules:
+      - {id: big, when: "tokens.context >= >= profile.hard_handoff", action: handoff}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from clm_policy.lint.context import LintContext
+from clm_policy.lint.problem import ERROR, Problem
+
+ID = "expression-syntax"
+LEVEL = ERROR
+
+
+def check(ctx: LintContext) -> Iterator[Problem]:
+    yield from ctx.loading_problems(ID, LEVEL)

@@ -1,0 +1,71 @@
+"""Operand types must fit: no bool compared to a number, and a ``when`` gives true or false.
+
+No string ordered against a number either, no arithmetic on strings, no number looked up in a
+string. Every name has a declared type (signals theirs), so these are known at load. Python would
+evaluate ``signals.degradation > 0`` without complaint, and ``status == 1`` is simply always
+false: both are almost always a mistake in a policy.
+
+Passes::
+
+    version: 1
+    profiles:
+      coding: {soft_compact: 250000, hard_handoff: 350000}
+    signals:
+      degradation: {type: bool, default: false}
+    rules:
+      - {id: worse, when: signals.degradation and tokens.ratio is not None, action: compact}
+
+Fails::
+
+    version: 1
+    profiles:
+      coding: {soft_compact: 250000, hard_handoff: 350000}
+    signals:
+      degradation: {type: bool, default: false}
+    rules:
+      - {id: worse, when: signals.degradation > 0, action: compact}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from clm_policy.lint.context import LintContext
+from clm_policy.lint.problem import ERROR, Problem
+from clm_policy.lint.types import check_expression
+from clm_policy.policy.expr import CompiledExpression
+from clm_policy.policy.names import known_names
+from clm_policy.policy.template import Template
+
+ID = "type-mismatch"
+LEVEL = ERROR
+
+
+def check(ctx: LintContext) -> Iterator[Problem]:
+    policy = ctx.policy
+    if policy is None:
+        return
+    names = known_names({n: s.type for n, s in policy.signals.items()})
+    conditions: list[CompiledExpression] = [r.when for r in policy.rules]
+    conditions += [g.when for guards in policy.guards.values() for g in guards]
+    for expr in conditions:
+        kinds, mismatches = check_expression(expr.tree, names)
+        for m in mismatches:
+            yield Problem.at(expr.node_location(m.node), ID, LEVEL, m.message)
+        if not mismatches and "any" not in kinds and "bool" not in kinds:
+            shown = " or ".join(sorted(kinds))
+            yield Problem.at(
+                expr.location,
+                ID,
+                LEVEL,
+                f"condition gives {shown}, not true or false: {expr.text}",
+            )
+    templates: list[Template | None] = [r.because for r in policy.rules]
+    templates += [g.message for guards in policy.guards.values() for g in guards]
+    for template in templates:
+        for part in template.parts if template is not None else ():
+            if isinstance(part, str):
+                continue
+            _, mismatches = check_expression(part[0].tree, names)
+            for m in mismatches:
+                yield Problem.at(part[0].node_location(m.node), ID, LEVEL, m.message)

@@ -1,0 +1,36 @@
+"""Every name an expression reads must exist, with a "did you mean" when one is close.
+
+Names are the state's (``tokens.context``, ``status``, ...), the profile's
+(``profile.soft_compact``, ...) and the declared signals (``signals.<name>``); see
+docs/policy.md. An undeclared signal is reported with a reminder to declare it.
+
+Passes::
+
+    version: 1
+    profiles:
+      coding: {soft_compact: 250000, hard_handoff: 350000}
+    rules:
+      - {id: big, when: tokens.context >= profile.hard_handoff, action: handoff}
+
+Fails::
+
+    version: 1
+    profiles:
+      coding: {soft_compact: 250000, hard_handoff: 350000}
+    rules:
+      - {id: big, when: tokens.contxt >= profile.hard_handoff, action: handoff}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from clm_policy.lint.context import LintContext
+from clm_policy.lint.problem import ERROR, Problem
+
+ID = "unknown-name"
+LEVEL = ERROR
+
+
+def check(ctx: LintContext) -> Iterator[Problem]:
+    yield from ctx.loading_problems(ID, LEVEL)

@@ -1,0 +1,56 @@
+"""Every declared signal should be read by some rule, guard or message.
+
+An unread signal is usually a typo elsewhere or a leftover after a rule was removed; an
+integration that sets it changes nothing.
+
+Passes::
+
+    version: 1
+    profiles:
+      coding: {soft_compact: 250000, hard_handoff: 350000}
+    signals:
+      degradation: {type: bool, default: false}
+    rules:
+      - {id: worse, when: signals.degradation, action: compact}
+
+Fails::
+
+    version: 1
+    profiles:
+      coding: {soft_compact: 250000, hard_handoff: 350000}
+    signals:
+      degradation: {type: bool, default: false}
+    rules:
+      - {id: big, when: tokens.context >= profile.hard_handoff, action: handoff}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from clm_policy.lint.context import LintContext
+from clm_policy.lint.problem import WARNING, Problem
+
+ID = "unused-signal"
+LEVEL = WARNING
+
+
+def check(ctx: LintContext) -> Iterator[Problem]:
+    policy, resolved = ctx.policy, ctx.resolved
+    if policy is None or resolved is None:
+        return
+    read: set[str] = set()
+    for rule in policy.rules:
+        read.update(rule.when.names)
+        if rule.because is not None:
+            read.update(rule.because.names)
+    for guards in policy.guards.values():
+        for guard in guards:
+            read.update(guard.when.names)
+            if guard.message is not None:
+                read.update(guard.message.names)
+    for name, (_, origin) in resolved.signals.items():
+        if f"signals.{name}" not in read:
+            yield Problem.at(
+                origin.key_location, ID, LEVEL, f"signal '{name}' is declared but never read"
+            )

@@ -1,0 +1,31 @@
+"""The file must be well-formed YAML, without duplicate keys.
+
+Reported where the parser stopped. Nothing else can be checked in a file that does not parse.
+
+Passes::
+
+    version: 1
+    profiles:
+      coding: {soft_compact: 250000, hard_handoff: 350000}
+
+Fails::
+
+    version: 1
+    profiles:
+      coding: {soft_compact: 250000, hard_handoff: 350000}
+      coding: {soft_compact: 200000, hard_handoff: 300000}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from clm_policy.lint.context import LintContext
+from clm_policy.lint.problem import ERROR, Problem
+
+ID = "yaml-syntax"
+LEVEL = ERROR
+
+
+def check(ctx: LintContext) -> Iterator[Problem]:
+    yield from ctx.loading_problems(ID, LEVEL)

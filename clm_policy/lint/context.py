@@ -1,0 +1,34 @@
+"""What a check sees of one policy file: its document, what loading it reported, the result."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from clm_policy.errors import ClmError
+from clm_policy.lint.problem import Problem
+from clm_policy.policy.engine import Policy
+from clm_policy.policy.load import ResolvedPolicy
+from clm_policy.yamlio import YamlDocument
+
+
+@dataclass
+class LintContext:
+    """One policy file under lint.
+
+    ``errors`` are the problems loading reported, each tagged with the check that owns it;
+    ``resolved`` and ``policy`` are None when loading stopped before them (then only the
+    loading checks have something to say).
+    """
+
+    file: str
+    doc: YamlDocument | None
+    errors: list[ClmError] = field(default_factory=list)
+    resolved: ResolvedPolicy | None = None
+    policy: Policy | None = None
+
+    def loading_problems(self, check: str, level: str) -> Iterator[Problem]:
+        """The problems loading reported for ``check``."""
+        for error in self.errors:
+            if error.check == check and error.location is not None:
+                yield Problem.at(error.location, check, level, error.message)

@@ -1,0 +1,46 @@
+"""Disable comments: silence a named check on one line or in a whole file.
+
+``# clm-lint disable-line CHECK[,CHECK]`` at the end of a line silences those checks on that
+line; on a line of its own it silences them on the next line. ``# clm-lint disable-file
+CHECK[,CHECK]`` anywhere silences them in the whole file. ``all`` names every check.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_DIRECTIVE = re.compile(r"#\s*clm-lint\s+(disable-line|disable-file)\s+([A-Za-z0-9_,\s-]+?)\s*$")
+
+
+@dataclass
+class Directives:
+    by_line: dict[int, set[str]] = field(default_factory=dict)
+    file: set[str] = field(default_factory=set)
+    # (line, col, check) of each named check, to report unknown ones
+    named: list[tuple[int, int, str]] = field(default_factory=list)
+
+    def silences(self, line: int, check: str) -> bool:
+        for ids in (self.file, self.by_line.get(line, set())):
+            if check in ids or "all" in ids:
+                return True
+        return False
+
+
+def parse(text: str) -> Directives:
+    found = Directives()
+    for number, line in enumerate(text.splitlines(), start=1):
+        if "clm-lint" not in line:
+            continue
+        match = _DIRECTIVE.search(line)
+        if match is None:
+            continue
+        ids = {part.strip() for part in match.group(2).split(",") if part.strip()}
+        found.named.extend((number, match.start(2) + 1, check) for check in sorted(ids))
+        if match.group(1) == "disable-file":
+            found.file |= ids
+            continue
+        own_line = line[: match.start()].strip() == ""
+        target = number + 1 if own_line else number
+        found.by_line.setdefault(target, set()).update(ids)
+    return found

@@ -1,0 +1,165 @@
+"""Find policy files, lint each one, and gather the problems.
+
+A policy file is any ``*.yaml``/``*.yml`` under the given paths except policy test files
+(``*.test.yaml``). Each file is loaded with every problem collected (not just the first), its
+checks run on what loaded, and disable comments apply. A file's problems that lie in another
+file it extends are reported at its own ``extends:`` line when they come from how this file
+combines with its parent (a rule it disabled leaving a signal unread, say); problems that
+belong to the parent itself are reported there, once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from clm_policy.errors import ClmError, InputError, Location, Sink
+from clm_policy.lint import directives
+from clm_policy.lint.checks import CHECKS
+from clm_policy.lint.context import LintContext
+from clm_policy.lint.problem import ERROR, Problem
+from clm_policy.models.policy import PolicyFile
+from clm_policy.policy.compile import compile_policy
+from clm_policy.policy.load import load_resolved
+from clm_policy.validate import document_errors
+from clm_policy.yamlio import YamlDocument, load_yaml
+
+TEST_SUFFIXES = (".test.yaml", ".test.yml")
+_LOADING = (
+    "yaml-syntax",
+    "schema",
+    "extends",
+    "duplicate-id",
+    "expression-syntax",
+    "unknown-name",
+    "threshold-order",
+)
+
+
+@dataclass
+class LintReport:
+    files: list[str]
+    problems: list[Problem]
+
+    @property
+    def errors(self) -> int:
+        return sum(p.level == ERROR for p in self.problems)
+
+    @property
+    def warnings(self) -> int:
+        return len(self.problems) - self.errors
+
+    def failed(self, strict: bool = False) -> bool:
+        return bool(self.errors or (strict and self.warnings))
+
+
+def is_policy_file(path: Path) -> bool:
+    name = path.name
+    return name.endswith((".yaml", ".yml")) and not name.endswith(TEST_SUFFIXES)
+
+
+def discover(paths: Sequence[str]) -> list[Path]:
+    """The policy files named by ``paths`` (files, or folders searched recursively)."""
+    found: list[Path] = []
+    for text in paths:
+        path = Path(text)
+        if path.is_dir():
+            inside = sorted(p for p in path.rglob("*") if p.is_file() and is_policy_file(p))
+            if not inside:
+                raise InputError(f"no policy files (*.yaml, *.yml) under {text}")
+            found.extend(inside)
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise InputError(f"no such file or directory: {text}")
+    unique: dict[Path, Path] = {}
+    for path in found:
+        unique.setdefault(path.resolve(), path)
+    return list(unique.values())
+
+
+class _Reader:
+    """Loads each file once per run (a team folder extends the same parents many times)."""
+
+    def __init__(self) -> None:
+        self.docs: dict[Path, YamlDocument] = {}
+
+    def __call__(self, path: Path, shown: str) -> YamlDocument:
+        key = path.resolve()
+        if key not in self.docs:
+            self.docs[key] = load_yaml(path, shown)
+        return self.docs[key]
+
+    def text(self, file: str) -> str | None:
+        for doc in self.docs.values():
+            if doc.file == file:
+                return doc.text
+        return None
+
+
+def lint_paths(paths: Sequence[str]) -> LintReport:
+    files = discover(paths)
+    reader = _Reader()
+    problems: set[Problem] = set()
+    for path in files:
+        problems.update(lint_file(path, str(path), reader))
+    kept = []
+    parsed: dict[str, directives.Directives] = {}
+    for problem in problems:
+        if problem.file not in parsed:
+            text = reader.text(problem.file)
+            parsed[problem.file] = (
+                directives.parse(text) if text is not None else directives.Directives()
+            )
+        if not parsed[problem.file].silences(problem.line, problem.check):
+            kept.append(problem)
+    return LintReport(files=[str(p) for p in files], problems=sorted(kept))
+
+
+def lint_file(path: Path, shown: str, read: _Reader) -> list[Problem]:
+    ctx = load_for_lint(path, shown, read)
+    out: list[Problem] = []
+    for module in CHECKS:
+        for problem in module.check(ctx):
+            if problem.file != ctx.file and module.ID not in _LOADING:
+                problem = _relocate(problem, ctx)
+            out.append(problem)
+    return out
+
+
+def load_for_lint(path: Path, shown: str, read: _Reader) -> LintContext:
+    """Load ``path`` collecting every problem, as far as the problems allow."""
+    try:
+        doc = read(path, shown)
+    except ClmError as exc:
+        return LintContext(file=shown, doc=None, errors=[exc])
+    ctx = LintContext(file=shown, doc=doc)
+    schema_errors: list[ClmError]
+    try:
+        schema_errors = list(document_errors(doc, PolicyFile, "policy")[1])
+    except ClmError as exc:  # an alias bomb, found while reading the tree
+        schema_errors = [exc]
+    if schema_errors:
+        ctx.errors.extend(schema_errors)
+        return ctx
+    sink = Sink(collect=True)
+    try:
+        ctx.resolved = load_resolved(path, sink=sink, read=read)
+        ctx.policy = compile_policy(ctx.resolved, sink)
+    except ClmError as exc:
+        sink.errors.append(exc)
+    ctx.errors.extend(sink.errors)
+    return ctx
+
+
+def _relocate(problem: Problem, ctx: LintContext) -> Problem:
+    where = ctx.doc.location(["extends"]) if ctx.doc is not None else Location(ctx.file, 1, 1)
+    return Problem(
+        ctx.file,
+        where.line,
+        where.col,
+        problem.check,
+        problem.level,
+        f"{problem.message} (in {problem.file}:{problem.line}:{problem.col}, as extended here)",
+    )

@@ -1,0 +1,246 @@
+"""Static types of policy expressions, for the ``type-mismatch`` check.
+
+Every name has a declared type (docs/policy.md), so the type of each part of an expression is
+known at load. Types are sets of kinds — ``int``, ``float``, ``bool``, ``str``, ``none``,
+``seq`` (a list or tuple literal) — or ``any`` when nothing can be said. A mismatch is an
+operation whose operands can never meet: a bool compared to a number, a string ordered
+against a number, arithmetic on a string, a number tested for membership in a string.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from clm_policy.policy.names import NameInfo
+
+Kinds = frozenset[str]
+
+ANY: Kinds = frozenset({"any"})
+BOOL: Kinds = frozenset({"bool"})
+INT: Kinds = frozenset({"int"})
+FLOAT: Kinds = frozenset({"float"})
+STR: Kinds = frozenset({"str"})
+NONE: Kinds = frozenset({"none"})
+SEQ: Kinds = frozenset({"seq"})
+NUMBER = frozenset({"int", "float"})
+
+_OPS = {
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+}
+
+_RESULTS: Mapping[str, Kinds] = {
+    "len": INT,
+    "int": INT,
+    "float": FLOAT,
+    "str": STR,
+    "bool": BOOL,
+    "any": BOOL,
+    "all": BOOL,
+    "sum": NUMBER,
+    "round": NUMBER,
+    "abs": NUMBER,
+}
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    node: ast.AST
+    message: str
+
+
+def declared(info: NameInfo) -> Kinds:
+    return frozenset("none" if part == "None" else part for part in info.type.split("|"))
+
+
+def _show(kinds: Kinds) -> str:
+    shown = kinds - NONE or kinds
+    both = shown >= NUMBER
+    return " or ".join(sorted({"number" if both and k in NUMBER else k for k in shown}))
+
+
+def _category(kind: str) -> str:
+    return "number" if kind in NUMBER else kind
+
+
+class Inferrer:
+    """Infers kinds bottom-up and reports each mismatch it meets."""
+
+    def __init__(self, names: Mapping[str, NameInfo], report: Callable[[Mismatch], None]) -> None:
+        self.names = names
+        self.report = report
+        self.elements: dict[int, Kinds] = {}  # element kinds of list/tuple literals, by id
+
+    def kinds(self, node: ast.AST) -> Kinds:
+        method = getattr(self, f"_{type(node).__name__}", None)
+        return method(node) if method is not None else ANY
+
+    # -- leaves ---------------------------------------------------------------------------
+
+    def _Constant(self, node: ast.Constant) -> Kinds:
+        value = node.value
+        if value is None:
+            return NONE
+        if isinstance(value, bool):
+            return BOOL
+        if isinstance(value, int):
+            return INT
+        if isinstance(value, float):
+            return FLOAT
+        return STR if isinstance(value, str) else ANY
+
+    def _Name(self, node: ast.Name) -> Kinds:
+        info = self.names.get(node.id)
+        return declared(info) if info is not None else ANY
+
+    def _List(self, node: ast.List | ast.Tuple) -> Kinds:
+        inner: set[str] = set()
+        for elt in node.elts:
+            inner |= self.kinds(elt)
+        self.elements[id(node)] = frozenset(inner) or ANY
+        return SEQ
+
+    _Tuple = _List
+
+    # -- operators -------------------------------------------------------------------------
+
+    def _BoolOp(self, node: ast.BoolOp) -> Kinds:
+        out: set[str] = set()
+        for value in node.values:
+            out |= self.kinds(value)
+        return frozenset(out)
+
+    def _UnaryOp(self, node: ast.UnaryOp) -> Kinds:
+        operand = self.kinds(node.operand)
+        if isinstance(node.op, ast.Not):
+            return BOOL
+        if "any" not in operand and not operand & NUMBER:
+            self.report(
+                Mismatch(node, f"unary minus/plus on {_show(operand)}: {ast.unparse(node)}")
+            )
+            return ANY
+        return operand & NUMBER or ANY
+
+    def _BinOp(self, node: ast.BinOp) -> Kinds:
+        left, right = self.kinds(node.left), self.kinds(node.right)
+        if "any" in left or "any" in right:
+            return ANY
+        op = _OPS.get(type(node.op), "?")
+        lcat = {_category(k) for k in left - NONE}
+        rcat = {_category(k) for k in right - NONE}
+        allowed = {("number", "number")}
+        if isinstance(node.op, ast.Add):
+            allowed |= {("str", "str"), ("seq", "seq")}
+        if isinstance(node.op, ast.Mult):
+            allowed |= {("str", "number"), ("number", "str"), ("seq", "number"), ("number", "seq")}
+        if not any((a, b) in allowed for a in lcat for b in rcat):
+            self.report(
+                Mismatch(node, f"'{op}' on {_show(left)} and {_show(right)}: {ast.unparse(node)}")
+            )
+            return ANY
+        if ("str" in lcat or "str" in rcat) and not isinstance(node.op, ast.Add | ast.Mult):
+            return ANY
+        if "str" in lcat | rcat:
+            return STR
+        if "seq" in lcat | rcat:
+            return SEQ
+        if isinstance(node.op, ast.Div) or "float" in left | right:
+            return FLOAT if isinstance(node.op, ast.Div) else NUMBER
+        return INT
+
+    def _Compare(self, node: ast.Compare) -> Kinds:
+        left_node: ast.expr = node.left
+        left = self.kinds(left_node)
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
+            right = self.kinds(right_node)
+            self._compare(node, op, left_node, left, right_node, right)
+            left_node, left = right_node, right
+        return BOOL
+
+    def _compare(
+        self,
+        node: ast.Compare,
+        op: ast.cmpop,
+        lnode: ast.expr,
+        left: Kinds,
+        rnode: ast.expr,
+        right: Kinds,
+    ) -> None:
+        if "any" in left or "any" in right or isinstance(op, ast.Is | ast.IsNot):
+            return
+        text = f"{ast.unparse(lnode)} {_OPS.get(type(op), '?')} {ast.unparse(rnode)}"
+        if isinstance(op, ast.In | ast.NotIn):
+            if right - NONE == STR and not left & STR:
+                self.report(
+                    Mismatch(node, f"{_show(left)} tested for membership in a string: {text}")
+                )
+            elif "seq" in right:
+                elements = self.elements.get(id(rnode), ANY)
+                if "any" not in elements and not _meet(left, elements, equality=True):
+                    self.report(
+                        Mismatch(
+                            node,
+                            f"{_show(left)} can never be one of {_show(elements)} values: {text}",
+                        )
+                    )
+            return
+        equality = isinstance(op, ast.Eq | ast.NotEq)
+        if not _meet(left, right, equality=equality):
+            never = " (never equal)" if equality else ""
+            self.report(
+                Mismatch(
+                    node,
+                    f"'{_OPS[type(op)]}' compares {_show(left)} with {_show(right)}{never}: {text}",
+                )
+            )
+
+    def _IfExp(self, node: ast.IfExp) -> Kinds:
+        self.kinds(node.test)
+        return self.kinds(node.body) | self.kinds(node.orelse)
+
+    def _Call(self, node: ast.Call) -> Kinds:
+        args = [self.kinds(arg) for arg in node.args]
+        name = node.func.id if isinstance(node.func, ast.Name) else ""
+        if name in ("min", "max") and args:
+            out: set[str] = set()
+            for a in args:
+                out |= a
+            return frozenset(out) if "seq" not in out else ANY
+        return _RESULTS.get(name, ANY)
+
+
+def _meet(left: Kinds, right: Kinds, *, equality: bool) -> bool:
+    """Whether a value of ``left`` and one of ``right`` can be compared meaningfully."""
+    if equality and ("none" in left or "none" in right):
+        return True
+    lcat = {_category(k) for k in left - NONE}
+    rcat = {_category(k) for k in right - NONE}
+    if not lcat or not rcat:
+        return True
+    if equality:
+        return bool(lcat & rcat)
+    return bool(lcat & rcat & {"number", "str"})
+
+
+def check_expression(tree: ast.expr, names: Mapping[str, NameInfo]) -> tuple[Kinds, list[Mismatch]]:
+    """The kinds ``tree`` evaluates to, and the mismatches inside it."""
+    found: list[Mismatch] = []
+    kinds = Inferrer(names, found.append).kinds(tree)
+    return kinds, found
