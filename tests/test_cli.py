@@ -169,7 +169,7 @@ def test_version_and_help() -> None:
     top = invoke("--help")
     assert top.exit_code == 0
     assert "clm-policy decide --tokens 260000 --explain" in top.stdout
-    assert "Exit codes: 0 ok, 2 bad input or usage, 3 internal error." in top.stdout
+    assert "Exit codes: 0 ok, 1 problems found (lint, test), 2 bad input or usage, 3" in top.stdout
     sub = invoke("decide", "--help")
     assert (
         "cat session.json | clm-policy decide --state - --policy policies/team.yaml" in sub.stdout

@@ -100,32 +100,52 @@ class _Reader:
 
 def lint_paths(paths: Sequence[str]) -> LintReport:
     files = discover(paths)
-    reader = _Reader()
+    linter = _Linter()
     problems: set[Problem] = set()
     for path in files:
-        problems.update(lint_file(path, str(path), reader))
+        problems.update(linter.lint(path, str(path)))
     kept = []
     parsed: dict[str, directives.Directives] = {}
     for problem in problems:
         if problem.file not in parsed:
-            text = reader.text(problem.file)
-            parsed[problem.file] = (
-                directives.parse(text) if text is not None else directives.Directives()
-            )
+            text = linter.read.text(problem.file)
+            found = directives.parse(text) if text is not None else directives.Directives()
+            parsed[problem.file] = found
         if not parsed[problem.file].silences(problem.line, problem.check):
             kept.append(problem)
     return LintReport(files=[str(p) for p in files], problems=sorted(kept))
 
 
-def lint_file(path: Path, shown: str, read: _Reader) -> list[Problem]:
-    ctx = load_for_lint(path, shown, read)
-    out: list[Problem] = []
-    for module in CHECKS:
-        for problem in module.check(ctx):
-            if problem.file != ctx.file and module.ID not in _LOADING:
-                problem = _relocate(problem, ctx)
-            out.append(problem)
-    return out
+class _Linter:
+    """Lints files, each once; remembers results to tell a parent's own problems from those
+    a child causes by extending it."""
+
+    def __init__(self) -> None:
+        self.read = _Reader()
+        self.done: dict[Path, list[Problem]] = {}
+
+    def lint(self, path: Path, shown: str) -> list[Problem]:
+        key = path.resolve()
+        if key in self.done:
+            return self.done[key]
+        ctx = load_for_lint(path, shown, self.read)
+        out: list[Problem] = []
+        for module in CHECKS:
+            for problem in module.check(ctx):
+                if problem.file != ctx.file and module.ID not in _LOADING:
+                    problem = self._attribute(problem, ctx)
+                out.append(problem)
+        self.done[key] = out
+        return out
+
+    def _attribute(self, problem: Problem, ctx: LintContext) -> Problem:
+        """A check found ``problem`` in a file ``ctx`` extends: keep it there if that file has
+        it on its own, else report it at ``ctx``'s ``extends:`` (this file caused it)."""
+        if ctx.resolved is not None:
+            for doc, path in zip(ctx.resolved.files, ctx.resolved.paths, strict=True):
+                if doc.file == problem.file and problem in self.lint(path, doc.file):
+                    return problem
+        return _relocate(problem, ctx)
 
 
 def load_for_lint(path: Path, shown: str, read: _Reader) -> LintContext:

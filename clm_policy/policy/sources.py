@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from clm_policy.errors import PolicyError
@@ -21,5 +22,5 @@ def resolve_source(source: str | Path, relative_to: Path | None = None) -> tuple
             raise PolicyError(f"no bundled policy named '{text}' (bundled: {known})")
     path = Path(text)
     if relative_to is not None and not path.is_absolute():
-        path = relative_to / path
+        path = Path(os.path.normpath(relative_to / path))
     return path, str(path) if relative_to is not None else text

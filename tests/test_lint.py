@@ -1,0 +1,237 @@
+"""clm-policy lint: each check's documented examples, exact output of every format (golden),
+disable comments, exit codes."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from clm_policy.lint.checks import CHECKS
+from clm_policy.lint.runner import lint_paths
+
+from conftest import POLICIES, REPO, invoke, run_process
+
+FIXTURES = Path(__file__).parent / "fixtures"
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def golden(name: str, actual: str) -> None:
+    import os
+
+    path = GOLDEN / name
+    if os.environ.get("CLM_UPDATE_GOLDEN"):
+        path.write_text(actual, encoding="utf-8")
+    assert actual == path.read_text(encoding="utf-8")
+
+
+def example(module: ModuleType, kind: str) -> str:
+    """The ``Passes::`` or ``Fails::`` example of a check's documentation."""
+    doc = module.__doc__ or ""
+    block = doc.split(f"{kind}::\n", 1)[1]
+    if kind == "Passes":
+        block = block.split("Fails::", 1)[0]
+    return textwrap.dedent(block).strip("\n") + "\n"
+
+
+@pytest.mark.parametrize("module", CHECKS, ids=[m.ID for m in CHECKS])
+def test_documented_examples(module: ModuleType, tmp_path: Path) -> None:
+    passing = tmp_path / "passes.yaml"
+    failing = tmp_path / "fails.yaml"
+    passing.write_text(example(module, "Passes"))
+    failing.write_text(example(module, "Fails"))
+    assert lint_paths([str(passing)]).problems == []
+    found = lint_paths([str(failing)]).problems
+    assert found, f"{module.ID}: the failing example finds nothing"
+    assert {p.check for p in found} == {module.ID}
+    assert {p.level for p in found} == {module.LEVEL}
+
+
+def test_every_check_is_documented() -> None:
+    ids = [m.ID for m in CHECKS]
+    assert len(ids) == len(set(ids))
+    doc = (REPO / "docs" / "lint.md").read_text()
+    for module in CHECKS:
+        assert module.LEVEL in ("error", "warning")
+        assert f"### `{module.ID}`" in doc, module.ID
+
+
+def test_shipped_policies_are_clean() -> None:
+    result = invoke("lint", str(POLICIES), "--strict")
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == "clm-policy lint: 4 files, no problems\n"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name"),
+    [
+        ("text", "lint.txt"),
+        ("json", "lint.json"),
+        ("github", "lint.github"),
+        ("sarif", "lint.sarif"),
+    ],
+)
+def test_formats_golden(monkeypatch: pytest.MonkeyPatch, fmt: str, name: str) -> None:
+    monkeypatch.chdir(FIXTURES)
+    result = invoke("lint", "lint", "--format", fmt)
+    assert result.exit_code == 1
+    golden(name, result.stdout)
+
+
+def test_sarif_shape(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FIXTURES)
+    log = json.loads(invoke("lint", "lint", "--format", "sarif").stdout)
+    assert log["version"] == "2.1.0"
+    (run,) = log["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == [m.ID for m in CHECKS]
+    for result in run["results"]:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+        assert result["level"] in ("error", "warning")
+        region = result["locations"][0]["physicalLocation"]["region"]
+        assert region["startLine"] >= 1
+        assert region["startColumn"] >= 1
+        uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        assert uri.startswith("lint/")
+
+
+def test_text_is_sorted_and_complete(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FIXTURES)
+    result = invoke("lint", "lint")
+    lines = result.stdout.splitlines()
+    assert lines == sorted(
+        lines, key=lambda s: (s.split(":")[0], int(s.split(":")[1]), int(s.split(":")[2]))
+    )
+    assert result.stderr == "clm-policy lint: 7 error(s), 3 warning(s) in 4 files\n"
+
+
+def test_disable_comments(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    body = """\
+        version: 1
+        profiles:
+          coding: {soft_compact: 1, hard_handoff: 2}
+        signals:
+          a: {type: int, default: 0}  # clm-lint disable-line unused-signal
+          # clm-lint disable-line unused-signal, type-mismatch
+          b: {type: int, default: 0}
+          c: {type: int, default: 0}
+        rules:
+          - {id: r, when: status == 1, action: compact}  # clm-lint disable-line all
+          - {id: s, when: status == 2, action: compact}
+    """
+    path.write_text(textwrap.dedent(body))
+    found = [(p.line, p.check) for p in lint_paths([str(path)]).problems]
+    assert found == [(8, "unused-signal"), (11, "type-mismatch")]
+    path.write_text("# clm-lint disable-file unused-signal,type-mismatch\n" + textwrap.dedent(body))
+    assert lint_paths([str(path)]).problems == []
+
+
+def test_problem_in_a_parent_is_reported_where_it_is_extended(tmp_path: Path) -> None:
+    (tmp_path / "team.yaml").write_text(
+        "version: 1\nextends: default\nrules:\n  - id: degradation\n    disable: true\n"
+    )
+    result = invoke("lint", str(tmp_path / "team.yaml"))
+    assert result.exit_code == 0  # a warning only
+    assert result.stdout == (
+        f"{tmp_path}/team.yaml:2:10: warning [unused-signal] signal 'degradation' is declared "
+        "but never read (in <bundled>/default.yaml:31:3, as extended here)\n"
+    )
+    assert invoke("lint", "--strict", str(tmp_path / "team.yaml")).exit_code == 1
+
+
+def test_a_parent_is_linted_once(tmp_path: Path) -> None:
+    (tmp_path / "org.yaml").write_text(
+        "version: 1\nextends: default\nrules:\n  - {id: x, when: status == 1, action: compact}\n"
+    )
+    (tmp_path / "a.yaml").write_text("version: 1\nextends: org.yaml\n")
+    (tmp_path / "b.yaml").write_text("version: 1\nextends: org.yaml\n")
+    problems = lint_paths([str(tmp_path)]).problems
+    assert [(Path(p.file).name, p.line, p.check) for p in problems] == [
+        ("org.yaml", 4, "type-mismatch")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "stderr"),
+    [
+        (["lint", "policies"], 0, "clm-policy lint: 4 files, no problems\n"),
+        (["lint", "tests/fixtures/lint/clean.yaml"], 0, "clm-policy lint: 1 file, no problems\n"),
+        (["lint", "tests/fixtures/lint/team.yaml"], 1, None),
+        (["lint", "nothere"], 2, "clm-policy: no such file or directory: nothere\n"),
+        (["lint", "docs"], 2, "clm-policy: no policy files (*.yaml, *.yml) under docs\n"),
+        (["lint", "--format", "xml"], 2, None),
+    ],
+)
+def test_exit_codes_as_a_process(args: list[str], code: int, stderr: str | None) -> None:
+    proc = run_process(*args, cwd=REPO)
+    assert proc.returncode == code, proc.stderr
+    if stderr is not None:
+        assert proc.stderr == stderr
+
+
+def test_warnings_fail_only_with_strict(tmp_path: Path) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(
+        "version: 1\nprofiles:\n  c: {soft_compact: 1, hard_handoff: 2}\n"
+        "signals:\n  s: {type: bool, default: false}\n"
+    )
+    assert invoke("lint", str(path)).exit_code == 0
+    assert invoke("lint", str(path), "--strict").exit_code == 1
+
+
+def test_output_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FIXTURES)
+    out = tmp_path / "lint.sarif"
+    result = invoke("lint", "lint", "--format", "sarif", "--output", str(out))
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert json.loads(out.read_text())["version"] == "2.1.0"
+
+
+def test_list_checks() -> None:
+    lines = invoke("lint", "--list-checks").stdout.splitlines()
+    assert [line.split()[0] for line in lines] == [m.ID for m in CHECKS]
+    assert lines[0].split()[1] == "error"
+    assert "unused-signal" in lines[-1]
+
+
+@pytest.mark.parametrize(
+    ("when", "message"),
+    [
+        ("signals.flag == 1", "'==' compares bool with int (never equal): signals.flag == 1"),
+        ("status > 3", "'>' compares str with int: status > 3"),
+        ("status in (1, 2)", "str can never be one of int values: status in (1, 2)"),
+        (
+            "tokens.context in 'abc'",
+            "int tested for membership in a string: tokens.context in 'abc'",
+        ),
+        ("status + 1 > 0", "'+' on str and int: status + 1"),
+        ("-status == 'x'", "unary minus/plus on str: -status"),
+        ("tokens.context", "condition gives int, not true or false: tokens.context"),
+        ("len(status) > 0 and tokens.ratio < 0.5", None),
+        ("status == 'running' or signals.flag", None),
+        ("tokens.window is None or tokens.ratio > 0.5", None),
+        ("max(tokens.context, 5) > profile.soft_compact", None),
+        ("(tokens.context if signals.flag else 0) > 1", None),
+        ("status * 2 == 'xx'", None),
+    ],
+)
+def test_type_mismatch_cases(tmp_path: Path, when: str, message: str | None) -> None:
+    path = tmp_path / "t.yaml"
+    path.write_text(
+        "version: 1\nprofiles:\n  c: {soft_compact: 1, hard_handoff: 2}\n"
+        "signals:\n  flag: {type: bool, default: false}\n"
+        f'rules:\n  - id: r\n    when: "{when}"\n    action: compact\n'
+    )
+    found = [p.message for p in lint_paths([str(path)]).problems if p.check == "type-mismatch"]
+    assert found == ([message] if message else [])
+
+
+def test_docs_embed_the_generated_reference() -> None:
+    from clm_policy.lint.reference import markdown
+
+    assert markdown() in (REPO / "docs" / "lint.md").read_text()
