@@ -121,6 +121,11 @@ def parse_yaml(text: str, file: str) -> YamlDocument:
     """Parse ``text``; syntax errors and duplicate keys become :class:`InputError`."""
     try:
         root = _yaml().load(text)
+    except RecursionError:
+        # ruamel's parser recurses once per nesting level; no policy nests deeply
+        raise InputError(
+            "YAML nested too deeply", Location(file, 1, 1), check="yaml-syntax"
+        ) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
@@ -197,7 +202,12 @@ def to_plain(node: Any, file: str = "<yaml>") -> Any:
             return str(value)
         return value
 
-    return walk(node)
+    try:
+        return walk(node)
+    except RecursionError:
+        raise InputError(
+            "YAML nested too deeply", Location(file, 1, 1), check="yaml-syntax"
+        ) from None
 
 
 def dump_yaml(data: Any) -> str:

@@ -324,7 +324,7 @@ def test_bad_state_on_stdin() -> None:
         (
             ["schema", "polcy"],
             "clm-policy: no schema named 'polcy'; did you mean 'policy'? "
-            "(schemas: policy, session-state)",
+            "(schemas: policy, policy-test, session-state)",
         ),
     ],
 )
@@ -389,3 +389,13 @@ def test_alias_bomb_is_refused(tmp_path: Path) -> None:
     assert result.stderr == (
         f"{path}:1:1: document too large: more than 200000 nodes once aliases are expanded\n"
     )
+
+
+def test_deeply_nested_yaml_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "deep.yaml"
+    path.write_text("version: 1\nx: " + "[" * 2000 + "]" * 2000 + "\n")
+    result = invoke("decide", "-p", str(path), "--tokens", "1")
+    assert (result.exit_code, result.stderr) == (2, f"{path}:1:1: YAML nested too deeply\n")
+    linted = invoke("lint", str(path))
+    assert linted.exit_code == 1
+    assert linted.stdout == f"{path}:1:1: error [yaml-syntax] YAML nested too deeply\n"

@@ -24,21 +24,32 @@ def test_shipped_schema_is_generated_from_the_model(name: str) -> None:
     jsonschema.Draft202012Validator.check_schema(schema)
 
 
-def _policy_files() -> list[Path]:
-    return sorted(POLICIES.rglob("*.yaml"))
+def _shipped(kind: str) -> list[Path]:
+    """Shipped policies (``policy``) or policy test files (``policy-test``)."""
+    tests = kind == "policy-test"
+    return sorted(p for p in POLICIES.rglob("*.yaml") if p.name.endswith(".test.yaml") == tests)
 
 
-@pytest.mark.parametrize("path", _policy_files(), ids=lambda p: p.name)
-def test_shipped_policies_validate_and_carry_the_modeline(path: Path) -> None:
-    schema = json.loads((REPO / "schemas" / "policy.schema.json").read_text())
+@pytest.mark.parametrize(
+    ("kind", "path"),
+    [(kind, path) for kind in ("policy", "policy-test") for path in _shipped(kind)],
+    ids=lambda v: v if isinstance(v, str) else v.name,
+)
+def test_shipped_files_validate_and_carry_the_modeline(kind: str, path: Path) -> None:
+    schema = json.loads((REPO / "schemas" / f"{kind}.schema.json").read_text())
     data = YAML(typ="safe").load(path.read_text())
     jsonschema.Draft202012Validator(schema).validate(data)
     first = path.read_text().splitlines()[0]
     rel = (
-        Path("../" * (len(path.relative_to(POLICIES).parts) - 1)) / "../schemas/policy.schema.json"
+        Path("../" * (len(path.relative_to(POLICIES).parts) - 1)) / f"../schemas/{kind}.schema.json"
     )
     assert first == f"# yaml-language-server: $schema={rel.as_posix()}"
-    assert (path.parent / rel).resolve() == (REPO / "schemas" / "policy.schema.json").resolve()
+    assert (path.parent / rel).resolve() == (REPO / "schemas" / f"{kind}.schema.json").resolve()
+
+
+def test_every_shipped_policy_has_a_test_file() -> None:
+    tested = {p.name.removesuffix(".test.yaml") for p in _shipped("policy-test")}
+    assert tested == {p.stem for p in _shipped("policy")}
 
 
 def test_session_state_schema_accepts_a_dumped_state() -> None:

@@ -17,6 +17,7 @@ from clm_policy.cli.decide import decide
 from clm_policy.cli.lint import lint
 from clm_policy.cli.resolve import resolve
 from clm_policy.cli.schema import schema
+from clm_policy.cli.test_cmd import test
 from clm_policy.errors import ClmError
 
 EXIT_OK = 0
@@ -49,6 +50,7 @@ cli.add_command(decide)
 cli.add_command(lint)
 cli.add_command(resolve)
 cli.add_command(schema)
+cli.add_command(test)
 
 
 def main(argv: list[str] | None = None) -> None:

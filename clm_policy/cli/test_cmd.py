@@ -1,0 +1,118 @@
+"""``clm-policy test``: run policy test files (``*.test.yaml``), with coverage, for CI."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import click
+
+from clm_policy.errors import InputError, Location
+
+FORMATS = ["text", "json", "junit"]
+
+
+def _write_atomic(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file, so a reader never sees half."""
+    target = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise InputError(f"cannot write the report: {exc.strerror}", Location(path)) from None
+
+
+@click.command("test")
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option(
+    "-k",
+    "keyword",
+    metavar="SUBSTRING",
+    help="Run only the cases whose name contains SUBSTRING (ignoring case).",
+)
+@click.option(
+    "--coverage",
+    is_flag=True,
+    help="Report the rules and guards no case exercised (fired, blocked, warned, overridden).",
+)
+@click.option(
+    "--fail-under",
+    type=click.FloatRange(0, 100),
+    metavar="PCT",
+    help="Fail (exit 1) when coverage is below PCT percent. Implies --coverage.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="junit: JUnit XML for CI test reports.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Write the report to FILE instead of standard output (the summary goes to stderr).",
+)
+@click.option("--verbose", "-v", is_flag=True, help="Text: list every case with its outcome.")
+def test(
+    paths: tuple[str, ...],
+    keyword: str | None,
+    coverage: bool,
+    fail_under: float | None,
+    fmt: str,
+    output: str | None,
+    verbose: bool,
+) -> int:
+    """Run policy test files: each case decides a state and checks the decision.
+
+    PATH is a test file or a folder searched recursively for *.test.yaml and *.test.yml
+    (default: policies/). A case gives a state (`given`) and what the decision must be
+    (`expect`: action, trigger, proposed, blocked_by, warnings, ...). Outcomes: PASS, FAIL
+    (with expected vs actual and the explain trace), ERROR (the case names a rule, guard,
+    profile or signal the policy lacks, or cannot run), SKIP. See docs/testing.md.
+
+    \b
+    Examples:
+      clm-policy test
+      clm-policy test policies/tests/default.test.yaml -k handoff -v
+      clm-policy test --coverage --fail-under 100
+      clm-policy test --format junit --output policy-tests.xml
+
+    Exit codes: 0 every case passed (skips allowed), 1 a FAIL or an ERROR, or coverage under
+    --fail-under, 2 usage error (no such path, no test files, bad option).
+    """
+    from clm_policy.report import junit, test_json, test_text
+    from clm_policy.tester.discover import discover
+    from clm_policy.tester.runner import run_tests
+
+    if not paths and not Path("policies").is_dir():
+        raise InputError("no PATH given and no policies/ folder here")
+    files = discover(list(paths) or ["policies"])
+    report = run_tests(files, keyword)
+    if keyword is not None and not report.results and report.deselected:
+        raise InputError(f"-k {keyword!r} matches none of the {report.deselected} cases")
+    show_coverage = coverage or fail_under is not None
+    if fmt == "json":
+        rendered = test_json.render(report, coverage=show_coverage, fail_under=fail_under)
+    elif fmt == "junit":
+        rendered = junit.render(report)
+    else:
+        rendered = test_text.render(
+            report, verbose=verbose, coverage=show_coverage, fail_under=fail_under
+        )
+    if output is not None:
+        _write_atomic(output, rendered)
+        lines = test_text.summary_lines(report)
+        if fail_under is not None and report.coverage.below(fail_under):
+            lines.insert(0, test_text.coverage_lines(report.coverage, fail_under)[-1])
+        click.echo("\n".join(lines), err=True)
+    else:
+        click.echo(rendered, nl=False)
+    below = fail_under is not None and report.coverage.below(fail_under)
+    return 1 if report.failed or below else 0

@@ -1,0 +1,55 @@
+"""Find policy test files: ``*.test.yaml`` and ``*.test.yml``, recursively under folders.
+
+Hidden folders and files (a name starting with ``.``: ``.git``, ``.venv``) are not searched.
+A path that does not exist, a file not named like a test file, and a folder holding no test
+file are input errors: the command line reports them and exits 2, running nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from clm_policy.errors import InputError, Location
+
+TEST_SUFFIXES = (".test.yaml", ".test.yml")
+
+
+def is_test_file(path: Path) -> bool:
+    return path.name.endswith(TEST_SUFFIXES)
+
+
+def _walk(folder: Path) -> list[Path]:
+    found: list[Path] = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found += [Path(root, f) for f in sorted(files) if f.endswith(TEST_SUFFIXES) and f[0] != "."]
+    return sorted(found)
+
+
+def discover(paths: Sequence[str]) -> list[tuple[Path, str]]:
+    """The test files under ``paths``, each with the name to show, in order, without repeats."""
+    out: list[tuple[Path, str]] = []
+    seen: set[Path] = set()
+    for text in paths:
+        given = Path(text)
+        if given.is_dir():
+            files = _walk(given)
+            if not files:
+                raise InputError(f"no test files (*.test.yaml, *.test.yml) under {text}")
+        elif given.is_file():
+            if not is_test_file(given):
+                raise InputError(
+                    "not a policy test file (its name must end in .test.yaml or .test.yml)",
+                    Location(text),
+                )
+            files = [given]
+        else:
+            raise InputError("no such file or directory", Location(text))
+        for path in files:
+            key = path.resolve()
+            if key not in seen:
+                seen.add(key)
+                out.append((path, str(path)))
+    return out
