@@ -13,6 +13,7 @@ import ast
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from clm_policy.policy.expr import OPERATORS
 from clm_policy.policy.names import NameInfo
 
 Kinds = frozenset[str]
@@ -26,25 +27,7 @@ NONE: Kinds = frozenset({"none"})
 SEQ: Kinds = frozenset({"seq"})
 NUMBER = frozenset({"int", "float"})
 
-_OPS = {
-    ast.Eq: "==",
-    ast.NotEq: "!=",
-    ast.Lt: "<",
-    ast.LtE: "<=",
-    ast.Gt: ">",
-    ast.GtE: ">=",
-    ast.In: "in",
-    ast.NotIn: "not in",
-    ast.Is: "is",
-    ast.IsNot: "is not",
-    ast.Add: "+",
-    ast.Sub: "-",
-    ast.Mult: "*",
-    ast.Div: "/",
-    ast.FloorDiv: "//",
-    ast.Mod: "%",
-    ast.Pow: "**",
-}
+_OPS = OPERATORS
 
 _RESULTS: Mapping[str, Kinds] = {
     "len": INT,

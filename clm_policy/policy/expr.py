@@ -56,7 +56,8 @@ FUNCTIONS: Mapping[str, Callable[..., Any]] = {
     "all": all,
 }
 
-_OPERATORS: Mapping[type[ast.AST], str] = {
+# The operators an expression may use, with how they are written.
+OPERATORS: Mapping[type[ast.AST], str] = {
     ast.And: "and",
     ast.Or: "or",
     ast.Not: "not",
@@ -189,18 +190,18 @@ class _Checker(ast.NodeTransformer):
             ast.List,
             ast.Tuple,
             ast.Load,
-            *tuple(_OPERATORS),
+            *tuple(OPERATORS),
         )
         if not isinstance(node, allowed):
             raise self.fail(node, f"not allowed in a policy expression: {kind.__name__}")
         if (
             isinstance(node, ast.BinOp | ast.UnaryOp | ast.BoolOp)
-            and type(node.op) not in _OPERATORS
+            and type(node.op) not in OPERATORS
         ):
             raise self.fail(node, f"operator not allowed: {type(node.op).__name__}")
         if isinstance(node, ast.Compare):
             for op in node.ops:
-                if type(op) not in _OPERATORS:
+                if type(op) not in OPERATORS:
                     raise self.fail(node, f"operator not allowed: {type(op).__name__}")
         if (
             isinstance(node, ast.List | ast.Tuple)
