@@ -1,0 +1,1 @@
+"""Git-backed memory: the store, the git write path, redaction."""

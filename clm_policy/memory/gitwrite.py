@@ -1,0 +1,337 @@
+"""The one way anything is written to a memory repository.
+
+GitPython opens the repository and runs git; commits are made by git itself, never through
+GitPython's ``IndexFile.add``/``commit`` (which rewrite the branch ref without checking its old
+value and so lose commits when processes commit at once, and whose lock files never wait).
+
+Every write holds an exclusive ``fcntl.flock`` on ``.git/clm-write.lock`` — it waits for its
+turn, and the kernel releases it when a writer dies, so it can never go stale. Under the lock a
+write (1) records the paths it is about to touch in ``.git/clm-write.journal``, (2) writes the
+files (each atomically: temp file + ``os.replace``), (3) ``git add`` + ``git commit --only``
+those paths — git moves the branch with a ref transaction that checks the old value — and
+(4) removes the journal. A writer killed at any point leaves at most a journal, uncommitted
+files and git's own lock files; the next writer, holding the lock, finds the journal, removes
+those git locks, resets the index and restores the journaled paths from HEAD. HEAD only ever
+moves to a complete commit.
+
+Commits to another branch (a handoff for a pull request) are built with plumbing in a private
+index (``hash-object``, ``update-index``, ``write-tree``, ``commit-tree``) and published with
+``git update-ref REF NEW OLD``, a compare-and-swap: the branch must not exist yet.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path, PurePosixPath
+from types import TracebackType
+
+from clm_policy.errors import ClmError, InputError
+from clm_policy.memory.layout import MARKER
+from clm_policy.memory.trailers import CommitMessage
+
+# A push rejected for one of these lost a race with another writer: fetch, rebase, retry.
+_RETRY_PUSH = (
+    "rejected",
+    "fetch first",
+    "non-fast-forward",
+    "cannot lock ref",
+    "failed to update ref",
+)
+LOCK = "clm-write.lock"
+JOURNAL = "clm-write.journal"
+Content = str | bytes
+
+
+class GitError(ClmError):
+    """A git command failed."""
+
+
+def _bytes(content: Content) -> bytes:
+    return content.encode("utf-8") if isinstance(content, str) else content
+
+
+def check_path(path: str) -> str:
+    """A repository-relative path clm-policy may write: no ``..``, not absolute, not .git."""
+    pure = PurePosixPath(path)
+    if pure.is_absolute() or ".." in pure.parts or not pure.parts or pure.parts[0] == ".git":
+        raise InputError(f"refusing to write {path!r} in the memory repository")
+    return pure.as_posix()
+
+
+class MemoryRepo:
+    """An open memory repository. Use as a context manager; it closes GitPython's helpers."""
+
+    def __init__(self, root: str | Path, *, lock_timeout: float = 120.0) -> None:
+        import git  # GitPython: imported here, off the decide path
+
+        where = Path(root)
+        if not where.is_dir():
+            raise InputError(
+                f"{where}: no such memory repository (create one: clm-policy init {where})"
+            )
+        if not (where / MARKER).is_file():
+            raise InputError(
+                f"{where}: not a clm-policy memory repository (no {MARKER}; "
+                f"create one with: clm-policy init DIR)"
+            )
+        try:
+            self._repo = git.Repo(where)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+            raise InputError(f"{where}: has {MARKER} but is not a git repository") from None
+        self._git_errors = git.GitCommandError
+        assert self._repo.working_tree_dir is not None
+        self.root = Path(self._repo.working_tree_dir)
+        self.git_dir = Path(self._repo.git_dir)
+        self.lock_timeout = lock_timeout
+
+    # -- lifetime ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self._repo.close()
+
+    def __enter__(self) -> MemoryRepo:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- running git --------------------------------------------------------------------------
+
+    def git(self, *args: str, env: Mapping[str, str] | None = None, check: bool = True) -> str:
+        """Run ``git ARGS`` in the repository; its stdout, stripped of the final newline."""
+        status, out, err = self._repo.git.execute(
+            ["git", *args],
+            with_extended_output=True,
+            with_exceptions=False,
+            env={"GIT_TERMINAL_PROMPT": "0", **(env or {})},
+        )
+        if check and status != 0:
+            raise GitError(f"git {' '.join(args[:3])} failed: {err.strip() or out.strip()}")
+        return str(out)
+
+    def head(self) -> str | None:
+        out = self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
+        return out or None
+
+    def branch(self) -> str:
+        return self.git("symbolic-ref", "--short", "HEAD")
+
+    # -- the write lock -----------------------------------------------------------------------
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the write lock (waiting for it), recovering from a writer that died."""
+        fd = os.open(self.git_dir / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + self.lock_timeout
+        pause = 0.002
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise InputError(
+                            f"{self.root}: another process has held the write lock for "
+                            f"{self.lock_timeout:g} s; try again"
+                        ) from None
+                    time.sleep(pause)
+                    pause = min(pause * 2, 0.05)
+            try:
+                self._recover()
+                yield
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+    def _recover(self) -> None:
+        """Undo what a writer killed mid-write left behind (we hold the lock: it is dead)."""
+        journal = self.git_dir / JOURNAL
+        if not journal.exists():
+            return
+        try:
+            paths = [check_path(p) for p in json.loads(journal.read_text())["paths"]]
+        except (ValueError, KeyError, TypeError, InputError):
+            paths = []
+        for stale in [
+            self.git_dir / "index.lock",
+            self.git_dir / "HEAD.lock",
+            *(self.git_dir / "refs").rglob("*.lock"),
+        ]:
+            stale.unlink(missing_ok=True)
+        if self.head() is not None:
+            self.git("reset", "-q")
+            tracked = set(self.git("ls-tree", "-r", "--name-only", "HEAD", "--", *paths).split())
+            if tracked:
+                self.git("checkout", "HEAD", "--", *sorted(tracked))
+            untracked = [p for p in paths if p not in tracked]
+        else:
+            untracked = paths
+        for path in untracked:
+            (self.root / path).unlink(missing_ok=True)
+        for folder in {(self.root / p).parent for p in paths}:
+            for temp in folder.glob(".clm-*.tmp"):
+                temp.unlink(missing_ok=True)
+        journal.unlink()
+
+    # -- commits ------------------------------------------------------------------------------
+
+    def commit(
+        self,
+        message: CommitMessage,
+        files: Mapping[str, Content] | None = None,
+        appends: Mapping[str, Content] | None = None,
+    ) -> str:
+        """Write ``files`` (replacing) and ``appends`` (added to the end) and commit exactly
+        those paths on the checked-out branch. Returns the new commit's id."""
+        files, appends = dict(files or {}), dict(appends or {})
+        paths = sorted({check_path(p) for p in [*files, *appends]})
+        if not paths:
+            raise InputError("nothing to commit")
+        with self.locked():
+            journal = self.git_dir / JOURNAL
+            _write_durably(journal, json.dumps({"paths": paths, "pid": os.getpid()}).encode())
+            for path, content in files.items():
+                _replace(self.root / check_path(path), _bytes(content))
+            for path, content in appends.items():
+                _append(self.root / check_path(path), _bytes(content))
+            message_file = self.git_dir / "clm-commit-msg"
+            message_file.write_text(message.render(), encoding="utf-8")
+            self.git("add", "--", *paths)
+            self.git(
+                "commit",
+                "-q",
+                "--no-verify",
+                "--allow-empty",
+                "-F",
+                str(message_file),
+                "--only",
+                "--",
+                *paths,
+            )
+            sha = self.git("rev-parse", "HEAD")
+            journal.unlink()
+        return sha
+
+    def commit_to_branch(
+        self, ref: str, message: CommitMessage, files: Mapping[str, Content], *, base: str = "HEAD"
+    ) -> str:
+        """Commit ``files`` on top of ``base`` as the new branch ``ref`` (which must not exist)
+        without touching the working tree or the checked-out branch."""
+        paths = {check_path(p): _bytes(c) for p, c in files.items()}
+        full_ref = ref if ref.startswith("refs/") else f"refs/heads/{ref}"
+        with self.locked():
+            parent = self.git("rev-parse", "--verify", f"{base}^{{commit}}")
+            index = self.git_dir / "clm-branch-index"
+            env = {"GIT_INDEX_FILE": str(index)}
+            try:
+                self.git("read-tree", parent, env=env)
+                with tempfile.TemporaryDirectory(dir=self.git_dir) as tmp:
+                    names = []
+                    for i, content in enumerate(paths.values()):
+                        name = Path(tmp) / f"blob{i}"
+                        name.write_bytes(content)
+                        names.append(str(name))
+                    blobs = self.git("hash-object", "-w", "--", *names).split()
+                entries: list[str] = []
+                for path, blob in zip(paths, blobs, strict=True):
+                    entries += ["--cacheinfo", f"100644,{blob},{path}"]
+                self.git("update-index", "--add", *entries, env=env)
+                tree = self.git("write-tree", env=env)
+            finally:
+                index.unlink(missing_ok=True)
+            message_file = self.git_dir / "clm-branch-msg"
+            message_file.write_text(message.render(), encoding="utf-8")
+            commit = self.git("commit-tree", tree, "-p", parent, "-F", str(message_file))
+            # compare-and-swap: the empty old value means "must not exist yet"
+            self.git("update-ref", "-m", "clm-policy: handoff branch", full_ref, commit, "")
+        return commit
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def show_file(self, path: str, rev: str = "HEAD") -> str | None:
+        out = self.git("show", f"{rev}:{check_path(path)}", check=False)
+        return out or None
+
+    def changed_paths(self, rev: str) -> list[str]:
+        out = self.git("show", "--name-only", "--format=", rev)
+        return [line for line in out.splitlines() if line]
+
+    def push(self, remote: str, ref: str, *, attempts: int = 5) -> int:
+        """Push ``ref`` to ``remote``; when rejected, fetch, rebase and retry. Never forces.
+
+        Returns the number of attempts it took. Rebasing happens under the write lock, so no
+        local commit races it.
+        """
+        branch = ref.removeprefix("refs/heads/")
+        for attempt in range(1, attempts + 1):
+            status, _, err = self._repo.git.execute(
+                ["git", "push", "--porcelain", remote, f"{ref}:refs/heads/{branch}"],
+                with_extended_output=True,
+                with_exceptions=False,
+                env={"GIT_TERMINAL_PROMPT": "0"},
+            )
+            if status == 0:
+                return attempt
+            if not any(sign in err for sign in _RETRY_PUSH):
+                raise GitError(f"git push {remote} {branch} failed: {err.strip()}")
+            with self.locked():
+                self.git("fetch", "-q", remote, branch)
+                current = self.git("symbolic-ref", "-q", "--short", "HEAD", check=False)
+                if current != branch:
+                    raise GitError(
+                        f"push {branch}: the remote moved on; rebase it by hand "
+                        "(it is not checked out)"
+                    )
+                status, _, err = self._repo.git.execute(
+                    ["git", "rebase", "-q", "FETCH_HEAD"],
+                    with_extended_output=True,
+                    with_exceptions=False,
+                )
+                if status != 0:
+                    self.git("rebase", "--abort", check=False)
+                    raise GitError(
+                        f"push {branch}: rebasing onto {remote}/{branch} conflicts; resolve by "
+                        f"hand ({err.strip()})"
+                    )
+            time.sleep(0.05 * attempt)
+        raise GitError(f"push {branch} to {remote}: still rejected after {attempts} attempts")
+
+
+def _write_durably(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _replace(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".clm-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _append(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("ab") as fh:
+        fh.write(data)

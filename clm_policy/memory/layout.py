@@ -1,0 +1,60 @@
+"""Where things live in a memory repository, and which memory keys are allowed."""
+
+from __future__ import annotations
+
+import re
+
+from clm_policy.errors import InputError
+
+MARKER = ".clm-memory"
+INDEX = "MEMORY.md"
+TOPICS = "topics"
+SESSIONS = "sessions"
+MANIFESTS = "manifests"
+
+_KEY = re.compile(r"^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$")
+_SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+MAX_KEY = 200
+
+
+def check_key(key: str) -> str:
+    """``key`` if it is a valid memory key: ``[A-Za-z0-9_-]`` parts joined by ``/``.
+
+    No ``..``, no absolute paths, no empty parts, nothing outside the topics folder.
+    """
+    if not isinstance(key, str) or not _KEY.match(key) or len(key) > MAX_KEY:
+        raise InputError(
+            f"invalid memory key {key!r}: use letters, digits, '_' and '-', parts joined by '/' "
+            f"(at most {MAX_KEY} characters, no '..', no leading '/')"
+        )
+    return key
+
+
+def check_session(session_id: str) -> str:
+    """``session_id`` if it can name a folder: letters, digits, '.', '_', '-'; no '..'."""
+    if not _SESSION.match(session_id) or ".." in session_id:
+        raise InputError(
+            f"invalid session id {session_id!r} for the memory repository: use letters, digits, "
+            "'.', '_' and '-' (at most 128, starting with a letter or digit)"
+        )
+    return session_id
+
+
+def topic_path(key: str) -> str:
+    return f"{TOPICS}/{check_key(key)}.md"
+
+
+def session_dir(session_id: str) -> str:
+    return f"{SESSIONS}/{check_session(session_id)}"
+
+
+def compaction_path(session_id: str, step: int) -> str:
+    return f"{session_dir(session_id)}/compactions/{step:06d}.md"
+
+
+def handoff_path(session_id: str, number: int) -> str:
+    return f"{session_dir(session_id)}/handoffs/{number:03d}.md"
+
+
+def manifest_path(filename: str) -> str:
+    return f"{MANIFESTS}/{filename}"

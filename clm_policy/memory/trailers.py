@@ -1,0 +1,64 @@
+"""Commit messages of the audit trail: subject, short body, and ``Clm-*`` trailers.
+
+Built here as plain text — GitPython's ``trailers=`` drops the blank line before them and git
+then sees no trailers — and parsed back by git itself (``git log --format=%(trailers...)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+TRAILER_KEYS = (
+    "Clm-Event",
+    "Clm-Session",
+    "Clm-Parent-Session",
+    "Clm-Step",
+    "Clm-Rule",
+    "Clm-Context-Tokens",
+    "Clm-Policy",
+    "Clm-Manifest",
+    "Clm-Key",
+    "Clm-Redactions",
+)
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+@dataclass(frozen=True)
+class CommitMessage:
+    """A commit of the memory repository: what happened (subject), why (body), facts
+    (trailers, in :data:`TRAILER_KEYS` order)."""
+
+    subject: str
+    body: str = ""
+    trailers: Mapping[str, str] = field(default_factory=dict)
+
+    def render(self) -> str:
+        parts = [_one_line(self.subject, 120)]
+        body = "\n".join(line.rstrip() for line in self.body.strip().splitlines())
+        if body:
+            parts.append(body)
+        known = [k for k in TRAILER_KEYS if k in self.trailers]
+        extra = [k for k in self.trailers if k not in TRAILER_KEYS]
+        lines = [
+            f"{k}: {_one_line(self.trailers[k])}"
+            for k in [*known, *extra]
+            if str(self.trailers[k]).strip()
+        ]
+        if lines:
+            parts.append("\n".join(lines))
+        return "\n\n".join(parts) + "\n"
+
+
+def event_subject(event: str, session: str, step: int | None, rule: str | None) -> str:
+    """``clm(<event>): <session> step <n>, <rule>`` (parts left out when unknown)."""
+    text = f"clm({event}): {session}"
+    if step is not None:
+        text += f" step {step}"
+    if rule:
+        text += f", {rule}"
+    return text

@@ -1,0 +1,311 @@
+"""The git write path, with real git and real processes: nothing lost under concurrency,
+nothing partial after a crash, pushes that never force, trailers git can parse."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from clm_policy.errors import InputError
+from clm_policy.memory.gitwrite import JOURNAL, GitError, MemoryRepo
+from clm_policy.memory.init import init_memory
+from clm_policy.memory.trailers import CommitMessage, event_subject
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Path:
+    return init_memory(tmp_path / "mem").path
+
+
+def message(n: int, session: str = "s1") -> CommitMessage:
+    return CommitMessage(
+        event_subject("compact", session, n, "soft_compact"),
+        f"Goal: ship it\nNext safe action: run the tests ({n})",
+        {
+            "Clm-Event": "compact",
+            "Clm-Session": session,
+            "Clm-Step": str(n),
+            "Clm-Rule": "soft_compact",
+            "Clm-Context-Tokens": "260000",
+            "Clm-Redactions": "0",
+        },
+    )
+
+
+def test_init_is_idempotent_and_refuses_other_folders(tmp_path: Path) -> None:
+    first = init_memory(tmp_path / "m")
+    assert first.created
+    assert first.commit is not None
+    again = init_memory(tmp_path / "m")
+    assert (again.created, again.commit) == (False, None)
+    assert git(tmp_path / "m", "rev-list", "--count", "HEAD").strip() == "1"
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == [
+        ".clm-memory",
+        ".git",
+        ".gitattributes",
+        "MEMORY.md",
+        "README.md",
+        "manifests",
+        "sessions",
+        "topics",
+    ]
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "file").write_text("x")
+    with pytest.raises(InputError, match="exists and is not empty"):
+        init_memory(tmp_path / "other")
+
+
+def test_not_a_memory_repo(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such memory repository"):
+        MemoryRepo(tmp_path / "nope")
+    git(tmp_path, "init", "-q")
+    with pytest.raises(InputError, match=r"not a clm-policy memory repository \(no .clm-memory"):
+        MemoryRepo(tmp_path)
+
+
+def test_commit_message_trailers_parse_with_git(memory: Path) -> None:
+    with MemoryRepo(memory) as repo:
+        sha = repo.commit(message(7), {"sessions/s1/compactions/000007.md": "# summary\n"})
+    body = git(memory, "log", "-1", "--format=%B", sha)
+    assert body.startswith("clm(compact): s1 step 7, soft_compact\n\nGoal: ship it\n")
+    parsed = subprocess.run(
+        ["git", "interpret-trailers", "--parse"],
+        input=body,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert parsed == (
+        "Clm-Event: compact\nClm-Session: s1\nClm-Step: 7\nClm-Rule: soft_compact\n"
+        "Clm-Context-Tokens: 260000\nClm-Redactions: 0\n"
+    )
+    assert git(memory, "status", "--porcelain") == ""
+
+
+def test_values_with_newlines_stay_one_trailer(memory: Path) -> None:
+    odd = CommitMessage("clm(x): y", "", {"Clm-Event": "compact", "Clm-Rule": "a\nb: c"})
+    with MemoryRepo(memory) as repo:
+        sha = repo.commit(odd, {"a.md": "x"})
+    parsed = git(memory, "log", "-1", "--format=%(trailers:only,unfold)", sha)
+    assert parsed.strip("\n") == "Clm-Event: compact\nClm-Rule: a b: c"
+
+
+def test_only_the_given_paths_are_committed(memory: Path) -> None:
+    (memory / "topics" / "scratch.md").write_text("user's own edit, not ours to commit\n")
+    with MemoryRepo(memory) as repo:
+        sha = repo.commit(
+            message(1),
+            {"sessions/s1/state.json": "{}"},
+            {"sessions/s1/decisions.jsonl": '{"step": 1}\n'},
+        )
+        assert repo.changed_paths(sha) == ["sessions/s1/decisions.jsonl", "sessions/s1/state.json"]
+        repo.commit(message(2), appends={"sessions/s1/decisions.jsonl": '{"step": 2}\n'})
+    assert git(memory, "show", "HEAD:sessions/s1/decisions.jsonl") == '{"step": 1}\n{"step": 2}\n'
+    assert git(memory, "status", "--porcelain") == "?? topics/scratch.md\n"
+
+
+@pytest.mark.parametrize("path", ["../escape", "/etc/passwd", ".git/config", ""])
+def test_paths_outside_the_repo_are_refused(memory: Path, path: str) -> None:
+    with MemoryRepo(memory) as repo, pytest.raises(InputError, match="refusing to write"):
+        repo.commit(message(1), {path: "x"})
+
+
+def test_branch_commit_is_compare_and_swap(memory: Path) -> None:
+    with MemoryRepo(memory) as repo:
+        head = repo.head()
+        sha = repo.commit_to_branch("clm/handoff/s1-1", message(3), {"manifests/m.json": "{}"})
+        assert repo.head() == head  # the checked-out branch did not move
+        assert git(memory, "rev-parse", "clm/handoff/s1-1^").strip() == head
+        assert git(memory, "show", f"{sha}:manifests/m.json") == "{}"
+        with pytest.raises(GitError, match="update-ref"):
+            repo.commit_to_branch("clm/handoff/s1-1", message(4), {"manifests/n.json": "{}"})
+    assert git(memory, "status", "--porcelain") == ""
+
+
+WRITER = textwrap.dedent("""
+    import sys
+    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.trailers import CommitMessage
+    root, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    with MemoryRepo(root) as repo:
+        for i in range(count):
+            msg = CommitMessage(f"clm(compact): {name} step {i}", "",
+                                {"Clm-Event": "compact", "Clm-Session": name, "Clm-Step": str(i)})
+            repo.commit(msg, {f"sessions/{name}/compactions/{i:06d}.md": f"# {name} {i}\\n" * 50},
+                        {f"sessions/{name}/decisions.jsonl": f'{{"step": {i}}}\\n',
+                         "sessions/all.jsonl": f'{{"writer": "{name}", "step": {i}}}\\n'})
+""")
+
+
+def test_concurrent_writers_lose_nothing(memory: Path) -> None:
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(memory), f"w{n}", "25"],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(8)
+    ]
+    for proc in procs:
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+    assert git(memory, "rev-list", "--count", "HEAD").strip() == "201"  # 200 + init
+    subjects = git(memory, "log", "--format=%s").splitlines()
+    assert sorted(s for s in subjects if "step" in s) == sorted(
+        f"clm(compact): w{n} step {i}" for n in range(8) for i in range(25)
+    )
+    lines = git(memory, "show", "HEAD:sessions/all.jsonl").splitlines()
+    assert len(lines) == 200
+    assert len(set(lines)) == 200
+    subprocess.run(["git", "fsck", "--strict"], cwd=memory, check=True, capture_output=True)
+    assert git(memory, "status", "--porcelain") == ""
+
+
+CRASHER = textwrap.dedent("""
+    import sys
+    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.trailers import CommitMessage
+    root, trial = sys.argv[1], sys.argv[2]
+    big = "x" * 200_000
+    with MemoryRepo(root) as repo:
+        for i in range(1000):
+            manifest = '{"trial": %s, "i": %d, "pad": "%s"}' % (trial, i, big)
+            repo.commit(CommitMessage(f"clm(handoff): t{trial} step {i}", "",
+                                      {"Clm-Event": "handoff", "Clm-Session": f"t{trial}"}),
+                        {f"manifests/t{trial}_{i:04d}.json": manifest,
+                         "sessions/crash/state.json": manifest},
+                        {"sessions/crash/decisions.jsonl": '{"i": %d}\\n' % i})
+""")
+
+
+def test_killed_writers_leave_a_consistent_repo(memory: Path) -> None:
+    rng = random.Random(20261129)
+    for trial in range(20):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", CRASHER, str(memory), str(trial)], stderr=subprocess.DEVNULL
+        )
+        time.sleep(0.25 + rng.random() * 0.5)  # enough to import and get into the loop
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        # every manifest at HEAD is complete JSON; the repo is sound
+        for name in git(memory, "ls-tree", "--name-only", "HEAD", "manifests/").split():
+            if name.endswith(".json"):
+                json.loads(git(memory, "show", f"HEAD:{name}"))
+        json.loads(git(memory, "show", "HEAD:sessions/crash/state.json") or "{}")
+        subprocess.run(["git", "fsck"], cwd=memory, check=True, capture_output=True)
+        # the next write succeeds and leaves nothing of the dead writer behind
+        with MemoryRepo(memory) as repo:
+            repo.commit(message(trial, "after"), {f"sessions/after/{trial}.md": "ok\\n"})
+        assert not (memory / ".git" / JOURNAL).exists()
+        assert not (memory / ".git" / "index.lock").exists()
+        assert git(memory, "status", "--porcelain", "--untracked-files=all") == ""
+    commits = int(git(memory, "rev-list", "--count", "HEAD"))
+    assert commits >= 41  # init + 20 "after" + at least one crashed writer's commit per trial
+
+
+def test_recovery_from_a_dead_writer_by_hand(memory: Path) -> None:
+    # what a writer killed between writing files and committing leaves behind
+    (memory / ".git" / JOURNAL).write_text(
+        json.dumps({"paths": ["manifests/half.json", "MEMORY.md"]})
+    )
+    (memory / "manifests" / "half.json").write_text('{"goal": "trunc')
+    (memory / "MEMORY.md").write_text("garbage")
+    (memory / ".git" / "index.lock").write_text("")
+    with MemoryRepo(memory) as repo:
+        repo.commit(message(1), {"sessions/s1/ok.md": "fine\n"})
+    assert not (memory / "manifests" / "half.json").exists()
+    assert (memory / "MEMORY.md").read_text().startswith("# Memory")
+    assert git(memory, "status", "--porcelain") == ""
+
+
+PUSHER = textwrap.dedent("""
+    import sys
+    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.trailers import CommitMessage
+    root, name = sys.argv[1], sys.argv[2]
+    with MemoryRepo(root) as repo:
+        for i in range(5):
+            repo.commit(CommitMessage(f"clm(compact): {name} step {i}", "",
+                                      {"Clm-Event": "compact", "Clm-Session": name}),
+                        {f"sessions/{name}/compactions/{i:06d}.md": "x\\n"},
+                        {"sessions/shared.jsonl": f'{{"{name}": {i}}}\\n'})
+            repo.push("origin", "refs/heads/main", attempts=20)
+""")
+
+
+def test_three_clones_pushing_at_once_lose_nothing(memory: Path, tmp_path: Path) -> None:
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(memory), str(bare))
+    clones = []
+    for n in range(3):
+        clone = tmp_path / f"clone{n}"
+        git(tmp_path, "clone", "-q", str(bare), str(clone))
+        clones.append(clone)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", PUSHER, str(c), f"c{n}"], stderr=subprocess.PIPE, text=True
+        )
+        for n, c in enumerate(clones)
+    ]
+    for proc in procs:
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+    subjects = git(bare, "log", "--format=%s", "main").splitlines()
+    assert sorted(s for s in subjects if "step" in s) == sorted(
+        f"clm(compact): c{n} step {i}" for n in range(3) for i in range(5)
+    )
+    assert len(git(bare, "show", "main:sessions/shared.jsonl").splitlines()) == 15
+    subprocess.run(["git", "fsck"], cwd=bare, check=True, capture_output=True)
+
+
+def test_push_never_forces_a_diverged_branch(memory: Path, tmp_path: Path) -> None:
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(memory), str(bare))
+    with MemoryRepo(memory) as repo:
+        repo.git("remote", "add", "origin", str(bare))
+        repo.commit_to_branch("clm/handoff/s1-1", message(1), {"manifests/a.json": "{}"})
+        assert repo.push("origin", "refs/heads/clm/handoff/s1-1") == 1
+        repo.git("branch", "-f", "other", "HEAD")
+        repo.commit_to_branch("clm/handoff/s1-2", message(2), {"manifests/b.json": "{}"})
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(bare), str(other))
+    git(other, "checkout", "-q", "-b", "clm/handoff/s1-2")
+    (other / "x").write_text("theirs")
+    git(other, "add", "x")
+    git(other, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "theirs")
+    git(other, "push", "-q", "origin", "clm/handoff/s1-2")
+    with MemoryRepo(memory) as repo, pytest.raises(GitError, match="rebase it by hand"):
+        repo.push("origin", "refs/heads/clm/handoff/s1-2")
+    assert git(bare, "log", "-1", "--format=%s", "clm/handoff/s1-2").strip() == "theirs"
+
+
+def test_lock_waits_then_times_out(memory: Path) -> None:
+    import fcntl
+
+    fd = os.open(memory / ".git" / "clm-write.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        with (
+            MemoryRepo(memory, lock_timeout=0.3) as repo,
+            pytest.raises(InputError, match="held the write lock"),
+        ):
+            repo.commit(message(1), {"a.md": "x"})
+    finally:
+        os.close(fd)
+    with MemoryRepo(memory) as repo:
+        repo.commit(message(1), {"a.md": "x"})
