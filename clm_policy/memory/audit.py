@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from clm_policy.memory.gitwrite import MemoryRepo
-from clm_policy.memory.trailers import TRAILER_KEYS
 
 _FIELD = "\x1f"
 _RECORD = "\x1e"
@@ -51,25 +50,28 @@ def read_log(
     rev: str = "HEAD",
 ) -> list[AuditEntry]:
     """clm-policy commits, newest first, filtered by session and event."""
-    placeholders = [f"%(trailers:key={k},valueonly,separator=%x2C)" for k in TRAILER_KEYS]
-    fmt = _FIELD.join(["%H", "%aI", "%s", *placeholders]) + _RECORD
-    args = ["log", f"--format={fmt}", rev]
+    fmt = _FIELD.join(["%H", "%aI", "%s", "%(trailers:only,unfold)"]) + _RECORD
+    args = ["log", f"--format={fmt}"]
     if session is not None:
-        args.insert(1, f"--grep=^Clm-Session: {session}$")
+        args.append(f"--grep=^Clm-Session: {session}$")
     if event is not None:
-        args.insert(1, f"--grep=^Clm-Event: {event}$")
-        if session is not None:
-            args.insert(1, "--all-match")
-    if repo.head() is None:
-        return []
-    out = repo.git(*args)
+        args.append(f"--grep=^Clm-Event: {event}$")
+    if session is not None and event is not None:
+        args.append("--all-match")
+    if limit is not None and session is None and event is None:
+        args.append(f"--max-count={limit * 2 + 10}")  # non-clm commits are skipped below
+    out = repo.git(*args, rev, "--", check=False)
     entries: list[AuditEntry] = []
     for record in out.split(_RECORD):
         record = record.strip("\n")
         if not record:
             continue
-        commit, date, subject, *values = record.split(_FIELD)
-        trailers = {k: v.strip() for k, v in zip(TRAILER_KEYS, values, strict=False) if v.strip()}
+        commit, date, subject, block = record.split(_FIELD)
+        trailers: dict[str, str] = {}
+        for line in block.splitlines():
+            key, sep, value = line.partition(": ")
+            if sep and key.startswith("Clm-"):
+                trailers[key] = value.strip()
         if "Clm-Event" not in trailers:
             continue  # not written by clm-policy
         if session is not None and trailers.get("Clm-Session") != session:

@@ -1,0 +1,114 @@
+"""``clm-policy init``, ``log`` and ``show``: create the memory repository and read its trail."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from clm_policy.errors import InputError
+
+MEMORY_HELP = "The memory repository (made by `clm-policy init`)."
+
+
+@click.command()
+@click.argument("directory", metavar="DIR")
+def init(directory: str) -> int:
+    """Create a memory repository in DIR (a new git repository from memory_template/).
+
+    DIR must be new or empty. Running init on an existing memory repository changes nothing.
+    """
+    from clm_policy.memory.init import init_memory
+
+    result = init_memory(directory)
+    if not result.created:
+        click.echo(f"{directory}: already a clm-policy memory repository; nothing changed")
+        return 0
+    click.echo(f"created memory repository {directory} (commit {str(result.commit)[:12]})")
+    click.echo(f"next: clm-policy compact --memory {directory} --state STATE.json")
+    return 0
+
+
+@click.command()
+@click.option("--memory", "-m", "memory", required=True, metavar="DIR", help=MEMORY_HELP)
+@click.option("--session", metavar="ID", help="Only this session's commits.")
+@click.option(
+    "--event",
+    type=click.Choice(["init", "compact", "handoff", "memory", "session"]),
+    help="Only commits of this kind.",
+)
+@click.option(
+    "--all", "all_refs", is_flag=True, help="Include every branch (handoffs made with --branch)."
+)
+@click.option("--limit", "-n", type=click.IntRange(min=1), metavar="N", help="At most N.")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def log(
+    memory: str, session: str | None, event: str | None, all_refs: bool, limit: int | None, fmt: str
+) -> int:
+    """The audit trail: every compaction and handoff, newest first, with why it happened.
+
+    Reads all commits with one `git log` call and the Clm-* trailers git parses itself.
+
+    \b
+    Examples:
+      clm-policy log --memory clm-memory
+      clm-policy log --memory clm-memory --session s1 --event handoff --format json
+    """
+    from clm_policy.memory.audit import read_log
+    from clm_policy.memory.gitwrite import MemoryRepo
+
+    with MemoryRepo(memory) as repo:
+        entries = read_log(
+            repo, session=session, event=event, limit=limit, rev="--all" if all_refs else "HEAD"
+        )
+    if fmt == "json":
+        click.echo(json.dumps([e.as_dict() for e in entries], indent=2))
+        return 0
+    for e in entries:
+        t = e.trailers
+        facts = [
+            f"{k.removeprefix('Clm-').lower()}={t[k]}"
+            for k in ("Clm-Rule", "Clm-Context-Tokens", "Clm-Redactions")
+            if k in t
+        ]
+        click.echo(f"{e.commit[:12]}  {e.date}  {e.subject}")
+        if facts:
+            click.echo(f"              {'  '.join(facts)}")
+        if "Clm-Manifest" in t:
+            click.echo(f"              manifest {t['Clm-Manifest']}")
+    if not entries:
+        click.echo("no matching commits", err=True)
+    return 0
+
+
+@click.command()
+@click.option("--memory", "-m", "memory", required=True, metavar="DIR", help=MEMORY_HELP)
+@click.argument("ref", metavar="REF")
+def show(memory: str, ref: str) -> int:
+    """Show one compaction or handoff: REF is a commit (from `clm-policy log`) or a path in
+    the repository (sessions/ID/handoffs/001.md, manifests/....json).
+
+    For a commit, prints the compaction summary or the handoff it recorded.
+    """
+    from clm_policy.memory.gitwrite import GitError, MemoryRepo
+
+    with MemoryRepo(memory) as repo:
+        if (repo.root / ref).is_file() or ref.startswith(("sessions/", "manifests/", "topics/")):
+            text = repo.show_file(ref)
+            if text is None:
+                raise InputError(f"{memory}: no file {ref} at HEAD")
+            click.echo(text)
+            return 0
+        try:
+            paths = repo.changed_paths(ref)
+        except GitError:
+            raise InputError(f"{memory}: no commit or file named {ref!r}") from None
+        wanted = [p for p in paths if "/handoffs/" in p or "/compactions/" in p]
+        if not wanted:
+            raise InputError(f"{memory}: commit {ref} records no compaction or handoff")
+        for path in wanted:
+            click.echo(f"# {path} @ {ref[:12]}\n")
+            click.echo(repo.show_file(path, ref) or "")
+    return 0
