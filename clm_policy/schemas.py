@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from clm_policy.models.manifest import HandoffManifest
 from clm_policy.models.policy import PolicyFile
 from clm_policy.models.policy_test import PolicyTestFile
 from clm_policy.models.state import SessionState
@@ -24,6 +25,10 @@ MODELS: dict[str, tuple[type[BaseModel], str]] = {
     "policy": (PolicyFile, "clm-policy policy file (version 1)"),
     "session-state": (SessionState, "clm-policy SessionState: the input of a decision"),
     "policy-test": (PolicyTestFile, "clm-policy policy test file (version 1)"),
+    "handoff-manifest": (
+        HandoffManifest,
+        "clm-policy handoff manifest: what a fresh session takes over",
+    ),
 }
 
 

@@ -1,0 +1,1 @@
+"""Compaction and handoff: what gets written when a session is compacted or handed off."""

@@ -1,0 +1,25 @@
+"""A rough token count for text whose real count is unknown: characters / 4.
+
+Four characters per token is the usual rule of thumb for English text and code with the
+common BPE tokenizers. It is only used where no provider figure exists (the simulated agent,
+the context right after a compaction); a state built from it says ``estimated: true``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from clm_policy.models.state import Message
+
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(text: str) -> int:
+    """``len(text) / 4``, rounded up, so any non-empty text counts at least one token."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def estimate_message_tokens(messages: Iterable[Message]) -> int:
+    """The estimate for the messages' contents together (roles and framing not counted)."""
+    chars = sum(len(m.content) for m in messages)
+    return -(-chars // CHARS_PER_TOKEN)

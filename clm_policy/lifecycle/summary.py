@@ -1,0 +1,140 @@
+"""The deterministic structured summary of a session, in Markdown.
+
+The sections cover what the summary prompts of other agents ask a model to keep (Codex:
+progress, decisions, constraints, next steps, references; Goose: intent, files, errors,
+pending tasks, next step; Gemini CLI's ``<state_snapshot>``: goal, knowledge, file-system
+state, recent actions, plan), filled here from the facts a SessionState carries instead of
+from a model. Every section is always present, ``(none)`` when empty, so summaries diff and
+grep alike. The same state gives byte-identical text: nothing here reads a clock, a random
+source or an unordered collection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from clm_policy.models.enums import MessageRole
+from clm_policy.models.state import Message, SessionState
+
+RECENT_MESSAGES = 5
+MESSAGE_WIDTH = 240
+ACTION_WIDTH = 200
+NONE = "(none)"
+DEFAULT_NEXT_ACTION = "Resume: re-read source_of_truth, then continue the goal"
+
+
+def one_line(text: str, width: int) -> str:
+    """``text`` with all whitespace runs as single spaces, cut to ``width`` characters ("…")."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    return flat[: max(width - 1, 0)].rstrip() + "…"
+
+
+def bullets(items: Sequence[str]) -> list[str]:
+    """Markdown list lines; a multi-line item continues indented under its bullet."""
+    if not items:
+        return [NONE]
+    lines: list[str] = []
+    for item in items:
+        first, *rest = item.strip().splitlines() or [""]
+        lines.append(f"- {first}".rstrip())
+        lines.extend(f"  {line}".rstrip() for line in rest)
+    return lines
+
+
+def paragraph(text: str) -> list[str]:
+    """A block of free text, trailing whitespace removed; ``(none)`` when blank."""
+    lines = [line.rstrip() for line in text.strip().splitlines()]
+    return lines or [NONE]
+
+
+def code_list(keys: Sequence[str]) -> list[str]:
+    return bullets([f"`{key}`" for key in keys])
+
+
+def section(title: str, body: Iterable[str]) -> list[str]:
+    return [f"## {title}", "", *body, ""]
+
+
+def next_safe_action(state: SessionState) -> str:
+    """What the agent should do first after a compaction or handoff.
+
+    In this order: the first blocker ("Resolve the blocker: ..."), else the first
+    not-verified item ("Verify: ..."), else the last non-empty assistant message ("Continue
+    from the last assistant message: ..."), else :data:`DEFAULT_NEXT_ACTION`.
+    """
+    if state.blockers:
+        return _first_of("Resolve the blocker: ", state.blockers, "blocker")
+    if state.not_verified:
+        return _first_of("Verify: ", state.not_verified, "unverified item")
+    for message in reversed(state.messages):
+        if message.role is MessageRole.ASSISTANT and message.content.strip():
+            text = one_line(message.content, ACTION_WIDTH)
+            return f"Continue from the last assistant message: {text}"
+    return DEFAULT_NEXT_ACTION
+
+
+def _first_of(prefix: str, items: Sequence[str], what: str) -> str:
+    text = prefix + one_line(items[0], ACTION_WIDTH)
+    more = len(items) - 1
+    if more:
+        text += f" (then {more} more {what}{'s' if more > 1 else ''})"
+    return text
+
+
+def recent_messages(messages: Sequence[Message], count: int) -> list[Message]:
+    """The last ``count`` messages that are not system messages."""
+    if count <= 0:
+        return []
+    conversation = [m for m in messages if m.role is not MessageRole.SYSTEM]
+    return conversation[-count:]
+
+
+def render_message(message: Message, width: int) -> str:
+    who = message.role.value if message.name is None else f"{message.role.value} ({message.name})"
+    return f"- **{who}**: {one_line(message.content, width)}".rstrip()
+
+
+def build_summary(
+    state: SessionState, *, recent: int = RECENT_MESSAGES, width: int = MESSAGE_WIDTH
+) -> str:
+    """The structured Markdown summary of ``state``.
+
+    ``recent`` conversation messages (system messages left out: they are the agent's own
+    prompt or an earlier hint) close the summary, each on one line cut to ``width``
+    characters.
+    """
+    facts = [f"Status: {state.status.value}", f"earlier compactions: {state.compact_count}"]
+    if state.parent_session:
+        facts.append(f"handed off from session {state.parent_session}")
+    shown = recent_messages(state.messages, recent)
+    total = sum(1 for m in state.messages if m.role is not MessageRole.SYSTEM)
+    if shown:
+        recent_body = [
+            f"The last {len(shown)} of {total} conversation messages:",
+            "",
+            *(render_message(m, width) for m in shown),
+        ]
+    else:
+        recent_body = [NONE]
+    lines = [
+        f"# Session {state.session_id}: summary at step {state.step_index}",
+        "",
+        "; ".join(facts) + ".",
+        "",
+        *section("Goal", paragraph(state.goal)),
+        *section("Constraints", bullets(state.constraints)),
+        *section("Source of truth", bullets(state.source_of_truth)),
+        *section("Decisions", bullets(state.decisions)),
+        *section("Changed artifacts", bullets(state.changed_artifacts)),
+        *section("Commands and results", bullets(state.commands_and_results)),
+        *section("Verified", bullets(state.verified)),
+        *section("Not verified", bullets(state.not_verified)),
+        *section("Assumptions and risks", bullets(state.assumptions_risks)),
+        *section("Blockers", bullets(state.blockers)),
+        *section("Next safe action", [next_safe_action(state)]),
+        *section("Memory keys", code_list(state.memory_keys)),
+        *section("Recent messages", recent_body),
+    ]
+    return "\n".join(lines).rstrip("\n") + "\n"

@@ -1,0 +1,172 @@
+"""The handoff manifest: what a fresh session needs to take over a task (seed plan §5.5).
+
+Exactly the fourteen §5.5 fields, all required; nothing else. Session linkage (session id,
+parent session, step, rule) is not part of the manifest: it travels in the commit trailers.
+schemas/handoff-manifest.schema.json is generated from :class:`HandoffManifest`, and
+:func:`validate_manifest` checks a manifest against both before anyone writes it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from enum import StrEnum
+from functools import cache
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+)
+
+from clm_policy.errors import InputError, Location
+from clm_policy.models.state import TokenSnapshot
+
+# "2026-08-04T12:00:00Z", optionally with up to six fractional digits; UTC only ("Z").
+# [0-9], not \d: both regex engines (pydantic's and jsonschema's) read \d as any Unicode digit.
+TIMESTAMP_PATTERN = (
+    r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+    r"T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,6})?Z$"
+)
+# Memory keys (DESIGN §6): segments of [A-Za-z0-9_-] joined by "/"; so no "..", no leading
+# "/" (absolute path), no empty segment.
+MEMORY_KEY_PATTERN = r"^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$"
+
+# "non-empty after strip": pydantic strips, and the pattern makes the JSON schema refuse a
+# blank string too, so both validators agree.
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, pattern=r"\S")]
+MemoryKey = Annotated[str, StringConstraints(pattern=MEMORY_KEY_PATTERN, max_length=200)]
+
+
+class ManifestStatus(StrEnum):
+    """Where the handed-off task stands."""
+
+    IN_PROGRESS = "in_progress"
+    BLOCKED = "blocked"
+    PARTIAL_COMPLETE = "partial_complete"
+    COMPLETED = "completed"
+
+
+class HandoffManifest(BaseModel):
+    """The handoff manifest (seed plan, section 5.5): every field required, no other field."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    goal: Text = Field(description="what the task is for, in one or a few sentences")
+    status: ManifestStatus = Field(description="where the task stands")
+    source_of_truth: list[str] = Field(
+        description="files, documents or URLs the next session must trust over memory"
+    )
+    changed_artifacts: list[str] = Field(description="what this session changed")
+    commands_and_results: list[str] = Field(description="commands run and what they returned")
+    verified: list[str] = Field(description="facts checked, with how")
+    not_verified: list[str] = Field(description="what still needs checking")
+    assumptions_risks: list[str] = Field(description="assumptions made and risks seen")
+    blockers: list[str] = Field(description="what stops progress; empty when nothing does")
+    next_safe_action: Text = Field(description="the first thing the next session should do")
+    memory_keys: list[MemoryKey] = Field(description="memory entries worth reading first")
+    token_snapshot: TokenSnapshot = Field(
+        description=(
+            "token figures at handoff: context_tokens is what the window held, "
+            "input/output/total_tokens are cumulative over the session"
+        )
+    )
+    timestamp: str = Field(
+        pattern=TIMESTAMP_PATTERN, description="when the manifest was made, ISO-8601 UTC ('Z')"
+    )
+    decision_rationale: Text = Field(description="why the session was handed off")
+
+    @field_validator("timestamp")
+    @classmethod
+    def _real_date(cls, value: str) -> str:
+        # The pattern checks the shape; this catches dates like 2026-02-30.
+        datetime.fromisoformat(value)
+        return value
+
+
+def format_timestamp(now: datetime) -> str:
+    """``now`` as a manifest timestamp, ``2026-08-04T12:00:00Z`` (UTC, whole seconds).
+
+    A naive datetime is refused: its zone is unknown, and guessing the local one would make
+    the same call give different text on different machines.
+    """
+    if now.tzinfo is None or now.utcoffset() is None:
+        raise InputError(f"timestamp needs a timezone-aware datetime, got naive {now.isoformat()}")
+    return now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def validate_manifest(
+    data: Mapping[str, Any] | HandoffManifest, *, source: str | None = None
+) -> HandoffManifest:
+    """Validate ``data`` with pydantic (strict JSON types) *and* the shipped JSON schema.
+
+    Raises :class:`InputError` naming the failing field (``token_snapshot.context_tokens``,
+    ``memory_keys[1]``); ``source`` (a file name) becomes the error's location. Call it
+    before writing a manifest. jsonschema is imported here, never at package import time.
+    """
+    where = Location(source) if source else None
+    if isinstance(data, HandoffManifest):
+        data = data.model_dump(mode="json")
+    try:
+        text = json.dumps(data)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"handoff manifest: not JSON data ({exc})", where) from None
+    try:
+        manifest = HandoffManifest.model_validate_json(text, strict=True)
+    except ValidationError as exc:
+        raise InputError(f"handoff manifest: {pydantic_problem(exc)}", where) from None
+    plain = json.loads(text)
+    error = _best_schema_error(plain)
+    if error is not None:
+        raise InputError(f"handoff manifest: {error}", where)
+    return manifest
+
+
+def pydantic_problem(exc: ValidationError) -> str:
+    """The first error of ``exc`` as ``field.path: message``."""
+    err = exc.errors(include_url=False)[0]
+    loc = err["loc"]
+    if err["type"] == "missing":
+        return f"missing required field '{_display(loc)}'"
+    if err["type"] == "extra_forbidden":
+        return f"unknown field '{_display(loc)}'"
+    msg = str(err["msg"]).removeprefix("Value error, ")
+    msg = msg[:1].lower() + msg[1:]
+    return f"{_display(loc)}: {msg}" if loc else msg
+
+
+def _display(loc: tuple[int | str, ...] | list[int | str]) -> str:
+    out = ""
+    for step in loc:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out
+
+
+def _best_schema_error(instance: Any) -> str | None:
+    from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
+
+    error = best_match(_schema_validator().iter_errors(instance))
+    if error is None:
+        return None
+    path = _display(list(error.absolute_path))
+    if error.validator == "required" and isinstance(error.instance, dict):
+        missing = [k for k in error.validator_value if k not in error.instance]
+        return f"missing required field '{_display([*error.absolute_path, missing[0]])}'"
+    return f"{path}: {error.message}" if path else error.message
+
+
+@cache
+def _schema_validator() -> Any:
+    """A Draft 2020-12 validator of the shipped schemas/handoff-manifest.schema.json."""
+    # jsonschema ships no type information; it is untyped (Any) here.
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+    from clm_policy.resources import schema_path
+
+    schema = json.loads(schema_path("handoff-manifest").read_text(encoding="utf-8"))
+    return Draft202012Validator(schema)
