@@ -23,6 +23,7 @@ from clm_policy.lifecycle.summary import (
     next_safe_action,
     recent_messages,
 )
+from clm_policy.memory.layout import compaction_path
 from clm_policy.models.enums import MessageRole
 from clm_policy.models.manifest import format_timestamp
 from clm_policy.models.state import Message, SessionState
@@ -63,11 +64,6 @@ class CompactionResult:
     """``sessions/<id>/compactions/<step>.md``: front matter, summary, hint."""
     context_before: int
     context_after: int
-
-
-def compaction_path(session_id: str, step: int) -> str:
-    """Where the document goes in the memory repo (DESIGN §6), relative to its root."""
-    return f"sessions/{session_id}/compactions/{step}.md"
 
 
 def build_hint(state: SessionState, *, retained: int) -> str:
