@@ -16,6 +16,7 @@ import click
 from clm_policy.cli.decide import decide
 from clm_policy.cli.lint import lint
 from clm_policy.cli.memory import init, log, show
+from clm_policy.cli.pipelines import compact, handoff
 from clm_policy.cli.resolve import resolve
 from clm_policy.cli.schema import schema
 from clm_policy.cli.test_cmd import test
@@ -47,7 +48,9 @@ def cli() -> None:
     """
 
 
+cli.add_command(compact)
 cli.add_command(decide)
+cli.add_command(handoff)
 cli.add_command(init)
 cli.add_command(log)
 cli.add_command(show)

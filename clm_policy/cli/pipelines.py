@@ -1,0 +1,196 @@
+"""``clm-policy compact`` and ``clm-policy handoff``: run a pipeline on a SessionState and
+commit it to the memory repository."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from clm_policy.cli.memory import MEMORY_HELP
+
+
+def _options(command: Any) -> Any:
+    command = click.option(
+        "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+    )(command)
+    command = click.option(
+        "--profile", metavar="NAME", help="Task profile (default: the state's, else the policy's)."
+    )(command)
+    command = click.option(
+        "--policy",
+        "-p",
+        "policy_ref",
+        default="default",
+        show_default=True,
+        metavar="PATH|NAME",
+        help="Policy recorded in the commit.",
+    )(command)
+    command = click.option(
+        "--state",
+        "-s",
+        "state_src",
+        required=True,
+        metavar="FILE|-",
+        help="SessionState JSON file, or - for standard input.",
+    )(command)
+    return click.option("--memory", "-m", "memory", required=True, metavar="DIR", help=MEMORY_HELP)(
+        command
+    )
+
+
+def _context(policy_ref: str, state_src: str, profile: str | None) -> tuple[Any, Any, Any]:
+    """The policy, the state, and the policy's decision on it (recorded as the reason)."""
+    from clm_policy.errors import StateError
+    from clm_policy.policy.cache import load_policy_cached
+    from clm_policy.state_io import read_state
+
+    policy = load_policy_cached(policy_ref)
+    source = read_state(state_src)
+    try:
+        decision = policy.outcome(source.state, profile)
+        prof = policy.profile(profile or source.state.profile)
+    except StateError as exc:
+        raise source.locate(exc) from None
+    return policy, source.state, (decision, prof)
+
+
+def _provenance(policy: Any, decision: Any, action: str) -> Any:
+    from clm_policy.lifecycle.pipelines import Provenance
+
+    where = f"{policy.path}@{policy.digest}"
+    if decision.action.value == action:
+        return Provenance(decision.trigger, decision.rationale, where)
+    said = f"{decision.action.value}" + (f" ({decision.rationale})" if decision.rationale else "")
+    return Provenance("manual", f"{action} requested by hand; the policy says {said}", where)
+
+
+@click.command()
+@_options
+def compact(memory: str, state_src: str, policy_ref: str, profile: str | None, fmt: str) -> int:
+    """Compact a session now: commit its structured summary and hint, keep the last
+    messages (the profile's retain_recent_messages), lower its context.
+
+    The commit records why: the policy's deciding rule when the policy would compact too,
+    else `manual` with what the policy would have done. The new state (messages replaced,
+    context re-estimated) is written to sessions/ID/state.json.
+
+    \b
+    Example:
+      clm-policy compact --memory clm-memory --state session.json
+    """
+    from clm_policy.lifecycle.pipelines import run_compaction
+    from clm_policy.memory.gitwrite import MemoryRepo
+
+    policy, state, (decision, prof) = _context(policy_ref, state_src, profile)
+    why = _provenance(policy, decision, "compact")
+    with MemoryRepo(memory) as repo:
+        done = run_compaction(repo, state, retain=prof.retain_recent_messages, why=why)
+    result = done.result
+    if fmt == "json":
+        click.echo(
+            json.dumps(
+                {
+                    "event": "compact",
+                    "commit": done.commit,
+                    "session": state.session_id,
+                    "step": state.step_index,
+                    "rule": why.rule,
+                    "path": done.path,
+                    "context_before": result.context_before,
+                    "context_after": result.context_after,
+                    "messages_kept": len(result.messages) - 1,
+                    "redactions": done.redactions,
+                    "state": result.state.model_dump(mode="json"),
+                },
+                indent=2,
+            )
+        )
+        return 0
+    click.echo(
+        f"compacted session {state.session_id} at step {state.step_index} "
+        f"({why.rule}): commit {done.commit[:12]}"
+    )
+    click.echo(f"  summary   {done.path}")
+    click.echo(
+        f"  context   {result.context_before} -> {result.context_after} tokens (estimated), "
+        f"{len(result.messages) - 1} recent messages kept"
+    )
+    click.echo(f"  redacted  {done.redactions} secret(s)")
+    click.echo(f"  next      clm-policy log --memory {memory} --session {state.session_id}")
+    return 0
+
+
+@click.command()
+@_options
+@click.option(
+    "--branch",
+    is_flag=True,
+    help="Commit on a new branch clm/handoff/SESSION-N (for a pull request).",
+)
+@click.option(
+    "--push",
+    metavar="REMOTE",
+    help="Push the commit to REMOTE (fetch, rebase and retry when rejected; never force).",
+)
+def handoff(
+    memory: str,
+    state_src: str,
+    policy_ref: str,
+    profile: str | None,
+    fmt: str,
+    branch: bool,
+    push: str | None,
+) -> int:
+    """Hand a session off: commit a schema-valid manifest and its rendering for people, and
+    print the seed messages the next session starts from (no transcript).
+
+    \b
+    Examples:
+      clm-policy handoff --memory clm-memory --state session.json
+      clm-policy handoff --memory clm-memory --state session.json --branch --push origin
+    """
+    from clm_policy.lifecycle.pipelines import run_handoff
+    from clm_policy.memory.gitwrite import MemoryRepo
+
+    policy, state, (decision, _) = _context(policy_ref, state_src, profile)
+    why = _provenance(policy, decision, "handoff")
+    with MemoryRepo(memory) as repo:
+        done = run_handoff(repo, state, why=why, branch=branch, push=push)
+    if fmt == "json":
+        click.echo(
+            json.dumps(
+                {
+                    "event": "handoff",
+                    "commit": done.commit,
+                    "ref": done.ref,
+                    "session": state.session_id,
+                    "step": state.step_index,
+                    "rule": why.rule,
+                    "manifest_path": done.manifest_path,
+                    "handoff_path": done.handoff_path,
+                    "manifest": done.manifest.model_dump(mode="json"),
+                    "redactions": done.redactions,
+                    "pushed": push,
+                    "push_attempts": done.push_attempts,
+                    "seed": [m.model_dump(mode="json") for m in done.seed],
+                },
+                indent=2,
+            )
+        )
+        return 0
+    click.echo(
+        f"handed off session {state.session_id} at step {state.step_index} ({why.rule}): "
+        f"commit {done.commit[:12]} on {done.ref.removeprefix('refs/heads/')}"
+    )
+    click.echo(f"  manifest  {done.manifest_path}")
+    click.echo(f"  for people {done.handoff_path}")
+    click.echo(f"  next safe action: {done.manifest.next_safe_action}")
+    click.echo(f"  redacted  {done.redactions} secret(s)")
+    if push:
+        click.echo(f"  pushed to {push} ({done.push_attempts} attempt(s))")
+    click.echo(
+        f"  seed      {len(done.seed)} message(s) for the next session (--format json prints them)"
+    )
+    return 0

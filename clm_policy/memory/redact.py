@@ -1,0 +1,390 @@
+"""Secrets out of text and plain data, before anything is hashed into git.
+
+Agent memory (Markdown, JSON manifests, JSONL logs) is committed to git, and a secret that
+reaches a git object stays in the history for good. So everything the memory store writes goes
+through :func:`redact_text` or :func:`redact_data` first -- or through one :class:`Redactor` per
+commit, whose total becomes the ``Clm-Redactions`` trailer. Each secret found is replaced by
+``[REDACTED:<rule-id>]``; redacting redacted text changes nothing.
+
+Token rules (AWS, GitHub, OpenAI, Anthropic, Slack, GCP, JWT, private keys) replace the whole
+token. Key/value rules (``password=...``, ``Authorization: Bearer ...``, a password in a URL)
+keep the key and replace only the value, and the generic rule redacts a value only when it looks
+random (Shannon entropy), so ``password: changeme`` and ``api_key_env = "OPENAI_API_KEY"``
+are left alone.
+
+The rules are modelled on the token formats documented by gitleaks
+(https://github.com/gitleaks/gitleaks, MIT License, Copyright (c) 2019 Zachary Rice); the
+regular expressions here are our own. docs/redaction.md lists the rules, what is not redacted,
+and the limits: no detector is complete, so a key that reached an agent is rotated anyway.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+ENTROPY_THRESHOLD = 3.5
+"""Bits per character from which a key/value secret counts as random."""
+MIN_SECRET_LENGTH = 8
+"""Shorter key/value secrets are left alone (``pwd=1234``)."""
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits per character of ``value``'s character distribution (0.0 for ``""``)."""
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values()) if n else 0.0
+
+
+# One word of a name: OPENAI, Api, getToken, key2 (camel humps need two lower-case letters, so
+# a random mixed-case string is not a name).
+_WORD = r"(?:[A-Z]+|[A-Z]?[a-z]+(?:[A-Z][a-z]{2,})*)[0-9]*"
+_NOT_A_SECRET = re.compile(
+    rf"""
+      .*(?:\$\{{|\{{\{{|\[REDACTED:|\.\.\.)         # ${{VAR}}, {{{{ var }}}}, redacted, elided
+    | [$%<]                                        # $VAR, %VAR%, <your-token>
+    | (.)\1*$                                      # ********, xxxxxxxx
+    | [A-Za-z][A-Za-z0-9+.-]*://                   # a URL (its password: url-password)
+    | (?:~|\.{{1,2}})?/ | [A-Za-z]:[\\/]           # a path
+    | [^@\s]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$   # an e-mail address
+    | {_WORD}(?:[_.:/-]{_WORD})+$                  # a name: OPENAI_API_KEY, settings.SECRET_KEY
+    """,
+    re.VERBOSE,
+)
+
+
+def is_placeholder(value: str) -> bool:
+    """Whether ``value`` is a reference, placeholder, name, URL or path rather than a secret."""
+    return _NOT_A_SECRET.match(value) is not None
+
+
+def looks_secret(value: str) -> bool:
+    """Whether a value assigned to a secret-sounding key is random enough to be a real secret."""
+    n = len(value)
+    if n < MIN_SECRET_LENGTH or is_placeholder(value):
+        return False
+    entropy = shannon_entropy(value)
+    if entropy >= ENTROPY_THRESHOLD:
+        return True
+    # Entropy never exceeds log2(length), so a value under 12 characters cannot reach the
+    # threshold: accept a short one whose characters are nearly all distinct and which mixes
+    # lower case, upper case and digits, as generated passwords do and words do not.
+    return (
+        entropy >= math.log2(n) - 0.3
+        and any(c.islower() for c in value)
+        and any(c.isupper() for c in value)
+        and any(c.isdigit() for c in value)
+    )
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One kind of secret.
+
+    ``pattern`` finds a candidate; its group ``secret`` is what gets replaced, the rest of the
+    match (a key name, quotes) stays. ``check``, if set, must accept the match. ``needles``: the
+    rule can only match text containing one of them (a cheap pre-test). ``anchor``: for a
+    case-insensitive pattern, a lower-case regex whose matches in the lower-cased text are the
+    only places ``pattern`` can start (``re`` searches case-insensitively ~6x slower).
+    """
+
+    id: str
+    pattern: re.Pattern[str]
+    needles: tuple[str, ...] = ()
+    check: Callable[[re.Match[str]], bool] | None = None
+    anchor: re.Pattern[str] | None = None
+
+
+_KEYWORD = (
+    r"(?P<kw>pass(?:word|wd|phrase)|pwd|secret|token|api[_.-]?key|access[_.-]?key"
+    r"|private[_.-]?key|auth(?:orization)?|credential)s?(?-i:(?![a-z]))"
+)
+# After the key: a closing quote, then = : => := == or a Python annotation ": str =".
+_ASSIGN = r"""(?:\\?["'])?[ \t]*(?::[ \t]*[A-Za-z_][\w.|\[\], ]{0,40}?[ \t]*=(?!=)|==|=>|:=|=|:)"""
+# The value: quoted (to the matching quote) or bare (to a space or delimiter, not a call).
+_VALUE = r"""[ \t]*(?P<q>\\?["'`])?(?P<secret>(?(q)[^"'`\s\\]++|[^\s"'`,;&<>()\[\]{}\\]++))
+    (?(q)(?P=q)|(?![(\[{]))"""
+_AWS_SECRET_NAME = r"(?:aws[_.-]?secret[_.-]?(?:access[_.-]?)?key|secret[_.-]?access[_.-]?key)"
+_AWS_SECRET_VALUE = r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
+_KEYWORD_ANCHOR = re.compile("pass|pwd|secret|token|api|access|private|auth|credential")
+_KEY_NAME = re.compile(_KEYWORD, re.IGNORECASE)
+_AWS_KEY_NAME = re.compile(_AWS_SECRET_NAME, re.IGNORECASE)
+
+
+def _keyword_starts_word(m: re.Match[str]) -> bool:
+    """The keyword begins a word or a camelCase hump: ``db_password``, ``dbPassword``, not
+    ``oauth`` (whose ``auth`` is no keyword)."""
+    start = m.start("kw")
+    before = m.string[start - 1] if start else " "
+    camel_hump = before.islower() and m["kw"][0].isupper()
+    return not before.isascii() or not before.isalpha() or camel_hump
+
+
+def _generic(m: re.Match[str]) -> bool:
+    return _keyword_starts_word(m) and looks_secret(m["secret"])
+
+
+def _not_placeholder(m: re.Match[str]) -> bool:
+    return not is_placeholder(m["secret"])
+
+
+def _random(m: re.Match[str]) -> bool:
+    return looks_secret(m["secret"])
+
+
+def _has_key_body(m: re.Match[str]) -> bool:
+    """A PEM header with base64 after it, not a header quoted in prose."""
+    return re.search(r"[A-Za-z0-9+/]{16}", m["secret"]) is not None
+
+
+def _token(rule_id: str, pattern: str, *needles: str) -> Rule:
+    return Rule(rule_id, re.compile(f"(?P<secret>{pattern})"), needles)
+
+
+def _b(prefix: str, chars: str = r"A-Za-z0-9_-") -> str:
+    """``prefix`` not preceded by a token character (a lookbehind after the literal, so the
+    regex engine can still search for the literal quickly)."""
+    return f"{re.escape(prefix)}(?<![{chars}]{re.escape(prefix)})"
+
+
+_PEM_LABEL = r"[ A-Z0-9]{0,40}PRIVATE[ ]KEY(?:[ ]BLOCK)?-----"  # [ ]: used in verbose regexes
+_LINE_BREAK = r"(?:\r?\n|\\r?\\n)"
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "private-key",
+        re.compile(
+            rf"""(?P<secret>-----BEGIN{_PEM_LABEL}
+            (?:(?:[^-]|-(?!----))*?-----END{_PEM_LABEL}         # the whole block, or
+            |(?:{_LINE_BREAK}[A-Za-z0-9+/=]++(?={_LINE_BREAK}|["']|\Z))*))  # a truncated one
+            """,
+            re.VERBOSE,
+        ),
+        ("PRIVATE KEY",),
+        _has_key_body,
+    ),
+    _token(
+        "aws-access-key-id",
+        r"A(?<![A-Za-z0-9]A)(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])",
+        *("AKIA", "ASIA", "ABIA", "ACCA"),
+    ),
+    Rule(
+        "aws-secret-access-key",
+        re.compile(
+            rf"""{_AWS_SECRET_NAME}{_ASSIGN}[ \t]*(?:\\?["'`])?(?P<secret>{_AWS_SECRET_VALUE})""",
+            re.IGNORECASE | re.ASCII,
+        ),
+        anchor=re.compile("aws|secret"),
+    ),
+    _token("github-pat", rf"{_b('ghp_')}[A-Za-z0-9]{{36,}}+", "ghp_"),
+    _token("github-oauth", rf"{_b('gho_')}[A-Za-z0-9]{{36,}}+", "gho_"),
+    _token(
+        "github-app-token", rf"(?:{_b('ghu_')}|{_b('ghs_')})[A-Za-z0-9]{{36,}}+", "ghu_", "ghs_"
+    ),
+    _token("github-refresh-token", rf"{_b('ghr_')}[A-Za-z0-9]{{36,}}+", "ghr_"),
+    _token("github-fine-grained-pat", rf"{_b('github_pat_')}[A-Za-z0-9_]{{82,}}+", "github_pat_"),
+    # Anthropic before OpenAI: both start with "sk-".
+    _token("anthropic-admin-key", rf"{_b('sk-ant-admin')}\d\d-[A-Za-z0-9_-]{{20,}}+", "sk-ant-"),
+    _token(
+        "anthropic-api-key", rf"{_b('sk-ant-')}[a-z]{{2,8}}\d\d-[A-Za-z0-9_-]{{20,}}+", "sk-ant-"
+    ),
+    _token(
+        "openai-api-key",
+        rf"{_b('sk-')}(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{{20,}}+"
+        rf"|[A-Za-z0-9]{{48}}(?![A-Za-z0-9_-]))",
+        "sk-",
+    ),
+    _token(
+        "slack-webhook-url",
+        r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_+-]{20,}+",
+        "hooks.slack.com",
+    ),
+    _token(
+        "slack-token",
+        rf"(?:{_b('xox', 'A-Za-z0-9')}[abprse]|{_b('xapp', 'A-Za-z0-9')})-[A-Za-z0-9-]{{10,}}+",
+        *("xox", "xapp-"),
+    ),
+    _token("gcp-api-key", rf"{_b('AIza')}[A-Za-z0-9_-]{{35}}(?![A-Za-z0-9_-])", "AIza"),
+    _token(
+        "jwt", rf"{_b('eyJ')}[A-Za-z0-9_-]{{8,}}+\.eyJ[A-Za-z0-9_-]{{8,}}+\.[A-Za-z0-9_-]*+", "eyJ"
+    ),
+    Rule(
+        "url-password",
+        re.compile(r"""://(?<=[A-Za-z0-9]://)[^\s:/@"'<>]*+:(?P<secret>[^\s/@"'<>]++)@"""),
+        ("://",),
+        _not_placeholder,
+    ),
+    Rule(
+        "bearer-token",
+        re.compile(
+            r"b(?<![A-Za-z0-9_]b)earer[ \t]+(?P<secret>[A-Za-z0-9._~+/=-]++)", re.I | re.ASCII
+        ),
+        check=_random,
+        anchor=re.compile("bearer"),
+    ),
+    Rule(
+        "basic-auth",
+        re.compile(
+            r"""authorization(?:\\?["'])?[ \t]*[:=][ \t]*(?:\\?["'])?basic[ \t]+"""
+            r"(?P<secret>[A-Za-z0-9+/=]{8,}+)",
+            re.IGNORECASE | re.ASCII,
+        ),
+        check=_not_placeholder,
+        anchor=re.compile("authorization"),
+    ),
+    Rule(
+        "generic-secret",
+        re.compile(rf"{_KEYWORD}[A-Za-z0-9_.-]{{0,40}}+{_ASSIGN}{_VALUE}", re.I | re.X | re.A),
+        check=_generic,
+        anchor=_KEYWORD_ANCHOR,
+    ),
+    Rule(  # command-line flags: --password X, --db-token X
+        "generic-secret",
+        re.compile(
+            rf"--(?<![\w-]--)[A-Za-z0-9_.-]{{0,40}}?{_KEYWORD}[A-Za-z0-9_.-]{{0,40}}+[ \t]{_VALUE}",
+            re.I | re.X | re.A,
+        ),
+        ("--",),
+        _generic,
+    ),
+)
+"""Every rule, in the order they run: private keys first (their body must not be cut up by the
+token rules), specific tokens before the key/value rules that would also match them."""
+
+
+def _candidates(rule: Rule, text: str, lowered: str) -> Iterator[re.Match[str]]:
+    """Every match of ``rule.pattern`` in order of start, overlapping ones included."""
+    if rule.anchor is not None and len(lowered) == len(text):
+        for anchor in rule.anchor.finditer(lowered):
+            if (m := rule.pattern.match(text, anchor.start())) is not None:
+                yield m
+        return
+    pos = 0
+    while (m := rule.pattern.search(text, pos)) is not None:
+        yield m
+        pos = m.start() + 1
+
+
+def _apply(rule: Rule, text: str, lowered: str, counts: dict[str, int]) -> str:
+    """``text`` with ``rule``'s secrets replaced (``text`` itself if it has none)."""
+    if rule.needles and not any(needle in text for needle in rule.needles):
+        return text
+    marker = f"[REDACTED:{rule.id}]"
+    pieces: list[str] = []
+    done = 0  # text[:done] is in pieces
+    for m in _candidates(rule, text, lowered):
+        # A rejected candidate skips nothing: its key may still start a real match.
+        if m.start() < done or (rule.check is not None and not rule.check(m)):
+            continue
+        start, end = m.span("secret")
+        pieces += (text[done:start], marker)
+        done = end
+    if not pieces:
+        return text
+    counts[rule.id] = counts.get(rule.id, 0) + len(pieces) // 2
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+def _redact(text: str, counts: dict[str, int]) -> str:
+    lowered = ""  # text.lower() once an anchored rule needs it, while text is unchanged
+    for rule in RULES:
+        if rule.anchor is not None and not lowered:
+            lowered = text.lower()
+        redacted = _apply(rule, text, lowered, counts)
+        if redacted is not text:
+            text, lowered = redacted, ""
+    return text
+
+
+def _value_rule(key: str, value: str) -> str | None:
+    """The rule that a whole string value hits because of its dict key (``{"password": v}``)."""
+    if _AWS_KEY_NAME.search(key) and re.fullmatch(_AWS_SECRET_VALUE, value):
+        return "aws-secret-access-key"
+    names_secret = any(_keyword_starts_word(m) for m in _KEY_NAME.finditer(key))
+    return "generic-secret" if names_secret and looks_secret(value) else None
+
+
+def _walk(value: Any, counts: dict[str, int]) -> Any:
+    if isinstance(value, str):
+        before = sum(counts.values())
+        redacted = _redact(value, counts)
+        return value if sum(counts.values()) == before else redacted
+    if isinstance(value, Mapping):
+        out: dict[Any, Any] = {}
+        for key, item in value.items():
+            new_item = _walk(item, counts)
+            # A string no text rule touched may still be a secret because of its key.
+            if isinstance(key, str) and isinstance(item, str) and new_item is item:
+                rule = _value_rule(key, item)
+                if rule is not None:
+                    counts[rule] = counts.get(rule, 0) + 1
+                    new_item = f"[REDACTED:{rule}]"
+            out[_walk(key, counts)] = new_item
+        return out
+    if isinstance(value, list):
+        return [_walk(item, counts) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_walk(item, counts) for item in value)
+    if value is None or isinstance(value, int | float):
+        return value
+    raise TypeError(f"redact_data walks dict, list, tuple, str, numbers and None, not {value!r}")
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """Redacted text and how many secrets each rule replaced (rules that found none are absent)."""
+
+    text: str
+    counts: Mapping[str, int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+def redact_text(text: str) -> Redaction:
+    """Replace every secret in ``text`` by ``[REDACTED:<rule-id>]``."""
+    counts: dict[str, int] = {}
+    return Redaction(_redact(text, counts), MappingProxyType(counts))
+
+
+def redact_data(value: Any) -> tuple[Any, dict[str, int]]:
+    """A redacted copy of plain data, and the counts.
+
+    Strings are redacted wherever they are, dict keys included; a string under a
+    secret-sounding key (``{"password": "..."}``) is redacted whole when it looks random.
+    Dicts, lists and tuples are copied (any mapping becomes a ``dict``); ``None``, bools and
+    numbers are kept; anything else is a :class:`TypeError`, so nothing passes unread. Two keys
+    that redact to the same text merge, the later value winning.
+    """
+    counts: dict[str, int] = {}
+    return _walk(value, counts), counts
+
+
+class Redactor:
+    """Redacts many texts and values, keeping one running count -- a commit's redactions."""
+
+    def __init__(self) -> None:
+        self._counts: dict[str, int] = {}
+
+    def text(self, text: str) -> str:
+        """``text`` redacted; its secrets are added to :attr:`counts`."""
+        return _redact(text, self._counts)
+
+    def data(self, value: Any) -> Any:
+        """A redacted copy of ``value`` (see :func:`redact_data`); adds to :attr:`counts`."""
+        return _walk(value, self._counts)
+
+    @property
+    def counts(self) -> Mapping[str, int]:
+        """Secrets replaced so far, per rule id (a snapshot)."""
+        return MappingProxyType(dict(self._counts))
+
+    @property
+    def total(self) -> int:
+        return sum(self._counts.values())

@@ -1,0 +1,153 @@
+"""Durable memory topics: the MemoryStore protocol and the git-backed store.
+
+A topic is ``topics/<key>.md``: YAML-ish front matter (key, tags, updated_at) and Markdown.
+Every write is redacted, committed, and regenerates MEMORY.md (the index). Search runs
+``git grep`` over the committed topics, so no index file is ever committed or kept.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Protocol
+
+from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.layout import INDEX, TOPICS, check_key, topic_path
+from clm_policy.memory.trailers import CommitMessage
+
+
+@dataclass(frozen=True)
+class MemoryEntry:
+    key: str
+    content: str
+    tags: tuple[str, ...] = ()
+    updated_at: str = ""
+
+
+class MemoryStore(Protocol):
+    """What the loop needs of a memory backend (a Mem0 or Letta adapter can implement it)."""
+
+    def write(self, key: str, content: str, *, tags: Sequence[str] | None = None) -> None: ...
+    def read(self, key: str) -> str | None: ...
+    def search(self, query: str, *, limit: int = 10) -> list[MemoryEntry]: ...
+    def list_keys(self) -> list[str]: ...
+
+
+def render_topic(entry: MemoryEntry) -> str:
+    tags = json.dumps(list(entry.tags))
+    return (
+        f"---\nkey: {entry.key}\ntags: {tags}\nupdated_at: {entry.updated_at}\n---\n\n"
+        f"{entry.content.rstrip()}\n"
+    )
+
+
+def parse_topic(key: str, text: str) -> MemoryEntry:
+    tags: tuple[str, ...] = ()
+    updated = ""
+    body = text
+    if text.startswith("---\n"):
+        head, _, rest = text[4:].partition("\n---\n")
+        body = rest.lstrip("\n")
+        for line in head.splitlines():
+            name, _, value = line.partition(": ")
+            if name == "tags":
+                try:
+                    tags = tuple(str(t) for t in json.loads(value))
+                except ValueError:
+                    tags = ()
+            elif name == "updated_at":
+                updated = value
+    return MemoryEntry(key, body.rstrip("\n"), tags, updated)
+
+
+@dataclass
+class GitMemoryStore:
+    """Topics in a memory repository. Content is redacted before it is written."""
+
+    repo: MemoryRepo
+    redactions: dict[str, int] = field(default_factory=dict)
+
+    def write(self, key: str, content: str, *, tags: Sequence[str] | None = None) -> None:
+        from clm_policy.memory.redact import Redactor
+
+        check_key(key)
+        redactor = Redactor()
+        entry = MemoryEntry(
+            key,
+            redactor.text(content),
+            tuple(redactor.text(t) for t in tags or ()),
+            datetime.now(UTC).isoformat(timespec="seconds"),
+        )
+        keys = sorted({*self.list_keys(), key})
+        index = self._index(keys, entry)
+        message = CommitMessage(
+            f"clm(memory): {key}",
+            trailers={"Clm-Event": "memory", "Clm-Key": key, "Clm-Redactions": str(redactor.total)},
+        )
+        self.repo.commit(message, {topic_path(key): render_topic(entry), INDEX: index})
+        for rule, count in redactor.counts.items():
+            self.redactions[rule] = self.redactions.get(rule, 0) + count
+
+    def read(self, key: str) -> str | None:
+        path = self.repo.root / topic_path(key)
+        if not path.is_file():
+            return None
+        return parse_topic(key, path.read_text(encoding="utf-8")).content
+
+    def entry(self, key: str) -> MemoryEntry | None:
+        path = self.repo.root / topic_path(key)
+        if not path.is_file():
+            return None
+        return parse_topic(key, path.read_text(encoding="utf-8"))
+
+    def list_keys(self) -> list[str]:
+        out = self.repo.git("ls-files", "-z", "--", f"{TOPICS}/")
+        keys = []
+        for name in out.split("\0"):
+            if name.endswith(".md"):
+                keys.append(name[len(TOPICS) + 1 : -3])
+        return sorted(keys)
+
+    def search(self, query: str, *, limit: int = 10) -> list[MemoryEntry]:
+        """Topics whose text contains ``query`` (case-insensitive), best first: most hits."""
+        if not query.strip():
+            return []
+        out = self.repo.git(
+            "grep", "-I", "-i", "-F", "-c", "-e", query, "HEAD", "--", f"{TOPICS}/", check=False
+        )
+        hits: list[tuple[int, str]] = []
+        for line in out.splitlines():
+            # HEAD:topics/<key>.md:<count>
+            name, _, count = line.rpartition(":")
+            path = name.removeprefix("HEAD:")
+            if path.endswith(".md") and count.isdigit():
+                hits.append((-int(count), path[len(TOPICS) + 1 : -3]))
+        found = []
+        for _, key in sorted(hits)[:limit]:
+            entry = self.entry(key)
+            if entry is not None:
+                found.append(entry)
+        return found
+
+    def _index(self, keys: Sequence[str], new: MemoryEntry) -> str:
+        """MEMORY.md with ``new``'s line updated; other lines are reused from the current
+        index (reading every topic on every write would not scale to thousands)."""
+        current: dict[str, str] = {}
+        path = self.repo.root / INDEX
+        if path.is_file():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line.startswith("- [") and "](" in line:
+                    current[line[3 : line.index("](")]] = line
+        first = new.content.strip().splitlines()[0][:100] if new.content.strip() else ""
+        current[new.key] = f"- [{new.key}](topics/{new.key}.md){' — ' + first if first else ''}"
+        lines = [
+            "# Memory",
+            "",
+            "Durable memory topics (regenerated by clm-policy on every write; do not edit by "
+            "hand).",
+            "",
+        ]
+        lines += [current.get(key, f"- [{key}](topics/{key}.md)") for key in keys]
+        return "\n".join(lines) + "\n"

@@ -1,0 +1,109 @@
+"""Memory topics in a real git repository: write, read, search, keys, the index; and the
+init / log / show commands."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from clm_policy.errors import InputError
+from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.init import init_memory
+from clm_policy.memory.store import GitMemoryStore
+
+from conftest import invoke
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Path:
+    return init_memory(tmp_path / "mem").path
+
+
+def test_write_read_search_list(memory: Path) -> None:
+    with MemoryRepo(memory) as repo:
+        store = GitMemoryStore(repo)
+        store.write(
+            "decisions/auth", "Use JWT with 15m expiry.\nRefresh tokens rotate.", tags=["security"]
+        )
+        store.write("build/ci", "CI runs pytest and ruff; JWT tests are slow.")
+        store.write("notes", "Nothing about tokens here.")
+        assert store.read("decisions/auth") == "Use JWT with 15m expiry.\nRefresh tokens rotate."
+        assert store.read("missing") is None
+        assert store.list_keys() == ["build/ci", "decisions/auth", "notes"]
+        hits = store.search("jwt")
+        assert [h.key for h in hits] == ["build/ci", "decisions/auth"] or [h.key for h in hits] == [
+            "decisions/auth",
+            "build/ci",
+        ]
+        assert store.search("JWT with 15m")[0].tags == ("security",)
+        assert store.search("no such words") == []
+        assert store.search("   ") == []
+    index = (memory / "MEMORY.md").read_text()
+    assert "- [decisions/auth](topics/decisions/auth.md) — Use JWT with 15m expiry." in index
+    assert "- [build/ci](topics/build/ci.md)" in index
+    topic = (memory / "topics" / "decisions" / "auth.md").read_text()
+    assert topic.startswith('---\nkey: decisions/auth\ntags: ["security"]\nupdated_at: ')
+    log = git(memory, "log", "--format=%s|%(trailers:key=Clm-Key,valueonly)", "-1").strip()
+    assert log == "clm(memory): notes|notes"
+    assert git(memory, "status", "--porcelain") == ""
+
+
+def test_rewrite_keeps_other_index_lines(memory: Path) -> None:
+    with MemoryRepo(memory) as repo:
+        store = GitMemoryStore(repo)
+        store.write("a", "first A")
+        store.write("b", "first B")
+        store.write("a", "second A")
+    index = (memory / "MEMORY.md").read_text().splitlines()
+    assert index[-2:] == ["- [a](topics/a.md) — second A", "- [b](topics/b.md) — first B"]
+
+
+@pytest.mark.parametrize("key", ["../x", "/abs", "a/../b", "a b", "a//b", "", "a.md", "é"])
+def test_invalid_keys(memory: Path, key: str) -> None:
+    with MemoryRepo(memory) as repo, pytest.raises(InputError, match="invalid memory key"):
+        GitMemoryStore(repo).write(key, "x")
+    assert git(memory, "rev-list", "--count", "HEAD").strip() == "1"
+
+
+def test_topic_content_is_redacted(memory: Path) -> None:
+    key = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    with MemoryRepo(memory) as repo:
+        store = GitMemoryStore(repo)
+        store.write("creds", f"the deploy token is {key}")
+        assert store.read("creds") == "the deploy token is [REDACTED:github-pat]"
+    patch = git(memory, "log", "-p", "--all")
+    assert key not in patch
+    assert "Clm-Redactions: 1" in git(memory, "log", "-1", "--format=%B")
+
+
+def test_cli_init_log_show(tmp_path: Path) -> None:
+    target = tmp_path / "clm-memory"
+    made = invoke("init", str(target))
+    assert made.exit_code == 0, made.stderr
+    assert made.stdout.startswith(f"created memory repository {target} (commit ")
+    again = invoke("init", str(target))
+    assert again.stdout == f"{target}: already a clm-policy memory repository; nothing changed\n"
+    listed = invoke("log", "--memory", str(target), "--format", "json")
+    (entry,) = json.loads(listed.stdout)
+    assert (entry["event"], entry["subject"]) == ("init", "clm(init): memory repository")
+    missing = invoke("log", "--memory", str(tmp_path / "nope"))
+    assert missing.exit_code == 2
+    assert "no such memory repository" in missing.stderr
+    shown = invoke("show", "--memory", str(target), entry["commit"])
+    assert shown.exit_code == 2
+    assert "records no compaction or handoff" in shown.stderr
+    readme = invoke("show", "--memory", str(target), "README.md")
+    assert readme.exit_code == 0
+    assert readme.stdout.startswith("# clm-policy memory\n")
+    nothing = invoke("show", "--memory", str(target), "sessions/x/handoffs/001.md")
+    assert nothing.exit_code == 2
+    assert nothing.stderr.endswith("no file sessions/x/handoffs/001.md at HEAD\n")

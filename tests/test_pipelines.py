@@ -1,0 +1,282 @@
+"""Compaction and handoff pipelines end to end, through the CLI, in a real git repository:
+what is committed, the trailers, the manifest's validity, branches, pushes, and secrets that
+never reach git."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clm_policy.memory.init import init_memory
+from clm_policy.models.manifest import validate_manifest
+
+from conftest import REPO, invoke, run_process
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout
+
+
+SECRETS = {
+    "aws": "AKIAZ7Q3X9P2M4N6R8T0",
+    "github": "ghp_" + "Zx8Kq2Lm9Nv4Bc7Df1Gh5Jk3Pw6Rt0Ys2Ua4E",
+    "github-fine-grained": "github_pat_11ABCDEFG0"
+    + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1eF3hJ5kL7nP9rS1tV3wX5zA7cD9fG1hJ3kL5mN7p",
+    "openai": "sk-proj-" + "Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc3Vb5Nm7Qw9Er1Ty3Ui5Op7",
+    "anthropic": "sk-ant-api03-"
+    + "Zq8Wx2Ec4Rv6Tb8Yn0Um2Ik4Ol6Pa8Sd0Fg2Hj4Kl6Zq8Wx0Ec2Rv4Tb6Yn8Um0Ik2Ol4Pa6Sd8Fg0Hj2Kl4Zq6Wx8Ec0Rv2Tb4Yn6Um8IkAA",
+    "slack": "xoxb-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+    "gcp": "AIza" + "SyD3f9Kq2Lm8Nv4Bc7Df1Gh5Jk3Pw6Rt0Ys",
+    "pem": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAxK8f2qL9mN3vB7cD1fG5hJ3kP6wR0tY2sU4aE8gI0oL1pQ3r\nT5vW7yZ9bC1eF3hJ5kL7nP9rS1tV3wX5zA7cD9fG1hJ3kL5mN7pQ9rS1tV3wX5z\n-----END RSA PRIVATE KEY-----",
+    "generic": "Xk9mP2vL7qR4nW8tZ3",
+}
+
+
+def secret_state(session: str = "sec-1") -> dict[str, Any]:
+    s = SECRETS
+    return {
+        "session_id": session,
+        "goal": f"Rotate the deploy keys ({s['aws']}, {s['github']})",
+        "step_index": 12,
+        "tokens": {"context_tokens": 400000},
+        "messages": [
+            {"role": "user", "content": f"here is the key: {s['openai']}"},
+            {"role": "assistant", "content": f"Using ANTHROPIC_API_KEY={s['anthropic']}"},
+            {"role": "tool", "content": s["pem"]},
+            {"role": "user", "content": f"db password={s['generic']}"},
+        ],
+        "commands_and_results": [
+            f"curl -H 'Authorization: Bearer {s['github-fine-grained']}' https://api.example.com: 200",
+            f"gcloud --key {s['gcp']}: ok",
+        ],
+        "blockers": [f"slack bot {s['slack']} is rate limited"],
+    }
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Path:
+    return init_memory(tmp_path / "mem").path
+
+
+def write_state(tmp_path: Path, state: dict[str, Any], name: str = "state.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(state))
+    return path
+
+
+def trailers(repo: Path, rev: str = "HEAD") -> dict[str, str]:
+    out = git(repo, "log", "-1", "--format=%(trailers:only,unfold)", rev)
+    return dict(line.split(": ", 1) for line in out.splitlines() if line)
+
+
+def test_compact_commits_summary_and_smaller_state(memory: Path, tmp_path: Path) -> None:
+    state = {
+        "session_id": "s1",
+        "goal": "ship it",
+        "step_index": 9,
+        "tokens": {"context_tokens": 260000},
+        "messages": [{"role": "user", "content": f"message {i}"} for i in range(10)],
+    }
+    result = invoke(
+        "compact",
+        "--memory",
+        str(memory),
+        "--state",
+        str(write_state(tmp_path, state)),
+        "--format",
+        "json",
+    )
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert (out["rule"], out["path"], out["messages_kept"]) == (
+        "soft_compact",
+        "sessions/s1/compactions/000009.md",
+        6,
+    )
+    assert out["context_after"] < out["context_before"] == 260000
+    assert trailers(memory) == {
+        "Clm-Event": "compact",
+        "Clm-Session": "s1",
+        "Clm-Step": "9",
+        "Clm-Rule": "soft_compact",
+        "Clm-Context-Tokens": "260000",
+        "Clm-Policy": trailers(memory)["Clm-Policy"],
+        "Clm-Redactions": "0",
+    }
+    assert trailers(memory)["Clm-Policy"].startswith("<bundled>/default.yaml@")
+    assert git(memory, "log", "-1", "--format=%s") == "clm(compact): s1 step 9, soft_compact\n"
+    saved = json.loads(git(memory, "show", "HEAD:sessions/s1/state.json"))
+    assert [m["content"] for m in saved["messages"][1:]] == [f"message {i}" for i in range(4, 10)]
+    assert (saved["last_compact_step"], saved["compact_count"]) == (9, 1)
+    assert "message 0" not in git(memory, "show", "HEAD:sessions/s1/compactions/000009.md")
+
+
+def test_handoff_manifest_is_valid_and_seed_has_no_transcript(memory: Path, tmp_path: Path) -> None:
+    state = {
+        "session_id": "s2",
+        "goal": "migrate the database",
+        "step_index": 30,
+        "tokens": {"context_tokens": 360000},
+        "verified": ["schema applied"],
+        "not_verified": ["rollback"],
+        "messages": [{"role": "user", "content": "TRANSCRIPT-LINE-123 do the thing"}],
+    }
+    result = invoke(
+        "handoff",
+        "--memory",
+        str(memory),
+        "--state",
+        str(write_state(tmp_path, state)),
+        "--format",
+        "json",
+    )
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["rule"] == "hard_handoff"
+    manifest = json.loads(git(memory, "show", f"HEAD:{out['manifest_path']}"))
+    assert validate_manifest(manifest).goal == "migrate the database"
+    assert manifest["decision_rationale"] == "context 360000 >= hard limit 350000"
+    assert manifest["next_safe_action"] == "Verify: rollback"
+    assert trailers(memory)["Clm-Manifest"] == out["manifest_path"]
+    seed = json.dumps(out["seed"])
+    assert "TRANSCRIPT-LINE-123" not in seed
+    assert "migrate the database" in seed
+    assert "Verify: rollback" in seed
+    saved = json.loads(git(memory, "show", "HEAD:sessions/s2/state.json"))
+    assert (saved["goal"], saved["messages"]) == ("migrate the database", [])
+    md = git(memory, "show", f"HEAD:{out['handoff_path']}")
+    assert out["handoff_path"] == "sessions/s2/handoffs/001.md"
+    assert "migrate the database" in md
+    again = json.loads(
+        invoke(
+            "handoff",
+            "--memory",
+            str(memory),
+            "--state",
+            str(tmp_path / "state.json"),
+            "--format",
+            "json",
+        ).stdout
+    )
+    assert again["handoff_path"] == "sessions/s2/handoffs/002.md"
+    assert again["manifest_path"] != out["manifest_path"]
+
+
+def test_manual_handoff_records_what_the_policy_said(memory: Path, tmp_path: Path) -> None:
+    state = {"session_id": "s3", "goal": "g", "tokens": {"context_tokens": 1000}}
+    result = invoke(
+        "handoff",
+        "--memory",
+        str(memory),
+        "--state",
+        str(write_state(tmp_path, state)),
+        "--format",
+        "json",
+    )
+    out = json.loads(result.stdout)
+    assert out["rule"] == "manual"
+    assert out["manifest"]["decision_rationale"] == (
+        "handoff requested by hand; the policy says continue (no rule held; otherwise continue)"
+    )
+
+
+def test_handoff_on_a_branch_and_pushed(memory: Path, tmp_path: Path) -> None:
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(memory), str(bare))
+    git(memory, "remote", "add", "origin", str(bare))
+    head = git(memory, "rev-parse", "HEAD")
+    state = {"session_id": "s4", "goal": "review me", "tokens": {"context_tokens": 999999}}
+    proc = run_process(
+        "handoff",
+        "--memory",
+        str(memory),
+        "--state",
+        str(write_state(tmp_path, state)),
+        "--branch",
+        "--push",
+        "origin",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "on clm/handoff/s4-1" in proc.stdout
+    assert "pushed to origin (1 attempt(s))" in proc.stdout
+    assert git(memory, "rev-parse", "HEAD") == head  # the checked-out branch did not move
+    assert git(bare, "log", "-1", "--format=%s", "clm/handoff/s4-1") == (
+        "clm(handoff): s4 step 0, hard_handoff\n"
+    )
+    assert git(memory, "status", "--porcelain") == ""
+    listed = invoke(
+        "log", "--memory", str(memory), "--all", "--event", "handoff", "--format", "json"
+    )
+    assert [e["session"] for e in json.loads(listed.stdout)] == ["s4"]
+    shown = invoke("show", "--memory", str(memory), "clm/handoff/s4-1")
+    assert shown.exit_code == 0
+    assert "review me" in shown.stdout
+
+
+def test_secrets_never_reach_git(memory: Path, tmp_path: Path) -> None:
+    path = write_state(tmp_path, secret_state())
+    for args in (["compact"], ["handoff"], ["handoff", "--branch"]):
+        result = invoke(*args, "--memory", str(memory), "--state", str(path), "--format", "json")
+        assert result.exit_code == 0, result.stderr
+        assert json.loads(result.stdout)["redactions"] > 0
+    history = git(memory, "log", "-p", "--all", "--format=%B")
+    files = "".join(
+        p.read_text() for p in memory.rglob("*") if p.is_file() and ".git" not in p.parts
+    )
+    for kind, secret in SECRETS.items():
+        needle = secret.splitlines()[1] if kind == "pem" else secret
+        assert needle not in history, kind
+        assert needle not in files, kind
+    assert "[REDACTED:" in history
+    for rev in ("HEAD", "clm/handoff/sec-1-2"):
+        assert int(trailers(memory, rev)["Clm-Redactions"]) >= len(SECRETS) - 2
+
+
+@pytest.mark.parametrize(
+    ("state", "message"),
+    [
+        ('{"session_id": "s", "step_index": "x"}', "step_index: expected an integer"),
+        ('{"session_id": "../escape"}', "invalid session id '../escape'"),
+        ('{"session_id": "s", "signals": {"nope": 1}}', "signal 'nope' is not declared"),
+    ],
+)
+def test_bad_input_commits_nothing(memory: Path, tmp_path: Path, state: str, message: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(state)
+    for verb in ("compact", "handoff"):
+        result = invoke(verb, "--memory", str(memory), "--state", str(path))
+        assert result.exit_code == 2
+        assert message in result.stderr
+        assert "Traceback" not in result.stderr
+    assert git(memory, "rev-list", "--count", "--all").strip() == "1"
+    assert git(memory, "status", "--porcelain") == ""
+
+
+def test_not_a_memory_repo(tmp_path: Path) -> None:
+    path = write_state(tmp_path, {"session_id": "s"})
+    result = invoke("compact", "--memory", str(tmp_path), "--state", str(path))
+    assert result.exit_code == 2
+    assert "not a clm-policy memory repository" in result.stderr
+
+
+def test_readme_memory_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import re
+
+    text = (REPO / "README.md").read_text()
+    block = text.split("## Memory: compactions and handoffs as git commits", 1)[1]
+    commands = re.findall(r"^\$ clm-policy (.*)$", block.split("```", 2)[1], flags=re.M)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docs" / "examples").mkdir(parents=True)
+    (tmp_path / "docs" / "examples" / "session-state.json").write_text(
+        (REPO / "docs" / "examples" / "session-state.json").read_text()
+    )
+    for command in commands:
+        result = invoke(*command.split())
+        assert result.exit_code == 0, (command, result.stderr)
+    assert "clm(handoff): auth-refactor-7 step 42" in result.stdout
