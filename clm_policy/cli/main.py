@@ -43,6 +43,9 @@ def cli() -> None:
       clm-policy resolve policies/default.yaml     # a policy with its extends merged
       clm-policy schema policy                     # the JSON schema of policy files
       clm-policy lint                              # check policies/ for problems
+      clm-policy test                              # run policies/**/*.test.yaml
+      clm-policy init clm-memory                   # a git repository for memory
+      clm-policy compact -m clm-memory -s s.json   # commit a compaction of a session
 
     Exit codes: 0 ok, 1 problems found (lint, test), 2 bad input or usage, 3 internal error.
     """
