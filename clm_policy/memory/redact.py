@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -37,7 +37,10 @@ MIN_SECRET_LENGTH = 8
 def shannon_entropy(value: str) -> float:
     """Bits per character of ``value``'s character distribution (0.0 for ``""``)."""
     n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in Counter(value).values()) if n else 0.0
+    if not n:
+        return 0.0
+    # -sum(p * log2 p) with p = c / n, rearranged to one logarithm per distinct character
+    return math.log2(n) - sum(c * math.log2(c) for c in Counter(value).values()) / n
 
 
 # One word of a name: OPENAI, Api, getToken, key2 (camel humps need two lower-case letters, so
@@ -45,8 +48,9 @@ def shannon_entropy(value: str) -> float:
 _WORD = r"(?:[A-Z]+|[A-Z]?[a-z]+(?:[A-Z][a-z]{2,})*)[0-9]*"
 _NOT_A_SECRET = re.compile(
     rf"""
-      .*(?:\$\{{|\{{\{{|\[REDACTED:|\.\.\.)         # ${{VAR}}, {{{{ var }}}}, redacted, elided
+      .*(?:\$\{{|\{{\{{|\[REDACTED:|\.\.\.|…)       # ${{VAR}}, {{{{ var }}}}, redacted, elided
     | [$%<]                                        # $VAR, %VAR%, <your-token>
+    | \{{[^{{}}\s]*\}}$                              # a format field: {{password}}
     | (.)\1*$                                      # ********, xxxxxxxx
     | [A-Za-z][A-Za-z0-9+.-]*://                   # a URL (its password: url-password)
     | (?:~|\.{{1,2}})?/ | [A-Za-z]:[\\/]           # a path
@@ -55,6 +59,7 @@ _NOT_A_SECRET = re.compile(
     """,
     re.VERBOSE,
 )
+_MIXED_CASE_AND_DIGITS = re.compile(r"(?=.*?[a-z])(?=.*?[A-Z])(?=.*?[0-9])", re.DOTALL)
 
 
 def is_placeholder(value: str) -> bool:
@@ -73,12 +78,7 @@ def looks_secret(value: str) -> bool:
     # Entropy never exceeds log2(length), so a value under 12 characters cannot reach the
     # threshold: accept a short one whose characters are nearly all distinct and which mixes
     # lower case, upper case and digits, as generated passwords do and words do not.
-    return (
-        entropy >= math.log2(n) - 0.3
-        and any(c.islower() for c in value)
-        and any(c.isupper() for c in value)
-        and any(c.isdigit() for c in value)
-    )
+    return entropy >= math.log2(n) - 0.3 and _MIXED_CASE_AND_DIGITS.match(value) is not None
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,10 @@ class Rule:
     anchor: re.Pattern[str] | None = None
 
 
+# The keyword begins a word or a camelCase hump (db_password, dbPassword; not oauth) and ends
+# one (not tokenizer, author).
 _KEYWORD = (
+    r"(?:(?<![A-Za-z])|(?-i:(?<=[a-z])(?=[A-Z])))"
     r"(?P<kw>pass(?:word|wd|phrase)|pwd|secret|token|api[_.-]?key|access[_.-]?key"
     r"|private[_.-]?key|auth(?:orization)?|credential)s?(?-i:(?![a-z]))"
 )
@@ -113,19 +116,8 @@ _AWS_SECRET_VALUE = r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
 _KEYWORD_ANCHOR = re.compile("pass|pwd|secret|token|api|access|private|auth|credential")
 _KEY_NAME = re.compile(_KEYWORD, re.IGNORECASE)
 _AWS_KEY_NAME = re.compile(_AWS_SECRET_NAME, re.IGNORECASE)
-
-
-def _keyword_starts_word(m: re.Match[str]) -> bool:
-    """The keyword begins a word or a camelCase hump: ``db_password``, ``dbPassword``, not
-    ``oauth`` (whose ``auth`` is no keyword)."""
-    start = m.start("kw")
-    before = m.string[start - 1] if start else " "
-    camel_hump = before.islower() and m["kw"][0].isupper()
-    return not before.isascii() or not before.isalpha() or camel_hump
-
-
-def _generic(m: re.Match[str]) -> bool:
-    return _keyword_starts_word(m) and looks_secret(m["secret"])
+_AWS_SECRET = re.compile(_AWS_SECRET_VALUE)
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{16}")
 
 
 def _not_placeholder(m: re.Match[str]) -> bool:
@@ -138,7 +130,7 @@ def _random(m: re.Match[str]) -> bool:
 
 def _has_key_body(m: re.Match[str]) -> bool:
     """A PEM header with base64 after it, not a header quoted in prose."""
-    return re.search(r"[A-Za-z0-9+/]{16}", m["secret"]) is not None
+    return _BASE64_RUN.search(m["secret"]) is not None
 
 
 def _token(rule_id: str, pattern: str, *needles: str) -> Rule:
@@ -159,7 +151,7 @@ RULES: tuple[Rule, ...] = (
         "private-key",
         re.compile(
             rf"""(?P<secret>-----BEGIN{_PEM_LABEL}
-            (?:(?:[^-]|-(?!----))*?-----END{_PEM_LABEL}         # the whole block, or
+            (?:[^-]*+(?:-(?!----)[^-]*+)*+-----END{_PEM_LABEL}  # the whole block, or
             |(?:{_LINE_BREAK}[A-Za-z0-9+/=]++(?={_LINE_BREAK}|["']|\Z))*))  # a truncated one
             """,
             re.VERBOSE,
@@ -239,7 +231,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "generic-secret",
         re.compile(rf"{_KEYWORD}[A-Za-z0-9_.-]{{0,40}}+{_ASSIGN}{_VALUE}", re.I | re.X | re.A),
-        check=_generic,
+        check=_random,
         anchor=_KEYWORD_ANCHOR,
     ),
     Rule(  # command-line flags: --password X, --db-token X
@@ -249,24 +241,11 @@ RULES: tuple[Rule, ...] = (
             re.I | re.X | re.A,
         ),
         ("--",),
-        _generic,
+        _random,
     ),
 )
 """Every rule, in the order they run: private keys first (their body must not be cut up by the
 token rules), specific tokens before the key/value rules that would also match them."""
-
-
-def _candidates(rule: Rule, text: str, lowered: str) -> Iterator[re.Match[str]]:
-    """Every match of ``rule.pattern`` in order of start, overlapping ones included."""
-    if rule.anchor is not None and len(lowered) == len(text):
-        for anchor in rule.anchor.finditer(lowered):
-            if (m := rule.pattern.match(text, anchor.start())) is not None:
-                yield m
-        return
-    pos = 0
-    while (m := rule.pattern.search(text, pos)) is not None:
-        yield m
-        pos = m.start() + 1
 
 
 def _apply(rule: Rule, text: str, lowered: str, counts: dict[str, int]) -> str:
@@ -275,14 +254,24 @@ def _apply(rule: Rule, text: str, lowered: str, counts: dict[str, int]) -> str:
         return text
     marker = f"[REDACTED:{rule.id}]"
     pieces: list[str] = []
-    done = 0  # text[:done] is in pieces
-    for m in _candidates(rule, text, lowered):
-        # A rejected candidate skips nothing: its key may still start a real match.
-        if m.start() < done or (rule.check is not None and not rule.check(m)):
+    done = pos = 0  # text[:done] is in pieces; the next match starts at pos or later
+    while True:
+        if rule.anchor is None:
+            m = rule.pattern.search(text, pos)
+        elif (anchor := rule.anchor.search(lowered, pos)) is None:
+            break
+        elif (m := rule.pattern.match(text, anchor.start())) is None:
+            pos = anchor.start() + 1
             continue
+        if m is None:
+            break
         start, end = m.span("secret")
-        pieces += (text[done:start], marker)
-        done = end
+        if rule.check is None or rule.check(m):
+            pieces += (text[done:start], marker)
+            done = end
+        # Overlapping candidates are tried (the key of a rejected one may start a real one),
+        # but none from inside a secret already judged: that keeps the time linear.
+        pos = max(end, m.start() + 1)
     if not pieces:
         return text
     counts[rule.id] = counts.get(rule.id, 0) + len(pieces) // 2
@@ -291,10 +280,11 @@ def _apply(rule: Rule, text: str, lowered: str, counts: dict[str, int]) -> str:
 
 
 def _redact(text: str, counts: dict[str, int]) -> str:
-    lowered = ""  # text.lower() once an anchored rule needs it, while text is unchanged
+    lowered = ""  # text lower-cased (same length: see below) while text is unchanged
     for rule in RULES:
         if rule.anchor is not None and not lowered:
-            lowered = text.lower()
+            # "İ" is the one character whose lower() is two long; anchors need equal offsets.
+            lowered = text.replace("\u0130", "i").lower()
         redacted = _apply(rule, text, lowered, counts)
         if redacted is not text:
             text, lowered = redacted, ""
@@ -303,10 +293,9 @@ def _redact(text: str, counts: dict[str, int]) -> str:
 
 def _value_rule(key: str, value: str) -> str | None:
     """The rule that a whole string value hits because of its dict key (``{"password": v}``)."""
-    if _AWS_KEY_NAME.search(key) and re.fullmatch(_AWS_SECRET_VALUE, value):
+    if _AWS_KEY_NAME.search(key) and _AWS_SECRET.fullmatch(value):
         return "aws-secret-access-key"
-    names_secret = any(_keyword_starts_word(m) for m in _KEY_NAME.finditer(key))
-    return "generic-secret" if names_secret and looks_secret(value) else None
+    return "generic-secret" if _KEY_NAME.search(key) and looks_secret(value) else None
 
 
 def _walk(value: Any, counts: dict[str, int]) -> Any:
