@@ -27,15 +27,22 @@ SECRETS = {
     "aws": "AKIAZ7Q3X9P2M4N6R8T0",
     "github": "ghp_" + "Zx8Kq2Lm9Nv4Bc7Df1Gh5Jk3Pw6Rt0Ys2Ua4E",
     "github-fine-grained": "github_pat_11ABCDEFG0"
-    + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1eF3hJ5kL7nP9rS1tV3wX5zA7cD9fG1hJ3kL5mN7p",
+    + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1eF3hJ5kL7nP9rS1tV3wX5zA7cD9fG1hJ3kL5mN7pQ9rS1tV3",
     "openai": "sk-proj-" + "Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc3Vb5Nm7Qw9Er1Ty3Ui5Op7",
     "anthropic": "sk-ant-api03-"
     + "Zq8Wx2Ec4Rv6Tb8Yn0Um2Ik4Ol6Pa8Sd0Fg2Hj4Kl6Zq8Wx0Ec2Rv4Tb6Yn8Um0Ik2Ol4Pa6Sd8Fg0Hj2Kl4Zq6Wx8Ec0Rv2Tb4Yn6Um8IkAA",
     "slack": "xoxb-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
     "gcp": "AIza" + "SyD3f9Kq2Lm8Nv4Bc7Df1Gh5Jk3Pw6Rt0Ys",
     "pem": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAxK8f2qL9mN3vB7cD1fG5hJ3kP6wR0tY2sU4aE8gI0oL1pQ3r\nT5vW7yZ9bC1eF3hJ5kL7nP9rS1tV3wX5zA7cD9fG1hJ3kL5mN7pQ9rS1tV3wX5z\n-----END RSA PRIVATE KEY-----",
-    "generic": "Xk9mP2vL7qR4nW8tZ3",
+    "generic": "password=Xk9mP2vL7qR4nW8tZ3",
 }
+
+
+def needle_of(kind: str, secret: str) -> str:
+    """The part of a secret that must never appear in git."""
+    if kind == "pem":
+        return secret.splitlines()[1]
+    return secret.split("=", 1)[1] if kind == "generic" else secret
 
 
 def secret_state(session: str = "sec-1") -> dict[str, Any]:
@@ -49,7 +56,7 @@ def secret_state(session: str = "sec-1") -> dict[str, Any]:
             {"role": "user", "content": f"here is the key: {s['openai']}"},
             {"role": "assistant", "content": f"Using ANTHROPIC_API_KEY={s['anthropic']}"},
             {"role": "tool", "content": s["pem"]},
-            {"role": "user", "content": f"db password={s['generic']}"},
+            {"role": "user", "content": f"db {s['generic']}"},
         ],
         "commands_and_results": [
             f"curl -H 'Authorization: Bearer {s['github-fine-grained']}' https://api.example.com: 200",
@@ -219,21 +226,55 @@ def test_handoff_on_a_branch_and_pushed(memory: Path, tmp_path: Path) -> None:
     assert "review me" in shown.stdout
 
 
-def test_secrets_never_reach_git(memory: Path, tmp_path: Path) -> None:
-    path = write_state(tmp_path, secret_state())
+def _everywhere(field: str) -> dict[str, Any]:
+    """A state with every secret kind in one place: the goal, a message, a command, a blocker."""
+    text = " and ".join(SECRETS.values())
+    state: dict[str, Any] = {
+        "session_id": f"sec-{field}",
+        "goal": "rotate keys",
+        "step_index": 3,
+        "tokens": {"context_tokens": 400000},
+    }
+    if field == "goal":
+        state["goal"] = f"rotate {text}"
+    elif field == "messages":
+        state["messages"] = [{"role": "user", "content": text}]
+    else:
+        state[field] = [text]
+    return state
+
+
+@pytest.mark.parametrize("field", ["goal", "messages", "commands_and_results", "blockers"])
+def test_secrets_never_reach_git(memory: Path, tmp_path: Path, field: str) -> None:
+    path = write_state(tmp_path, _everywhere(field))
+    counted = []
     for args in (["compact"], ["handoff"], ["handoff", "--branch"]):
         result = invoke(*args, "--memory", str(memory), "--state", str(path), "--format", "json")
         assert result.exit_code == 0, result.stderr
-        assert json.loads(result.stdout)["redactions"] > 0
+        counted.append(json.loads(result.stdout)["redactions"])
+    # a compaction keeps recent messages, so it always meets them; a handoff keeps no messages
+    assert counted[0] >= len(SECRETS)
+    assert counted[1] == counted[2] == (0 if field == "messages" else counted[1])
     history = git(memory, "log", "-p", "--all", "--format=%B")
     files = "".join(
         p.read_text() for p in memory.rglob("*") if p.is_file() and ".git" not in p.parts
     )
     for kind, secret in SECRETS.items():
-        needle = secret.splitlines()[1] if kind == "pem" else secret
+        needle = needle_of(kind, secret)
         assert needle not in history, kind
         assert needle not in files, kind
     assert "[REDACTED:" in history
+
+
+def test_secrets_spread_over_a_session_never_reach_git(memory: Path, tmp_path: Path) -> None:
+    path = write_state(tmp_path, secret_state())
+    for args in (["compact"], ["handoff"], ["handoff", "--branch"]):
+        result = invoke(*args, "--memory", str(memory), "--state", str(path), "--format", "json")
+        assert result.exit_code == 0, result.stderr
+    history = git(memory, "log", "-p", "--all", "--format=%B")
+    for kind, secret in SECRETS.items():
+        needle = needle_of(kind, secret)
+        assert needle not in history, kind
     for rev in ("HEAD", "clm/handoff/sec-1-2"):
         assert int(trailers(memory, rev)["Clm-Redactions"]) >= len(SECRETS) - 2
 
