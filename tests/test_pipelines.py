@@ -254,7 +254,10 @@ def test_secrets_never_reach_git(memory: Path, tmp_path: Path, field: str) -> No
         counted.append(json.loads(result.stdout)["redactions"])
     # a compaction keeps recent messages, so it always meets them; a handoff keeps no messages
     assert counted[0] >= len(SECRETS)
-    assert counted[1] == counted[2] == (0 if field == "messages" else counted[1])
+    if field == "messages":
+        assert counted[1:] == [0, 0]
+    else:
+        assert min(counted[1:]) >= len(SECRETS)
     history = git(memory, "log", "-p", "--all", "--format=%B")
     files = "".join(
         p.read_text() for p in memory.rglob("*") if p.is_file() and ".git" not in p.parts
