@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from clm_policy.models.manifest import HandoffManifest
 from clm_policy.models.policy import PolicyFile
 from clm_policy.models.policy_test import PolicyTestFile
+from clm_policy.models.scenario import ScenarioFile
 from clm_policy.models.state import SessionState
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -24,6 +25,7 @@ BASE_ID = "urn:clm-policy:schema"
 MODELS: dict[str, tuple[type[BaseModel], str]] = {
     "policy": (PolicyFile, "clm-policy policy file (version 1)"),
     "session-state": (SessionState, "clm-policy SessionState: the input of a decision"),
+    "scenario": (ScenarioFile, "clm-policy simulated-agent scenario (version 1)"),
     "policy-test": (PolicyTestFile, "clm-policy policy test file (version 1)"),
     "handoff-manifest": (
         HandoffManifest,

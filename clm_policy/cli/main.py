@@ -18,6 +18,7 @@ from clm_policy.cli.lint import lint
 from clm_policy.cli.memory import init, log, show
 from clm_policy.cli.pipelines import compact, handoff
 from clm_policy.cli.resolve import resolve
+from clm_policy.cli.run import run as run_command
 from clm_policy.cli.schema import schema
 from clm_policy.cli.test_cmd import test
 from clm_policy.errors import ClmError
@@ -59,6 +60,7 @@ cli.add_command(log)
 cli.add_command(show)
 cli.add_command(lint)
 cli.add_command(resolve)
+cli.add_command(run_command)
 cli.add_command(schema)
 cli.add_command(test)
 

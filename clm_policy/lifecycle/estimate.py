@@ -20,6 +20,14 @@ def estimate_tokens(text: str) -> int:
 
 
 def estimate_message_tokens(messages: Iterable[Message]) -> int:
-    """The estimate for the messages' contents together (roles and framing not counted)."""
-    chars = sum(len(m.content) for m in messages)
-    return -(-chars // CHARS_PER_TOKEN)
+    """The messages' size together: a message's own ``tokens`` when it has one (a provider
+    or the simulated agent said so), else its characters / 4 (roles and framing not counted).
+    """
+    known = 0
+    chars = 0
+    for m in messages:
+        if m.tokens is not None:
+            known += m.tokens
+        else:
+            chars += len(m.content)
+    return known - (-chars // CHARS_PER_TOKEN)

@@ -99,6 +99,7 @@ def run_compaction(
     retain: int,
     why: Provenance = Provenance(),
     now: datetime | None = None,
+    appends: Mapping[str, str] | None = None,
 ) -> CompactOutcome:
     """Compact ``state`` and commit the summary document and the persisted state."""
     check_session(state.session_id)
@@ -109,6 +110,7 @@ def run_compaction(
         path: redactor.text(result.document),
         f"{session_dir(state.session_id)}/state.json": _state_json(result.state, redactor),
     }
+    logs = {p: redactor.text(text) for p, text in (appends or {}).items()}
     body = redactor.text(
         f"Goal: {state.goal or '(none)'}\n"
         f"Context: {result.context_before} -> {result.context_after} tokens (estimated)\n"
@@ -118,7 +120,7 @@ def run_compaction(
     message = CommitMessage(
         event_subject("compact", state.session_id, state.step_index, why.rule), body, trailers
     )
-    commit = repo.commit(message, files)
+    commit = repo.commit(message, files, logs)
     return CompactOutcome(commit, path, result, redactor.total)
 
 
@@ -139,6 +141,7 @@ def run_handoff(
     branch: bool = False,
     push: str | None = None,
     now: datetime | None = None,
+    appends: Mapping[str, str] | None = None,
 ) -> HandoffOutcome:
     """Write the handoff manifest (validated), its Markdown and the state; commit them on the
     checked-out branch, or on ``clm/handoff/<session>-<n>`` with ``branch``; push if asked.
@@ -166,6 +169,7 @@ def run_handoff(
             state.model_copy(update={"messages": []}), redactor
         ),
     }
+    logs = {p: redactor.text(text) for p, text in (appends or {}).items()}
     body = (
         f"Goal: {manifest.goal}\nNext safe action: {manifest.next_safe_action}\n"
         f"Why: {manifest.decision_rationale}\n"
@@ -180,7 +184,7 @@ def run_handoff(
         ref = f"refs/heads/clm/handoff/{state.session_id}-{number}"
         commit = repo.commit_to_branch(ref, message, files)
     else:
-        commit = repo.commit(message, files)
+        commit = repo.commit(message, files, logs)
         ref = f"refs/heads/{repo.branch()}"
     attempts = repo.push(push, ref) if push else None
     hits = _memory_hits(repo, manifest)

@@ -21,6 +21,9 @@ class Message(BaseModel):
     role: MessageRole
     content: str
     name: str | None = None
+    tokens: int | None = Field(
+        default=None, ge=0, description="the message's size in tokens, when known (else chars/4)"
+    )
 
 
 class AgentStepResult(BaseModel):

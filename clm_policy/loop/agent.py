@@ -1,0 +1,77 @@
+"""The Agent protocol, and the simulated agent that plays a scenario."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Protocol
+
+from clm_policy.lifecycle.estimate import estimate_message_tokens
+from clm_policy.models.enums import MessageRole, TaskStatus
+from clm_policy.models.scenario import ScenarioFile, ScenarioStep
+from clm_policy.models.state import AgentStepResult, Message
+
+
+class Agent(Protocol):
+    """What the loop drives: a step on the current messages, a hint, a fresh start."""
+
+    def step(self, messages: Sequence[Message]) -> AgentStepResult: ...
+    def inject_context(self, system_addon: str) -> None: ...
+    def reset_with_seed(self, seed_messages: Sequence[Message]) -> None: ...
+
+
+class ScriptedStep(AgentStepResult):
+    """A step result with the scenario's facts (changed artifacts, blockers, ...)."""
+
+    step: ScenarioStep | None = None
+
+
+class SimulatedAgent:
+    """Plays a scenario's steps in order, deterministically, as a provider would report them:
+    ``input_tokens`` is the context it was sent, ``output_tokens`` what the step adds."""
+
+    def __init__(self, scenario: ScenarioFile) -> None:
+        self.scenario = scenario
+        self._steps = self._expand()
+        self.system_addons: list[str] = []
+        self.seeds: list[list[Message]] = []
+        self.done = False
+
+    def _expand(self) -> Iterator[tuple[ScenarioStep, int]]:
+        for spec in self.scenario.steps:
+            for n in range(1, spec.repeat + 1):
+                yield spec, n
+
+    def step(self, messages: Sequence[Message]) -> AgentStepResult:
+        try:
+            spec, n = next(self._steps)
+        except StopIteration:
+            self.done = True
+            return AgentStepResult(task_status=TaskStatus.COMPLETED)
+        added: list[Message] = []
+        if spec.user is not None:
+            added.append(Message(role=MessageRole.USER, content=spec.user.replace("{n}", str(n))))
+        added.append(
+            Message(
+                role=MessageRole.ASSISTANT,
+                content=spec.say.replace("{n}", str(n)),
+                tokens=spec.tokens,
+            )
+        )
+        if spec.tool is not None:
+            added.append(Message(role=MessageRole.TOOL, content=spec.tool.replace("{n}", str(n))))
+        sent = estimate_message_tokens(messages) + self.scenario.system_prompt_tokens
+        return ScriptedStep(
+            messages_added=added,
+            tool_calls=spec.tool_calls,
+            input_tokens=sent,
+            output_tokens=estimate_message_tokens(added),
+            task_status=spec.task_status or TaskStatus.RUNNING,
+            step=spec,
+        )
+
+    def inject_context(self, system_addon: str) -> None:
+        self.system_addons.append(system_addon)
+
+    def reset_with_seed(self, seed_messages: Sequence[Message]) -> None:
+        self.system_addons = []
+        self.seeds.append(list(seed_messages))

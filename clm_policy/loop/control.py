@@ -1,0 +1,269 @@
+"""The outer control loop: step, measure, decide, compact or hand off, commit.
+
+Every decision and every step's metrics are buffered and written to
+``sessions/<id>/decisions.jsonl`` and ``metrics.jsonl`` with the next compaction or handoff
+commit, and at the end of a session — never one commit per step. With
+``continue_after_handoff`` the loop goes on in a new session (``<id>-2``, ``<id>-3``, ...)
+seeded from the manifest, whose ``parent_session`` (and ``Clm-Parent-Session`` trailer)
+points back. A policy that compacts on consecutive steps without the context getting any
+smaller is stopped (``stopped_reason: compaction_loop``) instead of spinning.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from clm_policy.lifecycle.estimate import estimate_message_tokens
+from clm_policy.lifecycle.pipelines import (
+    CompactOutcome,
+    HandoffOutcome,
+    Provenance,
+    run_compaction,
+    run_handoff,
+)
+from clm_policy.loop.agent import Agent, ScriptedStep
+from clm_policy.loop.monitor import MetricsMonitor
+from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.layout import session_dir
+from clm_policy.memory.trailers import CommitMessage, event_subject
+from clm_policy.models.enums import Action, TaskStatus
+from clm_policy.models.state import AgentStepResult, SessionState
+from clm_policy.policy.engine import Outcome, Policy
+
+MAX_COMPACTIONS_IN_A_ROW = 3
+
+
+@dataclass(frozen=True)
+class TimelineEntry:
+    session: str
+    step: int
+    context_tokens: int
+    action: str
+    rule: str | None
+    rationale: str
+    commit: str | None = None
+
+
+@dataclass
+class LoopResult:
+    final_state: SessionState
+    decisions: list[Outcome] = field(default_factory=list)
+    timeline: list[TimelineEntry] = field(default_factory=list)
+    handoffs: list[HandoffOutcome] = field(default_factory=list)
+    compactions: list[CompactOutcome] = field(default_factory=list)
+    sessions: list[str] = field(default_factory=list)
+    stopped_reason: str = ""
+    steps: int = 0
+
+    @property
+    def compact_count(self) -> int:
+        return len(self.compactions)
+
+
+class WorkingSession:
+    """An agent and the state it works in: one step merges the step's results into it."""
+
+    def __init__(self, agent: Agent, state: SessionState) -> None:
+        self.agent = agent
+        self.state = state
+
+    def step(self) -> AgentStepResult:
+        result = self.agent.step(self.state.messages)
+        s = self.state
+        s.messages = [*s.messages, *result.messages_added]
+        s.step_index += 1
+        s.status = result.task_status
+        spec = result.step if isinstance(result, ScriptedStep) else None
+        if spec is not None:
+            s.signals = {**s.signals, **spec.signals}
+            s.changed_artifacts = _merge(s.changed_artifacts, spec.changed)
+            s.commands_and_results = [*s.commands_and_results, *spec.commands][-50:]
+            s.verified = _merge(s.verified, spec.verified)
+            s.not_verified = [
+                x for x in _merge(s.not_verified, spec.not_verified) if x not in spec.verified
+            ]
+            s.blockers = [b for b in _merge(s.blockers, spec.blockers) if b not in spec.resolved]
+            s.decisions = _merge(s.decisions, spec.decisions)
+        return result
+
+
+def _merge(old: list[str], new: list[str]) -> list[str]:
+    return [*old, *(x for x in new if x not in old)]
+
+
+Listener = Callable[[str, dict[str, Any]], None]
+
+
+class OuterControlLoop:
+    def __init__(
+        self,
+        agent: Agent,
+        policy: Policy,
+        state: SessionState,
+        repo: MemoryRepo,
+        *,
+        profile: str | None = None,
+        continue_after_handoff: bool = False,
+        max_steps: int | None = None,
+        monitor: MetricsMonitor | None = None,
+        listener: Listener | None = None,
+    ) -> None:
+        self.session = WorkingSession(agent, state)
+        self.policy = policy
+        self.repo = repo
+        self.profile = profile
+        self.continue_after_handoff = continue_after_handoff
+        self.max_steps = max_steps
+        self.monitor = monitor or MetricsMonitor()
+        self.listener = listener or (lambda _event, _data: None)
+        self.provenance = f"{policy.path}@{policy.digest}"
+        self._logs: dict[str, list[str]] = {}
+
+    # -- the loop -----------------------------------------------------------------------------
+
+    def run(self) -> LoopResult:
+        result = LoopResult(final_state=self.session.state, sessions=[self.state.session_id])
+        in_a_row = 0
+        while True:
+            if self.max_steps is not None and result.steps >= self.max_steps:
+                result.stopped_reason = "max_steps"
+                break
+            if self.state.status in (TaskStatus.COMPLETED, TaskStatus.FAILED):
+                result.stopped_reason = self.state.status.value
+                break
+            step = self.session.step()
+            result.steps += 1
+            self.state.tokens = self.monitor.update(self.state, step)
+            self._log("metrics", self.monitor.metrics(self.state, step))
+            decision = self.policy.outcome(self.state, self.profile)
+            result.decisions.append(decision)
+            self._log(
+                "decisions",
+                {
+                    "session": self.state.session_id,
+                    "step": self.state.step_index,
+                    **decision.as_dict(),
+                },
+            )
+            entry = TimelineEntry(
+                self.state.session_id,
+                self.state.step_index,
+                self.state.tokens.context_tokens,
+                decision.action.value,
+                decision.trigger,
+                decision.rationale,
+            )
+            if decision.action is Action.COMPACT:
+                in_a_row = in_a_row + 1 if self.state.step_index - 1 == self._last_compact else 1
+                if in_a_row > MAX_COMPACTIONS_IN_A_ROW:
+                    result.timeline.append(entry)
+                    result.stopped_reason = "compaction_loop"
+                    self.listener("stopped", {"reason": "compaction_loop", "entry": entry})
+                    break
+                done = self._compact(decision)
+                result.compactions.append(done)
+                entry = TimelineEntry(**{**entry.__dict__, "commit": done.commit})
+            elif decision.action is Action.HANDOFF:
+                handed = self._handoff(decision)
+                result.handoffs.append(handed)
+                result.timeline.append(TimelineEntry(**{**entry.__dict__, "commit": handed.commit}))
+                self.listener("handoff", {"entry": result.timeline[-1], "outcome": handed})
+                if not self.continue_after_handoff:
+                    result.stopped_reason = "handoff"
+                    result.final_state = self.state
+                    return result
+                self._start_next_session(handed)
+                result.sessions.append(self.state.session_id)
+                continue
+            result.timeline.append(entry)
+            self.listener(decision.action.value, {"entry": entry})
+        self._finish(result.stopped_reason)
+        result.final_state = self.state
+        return result
+
+    @property
+    def state(self) -> SessionState:
+        return self.session.state
+
+    @property
+    def _last_compact(self) -> int:
+        return self.state.last_compact_step if self.state.last_compact_step is not None else -9
+
+    # -- events --------------------------------------------------------------------------------
+
+    def _log(self, kind: str, record: dict[str, Any]) -> None:
+        path = f"{session_dir(self.state.session_id)}/{kind}.jsonl"
+        self._logs.setdefault(path, []).append(json.dumps(record, sort_keys=True) + "\n")
+
+    def _take_logs(self) -> dict[str, str]:
+        logs = {path: "".join(lines) for path, lines in self._logs.items() if lines}
+        self._logs = {}
+        return logs
+
+    def _why(self, decision: Outcome) -> Provenance:
+        return Provenance(decision.trigger, decision.rationale, self.provenance)
+
+    def _compact(self, decision: Outcome) -> CompactOutcome:
+        retain = self.policy.profile(self.profile or self.state.profile).retain_recent_messages
+        done = run_compaction(
+            self.repo, self.state, retain=retain, why=self._why(decision), appends=self._take_logs()
+        )
+        self.session.state = done.result.state
+        self.session.agent.inject_context(done.result.hint)
+        return done
+
+    def _handoff(self, decision: Outcome) -> HandoffOutcome:
+        return run_handoff(
+            self.repo, self.state, why=self._why(decision), appends=self._take_logs()
+        )
+
+    def _start_next_session(self, handed: HandoffOutcome) -> None:
+        old = self.state
+        base = old.session_id.rsplit("-", 1)[0] if old.parent_session else old.session_id
+        number = 2 if not old.parent_session else int(old.session_id.rsplit("-", 1)[1]) + 1
+        seed = handed.seed
+        context = estimate_message_tokens(seed) + self.monitor.system_prompt_tokens
+        self.session.agent.reset_with_seed(seed)
+        self.session.state = SessionState(
+            session_id=f"{base}-{number}",
+            goal=old.goal,
+            profile=old.profile,
+            parent_session=old.session_id,
+            messages=list(seed),
+            constraints=list(old.constraints),
+            source_of_truth=list(old.source_of_truth),
+            memory_keys=list(old.memory_keys),
+            not_verified=list(old.not_verified),
+            blockers=list(old.blockers),
+            tokens=old.tokens.model_copy(update={"context_tokens": context, "estimated": True}),
+        )
+
+    def _finish(self, reason: str) -> None:
+        """Commit the session's state and whatever decisions and metrics are not yet in git."""
+        from clm_policy.memory.redact import Redactor
+
+        redactor = Redactor()
+        logs = {p: redactor.text(t) for p, t in self._take_logs().items()}
+        state = redactor.data(self.state.model_dump(mode="json"))
+        files = {
+            f"{session_dir(self.state.session_id)}/state.json": json.dumps(state, indent=2) + "\n"
+        }
+        trailers = {
+            "Clm-Event": "session",
+            "Clm-Session": self.state.session_id,
+            "Clm-Step": str(self.state.step_index),
+            "Clm-Context-Tokens": str(self.state.tokens.context_tokens),
+            "Clm-Policy": self.provenance,
+            "Clm-Redactions": str(redactor.total),
+        }
+        if self.state.parent_session:
+            trailers["Clm-Parent-Session"] = self.state.parent_session
+        message = CommitMessage(
+            event_subject("session", self.state.session_id, self.state.step_index, reason),
+            f"Session ended: {reason}.",
+            trailers,
+        )
+        self.repo.commit(message, files, logs)

@@ -1,0 +1,55 @@
+"""The metrics monitor: after each step, how full the context is and what it cost.
+
+With provider usage (``input_tokens``: the context the request carried), the context after
+the step is that plus what the step added (``output_tokens``). Without it, the context is
+estimated from the messages (a message's ``tokens`` when known, else characters / 4) and the
+snapshot says ``estimated``. Either way it is the *current* fill — a compaction, which replaces
+the messages, lowers it — while ``input/output/total_tokens`` accumulate for cost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from clm_policy.lifecycle.estimate import estimate_message_tokens
+from clm_policy.models.state import AgentStepResult, SessionState, TokenSnapshot
+
+
+@dataclass
+class MetricsMonitor:
+    system_prompt_tokens: int = 0
+
+    def update(self, state: SessionState, step: AgentStepResult) -> TokenSnapshot:
+        """The snapshot after ``step`` (already merged into ``state.messages``)."""
+        before = state.tokens
+        if step.input_tokens or step.output_tokens:
+            context = step.input_tokens + step.output_tokens
+            estimated = False
+        else:
+            context = estimate_message_tokens(state.messages) + self.system_prompt_tokens
+            estimated = True
+        return before.model_copy(
+            update={
+                "context_tokens": context,
+                "input_tokens": before.input_tokens + step.input_tokens,
+                "output_tokens": before.output_tokens + step.output_tokens,
+                "total_tokens": before.total_tokens + step.input_tokens + step.output_tokens,
+                "estimated": estimated,
+            }
+        )
+
+    def metrics(self, state: SessionState, step: AgentStepResult) -> dict[str, object]:
+        """One line of metrics.jsonl."""
+        t = state.tokens
+        return {
+            "session": state.session_id,
+            "step": state.step_index,
+            "context_tokens": t.context_tokens,
+            "input_tokens": t.input_tokens,
+            "output_tokens": t.output_tokens,
+            "total_tokens": t.total_tokens,
+            "estimated": t.estimated,
+            "tool_calls": step.tool_calls,
+            "messages": len(state.messages),
+            "status": state.status.value,
+        }

@@ -1,0 +1,32 @@
+"""Load scenario files (a path or a bundled name) with every error at file:line:col."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from clm_policy.errors import InputError
+from clm_policy.models.scenario import ScenarioFile
+from clm_policy.resources import _PACKAGE
+from clm_policy.validate import validate_document
+from clm_policy.yamlio import load_yaml
+
+BUNDLED = _PACKAGE / "scenarios"
+
+
+def bundled_scenarios() -> list[str]:
+    return sorted(p.stem for p in BUNDLED.glob("*.yaml"))
+
+
+def load_scenario(ref: str | Path) -> tuple[ScenarioFile, str]:
+    """The scenario ``ref`` names (a file, or a bundled name such as ``demo``) and its name."""
+    text = str(ref)
+    path = Path(text)
+    shown = text
+    if not path.is_file() and "/" not in text and not text.endswith((".yaml", ".yml")):
+        path = BUNDLED / f"{text}.yaml"
+        shown = f"<bundled>/scenarios/{text}.yaml"
+        if not path.is_file():
+            known = ", ".join(bundled_scenarios())
+            raise InputError(f"no bundled scenario named '{text}' (bundled: {known})")
+    doc = load_yaml(path, shown)
+    return validate_document(doc, ScenarioFile, "scenario"), shown

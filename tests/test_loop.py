@@ -1,0 +1,145 @@
+"""The outer control loop with the simulated agent and a real memory repository: the seed's
+scenarios A, B and C, the demo, continue-after-handoff, the safeguard, bad scenarios."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from clm_policy.models.manifest import validate_manifest
+
+from conftest import invoke, run_process
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def run_json(tmp_path: Path, *args: str) -> dict[str, object]:
+    result = invoke("run", "--memory", str(tmp_path / "mem"), "--format", "json", *args)
+    assert result.exit_code == 0, result.stderr
+    out: dict[str, object] = json.loads(result.stdout)
+    return out
+
+
+def lines(repo: Path, path: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in git(repo, "show", f"HEAD:{path}").splitlines()]
+
+
+def test_scenario_a_continue_only(tmp_path: Path) -> None:
+    out = run_json(tmp_path, "--scenario", "continue_only")
+    assert (out["stopped_reason"], out["compact_count"], out["handoffs"]) == ("completed", 0, [])
+    timeline = out["timeline"]
+    assert isinstance(timeline, list)
+    assert {e["action"] for e in timeline} == {"continue"}
+    repo = tmp_path / "mem"
+    decisions = lines(repo, "sessions/scenario-a/decisions.jsonl")
+    assert [d["action"] for d in decisions] == ["continue", "continue"]
+    metrics = lines(repo, "sessions/scenario-a/metrics.jsonl")
+    # the user's message (27 characters: 7 tokens) and the two answers' declared sizes
+    assert [m["context_tokens"] for m in metrics] == [7 + 800, 7 + 800 + 300]
+    assert git(repo, "log", "-1", "--format=%s") == "clm(session): scenario-a step 2, completed\n"
+    assert git(repo, "rev-list", "--count", "HEAD").strip() == "2"  # init + session end only
+
+
+def test_scenario_b_compaction_lowers_the_context(tmp_path: Path) -> None:
+    out = run_json(tmp_path, "--scenario", "compaction")
+    assert out["stopped_reason"] == "completed"
+    assert out["compact_count"] == 1
+    timeline = out["timeline"]
+    assert isinstance(timeline, list)
+    (at,) = [i for i, e in enumerate(timeline) if e["action"] == "compact"]
+    assert timeline[at]["rule"] == "soft_compact"
+    assert timeline[at + 1]["context_tokens"] < timeline[at]["context_tokens"]
+    repo = tmp_path / "mem"
+    step = timeline[at]["step"]
+    assert f"sessions/scenario-b/compactions/{step:06d}.md" in git(repo, "ls-files")
+    decisions = lines(repo, "sessions/scenario-b/decisions.jsonl")
+    assert len(decisions) == len(timeline)
+
+
+def test_scenario_c_handoff_with_a_valid_manifest(tmp_path: Path) -> None:
+    out = run_json(tmp_path, "--scenario", "handoff")
+    assert (out["stopped_reason"], out["compact_count"]) == ("handoff", 0)
+    handoffs = out["handoffs"]
+    assert isinstance(handoffs, list)
+    (handoff,) = handoffs
+    repo = tmp_path / "mem"
+    manifest = json.loads(git(repo, "show", f"HEAD:{handoff['manifest']}"))
+    rationale = validate_manifest(manifest).decision_rationale
+    assert rationale.startswith("context 360")
+    assert rationale.endswith(" >= hard limit 350000")
+    assert manifest["not_verified"] == ["error rates per service"]
+
+
+def test_demo_as_a_process(tmp_path: Path) -> None:
+    proc = run_process("run", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "into a new memory repository clm-memory" in proc.stdout
+    assert "stopped: handoff after 43 steps; 2 compaction(s), 1 handoff(s), sessions demo" in (
+        proc.stdout
+    )
+    assert "clm-policy log --memory clm-memory" in proc.stdout
+    log = json.loads(
+        invoke("log", "--memory", str(tmp_path / "clm-memory"), "--format", "json").stdout
+    )
+    assert [e["event"] for e in log] == ["handoff", "compact", "compact", "init"]
+    again = run_process("run", cwd=tmp_path)  # an existing memory repository is reused
+    assert "into the memory repository clm-memory" in again.stdout
+
+
+def test_continue_after_handoff_chains_sessions(tmp_path: Path) -> None:
+    out = run_json(tmp_path, "--continue-after-handoff")
+    assert out["sessions"] == ["demo", "demo-2"]
+    assert out["stopped_reason"] == "completed"
+    final = out["final_state"]
+    assert isinstance(final, dict)
+    assert (final["session_id"], final["parent_session"]) == ("demo-2", "demo")
+    repo = tmp_path / "mem"
+    body = git(repo, "log", "-1", "--format=%(trailers:only,unfold)")
+    assert "Clm-Session: demo-2\n" in body
+    assert "Clm-Parent-Session: demo\n" in body
+    seed = final["messages"][0]
+    assert seed["name"] == "clm-handoff"
+
+
+def test_overrides_and_max_steps(tmp_path: Path) -> None:
+    out = run_json(
+        tmp_path, "--soft-compact", "100000", "--hard-handoff", "900000", "--max-steps", "30"
+    )
+    assert out["stopped_reason"] == "max_steps"
+    assert out["compact_count"] == 4
+    bad = invoke(
+        "run", "--memory", str(tmp_path / "m2"), "--soft-compact", "5", "--hard-handoff", "5"
+    )
+    assert bad.exit_code == 2
+    assert "--soft-compact (5) must be below --hard-handoff (5)" in bad.stderr
+
+
+def test_a_policy_that_always_compacts_is_stopped(tmp_path: Path) -> None:
+    policy = tmp_path / "eager.yaml"
+    policy.write_text(
+        "version: 1\nprofiles:\n  coding: {soft_compact: 1, hard_handoff: 10000000, "
+        "min_steps_between_compacts: 0}\nrules:\n  - {id: always, when: 'True', "
+        "action: compact}\n"
+    )
+    out = run_json(tmp_path, "--policy", str(policy))
+    assert out["stopped_reason"] == "compaction_loop"
+    assert out["compact_count"] == 3
+
+
+def test_bad_scenario_is_located(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("version: 1\ngoal: g\nsteps:\n  - say: hi\n    tokens: lots\n")
+    result = invoke("run", "--scenario", str(path), "--memory", str(tmp_path / "mem"))
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"{path}:5:13: steps[0].tokens: expected an integer, got string 'lots'\n"
+    )
+    assert not (tmp_path / "mem").exists()
+    unknown = invoke("run", "--scenario", "demoo", "--memory", str(tmp_path / "mem"))
+    assert unknown.exit_code == 2
+    assert "no bundled scenario named 'demoo'" in unknown.stderr
