@@ -143,3 +143,22 @@ def test_bad_scenario_is_located(tmp_path: Path) -> None:
     unknown = invoke("run", "--scenario", "demoo", "--memory", str(tmp_path / "mem"))
     assert unknown.exit_code == 2
     assert "no bundled scenario named 'demoo'" in unknown.stderr
+
+
+def test_bundled_scenarios_validate_against_the_schema() -> None:
+    import jsonschema
+    from ruamel.yaml import YAML
+
+    from clm_policy.loop.scenario import BUNDLED, bundled_scenarios, load_scenario
+
+    from conftest import REPO
+
+    schema = json.loads((REPO / "schemas" / "scenario.schema.json").read_text())
+    assert bundled_scenarios() == ["compaction", "continue_only", "demo", "handoff"]
+    for name in bundled_scenarios():
+        path = BUNDLED / f"{name}.yaml"
+        jsonschema.Draft202012Validator(schema).validate(YAML(typ="safe").load(path.read_text()))
+        assert path.read_text().startswith(
+            "# yaml-language-server: $schema=../../schemas/scenario.schema.json"
+        )
+        assert load_scenario(name)[1] == f"<bundled>/scenarios/{name}.yaml"
