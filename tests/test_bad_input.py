@@ -41,7 +41,7 @@ POLICY_CASES = [
         "version: 1\nprofile: {}\n" + OK_PROFILE,
         "2:1: unknown key 'profile'; did you mean 'profiles'? (allowed: version, name, "
         "description, extends, default_profile, defaults, profiles, models, signals, rules, "
-        "otherwise, guards)",
+        "otherwise, guards, confirm)",
     ),
     (
         "unknown-profile-key",

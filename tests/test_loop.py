@@ -86,7 +86,7 @@ def test_demo_as_a_process(tmp_path: Path) -> None:
     log = json.loads(
         invoke("log", "--memory", str(tmp_path / "clm-memory"), "--format", "json").stdout
     )
-    assert [e["event"] for e in log] == ["handoff", "compact", "compact", "init"]
+    assert [e["event"] for e in log] == ["session", "handoff", "compact", "compact", "init"]
     again = run_process("run", cwd=tmp_path)  # an existing memory repository is reused
     assert "into the memory repository clm-memory" in again.stdout
 
@@ -162,3 +162,107 @@ def test_bundled_scenarios_validate_against_the_schema() -> None:
             "# yaml-language-server: $schema=../../schemas/scenario.schema.json"
         )
         assert load_scenario(name)[1] == f"<bundled>/scenarios/{name}.yaml"
+
+
+def test_resume_status_and_signal(tmp_path: Path) -> None:
+    mem = str(tmp_path / "mem")
+    first = run_json(tmp_path, "--max-steps", "10")
+    assert first["stopped_reason"] == "max_steps"
+    listed = json.loads(invoke("status", "--memory", mem, "--format", "json").stdout)
+    assert [(r["session"], r["step"], r["stopped"]) for r in listed] == [("demo", 10, "max_steps")]
+    resumed = run_json(tmp_path, "--resume", "demo", "--max-steps", "20")
+    assert resumed["compact_count"] == 1
+    timeline = resumed["timeline"]
+    assert isinstance(timeline, list)
+    assert timeline[0]["step"] == 10  # decided once on the persisted state, then steps on
+    assert [e["step"] for e in timeline if e["action"] == "compact"] == [23]  # as a fresh run
+    signalled = invoke(
+        "signal", "--memory", mem, "--session", "demo", "--phase-done", "degradation=true"
+    )
+    assert signalled.exit_code == 0, signalled.stderr
+    after = run_json(tmp_path, "--resume", "demo")
+    assert (after["stopped_reason"], after["steps"]) == ("handoff", 0)
+    detail = json.loads(
+        invoke("status", "--memory", mem, "--session", "demo", "--format", "json").stdout
+    )
+    assert (detail["stopped"], detail["handoffs"]) == ("handoff", 1)
+    assert detail["last_decisions"][-1]["trigger"] == "phase_boundary"
+    ended = invoke("run", "--memory", mem, "--resume", "demo")
+    assert ended.exit_code == 2
+    assert "session 'demo' ended (handoff); nothing to resume" in ended.stderr
+    unknown = invoke("run", "--memory", mem, "--resume", "nope")
+    assert unknown.exit_code == 2
+    assert "no persisted session 'nope' (sessions: demo)" in unknown.stderr
+    typo = invoke("signal", "--memory", mem, "--session", "demo", "degradaton=true")
+    assert typo.exit_code == 2
+    assert "signal 'degradaton' is not declared by policy default" in typo.stderr
+
+
+def test_compact_and_handoff_a_persisted_session(tmp_path: Path) -> None:
+    mem = str(tmp_path / "mem")
+    run_json(tmp_path, "--max-steps", "5")
+    compacted = invoke("compact", "--memory", mem, "--session", "demo", "--format", "json")
+    assert compacted.exit_code == 0, compacted.stderr
+    assert json.loads(compacted.stdout)["rule"] == "manual"
+    handed = invoke("handoff", "--memory", mem, "--session", "demo", "--format", "json")
+    assert json.loads(handed.stdout)["handoff_path"] == "sessions/demo/handoffs/001.md"
+    both = invoke("compact", "--memory", mem, "--session", "demo", "--state", "x.json")
+    assert both.exit_code == 2
+    assert "give either --state FILE|- or --session ID" in both.stderr
+
+
+CONFIRMING = """\
+version: 1
+extends: default
+confirm: [handoff]
+"""
+
+
+def test_human_confirmation(tmp_path: Path) -> None:
+    policy = tmp_path / "careful.yaml"
+    policy.write_text(CONFIRMING)
+    mem = str(tmp_path / "mem")
+    # non-interactive: stops, exit 4, the pending decision persisted
+    proc = run_process("run", "--memory", mem, "--policy", str(policy), cwd=tmp_path)
+    assert proc.returncode == 4, proc.stderr
+    assert "stopped: needs_confirmation after 43 steps" in proc.stdout
+    assert (
+        "pending: handoff (phase_boundary): phase finished; the next phase starts in a "
+        "clean session"
+    ) in proc.stdout
+    assert f"clm-policy run --memory {mem} --resume demo --yes" in proc.stdout
+    detail = json.loads(
+        invoke("status", "--memory", mem, "--session", "demo", "--format", "json").stdout
+    )
+    assert detail["pending"]["action"] == "handoff"
+    # an orchestrator asked a person, who said yes
+    confirmed = run_json(tmp_path, "--resume", "demo", "--yes")
+    assert (confirmed["stopped_reason"], len(confirmed["handoffs"])) == ("handoff", 1)
+    final = confirmed["final_state"]
+    assert isinstance(final, dict)
+    assert final["human_interventions"] == 1
+
+
+def test_human_rejection_continues() -> None:
+    from clm_policy.loop.control import _rejected
+    from clm_policy.models.enums import Action
+    from clm_policy.policy.engine import Outcome
+
+    out = Outcome(
+        Action.HANDOFF,
+        "hard_handoff",
+        "too big",
+        Action.HANDOFF,
+        (),
+        (),
+        (),
+        False,
+        "p",
+        "coding",
+        1,
+        None,
+        None,
+    )
+    rejected = _rejected(out)
+    assert (rejected.action, rejected.trigger) == (Action.CONTINUE, "hard_handoff")
+    assert rejected.rationale == "handoff rejected by a person (too big)"

@@ -1,8 +1,8 @@
 """``clm-policy``: the command group, and the one place errors become exit codes.
 
-Exit codes (README, "Exit codes"): 0 success; 1 reserved for findings (lint/test); 2 bad
-input or usage (a file:line:col message, no traceback); 3 an internal error (a bug: please
-report it; CLM_POLICY_DEBUG=1 shows the traceback).
+Exit codes (README, "Exit codes"): 0 success; 1 findings (lint, test); 2 bad input or usage
+(a file:line:col message, no traceback); 3 an internal error (a bug: please report it;
+CLM_POLICY_DEBUG=1 shows the traceback); 4 a decision awaits a person's confirmation (run).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from clm_policy.cli.pipelines import compact, handoff
 from clm_policy.cli.resolve import resolve
 from clm_policy.cli.run import run as run_command
 from clm_policy.cli.schema import schema
+from clm_policy.cli.sessions import signal, status
 from clm_policy.cli.test_cmd import test
 from clm_policy.errors import ClmError
 
@@ -39,6 +40,7 @@ def cli() -> None:
 
     \b
     Try:
+      clm-policy run                               # the demo: a simulated session
       clm-policy decide --tokens 260000            # what the default policy says
       clm-policy decide --tokens 260000 --explain  # ...and why, rule by rule
       clm-policy resolve policies/default.yaml     # a policy with its extends merged
@@ -48,7 +50,8 @@ def cli() -> None:
       clm-policy init clm-memory                   # a git repository for memory
       clm-policy compact -m clm-memory -s s.json   # commit a compaction of a session
 
-    Exit codes: 0 ok, 1 problems found (lint, test), 2 bad input or usage, 3 internal error.
+    Exit codes: 0 ok, 1 problems found (lint, test), 2 bad input or usage, 3 internal error,
+    4 a decision awaits confirmation (run).
     """
 
 
@@ -62,6 +65,8 @@ cli.add_command(lint)
 cli.add_command(resolve)
 cli.add_command(run_command)
 cli.add_command(schema)
+cli.add_command(signal)
+cli.add_command(status)
 cli.add_command(test)
 
 

@@ -28,10 +28,12 @@ def _options(command: Any) -> Any:
         help="Policy recorded in the commit.",
     )(command)
     command = click.option(
+        "--session", metavar="ID", help="A session persisted in the memory repository."
+    )(command)
+    command = click.option(
         "--state",
         "-s",
         "state_src",
-        required=True,
         metavar="FILE|-",
         help="SessionState JSON file, or - for standard input.",
     )(command)
@@ -40,20 +42,36 @@ def _options(command: Any) -> Any:
     )
 
 
-def _context(policy_ref: str, state_src: str, profile: str | None) -> tuple[Any, Any, Any]:
-    """The policy, the state, and the policy's decision on it (recorded as the reason)."""
+def _context(
+    policy_ref: str, state_src: str | None, session: str | None, memory: str, profile: str | None
+) -> tuple[Any, Any, Any]:
+    """The policy, the state (a file, or a session persisted in the memory repository) and
+    the policy's decision on it (recorded as the reason)."""
     from clm_policy.errors import StateError
     from clm_policy.policy.cache import load_policy_cached
-    from clm_policy.state_io import read_state
 
+    if (state_src is None) == (session is None):
+        raise click.UsageError("give either --state FILE|- or --session ID")
     policy = load_policy_cached(policy_ref)
-    source = read_state(state_src)
+    if session is not None:
+        from clm_policy.memory.gitwrite import MemoryRepo
+        from clm_policy.memory.sessions import load_session
+
+        with MemoryRepo(memory) as repo:
+            state = load_session(repo, session).state
+        locate = None
+    else:
+        from clm_policy.state_io import read_state
+
+        assert state_src is not None
+        source = read_state(state_src)
+        state, locate = source.state, source.locate
     try:
-        decision = policy.outcome(source.state, profile)
-        prof = policy.profile(profile or source.state.profile)
+        decision = policy.outcome(state, profile)
+        prof = policy.profile(profile or state.profile)
     except StateError as exc:
-        raise source.locate(exc) from None
-    return policy, source.state, (decision, prof)
+        raise (locate(exc) if locate else exc) from None
+    return policy, state, (decision, prof)
 
 
 def _provenance(policy: Any, decision: Any, action: str) -> Any:
@@ -68,7 +86,14 @@ def _provenance(policy: Any, decision: Any, action: str) -> Any:
 
 @click.command()
 @_options
-def compact(memory: str, state_src: str, policy_ref: str, profile: str | None, fmt: str) -> int:
+def compact(
+    memory: str,
+    state_src: str | None,
+    session: str | None,
+    policy_ref: str,
+    profile: str | None,
+    fmt: str,
+) -> int:
     """Compact a session now: commit its structured summary and hint, keep the last
     messages (the profile's retain_recent_messages), lower its context.
 
@@ -83,7 +108,7 @@ def compact(memory: str, state_src: str, policy_ref: str, profile: str | None, f
     from clm_policy.lifecycle.pipelines import run_compaction
     from clm_policy.memory.gitwrite import MemoryRepo
 
-    policy, state, (decision, prof) = _context(policy_ref, state_src, profile)
+    policy, state, (decision, prof) = _context(policy_ref, state_src, session, memory, profile)
     why = _provenance(policy, decision, "compact")
     with MemoryRepo(memory) as repo:
         done = run_compaction(repo, state, retain=prof.retain_recent_messages, why=why)
@@ -136,7 +161,8 @@ def compact(memory: str, state_src: str, policy_ref: str, profile: str | None, f
 )
 def handoff(
     memory: str,
-    state_src: str,
+    state_src: str | None,
+    session: str | None,
     policy_ref: str,
     profile: str | None,
     fmt: str,
@@ -154,7 +180,7 @@ def handoff(
     from clm_policy.lifecycle.pipelines import run_handoff
     from clm_policy.memory.gitwrite import MemoryRepo
 
-    policy, state, (decision, _) = _context(policy_ref, state_src, profile)
+    policy, state, (decision, _) = _context(policy_ref, state_src, session, memory, profile)
     why = _provenance(policy, decision, "handoff")
     with MemoryRepo(memory) as repo:
         done = run_handoff(repo, state, why=why, branch=branch, push=push)

@@ -35,6 +35,15 @@ class SimulatedAgent:
         self.system_addons: list[str] = []
         self.seeds: list[list[Message]] = []
         self.done = False
+        self.played = 0  # scenario steps consumed (a resumed run skips them)
+
+    def skip(self, count: int) -> None:
+        """Advance past ``count`` steps already played (resuming a persisted session)."""
+        for _ in range(count):
+            if next(self._steps, None) is None:
+                self.done = True
+                return
+            self.played += 1
 
     def _expand(self) -> Iterator[tuple[ScenarioStep, int]]:
         for spec in self.scenario.steps:
@@ -44,6 +53,7 @@ class SimulatedAgent:
     def step(self, messages: Sequence[Message]) -> AgentStepResult:
         try:
             spec, n = next(self._steps)
+            self.played += 1
         except StopIteration:
             self.done = True
             return AgentStepResult(task_status=TaskStatus.COMPLETED)

@@ -95,6 +95,9 @@ def _merge(old: list[str], new: list[str]) -> list[str]:
 
 
 Listener = Callable[[str, dict[str, Any]], None]
+Confirmer = Callable[[Outcome, SessionState], bool | None]
+"""Asks a person about a decision the policy wants confirmed: True go ahead, False don't
+(continue instead), None nobody can answer now (the run stops; the decision stays pending)."""
 
 
 class OuterControlLoop:
@@ -110,6 +113,9 @@ class OuterControlLoop:
         max_steps: int | None = None,
         monitor: MetricsMonitor | None = None,
         listener: Listener | None = None,
+        confirmer: Confirmer | None = None,
+        decide_first: bool = False,
+        record: dict[str, Any] | None = None,
     ) -> None:
         self.session = WorkingSession(agent, state)
         self.policy = policy
@@ -120,6 +126,10 @@ class OuterControlLoop:
         self.monitor = monitor or MetricsMonitor()
         self.listener = listener or (lambda _event, _data: None)
         self.provenance = f"{policy.path}@{policy.digest}"
+        self.confirmer = confirmer
+        self.decide_first = decide_first
+        self.record = record or {}
+        self.pending: Outcome | None = None
         self._logs: dict[str, list[str]] = {}
 
     # -- the loop -----------------------------------------------------------------------------
@@ -127,6 +137,7 @@ class OuterControlLoop:
     def run(self) -> LoopResult:
         result = LoopResult(final_state=self.session.state, sessions=[self.state.session_id])
         in_a_row = 0
+        step_first = not self.decide_first
         while True:
             if self.max_steps is not None and result.steps >= self.max_steps:
                 result.stopped_reason = "max_steps"
@@ -134,11 +145,22 @@ class OuterControlLoop:
             if self.state.status in (TaskStatus.COMPLETED, TaskStatus.FAILED):
                 result.stopped_reason = self.state.status.value
                 break
-            step = self.session.step()
-            result.steps += 1
-            self.state.tokens = self.monitor.update(self.state, step)
-            self._log("metrics", self.monitor.metrics(self.state, step))
+            if step_first:
+                step = self.session.step()
+                result.steps += 1
+                self.state.tokens = self.monitor.update(self.state, step)
+                self._log("metrics", self.monitor.metrics(self.state, step))
+            step_first = True  # a resumed run decides once on the persisted state, first
             decision = self.policy.outcome(self.state, self.profile)
+            if decision.action in self.policy.confirm:
+                answer = self.confirmer(decision, self.state) if self.confirmer else None
+                if answer is None:
+                    self.pending = decision
+                    result.stopped_reason = "needs_confirmation"
+                    break
+                self.state.human_interventions += 1
+                if not answer:
+                    decision = _rejected(decision)
             result.decisions.append(decision)
             self._log(
                 "decisions",
@@ -174,6 +196,7 @@ class OuterControlLoop:
                 if not self.continue_after_handoff:
                     result.stopped_reason = "handoff"
                     result.final_state = self.state
+                    self._finish("handoff")
                     return result
                 self._start_next_session(handed)
                 result.sessions.append(self.state.session_id)
@@ -248,9 +271,14 @@ class OuterControlLoop:
         redactor = Redactor()
         logs = {p: redactor.text(t) for p, t in self._take_logs().items()}
         state = redactor.data(self.state.model_dump(mode="json"))
-        files = {
-            f"{session_dir(self.state.session_id)}/state.json": json.dumps(state, indent=2) + "\n"
-        }
+        folder = session_dir(self.state.session_id)
+        played = getattr(self.session.agent, "played", None)
+        record: dict[str, Any] = {**self.record, "stopped": reason, "played": played}
+        if self.pending is not None:
+            record["pending"] = self.pending.as_dict()
+        files = {f"{folder}/run.json": json.dumps(record, indent=2, sort_keys=True) + "\n"}
+        if reason != "handoff":  # the handoff commit already keeps the final state
+            files[f"{folder}/state.json"] = json.dumps(state, indent=2) + "\n"
         trailers = {
             "Clm-Event": "session",
             "Clm-Session": self.state.session_id,
@@ -267,3 +295,14 @@ class OuterControlLoop:
             trailers,
         )
         self.repo.commit(message, files, logs)
+
+
+def _rejected(decision: Outcome) -> Outcome:
+    """``decision`` turned down by a person: continue, saying so."""
+    from dataclasses import replace
+
+    return replace(
+        decision,
+        action=Action.CONTINUE,
+        rationale=f"{decision.action.value} rejected by a person ({decision.rationale})",
+    )

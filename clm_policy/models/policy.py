@@ -122,3 +122,7 @@ class PolicyFile(BaseModel):
     rules: list[RuleSpec] = Field(default_factory=list)
     otherwise: ActionName | None = Field(default=None, description="when no rule holds")
     guards: dict[GuardedAction, list[GuardSpec]] = Field(default_factory=dict)
+    confirm: list[GuardedAction] | None = Field(
+        default=None,
+        description="actions a person must confirm before `clm-policy run` carries them out",
+    )

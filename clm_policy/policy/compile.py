@@ -113,6 +113,7 @@ def compile_policy(res: ResolvedPolicy, sink: Sink | None = None) -> Policy:
         guards=guards,
         description=res.description,
         source_paths=tuple(str(p) for p in res.paths),
+        confirm=frozenset(Action(a) for a in res.confirm),
     )
 
 

@@ -247,6 +247,7 @@ class Policy:
     guards: dict[Action, tuple[Guard, ...]]
     description: str | None = None
     source_paths: tuple[str, ...] = ()
+    confirm: frozenset[Action] = frozenset()  # actions a person confirms before they happen
     _pool: SandboxPool = field(default_factory=SandboxPool, repr=False, compare=False)
 
     def __getstate__(self) -> dict[str, Any]:

@@ -64,6 +64,8 @@ def resolved_document(policy: Policy) -> CommentedMap:
         rules.yaml_set_comment_before_after_key(i, before=f"from {r.when.location}", indent=2)
     doc["rules"] = rules
     doc["otherwise"] = policy.otherwise.value
+    if policy.confirm:
+        doc["confirm"] = sorted(a.value for a in policy.confirm)
     if policy.guards:
         guards = CommentedMap()
         for action, items in policy.guards.items():

@@ -72,6 +72,7 @@ class ResolvedPolicy:
     signals: dict[str, tuple[dict[str, Any], Origin]] = field(default_factory=dict)
     rules: list[Entry] = field(default_factory=list)
     otherwise: str = "continue"
+    confirm: tuple[str, ...] = ()
     guards: dict[str, list[Entry]] = field(default_factory=dict)
 
     @property
@@ -147,6 +148,8 @@ def _merge(res: ResolvedPolicy, doc: YamlDocument, spec: PolicyFile, sink: Sink)
         res.default_profile = (spec.default_profile, Origin(doc, ("default_profile",)))
     if spec.otherwise is not None:
         res.otherwise = spec.otherwise
+    if spec.confirm is not None:
+        res.confirm = tuple(dict.fromkeys(spec.confirm))
     if spec.defaults is not None:
         # A file's defaults apply to every profile known so far, inherited ones included:
         # a later file beats an earlier one, and within a file a profile beats defaults.
