@@ -266,3 +266,20 @@ def test_human_rejection_continues() -> None:
     rejected = _rejected(out)
     assert (rejected.action, rejected.trigger) == (Action.CONTINUE, "hard_handoff")
     assert rejected.rationale == "handoff rejected by a person (too big)"
+
+
+def test_usage_reported_or_estimated(tmp_path: Path) -> None:
+    body = (
+        "version: 1\ngoal: g\nsystem_prompt_tokens: 100\n{usage}steps:\n"
+        "  - {{say: '{text}', repeat: 2}}\n"
+    )
+    text = "x" * 400  # 100 tokens by characters / 4
+    for usage, estimated in (("", False), ("report_usage: false\n", True)):
+        path = tmp_path / f"s{int(estimated)}.yaml"
+        path.write_text(body.format(usage=usage, text=text))
+        out = run_json(tmp_path, "--scenario", str(path), "--memory", str(tmp_path / path.stem))
+        final = out["final_state"]
+        assert isinstance(final, dict)
+        assert final["tokens"]["estimated"] is estimated
+        assert final["tokens"]["context_tokens"] == 100 + 2 * 100
+        assert final["tokens"]["input_tokens"] == (0 if estimated else 100 + 200)

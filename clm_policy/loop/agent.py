@@ -50,6 +50,10 @@ class SimulatedAgent:
             for n in range(1, spec.repeat + 1):
                 yield spec, n
 
+    @property
+    def total(self) -> int:
+        return sum(spec.repeat for spec in self.scenario.steps)
+
     def step(self, messages: Sequence[Message]) -> AgentStepResult:
         try:
             spec, n = next(self._steps)
@@ -69,13 +73,16 @@ class SimulatedAgent:
         )
         if spec.tool is not None:
             added.append(Message(role=MessageRole.TOOL, content=spec.tool.replace("{n}", str(n))))
+        usage = self.scenario.report_usage
         sent = estimate_message_tokens(messages) + self.scenario.system_prompt_tokens
         return ScriptedStep(
             messages_added=added,
             tool_calls=spec.tool_calls,
-            input_tokens=sent,
-            output_tokens=estimate_message_tokens(added),
-            task_status=spec.task_status or TaskStatus.RUNNING,
+            input_tokens=sent if usage else 0,
+            output_tokens=estimate_message_tokens(added) if usage else 0,
+            # the script's last step completes the task unless it says otherwise
+            task_status=spec.task_status
+            or (TaskStatus.COMPLETED if self.played >= self.total else TaskStatus.RUNNING),
             step=spec,
         )
 

@@ -60,6 +60,10 @@ class ScenarioFile(BaseModel):
     context_window: Annotated[int, Field(gt=0)] | None = None
     model: str | None = None
     system_prompt_tokens: Annotated[int, Field(ge=0)] = 0
+    report_usage: bool = Field(
+        default=True,
+        description="the agent reports provider usage; false: the monitor estimates (chars/4)",
+    )
     constraints: list[str] = Field(default_factory=list)
     source_of_truth: list[str] = Field(default_factory=list)
     memory_keys: list[str] = Field(default_factory=list)
