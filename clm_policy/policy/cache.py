@@ -38,11 +38,29 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _code_fingerprint() -> str:
+    """The modules a pickled policy is made of, by size and modification time: a changed
+    clm-policy (an upgrade, a developer's edit) never loads a policy pickled by another."""
+    package = Path(__file__).resolve().parents[1]
+    parts = []
+    for module in (
+        *sorted((package / "policy").glob("*.py")),
+        package / "models" / "enums.py",
+        package / "errors.py",
+    ):
+        try:
+            stat = module.stat()
+        except OSError:
+            continue
+        parts.append(f"{module.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return ";".join(parts)
+
+
 def _key(shown: str, path: Path, content: bytes) -> str:
     from clm_policy import __version__
 
     h = hashlib.sha256(_FORMAT)
-    for part in (__version__, sys.version, shown, str(path.resolve())):
+    for part in (__version__, sys.version, _code_fingerprint(), shown, str(path.resolve())):
         h.update(part.encode() + b"\0")
     h.update(content)
     return h.hexdigest()[:32]
