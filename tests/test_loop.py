@@ -283,3 +283,40 @@ def test_usage_reported_or_estimated(tmp_path: Path) -> None:
         assert final["tokens"]["estimated"] is estimated
         assert final["tokens"]["context_tokens"] == 100 + 2 * 100
         assert final["tokens"]["input_tokens"] == (0 if estimated else 100 + 200)
+
+
+def test_interactive_confirmation_at_a_terminal(tmp_path: Path) -> None:
+    """At a terminal the run asks; answering no turns the handoff into continue."""
+    import os
+    import sys
+
+    policy = tmp_path / "careful.yaml"
+    policy.write_text(CONFIRMING)
+    master, slave = os.openpty()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "clm_policy",
+            "run",
+            "--memory",
+            str(tmp_path / "mem"),
+            "--policy",
+            str(policy),
+            "--continue-after-handoff",
+        ],
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    os.close(slave)
+    os.write(master, b"n\n")
+    out, err = proc.communicate(timeout=120)
+    os.close(master)
+    assert proc.returncode == 0, err
+    assert "stopped: completed" in out
+    assert "0 handoff(s)" in out
+    log = git(tmp_path / "mem", "show", "HEAD:sessions/demo/decisions.jsonl")
+    assert "handoff rejected by a person (phase finished" in log
