@@ -57,6 +57,13 @@ def cli() -> Callable[..., CliResult]:
     return invoke
 
 
+def git(cwd: Path, *args: str) -> str:
+    """Run git in ``cwd`` (tests' identity comes from the environment _isolate sets)."""
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout
+
+
 def run_process(
     *args: str, stdin: str | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:

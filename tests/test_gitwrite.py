@@ -20,11 +20,7 @@ from clm_policy.memory.gitwrite import JOURNAL, GitError, MemoryRepo
 from clm_policy.memory.init import init_memory
 from clm_policy.memory.trailers import CommitMessage, event_subject
 
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
-    ).stdout
+from conftest import git
 
 
 @pytest.fixture

@@ -9,13 +9,7 @@ from pathlib import Path
 
 from clm_policy.models.manifest import validate_manifest
 
-from conftest import invoke, run_process
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
-    ).stdout
+from conftest import git, invoke, run_process
 
 
 def run_json(tmp_path: Path, *args: str) -> dict[str, object]:

@@ -4,7 +4,6 @@ init / log / show commands."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,13 +13,7 @@ from clm_policy.memory.gitwrite import MemoryRepo
 from clm_policy.memory.init import init_memory
 from clm_policy.memory.store import GitMemoryStore
 
-from conftest import invoke
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
-    ).stdout
+from conftest import git, invoke
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ never reach git."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -14,14 +13,7 @@ import pytest
 from clm_policy.memory.init import init_memory
 from clm_policy.models.manifest import validate_manifest
 
-from conftest import REPO, invoke, run_process
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
-    ).stdout
-
+from conftest import REPO, git, invoke, run_process
 
 SECRETS = {
     "aws": "AKIAZ7Q3X9P2M4N6R8T0",
