@@ -163,6 +163,12 @@ def test_a_parent_is_linted_once(tmp_path: Path) -> None:
         (["lint", "tests/fixtures/lint/team.yaml"], 1, None),
         (["lint", "nothere"], 2, "clm-policy: no such file or directory: nothere\n"),
         (["lint", "docs"], 2, "clm-policy: no policy files (*.yaml, *.yml) under docs\n"),
+        (
+            ["lint", "policies/tests/default.test.yaml"],
+            2,
+            "clm-policy: policies/tests/default.test.yaml is a policy test file: run "
+            "`clm-policy test policies/tests/default.test.yaml`\n",
+        ),
         (["lint", "--format", "xml"], 2, None),
     ],
 )

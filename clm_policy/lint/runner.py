@@ -70,6 +70,8 @@ def discover(paths: Sequence[str]) -> list[Path]:
                 raise InputError(f"no policy files (*.yaml, *.yml) under {text}")
             found.extend(inside)
         elif path.is_file():
+            if path.name.endswith(TEST_SUFFIXES):
+                raise InputError(f"{text} is a policy test file: run `clm-policy test {text}`")
             found.append(path)
         else:
             raise InputError(f"no such file or directory: {text}")
