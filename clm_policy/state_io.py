@@ -61,7 +61,3 @@ def read_state(source: str) -> StateSource:
     else:
         text, file = read_text(Path(source)), source
     return StateSource(parse_state(text, file), text, file)
-
-
-def load_state(source: str) -> SessionState:
-    return read_state(source).state
