@@ -13,16 +13,42 @@ import traceback
 
 import click
 
-from clm_policy.cli.decide import decide
-from clm_policy.cli.lint import lint
-from clm_policy.cli.memory import init, log, show
-from clm_policy.cli.pipelines import compact, handoff
-from clm_policy.cli.resolve import resolve
-from clm_policy.cli.run import run as run_command
-from clm_policy.cli.schema import schema
-from clm_policy.cli.sessions import signal, status
-from clm_policy.cli.test_cmd import test
 from clm_policy.errors import ClmError
+
+# Each command lives in its own module, imported only when that command runs (or when the
+# group's --help lists them all): a one-shot `decide` does not pay for the others.
+COMMANDS = {
+    "compact": "clm_policy.cli.pipelines:compact",
+    "decide": "clm_policy.cli.decide:decide",
+    "handoff": "clm_policy.cli.pipelines:handoff",
+    "init": "clm_policy.cli.memory:init",
+    "lint": "clm_policy.cli.lint:lint",
+    "log": "clm_policy.cli.memory:log",
+    "resolve": "clm_policy.cli.resolve:resolve",
+    "run": "clm_policy.cli.run:run",
+    "schema": "clm_policy.cli.schema:schema",
+    "show": "clm_policy.cli.memory:show",
+    "signal": "clm_policy.cli.sessions:signal",
+    "status": "clm_policy.cli.sessions:status",
+    "test": "clm_policy.cli.test_cmd:test",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        import importlib
+
+        module, _, attr = target.partition(":")
+        command = getattr(importlib.import_module(module), attr)
+        assert isinstance(command, click.Command)
+        return command
+
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -30,7 +56,10 @@ EXIT_INPUT = 2
 EXIT_INTERNAL = 3
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(package_name="clm-policy", prog_name="clm-policy")
 def cli() -> None:
     """Context lifecycle management for LLM agents, driven by YAML policies.
@@ -53,21 +82,6 @@ def cli() -> None:
     Exit codes: 0 ok, 1 problems found (lint, test), 2 bad input or usage, 3 internal error,
     4 a decision awaits confirmation (run).
     """
-
-
-cli.add_command(compact)
-cli.add_command(decide)
-cli.add_command(handoff)
-cli.add_command(init)
-cli.add_command(log)
-cli.add_command(show)
-cli.add_command(lint)
-cli.add_command(resolve)
-cli.add_command(run_command)
-cli.add_command(schema)
-cli.add_command(signal)
-cli.add_command(status)
-cli.add_command(test)
 
 
 def main(argv: list[str] | None = None) -> None:
