@@ -314,3 +314,20 @@ def test_interactive_confirmation_at_a_terminal(tmp_path: Path) -> None:
     assert "0 handoff(s)" in out
     log = git(tmp_path / "mem", "show", "HEAD:sessions/demo/decisions.jsonl")
     assert "handoff rejected by a person (phase finished" in log
+
+
+def test_decide_on_a_persisted_session(tmp_path: Path) -> None:
+    mem = str(tmp_path / "mem")
+    run_json(tmp_path, "--max-steps", "10")
+    before = json.loads(
+        invoke("decide", "--memory", mem, "--session", "demo", "--format", "json").stdout
+    )
+    assert (before["action"], before["context_tokens"]) == ("continue", 4000 + 10 * (11000 + 16))
+    invoke("signal", "--memory", mem, "--session", "demo", "--phase-done")
+    after = json.loads(
+        invoke("decide", "--memory", mem, "--session", "demo", "--format", "json").stdout
+    )
+    assert (after["action"], after["trigger"]) == ("handoff", "phase_boundary")
+    both = invoke("decide", "--memory", mem, "--session", "demo", "--tokens", "5")
+    assert both.exit_code == 2
+    assert "give one of --state, --tokens and --session" in both.stderr

@@ -123,6 +123,17 @@ def parse_signal(text: str) -> tuple[str, SignalValue]:
     metavar="NAME=VALUE",
     help="With --tokens: a declared signal's value (repeatable).",
 )
+@click.option(
+    "--session", metavar="ID", help="A session persisted in the memory repository (--memory)."
+)
+@click.option(
+    "--memory",
+    "-m",
+    default="clm-memory",
+    show_default=True,
+    metavar="DIR",
+    help="With --session: the memory repository.",
+)
 @click.option("--force", is_flag=True, help="Bypass guards marked overridable (and no other).")
 @click.option(
     "--explain",
@@ -143,6 +154,8 @@ def decide(
     last_compact_step: int | None,
     status: str,
     signals: tuple[str, ...],
+    session: str | None,
+    memory: str,
     force: bool,
     explain: bool,
     fmt: str,
@@ -157,6 +170,7 @@ def decide(
       cat session.json | clm-policy decide --state - --policy policies/team.yaml
       clm-policy decide -p policies/examples/option_b.yaml --tokens 300000 \\
           --window 400000 --signal open_subagent_calls=2
+      clm-policy decide --memory clm-memory --session demo --explain
 
     The JSON output is one object: action, trigger (null when no rule fired), rationale,
     proposed, blocked_by, warnings, overridden, forced, policy, profile, context_tokens,
@@ -169,11 +183,13 @@ def decide(
         or status != "running"
         or bool(signals)
     )
+    if session is not None and (state_src is not None or tokens is not None):
+        raise click.UsageError("give one of --state, --tokens and --session")
     if state_src is not None and tokens is not None:
         raise click.UsageError("give either --state or --tokens, not both")
-    if state_src is None and tokens is None:
+    if state_src is None and tokens is None and session is None:
         raise click.UsageError("give --state FILE|- (SessionState JSON) or --tokens N")
-    if state_src is not None and shortcut_given:
+    if tokens is None and shortcut_given:
         raise click.UsageError(
             "--window, --step, --last-compact-step, --status and --signal go with --tokens; "
             "with --state, put them in the state"
@@ -186,6 +202,12 @@ def decide(
 
         source = read_state(state_src)
         state = source.state
+    elif session is not None:
+        from clm_policy.memory.gitwrite import MemoryRepo
+        from clm_policy.memory.sessions import load_session
+
+        with MemoryRepo(memory) as repo:
+            state = load_session(repo, session).state
     else:
         assert tokens is not None
         if last_compact_step is not None and last_compact_step > step:

@@ -115,7 +115,7 @@ def status(memory: str, session: str | None, fmt: str) -> int:
 def signal(memory: str, session: str, phase_done: bool, assignments: tuple[str, ...]) -> int:
     """Tell a persisted session something only you know: a phase is done, or a signal's
     value (NAME=VALUE, checked against the session's policy). Committed; the next decision
-    (`clm-policy run --resume ID`, `decide`) sees it.
+    (`clm-policy run --resume ID`, `clm-policy decide --session ID`) sees it.
 
     \b
     Examples:
