@@ -215,3 +215,29 @@ def _memory_hits(repo: MemoryRepo, manifest: HandoffManifest) -> list[tuple[str,
         for entry in store.search(word, limit=SEED_HITS):
             hits.setdefault(entry.key, entry.content)
     return list(hits.items())[:SEED_HITS]
+
+
+def record_session_end(
+    repo: MemoryRepo,
+    state: SessionState,
+    reason: str,
+    *,
+    why: Provenance = Provenance(),
+    record: Mapping[str, object],
+    appends: Mapping[str, str] | None = None,
+) -> str:
+    """Commit the end of a run: ``run.json`` (how it stopped), the state (unless a handoff
+    already committed it) and the decisions and metrics not yet in git."""
+    redactor = Redactor()
+    folder = session_dir(state.session_id)
+    files = {f"{folder}/run.json": json.dumps(record, indent=2, sort_keys=True) + "\n"}
+    if reason != "handoff":  # the handoff commit already keeps the final state
+        files[f"{folder}/state.json"] = _state_json(state, redactor)
+    logs = {p: redactor.text(text) for p, text in (appends or {}).items()}
+    trailers = _trailers(state, "session", why, **{"Clm-Redactions": str(redactor.total)})
+    message = CommitMessage(
+        event_subject("session", state.session_id, state.step_index, reason),
+        f"Session ended: {reason}.",
+        trailers,
+    )
+    return repo.commit(message, files, logs)

@@ -21,6 +21,7 @@ from clm_policy.lifecycle.pipelines import (
     CompactOutcome,
     HandoffOutcome,
     Provenance,
+    record_session_end,
     run_compaction,
     run_handoff,
 )
@@ -28,7 +29,6 @@ from clm_policy.loop.agent import Agent, ScriptedStep
 from clm_policy.loop.monitor import MetricsMonitor
 from clm_policy.memory.gitwrite import MemoryRepo
 from clm_policy.memory.layout import session_dir
-from clm_policy.memory.trailers import CommitMessage, event_subject
 from clm_policy.models.enums import Action, TaskStatus
 from clm_policy.models.state import AgentStepResult, SessionState
 from clm_policy.policy.engine import Outcome, Policy
@@ -265,36 +265,15 @@ class OuterControlLoop:
         )
 
     def _finish(self, reason: str) -> None:
-        """Commit the session's state and whatever decisions and metrics are not yet in git."""
-        from clm_policy.memory.redact import Redactor
-
-        redactor = Redactor()
-        logs = {p: redactor.text(t) for p, t in self._take_logs().items()}
-        state = redactor.data(self.state.model_dump(mode="json"))
-        folder = session_dir(self.state.session_id)
+        """Commit the session's end and whatever decisions and metrics are not yet in git."""
         played = getattr(self.session.agent, "played", None)
         record: dict[str, Any] = {**self.record, "stopped": reason, "played": played}
         if self.pending is not None:
             record["pending"] = self.pending.as_dict()
-        files = {f"{folder}/run.json": json.dumps(record, indent=2, sort_keys=True) + "\n"}
-        if reason != "handoff":  # the handoff commit already keeps the final state
-            files[f"{folder}/state.json"] = json.dumps(state, indent=2) + "\n"
-        trailers = {
-            "Clm-Event": "session",
-            "Clm-Session": self.state.session_id,
-            "Clm-Step": str(self.state.step_index),
-            "Clm-Context-Tokens": str(self.state.tokens.context_tokens),
-            "Clm-Policy": self.provenance,
-            "Clm-Redactions": str(redactor.total),
-        }
-        if self.state.parent_session:
-            trailers["Clm-Parent-Session"] = self.state.parent_session
-        message = CommitMessage(
-            event_subject("session", self.state.session_id, self.state.step_index, reason),
-            f"Session ended: {reason}.",
-            trailers,
+        why = Provenance(policy=self.provenance)
+        record_session_end(
+            self.repo, self.state, reason, why=why, record=record, appends=self._take_logs()
         )
-        self.repo.commit(message, files, logs)
 
 
 def _rejected(decision: Outcome) -> Outcome:
