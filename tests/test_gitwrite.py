@@ -98,7 +98,7 @@ def test_values_with_newlines_stay_one_trailer(memory: Path) -> None:
     with MemoryRepo(memory) as repo:
         sha = repo.commit(odd, {"a.md": "x"})
     parsed = git(memory, "log", "-1", "--format=%(trailers:only,unfold)", sha)
-    assert parsed.strip("\n") == "Clm-Event: compact\nClm-Rule: a b: c"
+    assert parsed.strip("\n") == "Clm-Event: compact\nClm-Rule: a b: c\nClm-Redactions: 0"
 
 
 def test_only_the_given_paths_are_committed(memory: Path) -> None:

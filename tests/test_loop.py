@@ -36,7 +36,7 @@ def test_scenario_a_continue_only(tmp_path: Path) -> None:
     # the user's message (27 characters: 7 tokens) and the two answers' declared sizes
     assert [m["context_tokens"] for m in metrics] == [7 + 800, 7 + 800 + 300]
     assert git(repo, "log", "-1", "--format=%s") == "clm(session): scenario-a step 2, completed\n"
-    assert git(repo, "rev-list", "--count", "HEAD").strip() == "2"  # init + session end only
+    assert git(repo, "rev-list", "--count", "HEAD").strip() == "3"  # init + start + end only
 
 
 def test_scenario_b_compaction_lowers_the_context(tmp_path: Path) -> None:
@@ -80,7 +80,7 @@ def test_demo_as_a_process(tmp_path: Path) -> None:
     log = json.loads(
         invoke("log", "--memory", str(tmp_path / "clm-memory"), "--format", "json").stdout
     )
-    assert [e["event"] for e in log] == ["session", "handoff", "compact", "compact", "init"]
+    assert [e["event"] for e in log] == ["session", "handoff", "compact", "compact", "start", "init"]
     again = run_process("run", cwd=tmp_path)  # an existing memory repository is reused
     assert "into the memory repository clm-memory" in again.stdout
 

@@ -99,4 +99,4 @@ def test_cli_init_log_show(tmp_path: Path) -> None:
     assert readme.stdout.startswith("# clm-policy memory\n")
     nothing = invoke("show", "--memory", str(target), "sessions/x/handoffs/001.md")
     assert nothing.exit_code == 2
-    assert nothing.stderr.endswith("no file sessions/x/handoffs/001.md at HEAD\n")
+    assert nothing.stderr.endswith("no file sessions/x/handoffs/001.md on any branch\n")

@@ -2,14 +2,18 @@
 
 Exit codes (README, "Exit codes"): 0 success; 1 findings (lint, test); 2 bad input or usage
 (a file:line:col message, no traceback); 3 an internal error (a bug: please report it;
-CLM_POLICY_DEBUG=1 shows the traceback); 4 a decision awaits a person's confirmation (run).
+CLM_POLICY_DEBUG=1 shows the traceback); 4 a decision awaits a person's confirmation (run);
+130 interrupted (Ctrl-C). With ``--format json`` an error is a JSON object on standard output
+(``{"error": {...}}``), so a program reading the output always gets JSON.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import traceback
+from collections.abc import Sequence
 
 import click
 
@@ -54,6 +58,7 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_INPUT = 2
 EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130
 
 
 @click.group(
@@ -80,7 +85,7 @@ def cli() -> None:
       clm-policy compact -m clm-memory -s s.json   # commit a compaction of a session
 
     Exit codes: 0 ok, 1 problems found (lint, test), 2 bad input or usage, 3 internal error,
-    4 a decision awaits confirmation (run).
+    4 a decision awaits confirmation (run), 130 interrupted.
     """
 
 
@@ -90,29 +95,64 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def run(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        result = cli.main(args=argv, prog_name="clm-policy", standalone_mode=False)
+        result = cli.main(args=args, prog_name="clm-policy", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("clm-policy: aborted", err=True)
-        return EXIT_INPUT
+    except (KeyboardInterrupt, click.exceptions.Abort) as exc:
+        if isinstance(exc, KeyboardInterrupt) or isinstance(exc.__context__, KeyboardInterrupt):
+            click.echo("clm-policy: interrupted", err=True)
+            return EXIT_INTERRUPTED
+        return _fail(args, EXIT_INPUT, "clm-policy: aborted")
     except click.ClickException as exc:
+        code = EXIT_INPUT if exc.exit_code == 2 else exc.exit_code
+        if _wants_json(args):
+            return _fail(args, code, exc.format_message())
         exc.show()
-        return EXIT_INPUT if exc.exit_code == 2 else exc.exit_code
+        return code
     except ClmError as exc:
         text = str(exc) if exc.location is not None else f"clm-policy: {exc}"
-        click.echo(text, err=True)
-        return EXIT_INPUT
+        return _fail(args, EXIT_INPUT, text, exc)
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:
         if os.environ.get("CLM_POLICY_DEBUG"):
             traceback.print_exc()
-        click.echo(
-            f"clm-policy: internal error: {type(exc).__name__}: {exc} (this is a bug; "
-            "rerun with CLM_POLICY_DEBUG=1 for the traceback)",
-            err=True,
+        return _fail(
+            args,
+            EXIT_INTERNAL,
+            f"clm-policy: internal error: {type(exc).__name__}: {_short(str(exc))} (this is a "
+            "bug; rerun with CLM_POLICY_DEBUG=1 for the traceback)",
         )
-        return EXIT_INTERNAL
     return result if isinstance(result, int) else EXIT_OK
+
+
+def _wants_json(args: Sequence[str]) -> bool:
+    """Whether the command line asks for ``--format json`` (parsed or not)."""
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg == "--format=json" or (arg == "--format" and args[i + 1 : i + 2] == ["json"]):
+            return True
+    return False
+
+
+def _fail(args: Sequence[str], code: int, text: str, error: ClmError | None = None) -> int:
+    """Report an error: one line on standard error, or a JSON object with ``--format json``."""
+    if not _wants_json(args):
+        click.echo(text, err=True)
+        return code
+    body: dict[str, object] = {"code": code, "message": text}
+    if error is not None:
+        body["message"] = error.message
+        if error.location is not None:
+            where = error.location
+            body.update(file=where.file, line=where.line or None, col=where.col or None)
+    click.echo(json.dumps({"error": body}, indent=2))
+    return code
+
+
+def _short(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

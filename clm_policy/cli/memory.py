@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
+from clm_policy.cli.options import EVENTS, format_option, memory_option
 from clm_policy.errors import InputError
-
-MEMORY_HELP = "The memory repository (made by `clm-policy init`)."
 
 
 @click.command()
@@ -30,20 +30,14 @@ def init(directory: str) -> int:
 
 
 @click.command()
-@click.option("--memory", "-m", "memory", required=True, metavar="DIR", help=MEMORY_HELP)
+@memory_option()
 @click.option("--session", metavar="ID", help="Only this session's commits.")
-@click.option(
-    "--event",
-    type=click.Choice(["init", "compact", "handoff", "memory", "session"]),
-    help="Only commits of this kind.",
-)
+@click.option("--event", type=click.Choice(EVENTS), help="Only commits of this kind.")
 @click.option(
     "--all", "all_refs", is_flag=True, help="Include every branch (handoffs made with --branch)."
 )
 @click.option("--limit", "-n", type=click.IntRange(min=1), metavar="N", help="At most N.")
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@format_option("text", "json")
 def log(
     memory: str, session: str | None, event: str | None, all_refs: bool, limit: int | None, fmt: str
 ) -> int:
@@ -84,31 +78,50 @@ def log(
 
 
 @click.command()
-@click.option("--memory", "-m", "memory", required=True, metavar="DIR", help=MEMORY_HELP)
+@memory_option()
 @click.argument("ref", metavar="REF")
 def show(memory: str, ref: str) -> int:
-    """Show one compaction or handoff: REF is a commit (from `clm-policy log`) or a path in
-    the repository (sessions/ID/handoffs/001.md, manifests/....json).
+    """Show one compaction or handoff: REF is a commit or branch (from `clm-policy log`) or a
+    path in the repository (sessions/ID/handoffs/001.md, manifests/....json).
 
-    For a commit, prints the compaction summary or the handoff it recorded.
+    For a commit, prints the compaction summary or the handoff it recorded. A path is read
+    from the checked-out branch, else from the newest branch that has it (a handoff made with
+    --branch).
+
+    \b
+    Examples:
+      clm-policy show --memory clm-memory 3f2a9c1d
+      clm-policy show --memory clm-memory sessions/demo/handoffs/001.md
     """
-    from clm_policy.memory.gitwrite import GitError, MemoryRepo
+    from clm_policy.memory.gitwrite import MemoryRepo, check_name, check_path
 
+    check_name("commit or path", ref)
     with MemoryRepo(memory) as repo:
-        if (repo.root / ref).is_file() or ref.startswith(("sessions/", "manifests/", "topics/")):
-            text = repo.show_file(ref)
-            if text is None:
-                raise InputError(f"{memory}: no file {ref} at HEAD")
-            click.echo(text)
+        commit = None
+        if not ref.startswith(("sessions/", "manifests/", "topics/")):
+            commit = repo.resolve_commit(ref)
+        if commit is None:
+            if "/" not in ref and not ref.endswith(".md"):
+                raise InputError(f"{memory}: no commit or file named {ref!r}")
+            _show_path(repo, memory, check_path(ref, "read"))
             return 0
-        try:
-            paths = repo.changed_paths(ref)
-        except GitError:
-            raise InputError(f"{memory}: no commit or file named {ref!r}") from None
+        paths = repo.changed_paths(commit)
         wanted = [p for p in paths if "/handoffs/" in p or "/compactions/" in p]
         if not wanted:
             raise InputError(f"{memory}: commit {ref} records no compaction or handoff")
         for path in wanted:
-            click.echo(f"# {path} @ {ref[:12]}\n")
-            click.echo(repo.show_file(path, ref) or "")
+            click.echo(f"# {path} @ {commit[:12]}\n")
+            click.echo(repo.show_file(path, commit) or "")
     return 0
+
+
+def _show_path(repo: Any, memory: str, path: str) -> None:
+    """``path`` from the checked-out branch, else from the newest commit on any branch."""
+    text = repo.show_file(path)
+    if text is None:
+        where = repo.git("rev-list", "-1", "--all", "--", path, check=False)
+        text = repo.show_file(path, where) if where else None
+        if text is None:
+            raise InputError(f"{memory}: no file {path} on any branch")
+        click.echo(f"# {path} @ {where[:12]} (not on the checked-out branch)\n")
+    click.echo(text)

@@ -8,13 +8,11 @@ from typing import Any
 
 import click
 
-from clm_policy.cli.memory import MEMORY_HELP
+from clm_policy.cli.options import format_option, memory_option
 
 
 def _options(command: Any) -> Any:
-    command = click.option(
-        "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-    )(command)
+    command = format_option("text", "json")(command)
     command = click.option(
         "--profile", metavar="NAME", help="Task profile (default: the state's, else the policy's)."
     )(command)
@@ -37,9 +35,7 @@ def _options(command: Any) -> Any:
         metavar="FILE|-",
         help="SessionState JSON file, or - for standard input.",
     )(command)
-    return click.option("--memory", "-m", "memory", required=True, metavar="DIR", help=MEMORY_HELP)(
-        command
-    )
+    return memory_option()(command)
 
 
 def _context(

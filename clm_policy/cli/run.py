@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
@@ -96,67 +95,51 @@ def run(
       clm-policy run --scenario my-scenario.yaml --continue-after-handoff
       clm-policy run --resume demo --max-steps 10
 
-    Exit codes: 0 done, 2 bad input (a scenario at file:line:col, an unknown session),
-    4 a decision awaits confirmation.
+    A run is on record from its first step (sessions/ID/run.json): one interrupted by Ctrl-C
+    or a crash resumes with --resume ID, with the scenario, policy, profile and limits it was
+    started with. A session id that is taken already gets a new one (ID.2, ...).
+
+    Exit codes: 0 done, 2 bad input (a scenario at file:line:col, an unknown session; nothing
+    is written), 4 a decision awaits confirmation, 130 interrupted.
     """
-    from clm_policy.errors import InputError
     from clm_policy.loop.agent import SimulatedAgent
     from clm_policy.loop.control import OuterControlLoop
     from clm_policy.loop.monitor import MetricsMonitor
-    from clm_policy.loop.scenario import load_scenario
+    from clm_policy.loop.runs import plan_run
     from clm_policy.memory.gitwrite import MemoryRepo
     from clm_policy.memory.init import init_memory
-    from clm_policy.memory.sessions import load_session
-    from clm_policy.models.state import SessionState, TokenSnapshot
-    from clm_policy.policy.cache import load_policy_cached
+    from clm_policy.models.state import SessionState
 
-    persisted = None
-    if resume is not None:
-        with MemoryRepo(memory) as repo:
-            persisted = load_session(repo, resume)
-        if persisted.stopped in ("completed", "failed", "handoff"):
-            raise InputError(f"session '{resume}' ended ({persisted.stopped}); nothing to resume")
-        scenario = scenario or persisted.run.get("scenario")
-        policy_ref = policy_ref or persisted.run.get("policy")
-        profile = profile or persisted.state.profile
-        if scenario is None:
-            raise InputError(
-                f"session '{resume}' was not made by `clm-policy run`: give --scenario"
-            )
-    scenario_ref = scenario or "demo"
-    spec, shown = load_scenario(scenario_ref)
-    policy = load_policy_cached(policy_ref or "default")
-    profile_name = profile or spec.profile or policy.default_profile
-    policy = _with_overrides(policy, profile_name, soft_compact, hard_handoff)
-    created = not Path(memory, ".clm-memory").is_file()
+    plan = plan_run(
+        memory,
+        scenario=scenario,
+        policy_ref=policy_ref,
+        profile=profile,
+        resume=resume,
+        soft_compact=soft_compact,
+        hard_handoff=hard_handoff,
+        continue_after_handoff=continue_after_handoff,
+    )  # everything checked: nothing is written before this line
+    spec, shown, policy, profile_name = plan.spec, plan.scenario_shown, plan.policy, plan.profile
+    created = plan.create_memory
     if created:
         init_memory(memory)
     agent = SimulatedAgent(spec)
-    if persisted is not None:
-        state = persisted.state
-        agent.skip(int(persisted.run.get("played") or 0))
-    else:
-        state = SessionState(
-            session_id=spec.session,
-            goal=spec.goal,
-            profile=profile_name,
-            constraints=list(spec.constraints),
-            source_of_truth=list(spec.source_of_truth),
-            memory_keys=list(spec.memory_keys),
-            tokens=TokenSnapshot(
-                context_window=spec.context_window,
-                model=spec.model,
-                context_tokens=spec.system_prompt_tokens,
-            ),
-        )
+    agent.skip(plan.played)
+    state = plan.state
     text = fmt == "text"
     if text:
-        what = f"resuming session {resume} of" if persisted else "playing"
+        what = f"resuming session {resume} of" if plan.resumed else "playing"
         where = "a new" if created else "the"
         click.echo(
             f"{what} {shown} under policy {policy.name} (profile {profile_name}) into "
             f"{where} memory repository {memory}"
         )
+        if plan.taken is not None:
+            click.echo(
+                f"session {plan.taken} exists already; this run is session {state.session_id} "
+                f"(to continue {plan.taken}: clm-policy run --resume {plan.taken})"
+            )
 
     def listener(event: str, data: dict[str, Any]) -> None:
         if not text or event == "continue":
@@ -179,12 +162,6 @@ def run(
         )
         return click.confirm(question, default=True)
 
-    record = {
-        "scenario": scenario_ref,
-        "policy": policy_ref or "default",
-        "profile": profile_name,
-        "continue_after_handoff": continue_after_handoff,
-    }
     with MemoryRepo(memory) as repo:
         loop = OuterControlLoop(
             agent,
@@ -192,13 +169,13 @@ def run(
             state,
             repo,
             profile=profile_name,
-            continue_after_handoff=continue_after_handoff,
+            continue_after_handoff=bool(plan.record["continue_after_handoff"]),
             max_steps=max_steps,
             monitor=MetricsMonitor(spec.system_prompt_tokens),
             listener=listener,
             confirmer=confirmer,
-            decide_first=persisted is not None,
-            record=record,
+            decide_first=plan.resumed,
+            record=plan.record,
         )
         result = loop.run()
     pending = loop.pending.as_dict() if loop.pending is not None else None
@@ -244,22 +221,6 @@ def run(
         )
     click.echo(f"  clm-policy status --memory {memory}              # the sessions")
     return code
-
-
-def _with_overrides(policy: Any, name: str, soft: int | None, hard: int | None) -> Any:
-    from clm_policy.errors import InputError
-    from clm_policy.policy.engine import Threshold
-
-    if soft is None and hard is None:
-        return policy
-    prof = policy.profile(name)
-    soft_t = Threshold(tokens=soft) if soft is not None else prof.soft_compact
-    hard_t = Threshold(tokens=hard) if hard is not None else prof.hard_handoff
-    window = prof.context_window
-    if (soft_t.resolve(window) or 0) >= (hard_t.resolve(window) or 1 << 62):
-        raise InputError(f"--soft-compact ({soft_t}) must be below --hard-handoff ({hard_t})")
-    changed = dataclasses.replace(prof, soft_compact=soft_t, hard_handoff=hard_t)
-    return dataclasses.replace(policy, profiles={**policy.profiles, name: changed})
 
 
 def _timeline(result: Any) -> None:

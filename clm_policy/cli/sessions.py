@@ -7,15 +7,13 @@ from typing import Any
 
 import click
 
-from clm_policy.cli.memory import MEMORY_HELP
+from clm_policy.cli.options import format_option, memory_option
 
 
 @click.command()
-@click.option("--memory", "-m", "memory", required=True, metavar="DIR", help=MEMORY_HELP)
+@memory_option()
 @click.option("--session", metavar="ID", help="One session in detail.")
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@format_option("text", "json")
 def status(memory: str, session: str | None, fmt: str) -> int:
     """The persisted sessions: status, step, context fill, compactions and handoffs, the last
     decisions; with --session, one in detail.
@@ -25,6 +23,7 @@ def status(memory: str, session: str | None, fmt: str) -> int:
       clm-policy status --memory clm-memory
       clm-policy status --memory clm-memory --session demo --format json
     """
+    from clm_policy.errors import InputError
     from clm_policy.memory.audit import read_log
     from clm_policy.memory.gitwrite import MemoryRepo
     from clm_policy.memory.sessions import last_decisions, load_session, session_ids
@@ -34,7 +33,13 @@ def status(memory: str, session: str | None, fmt: str) -> int:
         log = read_log(repo, rev="--all")
         rows: list[dict[str, Any]] = []
         for sid in ids:
-            persisted = load_session(repo, sid)
+            try:
+                persisted = load_session(repo, sid)
+            except InputError as exc:
+                if session is not None:
+                    raise
+                click.echo(f"clm-policy: skipping session {sid}: {exc}", err=True)
+                continue
             s = persisted.state
             events = [e.event for e in log if e.session == sid]
             window = s.tokens.context_window
@@ -50,7 +55,7 @@ def status(memory: str, session: str | None, fmt: str) -> int:
                     "handoffs": events.count("handoff"),
                     "stopped": persisted.stopped,
                     "parent_session": s.parent_session,
-                    "pending": persisted.run.get("pending"),
+                    "pending": persisted.pending,
                     "last_decisions": last_decisions(repo, sid, 5 if session else 1),
                     "goal": s.goal,
                     "blockers": s.blockers,
@@ -77,6 +82,13 @@ def status(memory: str, session: str | None, fmt: str) -> int:
                 f"{r['context_tokens']:>10,} {fill:>6} {r['compactions']:>7} "
                 f"{r['handoffs']:>7}  {said}"
             )
+        for r in rows:
+            if r["pending"]:
+                click.echo(
+                    f"pending: session {r['session']} awaits confirmation of "
+                    f"{r['pending'].get('action')} ({r['pending'].get('trigger') or '-'}); "
+                    f"confirm with: clm-policy run --memory {memory} --resume {r['session']} --yes"
+                )
         return 0
     r = rows[0]
     click.echo(
@@ -91,7 +103,10 @@ def status(memory: str, session: str | None, fmt: str) -> int:
     )
     click.echo(f"events    {r['compactions']} compaction(s), {r['handoffs']} handoff(s)")
     if r["pending"]:
-        click.echo(f"pending   {r['pending']['action']}: {r['pending']['rationale']}")
+        click.echo(
+            f"pending   {r['pending'].get('action')}: {r['pending'].get('rationale')} "
+            f"(confirm: clm-policy run --memory {memory} --resume {r['session']} --yes)"
+        )
     for item in r["blockers"]:
         click.echo(f"blocker   {item}")
     click.echo("last decisions:")
@@ -104,7 +119,7 @@ def status(memory: str, session: str | None, fmt: str) -> int:
 
 
 @click.command()
-@click.option("--memory", "-m", "memory", required=True, metavar="DIR", help=MEMORY_HELP)
+@memory_option()
 @click.option("--session", required=True, metavar="ID", help="The persisted session.")
 @click.option(
     "--phase-done",
@@ -124,6 +139,8 @@ def signal(memory: str, session: str, phase_done: bool, assignments: tuple[str, 
     """
     from clm_policy.cli.decide import parse_signal
     from clm_policy.errors import InputError
+    from clm_policy.lifecycle.pipelines import state_doc
+    from clm_policy.memory.change import Change
     from clm_policy.memory.gitwrite import MemoryRepo
     from clm_policy.memory.layout import session_dir
     from clm_policy.memory.sessions import load_session
@@ -161,8 +178,9 @@ def signal(memory: str, session: str, phase_done: bool, assignments: tuple[str, 
             f"Signalled by hand: {what}.",
             {"Clm-Event": "signal", "Clm-Session": session, "Clm-Step": str(state.step_index)},
         )
-        path = f"{session_dir(session)}/state.json"
-        commit = repo.commit(message, {path: state.model_dump_json(indent=2) + "\n"})
+        change = Change({f"{session_dir(session)}/state.json": state_doc(state)})
+        commit = repo.commit(message, change)
+        what = change.redactor.text(what)  # printed as committed
     click.echo(
         f"signalled session {session}: {what} (commit {commit[:12]}); "
         f"next: clm-policy run --memory {memory} --resume {session}"

@@ -1,21 +1,23 @@
-"""The compaction and handoff pipelines: build the content, redact it, commit it.
+"""The compaction and handoff pipelines: build the content and commit it.
 
-Everything that reaches git goes through a :class:`~clm_policy.memory.redact.Redactor` first
-(its count lands in the ``Clm-Redactions`` trailer); the manifest is validated by pydantic and
-by its JSON schema after redaction and before anything is written. The state handed back to
-the caller (for the agent to continue with) is not redacted; the persisted ``state.json`` is.
-Raw transcripts are never written: a compaction writes its summary, its hint and the state
-it leaves (hint + the last few messages, redacted); a handoff its manifest, its Markdown
-rendering and the final state without its messages.
+Each pipeline builds one :class:`~clm_policy.memory.change.Change`; the write path redacts all
+of it (contents, paths, message; the count lands in the ``Clm-Redactions`` trailer). The raw
+state is cleaned by that same change before anything is cut to a summary line or folded, and
+the manifest is validated by pydantic and by its JSON schema after redaction and before
+anything is written. The state handed back to the caller (for the agent to continue with) is
+not redacted; the persisted ``state.json`` is. Raw transcripts are never written: a compaction
+writes its summary, its hint and the state it leaves (hint + the last few messages); a handoff
+its manifest, its Markdown rendering and the final state without its messages.
 """
 
 from __future__ import annotations
 
-import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from clm_policy.errors import InputError
 from clm_policy.lifecycle.compaction import CompactionResult, compact
 from clm_policy.lifecycle.handoff import (
     build_manifest,
@@ -23,7 +25,8 @@ from clm_policy.lifecycle.handoff import (
     render_manifest_markdown,
     seed_messages,
 )
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.change import Change, JsonDoc, JsonLines
+from clm_policy.memory.gitwrite import GitError, MemoryRepo
 from clm_policy.memory.layout import (
     check_session,
     compaction_path,
@@ -31,11 +34,13 @@ from clm_policy.memory.layout import (
     manifest_path,
     session_dir,
 )
-from clm_policy.memory.redact import Redactor
 from clm_policy.memory.store import GitMemoryStore
 from clm_policy.memory.trailers import CommitMessage, event_subject
 from clm_policy.models.manifest import HandoffManifest, validate_manifest
 from clm_policy.models.state import Message, SessionState
+
+Logs = Mapping[str, JsonLines]
+"""Decision and metric records to append, per ``.jsonl`` path."""
 
 SEED_HITS = 3
 
@@ -70,26 +75,31 @@ class HandoffOutcome:
     push_attempts: int | None = None
 
 
-def _state_json(state: SessionState, redactor: Redactor) -> str:
-    return json.dumps(redactor.data(state.model_dump(mode="json")), indent=2) + "\n"
+class PushError(GitError):
+    """The commit exists locally; pushing it failed."""
 
 
-def _trailers(state: SessionState, event: str, why: Provenance, **more: str) -> dict[str, str]:
-    trailers = {
+def state_doc(state: SessionState) -> JsonDoc:
+    """``state.json``: the persisted state (redacted by the write path as data)."""
+    return JsonDoc(state.model_dump(mode="json"))
+
+
+def trailers(state: SessionState, event: str, why: Provenance, **more: str) -> dict[str, str]:
+    found = {
         "Clm-Event": event,
         "Clm-Session": state.session_id,
         "Clm-Step": str(state.step_index),
         "Clm-Context-Tokens": str(state.tokens.context_tokens),
     }
     if state.parent_session:
-        trailers["Clm-Parent-Session"] = state.parent_session
+        found["Clm-Parent-Session"] = state.parent_session
     if why.rule:
-        trailers["Clm-Rule"] = why.rule
+        found["Clm-Rule"] = why.rule
     if why.policy:
-        trailers["Clm-Policy"] = why.policy
-    trailers.update(more)
-    trailers.update(why.extra_trailers)
-    return trailers
+        found["Clm-Policy"] = why.policy
+    found.update(more)
+    found.update(why.extra_trailers)
+    return found
 
 
 def run_compaction(
@@ -99,29 +109,34 @@ def run_compaction(
     retain: int,
     why: Provenance = Provenance(),
     now: datetime | None = None,
-    appends: Mapping[str, str] | None = None,
+    appends: Logs | None = None,
+    files: Mapping[str, JsonDoc] | None = None,
 ) -> CompactOutcome:
-    """Compact ``state`` and commit the summary document and the persisted state."""
+    """Compact ``state`` and commit the summary document and the persisted state.
+
+    The compaction the caller gets back is made from the raw state; what is committed is made
+    from the state the change cleaned first (the same text, with its secrets replaced)."""
     check_session(state.session_id)
-    result = compact(state, retain=retain, now=now or datetime.now(UTC), trigger=why.rule)
-    redactor = Redactor()
+    when = now or datetime.now(UTC)
+    result = compact(state, retain=retain, now=when, trigger=why.rule)
+    change = Change(files, appends)
+    clean = change.clean(state)
+    recorded = compact(clean, retain=retain, now=when, trigger=why.rule)
     path = compaction_path(state.session_id, state.step_index)
-    files = {
-        path: redactor.text(result.document),
-        f"{session_dir(state.session_id)}/state.json": _state_json(result.state, redactor),
-    }
-    logs = {p: redactor.text(text) for p, text in (appends or {}).items()}
-    body = redactor.text(
-        f"Goal: {state.goal or '(none)'}\n"
+    change.files[path] = recorded.document
+    change.files[f"{session_dir(state.session_id)}/state.json"] = state_doc(recorded.state)
+    body = (
+        f"Goal: {clean.goal or '(none)'}\n"
         f"Context: {result.context_before} -> {result.context_after} tokens (estimated)\n"
         + (f"Why: {why.rationale}\n" if why.rationale else "")
     )
-    trailers = _trailers(state, "compact", why, **{"Clm-Redactions": str(redactor.total)})
     message = CommitMessage(
-        event_subject("compact", state.session_id, state.step_index, why.rule), body, trailers
+        event_subject("compact", state.session_id, state.step_index, why.rule),
+        body,
+        trailers(state, "compact", why),
     )
-    commit = repo.commit(message, files, logs)
-    return CompactOutcome(commit, path, result, redactor.total)
+    commit = repo.commit(message, change)
+    return CompactOutcome(commit, path, result, change.redactions)
 
 
 def _next_handoff_number(repo: MemoryRepo, session_id: str) -> int:
@@ -141,53 +156,66 @@ def run_handoff(
     branch: bool = False,
     push: str | None = None,
     now: datetime | None = None,
-    appends: Mapping[str, str] | None = None,
+    appends: Logs | None = None,
+    files: Mapping[str, JsonDoc] | None = None,
 ) -> HandoffOutcome:
     """Write the handoff manifest (validated), its Markdown and the state; commit them on the
     checked-out branch, or on ``clm/handoff/<session>-<n>`` with ``branch``; push if asked.
     Returns the seed messages for the next session (manifest, goal, next action, top memory
-    hits; no transcript)."""
+    hits; no transcript). A failed push raises :class:`PushError`, saying the commit exists."""
     check_session(state.session_id)
+    change = Change(files, appends)
+    clean = change.clean(state)
     rationale = why.rationale or (f"rule {why.rule}" if why.rule else "handoff requested")
-    manifest = build_manifest(state, rationale, now=now or datetime.now(UTC))
-    redactor = Redactor()
-    manifest = validate_manifest(redactor.data(manifest.model_dump(mode="json")))
+    manifest = build_manifest(clean, change.clean(rationale), now=now or datetime.now(UTC))
     number = _next_handoff_number(repo, state.session_id)
     m_path = manifest_path(manifest_filename(manifest, state.session_id))
-    if repo.show_file(m_path) is not None or (repo.root / m_path).exists():
+    if repo.show_file(m_path) is not None or os.path.lexists(repo.root / m_path):
         # a second handoff of this session within the same second: keep both
         m_path = m_path.removesuffix(".json") + f"-{number}.json"
     h_path = handoff_path(state.session_id, number)
-    files = {
-        m_path: json.dumps(manifest.model_dump(mode="json"), indent=2) + "\n",
-        h_path: redactor.text(
-            render_manifest_markdown(manifest, session_id=state.session_id, step=state.step_index)
-        ),
-        # The session ends here: its state is kept for the record without the conversation
-        # (the next session starts from the seed, not from a transcript).
-        f"{session_dir(state.session_id)}/state.json": _state_json(
-            state.model_copy(update={"messages": []}), redactor
-        ),
-    }
-    logs = {p: redactor.text(text) for p, text in (appends or {}).items()}
+    checked: list[HandoffManifest] = []
+    change.files[m_path] = JsonDoc(
+        manifest.model_dump(mode="json"), lambda data: checked.append(validate_manifest(data))
+    )
+    change.files[h_path] = render_manifest_markdown(
+        manifest, session_id=state.session_id, step=state.step_index
+    )
+    # The session ends here: its state is kept for the record without the conversation (the
+    # next session starts from the seed, not from a transcript).
+    change.files[f"{session_dir(state.session_id)}/state.json"] = state_doc(
+        clean.model_copy(update={"messages": []})
+    )
     body = (
         f"Goal: {manifest.goal}\nNext safe action: {manifest.next_safe_action}\n"
         f"Why: {manifest.decision_rationale}\n"
     )
-    trailers = _trailers(
-        state, "handoff", why, **{"Clm-Manifest": m_path, "Clm-Redactions": str(redactor.total)}
-    )
     message = CommitMessage(
-        event_subject("handoff", state.session_id, state.step_index, why.rule), body, trailers
+        event_subject("handoff", state.session_id, state.step_index, why.rule),
+        body,
+        trailers(state, "handoff", why, **{"Clm-Manifest": m_path}),
     )
+    hits = _memory_hits(repo, manifest)  # read before anything is written: a refusal stops here
     if branch:
         ref = f"refs/heads/clm/handoff/{state.session_id}-{number}"
-        commit = repo.commit_to_branch(ref, message, files)
+        if change.appends:
+            raise InputError("a handoff on its own branch cannot append decision logs")
+        commit = repo.commit_to_branch(ref, message, change)
     else:
-        commit = repo.commit(message, files, logs)
+        commit = repo.commit(message, change)
         ref = f"refs/heads/{repo.branch()}"
-    attempts = repo.push(push, ref) if push else None
-    hits = _memory_hits(repo, manifest)
+    manifest = checked[-1]
+    attempts = None
+    if push:
+        try:
+            attempts = repo.push(push, ref)
+        except (GitError, InputError) as exc:
+            name = ref.removeprefix("refs/heads/")
+            raise PushError(
+                f"the handoff is committed locally ({commit[:12]} on {name}), but pushing it to "
+                f"{push!r} failed: {exc}. Push it yourself: "
+                f"git -C {repo.root} push -- {push} {name}"
+            ) from None
     return HandoffOutcome(
         commit,
         manifest,
@@ -195,7 +223,7 @@ def run_handoff(
         h_path,
         seed_messages(manifest, hits),
         ref,
-        redactor.total,
+        change.redactions,
         attempts,
     )
 
@@ -217,6 +245,22 @@ def _memory_hits(repo: MemoryRepo, manifest: HandoffManifest) -> list[tuple[str,
     return list(hits.items())[:SEED_HITS]
 
 
+def record_session_start(
+    repo: MemoryRepo, state: SessionState, *, record: Mapping[str, object]
+) -> str:
+    """Commit a session's start: its first ``state.json`` and ``run.json`` (so it can resume)."""
+    folder = session_dir(state.session_id)
+    change = Change(
+        {f"{folder}/run.json": JsonDoc(dict(record)), f"{folder}/state.json": state_doc(state)}
+    )
+    message = CommitMessage(
+        event_subject("start", state.session_id, state.step_index, None),
+        f"Session started: {change.clean(state.goal) or '(no goal)'}",
+        trailers(state, "start", Provenance()),
+    )
+    return repo.commit(message, change)
+
+
 def record_session_end(
     repo: MemoryRepo,
     state: SessionState,
@@ -224,20 +268,17 @@ def record_session_end(
     *,
     why: Provenance = Provenance(),
     record: Mapping[str, object],
-    appends: Mapping[str, str] | None = None,
+    appends: Logs | None = None,
 ) -> str:
     """Commit the end of a run: ``run.json`` (how it stopped), the state (unless a handoff
     already committed it) and the decisions and metrics not yet in git."""
-    redactor = Redactor()
     folder = session_dir(state.session_id)
-    files = {f"{folder}/run.json": json.dumps(record, indent=2, sort_keys=True) + "\n"}
+    change = Change({f"{folder}/run.json": JsonDoc(dict(record))}, appends)
     if reason != "handoff":  # the handoff commit already keeps the final state
-        files[f"{folder}/state.json"] = _state_json(state, redactor)
-    logs = {p: redactor.text(text) for p, text in (appends or {}).items()}
-    trailers = _trailers(state, "session", why, **{"Clm-Redactions": str(redactor.total)})
+        change.files[f"{folder}/state.json"] = state_doc(state)
     message = CommitMessage(
         event_subject("session", state.session_id, state.step_index, reason),
         f"Session ended: {reason}.",
-        trailers,
+        trailers(state, "session", why),
     )
-    return repo.commit(message, files, logs)
+    return repo.commit(message, change)

@@ -2,7 +2,10 @@
 
 Every decision and every step's metrics are buffered and written to
 ``sessions/<id>/decisions.jsonl`` and ``metrics.jsonl`` with the next compaction or handoff
-commit, and at the end of a session — never one commit per step. With
+commit, and at the end of a session — never one commit per step. Every commit that writes a
+session's ``state.json`` writes its ``run.json`` too (the steps played, how it stopped), from a
+``clm(start)`` commit at the session's first step on, so a run interrupted anywhere — Ctrl-C,
+or a killed process — resumes from its last commit. With
 ``continue_after_handoff`` the loop goes on in a new session (``<id>-2``, ``<id>-3``, ...)
 seeded from the manifest, whose ``parent_session`` (and ``Clm-Parent-Session`` trailer)
 points back. A policy that compacts on consecutive steps without the context getting any
@@ -11,7 +14,7 @@ smaller is stopped (``stopped_reason: compaction_loop``) instead of spinning.
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,13 +25,15 @@ from clm_policy.lifecycle.pipelines import (
     HandoffOutcome,
     Provenance,
     record_session_end,
+    record_session_start,
     run_compaction,
     run_handoff,
 )
 from clm_policy.loop.agent import Agent, ScriptedStep
 from clm_policy.loop.monitor import MetricsMonitor
+from clm_policy.memory.change import JsonDoc, JsonLines
 from clm_policy.memory.gitwrite import MemoryRepo
-from clm_policy.memory.layout import session_dir
+from clm_policy.memory.layout import check_session, session_dir
 from clm_policy.models.enums import Action, TaskStatus
 from clm_policy.models.state import AgentStepResult, SessionState
 from clm_policy.policy.engine import Outcome, Policy
@@ -130,11 +135,24 @@ class OuterControlLoop:
         self.decide_first = decide_first
         self.record = record or {}
         self.pending: Outcome | None = None
-        self._logs: dict[str, list[str]] = {}
+        self._logs: dict[str, list[dict[str, Any]]] = {}
 
     # -- the loop -----------------------------------------------------------------------------
 
     def run(self) -> LoopResult:
+        """Play until the task ends, a limit is hit or a decision awaits a person.
+
+        An interrupt (Ctrl-C) commits what the session has so far, as stopped
+        ``interrupted``, and is raised again."""
+        if not self.decide_first:  # a new session: on record before its first step
+            record_session_start(self.repo, self.state, record=self._record(None))
+        try:
+            return self._run()
+        except KeyboardInterrupt:
+            self._finish("interrupted")
+            raise
+
+    def _run(self) -> LoopResult:
         result = LoopResult(final_state=self.session.state, sessions=[self.state.session_id])
         in_a_row = 0
         step_first = not self.decide_first
@@ -200,6 +218,7 @@ class OuterControlLoop:
                     return result
                 self._start_next_session(handed)
                 result.sessions.append(self.state.session_id)
+                record_session_start(self.repo, self.state, record=self._record(None))
                 continue
             result.timeline.append(entry)
             self.listener(decision.action.value, {"entry": entry})
@@ -219,10 +238,10 @@ class OuterControlLoop:
 
     def _log(self, kind: str, record: dict[str, Any]) -> None:
         path = f"{session_dir(self.state.session_id)}/{kind}.jsonl"
-        self._logs.setdefault(path, []).append(json.dumps(record, sort_keys=True) + "\n")
+        self._logs.setdefault(path, []).append(record)
 
-    def _take_logs(self) -> dict[str, str]:
-        logs = {path: "".join(lines) for path, lines in self._logs.items() if lines}
+    def _take_logs(self) -> dict[str, JsonLines]:
+        logs = {path: JsonLines(tuple(records)) for path, records in self._logs.items() if records}
         self._logs = {}
         return logs
 
@@ -232,7 +251,12 @@ class OuterControlLoop:
     def _compact(self, decision: Outcome) -> CompactOutcome:
         retain = self.policy.profile(self.profile or self.state.profile).retain_recent_messages
         done = run_compaction(
-            self.repo, self.state, retain=retain, why=self._why(decision), appends=self._take_logs()
+            self.repo,
+            self.state,
+            retain=retain,
+            why=self._why(decision),
+            appends=self._take_logs(),
+            files={self._run_path: JsonDoc(self._record(None))},
         )
         self.session.state = done.result.state
         self.session.agent.inject_context(done.result.hint)
@@ -240,18 +264,33 @@ class OuterControlLoop:
 
     def _handoff(self, decision: Outcome) -> HandoffOutcome:
         return run_handoff(
-            self.repo, self.state, why=self._why(decision), appends=self._take_logs()
+            self.repo,
+            self.state,
+            why=self._why(decision),
+            appends=self._take_logs(),
+            files={self._run_path: JsonDoc(self._record("handoff"))},
         )
+
+    def _next_session_id(self) -> str:
+        """``<id>-2`` after ``<id>``, ``<id>-3`` after ``<id>-2``: the first one not taken."""
+        from clm_policy.memory.sessions import session_ids
+
+        old = self.state
+        chained = re.fullmatch(r"(.+)-(\d{1,6})", old.session_id) if old.parent_session else None
+        base, number = (chained[1], int(chained[2]) + 1) if chained else (old.session_id, 2)
+        taken = set(session_ids(self.repo))
+        while (candidate := check_session(f"{base[:120]}-{number}")) in taken:
+            number += 1
+        return candidate
 
     def _start_next_session(self, handed: HandoffOutcome) -> None:
         old = self.state
-        base = old.session_id.rsplit("-", 1)[0] if old.parent_session else old.session_id
-        number = 2 if not old.parent_session else int(old.session_id.rsplit("-", 1)[1]) + 1
+        next_id = self._next_session_id()
         seed = handed.seed
         context = estimate_message_tokens(seed) + self.monitor.system_prompt_tokens
         self.session.agent.reset_with_seed(seed)
         self.session.state = SessionState(
-            session_id=f"{base}-{number}",
+            session_id=next_id,
             goal=old.goal,
             profile=old.profile,
             parent_session=old.session_id,
@@ -264,15 +303,28 @@ class OuterControlLoop:
             tokens=old.tokens.model_copy(update={"context_tokens": context, "estimated": True}),
         )
 
-    def _finish(self, reason: str) -> None:
-        """Commit the session's end and whatever decisions and metrics are not yet in git."""
+    @property
+    def _run_path(self) -> str:
+        return f"{session_dir(self.state.session_id)}/run.json"
+
+    def _record(self, stopped: str | None) -> dict[str, Any]:
+        """``run.json``: how the run was started, the steps played, how it stopped."""
         played = getattr(self.session.agent, "played", None)
-        record: dict[str, Any] = {**self.record, "stopped": reason, "played": played}
+        record: dict[str, Any] = {**self.record, "stopped": stopped, "played": played}
         if self.pending is not None:
             record["pending"] = self.pending.as_dict()
+        return record
+
+    def _finish(self, reason: str) -> None:
+        """Commit the session's end and whatever decisions and metrics are not yet in git."""
         why = Provenance(policy=self.provenance)
         record_session_end(
-            self.repo, self.state, reason, why=why, record=record, appends=self._take_logs()
+            self.repo,
+            self.state,
+            reason,
+            why=why,
+            record=self._record(reason),
+            appends=self._take_logs(),
         )
 
 

@@ -1,18 +1,19 @@
 """The audit trail: the memory repository's commits, read with one ``git log`` call.
 
 Each clm-policy commit carries ``Clm-*`` trailers; git formats them itself
-(``%(trailers:key=...,valueonly)``), so reading 10,000 commits is one process and no
-per-commit object access.
+(``%(trailers:only,unfold)``), so reading 10,000 commits is one process and no per-commit
+object access. Commit messages are untrusted (anyone who can push writes them), so the fields
+and records of the output are separated by markers that carry a random nonce, made anew for
+every call: no message can contain them, and a record that does not split cleanly is skipped.
 """
 
 from __future__ import annotations
 
+import re
+import secrets
 from dataclasses import dataclass
 
 from clm_policy.memory.gitwrite import MemoryRepo
-
-_FIELD = "\x1f"
-_RECORD = "\x1e"
 
 
 @dataclass(frozen=True)
@@ -50,23 +51,26 @@ def read_log(
     rev: str = "HEAD",
 ) -> list[AuditEntry]:
     """clm-policy commits, newest first, filtered by session and event."""
-    fmt = _FIELD.join(["%H", "%aI", "%s", "%(trailers:only,unfold)"]) + _RECORD
+    nonce = secrets.token_hex(8)
+    field, end = f"%x1f{nonce}%x1f", f"%x1e{nonce}%x1e"
+    fmt = field.join(["%H", "%aI", "%s", "%(trailers:only,unfold)"]) + end
     args = ["log", f"--format={fmt}"]
     if session is not None:
-        args.append(f"--grep=^Clm-Session: {session}$")
+        args.append(f"--grep=^Clm-Session: {_literal(session)}$")
     if event is not None:
-        args.append(f"--grep=^Clm-Event: {event}$")
+        args.append(f"--grep=^Clm-Event: {_literal(event)}$")
     if session is not None and event is not None:
         args.append("--all-match")
     if limit is not None and session is None and event is None:
         args.append(f"--max-count={limit * 2 + 10}")  # non-clm commits are skipped below
     out = repo.git(*args, rev, "--", check=False)
+    field_sep, record_sep = f"\x1f{nonce}\x1f", f"\x1e{nonce}\x1e"
     entries: list[AuditEntry] = []
-    for record in out.split(_RECORD):
-        record = record.strip("\n")
-        if not record:
-            continue
-        commit, date, subject, block = record.split(_FIELD)
+    for record in out.split(record_sep):
+        parts = record.strip("\n").split(field_sep)
+        if len(parts) != 4:
+            continue  # empty (the end), or not a record git formatted for us
+        commit, date, subject, block = parts
         trailers: dict[str, str] = {}
         for line in block.splitlines():
             key, sep, value = line.partition(": ")
@@ -82,3 +86,8 @@ def read_log(
         if limit is not None and len(entries) >= limit:
             break
     return entries
+
+
+def _literal(value: str) -> str:
+    """``value`` matched literally in git's basic regular expression (``--grep``)."""
+    return re.sub(r"([.\[\]\\*^$])", r"\\\1", value)

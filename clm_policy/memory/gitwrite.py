@@ -32,6 +32,8 @@ from pathlib import Path, PurePosixPath
 from types import TracebackType
 
 from clm_policy.errors import ClmError, InputError
+from clm_policy.memory import confine
+from clm_policy.memory.change import Change, Content, JsonDoc, JsonLines
 from clm_policy.memory.layout import MARKER
 from clm_policy.memory.trailers import CommitMessage
 
@@ -45,23 +47,67 @@ _RETRY_PUSH = (
 )
 LOCK = "clm-write.lock"
 JOURNAL = "clm-write.journal"
-Content = str | bytes
+SAFE_CONFIG = (
+    # No repository hook runs (a prepare-commit-msg hook could rewrite the audit trailers, a
+    # reference-transaction hook veto or watch every write), no fsmonitor command, and no
+    # `ext::` transport that would run a command named by a remote URL.
+    *("-c", "core.hooksPath=/dev/null"),
+    *("-c", "core.fsmonitor=false"),
+    *("-c", "protocol.ext.allow=never"),
+)
+"""Options before every git command clm-policy runs (docs/security.md)."""
+__all__ = [
+    "SAFE_CONFIG",
+    "Change",
+    "Content",
+    "GitError",
+    "JsonDoc",
+    "JsonLines",
+    "MemoryRepo",
+    "run_git",
+]
 
 
 class GitError(ClmError):
     """A git command failed."""
 
 
-def _bytes(content: Content) -> bytes:
-    return content.encode("utf-8") if isinstance(content, str) else content
+def run_git(cwd: Path, *args: str) -> tuple[int, str, str]:
+    """``git ARGS`` in ``cwd`` before a MemoryRepo can open it (``init``): status, out, err."""
+    import subprocess
+
+    done = subprocess.run(
+        ["git", *SAFE_CONFIG, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
+    )
+    return done.returncode, done.stdout, done.stderr
 
 
-def check_path(path: str) -> str:
-    """A repository-relative path clm-policy may write: no ``..``, not absolute, not .git."""
+def check_path(path: str, verb: str = "write") -> str:
+    """A repository-relative path clm-policy may use: no ``..``, not absolute, not in .git."""
     pure = PurePosixPath(path)
-    if pure.is_absolute() or ".." in pure.parts or not pure.parts or pure.parts[0] == ".git":
-        raise InputError(f"refusing to write {path!r} in the memory repository")
+    if (
+        not path
+        or "\x00" in path
+        or "\n" in path
+        or pure.is_absolute()
+        or ".." in pure.parts
+        or not pure.parts
+        or pure.parts[0].lower() == ".git"
+    ):
+        raise InputError(f"refusing to {verb} {path!r} in the memory repository")
     return pure.as_posix()
+
+
+def check_name(kind: str, value: str) -> str:
+    """A remote or ref given by a person: never an option (``--receive-pack=...``)."""
+    if not value or value.startswith("-") or any(c in value for c in "\x00\n\r"):
+        raise InputError(f"invalid {kind} {value!r}: it must not be empty or start with '-'")
+    return value
 
 
 class MemoryRepo:
@@ -108,17 +154,26 @@ class MemoryRepo:
 
     # -- running git --------------------------------------------------------------------------
 
-    def git(self, *args: str, env: Mapping[str, str] | None = None, check: bool = True) -> str:
-        """Run ``git ARGS`` in the repository; its stdout, stripped of the final newline."""
+    def _execute(
+        self, args: list[str], env: Mapping[str, str] | None = None
+    ) -> tuple[int, str, str]:
         status, out, err = self._repo.git.execute(
-            ["git", *args],
+            ["git", *SAFE_CONFIG, *args],
             with_extended_output=True,
             with_exceptions=False,
             env={"GIT_TERMINAL_PROMPT": "0", **(env or {})},
         )
+        return int(status), str(out), str(err)
+
+    def git(self, *args: str, env: Mapping[str, str] | None = None, check: bool = True) -> str:
+        """Run ``git ARGS`` in the repository; its stdout, stripped of the final newline.
+
+        Values a person or a file supplied go after ``--`` (or ``--end-of-options``)."""
+        status, out, err = self._execute(list(args), env)
         if check and status != 0:
-            raise GitError(f"git {' '.join(args[:3])} failed: {err.strip() or out.strip()}")
-        return str(out)
+            detail = " ".join((err.strip() or out.strip()).split())[:300]
+            raise GitError(f"git {' '.join(args[:3])} failed: {detail}")
+        return out
 
     def head(self) -> str | None:
         out = self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
@@ -127,12 +182,20 @@ class MemoryRepo:
     def branch(self) -> str:
         return self.git("symbolic-ref", "--short", "HEAD")
 
+    def resolve_commit(self, rev: str) -> str | None:
+        """The commit ``rev`` names (a hash, a branch, ``HEAD~2``), or None. Never an option."""
+        check_name("revision", rev)
+        out = self.git(
+            "rev-parse", "-q", "--verify", "--end-of-options", f"{rev}^{{commit}}", check=False
+        )
+        return out or None
+
     # -- the write lock -----------------------------------------------------------------------
 
     @contextmanager
     def locked(self) -> Iterator[None]:
         """Hold the write lock (waiting for it), recovering from a writer that died."""
-        fd = os.open(self.git_dir / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.git_dir / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         deadline = time.monotonic() + self.lock_timeout
         pause = 0.002
         try:
@@ -179,11 +242,13 @@ class MemoryRepo:
             untracked = [p for p in paths if p not in tracked]
         else:
             untracked = paths
-        for path in untracked:
-            (self.root / path).unlink(missing_ok=True)
-        for folder in {(self.root / p).parent for p in paths}:
-            for temp in folder.glob(".clm-*.tmp"):
-                temp.unlink(missing_ok=True)
+        for path in paths:
+            try:
+                if path in untracked:
+                    confine.unlink(self.root, path)
+                confine.remove_temporaries(self.root, path)
+            except confine.ConfinementError:
+                continue  # never written through (refused before the journal): nothing to undo
         journal.unlink()
 
     # -- commits ------------------------------------------------------------------------------
@@ -191,30 +256,35 @@ class MemoryRepo:
     def commit(
         self,
         message: CommitMessage,
-        files: Mapping[str, Content] | None = None,
-        appends: Mapping[str, Content] | None = None,
+        files: Change | Mapping[str, Content | JsonDoc] | None = None,
+        appends: Mapping[str, Content | JsonLines] | None = None,
     ) -> str:
         """Write ``files`` (replacing) and ``appends`` (added to the end) and commit exactly
-        those paths on the checked-out branch. Returns the new commit's id."""
-        files, appends = dict(files or {}), dict(appends or {})
-        paths = sorted({check_path(p) for p in [*files, *appends]})
+        those paths on the checked-out branch. Returns the new commit's id.
+
+        Everything — contents, paths, the message — passes the change's redactor first, and
+        a path that leads outside the repository is refused, before anything is written."""
+        change = files if isinstance(files, Change) else Change(files, appends)
+        ready = change.prepare(message, check_path)
+        paths = sorted({*ready.files, *ready.appends})
         if not paths:
             raise InputError("nothing to commit")
         with self.locked():
             journal = self.git_dir / JOURNAL
             _write_durably(journal, json.dumps({"paths": paths, "pid": os.getpid()}).encode())
-            for path, content in files.items():
-                _replace(self.root / check_path(path), _bytes(content))
-            for path, content in appends.items():
-                _append(self.root / check_path(path), _bytes(content))
+            for path, data in ready.files.items():
+                confine.write(self.root, path, data)
+            for path, data in ready.appends.items():
+                confine.append(self.root, path, data)
             message_file = self.git_dir / "clm-commit-msg"
-            message_file.write_text(message.render(), encoding="utf-8")
+            message_file.write_text(ready.message, encoding="utf-8")
             self.git("add", "--", *paths)
             self.git(
                 "commit",
                 "-q",
                 "--no-verify",
                 "--allow-empty",
+                "--cleanup=verbatim",
                 "-F",
                 str(message_file),
                 "--only",
@@ -226,14 +296,28 @@ class MemoryRepo:
         return sha
 
     def commit_to_branch(
-        self, ref: str, message: CommitMessage, files: Mapping[str, Content], *, base: str = "HEAD"
+        self,
+        ref: str,
+        message: CommitMessage,
+        files: Change | Mapping[str, Content | JsonDoc],
+        *,
+        base: str = "HEAD",
     ) -> str:
         """Commit ``files`` on top of ``base`` as the new branch ``ref`` (which must not exist)
         without touching the working tree or the checked-out branch."""
-        paths = {check_path(p): _bytes(c) for p, c in files.items()}
+        change = files if isinstance(files, Change) else Change(files)
+        if change.appends:
+            raise InputError("a branch commit cannot append to files")
         full_ref = ref if ref.startswith("refs/") else f"refs/heads/{ref}"
+        from clm_policy.memory.change import check_identifier
+
+        check_identifier("branch name", full_ref)
+        if self._execute(["check-ref-format", full_ref])[0] != 0:
+            raise InputError(f"invalid branch name {full_ref!r}")
+        ready = change.prepare(message, check_path)
+        paths = ready.files
         with self.locked():
-            parent = self.git("rev-parse", "--verify", f"{base}^{{commit}}")
+            parent = self.git("rev-parse", "--verify", "--end-of-options", f"{base}^{{commit}}")
             index = self.git_dir / "clm-branch-index"
             env = {"GIT_INDEX_FILE": str(index)}
             try:
@@ -253,7 +337,7 @@ class MemoryRepo:
             finally:
                 index.unlink(missing_ok=True)
             message_file = self.git_dir / "clm-branch-msg"
-            message_file.write_text(message.render(), encoding="utf-8")
+            message_file.write_text(ready.message, encoding="utf-8")
             commit = self.git("commit-tree", tree, "-p", parent, "-F", str(message_file))
             # compare-and-swap: the empty old value means "must not exist yet"
             self.git("update-ref", "-m", "clm-policy: handoff branch", full_ref, commit, "")
@@ -262,11 +346,23 @@ class MemoryRepo:
     # -- reading ------------------------------------------------------------------------------
 
     def show_file(self, path: str, rev: str = "HEAD") -> str | None:
-        out = self.git("show", f"{rev}:{check_path(path)}", check=False)
+        """The text of ``path`` in commit ``rev`` (from git's objects, not the work tree)."""
+        commit = rev if rev == "HEAD" else self.resolve_commit(rev)
+        if commit is None:
+            return None
+        out = self.git("cat-file", "blob", f"{commit}:{check_path(path, 'read')}", check=False)
         return out or None
 
+    def read_file(self, path: str) -> str | None:
+        """The text of ``path`` in the work tree, never through a symbolic link."""
+        data = confine.read(self.root, check_path(path, "read"))
+        return None if data is None else data.decode("utf-8", "replace")
+
     def changed_paths(self, rev: str) -> list[str]:
-        out = self.git("show", "--name-only", "--format=", rev)
+        commit = self.resolve_commit(rev)
+        if commit is None:
+            raise GitError(f"no commit named {rev!r}")
+        out = self.git("show", "--no-renames", "--name-only", "--format=", commit, "--")
         return [line for line in out.splitlines() if line]
 
     def push(self, remote: str, ref: str, *, attempts: int = 5) -> int:
@@ -275,39 +371,39 @@ class MemoryRepo:
         Returns the number of attempts it took. Rebasing happens under the write lock, so no
         local commit races it.
         """
+        check_name("remote", remote)
+        check_name("ref", ref)
         branch = ref.removeprefix("refs/heads/")
         for attempt in range(1, attempts + 1):
-            status, _, err = self._repo.git.execute(
-                ["git", "push", "--porcelain", remote, f"{ref}:refs/heads/{branch}"],
-                with_extended_output=True,
-                with_exceptions=False,
-                env={"GIT_TERMINAL_PROMPT": "0"},
+            status, _, err = self._execute(
+                ["push", "--porcelain", "--no-verify", "--", remote, f"{ref}:refs/heads/{branch}"]
             )
             if status == 0:
                 return attempt
             if not any(sign in err for sign in _RETRY_PUSH):
-                raise GitError(f"git push {remote} {branch} failed: {err.strip()}")
+                raise GitError(f"git push {remote} {branch} failed: {_short(err)}")
             with self.locked():
-                self.git("fetch", "-q", remote, branch)
+                self.git("fetch", "-q", "--", remote, branch)
                 current = self.git("symbolic-ref", "-q", "--short", "HEAD", check=False)
                 if current != branch:
                     raise GitError(
                         f"push {branch}: the remote moved on; rebase it by hand "
                         "(it is not checked out)"
                     )
-                status, _, err = self._repo.git.execute(
-                    ["git", "rebase", "-q", "FETCH_HEAD"],
-                    with_extended_output=True,
-                    with_exceptions=False,
-                )
+                status, _, err = self._execute(["rebase", "-q", "FETCH_HEAD"])
                 if status != 0:
                     self.git("rebase", "--abort", check=False)
                     raise GitError(
                         f"push {branch}: rebasing onto {remote}/{branch} conflicts; resolve by "
-                        f"hand ({err.strip()})"
+                        f"hand ({_short(err)})"
                     )
             time.sleep(0.05 * attempt)
         raise GitError(f"push {branch} to {remote}: still rejected after {attempts} attempts")
+
+
+def _short(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _write_durably(path: Path, data: bytes) -> None:
@@ -317,21 +413,3 @@ def _write_durably(path: Path, data: bytes) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _replace(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".clm-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _append(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("ab") as fh:
-        fh.write(data)

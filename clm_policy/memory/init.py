@@ -1,9 +1,15 @@
-"""``clm-policy init DIR``: a new memory repository from memory_template/."""
+"""``clm-policy init DIR``: a new memory repository from memory_template/.
+
+The repository is built in a hidden folder next to DIR and renamed into place when its first
+commit exists, so an interrupted init (Ctrl-C, a full disk) leaves either nothing or a complete
+repository, never a folder that no command can use.
+"""
 
 from __future__ import annotations
 
+import os
+import secrets
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,41 +27,65 @@ class InitResult:
     commit: str | None
 
 
-def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
-
-
-def init_memory(directory: str | Path) -> InitResult:
-    """Create a memory repository in ``directory``; an existing one is left as it is."""
+def is_memory_repo(directory: str | Path) -> bool:
     target = Path(directory)
-    if (target / MARKER).is_file() and (target / ".git").exists():
-        return InitResult(target, created=False, commit=None)
+    return (target / MARKER).is_file() and (target / ".git").exists()
+
+
+def check_new(directory: str | Path) -> None:
+    """Raise unless a memory repository can be created at ``directory`` (new or empty)."""
+    target = Path(directory)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise InputError(
             f"{target}: exists and is not empty (and is not a memory repository); "
             "choose a new or empty folder"
         )
-    template = bundled_dir("memory_template")
-    shutil.copytree(template, target, dirs_exist_ok=True)
-    steps = [("init", "-q", "-b", "main")]
-    for args in steps:
-        if _git(target, *args).returncode != 0:
-            raise InputError(f"{target}: git init failed")
-    # Commits are made by the tool; use its own identity where git has none configured.
-    if _git(target, "var", "GIT_COMMITTER_IDENT").returncode != 0:
-        _git(target, "config", "user.name", IDENTITY[0])
-        _git(target, "config", "user.email", IDENTITY[1])
-    from clm_policy.memory.gitwrite import MemoryRepo
+
+
+def init_memory(directory: str | Path) -> InitResult:
+    """Create a memory repository in ``directory``; an existing one is left as it is."""
+    target = Path(directory)
+    if is_memory_repo(target):
+        return InitResult(target, created=False, commit=None)
+    check_new(target)
+    parent = target.absolute().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    building = parent / f".{target.name}.clm-init-{secrets.token_hex(4)}"
+    try:
+        commit = _build(building)
+        try:
+            os.rename(building, target)  # replaces an empty folder; atomic
+        except OSError:
+            check_new(target)  # someone filled it meanwhile: say so
+            raise
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+    return InitResult(target, created=True, commit=commit)
+
+
+def _build(folder: Path) -> str | None:
+    from clm_policy.memory.gitwrite import MemoryRepo, run_git
     from clm_policy.memory.trailers import CommitMessage
 
-    with MemoryRepo(target) as repo:
-        repo.git("add", "-A")
+    folder.mkdir()
+    if run_git(folder, "init", "-q", "-b", "main")[0] != 0:
+        raise InputError(f"{folder.parent}: git init failed")
+    # Commits are made by the tool; use its own identity where git has none configured.
+    if run_git(folder, "var", "GIT_COMMITTER_IDENT")[0] != 0:
+        run_git(folder, "config", "user.name", IDENTITY[0])
+        run_git(folder, "config", "user.email", IDENTITY[1])
+    template = bundled_dir("memory_template")
+    files = {
+        path.relative_to(template).as_posix(): path.read_bytes()
+        for path in sorted(template.rglob("*"))
+        if path.is_file()
+    }
+    (folder / MARKER).write_bytes(files[MARKER])
+    with MemoryRepo(folder) as repo:
         message = CommitMessage(
             "clm(init): memory repository",
             "Created by clm-policy init from memory_template/.",
             {"Clm-Event": "init"},
         )
-        (repo.git_dir / "clm-commit-msg").write_text(message.render(), encoding="utf-8")
-        repo.git("commit", "-q", "--no-verify", "-F", str(repo.git_dir / "clm-commit-msg"))
-        commit = repo.head()
-    return InitResult(target, created=True, commit=commit)
+        repo.commit(message, files)
+        return repo.head()

@@ -12,9 +12,14 @@ TOPICS = "topics"
 SESSIONS = "sessions"
 MANIFESTS = "manifests"
 
-_KEY = re.compile(r"^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$")
-_SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_KEY = re.compile(r"[A-Za-z0-9_-]+(?:/[A-Za-z0-9_-]+)*")
+_SESSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 MAX_KEY = 200
+
+
+def is_key(key: str) -> bool:
+    """Whether ``key`` is a valid memory key (see :func:`check_key`)."""
+    return isinstance(key, str) and len(key) <= MAX_KEY and _KEY.fullmatch(key) is not None
 
 
 def check_key(key: str) -> str:
@@ -22,7 +27,7 @@ def check_key(key: str) -> str:
 
     No ``..``, no absolute paths, no empty parts, nothing outside the topics folder.
     """
-    if not isinstance(key, str) or not _KEY.match(key) or len(key) > MAX_KEY:
+    if not is_key(key):
         raise InputError(
             f"invalid memory key {key!r}: use letters, digits, '_' and '-', parts joined by '/' "
             f"(at most {MAX_KEY} characters, no '..', no leading '/')"
@@ -30,9 +35,18 @@ def check_key(key: str) -> str:
     return key
 
 
+def is_session(session_id: str) -> bool:
+    """Whether ``session_id`` is a valid session id (see :func:`check_session`)."""
+    return (
+        isinstance(session_id, str)
+        and _SESSION.fullmatch(session_id) is not None
+        and ".." not in session_id
+    )
+
+
 def check_session(session_id: str) -> str:
     """``session_id`` if it can name a folder: letters, digits, '.', '_', '-'; no '..'."""
-    if not _SESSION.match(session_id) or ".." in session_id:
+    if not is_session(session_id):
         raise InputError(
             f"invalid session id {session_id!r} for the memory repository: use letters, digits, "
             "'.', '_' and '-' (at most 128, starting with a letter or digit)"

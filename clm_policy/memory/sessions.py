@@ -1,4 +1,8 @@
-"""Persisted sessions in a memory repository: ``sessions/<id>/state.json`` and ``run.json``."""
+"""Persisted sessions in a memory repository: ``sessions/<id>/state.json`` and ``run.json``.
+
+Both are read from git's objects and treated as untrusted (the repository is shared by push):
+a file that does not parse or validate is an :class:`InputError` naming it, never a crash.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from clm_policy.errors import InputError
 from clm_policy.memory.gitwrite import MemoryRepo
-from clm_policy.memory.layout import SESSIONS, check_session, session_dir
+from clm_policy.memory.layout import SESSIONS, check_session, is_session, session_dir
 from clm_policy.models.state import SessionState
 
 
@@ -22,14 +28,22 @@ class PersistedSession:
         value = self.run.get("stopped")
         return str(value) if value is not None else None
 
+    @property
+    def pending(self) -> dict[str, Any] | None:
+        """The decision awaiting a person's confirmation, if any."""
+        value = self.run.get("pending")
+        return value if isinstance(value, dict) else None
+
 
 def session_ids(repo: MemoryRepo) -> list[str]:
-    out = repo.git("ls-tree", "--name-only", "HEAD", f"{SESSIONS}/", check=False)
-    return sorted(
-        line.removeprefix(f"{SESSIONS}/")
-        for line in out.splitlines()
-        if line.strip() and not line.endswith(".gitkeep")
-    )
+    """The sessions persisted at HEAD (folders of sessions/ named like a session id)."""
+    out = repo.git("ls-tree", "-z", "--name-only", "HEAD", f"{SESSIONS}/", check=False)
+    found = []
+    for line in out.split("\0"):
+        name = line.removeprefix(f"{SESSIONS}/")
+        if line.startswith(f"{SESSIONS}/") and is_session(name):
+            found.append(name)
+    return sorted(found)
 
 
 def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:
@@ -39,10 +53,25 @@ def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:
     if text is None:
         known = ", ".join(session_ids(repo)) or "none"
         raise InputError(f"{repo.root}: no persisted session '{session_id}' (sessions: {known})")
-    state = SessionState.model_validate_json(text)
+    where = f"{session_dir(session_id)}/state.json"
+    try:
+        state = SessionState.model_validate_json(text)
+    except ValidationError as exc:
+        raise InputError(
+            f"{repo.root}: {where} is not a valid session state ({_first(exc)})"
+        ) from None
     run_text = repo.show_file(f"{session_dir(session_id)}/run.json")
-    run = json.loads(run_text) if run_text else {}
+    try:
+        run = json.loads(run_text) if run_text else {}
+    except ValueError:
+        run = {}  # how the run left it is only a record: a broken one is no run record
     return PersistedSession(state, run if isinstance(run, dict) else {})
+
+
+def _first(exc: ValidationError) -> str:
+    error = exc.errors(include_url=False, include_input=False)[0]
+    where = ".".join(str(p) for p in error["loc"]) or "the document"
+    return f"{where}: {error['msg']}"[:200]
 
 
 def last_decisions(repo: MemoryRepo, session_id: str, count: int) -> list[dict[str, Any]]:
@@ -51,7 +80,9 @@ def last_decisions(repo: MemoryRepo, session_id: str, count: int) -> list[dict[s
     out = []
     for line in lines[-count:]:
         try:
-            out.append(json.loads(line))
+            record = json.loads(line)
         except ValueError:
             continue
+        if isinstance(record, dict):
+            out.append(record)
     return out

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
 
+from clm_policy.memory.change import Change
 from clm_policy.memory.gitwrite import MemoryRepo
-from clm_policy.memory.layout import INDEX, TOPICS, check_key, topic_path
+from clm_policy.memory.layout import INDEX, TOPICS, check_key, is_key, topic_path
 from clm_policy.memory.trailers import CommitMessage
 
 
@@ -70,44 +71,41 @@ class GitMemoryStore:
     redactions: dict[str, int] = field(default_factory=dict)
 
     def write(self, key: str, content: str, *, tags: Sequence[str] | None = None) -> None:
-        from clm_policy.memory.redact import Redactor
-
         check_key(key)
-        redactor = Redactor()
+        change = Change()
+        # cleaned before the index line cuts the first line to 100 characters
         entry = MemoryEntry(
             key,
-            redactor.text(content),
-            tuple(redactor.text(t) for t in tags or ()),
+            change.clean(content),
+            tuple(change.clean(t) for t in tags or ()),
             datetime.now(UTC).isoformat(timespec="seconds"),
         )
         keys = sorted({*self.list_keys(), key})
-        index = self._index(keys, entry)
+        change.files[topic_path(key)] = render_topic(entry)
+        change.files[INDEX] = self._index(keys, entry)
         message = CommitMessage(
-            f"clm(memory): {key}",
-            trailers={"Clm-Event": "memory", "Clm-Key": key, "Clm-Redactions": str(redactor.total)},
+            f"clm(memory): {key}", trailers={"Clm-Event": "memory", "Clm-Key": key}
         )
-        self.repo.commit(message, {topic_path(key): render_topic(entry), INDEX: index})
-        for rule, count in redactor.counts.items():
+        self.repo.commit(message, change)
+        for rule, count in change.redactor.counts.items():
             self.redactions[rule] = self.redactions.get(rule, 0) + count
 
     def read(self, key: str) -> str | None:
-        path = self.repo.root / topic_path(key)
-        if not path.is_file():
-            return None
-        return parse_topic(key, path.read_text(encoding="utf-8")).content
+        found = self.entry(key)
+        return None if found is None else found.content
 
     def entry(self, key: str) -> MemoryEntry | None:
-        path = self.repo.root / topic_path(key)
-        if not path.is_file():
-            return None
-        return parse_topic(key, path.read_text(encoding="utf-8"))
+        """The topic ``key`` as the work tree has it (never through a symbolic link)."""
+        text = self.repo.read_file(topic_path(key))
+        return None if text is None else parse_topic(key, text)
 
     def list_keys(self) -> list[str]:
         out = self.repo.git("ls-files", "-z", "--", f"{TOPICS}/")
         keys = []
         for name in out.split("\0"):
-            if name.endswith(".md"):
-                keys.append(name[len(TOPICS) + 1 : -3])
+            key = name[len(TOPICS) + 1 : -3]
+            if name.endswith(".md") and is_key(key):  # anything else is not a topic of ours
+                keys.append(key)
         return sorted(keys)
 
     def search(self, query: str, *, limit: int = 10) -> list[MemoryEntry]:
@@ -122,8 +120,9 @@ class GitMemoryStore:
             # HEAD:topics/<key>.md:<count>
             name, _, count = line.rpartition(":")
             path = name.removeprefix("HEAD:")
-            if path.endswith(".md") and count.isdigit():
-                hits.append((-int(count), path[len(TOPICS) + 1 : -3]))
+            key = path[len(TOPICS) + 1 : -3]
+            if path.endswith(".md") and count.isdigit() and is_key(key):
+                hits.append((-int(count), key))
         found = []
         for _, key in sorted(hits)[:limit]:
             entry = self.entry(key)
@@ -135,9 +134,9 @@ class GitMemoryStore:
         """MEMORY.md with ``new``'s line updated; other lines are reused from the current
         index (reading every topic on every write would not scale to thousands)."""
         current: dict[str, str] = {}
-        path = self.repo.root / INDEX
-        if path.is_file():
-            for line in path.read_text(encoding="utf-8").splitlines():
+        text = self.repo.read_file(INDEX)
+        if text is not None:
+            for line in text.splitlines():
                 if line.startswith("- [") and "](" in line:
                     current[line[3 : line.index("](")]] = line
         first = new.content.strip().splitlines()[0][:100] if new.content.strip() else ""

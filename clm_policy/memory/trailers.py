@@ -23,8 +23,13 @@ TRAILER_KEYS = (
 )
 
 
+def _git_text(text: str) -> str:
+    """``text`` as git accepts it in a message: git refuses a NUL byte, so it becomes U+FFFD."""
+    return str(text).replace("\x00", "\ufffd")
+
+
 def _one_line(text: str, limit: int = 200) -> str:
-    flat = " ".join(str(text).split())
+    flat = " ".join(_git_text(text).split())
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
@@ -39,7 +44,7 @@ class CommitMessage:
 
     def render(self) -> str:
         parts = [_one_line(self.subject, 120)]
-        body = "\n".join(line.rstrip() for line in self.body.strip().splitlines())
+        body = "\n".join(line.rstrip() for line in _git_text(self.body).strip().splitlines())
         if body:
             parts.append(body)
         known = [k for k in TRAILER_KEYS if k in self.trailers]

@@ -1,0 +1,158 @@
+"""What one commit writes, and the one redactor everything in it passes.
+
+A :class:`Change` collects the files and appends of one commit. The write path
+(:meth:`~clm_policy.memory.gitwrite.MemoryRepo.commit`) turns it into bytes: every text, every
+JSON value (keys included), every path, the commit's subject, body and trailers go through the
+change's :class:`~clm_policy.memory.redact.Redactor`, and the number of secrets it replaced
+becomes the ``Clm-Redactions`` trailer. No caller redacts on its own.
+
+A caller that cuts or reflows its input (a summary line of 240 characters, whitespace folded)
+calls :meth:`Change.clean` on the raw input first, with the same redactor: a private key whose
+lines are folded into one, or a token cut in half, is no longer recognisable afterwards.
+
+Identifiers that must stay as written — paths, branch names, the session, parent session and
+memory key trailers — are never rewritten: one that looks like a secret is refused
+(:class:`SecretIdentifierError`) before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from clm_policy.errors import InputError
+from clm_policy.memory.redact import Redactor, redact_text
+from clm_policy.memory.trailers import CommitMessage
+
+Content = str | bytes
+IDENTIFIER_TRAILERS = ("Clm-Session", "Clm-Parent-Session", "Clm-Key", "Clm-Manifest")
+REDACTIONS_TRAILER = "Clm-Redactions"
+T = TypeVar("T")
+
+
+class SecretIdentifierError(InputError):
+    """An identifier that is committed as written (a session id, a path) looks like a secret."""
+
+
+@dataclass(frozen=True)
+class JsonDoc:
+    """A JSON file: ``data`` is redacted as data (so ``{"password": ...}`` is caught by its key),
+    then ``validate`` (if given) checks the redacted value, then it is written indented."""
+
+    data: Any
+    validate: Callable[[Any], object] | None = None
+
+
+@dataclass(frozen=True)
+class JsonLines:
+    """Records appended to a ``.jsonl`` file, one JSON object per line, each redacted as data."""
+
+    records: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A change ready for git: redacted bytes, the rendered message, what was replaced."""
+
+    files: dict[str, bytes]
+    appends: dict[str, bytes]
+    message: str
+    redactions: int
+
+
+def check_identifier(kind: str, value: str) -> str:
+    """``value`` if no secret rule matches it; otherwise :class:`SecretIdentifierError`."""
+    found = redact_text(value).counts
+    if found:
+        raise SecretIdentifierError(
+            f"refusing to commit a {kind} that looks like a secret ({', '.join(found)}); "
+            "choose another name"
+        )
+    return value
+
+
+def _bytes(text: str) -> bytes:
+    # a lone surrogate (valid in JSON "\ud800", not in UTF-8) must not stop a commit
+    return text.encode("utf-8", "replace")
+
+
+class Change:
+    """The files and appends of one commit, and the redactor that counts its secrets."""
+
+    def __init__(
+        self,
+        files: Mapping[str, Content | JsonDoc] | None = None,
+        appends: Mapping[str, Content | JsonLines] | None = None,
+    ) -> None:
+        self.redactor = Redactor()
+        self.files: dict[str, Content | JsonDoc] = dict(files or {})
+        self.appends: dict[str, Content | JsonLines] = dict(appends or {})
+
+    def clean(self, value: T) -> T:
+        """``value`` with its secrets replaced, before anything cuts or reflows it: a string,
+        plain data, or a pydantic model (rebuilt from its redacted JSON form)."""
+        if isinstance(value, str):
+            return self.redactor.text(value)  # type: ignore[return-value]
+        dump = getattr(value, "model_dump", None)
+        if dump is not None:
+            cleaned = self.redactor.data(dump(mode="json"))
+            return type(value).model_validate(cleaned)  # type: ignore[attr-defined, no-any-return]
+        return self.redactor.data(value)  # type: ignore[no-any-return]
+
+    @property
+    def redactions(self) -> int:
+        """Secrets replaced so far (each distinct secret once)."""
+        return self.redactor.total
+
+    def prepare(self, message: CommitMessage, paths: Callable[[str], str]) -> Prepared:
+        """Everything redacted and rendered; ``paths`` checks each path (raising to refuse)."""
+        files = {self._path(p, paths): self._file(c) for p, c in self.files.items()}
+        appends = {self._path(p, paths): self._append(c) for p, c in self.appends.items()}
+        text = self._message(message)
+        return Prepared(files, appends, text, self.redactions)
+
+    def _path(self, path: str, check: Callable[[str], str]) -> str:
+        return check_identifier("path", check(path))
+
+    def _file(self, content: Content | JsonDoc) -> bytes:
+        if isinstance(content, JsonDoc):
+            data = self.redactor.data(content.data)
+            if content.validate is not None:
+                content.validate(data)
+            return _bytes(json.dumps(data, indent=2, allow_nan=False) + "\n")
+        return _bytes(self.redactor.text(_text(content)))
+
+    def _append(self, content: Content | JsonLines) -> bytes:
+        if isinstance(content, JsonLines):
+            lines = [
+                json.dumps(self.redactor.data(r), sort_keys=True, allow_nan=False) + "\n"
+                for r in content.records
+            ]
+            return _bytes("".join(lines))
+        return _bytes(self.redactor.text(_text(content)))
+
+    def _message(self, message: CommitMessage) -> str:
+        trailers: dict[str, str] = {}
+        for key, value in message.trailers.items():
+            if key == REDACTIONS_TRAILER:
+                continue
+            value = str(value)
+            if key in IDENTIFIER_TRAILERS:
+                trailers[key] = check_identifier(key, value)
+            else:
+                trailers[key] = self.redactor.text(value)
+        subject = self.redactor.text(message.subject)
+        body = self.redactor.text(message.body)
+        trailers[REDACTIONS_TRAILER] = str(self.redactions)
+        return CommitMessage(subject, body, trailers).render()
+
+
+def _text(content: Content) -> str:
+    if isinstance(content, bytes):
+        try:
+            return content.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError("refusing to commit bytes that are not UTF-8 text") from None
+    return content
