@@ -106,7 +106,7 @@ def run(runs: int, cold_runs: int) -> dict[str, Any]:
         env = {k: v for k, v in os.environ.items() if k != "CLM_POLICY_NO_CACHE"}
         env["CLM_POLICY_CACHE_DIR"] = cache
         samples = measure(commands, env, runs)
-        entries = len(list(Path(cache).glob("*.pickle")))
+        entries = len(list(Path(cache).glob("*.json")))
         if entries == 0:
             raise BenchError(f"the warm-up runs left no compiled policy in {cache}")
 

@@ -438,3 +438,147 @@ def test_docs_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     exec(compile(block, "docs/redaction.md", "exec"), {})
     expected = [line[2:] for line in block.splitlines() if line.startswith("# ")]
     assert capsys.readouterr().out.splitlines() == expected
+
+
+# -- boundaries: an escape before a token or a key is no word character ----------------------
+
+# JSON escapes and URL encodings that can sit right before a token; their last character is a
+# letter or digit, and the token after them still stands alone.
+ESCAPES = ["\\n", "\\t", "\\r", '\\"', "\\r\\n", "\\u0022", "%20", "%3D", "%3A", "%0A", "%0D%0A", "%22", "%2C", "%09"]  # fmt: skip
+
+
+@pytest.mark.parametrize("escape", ESCAPES)
+@pytest.mark.parametrize(
+    ("rule", "secret"), [(r, s[0]) for r, s in TOKENS.items()], ids=lambda v: str(v)[:16]
+)
+def test_a_token_right_after_an_escape_is_redacted(rule: str, secret: str, escape: str) -> None:
+    text = f'"output": "line1{escape}{secret}{escape}end"'
+    result = redact_text(text)
+    assert result.text == f'"output": "line1{escape}[REDACTED:{rule}]{escape}end"'
+    assert result.counts == {rule: 1}
+
+
+GLUED = ["github-pat", "openai-api-key", "anthropic-api-key", "aws-access-key-id", "slack-token", "gcp-api-key", "jwt"]  # fmt: skip
+
+
+@pytest.mark.parametrize("rule", GLUED)
+@pytest.mark.parametrize("before", ["x", "line1", "%2", "n", "u0022", "%%2"])
+def test_a_token_glued_to_a_word_is_still_left_alone(rule: str, before: str) -> None:
+    text = f"{before}{TOKENS[rule][0]}"
+    assert redact_text(text) == Redaction(text, {})
+
+
+# fmt: off
+ENCODED_KEY_VALUE: list[tuple[str, str, str]] = [
+    ("generic-secret", f'"output": "line1\\npassword={V}"', '"output": "line1\\npassword=[REDACTED:generic-secret]"'),
+    ("generic-secret", f'"output": "a\\tDB_PASSWORD=\\"{V}\\""', '"output": "a\\tDB_PASSWORD=\\"[REDACTED:generic-secret]\\""'),
+    ("generic-secret", f'"env": "x\\r\\napi_key: {V}"', '"env": "x\\r\\napi_key: [REDACTED:generic-secret]"'),
+    ("generic-secret", f"a\\u0022token={V}", "a\\u0022token=[REDACTED:generic-secret]"),
+    ("generic-secret", f"next=%2Fcb%3Fpassword%3D{V}%26state%3D1", "next=%2Fcb%3Fpassword%3D[REDACTED:generic-secret]%26state%3D1"),
+    ("generic-secret", f"q=x%0Atoken%3A{V}%0A", "q=x%0Atoken%3A[REDACTED:generic-secret]%0A"),
+    ("generic-secret", f"q=x%20secret%3D{V}%20y", "q=x%20secret%3D[REDACTED:generic-secret]%20y"),
+    ("generic-secret", f"d=%22apiKey%22%3A%22{V}%22%2C%22user%22", "d=%22apiKey%22%3A%22[REDACTED:generic-secret]%22%2C%22user%22"),
+    ("generic-secret", f"d=client_secret%3A%20{V}%3B", "d=client_secret%3A%20[REDACTED:generic-secret]%3B"),
+    ("generic-secret", f'"cmd": "x\\n--password {V}"', '"cmd": "x\\n--password [REDACTED:generic-secret]"'),
+    ("generic-secret", f"cmd=deploy%20--db-token%20{V}", "cmd=deploy%20--db-token%20[REDACTED:generic-secret]"),
+    ("aws-secret-access-key", f"x%0Aaws_secret_access_key%3D{AWS_SECRET}%26", "x%0Aaws_secret_access_key%3D[REDACTED:aws-secret-access-key]%26"),
+    ("aws-secret-access-key", f'"a\\nAWS_SECRET_ACCESS_KEY=\\"{AWS_SECRET}\\""', '"a\\nAWS_SECRET_ACCESS_KEY=\\"[REDACTED:aws-secret-access-key]\\""'),
+    ("bearer-token", f"h=Authorization%3A%20Bearer%20{V}%0A", "h=Authorization%3A%20Bearer%20[REDACTED:bearer-token]%0A"),
+    ("bearer-token", f'"log": "x\\nBearer {V}"', '"log": "x\\nBearer [REDACTED:bearer-token]"'),
+    ("basic-auth", f"h=Authorization%3A%20Basic%20{BASIC}%0A", "h=Authorization%3A%20Basic%20[REDACTED:basic-auth]%0A"),
+]
+# fmt: on
+
+
+@pytest.mark.parametrize(("rule", "text", "expected"), ENCODED_KEY_VALUE, ids=_short)
+def test_key_value_rules_after_an_escape_or_with_an_encoded_separator(
+    rule: str, text: str, expected: str
+) -> None:
+    result = redact_text(text)
+    assert result.text == expected
+    assert result.counts == {rule: 1}
+
+
+ENCODED_NOT_SECRETS = [
+    '"text": "line1\\ntokenizer: cl100k_base"',
+    "q=a%20max_tokens%3D4096",
+    "see%20the%20task-list%0Aand%20risk-assessment",
+    "path=%2Fhome%2Fdev%2Fapi_key_loader.py",
+    "password%3Dchangeme",
+    "api_key_env%3DOPENAI_API_KEY",
+    "password%3D%24%7BDB_PASSWORD%7D",
+    "token%3D%3Cyour-token%3E",
+    "keys look like sk-...%20or ghp_...",
+    '"text": "short\\nghp_abc"',
+    "a%20--password%20changeme",
+    "Authorization%3A%20Bearer%20%24TOKEN",
+    "x%0A-----BEGIN%20RSA%20PRIVATE%20KEY-----%20in%20prose",
+]
+
+
+@pytest.mark.parametrize("text", ENCODED_NOT_SECRETS, ids=_short)
+def test_encoded_ordinary_content_is_left_alone(text: str) -> None:
+    assert redact_text(text) == Redaction(text, {})
+
+
+def test_redacting_escaped_and_encoded_text_twice_changes_nothing() -> None:
+    samples = [f"a{e}{s}{e}b" for _, s in _token_cases() for e in ESCAPES]
+    for sample in samples + [text for _, text, _ in ENCODED_KEY_VALUE] + ENCODED_NOT_SECRETS:
+        once = redact_text(sample).text
+        assert redact_text(once) == Redaction(once, {}), sample
+
+
+def test_an_encoded_delimiter_ends_a_bare_value() -> None:
+    # as "&", " ", ",", ";", '"' and a newline do; and %3D, an encoded query string's "="
+    for encoded in ["%26", "%20", "%2C", "%3B", "%22", "%0A", "%3D"]:
+        assert redact_text(f"x?password%3D{V}{encoded}page=2").text == (
+            f"x?password%3D[REDACTED:generic-secret]{encoded}page=2"
+        )
+
+
+PEM_BODY = [fake(B64, 64, 300 + i) for i in range(4)]
+PEM_HEADER = "-----BEGIN RSA PRIVATE KEY-----"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (PEM_HEADER + "\n" + "\n".join(PEM_BODY), "[REDACTED:private-key]"),
+        (PEM_HEADER + "\n" + "\n".join(PEM_BODY[:2]) + "\n" + PEM_BODY[2][:30], "[REDACTED:private-key]"),
+        (PEM_HEADER + "\r\n" + "\r\n".join(PEM_BODY) + "\r\n", "[REDACTED:private-key]\r\n"),
+        (json.dumps({"out": PEM_HEADER + "\n" + "\n".join(PEM_BODY[:2])}), '{"out": "[REDACTED:private-key]"}'),
+        (json.dumps({"out": PEM_HEADER + "\n" + "\n".join(PEM_BODY[:2])})[:-2], '{"out": "[REDACTED:private-key]'),
+        (json.dumps({"out": PEM_HEADER + "\r\n" + PEM_BODY[0]}), '{"out": "[REDACTED:private-key]"}'),
+        ("key: |\n  " + PEM_HEADER + "\n  " + "\n  ".join(PEM_BODY), "key: |\n  [REDACTED:private-key]"),
+        # nothing to redact: no key body after the header, or no header left to know it by
+        ("key: " + PEM_HEADER, "key: " + PEM_HEADER),
+        ("-----BEGIN RSA PRIV", "-----BEGIN RSA PRIV"),
+    ],
+    ids=["ends", "mid-line", "crlf", "json", "json-unclosed", "json-crlf", "indented", "header-only", "cut-header"],
+)  # fmt: skip
+def test_a_private_key_cut_short(text: str, expected: str) -> None:
+    assert redact_text(text).text == expected
+
+
+LONG_RUNS = {
+    "letters": "a" * 100_000,
+    "json-newlines": "\\n" * 100_000,
+    "url-spaces": "%20" * 100_000,
+    "key-then-spaces": "password" + "%20" * 100_000,
+    "unclosed-encoded-quote": "%22password%22%3A%22" + "a" * 100_000,
+    "escaped-token-prefixes": "\\nghp_" * 20_000,
+    "encoded-aws-prefixes": "%0AAKIA" * 15_000,
+    "encoded-keys": "%20password%3D" * 8_000,
+    "bearer-then-spaces": "Bearer" + "%20" * 100_000,
+    "encoded-value": "password%3D" + "%41" * 30_000,
+    "flag-then-spaces": "\\n--password" + "%20" * 100_000,
+}
+
+
+@pytest.mark.parametrize("text", LONG_RUNS.values(), ids=LONG_RUNS.keys())
+def test_long_runs_of_escapes_are_read_in_linear_time(text: str) -> None:
+    # Quadratic work on any of these would keep this test from finishing; the times are in
+    # docs/redaction.md (Speed).
+    assert redact_text(text) == Redaction(text, {})
+    many = f"\\n{TOKENS['github-pat'][0]}" * 5_000
+    assert redact_text(many).counts == {"github-pat": 5_000}

@@ -99,18 +99,36 @@ class Rule:
     anchor: re.Pattern[str] | None = None
 
 
-# The keyword begins a word or a camelCase hump (db_password, dbPassword; not oauth) and ends
-# one (not tokenizer, author).
+# Escapes that end right before a token or key in JSON text (\n, \t, \u0022) or a URL (%20,
+# %3D, %0A): their last character is a letter or digit, but the token after them stands alone.
+# Each is its own fixed-width lookbehind (``re`` needs that), checked only where the lookbehind
+# of an ordinary boundary failed. ``{0}`` is the text the lookbehinds end with.
+_ESCAPE_BEFORE = r"(?<=\\[nrtbf]{0})|(?<=%[0-9A-Fa-f]{{2}}{0})|(?<=\\u[0-9A-Fa-f]{{4}}{0})"
+_ESCAPED = _ESCAPE_BEFORE.format("")
+
+# The keyword begins a word or a camelCase hump (db_password, dbPassword; not oauth) or follows
+# an escape (\npassword, %0Apassword), and ends a word (not tokenizer, author).
 _KEYWORD = (
-    r"(?:(?<![A-Za-z])|(?-i:(?<=[a-z])(?=[A-Z])))"
+    rf"(?:(?<![A-Za-z])|(?-i:(?<=[a-z])(?=[A-Z]))|{_ESCAPED})"
     r"(?P<kw>pass(?:word|wd|phrase)|pwd|secret|token|api[_.-]?key|access[_.-]?key"
     r"|private[_.-]?key|auth(?:orization)?|credential)s?(?-i:(?![a-z]))"
 )
-# After the key: a closing quote, then = : => := == or a Python annotation ": str =".
-_ASSIGN = r"""(?:\\?["'])?[ \t]*(?::[ \t]*[A-Za-z_][\w.|\[\], ]{0,40}?[ \t]*=(?!=)|==|=>|:=|=|:)"""
-# The value: quoted (to the matching quote) or bare (to a space or delimiter, not a call).
-_VALUE = r"""[ \t]*(?P<q>\\?["'`])?(?P<secret>(?(q)[^"'`\s\\]++|[^\s"'`,;&<>()\[\]{}\\]++))
-    (?(q)(?P=q)|(?![(\[{]))"""
+# A space or tab, also URL-encoded.
+_BLANK = r"(?:[ \t]|%20|%09)"
+# After the key: a closing quote (also %22, %27), then = : => := == or a Python annotation
+# ": str =", or a URL-encoded = or : (%3D, %3A).
+_ASSIGN = rf"""(?:\\?["']|%2[27])?{_BLANK}*+
+    (?::[ \t]*[A-Za-z_][\w.|\[\], ]{{0,40}}?[ \t]*=(?!=)|==|=>|:=|=|:|%3[Dd]|%3[Aa])"""
+# The hex digits of a URL-encoded delimiter: a bare value ends at one as it does at the
+# character itself (%20 space, %26 &, %22 quote, %2C comma, %3B ;, %0A newline, %5C \, ...),
+# and at %3D, the = of a query string encoded inside another.
+_ENCODED_STOP = r"(?:0[9A-Da-d]|2[026-9Cc]|3[B-Eb-e]|5[B-Db-d]|60|7[BDbd])"
+# The value: quoted (to the matching quote; %22, %27 and %60 quote too) or bare (to a space or
+# a delimiter, plain or URL-encoded; not a call).
+_VALUE = rf"""{_BLANK}*+(?:(?P<q>\\?["'`])|(?P<e>%2[27]|%60))?
+    (?P<secret>(?(q)[^"'`\s\\]++|(?(e)(?:[^"'`\s\\%]|%(?!{_ENCODED_STOP}))++
+    |(?:[^\s"'`,;&<>()\[\]{{}}\\%]|%(?!{_ENCODED_STOP}))++)))
+    (?(q)(?P=q)|(?(e)(?P=e)|(?![(\[{{])))"""
 _AWS_SECRET_NAME = r"(?:aws[_.-]?secret[_.-]?(?:access[_.-]?)?key|secret[_.-]?access[_.-]?key)"
 _AWS_SECRET_VALUE = r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
 _KEYWORD_ANCHOR = re.compile("pass|pwd|secret|token|api|access|private|auth|credential")
@@ -138,13 +156,16 @@ def _token(rule_id: str, pattern: str, *needles: str) -> Rule:
 
 
 def _b(prefix: str, chars: str = r"A-Za-z0-9_-") -> str:
-    """``prefix`` not preceded by a token character (a lookbehind after the literal, so the
-    regex engine can still search for the literal quickly)."""
-    return f"{re.escape(prefix)}(?<![{chars}]{re.escape(prefix)})"
+    """``prefix`` not preceded by a token character, unless that character ends an escape
+    (``\\n``, ``%20``: see ``_ESCAPE_BEFORE``). Lookbehinds after the literal, so the regex
+    engine can still search for the literal quickly."""
+    p = re.escape(prefix)
+    return f"{p}(?:(?<![{chars}]{p})|{_ESCAPE_BEFORE.format(p)})"
 
 
+_FLAG = _b("--", r"\w-")
 _PEM_LABEL = r"[ A-Z0-9]{0,40}PRIVATE[ ]KEY(?:[ ]BLOCK)?-----"  # [ ]: used in verbose regexes
-_LINE_BREAK = r"(?:\r?\n|\\r?\\n)"
+_LINE_BREAK = r"(?:\r?\n|(?:\\r)?\\n)"  # a line break, or its JSON escape \n or \r\n
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -152,7 +173,7 @@ RULES: tuple[Rule, ...] = (
         re.compile(
             rf"""(?P<secret>-----BEGIN{_PEM_LABEL}
             (?:[^-]*+(?:-(?!----)[^-]*+)*+-----END{_PEM_LABEL}  # the whole block, or
-            |(?:{_LINE_BREAK}[A-Za-z0-9+/=]++(?={_LINE_BREAK}|["']|\Z))*))  # a truncated one
+            |(?:{_LINE_BREAK}[ \t]*+[A-Za-z0-9+/=]++(?={_LINE_BREAK}|["']|\Z))*))  # a cut one
             """,
             re.VERBOSE,
         ),
@@ -161,14 +182,15 @@ RULES: tuple[Rule, ...] = (
     ),
     _token(
         "aws-access-key-id",
-        r"A(?<![A-Za-z0-9]A)(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])",
+        rf"{_b('A', 'A-Za-z0-9')}(?:KIA|SIA|BIA|CCA)[A-Z0-9]{{16}}(?![A-Za-z0-9])",
         *("AKIA", "ASIA", "ABIA", "ACCA"),
     ),
     Rule(
         "aws-secret-access-key",
         re.compile(
-            rf"""{_AWS_SECRET_NAME}{_ASSIGN}[ \t]*(?:\\?["'`])?(?P<secret>{_AWS_SECRET_VALUE})""",
-            re.IGNORECASE | re.ASCII,
+            rf"""{_AWS_SECRET_NAME}{_ASSIGN}{_BLANK}*+(?:\\?["'`]|%2[27]|%60)?
+            (?P<secret>{_AWS_SECRET_VALUE})""",
+            re.IGNORECASE | re.ASCII | re.VERBOSE,
         ),
         anchor=re.compile("aws|secret"),
     ),
@@ -213,7 +235,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "bearer-token",
         re.compile(
-            r"b(?<![A-Za-z0-9_]b)earer[ \t]+(?P<secret>[A-Za-z0-9._~+/=-]++)", re.I | re.ASCII
+            rf"{_b('b', 'A-Za-z0-9_')}earer{_BLANK}++(?P<secret>[A-Za-z0-9._~+/=-]++)",
+            re.I | re.ASCII,
         ),
         check=_random,
         anchor=re.compile("bearer"),
@@ -221,8 +244,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "basic-auth",
         re.compile(
-            r"""authorization(?:\\?["'])?[ \t]*[:=][ \t]*(?:\\?["'])?basic[ \t]+"""
-            r"(?P<secret>[A-Za-z0-9+/=]{8,}+)",
+            rf"""authorization(?:\\?["']|%2[27])?{_BLANK}*+(?:[:=]|%3[AaDd]){_BLANK}*+"""
+            rf"""(?:\\?["']|%2[27])?basic{_BLANK}++(?P<secret>[A-Za-z0-9+/=]{{8,}}+)""",
             re.IGNORECASE | re.ASCII,
         ),
         check=_not_placeholder,
@@ -237,7 +260,7 @@ RULES: tuple[Rule, ...] = (
     Rule(  # command-line flags: --password X, --db-token X
         "generic-secret",
         re.compile(
-            rf"--(?<![\w-]--)[A-Za-z0-9_.-]{{0,40}}?{_KEYWORD}[A-Za-z0-9_.-]{{0,40}}+[ \t]{_VALUE}",
+            rf"{_FLAG}[A-Za-z0-9_.-]{{0,40}}?{_KEYWORD}[A-Za-z0-9_.-]{{0,40}}+{_BLANK}{_VALUE}",
             re.I | re.X | re.A,
         ),
         ("--",),

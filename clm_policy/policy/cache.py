@@ -7,21 +7,37 @@ version, so an edit to any of those files is a miss. It is an optimisation only:
 reading or writing it falls back to a plain load. ``CLM_POLICY_NO_CACHE=1`` turns it off;
 ``CLM_POLICY_CACHE_DIR`` moves it (default ``$XDG_CACHE_HOME/clm-policy`` or
 ``~/.cache/clm-policy``). Policies with errors are never cached.
+
+An entry is JSON, never pickle: a cache directory may be shared, restored from a CI cache or
+planted, and reading it must not be able to run code. It holds the policy as plain data and
+every ``when:`` expression and message template as source text with its position; loading
+compiles those again through :func:`~clm_policy.policy.expr.compile_expression`, so the
+sandbox's allow-list check runs on every load and an entry with a refused expression is a
+miss. A cache directory or entry that is a symlink, is not owned by the current user, or that
+group or others may write is ignored (the policy is loaded without the cache); the directory
+is created ``0700`` and entries ``0600``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-import pickle
+import stat
 import sys
-import tempfile
 from pathlib import Path
+from typing import Any
 
-from clm_policy.policy.engine import Policy
+from clm_policy.errors import Location
+from clm_policy.models.enums import Action
+from clm_policy.policy.engine import Guard, Policy, Profile, Rule, Signal, Threshold
+from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expression
+from clm_policy.policy.names import SIGNAL_TYPES, NameInfo, known_names
 from clm_policy.policy.sources import resolve_source
+from clm_policy.policy.template import Template, compile_template
 
-_FORMAT = b"clm-policy-cache-1"
+_FORMAT = b"clm-policy-cache-2"  # part of every key: entries of another format are never read
+_SUFFIX = ".json"
 
 
 def cache_dir() -> Path | None:
@@ -39,8 +55,8 @@ def _digest(data: bytes) -> str:
 
 
 def _code_fingerprint() -> str:
-    """The modules a pickled policy is made of, by size and modification time: a changed
-    clm-policy (an upgrade, a developer's edit) never loads a policy pickled by another."""
+    """The modules a cached policy is built by, by size and modification time: a changed
+    clm-policy (an upgrade, a developer's edit) never loads a policy cached by another."""
     package = Path(__file__).resolve().parents[1]
     parts = []
     for module in (
@@ -49,10 +65,10 @@ def _code_fingerprint() -> str:
         package / "errors.py",
     ):
         try:
-            stat = module.stat()
+            st = module.stat()
         except OSError:
             continue
-        parts.append(f"{module.name}:{stat.st_size}:{stat.st_mtime_ns}")
+        parts.append(f"{module.name}:{st.st_size}:{st.st_mtime_ns}")
     return ";".join(parts)
 
 
@@ -66,22 +82,29 @@ def _key(shown: str, path: Path, content: bytes) -> str:
     return h.hexdigest()[:32]
 
 
+def entry_path(directory: Path, source: str | Path) -> Path:
+    """Where the entry for ``source`` lives in ``directory`` (whether or not it exists)."""
+    path, shown = resolve_source(source)
+    return directory / f"{_key(shown, path, path.read_bytes())}{_SUFFIX}"
+
+
 def load_policy_cached(source: str | Path) -> Policy:
     """Like :func:`clm_policy.policy.compile.load_policy`, through the cache."""
     directory = cache_dir()
-    path, shown = resolve_source(source)
+    if directory is None or not hasattr(os, "geteuid"):
+        return _load(source)  # off, or no POSIX owner to check an entry against
     try:
-        content = path.read_bytes() if directory is not None else None
+        entry = entry_path(directory, source)
     except OSError:
-        content = None
-    if directory is None or content is None:
         return _load(source)
-    entry = directory / f"{_key(shown, path, content)}.pickle"
-    policy = _read(entry)
-    if policy is not None:
-        return policy
+    if _private_dir(directory):
+        policy = _read(entry)
+        if policy is not None:
+            return policy
+    elif os.path.lexists(directory):
+        return _load(source)  # someone else's, shared, or a symlink: not ours to trust
     policy = _load(source)
-    _write(entry, policy)
+    _write(directory, entry, policy)
     return policy
 
 
@@ -91,25 +114,339 @@ def _load(source: str | Path) -> Policy:
     return load_policy(source)
 
 
+# -- who may have written it -------------------------------------------------------------
+
+
+def _private(st: os.stat_result) -> bool:
+    """Owned by this user, and no one else may write it."""
+    return st.st_uid == os.geteuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _private_dir(directory: Path) -> bool:
+    """Whether ``directory`` is a real directory (not a symlink) private to this user."""
+    try:
+        st = os.lstat(directory)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and _private(st)
+
+
 def _read(entry: Path) -> Policy | None:
     try:
-        with entry.open("rb") as fh:
-            deps, policy = pickle.load(fh)
-        for dep, digest in deps:
-            if _digest(Path(dep).read_bytes()) != digest:
-                return None
-    except Exception:  # a missing, stale, corrupt or foreign entry is just a miss
-        return None
-    return policy if isinstance(policy, Policy) else None
-
-
-def _write(entry: Path, policy: Policy) -> None:
+        fd = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None  # missing, or a symlink (O_NOFOLLOW)
     try:
-        deps = [(p, _digest(Path(p).read_bytes())) for p in policy.source_paths]
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".pickle")
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump((deps, policy), fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, entry)
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not (stat.S_ISREG(st.st_mode) and _private(st)):
+                return None
+            data = json.loads(fh.read())
+        deps = _list(data["deps"])
+        for dep in deps:
+            name, digest = _list(dep)
+            if _file_digest(_str(name)) != digest:
+                return None
+        return decode_policy(data["policy"])
+    except Exception:  # a stale, corrupt, foreign or refused entry is just a miss
+        return None
+
+
+def _file_digest(name: str) -> str | None:
+    """The digest of a regular file (never a FIFO or a device a tampered entry names)."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return None
+        return _digest(fh.read())
+
+
+def _write(directory: Path, entry: Path, policy: Policy) -> None:
+    import tempfile  # only a miss writes; a hit need not import it
+
+    try:
+        data = {
+            "deps": [[p, _digest(Path(p).read_bytes())] for p in policy.source_paths],
+            "policy": encode_policy(policy),
+        }
+        text = json.dumps(data, separators=(",", ":"))
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            pass  # checked below, whoever made it
+        else:
+            os.chmod(directory, 0o700)  # whatever the umask
+        if not _private_dir(directory):
+            return
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=_SUFFIX)  # 0600
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, entry)
+        except BaseException:
+            os.unlink(tmp)
+            raise
     except Exception:
         return  # caching is best effort: a read-only home must not break decide
+
+
+# -- the compiled policy as plain data -------------------------------------------------------
+#
+# Every field of Policy, Profile, Rule, Guard and Signal is written out by name; tests pin the
+# names to the dataclasses' fields, so a field added there and forgotten here fails a test.
+# Expressions and templates are kept as source text and compiled again on load.
+
+
+class _Malformed(ValueError):
+    """A cache entry whose data is not what encode_policy writes."""
+
+
+def _str(value: Any) -> str:
+    if type(value) is not str:
+        raise _Malformed(f"expected a string, got {value!r}")
+    return value
+
+
+def _opt_str(value: Any) -> str | None:
+    return None if value is None else _str(value)
+
+
+def _int(value: Any) -> int:
+    if type(value) is not int:
+        raise _Malformed(f"expected an integer, got {value!r}")
+    return value
+
+
+def _opt_int(value: Any) -> int | None:
+    return None if value is None else _int(value)
+
+
+def _bool(value: Any) -> bool:
+    if type(value) is not bool:
+        raise _Malformed(f"expected a boolean, got {value!r}")
+    return value
+
+
+def _list(value: Any) -> list[Any]:
+    if type(value) is not list:
+        raise _Malformed(f"expected a list, got {value!r}")
+    return value
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    if type(value) is not dict:
+        raise _Malformed(f"expected an object, got {value!r}")
+    return value
+
+
+def _location(loc: Location | None) -> list[Any] | None:
+    return None if loc is None else [loc.file, loc.line, loc.col]
+
+
+def _decode_location(value: Any) -> Location:
+    file, line, col = _list(value)
+    return Location(_str(file), _int(line), _int(col))
+
+
+def _opt_location(value: Any) -> Location | None:
+    return None if value is None else _decode_location(value)
+
+
+def _span(span: SourceSpan | None) -> list[Any]:
+    if span is None:
+        raise _Malformed("an expression without its position cannot be cached")
+    return [_location(span.start), span.block_indent]
+
+
+def _decode_span(value: Any) -> SourceSpan:
+    start, indent = _list(value)
+    return SourceSpan(_decode_location(start), _int(indent))
+
+
+def _expression(expr: CompiledExpression) -> dict[str, Any]:
+    if not expr.source:
+        raise _Malformed("an expression without its source text cannot be cached")
+    return {"text": expr.text, "source": expr.source, "span": _span(expr.span)}
+
+
+def _decode_expression(value: Any, names: dict[str, NameInfo]) -> CompiledExpression:
+    data = _dict(value)
+    # parsed and checked again: an entry is data, and data is not trusted to be allowed
+    return compile_expression(
+        _str(data["text"]),
+        _decode_span(data["span"]),
+        names,
+        source=_str(data["source"]),
+    )
+
+
+def _template(template: Template | None) -> dict[str, Any] | None:
+    if template is None:
+        return None
+    return {"text": template.text, "span": _span(template.span)}
+
+
+def _decode_template(value: Any, names: dict[str, NameInfo]) -> Template | None:
+    if value is None:
+        return None
+    data = _dict(value)
+    return compile_template(_str(data["text"]), _decode_span(data["span"]), names)
+
+
+def _threshold(threshold: Threshold) -> list[Any]:
+    return [threshold.tokens, threshold.percent]
+
+
+def _decode_threshold(value: Any) -> Threshold:
+    tokens, percent = _list(value)
+    if percent is not None and type(percent) is not float:
+        raise _Malformed(f"expected a percentage, got {percent!r}")
+    return Threshold(tokens=_opt_int(tokens), percent=percent)
+
+
+def _profile(p: Profile) -> dict[str, Any]:
+    return {
+        "name": p.name,
+        "soft_compact": _threshold(p.soft_compact),
+        "hard_handoff": _threshold(p.hard_handoff),
+        "min_steps_between_compacts": p.min_steps_between_compacts,
+        "prefer_handoff_on_phase": p.prefer_handoff_on_phase,
+        "retain_recent_messages": p.retain_recent_messages,
+        "context_window": p.context_window,
+        "description": p.description,
+        "locations": {k: _location(v) for k, v in p.locations.items()},
+    }
+
+
+def _decode_profile(value: Any) -> Profile:
+    d = _dict(value)
+    return Profile(
+        name=_str(d["name"]),
+        soft_compact=_decode_threshold(d["soft_compact"]),
+        hard_handoff=_decode_threshold(d["hard_handoff"]),
+        min_steps_between_compacts=_int(d["min_steps_between_compacts"]),
+        prefer_handoff_on_phase=_bool(d["prefer_handoff_on_phase"]),
+        retain_recent_messages=_int(d["retain_recent_messages"]),
+        context_window=_opt_int(d["context_window"]),
+        description=_opt_str(d["description"]),
+        locations={_str(k): _decode_location(v) for k, v in _dict(d["locations"]).items()},
+    )
+
+
+def _signal(s: Signal) -> dict[str, Any]:
+    return {"type": s.type, "default": s.default, "description": s.description}
+
+
+def _decode_signal(value: Any) -> Signal:
+    d = _dict(value)
+    kind, default = _str(d["type"]), d["default"]
+    if kind not in SIGNAL_TYPES or type(default) not in (bool, int, float, str):
+        raise _Malformed(f"not a signal: {value!r}")
+    return Signal(type=kind, default=default, description=_opt_str(d["description"]))
+
+
+def _rule(r: Rule) -> dict[str, Any]:
+    return {
+        "id": r.id,
+        "when": _expression(r.when),
+        "action": r.action.value,
+        "because": _template(r.because),
+        "description": r.description,
+        "location": _location(r.location),
+    }
+
+
+def _decode_rule(value: Any, names: dict[str, NameInfo]) -> Rule:
+    d = _dict(value)
+    return Rule(
+        id=_str(d["id"]),
+        when=_decode_expression(d["when"], names),
+        action=Action(_str(d["action"])),
+        because=_decode_template(d["because"], names),
+        description=_opt_str(d["description"]),
+        location=_opt_location(d["location"]),
+    )
+
+
+def _guard(g: Guard) -> dict[str, Any]:
+    return {
+        "id": g.id,
+        "action": g.action.value,
+        "when": _expression(g.when),
+        "severity": g.severity,
+        "overridable": g.overridable,
+        "message": _template(g.message),
+        "description": g.description,
+        "location": _location(g.location),
+    }
+
+
+def _decode_guard(value: Any, names: dict[str, NameInfo]) -> Guard:
+    d = _dict(value)
+    severity = _str(d["severity"])
+    if severity not in ("block", "warn"):
+        raise _Malformed(f"not a guard severity: {severity!r}")
+    return Guard(
+        id=_str(d["id"]),
+        action=Action(_str(d["action"])),
+        when=_decode_expression(d["when"], names),
+        severity=severity,
+        overridable=_bool(d["overridable"]),
+        message=_decode_template(d["message"], names),
+        description=_opt_str(d["description"]),
+        location=_opt_location(d["location"]),
+    )
+
+
+def encode_policy(policy: Policy) -> dict[str, Any]:
+    """``policy`` as JSON-ready plain data (expressions as source text); see decode_policy."""
+    return {
+        "name": policy.name,
+        "path": policy.path,
+        "digest": policy.digest,
+        "files": list(policy.files),
+        "profiles": {name: _profile(p) for name, p in policy.profiles.items()},
+        "default_profile": policy.default_profile,
+        "signals": {name: _signal(s) for name, s in policy.signals.items()},
+        "models": dict(policy.models),
+        "rules": [_rule(r) for r in policy.rules],
+        "otherwise": policy.otherwise.value,
+        "guards": {a.value: [_guard(g) for g in gs] for a, gs in policy.guards.items()},
+        "description": policy.description,
+        "source_paths": list(policy.source_paths),
+        "confirm": sorted(a.value for a in policy.confirm),
+    }
+
+
+def decode_policy(value: Any) -> Policy:
+    """The policy :func:`encode_policy` wrote, its expressions compiled and checked again.
+
+    Raises ``ValueError`` (or ``KeyError``) for data of another shape and
+    :class:`~clm_policy.errors.ExpressionError` for an expression the sandbox refuses.
+    """
+    d = _dict(value)
+    signals = {_str(k): _decode_signal(v) for k, v in _dict(d["signals"]).items()}
+    names = known_names({n: s.type for n, s in signals.items()})
+    return Policy(
+        name=_str(d["name"]),
+        path=_str(d["path"]),
+        digest=_str(d["digest"]),
+        files=tuple(_str(f) for f in _list(d["files"])),
+        profiles={_str(k): _decode_profile(v) for k, v in _dict(d["profiles"]).items()},
+        default_profile=_str(d["default_profile"]),
+        signals=signals,
+        models={_str(k): _int(v) for k, v in _dict(d["models"]).items()},
+        rules=tuple(_decode_rule(r, names) for r in _list(d["rules"])),
+        otherwise=Action(_str(d["otherwise"])),
+        guards={
+            Action(_str(a)): tuple(_decode_guard(g, names) for g in _list(gs))
+            for a, gs in _dict(d["guards"]).items()
+        },
+        description=_opt_str(d["description"]),
+        source_paths=tuple(_str(p) for p in _list(d["source_paths"])),
+        confirm=frozenset(Action(_str(a)) for a in _list(d["confirm"])),
+    )

@@ -126,6 +126,9 @@ class CompiledExpression:
     location: Location
     span: SourceSpan | None = None  # to place a node of ``tree`` in the file (lint)
     shift: int = 0  # columns the parsed text's first line differs from the file's
+    # the text as parsed (a folded scalar's lines as written), so that the policy cache can
+    # store source text and compile it again, checks included, instead of storing ``tree``
+    source: str = ""
 
     def node_location(self, node: ast.AST) -> Location:
         """Where ``node`` (a part of ``tree``) starts in the file."""
@@ -342,6 +345,7 @@ def compile_expression(
         location=span.start,
         span=span,
         shift=wrapped.shift,
+        source=body,
     )
 
 

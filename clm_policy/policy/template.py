@@ -2,7 +2,10 @@
 
 A placeholder holds a sandboxed expression, optionally with a short format spec
 (``{tokens.ratio:.0%}``, ``{tokens.context:,}``). ``{{`` and ``}}`` are literal braces.
-Placeholders are compiled at load like ``when:`` expressions.
+Placeholders are compiled at load like ``when:`` expressions. A placeholder's value is cut at
+``MAX_VALUE_LENGTH`` characters and the whole rendered text at ``MAX_RENDERED_LENGTH`` (both
+ending in ``...``), so no template -- many placeholders, or long text around them -- makes a
+rationale or a guard's message, and so a decision, of unbounded size.
 """
 
 from __future__ import annotations
@@ -25,13 +28,18 @@ from clm_policy.policy.names import NameInfo
 
 # A deliberately small format-spec language: no widths or fills that could blow up output.
 _SPEC = re.compile(r"^,?(\.\d{1,2})?[%dfegs]?$")
-_MAX_RENDERED = 1000
+MAX_VALUE_LENGTH = 1000
+"""Characters of one placeholder's rendered value (then ``...``)."""
+MAX_RENDERED_LENGTH = 2000
+"""Characters of a whole rendered template, ``...`` included."""
+_ELLIPSIS = "..."
 
 
 @dataclass(frozen=True, slots=True)
 class Template:
     text: str
     parts: tuple[str | tuple[CompiledExpression, str], ...]
+    span: SourceSpan | None = None  # where ``text`` starts (the policy cache compiles it again)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -51,7 +59,10 @@ class Template:
             expr, spec = part
             value = sandbox.run(expr, names)
             out.append(_format(value, spec, expr))
-        return "".join(out)
+        text = "".join(out)
+        if len(text) <= MAX_RENDERED_LENGTH:
+            return text
+        return text[: MAX_RENDERED_LENGTH - len(_ELLIPSIS)] + _ELLIPSIS
 
 
 def _format(value: Any, spec: str, expr: CompiledExpression) -> str:
@@ -70,7 +81,7 @@ def _format(value: Any, spec: str, expr: CompiledExpression) -> str:
         text = "[" + ", ".join(str(v) for v in value) + "]"
     else:
         text = str(value)
-    return text if len(text) <= _MAX_RENDERED else text[:_MAX_RENDERED] + "..."
+    return text if len(text) <= MAX_VALUE_LENGTH else text[:MAX_VALUE_LENGTH] + _ELLIPSIS
 
 
 def compile_template(
@@ -128,7 +139,7 @@ def compile_template(
         i = end + 1
     if literal:
         parts.append("".join(literal))
-    return Template(text=text, parts=tuple(parts))
+    return Template(text=text, parts=tuple(parts), span=span)
 
 
 def _closing_brace(text: str, start: int) -> int:
