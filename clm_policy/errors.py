@@ -7,7 +7,11 @@ with ``file:line:col``.
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass
+
+QUOTE_LIMIT = 60
+"""Characters of a user's value that a message quotes, at most (then an ellipsis)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +31,41 @@ class Location:
 
     def shifted(self, lines: int = 0, cols: int = 0) -> Location:
         return Location(self.file, self.line + lines, self.col + cols)
+
+
+def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters, ending in ``…`` when cut (for unquoted values)."""
+    return text if len(text) <= limit else f"{text[:limit]}…"
+
+
+def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``value`` as a message quotes it: its ``repr``, cut to about ``limit`` characters.
+
+    Messages quote what a user wrote (a key, a value, a name) so that they can find it, never a
+    whole document: a file that is not a policy at all (``extends: ~/.git-credentials``) must
+    not end up in a terminal or a CI log. A cut string keeps its quotes and ends in ``…``.
+    """
+    if isinstance(value, str):
+        shown = repr(value[: limit + 1])
+        if len(value) <= limit and len(shown) <= limit + 2:
+            return shown
+        return f"{shown[: limit + 1]}…{shown[0]}"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3 * limit:
+        try:
+            digits = str(value)
+        except ValueError:  # past 4,300 digits, str() refuses
+            return "an integer of more than 4300 digits"
+        return f"{digits[:20]}… ({len(digits.lstrip('-'))} digits)"
+    try:
+        shown = _REPR.repr(value)
+    except (ValueError, RecursionError):
+        return f"<{type(value).__name__}>"
+    return shown if len(shown) <= limit else f"{shown[:limit]}…"
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxdict, _REPR.maxlist, _REPR.maxtuple = 2, 4, 4, 4
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = QUOTE_LIMIT
 
 
 class ClmError(Exception):

@@ -1,17 +1,22 @@
-"""Read a SessionState from JSON (a file or standard input), with errors at file:line:col."""
+"""Read a SessionState from JSON (a file or standard input), with errors at file:line:col.
+
+The text is read with the state size limit (:data:`clm_policy.textio.STATE_LIMIT`), parsed
+strictly (:mod:`clm_policy.jsonio`: no duplicate keys, NaN or infinities, at most 64 levels)
+and validated by pydantic; only when validation fails is the text scanned again to say where.
+"""
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from clm_policy.errors import Location, StateError
+from clm_policy.errors import InputError, Location, StateError
+from clm_policy.jsonio import JsonDocument, check_depth, parse_json
 from clm_policy.models.state import SessionState
-from clm_policy.textio import read_text
+from clm_policy.textio import STATE_LIMIT, read_stream, read_text
 
 
 def parse_state(text: str, file: str) -> SessionState:
@@ -19,20 +24,27 @@ def parse_state(text: str, file: str) -> SessionState:
     if not text.strip():
         raise StateError("empty input: expected a SessionState JSON object", Location(file, 1, 1))
     try:
-        json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise StateError(
-            f"invalid JSON: {exc.msg}", Location(file, exc.lineno, exc.colno)
-        ) from None
+        data = parse_json(text, file)
+    except InputError as exc:
+        raise StateError(exc.message, exc.location) from None
     try:
         return SessionState.model_validate_json(text, strict=True)
     except ValidationError as exc:
-        # Only on failure: re-read with positions to say where the problem is. (Imported
-        # here to keep the YAML parser off the fast path.)
+        # Only on failure: find where in the text. (Imported here: the validation helpers
+        # bring the YAML parser, which the fast path does without.)
         from clm_policy.validate import located_errors
-        from clm_policy.yamlio import parse_yaml
 
-        errors = located_errors(parse_yaml(text, file), exc, SessionState)
+        if any(
+            e["type"] == "json_invalid" or isinstance(e["input"], dict | list)
+            for e in exc.errors(include_url=False)
+        ):
+            # a container where the model has none (or pydantic's own recursion limit): the
+            # document may nest deeper than any state does
+            try:
+                check_depth(data, text, file)
+            except InputError as deep:
+                raise StateError(deep.message, deep.location) from None
+        errors = located_errors(JsonDocument(file, text, data), exc, SessionState)
     raise StateError(errors[0].message, errors[0].location)
 
 
@@ -48,16 +60,19 @@ class StateSource:
         """``exc`` with the location of its ``path`` in this state's file, when it has one."""
         if exc.location is not None or exc.path is None:
             return exc
-        from clm_policy.yamlio import parse_yaml
-
-        where = parse_yaml(self.text, self.file).location(exc.path, key=True)
+        where = JsonDocument(self.file, self.text, None).location(exc.path, key=True)
         return StateError(exc.message, where, exc.path)
 
 
 def read_state(source: str) -> StateSource:
-    """Read a SessionState from a JSON file, or from standard input when ``source`` is '-'."""
+    """Read a SessionState from a JSON file, or from standard input when ``source`` is '-'.
+
+    Either is read with the state size limit; a file must be a regular file.
+    """
     if source == "-":
-        text, file = sys.stdin.read(), "<stdin>"
+        file = "<stdin>"
+        text = read_stream(sys.stdin.buffer, file, limit=STATE_LIMIT, what="state")
     else:
-        text, file = read_text(Path(source)), source
+        file = source
+        text = read_text(Path(source), source, limit=STATE_LIMIT, what="state")
     return StateSource(parse_state(text, file), text, file)

@@ -7,11 +7,11 @@ schema errors read the same everywhere.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from clm_policy.errors import InputError
+from clm_policy.errors import QUOTE_LIMIT, InputError, Location, quote
 from clm_policy.policy.names import suggest
 from clm_policy.yamlio import PathKey, YamlDocument, to_plain
 
@@ -30,25 +30,48 @@ _TYPE_NAMES = {
 }
 
 
-def _describe(value: Any) -> str:
+class Located(Protocol):
+    """A parsed document that can say where a path into it is written (YAML or JSON)."""
+
+    @property
+    def root(self) -> Any: ...
+
+    def location(self, path: Sequence[PathKey], *, key: bool = False) -> Location: ...
+
+
+_KINDS = {bool: "boolean", int: "integer", float: "number", str: "string"}
+
+
+def kind_of(value: Any) -> str:
+    """What kind of value this is ("a list", "a string", ...), without the value: for a file
+    whose content should not be shown (it may be any file at all)."""
+    return _describe(value, show=False)
+
+
+def _describe(value: Any, *, show: bool = True) -> str:
+    """What a value is, for a message: its kind and (cut short, when ``show``) the value."""
     if isinstance(value, dict):
         return "a mapping"
     if isinstance(value, list):
         return "a list"
     if value is None:
         return "null"
-    kind = {bool: "boolean", int: "integer", float: "number", str: "string"}.get(type(value))
-    return f"{kind or type(value).__name__} {value!r}"
+    kind = _KINDS.get(type(value)) or type(value).__name__
+    if not show:
+        return f"a {kind}" if kind[0] not in "aeiou" else f"an {kind}"
+    return f"{kind} {quote(value)}"
 
 
 def _display(path: Sequence[PathKey]) -> str:
     out = ""
     for step in path:
+        if isinstance(step, str) and len(step) > QUOTE_LIMIT:
+            step = f"{step[:QUOTE_LIMIT]}…"  # a key as long as a document
         out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
     return out
 
 
-def _real_path(doc: YamlDocument, loc: Sequence[Any]) -> tuple[list[PathKey], bool]:
+def _real_path(doc: Located, loc: Sequence[Any]) -> tuple[list[PathKey], bool]:
     """The part of a pydantic ``loc`` that exists in the document; whether it names a key."""
     node = doc.root
     path: list[PathKey] = []
@@ -69,7 +92,8 @@ def document_errors(
 ) -> tuple[M | None, list[InputError]]:
     """Validate ``doc``; return the model (or None) and all errors, sorted by position."""
     if not isinstance(doc.root, dict):
-        got = _describe(to_plain(doc.root, doc.file))
+        # the kind only, never the value: this may be any file at all (extends: ~/.netrc)
+        got = _describe(to_plain(doc.root, doc.file), show=False)
         err = InputError(
             f"expected a mapping at the top of the {what}, got {got}",
             doc.location([]),
@@ -91,15 +115,23 @@ def validate_document(doc: YamlDocument, model: type[M], what: str) -> M:
     return result
 
 
-def located_errors(
-    doc: YamlDocument, exc: ValidationError, model: type[BaseModel]
-) -> list[InputError]:
-    """Pydantic's errors for ``doc`` as located errors, one per place, sorted by position."""
+def located_errors(doc: Located, exc: ValidationError, model: type[BaseModel]) -> list[InputError]:
+    """Pydantic's errors for ``doc`` as located errors, one per place, sorted by position.
+
+    A message quotes a value the user wrote at most :data:`clm_policy.errors.QUOTE_LIMIT`
+    characters long, never the document.
+    """
     seen: set[tuple[tuple[PathKey, ...], bool]] = set()
     out: list[InputError] = []
     errors = exc.errors(include_url=False)
-    # A threshold is "integer or share": report the union once, as that, not as "integer".
-    errors.sort(key=lambda e: "%" not in str(e.get("ctx", {}).get("pattern", "")))
+    # A threshold is "integer or share": report the union once, as that, not as "integer";
+    # a signal is "bool, int, float or str": an infinity is reported as not finite.
+    errors.sort(
+        key=lambda e: (
+            "%" not in str(e.get("ctx", {}).get("pattern", "")),
+            e["type"] != "finite_number",
+        )
+    )
     for err in errors:
         loc = list(err["loc"])
         kind = err["type"]
@@ -119,7 +151,7 @@ def located_errors(
         elif kind == "extra_forbidden":
             name = str(loc[-1])
             allowed = _allowed_keys(model, loc[:-1])
-            message = f"unknown key '{name}'{suggest(name, allowed)}"
+            message = f"unknown key {quote(name)}{suggest(name, allowed)}"
             if allowed:
                 message += f" (allowed: {', '.join(allowed)})"
         elif kind in _TYPE_NAMES:
@@ -129,7 +161,7 @@ def located_errors(
             message = f"{field}: expected {expected}, got {_describe(value)}"
         elif kind == "string_pattern_mismatch" and is_key:
             message = (
-                f"{field}: name {value!r} is not allowed (letters, digits, '_', '-'; "
+                f"{field}: name {quote(value)} is not allowed (letters, digits, '_', '-'; "
                 "a letter first)"
             )
         elif kind == "string_pattern_mismatch":
@@ -139,7 +171,9 @@ def located_errors(
             message = f"{field}: {detail}" if path else detail
         else:
             message = f"{field}: {err['msg'][:1].lower()}{err['msg'][1:]}"
-            if value is not None and not isinstance(value, dict | list):
+            if kind == "json_invalid":
+                pass  # its input is the whole text
+            elif value is not None and not isinstance(value, dict | list):
                 message += f", got {_describe(value)}"
         out.append(InputError(message, doc.location(path, key=is_key), check="schema"))
     out.sort(key=lambda e: (e.location.line, e.location.col) if e.location else (0, 0))
@@ -152,7 +186,7 @@ def _pattern_message(field: str, value: Any, pattern: str) -> str:
             f"{field}: expected tokens (an integer) or a share like '70%', got {_describe(value)}"
         )
     return (
-        f"{field}: {value!r} is not a valid id (letters, digits, '_' and '-', starting with a "
+        f"{field}: {quote(value)} is not a valid id (letters, digits, '_' and '-', starting with a "
         "letter, at most 64 characters)"
     )
 

@@ -2,21 +2,26 @@
 
 Everything that reads YAML — policies, test files, scenarios — goes through :func:`load_yaml`,
 so syntax errors, duplicate keys and empty files are reported the same way everywhere, as
-``file:line:col: message``.
+``file:line:col: message``. Before the parser sees a text, :mod:`clm_policy.yamldepth` refuses
+one nested too deeply (ruamel's scanner is quadratic in the depth). Merge keys
+(``<<: *base``) work, and a merged value is located where it is written.
 """
 
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.constructor import DuplicateKeyError
+from ruamel.yaml.comments import CommentedMap, CommentedSeq, merge_attrib
+from ruamel.yaml.constructor import ConstructorError, RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
+from ruamel.yaml.reader import ReaderError
 from ruamel.yaml.scalarstring import (
     DoubleQuotedScalarString,
     FoldedScalarString,
@@ -24,8 +29,9 @@ from ruamel.yaml.scalarstring import (
     SingleQuotedScalarString,
 )
 
-from clm_policy.errors import InputError, Location
-from clm_policy.textio import read_text
+from clm_policy.errors import QUOTE_LIMIT, InputError, Location, quote
+from clm_policy.textio import POLICY_LIMIT, read_text
+from clm_policy.yamldepth import check_depth
 
 PathKey = str | int
 
@@ -51,10 +57,7 @@ class YamlDocument:
         for i, step in enumerate(path):
             last = i == len(path) - 1
             if isinstance(node, CommentedMap) and step in node:
-                if last and key:
-                    kl, kc = node.lc.key(step)
-                else:
-                    kl, kc = node.lc.value(step)
+                kl, kc = _position(node, step, key=last and key)
                 line, col = kl + 1, kc + 1
                 node = node[step]
             elif isinstance(node, CommentedSeq) and isinstance(step, int) and 0 <= step < len(node):
@@ -70,6 +73,18 @@ class YamlDocument:
         for step in path:
             node = node[step]
         return node
+
+
+def _position(node: CommentedMap, step: PathKey, *, key: bool) -> tuple[int, int]:
+    """0-based line and column of ``step``'s key or value in ``node``, or in the mapping a
+    merge key (``<<: *base``) took it from."""
+    if step in node.lc.data:
+        line, col = node.lc.key(step) if key else node.lc.value(step)
+        return line, col
+    for source in getattr(node, merge_attrib, ()):
+        if isinstance(source, CommentedMap) and step in source:
+            return _position(source, step, key=key)
+    return node.lc.line, node.lc.col
 
 
 def scalar_text_start(doc: YamlDocument, path: Sequence[PathKey]) -> tuple[Location, int]:
@@ -110,47 +125,131 @@ def scalar_source(doc: YamlDocument, path: Sequence[PathKey]) -> str | None:
     return "\n".join(out).rstrip()
 
 
+class _DuplicateKey(MarkedYAMLError):
+    """A key given twice in one mapping: at the second, naming the line of the first."""
+
+    def __init__(self, key: object, first: Node, second: Node) -> None:
+        super().__init__(problem="duplicate key", problem_mark=second.start_mark)
+        self.key = key
+        self.first_line = first.start_mark.line + 1
+        self.line, self.col = second.start_mark.line + 1, second.start_mark.column + 1
+
+
+class _Constructor(RoundTripConstructor):
+    """ruamel's round-trip constructor, with errors that say where and what exactly."""
+
+    def check_mapping_key(
+        self, node: MappingNode, key_node: Node, mapping: Any, key: Any, value: Any
+    ) -> bool:
+        if not isinstance(key_node, ScalarNode):  # ("? [a, b]": no file of ours has one)
+            raise ConstructorError(
+                problem="a key must be a string, not a mapping or a list",
+                problem_mark=key_node.start_mark,
+            )
+        if key not in mapping:
+            return True
+        # ruamel reports the start of the mapping as "the first": find the first key itself
+        for earlier, _ in node.value:
+            if earlier is key_node:
+                break
+            if self.constructed_objects.get(earlier, _MISSING) == key:
+                raise _DuplicateKey(key, earlier, key_node)
+        raise _DuplicateKey(key, node, key_node)
+
+    def construct_yaml_int(self, node: ScalarNode) -> Any:
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:  # more digits than Python converts (4,300)
+            raise ConstructorError(
+                problem=f"integer too long ({len(node.value)} digits)",
+                problem_mark=node.start_mark,
+            ) from None
+
+
+_MISSING = object()
+_Constructor.add_constructor("tag:yaml.org,2002:int", _Constructor.construct_yaml_int)
+
+
 def _yaml() -> YAML:
     yaml = YAML(typ="rt")
+    yaml.Constructor = _Constructor
     yaml.preserve_quotes = True
     yaml.allow_duplicate_keys = False
     return yaml
 
 
+_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+
+
+def _problem(text: object) -> str:
+    """One line of a parser's message, each quoted part of it cut short (a message quotes
+    the offending token, which may be a whole line of someone's file)."""
+
+    def cut(match: re.Match[str]) -> str:
+        inner = match.group(1) if match.group(1) is not None else match.group(2)
+        if len(inner) <= QUOTE_LIMIT:
+            return match.group(0)
+        return quote(inner)
+
+    flat = _QUOTED.sub(cut, " ".join(str(text).split()))
+    return flat if len(flat) <= 4 * QUOTE_LIMIT else flat[: 4 * QUOTE_LIMIT] + "…"
+
+
 def parse_yaml(text: str, file: str) -> YamlDocument:
-    """Parse ``text``; syntax errors and duplicate keys become :class:`InputError`."""
+    """Parse ``text``; syntax errors, duplicate keys and nesting deeper than
+    :data:`clm_policy.yamldepth.MAX_DEPTH` become :class:`InputError` (check ``yaml-syntax``)."""
+    check_depth(text, file)
     try:
         root = _yaml().load(text)
     except RecursionError:
-        # ruamel's parser recurses once per nesting level; no policy nests deeply
+        # ruamel's parser recurses once per nesting level; check_depth stops that long before
         raise InputError(
             "YAML nested too deeply", Location(file, 1, 1), check="yaml-syntax"
+        ) from None
+    except _DuplicateKey as exc:
+        where = Location(file, exc.line, exc.col)
+        raise InputError(
+            f"duplicate key {quote(exc.key)} (first at line {exc.first_line})",
+            where,
+            check="yaml-syntax",
         ) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-        problem = " ".join(str(exc.problem or exc.context or "invalid YAML").split())
-        if isinstance(exc, DuplicateKeyError):
-            first = exc.context_mark
-            where = f" (first at line {first.line + 1})" if first is not None else ""
-            key = problem.split('"')[1] if problem.count('"') >= 2 else problem
-            raise InputError(
-                f"duplicate key '{key}'{where}", Location(file, line, col), check="yaml-syntax"
-            ) from None
+        problem = _problem(exc.problem or exc.context or "invalid YAML")
         if exc.context and exc.problem:
-            problem = f"{problem} ({' '.join(str(exc.context).split())})"
+            problem = f"{problem} ({_problem(exc.context)})"
         raise InputError(
             f"YAML syntax error: {problem}", Location(file, line, col), check="yaml-syntax"
         ) from None
+    except ReaderError as exc:  # a character YAML does not allow (a control character)
+        before = text[: exc.position]
+        where = Location(file, before.count("\n") + 1, exc.position - before.rfind("\n"))
+        char = chr(exc.character) if isinstance(exc.character, int) else exc.character
+        raise InputError(
+            f"YAML syntax error: {_problem(exc.reason)} ({char!r})", where, check="yaml-syntax"
+        ) from None
     except YAMLError as exc:
-        raise InputError(f"YAML error: {exc}", Location(file, 1, 1), check="yaml-syntax") from None
+        raise InputError(
+            f"YAML error: {_problem(exc)}", Location(file, 1, 1), check="yaml-syntax"
+        ) from None
     return YamlDocument(file=file, text=text, root=root)
 
 
-def load_yaml(path: Path, display: str | None = None) -> YamlDocument:
-    """Read and parse one YAML file. An empty file is an error: there is nothing to use."""
+def load_yaml(
+    path: Path, display: str | None = None, *, limit: int = POLICY_LIMIT, what: str = "policy"
+) -> YamlDocument:
+    """Read and parse one YAML file. An empty file is an error: there is nothing to use.
+
+    A file that cannot be read as text (too large, binary, not UTF-8, not a regular file) is
+    reported like a syntax error (check ``yaml-syntax``): nothing else can be checked in it.
+    """
     shown = display or str(path)
-    doc = parse_yaml(read_text(path, shown), shown)
+    try:
+        text = read_text(path, shown, limit=limit, what=what)
+    except InputError as exc:
+        raise InputError(exc.message, exc.location, check="yaml-syntax") from None
+    doc = parse_yaml(text, shown)
     if doc.root is None:
         raise InputError(
             "empty file: expected a YAML mapping", Location(shown, 1, 1), check="schema"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,56 @@ def test_policy_doc_lists_every_name() -> None:
     text = (REPO / "docs" / "policy.md").read_text()
     for name in [*STATE_NAMES, *PROFILE_NAMES]:
         assert f"| `{name}` |" in text, name
+
+
+def test_readme_explain_excerpt_is_current() -> None:
+    (block,) = [b for b in _blocks(REPO / "README.md", "text") if "rules, in order" in b]
+    command, *excerpt = block.rstrip("\n").split("\n")
+    assert command == "$ clm-policy decide --tokens 260000 --explain"
+    result = invoke("decide", "--tokens", "260000", "--explain")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    # each run of lines between "..." lines is in the output, in that order
+    runs: list[list[str]] = [[]]
+    for line in excerpt:
+        if line.strip() == "...":
+            runs.append([])
+        else:
+            runs[-1].append(line)
+    at = 0
+    for run in (r for r in runs if r):
+        found = next(i for i in range(at, len(lines)) if lines[i : i + len(run)] == run)
+        at = found + len(run)
+    # and it starts with the real first rule
+    header = lines.index("rules, in order (the first that holds decides):")
+    assert excerpt[excerpt.index(lines[header]) + 1] == lines[header + 1]
+
+
+def test_readme_team_policy_passes_strict_lint(tmp_path: Path) -> None:
+    (block,) = [b for b in _blocks(REPO / "README.md", "yaml") if "name: payments" in b]
+    (tmp_path / "payments.yaml").write_text(block)
+    result = invoke("lint", "--strict", str(tmp_path / "payments.yaml"))
+    assert (result.exit_code, result.stdout) == (0, "")
+
+
+def test_test_help_example_selects_cases(monkeypatch: pytest.MonkeyPatch) -> None:
+    help_text = invoke("test", "--help").stdout
+    (example,) = [
+        line.strip()
+        for line in help_text.splitlines()
+        if line.strip().startswith("clm-policy test") and " -k " in line
+    ]
+    monkeypatch.chdir(REPO)
+    result = invoke(*shlex.split(example)[1:])
+    assert result.exit_code == 0, result.stderr
+    passed = int(result.stdout.splitlines()[-1].split(" passed")[0])
+    assert passed >= 1
+
+
+def test_ci_doc_installs_from_a_place_that_exists() -> None:
+    text = (REPO / "docs" / "ci.md").read_text()
+    installs = re.findall(r'pip install ("[^"]+"|\.(?=[\s`]|$)|\S+)', text)
+    assert installs
+    for spec in installs:
+        # clm-policy is on no public index: a git URL, or a checkout
+        assert "git+" in spec or spec.strip() == ".", spec

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import click
 
 from clm_policy.cli.render import render_decision
-from clm_policy.errors import InputError, StateError
-from clm_policy.models.enums import SignalValue, TaskStatus
+from clm_policy.errors import InputError, StateError, quote
+from clm_policy.models.enums import MAX_COUNT, SignalValue, TaskStatus
 from clm_policy.policy.cache import load_policy_cached
 from clm_policy.policy.engine import Policy, StateLike
 
@@ -46,16 +47,22 @@ class _ShortcutState:
     profile: str | None = None
 
 
+def _not_a_number(name: str) -> str:
+    raise ValueError(name)  # NaN and Infinity are no JSON: the value is the text itself
+
+
 def parse_signal(text: str) -> tuple[str, SignalValue]:
     """``name=value``; the value is read as JSON when it is a number or true/false."""
     name, sep, raw = text.partition("=")
     if not sep or not name:
-        raise InputError(f"--signal expects NAME=VALUE, got '{text}'")
+        raise InputError(f"--signal expects NAME=VALUE, got {quote(text)}")
     value: SignalValue = raw
     try:
-        parsed = json.loads(raw)
-    except ValueError:
+        parsed = json.loads(raw, parse_constant=_not_a_number)
+    except ValueError:  # not JSON, or an integer of more digits than Python reads
         parsed = raw
+    if isinstance(parsed, float) and not math.isfinite(parsed):
+        raise InputError(f"--signal {name.strip()}: number out of range: {quote(raw)}")
     if isinstance(parsed, bool | int | float | str):
         value = parsed
     return name.strip(), value
@@ -86,26 +93,26 @@ def parse_signal(text: str) -> tuple[str, SignalValue]:
 @click.option(
     "--tokens",
     "-t",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_COUNT),
     metavar="N",
     help="Shortcut: a state whose context holds N tokens.",
 )
 @click.option(
     "--window",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_COUNT),
     metavar="N",
     help="With --tokens: the model's context window.",
 )
 @click.option(
     "--step",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_COUNT),
     default=0,
     show_default=True,
     help="With --tokens: steps taken in the session.",
 )
 @click.option(
     "--last-compact-step",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_COUNT),
     metavar="N",
     help="With --tokens: step of the last compaction (default: never).",
 )

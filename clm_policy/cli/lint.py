@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from clm_policy.cli.report_file import check_output, write_report
 from clm_policy.errors import InputError
 
 FORMATS = ["text", "json", "github", "sarif"]
@@ -67,6 +68,8 @@ def lint(
     from clm_policy.report import lint as formats
     from clm_policy.report.sarif import sarif
 
+    if output is not None:
+        check_output(output)
     targets = list(paths) or ["policies"]
     if not paths and not Path("policies").is_dir():
         raise InputError("no PATH given and no policies/ folder here")
@@ -78,7 +81,7 @@ def lint(
             report
         )
     if output is not None:
-        Path(output).write_text(rendered, encoding="utf-8")
+        write_report(output, rendered)
     else:
         click.echo(rendered, nl=False)
     if fmt == "text" or output is not None:

@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import click
 
-from clm_policy.errors import InputError, Location
+from clm_policy.cli.report_file import check_output, write_report
+from clm_policy.errors import InputError, quote
 
 FORMATS = ["text", "json", "junit"]
-
-
-def _write_atomic(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file, so a reader never sees half."""
-    target = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except OSError as exc:
-        raise InputError(f"cannot write the report: {exc.strerror}", Location(path)) from None
 
 
 @click.command("test")
@@ -80,7 +67,7 @@ def test(
     \b
     Examples:
       clm-policy test
-      clm-policy test policies/tests/default.test.yaml -k handoff -v
+      clm-policy test policies/tests/default.test.yaml -k phase -v
       clm-policy test --coverage --fail-under 100
       clm-policy test --format junit --output policy-tests.xml
 
@@ -91,12 +78,14 @@ def test(
     from clm_policy.tester.discover import discover
     from clm_policy.tester.runner import run_tests
 
+    if output is not None:
+        check_output(output)
     if not paths and not Path("policies").is_dir():
         raise InputError("no PATH given and no policies/ folder here")
     files = discover(list(paths) or ["policies"])
     report = run_tests(files, keyword)
     if keyword is not None and not report.results and report.deselected:
-        raise InputError(f"-k {keyword!r} matches none of the {report.deselected} cases")
+        raise InputError(f"-k {quote(keyword)} matches none of the {report.deselected} cases")
     show_coverage = coverage or fail_under is not None
     if fmt == "json":
         rendered = test_json.render(report, coverage=show_coverage, fail_under=fail_under)
@@ -107,7 +96,7 @@ def test(
             report, verbose=verbose, coverage=show_coverage, fail_under=fail_under
         )
     if output is not None:
-        _write_atomic(output, rendered)
+        write_report(output, rendered)
         lines = test_text.summary_lines(report)
         if fail_under is not None and report.coverage.below(fail_under):
             lines.insert(0, test_text.coverage_lines(report.coverage, fail_under)[-1])

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from clm_policy.errors import ClmError
+from clm_policy.errors import ClmError, Location
 from clm_policy.lint.problem import Problem
 from clm_policy.policy.engine import Policy
 from clm_policy.policy.load import ResolvedPolicy
 from clm_policy.yamlio import YamlDocument
+
+UNCLAIMED = "yaml-syntax"  # the check that reports loading errors no other check claims
 
 
 @dataclass
@@ -28,7 +30,15 @@ class LintContext:
     policy: Policy | None = None
 
     def loading_problems(self, check: str, level: str) -> Iterator[Problem]:
-        """The problems loading reported for ``check``."""
+        """The problems loading reported for ``check``.
+
+        An error no check claims (one without a ``check``) belongs to ``yaml-syntax``: a
+        problem nobody claims is still reported. One located at a file only (``file: no such
+        file``) is reported at its first line.
+        """
         for error in self.errors:
-            if error.check == check and error.location is not None:
-                yield Problem.at(error.location, check, level, error.message)
+            if error.check == check or (error.check is None and check == UNCLAIMED):
+                where = error.location or Location(self.file)
+                if where.line <= 0:
+                    where = Location(where.file, 1, 1)
+                yield Problem.at(where, check, level, error.message)

@@ -22,6 +22,7 @@ from clm_policy.lint.problem import ERROR, Problem
 from clm_policy.models.policy import PolicyFile
 from clm_policy.policy.compile import compile_policy
 from clm_policy.policy.load import load_resolved
+from clm_policy.textio import path_kind
 from clm_policy.validate import document_errors
 from clm_policy.yamlio import YamlDocument, load_yaml
 
@@ -64,15 +65,18 @@ def discover(paths: Sequence[str]) -> list[Path]:
     found: list[Path] = []
     for text in paths:
         path = Path(text)
-        if path.is_dir():
+        kind = path_kind(path)
+        if kind == "folder":
             inside = sorted(p for p in path.rglob("*") if p.is_file() and is_policy_file(p))
             if not inside:
                 raise InputError(f"no policy files (*.yaml, *.yml) under {text}")
             found.extend(inside)
-        elif path.is_file():
+        elif kind == "file":
             if path.name.endswith(TEST_SUFFIXES):
                 raise InputError(f"{text} is a policy test file: run `clm-policy test {text}`")
             found.append(path)
+        elif kind == "other":
+            raise InputError(f"not a regular file or a folder: {text}")
         else:
             raise InputError(f"no such file or directory: {text}")
     unique: dict[Path, Path] = {}

@@ -13,6 +13,7 @@ import ast
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from clm_policy.errors import shorten
 from clm_policy.policy.expr import OPERATORS
 from clm_policy.policy.names import NameInfo
 
@@ -28,6 +29,12 @@ SEQ: Kinds = frozenset({"seq"})
 NUMBER = frozenset({"int", "float"})
 
 _OPS = OPERATORS
+
+
+def _excerpt(node: ast.AST) -> str:
+    """The part of an expression a message shows, cut short (an expression may be long)."""
+    return shorten(ast.unparse(node))
+
 
 _RESULTS: Mapping[str, Kinds] = {
     "len": INT,
@@ -115,9 +122,7 @@ class Inferrer:
         if isinstance(node.op, ast.Not):
             return BOOL
         if "any" not in operand and not operand & NUMBER:
-            self.report(
-                Mismatch(node, f"unary minus/plus on {_show(operand)}: {ast.unparse(node)}")
-            )
+            self.report(Mismatch(node, f"unary minus/plus on {_show(operand)}: {_excerpt(node)}"))
             return ANY
         return operand & NUMBER or ANY
 
@@ -135,7 +140,7 @@ class Inferrer:
             allowed |= {("str", "number"), ("number", "str"), ("seq", "number"), ("number", "seq")}
         if not any((a, b) in allowed for a in lcat for b in rcat):
             self.report(
-                Mismatch(node, f"'{op}' on {_show(left)} and {_show(right)}: {ast.unparse(node)}")
+                Mismatch(node, f"'{op}' on {_show(left)} and {_show(right)}: {_excerpt(node)}")
             )
             return ANY
         if ("str" in lcat or "str" in rcat) and not isinstance(node.op, ast.Add | ast.Mult):
@@ -168,7 +173,7 @@ class Inferrer:
     ) -> None:
         if "any" in left or "any" in right or isinstance(op, ast.Is | ast.IsNot):
             return
-        text = f"{ast.unparse(lnode)} {_OPS.get(type(op), '?')} {ast.unparse(rnode)}"
+        text = shorten(f"{ast.unparse(lnode)} {_OPS.get(type(op), '?')} {ast.unparse(rnode)}")
         if isinstance(op, ast.In | ast.NotIn):
             if right - NONE == STR and not left & STR:
                 self.report(

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from clm_policy.errors import InputError
+from clm_policy.errors import InputError, quote
 from clm_policy.models.scenario import ScenarioFile
 from clm_policy.resources import _PACKAGE
+from clm_policy.textio import SCENARIO_LIMIT, path_kind
 from clm_policy.validate import validate_document
 from clm_policy.yamlio import load_yaml
 
@@ -22,11 +23,11 @@ def load_scenario(ref: str | Path) -> tuple[ScenarioFile, str]:
     text = str(ref)
     path = Path(text)
     shown = text
-    if not path.is_file() and "/" not in text and not text.endswith((".yaml", ".yml")):
+    if path_kind(path) != "file" and "/" not in text and not text.endswith((".yaml", ".yml")):
         path = BUNDLED / f"{text}.yaml"
         shown = f"<bundled>/scenarios/{text}.yaml"
-        if not path.is_file():
+        if path_kind(path) != "file":
             known = ", ".join(bundled_scenarios())
-            raise InputError(f"no bundled scenario named '{text}' (bundled: {known})")
-    doc = load_yaml(path, shown)
+            raise InputError(f"no bundled scenario named {quote(text)} (bundled: {known})")
+    doc = load_yaml(path, shown, limit=SCENARIO_LIMIT, what="scenario")
     return validate_document(doc, ScenarioFile, "scenario"), shown

@@ -9,6 +9,11 @@ from enum import StrEnum
 
 SignalValue = bool | int | float | str
 
+MAX_COUNT = 2**63 - 1
+"""The largest token count, step or window a state, scenario or policy may give (a signed
+64-bit integer): a context of more tokens than that is a mistake, and a ratio of such counts
+would overflow a float."""
+
 
 class Action(StrEnum):
     """What a policy can decide."""

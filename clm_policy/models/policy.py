@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from clm_policy.errors import quote
+from clm_policy.models.enums import MAX_COUNT
 from clm_policy.policy.names import signal_value_fits
 
 ID_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]*$"
@@ -20,7 +22,7 @@ SHARE_PATTERN = r"^(100|[1-9]?[0-9])(\.[0-9]+)?%$"
 Identifier = Annotated[str, StringConstraints(pattern=ID_PATTERN, max_length=64)]
 Share = Annotated[str, StringConstraints(pattern=SHARE_PATTERN)]
 Threshold = Annotated[
-    Annotated[int, Field(ge=0)] | Share,
+    Annotated[int, Field(ge=0, le=MAX_COUNT)] | Share,
     Field(description="tokens (an integer) or a share of the context window ('70%')"),
 ]
 ActionName = Literal["continue", "compact", "handoff"]
@@ -42,10 +44,10 @@ class ProfileSpec(BaseModel):
     hard_handoff: Threshold | None = Field(
         default=None, description="context size at which to hand off to a fresh session"
     )
-    min_steps_between_compacts: Annotated[int, Field(ge=0)] | None = None
+    min_steps_between_compacts: Annotated[int, Field(ge=0, le=MAX_COUNT)] | None = None
     prefer_handoff_on_phase: bool | None = None
-    retain_recent_messages: Annotated[int, Field(ge=0)] | None = None
-    context_window: Annotated[int, Field(gt=0)] | None = Field(
+    retain_recent_messages: Annotated[int, Field(ge=0, le=MAX_COUNT)] | None = None
+    context_window: Annotated[int, Field(gt=0, le=MAX_COUNT)] | None = Field(
         default=None, description="the context window this profile assumes, in tokens"
     )
 
@@ -62,7 +64,7 @@ class SignalSpec(BaseModel):
     @model_validator(mode="after")
     def _default_matches_type(self) -> SignalSpec:
         if not signal_value_fits(self.type, self.default):
-            raise ValueError(f"default {self.default!r} is not a {self.type}")
+            raise ValueError(f"default {quote(self.default)} is not a {self.type}")
         return self
 
 
@@ -114,7 +116,7 @@ class PolicyFile(BaseModel):
     default_profile: Identifier | None = None
     defaults: ProfileSpec | None = None
     profiles: dict[Identifier, ProfileSpec] = Field(default_factory=dict)
-    models: dict[str, Annotated[int, Field(gt=0)]] = Field(
+    models: dict[str, Annotated[int, Field(gt=0, le=MAX_COUNT)]] = Field(
         default_factory=dict,
         description="context window by model name (longest prefix of the state's model wins)",
     )

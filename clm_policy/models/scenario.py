@@ -10,9 +10,12 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from clm_policy.models.enums import TaskStatus
+from clm_policy.models.enums import MAX_COUNT, TaskStatus
 
 _STRICT = ConfigDict(extra="forbid", strict=True, defer_build=True)
+# what one step may add: with repeats and steps, the session's context and cumulative counts
+# stay far below a state's limit (MAX_COUNT)
+MAX_STEP_TOKENS = 10**9
 StatusName = Literal["running", "waiting", "phase_boundary", "completed", "failed", "blocked"]
 
 
@@ -24,12 +27,14 @@ class ScenarioStep(BaseModel):
     say: str = Field(description="the assistant's message")
     user: str | None = Field(default=None, description="a user message before it")
     tool: str | None = Field(default=None, description="a tool result after it")
-    tokens: Annotated[int, Field(ge=0)] | None = Field(
+    tokens: Annotated[int, Field(ge=0, le=MAX_STEP_TOKENS)] | None = Field(
         default=None, description="tokens the step adds to the context (default: chars/4)"
     )
-    tool_calls: Annotated[int, Field(ge=0)] = 0
+    tool_calls: Annotated[int, Field(ge=0, le=MAX_STEP_TOKENS)] = 0
     status: StatusName | None = Field(default=None, description="task status after the step")
-    signals: dict[str, bool | int | float | str] = Field(default_factory=dict)
+    signals: dict[str, bool | int | Annotated[float, Field(allow_inf_nan=False)] | str] = Field(
+        default_factory=dict
+    )
     changed: list[str] = Field(default_factory=list, description="artifacts changed")
     commands: list[str] = Field(default_factory=list, description="'command: result' lines")
     verified: list[str] = Field(default_factory=list)
@@ -57,9 +62,9 @@ class ScenarioFile(BaseModel):
     goal: str = Field(min_length=1)
     session: str = Field(default="sim", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,100}$")
     profile: str | None = None
-    context_window: Annotated[int, Field(gt=0)] | None = None
+    context_window: Annotated[int, Field(gt=0, le=MAX_COUNT)] | None = None
     model: str | None = None
-    system_prompt_tokens: Annotated[int, Field(ge=0)] = 0
+    system_prompt_tokens: Annotated[int, Field(ge=0, le=MAX_STEP_TOKENS)] = 0
     report_usage: bool = Field(
         default=True,
         description="the agent reports provider usage; false: the monitor estimates (chars/4)",

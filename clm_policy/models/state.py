@@ -6,11 +6,15 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from clm_policy.models.enums import MessageRole, SignalValue, TaskStatus
+from clm_policy.models.enums import MAX_COUNT, MessageRole, TaskStatus
 
 _MODEL = ConfigDict(extra="forbid", defer_build=True)
+# a signal's value: NaN and infinities are no JSON, so a state holding one could not be written
+StateSignal = bool | int | Annotated[float, Field(allow_inf_nan=False)] | str
 
 
 class Message(BaseModel):
@@ -22,7 +26,10 @@ class Message(BaseModel):
     content: str
     name: str | None = None
     tokens: int | None = Field(
-        default=None, ge=0, description="the message's size in tokens, when known (else chars/4)"
+        default=None,
+        ge=0,
+        le=MAX_COUNT,
+        description="the message's size in tokens, when known (else chars/4)",
     )
 
 
@@ -51,12 +58,15 @@ class TokenSnapshot(BaseModel):
 
     model_config = _MODEL
 
-    context_tokens: int = Field(default=0, ge=0)
-    input_tokens: int = Field(default=0, ge=0)
-    output_tokens: int = Field(default=0, ge=0)
-    total_tokens: int = Field(default=0, ge=0)
+    context_tokens: int = Field(default=0, ge=0, le=MAX_COUNT)
+    input_tokens: int = Field(default=0, ge=0, le=MAX_COUNT)
+    output_tokens: int = Field(default=0, ge=0, le=MAX_COUNT)
+    total_tokens: int = Field(default=0, ge=0, le=MAX_COUNT)
     context_window: int | None = Field(
-        default=None, gt=0, description="the model's context window in tokens, when known"
+        default=None,
+        gt=0,
+        le=MAX_COUNT,
+        description="the model's context window in tokens, when known",
     )
     model: str | None = Field(default=None, description="the model that produced the figures")
     estimated: bool = Field(
@@ -72,21 +82,26 @@ class SessionState(BaseModel):
     session_id: str = Field(min_length=1)
     goal: str = ""
     status: TaskStatus = TaskStatus.RUNNING
-    step_index: int = Field(default=0, ge=0, description="steps taken in this session")
-    last_compact_step: int | None = Field(
-        default=None, ge=0, description="step_index of the last compaction; null if never"
+    step_index: int = Field(
+        default=0, ge=0, le=MAX_COUNT, description="steps taken in this session"
     )
-    compact_count: int = Field(default=0, ge=0)
+    last_compact_step: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_COUNT,
+        description="step_index of the last compaction; null if never",
+    )
+    compact_count: int = Field(default=0, ge=0, le=MAX_COUNT)
     profile: str | None = Field(
         default=None, description="task profile to decide under, unless the caller names one"
     )
     tokens: TokenSnapshot = Field(default_factory=TokenSnapshot)
-    signals: dict[str, SignalValue] = Field(
+    signals: dict[str, StateSignal] = Field(
         default_factory=dict,
         description="facts only an integration knows, declared by the policy (name -> value)",
     )
     messages: list[Message] = Field(default_factory=list)
-    human_interventions: int = Field(default=0, ge=0)
+    human_interventions: int = Field(default=0, ge=0, le=MAX_COUNT)
     constraints: list[str] = Field(default_factory=list)
     decisions: list[str] = Field(default_factory=list)
     changed_artifacts: list[str] = Field(default_factory=list)

@@ -15,7 +15,7 @@ from enum import StrEnum
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from clm_policy.errors import EvaluationError, Location, StateError
+from clm_policy.errors import EvaluationError, Location, StateError, quote
 from clm_policy.models.enums import Action
 from clm_policy.policy.expr import CompiledExpression, SandboxPool
 from clm_policy.policy.names import signal_value_fits, suggest
@@ -358,7 +358,7 @@ class Policy:
         except KeyError:
             known = ", ".join(self.profiles)
             raise StateError(
-                f"unknown profile '{chosen}'{suggest(chosen, self.profiles)} "
+                f"unknown profile {quote(chosen)}{suggest(chosen, self.profiles)} "
                 f"(policy {self.name} has: {known})"
             ) from None
 
@@ -429,13 +429,13 @@ class Policy:
             if signal is None:
                 declared = ", ".join(self.signals) or "none"
                 raise StateError(
-                    f"signal '{sname}' is not declared by policy {self.name}"
+                    f"signal {quote(sname)} is not declared by policy {self.name}"
                     f"{suggest(sname, self.signals)} (declared: {declared})",
                     path=("signals", sname),
                 )
             if not signal_value_fits(signal.type, value):
                 raise StateError(
-                    f"signal '{sname}' must be a {signal.type}, got {value!r}",
+                    f"signal '{sname}' must be a {signal.type}, got {quote(value)}",
                     path=("signals", sname),
                 )
             names[f"signals.{sname}"] = value

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clm_policy.errors import Location, PolicyError, Sink
+from clm_policy.errors import Location, PolicyError, Sink, shorten
 from clm_policy.models.policy import GuardSpec, PolicyFile, RuleSpec
 from clm_policy.policy.sources import resolve_source
+from clm_policy.textio import path_kind
 from clm_policy.validate import validate_document
 from clm_policy.yamlio import PathKey, YamlDocument, load_yaml
 
@@ -129,8 +130,10 @@ def _load_chain(
     if parent_path.resolve() in [*seen, key]:
         cycle = " -> ".join(str(p.name) for p in [*seen, key, parent_path.resolve()])
         raise PolicyError(f"extends cycle: {cycle}", where, check="extends")
-    if not parent_path.is_file():
-        raise PolicyError(f"extends target not found: {spec.extends}", where, check="extends")
+    if path_kind(parent_path) != "file":
+        raise PolicyError(
+            f"extends target not found: {shorten(spec.extends)}", where, check="extends"
+        )
     return [*_load_chain(parent_path, parent_shown, [*seen, key], read), (key, doc, spec)]
 
 
@@ -138,7 +141,10 @@ def resolve_source_at(ref: str, base: Path, where: Location) -> tuple[Path, str]
     try:
         return resolve_source(ref, base)
     except PolicyError as exc:
-        raise PolicyError(exc.message, where, check="extends") from None
+        message = exc.message
+        if exc.location is not None:  # the target is there but cannot be a policy
+            message = f"extends target {exc.location.file}: {message}"
+        raise PolicyError(message, where, check="extends") from None
 
 
 def _merge(res: ResolvedPolicy, doc: YamlDocument, spec: PolicyFile, sink: Sink) -> None:

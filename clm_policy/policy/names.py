@@ -66,8 +66,13 @@ def known_names(signal_types: Mapping[str, str]) -> dict[str, NameInfo]:
     return names
 
 
+_LONGEST_GUESS = 200
+
+
 def suggest(name: str, candidates: Iterable[str]) -> str:
     """A ``; did you mean 'x'?`` suffix, or an empty string when nothing is close."""
+    if len(name) > _LONGEST_GUESS:
+        return ""  # no name is that long; difflib would only take its time to say so
     pool = list(candidates)
     close = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
     if not close and "." in name:

@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from clm_policy.errors import InputError, Location
+from clm_policy.errors import InputError, Location, quote
 from clm_policy.models.policy_test import GivenState, PolicyTestCase, PolicyTestFile
 from clm_policy.tester.fastload import NodeDocument, load_fast
-from clm_policy.validate import located_errors
+from clm_policy.validate import kind_of, located_errors
 from clm_policy.yamlio import PathKey
 
 
@@ -50,9 +50,10 @@ def load_suite(path: Path, display: str | None = None) -> SuiteFile:
     """Read and validate the test file at ``path``; raise InputError if it cannot be used."""
     doc = load_fast(path, display)
     if not isinstance(doc.root, dict):
-        got = "a list" if isinstance(doc.root, list) else repr(doc.root)
+        # the kind only, never the text: this may be any file at all
         raise InputError(
-            f"expected a mapping at the top of the test file, got {got}", doc.location([])
+            f"expected a mapping at the top of the test file, got {kind_of(doc.root)}",
+            doc.location([]),
         )
     spec, given_errors = _validate(doc)
     first: dict[str, int] = {}
@@ -60,7 +61,7 @@ def load_suite(path: Path, display: str | None = None) -> SuiteFile:
         if case.name in first:
             line = doc.location(("cases", first[case.name], "name")).line
             raise InputError(
-                f"duplicate case name '{case.name}' (first at line {line})",
+                f"duplicate case name {quote(case.name)} (first at line {line})",
                 doc.location(("cases", i, "name")),
             )
         first[case.name] = i
@@ -108,9 +109,9 @@ def _validate(doc: NodeDocument) -> tuple[PolicyTestFile, dict[int, InputError]]
 def _given_error(doc: NodeDocument, index: int) -> InputError:
     sub = doc.sub(("cases", index, "given"))
     if not isinstance(sub.root, dict):
-        got = "a list" if isinstance(sub.root, list) else repr(sub.root)
         return InputError(
-            f"given: expected a mapping (a SessionState), got {got}", sub.location([])
+            f"given: expected a mapping (a SessionState), got {kind_of(sub.root)}",
+            sub.location([]),
         )
     try:
         GivenState.model_validate_json(json.dumps(sub.root), strict=True)

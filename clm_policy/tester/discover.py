@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from clm_policy.errors import InputError, Location
+from clm_policy.textio import path_kind
 
 TEST_SUFFIXES = (".test.yaml", ".test.yml")
 
@@ -34,17 +35,20 @@ def discover(paths: Sequence[str]) -> list[tuple[Path, str]]:
     seen: set[Path] = set()
     for text in paths:
         given = Path(text)
-        if given.is_dir():
+        kind = path_kind(given)
+        if kind == "folder":
             files = _walk(given)
             if not files:
                 raise InputError(f"no test files (*.test.yaml, *.test.yml) under {text}")
-        elif given.is_file():
+        elif kind == "file":
             if not is_test_file(given):
                 raise InputError(
                     "not a policy test file (its name must end in .test.yaml or .test.yml)",
                     Location(text),
                 )
             files = [given]
+        elif kind == "other":
+            raise InputError("not a regular file or a folder", Location(text))
         else:
             raise InputError("no such file or directory", Location(text))
         for path in files:

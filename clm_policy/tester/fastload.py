@@ -22,7 +22,7 @@ from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from clm_policy.errors import InputError, Location
+from clm_policy.errors import InputError, Location, quote
 from clm_policy.tester.yamlnodes import (
     CORE,
     MAP,
@@ -34,7 +34,7 @@ from clm_policy.tester.yamlnodes import (
     node_location,
     paused_gc,
 )
-from clm_policy.textio import read_text
+from clm_policy.textio import TEST_FILE_LIMIT, read_text
 from clm_policy.yamlio import MAX_NODES, PathKey, YamlDocument
 
 
@@ -64,7 +64,7 @@ class _Builder:
         if node.ctag is not (SEQ if isinstance(node, SequenceNode) else MAP):
             expected = "seq" if isinstance(node, SequenceNode) else "map"
             if str(node.ctag) != CORE + expected:
-                raise InputError(f"unsupported YAML tag '{node.ctag}'", self.at(node))
+                raise InputError(f"unsupported YAML tag {quote(str(node.ctag))}", self.at(node))
         self.active.add(id(node))
         try:
             if isinstance(node, SequenceNode):
@@ -88,12 +88,12 @@ class _Builder:
             key = self.scalar(key_node)
             if not isinstance(key, str):
                 raise InputError(
-                    f"a key must be a string, got {key_node.value!r}",
+                    f"a key must be a string, got {quote(key_node.value)}",
                     self.at(key_node),
                 )
             if key in out:
                 raise InputError(
-                    f"duplicate key '{key}' (first at line {first_line[key]})",
+                    f"duplicate key {quote(key)} (first at line {first_line[key]})",
                     self.at(key_node),
                 )
             first_line[key] = key_node.start_mark.line + 1
@@ -111,7 +111,7 @@ class _Builder:
             return value
         name = str(tag)
         if not name.startswith(CORE):
-            raise InputError(f"unsupported YAML tag '{name}'", self.at(node))
+            raise InputError(f"unsupported YAML tag {quote(name)}", self.at(node))
         kind = name.removeprefix(CORE)
         try:
             if kind in ("str", "timestamp"):
@@ -126,7 +126,7 @@ class _Builder:
                 return _float(value)
         except ValueError:
             pass
-        raise InputError(f"cannot read {value!r} as a YAML {kind}", self.at(node))
+        raise InputError(f"cannot read {quote(value)} as a YAML {kind}", self.at(node))
 
 
 def _int(text: str) -> int:
@@ -219,7 +219,7 @@ def parse_fast(text: str, file: str) -> NodeDocument:
 def load_fast(path: Path, display: str | None = None) -> NodeDocument:
     """Read and parse one YAML file with :func:`parse_fast`; an empty file is an error."""
     shown = display or str(path)
-    doc = parse_fast(read_text(path, shown), shown)
+    doc = parse_fast(read_text(path, shown, limit=TEST_FILE_LIMIT, what="policy test"), shown)
     if doc.root is None:
         raise InputError("empty file: expected a YAML mapping", Location(shown, 1, 1))
     return doc

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from clm_policy.errors import ClmError, EvaluationError, InputError, Location, StateError
+from clm_policy.errors import ClmError, EvaluationError, InputError, Location, StateError, quote
 from clm_policy.models.policy_test import Expectation
 from clm_policy.policy.cache import load_policy_cached
 from clm_policy.policy.engine import Outcome, Policy
@@ -79,7 +79,7 @@ class Runner:
         subject = self._subject(suite)
         if isinstance(subject, ClmError):
             where = suite.locate(("policy",))
-            message = f"cannot load policy '{suite.spec.policy}': {subject}"
+            message = f"cannot load policy {quote(suite.spec.policy)}: {subject}"
             return [
                 CaseResult(
                     suite.file, c.where.line, c.spec.name, Verdict.ERROR, None, message, where
@@ -193,7 +193,7 @@ def _unknown_name(suite: SuiteFile, case: Case, subject: _Subject) -> tuple[str,
             if name not in policy.profiles:
                 known = ", ".join(policy.profiles)
                 return (
-                    f"unknown profile '{name}'{suggest(name, policy.profiles)} "
+                    f"unknown profile {quote(name)}{suggest(name, policy.profiles)} "
                     f"(policy {policy.name} has: {known})",
                     suite.locate(path),
                 )

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from clm_policy.errors import shorten
 from clm_policy.lint.context import LintContext
 from clm_policy.lint.problem import ERROR, Problem
 from clm_policy.lint.types import check_expression
@@ -58,7 +59,7 @@ def check(ctx: LintContext) -> Iterator[Problem]:
                 expr.location,
                 ID,
                 LEVEL,
-                f"condition gives {shown}, not true or false: {expr.text}",
+                f"condition gives {shown}, not true or false: {shorten(expr.text)}",
             )
     templates: list[Template | None] = [r.because for r in policy.rules]
     templates += [g.message for guards in policy.guards.values() for g in guards]

@@ -1,6 +1,8 @@
 """The file must be well-formed YAML, without duplicate keys.
 
 Reported where the parser stopped. Nothing else can be checked in a file that does not parse.
+A file that cannot be read as a policy is reported here too: larger than 1 MiB, binary (a NUL
+byte), not UTF-8, or nested more than 64 levels deep.
 
 Passes::
 
