@@ -9,19 +9,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from clm_policy.errors import (
-    ClmError,
-    EvaluationError,
-    ExpressionError,
-    InputError,
-    Location,
-    PolicyError,
-    StateError,
-)
-
+# Nothing is imported here at run time: the command line installs its Ctrl-C handler right
+# after this package is imported (clm_policy.cli.entry), and every public name loads on first
+# use. `TYPE_CHECKING` is spelt out so that not even `typing` is imported.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
+    from clm_policy.errors import (
+        ClmError,
+        EvaluationError,
+        ExpressionError,
+        InputError,
+        Location,
+        PolicyError,
+        StateError,
+    )
     from clm_policy.models.decision import Decision, Explanation, GuardFinding
     from clm_policy.models.enums import Action, MessageRole, TaskStatus
     from clm_policy.models.state import AgentStepResult, Message, SessionState, TokenSnapshot
@@ -33,6 +36,13 @@ __version__ = "0.1.0"
 # Loaded on first use: pydantic, the YAML parser and the policy compiler cost start-up time,
 # and the command line's one-shot decide on a cached policy needs none of them.
 _LAZY = {
+    "ClmError": "clm_policy.errors",
+    "EvaluationError": "clm_policy.errors",
+    "ExpressionError": "clm_policy.errors",
+    "InputError": "clm_policy.errors",
+    "Location": "clm_policy.errors",
+    "PolicyError": "clm_policy.errors",
+    "StateError": "clm_policy.errors",
     "Action": "clm_policy.models.enums",
     "MessageRole": "clm_policy.models.enums",
     "TaskStatus": "clm_policy.models.enums",

@@ -148,7 +148,7 @@ def test_topic_linked_outside_never_reaches_a_seed(
     nothing_leaked(memory, result.stdout, result.stderr)
     with MemoryRepo(memory) as repo:
         store = GitMemoryStore(repo)
-        with pytest.raises(confine.ConfinementError, match="read topics/x.md"):
+        with pytest.raises(confine.ConfinementError, match=r"read topics/x\.md"):
             store.read("x")
         # git grep does not look into links: the topic is never found, so never read
         assert store.search("outside") == []
@@ -158,7 +158,7 @@ def test_topic_linked_outside_never_reaches_a_seed(
 def test_index_linked_outside_is_neither_read_nor_written(memory: Path, outside: Path) -> None:
     commit_link(memory, "MEMORY.md", outside / "x.md")
     before = fingerprint(outside)
-    with MemoryRepo(memory) as repo, pytest.raises(confine.ConfinementError, match="MEMORY.md"):
+    with MemoryRepo(memory) as repo, pytest.raises(confine.ConfinementError, match=r"MEMORY\.md"):
         GitMemoryStore(repo).write("notes", "hello")
     assert fingerprint(outside) == before
 

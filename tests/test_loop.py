@@ -80,7 +80,14 @@ def test_demo_as_a_process(tmp_path: Path) -> None:
     log = json.loads(
         invoke("log", "--memory", str(tmp_path / "clm-memory"), "--format", "json").stdout
     )
-    assert [e["event"] for e in log] == ["session", "handoff", "compact", "compact", "start", "init"]
+    assert [e["event"] for e in log] == [
+        "session",
+        "handoff",
+        "compact",
+        "compact",
+        "start",
+        "init",
+    ]
     again = run_process("run", cwd=tmp_path)  # an existing memory repository is reused
     assert "into the memory repository clm-memory" in again.stdout
 

@@ -39,7 +39,7 @@ from clm_policy.policy.expr import (
 from clm_policy.policy.names import known_names
 from clm_policy.policy.template import compile_template
 
-from conftest import invoke, run_process
+from conftest import CliResult, invoke, run_process
 
 FILE = "policy.yaml"
 LINE, COL = 7, 11  # where the expression text starts in FILE
@@ -1110,6 +1110,18 @@ def policy(when: str, because: str | None = None) -> str:
     return text
 
 
+def error_output(result: CliResult, extra: list[str]) -> str:
+    """The error as one text line: from stderr, or (with --format json) the JSON object that
+    replaces it on stdout."""
+    if "json" not in extra:
+        assert result.stdout == ""
+        return result.stderr
+    assert result.stderr == ""
+    error = json.loads(result.stdout)["error"]
+    assert error["code"] == 2
+    return f"{error['file']}:{error['line']}:{error['col']}: {error['message']}\n"
+
+
 def assert_one_error_line(stderr: str, prefix: str, message: str) -> None:
     assert "Traceback" not in stderr
     lines = stderr.splitlines()
@@ -1154,9 +1166,8 @@ def test_cli_refuses_at_load(
     path = write("policy.yaml", policy(when))
     result = invoke("decide", "-p", str(path), "--tokens", "150", *extra)
     assert result.exit_code == 2
-    assert result.stdout == ""
     col = WHEN_COL + (when.index(at) if isinstance(at, str) else at)
-    assert_one_error_line(result.stderr, f"{path}:{WHEN_LINE}:{col}: ", message)
+    assert_one_error_line(error_output(result, extra), f"{path}:{WHEN_LINE}:{col}: ", message)
 
 
 @pytest.mark.parametrize(
@@ -1186,8 +1197,7 @@ def test_cli_refuses_at_evaluation(
     path = write("policy.yaml", policy(when))
     result = invoke("decide", "-p", str(path), "--tokens", "150", *extra)
     assert result.exit_code == 2
-    assert result.stdout == ""
-    assert_one_error_line(result.stderr, f"{path}:{WHEN_LINE}:{WHEN_COL}: ", message)
+    assert_one_error_line(error_output(result, extra), f"{path}:{WHEN_LINE}:{WHEN_COL}: ", message)
 
 
 def test_cli_refuses_a_message_placeholder(write: Callable[[str, str], Path]) -> None:

@@ -15,8 +15,11 @@ smaller is stopped (``stopped_reason: compaction_loop``) instead of spinning.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from clm_policy.lifecycle.estimate import estimate_message_tokens
@@ -135,6 +138,7 @@ class OuterControlLoop:
         self.decide_first = decide_first
         self.record = record or {}
         self.pending: Outcome | None = None
+        self._in_a_row = 0  # compactions on consecutive steps
         self._logs: dict[str, list[dict[str, Any]]] = {}
 
     # -- the loop -----------------------------------------------------------------------------
@@ -149,25 +153,20 @@ class OuterControlLoop:
         try:
             return self._run()
         except KeyboardInterrupt:
-            self._finish("interrupted")
+            with uninterrupted():
+                self._finish("interrupted")
             raise
 
     def _run(self) -> LoopResult:
         result = LoopResult(final_state=self.session.state, sessions=[self.state.session_id])
-        in_a_row = 0
         step_first = not self.decide_first
-        while True:
-            if self.max_steps is not None and result.steps >= self.max_steps:
-                result.stopped_reason = "max_steps"
-                break
-            if self.state.status in (TaskStatus.COMPLETED, TaskStatus.FAILED):
-                result.stopped_reason = self.state.status.value
-                break
+        while not self._stops(result):
             if step_first:
-                step = self.session.step()
-                result.steps += 1
-                self.state.tokens = self.monitor.update(self.state, step)
-                self._log("metrics", self.monitor.metrics(self.state, step))
+                with uninterrupted():  # the agent's step and the state it changes stay together
+                    step = self.session.step()
+                    result.steps += 1
+                    self.state.tokens = self.monitor.update(self.state, step)
+                    self._log("metrics", self.monitor.metrics(self.state, step))
             step_first = True  # a resumed run decides once on the persisted state, first
             decision = self.policy.outcome(self.state, self.profile)
             if decision.action in self.policy.confirm:
@@ -179,52 +178,63 @@ class OuterControlLoop:
                 self.state.human_interventions += 1
                 if not answer:
                     decision = _rejected(decision)
-            result.decisions.append(decision)
-            self._log(
-                "decisions",
-                {
-                    "session": self.state.session_id,
-                    "step": self.state.step_index,
-                    **decision.as_dict(),
-                },
-            )
-            entry = TimelineEntry(
-                self.state.session_id,
-                self.state.step_index,
-                self.state.tokens.context_tokens,
-                decision.action.value,
-                decision.trigger,
-                decision.rationale,
-            )
-            if decision.action is Action.COMPACT:
-                in_a_row = in_a_row + 1 if self.state.step_index - 1 == self._last_compact else 1
-                if in_a_row > MAX_COMPACTIONS_IN_A_ROW:
-                    result.timeline.append(entry)
-                    result.stopped_reason = "compaction_loop"
-                    self.listener("stopped", {"reason": "compaction_loop", "entry": entry})
+            with uninterrupted():  # a commit and the state it records stay together
+                if not self._carry_out(decision, result):
                     break
-                done = self._compact(decision)
-                result.compactions.append(done)
-                entry = TimelineEntry(**{**entry.__dict__, "commit": done.commit})
-            elif decision.action is Action.HANDOFF:
-                handed = self._handoff(decision)
-                result.handoffs.append(handed)
-                result.timeline.append(TimelineEntry(**{**entry.__dict__, "commit": handed.commit}))
-                self.listener("handoff", {"entry": result.timeline[-1], "outcome": handed})
-                if not self.continue_after_handoff:
-                    result.stopped_reason = "handoff"
-                    result.final_state = self.state
-                    self._finish("handoff")
-                    return result
-                self._start_next_session(handed)
-                result.sessions.append(self.state.session_id)
-                record_session_start(self.repo, self.state, record=self._record(None))
-                continue
-            result.timeline.append(entry)
-            self.listener(decision.action.value, {"entry": entry})
-        self._finish(result.stopped_reason)
+        with uninterrupted():
+            self._finish(result.stopped_reason)
         result.final_state = self.state
         return result
+
+    def _stops(self, result: LoopResult) -> bool:
+        if self.max_steps is not None and result.steps >= self.max_steps:
+            result.stopped_reason = "max_steps"
+        elif self.state.status in (TaskStatus.COMPLETED, TaskStatus.FAILED):
+            result.stopped_reason = self.state.status.value
+        return bool(result.stopped_reason)
+
+    def _carry_out(self, decision: Outcome, result: LoopResult) -> bool:
+        """Record ``decision`` and do what it says; False when the run stops here."""
+        result.decisions.append(decision)
+        self._log(
+            "decisions",
+            {"session": self.state.session_id, "step": self.state.step_index, **decision.as_dict()},
+        )
+        entry = TimelineEntry(
+            self.state.session_id,
+            self.state.step_index,
+            self.state.tokens.context_tokens,
+            decision.action.value,
+            decision.trigger,
+            decision.rationale,
+        )
+        if decision.action is Action.COMPACT:
+            follows = self.state.step_index - 1 == self._last_compact
+            self._in_a_row = self._in_a_row + 1 if follows else 1
+            if self._in_a_row > MAX_COMPACTIONS_IN_A_ROW:
+                result.timeline.append(entry)
+                result.stopped_reason = "compaction_loop"
+                self.listener("stopped", {"reason": "compaction_loop", "entry": entry})
+                return False
+            done = self._compact(decision)
+            result.compactions.append(done)
+            entry = replace(entry, commit=done.commit)
+        elif decision.action is Action.HANDOFF:
+            handed = self._handoff(decision)
+            result.handoffs.append(handed)
+            entry = replace(entry, commit=handed.commit)
+            result.timeline.append(entry)
+            self.listener("handoff", {"entry": entry, "outcome": handed})
+            if not self.continue_after_handoff:
+                result.stopped_reason = "handoff"
+                return False
+            self._start_next_session(handed)
+            result.sessions.append(self.state.session_id)
+            record_session_start(self.repo, self.state, record=self._record(None))
+            return True
+        result.timeline.append(entry)
+        self.listener(decision.action.value, {"entry": entry})
+        return True
 
     @property
     def state(self) -> SessionState:
@@ -328,10 +338,26 @@ class OuterControlLoop:
         )
 
 
+@contextmanager
+def uninterrupted() -> Iterator[None]:
+    """Hold Ctrl-C until the block is done: it then raises ``KeyboardInterrupt`` as usual.
+
+    SIGINT is blocked for the block (and the git processes it starts, which inherit the mask),
+    so a step and the state it changes, or a commit and the state it records, are never torn
+    apart by an interrupt. Only the main thread can receive SIGINT; elsewhere this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def _rejected(decision: Outcome) -> Outcome:
     """``decision`` turned down by a person: continue, saying so."""
-    from dataclasses import replace
-
     return replace(
         decision,
         action=Action.CONTINUE,

@@ -94,9 +94,9 @@ def plan_run(
             free = _free_session_id(memory, session_id)
             taken, session_id = (session_id, free) if free != session_id else (None, session_id)
         state, played = first_state(spec, session_id, profile_name), 0
-    record = {
-        "scenario": scenario_ref,
-        "policy": policy_ref or "default",
+    record = {  # files as absolute paths: a resume may run from another folder
+        "scenario": _where(scenario_ref),
+        "policy": _where(policy_ref or "default"),
         "profile": profile_name,
         "soft_compact": soft_compact,
         "hard_handoff": hard_handoff,
@@ -172,6 +172,12 @@ def _free_session_id(memory: str | Path, wanted: str) -> str:
         number += 1
         candidate = check_session(f"{wanted[:120]}.{number}")
     return candidate
+
+
+def _where(ref: str) -> str:
+    """A file named by ``ref`` as an absolute path; a bundled name as it is."""
+    path = Path(ref)
+    return str(path.resolve()) if path.is_file() else ref
 
 
 def _str(value: object) -> str | None:

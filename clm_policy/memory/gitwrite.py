@@ -157,6 +157,8 @@ class MemoryRepo:
     def _execute(
         self, args: list[str], env: Mapping[str, str] | None = None
     ) -> tuple[int, str, str]:
+        if any("\x00" in arg for arg in args):
+            raise InputError("a value with a NUL byte cannot be passed to git")
         status, out, err = self._repo.git.execute(
             ["git", *SAFE_CONFIG, *args],
             with_extended_output=True,

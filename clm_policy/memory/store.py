@@ -110,6 +110,7 @@ class GitMemoryStore:
 
     def search(self, query: str, *, limit: int = 10) -> list[MemoryEntry]:
         """Topics whose text contains ``query`` (case-insensitive), best first: most hits."""
+        query = query.replace("\x00", "")  # a process argument cannot hold a NUL byte
         if not query.strip():
             return []
         out = self.repo.git(

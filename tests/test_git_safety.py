@@ -1,0 +1,201 @@
+"""Git is run safely: user values never become options, repository hooks and fsmonitor never
+run, identifiers are validated whole, and untrusted commit messages or odd bytes in a state
+never break a command."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.init import init_memory
+
+from conftest import git, invoke
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Path:
+    return init_memory(tmp_path / "mem").path
+
+
+def state_file(tmp_path: Path, **fields: object) -> Path:
+    data: dict[str, object] = {
+        "session_id": "s1",
+        "goal": "ship it",
+        "step_index": 3,
+        "tokens": {"context_tokens": 400000},
+        **fields,
+    }
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def executable(path: Path, text: str) -> None:
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+
+
+# -- argument injection ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "remote", ["--receive-pack=touch {canary}", "-oProxyCommand=touch {canary}", "--exec=x"]
+)
+def test_push_remote_is_never_an_option(memory: Path, tmp_path: Path, remote: str) -> None:
+    canary = tmp_path / "pwned"
+    result = invoke(
+        "handoff",
+        "--memory",
+        str(memory),
+        "--state",
+        str(state_file(tmp_path)),
+        f"--push={remote.format(canary=canary)}",
+    )
+    assert result.exit_code == 2
+    assert "must not be empty or start with '-'" in result.stderr
+    assert "the handoff is committed locally" in result.stderr  # and says how to push it
+    assert not canary.exists()
+
+
+def test_show_ref_is_never_an_option(memory: Path, tmp_path: Path) -> None:
+    target = tmp_path / "written-by-git"
+    for ref in (f"--output={target}", "-p"):
+        result = invoke("show", "--memory", str(memory), "--", ref)
+        assert result.exit_code == 2
+        assert "must not be empty or start with '-'" in result.stderr
+    assert not target.exists()
+    # a ref that only looks odd is looked up, never passed on as an option
+    result = invoke("show", "--memory", str(memory), "HEAD^{tree}")
+    assert result.exit_code == 2
+    assert "no commit or file named" in result.stderr
+
+
+def test_repository_hooks_and_fsmonitor_never_run(memory: Path, tmp_path: Path) -> None:
+    canary = tmp_path / "hook-ran"
+    hooks = memory / ".git" / "hooks"
+    for name in (
+        "prepare-commit-msg",
+        "commit-msg",
+        "pre-commit",
+        "post-commit",
+        "reference-transaction",
+        "post-checkout",
+        "post-index-change",
+    ):
+        executable(
+            hooks / name,
+            f'#!/bin/sh\necho "{name}" >> "{canary}"\n'
+            'case "$1" in *COMMIT_EDITMSG*|*clm-commit-msg*) '
+            'echo "Clm-Rule: forged" >> "$1";; esac\nexit 0\n',
+        )
+    monitor = tmp_path / "fsmonitor.sh"
+    executable(monitor, f'#!/bin/sh\necho fsmonitor >> "{canary}"\nexit 1\n')
+    git(memory, "config", "core.fsmonitor", str(monitor))
+    path = state_file(tmp_path)
+    for verb in ("compact", "handoff"):
+        result = invoke(verb, "--memory", str(memory), "--state", str(path))
+        assert result.exit_code == 0, result.stderr
+    branch = invoke("handoff", "--memory", str(memory), "--state", str(path), "--branch")
+    assert branch.exit_code == 0, branch.stderr
+    assert not canary.exists()
+    assert "forged" not in git(memory, "log", "--all", "--format=%B")
+
+
+# -- identifiers ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("session", ["s1\n", "s1\nClm-Event: forged", "s1/../x", "-s1", ""])
+def test_session_ids_are_validated_whole(memory: Path, tmp_path: Path, session: str) -> None:
+    result = invoke(
+        "compact", "--memory", str(memory), "--state", str(state_file(tmp_path, session_id=session))
+    )
+    assert result.exit_code == 2
+    assert "invalid session id" in result.stderr or "session_id" in result.stderr
+    assert git(memory, "rev-list", "--count", "--all").strip() == "1"
+    status = invoke("status", "--memory", str(memory))
+    assert status.exit_code == 0, status.stderr
+
+
+def test_status_skips_what_a_teammate_committed_by_hand(memory: Path) -> None:
+    played = invoke("run", "--memory", str(memory), "--max-steps", "3", "--format", "json")
+    assert played.exit_code == 0, played.stderr
+    junk = memory / "sessions"
+    (junk / "weird name\nwith newline").mkdir()
+    (junk / "weird name\nwith newline" / "state.json").write_text("{}")
+    (junk / "broken").mkdir()
+    (junk / "broken" / "state.json").write_text('{"session_id": 5}')
+    (junk / "broken" / "run.json").write_text("not json")
+    git(memory, "add", "-A")
+    git(memory, "commit", "-q", "-m", "by hand")
+    listed = invoke("status", "--memory", str(memory))
+    assert listed.exit_code == 0, listed.stderr
+    assert listed.stdout.splitlines()[1].startswith("demo ")
+    assert "skipping session broken" in listed.stderr
+    one = invoke("status", "--memory", str(memory), "--session", "broken")
+    assert one.exit_code == 2
+    assert "sessions/broken/state.json is not a valid session state" in one.stderr
+
+
+# -- bytes git would not take -----------------------------------------------------------------
+
+
+def test_nul_bytes_in_goal_and_blockers_never_stop_a_compaction(
+    memory: Path, tmp_path: Path
+) -> None:
+    path = state_file(tmp_path, goal="ship\x00it", blockers=["bad\x00byte"])
+    for verb in ("compact", "handoff"):
+        result = invoke(verb, "--memory", str(memory), "--state", str(path))
+        assert result.exit_code == 0, result.stderr
+    body = git(memory, "log", "-2", "--format=%B")
+    assert "ship\ufffdit" in body
+    assert git(memory, "status", "--porcelain") == ""
+
+
+def test_foreign_commits_with_separator_bytes_never_break_log_or_status(memory: Path) -> None:
+    played = invoke("run", "--memory", str(memory), "--max-steps", "2")
+    assert played.exit_code == 0, played.stderr
+    tree = git(memory, "rev-parse", "HEAD^{tree}").strip()
+    parent = git(memory, "rev-parse", "HEAD").strip()
+    message = (
+        b"evil \x1e\x1f subject\n\nbody \x1e\x1f\xff\xfe\n\n"
+        b"Clm-Event: compact\x1f\x1e\nClm-Session: demo\x1e\n"
+    )
+    forged = (
+        subprocess.run(
+            ["git", "commit-tree", tree, "-p", parent],
+            cwd=memory,
+            input=message,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
+    git(memory, "update-ref", "refs/heads/main", forged)
+    for args in (["log"], ["log", "--format", "json"], ["status"], ["log", "--session", "demo"]):
+        result = invoke(*args, "--memory", str(memory))
+        assert result.exit_code == 0, (args, result.stderr)
+    entries = json.loads(invoke("log", "--memory", str(memory), "--format", "json").stdout)
+    assert [e["event"] for e in entries][-3:] == ["session", "start", "init"]
+
+
+def test_log_filters_match_literally(memory: Path) -> None:
+    assert invoke("run", "--memory", str(memory), "--max-steps", "2").exit_code == 0
+    for session, count in (("demo", 2), ("d.mo", 0), ("dem.*", 0)):
+        listed = invoke("log", "--memory", str(memory), "--session", session, "--format", "json")
+        assert listed.exit_code == 0
+        assert len(json.loads(listed.stdout)) == count, session
+
+
+def test_git_runs_with_a_config_that_names_no_hooks(memory: Path) -> None:
+    with MemoryRepo(memory) as repo:
+        assert repo.git("config", "core.hooksPath") == "/dev/null"
+        assert repo.git("config", "core.fsmonitor") == "false"
+    assert "hooksPath" not in (memory / ".git" / "config").read_text()  # never stored
+    assert os.environ.get("GIT_CONFIG_GLOBAL") == "/dev/null"

@@ -1,0 +1,251 @@
+"""Ctrl-C and a bad option at any moment: a quiet exit, a repository every command can use, a
+run that resumes where it stopped; and exit 2 means nothing was written.
+
+Interrupts are sent to real processes, the way a terminal does (to the whole process group).
+No test depends on timing: each waits for what the process prints before interrupting it, or
+asserts only what must hold whenever the interrupt lands.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from clm_policy.memory.init import init_memory, is_memory_repo
+
+from conftest import git, invoke
+
+LONG = textwrap.dedent("""\
+    version: 1
+    name: long
+    goal: A long session to interrupt
+    session: long
+    profile: coding
+    steps:
+      - say: "Working on part {n}."
+        tokens: 20000
+        repeat: 20000
+      - say: Done.
+        tokens: 10
+        status: completed
+""")
+
+
+def start(*args: str, cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "clm_policy", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, interrupted as a terminal would
+    )
+
+
+def interrupt(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    return out, err
+
+
+def test_ctrl_c_while_the_cli_is_imported_is_a_quiet_130(tmp_path: Path) -> None:
+    # the interrupt arrives after the entry module took over, while click and the command
+    # are still being imported
+    code = (
+        "import os, signal, sys\n"
+        "import clm_policy.cli.entry as entry\n"
+        "os.kill(os.getpid(), signal.SIGINT)\n"
+        "sys.argv = ['clm-policy', 'init', sys.argv[1]]\n"
+        "entry.main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "mem")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 130
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip() == "clm-policy: interrupted"
+    assert not (tmp_path / "mem").exists()
+
+
+def test_ctrl_c_during_a_run_commits_it_and_it_resumes(tmp_path: Path) -> None:
+    (tmp_path / "long.yaml").write_text(LONG)
+    proc = start("run", "--scenario", "long.yaml", "--memory", "mem", cwd=tmp_path)
+    assert proc.stdout is not None
+    banner = proc.stdout.readline()  # the CLI is imported and the loop is starting
+    assert banner.startswith("playing long.yaml"), banner
+    for line in proc.stdout:  # wait for the first compaction: the run is mid-way
+        if "compact" in line:
+            break
+    _, err = interrupt(proc)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert err.strip().endswith("clm-policy: interrupted")
+    memory = tmp_path / "mem"
+    assert git(memory, "log", "-1", "--format=%s").startswith("clm(session): long step ")
+    assert git(memory, "log", "-1", "--format=%s").endswith(", interrupted\n")
+    status = json.loads(invoke("status", "--memory", str(memory), "--format", "json").stdout)
+    (row,) = status
+    assert (row["session"], row["stopped"]) == ("long", "interrupted")
+    run_json = json.loads(git(memory, "show", "HEAD:sessions/long/run.json"))
+    assert run_json["played"] == row["step"]
+    resumed = invoke("run", "--memory", str(memory), "--resume", "long", "--max-steps", "3")
+    assert resumed.exit_code == 0, resumed.stderr
+    assert f"step {row['step'] + 3}" in git(memory, "log", "-1", "--format=%s")
+    assert git(memory, "status", "--porcelain") == ""
+
+
+def test_a_killed_run_resumes_from_its_last_commit(tmp_path: Path) -> None:
+    (tmp_path / "long.yaml").write_text(LONG)
+    proc = start("run", "--scenario", "long.yaml", "--memory", "mem", cwd=tmp_path)
+    assert proc.stdout is not None
+    seen = 0
+    for line in proc.stdout:
+        seen += "compact" in line
+        if seen == 2:
+            break
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+    memory = tmp_path / "mem"
+    run_json = json.loads(git(memory, "show", "HEAD:sessions/long/run.json"))
+    state = json.loads(git(memory, "show", "HEAD:sessions/long/state.json"))
+    assert run_json["stopped"] is None
+    assert run_json["played"] == state["step_index"] > 0
+    resumed = invoke("run", "--memory", str(memory), "--resume", "long", "--max-steps", "2")
+    assert resumed.exit_code == 0, resumed.stderr
+    step = state["step_index"] + 2
+    assert git(memory, "log", "-1", "--format=%s") == f"clm(session): long step {step}, max_steps\n"
+
+
+def test_init_interrupted_anywhere_leaves_nothing_or_a_whole_repository(tmp_path: Path) -> None:
+    rng = random.Random(20261130)
+    for trial in range(12):
+        target = tmp_path / f"mem{trial}"
+        proc = start("init", str(target), cwd=tmp_path)
+        time.sleep(rng.random() * 0.3)  # anywhere: before, during or after the work
+        _, err = interrupt(proc)
+        assert proc.returncode in (0, 130, -signal.SIGINT), err
+        if target.exists():
+            assert is_memory_repo(target), sorted(p.name for p in target.iterdir())
+            assert git(target, "log", "--format=%s") == "clm(init): memory repository\n"
+        again = invoke("init", str(target))
+        assert again.exit_code == 0, again.stderr
+        assert invoke("log", "--memory", str(target)).exit_code == 0
+
+
+def test_exit_2_writes_nothing(tmp_path: Path) -> None:
+    os.chdir(tmp_path)
+    for args in (
+        ["run", "--profile", "nosuch"],
+        ["run", "--policy", "nosuch.yaml"],
+        ["run", "--scenario", "nosuch"],
+        ["run", "--soft-compact", "900000", "--hard-handoff", "1000"],
+        ["run", "--resume", "nosuch"],
+    ):
+        result = invoke(*args)
+        assert result.exit_code == 2, (args, result.stderr)
+        assert not (tmp_path / "clm-memory").exists(), args
+    assert "unknown profile 'nosuch'" in invoke("run", "--profile", "nosuch").stderr
+
+
+def test_overrides_are_recorded_and_apply_on_resume(tmp_path: Path) -> None:
+    memory = tmp_path / "mem"
+    first = invoke(
+        "run",
+        "--memory",
+        str(memory),
+        "--scenario",
+        "compaction",
+        "--profile",
+        "research",
+        "--soft-compact",
+        "40000",
+        "--hard-handoff",
+        "900000",
+        "--max-steps",
+        "2",
+    )
+    assert first.exit_code == 0, first.stderr
+    recorded = json.loads(git(memory, "show", "HEAD:sessions/scenario-b/run.json"))
+    assert (recorded["profile"], recorded["soft_compact"], recorded["hard_handoff"]) == (
+        "research",
+        40000,
+        900000,
+    )
+    resumed = invoke(
+        "run",
+        "--memory",
+        str(memory),
+        "--resume",
+        "scenario-b",
+        "--max-steps",
+        "3",
+        "--format",
+        "json",
+    )
+    assert resumed.exit_code == 0, resumed.stderr
+    out = json.loads(resumed.stdout)
+    assert out["profile"] == "research"
+    compacted = [e for e in out["timeline"] if e["action"] == "compact"]
+    # 15,000 tokens a step: the overridden soft limit (40,000) fires; the profile's would not
+    assert compacted
+    assert compacted[0]["context_tokens"] >= 40000
+    assert compacted[0]["context_tokens"] < 100000
+
+
+def test_a_second_run_starts_a_new_session(tmp_path: Path) -> None:
+    memory = tmp_path / "mem"
+    for _ in range(2):
+        assert invoke("run", "--memory", str(memory), "--scenario", "compaction").exit_code == 0
+    third = invoke("run", "--memory", str(memory), "--scenario", "compaction")
+    assert "session scenario-b exists already; this run is session scenario-b.3" in third.stdout
+    listed = json.loads(invoke("status", "--memory", str(memory), "--format", "json").stdout)
+    assert [r["session"] for r in listed] == ["scenario-b", "scenario-b.2", "scenario-b.3"]
+    assert all(r["stopped"] == "completed" for r in listed)
+    # the first session's record is untouched by the later runs
+    decisions = git(memory, "show", "HEAD:sessions/scenario-b/decisions.jsonl").splitlines()
+    assert len(decisions) == 21
+
+
+def test_a_failed_push_says_the_commit_exists(tmp_path: Path) -> None:
+    memory = init_memory(tmp_path / "mem").path
+    state = tmp_path / "s.json"
+    state.write_text(json.dumps({"session_id": "s1", "tokens": {"context_tokens": 400000}}))
+    result = invoke("handoff", "--memory", str(memory), "--state", str(state), "--push", "nosuch")
+    assert result.exit_code == 2
+    head = git(memory, "rev-parse", "--short=12", "HEAD").strip()
+    assert f"the handoff is committed locally ({head} on main), but pushing it to 'nosuch'" in (
+        result.stderr
+    )
+    assert f"git -C {memory} push -- nosuch main" in result.stderr
+    assert git(memory, "log", "-1", "--format=%s") == "clm(handoff): s1 step 0, hard_handoff\n"
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_ignored_sigint_stays_ignored(tmp_path: Path, when: str) -> None:
+    # a background job of a script has SIGINT ignored; clm-policy must not take it back
+    code = (
+        "import os, signal, sys\n"
+        "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        "import clm_policy.cli.entry as entry\n"
+        f"{'os.kill(os.getpid(), signal.SIGINT)' if when == 'before' else 'pass'}\n"
+        "sys.argv = ['clm-policy', '--version']\n"
+        "entry.main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("clm-policy, version ")
