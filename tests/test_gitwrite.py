@@ -186,6 +186,8 @@ CRASHER = textwrap.dedent("""
                         {f"manifests/t{trial}_{i:04d}.json": manifest,
                          "sessions/crash/state.json": manifest},
                         {"sessions/crash/decisions.jsonl": '{"i": %d}\\n' % i})
+            if i == 0:
+                print("committed", flush=True)  # the parent kills only after this
 """)
 
 
@@ -193,11 +195,17 @@ def test_killed_writers_leave_a_consistent_repo(memory: Path) -> None:
     rng = random.Random(20261129)
     for trial in range(20):
         proc = subprocess.Popen(
-            [sys.executable, "-c", CRASHER, str(memory), str(trial)], stderr=subprocess.DEVNULL
+            [sys.executable, "-c", CRASHER, str(memory), str(trial)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
         )
-        time.sleep(0.25 + rng.random() * 0.5)  # enough to import and get into the loop
+        assert proc.stdout is not None
+        # killed at a random moment after its first commit, however slow the machine is
+        assert proc.stdout.readline() == "committed\n"
+        time.sleep(rng.random() * 0.2)
         proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
+        proc.communicate(timeout=30)
         # every manifest at HEAD is complete JSON; the repo is sound
         for name in git(memory, "ls-tree", "--name-only", "HEAD", "manifests/").split():
             if name.endswith(".json"):
