@@ -384,10 +384,27 @@ def test_redactor_accumulates_across_calls() -> None:
         "n": ["[REDACTED:jwt]"],
     }
     assert redactor.text("nothing here") == "nothing here"
+    # the same secret again is replaced again, but counted once: counts are distinct secrets
     assert redactor.text(TOKENS["github-pat"][0]) == "[REDACTED:github-pat]"
-    assert redactor.counts == {"github-pat": 2, "jwt": 1, "generic-secret": 1}
+    assert redactor.counts == {"github-pat": 1, "jwt": 1, "generic-secret": 1}
+    assert redactor.text(TOKENS["github-oauth"][0]) == "[REDACTED:github-oauth]"
+    assert redactor.counts == {"github-pat": 1, "github-oauth": 1, "jwt": 1, "generic-secret": 1}
     assert redactor.total == 4
     assert first == {"github-pat": 1}  # counts is a snapshot
+
+
+def test_a_tagging_redactor_counts_only_what_is_kept() -> None:
+    first = Redactor(tag=True)
+    kept = first.text(f"keep {TOKENS['github-pat'][0]} and {TOKENS['jwt'][0]}")
+    dropped = first.text(f"drop {TOKENS['openai-api-key'][0]}")
+    assert "[REDACTED:openai-api-key]" in dropped
+    assert first.total == 0  # nothing settled yet
+    cut = kept[: kept.index("[REDACTED:jwt]") - 2]  # the jwt's tag is cut in half
+    assert first.settle(cut) == "keep [REDACTED:github-pat] and "
+    assert first.counts == {"github-pat": 1}
+    assert first.settle({"k": [kept]}) == {"k": ["keep [REDACTED:github-pat] and [REDACTED:jwt]"]}
+    assert first.counts == {"github-pat": 1, "jwt": 1}
+    assert "\ue000" not in first.settle(kept + dropped)
 
 
 WORDS = [

@@ -143,6 +143,7 @@ def signal(memory: str, session: str, phase_done: bool, assignments: tuple[str, 
     from clm_policy.memory.change import Change
     from clm_policy.memory.gitwrite import MemoryRepo
     from clm_policy.memory.layout import session_dir
+    from clm_policy.memory.redact import redact_text
     from clm_policy.memory.sessions import load_session
     from clm_policy.memory.trailers import CommitMessage, event_subject
     from clm_policy.models.enums import TaskStatus
@@ -180,7 +181,7 @@ def signal(memory: str, session: str, phase_done: bool, assignments: tuple[str, 
         )
         change = Change({f"{session_dir(session)}/state.json": state_doc(state)})
         commit = repo.commit(message, change)
-        what = change.redactor.text(what)  # printed as committed
+        what = redact_text(what).text  # printed as committed
     click.echo(
         f"signalled session {session}: {what} (commit {commit[:12]}); "
         f"next: clm-policy run --memory {memory} --resume {session}"

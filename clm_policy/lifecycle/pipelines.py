@@ -28,12 +28,14 @@ from clm_policy.lifecycle.handoff import (
 from clm_policy.memory.change import Change, JsonDoc, JsonLines
 from clm_policy.memory.gitwrite import GitError, MemoryRepo
 from clm_policy.memory.layout import (
+    check_key,
     check_session,
     compaction_path,
     handoff_path,
     manifest_path,
     session_dir,
 )
+from clm_policy.memory.redact import untag
 from clm_policy.memory.store import GitMemoryStore
 from clm_policy.memory.trailers import CommitMessage, event_subject
 from clm_policy.models.manifest import HandoffManifest, validate_manifest
@@ -84,6 +86,16 @@ def state_doc(state: SessionState) -> JsonDoc:
     return JsonDoc(state.model_dump(mode="json"))
 
 
+def check_identifiers(state: SessionState) -> None:
+    """The state's identifiers are committed as written: each must be valid and no secret
+    (a session id, the parent session, every memory key)."""
+    check_session(state.session_id)
+    if state.parent_session:
+        check_session(state.parent_session)
+    for key in state.memory_keys:
+        check_key(key)
+
+
 def trailers(state: SessionState, event: str, why: Provenance, **more: str) -> dict[str, str]:
     found = {
         "Clm-Event": event,
@@ -116,7 +128,7 @@ def run_compaction(
 
     The compaction the caller gets back is made from the raw state; what is committed is made
     from the state the change cleaned first (the same text, with its secrets replaced)."""
-    check_session(state.session_id)
+    check_identifiers(state)
     when = now or datetime.now(UTC)
     result = compact(state, retain=retain, now=when, trigger=why.rule)
     change = Change(files, appends)
@@ -124,7 +136,9 @@ def run_compaction(
     recorded = compact(clean, retain=retain, now=when, trigger=why.rule)
     path = compaction_path(state.session_id, state.step_index)
     change.files[path] = recorded.document
-    change.files[f"{session_dir(state.session_id)}/state.json"] = state_doc(recorded.state)
+    # the context as the caller's compaction measured it (a marker is not the secret's size)
+    kept = recorded.state.model_copy(update={"tokens": result.state.tokens})
+    change.files[f"{session_dir(state.session_id)}/state.json"] = state_doc(kept)
     body = (
         f"Goal: {clean.goal or '(none)'}\n"
         f"Context: {result.context_before} -> {result.context_after} tokens (estimated)\n"
@@ -163,7 +177,7 @@ def run_handoff(
     checked-out branch, or on ``clm/handoff/<session>-<n>`` with ``branch``; push if asked.
     Returns the seed messages for the next session (manifest, goal, next action, top memory
     hits; no transcript). A failed push raises :class:`PushError`, saying the commit exists."""
-    check_session(state.session_id)
+    check_identifiers(state)
     change = Change(files, appends)
     clean = change.clean(state)
     rationale = why.rationale or (f"rule {why.rule}" if why.rule else "handoff requested")
@@ -236,7 +250,7 @@ def _memory_hits(repo: MemoryRepo, manifest: HandoffManifest) -> list[tuple[str,
         content = store.read(key)
         if content is not None:
             hits.setdefault(key, content)
-    words = [w for w in manifest.goal.split() if len(w) > 3][:3]
+    words = [w for w in untag(manifest.goal).split() if len(w) > 3 and "[REDACTED:" not in w][:3]
     for word in words:
         if len(hits) >= SEED_HITS:
             break

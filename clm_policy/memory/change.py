@@ -79,32 +79,60 @@ def _bytes(text: str) -> bytes:
 
 
 class Change:
-    """The files and appends of one commit, and the redactor that counts its secrets."""
+    """The files and appends of one commit, and the redactor that counts its secrets.
+
+    The redactor has two passes: :meth:`clean` on raw input a caller will cut, and the pass
+    over everything the commit holds when it is prepared. ``Clm-Redactions`` counts the
+    distinct secrets replaced in what is committed: one that sat only in a message the
+    commit does not keep is not counted."""
 
     def __init__(
         self,
         files: Mapping[str, Content | JsonDoc] | None = None,
         appends: Mapping[str, Content | JsonLines] | None = None,
     ) -> None:
-        self.redactor = Redactor()
+        self._first = Redactor(tag=True)  # raw input, before it is cut (clean)
+        self._last = Redactor()  # everything that reaches git (prepare)
         self.files: dict[str, Content | JsonDoc] = dict(files or {})
         self.appends: dict[str, Content | JsonLines] = dict(appends or {})
 
     def clean(self, value: T) -> T:
         """``value`` with its secrets replaced, before anything cuts or reflows it: a string,
-        plain data, or a pydantic model (rebuilt from its redacted JSON form)."""
+        plain data, or a pydantic model (rebuilt from its redacted JSON form).
+
+        The markers it leaves carry tags that the write path removes: a secret counts only
+        when what is committed still holds its marker."""
         if isinstance(value, str):
-            return self.redactor.text(value)  # type: ignore[return-value]
+            return self._first.text(value)  # type: ignore[return-value]
         dump = getattr(value, "model_dump", None)
         if dump is not None:
-            cleaned = self.redactor.data(dump(mode="json"))
+            cleaned = self._first.data(dump(mode="json"))
             return type(value).model_validate(cleaned)  # type: ignore[attr-defined, no-any-return]
-        return self.redactor.data(value)  # type: ignore[no-any-return]
+        return self._first.data(value)  # type: ignore[no-any-return]
+
+    @property
+    def secrets(self) -> dict[str, str]:
+        """Each distinct secret replaced in what the commit holds, with its rule."""
+        return {**self._first.secrets, **self._last.secrets}
 
     @property
     def redactions(self) -> int:
-        """Secrets replaced so far (each distinct secret once)."""
-        return self.redactor.total
+        """Distinct secrets replaced in what the commit holds (known once prepared)."""
+        return len(self.secrets)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """:attr:`redactions` per rule id."""
+        found: dict[str, int] = {}
+        for rule in self.secrets.values():
+            found[rule] = found.get(rule, 0) + 1
+        return found
+
+    def _text(self, text: str) -> str:
+        return self._last.text(self._first.settle(text))
+
+    def _data(self, value: Any) -> Any:
+        return self._last.data(self._first.settle(value))
 
     def prepare(self, message: CommitMessage, paths: Callable[[str], str]) -> Prepared:
         """Everything redacted and rendered; ``paths`` checks each path (raising to refuse)."""
@@ -118,20 +146,20 @@ class Change:
 
     def _file(self, content: Content | JsonDoc) -> bytes:
         if isinstance(content, JsonDoc):
-            data = self.redactor.data(content.data)
+            data = self._data(content.data)
             if content.validate is not None:
                 content.validate(data)
             return _bytes(json.dumps(data, indent=2, allow_nan=False) + "\n")
-        return _bytes(self.redactor.text(_text(content)))
+        return _bytes(self._text(_text(content)))
 
     def _append(self, content: Content | JsonLines) -> bytes:
         if isinstance(content, JsonLines):
             lines = [
-                json.dumps(self.redactor.data(r), sort_keys=True, allow_nan=False) + "\n"
+                json.dumps(self._data(r), sort_keys=True, allow_nan=False) + "\n"
                 for r in content.records
             ]
             return _bytes("".join(lines))
-        return _bytes(self.redactor.text(_text(content)))
+        return _bytes(self._text(_text(content)))
 
     def _message(self, message: CommitMessage) -> str:
         trailers: dict[str, str] = {}
@@ -142,9 +170,9 @@ class Change:
             if key in IDENTIFIER_TRAILERS:
                 trailers[key] = check_identifier(key, value)
             else:
-                trailers[key] = self.redactor.text(value)
-        subject = self.redactor.text(message.subject)
-        body = self.redactor.text(message.body)
+                trailers[key] = self._text(value)
+        subject = self._text(message.subject)
+        body = self._text(message.body)
         trailers[REDACTIONS_TRAILER] = str(self.redactions)
         return CommitMessage(subject, body, trailers).render()
 

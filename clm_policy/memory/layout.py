@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from clm_policy.errors import InputError
@@ -25,14 +26,15 @@ def is_key(key: str) -> bool:
 def check_key(key: str) -> str:
     """``key`` if it is a valid memory key: ``[A-Za-z0-9_-]`` parts joined by ``/``.
 
-    No ``..``, no absolute paths, no empty parts, nothing outside the topics folder.
+    No ``..``, no absolute paths, no empty parts, nothing outside the topics folder, nothing
+    a secret rule matches (a key is committed as written: it cannot be redacted).
     """
     if not is_key(key):
         raise InputError(
-            f"invalid memory key {key!r}: use letters, digits, '_' and '-', parts joined by '/' "
-            f"(at most {MAX_KEY} characters, no '..', no leading '/')"
+            f"invalid memory key {_shown(key)}: use letters, digits, '_' and '-', parts joined "
+            f"by '/' (at most {MAX_KEY} characters, no '..', no leading '/')"
         )
-    return key
+    return _not_secret("memory key", key)
 
 
 def is_session(session_id: str) -> bool:
@@ -45,13 +47,26 @@ def is_session(session_id: str) -> bool:
 
 
 def check_session(session_id: str) -> str:
-    """``session_id`` if it can name a folder: letters, digits, '.', '_', '-'; no '..'."""
+    """``session_id`` if it can name a folder: letters, digits, '.', '_', '-'; no '..'; and
+    no secret rule matches it (it is committed as written)."""
     if not is_session(session_id):
         raise InputError(
-            f"invalid session id {session_id!r} for the memory repository: use letters, digits, "
-            "'.', '_' and '-' (at most 128, starting with a letter or digit)"
+            f"invalid session id {_shown(session_id)} for the memory repository: use letters, "
+            "digits, '.', '_' and '-' (at most 128, starting with a letter or digit)"
         )
-    return session_id
+    return _not_secret("session id", session_id)
+
+
+@functools.lru_cache(maxsize=256)
+def _not_secret(kind: str, value: str) -> str:
+    from clm_policy.memory.change import check_identifier
+
+    return check_identifier(kind, value)
+
+
+def _shown(value: object, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 4] + "...'"
 
 
 def topic_path(key: str) -> str:

@@ -271,11 +271,43 @@ RULES: tuple[Rule, ...] = (
 token rules), specific tokens before the key/value rules that would also match them."""
 
 
-def _apply(rule: Rule, text: str, lowered: str, counts: dict[str, int]) -> str:
+class _Tally:
+    """What a redaction replaced: occurrences per rule, and each distinct secret once.
+
+    With ``tag``, each marker is preceded by a tag naming its secret (``\ue000<n>\ue001``,
+    characters from Unicode's private use area that no rule matches), so that whoever cuts
+    the text later can tell which secrets are still represented in what is kept
+    (:meth:`Redactor.settle`)."""
+
+    def __init__(self, tag: bool = False) -> None:
+        self.tag = tag
+        self.counts: dict[str, int] = {}
+        self.secrets: dict[str, tuple[str, int]] = {}  # secret -> (rule, number)
+        self.numbered: list[str] = []  # number -> secret
+
+    def marker(self, rule_id: str, secret: str) -> str:
+        self.counts[rule_id] = self.counts.get(rule_id, 0) + 1
+        if secret not in self.secrets:
+            self.secrets[secret] = (rule_id, len(self.numbered))
+            self.numbered.append(secret)
+        number = self.secrets[secret][1]
+        marker = f"[REDACTED:{rule_id}]"
+        return f"{_TAG_OPEN}{number}{_TAG_CLOSE}{marker}" if self.tag else marker
+
+
+_TAG_OPEN, _TAG_CLOSE = "\ue000", "\ue001"
+_TAG = re.compile("\ue000([0-9]*)\ue001?")  # a whole tag, or what a cut left of one
+
+
+def untag(text: str) -> str:
+    """``text`` without the tags a tagging :class:`Redactor` put before its markers."""
+    return _TAG.sub("", text) if _TAG_OPEN in text else text
+
+
+def _apply(rule: Rule, text: str, lowered: str, tally: _Tally) -> str:
     """``text`` with ``rule``'s secrets replaced (``text`` itself if it has none)."""
     if rule.needles and not any(needle in text for needle in rule.needles):
         return text
-    marker = f"[REDACTED:{rule.id}]"
     pieces: list[str] = []
     done = pos = 0  # text[:done] is in pieces; the next match starts at pos or later
     while True:
@@ -290,19 +322,18 @@ def _apply(rule: Rule, text: str, lowered: str, counts: dict[str, int]) -> str:
             break
         start, end = m.span("secret")
         if rule.check is None or rule.check(m):
-            pieces += (text[done:start], marker)
+            pieces += (text[done:start], tally.marker(rule.id, text[start:end]))
             done = end
         # Overlapping candidates are tried (the key of a rejected one may start a real one),
         # but none from inside a secret already judged: that keeps the time linear.
         pos = max(end, m.start() + 1)
     if not pieces:
         return text
-    counts[rule.id] = counts.get(rule.id, 0) + len(pieces) // 2
     pieces.append(text[done:])
     return "".join(pieces)
 
 
-def _redact(text: str, counts: dict[str, int]) -> str:
+def _redact(text: str, counts: _Tally) -> str:
     lowered = ""  # text lower-cased (same length: see below) while text is unchanged
     for rule in RULES:
         if rule.anchor is not None and not lowered:
@@ -321,11 +352,11 @@ def _value_rule(key: str, value: str) -> str | None:
     return "generic-secret" if _KEY_NAME.search(key) and looks_secret(value) else None
 
 
-def _walk(value: Any, counts: dict[str, int]) -> Any:
+def _walk(value: Any, counts: _Tally) -> Any:
     if isinstance(value, str):
-        before = sum(counts.values())
+        before = sum(counts.counts.values())
         redacted = _redact(value, counts)
-        return value if sum(counts.values()) == before else redacted
+        return value if sum(counts.counts.values()) == before else redacted
     if isinstance(value, Mapping):
         out: dict[Any, Any] = {}
         for key, item in value.items():
@@ -334,8 +365,7 @@ def _walk(value: Any, counts: dict[str, int]) -> Any:
             if isinstance(key, str) and isinstance(item, str) and new_item is item:
                 rule = _value_rule(key, item)
                 if rule is not None:
-                    counts[rule] = counts.get(rule, 0) + 1
-                    new_item = f"[REDACTED:{rule}]"
+                    new_item = counts.marker(rule, item)
             out[_walk(key, counts)] = new_item
         return out
     if isinstance(value, list):
@@ -361,8 +391,8 @@ class Redaction:
 
 def redact_text(text: str) -> Redaction:
     """Replace every secret in ``text`` by ``[REDACTED:<rule-id>]``."""
-    counts: dict[str, int] = {}
-    return Redaction(_redact(text, counts), MappingProxyType(counts))
+    tally = _Tally()
+    return Redaction(_redact(text, tally), MappingProxyType(tally.counts))
 
 
 def redact_data(value: Any) -> tuple[Any, dict[str, int]]:
@@ -374,29 +404,62 @@ def redact_data(value: Any) -> tuple[Any, dict[str, int]]:
     numbers are kept; anything else is a :class:`TypeError`, so nothing passes unread. Two keys
     that redact to the same text merge, the later value winning.
     """
-    counts: dict[str, int] = {}
-    return _walk(value, counts), counts
+    tally = _Tally()
+    return _walk(value, tally), tally.counts
 
 
 class Redactor:
-    """Redacts many texts and values, keeping one running count -- a commit's redactions."""
+    """Redacts many texts and values of one commit, counting each distinct secret once.
 
-    def __init__(self) -> None:
-        self._counts: dict[str, int] = {}
+    With ``tag=True`` it is the first pass over raw input that a caller will cut or fold (see
+    :class:`~clm_policy.memory.change.Change`): its markers carry tags, and :meth:`settle`
+    removes them from what is finally kept, noting which secrets that still holds — so a
+    secret that only sat in a message nobody keeps is not counted.
+    """
+
+    def __init__(self, *, tag: bool = False) -> None:
+        self._tally = _Tally(tag)
+        self._kept: dict[str, str] = {}
 
     def text(self, text: str) -> str:
-        """``text`` redacted; its secrets are added to :attr:`counts`."""
-        return _redact(text, self._counts)
+        """``text`` redacted; its secrets are noted."""
+        return _redact(text, self._tally)
 
     def data(self, value: Any) -> Any:
-        """A redacted copy of ``value`` (see :func:`redact_data`); adds to :attr:`counts`."""
-        return _walk(value, self._counts)
+        """A redacted copy of ``value`` (see :func:`redact_data`); its secrets are noted."""
+        return _walk(value, self._tally)
+
+    def settle(self, value: Any) -> Any:
+        """``value`` (a text or plain data) without this redactor's tags, noting the secrets
+        whose tag it still holds as kept."""
+        if isinstance(value, str):
+            if _TAG_OPEN not in value:
+                return value
+            return _TAG.sub(self._keep, value)
+        if isinstance(value, Mapping):
+            return {self.settle(k): self.settle(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return type(value)(self.settle(v) for v in value)
+        return value
+
+    def _keep(self, match: re.Match[str]) -> str:
+        if match[0].endswith(_TAG_CLOSE) and match[1] and int(match[1]) < len(self._tally.numbered):
+            secret = self._tally.numbered[int(match[1])]
+            self._kept[secret] = self._tally.secrets[secret][0]
+        return ""
+
+    @property
+    def secrets(self) -> Mapping[str, str]:
+        """Each distinct secret replaced (kept, for a tagging redactor), with its rule."""
+        if self._tally.tag:
+            return MappingProxyType(dict(self._kept))
+        return MappingProxyType({k: rule for k, (rule, _) in self._tally.secrets.items()})
 
     @property
     def counts(self) -> Mapping[str, int]:
-        """Secrets replaced so far, per rule id (a snapshot)."""
-        return MappingProxyType(dict(self._counts))
+        """Distinct secrets replaced so far, per rule id (a snapshot)."""
+        return MappingProxyType(dict(Counter(self.secrets.values())))
 
     @property
     def total(self) -> int:
-        return sum(self._counts.values())
+        return len(self.secrets)

@@ -87,7 +87,7 @@ class GitMemoryStore:
             f"clm(memory): {key}", trailers={"Clm-Event": "memory", "Clm-Key": key}
         )
         self.repo.commit(message, change)
-        for rule, count in change.redactor.counts.items():
+        for rule, count in change.counts.items():
             self.redactions[rule] = self.redactions.get(rule, 0) + count
 
     def read(self, key: str) -> str | None:
