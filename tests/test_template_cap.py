@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from clm_policy import SessionState, TokenSnapshot, load_policy
-from clm_policy.errors import Location
+from clm_policy.errors import ExpressionError, Location
 from clm_policy.policy.expr import Sandbox, SourceSpan
 from clm_policy.policy.names import known_names
 from clm_policy.policy.template import MAX_RENDERED_LENGTH, MAX_VALUE_LENGTH, compile_template
@@ -94,3 +96,13 @@ def test_lint_accepts_templates_with_many_placeholders(
     path = write("p.yaml", POLICY)
     result = cli("lint", str(path), "--strict")
     assert (result.exit_code, result.stderr) == (0, "clm-policy lint: 1 file, no problems\n")
+
+
+def test_a_format_spec_is_matched_whole() -> None:
+    # a trailing newline passed a `$`-anchored check before and then broke at render time
+    for spec in ("d\n", ",.1f\n", "%\n"):
+        with pytest.raises(ExpressionError, match="format"):
+            compile_template(
+                f"x {{step:{spec}}}", SourceSpan(Location("t.yaml", 1, 1)), known_names({})
+            )
+    assert _render("x {step:,d}", step=12345) == "x 12,345"

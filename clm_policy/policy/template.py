@@ -27,7 +27,7 @@ from clm_policy.policy.expr import (
 from clm_policy.policy.names import NameInfo
 
 # A deliberately small format-spec language: no widths or fills that could blow up output.
-_SPEC = re.compile(r"^,?(\.\d{1,2})?[%dfegs]?$")
+_SPEC = re.compile(r",?(\.\d{1,2})?[%dfegs]?")
 MAX_VALUE_LENGTH = 1000
 """Characters of one placeholder's rendered value (then ``...``)."""
 MAX_RENDERED_LENGTH = 2000
@@ -124,7 +124,7 @@ def compile_template(
             raise ExpressionError("unclosed '{' in message", span.at(line, col))
         inner = text[i + 1 : end]
         expr_text, spec = _split_spec(inner)
-        if spec and not _SPEC.match(spec):
+        if spec and not _SPEC.fullmatch(spec):
             raise ExpressionError(
                 f"format spec ':{spec}' not allowed (use e.g. ':,' ':.1f' ':.0%')",
                 span.at(line, col),
