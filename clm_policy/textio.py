@@ -83,6 +83,13 @@ def read_text(path: Path, display: str | None = None, *, limit: int, what: str) 
     regular file before anything is read.
     """
     shown = display or str(path)
+    return decode(read_bytes(path, shown, limit=limit, what=what), shown, limit, what)
+
+
+def read_bytes(path: Path, display: str | None = None, *, limit: int, what: str) -> bytes:
+    """The bytes of a regular file, at most ``limit + 1`` of them read (see :func:`read_text`);
+    a file over the limit is an :class:`InputError`."""
+    shown = display or str(path)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
@@ -102,7 +109,9 @@ def read_text(path: Path, display: str | None = None, *, limit: int, what: str) 
             data = fh.read(limit + 1)
         except OSError as exc:
             raise InputError(f"cannot read: {exc.strerror}", Location(shown)) from None
-    return decode(data, shown, limit, what)
+    if len(data) > limit:
+        raise InputError(_too_large(what, limit), Location(shown))
+    return data
 
 
 def read_stream(stream: BinaryIO, shown: str, *, limit: int, what: str) -> str:

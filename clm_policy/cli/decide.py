@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from clm_policy.cli.options import memory_option
 from clm_policy.cli.render import render_decision
 from clm_policy.errors import InputError, StateError, quote
 from clm_policy.models.enums import MAX_COUNT, SignalValue, TaskStatus
@@ -133,14 +134,7 @@ def parse_signal(text: str) -> tuple[str, SignalValue]:
 @click.option(
     "--session", metavar="ID", help="A session persisted in the memory repository (--memory)."
 )
-@click.option(
-    "--memory",
-    "-m",
-    default="clm-memory",
-    show_default=True,
-    metavar="DIR",
-    help="With --session: the memory repository.",
-)
+@memory_option("With --session: the memory repository.")
 @click.option("--force", is_flag=True, help="Bypass guards marked overridable (and no other).")
 @click.option(
     "--explain",

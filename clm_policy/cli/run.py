@@ -135,6 +135,8 @@ def run(
             f"{what} {shown} under policy {policy.name} (profile {profile_name}) into "
             f"{where} memory repository {memory}"
         )
+        if plan.resumed:  # what the session's run.json named, unless given anew
+            click.echo(f"  policy {policy.path}, scenario {plan.record['scenario']}")
         if plan.taken is not None:
             click.echo(
                 f"session {plan.taken} exists already; this run is session {state.session_id} "

@@ -10,12 +10,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
-
 from clm_policy.errors import InputError
 from clm_policy.memory.gitwrite import MemoryRepo
 from clm_policy.memory.layout import SESSIONS, check_session, is_session, session_dir
 from clm_policy.models.state import SessionState
+from clm_policy.state_io import parse_state
+from clm_policy.textio import STATE_LIMIT
 
 
 @dataclass(frozen=True)
@@ -55,23 +55,17 @@ def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:
         raise InputError(f"{repo.root}: no persisted session '{session_id}' (sessions: {known})")
     where = f"{session_dir(session_id)}/state.json"
     try:
-        state = SessionState.model_validate_json(text)
-    except ValidationError as exc:
-        raise InputError(
-            f"{repo.root}: {where} is not a valid session state ({_first(exc)})"
-        ) from None
+        if len(text) > STATE_LIMIT:
+            raise InputError(f"larger than {STATE_LIMIT // 1024 // 1024} MiB")
+        state = parse_state(text, f"{repo.root}/{where}")  # strict JSON, as for --state
+    except InputError as exc:
+        raise InputError(f"{where} is not a valid session state: {exc}") from None
     run_text = repo.show_file(f"{session_dir(session_id)}/run.json")
     try:
         run = json.loads(run_text) if run_text else {}
     except ValueError:
         run = {}  # how the run left it is only a record: a broken one is no run record
     return PersistedSession(state, run if isinstance(run, dict) else {})
-
-
-def _first(exc: ValidationError) -> str:
-    error = exc.errors(include_url=False, include_input=False)[0]
-    where = ".".join(str(p) for p in error["loc"]) or "the document"
-    return f"{where}: {error['msg']}"[:200]
 
 
 def last_decisions(repo: MemoryRepo, session_id: str, count: int) -> list[dict[str, Any]]:

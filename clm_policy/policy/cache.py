@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from clm_policy.errors import Location
+from clm_policy.errors import InputError, Location
 from clm_policy.models.enums import Action
 from clm_policy.policy.engine import Guard, Policy, Profile, Rule, Signal, Threshold
 from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expression
@@ -85,7 +85,15 @@ def _key(shown: str, path: Path, content: bytes) -> str:
 def entry_path(directory: Path, source: str | Path) -> Path:
     """Where the entry for ``source`` lives in ``directory`` (whether or not it exists)."""
     path, shown = resolve_source(source)
-    return directory / f"{_key(shown, path, path.read_bytes())}{_SUFFIX}"
+    return directory / f"{_key(shown, path, _policy_bytes(path, shown))}{_SUFFIX}"
+
+
+def _policy_bytes(path: Path, shown: str) -> bytes:
+    """A policy file's bytes, read with the policy size limit (a file swapped for something
+    huge after it was checked is still never read whole)."""
+    from clm_policy.textio import POLICY_LIMIT, read_bytes
+
+    return read_bytes(path, shown, limit=POLICY_LIMIT, what="policy")
 
 
 def load_policy_cached(source: str | Path) -> Policy:
@@ -95,8 +103,8 @@ def load_policy_cached(source: str | Path) -> Policy:
         return _load(source)  # off, or no POSIX owner to check an entry against
     try:
         entry = entry_path(directory, source)
-    except OSError:
-        return _load(source)
+    except (OSError, InputError):
+        return _load(source)  # which says what is wrong with the file
     if _private_dir(directory):
         policy = _read(entry)
         if policy is not None:
@@ -169,7 +177,7 @@ def _write(directory: Path, entry: Path, policy: Policy) -> None:
 
     try:
         data = {
-            "deps": [[p, _digest(Path(p).read_bytes())] for p in policy.source_paths],
+            "deps": [[p, _digest(_policy_bytes(Path(p), p))] for p in policy.source_paths],
             "policy": encode_policy(policy),
         }
         text = json.dumps(data, separators=(",", ":"))

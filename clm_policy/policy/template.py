@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from clm_policy.errors import EvaluationError, ExpressionError
+from clm_policy.errors import EvaluationError, ExpressionError, quote
 from clm_policy.policy.expr import (
     DEFAULT_LIMITS,
     CompiledExpression,
@@ -71,7 +71,7 @@ def _format(value: Any, spec: str, expr: CompiledExpression) -> str:
             text = format(value, spec)
         except (TypeError, ValueError, OverflowError) as exc:
             raise EvaluationError(
-                f"cannot format {value!r} with ':{spec}': {exc}", expr.location
+                f"cannot format {quote(value)} with ':{spec}': {exc}", expr.location
             ) from None
     elif isinstance(value, bool):
         text = "true" if value else "false"
