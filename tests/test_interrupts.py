@@ -210,7 +210,9 @@ def test_a_second_run_starts_a_new_session(tmp_path: Path) -> None:
     for _ in range(2):
         assert invoke("run", "--memory", str(memory), "--scenario", "compaction").exit_code == 0
     third = invoke("run", "--memory", str(memory), "--scenario", "compaction")
-    assert "session scenario-b exists already; this run is session scenario-b.3" in third.stdout
+    assert (
+        "session scenario-b exists already (it completed); this run is session scenario-b.3"
+    ) in third.stdout
     listed = json.loads(invoke("status", "--memory", str(memory), "--format", "json").stdout)
     assert [r["session"] for r in listed] == ["scenario-b", "scenario-b.2", "scenario-b.3"]
     assert all(r["stopped"] == "completed" for r in listed)

@@ -138,9 +138,15 @@ def run(
         if plan.resumed:  # what the session's run.json named, unless given anew
             click.echo(f"  policy {policy.path}, scenario {plan.record['scenario']}")
         if plan.taken is not None:
+            how = {
+                "completed": "it completed",
+                "failed": "it failed",
+                "handoff": "it was handed off",
+                "unreadable": "its state does not validate",
+            }.get(plan.taken_stopped or "", f"to continue it: clm-policy run --resume {plan.taken}")
             click.echo(
-                f"session {plan.taken} exists already; this run is session {state.session_id} "
-                f"(to continue {plan.taken}: clm-policy run --resume {plan.taken})"
+                f"session {plan.taken} exists already ({how}); "
+                f"this run is session {state.session_id}"
             )
 
     def listener(event: str, data: dict[str, Any]) -> None:

@@ -39,6 +39,8 @@ class RunPlan:
     create_memory: bool
     taken: str | None = None
     """The scenario's session id when another session already had it."""
+    taken_stopped: str | None = None
+    """How that session stopped (None: it can be resumed)."""
 
 
 def plan_run(
@@ -85,14 +87,15 @@ def plan_run(
     except StateError as exc:
         raise InputError(f"--profile: {exc.message}") from None
     policy = with_overrides(policy, profile_name, soft_compact, hard_handoff)
-    taken = None
+    taken = taken_stopped = None
     if persisted is not None:
         state, played = persisted.state, _int(persisted.run.get("played")) or 0
     else:
         session_id = check_identifier("session id", check_session(spec.session))
         if exists:
             free = _free_session_id(memory, session_id)
-            taken, session_id = (session_id, free) if free != session_id else (None, session_id)
+            if free != session_id:
+                taken, taken_stopped, session_id = session_id, _stopped(memory, session_id), free
         state, played = first_state(spec, session_id, profile_name), 0
     record = {  # files as absolute paths: a resume may run from another folder
         "scenario": _where(scenario_ref),
@@ -113,6 +116,7 @@ def plan_run(
         played,
         not exists,
         taken,
+        taken_stopped,
     )
 
 
@@ -158,6 +162,19 @@ def _persisted(memory: str, session_id: str) -> Any:
     if persisted.stopped in ENDED:
         raise InputError(f"session '{session_id}' ended ({persisted.stopped}); nothing to resume")
     return persisted
+
+
+def _stopped(memory: str | Path, session_id: str) -> str | None:
+    """How a persisted session stopped for good (None when it can still be resumed)."""
+    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.sessions import load_session
+
+    try:
+        with MemoryRepo(memory) as repo:
+            stopped = load_session(repo, session_id).stopped
+    except InputError:
+        return "unreadable"
+    return stopped if stopped in ENDED else None
 
 
 def _free_session_id(memory: str | Path, wanted: str) -> str:
