@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -55,6 +56,28 @@ def invoke(*args: str, stdin: str | None = None) -> CliResult:
 @pytest.fixture
 def cli() -> Callable[..., CliResult]:
     return invoke
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Path:
+    """A new memory repository, ``tmp_path/mem``."""
+    from clm_policy.memory.init import init_memory
+
+    return init_memory(tmp_path / "mem").path
+
+
+def state_file(tmp_path: Path, **fields: object) -> Path:
+    """``tmp_path/state.json``: session s1 at step 3, 400,000 tokens, and ``fields``."""
+    data: dict[str, object] = {
+        "session_id": "s1",
+        "goal": "ship it",
+        "step_index": 3,
+        "tokens": {"context_tokens": 400000},
+        **fields,
+    }
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(data))
+    return path
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -17,18 +17,12 @@ import pytest
 
 from clm_policy.memory import confine
 from clm_policy.memory.gitwrite import JOURNAL, MemoryRepo
-from clm_policy.memory.init import init_memory
 from clm_policy.memory.store import GitMemoryStore
 from clm_policy.memory.trailers import CommitMessage
 
-from conftest import git, invoke
+from conftest import git, invoke, state_file
 
 OUTSIDE_SECRET = "outside-canary-Zq8Wx2Ec4Rv6Tb8Y"
-
-
-@pytest.fixture
-def memory(tmp_path: Path) -> Path:
-    return init_memory(tmp_path / "mem").path
 
 
 @pytest.fixture
@@ -61,18 +55,10 @@ def commit_link(memory: Path, link: str, target: Path) -> None:
     git(memory, "commit", "-q", "-m", f"link {link}")
 
 
-def state_file(tmp_path: Path, **extra: object) -> Path:
-    data = {
-        "session_id": "s1",
-        "goal": "ship it",
-        "step_index": 3,
-        "tokens": {"context_tokens": 400000},
-        "messages": [{"role": "assistant", "content": "done with part 1"}],
-        **extra,
-    }
-    path = tmp_path / "state.json"
-    path.write_text(json.dumps(data))
-    return path
+def session_state(tmp_path: Path, **extra: object) -> Path:
+    return state_file(
+        tmp_path, messages=[{"role": "assistant", "content": "done with part 1"}], **extra
+    )
 
 
 def nothing_leaked(memory: Path, *outputs: str) -> None:
@@ -88,7 +74,7 @@ def test_session_folder_linked_outside(
 ) -> None:
     commit_link(memory, "sessions/s1", outside)
     before, head = fingerprint(outside), git(memory, "rev-parse", "HEAD")
-    result = invoke(verb, "--memory", str(memory), "--state", str(state_file(tmp_path)))
+    result = invoke(verb, "--memory", str(memory), "--state", str(session_state(tmp_path)))
     assert result.exit_code == 2, result.stderr
     assert "refusing to write sessions/s1/" in result.stderr
     assert "(sessions/s1 is a symbolic link)" in result.stderr
@@ -101,7 +87,7 @@ def test_manifests_folder_linked_outside(memory: Path, outside: Path, tmp_path: 
     git(memory, "rm", "-q", "-r", "--", "manifests")
     commit_link(memory, "manifests", outside)
     before = fingerprint(outside)
-    result = invoke("handoff", "--memory", str(memory), "--state", str(state_file(tmp_path)))
+    result = invoke("handoff", "--memory", str(memory), "--state", str(session_state(tmp_path)))
     assert result.exit_code == 2
     assert "(manifests is a symbolic link)" in result.stderr
     assert fingerprint(outside) == before
@@ -110,7 +96,7 @@ def test_manifests_folder_linked_outside(memory: Path, outside: Path, tmp_path: 
 def test_state_file_linked_outside(memory: Path, outside: Path, tmp_path: Path) -> None:
     commit_link(memory, "sessions/s1/state.json", outside / "state.json")
     before = fingerprint(outside)
-    result = invoke("compact", "--memory", str(memory), "--state", str(state_file(tmp_path)))
+    result = invoke("compact", "--memory", str(memory), "--state", str(session_state(tmp_path)))
     assert result.exit_code == 2
     assert "refusing to write sessions/s1/state.json (is a symbolic link)" in result.stderr
     assert fingerprint(outside) == before
@@ -139,7 +125,7 @@ def test_topic_linked_outside_never_reaches_a_seed(
         "--memory",
         str(memory),
         "--state",
-        str(state_file(tmp_path, memory_keys=["x"])),
+        str(session_state(tmp_path, memory_keys=["x"])),
         "--format",
         "json",
     )

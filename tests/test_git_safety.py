@@ -13,27 +13,8 @@ from pathlib import Path
 import pytest
 
 from clm_policy.memory.gitwrite import MemoryRepo
-from clm_policy.memory.init import init_memory
 
-from conftest import git, invoke
-
-
-@pytest.fixture
-def memory(tmp_path: Path) -> Path:
-    return init_memory(tmp_path / "mem").path
-
-
-def state_file(tmp_path: Path, **fields: object) -> Path:
-    data: dict[str, object] = {
-        "session_id": "s1",
-        "goal": "ship it",
-        "step_index": 3,
-        "tokens": {"context_tokens": 400000},
-        **fields,
-    }
-    path = tmp_path / "state.json"
-    path.write_text(json.dumps(data))
-    return path
+from conftest import git, invoke, state_file
 
 
 def executable(path: Path, text: str) -> None:

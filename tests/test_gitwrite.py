@@ -23,11 +23,6 @@ from clm_policy.memory.trailers import CommitMessage, event_subject
 from conftest import git
 
 
-@pytest.fixture
-def memory(tmp_path: Path) -> Path:
-    return init_memory(tmp_path / "mem").path
-
-
 def message(n: int, session: str = "s1") -> CommitMessage:
     return CommitMessage(
         event_subject("compact", session, n, "soft_compact"),

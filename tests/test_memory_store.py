@@ -10,15 +10,9 @@ import pytest
 
 from clm_policy.errors import InputError
 from clm_policy.memory.gitwrite import MemoryRepo
-from clm_policy.memory.init import init_memory
 from clm_policy.memory.store import GitMemoryStore
 
 from conftest import git, invoke
-
-
-@pytest.fixture
-def memory(tmp_path: Path) -> Path:
-    return init_memory(tmp_path / "mem").path
 
 
 def test_write_read_search_list(memory: Path) -> None:

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from clm_policy.memory.init import init_memory
 from clm_policy.models.manifest import validate_manifest
 
 from conftest import REPO, git, invoke, run_process
@@ -56,11 +55,6 @@ def secret_state(session: str = "sec-1") -> dict[str, Any]:
         ],
         "blockers": [f"slack bot {s['slack']} is rate limited"],
     }
-
-
-@pytest.fixture
-def memory(tmp_path: Path) -> Path:
-    return init_memory(tmp_path / "mem").path
 
 
 def write_state(tmp_path: Path, state: dict[str, Any], name: str = "state.json") -> Path:

@@ -16,10 +16,9 @@ import pytest
 
 from clm_policy.memory.change import SecretIdentifierError
 from clm_policy.memory.gitwrite import MemoryRepo
-from clm_policy.memory.init import init_memory
 from clm_policy.memory.store import GitMemoryStore
 
-from conftest import git, invoke
+from conftest import git, invoke, state_file
 
 GITHUB = "ghp_" + "Zx8Kq2Lm9Nv4Bc7Df1Gh5Jk3Pw6Rt0Ys2Ua4E"
 OPENAI = "sk-proj-" + "Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc3Vb5Nm7Qw9Er1Ty3Ui5Op7"
@@ -56,24 +55,6 @@ def assert_nowhere(memory: Path, *needles: str) -> None:
     for needle in needles:
         assert needle not in held, needle
     assert "\ue000" not in held  # no redaction tag survives into git
-
-
-@pytest.fixture
-def memory(tmp_path: Path) -> Path:
-    return init_memory(tmp_path / "mem").path
-
-
-def state_file(tmp_path: Path, **fields: object) -> Path:
-    data: dict[str, object] = {
-        "session_id": "s1",
-        "goal": "ship it",
-        "step_index": 3,
-        "tokens": {"context_tokens": 400000},
-        **fields,
-    }
-    path = tmp_path / "state.json"
-    path.write_text(json.dumps(data))
-    return path
 
 
 def test_a_private_key_in_a_message_whose_summary_line_is_cut(memory: Path, tmp_path: Path) -> None:
