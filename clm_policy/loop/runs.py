@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from clm_policy.errors import InputError, StateError
-from clm_policy.memory.change import check_identifier
 from clm_policy.memory.layout import check_session
 from clm_policy.models.scenario import ScenarioFile
 from clm_policy.models.state import SessionState, TokenSnapshot
@@ -91,7 +90,7 @@ def plan_run(
     if persisted is not None:
         state, played = persisted.state, _int(persisted.run.get("played")) or 0
     else:
-        session_id = check_identifier("session id", check_session(spec.session))
+        session_id = check_session(spec.session)  # valid, and no secret
         if exists:
             free = _free_session_id(memory, session_id)
             if free != session_id:

@@ -33,7 +33,7 @@ from types import TracebackType
 
 from clm_policy.errors import ClmError, InputError
 from clm_policy.memory import confine
-from clm_policy.memory.change import Change, Content, JsonDoc, JsonLines
+from clm_policy.memory.change import Change, Content, JsonDoc, JsonLines, check_identifier
 from clm_policy.memory.layout import MARKER
 from clm_policy.memory.trailers import CommitMessage
 
@@ -311,8 +311,6 @@ class MemoryRepo:
         if change.appends:
             raise InputError("a branch commit cannot append to files")
         full_ref = ref if ref.startswith("refs/") else f"refs/heads/{ref}"
-        from clm_policy.memory.change import check_identifier
-
         check_identifier("branch name", full_ref)
         if self._execute(["check-ref-format", full_ref])[0] != 0:
             raise InputError(f"invalid branch name {full_ref!r}")
