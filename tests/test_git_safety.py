@@ -144,7 +144,7 @@ def test_foreign_commits_with_separator_bytes_never_break_log_or_status(memory: 
     tree = git(memory, "rev-parse", "HEAD^{tree}").strip()
     parent = git(memory, "rev-parse", "HEAD").strip()
     message = (
-        b"evil \x1e\x1f subject\n\nbody \x1e\x1f\xff\xfe\n\n"
+        b"evil \x1e\x1f subject \xff\xfe not UTF-8\n\nbody \x1e\x1f\xff\xfe\n\n"
         b"Clm-Event: compact\x1f\x1e\nClm-Session: demo\x1e\n"
     )
     forged = (
@@ -164,6 +164,7 @@ def test_foreign_commits_with_separator_bytes_never_break_log_or_status(memory: 
         assert result.exit_code == 0, (args, result.stderr)
     entries = json.loads(invoke("log", "--memory", str(memory), "--format", "json").stdout)
     assert [e["event"] for e in entries][-3:] == ["session", "start", "init"]
+    assert invoke("log", "--memory", str(memory), "--all").exit_code == 0
 
 
 def test_log_filters_match_literally(memory: Path) -> None:

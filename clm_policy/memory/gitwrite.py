@@ -1,6 +1,7 @@
 """The one way anything is written to a memory repository.
 
-GitPython opens the repository and runs git; commits are made by git itself, never through
+GitPython opens the repository; git runs through :mod:`clm_policy.memory.gitrun` (hooks and
+fsmonitor off, user values after ``--``); commits are made by git itself, never through
 GitPython's ``IndexFile.add``/``commit`` (which rewrite the branch ref without checking its old
 value and so lose commits when processes commit at once, and whose lock files never wait).
 
@@ -31,31 +32,15 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from types import TracebackType
 
-from clm_policy.errors import ClmError, InputError
+from clm_policy.errors import InputError
 from clm_policy.memory import confine
 from clm_policy.memory.change import Change, Content, JsonDoc, JsonLines, check_identifier
+from clm_policy.memory.gitrun import SAFE_CONFIG, GitError, check_name, run_git, short
 from clm_policy.memory.layout import MARKER
 from clm_policy.memory.trailers import CommitMessage
 
-# A push rejected for one of these lost a race with another writer: fetch, rebase, retry.
-_RETRY_PUSH = (
-    "rejected",
-    "fetch first",
-    "non-fast-forward",
-    "cannot lock ref",
-    "failed to update ref",
-)
 LOCK = "clm-write.lock"
 JOURNAL = "clm-write.journal"
-SAFE_CONFIG = (
-    # No repository hook runs (a prepare-commit-msg hook could rewrite the audit trailers, a
-    # reference-transaction hook veto or watch every write), no fsmonitor command, and no
-    # `ext::` transport that would run a command named by a remote URL.
-    *("-c", "core.hooksPath=/dev/null"),
-    *("-c", "core.fsmonitor=false"),
-    *("-c", "protocol.ext.allow=never"),
-)
-"""Options before every git command clm-policy runs (docs/security.md)."""
 __all__ = [
     "SAFE_CONFIG",
     "Change",
@@ -64,27 +49,9 @@ __all__ = [
     "JsonDoc",
     "JsonLines",
     "MemoryRepo",
+    "check_name",
     "run_git",
 ]
-
-
-class GitError(ClmError):
-    """A git command failed."""
-
-
-def run_git(cwd: Path, *args: str) -> tuple[int, str, str]:
-    """``git ARGS`` in ``cwd`` before a MemoryRepo can open it (``init``): status, out, err."""
-    import subprocess
-
-    done = subprocess.run(
-        ["git", *SAFE_CONFIG, *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
-    )
-    return done.returncode, done.stdout, done.stderr
 
 
 def check_path(path: str, verb: str = "write") -> str:
@@ -101,13 +68,6 @@ def check_path(path: str, verb: str = "write") -> str:
     ):
         raise InputError(f"refusing to {verb} {path!r} in the memory repository")
     return pure.as_posix()
-
-
-def check_name(kind: str, value: str) -> str:
-    """A remote or ref given by a person: never an option (``--receive-pack=...``)."""
-    if not value or value.startswith("-") or any(c in value for c in "\x00\n\r"):
-        raise InputError(f"invalid {kind} {value!r}: it must not be empty or start with '-'")
-    return value
 
 
 class MemoryRepo:
@@ -130,7 +90,6 @@ class MemoryRepo:
             self._repo = git.Repo(where)
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
             raise InputError(f"{where}: has {MARKER} but is not a git repository") from None
-        self._git_errors = git.GitCommandError
         assert self._repo.working_tree_dir is not None
         self.root = Path(self._repo.working_tree_dir)
         self.git_dir = Path(self._repo.git_dir)
@@ -154,27 +113,17 @@ class MemoryRepo:
 
     # -- running git --------------------------------------------------------------------------
 
-    def _execute(
-        self, args: list[str], env: Mapping[str, str] | None = None
-    ) -> tuple[int, str, str]:
-        if any("\x00" in arg for arg in args):
-            raise InputError("a value with a NUL byte cannot be passed to git")
-        status, out, err = self._repo.git.execute(
-            ["git", *SAFE_CONFIG, *args],
-            with_extended_output=True,
-            with_exceptions=False,
-            env={"GIT_TERMINAL_PROMPT": "0", **(env or {})},
-        )
-        return int(status), str(out), str(err)
+    def run(self, *args: str, env: Mapping[str, str] | None = None) -> tuple[int, str, str]:
+        """Run ``git ARGS`` in the repository: its status, stdout and stderr."""
+        return run_git(self.root, args, env=env)
 
     def git(self, *args: str, env: Mapping[str, str] | None = None, check: bool = True) -> str:
         """Run ``git ARGS`` in the repository; its stdout, stripped of the final newline.
 
         Values a person or a file supplied go after ``--`` (or ``--end-of-options``)."""
-        status, out, err = self._execute(list(args), env)
+        status, out, err = self.run(*args, env=env)
         if check and status != 0:
-            detail = " ".join((err.strip() or out.strip()).split())[:300]
-            raise GitError(f"git {' '.join(args[:3])} failed: {detail}")
+            raise GitError(f"git {' '.join(args[:3])} failed: {short(err.strip() or out)}")
         return out
 
     def head(self) -> str | None:
@@ -312,7 +261,7 @@ class MemoryRepo:
             raise InputError("a branch commit cannot append to files")
         full_ref = ref if ref.startswith("refs/") else f"refs/heads/{ref}"
         check_identifier("branch name", full_ref)
-        if self._execute(["check-ref-format", full_ref])[0] != 0:
+        if self.run("check-ref-format", full_ref)[0] != 0:
             raise InputError(f"invalid branch name {full_ref!r}")
         ready = change.prepare(message, check_path)
         paths = ready.files
@@ -367,43 +316,10 @@ class MemoryRepo:
 
     def push(self, remote: str, ref: str, *, attempts: int = 5) -> int:
         """Push ``ref`` to ``remote``; when rejected, fetch, rebase and retry. Never forces.
+        Returns the number of attempts it took (:func:`clm_policy.memory.push.push`)."""
+        from clm_policy.memory.push import push
 
-        Returns the number of attempts it took. Rebasing happens under the write lock, so no
-        local commit races it.
-        """
-        check_name("remote", remote)
-        check_name("ref", ref)
-        branch = ref.removeprefix("refs/heads/")
-        for attempt in range(1, attempts + 1):
-            status, _, err = self._execute(
-                ["push", "--porcelain", "--no-verify", "--", remote, f"{ref}:refs/heads/{branch}"]
-            )
-            if status == 0:
-                return attempt
-            if not any(sign in err for sign in _RETRY_PUSH):
-                raise GitError(f"git push {remote} {branch} failed: {_short(err)}")
-            with self.locked():
-                self.git("fetch", "-q", "--", remote, branch)
-                current = self.git("symbolic-ref", "-q", "--short", "HEAD", check=False)
-                if current != branch:
-                    raise GitError(
-                        f"push {branch}: the remote moved on; rebase it by hand "
-                        "(it is not checked out)"
-                    )
-                status, _, err = self._execute(["rebase", "-q", "FETCH_HEAD"])
-                if status != 0:
-                    self.git("rebase", "--abort", check=False)
-                    raise GitError(
-                        f"push {branch}: rebasing onto {remote}/{branch} conflicts; resolve by "
-                        f"hand ({_short(err)})"
-                    )
-            time.sleep(0.05 * attempt)
-        raise GitError(f"push {branch} to {remote}: still rejected after {attempts} attempts")
-
-
-def _short(text: str, limit: int = 300) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+        return push(self, remote, ref, attempts=attempts)
 
 
 def _write_durably(path: Path, data: bytes) -> None:

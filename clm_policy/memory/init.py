@@ -64,16 +64,17 @@ def init_memory(directory: str | Path) -> InitResult:
 
 
 def _build(folder: Path) -> str | None:
-    from clm_policy.memory.gitwrite import MemoryRepo, run_git
+    from clm_policy.memory.gitrun import run_git
+    from clm_policy.memory.gitwrite import MemoryRepo
     from clm_policy.memory.trailers import CommitMessage
 
     folder.mkdir()
-    if run_git(folder, "init", "-q", "-b", "main")[0] != 0:
+    if run_git(folder, ["init", "-q", "-b", "main"])[0] != 0:
         raise InputError(f"{folder.parent}: git init failed")
     # Commits are made by the tool; use its own identity where git has none configured.
-    if run_git(folder, "var", "GIT_COMMITTER_IDENT")[0] != 0:
-        run_git(folder, "config", "user.name", IDENTITY[0])
-        run_git(folder, "config", "user.email", IDENTITY[1])
+    if run_git(folder, ["var", "GIT_COMMITTER_IDENT"])[0] != 0:
+        run_git(folder, ["config", "user.name", IDENTITY[0]])
+        run_git(folder, ["config", "user.email", IDENTITY[1]])
     template = bundled_dir("memory_template")
     files = {
         path.relative_to(template).as_posix(): path.read_bytes()

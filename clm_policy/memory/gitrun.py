@@ -1,0 +1,62 @@
+"""The one place clm-policy runs git.
+
+Every git command — the write path's, ``init``'s, a push — goes through :func:`run_git`, which
+puts :data:`SAFE_CONFIG` before it: no repository hook runs (a ``prepare-commit-msg`` hook
+could rewrite the audit trailers, a ``reference-transaction`` hook watch every write), no
+fsmonitor command runs, and no ``ext::`` remote can start a program. The settings are given
+per command and never stored. Values a person or a file supplies go after ``--`` (or
+``--end-of-options``); :func:`check_name` refuses a remote, ref or revision that git would
+read as an option.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from clm_policy.errors import ClmError, InputError
+
+SAFE_CONFIG = (
+    *("-c", "core.hooksPath=/dev/null"),
+    *("-c", "core.fsmonitor=false"),
+    *("-c", "protocol.ext.allow=never"),
+)
+"""Options before every git command clm-policy runs (docs/security.md)."""
+
+
+class GitError(ClmError):
+    """A git command failed."""
+
+
+def run_git(
+    cwd: Path, args: Sequence[str], *, env: Mapping[str, str] | None = None
+) -> tuple[int, str, str]:
+    """``git ARGS`` in ``cwd``: its status, stdout (without the final newline) and stderr.
+
+    Output is decoded as UTF-8, a byte that is not (a foreign commit message) replaced."""
+    if any("\x00" in arg for arg in args):
+        raise InputError("a value with a NUL byte cannot be passed to git")
+    done = subprocess.run(
+        ["git", *SAFE_CONFIG, *args],
+        cwd=cwd,
+        capture_output=True,
+        check=False,
+        env={**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})},
+    )
+    out = done.stdout.decode("utf-8", "replace")
+    return done.returncode, out.removesuffix("\n"), done.stderr.decode("utf-8", "replace")
+
+
+def check_name(kind: str, value: str) -> str:
+    """A remote, ref or revision given by a person: never an option (``--receive-pack=...``)."""
+    if not value or value.startswith("-") or any(c in value for c in "\x00\n\r"):
+        raise InputError(f"invalid {kind} {value!r}: it must not be empty or start with '-'")
+    return value
+
+
+def short(text: str, limit: int = 300) -> str:
+    """git's output for a message: one line, at most ``limit`` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
