@@ -83,9 +83,10 @@ def test_the_rationale_and_a_guards_message_obey_the_cap(write: Write) -> None:
     blocked = policy.decide(SessionState(session_id="s", tokens=TokenSnapshot(context_tokens=6)))
     (finding,) = blocked.blocked_by
     assert finding.message == "m" * (MAX_RENDERED_LENGTH - 3) + "..."
-    assert blocked.rationale == (
-        f"compact blocked by loud: {finding.message} (proposed because context 6 > 5)"
-    )
+    # the rationale keeps why the rule fired and cuts the guard's message to fit
+    assert len(blocked.rationale) == MAX_RENDERED_LENGTH
+    assert blocked.rationale.startswith("compact blocked by loud: mmm")
+    assert blocked.rationale.endswith("mmm... (proposed because context 6 > 5)")
     explained = policy.explain(SessionState(session_id="s", tokens=TokenSnapshot(context_tokens=6)))
     assert [g.message for g in explained.guards] == [finding.message]
 
@@ -106,3 +107,21 @@ def test_a_format_spec_is_matched_whole() -> None:
                 f"x {{step:{spec}}}", SourceSpan(Location("t.yaml", 1, 1)), known_names({})
             )
     assert _render("x {step:,d}", step=12345) == "x 12,345"
+
+
+def test_a_rationale_of_many_blocking_guards_is_capped(write: Write) -> None:
+    guards = "\n".join(
+        f'    - id: g{i}\n      when: step >= 0\n      severity: block\n      message: "{{{LONG}}}"'
+        for i in range(5)
+    )
+    path = write(
+        "many.yaml",
+        "version: 1\nextends: default\nguards:\n  compact:\n" + guards + "\n",
+    )
+    policy = load_policy(path)
+    state = SessionState(session_id="s", tokens=TokenSnapshot(context_tokens=260_000))
+    decision = policy.decide(state, "coding")
+    assert [f.guard for f in decision.blocked_by] == ["g0", "g1", "g2", "g3", "g4"]
+    assert len(decision.rationale) == MAX_RENDERED_LENGTH
+    assert decision.rationale.startswith("compact blocked by g0: abab")
+    assert decision.rationale.endswith("... (proposed because context 260000 >= soft limit 250000)")

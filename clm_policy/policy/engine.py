@@ -19,7 +19,7 @@ from clm_policy.errors import EvaluationError, Location, StateError, quote
 from clm_policy.models.enums import Action
 from clm_policy.policy.expr import CompiledExpression, SandboxPool
 from clm_policy.policy.names import signal_value_fits, suggest
-from clm_policy.policy.template import Template
+from clm_policy.policy.template import Template, fitted
 
 if TYPE_CHECKING:
     from clm_policy.models.decision import Decision, Explanation, GuardFinding
@@ -475,17 +475,17 @@ class Policy:
             reason = rule.because.render(sandbox, names)
         else:
             reason = f"{rule.when.text}"
+        # several guards' messages are each capped, and the whole rationale is too
         if blocked:
             why = "; ".join(f"{f.guard}: {f.message}" for f in blocked)
-            rationale = f"{proposed.value} blocked by {why} (proposed because {reason})"
+            rationale = fitted(
+                f"{proposed.value} blocked by ", why, f" (proposed because {reason})"
+            )
+        elif overridden:
+            past = "; ".join(f"{f.guard}: {f.message}" for f in overridden)
+            rationale = fitted(f"{reason} (forced past ", past, ")")
         else:
             rationale = reason
-            if overridden:
-                rationale += (
-                    " (forced past "
-                    + "; ".join(f"{f.guard}: {f.message}" for f in overridden)
-                    + ")"
-                )
         return Outcome(
             action=Action.CONTINUE if blocked else proposed,
             trigger=rule.id if rule is not None else None,

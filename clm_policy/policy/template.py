@@ -59,10 +59,23 @@ class Template:
             expr, spec = part
             value = sandbox.run(expr, names)
             out.append(_format(value, spec, expr))
-        text = "".join(out)
-        if len(text) <= MAX_RENDERED_LENGTH:
-            return text
-        return text[: MAX_RENDERED_LENGTH - len(_ELLIPSIS)] + _ELLIPSIS
+        return capped("".join(out))
+
+
+def capped(text: str, limit: int = MAX_RENDERED_LENGTH) -> str:
+    """``text`` cut to ``limit`` characters (ending in an ellipsis)."""
+    if len(text) <= limit:
+        return text
+    return text[: max(limit - len(_ELLIPSIS), 0)] + _ELLIPSIS
+
+
+def fitted(head: str, middle: str, tail: str) -> str:
+    """``head + middle + tail`` within :data:`MAX_RENDERED_LENGTH`, cutting the middle first
+    (a list of guard messages), so that the tail (why the rule fired) stays readable."""
+    room = MAX_RENDERED_LENGTH - len(head) - len(tail)
+    if len(middle) <= room:
+        return capped(head + middle + tail)
+    return capped(head + capped(middle, max(room, 40)) + tail)
 
 
 def _format(value: Any, spec: str, expr: CompiledExpression) -> str:
