@@ -1,0 +1,45 @@
+"""Secrets out of text and plain data, before anything is hashed into git.
+
+Agent memory (Markdown, JSON manifests, JSONL logs) is committed to git, and a secret that
+reaches a git object stays in the history for good. So everything the memory store writes goes
+through :func:`redact_text` or :func:`redact_data` first -- or through one :class:`Redactor` per
+commit, whose total becomes the ``Clm-Redactions`` trailer. Each secret found is replaced by
+``[REDACTED:<rule-id>]``; redacting redacted text changes nothing.
+
+Token rules (AWS, GitHub, OpenAI, Anthropic, Slack, GCP, JWT, private keys) replace the whole
+token. Key/value rules (``password=...``, ``Authorization: Bearer ...``, a password in a URL)
+keep the key and replace only the value, and the generic rule redacts a value only when it looks
+random (Shannon entropy), so ``password: changeme`` and ``api_key_env = "OPENAI_API_KEY"``
+are left alone.
+
+The rules are modelled on the token formats documented by gitleaks
+(https://github.com/gitleaks/gitleaks, MIT License, Copyright (c) 2019 Zachary Rice); the
+regular expressions here are our own. docs/redaction.md lists the rules, what is not redacted,
+and the limits: no detector is complete, so a key that reached an agent is rotated anyway.
+"""
+
+from __future__ import annotations
+
+from clm_policy.memory.redact.engine import (
+    RULES,
+    Redaction,
+    Redactor,
+    redact_data,
+    redact_text,
+    untag,
+)
+from clm_policy.memory.redact.judge import is_placeholder, looks_secret, shannon_entropy
+from clm_policy.memory.redact.syntax import Rule
+
+__all__ = [
+    "RULES",
+    "Redaction",
+    "Redactor",
+    "Rule",
+    "is_placeholder",
+    "looks_secret",
+    "redact_data",
+    "redact_text",
+    "shannon_entropy",
+    "untag",
+]

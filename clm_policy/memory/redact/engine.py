@@ -1,0 +1,218 @@
+"""Applying the rules: text, plain data, and the per-commit Redactor that counts secrets.
+
+Each rule runs over the text once, in order (:data:`RULES`); a match its check accepts is
+replaced by ``[REDACTED:<rule-id>]``. The scan is linear: overlapping candidates are tried, but
+none from inside a secret already judged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from clm_policy.memory.redact.assignments import ASSIGNMENT_RULES
+from clm_policy.memory.redact.judge import looks_secret
+from clm_policy.memory.redact.syntax import AWS_KEY_NAME, AWS_SECRET, KEY_NAME, Rule
+from clm_policy.memory.redact.tokens import TOKEN_RULES
+
+RULES: tuple[Rule, ...] = (*TOKEN_RULES, *ASSIGNMENT_RULES)
+"""Every rule, in the order they run: private keys first (their body must not be cut up by the
+token rules), specific tokens before the key/value rules that would also match them."""
+
+
+class _Tally:
+    """What a redaction replaced: occurrences per rule, and each distinct secret once.
+
+    With ``tag``, each marker is preceded by a tag naming its secret (``\ue000<n>\ue001``,
+    characters from Unicode's private use area that no rule matches), so that whoever cuts
+    the text later can tell which secrets are still represented in what is kept
+    (:meth:`Redactor.settle`)."""
+
+    def __init__(self, tag: bool = False) -> None:
+        self.tag = tag
+        self.counts: dict[str, int] = {}
+        self.secrets: dict[str, tuple[str, int]] = {}  # secret -> (rule, number)
+        self.numbered: list[str] = []  # number -> secret
+
+    def marker(self, rule_id: str, secret: str) -> str:
+        self.counts[rule_id] = self.counts.get(rule_id, 0) + 1
+        if secret not in self.secrets:
+            self.secrets[secret] = (rule_id, len(self.numbered))
+            self.numbered.append(secret)
+        number = self.secrets[secret][1]
+        marker = f"[REDACTED:{rule_id}]"
+        return f"{_TAG_OPEN}{number}{_TAG_CLOSE}{marker}" if self.tag else marker
+
+
+_TAG_OPEN, _TAG_CLOSE = "\ue000", "\ue001"
+_TAG = re.compile("\ue000([0-9]*)\ue001?")  # a whole tag, or what a cut left of one
+
+
+def untag(text: str) -> str:
+    """``text`` without the tags a tagging :class:`Redactor` put before its markers."""
+    return _TAG.sub("", text) if _TAG_OPEN in text else text
+
+
+def _apply(rule: Rule, text: str, lowered: str, tally: _Tally) -> str:
+    """``text`` with ``rule``'s secrets replaced (``text`` itself if it has none)."""
+    if rule.needles and not any(needle in text for needle in rule.needles):
+        return text
+    pieces: list[str] = []
+    done = pos = 0  # text[:done] is in pieces; the next match starts at pos or later
+    while True:
+        if rule.anchor is None:
+            m = rule.pattern.search(text, pos)
+        elif (anchor := rule.anchor.search(lowered, pos)) is None:
+            break
+        elif (m := rule.pattern.match(text, anchor.start())) is None:
+            pos = anchor.start() + 1
+            continue
+        if m is None:
+            break
+        start, end = m.span("secret")
+        if rule.check is None or rule.check(m):
+            pieces += (text[done:start], tally.marker(rule.id, text[start:end]))
+            done = end
+        # Overlapping candidates are tried (the key of a rejected one may start a real one),
+        # but none from inside a secret already judged: that keeps the time linear.
+        pos = max(end, m.start() + 1)
+    if not pieces:
+        return text
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+def _redact(text: str, counts: _Tally) -> str:
+    lowered = ""  # text lower-cased (same length: see below) while text is unchanged
+    for rule in RULES:
+        if rule.anchor is not None and not lowered:
+            # "İ" is the one character whose lower() is two long; anchors need equal offsets.
+            lowered = text.replace("\u0130", "i").lower()
+        redacted = _apply(rule, text, lowered, counts)
+        if redacted is not text:
+            text, lowered = redacted, ""
+    return text
+
+
+def _value_rule(key: str, value: str) -> str | None:
+    """The rule that a whole string value hits because of its dict key (``{"password": v}``)."""
+    if AWS_KEY_NAME.search(key) and AWS_SECRET.fullmatch(value):
+        return "aws-secret-access-key"
+    return "generic-secret" if KEY_NAME.search(key) and looks_secret(value) else None
+
+
+def _walk(value: Any, counts: _Tally) -> Any:
+    if isinstance(value, str):
+        before = sum(counts.counts.values())
+        redacted = _redact(value, counts)
+        return value if sum(counts.counts.values()) == before else redacted
+    if isinstance(value, Mapping):
+        out: dict[Any, Any] = {}
+        for key, item in value.items():
+            new_item = _walk(item, counts)
+            # A string no text rule touched may still be a secret because of its key.
+            if isinstance(key, str) and isinstance(item, str) and new_item is item:
+                rule = _value_rule(key, item)
+                if rule is not None:
+                    new_item = counts.marker(rule, item)
+            out[_walk(key, counts)] = new_item
+        return out
+    if isinstance(value, list):
+        return [_walk(item, counts) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_walk(item, counts) for item in value)
+    if value is None or isinstance(value, int | float):
+        return value
+    raise TypeError(f"redact_data walks dict, list, tuple, str, numbers and None, not {value!r}")
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """Redacted text and how many secrets each rule replaced (rules that found none are absent)."""
+
+    text: str
+    counts: Mapping[str, int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+def redact_text(text: str) -> Redaction:
+    """Replace every secret in ``text`` by ``[REDACTED:<rule-id>]``."""
+    tally = _Tally()
+    return Redaction(_redact(text, tally), MappingProxyType(tally.counts))
+
+
+def redact_data(value: Any) -> tuple[Any, dict[str, int]]:
+    """A redacted copy of plain data, and the counts.
+
+    Strings are redacted wherever they are, dict keys included; a string under a
+    secret-sounding key (``{"password": "..."}``) is redacted whole when it looks random.
+    Dicts, lists and tuples are copied (any mapping becomes a ``dict``); ``None``, bools and
+    numbers are kept; anything else is a :class:`TypeError`, so nothing passes unread. Two keys
+    that redact to the same text merge, the later value winning.
+    """
+    tally = _Tally()
+    return _walk(value, tally), tally.counts
+
+
+class Redactor:
+    """Redacts many texts and values of one commit, counting each distinct secret once.
+
+    With ``tag=True`` it is the first pass over raw input that a caller will cut or fold (see
+    :class:`~clm_policy.memory.change.Change`): its markers carry tags, and :meth:`settle`
+    removes them from what is finally kept, noting which secrets that still holds — so a
+    secret that only sat in a message nobody keeps is not counted.
+    """
+
+    def __init__(self, *, tag: bool = False) -> None:
+        self._tally = _Tally(tag)
+        self._kept: dict[str, str] = {}
+
+    def text(self, text: str) -> str:
+        """``text`` redacted; its secrets are noted."""
+        return _redact(text, self._tally)
+
+    def data(self, value: Any) -> Any:
+        """A redacted copy of ``value`` (see :func:`redact_data`); its secrets are noted."""
+        return _walk(value, self._tally)
+
+    def settle(self, value: Any) -> Any:
+        """``value`` (a text or plain data) without this redactor's tags, noting the secrets
+        whose tag it still holds as kept."""
+        if isinstance(value, str):
+            if _TAG_OPEN not in value:
+                return value
+            return _TAG.sub(self._keep, value)
+        if isinstance(value, Mapping):
+            return {self.settle(k): self.settle(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return type(value)(self.settle(v) for v in value)
+        return value
+
+    def _keep(self, match: re.Match[str]) -> str:
+        if match[0].endswith(_TAG_CLOSE) and match[1] and int(match[1]) < len(self._tally.numbered):
+            secret = self._tally.numbered[int(match[1])]
+            self._kept[secret] = self._tally.secrets[secret][0]
+        return ""
+
+    @property
+    def secrets(self) -> Mapping[str, str]:
+        """Each distinct secret replaced (kept, for a tagging redactor), with its rule."""
+        if self._tally.tag:
+            return MappingProxyType(dict(self._kept))
+        return MappingProxyType({k: rule for k, (rule, _) in self._tally.secrets.items()})
+
+    @property
+    def counts(self) -> Mapping[str, int]:
+        """Distinct secrets replaced so far, per rule id (a snapshot)."""
+        return MappingProxyType(dict(Counter(self.secrets.values())))
+
+    @property
+    def total(self) -> int:
+        return len(self.secrets)
