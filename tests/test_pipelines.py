@@ -22,7 +22,7 @@ SECRETS = {
     "openai": "sk-proj-" + "Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc3Vb5Nm7Qw9Er1Ty3Ui5Op7",
     "anthropic": "sk-ant-api03-"
     + "Zq8Wx2Ec4Rv6Tb8Yn0Um2Ik4Ol6Pa8Sd0Fg2Hj4Kl6Zq8Wx0Ec2Rv4Tb6Yn8Um0Ik2Ol4Pa6Sd8Fg0Hj2Kl4Zq6Wx8Ec0Rv2Tb4Yn6Um8IkAA",
-    "slack": "xoxb-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+    "slack": "xoxb-" + "123456789012-1234567890123-Q7rT2mK9vX4pL8nZ3wB6yD1c",
     "gcp": "AIza" + "SyD3f9Kq2Lm8Nv4Bc7Df1Gh5Jk3Pw6Rt0Ys",
     "pem": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAxK8f2qL9mN3vB7cD1fG5hJ3kP6wR0tY2sU4aE8gI0oL1pQ3r\nT5vW7yZ9bC1eF3hJ5kL7nP9rS1tV3wX5zA7cD9fG1hJ3kL5mN7pQ9rS1tV3wX5z\n-----END RSA PRIVATE KEY-----",
     "generic": "password=Xk9mP2vL7qR4nW8tZ3",

@@ -116,8 +116,11 @@ def test_token_rules_replace_the_whole_token(rule: str, secret: str, context: st
 
 
 def test_every_rule_is_exercised() -> None:
+    # the providers' tokens added later are exercised in test_redact_tokens.py
+    from test_redact_tokens import NEW_TOKENS
+
     ids = {r.id for r in RULES}
-    assert ids == set(TOKENS) | {r for r, _, _ in KEY_VALUE}
+    assert ids == set(TOKENS) | set(NEW_TOKENS) | {r for r, _, _ in KEY_VALUE}
 
 
 def test_anthropic_wins_over_openai() -> None:
@@ -176,6 +179,8 @@ KEY_VALUE: list[tuple[str, str, str]] = [
     ("bearer-token", f'headers = {{"Authorization": "Bearer {V}"}}', 'headers = {"Authorization": "Bearer [REDACTED:bearer-token]"}'),
     ("bearer-token", f"authorization: bearer {V}", "authorization: bearer [REDACTED:bearer-token]"),
     ("basic-auth", f"Authorization: Basic {BASIC}", "Authorization: Basic [REDACTED:basic-auth]"),
+    ("auth-header", f"curl -H 'Authorization: Token {V}' https://x.example", "curl -H 'Authorization: Token [REDACTED:auth-header]' https://x.example"),
+    ("curl-user-password", f"curl -u deploy:{V} https://x.example", "curl -u deploy:[REDACTED:curl-user-password] https://x.example"),
     ("url-password", f"postgres://app:{URL_PASSWORD}@db.internal:5432/app", "postgres://app:[REDACTED:url-password]@db.internal:5432/app"),
     ("url-password", f"git clone https://bob:{URL_PASSWORD}@git.example.com/r.git", "git clone https://bob:[REDACTED:url-password]@git.example.com/r.git"),
 ]

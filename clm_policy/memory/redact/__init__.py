@@ -6,11 +6,14 @@ through :func:`redact_text` or :func:`redact_data` first -- or through one :clas
 commit, whose total becomes the ``Clm-Redactions`` trailer. Each secret found is replaced by
 ``[REDACTED:<rule-id>]``; redacting redacted text changes nothing.
 
-Token rules (AWS, GitHub, OpenAI, Anthropic, Slack, GCP, JWT, private keys) replace the whole
-token. Key/value rules (``password=...``, ``Authorization: Bearer ...``, a password in a URL)
-keep the key and replace only the value, and the generic rule redacts a value only when it looks
-random (Shannon entropy), so ``password: changeme`` and ``api_key_env = "OPENAI_API_KEY"``
-are left alone.
+Token rules (:mod:`.tokens`: private keys, AWS, GitHub, OpenAI, Anthropic, Slack, GCP, JWT,
+npm, PyPI, Stripe, Hugging Face, GitLab, Azure AD, Docker Hub, DigitalOcean, Twilio, SendGrid,
+Shopify, Atlassian, Databricks, Heroku) replace the whole token, when its random part is random
+enough and no placeholder (:mod:`.token_checks`). Key/value rules (:mod:`.assignments`:
+``password=...`` in the syntaxes of many languages, ``Authorization: <scheme> ...``, ``curl -u``,
+a password in a URL) keep the key and replace only the value, and only when it looks like a
+secret (:mod:`.judge`), so ``password: changeme`` and ``api_key_env = "OPENAI_API_KEY"`` are
+left alone. :mod:`.engine` applies them in linear time.
 
 The rules are modelled on the token formats documented by gitleaks
 (https://github.com/gitleaks/gitleaks, MIT License, Copyright (c) 2019 Zachary Rice); the

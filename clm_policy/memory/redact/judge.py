@@ -7,8 +7,10 @@ reference, placeholder, name, URL or path.
 
 from __future__ import annotations
 
+import base64
 import math
 import re
+import string
 from collections import Counter
 
 ENTROPY_THRESHOLD = 3.5
@@ -31,30 +33,77 @@ def shannon_entropy(value: str) -> float:
 _WORD = r"(?:[A-Z]+|[A-Z]?[a-z]+(?:[A-Z][a-z]{2,})*)[0-9]*"
 _NOT_A_SECRET = re.compile(
     rf"""
-      .*(?:\$\{{|\{{\{{|\[REDACTED:|\.\.\.|…)       # ${{VAR}}, {{{{ var }}}}, redacted, elided
-    | [$%<]                                        # $VAR, %VAR%, <your-token>
-    | \{{[^{{}}\s]*\}}$                              # a format field: {{password}}
+      .*(?:\$\{{|\{{\{{|\[REDACTED:|\.\.\.|…          # ${{VAR}}, {{{{ var }}}}, redacted, elided
+        |\{{[\w.]*\}}                                # a format field: {{password}}, f"ab{{key}}"
+        |(?i:example|xxxx)|\*\*\*|•••               # AWS's ...EXAMPLEKEY, sk-xxxx, masked ****
+        |(?i:123456|abcdef|qwerty)                  # a sequence typed, not generated
+        |<[A-Za-z][\w .-]{{0,40}}>)                  # ghp_<your-token>, glpat-<token>
+    | [$%<]                                        # $VAR, $(cmd), %VAR%, <your-token>
     | (.)\1*$                                      # ********, xxxxxxxx
     | [A-Za-z][A-Za-z0-9+.-]*://                   # a URL (its password: url-password)
     | (?:~|\.{{1,2}})?/ | [A-Za-z]:[\\/]           # a path
     | [^@\s]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$   # an e-mail address
-    | {_WORD}(?:[_.:/-]{_WORD})+$                  # a name: OPENAI_API_KEY, settings.SECRET_KEY
+    | (?:[a-z0-9-]+\.)*[a-z0-9-]+:[0-9]{{1,5}}$      # host:port
+    | arn:aws[a-z-]*:|projects/                    # a resource name: AWS ARN, GCP secret
+    | _*{_WORD}(?:[_.:/-]+{_WORD})+(?:-[a-z0-9]{{1,10}})?:?$  # a name: OPENAI_API_KEY, self._key
+    | (?:[A-Z]*+[a-z]{{2,}}+){{2,}}+[A-Z]*+[0-9]*+$     # an identifier: getToken, NSURLCredential
     """,
     re.VERBOSE,
 )
+# Words that defaults, placeholders and examples are made of (changeme, changeit, my_secret_123,
+# P@ssw0rd): a value spelt only with them is not a generated secret.
+_PLACEHOLDER_WORDS = frozenset(
+    (
+        "change", "changeme", "changeit", "replace", "replaceme", "me", "it", "my", "your", "our",
+        "the", "this", "here", "insert", "enter", "put", "set", "fill", "in", "not", "no", "none",
+        "null", "nil", "undefined", "empty", "blank", "default", "dummy", "fake", "test", "testing",
+        "sample", "example", "demo", "placeholder", "redacted", "hidden", "masked", "secret",
+        "secrets", "password", "passwords", "passwd", "pass", "pwd", "pw", "passphrase", "token",
+        "tokens", "key", "keys", "api", "apikey", "access", "private", "auth", "cred", "creds",
+        "credential", "credentials", "admin", "administrator", "root", "user", "username", "guest",
+        "login", "qwerty", "letmein", "welcome", "hunter", "iloveyou", "monkey", "dragon", "master",
+        "super", "top", "very", "real", "value", "todo", "fixme", "tbd", "foo", "bar", "baz", "qux",
+        "local", "dev", "development", "prod", "production", "stage", "staging", "db", "database",
+        "app", "new", "old", "temp", "tmp", "string", "yes", "abc", "xyz",
+    )
+)  # fmt: skip
+_LONGEST_WORD = max(map(len, _PLACEHOLDER_WORDS))
+_WORD_STARTS = frozenset(word[:2] for word in _PLACEHOLDER_WORDS)
 _MIXED_CASE_AND_DIGITS = re.compile(r"(?=.*?[a-z])(?=.*?[A-Z])(?=.*?[0-9])", re.DOTALL)
+_LEET = str.maketrans("01345@$", "oieasas")
+_AROUND = string.digits + string.punctuation
+_NOT_A_LETTER = re.compile("[^a-z]+")
+
+
+def _spelt_with_placeholder_words(value: str) -> bool:
+    """Whether ``value`` without the digits and punctuation around it, read as l33t, is mostly
+    letters that spell placeholder words only (changeme123, ChangeMe123!, P@ssw0rd1)."""
+    core = value.strip(_AROUND).lower().translate(_LEET)
+    letters = _NOT_A_LETTER.sub("", core)
+    if not 4 <= len(letters) <= 40 or 2 * len(letters) < len(value):
+        return False
+    if letters[:2] not in _WORD_STARTS:  # most random values stop here
+        return False
+    starts, seen = [0], {0}  # ends of the runs of words found so far
+    while starts:
+        start = starts.pop()
+        for end in range(start + 2, min(len(letters), start + _LONGEST_WORD) + 1):
+            if end not in seen and letters[start:end] in _PLACEHOLDER_WORDS:
+                if end == len(letters):
+                    return True
+                seen.add(end)
+                starts.append(end)
+    return False
 
 
 def is_placeholder(value: str) -> bool:
-    """Whether ``value`` is a reference, placeholder, name, URL or path rather than a secret."""
-    return _NOT_A_SECRET.match(value) is not None
+    """Whether ``value`` is a reference, placeholder, example, name, URL or path rather than a
+    secret."""
+    return _NOT_A_SECRET.match(value) is not None or _spelt_with_placeholder_words(value)
 
 
-def looks_secret(value: str) -> bool:
-    """Whether a value assigned to a secret-sounding key is random enough to be a real secret."""
+def _random_enough(value: str) -> bool:
     n = len(value)
-    if n < MIN_SECRET_LENGTH or is_placeholder(value):
-        return False
     entropy = shannon_entropy(value)
     if entropy >= ENTROPY_THRESHOLD:
         return True
@@ -62,3 +111,43 @@ def looks_secret(value: str) -> bool:
     # threshold: accept a short one whose characters are nearly all distinct and which mixes
     # lower case, upper case and digits, as generated passwords do and words do not.
     return entropy >= math.log2(n) - 0.3 and _MIXED_CASE_AND_DIGITS.match(value) is not None
+
+
+def looks_secret(value: str) -> bool:
+    """Whether a value assigned to a secret-sounding key is random enough to be a real secret."""
+    if len(value) < MIN_SECRET_LENGTH or _NOT_A_SECRET.match(value) is not None:
+        return False
+    # the cheaper test first: most values a rule finds are not random
+    return (
+        _random_enough(value)
+        and not _spelt_with_placeholder_words(value)
+        and not _base64_of_prose(value)
+    )
+
+
+_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+
+
+def _base64_of_prose(value: str) -> bool:
+    """Whether ``value`` is base64 of a sentence (``auth_banner: V2VsY29tZSB0byB0aGU…``): its
+    characters look random, but what it encodes is words with spaces between them, which a
+    generated secret never is. (Base64 of ``user:password`` has no spaces: it stays a secret.)"""
+    if len(value) < 16 or _BASE64.fullmatch(value) is None:
+        return False
+    try:
+        text = base64.b64decode(value, validate=True).decode("ascii")
+    except (ValueError, UnicodeDecodeError):
+        return False
+    words = text.split()
+    return len(words) >= 3 and text.isprintable() and sum(map(str.isalpha, words)) * 2 >= len(words)
+
+
+def looks_credential(value: str) -> bool:
+    """Whether a value where only a credential can stand (the password of ``curl -u``, what
+    follows the scheme in an ``Authorization`` header) is one: random-looking, or at least 8
+    characters that are not a placeholder and not a plain word (``mango2024!`` is; ``required``
+    and ``changeme1`` are not). Base64 padding does not count."""
+    core = value.rstrip("=")
+    if len(core) < MIN_SECRET_LENGTH or is_placeholder(core):
+        return False
+    return not core.isalpha() or looks_secret(core)

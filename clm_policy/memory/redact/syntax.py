@@ -1,4 +1,5 @@
-"""The pieces rules are built of: the Rule type, boundaries, keywords, assignments, values.
+"""The pieces rules are built of: the Rule type, boundaries, keywords, key names, assignments,
+values.
 
 Every rule is a regular expression whose group ``secret`` is what gets replaced. The pieces
 here are shared by the token rules (:mod:`.tokens`) and the key/value rules
@@ -41,34 +42,86 @@ ESCAPE_BEFORE = r"(?<=\\[nrtbf]{0})|(?<=%[0-9A-Fa-f]{{2}}{0})|(?<=\\u[0-9A-Fa-f]
 ESCAPED = ESCAPE_BEFORE.format("")
 
 # The keyword begins a word or a camelCase hump (db_password, dbPassword; not oauth) or follows
-# an escape (\npassword, %0Apassword), and ends a word (not tokenizer, author).
+# an escape (\npassword, %0Apassword), and ends a word (not tokenizer, author). An anti-forgery
+# token (csrf_token, X-XSRF-TOKEN, authenticity_token, __RequestVerificationToken) is no
+# credential: it is worthless without the session it belongs to, and forms show it to everyone.
 KEYWORD = (
     rf"(?:(?<![A-Za-z])|(?-i:(?<=[a-z])(?=[A-Z]))|{ESCAPED})"
-    r"(?P<kw>pass(?:word|wd|phrase)|pwd|secret|token|api[_.-]?key|access[_.-]?key"
-    r"|private[_.-]?key|auth(?:orization)?|credential)s?(?-i:(?![a-z]))"
+    r"(?P<kw>pass(?:word|wd|phrase)|pwd|secret"
+    r"|(?<![cx]srf)(?<![cx]srf[_.-])(?<!authenticity[_.-])(?<!verification)token"
+    r"|api[_.-]?key|access[_.-]?key|private[_.-]?key|auth(?:orization)?|cred(?:ential)?)"
+    r"s?(?-i:(?![a-z]))"
 )
 # A space or tab, also URL-encoded.
 BLANK = r"(?:[ \t]|%20|%09)"
-# After the key: a closing quote (also %22, %27), then = : => := == or a Python annotation
-# ": str =", or a URL-encoded = or : (%3D, %3A).
-ASSIGN = rf"""(?:\\?["']|%2[27])?{BLANK}*+
-    (?::[ \t]*[A-Za-z_][\w.|\[\], ]{{0,40}}?[ \t]*=(?!=)|==|=>|:=|=|:|%3[Dd]|%3[Aa])"""
+# The end of a key: its closing quote (also %22, %27) and the bracket of a subscript or an array
+# (os.environ["API_KEY"], ENV['TOKEN'], $cfg['password'], char password[]).
+KEY_END = r"""(?:\\?["']|%2[27])?(?:\]|\[[0-9]{0,4}\])?"""
+# After the key: = : => == or an update (:= ::= :::= ?= += .= ||= ??=, shell, Go, Makefiles,
+# PHP, Ruby, JS), a type annotation (password: str = ..., apiKey: string = ...) or a Go type
+# (var apiToken string = ...), or a URL-encoded = or : (%3D, %3A). An annotation's = has a
+# blank or a quote beside it, so a YAML value holding "=" (password: abc=def) stays whole.
+ASSIGN = rf"""{KEY_END}{BLANK}*+
+    (?::[ \t]*[&*A-Za-z_][\w.|\[\], ]{{0,40}}?(?:[ \t]+=(?!=)|=(?=[ \t]|\\?["'`]))
+    |(?<=[ \t])(?:\[\]|\*){{0,4}}+[A-Za-z_][\w.]{{0,40}}+[ \t]++=(?!=)
+    |:::?=|::=|:=|[?+.]=|\|\|=|\?\?=|==|=>|=|:|%3[Dd]|%3[Aa])"""
 # The hex digits of a URL-encoded delimiter: a bare value ends at one as it does at the
 # character itself (%20 space, %26 &, %22 quote, %2C comma, %3B ;, %0A newline, %5C \, ...),
 # and at %3D, the = of a query string encoded inside another.
 ENCODED_STOP = r"(?:0[9A-Da-d]|2[026-9Cc]|3[B-Eb-e]|5[B-Db-d]|60|7[BDbd])"
-# The value: quoted (to the matching quote; %22, %27 and %60 quote too) or bare (to a space or
-# a delimiter, plain or URL-encoded; not a call).
-VALUE = rf"""{BLANK}*+(?:(?P<q>\\?["'`])|(?P<e>%2[27]|%60))?
+# The value: quoted (to the matching quote; %22, %27 and %60 quote too; a string prefix r"", b"",
+# f"" or C#'s @"" is allowed) or bare (to a space or a delimiter, plain or URL-encoded). Whether
+# a bare value is a call (get_token(request)) is the check's to decide (assignments.is_code): a
+# regex that refused it here would fail only after reading it, and the next key inside it
+# would read it again (``password=`` * n + ``(`` took quadratic time).
+VALUE = rf"""{BLANK}*+(?:(?:[rRbBuUfF]{{1,2}}|@)?(?P<q>\\?["'`])|(?P<e>%2[27]|%60))?
     (?P<secret>(?(q)[^"'`\s\\]++|(?(e)(?:[^"'`\s\\%]|%(?!{ENCODED_STOP}))++
     |(?:[^\s"'`,;&<>()\[\]{{}}\\%]|%(?!{ENCODED_STOP}))++)))
-    (?(q)(?P=q)|(?(e)(?P=e)|(?![(\[{{])))"""
+    (?(q)(?P=q)|(?(e)(?P=e)))"""
 AWS_SECRET_NAME = r"(?:aws[_.-]?secret[_.-]?(?:access[_.-]?)?key|secret[_.-]?access[_.-]?key)"
 AWS_SECRET_VALUE = r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
-KEYWORD_ANCHOR = re.compile("pass|pwd|secret|token|api|access|private|auth|credential")
-KEY_NAME = re.compile(KEYWORD, re.IGNORECASE)
+KEYWORD_ANCHOR = re.compile("pass|pwd|secret|token|api|access|private|auth|cred")
+
+# A key whose last word is one of these names, locates or describes a secret rather than holding
+# it: credentialsId (a Jenkins credential's id), secretName, secret_arn, password_file,
+# api_key_env, token_url, token_type, password_min_length. Vault's secret_id is a secret.
+REFERENCE_WORDS = (
+    "id", "ids", "name", "names", "arn", "ref", "path", "file", "filename", "dir", "env",
+    "var", "variable", "url", "uri", "endpoint", "host", "server", "port", "domain", "issuer",
+    "audience", "realm", "user", "username", "email", "type", "kind", "mode", "method",
+    "format", "algorithm", "scheme", "scope", "scopes", "provider", "store", "helper",
+    "command", "cmd", "length", "len", "min", "max", "size", "count", "expiry", "expires",
+    "expiration", "ttl", "timeout", "version", "field", "header", "param", "prefix", "suffix",
+    "label", "description", "hint", "help", "placeholder", "policy", "required", "enabled",
+    "keyword", "keywords", "pattern", "regex", "regexp", "re",
+)  # fmt: skip
+
+
+def _ends_in(words: tuple[str, ...]) -> str:
+    """Lookbehinds (one per word length: ``re`` needs a fixed width) true where a key ends in
+    one of ``words`` as a word of its own: after ``_``, ``.`` or ``-``, or as a camelCase hump."""
+    by_length: dict[int, list[str]] = {}
+    for word in words:
+        by_length.setdefault(len(word), []).append(word)
+    ends = []
+    for group in by_length.values():
+        lower = "|".join(group)
+        humps = "|".join(f"{w.capitalize()}|{w.upper()}" for w in group)
+        ends.append(f"(?<=[_.-](?:{lower}))|(?-i:(?<=[a-z0-9](?:{humps})))")
+    return "|".join(ends)
+
+
+# Where a key ends in a reference word (see REFERENCE_WORDS), secret_id excepted.
+REFERENCE_END = rf"(?:(?!(?<=secret[_.-]id)|(?<=secretid))(?:{_ends_in(REFERENCE_WORDS)}))"
+REFERENCE_KEY = re.compile(REFERENCE_END, re.IGNORECASE)
+"""Matches (``.match(text, pos)``) where a key ending at ``pos`` names a reference."""
+KEY_NAME = re.compile(
+    rf"{KEYWORD}[A-Za-z0-9_.-]{{0,40}}+(?!{REFERENCE_END}(?![A-Za-z0-9_.-]))", re.IGNORECASE
+)
+"""A dict key naming a secret: ``dbPassword``, ``X-Api-Key``; not ``credentialsId``."""
 AWS_KEY_NAME = re.compile(AWS_SECRET_NAME, re.IGNORECASE)
-AWS_SECRET = re.compile(AWS_SECRET_VALUE)
+# AWS's documentation uses one example secret (wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY).
+AWS_SECRET = re.compile(rf"(?!.*EXAMPLE){AWS_SECRET_VALUE}", re.DOTALL)
 BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{16}")
 
 
@@ -83,10 +136,6 @@ def random_value(m: re.Match[str]) -> bool:
 def has_key_body(m: re.Match[str]) -> bool:
     """A PEM header with base64 after it, not a header quoted in prose."""
     return BASE64_RUN.search(m["secret"]) is not None
-
-
-def token(rule_id: str, pattern: str, *needles: str) -> Rule:
-    return Rule(rule_id, re.compile(f"(?P<secret>{pattern})"), needles)
 
 
 def bare(prefix: str, chars: str = r"A-Za-z0-9_-") -> str:

@@ -2,11 +2,17 @@
 
 A provider's token carries a prefix (``ghp_``, ``sk-ant-``, ``AKIA``) and a fixed alphabet and
 length, so it is recognised bare — in prose, in a log line, after a JSON escape — and replaced
-whole. Private keys come first: their body must not be cut up by the other rules.
+whole. Private keys come first: their body must not be cut up by the other rules. Each pattern
+captures the random part after the prefix in the group ``body``, and the rule's check
+(:mod:`.token_checks`) leaves it alone unless that part is random enough for the format and
+not a placeholder (``ghp_xxxx…``, ``AKIAIOSFODNN7EXAMPLE``).
+
+One rule here is a key/value rule: an old Heroku API key is a bare UUID, which only a key
+naming Heroku tells apart from any other UUID; the key stays and the UUID is replaced.
 
 The formats are the providers' own, as documented by gitleaks
-(https://github.com/gitleaks/gitleaks, MIT License, Copyright (c) 2019 Zachary Rice); the
-regular expressions here are our own.
+(https://github.com/gitleaks/gitleaks, MIT License, Copyright (c) 2019 Zachary Rice),
+trufflehog and detect-secrets; the regular expressions here are our own.
 """
 
 from __future__ import annotations
@@ -14,14 +20,56 @@ from __future__ import annotations
 import re
 
 from clm_policy.memory.redact.syntax import (
+    ASSIGN,
+    BLANK,
+    ESCAPE_BEFORE,
+    ESCAPED,
     Rule,
     bare,
     has_key_body,
-    token,
+)
+from clm_policy.memory.redact.token_checks import (
+    Check,
+    jwt,
+    random_body,
+    slack_token,
+    slack_webhook,
+    uuid_body,
 )
 
 PEM_LABEL = r"[ A-Z0-9]{0,40}PRIVATE[ ]KEY(?:[ ]BLOCK)?-----"  # [ ]: used in verbose regexes
 LINE_BREAK = r"(?:\r?\n|(?:\\r)?\\n)"  # a line break, or its JSON escape \n or \r\n
+PEM_LABEL_URL = r"(?:%20[A-Z0-9]{1,12}){0,3}%20PRIVATE%20KEY(?:%20BLOCK)?-----"  # URL-encoded
+
+# The end of a token whose alphabet is letters, digits, _ and -: the next character is none.
+END = r"(?![A-Za-z0-9_-])"
+URLSAFE = r"[A-Za-z0-9_-]"
+# GitLab tokens in the routable format end with ".<version>.<checksum>" (lower case, digits).
+GITLAB_ROUTE = r"(?:\.[0-9a-z]{2,}+){0,2}+"
+# GitLab lets an instance put its own prefix before the token type (SIE-glpat-…): a "-" before
+# a GitLab prefix does not make it part of another word.
+GITLAB_WORD = "A-Za-z0-9_"
+# Azure AD client secrets: letters, digits and _ ~ . - ("-" last: a character class).
+AZURE = r"A-Za-z0-9_~.-"
+AZURE_HEAD = rf"[{AZURE}]{{3}}[0-9]Q~"
+UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+
+
+def token(rule_id: str, pattern: str, needles: tuple[str, ...], check: Check) -> Rule:
+    """A rule replacing the whole of ``pattern``'s match."""
+    return Rule(rule_id, re.compile(f"(?P<secret>{pattern})"), needles, check)
+
+
+def gitlab(rule_id: str, *prefixes: str) -> Rule:
+    """A GitLab token: a prefix, 20 or more URL-safe characters, maybe a routable suffix."""
+    starts = "|".join(bare(p, GITLAB_WORD) for p in prefixes)
+    return token(
+        rule_id,
+        rf"(?:{starts})(?P<body>{URLSAFE}{{20,}}+){GITLAB_ROUTE}",
+        prefixes,
+        random_body(2.6),
+    )
+
 
 TOKEN_RULES: tuple[Rule, ...] = (
     Rule(
@@ -36,49 +84,205 @@ TOKEN_RULES: tuple[Rule, ...] = (
         ("PRIVATE KEY",),
         has_key_body,
     ),
+    Rule(  # the same, URL-encoded: %20 for its spaces, %0A (%0D%0A) for its line breaks
+        "private-key",
+        re.compile(
+            rf"""(?P<secret>-----BEGIN{PEM_LABEL_URL}
+            (?:[^-]*+(?:-(?!----)[^-]*+)*+-----END{PEM_LABEL_URL}  # the whole block, or
+            |(?:(?:%0[Dd])?%0[Aa](?:[A-Za-z0-9/]|%2[BbFf]|%3[Dd])++)*))  # a cut one
+            """,
+            re.VERBOSE,
+        ),
+        ("PRIVATE%20KEY",),
+        has_key_body,
+    ),
     token(
         "aws-access-key-id",
-        rf"{bare('A', 'A-Za-z0-9')}(?:KIA|SIA|BIA|CCA)[A-Z0-9]{{16}}(?![A-Za-z0-9])",
-        *("AKIA", "ASIA", "ABIA", "ACCA"),
+        rf"{bare('A', 'A-Za-z0-9')}(?:KIA|SIA|BIA|CCA)(?P<body>[A-Z0-9]{{16}})(?![A-Za-z0-9])",
+        ("AKIA", "ASIA", "ABIA", "ACCA"),
+        random_body(2.2),
     ),
-    token("github-pat", rf"{bare('ghp_')}[A-Za-z0-9]{{36,}}+", "ghp_"),
-    token("github-oauth", rf"{bare('gho_')}[A-Za-z0-9]{{36,}}+", "gho_"),
+    token(
+        "github-pat", rf"{bare('ghp_')}(?P<body>[A-Za-z0-9]{{36,}}+)", ("ghp_",), random_body(3.5)
+    ),
+    token(
+        "github-oauth", rf"{bare('gho_')}(?P<body>[A-Za-z0-9]{{36,}}+)", ("gho_",), random_body(3.5)
+    ),
     token(
         "github-app-token",
-        rf"(?:{bare('ghu_')}|{bare('ghs_')})[A-Za-z0-9]{{36,}}+",
-        "ghu_",
-        "ghs_",
+        rf"(?:{bare('ghu_')}|{bare('ghs_')})(?P<body>[A-Za-z0-9]{{36,}}+)",
+        ("ghu_", "ghs_"),
+        random_body(3.5),
     ),
-    token("github-refresh-token", rf"{bare('ghr_')}[A-Za-z0-9]{{36,}}+", "ghr_"),
-    token("github-fine-grained-pat", rf"{bare('github_pat_')}[A-Za-z0-9_]{{82,}}+", "github_pat_"),
+    token(
+        "github-refresh-token",
+        rf"{bare('ghr_')}(?P<body>[A-Za-z0-9]{{36,}}+)",
+        ("ghr_",),
+        random_body(3.5),
+    ),
+    token(
+        "github-fine-grained-pat",
+        rf"{bare('github_pat_')}(?P<body>[A-Za-z0-9_]{{82,}}+)",
+        ("github_pat_",),
+        random_body(4.5),
+    ),
     # Anthropic before OpenAI: both start with "sk-".
-    token("anthropic-admin-key", rf"{bare('sk-ant-admin')}\d\d-[A-Za-z0-9_-]{{20,}}+", "sk-ant-"),
+    token(
+        "anthropic-admin-key",
+        rf"{bare('sk-ant-admin')}\d\d-(?P<body>{URLSAFE}{{20,}}+)",
+        ("sk-ant-",),
+        random_body(2.6),
+    ),
     token(
         "anthropic-api-key",
-        rf"{bare('sk-ant-')}[a-z]{{2,8}}\d\d-[A-Za-z0-9_-]{{20,}}+",
-        "sk-ant-",
+        rf"{bare('sk-ant-')}[a-z]{{2,8}}\d\d-(?P<body>{URLSAFE}{{20,}}+)",
+        ("sk-ant-",),
+        random_body(2.6),
     ),
     token(
         "openai-api-key",
-        rf"{bare('sk-')}(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{{20,}}+"
-        rf"|[A-Za-z0-9]{{48}}(?![A-Za-z0-9_-]))",
-        "sk-",
+        rf"{bare('sk-')}(?:(?:proj|svcacct|admin)-(?P<body>{URLSAFE}{{20,}}+)"
+        rf"|(?P<legacy>[A-Za-z0-9]{{48}}){END})",
+        ("sk-",),
+        random_body(2.6, "body", "legacy"),
     ),
     token(
         "slack-webhook-url",
-        r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_+-]{20,}+",
-        "hooks.slack.com",
+        # with its scheme, or standing alone (hooks.slack.com/services/…, also after an escape)
+        rf"(?:https?://|(?<![A-Za-z0-9_.-])|{ESCAPED})"
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_+-]{20,}+",
+        ("hooks.slack.com",),
+        slack_webhook,
     ),
     token(
         "slack-token",
         rf"(?:{bare('xox', 'A-Za-z0-9')}[abprse]|{bare('xapp', 'A-Za-z0-9')})-[A-Za-z0-9-]{{10,}}+",
-        *("xox", "xapp-"),
+        ("xox", "xapp-"),
+        slack_token,
     ),
-    token("gcp-api-key", rf"{bare('AIza')}[A-Za-z0-9_-]{{35}}(?![A-Za-z0-9_-])", "AIza"),
+    token(
+        "gcp-api-key",
+        rf"{bare('AIza')}(?P<body>{URLSAFE}{{35}}){END}",
+        ("AIza",),
+        random_body(3.5),
+    ),
     token(
         "jwt",
-        rf"{bare('eyJ')}[A-Za-z0-9_-]{{8,}}+\.eyJ[A-Za-z0-9_-]{{8,}}+\.[A-Za-z0-9_-]*+",
-        "eyJ",
+        rf"{bare('eyJ')}(?P<head>{URLSAFE}{{8,}}+)\.eyJ(?P<body>{URLSAFE}{{8,}}+)"
+        rf"\.(?P<sig>{URLSAFE}*+)",
+        ("eyJ",),
+        jwt,
+    ),
+    token(
+        "npm-token",
+        rf"{bare('npm_')}(?P<body>[A-Za-z0-9]{{36}}){END}",
+        ("npm_",),
+        random_body(3.5),
+    ),
+    token(  # a macaroon: base64 of its location, pypi.org or test.pypi.org, then the rest
+        "pypi-token",
+        rf"{bare('pypi-')}AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)(?P<body>{URLSAFE}{{50,}}+)",
+        ("pypi-AgE",),
+        random_body(4.0),
+    ),
+    token(
+        "stripe-secret-key",
+        rf"{bare('sk_')}(?:live|test)_(?P<body>[A-Za-z0-9]{{24,}}+)",
+        ("sk_live_", "sk_test_"),
+        random_body(3.0),
+    ),
+    token(
+        "stripe-restricted-key",
+        rf"{bare('rk_')}(?:live|test)_(?P<body>[A-Za-z0-9]{{24,}}+)",
+        ("rk_live_", "rk_test_"),
+        random_body(3.0),
+    ),
+    token(
+        "huggingface-token",
+        rf"{bare('hf_')}(?P<body>[A-Za-z0-9]{{34}}){END}",
+        ("hf_",),
+        random_body(3.4),
+    ),
+    token(
+        "huggingface-org-token",
+        rf"{bare('api_org_')}(?P<body>[A-Za-z0-9]{{34}}){END}",
+        ("api_org_",),
+        random_body(3.4),
+    ),
+    gitlab("gitlab-pat", "glpat-"),
+    gitlab("gitlab-pipeline-trigger-token", "glptt-"),
+    gitlab("gitlab-runner-token", "GR1348941", "glrt-"),  # registration, authentication
+    gitlab("gitlab-deploy-token", "gldt-"),
+    token(
+        "dockerhub-pat",
+        rf"{bare('dckr_')}(?:pat|oat)_(?P<body>{URLSAFE}{{27,}}+)",
+        ("dckr_",),
+        random_body(3.1),
+    ),
+    token(
+        "digitalocean-token",
+        rf"{bare('do')}[opr]_v1_(?P<body>[0-9a-f]{{64}}){END}",
+        ("_v1_",),
+        random_body(3.0),
+    ),
+    token(
+        "twilio-api-key",
+        rf"{bare('SK')}(?P<body>[0-9a-fA-F]{{32}}){END}",
+        ("SK",),
+        random_body(2.5),
+    ),
+    token(  # SG.<key id>.<secret>
+        "sendgrid-api-key",
+        rf"{bare('SG.', 'A-Za-z0-9_.-')}{URLSAFE}{{20,24}}+\.(?P<body>{URLSAFE}{{39,50}}+){END}",
+        ("SG.",),
+        random_body(3.7),
+    ),
+    token(
+        "shopify-token",
+        rf"{bare('shp')}(?:at|ca|pa|ss)_(?P<body>[0-9a-fA-F]{{32}}){END}",
+        ("shp",),
+        random_body(2.5),
+    ),
+    token(  # ATATT3<base64url>=<8-digit checksum>; the "=" may be URL-encoded
+        "atlassian-api-token",
+        rf"{bare('ATATT3')}(?P<body>{URLSAFE}{{100,}}+)(?:(?:=|%3[Dd])[A-Za-z0-9]{{8}}{END})?",
+        ("ATATT3",),
+        random_body(4.6),
+    ),
+    token(  # Azure Databricks adds "-<n>" to some
+        "databricks-token",
+        rf"{bare('dapi')}(?P<body>[a-h0-9]{{32}})(?:-[0-9]++)?{END}",
+        ("dapi",),
+        random_body(2.5),
+    ),
+    token(
+        "heroku-api-key",
+        rf"{bare('HRKU-')}(?P<body>{URLSAFE}{{60,}}+)",
+        ("HRKU-",),
+        random_body(4.1),
+    ),
+    # Three characters, a digit, "Q~", then 31 to 34 more: no prefix to search for, so the
+    # token is told apart by standing alone on both sides (a "." that ends a sentence after it
+    # does not count). The lookbehinds come after the head, where they are tried only behind
+    # a "Q~" (3x faster than before it). After the prefixed tokens: its alphabet overlaps
+    # theirs.
+    token(
+        "azure-ad-client-secret",
+        rf"{AZURE_HEAD}(?:(?<![{AZURE}]{AZURE_HEAD})|{ESCAPE_BEFORE.format(AZURE_HEAD)})"
+        rf"(?P<body>[{AZURE}]{{31,34}}+)(?![A-Za-z0-9_~-])(?!\.[{AZURE}])",
+        ("Q~",),
+        random_body(3.3),
+    ),
+    Rule(  # the legacy Heroku API key, a UUID: only after a key naming Heroku; the key stays
+        "heroku-api-key",
+        re.compile(
+            rf"""(?:(?<![A-Za-z])|(?-i:(?<=[a-z])(?=[A-Z]))|{ESCAPED})
+            heroku[A-Za-z0-9_.-]{{0,40}}+{ASSIGN}{BLANK}*+(?:\\?["'`]|%2[27]|%60)?
+            (?P<secret>(?P<body>{UUID})){END}""",
+            re.IGNORECASE | re.VERBOSE | re.ASCII,
+        ),
+        check=uuid_body(2.5),
+        anchor=re.compile("heroku"),
     ),
 )
 """Token rules, in the order they run (private keys first; Anthropic before OpenAI)."""

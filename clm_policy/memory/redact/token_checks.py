@@ -1,0 +1,138 @@
+"""Whether a token's random part is random: entropy per format, and no placeholder shape.
+
+A token rule finds a provider's prefix and the right alphabet and length; what follows the
+prefix must then look generated, or the match is a placeholder from documentation or a masked
+token (``ghp_xxxxxxxx…``, ``AKIAIOSFODNN7EXAMPLE``, ``0123456789abcdef…``) and is left alone.
+The rules in :mod:`.tokens` capture that random part in the group ``body``; the checks here
+judge it. Each threshold is set per format, a few tenths of a bit below the lowest entropy
+seen in a million random bodies of that format's shortest length (docs/redaction.md, "Token
+rules: what counts"), so that a real token is practically never left alone.
+
+Every check reads each character a bounded number of times: the scan stays linear.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from operator import eq
+
+from clm_policy.memory.redact.judge import shannon_entropy
+
+Check = Callable[[re.Match[str]], bool]
+
+# The shapes below are rare enough in random text to cost next to nothing: the chance that a
+# random 36-character alphanumeric body has any of them is below one in ten million.
+MAX_PERIOD = 16
+"""A body that repeats a pattern of up to this many characters is a placeholder."""
+_RUN = re.compile(r"(.)\1{7}", re.DOTALL)  # one character 8 times: a mask, 00000000
+_MASK = re.compile("x{5}|X{5}")  # xxxxx: docs mask a token with x (4 x's: 1 in 220,000 real)
+# Words joined by - _ . ~ (your-token-here, YOUR_API_KEY): each word lower case, upper case or
+# capitalised, so that random text, which mixes cases inside a word, does not qualify.
+_WORD = r"(?:[a-z]{2,}+|[A-Z]{2,}+|[A-Z][a-z]++|[0-9]++)"
+_NAME = re.compile(rf"[-_.~]*+{_WORD}(?:[-_.~]++{_WORD})++[-_.~]*+")
+_LETTER = re.compile("[A-Za-z]")
+
+
+def _periodic(part: str) -> bool:
+    """``abcabcabc…``, ``deadbeefdeadbeef…``: a short pattern repeated over the whole part."""
+    n = len(part)
+    if n < 8:
+        return any(part[p:] == part[:-p] for p in range(1, n // 2 + 1))
+    # A period p puts the first 4 characters again at p: only those places are tried.
+    head, last = part[:4], min(MAX_PERIOD, n // 2)
+    p = part.find(head, 1, last + 4)
+    while 0 < p <= last:
+        if part[p:] == part[:-p]:
+            return True
+        p = part.find(head, p + 1, last + 4)
+    return False
+
+
+# str.translate tables: each ASCII character to the next one, or to the one before (the parts
+# judged here are ASCII: the patterns' alphabets).
+_NEXT = {c: c + 1 for c in range(127)}
+_PREVIOUS = {c: c - 1 for c in range(1, 128)}
+
+
+def _sequential(part: str) -> bool:
+    """``123456789…``, ``abcdefgh…``, ``zyxw…``: at least half the steps go up, or down, by one."""
+    low = part.lower()
+    steps = len(low) - 1
+    if steps < 1:
+        return False
+    ups: int = sum(map(eq, low[:-1].translate(_NEXT), low[1:]))
+    downs: int = sum(map(eq, low[:-1].translate(_PREVIOUS), low[1:]))
+    return 2 * max(ups, downs) >= steps
+
+
+def placeholder_shape(part: str) -> bool:
+    """Whether ``part`` is shaped like a placeholder rather than generated: it contains
+    ``example``, a run of 8 of one character or ``xxxxx``; it repeats a short pattern or
+    counts up or down; or it is words joined by ``-``, ``_``, ``.`` or ``~``."""
+    return (
+        "example" in part.lower()
+        or _RUN.search(part) is not None
+        or _MASK.search(part) is not None
+        or _periodic(part)
+        or _sequential(part)
+        or _NAME.fullmatch(part) is not None
+    )
+
+
+def is_random(part: str, min_entropy: float) -> bool:
+    """Whether ``part`` has at least ``min_entropy`` bits per character and no placeholder
+    shape."""
+    return shannon_entropy(part) >= min_entropy and not placeholder_shape(part)
+
+
+def random_body(min_entropy: float, *groups: str) -> Check:
+    """A check accepting a match whose random part — the first of ``groups`` (default
+    ``body``) that took part in the match — is random (:func:`is_random`)."""
+    names = groups or ("body",)
+
+    def check(m: re.Match[str]) -> bool:
+        part = next((m[g] for g in names if m[g] is not None), "")
+        return is_random(part, min_entropy)
+
+    return check
+
+
+SLACK_MIN_ENTROPY = 2.5
+"""The secret part of a Slack token or webhook URL: 24 letters and digits or 32+ hex digits."""
+
+
+def slack_token(m: re.Match[str]) -> bool:
+    """A Slack token's secret is its last ``-`` part (``xoxb-<team>-<bot>-<secret>``): the
+    numeric ids before it may be anything, the secret must hold a letter and be random."""
+    secret = m["secret"].rsplit("-", 1)[-1]
+    return _LETTER.search(secret) is not None and is_random(secret, SLACK_MIN_ENTROPY)
+
+
+def slack_webhook(m: re.Match[str]) -> bool:
+    """A webhook URL's secret is its last path segment (``…/T…/B…/<secret>``)."""
+    secret = m["secret"].rstrip("/").rsplit("/", 1)[-1]
+    return _LETTER.search(secret) is not None and is_random(secret, SLACK_MIN_ENTROPY)
+
+
+JWT_MIN_ENTROPY = 2.5
+"""Claims and signature together: base64 of JSON and of a digest, 4.5 bits or more when
+signed; an unsigned token with short claims (``{"sub":"1"}``) has about 3."""
+
+
+def jwt(m: re.Match[str]) -> bool:
+    """No part of the token is a placeholder shape, and its claims and signature, together,
+    are random enough (an unsigned token, with no signature, still counts)."""
+    parts = [m["head"], m["body"], m["sig"]]
+    if any(placeholder_shape(p) for p in parts if p):
+        return False
+    return shannon_entropy(m["body"] + m["sig"]) >= JWT_MIN_ENTROPY
+
+
+def uuid_body(min_entropy: float) -> Check:
+    """A check accepting a UUID (group ``body``) whose hex digits are random."""
+
+    def check(m: re.Match[str]) -> bool:
+        return is_random(m["body"].replace("-", ""), min_entropy)
+
+    return check
