@@ -317,7 +317,7 @@ def test_bad_state_on_stdin() -> None:
         ),
         (
             ["decide", "--tokens", "1", "--policy", "nosuch"],
-            "clm-policy: no bundled policy named 'nosuch' (bundled: default)",
+            "clm-policy: no bundled policy named 'nosuch' (bundled: claude-code, default)",
         ),
         (["decide", "--tokens", "1", "--policy", "nosuch.yaml"], "nosuch.yaml: no such file"),
         (["decide", "--state", "missing.json"], "missing.json: no such file"),

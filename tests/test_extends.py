@@ -203,7 +203,7 @@ def test_three_levels_and_relative_paths(write: Write) -> None:
         ),
         (
             {"p.yaml": "version: 1\nextends: nosuchpolicy\n"},
-            "p.yaml:2:10: no bundled policy named 'nosuchpolicy' (bundled: default)",
+            "p.yaml:2:10: no bundled policy named 'nosuchpolicy' (bundled: claude-code, default)",
         ),
         (
             {"p.yaml": "version: 1\nextends: default\nrules:\n  - id: nope\n    disable: true\n"},

@@ -180,7 +180,7 @@ def test_a_policy_that_does_not_load_errs_every_case(write: Write, tmp_path: Pat
     [
         (
             "nosuch",
-            "cannot load policy 'nosuch': no bundled policy named 'nosuch' (bundled: default)",
+            "cannot load policy 'nosuch': no bundled policy named 'nosuch' (bundled: claude-code, default)",
         ),
         ("nosuch.yaml", "cannot load policy 'nosuch.yaml': {dir}/nosuch.yaml: no such file"),
     ],

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from clm_policy.cli.options import memory_option
+from clm_policy.cli.options import memory_option, policy_option, profile_option
 from clm_policy.cli.render import render_decision
 from clm_policy.errors import InputError, StateError, quote
 from clm_policy.models.enums import MAX_COUNT, SignalValue, TaskStatus
@@ -70,20 +70,8 @@ def parse_signal(text: str) -> tuple[str, SignalValue]:
 
 
 @click.command()
-@click.option(
-    "--policy",
-    "-p",
-    "policy_ref",
-    default="default",
-    show_default=True,
-    metavar="PATH|NAME",
-    help="Policy file, or the name of a bundled policy.",
-)
-@click.option(
-    "--profile",
-    metavar="NAME",
-    help="Task profile (default: the state's, else the policy's default_profile).",
-)
+@policy_option()
+@profile_option("Task profile (default: the state's, else the policy's default_profile).")
 @click.option(
     "--state",
     "-s",

@@ -12,20 +12,61 @@ from clm_policy.errors import InputError
 
 
 @click.command()
-@click.argument("directory", metavar="DIR")
-def init(directory: str) -> int:
+@click.argument("directory", metavar="[DIR]", required=False)
+@click.option(
+    "--claude-code",
+    is_flag=True,
+    help="Set this project up for Claude Code: write .clm-policy.yaml (policy claude-code: "
+    "thresholds as shares of the model's window) and create the project's memory repository "
+    "(DIR, else the project's default outside its work tree).",
+)
+@click.option(
+    "--project",
+    metavar="DIR",
+    default=".",
+    show_default=True,
+    help="With --claude-code: the project's folder (where .clm-policy.yaml goes).",
+)
+@click.option("--remote", metavar="NAME", help="With --claude-code: push handoffs to this remote.")
+def init(directory: str | None, claude_code: bool, project: str, remote: str | None) -> int:
     """Create a memory repository in DIR (a new git repository from memory_template/).
 
     DIR must be new or empty. Running init on an existing memory repository changes nothing.
+
+    \b
+    Examples:
+      clm-policy init clm-memory
+      clm-policy init --claude-code            # in a project: config + memory repository
     """
+    from pathlib import Path
+
     from clm_policy.memory.init import init_memory
 
+    if claude_code:
+        from clm_policy.config import FILENAME, find_config, memory_path, write_config
+
+        root = Path(project)
+        if not root.is_dir():
+            raise InputError(f"{project}: no such project folder")
+        written = write_config(root, {"policy": "claude-code", "profile": "coding"}, remote)
+        where = root.absolute() / FILENAME
+        if written:
+            click.echo(f"wrote {where} (policy claude-code, profile coding)")
+        else:
+            found = find_config(root)
+            click.echo(f"{found or where}: already there; nothing changed")
+        directory = directory or memory_path(None)
+    elif directory is None:
+        raise click.UsageError("give DIR, or --claude-code to set a project up")
     result = init_memory(directory)
     if not result.created:
         click.echo(f"{directory}: already a clm-policy memory repository; nothing changed")
-        return 0
-    click.echo(f"created memory repository {directory} (commit {str(result.commit)[:12]})")
-    click.echo(f"next: clm-policy compact --memory {directory} --state STATE.json")
+    else:
+        click.echo(f"created memory repository {directory} (commit {str(result.commit)[:12]})")
+    if claude_code:
+        click.echo("next: clm-policy hook claude-code --install --project   # the hooks")
+    elif result.created:
+        click.echo(f"next: clm-policy compact --memory {directory} --state STATE.json")
     return 0
 
 

@@ -15,6 +15,24 @@ EVENTS = ("init", "start", "compact", "handoff", "memory", "signal", "session")
 """Every ``Clm-Event`` a clm-policy commit can carry (docs/memory.md)."""
 
 
+def _memory(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str:
+    from clm_policy.config import memory_path
+
+    return memory_path(value)
+
+
+def _policy(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str:
+    from clm_policy.config import setting
+
+    return setting("policy", value) or "default"
+
+
+def _profile(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    from clm_policy.config import setting
+
+    return setting("profile", value)
+
+
 def memory_option(
     help_text: str = "The memory repository (made by `clm-policy init`).",
 ) -> Callable[[F], F]:
@@ -23,11 +41,38 @@ def memory_option(
         "--memory",
         "-m",
         "memory",
-        default=DEFAULT_MEMORY,
         envvar=MEMORY_ENV,
-        show_default=True,
         show_envvar=True,
+        callback=_memory,
         metavar="DIR",
+        help=f"{help_text} [default: the project's (.clm-policy.yaml), else ./{DEFAULT_MEMORY}]",
+    )
+
+
+def policy_option(
+    help_text: str = "Policy file, or the name of a bundled policy.",
+) -> Callable[[F], F]:
+    """``--policy/-p PATH|NAME``: the flag, $CLM_POLICY_POLICY, .clm-policy.yaml, ``default``."""
+    return click.option(
+        "--policy",
+        "-p",
+        "policy_ref",
+        envvar="CLM_POLICY_POLICY",
+        show_envvar=True,
+        callback=_policy,
+        metavar="PATH|NAME",
+        help=f"{help_text} [default: the project's (.clm-policy.yaml), else default]",
+    )
+
+
+def profile_option(help_text: str) -> Callable[[F], F]:
+    """``--profile NAME``: the flag, $CLM_POLICY_PROFILE, .clm-policy.yaml, else as described."""
+    return click.option(
+        "--profile",
+        envvar="CLM_POLICY_PROFILE",
+        show_envvar=True,
+        callback=_profile,
+        metavar="NAME",
         help=help_text,
     )
 

@@ -8,23 +8,13 @@ from typing import Any
 
 import click
 
-from clm_policy.cli.options import format_option, memory_option
+from clm_policy.cli.options import format_option, memory_option, policy_option, profile_option
 
 
 def _options(command: Any) -> Any:
     command = format_option("text", "json")(command)
-    command = click.option(
-        "--profile", metavar="NAME", help="Task profile (default: the state's, else the policy's)."
-    )(command)
-    command = click.option(
-        "--policy",
-        "-p",
-        "policy_ref",
-        default="default",
-        show_default=True,
-        metavar="PATH|NAME",
-        help="Policy recorded in the commit.",
-    )(command)
+    command = profile_option("Task profile (default: the state's, else the policy's).")(command)
+    command = policy_option("Policy recorded in the commit.")(command)
     command = click.option(
         "--session", metavar="ID", help="A session persisted in the memory repository."
     )(command)

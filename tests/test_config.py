@@ -1,0 +1,126 @@
+"""The project configuration (.clm-policy.yaml): found upward, overridden by flags and the
+environment, its errors at file:line:col; `init --claude-code` writes it and the project's
+memory repository outside the work tree."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clm_policy.config import ProjectConfig, load_config, memory_path, parse_config, setting
+from clm_policy.errors import InputError
+
+from conftest import git, invoke
+
+CONFIG = "version: 1\npolicy: claude-code   # the bundled one\nprofile: research\n"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "shop"
+    (root / "src" / "deep").mkdir(parents=True)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    for name in ("CLM_POLICY_POLICY", "CLM_POLICY_PROFILE", "CLM_POLICY_MEMORY"):
+        monkeypatch.delenv(name, raising=False)
+    return root
+
+
+def test_found_from_a_subfolder_and_resolved(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / ".clm-policy.yaml").write_text(CONFIG + "memory: ../shared-memory\n")
+    monkeypatch.chdir(project / "src" / "deep")
+    config = load_config()
+    assert config.path == project / ".clm-policy.yaml"
+    assert (setting("policy", None, config), setting("profile", None, config)) == (
+        "claude-code",
+        "research",
+    )
+    assert memory_path(None, config) == str(project / ".." / "shared-memory")
+    # flags, then the environment, win
+    assert setting("profile", "coding", config) == "coding"
+    monkeypatch.setenv("CLM_POLICY_PROFILE", "tool_heavy")
+    assert setting("profile", None, config) == "tool_heavy"
+    assert memory_path("elsewhere", config) == "elsewhere"
+
+
+def test_a_configured_project_keeps_memory_outside_its_tree(project: Path, tmp_path: Path) -> None:
+    (project / ".clm-policy.yaml").write_text(CONFIG)
+    config = load_config(project)
+    chosen = Path(memory_path(None, config))
+    assert chosen.parent.parent == tmp_path / "data" / "clm-policy" / "projects"
+    assert chosen.parent.name.startswith("shop-")
+    assert project not in chosen.parents
+    # another project of the same name gets another repository
+    other = tmp_path / "other" / "shop"
+    other.mkdir(parents=True)
+    (other / ".clm-policy.yaml").write_text(CONFIG)
+    assert memory_path(None, load_config(other)) != str(chosen)
+    # no configuration: ./clm-memory, as before
+    assert memory_path(None, ProjectConfig(None, tmp_path)) == "clm-memory"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("version: 1\npolcy: x\n", "2:1: unknown key 'polcy'; did you mean 'policy'?"),
+        ("version: 1\npolicy: a\npolicy: b\n", "3:1: duplicate key 'policy'"),
+        ("version: 1\n  policy: a\n", "2:1: expected `key: value` lines (a flat mapping)"),
+        ("version: 2\n", "unsupported version '2' (expected 1)"),
+        ("policy: [a, b]\n", "1:9: expected a plain or quoted string, got '[a, b]'"),
+        ("just text\n", "1:1: expected `key: value`"),
+    ],
+)
+def test_errors_are_located(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / ".clm-policy.yaml"
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        parse_config(path)
+    assert str(caught.value).startswith(str(path))
+    assert message in str(caught.value)
+
+
+def test_quotes_and_comments(tmp_path: Path) -> None:
+    path = tmp_path / ".clm-policy.yaml"
+    path.write_text("# top\nversion: 1\npolicy: 'team #1.yaml'  # a comment\nremote: \"origin\"\n")
+    assert parse_config(path) == {"version": "1", "policy": "team #1.yaml", "remote": "origin"}
+
+
+def test_commands_use_it(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (project / ".clm-policy.yaml").write_text(CONFIG)
+    monkeypatch.chdir(project / "src")
+    out = json.loads(invoke("decide", "--tokens", "140000", "--format", "json").stdout)
+    # claude-code, research: compact at 65% of the 200K window
+    assert (out["policy"], out["profile"], out["action"]) == ("claude-code", "research", "compact")
+    flag = json.loads(
+        invoke("decide", "-p", "default", "--tokens", "140000", "--format", "json").stdout
+    )
+    assert (flag["policy"], flag["action"]) == ("default", "continue")
+    (project / ".clm-policy.yaml").write_text("version: 1\npolcy: x\n")
+    broken = invoke("decide", "--tokens", "5")
+    assert broken.exit_code == 2
+    assert "unknown key 'polcy'" in broken.stderr
+
+
+def test_init_claude_code(project: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(project)
+    made = invoke("init", "--claude-code")
+    assert made.exit_code == 0, made.stderr
+    assert made.stdout.splitlines()[0] == (
+        f"wrote {project / '.clm-policy.yaml'} (policy claude-code, profile coding)"
+    )
+    assert parse_config(project / ".clm-policy.yaml") == {
+        "version": "1",
+        "policy": "claude-code",
+        "profile": "coding",
+    }
+    memory = Path(memory_path(None, load_config(project)))
+    assert git(memory, "log", "--format=%s") == "clm(init): memory repository\n"
+    assert not (project / "clm-memory").exists()
+    again = invoke("init", "--claude-code")
+    assert again.exit_code == 0
+    assert "already there; nothing changed" in again.stdout
+    assert invoke("status").exit_code == 0  # finds the project's memory on its own
+    assert invoke("init").exit_code == 2  # neither DIR nor --claude-code
