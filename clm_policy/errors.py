@@ -123,6 +123,21 @@ class StateError(InputError):
         self.path = path
 
 
+class AgentError(ClmError):
+    """The agent a loop drives failed (an endpoint that errs, times out or answers garbage):
+    the loop commits the session so far, stopped :attr:`stop_reason`, and raises it again."""
+
+    stop_reason = "agent_error"
+
+
+class EndpointError(AgentError):
+    """A chat-completions endpoint failed: an HTTP error status, no answer within the
+    timeout, no connection, a body that is not JSON or lacks the reply. The message names the
+    URL and what went wrong; never the key, never the body."""
+
+    stop_reason = "endpoint_error"
+
+
 class EvaluationError(ClmError):
     """An expression failed while it was evaluated against a state."""
 

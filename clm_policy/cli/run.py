@@ -1,4 +1,5 @@
-"""``clm-policy run``: the whole loop — a simulated agent, the policy, memory in git."""
+"""``clm-policy run``: the whole loop — an agent (simulated, or a model behind an
+OpenAI-compatible endpoint), the policy, memory in git."""
 
 from __future__ import annotations
 
@@ -9,11 +10,32 @@ from typing import Any
 
 import click
 
+from clm_policy.errors import shorten
+
 TIMELINE_ALL = 60  # print every step up to this many; beyond, only compactions and handoffs
 EXIT_NEEDS_CONFIRMATION = 4
+LAST_REPLY = 300  # characters of the openai agent's last answer shown after the timeline
 
 
 @click.command()
+@click.option(
+    "--agent",
+    "agent_kind",
+    type=click.Choice(["simulated", "openai"]),
+    help="simulated: play a scenario (the bundled demo); openai: work on --goal with the model "
+    "of an OpenAI-compatible endpoint (CLM_POLICY_OPENAI_MODEL, OPENAI_API_KEY, "
+    "CLM_POLICY_OPENAI_BASE_URL) [default: simulated; when resuming: the session's].",
+)
+@click.option(
+    "--goal",
+    metavar="TEXT",
+    help="What the openai agent works on (required with --agent openai).",
+)
+@click.option(
+    "--done-marker",
+    metavar="TEXT",
+    help="The line the model answers with when the goal is achieved [default: TASK COMPLETE].",
+)
 @click.option(
     "--scenario",
     metavar="NAME|FILE",
@@ -37,7 +59,12 @@ EXIT_NEEDS_CONFIRMATION = 4
     help="Memory repository; created if absent.",
 )
 @click.option("--resume", metavar="SESSION", help="Continue a session this repository persisted.")
-@click.option("--max-steps", type=click.IntRange(min=1), metavar="N", help="Stop after N steps.")
+@click.option(
+    "--max-steps",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Stop after N steps [default: no limit; 20 with --agent openai].",
+)
 @click.option(
     "--soft-compact",
     type=click.IntRange(min=0),
@@ -66,6 +93,9 @@ EXIT_NEEDS_CONFIRMATION = 4
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 def run(
+    agent_kind: str | None,
+    goal: str | None,
+    done_marker: str | None,
     scenario: str | None,
     policy_ref: str | None,
     profile: str | None,
@@ -78,11 +108,19 @@ def run(
     assume_yes: bool,
     fmt: str,
 ) -> int:
-    """Play a scenario with the simulated agent under a policy, committing every compaction
-    and handoff to the memory repository.
+    """Run an agent under a policy, committing every compaction and handoff to the memory
+    repository.
 
-    With no options: the bundled demo under the default policy into ./clm-memory — two
-    compactions and a handoff — then a timeline and where to look next.
+    With no options: the simulated agent plays the bundled demo under the default policy into
+    ./clm-memory — two compactions and a handoff — then a timeline and where to look next.
+
+    With --agent openai --goal TEXT, a model behind any OpenAI-compatible chat-completions
+    endpoint works on the goal: CLM_POLICY_OPENAI_MODEL names the model, OPENAI_API_KEY (or
+    CLM_POLICY_OPENAI_API_KEY) the key, CLM_POLICY_OPENAI_BASE_URL the endpoint [default:
+    https://api.openai.com/v1], CLM_POLICY_OPENAI_TIMEOUT the seconds a request may take
+    [120]. The run stops when the model answers with the done marker, or after --max-steps
+    (20 unless given). An endpoint that fails ends the run with exit code 2, the session
+    saved to resume.
 
     A policy may ask for confirmation (`confirm: [handoff]`): at a terminal the run asks;
     otherwise, unless --yes, it stops with exit code 4, prints the pending decision and
@@ -94,15 +132,17 @@ def run(
       clm-policy run --scenario compaction --memory /tmp/mem --format json
       clm-policy run --scenario my-scenario.yaml --continue-after-handoff
       clm-policy run --resume demo --max-steps 10
+      clm-policy run --agent openai --goal "Outline a migration plan" --soft-compact 8000
 
     A run is on record from its first step (sessions/ID/run.json): one interrupted by Ctrl-C
     or a crash resumes with --resume ID, with the scenario, policy, profile and limits it was
     started with. A session id that is taken already gets a new one (ID.2, ...).
 
-    Exit codes: 0 done, 2 bad input (a scenario at file:line:col, an unknown session; nothing
-    is written), 4 a decision awaits confirmation, 130 interrupted.
+    Exit codes: 0 done, 2 bad input (a scenario at file:line:col, an unknown session, no
+    model or key; nothing is written) or the endpoint failed (the session is saved), 4 a
+    decision awaits confirmation, 130 interrupted.
     """
-    from clm_policy.loop.agent import SimulatedAgent
+    from clm_policy.errors import AgentError
     from clm_policy.loop.control import OuterControlLoop
     from clm_policy.loop.monitor import MetricsMonitor
     from clm_policy.loop.runs import plan_run
@@ -119,24 +159,35 @@ def run(
         soft_compact=soft_compact,
         hard_handoff=hard_handoff,
         continue_after_handoff=continue_after_handoff,
+        agent=agent_kind,
+        goal=goal,
+        done_marker=done_marker,
+        max_steps=max_steps,
     )  # everything checked: nothing is written before this line
-    spec, shown, policy, profile_name = plan.spec, plan.scenario_shown, plan.policy, plan.profile
+    shown, policy, profile_name = plan.shown, plan.policy, plan.profile
     created = plan.create_memory
     if created:
         init_memory(memory)
-    agent = SimulatedAgent(spec)
-    agent.skip(plan.played)
+    agent = plan.make_agent()
     state = plan.state
     text = fmt == "text"
     if text:
-        what = f"resuming session {resume} of" if plan.resumed else "playing"
+        verb = "on" if plan.openai is not None else "of"
+        what = f"resuming session {resume} {verb}" if plan.resumed else "playing"
+        if plan.openai is not None and not plan.resumed:
+            what = "working on"
         where = "a new" if created else "the"
         click.echo(
             f"{what} {shown} under policy {policy.name} (profile {profile_name}) into "
             f"{where} memory repository {memory}"
         )
-        if plan.resumed:  # what the session's run.json named, unless given anew
+        if plan.resumed and plan.spec is not None:  # run.json's, unless given anew
             click.echo(f"  policy {policy.path}, scenario {plan.record['scenario']}")
+        elif plan.openai is not None:
+            click.echo(
+                f"  session {state.session_id}, at most {plan.max_steps} steps; done when the "
+                f"model answers {plan.openai.done_marker!r}"
+            )
         if plan.taken is not None:
             how = {
                 "completed": "it completed",
@@ -178,21 +229,31 @@ def run(
             repo,
             profile=profile_name,
             continue_after_handoff=bool(plan.record["continue_after_handoff"]),
-            max_steps=max_steps,
-            monitor=MetricsMonitor(spec.system_prompt_tokens),
+            max_steps=plan.max_steps,
+            monitor=MetricsMonitor(plan.system_prompt_tokens),
             listener=listener,
             confirmer=confirmer,
             decide_first=plan.resumed,
             record=plan.record,
         )
-        result = loop.run()
+        try:
+            result = loop.run()
+        except AgentError as exc:
+            saved = loop.state
+            raise type(exc)(
+                f"{exc.message}; session {saved.session_id} is saved at step "
+                f"{saved.step_index} (stopped: {exc.stop_reason}); to go on: "
+                f"clm-policy run --memory {memory} --resume {saved.session_id}"
+            ) from None
     pending = loop.pending.as_dict() if loop.pending is not None else None
     code = EXIT_NEEDS_CONFIRMATION if pending is not None else 0
     if fmt == "json":
         click.echo(
             json.dumps(
                 {
-                    "scenario": shown,
+                    "agent": plan.agent,
+                    "scenario": plan.scenario_shown,
+                    "model": plan.openai.model if plan.openai is not None else None,
                     "policy": policy.name,
                     "profile": profile_name,
                     "memory": memory,
@@ -212,6 +273,9 @@ def run(
         )
         return code
     _timeline(result)
+    reply = getattr(agent, "last_reply", None)
+    if reply is not None:
+        click.echo(f"last reply: {shorten(' '.join(reply.split()), LAST_REPLY)}")
     click.echo(
         f"stopped: {result.stopped_reason} after {result.steps} steps; "
         f"{result.compact_count} compaction(s), {len(result.handoffs)} handoff(s), "
@@ -238,9 +302,11 @@ def _timeline(result: Any) -> None:
     )
     click.echo("")
     click.echo("timeline" + ("" if shown is entries else " (compactions and handoffs)") + ":")
-    click.echo(f"  {'session':<12} {'step':>5} {'context':>10}  {'decision':<9} rule")
+    width = max([12, *(len(e.session) for e in shown)])
+    click.echo(f"  {'session':<{width}} {'step':>5} {'context':>10}  {'decision':<9} rule")
     for e in shown:
         click.echo(
-            f"  {e.session:<12} {e.step:>5} {e.context_tokens:>10,}  {e.action:<9} {e.rule or '-'}"
+            f"  {e.session:<{width}} {e.step:>5} {e.context_tokens:>10,}  {e.action:<9} "
+            f"{e.rule or '-'}"
         )
     click.echo("")

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from clm_policy.errors import AgentError
 from clm_policy.lifecycle.estimate import estimate_message_tokens
 from clm_policy.lifecycle.pipelines import (
     CompactOutcome,
@@ -147,7 +148,8 @@ class OuterControlLoop:
         """Play until the task ends, a limit is hit or a decision awaits a person.
 
         An interrupt (Ctrl-C) commits what the session has so far, as stopped
-        ``interrupted``, and is raised again."""
+        ``interrupted``, and is raised again; so does an :class:`AgentError` (stopped as the
+        error says, e.g. ``endpoint_error``), so that ``--resume`` goes on from there."""
         if not self.decide_first:  # a new session: on record before its first step
             record_session_start(self.repo, self.state, record=self._record(None))
         try:
@@ -155,6 +157,10 @@ class OuterControlLoop:
         except KeyboardInterrupt:
             with uninterrupted():
                 self._finish("interrupted")
+            raise
+        except AgentError as exc:  # the failed step changed nothing: save what there is
+            with uninterrupted():
+                self._finish(exc.stop_reason)
             raise
 
     def _run(self) -> LoopResult:

@@ -1,20 +1,32 @@
 """What a ``clm-policy run`` will do, decided and checked before anything is written.
 
-:func:`plan_run` reads the scenario, the policy, the profile and the threshold overrides (or,
-for ``--resume``, what the session's ``run.json`` recorded), validates all of it and picks the
-session id — a new session when the scenario's id is already taken in the repository, so a
-second run never replays into a finished one. Only then does the caller create the memory
-repository and start the loop: bad input changes nothing.
+:func:`plan_run` reads the agent's input — the scenario for the simulated agent; the goal and
+the endpoint's configuration (from the environment) for the OpenAI-compatible one —, the
+policy, the profile and the threshold overrides (or, for ``--resume``, what the session's
+``run.json`` recorded), validates all of it and picks the session id — a new session when
+the id is already taken in the repository, so a second run never replays into a finished
+one. Only then does the caller create the memory repository and start the loop: bad input
+changes nothing.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from clm_policy.errors import InputError, StateError
+from clm_policy.errors import InputError, StateError, quote
+from clm_policy.lifecycle.estimate import estimate_tokens
+from clm_policy.loop.agent import SimulatedAgent
+from clm_policy.loop.openai_agent import (
+    OpenAIChatAgent,
+    OpenAIConfig,
+    system_prompt,
+)
 from clm_policy.memory.layout import check_session
 from clm_policy.models.scenario import ScenarioFile
 from clm_policy.models.state import SessionState, TokenSnapshot
@@ -22,12 +34,19 @@ from clm_policy.policy.engine import Policy
 
 ENDED = ("completed", "failed", "handoff")
 """How a session stops for good; any other stop (interrupted, max_steps, ...) can resume."""
+AGENTS = ("simulated", "openai")
+OPENAI_MAX_STEPS = 20
+"""Steps an ``--agent openai`` run takes unless ``--max-steps`` says otherwise: each one is a
+paid request, and a model that never says it is done must not run up a bill."""
+MAX_GOAL = 10_000
+"""How a session stops when the agent's endpoint fails (it can resume)."""
 
 
 @dataclass(frozen=True)
 class RunPlan:
-    spec: ScenarioFile
-    scenario_shown: str
+    spec: ScenarioFile | None
+    """The simulated agent's scenario (None for the openai agent)."""
+    scenario_shown: str | None
     policy: Policy  # with the threshold overrides applied
     profile: str
     state: SessionState
@@ -37,9 +56,37 @@ class RunPlan:
     played: int
     create_memory: bool
     taken: str | None = None
-    """The scenario's session id when another session already had it."""
+    """The session id the run wanted when another session already had it."""
     taken_stopped: str | None = None
     """How that session stopped (None: it can be resumed)."""
+    agent: str = "simulated"
+    openai: OpenAIConfig | None = None
+    """The endpoint of the openai agent (None for the simulated one)."""
+    max_steps: int | None = None
+
+    @property
+    def shown(self) -> str:
+        """What the run plays, in words."""
+        if self.openai is not None:
+            return f"the goal with model {self.openai.model} at {self.openai.base_url}"
+        return self.scenario_shown or "?"
+
+    def make_agent(self) -> SimulatedAgent | OpenAIChatAgent:
+        """The agent the run drives, past the steps a resumed session played already."""
+        if self.openai is not None:
+            return OpenAIChatAgent(self.openai, self.state.goal, played=self.played)
+        if self.spec is None:
+            raise ValueError("a run plan names a scenario or an endpoint")
+        agent = SimulatedAgent(self.spec)
+        agent.skip(self.played)
+        return agent
+
+    @property
+    def system_prompt_tokens(self) -> int:
+        """The agent's system prompt, counted in every request (for the monitor's estimate)."""
+        if self.openai is not None:
+            return estimate_tokens(system_prompt(self.openai.done_marker))
+        return self.spec.system_prompt_tokens if self.spec is not None else 0
 
 
 def plan_run(
@@ -52,8 +99,20 @@ def plan_run(
     soft_compact: int | None,
     hard_handoff: int | None,
     continue_after_handoff: bool,
+    agent: str | None = None,
+    goal: str | None = None,
+    done_marker: str | None = None,
+    max_steps: int | None = None,
+    env: Mapping[str, str] | None = None,
+    now: datetime | None = None,
 ) -> RunPlan:
-    """Everything a run needs, checked; raises :class:`InputError` and writes nothing."""
+    """Everything a run needs, checked; raises :class:`InputError` and writes nothing.
+
+    ``agent`` is ``simulated`` (plays ``scenario``; the default) or ``openai`` (works on
+    ``goal`` against the endpoint ``env`` configures — :data:`os.environ` by default — until
+    the model says ``done_marker``, or :data:`OPENAI_MAX_STEPS` unless ``max_steps``). A
+    resumed session keeps the agent it was run with. A new openai session is
+    ``openai-<UTC date>`` (``openai-20261201``; ``.2``, ``.3``, ... when taken)."""
     from clm_policy.loop.scenario import load_scenario
     from clm_policy.memory.init import check_new, is_memory_repo
     from clm_policy.policy.cache import load_policy_cached
@@ -64,23 +123,52 @@ def plan_run(
             raise InputError(f"{memory}: no memory repository to resume from")
         check_new(memory)
     persisted = None
+    run: dict[str, Any] = {}
     if resume is not None:
         persisted = _persisted(memory, resume)
         run = persisted.run
-        scenario = scenario or _str(run.get("scenario"))
+        recorded = _str(run.get("agent")) or "simulated"
+        if agent is not None and agent != recorded:
+            raise InputError(f"session '{resume}' was run with --agent {recorded}, not {agent}")
+        agent = recorded
+        if goal is not None:
+            raise InputError(f"--goal: session '{resume}' keeps the goal it was started with")
+        scenario = scenario or (_str(run.get("scenario")) if agent == "simulated" else None)
         policy_ref = policy_ref or _str(run.get("policy"))
         profile = profile or _str(run.get("profile")) or persisted.state.profile
         soft_compact = soft_compact if soft_compact is not None else _int(run.get("soft_compact"))
         hard_handoff = hard_handoff if hard_handoff is not None else _int(run.get("hard_handoff"))
         continue_after_handoff = continue_after_handoff or bool(run.get("continue_after_handoff"))
-        if scenario is None:
+        if scenario is None and agent == "simulated":
             raise InputError(
                 f"session '{resume}' was not made by `clm-policy run`: give --scenario"
             )
-    scenario_ref = scenario or "demo"
-    spec, shown = load_scenario(scenario_ref)
+    agent = agent or "simulated"
+    spec = shown = config = None
+    if agent == "simulated":
+        for name, value in (("--goal", goal), ("--done-marker", done_marker)):
+            if value is not None:
+                raise InputError(
+                    f"{name} is for --agent openai (the simulated agent plays a scenario)"
+                )
+        spec, shown = load_scenario(scenario or "demo")
+    elif agent == "openai":
+        if scenario is not None:
+            raise InputError(
+                "--scenario is for the simulated agent; --agent openai works on --goal"
+            )
+        if persisted is None:
+            goal = _check_goal(goal)
+        config = OpenAIConfig.from_env(
+            os.environ if env is None else env,
+            model=_str(run.get("model")),
+            base_url=_str(run.get("base_url")),
+            done_marker=done_marker or _str(run.get("done_marker")),
+        )
+    else:
+        raise InputError(f"--agent {quote(agent)}: choose one of {', '.join(AGENTS)}")
     policy = load_policy_cached(policy_ref or "default")
-    profile_name = profile or spec.profile or policy.default_profile
+    profile_name = profile or (spec.profile if spec else None) or policy.default_profile
     try:
         policy.profile(profile_name)
     except StateError as exc:
@@ -88,22 +176,37 @@ def plan_run(
     policy = with_overrides(policy, profile_name, soft_compact, hard_handoff)
     taken = taken_stopped = None
     if persisted is not None:
-        state, played = persisted.state, _int(persisted.run.get("played")) or 0
+        state, played = persisted.state, _int(run.get("played")) or 0
     else:
-        session_id = check_session(spec.session)  # valid, and no secret
+        wanted = spec.session if spec else f"openai-{(now or datetime.now(UTC)):%Y%m%d}"
+        session_id = check_session(wanted)  # valid, and no secret
         if exists:
             free = _free_session_id(memory, session_id)
             if free != session_id:
                 taken, taken_stopped, session_id = session_id, _stopped(memory, session_id), free
-        state, played = first_state(spec, session_id, profile_name), 0
-    record = {  # files as absolute paths: a resume may run from another folder
-        "scenario": _where(scenario_ref),
+        if spec is not None:
+            state = first_state(spec, session_id, profile_name)
+        else:
+            state = _first_openai_state(config, goal or "", session_id, profile_name)
+        played = 0
+    record: dict[str, Any] = {"agent": agent} if config is not None else {}
+    if config is not None:
+        record |= {
+            "model": config.model,
+            "base_url": config.base_url,
+            "done_marker": config.done_marker,
+        }
+    else:  # files as absolute paths: a resume may run from another folder
+        record["scenario"] = _where(scenario or "demo")
+    record |= {
         "policy": _where(policy_ref or "default"),
         "profile": profile_name,
         "soft_compact": soft_compact,
         "hard_handoff": hard_handoff,
         "continue_after_handoff": continue_after_handoff,
     }
+    if max_steps is None and config is not None:
+        max_steps = OPENAI_MAX_STEPS
     return RunPlan(
         spec,
         shown,
@@ -116,6 +219,35 @@ def plan_run(
         not exists,
         taken,
         taken_stopped,
+        agent=agent,
+        openai=config,
+        max_steps=max_steps,
+    )
+
+
+def _check_goal(goal: str | None) -> str:
+    if goal is None:
+        raise InputError("--agent openai needs --goal TEXT: what the model is to work on")
+    text = goal.strip()
+    if not text:
+        raise InputError("--goal is empty")
+    if len(text) > MAX_GOAL:
+        raise InputError(f"--goal is longer than {MAX_GOAL:,} characters")
+    return text
+
+
+def _first_openai_state(
+    config: OpenAIConfig | None, goal: str, session_id: str, profile: str
+) -> SessionState:
+    """The state an openai session starts from: the goal, the model, the system prompt."""
+    if config is None:
+        raise ValueError("an openai session needs its endpoint")
+    prompt = estimate_tokens(system_prompt(config.done_marker))
+    return SessionState(
+        session_id=session_id,
+        goal=goal,
+        profile=profile,
+        tokens=TokenSnapshot(model=config.model, context_tokens=prompt, estimated=True),
     )
 
 

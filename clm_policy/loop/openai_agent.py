@@ -1,0 +1,399 @@
+"""An Agent backed by any OpenAI-compatible chat-completions endpoint.
+
+:class:`OpenAIChatAgent` implements :class:`~clm_policy.loop.agent.Agent`: each step is one
+``POST {base_url}/chat/completions`` with the model and the conversation (standard library
+only, under a timeout). It works for OpenAI and for the servers that speak its API (vLLM,
+llama.cpp, Ollama, LiteLLM, ...). The configuration comes from the environment
+(:meth:`OpenAIConfig.from_env`); a configuration problem is an
+:class:`~clm_policy.errors.InputError`, a failing endpoint an :class:`EndpointError`, whose
+message never carries the key or a response body.
+
+The conversation is the messages the caller passes to ``step`` (the loop's session state),
+after the agent's own system prompt. ``inject_context`` (a compaction's hint) and
+``reset_with_seed`` (a handoff's seed) queue system messages that the next step adds to the
+conversation unless it has them already — the loop writes both into the state itself, so
+each is sent once.
+
+There is no script, so the model says when it is done: the system prompt asks it to end its
+reply with a line holding only the done marker (``TASK COMPLETE`` by default) once the goal
+is achieved, and a reply with such a line completes the task. A conversation without a user
+message (a new session, a seeded one, one compacted down to its hint) gets the goal as the
+user's message; after a reply, the next step asks the model to continue.
+
+Tokens: ``usage.prompt_tokens`` is the context the request carried (the step's
+``input_tokens``), ``usage.completion_tokens`` what the reply adds (``output_tokens``). When
+the server reports no usage both stay 0 and the monitor estimates the context from the
+messages (characters / 4; ``tokens.estimated: true``); the step's ``notes`` say so.
+"""
+
+from __future__ import annotations
+
+import http.client
+import ipaddress
+import json
+import re
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from email.message import Message as EmailMessage
+from typing import IO, Any
+
+from clm_policy.errors import EndpointError, InputError, quote, shorten
+from clm_policy.lifecycle.estimate import estimate_tokens
+from clm_policy.models.enums import MessageRole, TaskStatus
+from clm_policy.models.state import AgentStepResult, Message
+
+ENV_BASE_URL = "CLM_POLICY_OPENAI_BASE_URL"
+ENV_MODEL = "CLM_POLICY_OPENAI_MODEL"
+ENV_KEYS = ("CLM_POLICY_OPENAI_API_KEY", "OPENAI_API_KEY")
+"""Where the key is read from, the first one set winning."""
+ENV_TIMEOUT = "CLM_POLICY_OPENAI_TIMEOUT"
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_TIMEOUT = 120.0
+MAX_TIMEOUT = 3600.0
+DEFAULT_DONE_MARKER = "TASK COMPLETE"
+MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+"""A reply is a few kilobytes; more than this is not a chat completion."""
+MAX_ERROR_BYTES = 64 * 1024
+NO_USAGE = "the server reported no usage: the context is estimated (characters / 4)"
+
+_LOOPBACK_NAMES = ("localhost", "localhost.")
+_IDENTIFIER = re.compile(r"[A-Za-z0-9_.:-]{1,60}")
+# what may surround the done marker on its line: spaces, Markdown emphasis, a closing stop
+_MARKER_DECORATION = " \t*_`#>.!"
+
+
+@dataclass(frozen=True)
+class OpenAIConfig:
+    """Where to send requests, and how the model says it is done. Checked when made."""
+
+    model: str
+    api_key: str = field(repr=False)
+    base_url: str = DEFAULT_BASE_URL
+    timeout: float = DEFAULT_TIMEOUT
+    done_marker: str = DEFAULT_DONE_MARKER
+    key_source: str = field(default=ENV_KEYS[-1], repr=False)
+    """The variable the key came from, to name in a message (never the key itself)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "base_url", _check_base_url(self.base_url))
+        if not self.model.strip() or len(self.model) > 200 or not self.model.isprintable():
+            raise InputError(
+                f"{ENV_MODEL}: {quote(self.model)} is no model name (1 to 200 printable characters)"
+            )
+        if not self.api_key:
+            raise InputError(f"no API key: set {ENV_KEYS[1]} (or {ENV_KEYS[0]})")
+        if not self.api_key.isascii() or not self.api_key.isprintable() or " " in self.api_key:
+            # said without the key: it goes into a header, where a line break would split it
+            raise InputError(f"{self.key_source}: the key holds spaces or unprintable characters")
+        if not 0 < self.timeout <= MAX_TIMEOUT:
+            raise InputError(f"{ENV_TIMEOUT}: the timeout must be 0 < seconds <= {MAX_TIMEOUT:g}")
+        marker = self.done_marker
+        if not _normal(marker) or len(marker) > 100 or not marker.isprintable():
+            raise InputError(
+                f"done marker {quote(marker)}: one line of 1 to 100 characters, not only "
+                "punctuation"
+            )
+
+    @property
+    def url(self) -> str:
+        return f"{self.base_url}/chat/completions"
+
+    @classmethod
+    def from_env(
+        cls,
+        env: Mapping[str, str],
+        *,
+        model: str | None = None,
+        base_url: str | None = None,
+        done_marker: str | None = None,
+    ) -> OpenAIConfig:
+        """The configuration the environment gives; ``model`` and ``base_url`` are used when
+        the environment has none (a resumed session's record)."""
+        found_model = env.get(ENV_MODEL) or model
+        if not found_model:
+            raise InputError(f"no model: set {ENV_MODEL} (for example gpt-4o-mini)")
+        source, key = next(((k, env[k]) for k in ENV_KEYS if env.get(k)), (ENV_KEYS[-1], ""))
+        timeout_text = env.get(ENV_TIMEOUT)
+        timeout = DEFAULT_TIMEOUT
+        if timeout_text:
+            try:
+                timeout = float(timeout_text)
+            except ValueError:
+                raise InputError(
+                    f"{ENV_TIMEOUT}: {quote(timeout_text)} is no number of seconds"
+                ) from None
+        return cls(
+            model=found_model,
+            api_key=key,
+            base_url=env.get(ENV_BASE_URL) or base_url or DEFAULT_BASE_URL,
+            timeout=timeout,
+            done_marker=done_marker or DEFAULT_DONE_MARKER,
+            key_source=source,
+        )
+
+
+def _check_base_url(url: str) -> str:
+    """``url`` without a trailing ``/``, if it can take ``/chat/completions`` safely."""
+    try:
+        parts = urllib.parse.urlsplit(url.strip())
+        host = parts.hostname
+        parts.port  # noqa: B018 -- raises on a port that is not a number
+    except ValueError:
+        raise InputError(f"{ENV_BASE_URL}: not a URL") from None
+    if parts.scheme not in ("http", "https") or not host:
+        raise InputError(f"{ENV_BASE_URL}: not an http(s) URL with a host")
+    if parts.username is not None or parts.query or parts.fragment:
+        # not quoted: a user name, password or query is where a key might have been put
+        raise InputError(
+            f"{ENV_BASE_URL}: a base URL takes no user name, password, query or fragment "
+            f"(the key goes in {ENV_KEYS[1]})"
+        )
+    if parts.scheme == "http" and not _is_loopback(host):
+        raise InputError(
+            f"{ENV_BASE_URL}: plain http only to this machine (localhost, 127.0.0.1, ::1): the "
+            "API key would cross the network readable; use https"
+        )
+    return urllib.parse.urlunsplit(parts).rstrip("/")
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def system_prompt(done_marker: str = DEFAULT_DONE_MARKER) -> str:
+    """What the agent tells the model before the conversation, every request."""
+    return (
+        "You work autonomously on the goal the user gives you, one step per reply: do the "
+        "next step of the work and say briefly what you did and what comes next. Earlier "
+        "messages may have been replaced by a summary (a system message); continue from it. "
+        "When the goal is fully achieved, end your reply with a line that says only: "
+        f"{done_marker}"
+    )
+
+
+def continue_prompt(done_marker: str = DEFAULT_DONE_MARKER) -> str:
+    """The user's message after each reply."""
+    return f"Continue with the next step. When the goal is achieved, end with: {done_marker}"
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is answered as the HTTP error it is: the request (and its key) goes only to
+    the URL configured."""
+
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: IO[bytes],
+        code: int,
+        msg: str,
+        headers: EmailMessage,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        return None
+
+
+class OpenAIChatAgent:
+    """An agent working on ``goal`` through an OpenAI-compatible chat-completions endpoint.
+
+    ``played`` counts the steps taken (from ``played`` on, for a resumed session);
+    ``last_reply`` is the model's latest answer."""
+
+    def __init__(self, config: OpenAIConfig, goal: str, *, played: int = 0) -> None:
+        self.config = config
+        self.goal = goal
+        self.system_prompt = system_prompt(config.done_marker)
+        self.played = played
+        self.last_reply: str | None = None
+        self._queued: list[Message] = []
+        handlers: list[urllib.request.BaseHandler] = [_NoRedirect()]
+        if _is_loopback(urllib.parse.urlsplit(config.base_url).hostname or ""):
+            # a server on this machine is reached directly, never through $HTTP_PROXY: plain
+            # http with the key in it must not leave the machine
+            handlers.append(urllib.request.ProxyHandler({}))
+        self._opener = urllib.request.build_opener(*handlers)
+
+    @property
+    def system_prompt_tokens(self) -> int:
+        """The system prompt's estimated size: it is in every request's context."""
+        return estimate_tokens(self.system_prompt)
+
+    # -- the Agent protocol ---------------------------------------------------------------------
+
+    def step(self, messages: Sequence[Message]) -> AgentStepResult:
+        """One request on ``messages`` (plus what is queued, plus the user's turn)."""
+        added = [m for m in self._queued if not _holds(messages, m)]
+        so_far = [*messages, *added]
+        if not any(m.role is MessageRole.USER for m in so_far):
+            added.append(Message(role=MessageRole.USER, content=self.goal))
+        elif so_far[-1].role is not MessageRole.USER:
+            added.append(
+                Message(role=MessageRole.USER, content=continue_prompt(self.config.done_marker))
+            )
+        reply, usage = self._complete([*messages, *added])
+        self._queued = []  # sent: from now on they are part of the conversation
+        self.played += 1
+        self.last_reply = reply
+        done = self._is_done(reply)
+        added.append(
+            Message(
+                role=MessageRole.ASSISTANT,
+                content=reply,
+                tokens=usage[1] if usage is not None else None,
+            )
+        )
+        return AgentStepResult(
+            messages_added=added,
+            input_tokens=usage[0] if usage is not None else 0,
+            output_tokens=usage[1] if usage is not None else 0,
+            task_status=TaskStatus.COMPLETED if done else TaskStatus.RUNNING,
+            notes="" if usage is not None else NO_USAGE,
+        )
+
+    def inject_context(self, system_addon: str) -> None:
+        """Add ``system_addon`` as a system message to the conversation (next step)."""
+        self._queued.append(Message(role=MessageRole.SYSTEM, content=system_addon))
+
+    def reset_with_seed(self, seed_messages: Sequence[Message]) -> None:
+        """A fresh conversation starts from ``seed_messages``: what was queued is dropped."""
+        self._queued = [m.model_copy() for m in seed_messages]
+
+    # -- the request ----------------------------------------------------------------------------
+
+    def _is_done(self, reply: str) -> bool:
+        marker = _normal(self.config.done_marker)
+        return any(_normal(line) == marker for line in reply.splitlines())
+
+    def _complete(self, conversation: Sequence[Message]) -> tuple[str, tuple[int, int] | None]:
+        """The reply's text and ``(prompt_tokens, completion_tokens)`` when reported."""
+        payload = {
+            "model": self.config.model,
+            "messages": [
+                {"role": "system", "content": self.system_prompt},
+                *({"role": _role(m), "content": m.content} for m in conversation),
+            ],
+        }
+        data = self._post(payload)
+        try:
+            content = data["choices"][0]["message"]["content"]
+        except (KeyError, IndexError, TypeError):
+            content = None
+        if not isinstance(content, str):
+            raise self._error("the response has no choices[0].message.content")
+        return content, _usage(data.get("usage"))
+
+    def _post(self, payload: dict[str, Any]) -> dict[str, Any]:
+        config = self.config
+        request = urllib.request.Request(
+            config.url,
+            data=json.dumps(payload).encode("utf-8"),
+            method="POST",
+            headers={"Content-Type": "application/json", "Accept": "application/json"},
+        )
+        request.add_unredirected_header("Authorization", f"Bearer {config.api_key}")
+        deadline = time.monotonic() + config.timeout
+        try:
+            with self._opener.open(request, timeout=config.timeout) as response:
+                raw = _read(response, deadline, MAX_RESPONSE_BYTES)
+        except urllib.error.HTTPError as exc:
+            with exc:
+                detail = _error_detail(exc, deadline)
+            raise self._error(f"HTTP {exc.code}{detail}") from None
+        except urllib.error.URLError as exc:
+            if isinstance(exc.reason, TimeoutError):
+                raise self._timeout() from None
+            raise self._error(f"cannot connect ({_reason(exc.reason)})") from None
+        except TimeoutError:
+            raise self._timeout() from None
+        except (OSError, http.client.HTTPException) as exc:
+            raise self._error(f"the connection failed ({_reason(exc)})") from None
+        if raw is None:
+            raise self._error(f"the response is larger than {MAX_RESPONSE_BYTES // 2**20} MiB")
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
+            data = None
+        if not isinstance(data, dict):
+            raise self._error("the response is not a JSON object")
+        return data
+
+    def _error(self, what: str) -> EndpointError:
+        return EndpointError(f"POST {self.config.url}: {what}")
+
+    def _timeout(self) -> EndpointError:
+        return self._error(f"no answer within {self.config.timeout:g} s")
+
+
+def _holds(conversation: Sequence[Message], message: Message) -> bool:
+    return any(m.role is message.role and m.content == message.content for m in conversation)
+
+
+def _role(message: Message) -> str:
+    # a tool message needs a tool_call_id the API checks; this agent calls no tools, so a tool
+    # output that reached the conversation some other way is shown as the user's
+    return "user" if message.role is MessageRole.TOOL else message.role.value
+
+
+def _normal(line: str) -> str:
+    return " ".join(line.strip(_MARKER_DECORATION).split()).casefold()
+
+
+def _usage(value: object) -> tuple[int, int] | None:
+    """``(prompt_tokens, completion_tokens)`` when both are counts; else None (estimate)."""
+    if not isinstance(value, dict):
+        return None
+    prompt, completion = value.get("prompt_tokens"), value.get("completion_tokens")
+    counts = [x for x in (prompt, completion) if isinstance(x, int) and not isinstance(x, bool)]
+    if len(counts) != 2 or not all(0 <= x < 2**63 for x in counts) or not sum(counts):
+        return None
+    return counts[0], counts[1]
+
+
+def _read(response: Any, deadline: float, limit: int) -> bytes | None:
+    """The body, read by chunks until ``deadline`` (TimeoutError); None past ``limit`` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        if time.monotonic() > deadline:
+            raise TimeoutError
+        chunk = response.read1(65536)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+
+
+def _error_detail(exc: urllib.error.HTTPError, deadline: float) -> str:
+    """`` (reason, code)``: the error's identifiers an OpenAI-style body gives, never its text
+    (a message may quote the key); else the HTTP reason phrase."""
+    found: list[str] = []
+    try:
+        body = json.loads(_read(exc, deadline, MAX_ERROR_BYTES) or b"")
+    except (OSError, ValueError, RecursionError, http.client.HTTPException):
+        body = None
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        for name in ("type", "code"):
+            value = error.get(name)
+            if isinstance(value, str) and _IDENTIFIER.fullmatch(value) and value not in found:
+                found.append(value)
+    if not found and isinstance(exc.reason, str) and exc.reason:
+        found.append(shorten(exc.reason, 40))
+    return f" ({', '.join(found)})" if found else ""
+
+
+def _reason(reason: object) -> str:
+    if isinstance(reason, OSError) and reason.strerror:
+        return shorten(reason.strerror, 60)
+    return type(reason).__name__
