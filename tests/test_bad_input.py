@@ -287,10 +287,10 @@ def test_bad_state_on_stdin() -> None:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["decide"], "Error: give --state FILE|- (SessionState JSON) or --tokens N"),
+        (["decide"], "Error: give --state FILE|- (SessionState JSON), --tokens N, --session ID or --transcript PATH"),
         (
             ["decide", "--tokens", "1", "--state", "x.json"],
-            "Error: give either --state or --tokens, not both",
+            "Error: give one of --state, --tokens, --session and --transcript",
         ),
         (
             ["decide", "--tokens", "-1"],

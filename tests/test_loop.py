@@ -209,7 +209,7 @@ def test_compact_and_handoff_a_persisted_session(tmp_path: Path) -> None:
     assert json.loads(handed.stdout)["handoff_path"] == "sessions/demo/handoffs/001.md"
     both = invoke("compact", "--memory", mem, "--session", "demo", "--state", "x.json")
     assert both.exit_code == 2
-    assert "give either --state FILE|- or --session ID" in both.stderr
+    assert "give one of --state FILE|-, --session ID and --transcript PATH" in both.stderr
 
 
 CONFIRMING = """\
@@ -337,4 +337,4 @@ def test_decide_on_a_persisted_session(tmp_path: Path) -> None:
     assert (after["action"], after["trigger"]) == ("handoff", "phase_boundary")
     both = invoke("decide", "--memory", mem, "--session", "demo", "--tokens", "5")
     assert both.exit_code == 2
-    assert "give one of --state, --tokens and --session" in both.stderr
+    assert "give one of --state, --tokens, --session and --transcript" in both.stderr

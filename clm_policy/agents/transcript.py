@@ -37,6 +37,7 @@ from clm_policy.models.enums import MAX_COUNT
 
 if TYPE_CHECKING:
     from clm_policy.models.state import SessionState
+    from clm_policy.policy.figures import FigureState
 
 FORMATS = ("claude-code", "codex", "openai")
 NAMES = {
@@ -122,14 +123,42 @@ class TranscriptReading:
                     continue
         return "transcript"
 
+    def to_figures(self) -> FigureState:
+        """The reading as a state of figures (no pydantic): what a decision from a transcript's
+        tail reads — the context, the window, the model, the steps and compactions known."""
+        from clm_policy.policy.figures import FigureState, FigureTokens
+
+        last_compact = self.last_compact_step
+        if last_compact is not None:
+            last_compact = min(last_compact, self.step_index)
+        return FigureState(
+            tokens=FigureTokens(
+                context_tokens=self.context_tokens,
+                context_window=self.context_window,
+                input_tokens=self.input_tokens,
+                output_tokens=self.output_tokens,
+                total_tokens=self.input_tokens + self.output_tokens,
+                model=self.model,
+                estimated=self.context_estimated,
+            ),
+            step_index=self.step_index,
+            last_compact_step=last_compact,
+            compact_count=self.compact_count,
+        )
+
     def to_state(self, session_id: str | None = None) -> SessionState:
         """The reading as a :class:`~clm_policy.models.state.SessionState` (the only place
         that loads the pydantic models). ``session_id`` must be valid for the memory
         repository; without it one is derived (:meth:`state_session_id`)."""
         from clm_policy.memory.layout import check_session
-        from clm_policy.models.state import SessionState, TokenSnapshot
+        from clm_policy.models.enums import MessageRole
+        from clm_policy.models.state import Message, SessionState, TokenSnapshot
 
         sid = check_session(session_id) if session_id is not None else self.state_session_id()
+        # the transcript itself is never kept: only the last answer, which says where the
+        # agent stands (a handoff's next safe action when nothing else does)
+        last = self.last_assistant_message
+        messages = [Message(role=MessageRole.ASSISTANT, content=last)] if last else []
         last_compact = self.last_compact_step
         if last_compact is not None:
             last_compact = min(last_compact, self.step_index)
@@ -150,6 +179,7 @@ class TranscriptReading:
             ),
             changed_artifacts=list(self.changed_artifacts),
             commands_and_results=list(self.commands_and_results),
+            messages=messages,
         )
 
 

@@ -4,48 +4,27 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from clm_policy.cli.options import memory_option, policy_option, profile_option
+from clm_policy.cli.options import (
+    memory_option,
+    policy_option,
+    profile_option,
+    transcript_options,
+)
 from clm_policy.cli.render import render_decision
 from clm_policy.errors import InputError, StateError, quote
 from clm_policy.models.enums import MAX_COUNT, SignalValue, TaskStatus
 from clm_policy.policy.cache import load_policy_cached
 from clm_policy.policy.engine import Policy, StateLike
+from clm_policy.policy.figures import FigureState, FigureTokens
+
+if TYPE_CHECKING:
+    from clm_policy.agents.transcript import TranscriptReading
 
 STATUSES = [s.value for s in TaskStatus]
-
-
-@dataclass(frozen=True)
-class _Tokens:
-    context_tokens: int
-    context_window: int | None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    total_tokens: int = 0
-    model: str | None = None
-    estimated: bool = False
-
-
-@dataclass(frozen=True)
-class _ShortcutState:
-    """The state ``--tokens`` describes. Every value is checked already (click's types; the
-    engine checks signals), and building it needs no pydantic: a one-shot decide starts
-    faster without it."""
-
-    tokens: _Tokens
-    status: TaskStatus
-    step_index: int
-    last_compact_step: int | None
-    signals: dict[str, SignalValue]
-    compact_count: int = 0
-    messages: tuple[()] = ()
-    blockers: tuple[()] = ()
-    human_interventions: int = 0
-    profile: str | None = None
 
 
 def _not_a_number(name: str) -> str:
@@ -123,6 +102,7 @@ def parse_signal(text: str) -> tuple[str, SignalValue]:
     "--session", metavar="ID", help="A session persisted in the memory repository (--memory)."
 )
 @memory_option("With --session: the memory repository.")
+@transcript_options
 @click.option("--force", is_flag=True, help="Bypass guards marked overridable (and no other).")
 @click.option(
     "--explain",
@@ -145,6 +125,8 @@ def decide(
     signals: tuple[str, ...],
     session: str | None,
     memory: str,
+    transcript: str | None,
+    transcript_format: str,
     force: bool,
     explain: bool,
     fmt: str,
@@ -160,10 +142,15 @@ def decide(
       clm-policy decide -p policies/examples/option_b.yaml --tokens 300000 \\
           --window 400000 --signal open_subagent_calls=2
       clm-policy decide --memory clm-memory --session demo --explain
+      clm-policy decide --transcript ~/.claude/projects/-home-me-shop/<session>.jsonl
+
+    A transcript (Claude Code session JSONL, Codex rollout, OpenAI chat JSON) is read from
+    its end: the context the agent last reported, its model and window.
 
     The JSON output is one object: action, trigger (null when no rule fired), rationale,
     proposed, blocked_by, warnings, overridden, forced, policy, profile, context_tokens,
-    context_window, window_source; with --explain also "explain" (rules and guards).
+    context_window, window_source; with --transcript also context_estimated and transcript
+    (format, path, warnings); with --explain also "explain" (rules and guards).
     """
     shortcut_given = (
         window is not None
@@ -172,12 +159,13 @@ def decide(
         or status != "running"
         or bool(signals)
     )
-    if session is not None and (state_src is not None or tokens is not None):
-        raise click.UsageError("give one of --state, --tokens and --session")
-    if state_src is not None and tokens is not None:
-        raise click.UsageError("give either --state or --tokens, not both")
-    if state_src is None and tokens is None and session is None:
-        raise click.UsageError("give --state FILE|- (SessionState JSON) or --tokens N")
+    given = [state_src, tokens, session, transcript]
+    if sum(g is not None for g in given) > 1:
+        raise click.UsageError("give one of --state, --tokens, --session and --transcript")
+    if all(g is None for g in given):
+        raise click.UsageError(
+            "give --state FILE|- (SessionState JSON), --tokens N, --session ID or --transcript PATH"
+        )
     if tokens is None and shortcut_given:
         raise click.UsageError(
             "--window, --step, --last-compact-step, --status and --signal go with --tokens; "
@@ -185,8 +173,14 @@ def decide(
         )
     policy = load_policy_cached(policy_ref)
     source = None
+    reading = None
     state: StateLike
-    if state_src is not None:
+    if transcript is not None:
+        from clm_policy.agents.transcript import read_context
+
+        reading = read_context(transcript, transcript_format)
+        state = reading.to_figures()
+    elif state_src is not None:
         from clm_policy.state_io import read_state
 
         source = read_state(state_src)
@@ -201,21 +195,27 @@ def decide(
         assert tokens is not None
         if last_compact_step is not None and last_compact_step > step:
             raise click.UsageError("--last-compact-step cannot be after --step")
-        state = _ShortcutState(
-            tokens=_Tokens(context_tokens=tokens, context_window=window),
+        state = FigureState(
+            tokens=FigureTokens(context_tokens=tokens, context_window=window),
             status=TaskStatus(status),
             step_index=step,
             last_compact_step=last_compact_step,
             signals=dict(parse_signal(s) for s in signals),
         )
     try:
-        return _decide(policy, state, profile, force, explain, fmt)
+        return _decide(policy, state, profile, force, explain, fmt, reading)
     except StateError as exc:
         raise source.locate(exc) if source is not None else exc from None
 
 
 def _decide(
-    policy: Policy, state: StateLike, profile: str | None, force: bool, explain: bool, fmt: str
+    policy: Policy,
+    state: StateLike,
+    profile: str | None,
+    force: bool,
+    explain: bool,
+    fmt: str,
+    reading: TranscriptReading | None = None,
 ) -> int:
     if explain:
         from clm_policy.cli.render import render_explanation
@@ -223,14 +223,40 @@ def _decide(
         explanation = policy.explain(state, profile, force=force)
         payload: dict[str, Any] = explanation.decision.model_dump(mode="json")
         if fmt == "json":
+            payload.update(_from_transcript(reading))
             payload["explain"] = explanation.model_dump(mode="json", exclude={"decision"})
             click.echo(json.dumps(payload, indent=2))
         else:
-            click.echo(render_explanation(explanation))
+            click.echo(render_explanation(explanation) + _transcript_note(reading))
         return 0
     outcome = policy.outcome(state, profile, force=force)
     if fmt == "json":
-        click.echo(json.dumps(outcome.as_dict(), indent=2))
+        click.echo(json.dumps({**outcome.as_dict(), **_from_transcript(reading)}, indent=2))
     else:
-        click.echo(render_decision(outcome))
+        click.echo(render_decision(outcome) + _transcript_note(reading))
     return 0
+
+
+def _from_transcript(reading: TranscriptReading | None) -> dict[str, Any]:
+    if reading is None:
+        return {}
+    return {
+        "context_estimated": reading.context_estimated,
+        "transcript": {
+            "format": reading.format,
+            "path": reading.path,
+            "model": reading.model,
+            "warnings": list(reading.warnings),
+        },
+    }
+
+
+def _transcript_note(reading: TranscriptReading | None) -> str:
+    if reading is None:
+        return ""
+    note = f"\nread:      {reading.format} transcript {reading.path}"
+    if reading.model:
+        note += f" (model {reading.model})"
+    if reading.context_estimated:
+        note += "\n           context estimated: " + "; ".join(reading.warnings or ["no usage"])
+    return note

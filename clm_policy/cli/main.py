@@ -25,6 +25,7 @@ COMMANDS = {
     "compact": "clm_policy.cli.pipelines:compact",
     "decide": "clm_policy.cli.decide:decide",
     "handoff": "clm_policy.cli.pipelines:handoff",
+    "hook": "clm_policy.cli.hook:hook",
     "init": "clm_policy.cli.memory:init",
     "lint": "clm_policy.cli.lint:lint",
     "log": "clm_policy.cli.memory:log",
@@ -34,6 +35,7 @@ COMMANDS = {
     "show": "clm_policy.cli.memory:show",
     "signal": "clm_policy.cli.sessions:signal",
     "status": "clm_policy.cli.sessions:status",
+    "statusline": "clm_policy.cli.statusline:statusline",
     "test": "clm_policy.cli.test_cmd:test",
 }
 

@@ -11,7 +11,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_MEMORY = "clm-memory"
 MEMORY_ENV = "CLM_POLICY_MEMORY"
-EVENTS = ("init", "start", "compact", "handoff", "memory", "signal", "session")
+EVENTS = ("init", "start", "compact", "handoff", "summary", "memory", "signal", "session")
 """Every ``Clm-Event`` a clm-policy commit can carry (docs/memory.md)."""
 
 
@@ -87,3 +87,23 @@ def format_option(*choices: str) -> Callable[[F], F]:
         show_default=True,
         help="Output format; with json, an error is printed as a JSON object too.",
     )
+
+
+TRANSCRIPT_FORMATS = ("auto", "claude-code", "codex", "openai")
+
+
+def transcript_options(command: F) -> F:
+    """``--transcript PATH`` and ``--transcript-format``: a real agent's session file."""
+    command = click.option(
+        "--transcript-format",
+        type=click.Choice(TRANSCRIPT_FORMATS),
+        default="auto",
+        show_default=True,
+        help="The transcript's format (auto: told from its lines).",
+    )(command)
+    return click.option(
+        "--transcript",
+        metavar="PATH",
+        help="A Claude Code session JSONL, a Codex rollout or OpenAI chat JSON to read the "
+        "session from.",
+    )(command)

@@ -8,7 +8,13 @@ from typing import Any
 
 import click
 
-from clm_policy.cli.options import format_option, memory_option, policy_option, profile_option
+from clm_policy.cli.options import (
+    format_option,
+    memory_option,
+    policy_option,
+    profile_option,
+    transcript_options,
+)
 
 
 def _options(command: Any) -> Any:
@@ -25,21 +31,32 @@ def _options(command: Any) -> Any:
         metavar="FILE|-",
         help="SessionState JSON file, or - for standard input.",
     )(command)
+    command = transcript_options(command)
     return memory_option()(command)
 
 
 def _context(
-    policy_ref: str, state_src: str | None, session: str | None, memory: str, profile: str | None
+    policy_ref: str,
+    state_src: str | None,
+    session: str | None,
+    memory: str,
+    profile: str | None,
+    transcript: str | None = None,
+    transcript_format: str = "auto",
 ) -> tuple[Any, Any, Any]:
-    """The policy, the state (a file, or a session persisted in the memory repository) and
-    the policy's decision on it (recorded as the reason)."""
+    """The policy, the state (a file, a session persisted in the memory repository, or a real
+    agent's transcript) and the policy's decision on it (recorded as the reason)."""
     from clm_policy.errors import StateError
     from clm_policy.policy.cache import load_policy_cached
 
-    if (state_src is None) == (session is None):
-        raise click.UsageError("give either --state FILE|- or --session ID")
+    if sum(x is not None for x in (state_src, session, transcript)) != 1:
+        raise click.UsageError("give one of --state FILE|-, --session ID and --transcript PATH")
     policy = load_policy_cached(policy_ref)
-    if session is not None:
+    if transcript is not None:
+        from clm_policy.agents.transcript import read_transcript
+
+        state, locate = read_transcript(transcript, transcript_format).to_state(), None
+    elif session is not None:
         from clm_policy.memory.gitwrite import MemoryRepo
         from clm_policy.memory.sessions import load_session
 
@@ -74,6 +91,8 @@ def _provenance(policy: Any, decision: Any, action: str) -> Any:
 @_options
 def compact(
     memory: str,
+    transcript: str | None,
+    transcript_format: str,
     state_src: str | None,
     session: str | None,
     policy_ref: str,
@@ -88,13 +107,16 @@ def compact(
     context re-estimated) is written to sessions/ID/state.json.
 
     \b
-    Example:
+    Examples:
       clm-policy compact --memory clm-memory --state session.json
+      clm-policy compact --transcript ~/.claude/projects/-home-me-shop/<session>.jsonl
     """
     from clm_policy.lifecycle.pipelines import run_compaction
     from clm_policy.memory.gitwrite import MemoryRepo
 
-    policy, state, (decision, prof) = _context(policy_ref, state_src, session, memory, profile)
+    policy, state, (decision, prof) = _context(
+        policy_ref, state_src, session, memory, profile, transcript, transcript_format
+    )
     why = _provenance(policy, decision, "compact")
     with MemoryRepo(memory) as repo:
         done = run_compaction(repo, state, retain=prof.retain_recent_messages, why=why)
@@ -147,6 +169,8 @@ def compact(
 )
 def handoff(
     memory: str,
+    transcript: str | None,
+    transcript_format: str,
     state_src: str | None,
     session: str | None,
     policy_ref: str,
@@ -162,11 +186,14 @@ def handoff(
     Examples:
       clm-policy handoff --memory clm-memory --state session.json
       clm-policy handoff --memory clm-memory --state session.json --branch --push origin
+      clm-policy handoff --transcript ~/.codex/sessions/2026/11/30/rollout-<id>.jsonl
     """
     from clm_policy.lifecycle.pipelines import run_handoff
     from clm_policy.memory.gitwrite import MemoryRepo
 
-    policy, state, (decision, _) = _context(policy_ref, state_src, session, memory, profile)
+    policy, state, (decision, _) = _context(
+        policy_ref, state_src, session, memory, profile, transcript, transcript_format
+    )
     why = _provenance(policy, decision, "handoff")
     with MemoryRepo(memory) as repo:
         done = run_handoff(repo, state, why=why, branch=branch, push=push)

@@ -12,6 +12,7 @@ its manifest, its Markdown rendering and the final state without its messages.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -209,7 +210,7 @@ def run_handoff(
         body,
         trailers(state, "handoff", why, **{"Clm-Manifest": m_path}),
     )
-    hits = _memory_hits(repo, manifest)  # read before anything is written: a refusal stops here
+    hits = memory_hits(repo, manifest)  # read before anything is written: a refusal stops here
     if branch:
         ref = f"refs/heads/clm/handoff/{state.session_id}-{number}"
         if change.appends:
@@ -242,7 +243,7 @@ def run_handoff(
     )
 
 
-def _memory_hits(repo: MemoryRepo, manifest: HandoffManifest) -> list[tuple[str, str]]:
+def memory_hits(repo: MemoryRepo, manifest: HandoffManifest) -> list[tuple[str, str]]:
     """The manifest's memory keys first, then topics matching the goal, at most SEED_HITS."""
     store = GitMemoryStore(repo)
     hits: dict[str, str] = {}
@@ -260,19 +261,50 @@ def _memory_hits(repo: MemoryRepo, manifest: HandoffManifest) -> list[tuple[str,
 
 
 def record_session_start(
-    repo: MemoryRepo, state: SessionState, *, record: Mapping[str, object]
+    repo: MemoryRepo,
+    state: SessionState,
+    *,
+    record: Mapping[str, object],
+    why: Provenance = Provenance(),
 ) -> str:
-    """Commit a session's start: its first ``state.json`` and ``run.json`` (so it can resume)."""
+    """Commit a session's start: its first ``state.json`` and ``run.json`` (so it can resume).
+    A session seeded from a handoff names the manifest in ``why`` (``Clm-Seed``)."""
+    check_identifiers(state)
     folder = session_dir(state.session_id)
     change = Change(
         {f"{folder}/run.json": JsonDoc(dict(record)), f"{folder}/state.json": state_doc(state)}
     )
     message = CommitMessage(
-        event_subject("start", state.session_id, state.step_index, None),
+        event_subject("start", state.session_id, state.step_index, why.rule),
         f"Session started: {change.clean(state.goal) or '(no goal)'}",
-        trailers(state, "start", Provenance()),
+        trailers(state, "start", why),
     )
     return repo.commit(message, change)
+
+
+def record_agent_summary(
+    repo: MemoryRepo,
+    state: SessionState,
+    summary: str,
+    *,
+    why: Provenance = Provenance(),
+) -> str:
+    """Commit the summary an agent wrote of its own context when it compacted (Claude Code's
+    ``compact_summary``), as ``sessions/<id>/summaries/<step>.md``: the audit trail shows
+    what the agent's native compaction kept."""
+    check_identifiers(state)
+    path = f"{session_dir(state.session_id)}/summaries/{state.step_index:06d}.md"
+    text = (
+        f"---\nsession: {json.dumps(state.session_id)}\nstep: {state.step_index}\n"
+        f"rule: {json.dumps(why.rule)}\n---\n\n# The agent's own summary\n\n"
+        f"{summary.strip()}\n"
+    )
+    message = CommitMessage(
+        event_subject("summary", state.session_id, state.step_index, why.rule),
+        f"The agent compacted its context; its summary is {path}.",
+        trailers(state, "summary", why),
+    )
+    return repo.commit(message, Change({path: text}))
 
 
 def record_session_end(

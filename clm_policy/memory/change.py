@@ -27,7 +27,13 @@ from clm_policy.memory.redact import Redactor, redact_text
 from clm_policy.memory.trailers import CommitMessage
 
 Content = str | bytes
-IDENTIFIER_TRAILERS = ("Clm-Session", "Clm-Parent-Session", "Clm-Key", "Clm-Manifest")
+IDENTIFIER_TRAILERS = (
+    "Clm-Session",
+    "Clm-Parent-Session",
+    "Clm-Key",
+    "Clm-Manifest",
+    "Clm-Seed",
+)
 REDACTIONS_TRAILER = "Clm-Redactions"
 T = TypeVar("T")
 

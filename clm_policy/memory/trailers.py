@@ -19,6 +19,10 @@ TRAILER_KEYS = (
     "Clm-Policy",
     "Clm-Manifest",
     "Clm-Key",
+    "Clm-Seed",
+    "Clm-Agent",
+    "Clm-Agent-Trigger",
+    "Clm-Agent-Tokens",
     "Clm-Redactions",
 )
 

@@ -1,0 +1,304 @@
+"""What every agent's hooks share: the call (its input, the project's configuration, the
+policy, the memory repository), the reply, the seed and essentials a session starts with, and
+the rule that a hook never breaks the agent (:func:`run_hook`).
+
+The agent-specific answers live in :mod:`.claude_hooks` (Claude Code) and :mod:`.codex_hooks`
+(Codex CLI).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from clm_policy.errors import ClmError, InputError
+
+CONTEXT_LIMIT = 9_500
+"""Characters of context handed to a model at most (Claude Code replaces more than 10,000 by a
+file path)."""
+MAX_INPUT = 16 * 1024 * 1024
+LOG_LIMIT = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class HookReply:
+    """What the hook answers: an exit code, and what it prints on stdout and stderr."""
+
+    exit_code: int = 0
+    stdout: str = ""
+    stderr: str = ""
+
+
+NOTHING = HookReply()
+
+
+@dataclass
+class Hook:
+    """One hook call: its input, the project's configuration, the policy."""
+
+    event: Mapping[str, Any]
+    agent: str = "claude-code"
+    policy_ref: str | None = None
+    profile: str | None = None
+    memory: str | None = None
+
+    def __post_init__(self) -> None:
+        from clm_policy.config import load_config, memory_path, setting
+
+        cwd = self.event.get("cwd")
+        self.config = load_config(Path(cwd) if isinstance(cwd, str) and cwd else None)
+        self.policy_ref = setting("policy", self.policy_ref, self.config) or "default"
+        self.profile = setting("profile", self.profile, self.config)
+        self.memory = memory_path(self.memory, self.config)
+        self.remote = setting("remote", None, self.config)
+        self.name = str(self.event.get("hook_event_name") or "")
+
+    # -- what the transcript says -------------------------------------------------------------
+
+    @property
+    def transcript(self) -> str:
+        path = self.event.get("transcript_path")
+        if not isinstance(path, str) or not path:
+            raise InputError(f"{self.name}: no transcript_path in the hook's input")
+        return os.path.expanduser(path)
+
+    def session_id(self, reading: Any | None = None) -> str:
+        """The memory repository's id of this session: Claude Code's own, when valid."""
+        from clm_policy.memory.layout import is_session
+
+        sid = self.event.get("session_id")
+        if isinstance(sid, str) and is_session(sid):
+            return sid
+        if reading is not None:
+            return str(reading.state_session_id())
+        raise InputError(f"{self.name}: no usable session_id in the hook's input")
+
+    def policy(self) -> Any:
+        from clm_policy.policy.cache import load_policy_cached
+
+        return load_policy_cached(str(self.policy_ref))
+
+    def decide_from_tail(self) -> tuple[Any, Any]:
+        """The transcript's figures (read from its end) and the policy's outcome on them."""
+        from clm_policy.agents.transcript import read_context
+
+        reading = read_context(self.transcript)
+        return reading, self.policy().outcome(reading.to_figures(), self.profile)
+
+    def full_state(self) -> tuple[Any, Any]:
+        """The whole transcript as a SessionState (for a snapshot or a handoff) and the
+        policy's outcome on it."""
+        from clm_policy.agents.transcript import read_transcript
+
+        reading = read_transcript(self.transcript)
+        state = reading.to_state(self.session_id(reading))
+        if self.profile:
+            state = state.model_copy(update={"profile": self.profile})
+        return state, self.policy().outcome(state, self.profile)
+
+    def repo(self) -> Any:
+        """The project's memory repository, created on first use."""
+        from clm_policy.memory.gitwrite import MemoryRepo
+        from clm_policy.memory.init import init_memory, is_memory_repo
+
+        if not is_memory_repo(str(self.memory)):
+            init_memory(str(self.memory))
+        return MemoryRepo(str(self.memory))
+
+    def provenance(self, outcome: Any, **extra: str) -> Any:
+        from clm_policy.lifecycle.pipelines import Provenance
+
+        policy = self.policy()
+        return Provenance(
+            outcome.trigger,
+            outcome.rationale,
+            f"{policy.path}@{policy.digest}",
+            {"Clm-Agent": self.agent, **extra},
+        )
+
+
+def commit_handoff(hook: Hook, *, after: str) -> HookReply:
+    from clm_policy.lifecycle.pipelines import run_handoff
+
+    state, outcome = hook.full_state()
+    last = hook.event.get("last_assistant_message")
+    if isinstance(last, str) and last.strip():
+        from clm_policy.models.enums import MessageRole
+        from clm_policy.models.state import Message
+
+        state = state.model_copy(
+            update={"messages": [Message(role=MessageRole.ASSISTANT, content=last)]}
+        )
+    with hook.repo() as repo:
+        done = run_handoff(repo, state, why=hook.provenance(outcome), push=hook.remote)
+    return reply_json(
+        {"systemMessage": f"clm-policy: handoff committed ({done.manifest_path}). {after}"}
+    )
+
+
+# -- seeds and essentials -------------------------------------------------------------------
+
+
+def take_handoff(hook: Hook) -> str:
+    """The newest handoff no session has picked up yet, as a seed; marked taken in git."""
+    from clm_policy.lifecycle.handoff import seed_messages
+    from clm_policy.lifecycle.pipelines import Provenance, memory_hits, record_session_start
+    from clm_policy.memory.audit import read_log
+    from clm_policy.models.manifest import validate_manifest
+    from clm_policy.models.state import SessionState
+
+    sid = hook.session_id()
+    with hook.repo() as repo:
+        taken = {
+            e.trailers["Clm-Seed"]
+            for e in read_log(repo, event="start", rev="--all")
+            if "Clm-Seed" in e.trailers
+        }
+        for entry in read_log(repo, event="handoff", rev="--all"):
+            path = entry.trailers.get("Clm-Manifest")
+            if not path or path in taken or entry.session == sid:
+                continue
+            text = repo.show_file(path, entry.commit)
+            if text is None:
+                continue
+            try:
+                manifest = validate_manifest(json.loads(text))
+            except (ValueError, ClmError):
+                continue  # a manifest that does not validate is no seed
+            seed = seed_messages(manifest, memory_hits(repo, manifest))
+            state = SessionState(
+                session_id=sid, goal=manifest.goal, parent_session=entry.session or None
+            )
+            record_session_start(
+                repo,
+                state,
+                record={"agent": hook.agent, "seeded_from": path},
+                why=Provenance(
+                    "seeded", extra_trailers={"Clm-Agent": hook.agent, "Clm-Seed": path}
+                ),
+            )
+            return "\n\n".join(m.content for m in seed)
+    return ""
+
+
+def essentials(hook: Hook) -> str:
+    """After Claude Code compacted: what must survive, from the PreCompact snapshot."""
+    from clm_policy.lifecycle.summary import next_safe_action
+    from clm_policy.memory.sessions import load_session
+
+    sid = hook.session_id()
+    with hook.repo() as repo:
+        try:
+            state = load_session(repo, sid).state
+        except InputError:
+            return ""
+        index = repo.read_file("MEMORY.md") or ""
+    lines = [
+        "[clm-policy] Kept from before the compaction (the memory repository has the full "
+        "snapshot):",
+        f"Goal: {' '.join(state.goal.split()) or '(none)'}",
+        f"Next safe action: {next_safe_action(state)}",
+    ]
+    lines += [f"Blocker: {b}" for b in state.blockers]
+    lines += [f"Not verified: {x}" for x in state.not_verified]
+    if state.changed_artifacts:
+        lines.append("Changed files: " + ", ".join(state.changed_artifacts[-20:]))
+    topics = [line for line in index.splitlines() if line.startswith("- [")]
+    if topics:
+        lines += ["Memory topics:", *topics[:30]]
+    return "\n".join(lines)
+
+
+def compact_focus(state: Any) -> str:
+    """The focus hint for ``/compact``: the goal, the next step, the files being changed."""
+    from clm_policy.lifecycle.summary import next_safe_action, one_line
+
+    parts = []
+    if state.goal:
+        parts.append(f"keep the goal ({one_line(state.goal, 80)})")
+    parts.append(f"the next step ({one_line(next_safe_action(state), 100)})")
+    if state.changed_artifacts:
+        parts.append("the files " + ", ".join(state.changed_artifacts[-3:]))
+    return one_line("; ".join(parts), 300)
+
+
+def last_step(hook: Hook) -> int:
+    """The agent's turns so far (a full read: PostCompact is rare; the tail has no count)."""
+    try:
+        from clm_policy.agents.transcript import read_transcript
+
+        return int(read_transcript(hook.transcript).step_index)
+    except ClmError:
+        return 0
+
+
+def share(outcome: Any) -> str:
+    window = outcome.context_window
+    if window:
+        return f"{outcome.context_tokens / window:.0%} ({outcome.context_tokens:,} of {window:,})"
+    return f"{outcome.context_tokens:,} tokens"
+
+
+def cut(text: str) -> str:
+    return text if len(text) <= CONTEXT_LIMIT else text[: CONTEXT_LIMIT - 1] + "…"
+
+
+def reply_json(payload: Mapping[str, Any]) -> HookReply:
+    return HookReply(0, json.dumps(payload))
+
+
+# -- never break the agent ------------------------------------------------------------------
+
+
+Handlers = Mapping[str, Callable[[Hook], HookReply]]
+
+
+def run_hook(raw: bytes, agent: str, handlers: Handlers, **options: str | None) -> HookReply:
+    """Answer the hook input ``raw`` with ``handlers`` (by ``hook_event_name``); any failure
+    is logged and answered with nothing (exit 0), so a hook never stands in the agent's way."""
+    try:
+        if len(raw) > MAX_INPUT:
+            raise InputError(f"hook input larger than {MAX_INPUT // 1024 // 1024} MiB")
+        event = json.loads(raw.decode("utf-8"))
+        if not isinstance(event, dict):
+            raise InputError("hook input is not a JSON object")
+        hook = Hook(event, agent, **options)
+        handler = handlers.get(hook.name)
+        return handler(hook) if handler is not None else NOTHING
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:
+        log(f"{type(exc).__name__}: {exc}", exc if not isinstance(exc, ClmError) else None)
+        return NOTHING
+
+
+def log_path() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
+    return Path(base) / "clm-policy" / "hook.log"
+
+
+def log(line: str, exc: BaseException | None = None) -> None:
+    """Append ``line`` (and a traceback for an unexpected error) to the hook log; the log is
+    restarted past :data:`LOG_LIMIT` bytes. Logging never fails."""
+    try:
+        path = log_path()
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if path.exists() and path.stat().st_size > LOG_LIMIT:
+            path.replace(path.with_suffix(".log.1"))
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        text = f"{stamp} {' '.join(line.split())[:500]}\n"
+        if exc is not None:
+            text += "".join(traceback.format_exception(exc))[-4000:]
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError:
+        pass

@@ -1,0 +1,80 @@
+"""``clm-policy hook``: answer an agent's hook calls (Claude Code), and install the hooks."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.group()
+def hook() -> None:
+    """Answer an agent's hooks with the project's policy and memory.
+
+    \b
+    Set up a project for Claude Code:
+      clm-policy init --claude-code                      # .clm-policy.yaml + memory
+      clm-policy hook claude-code --install --project    # .claude/settings.json
+
+    See docs/claude-code.md.
+    """
+
+
+@hook.command("claude-code")
+@click.option("--print-settings", is_flag=True, help="Print the settings.json snippet and exit.")
+@click.option(
+    "--install",
+    is_flag=True,
+    help="Merge the hooks and the status line into a settings.json, keeping everything else.",
+)
+@click.option(
+    "--project",
+    "scope",
+    flag_value="project",
+    default=True,
+    help="With --install: ./.claude/settings.json (the default).",
+)
+@click.option("--user", "scope", flag_value="user", help="With --install: ~/.claude/settings.json.")
+@click.option("--force", is_flag=True, help="With --install: replace another tool's status line.")
+@click.option("--policy", "-p", "policy_ref", metavar="PATH|NAME", help="Override the project's.")
+@click.option("--profile", metavar="NAME", help="Override the project's.")
+@click.option("--memory", "-m", metavar="DIR", help="Override the project's.")
+def claude_code(
+    print_settings: bool,
+    install: bool,
+    scope: str,
+    force: bool,
+    policy_ref: str | None,
+    profile: str | None,
+    memory: str | None,
+) -> int:
+    """Answer one Claude Code hook call: the hook's JSON on standard input.
+
+    Claude Code runs this for UserPromptSubmit, PreCompact, PostCompact, SessionStart and
+    Stop (installed with --install). It never stands in the agent's way: bad input, a missing
+    transcript or an error is exit 0 with no output, and a line in
+    ~/.local/state/clm-policy/hook.log.
+
+    \b
+    Examples:
+      clm-policy hook claude-code --print-settings
+      clm-policy hook claude-code --install --project
+      echo '{"hook_event_name": "UserPromptSubmit", ...}' | clm-policy hook claude-code
+    """
+    if print_settings or install:
+        from clm_policy.agents.claude_settings import settings_command
+
+        code, text = settings_command(print_settings, install, scope, force, Path.cwd())
+        click.echo(text)
+        return code
+    from clm_policy.agents.claude_hooks import run_claude_hook
+
+    reply = run_claude_hook(
+        sys.stdin.buffer.read(), policy_ref=policy_ref, profile=profile, memory=memory
+    )
+    if reply.stdout:
+        click.echo(reply.stdout)
+    if reply.stderr:
+        click.echo(reply.stderr, err=True)
+    return reply.exit_code

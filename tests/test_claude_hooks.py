@@ -1,0 +1,393 @@
+"""Claude Code's hooks end to end, as a real process with the hook's JSON on standard input,
+and the memory repository checked afterwards.
+
+Transcripts are written here in Claude Code's shape (user and assistant lines in a main chain,
+usage on assistant lines), with the context the test needs.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clm_policy.agents.claude_hooks import run_claude_hook
+from clm_policy.agents.hooks import compact_focus, log_path
+from clm_policy.config import load_config, memory_path
+
+from conftest import git
+
+SESSION = "3f6d2b1a-8c4e-4f7a-9b2d-1e5c7a9d0f42"
+NEXT_SESSION = "9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d"
+
+
+def transcript(path: Path, context: int, *, session: str = SESSION, steps: int = 3) -> Path:
+    """A Claude Code session: a goal, ``steps`` turns editing a file and running the tests,
+    the last assistant line reporting ``context`` tokens of context."""
+    lines: list[dict[str, Any]] = []
+    parent = None
+
+    def add(kind: str, message: dict[str, Any], **extra: Any) -> None:
+        nonlocal parent
+        uid = f"{kind[0]}{len(lines):03d}"
+        lines.append(
+            {
+                "parentUuid": parent,
+                "isSidechain": False,
+                "type": kind,
+                "uuid": uid,
+                "sessionId": session,
+                "cwd": str(path.parent),
+                "version": "2.0.76",
+                "timestamp": f"2026-11-30T10:00:{len(lines):02d}.000Z",
+                "message": message,
+                **extra,
+            }
+        )
+        parent = uid
+
+    add("user", {"role": "user", "content": "Make the CSV parser keep quoted commas."})
+    for step in range(steps):
+        share = (step + 1) / steps
+        usage = {
+            "input_tokens": 10,
+            "cache_creation_input_tokens": 1000,
+            "cache_read_input_tokens": max(int(context * share) - 1010, 0),
+            "output_tokens": 200,
+        }
+        add(
+            "assistant",
+            {
+                "id": f"msg_{step}",
+                "model": "claude-sonnet-4-5-20250929",
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": f"Working on step {step + 1}."},
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_e{step}",
+                        "name": "Edit",
+                        "input": {"file_path": str(path.parent / "csvtool" / "parse.py")},
+                    },
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_b{step}",
+                        "name": "Bash",
+                        "input": {"command": "python -m pytest -q"},
+                    },
+                ],
+                "usage": usage,
+            },
+            requestId=f"req_{step}",
+        )
+        add(
+            "user",
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": f"toolu_e{step}", "content": "ok"},
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": f"toolu_b{step}",
+                        "content": "3 passed",
+                        "is_error": False,
+                    },
+                ],
+            },
+        )
+    add(
+        "assistant",
+        {
+            "id": "msg_last",
+            "model": "claude-sonnet-4-5-20250929",
+            "role": "assistant",
+            "content": [{"type": "text", "text": "Quoted commas survive now; tests pass."}],
+            "usage": {
+                "input_tokens": 10,
+                "cache_creation_input_tokens": 1000,
+                "cache_read_input_tokens": context - 1010,
+                "output_tokens": 120,
+            },
+        },
+        requestId="req_last",
+    )
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project set up for Claude Code: .clm-policy.yaml with the claude-code policy
+    (coding: compact at 60% = 120,000 tokens, hand off at 75% = 150,000)."""
+    root = tmp_path / "shop"
+    root.mkdir()
+    (root / ".clm-policy.yaml").write_text("version: 1\npolicy: claude-code\nprofile: coding\n")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.chdir(root)
+    return root
+
+
+def memory_of(project: Path) -> Path:
+    return Path(memory_path(None, load_config(project)))
+
+
+def hook(project: Path, event: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+    """The hook as Claude Code runs it: a process, the JSON on stdin, in the project."""
+    payload = {"session_id": SESSION, "cwd": str(project), "permission_mode": "default", **event}
+    return subprocess.run(
+        [sys.executable, "-m", "clm_policy", "hook", "claude-code"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=120,
+        check=False,
+    )
+
+
+def subjects(memory: Path) -> list[str]:
+    return git(memory, "log", "--all", "--format=%s").splitlines()
+
+
+def test_user_prompt_submit_continue_says_nothing(project: Path) -> None:
+    path = transcript(project / "t.jsonl", 40_000)
+    done = hook(
+        project,
+        {"hook_event_name": "UserPromptSubmit", "prompt": "go on", "transcript_path": str(path)},
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_user_prompt_submit_advises_a_compaction(project: Path) -> None:
+    path = transcript(project / "t.jsonl", 130_000)
+    done = hook(
+        project,
+        {"hook_event_name": "UserPromptSubmit", "prompt": "next", "transcript_path": str(path)},
+    )
+    assert done.returncode == 0, done.stderr
+    reply = json.loads(done.stdout)
+    assert reply["systemMessage"].startswith(
+        "clm-policy: context 65% (130,000 of 200,000) (context 130000 >= soft limit 120000). "
+        "Run: /compact keep the goal (Make the CSV parser keep quoted commas.)"
+    )
+    assert "csvtool/parse.py" in reply["systemMessage"]
+    extra = reply["hookSpecificOutput"]
+    assert extra["hookEventName"] == "UserPromptSubmit"
+    assert extra["additionalContext"].startswith("[clm-policy] The context window is 65%")
+
+
+def test_user_prompt_submit_asks_for_a_handoff(project: Path) -> None:
+    path = transcript(project / "t.jsonl", 155_000)
+    done = hook(
+        project,
+        {"hook_event_name": "UserPromptSubmit", "prompt": "next", "transcript_path": str(path)},
+    )
+    reply = json.loads(done.stdout)
+    assert "the policy hands off" in reply["systemMessage"]
+    assert "run /clear" in reply["systemMessage"]
+    assert "end your reply with a handoff" in reply["hookSpecificOutput"]["additionalContext"]
+
+
+def test_pre_compact_commits_a_snapshot_and_post_compact_the_agent_summary(project: Path) -> None:
+    path = transcript(project / "t.jsonl", 140_000)
+    done = hook(
+        project,
+        {
+            "hook_event_name": "PreCompact",
+            "trigger": "manual",
+            "custom_instructions": "",
+            "transcript_path": str(path),
+        },
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    memory = memory_of(project)
+    head = git(memory, "log", "-1", "--format=%s%n%(trailers:only,unfold)")
+    assert head.startswith(f"clm(compact): {SESSION} step 4, claude-code:manual\n")
+    assert "Clm-Agent: claude-code" in head
+    assert "Clm-Agent-Trigger: manual" in head
+    assert "Clm-Agent-Tokens: 140000" in head
+    summary = git(memory, "show", f"HEAD:sessions/{SESSION}/compactions/000004.md")
+    assert "Make the CSV parser keep quoted commas." in summary
+    done = hook(
+        project,
+        {
+            "hook_event_name": "PostCompact",
+            "trigger": "manual",
+            "compact_summary": "We fixed quoted commas; ghp_Zx8Kq2Lm9Nv4Bc7Df1Gh5Jk3Pw6Rt0Ys2Ua4E leaked",
+            "transcript_path": str(path),
+        },
+    )
+    assert done.returncode == 0, done.stderr
+    assert subjects(memory)[0] == f"clm(summary): {SESSION} step 4, claude-code:manual"
+    kept = git(memory, "show", f"HEAD:sessions/{SESSION}/summaries/000004.md")
+    assert "We fixed quoted commas; [REDACTED:github-pat] leaked" in kept
+    # after the compaction, the session starts with what must survive
+    done = hook(
+        project,
+        {"hook_event_name": "SessionStart", "source": "compact", "transcript_path": str(path)},
+    )
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Goal: Make the CSV parser keep quoted commas." in context
+    assert "Next safe action: " in context
+
+
+def test_an_automatic_compaction_at_the_hard_limit_becomes_a_handoff(project: Path) -> None:
+    path = transcript(project / "t.jsonl", 166_000)
+    done = hook(
+        project, {"hook_event_name": "PreCompact", "trigger": "auto", "transcript_path": str(path)}
+    )
+    assert done.returncode == 2  # blocks Claude Code's own compaction
+    assert done.stdout == ""
+    assert "the automatic compaction is blocked" in done.stderr
+    assert "Run /clear" in done.stderr
+    memory = memory_of(project)
+    assert subjects(memory)[0] == f"clm(handoff): {SESSION} step 4, hard_handoff"
+    manifests = git(memory, "ls-tree", "--name-only", "HEAD", "manifests/").split()
+    (manifest,) = [m for m in manifests if m.endswith(".json")]
+    data = json.loads(git(memory, "show", f"HEAD:{manifest}"))
+    assert data["goal"] == "Make the CSV parser keep quoted commas."
+    assert any(p.endswith("csvtool/parse.py") for p in data["changed_artifacts"])
+    assert "python -m pytest -q: passed" in data["commands_and_results"]
+    # a manual /compact is the person's choice: a snapshot, not a handoff
+    done = hook(
+        project,
+        {"hook_event_name": "PreCompact", "trigger": "manual", "transcript_path": str(path)},
+    )
+    assert done.returncode == 0
+
+
+def test_the_next_session_starts_from_the_handoff_once(project: Path) -> None:
+    path = transcript(project / "t.jsonl", 166_000)
+    assert (
+        hook(
+            project,
+            {"hook_event_name": "PreCompact", "trigger": "auto", "transcript_path": str(path)},
+        ).returncode
+        == 2
+    )
+    fresh = transcript(project / "next.jsonl", 5_000, session=NEXT_SESSION, steps=0)
+    start = {
+        "hook_event_name": "SessionStart",
+        "source": "clear",
+        "transcript_path": str(fresh),
+        "session_id": NEXT_SESSION,
+    }
+    done = hook(project, start)
+    assert done.returncode == 0, done.stderr
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith("# Handoff: you continue the task of an earlier session")
+    assert "**Goal:** Make the CSV parser keep quoted commas." in context
+    assert len(context) <= 9_500
+    memory = memory_of(project)
+    head = git(memory, "log", "-1", "--format=%s%n%(trailers:only,unfold)")
+    assert head.startswith(f"clm(start): {NEXT_SESSION} step 0, seeded\n")
+    assert f"Clm-Parent-Session: {SESSION}" in head
+    assert "Clm-Seed: manifests/" in head
+    # taken: a second fresh session gets nothing
+    again = hook(project, {**start, "session_id": "7b7b7b7b-0000-4000-8000-000000000001"})
+    assert (again.returncode, again.stdout) == (0, "")
+    # a resumed session gets nothing new
+    resumed = hook(project, {**start, "source": "resume"})
+    assert resumed.stdout == ""
+
+
+def test_stop_blocks_once_then_commits_the_handoff(project: Path) -> None:
+    path = transcript(project / "t.jsonl", 155_000)
+    stop = {"hook_event_name": "Stop", "stop_hook_active": False, "transcript_path": str(path)}
+    done = hook(project, stop)
+    reply = json.loads(done.stdout)
+    assert reply["decision"] == "block"
+    assert "end your reply with a short handoff" in reply["reason"]
+    note = "Goal: quoted commas. Done: parser, tests. Next: release notes."
+    done = hook(project, {**stop, "stop_hook_active": True, "last_assistant_message": note})
+    assert done.returncode == 0, done.stderr
+    assert "handoff committed" in json.loads(done.stdout)["systemMessage"]
+    memory = memory_of(project)
+    assert subjects(memory)[0].startswith(f"clm(handoff): {SESSION} step 4")
+    handoff = git(memory, "show", f"HEAD:sessions/{SESSION}/handoffs/001.md")
+    assert "Continue from the last assistant message: Goal: quoted commas." in handoff
+    # the session has a handoff now: never blocked again
+    assert hook(project, stop).stdout == ""
+
+
+def test_stop_below_the_limit_and_with_stop_hook_active_never_blocks(project: Path) -> None:
+    path = transcript(project / "t.jsonl", 40_000)
+    for active in (False, True):
+        done = hook(
+            project,
+            {"hook_event_name": "Stop", "stop_hook_active": active, "transcript_path": str(path)},
+        )
+        assert done.stdout == "" or "decision" not in json.loads(done.stdout)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"",
+        b"not json",
+        b"[1, 2]",
+        json.dumps({"hook_event_name": "UserPromptSubmit"}).encode(),  # no transcript
+        json.dumps(
+            {
+                "hook_event_name": "UserPromptSubmit",
+                "transcript_path": "/nonexistent/x.jsonl",
+                "session_id": SESSION,
+            }
+        ).encode(),
+        json.dumps(
+            {"hook_event_name": "PreCompact", "transcript_path": "/", "session_id": SESSION}
+        ).encode(),
+        json.dumps({"hook_event_name": "Nonsense"}).encode(),
+    ],
+)
+def test_bad_input_never_breaks_the_agent(project: Path, raw: bytes) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "clm_policy", "hook", "claude-code"],
+        input=raw,
+        capture_output=True,
+        cwd=project,
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+
+
+def test_problems_are_logged(project: Path) -> None:
+    reply = run_claude_hook(
+        json.dumps(
+            {
+                "hook_event_name": "UserPromptSubmit",
+                "transcript_path": "/nonexistent/x.jsonl",
+                "session_id": SESSION,
+            }
+        ).encode()
+    )
+    assert reply.exit_code == 0
+    logged = log_path().read_text()
+    assert "InputError" in logged
+    assert "/nonexistent/x.jsonl" in logged
+
+
+def test_a_truncated_last_line_is_normal(project: Path) -> None:
+    path = transcript(project / "t.jsonl", 130_000)
+    with path.open("a") as fh:
+        fh.write('{"parentUuid": "a009", "type": "assistant", "message": {"usa')
+    done = hook(
+        project,
+        {"hook_event_name": "UserPromptSubmit", "prompt": "x", "transcript_path": str(path)},
+    )
+    assert "Run: /compact" in json.loads(done.stdout)["systemMessage"]
+
+
+def test_compact_focus_is_short() -> None:
+    from clm_policy.models.state import SessionState
+
+    state = SessionState(
+        session_id="s", goal="x " * 500, changed_artifacts=[f"f{i}.py" for i in range(50)]
+    )
+    assert len(compact_focus(state)) <= 300
