@@ -287,7 +287,10 @@ def test_bad_state_on_stdin() -> None:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["decide"], "Error: give --state FILE|- (SessionState JSON), --tokens N, --session ID or --transcript PATH"),
+        (
+            ["decide"],
+            "Error: give --state FILE|- (SessionState JSON), --tokens N, --session ID or --transcript PATH",
+        ),
         (
             ["decide", "--tokens", "1", "--state", "x.json"],
             "Error: give one of --state, --tokens, --session and --transcript",

@@ -61,7 +61,11 @@ def test_readme_python_example_runs(
 
 
 def test_readme_console_example_is_current() -> None:
-    (block,) = _blocks(REPO / "README.md", "console")[:1]
+    (block,) = [
+        b
+        for b in _blocks(REPO / "README.md", "console")
+        if b.startswith("$ clm-policy decide --tokens 260000\n")
+    ]
     first = block.split("$ ")[1]
     command, *expected = first.rstrip("\n").split("\n")
     assert command == "clm-policy decide --tokens 260000"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ CONTEXT_LIMIT = 9_500
 file path)."""
 MAX_INPUT = 16 * 1024 * 1024
 LOG_LIMIT = 1024 * 1024
+LOG_NAME = "hook.log"
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ class Hook:
         return os.path.expanduser(path)
 
     def session_id(self, reading: Any | None = None) -> str:
-        """The memory repository's id of this session: Claude Code's own, when valid."""
+        """The memory repository's id of this session: the agent's own, when valid."""
         from clm_policy.memory.layout import is_session
 
         sid = self.event.get("session_id")
@@ -188,7 +188,7 @@ def take_handoff(hook: Hook) -> str:
 
 
 def essentials(hook: Hook) -> str:
-    """After Claude Code compacted: what must survive, from the PreCompact snapshot."""
+    """After the agent compacted: what must survive, from the PreCompact snapshot."""
     from clm_policy.lifecycle.summary import next_safe_action
     from clm_policy.memory.sessions import load_session
 
@@ -213,6 +213,53 @@ def essentials(hook: Hook) -> str:
     if topics:
         lines += ["Memory topics:", *topics[:30]]
     return "\n".join(lines)
+
+
+def context_at_start(hook: Hook) -> str:
+    """What a session starts with, by the SessionStart ``source``: the newest handoff no
+    session has taken at ``startup`` and ``clear``, what must survive at ``compact``, nothing
+    at ``resume`` (the conversation is still there)."""
+    source = str(hook.event.get("source") or "")
+    if source in ("startup", "clear"):
+        return take_handoff(hook)
+    if source == "compact":
+        return essentials(hook)
+    return ""
+
+
+def handed_off(hook: Hook) -> bool:
+    """Whether this session has committed a handoff already (on any branch)."""
+    from clm_policy.memory.audit import read_log
+
+    with hook.repo() as repo:
+        return bool(read_log(repo, session=hook.session_id(), event="handoff", rev="--all"))
+
+
+def stop_for_handoff(hook: Hook, *, after: str) -> HookReply:
+    """A Stop hook's answer: when the policy says hand off and the session has no handoff yet,
+    block once with what to write; on the stop after that (``stop_hook_active``), commit the
+    handoff from the transcript and the model's last reply (``after`` tells the person what
+    follows). Below the policy's handoff point nothing happens, ``stop_hook_active`` or not
+    (another tool's Stop hook may have kept the agent going)."""
+    if handed_off(hook):
+        return NOTHING
+    _, outcome = hook.decide_from_tail()
+    if outcome.action.value != "handoff":
+        return NOTHING
+    if hook.event.get("stop_hook_active") is True:
+        # the stop after the one we blocked: the reply holds the handoff; commit it now
+        return commit_handoff(hook, after=after)
+    return reply_json(
+        {
+            "decision": "block",
+            "reason": (
+                f"clm-policy: the context is {share(outcome)} full and the policy hands off "
+                f"({outcome.rationale}). Before you stop, end your reply with a short handoff "
+                "for the next session: the goal; what is done and verified; what is not "
+                "verified; blockers; the next safe action. Then stop."
+            ),
+        }
+    )
 
 
 def compact_focus(state: Any) -> str:
@@ -279,26 +326,16 @@ def run_hook(raw: bytes, agent: str, handlers: Handlers, **options: str | None) 
 
 
 def log_path() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "state"
-    )
-    return Path(base) / "clm-policy" / "hook.log"
+    from clm_policy.agents.logfile import log_path as path_of
+
+    return Path(path_of(LOG_NAME))
 
 
 def log(line: str, exc: BaseException | None = None) -> None:
-    """Append ``line`` (and a traceback for an unexpected error) to the hook log; the log is
-    restarted past :data:`LOG_LIMIT` bytes. Logging never fails."""
-    try:
-        path = log_path()
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        if path.exists() and path.stat().st_size > LOG_LIMIT:
-            path.replace(path.with_suffix(".log.1"))
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        text = f"{stamp} {' '.join(line.split())[:500]}\n"
-        if exc is not None:
-            text += "".join(traceback.format_exception(exc))[-4000:]
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        with os.fdopen(fd, "a", encoding="utf-8") as fh:
-            fh.write(text)
-    except OSError:
-        pass
+    """Append ``line`` (and a traceback for an unexpected error) to the hook log."""
+    from clm_policy.agents.logfile import append
+
+    text = line
+    if exc is not None:
+        text += "\n" + "".join(traceback.format_exception(exc))
+    append(LOG_NAME, text, LOG_LIMIT)

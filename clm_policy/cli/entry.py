@@ -32,8 +32,49 @@ if not _IGNORED:
 
 def main() -> None:
     """Run the CLI and exit with a documented code."""
+    if sys.argv[1:2] == ["statusline"]:
+        _statusline()
+    if sys.argv[1:] == ["hook", "claude-code"]:
+        _claude_code_hook()
     from clm_policy.cli.main import run
 
     if not _IGNORED:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.exit(run())
+
+
+def _statusline() -> None:
+    """``clm-policy statusline`` without click: Claude Code runs it on every refresh of its
+    status bar, so it imports only what a digest hit needs (clm_policy.agents.statusline).
+    It always exits 0 with one line; it returns only for ``--help``, which click answers."""
+    from clm_policy.agents.statusline import fast_main
+
+    line = fast_main(sys.argv[2:], sys.stdin.buffer if sys.stdin is not None else None)
+    if line is None:
+        return
+    try:  # noqa: SIM105 (contextlib would cost import time here)
+        os.write(1, f"{line}\n".encode())
+    except OSError:  # Claude Code stopped reading (a newer refresh replaced this one)
+        pass
+    sys.exit(0)
+
+
+def _claude_code_hook() -> None:
+    """``clm-policy hook claude-code`` (no options) without click: Claude Code runs it on every
+    prompt. Like the command, it never fails the agent: the library answers every problem with
+    nothing (exit 0) and a line in the hook log."""
+    if not _IGNORED:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        from clm_policy.agents.claude_hooks import run_claude_hook
+
+        reply = run_claude_hook(sys.stdin.buffer.read() if sys.stdin is not None else b"")
+        if reply.stdout:
+            os.write(1, f"{reply.stdout}\n".encode())
+        if reply.stderr:
+            os.write(2, f"{reply.stderr}\n".encode())
+    except KeyboardInterrupt:
+        sys.exit(EXIT_INTERRUPTED)
+    except OSError:  # Claude Code stopped reading: nothing more to say
+        sys.exit(0)
+    sys.exit(reply.exit_code)

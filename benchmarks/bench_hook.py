@@ -1,0 +1,147 @@
+"""Benchmark: ``clm-policy hook claude-code`` answering UserPromptSubmit, as a fresh process.
+
+Run: ``.venv/bin/python benchmarks/bench_hook.py [--json] [--runs N] [--size-mb N]``
+
+Claude Code runs the hook on every prompt, so its whole process is what a person waits for.
+A project is set up in a temporary folder (``.clm-policy.yaml`` naming the claude-code
+policy; its memory repository; a warm compiled-policy cache) with a Claude Code transcript of
+about 3 MB whose last response reports 40,000 tokens of context: the policy says continue and
+the hook answers nothing, the common case. The hook's JSON goes to the process's stdin as
+Claude Code sends it.
+
+The baseline is ``sys.executable -c pass`` in the same run, round-robin with the hook. The
+subprocesses run without ``PYTHONDONTWRITEBYTECODE`` and after warm-ups, so they use bytecode
+as an installed clm-policy does. Target: the hook's median <= 4x the baseline's.
+
+Exit status: 0 whether or not the target is met; 1 when a hook run fails or answers something.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+TARGET_RATIO = 4.0
+WARMUPS = 3
+SESSION = "3f6d2b1a-8c4e-4f7a-9b2d-1e5c7a9d0f42"
+
+
+def write_transcript(path: Path, size_mb: float, context: int) -> int:
+    """A Claude Code session of about ``size_mb`` MB: turns of text, tool calls and results."""
+    lines = []
+    parent = None
+    n = 0
+    body = "Reading the module and its tests; " * 40
+    while sum(map(len, lines)) < size_mb * 1024 * 1024:
+        n += 1
+        for kind in ("user", "assistant"):
+            uid = f"{kind[0]}{n:06d}"
+            message: dict[str, Any] = {"role": kind, "content": body}
+            if kind == "assistant":
+                message.update(
+                    id=f"msg_{n}",
+                    model="claude-sonnet-4-5-20250929",
+                    content=[{"type": "text", "text": body}],
+                    usage={
+                        "input_tokens": 5,
+                        "cache_creation_input_tokens": 500,
+                        "cache_read_input_tokens": context - 505,
+                        "output_tokens": 300,
+                    },
+                )
+            line = {
+                "parentUuid": parent,
+                "isSidechain": False,
+                "type": kind,
+                "uuid": uid,
+                "sessionId": SESSION,
+                "cwd": str(path.parent),
+                "timestamp": "2026-11-30T10:00:00.000Z",
+                "message": message,
+            }
+            lines.append(json.dumps(line) + "\n")
+            parent = uid
+    path.write_text("".join(lines))
+    return path.stat().st_size
+
+
+def time_run(cmd: list[str], stdin: bytes, env: dict[str, str], cwd: Path, check: bool) -> float:
+    start = time.perf_counter_ns()
+    done = subprocess.run(cmd, input=stdin, capture_output=True, env=env, cwd=cwd, check=False)
+    elapsed = (time.perf_counter_ns() - start) / 1e6
+    if check and (done.returncode != 0 or done.stdout or done.stderr):
+        raise SystemExit(f"the hook did not answer nothing: {done!r}")
+    return elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--size-mb", type=float, default=3.0)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "project"
+        root.mkdir()
+        (root / ".clm-policy.yaml").write_text("version: 1\npolicy: claude-code\n")
+        transcript = root / "session.jsonl"
+        size = write_transcript(transcript, args.size_mb, 40_000)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update(
+            XDG_DATA_HOME=str(Path(tmp) / "data"),
+            XDG_STATE_HOME=str(Path(tmp) / "state"),
+            CLM_POLICY_CACHE_DIR=str(Path(tmp) / "cache"),
+        )
+        event = json.dumps(
+            {
+                "session_id": SESSION,
+                "transcript_path": str(transcript),
+                "cwd": str(root),
+                "hook_event_name": "UserPromptSubmit",
+                "prompt": "go on",
+            }
+        ).encode()
+        hook = [sys.executable, "-m", "clm_policy", "hook", "claude-code"]
+        base = [sys.executable, "-c", "pass"]
+        for _ in range(WARMUPS):
+            time_run(hook, event, env, root, True)
+            time_run(base, b"", env, root, False)
+        samples: dict[str, list[float]] = {"hook": [], "baseline": []}
+        for _ in range(args.runs):
+            samples["hook"].append(time_run(hook, event, env, root, True))
+            samples["baseline"].append(time_run(base, b"", env, root, False))
+    hook_ms = statistics.median(samples["hook"])
+    base_ms = statistics.median(samples["baseline"])
+    ratio = hook_ms / base_ms
+    met = "met" if ratio <= TARGET_RATIO else "NOT met"
+    result = {
+        "transcript_bytes": size,
+        "hook_median_ms": round(hook_ms, 1),
+        "baseline_median_ms": round(base_ms, 1),
+        "ratio": round(ratio, 2),
+        "target_ratio": TARGET_RATIO,
+    }
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(
+        f"bench_hook: `clm-policy hook claude-code`, UserPromptSubmit on a "
+        f"{size / 1024 / 1024:.1f} MB transcript (policy says continue), fresh process"
+    )
+    print(f"  python {sys.version.split()[0]}; median of {args.runs} runs, round-robin, bytecode")
+    print(f"  hook       median {hook_ms:7.1f} ms")
+    print(f"  baseline   median {base_ms:7.1f} ms   (python -c pass)")
+    print(f"  ratio {ratio:.1f}x; target <= {TARGET_RATIO:g}x: {met}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

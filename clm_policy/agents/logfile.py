@@ -1,0 +1,42 @@
+"""The log of what an agent's hook or status line could not say: they never fail visibly, so
+a problem goes to ``$XDG_STATE_HOME/clm-policy/<name>`` (``~/.local/state`` when unset).
+
+Best effort and cheap to import (the status line runs on every refresh): a log past its limit
+is moved to ``<name>.1``; the file is the user's own (0600) and never followed through a link.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def log_path(name: str) -> str:
+    base = os.environ.get("XDG_STATE_HOME")
+    if not base or not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "clm-policy", name)
+
+
+def append(name: str, text: str, limit: int) -> None:
+    """Append ``text`` (one stamped line and, for an error, its traceback) to the log
+    ``name``. Logging never fails."""
+    import time
+
+    try:
+        path = log_path(name)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        try:
+            if os.lstat(path).st_size > limit:
+                os.replace(path, path + ".1")
+        except FileNotFoundError:
+            pass
+        first, _, rest = text.partition("\n")
+        line = f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')} {' '.join(first.split())[:1000]}\n"
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+        fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        try:
+            os.write(fd, (line + rest[-4000:]).encode("utf-8", "replace"))
+        finally:
+            os.close(fd)
+    except Exception:
+        pass

@@ -1,0 +1,583 @@
+"""``clm-policy statusline``: one short line for Claude Code's status bar.
+
+Claude Code runs the status-line command on every refresh with a JSON object on standard
+input and shows the first line it prints. This module reads that object and answers, e.g.::
+
+    ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding
+
+the context in the window (tokens and share), the next threshold of the project's policy and
+profile (``.clm-policy.yaml``, found from ``workspace.current_dir``; ``--policy``/``--profile``
+and ``CLM_POLICY_POLICY``/``CLM_POLICY_PROFILE`` override it, as everywhere), what the
+thresholds say now, and which policy and profile speak.
+
+The context is ``context_window.current_usage``'s ``input_tokens + cache_creation_input_tokens
++ cache_read_input_tokens`` (output excluded: the sum behind Claude Code's own
+``used_percentage``); the window is ``context_window_size``, else the policy's window for
+``model.id``. ``current_usage`` is null before the first response and right after /compact:
+then the transcript's figure (``transcript_path``, read from its end, marked ``~`` when it is an
+estimate), else ``ctx n/a (no usage yet)``.
+
+**The line shows the thresholds' verdict** — at or past ``hard_handoff``: handoff; at or past
+``soft_compact``: compact; else continue — not a full decision: the status line knows the
+context and nothing else of the session (steps, compactions, signals). The hooks decide with
+every rule and guard. For the bundled policies the two agree on every context (a test pins
+it); a team policy's other rules show only in the hooks.
+
+It runs on every refresh, so it is fast: a small *digest* — the policy's and profile's names,
+the window and the thresholds in tokens — is kept as JSON in the policy cache's directory
+(:func:`clm_policy.policy.cache.cache_dir`, with its rules: used only when it is a real
+directory of this user that no one else may write; entries ``0600``; never pickle). An entry
+is found by the configuration file's path, the flags and environment, the working directory
+and the window (or the model), and holds the configuration file's and every policy file's
+size and modification time: an edit to any of them is a miss. On a hit nothing but ``json``,
+``os`` and ``hashlib`` is imported (``clm_policy.cli.entry`` runs this module without click);
+a miss loads the configuration and the policy (through the policy cache), resolves the
+thresholds for the window, shows the action :meth:`~clm_policy.policy.engine.Policy.outcome`
+gives for the context, and writes the digest.
+
+A status line never fails visibly: bad input, a broken configuration or policy, anything,
+prints ``clm-policy: ?`` (after the context when that much is known), exits 0, and leaves one
+line in ``$XDG_STATE_HOME/clm-policy/statusline.log`` (``~/.local/state`` by default; the log
+is moved to ``statusline.log.1`` past 64 KiB).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+
+# Not even `typing` is imported at run time (see clm_policy/__init__.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
+
+FORMAT = "clm-policy-statusline-1"
+"""Part of every digest's key: digests of another format are never read."""
+NEUTRAL = "clm-policy: ?"
+SEP = " · "
+STDIN_LIMIT = 1024 * 1024
+DIGEST_LIMIT = 64 * 1024
+LOG_LIMIT = 64 * 1024
+LOG_NAME = "statusline.log"
+
+# The command line this module parses without click; tests pin it to the click command's
+# options (clm_policy/cli/statusline.py).
+OPTIONS = {"--policy": "policy", "-p": "policy", "--profile": "profile"}
+HELP = ("-h", "--help")
+
+# Copies of values other modules own, for a hit that must not import them; tests pin each
+# equal to its source (clm_policy.config, clm_policy.models.enums, clm_policy.policy.cache).
+CONFIG_FILENAME = ".clm-policy.yaml"
+ENV = {"policy": "CLM_POLICY_POLICY", "profile": "CLM_POLICY_PROFILE"}
+MAX_COUNT = 2**63 - 1
+USAGE_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+
+class _Problem(Exception):
+    """Something about the input that makes the line neutral (logged; never leaves here)."""
+
+
+class Figures:
+    """The context a status-line input gives: tokens (None: not known), window, model."""
+
+    __slots__ = ("estimated", "model", "tokens", "window")
+
+    def __init__(
+        self, tokens: int | None, window: int | None, model: str | None, estimated: bool
+    ) -> None:
+        self.tokens = tokens
+        self.window = window
+        self.model = model
+        self.estimated = estimated
+
+
+class Digest:
+    """What the status line keeps of a policy: names, the window, the thresholds in tokens."""
+
+    __slots__ = ("hard", "policy", "profile", "soft", "window")
+
+    def __init__(
+        self, policy: str, profile: str, window: int | None, soft: int | None, hard: int | None
+    ) -> None:
+        self.policy = policy
+        self.profile = profile
+        self.window = window
+        self.soft = soft
+        self.hard = hard
+
+    def verdict(self, tokens: int) -> str | None:
+        """The thresholds' action for a context of ``tokens`` (None without thresholds)."""
+        if self.soft is None or self.hard is None:
+            return None
+        if tokens >= self.hard:
+            return "handoff"
+        if tokens >= self.soft:
+            return "compact"
+        return "continue"
+
+
+# -- the entry points ---------------------------------------------------------------------
+
+
+def fast_main(argv: list[str], stdin: BinaryIO | None) -> str | None:
+    """The line for ``clm-policy statusline ARGV`` with ``stdin``; None when the arguments
+    ask for help (the caller then runs the click command, which has the help text)."""
+    if any(arg in HELP for arg in argv):
+        return None
+    try:
+        flags = parse_args(argv)
+    except _Problem as exc:
+        log_problem(str(exc))
+        return NEUTRAL
+    return status_line(read_stdin(stdin), flags.get("policy"), flags.get("profile"))
+
+
+def parse_args(argv: list[str]) -> dict[str, str]:
+    """``--policy/-p PATH|NAME`` and ``--profile NAME`` (``--opt=value`` too); the last one
+    given wins, as with click."""
+    flags: dict[str, str] = {}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        name, eq, value = arg.partition("=")
+        if eq and name.startswith("--") and name in OPTIONS:
+            flags[OPTIONS[name]] = value
+        elif arg in OPTIONS:
+            if i + 1 == len(argv):
+                raise _Problem(f"statusline: {arg} needs a value")
+            i += 1
+            flags[OPTIONS[arg]] = argv[i]
+        else:
+            raise _Problem(f"statusline: unexpected argument {arg[:60]!r}")
+        i += 1
+    return flags
+
+
+def read_stdin(stdin: BinaryIO | None) -> bytes:
+    """At most one byte more than :data:`STDIN_LIMIT` of standard input."""
+    if stdin is None:
+        return b""
+    try:
+        return stdin.read(STDIN_LIMIT + 1)
+    except (OSError, ValueError):
+        return b""
+
+
+def status_line(raw: bytes, policy: str | None = None, profile: str | None = None) -> str:
+    """The line for ``raw``, Claude Code's status-line JSON. Never raises: a problem is
+    logged and the line ends in ``clm-policy: ?``."""
+    shown = ""
+    try:
+        payload = _payload(raw)
+        figures = read_figures(payload)
+        shown = context_text(figures, figures.window)
+        digest, action = thresholds(policy, profile, _start_folder(payload), figures)
+        if action is None and figures.tokens is not None:
+            action = digest.verdict(figures.tokens)
+        return render(figures, digest, action)
+    except Exception as exc:  # a status line never fails visibly
+        log_problem(_describe(exc))
+        return f"{shown}{SEP}{NEUTRAL}" if shown else NEUTRAL
+
+
+# -- the input ------------------------------------------------------------------------------
+
+
+def _payload(raw: bytes) -> dict[str, Any]:
+    if len(raw) > STDIN_LIMIT:
+        raise _Problem(f"stdin: more than {STDIN_LIMIT} bytes")
+    if not raw.strip():
+        raise _Problem("stdin: empty (expected Claude Code's status-line JSON)")
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:  # JSONDecodeError, or bytes that are not UTF-8
+        where = ""
+        if isinstance(exc, json.JSONDecodeError):
+            where = f" at line {exc.lineno} col {exc.colno}"
+        raise _Problem(f"stdin: not JSON{where}") from None
+    if not isinstance(data, dict):
+        raise _Problem(f"stdin: expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _object(data: dict[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _count(value: object) -> int | None:
+    if type(value) is int and 0 <= value <= MAX_COUNT:
+        return value
+    return None
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def read_figures(payload: dict[str, Any]) -> Figures:
+    """The context, window and model of a status-line input (see the module docstring)."""
+    window_obj = _object(payload, "context_window")
+    window = _count(window_obj.get("context_window_size")) or None
+    model = _text(_object(payload, "model").get("id"))
+    usage = window_obj.get("current_usage")
+    if isinstance(usage, dict):
+        parts = [_count(usage.get(key)) for key in USAGE_KEYS]
+        if any(p is not None for p in parts):
+            return Figures(min(sum(p or 0 for p in parts), MAX_COUNT), window, model, False)
+    share = window_obj.get("used_percentage")
+    if (
+        window
+        and isinstance(share, int | float)
+        and not isinstance(share, bool)
+        and 0 <= share <= 100
+    ):
+        return Figures(round(window * share / 100), window, model, False)
+    transcript = _text(payload.get("transcript_path"))
+    if transcript is not None:
+        reading = _transcript_figure(transcript)
+        if reading is not None:
+            tokens, estimated, read_window, read_model = reading
+            return Figures(tokens, window or read_window, model or read_model, estimated)
+    return Figures(None, window, model, False)
+
+
+def _transcript_figure(path: str) -> tuple[int, bool, int | None, str | None] | None:
+    """The transcript's context (tokens, estimated, window, model); None when it has none."""
+    from clm_policy.agents.transcript import read_context
+    from clm_policy.errors import InputError
+
+    try:
+        reading = read_context(path, "claude-code")
+    except InputError:
+        return None  # not written yet (a new session), or not a transcript: no figure
+    if reading.context_tokens <= 0 and reading.context_estimated:
+        return None
+    return (
+        reading.context_tokens,
+        reading.context_estimated,
+        reading.context_window,
+        reading.model,
+    )
+
+
+def _start_folder(payload: dict[str, Any]) -> str:
+    """Where the project configuration is looked for: the session's folder."""
+    for value in (_object(payload, "workspace").get("current_dir"), payload.get("cwd")):
+        if isinstance(value, str) and os.path.isabs(value):
+            return value
+    return os.getcwd()
+
+
+# -- the thresholds: the digest, or the policy ----------------------------------------------
+
+
+def thresholds(
+    policy: str | None, profile: str | None, start: str, figures: Figures
+) -> tuple[Digest, str | None]:
+    """The digest for these flags, this folder and this window, and — on a miss, when the
+    context is known — the action the policy's rules give for it (else None)."""
+    here = os.getcwd()  # a relative --policy path is relative to it
+    config = find_config(start)
+    config_stat = _stat(config) if config is not None else None
+    directory = digest_dir()
+    key = _key(policy, profile, config, here, figures)
+    name = f"statusline-{key}.json"
+    if directory is not None and _private_dir(directory):
+        hit = _read_digest(os.path.join(directory, name), config_stat)
+        if hit is not None:
+            return hit, None
+        writable = True
+    else:  # no digests, or a directory someone else could have written: never trusted
+        writable = directory is not None and not os.path.lexists(directory)
+    return _miss(policy, profile, start, figures, config_stat, name if writable else None)
+
+
+def find_config(start: str) -> str | None:
+    """The nearest configuration file in ``start`` or above (as
+    :func:`clm_policy.config.find_config`, without pathlib)."""
+    here = os.path.abspath(start)
+    while True:
+        candidate = os.path.join(here, CONFIG_FILENAME)
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def digest_dir() -> str | None:
+    """:func:`clm_policy.policy.cache.cache_dir` (None: caching is off), without importing it."""
+    if os.environ.get("CLM_POLICY_NO_CACHE") or not hasattr(os, "geteuid"):
+        return None
+    explicit = os.environ.get("CLM_POLICY_CACHE_DIR")
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "clm-policy")
+
+
+def _private(st: os.stat_result) -> bool:
+    """Owned by this user, and no one else may write it (clm_policy.policy.cache's rule)."""
+    return st.st_uid == os.geteuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _private_dir(directory: str) -> bool:
+    try:
+        st = os.lstat(directory)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISDIR(st.st_mode) and _private(st)
+
+
+def _stat(path: str) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return [st.st_mtime_ns, st.st_size]
+
+
+def _fingerprint() -> str:
+    """This module and the engine that resolves thresholds, by size and time: a changed
+    clm-policy never reads a digest another one wrote."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    parts = []
+    for path in (__file__, os.path.join(here, "..", "policy", "engine.py")):
+        parts.append(str(_stat(path)))
+    return ";".join(parts)
+
+
+def _key(
+    policy: str | None, profile: str | None, config: str | None, cwd: str, figures: Figures
+) -> str:
+    from clm_policy import __version__
+
+    window = f"window:{figures.window}" if figures.window else f"model:{figures.model}"
+    parts = (
+        FORMAT,
+        __version__,
+        _fingerprint(),
+        config or "",
+        cwd,
+        policy or "",
+        profile or "",
+        os.environ.get(ENV["policy"], ""),
+        os.environ.get(ENV["profile"], ""),
+        window,
+    )
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def _read_digest(entry: str, config_stat: list[int] | None) -> Digest | None:
+    try:
+        fd = os.open(entry, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None  # missing, or a symlink (O_NOFOLLOW)
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not (stat.S_ISREG(st.st_mode) and _private(st)):
+                return None
+            data = json.loads(fh.read(DIGEST_LIMIT + 1))
+        if data["config"] != config_stat:
+            return None
+        for dep in data["deps"]:
+            path, mtime, size = dep
+            if type(path) is not str or _stat(path) != [mtime, size]:
+                return None
+        return _decode(data)
+    except Exception:  # stale, corrupt or foreign: a miss
+        return None
+
+
+def _decode(data: dict[str, Any]) -> Digest | None:
+    names = data["policy"], data["profile"]
+    numbers = data["window"], data["soft"], data["hard"]
+    if not all(type(n) is str for n in names):
+        return None
+    if not all(n is None or _count(n) is not None for n in numbers):
+        return None
+    return Digest(*names, *numbers)
+
+
+def _miss(
+    policy_flag: str | None,
+    profile_flag: str | None,
+    start: str,
+    figures: Figures,
+    config_stat: list[int] | None,
+    name: str | None,
+) -> tuple[Digest, str | None]:
+    """Load the configuration and the policy, resolve the thresholds, write the digest (to
+    ``name`` in the cache directory, unless None) and decide for the context."""
+    from pathlib import Path
+
+    from clm_policy.config import load_config, setting
+    from clm_policy.errors import ClmError
+    from clm_policy.policy.cache import cache_dir, load_policy_cached
+    from clm_policy.policy.figures import FigureState, FigureTokens
+
+    config = load_config(Path(start))
+    policy = load_policy_cached(setting("policy", policy_flag, config) or "default")
+    prof = policy.profile(setting("profile", profile_flag, config))
+    window = figures.window
+    if window is None:
+        probe = FigureState(tokens=FigureTokens(context_tokens=0, model=figures.model))
+        window = policy.window_for(probe, prof)[0]
+    digest = Digest(
+        policy.name,
+        prof.name,
+        window,
+        prof.soft_compact.resolve(window),
+        prof.hard_handoff.resolve(window),
+    )
+    directory = cache_dir()
+    if name is not None and directory is not None:
+        deps = [[p, *(_stat(p) or [0, -1])] for p in policy.source_paths]
+        _write_digest(
+            str(directory),
+            name,
+            {
+                "config": config_stat,
+                "deps": deps,
+                "policy": digest.policy,
+                "profile": digest.profile,
+                "window": digest.window,
+                "soft": digest.soft,
+                "hard": digest.hard,
+            },
+        )
+    if figures.tokens is None or digest.soft is None or digest.hard is None:
+        return digest, None
+    state = FigureState(
+        tokens=FigureTokens(
+            context_tokens=figures.tokens,
+            context_window=window,
+            model=figures.model,
+            estimated=figures.estimated,
+        )
+    )
+    try:
+        return digest, policy.outcome(state, prof.name).action.value
+    except ClmError as exc:  # a rule that fails on this bare state: the thresholds speak
+        log_problem(_describe(exc))
+        return digest, None
+
+
+def _write_digest(directory: str, name: str, data: dict[str, Any]) -> None:
+    """Write one digest atomically into a directory private to this user (best effort)."""
+    import tempfile  # only a miss writes
+
+    try:
+        text = json.dumps(data, separators=(",", ":"))
+        os.makedirs(os.path.dirname(os.path.abspath(directory)), exist_ok=True)
+        try:
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            pass  # checked below, whoever made it
+        else:
+            os.chmod(directory, 0o700)  # whatever the umask
+        if not _private_dir(directory):
+            return
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-statusline-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, os.path.join(directory, name))
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except Exception:
+        return  # a read-only cache must not break the status line
+
+
+# -- the line -------------------------------------------------------------------------------
+
+
+def context_text(figures: Figures, window: int | None) -> str:
+    """``ctx 41% 82k/200k`` (in a window of ``window`` tokens); ``~`` marks an estimate."""
+    if figures.tokens is None:
+        return "ctx n/a (no usage yet)"
+    mark = "~" if figures.estimated else ""
+    if not window:
+        return f"ctx {mark}{tokens_text(figures.tokens)}"
+    share = f"{100 * figures.tokens / window:.0f}%"
+    return f"ctx {mark}{share} {mark}{tokens_text(figures.tokens)}/{tokens_text(window)}"
+
+
+def render(figures: Figures, digest: Digest, action: str | None) -> str:
+    """The line: context, next threshold, action, policy/profile."""
+    parts = [context_text(figures, figures.window or digest.window)]
+    if digest.soft is None or digest.hard is None:
+        parts.append("no window known")
+    else:
+        parts.append(_next_threshold(figures.tokens, digest))
+    if action is not None:
+        parts.append(action)
+    parts.append(f"{digest.policy}/{digest.profile}")
+    return SEP.join(parts)
+
+
+def _next_threshold(tokens: int | None, digest: Digest) -> str:
+    assert digest.soft is not None
+    assert digest.hard is not None
+
+    def at(limit: int) -> str:
+        if digest.window:
+            return share_text(100 * limit / digest.window)
+        return tokens_text(limit)
+
+    if tokens is None or tokens < digest.soft:
+        return f"compact at {at(digest.soft)}"
+    if tokens < digest.hard:
+        return f"handoff at {at(digest.hard)}"
+    return f"past handoff at {at(digest.hard)}"
+
+
+def tokens_text(n: int) -> str:
+    """``950``, ``82k``, ``1.5M``."""
+    if n < 1000:
+        return str(n)
+    if round(n / 1000) < 1000:
+        return f"{round(n / 1000)}k"
+    return f"{n / 1_000_000:.1f}".removesuffix(".0") + "M"
+
+
+def share_text(percent: float) -> str:
+    """``60%``, ``62.5%``: one decimal, when it is not zero."""
+    return f"{percent:.1f}".removesuffix(".0") + "%"
+
+
+# -- problems -------------------------------------------------------------------------------
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, _Problem):
+        return str(exc)
+    from clm_policy.errors import ClmError
+
+    if isinstance(exc, ClmError):
+        return str(exc) if exc.location is not None else f"clm-policy: {exc}"
+    import traceback
+
+    frame = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    where = f" ({os.path.basename(frame[0].filename)}:{frame[0].lineno})" if frame else ""
+    return f"internal error: {type(exc).__name__}: {exc}{where}"
+
+
+def log_path() -> str:
+    """``$XDG_STATE_HOME/clm-policy/statusline.log`` (``~/.local/state`` when unset)."""
+    from clm_policy.agents.logfile import log_path as path_of
+
+    return path_of(LOG_NAME)
+
+
+def log_problem(message: str) -> None:
+    """Append one line to the log (best effort: a status line has nowhere else to say it)."""
+    from clm_policy.agents.logfile import append
+
+    append(LOG_NAME, message, LOG_LIMIT)

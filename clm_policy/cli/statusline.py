@@ -1,0 +1,53 @@
+"""``clm-policy statusline``: the status line for Claude Code (``clm_policy.agents.statusline``).
+
+The ``clm-policy`` script runs ``statusline`` without click (:mod:`clm_policy.cli.entry`): it
+runs on every refresh of Claude Code's status bar and must start fast. This command is what
+``--help`` shows and what the in-process CLI (tests, ``clm_policy.cli.main.run``) runs; both
+call the same library function, with the same two options (a test pins them equal).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+@click.command()
+@click.option(
+    "--policy",
+    "-p",
+    "policy_ref",
+    metavar="PATH|NAME",
+    help="Policy file, or the name of a bundled policy. "
+    "[default: $CLM_POLICY_POLICY, the project's (.clm-policy.yaml), else default]",
+)
+@click.option(
+    "--profile",
+    metavar="NAME",
+    help="Task profile. [default: $CLM_POLICY_PROFILE, the project's, else the policy's]",
+)
+def statusline(policy_ref: str | None, profile: str | None) -> int:
+    """Print one status line for Claude Code: context, next threshold, action.
+
+    Reads Claude Code's status-line JSON on standard input and prints, e.g.
+
+    \b
+      ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding
+
+    The project is the one of the session's folder (workspace.current_dir). The action is
+    what the thresholds say for this context; the hooks decide with every rule. It never
+    fails: a problem prints `clm-policy: ?` and goes to
+    ~/.local/state/clm-policy/statusline.log. Set it up with
+    `clm-policy hook claude-code --install`.
+
+    \b
+    Example:
+      echo '{"context_window": {"context_window_size": 200000, "current_usage":
+        {"input_tokens": 2000, "cache_creation_input_tokens": 0,
+         "cache_read_input_tokens": 80000, "output_tokens": 500}}}' | clm-policy statusline
+    """
+    from clm_policy.agents.statusline import read_stdin, status_line
+
+    click.echo(status_line(read_stdin(sys.stdin.buffer), policy_ref, profile))
+    return 0

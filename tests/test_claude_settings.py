@@ -1,0 +1,338 @@
+"""Claude Code's settings.json: the snippet, the merge that keeps everything else, --install."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clm_policy.agents import claude_settings as cs
+from clm_policy.errors import InputError
+
+from conftest import invoke
+
+EXE = "/opt/tools/bin/clm-policy"
+HOOK = f"{EXE} hook claude-code"
+STATUS = f"{EXE} statusline"
+SNIPPET = cs.snippet(EXE)
+
+
+def ours(timeout: int) -> list[dict[str, Any]]:
+    return [{"hooks": [{"type": "command", "command": HOOK, "timeout": timeout}]}]
+
+
+def other(command: str, matcher: str | None = None) -> dict[str, Any]:
+    group: dict[str, Any] = {"hooks": [{"type": "command", "command": command}]}
+    if matcher is not None:
+        group = {"matcher": matcher, **group}
+    return group
+
+
+def test_the_snippet() -> None:
+    assert cs.snippet(EXE) == {
+        "hooks": {
+            "UserPromptSubmit": ours(30),
+            "PreCompact": ours(60),
+            "PostCompact": ours(30),
+            "SessionStart": ours(30),
+            "Stop": ours(60),
+        },
+        "statusLine": {"type": "command", "command": STATUS},
+    }
+    spaced = cs.snippet("/Users/me/My Tools/clm-policy")
+    assert spaced["statusLine"]["command"] == "'/Users/me/My Tools/clm-policy' statusline"
+
+
+def test_the_executable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    script = tmp_path / "venv" / "bin" / "clm-policy"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.setattr(sys, "argv", [str(script), "hook", "claude-code"])
+    assert cs.executable() == str(script)
+    monkeypatch.setattr(sys, "argv", ["/somewhere/clm_policy/__main__.py"])
+    monkeypatch.setattr(sys, "executable", str(script.parent / "python"))
+    assert cs.executable() == str(script)  # the one of this interpreter's environment
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    monkeypatch.setenv("PATH", str(script.parent))
+    assert cs.executable() == str(script)  # on PATH
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert cs.executable() == "clm-policy"
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "expected"),
+    [
+        (HOOK, cs.HOOK_ARGS, True),
+        ("clm-policy hook claude-code --profile research", cs.HOOK_ARGS, True),
+        ("'/My Tools/clm-policy' hook claude-code", cs.HOOK_ARGS, True),
+        ("/venv/bin/python -m clm_policy hook claude-code", cs.HOOK_ARGS, True),
+        ("uvx clm-policy statusline", cs.STATUSLINE_ARGS, True),
+        ("clm-policy statusline", cs.HOOK_ARGS, False),
+        ("~/.claude/statusline.sh", cs.STATUSLINE_ARGS, False),
+        ("my-tool statusline", cs.STATUSLINE_ARGS, False),
+        ("echo clm-policy-hook claude-code", cs.HOOK_ARGS, False),
+        ("clm-policy 'unbalanced", cs.HOOK_ARGS, False),
+        (None, cs.HOOK_ARGS, False),
+    ],
+)
+def test_which_commands_are_ours(command: object, args: tuple[str, ...], expected: bool) -> None:
+    assert cs.runs_clm_policy(command, args) is expected
+
+
+def test_merging_into_empty_settings() -> None:
+    merged, changes = cs.merge({}, SNIPPET)
+    assert merged == SNIPPET
+    assert changes == [
+        f"added UserPromptSubmit hook `{HOOK}`",
+        f"added PreCompact hook `{HOOK}`",
+        f"added PostCompact hook `{HOOK}`",
+        f"added SessionStart hook `{HOOK}`",
+        f"added Stop hook `{HOOK}`",
+        f"added statusLine `{STATUS}`",
+    ]
+    assert cs.merge(merged, SNIPPET) == (merged, [])
+
+
+def test_other_tools_hooks_and_settings_stay_where_they_are() -> None:
+    settings = {
+        "model": "opus",
+        "permissions": {"allow": ["Bash(npm test)"]},
+        "hooks": {
+            "PreToolUse": [other("guard.sh", "Bash")],
+            "PreCompact": [other("backup-transcript.sh", "manual|auto")],
+            "Stop": [other("notify-send done")],
+        },
+        "env": {"A": "1"},
+    }
+    merged, changes = cs.merge(settings, SNIPPET)
+    assert list(merged) == ["model", "permissions", "hooks", "env", "statusLine"]
+    assert list(merged["hooks"]) == [
+        "PreToolUse",
+        "PreCompact",
+        "Stop",
+        "UserPromptSubmit",
+        "PostCompact",
+        "SessionStart",
+    ]
+    assert merged["hooks"]["PreToolUse"] == [other("guard.sh", "Bash")]
+    assert merged["hooks"]["PreCompact"] == [
+        other("backup-transcript.sh", "manual|auto"),
+        *ours(60),
+    ]
+    assert merged["hooks"]["Stop"] == [other("notify-send done"), *ours(60)]
+    assert settings["hooks"]["Stop"] == [other("notify-send done")]  # the input is not changed
+    assert len(changes) == 6
+
+
+def test_our_old_entries_are_replaced_in_place_never_duplicated() -> None:
+    old = "/old/venv/bin/clm-policy hook claude-code"
+    settings = {
+        "hooks": {
+            "PreCompact": [
+                other("first.sh"),
+                {"matcher": "auto", "hooks": [{"type": "command", "command": old}]},
+                other("last.sh"),
+            ],
+            "Stop": [
+                {
+                    "hooks": [
+                        {"type": "command", "command": "say done"},
+                        {"type": "command", "command": old, "timeout": 5},
+                    ]
+                },
+                other("python -m clm_policy hook claude-code"),
+            ],
+            "SessionStart": [{"hooks": [{"type": "command", "command": HOOK, "timeout": 1}]}],
+        }
+    }
+    merged, changes = cs.merge(settings, SNIPPET)
+    assert merged["hooks"]["PreCompact"] == [other("first.sh"), *ours(60), other("last.sh")]
+    assert merged["hooks"]["Stop"] == [other("say done"), *ours(60)]
+    assert merged["hooks"]["SessionStart"] == ours(30)
+    assert changes == [
+        f"added UserPromptSubmit hook `{HOOK}`",
+        f"PreCompact hook: replaced `{old}` by `{HOOK}`",
+        f"added PostCompact hook `{HOOK}`",
+        f"SessionStart hook: updated `{HOOK}` (type, timeout, matcher)",
+        f"Stop hook: replaced `{old}`, `python -m clm_policy hook claude-code` by `{HOOK}`",
+        f"added statusLine `{STATUS}`",
+    ]
+    assert cs.merge(merged, SNIPPET)[1] == []
+
+
+def test_a_status_line_of_another_tool_is_kept_unless_forced() -> None:
+    settings = {"statusLine": {"type": "command", "command": "~/.claude/statusline.sh"}}
+    merged, changes = cs.merge(settings, SNIPPET)
+    assert merged["statusLine"] == settings["statusLine"]
+    assert changes[-1] == (
+        "statusLine: kept `~/.claude/statusline.sh` (another tool's; --force replaces it by "
+        f"`{STATUS}`)"
+    )
+    merged, changes = cs.merge(settings, SNIPPET, force=True)
+    assert merged["statusLine"] == SNIPPET["statusLine"]
+    assert changes[-1] == f"statusLine: replaced `~/.claude/statusline.sh` by `{STATUS}` (--force)"
+
+
+def test_our_status_line_is_updated_and_keeps_its_padding() -> None:
+    settings = {"statusLine": {"type": "command", "command": "clm-policy statusline", "padding": 0}}
+    merged, changes = cs.merge(settings, SNIPPET)
+    assert merged["statusLine"] == {"type": "command", "command": STATUS, "padding": 0}
+    assert changes[-1] == f"statusLine: replaced `clm-policy statusline` by `{STATUS}`"
+    assert cs.merge(merged, SNIPPET)[1] == []
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"hooks": []}, "`hooks` is a list, expected an object"),
+        ({"hooks": {"Stop": {"hooks": []}}}, "`hooks.Stop` is an object, expected a list"),
+    ],
+)
+def test_settings_that_cannot_be_merged(settings: dict[str, Any], message: str) -> None:
+    with pytest.raises(InputError) as err:
+        cs.merge(settings, SNIPPET)
+    assert str(err.value) == message
+
+
+# -- install ------------------------------------------------------------------------------------
+
+
+def test_install_creates_the_folder_and_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "proj" / ".claude" / "settings.json"
+    changes = cs.install(path, SNIPPET)
+    assert changes[-1] == f"wrote {path}"
+    assert json.loads(path.read_text()) == SNIPPET
+    assert path.read_text().endswith("}\n")
+
+
+def test_install_twice_changes_nothing_the_second_time(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(
+        json.dumps({"hooks": {"Stop": [other("notify-send done")]}, "theme": "dark"}, indent=4)
+    )
+    path.chmod(0o600)
+    cs.install(path, SNIPPET)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600  # its permissions are kept
+    before = (path.read_bytes(), path.stat().st_mtime_ns)
+    assert cs.install(path, SNIPPET) == [f"{path}: already up to date; nothing written"]
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+    data = json.loads(path.read_text())
+    assert list(data) == ["hooks", "theme", "statusLine"]
+    assert data["hooks"]["Stop"] == [other("notify-send done"), *ours(60)]
+
+
+def test_install_keeps_a_foreign_status_line_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"statusLine": {"type": "command", "command": "ccline"}}')
+    changes = cs.install(path, SNIPPET)
+    assert changes[-2:] == [
+        f"statusLine: kept `ccline` (another tool's; --force replaces it by `{STATUS}`)",
+        f"wrote {path}",
+    ]
+    assert json.loads(path.read_text())["statusLine"]["command"] == "ccline"
+    assert cs.install(path, SNIPPET)[-1] == f"{path}: already up to date; nothing written"
+    cs.install(path, SNIPPET, force=True)
+    assert json.loads(path.read_text())["statusLine"]["command"] == STATUS
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"hooks": {,}}', "1:12: invalid JSON: Expecting property name enclosed in double quotes"),
+        ('{\n  "a": 1,\n}', "3:1: invalid JSON: Expecting property name enclosed in double quotes"),
+        ("\n  [1, 2]", "2:3: expected a JSON object (Claude Code settings), got a list"),
+        ('{"a": 1, "a": 2}', "1:10: duplicate key 'a'"),
+        ('{"hooks": "none"}', "`hooks` is a string, expected an object"),
+    ],
+)
+def test_a_file_that_is_not_a_settings_object_is_refused_and_unchanged(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(text)
+    with pytest.raises(InputError) as err:
+        cs.install(path, SNIPPET)
+    separator = ": " if message.startswith("`") else ":"
+    assert str(err.value) == f"{path}{separator}{message}"
+    assert path.read_text() == text
+    assert os.listdir(tmp_path) == ["settings.json"]
+
+
+def test_an_empty_file_is_empty_settings(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text("\n")
+    cs.install(path, SNIPPET)
+    assert json.loads(path.read_text()) == SNIPPET
+
+
+def test_a_symlinked_settings_file_is_updated_through_the_link(tmp_path: Path) -> None:
+    real = tmp_path / "dotfiles" / "claude-settings.json"
+    real.parent.mkdir()
+    real.write_text('{"theme": "dark"}')
+    link = tmp_path / ".claude" / "settings.json"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    cs.install(link, SNIPPET)
+    assert link.is_symlink()
+    assert json.loads(real.read_text())["theme"] == "dark"
+    assert json.loads(real.read_text())["statusLine"] == SNIPPET["statusLine"]
+
+
+# -- settings_command and the CLI ----------------------------------------------------------------
+
+
+def test_print_settings() -> None:
+    code, text = cs.settings_command(True, False, "project", False, Path.cwd())
+    assert code == 0
+    assert json.loads(text) == cs.snippet(cs.executable())
+
+
+def test_install_user_writes_under_home(tmp_path: Path) -> None:
+    home = Path(os.environ["HOME"])
+    code, text = cs.settings_command(False, True, "user", False, tmp_path)
+    path = home / ".claude" / "settings.json"
+    assert code == 0
+    assert text.splitlines()[0] == f"wrote {path}"
+    assert json.loads(path.read_text()) == cs.snippet(cs.executable())
+    assert not (tmp_path / ".claude").exists()
+    code, text = cs.settings_command(False, True, "user", False, tmp_path)
+    assert text == f"{path}: already up to date; nothing written"
+
+
+def test_install_project_notes_hooks_in_the_user_settings_too(tmp_path: Path) -> None:
+    cs.settings_command(False, True, "user", False, tmp_path)
+    _, text = cs.settings_command(False, True, "project", False, tmp_path)
+    user = Path(os.environ["HOME"]) / ".claude" / "settings.json"
+    assert text.splitlines()[0] == f"wrote {tmp_path / '.claude' / 'settings.json'}"
+    assert text.splitlines()[-1] == (
+        f"note: {user} runs clm-policy's hooks too, and Claude Code runs the hooks of both "
+        "files: keep them in one."
+    )
+
+
+def test_settings_command_needs_an_action() -> None:
+    with pytest.raises(InputError, match="give --print-settings or --install"):
+        cs.settings_command(False, False, "project", False, Path.cwd())
+
+
+def test_the_cli_installs_and_refuses_a_broken_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = invoke("hook", "claude-code", "--install", "--project")
+    path = tmp_path / ".claude" / "settings.json"
+    assert result.exit_code == 0
+    assert result.stdout.startswith(f"wrote {path}\n  added UserPromptSubmit hook `")
+    path.write_text("{oops")
+    result = invoke("hook", "claude-code", "--install")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"{path}:1:2: invalid JSON: Expecting property name enclosed in double quotes\n"
+    )
+    assert path.read_text() == "{oops"

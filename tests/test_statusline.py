@@ -1,0 +1,514 @@
+"""clm-policy statusline: Claude Code's status-line JSON in, one line out, never a failure."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clm_policy import config
+from clm_policy.agents import statusline as sl
+from clm_policy.models.enums import MAX_COUNT
+from clm_policy.policy import cache
+from clm_policy.policy.compile import load_policy
+from clm_policy.policy.figures import FigureState, FigureTokens
+
+from conftest import REPO, invoke, run_process
+
+TRANSCRIPTS = REPO / "tests" / "fixtures" / "transcripts"
+
+
+def payload(
+    folder: Path | str = "/nonexistent-project",
+    *,
+    usage: dict[str, int] | str | None = "default",
+    window: int | None = 200_000,
+    model: str | None = "claude-sonnet-4-5-20250929",
+    transcript: str | None = None,
+    percent: float | None = None,
+) -> dict[str, Any]:
+    """A status-line input in the shape Claude Code sends (docs: code.claude.com statusline)."""
+    if usage == "default":
+        usage = {
+            "input_tokens": 2000,
+            "output_tokens": 500,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 80000,
+        }
+    context: dict[str, Any] = {
+        "total_input_tokens": 15234,
+        "total_output_tokens": 4521,
+        "context_window_size": window,
+        "used_percentage": percent,
+        "remaining_percentage": None if percent is None else 100 - percent,
+        "current_usage": usage,
+    }
+    return {
+        "hook_event_name": "Status",
+        "session_id": "abc123",
+        "transcript_path": transcript,
+        "cwd": str(folder),
+        "model": {"id": model, "display_name": "Sonnet"},
+        "workspace": {"current_dir": str(folder), "project_dir": str(folder)},
+        "version": "2.1.0",
+        "output_style": {"name": "default"},
+        "cost": {"total_cost_usd": 0.01, "total_duration_ms": 45000},
+        "context_window": context,
+    }
+
+
+def usage_of(tokens: int) -> dict[str, int]:
+    fresh = min(tokens, 100)
+    return {
+        "input_tokens": fresh,
+        "output_tokens": 999,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": tokens - fresh,
+    }
+
+
+def line(data: dict[str, Any] | bytes, *args: str) -> str:
+    raw = data if isinstance(data, bytes) else json.dumps(data).encode()
+    flags = sl.parse_args(list(args))
+    return sl.status_line(raw, flags.get("policy"), flags.get("profile"))
+
+
+@pytest.fixture(autouse=True)
+def _state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+    monkeypatch.delenv("CLM_POLICY_POLICY", raising=False)
+    monkeypatch.delenv("CLM_POLICY_PROFILE", raising=False)
+
+
+def log_lines() -> list[str]:
+    path = Path(sl.log_path())
+    if not path.exists():
+        return []
+    return [text.split(" ", 1)[1] for text in path.read_text().splitlines()]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project configured for the bundled claude-code policy, profile coding."""
+    folder = tmp_path / "shop"
+    (folder / "src").mkdir(parents=True)
+    (folder / ".clm-policy.yaml").write_text("version: 1\npolicy: claude-code\nprofile: coding\n")
+    return folder
+
+
+def digests() -> list[Path]:
+    directory = Path(os.environ["CLM_POLICY_CACHE_DIR"])
+    return sorted(directory.glob("statusline-*.json")) if directory.exists() else []
+
+
+# -- what the person sees ------------------------------------------------------------------
+
+
+def test_without_a_configuration_the_default_policy_speaks() -> None:
+    assert line(payload()) == "ctx 41% 82k/200k · compact at 125% · continue · default/coding"
+    assert log_lines() == []
+
+
+@pytest.mark.parametrize(
+    ("tokens", "expected"),
+    [
+        (82_000, "ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding"),
+        (120_000, "ctx 60% 120k/200k · handoff at 75% · compact · claude-code/coding"),
+        (149_999, "ctx 75% 150k/200k · handoff at 75% · compact · claude-code/coding"),
+        (150_000, "ctx 75% 150k/200k · past handoff at 75% · handoff · claude-code/coding"),
+        (0, "ctx 0% 0/200k · compact at 60% · continue · claude-code/coding"),
+    ],
+)
+def test_a_project_of_the_claude_code_policy(project: Path, tokens: int, expected: str) -> None:
+    assert line(payload(project, usage=usage_of(tokens))) == expected  # a miss
+    assert line(payload(project, usage=usage_of(tokens))) == expected  # a hit
+
+
+def test_the_session_folder_finds_the_configuration_above_it(project: Path) -> None:
+    shown = line(payload(project / "src"))
+    assert shown == "ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding"
+
+
+def test_flags_and_environment_override_the_configuration(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert line(payload(project), "--profile", "research").endswith(
+        "compact at 65% · continue · claude-code/research"
+    )
+    assert line(payload(project), "--profile=tool_heavy", "-p", "default").endswith(
+        "compact at 112.5% · continue · default/tool_heavy"
+    )
+    monkeypatch.setenv("CLM_POLICY_PROFILE", "multi_agent")
+    assert line(payload(project)).endswith("compact at 50% · continue · claude-code/multi_agent")
+
+
+def test_a_one_million_window_and_output_tokens_left_out(project: Path) -> None:
+    data = payload(project, usage=usage_of(700_000), window=1_000_000)
+    assert line(data) == "ctx 70% 700k/1M · handoff at 75% · compact · claude-code/coding"
+
+
+# -- missing figures -----------------------------------------------------------------------
+
+
+def test_null_usage_before_the_first_call_or_after_compact(project: Path) -> None:
+    assert line(payload(project, usage=None)) == (
+        "ctx n/a (no usage yet) · compact at 60% · claude-code/coding"
+    )
+
+
+def test_null_usage_falls_back_to_the_transcript(project: Path) -> None:
+    after_compact = str(TRANSCRIPTS / "claude_compact_end.jsonl")
+    assert line(payload(project, usage=None, transcript=after_compact)) == (
+        "ctx ~0% ~562/200k · compact at 60% · continue · claude-code/coding"
+    )
+    measured = str(TRANSCRIPTS / "claude_session.jsonl")
+    assert line(payload(project, usage=None, transcript=measured)) == (
+        "ctx 9% 19k/200k · compact at 60% · continue · claude-code/coding"
+    )
+    missing = str(project / "not-written-yet.jsonl")
+    assert line(payload(project, usage=None, transcript=missing)).startswith("ctx n/a")
+    assert log_lines() == []
+
+
+def test_used_percentage_when_usage_is_null(project: Path) -> None:
+    assert line(payload(project, usage=None, percent=42.5)).startswith("ctx 42% 85k/200k · ")
+
+
+def test_no_window_in_the_input_takes_the_policy_window_for_the_model(project: Path) -> None:
+    assert line(payload(project, window=None)) == (
+        "ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding"
+    )
+
+
+def test_no_window_known_at_all(tmp_path: Path) -> None:
+    team = tmp_path / "team.yaml"
+    team.write_text(
+        "version: 1\nname: team\nextends: default\n"
+        "profiles:\n  coding: {soft_compact: 60%, hard_handoff: 75%}\n"
+    )
+    data = payload(tmp_path, window=None, model=None)
+    assert line(data, "--policy", str(team)) == "ctx 82k · no window known · team/coding"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        {"context_window": None, "model": "x", "workspace": []},
+        {"context_window": {"current_usage": {"input_tokens": "many"}}},
+        {
+            "context_window": {
+                "current_usage": {"input_tokens": -5, "cache_read_input_tokens": True}
+            }
+        },
+    ],
+)
+def test_missing_or_odd_fields(data: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir("/")
+    assert line(data) == "ctx n/a (no usage yet) · compact at 250k · default/coding"
+
+
+# -- never a visible failure ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "logged"),
+    [
+        (b"not json", "stdin: not JSON at line 1 col 1"),
+        (b"", "stdin: empty (expected Claude Code's status-line JSON)"),
+        (b"[1, 2]", "stdin: expected a JSON object, got list"),
+        (b'{"a": "\xff"}', "stdin: not JSON"),
+        (b" " * (sl.STDIN_LIMIT + 1), f"stdin: more than {sl.STDIN_LIMIT} bytes"),
+    ],
+)
+def test_garbage_on_stdin(raw: bytes, logged: str) -> None:
+    assert line(raw) == "clm-policy: ?"
+    assert log_lines() == [logged]
+
+
+def test_a_broken_configuration_shows_the_context_alone(project: Path) -> None:
+    (project / ".clm-policy.yaml").write_text("version: 1\npolcy: claude-code\n")
+    assert line(payload(project)) == "ctx 41% 82k/200k · clm-policy: ?"
+    assert log_lines() == [
+        f"{project}/.clm-policy.yaml:2:1: unknown key 'polcy'; did you mean 'policy'? "
+        "(known: version, policy, profile, memory, remote)"
+    ]
+
+
+def test_an_unknown_profile_or_policy(project: Path) -> None:
+    assert line(payload(project), "--profile", "codng") == "ctx 41% 82k/200k · clm-policy: ?"
+    assert line(payload(project), "--policy", "nope") == "ctx 41% 82k/200k · clm-policy: ?"
+    first, second = log_lines()
+    assert first.startswith("clm-policy: unknown profile 'codng'; did you mean 'coding'?")
+    assert second.startswith("clm-policy: no bundled policy named 'nope'")
+
+
+def test_a_broken_policy_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("version: 1\nname: bad\nrules: [\n")
+    assert line(payload(tmp_path), "-p", str(bad)) == "ctx 41% 82k/200k · clm-policy: ?"
+    assert log_lines()[0].startswith(f"{bad}:")
+
+
+def test_arguments_the_status_line_does_not_know() -> None:
+    assert sl.fast_main(["--verbose"], None) == "clm-policy: ?"
+    assert sl.fast_main(["--policy"], None) == "clm-policy: ?"
+    assert log_lines() == [
+        "statusline: unexpected argument '--verbose'",
+        "statusline: --policy needs a value",
+    ]
+    assert sl.fast_main(["--help"], None) is None  # click answers it
+
+
+def test_the_log_is_bounded() -> None:
+    for _ in range(2 * sl.LOG_LIMIT // 40 + 10):
+        sl.log_problem("x" * 40)
+    path = Path(sl.log_path())
+    assert path.stat().st_size <= sl.LOG_LIMIT + 100
+    assert Path(f"{path}.1").stat().st_size > sl.LOG_LIMIT
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+# -- the digest ------------------------------------------------------------------------------
+
+
+def test_a_miss_writes_a_private_digest_and_a_hit_reads_only_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = "ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding"
+    assert line(payload(project)) == expected
+    (entry,) = digests()
+    assert stat.S_IMODE(entry.stat().st_mode) == 0o600
+    assert stat.S_IMODE(entry.parent.stat().st_mode) == 0o700
+    data = json.loads(entry.read_text())
+    assert {k: data[k] for k in ("policy", "profile", "window", "soft", "hard")} == {
+        "policy": "claude-code",
+        "profile": "coding",
+        "window": 200_000,
+        "soft": 120_000,
+        "hard": 150_000,
+    }
+    assert [Path(p).name for p, _, _ in data["deps"]] == ["default.yaml", "claude-code.yaml"]
+
+    def no_policy(*_: object) -> None:
+        raise AssertionError("a hit must not load the policy")
+
+    monkeypatch.setattr(sl, "_miss", no_policy)
+    assert line(payload(project, usage=usage_of(130_000))) == (
+        "ctx 65% 130k/200k · handoff at 75% · compact · claude-code/coding"
+    )
+    assert log_lines() == []
+
+
+def test_an_edit_to_the_configuration_or_the_policy_is_a_miss(project: Path) -> None:
+    team = project / "team.yaml"
+    team.write_text("version: 1\nname: team\nextends: claude-code\n")
+    conf = project / ".clm-policy.yaml"
+    conf.write_text("version: 1\npolicy: team.yaml\nprofile: coding\n")
+    assert line(payload(project)).endswith("compact at 60% · continue · team/coding")
+    team.write_text(
+        "version: 1\nname: team\nextends: claude-code\n"
+        "profiles:\n  coding: {soft_compact: 40%, hard_handoff: 80%}\n"
+    )
+    assert line(payload(project)).endswith("handoff at 80% · compact · team/coding")
+    conf.write_text("version: 1\npolicy: team.yaml\nprofile: research\n")
+    assert line(payload(project)).endswith("compact at 65% · continue · team/research")
+    assert len(digests()) == 1  # one entry per project, flags and window: rewritten in place
+
+
+def test_a_digest_that_was_tampered_with_is_read_only_from_a_private_directory(
+    project: Path,
+) -> None:
+    line(payload(project))
+    (entry,) = digests()
+    data = json.loads(entry.read_text())
+    entry.write_text(json.dumps({**data, "profile": "planted", "soft": 1, "hard": 2}))
+    assert line(payload(project)).endswith("past handoff at 0% · handoff · claude-code/planted")
+    entry.parent.chmod(0o777)  # now anyone could have written it: never read, never written
+    expected = "ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding"
+    assert line(payload(project)) == expected
+    assert json.loads(entry.read_text())["profile"] == "planted"
+    entry.parent.chmod(0o700)
+    entry.chmod(0o666)  # an entry others may write is not read either
+    assert line(payload(project)) == expected
+
+
+def test_a_digest_of_another_user_is_ignored(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    line(payload(project))
+    (entry,) = digests()
+    entry.write_text(json.dumps({**json.loads(entry.read_text()), "profile": "planted"}))
+    entry.chmod(0o600)
+    monkeypatch.setattr(os, "geteuid", lambda: os.getuid() + 1)  # the files are not "ours"
+    assert line(payload(project)).endswith("· claude-code/coding")
+    assert json.loads(entry.read_text())["profile"] == "planted"  # and not overwritten
+
+
+@pytest.mark.parametrize(
+    "tampered",
+    [
+        {"soft": "1"},
+        {"window": -1},
+        {"deps": [["/nonexistent", 1, 2]]},
+        {"config": None},
+        {"profile": None},
+        {"deps": "x"},
+    ],
+)
+def test_a_stale_or_malformed_digest_is_a_miss(project: Path, tampered: dict[str, Any]) -> None:
+    line(payload(project))
+    (entry,) = digests()
+    entry.write_text(json.dumps({**json.loads(entry.read_text()), **tampered}))
+    assert line(payload(project)).endswith("compact at 60% · continue · claude-code/coding")
+
+
+def test_no_cache_means_no_digest(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLM_POLICY_NO_CACHE", "1")
+    assert line(payload(project)).endswith("claude-code/coding")
+    assert digests() == []
+
+
+# -- the fast path equals what it speeds up (STYLE 11) ------------------------------------------
+
+
+def test_the_copies_equal_their_sources() -> None:
+    assert (sl.CONFIG_FILENAME, sl.MAX_COUNT) == (config.FILENAME, MAX_COUNT)
+    assert {k: config.ENV[k] for k in ("policy", "profile")} == sl.ENV
+
+
+def test_the_fast_options_are_the_click_command_options() -> None:
+    from clm_policy.cli.main import cli
+    from clm_policy.cli.statusline import statusline
+
+    declared = {
+        opt: (param.name or "").removesuffix("_ref")
+        for param in statusline.params
+        for opt in param.opts
+    }
+    assert declared == sl.OPTIONS
+    assert set(sl.HELP) == set(cli.context_settings["help_option_names"])
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},
+        {"XDG_CACHE_HOME": "/x/cache"},
+        {"CLM_POLICY_CACHE_DIR": "/y/c"},
+        {"CLM_POLICY_NO_CACHE": "1", "CLM_POLICY_CACHE_DIR": "/y/c"},
+    ],
+)
+def test_the_digest_directory_is_the_policy_cache_directory(
+    env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("XDG_CACHE_HOME", "CLM_POLICY_CACHE_DIR", "CLM_POLICY_NO_CACHE"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    expected = cache.cache_dir()
+    assert sl.digest_dir() == (None if expected is None else str(expected))
+
+
+def test_find_config_is_the_configuration_lookup(project: Path, tmp_path: Path) -> None:
+    for start in (project, project / "src", tmp_path):
+        found = config.find_config(start)
+        assert sl.find_config(str(start)) == (None if found is None else str(found))
+
+
+@pytest.mark.parametrize("name", ["default", "claude-code"])
+@pytest.mark.parametrize("window", [200_000, 1_000_000])
+def test_the_thresholds_verdict_is_the_bundled_policies_decision(name: str, window: int) -> None:
+    policy = load_policy(name)
+    for prof in policy.profiles.values():
+        soft = prof.soft_compact.resolve(window)
+        hard = prof.hard_handoff.resolve(window)
+        assert soft is not None
+        assert hard is not None
+        digest = sl.Digest(name, prof.name, window, soft, hard)
+        for tokens in (0, soft - 1, soft, (soft + hard) // 2, hard - 1, hard, 3 * hard):
+            state = FigureState(tokens=FigureTokens(context_tokens=tokens, context_window=window))
+            decided = policy.outcome(state, prof.name).action.value
+            assert digest.verdict(tokens) == decided, (prof.name, tokens)
+
+
+@pytest.mark.parametrize(
+    ("n", "text"),
+    [(0, "0"), (999, "999"), (1000, "1k"), (82_345, "82k"), (999_499, "999k"), (999_500, "1M")],
+)
+def test_tokens_text(n: int, text: str) -> None:
+    assert sl.tokens_text(n) == text
+    assert sl.tokens_text(1_500_000) == "1.5M"
+    assert sl.share_text(62.5) == "62.5%"
+    assert sl.share_text(60.0) == "60%"
+
+
+# -- the command ------------------------------------------------------------------------------
+
+
+def test_the_click_command_prints_the_same_line(project: Path) -> None:
+    stdin = json.dumps(payload(project))
+    result = invoke("statusline", stdin=stdin)
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        0,
+        "ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding\n",
+        "",
+    )
+    assert "Print one status line for Claude Code" in invoke("statusline", "--help").stdout
+
+
+def test_as_a_process(project: Path) -> None:
+    stdin = json.dumps(payload(project, usage=usage_of(130_000)))
+    for _ in range(2):  # a miss, then a hit
+        proc = run_process("statusline", stdin=stdin, cwd=project)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (
+            0,
+            "ctx 65% 130k/200k · handoff at 75% · compact · claude-code/coding\n",
+            "",
+        )
+    proc = run_process("statusline", "--bogus", stdin="{", cwd=project)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "clm-policy: ?\n", "")
+    proc = run_process("statusline", stdin="garbage", cwd=project)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "clm-policy: ?\n", "")
+    proc = run_process("statusline", "--help", cwd=project)
+    assert proc.returncode == 0
+    assert "Usage: clm-policy statusline [OPTIONS]" in proc.stdout
+
+
+@pytest.fixture
+def warm(project: Path) -> str:
+    """A status-line input whose digest is written (by a first run)."""
+    stdin = json.dumps(payload(project))
+    run_process("statusline", stdin=stdin, cwd=project)
+    return stdin
+
+
+def test_a_hit_imports_neither_click_nor_the_policy_engine(project: Path, warm: str) -> None:
+    probe = (
+        "import sys\n"
+        "sys.argv = ['clm-policy', 'statusline']\n"
+        "from clm_policy.cli.entry import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = ['click', 'pydantic', 'ruamel.yaml', 'simpleeval', 'clm_policy.config',\n"
+        "         'clm_policy.policy.engine', 'clm_policy.policy.cache', 'tempfile']\n"
+        "sys.stderr.write(repr([m for m in heavy if m in sys.modules]))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe],
+        input=warm,
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=60,
+        check=False,
+    )
+    assert (proc.stdout, proc.stderr) == (
+        "ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding\n",
+        "[]",
+    )
