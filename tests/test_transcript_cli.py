@@ -1,0 +1,100 @@
+"""`decide`, `compact` and `handoff` with --transcript: a real agent's session file, no
+hand-written state. The fixtures are tests/fixtures/transcripts (written in the real shapes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, git, invoke
+
+FIXTURES = REPO / "tests" / "fixtures" / "transcripts"
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt", "estimated"),
+    [
+        ("claude_session.jsonl", "claude-code", False),
+        ("claude_compact_end.jsonl", "claude-code", True),
+        ("codex_rollout.jsonl", "codex", False),
+        ("openai_with_usage.json", "openai", False),
+        ("openai_no_usage.json", "openai", True),
+    ],
+)
+def test_decide_reads_the_figure(name: str, fmt: str, estimated: bool) -> None:
+    result = invoke("decide", "--transcript", str(FIXTURES / name), "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["transcript"]["format"] == fmt
+    assert out["context_estimated"] is estimated
+    assert out["context_tokens"] > 0
+    from clm_policy.agents.transcript import read_context
+
+    assert out["context_tokens"] == read_context(FIXTURES / name).context_tokens
+
+
+def test_decide_uses_the_models_window() -> None:
+    result = invoke(
+        "decide", "-p", "claude-code", "--transcript", str(FIXTURES / "claude_session.jsonl")
+    )
+    assert result.exit_code == 0
+    assert "window from model claude" in result.stdout
+    assert "read:      claude-code transcript" in result.stdout
+    codex = json.loads(
+        invoke(
+            "decide", "--transcript", str(FIXTURES / "codex_rollout.jsonl"), "--format", "json"
+        ).stdout
+    )
+    assert (codex["context_window"], codex["window_source"]) == (258400, "state")
+
+
+def test_compact_and_handoff_build_the_state_from_the_transcript(tmp_path: Path) -> None:
+    memory = tmp_path / "mem"
+    assert invoke("init", str(memory)).exit_code == 0
+    path = str(FIXTURES / "claude_session.jsonl")
+    compacted = invoke("compact", "-m", str(memory), "--transcript", path, "--format", "json")
+    assert compacted.exit_code == 0, compacted.stderr
+    handed = invoke("handoff", "-m", str(memory), "--transcript", path, "--format", "json")
+    assert handed.exit_code == 0, handed.stderr
+    manifest = json.loads(handed.stdout)["manifest"]
+    assert manifest["goal"] == "Fix the CSV parser so quoted commas survive, and add a test."
+    assert any(p.endswith("csvtool/parse.py") for p in manifest["changed_artifacts"])
+    assert (
+        "python -m pytest -q tests/test_quoted.py: failed (exit 1)"
+        in manifest["commands_and_results"]
+    )
+    assert manifest["next_safe_action"].startswith("Continue from the last assistant message:")
+    session = json.loads(handed.stdout)["session"]
+    assert session == "7c1e4a52-93d0-4b8e-a6f1-2d5c8e90b3a7"
+    # the transcript itself is never committed
+    history = git(memory, "log", "-p", "--all")
+    assert "Caveat: The messages below were generated" not in history
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("nosuch.jsonl", "no such file"),
+        (".", "is a directory"),
+    ],
+)
+def test_bad_transcripts_are_exit_2(tmp_path: Path, path: str, message: str) -> None:
+    target = path if path == "." else str(tmp_path / path)
+    result = invoke("decide", "--transcript", target)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_text("this is not a transcript\n")
+    result = invoke("decide", "--transcript", str(garbage))
+    assert result.exit_code == 2
+    assert "Traceback" not in result.stderr
+    wrong = invoke(
+        "decide",
+        "--transcript",
+        str(FIXTURES / "codex_rollout.jsonl"),
+        "--transcript-format",
+        "openai",
+    )
+    assert wrong.exit_code == 2
