@@ -309,7 +309,10 @@ def test_install_project_notes_hooks_in_the_user_settings_too(tmp_path: Path) ->
     cs.settings_command(False, True, "user", False, tmp_path)
     _, text = cs.settings_command(False, True, "project", False, tmp_path)
     user = Path(os.environ["HOME"]) / ".claude" / "settings.json"
-    assert text.splitlines()[0] == f"wrote {tmp_path / '.claude' / 'settings.json'}"
+    assert text.splitlines()[:2] == [
+        f"wrote {tmp_path / '.clm-policy.yaml'} (policy claude-code, profile coding)",
+        f"wrote {tmp_path / '.claude' / 'settings.json'}",
+    ]
     assert text.splitlines()[-1] == (
         f"note: {user} runs clm-policy's hooks too, and Claude Code runs the hooks of both "
         "files: keep them in one."
@@ -328,7 +331,7 @@ def test_the_cli_installs_and_refuses_a_broken_file(
     result = invoke("hook", "claude-code", "--install", "--project")
     path = tmp_path / ".claude" / "settings.json"
     assert result.exit_code == 0
-    assert result.stdout.startswith(f"wrote {path}\n  added UserPromptSubmit hook `")
+    assert f"\nwrote {path}\n  added UserPromptSubmit hook `" in result.stdout
     path.write_text("{oops")
     result = invoke("hook", "claude-code", "--install")
     assert (result.exit_code, result.stdout) == (2, "")
@@ -336,3 +339,23 @@ def test_the_cli_installs_and_refuses_a_broken_file(
         f"{path}:1:2: invalid JSON: Expecting property name enclosed in double quotes\n"
     )
     assert path.read_text() == "{oops"
+
+
+def test_install_sets_a_project_up_in_one_command(tmp_path: Path) -> None:
+    from clm_policy.config import parse_config
+
+    code, text = cs.settings_command(False, True, "project", False, tmp_path)
+    assert code == 0
+    assert parse_config(tmp_path / ".clm-policy.yaml")["policy"] == "claude-code"
+    assert text.splitlines()[0] == (
+        f"wrote {tmp_path / '.clm-policy.yaml'} (policy claude-code, profile coding)"
+    )
+    # a project configured already keeps its configuration
+    (tmp_path / ".clm-policy.yaml").write_text("version: 1\npolicy: default\n")
+    cs.settings_command(False, True, "project", False, tmp_path)
+    assert parse_config(tmp_path / ".clm-policy.yaml")["policy"] == "default"
+    # --user never writes a project's configuration
+    other = tmp_path / "other"
+    other.mkdir()
+    cs.settings_command(False, True, "user", False, other)
+    assert not (other / ".clm-policy.yaml").exists()

@@ -34,15 +34,14 @@ from clm_policy.agents.hooks import (
     NOTHING,
     Hook,
     HookReply,
-    commit_handoff,
     compact_focus,
+    context_at_start,
     cut,
-    essentials,
     last_step,
     reply_json,
     run_hook,
     share,
-    take_handoff,
+    stop_for_handoff,
 )
 
 AGENT = "claude-code"
@@ -140,50 +139,16 @@ def _post_compact(hook: Hook) -> HookReply:
 
 
 def _session_start(hook: Hook) -> HookReply:
-    source = str(hook.event.get("source") or "")
-    if source in ("startup", "clear"):
-        text = take_handoff(hook)
-    elif source == "compact":
-        text = essentials(hook)
-    else:
-        return NOTHING
+    text = context_at_start(hook)
     if not text:
         return NOTHING
     return reply_json(
-        {
-            "hookSpecificOutput": {
-                "hookEventName": "SessionStart",
-                "additionalContext": cut(text),
-            }
-        }
+        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": cut(text)}}
     )
 
 
 def _stop(hook: Hook) -> HookReply:
-    from clm_policy.memory.audit import read_log
-
-    sid = hook.session_id()
-    with hook.repo() as repo:
-        handed = read_log(repo, session=sid, event="handoff", rev="--all")
-    if handed:
-        return NOTHING
-    if hook.event.get("stop_hook_active") is True:
-        # the stop after the one we blocked: the reply holds the handoff; commit it now
-        return commit_handoff(hook, after="Run /clear: the next session starts from it.")
-    _, outcome = hook.decide_from_tail()
-    if outcome.action.value != "handoff":
-        return NOTHING
-    return reply_json(
-        {
-            "decision": "block",
-            "reason": (
-                f"clm-policy: the context is {share(outcome)} full and the policy hands off "
-                f"({outcome.rationale}). Before you stop, end your reply with a short handoff "
-                "for the next session: the goal; what is done and verified; what is not "
-                "verified; blockers; the next safe action. Then stop."
-            ),
-        }
-    )
+    return stop_for_handoff(hook, after="Run /clear: the next session starts from it.")
 
 
 HANDLERS = {

@@ -287,6 +287,13 @@ def settings_command(
     if not (print_settings or install):
         raise InputError("give --print-settings or --install")
     lines: list[str] = []
+    if install and scope == "project":
+        # one command sets a project up: without a configuration, the project gets the
+        # Claude Code one (the bundled default policy's thresholds never fire on 200K)
+        from clm_policy.config import FILENAME, write_config
+
+        if write_config(cwd, {"policy": "claude-code", "profile": "coding"}):
+            lines.append(f"wrote {cwd / FILENAME} (policy claude-code, profile coding)")
     if install:
         path = settings_path(scope, cwd)
         lines += _install_report(path, _install_file(path, snip, force=force))

@@ -1,4 +1,5 @@
-"""``clm-policy hook``: answer an agent's hook calls (Claude Code), and install the hooks."""
+"""``clm-policy hook``: answer an agent's hook calls (Claude Code, Codex CLI), and install or
+print the hooks."""
 
 from __future__ import annotations
 
@@ -17,7 +18,11 @@ def hook() -> None:
       clm-policy init --claude-code                      # .clm-policy.yaml + memory
       clm-policy hook claude-code --install --project    # .claude/settings.json
 
-    See docs/claude-code.md.
+    \b
+    For Codex CLI:
+      clm-policy hook codex --print-settings             # for .codex/hooks.json
+
+    See docs/claude-code.md and docs/codex.md.
     """
 
 
@@ -71,6 +76,46 @@ def claude_code(
     from clm_policy.agents.claude_hooks import run_claude_hook
 
     reply = run_claude_hook(
+        sys.stdin.buffer.read(), policy_ref=policy_ref, profile=profile, memory=memory
+    )
+    if reply.stdout:
+        click.echo(reply.stdout)
+    if reply.stderr:
+        click.echo(reply.stderr, err=True)
+    return reply.exit_code
+
+
+@hook.command("codex")
+@click.option("--print-settings", is_flag=True, help="Print the hooks.json Codex reads, and exit.")
+@click.option("--policy", "-p", "policy_ref", metavar="PATH|NAME", help="Override the project's.")
+@click.option("--profile", metavar="NAME", help="Override the project's.")
+@click.option("--memory", "-m", metavar="DIR", help="Override the project's.")
+def codex(
+    print_settings: bool, policy_ref: str | None, profile: str | None, memory: str | None
+) -> int:
+    """Answer one Codex CLI hook call: the hook's JSON on standard input.
+
+    Codex runs this for UserPromptSubmit, PreCompact, PostCompact, SessionStart and Stop
+    (the hooks.json from --print-settings, in ~/.codex/ or the project's .codex/). It never
+    stands in the agent's way: bad input, a missing rollout or an error is exit 0 with no
+    output, and a line in ~/.local/state/clm-policy/hook.log.
+
+    \b
+    Examples:
+      clm-policy hook codex --print-settings > .codex/hooks.json
+      echo '{"hook_event_name": "PreCompact", ...}' | clm-policy hook codex
+    """
+    if print_settings:
+        import json
+
+        from clm_policy.agents.claude_settings import executable
+        from clm_policy.agents.codex_hooks import settings_snippet
+
+        click.echo(json.dumps(settings_snippet(executable()), indent=2))
+        return 0
+    from clm_policy.agents.codex_hooks import run_codex_hook
+
+    reply = run_codex_hook(
         sys.stdin.buffer.read(), policy_ref=policy_ref, profile=profile, memory=memory
     )
     if reply.stdout:
