@@ -34,13 +34,13 @@ from clm_policy.agents.hooks import (
     NOTHING,
     Hook,
     HookReply,
-    compact_focus,
+    Wording,
     context_at_start,
     cut,
     last_step,
+    prompt_advice,
     reply_json,
     run_hook,
-    share,
     stop_for_handoff,
 )
 
@@ -55,42 +55,18 @@ def run_claude_hook(raw: bytes, **options: str | None) -> HookReply:
 # -- the events -----------------------------------------------------------------------------
 
 
+WORDING = Wording(
+    agent_name="Claude",
+    compact_command=lambda focus: f"Run: /compact {focus}",
+    compact_note=lambda _focus: (
+        "Finish the current step without reading large files or long outputs."
+    ),
+    after_handoff="run /clear — the next session starts from it.",
+)
+
+
 def _user_prompt_submit(hook: Hook) -> HookReply:
-    _, outcome = hook.decide_from_tail()
-    action = outcome.action.value
-    if action == "continue":
-        return NOTHING
-    full = share(outcome)
-    if action == "compact":
-        state, _ = hook.full_state()
-        focus = compact_focus(state)
-        person = f"clm-policy: context {full} ({outcome.rationale}). Run: /compact {focus}"
-        model = (
-            f"[clm-policy] The context window is {full} full ({outcome.rationale}); the "
-            "user was advised to compact it. Finish the current step without reading large "
-            "files or long outputs."
-        )
-    else:
-        person = (
-            f"clm-policy: context {full}, the policy hands off ({outcome.rationale}). Claude "
-            "will finish its step and write a handoff; then run /clear — the next session "
-            "starts from it."
-        )
-        model = (
-            f"[clm-policy] The context window is {full} full and the policy says hand off "
-            f"({outcome.rationale}). Finish the step you are on, do not start new work, and end "
-            "your reply with a handoff: the goal; what is done and verified; what is not "
-            "verified; blockers; the next safe action."
-        )
-    return reply_json(
-        {
-            "systemMessage": person,
-            "hookSpecificOutput": {
-                "hookEventName": "UserPromptSubmit",
-                "additionalContext": cut(model),
-            },
-        }
-    )
+    return prompt_advice(hook, WORDING)
 
 
 def _pre_compact(hook: Hook) -> HookReply:

@@ -46,13 +46,13 @@ from clm_policy.agents.hooks import (
     NOTHING,
     Hook,
     HookReply,
-    compact_focus,
+    Wording,
     context_at_start,
     cut,
     handed_off,
+    prompt_advice,
     reply_json,
     run_hook,
-    share,
     stop_for_handoff,
 )
 
@@ -93,43 +93,20 @@ def settings_snippet(executable: str) -> dict[str, Any]:
 # -- the events -----------------------------------------------------------------------------
 
 
+WORDING = Wording(
+    agent_name="Codex",
+    compact_command=lambda _focus: "Run /compact.",
+    # Codex's /compact takes no focus: the model writes the summary, so it is told
+    compact_note=lambda focus: (
+        f"When you summarise the conversation, {focus}. Until then, finish the current step "
+        "without reading large files or long outputs."
+    ),
+    after_handoff="start a new session (/new): it starts from the handoff.",
+)
+
+
 def _user_prompt_submit(hook: Hook) -> HookReply:
-    _, outcome = hook.decide_from_tail()
-    action = outcome.action.value
-    if action == "continue":
-        return NOTHING
-    full = share(outcome)
-    if action == "compact":
-        state, _ = hook.full_state()
-        # Codex's /compact takes no focus: the model writes the summary, so it is told
-        person = f"clm-policy: context {full} ({outcome.rationale}). Run /compact."
-        model = (
-            f"[clm-policy] The context window is {full} full ({outcome.rationale}); the "
-            "user was advised to compact it. When you summarise the conversation, "
-            f"{compact_focus(state)}. Until then, finish the current step without reading "
-            "large files or long outputs."
-        )
-    else:
-        person = (
-            f"clm-policy: context {full}, the policy hands off ({outcome.rationale}). Codex "
-            f"will finish its step and write a handoff; then start a new session (/new): it "
-            "starts from the handoff."
-        )
-        model = (
-            f"[clm-policy] The context window is {full} full and the policy says hand off "
-            f"({outcome.rationale}). Finish the step you are on, do not start new work, and end "
-            "your reply with a handoff: the goal; what is done and verified; what is not "
-            "verified; blockers; the next safe action."
-        )
-    return reply_json(
-        {
-            "systemMessage": person,
-            "hookSpecificOutput": {
-                "hookEventName": "UserPromptSubmit",
-                "additionalContext": cut(model),
-            },
-        }
-    )
+    return prompt_advice(hook, WORDING)
 
 
 def _pre_compact(hook: Hook) -> HookReply:

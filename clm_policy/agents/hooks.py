@@ -262,6 +262,61 @@ def stop_for_handoff(hook: Hook, *, after: str) -> HookReply:
     )
 
 
+HANDOFF_REQUEST = (
+    "Finish the step you are on, do not start new work, and end your reply with a handoff: "
+    "the goal; what is done and verified; what is not verified; blockers; the next safe action."
+)
+
+
+@dataclass(frozen=True)
+class Wording:
+    """What an agent's person and model are told at a prompt (the commands differ)."""
+
+    agent_name: str  # "Claude", "Codex"
+    compact_command: Callable[[str], str]  # the focus -> what to run
+    compact_note: Callable[[str], str]  # the focus -> what the model is told
+    after_handoff: str  # what the person runs once the handoff is written
+
+
+def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
+    """A UserPromptSubmit answer: nothing while the policy says continue; the person told
+    to compact (with a focus) or that a handoff follows, and the model why."""
+    _, outcome = hook.decide_from_tail()
+    action = outcome.action.value
+    if action == "continue":
+        return NOTHING
+    full = share(outcome)
+    if action == "compact":
+        state, _ = hook.full_state()
+        focus = compact_focus(state)
+        person = (
+            f"clm-policy: context {full} ({outcome.rationale}). {wording.compact_command(focus)}"
+        )
+        model = (
+            f"[clm-policy] The context window is {full} full ({outcome.rationale}); the user "
+            f"was advised to compact it. {wording.compact_note(focus)}"
+        )
+    else:
+        person = (
+            f"clm-policy: context {full}, the policy hands off ({outcome.rationale}). "
+            f"{wording.agent_name} will finish its step and write a handoff; then "
+            f"{wording.after_handoff}"
+        )
+        model = (
+            f"[clm-policy] The context window is {full} full and the policy says hand off "
+            f"({outcome.rationale}). {HANDOFF_REQUEST}"
+        )
+    return reply_json(
+        {
+            "systemMessage": person,
+            "hookSpecificOutput": {
+                "hookEventName": "UserPromptSubmit",
+                "additionalContext": cut(model),
+            },
+        }
+    )
+
+
 def compact_focus(state: Any) -> str:
     """The focus hint for ``/compact``: the goal, the next step, the files being changed."""
     from clm_policy.lifecycle.summary import next_safe_action, one_line
