@@ -46,7 +46,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
+
+from clm_policy.privatefiles import private_dir, read_private, write_private
 
 # Not even `typing` is imported at run time (see clm_policy/__init__.py).
 TYPE_CHECKING = False
@@ -285,7 +286,7 @@ def thresholds(
     directory = digest_dir()
     key = _key(policy, profile, config, here, figures)
     name = f"statusline-{key}.json"
-    if directory is not None and _private_dir(directory):
+    if directory is not None and private_dir(directory):
         hit = _read_digest(os.path.join(directory, name), config_stat)
         if hit is not None:
             return hit, None
@@ -318,19 +319,6 @@ def digest_dir() -> str | None:
         return explicit
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "clm-policy")
-
-
-def _private(st: os.stat_result) -> bool:
-    """Owned by this user, and no one else may write it (clm_policy.policy.cache's rule)."""
-    return st.st_uid == os.geteuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-
-
-def _private_dir(directory: str) -> bool:
-    try:
-        st = os.lstat(directory)
-    except (OSError, ValueError):
-        return False
-    return stat.S_ISDIR(st.st_mode) and _private(st)
 
 
 def _stat(path: str) -> list[int] | None:
@@ -373,16 +361,11 @@ def _key(
 
 
 def _read_digest(entry: str, config_stat: list[int] | None) -> Digest | None:
+    raw = read_private(entry, DIGEST_LIMIT)
+    if raw is None:
+        return None  # missing, a symlink, or not this user's alone
     try:
-        fd = os.open(entry, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC)
-    except (OSError, ValueError):
-        return None  # missing, or a symlink (O_NOFOLLOW)
-    try:
-        with os.fdopen(fd, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if not (stat.S_ISREG(st.st_mode) and _private(st)):
-                return None
-            data = json.loads(fh.read(DIGEST_LIMIT + 1))
+        data = json.loads(raw)
         if data["config"] != config_stat:
             return None
         for dep in data["deps"]:
@@ -470,29 +453,7 @@ def _miss(
 
 def _write_digest(directory: str, name: str, data: dict[str, Any]) -> None:
     """Write one digest atomically into a directory private to this user (best effort)."""
-    import tempfile  # only a miss writes
-
-    try:
-        text = json.dumps(data, separators=(",", ":"))
-        os.makedirs(os.path.dirname(os.path.abspath(directory)), exist_ok=True)
-        try:
-            os.mkdir(directory, 0o700)
-        except FileExistsError:
-            pass  # checked below, whoever made it
-        else:
-            os.chmod(directory, 0o700)  # whatever the umask
-        if not _private_dir(directory):
-            return
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-statusline-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, os.path.join(directory, name))
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except Exception:
-        return  # a read-only cache must not break the status line
+    write_private(directory, name, json.dumps(data, separators=(",", ":")))
 
 
 # -- the line -------------------------------------------------------------------------------

@@ -35,9 +35,11 @@ from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expre
 from clm_policy.policy.names import SIGNAL_TYPES, NameInfo, known_names
 from clm_policy.policy.sources import resolve_source
 from clm_policy.policy.template import Template, compile_template
+from clm_policy.privatefiles import private_dir, read_private, write_private
 
 _FORMAT = b"clm-policy-cache-2"  # part of every key: entries of another format are never read
 _SUFFIX = ".json"
+ENTRY_LIMIT = 16 * 1024 * 1024  # a compiled policy of the 1 MiB policy limit is far smaller
 
 
 def cache_dir() -> Path | None:
@@ -105,7 +107,7 @@ def load_policy_cached(source: str | Path) -> Policy:
         entry = entry_path(directory, source)
     except (OSError, InputError):
         return _load(source)  # which says what is wrong with the file
-    if _private_dir(directory):
+    if private_dir(directory):
         policy = _read(entry)
         if policy is not None:
             return policy
@@ -125,31 +127,12 @@ def _load(source: str | Path) -> Policy:
 # -- who may have written it -------------------------------------------------------------
 
 
-def _private(st: os.stat_result) -> bool:
-    """Owned by this user, and no one else may write it."""
-    return st.st_uid == os.geteuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-
-
-def _private_dir(directory: Path) -> bool:
-    """Whether ``directory`` is a real directory (not a symlink) private to this user."""
-    try:
-        st = os.lstat(directory)
-    except OSError:
-        return False
-    return stat.S_ISDIR(st.st_mode) and _private(st)
-
-
 def _read(entry: Path) -> Policy | None:
+    raw = read_private(entry, ENTRY_LIMIT)
+    if raw is None:
+        return None  # missing, a symlink, or not this user's alone
     try:
-        fd = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return None  # missing, or a symlink (O_NOFOLLOW)
-    try:
-        with os.fdopen(fd, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if not (stat.S_ISREG(st.st_mode) and _private(st)):
-                return None
-            data = json.loads(fh.read())
+        data = json.loads(raw)
         deps = _list(data["deps"])
         for dep in deps:
             name, digest = _list(dep)
@@ -173,33 +156,14 @@ def _file_digest(name: str) -> str | None:
 
 
 def _write(directory: Path, entry: Path, policy: Policy) -> None:
-    import tempfile  # only a miss writes; a hit need not import it
-
     try:
         data = {
             "deps": [[p, _digest(_policy_bytes(Path(p), p))] for p in policy.source_paths],
             "policy": encode_policy(policy),
         }
-        text = json.dumps(data, separators=(",", ":"))
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.mkdir(directory, 0o700)
-        except FileExistsError:
-            pass  # checked below, whoever made it
-        else:
-            os.chmod(directory, 0o700)  # whatever the umask
-        if not _private_dir(directory):
-            return
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=_SUFFIX)  # 0600
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, entry)
-        except BaseException:
-            os.unlink(tmp)
-            raise
     except Exception:
         return  # caching is best effort: a read-only home must not break decide
+    write_private(directory, entry.name, json.dumps(data, separators=(",", ":")))
 
 
 # -- the compiled policy as plain data -------------------------------------------------------
