@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
-StrPath = str | Path
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # no pathlib at run time: the status line does without it
+    from pathlib import Path
+
+    StrPath = str | Path
 
 
 def is_private(st: os.stat_result) -> bool:
