@@ -7,20 +7,22 @@ with ``file:line:col``.
 
 from __future__ import annotations
 
-import reprlib
-from dataclasses import dataclass
+from clm_policy.record import Record
 
 QUOTE_LIMIT = 60
 """Characters of a user's value that a message quotes, at most (then an ellipsis)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Location:
+class Location(Record):
     """A 1-based position in a file (``line``/``col`` may be 0 when unknown)."""
 
-    file: str
-    line: int = 0
-    col: int = 0
+    FIELDS = ("file", "line", "col")
+    __slots__ = FIELDS
+
+    def __init__(self, file: str, line: int = 0, col: int = 0) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
 
     def __str__(self) -> str:
         if self.line <= 0:
@@ -57,15 +59,19 @@ def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
             return "an integer of more than 4300 digits"
         return f"{digits[:20]}… ({len(digits.lstrip('-'))} digits)"
     try:
-        shown = _REPR.repr(value)
+        shown = _short_repr(value)
     except (ValueError, RecursionError):
         return f"<{type(value).__name__}>"
     return shown if len(shown) <= limit else f"{shown[:limit]}…"
 
 
-_REPR = reprlib.Repr()
-_REPR.maxlevel, _REPR.maxdict, _REPR.maxlist, _REPR.maxtuple = 2, 4, 4, 4
-_REPR.maxstring = _REPR.maxother = _REPR.maxlong = QUOTE_LIMIT
+def _short_repr(value: object) -> str:
+    import reprlib  # only where a message quotes something other than a string
+
+    shortened = reprlib.Repr()
+    shortened.maxlevel, shortened.maxdict, shortened.maxlist, shortened.maxtuple = 2, 4, 4, 4
+    shortened.maxstring = shortened.maxother = shortened.maxlong = QUOTE_LIMIT
+    return shortened.repr(value)
 
 
 class ClmError(Exception):

@@ -32,11 +32,11 @@ from clm_policy.policy.expr import (
     FUNCTIONS,
     CompiledExpression,
     Limits,
-    Sandbox,
     SourceSpan,
     compile_expression,
 )
 from clm_policy.policy.names import known_names
+from clm_policy.policy.sandbox import Sandbox
 from clm_policy.policy.template import compile_template
 
 from conftest import CliResult, invoke, run_process
@@ -94,6 +94,8 @@ def refused_at_load(text: str, limits: Limits = DEFAULT_LIMITS) -> ExpressionErr
 
 
 def refused_at_evaluation(text: str, limits: Limits = DEFAULT_LIMITS) -> EvaluationError:
+    """The evaluation error of ``text`` — the same from both evaluators: the tree walk
+    (simpleeval, the reference) and the expression as code (what decisions run)."""
     compiled, sandbox = compile_expression(text, SPAN, NAMES, limits), Sandbox(limits)
     with pytest.raises(EvaluationError) as info:
         sandbox.run(compiled, STATE)
@@ -101,11 +103,23 @@ def refused_at_evaluation(text: str, limits: Limits = DEFAULT_LIMITS) -> Evaluat
     # An evaluation failure names the expression and points at its start.
     assert info.value.message.startswith(f"evaluating '{' '.join(text.split())}' failed: ")
     assert info.value.location == SPAN.start
+    with pytest.raises(EvaluationError) as as_code:
+        compiled.evaluate(STATE)
+    assert type(as_code.value) is EvaluationError
+    assert (as_code.value.message, as_code.value.location) == (
+        info.value.message,
+        info.value.location,
+    )
     return info.value
 
 
 def evaluate(text: str) -> Any:
-    return Sandbox().run(compile_expression(text, SPAN, NAMES), STATE)
+    """The value of ``text`` — the same from both evaluators."""
+    compiled = compile_expression(text, SPAN, NAMES)
+    value = Sandbox().run(compiled, STATE)
+    as_code = compiled.evaluate(STATE)
+    assert (as_code, type(as_code)) == (value, type(value)), text
+    return value
 
 
 # --------------------------------------------------------------------------------------------
@@ -766,15 +780,18 @@ CHILD = textwrap.dedent(
     cap = int(sys.argv[1])
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     from clm_policy.errors import EvaluationError, ExpressionError, Location
-    from clm_policy.policy.expr import Sandbox, SourceSpan, compile_expression
+    from clm_policy.policy.expr import SourceSpan, compile_expression
     from clm_policy.policy.names import known_names
+    from clm_policy.policy.sandbox import Sandbox
     from clm_policy.policy.template import compile_template
-    kind, text = sys.argv[2], sys.argv[3]
+    kind, text, evaluator = sys.argv[2], sys.argv[3], sys.argv[4]
     span = SourceSpan(Location("policy.yaml", 7, 11))
     names = known_names({})
     try:
         if kind == "message":
-            value = compile_template(text, span, names).render(Sandbox(), {})
+            value = compile_template(text, span, names).render({})
+        elif evaluator == "code":
+            value = compile_expression(text, span, names).evaluate({})
         else:
             value = Sandbox().run(compile_expression(text, span, names), {})
         size = len(value) if hasattr(value, "__len__") else None
@@ -788,11 +805,11 @@ CHILD = textwrap.dedent(
 )
 
 
-def run_contained(kind: str, text: str, cwd: Path) -> dict[str, str]:
+def run_contained(kind: str, text: str, cwd: Path, evaluator: str) -> dict[str, str]:
     proc: subprocess.CompletedProcess[str] | None
     try:
         proc = subprocess.run(
-            [sys.executable, "-c", CHILD, str(CHILD_MEMORY_CAP), kind, text],
+            [sys.executable, "-c", CHILD, str(CHILD_MEMORY_CAP), kind, text, evaluator],
             capture_output=True,
             text=True,
             timeout=CHILD_TIMEOUT,
@@ -828,9 +845,20 @@ CONTAINED_ROWS = [
 ]
 
 
-@pytest.mark.parametrize(("kind", "text"), CONTAINED_ROWS)
-def test_resource_bombs_are_refused_at_evaluation(kind: str, text: str, tmp_path: Path) -> None:
-    result = run_contained(kind, text, tmp_path)
+# each row as code (what decisions run) and, for a when: expression, as a tree walk (the
+# reference evaluator; a message is rendered as code only)
+CONTAINED_RUNS = [
+    pytest.param(*row.values, evaluator, id=f"{row.id}-{evaluator}")
+    for row in CONTAINED_ROWS
+    for evaluator in (("code", "tree") if row.values[0] == "when" else ("code",))
+]
+
+
+@pytest.mark.parametrize(("kind", "text", "evaluator"), CONTAINED_RUNS)
+def test_resource_bombs_are_refused_at_evaluation(
+    kind: str, text: str, evaluator: str, tmp_path: Path
+) -> None:
+    result = run_contained(kind, text, tmp_path, evaluator)
     assert result["outcome"] == "EvaluationError", result
     assert REFUSED in result["detail"], result
 
@@ -911,6 +939,11 @@ def test_evaluator_refuses_unchecked_trees(text: str, message: str) -> None:
         Sandbox().run(unchecked(text), {})
     assert type(info.value) is EvaluationError
     assert message in info.value.message
+    # as code, the tree never becomes a function: lowering knows only checked nodes, and
+    # the code reads no builtins (a call of a name not allow-listed finds nothing)
+    with pytest.raises(EvaluationError) as as_code:
+        unchecked(text).evaluate({})
+    assert type(as_code.value) is EvaluationError
 
 
 # --------------------------------------------------------------------------------------------
@@ -942,6 +975,8 @@ def test_canary_file_attempts_create_nothing(tmp_path: Path) -> None:
         # ...and even unchecked, the evaluator has nothing that opens a file or runs a command.
         with pytest.raises(EvaluationError):
             Sandbox().run(unchecked(text), STATE)
+        with pytest.raises(EvaluationError):
+            unchecked(text).evaluate(STATE)
         assert not canary.exists(), text
     assert list(tmp_path.iterdir()) == []
 
@@ -1021,7 +1056,7 @@ def test_message_placeholders_are_refused_at_load(template: str, message: str, a
 def test_message_placeholders_are_refused_at_evaluation(template: str, message: str) -> None:
     compiled = compile_template(template, TEMPLATE_SPAN, NAMES)
     with pytest.raises(EvaluationError) as info:
-        compiled.render(Sandbox(), STATE)
+        compiled.render(STATE)
     assert type(info.value) is EvaluationError
     assert message in info.value.message
     # the placeholder's expression starts right after its "{"
@@ -1084,7 +1119,7 @@ def test_allowed_message_renders() -> None:
         TEMPLATE_SPAN,
         NAMES,
     )
-    assert template.render(Sandbox(), STATE) == "ctx 150 of 1000 (12%), {literal}"
+    assert template.render(STATE) == "ctx 150 of 1000 (12%), {literal}"
 
 
 # --------------------------------------------------------------------------------------------

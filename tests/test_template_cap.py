@@ -10,7 +10,7 @@ import pytest
 
 from clm_policy import SessionState, TokenSnapshot, load_policy
 from clm_policy.errors import ExpressionError, Location
-from clm_policy.policy.expr import Sandbox, SourceSpan
+from clm_policy.policy.expr import SourceSpan
 from clm_policy.policy.names import known_names
 from clm_policy.policy.template import MAX_RENDERED_LENGTH, MAX_VALUE_LENGTH, compile_template
 
@@ -24,7 +24,7 @@ FIFTY = " ".join(f"{{{LONG}}}" for _ in range(50))
 
 def _render(text: str, **names: object) -> str:
     template = compile_template(text, SourceSpan(Location("t.yaml", 1, 1)), known_names({}))
-    return template.render(Sandbox(), names)
+    return template.render(names)
 
 
 def test_the_caps() -> None:

@@ -364,8 +364,7 @@ def uninterrupted() -> Iterator[None]:
 
 def _rejected(decision: Outcome) -> Outcome:
     """``decision`` turned down by a person: continue, saying so."""
-    return replace(
-        decision,
+    return decision.replace(
         action=Action.CONTINUE,
         rationale=f"{decision.action.value} rejected by a person ({decision.rationale})",
     )

@@ -11,7 +11,6 @@ changes nothing.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -280,8 +279,8 @@ def with_overrides(policy: Policy, name: str, soft: int | None, hard: int | None
     window = prof.context_window
     if (soft_t.resolve(window) or 0) >= (hard_t.resolve(window) or 1 << 62):
         raise InputError(f"--soft-compact ({soft_t}) must be below --hard-handoff ({hard_t})")
-    changed = dataclasses.replace(prof, soft_compact=soft_t, hard_handoff=hard_t)
-    return dataclasses.replace(policy, profiles={**policy.profiles, name: changed})
+    changed = prof.replace(soft_compact=soft_t, hard_handoff=hard_t)
+    return policy.replace(profiles={**policy.profiles, name: changed})
 
 
 def _persisted(memory: str, session_id: str) -> Any:

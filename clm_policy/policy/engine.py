@@ -9,20 +9,25 @@ same and also returns every rule and guard with the values of the names it read.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sized
-from dataclasses import dataclass, field
-from enum import StrEnum
-from types import ModuleType
-from typing import TYPE_CHECKING, Any, Protocol
-
-from clm_policy.errors import EvaluationError, Location, StateError, quote
+from clm_policy.errors import EvaluationError, StateError, quote
 from clm_policy.models.enums import Action
-from clm_policy.policy.expr import CompiledExpression, SandboxPool
 from clm_policy.policy.names import signal_value_fits, suggest
-from clm_policy.policy.template import Template, fitted
+from clm_policy.policy.template import fitted
+from clm_policy.record import Record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sized
+    from enum import StrEnum
+    from types import ModuleType
+    from typing import Any, Protocol
+
+    from clm_policy.errors import Location
     from clm_policy.models.decision import Decision, Explanation, GuardFinding
+    from clm_policy.policy.expr import CompiledExpression
+    from clm_policy.policy.template import Template
+else:
+    Protocol = object
 
 
 class TokensLike(Protocol):
@@ -69,17 +74,19 @@ class StateLike(Protocol):
     def profile(self) -> str | None: ...
 
 
-@dataclass(slots=True)
-class Finding:
+class Finding(Record):
     """A guard that held (the plain form of :class:`~clm_policy.GuardFinding`)."""
 
-    guard: str
-    severity: str
-    message: str
+    FIELDS = ("guard", "severity", "message")
+    __slots__ = FIELDS
+
+    def __init__(self, guard: str, severity: str, message: str) -> None:
+        self.guard = guard
+        self.severity = severity
+        self.message = message
 
 
-@dataclass(slots=True)
-class Outcome:
+class Outcome(Record):
     """A decision as plain data (the form of :class:`~clm_policy.Decision` without pydantic).
 
     ``Policy.outcome`` returns it for callers that must not pay for pydantic (the command
@@ -87,19 +94,53 @@ class Outcome:
     exactly ``Decision.model_dump(mode="json")``.
     """
 
-    action: Action
-    trigger: str | None
-    rationale: str
-    proposed: Action
-    blocked_by: tuple[Finding, ...]
-    warnings: tuple[Finding, ...]
-    overridden: tuple[Finding, ...]
-    forced: bool
-    policy: str
-    profile: str
-    context_tokens: int
-    context_window: int | None
-    window_source: str | None
+    FIELDS = (
+        "action",
+        "trigger",
+        "rationale",
+        "proposed",
+        "blocked_by",
+        "warnings",
+        "overridden",
+        "forced",
+        "policy",
+        "profile",
+        "context_tokens",
+        "context_window",
+        "window_source",
+    )
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(
+        self,
+        action: Action,
+        trigger: str | None,
+        rationale: str,
+        proposed: Action,
+        blocked_by: tuple[Finding, ...],
+        warnings: tuple[Finding, ...],
+        overridden: tuple[Finding, ...],
+        forced: bool,
+        policy: str,
+        profile: str,
+        context_tokens: int,
+        context_window: int | None,
+        window_source: str | None,
+    ) -> None:
+        self.action = action
+        self.trigger = trigger
+        self.rationale = rationale
+        self.proposed = proposed
+        self.blocked_by = blocked_by
+        self.warnings = warnings
+        self.overridden = overridden
+        self.forced = forced
+        self.policy = policy
+        self.profile = profile
+        self.context_tokens = context_tokens
+        self.context_window = context_window
+        self.window_source = window_source
 
     def as_dict(self) -> dict[str, Any]:
         def findings(items: tuple[Finding, ...]) -> list[dict[str, str]]:
@@ -163,12 +204,15 @@ class Outcome:
 _decision_models: ModuleType | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Threshold:
+class Threshold(Record):
     """A threshold in tokens, or as a percentage of the context window."""
 
-    tokens: int | None = None
-    percent: float | None = None
+    FIELDS = ("tokens", "percent")
+    __slots__ = FIELDS
+
+    def __init__(self, tokens: int | None = None, percent: float | None = None) -> None:
+        self.tokens = tokens
+        self.percent = percent
 
     @classmethod
     def parse(cls, value: int | str) -> Threshold:
@@ -187,77 +231,190 @@ class Threshold:
         return f"{self.percent:g}%" if self.percent is not None else str(self.tokens)
 
 
-@dataclass(frozen=True)
-class Profile:
-    name: str
-    soft_compact: Threshold
-    hard_handoff: Threshold
-    min_steps_between_compacts: int = 5
-    prefer_handoff_on_phase: bool = True
-    retain_recent_messages: int = 6
-    context_window: int | None = None
-    description: str | None = None
-    # where soft_compact, hard_handoff and context_window were written (for lint)
-    locations: dict[str, Location] = field(default_factory=dict, compare=False, repr=False)
+class Profile(Record):
+    """A task profile: thresholds and the figures rules read as ``profile.*``.
+
+    ``locations`` says where soft_compact, hard_handoff and context_window were written (for
+    lint); it takes no part in equality."""
+
+    FIELDS = (
+        "name",
+        "soft_compact",
+        "hard_handoff",
+        "min_steps_between_compacts",
+        "prefer_handoff_on_phase",
+        "retain_recent_messages",
+        "context_window",
+        "description",
+        "locations",
+    )
+    __slots__ = FIELDS
+    COMPARED = FIELDS[:-1]
+
+    def __init__(
+        self,
+        name: str,
+        soft_compact: Threshold,
+        hard_handoff: Threshold,
+        min_steps_between_compacts: int = 5,
+        prefer_handoff_on_phase: bool = True,
+        retain_recent_messages: int = 6,
+        context_window: int | None = None,
+        description: str | None = None,
+        locations: dict[str, Location] | None = None,
+    ) -> None:
+        self.name = name
+        self.soft_compact = soft_compact
+        self.hard_handoff = hard_handoff
+        self.min_steps_between_compacts = min_steps_between_compacts
+        self.prefer_handoff_on_phase = prefer_handoff_on_phase
+        self.retain_recent_messages = retain_recent_messages
+        self.context_window = context_window
+        self.description = description
+        self.locations: dict[str, Location] = {} if locations is None else locations
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.COMPARED or ())
+        return f"Profile({shown})"
 
 
-@dataclass(frozen=True)
-class Rule:
-    id: str
-    when: CompiledExpression
-    action: Action
-    because: Template | None
-    description: str | None = None
-    location: Location | None = field(default=None, compare=False)  # the rule's entry
+class Rule(Record):
+    """A rule: when ``when`` holds (the first that does), propose ``action``.
+
+    ``location`` is the rule's entry in its file; it takes no part in equality."""
+
+    FIELDS = ("id", "when", "action", "because", "description", "location")
+    __slots__ = FIELDS
+    COMPARED = FIELDS[:-1]
+
+    def __init__(
+        self,
+        id: str,  # noqa: A002 (the field's name)
+        when: CompiledExpression,
+        action: Action,
+        because: Template | None,
+        description: str | None = None,
+        location: Location | None = None,
+    ) -> None:
+        self.id = id
+        self.when = when
+        self.action = action
+        self.because = because
+        self.description = description
+        self.location = location
 
 
-@dataclass(frozen=True)
-class Guard:
-    id: str
-    action: Action
-    when: CompiledExpression
-    severity: str  # block | warn
-    overridable: bool
-    message: Template | None
-    description: str | None = None
-    location: Location | None = field(default=None, compare=False)  # the guard's entry
+class Guard(Record):
+    """A guard of ``action``: a ``block`` or ``warn`` (``severity``) when ``when`` holds.
+
+    ``location`` is the guard's entry in its file; it takes no part in equality."""
+
+    FIELDS = (
+        "id",
+        "action",
+        "when",
+        "severity",
+        "overridable",
+        "message",
+        "description",
+        "location",
+    )
+    __slots__ = FIELDS
+    COMPARED = FIELDS[:-1]
+
+    def __init__(
+        self,
+        id: str,  # noqa: A002 (the field's name)
+        action: Action,
+        when: CompiledExpression,
+        severity: str,
+        overridable: bool,
+        message: Template | None,
+        description: str | None = None,
+        location: Location | None = None,
+    ) -> None:
+        self.id = id
+        self.action = action
+        self.when = when
+        self.severity = severity
+        self.overridable = overridable
+        self.message = message
+        self.description = description
+        self.location = location
 
 
-@dataclass(frozen=True)
-class Signal:
-    type: str
-    default: bool | int | float | str
-    description: str | None = None
+class Signal(Record):
+    """A declared signal: its type and the value rules read when a state gives none."""
+
+    FIELDS = ("type", "default", "description")
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        type: str,  # noqa: A002 (the field's name)
+        default: bool | int | float | str,
+        description: str | None = None,
+    ) -> None:
+        self.type = type
+        self.default = default
+        self.description = description
 
 
-@dataclass
-class Policy:
-    """A loaded, checked and compiled policy. Build it with :func:`clm_policy.load_policy`."""
+class Policy(Record):
+    """A loaded, checked and compiled policy. Build it with :func:`clm_policy.load_policy`.
 
-    name: str
-    path: str
-    digest: str
-    files: tuple[str, ...]
-    profiles: dict[str, Profile]
-    default_profile: str
-    signals: dict[str, Signal]
-    models: dict[str, int]
-    rules: tuple[Rule, ...]
-    otherwise: Action
-    guards: dict[Action, tuple[Guard, ...]]
-    description: str | None = None
-    source_paths: tuple[str, ...] = ()
-    confirm: frozenset[Action] = frozenset()  # actions a person confirms before they happen
-    _pool: SandboxPool = field(default_factory=SandboxPool, repr=False, compare=False)
+    ``confirm`` lists the actions a person confirms before they happen."""
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state.pop("_pool", None)  # per-thread evaluators are rebuilt, never pickled
-        return state
+    FIELDS = (
+        "name",
+        "path",
+        "digest",
+        "files",
+        "profiles",
+        "default_profile",
+        "signals",
+        "models",
+        "rules",
+        "otherwise",
+        "guards",
+        "description",
+        "source_paths",
+        "confirm",
+    )
+    __slots__ = FIELDS
+    HASHABLE = False
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._pool = SandboxPool()
+    def __init__(
+        self,
+        name: str,
+        path: str,
+        digest: str,
+        files: tuple[str, ...],
+        profiles: dict[str, Profile],
+        default_profile: str,
+        signals: dict[str, Signal],
+        models: dict[str, int],
+        rules: tuple[Rule, ...],
+        otherwise: Action,
+        guards: dict[Action, tuple[Guard, ...]],
+        description: str | None = None,
+        source_paths: tuple[str, ...] = (),
+        confirm: frozenset[Action] = frozenset(),
+    ) -> None:
+        self.name = name
+        self.path = path
+        self.digest = digest
+        self.files = files
+        self.profiles = profiles
+        self.default_profile = default_profile
+        self.signals = signals
+        self.models = models
+        self.rules = rules
+        self.otherwise = otherwise
+        self.guards = guards
+        self.description = description
+        self.source_paths = source_paths
+        self.confirm = confirm
 
     # -- the public verbs -------------------------------------------------------------
 
@@ -273,8 +430,7 @@ class Policy:
         """:meth:`decide` as plain data, without pydantic."""
         prof = self.profile(profile or state.profile)
         names, window, source = self.namespace(state, prof)
-        sandbox = self._pool.sandbox
-        rule = next((r for r in self.rules if sandbox.run(r.when, names)), None)
+        rule = next((r for r in self.rules if r.when.evaluate(names)), None)
         return self._finish(rule, names, prof, window, source, force)
 
     def explain(
@@ -290,8 +446,7 @@ class Policy:
 
         prof = self.profile(profile or state.profile)
         names, window, source = self.namespace(state, prof)
-        sandbox = self._pool.sandbox
-        rule = next((r for r in self.rules if sandbox.run(r.when, names)), None)
+        rule = next((r for r in self.rules if r.when.evaluate(names)), None)
         decision = self._finish(rule, names, prof, window, source, force).to_decision()
         rule_traces = [
             RuleTrace(
@@ -339,7 +494,7 @@ class Policy:
 
     def _trace(self, expr: CompiledExpression, names: Mapping[str, Any]) -> dict[str, Any]:
         try:
-            result: bool | None = bool(self._pool.sandbox.run(expr, names))
+            result: bool | None = bool(expr.evaluate(names))
             error = None
         except EvaluationError as exc:
             result, error = None, exc.message
@@ -449,18 +604,15 @@ class Policy:
         source: str | None,
         force: bool,
     ) -> Outcome:
-        sandbox = self._pool.sandbox
         proposed = rule.action if rule is not None else self.otherwise
         blocked: list[Finding] = []
         warned: list[Finding] = []
         overridden: list[Finding] = []
         for guard in self.guards.get(proposed, ()):
-            if not sandbox.run(guard.when, names):
+            if not guard.when.evaluate(names):
                 continue
             text = (
-                guard.message.render(sandbox, names)
-                if guard.message is not None
-                else f"{guard.when.text}"
+                guard.message.render(names) if guard.message is not None else f"{guard.when.text}"
             )
             finding = Finding(guard.id, guard.severity, text)
             if guard.severity == "warn":
@@ -472,7 +624,7 @@ class Policy:
         if rule is None:
             reason = f"no rule held; otherwise {proposed.value}"
         elif rule.because is not None:
-            reason = rule.because.render(sandbox, names)
+            reason = rule.because.render(names)
         else:
             reason = f"{rule.when.text}"
         # several guards' messages are each capped, and the whole rationale is too

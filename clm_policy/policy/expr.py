@@ -8,53 +8,47 @@ Two layers keep a hostile policy contained:
    policy's known names and rewritten into single flat names, so there is no attribute access
    left at run time, no subscripts and no method calls. Anything else is a load error with the
    file:line:col of the offending part.
-2. :class:`Sandbox` — a ``simpleeval`` evaluator whose operators enforce this evaluator's own
-   :class:`Limits` (huge powers, repeats and concatenations are refused) — evaluates the tree
-   on a dict of plain values.
+2. :meth:`CompiledExpression.evaluate` runs the checked tree, turned once into Python code
+   (:mod:`clm_policy.policy.evaluate`) whose operators enforce this expression's
+   :class:`Limits` (huge powers, repeats and concatenations are refused), on a dict of plain
+   values. :class:`~clm_policy.policy.sandbox.Sandbox`, a ``simpleeval`` evaluator with the
+   same bounded operators, walks the tree instead: it is the reference the code is tested
+   equal to, and what lint uses on constant parts.
 """
 
 from __future__ import annotations
 
 import ast
-import operator
-import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
 
-from simpleeval import SimpleEval
+from clm_policy.errors import ExpressionError, Location
+from clm_policy.policy.evaluate import (
+    DEFAULT_LIMITS,
+    FUNCTIONS,
+    LimitExceeded,
+    Limits,
+    evaluation_error,
+    lower,
+)
+from clm_policy.policy.names import GROUPS, suggest
+from clm_policy.record import Record
 
-from clm_policy.errors import EvaluationError, ExpressionError, Location
-from clm_policy.policy.names import GROUPS, NameInfo, suggest
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
 
+    from clm_policy.policy.names import NameInfo
 
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """Bounds one evaluator enforces; held per evaluator, never as module globals."""
-
-    max_expression_length: int = 1000
-    max_string_length: int = 10_000
-    max_int_bits: int = 4096
-    max_collection_length: int = 1000
-    max_depth: int = 200
-
-
-DEFAULT_LIMITS = Limits()
-
-FUNCTIONS: Mapping[str, Callable[..., Any]] = {
-    "abs": abs,
-    "min": min,
-    "max": max,
-    "round": round,
-    "len": len,
-    "int": int,
-    "float": float,
-    "str": str,
-    "bool": bool,
-    "sum": sum,
-    "any": any,
-    "all": all,
-}
+__all__ = [
+    "DEFAULT_LIMITS",
+    "FUNCTIONS",
+    "OPERATORS",
+    "CompiledExpression",
+    "LimitExceeded",
+    "Limits",
+    "SourceSpan",
+    "compile_expression",
+]
 
 # The operators an expression may use, with how they are written.
 OPERATORS: Mapping[type[ast.AST], str] = {
@@ -101,12 +95,17 @@ _REFUSED: Mapping[type[ast.AST], str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class SourceSpan:
-    """Where an expression's text starts in its file, to map columns inside it back."""
+class SourceSpan(Record):
+    """Where an expression's text starts in its file, to map columns inside it back.
 
-    start: Location
-    block_indent: int = 0  # column later lines start at (block scalars); 0 = same as line 1
+    ``block_indent`` is the column later lines start at (block scalars); 0: as line 1."""
+
+    FIELDS = ("start", "block_indent")
+    __slots__ = FIELDS
+
+    def __init__(self, start: Location, block_indent: int = 0) -> None:
+        self.start = start
+        self.block_indent = block_indent
 
     def at(self, line: int, col: int) -> Location:
         """File location of (1-based) ``line``/``col`` inside the expression text."""
@@ -116,19 +115,50 @@ class SourceSpan:
         return Location(self.start.file, self.start.line + line - 1, base + max(col, 1) - 1)
 
 
-@dataclass(frozen=True, slots=True)
-class CompiledExpression:
-    """An expression parsed, checked and rewritten at load; evaluate it with :class:`Sandbox`."""
+class CompiledExpression(Record):
+    """An expression parsed, checked and rewritten at load; :meth:`evaluate` runs it.
 
-    text: str
-    tree: ast.expr
-    names: tuple[str, ...]  # flat names read, in order of first appearance
-    location: Location
-    span: SourceSpan | None = None  # to place a node of ``tree`` in the file (lint)
-    shift: int = 0  # columns the parsed text's first line differs from the file's
-    # the text as parsed (a folded scalar's lines as written), so that the policy cache can
-    # store source text and compile it again, checks included, instead of storing ``tree``
-    source: str = ""
+    ``names`` are the flat names it reads, in order of first appearance; ``span`` places a
+    node of ``tree`` in the file (lint); ``shift`` is the columns the parsed text's first line
+    differs from the file's; ``source`` is the text as parsed (a folded scalar's lines as
+    written), so that the policy cache can store source text and compile it again, checks
+    included, instead of storing ``tree``. The code is made on the first evaluation.
+    """
+
+    FIELDS = ("text", "tree", "names", "location", "span", "shift", "source", "limits")
+    __slots__ = (*FIELDS, "_run")
+    COMPARED = ("text", "names", "location", "span", "shift", "source", "limits")
+
+    def __init__(
+        self,
+        text: str,
+        tree: ast.expr,
+        names: tuple[str, ...],
+        location: Location,
+        span: SourceSpan | None = None,
+        shift: int = 0,
+        source: str = "",
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> None:
+        self.text = text
+        self.tree = tree
+        self.names = names
+        self.location = location
+        self.span = span
+        self.shift = shift
+        self.source = source
+        self.limits = limits
+        self._run: Callable[[Mapping[str, Any]], Any] | None = None
+
+    def evaluate(self, names: Mapping[str, Any]) -> Any:
+        """The value on ``names``; any failure is an :class:`~clm_policy.errors.EvaluationError`."""
+        run = self._run
+        try:
+            if run is None:
+                run = self._run = lower(self.tree, self.limits)
+            return run(names)
+        except Exception as exc:
+            raise evaluation_error(self, names, exc) from None
 
     def node_location(self, node: ast.AST) -> Location:
         """Where ``node`` (a part of ``tree``) starts in the file."""
@@ -346,6 +376,7 @@ def compile_expression(
         span=span,
         shift=wrapped.shift,
         source=body,
+        limits=limits,
     )
 
 
@@ -359,166 +390,3 @@ class _Span:
 
     def at(self, line: int, col: int) -> Location:
         return self.span.at(line, col - self.shift if line == 1 else col)
-
-
-class LimitExceeded(Exception):
-    """An operation a :class:`Limits` bound refuses (reported as "refused: ...")."""
-
-
-def _weight(value: Any, budget: int) -> int:
-    """The size of ``value``: a string's length; a sequence's items, each counting one plus
-    its own weight. The walk stops once the count exceeds ``budget``, so a repeat of a repeat
-    (whose copies share their items) is never walked in full.
-    """
-    if isinstance(value, str):
-        return len(value)
-    count = 0
-    stack = [value]
-    while stack and count <= budget:
-        item = stack.pop()
-        if isinstance(item, str):
-            count += len(item)
-        elif isinstance(item, list | tuple):
-            count += len(item)
-            stack.extend(x for x in item if isinstance(x, str | list | tuple))
-    return count
-
-
-def _operators(limits: Limits) -> dict[type[ast.AST], Callable[..., Any]]:
-    most = limits.max_string_length
-
-    def power(a: Any, b: Any) -> Any:
-        if isinstance(a, int) and isinstance(b, int) and b > 0:
-            bits = max(abs(a).bit_length(), 1) * b
-            if abs(a) > 1 and bits > limits.max_int_bits:
-                raise LimitExceeded(f"{a} ** {b} would exceed {limits.max_int_bits} bits")
-        result = a**b
-        if isinstance(result, complex):
-            raise TypeError(f"{a} ** {b} has no real value")
-        return result
-
-    def mult(a: Any, b: Any) -> Any:
-        for seq, n in ((a, b), (b, a)):
-            sized = isinstance(seq, str | list | tuple) and isinstance(n, int) and n > 0
-            if sized and _weight(seq, most) * n > most:
-                raise LimitExceeded("repeated string or list would be too long")
-        both_int = isinstance(a, int) and isinstance(b, int)
-        if both_int and a.bit_length() + b.bit_length() > limits.max_int_bits:
-            raise LimitExceeded(f"product would exceed {limits.max_int_bits} bits")
-        return a * b
-
-    def add(a: Any, b: Any) -> Any:
-        both = isinstance(a, str | list | tuple) and isinstance(b, str | list | tuple)
-        if both and _weight(a, most) + _weight(b, most) > most:
-            raise LimitExceeded("concatenation would be too long")
-        return a + b
-
-    def mod(a: Any, b: Any) -> Any:
-        if isinstance(a, str):
-            # printf-style formatting builds strings of any width from a short literal
-            raise LimitExceeded("string formatting with % is not allowed (use a message)")
-        return a % b
-
-    return {
-        ast.Add: add,
-        ast.Sub: operator.sub,
-        ast.Mult: mult,
-        ast.Div: operator.truediv,
-        ast.FloorDiv: operator.floordiv,
-        ast.Mod: mod,
-        ast.Pow: power,
-        ast.Eq: operator.eq,
-        ast.NotEq: operator.ne,
-        ast.Lt: operator.lt,
-        ast.LtE: operator.le,
-        ast.Gt: operator.gt,
-        ast.GtE: operator.ge,
-        ast.Not: operator.not_,
-        ast.USub: operator.neg,
-        ast.UAdd: operator.pos,
-        ast.In: lambda x, y: x in y,
-        ast.NotIn: lambda x, y: x not in y,
-        ast.Is: operator.is_,
-        ast.IsNot: operator.is_not,
-    }
-
-
-def _functions(limits: Limits) -> dict[str, Callable[..., Any]]:
-    def round_(number: Any, ndigits: Any = None) -> Any:
-        if isinstance(ndigits, int) and abs(ndigits) > 100:
-            # round(1, -10**9) computes 10 ** 10**9 first
-            raise LimitExceeded(f"round() to {ndigits} digits")
-        return round(number, ndigits)
-
-    def sum_(values: Any, start: Any = 0) -> Any:
-        items = list(values) if isinstance(values, list | tuple) else values
-        for item in (start, *items):
-            if isinstance(item, bool) or not isinstance(item, int | float):
-                raise TypeError(f"sum() adds numbers only, got {type(item).__name__}")
-        return sum(items, start)
-
-    functions = dict(FUNCTIONS)
-    functions["round"] = round_
-    functions["sum"] = sum_
-    return functions
-
-
-def _check_result_size(value: Any, limits: Limits) -> None:
-    sized = isinstance(value, str | list | tuple)
-    if sized and _weight(value, limits.max_string_length) > limits.max_string_length:
-        raise LimitExceeded("result too long")
-    if isinstance(value, int) and value.bit_length() > limits.max_int_bits:
-        raise LimitExceeded(f"result exceeds {limits.max_int_bits} bits")
-
-
-class Sandbox(SimpleEval):  # type: ignore[misc]  # simpleeval ships no type information
-    """A simpleeval evaluator with this project's operators, functions and limits."""
-
-    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
-        super().__init__(operators=_operators(limits), functions=_functions(limits), names={})
-        self.limits = limits
-        self.nodes[ast.List] = self._eval_sequence
-        self.nodes[ast.Tuple] = self._eval_sequence
-        # Our checker already flattened every attribute; refuse any that slipped through.
-        self.nodes.pop(ast.Attribute, None)
-        self.nodes.pop(ast.Subscript, None)
-
-    def _eval_sequence(self, node: ast.List | ast.Tuple) -> tuple[Any, ...]:
-        return tuple(self._eval(elt) for elt in node.elts)
-
-    def _eval_call(self, node: ast.Call) -> Any:
-        result = super()._eval_call(node)
-        _check_result_size(result, self.limits)
-        return result
-
-    def run(self, expr: CompiledExpression, names: Mapping[str, Any]) -> Any:
-        """Evaluate ``expr`` on ``names``; any failure is an :class:`EvaluationError`."""
-        self.names = names
-        self.expr = expr.text
-        try:
-            return self._eval(expr.tree)
-        except Exception as exc:
-            raise _evaluation_error(expr, names, exc) from None
-
-
-def _evaluation_error(
-    expr: CompiledExpression, names: Mapping[str, Any], exc: Exception
-) -> EvaluationError:
-    missing = [n for n in expr.names if names.get(n) is None]
-    detail = str(exc) or type(exc).__name__
-    if isinstance(exc, TypeError) and missing:
-        detail = f"{', '.join(missing)} has no value in this state ({detail})"
-    elif isinstance(exc, LimitExceeded):
-        detail = f"refused: {detail}"
-    elif isinstance(exc, OverflowError):
-        detail = f"refused: numeric overflow ({detail})"
-    elif isinstance(exc, MemoryError | RecursionError):
-        detail = "refused: too much memory or nesting"
-    return EvaluationError(f"evaluating '{expr.text}' failed: {detail}", expr.location)
-
-
-class SandboxPool(threading.local):
-    """One :class:`Sandbox` per thread (an evaluator holds its names while it runs)."""
-
-    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
-        self.sandbox = Sandbox(limits)

@@ -7,15 +7,23 @@ The values are computed from a :class:`~clm_policy.models.SessionState` by
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from clm_policy.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
 
 
-@dataclass(frozen=True, slots=True)
-class NameInfo:
-    type: str  # "int" | "float" | "bool" | "str", with "|None" when it may be missing
-    doc: str
+class NameInfo(Record):
+    """A name's type (``int``, ``float``, ``bool`` or ``str``, with ``|None`` when it may be
+    missing) and what it means."""
+
+    FIELDS = ("type", "doc")
+    __slots__ = FIELDS
+
+    def __init__(self, type: str, doc: str) -> None:  # noqa: A002 (the field's name)
+        self.type = type
+        self.doc = doc
 
 
 STATE_NAMES: Mapping[str, NameInfo] = {
@@ -73,6 +81,8 @@ def suggest(name: str, candidates: Iterable[str]) -> str:
     """A ``; did you mean 'x'?`` suffix, or an empty string when nothing is close."""
     if len(name) > _LONGEST_GUESS:
         return ""  # no name is that long; difflib would only take its time to say so
+    import difflib  # only when a name is wrong
+
     pool = list(candidates)
     close = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
     if not close and "." in name:

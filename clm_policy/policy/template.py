@@ -10,24 +10,25 @@ rationale or a guard's message, and so a decision, of unbounded size.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
-
 from clm_policy.errors import EvaluationError, ExpressionError, quote
 from clm_policy.policy.expr import (
     DEFAULT_LIMITS,
     CompiledExpression,
     Limits,
-    Sandbox,
     SourceSpan,
     compile_expression,
 )
-from clm_policy.policy.names import NameInfo
+from clm_policy.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from clm_policy.policy.names import NameInfo
 
 # A deliberately small format-spec language: no widths or fills that could blow up output.
-_SPEC = re.compile(r",?(\.\d{1,2})?[%dfegs]?")
+_SPEC = r",?(\.\d{1,2})?[%dfegs]?"
 MAX_VALUE_LENGTH = 1000
 """Characters of one placeholder's rendered value (then ``...``)."""
 MAX_RENDERED_LENGTH = 2000
@@ -35,11 +36,22 @@ MAX_RENDERED_LENGTH = 2000
 _ELLIPSIS = "..."
 
 
-@dataclass(frozen=True, slots=True)
-class Template:
-    text: str
-    parts: tuple[str | tuple[CompiledExpression, str], ...]
-    span: SourceSpan | None = None  # where ``text`` starts (the policy cache compiles it again)
+class Template(Record):
+    """A message with ``{expression}`` parts; ``span`` is where ``text`` starts (the policy
+    cache compiles it again from there)."""
+
+    FIELDS = ("text", "parts", "span")
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        text: str,
+        parts: tuple[str | tuple[CompiledExpression, str], ...],
+        span: SourceSpan | None = None,
+    ) -> None:
+        self.text = text
+        self.parts = parts
+        self.span = span
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -50,14 +62,14 @@ class Template:
                     seen.setdefault(name, None)
         return tuple(seen)
 
-    def render(self, sandbox: Sandbox, names: Mapping[str, Any]) -> str:
+    def render(self, names: Mapping[str, Any]) -> str:
         out: list[str] = []
         for part in self.parts:
             if isinstance(part, str):
                 out.append(part)
                 continue
             expr, spec = part
-            value = sandbox.run(expr, names)
+            value = expr.evaluate(names)
             out.append(_format(value, spec, expr))
         return capped("".join(out))
 
@@ -137,7 +149,7 @@ def compile_template(
             raise ExpressionError("unclosed '{' in message", span.at(line, col))
         inner = text[i + 1 : end]
         expr_text, spec = _split_spec(inner)
-        if spec and not _SPEC.fullmatch(spec):
+        if spec and not _spec_allowed(spec):
             raise ExpressionError(
                 f"format spec ':{spec}' not allowed (use e.g. ':,' ':.1f' ':.0%')",
                 span.at(line, col),
@@ -153,6 +165,12 @@ def compile_template(
     if literal:
         parts.append("".join(literal))
     return Template(text=text, parts=tuple(parts), span=span)
+
+
+def _spec_allowed(spec: str) -> bool:
+    import re  # compiled when a message has a format spec (re caches the pattern)
+
+    return re.fullmatch(_SPEC, spec) is not None
 
 
 def _closing_brace(text: str, start: int) -> int:

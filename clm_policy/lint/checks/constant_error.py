@@ -29,7 +29,8 @@ from collections.abc import Iterator
 from clm_policy.errors import EvaluationError
 from clm_policy.lint.context import LintContext
 from clm_policy.lint.problem import ERROR, Problem
-from clm_policy.policy.expr import CompiledExpression, Sandbox
+from clm_policy.policy.expr import CompiledExpression
+from clm_policy.policy.sandbox import Sandbox
 
 ID = "constant-error"
 LEVEL = ERROR

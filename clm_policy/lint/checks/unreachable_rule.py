@@ -30,7 +30,8 @@ from collections.abc import Iterator
 from clm_policy.errors import EvaluationError
 from clm_policy.lint.context import LintContext
 from clm_policy.lint.problem import WARNING, Problem
-from clm_policy.policy.expr import CompiledExpression, Sandbox
+from clm_policy.policy.expr import CompiledExpression
+from clm_policy.policy.sandbox import Sandbox
 
 ID = "unreachable-rule"
 LEVEL = WARNING
