@@ -1327,3 +1327,31 @@ def test_cli_process_terminates_on_resource_exhaustion(
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout == ""
     assert_one_error_line(proc.stderr, f"{path}:{WHEN_LINE}:{WHEN_COL}: ", REFUSED)
+
+
+# --------------------------------------------------------------------------------------------
+# `is` compares with None, True or False only: any other identity is the interpreter's accident
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["step is 3", "status is 'running'", "(1,) is not (1,)", "step is tokens.context"],
+)
+def test_identity_of_values_is_refused_at_load(text: str) -> None:
+    err = refused_at_load(text)
+    assert "compares with null, true or false only" in err.message
+    assert err.location == Location(FILE, LINE, COL)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("tokens.window is not None", True),
+        ("None is tokens.window", False),
+        ("tokens.estimated is False", True),
+        ("step > 1 is not False", True),
+    ],
+)
+def test_identity_with_singletons_is_allowed(text: str, value: bool) -> None:
+    assert evaluate(text) is value

@@ -169,6 +169,10 @@ class CompiledExpression(Record):
         return self.span.at(line, col - self.shift if line == 1 else col)
 
 
+def _singleton(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, bool))
+
+
 def _dotted(node: ast.expr) -> str | None:
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
@@ -233,9 +237,21 @@ class _Checker(ast.NodeTransformer):
         ):
             raise self.fail(node, f"operator not allowed: {type(node.op).__name__}")
         if isinstance(node, ast.Compare):
-            for op in node.ops:
+            operands = [node.left, *node.comparators]
+            for i, op in enumerate(node.ops):
                 if type(op) not in OPERATORS:
                     raise self.fail(node, f"operator not allowed: {type(op).__name__}")
+                if isinstance(op, ast.Is | ast.IsNot) and not (
+                    _singleton(operands[i]) or _singleton(operands[i + 1])
+                ):
+                    # the identity of any other value (a number, a string, a list) is an
+                    # accident of the interpreter: the same policy could decide differently
+                    written = OPERATORS[type(op)]
+                    raise self.fail(
+                        node,
+                        f"'{written}' compares with null, true or false only "
+                        f"(use {'==' if written == 'is' else '!='} to compare values)",
+                    )
         if (
             isinstance(node, ast.List | ast.Tuple)
             and len(node.elts) > self.limits.max_collection_length
