@@ -20,19 +20,22 @@ name never share one); without a configuration file the default is ``./clm-memor
 
 The file is a flat mapping of strings, read by a small parser of its own (a hook runs on every
 prompt and must not pay for the YAML library); anything else in it is an error at
-``file:line:col``.
+``file:line:col``. Paths are strings here: the status line, the hooks and ``decide`` import
+this module on every prompt, and pathlib alone would cost them a tenth of their time.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
 
 from clm_policy.errors import InputError, Location, quote
+from clm_policy.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    StrPath = str | os.PathLike[str]
 
 FILENAME = ".clm-policy.yaml"
 KEYS = ("version", "policy", "profile", "memory", "remote")
@@ -46,52 +49,67 @@ DEFAULT_MEMORY = "clm-memory"
 MAX_SIZE = 64 * 1024
 
 
-@dataclass(frozen=True)
-class ProjectConfig:
+class ProjectConfig(Record):
     """The configuration in effect for a folder (values from the file only; see
-    :func:`setting` for the environment's and the defaults' part)."""
+    :func:`setting` for the environment's and the defaults' part).
 
-    path: Path | None
-    """The ``.clm-policy.yaml`` found, or None."""
-    root: Path
-    """The project's folder: the configuration file's, else the folder looked from."""
-    values: Mapping[str, str] = field(default_factory=dict)
+    ``path`` is the ``.clm-policy.yaml`` found, or None; ``root`` the project's folder: the
+    configuration file's, else the folder looked from (both absolute)."""
+
+    FIELDS = ("path", "root", "values")
+    __slots__ = FIELDS
+
+    def __init__(self, path: str | None, root: str, values: Mapping[str, str] | None = None):
+        self.path = path
+        self.root = root
+        self.values: Mapping[str, str] = {} if values is None else values
 
     def get(self, key: str) -> str | None:
         return self.values.get(key)
 
 
-def find_config(start: Path) -> Path | None:
+def find_config(start: StrPath) -> str | None:
     """The nearest ``.clm-policy.yaml`` in ``start`` or a folder above it."""
-    here = start.absolute()
-    for folder in (here, *here.parents):
-        candidate = folder / FILENAME
-        if candidate.is_file():
+    here = os.path.abspath(start)
+    while True:
+        candidate = os.path.join(here, FILENAME)
+        if os.path.isfile(candidate):
             return candidate
-    return None
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
 
 
-def load_config(start: Path | None = None) -> ProjectConfig:
+def load_config(start: StrPath | None = None) -> ProjectConfig:
     """The project configuration for ``start`` (default: the working directory)."""
-    folder = (start or Path.cwd()).absolute()
+    folder = os.path.abspath(start if start is not None else os.getcwd())
     path = find_config(folder)
     if path is None:
         return ProjectConfig(None, folder)
-    info = path.stat()
-    return ProjectConfig(path, path.parent, _parsed(path, info.st_mtime_ns, info.st_size))
+    info = os.stat(path)
+    return ProjectConfig(path, os.path.dirname(path), _parsed(path, info.st_mtime_ns, info.st_size))
 
 
-@functools.lru_cache(maxsize=8)
-def _parsed(path: Path, _mtime: int, _size: int) -> dict[str, str]:
-    # a command resolves several options from one file: parse it once (while it is unchanged)
-    return parse_config(path)
+# a command resolves several options from one file: parse it once (while it is unchanged)
+_PARSED: dict[tuple[str, int, int], dict[str, str]] = {}
 
 
-def parse_config(path: Path) -> dict[str, str]:
+def _parsed(path: str, mtime: int, size: int) -> dict[str, str]:
+    key = (path, mtime, size)
+    found = _PARSED.get(key)
+    if found is None:
+        if len(_PARSED) >= 8:
+            _PARSED.clear()
+        found = _PARSED[key] = parse_config(path)
+    return found
+
+
+def parse_config(path: StrPath) -> dict[str, str]:
     """The key/value pairs of a configuration file; any problem is an :class:`InputError`."""
     from clm_policy.textio import read_text
 
-    shown = str(path)
+    shown = os.fspath(path)
     text = read_text(path, shown, limit=MAX_SIZE, what="configuration")
     values: dict[str, str] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -159,9 +177,9 @@ def setting(key: str, flag: str | None, config: ProjectConfig | None = None) -> 
     if value is None:
         return None
     if key in ("memory", "policy") and config.path is not None:
-        expanded = Path(os.path.expanduser(value))
+        expanded = os.path.expanduser(value)
         if key == "memory" or _looks_like_path(value):
-            return str(expanded if expanded.is_absolute() else config.root / expanded)
+            return os.path.join(config.root, expanded)  # an absolute one stays as it is
     return value
 
 
@@ -177,19 +195,22 @@ def memory_path(flag: str | None, config: ProjectConfig | None = None) -> str:
     if chosen is not None:
         return chosen
     if config.path is not None:
-        return str(project_memory(config.root))
+        return project_memory(config.root)
     return DEFAULT_MEMORY
 
 
-def project_memory(root: Path) -> Path:
+def project_memory(root: StrPath) -> str:
     """Where a configured project keeps its memory repository by default (outside its tree)."""
+    from clm_policy.digest import sha256_hex
+
     data = os.environ.get("XDG_DATA_HOME") or os.path.join(
         os.path.expanduser("~"), ".local", "share"
     )
-    resolved = root.resolve()
-    digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:8]
-    safe = "".join(c if c.isalnum() or c in "._-" else "-" for c in resolved.name)[:40] or "project"
-    return Path(data) / "clm-policy" / "projects" / f"{safe}-{digest}" / "memory"
+    resolved = os.path.realpath(root)
+    digest = sha256_hex(resolved.encode())[:8]
+    name = os.path.basename(resolved)
+    safe = "".join(c if c.isalnum() or c in "._-" else "-" for c in name)[:40] or "project"
+    return os.path.join(data, "clm-policy", "projects", f"{safe}-{digest}", "memory")
 
 
 TEMPLATE = """\
@@ -203,7 +224,7 @@ profile: {profile}
 """
 
 
-def write_config(root: Path, values: Mapping[str, str], remote: str | None = None) -> bool:
+def write_config(root: StrPath, values: Mapping[str, str], remote: str | None = None) -> bool:
     """Write ``root/.clm-policy.yaml`` unless a configuration is already in effect there.
 
     Returns whether it wrote one. The file names no memory repository: each machine uses the
@@ -215,8 +236,9 @@ def write_config(root: Path, values: Mapping[str, str], remote: str | None = Non
         profile=values["profile"],
         remote=f"remote: {remote}\n" if remote else "",
     )
-    target = root / FILENAME
-    tmp = target.with_name(f".{FILENAME}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(target)
+    target = os.path.join(root, FILENAME)
+    tmp = os.path.join(root, f".{FILENAME}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, target)
     return True

@@ -20,6 +20,19 @@ if TYPE_CHECKING:  # no pathlib at run time: the status line does without it
     StrPath = str | Path
 
 
+def cache_dir() -> str | None:
+    """The directory of clm-policy's caches (compiled policies, status-line digests); None
+    when ``CLM_POLICY_NO_CACHE`` turns caching off. ``CLM_POLICY_CACHE_DIR`` moves it; by
+    default it is ``$XDG_CACHE_HOME/clm-policy`` or ``~/.cache/clm-policy``."""
+    if os.environ.get("CLM_POLICY_NO_CACHE"):
+        return None
+    explicit = os.environ.get("CLM_POLICY_CACHE_DIR")
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "clm-policy")
+
+
 def is_private(st: os.stat_result) -> bool:
     """Owned by this user, and no one else may write it."""
     return st.st_uid == os.geteuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)

@@ -43,7 +43,7 @@ class Record:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.FIELDS)
         return f"{type(self).__name__}({shown})"
 
-    def values(self) -> dict[str, Any]:
+    def field_values(self) -> dict[str, Any]:
         """The constructor fields by name."""
         return {name: getattr(self, name) for name in self.FIELDS}
 
@@ -52,6 +52,6 @@ class Record:
         unknown = set(changes) - set(self.FIELDS)
         if unknown:
             raise TypeError(f"{type(self).__name__} has no field {sorted(unknown)[0]!r}")
-        values = self.values()
+        values = self.field_values()
         values.update(changes)
         return type(self)(**values)

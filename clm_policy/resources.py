@@ -6,21 +6,39 @@ In a wheel they live inside the package (``clm_policy/_bundled``); in a source c
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
-_PACKAGE = Path(__file__).resolve().parent
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pathlib is imported where a Path is returned (decide runs without it)
+    from pathlib import Path
+
+_PACKAGE = os.path.dirname(os.path.realpath(__file__))
+
+
+def bundled_folder(kind: str) -> str:
+    """``policies`` or ``schemas``: the directory holding the bundled files of that kind."""
+    inside = os.path.join(_PACKAGE, "_bundled", kind)
+    if os.path.isdir(inside):
+        return inside
+    return os.path.join(os.path.dirname(_PACKAGE), kind)
 
 
 def bundled_dir(kind: str) -> Path:
-    """``policies`` or ``schemas``: the directory holding the bundled files of that kind."""
-    inside = _PACKAGE / "_bundled" / kind
-    if inside.is_dir():
-        return inside
-    return _PACKAGE.parent / kind
+    """:func:`bundled_folder` as a Path."""
+    from pathlib import Path
+
+    return Path(bundled_folder(kind))
+
+
+def bundled_policy_file(name: str) -> str:
+    """Where the bundled policy ``name`` would be (whether or not it exists)."""
+    return os.path.join(bundled_folder("policies"), f"{name}.yaml")
 
 
 def bundled_policy(name: str) -> Path:
-    return bundled_dir("policies") / f"{name}.yaml"
+    from pathlib import Path
+
+    return Path(bundled_policy_file(name))
 
 
 def bundled_policy_names() -> list[str]:

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
-from typing import BinaryIO
 
 from clm_policy.errors import InputError, Location
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # no pathlib or typing at run time: the per-prompt commands read files too
+    from typing import BinaryIO
+
+    StrPath = str | os.PathLike[str]
 
 MiB = 1024 * 1024
 POLICY_LIMIT = 1 * MiB  # the bundled policies are about 2 KB
@@ -39,11 +43,11 @@ def _size(limit: int) -> str:
     return f"{limit // MiB} MiB" if limit % MiB == 0 else f"{limit} bytes"
 
 
-def path_kind(path: Path) -> str:
+def path_kind(path: StrPath) -> str:
     """``file`` (a regular file), ``folder``, ``other`` (a FIFO, a device, a socket) or
     ``missing`` — also for a path the system cannot look up (too long, a NUL byte in it)."""
     try:
-        mode = path.stat().st_mode
+        mode = os.stat(path).st_mode
     except (OSError, ValueError):
         return "missing"
     if stat.S_ISREG(mode):
@@ -51,14 +55,14 @@ def path_kind(path: Path) -> str:
     return "folder" if stat.S_ISDIR(mode) else "other"
 
 
-def check_file(path: Path, display: str, limit: int, what: str) -> None:
+def check_file(path: StrPath, display: str, limit: int, what: str) -> None:
     """Refuse ``path`` unless it is a regular file of at most ``limit`` bytes.
 
     For callers that must vet a file before something else reads it whole (the policy cache
     hashes a policy's bytes before parsing it). A missing file passes: reading it says so.
     """
     try:
-        info = path.stat()
+        info = os.stat(path)
     except (OSError, ValueError):
         return
     _check_stat(info, display, limit, what)
@@ -75,7 +79,7 @@ def _too_large(what: str, limit: int) -> str:
     return f"too large for a {what} file (more than {_size(limit)})"
 
 
-def read_text(path: Path, display: str | None = None, *, limit: int, what: str) -> str:
+def read_text(path: StrPath, display: str | None = None, *, limit: int, what: str) -> str:
     """Read a UTF-8 file of at most ``limit`` bytes; any problem is an :class:`InputError`.
 
     ``what`` names the kind of file in messages ("policy", "state", ...). The file is opened
@@ -86,7 +90,7 @@ def read_text(path: Path, display: str | None = None, *, limit: int, what: str) 
     return decode(read_bytes(path, shown, limit=limit, what=what), shown, limit, what)
 
 
-def read_bytes(path: Path, display: str | None = None, *, limit: int, what: str) -> bytes:
+def read_bytes(path: StrPath, display: str | None = None, *, limit: int, what: str) -> bytes:
     """The bytes of a regular file, at most ``limit + 1`` of them read (see :func:`read_text`);
     a file over the limit is an :class:`InputError`."""
     shown = display or str(path)

@@ -255,10 +255,10 @@ def test_a_planted_pickle_never_runs(
 ) -> None:
     canary = tmp_path / "canary"
     payload = pickle.dumps(_Payload(canary))
-    entry = cache.entry_path(cache_home, "default")
+    entry = Path(cache.entry_path(cache_home, "default"))
     with monkeypatch.context() as m:
         m.setattr(cache, "_FORMAT", b"clm-policy-cache-1")  # the key of the pickle format
-        old = cache.entry_path(cache_home, "default").with_suffix(".pickle")
+        old = Path(cache.entry_path(cache_home, "default")).with_suffix(".pickle")
     for path in (entry, entry.with_suffix(".pickle"), old):
         _plant(path, payload)
     s = SessionState(session_id="s", tokens=TokenSnapshot(context_tokens=260_000))

@@ -33,7 +33,7 @@ def test_found_from_a_subfolder_and_resolved(
     (project / ".clm-policy.yaml").write_text(CONFIG + "memory: ../shared-memory\n")
     monkeypatch.chdir(project / "src" / "deep")
     config = load_config()
-    assert config.path == project / ".clm-policy.yaml"
+    assert config.path == str(project / ".clm-policy.yaml")
     assert (setting("policy", None, config), setting("profile", None, config)) == (
         "claude-code",
         "research",

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from clm_policy import config
+from clm_policy import privatefiles
 from clm_policy.agents import statusline as sl
 from clm_policy.models.enums import MAX_COUNT
 from clm_policy.policy import cache
@@ -379,8 +379,7 @@ def test_no_cache_means_no_digest(project: Path, monkeypatch: pytest.MonkeyPatch
 
 
 def test_the_copies_equal_their_sources() -> None:
-    assert (sl.CONFIG_FILENAME, sl.MAX_COUNT) == (config.FILENAME, MAX_COUNT)
-    assert {k: config.ENV[k] for k in ("policy", "profile")} == sl.ENV
+    assert sl.MAX_COUNT == MAX_COUNT
 
 
 def test_the_fast_options_are_the_click_command_options() -> None:
@@ -397,29 +396,24 @@ def test_the_fast_options_are_the_click_command_options() -> None:
 
 
 @pytest.mark.parametrize(
-    "env",
+    ("env", "expected"),
     [
-        {},
-        {"XDG_CACHE_HOME": "/x/cache"},
-        {"CLM_POLICY_CACHE_DIR": "/y/c"},
-        {"CLM_POLICY_NO_CACHE": "1", "CLM_POLICY_CACHE_DIR": "/y/c"},
+        ({"HOME": "/h"}, "/h/.cache/clm-policy"),
+        ({"XDG_CACHE_HOME": "/x/cache"}, "/x/cache/clm-policy"),
+        ({"CLM_POLICY_CACHE_DIR": "/y/c"}, "/y/c"),
+        ({"CLM_POLICY_NO_CACHE": "1", "CLM_POLICY_CACHE_DIR": "/y/c"}, None),
     ],
 )
-def test_the_digest_directory_is_the_policy_cache_directory(
-    env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+def test_the_cache_directory(
+    env: dict[str, str], expected: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The status line's digests live with the compiled policies (one function says where)."""
     for name in ("XDG_CACHE_HOME", "CLM_POLICY_CACHE_DIR", "CLM_POLICY_NO_CACHE"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    expected = cache.cache_dir()
-    assert sl.digest_dir() == (None if expected is None else str(expected))
-
-
-def test_find_config_is_the_configuration_lookup(project: Path, tmp_path: Path) -> None:
-    for start in (project, project / "src", tmp_path):
-        found = config.find_config(start)
-        assert sl.find_config(str(start)) == (None if found is None else str(found))
+    assert privatefiles.cache_dir() == expected
+    assert sl.cache_dir is privatefiles.cache_dir is cache.cache_dir
 
 
 @pytest.mark.parametrize("name", ["default", "claude-code"])
@@ -495,8 +489,9 @@ def test_a_hit_imports_neither_click_nor_the_policy_engine(project: Path, warm: 
         "sys.argv = ['clm-policy', 'statusline']\n"
         "from clm_policy.cli.entry import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "heavy = ['click', 'pydantic', 'ruamel.yaml', 'simpleeval', 'clm_policy.config',\n"
-        "         'clm_policy.policy.engine', 'clm_policy.policy.cache', 'tempfile']\n"
+        "heavy = ['click', 'pydantic', 'ruamel.yaml', 'simpleeval', 'pathlib', 'typing',\n"
+        "         'dataclasses', 'hashlib', 'clm_policy.policy.engine',\n"
+        "         'clm_policy.policy.cache', 'tempfile']\n"
         "sys.stderr.write(repr([m for m in heavy if m in sys.modules]))\n"
     )
     proc = subprocess.run(

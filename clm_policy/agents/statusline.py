@@ -25,12 +25,14 @@ it); a team policy's other rules show only in the hooks.
 
 It runs on every refresh, so it is fast: a small *digest* — the policy's and profile's names,
 the window and the thresholds in tokens — is kept as JSON in the policy cache's directory
-(:func:`clm_policy.policy.cache.cache_dir`, with its rules: used only when it is a real
+(:func:`clm_policy.privatefiles.cache_dir`, with its rules: used only when it is a real
 directory of this user that no one else may write; entries ``0600``; never pickle). An entry
 is found by the configuration file's path, the flags and environment, the working directory
 and the window (or the model), and holds the configuration file's and every policy file's
 size and modification time: an edit to any of them is a miss. On a hit nothing but ``json``,
-``os`` and ``hashlib`` is imported (``clm_policy.cli.entry`` runs this module without click);
+``os`` and the lean modules it shares with the other per-prompt commands (the configuration
+lookup, the private cache files, SHA-256) is imported (``clm_policy.cli.entry`` runs this
+module without click);
 a miss loads the configuration and the policy (through the policy cache), resolves the
 thresholds for the window, shows the action :meth:`~clm_policy.policy.engine.Policy.outcome`
 gives for the context, and writes the digest.
@@ -43,11 +45,12 @@ is moved to ``statusline.log.1`` past 64 KiB).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 
-from clm_policy.privatefiles import private_dir, read_private, write_private
+from clm_policy.config import ENV, find_config
+from clm_policy.digest import sha256_hex
+from clm_policy.privatefiles import cache_dir, private_dir, read_private, write_private
 
 # Not even `typing` is imported at run time (see clm_policy/__init__.py).
 TYPE_CHECKING = False
@@ -70,8 +73,6 @@ HELP = ("-h", "--help")
 
 # Copies of values other modules own, for a hit that must not import them; tests pin each
 # equal to its source (clm_policy.config, clm_policy.models.enums, clm_policy.policy.cache).
-CONFIG_FILENAME = ".clm-policy.yaml"
-ENV = {"policy": "CLM_POLICY_POLICY", "profile": "CLM_POLICY_PROFILE"}
 MAX_COUNT = 2**63 - 1
 USAGE_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
@@ -283,7 +284,7 @@ def thresholds(
     here = os.getcwd()  # a relative --policy path is relative to it
     config = find_config(start)
     config_stat = _stat(config) if config is not None else None
-    directory = digest_dir()
+    directory = cache_dir() if hasattr(os, "geteuid") else None
     key = _key(policy, profile, config, here, figures)
     name = f"statusline-{key}.json"
     if directory is not None and private_dir(directory):
@@ -294,31 +295,6 @@ def thresholds(
     else:  # no digests, or a directory someone else could have written: never trusted
         writable = directory is not None and not os.path.lexists(directory)
     return _miss(policy, profile, start, figures, config_stat, name if writable else None)
-
-
-def find_config(start: str) -> str | None:
-    """The nearest configuration file in ``start`` or above (as
-    :func:`clm_policy.config.find_config`, without pathlib)."""
-    here = os.path.abspath(start)
-    while True:
-        candidate = os.path.join(here, CONFIG_FILENAME)
-        if os.path.isfile(candidate):
-            return candidate
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
-
-
-def digest_dir() -> str | None:
-    """:func:`clm_policy.policy.cache.cache_dir` (None: caching is off), without importing it."""
-    if os.environ.get("CLM_POLICY_NO_CACHE") or not hasattr(os, "geteuid"):
-        return None
-    explicit = os.environ.get("CLM_POLICY_CACHE_DIR")
-    if explicit:
-        return explicit
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "clm-policy")
 
 
 def _stat(path: str) -> list[int] | None:
@@ -357,7 +333,7 @@ def _key(
         os.environ.get(ENV["profile"], ""),
         window,
     )
-    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return sha256_hex("\0".join(parts).encode("utf-8", "surrogateescape"))[:32]
 
 
 def _read_digest(entry: str, config_stat: list[int] | None) -> Digest | None:
@@ -397,14 +373,12 @@ def _miss(
 ) -> tuple[Digest, str | None]:
     """Load the configuration and the policy, resolve the thresholds, write the digest (to
     ``name`` in the cache directory, unless None) and decide for the context."""
-    from pathlib import Path
-
     from clm_policy.config import load_config, setting
     from clm_policy.errors import ClmError
-    from clm_policy.policy.cache import cache_dir, load_policy_cached
+    from clm_policy.policy.cache import load_policy_cached
     from clm_policy.policy.figures import FigureState, FigureTokens
 
-    config = load_config(Path(start))
+    config = load_config(start)
     policy = load_policy_cached(setting("policy", policy_flag, config) or "default")
     prof = policy.profile(setting("profile", profile_flag, config))
     window = figures.window

@@ -11,7 +11,7 @@ from clm_policy.textio import SCENARIO_LIMIT, path_kind
 from clm_policy.validate import validate_document
 from clm_policy.yamlio import load_yaml
 
-BUNDLED = _PACKAGE / "scenarios"
+BUNDLED = Path(_PACKAGE) / "scenarios"
 
 
 def bundled_scenarios() -> list[str]:

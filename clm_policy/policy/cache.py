@@ -20,77 +20,75 @@ is created ``0700`` and entries ``0600``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
 import sys
-from pathlib import Path
-from typing import Any
 
+from clm_policy.digest import sha256, sha256_hex
 from clm_policy.errors import InputError, Location
 from clm_policy.models.enums import Action
 from clm_policy.policy.engine import Guard, Policy, Profile, Rule, Signal, Threshold
 from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expression
 from clm_policy.policy.names import SIGNAL_TYPES, NameInfo, known_names
-from clm_policy.policy.sources import resolve_source
+from clm_policy.policy.sources import locate_source
 from clm_policy.policy.template import Template, compile_template
-from clm_policy.privatefiles import private_dir, read_private, write_private
+from clm_policy.privatefiles import cache_dir, private_dir, read_private, write_private
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    StrPath = str | os.PathLike[str]
+
+__all__ = ["cache_dir", "decode_policy", "encode_policy", "entry_path", "load_policy_cached"]
 
 _FORMAT = b"clm-policy-cache-2"  # part of every key: entries of another format are never read
 _SUFFIX = ".json"
 ENTRY_LIMIT = 16 * 1024 * 1024  # a compiled policy of the 1 MiB policy limit is far smaller
 
 
-def cache_dir() -> Path | None:
-    if os.environ.get("CLM_POLICY_NO_CACHE"):
-        return None
-    explicit = os.environ.get("CLM_POLICY_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "clm-policy"
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def _code_fingerprint() -> str:
     """The modules a cached policy is built by, by size and modification time: a changed
     clm-policy (an upgrade, a developer's edit) never loads a policy cached by another."""
-    package = Path(__file__).resolve().parents[1]
+    here = os.path.dirname(os.path.realpath(__file__))
+    package = os.path.dirname(here)
+    try:
+        own = sorted(name for name in os.listdir(here) if name.endswith(".py"))
+    except OSError:
+        own = []
     parts = []
     for module in (
-        *sorted((package / "policy").glob("*.py")),
-        package / "models" / "enums.py",
-        package / "errors.py",
+        *(os.path.join(here, name) for name in own),
+        os.path.join(package, "models", "enums.py"),
+        os.path.join(package, "errors.py"),
+        os.path.join(package, "record.py"),
     ):
         try:
-            st = module.stat()
+            st = os.stat(module)
         except OSError:
             continue
-        parts.append(f"{module.name}:{st.st_size}:{st.st_mtime_ns}")
+        parts.append(f"{os.path.basename(module)}:{st.st_size}:{st.st_mtime_ns}")
     return ";".join(parts)
 
 
-def _key(shown: str, path: Path, content: bytes) -> str:
+def _key(shown: str, path: str, content: bytes) -> str:
     from clm_policy import __version__
 
-    h = hashlib.sha256(_FORMAT)
-    for part in (__version__, sys.version, _code_fingerprint(), shown, str(path.resolve())):
+    h = sha256(_FORMAT)
+    for part in (__version__, sys.version, _code_fingerprint(), shown, os.path.realpath(path)):
         h.update(part.encode() + b"\0")
     h.update(content)
-    return h.hexdigest()[:32]
+    return str(h.hexdigest())[:32]
 
 
-def entry_path(directory: Path, source: str | Path) -> Path:
+def entry_path(directory: StrPath, source: StrPath) -> str:
     """Where the entry for ``source`` lives in ``directory`` (whether or not it exists)."""
-    path, shown = resolve_source(source)
-    return directory / f"{_key(shown, path, _policy_bytes(path, shown))}{_SUFFIX}"
+    path, shown = locate_source(source)
+    return os.path.join(directory, f"{_key(shown, path, _policy_bytes(path, shown))}{_SUFFIX}")
 
 
-def _policy_bytes(path: Path, shown: str) -> bytes:
+def _policy_bytes(path: str, shown: str) -> bytes:
     """A policy file's bytes, read with the policy size limit (a file swapped for something
     huge after it was checked is still never read whole)."""
     from clm_policy.textio import POLICY_LIMIT, read_bytes
@@ -98,7 +96,7 @@ def _policy_bytes(path: Path, shown: str) -> bytes:
     return read_bytes(path, shown, limit=POLICY_LIMIT, what="policy")
 
 
-def load_policy_cached(source: str | Path) -> Policy:
+def load_policy_cached(source: StrPath) -> Policy:
     """Like :func:`clm_policy.policy.compile.load_policy`, through the cache."""
     directory = cache_dir()
     if directory is None or not hasattr(os, "geteuid"):
@@ -118,16 +116,18 @@ def load_policy_cached(source: str | Path) -> Policy:
     return policy
 
 
-def _load(source: str | Path) -> Policy:
+def _load(source: StrPath) -> Policy:
+    from pathlib import Path
+
     from clm_policy.policy.compile import load_policy
 
-    return load_policy(source)
+    return load_policy(source if isinstance(source, str | Path) else Path(os.fspath(source)))
 
 
 # -- who may have written it -------------------------------------------------------------
 
 
-def _read(entry: Path) -> Policy | None:
+def _read(entry: str) -> Policy | None:
     raw = read_private(entry, ENTRY_LIMIT)
     if raw is None:
         return None  # missing, a symlink, or not this user's alone
@@ -152,18 +152,18 @@ def _file_digest(name: str) -> str | None:
     with os.fdopen(fd, "rb") as fh:
         if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
             return None
-        return _digest(fh.read())
+        return sha256_hex(fh.read())
 
 
-def _write(directory: Path, entry: Path, policy: Policy) -> None:
+def _write(directory: str, entry: str, policy: Policy) -> None:
     try:
         data = {
-            "deps": [[p, _digest(_policy_bytes(Path(p), p))] for p in policy.source_paths],
+            "deps": [[p, sha256_hex(_policy_bytes(p, p))] for p in policy.source_paths],
             "policy": encode_policy(policy),
         }
     except Exception:
         return  # caching is best effort: a read-only home must not break decide
-    write_private(directory, entry.name, json.dumps(data, separators=(",", ":")))
+    write_private(directory, os.path.basename(entry), json.dumps(data, separators=(",", ":")))
 
 
 # -- the compiled policy as plain data -------------------------------------------------------

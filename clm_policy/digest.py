@@ -1,0 +1,35 @@
+"""SHA-256 without ``hashlib``: the per-prompt commands key their caches by content.
+
+``hashlib`` loads OpenSSL (a few milliseconds, as much as the rest of a cached ``decide``);
+CPython's own SHA-256 module is built in and gives the same digest. Where it is missing (another
+Python), ``hashlib`` it is.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    Hasher = Callable[..., Any]
+
+
+def _constructor() -> Hasher:
+    for module in ("_sha256", "_sha2"):  # CPython 3.11; 3.12 and later
+        try:
+            found: Hasher = __import__(module).sha256
+        except (ImportError, AttributeError):
+            continue
+        return found
+    from hashlib import sha256
+
+    return sha256
+
+
+sha256: Hasher = _constructor()
+
+
+def sha256_hex(data: bytes) -> str:
+    """The hexadecimal SHA-256 of ``data``."""
+    return str(sha256(data).hexdigest())
