@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 import re
 from collections import OrderedDict
-from typing import Any
 
 from clm_policy.agents.transcript import (
     GOAL_LIMIT,
@@ -50,6 +49,10 @@ from clm_policy.agents.transcript import (
     outcome,
     text_of,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMAT = "claude-code"
 NO_USAGE = f"no usage found; context estimated ({NOT_COUNTED})"

@@ -28,8 +28,6 @@ internal error into exit 0 with no output and a line in the log.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from clm_policy.agents.hooks import (
     NOTHING,
     Hook,
@@ -86,6 +84,8 @@ def _pre_compact(hook: Hook) -> HookReply:
                     f"({done.manifest_path}). Run /clear: the next session starts from it."
                 ),
             )
+        from dataclasses import replace  # a compaction's commit: rare, and git costs more
+
         why = replace(
             hook.provenance(outcome, **native),
             rule=f"{AGENT}:{trigger}",

@@ -31,7 +31,6 @@ import json
 import os
 import re
 import shlex
-from typing import Any
 
 from clm_policy.agents.transcript import (
     GOAL_LIMIT,
@@ -51,6 +50,12 @@ from clm_policy.agents.transcript import (
     patch_paths,
     text_of,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Event = tuple[Any, ...]
 
 FORMAT = "codex"
 NO_USAGE = f"no token_count found; context estimated ({NOT_COUNTED})"
@@ -76,7 +81,6 @@ _EXIT = (
 
 # ("count", tokens, recomputed, window) | ("compacted", chars) | ("item", chars)
 # | ("model", model) | ("meta_model", model)
-Event = tuple[Any, ...]
 
 
 def event_of(obj: dict[str, Any]) -> Event | None:

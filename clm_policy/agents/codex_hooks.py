@@ -39,8 +39,6 @@ Interrupt and StopFailure: they say nothing about the context. A hook never brea
 from __future__ import annotations
 
 import json
-from dataclasses import replace
-from typing import Any
 
 from clm_policy.agents.hooks import (
     NOTHING,
@@ -55,6 +53,10 @@ from clm_policy.agents.hooks import (
     run_hook,
     stop_for_handoff,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 AGENT = "codex"
 HOOK_ARGS = ("hook", "codex")
@@ -132,6 +134,8 @@ def _pre_compact(hook: Hook) -> HookReply:
                     ),
                 }
             )
+        from dataclasses import replace  # a compaction's commit: rare, and git costs more
+
         why = replace(
             hook.provenance(outcome, **native),
             rule=f"{AGENT}:{trigger}",

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import json
 import os
-import traceback
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from clm_policy.errors import ClmError, InputError
+from clm_policy.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # a hook runs on every prompt: no typing, pathlib or dataclasses at run time
+    from collections.abc import Callable, Mapping
+    from pathlib import Path
+    from typing import Any
+
+    Handlers = Mapping[str, Callable[["Hook"], "HookReply"]]
 
 CONTEXT_LIMIT = 9_500
 """Characters of context handed to a model at most (Claude Code replaces more than 10,000 by a
@@ -26,38 +30,51 @@ LOG_LIMIT = 1024 * 1024
 LOG_NAME = "hook.log"
 
 
-@dataclass(frozen=True)
-class HookReply:
+class HookReply(Record):
     """What the hook answers: an exit code, and what it prints on stdout and stderr."""
 
-    exit_code: int = 0
-    stdout: str = ""
-    stderr: str = ""
+    FIELDS = ("exit_code", "stdout", "stderr")
+    __slots__ = FIELDS
+
+    def __init__(self, exit_code: int = 0, stdout: str = "", stderr: str = "") -> None:
+        self.exit_code = exit_code
+        self.stdout = stdout
+        self.stderr = stderr
 
 
 NOTHING = HookReply()
 
 
-@dataclass
 class Hook:
-    """One hook call: its input, the project's configuration, the policy."""
+    """One hook call: its input, the project's configuration (flags, then the environment,
+    then ``.clm-policy.yaml`` in the hook's ``cwd`` or above), the policy."""
 
-    event: Mapping[str, Any]
-    agent: str = "claude-code"
-    policy_ref: str | None = None
-    profile: str | None = None
-    memory: str | None = None
+    def __init__(
+        self,
+        event: Mapping[str, Any],
+        agent: str = "claude-code",
+        policy_ref: str | None = None,
+        profile: str | None = None,
+        memory: str | None = None,
+    ) -> None:
+        from clm_policy.config import load_config, setting
 
-    def __post_init__(self) -> None:
-        from clm_policy.config import load_config, memory_path, setting
-
-        cwd = self.event.get("cwd")
-        self.config = load_config(Path(cwd) if isinstance(cwd, str) and cwd else None)
-        self.policy_ref = setting("policy", self.policy_ref, self.config) or "default"
-        self.profile = setting("profile", self.profile, self.config)
-        self.memory = memory_path(self.memory, self.config)
+        self.event = event
+        self.agent = agent
+        cwd = event.get("cwd")
+        self.config = load_config(cwd if isinstance(cwd, str) and cwd else None)
+        self.policy_ref: str = setting("policy", policy_ref, self.config) or "default"
+        self.profile = setting("profile", profile, self.config)
+        self._memory = memory
         self.remote = setting("remote", None, self.config)
-        self.name = str(self.event.get("hook_event_name") or "")
+        self.name = str(event.get("hook_event_name") or "")
+
+    @property
+    def memory(self) -> str:
+        """The memory repository (worked out when a handler needs it: most prompts don't)."""
+        from clm_policy.config import memory_path
+
+        return memory_path(self._memory, self.config)
 
     # -- what the transcript says -------------------------------------------------------------
 
@@ -82,7 +99,7 @@ class Hook:
     def policy(self) -> Any:
         from clm_policy.policy.cache import load_policy_cached
 
-        return load_policy_cached(str(self.policy_ref))
+        return load_policy_cached(self.policy_ref)
 
     def decide_from_tail(self) -> tuple[Any, Any]:
         """The transcript's figures (read from its end) and the policy's outcome on them."""
@@ -107,9 +124,10 @@ class Hook:
         from clm_policy.memory.gitwrite import MemoryRepo
         from clm_policy.memory.init import init_memory, is_memory_repo
 
-        if not is_memory_repo(str(self.memory)):
-            init_memory(str(self.memory))
-        return MemoryRepo(str(self.memory))
+        memory = self.memory
+        if not is_memory_repo(memory):
+            init_memory(memory)
+        return MemoryRepo(memory)
 
     def provenance(self, outcome: Any, **extra: str) -> Any:
         from clm_policy.lifecycle.pipelines import Provenance
@@ -268,14 +286,26 @@ HANDOFF_REQUEST = (
 )
 
 
-@dataclass(frozen=True)
-class Wording:
-    """What an agent's person and model are told at a prompt (the commands differ)."""
+class Wording(Record):
+    """What an agent's person and model are told at a prompt (the commands differ):
+    ``agent_name`` ("Claude", "Codex"); ``compact_command``, the focus -> what to run;
+    ``compact_note``, the focus -> what the model is told; ``after_handoff``, what the person
+    runs once the handoff is written."""
 
-    agent_name: str  # "Claude", "Codex"
-    compact_command: Callable[[str], str]  # the focus -> what to run
-    compact_note: Callable[[str], str]  # the focus -> what the model is told
-    after_handoff: str  # what the person runs once the handoff is written
+    FIELDS = ("agent_name", "compact_command", "compact_note", "after_handoff")
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        agent_name: str,
+        compact_command: Callable[[str], str],
+        compact_note: Callable[[str], str],
+        after_handoff: str,
+    ) -> None:
+        self.agent_name = agent_name
+        self.compact_command = compact_command
+        self.compact_note = compact_note
+        self.after_handoff = after_handoff
 
 
 def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
@@ -358,9 +388,6 @@ def reply_json(payload: Mapping[str, Any]) -> HookReply:
 # -- never break the agent ------------------------------------------------------------------
 
 
-Handlers = Mapping[str, Callable[[Hook], HookReply]]
-
-
 def run_hook(raw: bytes, agent: str, handlers: Handlers, **options: str | None) -> HookReply:
     """Answer the hook input ``raw`` with ``handlers`` (by ``hook_event_name``); any failure
     is logged and answered with nothing (exit 0), so a hook never stands in the agent's way."""
@@ -381,6 +408,8 @@ def run_hook(raw: bytes, agent: str, handlers: Handlers, **options: str | None) 
 
 
 def log_path() -> Path:
+    from pathlib import Path
+
     from clm_policy.agents.logfile import log_path as path_of
 
     return Path(path_of(LOG_NAME))
@@ -392,5 +421,7 @@ def log(line: str, exc: BaseException | None = None) -> None:
 
     text = line
     if exc is not None:
+        import traceback
+
         text += "\n" + "".join(traceback.format_exception(exc))
     append(LOG_NAME, text, LOG_LIMIT)

@@ -12,7 +12,6 @@ read.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from clm_policy.agents.transcript import (
     GOAL_LIMIT,
@@ -27,6 +26,10 @@ from clm_policy.agents.transcript import (
     text_of,
 )
 from clm_policy.errors import InputError, Location
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMAT = "openai"
 NO_USAGE = f"no usage found; context estimated ({NOT_COUNTED})"

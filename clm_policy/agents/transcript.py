@@ -28,14 +28,16 @@ import os
 import re
 import stat
 from collections import OrderedDict, deque
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from clm_policy.errors import InputError, Location, shorten
 from clm_policy.models.enums import MAX_COUNT
+from clm_policy.record import Record
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # decide and the hooks read transcripts per prompt: no typing at run time
+    from collections.abc import Iterator
+    from typing import Any, BinaryIO, Protocol
+
     from clm_policy.models.state import SessionState
     from clm_policy.policy.figures import FigureState
 
@@ -71,8 +73,7 @@ EMPTY = "the transcript is empty"
 NOT_COUNTED = "characters / 4; system prompt and tool definitions not counted"
 
 
-@dataclass(frozen=True, slots=True)
-class TranscriptReading:
+class TranscriptReading(Record):
     """What a transcript says about its session: the context figures, and with a full read
     (``full``) the goal, the work done and the compactions.
 
@@ -82,28 +83,81 @@ class TranscriptReading:
     session's requests (cost metrics). ``bytes_read`` is how much of the file was read.
     """
 
-    format: str
-    path: str
-    context_tokens: int
-    context_estimated: bool
-    context_window: int | None = None
-    model: str | None = None
-    session_id: str | None = None
-    agent_id: str | None = None
-    cwd: str | None = None
-    step_index: int = 0
-    compact_count: int = 0
-    last_compact_step: int | None = None
-    compacted_at_tokens: int | None = None
-    goal: str = ""
-    changed_artifacts: list[str] = field(default_factory=list)
-    commands_and_results: list[str] = field(default_factory=list)
-    last_assistant_message: str | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    warnings: list[str] = field(default_factory=list)
-    full: bool = True
-    bytes_read: int = 0
+    FIELDS = (
+        "format",
+        "path",
+        "context_tokens",
+        "context_estimated",
+        "context_window",
+        "model",
+        "session_id",
+        "agent_id",
+        "cwd",
+        "step_index",
+        "compact_count",
+        "last_compact_step",
+        "compacted_at_tokens",
+        "goal",
+        "changed_artifacts",
+        "commands_and_results",
+        "last_assistant_message",
+        "input_tokens",
+        "output_tokens",
+        "warnings",
+        "full",
+        "bytes_read",
+    )
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        format: str,  # noqa: A002 (the field's name)
+        path: str,
+        context_tokens: int,
+        context_estimated: bool,
+        context_window: int | None = None,
+        model: str | None = None,
+        session_id: str | None = None,
+        agent_id: str | None = None,
+        cwd: str | None = None,
+        step_index: int = 0,
+        compact_count: int = 0,
+        last_compact_step: int | None = None,
+        compacted_at_tokens: int | None = None,
+        goal: str = "",
+        changed_artifacts: list[str] | None = None,
+        commands_and_results: list[str] | None = None,
+        last_assistant_message: str | None = None,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        warnings: list[str] | None = None,
+        full: bool = True,
+        bytes_read: int = 0,
+    ) -> None:
+        self.format = format
+        self.path = path
+        self.context_tokens = context_tokens
+        self.context_estimated = context_estimated
+        self.context_window = context_window
+        self.model = model
+        self.session_id = session_id
+        self.agent_id = agent_id
+        self.cwd = cwd
+        self.step_index = step_index
+        self.compact_count = compact_count
+        self.last_compact_step = last_compact_step
+        self.compacted_at_tokens = compacted_at_tokens
+        self.goal = goal
+        self.changed_artifacts: list[str] = [] if changed_artifacts is None else changed_artifacts
+        self.commands_and_results: list[str] = (
+            [] if commands_and_results is None else commands_and_results
+        )
+        self.last_assistant_message = last_assistant_message
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.warnings: list[str] = warnings or []
+        self.full = full
+        self.bytes_read = bytes_read
 
     def state_session_id(self) -> str:
         """A session id the memory repository accepts, derived from the agent's own id (a
@@ -222,10 +276,12 @@ def read_context(
         return _reader(name).read_tail(src, max(BLOCK, max_scan))
 
 
-class _Reader(Protocol):
-    def read_full(self, src: Source) -> TranscriptReading: ...
+if TYPE_CHECKING:
 
-    def read_tail(self, src: Source, max_scan: int) -> TranscriptReading: ...
+    class _Reader(Protocol):
+        def read_full(self, src: Source) -> TranscriptReading: ...
+
+        def read_tail(self, src: Source, max_scan: int) -> TranscriptReading: ...
 
 
 _MODULES = {

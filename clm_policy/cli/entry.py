@@ -13,8 +13,13 @@ is Python's own.
 from __future__ import annotations
 
 import os
-import signal
 import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import signal
+else:  # the C module itself: `signal` wraps it in enums, which costs start-up time
+    import _signal as signal
 
 EXIT_INTERRUPTED = 130
 

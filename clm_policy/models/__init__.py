@@ -6,10 +6,10 @@ fast ``decide`` path needs) does not import pydantic.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from clm_policy.models.decision import (
         Decision,
         Explanation,
@@ -38,6 +38,8 @@ _WHERE = {
 
 
 def __getattr__(name: str) -> Any:
+    import importlib
+
     if name in _WHERE:
         return getattr(importlib.import_module(f"clm_policy.models.{_WHERE[name]}"), name)
     raise AttributeError(f"module 'clm_policy.models' has no attribute {name!r}")
