@@ -215,8 +215,7 @@ def write_config(root: Path, values: Mapping[str, str], remote: str | None = Non
         profile=values["profile"],
         remote=f"remote: {remote}\n" if remote else "",
     )
-    target = root / FILENAME
-    tmp = target.with_name(f".{FILENAME}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(target)
+    from clm_policy.atomicfile import replace
+
+    replace(root / FILENAME, text.encode("utf-8"))
     return True
