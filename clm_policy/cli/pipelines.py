@@ -13,6 +13,8 @@ from clm_policy.cli.options import (
     memory_option,
     policy_option,
     profile_option,
+    session_option,
+    state_option,
     transcript_options,
 )
 
@@ -24,16 +26,8 @@ def _options(command: Any) -> Any:
     command = format_option("text", "json")(command)
     command = profile_option("Task profile (default: the state's, else the policy's).")(command)
     command = policy_option("Policy recorded in the commit.")(command)
-    command = click.option(
-        "--session", metavar="ID", help="A session persisted in the memory repository."
-    )(command)
-    command = click.option(
-        "--state",
-        "-s",
-        "state_src",
-        metavar="FILE|-",
-        help="SessionState JSON file, or - for standard input.",
-    )(command)
+    command = session_option("A session persisted in the memory repository.")(command)
+    command = state_option()(command)
     command = transcript_options(command)
     return memory_option()(command)
 

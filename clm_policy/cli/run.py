@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from clm_policy.cli.options import format_option, memory_option, policy_option, profile_option
 from clm_policy.errors import shorten
 
 TIMELINE_ALL = 60  # print every step up to this many; beyond, only compactions and handoffs
@@ -42,22 +43,12 @@ LAST_REPLY = 300  # characters of the openai agent's last answer shown after the
     help="A bundled scenario (demo, continue_only, compaction, handoff) or a file "
     "[default: demo; when resuming: the session's].",
 )
-@click.option(
-    "--policy",
-    "-p",
-    "policy_ref",
-    metavar="PATH|NAME",
-    help="Policy file or bundled name [default: default; when resuming: the session's].",
+@policy_option(
+    "Policy file or bundled name [default: default; when resuming: the session's].",
+    configured=False,
 )
-@click.option("--profile", metavar="NAME", help="Task profile (default: the scenario's).")
-@click.option(
-    "--memory",
-    "-m",
-    default="clm-memory",
-    show_default=True,
-    metavar="DIR",
-    help="Memory repository; created if absent.",
-)
+@profile_option("Task profile (default: the scenario's).", configured=False)
+@memory_option("Memory repository; created if absent.", configured=False, default="clm-memory")
 @click.option("--resume", metavar="SESSION", help="Continue a session this repository persisted.")
 @click.option(
     "--max-steps",
@@ -89,9 +80,7 @@ LAST_REPLY = 300  # characters of the openai agent's last answer shown after the
     is_flag=True,
     help="Confirm every decision the policy wants confirmed (see `confirm:`).",
 )
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@format_option("text", "json")
 def run(
     agent_kind: str | None,
     goal: str | None,

@@ -6,12 +6,12 @@ import json
 
 import click
 
-from clm_policy.cli.options import format_option, memory_option
+from clm_policy.cli.options import format_option, memory_option, session_option
 
 
 @click.command()
 @memory_option()
-@click.option("--session", metavar="ID", help="One session in detail.")
+@session_option("One session in detail.")
 @format_option("text", "json")
 def status(memory: str, session: str | None, fmt: str) -> int:
     """The persisted sessions: status, step, context fill, compactions and handoffs, the last
@@ -86,7 +86,7 @@ def status(memory: str, session: str | None, fmt: str) -> int:
 
 @click.command()
 @memory_option()
-@click.option("--session", required=True, metavar="ID", help="The persisted session.")
+@session_option("The persisted session.", required=True)
 @click.option(
     "--phase-done",
     is_flag=True,
