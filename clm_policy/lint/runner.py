@@ -3,10 +3,10 @@
 A policy file is any ``*.yaml``/``*.yml`` under the given paths except policy test files
 (``*.test.yaml``). Each file is loaded with every problem collected (not just the first), each
 reported under the check it names (else ``policy-error``); the analyses run on what loaded, and
-disable comments apply. A file's problems that lie in another
-file it extends are reported at its own ``extends:`` line when they come from how this file
-combines with its parent (a rule it disabled leaving a signal unread, say); problems that
-belong to the parent itself are reported there, once.
+disable comments apply. A file's problems that lie in another file it extends are reported at
+its own ``extends:`` line when they come from how this file combines with its parent (a rule it
+disabled leaving a signal unread, say); problems that belong to the parent itself are reported
+there, once.
 """
 
 from __future__ import annotations
