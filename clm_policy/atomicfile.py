@@ -1,4 +1,4 @@
-"""Replace a file atomically: every file clm-policy writes whole goes through :func:`replace`.
+"""Replace a file atomically: the one implementation of temporary file, fsync and rename.
 
 The bytes go to a new temporary file in the target's own folder (so the rename never crosses
 a file system), are flushed to disk when asked, get their permissions, and the temporary file
