@@ -236,9 +236,7 @@ def write_config(root: StrPath, values: Mapping[str, str], remote: str | None = 
         profile=values["profile"],
         remote=f"remote: {remote}\n" if remote else "",
     )
-    target = os.path.join(root, FILENAME)
-    tmp = os.path.join(root, f".{FILENAME}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, target)
+    from clm_policy.atomicfile import replace
+
+    replace(os.path.join(root, FILENAME), text.encode("utf-8"))
     return True

@@ -4,14 +4,16 @@ digests) read and write.
 A cache directory may be shared, restored from a CI cache or planted; what is read from it must
 be the user's own. A directory counts when it is a real directory (not a symlink), owned by
 this user, that no one else may write; an entry when it is such a regular file, opened without
-following a link. Writes create the directory ``0700`` and the entry ``0600``, atomically.
-Cheap to import: the status line uses it on every refresh.
+following a link. Writes create the directory ``0700`` and the entry ``0600``, atomically
+(clm_policy.atomicfile). Cheap to import: the status line uses it on every refresh.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+
+from clm_policy.atomicfile import replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # no pathlib at run time: the status line does without it
@@ -65,8 +67,6 @@ def write_private(directory: StrPath, name: str, text: str) -> bool:
     """Write ``text`` as ``directory/name`` (atomically, ``0600``), creating ``directory``
     ``0700``; nothing is written into a directory that is not private. Best effort: returns
     whether it wrote, never raises."""
-    import tempfile  # only a miss writes
-
     try:
         os.makedirs(os.path.dirname(os.path.abspath(directory)), exist_ok=True)
         try:
@@ -77,14 +77,8 @@ def write_private(directory: StrPath, name: str, text: str) -> bool:
             os.chmod(directory, 0o700)  # whatever the umask
         if not private_dir(directory):
             return False
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")  # 0600
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, os.path.join(directory, name))
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        # a cache: no fsync (a torn entry after a crash is refused when read, and rebuilt)
+        replace(os.path.join(directory, name), text.encode("utf-8"), mode=0o600, fsync=False)
     except Exception:
         return False
     return True

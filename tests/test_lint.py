@@ -10,7 +10,10 @@ from types import ModuleType
 
 import pytest
 
-from clm_policy.lint.checks import CHECKS
+from clm_policy.errors import ClmError, Location, PolicyError
+from clm_policy.lint import runner
+from clm_policy.lint.checks import ANALYSES, BY_ID, CHECKS, GENERIC, LOADING
+from clm_policy.lint.context import LintContext
 from clm_policy.lint.runner import lint_paths
 
 from conftest import POLICIES, REPO, invoke, run_process
@@ -37,7 +40,10 @@ def example(module: ModuleType, kind: str) -> str:
     return textwrap.dedent(block).strip("\n") + "\n"
 
 
-@pytest.mark.parametrize("module", CHECKS, ids=[m.ID for m in CHECKS])
+EXAMPLED = [m for m in CHECKS if m is not GENERIC]  # no file is meant to make a policy-error
+
+
+@pytest.mark.parametrize("module", EXAMPLED, ids=[m.ID for m in EXAMPLED])
 def test_documented_examples(module: ModuleType, tmp_path: Path) -> None:
     passing = tmp_path / "passes.yaml"
     failing = tmp_path / "fails.yaml"
@@ -57,6 +63,58 @@ def test_every_check_is_documented() -> None:
     for module in CHECKS:
         assert module.LEVEL in ("error", "warning")
         assert f"### `{module.ID}`" in doc, module.ID
+        assert (module.__doc__ or "").strip(), module.ID
+    assert "**`policy-error`**" in doc  # the generic id is explained, not only listed
+
+
+def test_each_check_is_of_one_kind() -> None:
+    """Found while loading (named by the loader), found by its own ``check``, or the generic
+    one; a check that did neither would be listed and documented but never report."""
+    kinds = [LOADING, ANALYSES, (GENERIC,)]
+    assert sorted(m.ID for kind in kinds for m in kind) == sorted(m.ID for m in CHECKS)
+    assert all(callable(getattr(m, "check", None)) for m in ANALYSES)
+    assert not any(hasattr(m, "check") for m in (*LOADING, GENERIC))
+
+
+def test_loading_errors_go_to_the_check_they_name() -> None:
+    ctx = LintContext(
+        file="p.yaml",
+        doc=None,
+        errors=[
+            PolicyError("extends target not found: x", Location("p.yaml", 2, 10), check="extends"),
+            ClmError("unnamed", Location("p.yaml", 3, 4)),
+            ClmError("named by no check", Location("p.yaml", 5, 1), check="no-such-check"),
+            ClmError("named by an analysis", Location("p.yaml", 6, 1), check="unused-signal"),
+            ClmError("no line", Location("base.yaml")),
+            ClmError("nowhere"),
+        ],
+    )
+    assert [str(p) for p in runner.loading_problems(ctx)] == [
+        "p.yaml:2:10: error [extends] extends target not found: x",
+        "p.yaml:3:4: error [policy-error] unnamed",
+        "p.yaml:5:1: error [policy-error] named by no check",
+        "p.yaml:6:1: error [policy-error] named by an analysis",
+        "base.yaml:1:1: error [policy-error] no line",
+        "p.yaml:1:1: error [policy-error] nowhere",
+    ]
+
+
+def test_an_unclaimed_error_is_reported_not_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loading raising an error that names no check (a new one, a bug): lint fails on it."""
+    policy = tmp_path / "p.yaml"
+    policy.write_text(example(BY_ID["schema"], "Passes"))
+
+    def compile_policy(*_args: object) -> None:
+        raise ClmError("something new went wrong", Location(str(policy), 3, 5))
+
+    monkeypatch.setattr(runner, "compile_policy", compile_policy)
+    result = invoke("lint", str(policy))
+    assert (result.exit_code, result.stdout) == (
+        1,
+        f"{policy}:3:5: error [policy-error] something new went wrong\n",
+    )
 
 
 def test_shipped_policies_are_clean() -> None:
@@ -202,7 +260,7 @@ def test_list_checks() -> None:
     lines = invoke("lint", "--list-checks").stdout.splitlines()
     assert [line.split()[0] for line in lines] == [m.ID for m in CHECKS]
     assert lines[0].split()[1] == "error"
-    assert "unused-signal" in lines[-1]
+    assert lines[-1].split()[:2] == ["policy-error", "error"]
 
 
 @pytest.mark.parametrize(

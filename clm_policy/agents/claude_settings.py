@@ -238,34 +238,15 @@ _install_file = install  # settings_command's `install` flag hides the name
 
 
 def _write_json(target: Path, data: dict[str, Any]) -> None:
-    import tempfile
+    from clm_policy.atomicfile import replace
 
     target.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     try:
-        mode = target.stat().st_mode & 0o777
+        mode: int | None = target.stat().st_mode & 0o777  # keep the file's permissions
     except FileNotFoundError:
-        mode = None
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)  # keep the file's permissions
-        else:
-            os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, target)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+        mode = None  # a new file, as any other: 0o666 less the umask
+    replace(target, text.encode("utf-8"), mode=mode)
 
 
 def settings_path(scope: str, cwd: Path) -> Path:

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from clm_policy.cli.options import EVENTS, format_option, memory_option
+from clm_policy.cli.options import EVENTS, format_option, memory_option, session_option
 from clm_policy.errors import InputError
 
 
@@ -72,7 +72,7 @@ def init(directory: str | None, claude_code: bool, project: str, remote: str | N
 
 @click.command()
 @memory_option()
-@click.option("--session", metavar="ID", help="Only this session's commits.")
+@session_option("Only this session's commits.")
 @click.option("--event", type=click.Choice(EVENTS), help="Only commits of this kind.")
 @click.option(
     "--all", "all_refs", is_flag=True, help="Include every branch (handoffs made with --branch)."

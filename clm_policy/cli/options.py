@@ -35,8 +35,24 @@ def _profile(_ctx: click.Context, _param: click.Parameter, value: str | None) ->
 
 def memory_option(
     help_text: str = "The memory repository (made by `clm-policy init`).",
+    *,
+    configured: bool = True,
+    default: str | None = None,
 ) -> Callable[[F], F]:
-    """``--memory/-m DIR``: the same name, default and environment variable everywhere."""
+    """``--memory/-m DIR``: the same name, default and environment variable everywhere.
+
+    ``configured=False`` for a command that resolves the repository itself (``run``: its own
+    ``default``; the hooks: the project's): no environment variable, no project file."""
+    if not configured:
+        return click.option(
+            "--memory",
+            "-m",
+            "memory",
+            default=default,
+            show_default=default is not None,
+            metavar="DIR",
+            help=help_text,
+        )
     return click.option(
         "--memory",
         "-m",
@@ -51,8 +67,15 @@ def memory_option(
 
 def policy_option(
     help_text: str = "Policy file, or the name of a bundled policy.",
+    *,
+    configured: bool = True,
 ) -> Callable[[F], F]:
-    """``--policy/-p PATH|NAME``: the flag, $CLM_POLICY_POLICY, .clm-policy.yaml, ``default``."""
+    """``--policy/-p PATH|NAME``: the flag, $CLM_POLICY_POLICY, .clm-policy.yaml, ``default``.
+
+    ``configured=False``: the flag alone (None when not given), for a command that picks the
+    policy itself (``run --resume`` takes the session's)."""
+    if not configured:
+        return click.option("--policy", "-p", "policy_ref", metavar="PATH|NAME", help=help_text)
     return click.option(
         "--policy",
         "-p",
@@ -65,8 +88,11 @@ def policy_option(
     )
 
 
-def profile_option(help_text: str) -> Callable[[F], F]:
-    """``--profile NAME``: the flag, $CLM_POLICY_PROFILE, .clm-policy.yaml, else as described."""
+def profile_option(help_text: str, *, configured: bool = True) -> Callable[[F], F]:
+    """``--profile NAME``: the flag, $CLM_POLICY_PROFILE, .clm-policy.yaml, else as described
+    (``configured=False``: the flag alone, None when not given)."""
+    if not configured:
+        return click.option("--profile", metavar="NAME", help=help_text)
     return click.option(
         "--profile",
         envvar="CLM_POLICY_PROFILE",
@@ -74,6 +100,22 @@ def profile_option(help_text: str) -> Callable[[F], F]:
         callback=_profile,
         metavar="NAME",
         help=help_text,
+    )
+
+
+def session_option(help_text: str, *, required: bool = False) -> Callable[[F], F]:
+    """``--session ID``: a session persisted in the memory repository."""
+    return click.option("--session", required=required, metavar="ID", help=help_text)
+
+
+def state_option() -> Callable[[F], F]:
+    """``--state/-s FILE|-``: a SessionState read from a file or standard input."""
+    return click.option(
+        "--state",
+        "-s",
+        "state_src",
+        metavar="FILE|-",
+        help="SessionState JSON file, or - for standard input.",
     )
 
 

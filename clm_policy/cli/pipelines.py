@@ -4,7 +4,7 @@ commit it to the memory repository."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -13,78 +13,34 @@ from clm_policy.cli.options import (
     memory_option,
     policy_option,
     profile_option,
+    session_option,
+    state_option,
     transcript_options,
 )
+
+if TYPE_CHECKING:
+    from clm_policy.loop.byhand import Source
 
 
 def _options(command: Any) -> Any:
     command = format_option("text", "json")(command)
     command = profile_option("Task profile (default: the state's, else the policy's).")(command)
     command = policy_option("Policy recorded in the commit.")(command)
-    command = click.option(
-        "--session", metavar="ID", help="A session persisted in the memory repository."
-    )(command)
-    command = click.option(
-        "--state",
-        "-s",
-        "state_src",
-        metavar="FILE|-",
-        help="SessionState JSON file, or - for standard input.",
-    )(command)
+    command = session_option("A session persisted in the memory repository.")(command)
+    command = state_option()(command)
     command = transcript_options(command)
     return memory_option()(command)
 
 
-def _context(
-    policy_ref: str,
-    state_src: str | None,
-    session: str | None,
-    memory: str,
-    profile: str | None,
-    transcript: str | None = None,
-    transcript_format: str = "auto",
-) -> tuple[Any, Any, Any]:
-    """The policy, the state (a file, a session persisted in the memory repository, or a real
-    agent's transcript) and the policy's decision on it (recorded as the reason)."""
-    from clm_policy.errors import StateError
-    from clm_policy.policy.cache import load_policy_cached
+def _source(
+    state_src: str | None, session: str | None, transcript: str | None, transcript_format: str
+) -> Source:
+    """Where the state comes from: exactly one of --state, --session and --transcript."""
+    from clm_policy.loop.byhand import Source
 
     if sum(x is not None for x in (state_src, session, transcript)) != 1:
         raise click.UsageError("give one of --state FILE|-, --session ID and --transcript PATH")
-    policy = load_policy_cached(policy_ref)
-    if transcript is not None:
-        from clm_policy.agents.transcript import read_transcript
-
-        state, locate = read_transcript(transcript, transcript_format).to_state(), None
-    elif session is not None:
-        from clm_policy.memory.gitwrite import MemoryRepo
-        from clm_policy.memory.sessions import load_session
-
-        with MemoryRepo(memory) as repo:
-            state = load_session(repo, session).state
-        locate = None
-    else:
-        from clm_policy.state_io import read_state
-
-        assert state_src is not None
-        source = read_state(state_src)
-        state, locate = source.state, source.locate
-    try:
-        decision = policy.outcome(state, profile)
-        prof = policy.profile(profile or state.profile)
-    except StateError as exc:
-        raise (locate(exc) if locate else exc) from None
-    return policy, state, (decision, prof)
-
-
-def _provenance(policy: Any, decision: Any, action: str) -> Any:
-    from clm_policy.lifecycle.pipelines import Provenance
-
-    where = f"{policy.path}@{policy.digest}"
-    if decision.action.value == action:
-        return Provenance(decision.trigger, decision.rationale, where)
-    said = f"{decision.action.value}" + (f" ({decision.rationale})" if decision.rationale else "")
-    return Provenance("manual", f"{action} requested by hand; the policy says {said}", where)
+    return Source(state_src, session, transcript, transcript_format)
 
 
 @click.command()
@@ -111,15 +67,11 @@ def compact(
       clm-policy compact --memory clm-memory --state session.json
       clm-policy compact --transcript ~/.claude/projects/-home-me-shop/<session>.jsonl
     """
-    from clm_policy.lifecycle.pipelines import run_compaction
-    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.loop import byhand
 
-    policy, state, (decision, prof) = _context(
-        policy_ref, state_src, session, memory, profile, transcript, transcript_format
-    )
-    why = _provenance(policy, decision, "compact")
-    with MemoryRepo(memory) as repo:
-        done = run_compaction(repo, state, retain=prof.retain_recent_messages, why=why)
+    source = _source(state_src, session, transcript, transcript_format)
+    hand, done = byhand.compact(policy_ref, memory, source, profile)
+    state, why = hand.state, hand.why
     result = done.result
     if fmt == "json":
         click.echo(
@@ -188,15 +140,11 @@ def handoff(
       clm-policy handoff --memory clm-memory --state session.json --branch --push origin
       clm-policy handoff --transcript ~/.codex/sessions/2026/11/30/rollout-<id>.jsonl
     """
-    from clm_policy.lifecycle.pipelines import run_handoff
-    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.loop import byhand
 
-    policy, state, (decision, _) = _context(
-        policy_ref, state_src, session, memory, profile, transcript, transcript_format
-    )
-    why = _provenance(policy, decision, "handoff")
-    with MemoryRepo(memory) as repo:
-        done = run_handoff(repo, state, why=why, branch=branch, push=push)
+    source = _source(state_src, session, transcript, transcript_format)
+    hand, done = byhand.handoff(policy_ref, memory, source, profile, branch=branch, push=push)
+    state, why = hand.state, hand.why
     if fmt == "json":
         click.echo(
             json.dumps(

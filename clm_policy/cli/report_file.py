@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
+from clm_policy.atomicfile import replace
 from clm_policy.errors import InputError, Location
 from clm_policy.textio import path_kind
 
@@ -19,15 +18,7 @@ def check_output(path: str) -> None:
 
 def write_report(path: str, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file, so a reader never sees half."""
-    target = Path(path)
     try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        replace(path, text.encode("utf-8"))
     except OSError as exc:
         raise InputError(f"cannot write the report: {exc.strerror}", Location(path)) from None

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from clm_policy.cli.options import format_option, memory_option, policy_option, profile_option
 from clm_policy.errors import shorten
 
 TIMELINE_ALL = 60  # print every step up to this many; beyond, only compactions and handoffs
@@ -42,22 +43,12 @@ LAST_REPLY = 300  # characters of the openai agent's last answer shown after the
     help="A bundled scenario (demo, continue_only, compaction, handoff) or a file "
     "[default: demo; when resuming: the session's].",
 )
-@click.option(
-    "--policy",
-    "-p",
-    "policy_ref",
-    metavar="PATH|NAME",
-    help="Policy file or bundled name [default: default; when resuming: the session's].",
+@policy_option(
+    "Policy file or bundled name [default: default; when resuming: the session's].",
+    configured=False,
 )
-@click.option("--profile", metavar="NAME", help="Task profile (default: the scenario's).")
-@click.option(
-    "--memory",
-    "-m",
-    default="clm-memory",
-    show_default=True,
-    metavar="DIR",
-    help="Memory repository; created if absent.",
-)
+@profile_option("Task profile (default: the scenario's).", configured=False)
+@memory_option("Memory repository; created if absent.", configured=False, default="clm-memory")
 @click.option("--resume", metavar="SESSION", help="Continue a session this repository persisted.")
 @click.option(
     "--max-steps",
@@ -89,9 +80,7 @@ LAST_REPLY = 300  # characters of the openai agent's last answer shown after the
     is_flag=True,
     help="Confirm every decision the policy wants confirmed (see `confirm:`).",
 )
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@format_option("text", "json")
 def run(
     agent_kind: str | None,
     goal: str | None,
@@ -142,12 +131,7 @@ def run(
     model or key; nothing is written) or the endpoint failed (the session is saved), 4 a
     decision awaits confirmation, 130 interrupted.
     """
-    from clm_policy.errors import AgentError
-    from clm_policy.loop.control import OuterControlLoop
-    from clm_policy.loop.monitor import MetricsMonitor
-    from clm_policy.loop.runs import plan_run
-    from clm_policy.memory.gitwrite import MemoryRepo
-    from clm_policy.memory.init import init_memory
+    from clm_policy.loop.runs import execute, plan_run
     from clm_policy.models.state import SessionState
 
     plan = plan_run(
@@ -165,10 +149,6 @@ def run(
         max_steps=max_steps,
     )  # everything checked: nothing is written before this line
     shown, policy, profile_name = plan.shown, plan.policy, plan.profile
-    created = plan.create_memory
-    if created:
-        init_memory(memory)
-    agent = plan.make_agent()
     state = plan.state
     text = fmt == "text"
     if text:
@@ -176,7 +156,7 @@ def run(
         what = f"resuming session {resume} {verb}" if plan.resumed else "playing"
         if plan.openai is not None and not plan.resumed:
             what = "working on"
-        where = "a new" if created else "the"
+        where = "a new" if plan.create_memory else "the"
         click.echo(
             f"{what} {shown} under policy {policy.name} (profile {profile_name}) into "
             f"{where} memory repository {memory}"
@@ -221,31 +201,9 @@ def run(
         )
         return click.confirm(question, default=True)
 
-    with MemoryRepo(memory) as repo:
-        loop = OuterControlLoop(
-            agent,
-            policy,
-            state,
-            repo,
-            profile=profile_name,
-            continue_after_handoff=bool(plan.record["continue_after_handoff"]),
-            max_steps=plan.max_steps,
-            monitor=MetricsMonitor(plan.system_prompt_tokens),
-            listener=listener,
-            confirmer=confirmer,
-            decide_first=plan.resumed,
-            record=plan.record,
-        )
-        try:
-            result = loop.run()
-        except AgentError as exc:
-            saved = loop.state
-            raise type(exc)(
-                f"{exc.message}; session {saved.session_id} is saved at step "
-                f"{saved.step_index} (stopped: {exc.stop_reason}); to go on: "
-                f"clm-policy run --memory {memory} --resume {saved.session_id}"
-            ) from None
-    pending = loop.pending.as_dict() if loop.pending is not None else None
+    done = execute(plan, memory, listener=listener, confirmer=confirmer)
+    result = done.result
+    pending = done.pending.as_dict() if done.pending is not None else None
     code = EXIT_NEEDS_CONFIRMATION if pending is not None else 0
     if fmt == "json":
         click.echo(
@@ -273,7 +231,7 @@ def run(
         )
         return code
     _timeline(result)
-    reply = getattr(agent, "last_reply", None)
+    reply = getattr(done.agent, "last_reply", None)
     if reply is not None:
         click.echo(f"last reply: {shorten(' '.join(reply.split()), LAST_REPLY)}")
     click.echo(

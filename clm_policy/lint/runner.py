@@ -1,22 +1,23 @@
 """Find policy files, lint each one, and gather the problems.
 
 A policy file is any ``*.yaml``/``*.yml`` under the given paths except policy test files
-(``*.test.yaml``). Each file is loaded with every problem collected (not just the first), its
-checks run on what loaded, and disable comments apply. A file's problems that lie in another
-file it extends are reported at its own ``extends:`` line when they come from how this file
-combines with its parent (a rule it disabled leaving a signal unread, say); problems that
-belong to the parent itself are reported there, once.
+(``*.test.yaml``). Each file is loaded with every problem collected (not just the first), each
+reported under the check it names (else ``policy-error``); the analyses run on what loaded, and
+disable comments apply. A file's problems that lie in another file it extends are reported at
+its own ``extends:`` line when they come from how this file combines with its parent (a rule it
+disabled leaving a signal unread, say); problems that belong to the parent itself are reported
+there, once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from clm_policy.errors import ClmError, InputError, Location, Sink
 from clm_policy.lint import directives
-from clm_policy.lint.checks import CHECKS
+from clm_policy.lint.checks import ANALYSES, claiming
 from clm_policy.lint.context import LintContext
 from clm_policy.lint.problem import ERROR, Problem
 from clm_policy.models.policy import PolicyFile
@@ -27,15 +28,6 @@ from clm_policy.validate import document_errors
 from clm_policy.yamlio import YamlDocument, load_yaml
 
 TEST_SUFFIXES = (".test.yaml", ".test.yml")
-_LOADING = (
-    "yaml-syntax",
-    "schema",
-    "extends",
-    "duplicate-id",
-    "expression-syntax",
-    "unknown-name",
-    "threshold-order",
-)
 
 
 @dataclass
@@ -135,10 +127,10 @@ class _Linter:
         if key in self.done:
             return self.done[key]
         ctx = load_for_lint(path, shown, self.read)
-        out: list[Problem] = []
-        for module in CHECKS:
+        out = list(loading_problems(ctx))  # each where loading found it, in this file or not
+        for module in ANALYSES:
             for problem in module.check(ctx):
-                if problem.file != ctx.file and module.ID not in _LOADING:
+                if problem.file != ctx.file:
                     problem = self._attribute(problem, ctx)
                 out.append(problem)
         self.done[key] = out
@@ -177,6 +169,18 @@ def load_for_lint(path: Path, shown: str, read: _Reader) -> LintContext:
         sink.errors.append(exc)
     ctx.errors.extend(sink.errors)
     return ctx
+
+
+def loading_problems(ctx: LintContext) -> Iterator[Problem]:
+    """A problem for each error loading reported, under the check it names (checks.LOADING),
+    else under ``policy-error``: none is dropped. One located at a file only (``file: no such
+    file``) is reported at its first line."""
+    for error in ctx.errors:
+        module = claiming(error.check)
+        where = error.location or Location(ctx.file)
+        if where.line <= 0:
+            where = Location(where.file, 1, 1)
+        yield Problem.at(where, module.ID, module.LEVEL, error.message)
 
 
 def _relocate(problem: Problem, ctx: LintContext) -> Problem:

@@ -5,8 +5,8 @@ the endpoint's configuration (from the environment) for the OpenAI-compatible on
 policy, the profile and the threshold overrides (or, for ``--resume``, what the session's
 ``run.json`` recorded), validates all of it and picks the session id — a new session when
 the id is already taken in the repository, so a second run never replays into a finished
-one. Only then does the caller create the memory repository and start the loop: bad input
-changes nothing.
+one. Only then does :func:`execute` create the memory repository and run the loop: bad input
+changes nothing. The command line parses options, calls these two and prints.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from clm_policy.errors import InputError, StateError, quote
+from clm_policy.errors import AgentError, InputError, StateError, quote
 from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.loop.agent import SimulatedAgent
 from clm_policy.loop.openai_agent import (
@@ -29,7 +29,10 @@ from clm_policy.loop.openai_agent import (
 from clm_policy.memory.layout import check_session
 from clm_policy.models.scenario import ScenarioFile
 from clm_policy.models.state import SessionState, TokenSnapshot
-from clm_policy.policy.engine import Policy
+from clm_policy.policy.engine import Outcome, Policy
+
+if TYPE_CHECKING:
+    from clm_policy.loop.control import Confirmer, Listener, LoopResult
 
 ENDED = ("completed", "failed", "handoff")
 """How a session stops for good; any other stop (interrupted, max_steps, ...) can resume."""
@@ -222,6 +225,65 @@ def plan_run(
         openai=config,
         max_steps=max_steps,
     )
+
+
+@dataclass(frozen=True)
+class RunDone:
+    """How a run ended: the loop's result, the decision awaiting a person (None when none
+    does), and the agent (the openai one's last reply is worth showing)."""
+
+    result: LoopResult
+    pending: Outcome | None
+    agent: SimulatedAgent | OpenAIChatAgent
+
+
+def execute(
+    plan: RunPlan,
+    memory: str,
+    *,
+    listener: Listener | None = None,
+    confirmer: Confirmer | None = None,
+) -> RunDone:
+    """Carry ``plan`` out: create the memory repository if it is new, then drive the agent
+    under the policy, committing each compaction and handoff. A resumed session is decided on
+    before its agent plays again.
+
+    An agent that fails (:class:`AgentError`) is raised again, of the same type, once the loop
+    has committed the session so far: the message says where it stopped and how to resume.
+    """
+    from clm_policy.loop.control import OuterControlLoop
+    from clm_policy.loop.monitor import MetricsMonitor
+    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.init import init_memory
+
+    if plan.create_memory:
+        init_memory(memory)
+    agent = plan.make_agent()
+    with MemoryRepo(memory) as repo:
+        loop = OuterControlLoop(
+            agent,
+            plan.policy,
+            plan.state,
+            repo,
+            profile=plan.profile,
+            continue_after_handoff=bool(plan.record["continue_after_handoff"]),
+            max_steps=plan.max_steps,
+            monitor=MetricsMonitor(plan.system_prompt_tokens),
+            listener=listener,
+            confirmer=confirmer,
+            decide_first=plan.resumed,
+            record=plan.record,
+        )
+        try:
+            result = loop.run()
+        except AgentError as exc:
+            saved = loop.state
+            raise type(exc)(
+                f"{exc.message}; session {saved.session_id} is saved at step "
+                f"{saved.step_index} (stopped: {exc.stop_reason}); to go on: "
+                f"clm-policy run --memory {memory} --resume {saved.session_id}"
+            ) from None
+    return RunDone(result, loop.pending, agent)
 
 
 def _check_goal(goal: str | None) -> str:

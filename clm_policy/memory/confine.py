@@ -14,19 +14,19 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path, PurePosixPath
 
+from clm_policy import atomicfile
 from clm_policy.errors import InputError
 
 MAX_READ = 16 * 1024 * 1024
 """Bytes clm-policy reads from one file of a memory repository (a topic, the index)."""
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_TEMP_PREFIX, _TEMP_SUFFIX = ".clm-", ".tmp"
+_TEMP_PREFIX, _TEMP_SUFFIX = ".clm-", atomicfile.TEMP_SUFFIX
 
 
 class ConfinementError(InputError):
@@ -115,21 +115,9 @@ def write(root: Path, rel: str, data: bytes) -> None:
     with _folder(root, rel, "write", create=True) as fd:
         assert fd is not None
         _regular_leaf(fd, rel, "write")
-        tmp = f"{_TEMP_PREFIX}{secrets.token_hex(8)}{_TEMP_SUFFIX}"
-        out = os.open(
-            tmp,
-            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-            0o666,
-            dir_fd=fd,
-        )
-        try:
-            with os.fdopen(out, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, _parts(rel)[-1], src_dir_fd=fd, dst_dir_fd=fd)
-        except BaseException:
-            with suppress(FileNotFoundError):
-                os.unlink(tmp, dir_fd=fd)
-            raise
+        # No fsync: git reads the file into its object store right after, and that is what
+        # a commit keeps; the work tree is rebuilt from it.
+        atomicfile.replace(_parts(rel)[-1], data, dir_fd=fd, fsync=False, temp_prefix=_TEMP_PREFIX)
 
 
 def append(root: Path, rel: str, data: bytes) -> None:

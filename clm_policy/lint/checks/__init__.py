@@ -1,5 +1,16 @@
-"""The lint checks, one per module: ``ID``, ``LEVEL``, ``check(ctx)``, and a docstring that
-documents the check with a passing and a failing example (``clm-policy lint --list-checks``).
+"""The lint checks, one per module: ``ID``, ``LEVEL`` and a docstring that documents the check
+with a passing and a failing example (``clm-policy lint --list-checks``, docs/lint.md).
+
+Two kinds, told apart here once:
+
+* :data:`ANALYSES` look at a policy that loaded; each finds its own problems (``check(ctx)``).
+* :data:`LOADING` name the problems loading itself finds: the code that must refuse such a
+  file for ``decide`` too (clm_policy.yamlio, .validate, .policy) raises each error named by
+  one of these IDs, and the runner reports it under that check. Finding them again here would
+  be a second copy of the loader to keep in step.
+
+A loading error named by no check of :data:`LOADING` (or by none) is reported under
+:data:`GENERIC`, ``policy-error``: a problem nobody claims still fails the lint.
 """
 
 from __future__ import annotations
@@ -12,6 +23,7 @@ from clm_policy.lint.checks import (
     expression_syntax,
     extends,
     guard_unused_action,
+    policy_error,
     schema,
     threshold_above_window,
     threshold_order,
@@ -36,9 +48,36 @@ CHECKS: tuple[ModuleType, ...] = (
     unreachable_rule,
     guard_unused_action,
     unused_signal,
+    policy_error,
 )
+"""Every check, in the order ``--list-checks`` and SARIF show them."""
+
+LOADING: tuple[ModuleType, ...] = (
+    yaml_syntax,
+    schema,
+    extends,
+    duplicate_id,
+    expression_syntax,
+    unknown_name,
+    threshold_order,
+)
+ANALYSES: tuple[ModuleType, ...] = (
+    type_mismatch,
+    constant_error,
+    threshold_above_window,
+    unreachable_rule,
+    guard_unused_action,
+    unused_signal,
+)
+GENERIC: ModuleType = policy_error
 
 BY_ID: dict[str, ModuleType] = {module.ID: module for module in CHECKS}
+_LOADING_BY_ID: dict[str, ModuleType] = {module.ID: module for module in LOADING}
+
+
+def claiming(check: str | None) -> ModuleType:
+    """The check that reports a loading error named ``check``: its own, else :data:`GENERIC`."""
+    return _LOADING_BY_ID.get(check or "", GENERIC)
 
 
 def summary(module: ModuleType) -> str:

@@ -1,0 +1,83 @@
+"""Tell a persisted session what only a person knows (``clm-policy signal``): a phase is done,
+or a signal's value. Checked against the session's policy, committed; the next decision on
+the session (a resumed run, ``decide --session``) sees it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from clm_policy.errors import InputError
+from clm_policy.models.enums import SignalValue
+
+
+@dataclass(frozen=True)
+class Signalled:
+    commit: str
+    what: str
+    """What was signalled, as committed (secrets redacted)."""
+
+
+def signal_session(
+    memory: str,
+    session: str,
+    signals: Mapping[str, SignalValue],
+    *,
+    phase_done: bool = False,
+    as_written: Sequence[str] | None = None,
+) -> Signalled:
+    """Set ``signals`` on ``session`` (each declared by the policy it runs under, of its type)
+    and, with ``phase_done``, mark a phase boundary; commit the new state.
+
+    ``as_written`` is how the person wrote the signals (``degradation=true``), for the commit
+    message; by default ``name=value``. Raises :class:`InputError` and commits nothing when
+    there is nothing to say, the session is unknown or a signal does not fit the policy."""
+    from clm_policy.lifecycle.pipelines import state_doc
+    from clm_policy.memory.change import Change
+    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.layout import session_dir
+    from clm_policy.memory.redact import redact_text
+    from clm_policy.memory.sessions import load_session
+    from clm_policy.memory.trailers import CommitMessage, event_subject
+    from clm_policy.models.enums import TaskStatus
+
+    if not phase_done and not signals:
+        raise InputError("nothing to signal: a phase done, or NAME=VALUE signals")
+    written = (
+        list(as_written) if as_written is not None else [f"{n}={v}" for n, v in signals.items()]
+    )
+    with MemoryRepo(memory) as repo:
+        persisted = load_session(repo, session)
+        state = persisted.state
+        if signals:
+            check_signals(str(persisted.run.get("policy") or "default"), signals)
+        state.signals = {**state.signals, **signals}
+        if phase_done:
+            state.status = TaskStatus.PHASE_BOUNDARY
+        what = ", ".join([*(["phase-done"] if phase_done else []), *written])
+        message = CommitMessage(
+            event_subject("signal", session, state.step_index, what),
+            f"Signalled by hand: {what}.",
+            {"Clm-Event": "signal", "Clm-Session": session, "Clm-Step": str(state.step_index)},
+        )
+        change = Change({f"{session_dir(session)}/state.json": state_doc(state)})
+        commit = repo.commit(message, change)
+    return Signalled(commit, redact_text(what).text)  # shown as committed
+
+
+def check_signals(policy_ref: str, signals: Mapping[str, SignalValue]) -> None:
+    """Refuse a signal the policy ``policy_ref`` does not declare, or a value not of its type."""
+    from clm_policy.policy.cache import load_policy_cached
+    from clm_policy.policy.names import signal_value_fits
+
+    policy = load_policy_cached(policy_ref)
+    for name, value in signals.items():
+        if name not in policy.signals:
+            known = ", ".join(policy.signals) or "none"
+            raise InputError(
+                f"signal '{name}' is not declared by policy {policy.name} (declared: {known})"
+            )
+        if not signal_value_fits(policy.signals[name].type, value):
+            raise InputError(
+                f"signal '{name}' must be a {policy.signals[name].type}, got {value!r}"
+            )

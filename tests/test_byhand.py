@@ -1,0 +1,148 @@
+"""clm_policy.loop.byhand, loop.status and loop.signals called directly: a compaction or a
+handoff asked for by hand, the sessions' overview, and a signal to a persisted session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clm_policy.errors import InputError, StateError
+from clm_policy.loop import byhand
+from clm_policy.loop.runs import execute, plan_run
+from clm_policy.loop.signals import signal_session
+from clm_policy.loop.status import session_status
+from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.sessions import load_session
+from clm_policy.models.enums import TaskStatus
+
+from conftest import git, state_file
+
+
+@pytest.fixture
+def played(tmp_path: Path) -> Path:
+    """A memory repository with session scenario-b stopped after 2 steps."""
+    memory = tmp_path / "mem"
+    plan = plan_run(
+        str(memory),
+        scenario="compaction",
+        policy_ref=None,
+        profile=None,
+        resume=None,
+        soft_compact=None,
+        hard_handoff=None,
+        continue_after_handoff=False,
+        max_steps=2,
+    )
+    execute(plan, str(memory))
+    return memory
+
+
+# -- by hand --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "source",
+    [byhand.Source(), byhand.Source(state="s.json", session="s1")],
+    ids=["none", "two"],
+)
+def test_one_source_of_state(tmp_path: Path, source: byhand.Source) -> None:
+    with pytest.raises(InputError) as info:
+        byhand.prepare("compact", "default", str(tmp_path), source, None)
+    assert info.value.message == "give one of a state file, a persisted session and a transcript"
+
+
+def test_provenance_says_whether_the_policy_agrees(tmp_path: Path) -> None:
+    source = byhand.Source(state=str(state_file(tmp_path)))  # 400,000 tokens: over hard_handoff
+    handing = byhand.prepare("handoff", "default", str(tmp_path), source, None)
+    assert (handing.why.rule, handing.state.session_id) == ("hard_handoff", "s1")
+    assert handing.why.policy is not None
+    assert handing.why.policy.endswith(f"@{handing.policy.digest}")
+    compacting = byhand.prepare("compact", "default", str(tmp_path), source, None)
+    assert compacting.why.rule == "manual"
+    assert compacting.why.rationale is not None
+    assert compacting.why.rationale.startswith(
+        "compact requested by hand; the policy says handoff ("
+    )
+    assert compacting.profile.name == "coding"
+
+
+def test_a_state_error_is_located_in_its_file(tmp_path: Path) -> None:
+    path = state_file(tmp_path, signals={"degradation": "yes"})
+    with pytest.raises(StateError) as info:
+        byhand.prepare("compact", "default", str(tmp_path), byhand.Source(state=str(path)), None)
+    assert info.value.location is not None
+    assert info.value.location.file == str(path)
+    assert (info.value.location.line, info.value.location.col) == (1, 108)  # at the value
+
+
+def test_compact_and_handoff_a_persisted_session(played: Path) -> None:
+    source = byhand.Source(session="scenario-b")
+    hand, compacted = byhand.compact("default", str(played), source)
+    assert (hand.why.rule, compacted.path) == (
+        "manual",
+        "sessions/scenario-b/compactions/000002.md",
+    )
+    assert git(played, "log", "-1", "--format=%H").strip() == compacted.commit
+    _, handed = byhand.handoff("default", str(played), source, branch=True)
+    assert handed.ref == "refs/heads/clm/handoff/scenario-b-1"
+    assert handed.handoff_path == "sessions/scenario-b/handoffs/001.md"
+
+
+# -- status ---------------------------------------------------------------------------------
+
+
+def test_status_skips_a_session_it_cannot_read_unless_asked_for_it(played: Path) -> None:
+    broken = played / "sessions" / "broken"
+    broken.mkdir()
+    (broken / "state.json").write_text("{}")
+    git(played, "add", "-A")
+    git(played, "commit", "-qm", "a broken session")
+    found = session_status(str(played))
+    assert [(r["session"], r["step"], r["stopped"]) for r in found.rows] == [
+        ("scenario-b", 2, "max_steps")
+    ]
+    assert [sid for sid, _ in found.skipped] == ["broken"]
+    assert "sessions/broken/state.json is not a valid session state" in str(found.skipped[0][1])
+    with pytest.raises(InputError):
+        session_status(str(played), "broken")
+    (one,) = session_status(str(played), "scenario-b").rows
+    assert (one["compactions"], one["handoffs"], one["goal"]) == (
+        0,
+        0,
+        "Port the report generator to the new template engine",
+    )
+
+
+# -- signals --------------------------------------------------------------------------------
+
+
+def test_a_signal_is_checked_against_the_session_policy(played: Path) -> None:
+    head = git(played, "rev-parse", "HEAD")
+    for signals, message in [
+        ({}, "nothing to signal: a phase done, or NAME=VALUE signals"),
+        (
+            {"degradaton": True},
+            "signal 'degradaton' is not declared by policy default (declared: degradation)",
+        ),
+        ({"degradation": 3}, "signal 'degradation' must be a bool, got 3"),
+    ]:
+        with pytest.raises(InputError) as info:
+            signal_session(str(played), "scenario-b", signals)
+        assert info.value.message == message
+    assert git(played, "rev-parse", "HEAD") == head  # nothing committed
+
+
+def test_a_signal_is_committed(played: Path) -> None:
+    done = signal_session(
+        str(played),
+        "scenario-b",
+        {"degradation": True},
+        phase_done=True,
+        as_written=["degradation=true"],
+    )
+    assert done.what == "phase-done, degradation=true"
+    assert git(played, "log", "-1", "--format=%H").strip() == done.commit
+    with MemoryRepo(played) as repo:
+        state = load_session(repo, "scenario-b").state
+    assert (state.signals, state.status) == ({"degradation": True}, TaskStatus.PHASE_BOUNDARY)

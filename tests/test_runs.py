@@ -1,0 +1,280 @@
+"""clm_policy.loop.runs called directly: what a run starts from, what a resume restores and
+refuses, the threshold overrides, and carrying a plan out."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clm_policy.errors import AgentError, EndpointError, InputError
+from clm_policy.loop.runs import RunPlan, execute, first_state, plan_run, with_overrides
+from clm_policy.loop.scenario import load_scenario
+from clm_policy.models.state import AgentStepResult, Message
+from clm_policy.policy.compile import load_policy
+from clm_policy.policy.engine import Threshold
+
+from conftest import git
+
+ENV = {"CLM_POLICY_OPENAI_MODEL": "m1", "OPENAI_API_KEY": "sk-test"}
+
+
+def plan(memory: Path, **given: Any) -> RunPlan:
+    options: dict[str, Any] = {
+        "scenario": None,
+        "policy_ref": None,
+        "profile": None,
+        "resume": None,
+        "soft_compact": None,
+        "hard_handoff": None,
+        "continue_after_handoff": False,
+    }
+    return plan_run(str(memory), **(options | given))
+
+
+def refused(memory: Path, message: str, **given: Any) -> None:
+    with pytest.raises(InputError) as info:
+        plan(memory, **given)
+    assert info.value.message == message
+
+
+# -- the first state, the overrides ---------------------------------------------------------
+
+
+def test_first_state_from_a_scenario() -> None:
+    spec, _ = load_scenario("demo")
+    state = first_state(spec, "demo.2", "research")
+    assert (state.session_id, state.profile, state.goal) == ("demo.2", "research", spec.goal)
+    assert state.tokens.context_tokens == spec.system_prompt_tokens == 4000
+    assert (state.tokens.context_window, state.tokens.model) == (spec.context_window, spec.model)
+    assert (state.constraints, state.source_of_truth) == (spec.constraints, spec.source_of_truth)
+    assert state.step_index == 0
+
+
+def test_overrides_replace_one_profile_only() -> None:
+    policy = load_policy("default")
+    assert with_overrides(policy, "coding", None, None) is policy
+    changed = with_overrides(policy, "coding", 1000, None)
+    coding = changed.profile("coding")
+    assert (coding.soft_compact, coding.hard_handoff) == (
+        Threshold(tokens=1000),
+        policy.profile("coding").hard_handoff,
+    )
+    assert changed.profile("research") == policy.profile("research")
+    assert policy.profile("coding").soft_compact == Threshold(tokens=250000)  # untouched
+
+
+@pytest.mark.parametrize(
+    ("soft", "hard", "message"),
+    [
+        (400000, None, "--soft-compact (400000) must be below --hard-handoff (350000)"),
+        (None, 250000, "--soft-compact (250000) must be below --hard-handoff (250000)"),
+        (5, 5, "--soft-compact (5) must be below --hard-handoff (5)"),
+    ],
+)
+def test_overrides_keep_soft_below_hard(soft: int | None, hard: int | None, message: str) -> None:
+    with pytest.raises(InputError) as info:
+        with_overrides(load_policy("default"), "coding", soft, hard)
+    assert info.value.message == message
+
+
+# -- a new run ------------------------------------------------------------------------------
+
+
+def test_a_new_run_is_checked_and_writes_nothing(tmp_path: Path) -> None:
+    memory = tmp_path / "mem"
+    got = plan(memory, scenario="compaction", profile="research", soft_compact=40000)
+    assert not memory.exists()
+    assert (got.create_memory, got.resumed, got.played, got.agent) == (True, False, 0, "simulated")
+    assert (got.state.session_id, got.profile) == ("scenario-b", "research")
+    assert got.policy.profile("research").soft_compact == Threshold(tokens=40000)
+    assert got.record == {
+        "scenario": "compaction",
+        "policy": "default",
+        "profile": "research",
+        "soft_compact": 40000,
+        "hard_handoff": None,
+        "continue_after_handoff": False,
+    }
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"profile": "nosuch"}, "--profile: unknown profile 'nosuch'"),
+        ({"goal": "g"}, "--goal is for --agent openai (the simulated agent plays a scenario)"),
+        (
+            {"agent": "openai", "scenario": "demo"},
+            "--scenario is for the simulated agent; --agent openai works on --goal",
+        ),
+        ({"agent": "openai"}, "--agent openai needs --goal TEXT: what the model is to work on"),
+        ({"agent": "openai", "goal": "  "}, "--goal is empty"),
+        ({"agent": "robot"}, "--agent 'robot': choose one of simulated, openai"),
+        ({"resume": "demo"}, "{memory}: no memory repository to resume from"),
+    ],
+)
+def test_bad_input_is_refused(tmp_path: Path, given: dict[str, Any], message: str) -> None:
+    memory = tmp_path / "mem"
+    with pytest.raises(InputError) as info:
+        plan(memory, **given)
+    assert info.value.message.startswith(message.format(memory=memory))
+    assert not memory.exists()
+
+
+def test_an_openai_run(tmp_path: Path) -> None:
+    now = datetime(2026, 12, 1, tzinfo=UTC)
+    got = plan(tmp_path / "mem", agent="openai", goal=" Outline it ", env=ENV, now=now)
+    assert (got.state.session_id, got.state.goal, got.max_steps) == (
+        "openai-20261201",
+        "Outline it",
+        20,
+    )
+    assert got.state.tokens.estimated
+    assert got.record["agent"] == "openai"
+    assert "scenario" not in got.record
+
+
+# -- a resume -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def stopped(tmp_path: Path) -> Path:
+    """A memory repository where session scenario-b stopped after 3 steps, run with the
+    research profile and overridden limits."""
+    memory = tmp_path / "mem"
+    first = plan(
+        memory,
+        scenario="compaction",
+        profile="research",
+        soft_compact=40000,
+        hard_handoff=900000,
+        max_steps=3,
+    )
+    assert execute(first, str(memory)).result.stopped_reason == "max_steps"
+    return memory
+
+
+def test_a_resume_restores_what_the_run_was_started_with(stopped: Path) -> None:
+    got = plan(stopped, resume="scenario-b")
+    assert (got.resumed, got.played, got.create_memory) == (True, 3, False)
+    assert (got.profile, got.state.session_id, got.state.step_index) == (
+        "research",
+        "scenario-b",
+        3,
+    )
+    research = got.policy.profile("research")
+    assert (research.soft_compact, research.hard_handoff) == (
+        Threshold(tokens=40000),
+        Threshold(tokens=900000),
+    )
+    assert got.spec is not None
+    assert got.spec.session == "scenario-b"
+
+
+def test_a_resume_takes_limits_given_anew(stopped: Path) -> None:
+    got = plan(stopped, resume="scenario-b", soft_compact=50000)
+    research = got.policy.profile("research")
+    assert (research.soft_compact, research.hard_handoff) == (
+        Threshold(tokens=50000),
+        Threshold(tokens=900000),
+    )
+    assert (got.record["soft_compact"], got.record["hard_handoff"]) == (50000, 900000)
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"agent": "openai"}, "session 'scenario-b' was run with --agent simulated, not openai"),
+        ({"goal": "g"}, "--goal: session 'scenario-b' keeps the goal it was started with"),
+    ],
+)
+def test_a_resume_refuses_to_change_the_agent(
+    stopped: Path, given: dict[str, Any], message: str
+) -> None:
+    refused(stopped, message, resume="scenario-b", **given)
+
+
+def test_an_ended_session_is_not_resumed_and_its_id_is_not_reused(stopped: Path) -> None:
+    done = execute(plan(stopped, resume="scenario-b"), str(stopped))
+    assert done.result.stopped_reason == "completed"
+    refused(
+        stopped, "session 'scenario-b' ended (completed); nothing to resume", resume="scenario-b"
+    )
+    again = plan(stopped, scenario="compaction")
+    assert (again.taken, again.taken_stopped, again.state.session_id) == (
+        "scenario-b",
+        "completed",
+        "scenario-b.2",
+    )
+
+
+def test_a_session_not_made_by_run_needs_a_scenario(stopped: Path) -> None:
+    record = json.loads(git(stopped, "show", "HEAD:sessions/scenario-b/run.json"))
+    assert record["scenario"] == "compaction"
+    (stopped / "sessions" / "scenario-b" / "run.json").write_text("{}")
+    git(stopped, "commit", "-qam", "forget how it was run")
+    refused(
+        stopped,
+        "session 'scenario-b' was not made by `clm-policy run`: give --scenario",
+        resume="scenario-b",
+    )
+    assert plan(stopped, resume="scenario-b", scenario="compaction").played == 0
+
+
+# -- carrying a plan out --------------------------------------------------------------------
+
+
+class _Failing:
+    """An agent whose endpoint fails on the second step."""
+
+    def __init__(self) -> None:
+        self.steps = 0
+
+    def step(self, messages: Sequence[Message]) -> AgentStepResult:
+        self.steps += 1
+        if self.steps == 2:
+            raise EndpointError("POST http://model/chat/completions: HTTP 500")
+        return AgentStepResult(output_tokens=10)
+
+    def inject_context(self, system_addon: str) -> None:
+        pass
+
+    def reset_with_seed(self, seed_messages: Sequence[Message]) -> None:
+        pass
+
+
+def test_execute_creates_the_repository_and_plays(tmp_path: Path) -> None:
+    memory = tmp_path / "mem"
+    events: list[str] = []
+    done = execute(
+        plan(memory, scenario="compaction"),
+        str(memory),
+        listener=lambda event, _data: events.append(event),
+    )
+    assert (done.result.stopped_reason, done.result.compact_count, done.pending) == (
+        "completed",
+        len([e for e in events if e == "compact"]),
+        None,
+    )
+    assert done.result.compact_count >= 1
+    assert git(memory, "log", "-1", "--format=%s").startswith("clm(session): scenario-b")
+
+
+def test_a_failing_agent_is_raised_again_with_how_to_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = tmp_path / "mem"
+    ready = plan(memory, scenario="compaction")
+    monkeypatch.setattr(RunPlan, "make_agent", lambda _self: _Failing())
+    with pytest.raises(AgentError) as info:
+        execute(ready, str(memory))
+    assert type(info.value) is EndpointError
+    assert info.value.message == (
+        "POST http://model/chat/completions: HTTP 500; session scenario-b is saved at step 1 "
+        f"(stopped: endpoint_error); to go on: clm-policy run --memory {memory} "
+        "--resume scenario-b"
+    )
