@@ -103,14 +103,23 @@ def run(runs: int, cold_runs: int) -> dict[str, Any]:
         commands["console_script"] = (script_cmd, True)
 
     with tempfile.TemporaryDirectory(prefix="clm-bench-cache-") as cache:
-        env = {k: v for k, v in os.environ.items() if k != "CLM_POLICY_NO_CACHE"}
+        # bytecode as an installed clm-policy has it (written by the warm-ups)
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("CLM_POLICY_NO_CACHE", "PYTHONDONTWRITEBYTECODE")
+        }
         env["CLM_POLICY_CACHE_DIR"] = cache
         samples = measure(commands, env, runs)
         entries = len(list(Path(cache).glob("*.json")))
         if entries == 0:
             raise BenchError(f"the warm-up runs left no compiled policy in {cache}")
 
-    cold_env = {k: v for k, v in os.environ.items() if k != "CLM_POLICY_CACHE_DIR"}
+    cold_env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("CLM_POLICY_CACHE_DIR", "PYTHONDONTWRITEBYTECODE")
+    }
     cold_env["CLM_POLICY_NO_CACHE"] = "1"
     cold = measure({"module": (module_cmd, True)}, cold_env, cold_runs)["module"]
 

@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import json
-import math
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from clm_policy.cli.oneshot import from_transcript, parse_signal, render, transcript_note
 from clm_policy.cli.options import (
     memory_option,
     policy_option,
     profile_option,
     transcript_options,
 )
-from clm_policy.cli.render import render_decision
-from clm_policy.errors import InputError, StateError, quote
-from clm_policy.models.enums import MAX_COUNT, SignalValue, TaskStatus
+from clm_policy.errors import StateError
+from clm_policy.models.enums import MAX_COUNT, TaskStatus
 from clm_policy.policy.cache import load_policy_cached
 from clm_policy.policy.engine import Policy, StateLike
 from clm_policy.policy.figures import FigureState, FigureTokens
@@ -25,27 +24,6 @@ if TYPE_CHECKING:
     from clm_policy.agents.transcript import TranscriptReading
 
 STATUSES = [s.value for s in TaskStatus]
-
-
-def _not_a_number(name: str) -> str:
-    raise ValueError(name)  # NaN and Infinity are no JSON: the value is the text itself
-
-
-def parse_signal(text: str) -> tuple[str, SignalValue]:
-    """``name=value``; the value is read as JSON when it is a number or true/false."""
-    name, sep, raw = text.partition("=")
-    if not sep or not name:
-        raise InputError(f"--signal expects NAME=VALUE, got {quote(text)}")
-    value: SignalValue = raw
-    try:
-        parsed = json.loads(raw, parse_constant=_not_a_number)
-    except ValueError:  # not JSON, or an integer of more digits than Python reads
-        parsed = raw
-    if isinstance(parsed, float) and not math.isfinite(parsed):
-        raise InputError(f"--signal {name.strip()}: number out of range: {quote(raw)}")
-    if isinstance(parsed, bool | int | float | str):
-        value = parsed
-    return name.strip(), value
 
 
 @click.command()
@@ -223,40 +201,12 @@ def _decide(
         explanation = policy.explain(state, profile, force=force)
         payload: dict[str, Any] = explanation.decision.model_dump(mode="json")
         if fmt == "json":
-            payload.update(_from_transcript(reading))
+            payload.update(from_transcript(reading))
             payload["explain"] = explanation.model_dump(mode="json", exclude={"decision"})
             click.echo(json.dumps(payload, indent=2))
         else:
-            click.echo(render_explanation(explanation) + _transcript_note(reading))
+            click.echo(render_explanation(explanation) + transcript_note(reading))
         return 0
     outcome = policy.outcome(state, profile, force=force)
-    if fmt == "json":
-        click.echo(json.dumps({**outcome.as_dict(), **_from_transcript(reading)}, indent=2))
-    else:
-        click.echo(render_decision(outcome) + _transcript_note(reading))
+    click.echo(render(outcome, fmt, reading))
     return 0
-
-
-def _from_transcript(reading: TranscriptReading | None) -> dict[str, Any]:
-    if reading is None:
-        return {}
-    return {
-        "context_estimated": reading.context_estimated,
-        "transcript": {
-            "format": reading.format,
-            "path": reading.path,
-            "model": reading.model,
-            "warnings": list(reading.warnings),
-        },
-    }
-
-
-def _transcript_note(reading: TranscriptReading | None) -> str:
-    if reading is None:
-        return ""
-    note = f"\nread:      {reading.format} transcript {reading.path}"
-    if reading.model:
-        note += f" (model {reading.model})"
-    if reading.context_estimated:
-        note += "\n           context estimated: " + "; ".join(reading.warnings or ["no usage"])
-    return note

@@ -41,6 +41,8 @@ def main() -> None:
         _statusline()
     if sys.argv[1:] == ["hook", "claude-code"]:
         _claude_code_hook()
+    if sys.argv[1:2] == ["decide"]:
+        _decide()
     from clm_policy.cli.main import run
 
     if not _IGNORED:
@@ -61,6 +63,26 @@ def _statusline() -> None:
         os.write(1, f"{line}\n".encode())
     except OSError:  # Claude Code stopped reading (a newer refresh replaced this one)
         pass
+    sys.exit(0)
+
+
+def _decide() -> None:
+    """``clm-policy decide`` on its common command lines, without click (hooks and scripts
+    ask for a decision per prompt). It returns when click should run the command instead:
+    for anything else, and for every error (see clm_policy.cli.oneshot)."""
+    if not _IGNORED:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        from clm_policy.cli.oneshot import answer, encoded, write_all
+
+        text = answer(sys.argv[2:])
+        data = encoded(text) if text is not None else None
+        if data is None:
+            return
+        write_all(data)
+    except KeyboardInterrupt:
+        os.write(2, b"clm-policy: interrupted\n")
+        sys.exit(EXIT_INTERRUPTED)
     sys.exit(0)
 
 

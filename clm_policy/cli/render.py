@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
-from clm_policy.policy.engine import Outcome
-
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # decide prints through here on every prompt: no typing at run time
     from clm_policy.models.decision import Decision, Explanation
+    from clm_policy.policy.engine import Outcome
 
 
 def _value(value: object) -> str:

@@ -1,0 +1,207 @@
+"""``decide`` without click (clm_policy.cli.oneshot) is the click command, only quicker.
+
+Its option table is the click command's; on every command line it answers, it prints exactly
+what click prints; every command line click would refuse, and every error, it hands back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from clm_policy.cli import oneshot
+from clm_policy.cli.decide import decide
+
+from conftest import invoke
+
+ROOT = Path(__file__).resolve().parents[1]
+TRANSCRIPTS = ROOT / "tests" / "fixtures" / "transcripts"
+# click's options that only click's path takes (the fast path declines them)
+CLICK_ONLY = {"explain", "session", "memory", "help"}
+
+
+def test_the_option_table_is_the_click_commands() -> None:
+    # what click gives when nothing is given (before --policy/--profile look elsewhere)
+    defaults = decide.make_context("decide", [], resilient_parsing=True).params
+    defaults["policy_ref"] = None  # the flag alone; both paths then ask config.setting
+    seen: dict[str, tuple[str, object]] = {}
+    for param in decide.params:
+        assert isinstance(param, click.Option)
+        if param.name in CLICK_ONLY:
+            continue
+        assert param.name is not None
+        if param.is_flag:
+            kind: object = "flag"
+        elif param.multiple:
+            kind = "multi"
+        elif isinstance(param.type, click.IntRange):
+            kind = (param.type.min, param.type.max)
+        elif isinstance(param.type, click.Choice):
+            kind = tuple(param.type.choices)
+        else:
+            assert param.type is click.STRING, param.name
+            kind = "str"
+        for opt in param.opts:
+            seen[opt] = (param.name, kind)
+        assert oneshot.DEFAULTS[param.name] == defaults[param.name], param.name
+    assert seen == oneshot.OPTIONS
+    assert set(oneshot.DEFAULTS) == {dest for dest, _ in oneshot.OPTIONS.values()}
+
+
+SAME = [
+    ["--tokens", "260000"],
+    ["-t", "260000"],
+    ["-t260000"],
+    ["--tokens=260000"],
+    ["--tokens", "1_000"],
+    ["--tokens", "0"],
+    ["--tokens", "360000", "--profile", "research"],
+    ["--tokens", "120000", "--window", "200000", "--format", "json"],
+    ["--tokens", "300000", "--step", "9", "--last-compact-step", "2"],
+    ["--tokens", "300000", "--step", "9", "--last-compact-step", "8"],
+    ["--tokens", "10", "--status", "phase_boundary"],
+    ["--tokens", "260000", "--signal", "degradation=true"],
+    ["--tokens", "260000", "--signal", "degradation=false", "--format=json"],
+    ["--tokens", "260000", "--tokens", "10"],  # the last one counts, as in click
+    [
+        "-p",
+        str(ROOT / "policies" / "examples" / "option_b.yaml"),
+        "--tokens",
+        "300000",
+        "--window",
+        "400000",
+        "--signal",
+        "open_subagent_calls=2",
+    ],
+    [
+        "-p",
+        str(ROOT / "policies" / "examples" / "option_b.yaml"),
+        "--tokens",
+        "300000",
+        "--window",
+        "400000",
+        "--signal",
+        "open_subagent_calls=2",
+        "--force",
+    ],
+    ["--policy", "claude-code", "--tokens", "150000", "--window", "200000"],
+    *(
+        [form, "--transcript", str(TRANSCRIPTS / name)]
+        for name in (
+            "claude_session.jsonl",
+            "claude_compact_end.jsonl",
+            "claude_truncated.jsonl",
+            "codex_rollout.jsonl",
+            "codex_compacted.jsonl",
+            "openai_with_usage.json",
+            "openai_no_usage.json",
+        )
+        for form in ("--format=text", "--format=json")
+    ),
+    ["--transcript", str(TRANSCRIPTS / "codex_rollout.jsonl"), "--transcript-format", "codex"],
+]
+
+
+@pytest.mark.parametrize("args", SAME, ids=lambda a: " ".join(a)[-60:])
+def test_it_prints_what_click_prints(args: list[str]) -> None:
+    quick = oneshot.answer(list(args))
+    slow = invoke("decide", *args)
+    assert slow.exit_code == 0, slow.stderr
+    assert quick is not None
+    assert f"{quick}\n" == slow.stdout
+
+
+def test_the_project_configuration_and_environment_apply(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / ".clm-policy.yaml").write_text("version: 1\npolicy: claude-code\nprofile: coding\n")
+    monkeypatch.chdir(tmp_path)
+    for env in ({}, {"CLM_POLICY_PROFILE": "research"}, {"CLM_POLICY_POLICY": "default"}):
+        with monkeypatch.context() as m:
+            for name, value in env.items():
+                m.setenv(name, value)
+            args = ["--tokens", "150000", "--window", "200000"]
+            quick = oneshot.answer(args)
+            assert quick is not None
+            assert f"{quick}\n" == invoke("decide", *args).stdout
+
+
+DECLINED = [
+    ["--tokens", "-1"],
+    ["--tokens", "x"],
+    ["--tokens"],
+    ["--window", "0", "--tokens", "5"],
+    ["--status", "nope", "--tokens", "5"],
+    ["--format", "xml", "--tokens", "5"],
+    ["--tokens", "5", "--state", "s.json"],
+    ["--window", "5"],
+    [],
+    ["--tokens", "5", "--step", "2", "--last-compact-step", "5"],
+    ["--tokens", "5", "--signal", "nonsense"],
+    ["--tokens", "5", "--signal", "undeclared=1"],
+    ["--tokens", "5", "--explain"],
+    ["--tokens", "5", "--force=yes"],
+    ["--tokens", "5", "--help"],
+    ["--tokens", "5", "extra"],
+    ["--tokens", "5", "--tokns", "6"],
+    ["--tokens", "5", "--policy", "nosuch"],
+    ["--tokens", "5", "--profile", "nosuch"],
+    ["--transcript", "/nonexistent/t.jsonl"],
+    ["--session", "s1"],
+]
+
+
+@pytest.mark.parametrize("args", DECLINED, ids=lambda a: " ".join(a) or "(none)")
+def test_what_it_does_not_answer_click_does(args: list[str]) -> None:
+    assert oneshot.answer(list(args)) is None
+    if "--help" not in args and "--explain" not in args:
+        assert invoke("decide", *args).exit_code == 2
+
+
+def test_a_state_file_is_left_to_click_for_now(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"session_id": "s", "tokens": {"context_tokens": 5}}))
+    assert oneshot.answer(["--state", str(path)]) is None
+
+
+def test_as_a_process_it_imports_only_what_the_answer_needs(tmp_path: Path) -> None:
+    probe = (
+        "import sys\n"
+        "sys.argv = ['clm-policy', 'decide', '--tokens', '260000']\n"
+        "from clm_policy.cli.entry import main\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    code = exc.code\n"
+        "heavy = ['click', 'pydantic', 'ruamel.yaml', 'jsonschema', 'git', 'simpleeval',\n"
+        "         'pathlib', 'typing', 'dataclasses', 'hashlib', 'inspect']\n"
+        "sys.stderr.write(repr(([m for m in heavy if m in sys.modules], code)))\n"
+    )
+    env = {**os.environ}
+    for _ in range(2):  # the first run fills the policy cache; the second is the one timed
+        proc = subprocess.run(
+            [sys.executable, "-c", probe],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+    assert (proc.stdout, proc.stderr) == (invoke("decide", "--tokens", "260000").stdout, "([], 0)")
+
+
+def test_a_closed_pipe_is_no_error(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        f"{sys.executable} -m clm_policy decide --tokens 260000 --format json | head -c 1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert (proc.stdout, proc.stderr) == ("{", "")
