@@ -16,28 +16,31 @@ the text, so a 13 MB state with one bad field is reported about as fast as a goo
 
 from __future__ import annotations
 
-import bisect
 import json
 import math
 import re
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 from clm_policy.errors import InputError, Location, quote
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # decide --state parses here on every call: no typing or dataclasses
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
 MAX_DEPTH = 64
 """Nesting levels a document may have (a SessionState needs three)."""
 
 PathKey = str | int
-_WS = re.compile(r"[ \t\n\r]*")
-_SEPARATOR = re.compile(r"[ \t\n\r]*,?[ \t\n\r]*")
+_WS = r"[ \t\n\r]*"
+_SEPARATOR = r"[ \t\n\r]*,?[ \t\n\r]*"
 # the tokens the problem scan needs: strings (skipped whole), structure, and numbers and
 # names (to catch NaN, Infinity and numbers out of range); anything else is skipped. A '"'
 # that starts no complete string ends the scan (past what json parsed: nothing to find there).
 _STRING = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
-_TOKEN = re.compile(_STRING + r'|[\[\]{}:,"]|-?[0-9][0-9.eE+-]*+|-?Infinity|NaN')
+_TOKEN = _STRING + r'|[\[\]{}:,"]|-?[0-9][0-9.eE+-]*+|-?Infinity|NaN'
+# (patterns compiled on first use, by re's own cache: only a document with a problem, or one
+# a validation error must be placed in, is scanned)
 
 
 # the C scanner behind json.loads: (value, end) of the JSON value at an offset
@@ -108,7 +111,7 @@ def _first_problem(text: str, file: str) -> InputError | None:
     digits = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 0
     stack: list[set[str] | None] = []  # per open container: the keys seen (objects only)
     expect_key = False
-    for match in _TOKEN.finditer(text):
+    for match in re.finditer(_TOKEN, text):
         token = match.group()
         start = match.start()
         first = token[0]
@@ -167,7 +170,7 @@ def _at(text: str, offset: int, file: str) -> Location:
 
 def _skip(text: str, pos: int) -> int:
     """The offset of the first character at or after ``pos`` that is not white space."""
-    match = _WS.match(text, pos)
+    match = re.compile(_WS).match(text, pos)
     return match.end() if match is not None else pos
 
 
@@ -183,7 +186,6 @@ class _Container:
         self.done = False
 
 
-@dataclass
 class JsonDocument:
     """A JSON text parsed without error, that can say where a path into it is written.
 
@@ -192,12 +194,13 @@ class JsonDocument:
     Locating many errors in one document so reads each part of it at most once.
     """
 
-    file: str
-    text: str
-    root: Any
-    _containers: dict[int, _Container] = field(default_factory=dict, init=False, repr=False)
-    _lines: list[int] | None = field(default=None, init=False, repr=False)
-    _calls: int = field(default=0, init=False, repr=False)
+    def __init__(self, file: str, text: str, root: Any) -> None:
+        self.file = file
+        self.text = text
+        self.root = root
+        self._containers: dict[int, _Container] = {}
+        self._lines: list[int] | None = None
+        self._calls = 0
 
     def location(self, path: Sequence[PathKey], *, key: bool = False) -> Location:
         """Where the value at ``path`` starts (its key when ``key``); a path that runs past
@@ -221,7 +224,7 @@ class JsonDocument:
         box = self._containers.get(offset)
         if box is None:
             box = self._containers[offset] = _Container(_skip(text, offset + 1))
-        scan, separator = _SCAN, _SEPARATOR.match
+        scan, separator = _SCAN, re.compile(_SEPARATOR).match
         pos = box.pos
         while step not in box.members and not box.done:
             if pos >= len(text) or text[pos] in "]}":
@@ -246,6 +249,8 @@ class JsonDocument:
             return _at(text, offset, self.file)
         if self._lines is None:
             self._lines = [m.start() for m in re.finditer("\n", text)]
+        import bisect
+
         line = bisect.bisect_left(self._lines, offset)
         start = self._lines[line - 1] + 1 if line else 0
         return Location(self.file, line + 1, offset - start + 1)

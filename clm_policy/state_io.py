@@ -8,15 +8,15 @@ and validated by pydantic; only when validation fails is the text scanned again 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
-from pathlib import Path
-
-from pydantic import ValidationError
 
 from clm_policy.errors import InputError, Location, StateError
 from clm_policy.jsonio import JsonDocument, check_depth, parse_json
-from clm_policy.models.state import SessionState
 from clm_policy.textio import STATE_LIMIT, read_stream, read_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pydantic is imported where a state is validated in full
+    from clm_policy.models.plain import FigureState
+    from clm_policy.models.state import SessionState
 
 
 def parse_state(text: str, file: str) -> SessionState:
@@ -27,6 +27,10 @@ def parse_state(text: str, file: str) -> SessionState:
         data = parse_json(text, file)
     except InputError as exc:
         raise StateError(exc.message, exc.location) from None
+    from pydantic import ValidationError
+
+    from clm_policy.models.state import SessionState
+
     try:
         return SessionState.model_validate_json(text, strict=True)
     except ValidationError as exc:
@@ -48,13 +52,26 @@ def parse_state(text: str, file: str) -> SessionState:
     raise StateError(errors[0].message, errors[0].location)
 
 
-@dataclass(frozen=True)
+def plain_state_of(text: str, file: str) -> FigureState | None:
+    """The state in JSON ``text`` when it is plainly valid — what :func:`parse_state` would
+    accept, checked without pydantic (clm_policy.models.plain) —, else None: then
+    :func:`parse_state` validates it and says what is wrong."""
+    from clm_policy.models.plain import plain_state
+
+    try:
+        data = parse_json(text, file)
+    except InputError:
+        return None
+    return plain_state(data)
+
+
 class StateSource:
     """A state with the text it was read from, to place later errors in that text."""
 
-    state: SessionState
-    text: str
-    file: str
+    def __init__(self, state: SessionState, text: str, file: str) -> None:
+        self.state = state
+        self.text = text
+        self.file = file
 
     def locate(self, exc: StateError) -> StateError:
         """``exc`` with the location of its ``path`` in this state's file, when it has one."""
@@ -74,5 +91,5 @@ def read_state(source: str) -> StateSource:
         text = read_stream(sys.stdin.buffer, file, limit=STATE_LIMIT, what="state")
     else:
         file = source
-        text = read_text(Path(source), source, limit=STATE_LIMIT, what="state")
+        text = read_text(source, source, limit=STATE_LIMIT, what="state")
     return StateSource(parse_state(text, file), text, file)

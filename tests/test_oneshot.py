@@ -6,6 +6,7 @@ what click prints; every command line click would refuse, and every error, it ha
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -164,16 +165,68 @@ def test_what_it_does_not_answer_click_does(args: list[str]) -> None:
         assert invoke("decide", *args).exit_code == 2
 
 
-def test_a_state_file_is_left_to_click_for_now(tmp_path: Path) -> None:
+EXAMPLE = ROOT / "docs" / "examples" / "session-state.json"
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        EXAMPLE.read_text(),
+        json.dumps({"session_id": "s", "tokens": {"context_tokens": 400_000}}),
+        json.dumps({"session_id": "s", "profile": "research", "signals": {"degradation": True}}),
+    ],
+)
+def test_a_plainly_valid_state_is_answered_from_a_file_and_stdin(
+    state: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "s.json"
-    path.write_text(json.dumps({"session_id": "s", "tokens": {"context_tokens": 5}}))
+    path.write_text(state)
+    slow = invoke("decide", "--state", str(path))
+    assert slow.exit_code == 0, slow.stderr
+    assert f"{oneshot.answer(['--state', str(path)])}\n" == slow.stdout
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(state.encode())))
+    assert f"{oneshot.answer(['-s', '-'])}\n" == invoke("decide", "-s", "-", stdin=state).stdout
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        "",
+        "{",
+        json.dumps({"session_id": "s", "tokens": {"context_tokens": "5"}}),
+        json.dumps({"session_id": "s", "signals": {"undeclared": 1}}),
+        json.dumps({"session_id": "s", "step_index": 1, "last_compact_step": 2}),
+        '{"session_id": "s", "session_id": "t"}',
+    ],
+)
+def test_a_state_that_is_not_plainly_valid_goes_to_click_with_its_input(
+    state: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.json"
+    path.write_text(state)
     assert oneshot.answer(["--state", str(path)]) is None
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(state.encode())))
+    assert oneshot.answer(["--state", "-"]) is None
+    # what the quick path read from standard input is there again for click's
+    assert sys.stdin.read() == state
+    assert invoke("decide", "--state", str(path)).exit_code == 2
 
 
-def test_as_a_process_it_imports_only_what_the_answer_needs(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--tokens", "260000"],
+        ["--state", str(ROOT / "docs" / "examples" / "session-state.json")],
+        ["--transcript", str(TRANSCRIPTS / "claude_session.jsonl")],
+    ],
+    ids=["tokens", "state", "transcript"],
+)
+def test_as_a_process_it_imports_only_what_the_answer_needs(
+    args: list[str], tmp_path: Path
+) -> None:
     probe = (
         "import sys\n"
-        "sys.argv = ['clm-policy', 'decide', '--tokens', '260000']\n"
+        f"sys.argv = ['clm-policy', 'decide', *{args!r}]\n"
         "from clm_policy.cli.entry import main\n"
         "try:\n    main()\nexcept SystemExit as exc:\n    code = exc.code\n"
         "heavy = ['click', 'pydantic', 'ruamel.yaml', 'jsonschema', 'git', 'simpleeval',\n"
@@ -191,7 +244,7 @@ def test_as_a_process_it_imports_only_what_the_answer_needs(tmp_path: Path) -> N
             timeout=60,
             check=False,
         )
-    assert (proc.stdout, proc.stderr) == (invoke("decide", "--tokens", "260000").stdout, "([], 0)")
+    assert (proc.stdout, proc.stderr) == (invoke("decide", *args).stdout, "([], 0)")
 
 
 def test_a_closed_pipe_is_no_error(tmp_path: Path) -> None:

@@ -15,9 +15,9 @@ import pytest
 from clm_policy import privatefiles
 from clm_policy.agents import statusline as sl
 from clm_policy.models.enums import MAX_COUNT
+from clm_policy.models.plain import FigureState, FigureTokens
 from clm_policy.policy import cache
 from clm_policy.policy.compile import load_policy
-from clm_policy.policy.figures import FigureState, FigureTokens
 
 from conftest import REPO, invoke, run_process
 

@@ -375,8 +375,8 @@ def _miss(
     ``name`` in the cache directory, unless None) and decide for the context."""
     from clm_policy.config import load_config, setting
     from clm_policy.errors import ClmError
+    from clm_policy.models.plain import FigureState, FigureTokens
     from clm_policy.policy.cache import load_policy_cached
-    from clm_policy.policy.figures import FigureState, FigureTokens
 
     config = load_config(start)
     policy = load_policy_cached(setting("policy", policy_flag, config) or "default")

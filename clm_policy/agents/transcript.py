@@ -38,8 +38,8 @@ if TYPE_CHECKING:  # decide and the hooks read transcripts per prompt: no typing
     from collections.abc import Iterator
     from typing import Any, BinaryIO, Protocol
 
+    from clm_policy.models.plain import FigureState
     from clm_policy.models.state import SessionState
-    from clm_policy.policy.figures import FigureState
 
 FORMATS = ("claude-code", "codex", "openai")
 NAMES = {
@@ -180,7 +180,7 @@ class TranscriptReading(Record):
     def to_figures(self) -> FigureState:
         """The reading as a state of figures (no pydantic): what a decision from a transcript's
         tail reads — the context, the window, the model, the steps and compactions known."""
-        from clm_policy.policy.figures import FigureState, FigureTokens
+        from clm_policy.models.plain import FigureState, FigureTokens
 
         last_compact = self.last_compact_step
         if last_compact is not None:

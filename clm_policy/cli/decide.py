@@ -16,9 +16,9 @@ from clm_policy.cli.options import (
 )
 from clm_policy.errors import StateError
 from clm_policy.models.enums import MAX_COUNT, TaskStatus
+from clm_policy.models.plain import FigureState, FigureTokens
 from clm_policy.policy.cache import load_policy_cached
 from clm_policy.policy.engine import Policy, StateLike
-from clm_policy.policy.figures import FigureState, FigureTokens
 
 if TYPE_CHECKING:
     from clm_policy.agents.transcript import TranscriptReading

@@ -171,7 +171,7 @@ def _state(values: dict[str, Any]) -> tuple[StateLike | None, TranscriptReading 
     if last is not None and last > values["step"]:
         raise _Declined("--last-compact-step cannot be after --step")
     from clm_policy.errors import InputError
-    from clm_policy.policy.figures import FigureState, FigureTokens
+    from clm_policy.models.plain import FigureState, FigureTokens
 
     try:
         signals = dict(parse_signal(s) for s in values["signals"])
@@ -193,7 +193,32 @@ def _read(values: dict[str, Any]) -> tuple[StateLike, TranscriptReading | None]:
 
         reading = read_context(values["transcript"], values["transcript_format"])
         return reading.to_figures(), reading
-    raise _Declined("--state")  # the state's full validation runs in click's path
+    from clm_policy.state_io import plain_state_of
+    from clm_policy.textio import STATE_LIMIT, decode, read_text
+
+    source = values["state_src"]
+    if source == "-":
+        file, raw = "<stdin>", _take_stdin(STATE_LIMIT + 1)
+        text = decode(raw, file, STATE_LIMIT, "state")
+    else:
+        file, text = source, read_text(source, source, limit=STATE_LIMIT, what="state")
+    state = plain_state_of(text, file)
+    if state is None:
+        raise _Declined("--state")  # pydantic's validation (click's path) says what is wrong
+    return state, None
+
+
+def _take_stdin(limit: int) -> bytes:
+    """Standard input's bytes (at most ``limit``), left in place for click's path: should
+    this one decline, the command runs again on the same input."""
+    import io
+    import sys
+
+    if sys.stdin is None:
+        raise _Declined("--state -")
+    raw = sys.stdin.buffer.read(limit)
+    sys.stdin = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8")
+    return raw
 
 
 def render(outcome: Outcome, fmt: str, reading: TranscriptReading | None) -> str:

@@ -2,6 +2,11 @@
 
 ``SessionState`` serialised as JSON is the public input format of ``clm-policy decide
 --state`` (schemas/session-state.schema.json; docs/state.md).
+
+This is the one declaration of the state's shape: a field marked :class:`~clm_policy.models.
+fields.Reads` is read by the engine (and, with a name, by rules); clm_policy/models/plain.py is
+generated from these classes (``python -m clm_policy.models.shape --write``) and a test keeps
+it so.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from clm_policy.models.enums import MAX_COUNT, MessageRole, TaskStatus
+from clm_policy.models.fields import STATE_CHECKS, Reads
 
 _MODEL = ConfigDict(extra="forbid", defer_build=True)
 # a signal's value: NaN and infinities are no JSON, so a state holding one could not be written
@@ -58,20 +64,30 @@ class TokenSnapshot(BaseModel):
 
     model_config = _MODEL
 
-    context_tokens: int = Field(default=0, ge=0, le=MAX_COUNT)
-    input_tokens: int = Field(default=0, ge=0, le=MAX_COUNT)
-    output_tokens: int = Field(default=0, ge=0, le=MAX_COUNT)
-    total_tokens: int = Field(default=0, ge=0, le=MAX_COUNT)
-    context_window: int | None = Field(
+    context_tokens: Annotated[
+        int, Reads("tokens.context", "tokens in the context window now (what thresholds use)")
+    ] = Field(default=0, ge=0, le=MAX_COUNT)
+    input_tokens: Annotated[
+        int, Reads("tokens.input", "cumulative input tokens of all requests")
+    ] = Field(default=0, ge=0, le=MAX_COUNT)
+    output_tokens: Annotated[
+        int, Reads("tokens.output", "cumulative output tokens of all requests")
+    ] = Field(default=0, ge=0, le=MAX_COUNT)
+    total_tokens: Annotated[int, Reads("tokens.total", "cumulative input + output tokens")] = Field(
+        default=0, ge=0, le=MAX_COUNT
+    )
+    context_window: Annotated[int | None, Reads()] = Field(
         default=None,
         gt=0,
         le=MAX_COUNT,
         description="the model's context window in tokens, when known",
     )
-    model: str | None = Field(default=None, description="the model that produced the figures")
-    estimated: bool = Field(
-        default=False, description="true when the figures are estimates (characters / 4)"
+    model: Annotated[str | None, Reads()] = Field(
+        default=None, description="the model that produced the figures"
     )
+    estimated: Annotated[
+        bool, Reads("tokens.estimated", "true when the token figures are estimates")
+    ] = Field(default=False, description="true when the figures are estimates (characters / 4)")
 
 
 class SessionState(BaseModel):
@@ -81,27 +97,34 @@ class SessionState(BaseModel):
 
     session_id: str = Field(min_length=1)
     goal: str = ""
-    status: TaskStatus = TaskStatus.RUNNING
-    step_index: int = Field(
-        default=0, ge=0, le=MAX_COUNT, description="steps taken in this session"
+    status: Annotated[
+        TaskStatus,
+        Reads("status", "task status: running|waiting|phase_boundary|completed|failed|blocked"),
+    ] = TaskStatus.RUNNING
+    step_index: Annotated[int, Reads("step", "steps taken in this session (state.step_index)")] = (
+        Field(default=0, ge=0, le=MAX_COUNT, description="steps taken in this session")
     )
-    last_compact_step: int | None = Field(
+    last_compact_step: Annotated[int | None, Reads()] = Field(
         default=None,
         ge=0,
         le=MAX_COUNT,
         description="step_index of the last compaction; null if never",
     )
-    compact_count: int = Field(default=0, ge=0, le=MAX_COUNT)
-    profile: str | None = Field(
+    compact_count: Annotated[int, Reads("compact_count", "compactions in this session so far")] = (
+        Field(default=0, ge=0, le=MAX_COUNT)
+    )
+    profile: Annotated[str | None, Reads()] = Field(
         default=None, description="task profile to decide under, unless the caller names one"
     )
-    tokens: TokenSnapshot = Field(default_factory=TokenSnapshot)
-    signals: dict[str, StateSignal] = Field(
+    tokens: Annotated[TokenSnapshot, Reads()] = Field(default_factory=TokenSnapshot)
+    signals: Annotated[dict[str, StateSignal], Reads()] = Field(
         default_factory=dict,
         description="facts only an integration knows, declared by the policy (name -> value)",
     )
-    messages: list[Message] = Field(default_factory=list)
-    human_interventions: int = Field(default=0, ge=0, le=MAX_COUNT)
+    messages: Annotated[list[Message], Reads()] = Field(default_factory=list)
+    human_interventions: Annotated[
+        int, Reads("human_interventions", "human interventions recorded in the state")
+    ] = Field(default=0, ge=0, le=MAX_COUNT)
     constraints: list[str] = Field(default_factory=list)
     decisions: list[str] = Field(default_factory=list)
     changed_artifacts: list[str] = Field(default_factory=list)
@@ -109,7 +132,7 @@ class SessionState(BaseModel):
     verified: list[str] = Field(default_factory=list)
     not_verified: list[str] = Field(default_factory=list)
     assumptions_risks: list[str] = Field(default_factory=list)
-    blockers: list[str] = Field(default_factory=list)
+    blockers: Annotated[list[str], Reads()] = Field(default_factory=list)
     source_of_truth: list[str] = Field(default_factory=list)
     memory_keys: list[str] = Field(default_factory=list)
     parent_session: str | None = Field(
@@ -117,10 +140,9 @@ class SessionState(BaseModel):
     )
 
     @model_validator(mode="after")
-    def _compact_not_in_future(self) -> SessionState:
-        if self.last_compact_step is not None and self.last_compact_step > self.step_index:
-            raise ValueError(
-                f"last_compact_step ({self.last_compact_step}) is after step_index "
-                f"({self.step_index})"
-            )
+    def _checks(self) -> SessionState:
+        for check in STATE_CHECKS:
+            problem = check(self.__dict__)
+            if problem is not None:
+                raise ValueError(problem)
         return self

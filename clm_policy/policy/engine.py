@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from clm_policy.errors import EvaluationError, StateError, quote
 from clm_policy.models.enums import Action
+from clm_policy.models.plain import direct_values
 from clm_policy.policy.names import signal_value_fits, suggest
 from clm_policy.policy.template import fitted
 from clm_policy.record import Record
@@ -548,30 +549,24 @@ class Policy(Record):
             )
         tokens = state.tokens
         last = state.last_compact_step
-        names: dict[str, Any] = {
-            "tokens.context": tokens.context_tokens,
-            "tokens.input": tokens.input_tokens,
-            "tokens.output": tokens.output_tokens,
-            "tokens.total": tokens.total_tokens,
-            "tokens.window": window,
-            "tokens.ratio": tokens.context_tokens / window if window else None,
-            "tokens.estimated": tokens.estimated,
-            "status": state.status.value,
-            "step": state.step_index,
-            "steps_since_compact": state.step_index - (last if last is not None else 0),
-            "compacted_before": last is not None,
-            "compact_count": state.compact_count,
-            "message_count": len(state.messages),
-            "blocker_count": len(state.blockers),
-            "human_interventions": state.human_interventions,
-            "profile.name": prof.name,
-            "profile.soft_compact": soft,
-            "profile.hard_handoff": hard,
-            "profile.min_steps_between_compacts": prof.min_steps_between_compacts,
-            "profile.prefer_handoff_on_phase": prof.prefer_handoff_on_phase,
-            "profile.retain_recent_messages": prof.retain_recent_messages,
-            "profile.context_window": prof.context_window,
-        }
+        names = direct_values(state)  # the names declared with the state's fields
+        names.update(
+            {
+                "tokens.window": window,
+                "tokens.ratio": tokens.context_tokens / window if window else None,
+                "steps_since_compact": state.step_index - (last if last is not None else 0),
+                "compacted_before": last is not None,
+                "message_count": len(state.messages),
+                "blocker_count": len(state.blockers),
+                "profile.name": prof.name,
+                "profile.soft_compact": soft,
+                "profile.hard_handoff": hard,
+                "profile.min_steps_between_compacts": prof.min_steps_between_compacts,
+                "profile.prefer_handoff_on_phase": prof.prefer_handoff_on_phase,
+                "profile.retain_recent_messages": prof.retain_recent_messages,
+                "profile.context_window": prof.context_window,
+            }
+        )
         for sname, signal in self.signals.items():
             names[f"signals.{sname}"] = signal.default
         if state.signals:

@@ -1,54 +1,51 @@
 """The names a policy expression may read, with their types.
 
 Every name is resolved when a policy is loaded, so evaluation never meets an unknown name.
-The values are computed from a :class:`~clm_policy.models.SessionState` by
-:func:`clm_policy.policy.engine.namespace_for` — plain numbers, strings, booleans and None.
+The names read straight from a state field are declared with the field (models/state.py;
+generated into models/plain.py); the derived ones and the profile's are here. The values are
+computed from a state by :meth:`clm_policy.policy.engine.Policy.namespace` — plain numbers,
+strings, booleans and None.
 """
 
 from __future__ import annotations
 
-from clm_policy.record import Record
+from clm_policy.models.fields import NameInfo
+from clm_policy.models.plain import DIRECT_NAMES
+
+__all__ = [
+    "DERIVED_NAMES",
+    "GROUPS",
+    "PROFILE_NAMES",
+    "SIGNAL_TYPES",
+    "STATE_NAMES",
+    "NameInfo",
+    "known_names",
+    "signal_value_fits",
+    "suggest",
+]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
 
-class NameInfo(Record):
-    """A name's type (``int``, ``float``, ``bool`` or ``str``, with ``|None`` when it may be
-    missing) and what it means."""
-
-    FIELDS = ("type", "doc")
-    __slots__ = FIELDS
-
-    def __init__(self, type: str, doc: str) -> None:  # noqa: A002 (the field's name)
-        self.type = type
-        self.doc = doc
-
-
-STATE_NAMES: Mapping[str, NameInfo] = {
-    "tokens.context": NameInfo("int", "tokens in the context window now (what thresholds use)"),
-    "tokens.input": NameInfo("int", "cumulative input tokens of all requests"),
-    "tokens.output": NameInfo("int", "cumulative output tokens of all requests"),
-    "tokens.total": NameInfo("int", "cumulative input + output tokens"),
+DERIVED_NAMES: Mapping[str, NameInfo] = {
     "tokens.window": NameInfo(
         "int|None", "context window: state, else the policy's models table, else the profile"
     ),
     "tokens.ratio": NameInfo("float|None", "tokens.context / tokens.window"),
-    "tokens.estimated": NameInfo("bool", "true when the token figures are estimates"),
-    "status": NameInfo(
-        "str", "task status: running|waiting|phase_boundary|completed|failed|blocked"
-    ),
-    "step": NameInfo("int", "steps taken in this session (state.step_index)"),
     "steps_since_compact": NameInfo(
         "int", "steps since the last compaction, or since the session start if none"
     ),
     "compacted_before": NameInfo("bool", "whether this session has compacted before"),
-    "compact_count": NameInfo("int", "compactions in this session so far"),
     "message_count": NameInfo("int", "messages in the context"),
     "blocker_count": NameInfo("int", "open blockers recorded in the state"),
-    "human_interventions": NameInfo("int", "human interventions recorded in the state"),
 }
+"""Names the engine works out from several fields (:meth:`Policy.namespace`)."""
+
+STATE_NAMES: Mapping[str, NameInfo] = {**DIRECT_NAMES, **DERIVED_NAMES}
+"""Every name of a state: read straight from a field (declared in models/state.py, see
+models/plain.py), or derived."""
 
 PROFILE_NAMES: Mapping[str, NameInfo] = {
     "profile.name": NameInfo("str", "the task profile deciding"),

@@ -1,0 +1,61 @@
+"""What the state's declaration says besides pydantic's types: which fields rules read.
+
+:mod:`clm_policy.models.state` declares the state once. A field the engine reads carries a
+:class:`Reads` in its ``Annotated`` metadata (pydantic ignores it); a field a rule may name
+directly says under which name, and what it means. From that declaration
+:mod:`clm_policy.models.shape` generates :mod:`clm_policy.models.plain` — the state of
+figures the per-prompt commands build, the names rules read with their types, the values of
+those names for a state, and a validator that accepts a plainly valid state without pydantic —
+and a test fails when the generated module is not what the declaration gives. Adding a field
+that rules can read is one line in :mod:`clm_policy.models.state`, then
+``python -m clm_policy.models.shape --write``.
+
+The rules a state obeys across fields (:data:`STATE_CHECKS`) live here too, as plain
+functions, so that the pydantic model and the generated validator apply the same ones.
+"""
+
+from __future__ import annotations
+
+from clm_policy.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
+
+
+class Reads(Record):
+    """Marks a field the engine reads. ``name``: the name rules read it as (None when rules
+    see it only through a derived name, e.g. ``messages`` as ``message_count``); ``doc``:
+    what that name means (the policy docs' table)."""
+
+    FIELDS = ("name", "doc")
+    __slots__ = FIELDS
+
+    def __init__(self, name: str | None = None, doc: str = "") -> None:
+        self.name = name
+        self.doc = doc
+
+
+class NameInfo(Record):
+    """A name rules may read: its type (``int``, ``float``, ``bool`` or ``str``, with
+    ``|None`` when it may be missing) and what it means."""
+
+    FIELDS = ("type", "doc")
+    __slots__ = FIELDS
+
+    def __init__(self, type: str, doc: str) -> None:  # noqa: A002 (the field's name)
+        self.type = type
+        self.doc = doc
+
+
+def compact_not_in_future(values: Mapping[str, Any]) -> str | None:
+    """A compaction cannot have happened after the step the session is at."""
+    last, step = values.get("last_compact_step"), values.get("step_index", 0)
+    if last is not None and last > step:
+        return f"last_compact_step ({last}) is after step_index ({step})"
+    return None
+
+
+STATE_CHECKS: tuple[Callable[[Mapping[str, Any]], str | None], ...] = (compact_not_in_future,)
+"""Checks of a SessionState across its fields: each returns what is wrong, or None."""
