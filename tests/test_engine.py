@@ -218,3 +218,12 @@ def test_trusted_construction_equals_pydantic() -> None:
     assert fast.model_dump() == validated.model_dump()
     assert fast.model_fields_set == validated.model_fields_set
     assert fast.model_copy(update={"trigger": "x"}).trigger == "x"
+
+
+def test_the_plain_decision_has_the_decisions_fields() -> None:
+    """Outcome (no pydantic) and Decision are one shape: the same fields, in order."""
+    from clm_policy.models.decision import Decision, GuardFinding
+    from clm_policy.policy.engine import Finding, Outcome
+
+    assert tuple(Decision.model_fields) == Outcome.FIELDS
+    assert tuple(GuardFinding.model_fields) == Finding.FIELDS

@@ -6,13 +6,13 @@ declaration (a test fails until then). See clm_policy/models/shape.py for what i
 
 from __future__ import annotations
 
-from clm_policy.models.enums import MessageRole, TaskStatus
+from clm_policy.models.enums import Action, MessageRole, TaskStatus
 from clm_policy.models.fields import STATE_CHECKS, NameInfo
 from clm_policy.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sized
+    from collections.abc import Callable, Mapping, Sized
     from typing import Any
 
     from clm_policy.models.enums import SignalValue
@@ -97,6 +97,124 @@ class FigureState(Record):
         self.messages = messages
         self.human_interventions = human_interventions
         self.blockers = blockers
+
+
+class Finding(Record):
+    """A GuardFinding as plain data, without pydantic."""
+
+    FIELDS = (
+        'guard',
+        'severity',
+        'message',
+    )
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(
+        self,
+        guard: str,
+        severity: str,
+        message: str,
+    ) -> None:
+        self.guard = guard
+        self.severity = severity
+        self.message = message
+
+    def as_dict(self) -> dict[str, Any]:
+        """Exactly the pydantic model's ``model_dump(mode="json")``."""
+        return {
+            'guard': self.guard,
+            'severity': self.severity,
+            'message': self.message,
+        }
+
+
+class OutcomeFields(Record):
+    """A Decision as plain data, without pydantic."""
+
+    FIELDS = (
+        'action',
+        'trigger',
+        'rationale',
+        'proposed',
+        'blocked_by',
+        'warnings',
+        'overridden',
+        'forced',
+        'policy',
+        'profile',
+        'context_tokens',
+        'context_window',
+        'window_source',
+    )
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(
+        self,
+        action: Action,
+        trigger: str | None,
+        rationale: str,
+        proposed: Action,
+        blocked_by: tuple[Finding, ...],
+        warnings: tuple[Finding, ...],
+        overridden: tuple[Finding, ...],
+        forced: bool,
+        policy: str,
+        profile: str,
+        context_tokens: int,
+        context_window: int | None,
+        window_source: str | None,
+    ) -> None:
+        self.action = action
+        self.trigger = trigger
+        self.rationale = rationale
+        self.proposed = proposed
+        self.blocked_by = blocked_by
+        self.warnings = warnings
+        self.overridden = overridden
+        self.forced = forced
+        self.policy = policy
+        self.profile = profile
+        self.context_tokens = context_tokens
+        self.context_window = context_window
+        self.window_source = window_source
+
+    def as_dict(self) -> dict[str, Any]:
+        """Exactly the pydantic model's ``model_dump(mode="json")``."""
+        return {
+            'action': self.action.value,
+            'trigger': self.trigger,
+            'rationale': self.rationale,
+            'proposed': self.proposed.value,
+            'blocked_by': [item.as_dict() for item in self.blocked_by],
+            'warnings': [item.as_dict() for item in self.warnings],
+            'overridden': [item.as_dict() for item in self.overridden],
+            'forced': self.forced,
+            'policy': self.policy,
+            'profile': self.profile,
+            'context_tokens': self.context_tokens,
+            'context_window': self.context_window,
+            'window_source': self.window_source,
+        }
+
+    def decision_values(self, finding: Callable[[Any], Any]) -> dict[str, Any]:
+        """The pydantic model's field values, nested results made by ``finding``."""
+        return {
+            'action': self.action,
+            'trigger': self.trigger,
+            'rationale': self.rationale,
+            'proposed': self.proposed,
+            'blocked_by': [finding(item) for item in self.blocked_by],
+            'warnings': [finding(item) for item in self.warnings],
+            'overridden': [finding(item) for item in self.overridden],
+            'forced': self.forced,
+            'policy': self.policy,
+            'profile': self.profile,
+            'context_tokens': self.context_tokens,
+            'context_window': self.context_window,
+            'window_source': self.window_source,
+        }
 
 
 DIRECT_NAMES: dict[str, NameInfo] = {

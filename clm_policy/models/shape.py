@@ -8,6 +8,9 @@ generated, for the pydantic-free paths that run per prompt:
   :class:`~clm_policy.models.fields.Reads`), with the model's defaults;
 - ``DIRECT_NAMES``: each name a rule reads straight from a field, its type and meaning;
 - ``direct_values(state)``: those names' values for a state (the engine adds the derived ones);
+- ``Finding`` and ``OutcomeFields``: a GuardFinding and a Decision as plain data, with
+  ``as_dict`` (exactly ``model_dump(mode="json")``) and ``decision_values`` (what
+  :meth:`~clm_policy.policy.engine.Outcome.to_decision` builds the pydantic Decision from);
 - ``plain_state(data)``: a ``FigureState`` for JSON data that is plainly valid — exact JSON
   types, every bound, no unknown key, :data:`~clm_policy.models.fields.STATE_CHECKS` — or None,
   so that the caller validates with pydantic instead, which accepts more (its lax
@@ -40,13 +43,13 @@ declaration (a test fails until then). See clm_policy/models/shape.py for what i
 
 from __future__ import annotations
 
-from clm_policy.models.enums import MessageRole, TaskStatus
+from clm_policy.models.enums import Action, MessageRole, TaskStatus
 from clm_policy.models.fields import STATE_CHECKS, NameInfo
 from clm_policy.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sized
+    from collections.abc import Callable, Mapping, Sized
     from typing import Any
 
     from clm_policy.models.enums import SignalValue
@@ -289,6 +292,67 @@ def _plain_annotation(info: FieldInfo) -> tuple[str, str]:
     return text, _default_code(info)
 
 
+def _result_class(model: type[BaseModel], name: str, nested: dict[type, str]) -> list[str]:
+    """A plain class of every field of ``model`` (a result the engine builds), with
+    ``as_dict`` and ``decision_values``; a list of a nested model is a tuple of ``nested``."""
+    fields = list(model.model_fields.items())
+    params, json_values, python_values = [], [], []
+    for field, info in fields:
+        annotation, _ = _unwrap(info.annotation)
+        inner, optional = _optional(annotation)
+        item = typing.get_args(inner)[0] if typing.get_origin(inner) is list else None
+        if item is not None and item in nested:
+            params.append(f"{field}: tuple[{nested[item]}, ...]")
+            json_values.append(f"[item.as_dict() for item in self.{field}]")
+            python_values.append(f"[finding(item) for item in self.{field}]")
+            continue
+        if isinstance(inner, type) and issubclass(inner, enum.Enum):
+            text = inner.__name__
+            json_values.append(
+                f"self.{field}.value"
+                + (" if self.{field} is not None else None" if optional else "")
+            )
+        elif inner in (int, float, bool, str):
+            text = inner.__name__
+            json_values.append(f"self.{field}")
+        else:
+            raise ShapeError(f"a result field of type {annotation!r}")
+        params.append(f"{field}: {text}{' | None' if optional else ''}")
+        python_values.append(f"self.{field}")
+    lines = [
+        f"class {name}(Record):",
+        f'    """A {model.__name__} as plain data, without pydantic."""',
+        "",
+        "    FIELDS = (",
+        *(f"        {f!r}," for f, _ in fields),
+        "    )",
+        "    __slots__ = FIELDS",
+        "    HASHABLE = False",
+        "",
+        "    def __init__(",
+        "        self,",
+        *(f"        {p}," for p in params),
+        "    ) -> None:",
+        *(f"        self.{f} = {f}" for f, _ in fields),
+        "",
+        "    def as_dict(self) -> dict[str, Any]:",
+        '        """Exactly the pydantic model\'s ``model_dump(mode="json")``."""',
+        "        return {",
+        *(f"            {f!r}: {v}," for (f, _), v in zip(fields, json_values, strict=True)),
+        "        }",
+    ]
+    if any("finding(" in v for v in python_values):
+        lines += [
+            "",
+            "    def decision_values(self, finding: Callable[[Any], Any]) -> dict[str, Any]:",
+            '        """The pydantic model\'s field values, nested results made by ``finding``."""',
+            "        return {",
+            *(f"            {f!r}: {v}," for (f, _), v in zip(fields, python_values, strict=True)),
+            "        }",
+        ]
+    return lines
+
+
 def _names(model: type[BaseModel], prefix: str = "") -> list[tuple[str, str, str, str]]:
     """(rule name, type, meaning, attribute path) of every directly read field."""
     found = []
@@ -319,6 +383,10 @@ def render(state: type[BaseModel] | None = None) -> str:
     out = [HEADER, "_MISSING = object()", "", ""]
     out += [*_figure_class(tokens, "FigureTokens"), "", ""]
     out += [*_figure_class(state, "FigureState"), "", ""]
+    from clm_policy.models.decision import Decision, GuardFinding
+
+    out += [*_result_class(GuardFinding, "Finding", {}), "", ""]
+    out += [*_result_class(Decision, "OutcomeFields", {GuardFinding: "Finding"}), "", ""]
     out.append("DIRECT_NAMES: dict[str, NameInfo] = {")
     out += [f"    {n!r}: NameInfo({t!r}, {d!r})," for n, t, d, _ in names]
     out += ["}", '"""The names rules read straight from a state field."""', "", ""]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from clm_policy.errors import EvaluationError, StateError, quote
 from clm_policy.models.enums import Action
-from clm_policy.models.plain import direct_values
+from clm_policy.models.plain import Finding, OutcomeFields, direct_values
 from clm_policy.policy.names import signal_value_fits, suggest
 from clm_policy.policy.template import fitted
 from clm_policy.record import Record
@@ -75,129 +75,32 @@ class StateLike(Protocol):
     def profile(self) -> str | None: ...
 
 
-class Finding(Record):
-    """A guard that held (the plain form of :class:`~clm_policy.GuardFinding`)."""
-
-    FIELDS = ("guard", "severity", "message")
-    __slots__ = FIELDS
-
-    def __init__(self, guard: str, severity: str, message: str) -> None:
-        self.guard = guard
-        self.severity = severity
-        self.message = message
-
-
-class Outcome(Record):
+class Outcome(OutcomeFields):
     """A decision as plain data (the form of :class:`~clm_policy.Decision` without pydantic).
 
     ``Policy.outcome`` returns it for callers that must not pay for pydantic (the command
-    line's one-shot decide); ``Policy.decide`` wraps it in a ``Decision``. ``as_dict`` gives
-    exactly ``Decision.model_dump(mode="json")``.
+    line's one-shot decide); ``Policy.decide`` wraps it in a ``Decision``. Its fields,
+    ``as_dict`` (exactly ``Decision.model_dump(mode="json")``) and the guard findings
+    (:class:`Finding`) are generated from the Decision model (clm_policy/models/plain.py).
     """
 
-    FIELDS = (
-        "action",
-        "trigger",
-        "rationale",
-        "proposed",
-        "blocked_by",
-        "warnings",
-        "overridden",
-        "forced",
-        "policy",
-        "profile",
-        "context_tokens",
-        "context_window",
-        "window_source",
-    )
-    __slots__ = FIELDS
-    HASHABLE = False
-
-    def __init__(
-        self,
-        action: Action,
-        trigger: str | None,
-        rationale: str,
-        proposed: Action,
-        blocked_by: tuple[Finding, ...],
-        warnings: tuple[Finding, ...],
-        overridden: tuple[Finding, ...],
-        forced: bool,
-        policy: str,
-        profile: str,
-        context_tokens: int,
-        context_window: int | None,
-        window_source: str | None,
-    ) -> None:
-        self.action = action
-        self.trigger = trigger
-        self.rationale = rationale
-        self.proposed = proposed
-        self.blocked_by = blocked_by
-        self.warnings = warnings
-        self.overridden = overridden
-        self.forced = forced
-        self.policy = policy
-        self.profile = profile
-        self.context_tokens = context_tokens
-        self.context_window = context_window
-        self.window_source = window_source
-
-    def as_dict(self) -> dict[str, Any]:
-        def findings(items: tuple[Finding, ...]) -> list[dict[str, str]]:
-            return [{"guard": f.guard, "severity": f.severity, "message": f.message} for f in items]
-
-        return {
-            "action": self.action.value,
-            "trigger": self.trigger,
-            "rationale": self.rationale,
-            "proposed": self.proposed.value,
-            "blocked_by": findings(self.blocked_by),
-            "warnings": findings(self.warnings),
-            "overridden": findings(self.overridden),
-            "forced": self.forced,
-            "policy": self.policy,
-            "profile": self.profile,
-            "context_tokens": self.context_tokens,
-            "context_window": self.context_window,
-            "window_source": self.window_source,
-        }
+    __slots__ = ()
 
     def to_decision(self) -> Decision:
+        """The pydantic :class:`~clm_policy.Decision`."""
         global _decision_models
         if _decision_models is None:
             import clm_policy.models.decision as module
 
             _decision_models = module
         models = _decision_models
+        guard_finding, trusted = models.GuardFinding, models.trusted
 
-        def findings(items: tuple[Finding, ...]) -> list[GuardFinding]:
-            return [
-                models.trusted(
-                    models.GuardFinding,
-                    {"guard": f.guard, "severity": f.severity, "message": f.message},
-                )
-                for f in items
-            ]
+        def finding(f: Finding) -> GuardFinding:
+            made: GuardFinding = trusted(guard_finding, f.as_dict())
+            return made
 
-        result: Decision = models.trusted(
-            models.Decision,
-            {
-                "action": self.action,
-                "trigger": self.trigger,
-                "rationale": self.rationale,
-                "proposed": self.proposed,
-                "blocked_by": findings(self.blocked_by) if self.blocked_by else [],
-                "warnings": findings(self.warnings) if self.warnings else [],
-                "overridden": findings(self.overridden) if self.overridden else [],
-                "forced": self.forced,
-                "policy": self.policy,
-                "profile": self.profile,
-                "context_tokens": self.context_tokens,
-                "context_window": self.context_window,
-                "window_source": self.window_source,
-            },
-        )
+        result: Decision = trusted(models.Decision, self.decision_values(finding))
         return result
 
 
@@ -382,7 +285,7 @@ class Policy(Record):
         "source_paths",
         "confirm",
     )
-    __slots__ = FIELDS
+    __slots__ = (*FIELDS, "_cache")
     HASHABLE = False
 
     def __init__(
@@ -431,8 +334,29 @@ class Policy(Record):
         """:meth:`decide` as plain data, without pydantic."""
         prof = self.profile(profile or state.profile)
         names, window, source = self.namespace(state, prof)
-        rule = next((r for r in self.rules if r.when.evaluate(names)), None)
+        rule = next((r for r in self._live(prof) if r.when.evaluate(names)), None)
         return self._finish(rule, names, prof, window, source, force)
+
+    def _live(self, prof: Profile) -> tuple[Rule, ...]:
+        """The rules that can fire under ``prof`` (clm_policy.policy.prune), worked out once."""
+        cache = self._derived()
+        key = ("live", prof.name)
+        live = cache.get(key)
+        if live is None or live[0] is not prof:
+            from clm_policy.policy.prune import live_rules
+
+            live = cache[key] = (prof, live_rules(self.rules, prof))
+        rules: tuple[Rule, ...] = live[1]
+        return rules
+
+    def _derived(self) -> dict[Any, Any]:
+        """What decisions work out once per policy (a copy made with ``replace`` starts
+        afresh, as its profiles may differ)."""
+        try:
+            return self._cache
+        except AttributeError:
+            self._cache: dict[Any, Any] = {}
+            return self._cache
 
     def explain(
         self, state: StateLike, profile: str | None = None, *, force: bool = False
@@ -558,6 +482,21 @@ class Policy(Record):
                 "compacted_before": last is not None,
                 "message_count": len(state.messages),
                 "blocker_count": len(state.blockers),
+            }
+        )
+        names.update(self._fixed(prof, soft, hard))
+        if state.signals:
+            self._apply_signals(state.signals, names)
+        return names, window, source
+
+    def _fixed(self, prof: Profile, soft: int, hard: int) -> dict[str, Any]:
+        """The names a profile and its thresholds fix, and the signals' defaults (made once
+        per profile and thresholds)."""
+        cache = self._derived()
+        key = ("fixed", prof.name, soft, hard)
+        found = cache.get(key)
+        if found is None or found[0] is not prof:
+            values: dict[str, Any] = {
                 "profile.name": prof.name,
                 "profile.soft_compact": soft,
                 "profile.hard_handoff": hard,
@@ -566,12 +505,13 @@ class Policy(Record):
                 "profile.retain_recent_messages": prof.retain_recent_messages,
                 "profile.context_window": prof.context_window,
             }
-        )
-        for sname, signal in self.signals.items():
-            names[f"signals.{sname}"] = signal.default
-        if state.signals:
-            self._apply_signals(state.signals, names)
-        return names, window, source
+            for sname, signal in self.signals.items():
+                values[f"signals.{sname}"] = signal.default
+            if len(cache) > 256:  # thresholds as shares of many windows: keep it small
+                cache.clear()
+            found = cache[key] = (prof, values)
+        fixed: dict[str, Any] = found[1]
+        return fixed
 
     def _apply_signals(self, given: Mapping[str, Any], names: dict[str, Any]) -> None:
         for sname, value in given.items():
