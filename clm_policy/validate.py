@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from clm_policy.errors import QUOTE_LIMIT, InputError, Location, quote
 from clm_policy.policy.names import suggest
-from clm_policy.yamlio import PathKey, YamlDocument, to_plain
+from clm_policy.yamlio import PathKey, YamlDocument
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -93,7 +93,7 @@ def document_errors(
     """Validate ``doc``; return the model (or None) and all errors, sorted by position."""
     if not isinstance(doc.root, dict):
         # the kind only, never the value: this may be any file at all (extends: ~/.netrc)
-        got = _describe(to_plain(doc.root, doc.file), show=False)
+        got = _describe(doc.root, show=False)
         err = InputError(
             f"expected a mapping at the top of the {what}, got {got}",
             doc.location([]),
@@ -101,7 +101,7 @@ def document_errors(
         )
         return None, [err]
     try:
-        return model.model_validate(to_plain(doc.root, doc.file)), []
+        return model.model_validate(doc.root), []
     except ValidationError as exc:
         return None, located_errors(doc, exc, model)
 

@@ -17,9 +17,9 @@ from pydantic import ValidationError
 
 from clm_policy.errors import InputError, Location, quote
 from clm_policy.models.policy_test import GivenState, PolicyTestCase, PolicyTestFile
-from clm_policy.tester.fastload import NodeDocument, load_fast
+from clm_policy.textio import TEST_FILE_LIMIT
 from clm_policy.validate import kind_of, located_errors
-from clm_policy.yamlio import PathKey
+from clm_policy.yamlio import PathKey, YamlDocument, parse_yaml, read_yaml_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,7 @@ class SuiteFile:
     file: str
     path: Path
     spec: PolicyTestFile
-    doc: NodeDocument
+    doc: YamlDocument
     cases: list[Case]
 
     def locate(self, path: tuple[PathKey, ...], *, key: bool = False) -> Location:
@@ -48,7 +48,10 @@ class SuiteFile:
 
 def load_suite(path: Path, display: str | None = None) -> SuiteFile:
     """Read and validate the test file at ``path``; raise InputError if it cannot be used."""
-    doc = load_fast(path, display)
+    shown = display or str(path)
+    doc = parse_yaml(read_yaml_text(path, shown, limit=TEST_FILE_LIMIT, what="policy test"), shown)
+    if doc.root is None:
+        raise InputError("empty file: expected a YAML mapping", Location(shown, 1, 1))
     if not isinstance(doc.root, dict):
         # the kind only, never the text: this may be any file at all
         raise InputError(
@@ -77,7 +80,7 @@ def _parse(data: Any) -> PolicyTestFile:
     return PolicyTestFile.model_validate_json(json.dumps(data), strict=True)
 
 
-def _validate(doc: NodeDocument) -> tuple[PolicyTestFile, dict[int, InputError]]:
+def _validate(doc: YamlDocument) -> tuple[PolicyTestFile, dict[int, InputError]]:
     """The file's model, and the error of each case whose ``given`` does not validate.
 
     One pydantic call validates the whole file (fast); only when it fails are the cases with
@@ -106,7 +109,7 @@ def _validate(doc: NodeDocument) -> tuple[PolicyTestFile, dict[int, InputError]]
     return spec, {i: _given_error(doc, i) for i in bad}
 
 
-def _given_error(doc: NodeDocument, index: int) -> InputError:
+def _given_error(doc: YamlDocument, index: int) -> InputError:
     sub = doc.sub(("cases", index, "given"))
     if not isinstance(sub.root, dict):
         return InputError(

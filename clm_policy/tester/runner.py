@@ -26,7 +26,7 @@ from clm_policy.policy.sources import resolve_source
 from clm_policy.tester.cases import Case, SuiteFile, load_suite
 from clm_policy.tester.coverage import Coverage, PolicyCoverage
 from clm_policy.tester.results import CaseResult, RunReport, Verdict
-from clm_policy.tester.yamlnodes import paused_gc
+from clm_policy.yamlio import paused_gc
 
 # The fields of ``expect``, in the order results list them.
 FIELDS = (
