@@ -63,7 +63,9 @@ for _versions, _tag, _regexp, _first in implicit_resolvers:
             _RESOLVERS.setdefault(_ch, []).append((_kind, _compiled))
 _MERGE = object()  # the key of a merge (a plain ``<<``)
 _NO_KEY = object()  # a mapping waiting for its next key
-_PLAIN: dict[str, Any] = {}  # plain scalars already resolved (keys, mostly), bounded below
+_MISSING = object()
+_MAP, _SEQ = CORE + "map", CORE + "seq"
+_PLAIN: dict[str, Any] = {}  # plain scalars already resolved (keys, mostly); bounded
 
 
 def _int(text: str) -> int:
@@ -111,17 +113,30 @@ def _plain(value: str) -> Any:
 
 
 class _Frame:
-    """A mapping or sequence being built."""
+    """A mapping or sequence being built: its data, its marks and, for a mapping, the key
+    whose value comes next."""
 
-    __slots__ = ("anchor", "col", "data", "key", "key_at", "line", "marks", "merges", "start")
+    __slots__ = (
+        "anchor",
+        "col",
+        "data",
+        "key",
+        "key_at",
+        "line",
+        "mapping",
+        "marks",
+        "merges",
+        "start",
+    )
 
-    def __init__(self, data: Any, marks: Any, line: int, col: int, anchor: str | None) -> None:
-        self.data = data
-        self.marks = marks
+    def __init__(self, mapping: bool, line: int, col: int, anchor: str | None, start: int) -> None:
+        self.mapping = mapping
+        self.data: Any = {} if mapping else []
+        self.marks: Any = {} if mapping else []
         self.line = line
         self.col = col
         self.anchor = anchor
-        self.start = 0  # the node count when it opened (for the size of an anchored node)
+        self.start = start  # the node count when it opened (for the size of an anchored node)
         self.key: Any = _NO_KEY
         self.key_at: tuple[int, int] = (0, 0)
         self.merges: list[tuple[dict[str, Any], dict[str, Any]]] | None = None
@@ -155,9 +170,8 @@ class Builder:
         self.top: _Frame | None = None  # the top-level mapping, while it is read
         self.streamed = False  # the streamed sequence has begun
         self.late = False  # a top-level entry came after it began
+        # name -> (data, marks, size once expanded, complete)
         self.anchors: dict[str, tuple[Any, Marks, int, bool]] = {}
-        self.nodes = 0  # nodes written, plus those aliases added
-        self.expanded = 0  # nodes aliases added
 
     def build(self) -> None:
         for _ in self.items():
@@ -187,66 +201,85 @@ class Builder:
         return InputError(message, Location(self.file, line, col), check="yaml-syntax")
 
     def _run(self, next_event: Callable[[], Any]) -> Iterator[tuple[Any, Marks]]:
+        # One loop over the events, with the common cases (a plain scalar as a mapping's key
+        # or value) inline: this is where a big file spends its time.
         stack: list[_Frame] = []
         frame: _Frame | None = None
         plain_cache = _PLAIN
         anchors = self.anchors
         streaming: _Frame | None = None  # the frame of the streamed sequence
         documents = 0
-        text = ""
+        nodes = 0  # nodes written so far, plus those aliases added (sizes of anchored nodes)
+        expanded = 0  # nodes aliases added
+        no_key, missing = _NO_KEY, _MISSING
         while True:
             event = next_event()
             cls = event.__class__
-            anchor = None
+            written: str | None = None  # a key's text as written, for messages
             if cls is ScalarEvent:
                 mark = event.start_mark
                 line, col = mark.line + 1, mark.column + 1
-                self.nodes += 1
+                nodes += 1
                 style = event.style or ""
                 tag = event.ctag
                 text = event.value
-                if tag is None or tag == "!":
+                if tag is None or str(tag) == "!":
+                    written = text
                     if style:
                         value: Any = text
-                    elif text in plain_cache:
-                        value = plain_cache[text]
                     else:
-                        value = self._plain(text, line, col)
-                        if len(text) <= 40:
-                            if len(plain_cache) > 20_000:
-                                plain_cache.clear()
-                            plain_cache[text] = value
+                        value = plain_cache.get(text, missing)
+                        if value is missing:
+                            value = self._plain(text, line, col)
+                            # keys and words repeat; numbers mostly do not
+                            if len(text) <= 40 and value.__class__ not in (int, float):
+                                if len(plain_cache) > 20_000:
+                                    plain_cache.clear()
+                                plain_cache[text] = value
                 else:
                     value = self._tagged(str(tag), text, line, col)
                 marks: Marks = (line, col, style)
-                anchor = event.anchor
+                if event.anchor is not None:
+                    anchors[event.anchor] = (value, marks, 1, True)
+                # a plain key or a value of a mapping, the common cases
+                if frame is not None and frame.mapping:
+                    key = frame.key
+                    if key is no_key:
+                        if value.__class__ is str and value not in frame.marks and value != "<<":
+                            frame.key = value
+                            frame.key_at = (line, col)
+                            if self.streamed and not stack:
+                                self.late = True
+                            continue
+                    elif key is not _MERGE:
+                        frame.key = no_key
+                        frame.data[key] = value
+                        frame.marks[key] = (*frame.key_at, marks)
+                        continue
             elif cls is MappingStartEvent or cls is SequenceStartEvent:
                 mark = event.start_mark
                 line, col = mark.line + 1, mark.column + 1
+                mapping = cls is MappingStartEvent
                 tag = event.ctag
-                want = "map" if cls is MappingStartEvent else "seq"
-                if tag is not None and tag != "!" and str(tag) != CORE + want:
+                if tag is not None and str(tag) not in ("!", _MAP if mapping else _SEQ):
                     raise self._error(f"unsupported YAML tag {quote(str(tag))}", line, col)
-                if frame is not None and frame.key is _NO_KEY and frame.marks.__class__ is dict:
+                if frame is not None and frame.mapping and frame.key is no_key:
                     raise self._error("a key must be a string, not a mapping or a list", line, col)
                 if len(stack) >= MAX_DEPTH:
                     raise self._error(f"nested more than {MAX_DEPTH} levels deep", line, col)
-                self.nodes += 1
-                if want == "map":
-                    new = _Frame({}, {}, line, col, event.anchor)
-                else:
-                    new = _Frame([], [], line, col, event.anchor)
-                new.start = self.nodes
+                nodes += 1
+                new = _Frame(mapping, line, col, event.anchor, nodes)
                 if new.anchor is not None:  # named now: an alias inside it is a cycle
                     anchors[new.anchor] = (new.data, (line, col, new.marks), 0, False)
-                if want == "seq" and frame is self.top and frame is not None and not stack:
-                    streaming = new if frame.key == self.stream else None
-                    self.streamed = self.streamed or streaming is not None
-                if frame is not None:
+                if frame is None:
+                    if mapping:
+                        self.top = new
+                else:
+                    if frame is self.top and not mapping and frame.key == self.stream:
+                        streaming = new
+                        self.streamed = True
                     stack.append(frame)
                 frame = new
-                if len(stack) == 0 and want == "map":
-                    self.top = frame
                 continue
             elif cls is MappingEndEvent or cls is SequenceEndEvent:
                 assert frame is not None
@@ -258,10 +291,8 @@ class Builder:
                                 done.data[key] = item
                                 done.marks[key] = merged[key]
                 value, marks = done.data, (done.line, done.col, done.marks)
-                anchor = done.anchor
-                if anchor is not None:
-                    anchors[anchor] = (value, marks, self.nodes - done.start + 1, True)
-                    anchor = None
+                if done.anchor is not None:
+                    anchors[done.anchor] = (value, marks, nodes - done.start + 1, True)
                 frame = stack.pop() if stack else None
                 if done is streaming:
                     streaming = None
@@ -275,14 +306,13 @@ class Builder:
                 value, marks, size, complete = anchors[name]
                 if not complete:
                     raise self._error("an alias refers to a node that contains it", line, col)
-                self.expanded += size
-                self.nodes += size
-                if self.expanded > MAX_NODES:
-                    raise self._error(
-                        f"document too large: aliases expand it by more than {MAX_NODES} nodes",
-                        1,
-                        1,
+                expanded += size
+                nodes += size
+                if expanded > MAX_NODES:
+                    message = (
+                        f"document too large: aliases expand it by more than {MAX_NODES} nodes"
                     )
+                    raise self._error(message, 1, 1)
             elif cls is DocumentStartEvent:
                 documents += 1
                 if documents > 1:
@@ -299,23 +329,20 @@ class Builder:
             else:  # StreamStart, DocumentEnd
                 continue
             # a node is complete: its value and marks go to the collection being built
-            if anchor is not None:
-                anchors[anchor] = (value, marks, 1, True)
             if frame is None:
                 self.root, self.marks = value, marks
             elif frame is streaming:
                 yield value, marks
-            elif frame.marks.__class__ is list:
+            elif not frame.mapping:
                 frame.data.append(value)
                 frame.marks.append(marks)
-            elif frame.key is _NO_KEY:
-                written = text if cls is ScalarEvent and tag is None else None
+            elif frame.key is no_key:
                 self._key(frame, value, marks, written)
-                if not stack and self.streamed:
+                if self.streamed and not stack:
                     self.late = True
             else:
                 key = frame.key
-                frame.key = _NO_KEY
+                frame.key = no_key
                 if key is _MERGE:
                     self._merge(frame, value, marks)
                 else:
@@ -323,6 +350,7 @@ class Builder:
                     frame.marks[key] = (*frame.key_at, marks)
 
     def _key(self, frame: _Frame, value: Any, marks: Marks, written: str | None) -> None:
+        """Take ``value`` as the next key of ``frame`` (the uncommon cases: see ``_run``)."""
         line, col = marks[0], marks[1]
         if value == "<<" and written == "<<" and marks[2] == "":  # plain: a merge
             frame.key = _MERGE
