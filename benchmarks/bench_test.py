@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from clm_policy import SessionState, __version__, load_policy
-from clm_policy.report import test_text
+from clm_policy.report import results_text
 from clm_policy.tester.results import Verdict
 from clm_policy.tester.runner import run_tests
 
@@ -187,7 +187,7 @@ def peak_rss(path: Path, env: dict[str, str], count: int) -> int:
 def time_in_process(path: Path, count: int) -> float:
     start = time.perf_counter()
     report = run_tests([(path, str(path))])
-    test_text.render(report)
+    results_text.render(report)
     elapsed = time.perf_counter() - start
     if report.counts[Verdict.PASS] != count:
         raise BenchError(f"in-process run: {dict(report.counts)}")

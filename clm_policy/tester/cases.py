@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from clm_policy.errors import InputError, Location, quote
-from clm_policy.models.policy_test import GivenState, PolicyTestCase, PolicyTestFile
+from clm_policy.models.policytest import GivenState, PolicyTestCase, PolicyTestFile
 from clm_policy.validate import kind_of, locate_errors, located_errors
 from clm_policy.yamlio import PathKey, YamlDocument, YamlStream
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from clm_policy.errors import ClmError, EvaluationError, InputError, Location, StateError, quote
-from clm_policy.models.policy_test import Expectation
+from clm_policy.models.policytest import Expectation
 from clm_policy.policy.cache import load_policy_cached
 from clm_policy.policy.engine import Outcome, Policy
 from clm_policy.policy.names import suggest
