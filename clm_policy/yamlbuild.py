@@ -16,7 +16,8 @@ places it.
 
 One sequence of the top-level mapping may be *streamed* (:meth:`Builder.items`): its items are
 handed out one at a time as they are read, never held together, so that a file of 30,000
-policy test cases is read in constant memory.
+policy test cases is read in constant memory (unless the sequence carries an anchor: then it
+is built whole, for the aliases that may name it).
 """
 
 from __future__ import annotations
@@ -275,7 +276,13 @@ class Builder:
                     if mapping:
                         self.top = new
                 else:
-                    if frame is self.top and not mapping and frame.key == self.stream:
+                    # (an anchored sequence is built whole: an alias may name it later)
+                    if (
+                        frame is self.top
+                        and not mapping
+                        and frame.key == self.stream
+                        and new.anchor is None
+                    ):
                         streaming = new
                         self.streamed = True
                     stack.append(frame)

@@ -185,8 +185,8 @@ class YamlStream:
     While items are read, :attr:`header` is the top-level mapping read so far (without the
     items); once :meth:`items` is exhausted it is the whole document, ``key`` an empty list.
     :attr:`late` tells whether a top-level key came after the sequence began. When the top
-    level is no mapping, or ``key`` holds no sequence, nothing streams: :attr:`header` is the
-    whole document.
+    level is no mapping, or ``key`` holds no sequence (or an anchored one, or an alias),
+    nothing streams: :attr:`header` is the whole document.
     """
 
     def __init__(self, text: str, file: str, key: str) -> None:

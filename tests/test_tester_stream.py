@@ -135,3 +135,26 @@ def test_results_match_reading_the_file_whole(tmp_path: Path) -> None:
     assert [r.case for r in report.results] == [f"case {i}" for i in range(5 * BATCH + 3)]
     assert [r.line for r in report.results] == list(range(4, 4 + 5 * BATCH + 3))
     assert {r.outcome.value for r in report.results} == {"PASS"}
+
+
+def test_cases_that_carry_an_anchor_are_read_whole_and_run(write: Write) -> None:
+    path = write(
+        "t.test.yaml",
+        "version: 1\npolicy: default\ncases: &all\n"
+        "  - {name: a, given: {tokens: {context_tokens: 400000}}, expect: {action: handoff}}\n"
+        "  - {name: b, expect: {action: continue}}\n"
+        "  - {name: c, expect: {action: stop}}\n",
+    )
+    assert _last_lines(path)[0] == (
+        f"ERROR {path}:6:32: cases[2].expect.action: expected 'continue', 'compact' or "
+        "'handoff', got string 'stop'"
+    )
+    path.write_text(path.read_text().replace("stop", "continue"))
+    assert _last_lines(path, "-v") == [
+        f"PASS {path}:4: a",
+        f"PASS {path}:5: b",
+        f"PASS {path}:6: c",
+        "",
+        "0 errors",
+        "3 passed, 0 failed, 0 skipped",
+    ]

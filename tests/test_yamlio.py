@@ -332,7 +332,15 @@ def test_a_stream_says_when_a_top_level_key_comes_late() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["- a\n- b\n", "cases: 5\n", "other: [1, 2]\n", "a: {cases: [1]}\n"]
+    "text",
+    [
+        "- a\n- b\n",
+        "cases: 5\n",
+        "other: [1, 2]\n",
+        "a: {cases: [1]}\n",
+        "cases: &c [1, 2]\nb: *c\n",  # an alias may name it: built whole
+        "a: &c [1, 2]\ncases: *c\n",
+    ],
 )
 def test_nothing_streams_but_a_top_level_sequence(text: str) -> None:
     stream = YamlStream(text, "f", "cases")
