@@ -1,6 +1,7 @@
 """Benchmark: ``clm-policy test`` on a generated suite of 10,000 cases (default policy).
 
-Run: ``.venv/bin/python benchmarks/bench_test.py [--json] [--cases N] [--runs N]``
+Run: ``.venv/bin/python benchmarks/bench_test.py [--json] [--cases N] [--runs N]
+[--memory-cases N]``
 
 A fixed-seed generator writes one test file of ``--cases`` cases against the bundled default
 policy into a temporary directory: all five profiles, contexts from empty to past the hard
@@ -13,13 +14,20 @@ run that passes every case also shows the two agree.
 Three figures, each the median of ``--runs`` timed runs after one untimed warm-up:
 
 - ``process``: ``python -m clm_policy test FILE`` as a fresh process, wall clock. **Target:
-  <= 2 s for 10,000 cases.**
+  <= 1 s for 10,000 cases.**
 - ``in-process``: :func:`clm_policy.tester.runner.run_tests` plus the text report.
 - ``direct``: ``policy.outcome(state, profile)`` in a plain loop over the same states,
   already built as ``SessionState`` objects: the engine alone, without reading, validating or
   comparing anything. The ratios to it are the price of a test runner over bare decisions.
 
-Exit status: 0 whether or not the target is met (the report says which); 1 when the sanity
+And memory: the peak resident set (``ru_maxrss`` of the child, from ``os.wait4``) of ``python
+-m clm_policy test`` on a file of ``--memory-cases`` cases (default 30,000), against the same
+command on a file of one case — the baseline: the same interpreter, importing the same
+modules, loading the same policy and running one case. The report gives both, and what the
+difference comes to per case (the results the reporters need, and the file's text, are what
+still grows). **Target: <= 100 MiB at 30,000 cases.**
+
+Exit status: 0 whether or not the targets are met (the report says which); 1 when the sanity
 check fails (a run does not exit 0 with every case passed), since the figures would then not
 measure what they claim to.
 """
@@ -40,12 +48,14 @@ from pathlib import Path
 from typing import Any
 
 from clm_policy import SessionState, __version__, load_policy
-from clm_policy.report import test_text
+from clm_policy.report import results_text
 from clm_policy.tester.results import Verdict
 from clm_policy.tester.runner import run_tests
 
-TARGET_S = 2.0
+TARGET_S = 1.0
+TARGET_MIB = 100
 DEFAULT_CASES = 10_000
+MEMORY_CASES = 30_000
 DEFAULT_RUNS = 5
 SEED = 20240601
 REPO = Path(__file__).resolve().parent.parent
@@ -135,16 +145,49 @@ def time_process(path: Path, env: dict[str, str], count: int) -> float:
     start = time.perf_counter()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - start
-    last = proc.stdout.splitlines()[-1:] or [""]
-    if proc.returncode != 0 or last[0] != f"{count} passed, 0 failed, 0 skipped":
-        raise BenchError(f"{' '.join(cmd)} exited {proc.returncode}:\n{proc.stdout[-2000:]}")
+    _check(cmd, proc.returncode, proc.stdout, count)
     return elapsed
+
+
+def _check(cmd: list[str], code: int, stdout: str, count: int) -> None:
+    last = stdout.splitlines()[-1:] or [""]
+    if code != 0 or last[0] != f"{count} passed, 0 failed, 0 skipped":
+        raise BenchError(f"{' '.join(cmd)} exited {code}:\n{stdout[-2000:]}")
+
+
+# Linux keeps a process's peak RSS across exec: a child forked from this (large) process would
+# report this process's size. A small python in between starts the measured command and
+# reports the rusage of that child alone (os.wait4).
+_WRAPPER = """\
+import os, subprocess, sys
+proc = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(proc.pid, 0)
+with open(sys.argv[1], "w") as out:
+    out.write(f"{usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}")
+"""
+
+
+def peak_rss(path: Path, env: dict[str, str], count: int) -> int:
+    """Peak RSS (bytes) of one ``python -m clm_policy test`` run; checks every case passed."""
+    cmd = [sys.executable, "-m", "clm_policy", "test", str(path)]
+    figures = path.with_suffix(".rss")
+    proc = subprocess.run(
+        [sys.executable, "-c", _WRAPPER, str(figures), *cmd],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    maxrss, code = (int(x) for x in figures.read_text().split())
+    _check(cmd, code, proc.stdout, count)
+    # ru_maxrss is in KiB on Linux, in bytes on macOS
+    return maxrss * (1 if sys.platform == "darwin" else 1024)
 
 
 def time_in_process(path: Path, count: int) -> float:
     start = time.perf_counter()
     report = run_tests([(path, str(path))])
-    test_text.render(report)
+    results_text.render(report)
     elapsed = time.perf_counter() - start
     if report.counts[Verdict.PASS] != count:
         raise BenchError(f"in-process run: {dict(report.counts)}")
@@ -163,7 +206,7 @@ def time_direct(cases: list[tuple[dict[str, Any], str, bool]]) -> float:
     return time.perf_counter() - start
 
 
-def run(count: int, runs: int) -> dict[str, Any]:
+def run(count: int, runs: int, memory_cases: int) -> dict[str, Any]:
     text, cases = generate(count)
     with tempfile.TemporaryDirectory(prefix="clm-bench-test-") as tmp:
         path = Path(tmp) / "generated.test.yaml"
@@ -184,6 +227,7 @@ def run(count: int, runs: int) -> dict[str, Any]:
                 for name, value in zip(samples, figures, strict=True):
                     samples[name].append(value)
         size = path.stat().st_size
+        memory = measure_memory(Path(tmp), env, memory_cases)
     med = {name: statistics.median(values) for name, values in samples.items()}
     per_case = {name: value / count * 1e6 for name, value in med.items()}
     return {
@@ -199,6 +243,25 @@ def run(count: int, runs: int) -> dict[str, Any]:
         "ratio_in_process_to_direct": med["in_process"] / med["direct"],
         "target_s": TARGET_S,
         "target_met": med["process"] <= TARGET_S,
+        **memory,
+        "target_mib": TARGET_MIB,
+        "memory_target_met": memory["peak_rss_mib"] <= TARGET_MIB,
+    }
+
+
+def measure_memory(folder: Path, env: dict[str, str], count: int) -> dict[str, Any]:
+    """Peak RSS of ``test`` on ``count`` cases, and on one case (the baseline), in MiB."""
+    big, one = folder / "memory.test.yaml", folder / "one.test.yaml"
+    big.write_text(generate(count)[0], encoding="utf-8")
+    one.write_text(generate(1)[0], encoding="utf-8")
+    peak = peak_rss(big, env, count)  # the policy cache is warm: the timed runs filled it
+    base = peak_rss(one, env, 1)
+    return {
+        "memory_cases": count,
+        "memory_file_bytes": big.stat().st_size,
+        "peak_rss_mib": peak / 2**20,
+        "baseline_rss_mib": base / 2**20,
+        "bytes_per_case": (peak - base) / count,
     }
 
 
@@ -218,6 +281,11 @@ def report(r: dict[str, Any]) -> str:
             f"  direct      {med['direct']:6.3f} s  {us['direct']:7.1f} µs/case         "
             "(policy.outcome in a loop, states prebuilt)",
             f"  target <= {r['target_s']:g} s (process): {verdict}",
+            f"  memory      peak RSS {r['peak_rss_mib']:6.1f} MiB at {r['memory_cases']} cases "
+            f"({r['memory_file_bytes'] / 1e6:.1f} MB); baseline (one case) "
+            f"{r['baseline_rss_mib']:.1f} MiB; {r['bytes_per_case']:.0f} bytes a case above it",
+            f"  target <= {r['target_mib']} MiB (peak at {r['memory_cases']} cases): "
+            + ("met" if r["memory_target_met"] else "MISSED"),
         ]
     )
 
@@ -227,11 +295,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--cases", type=int, default=DEFAULT_CASES, help="cases to generate")
     parser.add_argument("--runs", type=int, default=DEFAULT_RUNS, help="timed runs")
+    parser.add_argument(
+        "--memory-cases", type=int, default=MEMORY_CASES, help="cases for the peak-memory run"
+    )
     args = parser.parse_args(argv)
-    if args.runs < 1 or args.cases < 1:
-        parser.error("--runs and --cases must be at least 1")
+    if args.runs < 1 or args.cases < 1 or args.memory_cases < 1:
+        parser.error("--runs, --cases and --memory-cases must be at least 1")
     try:
-        result = run(args.cases, args.runs)
+        result = run(args.cases, args.runs, args.memory_cases)
     except BenchError as exc:
         print(f"bench_test: sanity check failed: {exc}", file=sys.stderr)
         return 1

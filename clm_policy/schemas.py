@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from clm_policy.models.manifest import HandoffManifest
 from clm_policy.models.policy import PolicyFile
-from clm_policy.models.policy_test import PolicyTestFile
+from clm_policy.models.policytest import PolicyTestFile
 from clm_policy.models.scenario import ScenarioFile
 from clm_policy.models.state import SessionState
 

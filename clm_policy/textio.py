@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # no pathlib or typing at run time: the per-prompt commands r
 
 MiB = 1024 * 1024
 POLICY_LIMIT = 1 * MiB  # the bundled policies are about 2 KB
-SCENARIO_LIMIT = 1 * MiB  # read by the same round-trip parser as policies
+SCENARIO_LIMIT = 1 * MiB  # read by the same YAML layer as policies
 TEST_FILE_LIMIT = 16 * MiB  # 10,000 generated cases are about 2.6 MB (benchmarks/bench_test.py)
 STATE_LIMIT = 64 * MiB  # a state carries the session's messages
 

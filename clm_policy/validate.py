@@ -10,10 +10,11 @@ from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from clm_policy.errors import QUOTE_LIMIT, InputError, Location, quote
 from clm_policy.policy.names import suggest
-from clm_policy.yamlio import PathKey, YamlDocument, to_plain
+from clm_policy.yamlio import PathKey, YamlDocument
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -93,7 +94,7 @@ def document_errors(
     """Validate ``doc``; return the model (or None) and all errors, sorted by position."""
     if not isinstance(doc.root, dict):
         # the kind only, never the value: this may be any file at all (extends: ~/.netrc)
-        got = _describe(to_plain(doc.root, doc.file), show=False)
+        got = _describe(doc.root, show=False)
         err = InputError(
             f"expected a mapping at the top of the {what}, got {got}",
             doc.location([]),
@@ -101,7 +102,7 @@ def document_errors(
         )
         return None, [err]
     try:
-        return model.model_validate(to_plain(doc.root, doc.file)), []
+        return model.model_validate(doc.root), []
     except ValidationError as exc:
         return None, located_errors(doc, exc, model)
 
@@ -121,9 +122,21 @@ def located_errors(doc: Located, exc: ValidationError, model: type[BaseModel]) -
     A message quotes a value the user wrote at most :data:`clm_policy.errors.QUOTE_LIMIT`
     characters long, never the document.
     """
+    return locate_errors(doc, exc.errors(include_url=False), model)
+
+
+def locate_errors(
+    doc: Located,
+    errors: list[ErrorDetails],
+    model: type[BaseModel],
+    prefix: tuple[PathKey, ...] = (),
+) -> list[InputError]:
+    """Like :func:`located_errors`, for some of the errors, of a part of a document: ``doc``
+    is the part at ``prefix`` of a file that ``model`` describes (the errors' places are
+    relative to it; messages name them from the top of the file)."""
     seen: set[tuple[tuple[PathKey, ...], bool]] = set()
     out: list[InputError] = []
-    errors = exc.errors(include_url=False)
+    errors = list(errors)
     # A threshold is "integer or share": report the union once, as that, not as "integer";
     # a signal is "bool, int, float or str": an infinity is reported as not finite.
     errors.sort(
@@ -142,15 +155,16 @@ def located_errors(doc: Located, exc: ValidationError, model: type[BaseModel]) -
         if key in seen:
             continue  # one message per place (unions report once per branch)
         seen.add(key)
-        field = _display(path) if path else "document"
+        full = (*prefix, *path)
+        field = _display(full) if full else "document"
         value = err.get("input")
         if kind == "missing":
             name = loc[-1]
-            where = _display(path) or "the top level"
+            where = _display(full) or "the top level"
             message = f"missing required key '{name}' in {where}"
         elif kind == "extra_forbidden":
             name = str(loc[-1])
-            allowed = _allowed_keys(model, loc[:-1])
+            allowed = _allowed_keys(model, [*prefix, *loc[:-1]])
             message = f"unknown key {quote(name)}{suggest(name, allowed)}"
             if allowed:
                 message += f" (allowed: {', '.join(allowed)})"
@@ -168,7 +182,7 @@ def located_errors(doc: Located, exc: ValidationError, model: type[BaseModel]) -
             message = _pattern_message(field, value, str(err.get("ctx", {}).get("pattern", "")))
         elif kind == "value_error":
             detail = str(err["msg"]).removeprefix("Value error, ")
-            message = f"{field}: {detail}" if path else detail
+            message = f"{field}: {detail}" if full else detail
         else:
             message = f"{field}: {err['msg'][:1].lower()}{err['msg'][1:]}"
             if kind == "json_invalid":

@@ -1,9 +1,11 @@
-"""A linear pre-scan of YAML text for how deeply it nests, run before the parser sees it.
+"""A linear scan of YAML text for how deeply it nests: where it passes :data:`MAX_DEPTH`.
 
-ruamel's pure-Python scanner is quadratic in the nesting of flow collections: 4 KB of
-``[[[[…]]]]`` takes seconds and 2,000 levels end in a ``RecursionError``. No policy or scenario
-nests more than a few levels, so :func:`check_depth` refuses text nested deeper than
-:data:`MAX_DEPTH` levels, at the line and column where it crosses the limit, in one pass.
+No policy, test file or scenario nests more than a few levels, so anything deeper is refused,
+at the line and column where it crosses the limit. :mod:`clm_policy.yamlbuild` stops building
+at that depth and asks :func:`check_depth` where to report it (and reports it before any other
+problem of the text, since a parser's error may be caused by the nesting); ruamel's
+pure-Python parser (used only without libyaml) is quadratic in the nesting of flow
+collections, so there the scan runs before the parser sees the text.
 
 A level is a block mapping or sequence (told apart by the column its keys or ``- `` entries
 start at) or an open ``[`` or ``{``.

@@ -288,3 +288,32 @@ def test_resolved_policy_is_equivalent(write: Write, tmp_path: Path) -> None:
                     b = resolved.decide(s, force=force).model_dump()
                     a.pop("policy"), b.pop("policy")
                     assert a == b
+
+
+def test_each_file_of_a_chain_is_parsed_once_per_process(
+    write: Write, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from collections import OrderedDict
+
+    from clm_policy import yamlio
+    from clm_policy.policy.load import load_resolved
+
+    parsed: list[str] = []
+    real = yamlio.parse_yaml
+
+    def counting(text: str, file: str) -> yamlio.YamlDocument:
+        parsed.append(file)
+        return real(text, file)
+
+    monkeypatch.setattr(yamlio, "_PARSED", OrderedDict())
+    monkeypatch.setattr(yamlio, "parse_yaml", counting)
+    team = write("team.yaml", "version: 1\nextends: default\n")
+    children = [
+        write(f"c{i}.yaml", f"version: 1\nextends: ./team.yaml\nname: c{i}\n") for i in range(3)
+    ]
+    for child in children:
+        load_resolved(child)
+    load_resolved(team)
+    assert sorted(parsed) == sorted(
+        ["<bundled>/default.yaml", str(team), *(str(c) for c in children)]
+    )

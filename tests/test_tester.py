@@ -380,10 +380,10 @@ def test_doc_merge_key_example_passes(tmp_path: Path) -> None:
 
 def test_doc_file_format_example_is_valid() -> None:
     (example,) = [b for b in _doc_blocks("yaml") if b.startswith("# yaml-language-server")]
-    from clm_policy.models.policy_test import PolicyTestFile
-    from clm_policy.tester.fastload import parse_fast
+    from clm_policy.models.policytest import PolicyTestFile
+    from clm_policy.yamlio import parse_yaml
 
-    data = parse_fast(example, "example").root
+    data = parse_yaml(example, "example").root
     spec = PolicyTestFile.model_validate_json(json.dumps(data), strict=True)
     assert spec.cases[0].expect.model_fields_set == {
         "action",

@@ -36,7 +36,7 @@ COMMANDS = {
     "signal": "clm_policy.cli.sessions:signal",
     "status": "clm_policy.cli.sessions:status",
     "statusline": "clm_policy.cli.statusline:statusline",
-    "test": "clm_policy.cli.test_cmd:test",
+    "test": "clm_policy.cli.testing:test",
 }
 
 

@@ -227,7 +227,7 @@ def render(outcome: Outcome, fmt: str, reading: TranscriptReading | None) -> str
         import json
 
         return json.dumps({**outcome.as_dict(), **from_transcript(reading)}, indent=2)
-    from clm_policy.cli.render import render_decision
+    from clm_policy.report.explain import render_decision
 
     return render_decision(outcome) + transcript_note(reading)
 

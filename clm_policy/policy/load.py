@@ -6,7 +6,8 @@ field by field and signals by name; it overrides rules and guards by
 ``id`` (fields merge; the entry keeps its place unless ``before``/``after`` moves it), adds new
 ones (appended, or placed with ``before``/``after``), and removes a parent's with
 ``disable: true``. Every merged value remembers the file and position it came from, so later
-errors still point at the right line.
+errors still point at the right line. Each file of a chain is parsed and validated once per
+process, however many files extend it.
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ def _load_chain(
     path: Path, shown: str, seen: list[Path], read: DocumentReader
 ) -> list[tuple[Path, YamlDocument, PolicyFile]]:
     doc = read(path, shown)
-    spec = validate_document(doc, PolicyFile, "policy")
+    spec = _validated(doc)
     key = path.resolve()
     if spec.extends is None:
         return [(key, doc, spec)]
@@ -135,6 +136,22 @@ def _load_chain(
             f"extends target not found: {shorten(spec.extends)}", where, check="extends"
         )
     return [*_load_chain(parent_path, parent_shown, [*seen, key], read), (key, doc, spec)]
+
+
+_SPECS: dict[int, tuple[YamlDocument, PolicyFile]] = {}
+
+
+def _validated(doc: YamlDocument) -> PolicyFile:
+    """``doc`` validated as a policy file, once per document (:func:`load_yaml` hands out the
+    same document for the same file, and many files extend the same parent)."""
+    known = _SPECS.get(id(doc))
+    if known is not None and known[0] is doc:
+        return known[1]
+    spec = validate_document(doc, PolicyFile, "policy")
+    if len(_SPECS) >= 256:
+        _SPECS.clear()
+    _SPECS[id(doc)] = (doc, spec)  # the document is kept, so its id stays its own
+    return spec
 
 
 def resolve_source_at(ref: str, base: Path, where: Location) -> tuple[Path, str]:

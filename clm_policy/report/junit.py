@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from clm_policy.report.test_text import case_lines
+from clm_policy.report.results_text import case_lines
 from clm_policy.tester.results import CaseResult, RunReport, Verdict
 
 FILE_CASE = "(test file)"

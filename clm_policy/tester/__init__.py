@@ -1,8 +1,8 @@
 """``clm-policy test``: policy test files run against their policies, as data.
 
-:mod:`.discover` finds ``*.test.yaml`` files; :mod:`.yamlnodes` and :mod:`.fastload` read big
-YAML files fast, with positions; :mod:`.cases` validates a test file; :mod:`.runner` decides
+:mod:`.discover` finds ``*.test.yaml`` files; :mod:`.cases` reads and validates a test file
+(through :mod:`clm_policy.yamlio`, like every YAML file); :mod:`.runner` decides
 every case and compares; :mod:`.results` and :mod:`.coverage` hold what a run produced.
-Formatters live in :mod:`clm_policy.report` (``test_text``, ``test_json``, ``junit``); the
-command in :mod:`clm_policy.cli.test_cmd`.
+Formatters live in :mod:`clm_policy.report` (``results_text``, ``results_json``, ``junit``); the
+command in :mod:`clm_policy.cli.testing`.
 """

@@ -9,6 +9,7 @@ rounded down to a tenth, so a report never claims more than was reached: 100% me
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from clm_policy.errors import Location
@@ -50,13 +51,8 @@ class PolicyCoverage:
         return cls(policy.name, policy.path, items)
 
     def record(self, outcome: Outcome) -> None:
-        """Mark what ``outcome`` exercised (its guards ran for the proposed action)."""
-        if outcome.trigger is not None:
-            self.covered.add(f"rule {outcome.trigger}")
-        action = outcome.proposed.value
-        for found in (outcome.blocked_by, outcome.warnings, outcome.overridden):
-            for f in found:
-                self.covered.add(f"guard {action}/{f.guard}")
+        """Mark what ``outcome`` exercised."""
+        self.covered.update(exercised(outcome))
 
     @property
     def total(self) -> int:
@@ -73,6 +69,16 @@ class PolicyCoverage:
     @property
     def percent(self) -> float:
         return _tenths(self.hits, self.total) / 10
+
+
+def exercised(outcome: Outcome) -> Iterator[str]:
+    """The keys of the items ``outcome`` exercised (its guards ran for the proposed action)."""
+    if outcome.trigger is not None:
+        yield f"rule {outcome.trigger}"
+    action = outcome.proposed.value
+    for found in (outcome.blocked_by, outcome.warnings, outcome.overridden):
+        for f in found:
+            yield f"guard {action}/{f.guard}"
 
 
 @dataclass

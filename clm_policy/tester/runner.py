@@ -1,6 +1,10 @@
 """Run policy test files: decide every case under its policy and compare with ``expect``.
 
-Each distinct policy is loaded once per run. A case runs as ``policy.outcome(given, profile,
+A file is read case by case (:class:`.cases.SuiteReader`): each case is decided as it is read
+and only its result is kept, so memory does not grow with the cases. The results of a file
+are kept aside until it is read to its end: a file that turns out to be unusable is one
+ERROR, as if it had been validated whole first. Each distinct policy is loaded once per run,
+when a first case needs it. A case runs as ``policy.outcome(given, profile,
 force=force)``; its profile is the case's, else the state's own (``given.profile``), else the
 file's, else the policy's default. Only the fields ``expect`` gives are compared; a FAIL then
 gets the full explain trace (computed for failures only: it costs ten times a decision).
@@ -13,20 +17,21 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from clm_policy.errors import ClmError, EvaluationError, InputError, Location, StateError, quote
-from clm_policy.models.policy_test import Expectation
+from clm_policy.models.policytest import Expectation
 from clm_policy.policy.cache import load_policy_cached
 from clm_policy.policy.engine import Outcome, Policy
 from clm_policy.policy.names import suggest
 from clm_policy.policy.sources import resolve_source
-from clm_policy.tester.cases import Case, SuiteFile, load_suite
-from clm_policy.tester.coverage import Coverage, PolicyCoverage
+from clm_policy.tester.cases import Case, Header, SuiteReader
+from clm_policy.tester.coverage import Coverage, PolicyCoverage, exercised
 from clm_policy.tester.results import CaseResult, RunReport, Verdict
-from clm_policy.tester.yamlnodes import paused_gc
+from clm_policy.textio import TEST_FILE_LIMIT
+from clm_policy.yamlio import paused_gc, read_yaml_text
 
 # The fields of ``expect``, in the order results list them.
 FIELDS = (
@@ -50,6 +55,19 @@ class _Subject:
     rules: list[str]
     guards: list[str]
     coverage: PolicyCoverage
+    reported: bool = False  # its coverage is in the run's (a file that used it was read)
+
+
+@dataclass
+class _FileRun:
+    """What running the cases of one file produced, set aside until the file is read to its
+    end (an error found there voids it)."""
+
+    file: str
+    results: list[CaseResult] = field(default_factory=list)
+    deselected: int = 0
+    subject: _Subject | ClmError | None = None
+    covered: set[str] = field(default_factory=set)
 
 
 class Runner:
@@ -63,35 +81,60 @@ class Runner:
         self.deselected = 0
 
     def run_file(self, path: Path, shown: str) -> list[CaseResult]:
+        """Every result of one test file; a file that cannot be used is one ERROR."""
         try:
-            suite = load_suite(path, shown)
+            text = read_yaml_text(path, shown, limit=TEST_FILE_LIMIT, what="policy test")
+            reader = SuiteReader(text, shown)
+            run = self._run_cases(reader, path)
+            if reader.rerun:  # a top-level key after the cases: run them under the file's
+                reader = SuiteReader(text, shown, reader.final)
+                run = self._run_cases(reader, path)
         except InputError as exc:
             where = exc.location or Location(shown)
             return [
                 CaseResult(shown, where.line, None, Verdict.ERROR, message=exc.message, where=where)
             ]
-        cases = suite.cases
-        if self._needle is not None:
-            cases = [c for c in cases if self._needle in c.spec.name.lower()]
-            self.deselected += len(suite.cases) - len(cases)
-        if not cases:
-            return []
-        subject = self._subject(suite)
-        if isinstance(subject, ClmError):
-            where = suite.locate(("policy",))
-            message = f"cannot load policy {quote(suite.spec.policy)}: {subject}"
-            return [
-                CaseResult(
-                    suite.file, c.where.line, c.spec.name, Verdict.ERROR, None, message, where
-                )
-                for c in cases
-            ]
-        return [self._run_case(suite, case, subject) for case in cases]
+        subject = run.subject
+        if isinstance(subject, _Subject):
+            if not subject.reported:
+                subject.reported = True
+                self.coverage.policies.append(subject.coverage)
+            subject.coverage.covered |= run.covered
+        self.deselected += run.deselected
+        return run.results
 
-    def _subject(self, suite: SuiteFile) -> _Subject | ClmError:
-        ref = suite.spec.policy
+    def _run_cases(self, reader: SuiteReader, path: Path) -> _FileRun:
+        run = _FileRun(reader.file)
+        needle = self._needle
+        for case in reader.cases():
+            if needle is not None and needle not in case.spec.name.lower():
+                run.deselected += 1
+                continue
+            header = reader.header
+            assert header is not None  # cases are handed out under a header
+            if run.subject is None:
+                run.subject = self._subject(header.policy, path)
+            if isinstance(run.subject, ClmError):
+                message = f"cannot load policy {quote(header.policy)}: {run.subject}"
+                where = header.doc.location(("policy",))
+                run.results.append(
+                    CaseResult(
+                        run.file,
+                        case.where.line,
+                        case.spec.name,
+                        Verdict.ERROR,
+                        None,
+                        message,
+                        where,
+                    )
+                )
+            else:
+                run.results.append(self._run_case(run, header, case, run.subject))
+        return run
+
+    def _subject(self, ref: str, test_file: Path) -> _Subject | ClmError:
         try:
-            path, shown = resolve_source(ref, suite.path.parent)
+            path, shown = resolve_source(ref, test_file.parent)
         except ClmError as exc:
             return exc
         key = path.resolve()
@@ -104,54 +147,52 @@ class Runner:
             except ClmError as exc:
                 self.subjects[key] = exc
             else:
-                coverage = PolicyCoverage.of(policy)
-                self.coverage.policies.append(coverage)
                 self.subjects[key] = _Subject(
                     policy,
                     [r.id for r in policy.rules],
                     [g.id for guards in policy.guards.values() for g in guards],
-                    coverage,
+                    PolicyCoverage.of(policy),
                 )
         return self.subjects[key]
 
-    def _run_case(self, suite: SuiteFile, case: Case, subject: _Subject) -> CaseResult:
+    def _run_case(self, run: _FileRun, header: Header, case: Case, subject: _Subject) -> CaseResult:
         spec, policy = case.spec, subject.policy
 
         def error(message: str, where: Location) -> CaseResult:
             return CaseResult(
-                suite.file, case.where.line, spec.name, Verdict.ERROR, policy.path, message, where
+                run.file, case.where.line, spec.name, Verdict.ERROR, policy.path, message, where
             )
 
         if spec.skip is not None:
             return CaseResult(
-                suite.file, case.where.line, spec.name, Verdict.SKIP, policy.path, spec.skip
+                run.file, case.where.line, spec.name, Verdict.SKIP, policy.path, spec.skip
             )
         if case.given_error is not None:
             return error(case.given_error.message, case.given_error.location or case.where)
-        problem = _unknown_name(suite, case, subject)
+        problem = _unknown_name(header, case, subject)
         if problem is not None:
             return error(*problem)
-        profile = spec.profile or (None if spec.given.profile else suite.spec.profile)
+        profile = spec.profile or (None if spec.given.profile else header.profile)
         try:
             outcome = policy.outcome(spec.given, profile, force=spec.force)
         except StateError as exc:
             where = case.where
             if exc.path is not None:
-                where = suite.locate(("cases", case.index, "given", *exc.path), key=True)
+                where = case.locate(("given", *exc.path), key=True)
             return error(exc.message, where)
         except EvaluationError as exc:
             return error(f"evaluation failed: {exc}", case.where)
-        subject.coverage.record(outcome)
+        run.covered.update(exercised(outcome))
         expected, actual = _compare(spec.expect, outcome)
         verdict = Verdict.PASS if expected == actual else Verdict.FAIL
         result = CaseResult(
-            suite.file,
+            run.file,
             case.where.line,
             spec.name,
             verdict,
             policy.path,
             expected=expected,
-            actual=actual,
+            actual=expected if verdict is Verdict.PASS else actual,  # one dict kept, not two
         )
         if verdict is Verdict.PASS:
             return result
@@ -181,13 +222,13 @@ def _show(value: Any) -> str:
     return json.dumps(value)
 
 
-def _unknown_name(suite: SuiteFile, case: Case, subject: _Subject) -> tuple[str, Location] | None:
+def _unknown_name(header: Header, case: Case, subject: _Subject) -> tuple[str, Location] | None:
     """The first name the case uses that the policy does not have: (message, where)."""
-    spec, policy, at = case.spec, subject.policy, ("cases", case.index)
-    for name, path in (
-        (spec.profile, (*at, "profile")),
-        (spec.given.profile, (*at, "given", "profile")),
-        (suite.spec.profile, ("profile",)),
+    spec, policy = case.spec, subject.policy
+    for name, doc, path in (
+        (spec.profile, case.doc, ("profile",)),
+        (spec.given.profile, case.doc, ("given", "profile")),
+        (header.profile, header.doc, ("profile",)),
     ):
         if name is not None:
             if name not in policy.profiles:
@@ -195,7 +236,7 @@ def _unknown_name(suite: SuiteFile, case: Case, subject: _Subject) -> tuple[str,
                 return (
                     f"unknown profile {quote(name)}{suggest(name, policy.profiles)} "
                     f"(policy {policy.name} has: {known})",
-                    suite.locate(path),
+                    doc.location(path),
                 )
             break
     expect = spec.expect
@@ -204,16 +245,16 @@ def _unknown_name(suite: SuiteFile, case: Case, subject: _Subject) -> tuple[str,
         return (
             f"expect.trigger: policy {policy.name} has no rule '{trigger}'"
             f"{suggest(trigger, subject.rules)} (rules: {', '.join(subject.rules)})",
-            suite.locate((*at, "expect", "trigger")),
+            case.locate(("expect", "trigger")),
         )
-    for field in _GUARD_LISTS:
-        for j, guard in enumerate(getattr(expect, field) or ()):
+    for field_name in _GUARD_LISTS:
+        for j, guard in enumerate(getattr(expect, field_name) or ()):
             if guard not in subject.guards:
                 known = ", ".join(subject.guards) or "none"
                 return (
-                    f"expect.{field}: policy {policy.name} has no guard '{guard}'"
+                    f"expect.{field_name}: policy {policy.name} has no guard '{guard}'"
                     f"{suggest(guard, subject.guards)} (guards: {known})",
-                    suite.locate((*at, "expect", field, j)),
+                    case.locate(("expect", field_name, j)),
                 )
     return None
 

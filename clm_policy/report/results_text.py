@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from clm_policy.cli.render import render_explanation
+from clm_policy.report.explain import render_explanation
 from clm_policy.tester.coverage import Coverage
 from clm_policy.tester.results import CaseResult, RunReport, Verdict
 

@@ -74,7 +74,7 @@ def test(
     Exit codes: 0 every case passed (skips allowed), 1 a FAIL or an ERROR, or coverage under
     --fail-under, 2 usage error (no such path, no test files, bad option).
     """
-    from clm_policy.report import junit, test_json, test_text
+    from clm_policy.report import results_text
     from clm_policy.tester.discover import discover
     from clm_policy.tester.runner import run_tests
 
@@ -88,18 +88,22 @@ def test(
         raise InputError(f"-k {quote(keyword)} matches none of the {report.deselected} cases")
     show_coverage = coverage or fail_under is not None
     if fmt == "json":
-        rendered = test_json.render(report, coverage=show_coverage, fail_under=fail_under)
+        from clm_policy.report import results_json
+
+        rendered = results_json.render(report, coverage=show_coverage, fail_under=fail_under)
     elif fmt == "junit":
+        from clm_policy.report import junit
+
         rendered = junit.render(report)
     else:
-        rendered = test_text.render(
+        rendered = results_text.render(
             report, verbose=verbose, coverage=show_coverage, fail_under=fail_under
         )
     if output is not None:
         write_report(output, rendered)
-        lines = test_text.summary_lines(report)
+        lines = results_text.summary_lines(report)
         if fail_under is not None and report.coverage.below(fail_under):
-            lines.insert(0, test_text.coverage_lines(report.coverage, fail_under)[-1])
+            lines.insert(0, results_text.coverage_lines(report.coverage, fail_under)[-1])
         click.echo("\n".join(lines), err=True)
     else:
         click.echo(rendered, nl=False)

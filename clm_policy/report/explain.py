@@ -1,0 +1,76 @@
+"""Text rendering of decisions and explanations for people (``decide``, and the explain trace
+of a failed policy test case)."""
+
+from __future__ import annotations
+
+import json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # decide prints through here on every prompt: no typing at run time
+    from clm_policy.models.decision import Decision, Explanation
+    from clm_policy.policy.engine import Outcome
+
+
+def _value(value: object) -> str:
+    return json.dumps(value)
+
+
+def render_decision(d: Decision | Outcome) -> str:
+    if d.context_window:
+        share = round(100 * d.context_tokens / d.context_window)
+        window = f" of {d.context_window} ({share}%, window from {d.window_source})"
+    else:
+        window = " (window unknown)"
+    lines = [
+        f"action:    {d.action.value}",
+        f"trigger:   {d.trigger or '-'}",
+        f"rationale: {d.rationale}",
+    ]
+    if d.proposed != d.action:
+        lines.append(f"proposed:  {d.proposed.value}")
+    for f in d.blocked_by:
+        lines.append(f"blocked:   {f.guard}: {f.message}")
+    for f in d.overridden:
+        lines.append(f"forced:    {f.guard}: {f.message}")
+    for f in d.warnings:
+        lines.append(f"warning:   {f.guard}: {f.message}")
+    lines.append(f"context:   {d.context_tokens} tokens{window}")
+    lines.append(f"policy:    {d.policy}, profile {d.profile}")
+    return "\n".join(lines)
+
+
+def _result(result: bool | None) -> str:
+    return "error" if result is None else str(result).lower()
+
+
+def _details(expression: str, names: dict[str, object], error: str | None) -> list[str]:
+    lines = [f"      when: {expression}"]
+    if names:
+        lines.append("      read: " + ", ".join(f"{k}={_value(v)}" for k, v in names.items()))
+    if error:
+        lines.append(f"      error: {error}")
+    return lines
+
+
+def render_explanation(e: Explanation) -> str:
+    lines = [render_decision(e.decision), "", "rules, in order (the first that holds decides):"]
+    reached = True
+    for r in e.rules:
+        mark = "DECIDED" if r.decided else ("no" if reached else "not reached")
+        reached = reached and not r.decided
+        lines.append(f"  {r.id} -> {r.action.value}: {_result(r.result)}  [{mark}]  {r.location}")
+        lines.extend(_details(r.expression, dict(r.names), r.error))
+    lines.append(f"  otherwise -> {e.otherwise.value}" + ("  [DECIDED]" if reached else ""))
+    if e.guards:
+        lines.append("")
+        lines.append("guards:")
+        for g in e.guards:
+            flag = f"{g.severity}{', overridable' if g.overridable else ''}"
+            lines.append(
+                f"  {g.guards.value}/{g.id} ({flag}): {_result(g.result)}  "
+                f"[{g.outcome}]  {g.location}"
+            )
+            lines.extend(_details(g.expression, dict(g.names), g.error))
+            if g.message:
+                lines.append(f"      message: {g.message}")
+    return "\n".join(lines)
