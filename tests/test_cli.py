@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -196,3 +198,35 @@ def test_as_a_process() -> None:
     assert (out["action"], out["trigger"]) == ("compact", "soft_compact")
     proc = run_process("decide", "--tokens", "400000", "--profile", "research")
     assert proc.stdout.splitlines()[:2] == ["action:    handoff", "trigger:   hard_handoff"]
+
+
+def test_the_command_list_is_the_commands_own_help() -> None:
+    """`clm-policy --help` lists the commands without importing them, as click would."""
+    import importlib
+
+    import click
+
+    from clm_policy.cli.main import COMMANDS, SUMMARIES, shorten_help
+
+    assert set(SUMMARIES) == set(COMMANDS)
+    for name, target in COMMANDS.items():
+        module, _, attr = target.partition(":")
+        command = getattr(importlib.import_module(module), attr)
+        assert isinstance(command, click.Command)
+        for limit in (45, 60, 84, 200):
+            assert shorten_help(SUMMARIES[name], limit) == command.get_short_help_str(limit)
+
+
+def test_help_imports_no_command(tmp_path: Path) -> None:
+    probe = (
+        "import sys\n"
+        "from clm_policy.cli.main import run\n"
+        "run(['--help'])\n"
+        "sys.stderr.write(repr(sorted(m for m in sys.modules if m.startswith('clm_policy.cli.')"
+        " and m not in ('clm_policy.cli.main',))))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, check=False
+    )
+    assert "Commands:" in proc.stdout
+    assert proc.stderr == "[]"

@@ -19,8 +19,8 @@ import click
 
 from clm_policy.errors import ClmError
 
-# Each command lives in its own module, imported only when that command runs (or when the
-# group's --help lists them all): a one-shot `decide` does not pay for the others.
+# Each command lives in its own module, imported only when that command runs: a one-shot
+# `decide` does not pay for the others, and `clm-policy --help` lists them from SUMMARIES.
 COMMANDS = {
     "compact": "clm_policy.cli.pipelines:compact",
     "decide": "clm_policy.cli.decide:decide",
@@ -40,9 +40,59 @@ COMMANDS = {
 }
 
 
+# The first paragraph of each command's help, which `clm-policy --help` shortens as click
+# would, without importing the command (a test holds these equal to the commands' help).
+SUMMARIES = {
+    "compact": (
+        "Compact a session now: commit its structured summary and hint, keep the last messages "
+        "(the profile's retain_recent_messages), lower its context."
+    ),
+    "decide": "Decide CONTINUE, COMPACT or HANDOFF for a state under a policy.",
+    "handoff": (
+        "Hand a session off: commit a schema-valid manifest and its rendering for people, and "
+        "print the seed messages the next session starts from (no transcript)."
+    ),
+    "hook": "Answer an agent's hooks with the project's policy and memory.",
+    "init": "Create a memory repository in DIR (a new git repository from memory_template/).",
+    "lint": "Check policy files (default: policies/) and report every problem.",
+    "log": "The audit trail: every compaction and handoff, newest first, with why it happened.",
+    "resolve": (
+        "Print POLICY (a file, or a bundled name) resolved: extends merged, profiles expanded."
+    ),
+    "run": (
+        "Run an agent under a policy, committing every compaction and handoff to the memory "
+        "repository."
+    ),
+    "schema": "Print the JSON schema NAME (policy, session-state, ...).",
+    "show": (
+        "Show one compaction or handoff: REF is a commit or branch (from `clm-policy log`) or a"
+        " path in the repository (sessions/ID/handoffs/001.md, manifests/....json)."
+    ),
+    "signal": (
+        "Tell a persisted session something only you know: a phase is done, or a signal's value"
+        " (NAME=VALUE, checked against the session's policy). Committed; the next decision "
+        "(`clm-policy run --resume ID`, `clm-policy decide --session ID`) sees it."
+    ),
+    "status": (
+        "The persisted sessions: status, step, context fill, compactions and handoffs, the last"
+        " decisions; with --session, one in detail."
+    ),
+    "statusline": "Print one status line for Claude Code: context, next threshold, action.",
+    "test": "Run policy test files: each case decides a state and checks the decision.",
+}
+
+
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands and their summaries, without importing them."""
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = [(name, shorten_help(SUMMARIES[name], limit)) for name in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = COMMANDS.get(cmd_name)
@@ -89,6 +139,11 @@ def cli() -> None:
     Exit codes: 0 ok, 1 problems found (lint, test), 2 bad input or usage, 3 internal error,
     4 a decision awaits confirmation (run), 130 interrupted.
     """
+
+
+def shorten_help(text: str, limit: int) -> str:
+    """``text`` as click shortens a command's help for a listing (by its own code)."""
+    return click.Command(None, help=text).get_short_help_str(limit)
 
 
 def main(argv: list[str] | None = None) -> None:
