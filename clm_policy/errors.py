@@ -7,6 +7,8 @@ with ``file:line:col``.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from clm_policy.record import Record
 
 QUOTE_LIMIT = 60
@@ -74,6 +76,21 @@ def _short_repr(value: object) -> str:
     return shortened.repr(value)
 
 
+class LoadCheck(StrEnum):
+    """The lint checks whose problems loading finds (the loader must refuse such a file for
+    ``decide`` too): an error names one of these, and ``clm-policy lint`` reports it under
+    the check module whose ``ID`` it is (clm_policy.lint.checks.LOADING; a test holds the two
+    equal). An error that names none is reported as ``policy-error``."""
+
+    YAML_SYNTAX = "yaml-syntax"
+    SCHEMA = "schema"
+    EXTENDS = "extends"
+    DUPLICATE_ID = "duplicate-id"
+    EXPRESSION_SYNTAX = "expression-syntax"
+    UNKNOWN_NAME = "unknown-name"
+    THRESHOLD_ORDER = "threshold-order"
+
+
 class ClmError(Exception):
     """Base of every error clm-policy raises on purpose.
 
@@ -82,7 +99,7 @@ class ClmError(Exception):
     """
 
     def __init__(
-        self, message: str, location: Location | None = None, *, check: str | None = None
+        self, message: str, location: Location | None = None, *, check: LoadCheck | None = None
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -107,9 +124,9 @@ class ExpressionError(PolicyError):
     """A ``when:`` expression or a message template cannot be compiled."""
 
     def __init__(
-        self, message: str, location: Location | None = None, *, check: str | None = None
+        self, message: str, location: Location | None = None, *, check: LoadCheck | None = None
     ) -> None:
-        super().__init__(message, location, check=check or "expression-syntax")
+        super().__init__(message, location, check=check or LoadCheck.EXPRESSION_SYNTAX)
 
 
 class StateError(InputError):

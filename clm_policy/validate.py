@@ -12,7 +12,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from clm_policy.errors import QUOTE_LIMIT, InputError, Location, quote
+from clm_policy.errors import QUOTE_LIMIT, InputError, LoadCheck, Location, quote
 from clm_policy.policy.names import suggest
 from clm_policy.yamlio import PathKey, YamlDocument
 
@@ -98,7 +98,7 @@ def document_errors(
         err = InputError(
             f"expected a mapping at the top of the {what}, got {got}",
             doc.location([]),
-            check="schema",
+            check=LoadCheck.SCHEMA,
         )
         return None, [err]
     try:
@@ -189,7 +189,7 @@ def locate_errors(
                 pass  # its input is the whole text
             elif value is not None and not isinstance(value, dict | list):
                 message += f", got {_describe(value)}"
-        out.append(InputError(message, doc.location(path, key=is_key), check="schema"))
+        out.append(InputError(message, doc.location(path, key=is_key), check=LoadCheck.SCHEMA))
     out.sort(key=lambda e: (e.location.line, e.location.col) if e.location else (0, 0))
     return out
 

@@ -41,7 +41,7 @@ from ruamel.yaml.events import (
 from ruamel.yaml.reader import ReaderError
 from ruamel.yaml.resolver import implicit_resolvers
 
-from clm_policy.errors import QUOTE_LIMIT, InputError, Location, quote
+from clm_policy.errors import QUOTE_LIMIT, InputError, LoadCheck, Location, quote
 from clm_policy.yamldepth import MAX_DEPTH, check_depth
 
 # (line, column, sub), 1-based: ``sub`` is a scalar's style ("" plain, "'", '"', "|", ">"),
@@ -199,7 +199,7 @@ class Builder:
             dispose()
 
     def _error(self, message: str, line: int, col: int) -> InputError:
-        return InputError(message, Location(self.file, line, col), check="yaml-syntax")
+        return InputError(message, Location(self.file, line, col), check=LoadCheck.YAML_SYNTAX)
 
     def _run(self, next_event: Callable[[], Any]) -> Iterator[tuple[Any, Marks]]:
         # One loop over the events, with the common cases (a plain scalar as a mapping's key

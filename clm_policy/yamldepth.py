@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from clm_policy.errors import InputError, Location
+from clm_policy.errors import InputError, LoadCheck, Location
 
 MAX_DEPTH = 64
 
@@ -63,7 +63,7 @@ class _Scan:
             raise InputError(
                 f"nested more than {self.limit} levels deep",
                 Location(self.file, text.count("\n", 0, pos) + 1, self.column(pos) + 1),
-                check="yaml-syntax",
+                check=LoadCheck.YAML_SYNTAX,
             )
 
     def run(self) -> None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from clm_policy.errors import InputError, Location
+from clm_policy.errors import InputError, LoadCheck, Location
 from clm_policy.textio import POLICY_LIMIT, read_text
 from clm_policy.yamlbuild import MAX_NODES, Builder, Marks
 
@@ -148,7 +148,7 @@ def read_yaml_text(path: Path, shown: str, *, limit: int, what: str) -> str:
     try:
         return read_text(path, shown, limit=limit, what=what)
     except InputError as exc:
-        raise InputError(exc.message, exc.location, check="yaml-syntax") from None
+        raise InputError(exc.message, exc.location, check=LoadCheck.YAML_SYNTAX) from None
 
 
 _PARSED: OrderedDict[tuple[str, str], YamlDocument] = OrderedDict()
@@ -169,7 +169,7 @@ def load_yaml(
     if doc is None:
         doc = parse_yaml(text, shown)
         if doc.root is None:
-            raise InputError(_EMPTY, Location(shown, 1, 1), check="schema")
+            raise InputError(_EMPTY, Location(shown, 1, 1), check=LoadCheck.SCHEMA)
         _PARSED[key] = doc
         if len(_PARSED) > _PARSED_KEPT:
             _PARSED.popitem(last=False)
@@ -199,7 +199,7 @@ class YamlStream:
         for root, marks in self._builder.items():
             yield YamlDocument(file, text, root, marks)
         if self._builder.root is None:
-            raise InputError(_EMPTY, Location(file, 1, 1), check="schema")
+            raise InputError(_EMPTY, Location(file, 1, 1), check=LoadCheck.SCHEMA)
 
     @property
     def header(self) -> YamlDocument:

@@ -299,3 +299,12 @@ def test_docs_embed_the_generated_reference() -> None:
     from clm_policy.lint.reference import markdown
 
     assert markdown() in (REPO / "docs" / "lint.md").read_text()
+
+
+def test_every_error_loading_names_has_its_check() -> None:
+    """The loader names its errors by LoadCheck; lint has one check module for each."""
+    from clm_policy.errors import LoadCheck
+    from clm_policy.lint.checks import LOADING
+
+    assert sorted(m.ID for m in LOADING) == sorted(LoadCheck)
+    assert all(isinstance(m.ID, LoadCheck) for m in LOADING)

@@ -7,7 +7,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from clm_policy.errors import ClmError, PolicyError, Sink
+from clm_policy.errors import ClmError, LoadCheck, PolicyError, Sink
 from clm_policy.models.enums import Action
 from clm_policy.policy.engine import Guard, Policy, Profile, Rule, Signal, Threshold
 from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expression
@@ -79,7 +79,7 @@ def compile_policy(res: ResolvedPolicy, sink: Sink | None = None) -> Policy:
             PolicyError(
                 "a policy needs at least one profile under 'profiles:'",
                 res.files[-1].location([]),
-                check="schema",
+                check=LoadCheck.SCHEMA,
             )
         )
     default = _default_profile(res, profiles, sink)
@@ -152,7 +152,7 @@ def _default_profile(res: ResolvedPolicy, profiles: dict[str, Profile], sink: Si
             PolicyError(
                 f"default_profile: no profile named '{name}'{suggest(name, res.profiles)}",
                 origin.location,
-                check="schema",
+                check=LoadCheck.SCHEMA,
             )
         )
     if "coding" in res.profiles:
@@ -172,7 +172,7 @@ def _profile(res: ResolvedPolicy, name: str) -> Profile:
             raise PolicyError(
                 f"profile '{name}' has no {key} (set it in the profile or under defaults)",
                 where.key_location,
-                check="schema",
+                check=LoadCheck.SCHEMA,
             )
     soft = Threshold.parse(values["soft_compact"][0])
     hard = Threshold.parse(values["hard_handoff"][0])
@@ -185,7 +185,7 @@ def _profile(res: ResolvedPolicy, name: str) -> Profile:
         raise PolicyError(
             f"profile '{name}': soft_compact ({soft}) must be below hard_handoff ({hard})",
             origin.location,
-            check="threshold-order",
+            check=LoadCheck.THRESHOLD_ORDER,
         )
     return Profile(
         name=name,

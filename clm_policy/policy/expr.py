@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 
-from clm_policy.errors import ExpressionError, Location
+from clm_policy.errors import ExpressionError, LoadCheck, Location
 from clm_policy.policy.evaluate import (
     DEFAULT_LIMITS,
     FUNCTIONS,
@@ -197,7 +197,7 @@ class _Checker(ast.NodeTransformer):
         self.read: dict[str, None] = {}
         self.depth = 0
 
-    def fail(self, node: ast.AST, message: str, check: str | None = None) -> ExpressionError:
+    def fail(self, node: ast.AST, message: str, check: LoadCheck | None = None) -> ExpressionError:
         line = getattr(node, "lineno", 1)
         col = getattr(node, "col_offset", 0) + 1
         return ExpressionError(message, self.span.at(line, col), check=check)
@@ -311,18 +311,18 @@ class _Checker(ast.NodeTransformer):
                     raise self.fail(
                         node,
                         f"'{dotted}' is a group of names, and none is declared",
-                        "unknown-name",
+                        LoadCheck.UNKNOWN_NAME,
                     )
                 shown = ", ".join(members[:4]) + (", ..." if len(members) > 4 else "")
                 raise self.fail(
                     node,
                     f"'{dotted}' is a group of names, not a value: use {shown}",
-                    "unknown-name",
+                    LoadCheck.UNKNOWN_NAME,
                 )
             hint = suggest(dotted, self.known)
             if not hint and dotted.startswith("signals."):
                 hint = "; signals must be declared under 'signals:'"
-            raise self.fail(node, f"unknown name '{dotted}'{hint}", "unknown-name")
+            raise self.fail(node, f"unknown name '{dotted}'{hint}", LoadCheck.UNKNOWN_NAME)
         self.read.setdefault(dotted, None)
         flat = ast.Name(id=dotted, ctx=ast.Load())
         return ast.copy_location(flat, node)

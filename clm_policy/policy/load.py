@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clm_policy.errors import Location, PolicyError, Sink, shorten
+from clm_policy.errors import LoadCheck, Location, PolicyError, Sink, shorten
 from clm_policy.models.policy import GuardSpec, PolicyFile, RuleSpec
 from clm_policy.policy.sources import resolve_source
 from clm_policy.textio import path_kind
@@ -130,10 +130,10 @@ def _load_chain(
     parent_path, parent_shown = resolve_source_at(spec.extends, path.parent, where)
     if parent_path.resolve() in [*seen, key]:
         cycle = " -> ".join(str(p.name) for p in [*seen, key, parent_path.resolve()])
-        raise PolicyError(f"extends cycle: {cycle}", where, check="extends")
+        raise PolicyError(f"extends cycle: {cycle}", where, check=LoadCheck.EXTENDS)
     if path_kind(parent_path) != "file":
         raise PolicyError(
-            f"extends target not found: {shorten(spec.extends)}", where, check="extends"
+            f"extends target not found: {shorten(spec.extends)}", where, check=LoadCheck.EXTENDS
         )
     return [*_load_chain(parent_path, parent_shown, [*seen, key], read), (key, doc, spec)]
 
@@ -161,7 +161,7 @@ def resolve_source_at(ref: str, base: Path, where: Location) -> tuple[Path, str]
         message = exc.message
         if exc.location is not None:  # the target is there but cannot be a policy
             message = f"extends target {exc.location.file}: {message}"
-        raise PolicyError(message, where, check="extends") from None
+        raise PolicyError(message, where, check=LoadCheck.EXTENDS) from None
 
 
 def _merge(res: ResolvedPolicy, doc: YamlDocument, spec: PolicyFile, sink: Sink) -> None:
@@ -215,7 +215,7 @@ def _merge_entries(
                 PolicyError(
                     f"duplicate {kind} id '{spec.id}' (first at line {line})",
                     id_loc,
-                    check="duplicate-id",
+                    check=LoadCheck.DUPLICATE_ID,
                 )
             )
             continue
@@ -226,7 +226,9 @@ def _merge_entries(
             if index is None:
                 sink.report(
                     PolicyError(
-                        f"disable: no inherited {kind} has id '{spec.id}'", id_loc, check="extends"
+                        f"disable: no inherited {kind} has id '{spec.id}'",
+                        id_loc,
+                        check=LoadCheck.EXTENDS,
                     )
                 )
             elif given:
@@ -235,7 +237,7 @@ def _merge_entries(
                         f"{kind} '{spec.id}' is disabled: remove its other keys "
                         f"({', '.join(given)})",
                         doc.location([*base, i, given[0]], key=True),
-                        check="extends",
+                        check=LoadCheck.EXTENDS,
                     )
                 )
             else:
@@ -246,7 +248,7 @@ def _merge_entries(
                 PolicyError(
                     f"{kind} '{spec.id}' gives both before and after",
                     doc.location([*base, i, "after"], key=True),
-                    check="extends",
+                    check=LoadCheck.EXTENDS,
                 )
             )
             continue
@@ -258,7 +260,7 @@ def _merge_entries(
                 PolicyError(
                     f"{which}: no {kind} has id '{anchor}' (ids: {known})",
                     doc.location([*base, i, which]),
-                    check="extends",
+                    check=LoadCheck.EXTENDS,
                 )
             )
             anchor = None
@@ -282,7 +284,9 @@ def _check_entries_complete(res: ResolvedPolicy, sink: Sink) -> None:
         for name in missing:
             sink.report(
                 PolicyError(
-                    f"rule '{entry.id}' has no '{name}'", entry.origin.location, check="schema"
+                    f"rule '{entry.id}' has no '{name}'",
+                    entry.origin.location,
+                    check=LoadCheck.SCHEMA,
                 )
             )
         if not missing:
@@ -297,7 +301,7 @@ def _check_entries_complete(res: ResolvedPolicy, sink: Sink) -> None:
                     PolicyError(
                         f"{action} guard '{entry.id}' has no '{name}'",
                         entry.origin.location,
-                        check="schema",
+                        check=LoadCheck.SCHEMA,
                     )
                 )
             if not missing:

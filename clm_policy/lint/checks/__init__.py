@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
+from clm_policy.errors import LoadCheck
 from clm_policy.lint.checks import (
     constant_error,
     duplicate_id,
@@ -75,7 +76,7 @@ BY_ID: dict[str, ModuleType] = {module.ID: module for module in CHECKS}
 _LOADING_BY_ID: dict[str, ModuleType] = {module.ID: module for module in LOADING}
 
 
-def claiming(check: str | None) -> ModuleType:
+def claiming(check: LoadCheck | None) -> ModuleType:
     """The check that reports a loading error named ``check``: its own, else :data:`GENERIC`."""
     return _LOADING_BY_ID.get(check or "", GENERIC)
 

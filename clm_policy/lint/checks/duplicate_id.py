@@ -24,9 +24,10 @@ Fails::
 
 from __future__ import annotations
 
+from clm_policy.errors import LoadCheck
 from clm_policy.lint.problem import ERROR
 
 # Found while loading: clm_policy.policy.load merges rules and guards by id, naming each
 # error by this ID (lint.runner reports loading's errors).
-ID = "duplicate-id"
+ID = LoadCheck.DUPLICATE_ID
 LEVEL = ERROR

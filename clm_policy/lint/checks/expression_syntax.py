@@ -23,10 +23,11 @@ Fails::
 
 from __future__ import annotations
 
+from clm_policy.errors import LoadCheck
 from clm_policy.lint.problem import ERROR
 
 # Found while loading: clm_policy.policy.expr and .template compile every expression and
 # message once; each error they raise is named by this ID (lint.runner reports loading's
 # errors).
-ID = "expression-syntax"
+ID = LoadCheck.EXPRESSION_SYNTAX
 LEVEL = ERROR

@@ -22,9 +22,10 @@ Fails::
 
 from __future__ import annotations
 
+from clm_policy.errors import LoadCheck
 from clm_policy.lint.problem import ERROR
 
 # Found while loading: clm_policy.policy.load resolves `extends` and the placement keys,
 # naming each error by this ID (lint.runner reports loading's errors).
-ID = "extends"
+ID = LoadCheck.EXTENDS
 LEVEL = ERROR

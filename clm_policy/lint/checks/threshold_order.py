@@ -19,9 +19,10 @@ Fails::
 
 from __future__ import annotations
 
+from clm_policy.errors import LoadCheck
 from clm_policy.lint.problem import ERROR
 
 # Found while loading: clm_policy.policy.compile builds each profile, naming the error by
 # this ID (lint.runner reports loading's errors).
-ID = "threshold-order"
+ID = LoadCheck.THRESHOLD_ORDER
 LEVEL = ERROR

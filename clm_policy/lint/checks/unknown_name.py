@@ -23,9 +23,10 @@ Fails::
 
 from __future__ import annotations
 
+from clm_policy.errors import LoadCheck
 from clm_policy.lint.problem import ERROR
 
 # Found while loading: clm_policy.policy.expr resolves every name at compile time, naming
 # each error by this ID (lint.runner reports loading's errors).
-ID = "unknown-name"
+ID = LoadCheck.UNKNOWN_NAME
 LEVEL = ERROR
