@@ -22,12 +22,12 @@ from clm_policy.memory.redact.syntax import (
     KEY_END,
     KEYWORD,
     KEYWORD_ANCHOR,
-    REFERENCE_KEY,
     VALUE,
     Rule,
     bare,
     not_placeholder,
     random_value,
+    reference_key,
 )
 
 OPTION_CHARS = r"\w-"  # an option is not glued to a word: docker-u, x--user
@@ -61,7 +61,7 @@ def _secret_value(m: re.Match[str]) -> bool:
     return (
         looks_secret(m["secret"])
         and not is_code(m)
-        and REFERENCE_KEY.match(m.string, m.end("tail")) is None
+        and reference_key().match(m.string, m.end("tail")) is None
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 from clm_policy.memory.redact.judge import is_placeholder, looks_secret
 
@@ -29,8 +29,8 @@ class Rule:
     case-insensitively ~6x slower).
 
     ``pattern`` is compiled the first time a text passes the pre-test or the anchor: compiling
-    all of them took 10 ms, a third of what a one-commit command like ``compact`` spent on
-    imports beyond Python's and the CLI's, and most texts meet few of them.
+    all of them at import took ~10 ms, as long as a commit's git processes, and a commit's
+    texts meet few of them.
     """
 
     id: str
@@ -124,8 +124,15 @@ def _ends_in(words: tuple[str, ...]) -> str:
 
 # Where a key ends in a reference word (see REFERENCE_WORDS), secret_id excepted.
 REFERENCE_END = rf"(?:(?!(?<=secret[_.-]id)|(?<=secretid))(?:{_ends_in(REFERENCE_WORDS)}))"
-REFERENCE_KEY = re.compile(REFERENCE_END, re.IGNORECASE)
-"""Matches (``.match(text, pos)``) where a key ending at ``pos`` names a reference."""
+
+
+@cache
+def reference_key() -> re.Pattern[str]:
+    """Matches (``.match(text, pos)``) where a key ending at ``pos`` names a reference.
+    Compiled when a key/value candidate is first judged (3 ms: most commits have none)."""
+    return re.compile(REFERENCE_END, re.IGNORECASE)
+
+
 KEY_NAME = re.compile(
     rf"{KEYWORD}[A-Za-z0-9_.-]{{0,40}}+(?!{REFERENCE_END}(?![A-Za-z0-9_.-]))", re.IGNORECASE
 )
