@@ -311,14 +311,17 @@ def test_lock_waits_then_times_out(memory: Path) -> None:
 
 
 def git_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The git commands the write path runs from now on (their first word)."""
+    """The git commands the write path runs from now on (the command, after any ``-c``)."""
     import clm_policy.memory.gitwrite as gitwrite
 
     calls: list[str] = []
     real = gitwrite.run_git
 
     def counting(cwd: Path, args: list[str], **kwargs: object) -> tuple[int, str, str]:
-        calls.append(args[0])
+        rest = list(args)
+        while rest[0] == "-c":
+            rest = rest[2:]
+        calls.append(rest[0])
         return real(cwd, args, **kwargs)
 
     monkeypatch.setattr(gitwrite, "run_git", counting)
@@ -339,6 +342,35 @@ def test_a_commit_is_one_git_process_two_when_it_creates_a_file(
         assert calls == ["commit"]
     assert git(memory, "rev-parse", "HEAD").strip() == second
     assert git(memory, "rev-parse", "HEAD^").strip() == first
+    assert git(memory, "status", "--porcelain") == ""
+
+
+def test_git_maintenance_runs_only_when_git_would_find_work(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+
+    # 28 loose objects in objects/17: git's auto gc samples that folder (27 at gc.auto 6700)
+    blobs, n = [], 0
+    while len(blobs) < 28:
+        data = f"blob content {n}\n".encode()
+        if hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest().startswith("17"):
+            blobs.append(data)
+        n += 1
+    git(memory, "config", "gc.autoDetach", "false")  # no gc left running in the background
+    calls = git_calls(monkeypatch)
+    with MemoryRepo(memory) as repo:
+        repo.commit(message(1), {"sessions/s1/a.md": "x\n"})
+        assert "maintenance" not in calls
+        for i, data in enumerate(blobs):
+            (memory / f"blob{i}").write_bytes(data)
+        names = [f"blob{i}" for i in range(len(blobs))]
+        git(memory, "hash-object", "-w", "--", *names)
+        for name in names:
+            (memory / name).unlink()
+        calls.clear()
+        repo.commit(message(2), {"sessions/s1/a.md": "y\n"})
+        assert calls == ["commit", "maintenance"]
     assert git(memory, "status", "--porcelain") == ""
 
 

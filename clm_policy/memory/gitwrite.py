@@ -14,10 +14,11 @@ files (each atomically: temp file + ``os.replace``), (3) commits exactly those p
 ``git commit --only`` — git moves the branch with a ref transaction that checks the old
 value — after a ``git add`` of the paths that did not exist yet (``--only`` takes only paths
 git already knows), and (4) removes the journal. So a commit is one git process, two when it
-creates a file. A writer killed at any point leaves at most a journal, uncommitted files and
-git's own lock files; the next writer, holding the lock, finds the journal, removes those git
-locks, resets the index and restores the journaled paths from HEAD. HEAD only ever moves to a
-complete commit.
+creates a file (``git commit`` would start a third, its automatic maintenance, after every
+commit: it is started only when git's own test says it has work). A writer killed at any
+point leaves at most a journal, uncommitted files and git's own lock files; the next writer,
+holding the lock, finds the journal, removes those git locks, resets the index and restores
+the journaled paths from HEAD. HEAD only ever moves to a complete commit.
 
 Commits to another branch (a handoff for a pull request) are built with plumbing in a private
 index (``hash-object``, ``update-index``, ``write-tree``, ``commit-tree``) and published with
@@ -52,6 +53,8 @@ JOURNAL = "clm-write.journal"
 __all__ = ["SAFE_CONFIG", "GitError", "MemoryRepo", "check_name", "check_path", "run_git"]
 
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
+_GC_LOOSE_IN_ONE_FOLDER = (6700 + 255) // 256  # git's gc.auto default, over 256 folders
+_GC_PACKS = 50  # git's gc.autoPackLimit default
 
 
 def check_path(path: str, verb: str = "write") -> str:
@@ -265,10 +268,15 @@ class MemoryRepo:
                 raise GitError(f"git commit failed: {short(err.strip())}")
             sha = self._head_commit()
             journal.unlink()
+        if self._maintenance_due():
+            self.run("maintenance", "run", "--auto", "--quiet")
         return sha
 
     def _commit_only(self, message_file: Path, paths: list[str]) -> tuple[int, str, str]:
         return self.run(
+            # git commit would start `git maintenance run --auto` after every commit, a process
+            # that nearly always finds nothing to do: _maintenance_due asks first
+            *("-c", "maintenance.auto=false"),
             "commit",
             "-q",
             "--no-verify",
@@ -298,6 +306,24 @@ class MemoryRepo:
         if _OBJECT_ID.fullmatch(head):
             return head
         return self.git("rev-parse", "--verify", "HEAD^{commit}")
+
+    def _maintenance_due(self) -> bool:
+        """Whether git's automatic maintenance would find work after a commit: git's own test
+        with its default limits (gc.auto 6,700 loose objects, sampled as more than 27 in
+        ``objects/17``; gc.autoPackLimit 50 packs). When it would, git runs it and decides
+        with the repository's real configuration; when not, no process is started."""
+        objects = self._common_dir() / "objects"
+        try:
+            loose = sum(1 for entry in os.scandir(objects / "17") if len(entry.name) in (38, 62))
+        except OSError:
+            loose = 0
+        if loose > _GC_LOOSE_IN_ONE_FOLDER:
+            return True
+        try:
+            packs = sum(1 for entry in os.scandir(objects / "pack") if entry.name.endswith(".pack"))
+        except OSError:
+            packs = 0
+        return packs > _GC_PACKS
 
     def _common_dir(self) -> Path:
         """Where the refs live: the git directory, or for a linked work tree the common one."""
