@@ -113,17 +113,21 @@ def log(
     return 0
 
 
+_FACTS = (
+    ("Clm-Rule", "rule"),
+    ("Clm-Context-Tokens", "context-tokens"),
+    ("Clm-Redactions", "redactions"),
+)
+"""The trailers ``log`` shows on an entry's second line, and their names there."""
+
+
 def _log_lines(entries: list[AuditEntry]) -> Iterator[str]:
     for e in entries:
         t = e.trailers
-        facts = [
-            f"{k.removeprefix('Clm-').lower()}={t[k]}"
-            for k in ("Clm-Rule", "Clm-Context-Tokens", "Clm-Redactions")
-            if k in t
-        ]
         yield f"{e.commit[:12]}  {e.date}  {e.subject}"
+        facts = [f"{name}={t[key]}" for key, name in _FACTS if key in t]
         if facts:
-            yield f"              {'  '.join(facts)}"
+            yield "              " + "  ".join(facts)
         if "Clm-Manifest" in t:
             yield f"              manifest {t['Clm-Manifest']}"
 
