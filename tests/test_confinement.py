@@ -187,9 +187,11 @@ def test_a_file_where_a_folder_belongs_is_refused(memory: Path) -> None:
 def test_confined_primitives(tmp_path: Path) -> None:
     root = tmp_path / "root"
     root.mkdir()
-    confine.write(root, "a/b/c.md", b"one")
-    confine.append(root, "a/b/c.md", b" two")
+    assert confine.write(root, "a/b/c.md", b"one") is False  # created
+    assert confine.append(root, "a/b/c.md", b" two") is True  # was there
     assert confine.read(root, "a/b/c.md") == b"one two"
+    assert confine.write(root, "a/b/c.md", b"one two") is True
+    assert confine.append(root, "a/b/d.md", b"new") is False
     assert confine.read(root, "a/missing/c.md") is None
     confine.unlink(root, "a/b/c.md")
     assert confine.read(root, "a/b/c.md") is None

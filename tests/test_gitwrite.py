@@ -308,3 +308,141 @@ def test_lock_waits_then_times_out(memory: Path) -> None:
         os.close(fd)
     with MemoryRepo(memory) as repo:
         repo.commit(message(1), {"a.md": "x"})
+
+
+def git_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The git commands the write path runs from now on (the command, after any ``-c``)."""
+    import clm_policy.memory.gitwrite as gitwrite
+
+    calls: list[str] = []
+    real = gitwrite.run_git
+
+    def counting(cwd: Path, args: list[str], **kwargs: object) -> tuple[int, str, str]:
+        rest = list(args)
+        while rest[0] == "-c":
+            rest = rest[2:]
+        calls.append(rest[0])
+        return real(cwd, args, **kwargs)
+
+    monkeypatch.setattr(gitwrite, "run_git", counting)
+    return calls
+
+
+def test_a_commit_is_one_git_process_two_when_it_creates_a_file(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with MemoryRepo(memory) as repo:
+        calls = git_calls(monkeypatch)
+        first = repo.commit(message(1), {"sessions/s1/state.json": "{}"})
+        assert calls == ["add", "commit"]  # a new file: git commit --only takes known paths
+        calls.clear()
+        second = repo.commit(
+            message(2), {"sessions/s1/state.json": '{"a": 1}'}, {"MEMORY.md": "more\n"}
+        )
+        assert calls == ["commit"]
+    assert git(memory, "rev-parse", "HEAD").strip() == second
+    assert git(memory, "rev-parse", "HEAD^").strip() == first
+    assert git(memory, "status", "--porcelain") == ""
+
+
+def test_git_maintenance_runs_only_when_git_would_find_work(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+
+    # 28 loose objects in objects/17: git's auto gc samples that folder (27 at gc.auto 6700)
+    blobs, n = [], 0
+    while len(blobs) < 28:
+        data = f"blob content {n}\n".encode()
+        if hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest().startswith("17"):
+            blobs.append(data)
+        n += 1
+    git(memory, "config", "gc.autoDetach", "false")  # no gc left running in the background
+    calls = git_calls(monkeypatch)
+    with MemoryRepo(memory) as repo:
+        repo.commit(message(1), {"sessions/s1/a.md": "x\n"})
+        assert "maintenance" not in calls
+        for i, data in enumerate(blobs):
+            (memory / f"blob{i}").write_bytes(data)
+        names = [f"blob{i}" for i in range(len(blobs))]
+        git(memory, "hash-object", "-w", "--", *names)
+        for name in names:
+            (memory / name).unlink()
+        calls.clear()
+        repo.commit(message(2), {"sessions/s1/a.md": "y\n"})
+        assert calls == ["commit", "maintenance"]
+    assert git(memory, "status", "--porcelain") == ""
+
+
+def test_a_file_left_untracked_is_staged_when_commit_refuses_it(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (memory / "topics" / "mine.md").write_text("someone's own file, never added\n")
+    with MemoryRepo(memory) as repo:
+        calls = git_calls(monkeypatch)
+        sha = repo.commit(message(1), {"topics/mine.md": "ours now\n"})
+        assert calls == ["commit", "add", "commit"]
+    assert git(memory, "show", f"{sha}:topics/mine.md") == "ours now\n"
+    assert git(memory, "status", "--porcelain") == ""
+
+
+def test_a_failed_commit_is_reported_and_undone_by_the_next_writer(memory: Path) -> None:
+    git(memory, "config", "user.useConfigOnly", "true")
+    with MemoryRepo(memory) as repo:
+        head = repo.head()
+        env = {"GIT_AUTHOR_NAME": "", "GIT_AUTHOR_EMAIL": "", "GIT_COMMITTER_EMAIL": ""}
+        with pytest.MonkeyPatch.context() as patch:
+            for name, value in env.items():
+                patch.setenv(name, value)
+            with pytest.raises(GitError, match=r"^git commit failed: "):
+                repo.commit(message(1), {"sessions/s1/state.json": "{}"})
+        assert repo.head() == head
+        assert (memory / ".git" / JOURNAL).exists()
+        repo.commit(message(2), {"sessions/s1/other.md": "x\n"})
+    assert not (memory / "sessions" / "s1" / "state.json").exists()
+    assert git(memory, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize("layout", ["packed-refs", "linked work tree", "detached HEAD"])
+def test_the_commit_id_comes_from_the_ref_git_wrote(
+    memory: Path, tmp_path: Path, layout: str
+) -> None:
+    root = memory
+    if layout == "packed-refs":
+        git(memory, "pack-refs", "--all")
+        assert not (memory / ".git" / "refs" / "heads" / "main").exists()
+    elif layout == "linked work tree":
+        root = tmp_path / "linked"
+        git(memory, "worktree", "add", "-q", "-b", "other", str(root))
+        assert (root / ".git").is_file()
+    else:
+        git(memory, "checkout", "-q", "--detach")
+    with MemoryRepo(root) as repo:
+        sha = repo.commit(message(1), {"sessions/s1/a.md": "x\n"})
+        again = repo.commit(message(2), {"sessions/s1/a.md": "y\n"})
+    assert git(root, "rev-parse", "HEAD").strip() == again
+    assert git(root, "rev-parse", "HEAD^").strip() == sha
+    assert git(root, "status", "--porcelain") == ""
+
+
+def test_sha256_repository(tmp_path: Path) -> None:
+    root = tmp_path / "m256"
+    git(tmp_path, "init", "-q", "--object-format=sha256", str(root))
+    (root / ".clm-memory").write_text("")
+    with MemoryRepo(root) as repo:
+        sha = repo.commit(message(1), {"a.md": "x\n"})
+    assert len(sha) == 64
+    assert git(root, "rev-parse", "HEAD").strip() == sha
+
+
+def test_a_marker_without_git_is_no_repository(tmp_path: Path) -> None:
+    (tmp_path / "outer").mkdir()
+    git(tmp_path / "outer", "init", "-q")
+    inner = tmp_path / "outer" / "inner"
+    inner.mkdir()
+    (inner / ".clm-memory").write_text("")  # inside another repository, no .git of its own
+    with pytest.raises(InputError, match=r"has .clm-memory but is not a git repository"):
+        MemoryRepo(inner)
+    (inner / ".git").write_text("not a gitdir line\n")
+    with pytest.raises(InputError, match=r"has .clm-memory but is not a git repository"):
+        MemoryRepo(inner)

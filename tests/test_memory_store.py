@@ -94,3 +94,38 @@ def test_cli_init_log_show(tmp_path: Path) -> None:
     nothing = invoke("show", "--memory", str(target), "sessions/x/handoffs/001.md")
     assert nothing.exit_code == 2
     assert nothing.stderr.endswith("no file sessions/x/handoffs/001.md on any branch\n")
+
+
+def test_log_text(memory: Path) -> None:
+    from clm_policy.memory.trailers import CommitMessage
+
+    with MemoryRepo(memory) as repo:
+        repo.commit(
+            CommitMessage(
+                "clm(compact): s1 step 3, soft_compact",
+                trailers={"Clm-Event": "compact", "Clm-Session": "s1", "Clm-Rule": "soft_compact"},
+            ),
+            {"sessions/s1/a.md": "x\n"},
+        )
+        repo.commit(
+            CommitMessage(
+                "clm(handoff): s1 step 9",
+                trailers={"Clm-Event": "handoff", "Clm-Manifest": "manifests/m.json"},
+            ),
+            {"manifests/m.json": "{}\n"},
+        )
+    heads = git(memory, "log", "--format=%H %aI").splitlines()
+    (c3, d3), (c2, d2), (c1, d1) = (line.split() for line in heads)
+    listed = invoke("log", "--memory", str(memory))
+    assert listed.exit_code == 0, listed.stderr
+    assert listed.stdout == (
+        f"{c3[:12]}  {d3}  clm(handoff): s1 step 9\n"
+        "              redactions=0\n"
+        "              manifest manifests/m.json\n"
+        f"{c2[:12]}  {d2}  clm(compact): s1 step 3, soft_compact\n"
+        "              rule=soft_compact  redactions=0\n"
+        f"{c1[:12]}  {d1}  clm(init): memory repository\n"
+        "              redactions=0\n"
+    )
+    none = invoke("log", "--memory", str(memory), "--session", "nobody")
+    assert (none.exit_code, none.stdout, none.stderr) == (0, "", "no matching commits\n")

@@ -123,6 +123,23 @@ def test_every_rule_is_exercised() -> None:
     assert ids == set(TOKENS) | set(NEW_TOKENS) | {r for r, _, _ in KEY_VALUE}
 
 
+def test_every_pattern_compiles_once_and_only_when_a_text_may_hold_its_secret() -> None:
+    import subprocess
+    import sys
+
+    for rule in RULES:
+        assert "secret" in rule.pattern.groupindex, rule.id
+        assert rule.pattern is rule.pattern  # compiled once
+    # A fresh process: a text no pre-test or anchor lets through compiles no rule's pattern.
+    probe = (
+        "from clm_policy.memory.redact import RULES, redact_text\n"
+        "redact_text('Goal: ship it. Context: 400000 -> 101 (estimated)')\n"
+        "print(sum('pattern' in vars(r) for r in RULES))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout == "0\n"
+
+
 def test_anthropic_wins_over_openai() -> None:
     key = TOKENS["anthropic-api-key"][0]
     assert redact_text(f"OPENAI_API_KEY={key}").counts == {"anthropic-api-key": 1}

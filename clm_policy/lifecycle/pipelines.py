@@ -17,15 +17,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from clm_policy.errors import InputError
 from clm_policy.lifecycle.compaction import CompactionResult, compact
-from clm_policy.lifecycle.handoff import (
-    build_manifest,
-    manifest_filename,
-    render_manifest_markdown,
-    seed_messages,
-)
 from clm_policy.memory.change import Change, JsonDoc, JsonLines
 from clm_policy.memory.gitwrite import GitError, MemoryRepo
 from clm_policy.memory.layout import (
@@ -36,11 +31,11 @@ from clm_policy.memory.layout import (
     manifest_path,
     session_dir,
 )
-from clm_policy.memory.redact import untag
-from clm_policy.memory.store import GitMemoryStore
 from clm_policy.memory.trailers import CommitMessage, event_subject
-from clm_policy.models.manifest import HandoffManifest, validate_manifest
 from clm_policy.models.state import Message, SessionState
+
+if TYPE_CHECKING:  # a handoff's modules are imported by run_handoff: compact needs none of them
+    from clm_policy.models.manifest import HandoffManifest
 
 Logs = Mapping[str, JsonLines]
 """Decision and metric records to append, per ``.jsonl`` path."""
@@ -178,6 +173,14 @@ def run_handoff(
     checked-out branch, or on ``clm/handoff/<session>-<n>`` with ``branch``; push if asked.
     Returns the seed messages for the next session (manifest, goal, next action, top memory
     hits; no transcript). A failed push raises :class:`PushError`, saying the commit exists."""
+    from clm_policy.lifecycle.handoff import (
+        build_manifest,
+        manifest_filename,
+        render_manifest_markdown,
+        seed_messages,
+    )
+    from clm_policy.models.manifest import validate_manifest
+
     check_identifiers(state)
     change = Change(files, appends)
     clean = change.clean(state)
@@ -245,6 +248,9 @@ def run_handoff(
 
 def memory_hits(repo: MemoryRepo, manifest: HandoffManifest) -> list[tuple[str, str]]:
     """The manifest's memory keys first, then topics matching the goal, at most SEED_HITS."""
+    from clm_policy.memory.redact import untag
+    from clm_policy.memory.store import GitMemoryStore
+
     store = GitMemoryStore(repo)
     hits: dict[str, str] = {}
     for key in manifest.memory_keys:

@@ -9,8 +9,8 @@ every call: no message can contain them, and a record that does not split cleanl
 
 from __future__ import annotations
 
+import os
 import re
-import secrets
 from dataclasses import dataclass
 
 from clm_policy.memory.gitwrite import MemoryRepo
@@ -51,19 +51,9 @@ def read_log(
     rev: str = "HEAD",
 ) -> list[AuditEntry]:
     """clm-policy commits, newest first, filtered by session and event."""
-    nonce = secrets.token_hex(8)
-    field, end = f"%x1f{nonce}%x1f", f"%x1e{nonce}%x1e"
-    fmt = field.join(["%H", "%aI", "%s", "%(trailers:only,unfold)"]) + end
-    args = ["log", f"--format={fmt}"]
-    if session is not None:
-        args.append(f"--grep=^Clm-Session: {_literal(session)}$")
-    if event is not None:
-        args.append(f"--grep=^Clm-Event: {_literal(event)}$")
-    if session is not None and event is not None:
-        args.append("--all-match")
-    if limit is not None and session is None and event is None:
-        args.append(f"--max-count={limit * 2 + 10}")  # non-clm commits are skipped below
-    out = repo.git(*args, rev, "--", check=False)
+    nonce = os.urandom(8).hex()  # what secrets.token_hex does, without importing it
+    args = log_args(nonce, session=session, event=event, limit=limit, rev=rev)
+    out = repo.git(*args, check=False)
     field_sep, record_sep = f"\x1f{nonce}\x1f", f"\x1e{nonce}\x1e"
     entries: list[AuditEntry] = []
     for record in out.split(record_sep):
@@ -86,6 +76,30 @@ def read_log(
         if limit is not None and len(entries) >= limit:
             break
     return entries
+
+
+def log_args(
+    nonce: str,
+    *,
+    session: str | None = None,
+    event: str | None = None,
+    limit: int | None = None,
+    rev: str = "HEAD",
+) -> list[str]:
+    """The ``git log`` arguments :func:`read_log` runs (benchmarks/bench_memory.py times the
+    same command bare, as the baseline of ``clm-policy log``)."""
+    field, end = f"%x1f{nonce}%x1f", f"%x1e{nonce}%x1e"
+    fmt = field.join(["%H", "%aI", "%s", "%(trailers:only,unfold)"]) + end
+    args = ["log", f"--format={fmt}"]
+    if session is not None:
+        args.append(f"--grep=^Clm-Session: {_literal(session)}$")
+    if event is not None:
+        args.append(f"--grep=^Clm-Event: {_literal(event)}$")
+    if session is not None and event is not None:
+        args.append("--all-match")
+    if limit is not None and session is None and event is None:
+        args.append(f"--max-count={limit * 2 + 10}")  # non-clm commits are skipped below
+    return [*args, rev, "--"]
 
 
 def _literal(value: str) -> str:

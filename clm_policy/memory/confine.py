@@ -110,25 +110,28 @@ def _regular_leaf(fd: int, rel: str, verb: str) -> bool:
     return True
 
 
-def write(root: Path, rel: str, data: bytes) -> None:
-    """Replace ``rel`` with ``data`` atomically (a temporary file renamed into place)."""
+def write(root: Path, rel: str, data: bytes) -> bool:
+    """Replace ``rel`` with ``data`` atomically (a temporary file renamed into place).
+    Whether ``rel`` was there before (else it is created)."""
     with _folder(root, rel, "write", create=True) as fd:
         assert fd is not None
-        _regular_leaf(fd, rel, "write")
+        existed = _regular_leaf(fd, rel, "write")
         # No fsync: git reads the file into its object store right after, and that is what
         # a commit keeps; the work tree is rebuilt from it.
         atomicfile.replace(_parts(rel)[-1], data, dir_fd=fd, fsync=False, temp_prefix=_TEMP_PREFIX)
+    return existed
 
 
-def append(root: Path, rel: str, data: bytes) -> None:
-    """Add ``data`` to the end of ``rel`` (created when missing)."""
+def append(root: Path, rel: str, data: bytes) -> bool:
+    """Add ``data`` to the end of ``rel`` (created when missing). Whether ``rel`` was there."""
     with _folder(root, rel, "append to", create=True) as fd:
         assert fd is not None
-        _regular_leaf(fd, rel, "append to")
+        existed = _regular_leaf(fd, rel, "append to")
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
         out = os.open(_parts(rel)[-1], flags | os.O_CLOEXEC, 0o666, dir_fd=fd)
         with os.fdopen(out, "ab") as fh:
             fh.write(data)
+    return existed
 
 
 def read(root: Path, rel: str, *, limit: int = MAX_READ) -> bytes | None:

@@ -26,6 +26,14 @@ SAFE_CONFIG = (
 """Options before every git command clm-policy runs (docs/security.md)."""
 
 
+_ENV = {
+    "GIT_TERMINAL_PROMPT": "0",  # a push never waits for a password nobody will type
+    # Output read through a pipe is written in full buffers, not flushed after each commit:
+    # `git log` over 10,000 commits took 55 ms instead of 70-100 ms (benchmarks/bench_memory)
+    "GIT_FLUSH": "0",
+}
+
+
 class GitError(ClmError):
     """A git command failed."""
 
@@ -43,7 +51,7 @@ def run_git(
         cwd=cwd,
         capture_output=True,
         check=False,
-        env={**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})},
+        env={**os.environ, **_ENV, **(env or {})},
     )
     out = done.stdout.decode("utf-8", "replace")
     return done.returncode, out.removesuffix("\n"), done.stderr.decode("utf-8", "replace")

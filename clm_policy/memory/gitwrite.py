@@ -1,19 +1,24 @@
 """The one way anything is written to a memory repository.
 
-GitPython opens the repository; git runs through :mod:`clm_policy.memory.gitrun` (hooks and
-fsmonitor off, user values after ``--``); commits are made by git itself, never through
-GitPython's ``IndexFile.add``/``commit`` (which rewrite the branch ref without checking its old
-value and so lose commits when processes commit at once, and whose lock files never wait).
+Git runs through :mod:`clm_policy.memory.gitrun` (hooks and fsmonitor off, user values after
+``--``); commits are made by git itself. Nothing here imports GitPython: opening a repository
+is finding its ``.git``, and a command that only reads (``log``, ``show``) or commits once
+starts Python, not a library of git objects. (GitPython's ``IndexFile.add``/``commit`` would
+also rewrite the branch ref without checking its old value and so lose commits when
+processes commit at once, and its lock files never wait.)
 
 Every write holds an exclusive ``fcntl.flock`` on ``.git/clm-write.lock`` — it waits for its
 turn, and the kernel releases it when a writer dies, so it can never go stale. Under the lock a
 write (1) records the paths it is about to touch in ``.git/clm-write.journal``, (2) writes the
-files (each atomically: temp file + ``os.replace``), (3) ``git add`` + ``git commit --only``
-those paths — git moves the branch with a ref transaction that checks the old value — and
-(4) removes the journal. A writer killed at any point leaves at most a journal, uncommitted
-files and git's own lock files; the next writer, holding the lock, finds the journal, removes
-those git locks, resets the index and restores the journaled paths from HEAD. HEAD only ever
-moves to a complete commit.
+files (each atomically: temp file + ``os.replace``), (3) commits exactly those paths with
+``git commit --only`` — git moves the branch with a ref transaction that checks the old
+value — after a ``git add`` of the paths that did not exist yet (``--only`` takes only paths
+git already knows), and (4) removes the journal. So a commit is one git process, two when it
+creates a file (``git commit`` would start a third, its automatic maintenance, after every
+commit: it is started only when git's own test says it has work). A writer killed at any
+point leaves at most a journal, uncommitted files and git's own lock files; the next writer,
+holding the lock, finds the journal, removes those git locks, resets the index and restores
+the journaled paths from HEAD. HEAD only ever moves to a complete commit.
 
 Commits to another branch (a handoff for a pull request) are built with plumbing in a private
 index (``hash-object``, ``update-index``, ``write-tree``, ``commit-tree``) and published with
@@ -25,33 +30,31 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import tempfile
+import re
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from clm_policy.errors import InputError
 from clm_policy.memory import confine
-from clm_policy.memory.change import Change, Content, JsonDoc, JsonLines, check_identifier
 from clm_policy.memory.gitrun import SAFE_CONFIG, GitError, check_name, run_git, short
 from clm_policy.memory.layout import MARKER
 from clm_policy.memory.trailers import CommitMessage
 
+if TYPE_CHECKING:
+    # the redactor's rules are compiled when a commit is prepared, not when log or show start
+    from clm_policy.memory.change import Change, Content, JsonDoc, JsonLines
+
 LOCK = "clm-write.lock"
 JOURNAL = "clm-write.journal"
-__all__ = [
-    "SAFE_CONFIG",
-    "Change",
-    "Content",
-    "GitError",
-    "JsonDoc",
-    "JsonLines",
-    "MemoryRepo",
-    "check_name",
-    "run_git",
-]
+__all__ = ["SAFE_CONFIG", "GitError", "MemoryRepo", "check_name", "check_path", "run_git"]
+
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
+_GC_LOOSE_IN_ONE_FOLDER = (6700 + 255) // 256  # git's gc.auto default, over 256 folders
+_GC_PACKS = 50  # git's gc.autoPackLimit default
 
 
 def check_path(path: str, verb: str = "write") -> str:
@@ -70,12 +73,33 @@ def check_path(path: str, verb: str = "write") -> str:
     return pure.as_posix()
 
 
+def find_git_dir(root: Path) -> Path | None:
+    """The git directory of the work tree ``root``: ``root/.git``, or the folder a ``.git``
+    file names (``gitdir: ...``, a linked work tree or a submodule); None when there is none.
+
+    Only ``root`` itself is looked at, never a parent folder: a memory repository nested in
+    another repository without a ``.git`` of its own is no memory repository."""
+    dot_git = root / ".git"
+    if dot_git.is_file():
+        try:
+            text = dot_git.read_text("utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        if not text.startswith("gitdir:"):
+            return None
+        dot_git = root / text.removeprefix("gitdir:").strip()
+    if not (dot_git / "HEAD").is_file():
+        return None
+    if not (dot_git / "objects").is_dir() and not (dot_git / "commondir").is_file():
+        return None  # a linked work tree's git directory keeps its objects in the common one
+    return Path(os.path.abspath(dot_git))
+
+
 class MemoryRepo:
-    """An open memory repository. Use as a context manager; it closes GitPython's helpers."""
+    """An open memory repository. Use as a context manager (nothing stays open: every git
+    command is its own process, finished when it returns)."""
 
     def __init__(self, root: str | Path, *, lock_timeout: float = 120.0) -> None:
-        import git  # GitPython: imported here, off the decide path
-
         where = Path(root)
         if not where.is_dir():
             raise InputError(
@@ -86,19 +110,17 @@ class MemoryRepo:
                 f"{where}: not a clm-policy memory repository (no {MARKER}; "
                 f"create one with: clm-policy init DIR)"
             )
-        try:
-            self._repo = git.Repo(where)
-        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-            raise InputError(f"{where}: has {MARKER} but is not a git repository") from None
-        assert self._repo.working_tree_dir is not None
-        self.root = Path(self._repo.working_tree_dir)
-        self.git_dir = Path(self._repo.git_dir)
+        git_dir = find_git_dir(where)
+        if git_dir is None:
+            raise InputError(f"{where}: has {MARKER} but is not a git repository")
+        self.root = Path(os.path.abspath(where))
+        self.git_dir = git_dir
         self.lock_timeout = lock_timeout
 
     # -- lifetime ---------------------------------------------------------------------------
 
     def close(self) -> None:
-        self._repo.close()
+        """Nothing to release (kept so that a repository is used as a context manager)."""
 
     def __enter__(self) -> MemoryRepo:
         return self
@@ -215,6 +237,8 @@ class MemoryRepo:
 
         Everything — contents, paths, the message — passes the change's redactor first, and
         a path that leads outside the repository is refused, before anything is written."""
+        from clm_policy.memory.change import Change
+
         change = files if isinstance(files, Change) else Change(files, appends)
         ready = change.prepare(message, check_path)
         paths = sorted({*ready.files, *ready.appends})
@@ -223,28 +247,90 @@ class MemoryRepo:
         with self.locked():
             journal = self.git_dir / JOURNAL
             _write_durably(journal, json.dumps({"paths": paths, "pid": os.getpid()}).encode())
+            created = set()
             for path, data in ready.files.items():
-                confine.write(self.root, path, data)
+                if not confine.write(self.root, path, data):
+                    created.add(path)
             for path, data in ready.appends.items():
-                confine.append(self.root, path, data)
+                if not confine.append(self.root, path, data):
+                    created.add(path)
             message_file = self.git_dir / "clm-commit-msg"
             message_file.write_text(ready.message, encoding="utf-8")
-            self.git("add", "--", *paths)
-            self.git(
-                "commit",
-                "-q",
-                "--no-verify",
-                "--allow-empty",
-                "--cleanup=verbatim",
-                "-F",
-                str(message_file),
-                "--only",
-                "--",
-                *paths,
-            )
-            sha = self.git("rev-parse", "HEAD")
+            if created:
+                self.git("add", "--", *sorted(created))
+            status, _, err = self._commit_only(message_file, paths)
+            if status != 0 and len(created) < len(paths):
+                # A path that was there but that git does not know (a file someone left
+                # untracked): `--only` refuses it. Stage every path and commit again.
+                self.git("add", "--", *paths)
+                status, _, err = self._commit_only(message_file, paths)
+            if status != 0:
+                raise GitError(f"git commit failed: {short(err.strip())}")
+            sha = self._head_commit()
             journal.unlink()
+        if self._maintenance_due():
+            self.run("maintenance", "run", "--auto", "--quiet")
         return sha
+
+    def _commit_only(self, message_file: Path, paths: list[str]) -> tuple[int, str, str]:
+        return self.run(
+            # git commit would start `git maintenance run --auto` after every commit, a process
+            # that nearly always finds nothing to do: _maintenance_due asks first
+            *("-c", "maintenance.auto=false"),
+            "commit",
+            "-q",
+            "--no-verify",
+            "--allow-empty",
+            "--cleanup=verbatim",
+            "-F",
+            str(message_file),
+            "--only",
+            "--",
+            *paths,
+        )
+
+    def _head_commit(self) -> str:
+        """The commit HEAD names, right after our commit: read from the ref file git has just
+        written (the files backend always writes a ref it updates as a loose file), else
+        asked of git (a reftable repository, a layout this does not know)."""
+        try:
+            head = (self.git_dir / "HEAD").read_text("ascii").strip()
+            if head.startswith("ref: "):
+                ref = head.removeprefix("ref: ")
+                parts = ref.split("/")
+                if parts[0] != "refs" or ".." in parts or "" in parts:
+                    raise ValueError(ref)
+                head = (self._common_dir() / ref).read_text("ascii").strip()
+        except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
+            head = ""
+        if _OBJECT_ID.fullmatch(head):
+            return head
+        return self.git("rev-parse", "--verify", "HEAD^{commit}")
+
+    def _maintenance_due(self) -> bool:
+        """Whether git's automatic maintenance would find work after a commit: git's own test
+        with its default limits (gc.auto 6,700 loose objects, sampled as more than 27 in
+        ``objects/17``; gc.autoPackLimit 50 packs). When it would, git runs it and decides
+        with the repository's real configuration; when not, no process is started."""
+        objects = self._common_dir() / "objects"
+        try:
+            loose = sum(1 for entry in os.scandir(objects / "17") if len(entry.name) in (38, 62))
+        except OSError:
+            loose = 0
+        if loose > _GC_LOOSE_IN_ONE_FOLDER:
+            return True
+        try:
+            packs = sum(1 for entry in os.scandir(objects / "pack") if entry.name.endswith(".pack"))
+        except OSError:
+            packs = 0
+        return packs > _GC_PACKS
+
+    def _common_dir(self) -> Path:
+        """Where the refs live: the git directory, or for a linked work tree the common one."""
+        common = self.git_dir / "commondir"
+        if not common.is_file():
+            return self.git_dir
+        return self.git_dir / common.read_text("utf-8").strip()
 
     def commit_to_branch(
         self,
@@ -256,6 +342,10 @@ class MemoryRepo:
     ) -> str:
         """Commit ``files`` on top of ``base`` as the new branch ``ref`` (which must not exist)
         without touching the working tree or the checked-out branch."""
+        import tempfile
+
+        from clm_policy.memory.change import Change, check_identifier
+
         change = files if isinstance(files, Change) else Change(files)
         if change.appends:
             raise InputError("a branch commit cannot append to files")

@@ -63,7 +63,7 @@ def init_memory(directory: str | Path) -> InitResult:
     return InitResult(target, created=True, commit=commit)
 
 
-def _build(folder: Path) -> str | None:
+def _build(folder: Path) -> str:
     from clm_policy.memory.gitrun import run_git
     from clm_policy.memory.gitwrite import MemoryRepo
     from clm_policy.memory.trailers import CommitMessage
@@ -88,5 +88,4 @@ def _build(folder: Path) -> str | None:
             "Created by clm-policy init from memory_template/.",
             {"Clm-Event": "init"},
         )
-        repo.commit(message, files)
-        return repo.head()
+        return repo.commit(message, files)

@@ -22,12 +22,12 @@ from clm_policy.memory.redact.syntax import (
     KEY_END,
     KEYWORD,
     KEYWORD_ANCHOR,
-    REFERENCE_KEY,
     VALUE,
     Rule,
     bare,
     not_placeholder,
     random_value,
+    reference_key,
 )
 
 OPTION_CHARS = r"\w-"  # an option is not glued to a word: docker-u, x--user
@@ -61,7 +61,7 @@ def _secret_value(m: re.Match[str]) -> bool:
     return (
         looks_secret(m["secret"])
         and not is_code(m)
-        and REFERENCE_KEY.match(m.string, m.end("tail")) is None
+        and reference_key().match(m.string, m.end("tail")) is None
     )
 
 
@@ -100,94 +100,78 @@ def _credential(m: re.Match[str]) -> bool:
 ASSIGNMENT_RULES: tuple[Rule, ...] = (
     Rule(
         "aws-secret-access-key",
-        re.compile(
-            rf"""{AWS_SECRET_NAME}{ASSIGN}{BLANK}*+{QUOTE}?(?P<secret>{AWS_SECRET_VALUE})""",
-            re.IGNORECASE | re.ASCII | re.VERBOSE,
-        ),
+        rf"""{AWS_SECRET_NAME}{ASSIGN}{BLANK}*+{QUOTE}?(?P<secret>{AWS_SECRET_VALUE})""",
         # not AWS's example, not a placeholder (X * 40), random enough
         check=lambda m: AWS_SECRET.fullmatch(m["secret"]) is not None and looks_secret(m["secret"]),
         anchor=re.compile("aws|secret"),
+        flags=re.IGNORECASE | re.ASCII | re.VERBOSE,
     ),
     Rule(
         "url-password",
-        re.compile(r"""://(?<=[A-Za-z0-9]://)[^\s:/@"'<>]*+:(?P<secret>[^\s/@"'<>]++)@"""),
+        r"""://(?<=[A-Za-z0-9]://)[^\s:/@"'<>]*+:(?P<secret>[^\s/@"'<>]++)@""",
         ("://",),
         not_placeholder,
     ),
     Rule(
         "bearer-token",
-        re.compile(
-            rf"{bare('b', 'A-Za-z0-9_')}earer{BLANK}++(?P<secret>[A-Za-z0-9._~+/=-]++)",
-            re.I | re.ASCII,
-        ),
+        rf"{bare('b', 'A-Za-z0-9_')}earer{BLANK}++(?P<secret>[A-Za-z0-9._~+/=-]++)",
         check=random_value,
         anchor=re.compile("bearer"),
+        flags=re.I | re.ASCII,
     ),
     Rule(
         "basic-auth",
-        re.compile(
-            rf"""authorization(?:\\?["']|%2[27])?{BLANK}*+(?:[:=]|%3[AaDd]){BLANK}*+"""
-            rf"""(?:\\?["']|%2[27])?basic{BLANK}++(?P<secret>[A-Za-z0-9+/=]{{8,}}+)""",
-            re.IGNORECASE | re.ASCII,
-        ),
+        rf"""authorization(?:\\?["']|%2[27])?{BLANK}*+(?:[:=]|%3[AaDd]){BLANK}*+"""
+        rf"""(?:\\?["']|%2[27])?basic{BLANK}++(?P<secret>[A-Za-z0-9+/=]{{8,}}+)""",
         check=not_placeholder,
         anchor=re.compile("authorization"),
+        flags=re.IGNORECASE | re.ASCII,
     ),
     Rule(  # Authorization: Token X, Api-Token X, Digest X, SSWS X, any scheme but Bearer, Basic
         "auth-header",
-        re.compile(
-            rf"""(?:(?<![A-Za-z])|{ESCAPED})authorization{HEADER_SEPARATOR}
-            (?!(?:bearer|basic)(?![A-Za-z0-9._-]))[A-Za-z][A-Za-z0-9._-]{{0,40}}+{BLANK}++
-            (?P<secret>[A-Za-z0-9._~+/-]++=*+)""",
-            re.IGNORECASE | re.ASCII | re.VERBOSE,
-        ),
+        rf"""(?:(?<![A-Za-z])|{ESCAPED})authorization{HEADER_SEPARATOR}
+        (?!(?:bearer|basic)(?![A-Za-z0-9._-]))[A-Za-z][A-Za-z0-9._-]{{0,40}}+{BLANK}++
+        (?P<secret>[A-Za-z0-9._~+/-]++=*+)""",
         check=_credential,
         anchor=re.compile("authorization"),
+        flags=re.IGNORECASE | re.ASCII | re.VERBOSE,
     ),
     Rule(  # Authorization: Digest ..., response="<hash of the password>"
         "auth-header",
-        re.compile(r'(?<![\w-])response=\\?"(?P<secret>[0-9A-Fa-f]{32,128}+)\\?"'),
+        r'(?<![\w-])response=\\?"(?P<secret>[0-9A-Fa-f]{32,128}+)\\?"',
         ("response=",),
         not_placeholder,
     ),
     Rule(  # curl -u user:password, --user user:password, -uuser:password, -U (proxy user)
         "curl-user-password",
-        re.compile(
-            rf"""(?:{CURL_SHORT}[ \t]*+|{CURL_LONG}(?:[ \t]++|=))
-            {QUOTE}?[^\s:"'`\\]*+:(?P<secret>[^\s"'`\\]++)""",
-            re.VERBOSE,
-        ),
+        rf"""(?:{CURL_SHORT}[ \t]*+|{CURL_LONG}(?:[ \t]++|=))
+        {QUOTE}?[^\s:"'`\\]*+:(?P<secret>[^\s"'`\\]++)""",
         ("-u", "-U", "--proxy-user"),
         _curl_password,
+        flags=re.VERBOSE,
     ),
     Rule(
         "generic-secret",
-        re.compile(
-            rf"""{KEYWORD}{KEY_TAIL}(?:{ARGUMENT}|{ELEMENT}|{ASSIGN}){VALUE}
-            (?(element)\s*+</)""",
-            re.I | re.X | re.A,
-        ),
+        rf"""{KEYWORD}{KEY_TAIL}(?:{ARGUMENT}|{ELEMENT}|{ASSIGN}){VALUE}
+        (?(element)\s*+</)""",
         check=_generic_secret,
         anchor=KEYWORD_ANCHOR,
+        flags=re.I | re.X | re.A,
     ),
     Rule(  # PowerShell: ConvertTo-SecureString "..." -AsPlainText, a password in plain text
         "generic-secret",
-        re.compile(
-            rf"""convertto-securestring(?:{BLANK}++-string)?{BLANK}++(?P<q>["'])
-            (?P<secret>[^"'\r\n]{{1,200}}+)(?P=q){BLANK}++-asplaintext""",
-            re.IGNORECASE | re.VERBOSE,
-        ),
+        rf"""convertto-securestring(?:{BLANK}++-string)?{BLANK}++(?P<q>["'])
+        (?P<secret>[^"'\r\n]{{1,200}}+)(?P=q){BLANK}++-asplaintext""",
         check=_credential,
         anchor=re.compile("convertto-securestring"),
+        flags=re.IGNORECASE | re.VERBOSE,
     ),
     Rule(  # command-line flags: --password X, --db-token X
         "generic-secret",
-        re.compile(
-            rf"{FLAG}[A-Za-z0-9_.-]{{0,40}}?{KEYWORD}{KEY_TAIL}{BLANK}{VALUE}",
-            re.I | re.X | re.A,
-        ),
+        rf"{FLAG}[A-Za-z0-9_.-]{{0,40}}?{KEYWORD}{KEY_TAIL}{BLANK}{VALUE}",
         ("--",),
         _secret_value,
+        flags=re.I | re.X | re.A,
     ),
 )
 """Key/value rules, in the order they run."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache, cached_property
 
 from clm_policy.memory.redact.judge import is_placeholder, looks_secret
 
@@ -20,18 +21,28 @@ from clm_policy.memory.redact.judge import is_placeholder, looks_secret
 class Rule:
     """One kind of secret.
 
-    ``pattern`` finds a candidate; its group ``secret`` is what gets replaced, the rest of the
-    match (a key name, quotes) stays. ``check``, if set, must accept the match. ``needles``: the
-    rule can only match text containing one of them (a cheap pre-test). ``anchor``: for a
-    case-insensitive pattern, a lower-case regex whose matches in the lower-cased text are the
-    only places ``pattern`` can start (``re`` searches case-insensitively ~6x slower).
+    ``pattern`` (``source`` compiled with ``flags``) finds a candidate; its group ``secret`` is
+    what gets replaced, the rest of the match (a key name, quotes) stays. ``check``, if set,
+    must accept the match. ``needles``: the rule can only match text containing one of them (a
+    cheap pre-test). ``anchor``: for a case-insensitive pattern, a lower-case regex whose
+    matches in the lower-cased text are the only places ``pattern`` can start (``re`` searches
+    case-insensitively ~6x slower).
+
+    ``pattern`` is compiled the first time a text passes the pre-test or the anchor: compiling
+    all of them at import took ~10 ms, as long as a commit's git processes, and a commit's
+    texts meet few of them.
     """
 
     id: str
-    pattern: re.Pattern[str]
+    source: str
     needles: tuple[str, ...] = ()
     check: Callable[[re.Match[str]], bool] | None = None
     anchor: re.Pattern[str] | None = None
+    flags: int = 0
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(self.source, self.flags)
 
 
 # Escapes that end right before a token or key in JSON text (\n, \t, \u0022) or a URL (%20,
@@ -113,8 +124,15 @@ def _ends_in(words: tuple[str, ...]) -> str:
 
 # Where a key ends in a reference word (see REFERENCE_WORDS), secret_id excepted.
 REFERENCE_END = rf"(?:(?!(?<=secret[_.-]id)|(?<=secretid))(?:{_ends_in(REFERENCE_WORDS)}))"
-REFERENCE_KEY = re.compile(REFERENCE_END, re.IGNORECASE)
-"""Matches (``.match(text, pos)``) where a key ending at ``pos`` names a reference."""
+
+
+@cache
+def reference_key() -> re.Pattern[str]:
+    """Matches (``.match(text, pos)``) where a key ending at ``pos`` names a reference.
+    Compiled when a key/value candidate is first judged (3 ms: most commits have none)."""
+    return re.compile(REFERENCE_END, re.IGNORECASE)
+
+
 KEY_NAME = re.compile(
     rf"{KEYWORD}[A-Za-z0-9_.-]{{0,40}}+(?!{REFERENCE_END}(?![A-Za-z0-9_.-]))", re.IGNORECASE
 )

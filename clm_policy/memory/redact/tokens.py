@@ -57,7 +57,7 @@ UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 def token(rule_id: str, pattern: str, needles: tuple[str, ...], check: Check) -> Rule:
     """A rule replacing the whole of ``pattern``'s match."""
-    return Rule(rule_id, re.compile(f"(?P<secret>{pattern})"), needles, check)
+    return Rule(rule_id, f"(?P<secret>{pattern})", needles, check)
 
 
 def gitlab(rule_id: str, *prefixes: str) -> Rule:
@@ -74,27 +74,23 @@ def gitlab(rule_id: str, *prefixes: str) -> Rule:
 TOKEN_RULES: tuple[Rule, ...] = (
     Rule(
         "private-key",
-        re.compile(
-            rf"""(?P<secret>-----BEGIN{PEM_LABEL}
-            (?:[^-]*+(?:-(?!----)[^-]*+)*+-----END{PEM_LABEL}  # the whole block, or
-            |(?:{LINE_BREAK}[ \t]*+[A-Za-z0-9+/=]++(?={LINE_BREAK}|["']|\Z))*))  # a cut one
-            """,
-            re.VERBOSE,
-        ),
+        rf"""(?P<secret>-----BEGIN{PEM_LABEL}
+        (?:[^-]*+(?:-(?!----)[^-]*+)*+-----END{PEM_LABEL}  # the whole block, or
+        |(?:{LINE_BREAK}[ \t]*+[A-Za-z0-9+/=]++(?={LINE_BREAK}|["']|\Z))*))  # a cut one
+        """,
         ("PRIVATE KEY",),
         has_key_body,
+        flags=re.VERBOSE,
     ),
     Rule(  # the same, URL-encoded: %20 for its spaces, %0A (%0D%0A) for its line breaks
         "private-key",
-        re.compile(
-            rf"""(?P<secret>-----BEGIN{PEM_LABEL_URL}
-            (?:[^-]*+(?:-(?!----)[^-]*+)*+-----END{PEM_LABEL_URL}  # the whole block, or
-            |(?:(?:%0[Dd])?%0[Aa](?:[A-Za-z0-9/]|%2[BbFf]|%3[Dd])++)*))  # a cut one
-            """,
-            re.VERBOSE,
-        ),
+        rf"""(?P<secret>-----BEGIN{PEM_LABEL_URL}
+        (?:[^-]*+(?:-(?!----)[^-]*+)*+-----END{PEM_LABEL_URL}  # the whole block, or
+        |(?:(?:%0[Dd])?%0[Aa](?:[A-Za-z0-9/]|%2[BbFf]|%3[Dd])++)*))  # a cut one
+        """,
         ("PRIVATE%20KEY",),
         has_key_body,
+        flags=re.VERBOSE,
     ),
     token(
         "aws-access-key-id",
@@ -275,14 +271,12 @@ TOKEN_RULES: tuple[Rule, ...] = (
     ),
     Rule(  # the legacy Heroku API key, a UUID: only after a key naming Heroku; the key stays
         "heroku-api-key",
-        re.compile(
-            rf"""(?:(?<![A-Za-z])|(?-i:(?<=[a-z])(?=[A-Z]))|{ESCAPED})
-            heroku[A-Za-z0-9_.-]{{0,40}}+{ASSIGN}{BLANK}*+(?:\\?["'`]|%2[27]|%60)?
-            (?P<secret>(?P<body>{UUID})){END}""",
-            re.IGNORECASE | re.VERBOSE | re.ASCII,
-        ),
+        rf"""(?:(?<![A-Za-z])|(?-i:(?<=[a-z])(?=[A-Z]))|{ESCAPED})
+        heroku[A-Za-z0-9_.-]{{0,40}}+{ASSIGN}{BLANK}*+(?:\\?["'`]|%2[27]|%60)?
+        (?P<secret>(?P<body>{UUID})){END}""",
         check=uuid_body(2.5),
         anchor=re.compile("heroku"),
+        flags=re.IGNORECASE | re.VERBOSE | re.ASCII,
     ),
 )
 """Token rules, in the order they run (private keys first; Anthropic before OpenAI)."""
