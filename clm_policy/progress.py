@@ -1,0 +1,85 @@
+"""Progress of long work on a terminal: one line on standard error, rewritten in place.
+
+Long commands (``replay`` over many sessions, ``report`` of a long session) show how far they
+are, where a person watches: only when standard error is a terminal, and never with
+``--format json`` (the caller passes ``enabled=False``). The line is rewritten at most every
+:data:`INTERVAL` seconds, so progress costs nothing measurable however many steps report it,
+and it is erased when the work is done, so the command's own output is what stays.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import TracebackType
+    from typing import Self, TextIO
+
+INTERVAL = 0.1
+"""Seconds between two rewrites of the line, at least."""
+
+
+class Progress:
+    """``with Progress("replaying", total) as p: ... p.advance()`` (see the module docstring).
+
+    ``total`` may be None when it is not known in advance (the count alone is shown).
+    """
+
+    def __init__(
+        self,
+        label: str,
+        total: int | None = None,
+        *,
+        enabled: bool | None = None,
+        stream: TextIO | None = None,
+    ) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        if enabled is None:
+            isatty = getattr(self.stream, "isatty", None)
+            enabled = bool(isatty and isatty())
+        self.enabled = enabled
+        self.label = label
+        self.total = total
+        self.done = 0
+        self._shown_at = 0.0
+        self._width = 0
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def advance(self, steps: int = 1) -> None:
+        """Count ``steps`` more done; show it if the line is due for a rewrite."""
+        self.done += steps
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self._shown_at >= INTERVAL:
+            self._shown_at = now
+            self._show()
+
+    def _show(self) -> None:
+        if self.total:
+            share = min(self.done / self.total, 1.0)
+            text = f"{self.label}: {self.done:,}/{self.total:,} ({share:.0%})"
+        else:
+            text = f"{self.label}: {self.done:,}"
+        self._width = max(self._width, len(text))
+        self.stream.write("\r" + text.ljust(self._width))
+        self.stream.flush()
+
+    def close(self) -> None:
+        """Erase the line (nothing was written when progress is off)."""
+        if self.enabled and self._width:
+            self.stream.write("\r" + " " * self._width + "\r")
+            self.stream.flush()
+            self._width = 0
