@@ -9,9 +9,12 @@ import click
 
 from clm_policy.cli.oneshot import from_transcript, parse_signal, render, transcript_note
 from clm_policy.cli.options import (
+    format_option,
     memory_option,
     policy_option,
     profile_option,
+    session_option,
+    state_option,
     transcript_options,
 )
 from clm_policy.errors import StateError
@@ -29,13 +32,7 @@ STATUSES = [s.value for s in TaskStatus]
 @click.command()
 @policy_option()
 @profile_option("Task profile (default: the state's, else the policy's default_profile).")
-@click.option(
-    "--state",
-    "-s",
-    "state_src",
-    metavar="FILE|-",
-    help="SessionState JSON file, or - for standard input.",
-)
+@state_option()
 @click.option(
     "--tokens",
     "-t",
@@ -76,9 +73,7 @@ STATUSES = [s.value for s in TaskStatus]
     metavar="NAME=VALUE",
     help="With --tokens: a declared signal's value (repeatable).",
 )
-@click.option(
-    "--session", metavar="ID", help="A session persisted in the memory repository (--memory)."
-)
+@session_option("A session persisted in the memory repository (--memory).")
 @memory_option("With --session: the memory repository.")
 @transcript_options
 @click.option("--force", is_flag=True, help="Bypass guards marked overridable (and no other).")
@@ -88,9 +83,7 @@ STATUSES = [s.value for s in TaskStatus]
     is_flag=True,
     help="Show every rule and guard, the values it read and its result.",
 )
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@format_option("text", "json")
 def decide(
     policy_ref: str,
     profile: str | None,

@@ -8,6 +8,10 @@ from pathlib import Path
 
 import click
 
+from clm_policy.cli.options import memory_option, policy_option, profile_option
+
+OVERRIDE = "Override the project's."
+
 
 @click.group()
 def hook() -> None:
@@ -42,9 +46,9 @@ def hook() -> None:
 )
 @click.option("--user", "scope", flag_value="user", help="With --install: ~/.claude/settings.json.")
 @click.option("--force", is_flag=True, help="With --install: replace another tool's status line.")
-@click.option("--policy", "-p", "policy_ref", metavar="PATH|NAME", help="Override the project's.")
-@click.option("--profile", metavar="NAME", help="Override the project's.")
-@click.option("--memory", "-m", metavar="DIR", help="Override the project's.")
+@policy_option(OVERRIDE, configured=False)
+@profile_option(OVERRIDE, configured=False)
+@memory_option(OVERRIDE, configured=False)
 def claude_code(
     print_settings: bool,
     install: bool,
@@ -87,9 +91,9 @@ def claude_code(
 
 @hook.command("codex")
 @click.option("--print-settings", is_flag=True, help="Print the hooks.json Codex reads, and exit.")
-@click.option("--policy", "-p", "policy_ref", metavar="PATH|NAME", help="Override the project's.")
-@click.option("--profile", metavar="NAME", help="Override the project's.")
-@click.option("--memory", "-m", metavar="DIR", help="Override the project's.")
+@policy_option(OVERRIDE, configured=False)
+@profile_option(OVERRIDE, configured=False)
+@memory_option(OVERRIDE, configured=False)
 def codex(
     print_settings: bool, policy_ref: str | None, profile: str | None, memory: str | None
 ) -> int:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from clm_policy.cli.options import output_option
 from clm_policy.cli.report_file import check_output, write_report
 from clm_policy.errors import InputError
 
@@ -24,13 +25,7 @@ FORMATS = ["text", "json", "github", "sarif"]
     "sarif: SARIF 2.1.0 for code scanning.",
 )
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too.")
-@click.option(
-    "--output",
-    "-o",
-    type=click.Path(dir_okay=False, writable=True),
-    metavar="FILE",
-    help="Write the report to FILE instead of standard output.",
-)
+@output_option("Write the report to FILE instead of standard output.", writable=True)
 @click.option("--list-checks", is_flag=True, help="List the checks, one per line, and exit.")
 def lint(
     paths: tuple[str, ...], fmt: str, strict: bool, output: str | None, list_checks: bool

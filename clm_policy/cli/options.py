@@ -131,6 +131,19 @@ def format_option(*choices: str) -> Callable[[F], F]:
     )
 
 
+def output_option(help_text: str, *, writable: bool = False) -> Callable[[F], F]:
+    """``--output/-o FILE``: a report written to FILE instead of standard output.
+
+    ``writable``: click checks the file can be written before the command runs."""
+    return click.option(
+        "--output",
+        "-o",
+        type=click.Path(dir_okay=False, writable=writable),
+        metavar="FILE",
+        help=help_text,
+    )
+
+
 TRANSCRIPT_FORMATS = ("auto", "claude-code", "codex", "openai")
 
 

@@ -12,20 +12,18 @@ import sys
 
 import click
 
+from clm_policy.cli.options import policy_option, profile_option
+
 
 @click.command()
-@click.option(
-    "--policy",
-    "-p",
-    "policy_ref",
-    metavar="PATH|NAME",
-    help="Policy file, or the name of a bundled policy. "
+@policy_option(
+    "Policy file, or the name of a bundled policy. "
     "[default: $CLM_POLICY_POLICY, the project's (.clm-policy.yaml), else default]",
+    configured=False,
 )
-@click.option(
-    "--profile",
-    metavar="NAME",
-    help="Task profile. [default: $CLM_POLICY_PROFILE, the project's, else the policy's]",
+@profile_option(
+    "Task profile. [default: $CLM_POLICY_PROFILE, the project's, else the policy's]",
+    configured=False,
 )
 def statusline(policy_ref: str | None, profile: str | None) -> int:
     """Print one status line for Claude Code: context, next threshold, action.

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from clm_policy.cli.options import output_option
 from clm_policy.cli.report_file import check_output, write_report
 from clm_policy.errors import InputError, quote
 
@@ -39,13 +40,7 @@ FORMATS = ["text", "json", "junit"]
     show_default=True,
     help="junit: JUnit XML for CI test reports.",
 )
-@click.option(
-    "--output",
-    "-o",
-    type=click.Path(dir_okay=False),
-    metavar="FILE",
-    help="Write the report to FILE instead of standard output (the summary goes to stderr).",
-)
+@output_option("Write the report to FILE instead of standard output (the summary goes to stderr).")
 @click.option("--verbose", "-v", is_flag=True, help="Text: list every case with its outcome.")
 def test(
     paths: tuple[str, ...],
