@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from clm_policy.cli.options import output_option
+from clm_policy.cli.options import format_option, output_option
 from clm_policy.cli.report_file import check_output, write_report
 from clm_policy.errors import InputError
 
@@ -15,13 +15,9 @@ FORMATS = ["text", "json", "github", "sarif"]
 
 @click.command()
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="text",
-    show_default=True,
-    help="text: file:line:col: level [check] message; github: workflow annotations; "
+@format_option(
+    *FORMATS,
+    help_text="text: file:line:col: level [check] message; github: workflow annotations; "
     "sarif: SARIF 2.1.0 for code scanning.",
 )
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too.")

@@ -119,7 +119,7 @@ def state_option() -> Callable[[F], F]:
     )
 
 
-def format_option(*choices: str) -> Callable[[F], F]:
+def format_option(*choices: str, help_text: str | None = None) -> Callable[[F], F]:
     """``--format``: text first (the default); with json, errors are JSON too (cli.main)."""
     return click.option(
         "--format",
@@ -127,7 +127,7 @@ def format_option(*choices: str) -> Callable[[F], F]:
         type=click.Choice(list(choices or ("text", "json"))),
         default=(choices or ("text",))[0],
         show_default=True,
-        help="Output format; with json, an error is printed as a JSON object too.",
+        help=help_text or "Output format; with json, an error is printed as a JSON object too.",
     )
 
 

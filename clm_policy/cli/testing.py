@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from clm_policy.cli.options import output_option
+from clm_policy.cli.options import format_option, output_option
 from clm_policy.cli.report_file import check_output, write_report
 from clm_policy.errors import InputError, quote
 
@@ -32,14 +32,7 @@ FORMATS = ["text", "json", "junit"]
     metavar="PCT",
     help="Fail (exit 1) when coverage is below PCT percent. Implies --coverage.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="text",
-    show_default=True,
-    help="junit: JUnit XML for CI test reports.",
-)
+@format_option(*FORMATS, help_text="junit: JUnit XML for CI test reports.")
 @output_option("Write the report to FILE instead of standard output (the summary goes to stderr).")
 @click.option("--verbose", "-v", is_flag=True, help="Text: list every case with its outcome.")
 def test(

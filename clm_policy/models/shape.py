@@ -249,19 +249,8 @@ def _default_code(info: FieldInfo) -> str:
 def _figure_class(model: type[BaseModel], name: str) -> list[str]:
     """A plain class of the fields of ``model`` the engine reads, with the model's defaults."""
     fields = [(n, f) for n, f in model.model_fields.items() if _reads(f) is not None]
-    lines = [
-        f"class {name}(Record):",
-        f'    """The {model.__name__} fields the engine reads, without pydantic."""',
-        "",
-        "    FIELDS = (",
-        *(f"        {n!r}," for n, _ in fields),
-        "    )",
-        "    __slots__ = FIELDS",
-        "    HASHABLE = False",
-        "",
-        "    def __init__(",
-        "        self,",
-    ]
+    doc = f"The {model.__name__} fields the engine reads, without pydantic."
+    lines = _class_head(name, doc, [n for n, _ in fields])
     body = []
     for n, f in fields:
         annotation, default = _plain_annotation(f)
@@ -292,10 +281,28 @@ def _plain_annotation(info: FieldInfo) -> tuple[str, str]:
     return text, _default_code(info)
 
 
+def _class_head(name: str, doc: str, fields: list[str]) -> list[str]:
+    """A generated class's first lines, up to its ``__init__``'s parameters."""
+    return [
+        f"class {name}(Record):",
+        f'    """{doc}"""',
+        "",
+        "    FIELDS = (",
+        *(f"        {f!r}," for f in fields),
+        "    )",
+        "    __slots__ = FIELDS",
+        "    HASHABLE = False",
+        "",
+        "    def __init__(",
+        "        self,",
+    ]
+
+
 def _result_class(model: type[BaseModel], name: str, nested: dict[type, str]) -> list[str]:
     """A plain class of every field of ``model`` (a result the engine builds), with
     ``as_dict`` and ``decision_values``; a list of a nested model is a tuple of ``nested``."""
     fields = list(model.model_fields.items())
+    keys = [f for f, _ in fields]
     params, json_values, python_values = [], [], []
     for field, info in fields:
         annotation, _ = _unwrap(info.annotation)
@@ -320,17 +327,7 @@ def _result_class(model: type[BaseModel], name: str, nested: dict[type, str]) ->
         params.append(f"{field}: {text}{' | None' if optional else ''}")
         python_values.append(f"self.{field}")
     lines = [
-        f"class {name}(Record):",
-        f'    """A {model.__name__} as plain data, without pydantic."""',
-        "",
-        "    FIELDS = (",
-        *(f"        {f!r}," for f, _ in fields),
-        "    )",
-        "    __slots__ = FIELDS",
-        "    HASHABLE = False",
-        "",
-        "    def __init__(",
-        "        self,",
+        *_class_head(name, f"A {model.__name__} as plain data, without pydantic.", keys),
         *(f"        {p}," for p in params),
         "    ) -> None:",
         *(f"        self.{f} = {f}" for f, _ in fields),
