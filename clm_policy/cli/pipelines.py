@@ -19,6 +19,7 @@ from clm_policy.cli.options import (
 )
 
 if TYPE_CHECKING:
+    from clm_policy.lifecycle.pipelines import HandoffOutcome
     from clm_policy.loop.byhand import Source
 
 
@@ -119,6 +120,15 @@ def compact(
     metavar="REMOTE",
     help="Push the commit to REMOTE (fetch, rebase and retry when rejected; never force).",
 )
+@click.option(
+    "--pr-body",
+    metavar="FILE",
+    help=(
+        "With --branch: write the branch's pull-request body to FILE (Markdown: the manifest, "
+        "what changed since the session's previous handoff, the recall) and print the "
+        "`gh pr create` command that opens it."
+    ),
+)
 def handoff(
     memory: str,
     transcript: str | None,
@@ -130,6 +140,7 @@ def handoff(
     fmt: str,
     branch: bool,
     push: str | None,
+    pr_body: str | None,
 ) -> int:
     """Hand a session off: commit a schema-valid manifest and its rendering for people, and
     print the seed messages the next session starts from (no transcript).
@@ -138,13 +149,19 @@ def handoff(
     Examples:
       clm-policy handoff --memory clm-memory --state session.json
       clm-policy handoff --memory clm-memory --state session.json --branch --push origin
+      clm-policy handoff -m clm-memory -s session.json --branch --push origin --pr-body pr.md
       clm-policy handoff --transcript ~/.codex/sessions/2026/11/30/rollout-<id>.jsonl
     """
     from clm_policy.loop import byhand
 
+    if pr_body is not None and not branch:
+        raise click.UsageError("--pr-body needs --branch: a pull request needs a branch of its own")
     source = _source(state_src, session, transcript, transcript_format)
-    hand, done = byhand.handoff(policy_ref, memory, source, profile, branch=branch, push=push)
+    hand, done = byhand.handoff(
+        policy_ref, memory, source, profile, branch=branch, push=push, pr_body=pr_body
+    )
     state, why = hand.state, hand.why
+    request = _pull_request(memory, done, state.session_id, state.step_index, pr_body)
     if fmt == "json":
         click.echo(
             json.dumps(
@@ -161,6 +178,7 @@ def handoff(
                     "redactions": done.redactions,
                     "pushed": push,
                     "push_attempts": done.push_attempts,
+                    "pull_request": request,
                     "seed": [m.model_dump(mode="json") for m in done.seed],
                 },
                 indent=2,
@@ -180,4 +198,29 @@ def handoff(
     click.echo(
         f"  seed      {len(done.seed)} message(s) for the next session (--format json prints them)"
     )
+    if request is not None:
+        click.echo(f"  pr body   {pr_body}")
+        click.echo(f"  open it   {request['command']}")
     return 0
+
+
+def _pull_request(
+    memory: str, done: HandoffOutcome, session: str, step: int, body_file: str | None
+) -> dict[str, str | None] | None:
+    """The pull request whose body was written to ``body_file``: title, branches, command."""
+    if body_file is None:
+        return None
+    from clm_policy.lifecycle import prbody
+    from clm_policy.memory.gitwrite import MemoryRepo
+
+    with MemoryRepo(memory) as repo:
+        base = prbody.base_branch(repo)
+    head = done.ref.removeprefix("refs/heads/")
+    title = prbody.title(done.manifest, session, step)
+    return {
+        "title": title,
+        "head": head,
+        "base": base,
+        "body_file": body_file,
+        "command": prbody.gh_command(title, head, base, body_file),
+    }

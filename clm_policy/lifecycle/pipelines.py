@@ -168,11 +168,14 @@ def run_handoff(
     now: datetime | None = None,
     appends: Logs | None = None,
     files: Mapping[str, JsonDoc] | None = None,
+    pr_body: str | None = None,
 ) -> HandoffOutcome:
     """Write the handoff manifest (validated), its Markdown and the state; commit them on the
     checked-out branch, or on ``clm/handoff/<session>-<n>`` with ``branch``; push if asked.
     Returns the seed messages for the next session (manifest, goal, next action, top memory
-    hits; no transcript). A failed push raises :class:`PushError`, saying the commit exists."""
+    hits; no transcript). A failed push raises :class:`PushError`, saying the commit exists.
+    ``pr_body`` (with ``branch``): the file the branch's pull-request body is written to
+    (:mod:`clm_policy.lifecycle.prbody`), checked before the commit, written before the push."""
     from clm_policy.lifecycle.handoff import (
         build_manifest,
         manifest_filename,
@@ -182,6 +185,12 @@ def run_handoff(
     from clm_policy.models.manifest import validate_manifest
 
     check_identifiers(state)
+    if pr_body is not None:
+        from clm_policy.lifecycle.prbody import check_body_path
+
+        if not branch:
+            raise InputError("a pull-request body needs the handoff on a branch of its own")
+        check_body_path(pr_body)
     change = Change(files, appends)
     clean = change.clean(state)
     rationale = why.rationale or (f"rule {why.rule}" if why.rule else "handoff requested")
@@ -223,6 +232,10 @@ def run_handoff(
         commit = repo.commit(message, change)
         ref = f"refs/heads/{repo.branch()}"
     manifest = checked[-1]
+    if pr_body is not None:  # before the push: the body is there even if the push fails
+        from clm_policy.lifecycle.prbody import write_pull_request
+
+        write_pull_request(repo, pr_body, ref)
     attempts = None
     if push:
         try:

@@ -113,12 +113,16 @@ def handoff(
     *,
     branch: bool = False,
     push: str | None = None,
+    pr_body: str | None = None,
 ) -> tuple[ByHand, HandoffOutcome]:
-    """Hand the session off now (on a branch of its own, and pushed, when asked)."""
+    """Hand the session off now (on a branch of its own, and pushed, when asked; with its
+    pull-request body written to ``pr_body``)."""
     from clm_policy.lifecycle.pipelines import run_handoff
     from clm_policy.memory.gitwrite import MemoryRepo
 
     hand = prepare("handoff", policy_ref, memory, source, profile)
     with MemoryRepo(memory) as repo:
-        done = run_handoff(repo, hand.state, why=hand.why, branch=branch, push=push)
+        done = run_handoff(
+            repo, hand.state, why=hand.why, branch=branch, push=push, pr_body=pr_body
+        )
     return hand, done

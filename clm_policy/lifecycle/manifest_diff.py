@@ -1,0 +1,88 @@
+"""What changed between two handoff manifests, as Markdown list lines for people.
+
+Every field but the timestamp (which always differs) is compared, in the order of the
+manifest's rendering for people (:func:`clm_policy.lifecycle.handoff.render_manifest_markdown`)
+and under its headings: free text as ``was`` / ``now``, list items added and removed, the
+token snapshot's figures old → new. Used by a handoff's pull-request body
+(:mod:`clm_policy.lifecycle.prbody`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from clm_policy.lifecycle.summary import one_line
+from clm_policy.models.manifest import HandoffManifest
+
+ITEM_WIDTH = 200
+"""Characters of one list item or text a change line shows."""
+TITLES = {
+    "goal": "Goal",
+    "status": "Status",
+    "next_safe_action": "Next safe action",
+    "blockers": "Blockers",
+    "decision_rationale": "Decision rationale",
+    "not_verified": "Not verified",
+    "verified": "Verified",
+    "changed_artifacts": "Changed artifacts",
+    "commands_and_results": "Commands and results",
+    "source_of_truth": "Source of truth",
+    "assumptions_risks": "Assumptions and risks",
+    "memory_keys": "Memory keys",
+    "token_snapshot": "Token snapshot",
+}
+"""The manifest's fields in the order of its rendering for people, each with that rendering's
+heading; ``timestamp`` is left out of the comparison (it always differs)."""
+_INLINE = ("status",)
+"""Text fields short enough to show as ``old`` → ``new`` on one line."""
+
+
+def diff_manifests(old: HandoffManifest, new: HandoffManifest) -> tuple[list[str], list[str]]:
+    """What changed from ``old`` to ``new``: Markdown list lines, and the headings of the
+    fields that did not change (in the rendering's order; the timestamp is not compared)."""
+    before, after = old.model_dump(mode="json"), new.model_dump(mode="json")
+    changes: list[str] = []
+    same: list[str] = []
+    for field, heading in TITLES.items():
+        found = _field_changes(f"**{heading}**", before[field], after[field], field)
+        changes += found
+        if not found:
+            same.append(heading)
+    return changes, same
+
+
+def _field_changes(name: str, old: Any, new: Any, field: str) -> list[str]:
+    if old == new:
+        return []
+    if isinstance(old, list) and isinstance(new, list):
+        return _list_changes(name, old, new)
+    if isinstance(old, dict) and isinstance(new, dict):
+        return [
+            f"- {name} `{key}`: {_value(old.get(key))} → {_value(new.get(key))}"
+            for key in dict.fromkeys([*new, *old])
+            if old.get(key) != new.get(key)
+        ]
+    if isinstance(old, str) and isinstance(new, str) and field not in _INLINE:
+        return [f"- {name} changed:", f"  - was: {_text(old)}", f"  - now: {_text(new)}"]
+    return [f"- {name}: {_value(old)} → {_value(new)}"]
+
+
+def _list_changes(name: str, old: Sequence[Any], new: Sequence[Any]) -> list[str]:
+    added = [x for x in new if x not in old]
+    removed = [x for x in old if x not in new]
+    lines = [f"- {name} added: {_text(x)}" for x in added]
+    lines += [f"- {name} removed: {_text(x)}" for x in removed]
+    return lines or [f"- {name}: the same items, in another order"]
+
+
+def _text(value: Any) -> str:
+    return one_line(str(value), ITEM_WIDTH)
+
+
+def _value(value: Any) -> str:
+    if value is None:
+        return "(none)"
+    shown = value if isinstance(value, str) else json.dumps(value)
+    return f"`{one_line(shown, ITEM_WIDTH)}`"

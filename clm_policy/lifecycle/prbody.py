@@ -1,0 +1,241 @@
+"""A handoff as a pull request: its title and its body (``handoff --branch --pr-body FILE``).
+
+Everything the body says is read back from the memory repository: the handoff commit's
+trailers, its manifest (validated again), and the session's previous handoff — found in the
+history the new branch grew from and on the session's other ``clm/handoff/<session>-<n>``
+branches, the one with the highest handoff number below the new one — whose manifest is
+compared with the new one field by field. The recall is the commit's ``Clm-Recall`` trailer,
+"not recorded" when it has none.
+
+A body goes to a forge, where everyone with access reads it, so the title and the body pass
+the one redactor (:func:`clm_policy.memory.redact.redact_text`) as everything that reaches git
+does — although what they are made from was redacted when it was committed, a previous
+manifest may come from a clone that pushed it unredacted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from clm_policy.errors import InputError, Location
+from clm_policy.lifecycle.handoff import render_manifest_markdown
+from clm_policy.lifecycle.manifest_diff import ITEM_WIDTH, diff_manifests
+from clm_policy.lifecycle.summary import one_line
+from clm_policy.memory.audit import AuditEntry, read_log
+from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.layout import session_dir
+from clm_policy.memory.redact import redact_text
+from clm_policy.models.manifest import HandoffManifest, validate_manifest
+from clm_policy.textio import path_kind
+
+RECALL_TRAILER = "Clm-Recall"
+"""Where a verified handoff records the recall of its seed (absent: "not recorded")."""
+BODY_LIMIT = 65_000
+"""GitHub refuses a pull-request body over 65,536 characters; past this, the manifest's
+sections give way to a pointer to the handoff's own file in the pull request's changes."""
+TITLE_GOAL = 72
+"""Characters of the goal a title keeps."""
+MAX_CHANGES = 40
+"""Change lines listed at most; the rest are counted."""
+
+_NUMBER = re.compile(r"([0-9]+)\.md")
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    """What opens a pull request of a handoff branch: its title and body, the branch (head)
+    and the branch it was made from (base; None when HEAD was detached)."""
+
+    title: str
+    body: str
+    head: str
+    base: str | None
+    commit: str
+
+    def command(self, body_file: str) -> str:
+        """The ``gh pr create`` command line that opens it, shell-quoted, ready to paste."""
+        return gh_command(self.title, self.head, self.base, body_file)
+
+
+def gh_command(title: str, head: str, base: str | None, body_file: str) -> str:
+    words = ["gh", "pr", "create"]
+    if base is not None:
+        words += ["--base", base]
+    words += ["--head", head, "--title", title, "--body-file", body_file]
+    return shlex.join(words)
+
+
+def title(manifest: HandoffManifest, session: str, step: str | int) -> str:
+    """``Handoff <session> step <n> (<status>): <goal, cut>``, redacted."""
+    text = (
+        f"Handoff {session} step {step} ({manifest.status.value}): "
+        f"{one_line(manifest.goal, TITLE_GOAL)}"
+    )
+    return redact_text(text).text
+
+
+def base_branch(repo: MemoryRepo) -> str | None:
+    """The checked-out branch: the one a handoff branch is made from (None when detached)."""
+    return repo.git("symbolic-ref", "-q", "--short", "HEAD", check=False) or None
+
+
+def check_body_path(path: str) -> None:
+    """Refuse a body file that cannot be written, before the handoff is committed: a folder,
+    a folder that does not exist or is not one, a folder nothing can be created in."""
+    where = Location(path)
+    kind = path_kind(path)
+    if kind == "folder":
+        raise InputError("cannot write the pull-request body: Is a directory", where)
+    if kind == "other":
+        raise InputError("cannot write the pull-request body: not a regular file", where)
+    try:  # the same test as the write: a file made (unnamed, never seen) in the folder
+        with tempfile.TemporaryFile(dir=os.path.dirname(path) or "."):
+            pass
+    except OSError as exc:
+        raise InputError(f"cannot write the pull-request body: {exc.strerror}", where) from None
+
+
+def write_pull_request(repo: MemoryRepo, path: str, ref: str) -> PullRequest:
+    """Write the body of ``ref``'s pull request to ``path`` (atomically) and return it."""
+    from clm_policy.atomicfile import replace
+
+    request = pull_request(repo, ref)
+    try:
+        replace(path, request.body.encode("utf-8"))
+    except OSError as exc:
+        raise InputError(
+            f"cannot write the pull-request body: {exc.strerror} (the handoff is committed: "
+            f"{request.commit[:12]} on {request.head})",
+            Location(path),
+        ) from None
+    return request
+
+
+def pull_request(repo: MemoryRepo, ref: str) -> PullRequest:
+    """The pull request of the handoff committed at the tip of ``ref``."""
+    commit = repo.resolve_commit(ref)
+    entry = _entry(repo, commit) if commit else None
+    if commit is None or entry is None or entry.event != "handoff":
+        raise InputError(f"{ref!r} is not a handoff committed by clm-policy")
+    session, step = entry.session, entry.trailers.get("Clm-Step", "?")
+    manifest, m_path = _manifest(repo, entry)
+    handoffs = _handoffs(repo, session, commit)
+    own = handoffs.get(commit)
+    earlier = [
+        (n, c) for c, (n, _) in handoffs.items() if c != commit and (own is None or n < own[0])
+    ]
+    head = ref.removeprefix("refs/heads/")
+    base = base_branch(repo)
+    rule = entry.trailers.get("Clm-Rule")
+    lines = [
+        f"Handoff of session `{session}` at step {step}"
+        + (f" (rule `{rule}`)" if rule else "")
+        + ", committed by clm-policy.",
+        "",
+        f"- Branch: `{head}`" + (f" into `{base}`" if base else ""),
+        f"- Commit: `{commit[:12]}`",
+        f"- Manifest: `{m_path}`",
+    ]
+    if own is not None:
+        lines.append(f"- For people: `{own[1]}`")
+    recall = entry.trailers.get(RECALL_TRAILER)
+    lines += [
+        f"- Recall: {one_line(recall, ITEM_WIDTH) if recall else 'not recorded'}",
+        f"- Redactions: {entry.trailers.get('Clm-Redactions', '0')} secret(s) replaced before "
+        "the commit",
+        "",
+        "## Since the previous handoff",
+        "",
+        *_since(repo, manifest, max(earlier) if earlier else None, handoffs),
+        "",
+    ]
+    sections = render_manifest_markdown(manifest, session_id=session, step=_int(step))
+    sections = sections.split("\n", 2)[2]  # without its own "# Handoff: ..." heading
+    body = "\n".join(lines) + "\n" + sections
+    if len(body) > BODY_LIMIT:
+        where = f"`{own[1]}`" if own else f"`{m_path}`"
+        body = "\n".join(lines) + (
+            f"\nThe manifest is too long for a pull-request body ({len(sections)} characters): "
+            f"read {where} in this pull request's changes.\n"
+        )
+    return PullRequest(title(manifest, session, step), redact_text(body).text, head, base, commit)
+
+
+def _int(step: str) -> int:
+    return int(step) if step.isdigit() else 0
+
+
+def _entry(repo: MemoryRepo, commit: str) -> AuditEntry | None:
+    found = read_log(repo, rev=commit, limit=1)
+    return found[0] if found and found[0].commit == commit else None
+
+
+def _manifest(repo: MemoryRepo, entry: AuditEntry) -> tuple[HandoffManifest, str]:
+    """The manifest the handoff commit names (``Clm-Manifest``), validated; and its path."""
+    path = entry.trailers.get("Clm-Manifest", "")
+    text = repo.show_file(path, entry.commit) if path else None
+    if text is None:
+        raise InputError(f"handoff {entry.commit[:12]}: its manifest {path!r} is not in it")
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise InputError(f"handoff manifest {path}: not JSON ({exc})") from None
+    return validate_manifest(data, source=path), path
+
+
+def _handoffs(repo: MemoryRepo, session: str, commit: str) -> dict[str, tuple[int, str]]:
+    """Each handoff of ``session`` in ``commit``'s history or on the session's handoff
+    branches: its commit, with its number and its file for people (the one file under
+    ``sessions/<id>/handoffs/`` a handoff commit adds)."""
+    folder = f"{session_dir(session)}/handoffs/"  # the session id checked first
+    pattern = f"refs/heads/clm/handoff/{session}-*"
+    refs = repo.git("for-each-ref", "--format=%(refname)", pattern, check=False).split()
+    log = ["log", "--format=%x00%H", "--name-only", "--diff-filter=A", "--full-history"]
+    out = repo.git(*log, commit, *refs, "--", folder)
+    found: dict[str, tuple[int, str]] = {}
+    for record in out.split("\x00")[1:]:
+        sha, *paths = [line for line in record.splitlines() if line]
+        for path in paths:
+            number = _NUMBER.fullmatch(path.removeprefix(folder))
+            if number and path.startswith(folder):
+                found[sha] = (int(number.group(1)), path)
+    return found
+
+
+def _since(
+    repo: MemoryRepo,
+    manifest: HandoffManifest,
+    previous: tuple[int, str] | None,
+    handoffs: Mapping[str, tuple[int, str]],
+) -> list[str]:
+    """The "Since the previous handoff" section's lines."""
+    if previous is None:
+        return ["This is the session's first handoff: there is nothing to compare it with."]
+    _, commit = previous
+    entry = _entry(repo, commit)
+    said = f"`{handoffs[commit][1]}`"
+    if entry is not None:
+        said += f" at step {entry.trailers.get('Clm-Step', '?')}"
+    said += f" (commit `{commit[:12]}`)"
+    try:
+        if entry is None:
+            raise InputError("it is not a handoff committed by clm-policy")
+        old, _ = _manifest(repo, entry)
+    except InputError as exc:
+        return [f"The previous handoff, {said}, cannot be compared: {exc.message}."]
+    changes, same = diff_manifests(old, manifest)
+    lines = [f"Compared with the previous handoff, {said}:", ""]
+    if not changes:
+        return [*lines, "No field changed (the timestamp aside)."]
+    lines += changes[:MAX_CHANGES]
+    if len(changes) > MAX_CHANGES:
+        lines.append(f"- … and {len(changes) - MAX_CHANGES} more change(s)")
+    if same:
+        lines += ["", "Unchanged: " + ", ".join(same) + "."]
+    return lines
