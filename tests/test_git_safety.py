@@ -40,7 +40,8 @@ def test_push_remote_is_never_an_option(memory: Path, tmp_path: Path, remote: st
     )
     assert result.exit_code == 2
     assert "must not be empty or start with '-'" in result.stderr
-    assert "the handoff is committed locally" in result.stderr  # and says how to push it
+    # refused before anything is committed: nothing half-happens
+    assert git(memory, "log", "--format=%s") == "clm(init): memory repository\n"
     assert not canary.exists()
 
 

@@ -185,6 +185,10 @@ def run_handoff(
     from clm_policy.models.manifest import validate_manifest
 
     check_identifiers(state)
+    if push:
+        from clm_policy.memory.gitrun import check_name
+
+        check_name("remote", push)  # refused before anything is committed
     if pr_body is not None:
         from clm_policy.lifecycle.prbody import check_body_path
 
