@@ -152,11 +152,21 @@ def test_a_session_known_only_from_commits(memory: Path, tmp_path: Path) -> None
     )
     result = invoke("compact", "--memory", str(memory), "--state", str(state))
     assert result.exit_code == 0, result.stderr
+    git(
+        memory,
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "clm(session): hooked step 7, done\n\nClm-Event: session\nClm-Session: hooked\n"
+        "Clm-Step: 7\nClm-Context-Tokens: 20000",
+    )
     page, _ = report(memory, tmp_path)
     p = Page(page)
-    # no metrics or decisions: the chart comes from the commit's trailers
+    # no metrics or decisions: the chart comes from the commits' trailers, the compaction's
+    # (the context it acted on, 90,000 of an axis to 400,000) before the session end's
     assert p.count("polyline", class_="series") == 1
-    assert p.count("circle", class_="compact") == 1
+    assert p.count("circle", class_="compact", cy="208.2") == 1
     assert "no decisions recorded (decisions.jsonl)" in p.text
 
 

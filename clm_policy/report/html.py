@@ -252,7 +252,9 @@ def _session(s: SessionHistory, m: SessionMetrics, t: Thresholds) -> Iterator[st
 def _series(s: SessionHistory) -> list[tuple[int, int]]:
     """Context tokens by step: metrics.jsonl, else the decisions, else the commits' trailers."""
     points: dict[int, int] = {}
-    for e in s.events:
+    # a compaction's or handoff's trailer is the context it acted on: it beats a later
+    # commit of the same step (the session's end, after the compaction lowered it)
+    for e in sorted(s.events, key=lambda e: e.kind in ("compact", "handoff", "summary")):
         if e.step is not None and e.context_tokens is not None:
             points[e.step] = e.context_tokens
     for d in s.decisions:
