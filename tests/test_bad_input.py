@@ -39,7 +39,7 @@ POLICY_CASES = [
         "unknown-key",
         "version: 1\nprofile: {}\n" + OK_PROFILE,
         "2:1: unknown key 'profile'; did you mean 'profiles'? (allowed: version, name, "
-        "description, extends, default_profile, defaults, profiles, models, signals, rules, "
+        "description, extends, default_profile, defaults, profiles, models, prices, signals, rules, "
         "otherwise, guards, confirm)",
     ),
     (

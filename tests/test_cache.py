@@ -103,6 +103,7 @@ profiles:
   research: {soft_compact: 70%, hard_handoff: 85%, description: thinks long}
   tiny: {soft_compact: 10, hard_handoff: 20, context_window: null, retain_recent_messages: 2}
 models: {claude-sonnet-4: 200000, claude: 100000}
+prices: {claude-sonnet-4: {input: 3, output: 15.5}, default: {input: 0.25, output: 1.25}}
 signals:
   open_calls: {type: int, default: 0}
   ratio_floor: {type: float, default: 0.25, description: a float signal}

@@ -98,7 +98,7 @@ CUT = "'" + "x" * 60 + "…'"
         ),
         (
             f"version: 1\n{LONG}: 1\n",
-            f"2:1: unknown key {CUT} (allowed: version, name, description, extends, default_profile, defaults, profiles, models, signals, rules, otherwise, guards, confirm)",
+            f"2:1: unknown key {CUT} (allowed: version, name, description, extends, default_profile, defaults, profiles, models, prices, signals, rules, otherwise, guards, confirm)",
         ),
         (
             f"version: 1\ndefaults: {{prefer_handoff_on_phase: {LONG}}}\n{OK[11:]}",

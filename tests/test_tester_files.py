@@ -165,10 +165,10 @@ def test_a_policy_that_does_not_load_errs_every_case(write: Write, tmp_path: Pat
     assert result.stdout.splitlines() == [
         f"ERROR {path}:2:9: one: cannot load policy 'bad.yaml': {bad}:2:1: unknown key 'rulez'; "
         "did you mean 'rules'? (allowed: version, name, description, extends, default_profile, "
-        "defaults, profiles, models, signals, rules, otherwise, guards, confirm)",
+        "defaults, profiles, models, prices, signals, rules, otherwise, guards, confirm)",
         f"ERROR {path}:2:9: two: cannot load policy 'bad.yaml': {bad}:2:1: unknown key 'rulez'; "
         "did you mean 'rules'? (allowed: version, name, description, extends, default_profile, "
-        "defaults, profiles, models, signals, rules, otherwise, guards, confirm)",
+        "defaults, profiles, models, prices, signals, rules, otherwise, guards, confirm)",
         "",
         "2 errors",
         "0 passed, 0 failed, 0 skipped",

@@ -24,11 +24,13 @@ from clm_policy.errors import ClmError
 COMMANDS = {
     "compact": "clm_policy.cli.pipelines:compact",
     "decide": "clm_policy.cli.decide:decide",
+    "export": "clm_policy.cli.report:export",
     "handoff": "clm_policy.cli.pipelines:handoff",
     "hook": "clm_policy.cli.hook:hook",
     "init": "clm_policy.cli.memory:init",
     "lint": "clm_policy.cli.lint:lint",
     "log": "clm_policy.cli.memory:log",
+    "report": "clm_policy.cli.report:report",
     "resolve": "clm_policy.cli.resolve:resolve",
     "run": "clm_policy.cli.run:run",
     "schema": "clm_policy.cli.schema:schema",
@@ -48,6 +50,7 @@ SUMMARIES = {
         "(the profile's retain_recent_messages), lower its context."
     ),
     "decide": "Decide CONTINUE, COMPACT or HANDOFF for a state under a policy.",
+    "export": "Export the memory repository's metrics and decisions as CSV or JSON.",
     "handoff": (
         "Hand a session off: commit a schema-valid manifest and its rendering for people, and "
         "print the seed messages the next session starts from (no transcript)."
@@ -56,6 +59,11 @@ SUMMARIES = {
     "init": "Create a memory repository in DIR (a new git repository from memory_template/).",
     "lint": "Check policy files (default: policies/) and report every problem.",
     "log": "The audit trail: every compaction and handoff, newest first, with why it happened.",
+    "report": (
+        "Write one self-contained HTML page of the memory repository's history: context over "
+        "steps per session with compactions, handoffs and thresholds, the decision timeline, "
+        "recall per compaction, and the CLM plan's metrics."
+    ),
     "resolve": (
         "Print POLICY (a file, or a bundled name) resolved: extends merged, profiles expanded."
     ),

@@ -68,6 +68,19 @@ class SignalSpec(BaseModel):
         return self
 
 
+class PriceSpec(BaseModel):
+    """What a model's tokens cost, in US dollars (or any one currency) per million tokens."""
+
+    model_config = _STRICT
+
+    input: Annotated[float, Field(ge=0, le=1_000_000, allow_inf_nan=False)] = Field(
+        description="price per million input tokens"
+    )
+    output: Annotated[float, Field(ge=0, le=1_000_000, allow_inf_nan=False)] = Field(
+        description="price per million output tokens"
+    )
+
+
 class _Placed(BaseModel):
     """Fields a child policy uses to place, override or remove a parent's entry by id."""
 
@@ -119,6 +132,11 @@ class PolicyFile(BaseModel):
     models: dict[str, Annotated[int, Field(gt=0, le=MAX_COUNT)]] = Field(
         default_factory=dict,
         description="context window by model name (longest prefix of the state's model wins)",
+    )
+    prices: dict[str, PriceSpec] = Field(
+        default_factory=dict,
+        description="token prices by model name (longest prefix of a session's model wins; "
+        "'default' prices a session whose model matches none) for `clm-policy report`'s cost",
     )
     signals: dict[Identifier, SignalSpec] = Field(default_factory=dict)
     rules: list[RuleSpec] = Field(default_factory=list)

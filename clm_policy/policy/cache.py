@@ -28,7 +28,7 @@ import sys
 from clm_policy.digest import sha256, sha256_hex
 from clm_policy.errors import InputError, Location
 from clm_policy.models.enums import Action
-from clm_policy.policy.engine import Guard, Policy, Profile, Rule, Signal, Threshold
+from clm_policy.policy.engine import Guard, Policy, Price, Profile, Rule, Signal, Threshold
 from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expression
 from clm_policy.policy.names import SIGNAL_TYPES, NameInfo, known_names
 from clm_policy.policy.sources import locate_source
@@ -321,6 +321,14 @@ def _decode_signal(value: Any) -> Signal:
     return Signal(type=kind, default=default, description=_opt_str(d["description"]))
 
 
+def _decode_price(value: Any) -> Price:
+    d = _dict(value)
+    figures = d["input"], d["output"]
+    if any(type(f) is not float or not 0 <= f < float("inf") for f in figures):
+        raise _Malformed(f"not a price: {value!r}")
+    return Price(*figures)
+
+
 def _rule(r: Rule) -> dict[str, Any]:
     return {
         "id": r.id,
@@ -391,6 +399,7 @@ def encode_policy(policy: Policy) -> dict[str, Any]:
         "description": policy.description,
         "source_paths": list(policy.source_paths),
         "confirm": sorted(a.value for a in policy.confirm),
+        "prices": {m: {"input": p.input, "output": p.output} for m, p in policy.prices.items()},
     }
 
 
@@ -421,4 +430,5 @@ def decode_policy(value: Any) -> Policy:
         description=_opt_str(d["description"]),
         source_paths=tuple(_str(p) for p in _list(d["source_paths"])),
         confirm=frozenset(Action(_str(a)) for a in _list(d["confirm"])),
+        prices={_str(m): _decode_price(p) for m, p in _dict(d["prices"]).items()},
     )

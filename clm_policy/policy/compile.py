@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from clm_policy.errors import ClmError, LoadCheck, PolicyError, Sink
 from clm_policy.models.enums import Action
-from clm_policy.policy.engine import Guard, Policy, Profile, Rule, Signal, Threshold
+from clm_policy.policy.engine import Guard, Policy, Price, Profile, Rule, Signal, Threshold
 from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expression
 from clm_policy.policy.load import Entry, Origin, ResolvedPolicy, load_resolved
 from clm_policy.policy.names import NameInfo, known_names, suggest
@@ -114,6 +114,7 @@ def compile_policy(res: ResolvedPolicy, sink: Sink | None = None) -> Policy:
         description=res.description,
         source_paths=tuple(str(p) for p in res.paths),
         confirm=frozenset(Action(a) for a in res.confirm),
+        prices={model: Price(*price) for model, price in res.prices.items()},
     )
 
 

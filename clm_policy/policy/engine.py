@@ -264,10 +264,22 @@ class Signal(Record):
         self.description = description
 
 
+class Price(Record):
+    """What a model's tokens cost, per million input and output tokens (``prices:``)."""
+
+    FIELDS = ("input", "output")
+    __slots__ = FIELDS
+
+    def __init__(self, input: float, output: float) -> None:  # noqa: A002 (the field's name)
+        self.input = input
+        self.output = output
+
+
 class Policy(Record):
     """A loaded, checked and compiled policy. Build it with :func:`clm_policy.load_policy`.
 
-    ``confirm`` lists the actions a person confirms before they happen."""
+    ``confirm`` lists the actions a person confirms before they happen; ``prices`` what a
+    model's tokens cost (by model name, for the metrics of ``clm-policy report``)."""
 
     FIELDS = (
         "name",
@@ -284,6 +296,7 @@ class Policy(Record):
         "description",
         "source_paths",
         "confirm",
+        "prices",
     )
     __slots__ = (*FIELDS, "_cache")
     HASHABLE = False
@@ -304,6 +317,7 @@ class Policy(Record):
         description: str | None = None,
         source_paths: tuple[str, ...] = (),
         confirm: frozenset[Action] = frozenset(),
+        prices: dict[str, Price] | None = None,
     ) -> None:
         self.name = name
         self.path = path
@@ -319,6 +333,7 @@ class Policy(Record):
         self.description = description
         self.source_paths = source_paths
         self.confirm = confirm
+        self.prices: dict[str, Price] = {} if prices is None else prices
 
     # -- the public verbs -------------------------------------------------------------
 

@@ -43,6 +43,10 @@ def resolved_document(policy: Policy) -> CommentedMap:
     doc["profiles"] = CommentedMap((n, _profile(p)) for n, p in policy.profiles.items())
     if policy.models:
         doc["models"] = CommentedMap(policy.models)
+    if policy.prices:
+        doc["prices"] = CommentedMap(
+            (m, CommentedMap(input=p.input, output=p.output)) for m, p in policy.prices.items()
+        )
     if policy.signals:
         signals = CommentedMap()
         for name, s in policy.signals.items():

@@ -71,6 +71,7 @@ class ResolvedPolicy:
     profiles: dict[str, dict[str, tuple[Any, Origin]]] = field(default_factory=dict)
     profile_origins: dict[str, Origin] = field(default_factory=dict)
     models: dict[str, int] = field(default_factory=dict)
+    prices: dict[str, tuple[float, float]] = field(default_factory=dict)  # (input, output)
     signals: dict[str, tuple[dict[str, Any], Origin]] = field(default_factory=dict)
     rules: list[Entry] = field(default_factory=list)
     otherwise: str = "continue"
@@ -187,6 +188,7 @@ def _merge(res: ResolvedPolicy, doc: YamlDocument, spec: PolicyFile, sink: Sink)
         for name in profile.model_fields_set:
             fields[name] = (getattr(profile, name), Origin(doc, ("profiles", pname, name)))
     res.models.update(spec.models)
+    res.prices.update((m, (p.input, p.output)) for m, p in spec.prices.items())
     for sname, signal in spec.signals.items():
         res.signals[sname] = (signal.model_dump(), Origin(doc, ("signals", sname)))
     res.rules = _merge_entries(res.rules, spec.rules, doc, ("rules",), "rule", sink)

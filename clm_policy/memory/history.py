@@ -1,0 +1,416 @@
+"""A memory repository's recorded history, read for reports: every session's steps (its
+``metrics.jsonl``), decisions (``decisions.jsonl``), commits (their ``Clm-*`` trailers) and
+final state.
+
+Everything here comes from a repository a team pulls, so all of it is untrusted: a line that
+is not a JSON object of the expected shape is left out and reported as a :class:`Skipped` at
+its ``file:line:col`` (the committed file's), never a crash; a file larger than
+:data:`JSONL_LIMIT` is not read. Files are read from git's objects at HEAD (not the work
+tree), the commits of every branch with one ``git log``; a session is any folder under
+``sessions/`` and any session a commit names.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from clm_policy.errors import InputError, Location
+from clm_policy.memory.audit import AuditEntry, read_log
+from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.layout import SESSIONS, is_session
+from clm_policy.models.enums import MAX_COUNT
+from clm_policy.textio import STATE_LIMIT
+
+JSONL_LIMIT = 256 * 1024 * 1024
+"""Bytes of one ``metrics.jsonl`` or ``decisions.jsonl`` read at most (a 10,000-step session
+writes about 3 MB of each)."""
+
+ACTIONS = ("continue", "compact", "handoff")
+FILES = ("state.json", "run.json", "metrics.jsonl", "decisions.jsonl")
+
+
+@dataclass(frozen=True)
+class Recall:
+    """What a verified compaction kept: ``value`` = ``passed`` / ``asked`` (0 to 1)."""
+
+    value: float
+    passed: int | None = None
+    asked: int | None = None
+
+    def __str__(self) -> str:
+        share = f"{self.value:.0%}"
+        return f"{self.passed}/{self.asked} ({share})" if self.asked else share
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One line of ``metrics.jsonl``: the session after a step."""
+
+    step: int
+    context_tokens: int
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+    estimated: bool | None = None
+    tool_calls: int | None = None
+    messages: int | None = None
+    status: str | None = None
+    recall: Recall | None = None
+
+
+@dataclass(frozen=True)
+class DecisionRecord:
+    """One line of ``decisions.jsonl``: what the policy decided after a step, and why."""
+
+    step: int
+    action: str
+    trigger: str | None = None
+    rationale: str = ""
+    proposed: str | None = None
+    blocked_by: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    forced: bool = False
+    context_tokens: int | None = None
+    context_window: int | None = None
+    profile: str | None = None
+    policy: str | None = None
+
+
+@dataclass(frozen=True)
+class Event:
+    """A clm-policy commit of a session: ``kind`` is its ``Clm-Event``."""
+
+    kind: str
+    commit: str
+    date: str
+    step: int | None = None
+    context_tokens: int | None = None
+    rule: str | None = None
+    policy: str | None = None
+    parent: str | None = None
+    recall: Recall | None = None
+    recall_text: str | None = None
+
+
+@dataclass
+class SessionHistory:
+    id: str
+    steps: list[StepRecord] = field(default_factory=list)
+    decisions: list[DecisionRecord] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)  # oldest first
+    state: dict[str, Any] = field(default_factory=dict)  # state.json at HEAD, as data
+    run: dict[str, Any] = field(default_factory=dict)  # run.json at HEAD
+    start_tokens: dict[str, Any] = field(default_factory=dict)  # tokens when it started
+
+    @property
+    def parent(self) -> str | None:
+        found = _text(self.state.get("parent_session"))
+        if found is None:
+            found = next((e.parent for e in self.events if e.parent), None)
+        return found if found is not None and is_session(found) else None
+
+    @property
+    def tokens(self) -> dict[str, Any]:
+        value = self.state.get("tokens")
+        return value if isinstance(value, dict) else {}
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """Something of the repository left out, and why (``file:line:col: message``)."""
+
+    where: Location
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}"
+
+
+@dataclass
+class History:
+    root: str  # the repository as the user named it
+    head: str | None
+    sessions: list[SessionHistory]
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+Advance = Callable[[int], None]
+
+
+def load_history(
+    repo: MemoryRepo,
+    shown: str,
+    *,
+    session: str | None = None,
+    progress: Callable[[int], Advance] | None = None,
+) -> History:
+    """Every session of ``repo`` (or only ``session``: an :class:`InputError` when the
+    repository has no trace of it). ``shown`` is how the repository's path is printed;
+    ``progress(total)`` returns a function told of each session read."""
+    if session is not None and not is_session(session):
+        raise InputError(f"{shown}: no session {session!r} recorded (not a valid session id)")
+    head = repo.head()
+    sizes = _session_files(repo) if head else {}
+    by_session: dict[str, list[AuditEntry]] = {}
+    for entry in reversed(read_log(repo, session=session, rev="--all")):
+        if is_session(entry.session):
+            by_session.setdefault(entry.session, []).append(entry)
+    ids = sorted(set(sizes) | set(by_session))
+    if session is not None:
+        if session not in ids:
+            known = ", ".join(ids) or "none"
+            raise InputError(f"{shown}: no session {session!r} recorded (sessions: {known})")
+        ids = [session]
+    history = History(root=shown, head=head, sessions=[])
+    advance = progress(len(ids)) if progress is not None else None
+    for sid in ids:
+        reader = _Reader(repo, shown, sid, sizes.get(sid, {}), history.skipped)
+        history.sessions.append(reader.read(by_session.get(sid, [])))
+        if advance is not None:
+            advance(1)
+    history.sessions.sort(key=_order)
+    return history
+
+
+def _order(s: SessionHistory) -> tuple[str, str]:
+    """Oldest first (by the date of a session's first commit); sessions no commit names last."""
+    return (s.events[0].date if s.events else "\uffff", s.id)
+
+
+def _session_files(repo: MemoryRepo) -> dict[str, dict[str, int]]:
+    """The files :data:`FILES` of each session folder at HEAD, with their sizes (one git call)."""
+    out = repo.git("ls-tree", "-r", "-l", "-z", "HEAD", "--", f"{SESSIONS}/", check=False)
+    found: dict[str, dict[str, int]] = {}
+    for item in out.split("\0"):
+        meta, _, path = item.partition("\t")
+        parts = path.split("/")
+        fields = meta.split()
+        if len(parts) < 2 or parts[0] != SESSIONS or not is_session(parts[1]):
+            continue
+        files = found.setdefault(parts[1], {})
+        if len(parts) == 3 and parts[2] in FILES and len(fields) == 4 and fields[1] == "blob":
+            files[parts[2]] = int(fields[3]) if fields[3].isdigit() else JSONL_LIMIT + 1
+    return found
+
+
+class _Reader:
+    """Reads one session, reporting what it leaves out to ``skipped``."""
+
+    def __init__(
+        self,
+        repo: MemoryRepo,
+        shown: str,
+        sid: str,
+        sizes: dict[str, int],
+        skipped: list[Skipped],
+    ) -> None:
+        self.repo, self.shown, self.sid, self.sizes, self.skipped = repo, shown, sid, sizes, skipped
+
+    def read(self, entries: list[AuditEntry]) -> SessionHistory:
+        s = SessionHistory(self.sid, events=[_event(e) for e in entries])
+        s.state = self._document("state.json", STATE_LIMIT)
+        s.run = self._document("run.json", STATE_LIMIT)
+        s.steps = list(self._lines("metrics.jsonl", _step))
+        s.decisions = list(self._lines("decisions.jsonl", _decision))
+        start = next((e for e in s.events if e.kind == "start"), None)
+        if start is not None and s.parent is not None:
+            # a session continued from a handoff carries its parent's cumulative tokens
+            text = self.repo.show_file(f"{SESSIONS}/{self.sid}/state.json", start.commit)
+            s.start_tokens = _tokens_of(text)
+        return s
+
+    def _where(self, name: str, line: int = 0, col: int = 0) -> Location:
+        return Location(f"{self.shown}/{SESSIONS}/{self.sid}/{name}", line, col)
+
+    def _blob(self, name: str, limit: int) -> str | None:
+        size = self.sizes.get(name)
+        if size is None:
+            return None
+        if size > limit:
+            self.skipped.append(
+                Skipped(self._where(name), f"not read: larger than {limit // 1024 // 1024} MiB")
+            )
+            return None
+        return self.repo.show_file(f"{SESSIONS}/{self.sid}/{name}")
+
+    def _document(self, name: str, limit: int) -> dict[str, Any]:
+        text = self._blob(name, limit)
+        if text is None:
+            return {}
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            line, col = getattr(exc, "lineno", 0), getattr(exc, "colno", 0)
+            self.skipped.append(Skipped(self._where(name, line, col), "not read: not valid JSON"))
+            return {}
+        if not isinstance(value, dict):
+            self.skipped.append(Skipped(self._where(name, 1, 1), "not read: not a JSON object"))
+            return {}
+        return value
+
+    def _lines(self, name: str, build: Callable[[dict[str, Any]], Any]) -> Iterable[Any]:
+        text = self._blob(name, JSONL_LIMIT)
+        for number, line in enumerate((text or "").split("\n"), 1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except ValueError as exc:  # RecursionError is not one: caught below
+                col = getattr(exc, "colno", 1)
+                self.skipped.append(Skipped(self._where(name, number, col), "not valid JSON"))
+                continue
+            except RecursionError:
+                self.skipped.append(Skipped(self._where(name, number, 1), "nested too deeply"))
+                continue
+            try:
+                if not isinstance(value, dict):
+                    raise _Bad("not a JSON object")
+                yield build(value)
+            except _Bad as exc:
+                self.skipped.append(Skipped(self._where(name, number, 1), str(exc)))
+
+
+class _Bad(Exception):
+    """A record of the wrong shape (its message says what is wrong)."""
+
+
+def _count(record: dict[str, Any], key: str, *, required: bool = False) -> int | None:
+    value = record.get(key)
+    if value is None and not required:
+        return None
+    if type(value) is not int or not 0 <= value <= MAX_COUNT:
+        if required:
+            raise _Bad(f"'{key}' is not a count (a whole number >= 0)")
+        return None
+    return value
+
+
+def _text(value: Any, limit: int = 2000) -> str | None:
+    if not isinstance(value, str):
+        return None
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def _step(r: dict[str, Any]) -> StepRecord:
+    step, context = _count(r, "step", required=True), _count(r, "context_tokens", required=True)
+    assert step is not None
+    assert context is not None
+    estimated = r.get("estimated")
+    return StepRecord(
+        step=step,
+        context_tokens=context,
+        input_tokens=_count(r, "input_tokens"),
+        output_tokens=_count(r, "output_tokens"),
+        total_tokens=_count(r, "total_tokens"),
+        estimated=estimated if isinstance(estimated, bool) else None,
+        tool_calls=_count(r, "tool_calls"),
+        messages=_count(r, "messages"),
+        status=_text(r.get("status"), 40),
+        recall=recall_of(r.get("recall")),
+    )
+
+
+def _guards(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        return ()
+    found = []
+    for item in value:
+        name = _text(item.get("guard") if isinstance(item, dict) else item, 100)
+        if name:
+            found.append(name)
+    return tuple(found)
+
+
+def _decision(r: dict[str, Any]) -> DecisionRecord:
+    step = _count(r, "step", required=True)
+    assert step is not None
+    action = r.get("action")
+    if action not in ACTIONS:
+        raise _Bad("'action' is not one of continue, compact, handoff")
+    proposed = r.get("proposed")
+    return DecisionRecord(
+        step=step,
+        action=action,
+        trigger=_text(r.get("trigger"), 100),
+        rationale=_text(r.get("rationale")) or "",
+        proposed=proposed if proposed in ACTIONS else None,
+        blocked_by=_guards(r.get("blocked_by")),
+        warnings=_guards(r.get("warnings")),
+        forced=r.get("forced") is True,
+        context_tokens=_count(r, "context_tokens"),
+        context_window=_count(r, "context_window") or None,
+        profile=_text(r.get("profile"), 100),
+        policy=_text(r.get("policy"), 200),
+    )
+
+
+def _number(text: str | None) -> int | None:
+    if text is None or not text.isdigit() or len(text) > 19:
+        return None
+    value = int(text)
+    return value if value <= MAX_COUNT else None
+
+
+def _event(e: AuditEntry) -> Event:
+    t = e.trailers
+    recall_text = _text(t.get("Clm-Recall"), 200)
+    return Event(
+        kind=e.event,
+        commit=e.commit,
+        date=e.date,
+        step=_number(t.get("Clm-Step")),
+        context_tokens=_number(t.get("Clm-Context-Tokens")),
+        rule=_text(t.get("Clm-Rule"), 100) or None,
+        policy=_text(t.get("Clm-Policy"), 300) or None,
+        parent=t.get("Clm-Parent-Session") or None,
+        recall=recall_of(recall_text),
+        recall_text=recall_text,
+    )
+
+
+def _tokens_of(text: str | None) -> dict[str, Any]:
+    try:
+        value = json.loads(text) if text else {}
+    except (ValueError, RecursionError):
+        return {}
+    tokens = value.get("tokens") if isinstance(value, dict) else None
+    return tokens if isinstance(tokens, dict) else {}
+
+
+_FRACTION = re.compile(r"(\d{1,9})\s*/\s*(\d{1,9})")
+_PERCENT = re.compile(r"(\d{1,3}(?:\.\d+)?)\s*%")
+_SHARE = re.compile(r"[01](?:\.\d+)?|\.\d+")
+
+
+def recall_of(value: Any) -> Recall | None:
+    """A recall as recorded: ``0.92``, ``"92%"``, ``"11/12"`` (any text holding one, like
+    ``"11/12 (92%)"``), or an object ``{"passed": 11, "asked": 12}`` / ``{"recall": 0.92}``.
+    None when it is none of these, or outside 0..1."""
+    if isinstance(value, dict):
+        passed, asked = value.get("passed"), value.get("asked")
+        if type(passed) is int and type(asked) is int and 0 <= passed <= asked and asked > 0:
+            return Recall(passed / asked, passed, asked)
+        for key in ("recall", "score", "value"):
+            if key in value:
+                return recall_of(value[key])
+        return None
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return Recall(float(value)) if 0 <= value <= 1 else None
+    if not isinstance(value, str) or len(value) > 200:
+        return None
+    if m := _FRACTION.search(value):
+        passed, asked = int(m[1]), int(m[2])
+        return Recall(passed / asked, passed, asked) if 0 <= passed <= asked > 0 else None
+    if m := _PERCENT.search(value):
+        share = float(m[1]) / 100
+        return Recall(share) if share <= 1 else None
+    if m := _SHARE.fullmatch(value.strip()):
+        share = float(m[0])
+        return Recall(share) if share <= 1 else None
+    return None

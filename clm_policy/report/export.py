@@ -1,0 +1,192 @@
+"""``clm-policy export``: a memory repository's metrics and decisions as CSV or JSON.
+
+Two tables (docs/report.md lists their columns): ``steps``, one row per recorded step (its
+metrics and the decision taken after it; a step with several decisions, a resumed run's,
+has a row for each), and ``sessions``, one row per session with its metrics. CSV holds one
+table; JSON holds both, the tasks, the summary metrics and what was skipped.
+
+The repository is untrusted and CSV files are opened in spreadsheets, so a text cell that
+starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'``: a
+spreadsheet shows it as text instead of running it as a formula (OWASP's advice).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from clm_policy.memory.history import DecisionRecord, Event, SessionHistory, StepRecord
+from clm_policy.metrics import ReportData, SessionMetrics
+
+STEP_COLUMNS = (
+    "session",
+    "step",
+    "context_tokens",
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "estimated",
+    "tool_calls",
+    "messages",
+    "status",
+    "action",
+    "trigger",
+    "proposed",
+    "rationale",
+    "blocked_by",
+    "warnings",
+    "forced",
+    "event",
+    "commit",
+    "recall",
+)
+SESSION_COLUMNS = (
+    "session",
+    "task",
+    "parent",
+    "status",
+    "stopped",
+    "profile",
+    "model",
+    "steps",
+    "compactions",
+    "handoffs",
+    "input_tokens",
+    "output_tokens",
+    "tokens",
+    "cost",
+    "human_interventions",
+    "recall_mean",
+    "recalls",
+    "steps_until_handoff",
+    "tokens_until_handoff",
+    "duration_s",
+)
+TABLES = ("steps", "sessions")
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+_MARKED = ("compact", "handoff", "summary")
+
+
+def step_rows(data: ReportData) -> Iterator[dict[str, Any]]:
+    for s in data.history.sessions:
+        yield from _session_steps(s)
+
+
+def _session_steps(s: SessionHistory) -> Iterator[dict[str, Any]]:
+    metrics: dict[int, StepRecord] = {r.step: r for r in s.steps}
+    decisions: dict[int, list[DecisionRecord]] = {}
+    for decision in s.decisions:
+        decisions.setdefault(decision.step, []).append(decision)
+    events: dict[int, list[Event]] = {}
+    for e in s.events:
+        if e.kind in _MARKED and e.step is not None:
+            events.setdefault(e.step, []).append(e)
+    for step in sorted(metrics.keys() | decisions.keys() | events.keys()):
+        r = metrics.get(step)
+        marked = events.get(step, [])
+        recall = next((e.recall for e in marked if e.recall), r.recall if r else None)
+        base: dict[str, Any] = {
+            "session": s.id,
+            "step": step,
+            "context_tokens": r.context_tokens if r else None,
+            "input_tokens": r.input_tokens if r else None,
+            "output_tokens": r.output_tokens if r else None,
+            "total_tokens": r.total_tokens if r else None,
+            "estimated": r.estimated if r else None,
+            "tool_calls": r.tool_calls if r else None,
+            "messages": r.messages if r else None,
+            "status": r.status if r else None,
+            "event": "+".join(e.kind for e in marked) or None,
+            "commit": marked[-1].commit if marked else None,
+            "recall": round(recall.value, 4) if recall else None,
+        }
+        taken: list[DecisionRecord | None] = [*decisions.get(step, [])] or [None]
+        for d in taken:
+            row = dict(base)
+            row.update(
+                action=d.action if d else None,
+                trigger=d.trigger if d else None,
+                proposed=d.proposed if d else None,
+                rationale=d.rationale if d else None,
+                blocked_by=list(d.blocked_by) if d else [],
+                warnings=list(d.warnings) if d else [],
+                forced=d.forced if d else None,
+            )
+            if d is not None and row["context_tokens"] is None:
+                row["context_tokens"] = d.context_tokens
+            yield {name: row[name] for name in STEP_COLUMNS}
+
+
+def session_rows(data: ReportData) -> Iterator[dict[str, Any]]:
+    for m in data.sessions:
+        yield _session_row(m)
+
+
+def _session_row(m: SessionMetrics) -> dict[str, Any]:
+    mean = m.recall_mean
+    return {
+        "session": m.session,
+        "task": m.task,
+        "parent": m.parent,
+        "status": m.status,
+        "stopped": m.stopped,
+        "profile": m.profile,
+        "model": m.model,
+        "steps": m.steps,
+        "compactions": m.compactions,
+        "handoffs": m.handoffs,
+        "input_tokens": m.input_tokens,
+        "output_tokens": m.output_tokens,
+        "tokens": m.tokens,
+        "cost": None if m.cost is None else round(m.cost, 6),
+        "human_interventions": m.human_interventions,
+        "recall_mean": None if mean is None else round(mean, 4),
+        "recalls": len(m.recalls),
+        "steps_until_handoff": m.steps_until_handoff,
+        "tokens_until_handoff": m.tokens_until_handoff,
+        "duration_s": m.duration_s,
+    }
+
+
+def as_json(data: ReportData) -> str:
+    h = data.history
+    doc = {
+        "memory": h.root,
+        "commit": h.head,
+        "policy": data.policy,
+        "metrics": data.summary.as_dict(),
+        "tasks": [t.__dict__ for t in data.tasks],
+        "sessions": list(session_rows(data)),
+        "steps": list(step_rows(data)),
+        "skipped": [str(s) for s in h.skipped],
+    }
+    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, list):
+        value = ";".join(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(_FORMULA):
+        return "'" + value
+    return value
+
+
+def as_csv(data: ReportData, table: str = "steps") -> str:
+    columns, rows = (
+        (STEP_COLUMNS, step_rows(data))
+        if table == "steps"
+        else (SESSION_COLUMNS, session_rows(data))
+    )
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([_cell(row[c]) for c in columns])
+    return out.getvalue()

@@ -1,0 +1,347 @@
+"""``clm-policy report``: one self-contained HTML page of a memory repository's history, with
+everything from the (untrusted) repository escaped; bad input; progress on a terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+from clm_policy.policy.compile import load_policy
+
+from conftest import git, invoke
+
+
+class Page(HTMLParser):
+    """The tags, attributes and text of a page, as a browser's parser sees them."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+        self.feed(text)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    def count(self, tag: str, **attrs: str) -> int:
+        return sum(
+            1
+            for t, a in self.tags
+            if t == tag and all(a.get(k.rstrip("_")) == v for k, v in attrs.items())
+        )
+
+
+def run(memory: Path, *args: str) -> None:
+    result = invoke("run", "--memory", str(memory), "--format", "json", *args)
+    assert result.exit_code == 0, result.stderr
+
+
+def report(memory: Path, tmp_path: Path, *args: str) -> tuple[str, str]:
+    """The page ``report`` writes, and what it said on stdout."""
+    out = tmp_path / "report.html"
+    result = invoke("report", "--memory", str(memory), "-o", str(out), *args)
+    assert (result.exit_code, result.stderr) == (0, ""), result.stderr
+    return out.read_text("utf-8"), result.stdout
+
+
+def commit_file(repo: Path, path: str, text: str, message: str = "hand-made") -> None:
+    (repo / path).parent.mkdir(parents=True, exist_ok=True)
+    (repo / path).write_text(text, "utf-8")
+    git(repo, "add", path)
+    git(repo, "commit", "-q", "-m", message)
+
+
+def test_the_demo_page(memory: Path, tmp_path: Path) -> None:
+    run(memory)
+    page, said = report(memory, tmp_path)
+    assert said == f"wrote {tmp_path / 'report.html'}: 1 session(s), 9 KiB (open it in a browser)\n"
+    p = Page(page)
+    assert p.count("section", id="s-demo") == 1
+    # the context chart: the thresholds of the default policy's coding profile, each event
+    assert p.count("line", class_="soft") == 1
+    assert p.count("line", class_="hard") == 1
+    assert "soft 250k" in p.text
+    assert "hard 350k" in p.text
+    assert p.count("circle", class_="compact") == 2
+    assert p.count("rect", class_="handoff") == 1
+    assert p.count("polyline", class_="series") == 1
+    # the decision timeline folds runs of identical decisions
+    rows = re.findall(r'<tr><td class="n">([^<]*)</td><td><span class="badge a-(\w+)', page)
+    assert rows == [
+        ("1\u201322 (22\u00d7)", "continue"),
+        ("23", "compact"),
+        ("24\u201341 (18\u00d7)", "continue"),
+        ("42", "compact"),
+        ("43", "handoff"),
+    ]
+    assert "context 257352 &gt;= soft limit 250000" in page
+    assert "no recall recorded" in p.text
+    assert "Decision timeline (43 decisions)" in p.text
+
+
+def test_the_page_loads_nothing(memory: Path, tmp_path: Path) -> None:
+    run(memory)
+    page, _ = report(memory, tmp_path)
+    p = Page(page)
+    tags = {t for t, _ in p.tags}
+    assert not tags & {"script", "link", "img", "iframe", "object", "embed", "image", "use"}
+    assert p.count("meta", **{"http-equiv": "Content-Security-Policy"}) == 1
+    assert "default-src 'none'; style-src 'unsafe-inline'" in page
+    # the one URL is the SVG namespace, which is a name, never fetched
+    assert set(re.findall(r"\w+://[^\s\"'<>)]*", page)) == {"http://www.w3.org/2000/svg"}
+    assert "url(" not in page
+    assert "@import" not in page
+
+
+EVIL = '<script>alert("x")</script>'
+
+
+def test_everything_from_the_repository_is_escaped(memory: Path, tmp_path: Path) -> None:
+    run(memory, "--scenario", "compaction")  # session scenario-b
+    decisions = git(memory, "show", "HEAD:sessions/scenario-b/decisions.jsonl")
+    evil = {
+        "session": "scenario-b",
+        "step": 99,
+        "action": "handoff",
+        "trigger": '<img src=x onerror="alert(1)">',
+        "rationale": EVIL,
+        "blocked_by": [{"guard": "<b>guard</b>"}],
+        "context_tokens": 5,
+        "profile": "coding",
+    }
+    commit_file(memory, "sessions/scenario-b/decisions.jsonl", decisions + json.dumps(evil) + "\n")
+    git(
+        memory,
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "clm(compact): scenario-b step 98\n\nClm-Event: compact\nClm-Session: scenario-b\n"
+        f"Clm-Step: 98\nClm-Rule: {EVIL}\nClm-Policy: <i>policy</i>@1\nClm-Recall: 1/2 {EVIL}",
+    )
+    page, _ = report(memory, tmp_path)
+    p = Page(page)
+    assert p.count("script") == 0
+    assert p.count("img") == 0
+    assert p.count("b") == 0
+    assert p.count("i") == 0
+    text = "".join(p.text)
+    assert EVIL in text  # shown as text, where a person reads it
+    assert '<img src=x onerror="alert(1)">' in text
+    assert "blocked by: <b>guard</b>" in text
+    assert "the session ran under <i>policy</i>@1" in text
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page
+
+
+def test_a_session_known_only_from_commits(memory: Path, tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    state.write_text(
+        json.dumps({"session_id": "hooked", "step_index": 7, "tokens": {"context_tokens": 90_000}})
+    )
+    result = invoke("compact", "--memory", str(memory), "--state", str(state))
+    assert result.exit_code == 0, result.stderr
+    git(
+        memory,
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "clm(session): hooked step 7, done\n\nClm-Event: session\nClm-Session: hooked\n"
+        "Clm-Step: 7\nClm-Context-Tokens: 20000",
+    )
+    page, _ = report(memory, tmp_path)
+    p = Page(page)
+    # no metrics or decisions: the chart comes from the commits' trailers, the compaction's
+    # (the context it acted on, 90,000 of an axis to 400,000) before the session end's
+    assert p.count("polyline", class_="series") == 1
+    assert p.count("circle", class_="compact", cy="208.2") == 1
+    assert "no decisions recorded (decisions.jsonl)" in p.text
+
+
+def test_thresholds_that_need_a_window_say_so(memory: Path, tmp_path: Path) -> None:
+    run(memory)
+    shares = tmp_path / "shares.yaml"
+    shares.write_text(
+        "version: 1\nextends: default\nprofiles:\n  coding: {soft_compact: 70%, hard_handoff: 85%}\n"
+    )
+    page, _ = report(memory, tmp_path, "--policy", str(shares))
+    p = Page(page)
+    notes = [t for t in p.text if "not drawn" in t or t.startswith("thresholds of")]
+    assert notes == [
+        "soft_compact 70% of an unknown context window: not drawn",
+        "hard_handoff 85% of an unknown context window: not drawn",
+        "thresholds of policy shares@"
+        + load_policy(shares).digest
+        + "; the session ran under <bundled>/default.yaml@"
+        + load_policy("default").digest,
+    ]
+    assert p.count("line", class_="soft") == 0
+
+
+def test_recall_per_compaction(memory: Path, tmp_path: Path) -> None:
+    run(memory)
+    for step, recall in ((23, "11/12"), (42, "0.5")):
+        git(
+            memory,
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            f"clm(compact): demo step {step}\n\nClm-Event: compact\nClm-Session: demo\n"
+            f"Clm-Step: {step}\nClm-Recall: {recall}",
+        )
+    page, _ = report(memory, tmp_path)
+    cells = re.findall(r'<tr><td class="n">(\d+)</td><td>compact</td><td class="n">([^<]+)<', page)
+    assert cells == [("23", "11/12 (92%)"), ("42", "50%")]
+    assert "recall 11/12 (92%)" in page  # the marker's tooltip
+
+
+def test_a_long_recall_list_becomes_a_chart_and_the_lowest(memory: Path, tmp_path: Path) -> None:
+    run(memory)
+    for step in range(1, 41):
+        git(
+            memory,
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            f"clm(summary): demo step {step}\n\nClm-Event: summary\nClm-Session: demo\n"
+            f"Clm-Step: {step}\nClm-Recall: {step}/40",
+        )
+    page, _ = report(memory, tmp_path)
+    p = Page(page)
+    assert p.count("circle", class_="recall") == 40
+    assert "40 recalls recorded, mean 51.2%; the 10 lowest:" in p.text
+    lowest = re.findall(r'<tr><td class="n">(\d+)</td><td>summary</td>', page)
+    assert lowest == [str(n) for n in range(1, 11)]
+
+
+def test_only_one_session(memory: Path, tmp_path: Path) -> None:
+    run(memory)
+    run(memory, "--scenario", "compaction")
+    page, said = report(memory, tmp_path, "--session", "scenario-b")
+    p = Page(page)
+    assert (p.count("section", id="s-scenario-b"), p.count("section", id="s-demo")) == (1, 0)
+    assert "1 session(s)" in said
+
+
+def test_standard_output(memory: Path) -> None:
+    run(memory)
+    result = invoke("report", "--memory", str(memory), "-o", "-")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("<!doctype html>\n")
+    assert result.stdout.endswith("</html>\n")
+
+
+# -- bad input ----------------------------------------------------------------------------------
+
+
+def test_no_history_is_nothing_to_report(memory: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    result = invoke("report", "--memory", str(memory), "-o", str(out))
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == (
+        f"{memory}: no sessions recorded yet; nothing to report "
+        f"(clm-policy run --memory {memory} records one)\n"
+    )
+    assert not out.exists()
+
+
+def test_an_unknown_session_is_bad_input(memory: Path, tmp_path: Path) -> None:
+    run(memory)
+    out = tmp_path / "report.html"
+    result = invoke("report", "--memory", str(memory), "--session", "nope", "-o", str(out))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"clm-policy: {memory}: no session 'nope' recorded (sessions: demo)\n"
+    result = invoke("report", "--memory", str(memory), "--session", "../x", "-o", str(out))
+    assert result.stderr == (
+        f"clm-policy: {memory}: no session '../x' recorded (not a valid session id)\n"
+    )
+    assert not out.exists()
+
+
+def test_not_a_memory_repository(tmp_path: Path) -> None:
+    result = invoke("report", "--memory", str(tmp_path), "-o", str(tmp_path / "r.html"))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"clm-policy: {tmp_path}: not a clm-policy memory repository (no .clm-memory; "
+        "create one with: clm-policy init DIR)\n"
+    )
+
+
+def test_an_output_folder_that_does_not_exist(memory: Path, tmp_path: Path) -> None:
+    run(memory)
+    out = tmp_path / "no" / "report.html"
+    result = invoke("report", "--memory", str(memory), "-o", str(out))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"{out}: cannot write the report: No such file or directory\n"
+
+
+def test_broken_lines_are_skipped_where_they_are(memory: Path, tmp_path: Path) -> None:
+    run(memory, "--scenario", "compaction")
+    metrics = git(memory, "show", "HEAD:sessions/scenario-b/metrics.jsonl").splitlines()
+    metrics[2] = '{"step": 3, "context_tokens": '  # cut short
+    metrics[4] = '{"step": -1, "context_tokens": 5}'
+    metrics[5] = "[1, 2]"
+    commit_file(memory, "sessions/scenario-b/metrics.jsonl", "\n".join(metrics) + "\n")
+    commit_file(memory, "sessions/scenario-b/run.json", "{oops")
+    out = tmp_path / "report.html"
+    result = invoke("report", "--memory", str(memory), "-o", str(out))
+    assert result.exit_code == 0
+    where = f"{memory}/sessions/scenario-b"
+    assert result.stderr == (
+        f"clm-policy: skipped {where}/run.json:1:2: not read: not valid JSON\n"
+        f"clm-policy: skipped {where}/metrics.jsonl:3:31: not valid JSON\n"
+        f"clm-policy: skipped {where}/metrics.jsonl:5:1: 'step' is not a count (a whole number >= 0)\n"
+        f"clm-policy: skipped {where}/metrics.jsonl:6:1: not a JSON object\n"
+    )
+    assert Page(out.read_text()).count("polyline", class_="series") == 1
+
+
+# -- progress -----------------------------------------------------------------------------------
+
+
+def test_progress_on_a_terminal_only(memory: Path, tmp_path: Path) -> None:
+    run(memory)
+    out = tmp_path / "report.html"
+    args = [sys.executable, "-m", "clm_policy", "report", "--memory", str(memory), "-o", str(out)]
+    primary, secondary = pty.openpty()
+    try:
+        done = subprocess.run(
+            args,
+            stderr=secondary,
+            capture_output=False,
+            stdout=subprocess.PIPE,
+            check=False,
+            timeout=60,
+        )
+        os.close(secondary)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(primary, 4096)
+            except OSError:  # the terminal closed: all read
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(primary)
+    assert done.returncode == 0
+    line = "reading sessions: 1/1 (100%)"
+    assert seen.decode() == f"\r{line}\r{' ' * len(line)}\r"
+    # not at a terminal: nothing but the outcome
+    quiet = subprocess.run(args, capture_output=True, text=True, check=False, timeout=60)
+    assert (quiet.returncode, quiet.stderr) == (0, "")
