@@ -261,3 +261,15 @@ def test_bad_options(tmp_path: Path, args: tuple[str, ...], error: str) -> None:
     result = invoke("calibrate", "--transcripts", transcripts(tmp_path), *args)
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr.endswith(f"\n\nError: {error}\n")
+
+
+def test_a_value_in_a_form_that_cannot_be_edited_in_place(tmp_path: Path) -> None:
+    policy = tmp_path / "cr.yaml"
+    text = "version: 1\rname: cr\rextends: default\rprofiles:\r  coding: {soft_compact: 60%, hard_handoff: 75%, context_window: 200000}\r"
+    policy.write_bytes(text.encode())
+    result = invoke("calibrate", "--transcripts", transcripts(tmp_path), "--write", str(policy))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"{policy}:5:26: the value is written in a form calibrate cannot edit in place\n"
+    )
+    assert policy.read_bytes() == text.encode()

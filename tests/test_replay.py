@@ -189,7 +189,13 @@ def test_a_line_records_every_name_a_decision_reads() -> None:
         if name != "tokens":
             assert getattr(state, name) != getattr(defaults, name), name
     line = json.dumps(
-        {"action": "continue", "trigger": None, "profile": "research", **seen_state(state)}
+        {
+            "action": "continue",
+            "proposed": "continue",
+            "trigger": None,
+            "profile": "research",
+            **seen_state(state),
+        }
     )
     item = records.recorded(records.Line("s1", 1, line))
     assert isinstance(item, records.Recorded)
@@ -199,54 +205,55 @@ def test_a_line_records_every_name_a_decision_reads() -> None:
     assert set(COUNTED) == {"messages", "blockers"}
 
 
+def line_of(**fields: object) -> dict[str, object]:
+    """A valid line of decisions.jsonl (session s1 at step 0, continue), with ``fields``."""
+    base: dict[str, object] = {
+        "state": {"session_id": "s1"},
+        "lengths": {"messages": 1, "blockers": 0},
+        "action": "continue",
+        "proposed": "continue",
+        "trigger": None,
+        "profile": "coding",
+    }
+    return base | fields
+
+
 @pytest.mark.parametrize(
     ("record", "expected"),
     [
         ({"action": "compact", "trigger": "soft_compact", "profile": "coding"}, records.NO_STATE),
-        ({"state": {"session_id": "s1", "step_index": "3"}}, records.BAD_STATE),
-        ({"state": {"session_id": "s1"}}, records.BAD_LENGTHS),
+        (line_of(state={"session_id": "s1", "step_index": "3"}), records.BAD_STATE),
+        (line_of(state={"step_index": 3}), records.BAD_STATE),
+        (line_of(lengths=None), records.BAD_LENGTHS),
+        (line_of(lengths={"messages": 1}), records.BAD_LENGTHS),
+        (line_of(lengths={"messages": 1, "blockers": -1}), records.BAD_LENGTHS),
+        (line_of(lengths={"messages": 1, "blockers": True}), records.BAD_LENGTHS),
+        (line_of(action="explode"), records.BAD_DECISION),
+        (line_of(proposed=None), records.BAD_DECISION),
+        (line_of(trigger=3), records.BAD_DECISION),
+        (line_of(profile=""), records.BAD_DECISION),
+        # a compaction that failed verification, logged as the handoff that replaced it
         (
-            {"state": {"session_id": "s1"}, "lengths": {"messages": 1, "blockers": -1}},
-            records.BAD_LENGTHS,
+            line_of(action="handoff", proposed="compact", trigger="verify_failed"),
+            records.CHANGED_AFTER,
         ),
-        (
-            {"state": {"session_id": "s1"}, "lengths": {"messages": 1, "blockers": True}},
-            records.BAD_LENGTHS,
-        ),
-        (
-            {
-                "state": {"session_id": "s1"},
-                "lengths": {"messages": 1, "blockers": 0},
-                "action": "explode",
-                "trigger": None,
-                "profile": "coding",
-            },
-            records.BAD_DECISION,
-        ),
-        (
-            {
-                "state": {"session_id": "s1"},
-                "lengths": {"messages": 1, "blockers": 0},
-                "action": "compact",
-                "trigger": 3,
-                "profile": "coding",
-            },
-            records.BAD_DECISION,
-        ),
-        (
-            {
-                "state": {"session_id": "s1"},
-                "lengths": {"messages": 1, "blockers": 0},
-                "action": "compact",
-                "trigger": None,
-                "profile": "",
-            },
-            records.BAD_DECISION,
-        ),
+        (line_of(action="continue", proposed="compact"), records.CHANGED_AFTER),
     ],
 )
 def test_what_a_line_lacks_is_named(record: dict[str, object], expected: str) -> None:
     assert records.recorded(records.Line("s1", 1, json.dumps(record))) == expected
+
+
+def test_a_blocked_proposal_is_the_policy_s_decision() -> None:
+    blocked = line_of(
+        action="continue",
+        proposed="compact",
+        trigger="soft_compact",
+        blocked_by=[{"guard": "g", "severity": "block", "message": "m"}],
+    )
+    item = records.recorded(records.Line("s1", 1, json.dumps(blocked)))
+    assert isinstance(item, records.Recorded)
+    assert (item.action, item.trigger) == ("continue", "soft_compact")
 
 
 def test_a_person_s_rejection_is_not_the_policy_s_decision() -> None:

@@ -70,10 +70,12 @@ def replay(
         from clm_policy.replay.transcripts import replay_transcripts
 
         found = replay_transcripts(transcripts, policy_ref, profile, progress=quiet)
-        for skipped in found.skipped if fmt == "json" else ():
-            click.echo(f"clm-policy: skipping {skipped.message}", err=True)
-        out = json.dumps(found.as_dict(), indent=2) + "\n" if fmt == "json" else None
-        click.echo(out or transcripts_text(found), nl=False)
+        if fmt == "json":  # the text report lists them; JSON lists them, and so does stderr
+            for skipped in found.skipped:
+                click.echo(f"clm-policy: skipping {skipped.message}", err=True)
+            click.echo(json.dumps(found.as_dict(), indent=2))
+        else:
+            click.echo(transcripts_text(found), nl=False)
         return 0
     if profile is not None:
         raise click.UsageError(

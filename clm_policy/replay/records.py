@@ -38,7 +38,11 @@ TOO_LONG = f"longer than {LINE_LIMIT // MiB} MiB"
 NO_STATE = "no state recorded (the line was written before decisions recorded what they read)"
 BAD_STATE = "the recorded state is not a valid session state"
 BAD_LENGTHS = "no valid lengths of messages and blockers recorded"
-BAD_DECISION = "no valid action, trigger or profile recorded"
+BAD_DECISION = "no valid action, proposal, trigger or profile recorded"
+CHANGED_AFTER = (
+    "not the policy's decision: its action was changed after the policy decided (a "
+    "compaction that failed verification became a handoff)"
+)
 
 GLOB = f":(glob){SESSIONS}/*/decisions.jsonl"
 _ENTRY = re.compile(r"(\d+) (\w+) ([0-9a-f]+) +(-|\d+)\t(.*)", re.S)
@@ -178,15 +182,19 @@ def recorded(line: Line) -> Recorded | str:
             return BAD_LENGTHS
         setattr(state, name, range(length))  # a decision reads only how many there are
     action, trigger, profile = data.get("action"), data.get("trigger"), data.get("profile")
-    if data.get("confirmed") is False:  # a person turned the policy's action down
-        action = data.get("proposed")
+    proposed = data.get("proposed")
     if (
         action not in _ACTIONS
+        or proposed not in _ACTIONS
         or not (trigger is None or type(trigger) is str)
         or type(profile) is not str
         or not profile
     ):
         return BAD_DECISION
+    if data.get("confirmed") is False:  # a person turned the policy's action down
+        action = proposed
+    elif action != proposed and not (action == "continue" and data.get("blocked_by")):
+        return CHANGED_AFTER  # a policy's outcome is its proposal, or continue when blocked
     rationale = data.get("rationale")
     return Recorded(
         line.session,

@@ -109,14 +109,17 @@ def _span(text: str, origin: Origin, raw: object) -> tuple[int, int]:
     """Where the scalar ``origin`` names is written in ``text``: start and end offsets."""
     where = origin.location
     style = origin.doc.style(origin.path)
+    refused = InputError("the value is written in a form calibrate cannot edit in place", where)
     start = 0
-    for _ in range(where.line - 1):  # \n or \r\n end a line (a lone \r: refused below)
-        start = text.index("\n", start) + 1
+    for _ in range(where.line - 1):  # \n or \r\n end a line; other breaks are refused
+        start = text.find("\n", start) + 1
+        if start == 0:
+            raise refused
     start += where.col - 1
     token = _TOKEN.get(style or "")
     match = token.match(text, start) if token is not None else None
     if match is None or not _reads_as(match.group(), raw, where.file):
-        raise InputError("the value is written in a form calibrate cannot edit in place", where)
+        raise refused
     return start, match.end()
 
 
