@@ -38,9 +38,11 @@ from clm_policy.agents.transcript import (
     NOT_COUNTED,
     Artifacts,
     Commands,
+    Compaction,
     Lines,
     Source,
     TranscriptReading,
+    Turn,
     Warnings,
     clip,
     count,
@@ -269,7 +271,10 @@ class _Chain:
 
     def __init__(self) -> None:
         self.steps = 0
-        self.responses: OrderedDict[str, tuple[int, int]] = OrderedDict()
+        # message id -> (context, output, step, index of its turn in `turns` or -1)
+        self.responses: OrderedDict[str, tuple[int, int, int, int]] = OrderedDict()
+        self.turns: list[Turn] = []
+        self.compactions: list[Compaction] = []
         self.input_tokens = 0
         self.output_tokens = 0
         self.compact_count = 0
@@ -294,6 +299,8 @@ class _Chain:
             self.last_compact_step = self.steps
             meta = obj.get("compactMetadata")
             self.compacted_at = count(meta.get("preTokens")) if isinstance(meta, dict) else None
+            trigger = text_of(meta.get("trigger")) if isinstance(meta, dict) else None
+            self.compactions.append((self.steps, self.compacted_at, trigger))
             return
         message: dict[str, Any] = obj["message"]
         content = message.get("content")
@@ -319,11 +326,19 @@ class _Chain:
         previous = self.responses.get(key) if key else None
         if previous is None:
             self.steps += 1
-            previous = (0, 0)
+            previous = (0, 0, self.steps, -1)
         self.input_tokens += figures[0] - previous[0]
         self.output_tokens += figures[1] - previous[1]
+        step, turn = previous[2], previous[3]
+        if figures[0]:  # the response's context: one turn of the series, kept up to date
+            entry = (step, figures[0], self.input_tokens, self.output_tokens)
+            if turn < 0:
+                turn = len(self.turns)
+                self.turns.append(entry)
+            else:
+                self.turns[turn] = entry
         if key:
-            self.responses[key] = figures
+            self.responses[key] = (*figures, step, turn)
             self.responses.move_to_end(key)
             if len(self.responses) > _RESPONSES_KEPT:
                 self.responses.popitem(last=False)
@@ -426,4 +441,6 @@ def read_full(src: Source) -> TranscriptReading:
         output_tokens=chain.output_tokens,
         warnings=warnings.list(),
         bytes_read=src.bytes_read,
+        turns=chain.turns,
+        compactions=chain.compactions,
     )

@@ -38,9 +38,11 @@ from clm_policy.agents.transcript import (
     NOT_COUNTED,
     Artifacts,
     Commands,
+    Compaction,
     Lines,
     Source,
     TranscriptReading,
+    Turn,
     Warnings,
     clip,
     count,
@@ -267,6 +269,8 @@ class _Session:
         self.last_compact_step: int | None = None
         self.compacted_at: int | None = None
         self.last_real: int | None = None
+        self.turns: list[Turn] = []
+        self.compactions: list[Compaction] = []
         self.goal = ""
         self.fallback_goal = ""
         self.last_message: str | None = None
@@ -287,6 +291,7 @@ class _Session:
             self.compact_count += 1
             self.last_compact_step = self.steps
             self.compacted_at = self.last_real
+            self.compactions.append((self.steps, self.compacted_at, None))
         elif kind == "event_msg":
             self._event(payload)
         elif kind == "response_item":
@@ -299,16 +304,21 @@ class _Session:
             if not isinstance(info, dict):
                 return
             total = info.get("total_token_usage")
+            new_step = False
             if isinstance(total, dict):
                 seen = count(total.get("total_tokens")) or 0
                 if seen > self.total_seen:  # a new request (rate-limit updates repeat it)
                     self.steps += 1
                     self.total_seen = seen
+                    new_step = True
                 self.input_tokens = count(total.get("input_tokens")) or 0
                 self.output_tokens = count(total.get("output_tokens")) or 0
             last = info.get("last_token_usage")
             if isinstance(last, dict) and count(last.get("input_tokens")):
                 self.last_real = count(last.get("total_tokens"))
+                if new_step and self.last_real:  # a request's own figure: one turn
+                    turn = (self.steps, self.last_real, self.input_tokens, self.output_tokens)
+                    self.turns.append(turn)
         elif kind == "user_message" and not self.goal:
             self.goal = _prompt(text_of(payload.get("message")) or "")
         elif kind == "agent_message":
@@ -446,4 +456,6 @@ def read_full(src: Source) -> TranscriptReading:
         output_tokens=session.output_tokens,
         warnings=warnings.list(),
         bytes_read=src.bytes_read,
+        turns=session.turns,
+        compactions=session.compactions,
     )

@@ -73,6 +73,15 @@ EMPTY = "the transcript is empty"
 NOT_COUNTED = "characters / 4; system prompt and tool definitions not counted"
 
 
+Turn = tuple[int, int, int, int]
+"""One model request of the session's main chain, in a full read's ``turns``: (step, context
+tokens, cumulative input tokens, cumulative output tokens) — the figures as they stood then."""
+Compaction = tuple[int, "int | None", "str | None"]
+"""One compaction by the agent itself, in a full read's ``compactions``: (the step it came
+after, the context before it when the transcript says, its trigger: ``auto``, ``manual`` or
+None when the transcript does not say)."""
+
+
 class TranscriptReading(Record):
     """What a transcript says about its session: the context figures, and with a full read
     (``full``) the goal, the work done and the compactions.
@@ -81,6 +90,9 @@ class TranscriptReading(Record):
     ``context_estimated`` says it is characters / 4 rather than a provider's figure, and
     ``warnings`` says why. ``input_tokens``/``output_tokens`` are cumulative over the
     session's requests (cost metrics). ``bytes_read`` is how much of the file was read.
+    A full read of a Claude Code or Codex transcript also gives the series of the session:
+    ``turns`` (:data:`Turn`, one per request with a usage figure) and ``compactions``
+    (:data:`Compaction`); a tail read leaves them None.
     """
 
     FIELDS = (
@@ -106,6 +118,8 @@ class TranscriptReading(Record):
         "warnings",
         "full",
         "bytes_read",
+        "turns",
+        "compactions",
     )
     __slots__ = FIELDS
 
@@ -133,6 +147,8 @@ class TranscriptReading(Record):
         warnings: list[str] | None = None,
         full: bool = True,
         bytes_read: int = 0,
+        turns: list[Turn] | None = None,
+        compactions: list[Compaction] | None = None,
     ) -> None:
         self.format = format
         self.path = path
@@ -158,6 +174,8 @@ class TranscriptReading(Record):
         self.warnings: list[str] = warnings or []
         self.full = full
         self.bytes_read = bytes_read
+        self.turns = turns
+        self.compactions = compactions
 
     def state_session_id(self) -> str:
         """A session id the memory repository accepts, derived from the agent's own id (a

@@ -22,6 +22,7 @@ from clm_policy.errors import ClmError
 # Each command lives in its own module, imported only when that command runs: a one-shot
 # `decide` does not pay for the others, and `clm-policy --help` lists them from SUMMARIES.
 COMMANDS = {
+    "calibrate": "clm_policy.cli.calibrate:calibrate",
     "compact": "clm_policy.cli.pipelines:compact",
     "decide": "clm_policy.cli.decide:decide",
     "export": "clm_policy.cli.report:export",
@@ -30,6 +31,7 @@ COMMANDS = {
     "init": "clm_policy.cli.memory:init",
     "lint": "clm_policy.cli.lint:lint",
     "log": "clm_policy.cli.memory:log",
+    "replay": "clm_policy.cli.replay:replay",
     "report": "clm_policy.cli.report:report",
     "resolve": "clm_policy.cli.resolve:resolve",
     "run": "clm_policy.cli.run:run",
@@ -45,6 +47,7 @@ COMMANDS = {
 # The first paragraph of each command's help, which `clm-policy --help` shortens as click
 # would, without importing the command (a test holds these equal to the commands' help).
 SUMMARIES = {
+    "calibrate": "Propose a profile's soft and hard thresholds from recorded sessions.",
     "compact": (
         "Compact a session now: commit its structured summary and hint, keep the last messages "
         "(the profile's retain_recent_messages), lower its context."
@@ -59,6 +62,7 @@ SUMMARIES = {
     "init": "Create a memory repository in DIR (a new git repository from memory_template/).",
     "lint": "Check policy files (default: policies/) and report every problem.",
     "log": "The audit trail: every compaction and handoff, newest first, with why it happened.",
+    "replay": "Decide recorded decisions again under another policy and report what would change.",
     "report": (
         "Write one self-contained HTML page of the memory repository's history: context over "
         "steps per session with compactions, handoffs and thresholds, the decision timeline, "

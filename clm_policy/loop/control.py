@@ -2,10 +2,12 @@
 
 Every decision and every step's metrics are buffered and written to
 ``sessions/<id>/decisions.jsonl`` and ``metrics.jsonl`` with the next compaction or handoff
-commit, and at the end of a session — never one commit per step. Every commit that writes a
-session's ``state.json`` writes its ``run.json`` too (the steps played, how it stopped), from a
-``clm(start)`` commit at the session's first step on, so a run interrupted anywhere — Ctrl-C,
-or a killed process — resumes from its last commit. With
+commit, and at the end of a session — never one commit per step. A decision's line carries
+what it read of the state (``state``, ``lengths``; :func:`~clm_policy.loop.monitor.seen_state`)
+and a person's answer (``confirmed``), so ``clm-policy replay`` can decide it again. Every
+commit that writes a session's ``state.json`` writes its ``run.json`` too (the steps played,
+how it stopped), from a ``clm(start)`` commit at the session's first step on, so a run
+interrupted anywhere — Ctrl-C, or a killed process — resumes from its last commit. With
 ``continue_after_handoff`` the loop goes on in a new session (``<id>-2``, ``<id>-3``, ...)
 seeded from the manifest, whose ``parent_session`` (and ``Clm-Parent-Session`` trailer)
 points back. A policy that compacts on consecutive steps without the context getting any
@@ -34,7 +36,7 @@ from clm_policy.lifecycle.pipelines import (
     run_handoff,
 )
 from clm_policy.loop.agent import Agent, ScriptedStep
-from clm_policy.loop.monitor import MetricsMonitor
+from clm_policy.loop.monitor import MetricsMonitor, seen_state
 from clm_policy.memory.change import JsonDoc, JsonLines
 from clm_policy.memory.gitwrite import MemoryRepo
 from clm_policy.memory.layout import check_session, session_dir
@@ -175,6 +177,7 @@ class OuterControlLoop:
                     self._log("metrics", self.monitor.metrics(self.state, step))
             step_first = True  # a resumed run decides once on the persisted state, first
             decision = self.policy.outcome(self.state, self.profile)
+            seen = seen_state(self.state)
             if decision.action in self.policy.confirm:
                 answer = self.confirmer(decision, self.state) if self.confirmer else None
                 if answer is None:
@@ -182,10 +185,11 @@ class OuterControlLoop:
                     result.stopped_reason = "needs_confirmation"
                     break
                 self.state.human_interventions += 1
+                seen["confirmed"] = answer
                 if not answer:
                     decision = _rejected(decision)
             with uninterrupted():  # a commit and the state it records stay together
-                if not self._carry_out(decision, result):
+                if not self._carry_out(decision, result, seen):
                     break
         with uninterrupted():
             self._finish(result.stopped_reason)
@@ -199,12 +203,18 @@ class OuterControlLoop:
             result.stopped_reason = self.state.status.value
         return bool(result.stopped_reason)
 
-    def _carry_out(self, decision: Outcome, result: LoopResult) -> bool:
-        """Record ``decision`` and do what it says; False when the run stops here."""
+    def _carry_out(self, decision: Outcome, result: LoopResult, seen: dict[str, Any]) -> bool:
+        """Record ``decision`` (with ``seen``, what it read of the state, and a person's
+        answer) and do what it says; False when the run stops here."""
         result.decisions.append(decision)
         self._log(
             "decisions",
-            {"session": self.state.session_id, "step": self.state.step_index, **decision.as_dict()},
+            {
+                "session": self.state.session_id,
+                "step": self.state.step_index,
+                **decision.as_dict(),
+                **seen,
+            },
         )
         entry = TimelineEntry(
             self.state.session_id,

@@ -10,9 +10,17 @@ the messages, lowers it — while ``input/output/total_tokens`` accumulate for c
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from clm_policy.lifecycle.estimate import estimate_message_tokens
+from clm_policy.models.plain import FigureState
 from clm_policy.models.state import AgentStepResult, SessionState, TokenSnapshot
+
+COUNTED = tuple(
+    name for name in FigureState.FIELDS if isinstance(getattr(FigureState(), name), tuple)
+)
+"""The fields a decision reads only the length of (``messages``, ``blockers``): a line of
+decisions.jsonl records their lengths, not their contents."""
 
 
 @dataclass
@@ -53,3 +61,19 @@ class MetricsMonitor:
             "messages": len(state.messages),
             "status": state.status.value,
         }
+
+
+def seen_state(state: SessionState) -> dict[str, Any]:
+    """What a decision reads of ``state``, for its line of decisions.jsonl (taken when the
+    decision is made, before anything acts on it).
+
+    ``state``: every field the engine reads (those of the generated ``FigureState``), as
+    SessionState JSON, except the lists, whose lengths are in ``lengths``. ``clm-policy
+    replay`` re-decides a line from exactly this (clm_policy/replay/records.py); lines written
+    before it was recorded have neither and are reported as not replayable.
+    """
+    read = {"session_id", *FigureState.FIELDS} - set(COUNTED)
+    return {
+        "state": state.model_dump(mode="json", include=read),
+        "lengths": {name: len(getattr(state, name)) for name in COUNTED},
+    }

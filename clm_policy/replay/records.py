@@ -1,0 +1,207 @@
+"""Recorded decisions as ``replay`` reads them: every ``sessions/<id>/decisions.jsonl`` of one
+commit, each line turned into the state the decision read and what the policy decided then.
+
+The files are read from git's objects, not the work tree, with one ``git grep`` over the commit
+(one process however many sessions there are; ``git cat-file --batch`` would need a pipe
+to git that the one place git runs does not offer). A memory repository is untrusted: it
+arrives by pull, with foreign commits. So a file that is no regular file, or is larger than
+:data:`FILE_LIMIT`, is skipped and listed; the files together may hold at most
+:data:`TOTAL_LIMIT`; and a line that does not give what a decision needs — written before
+decisions recorded their state, not JSON, a state that does not validate — is *not
+replayable*, with its reason, and never guessed at.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from clm_policy.errors import InputError
+from clm_policy.loop.monitor import COUNTED
+from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.layout import SESSIONS, is_session
+from clm_policy.models.enums import MAX_COUNT, Action
+from clm_policy.models.plain import FigureState, plain_state
+from clm_policy.textio import MiB
+
+FILE_LIMIT = 256 * MiB
+"""A larger decisions.jsonl is skipped (100,000 decisions take about 90 MB)."""
+TOTAL_LIMIT = 512 * MiB
+"""What all decisions.jsonl files of the commit may hold together: more is refused."""
+LINE_LIMIT = 1 * MiB
+"""A longer line is not replayable (a decision's line is about 1 KB)."""
+
+NOT_JSON = "not a JSON object"
+TOO_LONG = f"longer than {LINE_LIMIT // MiB} MiB"
+NO_STATE = "no state recorded (the line was written before decisions recorded what they read)"
+BAD_STATE = "the recorded state is not a valid session state"
+BAD_LENGTHS = "no valid lengths of messages and blockers recorded"
+BAD_DECISION = "no valid action, proposal, trigger or profile recorded"
+CHANGED_AFTER = (
+    "not the policy's decision: its action was changed after the policy decided (a "
+    "compaction that failed verification became a handoff)"
+)
+
+GLOB = f":(glob){SESSIONS}/*/decisions.jsonl"
+_ENTRY = re.compile(r"(\d+) (\w+) ([0-9a-f]+) +(-|\d+)\t(.*)", re.S)
+_ACTIONS = frozenset(a.value for a in Action)
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a session's decisions.jsonl (``number`` is 1-based)."""
+
+    session: str
+    number: int
+    text: str
+
+
+class Recorded:
+    """A recorded decision that can be decided again: the state it read, the profile it was
+    decided under, and what the policy said then (before any person's answer)."""
+
+    __slots__ = (
+        "action",
+        "context_tokens",
+        "line",
+        "profile",
+        "rationale",
+        "session",
+        "state",
+        "step",
+        "trigger",
+    )
+
+    def __init__(
+        self,
+        session: str,
+        line: int,
+        state: FigureState,
+        profile: str,
+        action: str,
+        trigger: str | None,
+        rationale: str | None,
+    ) -> None:
+        self.session = session
+        self.line = line
+        self.state = state
+        self.step = state.step_index
+        self.context_tokens = state.tokens.context_tokens
+        self.profile = profile
+        self.action = action
+        self.trigger = trigger
+        self.rationale = rationale
+
+
+def decision_files(repo: MemoryRepo, commit: str) -> tuple[list[str], list[SkippedFile]]:
+    """The readable ``sessions/<id>/decisions.jsonl`` of ``commit`` and the ones skipped."""
+    out = repo.git("ls-tree", "-r", "-l", "-z", commit, "--", f"{SESSIONS}/")
+    found: list[str] = []
+    skipped: list[SkippedFile] = []
+    total = 0
+    for entry in out.split("\0"):
+        match = _ENTRY.fullmatch(entry)
+        if match is None:
+            continue
+        mode, kind, size, path = match[1], match[2], match[4], match[5]
+        parts = path.split("/")
+        if len(parts) != 3 or parts[2] != "decisions.jsonl" or not is_session(parts[1]):
+            continue
+        if kind != "blob" or mode not in ("100644", "100755"):
+            skipped.append(SkippedFile(path, "not a regular file"))
+        elif int(size) > FILE_LIMIT:
+            skipped.append(SkippedFile(path, f"larger than {FILE_LIMIT // MiB} MiB"))
+        else:
+            total += int(size)
+            found.append(path)
+    if total > TOTAL_LIMIT:
+        raise InputError(
+            f"{repo.root}: the decisions.jsonl files at {commit[:12]} hold {total / MiB:.0f} "
+            f"MiB together, more than replay reads ({TOTAL_LIMIT // MiB} MiB)"
+        )
+    return found, skipped
+
+
+def read_lines(
+    repo: MemoryRepo, commit: str, paths: list[str], skipped: list[SkippedFile]
+) -> Iterator[Line]:
+    """Every line of ``paths`` at ``commit``, file by file, in order (one ``git grep``; the
+    ``skipped`` files are left out)."""
+    if not paths:
+        return
+    specs = [GLOB, *(f":(exclude,literal){s.path}" for s in skipped)]
+    status, out, err = repo.run(
+        *("grep", "--no-color", "--no-line-number", "--no-column", "--text", "-z", "-e", ""),
+        *(commit, "--", *specs),
+    )
+    if status not in (0, 1):  # 1: no line at all (every file empty)
+        raise InputError(f"{repo.root}: cannot read the recorded decisions: {err.strip()}")
+    wanted = set(paths)
+    prefix = f"{commit}:"
+    numbers: dict[str, int] = {}
+    for raw in out.split("\n") if out else ():
+        where, sep, text = raw.partition("\0")
+        path = where[len(prefix) :]
+        if not sep or not where.startswith(prefix) or path not in wanted:
+            continue
+        number = numbers[path] = numbers.get(path, 0) + 1
+        yield Line(path.split("/")[1], number, text)
+
+
+def recorded(line: Line) -> Recorded | str:
+    """The decision on ``line``, or why it cannot be decided again."""
+    text = line.text
+    if len(text) > LINE_LIMIT:
+        return TOO_LONG
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        data = None
+    if type(data) is not dict:
+        return NOT_JSON
+    seen = data.get("state")
+    if seen is None:
+        return NO_STATE
+    state = plain_state(seen)
+    if state is None:
+        return BAD_STATE
+    lengths = data.get("lengths")
+    if type(lengths) is not dict:
+        return BAD_LENGTHS
+    for name in COUNTED:
+        length = lengths.get(name)
+        if type(length) is not int or not 0 <= length <= MAX_COUNT:
+            return BAD_LENGTHS
+        setattr(state, name, range(length))  # a decision reads only how many there are
+    action, trigger, profile = data.get("action"), data.get("trigger"), data.get("profile")
+    proposed = data.get("proposed")
+    if (
+        action not in _ACTIONS
+        or proposed not in _ACTIONS
+        or not (trigger is None or type(trigger) is str)
+        or type(profile) is not str
+        or not profile
+    ):
+        return BAD_DECISION
+    if data.get("confirmed") is False:  # a person turned the policy's action down
+        action = proposed
+    elif action != proposed and not (action == "continue" and data.get("blocked_by")):
+        return CHANGED_AFTER  # a policy's outcome is its proposal, or continue when blocked
+    rationale = data.get("rationale")
+    return Recorded(
+        line.session,
+        line.number,
+        state,
+        profile,
+        action,
+        trigger,
+        rationale if type(rationale) is str else None,
+    )
