@@ -28,6 +28,8 @@ def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     monkeypatch.setenv("CLM_POLICY_CACHE_DIR", str(home / "clm-cache"))
     monkeypatch.delenv("CLM_POLICY_NO_CACHE", raising=False)
     monkeypatch.delenv("CLM_POLICY_DEBUG", raising=False)
+    for suffix in ("", "_MODEL", "_BASE_URL", "_API_KEY", "_TIMEOUT"):  # no model summarizes
+        monkeypatch.delenv(f"CLM_POLICY_SUMMARIZER{suffix}", raising=False)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for role in ("AUTHOR", "COMMITTER"):

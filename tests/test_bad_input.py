@@ -47,7 +47,7 @@ POLICY_CASES = [
         "version: 1\nprofiles:\n  coding: {soft_compact: 1, hard_handof: 2}\n",
         "3:29: unknown key 'hard_handof'; did you mean 'hard_handoff'? (allowed: description, "
         "soft_compact, hard_handoff, min_steps_between_compacts, prefer_handoff_on_phase, "
-        "retain_recent_messages, context_window)",
+        "retain_recent_messages, context_window, min_recall)",
     ),
     (
         "wrong-type-threshold",

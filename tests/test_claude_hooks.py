@@ -226,6 +226,26 @@ def test_pre_compact_commits_a_snapshot_and_post_compact_the_agent_summary(proje
     assert subjects(memory)[0] == f"clm(summary): {SESSION} step 4, claude-code:manual"
     kept = git(memory, "show", f"HEAD:sessions/{SESSION}/summaries/000004.md")
     assert "We fixed quoted commas; [REDACTED:github-pat] leaked" in kept
+    # checked against the snapshot's facts: goal, the file, the command, the next action
+    head = git(memory, "log", "-1", "--format=%(trailers:only,unfold)")
+    assert "Clm-Recall: 0.00 (0/4)\n" in head
+    assert "Clm-Recall-Missing: goal 1, changed_artifacts 1, commands_and_results 1, " in head
+    assert 'facts_missing: [["goal", "Make the CSV parser keep quoted commas."]' in kept
+    better = "Goal: make the CSV parser keep quoted commas. Edited csvtool/parse.py; ran " + (
+        "python -m pytest -q: passed. Next: continue from step 3."
+    )
+    done = hook(
+        project,
+        {
+            "hook_event_name": "PostCompact",
+            "trigger": "manual",
+            "compact_summary": better,
+            "transcript_path": str(path),
+        },
+    )
+    assert done.returncode == 0, done.stderr
+    head = git(memory, "log", "-1", "--format=%(trailers:only,unfold)")
+    assert "Clm-Recall: 0.75 (3/4)\nClm-Recall-Missing: next_safe_action 1\n" in head
     # after the compaction, the session starts with what must survive
     done = hook(
         project,

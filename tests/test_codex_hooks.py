@@ -345,10 +345,28 @@ def test_post_compact_commits_codex_own_summary_once(project: Path) -> None:
     assert "Clm-Agent-Compaction: 1" in trail
     kept = git(memory, "show", f"HEAD:sessions/{SESSION}/summaries/000003.md")
     assert "The export skips zero rows; [REDACTED:github-pat] leaked; next: release notes." in kept
+    assert "Clm-Recall" not in trail  # no snapshot of the session to check the summary against
     before = subjects(memory)
     # the same compaction again (a rollout not written yet looks like this): nothing new
     assert hook(project, compact_event(path, "auto", "PostCompact")).stdout == ""
     assert subjects(memory) == before
+
+
+def test_post_compact_checks_the_summary_against_the_snapshot(project: Path) -> None:
+    path = rollout(project / "rollout.jsonl", 170_000)
+    assert hook(project, compact_event(path, "manual")).returncode == 0  # the snapshot
+    memory = memory_of(project)
+    snapshot = json.loads(git(memory, "show", f"HEAD:sessions/{SESSION}/state.json"))
+    path = rollout(
+        project / "rollout.jsonl", 170_000, compactions=(f"{SUMMARY_PREFIX}\n{snapshot['goal']}",)
+    )
+    done = hook(project, compact_event(path, "manual", "PostCompact"))
+    assert (done.returncode, done.stderr) == (0, "")
+    trail = head(memory)
+    assert trail.startswith(f"clm(summary): {SESSION} step 3, codex:manual\n")
+    assert "\nClm-Recall: " in trail
+    kept = git(memory, "show", f"HEAD:sessions/{SESSION}/summaries/000003.md")
+    assert '\nrecall_by_kind: {"goal": [1, 1]' in kept
 
 
 def test_post_compact_after_a_remote_compaction_records_nothing(project: Path) -> None:

@@ -92,8 +92,8 @@ def test_sessions_csv(memory: Path) -> None:
         "tokens": str(last["total_tokens"]),
         "cost": "",
         "human_interventions": "0",
-        "recall_mean": "",
-        "recalls": "0",
+        "recall_mean": "1.0",  # two compactions and the handoff, all verified
+        "recalls": "3",
         "steps_until_handoff": "43",
         "tokens_until_handoff": str(last["total_tokens"]),
     }

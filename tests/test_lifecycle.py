@@ -312,6 +312,21 @@ def test_compaction_document_front_matter() -> None:
         "messages_after": 4,
         "compaction": 2,
         "timestamp": "2026-08-04T12:00:00Z",
+        "summarizer": "deterministic",
+        "recall": 1.0,
+        "facts_found": 13,
+        "facts_asked": 13,
+        "recall_by_kind": {
+            "goal": [1, 1],
+            "constraints": [2, 2],
+            "decisions": [1, 1],
+            "changed_artifacts": [2, 2],
+            "commands_and_results": [1, 1],
+            "verified": [1, 1],
+            "not_verified": [2, 2],
+            "next_safe_action": [1, 1],
+            "memory_keys": [2, 2],
+        },
     }
     assert body.startswith("\n" + result.summary)
     assert body.endswith(result.hint)

@@ -100,6 +100,8 @@ def test_compact_commits_summary_and_smaller_state(memory: Path, tmp_path: Path)
         "Clm-Rule": "soft_compact",
         "Clm-Context-Tokens": "260000",
         "Clm-Policy": trailers(memory)["Clm-Policy"],
+        "Clm-Recall": "1.00 (1/1)",
+        "Clm-Summarizer": "deterministic",
         "Clm-Redactions": "0",
     }
     assert trailers(memory)["Clm-Policy"].startswith("<bundled>/default.yaml@")

@@ -119,10 +119,11 @@ def test_the_body_of_a_second_handoff(memory: Path, tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir() if p.name != "mem"] == ["pr.md"]  # no temp file
 
 
-def test_a_first_handoff_says_so_and_recall_is_not_recorded(memory: Path, tmp_path: Path) -> None:
+def test_a_first_handoff_says_so_with_its_recall(memory: Path, tmp_path: Path) -> None:
     body = tmp_path / "pr.md"
     ref = hand_off(memory, example(), FIRST, body, rule="hard_handoff")
     commit = git(memory, "rev-parse", ref).strip()
+    recall = git(memory, "log", "-1", "--format=%(trailers:key=Clm-Recall,valueonly)", ref)
     lines = body.read_text().splitlines()
     assert lines[:15] == [
         "Handoff of session `auth-refactor-7` at step 42 (rule `hard_handoff`), committed by "
@@ -132,7 +133,7 @@ def test_a_first_handoff_says_so_and_recall_is_not_recorded(memory: Path, tmp_pa
         f"- Commit: `{commit[:12]}`",
         "- Manifest: `manifests/20260804T120000Z_auth-refactor-7.json`",
         "- For people: `sessions/auth-refactor-7/handoffs/001.md`",
-        "- Recall: not recorded",
+        f"- Recall: {recall.strip()}",
         "- Redactions: 0 secret(s) replaced before the commit",
         "",
         "## Since the previous handoff",

@@ -66,7 +66,9 @@ def commit_file(repo: Path, path: str, text: str, message: str = "hand-made") ->
 def test_the_demo_page(memory: Path, tmp_path: Path) -> None:
     run(memory)
     page, said = report(memory, tmp_path)
-    assert said == f"wrote {tmp_path / 'report.html'}: 1 session(s), 9 KiB (open it in a browser)\n"
+    assert (
+        said == f"wrote {tmp_path / 'report.html'}: 1 session(s), 10 KiB (open it in a browser)\n"
+    )
     p = Page(page)
     assert p.count("section", id="s-demo") == 1
     # the context chart: the thresholds of the default policy's coding profile, each event
@@ -87,7 +89,13 @@ def test_the_demo_page(memory: Path, tmp_path: Path) -> None:
         ("43", "handoff"),
     ]
     assert "context 257352 &gt;= soft limit 250000" in page
-    assert "no recall recorded" in p.text
+    # every compaction and the handoff were verified: their recall is in the table
+    recalls = re.findall(r'<tr><td class="n">(\d+)</td><td>(\w+)</td><td class="n">([^<]+)<', page)
+    assert recalls == [
+        ("23", "compact", "8/8 (100%)"),
+        ("42", "compact", "9/9 (100%)"),
+        ("43", "handoff", "10/10 (100%)"),
+    ]
     assert "Decision timeline (43 decisions)" in p.text
 
 
@@ -170,6 +178,21 @@ def test_a_session_known_only_from_commits(memory: Path, tmp_path: Path) -> None
     assert "no decisions recorded (decisions.jsonl)" in p.text
 
 
+def test_commits_without_recall_say_so(memory: Path, tmp_path: Path) -> None:
+    """A repository written before compactions were verified has no recall to show."""
+    git(
+        memory,
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "clm(compact): old step 7, soft_compact\n\nClm-Event: compact\nClm-Session: old\n"
+        "Clm-Step: 7\nClm-Context-Tokens: 260000",
+    )
+    page, _ = report(memory, tmp_path)
+    assert "no recall recorded" in Page(page).text
+
+
 def test_thresholds_that_need_a_window_say_so(memory: Path, tmp_path: Path) -> None:
     run(memory)
     shares = tmp_path / "shares.yaml"
@@ -192,7 +215,7 @@ def test_thresholds_that_need_a_window_say_so(memory: Path, tmp_path: Path) -> N
 
 def test_recall_per_compaction(memory: Path, tmp_path: Path) -> None:
     run(memory)
-    for step, recall in ((23, "11/12"), (42, "0.5")):
+    for step, recall in ((30, "11/12"), (35, "0.5")):
         git(
             memory,
             "commit",
@@ -204,7 +227,13 @@ def test_recall_per_compaction(memory: Path, tmp_path: Path) -> None:
         )
     page, _ = report(memory, tmp_path)
     cells = re.findall(r'<tr><td class="n">(\d+)</td><td>compact</td><td class="n">([^<]+)<', page)
-    assert cells == [("23", "11/12 (92%)"), ("42", "50%")]
+    # the run's own (verified, every fact kept), and the other forms a trailer may take
+    assert cells == [
+        ("23", "8/8 (100%)"),
+        ("42", "9/9 (100%)"),
+        ("30", "11/12 (92%)"),
+        ("35", "50%"),
+    ]
     assert "recall 11/12 (92%)" in page  # the marker's tooltip
 
 
@@ -222,8 +251,8 @@ def test_a_long_recall_list_becomes_a_chart_and_the_lowest(memory: Path, tmp_pat
         )
     page, _ = report(memory, tmp_path)
     p = Page(page)
-    assert p.count("circle", class_="recall") == 40
-    assert "40 recalls recorded, mean 51.2%; the 10 lowest:" in p.text
+    assert p.count("circle", class_="recall") == 43  # and the run's own three, at 100%
+    assert "43 recalls recorded, mean 54.7%; the 10 lowest:" in p.text
     lowest = re.findall(r'<tr><td class="n">(\d+)</td><td>summary</td>', page)
     assert lowest == [str(n) for n in range(1, 11)]
 

@@ -189,7 +189,13 @@ def take_handoff(hook: Hook) -> str:
                 manifest = validate_manifest(json.loads(text))
             except (ValueError, ClmError):
                 continue  # a manifest that does not validate is no seed
-            seed = seed_messages(manifest, memory_hits(repo, manifest))
+            constraints, decisions = _carried(repo, entry.session, entry.commit)
+            seed = seed_messages(
+                manifest,
+                memory_hits(repo, manifest),
+                constraints=constraints,
+                decisions=decisions,
+            )
             state = SessionState(
                 session_id=sid, goal=manifest.goal, parent_session=entry.session or None
             )
@@ -203,6 +209,27 @@ def take_handoff(hook: Hook) -> str:
             )
             return "\n\n".join(m.content for m in seed)
     return ""
+
+
+def _carried(repo: Any, session: str | None, commit: str) -> tuple[list[str], list[str]]:
+    """The constraints and decisions the handed-off session's state held (the manifest has no
+    field for them): from its state.json in the handoff's commit; none when unreadable."""
+    from clm_policy.memory.layout import is_session
+
+    if not session or not is_session(session):
+        return [], []
+    text = repo.show_file(f"sessions/{session}/state.json", commit)
+    try:
+        data = json.loads(text) if text else {}
+    except ValueError:
+        return [], []
+
+    def strings(key: str) -> list[str]:
+        items = data.get(key) if isinstance(data, dict) else None
+        ok = isinstance(items, list) and all(isinstance(i, str) for i in items)
+        return list(items) if ok and items is not None else []
+
+    return strings("constraints"), strings("decisions")
 
 
 def essentials(hook: Hook) -> str:

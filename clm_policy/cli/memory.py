@@ -119,6 +119,14 @@ _FACTS = (
     ("Clm-Redactions", "redactions"),
 )
 """The trailers ``log`` shows on an entry's second line, and their names there."""
+_LINES = (
+    ("Clm-Manifest", "manifest"),
+    ("Clm-Recall", "recall"),
+    ("Clm-Summarizer", "summarizer"),
+)
+"""The trailers ``log`` shows on a line of their own (when present), and their names there;
+``Clm-Recall-Missing`` follows the recall, ``Clm-Summarizer`` only when it is not the
+default (deterministic, no fallback)."""
 
 
 def _log_lines(entries: list[AuditEntry]) -> Iterator[str]:
@@ -128,8 +136,13 @@ def _log_lines(entries: list[AuditEntry]) -> Iterator[str]:
         facts = [f"{name}={t[key]}" for key, name in _FACTS if key in t]
         if facts:
             yield "              " + "  ".join(facts)
-        if "Clm-Manifest" in t:
-            yield f"              manifest {t['Clm-Manifest']}"
+        for key, name in _LINES:
+            value = t.get(key)
+            if not value or (key == "Clm-Summarizer" and value == "deterministic"):
+                continue
+            if key == "Clm-Recall" and t.get("Clm-Recall-Missing"):
+                value += f"; missing {t['Clm-Recall-Missing']}"
+            yield f"              {name} {value}"
 
 
 @click.command()

@@ -20,7 +20,8 @@ from clm_policy.cli.options import (
 
 if TYPE_CHECKING:
     from clm_policy.lifecycle.pipelines import HandoffOutcome
-    from clm_policy.loop.byhand import Source
+    from clm_policy.lifecycle.verify import Recall
+    from clm_policy.loop.byhand import ByHand, Source
 
 
 def _options(command: Any) -> Any:
@@ -46,6 +47,13 @@ def _source(
 
 @click.command()
 @_options
+@click.option(
+    "--summarizer",
+    type=click.Choice(["deterministic", "openai"]),
+    help="Who writes the summary (default: CLM_POLICY_SUMMARIZER, else deterministic); openai "
+    "reads CLM_POLICY_SUMMARIZER_MODEL, _BASE_URL, _API_KEY, _TIMEOUT and falls back to the "
+    "deterministic summary when it fails or loses facts.",
+)
 def compact(
     memory: str,
     transcript: str | None,
@@ -55,25 +63,32 @@ def compact(
     policy_ref: str,
     profile: str | None,
     fmt: str,
+    summarizer: str | None,
 ) -> int:
     """Compact a session now: commit its structured summary and hint, keep the last
     messages (the profile's retain_recent_messages), lower its context.
 
     The commit records why: the policy's deciding rule when the policy would compact too,
     else `manual` with what the policy would have done. The new state (messages replaced,
-    context re-estimated) is written to sessions/ID/state.json.
+    context re-estimated) is written to sessions/ID/state.json. The compaction is verified:
+    its recall of the session's facts is recorded (Clm-Recall); under the profile's min_recall
+    the session is handed off instead (verify_failed).
 
     \b
     Examples:
       clm-policy compact --memory clm-memory --state session.json
       clm-policy compact --transcript ~/.claude/projects/-home-me-shop/<session>.jsonl
     """
+    from clm_policy.lifecycle.pipelines import CompactOutcome
     from clm_policy.loop import byhand
 
     source = _source(state_src, session, transcript, transcript_format)
-    hand, done = byhand.compact(policy_ref, memory, source, profile)
+    hand, done = byhand.compact(policy_ref, memory, source, profile, summarizer=summarizer)
     state, why = hand.state, hand.why
+    if not isinstance(done, CompactOutcome):
+        return _verify_failed(hand, done, fmt)
     result = done.result
+    assert result.recall is not None
     if fmt == "json":
         click.echo(
             json.dumps(
@@ -88,6 +103,8 @@ def compact(
                     "context_after": result.context_after,
                     "messages_kept": len(result.messages) - 1,
                     "redactions": done.redactions,
+                    "summarizer": result.summarizer_trailer,
+                    "recall": _recall_json(result.recall),
                     "state": result.state.model_dump(mode="json"),
                 },
                 indent=2,
@@ -104,7 +121,60 @@ def compact(
         f"{len(result.messages) - 1} recent messages kept"
     )
     click.echo(f"  redacted  {done.redactions} secret(s)")
+    click.echo(f"  recall    {result.recall.trailer} of the session's facts")
+    if result.summarizer_trailer != "deterministic":
+        tried = f" ({result.tried} was asked)" if result.tried else ""
+        click.echo(f"  summary   by {result.summarizer_trailer}{tried}")
     click.echo(f"  next      clm-policy log --memory {memory} --session {state.session_id}")
+    return 0
+
+
+def _recall_json(recall: Recall | None) -> dict[str, Any] | None:
+    if recall is None:
+        return None
+    return {
+        "value": round(recall.value, 4),
+        "found": recall.found,
+        "asked": recall.asked,
+        "by_kind": {k: list(v) for k, v in recall.by_kind.items()},
+        "missing": [[f.kind, f.text] for f in recall.missing],
+    }
+
+
+def _verify_failed(hand: ByHand, done: HandoffOutcome, fmt: str) -> int:
+    """The compaction's recall was under min_recall: what the handoff made instead says."""
+    state, why = hand.state, hand.why
+    if fmt == "json":
+        click.echo(
+            json.dumps(
+                {
+                    "event": "handoff",
+                    "commit": done.commit,
+                    "ref": done.ref,
+                    "session": state.session_id,
+                    "step": state.step_index,
+                    "rule": why.rule,
+                    "rationale": why.rationale,
+                    "manifest_path": done.manifest_path,
+                    "handoff_path": done.handoff_path,
+                    "redactions": done.redactions,
+                    "recall": _recall_json(done.recall),
+                    "seed": [m.model_dump(mode="json") for m in done.seed],
+                },
+                indent=2,
+            )
+        )
+        return 0
+    click.echo(
+        f"compaction of session {state.session_id} at step {state.step_index} not committed: "
+        f"{why.rationale}"
+    )
+    click.echo(
+        f"handed off instead ({why.rule}): commit {done.commit[:12]} on "
+        f"{done.ref.removeprefix('refs/heads/')}"
+    )
+    click.echo(f"  manifest  {done.manifest_path}")
+    click.echo(f"  next safe action: {done.manifest.next_safe_action}")
     return 0
 
 

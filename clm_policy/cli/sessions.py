@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
@@ -37,7 +38,7 @@ def status(memory: str, session: str | None, fmt: str) -> int:
     if session is None:
         click.echo(
             f"{'session':<16} {'status':<15} {'step':>5} {'context':>10} {'fill':>6} "
-            f"{'compact':>7} {'handoff':>7}  last decision"
+            f"{'compact':>7} {'handoff':>7} {'recall':>6}  last decision"
         )
         for r in rows:
             fill = f"{r['fill']:.0%}" if r["fill"] is not None else "-"
@@ -46,7 +47,7 @@ def status(memory: str, session: str | None, fmt: str) -> int:
             click.echo(
                 f"{r['session']:<16} {r['status']:<15} {r['step']:>5} "
                 f"{r['context_tokens']:>10,} {fill:>6} {r['compactions']:>7} "
-                f"{r['handoffs']:>7}  {said}"
+                f"{r['handoffs']:>7} {_recall(r):>6}  {said}"
             )
         for r in rows:
             if r["pending"]:
@@ -68,6 +69,12 @@ def status(memory: str, session: str | None, fmt: str) -> int:
         + (f" of {r['context_window']:,}" if r["context_window"] else "")
     )
     click.echo(f"events    {r['compactions']} compaction(s), {r['handoffs']} handoff(s)")
+    if r["recall"] is not None:
+        missing = f"; missing {r['recall_missing']}" if r["recall_missing"] else ""
+        click.echo(
+            f"recall    {_recall(r)} ({r['recall_facts']} facts) at the last "
+            f"{r['recall_event']}{missing}"
+        )
     if r["pending"]:
         click.echo(
             f"pending   {r['pending'].get('action')}: {r['pending'].get('rationale')} "
@@ -82,6 +89,16 @@ def status(memory: str, session: str | None, fmt: str) -> int:
             f"{d.get('rationale')}"
         )
     return 0
+
+
+def _recall(row: dict[str, Any]) -> str:
+    """The recall of a status row with two decimals, rounded down (as ``Clm-Recall``); ``-``
+    when the session has none."""
+    if row["recall"] is None:
+        return "-"
+    found, asked = (int(x) for x in row["recall_facts"].split("/"))
+    hundredths = found * 100 // asked if asked else 100
+    return f"{hundredths // 100}.{hundredths % 100:02d}"
 
 
 @click.command()

@@ -3,7 +3,11 @@
 :func:`compact` is pure: it returns the new messages, the new state and the Markdown
 document for ``sessions/<id>/compactions/<step>.md``; writing and committing it is the memory
 store's job. The summary comes from a :class:`Summarizer` (deterministic by default; an LLM
-summarizer plugs in through the same protocol).
+summarizer plugs in through the same protocol, :mod:`.summarizers`). The result is verified
+(:mod:`.verify`): the facts of the state looked for in what the next context holds — the
+summary, the hint and the messages kept — and the recall lands in the document's front matter.
+:func:`compact_verified` falls back to the deterministic summary when another summarizer fails
+or loses facts.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from clm_policy.lifecycle.summary import (
     next_safe_action,
     recent_messages,
 )
+from clm_policy.lifecycle.verify import Recall, compaction_context, facts, verify
 from clm_policy.memory.layout import compaction_path
 from clm_policy.models.enums import MessageRole
 from clm_policy.models.manifest import format_timestamp
@@ -32,8 +37,16 @@ HINT_NAME = "clm-compact-hint"
 """``name`` of the system message that carries the hint, so a later step can recognise it."""
 
 
+DETERMINISTIC_NAME = "deterministic"
+
+
 class Summarizer(Protocol):
-    """Turns a session state into the Markdown summary a compaction records."""
+    """Turns a session state into the Markdown summary a compaction records.
+
+    A summarizer may have a ``name`` (what the commit's ``Clm-Summarizer`` trailer says, e.g.
+    ``openai:gpt-4o-mini``); :func:`summarizer_name` falls back to its class name. A failure
+    is any exception; one with a ``reason`` attribute (a few words: ``timeout``,
+    ``http 500``) is recorded by that reason."""
 
     def summarize(self, state: SessionState) -> str: ...
 
@@ -41,11 +54,32 @@ class Summarizer(Protocol):
 class DeterministicSummarizer:
     """:func:`~clm_policy.lifecycle.summary.build_summary`: no model, same state same text."""
 
+    name = DETERMINISTIC_NAME
+
     def summarize(self, state: SessionState) -> str:
         return build_summary(state)
 
 
 DETERMINISTIC = DeterministicSummarizer()
+
+
+class TextSummary:
+    """A summary written already (by ``name``): the same text for any state. A pipeline
+    that asks a model once and compacts two versions of the state (raw, and with its secrets
+    replaced) gives both this."""
+
+    def __init__(self, text: str, name: str) -> None:
+        self.text = text
+        self.name = name
+
+    def summarize(self, state: SessionState) -> str:
+        return self.text
+
+
+def summarizer_name(summarizer: Summarizer) -> str:
+    """What ``Clm-Summarizer`` calls ``summarizer``: its ``name``, else its class name."""
+    name = getattr(summarizer, "name", None)
+    return name if isinstance(name, str) and name else type(summarizer).__name__
 
 
 @dataclass(frozen=True)
@@ -64,6 +98,23 @@ class CompactionResult:
     """``sessions/<id>/compactions/<step>.md``: front matter, summary, hint."""
     context_before: int
     context_after: int
+    recall: Recall | None = None
+    """How many of the state's facts the next context holds (None: not verified)."""
+    summarizer: str = DETERMINISTIC_NAME
+    """Who wrote :attr:`summary` (:func:`summarizer_name`)."""
+    fallback: str | None = None
+    """Why the summary is the deterministic one when another summarizer was asked (``timeout``,
+    ``http 500``, ``garbage``, ``recall 0.40 < 0.9``); None when it was not replaced."""
+    tried: str | None = None
+    """The summarizer that was replaced (``openai:<model>``), with :attr:`fallback`."""
+
+    @property
+    def summarizer_trailer(self) -> str:
+        """``Clm-Summarizer``: ``openai:<model>``, ``deterministic``, or
+        ``deterministic (fallback: timeout)``."""
+        if self.fallback:
+            return f"{self.summarizer} (fallback: {self.fallback})"
+        return self.summarizer
 
 
 def build_hint(state: SessionState, *, retained: int) -> str:
@@ -108,6 +159,9 @@ def compact(
     summarizer: Summarizer = DETERMINISTIC,
     now: datetime,
     trigger: str | None = None,
+    verify_facts: bool = True,
+    fallback: str | None = None,
+    tried: str | None = None,
 ) -> CompactionResult:
     """Compact ``state``: summary + hint, keep the last ``retain`` non-system messages.
 
@@ -118,17 +172,24 @@ def compact(
     / 4, ``tokens.estimated = true``); the cumulative token figures stay as they were. The
     caller's state is not changed. ``trigger`` (the deciding rule) goes into the document's
     front matter.
+
+    With ``verify_facts`` (the default) the state's facts are looked for in the summary, the
+    hint and the messages kept (:func:`~clm_policy.lifecycle.verify.verify`): ``recall`` is
+    set and the front matter records it with the summarizer's name (and ``fallback``, the
+    reason a caller gives for having replaced the summarizer ``tried`` by this one).
     """
     if retain < 0:
         raise InputError(f"retain must be 0 or more, got {retain}")
     timestamp = format_timestamp(now)
     summary = summarizer.summarize(state).rstrip("\n") + "\n"
+    name = summarizer_name(summarizer)
     kept = recent_messages(state.messages, retain)
     hint = build_hint(state, retained=len(kept))
     messages = (
         Message(role=MessageRole.SYSTEM, content=hint, name=HINT_NAME),
         *(m.model_copy() for m in kept),
     )
+    recall = verify(facts(state), compaction_context(summary, messages)) if verify_facts else None
     after = estimate_message_tokens(messages)
     tokens = state.tokens.model_copy(update={"context_tokens": after, "estimated": True})
     # model_dump gives fresh lists, so the new state shares nothing mutable with the old one.
@@ -152,6 +213,11 @@ def compact(
         "compaction": new_state.compact_count,
         "timestamp": timestamp,
     }
+    if recall is not None:
+        front["summarizer"] = name
+        front["summarizer_fallback"] = fallback
+        front["summarizer_tried"] = tried
+        front.update(recall.front_matter())
     document = "\n".join(
         [
             "---",
@@ -178,4 +244,47 @@ def compact(
         document=document,
         context_before=state.tokens.context_tokens,
         context_after=after,
+        recall=recall,
+        summarizer=name,
+        fallback=fallback,
+        tried=tried,
     )
+
+
+def compact_verified(
+    state: SessionState,
+    *,
+    retain: int,
+    summarizer: Summarizer = DETERMINISTIC,
+    min_recall: float,
+    now: datetime,
+    trigger: str | None = None,
+) -> CompactionResult:
+    """:func:`compact` with ``summarizer``, verified; the deterministic summary instead when
+    another summarizer fails (any exception: an error, a timeout, garbage, an HTTP 500) or
+    its compaction's recall is under ``min_recall``. The result says who wrote the summary and
+    why it fell back (``fallback``). The deterministic compaction's own recall is the caller's
+    to judge (a pipeline hands off under ``min_recall``)."""
+    if isinstance(summarizer, DeterministicSummarizer):
+        return compact(state, retain=retain, now=now, trigger=trigger)
+    name = summarizer_name(summarizer)
+    try:
+        text = summarizer.summarize(state)
+        if not isinstance(text, str) or not text.strip():
+            raise _Empty
+    except Exception as exc:  # any failure of an optional summarizer: the deterministic one
+        reason = getattr(exc, "reason", None)
+        why = reason if isinstance(reason, str) and reason else f"error ({type(exc).__name__})"
+    else:
+        result = compact(
+            state, retain=retain, summarizer=TextSummary(text, name), now=now, trigger=trigger
+        )
+        assert result.recall is not None
+        if not result.recall.below(min_recall):
+            return result
+        why = f"recall {result.recall.shown} < {min_recall:g}"
+    return compact(state, retain=retain, now=now, trigger=trigger, fallback=why, tried=name)
+
+
+class _Empty(Exception):
+    reason = "empty"

@@ -133,8 +133,30 @@ def render_manifest_markdown(manifest: HandoffManifest, *, session_id: str, step
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def seed_text(manifest: HandoffManifest) -> str:
-    """The system message a fresh session starts with: the manifest in brief."""
+SEED_LIST_LIMIT = 20
+"""Items of one list a seed carries at most (the newest); the manifest has them all."""
+
+
+def _capped(items: Sequence[str], newest: bool = False) -> list[str]:
+    """``items`` as seed bullets, at most :data:`SEED_LIST_LIMIT` (the first, or the newest
+    with ``newest``), and a line saying how many more the manifest holds."""
+    if len(items) <= SEED_LIST_LIMIT:
+        return bullets(items)
+    more = len(items) - SEED_LIST_LIMIT
+    shown = items[-SEED_LIST_LIMIT:] if newest else items[:SEED_LIST_LIMIT]
+    which = "earlier" if newest else "more"
+    return [*bullets(shown), f"- … {more} {which} in the handoff manifest"]
+
+
+def seed_text(
+    manifest: HandoffManifest,
+    *,
+    constraints: Sequence[str] = (),
+    decisions: Sequence[str] = (),
+) -> str:
+    """The system message a fresh session starts with: the manifest in brief — every fact it
+    carries, each list cut at :data:`SEED_LIST_LIMIT` — and the earlier session's constraints
+    and decisions (the manifest has no field for them; the state the handoff committed does)."""
     m = manifest
     lines = [
         "# Handoff: you continue the task of an earlier session",
@@ -148,13 +170,31 @@ def seed_text(manifest: HandoffManifest) -> str:
         f"**Next safe action:** {' '.join(m.next_safe_action.split())}",
         "",
         "**Blockers:**",
-        *bullets(m.blockers),
+        *_capped(m.blockers),
         "",
         "**Not verified:**",
-        *bullets(m.not_verified),
+        *_capped(m.not_verified),
+        "",
+        "**Verified:**",
+        *_capped(m.verified),
+        "",
+    ]
+    if constraints:
+        lines += ["**Constraints:**", *_capped(constraints), ""]
+    if decisions:
+        lines += ["**Decisions:**", *_capped(decisions), ""]
+    lines += [
+        "**Changed artifacts:**",
+        *_capped(m.changed_artifacts, newest=True),
+        "",
+        "**Commands and results:**",
+        *_capped(m.commands_and_results, newest=True),
+        "",
+        "**Assumptions and risks:**",
+        *_capped(m.assumptions_risks),
         "",
         "**Source of truth:**",
-        *bullets(m.source_of_truth),
+        *_capped(m.source_of_truth),
         "",
         "**Memory keys:**",
         *code_list(m.memory_keys),
@@ -179,11 +219,14 @@ def seed_messages(
     memory_hits: Sequence[tuple[str, str]],
     *,
     max_chars: int = MEMORY_CHARS,
+    constraints: Sequence[str] = (),
+    decisions: Sequence[str] = (),
 ) -> list[Message]:
-    """What a fresh session starts from: the manifest in brief, then one message per memory
-    hit ``(key, content)``, in the given order. No transcript: nothing here comes from the
-    earlier session's messages."""
-    messages = [Message(role=MessageRole.SYSTEM, content=seed_text(manifest), name=SEED_NAME)]
+    """What a fresh session starts from: the manifest in brief (with the earlier session's
+    ``constraints`` and ``decisions``), then one message per memory hit ``(key, content)``, in
+    the given order. No transcript: nothing here comes from the earlier session's messages."""
+    seed = seed_text(manifest, constraints=constraints, decisions=decisions)
+    messages = [Message(role=MessageRole.SYSTEM, content=seed, name=SEED_NAME)]
     messages += [
         Message(
             role=MessageRole.SYSTEM, content=memory_text(key, content, max_chars), name=MEMORY_NAME

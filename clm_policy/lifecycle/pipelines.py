@@ -15,12 +15,27 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from clm_policy.errors import InputError
-from clm_policy.lifecycle.compaction import CompactionResult, compact
+from clm_policy.lifecycle.compaction import (
+    DETERMINISTIC,
+    CompactionResult,
+    DeterministicSummarizer,
+    Summarizer,
+    TextSummary,
+    compact,
+    compact_verified,
+)
+from clm_policy.lifecycle.verify import (
+    DEFAULT_MIN_RECALL,
+    Recall,
+    VerificationFailed,
+    facts,
+    verify,
+)
 from clm_policy.memory.change import Change, JsonDoc, JsonLines
 from clm_policy.memory.gitwrite import GitError, MemoryRepo
 from clm_policy.memory.layout import (
@@ -71,6 +86,8 @@ class HandoffOutcome:
     ref: str
     redactions: int
     push_attempts: int | None = None
+    recall: Recall | None = None
+    """How many of the state's facts the seed messages hold."""
 
 
 class PushError(GitError):
@@ -110,6 +127,15 @@ def trailers(state: SessionState, event: str, why: Provenance, **more: str) -> d
     return found
 
 
+def recall_trailers(recall: Recall) -> dict[str, str]:
+    """``Clm-Recall`` (``0.93 (13/14)``) and, when facts were missed, ``Clm-Recall-Missing``
+    (``decisions 1``)."""
+    found = {"Clm-Recall": recall.trailer}
+    if recall.missing:
+        found["Clm-Recall-Missing"] = recall.missing_counts
+    return found
+
+
 def run_compaction(
     repo: MemoryRepo,
     state: SessionState,
@@ -119,17 +145,51 @@ def run_compaction(
     now: datetime | None = None,
     appends: Logs | None = None,
     files: Mapping[str, JsonDoc] | None = None,
+    summarizer: Summarizer = DETERMINISTIC,
+    min_recall: float | None = None,
 ) -> CompactOutcome:
-    """Compact ``state`` and commit the summary document and the persisted state.
+    """Compact ``state``, verify it and commit the summary document and the persisted state.
 
     The compaction the caller gets back is made from the raw state; what is committed is made
-    from the state the change cleaned first (the same text, with its secrets replaced)."""
+    from the state the change cleaned first (the same text, with its secrets replaced), and is
+    the one verified (:func:`~clm_policy.lifecycle.compaction.compact_verified`; a summarizer
+    other than the deterministic one is asked once, on the cleaned state, and falls back to
+    the deterministic summary when it fails or loses facts). The commit carries
+    ``Clm-Recall``, ``Clm-Recall-Missing`` (when facts were lost) and ``Clm-Summarizer``.
+
+    With ``min_recall`` the recall is enforced: under it nothing is committed and
+    :class:`~clm_policy.lifecycle.verify.VerificationFailed` is raised (the caller hands off
+    instead). Without it (a snapshot taken while an agent compacts on its own) the recall is
+    recorded only, and a summarizer falls back under the default 0.9."""
     check_identifiers(state)
     when = now or datetime.now(UTC)
-    result = compact(state, retain=retain, now=when, trigger=why.rule)
     change = Change(files, appends)
     clean = change.clean(state)
-    recorded = compact(clean, retain=retain, now=when, trigger=why.rule)
+    threshold = DEFAULT_MIN_RECALL if min_recall is None else min_recall
+    recorded = compact_verified(
+        clean,
+        retain=retain,
+        summarizer=summarizer,
+        min_recall=threshold,
+        now=when,
+        trigger=why.rule,
+    )
+    assert recorded.recall is not None
+    if min_recall is not None and recorded.recall.below(min_recall):
+        raise VerificationFailed(recorded.recall, min_recall, recorded.summarizer_trailer)
+    # the caller's compaction: the raw state, with the summary the recorded one has
+    deterministic = isinstance(summarizer, DeterministicSummarizer) or recorded.fallback
+    told = DETERMINISTIC if deterministic else TextSummary(recorded.summary, recorded.summarizer)
+    result = compact(
+        state, retain=retain, summarizer=told, now=when, trigger=why.rule, verify_facts=False
+    )
+    result = replace(
+        result,
+        recall=recorded.recall,
+        summarizer=recorded.summarizer,
+        fallback=recorded.fallback,
+        tried=recorded.tried,
+    )
     path = compaction_path(state.session_id, state.step_index)
     change.files[path] = recorded.document
     # the context as the caller's compaction measured it (a marker is not the secret's size)
@@ -143,7 +203,13 @@ def run_compaction(
     message = CommitMessage(
         event_subject("compact", state.session_id, state.step_index, why.rule),
         body,
-        trailers(state, "compact", why),
+        trailers(
+            state,
+            "compact",
+            why,
+            **recall_trailers(recorded.recall),
+            **{"Clm-Summarizer": recorded.summarizer_trailer},
+        ),
     )
     commit = repo.commit(message, change)
     return CompactOutcome(commit, path, result, change.redactions)
@@ -173,8 +239,9 @@ def run_handoff(
     """Write the handoff manifest (validated), its Markdown and the state; commit them on the
     checked-out branch, or on ``clm/handoff/<session>-<n>`` with ``branch``; push if asked.
     Returns the seed messages for the next session (manifest, goal, next action, top memory
-    hits; no transcript). A failed push raises :class:`PushError`, saying the commit exists.
-    ``pr_body`` (with ``branch``): the file the branch's pull-request body is written to
+    hits; no transcript), whose recall of the state's facts is the ``Clm-Recall`` trailer. A
+    failed push raises :class:`PushError`, saying the commit exists. ``pr_body`` (with
+    ``branch``): the file the branch's pull-request body is written to
     (:mod:`clm_policy.lifecycle.prbody`), checked before the commit, written before the push."""
     from clm_policy.lifecycle.handoff import (
         build_manifest,
@@ -221,12 +288,15 @@ def run_handoff(
         f"Goal: {manifest.goal}\nNext safe action: {manifest.next_safe_action}\n"
         f"Why: {manifest.decision_rationale}\n"
     )
+    hits = memory_hits(repo, manifest)  # read before anything is written: a refusal stops here
+    # what the next session starts from, checked for the facts before it is committed
+    seed = seed_messages(manifest, hits, constraints=clean.constraints, decisions=clean.decisions)
+    recall = verify(facts(clean), [m.content for m in seed])
     message = CommitMessage(
         event_subject("handoff", state.session_id, state.step_index, why.rule),
         body,
-        trailers(state, "handoff", why, **{"Clm-Manifest": m_path}),
+        trailers(state, "handoff", why, **{"Clm-Manifest": m_path}, **recall_trailers(recall)),
     )
-    hits = memory_hits(repo, manifest)  # read before anything is written: a refusal stops here
     if branch:
         ref = f"refs/heads/clm/handoff/{state.session_id}-{number}"
         if change.appends:
@@ -256,10 +326,11 @@ def run_handoff(
         manifest,
         m_path,
         h_path,
-        seed_messages(manifest, hits),
+        seed,
         ref,
         change.redactions,
         attempts,
+        recall,
     )
 
 
@@ -314,20 +385,51 @@ def record_agent_summary(
 ) -> str:
     """Commit the summary an agent wrote of its own context when it compacted (Claude Code's
     ``compact_summary``), as ``sessions/<id>/summaries/<step>.md``: the audit trail shows
-    what the agent's native compaction kept."""
+    what the agent's native compaction kept.
+
+    When the memory has the session's state (the snapshot committed before the agent
+    compacted), the summary is verified against its facts: the document's front matter and
+    the ``Clm-Recall`` trailer say how many of them the agent's summary kept."""
     check_identifiers(state)
     path = f"{session_dir(state.session_id)}/summaries/{state.step_index:06d}.md"
+    change = Change()
+    recall = None
+    cleaned = change.clean(summary)
+    snapshot = persisted_state(repo, state.session_id)
+    if snapshot is not None:
+        recall = verify(facts(snapshot), [cleaned])
+    front = [
+        f"session: {json.dumps(state.session_id)}",
+        f"step: {state.step_index}",
+        f"rule: {json.dumps(why.rule)}",
+    ]
+    if recall is not None:
+        front += [
+            f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in recall.front_matter().items()
+        ]
     text = (
-        f"---\nsession: {json.dumps(state.session_id)}\nstep: {state.step_index}\n"
-        f"rule: {json.dumps(why.rule)}\n---\n\n# The agent's own summary\n\n"
-        f"{summary.strip()}\n"
+        "---\n"
+        + "\n".join(front)
+        + "\n---\n\n# The agent's own summary\n\n"
+        + f"{cleaned.strip()}\n"
     )
     message = CommitMessage(
         event_subject("summary", state.session_id, state.step_index, why.rule),
         f"The agent compacted its context; its summary is {path}.",
-        trailers(state, "summary", why),
+        trailers(state, "summary", why, **(recall_trailers(recall) if recall else {})),
     )
-    return repo.commit(message, Change({path: text}))
+    change.files[path] = text
+    return repo.commit(message, change)
+
+
+def persisted_state(repo: MemoryRepo, session_id: str) -> SessionState | None:
+    """The session's ``state.json`` at HEAD, or None when there is none or it cannot be read."""
+    from clm_policy.memory.sessions import load_session
+
+    try:
+        return load_session(repo, session_id).state
+    except InputError:
+        return None
 
 
 def record_session_end(

@@ -8,7 +8,7 @@ same action, else ``manual`` with what the policy would have done.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from clm_policy.errors import InputError, StateError
@@ -91,17 +91,41 @@ def provenance(policy: Policy, decision: Outcome, action: str) -> Provenance:
 
 
 def compact(
-    policy_ref: str, memory: str, source: Source, profile: str | None = None
-) -> tuple[ByHand, CompactOutcome]:
-    """Compact the session now, keeping the profile's ``retain_recent_messages``."""
-    from clm_policy.lifecycle.pipelines import run_compaction
+    policy_ref: str,
+    memory: str,
+    source: Source,
+    profile: str | None = None,
+    *,
+    summarizer: str | None = None,
+) -> tuple[ByHand, CompactOutcome | HandoffOutcome]:
+    """Compact the session now, keeping the profile's ``retain_recent_messages``, with the
+    summarizer ``summarizer`` names (else ``CLM_POLICY_SUMMARIZER``, else deterministic).
+
+    A compaction whose recall is under the profile's ``min_recall`` is not committed: the
+    session is handed off instead (trigger ``verify_failed``), and that is what is returned."""
+    import os
+
+    from clm_policy.lifecycle.pipelines import run_compaction, run_handoff
+    from clm_policy.lifecycle.summarizers import summarizer_from_env
+    from clm_policy.lifecycle.verify import VerificationFailed
     from clm_policy.memory.gitwrite import MemoryRepo
 
+    chosen = summarizer_from_env(os.environ, summarizer)
     hand = prepare("compact", policy_ref, memory, source, profile)
     with MemoryRepo(memory) as repo:
-        done = run_compaction(
-            repo, hand.state, retain=hand.profile.retain_recent_messages, why=hand.why
-        )
+        try:
+            done: CompactOutcome | HandoffOutcome = run_compaction(
+                repo,
+                hand.state,
+                retain=hand.profile.retain_recent_messages,
+                why=hand.why,
+                summarizer=chosen,
+                min_recall=hand.profile.min_recall,
+            )
+        except VerificationFailed as exc:
+            why = replace(hand.why, rule=exc.trigger, rationale=exc.rationale)
+            hand = replace(hand, why=why)
+            done = run_handoff(repo, hand.state, why=why)
     return hand, done
 
 

@@ -11,7 +11,10 @@ interrupted anywhere — Ctrl-C, or a killed process — resumes from its last c
 ``continue_after_handoff`` the loop goes on in a new session (``<id>-2``, ``<id>-3``, ...)
 seeded from the manifest, whose ``parent_session`` (and ``Clm-Parent-Session`` trailer)
 points back. A policy that compacts on consecutive steps without the context getting any
-smaller is stopped (``stopped_reason: compaction_loop``) instead of spinning.
+smaller is stopped (``stopped_reason: compaction_loop``) instead of spinning. A compaction whose
+next context holds fewer of the session's facts than the profile's ``min_recall`` is not
+committed: the decision becomes a handoff with trigger ``verify_failed``
+(docs/verification.md).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from clm_policy.errors import AgentError
+from clm_policy.lifecycle.compaction import Summarizer
 from clm_policy.lifecycle.estimate import estimate_message_tokens
 from clm_policy.lifecycle.pipelines import (
     CompactOutcome,
@@ -35,6 +39,7 @@ from clm_policy.lifecycle.pipelines import (
     run_compaction,
     run_handoff,
 )
+from clm_policy.lifecycle.verify import VerificationFailed
 from clm_policy.loop.agent import Agent, ScriptedStep
 from clm_policy.loop.monitor import MetricsMonitor, seen_state
 from clm_policy.memory.change import JsonDoc, JsonLines
@@ -127,6 +132,7 @@ class OuterControlLoop:
         confirmer: Confirmer | None = None,
         decide_first: bool = False,
         record: dict[str, Any] | None = None,
+        summarizer: Summarizer | None = None,
     ) -> None:
         self.session = WorkingSession(agent, state)
         self.policy = policy
@@ -140,6 +146,13 @@ class OuterControlLoop:
         self.confirmer = confirmer
         self.decide_first = decide_first
         self.record = record or {}
+        if summarizer is None:  # CLM_POLICY_SUMMARIZER*: a bad setting fails here, at start
+            import os
+
+            from clm_policy.lifecycle.summarizers import summarizer_from_env
+
+            summarizer = summarizer_from_env(os.environ)
+        self.summarizer = summarizer
         self.pending: Outcome | None = None
         self._in_a_row = 0  # compactions on consecutive steps
         self._logs: dict[str, list[dict[str, Any]]] = {}
@@ -207,15 +220,7 @@ class OuterControlLoop:
         """Record ``decision`` (with ``seen``, what it read of the state, and a person's
         answer) and do what it says; False when the run stops here."""
         result.decisions.append(decision)
-        self._log(
-            "decisions",
-            {
-                "session": self.state.session_id,
-                "step": self.state.step_index,
-                **decision.as_dict(),
-                **seen,
-            },
-        )
+        self._log("decisions", self._decision_record(decision, seen))
         entry = TimelineEntry(
             self.state.session_id,
             self.state.step_index,
@@ -232,10 +237,19 @@ class OuterControlLoop:
                 result.stopped_reason = "compaction_loop"
                 self.listener("stopped", {"reason": "compaction_loop", "entry": entry})
                 return False
-            done = self._compact(decision)
-            result.compactions.append(done)
-            entry = replace(entry, commit=done.commit)
-        elif decision.action is Action.HANDOFF:
+            try:
+                done = self._compact(decision)
+            except VerificationFailed as exc:  # nothing committed: hand off instead
+                decision = decision.replace(
+                    action=Action.HANDOFF, trigger=exc.trigger, rationale=exc.rationale
+                )
+                result.decisions[-1] = decision  # one decision a step; the log keeps both
+                self._log("decisions", self._decision_record(decision, seen))
+                entry = replace(entry, action="handoff", rule=exc.trigger, rationale=exc.rationale)
+            else:
+                result.compactions.append(done)
+                entry = replace(entry, commit=done.commit)
+        if decision.action is Action.HANDOFF:
             handed = self._handoff(decision)
             result.handoffs.append(handed)
             entry = replace(entry, commit=handed.commit)
@@ -252,6 +266,15 @@ class OuterControlLoop:
         self.listener(decision.action.value, {"entry": entry})
         return True
 
+    def _decision_record(self, decision: Outcome, seen: dict[str, Any]) -> dict[str, Any]:
+        """A line of decisions.jsonl: the decision and what it read of the state (replay)."""
+        return {
+            "session": self.state.session_id,
+            "step": self.state.step_index,
+            **decision.as_dict(),
+            **seen,
+        }
+
     @property
     def state(self) -> SessionState:
         return self.session.state
@@ -267,23 +290,31 @@ class OuterControlLoop:
         self._logs.setdefault(path, []).append(record)
 
     def _take_logs(self) -> dict[str, JsonLines]:
-        logs = {path: JsonLines(tuple(records)) for path, records in self._logs.items() if records}
+        logs = self._logs_to_take()
         self._logs = {}
         return logs
+
+    def _logs_to_take(self) -> dict[str, JsonLines]:
+        return {path: JsonLines(tuple(records)) for path, records in self._logs.items() if records}
 
     def _why(self, decision: Outcome) -> Provenance:
         return Provenance(decision.trigger, decision.rationale, self.provenance)
 
     def _compact(self, decision: Outcome) -> CompactOutcome:
-        retain = self.policy.profile(self.profile or self.state.profile).retain_recent_messages
+        """Compact and commit; :class:`VerificationFailed` (nothing committed, the decisions
+        and metrics still buffered) when the recall is under the profile's ``min_recall``."""
+        profile = self.policy.profile(self.profile or self.state.profile)
         done = run_compaction(
             self.repo,
             self.state,
-            retain=retain,
+            retain=profile.retain_recent_messages,
             why=self._why(decision),
-            appends=self._take_logs(),
+            appends=self._logs_to_take(),
             files={self._run_path: JsonDoc(self._record(None))},
+            summarizer=self.summarizer,
+            min_recall=profile.min_recall,
         )
+        self._logs = {}
         self.session.state = done.result.state
         self.session.agent.inject_context(done.result.hint)
         return done

@@ -80,7 +80,7 @@ class OpenAIConfig:
     """The variable the key came from, to name in a message (never the key itself)."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "base_url", _check_base_url(self.base_url))
+        object.__setattr__(self, "base_url", check_base_url(self.base_url))
         if not self.model.strip() or len(self.model) > 200 or not self.model.isprintable():
             raise InputError(
                 f"{ENV_MODEL}: {quote(self.model)} is no model name (1 to 200 printable characters)"
@@ -137,25 +137,26 @@ class OpenAIConfig:
         )
 
 
-def _check_base_url(url: str) -> str:
-    """``url`` without a trailing ``/``, if it can take ``/chat/completions`` safely."""
+def check_base_url(url: str, variable: str = ENV_BASE_URL, key_variable: str = ENV_KEYS[1]) -> str:
+    """``url`` without a trailing ``/``, if it can take ``/chat/completions`` safely; the
+    messages name ``variable`` (where the URL came from) and ``key_variable``."""
     try:
         parts = urllib.parse.urlsplit(url.strip())
         host = parts.hostname
         parts.port  # noqa: B018 -- raises on a port that is not a number
     except ValueError:
-        raise InputError(f"{ENV_BASE_URL}: not a URL") from None
+        raise InputError(f"{variable}: not a URL") from None
     if parts.scheme not in ("http", "https") or not host:
-        raise InputError(f"{ENV_BASE_URL}: not an http(s) URL with a host")
+        raise InputError(f"{variable}: not an http(s) URL with a host")
     if parts.username is not None or parts.query or parts.fragment:
         # not quoted: a user name, password or query is where a key might have been put
         raise InputError(
-            f"{ENV_BASE_URL}: a base URL takes no user name, password, query or fragment "
-            f"(the key goes in {ENV_KEYS[1]})"
+            f"{variable}: a base URL takes no user name, password, query or fragment "
+            f"(the key goes in {key_variable})"
         )
     if parts.scheme == "http" and not _is_loopback(host):
         raise InputError(
-            f"{ENV_BASE_URL}: plain http only to this machine (localhost, 127.0.0.1, ::1): the "
+            f"{variable}: plain http only to this machine (localhost, 127.0.0.1, ::1): the "
             "API key would cross the network readable; use https"
         )
     return urllib.parse.urlunsplit(parts).rstrip("/")
@@ -215,12 +216,7 @@ class OpenAIChatAgent:
         self.played = played
         self.last_reply: str | None = None
         self._queued: list[Message] = []
-        handlers: list[urllib.request.BaseHandler] = [_NoRedirect()]
-        if _is_loopback(urllib.parse.urlsplit(config.base_url).hostname or ""):
-            # a server on this machine is reached directly, never through $HTTP_PROXY: plain
-            # http with the key in it must not leave the machine
-            handlers.append(urllib.request.ProxyHandler({}))
-        self._opener = urllib.request.build_opener(*handlers)
+        self._endpoint = ChatEndpoint(config.base_url, config.api_key, config.timeout)
 
     @property
     def system_prompt_tokens(self) -> int:
@@ -282,55 +278,98 @@ class OpenAIChatAgent:
                 *({"role": _role(m), "content": m.content} for m in conversation),
             ],
         }
-        data = self._post(payload)
+        return self._endpoint.complete(payload)
+
+
+class ChatEndpointError(EndpointError):
+    """An :class:`EndpointError` that says what kind of failure it was, in a few words safe to
+    record anywhere (no URL, no key, no body): ``timeout``, ``http <status>``,
+    ``connection``, ``too large`` or ``garbage`` (not JSON, or no reply in it)."""
+
+    def __init__(self, message: str, kind: str = "error") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class ChatEndpoint:
+    """One OpenAI-compatible chat-completions endpoint: ``POST {base_url}/chat/completions``
+    with the key as ``Authorization: Bearer``, under a timeout, standard library only. Shared
+    by everything that talks to such an endpoint (:class:`OpenAIChatAgent`, the OpenAI
+    summarizer of :mod:`clm_policy.lifecycle.summarizers`).
+
+    ``base_url`` must have passed :func:`check_base_url`. A redirect is an error (the key goes
+    only to the URL configured); a server on this machine is reached without a proxy. Every
+    failure is a :class:`ChatEndpointError` whose message names the URL and what went wrong,
+    never the key or the response body."""
+
+    def __init__(self, base_url: str, api_key: str, timeout: float) -> None:
+        self.url = f"{base_url}/chat/completions"
+        self.timeout = timeout
+        self._api_key = api_key
+        handlers: list[urllib.request.BaseHandler] = [_NoRedirect()]
+        if _is_loopback(urllib.parse.urlsplit(base_url).hostname or ""):
+            # a server on this machine is reached directly, never through $HTTP_PROXY: plain
+            # http with the key in it must not leave the machine
+            handlers.append(urllib.request.ProxyHandler({}))
+        self._opener = urllib.request.build_opener(*handlers)
+
+    def __repr__(self) -> str:
+        return f"ChatEndpoint({self.url!r}, timeout={self.timeout:g})"
+
+    def complete(self, payload: dict[str, Any]) -> tuple[str, tuple[int, int] | None]:
+        """``choices[0].message.content`` of the answer to ``payload``, and
+        ``(prompt_tokens, completion_tokens)`` when the server reports them."""
+        data = self.post(payload)
         try:
             content = data["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
             content = None
         if not isinstance(content, str):
-            raise self._error("the response has no choices[0].message.content")
+            raise self._error("the response has no choices[0].message.content", "garbage")
         return content, _usage(data.get("usage"))
 
-    def _post(self, payload: dict[str, Any]) -> dict[str, Any]:
-        config = self.config
+    def post(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """The JSON object the endpoint answers ``payload`` with."""
         request = urllib.request.Request(
-            config.url,
+            self.url,
             data=json.dumps(payload).encode("utf-8"),
             method="POST",
             headers={"Content-Type": "application/json", "Accept": "application/json"},
         )
-        request.add_unredirected_header("Authorization", f"Bearer {config.api_key}")
-        deadline = time.monotonic() + config.timeout
+        request.add_unredirected_header("Authorization", f"Bearer {self._api_key}")
+        deadline = time.monotonic() + self.timeout
         try:
-            with self._opener.open(request, timeout=config.timeout) as response:
+            with self._opener.open(request, timeout=self.timeout) as response:
                 raw = _read(response, deadline, MAX_RESPONSE_BYTES)
         except urllib.error.HTTPError as exc:
             with exc:
                 detail = _error_detail(exc, deadline)
-            raise self._error(f"HTTP {exc.code}{detail}") from None
+            raise self._error(f"HTTP {exc.code}{detail}", f"http {exc.code}") from None
         except urllib.error.URLError as exc:
             if isinstance(exc.reason, TimeoutError):
                 raise self._timeout() from None
-            raise self._error(f"cannot connect ({_reason(exc.reason)})") from None
+            raise self._error(f"cannot connect ({_reason(exc.reason)})", "connection") from None
         except TimeoutError:
             raise self._timeout() from None
         except (OSError, http.client.HTTPException) as exc:
-            raise self._error(f"the connection failed ({_reason(exc)})") from None
+            raise self._error(f"the connection failed ({_reason(exc)})", "connection") from None
         if raw is None:
-            raise self._error(f"the response is larger than {MAX_RESPONSE_BYTES // 2**20} MiB")
+            raise self._error(
+                f"the response is larger than {MAX_RESPONSE_BYTES // 2**20} MiB", "too large"
+            )
         try:
             data = json.loads(raw)
         except (ValueError, RecursionError):
             data = None
         if not isinstance(data, dict):
-            raise self._error("the response is not a JSON object")
+            raise self._error("the response is not a JSON object", "garbage")
         return data
 
-    def _error(self, what: str) -> EndpointError:
-        return EndpointError(f"POST {self.config.url}: {what}")
+    def _error(self, what: str, kind: str) -> ChatEndpointError:
+        return ChatEndpointError(f"POST {self.url}: {what}", kind)
 
-    def _timeout(self) -> EndpointError:
-        return self._error(f"no answer within {self.config.timeout:g} s")
+    def _timeout(self) -> ChatEndpointError:
+        return self._error(f"no answer within {self.timeout:g} s", "timeout")
 
 
 def _holds(conversation: Sequence[Message], message: Message) -> bool:

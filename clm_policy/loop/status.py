@@ -1,7 +1,9 @@
 """The persisted sessions of a memory repository, summed up (``clm-policy status``).
 
 One row per session: its status, step and context fill, the compactions and handoffs its
-commits record, how the run stopped, a decision awaiting a person, and the last decisions.
+commits record, how the run stopped, a decision awaiting a person, the last decisions, and the
+recall of its latest verified commit (``Clm-Recall``: a compaction, a handoff or the agent's
+own summary; docs/verification.md).
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ def session_status(memory: str, session: str | None = None) -> Status:
                 out.skipped.append((sid, exc))
                 continue
             s = persisted.state
-            events = [e.event for e in log if e.session == sid]
+            mine = [e for e in log if e.session == sid]
+            events = [e.event for e in mine]
             window = s.tokens.context_window
             out.rows.append(
                 {
@@ -60,6 +63,29 @@ def session_status(memory: str, session: str | None = None) -> Status:
                     "goal": s.goal,
                     "blockers": s.blockers,
                     "not_verified": s.not_verified,
+                    **last_recall(mine),
                 }
             )
     return out
+
+
+def last_recall(entries: list[Any]) -> dict[str, Any]:
+    """``recall`` (found / asked), ``recall_facts`` (``"13/14"``), ``recall_event`` and
+    ``recall_missing`` of the newest of ``entries`` (audit entries, newest first) with a
+    readable ``Clm-Recall`` trailer; all None when none has one."""
+    import re
+
+    for e in entries:
+        m = re.fullmatch(r"[0-9.]+ \(([0-9]{1,9})/([0-9]{1,9})\)", e.trailers.get("Clm-Recall", ""))
+        if m is None:
+            continue  # none, or not written by clm-policy: commit messages are untrusted
+        found, asked = int(m[1]), int(m[2])
+        if found > asked:
+            continue
+        return {
+            "recall": round(found / asked, 4) if asked else 1.0,
+            "recall_facts": f"{found}/{asked}",
+            "recall_event": e.event,
+            "recall_missing": e.trailers.get("Clm-Recall-Missing") or None,
+        }
+    return {"recall": None, "recall_facts": None, "recall_event": None, "recall_missing": None}

@@ -23,6 +23,9 @@ TRAILER_KEYS = (
     "Clm-Agent",
     "Clm-Agent-Trigger",
     "Clm-Agent-Tokens",
+    "Clm-Recall",
+    "Clm-Recall-Missing",
+    "Clm-Summarizer",
     "Clm-Redactions",
 )
 

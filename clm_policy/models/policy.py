@@ -50,6 +50,13 @@ class ProfileSpec(BaseModel):
     context_window: Annotated[int, Field(gt=0, le=MAX_COUNT)] | None = Field(
         default=None, description="the context window this profile assumes, in tokens"
     )
+    min_recall: Annotated[float, Field(ge=0, le=1)] | None = Field(
+        default=None,
+        description=(
+            "share of the session's facts a compaction's next context must hold (default 0.9); "
+            "under it the compaction becomes a handoff (verify_failed)"
+        ),
+    )
 
 
 class SignalSpec(BaseModel):

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = ["cache_dir", "decode_policy", "encode_policy", "entry_path", "load_policy_cached"]
 
-_FORMAT = b"clm-policy-cache-2"  # part of every key: entries of another format are never read
+_FORMAT = b"clm-policy-cache-3"  # part of every key: entries of another format are never read
 _SUFFIX = ".json"
 ENTRY_LIMIT = 16 * 1024 * 1024  # a compiled policy of the 1 MiB policy limit is far smaller
 
@@ -203,6 +203,13 @@ def _bool(value: Any) -> bool:
     return value
 
 
+def _share(value: Any) -> float:
+    """A share between 0 and 1 (a float; JSON writes 1.0 back as 1.0)."""
+    if type(value) is not float or not 0.0 <= value <= 1.0:
+        raise _Malformed(f"expected a share from 0 to 1, got {value!r}")
+    return value
+
+
 def _list(value: Any) -> list[Any]:
     if type(value) is not list:
         raise _Malformed(f"expected a list, got {value!r}")
@@ -290,6 +297,7 @@ def _profile(p: Profile) -> dict[str, Any]:
         "retain_recent_messages": p.retain_recent_messages,
         "context_window": p.context_window,
         "description": p.description,
+        "min_recall": p.min_recall,
         "locations": {k: _location(v) for k, v in p.locations.items()},
     }
 
@@ -306,6 +314,7 @@ def _decode_profile(value: Any) -> Profile:
         context_window=_opt_int(d["context_window"]),
         description=_opt_str(d["description"]),
         locations={_str(k): _decode_location(v) for k, v in _dict(d["locations"]).items()},
+        min_recall=_share(d["min_recall"]),
     )
 
 

@@ -23,6 +23,7 @@ PROFILE_DEFAULTS: dict[str, Any] = {
     "retain_recent_messages": 6,
     "context_window": None,
     "description": None,
+    "min_recall": 0.9,
 }
 
 
@@ -197,6 +198,7 @@ def _profile(res: ResolvedPolicy, name: str) -> Profile:
         retain_recent_messages=values["retain_recent_messages"][0],
         context_window=window,
         description=values["description"][0],
+        min_recall=float(values["min_recall"][0]),
         locations={
             key: (origin or where).location
             for key, (_, origin) in values.items()

@@ -138,6 +138,10 @@ class Threshold(Record):
 class Profile(Record):
     """A task profile: thresholds and the figures rules read as ``profile.*``.
 
+    ``min_recall`` is the share of a session's facts a compaction's next context must hold;
+    under it the compaction becomes a handoff (``verify_failed``; docs/verification.md). It is
+    keyword-only, so positional callers are unaffected.
+
     ``locations`` says where soft_compact, hard_handoff and context_window were written (for
     lint); it takes no part in equality."""
 
@@ -150,6 +154,7 @@ class Profile(Record):
         "retain_recent_messages",
         "context_window",
         "description",
+        "min_recall",
         "locations",
     )
     __slots__ = FIELDS
@@ -166,6 +171,8 @@ class Profile(Record):
         context_window: int | None = None,
         description: str | None = None,
         locations: dict[str, Location] | None = None,
+        *,
+        min_recall: float = 0.9,
     ) -> None:
         self.name = name
         self.soft_compact = soft_compact
@@ -175,6 +182,7 @@ class Profile(Record):
         self.retain_recent_messages = retain_recent_messages
         self.context_window = context_window
         self.description = description
+        self.min_recall = min_recall
         self.locations: dict[str, Location] = {} if locations is None else locations
 
     def __repr__(self) -> str:

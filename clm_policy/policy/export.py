@@ -6,6 +6,7 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
+from clm_policy.policy.compile import PROFILE_DEFAULTS
 from clm_policy.policy.engine import Policy, Profile
 from clm_policy.yamlio import dump_yaml
 
@@ -25,6 +26,8 @@ def _profile(p: Profile) -> CommentedMap:
     out["retain_recent_messages"] = p.retain_recent_messages
     if p.context_window is not None:
         out["context_window"] = p.context_window
+    if p.min_recall != PROFILE_DEFAULTS["min_recall"]:
+        out["min_recall"] = p.min_recall
     return out
 
 

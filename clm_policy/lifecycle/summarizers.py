@@ -1,0 +1,213 @@
+"""Who writes a compaction's summary: the deterministic summarizer (the default), or a model
+behind an OpenAI-compatible chat-completions endpoint.
+
+:class:`OpenAISummarizer` asks the model for a summary of the session's record and
+conversation, over the HTTP client the OpenAI agent uses
+(:class:`~clm_policy.loop.openai_agent.ChatEndpoint`: standard library, a timeout, no
+redirects, no proxy for a server on this machine). Its output is verified like any other
+summary (:func:`~clm_policy.lifecycle.compaction.compact_verified`): an error, a timeout, an
+HTTP error status, garbage, an empty or oversized answer, or a compaction whose recall is under
+the profile's ``min_recall`` falls back to the deterministic summary, and the commit says so
+(``Clm-Summarizer: deterministic (fallback: timeout)``).
+
+It is configured by the environment (:func:`summarizer_from_env`):
+
+================================== =========================================================
+``CLM_POLICY_SUMMARIZER``          ``deterministic`` (default) or ``openai``
+``CLM_POLICY_SUMMARIZER_MODEL``    the model (required for ``openai``)
+``CLM_POLICY_SUMMARIZER_BASE_URL`` the endpoint (default: ``CLM_POLICY_OPENAI_BASE_URL``,
+                                   else https://api.openai.com/v1)
+``CLM_POLICY_SUMMARIZER_API_KEY``  the key (else ``CLM_POLICY_OPENAI_API_KEY``, else
+                                   ``OPENAI_API_KEY``)
+``CLM_POLICY_SUMMARIZER_TIMEOUT``  seconds a request may take (default 60, at most 3600)
+================================== =========================================================
+
+The key is sent only as ``Authorization: Bearer``; it is never in a message, a trailer or a
+file. What the model is sent is the state the compaction commits — its secrets already
+replaced by the memory's redactor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from clm_policy.errors import ClmError, InputError, quote
+from clm_policy.lifecycle.compaction import DETERMINISTIC, DETERMINISTIC_NAME, Summarizer
+from clm_policy.lifecycle.summary import build_summary, one_line
+from clm_policy.models.enums import MessageRole
+from clm_policy.models.state import SessionState
+
+ENV_KIND = "CLM_POLICY_SUMMARIZER"
+ENV_MODEL = "CLM_POLICY_SUMMARIZER_MODEL"
+ENV_BASE_URL = "CLM_POLICY_SUMMARIZER_BASE_URL"
+ENV_KEYS = ("CLM_POLICY_SUMMARIZER_API_KEY", "CLM_POLICY_OPENAI_API_KEY", "OPENAI_API_KEY")
+"""Where the key is read from, the first one set winning."""
+ENV_TIMEOUT = "CLM_POLICY_SUMMARIZER_TIMEOUT"
+OPENAI = "openai"
+KINDS = (DETERMINISTIC_NAME, OPENAI)
+DEFAULT_TIMEOUT = 60.0
+MAX_TIMEOUT = 3600.0
+MAX_PROMPT_CHARS = 60_000
+"""The conversation sent is cut (oldest messages first) to about this many characters."""
+MESSAGE_CHARS = 2_000
+"""Each message of the conversation sent is cut to this many characters."""
+MAX_SUMMARY_CHARS = 60_000
+"""A longer answer is no summary (``too long``)."""
+
+SYSTEM_PROMPT = (
+    "You summarise the working session of an AI agent so that it can continue after its "
+    "earlier messages are removed from its context. Write Markdown with these sections: "
+    "Goal, Constraints, Decisions, Changed artifacts, Commands and results, Verified, Not "
+    "verified, Blockers, Next safe action, Memory keys, Progress. Keep every fact of the "
+    "session record, word for word where you can: file paths, commands and their results, "
+    "identifiers, numbers and memory keys exactly as written. Add what the conversation shows "
+    "that the record does not. Invent nothing. Answer with the summary only."
+)
+
+
+class SummarizerError(ClmError):
+    """A summarizer failed; ``reason`` says how in a few words that are safe to record in a
+    commit (``timeout``, ``http 500``, ``garbage``, ``empty``): no URL, key or body."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class OpenAISummarizerConfig:
+    """Where the summarizer sends its request. Checked when made; the key is never shown."""
+
+    model: str
+    api_key: str = field(repr=False)
+    base_url: str = "https://api.openai.com/v1"
+    timeout: float = DEFAULT_TIMEOUT
+    key_source: str = field(default=ENV_KEYS[0], repr=False)
+
+    def __post_init__(self) -> None:
+        from clm_policy.loop.openai_agent import check_base_url
+
+        object.__setattr__(
+            self, "base_url", check_base_url(self.base_url, ENV_BASE_URL, ENV_KEYS[0])
+        )
+        if not self.model.strip() or len(self.model) > 200 or not self.model.isprintable():
+            raise InputError(
+                f"{ENV_MODEL}: {quote(self.model)} is no model name (1 to 200 printable characters)"
+            )
+        if not self.api_key:
+            raise InputError(f"no API key for the summarizer: set {ENV_KEYS[0]} (or {ENV_KEYS[2]})")
+        if not self.api_key.isascii() or not self.api_key.isprintable() or " " in self.api_key:
+            raise InputError(f"{self.key_source}: the key holds spaces or unprintable characters")
+        if not 0 < self.timeout <= MAX_TIMEOUT:
+            raise InputError(f"{ENV_TIMEOUT}: the timeout must be 0 < seconds <= {MAX_TIMEOUT:g}")
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> OpenAISummarizerConfig:
+        from clm_policy.loop.openai_agent import DEFAULT_BASE_URL
+        from clm_policy.loop.openai_agent import ENV_BASE_URL as AGENT_BASE_URL
+
+        model = env.get(ENV_MODEL)
+        if not model:
+            raise InputError(f"no model for the summarizer: set {ENV_MODEL}")
+        source, key = next(((k, env[k]) for k in ENV_KEYS if env.get(k)), (ENV_KEYS[0], ""))
+        timeout = DEFAULT_TIMEOUT
+        text = env.get(ENV_TIMEOUT)
+        if text:
+            try:
+                timeout = float(text)
+            except ValueError:
+                raise InputError(f"{ENV_TIMEOUT}: {quote(text)} is no number of seconds") from None
+        return cls(
+            model=model,
+            api_key=key,
+            base_url=env.get(ENV_BASE_URL) or env.get(AGENT_BASE_URL) or DEFAULT_BASE_URL,
+            timeout=timeout,
+            key_source=source,
+        )
+
+
+class OpenAISummarizer:
+    """A summary written by a model behind an OpenAI-compatible chat-completions endpoint.
+
+    One request per summary: the system prompt (:data:`SYSTEM_PROMPT`), then the session's
+    record (the deterministic summary) and its conversation as the user's message. Any failure
+    is a :class:`SummarizerError` with a short ``reason``."""
+
+    def __init__(self, config: OpenAISummarizerConfig) -> None:
+        from clm_policy.loop.openai_agent import ChatEndpoint
+
+        self.config = config
+        self.name = f"{OPENAI}:{config.model}"
+        self._endpoint = ChatEndpoint(config.base_url, config.api_key, config.timeout)
+
+    def __repr__(self) -> str:
+        return f"OpenAISummarizer({self.name!r}, {self._endpoint.url!r})"
+
+    def summarize(self, state: SessionState) -> str:
+        from clm_policy.loop.openai_agent import ChatEndpointError
+
+        payload = {
+            "model": self.config.model,
+            "messages": [
+                {"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": prompt(state)},
+            ],
+        }
+        try:
+            content, _ = self._endpoint.complete(payload)
+        except ChatEndpointError as exc:
+            raise SummarizerError(str(exc), exc.kind) from None
+        return answer_text(content)
+
+
+def prompt(state: SessionState) -> str:
+    """The user's message: the session's record, then as much of its conversation as fits
+    (newest messages kept), each message on one line."""
+    record = build_summary(state)
+    lines: list[str] = []
+    size = 0
+    for message in reversed(state.messages):
+        if message.role is MessageRole.SYSTEM and message.name is None:
+            continue  # the agent's own system prompt
+        line = f"- {message.role.value}: {one_line(message.content, MESSAGE_CHARS)}"
+        size += len(line) + 1
+        if size > MAX_PROMPT_CHARS:
+            lines.append(f"- ({len(state.messages) - len(lines)} earlier messages left out)")
+            break
+        lines.append(line)
+    conversation = "\n".join(reversed(lines)) or "(none)"
+    return (
+        "Summarise this session.\n\n# Session record\n\n"
+        f"{record}\n# Conversation, oldest first\n\n{conversation}\n"
+    )
+
+
+def answer_text(content: str) -> str:
+    """The summary in a model's answer: a Markdown fence around it removed; an empty or
+    oversized answer is a :class:`SummarizerError`."""
+    text = content.strip()
+    if text.startswith("```") and text.endswith("```") and text.count("\n") >= 1:
+        text = text[text.index("\n") + 1 : -3].strip()
+    if not text:
+        raise SummarizerError("the model's answer is empty", "empty")
+    if len(text) > MAX_SUMMARY_CHARS:
+        raise SummarizerError(
+            f"the model's answer has {len(text)} characters (at most {MAX_SUMMARY_CHARS})",
+            "too long",
+        )
+    if "\x00" in text:
+        raise SummarizerError("the model's answer holds NUL bytes", "garbage")
+    return text + "\n"
+
+
+def summarizer_from_env(env: Mapping[str, str], kind: str | None = None) -> Summarizer:
+    """The summarizer ``kind`` names (else ``CLM_POLICY_SUMMARIZER``, else deterministic),
+    configured from ``env``. A configuration problem is an :class:`InputError`, raised before
+    anything is asked or written."""
+    chosen = (kind or env.get(ENV_KIND) or DETERMINISTIC_NAME).strip().lower()
+    if chosen == DETERMINISTIC_NAME:
+        return DETERMINISTIC
+    if chosen == OPENAI:
+        return OpenAISummarizer(OpenAISummarizerConfig.from_env(env))
+    raise InputError(f"{ENV_KIND}: {quote(chosen)} is no summarizer (one of {', '.join(KINDS)})")
