@@ -43,6 +43,8 @@ def main() -> None:
         _claude_code_hook()
     if sys.argv[1:2] == ["decide"]:
         _decide()
+    if sys.argv[1:2] == ["log"]:
+        _log()
     from clm_policy.cli.main import run
 
     if not _IGNORED:
@@ -84,6 +86,31 @@ def _decide() -> None:
         os.write(2, b"clm-policy: interrupted\n")
         sys.exit(EXIT_INTERRUPTED)
     sys.exit(0)
+
+
+def _log() -> None:
+    """``clm-policy log`` with git started before the rest is imported (see
+    clm_policy.cli.quicklog); returns when click should run the command instead."""
+    if not _IGNORED:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        from clm_policy.cli.quickargs import write_all
+        from clm_policy.cli.quicklog import answer
+
+        done = answer(sys.argv[2:])
+        if done is None:
+            return
+        status, out, err = done
+        if out:
+            data = f"{out}\n".encode()
+            if not write_all(data):
+                sys.exit(0)
+        if err:
+            os.write(2, f"{err}\n".encode())
+    except KeyboardInterrupt:
+        os.write(2, b"clm-policy: interrupted\n")
+        sys.exit(EXIT_INTERRUPTED)
+    sys.exit(status)
 
 
 def _claude_code_hook() -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -12,7 +10,7 @@ from clm_policy.cli.options import EVENTS, format_option, memory_option, session
 from clm_policy.errors import InputError
 
 if TYPE_CHECKING:
-    from clm_policy.memory.audit import AuditEntry
+    pass
 
 
 @click.command()
@@ -102,47 +100,14 @@ def log(
         entries = read_log(
             repo, session=session, event=event, limit=limit, rev="--all" if all_refs else "HEAD"
         )
-    if fmt == "json":
-        click.echo(json.dumps([e.as_dict() for e in entries], indent=2))
-        return 0
-    if not entries:
-        click.echo("no matching commits", err=True)
-        return 0
-    # one write for the whole trail: 10,000 commits are 20,000 lines
-    click.echo("\n".join(_log_lines(entries)))
+    from clm_policy.report.auditlog import NOTHING, render
+
+    text = render(entries, fmt)
+    if text is None:
+        click.echo(NOTHING, err=True)
+    else:
+        click.echo(text)
     return 0
-
-
-_FACTS = (
-    ("Clm-Rule", "rule"),
-    ("Clm-Context-Tokens", "context-tokens"),
-    ("Clm-Redactions", "redactions"),
-)
-"""The trailers ``log`` shows on an entry's second line, and their names there."""
-_LINES = (
-    ("Clm-Manifest", "manifest"),
-    ("Clm-Recall", "recall"),
-    ("Clm-Summarizer", "summarizer"),
-)
-"""The trailers ``log`` shows on a line of their own (when present), and their names there;
-``Clm-Recall-Missing`` follows the recall, ``Clm-Summarizer`` only when it is not the
-default (deterministic, no fallback)."""
-
-
-def _log_lines(entries: list[AuditEntry]) -> Iterator[str]:
-    for e in entries:
-        t = e.trailers
-        yield f"{e.commit[:12]}  {e.date}  {e.subject}"
-        facts = [f"{name}={t[key]}" for key, name in _FACTS if key in t]
-        if facts:
-            yield "              " + "  ".join(facts)
-        for key, name in _LINES:
-            value = t.get(key)
-            if not value or (key == "Clm-Summarizer" and value == "deterministic"):
-                continue
-            if key == "Clm-Recall" and t.get("Clm-Recall-Missing"):
-                value += f"; missing {t['Clm-Recall-Missing']}"
-            yield f"              {name} {value}"
 
 
 @click.command()

@@ -15,8 +15,8 @@ is harmless.
 
 from __future__ import annotations
 
-import os
-
+from clm_policy.cli import quickargs
+from clm_policy.cli.quickargs import Declined, write_all
 from clm_policy.models.enums import MAX_COUNT, TaskStatus
 
 TYPE_CHECKING = False
@@ -69,58 +69,10 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-class _Declined(Exception):
-    """Not a command line this path answers: click takes it from the start."""
-
-
 def parse(args: list[str]) -> dict[str, Any]:
     """The values of ``args`` (after ``decide``) by destination, as click would give them;
-    :class:`_Declined` for anything else."""
-    values = dict(DEFAULTS)
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        name, eq, attached = arg.partition("=") if arg.startswith("--") else (arg, "", "")
-        if not eq and len(arg) > 2 and arg[0] == "-" and arg[1] != "-":
-            name, attached, eq = arg[:2], arg[2:], "="  # -t260000
-        spec = OPTIONS.get(name)
-        if spec is None:
-            raise _Declined(arg)  # --help, --explain, --session, a typo, an argument
-        dest, kind = spec
-        if kind == "flag":
-            if eq:
-                raise _Declined(arg)
-            values[dest] = True
-            i += 1
-            continue
-        if eq:
-            raw = attached
-            i += 1
-        elif i + 1 < len(args):
-            raw = args[i + 1]
-            i += 2
-        else:
-            raise _Declined(arg)  # click: "requires an argument"
-        values[dest] = _convert(raw, kind, values[dest])
-    return values
-
-
-def _convert(raw: str, kind: Any, before: Any) -> Any:
-    if kind == "str":
-        return raw
-    if kind == "multi":
-        return (*before, raw)
-    if isinstance(kind, tuple) and len(kind) == 2 and isinstance(kind[0], int):
-        try:
-            number = int(raw)  # what click's INT does, so "1_000" and " 5" alike
-        except ValueError:
-            raise _Declined(raw) from None
-        if not kind[0] <= number <= kind[1]:
-            raise _Declined(raw)
-        return number
-    if raw not in kind:
-        raise _Declined(raw)
-    return raw
+    :class:`~clm_policy.cli.quickargs.Declined` for anything else."""
+    return quickargs.parse(args, OPTIONS, DEFAULTS)
 
 
 def answer(args: list[str]) -> str | None:
@@ -129,7 +81,7 @@ def answer(args: list[str]) -> str | None:
     try:
         values = parse(args)
         state, reading = _state(values)
-    except _Declined:
+    except Declined:
         return None
     from clm_policy.config import setting
     from clm_policy.errors import ClmError
@@ -141,7 +93,7 @@ def answer(args: list[str]) -> str | None:
             state, reading = _read(values)
         profile = setting("profile", values["profile"])
         outcome = policy.outcome(state, profile, force=values["force"])
-    except (ClmError, _Declined):
+    except (ClmError, Declined):
         return None  # click reports it, with its position and in the chosen format
     text = render(outcome, values["fmt"], reading)
     if "\x1b" in text:
@@ -151,10 +103,10 @@ def answer(args: list[str]) -> str | None:
 
 def _state(values: dict[str, Any]) -> tuple[StateLike | None, TranscriptReading | None]:
     """The state a ``--tokens`` command line describes (None: it is read from a file), or
-    :class:`_Declined` where click must say what is wrong with the command line."""
+    :class:`Declined` where click must say what is wrong with the command line."""
     given = [values[k] for k in ("state_src", "tokens", "transcript")]
     if sum(g is not None for g in given) != 1:
-        raise _Declined("give one of --state, --tokens, --session and --transcript")
+        raise Declined("give one of --state, --tokens, --session and --transcript")
     tokens = values["tokens"]
     shortcut = (
         values["window"] is not None
@@ -165,18 +117,18 @@ def _state(values: dict[str, Any]) -> tuple[StateLike | None, TranscriptReading 
     )
     if tokens is None:
         if shortcut:
-            raise _Declined("--window and the others go with --tokens")
+            raise Declined("--window and the others go with --tokens")
         return None, None
     last = values["last_compact_step"]
     if last is not None and last > values["step"]:
-        raise _Declined("--last-compact-step cannot be after --step")
+        raise Declined("--last-compact-step cannot be after --step")
     from clm_policy.errors import InputError
     from clm_policy.models.plain import FigureState, FigureTokens
 
     try:
         signals = dict(parse_signal(s) for s in values["signals"])
     except InputError:
-        raise _Declined("--signal") from None
+        raise Declined("--signal") from None
     state = FigureState(
         tokens=FigureTokens(context_tokens=tokens, context_window=values["window"]),
         status=TaskStatus(values["status"]),
@@ -204,7 +156,7 @@ def _read(values: dict[str, Any]) -> tuple[StateLike, TranscriptReading | None]:
         file, text = source, read_text(source, source, limit=STATE_LIMIT, what="state")
     state = plain_state_of(text, file)
     if state is None:
-        raise _Declined("--state")  # pydantic's validation (click's path) says what is wrong
+        raise Declined("--state")  # pydantic's validation (click's path) says what is wrong
     return state, None
 
 
@@ -215,7 +167,7 @@ def _take_stdin(limit: int) -> bytes:
     import sys
 
     if sys.stdin is None:
-        raise _Declined("--state -")
+        raise Declined("--state -")
     raw = sys.stdin.buffer.read(limit)
     sys.stdin = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8")
     return raw
@@ -294,11 +246,4 @@ def encoded(text: str) -> bytes | None:
         return None
 
 
-def write_all(data: bytes) -> bool:
-    """Write ``data`` to standard output; False when the reader has gone."""
-    try:
-        while data:
-            data = data[os.write(1, data) :]
-    except BrokenPipeError:
-        return False
-    return True
+__all__ = ["answer", "encoded", "parse", "parse_signal", "render", "write_all"]

@@ -7,12 +7,13 @@ from typing import Any, TypeVar
 
 import click
 
+from clm_policy.memory.layout import EVENTS
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_MEMORY = "clm-memory"
 MEMORY_ENV = "CLM_POLICY_MEMORY"
-EVENTS = ("init", "start", "compact", "handoff", "summary", "memory", "signal", "session")
-"""Every ``Clm-Event`` a clm-policy commit can carry (docs/memory.md)."""
+__all__ = ["EVENTS"]  # and the options below
 
 
 def _memory(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str:

@@ -11,17 +11,26 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `log` reads here without the write path (clm_policy.cli.quicklog)
+    from clm_policy.memory.gitwrite import MemoryRepo
 
 
-@dataclass(frozen=True)
-class AuditEntry:
-    commit: str
-    date: str
-    subject: str
-    trailers: dict[str, str]
+class AuditEntry(Record):
+    """One clm-policy commit: its hash, author date, subject and ``Clm-*`` trailers."""
+
+    FIELDS = ("commit", "date", "subject", "trailers")
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(self, commit: str, date: str, subject: str, trailers: dict[str, str]) -> None:
+        self.commit = commit
+        self.date = date
+        self.subject = subject
+        self.trailers = trailers
 
     @property
     def event(self) -> str:
@@ -51,9 +60,26 @@ def read_log(
     rev: str = "HEAD",
 ) -> list[AuditEntry]:
     """clm-policy commits, newest first, filtered by session and event."""
-    nonce = os.urandom(8).hex()  # what secrets.token_hex does, without importing it
+    nonce = new_nonce()
     args = log_args(nonce, session=session, event=event, limit=limit, rev=rev)
     out = repo.git(*args, check=False)
+    return parse_log(out, nonce, session=session, event=event, limit=limit)
+
+
+def new_nonce() -> str:
+    """The random part of a call's separators (what secrets.token_hex does, without it)."""
+    return os.urandom(8).hex()
+
+
+def parse_log(
+    out: str,
+    nonce: str,
+    *,
+    session: str | None = None,
+    event: str | None = None,
+    limit: int | None = None,
+) -> list[AuditEntry]:
+    """The entries in the output of ``git log`` run with :func:`log_args` and ``nonce``."""
     field_sep, record_sep = f"\x1f{nonce}\x1f", f"\x1e{nonce}\x1e"
     entries: list[AuditEntry] = []
     for record in out.split(record_sep):

@@ -1,6 +1,7 @@
 """The one place clm-policy runs git.
 
-Every git command — the write path's, ``init``'s, a push — goes through :func:`run_git`, which
+Every git command — the write path's, ``init``'s, a push — goes through :func:`run_git` (or
+:func:`start_git`, which it uses, for a caller that works while git runs), which
 puts :data:`SAFE_CONFIG` before it: no repository hook runs (a ``prepare-commit-msg`` hook
 could rewrite the audit trailers, a ``reference-transaction`` hook watch every write), no
 fsmonitor command runs, and no ``ext::`` remote can start a program. The settings are given
@@ -13,10 +14,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from clm_policy.errors import ClmError, InputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
 
 SAFE_CONFIG = (
     *("-c", "core.hooksPath=/dev/null"),
@@ -44,17 +48,27 @@ def run_git(
     """``git ARGS`` in ``cwd``: its status, stdout (without the final newline) and stderr.
 
     Output is decoded as UTF-8, a byte that is not (a foreign commit message) replaced."""
+    with start_git(cwd, args, env=env) as proc:
+        stdout, stderr = proc.communicate()
+    out = stdout.decode("utf-8", "replace")
+    return proc.returncode, out.removesuffix("\n"), stderr.decode("utf-8", "replace")
+
+
+def start_git(
+    cwd: str | Path, args: Sequence[str], *, env: Mapping[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """``git ARGS`` in ``cwd``, started (with :data:`SAFE_CONFIG`) and left running, its
+    output piped: for a caller with other work to do while git works (``log``)."""
     if any("\x00" in arg for arg in args):
         raise InputError("a value with a NUL byte cannot be passed to git")
-    done = subprocess.run(
+    return subprocess.Popen(
         ["git", *SAFE_CONFIG, *args],
         cwd=cwd,
-        capture_output=True,
-        check=False,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         env={**os.environ, **_ENV, **(env or {})},
     )
-    out = done.stdout.decode("utf-8", "replace")
-    return done.returncode, out.removesuffix("\n"), done.stderr.decode("utf-8", "replace")
 
 
 def check_name(kind: str, value: str) -> str:

@@ -7,6 +7,9 @@ import re
 
 from clm_policy.errors import InputError
 
+EVENTS = ("init", "start", "compact", "handoff", "summary", "memory", "signal", "session")
+"""Every ``Clm-Event`` a clm-policy commit can carry (docs/memory.md)."""
+
 MARKER = ".clm-memory"
 INDEX = "MEMORY.md"
 TOPICS = "topics"

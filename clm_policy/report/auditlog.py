@@ -1,0 +1,60 @@
+"""``clm-policy log``'s output: the audit trail as text for people, or JSON.
+
+Both the click command (clm_policy.cli.memory) and the quick path (clm_policy.cli.quicklog)
+print through :func:`render`, so they print the same.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from clm_policy.memory.audit import AuditEntry
+
+NOTHING = "no matching commits"
+"""What ``log`` says (on standard error) when no commit matches."""
+
+_FACTS = (
+    ("Clm-Rule", "rule"),
+    ("Clm-Context-Tokens", "context-tokens"),
+    ("Clm-Redactions", "redactions"),
+)
+"""The trailers ``log`` shows on an entry's second line, and their names there."""
+_LINES = (
+    ("Clm-Manifest", "manifest"),
+    ("Clm-Recall", "recall"),
+    ("Clm-Summarizer", "summarizer"),
+)
+"""The trailers ``log`` shows on a line of their own (when present), and their names there;
+``Clm-Recall-Missing`` follows the recall, ``Clm-Summarizer`` only when it is not the
+default (deterministic, no fallback)."""
+
+
+def render(entries: list[AuditEntry], fmt: str) -> str | None:
+    """The whole output, in one piece (10,000 commits are 20,000 lines: one write); None
+    when there is nothing to list in text (say :data:`NOTHING` instead)."""
+    if fmt == "json":
+        import json
+
+        return json.dumps([e.as_dict() for e in entries], indent=2)
+    if not entries:
+        return None
+    return "\n".join(lines(entries))
+
+
+def lines(entries: list[AuditEntry]) -> Iterator[str]:
+    """The text lines of ``entries``: a line per commit, then its facts indented."""
+    for e in entries:
+        t = e.trailers
+        yield f"{e.commit[:12]}  {e.date}  {e.subject}"
+        facts = [f"{name}={t[key]}" for key, name in _FACTS if key in t]
+        if facts:
+            yield "              " + "  ".join(facts)
+        for key, name in _LINES:
+            value = t.get(key)
+            if not value or (key == "Clm-Summarizer" and value == "deterministic"):
+                continue
+            if key == "Clm-Recall" and t.get("Clm-Recall-Missing"):
+                value += f"; missing {t['Clm-Recall-Missing']}"
+            yield f"              {name} {value}"

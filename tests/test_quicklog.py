@@ -1,0 +1,109 @@
+"""``log`` without click (clm_policy.cli.quicklog) is the click command, only sooner."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from clm_policy.cli import quicklog
+from clm_policy.cli.memory import log
+
+from conftest import git, invoke
+
+CLICK_ONLY = {"help"}
+
+
+def test_the_option_table_is_the_click_commands() -> None:
+    defaults = log.make_context("log", [], resilient_parsing=True).params
+    defaults["memory"] = None  # the flag alone; both paths then ask config.memory_path
+    seen: dict[str, tuple[str, object]] = {}
+    for param in log.params:
+        assert isinstance(param, click.Option)
+        if param.name in CLICK_ONLY:
+            continue
+        assert param.name is not None
+        if param.is_flag:
+            kind: object = "flag"
+        elif isinstance(param.type, click.IntRange):
+            kind = (param.type.min, param.type.max)
+        elif isinstance(param.type, click.Choice):
+            kind = tuple(param.type.choices)
+        else:
+            kind = "str"
+        for opt in param.opts:
+            seen[opt] = (param.name, kind)
+        assert quicklog.DEFAULTS[param.name] == defaults[param.name], param.name
+    assert seen == quicklog.OPTIONS
+
+
+@pytest.fixture
+def trail(tmp_path: Path) -> Path:
+    """A memory repository with two sessions, compactions, a handoff and a foreign commit."""
+    mem = tmp_path / "mem"
+    assert invoke("run", "--memory", str(mem), "--continue-after-handoff").exit_code == 0
+    git(mem, "commit", "-q", "--allow-empty", "-m", "a commit clm-policy did not write")
+    return mem
+
+
+ARGS = [
+    [],
+    ["--format", "json"],
+    ["--session", "demo"],
+    ["--event", "compact"],
+    ["--event=handoff", "--format=json"],
+    ["-n", "2"],
+    ["--limit", "1", "--all"],
+    ["--session", "demo", "--event", "handoff"],
+    ["--session", "nosuch"],
+]
+
+
+@pytest.mark.parametrize("args", ARGS, ids=lambda a: " ".join(a) or "(none)")
+def test_it_prints_what_click_prints(trail: Path, args: list[str]) -> None:
+    quick = quicklog.answer(["--memory", str(trail), *args])
+    slow = invoke("log", "--memory", str(trail), *args)
+    assert quick is not None
+    status, out, err = quick
+    assert (status, f"{out}\n" if out else "", f"{err}\n" if err else "") == (
+        slow.exit_code,
+        slow.stdout,
+        slow.stderr,
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["--event", "nope"], ["-n", "0"], ["--format", "xml"], ["extra"], ["--limit"]],
+)
+def test_what_it_does_not_answer_click_does(trail: Path, args: list[str]) -> None:
+    assert quicklog.answer(["--memory", str(trail), *args]) is None
+
+
+def test_a_folder_that_is_not_plainly_a_repository_goes_to_click(tmp_path: Path) -> None:
+    for folder in (tmp_path / "nowhere", tmp_path):
+        assert quicklog.answer(["--memory", str(folder)]) is None
+        result = invoke("log", "--memory", str(folder))
+        assert result.exit_code == 2
+
+
+def test_as_a_process_it_loads_no_click(trail: Path) -> None:
+    probe = (
+        "import sys\n"
+        f"sys.argv = ['clm-policy', 'log', '--memory', {str(trail)!r}, '--format', 'json']\n"
+        "from clm_policy.cli.entry import main\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    code = exc.code\n"
+        "heavy = ['click', 'pydantic', 'ruamel.yaml', 'git', 'dataclasses', 'pathlib']\n"
+        "sys.stderr.write(repr(([m for m in heavy if m in sys.modules], code)))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.stderr == "([], 0)"
+    assert json.loads(proc.stdout) == json.loads(
+        invoke("log", "--memory", str(trail), "--format", "json").stdout
+    )
