@@ -9,6 +9,7 @@ import textwrap
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -115,3 +116,33 @@ def write(tmp_path: Path) -> Iterator[Callable[[str, str], Path]]:
         return path
 
     return _write
+
+
+def click_option_table(
+    command: Any, skip: set[str]
+) -> tuple[dict[str, tuple[str, object]], dict[str, Any]]:
+    """A click command's options as a quick path's table (option -> (destination, kind)) and
+    the values click gives when nothing is given, for the parameters not in ``skip``."""
+    import click
+
+    defaults = command.make_context(command.name, [], resilient_parsing=True).params
+    table: dict[str, tuple[str, object]] = {}
+    for param in command.params:
+        assert isinstance(param, click.Option)
+        if param.name in skip:
+            continue
+        assert param.name is not None
+        if param.is_flag:
+            kind: object = "flag"
+        elif param.multiple:
+            kind = "multi"
+        elif isinstance(param.type, click.IntRange):
+            kind = (param.type.min, param.type.max)
+        elif isinstance(param.type, click.Choice):
+            kind = tuple(param.type.choices)
+        else:
+            assert param.type is click.STRING, param.name
+            kind = "str"
+        for opt in param.opts:
+            table[opt] = (param.name, kind)
+    return table, {k: v for k, v in defaults.items() if k not in skip}

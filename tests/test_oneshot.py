@@ -13,13 +13,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import click
 import pytest
 
 from clm_policy.cli import oneshot
 from clm_policy.cli.decide import decide
 
-from conftest import invoke
+from conftest import click_option_table, invoke
 
 ROOT = Path(__file__).resolve().parents[1]
 TRANSCRIPTS = ROOT / "tests" / "fixtures" / "transcripts"
@@ -28,31 +27,10 @@ CLICK_ONLY = {"explain", "session", "memory", "help"}
 
 
 def test_the_option_table_is_the_click_commands() -> None:
-    # what click gives when nothing is given (before --policy/--profile look elsewhere)
-    defaults = decide.make_context("decide", [], resilient_parsing=True).params
+    table, defaults = click_option_table(decide, CLICK_ONLY)
     defaults["policy_ref"] = None  # the flag alone; both paths then ask config.setting
-    seen: dict[str, tuple[str, object]] = {}
-    for param in decide.params:
-        assert isinstance(param, click.Option)
-        if param.name in CLICK_ONLY:
-            continue
-        assert param.name is not None
-        if param.is_flag:
-            kind: object = "flag"
-        elif param.multiple:
-            kind = "multi"
-        elif isinstance(param.type, click.IntRange):
-            kind = (param.type.min, param.type.max)
-        elif isinstance(param.type, click.Choice):
-            kind = tuple(param.type.choices)
-        else:
-            assert param.type is click.STRING, param.name
-            kind = "str"
-        for opt in param.opts:
-            seen[opt] = (param.name, kind)
-        assert oneshot.DEFAULTS[param.name] == defaults[param.name], param.name
-    assert seen == oneshot.OPTIONS
-    assert set(oneshot.DEFAULTS) == {dest for dest, _ in oneshot.OPTIONS.values()}
+    assert table == oneshot.OPTIONS
+    assert defaults == oneshot.DEFAULTS
 
 
 SAME = [

@@ -9,16 +9,15 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from chatserver import ChatServer, Reply
+from chatserver import serve as serve_chat
 
 from clm_policy.errors import EndpointError, InputError
 from clm_policy.loop.openai_agent import (
@@ -36,9 +35,6 @@ from conftest import git, invoke, run_process
 KEY = "sk-test-0123456789abcdefABCDEF"
 MODEL = "test-model-1"
 TODAY = datetime.now(UTC).strftime("%Y%m%d")
-
-Reply = Callable[[dict[str, Any]], tuple[int, bytes] | None]
-"""What the endpoint answers to one request body: (status, body); None hangs until released."""
 
 
 def tokens(text: str) -> int:
@@ -82,19 +78,8 @@ def hang(_body: dict[str, Any]) -> None:
     return None
 
 
-@dataclass
-class Endpoint:
+class Endpoint(ChatServer):
     """A scripted OpenAI-compatible endpoint: ``replies`` in order, then ``then``."""
-
-    url: str = ""
-    replies: list[Reply] = field(default_factory=list)
-    then: Reply | None = None
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    release: threading.Event = field(default_factory=threading.Event)
-
-    def script(self, *replies: Reply, then: Reply | None = None) -> None:
-        self.replies = list(replies)
-        self.then = then
 
     def env(self, timeout: str = "10") -> dict[str, str]:
         return {
@@ -104,58 +89,13 @@ class Endpoint:
             "CLM_POLICY_OPENAI_TIMEOUT": timeout,
         }
 
-    def bodies(self) -> list[dict[str, Any]]:
-        return [r["body"] for r in self.requests]
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-
-    def do_POST(self) -> None:
-        endpoint = self.server.endpoint
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        endpoint.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
-        reply = endpoint.replies.pop(0) if endpoint.replies else endpoint.then
-        assert reply is not None, "the script ran out of replies"
-        answered = reply(body)
-        if answered is None:  # hang: until the test is over
-            endpoint.release.wait()
-            return
-        code, data = answered
-        self.send_response(code)
-        if code in (301, 302, 307, 308):
-            self.send_header("Location", f"{endpoint.url}/elsewhere")
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 -- the base's name
-        pass
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    endpoint: Endpoint
-
-    def handle_error(self, request: object, client_address: object) -> None:
-        pass  # a client that gave up (the timeout test) is no failure of the server
-
 
 @contextmanager
 def serve() -> Iterator[Endpoint]:
     """An endpoint on 127.0.0.1 for the block; a request hanging in it is released at the end."""
-    server = _Server(("127.0.0.1", 0), _Handler)
-    server.endpoint = Endpoint(url=f"http://127.0.0.1:{server.server_address[1]}/v1")
-    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
-    thread.start()
-    try:
-        yield server.endpoint
-    finally:
-        server.endpoint.release.set()
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    endpoint = Endpoint()
+    with serve_chat(endpoint):
+        yield endpoint
 
 
 @pytest.fixture

@@ -7,38 +7,21 @@ import subprocess
 import sys
 from pathlib import Path
 
-import click
 import pytest
 
 from clm_policy.cli import quicklog
 from clm_policy.cli.memory import log
 
-from conftest import git, invoke
+from conftest import click_option_table, git, invoke
 
 CLICK_ONLY = {"help"}
 
 
 def test_the_option_table_is_the_click_commands() -> None:
-    defaults = log.make_context("log", [], resilient_parsing=True).params
+    table, defaults = click_option_table(log, CLICK_ONLY)
     defaults["memory"] = None  # the flag alone; both paths then ask config.memory_path
-    seen: dict[str, tuple[str, object]] = {}
-    for param in log.params:
-        assert isinstance(param, click.Option)
-        if param.name in CLICK_ONLY:
-            continue
-        assert param.name is not None
-        if param.is_flag:
-            kind: object = "flag"
-        elif isinstance(param.type, click.IntRange):
-            kind = (param.type.min, param.type.max)
-        elif isinstance(param.type, click.Choice):
-            kind = tuple(param.type.choices)
-        else:
-            kind = "str"
-        for opt in param.opts:
-            seen[opt] = (param.name, kind)
-        assert quicklog.DEFAULTS[param.name] == defaults[param.name], param.name
-    assert seen == quicklog.OPTIONS
+    assert table == quicklog.OPTIONS
+    assert defaults == quicklog.DEFAULTS
 
 
 @pytest.fixture

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from chatserver import ChatServer, Reply, serve
 
 from clm_policy.errors import InputError
 from clm_policy.lifecycle.compaction import DETERMINISTIC, compact
@@ -43,8 +41,6 @@ TIMEOUT = 0.5
 """Seconds the summarizer waits: the hanging server is never answered, so the test takes this
 long whatever the machine's speed."""
 
-Reply = Callable[[dict[str, Any]], tuple[int, bytes] | None]
-
 
 def completion(content: str) -> Reply:
     def reply(body: dict[str, Any]) -> tuple[int, bytes]:
@@ -54,64 +50,22 @@ def completion(content: str) -> Reply:
     return reply
 
 
-def echo_record(body: dict[str, Any]) -> tuple[int, bytes]:
+def echo_record(body: dict[str, Any]) -> tuple[int, bytes] | None:
     """A faithful model: it answers with the session record it was sent."""
     prompt = body["messages"][1]["content"]
     record = prompt.split("# Session record\n\n", 1)[1].split("# Conversation", 1)[0]
     return completion(record)(body)
 
 
-@dataclass
-class Server:
-    url: str = ""
-    reply: Reply = echo_record
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    release: threading.Event = field(default_factory=threading.Event)
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _HTTPServer
-
-    def do_POST(self) -> None:
-        state = self.server.state
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        state.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
-        answered = state.reply(body)
-        if answered is None:  # hang until the test is over
-            state.release.wait()
-            return
-        code, data = answered
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 -- the base's name
-        pass
-
-
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    state: Server
-
-    def handle_error(self, request: object, client_address: object) -> None:
-        pass  # a client that gave up (the timeout) is no failure of the server
+Server = ChatServer
 
 
 @pytest.fixture
 def server() -> Iterator[Server]:
-    httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
-    httpd.state = Server(url=f"http://127.0.0.1:{httpd.server_address[1]}/v1")
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.01,), daemon=True)
-    thread.start()
-    try:
-        yield httpd.state
-    finally:
-        httpd.state.release.set()
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
+    """A faithful model (it answers with the session record it was sent), unless a test sets
+    another reply (``then``)."""
+    with serve(ChatServer(then=echo_record)) as chat:
+        yield chat
 
 
 def summarizer(server: Server) -> OpenAISummarizer:
@@ -215,7 +169,7 @@ def test_a_good_answer_is_the_summary(server: Server, memory: Path) -> None:
 def test_a_failing_answer_falls_back_to_the_deterministic_summary(
     server: Server, memory: Path, reply: Reply, reason: str
 ) -> None:
-    server.reply = reply
+    server.then = reply
     found = commit(memory, server)
     assert found["Clm-Summarizer"] == f"deterministic (fallback: {reason})"
     assert found["Clm-Recall"] == "1.00 (9/9)"
@@ -227,7 +181,7 @@ def test_a_failing_answer_falls_back_to_the_deterministic_summary(
 
 
 def test_errors_name_the_failure_never_the_key(server: Server) -> None:
-    server.reply = lambda _b: (401, json.dumps({"error": {"message": KEY}}).encode())
+    server.then = lambda _b: (401, json.dumps({"error": {"message": KEY}}).encode())
     with pytest.raises(SummarizerError) as caught:
         summarizer(server).summarize(state())
     assert caught.value.reason == "http 401"
@@ -318,7 +272,7 @@ def test_compact_with_the_summarizer_option(
     plain = invoke("compact", "--memory", str(memory), "--state", str(path))
     assert plain.exit_code == 0, plain.stderr
     assert server.requests == []  # deterministic unless asked
-    server.reply = completion("Nothing useful.")
+    server.then = completion("Nothing useful.")
     asked = invoke(
         "compact", "--memory", str(memory), "--state", str(path), "--summarizer", "openai"
     )

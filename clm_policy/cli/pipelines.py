@@ -145,25 +145,11 @@ def _verify_failed(hand: ByHand, done: HandoffOutcome, fmt: str) -> int:
     """The compaction's recall was under min_recall: what the handoff made instead says."""
     state, why = hand.state, hand.why
     if fmt == "json":
-        click.echo(
-            json.dumps(
-                {
-                    "event": "handoff",
-                    "commit": done.commit,
-                    "ref": done.ref,
-                    "session": state.session_id,
-                    "step": state.step_index,
-                    "rule": why.rule,
-                    "rationale": why.rationale,
-                    "manifest_path": done.manifest_path,
-                    "handoff_path": done.handoff_path,
-                    "redactions": done.redactions,
-                    "recall": _recall_json(done.recall),
-                    "seed": [m.model_dump(mode="json") for m in done.seed],
-                },
-                indent=2,
-            )
-        )
+        doc = _handoff_json(hand, done)
+        doc.pop("manifest")
+        doc["rationale"] = why.rationale
+        doc["recall"] = _recall_json(done.recall)
+        click.echo(json.dumps({**doc, "seed": doc.pop("seed")}, indent=2))
         return 0
     click.echo(
         f"compaction of session {state.session_id} at step {state.step_index} not committed: "
@@ -233,27 +219,9 @@ def handoff(
     state, why = hand.state, hand.why
     request = _pull_request(memory, done, state.session_id, state.step_index, pr_body)
     if fmt == "json":
-        click.echo(
-            json.dumps(
-                {
-                    "event": "handoff",
-                    "commit": done.commit,
-                    "ref": done.ref,
-                    "session": state.session_id,
-                    "step": state.step_index,
-                    "rule": why.rule,
-                    "manifest_path": done.manifest_path,
-                    "handoff_path": done.handoff_path,
-                    "manifest": done.manifest.model_dump(mode="json"),
-                    "redactions": done.redactions,
-                    "pushed": push,
-                    "push_attempts": done.push_attempts,
-                    "pull_request": request,
-                    "seed": [m.model_dump(mode="json") for m in done.seed],
-                },
-                indent=2,
-            )
-        )
+        doc = _handoff_json(hand, done)
+        doc.update(pushed=push, push_attempts=done.push_attempts, pull_request=request)
+        click.echo(json.dumps({**doc, "seed": doc.pop("seed")}, indent=2))
         return 0
     click.echo(
         f"handed off session {state.session_id} at step {state.step_index} ({why.rule}): "
@@ -272,6 +240,25 @@ def handoff(
         click.echo(f"  pr body   {pr_body}")
         click.echo(f"  open it   {request['command']}")
     return 0
+
+
+def _handoff_json(hand: ByHand, done: HandoffOutcome) -> dict[str, Any]:
+    """What ``--format json`` says of a committed handoff (its callers add their own keys;
+    the seed stays last)."""
+    state, why = hand.state, hand.why
+    return {
+        "event": "handoff",
+        "commit": done.commit,
+        "ref": done.ref,
+        "session": state.session_id,
+        "step": state.step_index,
+        "rule": why.rule,
+        "manifest_path": done.manifest_path,
+        "handoff_path": done.handoff_path,
+        "manifest": done.manifest.model_dump(mode="json"),
+        "redactions": done.redactions,
+        "seed": [m.model_dump(mode="json") for m in done.seed],
+    }
 
 
 def _pull_request(
