@@ -40,6 +40,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from isolated import process_env
+
 TARGET_RATIO = 4.0
 WARMUPS = 3
 DEFAULT_RUNS = 15
@@ -52,24 +54,7 @@ class BenchError(Exception):
 
 
 def environment(tmp: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(
-        {
-            "HOME": str(tmp / "home"),
-            "XDG_CACHE_HOME": str(tmp / "home" / ".cache"),
-            "XDG_STATE_HOME": str(tmp / "home" / ".state"),
-            "CLM_POLICY_CACHE_DIR": str(tmp / "cache"),
-            "GIT_CONFIG_GLOBAL": "/dev/null",
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_AUTHOR_NAME": "bench",
-            "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-            "GIT_COMMITTER_NAME": "bench",
-            "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-        }
-    )
-    for name in ("CLM_POLICY_NO_CACHE", "CLM_POLICY_MEMORY", "CLM_POLICY_POLICY"):
-        env.pop(name, None)
-    return env
+    return process_env(tmp)
 
 
 def state(step: int, messages: int) -> dict[str, object]:

@@ -28,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from isolated import GIT_ISOLATION
+
 from clm_policy.memory.audit import log_args
 from clm_policy.memory.gitrun import SAFE_CONFIG
 from clm_policy.memory.gitwrite import MemoryRepo
@@ -35,15 +37,7 @@ from clm_policy.memory.init import init_memory
 from clm_policy.memory.store import GitMemoryStore
 from clm_policy.memory.trailers import CommitMessage
 
-ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
+ENV = {**os.environ, **GIT_ISOLATION}
 os.environ.update(ENV)
 
 SUMMARY = "# Compaction\n\n" + "\n".join(f"- fact {i}: the build passes" for i in range(60))

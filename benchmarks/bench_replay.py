@@ -34,6 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from isolated import process_env
+
 from clm_policy.loop.monitor import seen_state
 from clm_policy.memory.init import init_memory
 from clm_policy.models.plain import FigureState, FigureTokens
@@ -56,22 +58,7 @@ class BenchError(Exception):
 
 
 def environment(tmp: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(
-        {
-            "HOME": str(tmp / "home"),
-            "CLM_POLICY_CACHE_DIR": str(tmp / "cache"),
-            "GIT_CONFIG_GLOBAL": "/dev/null",
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_AUTHOR_NAME": "bench",
-            "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-            "GIT_COMMITTER_NAME": "bench",
-            "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-        }
-    )
-    for name in ("CLM_POLICY_NO_CACHE", "CLM_POLICY_MEMORY", "CLM_POLICY_POLICY"):
-        env.pop(name, None)
-    return env
+    return process_env(tmp)
 
 
 def session(

@@ -30,19 +30,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from isolated import GIT_ISOLATION
+
 from clm_policy.memory.audit import log_args
 from clm_policy.memory.gitrun import SAFE_CONFIG
 from clm_policy.memory.init import init_memory
 
-ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
+ENV = {**os.environ, **GIT_ISOLATION}
 TARGET_S = 2.0
 TARGET_BYTES = 2 * 1024 * 1024
 SESSION = "long"

@@ -24,6 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from isolated import GIT_ISOLATION
+
 from clm_policy.lifecycle import pipelines
 from clm_policy.loop.agent import SimulatedAgent
 from clm_policy.loop.control import OuterControlLoop
@@ -35,16 +37,7 @@ from clm_policy.models.state import SessionState, TokenSnapshot
 from clm_policy.policy.compile import load_policy
 from clm_policy.policy.engine import Policy
 
-os.environ.update(
-    {
-        "GIT_AUTHOR_NAME": "bench",
-        "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-        "GIT_COMMITTER_NAME": "bench",
-        "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-        "GIT_CONFIG_GLOBAL": "/dev/null",
-        "GIT_CONFIG_NOSYSTEM": "1",
-    }
-)
+os.environ.update(GIT_ISOLATION)
 TARGET_S = 5.0
 
 

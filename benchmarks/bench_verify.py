@@ -38,6 +38,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from isolated import GIT_ISOLATION
+
 from clm_policy.lifecycle import compaction
 from clm_policy.lifecycle.pipelines import run_compaction
 from clm_policy.lifecycle.verify import Fact, Recall, compaction_context, facts, verify
@@ -50,16 +52,7 @@ TARGET = 1.2
 WARMUPS = 3
 RETAIN = 6
 
-os.environ.update(
-    {
-        "GIT_AUTHOR_NAME": "bench",
-        "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-        "GIT_COMMITTER_NAME": "bench",
-        "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-        "GIT_CONFIG_GLOBAL": "/dev/null",
-        "GIT_CONFIG_NOSYSTEM": "1",
-    }
-)
+os.environ.update(GIT_ISOLATION)
 
 
 def session(name: str, *, kept_size: int | None) -> SessionState:
