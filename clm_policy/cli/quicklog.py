@@ -69,13 +69,19 @@ def answer(args: list[str]) -> tuple[int, str, str] | None:
     except (ClmError, OSError):
         return None
     with proc:
-        # while git reads the history: load what parses and renders its output
-        from clm_policy.memory.audit import parse_log
+        # while git reads the history: load what parses and renders its output, and parse
+        # each record as git writes it
+        from clm_policy.memory.audit import LogReader
         from clm_policy.report.auditlog import NOTHING, render
 
-        out, _ = proc.communicate()
-    entries = parse_log(out.decode("utf-8", "replace"), nonce, **filters)
-    text = render(entries, values["fmt"])
+        reader = LogReader(nonce, **filters)
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        while chunk := os.read(fd, 1 << 16):
+            reader.feed(chunk)
+        reader.close()
+        proc.communicate()
+    text = render(reader.entries, values["fmt"])
     if text is not None and "\x1b" in text:
         return None  # click.echo strips terminal escapes from what is not a terminal
     return (0, "", NOTHING) if text is None else (0, text, "")

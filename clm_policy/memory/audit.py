@@ -16,6 +16,8 @@ from clm_policy.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `log` reads here without the write path (clm_policy.cli.quicklog)
+    from collections.abc import Iterable
+
     from clm_policy.memory.gitwrite import MemoryRepo
 
 
@@ -80,28 +82,65 @@ def parse_log(
     limit: int | None = None,
 ) -> list[AuditEntry]:
     """The entries in the output of ``git log`` run with :func:`log_args` and ``nonce``."""
-    field_sep, record_sep = f"\x1f{nonce}\x1f", f"\x1e{nonce}\x1e"
-    entries: list[AuditEntry] = []
-    for record in out.split(record_sep):
-        parts = record.strip("\n").split(field_sep)
-        if len(parts) != 4:
-            continue  # empty (the end), or not a record git formatted for us
-        commit, date, subject, block = parts
-        trailers: dict[str, str] = {}
-        for line in block.splitlines():
-            key, sep, value = line.partition(": ")
-            if sep and key.startswith("Clm-"):
-                trailers[key] = value.strip()
-        if "Clm-Event" not in trailers:
-            continue  # not written by clm-policy
-        if session is not None and trailers.get("Clm-Session") != session:
-            continue
-        if event is not None and trailers.get("Clm-Event") != event:
-            continue
-        entries.append(AuditEntry(commit, date, subject, trailers))
-        if limit is not None and len(entries) >= limit:
-            break
-    return entries
+    reader = LogReader(nonce, session=session, event=event, limit=limit)
+    reader.feed_records(out.split(reader.record_sep))
+    return reader.entries
+
+
+class LogReader:
+    """Entries taken from ``git log``'s output as it arrives (``log`` parses while git still
+    writes): :meth:`feed` bytes, then :meth:`close`; the entries are in :attr:`entries`."""
+
+    def __init__(
+        self,
+        nonce: str,
+        *,
+        session: str | None = None,
+        event: str | None = None,
+        limit: int | None = None,
+    ) -> None:
+        self.field_sep, self.record_sep = f"\x1f{nonce}\x1f", f"\x1e{nonce}\x1e"
+        self._record_bytes = self.record_sep.encode()
+        self.session, self.event, self.limit = session, event, limit
+        self.entries: list[AuditEntry] = []
+        self._rest = b""
+
+    @property
+    def full(self) -> bool:
+        return self.limit is not None and len(self.entries) >= self.limit
+
+    def feed(self, chunk: bytes) -> None:
+        """Parse the records ``chunk`` completes (the separators are ASCII, so a record's
+        bytes decode as they would within the whole output)."""
+        *complete, self._rest = (self._rest + chunk).split(self._record_bytes)
+        self.feed_records(r.decode("utf-8", "replace") for r in complete)
+
+    def close(self) -> None:
+        """The end of the output: parse what is left."""
+        rest, self._rest = self._rest, b""
+        self.feed_records([rest.decode("utf-8", "replace")])
+
+    def feed_records(self, records: Iterable[str]) -> None:
+        field_sep, session, event = self.field_sep, self.session, self.event
+        for record in records:
+            if self.full:
+                return
+            parts = record.strip("\n").split(field_sep)
+            if len(parts) != 4:
+                continue  # empty (the end), or not a record git formatted for us
+            commit, date, subject, block = parts
+            trailers: dict[str, str] = {}
+            for line in block.splitlines():
+                key, sep, value = line.partition(": ")
+                if sep and key.startswith("Clm-"):
+                    trailers[key] = value.strip()
+            if "Clm-Event" not in trailers:
+                continue  # not written by clm-policy
+            if session is not None and trailers.get("Clm-Session") != session:
+                continue
+            if event is not None and trailers.get("Clm-Event") != event:
+                continue
+            self.entries.append(AuditEntry(commit, date, subject, trailers))
 
 
 def log_args(
