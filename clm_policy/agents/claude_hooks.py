@@ -33,6 +33,8 @@ from clm_policy.agents.hooks import (
     Hook,
     HookReply,
     Wording,
+    agent_trailers,
+    commit_snapshot,
     context_at_start,
     cut,
     last_step,
@@ -68,13 +70,13 @@ def _user_prompt_submit(hook: Hook) -> HookReply:
 
 
 def _pre_compact(hook: Hook) -> HookReply:
-    from clm_policy.lifecycle.pipelines import run_compaction, run_handoff
+    from clm_policy.lifecycle.pipelines import run_handoff
 
     trigger = str(hook.event.get("trigger") or "manual")
     state, outcome = hook.full_state()
-    native = {"Clm-Agent-Trigger": trigger, "Clm-Agent-Tokens": str(state.tokens.context_tokens)}
     with hook.repo() as repo:
         if outcome.action.value == "handoff" and trigger == "auto":
+            native = agent_trailers(hook, trigger, state)
             done = run_handoff(repo, state, why=hook.provenance(outcome, **native))
             return HookReply(
                 2,
@@ -84,15 +86,7 @@ def _pre_compact(hook: Hook) -> HookReply:
                     f"({done.manifest_path}). Run /clear: the next session starts from it."
                 ),
             )
-        from dataclasses import replace  # a compaction's commit: rare, and git costs more
-
-        why = replace(
-            hook.provenance(outcome, **native),
-            rule=f"{AGENT}:{trigger}",
-            rationale=f"Claude Code compacts ({trigger})",
-        )
-        retain = hook.policy().profile(hook.profile or state.profile).retain_recent_messages
-        run_compaction(repo, state, retain=retain, why=why)
+        commit_snapshot(hook, repo, state, outcome, trigger, "Claude Code compacts")
     return NOTHING
 
 

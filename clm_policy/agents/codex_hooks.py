@@ -45,6 +45,8 @@ from clm_policy.agents.hooks import (
     Hook,
     HookReply,
     Wording,
+    agent_trailers,
+    commit_snapshot,
     context_at_start,
     cut,
     handed_off,
@@ -112,15 +114,15 @@ def _user_prompt_submit(hook: Hook) -> HookReply:
 
 
 def _pre_compact(hook: Hook) -> HookReply:
-    from clm_policy.lifecycle.pipelines import run_compaction, run_handoff
+    from clm_policy.lifecycle.pipelines import run_handoff
 
     trigger = str(hook.event.get("trigger") or "manual")
     state, outcome = hook.full_state()
-    native = {"Clm-Agent-Trigger": trigger, "Clm-Agent-Tokens": str(state.tokens.context_tokens)}
     hands_off = outcome.action.value == "handoff" and trigger == "auto"
     already = hands_off and handed_off(hook)
     with hook.repo() as repo:
         if hands_off and not already:
+            native = agent_trailers(hook, trigger, state)
             done = run_handoff(repo, state, why=hook.provenance(outcome, **native))
             # exit 2 and decision:block do not stop a Codex compaction; continue:false does,
             # by ending the turn before the compaction starts
@@ -134,21 +136,13 @@ def _pre_compact(hook: Hook) -> HookReply:
                     ),
                 }
             )
-        from dataclasses import replace  # a compaction's commit: rare, and git costs more
-
-        why = replace(
-            hook.provenance(outcome, **native),
-            rule=f"{AGENT}:{trigger}",
-            rationale=f"Codex compacts ({trigger})",
-        )
-        retain = hook.policy().profile(hook.profile or state.profile).retain_recent_messages
-        done_compact = run_compaction(repo, state, retain=retain, why=why)
+        snapshot = commit_snapshot(hook, repo, state, outcome, trigger, "Codex compacts")
     if already:
         return reply_json(
             {
                 "systemMessage": (
                     "clm-policy: this session has handed off already; Codex compacts it as "
-                    f"asked (snapshot {done_compact.path}). {NEXT_SESSION}"
+                    f"asked (snapshot {snapshot.path}). {NEXT_SESSION}"
                 )
             }
         )

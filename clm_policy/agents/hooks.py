@@ -141,6 +141,29 @@ class Hook:
         )
 
 
+def agent_trailers(hook: Hook, trigger: str, state: Any) -> dict[str, str]:
+    """The trailers saying the agent compacts, why (its trigger) and at what context."""
+    return {"Clm-Agent-Trigger": trigger, "Clm-Agent-Tokens": str(state.tokens.context_tokens)}
+
+
+def commit_snapshot(
+    hook: Hook, repo: Any, state: Any, outcome: Any, trigger: str, compacts: str
+) -> Any:
+    """The compaction snapshot committed before the agent compacts (PreCompact): its rule is
+    ``<agent>:<trigger>``, its rationale ``<compacts> (<trigger>)`` ("Claude Code compacts")."""
+    from dataclasses import replace  # a compaction's commit: rare, and git costs more
+
+    from clm_policy.lifecycle.pipelines import run_compaction
+
+    why = replace(
+        hook.provenance(outcome, **agent_trailers(hook, trigger, state)),
+        rule=f"{hook.agent}:{trigger}",
+        rationale=f"{compacts} ({trigger})",
+    )
+    retain = hook.policy().profile(hook.profile or state.profile).retain_recent_messages
+    return run_compaction(repo, state, retain=retain, why=why)
+
+
 def commit_handoff(hook: Hook, *, after: str) -> HookReply:
     from clm_policy.lifecycle.pipelines import run_handoff
 
