@@ -235,12 +235,14 @@ def _tokens_until(
 
 def _recalls(s: SessionHistory) -> list[tuple[int | None, str, Recall]]:
     """The recall of each verified compaction (or handoff, or agent summary): its commit's
-    ``Clm-Recall``, else the ``recall`` of the metrics at its step; then any other step whose
-    metrics record one."""
+    ``Clm-Recall``, else the ``recall`` of the metrics at its step (the run loop records a
+    compaction's there too: the same recall, counted once); then any other step whose metrics
+    record one."""
     found: list[tuple[int | None, str, Recall]] = []
     by_step = {r.step: r.recall for r in s.steps if r.recall is not None}
     for e in s.events:
-        recall = e.recall or (by_step.pop(e.step, None) if e.step is not None else None)
+        at_step = by_step.pop(e.step, None) if e.step is not None else None
+        recall = e.recall or at_step
         if recall is not None:
             found.append((e.step, e.kind, recall))
     found.extend((step, "step", recall) for step, recall in by_step.items())

@@ -580,3 +580,20 @@ def test_min_recall_out_of_range_is_refused(tmp_path: Path, value: str) -> None:
     result = invoke("decide", "-p", str(path), "--tokens", "150")
     assert result.exit_code == 2
     assert "min_recall" in result.stderr
+
+
+def test_the_run_records_a_compactions_recall_in_its_metrics(tmp_path: Path) -> None:
+    mem = tmp_path / "mem"
+    assert invoke("run", "--memory", str(mem)).exit_code == 0
+    lines = [
+        json.loads(x) for x in git(mem, "show", "HEAD:sessions/demo/metrics.jsonl").split("\n") if x
+    ]
+    recalled = {line["step"]: line["recall"] for line in lines if "recall" in line}
+    assert recalled == {
+        23: {"value": 1.0, "passed": 8, "asked": 8},
+        42: {"value": 1.0, "passed": 9, "asked": 9},
+    }
+    # the line of a compaction's step, in the commit that made the compaction
+    at = git(mem, "log", "--format=%H", "--grep=^clm(compact): demo step 23").split()[0]
+    line = git(mem, "show", f"{at}:sessions/demo/metrics.jsonl").splitlines()[-1]
+    assert json.loads(line)["recall"] == {"value": 1.0, "passed": 8, "asked": 8}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -147,6 +147,7 @@ def run_compaction(
     files: Mapping[str, JsonDoc] | None = None,
     summarizer: Summarizer = DETERMINISTIC,
     min_recall: float | None = None,
+    on_verified: Callable[[Recall], None] | None = None,
 ) -> CompactOutcome:
     """Compact ``state``, verify it and commit the summary document and the persisted state.
 
@@ -160,7 +161,9 @@ def run_compaction(
     With ``min_recall`` the recall is enforced: under it nothing is committed and
     :class:`~clm_policy.lifecycle.verify.VerificationFailed` is raised (the caller hands off
     instead). Without it (a snapshot taken while an agent compacts on its own) the recall is
-    recorded only, and a summarizer falls back under the default 0.9."""
+    recorded only, and a summarizer falls back under the default 0.9. ``on_verified`` is told
+    the recall of a compaction that is going to be committed, before the commit (the run loop
+    records it in that step's line of metrics.jsonl, which the commit holds)."""
     check_identifiers(state)
     when = now or datetime.now(UTC)
     change = Change(files, appends)
@@ -177,6 +180,8 @@ def run_compaction(
     assert recorded.recall is not None
     if min_recall is not None and recorded.recall.below(min_recall):
         raise VerificationFailed(recorded.recall, min_recall, recorded.summarizer_trailer)
+    if on_verified is not None:
+        on_verified(recorded.recall)
     # the caller's compaction: the raw state, with the summary the recorded one has
     deterministic = isinstance(summarizer, DeterministicSummarizer) or recorded.fallback
     told = DETERMINISTIC if deterministic else TextSummary(recorded.summary, recorded.summarizer)

@@ -39,7 +39,7 @@ from clm_policy.lifecycle.pipelines import (
     run_compaction,
     run_handoff,
 )
-from clm_policy.lifecycle.verify import VerificationFailed
+from clm_policy.lifecycle.verify import Recall, VerificationFailed
 from clm_policy.loop.agent import Agent, ScriptedStep
 from clm_policy.loop.monitor import MetricsMonitor, seen_state
 from clm_policy.memory.change import JsonDoc, JsonLines
@@ -313,11 +313,23 @@ class OuterControlLoop:
             files={self._run_path: JsonDoc(self._record(None))},
             summarizer=self.summarizer,
             min_recall=profile.min_recall,
+            on_verified=self._note_recall,
         )
         self._logs = {}
         self.session.state = done.result.state
         self.session.agent.inject_context(done.result.hint)
         return done
+
+    def _note_recall(self, recall: Recall) -> None:
+        """The compaction's recall, in this step's line of metrics.jsonl (before the commit
+        that holds the line)."""
+        lines = self._logs.get(f"{session_dir(self.state.session_id)}/metrics.jsonl") or []
+        if lines and lines[-1].get("step") == self.state.step_index:
+            lines[-1]["recall"] = {
+                "value": recall.value,
+                "passed": recall.found,
+                "asked": recall.asked,
+            }
 
     def _handoff(self, decision: Outcome) -> HandoffOutcome:
         return run_handoff(
