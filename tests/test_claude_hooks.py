@@ -163,6 +163,39 @@ def test_user_prompt_submit_continue_says_nothing(project: Path) -> None:
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
 
+def test_a_prompt_that_continues_loads_nothing_heavy(project: Path) -> None:
+    """Claude Code runs the hook on every prompt: the common answer (nothing) imports neither
+    click nor pydantic nor the modules that cost start-up time (benchmarks/bench_hook.py)."""
+    path = transcript(project / "t.jsonl", 40_000)
+    event = {
+        "session_id": SESSION,
+        "cwd": str(project),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "go on",
+        "transcript_path": str(path),
+    }
+    probe = (
+        "import sys\n"
+        "sys.argv = ['clm-policy', 'hook', 'claude-code']\n"
+        "from clm_policy.cli.entry import main\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    code = exc.code\n"
+        "heavy = ['click', 'pydantic', 'ruamel.yaml', 'simpleeval', 'dataclasses', 'typing',\n"
+        "         'pathlib', 'hashlib', 'inspect', 'subprocess']\n"
+        "sys.stderr.write(repr(([m for m in heavy if m in sys.modules], code)))\n"
+    )
+    for _ in range(2):  # the first run fills the policy cache; the second is the common one
+        done = subprocess.run(
+            [sys.executable, "-c", probe],
+            input=json.dumps(event),
+            capture_output=True,
+            text=True,
+            cwd=project,
+            timeout=120,
+            check=False,
+        )
+    assert (done.stdout, done.stderr) == ("", "([], 0)")
+
+
 def test_user_prompt_submit_advises_a_compaction(project: Path) -> None:
     path = transcript(project / "t.jsonl", 130_000)
     done = hook(
