@@ -316,3 +316,21 @@ def test_readme_memory_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         result = invoke(*command.split())
         assert result.exit_code == 0, (command, result.stderr)
     assert "clm(handoff): auth-refactor-7 step 42" in result.stdout
+
+
+def test_two_branch_handoffs_in_one_second_keep_both_manifests(memory: Path) -> None:
+    """Each branch is its own pull request: merging both must not clash on one manifest."""
+    from datetime import UTC, datetime
+
+    from clm_policy.lifecycle.pipelines import run_handoff
+    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.models.state import SessionState
+
+    now = datetime(2026, 8, 4, 12, 0, tzinfo=UTC)
+    state = SessionState(session_id="s1", goal="ship it", step_index=3)
+    with MemoryRepo(memory) as repo:
+        first = run_handoff(repo, state, branch=True, now=now)
+        second = run_handoff(repo, state, branch=True, now=now)
+    assert first.manifest_path == "manifests/20260804T120000Z_s1.json"
+    assert second.manifest_path == "manifests/20260804T120000Z_s1-2.json"
+    assert git(memory, "show", f"{second.ref}:{second.manifest_path}")

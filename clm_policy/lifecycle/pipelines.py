@@ -273,7 +273,10 @@ def run_handoff(
     manifest = build_manifest(clean, change.clean(rationale), now=now or datetime.now(UTC))
     number = _next_handoff_number(repo, state.session_id)
     m_path = manifest_path(manifest_filename(manifest, state.session_id))
-    if repo.show_file(m_path) is not None or os.path.lexists(repo.root / m_path):
+    taken = repo.show_file(m_path) is not None or os.path.lexists(repo.root / m_path)
+    if not taken and branch:  # another branch's handoff (its own pull request) may hold it
+        taken = bool(repo.git("log", "--all", "-1", "--format=%H", "--", m_path, check=False))
+    if taken:
         # a second handoff of this session within the same second: keep both
         m_path = m_path.removesuffix(".json") + f"-{number}.json"
     h_path = handoff_path(state.session_id, number)
