@@ -478,3 +478,19 @@ def test_a_ref_that_is_no_handoff_is_refused(memory: Path) -> None:
     with MemoryRepo(memory) as repo, pytest.raises(InputError) as raised:
         prbody.pull_request(repo, "main")
     assert str(raised.value) == "'main' is not a handoff committed by clm-policy"
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("ask @alice to review", "ask @\u2060alice to review"),
+        ("fixes #123 (see @bob)", "fixes #\u2060123 (see @\u2060bob)"),
+        ("@carol first", "@\u2060carol first"),
+        ("mail dev@example.com", "mail dev@example.com"),
+        ("see https://x.test/a#part", "see https://x.test/a#part"),
+        ("## Goal", "## Goal"),
+        ("issue # 5 and C# code", "issue # 5 and C# code"),
+    ],
+)
+def test_mentions_and_references_notify_no_one(text: str, shown: str) -> None:
+    assert prbody.quiet(text) == shown

@@ -10,7 +10,9 @@ compared with the new one field by field. The recall is the commit's ``Clm-Recal
 A body goes to a forge, where everyone with access reads it, so the title and the body pass
 the one redactor (:func:`clm_policy.memory.redact.redact_text`) as everything that reaches git
 does — although what they are made from was redacted when it was committed, a previous
-manifest may come from a clone that pushed it unredacted.
+manifest may come from a clone that pushed it unredacted. An ``@name`` or ``#123`` the agent
+wrote would notify that person or link that issue from the pull request: a zero-width joiner
+after the ``@`` or ``#`` keeps the text as it reads and notifies no one (:func:`quiet`).
 """
 
 from __future__ import annotations
@@ -77,7 +79,18 @@ def title(manifest: HandoffManifest, session: str, step: str | int) -> str:
         f"Handoff {session} step {step} ({manifest.status.value}): "
         f"{one_line(manifest.goal, TITLE_GOAL)}"
     )
-    return redact_text(text).text
+    return quiet(redact_text(text).text)
+
+
+# where a forge reads a mention: at the start, or after white space or an opening bracket
+# (not in an e-mail address, a URL's fragment or a word)
+_MENTION = re.compile(r"(?<![^\s(\[])([@#])(?=[A-Za-z0-9])")
+_JOINER = "\u2060"  # WORD JOINER: invisible, and it breaks a forge's @mention and #reference
+
+
+def quiet(text: str) -> str:
+    """``text`` with its ``@mentions`` and ``#references`` made inert for a forge."""
+    return _MENTION.sub(lambda m: m[1] + _JOINER, text)
 
 
 def base_branch(repo: MemoryRepo) -> str | None:
@@ -164,7 +177,8 @@ def pull_request(repo: MemoryRepo, ref: str) -> PullRequest:
             f"\nThe manifest is too long for a pull-request body ({len(sections)} characters): "
             f"read {where} in this pull request's changes.\n"
         )
-    return PullRequest(title(manifest, session, step), redact_text(body).text, head, base, commit)
+    body = quiet(redact_text(body).text)
+    return PullRequest(title(manifest, session, step), body, head, base, commit)
 
 
 def _int(step: str) -> int:
