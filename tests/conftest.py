@@ -146,3 +146,29 @@ def click_option_table(
         for opt in param.opts:
             table[opt] = (param.name, kind)
     return table, {k: v for k, v in defaults.items() if k not in skip}
+
+
+def run_on_terminal(args: list[str]) -> tuple[subprocess.CompletedProcess[bytes], bytes]:
+    """Run ``args`` with standard error on a pseudo-terminal (standard output piped): the
+    process, and everything the terminal was sent."""
+    import os
+    import pty
+
+    primary, secondary = pty.openpty()
+    try:
+        done = subprocess.run(
+            args, stdout=subprocess.PIPE, stderr=secondary, check=False, timeout=60
+        )
+        os.close(secondary)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(primary, 4096)
+            except OSError:  # the terminal closed: all read
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(primary)
+    return done, seen

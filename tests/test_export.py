@@ -5,13 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import pty
-import subprocess
 import sys
 from pathlib import Path
 
-from conftest import git, invoke
+from conftest import git, invoke, run_on_terminal
 
 STEP_HEADER = (
     "session,step,context_tokens,input_tokens,output_tokens,total_tokens,estimated,tool_calls,"
@@ -169,35 +166,8 @@ def test_bad_input_is_exit_2(memory: Path) -> None:
 
 def test_json_is_quiet_on_a_terminal(memory: Path) -> None:
     run(memory)
-    primary, secondary = pty.openpty()
-    try:
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "clm_policy",
-                "export",
-                "--memory",
-                str(memory),
-                "--format",
-                "json",
-            ],
-            stdout=subprocess.PIPE,
-            stderr=secondary,
-            check=False,
-            timeout=60,
-        )
-        os.close(secondary)
-        seen = b""
-        while True:
-            try:
-                chunk = os.read(primary, 4096)
-            except OSError:  # the terminal closed: all read
-                break
-            if not chunk:
-                break
-            seen += chunk
-    finally:
-        os.close(primary)
+    done, seen = run_on_terminal(
+        [sys.executable, "-m", "clm_policy", "export", "--memory", str(memory), "--format", "json"]
+    )
     assert (done.returncode, seen) == (0, b"")
     assert json.loads(done.stdout)["sessions"][0]["session"] == "demo"

@@ -4,8 +4,6 @@ everything from the (untrusted) repository escaped; bad input; progress on a ter
 from __future__ import annotations
 
 import json
-import os
-import pty
 import re
 import subprocess
 import sys
@@ -14,7 +12,7 @@ from pathlib import Path
 
 from clm_policy.policy.compile import load_policy
 
-from conftest import git, invoke
+from conftest import git, invoke, run_on_terminal
 
 
 class Page(HTMLParser):
@@ -346,28 +344,7 @@ def test_progress_on_a_terminal_only(memory: Path, tmp_path: Path) -> None:
     run(memory)
     out = tmp_path / "report.html"
     args = [sys.executable, "-m", "clm_policy", "report", "--memory", str(memory), "-o", str(out)]
-    primary, secondary = pty.openpty()
-    try:
-        done = subprocess.run(
-            args,
-            stderr=secondary,
-            capture_output=False,
-            stdout=subprocess.PIPE,
-            check=False,
-            timeout=60,
-        )
-        os.close(secondary)
-        seen = b""
-        while True:
-            try:
-                chunk = os.read(primary, 4096)
-            except OSError:  # the terminal closed: all read
-                break
-            if not chunk:
-                break
-            seen += chunk
-    finally:
-        os.close(primary)
+    done, seen = run_on_terminal(args)
     assert done.returncode == 0
     line = "reading sessions: 1/1 (100%)"
     assert seen.decode() == f"\r{line}\r{' ' * len(line)}\r"
