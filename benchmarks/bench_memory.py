@@ -31,8 +31,8 @@ from pathlib import Path
 from isolated import GIT_ISOLATION
 
 from clm_policy.memory.audit import log_args
-from clm_policy.memory.gitrun import SAFE_CONFIG
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.git.run import SAFE_CONFIG
+from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.init import init_memory
 from clm_policy.memory.store import GitMemoryStore
 from clm_policy.memory.trailers import CommitMessage

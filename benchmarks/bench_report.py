@@ -33,7 +33,7 @@ from pathlib import Path
 from isolated import GIT_ISOLATION
 
 from clm_policy.memory.audit import log_args
-from clm_policy.memory.gitrun import SAFE_CONFIG
+from clm_policy.memory.git.run import SAFE_CONFIG
 from clm_policy.memory.init import init_memory
 
 ENV = {**os.environ, **GIT_ISOLATION}

@@ -30,7 +30,7 @@ from clm_policy.lifecycle import pipelines
 from clm_policy.loop.agent import SimulatedAgent
 from clm_policy.loop.control import OuterControlLoop
 from clm_policy.loop.monitor import MetricsMonitor
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.init import init_memory
 from clm_policy.models.scenario import ScenarioFile
 from clm_policy.models.state import SessionState, TokenSnapshot

@@ -9,7 +9,7 @@ JSON, indented like ``json.dumps(indent=1)``) and two variants of it:
 - ``bad``: the *last* message has the role ``robot`` — the error the farthest into the text,
   so that finding its line and column means reading past every message before it.
 
-Each is read with :func:`clm_policy.state_io.parse_state` (strict JSON parse, pydantic
+Each is read with :func:`clm_policy.models.state_io.parse_state` (strict JSON parse, pydantic
 validation and, for ``bad``, locating the error), in-process; the figure is the median of
 ``--runs`` timed runs after one untimed warm-up, good and bad alternating. Reading a state
 already costs a JSON parse and a validation; the error path adds a walk down the failing path
@@ -34,8 +34,8 @@ import time
 from typing import Any
 
 from clm_policy import __version__
-from clm_policy.errors import StateError
-from clm_policy.state_io import parse_state
+from clm_policy.base.errors import StateError
+from clm_policy.models.state_io import parse_state
 
 TARGET_RATIO = 3.0
 DEFAULT_MESSAGES = 22_000

@@ -8,7 +8,7 @@ several lines sharing ``message.id``, Bash and Edit tool calls with their result
 kilobytes each), inline subagent runs (``isSidechain``), hook ``progress`` lines and a
 compaction in the middle. It then times, in-process:
 
-- ``read_context`` (:mod:`clm_policy.agents.transcript`), which reads the file from the end
+- ``read_context`` (:mod:`clm_policy.transcripts.reading`), which reads the file from the end
   until the last main-chain usage line. **Target: median <= 50 ms.**
 - the baseline: reading the whole file line by line with ``json.loads`` and keeping the last
   main-chain usage, the obvious way to get the same figure.
@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from clm_policy import __version__
-from clm_policy.agents.transcript import read_context, read_transcript
+from clm_policy.transcripts.reading import read_context, read_transcript
 
 TARGET_MS = 50.0
 DEFAULT_SIZE_MB = 100
@@ -236,7 +236,9 @@ def run(size_mb: int, runs: int) -> dict[str, Any]:
         full = median_ms(lambda: read_transcript(small), 5)
         small_baseline = median_ms(lambda: baseline_context(small), 5)
 
-        hook = f"from clm_policy.agents.transcript import read_context; read_context({str(big)!r})"
+        hook = (
+            f"from clm_policy.transcripts.reading import read_context; read_context({str(big)!r})"
+        )
         proc = process_ms(hook, PROCESS_RUNS)
         bare = process_ms("pass", PROCESS_RUNS)
     return {

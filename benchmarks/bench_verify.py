@@ -44,7 +44,7 @@ from clm_policy.lifecycle import compaction
 from clm_policy.lifecycle.pipelines import run_compaction
 from clm_policy.lifecycle.verify import Fact, Recall, compaction_context, facts, verify
 from clm_policy.memory.audit import read_log
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.init import init_memory
 from clm_policy.models.state import SessionState
 

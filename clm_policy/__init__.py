@@ -16,7 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from clm_policy.errors import (
+    from clm_policy.base.errors import (
         ClmError,
         EvaluationError,
         ExpressionError,
@@ -36,13 +36,13 @@ __version__ = "0.1.0"
 # Loaded on first use: pydantic, the YAML parser and the policy compiler cost start-up time,
 # and the command line's one-shot decide on a cached policy needs none of them.
 _LAZY = {
-    "ClmError": "clm_policy.errors",
-    "EvaluationError": "clm_policy.errors",
-    "ExpressionError": "clm_policy.errors",
-    "InputError": "clm_policy.errors",
-    "Location": "clm_policy.errors",
-    "PolicyError": "clm_policy.errors",
-    "StateError": "clm_policy.errors",
+    "ClmError": "clm_policy.base.errors",
+    "EvaluationError": "clm_policy.base.errors",
+    "ExpressionError": "clm_policy.base.errors",
+    "InputError": "clm_policy.base.errors",
+    "Location": "clm_policy.base.errors",
+    "PolicyError": "clm_policy.base.errors",
+    "StateError": "clm_policy.base.errors",
     "Action": "clm_policy.models.enums",
     "MessageRole": "clm_policy.models.enums",
     "TaskStatus": "clm_policy.models.enums",

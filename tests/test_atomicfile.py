@@ -1,4 +1,4 @@
-"""clm_policy.atomicfile: the one atomic write — content, permissions, the temporary file
+"""clm_policy.base.atomicfile: the one atomic write — content, permissions, the temporary file
 removed on every failure, names relative to a folder descriptor, and an import of ``os`` only.
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from clm_policy import atomicfile
+from clm_policy.base import atomicfile
 
 
 @pytest.fixture
@@ -113,15 +113,21 @@ def test_relative_to_a_folder_descriptor(tmp_path: Path) -> None:
 
 
 def test_imports_only_os() -> None:
-    """The status line and the hooks import it (through clm_policy.privatefiles) on every
+    """The status line and the hooks import it (through clm_policy.base.privatefiles) on every
     refresh and prompt: nothing beyond ``os`` (and ``__future__``'s flag) may come with it."""
     code = (
         "import sys\n"
         "before = set(sys.modules)\n"
-        "import clm_policy.atomicfile, clm_policy.privatefiles\n"
+        "import clm_policy.base.atomicfile, clm_policy.base.privatefiles\n"
         "print(' '.join(sorted(set(sys.modules) - before)))\n"
     )
     out = subprocess.run(
         [sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True
     ).stdout.split()
-    assert out == ["__future__", "clm_policy", "clm_policy.atomicfile", "clm_policy.privatefiles"]
+    assert out == [
+        "__future__",
+        "clm_policy",
+        "clm_policy.base",
+        "clm_policy.base.atomicfile",
+        "clm_policy.base.privatefiles",
+    ]

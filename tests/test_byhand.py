@@ -1,4 +1,4 @@
-"""clm_policy.loop.byhand, loop.status and loop.signals called directly: a compaction or a
+"""clm_policy.lifecycle.byhand, loop.status and loop.signals called directly: a compaction or a
 handoff asked for by hand, the sessions' overview, and a signal to a persisted session."""
 
 from __future__ import annotations
@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from clm_policy.errors import InputError, StateError
-from clm_policy.loop import byhand
+from clm_policy.base.errors import InputError, StateError
+from clm_policy.lifecycle import byhand
 from clm_policy.loop.runs import execute, plan_run
 from clm_policy.loop.signals import signal_session
 from clm_policy.loop.status import session_status
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.sessions import load_session
 from clm_policy.models.enums import TaskStatus
 

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from clm_policy import ClmError, PolicyError, SessionState, TokenSnapshot
+from clm_policy.base.record import Record
 from clm_policy.policy import cache
 from clm_policy.policy.cache import load_policy_cached
 from clm_policy.policy.compile import load_policy
 from clm_policy.policy.engine import Guard, Policy, Profile, Rule, Signal
-from clm_policy.record import Record
 
 from conftest import REPO
 

@@ -11,7 +11,7 @@ import pytest
 from test_replay_transcripts import sessions
 
 from clm_policy.loop.monitor import seen_state
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.trailers import CommitMessage
 from clm_policy.models.state import SessionState, TokenSnapshot
 from clm_policy.replay.calibrate import recall_of

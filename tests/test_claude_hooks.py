@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from clm_policy.agents.claude_hooks import run_claude_hook
-from clm_policy.agents.hooks import compact_focus, log_path
-from clm_policy.config import load_config, memory_path
+from clm_policy.agents.hooks.claude_code import run_claude_hook
+from clm_policy.agents.hooks.shared import compact_focus, log_path
+from clm_policy.config.project import load_config, memory_path
 
 from conftest import git
 

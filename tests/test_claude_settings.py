@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from clm_policy.agents import claude_settings as cs
-from clm_policy.errors import InputError
+from clm_policy.agents.hooks import claude_settings as cs
+from clm_policy.base.errors import InputError
 
 from conftest import invoke
 
@@ -342,7 +342,7 @@ def test_the_cli_installs_and_refuses_a_broken_file(
 
 
 def test_install_sets_a_project_up_in_one_command(tmp_path: Path) -> None:
-    from clm_policy.config import parse_config
+    from clm_policy.config.project import parse_config
 
     code, text = cs.settings_command(False, True, "project", False, tmp_path)
     assert code == 0

@@ -19,14 +19,14 @@ from typing import Any
 
 import pytest
 
-from clm_policy.agents.codex_hooks import (
+from clm_policy.agents.hooks.codex import (
     TIMEOUTS,
     last_compaction_text,
     run_codex_hook,
     settings_snippet,
 )
-from clm_policy.agents.hooks import log_path
-from clm_policy.config import load_config, memory_path
+from clm_policy.agents.hooks.shared import log_path
+from clm_policy.config.project import load_config, memory_path
 
 from conftest import git, invoke
 

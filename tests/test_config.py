@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from clm_policy.config import ProjectConfig, load_config, memory_path, parse_config, setting
-from clm_policy.errors import InputError
+from clm_policy.base.errors import InputError
+from clm_policy.config.project import ProjectConfig, load_config, memory_path, parse_config, setting
 
 from conftest import git, invoke
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from clm_policy.memory import confine
-from clm_policy.memory.gitwrite import JOURNAL, MemoryRepo
+from clm_policy.memory.git import confine
+from clm_policy.memory.git.write import JOURNAL, MemoryRepo
 from clm_policy.memory.store import GitMemoryStore
 from clm_policy.memory.trailers import CommitMessage
 

@@ -136,7 +136,7 @@ def test_package_doctest() -> None:
     ],
 )
 def test_expression_edge_cases(text: str, message: str | None) -> None:
-    from clm_policy.errors import Location
+    from clm_policy.base.errors import Location
     from clm_policy.policy.expr import SourceSpan, compile_expression
     from clm_policy.policy.names import known_names
     from clm_policy.policy.sandbox import Sandbox

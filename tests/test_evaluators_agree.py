@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from clm_policy import SessionState, TaskStatus, TokenSnapshot, load_policy
-from clm_policy.errors import EvaluationError, ExpressionError, Location
+from clm_policy.base.errors import EvaluationError, ExpressionError, Location
 from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expression
 from clm_policy.policy.names import known_names
 from clm_policy.policy.sandbox import Sandbox

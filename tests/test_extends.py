@@ -295,7 +295,7 @@ def test_each_file_of_a_chain_is_parsed_once_per_process(
 ) -> None:
     from collections import OrderedDict
 
-    from clm_policy import yamlio
+    from clm_policy.formats import yamlio
     from clm_policy.policy.load import load_resolved
 
     parsed: list[str] = []

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.git.write import MemoryRepo
 
 from conftest import git, invoke, state_file
 

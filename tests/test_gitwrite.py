@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from clm_policy.errors import InputError
-from clm_policy.memory.gitwrite import JOURNAL, GitError, MemoryRepo
+from clm_policy.base.errors import InputError
+from clm_policy.memory.git.write import JOURNAL, GitError, MemoryRepo
 from clm_policy.memory.init import init_memory
 from clm_policy.memory.trailers import CommitMessage, event_subject
 
@@ -130,7 +130,7 @@ def test_branch_commit_is_compare_and_swap(memory: Path) -> None:
 
 WRITER = textwrap.dedent("""
     import sys
-    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.trailers import CommitMessage
     root, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
     with MemoryRepo(root) as repo:
@@ -169,7 +169,7 @@ def test_concurrent_writers_lose_nothing(memory: Path) -> None:
 
 CRASHER = textwrap.dedent("""
     import sys
-    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.trailers import CommitMessage
     root, trial = sys.argv[1], sys.argv[2]
     big = "x" * 200_000
@@ -234,7 +234,7 @@ def test_recovery_from_a_dead_writer_by_hand(memory: Path) -> None:
 
 PUSHER = textwrap.dedent("""
     import sys
-    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.trailers import CommitMessage
     root, name = sys.argv[1], sys.argv[2]
     with MemoryRepo(root) as repo:
@@ -312,7 +312,7 @@ def test_lock_waits_then_times_out(memory: Path) -> None:
 
 def git_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The git commands the write path runs from now on (the command, after any ``-c``)."""
-    import clm_policy.memory.gitwrite as gitwrite
+    import clm_policy.memory.git.write as gitwrite
 
     calls: list[str] = []
     real = gitwrite.run_git

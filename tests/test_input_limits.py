@@ -20,12 +20,12 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from clm_policy.errors import InputError, StateError, quote
-from clm_policy.jsonio import JsonDocument
-from clm_policy.state_io import parse_state
-from clm_policy.textio import MiB, read_stream
-from clm_policy.yamldepth import check_depth
-from clm_policy.yamlio import parse_yaml
+from clm_policy.base.errors import InputError, StateError, quote
+from clm_policy.formats.jsonio import JsonDocument
+from clm_policy.formats.textio import MiB, read_stream
+from clm_policy.formats.yamldepth import check_depth
+from clm_policy.formats.yamlio import parse_yaml
+from clm_policy.models.state_io import parse_state
 
 from conftest import REPO, invoke
 
@@ -253,7 +253,7 @@ def test_size_limits(tmp_path: Path) -> None:
 
 
 def test_a_10000_case_test_file_is_within_the_limit() -> None:
-    from clm_policy.textio import TEST_FILE_LIMIT
+    from clm_policy.formats.textio import TEST_FILE_LIMIT
 
     assert TEST_FILE_LIMIT >= 4 * 2_600_000  # benchmarks/bench_test.py writes ~2.6 MB
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from clm_policy.errors import InputError
+from clm_policy.base.errors import InputError
 from clm_policy.lifecycle.compaction import (
     HINT_NAME,
     DeterministicSummarizer,

@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-from clm_policy.errors import ClmError, Location, PolicyError
+from clm_policy.base.errors import ClmError, Location, PolicyError
 from clm_policy.lint import runner
 from clm_policy.lint.checks import ANALYSES, BY_ID, CHECKS, GENERIC, LOADING
 from clm_policy.lint.context import LintContext
@@ -303,7 +303,7 @@ def test_docs_embed_the_generated_reference() -> None:
 
 def test_every_error_loading_names_has_its_check() -> None:
     """The loader names its errors by LoadCheck; lint has one check module for each."""
-    from clm_policy.errors import LoadCheck
+    from clm_policy.base.errors import LoadCheck
     from clm_policy.lint.checks import LOADING
 
     assert sorted(m.ID for m in LOADING) == sorted(LoadCheck)

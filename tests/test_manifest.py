@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 from pydantic import ValidationError
 
-from clm_policy.errors import InputError
+from clm_policy.base.errors import InputError
 from clm_policy.models.manifest import (
     HandoffManifest,
     ManifestStatus,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from clm_policy.errors import InputError
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.base.errors import InputError
+from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.store import GitMemoryStore
 
 from conftest import git, invoke

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from clm_policy.memory.history import Recall, recall_of
-from clm_policy.metrics import build_report, cost, price_for
 from clm_policy.policy.compile import load_policy
 from clm_policy.policy.engine import Price
+from clm_policy.report.metrics import build_report, cost, price_for
 
 from conftest import git, invoke
 

@@ -1,4 +1,4 @@
-"""``decide`` without click (clm_policy.cli.oneshot) is the click command, only quicker.
+"""``decide`` without click (clm_policy.cli.fast.decide) is the click command, only quicker.
 
 Its option table is the click command's; on every command line it answers, it prints exactly
 what click prints; every command line click would refuse, and every error, it hands back.
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from clm_policy.cli import oneshot
 from clm_policy.cli.decide import decide
+from clm_policy.cli.fast import decide as oneshot
 
 from conftest import click_option_table, invoke
 

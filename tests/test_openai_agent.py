@@ -19,7 +19,7 @@ import pytest
 from chatserver import ChatServer, Reply
 from chatserver import serve as serve_chat
 
-from clm_policy.errors import EndpointError, InputError
+from clm_policy.base.errors import EndpointError, InputError
 from clm_policy.loop.openai_agent import (
     NO_USAGE,
     OpenAIChatAgent,

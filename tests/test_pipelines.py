@@ -323,7 +323,7 @@ def test_two_branch_handoffs_in_one_second_keep_both_manifests(memory: Path) -> 
     from datetime import UTC, datetime
 
     from clm_policy.lifecycle.pipelines import run_handoff
-    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.models.state import SessionState
 
     now = datetime(2026, 8, 4, 12, 0, tzinfo=UTC)

@@ -6,8 +6,8 @@ import io
 
 import pytest
 
-from clm_policy import progress
-from clm_policy.progress import Progress
+from clm_policy.base import progress
+from clm_policy.base.progress import Progress
 
 
 class Terminal(io.StringIO):

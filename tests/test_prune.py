@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from clm_policy import SessionState, TaskStatus, TokenSnapshot, load_policy
-from clm_policy.errors import Location
+from clm_policy.base.errors import Location
 from clm_policy.policy import prune
 from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expression
 from clm_policy.policy.names import known_names

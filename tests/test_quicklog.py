@@ -1,4 +1,4 @@
-"""``log`` without click (clm_policy.cli.quicklog) is the click command, only sooner."""
+"""``log`` without click (clm_policy.cli.fast.log) is the click command, only sooner."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from clm_policy.cli import quicklog
+from clm_policy.cli.fast import log as quicklog
 from clm_policy.cli.memory import log
 
 from conftest import click_option_table, git, invoke

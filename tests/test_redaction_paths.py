@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from clm_policy.memory.change import SecretIdentifierError
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.store import GitMemoryStore
 
 from conftest import git, invoke, state_file

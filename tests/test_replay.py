@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from clm_policy.loop.monitor import COUNTED, seen_state
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.trailers import CommitMessage
 from clm_policy.models.plain import FigureState
 from clm_policy.models.state import Message, SessionState, TokenSnapshot

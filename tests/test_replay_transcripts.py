@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from test_replay import golden
 
-from clm_policy.agents import read_context, read_transcript
 from clm_policy.policy.compile import load_policy
 from clm_policy.replay.transcripts import what_if
+from clm_policy.transcripts import read_context, read_transcript
 
 from conftest import invoke, run_process
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from clm_policy.errors import AgentError, EndpointError, InputError
+from clm_policy.base.errors import AgentError, EndpointError, InputError
 from clm_policy.loop.runs import RunPlan, execute, first_state, plan_run, with_overrides
 from clm_policy.loop.scenario import load_scenario
 from clm_policy.models.state import AgentStepResult, Message

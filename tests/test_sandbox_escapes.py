@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from clm_policy.errors import EvaluationError, ExpressionError, Location
+from clm_policy.base.errors import EvaluationError, ExpressionError, Location
 from clm_policy.policy.expr import (
     DEFAULT_LIMITS,
     FUNCTIONS,
@@ -779,7 +779,7 @@ CHILD = textwrap.dedent(
     import json, resource, sys
     cap = int(sys.argv[1])
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    from clm_policy.errors import EvaluationError, ExpressionError, Location
+    from clm_policy.base.errors import EvaluationError, ExpressionError, Location
     from clm_policy.policy.expr import SourceSpan, compile_expression
     from clm_policy.policy.names import known_names
     from clm_policy.policy.sandbox import Sandbox

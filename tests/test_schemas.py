@@ -10,7 +10,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from clm_policy import SessionState, TokenSnapshot
-from clm_policy.schemas import MODELS, render
+from clm_policy.models.schemas import MODELS, render
 
 from conftest import POLICIES, REPO
 
@@ -18,7 +18,7 @@ from conftest import POLICIES, REPO
 @pytest.mark.parametrize("name", list(MODELS))
 def test_shipped_schema_is_generated_from_the_model(name: str) -> None:
     shipped = (REPO / "schemas" / f"{name}.schema.json").read_text()
-    assert shipped == render(name), "run: python -m clm_policy.schemas"
+    assert shipped == render(name), "run: python -m clm_policy.models.schemas"
     schema = json.loads(shipped)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     jsonschema.Draft202012Validator.check_schema(schema)

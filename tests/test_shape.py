@@ -18,7 +18,7 @@ import pytest
 from pydantic import Field, ValidationError
 
 from clm_policy import load_policy
-from clm_policy.errors import Location
+from clm_policy.base.errors import Location
 from clm_policy.models import plain
 from clm_policy.models.fields import Reads
 from clm_policy.models.shape import TARGET, main, render

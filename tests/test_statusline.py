@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from clm_policy import privatefiles
 from clm_policy.agents import statusline as sl
+from clm_policy.base import privatefiles
 from clm_policy.models.enums import MAX_COUNT
 from clm_policy.models.plain import FigureState, FigureTokens
 from clm_policy.policy import cache

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from chatserver import ChatServer, Reply, serve
 
-from clm_policy.errors import InputError
+from clm_policy.base.errors import InputError
 from clm_policy.lifecycle.compaction import DETERMINISTIC, compact
 from clm_policy.lifecycle.pipelines import run_compaction
 from clm_policy.lifecycle.summarizers import (
@@ -28,7 +28,7 @@ from clm_policy.lifecycle.summarizers import (
     summarizer_from_env,
 )
 from clm_policy.lifecycle.summary import build_summary
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.models.enums import MessageRole
 from clm_policy.models.state import Message, SessionState, TokenSnapshot
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from clm_policy import SessionState, TokenSnapshot, load_policy
-from clm_policy.errors import ExpressionError, Location
+from clm_policy.base.errors import ExpressionError, Location
 from clm_policy.policy.expr import SourceSpan
 from clm_policy.policy.names import known_names
 from clm_policy.policy.template import MAX_RENDERED_LENGTH, MAX_VALUE_LENGTH, compile_template

@@ -380,8 +380,8 @@ def test_doc_merge_key_example_passes(tmp_path: Path) -> None:
 
 def test_doc_file_format_example_is_valid() -> None:
     (example,) = [b for b in _doc_blocks("yaml") if b.startswith("# yaml-language-server")]
+    from clm_policy.formats.yamlio import parse_yaml
     from clm_policy.models.policytest import PolicyTestFile
-    from clm_policy.yamlio import parse_yaml
 
     data = parse_yaml(example, "example").root
     spec = PolicyTestFile.model_validate_json(json.dumps(data), strict=True)

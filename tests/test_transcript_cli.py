@@ -30,7 +30,7 @@ def test_decide_reads_the_figure(name: str, fmt: str, estimated: bool) -> None:
     assert out["transcript"]["format"] == fmt
     assert out["context_estimated"] is estimated
     assert out["context_tokens"] > 0
-    from clm_policy.agents.transcript import read_context
+    from clm_policy.transcripts.reading import read_context
 
     assert out["context_tokens"] == read_context(FIXTURES / name).context_tokens
 

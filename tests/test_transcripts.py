@@ -18,18 +18,18 @@ from typing import Any
 
 import pytest
 
-from clm_policy.agents import detect_format, read_context, read_transcript
-from clm_policy.agents import transcript as tr
-from clm_policy.agents.claude_code import COMPACTED as CLAUDE_COMPACTED
-from clm_policy.agents.claude_code import NO_USAGE as CLAUDE_NO_USAGE
-from clm_policy.agents.codex import COMPACTED as CODEX_COMPACTED
-from clm_policy.agents.codex import NO_USAGE as CODEX_NO_USAGE
-from clm_policy.agents.codex import RECOMPUTED
-from clm_policy.agents.openai_chat import NO_USAGE as OPENAI_NO_USAGE
-from clm_policy.errors import InputError
+from clm_policy.base.errors import InputError
 from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.memory.layout import is_session
 from clm_policy.models.state import SessionState
+from clm_policy.transcripts import detect_format, read_context, read_transcript
+from clm_policy.transcripts import reading as tr
+from clm_policy.transcripts.claude_code import COMPACTED as CLAUDE_COMPACTED
+from clm_policy.transcripts.claude_code import NO_USAGE as CLAUDE_NO_USAGE
+from clm_policy.transcripts.codex import COMPACTED as CODEX_COMPACTED
+from clm_policy.transcripts.codex import NO_USAGE as CODEX_NO_USAGE
+from clm_policy.transcripts.codex import RECOMPUTED
+from clm_policy.transcripts.openai_chat import NO_USAGE as OPENAI_NO_USAGE
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures" / "transcripts"
@@ -886,7 +886,7 @@ def test_generated_transcripts_fast_equals_full(tmp_path: Path, seed: int) -> No
 def test_read_context_imports_nothing_heavy() -> None:
     code = (
         "import sys\n"
-        "from clm_policy.agents.transcript import read_context\n"
+        "from clm_policy.transcripts.reading import read_context\n"
         "for path in sys.argv[1:]:\n"
         "    read_context(path)\n"
         "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'pydantic', 'ruamel', 'click'})\n"

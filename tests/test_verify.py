@@ -34,7 +34,7 @@ from clm_policy.lifecycle.verify import (
     normalise,
     verify,
 )
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.models.enums import MessageRole
 from clm_policy.models.state import Message, SessionState, TokenSnapshot
 

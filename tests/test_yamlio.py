@@ -12,9 +12,9 @@ import pytest
 from ruamel.yaml import YAML
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from clm_policy import yamlbuild, yamlio
-from clm_policy.errors import InputError, Location
-from clm_policy.yamlio import PathKey, YamlStream, load_yaml, parse_yaml
+from clm_policy.base.errors import InputError, Location
+from clm_policy.formats import yamlbuild, yamlio
+from clm_policy.formats.yamlio import PathKey, YamlStream, load_yaml, parse_yaml
 
 from conftest import POLICIES, REPO
 

@@ -25,7 +25,7 @@ it); a team policy's other rules show only in the hooks.
 
 It runs on every refresh, so it is fast: a small *digest* — the policy's and profile's names,
 the window and the thresholds in tokens — is kept as JSON in the policy cache's directory
-(:func:`clm_policy.privatefiles.cache_dir`, with its rules: used only when it is a real
+(:func:`clm_policy.base.privatefiles.cache_dir`, with its rules: used only when it is a real
 directory of this user that no one else may write; entries ``0600``; never pickle). An entry
 is found by the configuration file's path, the flags and environment, the working directory
 and the window (or the model), and holds the configuration file's and every policy file's
@@ -48,9 +48,9 @@ from __future__ import annotations
 import json
 import os
 
-from clm_policy.config import ENV, find_config
-from clm_policy.digest import sha256_hex
-from clm_policy.privatefiles import cache_dir, private_dir, read_private, write_private
+from clm_policy.base.digest import sha256_hex
+from clm_policy.base.privatefiles import cache_dir, private_dir, read_private, write_private
+from clm_policy.config.project import ENV, find_config
 
 # Not even `typing` is imported at run time (see clm_policy/__init__.py).
 TYPE_CHECKING = False
@@ -72,7 +72,7 @@ OPTIONS = {"--policy": "policy", "-p": "policy", "--profile": "profile"}
 HELP = ("-h", "--help")
 
 # Copies of values other modules own, for a hit that must not import them; tests pin each
-# equal to its source (clm_policy.config, clm_policy.models.enums, clm_policy.policy.cache).
+# equal to its source (clm_policy.config.project, clm_policy.models.enums, clm_policy.policy.cache).
 MAX_COUNT = 2**63 - 1
 USAGE_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
@@ -248,8 +248,8 @@ def read_figures(payload: dict[str, Any]) -> Figures:
 
 def _transcript_figure(path: str) -> tuple[int, bool, int | None, str | None] | None:
     """The transcript's context (tokens, estimated, window, model); None when it has none."""
-    from clm_policy.agents.transcript import read_context
-    from clm_policy.errors import InputError
+    from clm_policy.base.errors import InputError
+    from clm_policy.transcripts.reading import read_context
 
     try:
         reading = read_context(path, "claude-code")
@@ -373,8 +373,8 @@ def _miss(
 ) -> tuple[Digest, str | None]:
     """Load the configuration and the policy, resolve the thresholds, write the digest (to
     ``name`` in the cache directory, unless None) and decide for the context."""
-    from clm_policy.config import load_config, setting
-    from clm_policy.errors import ClmError
+    from clm_policy.base.errors import ClmError
+    from clm_policy.config.project import load_config, setting
     from clm_policy.models.plain import FigureState, FigureTokens
     from clm_policy.policy.cache import load_policy_cached
 
@@ -493,7 +493,7 @@ def share_text(percent: float) -> str:
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, _Problem):
         return str(exc)
-    from clm_policy.errors import ClmError
+    from clm_policy.base.errors import ClmError
 
     if isinstance(exc, ClmError):
         return str(exc) if exc.location is not None else f"clm-policy: {exc}"

@@ -50,11 +50,11 @@ def calibrate(
       clm-policy calibrate --transcripts '~/.claude/projects/*/*.jsonl' \\
           --write policies/team.yaml --profile coding
     """
+    from clm_policy.formats.textio import path_kind
     from clm_policy.replay.calibrate import calibrate as propose
     from clm_policy.replay.calibrate import memory_given
     from clm_policy.replay.render import calibration_text
     from clm_policy.replay.thresholds import write_thresholds
-    from clm_policy.textio import path_kind
 
     explicit = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
     if target is not None:

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from clm_policy.cli.oneshot import from_transcript, parse_signal, render, transcript_note
+from clm_policy.base.errors import StateError
+from clm_policy.cli.fast.decide import from_transcript, parse_signal, render, transcript_note
 from clm_policy.cli.options import (
     format_option,
     memory_option,
@@ -17,14 +18,13 @@ from clm_policy.cli.options import (
     state_option,
     transcript_options,
 )
-from clm_policy.errors import StateError
 from clm_policy.models.enums import MAX_COUNT, TaskStatus
 from clm_policy.models.plain import FigureState, FigureTokens
 from clm_policy.policy.cache import load_policy_cached
 from clm_policy.policy.engine import Policy, StateLike
 
 if TYPE_CHECKING:
-    from clm_policy.agents.transcript import TranscriptReading
+    from clm_policy.transcripts.reading import TranscriptReading
 
 STATUSES = [s.value for s in TaskStatus]
 
@@ -147,17 +147,17 @@ def decide(
     reading = None
     state: StateLike
     if transcript is not None:
-        from clm_policy.agents.transcript import read_context
+        from clm_policy.transcripts.reading import read_context
 
         reading = read_context(transcript, transcript_format)
         state = reading.to_figures()
     elif state_src is not None:
-        from clm_policy.state_io import read_state
+        from clm_policy.models.state_io import read_state
 
         source = read_state(state_src)
         state = source.state
     elif session is not None:
-        from clm_policy.memory.gitwrite import MemoryRepo
+        from clm_policy.memory.git.write import MemoryRepo
         from clm_policy.memory.sessions import load_session
 
         with MemoryRepo(memory) as repo:

@@ -71,11 +71,11 @@ def _statusline() -> None:
 def _decide() -> None:
     """``clm-policy decide`` on its common command lines, without click (hooks and scripts
     ask for a decision per prompt). It returns when click should run the command instead:
-    for anything else, and for every error (see clm_policy.cli.oneshot)."""
+    for anything else, and for every error (see clm_policy.cli.fast.decide)."""
     if not _IGNORED:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        from clm_policy.cli.oneshot import answer, encoded, write_all
+        from clm_policy.cli.fast.decide import answer, encoded, write_all
 
         text = answer(sys.argv[2:])
         data = encoded(text) if text is not None else None
@@ -90,12 +90,12 @@ def _decide() -> None:
 
 def _log() -> None:
     """``clm-policy log`` with git started before the rest is imported (see
-    clm_policy.cli.quicklog); returns when click should run the command instead."""
+    clm_policy.cli.fast.log); returns when click should run the command instead."""
     if not _IGNORED:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        from clm_policy.cli.quickargs import write_all
-        from clm_policy.cli.quicklog import answer
+        from clm_policy.cli.fast.args import write_all
+        from clm_policy.cli.fast.log import answer
 
         done = answer(sys.argv[2:])
         if done is None:
@@ -120,7 +120,7 @@ def _claude_code_hook() -> None:
     if not _IGNORED:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        from clm_policy.agents.claude_hooks import run_claude_hook
+        from clm_policy.agents.hooks.claude_code import run_claude_hook
 
         reply = run_claude_hook(sys.stdin.buffer.read() if sys.stdin is not None else b"")
         if reply.stdout:

@@ -72,12 +72,12 @@ def claude_code(
       echo '{"hook_event_name": "UserPromptSubmit", ...}' | clm-policy hook claude-code
     """
     if print_settings or install:
-        from clm_policy.agents.claude_settings import settings_command
+        from clm_policy.agents.hooks.claude_settings import settings_command
 
         code, text = settings_command(print_settings, install, scope, force, Path.cwd())
         click.echo(text)
         return code
-    from clm_policy.agents.claude_hooks import run_claude_hook
+    from clm_policy.agents.hooks.claude_code import run_claude_hook
 
     reply = run_claude_hook(
         sys.stdin.buffer.read(), policy_ref=policy_ref, profile=profile, memory=memory
@@ -112,12 +112,12 @@ def codex(
     if print_settings:
         import json
 
-        from clm_policy.agents.claude_settings import executable
-        from clm_policy.agents.codex_hooks import settings_snippet
+        from clm_policy.agents.hooks.claude_settings import executable
+        from clm_policy.agents.hooks.codex import settings_snippet
 
         click.echo(json.dumps(settings_snippet(executable()), indent=2))
         return 0
-    from clm_policy.agents.codex_hooks import run_codex_hook
+    from clm_policy.agents.hooks.codex import run_codex_hook
 
     reply = run_codex_hook(
         sys.stdin.buffer.read(), policy_ref=policy_ref, profile=profile, memory=memory

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import click
 
-from clm_policy.errors import ClmError
+from clm_policy.base.errors import ClmError
 
 # Each command lives in its own module, imported only when that command runs: a one-shot
 # `decide` does not pay for the others, and `clm-policy --help` lists them from SUMMARIES.

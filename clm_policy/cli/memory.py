@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from clm_policy.base.errors import InputError
 from clm_policy.cli.options import EVENTS, format_option, memory_option, session_option
-from clm_policy.errors import InputError
 
 if TYPE_CHECKING:
     pass
@@ -45,7 +45,7 @@ def init(directory: str | None, claude_code: bool, project: str, remote: str | N
     from clm_policy.memory.init import init_memory
 
     if claude_code:
-        from clm_policy.config import FILENAME, find_config, memory_path, write_config
+        from clm_policy.config.project import FILENAME, find_config, memory_path, write_config
 
         root = Path(project)
         if not root.is_dir():
@@ -94,7 +94,7 @@ def log(
       clm-policy log --memory clm-memory --session s1 --event handoff --format json
     """
     from clm_policy.memory.audit import read_log
-    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.git.write import MemoryRepo
 
     with MemoryRepo(memory) as repo:
         entries = read_log(
@@ -126,7 +126,7 @@ def show(memory: str, ref: str) -> int:
       clm-policy show --memory clm-memory 3f2a9c1d
       clm-policy show --memory clm-memory sessions/demo/handoffs/001.md
     """
-    from clm_policy.memory.gitwrite import MemoryRepo, check_name, check_path
+    from clm_policy.memory.git.write import MemoryRepo, check_name, check_path
 
     check_name("commit or path", ref)
     with MemoryRepo(memory) as repo:

@@ -17,19 +17,19 @@ __all__ = ["EVENTS"]  # and the options below
 
 
 def _memory(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str:
-    from clm_policy.config import memory_path
+    from clm_policy.config.project import memory_path
 
     return memory_path(value)
 
 
 def _policy(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str:
-    from clm_policy.config import setting
+    from clm_policy.config.project import setting
 
     return setting("policy", value) or "default"
 
 
 def _profile(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    from clm_policy.config import setting
+    from clm_policy.config.project import setting
 
     return setting("profile", value)
 

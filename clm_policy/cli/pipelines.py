@@ -19,9 +19,9 @@ from clm_policy.cli.options import (
 )
 
 if TYPE_CHECKING:
+    from clm_policy.lifecycle.byhand import ByHand, Source
     from clm_policy.lifecycle.pipelines import HandoffOutcome
     from clm_policy.lifecycle.verify import Recall
-    from clm_policy.loop.byhand import ByHand, Source
 
 
 def _options(command: Any) -> Any:
@@ -38,7 +38,7 @@ def _source(
     state_src: str | None, session: str | None, transcript: str | None, transcript_format: str
 ) -> Source:
     """Where the state comes from: exactly one of --state, --session and --transcript."""
-    from clm_policy.loop.byhand import Source
+    from clm_policy.lifecycle.byhand import Source
 
     if sum(x is not None for x in (state_src, session, transcript)) != 1:
         raise click.UsageError("give one of --state FILE|-, --session ID and --transcript PATH")
@@ -79,8 +79,8 @@ def compact(
       clm-policy compact --memory clm-memory --state session.json
       clm-policy compact --transcript ~/.claude/projects/-home-me-shop/<session>.jsonl
     """
+    from clm_policy.lifecycle import byhand
     from clm_policy.lifecycle.pipelines import CompactOutcome
-    from clm_policy.loop import byhand
 
     source = _source(state_src, session, transcript, transcript_format)
     hand, done = byhand.compact(policy_ref, memory, source, profile, summarizer=summarizer)
@@ -208,7 +208,7 @@ def handoff(
       clm-policy handoff -m clm-memory -s session.json --branch --push origin --pr-body pr.md
       clm-policy handoff --transcript ~/.codex/sessions/2026/11/30/rollout-<id>.jsonl
     """
-    from clm_policy.loop import byhand
+    from clm_policy.lifecycle import byhand
 
     if pr_body is not None and not branch:
         raise click.UsageError("--pr-body needs --branch: a pull request needs a branch of its own")
@@ -268,7 +268,7 @@ def _pull_request(
     if body_file is None:
         return None
     from clm_policy.lifecycle import prbody
-    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.git.write import MemoryRepo
 
     with MemoryRepo(memory) as repo:
         base = prbody.base_branch(repo)

@@ -13,16 +13,16 @@ from clm_policy.cli.options import format_option, memory_option, policy_option, 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from clm_policy.metrics import ReportData
+    from clm_policy.report.metrics import ReportData
 
 SKIPPED_SHOWN = 10
 """Problems of the repository's files printed at most (then how many more)."""
 
 
 def _build(memory: str, session: str | None, policy_ref: str, quiet: bool) -> ReportData:
-    from clm_policy.metrics import build_report
+    from clm_policy.base.progress import Progress
     from clm_policy.policy.cache import load_policy_cached
-    from clm_policy.progress import Progress
+    from clm_policy.report.metrics import build_report
 
     policy = load_policy_cached(policy_ref)
     with Progress("reading sessions", enabled=False if quiet else None) as bar:

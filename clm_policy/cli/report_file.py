@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from clm_policy.atomicfile import replace
-from clm_policy.errors import InputError, Location
-from clm_policy.textio import path_kind
+from clm_policy.base.atomicfile import replace
+from clm_policy.base.errors import InputError, Location
+from clm_policy.formats.textio import path_kind
 
 
 def check_output(path: str) -> None:

@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
+from clm_policy.base.errors import shorten
 from clm_policy.cli.options import format_option, memory_option, policy_option, profile_option
-from clm_policy.errors import shorten
 
 TIMELINE_ALL = 60  # print every step up to this many; beyond, only compactions and handoffs
 EXIT_NEEDS_CONFIRMATION = 4

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from clm_policy.errors import InputError
+from clm_policy.base.errors import InputError
+from clm_policy.base.resources import schema_names, schema_path
 from clm_policy.policy.names import suggest
-from clm_policy.resources import schema_names, schema_path
 
 
 @click.command()

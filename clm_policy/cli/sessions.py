@@ -120,7 +120,7 @@ def signal(memory: str, session: str, phase_done: bool, assignments: tuple[str, 
       clm-policy signal --memory clm-memory --session demo --phase-done
       clm-policy signal --memory clm-memory --session demo degradation=true
     """
-    from clm_policy.cli.oneshot import parse_signal
+    from clm_policy.cli.fast.decide import parse_signal
     from clm_policy.loop.signals import signal_session
 
     if not phase_done and not assignments:

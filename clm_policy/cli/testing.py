@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
+from clm_policy.base.errors import InputError, quote
 from clm_policy.cli.options import format_option, output_option
 from clm_policy.cli.report_file import check_output, write_report
-from clm_policy.errors import InputError, quote
 
 FORMATS = ["text", "json", "junit"]
 

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from pydantic import ValidationError
 
-from clm_policy.errors import InputError
+from clm_policy.base.errors import InputError
 from clm_policy.lifecycle.summary import NONE, bullets, code_list, next_safe_action, paragraph
 from clm_policy.models.enums import MessageRole, TaskStatus
 from clm_policy.models.manifest import (

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from clm_policy.errors import InputError
+from clm_policy.base.errors import InputError
 from clm_policy.lifecycle.compaction import (
     DETERMINISTIC,
     CompactionResult,
@@ -37,7 +37,7 @@ from clm_policy.lifecycle.verify import (
     verify,
 )
 from clm_policy.memory.change import Change, JsonDoc, JsonLines
-from clm_policy.memory.gitwrite import GitError, MemoryRepo
+from clm_policy.memory.git.write import GitError, MemoryRepo
 from clm_policy.memory.layout import (
     check_key,
     check_session,
@@ -258,7 +258,7 @@ def run_handoff(
 
     check_identifiers(state)
     if push:
-        from clm_policy.memory.gitrun import check_name
+        from clm_policy.memory.git.run import check_name
 
         check_name("remote", push)  # refused before anything is committed
     if pr_body is not None:

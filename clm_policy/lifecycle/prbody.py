@@ -25,16 +25,16 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from clm_policy.errors import InputError, Location
+from clm_policy.base.errors import InputError, Location
+from clm_policy.formats.textio import path_kind
 from clm_policy.lifecycle.handoff import render_manifest_markdown
 from clm_policy.lifecycle.manifest_diff import ITEM_WIDTH, diff_manifests
 from clm_policy.lifecycle.summary import one_line
 from clm_policy.memory.audit import AuditEntry, read_log
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import session_dir
 from clm_policy.memory.redact import redact_text
 from clm_policy.models.manifest import HandoffManifest, validate_manifest
-from clm_policy.textio import path_kind
 
 RECALL_TRAILER = "Clm-Recall"
 """Where a verified handoff records the recall of its seed (absent: "not recorded")."""
@@ -116,7 +116,7 @@ def check_body_path(path: str) -> None:
 
 def write_pull_request(repo: MemoryRepo, path: str, ref: str) -> PullRequest:
     """Write the body of ``ref``'s pull request to ``path`` (atomically) and return it."""
-    from clm_policy.atomicfile import replace
+    from clm_policy.base.atomicfile import replace
 
     request = pull_request(repo, ref)
     try:

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from clm_policy.errors import ClmError, InputError, quote
+from clm_policy.base.errors import ClmError, InputError, quote
 from clm_policy.lifecycle.compaction import DETERMINISTIC, DETERMINISTIC_NAME, Summarizer
 from clm_policy.lifecycle.summary import build_summary, one_line
 from clm_policy.models.enums import MessageRole

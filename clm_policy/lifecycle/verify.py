@@ -37,10 +37,10 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
-from clm_policy.errors import ClmError
+from clm_policy.base.errors import ClmError
+from clm_policy.base.record import Record
 from clm_policy.lifecycle.summary import DEFAULT_NEXT_ACTION, next_safe_action, one_line
 from clm_policy.models.state import SessionState
-from clm_policy.record import Record
 
 DEFAULT_MIN_RECALL = 0.9
 """A profile's ``min_recall`` when it sets none."""

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from clm_policy.errors import ClmError
+from clm_policy.base.errors import ClmError
+from clm_policy.formats.yamlio import YamlDocument
 from clm_policy.policy.engine import Policy
 from clm_policy.policy.load import ResolvedPolicy
-from clm_policy.yamlio import YamlDocument
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from clm_policy.errors import Location
+from clm_policy.base.errors import Location
 
 ERROR = "error"
 WARNING = "warning"

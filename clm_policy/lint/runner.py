@@ -15,7 +15,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from clm_policy.errors import ClmError, InputError, Location, Sink
+from clm_policy.base.errors import ClmError, InputError, Location, Sink
+from clm_policy.formats.textio import path_kind
+from clm_policy.formats.validate import document_errors
+from clm_policy.formats.yamlio import YamlDocument, load_yaml
 from clm_policy.lint import directives
 from clm_policy.lint.checks import ANALYSES, claiming
 from clm_policy.lint.context import LintContext
@@ -23,9 +26,6 @@ from clm_policy.lint.problem import ERROR, Problem
 from clm_policy.models.policy import PolicyFile
 from clm_policy.policy.compile import compile_policy
 from clm_policy.policy.load import load_resolved
-from clm_policy.textio import path_kind
-from clm_policy.validate import document_errors
-from clm_policy.yamlio import YamlDocument, load_yaml
 
 TEST_SUFFIXES = (".test.yaml", ".test.yml")
 

@@ -13,7 +13,7 @@ import ast
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from clm_policy.errors import shorten
+from clm_policy.base.errors import shorten
 from clm_policy.policy.expr import OPERATORS
 from clm_policy.policy.names import NameInfo
 

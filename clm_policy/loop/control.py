@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from clm_policy.errors import AgentError
+from clm_policy.base.errors import AgentError
 from clm_policy.lifecycle.compaction import Summarizer
 from clm_policy.lifecycle.estimate import estimate_message_tokens
 from clm_policy.lifecycle.pipelines import (
@@ -43,7 +43,7 @@ from clm_policy.lifecycle.verify import Recall, VerificationFailed
 from clm_policy.loop.agent import Agent, ScriptedStep
 from clm_policy.loop.monitor import MetricsMonitor, seen_state
 from clm_policy.memory.change import JsonDoc, JsonLines
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import check_session, session_dir
 from clm_policy.models.enums import Action, TaskStatus
 from clm_policy.models.state import AgentStepResult, SessionState

@@ -5,7 +5,7 @@
 only, under a timeout). It works for OpenAI and for the servers that speak its API (vLLM,
 llama.cpp, Ollama, LiteLLM, ...). The configuration comes from the environment
 (:meth:`OpenAIConfig.from_env`); a configuration problem is an
-:class:`~clm_policy.errors.InputError`, a failing endpoint an :class:`EndpointError`, whose
+:class:`~clm_policy.base.errors.InputError`, a failing endpoint an :class:`EndpointError`, whose
 message never carries the key or a response body.
 
 The conversation is the messages the caller passes to ``step`` (the loop's session state),
@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from email.message import Message as EmailMessage
 from typing import IO, Any
 
-from clm_policy.errors import EndpointError, InputError, quote, shorten
+from clm_policy.base.errors import EndpointError, InputError, quote, shorten
 from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.models.enums import MessageRole, TaskStatus
 from clm_policy.models.state import AgentStepResult, Message

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clm_policy.errors import AgentError, InputError, StateError, quote
+from clm_policy.base.errors import AgentError, InputError, StateError, quote
 from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.loop.agent import SimulatedAgent
 from clm_policy.loop.openai_agent import (
@@ -253,7 +253,7 @@ def execute(
     """
     from clm_policy.loop.control import OuterControlLoop
     from clm_policy.loop.monitor import MetricsMonitor
-    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.init import init_memory
 
     if plan.create_memory:
@@ -346,7 +346,7 @@ def with_overrides(policy: Policy, name: str, soft: int | None, hard: int | None
 
 
 def _persisted(memory: str, session_id: str) -> Any:
-    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.sessions import load_session
 
     with MemoryRepo(memory) as repo:
@@ -358,7 +358,7 @@ def _persisted(memory: str, session_id: str) -> Any:
 
 def _stopped(memory: str | Path, session_id: str) -> str | None:
     """How a persisted session stopped for good (None when it can still be resumed)."""
-    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.sessions import load_session
 
     try:
@@ -371,7 +371,7 @@ def _stopped(memory: str | Path, session_id: str) -> str | None:
 
 def _free_session_id(memory: str | Path, wanted: str) -> str:
     """``wanted``, or ``wanted.2``, ``wanted.3``, ... : the first id no session has yet."""
-    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.sessions import session_ids
 
     with MemoryRepo(memory) as repo:

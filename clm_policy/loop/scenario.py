@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from clm_policy.errors import InputError, quote
+from clm_policy.base.errors import InputError, quote
+from clm_policy.base.resources import _PACKAGE
+from clm_policy.formats.textio import SCENARIO_LIMIT, path_kind
+from clm_policy.formats.validate import validate_document
+from clm_policy.formats.yamlio import load_yaml
 from clm_policy.models.scenario import ScenarioFile
-from clm_policy.resources import _PACKAGE
-from clm_policy.textio import SCENARIO_LIMIT, path_kind
-from clm_policy.validate import validate_document
-from clm_policy.yamlio import load_yaml
 
 BUNDLED = Path(_PACKAGE) / "scenarios"
 

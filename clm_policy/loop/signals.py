@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from clm_policy.errors import InputError
+from clm_policy.base.errors import InputError
 from clm_policy.models.enums import SignalValue
 
 
@@ -34,7 +34,7 @@ def signal_session(
     there is nothing to say, the session is unknown or a signal does not fit the policy."""
     from clm_policy.lifecycle.pipelines import state_doc
     from clm_policy.memory.change import Change
-    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.layout import session_dir
     from clm_policy.memory.redact import redact_text
     from clm_policy.memory.sessions import load_session

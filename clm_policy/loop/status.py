@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from clm_policy.errors import InputError
+from clm_policy.base.errors import InputError
 
 
 @dataclass
@@ -27,7 +27,7 @@ def session_status(memory: str, session: str | None = None) -> Status:
     """Every persisted session of ``memory``, or only ``session`` (then one that cannot be
     read raises its :class:`InputError` rather than being skipped)."""
     from clm_policy.memory.audit import read_log
-    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.sessions import last_decisions, load_session, session_ids
 
     out = Status(rows=[])

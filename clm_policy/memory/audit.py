@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 import re
 
-from clm_policy.record import Record
+from clm_policy.base.record import Record
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `log` reads here without the write path (clm_policy.cli.quicklog)
+if TYPE_CHECKING:  # `log` reads here without the write path (clm_policy.cli.fast.log)
     from collections.abc import Iterable
 
-    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.git.write import MemoryRepo
 
 
 class AuditEntry(Record):

@@ -1,7 +1,7 @@
 """What one commit writes, and the one redactor everything in it passes.
 
 A :class:`Change` collects the files and appends of one commit. The write path
-(:meth:`~clm_policy.memory.gitwrite.MemoryRepo.commit`) turns it into bytes: every text, every
+(:meth:`~clm_policy.memory.git.write.MemoryRepo.commit`) turns it into bytes: every text, every
 JSON value (keys included), every path, the commit's subject, body and trailers go through the
 change's :class:`~clm_policy.memory.redact.Redactor`, and the number of secrets it replaced
 becomes the ``Clm-Redactions`` trailer. No caller redacts on its own.
@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from clm_policy.errors import InputError
+from clm_policy.base.errors import InputError
 from clm_policy.memory.redact import Redactor, redact_text
 from clm_policy.memory.trailers import CommitMessage
 

@@ -18,12 +18,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from clm_policy.errors import InputError, Location
+from clm_policy.base.errors import InputError, Location
+from clm_policy.formats.textio import STATE_LIMIT
 from clm_policy.memory.audit import AuditEntry, read_log
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import SESSIONS, is_session
 from clm_policy.models.enums import MAX_COUNT
-from clm_policy.textio import STATE_LIMIT
 
 JSONL_LIMIT = 256 * 1024 * 1024
 """Bytes of one ``metrics.jsonl`` or ``decisions.jsonl`` read at most (a 10,000-step session

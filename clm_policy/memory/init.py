@@ -13,9 +13,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from clm_policy.errors import InputError
+from clm_policy.base.errors import InputError
+from clm_policy.base.resources import bundled_dir
 from clm_policy.memory.layout import MARKER
-from clm_policy.resources import bundled_dir
 
 IDENTITY = ("clm-policy", "clm-policy@localhost")
 
@@ -64,8 +64,8 @@ def init_memory(directory: str | Path) -> InitResult:
 
 
 def _build(folder: Path) -> str:
-    from clm_policy.memory.gitrun import run_git
-    from clm_policy.memory.gitwrite import MemoryRepo
+    from clm_policy.memory.git.run import run_git
+    from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.trailers import CommitMessage
 
     folder.mkdir()

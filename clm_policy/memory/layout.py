@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 
-from clm_policy.errors import InputError
+from clm_policy.base.errors import InputError
 
 EVENTS = ("init", "start", "compact", "handoff", "summary", "memory", "signal", "session")
 """Every ``Clm-Event`` a clm-policy commit can carry (docs/memory.md)."""

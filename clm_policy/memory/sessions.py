@@ -10,12 +10,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from clm_policy.errors import InputError
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.base.errors import InputError
+from clm_policy.formats.textio import STATE_LIMIT
+from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import SESSIONS, check_session, is_session, session_dir
 from clm_policy.models.state import SessionState
-from clm_policy.state_io import parse_state
-from clm_policy.textio import STATE_LIMIT
+from clm_policy.models.state_io import parse_state
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from clm_policy.memory.change import Change
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import INDEX, TOPICS, check_key, is_key, topic_path
 from clm_policy.memory.trailers import CommitMessage
 

@@ -16,7 +16,7 @@ functions, so that the pydantic model and the generated validator apply the same
 
 from __future__ import annotations
 
-from clm_policy.record import Record
+from clm_policy.base.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

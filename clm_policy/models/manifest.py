@@ -24,7 +24,7 @@ from pydantic import (
     field_validator,
 )
 
-from clm_policy.errors import InputError, Location
+from clm_policy.base.errors import InputError, Location
 from clm_policy.models.state import TokenSnapshot
 
 # "2026-08-04T12:00:00Z", optionally with up to six fractional digits; UTC only ("Z").
@@ -166,7 +166,7 @@ def _schema_validator() -> Any:
     # jsonschema ships no type information; it is untyped (Any) here.
     from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
-    from clm_policy.resources import schema_path
+    from clm_policy.base.resources import schema_path
 
     schema = json.loads(schema_path("handoff-manifest").read_text(encoding="utf-8"))
     return Draft202012Validator(schema)

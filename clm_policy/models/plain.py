@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from clm_policy.models.enums import Action, MessageRole, TaskStatus
 from clm_policy.models.fields import STATE_CHECKS, NameInfo
-from clm_policy.record import Record
+from clm_policy.base.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-from clm_policy.errors import quote
+from clm_policy.base.errors import quote
 from clm_policy.models.enums import MAX_COUNT
 from clm_policy.policy.names import signal_value_fits
 

@@ -25,15 +25,15 @@ import os
 import stat
 import sys
 
-from clm_policy.digest import sha256, sha256_hex
-from clm_policy.errors import InputError, Location
+from clm_policy.base.digest import sha256, sha256_hex
+from clm_policy.base.errors import InputError, Location
+from clm_policy.base.privatefiles import cache_dir, private_dir, read_private, write_private
 from clm_policy.models.enums import Action
 from clm_policy.policy.engine import Guard, Policy, Price, Profile, Rule, Signal, Threshold
 from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expression
 from clm_policy.policy.names import SIGNAL_TYPES, NameInfo, known_names
 from clm_policy.policy.sources import locate_source
 from clm_policy.policy.template import Template, compile_template
-from clm_policy.privatefiles import cache_dir, private_dir, read_private, write_private
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -61,8 +61,8 @@ def _code_fingerprint() -> str:
     for module in (
         *(os.path.join(here, name) for name in own),
         os.path.join(package, "models", "enums.py"),
-        os.path.join(package, "errors.py"),
-        os.path.join(package, "record.py"),
+        os.path.join(package, "base", "errors.py"),
+        os.path.join(package, "base", "record.py"),
     ):
         try:
             st = os.stat(module)
@@ -91,7 +91,7 @@ def entry_path(directory: StrPath, source: StrPath) -> str:
 def _policy_bytes(path: str, shown: str) -> bytes:
     """A policy file's bytes, read with the policy size limit (a file swapped for something
     huge after it was checked is still never read whole)."""
-    from clm_policy.textio import POLICY_LIMIT, read_bytes
+    from clm_policy.formats.textio import POLICY_LIMIT, read_bytes
 
     return read_bytes(path, shown, limit=POLICY_LIMIT, what="policy")
 
@@ -416,7 +416,7 @@ def decode_policy(value: Any) -> Policy:
     """The policy :func:`encode_policy` wrote, its expressions compiled and checked again.
 
     Raises ``ValueError`` (or ``KeyError``) for data of another shape and
-    :class:`~clm_policy.errors.ExpressionError` for an expression the sandbox refuses.
+    :class:`~clm_policy.base.errors.ExpressionError` for an expression the sandbox refuses.
     """
     d = _dict(value)
     signals = {_str(k): _decode_signal(v) for k, v in _dict(d["signals"]).items()}

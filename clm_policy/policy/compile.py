@@ -7,14 +7,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from clm_policy.errors import ClmError, LoadCheck, PolicyError, Sink
+from clm_policy.base.errors import ClmError, LoadCheck, PolicyError, Sink
+from clm_policy.formats.yamlio import scalar_source, scalar_text_start
 from clm_policy.models.enums import Action
 from clm_policy.policy.engine import Guard, Policy, Price, Profile, Rule, Signal, Threshold
 from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expression
 from clm_policy.policy.load import Entry, Origin, ResolvedPolicy, load_resolved
 from clm_policy.policy.names import NameInfo, known_names, suggest
 from clm_policy.policy.template import Template, compile_template
-from clm_policy.yamlio import scalar_source, scalar_text_start
 
 # Values a profile gets when neither it nor ``defaults`` sets them (the seed's defaults).
 PROFILE_DEFAULTS: dict[str, Any] = {

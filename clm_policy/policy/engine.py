@@ -9,12 +9,12 @@ same and also returns every rule and guard with the values of the names it read.
 
 from __future__ import annotations
 
-from clm_policy.errors import EvaluationError, StateError, quote
+from clm_policy.base.errors import EvaluationError, StateError, quote
+from clm_policy.base.record import Record
 from clm_policy.models.enums import Action
 from clm_policy.models.plain import Finding, OutcomeFields, direct_values
 from clm_policy.policy.names import signal_value_fits, suggest
 from clm_policy.policy.template import fitted
-from clm_policy.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any, Protocol
 
-    from clm_policy.errors import Location
+    from clm_policy.base.errors import Location
     from clm_policy.models.decision import Decision, Explanation, GuardFinding
     from clm_policy.policy.expr import CompiledExpression
     from clm_policy.policy.template import Template

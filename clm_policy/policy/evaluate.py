@@ -18,8 +18,8 @@ from __future__ import annotations
 import ast
 import operator
 
-from clm_policy.errors import EvaluationError
-from clm_policy.record import Record
+from clm_policy.base.errors import EvaluationError
+from clm_policy.base.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

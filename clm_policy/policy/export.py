@@ -6,9 +6,9 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
+from clm_policy.formats.yamlio import dump_yaml
 from clm_policy.policy.compile import PROFILE_DEFAULTS
 from clm_policy.policy.engine import Policy, Profile
-from clm_policy.yamlio import dump_yaml
 
 
 def _profile(p: Profile) -> CommentedMap:

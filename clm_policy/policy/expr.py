@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import ast
 
-from clm_policy.errors import ExpressionError, LoadCheck, Location
+from clm_policy.base.errors import ExpressionError, LoadCheck, Location
+from clm_policy.base.record import Record
 from clm_policy.policy.evaluate import (
     DEFAULT_LIMITS,
     FUNCTIONS,
@@ -30,7 +31,6 @@ from clm_policy.policy.evaluate import (
     lower,
 )
 from clm_policy.policy.names import GROUPS, suggest
-from clm_policy.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -151,7 +151,8 @@ class CompiledExpression(Record):
         self._run: Callable[[Mapping[str, Any]], Any] | None = None
 
     def evaluate(self, names: Mapping[str, Any]) -> Any:
-        """The value on ``names``; any failure is an :class:`~clm_policy.errors.EvaluationError`."""
+        """The value on ``names``; any failure is an
+        :class:`~clm_policy.base.errors.EvaluationError`."""
         run = self._run
         try:
             if run is None:

@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clm_policy.errors import LoadCheck, Location, PolicyError, Sink, shorten
+from clm_policy.base.errors import LoadCheck, Location, PolicyError, Sink, shorten
+from clm_policy.formats.textio import path_kind
+from clm_policy.formats.validate import validate_document
+from clm_policy.formats.yamlio import PathKey, YamlDocument, load_yaml
 from clm_policy.models.policy import GuardSpec, PolicyFile, RuleSpec
 from clm_policy.policy.sources import resolve_source
-from clm_policy.textio import path_kind
-from clm_policy.validate import validate_document
-from clm_policy.yamlio import PathKey, YamlDocument, load_yaml
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 
-from clm_policy.errors import InputError, PolicyError, quote
-from clm_policy.resources import bundled_policy_file, bundled_policy_names
-from clm_policy.textio import POLICY_LIMIT, check_file, path_kind
+from clm_policy.base.errors import InputError, PolicyError, quote
+from clm_policy.base.resources import bundled_policy_file, bundled_policy_names
+from clm_policy.formats.textio import POLICY_LIMIT, check_file, path_kind
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -10,7 +10,8 @@ rationale or a guard's message, and so a decision, of unbounded size.
 
 from __future__ import annotations
 
-from clm_policy.errors import EvaluationError, ExpressionError, quote
+from clm_policy.base.errors import EvaluationError, ExpressionError, quote
+from clm_policy.base.record import Record
 from clm_policy.policy.expr import (
     DEFAULT_LIMITS,
     CompiledExpression,
@@ -18,7 +19,6 @@ from clm_policy.policy.expr import (
     SourceSpan,
     compile_expression,
 )
-from clm_policy.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clm_policy.memory.audit import read_log
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.policy.compile import load_policy
 from clm_policy.policy.engine import Policy, Profile, Threshold
 from clm_policy.replay.records import decision_files, read_lines

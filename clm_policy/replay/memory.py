@@ -20,10 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from clm_policy.errors import ClmError, InputError
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.base.errors import ClmError, InputError
+from clm_policy.base.progress import Progress
+from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.policy.compile import load_policy
-from clm_policy.progress import Progress
 from clm_policy.replay.records import Recorded, SkippedFile, decision_files, read_lines, recorded
 
 EXAMPLES = 3

@@ -18,13 +18,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from clm_policy.errors import InputError
+from clm_policy.base.errors import InputError
+from clm_policy.formats.textio import MiB
 from clm_policy.loop.monitor import COUNTED
-from clm_policy.memory.gitwrite import MemoryRepo
+from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import SESSIONS, is_session
 from clm_policy.models.enums import MAX_COUNT, Action
 from clm_policy.models.plain import FigureState, plain_state
-from clm_policy.textio import MiB
 
 FILE_LIMIT = 256 * MiB
 """A larger decisions.jsonl is skipped (100,000 decisions take about 90 MB)."""

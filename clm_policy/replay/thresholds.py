@@ -22,12 +22,12 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from clm_policy.atomicfile import replace
-from clm_policy.errors import ClmError, InputError, Location
+from clm_policy.base.atomicfile import replace
+from clm_policy.base.errors import ClmError, InputError, Location
+from clm_policy.formats.yamlio import YamlDocument, parse_yaml
 from clm_policy.policy.compile import load_policy
 from clm_policy.policy.engine import Threshold
 from clm_policy.policy.load import Origin, load_resolved
-from clm_policy.yamlio import YamlDocument, parse_yaml
 
 KEYS = ("soft_compact", "hard_handoff")
 _TOKEN = {

@@ -21,12 +21,12 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from clm_policy.agents.transcript import NAMES, Compaction, TranscriptReading, read_transcript
-from clm_policy.errors import ClmError, InputError, Location
+from clm_policy.base.errors import ClmError, InputError, Location
+from clm_policy.base.progress import Progress
 from clm_policy.models.plain import FigureState, FigureTokens
 from clm_policy.policy.compile import load_policy
 from clm_policy.policy.engine import Policy
-from clm_policy.progress import Progress
+from clm_policy.transcripts.reading import NAMES, Compaction, TranscriptReading, read_transcript
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """``clm-policy log``'s output: the audit trail as text for people, or JSON.
 
-Both the click command (clm_policy.cli.memory) and the quick path (clm_policy.cli.quicklog)
+Both the click command (clm_policy.cli.memory) and the quick path (clm_policy.cli.fast.log)
 print through :func:`render`, so they print the same.
 """
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from clm_policy.memory.history import DecisionRecord, Event, SessionHistory, StepRecord
-from clm_policy.metrics import ReportData, SessionMetrics
+from clm_policy.report.metrics import ReportData, SessionMetrics
 
 STEP_COLUMNS = (
     "session",

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from html import escape
 
 from clm_policy.memory.history import DecisionRecord, SessionHistory
-from clm_policy.metrics import ReportData, SessionMetrics, Summary, Thresholds
+from clm_policy.report.metrics import ReportData, SessionMetrics, Summary, Thresholds
 
 WIDTH, HEIGHT = 1000, 300
 LEFT, RIGHT, TOP, BOTTOM = 56, 76, 16, 36

@@ -1,11 +1,11 @@
 """Read one policy test file case by case: its header, each case and where it is written.
 
-The file is streamed (:class:`clm_policy.yamlio.YamlStream`): cases are read and validated in
-small batches and handed out one by one, then dropped by the runner, so memory does not grow
-with the number of cases.
+The file is streamed (:class:`~clm_policy.formats.yamlio.YamlStream`): cases are read and
+validated in small batches and handed out one by one, then dropped by the runner, so memory
+does not grow with the number of cases.
 
 A file that cannot be used — YAML syntax, schema, duplicate case names — is one
-:class:`~clm_policy.errors.InputError` at ``file:line:col``, the same one as if the file had
+:class:`~clm_policy.base.errors.InputError` at ``file:line:col``, the same one as if the file had
 been read and validated whole: any YAML error first, then the schema error first by
 position, then the first duplicate name. It is raised once the file is read to its end, and
 once one is known no more cases are handed out (what the runner did with earlier ones is
@@ -23,10 +23,10 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from clm_policy.errors import InputError, Location, quote
+from clm_policy.base.errors import InputError, Location, quote
+from clm_policy.formats.validate import kind_of, locate_errors, located_errors
+from clm_policy.formats.yamlio import PathKey, YamlDocument, YamlStream
 from clm_policy.models.policytest import GivenState, PolicyTestCase, PolicyTestFile
-from clm_policy.validate import kind_of, locate_errors, located_errors
-from clm_policy.yamlio import PathKey, YamlDocument, YamlStream
 
 CASES = "cases"
 BATCH = 64  # cases validated together: one pydantic call for many, the memory of a few

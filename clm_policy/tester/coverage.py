@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from clm_policy.errors import Location
+from clm_policy.base.errors import Location
 from clm_policy.policy.engine import Outcome, Policy
 
 

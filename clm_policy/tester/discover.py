@@ -11,8 +11,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from clm_policy.errors import InputError, Location
-from clm_policy.textio import path_kind
+from clm_policy.base.errors import InputError, Location
+from clm_policy.formats.textio import path_kind
 
 TEST_SUFFIXES = (".test.yaml", ".test.yml")
 

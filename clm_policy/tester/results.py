@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from clm_policy.errors import Location
+from clm_policy.base.errors import Location
 
 if TYPE_CHECKING:
     from clm_policy.models.decision import Explanation

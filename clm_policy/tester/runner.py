@@ -21,7 +21,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from clm_policy.errors import ClmError, EvaluationError, InputError, Location, StateError, quote
+from clm_policy.base.errors import (
+    ClmError,
+    EvaluationError,
+    InputError,
+    Location,
+    StateError,
+    quote,
+)
+from clm_policy.formats.textio import TEST_FILE_LIMIT
+from clm_policy.formats.yamlio import paused_gc, read_yaml_text
 from clm_policy.models.policytest import Expectation
 from clm_policy.policy.cache import load_policy_cached
 from clm_policy.policy.engine import Outcome, Policy
@@ -30,8 +39,6 @@ from clm_policy.policy.sources import resolve_source
 from clm_policy.tester.cases import Case, Header, SuiteReader
 from clm_policy.tester.coverage import Coverage, PolicyCoverage, exercised
 from clm_policy.tester.results import CaseResult, RunReport, Verdict
-from clm_policy.textio import TEST_FILE_LIMIT
-from clm_policy.yamlio import paused_gc, read_yaml_text
 
 # The fields of ``expect``, in the order results list them.
 FIELDS = (

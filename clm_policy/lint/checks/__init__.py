@@ -5,7 +5,7 @@ Two kinds, told apart here once:
 
 * :data:`ANALYSES` look at a policy that loaded; each finds its own problems (``check(ctx)``).
 * :data:`LOADING` name the problems loading itself finds: the code that must refuse such a
-  file for ``decide`` too (clm_policy.yamlio, .validate, .policy) raises each error named by
+  file for ``decide`` too (clm_policy.formats.yamlio, .validate, .policy) raises each error named by
   one of these IDs, and the runner reports it under that check. Finding them again here would
   be a second copy of the loader to keep in step.
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from clm_policy.errors import LoadCheck
+from clm_policy.base.errors import LoadCheck
 from clm_policy.lint.checks import (
     constant_error,
     duplicate_id,

@@ -24,7 +24,7 @@ Fails::
 
 from __future__ import annotations
 
-from clm_policy.errors import LoadCheck
+from clm_policy.base.errors import LoadCheck
 from clm_policy.lint.problem import ERROR
 
 # Found while loading: clm_policy.policy.load merges rules and guards by id, naming each

@@ -20,10 +20,10 @@ Fails::
 
 from __future__ import annotations
 
-from clm_policy.errors import LoadCheck
+from clm_policy.base.errors import LoadCheck
 from clm_policy.lint.problem import ERROR
 
-# Found while loading: clm_policy.validate checks the file against the schema, and
+# Found while loading: clm_policy.formats.validate checks the file against the schema, and
 # clm_policy.policy.load and .compile what shows once `extends` is merged; each error is
 # named by this ID (lint.runner reports loading's errors).
 ID = LoadCheck.SCHEMA

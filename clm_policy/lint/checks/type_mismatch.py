@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from clm_policy.errors import shorten
+from clm_policy.base.errors import shorten
 from clm_policy.lint.context import LintContext
 from clm_policy.lint.problem import ERROR, Problem
 from clm_policy.lint.types import check_expression

@@ -23,7 +23,7 @@ Fails::
 
 from __future__ import annotations
 
-from clm_policy.errors import LoadCheck
+from clm_policy.base.errors import LoadCheck
 from clm_policy.lint.problem import ERROR
 
 # Found while loading: clm_policy.policy.expr resolves every name at compile time, naming

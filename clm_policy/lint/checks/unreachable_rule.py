@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from clm_policy.errors import EvaluationError
+from clm_policy.base.errors import EvaluationError
 from clm_policy.lint.context import LintContext
 from clm_policy.lint.problem import WARNING, Problem
 from clm_policy.policy.expr import CompiledExpression

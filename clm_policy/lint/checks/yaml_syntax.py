@@ -20,10 +20,10 @@ Fails::
 
 from __future__ import annotations
 
-from clm_policy.errors import LoadCheck
+from clm_policy.base.errors import LoadCheck
 from clm_policy.lint.problem import ERROR
 
-# Found while loading: clm_policy.yamlio refuses such a file with an error named by this ID
+# Found while loading: clm_policy.formats.yamlio refuses such a file with an error named by this ID
 # (lint.runner reports loading's errors; nothing here could find more in a file that does
 # not parse).
 ID = LoadCheck.YAML_SYNTAX

@@ -1,0 +1,321 @@
+"""Claude Code's ``settings.json``: clm-policy's hooks and status line, printed or merged in.
+
+The snippet (:func:`snippet`) runs ``<clm-policy> hook claude-code`` on UserPromptSubmit,
+PreCompact, PostCompact, SessionStart and Stop — each in a group without a ``matcher``, which
+Claude Code runs for every occurrence of the event (both PreCompact triggers, manual and auto;
+every SessionStart source) — with a timeout in seconds, and sets ``statusLine`` to
+``{"type": "command", "command": "<clm-policy> statusline"}``. ``<clm-policy>`` is the absolute
+path of the installed script when it can be found (:func:`executable`), so the hooks run the
+same installation whatever PATH Claude Code starts with.
+
+:func:`merge` puts the snippet into existing settings and keeps everything else: every other
+key, in its order; every other hook, also under the same events (another tool's commands stay
+where they are). clm-policy's own entries are recognised by their command — a ``clm-policy``
+(or ``python -m clm_policy``) followed by ``hook claude-code`` or ``statusline`` — and replaced
+where they stand, never duplicated. A ``statusLine`` of another tool is kept unless ``force``.
+:func:`install` does it to a file, atomically; :func:`settings_command` is what
+``clm-policy hook claude-code --print-settings`` / ``--install`` run.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from clm_policy.base.errors import InputError, Location
+
+SCRIPT = "clm-policy"
+HOOK_ARGS = ("hook", "claude-code")
+STATUSLINE_ARGS = ("statusline",)
+TIMEOUTS = {
+    # seconds; a hook that runs longer is stopped by Claude Code. UserPromptSubmit and
+    # SessionStart read the transcript's end and decide; PreCompact and Stop may commit a
+    # compaction or a handoff to the memory repository (git); PostCompact records the summary.
+    "UserPromptSubmit": 30,
+    "PreCompact": 60,
+    "PostCompact": 30,
+    "SessionStart": 30,
+    "Stop": 60,
+}
+EVENTS = tuple(TIMEOUTS)
+SETTINGS_LIMIT = 4 * 1024 * 1024
+SCOPES = ("project", "user")
+
+
+def executable() -> str:
+    """The command that runs this clm-policy: the running ``clm-policy`` script, else the one
+    next to this interpreter (a virtual environment that is not on PATH), else the one on
+    PATH, else plain ``clm-policy``. Absolute, symlinks kept (``~/.local/bin/clm-policy`` of
+    pipx survives an upgrade)."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if os.path.basename(argv0) == SCRIPT and os.path.isfile(argv0):
+        return os.path.abspath(argv0)
+    beside = os.path.join(os.path.dirname(sys.executable), SCRIPT)
+    if sys.executable and os.path.isfile(beside) and os.access(beside, os.X_OK):
+        return os.path.abspath(beside)
+    found = shutil.which(SCRIPT)
+    return os.path.abspath(found) if found else SCRIPT
+
+
+def snippet(executable: str) -> dict[str, Any]:
+    """The settings.json entries that run ``executable`` (a path, quoted here for the shell)."""
+    exe = shlex.quote(executable)
+    hook = f"{exe} {' '.join(HOOK_ARGS)}"
+    return {
+        "hooks": {
+            event: [{"hooks": [{"type": "command", "command": hook, "timeout": timeout}]}]
+            for event, timeout in TIMEOUTS.items()
+        },
+        "statusLine": {"type": "command", "command": f"{exe} {' '.join(STATUSLINE_ARGS)}"},
+    }
+
+
+def runs_clm_policy(command: object, args: tuple[str, ...]) -> bool:
+    """Whether ``command`` runs clm-policy with ``args`` (``hook claude-code``, ``statusline``)
+    — the script by any path, or ``python -m clm_policy`` — whatever options follow."""
+    if not isinstance(command, str):
+        return False
+    try:
+        words = shlex.split(command)
+    except ValueError:  # unbalanced quotes: not ours to read, so not ours
+        return False
+    for i, word in enumerate(words):
+        ours = os.path.basename(word) == SCRIPT or (
+            word == "clm_policy" and i > 0 and words[i - 1] == "-m"
+        )
+        if ours and tuple(words[i + 1 : i + 1 + len(args)]) == args:
+            return True
+    return False
+
+
+def merge(
+    settings: dict[str, Any], snippet: dict[str, Any], *, force: bool = False
+) -> tuple[dict[str, Any], list[str]]:
+    """``settings`` with ``snippet`` merged in (a new dict; ``settings`` is not changed), and
+    what changed, one line each ("added UserPromptSubmit hook", "statusLine: replaced `x` by
+    `y`", "statusLine: kept `x` ..."). An empty list: nothing to change.
+
+    Raises :class:`InputError` when ``hooks`` or an event's list is not what Claude Code reads
+    (then nothing can be merged safely)."""
+    merged = copy.deepcopy(settings)
+    changes: list[str] = []
+    hooks = merged.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InputError(f"`hooks` is {_kind(hooks)}, expected an object")
+    for event, groups in snippet["hooks"].items():
+        existing = hooks.get(event, [])
+        if not isinstance(existing, list):
+            raise InputError(f"`hooks.{event}` is {_kind(existing)}, expected a list")
+        hooks[event], change = _merge_event(event, existing, groups[0])
+        if change:
+            changes.append(change)
+    change = _merge_status_line(merged, snippet["statusLine"], force)
+    if change:
+        changes.append(change)
+    return merged, changes
+
+
+def _merge_status_line(merged: dict[str, Any], ours: dict[str, Any], force: bool) -> str | None:
+    current = merged.get("statusLine")
+    new = ours["command"]
+    if current is None:
+        merged["statusLine"] = copy.deepcopy(ours)
+        return f"added statusLine `{new}`"
+    old = _command(current)
+    if isinstance(current, dict) and runs_clm_policy(old, STATUSLINE_ARGS):
+        updated = {**current, **ours}  # the person's padding or refreshInterval stay
+        if updated == current:
+            return None
+        merged["statusLine"] = updated
+        if old == new:
+            return f"statusLine: updated `{new}`"
+        return f"statusLine: replaced `{old}` by `{new}`"
+    if force:
+        merged["statusLine"] = copy.deepcopy(ours)
+        return f"statusLine: replaced `{old}` by `{new}` (--force)"
+    return f"statusLine: kept `{old}` (another tool's; --force replaces it by `{new}`)"
+
+
+def _merge_event(
+    event: str, groups: list[Any], ours: dict[str, Any]
+) -> tuple[list[Any], str | None]:
+    """One event's groups with ours in place of every clm-policy hook found (at the first
+    one's place), or at the end; other groups and other hooks untouched."""
+    (wanted,) = ours["hooks"]
+    found: list[dict[str, Any]] = []
+    result: list[Any] = []
+    placed = False
+    for group in groups:
+        entries = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(entries, list):
+            result.append(group)  # not a group Claude Code reads: not ours to touch
+            continue
+        mine = [
+            h
+            for h in entries
+            if isinstance(h, dict) and runs_clm_policy(h.get("command"), HOOK_ARGS)
+        ]
+        if not mine:
+            result.append(group)
+            continue
+        found.extend(mine)
+        kept = [h for h in entries if not any(h is m for m in mine)]
+        if kept:
+            result.append({**group, "hooks": kept})
+        if not placed:
+            result.append(copy.deepcopy(ours))
+            placed = True
+    if not placed:
+        result.append(copy.deepcopy(ours))
+        return result, f"added {event} hook `{wanted['command']}`"
+    if result == groups:
+        return result, None
+    old = ", ".join(f"`{h.get('command')}`" for h in found)
+    if len(found) == 1 and found[0].get("command") == wanted["command"]:
+        return result, f"{event} hook: updated `{wanted['command']}` (type, timeout, matcher)"
+    return result, f"{event} hook: replaced {old} by `{wanted['command']}`"
+
+
+def _command(entry: object) -> str:
+    if isinstance(entry, dict) and isinstance(entry.get("command"), str):
+        return str(entry["command"])
+    return json.dumps(entry)
+
+
+def _kind(value: object) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    return names.get(type(value), "a number")
+
+
+def read_settings(path: Path) -> dict[str, Any]:
+    """The JSON object in ``path`` ({} when it does not exist or holds only whitespace); a
+    file that is not a JSON object is an :class:`InputError` at its ``file:line:col``."""
+    from clm_policy.formats.jsonio import parse_json
+    from clm_policy.formats.textio import path_kind, read_text
+
+    if path_kind(path) == "missing":
+        return {}
+    shown = str(path)
+    text = read_text(path, shown, limit=SETTINGS_LIMIT, what="settings")
+    if not text.strip():
+        return {}
+    data = parse_json(text, shown)
+    if not isinstance(data, dict):
+        offset = len(text) - len(text.lstrip())
+        line = text.count("\n", 0, offset) + 1
+        col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        raise InputError(
+            f"expected a JSON object (Claude Code settings), got {_kind(data)}",
+            Location(shown, line, col),
+        )
+    return data
+
+
+def install(path: Path, snippet: dict[str, Any], *, force: bool = False) -> list[str]:
+    """Merge ``snippet`` into the settings file ``path`` (made, with its folder, if missing)
+    and say what changed; the file is replaced atomically, and not written at all when
+    nothing changes or it cannot be read. A symlink is followed: its target is updated."""
+    data = read_settings(path)
+    try:
+        merged, changes = merge(data, snippet, force=force)
+    except InputError as exc:
+        raise InputError(exc.message, Location(str(path))) from None
+    if merged == data:
+        return [*changes, f"{path}: already up to date; nothing written"]
+    _write_json(Path(os.path.realpath(path)), merged)
+    return [*changes, f"wrote {path}"]
+
+
+_install_file = install  # settings_command's `install` flag hides the name
+
+
+def _write_json(target: Path, data: dict[str, Any]) -> None:
+    from clm_policy.base.atomicfile import replace
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    try:
+        mode: int | None = target.stat().st_mode & 0o777  # keep the file's permissions
+    except FileNotFoundError:
+        mode = None  # a new file, as any other: 0o666 less the umask
+    replace(target, text.encode("utf-8"), mode=mode)
+
+
+def settings_path(scope: str, cwd: Path) -> Path:
+    """``<cwd>/.claude/settings.json`` (project) or ``~/.claude/settings.json`` (user)."""
+    if scope == "project":
+        return cwd / ".claude" / "settings.json"
+    if scope == "user":
+        return Path(os.path.expanduser("~")) / ".claude" / "settings.json"
+    raise InputError(f"unknown scope {scope!r} (expected: {', '.join(SCOPES)})")
+
+
+def settings_command(
+    print_settings: bool, install: bool, scope: str, force: bool, cwd: Path
+) -> tuple[int, str]:
+    """``clm-policy hook claude-code --print-settings`` / ``--install [--project|--user]
+    [--force]``: the exit code and the text to print. A settings file that cannot be read or
+    merged raises :class:`InputError` (the CLI reports it at its location; exit 2)."""
+    snip = snippet(executable())
+    if not (print_settings or install):
+        raise InputError("give --print-settings or --install")
+    lines: list[str] = []
+    if install and scope == "project":
+        # one command sets a project up: without a configuration, the project gets the
+        # Claude Code one (the bundled default policy's thresholds never fire on 200K)
+        from clm_policy.config.project import FILENAME, write_config
+
+        if write_config(cwd, {"policy": "claude-code", "profile": "coding"}):
+            lines.append(f"wrote {cwd / FILENAME} (policy claude-code, profile coding)")
+    if install:
+        path = settings_path(scope, cwd)
+        lines += _install_report(path, _install_file(path, snip, force=force))
+        other = settings_path("user" if scope == "project" else "project", cwd)
+        if other != path and has_hooks(other):
+            lines.append(
+                f"note: {other} runs clm-policy's hooks too, and Claude Code runs the hooks of "
+                "both files: keep them in one."
+            )
+    if print_settings:
+        lines.append(json.dumps(snip, indent=2))
+    return 0, "\n".join(lines)
+
+
+def has_hooks(path: Path) -> bool:
+    """Whether the settings file ``path`` runs ``clm-policy hook claude-code`` (an unreadable
+    file does not)."""
+    try:
+        hooks = read_settings(path).get("hooks")
+    except InputError:
+        return False
+    if not isinstance(hooks, dict):
+        return False
+    return any(
+        runs_clm_policy(entry.get("command"), HOOK_ARGS)
+        for groups in hooks.values()
+        if isinstance(groups, list)
+        for group in groups
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        for entry in group["hooks"]
+        if isinstance(entry, dict)
+    )
+
+
+def _install_report(path: Path, changes: list[str]) -> list[str]:
+    *what, result = changes
+    lines = [result, *(f"  {c}" for c in what)]
+    if result.startswith("wrote"):
+        lines.append(
+            "Start a new Claude Code session for it to take effect (/hooks lists the hooks). "
+            f"To undo: remove the entries whose command runs `{SCRIPT} hook claude-code`, and "
+            f"the `statusLine`, from {path}."
+        )
+    return lines

@@ -1,0 +1,222 @@
+"""Codex CLI's hooks, answered by the project's policy and committed to its memory.
+
+Codex runs ``clm-policy hook codex`` (configured in a ``hooks.json`` or the ``[hooks]`` tables
+of a ``config.toml``, see :func:`settings_snippet`) with the hook's JSON on standard input —
+``session_id`` (the thread id), ``transcript_path`` (the session's rollout, or null),
+``cwd``, ``hook_event_name``, ``model``, and the event's fields — and reads the answer from
+standard output at exit 0: JSON when it starts with ``{``. Protocol facts (openai/codex,
+``codex-rs/hooks``, docs/codex.md lists the sources):
+
+- Codex's compaction hooks get no summary and no custom instructions (PR #19905); PreCompact
+  cannot be blocked with ``decision: "block"`` or exit 2, but ``{"continue": false}`` stops
+  the turn before the compaction runs (``continue_false_stops_before_compaction``).
+- A Stop hook keeps Codex going with ``{"decision": "block", "reason": …}``: the reason is
+  the next prompt, and that stop's hook call has ``stop_hook_active``.
+- ``additionalContext`` of UserPromptSubmit and SessionStart becomes a developer message;
+  ``systemMessage`` is shown to the person as a warning. No hook output runs ``/compact``.
+
+The events:
+
+- **UserPromptSubmit**: decide from the rollout's tail. Continue: no output. Compact: the
+  person is told to run ``/compact``, the model what its summary must keep. Handoff: the model
+  is told to finish its step and write a handoff; the person what follows.
+- **PreCompact** (manual or auto): commit a compaction snapshot built from the rollout before
+  Codex summarises it away. When the compaction is automatic and the policy hands off: commit
+  the handoff instead and stop the turn (``continue: false``) — once per session; a later
+  automatic compaction of a session that already handed off proceeds, with a snapshot.
+- **PostCompact**: commit Codex's own summary when the rollout has one for this compaction
+  (a local compaction writes it in the ``compacted`` line; a remote one keeps it encrypted,
+  then nothing is recorded: the PreCompact snapshot is the record).
+- **SessionStart**: ``startup``/``clear``: the newest handoff no session has taken;
+  ``compact``: what must survive, from the PreCompact snapshot; ``resume``: nothing.
+- **Stop**: when the policy hands off and the session has no handoff yet, block once with
+  what to write; on the stop after that, commit the handoff.
+
+Nothing for PreToolUse, PermissionRequest, PostToolUse, SubagentStart, SubagentStop,
+Interrupt and StopFailure: they say nothing about the context. A hook never breaks the agent
+(:func:`run_hook`)."""
+
+from __future__ import annotations
+
+import json
+
+from clm_policy.agents.hooks.shared import (
+    NOTHING,
+    Hook,
+    HookReply,
+    Wording,
+    agent_trailers,
+    commit_snapshot,
+    context_at_start,
+    cut,
+    handed_off,
+    prompt_advice,
+    reply_json,
+    run_hook,
+    stop_for_handoff,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+AGENT = "codex"
+HOOK_ARGS = ("hook", "codex")
+TIMEOUTS = {
+    # seconds (Codex's `timeout`); UserPromptSubmit and SessionStart read the rollout and
+    # decide; PreCompact and Stop may commit a snapshot or a handoff (git); PostCompact reads
+    # the rollout and may commit Codex's summary
+    "UserPromptSubmit": 30,
+    "PreCompact": 60,
+    "PostCompact": 30,
+    "SessionStart": 30,
+    "Stop": 60,
+}
+NEXT_SESSION = "Start a new session (/new): it starts from the handoff."
+
+
+def run_codex_hook(raw: bytes, **options: str | None) -> HookReply:
+    """Answer one Codex hook call (its JSON in ``raw``); never raises."""
+    return run_hook(raw, AGENT, HANDLERS, **options)
+
+
+def settings_snippet(executable: str) -> dict[str, Any]:
+    """The ``hooks.json`` that runs ``executable hook codex`` on every event handled here —
+    groups without a ``matcher``, which Codex runs for every trigger and source."""
+    import shlex
+
+    command = f"{shlex.quote(executable)} {' '.join(HOOK_ARGS)}"
+    return {
+        "hooks": {
+            event: [{"hooks": [{"type": "command", "command": command, "timeout": timeout}]}]
+            for event, timeout in TIMEOUTS.items()
+        }
+    }
+
+
+# -- the events -----------------------------------------------------------------------------
+
+
+WORDING = Wording(
+    agent_name="Codex",
+    compact_command=lambda _focus: "Run /compact.",
+    # Codex's /compact takes no focus: the model writes the summary, so it is told
+    compact_note=lambda focus: (
+        f"When you summarise the conversation, {focus}. Until then, finish the current step "
+        "without reading large files or long outputs."
+    ),
+    after_handoff="start a new session (/new): it starts from the handoff.",
+)
+
+
+def _user_prompt_submit(hook: Hook) -> HookReply:
+    return prompt_advice(hook, WORDING)
+
+
+def _pre_compact(hook: Hook) -> HookReply:
+    from clm_policy.lifecycle.pipelines import run_handoff
+
+    trigger = str(hook.event.get("trigger") or "manual")
+    state, outcome = hook.full_state()
+    hands_off = outcome.action.value == "handoff" and trigger == "auto"
+    already = hands_off and handed_off(hook)
+    with hook.repo() as repo:
+        if hands_off and not already:
+            native = agent_trailers(hook, trigger, state)
+            done = run_handoff(repo, state, why=hook.provenance(outcome, **native))
+            # exit 2 and decision:block do not stop a Codex compaction; continue:false does,
+            # by ending the turn before the compaction starts
+            return reply_json(
+                {
+                    "continue": False,
+                    "stopReason": (
+                        f"clm-policy: the policy hands off here ({outcome.rationale}), so the "
+                        f"automatic compaction is stopped. The handoff is committed "
+                        f"({done.manifest_path}). {NEXT_SESSION}"
+                    ),
+                }
+            )
+        snapshot = commit_snapshot(hook, repo, state, outcome, trigger, "Codex compacts")
+    if already:
+        return reply_json(
+            {
+                "systemMessage": (
+                    "clm-policy: this session has handed off already; Codex compacts it as "
+                    f"asked (snapshot {snapshot.path}). {NEXT_SESSION}"
+                )
+            }
+        )
+    return NOTHING
+
+
+def _post_compact(hook: Hook) -> HookReply:
+    from clm_policy.lifecycle.pipelines import Provenance, record_agent_summary
+    from clm_policy.memory.audit import read_log
+    from clm_policy.models.state import SessionState
+    from clm_policy.transcripts.reading import read_transcript
+
+    reading = read_transcript(hook.transcript)
+    summary = last_compaction_text(hook.transcript)
+    if not summary.strip() or not reading.compact_count:
+        return NOTHING  # a remote compaction: Codex keeps its summary encrypted
+    sid = hook.session_id(reading)
+    ordinal = str(reading.compact_count)
+    trigger = str(hook.event.get("trigger") or "manual")
+    with hook.repo() as repo:
+        recorded = read_log(repo, session=sid, event="summary", rev="--all")
+        if any(e.trailers.get("Clm-Agent-Compaction") == ordinal for e in recorded):
+            return NOTHING  # the rollout is behind: its last compaction is recorded already
+        why = Provenance(
+            f"{AGENT}:{trigger}",
+            extra_trailers={
+                "Clm-Agent": AGENT,
+                "Clm-Agent-Trigger": trigger,
+                "Clm-Agent-Compaction": ordinal,
+            },
+        )
+        state = SessionState(session_id=sid, step_index=reading.step_index)
+        record_agent_summary(repo, state, summary, why=why)
+    return NOTHING
+
+
+def last_compaction_text(path: str) -> str:
+    """The ``message`` of the rollout's last complete ``compacted`` line: Codex's summary after
+    a local compaction (its summary prefix, then the model's summary), empty after a remote
+    one and when the rollout has no compaction."""
+    from clm_policy.transcripts.reading import MAX_TAIL_SCAN, Source
+
+    with Source.open(path) as src:
+        for raw, terminated in src.backward(MAX_TAIL_SCAN):
+            if not terminated or b'"compacted"' not in raw:
+                continue  # a line still being written, or not a compaction
+            try:
+                obj = json.loads(raw)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(obj, dict) and obj.get("type") == "compacted":
+                payload = obj.get("payload")
+                message = payload.get("message") if isinstance(payload, dict) else None
+                return message if isinstance(message, str) else ""
+    return ""
+
+
+def _session_start(hook: Hook) -> HookReply:
+    text = context_at_start(hook)
+    if not text:
+        return NOTHING
+    return reply_json(
+        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": cut(text)}}
+    )
+
+
+def _stop(hook: Hook) -> HookReply:
+    return stop_for_handoff(hook, after=NEXT_SESSION)
+
+
+HANDLERS = {
+    "UserPromptSubmit": _user_prompt_submit,
+    "PreCompact": _pre_compact,
+    "PostCompact": _post_compact,
+    "SessionStart": _session_start,
+    "Stop": _stop,
+}

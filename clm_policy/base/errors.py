@@ -1,0 +1,178 @@
+"""The project's error types.
+
+Library code raises only these; the CLI maps them to exit codes (README, "Exit codes").
+Every error that comes from a file carries a :class:`Location` so the message can start
+with ``file:line:col``.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from clm_policy.base.record import Record
+
+QUOTE_LIMIT = 60
+"""Characters of a user's value that a message quotes, at most (then an ellipsis)."""
+
+
+class Location(Record):
+    """A 1-based position in a file (``line``/``col`` may be 0 when unknown)."""
+
+    FIELDS = ("file", "line", "col")
+    __slots__ = FIELDS
+
+    def __init__(self, file: str, line: int = 0, col: int = 0) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+
+    def __str__(self) -> str:
+        if self.line <= 0:
+            return self.file
+        if self.col <= 0:
+            return f"{self.file}:{self.line}"
+        return f"{self.file}:{self.line}:{self.col}"
+
+    def shifted(self, lines: int = 0, cols: int = 0) -> Location:
+        return Location(self.file, self.line + lines, self.col + cols)
+
+
+def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters, ending in ``…`` when cut (for unquoted values)."""
+    return text if len(text) <= limit else f"{text[:limit]}…"
+
+
+def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``value`` as a message quotes it: its ``repr``, cut to about ``limit`` characters.
+
+    Messages quote what a user wrote (a key, a value, a name) so that they can find it, never a
+    whole document: a file that is not a policy at all (``extends: ~/.git-credentials``) must
+    not end up in a terminal or a CI log. A cut string keeps its quotes and ends in ``…``.
+    """
+    if isinstance(value, str):
+        shown = repr(value[: limit + 1])
+        if len(value) <= limit and len(shown) <= limit + 2:
+            return shown
+        return f"{shown[: limit + 1]}…{shown[0]}"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3 * limit:
+        try:
+            digits = str(value)
+        except ValueError:  # past 4,300 digits, str() refuses
+            return "an integer of more than 4300 digits"
+        return f"{digits[:20]}… ({len(digits.lstrip('-'))} digits)"
+    try:
+        shown = _short_repr(value)
+    except (ValueError, RecursionError):
+        return f"<{type(value).__name__}>"
+    return shown if len(shown) <= limit else f"{shown[:limit]}…"
+
+
+def _short_repr(value: object) -> str:
+    import reprlib  # only where a message quotes something other than a string
+
+    shortened = reprlib.Repr()
+    shortened.maxlevel, shortened.maxdict, shortened.maxlist, shortened.maxtuple = 2, 4, 4, 4
+    shortened.maxstring = shortened.maxother = shortened.maxlong = QUOTE_LIMIT
+    return shortened.repr(value)
+
+
+class LoadCheck(StrEnum):
+    """The lint checks whose problems loading finds (the loader must refuse such a file for
+    ``decide`` too): an error names one of these, and ``clm-policy lint`` reports it under
+    the check module whose ``ID`` it is (clm_policy.lint.checks.LOADING; a test holds the two
+    equal). An error that names none is reported as ``policy-error``."""
+
+    YAML_SYNTAX = "yaml-syntax"
+    SCHEMA = "schema"
+    EXTENDS = "extends"
+    DUPLICATE_ID = "duplicate-id"
+    EXPRESSION_SYNTAX = "expression-syntax"
+    UNKNOWN_NAME = "unknown-name"
+    THRESHOLD_ORDER = "threshold-order"
+
+
+class ClmError(Exception):
+    """Base of every error clm-policy raises on purpose.
+
+    ``check`` names the lint check that reports this kind of problem (``schema``,
+    ``unknown-name``, ...), so ``clm-policy lint`` can show every problem of a file with its ID.
+    """
+
+    def __init__(
+        self, message: str, location: Location | None = None, *, check: LoadCheck | None = None
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location
+        self.check = check
+
+    def __str__(self) -> str:
+        if self.location is None:
+            return self.message
+        return f"{self.location}: {self.message}"
+
+
+class InputError(ClmError):
+    """A file or value given to clm-policy cannot be used (missing, unreadable, malformed)."""
+
+
+class PolicyError(InputError):
+    """A policy file is invalid: YAML, schema, extends, or a semantic check."""
+
+
+class ExpressionError(PolicyError):
+    """A ``when:`` expression or a message template cannot be compiled."""
+
+    def __init__(
+        self, message: str, location: Location | None = None, *, check: LoadCheck | None = None
+    ) -> None:
+        super().__init__(message, location, check=check or LoadCheck.EXPRESSION_SYNTAX)
+
+
+class StateError(InputError):
+    """A SessionState (or a value built into one) does not validate against the policy.
+
+    ``path`` names the offending field inside the state (``("signals", "x")``) so a caller
+    that knows the state's file can point at the right line.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        location: Location | None = None,
+        path: tuple[str | int, ...] | None = None,
+    ) -> None:
+        super().__init__(message, location)
+        self.path = path
+
+
+class AgentError(ClmError):
+    """The agent a loop drives failed (an endpoint that errs, times out or answers garbage):
+    the loop commits the session so far, stopped :attr:`stop_reason`, and raises it again."""
+
+    stop_reason = "agent_error"
+
+
+class EndpointError(AgentError):
+    """A chat-completions endpoint failed: an HTTP error status, no answer within the
+    timeout, no connection, a body that is not JSON or lacks the reply. The message names the
+    URL and what went wrong; never the key, never the body."""
+
+    stop_reason = "endpoint_error"
+
+
+class EvaluationError(ClmError):
+    """An expression failed while it was evaluated against a state."""
+
+
+class Sink:
+    """Where a loader reports problems: raise the first one, or collect them all (lint)."""
+
+    def __init__(self, collect: bool = False) -> None:
+        self.collect = collect
+        self.errors: list[ClmError] = []
+
+    def report(self, error: ClmError) -> None:
+        if not self.collect:
+            raise error
+        self.errors.append(error)

@@ -1,0 +1,84 @@
+"""Files in a directory private to this user: what the caches (compiled policies, status-line
+digests) read and write.
+
+A cache directory may be shared, restored from a CI cache or planted; what is read from it must
+be the user's own. A directory counts when it is a real directory (not a symlink), owned by
+this user, that no one else may write; an entry when it is such a regular file, opened without
+following a link. Writes create the directory ``0700`` and the entry ``0600``, atomically
+(clm_policy.base.atomicfile). Cheap to import: the status line uses it on every refresh.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from clm_policy.base.atomicfile import replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # no pathlib at run time: the status line does without it
+    from pathlib import Path
+
+    StrPath = str | Path
+
+
+def cache_dir() -> str | None:
+    """The directory of clm-policy's caches (compiled policies, status-line digests); None
+    when ``CLM_POLICY_NO_CACHE`` turns caching off. ``CLM_POLICY_CACHE_DIR`` moves it; by
+    default it is ``$XDG_CACHE_HOME/clm-policy`` or ``~/.cache/clm-policy``."""
+    if os.environ.get("CLM_POLICY_NO_CACHE"):
+        return None
+    explicit = os.environ.get("CLM_POLICY_CACHE_DIR")
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "clm-policy")
+
+
+def is_private(st: os.stat_result) -> bool:
+    """Owned by this user, and no one else may write it."""
+    return st.st_uid == os.geteuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def private_dir(directory: StrPath) -> bool:
+    """Whether ``directory`` is a real directory (not a symlink) private to this user."""
+    try:
+        st = os.lstat(directory)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISDIR(st.st_mode) and is_private(st)
+
+
+def read_private(entry: StrPath, limit: int) -> bytes | None:
+    """The bytes of ``entry`` (at most ``limit`` + 1) when it is a private regular file;
+    None when it is missing, a symlink, someone else's or writable by others."""
+    try:
+        fd = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not (stat.S_ISREG(st.st_mode) and is_private(st)):
+            return None
+        return fh.read(limit + 1)
+
+
+def write_private(directory: StrPath, name: str, text: str) -> bool:
+    """Write ``text`` as ``directory/name`` (atomically, ``0600``), creating ``directory``
+    ``0700``; nothing is written into a directory that is not private. Best effort: returns
+    whether it wrote, never raises."""
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(directory)), exist_ok=True)
+        try:
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            pass  # checked below, whoever made it
+        else:
+            os.chmod(directory, 0o700)  # whatever the umask
+        if not private_dir(directory):
+            return False
+        # a cache: no fsync (a torn entry after a crash is refused when read, and rebuilt)
+        replace(os.path.join(directory, name), text.encode("utf-8"), mode=0o600, fsync=False)
+    except Exception:
+        return False
+    return True

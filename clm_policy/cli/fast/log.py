@@ -1,0 +1,96 @@
+"""``clm-policy log`` as one quick process: git starts first, Python's imports run meanwhile.
+
+Reading the audit trail is one ``git log``; over 10,000 commits git takes tens of
+milliseconds, and so do loading click and the memory modules. Here, straight from
+:mod:`clm_policy.cli.entry`, the memory repository is found and git is started before anything
+else is imported, and the parsing and rendering (the same functions as the click command's:
+:func:`~clm_policy.memory.audit.parse_log`, :func:`~clm_policy.report.auditlog.render`) load
+while it runs. The options are :data:`OPTIONS`, held equal to the click command's by a test.
+Whatever this path does not take on — ``--help``, an option it does not know, a value click
+would refuse, a folder that is not plainly a memory repository — it hands back
+(:func:`answer` returns None), and click runs the command and reports it in its words.
+"""
+
+from __future__ import annotations
+
+import os
+
+from clm_policy.cli.fast import args as quickargs
+from clm_policy.memory.layout import EVENTS, MARKER
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+OPTIONS: dict[str, tuple[str, Any]] = {
+    "--memory": ("memory", "str"),
+    "-m": ("memory", "str"),
+    "--session": ("session", "str"),
+    "--event": ("event", EVENTS),
+    "--all": ("all_refs", "flag"),
+    "--limit": ("limit", (1, None)),
+    "-n": ("limit", (1, None)),
+    "--format": ("fmt", ("text", "json")),
+}
+DEFAULTS: dict[str, Any] = {
+    "memory": None,
+    "session": None,
+    "event": None,
+    "all_refs": False,
+    "limit": None,
+    "fmt": "text",
+}
+
+
+def answer(args: list[str]) -> tuple[int, str, str] | None:
+    """``(status, stdout, stderr)`` of ``clm-policy log ARGS`` (each without its final
+    newline; empty: nothing), or None when click should run the command instead."""
+    try:
+        values = quickargs.parse(args, OPTIONS, DEFAULTS)
+    except quickargs.Declined:
+        return None
+    from clm_policy.base.errors import ClmError
+    from clm_policy.config.project import memory_path
+
+    try:
+        root = memory_path(values["memory"])
+    except ClmError:
+        return None
+    if not _plainly_a_memory_repository(root):
+        return None  # click's path says what it is instead
+    from clm_policy.memory.audit import log_args, new_nonce
+    from clm_policy.memory.git.run import start_git
+
+    nonce = new_nonce()
+    rev = "--all" if values["all_refs"] else "HEAD"
+    filters = {"session": values["session"], "event": values["event"], "limit": values["limit"]}
+    try:
+        proc = start_git(root, log_args(nonce, rev=rev, **filters))
+    except (ClmError, OSError):
+        return None
+    with proc:
+        # while git reads the history: load what parses and renders its output, and parse
+        # each record as git writes it
+        from clm_policy.memory.audit import LogReader
+        from clm_policy.report.auditlog import NOTHING, render
+
+        reader = LogReader(nonce, **filters)
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        while chunk := os.read(fd, 1 << 16):
+            reader.feed(chunk)
+        reader.close()
+        proc.communicate()
+    text = render(reader.entries, values["fmt"])
+    if text is not None and "\x1b" in text:
+        return None  # click.echo strips terminal escapes from what is not a terminal
+    return (0, "", NOTHING) if text is None else (0, text, "")
+
+
+def _plainly_a_memory_repository(root: str) -> bool:
+    """A folder holding the marker and a ``.git`` (what MemoryRepo checks, more strictly)."""
+    return (
+        os.path.isdir(root)
+        and os.path.isfile(os.path.join(root, MARKER))
+        and os.path.isdir(os.path.join(root, ".git"))
+    )

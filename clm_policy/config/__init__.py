@@ -1,0 +1,1 @@
+"""Configuration: the project's ``.clm-policy.yaml`` (:mod:`.project`)."""

@@ -1,0 +1,242 @@
+"""The project configuration: ``.clm-policy.yaml``, found from the working directory upward.
+
+A project that uses clm-policy from an agent's hooks names its policy, profile, memory
+repository and remote once, so that hook commands stay short::
+
+    # .clm-policy.yaml
+    version: 1
+    policy: claude-code        # a bundled name, or a path relative to this file
+    profile: coding
+    memory: ~/.local/share/clm-policy/projects/shop/memory
+    remote: origin             # push handoffs here (optional)
+
+Each value is looked up in this order: the command-line flag, the environment
+(``CLM_POLICY_POLICY``, ``CLM_POLICY_PROFILE``, ``CLM_POLICY_MEMORY``, ``CLM_POLICY_REMOTE``),
+the configuration file, the default. Where nothing names a memory repository, a configured
+project keeps it outside its own work tree, in
+``$XDG_DATA_HOME/clm-policy/projects/<name>-<hash>/memory`` (``~/.local/share`` when
+``XDG_DATA_HOME`` is unset; ``<hash>`` is of the project's path, so two projects of the same
+name never share one); without a configuration file the default is ``./clm-memory``.
+
+The file is a flat mapping of strings, read by a small parser of its own (a hook runs on every
+prompt and must not pay for the YAML library); anything else in it is an error at
+``file:line:col``. Paths are strings here: the status line, the hooks and ``decide`` import
+this module on every prompt, and pathlib alone would cost them a tenth of their time.
+"""
+
+from __future__ import annotations
+
+import os
+
+from clm_policy.base.errors import InputError, Location, quote
+from clm_policy.base.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    StrPath = str | os.PathLike[str]
+
+FILENAME = ".clm-policy.yaml"
+KEYS = ("version", "policy", "profile", "memory", "remote")
+ENV = {
+    "policy": "CLM_POLICY_POLICY",
+    "profile": "CLM_POLICY_PROFILE",
+    "memory": "CLM_POLICY_MEMORY",
+    "remote": "CLM_POLICY_REMOTE",
+}
+DEFAULT_MEMORY = "clm-memory"
+MAX_SIZE = 64 * 1024
+
+
+class ProjectConfig(Record):
+    """The configuration in effect for a folder (values from the file only; see
+    :func:`setting` for the environment's and the defaults' part).
+
+    ``path`` is the ``.clm-policy.yaml`` found, or None; ``root`` the project's folder: the
+    configuration file's, else the folder looked from (both absolute)."""
+
+    FIELDS = ("path", "root", "values")
+    __slots__ = FIELDS
+
+    def __init__(self, path: str | None, root: str, values: Mapping[str, str] | None = None):
+        self.path = path
+        self.root = root
+        self.values: Mapping[str, str] = {} if values is None else values
+
+    def get(self, key: str) -> str | None:
+        return self.values.get(key)
+
+
+def find_config(start: StrPath) -> str | None:
+    """The nearest ``.clm-policy.yaml`` in ``start`` or a folder above it."""
+    here = os.path.abspath(start)
+    while True:
+        candidate = os.path.join(here, FILENAME)
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def load_config(start: StrPath | None = None) -> ProjectConfig:
+    """The project configuration for ``start`` (default: the working directory)."""
+    folder = os.path.abspath(start if start is not None else os.getcwd())
+    path = find_config(folder)
+    if path is None:
+        return ProjectConfig(None, folder)
+    info = os.stat(path)
+    return ProjectConfig(path, os.path.dirname(path), _parsed(path, info.st_mtime_ns, info.st_size))
+
+
+# a command resolves several options from one file: parse it once (while it is unchanged)
+_PARSED: dict[tuple[str, int, int], dict[str, str]] = {}
+
+
+def _parsed(path: str, mtime: int, size: int) -> dict[str, str]:
+    key = (path, mtime, size)
+    found = _PARSED.get(key)
+    if found is None:
+        if len(_PARSED) >= 8:
+            _PARSED.clear()
+        found = _PARSED[key] = parse_config(path)
+    return found
+
+
+def parse_config(path: StrPath) -> dict[str, str]:
+    """The key/value pairs of a configuration file; any problem is an :class:`InputError`."""
+    from clm_policy.formats.textio import read_text
+
+    shown = os.fspath(path)
+    text = read_text(path, shown, limit=MAX_SIZE, what="configuration")
+    values: dict[str, str] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = _without_comment(raw).rstrip()
+        if not line.strip():
+            continue
+        if line[0] in " \t-":
+            raise InputError(
+                "expected `key: value` lines (a flat mapping)", Location(shown, number, 1)
+            )
+        key, sep, value = line.partition(":")
+        if not sep or not key.strip():
+            raise InputError("expected `key: value`", Location(shown, number, 1))
+        key = key.strip()
+        if key not in KEYS:
+            from clm_policy.policy.names import suggest
+
+            raise InputError(
+                f"unknown key {quote(key)}{suggest(key, KEYS)} (known: {', '.join(KEYS)})",
+                Location(shown, number, 1),
+            )
+        if key in values:
+            raise InputError(f"duplicate key {quote(key)}", Location(shown, number, 1))
+        at = raw.index(value.strip(), len(key) + 1) + 1 if value.strip() else len(line) + 1
+        values[key] = _scalar(value.strip(), Location(shown, number, at))
+    if values.get("version", "1") != "1":
+        raise InputError(
+            f"unsupported version {quote(values['version'])} (expected 1)", Location(shown)
+        )
+    return values
+
+
+def _without_comment(line: str) -> str:
+    quote_char = ""
+    for i, char in enumerate(line):
+        if quote_char:
+            if char == quote_char:
+                quote_char = ""
+        elif char in "\"'":
+            quote_char = char
+        elif char == "#" and (i == 0 or line[i - 1] in " \t"):
+            return line[:i]
+    return line
+
+
+def _scalar(value: str, where: Location) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    if not value or value[0] in "[{&*!|>%@`":
+        raise InputError(f"expected a plain or quoted string, got {quote(value)}", where)
+    return value
+
+
+def setting(key: str, flag: str | None, config: ProjectConfig | None = None) -> str | None:
+    """A value by precedence: the flag, the environment, the configuration file.
+
+    A path from the file is relative to the file's folder; ``~`` is expanded everywhere."""
+    if flag:
+        return flag
+    from_env = os.environ.get(ENV[key])
+    if from_env:
+        return os.path.expanduser(from_env) if key == "memory" else from_env
+    config = config if config is not None else load_config()
+    value = config.get(key)
+    if value is None:
+        return None
+    if key in ("memory", "policy") and config.path is not None:
+        expanded = os.path.expanduser(value)
+        if key == "memory" or _looks_like_path(value):
+            return os.path.join(config.root, expanded)  # an absolute one stays as it is
+    return value
+
+
+def _looks_like_path(value: str) -> bool:
+    return "/" in value or value.endswith((".yaml", ".yml"))
+
+
+def memory_path(flag: str | None, config: ProjectConfig | None = None) -> str:
+    """The memory repository to use: flag, environment, configuration, or the default — for a
+    configured project outside its work tree (:func:`project_memory`), else ``./clm-memory``."""
+    config = config if config is not None else load_config()
+    chosen = setting("memory", flag, config)
+    if chosen is not None:
+        return chosen
+    if config.path is not None:
+        return project_memory(config.root)
+    return DEFAULT_MEMORY
+
+
+def project_memory(root: StrPath) -> str:
+    """Where a configured project keeps its memory repository by default (outside its tree)."""
+    from clm_policy.base.digest import sha256_hex
+
+    data = os.environ.get("XDG_DATA_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "share"
+    )
+    resolved = os.path.realpath(root)
+    digest = sha256_hex(resolved.encode())[:8]
+    name = os.path.basename(resolved)
+    safe = "".join(c if c.isalnum() or c in "._-" else "-" for c in name)[:40] or "project"
+    return os.path.join(data, "clm-policy", "projects", f"{safe}-{digest}", "memory")
+
+
+TEMPLATE = """\
+# clm-policy project configuration (clm-policy init --claude-code). Flags and CLM_POLICY_*
+# environment variables override each value; see docs/claude-code.md.
+version: 1
+policy: {policy}
+profile: {profile}
+{remote}# memory: ~/path/to/memory  # default: outside the project, in
+#                             # $XDG_DATA_HOME/clm-policy/projects/<name>-<hash>/memory
+"""
+
+
+def write_config(root: StrPath, values: Mapping[str, str], remote: str | None = None) -> bool:
+    """Write ``root/.clm-policy.yaml`` unless a configuration is already in effect there.
+
+    Returns whether it wrote one. The file names no memory repository: each machine uses the
+    project's default outside the work tree, so the file can be committed and shared."""
+    if find_config(root) is not None:
+        return False
+    text = TEMPLATE.format(
+        policy=values["policy"],
+        profile=values["profile"],
+        remote=f"remote: {remote}\n" if remote else "",
+    )
+    from clm_policy.base.atomicfile import replace
+
+    replace(os.path.join(root, FILENAME), text.encode("utf-8"))
+    return True

@@ -1,0 +1,2 @@
+"""File formats read as input: bounded text, strict JSON, YAML (events, a depth scan, documents
+built with positions) and validation against JSON schemas with file:line:col."""

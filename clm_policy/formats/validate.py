@@ -1,0 +1,232 @@
+"""Validate a YAML document against a pydantic model, with every error at file:line:col.
+
+Used for every YAML file clm-policy reads (policies now; test files and scenarios later), so
+schema errors read the same everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+from clm_policy.base.errors import QUOTE_LIMIT, InputError, LoadCheck, Location, quote
+from clm_policy.formats.yamlio import PathKey, YamlDocument
+from clm_policy.policy.names import suggest
+
+M = TypeVar("M", bound=BaseModel)
+
+_TYPE_NAMES = {
+    "int_type": "an integer",
+    "int_from_float": "an integer",
+    "bool_type": "true or false",
+    "string_type": "a string",
+    "float_type": "a number",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "list_type": "a list",
+}
+
+
+class Located(Protocol):
+    """A parsed document that can say where a path into it is written (YAML or JSON)."""
+
+    @property
+    def root(self) -> Any: ...
+
+    def location(self, path: Sequence[PathKey], *, key: bool = False) -> Location: ...
+
+
+_KINDS = {bool: "boolean", int: "integer", float: "number", str: "string"}
+
+
+def kind_of(value: Any) -> str:
+    """What kind of value this is ("a list", "a string", ...), without the value: for a file
+    whose content should not be shown (it may be any file at all)."""
+    return _describe(value, show=False)
+
+
+def _describe(value: Any, *, show: bool = True) -> str:
+    """What a value is, for a message: its kind and (cut short, when ``show``) the value."""
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "null"
+    kind = _KINDS.get(type(value)) or type(value).__name__
+    if not show:
+        return f"a {kind}" if kind[0] not in "aeiou" else f"an {kind}"
+    return f"{kind} {quote(value)}"
+
+
+def _display(path: Sequence[PathKey]) -> str:
+    out = ""
+    for step in path:
+        if isinstance(step, str) and len(step) > QUOTE_LIMIT:
+            step = f"{step[:QUOTE_LIMIT]}…"  # a key as long as a document
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out
+
+
+def _real_path(doc: Located, loc: Sequence[Any]) -> tuple[list[PathKey], bool]:
+    """The part of a pydantic ``loc`` that exists in the document; whether it names a key."""
+    node = doc.root
+    path: list[PathKey] = []
+    for step in loc:
+        if step == "[key]":
+            return path, True
+        in_map = isinstance(node, dict) and isinstance(step, str) and step in node
+        in_seq = isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node)
+        if not (in_map or in_seq):
+            continue  # a union branch name ('int', 'constrained-str') or a missing field
+        node = node[step]
+        path.append(step)
+    return path, False
+
+
+def document_errors(
+    doc: YamlDocument, model: type[M], what: str
+) -> tuple[M | None, list[InputError]]:
+    """Validate ``doc``; return the model (or None) and all errors, sorted by position."""
+    if not isinstance(doc.root, dict):
+        # the kind only, never the value: this may be any file at all (extends: ~/.netrc)
+        got = _describe(doc.root, show=False)
+        err = InputError(
+            f"expected a mapping at the top of the {what}, got {got}",
+            doc.location([]),
+            check=LoadCheck.SCHEMA,
+        )
+        return None, [err]
+    try:
+        return model.model_validate(doc.root), []
+    except ValidationError as exc:
+        return None, located_errors(doc, exc, model)
+
+
+def validate_document(doc: YamlDocument, model: type[M], what: str) -> M:
+    """Validate ``doc`` and return the model; raise the first error by position."""
+    result, errors = document_errors(doc, model, what)
+    if errors:
+        raise errors[0]
+    assert result is not None
+    return result
+
+
+def located_errors(doc: Located, exc: ValidationError, model: type[BaseModel]) -> list[InputError]:
+    """Pydantic's errors for ``doc`` as located errors, one per place, sorted by position.
+
+    A message quotes a value the user wrote at most :data:`clm_policy.base.errors.QUOTE_LIMIT`
+    characters long, never the document.
+    """
+    return locate_errors(doc, exc.errors(include_url=False), model)
+
+
+def locate_errors(
+    doc: Located,
+    errors: list[ErrorDetails],
+    model: type[BaseModel],
+    prefix: tuple[PathKey, ...] = (),
+) -> list[InputError]:
+    """Like :func:`located_errors`, for some of the errors, of a part of a document: ``doc``
+    is the part at ``prefix`` of a file that ``model`` describes (the errors' places are
+    relative to it; messages name them from the top of the file)."""
+    seen: set[tuple[tuple[PathKey, ...], bool]] = set()
+    out: list[InputError] = []
+    errors = list(errors)
+    # A threshold is "integer or share": report the union once, as that, not as "integer";
+    # a signal is "bool, int, float or str": an infinity is reported as not finite.
+    errors.sort(
+        key=lambda e: (
+            "%" not in str(e.get("ctx", {}).get("pattern", "")),
+            e["type"] != "finite_number",
+        )
+    )
+    for err in errors:
+        loc = list(err["loc"])
+        kind = err["type"]
+        path, is_key = _real_path(doc, loc)
+        if kind == "extra_forbidden":
+            is_key = True
+        key = (tuple(path), is_key)
+        if key in seen:
+            continue  # one message per place (unions report once per branch)
+        seen.add(key)
+        full = (*prefix, *path)
+        field = _display(full) if full else "document"
+        value = err.get("input")
+        if kind == "missing":
+            name = loc[-1]
+            where = _display(full) or "the top level"
+            message = f"missing required key '{name}' in {where}"
+        elif kind == "extra_forbidden":
+            name = str(loc[-1])
+            allowed = _allowed_keys(model, [*prefix, *loc[:-1]])
+            message = f"unknown key {quote(name)}{suggest(name, allowed)}"
+            if allowed:
+                message += f" (allowed: {', '.join(allowed)})"
+        elif kind in _TYPE_NAMES:
+            message = f"{field}: expected {_TYPE_NAMES[kind]}, got {_describe(value)}"
+        elif kind == "literal_error":
+            expected = err.get("ctx", {}).get("expected", "")
+            message = f"{field}: expected {expected}, got {_describe(value)}"
+        elif kind == "string_pattern_mismatch" and is_key:
+            message = (
+                f"{field}: name {quote(value)} is not allowed (letters, digits, '_', '-'; "
+                "a letter first)"
+            )
+        elif kind == "string_pattern_mismatch":
+            message = _pattern_message(field, value, str(err.get("ctx", {}).get("pattern", "")))
+        elif kind == "value_error":
+            detail = str(err["msg"]).removeprefix("Value error, ")
+            message = f"{field}: {detail}" if full else detail
+        else:
+            message = f"{field}: {err['msg'][:1].lower()}{err['msg'][1:]}"
+            if kind == "json_invalid":
+                pass  # its input is the whole text
+            elif value is not None and not isinstance(value, dict | list):
+                message += f", got {_describe(value)}"
+        out.append(InputError(message, doc.location(path, key=is_key), check=LoadCheck.SCHEMA))
+    out.sort(key=lambda e: (e.location.line, e.location.col) if e.location else (0, 0))
+    return out
+
+
+def _pattern_message(field: str, value: Any, pattern: str) -> str:
+    if "%" in pattern:
+        return (
+            f"{field}: expected tokens (an integer) or a share like '70%', got {_describe(value)}"
+        )
+    return (
+        f"{field}: {quote(value)} is not a valid id (letters, digits, '_' and '-', starting with a "
+        "letter, at most 64 characters)"
+    )
+
+
+def _allowed_keys(model: type[BaseModel], loc: Sequence[Any]) -> list[str]:
+    """Field names of the (sub)model at ``loc``, for a 'did you mean' on unknown keys."""
+    current: Any = model
+    for step in loc:
+        if isinstance(step, int) or not (
+            isinstance(current, type) and issubclass(current, BaseModel)
+        ):
+            continue
+        field = current.model_fields.get(str(step))
+        if field is None:
+            continue  # a dict key such as a profile name
+        current = _model_in(field.annotation)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return list(current.model_fields)
+    return []
+
+
+def _model_in(annotation: Any) -> Any:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None

@@ -1,0 +1,450 @@
+"""Plain data and the position of every node, built from libyaml's parse events in one pass.
+
+libyaml (``ruamel.yaml.clib``) parses; this module turns its events into plain Python data
+(dict, list, str, int, float, bool, None) and, alongside, a tree of *marks*: the 1-based line
+and column of every mapping key, every value and every sequence item (see :data:`Marks`).
+Without the extension (not CPython) ruamel's pure-Python parser gives the same events.
+
+Scalars resolve as YAML 1.2 (core schema), with ruamel's own patterns: ``yes``/``on`` are
+strings, and timestamps stay strings (files are data with JSON semantics). Mapping keys must be
+strings. Merge keys (``<<: *base``) work, and a merged value keeps the marks of where it is
+written. Aliases share the anchored data; their expansion is bounded (:data:`MAX_NODES`), so an
+alias bomb is an error, not a hang, and so is an alias inside the node it names. Building
+keeps an explicit stack (no recursion) and stops where nesting passes
+:data:`~clm_policy.formats.yamldepth.MAX_DEPTH` levels, reported where :mod:`.yamldepth`
+places it.
+
+One sequence of the top-level mapping may be *streamed* (:meth:`Builder.items`): its items are
+handed out one at a time as they are read, never held together, so that a file of 30,000
+policy test cases is read in constant memory (unless the sequence carries an anchor: then it
+is built whole, for the aliases that may name it).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import (
+    AliasEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+from ruamel.yaml.reader import ReaderError
+from ruamel.yaml.resolver import implicit_resolvers
+
+from clm_policy.base.errors import QUOTE_LIMIT, InputError, LoadCheck, Location, quote
+from clm_policy.formats.yamldepth import MAX_DEPTH, check_depth
+
+# (line, column, sub), 1-based: ``sub`` is a scalar's style ("" plain, "'", '"', "|", ">"),
+# a mapping's ``{key: (key line, key column, marks of the value)}`` or a sequence's
+# ``[marks of each item]``.
+Marks = tuple[int, int, Any]
+
+MAX_NODES = 200_000  # nodes aliases may add; a policy has a few hundred in all
+
+CORE = "tag:yaml.org,2002:"
+_KINDS = ("bool", "float", "int", "null", "timestamp")
+# ruamel's YAML 1.2 implicit resolvers (so scalars resolve exactly as ruamel would), by first
+# character, compiled once (ruamel wraps them in a lazy proxy that is slow to use)
+_RESOLVERS: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+for _versions, _tag, _regexp, _first in implicit_resolvers:
+    _kind = _tag.removeprefix(CORE)
+    if (1, 2) in _versions and _kind in _KINDS:
+        for _ch in _first:
+            _compiled = re.compile(_regexp.pattern, _regexp.flags)
+            _RESOLVERS.setdefault(_ch, []).append((_kind, _compiled))
+_MERGE = object()  # the key of a merge (a plain ``<<``)
+_NO_KEY = object()  # a mapping waiting for its next key
+_MISSING = object()
+_MAP, _SEQ = CORE + "map", CORE + "seq"
+_PLAIN: dict[str, Any] = {}  # plain scalars already resolved (keys, mostly); bounded
+
+
+def _int(text: str) -> int:
+    digits = text.replace("_", "")
+    sign = -1 if digits.startswith("-") else 1
+    digits = digits.lstrip("+-")
+    for prefix, base in (("0b", 2), ("0o", 8), ("0x", 16)):
+        if digits.startswith(prefix):
+            return sign * int(digits[2:], base)
+    return sign * int(digits)
+
+
+def _float(text: str) -> float:
+    digits = text.replace("_", "").lower()
+    if digits.lstrip("+-") == ".inf":
+        return float(digits.replace(".inf", "inf"))
+    if digits == ".nan":
+        return float("nan")
+    return float(digits)
+
+
+def _convert(kind: str, value: str) -> Any:
+    """``value`` read as a scalar of ``kind``; ValueError when it is not one."""
+    if kind in ("str", "timestamp"):
+        return value
+    if kind == "null":
+        if value in ("", "~", "null", "Null", "NULL"):
+            return None
+    elif kind == "bool":
+        if value in ("true", "True", "TRUE", "false", "False", "FALSE"):
+            return value.lower() == "true"
+    elif kind == "int":
+        return _int(value)
+    elif kind == "float":
+        return _float(value)
+    raise ValueError(kind)
+
+
+def _plain(value: str) -> Any:
+    """The value of an untagged plain scalar."""
+    for kind, regexp in _RESOLVERS.get(value[:1], ()):
+        if regexp.match(value):
+            return _convert(kind, value)
+    return value
+
+
+class _Frame:
+    """A mapping or sequence being built: its data, its marks and, for a mapping, the key
+    whose value comes next."""
+
+    __slots__ = (
+        "anchor",
+        "col",
+        "data",
+        "key",
+        "key_at",
+        "line",
+        "mapping",
+        "marks",
+        "merges",
+        "start",
+    )
+
+    def __init__(self, mapping: bool, line: int, col: int, anchor: str | None, start: int) -> None:
+        self.mapping = mapping
+        self.data: Any = {} if mapping else []
+        self.marks: Any = {} if mapping else []
+        self.line = line
+        self.col = col
+        self.anchor = anchor
+        self.start = start  # the node count when it opened (for the size of an anchored node)
+        self.key: Any = _NO_KEY
+        self.key_at: tuple[int, int] = (0, 0)
+        self.merges: list[tuple[dict[str, Any], dict[str, Any]]] | None = None
+
+
+def _c_parser() -> Callable[[str], Any] | None:
+    try:
+        parser: Callable[[str], Any] = importlib.import_module("_ruamel_yaml").CParser
+    except ImportError:  # pragma: no cover - ruamel.yaml.clib is installed on CPython
+        return None
+    return parser
+
+
+_CPARSER = _c_parser()
+
+
+class Builder:
+    """Builds one YAML document of ``text`` from its parse events.
+
+    :meth:`build` reads it all (``root`` and ``marks`` hold the result); :meth:`items` reads
+    it streaming the sequence under the top-level key ``stream``. Every problem is an
+    :class:`InputError` (check ``yaml-syntax``) at ``file:line:col``.
+    """
+
+    def __init__(self, text: str, file: str, stream: str | None = None) -> None:
+        self.text = text
+        self.file = file
+        self.stream = stream
+        self.root: Any = None
+        self.marks: Marks | None = None
+        self.top: _Frame | None = None  # the top-level mapping, while it is read
+        self.streamed = False  # the streamed sequence has begun
+        self.late = False  # a top-level entry came after it began
+        # name -> (data, marks, size once expanded, complete)
+        self.anchors: dict[str, tuple[Any, Marks, int, bool]] = {}
+
+    def build(self) -> None:
+        for _ in self.items():
+            raise AssertionError("nothing streams without a key")  # pragma: no cover
+
+    def items(self) -> Iterator[tuple[Any, Marks]]:
+        """Read the document; yield each item of the streamed sequence as it is complete."""
+        if _CPARSER is None:  # pragma: no cover - exercised by tests with the extension hidden
+            from ruamel.yaml import YAML
+
+            check_depth(self.text, self.file)  # the pure scanner is quadratic in the depth
+            source = iter(YAML(typ="safe", pure=True).parse(self.text)).__next__
+            dispose: Callable[[], None] = lambda: None  # noqa: E731
+        else:
+            parser = _CPARSER(self.text)
+            source, dispose = parser.get_event, parser.dispose
+        try:
+            yield from self._run(source)
+        except (MarkedYAMLError, ReaderError, YAMLError) as exc:
+            raise self._deep_first(self._syntax_error(exc)) from None
+        except InputError as exc:
+            raise self._deep_first(exc) from None
+        finally:
+            dispose()
+
+    def _error(self, message: str, line: int, col: int) -> InputError:
+        return InputError(message, Location(self.file, line, col), check=LoadCheck.YAML_SYNTAX)
+
+    def _run(self, next_event: Callable[[], Any]) -> Iterator[tuple[Any, Marks]]:
+        # One loop over the events, with the common cases (a plain scalar as a mapping's key
+        # or value) inline: this is where a big file spends its time.
+        stack: list[_Frame] = []
+        frame: _Frame | None = None
+        plain_cache = _PLAIN
+        anchors = self.anchors
+        streaming: _Frame | None = None  # the frame of the streamed sequence
+        documents = 0
+        nodes = 0  # nodes written so far, plus those aliases added (sizes of anchored nodes)
+        expanded = 0  # nodes aliases added
+        no_key, missing = _NO_KEY, _MISSING
+        while True:
+            event = next_event()
+            cls = event.__class__
+            written: str | None = None  # a key's text as written, for messages
+            if cls is ScalarEvent:
+                mark = event.start_mark
+                line, col = mark.line + 1, mark.column + 1
+                nodes += 1
+                style = event.style or ""
+                tag = event.ctag
+                text = event.value
+                if tag is None or str(tag) == "!":
+                    written = text
+                    if style:
+                        value: Any = text
+                    else:
+                        value = plain_cache.get(text, missing)
+                        if value is missing:
+                            value = self._plain(text, line, col)
+                            # keys and words repeat; numbers mostly do not
+                            if len(text) <= 40 and value.__class__ not in (int, float):
+                                if len(plain_cache) > 20_000:
+                                    plain_cache.clear()
+                                plain_cache[text] = value
+                else:
+                    value = self._tagged(str(tag), text, line, col)
+                marks: Marks = (line, col, style)
+                if event.anchor is not None:
+                    anchors[event.anchor] = (value, marks, 1, True)
+                # a plain key or a value of a mapping, the common cases
+                if frame is not None and frame.mapping:
+                    key = frame.key
+                    if key is no_key:
+                        if value.__class__ is str and value not in frame.marks and value != "<<":
+                            frame.key = value
+                            frame.key_at = (line, col)
+                            if self.streamed and not stack:
+                                self.late = True
+                            continue
+                    elif key is not _MERGE:
+                        frame.key = no_key
+                        frame.data[key] = value
+                        frame.marks[key] = (*frame.key_at, marks)
+                        continue
+            elif cls is MappingStartEvent or cls is SequenceStartEvent:
+                mark = event.start_mark
+                line, col = mark.line + 1, mark.column + 1
+                mapping = cls is MappingStartEvent
+                tag = event.ctag
+                if tag is not None and str(tag) not in ("!", _MAP if mapping else _SEQ):
+                    raise self._error(f"unsupported YAML tag {quote(str(tag))}", line, col)
+                if frame is not None and frame.mapping and frame.key is no_key:
+                    raise self._error("a key must be a string, not a mapping or a list", line, col)
+                if len(stack) >= MAX_DEPTH:
+                    raise self._error(f"nested more than {MAX_DEPTH} levels deep", line, col)
+                nodes += 1
+                new = _Frame(mapping, line, col, event.anchor, nodes)
+                if new.anchor is not None:  # named now: an alias inside it is a cycle
+                    anchors[new.anchor] = (new.data, (line, col, new.marks), 0, False)
+                if frame is None:
+                    if mapping:
+                        self.top = new
+                else:
+                    # (an anchored sequence is built whole: an alias may name it later)
+                    if (
+                        frame is self.top
+                        and not mapping
+                        and frame.key == self.stream
+                        and new.anchor is None
+                    ):
+                        streaming = new
+                        self.streamed = True
+                    stack.append(frame)
+                frame = new
+                continue
+            elif cls is MappingEndEvent or cls is SequenceEndEvent:
+                assert frame is not None
+                done = frame
+                if done.merges:
+                    for data, merged in done.merges:
+                        for key, item in data.items():
+                            if key not in done.data:
+                                done.data[key] = item
+                                done.marks[key] = merged[key]
+                value, marks = done.data, (done.line, done.col, done.marks)
+                if done.anchor is not None:
+                    anchors[done.anchor] = (value, marks, nodes - done.start + 1, True)
+                frame = stack.pop() if stack else None
+                if done is streaming:
+                    streaming = None
+            elif cls is AliasEvent:
+                mark = event.start_mark
+                line, col = mark.line + 1, mark.column + 1
+                name = event.anchor
+                if name not in anchors:
+                    message = f"YAML syntax error: found undefined alias {quote(name)}"
+                    raise self._error(message, line, col)
+                value, marks, size, complete = anchors[name]
+                if not complete:
+                    raise self._error("an alias refers to a node that contains it", line, col)
+                expanded += size
+                nodes += size
+                if expanded > MAX_NODES:
+                    message = (
+                        f"document too large: aliases expand it by more than {MAX_NODES} nodes"
+                    )
+                    raise self._error(message, 1, 1)
+            elif cls is DocumentStartEvent:
+                documents += 1
+                if documents > 1:
+                    mark = event.start_mark
+                    raise self._error(
+                        "YAML syntax error: but found another document (expected a single "
+                        "document in the stream)",
+                        mark.line + 1,
+                        mark.column + 1,
+                    )
+                continue
+            elif cls is StreamEndEvent:
+                return
+            else:  # StreamStart, DocumentEnd
+                continue
+            # a node is complete: its value and marks go to the collection being built
+            if frame is None:
+                self.root, self.marks = value, marks
+            elif frame is streaming:
+                yield value, marks
+            elif not frame.mapping:
+                frame.data.append(value)
+                frame.marks.append(marks)
+            elif frame.key is no_key:
+                self._key(frame, value, marks, written)
+                if self.streamed and not stack:
+                    self.late = True
+            else:
+                key = frame.key
+                frame.key = no_key
+                if key is _MERGE:
+                    self._merge(frame, value, marks)
+                else:
+                    frame.data[key] = value
+                    frame.marks[key] = (*frame.key_at, marks)
+
+    def _key(self, frame: _Frame, value: Any, marks: Marks, written: str | None) -> None:
+        """Take ``value`` as the next key of ``frame`` (the uncommon cases: see ``_run``)."""
+        line, col = marks[0], marks[1]
+        if value == "<<" and written == "<<" and marks[2] == "":  # plain: a merge
+            frame.key = _MERGE
+        elif value.__class__ is not str:
+            if isinstance(value, dict | list):  # an alias to a collection
+                raise self._error("a key must be a string, not a mapping or a list", line, col)
+            shown = quote(written if written is not None else str(value))
+            raise self._error(f"a key must be a string, got {shown}", line, col)
+        elif value in frame.marks:
+            first = frame.marks[value][0]
+            raise self._error(f"duplicate key {quote(value)} (first at line {first})", line, col)
+        else:
+            frame.key = value
+        frame.key_at = (line, col)
+
+    def _merge(self, frame: _Frame, value: Any, marks: Marks) -> None:
+        if isinstance(value, list):
+            sources = list(zip(value, marks[2], strict=True))
+        else:
+            sources = [(value, marks)]
+        for data, where in sources:
+            if not isinstance(data, dict):
+                raise self._error("'<<' merges mappings only", where[0], where[1])
+            if frame.merges is None:
+                frame.merges = []
+            frame.merges.append((data, where[2]))
+
+    def _plain(self, text: str, line: int, col: int) -> Any:
+        try:
+            return _plain(text)
+        except ValueError:
+            raise self._error(
+                f"YAML syntax error: integer too long ({len(text)} digits)", line, col
+            ) from None
+
+    def _tagged(self, tag: str, text: str, line: int, col: int) -> Any:
+        kind = tag.removeprefix(CORE)
+        if kind == tag or kind not in ("str", "bool", "float", "int", "null", "timestamp"):
+            raise self._error(f"unsupported YAML tag {quote(tag)}", line, col)
+        try:
+            return _convert(kind, text)
+        except ValueError:
+            raise self._error(f"cannot read {quote(text)} as a YAML {kind}", line, col) from None
+
+    def _deep_first(self, error: InputError) -> InputError:
+        """Nesting too deep is reported first, where the depth scan places it, whatever else
+        is wrong (the scan counts as the parser nests; a parser error may come from the depth)."""
+        try:
+            check_depth(self.text, self.file)
+        except InputError as deep:
+            return deep
+        return error
+
+    def _syntax_error(self, exc: YAMLError) -> InputError:
+        if isinstance(exc, MarkedYAMLError):
+            mark = exc.problem_mark or exc.context_mark
+            line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+            problem = _problem(exc.problem or exc.context or "invalid YAML")
+            if exc.context and exc.problem:
+                problem = f"{problem} ({_problem(exc.context)})"
+            return self._error(f"YAML syntax error: {problem}", line, col)
+        if isinstance(exc, ReaderError):  # a character YAML does not allow (a control character)
+            position = exc.position
+            if _CPARSER is not None:  # libyaml counts bytes of the UTF-8 text
+                position = len(self.text.encode()[:position].decode(errors="ignore"))
+            before = self.text[:position]
+            char = chr(exc.character) if isinstance(exc.character, int) else exc.character
+            return self._error(
+                f"YAML syntax error: {_problem(exc.reason)} ({char!r})",
+                before.count("\n") + 1,
+                position - before.rfind("\n"),
+            )
+        return self._error(f"YAML error: {_problem(exc)}", 1, 1)
+
+
+_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+
+
+def _problem(text: object) -> str:
+    """One line of a parser's message, each quoted part of it cut short (a message quotes
+    the offending token, which may be a whole line of someone's file)."""
+
+    def cut(match: re.Match[str]) -> str:
+        inner = match.group(1) if match.group(1) is not None else match.group(2)
+        if len(inner) <= QUOTE_LIMIT:
+            return match.group(0)
+        return quote(inner)
+
+    flat = _QUOTED.sub(cut, " ".join(str(text).split()))
+    return flat if len(flat) <= 4 * QUOTE_LIMIT else flat[: 4 * QUOTE_LIMIT] + "…"

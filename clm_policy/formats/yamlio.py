@@ -1,0 +1,265 @@
+"""The one YAML reading layer (plain data, every node's line and column) and the YAML writer.
+
+Everything that reads YAML — policies, policy test files, scenarios, lint — goes through
+:func:`parse_yaml` / :func:`load_yaml` (or :class:`YamlStream` for a file too big to hold), so a
+syntax error, a duplicate key, nesting too deep, a bad merge key, an alias bomb, a file too
+large, binary or not UTF-8 reads the same everywhere, as ``file:line:col: message`` (check
+``yaml-syntax``). libyaml parses; :mod:`.yamlbuild` builds the data and the positions.
+
+A file is parsed once per process: :func:`load_yaml` keeps the documents it parsed, by name
+and text (a policy chain names the bundled default again and again). Documents are shared:
+nothing may change their data.
+
+:func:`dump_yaml` writes YAML with ruamel's round-trip emitter (block style, as a person
+would), the one place a round-trip library is needed.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from clm_policy.base.errors import InputError, LoadCheck, Location
+from clm_policy.formats.textio import POLICY_LIMIT, read_text
+from clm_policy.formats.yamlbuild import MAX_NODES, Builder, Marks
+
+__all__ = [
+    "MAX_NODES",
+    "PathKey",
+    "YamlDocument",
+    "YamlStream",
+    "dump_yaml",
+    "load_yaml",
+    "parse_yaml",
+    "paused_gc",
+    "scalar_source",
+    "scalar_text_start",
+]
+
+PathKey = str | int
+
+
+@dataclass(frozen=True)
+class YamlDocument:
+    """A parsed YAML file (or a part of one): plain data (``root``) and where each node is.
+
+    ``marks`` are the positions of ``root`` and everything in it (see
+    :data:`clm_policy.formats.yamlbuild.Marks`); None for an empty document.
+    """
+
+    file: str
+    text: str
+    root: Any
+    marks: Marks | None = None
+
+    def _marks_at(self, path: Sequence[PathKey]) -> tuple[Marks | None, tuple[int, int] | None]:
+        """The marks of the deepest node ``path`` reaches, and the position of the last key
+        of ``path`` when it reached the end."""
+        marks = self.marks
+        key_at: tuple[int, int] | None = None
+        for step in path:
+            if marks is None:
+                return None, None
+            sub = marks[2]
+            if sub.__class__ is dict:
+                entry = sub.get(step)
+                if entry is None:
+                    return marks, None
+                key_at, marks = (entry[0], entry[1]), entry[2]
+            elif sub.__class__ is list and step.__class__ is int and 0 <= step < len(sub):
+                marks = sub[step]
+                key_at = (marks[0], marks[1])
+            else:
+                return marks, None
+        return marks, key_at
+
+    def location(self, path: Sequence[PathKey], *, key: bool = False) -> Location:
+        """Where the node at ``path`` starts (its key when ``key`` is true; an item's key is
+        the item).
+
+        A path that runs past the tree yields the position of the deepest node it reached,
+        which is where a missing field belongs.
+        """
+        marks, key_at = self._marks_at(path)
+        if marks is None:
+            return Location(self.file, 1, 1)
+        if key and key_at is not None:
+            return Location(self.file, *key_at)
+        return Location(self.file, marks[0], marks[1])
+
+    def node(self, path: Sequence[PathKey]) -> Any:
+        node = self.root
+        for step in path:
+            node = node[step]
+        return node
+
+    def style(self, path: Sequence[PathKey]) -> str | None:
+        """The style of the scalar at ``path``: "" plain, "'", '"', "|" or ">"; None if none."""
+        marks, key_at = self._marks_at(path)
+        if marks is None or (path and key_at is None):
+            return None
+        return marks[2] if isinstance(marks[2], str) else None
+
+    def sub(self, path: Sequence[PathKey]) -> YamlDocument:
+        """The part of this document at ``path``, as a document of its own (same file)."""
+        marks, key_at = self._marks_at(path)
+        if path and key_at is None:
+            marks = None
+        return YamlDocument(self.file, self.text, self.node(path), marks)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building many new objects.
+
+    Every few hundred allocations the collector walks the young objects, and ever more often
+    the whole growing tree: building a 2 MB file takes about 2.5x as long with it on. Parsed
+    data holds no reference cycles that would need it.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def parse_yaml(text: str, file: str) -> YamlDocument:
+    """Parse ``text`` (one document); every problem is an :class:`InputError` (``yaml-syntax``)."""
+    builder = Builder(text, file)
+    with paused_gc():
+        builder.build()
+    return YamlDocument(file, text, builder.root, builder.marks)
+
+
+_EMPTY = "empty file: expected a YAML mapping"
+
+
+def read_yaml_text(path: Path, shown: str, *, limit: int, what: str) -> str:
+    """The text of a YAML file. A file that cannot be read as text (too large, binary, not
+    UTF-8, not a regular file) is reported like a syntax error (check ``yaml-syntax``):
+    nothing else can be checked in it."""
+    try:
+        return read_text(path, shown, limit=limit, what=what)
+    except InputError as exc:
+        raise InputError(exc.message, exc.location, check=LoadCheck.YAML_SYNTAX) from None
+
+
+_PARSED: OrderedDict[tuple[str, str], YamlDocument] = OrderedDict()
+_PARSED_KEPT = 256  # documents kept: a team's policies and their parents
+
+
+def load_yaml(
+    path: Path, display: str | None = None, *, limit: int = POLICY_LIMIT, what: str = "policy"
+) -> YamlDocument:
+    """Read and parse one YAML file. An empty file is an error: there is nothing to use.
+
+    A text parsed before in this process under the same name is not parsed again.
+    """
+    shown = display or str(path)
+    text = read_yaml_text(path, shown, limit=limit, what=what)
+    key = (shown, text)
+    doc = _PARSED.get(key)
+    if doc is None:
+        doc = parse_yaml(text, shown)
+        if doc.root is None:
+            raise InputError(_EMPTY, Location(shown, 1, 1), check=LoadCheck.SCHEMA)
+        _PARSED[key] = doc
+        if len(_PARSED) > _PARSED_KEPT:
+            _PARSED.popitem(last=False)
+    else:
+        _PARSED.move_to_end(key)
+    return doc
+
+
+class YamlStream:
+    """A document whose top level is a mapping, read with the items of the sequence under
+    ``key`` handed out one at a time (:meth:`items`), never all held at once.
+
+    While items are read, :attr:`header` is the top-level mapping read so far (without the
+    items); once :meth:`items` is exhausted it is the whole document, ``key`` an empty list.
+    :attr:`late` tells whether a top-level key came after the sequence began. When the top
+    level is no mapping, or ``key`` holds no sequence (or an anchored one, or an alias),
+    nothing streams: :attr:`header` is the whole document.
+    """
+
+    def __init__(self, text: str, file: str, key: str) -> None:
+        self._builder = Builder(text, file, stream=key)
+        self.file = file
+        self.text = text
+
+    def items(self) -> Iterator[YamlDocument]:
+        file, text = self.file, self.text
+        for root, marks in self._builder.items():
+            yield YamlDocument(file, text, root, marks)
+        if self._builder.root is None:
+            raise InputError(_EMPTY, Location(file, 1, 1), check=LoadCheck.SCHEMA)
+
+    @property
+    def header(self) -> YamlDocument:
+        top = self._builder.top
+        if self._builder.marks is not None or top is None:
+            return YamlDocument(self.file, self.text, self._builder.root, self._builder.marks)
+        return YamlDocument(self.file, self.text, top.data, (top.line, top.col, top.marks))
+
+    @property
+    def late(self) -> bool:
+        return self._builder.late
+
+
+def scalar_text_start(doc: YamlDocument, path: Sequence[PathKey]) -> tuple[Location, int]:
+    """Where the *text* of a scalar starts, and how many columns its content is indented.
+
+    Returns the location of the first character of the string's content (after an opening
+    quote; on the line after a ``|``/``>`` indicator) so that a column inside an expression
+    can be mapped back to the file. The second value is the column (1-based) that later
+    lines of a block scalar start at (0 for flow scalars).
+    """
+    loc = doc.location(path)
+    style = doc.style(path)
+    if style in ("'", '"'):
+        return loc.shifted(cols=1), 0
+    if style in ("|", ">"):
+        lines = doc.text.splitlines()
+        nxt = loc.line  # 0-based index of the line after the indicator
+        while nxt < len(lines) and not lines[nxt].strip():
+            nxt += 1
+        if nxt < len(lines):
+            indent = len(lines[nxt]) - len(lines[nxt].lstrip(" "))
+            return Location(loc.file, nxt + 1, indent + 1), indent + 1
+    return loc, 0
+
+
+def scalar_source(doc: YamlDocument, path: Sequence[PathKey]) -> str | None:
+    """A folded (``>``) scalar's lines as written, joined by newlines; None for other styles."""
+    if doc.style(path) != ">":
+        return None
+    start, indent = scalar_text_start(doc, path)
+    lines = doc.text.splitlines()[start.line - 1 :]
+    out: list[str] = []
+    for line in lines:
+        if line.strip() and len(line) - len(line.lstrip(" ")) < indent - 1:
+            break
+        out.append(line[indent - 1 :])
+    return "\n".join(out).rstrip()
+
+
+def dump_yaml(data: Any) -> str:
+    """Render data as block-style YAML."""
+    import io
+
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt")
+    yaml.default_flow_style = False
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.width = 100
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()

@@ -1,0 +1,421 @@
+"""The one way anything is written to a memory repository.
+
+Git runs through :mod:`clm_policy.memory.git.run` (hooks and fsmonitor off, user values after
+``--``); commits are made by git itself. Nothing here imports GitPython: opening a repository
+is finding its ``.git``, and a command that only reads (``log``, ``show``) or commits once
+starts Python, not a library of git objects. (GitPython's ``IndexFile.add``/``commit`` would
+also rewrite the branch ref without checking its old value and so lose commits when
+processes commit at once, and its lock files never wait.)
+
+Every write holds an exclusive ``fcntl.flock`` on ``.git/clm-write.lock`` — it waits for its
+turn, and the kernel releases it when a writer dies, so it can never go stale. Under the lock a
+write (1) records the paths it is about to touch in ``.git/clm-write.journal``, (2) writes the
+files (each atomically: temp file + ``os.replace``), (3) commits exactly those paths with
+``git commit --only`` — git moves the branch with a ref transaction that checks the old
+value — after a ``git add`` of the paths that did not exist yet (``--only`` takes only paths
+git already knows), and (4) removes the journal. So a commit is one git process, two when it
+creates a file (``git commit`` would start a third, its automatic maintenance, after every
+commit: it is started only when git's own test says it has work). A writer killed at any
+point leaves at most a journal, uncommitted files and git's own lock files; the next writer,
+holding the lock, finds the journal, removes those git locks, resets the index and restores
+the journaled paths from HEAD. HEAD only ever moves to a complete commit.
+
+Commits to another branch (a handoff for a pull request) are built with plumbing in a private
+index (``hash-object``, ``update-index``, ``write-tree``, ``commit-tree``) and published with
+``git update-ref REF NEW OLD``, a compare-and-swap: the branch must not exist yet.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path, PurePosixPath
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from clm_policy.base.errors import InputError
+from clm_policy.memory.git import confine
+from clm_policy.memory.git.run import SAFE_CONFIG, GitError, check_name, run_git, short
+from clm_policy.memory.layout import MARKER
+from clm_policy.memory.trailers import CommitMessage
+
+if TYPE_CHECKING:
+    # the redactor's rules are compiled when a commit is prepared, not when log or show start
+    from clm_policy.memory.change import Change, Content, JsonDoc, JsonLines
+
+LOCK = "clm-write.lock"
+JOURNAL = "clm-write.journal"
+__all__ = ["SAFE_CONFIG", "GitError", "MemoryRepo", "check_name", "check_path", "run_git"]
+
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
+_GC_LOOSE_IN_ONE_FOLDER = (6700 + 255) // 256  # git's gc.auto default, over 256 folders
+_GC_PACKS = 50  # git's gc.autoPackLimit default
+
+
+def check_path(path: str, verb: str = "write") -> str:
+    """A repository-relative path clm-policy may use: no ``..``, not absolute, not in .git."""
+    pure = PurePosixPath(path)
+    if (
+        not path
+        or "\x00" in path
+        or "\n" in path
+        or pure.is_absolute()
+        or ".." in pure.parts
+        or not pure.parts
+        or pure.parts[0].lower() == ".git"
+    ):
+        raise InputError(f"refusing to {verb} {path!r} in the memory repository")
+    return pure.as_posix()
+
+
+def find_git_dir(root: Path) -> Path | None:
+    """The git directory of the work tree ``root``: ``root/.git``, or the folder a ``.git``
+    file names (``gitdir: ...``, a linked work tree or a submodule); None when there is none.
+
+    Only ``root`` itself is looked at, never a parent folder: a memory repository nested in
+    another repository without a ``.git`` of its own is no memory repository."""
+    dot_git = root / ".git"
+    if dot_git.is_file():
+        try:
+            text = dot_git.read_text("utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        if not text.startswith("gitdir:"):
+            return None
+        dot_git = root / text.removeprefix("gitdir:").strip()
+    if not (dot_git / "HEAD").is_file():
+        return None
+    if not (dot_git / "objects").is_dir() and not (dot_git / "commondir").is_file():
+        return None  # a linked work tree's git directory keeps its objects in the common one
+    return Path(os.path.abspath(dot_git))
+
+
+class MemoryRepo:
+    """An open memory repository. Use as a context manager (nothing stays open: every git
+    command is its own process, finished when it returns)."""
+
+    def __init__(self, root: str | Path, *, lock_timeout: float = 120.0) -> None:
+        where = Path(root)
+        if not where.is_dir():
+            raise InputError(
+                f"{where}: no such memory repository (create one: clm-policy init {where})"
+            )
+        if not (where / MARKER).is_file():
+            raise InputError(
+                f"{where}: not a clm-policy memory repository (no {MARKER}; "
+                f"create one with: clm-policy init DIR)"
+            )
+        git_dir = find_git_dir(where)
+        if git_dir is None:
+            raise InputError(f"{where}: has {MARKER} but is not a git repository")
+        self.root = Path(os.path.abspath(where))
+        self.git_dir = git_dir
+        self.lock_timeout = lock_timeout
+
+    # -- lifetime ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Nothing to release (kept so that a repository is used as a context manager)."""
+
+    def __enter__(self) -> MemoryRepo:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- running git --------------------------------------------------------------------------
+
+    def run(self, *args: str, env: Mapping[str, str] | None = None) -> tuple[int, str, str]:
+        """Run ``git ARGS`` in the repository: its status, stdout and stderr."""
+        return run_git(self.root, args, env=env)
+
+    def git(self, *args: str, env: Mapping[str, str] | None = None, check: bool = True) -> str:
+        """Run ``git ARGS`` in the repository; its stdout, stripped of the final newline.
+
+        Values a person or a file supplied go after ``--`` (or ``--end-of-options``)."""
+        status, out, err = self.run(*args, env=env)
+        if check and status != 0:
+            raise GitError(f"git {' '.join(args[:3])} failed: {short(err.strip() or out)}")
+        return out
+
+    def head(self) -> str | None:
+        out = self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
+        return out or None
+
+    def branch(self) -> str:
+        return self.git("symbolic-ref", "--short", "HEAD")
+
+    def resolve_commit(self, rev: str) -> str | None:
+        """The commit ``rev`` names (a hash, a branch, ``HEAD~2``), or None. Never an option."""
+        check_name("revision", rev)
+        out = self.git(
+            "rev-parse", "-q", "--verify", "--end-of-options", f"{rev}^{{commit}}", check=False
+        )
+        return out or None
+
+    # -- the write lock -----------------------------------------------------------------------
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the write lock (waiting for it), recovering from a writer that died."""
+        fd = os.open(self.git_dir / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        deadline = time.monotonic() + self.lock_timeout
+        pause = 0.002
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise InputError(
+                            f"{self.root}: another process has held the write lock for "
+                            f"{self.lock_timeout:g} s; try again"
+                        ) from None
+                    time.sleep(pause)
+                    pause = min(pause * 2, 0.05)
+            try:
+                self._recover()
+                yield
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+    def _recover(self) -> None:
+        """Undo what a writer killed mid-write left behind (we hold the lock: it is dead)."""
+        journal = self.git_dir / JOURNAL
+        if not journal.exists():
+            return
+        try:
+            paths = [check_path(p) for p in json.loads(journal.read_text())["paths"]]
+        except (ValueError, KeyError, TypeError, InputError):
+            paths = []
+        for stale in [
+            self.git_dir / "index.lock",
+            self.git_dir / "HEAD.lock",
+            *(self.git_dir / "refs").rglob("*.lock"),
+        ]:
+            stale.unlink(missing_ok=True)
+        if self.head() is not None:
+            self.git("reset", "-q")
+            tracked = set(self.git("ls-tree", "-r", "--name-only", "HEAD", "--", *paths).split())
+            if tracked:
+                self.git("checkout", "HEAD", "--", *sorted(tracked))
+            untracked = [p for p in paths if p not in tracked]
+        else:
+            untracked = paths
+        for path in paths:
+            try:
+                if path in untracked:
+                    confine.unlink(self.root, path)
+                confine.remove_temporaries(self.root, path)
+            except confine.ConfinementError:
+                continue  # never written through (refused before the journal): nothing to undo
+        journal.unlink()
+
+    # -- commits ------------------------------------------------------------------------------
+
+    def commit(
+        self,
+        message: CommitMessage,
+        files: Change | Mapping[str, Content | JsonDoc] | None = None,
+        appends: Mapping[str, Content | JsonLines] | None = None,
+    ) -> str:
+        """Write ``files`` (replacing) and ``appends`` (added to the end) and commit exactly
+        those paths on the checked-out branch. Returns the new commit's id.
+
+        Everything — contents, paths, the message — passes the change's redactor first, and
+        a path that leads outside the repository is refused, before anything is written."""
+        from clm_policy.memory.change import Change
+
+        change = files if isinstance(files, Change) else Change(files, appends)
+        ready = change.prepare(message, check_path)
+        paths = sorted({*ready.files, *ready.appends})
+        if not paths:
+            raise InputError("nothing to commit")
+        with self.locked():
+            journal = self.git_dir / JOURNAL
+            _write_durably(journal, json.dumps({"paths": paths, "pid": os.getpid()}).encode())
+            created = set()
+            for path, data in ready.files.items():
+                if not confine.write(self.root, path, data):
+                    created.add(path)
+            for path, data in ready.appends.items():
+                if not confine.append(self.root, path, data):
+                    created.add(path)
+            message_file = self.git_dir / "clm-commit-msg"
+            message_file.write_text(ready.message, encoding="utf-8")
+            if created:
+                self.git("add", "--", *sorted(created))
+            status, _, err = self._commit_only(message_file, paths)
+            if status != 0 and len(created) < len(paths):
+                # A path that was there but that git does not know (a file someone left
+                # untracked): `--only` refuses it. Stage every path and commit again.
+                self.git("add", "--", *paths)
+                status, _, err = self._commit_only(message_file, paths)
+            if status != 0:
+                raise GitError(f"git commit failed: {short(err.strip())}")
+            sha = self._head_commit()
+            journal.unlink()
+        if self._maintenance_due():
+            self.run("maintenance", "run", "--auto", "--quiet")
+        return sha
+
+    def _commit_only(self, message_file: Path, paths: list[str]) -> tuple[int, str, str]:
+        return self.run(
+            # git commit would start `git maintenance run --auto` after every commit, a process
+            # that nearly always finds nothing to do: _maintenance_due asks first
+            *("-c", "maintenance.auto=false"),
+            "commit",
+            "-q",
+            "--no-verify",
+            "--allow-empty",
+            "--cleanup=verbatim",
+            "-F",
+            str(message_file),
+            "--only",
+            "--",
+            *paths,
+        )
+
+    def _head_commit(self) -> str:
+        """The commit HEAD names, right after our commit: read from the ref file git has just
+        written (the files backend always writes a ref it updates as a loose file), else
+        asked of git (a reftable repository, a layout this does not know)."""
+        try:
+            head = (self.git_dir / "HEAD").read_text("ascii").strip()
+            if head.startswith("ref: "):
+                ref = head.removeprefix("ref: ")
+                parts = ref.split("/")
+                if parts[0] != "refs" or ".." in parts or "" in parts:
+                    raise ValueError(ref)
+                head = (self._common_dir() / ref).read_text("ascii").strip()
+        except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
+            head = ""
+        if _OBJECT_ID.fullmatch(head):
+            return head
+        return self.git("rev-parse", "--verify", "HEAD^{commit}")
+
+    def _maintenance_due(self) -> bool:
+        """Whether git's automatic maintenance would find work after a commit: git's own test
+        with its default limits (gc.auto 6,700 loose objects, sampled as more than 27 in
+        ``objects/17``; gc.autoPackLimit 50 packs). When it would, git runs it and decides
+        with the repository's real configuration; when not, no process is started."""
+        objects = self._common_dir() / "objects"
+        try:
+            loose = sum(1 for entry in os.scandir(objects / "17") if len(entry.name) in (38, 62))
+        except OSError:
+            loose = 0
+        if loose > _GC_LOOSE_IN_ONE_FOLDER:
+            return True
+        try:
+            packs = sum(1 for entry in os.scandir(objects / "pack") if entry.name.endswith(".pack"))
+        except OSError:
+            packs = 0
+        return packs > _GC_PACKS
+
+    def _common_dir(self) -> Path:
+        """Where the refs live: the git directory, or for a linked work tree the common one."""
+        common = self.git_dir / "commondir"
+        if not common.is_file():
+            return self.git_dir
+        return self.git_dir / common.read_text("utf-8").strip()
+
+    def commit_to_branch(
+        self,
+        ref: str,
+        message: CommitMessage,
+        files: Change | Mapping[str, Content | JsonDoc],
+        *,
+        base: str = "HEAD",
+    ) -> str:
+        """Commit ``files`` on top of ``base`` as the new branch ``ref`` (which must not exist)
+        without touching the working tree or the checked-out branch."""
+        import tempfile
+
+        from clm_policy.memory.change import Change, check_identifier
+
+        change = files if isinstance(files, Change) else Change(files)
+        if change.appends:
+            raise InputError("a branch commit cannot append to files")
+        full_ref = ref if ref.startswith("refs/") else f"refs/heads/{ref}"
+        check_identifier("branch name", full_ref)
+        if self.run("check-ref-format", full_ref)[0] != 0:
+            raise InputError(f"invalid branch name {full_ref!r}")
+        ready = change.prepare(message, check_path)
+        paths = ready.files
+        with self.locked():
+            parent = self.git("rev-parse", "--verify", "--end-of-options", f"{base}^{{commit}}")
+            index = self.git_dir / "clm-branch-index"
+            env = {"GIT_INDEX_FILE": str(index)}
+            try:
+                self.git("read-tree", parent, env=env)
+                with tempfile.TemporaryDirectory(dir=self.git_dir) as tmp:
+                    names = []
+                    for i, content in enumerate(paths.values()):
+                        name = Path(tmp) / f"blob{i}"
+                        name.write_bytes(content)
+                        names.append(str(name))
+                    blobs = self.git("hash-object", "-w", "--", *names).split()
+                entries: list[str] = []
+                for path, blob in zip(paths, blobs, strict=True):
+                    entries += ["--cacheinfo", f"100644,{blob},{path}"]
+                self.git("update-index", "--add", *entries, env=env)
+                tree = self.git("write-tree", env=env)
+            finally:
+                index.unlink(missing_ok=True)
+            message_file = self.git_dir / "clm-branch-msg"
+            message_file.write_text(ready.message, encoding="utf-8")
+            commit = self.git("commit-tree", tree, "-p", parent, "-F", str(message_file))
+            # compare-and-swap: the empty old value means "must not exist yet"
+            self.git("update-ref", "-m", "clm-policy: handoff branch", full_ref, commit, "")
+        return commit
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def show_file(self, path: str, rev: str = "HEAD") -> str | None:
+        """The text of ``path`` in commit ``rev`` (from git's objects, not the work tree)."""
+        commit = rev if rev == "HEAD" else self.resolve_commit(rev)
+        if commit is None:
+            return None
+        out = self.git("cat-file", "blob", f"{commit}:{check_path(path, 'read')}", check=False)
+        return out or None
+
+    def read_file(self, path: str) -> str | None:
+        """The text of ``path`` in the work tree, never through a symbolic link."""
+        data = confine.read(self.root, check_path(path, "read"))
+        return None if data is None else data.decode("utf-8", "replace")
+
+    def changed_paths(self, rev: str) -> list[str]:
+        commit = self.resolve_commit(rev)
+        if commit is None:
+            raise GitError(f"no commit named {rev!r}")
+        out = self.git("show", "--no-renames", "--name-only", "--format=", commit, "--")
+        return [line for line in out.splitlines() if line]
+
+    def push(self, remote: str, ref: str, *, attempts: int = 5) -> int:
+        """Push ``ref`` to ``remote``; when rejected, fetch, rebase and retry. Never forces.
+        Returns the number of attempts it took (:func:`clm_policy.memory.git.push.push`)."""
+        from clm_policy.memory.git.push import push
+
+        return push(self, remote, ref, attempts=attempts)
+
+
+def _write_durably(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)

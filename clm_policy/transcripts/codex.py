@@ -1,0 +1,461 @@
+"""Codex CLI rollouts: ``~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl``.
+
+One ``{"timestamp", "type", "payload"}`` a line; the types are ``session_meta`` (``id``,
+``cwd``), ``turn_context`` (``cwd``, ``model``), ``response_item`` (messages, reasoning,
+tool calls and their outputs), ``compacted`` (``message``, optional
+``replacement_history``) and ``event_msg`` (``user_message``, ``agent_message``,
+``token_count``, …).
+
+The context is the last ``token_count`` event with an ``info``:
+``info.last_token_usage.total_tokens`` (what Codex itself shows as the context used),
+``info.model_context_window`` the window. Never ``info.total_token_usage``: it is the sum
+over every request of the session and passes a million tokens in a session whose window is
+258,400. Around that rule:
+
+- rate-limit updates repeat the same ``info`` (they are not new requests);
+- after a compaction Codex recomputes the context itself and sends a ``token_count`` whose
+  ``last_token_usage`` has ``input_tokens`` 0 and ``total_tokens`` > 0, just before (or,
+  in other versions, just after) the ``compacted`` line: that is the new figure (Codex's
+  own estimate, so ``estimated``);
+- a ``compacted`` line after the last figure and not right after such a recomputed one makes
+  the figure stale: the context is estimated (characters / 4) from the compaction's
+  replacement history (or its message) and the items after it.
+
+:func:`read_tail` reads from the end until the last figure and the last ``turn_context``
+(the model), then runs the same :class:`_Figures` over those lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+
+from clm_policy.transcripts.reading import (
+    GOAL_LIMIT,
+    MESSAGE_LIMIT,
+    NOT_COUNTED,
+    Artifacts,
+    Commands,
+    Compaction,
+    Lines,
+    Source,
+    TranscriptReading,
+    Turn,
+    Warnings,
+    clip,
+    count,
+    estimate_tokens,
+    limited_warning,
+    outcome,
+    patch_paths,
+    text_of,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Event = tuple[Any, ...]
+
+FORMAT = "codex"
+NO_USAGE = f"no token_count found; context estimated ({NOT_COUNTED})"
+COMPACTED = (
+    "compacted after the last token_count; context estimated from the compaction and what "
+    f"follows it ({NOT_COUNTED})"
+)
+RECOMPUTED = "context is Codex's own estimate after a compaction"
+SHELL_TOOLS = frozenset({"shell", "container.exec", "shell_command", "exec_command", "local_shell"})
+_SHELLS = frozenset({"bash", "sh", "zsh"})
+_WRAPPERS = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<INSTRUCTIONS>",
+    "# AGENTS.md instructions",
+    "<user_shell_command>",
+    "<turn_aborted>",
+)
+_EXIT = (
+    re.compile(r"^Exit code: (-?\d+)", re.M),
+    re.compile(r"^Process exited with code (-?\d+)", re.M),
+)
+
+# ("count", tokens, recomputed, window) | ("compacted", chars) | ("item", chars)
+# | ("model", model) | ("meta_model", model)
+
+
+def event_of(obj: dict[str, Any]) -> Event | None:
+    kind = obj.get("type")
+    payload = obj.get("payload")
+    if not isinstance(payload, dict):
+        return None
+    if kind == "event_msg":
+        if payload.get("type") != "token_count":
+            return None
+        info = payload.get("info")
+        last = info.get("last_token_usage") if isinstance(info, dict) else None
+        if not isinstance(info, dict) or not isinstance(last, dict):
+            return None
+        tokens = count(last.get("total_tokens"))
+        if not tokens:
+            return None
+        window = count(info.get("model_context_window")) or None
+        return ("count", tokens, count(last.get("input_tokens")) == 0, window)
+    if kind == "response_item":
+        return ("item", _item_chars(payload))
+    if kind == "compacted":
+        history = payload.get("replacement_history")
+        if isinstance(history, list):
+            chars = sum(_item_chars(item) for item in history if isinstance(item, dict))
+        else:
+            chars = len(text_of(payload.get("message")) or "")
+        return ("compacted", chars)
+    if kind == "turn_context" and isinstance(payload.get("model"), str):
+        return ("model", payload["model"])
+    if kind == "session_meta" and isinstance(payload.get("model"), str):
+        return ("meta_model", payload["model"])
+    return None
+
+
+def _item_chars(item: dict[str, Any]) -> int:
+    kind = item.get("type")
+    if kind == "message":
+        return len(_message_text(item.get("content")))
+    if kind == "function_call":
+        return len(text_of(item.get("name")) or "") + len(text_of(item.get("arguments")) or "")
+    if kind == "custom_tool_call":
+        return len(text_of(item.get("name")) or "") + len(text_of(item.get("input")) or "")
+    if kind in ("function_call_output", "custom_tool_call_output"):
+        return len(_output(item.get("output"))[0])
+    if kind == "local_shell_call":
+        action = item.get("action")
+        return len(json.dumps(action)) if isinstance(action, dict) else 0
+    if kind == "reasoning":
+        summary = item.get("summary")
+        return sum(
+            len(text_of(s.get("text")) or "")
+            for s in (summary if isinstance(summary, list) else ())
+            if isinstance(s, dict)
+        )
+    return 0
+
+
+def _message_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(
+        text_of(c.get("text")) or ""
+        for c in content
+        if isinstance(c, dict) and c.get("type") in ("input_text", "output_text", "text")
+    )
+
+
+def _output(output: object) -> tuple[str, bool | None]:
+    """(text, success) of a tool call's output: a string, ``{content, success}`` or a list
+    of content items, depending on the Codex version and the tool."""
+    if isinstance(output, str):
+        return output, None
+    if isinstance(output, dict):
+        success = output.get("success")
+        return text_of(output.get("content")) or "", success if isinstance(success, bool) else None
+    if isinstance(output, list):
+        return _message_text(output), None
+    return "", None
+
+
+class _Figures:
+    """The context figure, fed events in file order."""
+
+    def __init__(self) -> None:
+        self.tokens: int | None = None
+        self.recomputed = False
+        self.window: int | None = None
+        self.stale = False
+        self.used = False  # something came after the figure (a compaction may not reuse it)
+        self.chars = 0  # content since the last compaction (or since the start)
+        self.model: str | None = None
+        self.meta_model: str | None = None
+
+    def feed(self, event: Event) -> None:
+        kind = event[0]
+        if kind == "count":
+            _, self.tokens, self.recomputed, self.window = event
+            self.stale = self.used = False
+        elif kind == "compacted":
+            if not (self.tokens is not None and self.recomputed and not self.used):
+                self.stale = True
+            self.used = True
+            self.chars = event[1]
+        elif kind == "item":
+            self.used = True
+            self.chars += event[1]
+        elif kind == "model":
+            self.model = event[1]
+        elif kind == "meta_model":
+            self.meta_model = event[1]
+
+    def result(self) -> tuple[int, bool, str | None]:
+        if self.tokens is not None and not self.stale:
+            return self.tokens, self.recomputed, RECOMPUTED if self.recomputed else None
+        why = NO_USAGE if self.tokens is None else COMPACTED
+        return estimate_tokens(self.chars), True, why
+
+
+def read_tail(src: Source, max_scan: int) -> TranscriptReading:
+    lines = Lines(src.file, FORMAT)
+    events: list[Event] = []
+    found_count = found_model = False
+    session_id = cwd = None
+    for raw, terminated in src.backward(max_scan):
+        obj = lines.parse(raw, terminated)
+        if obj is None:
+            continue
+        payload = obj.get("payload")
+        if obj.get("type") in ("session_meta", "turn_context") and isinstance(payload, dict):
+            cwd = cwd or text_of(payload.get("cwd"))
+            if obj.get("type") == "session_meta":
+                session_id = text_of(payload.get("id"))
+        event = event_of(obj)
+        if event is None:
+            continue
+        events.append(event)
+        found_count = found_count or event[0] == "count"
+        found_model = found_model or event[0] == "model"
+        if found_count and found_model:
+            break
+    lines.finish()
+    figures = _Figures()
+    for event in reversed(events):
+        figures.feed(event)
+    tokens, estimated, why = figures.result()
+    warnings = Warnings()
+    warnings.extend(lines.warnings())
+    if src.limited and not found_count:
+        estimated = True
+        warnings.add(limited_warning("token_count", max_scan))
+    if why:
+        warnings.add(why)
+    return TranscriptReading(
+        format=FORMAT,
+        path=src.file,
+        context_tokens=tokens,
+        context_estimated=estimated,
+        context_window=figures.window,
+        model=figures.model or figures.meta_model,
+        session_id=session_id,
+        cwd=cwd,
+        warnings=warnings.list(),
+        full=False,
+        bytes_read=src.bytes_read,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The full read
+
+
+class _Session:
+    def __init__(self) -> None:
+        self.session_id: str | None = None
+        self.cwd: str | None = None
+        self.steps = 0
+        self.total_seen = 0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.compact_count = 0
+        self.last_compact_step: int | None = None
+        self.compacted_at: int | None = None
+        self.last_real: int | None = None
+        self.turns: list[Turn] = []
+        self.compactions: list[Compaction] = []
+        self.goal = ""
+        self.fallback_goal = ""
+        self.last_message: str | None = None
+        self.artifacts = Artifacts()
+        self.commands = Commands()
+
+    def feed(self, obj: dict[str, Any]) -> None:
+        kind = obj.get("type")
+        payload = obj.get("payload")
+        if not isinstance(payload, dict):
+            return
+        if kind == "session_meta":
+            self.session_id = self.session_id or text_of(payload.get("id"))
+            self.cwd = text_of(payload.get("cwd")) or self.cwd
+        elif kind == "turn_context":
+            self.cwd = text_of(payload.get("cwd")) or self.cwd
+        elif kind == "compacted":
+            self.compact_count += 1
+            self.last_compact_step = self.steps
+            self.compacted_at = self.last_real
+            self.compactions.append((self.steps, self.compacted_at, None))
+        elif kind == "event_msg":
+            self._event(payload)
+        elif kind == "response_item":
+            self._item(payload)
+
+    def _event(self, payload: dict[str, Any]) -> None:
+        kind = payload.get("type")
+        if kind == "token_count":
+            info = payload.get("info")
+            if not isinstance(info, dict):
+                return
+            total = info.get("total_token_usage")
+            new_step = False
+            if isinstance(total, dict):
+                seen = count(total.get("total_tokens")) or 0
+                if seen > self.total_seen:  # a new request (rate-limit updates repeat it)
+                    self.steps += 1
+                    self.total_seen = seen
+                    new_step = True
+                self.input_tokens = count(total.get("input_tokens")) or 0
+                self.output_tokens = count(total.get("output_tokens")) or 0
+            last = info.get("last_token_usage")
+            if isinstance(last, dict) and count(last.get("input_tokens")):
+                self.last_real = count(last.get("total_tokens"))
+                if new_step and self.last_real:  # a request's own figure: one turn
+                    turn = (self.steps, self.last_real, self.input_tokens, self.output_tokens)
+                    self.turns.append(turn)
+        elif kind == "user_message" and not self.goal:
+            self.goal = _prompt(text_of(payload.get("message")) or "")
+        elif kind == "agent_message":
+            text = text_of(payload.get("message"))
+            if text and text.strip():
+                self.last_message = clip(text, MESSAGE_LIMIT)
+
+    def _item(self, item: dict[str, Any]) -> None:
+        kind = item.get("type")
+        if kind == "message":
+            text = _message_text(item.get("content"))
+            if item.get("role") == "user" and not self.fallback_goal:
+                self.fallback_goal = _prompt(text)
+            elif item.get("role") == "assistant" and text.strip():
+                self.last_message = clip(text, MESSAGE_LIMIT)
+        elif kind == "function_call":
+            self._call(text_of(item.get("name")) or "", item.get("arguments"), item)
+        elif kind == "custom_tool_call":
+            if item.get("name") == "apply_patch":
+                self._patch(text_of(item.get("input")) or "")
+        elif kind == "local_shell_call":
+            action = item.get("action")
+            if isinstance(action, dict):
+                self._command(text_of(item.get("call_id")), action.get("command"))
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            text, success = _output(item.get("output"))
+            self.commands.finish(text_of(item.get("call_id")), _outcome(text, success))
+
+    def _call(self, name: str, arguments: object, item: dict[str, Any]) -> None:
+        args: object = arguments
+        if isinstance(arguments, str):
+            try:
+                args = json.loads(arguments)
+            except (ValueError, RecursionError):
+                args = arguments
+        if name == "apply_patch":
+            patch = args.get("input") if isinstance(args, dict) else args
+            self._patch(text_of(patch) or "")
+        elif name in SHELL_TOOLS and isinstance(args, dict):
+            command = args.get("command", args.get("cmd"))
+            self._command(text_of(item.get("call_id")), command)
+
+    def _command(self, call_id: str | None, command: object) -> None:
+        text = _command_text(command)
+        if not text:
+            return
+        if "*** Begin Patch" in text:  # apply_patch run through the shell: an edit
+            self._patch(text)
+            return
+        self.commands.start(call_id, text)
+
+    def _patch(self, patch: str) -> None:
+        for path in patch_paths(patch):
+            self.artifacts.add(path)
+
+
+def _command_text(command: object) -> str:
+    if isinstance(command, str):
+        return command
+    if not isinstance(command, list):
+        return ""
+    words = [c for c in command if isinstance(c, str)]
+    if len(words) != len(command):
+        return ""
+    if len(words) >= 3 and os.path.basename(words[0]) in _SHELLS and words[1] in ("-c", "-lc"):
+        return words[2]
+    return shlex.join(words)
+
+
+def _outcome(text: str, success: bool | None) -> str:
+    code: int | None = None
+    try:
+        data = json.loads(text) if text.startswith("{") else None
+    except (ValueError, RecursionError):
+        data = None
+    meta = data.get("metadata") if isinstance(data, dict) else None
+    if isinstance(meta, dict) and isinstance(meta.get("exit_code"), int):
+        code = meta["exit_code"]
+    else:
+        for pattern in _EXIT:
+            match = pattern.search(text)
+            if match:
+                code = int(match.group(1))
+                break
+    if code is None and success is None:
+        return "no exit code"
+    return outcome(code, failed=success is False)
+
+
+def _prompt(text: str) -> str:
+    text = text.strip()
+    if not text or text.startswith(_WRAPPERS):
+        return ""
+    return clip(text, GOAL_LIMIT)
+
+
+def read_full(src: Source) -> TranscriptReading:
+    lines = Lines(src.file, FORMAT)
+    figures = _Figures()
+    session = _Session()
+    for number, raw, terminated in src.forward():
+        obj = lines.parse(raw, terminated, number)
+        if obj is None:
+            continue
+        event = event_of(obj)
+        if event is not None:
+            figures.feed(event)
+        session.feed(obj)
+    lines.finish()
+    tokens, estimated, why = figures.result()
+    warnings = Warnings()
+    warnings.extend(lines.warnings())
+    if why:
+        warnings.add(why)
+    if session.artifacts.dropped:
+        warnings.add(f"{session.artifacts.dropped} more changed files not listed")
+    return TranscriptReading(
+        format=FORMAT,
+        path=src.file,
+        context_tokens=tokens,
+        context_estimated=estimated,
+        context_window=figures.window,
+        model=figures.model or figures.meta_model,
+        session_id=session.session_id,
+        cwd=session.cwd,
+        step_index=session.steps,
+        compact_count=session.compact_count,
+        last_compact_step=session.last_compact_step,
+        compacted_at_tokens=session.compacted_at,
+        goal=session.goal or session.fallback_goal,
+        changed_artifacts=session.artifacts.paths(),
+        commands_and_results=session.commands.lines(),
+        last_assistant_message=session.last_message,
+        input_tokens=session.input_tokens,
+        output_tokens=session.output_tokens,
+        warnings=warnings.list(),
+        bytes_read=src.bytes_read,
+        turns=session.turns,
+        compactions=session.compactions,
+    )

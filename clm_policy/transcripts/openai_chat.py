@@ -1,0 +1,144 @@
+"""OpenAI-style chat transcripts: one JSON document, either a list of messages
+(``{"role", "content", "tool_calls"?}``) or an object with ``messages`` and optionally
+``usage`` and ``model`` (what a custom agent built on the Chat Completions API can save).
+
+The context is ``usage.prompt_tokens`` (or ``usage.input_tokens``, the Responses API's
+name) when the document has it; otherwise an estimate, characters / 4 of every message's
+content and tool calls, and the reading says so. The document is read whole (it is one JSON
+value), up to :data:`~clm_policy.transcripts.reading.MAX_DOCUMENT`; the fast path is the full
+read.
+"""
+
+from __future__ import annotations
+
+import json
+
+from clm_policy.base.errors import InputError, Location
+from clm_policy.transcripts.reading import (
+    GOAL_LIMIT,
+    MESSAGE_LIMIT,
+    NOT_COUNTED,
+    Source,
+    TranscriptReading,
+    Warnings,
+    clip,
+    count,
+    estimate_tokens,
+    text_of,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+FORMAT = "openai"
+NO_USAGE = f"no usage found; context estimated ({NOT_COUNTED})"
+SHAPE = "expected a list of chat messages or an object with 'messages'"
+
+
+def read_full(src: Source) -> TranscriptReading:
+    return _read(src, full=True)
+
+
+def read_tail(src: Source, max_scan: int) -> TranscriptReading:
+    return _read(src, full=False)
+
+
+def _read(src: Source, *, full: bool) -> TranscriptReading:
+    data = _parse(src.document(), src.file)
+    usage: object = None
+    model = None
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        messages: list[Any] = data["messages"]
+        usage = data.get("usage")
+        model = text_of(data.get("model"))
+    elif isinstance(data, list):
+        messages = data
+    else:
+        raise InputError(f"not an OpenAI chat transcript: {SHAPE}", Location(src.file, 1))
+    warnings = Warnings()
+    chars = steps = skipped = 0
+    goal = ""
+    last: str | None = None
+    for message in messages:
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            skipped += 1
+            continue
+        text = _text(message.get("content"))
+        chars += len(text) + _calls_chars(message.get("tool_calls"))
+        if message["role"] == "user" and not goal and text.strip():
+            goal = clip(text, GOAL_LIMIT)
+        elif message["role"] == "assistant":
+            steps += 1
+            if text.strip():
+                last = clip(text, MESSAGE_LIMIT)
+    if skipped:
+        warnings.add(f"{skipped} items of the messages are not chat messages; skipped")
+    prompt = _prompt_tokens(usage)
+    if prompt is None:
+        warnings.add(NO_USAGE)
+    return TranscriptReading(
+        format=FORMAT,
+        path=src.file,
+        context_tokens=prompt if prompt is not None else estimate_tokens(chars),
+        context_estimated=prompt is None,
+        model=model,
+        step_index=steps,
+        goal=goal,
+        last_assistant_message=last,
+        input_tokens=prompt or 0,
+        output_tokens=_completion_tokens(usage),
+        warnings=warnings.list(),
+        full=full,
+        bytes_read=src.bytes_read,
+    )
+
+
+def _parse(raw: bytes, file: str) -> object:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"invalid JSON ({exc.msg}): not an OpenAI chat transcript",
+            Location(file, exc.lineno, exc.colno),
+        ) from None
+    except (ValueError, RecursionError):  # not UTF-8, too deep, too many digits
+        raise InputError(
+            "not a JSON document: not an OpenAI chat transcript", Location(file)
+        ) from None
+
+
+def _text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            text_of(part.get("text")) or ""
+            for part in content
+            if isinstance(part, dict) and part.get("type") in ("text", "input_text", "output_text")
+        )
+    return ""
+
+
+def _calls_chars(calls: object) -> int:
+    total = 0
+    for call in calls if isinstance(calls, list) else ():
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            total += len(text_of(function.get("name")) or "")
+            total += len(text_of(function.get("arguments")) or "")
+    return total
+
+
+def _prompt_tokens(usage: object) -> int | None:
+    if not isinstance(usage, dict):
+        return None
+    prompt = count(usage.get("prompt_tokens"))
+    return prompt if prompt is not None else count(usage.get("input_tokens"))
+
+
+def _completion_tokens(usage: object) -> int:
+    if not isinstance(usage, dict):
+        return 0
+    out = count(usage.get("completion_tokens"))
+    return out if out is not None else count(usage.get("output_tokens")) or 0

@@ -1,0 +1,745 @@
+"""A real agent's transcript as clm-policy reads it: the common result, the file access, the
+dispatch by format.
+
+Three formats are read: ``claude-code`` (Claude Code's session JSONL), ``codex`` (Codex CLI's
+rollout JSONL) and ``openai`` (a JSON list of OpenAI-style chat messages, or an object with
+``messages`` and ``usage``).
+
+- :func:`read_transcript` reads the whole file and fills every field of a
+  :class:`TranscriptReading`: the context figures, the goal, the changed files, the commands
+  and their results, the compactions.
+- :func:`read_context` fills only the figures (context, window, model, estimated) and reads
+  the file *from the end*, block by block, until the line that holds the last figure: a
+  100 MB transcript costs the few kilobytes after its last model response. It runs on every
+  prompt in a hook, so it imports nothing heavy; its figures equal :func:`read_transcript`'s
+  (tests/test_transcripts.py pins this on every fixture).
+- :func:`detect_format` tells the format from the last few lines, else the first ones.
+
+Transcripts are written while they are read: a truncated *last* line is normal and only
+warned about. Any other problem with the file is an :class:`~clm_policy.base.errors.InputError`
+with its location, never a traceback; messages quote at most a few characters of a line.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import re
+import stat
+from collections import OrderedDict, deque
+
+from clm_policy.base.errors import InputError, Location, shorten
+from clm_policy.base.record import Record
+from clm_policy.models.enums import MAX_COUNT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # decide and the hooks read transcripts per prompt: no typing at run time
+    from collections.abc import Iterator
+    from typing import Any, BinaryIO, Protocol
+
+    from clm_policy.models.plain import FigureState
+    from clm_policy.models.state import SessionState
+
+FORMATS = ("claude-code", "codex", "openai")
+NAMES = {
+    "claude-code": "Claude Code transcript",
+    "codex": "Codex rollout",
+    "openai": "OpenAI chat transcript",
+}
+
+CHARS_PER_TOKEN = 4
+"""Characters per token of an estimate: the same rule as :mod:`clm_policy.lifecycle.estimate`
+(a test pins them equal; that module imports pydantic, this one must not)."""
+BLOCK = 64 * 1024
+"""Bytes read at a time from the end of a file."""
+MAX_TAIL_SCAN = 32 * 1024 * 1024
+"""Bytes :func:`read_context` reads from the end at most before it settles for an estimate."""
+MAX_LINE = 64 * 1024 * 1024
+"""A longer line is skipped (with a warning) rather than held in memory."""
+MAX_DOCUMENT = 64 * 1024 * 1024
+"""The largest JSON document (format ``openai``) read whole."""
+GOAL_LIMIT = 2000
+MESSAGE_LIMIT = 2000
+COMMAND_LIMIT = 50
+COMMAND_TEXT_LIMIT = 200
+ARTIFACT_LIMIT = 500
+WARNING_LIMIT = 20
+_DETECT_LINES = 5
+_DETECT_SCAN = 1024 * 1024
+
+TRUNCATED = "the last line is incomplete (the agent may still be writing it); ignored"
+EMPTY = "the transcript is empty"
+NOT_COUNTED = "characters / 4; system prompt and tool definitions not counted"
+
+
+Turn = tuple[int, int, int, int]
+"""One model request of the session's main chain, in a full read's ``turns``: (step, context
+tokens, cumulative input tokens, cumulative output tokens) — the figures as they stood then."""
+Compaction = tuple[int, "int | None", "str | None"]
+"""One compaction by the agent itself, in a full read's ``compactions``: (the step it came
+after, the context before it when the transcript says, its trigger: ``auto``, ``manual`` or
+None when the transcript does not say)."""
+
+
+class TranscriptReading(Record):
+    """What a transcript says about its session: the context figures, and with a full read
+    (``full``) the goal, the work done and the compactions.
+
+    ``context_tokens`` is what sits in the model's context window now (never a running sum);
+    ``context_estimated`` says it is characters / 4 rather than a provider's figure, and
+    ``warnings`` says why. ``input_tokens``/``output_tokens`` are cumulative over the
+    session's requests (cost metrics). ``bytes_read`` is how much of the file was read.
+    A full read of a Claude Code or Codex transcript also gives the series of the session:
+    ``turns`` (:data:`Turn`, one per request with a usage figure) and ``compactions``
+    (:data:`Compaction`); a tail read leaves them None.
+    """
+
+    FIELDS = (
+        "format",
+        "path",
+        "context_tokens",
+        "context_estimated",
+        "context_window",
+        "model",
+        "session_id",
+        "agent_id",
+        "cwd",
+        "step_index",
+        "compact_count",
+        "last_compact_step",
+        "compacted_at_tokens",
+        "goal",
+        "changed_artifacts",
+        "commands_and_results",
+        "last_assistant_message",
+        "input_tokens",
+        "output_tokens",
+        "warnings",
+        "full",
+        "bytes_read",
+        "turns",
+        "compactions",
+    )
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        format: str,  # noqa: A002 (the field's name)
+        path: str,
+        context_tokens: int,
+        context_estimated: bool,
+        context_window: int | None = None,
+        model: str | None = None,
+        session_id: str | None = None,
+        agent_id: str | None = None,
+        cwd: str | None = None,
+        step_index: int = 0,
+        compact_count: int = 0,
+        last_compact_step: int | None = None,
+        compacted_at_tokens: int | None = None,
+        goal: str = "",
+        changed_artifacts: list[str] | None = None,
+        commands_and_results: list[str] | None = None,
+        last_assistant_message: str | None = None,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        warnings: list[str] | None = None,
+        full: bool = True,
+        bytes_read: int = 0,
+        turns: list[Turn] | None = None,
+        compactions: list[Compaction] | None = None,
+    ) -> None:
+        self.format = format
+        self.path = path
+        self.context_tokens = context_tokens
+        self.context_estimated = context_estimated
+        self.context_window = context_window
+        self.model = model
+        self.session_id = session_id
+        self.agent_id = agent_id
+        self.cwd = cwd
+        self.step_index = step_index
+        self.compact_count = compact_count
+        self.last_compact_step = last_compact_step
+        self.compacted_at_tokens = compacted_at_tokens
+        self.goal = goal
+        self.changed_artifacts: list[str] = [] if changed_artifacts is None else changed_artifacts
+        self.commands_and_results: list[str] = (
+            [] if commands_and_results is None else commands_and_results
+        )
+        self.last_assistant_message = last_assistant_message
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.warnings: list[str] = warnings or []
+        self.full = full
+        self.bytes_read = bytes_read
+        self.turns = turns
+        self.compactions = compactions
+
+    def state_session_id(self) -> str:
+        """A session id the memory repository accepts, derived from the agent's own id (a
+        subagent's gets its agent id appended), else from the file name."""
+        from clm_policy.memory.layout import check_session, is_session
+
+        raw = self.session_id
+        if raw and self.agent_id:
+            raw = f"{raw}-agent-{self.agent_id}"
+        candidates = [raw, os.path.splitext(os.path.basename(self.path))[0], "transcript"]
+        for candidate in candidates:
+            safe = _safe_id(candidate)
+            if safe and is_session(safe):
+                try:
+                    return check_session(safe)
+                except InputError:  # it looks like a secret: never commit it as a name
+                    continue
+        return "transcript"
+
+    def to_figures(self) -> FigureState:
+        """The reading as a state of figures (no pydantic): what a decision from a transcript's
+        tail reads — the context, the window, the model, the steps and compactions known."""
+        from clm_policy.models.plain import FigureState, FigureTokens
+
+        last_compact = self.last_compact_step
+        if last_compact is not None:
+            last_compact = min(last_compact, self.step_index)
+        return FigureState(
+            tokens=FigureTokens(
+                context_tokens=self.context_tokens,
+                context_window=self.context_window,
+                input_tokens=self.input_tokens,
+                output_tokens=self.output_tokens,
+                total_tokens=self.input_tokens + self.output_tokens,
+                model=self.model,
+                estimated=self.context_estimated,
+            ),
+            step_index=self.step_index,
+            last_compact_step=last_compact,
+            compact_count=self.compact_count,
+        )
+
+    def to_state(self, session_id: str | None = None) -> SessionState:
+        """The reading as a :class:`~clm_policy.models.state.SessionState` (the only place
+        that loads the pydantic models). ``session_id`` must be valid for the memory
+        repository; without it one is derived (:meth:`state_session_id`)."""
+        from clm_policy.memory.layout import check_session
+        from clm_policy.models.enums import MessageRole
+        from clm_policy.models.state import Message, SessionState, TokenSnapshot
+
+        sid = check_session(session_id) if session_id is not None else self.state_session_id()
+        # the transcript itself is never kept: only the last answer, which says where the
+        # agent stands (a handoff's next safe action when nothing else does)
+        last = self.last_assistant_message
+        messages = [Message(role=MessageRole.ASSISTANT, content=last)] if last else []
+        last_compact = self.last_compact_step
+        if last_compact is not None:
+            last_compact = min(last_compact, self.step_index)
+        return SessionState(
+            session_id=sid,
+            goal=self.goal,
+            step_index=self.step_index,
+            last_compact_step=last_compact,
+            compact_count=self.compact_count,
+            tokens=TokenSnapshot(
+                context_tokens=self.context_tokens,
+                input_tokens=self.input_tokens,
+                output_tokens=self.output_tokens,
+                total_tokens=min(self.input_tokens + self.output_tokens, MAX_COUNT),
+                context_window=self.context_window,
+                model=self.model,
+                estimated=self.context_estimated,
+            ),
+            changed_artifacts=list(self.changed_artifacts),
+            commands_and_results=list(self.commands_and_results),
+            messages=messages,
+        )
+
+
+def _safe_id(raw: str | None) -> str:
+    text = re.sub(r"[^A-Za-z0-9._-]+", "-", raw or "")
+    text = re.sub(r"\.{2,}", ".", text).lstrip("._-")
+    return text[:128].rstrip("-")
+
+
+# ---------------------------------------------------------------------------------------------
+# The public functions
+
+
+def detect_format(path: str | os.PathLike[str]) -> str:
+    """``claude-code``, ``codex`` or ``openai``, from the last few lines of the file, else its
+    first ones; an :class:`InputError` when neither tells."""
+    with Source.open(path) as src:
+        return _detect(src)
+
+
+def read_transcript(path: str | os.PathLike[str], fmt: str = "auto") -> TranscriptReading:
+    """Read the whole transcript at ``path`` (format ``fmt``, or detected with ``auto``)."""
+    with Source.open(path) as src:
+        name = _resolve(src, fmt)
+        if name is None:
+            return _empty(src, _check_format(fmt))
+        return _reader(name).read_full(src)
+
+
+def read_context(
+    path: str | os.PathLike[str], fmt: str = "auto", *, max_scan: int = MAX_TAIL_SCAN
+) -> TranscriptReading:
+    """Only the context figures of the transcript at ``path`` (``full`` is false), read from
+    the end of the file: at most ``max_scan`` bytes, then the figure is an estimate from
+    what was read (with a warning)."""
+    with Source.open(path) as src:
+        name = _resolve(src, fmt)
+        if name is None:
+            return _empty(src, _check_format(fmt), full=False)
+        return _reader(name).read_tail(src, max(BLOCK, max_scan))
+
+
+if TYPE_CHECKING:
+
+    class _Reader(Protocol):
+        def read_full(self, src: Source) -> TranscriptReading: ...
+
+        def read_tail(self, src: Source, max_scan: int) -> TranscriptReading: ...
+
+
+_MODULES = {
+    "claude-code": "clm_policy.transcripts.claude_code",
+    "codex": "clm_policy.transcripts.codex",
+    "openai": "clm_policy.transcripts.openai_chat",
+}
+
+
+def _reader(name: str) -> _Reader:
+    module: _Reader = importlib.import_module(_MODULES[name])
+    return module
+
+
+def _check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise InputError(
+            f"unknown transcript format {fmt!r}: use auto, {', '.join(FORMATS[:-1])} or "
+            f"{FORMATS[-1]}"
+        )
+    return fmt
+
+
+def _resolve(src: Source, fmt: str) -> str | None:
+    """The format to read ``src`` as; None for an empty file of a named format."""
+    if fmt == "auto":
+        return _detect(src)
+    name = _check_format(fmt)
+    return None if src.size == 0 else name
+
+
+def _empty(src: Source, fmt: str, *, full: bool = True) -> TranscriptReading:
+    return TranscriptReading(
+        format=fmt,
+        path=src.file,
+        context_tokens=0,
+        context_estimated=True,
+        warnings=[EMPTY],
+        full=full,
+        bytes_read=src.bytes_read,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Telling the formats apart
+
+CLAUDE_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "file-history-snapshot",
+        "progress",
+        "queue-operation",
+        "attachment",
+        "last-prompt",
+        "ai-title",
+        "custom-title",
+        "agent-name",
+        "permission-mode",
+    }
+)
+CODEX_TYPES = frozenset({"session_meta", "response_item", "compacted", "turn_context", "event_msg"})
+
+
+def line_kind(obj: object) -> str | None:
+    """The format one parsed line (or document) belongs to, when it says so."""
+    if isinstance(obj, list):
+        first = obj[0] if obj else None
+        return "openai" if isinstance(first, dict) and "role" in first else None
+    if not isinstance(obj, dict):
+        return None
+    kind = obj.get("type")
+    if isinstance(kind, str):
+        if kind in CODEX_TYPES and isinstance(obj.get("payload"), dict):
+            return "codex"
+        if kind in CLAUDE_TYPES and "payload" not in obj:
+            return "claude-code"
+        return None
+    if isinstance(obj.get("messages"), list) or ("role" in obj and "content" in obj):
+        return "openai"
+    return None
+
+
+def _detect(src: Source) -> str:
+    empty = InputError("the file is empty: no transcript to read", Location(src.file))
+    if src.size == 0:
+        raise empty
+    tried = 0
+    for raw, _terminated in src.backward(_DETECT_SCAN):
+        if not raw.strip():
+            continue
+        kind = line_kind(_loads(raw))
+        if kind is not None:
+            return kind
+        tried += 1
+        if tried >= _DETECT_LINES:
+            break
+    head = src.head(BLOCK).lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head and src.size <= BLOCK:
+        raise empty
+    kind = line_kind(_loads(head.split(b"\n", 1)[0]))
+    if kind is not None:
+        return kind
+    if head[:1] in (b"[", b"{"):  # a JSON document over several lines: the reader checks it
+        return "openai"
+    raise InputError(
+        "cannot tell the transcript format: neither the last nor the first lines look like "
+        "Claude Code, Codex or OpenAI chat messages",
+        Location(src.file),
+    )
+
+
+def _loads(raw: bytes) -> object:
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# File access
+
+
+class Source:
+    """An open transcript file: forward and backward line access, bytes read counted.
+
+    Only a regular file is read: a directory, a FIFO or a device is refused before it could
+    block or flood the reader.
+    """
+
+    def __init__(self, file: str, handle: BinaryIO, size: int) -> None:
+        self.file = file
+        self.handle = handle
+        self.size = size
+        self.bytes_read = 0
+        self.limited = False  # a backward scan stopped at its limit
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> Source:
+        file = os.fspath(path)
+        where = Location(file)
+        try:
+            fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except FileNotFoundError:
+            raise InputError("no such file", where) from None
+        except IsADirectoryError:
+            raise InputError("is a directory, not a transcript file", where) from None
+        except PermissionError:
+            raise InputError("cannot read the file: permission denied", where) from None
+        except OSError as exc:
+            raise InputError(f"cannot read the file: {exc.strerror or exc}", where) from None
+        except ValueError:  # a NUL byte in the path
+            raise InputError("invalid file name", Location(repr(file))) from None
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode):
+                raise InputError("is a directory, not a transcript file", where)
+            if not stat.S_ISREG(info.st_mode):
+                raise InputError("is not a regular file (a pipe or a device?)", where)
+            handle = os.fdopen(fd, "rb")
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(file, handle, info.st_size)
+
+    def __enter__(self) -> Source:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.handle.close()
+
+    def _read(self, size: int) -> bytes:
+        try:
+            data = self.handle.read(size)
+        except OSError as exc:
+            raise InputError(
+                f"cannot read the file: {exc.strerror or exc}", Location(self.file)
+            ) from None
+        self.bytes_read += len(data)
+        return data
+
+    def head(self, size: int) -> bytes:
+        self.handle.seek(0)
+        return self._read(size)
+
+    def document(self, limit: int = MAX_DOCUMENT) -> bytes:
+        """The whole file, refused past ``limit`` bytes."""
+        if self.size > limit:
+            raise InputError(
+                f"the file is larger than {size_text(limit)}: too large to read as one "
+                "JSON document",
+                Location(self.file),
+            )
+        return self.head(self.size + 1)
+
+    def forward(self) -> Iterator[tuple[int, bytes | None, bool]]:
+        """``(line number, line, terminated)`` from the start; ``line`` is None for a line
+        longer than :data:`MAX_LINE` (skipped, never held)."""
+        self.handle.seek(0)
+        number = 0
+        readline = self.handle.readline
+        while True:
+            try:
+                raw = readline(MAX_LINE + 1)
+            except OSError as exc:
+                raise InputError(
+                    f"cannot read the file: {exc.strerror or exc}", Location(self.file)
+                ) from None
+            if not raw:
+                return
+            number += 1
+            self.bytes_read += len(raw)
+            if raw.endswith(b"\n"):
+                yield number, raw[:-1], True
+            elif len(raw) > MAX_LINE:
+                while raw and not raw.endswith(b"\n"):
+                    raw = readline(BLOCK)
+                    self.bytes_read += len(raw)
+                yield number, None, True
+            else:
+                yield number, raw, False
+
+    def backward(self, limit: int) -> Iterator[tuple[bytes, bool]]:
+        """``(line, terminated)`` from the last line to the first, read in blocks from the
+        end; stops (setting ``limited``) once ``limit`` bytes are read."""
+        pos = self.size
+        pending: list[bytes] = []  # the line being assembled: its pieces, last first
+        at_end = True  # whether `pending` ends at the end of the file (no newline after it)
+        while pos > 0:
+            if self.size - pos >= limit:
+                self.limited = True
+                return
+            start = max(0, pos - BLOCK)
+            self.handle.seek(start)
+            data = self._read(pos - start)
+            pos = start
+            parts = data.split(b"\n")
+            if len(parts) == 1:
+                pending.append(data)
+                continue
+            pending.append(parts[-1])
+            line = b"".join(reversed(pending))
+            if line:
+                yield line, not at_end
+            at_end = False
+            for part in reversed(parts[1:-1]):
+                if part:
+                    yield part, True
+            pending = [parts[0]]
+        line = b"".join(reversed(pending))
+        if line:
+            yield line, not at_end
+
+
+class Lines:
+    """Turns raw JSONL lines into objects, and bad lines into one warning each kind.
+
+    A line that is not a JSON object is skipped; so is a truncated last line (the agent is
+    still writing it). The first line of a file must be a JSON object, and the first line
+    whose format can be told must be of format ``fmt``: otherwise the file is something else.
+    """
+
+    def __init__(self, file: str, fmt: str) -> None:
+        self.file = file
+        self.fmt = fmt
+        self.bad = 0
+        self.first_bad: int | None = None
+        self.truncated = False
+        self.overlong: list[int] = []
+        self.objects = 0
+        self.nonblank = 0
+        self.checked = False
+
+    def parse(self, raw: bytes | None, terminated: bool, number: int = 0) -> dict[str, Any] | None:
+        """The object on one line (``number`` 0 when read from the end: unknown)."""
+        if raw is None:
+            self.overlong.append(number)
+            return None
+        if not raw.strip():
+            return None
+        first = number > 0 and self.nonblank == 0
+        self.nonblank += 1
+        obj = _loads(raw)
+        if not isinstance(obj, dict):
+            if not terminated:
+                self.truncated = True
+                return None
+            if first:
+                raise InputError(
+                    f"line {number} is not a JSON object: this is not a {NAMES[self.fmt]}",
+                    Location(self.file, number),
+                )
+            self.bad += 1
+            if self.first_bad is None and number:
+                self.first_bad = number
+            return None
+        self.objects += 1
+        if not self.checked:
+            kind = line_kind(obj)
+            if kind is not None:
+                if kind != self.fmt:
+                    found = f"line {number} belongs" if number else "the last lines belong"
+                    raise InputError(
+                        f"{found} to a {NAMES[kind]}: this is not a {NAMES[self.fmt]}",
+                        Location(self.file, number),
+                    )
+                self.checked = True
+        return obj
+
+    def finish(self) -> None:
+        """Refuse a file none of whose lines is of the format (all of them unknown)."""
+        if self.objects and not self.checked:
+            raise InputError(f"no line is a {NAMES[self.fmt]} line", Location(self.file))
+
+    def warnings(self) -> list[str]:
+        out: list[str] = []
+        if self.bad == 1:
+            where = f" (line {self.first_bad})" if self.first_bad else ""
+            out.append(f"1 line is not a JSON object{where}; skipped")
+        elif self.bad:
+            where = f" (first at line {self.first_bad})" if self.first_bad else ""
+            out.append(f"{self.bad} lines are not JSON objects{where}; skipped")
+        for number in self.overlong[:3]:
+            where = f"line {number}" if number else "a line"
+            out.append(f"{where} is longer than {size_text(MAX_LINE)}; skipped")
+        if self.truncated:
+            out.append(TRUNCATED)
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Small shared pieces of the readers
+
+
+def estimate_tokens(chars: int) -> int:
+    """Characters / 4, rounded up (as :func:`clm_policy.lifecycle.estimate.estimate_tokens`)."""
+    return -(-chars // CHARS_PER_TOKEN)
+
+
+def count(value: object) -> int | None:
+    """``value`` if it is a token count (an int from 0 to :data:`MAX_COUNT`, not a bool)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT:
+        return value
+    return None
+
+
+def size_text(size: int) -> str:
+    """``size`` bytes as a person reads it: ``64 KiB``, ``32 MiB``."""
+    if size >= 2**20:
+        return f"{size / 2**20:g} MiB"
+    return f"{size / 2**10:g} KiB"
+
+
+def limited_warning(what: str, max_scan: int) -> str:
+    return f"no {what} in the last {size_text(max_scan)}; the figure is estimated from that part"
+
+
+def text_of(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def clip(text: str, limit: int) -> str:
+    return shorten(text.strip(), limit)
+
+
+def one_line(text: str, limit: int = COMMAND_TEXT_LIMIT) -> str:
+    return shorten(" ".join(text.split()), limit)
+
+
+class Commands:
+    """The last :data:`COMMAND_LIMIT` commands, each with its result once it arrives."""
+
+    def __init__(self) -> None:
+        self._entries: deque[list[str]] = deque(maxlen=COMMAND_LIMIT)
+        self._pending: OrderedDict[str, list[str]] = OrderedDict()
+
+    def start(self, call_id: str | None, command: str) -> None:
+        entry = [one_line(command), "no result"]
+        self._entries.append(entry)
+        if call_id:
+            self._pending[call_id] = entry
+            if len(self._pending) > 4 * COMMAND_LIMIT:
+                self._pending.popitem(last=False)
+
+    def finish(self, call_id: str | None, outcome: str) -> None:
+        entry = self._pending.pop(call_id, None) if call_id else None
+        if entry is not None:
+            entry[1] = outcome
+
+    def lines(self) -> list[str]:
+        return [f"{command}: {outcome}" for command, outcome in self._entries]
+
+
+def outcome(exit_code: int | None, failed: bool = False) -> str:
+    if exit_code is not None:
+        return "passed" if exit_code == 0 else f"failed (exit {exit_code})"
+    return "failed" if failed else "passed"
+
+
+class Artifacts:
+    """Changed file paths in the order first seen, each once, at most :data:`ARTIFACT_LIMIT`."""
+
+    def __init__(self) -> None:
+        self._paths: dict[str, None] = {}
+        self.dropped = 0
+
+    def add(self, path: object) -> None:
+        if not isinstance(path, str) or not path.strip() or path in self._paths:
+            return
+        if len(self._paths) >= ARTIFACT_LIMIT:
+            self.dropped += 1
+            return
+        self._paths[path] = None
+
+    def paths(self) -> list[str]:
+        return list(self._paths)
+
+
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
+
+
+def patch_paths(patch: str) -> list[str]:
+    """The files an ``apply_patch`` envelope (``*** Begin Patch`` …) adds, updates, deletes or
+    moves to."""
+    return [(m.group(1) or m.group(2)).strip() for m in _PATCH_FILE.finditer(patch)]
+
+
+class Warnings:
+    def __init__(self) -> None:
+        self._items: dict[str, None] = {}
+
+    def add(self, text: str) -> None:
+        if len(self._items) < WARNING_LIMIT:
+            self._items[text] = None
+
+    def extend(self, texts: list[str]) -> None:
+        for text in texts:
+            self.add(text)
+
+    def list(self) -> list[str]:
+        return list(self._items)
