@@ -19,7 +19,7 @@ two variants of claimed rules in syntaxes the docs do not claim yet: ``generic-s
 :func:`evaluate` scores any redactor (a function from text to text) on the corpus: per kind,
 recall (share of secret samples where no secret substring survives) and the false-alarm rate
 (share of non-secret samples changed). ``benchmarks/bench_redact.py`` prints the figures and
-``tests/test_redaction_corpus.py`` holds the thresholds.
+``tests/memory/test_redaction_corpus.py`` holds the thresholds.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A scripted OpenAI-compatible chat endpoint on 127.0.0.1, in a thread, for the tests of the
-agent loop (tests/test_openai_agent.py) and the summarizer (tests/test_summarizers.py).
+agent loop (tests/loop/test_openai_agent.py) and the summarizer (tests/lifecycle/test_summarizers.py).
 
 A reply is a function of the request body giving ``(status, body)``, or None to hang until the
 test is over (the endpoint is released when the block ends). Nothing here reaches the network.

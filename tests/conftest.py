@@ -18,6 +18,9 @@ from clm_policy.cli.main import run
 
 REPO = Path(__file__).resolve().parents[1]
 POLICIES = REPO / "policies"
+TESTS = REPO / "tests"
+FIXTURES = TESTS / "fixtures"
+GOLDEN = TESTS / "golden"
 
 
 @pytest.fixture(autouse=True)
@@ -36,6 +39,17 @@ def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     for role in ("AUTHOR", "COMMITTER"):
         monkeypatch.setenv(f"GIT_{role}_NAME", "clm-policy tests")
         monkeypatch.setenv(f"GIT_{role}_EMAIL", "tests@clm-policy.invalid")
+
+
+def golden(name: str, actual: str) -> None:
+    """``actual`` equals tests/golden/NAME (``CLM_UPDATE_GOLDEN=1`` rewrites the file; review
+    the diff before committing it)."""
+    import os
+
+    path = GOLDEN / name
+    if os.environ.get("CLM_UPDATE_GOLDEN"):
+        path.write_text(actual, encoding="utf-8")
+    assert actual == path.read_text(encoding="utf-8")
 
 
 @dataclass

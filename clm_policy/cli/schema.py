@@ -6,7 +6,7 @@ import click
 
 from clm_policy.base.errors import InputError
 from clm_policy.base.resources import schema_names, schema_path
-from clm_policy.policy.names import suggest
+from clm_policy.base.suggest import suggest
 
 
 @click.command()

@@ -125,7 +125,7 @@ def parse_config(path: StrPath) -> dict[str, str]:
             raise InputError("expected `key: value`", Location(shown, number, 1))
         key = key.strip()
         if key not in KEYS:
-            from clm_policy.policy.names import suggest
+            from clm_policy.base.suggest import suggest
 
             raise InputError(
                 f"unknown key {quote(key)}{suggest(key, KEYS)} (known: {', '.join(KEYS)})",

@@ -13,8 +13,8 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from clm_policy.base.errors import QUOTE_LIMIT, InputError, LoadCheck, Location, quote
+from clm_policy.base.suggest import suggest
 from clm_policy.formats.yamlio import PathKey, YamlDocument
-from clm_policy.policy.names import suggest
 
 M = TypeVar("M", bound=BaseModel)
 

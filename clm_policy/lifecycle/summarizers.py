@@ -3,7 +3,7 @@ behind an OpenAI-compatible chat-completions endpoint.
 
 :class:`OpenAISummarizer` asks the model for a summary of the session's record and
 conversation, over the HTTP client the OpenAI agent uses
-(:class:`~clm_policy.loop.openai_agent.ChatEndpoint`: standard library, a timeout, no
+(:class:`~clm_policy.base.chat.ChatEndpoint`: standard library, a timeout, no
 redirects, no proxy for a server on this machine). Its output is verified like any other
 summary (:func:`~clm_policy.lifecycle.compaction.compact_verified`): an error, a timeout, an
 HTTP error status, garbage, an empty or oversized answer, or a compaction whose recall is under
@@ -86,7 +86,7 @@ class OpenAISummarizerConfig:
     key_source: str = field(default=ENV_KEYS[0], repr=False)
 
     def __post_init__(self) -> None:
-        from clm_policy.loop.openai_agent import check_base_url
+        from clm_policy.base.chat import check_base_url
 
         object.__setattr__(
             self, "base_url", check_base_url(self.base_url, ENV_BASE_URL, ENV_KEYS[0])
@@ -104,8 +104,8 @@ class OpenAISummarizerConfig:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> OpenAISummarizerConfig:
-        from clm_policy.loop.openai_agent import DEFAULT_BASE_URL
-        from clm_policy.loop.openai_agent import ENV_BASE_URL as AGENT_BASE_URL
+        from clm_policy.base.chat import DEFAULT_BASE_URL
+        from clm_policy.base.chat import ENV_BASE_URL as AGENT_BASE_URL
 
         model = env.get(ENV_MODEL)
         if not model:
@@ -135,7 +135,7 @@ class OpenAISummarizer:
     is a :class:`SummarizerError` with a short ``reason``."""
 
     def __init__(self, config: OpenAISummarizerConfig) -> None:
-        from clm_policy.loop.openai_agent import ChatEndpoint
+        from clm_policy.base.chat import ChatEndpoint
 
         self.config = config
         self.name = f"{OPENAI}:{config.model}"
@@ -145,7 +145,7 @@ class OpenAISummarizer:
         return f"OpenAISummarizer({self.name!r}, {self._endpoint.url!r})"
 
     def summarize(self, state: SessionState) -> str:
-        from clm_policy.loop.openai_agent import ChatEndpointError
+        from clm_policy.base.chat import ChatEndpointError
 
         payload = {
             "model": self.config.model,

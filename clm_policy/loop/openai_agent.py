@@ -28,41 +28,25 @@ messages (characters / 4; ``tokens.estimated: true``); the step's ``notes`` say 
 
 from __future__ import annotations
 
-import http.client
-import ipaddress
-import json
-import re
-import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from email.message import Message as EmailMessage
-from typing import IO, Any
 
-from clm_policy.base.errors import EndpointError, InputError, quote, shorten
+from clm_policy.base.chat import DEFAULT_BASE_URL, ENV_BASE_URL, ChatEndpoint, check_base_url
+from clm_policy.base.errors import InputError, quote
 from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.models.enums import MessageRole, TaskStatus
 from clm_policy.models.state import AgentStepResult, Message
 
-ENV_BASE_URL = "CLM_POLICY_OPENAI_BASE_URL"
 ENV_MODEL = "CLM_POLICY_OPENAI_MODEL"
 ENV_KEYS = ("CLM_POLICY_OPENAI_API_KEY", "OPENAI_API_KEY")
 """Where the key is read from, the first one set winning."""
 ENV_TIMEOUT = "CLM_POLICY_OPENAI_TIMEOUT"
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 3600.0
 DEFAULT_DONE_MARKER = "TASK COMPLETE"
-MAX_RESPONSE_BYTES = 8 * 1024 * 1024
-"""A reply is a few kilobytes; more than this is not a chat completion."""
-MAX_ERROR_BYTES = 64 * 1024
 NO_USAGE = "the server reported no usage: the context is estimated (characters / 4)"
 
-_LOOPBACK_NAMES = ("localhost", "localhost.")
-_IDENTIFIER = re.compile(r"[A-Za-z0-9_.:-]{1,60}")
 # what may surround the done marker on its line: spaces, Markdown emphasis, a closing stop
 _MARKER_DECORATION = " \t*_`#>.!"
 
@@ -80,7 +64,9 @@ class OpenAIConfig:
     """The variable the key came from, to name in a message (never the key itself)."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "base_url", check_base_url(self.base_url))
+        object.__setattr__(
+            self, "base_url", check_base_url(self.base_url, ENV_BASE_URL, ENV_KEYS[1])
+        )
         if not self.model.strip() or len(self.model) > 200 or not self.model.isprintable():
             raise InputError(
                 f"{ENV_MODEL}: {quote(self.model)} is no model name (1 to 200 printable characters)"
@@ -137,40 +123,6 @@ class OpenAIConfig:
         )
 
 
-def check_base_url(url: str, variable: str = ENV_BASE_URL, key_variable: str = ENV_KEYS[1]) -> str:
-    """``url`` without a trailing ``/``, if it can take ``/chat/completions`` safely; the
-    messages name ``variable`` (where the URL came from) and ``key_variable``."""
-    try:
-        parts = urllib.parse.urlsplit(url.strip())
-        host = parts.hostname
-        parts.port  # noqa: B018 -- raises on a port that is not a number
-    except ValueError:
-        raise InputError(f"{variable}: not a URL") from None
-    if parts.scheme not in ("http", "https") or not host:
-        raise InputError(f"{variable}: not an http(s) URL with a host")
-    if parts.username is not None or parts.query or parts.fragment:
-        # not quoted: a user name, password or query is where a key might have been put
-        raise InputError(
-            f"{variable}: a base URL takes no user name, password, query or fragment "
-            f"(the key goes in {key_variable})"
-        )
-    if parts.scheme == "http" and not _is_loopback(host):
-        raise InputError(
-            f"{variable}: plain http only to this machine (localhost, 127.0.0.1, ::1): the "
-            "API key would cross the network readable; use https"
-        )
-    return urllib.parse.urlunsplit(parts).rstrip("/")
-
-
-def _is_loopback(host: str) -> bool:
-    if host.lower() in _LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def system_prompt(done_marker: str = DEFAULT_DONE_MARKER) -> str:
     """What the agent tells the model before the conversation, every request."""
     return (
@@ -185,22 +137,6 @@ def system_prompt(done_marker: str = DEFAULT_DONE_MARKER) -> str:
 def continue_prompt(done_marker: str = DEFAULT_DONE_MARKER) -> str:
     """The user's message after each reply."""
     return f"Continue with the next step. When the goal is achieved, end with: {done_marker}"
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """A redirect is answered as the HTTP error it is: the request (and its key) goes only to
-    the URL configured."""
-
-    def redirect_request(
-        self,
-        req: urllib.request.Request,
-        fp: IO[bytes],
-        code: int,
-        msg: str,
-        headers: EmailMessage,
-        newurl: str,
-    ) -> urllib.request.Request | None:
-        return None
 
 
 class OpenAIChatAgent:
@@ -281,97 +217,6 @@ class OpenAIChatAgent:
         return self._endpoint.complete(payload)
 
 
-class ChatEndpointError(EndpointError):
-    """An :class:`EndpointError` that says what kind of failure it was, in a few words safe to
-    record anywhere (no URL, no key, no body): ``timeout``, ``http <status>``,
-    ``connection``, ``too large`` or ``garbage`` (not JSON, or no reply in it)."""
-
-    def __init__(self, message: str, kind: str = "error") -> None:
-        super().__init__(message)
-        self.kind = kind
-
-
-class ChatEndpoint:
-    """One OpenAI-compatible chat-completions endpoint: ``POST {base_url}/chat/completions``
-    with the key as ``Authorization: Bearer``, under a timeout, standard library only. Shared
-    by everything that talks to such an endpoint (:class:`OpenAIChatAgent`, the OpenAI
-    summarizer of :mod:`clm_policy.lifecycle.summarizers`).
-
-    ``base_url`` must have passed :func:`check_base_url`. A redirect is an error (the key goes
-    only to the URL configured); a server on this machine is reached without a proxy. Every
-    failure is a :class:`ChatEndpointError` whose message names the URL and what went wrong,
-    never the key or the response body."""
-
-    def __init__(self, base_url: str, api_key: str, timeout: float) -> None:
-        self.url = f"{base_url}/chat/completions"
-        self.timeout = timeout
-        self._api_key = api_key
-        handlers: list[urllib.request.BaseHandler] = [_NoRedirect()]
-        if _is_loopback(urllib.parse.urlsplit(base_url).hostname or ""):
-            # a server on this machine is reached directly, never through $HTTP_PROXY: plain
-            # http with the key in it must not leave the machine
-            handlers.append(urllib.request.ProxyHandler({}))
-        self._opener = urllib.request.build_opener(*handlers)
-
-    def __repr__(self) -> str:
-        return f"ChatEndpoint({self.url!r}, timeout={self.timeout:g})"
-
-    def complete(self, payload: dict[str, Any]) -> tuple[str, tuple[int, int] | None]:
-        """``choices[0].message.content`` of the answer to ``payload``, and
-        ``(prompt_tokens, completion_tokens)`` when the server reports them."""
-        data = self.post(payload)
-        try:
-            content = data["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError):
-            content = None
-        if not isinstance(content, str):
-            raise self._error("the response has no choices[0].message.content", "garbage")
-        return content, _usage(data.get("usage"))
-
-    def post(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """The JSON object the endpoint answers ``payload`` with."""
-        request = urllib.request.Request(
-            self.url,
-            data=json.dumps(payload).encode("utf-8"),
-            method="POST",
-            headers={"Content-Type": "application/json", "Accept": "application/json"},
-        )
-        request.add_unredirected_header("Authorization", f"Bearer {self._api_key}")
-        deadline = time.monotonic() + self.timeout
-        try:
-            with self._opener.open(request, timeout=self.timeout) as response:
-                raw = _read(response, deadline, MAX_RESPONSE_BYTES)
-        except urllib.error.HTTPError as exc:
-            with exc:
-                detail = _error_detail(exc, deadline)
-            raise self._error(f"HTTP {exc.code}{detail}", f"http {exc.code}") from None
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, TimeoutError):
-                raise self._timeout() from None
-            raise self._error(f"cannot connect ({_reason(exc.reason)})", "connection") from None
-        except TimeoutError:
-            raise self._timeout() from None
-        except (OSError, http.client.HTTPException) as exc:
-            raise self._error(f"the connection failed ({_reason(exc)})", "connection") from None
-        if raw is None:
-            raise self._error(
-                f"the response is larger than {MAX_RESPONSE_BYTES // 2**20} MiB", "too large"
-            )
-        try:
-            data = json.loads(raw)
-        except (ValueError, RecursionError):
-            data = None
-        if not isinstance(data, dict):
-            raise self._error("the response is not a JSON object", "garbage")
-        return data
-
-    def _error(self, what: str, kind: str) -> ChatEndpointError:
-        return ChatEndpointError(f"POST {self.url}: {what}", kind)
-
-    def _timeout(self) -> ChatEndpointError:
-        return self._error(f"no answer within {self.timeout:g} s", "timeout")
-
-
 def _holds(conversation: Sequence[Message], message: Message) -> bool:
     return any(m.role is message.role and m.content == message.content for m in conversation)
 
@@ -384,55 +229,3 @@ def _role(message: Message) -> str:
 
 def _normal(line: str) -> str:
     return " ".join(line.strip(_MARKER_DECORATION).split()).casefold()
-
-
-def _usage(value: object) -> tuple[int, int] | None:
-    """``(prompt_tokens, completion_tokens)`` when both are counts; else None (estimate)."""
-    if not isinstance(value, dict):
-        return None
-    prompt, completion = value.get("prompt_tokens"), value.get("completion_tokens")
-    counts = [x for x in (prompt, completion) if isinstance(x, int) and not isinstance(x, bool)]
-    if len(counts) != 2 or not all(0 <= x < 2**63 for x in counts) or not sum(counts):
-        return None
-    return counts[0], counts[1]
-
-
-def _read(response: Any, deadline: float, limit: int) -> bytes | None:
-    """The body, read by chunks until ``deadline`` (TimeoutError); None past ``limit`` bytes."""
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        if time.monotonic() > deadline:
-            raise TimeoutError
-        chunk = response.read1(65536)
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > limit:
-            return None
-        chunks.append(chunk)
-
-
-def _error_detail(exc: urllib.error.HTTPError, deadline: float) -> str:
-    """`` (reason, code)``: the error's identifiers an OpenAI-style body gives, never its text
-    (a message may quote the key); else the HTTP reason phrase."""
-    found: list[str] = []
-    try:
-        body = json.loads(_read(exc, deadline, MAX_ERROR_BYTES) or b"")
-    except (OSError, ValueError, RecursionError, http.client.HTTPException):
-        body = None
-    error = body.get("error") if isinstance(body, dict) else None
-    if isinstance(error, dict):
-        for name in ("type", "code"):
-            value = error.get(name)
-            if isinstance(value, str) and _IDENTIFIER.fullmatch(value) and value not in found:
-                found.append(value)
-    if not found and isinstance(exc.reason, str) and exc.reason:
-        found.append(shorten(exc.reason, 40))
-    return f" ({', '.join(found)})" if found else ""
-
-
-def _reason(reason: object) -> str:
-    if isinstance(reason, OSError) and reason.strerror:
-        return shorten(reason.strerror, 60)
-    return type(reason).__name__

@@ -67,8 +67,8 @@ def signal_session(
 
 def check_signals(policy_ref: str, signals: Mapping[str, SignalValue]) -> None:
     """Refuse a signal the policy ``policy_ref`` does not declare, or a value not of its type."""
+    from clm_policy.models.fields import signal_value_fits
     from clm_policy.policy.cache import load_policy_cached
-    from clm_policy.policy.names import signal_value_fits
 
     policy = load_policy_cached(policy_ref)
     for name, value in signals.items():

@@ -59,3 +59,14 @@ def compact_not_in_future(values: Mapping[str, Any]) -> str | None:
 
 STATE_CHECKS: tuple[Callable[[Mapping[str, Any]], str | None], ...] = (compact_not_in_future,)
 """Checks of a SessionState across its fields: each returns what is wrong, or None."""
+
+
+def signal_value_fits(kind: str, value: object) -> bool:
+    """Whether ``value`` is of signal type ``kind`` (an int is a float; a bool is no int)."""
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "float":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, str)

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_vali
 
 from clm_policy.base.errors import quote
 from clm_policy.models.enums import MAX_COUNT
-from clm_policy.policy.names import signal_value_fits
+from clm_policy.models.fields import signal_value_fits
 
 ID_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]*$"
 SHARE_PATTERN = r"^(100|[1-9]?[0-9])(\.[0-9]+)?%$"

@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from clm_policy.base.errors import ClmError, LoadCheck, PolicyError, Sink
+from clm_policy.base.suggest import suggest
 from clm_policy.formats.yamlio import scalar_source, scalar_text_start
 from clm_policy.models.enums import Action
 from clm_policy.policy.engine import Guard, Policy, Price, Profile, Rule, Signal, Threshold
 from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expression
 from clm_policy.policy.load import Entry, Origin, ResolvedPolicy, load_resolved
-from clm_policy.policy.names import NameInfo, known_names, suggest
+from clm_policy.policy.names import NameInfo, known_names
 from clm_policy.policy.template import Template, compile_template
 
 # Values a profile gets when neither it nor ``defaults`` sets them (the seed's defaults).

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from clm_policy.base.errors import EvaluationError, StateError, quote
 from clm_policy.base.record import Record
+from clm_policy.base.suggest import suggest
 from clm_policy.models.enums import Action
+from clm_policy.models.fields import signal_value_fits
 from clm_policy.models.plain import Finding, OutcomeFields, direct_values
-from clm_policy.policy.names import signal_value_fits, suggest
 from clm_policy.policy.template import fitted
 
 TYPE_CHECKING = False

@@ -22,6 +22,7 @@ import ast
 
 from clm_policy.base.errors import ExpressionError, LoadCheck, Location
 from clm_policy.base.record import Record
+from clm_policy.base.suggest import suggest
 from clm_policy.policy.evaluate import (
     DEFAULT_LIMITS,
     FUNCTIONS,
@@ -30,7 +31,7 @@ from clm_policy.policy.evaluate import (
     evaluation_error,
     lower,
 )
-from clm_policy.policy.names import GROUPS, suggest
+from clm_policy.policy.names import GROUPS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

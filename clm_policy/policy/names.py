@@ -20,13 +20,11 @@ __all__ = [
     "STATE_NAMES",
     "NameInfo",
     "known_names",
-    "signal_value_fits",
-    "suggest",
 ]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Mapping
 
 
 DERIVED_NAMES: Mapping[str, NameInfo] = {
@@ -69,34 +67,3 @@ def known_names(signal_types: Mapping[str, str]) -> dict[str, NameInfo]:
     for signal, kind in signal_types.items():
         names[f"signals.{signal}"] = NameInfo(SIGNAL_TYPES[kind], f"signal {signal}")
     return names
-
-
-_LONGEST_GUESS = 200
-
-
-def suggest(name: str, candidates: Iterable[str]) -> str:
-    """A ``; did you mean 'x'?`` suffix, or an empty string when nothing is close."""
-    if len(name) > _LONGEST_GUESS:
-        return ""  # no name is that long; difflib would only take its time to say so
-    import difflib  # only when a name is wrong
-
-    pool = list(candidates)
-    close = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
-    if not close and "." in name:
-        # a misspelt group or field alone: compare the last part too
-        tail = name.rsplit(".", 1)[1]
-        by_tail = {c.rsplit(".", 1)[-1]: c for c in pool}
-        hit = difflib.get_close_matches(tail, list(by_tail), n=1, cutoff=0.75)
-        close = [by_tail[hit[0]]] if hit else []
-    return f"; did you mean '{close[0]}'?" if close else ""
-
-
-def signal_value_fits(kind: str, value: object) -> bool:
-    """Whether ``value`` is of signal type ``kind`` (an int is a float; a bool is no int)."""
-    if kind == "bool":
-        return isinstance(value, bool)
-    if kind == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "float":
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    return isinstance(value, str)

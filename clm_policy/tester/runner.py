@@ -29,12 +29,12 @@ from clm_policy.base.errors import (
     StateError,
     quote,
 )
+from clm_policy.base.suggest import suggest
 from clm_policy.formats.textio import TEST_FILE_LIMIT
 from clm_policy.formats.yamlio import paused_gc, read_yaml_text
 from clm_policy.models.policytest import Expectation
 from clm_policy.policy.cache import load_policy_cached
 from clm_policy.policy.engine import Outcome, Policy
-from clm_policy.policy.names import suggest
 from clm_policy.policy.sources import resolve_source
 from clm_policy.tester.cases import Case, Header, SuiteReader
 from clm_policy.tester.coverage import Coverage, PolicyCoverage, exercised

@@ -12,7 +12,7 @@ rollout JSONL) and ``openai`` (a JSON list of OpenAI-style chat messages, or an 
   the file *from the end*, block by block, until the line that holds the last figure: a
   100 MB transcript costs the few kilobytes after its last model response. It runs on every
   prompt in a hook, so it imports nothing heavy; its figures equal :func:`read_transcript`'s
-  (tests/test_transcripts.py pins this on every fixture).
+  (tests/transcripts/test_transcripts.py pins this on every fixture).
 - :func:`detect_format` tells the format from the last few lines, else the first ones.
 
 Transcripts are written while they are read: a truncated *last* line is normal and only

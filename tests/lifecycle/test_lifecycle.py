@@ -6,7 +6,6 @@ diff like any other change.
 
 from __future__ import annotations
 
-import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,7 +37,8 @@ from clm_policy.models.enums import MessageRole, TaskStatus
 from clm_policy.models.manifest import HandoffManifest, ManifestStatus, validate_manifest
 from clm_policy.models.state import Message, SessionState, TokenSnapshot
 
-GOLDEN = Path(__file__).parent / "golden"
+from conftest import golden
+
 NOW = datetime(2026, 8, 4, 12, 0, tzinfo=UTC)
 TRANSCRIPT_ONLY = "TRANSCRIPT-ONLY: the flaky fixture hides in conftest line 42"
 LIST_FIELDS = [
@@ -53,13 +53,6 @@ LIST_FIELDS = [
     "source_of_truth",
     "memory_keys",
 ]
-
-
-def golden(name: str, actual: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("CLM_UPDATE_GOLDEN"):
-        path.write_text(actual, encoding="utf-8")
-    assert actual == path.read_text(encoding="utf-8")
 
 
 def conversation() -> list[Message]:
@@ -482,13 +475,13 @@ def test_manifest_filename() -> None:
 
 
 def test_docs_examples_are_current() -> None:
-    text = (Path(__file__).parents[1] / "docs" / "manifest.md").read_text()
+    text = (Path(__file__).parents[2] / "docs" / "manifest.md").read_text()
     _, state_json = re.findall(r"```json\n(.*?)```", text, flags=re.S)
     (document,) = re.findall(r"```markdown\n(.*?)```", text, flags=re.S)
     state = SessionState.model_validate_json(state_json, strict=True)
     result = compact(state, retain=2, now=NOW, trigger="soft_compact")
     assert document == result.document
-    fixture = Path(__file__).parent / "fixtures" / "sample_manifest.json"
+    fixture = Path(__file__).parents[1] / "fixtures" / "sample_manifest.json"
     m = validate_manifest(HandoffManifest.model_validate_json(fixture.read_text()))
     hit = ("decisions/auth-jwt", "HS256, key from PAYMENTS_JWT_KEY; 15-minute access tokens.")
     seed = "".join(f"--- {x.role.value} ({x.name})\n{x.content}" for x in seed_messages(m, [hit]))

@@ -261,7 +261,7 @@ def test_resolved_policy_is_equivalent(write: Write, tmp_path: Path) -> None:
         rules:
           - id: degradation
             before: phase_boundary
-    """.replace("../../../policies", str(Path(__file__).resolve().parents[1] / "policies")),
+    """.replace("../../../policies", str(Path(__file__).resolve().parents[2] / "policies")),
     )
     original = load_policy(team)
     text = resolved_yaml(original)

@@ -127,7 +127,7 @@ def test_a_token_is_replaced_whole_in_every_context(rule: str, secret: str, cont
     assert result.counts == {rule: 1}
 
 
-# Token rules whose fakes and contexts are in tests/test_redact.py.
+# Token rules whose fakes and contexts are in tests/memory/test_redact.py.
 TESTED_THERE = {
     "private-key", "aws-access-key-id", "github-pat", "github-oauth", "github-app-token",
     "github-refresh-token", "github-fine-grained-pat", "anthropic-admin-key",

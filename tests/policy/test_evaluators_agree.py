@@ -20,7 +20,7 @@ from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expre
 from clm_policy.policy.names import known_names
 from clm_policy.policy.sandbox import Sandbox
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = sorted(str(p) for p in (ROOT / "policies").rglob("*.yaml") if "tests" not in p.parts)
 
 

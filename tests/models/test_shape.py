@@ -26,7 +26,7 @@ from clm_policy.models.state import SessionState
 from clm_policy.policy import engine, names
 from clm_policy.policy.expr import SourceSpan, compile_expression
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = json.loads((ROOT / "docs" / "examples" / "session-state.json").read_text())
 
 

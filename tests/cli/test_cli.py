@@ -7,7 +7,6 @@ diff like any other change.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,17 +16,7 @@ import pytest
 from clm_policy import __version__
 from clm_policy.policy.engine import Policy
 
-from conftest import POLICIES, REPO, invoke, run_process
-
-GOLDEN = Path(__file__).parent / "golden"
-
-
-def golden(name: str, actual: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("CLM_UPDATE_GOLDEN"):
-        path.write_text(actual, encoding="utf-8")
-    assert actual == path.read_text(encoding="utf-8")
-
+from conftest import POLICIES, REPO, golden, invoke, run_process
 
 OPTION_B = str(POLICIES / "examples" / "option_b.yaml")
 

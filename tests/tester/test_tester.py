@@ -8,7 +8,6 @@ diff like any other change.
 from __future__ import annotations
 
 import json
-import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
@@ -19,17 +18,9 @@ import pytest
 from clm_policy import load_policy
 from clm_policy.policy.engine import Policy
 
-from conftest import POLICIES, REPO, invoke, run_process
+from conftest import POLICIES, REPO, golden, invoke, run_process
 
-FIXTURES = Path(__file__).parent / "fixtures" / "tester"
-GOLDEN = Path(__file__).parent / "golden"
-
-
-def golden(name: str, actual: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("CLM_UPDATE_GOLDEN"):
-        path.write_text(actual, encoding="utf-8")
-    assert actual == path.read_text(encoding="utf-8")
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "tester"
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,7 @@ from clm_policy.transcripts.codex import NO_USAGE as CODEX_NO_USAGE
 from clm_policy.transcripts.codex import RECOMPUTED
 from clm_policy.transcripts.openai_chat import NO_USAGE as OPENAI_NO_USAGE
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]
 FIXTURES = HERE / "fixtures" / "transcripts"
 ALL_FIXTURES = sorted(
     str(p.relative_to(FIXTURES)) for p in FIXTURES.rglob("*") if p.suffix in (".jsonl", ".json")

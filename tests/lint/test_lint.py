@@ -16,19 +16,9 @@ from clm_policy.lint.checks import ANALYSES, BY_ID, CHECKS, GENERIC, LOADING
 from clm_policy.lint.context import LintContext
 from clm_policy.lint.runner import lint_paths
 
-from conftest import POLICIES, REPO, invoke, run_process
+from conftest import POLICIES, REPO, golden, invoke, run_process
 
-FIXTURES = Path(__file__).parent / "fixtures"
-GOLDEN = Path(__file__).parent / "golden"
-
-
-def golden(name: str, actual: str) -> None:
-    import os
-
-    path = GOLDEN / name
-    if os.environ.get("CLM_UPDATE_GOLDEN"):
-        path.write_text(actual, encoding="utf-8")
-    assert actual == path.read_text(encoding="utf-8")
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 
 def example(module: ModuleType, kind: str) -> str:

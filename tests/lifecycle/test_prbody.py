@@ -10,7 +10,6 @@ diff.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,22 +26,14 @@ from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.models.manifest import HandoffManifest
 from clm_policy.models.state import SessionState
 
-from conftest import REPO, CliResult, git, invoke, run_process
+from conftest import REPO, CliResult, git, golden, invoke, run_process
 
-GOLDEN = Path(__file__).parent / "golden"
 EXAMPLE = REPO / "docs" / "examples" / "session-state.json"
 FIRST = datetime(2026, 8, 4, 12, 0, tzinfo=UTC)
 SECOND = datetime(2026, 8, 4, 13, 30, tzinfo=UTC)
 AWS = "AKIAZ7Q3X9P2M4N6R8T0"
 GITHUB = "ghp_" + "Zx8Kq2Lm9Nv4Bc7Df1Gh5Jk3Pw6Rt0Ys2Ua4E"
 PASSWORD = "Xk9mP2vL7qR4nW8tZ3"
-
-
-def golden(name: str, actual: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("CLM_UPDATE_GOLDEN"):
-        path.write_text(actual, encoding="utf-8")
-    assert actual == path.read_text(encoding="utf-8")
 
 
 def example(**changes: Any) -> dict[str, Any]:

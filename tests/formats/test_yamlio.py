@@ -18,7 +18,7 @@ from clm_policy.formats.yamlio import PathKey, YamlStream, load_yaml, parse_yaml
 
 from conftest import POLICIES, REPO
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 SAMPLES = sorted(
     {
         *POLICIES.glob("**/*.yaml"),

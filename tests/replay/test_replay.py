@@ -20,9 +20,7 @@ from clm_policy.policy.compile import load_policy
 from clm_policy.replay import records
 from clm_policy.replay.memory import replay_memory
 
-from conftest import git, invoke, run_process
-
-GOLDEN = Path(__file__).parent / "golden"
+from conftest import GOLDEN, git, golden, invoke, run_process
 
 LOWER = """\
 version: 1
@@ -31,14 +29,6 @@ extends: default
 profiles:
   coding: {soft_compact: 200000, hard_handoff: 240000}
 """
-
-
-def golden(name: str, actual: str) -> None:
-    """``actual`` equals tests/golden/NAME (CLM_UPDATE_GOLDEN=1 rewrites it)."""
-    path = GOLDEN / name
-    if os.environ.get("CLM_UPDATE_GOLDEN"):
-        path.write_text(actual, encoding="utf-8")
-    assert actual == path.read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -392,7 +382,7 @@ def test_progress_on_a_terminal(demo: Path, capsys: pytest.CaptureFixture[str]) 
 
 def test_the_doc_example_is_the_golden_output() -> None:
     """docs/replay.md shows lines of the golden output (paths and the commit aside)."""
-    doc = (Path(__file__).parents[1] / "docs" / "replay.md").read_text()
+    doc = (Path(__file__).parents[2] / "docs" / "replay.md").read_text()
     for golden_name, marker in (
         ("replay_memory.txt", "$ clm-policy replay --memory"),
         ("replay_transcripts.txt", "$ clm-policy replay --transcripts"),

@@ -583,7 +583,7 @@ def test_a_truncated_last_line_is_normal(project: Path) -> None:
 
 # -- docs/codex.md tells the truth ----------------------------------------------------------
 
-DOC = Path(__file__).parents[1] / "docs" / "codex.md"
+DOC = Path(__file__).parents[2] / "docs" / "codex.md"
 
 
 def test_the_doc_shows_the_hooks_json_print_settings_prints() -> None:
@@ -598,6 +598,6 @@ def test_the_doc_decide_example_is_current() -> None:
         if b.startswith("$ clm-policy decide --transcript")
     ]
     shown = block.split("\n\n")[0].splitlines()[1:-1]  # without the command and `read:`
-    fixture = Path(__file__).parent / "fixtures" / "transcripts" / "codex_rollout.jsonl"
+    fixture = Path(__file__).parents[1] / "fixtures" / "transcripts" / "codex_rollout.jsonl"
     done = invoke("decide", "--transcript", str(fixture), "--policy", "claude-code")
     assert done.stdout.splitlines()[:-1] == shown

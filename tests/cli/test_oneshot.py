@@ -20,7 +20,7 @@ from clm_policy.cli.fast import decide as oneshot
 
 from conftest import click_option_table, invoke
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TRANSCRIPTS = ROOT / "tests" / "fixtures" / "transcripts"
 # click's options that only click's path takes (the fast path declines them)
 CLICK_ONLY = {"explain", "session", "memory", "help"}

@@ -16,7 +16,7 @@ from clm_policy.transcripts import read_context, read_transcript
 
 from conftest import invoke, run_process
 
-FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "transcripts"
 CLAUDE = FIXTURES / "claude_compact_then_usage.jsonl"
 
 
