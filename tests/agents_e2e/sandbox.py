@@ -190,6 +190,8 @@ class Sandbox:
             timeout=timeout,
         )
         ran = Ran(argv, proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started)
+        with (self.root / "runs.log").open("a", encoding="utf-8") as log:  # for a post-mortem
+            log.write(ran.describe().replace(ran.stdout[-4000:], ran.stdout) + "\n\n")
         if check and ran.returncode != 0:
             raise AssertionError(ran.describe())
         return ran
