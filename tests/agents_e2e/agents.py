@@ -47,7 +47,7 @@ def install_dir() -> Path:
     if configured:
         return Path(configured).resolve()
     data = json.loads(VERSIONS.read_text(encoding="utf-8"))
-    return REPO / data["install_dir"]
+    return REPO / str(data["install_dir"])
 
 
 def find(name: str) -> Agent:

@@ -227,7 +227,7 @@ def _events(
     events[0][1]["message"]["stop_reason"] = None
     for index, block in enumerate(blocks):
         if block["type"] == "text":
-            start = {"type": "text", "text": ""}
+            start: dict[str, Any] = {"type": "text", "text": ""}
             text = block["text"]
             half = len(text) // 2
             deltas = [

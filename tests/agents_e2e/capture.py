@@ -81,6 +81,8 @@ def save_hook_inputs(
         variant = value.get("source") or value.get("trigger") or value.get("tool_name")
         if event == "SessionEnd":
             variant = value.get("reason")
+        if event == "Stop" and value.get("stop_hook_active"):
+            variant = "active"
         if value.get("agent_id") and event not in ("SubagentStart", "SubagentStop"):
             variant = f"{variant}-subagent" if variant else "subagent"
         name = f"{event}-{variant}" if variant else event

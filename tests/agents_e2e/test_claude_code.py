@@ -442,7 +442,7 @@ def _assert_stop_handoff(claude: Claude, sandbox: Sandbox, session: str) -> dict
     assert facts["Clm-Session"] == session
     assert facts["Clm-Rule"] == "hard_handoff"
     assert int(facts["Clm-Context-Tokens"]) >= 150_000
-    manifest = json.loads(sandbox.memory_show(facts["Clm-Manifest"]))
+    manifest: dict[str, Any] = json.loads(sandbox.memory_show(facts["Clm-Manifest"]))
     assert manifest["goal"] == "Write calc.py with add()."
     assert manifest["token_snapshot"]["model"] == CLAUDE_200K_MODEL
     assert any(f.startswith(f"sessions/{session}/handoffs/") for f in sandbox.memory_files())
@@ -502,6 +502,7 @@ def test_clear_starts_a_session_from_the_handoff(
     assert "**Goal:** Write calc.py with add()." in sent
     (start,) = commits_of(sandbox, "start")
     assert trailers(start)["Clm-Session"] == new
+    save_session(claude, new, "after-clear")
 
 
 def test_resume_by_id_reads_the_transcript(
