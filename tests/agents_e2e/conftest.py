@@ -19,13 +19,28 @@ from .sandbox import CLM_POLICY, Sandbox
 INSTALL_HINT = "bash tests/agents_e2e/install.sh"
 
 
-def _require(name: str) -> Agent:
+def why_not(name: str) -> str | None:
+    """Why the pinned ``name`` cannot run here, or None."""
     agent = find(name)
     if agent.executable is None:
-        pytest.skip(f"agents e2e: {agent.problem}; install with `{INSTALL_HINT}`")
+        return f"agents e2e: {agent.problem}; install with `{INSTALL_HINT}`"
     if not CLM_POLICY.exists():
-        pytest.skip(f"agents e2e: no clm-policy script next to {CLM_POLICY.parent}")
-    return agent
+        return f"agents e2e: no clm-policy script next to {CLM_POLICY.parent}"
+    return None
+
+
+def skip_module_unless(name: str) -> None:
+    """Skip the calling test module, in one line, unless the pinned ``name`` is installed."""
+    reason = why_not(name)
+    if reason is not None:
+        pytest.skip(reason, allow_module_level=True)
+
+
+def _require(name: str) -> Agent:
+    reason = why_not(name)
+    if reason is not None:
+        pytest.skip(reason)
+    return find(name)
 
 
 @pytest.fixture(scope="session")

@@ -15,11 +15,13 @@ import pytest
 
 from . import capture
 from .anthropic import ClaudeScript, Tool, Turn, Usage, all_text, last_user_text
+from .conftest import skip_module_unless
 from .drivers import CLAUDE_200K_MODEL, Claude, record_kinds
 from .httpserve import Request
 from .sandbox import Sandbox, read_jsonl
 
 pytestmark = pytest.mark.agents_e2e
+skip_module_unless("claude-code")
 
 AGENT = "claude-code"
 ADVICE_65 = "[clm-policy] The context window is 65% (130,000 of 200,000) full"

@@ -15,12 +15,14 @@ from typing import Any
 import pytest
 
 from . import capture
+from .conftest import skip_module_unless
 from .drivers import Codex
 from .httpserve import Request
 from .responses import Call, CodexScript, Turn, Usage, all_text, input_texts
 from .sandbox import Sandbox, read_jsonl
 
 pytestmark = pytest.mark.agents_e2e
+skip_module_unless("codex")
 
 AGENT = "codex"
 ADD = "*** Begin Patch\n*** Add File: notes.txt\n+status: draft\n*** End Patch\n"

@@ -10,6 +10,7 @@ import pytest
 
 from . import capture
 from .anthropic import ClaudeScript, Turn, Usage
+from .conftest import skip_module_unless
 from .drivers import CLAUDE_200K_MODEL, Claude
 from .sandbox import Sandbox, read_jsonl
 from .tui import prepare, running, tmux_available
@@ -18,6 +19,7 @@ pytestmark = [
     pytest.mark.agents_e2e,
     pytest.mark.skipif(not tmux_available(), reason="agents e2e: tmux is not installed"),
 ]
+skip_module_unless("claude-code")
 
 
 def test_the_status_line_in_the_tui(
