@@ -1,0 +1,233 @@
+"""The real Codex CLI (pinned, versions.json) with clm-policy's hooks, against a scripted
+Responses API: ``codex exec`` sessions that patch files and run commands, the hooks' input,
+the rollout, compaction and the handoff.
+
+The model is ``gpt-5.5`` (in Codex 0.169's model catalogue: a 258,400-token window after its
+95% margin, and ``apply_patch`` as a freeform tool). clm-policy's bundled ``claude-code``
+policy takes shares of the window the rollout names: compact at 60% (155,040), hand off at
+75% (193,800).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from . import capture
+from .conftest import skip_module_unless
+from .drivers import Codex
+from .httpserve import Request
+from .responses import Call, CodexScript, Turn, Usage, all_text, input_texts
+from .sandbox import Sandbox, read_jsonl
+
+pytestmark = pytest.mark.agents_e2e
+skip_module_unless("codex")
+
+AGENT = "codex"
+ADD = "*** Begin Patch\n*** Add File: notes.txt\n+status: draft\n*** End Patch\n"
+UPDATE = "*** Begin Patch\n*** Update File: notes.txt\n@@\n-status: draft\n+status: final\n*** End Patch\n"
+KEPT = "[clm-policy] Kept from before the compaction"
+SEED = "# Handoff: you continue the task of an earlier session"
+
+
+def trailers(commit: dict[str, str]) -> dict[str, str]:
+    return dict(line.partition(": ")[::2] for line in commit["trailers"].splitlines())
+
+
+def commits_of(sandbox: Sandbox, event: str) -> list[dict[str, str]]:
+    return [c for c in sandbox.memory_log() if trailers(c).get("Clm-Event") == event]
+
+
+def sent(request: Request) -> str:
+    return all_text(request.body if isinstance(request.body, dict) else {})
+
+
+def _session_of(request: Request) -> str | None:
+    return {k.lower(): v for k, v in request.headers.items()}.get("session-id")
+
+
+def _notes_turns(tokens: tuple[int, int, int, int]) -> list[Turn]:
+    return [
+        Turn(
+            "Adding notes.txt.", [Call("apply_patch", ADD, custom=True)], Usage.context(tokens[0])
+        ),
+        Turn(
+            "",
+            [Call("exec_command", {"cmd": "cat notes.txt && echo '2 passed'"})],
+            Usage.context(tokens[1]),
+        ),
+        Turn("", [Call("apply_patch", UPDATE, custom=True)], Usage.context(tokens[2])),
+        Turn("notes.txt says final; 2 passed.", [], Usage.context(tokens[3])),
+    ]
+
+
+def _event_msgs(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [
+        r["payload"]
+        for r in records
+        if r.get("type") == "event_msg" and r.get("payload", {}).get("type") == kind
+    ]
+
+
+def save_run(codex: Codex, session_id: str, name: str) -> None:
+    if not capture.ENABLED:
+        return
+    pairs = capture.normaliser(codex.sandbox, codex.server.url)
+    capture.save_file(AGENT, f"rollouts/{name}.jsonl", codex.rollout(session_id), pairs)
+    capture.save_hook_inputs(AGENT, codex.sandbox.hook_inputs(), pairs)
+
+
+def test_exec_patches_runs_a_command_and_the_hooks_fire(
+    codex: Codex, codex_script: CodexScript, sandbox: Sandbox
+) -> None:
+    codex_script.main = _notes_turns((20_000, 40_000, 60_000, 70_000))
+    ran = codex.exec("Write notes.txt, check it, then mark it final.")
+    session = codex.session_id(ran)
+    assert ran.stdout.strip() == "notes.txt says final; 2 passed."
+    assert (sandbox.project / "notes.txt").read_text() == "status: final\n"
+
+    requests = codex.server.of_kind("main")
+    assert len(requests) == 4
+    assert {_session_of(r) for r in requests} == {session}
+    assert "Success. Updated the following files:\nA notes.txt" in sent(requests[1])
+    assert "2 passed" in sent(requests[2])
+    assert "M notes.txt" in sent(requests[3])
+
+    # the hooks' input: Codex names exec_command "Bash" for hooks
+    inputs = sandbox.hook_inputs()
+    events = [i["hook_event_name"] for i in inputs]
+    assert events[:2] == ["SessionStart", "UserPromptSubmit"]
+    assert events[-1] == "Stop"
+    rollout = codex.rollout(session)
+    for value in inputs:
+        assert value["session_id"] == session
+        assert value["transcript_path"] == str(rollout)
+        assert value["cwd"] == str(sandbox.project)
+        assert value["model"] == "gpt-5.5"
+    (start,) = sandbox.hook_inputs("SessionStart")
+    assert start["source"] == "startup"
+    assert start["permission_mode"] == "bypassPermissions"
+    (prompt,) = sandbox.hook_inputs("UserPromptSubmit")
+    assert prompt["prompt"] == "Write notes.txt, check it, then mark it final."
+    assert prompt["turn_id"]
+    tools = [(i["hook_event_name"], i["tool_name"]) for i in inputs if "tool_name" in i]
+    assert ("PreToolUse", "apply_patch") in tools
+    assert ("PostToolUse", "Bash") in tools
+    bash = next(i for i in sandbox.hook_inputs("PreToolUse") if i["tool_name"] == "Bash")
+    assert bash["tool_input"] == {"command": "cat notes.txt && echo '2 passed'"}
+    (stop,) = sandbox.hook_inputs("Stop")
+    assert stop["stop_hook_active"] is False
+    assert stop["last_assistant_message"] == "notes.txt says final; 2 passed."
+
+    # the rollout
+    records = read_jsonl(rollout)
+    kinds = {r.get("type") for r in records}
+    assert {"session_meta", "response_item", "event_msg", "turn_context"} <= kinds, kinds
+    counts = [c for c in _event_msgs(records, "token_count") if c.get("info")]
+    assert counts[-1]["info"]["last_token_usage"]["total_tokens"] == 70_000
+    assert counts[-1]["info"]["model_context_window"] == 258_400
+    assert [trailers(c).get("Clm-Event") for c in sandbox.memory_log()] == ["init"]
+
+    # the next prompt in the same session: 170,000 of 258,400 (66%) >= compact at 60%
+    codex_script.main = [Turn("Nothing is left.", [], Usage.context(171_000))]
+    codex_script.final_usage = Usage.context(171_000)
+    codex_script.main.insert(
+        0, Turn("Checking.", [Call("exec_command", {"cmd": "true"})], Usage.context(170_000))
+    )
+    codex.exec("resume", session, "What is left?")
+    resumed = [r for r in codex.server.of_kind("main") if _session_of(r) == session][4:]
+    assert len(resumed) == 2
+    assert "What is left?" in input_texts(resumed[0].body, "user")
+    assert "[clm-policy]" not in sent(resumed[0])  # 70,000: 27%
+    codex.exec("resume", session, "And now?")
+    last = [r for r in codex.server.of_kind("main") if _session_of(r) == session][-1]
+    assert "And now?" in input_texts(last.body, "user")
+    assert "[clm-policy] The context window is 66% (171,000 of 258,400) full" in sent(last)
+    assert [i["source"] for i in sandbox.hook_inputs("SessionStart")] == [
+        "startup",
+        "resume",
+        "resume",
+    ]
+    save_run(codex, session, "exec-session")
+
+
+def test_automatic_compaction_commits_snapshot_and_summary(
+    codex: Codex, codex_script: CodexScript, sandbox: Sandbox
+) -> None:
+    codex.config_extra = "model_auto_compact_token_limit = 50000\n"
+    codex.write_config()
+    codex_script.main = _notes_turns((20_000, 60_000, 30_000, 35_000))
+    ran = codex.exec("Write notes.txt, check it, then mark it final.")
+    session = codex.session_id(ran)
+    assert (sandbox.project / "notes.txt").read_text() == "status: final\n"
+
+    (ask,) = codex.server.of_kind("compact")
+    assert "CONTEXT CHECKPOINT COMPACTION" in input_texts(ask.body, "user")[-1]
+    (pre,) = sandbox.hook_inputs("PreCompact")
+    assert pre["trigger"] == "auto"
+    (post,) = sandbox.hook_inputs("PostCompact")
+    assert post["trigger"] == "auto"
+    assert "compact" in [i["source"] for i in sandbox.hook_inputs("SessionStart")]
+
+    (snapshot,) = commits_of(sandbox, "compact")
+    facts = trailers(snapshot)
+    assert facts["Clm-Session"] == session
+    assert facts["Clm-Agent"] == "codex"
+    assert facts["Clm-Agent-Trigger"] == "auto"
+    assert facts["Clm-Agent-Tokens"] == "60000"
+    (summary,) = commits_of(sandbox, "summary")
+    assert trailers(summary)["Clm-Agent-Compaction"] == "1"
+    summaries = [
+        f for f in sandbox.memory_files() if f.startswith(f"sessions/{session}/summaries/")
+    ]
+    assert len(summaries) == 1
+    assert "The session wrote notes.txt and ran the tests" in sandbox.memory_show(summaries[0])
+
+    # the rollout: the compacted item, and the request after it carries what clm-policy kept
+    records = read_jsonl(codex.rollout(session))
+    compacted = [r for r in records if r.get("type") == "compacted"]
+    assert len(compacted) == 1
+    assert "The session wrote notes.txt" in compacted[0]["payload"]["message"]
+    after = codex.server.of_kind("main")[2]
+    assert KEPT in sent(after)
+    assert "Goal: Write notes.txt, check it, then mark it final." in sent(after)
+    save_run(codex, session, "auto-compaction")
+
+
+def test_stop_hands_off_and_the_next_session_starts_from_it(
+    codex: Codex, codex_script: CodexScript, sandbox: Sandbox
+) -> None:
+    # 200,000 of 258,400 (77%) >= hand off at 75%
+    codex_script.main = [
+        *_notes_turns((120_000, 160_000, 190_000, 200_000)),
+        Turn(
+            "Handoff\nGoal: notes.txt final.\nDone and verified: 2 passed.\nBlockers: none.\n"
+            "Next safe action: add a changelog.",
+            [],
+            Usage.context(201_000),
+        ),
+    ]
+    ran = codex.exec("Write notes.txt, check it, then mark it final.")
+    session = codex.session_id(ran)
+    stops = sandbox.hook_inputs("Stop")
+    assert [s["stop_hook_active"] for s in stops] == [False, True]
+    # Codex goes on with the block's reason as the next prompt
+    asked = codex.server.of_kind("main")[4]
+    assert "Before you stop, end your reply with a short handoff" in sent(asked)
+    (handoff,) = commits_of(sandbox, "handoff")
+    facts = trailers(handoff)
+    assert facts["Clm-Session"] == session
+    assert facts["Clm-Agent"] == "codex"
+    assert facts["Clm-Rule"] == "hard_handoff"
+    assert ran.stdout.strip().startswith("Handoff")
+
+    fresh = codex.exec("Carry on with the notes.")
+    new = codex.session_id(fresh)
+    assert new != session
+    opening = next(r for r in codex.server.of_kind("main") if _session_of(r) == new)
+    assert SEED in sent(opening)
+    assert "**Goal:** Write notes.txt, check it, then mark it final." in sent(opening)
+    (start,) = commits_of(sandbox, "start")
+    assert trailers(start)["Clm-Parent-Session"] == session
+    save_run(codex, session, "stop-handoff")
