@@ -17,9 +17,9 @@ from clm_policy.config.project import (
     project_memory,
     setting,
 )
-from clm_policy.config.trust import store_path, take_ignored
+from clm_policy.config.trust import IgnoredSettings, store_path, take_ignored
 
-from conftest import invoke
+from conftest import REPO, invoke
 
 BASE = "version: 1\npolicy: claude-code\nprofile: coding\n"
 
@@ -199,3 +199,9 @@ def test_init_with_a_remote_trusts_the_file_it_writes(
         "trusted it to push handoffs to origin (clm-policy trust --list)"
     )
     assert setting("remote", None, load_config(tmp_path)) == "origin"
+
+
+def test_the_docs_show_the_notice_as_it_is() -> None:
+    text = (REPO / "docs" / "claude-code.md").read_text()
+    shown = IgnoredSettings("/home/me/src/shop/.clm-policy.yaml", "", ("memory", "remote"), False)
+    assert f"\nclm-policy: {shown.notice}\n" in text
