@@ -183,3 +183,26 @@ def test_a_prompt_says_it_once_and_loads_nothing_heavy(setup: Setup) -> None:
         assert done.stderr == "([], 0)"
         said.append(done.stdout)
     assert said == [json.dumps({"systemMessage": notice(setup.config)}) + "\n", ""]
+
+
+def test_codex_hooks_say_it_too(setup: Setup) -> None:
+    """The same door for `hook codex` (through click): the notice in the reply, stderr empty."""
+    event = {
+        "session_id": NEXT_SESSION,
+        "cwd": str(setup.stranger),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        "transcript_path": None,
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "clm_policy", "hook", "codex"],
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        cwd=setup.stranger,
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert json.loads(done.stdout) == {"systemMessage": notice(setup.config)}
+    assert setup.log(setup.victim_memory) == setup.victim_log
