@@ -9,6 +9,10 @@ about 3 MB whose last response reports 40,000 tokens of context: the policy says
 the hook answers nothing, the common case. The hook's JSON goes to the process's stdin as
 Claude Code sends it.
 
+``--config untrusted`` names another memory and a remote in the file, not trusted (the hook
+checks the trust record on every prompt and, once the person was told, answers nothing);
+``--config trusted`` the same file, trusted (``clm-policy trust``).
+
 The baseline is ``sys.executable -c pass`` in the same run, round-robin with the hook. The
 subprocesses run without ``PYTHONDONTWRITEBYTECODE`` and after warm-ups, so they use bytecode
 as an installed clm-policy does. Target: the hook's median <= 4x the baseline's.
@@ -87,11 +91,15 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--size-mb", type=float, default=3.0)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--config", choices=("plain", "untrusted", "trusted"), default="plain")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "project"
         root.mkdir()
-        (root / ".clm-policy.yaml").write_text("version: 1\npolicy: claude-code\n")
+        text = "version: 1\npolicy: claude-code\n"
+        if args.config != "plain":
+            text += f"memory: {Path(tmp) / 'other-memory'}\nremote: origin\n"
+        (root / ".clm-policy.yaml").write_text(text)
         transcript = root / "session.jsonl"
         size = write_transcript(transcript, args.size_mb, 40_000)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -99,7 +107,11 @@ def main() -> int:
             XDG_DATA_HOME=str(Path(tmp) / "data"),
             XDG_STATE_HOME=str(Path(tmp) / "state"),
             CLM_POLICY_CACHE_DIR=str(Path(tmp) / "cache"),
+            XDG_CONFIG_HOME=str(Path(tmp) / "config"),
         )
+        if args.config == "trusted":
+            trust = [sys.executable, "-m", "clm_policy", "trust", str(root)]
+            subprocess.run(trust, env=env, capture_output=True, check=True)
         event = json.dumps(
             {
                 "session_id": SESSION,
@@ -111,8 +123,8 @@ def main() -> int:
         ).encode()
         hook = [sys.executable, "-m", "clm_policy", "hook", "claude-code"]
         base = [sys.executable, "-c", "pass"]
-        for _ in range(WARMUPS):
-            time_run(hook, event, env, root, True)
+        for _ in range(WARMUPS):  # the first run of an untrusted one tells the person
+            time_run(hook, event, env, root, False)
             time_run(base, b"", env, root, False)
         samples: dict[str, list[float]] = {"hook": [], "baseline": []}
         for _ in range(args.runs):
@@ -123,6 +135,7 @@ def main() -> int:
     ratio = hook_ms / base_ms
     met = "met" if ratio <= TARGET_RATIO else "NOT met"
     result = {
+        "config": args.config,
         "transcript_bytes": size,
         "hook_median_ms": round(hook_ms, 1),
         "baseline_median_ms": round(base_ms, 1),
@@ -134,7 +147,8 @@ def main() -> int:
         return 0
     print(
         f"bench_hook: `clm-policy hook claude-code`, UserPromptSubmit on a "
-        f"{size / 1024 / 1024:.1f} MB transcript (policy says continue), fresh process"
+        f"{size / 1024 / 1024:.1f} MB transcript (policy says continue), fresh process; "
+        f"{args.config} .clm-policy.yaml"
     )
     print(f"  python {sys.version.split()[0]}; median of {args.runs} runs, round-robin, bytecode")
     print(f"  hook       median {hook_ms:7.1f} ms")

@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from clm_policy.cli.main import run
+from clm_policy.config.trust import take_ignored
 
 REPO = Path(__file__).resolve().parents[1]
 POLICIES = REPO / "policies"
@@ -29,6 +30,12 @@ def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))  # the trust record
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))  # logs, notices
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))  # projects' memory
+    for name in ("CLM_POLICY_MEMORY", "CLM_POLICY_REMOTE"):
+        monkeypatch.delenv(name, raising=False)
+    take_ignored()  # what an earlier test's settings left unsaid
     monkeypatch.setenv("CLM_POLICY_CACHE_DIR", str(home / "clm-cache"))
     monkeypatch.delenv("CLM_POLICY_NO_CACHE", raising=False)
     monkeypatch.delenv("CLM_POLICY_DEBUG", raising=False)

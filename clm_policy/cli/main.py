@@ -41,6 +41,7 @@ COMMANDS = {
     "status": "clm_policy.cli.sessions:status",
     "statusline": "clm_policy.cli.statusline:statusline",
     "test": "clm_policy.cli.testing:test",
+    "trust": "clm_policy.cli.trust:trust",
 }
 
 
@@ -91,6 +92,7 @@ SUMMARIES = {
     ),
     "statusline": "Print one status line for Claude Code: context, next threshold, action.",
     "test": "Run policy test files: each case decides a state and checks the decision.",
+    "trust": "Trust a project's .clm-policy.yaml to choose a memory repository and a remote.",
 }
 
 
@@ -165,6 +167,22 @@ def main(argv: list[str] | None = None) -> None:
 
 def run(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _run(args)
+    finally:
+        warn_ignored()  # what no option callback reported (init --claude-code's memory)
+
+
+def warn_ignored() -> None:
+    """One line on standard error for each project file whose memory or remote was ignored
+    because the person has not trusted it (clm_policy.config.trust)."""
+    from clm_policy.config.trust import take_ignored
+
+    for found in take_ignored():
+        click.echo(f"clm-policy: {found.notice}", err=True)
+
+
+def _run(args: list[str]) -> int:
     try:
         result = cli.main(args=args, prog_name="clm-policy", standalone_mode=False)
     except click.exceptions.Exit as exc:

@@ -29,7 +29,12 @@ if TYPE_CHECKING:
     show_default=True,
     help="With --claude-code: the project's folder (where .clm-policy.yaml goes).",
 )
-@click.option("--remote", metavar="NAME", help="With --claude-code: push handoffs to this remote.")
+@click.option(
+    "--remote",
+    metavar="NAME",
+    help="With --claude-code: push handoffs to this remote (written into .clm-policy.yaml, "
+    "which is then trusted: clm-policy trust).",
+)
 def init(directory: str | None, claude_code: bool, project: str, remote: str | None) -> int:
     """Create a memory repository in DIR (a new git repository from memory_template/).
 
@@ -54,6 +59,11 @@ def init(directory: str | None, claude_code: bool, project: str, remote: str | N
         where = root.absolute() / FILENAME
         if written:
             click.echo(f"wrote {where} (policy claude-code, profile coding)")
+            if remote:  # asked for here: the file is trusted to name it (clm-policy trust)
+                from clm_policy.config.trusting import trust_config
+
+                trust_config(str(where))
+                click.echo(f"trusted it to push handoffs to {remote} (clm-policy trust --list)")
         else:
             found = find_config(root)
             click.echo(f"{found or where}: already there; nothing changed")

@@ -17,9 +17,12 @@ __all__ = ["EVENTS"]  # and the options below
 
 
 def _memory(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str:
+    from clm_policy.cli.main import warn_ignored
     from clm_policy.config.project import memory_path
 
-    return memory_path(value)
+    chosen = memory_path(value)
+    warn_ignored()  # before the command says anything: it explains which memory is used
+    return chosen
 
 
 def _policy(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str:

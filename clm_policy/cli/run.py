@@ -25,7 +25,8 @@ LAST_REPLY = 300  # characters of the openai agent's last answer shown after the
     type=click.Choice(["simulated", "openai"]),
     help="simulated: play a scenario (the bundled demo); openai: work on --goal with the model "
     "of an OpenAI-compatible endpoint (CLM_POLICY_OPENAI_MODEL, OPENAI_API_KEY, "
-    "CLM_POLICY_OPENAI_BASE_URL) [default: simulated; when resuming: the session's].",
+    "CLM_POLICY_OPENAI_BASE_URL) [default: simulated; to resume an openai session, give it "
+    "again: the endpoint and model are always yours, never the session's run.json].",
 )
 @click.option(
     "--goal",
@@ -125,7 +126,10 @@ def run(
 
     A run is on record from its first step (sessions/ID/run.json): one interrupted by Ctrl-C
     or a crash resumes with --resume ID, with the scenario, policy, profile and limits it was
-    started with. A session id that is taken already gets a new one (ID.2, ...).
+    started with. The agent, endpoint and model are never taken from run.json (the memory
+    repository is shared): an openai session resumes with --agent openai, against your
+    CLM_POLICY_OPENAI_BASE_URL and CLM_POLICY_OPENAI_MODEL. A session id that is taken
+    already gets a new one (ID.2, ...).
 
     Exit codes: 0 done, 2 bad input (a scenario at file:line:col, an unknown session, no
     model or key; nothing is written) or the endpoint failed (the session is saved), 4 a
@@ -151,6 +155,8 @@ def run(
     shown, policy, profile_name = plan.shown, plan.policy, plan.profile
     state = plan.state
     text = fmt == "text"
+    for notice in plan.notices:
+        click.echo(f"clm-policy: {notice}", err=True)
     if text:
         verb = "on" if plan.openai is not None else "of"
         what = f"resuming session {resume} {verb}" if plan.resumed else "playing"
@@ -163,6 +169,12 @@ def run(
         )
         if plan.resumed and plan.spec is not None:  # run.json's, unless given anew
             click.echo(f"  policy {policy.path}, scenario {plan.record['scenario']}")
+        elif plan.openai is not None and plan.resumed and plan.openai_from is not None:
+            url_from, model_from = plan.openai_from
+            click.echo(
+                f"  endpoint {plan.openai.base_url} ({url_from}), model {plan.openai.model} "
+                f"({model_from})"
+            )
         elif plan.openai is not None:
             click.echo(
                 f"  session {state.session_id}, at most {plan.max_steps} steps; done when the "

@@ -18,6 +18,14 @@ project keeps it outside its own work tree, in
 ``XDG_DATA_HOME`` is unset; ``<hash>`` is of the project's path, so two projects of the same
 name never share one); without a configuration file the default is ``./clm-memory``.
 
+The file is the project's, committed and cloned: data, not the person's word. It chooses the
+policy and the profile freely; a ``memory`` other than the project's default and a ``remote``
+(:data:`NEEDS_TRUST`) count only once the person trusts the file (``clm-policy trust``,
+:mod:`clm_policy.config.trust`: its path and SHA-256), until it changes. :func:`setting`, the
+one door every command and hook reads through, ignores them otherwise and notes it
+(:func:`clm_policy.config.trust.take_ignored`): a command warns, a hook tells the person once
+per session. Flags and the environment are the person's own and always count.
+
 The file is a flat mapping of strings, read by a small parser of its own (a hook runs on every
 prompt and must not pay for the YAML library); anything else in it is an error at
 ``file:line:col``. Paths are strings here: the status line, the hooks and ``decide`` import
@@ -47,6 +55,8 @@ ENV = {
 }
 DEFAULT_MEMORY = "clm-memory"
 MAX_SIZE = 64 * 1024
+NEEDS_TRUST = ("memory", "remote")
+"""What the file decides only once trusted: where memory is read and written, where it goes."""
 
 
 class ProjectConfig(Record):
@@ -54,15 +64,23 @@ class ProjectConfig(Record):
     :func:`setting` for the environment's and the defaults' part).
 
     ``path`` is the ``.clm-policy.yaml`` found, or None; ``root`` the project's folder: the
-    configuration file's, else the folder looked from (both absolute)."""
+    configuration file's, else the folder looked from (both absolute); ``digest`` the SHA-256
+    of the content the values were read from (what trust is checked against)."""
 
-    FIELDS = ("path", "root", "values")
+    FIELDS = ("path", "root", "values", "digest")
     __slots__ = FIELDS
 
-    def __init__(self, path: str | None, root: str, values: Mapping[str, str] | None = None):
+    def __init__(
+        self,
+        path: str | None,
+        root: str,
+        values: Mapping[str, str] | None = None,
+        digest: str | None = None,
+    ):
         self.path = path
         self.root = root
         self.values: Mapping[str, str] = {} if values is None else values
+        self.digest = digest
 
     def get(self, key: str) -> str | None:
         return self.values.get(key)
@@ -88,29 +106,42 @@ def load_config(start: StrPath | None = None) -> ProjectConfig:
     if path is None:
         return ProjectConfig(None, folder)
     info = os.stat(path)
-    return ProjectConfig(path, os.path.dirname(path), _parsed(path, info.st_mtime_ns, info.st_size))
+    values, digest = _parsed(path, info.st_mtime_ns, info.st_size)
+    return ProjectConfig(path, os.path.dirname(path), values, digest)
 
 
 # a command resolves several options from one file: parse it once (while it is unchanged)
-_PARSED: dict[tuple[str, int, int], dict[str, str]] = {}
+_PARSED: dict[tuple[str, int, int], tuple[dict[str, str], str]] = {}
 
 
-def _parsed(path: str, mtime: int, size: int) -> dict[str, str]:
+def _parsed(path: str, mtime: int, size: int) -> tuple[dict[str, str], str]:
     key = (path, mtime, size)
     found = _PARSED.get(key)
     if found is None:
         if len(_PARSED) >= 8:
             _PARSED.clear()
-        found = _PARSED[key] = parse_config(path)
+        found = _PARSED[key] = read_config(path)
     return found
 
 
 def parse_config(path: StrPath) -> dict[str, str]:
     """The key/value pairs of a configuration file; any problem is an :class:`InputError`."""
-    from clm_policy.formats.textio import read_text
+    return read_config(path)[0]
+
+
+def read_config(path: StrPath) -> tuple[dict[str, str], str]:
+    """The key/value pairs of a configuration file and the SHA-256 of the bytes they were
+    read from (one read: what is trusted is what was parsed)."""
+    from clm_policy.base.digest import sha256_hex
+    from clm_policy.formats.textio import decode, read_bytes
 
     shown = os.fspath(path)
-    text = read_text(path, shown, limit=MAX_SIZE, what="configuration")
+    data = read_bytes(path, shown, limit=MAX_SIZE, what="configuration")
+    text = decode(data, shown, MAX_SIZE, "configuration")
+    return _values(text, shown), sha256_hex(data)
+
+
+def _values(text: str, shown: str) -> dict[str, str]:
     values: dict[str, str] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
         line = _without_comment(raw).rstrip()
@@ -156,6 +187,10 @@ def _without_comment(line: str) -> str:
 
 
 def _scalar(value: str, where: Location) -> str:
+    if not value.isprintable():  # names and paths, shown in terminals and status bars
+        bad = next(c for c in value if not c.isprintable())
+        at = where.shifted(cols=value.index(bad))
+        raise InputError(f"unprintable character U+{ord(bad):04X} in a value", at)
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
         return value[1:-1]
     if not value or value[0] in "[{&*!|>%@`":
@@ -166,21 +201,38 @@ def _scalar(value: str, where: Location) -> str:
 def setting(key: str, flag: str | None, config: ProjectConfig | None = None) -> str | None:
     """A value by precedence: the flag, the environment, the configuration file.
 
-    A path from the file is relative to the file's folder; ``~`` is expanded everywhere."""
+    A path from the file is relative to the file's folder; ``~`` is expanded everywhere. A
+    ``memory`` other than the project's default or a ``remote`` from a file the person has
+    not trusted is None, and noted (:func:`clm_policy.config.trust.take_ignored`)."""
     if flag:
         return flag
     from_env = os.environ.get(ENV[key])
     if from_env:
         return os.path.expanduser(from_env) if key == "memory" else from_env
     config = config if config is not None else load_config()
+    value = from_file(key, config)
+    if value is not None and key in NEEDS_TRUST and config.path is not None:
+        from clm_policy.config.trust import may_choose
+
+        if not may_choose(config, key, value):
+            return None
+    return value
+
+
+def from_file(key: str, config: ProjectConfig) -> str | None:
+    """The file's value for ``key`` as :func:`setting` uses it (a path resolved against the
+    file's folder), trusted or not."""
     value = config.get(key)
-    if value is None:
-        return None
-    if key in ("memory", "policy") and config.path is not None:
+    if value is not None and key in ("memory", "policy") and config.path is not None:
         expanded = os.path.expanduser(value)
         if key == "memory" or _looks_like_path(value):
             return os.path.join(config.root, expanded)  # an absolute one stays as it is
     return value
+
+
+def is_default_memory(config: ProjectConfig, memory: str) -> bool:
+    """Whether ``memory`` is where the project keeps its memory when nothing names one."""
+    return os.path.realpath(memory) == os.path.realpath(project_memory(config.root))
 
 
 def _looks_like_path(value: str) -> bool:
@@ -221,6 +273,7 @@ policy: {policy}
 profile: {profile}
 {remote}# memory: ~/path/to/memory  # default: outside the project, in
 #                             # $XDG_DATA_HOME/clm-policy/projects/<name>-<hash>/memory
+# Another memory, or a remote, counts once you trust this file: clm-policy trust
 """
 
 

@@ -94,13 +94,12 @@ class OpenAIConfig:
         cls,
         env: Mapping[str, str],
         *,
-        model: str | None = None,
-        base_url: str | None = None,
         done_marker: str | None = None,
     ) -> OpenAIConfig:
-        """The configuration the environment gives; ``model`` and ``base_url`` are used when
-        the environment has none (a resumed session's record)."""
-        found_model = env.get(ENV_MODEL) or model
+        """The configuration the environment gives — the user's own: the endpoint, the model
+        and the key never come from a file another person may write (a resumed session's
+        ``run.json`` is such a file)."""
+        found_model = env.get(ENV_MODEL)
         if not found_model:
             raise InputError(f"no model: set {ENV_MODEL} (for example gpt-4o-mini)")
         source, key = next(((k, env[k]) for k in ENV_KEYS if env.get(k)), (ENV_KEYS[-1], ""))
@@ -116,7 +115,7 @@ class OpenAIConfig:
         return cls(
             model=found_model,
             api_key=key,
-            base_url=env.get(ENV_BASE_URL) or base_url or DEFAULT_BASE_URL,
+            base_url=env.get(ENV_BASE_URL) or DEFAULT_BASE_URL,
             timeout=timeout,
             done_marker=done_marker or DEFAULT_DONE_MARKER,
             key_source=source,

@@ -7,6 +7,11 @@ policy, the profile and the threshold overrides (or, for ``--resume``, what the 
 the id is already taken in the repository, so a second run never replays into a finished
 one. Only then does :func:`execute` create the memory repository and run the loop: bad input
 changes nothing. The command line parses options, calls these two and prints.
+
+``run.json`` lives in the memory repository, which a team pushes and pulls: it is data. A
+resume takes from it what only plays locally (scenario, policy, profile, limits, the done
+marker), never the agent, the endpoint or the model — those, and so where the user's API key
+goes, are the command line's and the environment's (docs/security.md, "Who decides what").
 """
 
 from __future__ import annotations
@@ -18,10 +23,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from clm_policy.base.chat import ENV_BASE_URL
 from clm_policy.base.errors import AgentError, InputError, StateError, quote
 from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.loop.agent import SimulatedAgent
 from clm_policy.loop.openai_agent import (
+    ENV_MODEL,
     OpenAIChatAgent,
     OpenAIConfig,
     system_prompt,
@@ -65,6 +72,11 @@ class RunPlan:
     openai: OpenAIConfig | None = None
     """The endpoint of the openai agent (None for the simulated one)."""
     max_steps: int | None = None
+    openai_from: tuple[str, str] | None = None
+    """Where the endpoint and the model come from: the variable, or ``default``."""
+    notices: tuple[str, ...] = ()
+    """What the run ignored and the person should know (one line each): a ``run.json`` that
+    names another agent, endpoint or model than the user's."""
 
     @property
     def shown(self) -> str:
@@ -126,13 +138,12 @@ def plan_run(
         check_new(memory)
     persisted = None
     run: dict[str, Any] = {}
+    notices: list[str] = []
     if resume is not None:
         persisted = _persisted(memory, resume)
         run = persisted.run
-        recorded = _str(run.get("agent")) or "simulated"
-        if agent is not None and agent != recorded:
-            raise InputError(f"session '{resume}' was run with --agent {recorded}, not {agent}")
-        agent = recorded
+        agent, ignored = _resumed_agent(resume, agent, run, scenario)
+        notices += ignored
         if goal is not None:
             raise InputError(f"--goal: session '{resume}' keeps the goal it was started with")
         scenario = scenario or (_str(run.get("scenario")) if agent == "simulated" else None)
@@ -147,6 +158,7 @@ def plan_run(
             )
     agent = agent or "simulated"
     spec = shown = config = None
+    openai_from = None
     if agent == "simulated":
         for name, value in (("--goal", goal), ("--done-marker", done_marker)):
             if value is not None:
@@ -161,12 +173,26 @@ def plan_run(
             )
         if persisted is None:
             goal = _check_goal(goal)
+        environ = os.environ if env is None else env
+        if persisted is not None and not environ.get(ENV_MODEL):
+            ran = _str(run.get("model"))
+            raise InputError(
+                f"no model: set {ENV_MODEL}"
+                + (
+                    f" (the session ran with {quote(ran)}; a resumed session takes the model "
+                    "from your configuration, never from run.json)"
+                    if ran
+                    else ""
+                )
+            )
+        # the endpoint and the model are the user's alone (run.json is shared data): a
+        # recorded one that differs is named, never used
         config = OpenAIConfig.from_env(
-            os.environ if env is None else env,
-            model=_str(run.get("model")),
-            base_url=_str(run.get("base_url")),
-            done_marker=done_marker or _str(run.get("done_marker")),
+            environ, done_marker=done_marker or _str(run.get("done_marker"))
         )
+        if persisted is not None:
+            notices += _ignored_endpoint(resume or "", run, config)
+        openai_from = (ENV_BASE_URL if environ.get(ENV_BASE_URL) else "default", ENV_MODEL)
     else:
         raise InputError(f"--agent {quote(agent)}: choose one of {', '.join(AGENTS)}")
     policy = load_policy_cached(policy_ref or "default")
@@ -224,6 +250,8 @@ def plan_run(
         agent=agent,
         openai=config,
         max_steps=max_steps,
+        openai_from=openai_from,
+        notices=tuple(notices),
     )
 
 
@@ -282,8 +310,69 @@ def execute(
                 f"{exc.message}; session {saved.session_id} is saved at step "
                 f"{saved.step_index} (stopped: {exc.stop_reason}); to go on: "
                 f"clm-policy run --memory {memory} --resume {saved.session_id}"
+                + (" --agent openai" if plan.openai is not None else "")
             ) from None
     return RunDone(result, loop.pending, agent)
+
+
+def _resumed_agent(
+    session: str, asked: str | None, run: Mapping[str, Any], scenario: str | None
+) -> tuple[str, list[str]]:
+    """The agent a resume drives, and what it ignored: the one the command line names (the
+    simulated one unless ``--agent``), never the one ``run.json`` names — the memory
+    repository is shared, and an agent named there would send the user's key to an
+    endpoint named there. ``--agent openai`` on a session run.json records as simulated is
+    refused; a session recorded as openai resumes without ``--agent`` only as a simulated
+    one with a scenario (said), else the person is told to pass ``--agent openai``."""
+    where = f"sessions/{session}/run.json"
+    recorded = _str(run.get("agent")) or "simulated"
+    if asked == "openai":
+        if recorded != "openai":
+            raise InputError(
+                f"session '{session}' was run with the simulated agent (its scenario is in "
+                f"{where}): --agent openai cannot resume it"
+            )
+        return "openai", []
+    if asked is not None and asked != "simulated":
+        return asked, []  # refused with the choices further on
+    if recorded == "simulated":
+        return "simulated", []
+    if scenario is None and _str(run.get("scenario")) is None:
+        if recorded == "openai":
+            raise InputError(
+                f"session '{session}' was run with --agent openai: resume it with --agent "
+                f"openai (your endpoint and model: {ENV_BASE_URL}, {ENV_MODEL}; never "
+                "run.json's)"
+            )
+        return "simulated", []  # no scenario: refused further on
+    named = [
+        f"{what} {quote(value)}"
+        for what, value in (("endpoint", run.get("base_url")), ("model", run.get("model")))
+        if _str(value)
+    ]
+    return "simulated", [
+        f"{where} names agent {quote(recorded)}"
+        + (f" ({', '.join(named)})" if named else "")
+        + ": ignored; the session resumes with the simulated agent (the agent, endpoint and "
+        f"model are yours to choose: --agent, {ENV_BASE_URL}, {ENV_MODEL})"
+    ]
+
+
+def _ignored_endpoint(session: str, run: Mapping[str, Any], config: OpenAIConfig) -> list[str]:
+    """What a resumed openai session's run.json names other than the user's configuration."""
+    named = []
+    base_url = _str(run.get("base_url"))
+    if base_url is not None and base_url.rstrip("/") != config.base_url:
+        named.append(f"endpoint {quote(base_url)}")
+    model = _str(run.get("model"))
+    if model is not None and model != config.model:
+        named.append(f"model {quote(model)}")
+    if not named:
+        return []
+    return [
+        f"sessions/{session}/run.json names {' and '.join(named)}: ignored (a resumed session "
+        "uses your configuration)"
+    ]
 
 
 def _check_goal(goal: str | None) -> str:

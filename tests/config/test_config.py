@@ -32,6 +32,7 @@ def test_found_from_a_subfolder_and_resolved(
 ) -> None:
     (project / ".clm-policy.yaml").write_text(CONFIG + "memory: ../shared-memory\n")
     monkeypatch.chdir(project / "src" / "deep")
+    assert invoke("trust").exit_code == 0  # another memory: the person trusts the file
     config = load_config()
     assert config.path == str(project / ".clm-policy.yaml")
     assert (setting("policy", None, config), setting("profile", None, config)) == (

@@ -552,7 +552,7 @@ def test_a_failing_endpoint_stops_the_run_and_saves_it(
     assert result.stderr == (
         f"clm-policy: POST {endpoint.url}/chat/completions: {message}; session {session} is "
         f"saved at step 2 (stopped: endpoint_error); to go on: clm-policy run --memory {mem} "
-        f"--resume {session}\n"
+        f"--resume {session} --agent openai\n"
     )
     assert (
         git(mem, "log", "-1", "--format=%s") == f"clm(session): {session} step 2, endpoint_error\n"
@@ -577,7 +577,9 @@ def test_a_stopped_session_resumes_with_its_conversation(
     failed = invoke("run", "--agent", "openai", "--goal", "g", "--memory", str(mem))
     assert failed.exit_code == 2
     session = f"openai-{TODAY}"
-    again = invoke("run", "--memory", str(mem), "--resume", session, "--format", "json")
+    again = invoke(
+        "run", "--memory", str(mem), "--resume", session, "--agent", "openai", "--format", "json"
+    )
     assert again.exit_code == 0, again.stderr
     out = json.loads(again.stdout)
     assert (out["agent"], out["stopped_reason"], out["steps"]) == ("openai", "completed", 1)
@@ -652,4 +654,7 @@ def test_options_of_the_other_agent_are_refused(tmp_path: Path) -> None:
         "run", "--memory", str(tmp_path / "mem"), "--resume", "demo", "--agent", "openai"
     )
     assert wrong.exit_code == 2
-    assert wrong.stderr == "clm-policy: session 'demo' was run with --agent simulated, not openai\n"
+    assert wrong.stderr == (
+        "clm-policy: session 'demo' was run with the simulated agent (its scenario is in "
+        "sessions/demo/run.json): --agent openai cannot resume it\n"
+    )

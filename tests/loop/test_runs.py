@@ -188,7 +188,11 @@ def test_a_resume_takes_limits_given_anew(stopped: Path) -> None:
 @pytest.mark.parametrize(
     ("given", "message"),
     [
-        ({"agent": "openai"}, "session 'scenario-b' was run with --agent simulated, not openai"),
+        (
+            {"agent": "openai"},
+            "session 'scenario-b' was run with the simulated agent (its scenario is in "
+            "sessions/scenario-b/run.json): --agent openai cannot resume it",
+        ),
         ({"goal": "g"}, "--goal: session 'scenario-b' keeps the goal it was started with"),
     ],
 )

@@ -66,15 +66,24 @@ class Hook:
         self.policy_ref: str = setting("policy", policy_ref, self.config) or "default"
         self.profile = setting("profile", profile, self.config)
         self._memory = memory
-        self.remote = setting("remote", None, self.config)
+        self._memory_path: str | None = None
         self.name = str(event.get("hook_event_name") or "")
 
     @property
     def memory(self) -> str:
         """The memory repository (worked out when a handler needs it: most prompts don't)."""
-        from clm_policy.config.project import memory_path
+        if self._memory_path is None:
+            from clm_policy.config.project import memory_path
 
-        return memory_path(self._memory, self.config)
+            self._memory_path = memory_path(self._memory, self.config)
+        return self._memory_path
+
+    @property
+    def remote(self) -> str | None:
+        """Where handoffs are pushed: $CLM_POLICY_REMOTE, else a trusted file's ``remote``."""
+        from clm_policy.config.project import setting
+
+        return setting("remote", None, self.config)
 
     # -- what the transcript says -------------------------------------------------------------
 
@@ -449,12 +458,74 @@ def run_hook(raw: bytes, agent: str, handlers: Handlers, **options: str | None) 
             raise InputError("hook input is not a JSON object")
         hook = Hook(event, agent, **options)
         handler = handlers.get(hook.name)
-        return handler(hook) if handler is not None else NOTHING
+        return with_trust_notice(hook, handler(hook) if handler is not None else NOTHING)
     except KeyboardInterrupt:
         raise
     except Exception as exc:
         log(f"{type(exc).__name__}: {exc}", exc if not isinstance(exc, ClmError) else None)
+        from clm_policy.config.trust import take_ignored
+
+        take_ignored()  # a hook speaks on stdout, in its reply, or not at all
         return NOTHING
+
+
+NOTICES_NAME = "trust-notices.json"
+NOTICES_KEPT = 500
+
+
+def with_trust_notice(hook: Hook, reply: HookReply) -> HookReply:
+    """``reply``, telling the person (``systemMessage``) what the project's configuration may
+    not choose until they trust it — once per session and content of the file, not on every
+    prompt. Cheap when the file names no memory or remote: nothing is read."""
+    from clm_policy.config.project import NEEDS_TRUST
+    from clm_policy.config.trust import take_ignored
+
+    config = hook.config
+    if config.path is None or not any(key in config.values for key in NEEDS_TRUST):
+        return reply
+    try:
+        _ = hook.memory, hook.remote  # each notes what it ignored
+        ignored = take_ignored()
+        if not ignored or reply.exit_code != 0:  # exit 2: Claude Code reads stderr only
+            return reply
+        sid = hook.event.get("session_id")
+        fresh = _not_said(sid if isinstance(sid, str) else "", ignored)
+    except Exception as exc:  # the answer matters more than the notice
+        log(f"trust notice: {type(exc).__name__}: {exc}")
+        return reply
+    if not fresh:
+        return reply
+    text = "\n".join(f"clm-policy: {found.notice}" for found in fresh)
+    payload = json.loads(reply.stdout) if reply.stdout.startswith("{") else {}
+    said = payload.get("systemMessage")
+    payload["systemMessage"] = f"{text}\n{said}" if isinstance(said, str) and said else text
+    return HookReply(reply.exit_code, json.dumps(payload), reply.stderr)
+
+
+def _not_said(session: str, ignored: list[Any]) -> list[Any]:
+    """Those of ``ignored`` this session has not been told of (for the file's content now),
+    marked as told. Kept in a private file of the user's state; without it, said again."""
+    from clm_policy.agents.logfile import log_path as path_of
+    from clm_policy.base.digest import sha256_hex
+    from clm_policy.base.privatefiles import read_private, write_private
+
+    where = path_of(NOTICES_NAME)
+    try:
+        said = json.loads(read_private(where, 64 * 1024) or b"[]")
+    except ValueError:
+        said = []
+    said = [k for k in said if isinstance(k, str)] if isinstance(said, list) else []
+    fresh = []
+    for found in ignored:
+        key = sha256_hex(
+            "\0".join((session, found.path, found.digest, *found.keys)).encode("utf-8")
+        )[:32]
+        if key not in said:
+            fresh.append(found)
+            said.append(key)
+    if fresh:
+        write_private(os.path.dirname(where), NOTICES_NAME, json.dumps(said[-NOTICES_KEPT:]))
+    return fresh
 
 
 def log_path() -> Path:

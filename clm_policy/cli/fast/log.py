@@ -51,11 +51,14 @@ def answer(args: list[str]) -> tuple[int, str, str] | None:
         return None
     from clm_policy.base.errors import ClmError
     from clm_policy.config.project import memory_path
+    from clm_policy.config.trust import take_ignored
 
     try:
         root = memory_path(values["memory"])
     except ClmError:
         return None
+    if take_ignored():
+        return None  # an untrusted project file: click's path says what it ignored
     if not _plainly_a_memory_repository(root):
         return None  # click's path says what it is instead
     from clm_policy.memory.audit import log_args, new_nonce

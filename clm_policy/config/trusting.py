@@ -1,0 +1,115 @@
+"""What ``clm-policy trust`` does: trust a project's configuration file as it is now, list the
+files trusted and how each is now, forget one (the record: clm_policy.config.trust)."""
+
+from __future__ import annotations
+
+import os
+
+from clm_policy.base.errors import InputError, Location
+from clm_policy.base.record import Record
+from clm_policy.config.trust import (
+    CHANGED,
+    TRUSTED,
+    TrustedFile,
+    key_of,
+    revoke,
+    trust,
+    trusted_files,
+)
+
+
+class Trusted(Record):
+    """A configuration just trusted: its record, and what it chooses now (``memory``, the
+    repository its ``memory:`` names, resolved; ``remote``; None where it names none or names
+    the project's default memory)."""
+
+    FIELDS = ("record", "memory", "remote")
+    __slots__ = FIELDS
+
+    def __init__(self, record: TrustedFile, memory: str | None, remote: str | None) -> None:
+        self.record = record
+        self.memory = memory
+        self.remote = remote
+
+
+class Listed(Record):
+    """A record and how its file is now: :data:`TRUSTED`, :data:`CHANGED`, ``missing`` (no
+    such file) or ``unreadable``."""
+
+    FIELDS = ("record", "state")
+    __slots__ = FIELDS
+
+    def __init__(self, record: TrustedFile, state: str) -> None:
+        self.record = record
+        self.state = state
+
+
+def config_file(target: str | None, *, existing: bool = True) -> str:
+    """The configuration file ``target`` names (absolute): a ``.clm-policy.yaml``, or a folder
+    — the configuration in effect there, found upward as the hooks find it; None: the working
+    directory's. ``existing=False`` (to revoke): a file that is gone is named all the same."""
+    from clm_policy.config.project import FILENAME, find_config
+    from clm_policy.formats.textio import path_kind
+
+    start = target if target is not None else os.getcwd()
+    kind = path_kind(start)
+    if kind == "folder":
+        found = find_config(start)
+        if found is None:
+            raise InputError(f"no {FILENAME} in {os.path.abspath(start)} or a folder above it")
+        return found
+    if kind == "missing" and existing:
+        raise InputError("no such file", Location(start))
+    if os.path.basename(start) != FILENAME:
+        raise InputError(
+            f"not a {FILENAME} (clm-policy reads only files of that name)", Location(start)
+        )
+    return os.path.abspath(start)
+
+
+def trust_config(target: str | None) -> Trusted:
+    """Trust the configuration ``target`` names (see :func:`config_file`) as it is now: it is
+    read and checked first (any problem is an :class:`InputError` at ``file:line:col``), and
+    the SHA-256 of the bytes read is recorded."""
+    from clm_policy.config.project import (
+        ProjectConfig,
+        from_file,
+        is_default_memory,
+        read_config,
+    )
+
+    path = config_file(target)
+    values, digest = read_config(path)
+    record = trust(path, digest)
+    config = ProjectConfig(path, os.path.dirname(path), values, digest)
+    memory = from_file("memory", config)
+    if memory is not None and is_default_memory(config, memory):
+        memory = None
+    return Trusted(record, memory, from_file("remote", config))
+
+
+def listing() -> list[Listed]:
+    """Every record with how its file is now (each file read, at most 64 KiB)."""
+    from clm_policy.base.digest import sha256_hex
+    from clm_policy.config.project import MAX_SIZE
+    from clm_policy.formats.textio import path_kind, read_bytes
+
+    found = []
+    for record in trusted_files():
+        if path_kind(record.path) == "missing":
+            found.append(Listed(record, "missing"))
+            continue
+        try:
+            data = read_bytes(record.path, limit=MAX_SIZE, what="configuration")
+        except InputError:
+            found.append(Listed(record, "unreadable"))
+            continue
+        found.append(Listed(record, TRUSTED if sha256_hex(data) == record.sha256 else CHANGED))
+    return found
+
+
+def revoke_config(target: str | None) -> tuple[str, bool]:
+    """Forget the trust in the configuration ``target`` names (it need not exist any more):
+    its path, and whether it was trusted."""
+    path = config_file(target, existing=False)
+    return key_of(path), revoke(path) is not None
