@@ -121,8 +121,10 @@ def _claude_code_hook() -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         from clm_policy.agents.hooks.claude_code import run_claude_hook
+        from clm_policy.agents.hooks.shared import MAX_INPUT
+        from clm_policy.base.stdin import read_stdin
 
-        reply = run_claude_hook(sys.stdin.buffer.read() if sys.stdin is not None else b"")
+        reply = run_claude_hook(read_stdin(MAX_INPUT))
         if reply.stdout:
             os.write(1, f"{reply.stdout}\n".encode())
         if reply.stderr:

@@ -3,7 +3,6 @@ print the hooks."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -78,9 +77,11 @@ def claude_code(
         click.echo(text)
         return code
     from clm_policy.agents.hooks.claude_code import run_claude_hook
+    from clm_policy.agents.hooks.shared import MAX_INPUT
+    from clm_policy.base.stdin import read_stdin
 
     reply = run_claude_hook(
-        sys.stdin.buffer.read(), policy_ref=policy_ref, profile=profile, memory=memory
+        read_stdin(MAX_INPUT), policy_ref=policy_ref, profile=profile, memory=memory
     )
     if reply.stdout:
         click.echo(reply.stdout)
@@ -118,9 +119,11 @@ def codex(
         click.echo(json.dumps(settings_snippet(executable()), indent=2))
         return 0
     from clm_policy.agents.hooks.codex import run_codex_hook
+    from clm_policy.agents.hooks.shared import MAX_INPUT
+    from clm_policy.base.stdin import read_stdin
 
     reply = run_codex_hook(
-        sys.stdin.buffer.read(), policy_ref=policy_ref, profile=profile, memory=memory
+        read_stdin(MAX_INPUT), policy_ref=policy_ref, profile=profile, memory=memory
     )
     if reply.stdout:
         click.echo(reply.stdout)

@@ -150,7 +150,7 @@ def _read(values: dict[str, Any]) -> tuple[StateLike, TranscriptReading | None]:
 
     source = values["state_src"]
     if source == "-":
-        file, raw = "<stdin>", _take_stdin(STATE_LIMIT + 1)
+        file, raw = "<stdin>", _take_stdin(STATE_LIMIT)
         text = decode(raw, file, STATE_LIMIT, "state")
     else:
         file, text = source, read_text(source, source, limit=STATE_LIMIT, what="state")
@@ -161,14 +161,16 @@ def _read(values: dict[str, Any]) -> tuple[StateLike, TranscriptReading | None]:
 
 
 def _take_stdin(limit: int) -> bytes:
-    """Standard input's bytes (at most ``limit``), left in place for click's path: should
+    """Standard input's bytes (at most ``limit`` + 1), left in place for click's path: should
     this one decline, the command runs again on the same input."""
     import io
     import sys
 
+    from clm_policy.base.stdin import read_stdin
+
     if sys.stdin is None:
         raise Declined("--state -")
-    raw = sys.stdin.buffer.read(limit)
+    raw = read_stdin(limit)
     sys.stdin = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8")
     return raw
 
