@@ -16,7 +16,7 @@ is harmless.
 from __future__ import annotations
 
 from clm_policy.cli.fast import args as quickargs
-from clm_policy.cli.fast.args import Declined, write_all
+from clm_policy.cli.fast.args import Declined
 from clm_policy.models.enums import MAX_COUNT, TaskStatus
 
 TYPE_CHECKING = False
@@ -95,10 +95,7 @@ def answer(args: list[str]) -> str | None:
         outcome = policy.outcome(state, profile, force=values["force"])
     except (ClmError, Declined):
         return None  # click reports it, with its position and in the chosen format
-    text = render(outcome, values["fmt"], reading)
-    if "\x1b" in text:
-        return None  # click.echo strips terminal escapes from what is not a terminal
-    return text
+    return render(outcome, values["fmt"], reading)
 
 
 def _state(values: dict[str, Any]) -> tuple[StateLike | None, TranscriptReading | None]:
@@ -239,13 +236,4 @@ def parse_signal(text: str) -> tuple[str, SignalValue]:
     return name.strip(), value
 
 
-def encoded(text: str) -> bytes | None:
-    """``text`` and a newline as UTF-8, or None when it holds what UTF-8 cannot carry (a
-    path's undecodable bytes): click's path knows how to print those."""
-    try:
-        return f"{text}\n".encode()
-    except UnicodeEncodeError:
-        return None
-
-
-__all__ = ["answer", "encoded", "parse", "parse_signal", "render", "write_all"]
+__all__ = ["answer", "parse", "parse_signal", "render"]
