@@ -368,6 +368,25 @@ def test_stop_blocks_once_then_commits_the_handoff(project: Path) -> None:
     assert hook(project, stop).stdout == ""
 
 
+def test_a_failed_push_leaves_no_token_in_the_log(project: Path) -> None:
+    token = "ghp_" + "Zx8Kq2Lm9Nv4Bc7Df1Gh5Jk3Pw6Rt0Ys2Ua4E"
+    remote = f"https://clm-bot:{token}@127.0.0.1:1/team/memory.git"  # nothing listens there
+    (project / ".clm-policy.yaml").write_text(
+        f"version: 1\npolicy: claude-code\nprofile: coding\nremote: {remote}\n"
+    )
+    path = transcript(project / "t.jsonl", 155_000)
+    stop = {"hook_event_name": "Stop", "stop_hook_active": True, "transcript_path": str(path)}
+    done = hook(project, {**stop, "last_assistant_message": "Goal: commas. Next: release."})
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    logged = log_path().read_text()
+    assert " PushError: the handoff is committed locally (" in logged
+    assert (
+        "but pushing it to 'https://***@127.0.0.1:1/team/memory.git' failed: git push "
+        "https://***@127.0.0.1:1/team/memory.git main failed: "
+    ) in logged
+    assert token[:8] not in logged
+
+
 def test_stop_below_the_limit_and_with_stop_hook_active_never_blocks(project: Path) -> None:
     path = transcript(project / "t.jsonl", 40_000)
     for active in (False, True):
