@@ -24,7 +24,7 @@ def mask_credentials(text: str) -> str:
     """``text`` with the user information of every ``scheme://user[:password]@host`` replaced
     by :data:`MASK` (all of it up to the last ``@`` before the host: a password may hold an
     unescaped ``@``)."""
-    if "://" not in text or "@" not in text:
+    if "@" not in text or "://" not in text:
         return text
     if not _URL:
         import re

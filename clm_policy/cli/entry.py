@@ -123,13 +123,15 @@ def _claude_code_hook() -> None:
         from clm_policy.agents.hooks.claude_code import run_claude_hook
         from clm_policy.agents.hooks.shared import MAX_INPUT
         from clm_policy.base.stdin import read_stdin
-        from clm_policy.base.termsafe import write_fd
 
         reply = run_claude_hook(read_stdin(MAX_INPUT))
-        if reply.stdout:
-            write_fd(1, reply.stdout)
-        if reply.stderr:
-            write_fd(2, reply.stderr)
+        if reply.stdout or reply.stderr:  # (a prompt that continues says nothing)
+            from clm_policy.base.termsafe import write_fd
+
+            if reply.stdout:
+                write_fd(1, reply.stdout)
+            if reply.stderr:
+                write_fd(2, reply.stderr)
     except KeyboardInterrupt:
         sys.exit(EXIT_INTERRUPTED)
     except OSError:  # Claude Code stopped reading: nothing more to say
