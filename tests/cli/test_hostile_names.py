@@ -13,7 +13,6 @@ C1 control, a carriage return rewrites the line, U+202E shows the rest reversed.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -51,13 +50,14 @@ def clm(cwd: Path, *args: str, stdin: bytes = b"") -> tuple[int, str, str]:
     return done.returncode, out, err
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A project holding the hostile names: a policy file (named after its file: no
     ``name:``), a broken one (for lint's problems), a policy test, and a memory repository
     with a compaction of a session whose goal holds them and a foreign commit."""
-    root = tmp_path_factory.mktemp("hostile")
-    os.environ["XDG_STATE_HOME"] = str(root / "state")  # (the autouse fixture isolates the rest)
+    root = tmp_path / "hostile"
+    root.mkdir()
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     (root / POLICY).write_text(
         "version: 1\n"
         f"description: {json.dumps('a ' + LINK)}\n"
