@@ -22,9 +22,10 @@ def log_path(name: str) -> str:
     return os.path.join(base, "clm-policy", name)
 
 
-def append(name: str, text: str, limit: int) -> None:
-    """Append ``text`` (one stamped line and, for an error, its traceback) to the log
-    ``name``. Logging never fails."""
+def append(name: str, text: str, limit: int, detail: str = "") -> None:
+    """Append ``text`` to the log ``name`` as one stamped line, whatever it holds (a newline
+    in a file name cannot start a line of its own), and ``detail`` (a traceback) after it.
+    Logging never fails."""
     import time
 
     try:
@@ -35,11 +36,10 @@ def append(name: str, text: str, limit: int) -> None:
                 os.replace(path, path + ".1")
         except FileNotFoundError:
             pass
-        first, _, rest = text.partition("\n")
         # made safe before it is cut: a cut must not leave half a URL's credentials unmasked
-        first = terminal_safe(" ".join(first.split()), lines=False)[:1000]
+        first = terminal_safe(text, lines=False)[:1000]
         line = f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')} {first}\n"
-        rest = terminal_safe(rest)[-4000:]
+        rest = terminal_safe(detail)[-4000:]
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
         fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), 0o600)
         try:

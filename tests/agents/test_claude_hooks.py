@@ -521,6 +521,15 @@ def test_problems_are_logged(project: Path) -> None:
     assert "/nonexistent/x.jsonl" in logged
 
 
+def test_the_log_shows_no_control_character(project: Path) -> None:
+    name = "/nonexistent/\x1b]0;pwn\x07\u202e\nforged line.jsonl"
+    event = {"hook_event_name": "UserPromptSubmit", "transcript_path": name, "session_id": SESSION}
+    assert run_claude_hook(json.dumps(event).encode()).exit_code == 0
+    logged = log_path().read_text()
+    assert "/nonexistent/\\x1b]0;pwn\\x07\\u202e\\nforged line.jsonl" in logged
+    assert logged.count("\n") == 1  # one line
+
+
 def test_a_truncated_last_line_is_normal(project: Path) -> None:
     path = transcript(project / "t.jsonl", 130_000)
     with path.open("a") as fh:

@@ -527,9 +527,9 @@ def log(line: str, exc: BaseException | None = None) -> None:
     """Append ``line`` (and a traceback for an unexpected error) to the hook log."""
     from clm_policy.agents.logfile import append
 
-    text = line
+    detail = ""
     if exc is not None:
         import traceback
 
-        text += "\n" + "".join(traceback.format_exception(exc))
-    append(LOG_NAME, text, LOG_LIMIT)
+        detail = "".join(traceback.format_exception(exc))
+    append(LOG_NAME, line, LOG_LIMIT, detail)
