@@ -3,11 +3,16 @@ a problem goes to ``$XDG_STATE_HOME/clm-policy/<name>`` (``~/.local/state`` when
 
 Best effort and cheap to import (the status line runs on every refresh): a log past its limit
 is moved to ``<name>.1``; the file is the user's own (0600) and never followed through a link.
+What it says came from the hook's input, a transcript or git: each line passes
+:func:`~clm_policy.base.termsafe.terminal_safe` (no control character, no credentials in a URL),
+so that ``tail hook.log`` on a terminal is as safe as the hook's own output.
 """
 
 from __future__ import annotations
 
 import os
+
+from clm_policy.base.termsafe import terminal_safe
 
 
 def log_path(name: str) -> str:
@@ -17,9 +22,10 @@ def log_path(name: str) -> str:
     return os.path.join(base, "clm-policy", name)
 
 
-def append(name: str, text: str, limit: int) -> None:
-    """Append ``text`` (one stamped line and, for an error, its traceback) to the log
-    ``name``. Logging never fails."""
+def append(name: str, text: str, limit: int, detail: str = "") -> None:
+    """Append ``text`` to the log ``name`` as one stamped line, whatever it holds (a newline
+    in a file name cannot start a line of its own), and ``detail`` (a traceback) after it.
+    Logging never fails."""
     import time
 
     try:
@@ -30,12 +36,14 @@ def append(name: str, text: str, limit: int) -> None:
                 os.replace(path, path + ".1")
         except FileNotFoundError:
             pass
-        first, _, rest = text.partition("\n")
-        line = f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')} {' '.join(first.split())[:1000]}\n"
+        # made safe before it is cut: a cut must not leave half a URL's credentials unmasked
+        first = terminal_safe(text, lines=False)[:1000]
+        line = f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')} {first}\n"
+        rest = terminal_safe(detail)[-4000:]
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
         fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), 0o600)
         try:
-            os.write(fd, (line + rest[-4000:]).encode("utf-8", "replace"))
+            os.write(fd, (line + rest).encode())
         finally:
             os.close(fd)
     except Exception:

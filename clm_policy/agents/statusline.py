@@ -158,13 +158,12 @@ def parse_args(argv: list[str]) -> dict[str, str]:
 
 
 def read_stdin(stdin: BinaryIO | None) -> bytes:
-    """At most one byte more than :data:`STDIN_LIMIT` of standard input."""
+    """At most one byte more than :data:`STDIN_LIMIT` of ``stdin`` (standard input's bytes)."""
     if stdin is None:
         return b""
-    try:
-        return stdin.read(STDIN_LIMIT + 1)
-    except (OSError, ValueError):
-        return b""
+    from clm_policy.base.stdin import read_stdin as read_bounded
+
+    return read_bounded(STDIN_LIMIT, stdin)
 
 
 def status_line(raw: bytes, policy: str | None = None, profile: str | None = None) -> str:

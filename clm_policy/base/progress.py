@@ -12,6 +12,8 @@ from __future__ import annotations
 import sys
 import time
 
+from clm_policy.base.termsafe import terminal_safe
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import TracebackType
@@ -73,7 +75,9 @@ class Progress:
             text = f"{self.label}: {self.done:,}/{self.total:,} ({share:.0%})"
         else:
             text = f"{self.label}: {self.done:,}"
+        text = terminal_safe(text, lines=False)
         self._width = max(self._width, len(text))
+        # the one control character written on purpose: back to the start of the line
         self.stream.write("\r" + text.ljust(self._width))
         self.stream.flush()
 

@@ -6,6 +6,7 @@ import json
 
 import click
 
+from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option, memory_option, policy_option, profile_option
 
 
@@ -78,7 +79,7 @@ def calibrate(
         data = found.as_dict()
         made = [e.__dict__ | {"location": str(e.location)} for e in edits or ()]
         data["written"] = made if target is not None else None
-        click.echo(json.dumps(data, indent=2))
+        echo(json.dumps(data, indent=2))
     else:
-        click.echo(calibration_text(found, edits, target), nl=False)
+        echo(calibration_text(found, edits, target), nl=False)
     return 0

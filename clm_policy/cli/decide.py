@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from clm_policy.base.errors import StateError
+from clm_policy.base.termsafe import echo
 from clm_policy.cli.fast.decide import from_transcript, parse_signal, render, transcript_note
 from clm_policy.cli.options import (
     format_option,
@@ -196,10 +197,10 @@ def _decide(
         if fmt == "json":
             payload.update(from_transcript(reading))
             payload["explain"] = explanation.model_dump(mode="json", exclude={"decision"})
-            click.echo(json.dumps(payload, indent=2))
+            echo(json.dumps(payload, indent=2))
         else:
-            click.echo(render_explanation(explanation) + transcript_note(reading))
+            echo(render_explanation(explanation) + transcript_note(reading))
         return 0
     outcome = policy.outcome(state, profile, force=force)
-    click.echo(render(outcome, fmt, reading))
+    echo(render(outcome, fmt, reading))
     return 0

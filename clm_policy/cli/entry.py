@@ -61,8 +61,10 @@ def _statusline() -> None:
     line = fast_main(sys.argv[2:], sys.stdin.buffer if sys.stdin is not None else None)
     if line is None:
         return
+    from clm_policy.base.termsafe import write_fd
+
     try:  # noqa: SIM105 (contextlib would cost import time here)
-        os.write(1, f"{line}\n".encode())
+        write_fd(1, line, lines=False)  # one line, whatever a name in it holds
     except OSError:  # Claude Code stopped reading (a newer refresh replaced this one)
         pass
     sys.exit(0)
@@ -75,13 +77,13 @@ def _decide() -> None:
     if not _IGNORED:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        from clm_policy.cli.fast.decide import answer, encoded, write_all
+        from clm_policy.base.termsafe import write_fd
+        from clm_policy.cli.fast.decide import answer
 
         text = answer(sys.argv[2:])
-        data = encoded(text) if text is not None else None
-        if data is None:
+        if text is None:
             return
-        write_all(data)
+        write_fd(1, text)
     except KeyboardInterrupt:
         os.write(2, b"clm-policy: interrupted\n")
         sys.exit(EXIT_INTERRUPTED)
@@ -94,19 +96,17 @@ def _log() -> None:
     if not _IGNORED:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        from clm_policy.cli.fast.args import write_all
+        from clm_policy.base.termsafe import write_fd
         from clm_policy.cli.fast.log import answer
 
         done = answer(sys.argv[2:])
         if done is None:
             return
         status, out, err = done
-        if out:
-            data = f"{out}\n".encode()
-            if not write_all(data):
-                sys.exit(0)
+        if out and not write_fd(1, out):
+            sys.exit(0)
         if err:
-            os.write(2, f"{err}\n".encode())
+            write_fd(2, err)
     except KeyboardInterrupt:
         os.write(2, b"clm-policy: interrupted\n")
         sys.exit(EXIT_INTERRUPTED)
@@ -121,12 +121,17 @@ def _claude_code_hook() -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         from clm_policy.agents.hooks.claude_code import run_claude_hook
+        from clm_policy.agents.hooks.shared import MAX_INPUT
+        from clm_policy.base.stdin import read_stdin
 
-        reply = run_claude_hook(sys.stdin.buffer.read() if sys.stdin is not None else b"")
-        if reply.stdout:
-            os.write(1, f"{reply.stdout}\n".encode())
-        if reply.stderr:
-            os.write(2, f"{reply.stderr}\n".encode())
+        reply = run_claude_hook(read_stdin(MAX_INPUT))
+        if reply.stdout or reply.stderr:  # (a prompt that continues says nothing)
+            from clm_policy.base.termsafe import write_fd
+
+            if reply.stdout:
+                write_fd(1, reply.stdout)
+            if reply.stderr:
+                write_fd(2, reply.stderr)
     except KeyboardInterrupt:
         sys.exit(EXIT_INTERRUPTED)
     except OSError:  # Claude Code stopped reading: nothing more to say

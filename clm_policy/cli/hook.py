@@ -3,11 +3,11 @@ print the hooks."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
+from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import memory_option, policy_option, profile_option
 
 OVERRIDE = "Override the project's."
@@ -75,17 +75,19 @@ def claude_code(
         from clm_policy.agents.hooks.claude_settings import settings_command
 
         code, text = settings_command(print_settings, install, scope, force, Path.cwd())
-        click.echo(text)
+        echo(text)
         return code
     from clm_policy.agents.hooks.claude_code import run_claude_hook
+    from clm_policy.agents.hooks.shared import MAX_INPUT
+    from clm_policy.base.stdin import read_stdin
 
     reply = run_claude_hook(
-        sys.stdin.buffer.read(), policy_ref=policy_ref, profile=profile, memory=memory
+        read_stdin(MAX_INPUT), policy_ref=policy_ref, profile=profile, memory=memory
     )
     if reply.stdout:
-        click.echo(reply.stdout)
+        echo(reply.stdout)
     if reply.stderr:
-        click.echo(reply.stderr, err=True)
+        echo(reply.stderr, err=True)
     return reply.exit_code
 
 
@@ -115,15 +117,17 @@ def codex(
         from clm_policy.agents.hooks.claude_settings import executable
         from clm_policy.agents.hooks.codex import settings_snippet
 
-        click.echo(json.dumps(settings_snippet(executable()), indent=2))
+        echo(json.dumps(settings_snippet(executable()), indent=2))
         return 0
     from clm_policy.agents.hooks.codex import run_codex_hook
+    from clm_policy.agents.hooks.shared import MAX_INPUT
+    from clm_policy.base.stdin import read_stdin
 
     reply = run_codex_hook(
-        sys.stdin.buffer.read(), policy_ref=policy_ref, profile=profile, memory=memory
+        read_stdin(MAX_INPUT), policy_ref=policy_ref, profile=profile, memory=memory
     )
     if reply.stdout:
-        click.echo(reply.stdout)
+        echo(reply.stdout)
     if reply.stderr:
-        click.echo(reply.stderr, err=True)
+        echo(reply.stderr, err=True)
     return reply.exit_code

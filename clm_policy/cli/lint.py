@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from clm_policy.base.errors import InputError
+from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option, output_option
 from clm_policy.cli.report_file import check_output, write_report
 
@@ -52,7 +53,7 @@ def lint(
     if list_checks:
         width = max(len(m.ID) for m in CHECKS)
         for module in CHECKS:
-            click.echo(f"{module.ID:<{width}}  {module.LEVEL:<7}  {summary(module)}")
+            echo(f"{module.ID:<{width}}  {module.LEVEL:<7}  {summary(module)}")
         return 0
     from clm_policy import __version__
     from clm_policy.lint.runner import lint_paths
@@ -74,7 +75,7 @@ def lint(
     if output is not None:
         write_report(output, rendered)
     else:
-        click.echo(rendered, nl=False)
+        echo(rendered, nl=False)
     if fmt == "text" or output is not None:
-        click.echo(formats.summary(report), err=True)
+        echo(formats.summary(report), err=True)
     return 1 if report.failed(strict) else 0

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import click
 
 from clm_policy.base.errors import ClmError
+from clm_policy.base.termsafe import echo
 
 # Each command lives in its own module, imported only when that command runs: a one-shot
 # `decide` does not pay for the others, and `clm-policy --help` lists them from SUMMARIES.
@@ -179,7 +180,7 @@ def warn_ignored() -> None:
     from clm_policy.config.trust import take_ignored
 
     for found in take_ignored():
-        click.echo(f"clm-policy: {found.notice}", err=True)
+        echo(f"clm-policy: {found.notice}", err=True)
 
 
 def _run(args: list[str]) -> int:
@@ -189,14 +190,18 @@ def _run(args: list[str]) -> int:
         return exc.exit_code
     except (KeyboardInterrupt, click.exceptions.Abort) as exc:
         if isinstance(exc, KeyboardInterrupt) or isinstance(exc.__context__, KeyboardInterrupt):
-            click.echo("clm-policy: interrupted", err=True)
+            echo("clm-policy: interrupted", err=True)
             return EXIT_INTERRUPTED
         return _fail(args, EXIT_INPUT, "clm-policy: aborted")
     except click.ClickException as exc:
         code = EXIT_INPUT if exc.exit_code == 2 else exc.exit_code
         if _wants_json(args):
             return _fail(args, code, exc.format_message())
-        exc.show()
+        import io
+
+        shown = io.StringIO()  # click's words (usage, hint, error), through the one printer
+        exc.show(file=shown)
+        echo(shown.getvalue(), err=True, nl=False)
         return code
     except ClmError as exc:
         text = str(exc) if exc.location is not None else f"clm-policy: {exc}"
@@ -205,7 +210,7 @@ def _run(args: list[str]) -> int:
         return EXIT_OK
     except Exception as exc:
         if os.environ.get("CLM_POLICY_DEBUG"):
-            traceback.print_exc()
+            echo(traceback.format_exc(), err=True, nl=False)
         return _fail(
             args,
             EXIT_INTERNAL,
@@ -228,7 +233,7 @@ def _wants_json(args: Sequence[str]) -> bool:
 def _fail(args: Sequence[str], code: int, text: str, error: ClmError | None = None) -> int:
     """Report an error: one line on standard error, or a JSON object with ``--format json``."""
     if not _wants_json(args):
-        click.echo(text, err=True)
+        echo(text, err=True)
         return code
     body: dict[str, object] = {"code": code, "message": text}
     if error is not None:
@@ -236,7 +241,7 @@ def _fail(args: Sequence[str], code: int, text: str, error: ClmError | None = No
         if error.location is not None:
             where = error.location
             body.update(file=where.file, line=where.line or None, col=where.col or None)
-    click.echo(json.dumps({"error": body}, indent=2))
+    echo(json.dumps({"error": body}, indent=2))
     return code
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from clm_policy.base.errors import InputError
+from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import EVENTS, format_option, memory_option, session_option
 
 if TYPE_CHECKING:
@@ -58,27 +59,27 @@ def init(directory: str | None, claude_code: bool, project: str, remote: str | N
         written = write_config(root, {"policy": "claude-code", "profile": "coding"}, remote)
         where = root.absolute() / FILENAME
         if written:
-            click.echo(f"wrote {where} (policy claude-code, profile coding)")
+            echo(f"wrote {where} (policy claude-code, profile coding)")
             if remote:  # asked for here: the file is trusted to name it (clm-policy trust)
                 from clm_policy.config.trusting import trust_config
 
                 trust_config(str(where))
-                click.echo(f"trusted it to push handoffs to {remote} (clm-policy trust --list)")
+                echo(f"trusted it to push handoffs to {remote} (clm-policy trust --list)")
         else:
             found = find_config(root)
-            click.echo(f"{found or where}: already there; nothing changed")
+            echo(f"{found or where}: already there; nothing changed")
         directory = directory or memory_path(None)
     elif directory is None:
         raise click.UsageError("give DIR, or --claude-code to set a project up")
     result = init_memory(directory)
     if not result.created:
-        click.echo(f"{directory}: already a clm-policy memory repository; nothing changed")
+        echo(f"{directory}: already a clm-policy memory repository; nothing changed")
     else:
-        click.echo(f"created memory repository {directory} (commit {str(result.commit)[:12]})")
+        echo(f"created memory repository {directory} (commit {str(result.commit)[:12]})")
     if claude_code:
-        click.echo("next: clm-policy hook claude-code --install --project   # the hooks")
+        echo("next: clm-policy hook claude-code --install --project   # the hooks")
     elif result.created:
-        click.echo(f"next: clm-policy compact --memory {directory} --state STATE.json")
+        echo(f"next: clm-policy compact --memory {directory} --state STATE.json")
     return 0
 
 
@@ -114,9 +115,9 @@ def log(
 
     text = render(entries, fmt)
     if text is None:
-        click.echo(NOTHING, err=True)
+        echo(NOTHING, err=True)
     else:
-        click.echo(text)
+        echo(text)
     return 0
 
 
@@ -153,8 +154,8 @@ def show(memory: str, ref: str) -> int:
         if not wanted:
             raise InputError(f"{memory}: commit {ref} records no compaction or handoff")
         for path in wanted:
-            click.echo(f"# {path} @ {commit[:12]}\n")
-            click.echo(repo.show_file(path, commit) or "")
+            echo(f"# {path} @ {commit[:12]}\n")
+            echo(repo.show_file(path, commit) or "")
     return 0
 
 
@@ -166,5 +167,5 @@ def _show_path(repo: Any, memory: str, path: str) -> None:
         text = repo.show_file(path, where) if where else None
         if text is None:
             raise InputError(f"{memory}: no file {path} on any branch")
-        click.echo(f"# {path} @ {where[:12]} (not on the checked-out branch)\n")
-    click.echo(text)
+        echo(f"# {path} @ {where[:12]} (not on the checked-out branch)\n")
+    echo(text)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import (
     format_option,
     memory_option,
@@ -90,7 +91,7 @@ def compact(
     result = done.result
     assert result.recall is not None
     if fmt == "json":
-        click.echo(
+        echo(
             json.dumps(
                 {
                     "event": "compact",
@@ -111,21 +112,21 @@ def compact(
             )
         )
         return 0
-    click.echo(
+    echo(
         f"compacted session {state.session_id} at step {state.step_index} "
         f"({why.rule}): commit {done.commit[:12]}"
     )
-    click.echo(f"  summary   {done.path}")
-    click.echo(
+    echo(f"  summary   {done.path}")
+    echo(
         f"  context   {result.context_before} -> {result.context_after} tokens (estimated), "
         f"{len(result.messages) - 1} recent messages kept"
     )
-    click.echo(f"  redacted  {done.redactions} secret(s)")
-    click.echo(f"  recall    {result.recall.trailer} of the session's facts")
+    echo(f"  redacted  {done.redactions} secret(s)")
+    echo(f"  recall    {result.recall.trailer} of the session's facts")
     if result.summarizer_trailer != "deterministic":
         tried = f" ({result.tried} was asked)" if result.tried else ""
-        click.echo(f"  summary   by {result.summarizer_trailer}{tried}")
-    click.echo(f"  next      clm-policy log --memory {memory} --session {state.session_id}")
+        echo(f"  summary   by {result.summarizer_trailer}{tried}")
+    echo(f"  next      clm-policy log --memory {memory} --session {state.session_id}")
     return 0
 
 
@@ -149,18 +150,18 @@ def _verify_failed(hand: ByHand, done: HandoffOutcome, fmt: str) -> int:
         doc.pop("manifest")
         doc["rationale"] = why.rationale
         doc["recall"] = _recall_json(done.recall)
-        click.echo(json.dumps({**doc, "seed": doc.pop("seed")}, indent=2))
+        echo(json.dumps({**doc, "seed": doc.pop("seed")}, indent=2))
         return 0
-    click.echo(
+    echo(
         f"compaction of session {state.session_id} at step {state.step_index} not committed: "
         f"{why.rationale}"
     )
-    click.echo(
+    echo(
         f"handed off instead ({why.rule}): commit {done.commit[:12]} on "
         f"{done.ref.removeprefix('refs/heads/')}"
     )
-    click.echo(f"  manifest  {done.manifest_path}")
-    click.echo(f"  next safe action: {done.manifest.next_safe_action}")
+    echo(f"  manifest  {done.manifest_path}")
+    echo(f"  next safe action: {done.manifest.next_safe_action}")
     return 0
 
 
@@ -221,24 +222,24 @@ def handoff(
     if fmt == "json":
         doc = _handoff_json(hand, done)
         doc.update(pushed=push, push_attempts=done.push_attempts, pull_request=request)
-        click.echo(json.dumps({**doc, "seed": doc.pop("seed")}, indent=2))
+        echo(json.dumps({**doc, "seed": doc.pop("seed")}, indent=2))
         return 0
-    click.echo(
+    echo(
         f"handed off session {state.session_id} at step {state.step_index} ({why.rule}): "
         f"commit {done.commit[:12]} on {done.ref.removeprefix('refs/heads/')}"
     )
-    click.echo(f"  manifest  {done.manifest_path}")
-    click.echo(f"  for people {done.handoff_path}")
-    click.echo(f"  next safe action: {done.manifest.next_safe_action}")
-    click.echo(f"  redacted  {done.redactions} secret(s)")
+    echo(f"  manifest  {done.manifest_path}")
+    echo(f"  for people {done.handoff_path}")
+    echo(f"  next safe action: {done.manifest.next_safe_action}")
+    echo(f"  redacted  {done.redactions} secret(s)")
     if push:
-        click.echo(f"  pushed to {push} ({done.push_attempts} attempt(s))")
-    click.echo(
+        echo(f"  pushed to {push} ({done.push_attempts} attempt(s))")
+    echo(
         f"  seed      {len(done.seed)} message(s) for the next session (--format json prints them)"
     )
     if request is not None:
-        click.echo(f"  pr body   {pr_body}")
-        click.echo(f"  open it   {request['command']}")
+        echo(f"  pr body   {pr_body}")
+        echo(f"  open it   {request['command']}")
     return 0
 
 

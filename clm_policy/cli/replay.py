@@ -6,6 +6,7 @@ import json
 
 import click
 
+from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option, memory_option, policy_option, profile_option
 
 
@@ -72,10 +73,10 @@ def replay(
         found = replay_transcripts(transcripts, policy_ref, profile, progress=quiet)
         if fmt == "json":  # the text report lists them; JSON lists them, and so does stderr
             for skipped in found.skipped:
-                click.echo(f"clm-policy: skipping {skipped.message}", err=True)
-            click.echo(json.dumps(found.as_dict(), indent=2))
+                echo(f"clm-policy: skipping {skipped.message}", err=True)
+            echo(json.dumps(found.as_dict(), indent=2))
         else:
-            click.echo(transcripts_text(found), nl=False)
+            echo(transcripts_text(found), nl=False)
         return 0
     if profile is not None:
         raise click.UsageError(
@@ -86,5 +87,5 @@ def replay(
 
     result = replay_memory(memory, policy_ref, rev=rev, progress=quiet)
     text = json.dumps(result.as_dict(), indent=2) + "\n" if fmt == "json" else memory_text(result)
-    click.echo(text, nl=False)
+    echo(text, nl=False)
     return 1 if fail_on_change and (result.changed or result.refused) else 0

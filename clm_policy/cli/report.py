@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option, memory_option, policy_option, session_option
 
 if TYPE_CHECKING:
@@ -34,9 +35,9 @@ def _build(memory: str, session: str | None, policy_ref: str, quiet: bool) -> Re
         data = build_report(memory, policy, session=session, progress=start)
     skipped = data.history.skipped
     for problem in skipped[:SKIPPED_SHOWN]:
-        click.echo(f"clm-policy: skipped {problem}", err=True)
+        echo(f"clm-policy: skipped {problem}", err=True)
     if len(skipped) > SKIPPED_SHOWN:
-        click.echo(f"clm-policy: skipped {len(skipped) - SKIPPED_SHOWN} more", err=True)
+        echo(f"clm-policy: skipped {len(skipped) - SKIPPED_SHOWN} more", err=True)
     return data
 
 
@@ -80,15 +81,15 @@ def report(memory: str, session: str | None, policy_ref: str, output: str) -> in
         check_output(output)
     data = _build(memory, session, policy_ref, quiet=False)
     if not data.sessions:
-        click.echo(_nothing(memory), err=True)
+        echo(_nothing(memory), err=True)
         return 0
     page = render(data)
     if output == "-":
-        click.echo(page, nl=False)
+        echo(page, nl=False)
         return 0
     write_report(output, page)
     size = len(page.encode("utf-8"))
-    click.echo(
+    echo(
         f"wrote {output}: {len(data.sessions):,} session(s), {size / 1024:,.0f} KiB "
         f"(open it in a browser)"
     )
@@ -137,10 +138,10 @@ def export(
         check_output(output)
     data = _build(memory, session, policy_ref, quiet=fmt == "json")
     if not data.sessions:
-        click.echo(_nothing(memory), err=True)
+        echo(_nothing(memory), err=True)
     text = as_json(data) if fmt == "json" else as_csv(data, table or "steps")
     if output is None:
-        click.echo(text, nl=False)
+        echo(text, nl=False)
     else:
         write_report(output, text)
     return 0

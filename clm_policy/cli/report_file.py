@@ -1,4 +1,5 @@
-"""``--output FILE`` of ``lint`` and ``test``: checked before any work, written atomically."""
+"""``--output FILE`` of ``lint``, ``test``, ``report`` and ``export``: checked before any work,
+written atomically."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from pathlib import Path
 
 from clm_policy.base.atomicfile import replace
 from clm_policy.base.errors import InputError, Location
+from clm_policy.base.termsafe import terminal_safe
 from clm_policy.formats.textio import path_kind
 
 
@@ -17,8 +19,12 @@ def check_output(path: str) -> None:
 
 
 def write_report(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file, so a reader never sees half."""
+    """Write ``text`` to ``path`` through a temporary file, so a reader never sees half.
+
+    A report file is shown as standard output is (``cat lint.txt`` in a CI log), so it passes
+    the same printer (:func:`~clm_policy.base.termsafe.terminal_safe`); the machine formats
+    (JSON, SARIF, JUnit XML, HTML, CSV) are built with nothing left for it to change."""
     try:
-        replace(path, text.encode("utf-8"))
+        replace(path, terminal_safe(text).encode("utf-8"))
     except OSError as exc:
         raise InputError(f"cannot write the report: {exc.strerror}", Location(path)) from None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from clm_policy.base.termsafe import echo
+
 
 @click.command()
 @click.argument("policy_ref", default="default", metavar="[POLICY]")
@@ -16,5 +18,5 @@ def resolve(policy_ref: str) -> int:
     from clm_policy.policy.compile import load_policy
     from clm_policy.policy.export import resolved_yaml
 
-    click.echo(resolved_yaml(load_policy(policy_ref)), nl=False)
+    echo(resolved_yaml(load_policy(policy_ref)), nl=False)
     return 0

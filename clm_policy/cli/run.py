@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from clm_policy.base.errors import shorten
+from clm_policy.base.termsafe import echo, terminal_safe
 from clm_policy.cli.options import format_option, memory_option, policy_option, profile_option
 
 TIMELINE_ALL = 60  # print every step up to this many; beyond, only compactions and handoffs
@@ -156,27 +157,27 @@ def run(
     state = plan.state
     text = fmt == "text"
     for notice in plan.notices:
-        click.echo(f"clm-policy: {notice}", err=True)
+        echo(f"clm-policy: {notice}", err=True)
     if text:
         verb = "on" if plan.openai is not None else "of"
         what = f"resuming session {resume} {verb}" if plan.resumed else "playing"
         if plan.openai is not None and not plan.resumed:
             what = "working on"
         where = "a new" if plan.create_memory else "the"
-        click.echo(
+        echo(
             f"{what} {shown} under policy {policy.name} (profile {profile_name}) into "
             f"{where} memory repository {memory}"
         )
         if plan.resumed and plan.spec is not None:  # run.json's, unless given anew
-            click.echo(f"  policy {policy.path}, scenario {plan.record['scenario']}")
+            echo(f"  policy {policy.path}, scenario {plan.record['scenario']}")
         elif plan.openai is not None and plan.resumed and plan.openai_from is not None:
             url_from, model_from = plan.openai_from
-            click.echo(
+            echo(
                 f"  endpoint {plan.openai.base_url} ({url_from}), model {plan.openai.model} "
                 f"({model_from})"
             )
         elif plan.openai is not None:
-            click.echo(
+            echo(
                 f"  session {state.session_id}, at most {plan.max_steps} steps; done when the "
                 f"model answers {plan.openai.done_marker!r}"
             )
@@ -187,7 +188,7 @@ def run(
                 "handoff": "it was handed off",
                 "unreadable": "its state does not validate",
             }.get(plan.taken_stopped or "", f"to continue it: clm-policy run --resume {plan.taken}")
-            click.echo(
+            echo(
                 f"session {plan.taken} exists already ({how}); "
                 f"this run is session {state.session_id}"
             )
@@ -197,7 +198,7 @@ def run(
             return
         entry = data["entry"]
         commit = f"commit {entry.commit[:12]}" if entry.commit else ""
-        click.echo(
+        echo(
             f"  step {entry.step:>4}  {entry.context_tokens:>9,} tokens  "
             f"{event:<9} {entry.rule or '-':<15} {commit}"
         )
@@ -211,14 +212,14 @@ def run(
             f"session {state.session_id} step {state.step_index}: {decision.action.value} "
             f"now? ({decision.rationale})"
         )
-        return click.confirm(question, default=True)
+        return click.confirm(terminal_safe(question), default=True)
 
     done = execute(plan, memory, listener=listener, confirmer=confirmer)
     result = done.result
     pending = done.pending.as_dict() if done.pending is not None else None
     code = EXIT_NEEDS_CONFIRMATION if pending is not None else 0
     if fmt == "json":
-        click.echo(
+        echo(
             json.dumps(
                 {
                     "agent": plan.agent,
@@ -245,23 +246,23 @@ def run(
     _timeline(result)
     reply = getattr(done.agent, "last_reply", None)
     if reply is not None:
-        click.echo(f"last reply: {shorten(' '.join(reply.split()), LAST_REPLY)}")
-    click.echo(
+        echo(f"last reply: {shorten(' '.join(reply.split()), LAST_REPLY)}")
+    echo(
         f"stopped: {result.stopped_reason} after {result.steps} steps; "
         f"{result.compact_count} compaction(s), {len(result.handoffs)} handoff(s), "
         f"sessions {', '.join(result.sessions)}"
     )
     if pending is not None:
         final = result.final_state.session_id
-        click.echo(f"pending: {pending['action']} ({pending['trigger']}): {pending['rationale']}")
-        click.echo(f"  confirm with: clm-policy run --memory {memory} --resume {final} --yes")
-    click.echo("next:")
-    click.echo(f"  clm-policy log --memory {memory}                 # why each one happened")
+        echo(f"pending: {pending['action']} ({pending['trigger']}): {pending['rationale']}")
+        echo(f"  confirm with: clm-policy run --memory {memory} --resume {final} --yes")
+    echo("next:")
+    echo(f"  clm-policy log --memory {memory}                 # why each one happened")
     if result.handoffs:
-        click.echo(
+        echo(
             f"  clm-policy show --memory {memory} {result.handoffs[-1].commit[:12]}   # the handoff"
         )
-    click.echo(f"  clm-policy status --memory {memory}              # the sessions")
+    echo(f"  clm-policy status --memory {memory}              # the sessions")
     return code
 
 
@@ -270,13 +271,13 @@ def _timeline(result: Any) -> None:
     shown = (
         entries if len(entries) <= TIMELINE_ALL else [e for e in entries if e.action != "continue"]
     )
-    click.echo("")
-    click.echo("timeline" + ("" if shown is entries else " (compactions and handoffs)") + ":")
+    echo("")
+    echo("timeline" + ("" if shown is entries else " (compactions and handoffs)") + ":")
     width = max([12, *(len(e.session) for e in shown)])
-    click.echo(f"  {'session':<{width}} {'step':>5} {'context':>10}  {'decision':<9} rule")
+    echo(f"  {'session':<{width}} {'step':>5} {'context':>10}  {'decision':<9} rule")
     for e in shown:
-        click.echo(
+        echo(
             f"  {e.session:<{width}} {e.step:>5} {e.context_tokens:>10,}  {e.action:<9} "
             f"{e.rule or '-'}"
         )
-    click.echo("")
+    echo("")

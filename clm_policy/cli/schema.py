@@ -7,6 +7,7 @@ import click
 from clm_policy.base.errors import InputError
 from clm_policy.base.resources import schema_names, schema_path
 from clm_policy.base.suggest import suggest
+from clm_policy.base.termsafe import echo
 
 
 @click.command()
@@ -21,11 +22,11 @@ def schema(name: str | None, list_: bool) -> int:
     names = schema_names()
     if list_ or name is None:
         for known in names:
-            click.echo(known)
+            echo(known)
         return 0
     if name not in names:
         raise InputError(
             f"no schema named '{name}'{suggest(name, names)} (schemas: {', '.join(names)})"
         )
-    click.echo(schema_path(name).read_text(encoding="utf-8"), nl=False)
+    echo(schema_path(name).read_text(encoding="utf-8"), nl=False)
     return 0

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option, memory_option, session_option
 
 
@@ -27,16 +28,16 @@ def status(memory: str, session: str | None, fmt: str) -> int:
 
     found = session_status(memory, session)
     for sid, exc in found.skipped:
-        click.echo(f"clm-policy: skipping session {sid}: {exc}", err=True)
+        echo(f"clm-policy: skipping session {sid}: {exc}", err=True)
     rows = found.rows
     if fmt == "json":
-        click.echo(json.dumps(rows if session is None else rows[0], indent=2))
+        echo(json.dumps(rows if session is None else rows[0], indent=2))
         return 0
     if not rows:
-        click.echo(f"{memory}: no sessions yet (clm-policy run --memory {memory})")
+        echo(f"{memory}: no sessions yet (clm-policy run --memory {memory})")
         return 0
     if session is None:
-        click.echo(
+        echo(
             f"{'session':<16} {'status':<15} {'step':>5} {'context':>10} {'fill':>6} "
             f"{'compact':>7} {'handoff':>7} {'recall':>6}  last decision"
         )
@@ -44,47 +45,47 @@ def status(memory: str, session: str | None, fmt: str) -> int:
             fill = f"{r['fill']:.0%}" if r["fill"] is not None else "-"
             last = r["last_decisions"][-1] if r["last_decisions"] else None
             said = f"{last['action']} ({last.get('trigger') or '-'})" if last else "-"
-            click.echo(
+            echo(
                 f"{r['session']:<16} {r['status']:<15} {r['step']:>5} "
                 f"{r['context_tokens']:>10,} {fill:>6} {r['compactions']:>7} "
                 f"{r['handoffs']:>7} {_recall(r):>6}  {said}"
             )
         for r in rows:
             if r["pending"]:
-                click.echo(
+                echo(
                     f"pending: session {r['session']} awaits confirmation of "
                     f"{r['pending'].get('action')} ({r['pending'].get('trigger') or '-'}); "
                     f"confirm with: clm-policy run --memory {memory} --resume {r['session']} --yes"
                 )
         return 0
     r = rows[0]
-    click.echo(
+    echo(
         f"session   {r['session']}"
         + (f" (continued from {r['parent_session']})" if r["parent_session"] else "")
     )
-    click.echo(f"goal      {r['goal']}")
-    click.echo(f"status    {r['status']} at step {r['step']}; run stopped: {r['stopped'] or '-'}")
-    click.echo(
+    echo(f"goal      {r['goal']}")
+    echo(f"status    {r['status']} at step {r['step']}; run stopped: {r['stopped'] or '-'}")
+    echo(
         f"context   {r['context_tokens']:,} tokens"
         + (f" of {r['context_window']:,}" if r["context_window"] else "")
     )
-    click.echo(f"events    {r['compactions']} compaction(s), {r['handoffs']} handoff(s)")
+    echo(f"events    {r['compactions']} compaction(s), {r['handoffs']} handoff(s)")
     if r["recall"] is not None:
         missing = f"; missing {r['recall_missing']}" if r["recall_missing"] else ""
-        click.echo(
+        echo(
             f"recall    {_recall(r)} ({r['recall_facts']} facts) at the last "
             f"{r['recall_event']}{missing}"
         )
     if r["pending"]:
-        click.echo(
+        echo(
             f"pending   {r['pending'].get('action')}: {r['pending'].get('rationale')} "
             f"(confirm: clm-policy run --memory {memory} --resume {r['session']} --yes)"
         )
     for item in r["blockers"]:
-        click.echo(f"blocker   {item}")
-    click.echo("last decisions:")
+        echo(f"blocker   {item}")
+    echo("last decisions:")
     for d in r["last_decisions"]:
-        click.echo(
+        echo(
             f"  step {d.get('step')}: {d.get('action')} ({d.get('trigger') or '-'}) "
             f"{d.get('rationale')}"
         )
@@ -127,7 +128,7 @@ def signal(memory: str, session: str, phase_done: bool, assignments: tuple[str, 
         raise click.UsageError("give --phase-done and/or NAME=VALUE signals")
     signals = dict(parse_signal(a) for a in assignments)
     done = signal_session(memory, session, signals, phase_done=phase_done, as_written=assignments)
-    click.echo(
+    echo(
         f"signalled session {session}: {done.what} (commit {done.commit[:12]}); "
         f"next: clm-policy run --memory {memory} --resume {session}"
     )

@@ -12,6 +12,7 @@ import sys
 
 import click
 
+from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import policy_option, profile_option
 
 
@@ -47,5 +48,5 @@ def statusline(policy_ref: str | None, profile: str | None) -> int:
     """
     from clm_policy.agents.statusline import read_stdin, status_line
 
-    click.echo(status_line(read_stdin(sys.stdin.buffer), policy_ref, profile))
+    echo(status_line(read_stdin(sys.stdin.buffer), policy_ref, profile), lines=False)
     return 0

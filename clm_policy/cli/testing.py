@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from clm_policy.base.errors import InputError, quote
+from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option, output_option
 from clm_policy.cli.report_file import check_output, write_report
 
@@ -92,8 +93,8 @@ def test(
         lines = results_text.summary_lines(report)
         if fail_under is not None and report.coverage.below(fail_under):
             lines.insert(0, results_text.coverage_lines(report.coverage, fail_under)[-1])
-        click.echo("\n".join(lines), err=True)
+        echo("\n".join(lines), err=True)
     else:
-        click.echo(rendered, nl=False)
+        echo(rendered, nl=False)
     below = fail_under is not None and report.coverage.below(fail_under)
     return 1 if report.failed or below else 0

@@ -7,6 +7,7 @@ import shlex
 
 import click
 
+from clm_policy.base.termsafe import echo
 from clm_policy.config.trust import CHANGED, TRUSTED
 from clm_policy.config.trusting import listing, revoke_config, trust_config
 
@@ -45,26 +46,26 @@ def trust(path: str | None, show_list: bool, revoke: bool) -> int:
     if revoke:
         where, was = revoke_config(path)
         if was:
-            click.echo(f"revoked trust in {where}")
+            echo(f"revoked trust in {where}")
         else:
-            click.echo(f"{where} was not trusted; nothing changed")
+            echo(f"{where} was not trusted; nothing changed")
         return 0
     done = trust_config(path)
     record = done.record
-    click.echo(f"trusted {record.path} (sha256 {record.sha256[:12]})")
+    echo(f"trusted {record.path} (sha256 {record.sha256[:12]})")
     if done.memory is not None:
-        click.echo(f"  memory  {done.memory}")
+        echo(f"  memory  {done.memory}")
     if done.remote is not None:
-        click.echo(f"  remote  {done.remote}")
+        echo(f"  remote  {done.remote}")
     if done.memory is None and done.remote is None:
-        click.echo("  it names no memory other than the project's default and no remote")
+        echo("  it names no memory other than the project's default and no remote")
     return 0
 
 
 def _list() -> int:
     found = listing()
     if not found:
-        click.echo("no trusted configuration files (clm-policy trust PATH trusts one)")
+        echo("no trusted configuration files (clm-policy trust PATH trusts one)")
         return 0
     for entry in found:
         record = entry.record
@@ -72,5 +73,5 @@ def _list() -> int:
         line = f"{state:<10} {record.trusted_at or '-':<20}  {record.path}"
         if entry.state == CHANGED:
             line += f"  (not trusted as it is now: clm-policy trust {shlex.quote(record.path)})"
-        click.echo(line)
+        echo(line)
     return 0

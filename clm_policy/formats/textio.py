@@ -118,9 +118,12 @@ def read_bytes(path: StrPath, display: str | None = None, *, limit: int, what: s
     return data
 
 
-def read_stream(stream: BinaryIO, shown: str, *, limit: int, what: str) -> str:
-    """Read at most ``limit`` bytes of UTF-8 text from ``stream`` (standard input)."""
-    return decode(stream.read(limit + 1), shown, limit, what)
+def read_stream(stream: BinaryIO | None, shown: str, *, limit: int, what: str) -> str:
+    """Read at most ``limit`` bytes of UTF-8 text from ``stream`` (None: standard input),
+    through :func:`clm_policy.base.stdin.read_stdin`."""
+    from clm_policy.base.stdin import read_stdin
+
+    return decode(read_stdin(limit, stream), shown, limit, what)
 
 
 def decode(data: bytes, shown: str, limit: int, what: str) -> str:

@@ -251,15 +251,47 @@ def scalar_source(doc: YamlDocument, path: Sequence[PathKey]) -> str | None:
 
 
 def dump_yaml(data: Any) -> str:
-    """Render data as block-style YAML."""
+    """Render data as block-style YAML, terminal-safe and still the same data: a string that
+    holds a character :func:`~clm_policy.base.termsafe.terminal_safe` escapes is written
+    double-quoted, where YAML has escapes for it (ruamel's own for controls, ``\\u202e`` for
+    the rest); in a comment, the escape is only text."""
     import io
 
     from ruamel.yaml import YAML
+
+    from clm_policy.base.termsafe import terminal_safe
 
     yaml = YAML(typ="rt")
     yaml.default_flow_style = False
     yaml.indent(mapping=2, sequence=4, offset=2)
     yaml.width = 100
     out = io.StringIO()
-    yaml.dump(data, out)
-    return out.getvalue()
+    yaml.dump(_quoted(data), out)
+    return terminal_safe(out.getvalue(), form="yaml")
+
+
+def _quoted(value: Any) -> Any:
+    """``value`` with each string :func:`terminal_safe` would change double-quoted (a map's
+    values in place, so comments stay; a map rebuilt only when a key needs it)."""
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    from clm_policy.base.termsafe import terminal_safe
+
+    if isinstance(value, str):
+        unsafe = terminal_safe(value, form="yaml") != value
+        return DoubleQuotedScalarString(value) if unsafe else value
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            value[i] = _quoted(item)
+        return value
+    if isinstance(value, dict):
+        if all(_quoted(k) is k for k in value):
+            for k in value:
+                value[k] = _quoted(value[k])
+            return value
+        rebuilt = CommentedMap((_quoted(k), _quoted(v)) for k, v in value.items())
+        if isinstance(value, CommentedMap):
+            value.copy_attributes(rebuilt)
+        return rebuilt
+    return value

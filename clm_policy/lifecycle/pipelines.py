@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from clm_policy.base.credentials import mask_credentials
 from clm_policy.base.errors import InputError
 from clm_policy.lifecycle.compaction import (
     DETERMINISTIC,
@@ -324,10 +325,11 @@ def run_handoff(
             attempts = repo.push(push, ref)
         except (GitError, InputError) as exc:
             name = ref.removeprefix("refs/heads/")
+            remote = mask_credentials(push)  # the URL's token is not repeated in a message
             raise PushError(
                 f"the handoff is committed locally ({commit[:12]} on {name}), but pushing it to "
-                f"{push!r} failed: {exc}. Push it yourself: "
-                f"git -C {repo.root} push -- {push} {name}"
+                f"{remote!r} failed: {exc}. Push it yourself: "
+                f"git -C {repo.root} push -- {remote} {name}"
             ) from None
     return HandoffOutcome(
         commit,

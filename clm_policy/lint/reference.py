@@ -26,4 +26,6 @@ def markdown() -> str:
 
 
 if __name__ == "__main__":  # pragma: no cover - a maintainer's tool
-    print(markdown(), end="")
+    from clm_policy.base.termsafe import echo
+
+    echo(markdown(), nl=False)

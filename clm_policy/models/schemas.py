@@ -60,5 +60,7 @@ if __name__ == "__main__":  # pragma: no cover - a maintainer's tool
     target = (
         Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "schemas"
     )
+    from clm_policy.base.termsafe import echo
+
     for p in write_all(target):
-        print(p)
+        echo(str(p))

@@ -417,7 +417,9 @@ def main(argv: Sequence[str]) -> int:
         return 0
     if "--check" in argv:
         return 0 if TARGET.read_text(encoding="utf-8") == text else 1
-    sys.stdout.write(text)
+    from clm_policy.base.termsafe import echo
+
+    echo(text, nl=False)
     return 0
 
 

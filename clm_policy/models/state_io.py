@@ -7,8 +7,6 @@ and validated by pydantic; only when validation fails is the text scanned again 
 
 from __future__ import annotations
 
-import sys
-
 from clm_policy.base.errors import InputError, Location, StateError
 from clm_policy.formats.jsonio import JsonDocument, check_depth, parse_json
 from clm_policy.formats.textio import STATE_LIMIT, read_stream, read_text
@@ -88,7 +86,7 @@ def read_state(source: str) -> StateSource:
     """
     if source == "-":
         file = "<stdin>"
-        text = read_stream(sys.stdin.buffer, file, limit=STATE_LIMIT, what="state")
+        text = read_stream(None, file, limit=STATE_LIMIT, what="state")
     else:
         file = source
         text = read_text(source, source, limit=STATE_LIMIT, what="state")

@@ -6,6 +6,7 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
+from clm_policy.base.termsafe import terminal_safe
 from clm_policy.formats.yamlio import dump_yaml
 from clm_policy.policy.compile import PROFILE_DEFAULTS
 from clm_policy.policy.engine import Policy, Profile
@@ -31,13 +32,19 @@ def _profile(p: Profile) -> CommentedMap:
     return out
 
 
+def _comment(text: str) -> str:
+    """A file name for a comment: one line, shown as a terminal shows it (a comment has no
+    escapes of its own; :func:`~clm_policy.formats.yamlio.dump_yaml` keeps the data exact)."""
+    return terminal_safe(text, lines=False)
+
+
 def resolved_document(policy: Policy) -> CommentedMap:
     doc = CommentedMap()
     doc["version"] = 1
     doc["name"] = policy.name
     doc.yaml_set_start_comment(
         "Resolved policy (extends merged): "
-        + " <- ".join(reversed(policy.files))
+        + " <- ".join(_comment(f) for f in reversed(policy.files))
         + f"\ncontent hash {policy.digest}"
     )
     if policy.description:
@@ -68,7 +75,9 @@ def resolved_document(policy: Policy) -> CommentedMap:
         if r.because is not None:
             item["because"] = r.because.text
         rules.append(item)
-        rules.yaml_set_comment_before_after_key(i, before=f"from {r.when.location}", indent=2)
+        rules.yaml_set_comment_before_after_key(
+            i, before=f"from {_comment(str(r.when.location))}", indent=2
+        )
     doc["rules"] = rules
     doc["otherwise"] = policy.otherwise.value
     if policy.confirm:
@@ -87,7 +96,9 @@ def resolved_document(policy: Policy) -> CommentedMap:
                 if g.message is not None:
                     entry["message"] = g.message.text
                 seq.append(entry)
-                seq.yaml_set_comment_before_after_key(i, before=f"from {g.when.location}", indent=4)
+                seq.yaml_set_comment_before_after_key(
+                    i, before=f"from {_comment(str(g.when.location))}", indent=4
+                )
             guards[action.value] = seq
         doc["guards"] = guards
     return doc

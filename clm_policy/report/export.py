@@ -18,6 +18,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from clm_policy.base.termsafe import terminal_safe
 from clm_policy.memory.history import DecisionRecord, Event, SessionHistory, StepRecord
 from clm_policy.report.metrics import ReportData, SessionMetrics
 
@@ -163,7 +164,9 @@ def as_json(data: ReportData) -> str:
         "steps": list(step_rows(data)),
         "skipped": [str(s) for s in h.skipped],
     }
-    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    # readable (ensure_ascii=False) and terminal-safe: what a terminal must not see is written
+    # as a JSON escape, the same string for a JSON reader
+    return terminal_safe(json.dumps(doc, indent=1, ensure_ascii=False), form="json") + "\n"
 
 
 def _cell(value: Any) -> Any:
@@ -173,8 +176,10 @@ def _cell(value: Any) -> Any:
         return "true" if value else "false"
     if value is None:
         return ""
-    if isinstance(value, str) and value.startswith(_FORMULA):
-        return "'" + value
+    if isinstance(value, str):
+        value = terminal_safe(value)  # CSV has no escapes: a control character is shown
+        if value.startswith(_FORMULA):
+            return "'" + value
     return value
 
 

@@ -4,7 +4,7 @@ The page needs nothing but itself: inline CSS, inline SVG charts, no script, no 
 and a Content-Security-Policy that forbids loading anything (so even markup that slipped
 through could fetch nothing and run nothing). Everything that comes from the repository —
 session ids, rule names, rationales, policy names, commit trailers — is untrusted (a team
-pulls it) and is escaped on the way into the page.
+pulls it) and is escaped on the way into the page (:func:`escape`).
 
 Per session: context tokens over steps, compactions and handoffs marked, the profile's soft
 and hard thresholds drawn, the recall of each verified compaction, and the decision timeline
@@ -15,11 +15,20 @@ does not grow with the session's length and no peak is lost.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterator
-from html import escape
 
+from clm_policy.base.termsafe import terminal_safe
 from clm_policy.memory.history import DecisionRecord, SessionHistory
 from clm_policy.report.metrics import ReportData, SessionMetrics, Summary, Thresholds
+
+
+def escape(text: str) -> str:
+    """``text`` for the page: its control characters and bidi overrides shown as escapes
+    (:func:`~clm_policy.base.termsafe.terminal_safe`: the page may be printed, ``-o -``, and a
+    reader should see them), then HTML-escaped."""
+    return html.escape(terminal_safe(text))
+
 
 WIDTH, HEIGHT = 1000, 300
 LEFT, RIGHT, TOP, BOTTOM = 56, 76, 16, 36

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from clm_policy.base.termsafe import terminal_safe
 from clm_policy.report.results_text import case_lines
 from clm_policy.tester.results import CaseResult, RunReport, Verdict
 
@@ -73,4 +74,7 @@ def render(report: RunReport) -> str:
         for r in results:
             _testcase(suite, r)
     ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
+    # what a terminal must not see (bidi overrides, C1 controls) as character references:
+    # the same data for an XML reader, nothing for the printer to change
+    xml = terminal_safe(ET.tostring(root, "unicode"), form="xml")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + xml + "\n"

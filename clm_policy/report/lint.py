@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from clm_policy.base.termsafe import terminal_safe
 from clm_policy.lint.problem import Problem
 from clm_policy.lint.runner import LintReport
 
@@ -47,10 +48,15 @@ def as_json(report: LintReport) -> str:
 
 
 def _escape_data(value: str) -> str:
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """``value`` as a workflow command's data (GitHub's own escapes, as @actions/core's
+    ``escapeData``: ``%``, CR and LF, so no value starts a command line of its own), and
+    terminal-safe: the runner prints the line in the job's log."""
+    escaped = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return terminal_safe(escaped, lines=False)
 
 
 def _escape_property(value: str) -> str:
+    """``value`` as a workflow command's property (``escapeProperty``: ``:`` and ``,`` too)."""
     return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 

@@ -16,7 +16,14 @@ from typing import Any
 import pytest
 
 from clm_policy.agents.hooks.claude_code import run_claude_hook
-from clm_policy.agents.hooks.shared import compact_focus, log_path
+from clm_policy.agents.hooks.shared import (
+    CONTEXT_LIMIT,
+    HookReply,
+    compact_focus,
+    log_path,
+    reply_json,
+    said,
+)
 from clm_policy.config.project import load_config, memory_path
 
 from conftest import git
@@ -25,7 +32,12 @@ SESSION = "3f6d2b1a-8c4e-4f7a-9b2d-1e5c7a9d0f42"
 NEXT_SESSION = "9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d"
 
 
-def transcript(path: Path, context: int, *, session: str = SESSION, steps: int = 3) -> Path:
+GOAL = "Make the CSV parser keep quoted commas."
+
+
+def transcript(
+    path: Path, context: int, *, session: str = SESSION, steps: int = 3, goal: str = GOAL
+) -> Path:
     """A Claude Code session: a goal, ``steps`` turns editing a file and running the tests,
     the last assistant line reporting ``context`` tokens of context."""
     lines: list[dict[str, Any]] = []
@@ -50,7 +62,7 @@ def transcript(path: Path, context: int, *, session: str = SESSION, steps: int =
         )
         parent = uid
 
-    add("user", {"role": "user", "content": "Make the CSV parser keep quoted commas."})
+    add("user", {"role": "user", "content": goal})
     for step in range(steps):
         share = (step + 1) / steps
         usage = {
@@ -214,6 +226,70 @@ def test_user_prompt_submit_advises_a_compaction(project: Path) -> None:
     assert extra["additionalContext"].startswith("[clm-policy] The context window is 65%")
 
 
+# An AWS key pair in the goal, where the focus's first 80 characters would cut the secret in
+# half (a half is no longer recognised: the goal is redacted before it is cut).
+AWS_KEY_ID = "AKIAZ7Q2XKD4MNB6PL3R"
+AWS_SECRET = "wJalrXUtnFEMIK7MDENGbPxRfiCYzq8Kd3Lm9Tvu"
+AWS_GOAL = f"Deploy with {AWS_KEY_ID} and aws_secret_access_key={AWS_SECRET} then rerun the tests"
+
+
+def test_the_compact_advice_never_repeats_a_secret(project: Path) -> None:
+    path = transcript(project / "t.jsonl", 130_000, goal=AWS_GOAL)
+    done = hook(
+        project,
+        {"hook_event_name": "UserPromptSubmit", "prompt": "next", "transcript_path": str(path)},
+    )
+    assert done.returncode == 0, done.stderr
+    reply = json.loads(done.stdout)
+    assert (
+        "Run: /compact keep the goal (Deploy with [REDACTED:aws-access-key-id] and "
+        "aws_secret_access_key=[REDACTED:aw…)"
+    ) in reply["systemMessage"]
+    for part in (AWS_KEY_ID, AWS_KEY_ID[:8], AWS_SECRET[:8]):
+        assert part not in done.stdout
+
+
+def test_advice_shows_no_control_character(project: Path) -> None:
+    goal = "Fix \x1b]0;pwned\x07 the \u202eparser\r and \x1b]52;c;aGk=\x07 https://u:tok@h/r.git"
+    path = transcript(project / "t.jsonl", 130_000, goal=goal)
+    done = hook(
+        project,
+        {"hook_event_name": "UserPromptSubmit", "prompt": "next", "transcript_path": str(path)},
+    )
+    reply = json.loads(done.stdout)
+    said = reply["systemMessage"] + reply["hookSpecificOutput"]["additionalContext"]
+    # (the redactor took the URL's password; the printer masks what is left of it)
+    assert (
+        "Run: /compact keep the goal (Fix \\x1b]0;pwned\\x07 the \\u202eparser and "
+        "\\x1b]52;c;aGk=\\x07 https://***@h…)"
+    ) in said
+    assert not any(c in said for c in "\x1b\x07\r\u202e")
+    assert "tok" not in done.stdout
+
+
+def test_everything_a_hook_says_is_redacted_safe_and_short() -> None:
+    reply = reply_json(
+        {
+            "systemMessage": f"use {AWS_KEY_ID}\x1b]0;t\x07",
+            "hookSpecificOutput": {
+                "hookEventName": "SessionStart",
+                "additionalContext": "\x1b" * (CONTEXT_LIMIT - 1),  # x4 once escaped
+            },
+        }
+    )
+    out = said(reply)
+    data = json.loads(out.stdout)
+    assert data["systemMessage"] == "use [REDACTED:aws-access-key-id]\\x1b]0;t\\x07"
+    context = data["hookSpecificOutput"]["additionalContext"]
+    assert len(context) == CONTEXT_LIMIT
+    assert context.startswith("\\x1b\\x1b")
+    blocked = said(HookReply(2, stderr=f"\x1b]52;c;{AWS_KEY_ID}\x07"))
+    assert (blocked.exit_code, blocked.stderr) == (
+        2,
+        "\\x1b]52;c;[REDACTED:aws-access-key-id]\\x07",
+    )
+
+
 def test_user_prompt_submit_asks_for_a_handoff(project: Path) -> None:
     path = transcript(project / "t.jsonl", 155_000)
     done = hook(
@@ -368,6 +444,25 @@ def test_stop_blocks_once_then_commits_the_handoff(project: Path) -> None:
     assert hook(project, stop).stdout == ""
 
 
+def test_a_failed_push_leaves_no_token_in_the_log(project: Path) -> None:
+    token = "ghp_" + "Zx8Kq2Lm9Nv4Bc7Df1Gh5Jk3Pw6Rt0Ys2Ua4E"
+    remote = f"https://clm-bot:{token}@127.0.0.1:1/team/memory.git"  # nothing listens there
+    (project / ".clm-policy.yaml").write_text(
+        f"version: 1\npolicy: claude-code\nprofile: coding\nremote: {remote}\n"
+    )
+    path = transcript(project / "t.jsonl", 155_000)
+    stop = {"hook_event_name": "Stop", "stop_hook_active": True, "transcript_path": str(path)}
+    done = hook(project, {**stop, "last_assistant_message": "Goal: commas. Next: release."})
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    logged = log_path().read_text()
+    assert " PushError: the handoff is committed locally (" in logged
+    assert (
+        "but pushing it to 'https://***@127.0.0.1:1/team/memory.git' failed: git push "
+        "https://***@127.0.0.1:1/team/memory.git main failed: "
+    ) in logged
+    assert token[:8] not in logged
+
+
 def test_stop_below_the_limit_and_with_stop_hook_active_never_blocks(project: Path) -> None:
     path = transcript(project / "t.jsonl", 40_000)
     for active in (False, True):
@@ -424,6 +519,15 @@ def test_problems_are_logged(project: Path) -> None:
     logged = log_path().read_text()
     assert "InputError" in logged
     assert "/nonexistent/x.jsonl" in logged
+
+
+def test_the_log_shows_no_control_character(project: Path) -> None:
+    name = "/nonexistent/\x1b]0;pwn\x07\u202e\nforged line.jsonl"
+    event = {"hook_event_name": "UserPromptSubmit", "transcript_path": name, "session_id": SESSION}
+    assert run_claude_hook(json.dumps(event).encode()).exit_code == 0
+    logged = log_path().read_text()
+    assert "/nonexistent/\\x1b]0;pwn\\x07\\u202e\\nforged line.jsonl" in logged
+    assert logged.count("\n") == 1  # one line
 
 
 def test_a_truncated_last_line_is_normal(project: Path) -> None:

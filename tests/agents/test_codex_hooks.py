@@ -47,6 +47,7 @@ def rollout(
     session: str = SESSION,
     steps: int = 3,
     compactions: tuple[str, ...] = (),
+    goal: str = GOAL,
 ) -> Path:
     """A Codex session: a goal, ``steps`` turns patching a file and running the tests (one
     token_count each, the last reporting ``context`` tokens), then for each entry of
@@ -106,8 +107,8 @@ def rollout(
         "turn_context",
         {"cwd": str(path.parent), "approval_policy": "on-request", "model": "gpt-5-codex"},
     )
-    add("response_item", {"type": "message", "role": "user", "content": [_text(GOAL)]})
-    add("event_msg", {"type": "user_message", "message": GOAL, "images": []})
+    add("response_item", {"type": "message", "role": "user", "content": [_text(goal)]})
+    add("event_msg", {"type": "user_message", "message": goal, "images": []})
     for step in range(steps):
         patch = (
             "*** Begin Patch\n*** Update File: ledger/export.py\n@@\n-    return rows\n"
@@ -243,6 +244,19 @@ def test_user_prompt_submit_advises_a_compaction(project: Path) -> None:
     assert context.startswith("[clm-policy] The context window is 66% (170,300 of 258,400) full")
     assert f"When you summarise the conversation, keep the goal ({GOAL})" in context
     assert "the files ledger/export.py" in context
+
+
+def test_the_compact_advice_never_repeats_a_secret(project: Path) -> None:
+    key, secret = "AKIAZ7Q2XKD4MNB6PL3R", "wJalrXUtnFEMIK7MDENGbPxRfiCYzq8Kd3Lm9Tvu"
+    goal = f"Deploy with {key} and aws_secret_access_key={secret} then rerun the tests"
+    done = hook(project, prompt(rollout(project / "rollout.jsonl", 170_000, goal=goal)))
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert (
+        "keep the goal (Deploy with [REDACTED:aws-access-key-id] and "
+        "aws_secret_access_key=[REDACTED:aw…)"
+    ) in context
+    for part in (key, key[:8], secret[:8]):
+        assert part not in done.stdout
 
 
 def test_user_prompt_submit_asks_for_a_handoff(project: Path) -> None:

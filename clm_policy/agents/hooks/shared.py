@@ -377,7 +377,7 @@ def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
     full = share(outcome)
     if action == "compact":
         state, _ = hook.full_state()
-        focus = compact_focus(state)
+        focus = compact_focus(redacted_for_advice(state))
         person = (
             f"clm-policy: context {full} ({outcome.rationale}). {wording.compact_command(focus)}"
         )
@@ -402,6 +402,37 @@ def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
                 "hookEventName": "UserPromptSubmit",
                 "additionalContext": cut(model),
             },
+        }
+    )
+
+
+def redacted_for_advice(state: Any) -> Any:
+    """``state`` with what :func:`compact_focus` reads redacted — the goal, blockers, items
+    not verified, changed files and the last assistant message (:func:`next_safe_action`'s
+    sources) — before anything cuts it: the person is told to type the focus back into the
+    agent, and a key cut in half by an 80-character summary would no longer be recognised.
+    (Only these: redacting a long session's every message would cost every prompt.)"""
+    from clm_policy.memory.redact import Redactor
+    from clm_policy.models.enums import MessageRole
+
+    clean = Redactor().text
+    last = next(
+        (
+            m
+            for m in reversed(state.messages)
+            if m.role is MessageRole.ASSISTANT and m.content.strip()
+        ),
+        None,
+    )
+    return state.model_copy(
+        update={
+            "goal": clean(state.goal),
+            "blockers": [clean(b) for b in state.blockers],
+            "not_verified": [clean(x) for x in state.not_verified],
+            "changed_artifacts": [clean(a) for a in state.changed_artifacts],
+            "messages": []
+            if last is None
+            else [last.model_copy(update={"content": clean(last.content)})],
         }
     )
 
@@ -444,6 +475,32 @@ def reply_json(payload: Mapping[str, Any]) -> HookReply:
     return HookReply(0, json.dumps(payload))
 
 
+def said(reply: HookReply) -> HookReply:
+    """``reply`` as it may be said: every text in it — the person's ``systemMessage``, the
+    model's ``additionalContext`` and ``reason``, standard error — through the redactor
+    commits pass (it is built from the transcript: a key in the goal must not be repeated
+    back, nor typed into the agent again) and made :func:`terminal_safe` (Claude Code and
+    Codex show it on a terminal), then held to :data:`CONTEXT_LIMIT` again (escapes and
+    markers are longer than what they replace). Imported only here: a prompt that continues
+    says nothing."""
+    from clm_policy.base.termsafe import terminal_safe
+    from clm_policy.memory.redact import Redactor
+
+    redactor = Redactor()
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            return cut(terminal_safe(redactor.text(value)))
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    stdout = json.dumps(clean(json.loads(reply.stdout))) if reply.stdout else ""
+    return HookReply(reply.exit_code, stdout, clean(reply.stderr))
+
+
 # -- never break the agent ------------------------------------------------------------------
 
 
@@ -458,7 +515,8 @@ def run_hook(raw: bytes, agent: str, handlers: Handlers, **options: str | None) 
             raise InputError("hook input is not a JSON object")
         hook = Hook(event, agent, **options)
         handler = handlers.get(hook.name)
-        return with_trust_notice(hook, handler(hook) if handler is not None else NOTHING)
+        reply = with_trust_notice(hook, handler(hook) if handler is not None else NOTHING)
+        return said(reply) if reply.stdout or reply.stderr else reply
     except KeyboardInterrupt:
         raise
     except Exception as exc:
@@ -540,9 +598,9 @@ def log(line: str, exc: BaseException | None = None) -> None:
     """Append ``line`` (and a traceback for an unexpected error) to the hook log."""
     from clm_policy.agents.logfile import append
 
-    text = line
+    detail = ""
     if exc is not None:
         import traceback
 
-        text += "\n" + "".join(traceback.format_exception(exc))
-    append(LOG_NAME, text, LOG_LIMIT)
+        detail = "".join(traceback.format_exception(exc))
+    append(LOG_NAME, line, LOG_LIMIT, detail)

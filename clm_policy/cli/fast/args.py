@@ -10,8 +10,6 @@ raises :class:`Declined`, and click runs the command from the start and reports 
 
 from __future__ import annotations
 
-import os
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -72,13 +70,3 @@ def _convert(raw: str, kind: Any, before: Any) -> Any:
     if raw not in kind:
         raise Declined(raw)
     return raw
-
-
-def write_all(data: bytes) -> bool:
-    """Write ``data`` to standard output; False when the reader has gone."""
-    try:
-        while data:
-            data = data[os.write(1, data) :]
-    except BrokenPipeError:
-        return False
-    return True

@@ -16,7 +16,7 @@ is harmless.
 from __future__ import annotations
 
 from clm_policy.cli.fast import args as quickargs
-from clm_policy.cli.fast.args import Declined, write_all
+from clm_policy.cli.fast.args import Declined
 from clm_policy.models.enums import MAX_COUNT, TaskStatus
 
 TYPE_CHECKING = False
@@ -95,10 +95,7 @@ def answer(args: list[str]) -> str | None:
         outcome = policy.outcome(state, profile, force=values["force"])
     except (ClmError, Declined):
         return None  # click reports it, with its position and in the chosen format
-    text = render(outcome, values["fmt"], reading)
-    if "\x1b" in text:
-        return None  # click.echo strips terminal escapes from what is not a terminal
-    return text
+    return render(outcome, values["fmt"], reading)
 
 
 def _state(values: dict[str, Any]) -> tuple[StateLike | None, TranscriptReading | None]:
@@ -150,7 +147,7 @@ def _read(values: dict[str, Any]) -> tuple[StateLike, TranscriptReading | None]:
 
     source = values["state_src"]
     if source == "-":
-        file, raw = "<stdin>", _take_stdin(STATE_LIMIT + 1)
+        file, raw = "<stdin>", _take_stdin(STATE_LIMIT)
         text = decode(raw, file, STATE_LIMIT, "state")
     else:
         file, text = source, read_text(source, source, limit=STATE_LIMIT, what="state")
@@ -161,14 +158,16 @@ def _read(values: dict[str, Any]) -> tuple[StateLike, TranscriptReading | None]:
 
 
 def _take_stdin(limit: int) -> bytes:
-    """Standard input's bytes (at most ``limit``), left in place for click's path: should
+    """Standard input's bytes (at most ``limit`` + 1), left in place for click's path: should
     this one decline, the command runs again on the same input."""
     import io
     import sys
 
+    from clm_policy.base.stdin import read_stdin
+
     if sys.stdin is None:
         raise Declined("--state -")
-    raw = sys.stdin.buffer.read(limit)
+    raw = read_stdin(limit)
     sys.stdin = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8")
     return raw
 
@@ -237,13 +236,4 @@ def parse_signal(text: str) -> tuple[str, SignalValue]:
     return name.strip(), value
 
 
-def encoded(text: str) -> bytes | None:
-    """``text`` and a newline as UTF-8, or None when it holds what UTF-8 cannot carry (a
-    path's undecodable bytes): click's path knows how to print those."""
-    try:
-        return f"{text}\n".encode()
-    except UnicodeEncodeError:
-        return None
-
-
-__all__ = ["answer", "encoded", "parse", "parse_signal", "render", "write_all"]
+__all__ = ["answer", "parse", "parse_signal", "render"]

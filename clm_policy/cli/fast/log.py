@@ -85,8 +85,6 @@ def answer(args: list[str]) -> tuple[int, str, str] | None:
         reader.close()
         proc.communicate()
     text = render(reader.entries, values["fmt"])
-    if text is not None and "\x1b" in text:
-        return None  # click.echo strips terminal escapes from what is not a terminal
     return (0, "", NOTHING) if text is None else (0, text, "")
 
 

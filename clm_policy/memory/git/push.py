@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from clm_policy.base.credentials import mask_credentials
 from clm_policy.memory.git.run import GitError, check_name, short
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ def push(repo: MemoryRepo, remote: str, ref: str, *, attempts: int = 5) -> int:
     check_name("remote", remote)
     check_name("ref", ref)
     branch = ref.removeprefix("refs/heads/")
+    shown = mask_credentials(remote)  # a message never repeats a token in the remote's URL
     for attempt in range(1, attempts + 1):
         status, _, err = repo.run(
             "push", "--porcelain", "--no-verify", "--", remote, f"{ref}:refs/heads/{branch}"
@@ -38,7 +40,7 @@ def push(repo: MemoryRepo, remote: str, ref: str, *, attempts: int = 5) -> int:
         if status == 0:
             return attempt
         if not any(sign in err for sign in _RETRY_PUSH):
-            raise GitError(f"git push {remote} {branch} failed: {short(err)}")
+            raise GitError(f"git push {shown} {branch} failed: {short(err)}")
         with repo.locked():
             repo.git("fetch", "-q", "--", remote, branch)
             current = repo.git("symbolic-ref", "-q", "--short", "HEAD", check=False)
@@ -50,8 +52,8 @@ def push(repo: MemoryRepo, remote: str, ref: str, *, attempts: int = 5) -> int:
             if status != 0:
                 repo.git("rebase", "--abort", check=False)
                 raise GitError(
-                    f"push {branch}: rebasing onto {remote}/{branch} conflicts; resolve by "
+                    f"push {branch}: rebasing onto {shown}/{branch} conflicts; resolve by "
                     f"hand ({short(err)})"
                 )
         time.sleep(0.05 * attempt)
-    raise GitError(f"push {branch} to {remote}: still rejected after {attempts} attempts")
+    raise GitError(f"push {branch} to {shown}: still rejected after {attempts} attempts")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import subprocess
 
+from clm_policy.base.credentials import mask_credentials
 from clm_policy.base.errors import ClmError, InputError
 
 TYPE_CHECKING = False
@@ -74,11 +75,14 @@ def start_git(
 def check_name(kind: str, value: str) -> str:
     """A remote, ref or revision given by a person: never an option (``--receive-pack=...``)."""
     if not value or value.startswith("-") or any(c in value for c in "\x00\n\r"):
-        raise InputError(f"invalid {kind} {value!r}: it must not be empty or start with '-'")
+        raise InputError(
+            f"invalid {kind} {mask_credentials(value)!r}: it must not be empty or start with '-'"
+        )
     return value
 
 
 def short(text: str, limit: int = 300) -> str:
-    """git's output for a message: one line, at most ``limit`` characters."""
-    flat = " ".join(text.split())
+    """git's output for a message: one line, at most ``limit`` characters, the credentials of
+    a URL in it masked (before the cut: half a token is still a secret)."""
+    flat = mask_credentials(" ".join(text.split()))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
