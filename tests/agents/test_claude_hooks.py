@@ -26,7 +26,7 @@ from clm_policy.agents.hooks.shared import (
 )
 from clm_policy.config.project import load_config, memory_path
 
-from conftest import git
+from conftest import git, invoke
 
 SESSION = "3f6d2b1a-8c4e-4f7a-9b2d-1e5c7a9d0f42"
 NEXT_SESSION = "9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d"
@@ -450,6 +450,7 @@ def test_a_failed_push_leaves_no_token_in_the_log(project: Path) -> None:
     (project / ".clm-policy.yaml").write_text(
         f"version: 1\npolicy: claude-code\nprofile: coding\nremote: {remote}\n"
     )
+    assert invoke("trust", str(project / ".clm-policy.yaml")).exit_code == 0
     path = transcript(project / "t.jsonl", 155_000)
     stop = {"hook_event_name": "Stop", "stop_hook_active": True, "transcript_path": str(path)}
     done = hook(project, {**stop, "last_assistant_message": "Goal: commas. Next: release."})
