@@ -270,9 +270,13 @@ def test_markup_the_agent_wrote_shows_as_text_inside_its_section(
     handoff to compare it with: parsed as CommonMark/GFM, the body has the template's sections
     and nothing else — no image, HTML, comment, link, fence, table or heading of the agent's —
     each field shows its text as written, and nothing would notify anyone."""
-    hand_off(memory, example(), FIRST, None)
+    first = hand_off(memory, example(), FIRST, None)
     body = tmp_path / "pr.md"
     ref = hand_off(memory, example(step_index=60, **MARKUP), SECOND, body)
+    shown = body.read_text()
+    for commit, name in ((first, "<first>"), (ref, "<second>")):
+        shown = shown.replace(git(memory, "rev-parse", commit).strip()[:12], name)
+    golden("pr_body_markup.md", shown)  # the escapes, as a reviewer of this code reads them
     tokens = parse(body.read_text())
     assert unexpected(tokens) == set()
     assert notifying(tokens) == []

@@ -158,8 +158,10 @@ def test_importing_the_redactor_compiles_nothing_and_loads_nothing_heavy() -> No
         "r.redact_text('curl -H \"X-Api-Key: 9c1f04be7d2a6e35\" https://api.example.com')\n"
         "print(sum(rule.compiled for rule in r.RULES), len(r.RULES))\n"
     )
+    # -S: no site-packages, no .pth file, so nothing the environment imports counts; the
+    # package comes from the repository, the working directory
     done = subprocess.run(
-        [sys.executable, "-S", "-c", probe], capture_output=True, text=True, check=True
+        [sys.executable, "-S", "-c", probe], capture_output=True, text=True, check=True, cwd=REPO
     )
     # the header rule, the generic key/value rule (its anchor saw "api") and url-password ("://")
     assert done.stdout == f"0 []\n3 {len(RULES)}\n"
