@@ -13,8 +13,9 @@ return:
   (``![](…)``, a beacon), no link, no raw HTML (``<img>``, ``<details>``), no HTML comment
   hiding text from the reviewer, no code span or fence opened or closed by a backtick run, no
   table, no strikethrough, no math. A URL is shown as text, letter for letter, and not linked:
-  a forge decides by rules of its own where an autolink ends (GitHub's runs over a backslash to
-  the next ``<``), so no escape next to one could be trusted;
+  a forge decides by rules of its own where an autolink ends (GFM's runs over "non-space
+  non-``<`` characters" of the source, a backslash included), so no escape next to one could
+  be trusted;
 - no line starts a block: leading blanks go (four of them would start a code block), and a
   line that would start a heading, a quote, a list item, a setext underline, a thematic break
   or a table's delimiter row (``# ``, ``>``, ``- ``, ``+ ``, ``===``, ``---``, ``:--``,
