@@ -3,17 +3,21 @@
 Run: ``.venv/bin/python benchmarks/bench_redact.py [--json] [--runs N] [--size-mb X]
 [--baseline-kb N] [--misses] [--no-baseline]``
 
-Quality, on the corpus of ``benchmarks/redaction_corpus.py`` (fake secrets of 40 kinds in 15
+Quality, on the corpus of ``benchmarks/redaction_corpus.py`` (fake secrets of 45 kinds in 15
 to 19 contexts each, and placeholders and ordinary values of the same shapes): per kind, the
 recall (share of secret samples where no secret substring survives ``redact_text``) and the
-false-alarm rate (share of non-secret samples whose text changed), and the totals for the
-kinds docs/redaction.md claimed before and for the kinds being added. **Targets: recall >=
-99% on claimed kinds, >= 90% on added kinds; false alarms <= 10%.**
+false-alarm rate (share of non-secret samples whose text changed), and the totals of each
+group: the kinds docs/redaction.md claimed first, the kinds added next, and the shapes a
+scanner's held-out rule tests found missing. **Targets: recall >= 99% on claimed kinds and on
+the shapes, >= 90% on added kinds; false alarms <= 10%.**
 
 Speed: ``redact_text`` on inputs of ``--size-mb`` (1 MB) each: ordinary prose and code (the
 reference), and adversarial ones: near-miss token prefixes, runs of secret keywords, of
 ``%20``, of ``\\n`` escapes and of ``=``, a base64 blob, PEM headers with no END. Median of
 ``--runs`` after a warm-up, in seconds per MB and MB/s. **Target: worst case <= 0.5 s per MB.**
+And what a fresh process pays (a hook that redacts one line): the import, then the first
+``redact_text`` of the example session state and of a line of secrets, in CPU time, the median
+of ``3 x --runs`` processes.
 
 Baseline, measured in the same run: detect-secrets (the maintained scanner from Yelp, its
 default plugins and filters) on the same corpus. Each sample is written to a file named after
@@ -38,6 +42,7 @@ import os
 import platform
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -46,10 +51,10 @@ from pathlib import Path
 from typing import Any
 
 from redaction_corpus import (
-    ADDED_KINDS,
+    ALL_KINDS,
     ALNUM,
     B64,
-    CLAIMED_KINDS,
+    GROUPS,
     Sample,
     Score,
     build,
@@ -61,13 +66,12 @@ from redaction_corpus import (
 from clm_policy import __version__
 from clm_policy.memory.redact import redact_text
 
-TARGET_RECALL = {"claimed": 0.99, "added": 0.90}
+TARGET_RECALL = {"claimed": 0.99, "added": 0.90, "shapes": 0.99}
 TARGET_FALSE_ALARMS = 0.10
 TARGET_S_PER_MB = 0.5
 MIN_CONTEXTS = 10
 DEFAULT_RUNS = 3
 SEED = 20240514
-GROUPS = {"claimed": CLAIMED_KINDS, "added": ADDED_KINDS}
 
 
 class BenchError(Exception):
@@ -79,7 +83,7 @@ def check_corpus(samples: Sequence[Sample]) -> None:
         for secret in s.secrets:
             if secret not in s.text:
                 raise BenchError(f"{s.kind}/{s.context}: its secret is not in its text")
-    for kind in (*CLAIMED_KINDS, *ADDED_KINDS):
+    for kind in ALL_KINDS:
         found = {s.context for s in samples if s.kind == kind and s.is_secret}
         if len(found) < MIN_CONTEXTS:
             raise BenchError(f"{kind}: {len(found)} contexts, fewer than {MIN_CONTEXTS}")
@@ -215,6 +219,45 @@ def speed_inputs(size: int) -> dict[str, str]:
     }
 
 
+# What a fresh process pays for the redactor: the import, then a first redact_text (which
+# compiles the patterns that text needs) of the example session state and of a line of
+# secrets, each in CPU time (the machine's other load counts less than in wall-clock time).
+STARTUP_PROBE = """
+import sys, time
+state, line = sys.argv[1], sys.argv[2]
+t0 = time.process_time()
+from clm_policy.memory.redact import redact_text
+t1 = time.process_time()
+redact_text(state)
+t2 = time.process_time()
+redact_text(line)
+t3 = time.process_time()
+print(t1 - t0, t2 - t1, t3 - t2)
+"""
+SECRETS_LINE = (
+    "password=Xk9mP2vL7qR4nW8tZ3 curl -u 'a:p@ss$!w0rd9' -H 'X-Api-Key: 9c1f04be7d2a6e35' "
+    "Authorization: Token 5eb4223e50084 ghp_x sk_test_x AKIA https://u:p4ss@x"
+)
+
+
+def startup(runs: int) -> dict[str, float]:
+    """Medians over ``runs`` fresh processes, in ms: import, first redaction of
+    docs/examples/session-state.json, then of :data:`SECRETS_LINE`."""
+    root = Path(__file__).resolve().parents[1]
+    state = (root / "docs" / "examples" / "session-state.json").read_text(encoding="utf-8")
+    found: list[list[float]] = []
+    for _ in range(runs):
+        out = subprocess.run(
+            [sys.executable, "-c", STARTUP_PROBE, state, SECRETS_LINE],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        found.append([float(x) * 1e3 for x in out.split()])
+    keys = ("import_ms", "first_state_ms", "first_secrets_ms")
+    return {key: statistics.median(row[i] for row in found) for i, key in enumerate(keys)}
+
+
 def median_time(fn: Callable[[], object], runs: int) -> float:
     fn()  # warm-up
     times = []
@@ -241,7 +284,7 @@ def _figures(scores: dict[str, Score]) -> dict[str, Any]:
         for kind, s in scores.items()
     }
     groups = {}
-    for group, kinds in (*GROUPS.items(), ("all", (*CLAIMED_KINDS, *ADDED_KINDS))):
+    for group, kinds in (*GROUPS.items(), ("all", ALL_KINDS)):
         t = total(scores, kinds)
         groups[group] = {
             "secrets": t.secrets,
@@ -321,6 +364,7 @@ def run(runs: int, size_mb: float, baseline_kb: int, baseline: bool) -> dict[str
         name: median_time(lambda t=text: ours(t), runs) / size_mb for name, text in inputs.items()
     }
     worst = max(speed.values())
+    started = startup(max(5, runs * 3))
     groups = quality["groups"]
     result: dict[str, Any] = {
         "benchmark": "redact",
@@ -334,17 +378,21 @@ def run(runs: int, size_mb: float, baseline_kb: int, baseline: bool) -> dict[str
         "size_mb": size_mb,
         "s_per_mb": speed,
         "worst_s_per_mb": worst,
+        "startup": started,
         "targets": {
-            "recall_claimed": TARGET_RECALL["claimed"],
-            "recall_added": TARGET_RECALL["added"],
+            **{f"recall_{group}": target for group, target in TARGET_RECALL.items()},
             "false_alarm_rate": TARGET_FALSE_ALARMS,
             "s_per_mb": TARGET_S_PER_MB,
         },
         "target_met": {
-            "recall_claimed": groups["claimed"]["recall"] >= TARGET_RECALL["claimed"],
-            "recall_added": groups["added"]["recall"] >= TARGET_RECALL["added"],
-            "false_alarms_claimed": groups["claimed"]["false_alarm_rate"] <= TARGET_FALSE_ALARMS,
-            "false_alarms_added": groups["added"]["false_alarm_rate"] <= TARGET_FALSE_ALARMS,
+            **{
+                f"recall_{group}": groups[group]["recall"] >= target
+                for group, target in TARGET_RECALL.items()
+            },
+            **{
+                f"false_alarms_{group}": groups[group]["false_alarm_rate"] <= TARGET_FALSE_ALARMS
+                for group in GROUPS
+            },
             "s_per_mb": worst <= TARGET_S_PER_MB,
         },
         "detect_secrets": (
@@ -374,7 +422,7 @@ def report(r: dict[str, Any], misses: bool) -> str:
     dq = ds["values"] if has_ds else None
     lines = [
         f"bench_redact: redact_text on a corpus of {r['samples']} samples "
-        f"({r['corpus_bytes'] / 1e3:.0f} KB), {len(CLAIMED_KINDS) + len(ADDED_KINDS)} kinds",
+        f"({r['corpus_bytes'] / 1e3:.0f} KB), {len(ALL_KINDS)} kinds",
         f"  python {r['python']}, clm-policy {r['clm_policy']}; "
         + (
             f"baseline detect-secrets {ds['version']} (default plugins and filters, scan_file "
@@ -387,10 +435,10 @@ def report(r: dict[str, Any], misses: bool) -> str:
         f"  {'kind':30} {'group':7} {'secrets':>7} {'recall':>7} {'d-s':>7}   "
         f"{'non-secrets':>11} {'false alarms':>12} {'d-s':>7}",
     ]
-    for kind in (*CLAIMED_KINDS, *ADDED_KINDS):
+    for kind in ALL_KINDS:
         k = q["per_kind"][kind]
         d = dq["per_kind"][kind] if dq else None
-        group = "claimed" if kind in CLAIMED_KINDS else "added"
+        group = next(g for g, kinds in GROUPS.items() if kind in kinds)
         lines.append(
             f"  {kind:30} {group:7} {k['secrets']:7d} {_pct(k['recall']):>7} "
             f"{_pct(d['recall']) if d else '-':>7}   {k['non_secrets']:11d} "
@@ -406,7 +454,7 @@ def report(r: dict[str, Any], misses: bool) -> str:
     # that meets its target: name those kinds.
     lines += ["", f"  kinds below their group's recall target: {', '.join(below) or 'none'}"]
     met = r["target_met"]
-    for group in ("claimed", "added", "all"):
+    for group in (*GROUPS, "all"):
         g = q["groups"][group]
         target = TARGET_RECALL.get(group)
         recall_verdict = fa_verdict = ""
@@ -443,6 +491,12 @@ def report(r: dict[str, Any], misses: bool) -> str:
         f"  worst case {r['worst_s_per_mb']:.3f} s per MB; target <= {TARGET_S_PER_MB:g}: "
         f"{_verdict(met['s_per_mb'])}"
     )
+    st = r["startup"]
+    lines.append(
+        f"  a fresh process (CPU time, median): import {st['import_ms']:.1f} ms; first "
+        f"redact_text of the example state {st['first_state_ms']:.1f} ms, then of a line of "
+        f"secrets {st['first_secrets_ms']:.1f} ms (patterns compile on first use)"
+    )
     if has_ds:
         ordinary = r["s_per_mb"]["ordinary prose and code"]
         lines.append(
@@ -452,7 +506,7 @@ def report(r: dict[str, Any], misses: bool) -> str:
         )
     if misses:
         lines += ["", "  misses and false alarms of redact_text (kind: contexts)"]
-        for kind in (*CLAIMED_KINDS, *ADDED_KINDS):
+        for kind in ALL_KINDS:
             k = q["per_kind"][kind]
             if k["misses"]:
                 lines.append(f"    missed {kind}: {', '.join(k['misses'])}")

@@ -9,12 +9,16 @@ substrings that must not survive redaction (``secrets``): the token itself, or f
 key each line of its body, as they stand in the text. A non-secret sample has no ``secrets``;
 it passes when the redactor leaves its text unchanged.
 
-Kinds are in two groups. :data:`CLAIMED_KINDS` are the rules docs/redaction.md already claims,
-in the syntaxes it claims (plus one documented limit, a URL-encoded PEM block, because every
-kind gets a URL-encoded context). :data:`ADDED_KINDS` are the token formats being added, and
-two variants of claimed rules in syntaxes the docs do not claim yet: ``generic-secret/new-syntax``
-(``curl -u``, XML elements, Go, PHP ``.=``, ``System.setProperty``, Makefile ``?=``, ...) and
-``slack-webhook-url/no-scheme``.
+Kinds are in three groups (:data:`GROUPS`). :data:`CLAIMED_KINDS` are the rules
+docs/redaction.md claimed first, in the syntaxes it claims (plus one documented limit, a
+URL-encoded PEM block, because every kind gets a URL-encoded context). :data:`ADDED_KINDS` are
+the token formats added next, and two variants of claimed rules in syntaxes the docs did not
+claim then: ``generic-secret/new-syntax`` (``curl -u``, XML elements, Go, PHP ``.=``,
+``System.setProperty``, Makefile ``?=``, ...) and ``slack-webhook-url/no-scheme``.
+:data:`SHAPE_KINDS` are the shapes a secret scanner's own rule tests (held out) showed missing:
+tokens with a distinctive prefix whose body is hex or lower case only, ``curl -u`` passwords
+with ``$``/``!``, quoted or after an empty user, and credentials in custom token headers
+(``Token:``, ``X-Api-Key:``, ``PRIVATE-TOKEN:``) — each with near misses of its own shape.
 
 :func:`evaluate` scores any redactor (a function from text to text) on the corpus: per kind,
 recall (share of secret samples where no secret substring survives) and the false-alarm rate
@@ -80,7 +84,27 @@ ADDED_KINDS: tuple[str, ...] = (
     "generic-secret/new-syntax",
     "slack-webhook-url/no-scheme",
 )
-"""Kinds being added: new token formats, and claimed rules in syntaxes not yet claimed."""
+"""Kinds added next: new token formats, and claimed rules in syntaxes not claimed then."""
+
+SHAPE_KINDS: tuple[str, ...] = (
+    "token/narrow-body",
+    "pypi-token/narrow-body",
+    "stripe-key/narrow-body",
+    "curl-user-password/shell",
+    "token-header/custom",
+)
+"""Shapes a scanner's held-out rule tests found missing: a distinctive prefix with a hex or
+lower-case body (GitHub, npm, Google, GitLab, Docker Hub, Heroku, Atlassian; PyPI; Stripe
+``sk_``/``rk_`` ``live``/``test``/``prod`` with 10 to 99 characters), shell-quoted ``curl -u``
+passwords, and custom token headers."""
+
+GROUPS: dict[str, tuple[str, ...]] = {
+    "claimed": CLAIMED_KINDS,
+    "added": ADDED_KINDS,
+    "shapes": SHAPE_KINDS,
+}
+"""The kinds, by group (recall targets are per group: bench_redact.py)."""
+ALL_KINDS: tuple[str, ...] = (*CLAIMED_KINDS, *ADDED_KINDS, *SHAPE_KINDS)
 
 ALNUM = string.ascii_letters + string.digits
 UPPER_ALNUM = string.ascii_uppercase + string.digits
@@ -108,7 +132,7 @@ class Sample:
 
     @property
     def group(self) -> str:
-        return "claimed" if self.kind in CLAIMED_KINDS else "added"
+        return next(group for group, kinds in GROUPS.items() if self.kind in kinds)
 
 
 def _rng(*parts: str) -> random.Random:
@@ -220,6 +244,70 @@ def _opaque(rng: random.Random) -> str:
     return token if rng.random() < 0.7 else f"{token[:20]}.{token[20:]}"
 
 
+LOWER_ALNUM = string.ascii_lowercase + string.digits
+NARROW = (HEX, LOWER_ALNUM, string.ascii_lowercase)
+"""The alphabets a narrow body is written in: hex, lower case and digits, lower case."""
+# (prefix, body length or range): formats whose prefix alone names the kind
+NARROW_FORMATS: tuple[tuple[str, int | tuple[int, int]], ...] = (
+    ("ghp_", 36),
+    ("gho_", 36),
+    ("ghs_", 36),
+    ("ghr_", (36, 76)),
+    ("npm_", 36),
+    ("AIza", 35),
+    ("glpat-", 20),
+    ("dckr_pat_", 27),
+    ("HRKU-AA", 58),
+    ("ATATT3xFfGF0", (100, 180)),
+)
+
+
+def _narrow(rng: random.Random, prefix: str, n: int | tuple[int, int]) -> str:
+    length = n if isinstance(n, int) else rng.randint(*n)
+    return prefix + _fake(rng, rng.choice(NARROW), length)
+
+
+def _narrow_token(rng: random.Random) -> str:
+    if rng.random() < 0.15:  # a fine-grained GitHub token: two parts
+        alphabet = rng.choice(NARROW)
+        return f"github_pat_{_fake(rng, alphabet, 22)}_{_fake(rng, alphabet, 59)}"
+    return _narrow(rng, *rng.choice(NARROW_FORMATS))
+
+
+def _narrow_pypi(rng: random.Random) -> str:
+    prefix = rng.choice(["pypi-AgEIcHlwaS5vcmc", "pypi-AgENdGVzdC5weXBpLm9yZw"])
+    return _narrow(rng, prefix, (50, 160))
+
+
+def _narrow_stripe(rng: random.Random) -> str:
+    prefix = f"{rng.choice(['sk', 'rk'])}_{rng.choice(['live', 'test', 'prod'])}_"
+    return _narrow(rng, prefix, (10, 99))
+
+
+SHELL_PASSWORD = ALNUM + "$!@#%^*~-_+=."
+
+
+def _shell_password(rng: random.Random) -> str:
+    """A password a person typed into a shell: letters, digits and ``$!@#%^*~-_+=.``, holding
+    a ``$`` or a ``!`` (no ``${`` or ``$(``: those are the shell's)."""
+    while True:
+        value = _fake(rng, SHELL_PASSWORD, rng.randint(16, 24))
+        if ("$" in value or "!" in value) and "${" not in value and "$(" not in value:
+            return value
+
+
+def _header_value(rng: random.Random) -> str:
+    """What stands in a custom token header: hex, a UUID, or letters and digits."""
+    shape = rng.randrange(4)
+    if shape == 0:
+        return _fake(rng, HEX, rng.choice([16, 24, 32, 40]))
+    if shape == 1:
+        return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    if shape == 2:
+        return _fake(rng, LOWER_ALNUM, rng.randint(16, 32))
+    return _fake(rng, ALNUM, rng.randint(16, 40))
+
+
 MAKERS: dict[str, Callable[[random.Random], str]] = {
     "private-key": _pem,
     "aws-access-key-id": _aws_key_id,
@@ -261,6 +349,11 @@ MAKERS: dict[str, Callable[[random.Random], str]] = {
     "heroku-api-key": _prefixed(["HRKU-AA"], URLSAFE, 58),
     "generic-secret/new-syntax": _password,
     "slack-webhook-url/no-scheme": functools.partial(_slack_webhook, scheme=""),
+    "token/narrow-body": _narrow_token,
+    "pypi-token/narrow-body": _narrow_pypi,
+    "stripe-key/narrow-body": _narrow_stripe,
+    "curl-user-password/shell": _shell_password,
+    "token-header/custom": _header_value,
 }
 
 
@@ -462,6 +555,74 @@ NEW_SYNTAX_CONTEXTS: dict[str, Template] = {
 }
 
 
+# curl -u with a password a person typed: quoted, mixed, after an empty user, on a continued
+# line, --user, --proxy-user
+CURL_CONTEXTS: dict[str, Template] = {
+    "curl": lambda n, v: f"curl -u 'deploy:{v}' https://ci.example.com/api/json",
+    "double-quoted": lambda n, v: f'curl -s -u "deploy:{v}" https://ci.example.com/api/json',
+    "unquoted": lambda n, v: f"curl -fsS -u elastic:{v} https://localhost:9200/_cat/indices",
+    "long-single": lambda n, v: (
+        f"curl -X POST --user  'svc-backup:{v}' https://backup.example.com/run"
+    ),
+    "long-equals": lambda n, v: f'curl --user="j.smith@example.com:{v}" https://api.example.com/me',
+    "empty-user": lambda n, v: f"curl -u ':{v}' https://api.example.com/v1/items",
+    "empty-user-bare": lambda n, v: f"curl -u :{v} https://api.example.com/v1/items",
+    "password-quoted": lambda n, v: f"curl --user kevin:'{v}' -iX PATCH https://api.example.com/x",
+    "both-quoted": lambda n, v: (
+        f'curl --user "ci-bot":"{v}" https://nexus.example.com/repository/raw/'
+    ),
+    "continued-line": lambda n, v: (
+        "curl -sS -X POST https://ci.example.com/job/build \\\n"
+        "  -H 'Accept: application/json' \\\n"
+        f"  -u deploy:{v}"
+    ),
+    "proxy-user": lambda n, v: (
+        f"curl -x http://proxy.corp:3128 --proxy-user 'alice:{v}' https://example.com/"
+    ),
+    "dockerfile": lambda n, v: (
+        f'RUN curl -fsSL --user "ci:{v}" https://artifacts.example.com/app.tgz | tar xz'
+    ),
+    "json-escaped": lambda n, v: _json_escaped(f"$ curl -u 'deploy:{v}' https://ci/api\n200 OK\n"),
+    "markdown": lambda n, v: f"Run:\n\n```sh\ncurl -u 'admin:{v}' https://ci.example.com/\n```\n",
+    "cli": lambda n, v: f"history | grep curl\n  512  curl -u 'root:{v}' http://10.0.0.5:8080/",
+}
+
+# A credential in a header named for it: curl -H, HTTP dumps, curl -v, YAML and JSON header
+# maps, code, wget, httpie, nginx
+HEADER_CONTEXTS: dict[str, Template] = {
+    "curl": lambda n, v: f"curl -H 'Token: {v}' https://api.example.com/v1/items",
+    "curl-x-api-key": lambda n, v: f'curl --header "X-Api-Key: {v}" https://api.example.com/v2',
+    "curl-private-token": lambda n, v: (
+        f"curl --header 'PRIVATE-TOKEN: {v}' https://gitlab.example.com/api/v4/projects"
+    ),
+    "curl-x-auth-token": lambda n, v: f'curl -s -H "X-Auth-Token:{v}" https://api.example.com/',
+    "curl-api-key": lambda n, v: f"curl -X GET -H 'Api-Key: {v}' https://api.example.com/stats",
+    "curl-authorization-token": lambda n, v: (
+        f"curl -H 'Authorization: Token {v}' https://api.example.com/use/635"
+    ),
+    "curl-authorization-bare": lambda n, v: f'curl -L -H "Authorization: {v}" service.local',
+    "http": lambda n, v: (
+        f"GET /api/v1/items HTTP/1.1\r\nHost: api.example.com\r\nX-Api-Key: {v}\r\n"
+        "Accept: */*\r\n\r\n"
+    ),
+    "curl-verbose": lambda n, v: (
+        f"> GET /v1/me HTTP/2\n> Host: api.example.com\n> token: {v}\n> user-agent: curl/8.5.0\n"
+    ),
+    "yaml": lambda n, v: f"headers:\n  X-Api-Key: {v}\n  Accept: application/json\n",
+    "json": lambda n, v: json.dumps({"headers": {"Private-Token": v, "Accept": "*/*"}}),
+    "python": lambda n, v: f'requests.get(url, headers={{"X-Auth-Token": "{v}"}})',
+    "javascript": lambda n, v: f"fetch(url, {{ headers: {{ 'Api-Key': '{v}' }} }})",
+    "go": lambda n, v: f'req.Header.Set("X-Api-Key", "{v}")',
+    "wget": lambda n, v: f'wget --header="Token: {v}" https://files.example.com/report.csv',
+    "vendor-header": lambda n, v: (
+        f'curl -H "X-Vault-Token: {v}" https://vault.example.com:8200/v1/secret/data/app'
+    ),
+    "httpie": lambda n, v: f"http GET https://api.example.com/items X-Api-Key:{v}",
+    "nginx": lambda n, v: f'proxy_set_header X-Api-Key "{v}";',
+    "json-escaped": lambda n, v: _json_escaped(f"> GET /v1 HTTP/1.1\n> X-Api-Key: {v}\n"),
+}
+
+
 def _token_names(env: str, **extra: str) -> Names:
     key = env.lower()
     head, *rest = key.split("_")
@@ -604,6 +765,17 @@ NAMES: dict[str, Names] = {
     ),
     "generic-secret/new-syntax": _token_names("API_TOKEN"),
     "slack-webhook-url/no-scheme": _token_names("SLACK_WEBHOOK"),
+    "token/narrow-body": _token_names("API_TOKEN"),
+    "pypi-token/narrow-body": _token_names(
+        "TWINE_PASSWORD",
+        cli="twine upload -u __token__ -p {v} dist/*",
+        pypirc="[pypi]\nusername = __token__\npassword = {v}\n",
+    ),
+    "stripe-key/narrow-body": _token_names(
+        "STRIPE_SECRET_KEY", cli="curl https://api.stripe.com/v1/charges -u {v}:"
+    ),
+    "curl-user-password/shell": _token_names("CURL_PASSWORD"),
+    "token-header/custom": _token_names("API_TOKEN"),
 }
 
 FAMILY: dict[str, dict[str, Template]] = {
@@ -614,6 +786,8 @@ FAMILY: dict[str, dict[str, Template]] = {
     "basic-auth": BASIC_CONTEXTS,
     "generic-secret": GENERIC_CONTEXTS,
     "generic-secret/new-syntax": NEW_SYNTAX_CONTEXTS,
+    "curl-user-password/shell": CURL_CONTEXTS,
+    "token-header/custom": HEADER_CONTEXTS,
 }
 """The contexts of each kind that is not a plain token (those use :data:`TOKEN_CONTEXTS`)."""
 
@@ -688,6 +862,31 @@ PLACEHOLDERS: dict[str, tuple[str, ...]] = {
         "hooks.slack.com/services/T00000000/B00000000/" + "X" * 24,
         "hooks.slack.com/services/...",
         "hooks.slack.com/services/<path>",
+    ),
+    "token/narrow-body": (
+        "ghp_" + "0123456789abcdef" * 2 + "0123",
+        "npm_" + "deadbeef" * 4 + "dead",
+        "glpat-" + "abcdefghijklmnopqrst",
+        "AIza" + "x" * 35,
+    ),
+    "pypi-token/narrow-body": (
+        "pypi-AgEIcHlwaS5vcmc" + "0" * 64,
+        "pypi-AgEIcHlwaS5vcmc" + "0123456789abcdef" * 4,
+        "pypi-AgEIcHlwaS5vcmc<token>",
+    ),
+    "stripe-key/narrow-body": (
+        "sk_test_" + "abc123" * 5,
+        "sk_test_yoursecretkeyhere",
+        "rk_live_" + "x" * 24,
+        "sk_live_1234567890",
+    ),
+    "curl-user-password/shell": ("$PASSWORD", "${CURL_PASSWORD}", "<password>", "changeme!"),
+    "token-header/custom": (
+        "$API_KEY",
+        "${TOKEN}",
+        "<your_access_token>",
+        "YOUR_API_KEY",
+        "********",
     ),
 }
 """Placeholders of each kind's shape: documentation examples, masks, references."""
@@ -766,6 +965,47 @@ ORDINARY: tuple[tuple[str, str, str], ...] = (
     ("generic-secret/new-syntax", "getenv-empty", 'token = getenv_or_default("api_token", "")'),
     ("generic-secret/new-syntax", "curl-user-only", "curl -u admin https://ci.example.com/api"),
     ("slack-webhook-url/no-scheme", "docs", "post to hooks.slack.com/services/ with your path"),
+    ("token/narrow-body", "prose", "classic tokens start with ghp_, npm tokens with npm_"),
+    ("token/narrow-body", "identifier", "from huggingface_hub import hf_hub_download, npm_package"),
+    ("token/narrow-body", "commit-sha", f"ghp_rotation landed in {_SHA} (ghp_ prefix only)"),
+    ("pypi-token/narrow-body", "prose", "pypi-AgEIcHlwaS5vcmc is base64 of the token's location"),
+    ("pypi-token/narrow-body", "elided", "password = pypi-AgEIcHlwaS5vcmc…"),
+    ("stripe-key/narrow-body", "prose", "Secret keys start with sk_live_ or sk_test_."),
+    ("stripe-key/narrow-body", "identifier", "def test_sk_test_mode(): assert risk_live_feed"),
+    ("stripe-key/narrow-body", "short", "set sk_test_key and rk_live_mode in the fixture"),
+    ("stripe-key/narrow-body", "masked", "STRIPE_SECRET_KEY=sk_live_****************4242"),
+    ("stripe-key/narrow-body", "task-name", "task_test_a1b2c3d4e5f6 and disk_live_0f9e8d7c6b5a"),
+    ("curl-user-password/shell", "env-double", 'curl -u "$CI_USER:$CI_PASSWORD" https://ci/api'),
+    ("curl-user-password/shell", "env-single", "curl --user '$USERNAME:$PASSWORD' https://ci/api"),
+    ("curl-user-password/shell", "env-braces", 'curl -u "${user}:${pass}" https://ci/api'),
+    ("curl-user-password/shell", "command", 'curl --user "$(cat u.txt):$(cat p.txt)" https://ci/'),
+    (
+        "curl-user-password/shell",
+        "actions",
+        'curl -u "${{ secrets.NEXUS_USER }}:${{ secrets.NEXUS_PASSWORD }}" https://nexus/',
+    ),
+    ("curl-user-password/shell", "angle", "curl -u <user>:<password> https://api.example.com"),
+    ("curl-user-password/shell", "bracket", "curl --user neo4j:[PASSWORD] http://[IP]:7474/db"),
+    ("curl-user-password/shell", "default", "curl -i -u 'admin:admin' http://localhost:8080"),
+    ("curl-user-password/shell", "words", 'curl --user "username:password" https://example.com'),
+    ("curl-user-password/shell", "empty", 'curl -u ":" https://localhost:9200'),
+    ("curl-user-password/shell", "user-only", 'curl -u "jenkins" https://ci.example.com/api'),
+    ("curl-user-password/shell", "docker", "docker run --rm -u 1000:1000 -v $PWD:/w app:latest"),
+    ("curl-user-password/shell", "group", "install -o app -g staff; sudo -u app:staff ls"),
+    ("token-header/custom", "env", 'curl -H "X-Api-Key: $API_KEY" https://api.example.com'),
+    ("token-header/custom", "template", "headers:\n  X-Api-Key: {{ .Values.apiKey }}\n"),
+    (
+        "token-header/custom",
+        "csrf",
+        f"X-CSRF-Token: {_fake(_rng('csrf3'), URLSAFE, 43)}\r\nX-XSRF-TOKEN: {_SHA}",
+    ),
+    ("token-header/custom", "idempotency", f"Idempotency-Key: {_UUID}"),
+    ("token-header/custom", "request-id", f"X-Request-Id: {_UUID}\r\nX-Trace-Id: {_SHA[:32]}"),
+    ("token-header/custom", "websocket", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="),
+    ("token-header/custom", "rate-limit", "X-RateLimit-Remaining: 4999\r\nRetry-After: 120"),
+    ("token-header/custom", "page-token", f"X-Next-Page-Token: {_fake(_rng('page'), URLSAFE, 32)}"),
+    ("token-header/custom", "word", "Token: required\nApi-Key: optional"),
+    ("token-header/custom", "max-tokens", "max-tokens: 4096\nX-Token-Count: 128000"),
 )
 
 
@@ -788,7 +1028,7 @@ def _truncated_pem() -> Sample:
 def build() -> tuple[Sample, ...]:
     """The whole corpus: every kind's secret samples, then its non-secret samples."""
     samples: list[Sample] = []
-    for kind in (*CLAIMED_KINDS, *ADDED_KINDS):
+    for kind in ALL_KINDS:
         table = contexts(kind)
         samples += (_secret_sample(kind, ctx, template) for ctx, template in table.items())
         if kind == "private-key":

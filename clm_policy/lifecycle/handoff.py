@@ -14,7 +14,8 @@ from datetime import datetime
 from pydantic import ValidationError
 
 from clm_policy.base.errors import InputError
-from clm_policy.lifecycle.summary import NONE, bullets, code_list, next_safe_action, paragraph
+from clm_policy.formats import markdown as md
+from clm_policy.lifecycle.summary import NONE, bullets, code_list, next_safe_action
 from clm_policy.models.enums import MessageRole, TaskStatus
 from clm_policy.models.manifest import (
     HandoffManifest,
@@ -93,7 +94,7 @@ def _tokens(snapshot: TokenSnapshot) -> list[str]:
     if snapshot.context_window is not None:
         context += f" of a {snapshot.context_window} window"
     if snapshot.model is not None:
-        context += f" ({snapshot.model})"
+        context += f" ({md.inline(snapshot.model)})"
     if snapshot.estimated:
         context += ", estimated"
     return [
@@ -104,28 +105,32 @@ def _tokens(snapshot: TokenSnapshot) -> list[str]:
 
 
 def render_manifest_markdown(manifest: HandoffManifest, *, session_id: str, step: int) -> str:
-    """The handoff for people (``sessions/<id>/handoffs/<n>.md``): one heading per field.
+    """The handoff for people (``sessions/<id>/handoffs/<n>.md``, and the sections of its
+    pull request's body): one heading per field.
 
     What the next session needs first (goal, status, next action, blockers, why) comes
-    first; every field is present, ``(none)`` when empty, so handoffs diff alike.
+    first; every field is present, ``(none)`` when empty, so handoffs diff alike. The fields
+    are the agent's text, read on a forge: they pass the Markdown-safe printer
+    (:mod:`clm_policy.formats.markdown`), so they show as written, stay in their section and
+    notify no one.
     """
     m = manifest
     parts = [
-        (f"Handoff: session {session_id}, step {step}", None),
-        ("Goal", paragraph(m.goal)),
-        ("Status", [f"`{m.status.value}`"]),
-        ("Next safe action", paragraph(m.next_safe_action)),
-        ("Blockers", bullets(m.blockers)),
-        ("Decision rationale", paragraph(m.decision_rationale)),
-        ("Not verified", bullets(m.not_verified)),
-        ("Verified", bullets(m.verified)),
-        ("Changed artifacts", bullets(m.changed_artifacts)),
-        ("Commands and results", bullets(m.commands_and_results)),
-        ("Source of truth", bullets(m.source_of_truth)),
-        ("Assumptions and risks", bullets(m.assumptions_risks)),
-        ("Memory keys", code_list(m.memory_keys)),
+        (f"Handoff: session {md.inline(session_id)}, step {step}", None),
+        ("Goal", md.lines(m.goal)),
+        ("Status", [md.code(m.status.value)]),
+        ("Next safe action", md.lines(m.next_safe_action)),
+        ("Blockers", md.bullets(m.blockers)),
+        ("Decision rationale", md.lines(m.decision_rationale)),
+        ("Not verified", md.bullets(m.not_verified)),
+        ("Verified", md.bullets(m.verified)),
+        ("Changed artifacts", md.bullets(m.changed_artifacts)),
+        ("Commands and results", md.bullets(m.commands_and_results)),
+        ("Source of truth", md.bullets(m.source_of_truth)),
+        ("Assumptions and risks", md.bullets(m.assumptions_risks)),
+        ("Memory keys", md.code_list(m.memory_keys)),
         ("Token snapshot", _tokens(m.token_snapshot)),
-        ("Timestamp", [m.timestamp]),
+        ("Timestamp", [md.inline(m.timestamp)]),
     ]
     lines: list[str] = []
     for title, body in parts:

@@ -4,7 +4,8 @@ Every field but the timestamp (which always differs) is compared, in the order o
 manifest's rendering for people (:func:`clm_policy.lifecycle.handoff.render_manifest_markdown`)
 and under its headings: free text as ``was`` / ``now``, list items added and removed, the
 token snapshot's figures old → new. Used by a handoff's pull-request body
-(:mod:`clm_policy.lifecycle.prbody`).
+(:mod:`clm_policy.lifecycle.prbody`): the texts and values pass the Markdown-safe printer
+(:mod:`clm_policy.formats.markdown`), as the manifest's own rendering does.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from clm_policy.formats import markdown as md
 from clm_policy.lifecycle.summary import one_line
 from clm_policy.models.manifest import HandoffManifest
 
@@ -60,7 +62,7 @@ def _field_changes(name: str, old: Any, new: Any, field: str) -> list[str]:
         return _list_changes(name, old, new)
     if isinstance(old, dict) and isinstance(new, dict):
         return [
-            f"- {name} `{key}`: {_value(old.get(key))} → {_value(new.get(key))}"
+            f"- {name} {md.code(key)}: {_value(old.get(key))} → {_value(new.get(key))}"
             for key in dict.fromkeys([*new, *old])
             if old.get(key) != new.get(key)
         ]
@@ -78,11 +80,11 @@ def _list_changes(name: str, old: Sequence[Any], new: Sequence[Any]) -> list[str
 
 
 def _text(value: Any) -> str:
-    return one_line(str(value), ITEM_WIDTH)
+    return md.inline(one_line(str(value), ITEM_WIDTH))
 
 
 def _value(value: Any) -> str:
     if value is None:
         return "(none)"
     shown = value if isinstance(value, str) else json.dumps(value)
-    return f"`{one_line(shown, ITEM_WIDTH)}`"
+    return md.code(one_line(shown, ITEM_WIDTH))

@@ -7,12 +7,15 @@ branches, the one with the highest handoff number below the new one — whose ma
 compared with the new one field by field. The recall is the commit's ``Clm-Recall`` trailer,
 "not recorded" when it has none.
 
-A body goes to a forge, where everyone with access reads it, so the title and the body pass
-the one redactor (:func:`clm_policy.memory.redact.redact_text`) as everything that reaches git
-does — although what they are made from was redacted when it was committed, a previous
-manifest may come from a clone that pushed it unredacted. An ``@name`` or ``#123`` the agent
-wrote would notify that person or link that issue from the pull request: a zero-width joiner
-after the ``@`` or ``#`` keeps the text as it reads and notifies no one (:func:`quiet`).
+A body goes to a forge, where everyone with access reads it, so what it is made of passes the
+one redactor (:mod:`clm_policy.memory.redact`) as everything that reaches git does —
+although it was redacted when it was committed, a previous manifest or a trailer may come
+from a clone that pushed it unredacted — and then the one Markdown-safe printer
+(:mod:`clm_policy.formats.markdown`): the agent's text shows as written, inside its section,
+and notifies no one (an ``@name``, ``owner/repo#12`` or ``fixes #12`` gets an invisible word
+joiner), with no image, HTML, comment, link, heading or code fence of its own. Redaction comes
+first: an escape inside a token would hide it from the redactor. The finished body passes the
+redactor once more, and the title (plain text on a forge) gets the printer's :func:`plain`.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from clm_policy.base.errors import InputError, Location
+from clm_policy.formats import markdown as md
 from clm_policy.formats.textio import path_kind
 from clm_policy.lifecycle.handoff import render_manifest_markdown
 from clm_policy.lifecycle.manifest_diff import ITEM_WIDTH, diff_manifests
@@ -33,7 +37,7 @@ from clm_policy.lifecycle.summary import one_line
 from clm_policy.memory.audit import AuditEntry, read_log
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import session_dir
-from clm_policy.memory.redact import redact_text
+from clm_policy.memory.redact import redact_data, redact_text
 from clm_policy.models.manifest import HandoffManifest, validate_manifest
 
 RECALL_TRAILER = "Clm-Recall"
@@ -74,23 +78,18 @@ def gh_command(title: str, head: str, base: str | None, body_file: str) -> str:
 
 
 def title(manifest: HandoffManifest, session: str, step: str | int) -> str:
-    """``Handoff <session> step <n> (<status>): <goal, cut>``, redacted."""
+    """``Handoff <session> step <n> (<status>): <goal, cut>``, redacted, its mentions and
+    references made inert (:func:`clm_policy.formats.markdown.plain`)."""
     text = (
         f"Handoff {session} step {step} ({manifest.status.value}): "
         f"{one_line(manifest.goal, TITLE_GOAL)}"
     )
-    return quiet(redact_text(text).text)
+    return md.plain(_clean(text))
 
 
-# where a forge reads a mention: at the start, or after white space or an opening bracket
-# (not in an e-mail address, a URL's fragment or a word)
-_MENTION = re.compile(r"(?<![^\s(\[])([@#])(?=[A-Za-z0-9])")
-_JOINER = "\u2060"  # WORD JOINER: invisible, and it breaks a forge's @mention and #reference
-
-
-def quiet(text: str) -> str:
-    """``text`` with its ``@mentions`` and ``#references`` made inert for a forge."""
-    return _MENTION.sub(lambda m: m[1] + _JOINER, text)
+def _clean(text: str) -> str:
+    """``text`` redacted (before it is printed: an escape inside a token would hide it)."""
+    return redact_text(text).text
 
 
 def base_branch(repo: MemoryRepo) -> str | None:
@@ -147,21 +146,22 @@ def pull_request(repo: MemoryRepo, ref: str) -> PullRequest:
     base = base_branch(repo)
     rule = entry.trailers.get("Clm-Rule")
     lines = [
-        f"Handoff of session `{session}` at step {step}"
-        + (f" (rule `{rule}`)" if rule else "")
+        f"Handoff of session {_code(session)} at step {md.inline(_clean(step))}"
+        + (f" (rule {_code(rule)})" if rule else "")
         + ", committed by clm-policy.",
         "",
-        f"- Branch: `{head}`" + (f" into `{base}`" if base else ""),
-        f"- Commit: `{commit[:12]}`",
-        f"- Manifest: `{m_path}`",
+        f"- Branch: {_code(head)}" + (f" into {_code(base)}" if base else ""),
+        f"- Commit: {_code(commit[:12])}",
+        f"- Manifest: {_code(m_path)}",
     ]
     if own is not None:
-        lines.append(f"- For people: `{own[1]}`")
+        lines.append(f"- For people: {_code(own[1])}")
     recall = entry.trailers.get(RECALL_TRAILER)
+    shown = md.inline(one_line(_clean(recall), ITEM_WIDTH)) if recall else "not recorded"
+    redactions = entry.trailers.get("Clm-Redactions", "0")
     lines += [
-        f"- Recall: {one_line(recall, ITEM_WIDTH) if recall else 'not recorded'}",
-        f"- Redactions: {entry.trailers.get('Clm-Redactions', '0')} secret(s) replaced before "
-        "the commit",
+        f"- Recall: {shown}",
+        f"- Redactions: {md.inline(_clean(redactions))} secret(s) replaced before the commit",
         "",
         "## Since the previous handoff",
         "",
@@ -177,8 +177,12 @@ def pull_request(repo: MemoryRepo, ref: str) -> PullRequest:
             f"\nThe manifest is too long for a pull-request body ({len(sections)} characters): "
             f"read {where} in this pull request's changes.\n"
         )
-    body = quiet(redact_text(body).text)
+    body = _clean(body)  # once more, whole: nothing may pass unread
     return PullRequest(title(manifest, session, step), body, head, base, commit)
+
+
+def _code(text: str) -> str:
+    return md.code(_clean(text))
 
 
 def _int(step: str) -> int:
@@ -200,7 +204,8 @@ def _manifest(repo: MemoryRepo, entry: AuditEntry) -> tuple[HandoffManifest, str
         data = json.loads(text)
     except ValueError as exc:
         raise InputError(f"handoff manifest {path}: not JSON ({exc})") from None
-    return validate_manifest(data, source=path), path
+    clean, _ = redact_data(data)  # a clone may have committed it unredacted
+    return validate_manifest(clean, source=path), path
 
 
 def _handoffs(repo: MemoryRepo, session: str, commit: str) -> dict[str, tuple[int, str]]:
@@ -233,16 +238,18 @@ def _since(
         return ["This is the session's first handoff: there is nothing to compare it with."]
     _, commit = previous
     entry = _entry(repo, commit)
-    said = f"`{handoffs[commit][1]}`"
+    said = _code(handoffs[commit][1])
     if entry is not None:
-        said += f" at step {entry.trailers.get('Clm-Step', '?')}"
-    said += f" (commit `{commit[:12]}`)"
+        said += f" at step {md.inline(_clean(entry.trailers.get('Clm-Step', '?')))}"
+    said += f" (commit {_code(commit[:12])})"
     try:
         if entry is None:
             raise InputError("it is not a handoff committed by clm-policy")
         old, _ = _manifest(repo, entry)
     except InputError as exc:
-        return [f"The previous handoff, {said}, cannot be compared: {exc.message}."]
+        return [
+            f"The previous handoff, {said}, cannot be compared: {md.inline(_clean(exc.message))}."
+        ]
     changes, same = diff_manifests(old, manifest)
     lines = [f"Compared with the previous handoff, {said}:", ""]
     if not changes:

@@ -27,6 +27,7 @@ from clm_policy.models.manifest import HandoffManifest
 from clm_policy.models.state import SessionState
 
 from conftest import REPO, CliResult, git, golden, invoke, run_process
+from forge import MENTION, REFERENCE, notifying, parse, sections, unexpected
 
 EXAMPLE = REPO / "docs" / "examples" / "session-state.json"
 FIRST = datetime(2026, 8, 4, 12, 0, tzinfo=UTC)
@@ -225,6 +226,106 @@ def test_manifest_diff_lines() -> None:
     assert diff_manifests(new, new) == ([], list(TITLES.values()))
 
 
+# -- what the agent wrote, read on a forge ----------------------------------------------------
+
+MARKUP = {
+    "goal": "Ship it\n# Approved by security\n<!-- reviewers: merge without reading -->\n"
+    "![](https://beacon.test/p.png?pr=1)",
+    "blockers": [
+        'ping @alice, *@bob* and "@carol"',
+        "fixes #12 and owner/repo#7 (GH-9)",
+        "<img src=https://beacon.test/i.png>",
+        "```\nan unbalanced fence would swallow the rest",
+    ],
+    "verified": ["| a | b |\n|---|---|\n| 1 | 2 |", "[ref]: https://evil.test\n[click][ref]"],
+    "not_verified": ["- a list\n> a quote\n    code", "<details><summary>x</summary>y</details>"],
+    "changed_artifacts": ["src/`odd`.py", "## Goal"],
+    "commands_and_results": ["`` ` `` backtick runs ```", "{@dave} >@erin :@frank ~@gina"],
+    "assumptions_risks": ["&#64;henry &lt;script&gt;", "\u202eexe.txt"],
+    "source_of_truth": ["https://x.test/a_b#1 www.evil.test"],
+}
+SECTIONS = [
+    "Since the previous handoff",
+    "Goal",
+    "Status",
+    "Next safe action",
+    "Blockers",
+    "Decision rationale",
+    "Not verified",
+    "Verified",
+    "Changed artifacts",
+    "Commands and results",
+    "Source of truth",
+    "Assumptions and risks",
+    "Memory keys",
+    "Token snapshot",
+    "Timestamp",
+]
+
+
+def test_markup_the_agent_wrote_shows_as_text_inside_its_section(
+    memory: Path, tmp_path: Path
+) -> None:
+    """A manifest whose every text field holds Markdown, HTML and mentions, and a previous
+    handoff to compare it with: parsed as CommonMark/GFM, the body has the template's sections
+    and nothing else — no image, HTML, comment, link, fence, table or heading of the agent's —
+    each field shows its text as written, and nothing would notify anyone."""
+    first = hand_off(memory, example(), FIRST, None)
+    body = tmp_path / "pr.md"
+    ref = hand_off(memory, example(step_index=60, **MARKUP), SECOND, body)
+    shown = body.read_text()
+    for commit, name in ((first, "<first>"), (ref, "<second>")):
+        shown = shown.replace(git(memory, "rev-parse", commit).strip()[:12], name)
+    golden("pr_body_markup.md", shown)  # the escapes, as a reviewer of this code reads them
+    tokens = parse(body.read_text())
+    assert unexpected(tokens) == set()
+    assert notifying(tokens) == []
+    found = {section.heading: section for section in sections(tokens)}
+    assert list(found) == SECTIONS
+    assert found["Goal"].paragraphs() == [MARKUP["goal"]]
+    for field, heading in (
+        ("blockers", "Blockers"),
+        ("verified", "Verified"),
+        ("changed_artifacts", "Changed artifacts"),
+        ("commands_and_results", "Commands and results"),
+        ("source_of_truth", "Source of truth"),
+    ):
+        assert found[heading].items() == MARKUP[field], field
+    assert found["Not verified"].items() == [
+        "- a list\n> a quote\ncode",  # leading blanks go: they would start a code block
+        "<details><summary>x</summary>y</details>",
+    ]
+    assert found["Assumptions and risks"].items() == ["&#64;henry &lt;script&gt;", "U+202Eexe.txt"]
+    since = found["Since the previous handoff"]
+    assert since.paragraphs()[0].startswith("Compared with the previous handoff")
+    assert "- **Blockers** added: fixes #\u206012 and owner/repo#\u20607 (GH-\u20609)" in (
+        body.read_text()
+    )
+    with MemoryRepo(memory) as repo:
+        title = prbody.pull_request(repo, ref).title
+    assert title == (
+        "Handoff auth-refactor-7 step 60 (blocked): Ship it # Approved by security <!-- "
+        "reviewers: merge without reading --…"
+    )
+    for goal in ("ask @alice, (@bob) and *@carol*", "fixes #3, o/r#4 and GH-5"):
+        manifest = build_manifest(SessionState.model_validate(example(goal=goal)), "x", now=FIRST)
+        shown = prbody.title(manifest, "s", 1)
+        assert (MENTION.findall(shown), REFERENCE.findall(shown)) == ([], []), shown
+
+
+def test_the_handoff_for_people_is_printed_the_same_way(memory: Path) -> None:
+    """The file committed for people (sessions/<id>/handoffs/<n>.md) is the same rendering."""
+    ref = hand_off(memory, example(**MARKUP), FIRST, None)
+    shown = git(memory, "show", f"{ref}:sessions/auth-refactor-7/handoffs/001.md")
+    tokens = parse(shown)
+    assert unexpected(tokens) == set()
+    assert notifying(tokens) == []
+    assert [s.heading for s in sections(tokens)] == [
+        "Handoff: session auth-refactor-7, step 42",
+        *SECTIONS[1:],
+    ]
+
+
 # -- secrets --------------------------------------------------------------------------------
 
 
@@ -252,7 +353,7 @@ def test_a_secret_in_the_state_never_reaches_the_body_or_the_title(
         "Handoff sec-1 step 42 (blocked): Rotate the deploy key [REDACTED:aws-access-key-id]"
     )
     assert "- Redactions: 3 secret(s) replaced before the commit" in body
-    assert "## Blockers\n\n- push fails with [REDACTED:github-pat]\n" in body
+    assert "## Blockers\n\n- push fails with \\[REDACTED:github-pat]\n" in body
 
 
 def test_a_secret_in_a_foreign_previous_manifest_is_redacted(memory: Path, tmp_path: Path) -> None:
@@ -275,7 +376,7 @@ def test_a_secret_in_a_foreign_previous_manifest_is_redacted(memory: Path, tmp_p
     hand_off(memory, example(session_id="s9", step_index=40), SECOND, body)
     text = body.read_text()
     assert AWS not in text
-    assert "- **Blockers** removed: deploy key [REDACTED:aws-access-key-id] expired\n" in text
+    assert "- **Blockers** removed: deploy key \\[REDACTED:aws-access-key-id] expired\n" in text
 
 
 def test_a_previous_handoff_that_cannot_be_read_is_said(memory: Path, tmp_path: Path) -> None:
@@ -469,19 +570,3 @@ def test_a_ref_that_is_no_handoff_is_refused(memory: Path) -> None:
     with MemoryRepo(memory) as repo, pytest.raises(InputError) as raised:
         prbody.pull_request(repo, "main")
     assert str(raised.value) == "'main' is not a handoff committed by clm-policy"
-
-
-@pytest.mark.parametrize(
-    ("text", "shown"),
-    [
-        ("ask @alice to review", "ask @\u2060alice to review"),
-        ("fixes #123 (see @bob)", "fixes #\u2060123 (see @\u2060bob)"),
-        ("@carol first", "@\u2060carol first"),
-        ("mail dev@example.com", "mail dev@example.com"),
-        ("see https://x.test/a#part", "see https://x.test/a#part"),
-        ("## Goal", "## Goal"),
-        ("issue # 5 and C# code", "issue # 5 and C# code"),
-    ],
-)
-def test_mentions_and_references_notify_no_one(text: str, shown: str) -> None:
-    assert prbody.quiet(text) == shown

@@ -134,10 +134,37 @@ def test_every_pattern_compiles_once_and_only_when_a_text_may_hold_its_secret() 
     probe = (
         "from clm_policy.memory.redact import RULES, redact_text\n"
         "redact_text('Goal: ship it. Context: 400000 -> 101 (estimated)')\n"
-        "print(sum('pattern' in vars(r) for r in RULES))\n"
+        "print(sum(r.compiled for r in RULES))\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout == "0\n"
+
+
+def test_importing_the_redactor_compiles_nothing_and_loads_nothing_heavy() -> None:
+    """The hooks import the redactor (hook advice is redacted): the import compiles no regular
+    expression and loads none of the modules the hot paths keep out (typing, dataclasses,
+    inspect); redacting a line compiles only what that line needs."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import re, sys\n"
+        "compiled = []\n"
+        "real = re.compile\n"
+        "re.compile = lambda *a: compiled.append(a[0]) or real(*a)\n"
+        "import clm_policy.memory.redact as r\n"
+        "heavy = [m for m in ('typing', 'dataclasses', 'inspect', 'base64') if m in sys.modules]\n"
+        "print(len(compiled), heavy)\n"
+        "r.redact_text('curl -H \"X-Api-Key: 9c1f04be7d2a6e35\" https://api.example.com')\n"
+        "print(sum(rule.compiled for rule in r.RULES), len(r.RULES))\n"
+    )
+    # -S: no site-packages, no .pth file, so nothing the environment imports counts; the
+    # package comes from the repository, the working directory
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", probe], capture_output=True, text=True, check=True, cwd=REPO
+    )
+    # the header rule, the generic key/value rule (its anchor saw "api") and url-password ("://")
+    assert done.stdout == f"0 []\n3 {len(RULES)}\n"
 
 
 def test_anthropic_wins_over_openai() -> None:

@@ -32,6 +32,9 @@ UUID = f"{fake(HEX, 8, 502)}-{fake(HEX, 4, 503)}-4{fake(HEX, 3, 504)}-a{fake(HEX
 G = "[REDACTED:generic-secret]"
 A = "[REDACTED:auth-header]"
 C = "[REDACTED:curl-user-password]"
+HEX16 = fake(HEX, 16, 507)  # a credential too short to look random
+SHORT = fake(ALNUM, 9, 508) + "4x"  # 11 characters, a digit among them
+TYPED = "p@ss$!w" + fake(ALNUM, 9, 509)  # a password typed into a shell
 
 
 def _short(value: object) -> str:
@@ -108,13 +111,10 @@ GENERIC: list[tuple[str, str]] = [
     # creds
     (f"db_creds={S}", f"db_creds={G}"),
     (f'{{"creds": "{S}"}}', f'{{"creds": "{G}"}}'),
-    # custom token headers, in curl, in an HTTP dump, in a JSON headers map
-    (f"Token: {S}", f"Token: {G}"),
-    (f"curl -H 'X-Api-Key: {S}' https://api.example.com", f"curl -H 'X-Api-Key: {G}' https://api.example.com"),
-    (f"GET /v4/projects HTTP/1.1\r\nHost: gitlab.example.com\r\nPRIVATE-TOKEN: {S}\r\n", f"GET /v4/projects HTTP/1.1\r\nHost: gitlab.example.com\r\nPRIVATE-TOKEN: {G}\r\n"),
-    (f"X-Auth-Token: {S}", f"X-Auth-Token: {G}"),
-    (f"Api-Key: {S}", f"Api-Key: {G}"),
-    (f'{{"headers": {{"X-Api-Key": "{S}", "Accept": "*/*"}}}}', f'{{"headers": {{"X-Api-Key": "{G}", "Accept": "*/*"}}}}'),
+    # a key spelt like a header in lower case is an ordinary key: token:, "apiKey":
+    (f"token: {S}", f"token: {G}"),
+    (f'{{"apiKey": "{S}"}}', f'{{"apiKey": "{G}"}}'),
+    (f'headers["Token"] = "{S}"', f'headers["Token"] = "{G}"'),
     # command-line flags
     (f"mysql --password {S} --user root", f"mysql --password {G} --user root"),
     (f"deploy --db-token={S} --dry-run", f"deploy --db-token={G} --dry-run"),
@@ -137,6 +137,30 @@ AUTH_HEADER: list[tuple[str, str]] = [
     (f'headers["Authorization"] = f"Token {S}"', f'headers["Authorization"] = f"Token {A}"'),
     (f'req.Header.Set("Authorization", "Token {S}")', f'req.Header.Set("Authorization", "Token {A}")'),
     (f"h=Authorization%3A%20Token%20{S}%0A", f"h=Authorization%3A%20Token%20{A}%0A"),
+    # no scheme: the header's value is the credential
+    (f"curl -H 'Authorization: {HEX16}' https://x", f"curl -H 'Authorization: {A}' https://x"),
+    (f'curl --header "Authorization:  {UUID}"', f'curl --header "Authorization:  {A}"'),
+    # custom token headers: in curl -H, an HTTP dump, curl -v, YAML and JSON maps, code
+    (f"Token: {S}", f"Token: {A}"),
+    (f"curl -H 'Token: {HEX16}' https://x", f"curl -H 'Token: {A}' https://x"),
+    (f"curl -H 'X-Api-Key: {S}' https://api.example.com", f"curl -H 'X-Api-Key: {A}' https://api.example.com"),
+    (f'curl -s --header "PRIVATE-TOKEN: {HEX16}" https://x', f'curl -s --header "PRIVATE-TOKEN: {A}" https://x'),
+    (f"curl -H 'apikey: {UUID}' https://x", f"curl -H 'apikey: {A}' https://x"),
+    (f"curl -H 'Api-Token: {SHORT}' https://x", f"curl -H 'Api-Token: {A}' https://x"),
+    (f"GET /v4/projects HTTP/1.1\r\nHost: gitlab.example.com\r\nPRIVATE-TOKEN: {S}\r\n", f"GET /v4/projects HTTP/1.1\r\nHost: gitlab.example.com\r\nPRIVATE-TOKEN: {A}\r\n"),
+    (f"> GET / HTTP/2\n> token: {HEX16}\n", f"> GET / HTTP/2\n> token: {A}\n"),
+    (f"X-Auth-Token: {S}", f"X-Auth-Token: {A}"),
+    (f"Api-Key: {S}", f"Api-Key: {A}"),
+    (f"X-Octopus-ApiKey: {UUID}", f"X-Octopus-ApiKey: {A}"),
+    (f"Ocp-Apim-Subscription-Key: {HEX16}", f"Ocp-Apim-Subscription-Key: {A}"),
+    (f"headers:\n  X-Vault-Token: {HEX16}\n", f"headers:\n  X-Vault-Token: {A}\n"),
+    (f'{{"headers": {{"X-Api-Key": "{S}", "Accept": "*/*"}}}}', f'{{"headers": {{"X-Api-Key": "{A}", "Accept": "*/*"}}}}'),
+    (f'req.Header.Set("X-Api-Key", "{HEX16}")', f'req.Header.Set("X-Api-Key", "{A}")'),
+    (f"headers['X-Auth-Token'] = '{HEX16}'", f"headers['X-Auth-Token'] = '{A}'"),
+    (f"{{'Private-Token' => '{HEX16}'}}", f"{{'Private-Token' => '{A}'}}"),
+    (f'proxy_set_header X-Api-Key "{HEX16}";', f'proxy_set_header X-Api-Key "{A}";'),
+    (f"http GET https://x X-Api-Key:{HEX16}", f"http GET https://x X-Api-Key:{A}"),
+    (f'wget --header="Token: {HEX16}" https://x', f'wget --header="Token: {A}" https://x'),
     (
         f'Authorization: Digest username="bob", realm="api", nonce="dcd98b7102dd2f0e8b11d0f600bfb0c093", uri="/", qop=auth, nc=00000001, cnonce="0a4f113b", response="{DIGEST}", opaque="5ccc069c403ebaf9f0171e9517f40e41"',
         f'Authorization: Digest username="bob", realm="api", nonce="dcd98b7102dd2f0e8b11d0f600bfb0c093", uri="/", qop=auth, nc=00000001, cnonce="0a4f113b", response="{A}", opaque="5ccc069c403ebaf9f0171e9517f40e41"',
@@ -156,6 +180,21 @@ CURL: list[tuple[str, str]] = [
     ("curl -u admin:mango2024! https://x", f"curl -u admin:{C} https://x"),  # weak, but after curl
     (json.dumps({"cmd": f'curl -u "deploy:{S}" https://x'}), json.dumps({"cmd": f'curl -u "deploy:{C}" https://x'})),
     (f"http --check-status -u deploy:{S} https://x", f"http --check-status -u deploy:{C} https://x"),  # random: any tool
+    # a password with $ and !, quoted, with spaces, after an empty user, on a continued line
+    (f"curl -u 'deploy:{TYPED}' https://x", f"curl -u 'deploy:{C}' https://x"),
+    (f'curl -u "deploy:{TYPED}" https://x', f'curl -u "deploy:{C}" https://x'),
+    (f"curl -u deploy:{TYPED} https://x", f"curl -u deploy:{C} https://x"),
+    (f"curl -u 'admin:$ecr3t!{SHORT}' https://x", f"curl -u 'admin:{C}' https://x"),
+    (f"curl --user  'j.smith:{SHORT} and more' https://x", f"curl --user  'j.smith:{C}' https://x"),
+    (f"curl -u ':{TYPED}' https://x", f"curl -u ':{C}' https://x"),
+    (f'curl --user=":{S}" https://x', f'curl --user=":{C}" https://x'),
+    (f"curl --user kevin:'{TYPED}' -X PATCH https://x", f"curl --user kevin:'{C}' -X PATCH https://x"),
+    (f'curl --user "ci":"{TYPED}" https://x', f'curl --user "ci":"{C}" https://x'),
+    ("curl -sS -X POST https://x \\\n  -H 'Accept: */*' \\\n  -u deploy:mango2024!", f"curl -sS -X POST https://x \\\n  -H 'Accept: */*' \\\n  -u deploy:{C}"),
+    (f"curl -x http://p:3128 --proxy-user 'alice:{TYPED}' https://x", f"curl -x http://p:3128 --proxy-user 'alice:{C}' https://x"),
+    # the password empty: the user is the key
+    (f'curl -u "{S}:" https://x', f'curl -u "{C}:" https://x'),
+    (f"curl https://api.example.com/v1/charges -u {S}:", f"curl https://api.example.com/v1/charges -u {C}:"),
 ]
 # fmt: on
 
@@ -269,10 +308,43 @@ NOT_SECRETS: dict[str, list[str]] = {
         "docker run -u app:mango2024! app",  # weak, and not after curl
         "curl -u admin:changeme https://x",
         'curl -u "$USER:$TOKEN" https://x',
+        "curl --user '$USERNAME:$PASSWORD' https://x",  # single quotes, but names all the same
         "curl -u admin:${PASSWORD} https://x",
+        'curl -u "${user}:${pass}" https://x',
+        'curl --user "$(cat u.txt):$(cat p.txt)" https://x',
+        'curl -u "${{ secrets.USER }}:${{ secrets.PASSWORD }}" https://x',
+        "curl -sL --user \"$1:$2\" \"$3\"",
+        "curl -u <user>:<password> https://x",
+        "curl --user neo4j:[PASSWORD] http://x:7474/db",
+        "curl -i -u 'test:test' https://x",
+        'curl --user "username:password" https://x',
+        'curl -u ":" https://x',
+        "curl -u admin: https://x",  # an empty password after a name
+        'curl -u "$STRIPE_KEY:" https://x',
         "curl -u deploy https://x",
         "git push -u origin main",
         'curl --user-agent "Mozilla/5.0: x" https://x',
+    ],
+    "token headers": [
+        "curl -H 'X-Api-Key: $API_KEY' https://x",
+        'curl -H "Token: ${TOKEN}" https://x',
+        "PRIVATE-TOKEN: <your_access_token>",
+        "X-Api-Key: YOUR_API_KEY",
+        "X-Api-Key: ********",
+        "headers:\n  X-Api-Key: {{ .Values.apiKey }}\n",
+        f"Idempotency-Key: {UUID}",
+        f"X-Request-Id: {UUID}",
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+        f"X-Next-Page-Token: {S}",
+        f'{{"NextToken": "{S}", "nextPageToken": "{S}"}}',
+        "Token: required",
+        "max-tokens: 4096",
+        "X-Token-Count: 128000",
+        "Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/iam/aws4_request",
+        "client-key: /etc/ssl/private/client.key",
+        "password=pypi-AgEIcHlwaS5vcmc<token>",
+        "headers = {'x-amz-date': timestamp, 'Authorization': v4auth_header}",  # a variable
+        "fetch(url, { headers: { 'X-Api-Key': apiKeyFromEnv2 } })",
     ],
     "authorization": [
         "Authorization: Token <your-token>",
@@ -312,8 +384,9 @@ def test_plain_data_keys_follow_the_same_line() -> None:
     }
     redacted, counts = redact_data(data)
     assert redacted == {
-        # a header map's value has no key left in its string: it is judged whole
-        "headers": {"X-Api-Key": G, "Authorization": G},
+        # a header map's value has no key left in its string: it is judged whole, as a
+        # credential (a header named for one)
+        "headers": {"X-Api-Key": A, "Authorization": A},
         "credentialsId": UUID,
         "secret_id": G,
         "secretName": "db-creds-x7k2p",
@@ -321,7 +394,9 @@ def test_plain_data_keys_follow_the_same_line() -> None:
         "aws_secret_access_key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
         "creds": G,
     }
-    assert counts == {"generic-secret": 4}
+    assert counts == {"auth-header": 2, "generic-secret": 2}
+    weak = {"Token": HEX16, "X-Csrf-Token": HEX16, "token": HEX16, "Idempotency-Key": HEX16}
+    assert redact_data(weak) == ({**weak, "Token": A}, {"auth-header": 1})
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,7 @@ DIGITS = string.digits
 HEX = string.digits + "abcdef"
 UPPER_HEX = string.digits + "ABCDEF"
 LOWER_ALNUM = string.ascii_lowercase + string.digits
+LOWER = string.ascii_lowercase
 UPPER_ALNUM = string.ascii_uppercase + string.digits
 LETTERS = string.ascii_letters
 ALNUM = string.ascii_letters + string.digits
@@ -256,9 +257,16 @@ PLACEHOLDERS = [
     "xoxp-1111111111-2222222222-3333333333-" + "x" * 32,
     "hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
     "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
-    # low entropy for its format (runs shorter than 8, no pattern: entropy decides)
+    # low entropy for its format (runs shorter than 8, no pattern: entropy decides), or a
+    # body that stutters (half its steps repeat the character before)
     "AKIAAAAABBBBCCCCDDDD",
     "npm_" + "aaaaabbbbbcccccdddddeeeeefffffgggggh",
+    # a short Stripe body: spelt with default words, counting up, a pattern repeated, a prefix
+    # pasted twice
+    "sk_test_yoursecretkeyhere",
+    "sk_live_1234567890",
+    "rk_test_" + "abc123" * 5,
+    "pypi-AgEIcHlwaS5vcmc" + "pypi-AgEIcHlwaS5vcmc" * 4,
     "twilio SK" + "0000000ff0000000ff0000000ff00000",
     # a JWT-shaped placeholder
     "eyJxxxxxxxxxxxx.eyJxxxxxxxxxxxx.xxxxxxxxxxxxxxxx",
@@ -288,7 +296,7 @@ LOOK_ALIKES = [
     "dapi" + fake(HEX, 31, 2107),
     "dop_v1_" + fake(HEX, 63, 2108),
     "shpat_" + fake(HEX, 31, 2109),
-    "sk_live_" + fake(ALNUM, 23, 2110),
+    "sk_live_" + fake(ALNUM, 9, 2110),
     # "~" and "Q~" inside longer runs: URLs, signatures, Markdown
     "https://cdn.example.com/img/3f9a2c47e1b8d05f6a7c9e2b4d8f1a3c~tplv-k3u1fbpf-watermark.image",
     "Signature=" + fake(AZURE, 60, 2111) + "7Q~" + fake(AZURE, 34, 2112),
@@ -364,6 +372,53 @@ def test_random_tokens_of_the_shortest_length_are_all_redacted(rule: str) -> Non
         assert redact_text(f" {token} ").text == f" [REDACTED:{rule}] ", token
 
 
+# rule id -> (prefix, shortest body): formats whose prefix alone names the kind. A body in hex
+# or in lower case only is that token still (scanners' tests and some issuers write them so).
+NARROW = {
+    "github-pat": ("ghp_", 36),
+    "github-oauth": ("gho_", 36),
+    "github-app-token": ("ghs_", 36),
+    "github-refresh-token": ("ghr_", 36),
+    "anthropic-api-key": ("sk-ant-api03-", 20),
+    "gcp-api-key": ("AIza", 35),
+    "npm-token": ("npm_", 36),
+    "pypi-token": ("pypi-AgEIcHlwaS5vcmc", 50),
+    "stripe-secret-key": ("sk_prod_", 10),
+    "stripe-restricted-key": ("rk_live_", 10),
+    "huggingface-token": ("hf_", 34),
+    "gitlab-pat": ("glpat-", 20),
+    "dockerhub-pat": ("dckr_pat_", 27),
+    "sendgrid-api-key": ("SG.abcdefghijklmnopqrstuv.", 39),
+    "atlassian-api-token": ("ATATT3", 100),
+    "heroku-api-key": ("HRKU-", 60),
+}
+
+
+@pytest.mark.parametrize("alphabet", [HEX, LOWER + DIGITS], ids=["hex", "lower-case"])
+@pytest.mark.parametrize("rule", sorted(NARROW))
+def test_a_prefixed_token_with_a_narrow_body_is_redacted(rule: str, alphabet: str) -> None:
+    prefix, length = NARROW[rule]
+    for seed in range(500):
+        token = prefix + fake(alphabet, length, seed)
+        assert redact_text(f" {token} ").text == f" [REDACTED:{rule}] ", token
+    pat = f"github_pat_{fake(alphabet, 22, 1)}_{fake(alphabet, 59, 2)}"
+    assert redact_text(pat).counts == {"github-fine-grained-pat": 1}
+
+
+@pytest.mark.parametrize(
+    ("text", "counts"),
+    [
+        ("sk_test_" + fake(LOWER + DIGITS, 10, 3100), {"stripe-secret-key": 1}),
+        ("sk_prod_" + fake(ALNUM, 99, 3101), {"stripe-secret-key": 1}),
+        ("sk_test_" + fake(ALNUM, 9, 3102), {}),  # under 10
+        ("sk_test_mode_enabled and rk_live_flag", {}),
+        ("sk_test_" + fake(HEX, 12, 3103) + "_suffix", {}),  # part of a longer name
+    ],
+)
+def test_stripe_keys_from_ten_characters(text: str, counts: dict[str, int]) -> None:
+    assert redact_text(text).counts == counts
+
+
 @pytest.mark.parametrize(
     ("part", "shape"),
     [
@@ -381,6 +436,13 @@ def test_random_tokens_of_the_shortest_length_are_all_redacted(rule: str) -> Non
         ("YOUR_TOKEN_HERE", True),
         ("Your.Token~Here", True),
         ("kGabElpgtotay-vdsRfk", False),  # random: words mix cases
+        ("aaaaabbbbbcccccddddd", True),  # it stutters
+        ("aabbccddeeffgghh", True),
+        ("insertyourtokenhere", True),  # spelt with default words
+        ("yoursecretkeyhere", True),
+        # lower case only, in parts longer than a word (github_pat_<22>_<59>): no name
+        (fake(LOWER, 22, 3003) + "_" + fake(LOWER, 59, 3004), False),
+        (fake(HEX, 10, 3005), False),
         (fake(ALNUM, 36, 3000), False),
         (fake(HEX, 32, 3001), False),
     ],

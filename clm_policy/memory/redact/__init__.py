@@ -10,10 +10,12 @@ Token rules (:mod:`.tokens`: private keys, AWS, GitHub, OpenAI, Anthropic, Slack
 npm, PyPI, Stripe, Hugging Face, GitLab, Azure AD, Docker Hub, DigitalOcean, Twilio, SendGrid,
 Shopify, Atlassian, Databricks, Heroku) replace the whole token, when its random part is random
 enough and no placeholder (:mod:`.token_checks`). Key/value rules (:mod:`.assignments`:
-``password=...`` in the syntaxes of many languages, ``Authorization: <scheme> ...``, ``curl -u``,
-a password in a URL) keep the key and replace only the value, and only when it looks like a
-secret (:mod:`.judge`), so ``password: changeme`` and ``api_key_env = "OPENAI_API_KEY"`` are
-left alone. :mod:`.engine` applies them in linear time.
+``password=...`` in the syntaxes of many languages, ``Authorization: <scheme> ...``, token
+headers such as ``X-Api-Key:``, ``curl -u``, a password in a URL) keep the key and replace only
+the value, and only when it looks like a secret (:mod:`.judge`), so ``password: changeme`` and
+``api_key_env = "OPENAI_API_KEY"`` are left alone. :mod:`.engine` applies them in linear time.
+Importing the redactor compiles nothing (:mod:`.lazy`): a pattern compiles the first time a
+text may hold its secret.
 
 The rules are modelled on the token formats documented by gitleaks
 (https://github.com/gitleaks/gitleaks, MIT License, Copyright (c) 2019 Zachary Rice); the

@@ -1,17 +1,26 @@
 """Key/value rules: a secret recognised by what it is assigned to.
 
-``password=...``, ``Authorization: Token ...``, ``curl -u user:...``, ``--db-token X``, a
-password in a URL: the key stays, only the value is replaced — and only when the value looks
-like a secret (:mod:`.judge`), so ``password: changeme`` and ``api_key_env = "OPENAI_API_KEY"``
-are left alone. They run after the token rules, which would also match some of these values.
-docs/redaction.md lists the syntaxes each rule reads and what is not a secret.
+``password=...``, ``Authorization: Token ...``, ``X-Api-Key: ...``, ``curl -u user:...``,
+``--db-token X``, a password in a URL: the key stays, only the value is replaced — and only
+when the value looks like a secret (:mod:`.judge`), so ``password: changeme`` and
+``api_key_env = "OPENAI_API_KEY"`` are left alone. Where only a credential can stand (after an
+``Authorization`` scheme, in a header named for a credential, as curl's password) a weaker
+value counts (:func:`~.judge.looks_credential`). They run after the token rules, which would
+also match some of these values. docs/redaction.md lists the syntaxes each rule reads and what
+is not a secret.
 """
 
 from __future__ import annotations
 
 import re
 
-from clm_policy.memory.redact.judge import looks_credential, looks_secret
+from clm_policy.memory.redact.judge import (
+    glued_to_placeholder,
+    looks_credential,
+    looks_secret,
+    looks_typed_credential,
+)
+from clm_policy.memory.redact.lazy import LazyPattern
 from clm_policy.memory.redact.syntax import (
     ASSIGN,
     AWS_SECRET,
@@ -34,6 +43,7 @@ OPTION_CHARS = r"\w-"  # an option is not glued to a word: docker-u, x--user
 FLAG = bare("--", OPTION_CHARS)
 CURL_SHORT = f"(?:{bare('-u', OPTION_CHARS)}|{bare('-U', OPTION_CHARS)})"
 CURL_LONG = f"(?:{bare('--user', OPTION_CHARS)}|{bare('--proxy-user', OPTION_CHARS)})"
+CURL_OPTION = rf"(?:{CURL_SHORT}[ \t]*+|{CURL_LONG}(?:[ \t]++|=))"
 QUOTE = r"""(?:\\?["'`]|%2[27]|%60)"""
 # A key's name after its keyword: db_password_prod, apiKeyV2 (the key's end is where it ends).
 KEY_TAIL = r"(?P<tail>[A-Za-z0-9_.-]{0,40}+)"
@@ -44,7 +54,7 @@ KEY_TAIL = r"(?P<tail>[A-Za-z0-9_.-]{0,40}+)"
 ARGUMENT = rf"""(?P<argument>\\?["']{BLANK}*+,{BLANK}*+)(?={BLANK}*+(?:[rRbBuUfF]{{1,2}}|@)?{QUOTE})
     |\\?["']\s++value{BLANK}*+=(?={BLANK}*+\\?["'])"""
 # What comes before the keyword of a call's first argument: ( "X-Api-
-CALL_BEFORE_KEY = re.compile(r"""\([ \t]*+[rRbBuUfF@]{0,2}\\?["'][A-Za-z0-9_.-]{0,40}+\Z""")
+CALL_BEFORE_KEY = LazyPattern(r"""\([ \t]*+[rRbBuUfF@]{0,2}\\?["'][A-Za-z0-9_.-]{0,40}+\Z""")
 # An XML element, <password>...</password> or <entry key="password" type="x">...</entry>; the
 # value must be followed by the closing tag (checked after VALUE).
 ELEMENT = r"""(?P<element>(?:\\?["'])?(?:\s[^<>]{0,120}+)?>\s*+)"""
@@ -52,12 +62,36 @@ ELEMENT = r"""(?P<element>(?:\\?["'])?(?:\s[^<>]{0,120}+)?>\s*+)"""
 HEADER_SEPARATOR = rf"""{KEY_END}{BLANK}*+(?:=>|[:=,]|%3[AaDd]){BLANK}*+
     (?:[rRbBuUfF@]{{0,2}}\\?["']|%2[27])?"""
 CURL_LOOKBACK = 500
-"""How far back (on the same line) ``curl`` makes ``-u user:password`` a curl option."""
+"""How far back (on the same command line) ``curl`` makes ``-u user:password`` curl's."""
+# A header that carries a credential by its name — Token, X-Api-Key, Api-Key, apikey,
+# X-Auth-Token, PRIVATE-TOKEN, X-Vault-Token, X-Goog-Api-Key, Ocp-Apim-Subscription-Key — and
+# Authorization without a scheme: words joined by "-", a header's spelling (API_KEY= is an
+# assignment, read by generic-secret).
+TOKEN_HEADER_WORD = r"token|(?:api|auth|access|subscription|secret|app|client)-?key|authorization"
+TOKEN_HEADER = rf"(?:[a-z0-9]{{1,20}}-){{0,4}}(?:{TOKEN_HEADER_WORD})"
+# Where that rule is tried: the last word of a header's name, then what separates it from its
+# value (start= reads the rest of the name back from there).
+TOKEN_HEADER_ANCHOR = (
+    r"(?:token|key|authorization)"
+    r"""(?=(?:\\?["']|%2[27])?(?:\]|\[[0-9]{0,4}\])?[ \t]*(?:[:=,]|%3[ad])|[ \t]+["'])"""
+)
+NAME_REACH = 84
+"""How far before its last word a header's name may start (4 words of 20 and their "-")."""
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
+# Where a header stands whatever its case: in curl -H '…', --header "…", after "> " (curl -v).
+HEADER_FLAG = (
+    r"""(?<=-H[ \t]["'])|(?<=-H["'])|(?<=--header[ \t]["'])|(?<=--header=["'])|(?<=>[ \t])"""
+)
+# Words before "token" that make it no credential: an anti-forgery nonce, a page cursor.
+NOT_CREDENTIAL_HEADER_WORDS = frozenset(
+    {"csrf", "xsrf", "page", "next", "continuation", "cursor", "sync"}
+)
 
 
 def _secret_value(m: re.Match[str]) -> bool:
     """A value that looks random, assigned to a key that does not name a reference
-    (``credentialsId``, ``secretName``) and not a call (``password=get_token(request)``)."""
+    (``credentialsId``, ``secretName``), not a call (``password=get_token(request)``) and not
+    the fixed part of a template (``password=pypi-AgEIcHlwaS5vcmc<token>``)."""
     return (
         looks_secret(m["secret"])
         and not is_code(m)
@@ -75,22 +109,88 @@ def _first_argument(m: re.Match[str]) -> bool:
 
 
 def is_code(m: re.Match[str]) -> bool:
-    """A bare value followed by ``(``, ``[`` or ``{``: a call or an index, not a literal."""
+    """A bare value followed by ``(``, ``[`` or ``{`` (a call or an index, not a literal), or
+    by an ``<angle placeholder>`` (the fixed part of a template: ``pypi-AgEIcHlwaS5vcmc<token>``,
+    ``sk_live_<key>``)."""
     if m["q"] is not None or m["e"] is not None:
         return False
     end = m.end("secret")
-    return m.string[end : end + 1] in ("(", "[", "{")
+    return m.string[end : end + 1] in ("(", "[", "{") or glued_to_placeholder(m.string, end)
+
+
+def after_curl(text: str, start: int) -> bool:
+    """Whether ``curl`` stands before ``start`` on the same command line: on its line, or on
+    the lines before it that end in a backslash (``curl … \\`` ⏎ ``  -u user:…``), within
+    :data:`CURL_LOOKBACK` characters."""
+    window = max(0, start - CURL_LOOKBACK)
+    line = text.rfind("\n", window, start) + 1
+    while line > window and text[max(window, line - 3) : line - 1].rstrip("\r").endswith("\\"):
+        line = text.rfind("\n", window, line - 1) + 1
+    return text.rfind("curl", max(line, window), start) >= 0
 
 
 def _curl_password(m: re.Match[str]) -> bool:
-    """After ``curl`` on the same line, any credential (``mango2024!``); elsewhere ``-u`` is
+    """After ``curl`` on the same command line, any credential, ``$`` and ``!`` included
+    (``mango2024!``, ``p@ss$!w0rd``) but shell expansions (``$PASSWORD``); elsewhere ``-u`` is
     also ``docker run -u 1000:1000`` or ``-u app:staff``, so only a random-looking one."""
-    text, start = m.string, m.start()
-    window = max(0, start - CURL_LOOKBACK)
-    line = max(window, text.rfind("\n", window, start) + 1)
-    if text.rfind("curl", line, start) >= 0:
-        return looks_credential(m["secret"])
+    if "[REDACTED:" in m[0]:  # what a rule already replaced, read as the user: redacted text
+        return False
+    if after_curl(m.string, m.start()):
+        return looks_typed_credential(m["secret"])
     return looks_secret(m["secret"])
+
+
+def _curl_key(m: re.Match[str]) -> bool:
+    """``curl -u KEY:`` (an empty password: the user is the API key, as Stripe's and
+    Mailgun's take it): after ``curl``, when the user looks random (a name does not)."""
+    return (
+        "[REDACTED:" not in m[0] and after_curl(m.string, m.start()) and looks_secret(m["secret"])
+    )
+
+
+def header_name_start(text: str, at: int) -> int:
+    """Where the name of a header whose last word starts at ``at`` begins: back over letters,
+    digits and ``-`` (:data:`NAME_REACH` at most), then forward over an escape glued to it
+    (``\\nToken``, ``%0AX-Api-Key``, ``\\u0022Token``: the escape is no part of the name)."""
+    i, lo = at, max(0, at - NAME_REACH)
+    while i > lo and text[i - 1] in _NAME_CHARS:
+        i -= 1
+    if i and text[i - 1] == "\\":
+        i += (
+            5
+            if text[i : i + 1] == "u"
+            else 1
+            if text[i : i + 1] in ("n", "r", "t", "b", "f")
+            else 0
+        )
+    elif i and text[i - 1] == "%":
+        i += 2
+    return min(i, at)
+
+
+_HEADER_KEY = LazyPattern(rf"(?:(?=[A-Za-z0-9]++-)|(?-i:(?=[A-Z])))(?:{TOKEN_HEADER})", re.I)
+
+
+def is_token_header(key: str) -> bool:
+    """Whether a dict key is a header named for a credential (``X-Api-Key``, ``Token``; not
+    ``token``, ``X-CSRF-Token``): its value is judged as a credential, as in text."""
+    return _HEADER_KEY.fullmatch(key) is not None and NOT_CREDENTIAL_HEADER_WORDS.isdisjoint(
+        key.lower().split("-")[:-1]
+    )
+
+
+def _header_credential(m: re.Match[str]) -> bool:
+    """The value of a header named for a credential (not a CSRF or page token): a credential
+    (:func:`~clm_policy.memory.redact.judge.looks_credential`), not code or a template. After a
+    quoted name, a value without quotes is a variable (``{'Authorization': auth_header}``)."""
+    words = m["name"].lower().split("-")[:-1]
+    bare = m["q"] is None and m["e"] is None
+    return (
+        NOT_CREDENTIAL_HEADER_WORDS.isdisjoint(words)
+        and not (bare and m["kq"] is not None)
+        and looks_credential(m["secret"])
+        and not is_code(m)
+    )
 
 
 def _credential(m: re.Match[str]) -> bool:
@@ -103,7 +203,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = (
         rf"""{AWS_SECRET_NAME}{ASSIGN}{BLANK}*+{QUOTE}?(?P<secret>{AWS_SECRET_VALUE})""",
         # not AWS's example, not a placeholder (X * 40), random enough
         check=lambda m: AWS_SECRET.fullmatch(m["secret"]) is not None and looks_secret(m["secret"]),
-        anchor=re.compile("aws|secret"),
+        anchor="aws|secret",
         flags=re.IGNORECASE | re.ASCII | re.VERBOSE,
     ),
     Rule(
@@ -116,7 +216,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = (
         "bearer-token",
         rf"{bare('b', 'A-Za-z0-9_')}earer{BLANK}++(?P<secret>[A-Za-z0-9._~+/=-]++)",
         check=random_value,
-        anchor=re.compile("bearer"),
+        anchor="bearer",
         flags=re.I | re.ASCII,
     ),
     Rule(
@@ -124,7 +224,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = (
         rf"""authorization(?:\\?["']|%2[27])?{BLANK}*+(?:[:=]|%3[AaDd]){BLANK}*+"""
         rf"""(?:\\?["']|%2[27])?basic{BLANK}++(?P<secret>[A-Za-z0-9+/=]{{8,}}+)""",
         check=not_placeholder,
-        anchor=re.compile("authorization"),
+        anchor="authorization",
         flags=re.IGNORECASE | re.ASCII,
     ),
     Rule(  # Authorization: Token X, Api-Token X, Digest X, SSWS X, any scheme but Bearer, Basic
@@ -133,7 +233,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = (
         (?!(?:bearer|basic)(?![A-Za-z0-9._-]))[A-Za-z][A-Za-z0-9._-]{{0,40}}+{BLANK}++
         (?P<secret>[A-Za-z0-9._~+/-]++=*+)""",
         check=_credential,
-        anchor=re.compile("authorization"),
+        anchor="authorization",
         flags=re.IGNORECASE | re.ASCII | re.VERBOSE,
     ),
     Rule(  # Authorization: Digest ..., response="<hash of the password>"
@@ -142,12 +242,44 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = (
         ("response=",),
         not_placeholder,
     ),
-    Rule(  # curl -u user:password, --user user:password, -uuser:password, -U (proxy user)
+    Rule(  # X-Api-Key: …, Token: …, PRIVATE-TOKEN: …, "Api-Key": "…", Header.Set("X-Token", "…")
+        "auth-header",
+        rf"""(?:(?<![A-Za-z0-9_-])|{ESCAPED})
+        (?:(?<=["'])(?P<nq>))?(?:(?<=_header[ \t])(?P<ng>))?
+        # a header's spelling: words joined by "-"; or one word, capitalised (Token:), after
+        # curl -H ' or after curl -v's "> " (HTTP/2 writes headers in lower case)
+        (?:(?=[A-Za-z0-9]++-)(?P<hy>)|(?-i:(?=[A-Z]))|{HEADER_FLAG})
+        (?P<name>{TOKEN_HEADER})(?![A-Za-z0-9_-])
+        # ":"; "=", "=>" or "," only after a quoted header name (headers["X-Api-Key"] = "…")
+        (?(ng)[ \t]++|(?P<kq>\\?["']|%2[27])?(?:\]|\[[0-9]{{0,4}}\])?{BLANK}*+
+        (?::|%3[Aa]|(?(hy)(?(nq)(?:=>|[=,]|%3[Dd])|(?!))|(?!))))
+        {VALUE}""",
+        check=_header_credential,
+        anchor=TOKEN_HEADER_ANCHOR,
+        flags=re.IGNORECASE | re.VERBOSE | re.ASCII,
+        start=header_name_start,
+    ),
+    Rule(  # curl -u 'user:password', -u "user:pass word", --user=":token" (the whole in quotes)
         "curl-user-password",
-        rf"""(?:{CURL_SHORT}[ \t]*+|{CURL_LONG}(?:[ \t]++|=))
-        {QUOTE}?[^\s:"'`\\]*+:(?P<secret>[^\s"'`\\]++)""",
+        rf"""{CURL_OPTION}(?P<q>\\?["'])[^:"'\n]*+:(?P<secret>(?:(?!(?P=q))[^\n])++)(?P=q)""",
         ("-u", "-U", "--proxy-user"),
         _curl_password,
+        flags=re.VERBOSE,
+    ),
+    Rule(  # curl -u user:password, -uuser:pw, -u :token, --user kevin:'pw', --user "u":"pw"
+        "curl-user-password",
+        rf"""{CURL_OPTION}(?:(?P<uq>\\?["'])[^:"'\n]*+(?P=uq)|[^\s:"'`\\]*+):
+        (?P<q>\\?["'])?(?P<secret>(?(q)(?:(?!(?P=q))[^\n])++|[^\s"'`\\]++))(?(q)(?P=q))""",
+        ("-u", "-U", "--proxy-user"),
+        _curl_password,
+        flags=re.VERBOSE,
+    ),
+    Rule(  # curl -u KEY: — the password empty, the user is the key
+        "curl-user-password",
+        rf"""{CURL_OPTION}(?P<q>\\?["'])?(?P<secret>[^\s:"'`\\$]{{8,}}+):
+        (?(q)(?P=q)|(?=[\s"'`]|\Z))""",
+        ("-u", "-U", "--proxy-user"),
+        _curl_key,
         flags=re.VERBOSE,
     ),
     Rule(
@@ -163,7 +295,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = (
         rf"""convertto-securestring(?:{BLANK}++-string)?{BLANK}++(?P<q>["'])
         (?P<secret>[^"'\r\n]{{1,200}}+)(?P=q){BLANK}++-asplaintext""",
         check=_credential,
-        anchor=re.compile("convertto-securestring"),
+        anchor="convertto-securestring",
         flags=re.IGNORECASE | re.VERBOSE,
     ),
     Rule(  # command-line flags: --password X, --db-token X

@@ -7,17 +7,20 @@ none from inside a secret already judged.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
 
-from clm_policy.memory.redact.assignments import ASSIGNMENT_RULES
-from clm_policy.memory.redact.judge import looks_secret
+from clm_policy.memory.redact.assignments import ASSIGNMENT_RULES, is_token_header
+from clm_policy.memory.redact.judge import looks_credential, looks_secret
+from clm_policy.memory.redact.lazy import LazyPattern
 from clm_policy.memory.redact.syntax import AWS_KEY_NAME, AWS_SECRET, KEY_NAME, Rule
 from clm_policy.memory.redact.tokens import TOKEN_RULES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # no typing or dataclasses at run time: the hooks import the redactor
+    import re
+    from typing import Any
 
 RULES: tuple[Rule, ...] = (*TOKEN_RULES, *ASSIGNMENT_RULES)
 """Every rule, in the order they run: private keys first (their body must not be cut up by the
@@ -49,7 +52,7 @@ class _Tally:
 
 
 _TAG_OPEN, _TAG_CLOSE = "\ue000", "\ue001"
-_TAG = re.compile("\ue000([0-9]*)\ue001?")  # a whole tag, or what a cut left of one
+_TAG = LazyPattern("\ue000([0-9]*)\ue001?")  # a whole tag, or what a cut left of one
 
 
 def untag(text: str) -> str:
@@ -63,14 +66,25 @@ def _apply(rule: Rule, text: str, lowered: str, tally: _Tally) -> str:
         return text
     pieces: list[str] = []
     done = pos = 0  # text[:done] is in pieces; the next match starts at pos or later
+    # the compiled patterns, looked up once (the pattern only once the anchor has let a
+    # candidate through: compiled lazily)
+    anchor = None if rule.anchor is None else rule.anchor.compiled
+    pattern = rule.pattern if anchor is None else None
+    start_of = rule.start
     while True:
-        if rule.anchor is None:
-            m = rule.pattern.search(text, pos)
-        elif (anchor := rule.anchor.search(lowered, pos)) is None:
+        if anchor is None:
+            m = pattern.search(text, pos) if pattern is not None else None
+        elif (found := anchor.search(lowered, pos)) is None:
             break
-        elif (m := rule.pattern.match(text, anchor.start())) is None:
-            pos = anchor.start() + 1
-            continue
+        else:
+            at = found.start()
+            if start_of is not None:
+                at = max(pos, start_of(text, at))
+            if pattern is None:
+                pattern = rule.pattern
+            if (m := pattern.match(text, at)) is None:
+                pos = found.start() + 1
+                continue
         if m is None:
             break
         start, end = m.span("secret")
@@ -102,6 +116,8 @@ def _value_rule(key: str, value: str) -> str | None:
     """The rule that a whole string value hits because of its dict key (``{"password": v}``)."""
     if AWS_KEY_NAME.search(key) and AWS_SECRET.fullmatch(value):
         return "aws-secret-access-key"
+    if is_token_header(key) and looks_credential(value):  # {"X-Api-Key": "3f9a…"}
+        return "auth-header"
     return "generic-secret" if KEY_NAME.search(key) and looks_secret(value) else None
 
 
@@ -130,16 +146,30 @@ def _walk(value: Any, counts: _Tally) -> Any:
     raise TypeError(f"redact_data walks dict, list, tuple, str, numbers and None, not {value!r}")
 
 
-@dataclass(frozen=True)
 class Redaction:
-    """Redacted text and how many secrets each rule replaced (rules that found none are absent)."""
+    """Redacted text and how many secrets each rule replaced (rules that found none are absent).
 
-    text: str
-    counts: Mapping[str, int]
+    Two are equal when their texts and counts are."""
+
+    __slots__ = ("counts", "text")
+
+    def __init__(self, text: str, counts: Mapping[str, int]) -> None:
+        self.text = text
+        self.counts = counts
 
     @property
     def total(self) -> int:
         return sum(self.counts.values())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Redaction):
+            return NotImplemented
+        return self.text == other.text and dict(self.counts) == dict(other.counts)
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, and mutable: not hashable
+
+    def __repr__(self) -> str:
+        return f"Redaction(text={self.text!r}, counts={dict(self.counts)!r})"
 
 
 def redact_text(text: str) -> Redaction:

@@ -7,11 +7,11 @@ reference, placeholder, name, URL or path.
 
 from __future__ import annotations
 
-import base64
 import math
 import re
-import string
 from collections import Counter
+
+from clm_policy.memory.redact.lazy import LazyPattern
 
 ENTROPY_THRESHOLD = 3.5
 """Bits per character from which a key/value secret counts as random."""
@@ -31,7 +31,7 @@ def shannon_entropy(value: str) -> float:
 # One word of a name: OPENAI, Api, getToken, key2 (camel humps need two lower-case letters, so
 # a random mixed-case string is not a name).
 _WORD = r"(?:[A-Z]+|[A-Z]?[a-z]+(?:[A-Z][a-z]{2,})*)[0-9]*"
-_NOT_A_SECRET = re.compile(
+_NOT_A_SECRET = LazyPattern(
     rf"""
       .*(?:\$\{{|\{{\{{|\[REDACTED:|\.\.\.|…          # ${{VAR}}, {{{{ var }}}}, redacted, elided
         |\{{[\w.]*\}}                                # a format field: {{password}}, f"ab{{key}}"
@@ -69,13 +69,14 @@ _PLACEHOLDER_WORDS = frozenset(
 )  # fmt: skip
 _LONGEST_WORD = max(map(len, _PLACEHOLDER_WORDS))
 _WORD_STARTS = frozenset(word[:2] for word in _PLACEHOLDER_WORDS)
-_MIXED_CASE_AND_DIGITS = re.compile(r"(?=.*?[a-z])(?=.*?[A-Z])(?=.*?[0-9])", re.DOTALL)
+_MIXED_CASE_AND_DIGITS = LazyPattern(r"(?=.*?[a-z])(?=.*?[A-Z])(?=.*?[0-9])", re.DOTALL)
 _LEET = str.maketrans("01345@$", "oieasas")
-_AROUND = string.digits + string.punctuation
-_NOT_A_LETTER = re.compile("[^a-z]+")
+# string.digits + string.punctuation (importing string compiles a regular expression)
+_AROUND = "0123456789!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+_NOT_A_LETTER = LazyPattern("[^a-z]+")
 
 
-def _spelt_with_placeholder_words(value: str) -> bool:
+def spelt_with_placeholder_words(value: str) -> bool:
     """Whether ``value`` without the digits and punctuation around it, read as l33t, is mostly
     letters that spell placeholder words only (changeme123, ChangeMe123!, P@ssw0rd1)."""
     core = value.strip(_AROUND).lower().translate(_LEET)
@@ -99,7 +100,7 @@ def _spelt_with_placeholder_words(value: str) -> bool:
 def is_placeholder(value: str) -> bool:
     """Whether ``value`` is a reference, placeholder, example, name, URL or path rather than a
     secret."""
-    return _NOT_A_SECRET.match(value) is not None or _spelt_with_placeholder_words(value)
+    return _NOT_A_SECRET.match(value) is not None or spelt_with_placeholder_words(value)
 
 
 def _random_enough(value: str) -> bool:
@@ -120,12 +121,12 @@ def looks_secret(value: str) -> bool:
     # the cheaper test first: most values a rule finds are not random
     return (
         _random_enough(value)
-        and not _spelt_with_placeholder_words(value)
+        and not spelt_with_placeholder_words(value)
         and not _base64_of_prose(value)
     )
 
 
-_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+_BASE64 = LazyPattern(r"(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
 
 
 def _base64_of_prose(value: str) -> bool:
@@ -134,6 +135,8 @@ def _base64_of_prose(value: str) -> bool:
     generated secret never is. (Base64 of ``user:password`` has no spaces: it stays a secret.)"""
     if len(value) < 16 or _BASE64.fullmatch(value) is None:
         return False
+    import base64  # here: few values get this far
+
     try:
         text = base64.b64decode(value, validate=True).decode("ascii")
     except (ValueError, UnicodeDecodeError):
@@ -151,3 +154,27 @@ def looks_credential(value: str) -> bool:
     if len(core) < MIN_SECRET_LENGTH or is_placeholder(core):
         return False
     return not core.isalpha() or looks_secret(core)
+
+
+# Shell expansions: $NAME, ${...}, $(...), $1, $@ — a value made only of them is a reference.
+_EXPANSIONS = LazyPattern(r"(?:\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[^{}]*\}|\([^()]*\)|[0-9@*#?$!-]))+")
+
+
+def looks_typed_credential(value: str) -> bool:
+    """Whether the password of ``curl -u user:password`` (a place where only a credential can
+    stand) is one: :func:`looks_credential`, where a ``$`` or ``!`` is a character of the
+    password (``p@ss$!w0rd``, ``'$ecr3t!Pass'`` in single quotes) — unless the value is only
+    shell expansions (``$PASSWORD``, ``${pw}``, ``$(cat pw)``, ``$1``) or holds a template
+    (``${{ secrets.X }}``, ``{{ .Values.x }}``)."""
+    if _EXPANSIONS.fullmatch(value) is not None or "{{" in value:
+        return False
+    return looks_credential(value[1:] if value.startswith("$") else value)
+
+
+_ANGLE_PLACEHOLDER = LazyPattern(r"<[A-Za-z][\w .-]{0,40}>")
+
+
+def glued_to_placeholder(text: str, end: int) -> bool:
+    """Whether an ``<angle placeholder>`` follows at ``end``: the value before it is the fixed
+    part of a template (``pypi-AgEIcHlwaS5vcmc<token>``, ``sk_live_<key>``), not a secret."""
+    return _ANGLE_PLACEHOLDER.match(text, end) is not None

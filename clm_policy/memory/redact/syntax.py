@@ -10,14 +10,16 @@ the same in all of them.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache
 
 from clm_policy.memory.redact.judge import is_placeholder, looks_secret
+from clm_policy.memory.redact.lazy import LazyPattern
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # no typing at run time: the hooks import the redactor
+    from collections.abc import Callable
 
 
-@dataclass(frozen=True)
 class Rule:
     """One kind of secret.
 
@@ -26,23 +28,48 @@ class Rule:
     must accept the match. ``needles``: the rule can only match text containing one of them (a
     cheap pre-test). ``anchor``: for a case-insensitive pattern, a lower-case regex whose
     matches in the lower-cased text are the only places ``pattern`` can start (``re`` searches
-    case-insensitively ~6x slower).
+    case-insensitively ~6x slower) — or, with ``start``, the places from which ``start(text,
+    at)`` finds where it can start, a few characters before (a keyword found fast, the words of
+    the name it ends read back).
 
-    ``pattern`` is compiled the first time a text passes the pre-test or the anchor: compiling
-    all of them at import took ~10 ms, as long as a commit's git processes, and a commit's
-    texts meet few of them.
+    ``pattern`` and ``anchor`` are compiled the first time they are needed (``pattern``: when a
+    text passes the pre-test or the anchor): compiling them all at import took most of the
+    ~40 ms the import cost, and a commit's texts meet few of them. (A plain class, not a
+    dataclass: the hooks import the redactor, and ``dataclasses`` costs them ~8 ms.)
     """
 
-    id: str
-    source: str
-    needles: tuple[str, ...] = ()
-    check: Callable[[re.Match[str]], bool] | None = None
-    anchor: re.Pattern[str] | None = None
-    flags: int = 0
+    __slots__ = ("_pattern", "anchor", "check", "flags", "id", "needles", "source", "start")
 
-    @cached_property
+    def __init__(
+        self,
+        rule_id: str,
+        source: str,
+        needles: tuple[str, ...] = (),
+        check: Callable[[re.Match[str]], bool] | None = None,
+        anchor: str | None = None,
+        flags: int = 0,
+        start: Callable[[str, int], int] | None = None,
+    ) -> None:
+        self.id = rule_id
+        self.source = source
+        self.needles = needles
+        self.check = check
+        self.anchor = None if anchor is None else LazyPattern(anchor)
+        self.flags = flags
+        self.start = start
+        self._pattern = LazyPattern(source, flags)
+
+    @property
     def pattern(self) -> re.Pattern[str]:
-        return re.compile(self.source, self.flags)
+        return self._pattern.compiled
+
+    @property
+    def compiled(self) -> bool:
+        """Whether ``pattern`` has been compiled yet."""
+        return self._pattern.ready
+
+    def __repr__(self) -> str:
+        return f"Rule({self.id!r}, {self.source[:40]!r}…)"
 
 
 # Escapes that end right before a token or key in JSON text (\n, \t, \u0022) or a URL (%20,
@@ -56,10 +83,12 @@ ESCAPED = ESCAPE_BEFORE.format("")
 # an escape (\npassword, %0Apassword), and ends a word (not tokenizer, author). An anti-forgery
 # token (csrf_token, X-XSRF-TOKEN, authenticity_token, __RequestVerificationToken) is no
 # credential: it is worthless without the session it belongs to, and forms show it to everyone.
+# Nor is a page cursor (NextToken, next_page_token, pageToken): it only says where a list goes on.
 KEYWORD = (
     rf"(?:(?<![A-Za-z])|(?-i:(?<=[a-z])(?=[A-Z]))|{ESCAPED})"
     r"(?P<kw>pass(?:word|wd|phrase)|pwd|secret"
-    r"|(?<![cx]srf)(?<![cx]srf[_.-])(?<!authenticity[_.-])(?<!verification)token"
+    r"|(?<![cx]srf)(?<![cx]srf[_.-])(?<!authenticity[_.-])(?<!verification)"
+    r"(?<!page)(?<!page[_.-])(?<!next)(?<!next[_.-])token"
     r"|api[_.-]?key|access[_.-]?key|private[_.-]?key|auth(?:orization)?|cred(?:ential)?)"
     r"s?(?-i:(?![a-z]))"
 )
@@ -91,7 +120,7 @@ VALUE = rf"""{BLANK}*+(?:(?:[rRbBuUfF]{{1,2}}|@)?(?P<q>\\?["'`])|(?P<e>%2[27]|%6
     (?(q)(?P=q)|(?(e)(?P=e)))"""
 AWS_SECRET_NAME = r"(?:aws[_.-]?secret[_.-]?(?:access[_.-]?)?key|secret[_.-]?access[_.-]?key)"
 AWS_SECRET_VALUE = r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
-KEYWORD_ANCHOR = re.compile("pass|pwd|secret|token|api|access|private|auth|cred")
+KEYWORD_ANCHOR = "pass|pwd|secret|token|api|access|private|auth|cred"
 
 # A key whose last word is one of these names, locates or describes a secret rather than holding
 # it: credentialsId (a Jenkins credential's id), secretName, secret_arn, password_file,
@@ -133,14 +162,14 @@ def reference_key() -> re.Pattern[str]:
     return re.compile(REFERENCE_END, re.IGNORECASE)
 
 
-KEY_NAME = re.compile(
+KEY_NAME = LazyPattern(
     rf"{KEYWORD}[A-Za-z0-9_.-]{{0,40}}+(?!{REFERENCE_END}(?![A-Za-z0-9_.-]))", re.IGNORECASE
 )
 """A dict key naming a secret: ``dbPassword``, ``X-Api-Key``; not ``credentialsId``."""
-AWS_KEY_NAME = re.compile(AWS_SECRET_NAME, re.IGNORECASE)
+AWS_KEY_NAME = LazyPattern(AWS_SECRET_NAME, re.IGNORECASE)
 # AWS's documentation uses one example secret (wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY).
-AWS_SECRET = re.compile(rf"(?!.*EXAMPLE){AWS_SECRET_VALUE}", re.DOTALL)
-BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{16}")
+AWS_SECRET = LazyPattern(rf"(?!.*EXAMPLE){AWS_SECRET_VALUE}", re.DOTALL)
+BASE64_RUN = LazyPattern(r"[A-Za-z0-9+/]{16}")
 
 
 def not_placeholder(m: re.Match[str]) -> bool:

@@ -5,8 +5,9 @@ prefix must then look generated, or the match is a placeholder from documentatio
 token (``ghp_xxxxxxxx…``, ``AKIAIOSFODNN7EXAMPLE``, ``0123456789abcdef…``) and is left alone.
 The rules in :mod:`.tokens` capture that random part in the group ``body``; the checks here
 judge it. Each threshold is set per format, a few tenths of a bit below the lowest entropy
-seen in a million random bodies of that format's shortest length (docs/redaction.md, "Token
-rules: what counts"), so that a real token is practically never left alone.
+seen in a million random bodies of that format's shortest length — written in hex where the
+prefix alone names the kind (:data:`~clm_policy.memory.redact.tokens.HEX_FLOOR`) — so that a
+real token is practically never left alone (docs/redaction.md, "Token rules: what counts").
 
 Every check reads each character a bounded number of times: the scan stays linear.
 """
@@ -14,24 +15,31 @@ Every check reads each character a bounded number of times: the scan stays linea
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from operator import eq
 
-from clm_policy.memory.redact.judge import shannon_entropy
+from clm_policy.memory.redact.judge import shannon_entropy, spelt_with_placeholder_words
+from clm_policy.memory.redact.lazy import LazyPattern
 
-Check = Callable[[re.Match[str]], bool]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # no typing at run time: the hooks import the redactor
+    from collections.abc import Callable
+
+    Check = Callable[[re.Match[str]], bool]
 
 # The shapes below are rare enough in random text to cost next to nothing: the chance that a
 # random 36-character alphanumeric body has any of them is below one in ten million.
-MAX_PERIOD = 16
-"""A body that repeats a pattern of up to this many characters is a placeholder."""
-_RUN = re.compile(r"(.)\1{7}", re.DOTALL)  # one character 8 times: a mask, 00000000
-_MASK = re.compile("x{5}|X{5}")  # xxxxx: docs mask a token with x (4 x's: 1 in 220,000 real)
+MAX_PERIOD = 32
+"""A body that repeats a pattern of up to this many characters (and at most half its length)
+is a placeholder: ``deadbeef…``, or a prefix pasted over and over (``pypi-AgEIcHlwaS5vcmc`` is
+20 long)."""
+_RUN = LazyPattern(r"(.)\1{7}", re.DOTALL)  # one character 8 times: a mask, 00000000
+_MASK = LazyPattern("x{5}|X{5}")  # xxxxx: docs mask a token with x (4 x's: 1 in 220,000 real)
 # Words joined by - _ . ~ (your-token-here, YOUR_API_KEY): each word lower case, upper case or
-# capitalised, so that random text, which mixes cases inside a word, does not qualify.
-_WORD = r"(?:[a-z]{2,}+|[A-Z]{2,}+|[A-Z][a-z]++|[0-9]++)"
-_NAME = re.compile(rf"[-_.~]*+{_WORD}(?:[-_.~]++{_WORD})++[-_.~]*+")
-_LETTER = re.compile("[A-Za-z]")
+# capitalised, so that random text, which mixes cases inside a word, does not qualify; and at
+# most 16 long, so that a body in lower case only, in parts (github_pat_<22>_<59>), does not.
+_WORD = r"(?:[a-z]{2,16}+|[A-Z]{2,16}+|[A-Z][a-z]{1,15}+|[0-9]{1,16}+)"
+_NAME = LazyPattern(rf"[-_.~]*+{_WORD}(?:[-_.~]++{_WORD})++[-_.~]*+")
+_LETTER = LazyPattern("[A-Za-z]")
 
 
 def _periodic(part: str) -> bool:
@@ -66,17 +74,28 @@ def _sequential(part: str) -> bool:
     return 2 * max(ups, downs) >= steps
 
 
+def _stuttering(part: str) -> bool:
+    """``aaaaabbbbbccccc…``: half its steps or more (and 8 or more) repeat the character before."""
+    repeats: int = sum(map(eq, part[:-1], part[1:]))
+    return repeats >= 8 and 2 * repeats >= len(part) - 1
+
+
 def placeholder_shape(part: str) -> bool:
     """Whether ``part`` is shaped like a placeholder rather than generated: it contains
-    ``example``, a run of 8 of one character or ``xxxxx``; it repeats a short pattern or
-    counts up or down; or it is words joined by ``-``, ``_``, ``.`` or ``~``."""
+    ``example``, a run of 8 of one character or ``xxxxx``; it repeats a short pattern, counts
+    up or down or stutters; it is words joined by ``-``, ``_``, ``.`` or ``~``; or it is letters
+    only, spelt with the words defaults and examples are made of (``yoursecretkeyhere``: see
+    :func:`~clm_policy.memory.redact.judge.spelt_with_placeholder_words`; with digits read as
+    l33t, a random 10-digit hex body would spell ``db`` + ``abc`` once in 100,000)."""
     return (
         "example" in part.lower()
         or _RUN.search(part) is not None
         or _MASK.search(part) is not None
         or _periodic(part)
         or _sequential(part)
+        or _stuttering(part)
         or _NAME.fullmatch(part) is not None
+        or (part.isalpha() and spelt_with_placeholder_words(part))
     )
 
 

@@ -7,6 +7,13 @@ captures the random part after the prefix in the group ``body``, and the rule's 
 (:mod:`.token_checks`) leaves it alone unless that part is random enough for the format and
 not a placeholder (``ghp_xxxx…``, ``AKIAIOSFODNN7EXAMPLE``).
 
+Where the prefix alone names the kind (``ghp_``, ``pypi-AgEIcHlwaS5vcmc``, ``sk_live_``), a body
+written in hex or in lower case only is that token still — scanners' tests and some issuers
+write them so — so the minimum entropy is set from random **hex** bodies of the format's
+shortest length (:data:`HEX_FLOOR`), not from its full alphabet; the placeholder shapes keep
+the examples out. Formats without such a prefix (an AWS key id, an Azure AD client secret, a
+legacy OpenAI key, a Twilio ``SK`` id) keep the floor of their own alphabet.
+
 One rule here is a key/value rule: an old Heroku API key is a bare UUID, which only a key
 naming Heroku tells apart from any other UUID; the key stays and the UUID is replaced.
 
@@ -29,13 +36,16 @@ from clm_policy.memory.redact.syntax import (
     has_key_body,
 )
 from clm_policy.memory.redact.token_checks import (
-    Check,
     jwt,
     random_body,
     slack_token,
     slack_webhook,
     uuid_body,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from clm_policy.memory.redact.token_checks import Check
 
 PEM_LABEL = r"[ A-Z0-9]{0,40}PRIVATE[ ]KEY(?:[ ]BLOCK)?-----"  # [ ]: used in verbose regexes
 LINE_BREAK = r"(?:\r?\n|(?:\\r)?\\n)"  # a line break, or its JSON escape \n or \r\n
@@ -55,6 +65,23 @@ AZURE_HEAD = rf"[{AZURE}]{{3}}[0-9]Q~"
 UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 
+HEX_FLOOR = {
+    10: 1.0,  # lowest of 10^6 random bodies: 1.30
+    20: 2.0,  # 2.28
+    27: 2.3,  # 2.63
+    34: 2.5,  # 2.83
+    35: 2.5,  # 2.82
+    36: 2.5,  # 2.82
+    39: 2.7,  # 3.00
+    50: 2.8,  # 3.11
+    60: 3.0,  # 3.31 (58)
+    82: 3.1,  # 3.46
+    100: 3.2,  # 3.58
+}
+"""Minimum entropy of a prefixed token's random part, by the format's shortest length: a few
+tenths of a bit below the lowest of a million random hex bodies of that length."""
+
+
 def token(rule_id: str, pattern: str, needles: tuple[str, ...], check: Check) -> Rule:
     """A rule replacing the whole of ``pattern``'s match."""
     return Rule(rule_id, f"(?P<secret>{pattern})", needles, check)
@@ -67,7 +94,7 @@ def gitlab(rule_id: str, *prefixes: str) -> Rule:
         rule_id,
         rf"(?:{starts})(?P<body>{URLSAFE}{{20,}}+){GITLAB_ROUTE}",
         prefixes,
-        random_body(2.6),
+        random_body(HEX_FLOOR[20]),
     )
 
 
@@ -99,41 +126,47 @@ TOKEN_RULES: tuple[Rule, ...] = (
         random_body(2.2),
     ),
     token(
-        "github-pat", rf"{bare('ghp_')}(?P<body>[A-Za-z0-9]{{36,}}+)", ("ghp_",), random_body(3.5)
+        "github-pat",
+        rf"{bare('ghp_')}(?P<body>[A-Za-z0-9]{{36,}}+)",
+        ("ghp_",),
+        random_body(HEX_FLOOR[36]),
     ),
     token(
-        "github-oauth", rf"{bare('gho_')}(?P<body>[A-Za-z0-9]{{36,}}+)", ("gho_",), random_body(3.5)
+        "github-oauth",
+        rf"{bare('gho_')}(?P<body>[A-Za-z0-9]{{36,}}+)",
+        ("gho_",),
+        random_body(HEX_FLOOR[36]),
     ),
     token(
         "github-app-token",
         rf"(?:{bare('ghu_')}|{bare('ghs_')})(?P<body>[A-Za-z0-9]{{36,}}+)",
         ("ghu_", "ghs_"),
-        random_body(3.5),
+        random_body(HEX_FLOOR[36]),
     ),
     token(
         "github-refresh-token",
         rf"{bare('ghr_')}(?P<body>[A-Za-z0-9]{{36,}}+)",
         ("ghr_",),
-        random_body(3.5),
+        random_body(HEX_FLOOR[36]),
     ),
     token(
         "github-fine-grained-pat",
         rf"{bare('github_pat_')}(?P<body>[A-Za-z0-9_]{{82,}}+)",
         ("github_pat_",),
-        random_body(4.5),
+        random_body(HEX_FLOOR[82]),
     ),
     # Anthropic before OpenAI: both start with "sk-".
     token(
         "anthropic-admin-key",
         rf"{bare('sk-ant-admin')}\d\d-(?P<body>{URLSAFE}{{20,}}+)",
         ("sk-ant-",),
-        random_body(2.6),
+        random_body(HEX_FLOOR[20]),
     ),
     token(
         "anthropic-api-key",
         rf"{bare('sk-ant-')}[a-z]{{2,8}}\d\d-(?P<body>{URLSAFE}{{20,}}+)",
         ("sk-ant-",),
-        random_body(2.6),
+        random_body(HEX_FLOOR[20]),
     ),
     token(
         "openai-api-key",
@@ -160,7 +193,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "gcp-api-key",
         rf"{bare('AIza')}(?P<body>{URLSAFE}{{35}}){END}",
         ("AIza",),
-        random_body(3.5),
+        random_body(HEX_FLOOR[35]),
     ),
     token(
         "jwt",
@@ -173,37 +206,38 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "npm-token",
         rf"{bare('npm_')}(?P<body>[A-Za-z0-9]{{36}}){END}",
         ("npm_",),
-        random_body(3.5),
+        random_body(HEX_FLOOR[36]),
     ),
     token(  # a macaroon: base64 of its location, pypi.org or test.pypi.org, then the rest
         "pypi-token",
         rf"{bare('pypi-')}AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)(?P<body>{URLSAFE}{{50,}}+)",
         ("pypi-AgE",),
-        random_body(4.0),
+        random_body(HEX_FLOOR[50]),
     ),
+    # Stripe: 24 characters (older keys) to 99; scanners take 10 and more, and "prod" too
     token(
         "stripe-secret-key",
-        rf"{bare('sk_')}(?:live|test)_(?P<body>[A-Za-z0-9]{{24,}}+)",
-        ("sk_live_", "sk_test_"),
-        random_body(3.0),
+        rf"{bare('sk_')}(?:live|test|prod)_(?P<body>[A-Za-z0-9]{{10,}}+)(?!_)",
+        ("sk_live_", "sk_test_", "sk_prod_"),
+        random_body(HEX_FLOOR[10]),
     ),
     token(
         "stripe-restricted-key",
-        rf"{bare('rk_')}(?:live|test)_(?P<body>[A-Za-z0-9]{{24,}}+)",
-        ("rk_live_", "rk_test_"),
-        random_body(3.0),
+        rf"{bare('rk_')}(?:live|test|prod)_(?P<body>[A-Za-z0-9]{{10,}}+)(?!_)",
+        ("rk_live_", "rk_test_", "rk_prod_"),
+        random_body(HEX_FLOOR[10]),
     ),
     token(
         "huggingface-token",
         rf"{bare('hf_')}(?P<body>[A-Za-z0-9]{{34}}){END}",
         ("hf_",),
-        random_body(3.4),
+        random_body(HEX_FLOOR[34]),
     ),
     token(
         "huggingface-org-token",
         rf"{bare('api_org_')}(?P<body>[A-Za-z0-9]{{34}}){END}",
         ("api_org_",),
-        random_body(3.4),
+        random_body(HEX_FLOOR[34]),
     ),
     gitlab("gitlab-pat", "glpat-"),
     gitlab("gitlab-pipeline-trigger-token", "glptt-"),
@@ -213,7 +247,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "dockerhub-pat",
         rf"{bare('dckr_')}(?:pat|oat)_(?P<body>{URLSAFE}{{27,}}+)",
         ("dckr_",),
-        random_body(3.1),
+        random_body(HEX_FLOOR[27]),
     ),
     token(
         "digitalocean-token",
@@ -231,7 +265,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "sendgrid-api-key",
         rf"{bare('SG.', 'A-Za-z0-9_.-')}{URLSAFE}{{20,24}}+\.(?P<body>{URLSAFE}{{39,50}}+){END}",
         ("SG.",),
-        random_body(3.7),
+        random_body(HEX_FLOOR[39]),
     ),
     token(
         "shopify-token",
@@ -243,7 +277,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "atlassian-api-token",
         rf"{bare('ATATT3')}(?P<body>{URLSAFE}{{100,}}+)(?:(?:=|%3[Dd])[A-Za-z0-9]{{8}}{END})?",
         ("ATATT3",),
-        random_body(4.6),
+        random_body(HEX_FLOOR[100]),
     ),
     token(  # Azure Databricks adds "-<n>" to some
         "databricks-token",
@@ -255,7 +289,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "heroku-api-key",
         rf"{bare('HRKU-')}(?P<body>{URLSAFE}{{60,}}+)",
         ("HRKU-",),
-        random_body(4.1),
+        random_body(HEX_FLOOR[60]),
     ),
     # Three characters, a digit, "Q~", then 31 to 34 more: no prefix to search for, so the
     # token is told apart by standing alone on both sides (a "." that ends a sentence after it
@@ -275,7 +309,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         heroku[A-Za-z0-9_.-]{{0,40}}+{ASSIGN}{BLANK}*+(?:\\?["'`]|%2[27]|%60)?
         (?P<secret>(?P<body>{UUID})){END}""",
         check=uuid_body(2.5),
-        anchor=re.compile("heroku"),
+        anchor="heroku",
         flags=re.IGNORECASE | re.VERBOSE | re.ASCII,
     ),
 )
