@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import click
 
-from clm_policy.base.errors import ClmError
+from clm_policy.base.errors import ClmError, UsageError
 
 # Each command lives in its own module, imported only when that command runs: a one-shot
 # `decide` does not pay for the others, and `clm-policy --help` lists them from SUMMARIES.
@@ -42,6 +42,8 @@ COMMANDS = {
     "statusline": "clm_policy.cli.statusline:statusline",
     "test": "clm_policy.cli.testing:test",
 }
+
+HOOK_AGENTS = ("claude-code", "codex")  # the subcommands of `hook`
 
 
 # The first paragraph of each command's help, which `clm-policy --help` shortens as click
@@ -174,12 +176,23 @@ def run(argv: list[str] | None = None) -> int:
             click.echo("clm-policy: interrupted", err=True)
             return EXIT_INTERRUPTED
         return _fail(args, EXIT_INPUT, "clm-policy: aborted")
+    except click.exceptions.NoArgsIsHelpError as exc:
+        exc.show()  # `clm-policy` alone: the help, as a usage error
+        return EXIT_INPUT
+    except click.UsageError as exc:
+        message = exc.format_message()
+        if _wants_json(args):
+            return _fail(args, EXIT_INPUT, message)
+        path = exc.ctx.command_path if exc.ctx is not None else command_path(args)
+        return _fail(args, EXIT_INPUT, usage_line(path, message))
     except click.ClickException as exc:
         code = EXIT_INPUT if exc.exit_code == 2 else exc.exit_code
         if _wants_json(args):
             return _fail(args, code, exc.format_message())
         exc.show()
         return code
+    except UsageError as exc:
+        return _fail(args, EXIT_INPUT, usage_line(command_path(args), exc.message), exc)
     except ClmError as exc:
         text = str(exc) if exc.location is not None else f"clm-policy: {exc}"
         return _fail(args, EXIT_INPUT, text, exc)
@@ -195,6 +208,28 @@ def run(argv: list[str] | None = None) -> int:
             "bug; rerun with CLM_POLICY_DEBUG=1 for the traceback)",
         )
     return result if isinstance(result, int) else EXIT_OK
+
+
+def usage_line(command: str, message: str) -> str:
+    """A usage error as one line: ``clm-policy CMD: message (try 'clm-policy CMD --help')``."""
+    flat = " ".join(line.strip() for line in message.splitlines() if line.strip())
+    return f"{command}: {flat} (try '{command} --help')"
+
+
+def command_path(args: Sequence[str]) -> str:
+    """The command ``args`` run (``clm-policy decide``, ``clm-policy hook codex``), read from
+    the words before its options."""
+    words = ["clm-policy"]
+    for arg in args:
+        if arg == "--" or arg.startswith("-"):
+            break
+        if len(words) == 1 and arg in COMMANDS:
+            words.append(arg)
+        elif words[1:] == ["hook"] and arg in HOOK_AGENTS:
+            words.append(arg)
+        else:
+            break
+    return " ".join(words)
 
 
 def _wants_json(args: Sequence[str]) -> bool:

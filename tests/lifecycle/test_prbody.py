@@ -401,8 +401,9 @@ def test_pr_body_without_branch_is_a_usage_error(memory: Path, tmp_path: Path) -
     before = refs(memory)
     result = handoff(memory, EXAMPLE, "--pr-body", str(tmp_path / "pr.md"))
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr.endswith(
-        "\nError: --pr-body needs --branch: a pull request needs a branch of its own\n"
+    assert result.stderr == (
+        "clm-policy handoff: --pr-body needs --branch: a pull request needs a branch of its own "
+        "(try 'clm-policy handoff --help')\n"
     )
     assert refs(memory) == before
     assert not (tmp_path / "pr.md").exists()

@@ -346,14 +346,13 @@ def test_a_memory_repository_without_history(tmp_path: Path) -> None:
         ),
         (
             ("--profile", "coding"),
-            "Usage: clm-policy replay [OPTIONS]\nTry 'clm-policy replay "
-            "--help' for help.\n\nError: --profile goes with --transcripts (a recorded decision keeps "
-            "its own profile)\n",
+            "clm-policy replay: --profile goes with --transcripts (a recorded decision keeps "
+            "its own profile) (try 'clm-policy replay --help')\n",
         ),
         (
             ("--transcripts", "x*"),
-            "Usage: clm-policy replay [OPTIONS]\nTry 'clm-policy replay "
-            "--help' for help.\n\nError: give --memory or --transcripts, not both\n",
+            "clm-policy replay: give --memory or --transcripts, not both "
+            "(try 'clm-policy replay --help')\n",
         ),
     ],
 )

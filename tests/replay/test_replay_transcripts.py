@@ -230,8 +230,8 @@ def test_a_policy_the_sessions_cannot_be_decided_under(tmp_path: Path) -> None:
         ),
         (
             ("--fail-on-change",),
-            "Usage: clm-policy replay [OPTIONS]\nTry 'clm-policy replay "
-            "--help' for help.\n\nError: --fail-on-change and --rev go with --memory\n",
+            "clm-policy replay: --fail-on-change and --rev go with --memory "
+            "(try 'clm-policy replay --help')\n",
         ),
     ],
 )
