@@ -223,12 +223,12 @@ def command_path(args: Sequence[str]) -> str:
     for arg in args:
         if arg == "--" or arg.startswith("-"):
             break
-        if len(words) == 1 and arg in COMMANDS:
-            words.append(arg)
-        elif words[1:] == ["hook"] and arg in HOOK_AGENTS:
-            words.append(arg)
-        else:
+        named = (len(words) == 1 and arg in COMMANDS) or (
+            words[1:] == ["hook"] and arg in HOOK_AGENTS
+        )
+        if not named:
             break
+        words.append(arg)
     return " ".join(words)
 
 

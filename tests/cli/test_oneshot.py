@@ -17,7 +17,6 @@ import pytest
 
 from clm_policy.cli.decide import decide
 from clm_policy.cli.fast import decide as oneshot
-
 from clm_policy.cli.main import run
 
 from conftest import click_option_table, invoke, run_process
