@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ from clm_policy.cli.fast import decide as oneshot
 from clm_policy.cli.main import run
 
 from conftest import click_option_table, invoke, run_process
+from probes import probe_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 TRANSCRIPTS = ROOT / "tests" / "fixtures" / "transcripts"
@@ -212,27 +212,13 @@ def test_as_a_process_a_bad_state_on_stdin_is_reported_where_it_is(tmp_path: Pat
 def test_as_a_process_it_imports_only_what_the_answer_needs(
     args: list[str], tmp_path: Path
 ) -> None:
-    probe = (
-        "import sys\n"
-        f"sys.argv = ['clm-policy', 'decide', *{args!r}]\n"
-        "from clm_policy.cli.entry import main\n"
-        "try:\n    main()\nexcept SystemExit as exc:\n    code = exc.code\n"
-        "heavy = ['click', 'pydantic', 'ruamel.yaml', 'jsonschema', 'git', 'simpleeval',\n"
-        "         'pathlib', 'typing', 'dataclasses', 'hashlib', 'inspect']\n"
-        "sys.stderr.write(repr(([m for m in heavy if m in sys.modules], code)))\n"
+    done = probe_cli("decide", ["decide", *args], cwd=tmp_path, runs=2)  # the first fills the cache
+    assert (done.stdout, done.stderr, done.loaded, done.code) == (
+        invoke("decide", *args).stdout,
+        "",
+        [],
+        0,
     )
-    env = {**os.environ}
-    for _ in range(2):  # the first run fills the policy cache; the second is the one timed
-        proc = subprocess.run(
-            [sys.executable, "-c", probe],
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            env=env,
-            timeout=60,
-            check=False,
-        )
-    assert (proc.stdout, proc.stderr) == (invoke("decide", *args).stdout, "([], 0)")
 
 
 def test_a_closed_pipe_is_no_error(tmp_path: Path) -> None:
@@ -246,3 +232,64 @@ def test_a_closed_pipe_is_no_error(tmp_path: Path) -> None:
         check=False,
     )
     assert (proc.stdout, proc.stderr) == ("{", "")
+
+
+# -- the meaning of the options together, over every combination ----------------------------
+
+# a value for each source and each option that goes with --tokens (the resolver's tables:
+# a new one there fails the test below until it has a value here)
+SOURCE_ARGS = {
+    "state": ["--state", str(ROOT / "docs" / "examples" / "session-state.json")],
+    "tokens": ["--tokens", "260000"],
+    "session": ["--session", "demo"],
+    "transcript": ["--transcript", str(TRANSCRIPTS / "claude_session.jsonl")],
+}
+FIGURE_ARGS = {
+    "window": ["--window", "400000"],
+    "step": ["--step", "3"],
+    "last_compact_step": ["--last-compact-step", "2"],  # after --step when --step is not given
+    "status": ["--status", "phase_boundary"],
+    "signals": ["--signal", "degradation=true"],
+}
+
+
+def combinations() -> list[list[str]]:
+    import itertools
+
+    names = [*SOURCE_ARGS, *FIGURE_ARGS]
+    args = {**SOURCE_ARGS, **FIGURE_ARGS}
+    return [
+        [word for name, chosen in zip(names, mask, strict=True) if chosen for word in args[name]]
+        for mask in itertools.product((False, True), repeat=len(names))
+    ]
+
+
+def test_the_combinations_cover_the_resolvers_tables() -> None:
+    from clm_policy.lifecycle.sources import SOURCES, WITH_TOKENS
+
+    assert list(SOURCE_ARGS) == list(SOURCES)
+    assert list(FIGURE_ARGS) == list(WITH_TOKENS)
+    assert len(combinations()) == 2 ** (len(SOURCES) + len(WITH_TOKENS))
+
+
+def test_every_combination_means_the_same_on_both_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each combination of the sources and the options that go with --tokens: the quick path
+    answers exactly what click answers, or hands the command line to click — and then only one
+    click refuses (exit 2), or one with an option only click takes (--session)."""
+    monkeypatch.chdir(tmp_path)
+    assert invoke("run", "--max-steps", "3").exit_code == 0  # session demo in ./clm-memory
+    outcomes: dict[tuple[str, int], int] = {}
+    for args in combinations():
+        quick = oneshot.answer(list(args))
+        slow = invoke("decide", *args)
+        if quick is not None:
+            assert (slow.exit_code, slow.stdout) == (0, f"{quick}\n"), args
+        else:
+            assert slow.exit_code == 2 or "--session" in args, (args, slow.stderr)
+            assert slow.exit_code in (0, 2), (args, slow.stderr)
+        key = ("quick" if quick is not None else "click", slow.exit_code)
+        outcomes[key] = outcomes.get(key, 0) + 1
+    # every kind happened: answered quickly, refused, and answered by click alone
+    assert set(outcomes) == {("quick", 0), ("click", 2), ("click", 0)}, outcomes

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +11,7 @@ from clm_policy.cli.fast import log as quicklog
 from clm_policy.cli.memory import log
 
 from conftest import click_option_table, git, invoke
+from probes import probe_cli
 
 CLICK_ONLY = {"help"}
 
@@ -75,18 +74,8 @@ def test_a_folder_that_is_not_plainly_a_repository_goes_to_click(tmp_path: Path)
 
 
 def test_as_a_process_it_loads_no_click(trail: Path) -> None:
-    probe = (
-        "import sys\n"
-        f"sys.argv = ['clm-policy', 'log', '--memory', {str(trail)!r}, '--format', 'json']\n"
-        "from clm_policy.cli.entry import main\n"
-        "try:\n    main()\nexcept SystemExit as exc:\n    code = exc.code\n"
-        "heavy = ['click', 'pydantic', 'ruamel.yaml', 'git', 'dataclasses', 'pathlib']\n"
-        "sys.stderr.write(repr(([m for m in heavy if m in sys.modules], code)))\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
-    )
-    assert proc.stderr == "([], 0)"
-    assert json.loads(proc.stdout) == json.loads(
+    done = probe_cli("log", ["log", "--memory", str(trail), "--format", "json"])
+    assert (done.loaded, done.code) == ([], 0)
+    assert json.loads(done.stdout) == json.loads(
         invoke("log", "--memory", str(trail), "--format", "json").stdout
     )
