@@ -61,3 +61,42 @@ def test_the_hook_answers_the_events_of_its_table_and_no_other(tmp_path: Path) -
         reply = run_hook(json.dumps(event).encode(), "claude-code", events)
         assert reply.stdout == ("answered" if name == "Ping" else "")
     assert seen == ["Ping"]
+
+
+def hook_log() -> list[str]:
+    path = shared.log_path()
+    lines = path.read_text().splitlines() if path.exists() else []
+    return [line.split(" ", 1)[1] for line in lines]  # without the time stamp
+
+
+@pytest.mark.parametrize(
+    ("raw", "logged"),
+    [
+        (b"not json", "hook input is not JSON: Expecting value: line 1 column 1 (char 0)"),
+        (b'{"a": "\xff"}', "hook input is not UTF-8: byte 0xff at offset 7"),
+        (b"[1, 2]", "hook input is not a JSON object"),
+    ],
+)
+@pytest.mark.parametrize("agent", AGENTS)
+def test_bad_input_is_one_line_in_the_log(agent: str, raw: bytes, logged: str) -> None:
+    run = claude_code.run_claude_hook if agent == "claude-code" else codex.run_codex_hook
+    assert run(raw) == HookReply()
+    assert hook_log() == [f"{agent}: InputError: {logged}"]
+
+
+def test_an_unexpected_error_is_one_line_and_a_traceback_only_when_debugging(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(hook: shared.Hook) -> HookReply:
+        raise RuntimeError("kaboom\nsecond line")
+
+    events = {"Ping": HookEvent(broken, 5)}
+    raw = json.dumps({"hook_event_name": "Ping", "cwd": str(tmp_path)}).encode()
+    assert run_hook(raw, "codex", events) == HookReply()
+    assert hook_log() == ["codex: Ping: RuntimeError: kaboom second line"]
+    monkeypatch.setenv("CLM_POLICY_DEBUG", "1")
+    run_hook(raw, "codex", events)
+    logged = shared.log_path().read_text().splitlines()
+    assert logged[1].endswith(" codex: Ping: RuntimeError: kaboom second line")
+    assert logged[2] == "Traceback (most recent call last):"
+    assert logged[-2:] == ["RuntimeError: kaboom", "second line"]

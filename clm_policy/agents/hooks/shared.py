@@ -493,20 +493,39 @@ def run_hook(
     """Answer the hook input ``raw`` with the handler of its ``hook_event_name`` in
     ``events``; any failure is logged and answered with nothing (exit 0), so a hook never
     stands in the agent's way."""
+    where = f"{agent}: "
     try:
-        if len(raw) > MAX_INPUT:
-            raise InputError(f"hook input larger than {MAX_INPUT // 1024 // 1024} MiB")
-        event = json.loads(raw.decode("utf-8"))
-        if not isinstance(event, dict):
-            raise InputError("hook input is not a JSON object")
+        event = _event(raw)
         hook = Hook(event, agent, **options)
+        where += f"{hook.name}: " if hook.name else ""
         spec = events.get(hook.name)
         return spec.handler(hook) if spec is not None else NOTHING
     except KeyboardInterrupt:
         raise
     except Exception as exc:
-        log(f"{type(exc).__name__}: {exc}", exc if not isinstance(exc, ClmError) else None)
+        # one line per failure; the traceback of an unexpected one only when debugging
+        debug = bool(os.environ.get("CLM_POLICY_DEBUG")) and not isinstance(exc, ClmError)
+        log(f"{where}{type(exc).__name__}: {exc}", exc if debug else None)
         return NOTHING
+
+
+def _event(raw: bytes) -> dict[str, Any]:
+    """The hook's input: a JSON object in UTF-8, or an :class:`InputError` saying why not."""
+    if len(raw) > MAX_INPUT:
+        raise InputError(f"hook input larger than {MAX_INPUT // 1024 // 1024} MiB")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"hook input is not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}"
+        ) from None
+    try:
+        event = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"hook input is not JSON: {exc}") from None
+    if not isinstance(event, dict):
+        raise InputError("hook input is not a JSON object")
+    return event
 
 
 def log_path() -> Path:
@@ -518,10 +537,11 @@ def log_path() -> Path:
 
 
 def log(line: str, exc: BaseException | None = None) -> None:
-    """Append ``line`` (and a traceback for an unexpected error) to the hook log."""
+    """Append ``line`` to the hook log as one line (and the traceback of ``exc``, when
+    given, after it)."""
     from clm_policy.agents.logfile import append
 
-    text = line
+    text = " ".join(line.split())  # a message of several lines is still one line of the log
     if exc is not None:
         import traceback
 
