@@ -139,6 +139,12 @@ def cli() -> None:
     hint) or HANDOFF (manifest + fresh session).
 
     \b
+    Set up a project (docs/claude-code.md, docs/codex.md):
+      clm-policy init --claude-code                    # .clm-policy.yaml + its memory
+      clm-policy hook claude-code --install --project  # Claude Code: hooks, status line
+      clm-policy hook codex --print-settings > .codex/hooks.json   # Codex CLI
+
+    \b
     Try:
       clm-policy run                               # the demo: a simulated session
       clm-policy decide --tokens 260000            # what the default policy says
