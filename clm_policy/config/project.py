@@ -54,18 +54,30 @@ class ProjectConfig(Record):
     :func:`setting` for the environment's and the defaults' part).
 
     ``path`` is the ``.clm-policy.yaml`` found, or None; ``root`` the project's folder: the
-    configuration file's, else the folder looked from (both absolute)."""
+    configuration file's, else the folder looked from (both absolute); ``where`` the position
+    of each value in the file, for errors about it."""
 
-    FIELDS = ("path", "root", "values")
+    FIELDS = ("path", "root", "values", "where")
     __slots__ = FIELDS
 
-    def __init__(self, path: str | None, root: str, values: Mapping[str, str] | None = None):
+    def __init__(
+        self,
+        path: str | None,
+        root: str,
+        values: Mapping[str, str] | None = None,
+        where: Mapping[str, Location] | None = None,
+    ):
         self.path = path
         self.root = root
         self.values: Mapping[str, str] = {} if values is None else values
+        self.where: Mapping[str, Location] = {} if where is None else where
 
     def get(self, key: str) -> str | None:
         return self.values.get(key)
+
+    def location(self, key: str) -> Location | None:
+        """Where the file gives ``key`` (line and column of its value)."""
+        return self.where.get(key)
 
 
 def find_config(start: StrPath) -> str | None:
@@ -88,30 +100,37 @@ def load_config(start: StrPath | None = None) -> ProjectConfig:
     if path is None:
         return ProjectConfig(None, folder)
     info = os.stat(path)
-    return ProjectConfig(path, os.path.dirname(path), _parsed(path, info.st_mtime_ns, info.st_size))
+    values, where = _parsed(path, info.st_mtime_ns, info.st_size)
+    return ProjectConfig(path, os.path.dirname(path), values, where)
 
 
 # a command resolves several options from one file: parse it once (while it is unchanged)
-_PARSED: dict[tuple[str, int, int], dict[str, str]] = {}
+_PARSED: dict[tuple[str, int, int], tuple[dict[str, str], dict[str, Location]]] = {}
 
 
-def _parsed(path: str, mtime: int, size: int) -> dict[str, str]:
+def _parsed(path: str, mtime: int, size: int) -> tuple[dict[str, str], dict[str, Location]]:
     key = (path, mtime, size)
     found = _PARSED.get(key)
     if found is None:
         if len(_PARSED) >= 8:
             _PARSED.clear()
-        found = _PARSED[key] = parse_config(path)
+        found = _PARSED[key] = parse_located(path)
     return found
 
 
 def parse_config(path: StrPath) -> dict[str, str]:
     """The key/value pairs of a configuration file; any problem is an :class:`InputError`."""
+    return parse_located(path)[0]
+
+
+def parse_located(path: StrPath) -> tuple[dict[str, str], dict[str, Location]]:
+    """:func:`parse_config`, and the position of each value in the file."""
     from clm_policy.formats.textio import read_text
 
     shown = os.fspath(path)
     text = read_text(path, shown, limit=MAX_SIZE, what="configuration")
     values: dict[str, str] = {}
+    where: dict[str, Location] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
         line = _without_comment(raw).rstrip()
         if not line.strip():
@@ -134,12 +153,13 @@ def parse_config(path: StrPath) -> dict[str, str]:
         if key in values:
             raise InputError(f"duplicate key {quote(key)}", Location(shown, number, 1))
         at = raw.index(value.strip(), len(key) + 1) + 1 if value.strip() else len(line) + 1
-        values[key] = _scalar(value.strip(), Location(shown, number, at))
+        where[key] = Location(shown, number, at)
+        values[key] = _scalar(value.strip(), where[key])
     if values.get("version", "1") != "1":
         raise InputError(
-            f"unsupported version {quote(values['version'])} (expected 1)", Location(shown)
+            f"unsupported version {quote(values['version'])} (expected 1)", where["version"]
         )
-    return values
+    return values, where
 
 
 def _without_comment(line: str) -> str:
@@ -179,8 +199,31 @@ def setting(key: str, flag: str | None, config: ProjectConfig | None = None) -> 
     if key in ("memory", "policy") and config.path is not None:
         expanded = os.path.expanduser(value)
         if key == "memory" or _looks_like_path(value):
-            return os.path.join(config.root, expanded)  # an absolute one stays as it is
+            joined = os.path.join(config.root, expanded)  # an absolute one stays as it is
+            if key == "policy" and not os.path.isfile(joined):
+                raise InputError(
+                    f"no policy file {quote(value)} (a path is relative to this file's folder)",
+                    config.location(key),
+                )
+            return joined
+    if key == "policy" and config.path is not None:
+        _check_bundled(value, config)
     return value
+
+
+def _check_bundled(name: str, config: ProjectConfig) -> None:
+    """A bare name in the file names a bundled policy (or a file of that name here, as a
+    flag's would): else the error is placed at the file's value, not left to the loader."""
+    from clm_policy.base.resources import bundled_policy_file
+
+    if os.path.isfile(bundled_policy_file(name)) or os.path.isfile(name):
+        return
+    from clm_policy.base.resources import bundled_policy_names
+
+    known = ", ".join(bundled_policy_names())
+    raise InputError(
+        f"no bundled policy named {quote(name)} (bundled: {known})", config.location("policy")
+    )
 
 
 def _looks_like_path(value: str) -> bool:
