@@ -211,6 +211,22 @@ def setting(key: str, flag: str | None, config: ProjectConfig | None = None) -> 
     return value
 
 
+def configured_policy(config: ProjectConfig | None = None) -> tuple[str, str] | None:
+    """The policy file the project names — ``$CLM_POLICY_POLICY``, else the configuration's
+    ``policy:`` (a bundled name: its bundled file) — and where it is named (the variable, or
+    the file's ``file:line:col``); None when neither names one."""
+    config = config if config is not None else load_config()
+    value = setting("policy", None, config)
+    if value is None:
+        return None
+    where = ENV["policy"] if os.environ.get(ENV["policy"]) else str(config.location("policy"))
+    if not _looks_like_path(value) and not os.path.isfile(value):
+        from clm_policy.base.resources import bundled_policy_file
+
+        value = bundled_policy_file(value)
+    return os.path.abspath(value), where
+
+
 def _check_bundled(name: str, config: ProjectConfig) -> None:
     """A bare name in the file names a bundled policy (or a file of that name here, as a
     flag's would): else the error is placed at the file's value, not left to the loader."""

@@ -217,7 +217,7 @@ def test_no_path_and_no_policies_folder(tmp_path: Path, monkeypatch: pytest.Monk
     result = invoke("test")
     assert (result.exit_code, result.stderr) == (
         2,
-        "clm-policy: no PATH given and no policies/ folder here\n",
+        "clm-policy: no PATH given, no policy in .clm-policy.yaml and no policies/ folder here\n",
     )
 
 
