@@ -13,9 +13,9 @@ from clm_policy.cli.options import format_option, memory_option, policy_option, 
 @memory_option()
 @click.option(
     "--transcripts",
-    metavar="GLOB",
+    metavar="GLOB|DIR",
     help="Also read real past sessions: Claude Code transcripts or Codex rollouts (quote it; "
-    "~ and ** work).",
+    "~ and ** work; a folder: its *.jsonl at any depth, subagents' left out).",
 )
 @policy_option("The policy whose thresholds are calibrated: a file or a bundled name.")
 @profile_option("The task profile to calibrate (default: the policy's default_profile).")
