@@ -48,7 +48,7 @@ def calibrate(
     Examples:
       clm-policy calibrate --memory clm-memory --profile coding
       clm-policy calibrate --transcripts '~/.claude/projects/*/*.jsonl' \\
-          --write policies/team.yaml --profile coding
+          --write policies/examples/team.yaml --profile coding
     """
     from clm_policy.formats.textio import path_kind
     from clm_policy.replay.calibrate import calibrate as propose

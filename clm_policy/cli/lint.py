@@ -40,7 +40,7 @@ def lint(
     \b
     Examples:
       clm-policy lint
-      clm-policy lint policies/team.yaml --strict
+      clm-policy lint policies/examples/team.yaml --strict
       clm-policy lint --format sarif --output lint.sarif
       clm-policy lint --list-checks
 

@@ -57,7 +57,7 @@ def replay(
 
     \b
     Examples:
-      clm-policy replay --memory clm-memory --policy policies/team.yaml --fail-on-change
+      clm-policy replay --memory clm-memory --policy policies/examples/team.yaml --fail-on-change
       clm-policy replay --transcripts '~/.claude/projects/*/*.jsonl' --policy claude-code
     """
     quiet = False if fmt == "json" else None

@@ -298,13 +298,13 @@ def test_a_previous_handoff_that_cannot_be_read_is_said(memory: Path, tmp_path: 
 
 def test_the_review_flow_with_a_bare_remote(tmp_path: Path) -> None:
     """docs/memory.md, "Review a handoff as a pull request", run as written up to `gh`."""
-    remote, memory = tmp_path / "remote.git", tmp_path / "clm-memory"
+    remote, memory = tmp_path / "remote.git", tmp_path / "team-memory"
     git(tmp_path, "init", "-q", "--bare", str(remote))
-    assert run_process("init", "clm-memory", cwd=tmp_path).returncode == 0
+    assert run_process("init", "team-memory", cwd=tmp_path).returncode == 0
     git(memory, "remote", "add", "origin", "../remote.git")
     git(memory, "push", "-q", "origin", "main")
     (tmp_path / "session.json").write_text(EXAMPLE.read_text())
-    args = "handoff --memory clm-memory --state session.json --branch --push origin"
+    args = "handoff --memory team-memory --state session.json --branch --push origin"
     proc = run_process(*shlex.split(args), "--pr-body", "pr.md", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     branch = "clm/handoff/auth-refactor-7-1"
@@ -330,7 +330,7 @@ def test_the_review_flow_with_a_bare_remote(tmp_path: Path) -> None:
     docs = (REPO / "docs" / "memory.md").read_text()
     assert f"$ clm-policy {args} --pr-body pr.md\n" in docs
     assert f"  open it   {command}\n" in docs
-    assert f"$ {command}\n" in docs
+    assert f"$ {command}  # [not run: needs gh and a forge]\n" in docs
 
 
 def test_a_push_that_fails_leaves_the_body_written(memory: Path, tmp_path: Path) -> None:

@@ -181,7 +181,10 @@ def test_a_folder_is_its_transcripts_at_any_depth_without_subagents(
     shutil.copy(FIXTURES / "codex_compacted_then_count.jsonl", day / "rollout-1.jsonl")
     cases = [
         ("~/.claude/projects", [project / "s1.jsonl", project / "s2.jsonl"]),
-        (str(tmp_path / ".claude" / "projects") + "/", [project / "s1.jsonl", project / "s2.jsonl"]),
+        (
+            str(tmp_path / ".claude" / "projects") + "/",
+            [project / "s1.jsonl", project / "s2.jsonl"],
+        ),
         ("~/.codex/sessions", [day / "rollout-1.jsonl"]),
     ]
     for folder, expected in cases:
