@@ -163,7 +163,8 @@ def test_version_and_help() -> None:
     assert "Exit codes: 0 ok, 1 problems found (lint, test), 2 bad input or usage, 3" in top.stdout
     sub = invoke("decide", "--help")
     assert (
-        "cat session.json | clm-policy decide --state - --policy policies/examples/team.yaml" in sub.stdout
+        "cat session.json | clm-policy decide --state - --policy policies/examples/team.yaml"
+        in sub.stdout
     )
 
 

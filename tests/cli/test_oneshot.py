@@ -18,7 +18,7 @@ from clm_policy.cli.decide import decide
 from clm_policy.cli.fast import decide as oneshot
 from clm_policy.cli.main import run
 
-from conftest import click_option_table, invoke, run_process
+from conftest import click_option_table, invoke, run_process, values_of_kind
 from probes import probe_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -293,3 +293,44 @@ def test_every_combination_means_the_same_on_both_paths(
         outcomes[key] = outcomes.get(key, 0) + 1
     # every kind happened: answered quickly, refused, and answered by click alone
     assert set(outcomes) == {("quick", 0), ("click", 2), ("click", 0)}, outcomes
+
+
+# -- each option with the values its kind implies, generated from the table ------------------
+
+STRING_SAMPLES = {  # the table's string options: values a user gives, good and bad
+    "policy_ref": ["claude-code", "nosuch", str(ROOT / "policies" / "examples" / "team.yaml")],
+    "profile": ["research", "nosuch"],
+    "state_src": [str(ROOT / "docs" / "examples" / "session-state.json"), "missing.json"],
+    "signals": ["degradation=true", "novalue", "undeclared=1"],
+    "transcript": [str(TRANSCRIPTS / "codex_rollout.jsonl"), "missing.jsonl"],
+}
+
+
+def table_command_lines() -> list[list[str]]:
+    sources = {"state_src", "transcript"}
+    lines = []
+    for option, (dest, kind) in oneshot.OPTIONS.items():
+        if not option.startswith("--"):
+            continue  # a short form parses the same (held by the table test)
+        values = values_of_kind(kind, STRING_SAMPLES.get(dest, []))
+        base = [] if dest in sources or dest == "tokens" else ["--tokens", "260000"]
+        lines += [[*base, option]] if kind == "flag" else [[*base, option, v] for v in values]
+    return lines
+
+
+def test_the_samples_cover_the_tables_strings() -> None:
+    strings = {d for d, kind in oneshot.OPTIONS.values() if kind in ("str", "multi")}
+    assert strings == set(STRING_SAMPLES)
+
+
+@pytest.mark.parametrize("args", table_command_lines(), ids=lambda a: " ".join(a)[-50:])
+def test_each_value_of_each_option_means_the_same_on_both_paths(
+    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    quick = oneshot.answer(list(args))
+    slow = invoke("decide", *args)
+    if quick is not None:
+        assert (slow.exit_code, slow.stdout) == (0, f"{quick}\n")
+    else:
+        assert slow.exit_code == 2, slow.stderr
