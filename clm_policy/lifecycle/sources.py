@@ -264,13 +264,14 @@ def parse_signal(text: str, what: str = "--signal") -> tuple[str, SignalValue]:
     return name.strip(), value
 
 
-_TAKEN: list[Any] = []  # [the stream read, its bytes]: standard input is read once
+_TAKEN: list[Any] = []  # [the stream read, its bytes, whether it ended]: read once
 
 
 def read_stdin(limit: int) -> bytes:
     """Standard input's bytes, at most ``limit + 1`` of them (one more than a caller accepts,
     to tell a larger input). Read once: a second call on the same stream gets the same
-    bytes (click's path, when the quick path declined after reading them)."""
+    bytes (click's path, when the quick path declined after reading them), and only what
+    the first did not read is read then."""
     import sys
 
     stream = getattr(sys.stdin, "buffer", None)
@@ -278,9 +279,11 @@ def read_stdin(limit: int) -> bytes:
         from clm_policy.base.errors import Location
 
         raise InputError("no standard input to read", Location(STDIN))
-    if _TAKEN and _TAKEN[0] is stream:
-        raw: bytes = _TAKEN[1]
-        return raw[: limit + 1]
-    raw = stream.read(limit + 1)
-    _TAKEN[:] = [stream, raw]
-    return raw
+    if not _TAKEN or _TAKEN[0] is not stream:
+        _TAKEN[:] = [stream, b"", False]
+    raw: bytes = _TAKEN[1]
+    if len(raw) <= limit and not _TAKEN[2]:
+        more = stream.read(limit + 1 - len(raw))
+        raw += more
+        _TAKEN[1:] = [raw, len(raw) <= limit]  # fewer bytes than asked for: the end
+    return raw[: limit + 1]
