@@ -210,7 +210,7 @@ def test_a_parent_is_linted_once(tmp_path: Path) -> None:
         (["lint", "tests/fixtures/lint/clean.yaml"], 0, "clm-policy lint: 1 file, no problems\n"),
         (["lint", "tests/fixtures/lint/team.yaml"], 1, None),
         (["lint", "nothere"], 2, "clm-policy: no such file or directory: nothere\n"),
-        (["lint", "docs"], 2, "clm-policy: no policy files (*.yaml, *.yml) under docs\n"),
+        (["lint", "schemas"], 2, "clm-policy: no policy files (*.yaml, *.yml) under schemas\n"),
         (
             ["lint", "policies/tests/default.test.yaml"],
             2,
