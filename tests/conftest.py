@@ -193,3 +193,19 @@ def run_on_terminal(args: list[str]) -> tuple[subprocess.CompletedProcess[bytes]
     finally:
         os.close(primary)
     return done, seen
+
+
+def values_of_kind(kind: object, samples: list[str]) -> list[str]:
+    """Command-line values for an option of a quick path's table (see cli/fast/args.py): the
+    kind's edges and one value beyond them for a range, every choice and one that is not for a
+    choice; ``samples`` for a string. A flag takes none."""
+    if kind == "flag":
+        return []
+    if kind in ("str", "multi"):
+        return samples
+    assert isinstance(kind, tuple), kind
+    if len(kind) == 2 and isinstance(kind[0], int):
+        low, high = kind
+        edges = [str(low), str(low - 1), "x"]
+        return edges if high is None else [*edges, str(high), str(high + 1)]
+    return [*kind, "nope"]

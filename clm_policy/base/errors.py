@@ -116,6 +116,12 @@ class InputError(ClmError):
     """A file or value given to clm-policy cannot be used (missing, unreadable, malformed)."""
 
 
+class UsageError(InputError):
+    """A command line asks for what cannot be: no source of state or two of them, an option
+    without the one it goes with. The CLI reports it as it reports click's usage errors: one
+    line naming the command, exit 2."""
+
+
 class PolicyError(InputError):
     """A policy file is invalid: YAML, schema, extends, or a semantic check."""
 

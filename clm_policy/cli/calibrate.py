@@ -14,9 +14,9 @@ from clm_policy.cli.options import format_option, memory_option, policy_option, 
 @memory_option()
 @click.option(
     "--transcripts",
-    metavar="GLOB",
+    metavar="GLOB|DIR",
     help="Also read real past sessions: Claude Code transcripts or Codex rollouts (quote it; "
-    "~ and ** work).",
+    "~ and ** work; a folder: its *.jsonl at any depth, subagents' left out).",
 )
 @policy_option("The policy whose thresholds are calibrated: a file or a bundled name.")
 @profile_option("The task profile to calibrate (default: the policy's default_profile).")
@@ -49,7 +49,7 @@ def calibrate(
     Examples:
       clm-policy calibrate --memory clm-memory --profile coding
       clm-policy calibrate --transcripts '~/.claude/projects/*/*.jsonl' \\
-          --write policies/team.yaml --profile coding
+          --write policies/examples/team.yaml --profile coding
     """
     from clm_policy.formats.textio import path_kind
     from clm_policy.replay.calibrate import calibrate as propose

@@ -9,7 +9,6 @@ import click
 
 from clm_policy.base.errors import StateError
 from clm_policy.base.termsafe import echo
-from clm_policy.cli.fast.decide import from_transcript, parse_signal, render, transcript_note
 from clm_policy.cli.options import (
     format_option,
     memory_option,
@@ -19,8 +18,9 @@ from clm_policy.cli.options import (
     state_option,
     transcript_options,
 )
+from clm_policy.cli.render import from_transcript, render, render_explanation, transcript_note
+from clm_policy.lifecycle.sources import WITH_TOKENS, Request, check, resolve
 from clm_policy.models.enums import MAX_COUNT, TaskStatus
-from clm_policy.models.plain import FigureState, FigureTokens
 from clm_policy.policy.cache import load_policy_cached
 from clm_policy.policy.engine import Policy, StateLike
 
@@ -50,7 +50,7 @@ STATUSES = [s.value for s in TaskStatus]
 @click.option(
     "--step",
     type=click.IntRange(min=0, max=MAX_COUNT),
-    default=0,
+    default=WITH_TOKENS["step"][1],
     show_default=True,
     help="With --tokens: steps taken in the session.",
 )
@@ -63,7 +63,7 @@ STATUSES = [s.value for s in TaskStatus]
 @click.option(
     "--status",
     type=click.Choice(STATUSES),
-    default="running",
+    default=WITH_TOKENS["status"][1],
     show_default=True,
     help="With --tokens: the task status.",
 )
@@ -110,7 +110,7 @@ def decide(
       clm-policy decide --tokens 260000
       clm-policy decide --tokens 360000 --profile research --explain
       clm-policy decide --state session.json --format json
-      cat session.json | clm-policy decide --state - --policy policies/team.yaml
+      cat session.json | clm-policy decide --state - --policy policies/examples/team.yaml
       clm-policy decide -p policies/examples/option_b.yaml --tokens 300000 \\
           --window 400000 --signal open_subagent_calls=2
       clm-policy decide --memory clm-memory --session demo --explain
@@ -124,60 +124,26 @@ def decide(
     context_window, window_source; with --transcript also context_estimated and transcript
     (format, path, warnings); with --explain also "explain" (rules and guards).
     """
-    shortcut_given = (
-        window is not None
-        or step != 0
-        or last_compact_step is not None
-        or status != "running"
-        or bool(signals)
+    request = Request(
+        state=state_src,
+        tokens=tokens,
+        session=session,
+        transcript=transcript,
+        transcript_format=transcript_format,
+        window=window,
+        step=step,
+        last_compact_step=last_compact_step,
+        status=status,
+        signals=signals,
+        memory=memory,
     )
-    given = [state_src, tokens, session, transcript]
-    if sum(g is not None for g in given) > 1:
-        raise click.UsageError("give one of --state, --tokens, --session and --transcript")
-    if all(g is None for g in given):
-        raise click.UsageError(
-            "give --state FILE|- (SessionState JSON), --tokens N, --session ID or --transcript PATH"
-        )
-    if tokens is None and shortcut_given:
-        raise click.UsageError(
-            "--window, --step, --last-compact-step, --status and --signal go with --tokens; "
-            "with --state, put them in the state"
-        )
+    check(request)
     policy = load_policy_cached(policy_ref)
-    source = None
-    reading = None
-    state: StateLike
-    if transcript is not None:
-        from clm_policy.transcripts.reading import read_context
-
-        reading = read_context(transcript, transcript_format)
-        state = reading.to_figures()
-    elif state_src is not None:
-        from clm_policy.models.state_io import read_state
-
-        source = read_state(state_src)
-        state = source.state
-    elif session is not None:
-        from clm_policy.memory.git.write import MemoryRepo
-        from clm_policy.memory.sessions import load_session
-
-        with MemoryRepo(memory) as repo:
-            state = load_session(repo, session).state
-    else:
-        assert tokens is not None
-        if last_compact_step is not None and last_compact_step > step:
-            raise click.UsageError("--last-compact-step cannot be after --step")
-        state = FigureState(
-            tokens=FigureTokens(context_tokens=tokens, context_window=window),
-            status=TaskStatus(status),
-            step_index=step,
-            last_compact_step=last_compact_step,
-            signals=dict(parse_signal(s) for s in signals),
-        )
+    resolved = resolve(request)
     try:
-        return _decide(policy, state, profile, force, explain, fmt, reading)
+        return _decide(policy, resolved.state, profile, force, explain, fmt, resolved.reading)
     except StateError as exc:
-        raise source.locate(exc) if source is not None else exc from None
+        raise resolved.locate(exc) from None
 
 
 def _decide(
@@ -190,8 +156,6 @@ def _decide(
     reading: TranscriptReading | None = None,
 ) -> int:
     if explain:
-        from clm_policy.cli.render import render_explanation
-
         explanation = policy.explain(state, profile, force=force)
         payload: dict[str, Any] = explanation.decision.model_dump(mode="json")
         if fmt == "json":

@@ -41,7 +41,7 @@ def lint(
     \b
     Examples:
       clm-policy lint
-      clm-policy lint policies/team.yaml --strict
+      clm-policy lint policies/examples/team.yaml --strict
       clm-policy lint --format sarif --output lint.sarif
       clm-policy lint --list-checks
 
@@ -62,9 +62,7 @@ def lint(
 
     if output is not None:
         check_output(output)
-    targets = list(paths) or ["policies"]
-    if not paths and not Path("policies").is_dir():
-        raise InputError("no PATH given and no policies/ folder here")
+    targets = list(paths) or _default_targets()
     report = lint_paths(targets)
     if fmt == "sarif":
         rendered = sarif(report, __version__)
@@ -79,3 +77,20 @@ def lint(
     if fmt == "text" or output is not None:
         echo(formats.summary(report), err=True)
     return 1 if report.failed(strict) else 0
+
+
+def _default_targets() -> list[str]:
+    """Without a PATH: the project's policy (.clm-policy.yaml, $CLM_POLICY_POLICY), said on
+    standard error; else policies/."""
+    from clm_policy.config.project import configured_policy
+
+    configured = configured_policy()
+    if configured is not None:
+        path, where = configured
+        echo(f"clm-policy lint: the project's policy {path} ({where})", err=True)
+        return [path]
+    if not Path("policies").is_dir():
+        raise InputError(
+            "no PATH given, no policy in .clm-policy.yaml and no policies/ folder here"
+        )
+    return ["policies"]

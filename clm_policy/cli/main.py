@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import click
 
-from clm_policy.base.errors import ClmError
+from clm_policy.base.errors import ClmError, UsageError
 from clm_policy.base.termsafe import echo
 
 # Each command lives in its own module, imported only when that command runs: a one-shot
@@ -44,6 +44,8 @@ COMMANDS = {
     "test": "clm_policy.cli.testing:test",
     "trust": "clm_policy.cli.trust:trust",
 }
+
+HOOK_AGENTS = ("claude-code", "codex")  # the subcommands of `hook`
 
 
 # The first paragraph of each command's help, which `clm-policy --help` shortens as click
@@ -140,6 +142,12 @@ def cli() -> None:
     hint) or HANDOFF (manifest + fresh session).
 
     \b
+    Set up a project (docs/claude-code.md, docs/codex.md):
+      clm-policy init --claude-code                    # .clm-policy.yaml + its memory
+      clm-policy hook claude-code --install --project  # Claude Code: hooks, status line
+      clm-policy hook codex --print-settings > .codex/hooks.json   # Codex CLI
+
+    \b
     Try:
       clm-policy run                               # the demo: a simulated session
       clm-policy decide --tokens 260000            # what the default policy says
@@ -193,6 +201,19 @@ def _run(args: list[str]) -> int:
             echo("clm-policy: interrupted", err=True)
             return EXIT_INTERRUPTED
         return _fail(args, EXIT_INPUT, "clm-policy: aborted")
+    except click.exceptions.NoArgsIsHelpError as exc:
+        import io
+
+        shown = io.StringIO()  # `clm-policy` alone: the help, as a usage error
+        exc.show(file=shown)
+        echo(shown.getvalue(), err=True, nl=False)
+        return EXIT_INPUT
+    except click.UsageError as exc:
+        message = exc.format_message()
+        if _wants_json(args):
+            return _fail(args, EXIT_INPUT, message)
+        path = exc.ctx.command_path if exc.ctx is not None else command_path(args)
+        return _fail(args, EXIT_INPUT, usage_line(path, message))
     except click.ClickException as exc:
         code = EXIT_INPUT if exc.exit_code == 2 else exc.exit_code
         if _wants_json(args):
@@ -203,6 +224,8 @@ def _run(args: list[str]) -> int:
         exc.show(file=shown)
         echo(shown.getvalue(), err=True, nl=False)
         return code
+    except UsageError as exc:
+        return _fail(args, EXIT_INPUT, usage_line(command_path(args), exc.message), exc)
     except ClmError as exc:
         text = str(exc) if exc.location is not None else f"clm-policy: {exc}"
         return _fail(args, EXIT_INPUT, text, exc)
@@ -218,6 +241,28 @@ def _run(args: list[str]) -> int:
             "bug; rerun with CLM_POLICY_DEBUG=1 for the traceback)",
         )
     return result if isinstance(result, int) else EXIT_OK
+
+
+def usage_line(command: str, message: str) -> str:
+    """A usage error as one line: ``clm-policy CMD: message (try 'clm-policy CMD --help')``."""
+    flat = " ".join(line.strip() for line in message.splitlines() if line.strip())
+    return f"{command}: {flat} (try '{command} --help')"
+
+
+def command_path(args: Sequence[str]) -> str:
+    """The command ``args`` run (``clm-policy decide``, ``clm-policy hook codex``), read from
+    the words before its options."""
+    words = ["clm-policy"]
+    for arg in args:
+        if arg == "--" or arg.startswith("-"):
+            break
+        named = (len(words) == 1 and arg in COMMANDS) or (
+            words[1:] == ["hook"] and arg in HOOK_AGENTS
+        )
+        if not named:
+            break
+        words.append(arg)
+    return " ".join(words)
 
 
 def _wants_json(args: Sequence[str]) -> bool:

@@ -20,8 +20,9 @@ from clm_policy.cli.options import (
 )
 
 if TYPE_CHECKING:
-    from clm_policy.lifecycle.byhand import ByHand, Source
+    from clm_policy.lifecycle.byhand import ByHand
     from clm_policy.lifecycle.pipelines import HandoffOutcome
+    from clm_policy.lifecycle.sources import Request
     from clm_policy.lifecycle.verify import Recall
 
 
@@ -36,14 +37,23 @@ def _options(command: Any) -> Any:
 
 
 def _source(
-    state_src: str | None, session: str | None, transcript: str | None, transcript_format: str
-) -> Source:
-    """Where the state comes from: exactly one of --state, --session and --transcript."""
-    from clm_policy.lifecycle.byhand import Source
+    state_src: str | None,
+    session: str | None,
+    transcript: str | None,
+    transcript_format: str,
+    memory: str,
+) -> Request:
+    """Where the state comes from: exactly one of --state, --session and --transcript
+    (checked by the library's resolver, clm_policy.lifecycle.sources)."""
+    from clm_policy.lifecycle.sources import Request
 
-    if sum(x is not None for x in (state_src, session, transcript)) != 1:
-        raise click.UsageError("give one of --state FILE|-, --session ID and --transcript PATH")
-    return Source(state_src, session, transcript, transcript_format)
+    return Request(
+        state=state_src,
+        session=session,
+        transcript=transcript,
+        transcript_format=transcript_format,
+        memory=memory,
+    )
 
 
 @click.command()
@@ -83,7 +93,7 @@ def compact(
     from clm_policy.lifecycle import byhand
     from clm_policy.lifecycle.pipelines import CompactOutcome
 
-    source = _source(state_src, session, transcript, transcript_format)
+    source = _source(state_src, session, transcript, transcript_format, memory)
     hand, done = byhand.compact(policy_ref, memory, source, profile, summarizer=summarizer)
     state, why = hand.state, hand.why
     if not isinstance(done, CompactOutcome):
@@ -213,7 +223,7 @@ def handoff(
 
     if pr_body is not None and not branch:
         raise click.UsageError("--pr-body needs --branch: a pull request needs a branch of its own")
-    source = _source(state_src, session, transcript, transcript_format)
+    source = _source(state_src, session, transcript, transcript_format, memory)
     hand, done = byhand.handoff(
         policy_ref, memory, source, profile, branch=branch, push=push, pr_body=pr_body
     )

@@ -1,6 +1,56 @@
-"""Text rendering of decisions and explanations: it lives in :mod:`clm_policy.report.explain`
-(the test report renders explanations too, and formatters never import the CLI)."""
+"""What ``decide`` prints, on both of its paths (click's, clm_policy.cli.decide, and the quick
+one, clm_policy.cli.fast.decide): imported by the quick path, so no click here.
+
+The text of decisions and explanations lives in :mod:`clm_policy.report.explain` (the test
+report renders explanations too, and formatters never import the CLI); this module adds what
+a decision read from a transcript says of it.
+"""
+
+from __future__ import annotations
 
 from clm_policy.report.explain import render_decision, render_explanation
 
-__all__ = ["render_decision", "render_explanation"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from clm_policy.policy.engine import Outcome
+    from clm_policy.transcripts.reading import TranscriptReading
+
+__all__ = ["from_transcript", "render", "render_decision", "render_explanation", "transcript_note"]
+
+
+def render(outcome: Outcome, fmt: str, reading: TranscriptReading | None) -> str:
+    """What ``decide`` prints for ``outcome`` (without ``--explain``)."""
+    if fmt == "json":
+        import json
+
+        return json.dumps({**outcome.as_dict(), **from_transcript(reading)}, indent=2)
+    return render_decision(outcome) + transcript_note(reading)
+
+
+def from_transcript(reading: TranscriptReading | None) -> dict[str, Any]:
+    """The JSON keys a decision from a transcript adds."""
+    if reading is None:
+        return {}
+    return {
+        "context_estimated": reading.context_estimated,
+        "transcript": {
+            "format": reading.format,
+            "path": reading.path,
+            "model": reading.model,
+            "warnings": list(reading.warnings),
+        },
+    }
+
+
+def transcript_note(reading: TranscriptReading | None) -> str:
+    """The text lines a decision from a transcript adds."""
+    if reading is None:
+        return ""
+    note = f"\nread:      {reading.format} transcript {reading.path}"
+    if reading.model:
+        note += f" (model {reading.model})"
+    if reading.context_estimated:
+        note += "\n           context estimated: " + "; ".join(reading.warnings or ["no usage"])
+    return note

@@ -14,9 +14,10 @@ from clm_policy.cli.options import format_option, memory_option, policy_option, 
 @memory_option()
 @click.option(
     "--transcripts",
-    metavar="GLOB",
+    metavar="GLOB|DIR",
     help="Replay real past sessions instead: Claude Code transcripts or Codex rollouts "
-    "(quote it; ~ and ** work), e.g. '~/.claude/projects/*/*.jsonl'.",
+    "(quote it; ~ and ** work), e.g. '~/.claude/projects/*/*.jsonl'; a folder: its *.jsonl "
+    "at any depth (subagents' left out), e.g. ~/.codex/sessions.",
 )
 @policy_option("The policy to decide under: a file, or the name of a bundled policy.")
 @profile_option(
@@ -57,7 +58,7 @@ def replay(
 
     \b
     Examples:
-      clm-policy replay --memory clm-memory --policy policies/team.yaml --fail-on-change
+      clm-policy replay --memory clm-memory --policy policies/examples/team.yaml --fail-on-change
       clm-policy replay --transcripts '~/.claude/projects/*/*.jsonl' --policy claude-code
     """
     quiet = False if fmt == "json" else None

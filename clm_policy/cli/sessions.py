@@ -121,12 +121,12 @@ def signal(memory: str, session: str, phase_done: bool, assignments: tuple[str, 
       clm-policy signal --memory clm-memory --session demo --phase-done
       clm-policy signal --memory clm-memory --session demo degradation=true
     """
-    from clm_policy.cli.fast.decide import parse_signal
+    from clm_policy.lifecycle.sources import parse_signal
     from clm_policy.loop.signals import signal_session
 
     if not phase_done and not assignments:
         raise click.UsageError("give --phase-done and/or NAME=VALUE signals")
-    signals = dict(parse_signal(a) for a in assignments)
+    signals = dict(parse_signal(a, "a signal") for a in assignments)
     done = signal_session(memory, session, signals, phase_done=phase_done, as_written=assignments)
     echo(
         f"signalled session {session}: {done.what} (commit {done.commit[:12]}); "

@@ -69,9 +69,7 @@ def test(
 
     if output is not None:
         check_output(output)
-    if not paths and not Path("policies").is_dir():
-        raise InputError("no PATH given and no policies/ folder here")
-    files = discover(list(paths) or ["policies"])
+    files = discover(list(paths)) if paths else _default_files()
     report = run_tests(files, keyword)
     if keyword is not None and not report.results and report.deselected:
         raise InputError(f"-k {quote(keyword)} matches none of the {report.deselected} cases")
@@ -98,3 +96,29 @@ def test(
         echo(rendered, nl=False)
     below = fail_under is not None and report.coverage.below(fail_under)
     return 1 if report.failed or below else 0
+
+
+def _default_files() -> list[tuple[Path, str]]:
+    """Without a PATH: the tests of the project's policy (.clm-policy.yaml,
+    $CLM_POLICY_POLICY), found beside it and said on standard error; else policies/."""
+    from clm_policy.config.project import configured_policy, load_config
+    from clm_policy.tester.discover import discover, tests_of
+
+    config = load_config()
+    configured = configured_policy(config)
+    if configured is None:
+        if not Path("policies").is_dir():
+            raise InputError(
+                "no PATH given, no policy in .clm-policy.yaml and no policies/ folder here"
+            )
+        return discover(["policies"])
+    path, where = configured
+    files, looked = tests_of(path, config.root)
+    if not files:
+        raise InputError(
+            f"no test file names the project's policy {path} as its policy: "
+            f"(looked under {' and '.join(looked)})"
+        )
+    named = ", ".join(shown for _, shown in files)
+    echo(f"clm-policy test: the project's policy {path} ({where}), tested by {named}", err=True)
+    return files

@@ -64,10 +64,11 @@ class ProjectConfig(Record):
     :func:`setting` for the environment's and the defaults' part).
 
     ``path`` is the ``.clm-policy.yaml`` found, or None; ``root`` the project's folder: the
-    configuration file's, else the folder looked from (both absolute); ``digest`` the SHA-256
-    of the content the values were read from (what trust is checked against)."""
+    configuration file's, else the folder looked from (both absolute); ``where`` the position
+    of each value in the file, for errors about it; ``digest`` the SHA-256 of the content the
+    values were read from (what trust is checked against)."""
 
-    FIELDS = ("path", "root", "values", "digest")
+    FIELDS = ("path", "root", "values", "where", "digest")
     __slots__ = FIELDS
 
     def __init__(
@@ -75,15 +76,21 @@ class ProjectConfig(Record):
         path: str | None,
         root: str,
         values: Mapping[str, str] | None = None,
+        where: Mapping[str, Location] | None = None,
         digest: str | None = None,
     ):
         self.path = path
         self.root = root
         self.values: Mapping[str, str] = {} if values is None else values
+        self.where: Mapping[str, Location] = {} if where is None else where
         self.digest = digest
 
     def get(self, key: str) -> str | None:
         return self.values.get(key)
+
+    def location(self, key: str) -> Location | None:
+        """Where the file gives ``key`` (line and column of its value)."""
+        return self.where.get(key)
 
 
 def find_config(start: StrPath) -> str | None:
@@ -106,15 +113,16 @@ def load_config(start: StrPath | None = None) -> ProjectConfig:
     if path is None:
         return ProjectConfig(None, folder)
     info = os.stat(path)
-    values, digest = _parsed(path, info.st_mtime_ns, info.st_size)
-    return ProjectConfig(path, os.path.dirname(path), values, digest)
+    values, where, digest = _parsed(path, info.st_mtime_ns, info.st_size)
+    return ProjectConfig(path, os.path.dirname(path), values, where, digest)
 
 
 # a command resolves several options from one file: parse it once (while it is unchanged)
-_PARSED: dict[tuple[str, int, int], tuple[dict[str, str], str]] = {}
+Parsed = tuple[dict[str, str], dict[str, Location], str]
+_PARSED: dict[tuple[str, int, int], Parsed] = {}
 
 
-def _parsed(path: str, mtime: int, size: int) -> tuple[dict[str, str], str]:
+def _parsed(path: str, mtime: int, size: int) -> Parsed:
     key = (path, mtime, size)
     found = _PARSED.get(key)
     if found is None:
@@ -129,20 +137,22 @@ def parse_config(path: StrPath) -> dict[str, str]:
     return read_config(path)[0]
 
 
-def read_config(path: StrPath) -> tuple[dict[str, str], str]:
-    """The key/value pairs of a configuration file and the SHA-256 of the bytes they were
-    read from (one read: what is trusted is what was parsed)."""
+def read_config(path: StrPath) -> Parsed:
+    """The key/value pairs of a configuration file, the position of each value, and the
+    SHA-256 of the bytes they were read from (one read: what is trusted is what was parsed)."""
     from clm_policy.base.digest import sha256_hex
     from clm_policy.formats.textio import decode, read_bytes
 
     shown = os.fspath(path)
     data = read_bytes(path, shown, limit=MAX_SIZE, what="configuration")
     text = decode(data, shown, MAX_SIZE, "configuration")
-    return _values(text, shown), sha256_hex(data)
+    values, where = _values(text, shown)
+    return values, where, sha256_hex(data)
 
 
-def _values(text: str, shown: str) -> dict[str, str]:
+def _values(text: str, shown: str) -> tuple[dict[str, str], dict[str, Location]]:
     values: dict[str, str] = {}
+    where: dict[str, Location] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
         line = _without_comment(raw).rstrip()
         if not line.strip():
@@ -165,12 +175,13 @@ def _values(text: str, shown: str) -> dict[str, str]:
         if key in values:
             raise InputError(f"duplicate key {quote(key)}", Location(shown, number, 1))
         at = raw.index(value.strip(), len(key) + 1) + 1 if value.strip() else len(line) + 1
-        values[key] = _scalar(value.strip(), Location(shown, number, at))
+        where[key] = Location(shown, number, at)
+        values[key] = _scalar(value.strip(), where[key])
     if values.get("version", "1") != "1":
         raise InputError(
-            f"unsupported version {quote(values['version'])} (expected 1)", Location(shown)
+            f"unsupported version {quote(values['version'])} (expected 1)", where["version"]
         )
-    return values
+    return values, where
 
 
 def _without_comment(line: str) -> str:
@@ -226,13 +237,52 @@ def from_file(key: str, config: ProjectConfig) -> str | None:
     if value is not None and key in ("memory", "policy") and config.path is not None:
         expanded = os.path.expanduser(value)
         if key == "memory" or _looks_like_path(value):
-            return os.path.join(config.root, expanded)  # an absolute one stays as it is
+            joined = os.path.join(config.root, expanded)  # an absolute one stays as it is
+            if key == "policy" and not os.path.isfile(joined):
+                raise InputError(
+                    f"no policy file {quote(value)} (a path is relative to this file's folder)",
+                    config.location(key),
+                )
+            return joined
+    if key == "policy" and value is not None and config.path is not None:
+        _check_bundled(value, config)
     return value
 
 
 def is_default_memory(config: ProjectConfig, memory: str) -> bool:
     """Whether ``memory`` is where the project keeps its memory when nothing names one."""
     return os.path.realpath(memory) == os.path.realpath(project_memory(config.root))
+
+
+def configured_policy(config: ProjectConfig | None = None) -> tuple[str, str] | None:
+    """The policy file the project names — ``$CLM_POLICY_POLICY``, else the configuration's
+    ``policy:`` (a bundled name: its bundled file) — and where it is named (the variable, or
+    the file's ``file:line:col``); None when neither names one."""
+    config = config if config is not None else load_config()
+    value = setting("policy", None, config)
+    if value is None:
+        return None
+    where = ENV["policy"] if os.environ.get(ENV["policy"]) else str(config.location("policy"))
+    if not _looks_like_path(value) and not os.path.isfile(value):
+        from clm_policy.base.resources import bundled_policy_file
+
+        value = bundled_policy_file(value)
+    return os.path.abspath(value), where
+
+
+def _check_bundled(name: str, config: ProjectConfig) -> None:
+    """A bare name in the file names a bundled policy (or a file of that name here, as a
+    flag's would): else the error is placed at the file's value, not left to the loader."""
+    from clm_policy.base.resources import bundled_policy_file
+
+    if os.path.isfile(bundled_policy_file(name)) or os.path.isfile(name):
+        return
+    from clm_policy.base.resources import bundled_policy_names
+
+    known = ", ".join(bundled_policy_names())
+    raise InputError(
+        f"no bundled policy named {quote(name)} (bundled: {known})", config.location("policy")
+    )
 
 
 def _looks_like_path(value: str) -> bool:

@@ -79,9 +79,9 @@ def trust_config(target: str | None) -> Trusted:
     )
 
     path = config_file(target)
-    values, digest = read_config(path)
+    values, where, digest = read_config(path)
     record = trust(path, digest)
-    config = ProjectConfig(path, os.path.dirname(path), values, digest)
+    config = ProjectConfig(path, os.path.dirname(path), values, where, digest)
     memory = from_file("memory", config)
     if memory is not None and is_default_memory(config, memory):
         memory = None

@@ -11,23 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from clm_policy.base.errors import InputError, StateError
+from clm_policy.base.errors import StateError
+from clm_policy.lifecycle.sources import Request, check, resolve
 
 if TYPE_CHECKING:
     from clm_policy.lifecycle.pipelines import CompactOutcome, HandoffOutcome, Provenance
     from clm_policy.models.state import SessionState
     from clm_policy.policy.engine import Outcome, Policy, Profile
 
-
-@dataclass(frozen=True)
-class Source:
-    """Where the state comes from: exactly one of ``state`` (a file, or ``-``), ``session``
-    (in the memory repository) and ``transcript``."""
-
-    state: str | None = None
-    session: str | None = None
-    transcript: str | None = None
-    transcript_format: str = "auto"
+HAND_SOURCES = ("state", "session", "transcript")
+"""What a compaction or a handoff by hand works on: a whole session, never bare figures."""
 
 
 @dataclass(frozen=True)
@@ -41,40 +34,30 @@ class ByHand:
 
 
 def prepare(
-    action: str, policy_ref: str, memory: str, source: Source, profile: str | None
+    action: str, policy_ref: str, memory: str, source: Request, profile: str | None
 ) -> ByHand:
     """The policy, the state ``source`` gives, the profile and the provenance of ``action``.
 
-    Raises :class:`InputError` (a :class:`StateError` located in the state's file when it
-    came from one) and writes nothing."""
+    ``source`` names exactly one of a state file (or standard input), a session persisted in
+    ``memory`` and a transcript (:mod:`clm_policy.lifecycle.sources`). Raises
+    :class:`~clm_policy.base.errors.UsageError` when it names none or several,
+    :class:`~clm_policy.base.errors.InputError` (a :class:`StateError` located in the state's
+    file when it came from one) when it cannot be read, and writes nothing."""
+    from clm_policy.models.state import SessionState
     from clm_policy.policy.cache import load_policy_cached
 
-    given = [x for x in (source.state, source.session, source.transcript) if x is not None]
-    if len(given) != 1:
-        raise InputError("give one of a state file, a persisted session and a transcript")
+    check(source, HAND_SOURCES)
     policy = load_policy_cached(policy_ref)
-    locate = None
-    if source.transcript is not None:
-        from clm_policy.transcripts.reading import read_transcript
-
-        state = read_transcript(source.transcript, source.transcript_format).to_state()
-    elif source.session is not None:
-        from clm_policy.memory.git.write import MemoryRepo
-        from clm_policy.memory.sessions import load_session
-
-        with MemoryRepo(memory) as repo:
-            state = load_session(repo, source.session).state
-    else:
-        from clm_policy.models.state_io import read_state
-
-        assert source.state is not None
-        read = read_state(source.state)
-        state, locate = read.state, read.locate
+    if source.memory is None:
+        source = source.replace(memory=memory)
+    resolved = resolve(source, full=True, sources=HAND_SOURCES)
+    state = resolved.state
+    assert isinstance(state, SessionState)
     try:
         decision = policy.outcome(state, profile)
         prof = policy.profile(profile or state.profile)
     except StateError as exc:
-        raise (locate(exc) if locate else exc) from None
+        raise resolved.locate(exc) from None
     return ByHand(policy, state, prof, provenance(policy, decision, action))
 
 
@@ -93,7 +76,7 @@ def provenance(policy: Policy, decision: Outcome, action: str) -> Provenance:
 def compact(
     policy_ref: str,
     memory: str,
-    source: Source,
+    source: Request,
     profile: str | None = None,
     *,
     summarizer: str | None = None,
@@ -132,7 +115,7 @@ def compact(
 def handoff(
     policy_ref: str,
     memory: str,
-    source: Source,
+    source: Request,
     profile: str | None = None,
     *,
     branch: bool = False,

@@ -1,15 +1,16 @@
-"""Read a SessionState from JSON (a file or standard input), with errors at file:line:col.
+"""A SessionState from JSON text, with errors at file:line:col.
 
-The text is read with the state size limit (:data:`clm_policy.formats.textio.STATE_LIMIT`), parsed
-strictly (:mod:`clm_policy.formats.jsonio`: no duplicate keys, NaN or infinities, at most 64 levels)
-and validated by pydantic; only when validation fails is the text scanned again to say where.
+The text (read with the state size limit by :mod:`clm_policy.lifecycle.sources`, the one
+reader of a command's state) is parsed strictly (:mod:`clm_policy.formats.jsonio`: no duplicate
+keys, NaN or infinities, at most 64 levels) and validated by pydantic; only when validation
+fails is the text scanned again to say where. :func:`plain_state_of` checks a plainly valid
+state without pydantic.
 """
 
 from __future__ import annotations
 
 from clm_policy.base.errors import InputError, Location, StateError
 from clm_policy.formats.jsonio import JsonDocument, check_depth, parse_json
-from clm_policy.formats.textio import STATE_LIMIT, read_stream, read_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pydantic is imported where a state is validated in full
@@ -61,33 +62,3 @@ def plain_state_of(text: str, file: str) -> FigureState | None:
     except InputError:
         return None
     return plain_state(data)
-
-
-class StateSource:
-    """A state with the text it was read from, to place later errors in that text."""
-
-    def __init__(self, state: SessionState, text: str, file: str) -> None:
-        self.state = state
-        self.text = text
-        self.file = file
-
-    def locate(self, exc: StateError) -> StateError:
-        """``exc`` with the location of its ``path`` in this state's file, when it has one."""
-        if exc.location is not None or exc.path is None:
-            return exc
-        where = JsonDocument(self.file, self.text, None).location(exc.path, key=True)
-        return StateError(exc.message, where, exc.path)
-
-
-def read_state(source: str) -> StateSource:
-    """Read a SessionState from a JSON file, or from standard input when ``source`` is '-'.
-
-    Either is read with the state size limit; a file must be a regular file.
-    """
-    if source == "-":
-        file = "<stdin>"
-        text = read_stream(None, file, limit=STATE_LIMIT, what="state")
-    else:
-        file = source
-        text = read_text(source, source, limit=STATE_LIMIT, what="state")
-    return StateSource(parse_state(text, file), text, file)

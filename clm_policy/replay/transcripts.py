@@ -136,7 +136,13 @@ class TranscriptReplay:
 
 def expand(pattern: str) -> list[str]:
     """The files ``pattern`` matches (``~`` expanded, ``**`` recursive), sorted; none is an
-    error."""
+    error. A folder stands for its ``*.jsonl`` files at any depth — Claude Code's projects
+    folder (``<project>/<session>.jsonl``), Codex's sessions folder
+    (``YYYY/MM/DD/rollout-*.jsonl``) — but for subagents' transcripts
+    (``<session>/subagents/``: each is a subagent's own context, not a session)."""
+    folder = os.path.expanduser(pattern)
+    if os.path.isdir(folder):
+        return _transcripts_under(pattern, folder)
     found = sorted(
         path
         for path in glob.glob(os.path.expanduser(pattern), recursive=True)
@@ -145,6 +151,16 @@ def expand(pattern: str) -> list[str]:
     if not found:
         raise InputError(f"--transcripts {pattern!r} matches no file")
     return found
+
+
+def _transcripts_under(pattern: str, folder: str) -> list[str]:
+    found: list[str] = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d != "subagents" and not d.startswith("."))
+        found += [os.path.join(root, f) for f in files if f.endswith(".jsonl")]
+    if not found:
+        raise InputError(f"--transcripts {pattern!r} is a folder without a *.jsonl file")
+    return sorted(found)
 
 
 def read_sessions(

@@ -235,3 +235,24 @@ def _given_error(doc: YamlDocument) -> InputError:
         first = located_errors(sub, exc, GivenState)[0]
         return InputError(f"given: {first.message}", first.location)
     raise AssertionError("a given that failed in its case validated alone")  # pragma: no cover
+
+
+def policy_named(text: str, file: str) -> str | None:
+    """The ``policy:`` a test file names (as written), read up to its first case when it
+    comes before them (as it does in every shipped test file); None when it names none or
+    is no test file at all."""
+    stream = YamlStream(text, file, CASES)
+    try:
+        for _ in stream.items():
+            found = _named(stream.header)
+            if found is not None:
+                return found
+    except InputError:
+        return None
+    return _named(stream.header)
+
+
+def _named(doc: YamlDocument) -> str | None:
+    root = doc.root
+    policy = root.get("policy") if isinstance(root, dict) else None
+    return policy if isinstance(policy, str) else None

@@ -27,6 +27,7 @@ from clm_policy.agents.hooks.shared import (
 from clm_policy.config.project import load_config, memory_path
 
 from conftest import git, invoke
+from probes import probe_cli
 
 SESSION = "3f6d2b1a-8c4e-4f7a-9b2d-1e5c7a9d0f42"
 NEXT_SESSION = "9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d"
@@ -186,26 +187,8 @@ def test_a_prompt_that_continues_loads_nothing_heavy(project: Path) -> None:
         "prompt": "go on",
         "transcript_path": str(path),
     }
-    probe = (
-        "import sys\n"
-        "sys.argv = ['clm-policy', 'hook', 'claude-code']\n"
-        "from clm_policy.cli.entry import main\n"
-        "try:\n    main()\nexcept SystemExit as exc:\n    code = exc.code\n"
-        "heavy = ['click', 'pydantic', 'ruamel.yaml', 'simpleeval', 'dataclasses', 'typing',\n"
-        "         'pathlib', 'hashlib', 'inspect', 'subprocess']\n"
-        "sys.stderr.write(repr(([m for m in heavy if m in sys.modules], code)))\n"
-    )
-    for _ in range(2):  # the first run fills the policy cache; the second is the common one
-        done = subprocess.run(
-            [sys.executable, "-c", probe],
-            input=json.dumps(event),
-            capture_output=True,
-            text=True,
-            cwd=project,
-            timeout=120,
-            check=False,
-        )
-    assert (done.stdout, done.stderr) == ("", "([], 0)")
+    done = probe_cli("hook", ["hook", "claude-code"], stdin=json.dumps(event), cwd=project, runs=2)
+    assert (done.stdout, done.loaded, done.code) == ("", [], 0)
 
 
 def test_user_prompt_submit_advises_a_compaction(project: Path) -> None:

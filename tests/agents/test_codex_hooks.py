@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from clm_policy.agents.hooks.codex import (
-    TIMEOUTS,
+    EVENTS,
     last_compaction_text,
     run_codex_hook,
     settings_snippet,
@@ -515,7 +515,7 @@ def test_print_settings_is_the_hooks_json_codex_reads(project: Path) -> None:
         assert "matcher" not in groups[0]  # every trigger, every source
         assert handler["type"] == "command"
         assert handler["command"].endswith(" hook codex")
-        assert handler["timeout"] == TIMEOUTS[event]
+        assert handler["timeout"] == EVENTS[event].timeout
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +18,7 @@ from clm_policy.policy import cache
 from clm_policy.policy.compile import load_policy
 
 from conftest import REPO, invoke, run_process
+from probes import probe_cli
 
 TRANSCRIPTS = REPO / "tests" / "fixtures" / "transcripts"
 
@@ -484,26 +483,8 @@ def warm(project: Path) -> str:
 
 
 def test_a_hit_imports_neither_click_nor_the_policy_engine(project: Path, warm: str) -> None:
-    probe = (
-        "import sys\n"
-        "sys.argv = ['clm-policy', 'statusline']\n"
-        "from clm_policy.cli.entry import main\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "heavy = ['click', 'pydantic', 'ruamel.yaml', 'simpleeval', 'pathlib', 'typing',\n"
-        "         'dataclasses', 'hashlib', 'clm_policy.policy.engine',\n"
-        "         'clm_policy.policy.cache', 'tempfile']\n"
-        "sys.stderr.write(repr([m for m in heavy if m in sys.modules]))\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", probe],
-        input=warm,
-        capture_output=True,
-        text=True,
-        cwd=project,
-        timeout=60,
-        check=False,
-    )
-    assert (proc.stdout, proc.stderr) == (
+    done = probe_cli("statusline", ["statusline"], stdin=warm, cwd=project)
+    assert (done.stdout, done.loaded) == (
         "ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding\n",
-        "[]",
+        [],
     )

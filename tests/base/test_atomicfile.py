@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from clm_policy.base import atomicfile
+
+from probes import probe_code
 
 
 @pytest.fixture
@@ -115,16 +115,11 @@ def test_relative_to_a_folder_descriptor(tmp_path: Path) -> None:
 def test_imports_only_os() -> None:
     """The status line and the hooks import it (through clm_policy.base.privatefiles) on every
     refresh and prompt: nothing beyond ``os`` (and ``__future__``'s flag) may come with it."""
-    code = (
-        "import sys\n"
-        "before = set(sys.modules)\n"
-        "import clm_policy.base.atomicfile, clm_policy.base.privatefiles\n"
-        "print(' '.join(sorted(set(sys.modules) - before)))\n"
+    done = probe_code(
+        "files", "import clm_policy.base.atomicfile, clm_policy.base.privatefiles", isolated=True
     )
-    out = subprocess.run(
-        [sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True
-    ).stdout.split()
-    assert out == [
+    assert done.loaded == []
+    assert done.new == [
         "__future__",
         "clm_policy",
         "clm_policy.base",

@@ -163,7 +163,8 @@ def test_version_and_help() -> None:
     assert "Exit codes: 0 ok, 1 problems found (lint, test), 2 bad input or usage, 3" in top.stdout
     sub = invoke("decide", "--help")
     assert (
-        "cat session.json | clm-policy decide --state - --policy policies/team.yaml" in sub.stdout
+        "cat session.json | clm-policy decide --state - --policy policies/examples/team.yaml"
+        in sub.stdout
     )
 
 
@@ -219,3 +220,33 @@ def test_help_imports_no_command(tmp_path: Path) -> None:
     )
     assert "Commands:" in proc.stdout
     assert proc.stderr == "[]"
+
+
+def test_help_shows_the_set_up_commands_and_they_run(tmp_path: Path) -> None:
+    """`clm-policy --help` names the commands that set a project up for Claude Code and
+    Codex, and each runs as written in a new project."""
+    import os
+    import re
+
+    text = invoke("--help").stdout
+    block = text.split("Set up a project")[1].split("\n\n")[0]
+    commands = [line.split("  #")[0].strip() for line in block.splitlines()[1:]]
+    assert commands == [
+        "clm-policy init --claude-code",
+        "clm-policy hook claude-code --install --project",
+        "clm-policy hook codex --print-settings > .codex/hooks.json",
+    ]
+    (tmp_path / ".codex").mkdir()
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    for command in commands:
+        done = subprocess.run(
+            command, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, (command, done.stderr)
+    assert (tmp_path / ".clm-policy.yaml").is_file()
+    settings = json.loads((tmp_path / ".claude" / "settings.json").read_text())
+    assert re.search(
+        r"clm-policy hook claude-code$", settings["hooks"]["Stop"][0]["hooks"][0]["command"]
+    )
+    hooks = json.loads((tmp_path / ".codex" / "hooks.json").read_text())
+    assert list(hooks) == ["hooks"]

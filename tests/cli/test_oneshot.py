@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,8 +16,10 @@ import pytest
 
 from clm_policy.cli.decide import decide
 from clm_policy.cli.fast import decide as oneshot
+from clm_policy.cli.main import run
 
-from conftest import click_option_table, invoke
+from conftest import click_option_table, invoke, run_process, values_of_kind
+from probes import probe_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 TRANSCRIPTS = ROOT / "tests" / "fixtures" / "transcripts"
@@ -177,17 +178,26 @@ def test_a_plainly_valid_state_is_answered_from_a_file_and_stdin(
         '{"session_id": "s", "session_id": "t"}',
     ],
 )
-def test_a_state_that_is_not_plainly_valid_goes_to_click_with_its_input(
-    state: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_state_that_is_not_plainly_valid_goes_to_click_which_reads_the_same_input(
+    state: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "s.json"
     path.write_text(state)
     assert oneshot.answer(["--state", str(path)]) is None
+    from_file = invoke("decide", "--state", str(path))
+    assert from_file.exit_code == 2
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(state.encode())))
     assert oneshot.answer(["--state", "-"]) is None
-    # what the quick path read from standard input is there again for click's
-    assert sys.stdin.read() == state
-    assert invoke("decide", "--state", str(path)).exit_code == 2
+    # click's path, in the same process as entry.main runs it, gets the bytes the quick path
+    # read (standard input is at its end now: read again, it would be an empty state)
+    assert run(["decide", "--state", "-"]) == 2
+    assert capsys.readouterr().err == from_file.stderr.replace(str(path), "<stdin>")
+
+
+def test_as_a_process_a_bad_state_on_stdin_is_reported_where_it_is(tmp_path: Path) -> None:
+    proc = run_process("decide", "--state", "-", stdin='{"session_id": 5}', cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == "<stdin>:1:16: session_id: expected a string, got integer 5\n"
 
 
 @pytest.mark.parametrize(
@@ -202,27 +212,13 @@ def test_a_state_that_is_not_plainly_valid_goes_to_click_with_its_input(
 def test_as_a_process_it_imports_only_what_the_answer_needs(
     args: list[str], tmp_path: Path
 ) -> None:
-    probe = (
-        "import sys\n"
-        f"sys.argv = ['clm-policy', 'decide', *{args!r}]\n"
-        "from clm_policy.cli.entry import main\n"
-        "try:\n    main()\nexcept SystemExit as exc:\n    code = exc.code\n"
-        "heavy = ['click', 'pydantic', 'ruamel.yaml', 'jsonschema', 'git', 'simpleeval',\n"
-        "         'pathlib', 'typing', 'dataclasses', 'hashlib', 'inspect']\n"
-        "sys.stderr.write(repr(([m for m in heavy if m in sys.modules], code)))\n"
+    done = probe_cli("decide", ["decide", *args], cwd=tmp_path, runs=2)  # the first fills the cache
+    assert (done.stdout, done.stderr, done.loaded, done.code) == (
+        invoke("decide", *args).stdout,
+        "",
+        [],
+        0,
     )
-    env = {**os.environ}
-    for _ in range(2):  # the first run fills the policy cache; the second is the one timed
-        proc = subprocess.run(
-            [sys.executable, "-c", probe],
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            env=env,
-            timeout=60,
-            check=False,
-        )
-    assert (proc.stdout, proc.stderr) == (invoke("decide", *args).stdout, "([], 0)")
 
 
 def test_a_closed_pipe_is_no_error(tmp_path: Path) -> None:
@@ -236,3 +232,105 @@ def test_a_closed_pipe_is_no_error(tmp_path: Path) -> None:
         check=False,
     )
     assert (proc.stdout, proc.stderr) == ("{", "")
+
+
+# -- the meaning of the options together, over every combination ----------------------------
+
+# a value for each source and each option that goes with --tokens (the resolver's tables:
+# a new one there fails the test below until it has a value here)
+SOURCE_ARGS = {
+    "state": ["--state", str(ROOT / "docs" / "examples" / "session-state.json")],
+    "tokens": ["--tokens", "260000"],
+    "session": ["--session", "demo"],
+    "transcript": ["--transcript", str(TRANSCRIPTS / "claude_session.jsonl")],
+}
+FIGURE_ARGS = {
+    "window": ["--window", "400000"],
+    "step": ["--step", "3"],
+    "last_compact_step": ["--last-compact-step", "2"],  # after --step when --step is not given
+    "status": ["--status", "phase_boundary"],
+    "signals": ["--signal", "degradation=true"],
+}
+
+
+def combinations() -> list[list[str]]:
+    import itertools
+
+    names = [*SOURCE_ARGS, *FIGURE_ARGS]
+    args = {**SOURCE_ARGS, **FIGURE_ARGS}
+    return [
+        [word for name, chosen in zip(names, mask, strict=True) if chosen for word in args[name]]
+        for mask in itertools.product((False, True), repeat=len(names))
+    ]
+
+
+def test_the_combinations_cover_the_resolvers_tables() -> None:
+    from clm_policy.lifecycle.sources import SOURCES, WITH_TOKENS
+
+    assert list(SOURCE_ARGS) == list(SOURCES)
+    assert list(FIGURE_ARGS) == list(WITH_TOKENS)
+    assert len(combinations()) == 2 ** (len(SOURCES) + len(WITH_TOKENS))
+
+
+def test_every_combination_means_the_same_on_both_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each combination of the sources and the options that go with --tokens: the quick path
+    answers exactly what click answers, or hands the command line to click — and then only one
+    click refuses (exit 2), or one with an option only click takes (--session)."""
+    monkeypatch.chdir(tmp_path)
+    assert invoke("run", "--max-steps", "3").exit_code == 0  # session demo in ./clm-memory
+    outcomes: dict[tuple[str, int], int] = {}
+    for args in combinations():
+        quick = oneshot.answer(list(args))
+        slow = invoke("decide", *args)
+        if quick is not None:
+            assert (slow.exit_code, slow.stdout) == (0, f"{quick}\n"), args
+        else:
+            assert slow.exit_code == 2 or "--session" in args, (args, slow.stderr)
+            assert slow.exit_code in (0, 2), (args, slow.stderr)
+        key = ("quick" if quick is not None else "click", slow.exit_code)
+        outcomes[key] = outcomes.get(key, 0) + 1
+    # every kind happened: answered quickly, refused, and answered by click alone
+    assert set(outcomes) == {("quick", 0), ("click", 2), ("click", 0)}, outcomes
+
+
+# -- each option with the values its kind implies, generated from the table ------------------
+
+STRING_SAMPLES = {  # the table's string options: values a user gives, good and bad
+    "policy_ref": ["claude-code", "nosuch", str(ROOT / "policies" / "examples" / "team.yaml")],
+    "profile": ["research", "nosuch"],
+    "state_src": [str(ROOT / "docs" / "examples" / "session-state.json"), "missing.json"],
+    "signals": ["degradation=true", "novalue", "undeclared=1"],
+    "transcript": [str(TRANSCRIPTS / "codex_rollout.jsonl"), "missing.jsonl"],
+}
+
+
+def table_command_lines() -> list[list[str]]:
+    sources = {"state_src", "transcript"}
+    lines = []
+    for option, (dest, kind) in oneshot.OPTIONS.items():
+        if not option.startswith("--"):
+            continue  # a short form parses the same (held by the table test)
+        values = values_of_kind(kind, STRING_SAMPLES.get(dest, []))
+        base = [] if dest in sources or dest == "tokens" else ["--tokens", "260000"]
+        lines += [[*base, option]] if kind == "flag" else [[*base, option, v] for v in values]
+    return lines
+
+
+def test_the_samples_cover_the_tables_strings() -> None:
+    strings = {d for d, kind in oneshot.OPTIONS.values() if kind in ("str", "multi")}
+    assert strings == set(STRING_SAMPLES)
+
+
+@pytest.mark.parametrize("args", table_command_lines(), ids=lambda a: " ".join(a)[-50:])
+def test_each_value_of_each_option_means_the_same_on_both_paths(
+    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    quick = oneshot.answer(list(args))
+    slow = invoke("decide", *args)
+    if quick is not None:
+        assert (slow.exit_code, slow.stdout) == (0, f"{quick}\n")
+    else:
+        assert slow.exit_code == 2, slow.stderr

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +10,8 @@ import pytest
 from clm_policy.cli.fast import log as quicklog
 from clm_policy.cli.memory import log
 
-from conftest import click_option_table, git, invoke
+from conftest import click_option_table, git, invoke, values_of_kind
+from probes import probe_cli
 
 CLICK_ONLY = {"help"}
 
@@ -75,18 +74,62 @@ def test_a_folder_that_is_not_plainly_a_repository_goes_to_click(tmp_path: Path)
 
 
 def test_as_a_process_it_loads_no_click(trail: Path) -> None:
-    probe = (
-        "import sys\n"
-        f"sys.argv = ['clm-policy', 'log', '--memory', {str(trail)!r}, '--format', 'json']\n"
-        "from clm_policy.cli.entry import main\n"
-        "try:\n    main()\nexcept SystemExit as exc:\n    code = exc.code\n"
-        "heavy = ['click', 'pydantic', 'ruamel.yaml', 'git', 'dataclasses', 'pathlib']\n"
-        "sys.stderr.write(repr(([m for m in heavy if m in sys.modules], code)))\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
-    )
-    assert proc.stderr == "([], 0)"
-    assert json.loads(proc.stdout) == json.loads(
+    done = probe_cli("log", ["log", "--memory", str(trail), "--format", "json"])
+    assert (done.loaded, done.code) == ([], 0)
+    assert json.loads(done.stdout) == json.loads(
         invoke("log", "--memory", str(trail), "--format", "json").stdout
     )
+
+
+# -- generated from the table: every option with the values its kind implies, and every
+# combination of the options with a valid value ------------------------------------------------
+
+STRING_SAMPLES = {"session": ["demo", "nosuch", "../x"], "memory": []}  # memory: the trail's
+
+
+def table_command_lines() -> list[list[str]]:
+    lines = []
+    for option, (dest, kind) in quicklog.OPTIONS.items():
+        if not option.startswith("--") or dest == "memory":
+            continue
+        assert kind != "str" or dest in STRING_SAMPLES, dest  # a new string option needs samples
+        values = values_of_kind(kind, STRING_SAMPLES.get(dest, []))
+        lines += [[option]] if kind == "flag" else [[option, v] for v in values]
+    return lines
+
+
+def combinations() -> list[list[str]]:
+    import itertools
+
+    valid = {"--session": "demo", "--event": "compact", "--all": None, "--limit": "2"}
+    valid["--format"] = "json"
+    assert {o for o, (d, _) in quicklog.OPTIONS.items() if o.startswith("--")} == {
+        *valid,
+        "--memory",
+    }
+    out = []
+    for mask in itertools.product((False, True), repeat=len(valid)):
+        args: list[str] = []
+        for chosen, (option, value) in zip(mask, valid.items(), strict=True):
+            if chosen:
+                args += [option] if value is None else [option, value]
+        out.append(args)
+    return out
+
+
+def test_every_option_and_combination_means_the_same_on_both_paths(trail: Path) -> None:
+    answered = 0
+    for args in [*table_command_lines(), *combinations()]:
+        quick = quicklog.answer(["--memory", str(trail), *args])
+        slow = invoke("log", "--memory", str(trail), *args)
+        if quick is None:
+            assert slow.exit_code == 2, (args, slow.stderr)
+            continue
+        answered += 1
+        status, out, err = quick
+        assert (status, f"{out}\n" if out else "", f"{err}\n" if err else "") == (
+            slow.exit_code,
+            slow.stdout,
+            slow.stderr,
+        ), args
+    assert answered >= len(combinations())

@@ -125,3 +125,39 @@ def test_init_claude_code(project: Path, monkeypatch: pytest.MonkeyPatch, tmp_pa
     assert "already there; nothing changed" in again.stdout
     assert invoke("status").exit_code == 0  # finds the project's memory on its own
     assert invoke("init").exit_code == 2  # neither DIR nor --claude-code
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("nosuch", "no bundled policy named 'nosuch' (bundled: claude-code, default)"),
+        (
+            "policies/team.yaml",
+            "no policy file 'policies/team.yaml' (a path is relative to this file's folder)",
+        ),
+    ],
+)
+def test_a_policy_that_is_not_there_is_an_error_where_the_file_names_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch, value: str, message: str
+) -> None:
+    config = project / ".clm-policy.yaml"
+    config.write_text(f"version: 1\n# the team's\npolicy: {value}\nprofile: coding\n")
+    monkeypatch.chdir(project / "src")
+    expected = f"{config}:3:9: {message}\n"
+    for args in (["decide", "--tokens", "5"], ["decide", "--tokens", "5", "--explain"]):
+        done = invoke(*args)
+        assert (done.exit_code, done.stdout, done.stderr) == (2, "", expected)
+    # a flag or the environment that names another policy: the file's value is not used
+    assert invoke("decide", "--tokens", "5", "-p", "default").exit_code == 0
+    monkeypatch.setenv("CLM_POLICY_POLICY", "claude-code")
+    assert invoke("decide", "--tokens", "5").exit_code == 0
+
+
+def test_a_policy_file_next_to_the_configuration_is_found_from_a_subfolder(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / "team.yaml").write_text("version: 1\nname: team\nextends: default\n")
+    (project / ".clm-policy.yaml").write_text("version: 1\npolicy: team.yaml\n")
+    monkeypatch.chdir(project / "src")
+    done = invoke("decide", "--tokens", "5", "--format", "json")
+    assert json.loads(done.stdout)["policy"] == "team"

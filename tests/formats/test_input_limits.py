@@ -794,7 +794,7 @@ def test_a_scenario_with_a_huge_step_is_bad_input(tmp_path: Path) -> None:
         (["--tokens", "5", "--window", "9" * 30], "is not in the range 1<=x<=9223372036854775807"),
         (
             ["--tokens", "5", "--signal", "degradation=1e400"],
-            "clm-policy: --signal degradation: number out of range: '1e400'",
+            "clm-policy decide: --signal degradation: number out of range: '1e400'",
         ),
         (
             ["--tokens", "5", "--signal", "degradation=NaN"],

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from clm_policy.base.errors import InputError, StateError
+from clm_policy.base.errors import InputError, StateError, UsageError
 from clm_policy.lifecycle import byhand
+from clm_policy.lifecycle.sources import Request
 from clm_policy.loop.runs import execute, plan_run
 from clm_policy.loop.signals import signal_session
 from clm_policy.loop.status import session_status
@@ -42,18 +43,24 @@ def played(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize(
-    "source",
-    [byhand.Source(), byhand.Source(state="s.json", session="s1")],
-    ids=["none", "two"],
+    ("source", "got"),
+    [
+        (Request(), ""),
+        (Request(state="s.json", session="s1"), "; got --state and --session"),
+        (Request(tokens=5), "; got --tokens"),  # figures are no session to compact
+    ],
+    ids=["none", "two", "figures"],
 )
-def test_one_source_of_state(tmp_path: Path, source: byhand.Source) -> None:
-    with pytest.raises(InputError) as info:
+def test_one_source_of_state(tmp_path: Path, source: Request, got: str) -> None:
+    with pytest.raises(UsageError) as info:
         byhand.prepare("compact", "default", str(tmp_path), source, None)
-    assert info.value.message == "give one of a state file, a persisted session and a transcript"
+    assert info.value.message == (
+        f"give exactly one of --state FILE|-, --session ID or --transcript PATH{got}"
+    )
 
 
 def test_provenance_says_whether_the_policy_agrees(tmp_path: Path) -> None:
-    source = byhand.Source(state=str(state_file(tmp_path)))  # 400,000 tokens: over hard_handoff
+    source = Request(state=str(state_file(tmp_path)))  # 400,000 tokens: over hard_handoff
     handing = byhand.prepare("handoff", "default", str(tmp_path), source, None)
     assert (handing.why.rule, handing.state.session_id) == ("hard_handoff", "s1")
     assert handing.why.policy is not None
@@ -70,14 +77,14 @@ def test_provenance_says_whether_the_policy_agrees(tmp_path: Path) -> None:
 def test_a_state_error_is_located_in_its_file(tmp_path: Path) -> None:
     path = state_file(tmp_path, signals={"degradation": "yes"})
     with pytest.raises(StateError) as info:
-        byhand.prepare("compact", "default", str(tmp_path), byhand.Source(state=str(path)), None)
+        byhand.prepare("compact", "default", str(tmp_path), Request(state=str(path)), None)
     assert info.value.location is not None
     assert info.value.location.file == str(path)
     assert (info.value.location.line, info.value.location.col) == (1, 108)  # at the value
 
 
 def test_compact_and_handoff_a_persisted_session(played: Path) -> None:
-    source = byhand.Source(session="scenario-b")
+    source = Request(session="scenario-b")
     hand, compacted = byhand.compact("default", str(played), source)
     assert (hand.why.rule, compacted.path) == (
         "manual",

@@ -399,13 +399,13 @@ def test_a_previous_handoff_that_cannot_be_read_is_said(memory: Path, tmp_path: 
 
 def test_the_review_flow_with_a_bare_remote(tmp_path: Path) -> None:
     """docs/memory.md, "Review a handoff as a pull request", run as written up to `gh`."""
-    remote, memory = tmp_path / "remote.git", tmp_path / "clm-memory"
+    remote, memory = tmp_path / "remote.git", tmp_path / "team-memory"
     git(tmp_path, "init", "-q", "--bare", str(remote))
-    assert run_process("init", "clm-memory", cwd=tmp_path).returncode == 0
+    assert run_process("init", "team-memory", cwd=tmp_path).returncode == 0
     git(memory, "remote", "add", "origin", "../remote.git")
     git(memory, "push", "-q", "origin", "main")
     (tmp_path / "session.json").write_text(EXAMPLE.read_text())
-    args = "handoff --memory clm-memory --state session.json --branch --push origin"
+    args = "handoff --memory team-memory --state session.json --branch --push origin"
     proc = run_process(*shlex.split(args), "--pr-body", "pr.md", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     branch = "clm/handoff/auth-refactor-7-1"
@@ -431,7 +431,7 @@ def test_the_review_flow_with_a_bare_remote(tmp_path: Path) -> None:
     docs = (REPO / "docs" / "memory.md").read_text()
     assert f"$ clm-policy {args} --pr-body pr.md\n" in docs
     assert f"  open it   {command}\n" in docs
-    assert f"$ {command}\n" in docs
+    assert f"$ {command}  # [not run: needs gh and a forge]\n" in docs
 
 
 def test_a_push_that_fails_leaves_the_body_written(memory: Path, tmp_path: Path) -> None:
@@ -502,8 +502,9 @@ def test_pr_body_without_branch_is_a_usage_error(memory: Path, tmp_path: Path) -
     before = refs(memory)
     result = handoff(memory, EXAMPLE, "--pr-body", str(tmp_path / "pr.md"))
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr.endswith(
-        "\nError: --pr-body needs --branch: a pull request needs a branch of its own\n"
+    assert result.stderr == (
+        "clm-policy handoff: --pr-body needs --branch: a pull request needs a branch of its own "
+        "(try 'clm-policy handoff --help')\n"
     )
     assert refs(memory) == before
     assert not (tmp_path / "pr.md").exists()

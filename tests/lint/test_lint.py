@@ -110,7 +110,7 @@ def test_an_unclaimed_error_is_reported_not_dropped(
 def test_shipped_policies_are_clean() -> None:
     result = invoke("lint", str(POLICIES), "--strict")
     assert (result.exit_code, result.stdout) == (0, "")
-    assert result.stderr == "clm-policy lint: 5 files, no problems\n"
+    assert result.stderr == "clm-policy lint: 6 files, no problems\n"
 
 
 @pytest.mark.parametrize(
@@ -206,11 +206,11 @@ def test_a_parent_is_linted_once(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "code", "stderr"),
     [
-        (["lint", "policies"], 0, "clm-policy lint: 5 files, no problems\n"),
+        (["lint", "policies"], 0, "clm-policy lint: 6 files, no problems\n"),
         (["lint", "tests/fixtures/lint/clean.yaml"], 0, "clm-policy lint: 1 file, no problems\n"),
         (["lint", "tests/fixtures/lint/team.yaml"], 1, None),
         (["lint", "nothere"], 2, "clm-policy: no such file or directory: nothere\n"),
-        (["lint", "docs"], 2, "clm-policy: no policy files (*.yaml, *.yml) under docs\n"),
+        (["lint", "schemas"], 2, "clm-policy: no policy files (*.yaml, *.yml) under schemas\n"),
         (
             ["lint", "policies/tests/default.test.yaml"],
             2,

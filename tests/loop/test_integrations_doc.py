@@ -73,7 +73,7 @@ def test_the_openai_run_example_runs_against_a_local_endpoint(
     exported = dict(re.findall(r"^\$ export (\w+)=(\S+)", console, flags=re.M))
     assert set(exported) == {"OPENAI_API_KEY", "CLM_POLICY_OPENAI_MODEL"}
     (command,) = [line.removeprefix("$ ") for line in console.splitlines() if "run --agent" in line]
-    program, *args = shlex.split(command)
+    program, *args = shlex.split(command, comments=True)
     assert program == "clm-policy"
     with serve() as endpoint:
         endpoint.script(*(answer(work(n)) for n in range(1, 30)), then=answer("TASK COMPLETE"))

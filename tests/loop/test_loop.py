@@ -209,7 +209,10 @@ def test_compact_and_handoff_a_persisted_session(tmp_path: Path) -> None:
     assert json.loads(handed.stdout)["handoff_path"] == "sessions/demo/handoffs/001.md"
     both = invoke("compact", "--memory", mem, "--session", "demo", "--state", "x.json")
     assert both.exit_code == 2
-    assert "give one of --state FILE|-, --session ID and --transcript PATH" in both.stderr
+    assert both.stderr == (
+        "clm-policy compact: give exactly one of --state FILE|-, --session ID or --transcript "
+        "PATH; got --state and --session (try 'clm-policy compact --help')\n"
+    )
 
 
 CONFIRMING = """\
@@ -337,4 +340,7 @@ def test_decide_on_a_persisted_session(tmp_path: Path) -> None:
     assert (after["action"], after["trigger"]) == ("handoff", "phase_boundary")
     both = invoke("decide", "--memory", mem, "--session", "demo", "--tokens", "5")
     assert both.exit_code == 2
-    assert "give one of --state, --tokens, --session and --transcript" in both.stderr
+    assert both.stderr == (
+        "clm-policy decide: give exactly one of --state FILE|-, --tokens N, --session ID or "
+        "--transcript PATH; got --tokens and --session (try 'clm-policy decide --help')\n"
+    )

@@ -5,8 +5,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
@@ -24,6 +22,7 @@ from clm_policy.models.manifest import (
 )
 
 from conftest import REPO
+from probes import probe_code
 
 FIXTURE = REPO / "tests" / "fixtures" / "sample_manifest.json"
 SEED_FIELDS = [
@@ -293,17 +292,13 @@ def test_format_timestamp() -> None:
 
 def test_manifest_and_lifecycle_imports_stay_off_jsonschema() -> None:
     code = (
-        "import sys\n"
         "import clm_policy\n"
         "assert 'jsonschema' not in sys.modules and 'pydantic' not in sys.modules\n"
         "import clm_policy.models.manifest, clm_policy.lifecycle.compaction\n"
         "import clm_policy.lifecycle.handoff\n"
-        "print('jsonschema' in sys.modules, 'git' in sys.modules)\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    )
-    assert proc.stdout == "False False\n"
+    done = probe_code("lifecycle", code)
+    assert (done.loaded, done.stderr) == ([], "")
 
 
 def test_docs_example_is_the_fixture_and_every_field_is_in_the_table() -> None:

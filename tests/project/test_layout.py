@@ -151,11 +151,12 @@ def test_tests_mirror_the_package() -> None:
 def test_the_import_scan_sees_every_form() -> None:
     sample = PACKAGE / "report" / "explain.py"
     assert "clm_policy.models.decision.Explanation" in _imported(sample)
-    assert _imported(PACKAGE / "cli" / "render.py") == [
-        "clm_policy.report.explain",
-        "clm_policy.report.explain.render_decision",
-        "clm_policy.report.explain.render_explanation",
-    ]
+    seen = set(_imported(PACKAGE / "cli" / "render.py"))
+    assert {
+        "clm_policy.report.explain.render_decision",  # at the top
+        "clm_policy.transcripts.reading.TranscriptReading",  # under TYPE_CHECKING
+        "json",  # in a function
+    } <= seen
 
 
 def test_no_product_module_is_named_like_a_test() -> None:

@@ -260,7 +260,7 @@ def test_bad_options(tmp_path: Path, args: tuple[str, ...], error: str) -> None:
     (tmp_path / "p.yaml").write_text("")
     result = invoke("calibrate", "--transcripts", transcripts(tmp_path), *args)
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr.endswith(f"\n\nError: {error}\n")
+    assert result.stderr == f"clm-policy calibrate: {error} (try 'clm-policy calibrate --help')\n"
 
 
 def test_a_value_in_a_form_that_cannot_be_edited_in_place(tmp_path: Path) -> None:

@@ -165,6 +165,45 @@ def test_a_glob_that_matches_nothing_is_exit_2(tmp_path: Path) -> None:
     assert result.stderr == f"clm-policy: --transcripts '{tmp_path}/*.jsonl' matches no file\n"
 
 
+def test_a_folder_is_its_transcripts_at_any_depth_without_subagents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code's projects folder (<project>/<session>.jsonl, the subagents' transcripts
+    in <session>/subagents/) and Codex's sessions folder (YYYY/MM/DD/rollout-*.jsonl)."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    project = sessions(tmp_path / ".claude", 2)  # ~/.claude/projects/p/s1.jsonl, s2.jsonl
+    subagents = project / "s1" / "subagents"
+    subagents.mkdir(parents=True)
+    shutil.copy(CLAUDE, subagents / "agent-a1.jsonl")
+    (project / "notes.txt").write_text("not a transcript\n")
+    day = tmp_path / ".codex" / "sessions" / "2026" / "11" / "30"
+    day.mkdir(parents=True)
+    shutil.copy(FIXTURES / "codex_compacted_then_count.jsonl", day / "rollout-1.jsonl")
+    cases = [
+        ("~/.claude/projects", [project / "s1.jsonl", project / "s2.jsonl"]),
+        (
+            str(tmp_path / ".claude" / "projects") + "/",
+            [project / "s1.jsonl", project / "s2.jsonl"],
+        ),
+        ("~/.codex/sessions", [day / "rollout-1.jsonl"]),
+    ]
+    for folder, expected in cases:
+        done = invoke("replay", "--transcripts", folder, "-p", "default", "--format", "json")
+        assert done.exit_code == 0, done.stderr
+        data = json.loads(done.stdout)
+        assert ([s["path"] for s in data["sessions"]], data["skipped"]) == (
+            [str(p) for p in expected],
+            [],
+        )
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = invoke("replay", "--transcripts", str(empty), "-p", "default")
+    assert (done.exit_code, done.stderr) == (
+        2,
+        f"clm-policy: --transcripts '{empty}' is a folder without a *.jsonl file\n",
+    )
+
+
 def test_the_glob_expands_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "home"
     monkeypatch.setenv("HOME", str(home))
@@ -230,8 +269,8 @@ def test_a_policy_the_sessions_cannot_be_decided_under(tmp_path: Path) -> None:
         ),
         (
             ("--fail-on-change",),
-            "Usage: clm-policy replay [OPTIONS]\nTry 'clm-policy replay "
-            "--help' for help.\n\nError: --fail-on-change and --rev go with --memory\n",
+            "clm-policy replay: --fail-on-change and --rev go with --memory "
+            "(try 'clm-policy replay --help')\n",
         ),
     ],
 )

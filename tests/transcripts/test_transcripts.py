@@ -11,8 +11,6 @@ import json
 import math
 import os
 import random
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +28,8 @@ from clm_policy.transcripts.codex import COMPACTED as CODEX_COMPACTED
 from clm_policy.transcripts.codex import NO_USAGE as CODEX_NO_USAGE
 from clm_policy.transcripts.codex import RECOMPUTED
 from clm_policy.transcripts.openai_chat import NO_USAGE as OPENAI_NO_USAGE
+
+from probes import probe_code
 
 HERE = Path(__file__).resolve().parents[1]
 FIXTURES = HERE / "fixtures" / "transcripts"
@@ -884,19 +884,13 @@ def test_generated_transcripts_fast_equals_full(tmp_path: Path, seed: int) -> No
 
 
 def test_read_context_imports_nothing_heavy() -> None:
-    code = (
-        "import sys\n"
-        "from clm_policy.transcripts.reading import read_context\n"
-        "for path in sys.argv[1:]:\n"
-        "    read_context(path)\n"
-        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'pydantic', 'ruamel', 'click'})\n"
-        "print(heavy)\n"
-    )
     paths = [fixture(name) for name in ALL_FIXTURES]
-    out = subprocess.run(
-        [sys.executable, "-c", code, *paths], capture_output=True, text=True, check=True
+    code = (
+        "from clm_policy.transcripts.reading import read_context\n"
+        f"for path in {paths!r}:\n"
+        "    read_context(path)\n"
     )
-    assert out.stdout == "[]\n"
+    assert probe_code("transcript-tail", code).loaded == []
 
 
 @pytest.mark.parametrize("chars", [0, 1, 3, 4, 5, 399, 400, 401, 10**6 + 1])

@@ -31,17 +31,16 @@ from __future__ import annotations
 from clm_policy.agents.hooks.shared import (
     NOTHING,
     Hook,
+    HookEvent,
     HookReply,
     Wording,
     agent_trailers,
+    at_prompt,
+    at_stop,
     commit_snapshot,
-    context_at_start,
-    cut,
     last_step,
-    prompt_advice,
-    reply_json,
     run_hook,
-    stop_for_handoff,
+    session_start,
 )
 
 AGENT = "claude-code"
@@ -49,7 +48,7 @@ AGENT = "claude-code"
 
 def run_claude_hook(raw: bytes, **options: str | None) -> HookReply:
     """Answer one Claude Code hook call (its JSON in ``raw``); never raises."""
-    return run_hook(raw, AGENT, HANDLERS, **options)
+    return run_hook(raw, AGENT, EVENTS, **options)
 
 
 # -- the events -----------------------------------------------------------------------------
@@ -63,10 +62,6 @@ WORDING = Wording(
     ),
     after_handoff="run /clear — the next session starts from it.",
 )
-
-
-def _user_prompt_submit(hook: Hook) -> HookReply:
-    return prompt_advice(hook, WORDING)
 
 
 def _pre_compact(hook: Hook) -> HookReply:
@@ -108,23 +103,15 @@ def _post_compact(hook: Hook) -> HookReply:
     return NOTHING
 
 
-def _session_start(hook: Hook) -> HookReply:
-    text = context_at_start(hook)
-    if not text:
-        return NOTHING
-    return reply_json(
-        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": cut(text)}}
-    )
-
-
-def _stop(hook: Hook) -> HookReply:
-    return stop_for_handoff(hook, after="Run /clear: the next session starts from it.")
-
-
-HANDLERS = {
-    "UserPromptSubmit": _user_prompt_submit,
-    "PreCompact": _pre_compact,
-    "PostCompact": _post_compact,
-    "SessionStart": _session_start,
-    "Stop": _stop,
+EVENTS = {
+    # the one table of Claude Code's events: the handler, and the timeout in seconds its
+    # settings.json gives the hook (clm_policy.agents.hooks.claude_settings writes it from
+    # here). UserPromptSubmit and SessionStart read the transcript's end and decide;
+    # PreCompact and Stop may commit a compaction or a handoff (git); PostCompact records the
+    # summary.
+    "UserPromptSubmit": HookEvent(at_prompt(WORDING), 30),
+    "PreCompact": HookEvent(_pre_compact, 60),
+    "PostCompact": HookEvent(_post_compact, 30),
+    "SessionStart": HookEvent(session_start, 30),
+    "Stop": HookEvent(at_stop("Run /clear: the next session starts from it."), 60),
 }

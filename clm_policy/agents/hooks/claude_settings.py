@@ -1,9 +1,10 @@
 """Claude Code's ``settings.json``: clm-policy's hooks and status line, printed or merged in.
 
-The snippet (:func:`snippet`) runs ``<clm-policy> hook claude-code`` on UserPromptSubmit,
-PreCompact, PostCompact, SessionStart and Stop — each in a group without a ``matcher``, which
-Claude Code runs for every occurrence of the event (both PreCompact triggers, manual and auto;
-every SessionStart source) — with a timeout in seconds, and sets ``statusLine`` to
+The snippet (:func:`snippet`) runs ``<clm-policy> hook claude-code`` on every event of
+:data:`clm_policy.agents.hooks.claude_code.EVENTS` (UserPromptSubmit, PreCompact, PostCompact,
+SessionStart and Stop) — each in a group without a ``matcher``, which Claude Code runs for
+every occurrence of the event (both PreCompact triggers, manual and auto; every SessionStart
+source) — with the table's timeout in seconds, and sets ``statusLine`` to
 ``{"type": "command", "command": "<clm-policy> statusline"}``. ``<clm-policy>`` is the absolute
 path of the installed script when it can be found (:func:`executable`), so the hooks run the
 same installation whatever PATH Claude Code starts with.
@@ -33,17 +34,6 @@ from clm_policy.base.errors import InputError, Location
 SCRIPT = "clm-policy"
 HOOK_ARGS = ("hook", "claude-code")
 STATUSLINE_ARGS = ("statusline",)
-TIMEOUTS = {
-    # seconds; a hook that runs longer is stopped by Claude Code. UserPromptSubmit and
-    # SessionStart read the transcript's end and decide; PreCompact and Stop may commit a
-    # compaction or a handoff to the memory repository (git); PostCompact records the summary.
-    "UserPromptSubmit": 30,
-    "PreCompact": 60,
-    "PostCompact": 30,
-    "SessionStart": 30,
-    "Stop": 60,
-}
-EVENTS = tuple(TIMEOUTS)
 SETTINGS_LIMIT = 4 * 1024 * 1024
 SCOPES = ("project", "user")
 
@@ -65,13 +55,12 @@ def executable() -> str:
 
 def snippet(executable: str) -> dict[str, Any]:
     """The settings.json entries that run ``executable`` (a path, quoted here for the shell)."""
+    from clm_policy.agents.hooks.claude_code import EVENTS
+    from clm_policy.agents.hooks.shared import hook_settings
+
     exe = shlex.quote(executable)
-    hook = f"{exe} {' '.join(HOOK_ARGS)}"
     return {
-        "hooks": {
-            event: [{"hooks": [{"type": "command", "command": hook, "timeout": timeout}]}]
-            for event, timeout in TIMEOUTS.items()
-        },
+        "hooks": hook_settings(f"{exe} {' '.join(HOOK_ARGS)}", EVENTS),
         "statusLine": {"type": "command", "command": f"{exe} {' '.join(STATUSLINE_ARGS)}"},
     }
 

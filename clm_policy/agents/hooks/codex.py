@@ -43,17 +43,18 @@ import json
 from clm_policy.agents.hooks.shared import (
     NOTHING,
     Hook,
+    HookEvent,
     HookReply,
     Wording,
     agent_trailers,
+    at_prompt,
+    at_stop,
     commit_snapshot,
-    context_at_start,
-    cut,
     handed_off,
-    prompt_advice,
+    hook_settings,
     reply_json,
     run_hook,
-    stop_for_handoff,
+    session_start,
 )
 
 TYPE_CHECKING = False
@@ -62,22 +63,12 @@ if TYPE_CHECKING:
 
 AGENT = "codex"
 HOOK_ARGS = ("hook", "codex")
-TIMEOUTS = {
-    # seconds (Codex's `timeout`); UserPromptSubmit and SessionStart read the rollout and
-    # decide; PreCompact and Stop may commit a snapshot or a handoff (git); PostCompact reads
-    # the rollout and may commit Codex's summary
-    "UserPromptSubmit": 30,
-    "PreCompact": 60,
-    "PostCompact": 30,
-    "SessionStart": 30,
-    "Stop": 60,
-}
 NEXT_SESSION = "Start a new session (/new): it starts from the handoff."
 
 
 def run_codex_hook(raw: bytes, **options: str | None) -> HookReply:
     """Answer one Codex hook call (its JSON in ``raw``); never raises."""
-    return run_hook(raw, AGENT, HANDLERS, **options)
+    return run_hook(raw, AGENT, EVENTS, **options)
 
 
 def settings_snippet(executable: str) -> dict[str, Any]:
@@ -85,13 +76,7 @@ def settings_snippet(executable: str) -> dict[str, Any]:
     groups without a ``matcher``, which Codex runs for every trigger and source."""
     import shlex
 
-    command = f"{shlex.quote(executable)} {' '.join(HOOK_ARGS)}"
-    return {
-        "hooks": {
-            event: [{"hooks": [{"type": "command", "command": command, "timeout": timeout}]}]
-            for event, timeout in TIMEOUTS.items()
-        }
-    }
+    return {"hooks": hook_settings(f"{shlex.quote(executable)} {' '.join(HOOK_ARGS)}", EVENTS)}
 
 
 # -- the events -----------------------------------------------------------------------------
@@ -107,10 +92,6 @@ WORDING = Wording(
     ),
     after_handoff="start a new session (/new): it starts from the handoff.",
 )
-
-
-def _user_prompt_submit(hook: Hook) -> HookReply:
-    return prompt_advice(hook, WORDING)
 
 
 def _pre_compact(hook: Hook) -> HookReply:
@@ -200,23 +181,14 @@ def last_compaction_text(path: str) -> str:
     return ""
 
 
-def _session_start(hook: Hook) -> HookReply:
-    text = context_at_start(hook)
-    if not text:
-        return NOTHING
-    return reply_json(
-        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": cut(text)}}
-    )
-
-
-def _stop(hook: Hook) -> HookReply:
-    return stop_for_handoff(hook, after=NEXT_SESSION)
-
-
-HANDLERS = {
-    "UserPromptSubmit": _user_prompt_submit,
-    "PreCompact": _pre_compact,
-    "PostCompact": _post_compact,
-    "SessionStart": _session_start,
-    "Stop": _stop,
+EVENTS = {
+    # the one table of Codex's events: the handler, and the timeout in seconds its hooks.json
+    # gives the hook (settings_snippet writes it from here). UserPromptSubmit and SessionStart
+    # read the rollout and decide; PreCompact and Stop may commit a snapshot or a handoff
+    # (git); PostCompact reads the rollout and may commit Codex's summary.
+    "UserPromptSubmit": HookEvent(at_prompt(WORDING), 30),
+    "PreCompact": HookEvent(_pre_compact, 60),
+    "PostCompact": HookEvent(_post_compact, 30),
+    "SessionStart": HookEvent(session_start, 30),
+    "Stop": HookEvent(at_stop(NEXT_SESSION), 60),
 }

@@ -1,9 +1,13 @@
 """What every agent's hooks share: the call (its input, the project's configuration, the
-policy, the memory repository), the reply, the seed and essentials a session starts with, and
-the rule that a hook never breaks the agent (:func:`run_hook`).
+policy, the memory repository), the reply, the handlers of the events whose protocol the agents
+share, the seed and essentials a session starts with, and the rule that a hook never breaks the
+agent (:func:`run_hook`).
 
-The agent-specific answers live in :mod:`.claude_hooks` (Claude Code) and :mod:`.codex_hooks`
-(Codex CLI).
+Each agent has one table of the events it answers (:class:`HookEvent`: the handler and the
+timeout its settings give it): :data:`clm_policy.agents.hooks.claude_code.EVENTS` (Claude Code)
+and :data:`clm_policy.agents.hooks.codex.EVENTS` (Codex CLI). The settings each agent reads
+are generated from it (:func:`hook_settings`), and an event the agents' protocols agree on has
+one handler here, which both tables name.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ if TYPE_CHECKING:  # a hook runs on every prompt: no typing, pathlib or dataclas
     from pathlib import Path
     from typing import Any
 
-    Handlers = Mapping[str, Callable[["Hook"], "HookReply"]]
+    Handler = Callable[["Hook"], "HookReply"]
 
 CONTEXT_LIMIT = 9_500
 """Characters of context handed to a model at most (Claude Code replaces more than 10,000 by a
@@ -43,6 +47,28 @@ class HookReply(Record):
 
 
 NOTHING = HookReply()
+
+
+class HookEvent(Record):
+    """One event an agent's hook answers: its ``handler`` and the ``timeout`` (seconds) the
+    agent's settings give the hook command, after which the agent stops it."""
+
+    FIELDS = ("handler", "timeout")
+    __slots__ = FIELDS
+
+    def __init__(self, handler: Handler, timeout: int) -> None:
+        self.handler = handler
+        self.timeout = timeout
+
+
+def hook_settings(command: str, events: Mapping[str, HookEvent]) -> dict[str, Any]:
+    """The ``hooks`` settings that run ``command`` (quoted for the shell) on every event of
+    ``events``, each in a group without a ``matcher`` (every trigger, every source) — the
+    shape Claude Code's settings.json and Codex's hooks.json share."""
+    return {
+        event: [{"hooks": [{"type": "command", "command": command, "timeout": spec.timeout}]}]
+        for event, spec in events.items()
+    }
 
 
 class Hook:
@@ -304,6 +330,17 @@ def context_at_start(hook: Hook) -> str:
     return ""
 
 
+def session_start(hook: Hook) -> HookReply:
+    """SessionStart (both agents): the context a session starts with (:func:`context_at_start`)
+    as ``additionalContext``; nothing when there is none."""
+    text = context_at_start(hook)
+    if not text:
+        return NOTHING
+    return reply_json(
+        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": cut(text)}}
+    )
+
+
 def handed_off(hook: Hook) -> bool:
     """Whether this session has committed a handoff already (on any branch)."""
     from clm_policy.memory.audit import read_log
@@ -365,6 +402,18 @@ class Wording(Record):
         self.compact_command = compact_command
         self.compact_note = compact_note
         self.after_handoff = after_handoff
+
+
+def at_prompt(wording: Wording) -> Handler:
+    """The UserPromptSubmit handler of an agent whose person and model are told in
+    ``wording`` (:func:`prompt_advice`)."""
+    return lambda hook: prompt_advice(hook, wording)
+
+
+def at_stop(after: str) -> Handler:
+    """The Stop handler of an agent whose person runs ``after`` once the handoff is committed
+    (:func:`stop_for_handoff`)."""
+    return lambda hook: stop_for_handoff(hook, after=after)
 
 
 def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
@@ -497,34 +546,57 @@ def said(reply: HookReply) -> HookReply:
             return [clean(v) for v in value]
         return value
 
-    stdout = json.dumps(clean(json.loads(reply.stdout))) if reply.stdout else ""
+    out = reply.stdout
+    stdout = json.dumps(clean(json.loads(out))) if out.startswith("{") else clean(out)
     return HookReply(reply.exit_code, stdout, clean(reply.stderr))
 
 
 # -- never break the agent ------------------------------------------------------------------
 
 
-def run_hook(raw: bytes, agent: str, handlers: Handlers, **options: str | None) -> HookReply:
-    """Answer the hook input ``raw`` with ``handlers`` (by ``hook_event_name``); any failure
-    is logged and answered with nothing (exit 0), so a hook never stands in the agent's way."""
+def run_hook(
+    raw: bytes, agent: str, events: Mapping[str, HookEvent], **options: str | None
+) -> HookReply:
+    """Answer the hook input ``raw`` with the handler of its ``hook_event_name`` in
+    ``events``; any failure is logged and answered with nothing (exit 0), so a hook never
+    stands in the agent's way."""
+    where = f"{agent}: "
     try:
-        if len(raw) > MAX_INPUT:
-            raise InputError(f"hook input larger than {MAX_INPUT // 1024 // 1024} MiB")
-        event = json.loads(raw.decode("utf-8"))
-        if not isinstance(event, dict):
-            raise InputError("hook input is not a JSON object")
+        event = _event(raw)
         hook = Hook(event, agent, **options)
-        handler = handlers.get(hook.name)
-        reply = with_trust_notice(hook, handler(hook) if handler is not None else NOTHING)
+        where += f"{hook.name}: " if hook.name else ""
+        spec = events.get(hook.name)
+        reply = with_trust_notice(hook, spec.handler(hook) if spec is not None else NOTHING)
         return said(reply) if reply.stdout or reply.stderr else reply
     except KeyboardInterrupt:
         raise
     except Exception as exc:
-        log(f"{type(exc).__name__}: {exc}", exc if not isinstance(exc, ClmError) else None)
+        # one line per failure; the traceback of an unexpected one only when debugging
+        debug = bool(os.environ.get("CLM_POLICY_DEBUG")) and not isinstance(exc, ClmError)
+        log(f"{where}{type(exc).__name__}: {exc}", exc if debug else None)
         from clm_policy.config.trust import take_ignored
 
         take_ignored()  # a hook speaks on stdout, in its reply, or not at all
         return NOTHING
+
+
+def _event(raw: bytes) -> dict[str, Any]:
+    """The hook's input: a JSON object in UTF-8, or an :class:`InputError` saying why not."""
+    if len(raw) > MAX_INPUT:
+        raise InputError(f"hook input larger than {MAX_INPUT // 1024 // 1024} MiB")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"hook input is not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}"
+        ) from None
+    try:
+        event = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"hook input is not JSON: {exc}") from None
+    if not isinstance(event, dict):
+        raise InputError("hook input is not a JSON object")
+    return event
 
 
 NOTICES_NAME = "trust-notices.json"
@@ -595,9 +667,11 @@ def log_path() -> Path:
 
 
 def log(line: str, exc: BaseException | None = None) -> None:
-    """Append ``line`` (and a traceback for an unexpected error) to the hook log."""
+    """Append ``line`` to the hook log as one line (and the traceback of ``exc``, when
+    given, after it)."""
     from clm_policy.agents.logfile import append
 
+    line = " ".join(line.split())  # a message of several lines is still one line of the log
     detail = ""
     if exc is not None:
         import traceback

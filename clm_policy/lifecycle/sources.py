@@ -1,0 +1,289 @@
+"""Where a command's session state comes from: the one resolver ``decide``, ``compact``,
+``handoff`` and the quick ``decide`` (clm_policy.cli.fast.decide) call.
+
+A command line names exactly one source (:data:`SOURCES`): a SessionState file or standard
+input (``--state FILE|-``), figures (``--tokens N``, with the options of :data:`WITH_TOKENS`
+that go with it and with nothing else), a session persisted in the memory repository
+(``--session ID``) or a real agent's transcript (``--transcript PATH``). :func:`check` says
+which, or raises one :class:`~clm_policy.base.errors.UsageError` in one wording;
+:func:`resolve` reads it and returns the state with what places a later error in its file
+(:meth:`Resolved.locate`).
+
+Two kinds of state come back. ``full=False`` (a decision): figures where figures suffice — a
+:class:`~clm_policy.models.plain.FigureState` for ``--tokens`` and a transcript's tail, and for
+a state file that is plainly valid (checked without pydantic); only a file that is not is
+validated by pydantic, which says where it is wrong. ``full=True`` (a compaction, a handoff): a
+:class:`~clm_policy.models.state.SessionState` with its messages. The quick path imports this
+module on every call: nothing heavy at import, and figures stay on plain classes.
+
+Standard input is read once per process, bounded (:func:`read_stdin`): when the quick path
+declines, click's path runs in the same process and gets the same bytes.
+"""
+
+from __future__ import annotations
+
+from clm_policy.base.errors import InputError, StateError, UsageError, quote
+from clm_policy.base.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from clm_policy.models.enums import SignalValue
+    from clm_policy.policy.engine import StateLike
+    from clm_policy.transcripts.reading import TranscriptReading
+
+SOURCES: dict[str, str] = {
+    # the request's field -> how the command line names it (in the order messages list them)
+    "state": "--state FILE|-",
+    "tokens": "--tokens N",
+    "session": "--session ID",
+    "transcript": "--transcript PATH",
+}
+WITH_TOKENS: dict[str, tuple[str, Any]] = {
+    # the request's field -> (its option, its value when not given): the figures a --tokens
+    # state is made of. Given with another source they are refused: a file, a session or a
+    # transcript carries its own.
+    "window": ("--window", None),
+    "step": ("--step", 0),
+    "last_compact_step": ("--last-compact-step", None),
+    "status": ("--status", "running"),
+    "signals": ("--signal", ()),
+}
+CARRIES = {
+    "state": "a state file carries its own figures",
+    "session": "a persisted session carries its own figures",
+    "transcript": "a transcript carries its own figures",
+}
+STDIN = "<stdin>"
+
+
+def _and(words: list[str]) -> str:
+    return ", ".join(words[:-1]) + f" and {words[-1]}" if len(words) > 1 else "".join(words)
+
+
+class Request(Record):
+    """What a command line says of the state: its sources (None: not given), the
+    transcript's format, the figures that go with ``tokens`` and the memory repository a
+    ``session`` is in. Keys are the commands' parameter names (:meth:`of`)."""
+
+    FIELDS = ("state", "tokens", "session", "transcript", "transcript_format", *WITH_TOKENS)
+    FIELDS += ("memory",)
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(
+        self,
+        state: str | None = None,
+        tokens: int | None = None,
+        session: str | None = None,
+        transcript: str | None = None,
+        transcript_format: str = "auto",
+        window: int | None = None,
+        step: int = 0,
+        last_compact_step: int | None = None,
+        status: str = "running",
+        signals: tuple[str, ...] = (),
+        memory: str | None = None,
+    ) -> None:
+        self.state = state
+        self.tokens = tokens
+        self.session = session
+        self.transcript = transcript
+        self.transcript_format = transcript_format
+        self.window = window
+        self.step = step
+        self.last_compact_step = last_compact_step
+        self.status = status
+        self.signals = signals
+        self.memory = memory
+
+    @classmethod
+    def of(cls, params: Mapping[str, Any]) -> Request:
+        """The request in a command's parameters (click's, or the quick path's: the same
+        names; ``state_src`` is ``--state``); parameters it does not know are left out."""
+        values = {k: v for k, v in params.items() if k in cls.FIELDS}
+        if "state_src" in params:
+            values["state"] = params["state_src"]
+        return cls(**values)
+
+    def given(self) -> list[str]:
+        """The sources given, in :data:`SOURCES` order."""
+        return [name for name in SOURCES if getattr(self, name) is not None]
+
+    def figures_given(self) -> list[str]:
+        """The options of :data:`WITH_TOKENS` given a value other than their default."""
+        return [opt for name, (opt, unset) in WITH_TOKENS.items() if getattr(self, name) != unset]
+
+
+class Resolved(Record):
+    """A state from its source: the state, the transcript reading it came from (None but for
+    ``--transcript``) and the text and file it was read from (a state file or standard
+    input), which :meth:`locate` places later errors in."""
+
+    FIELDS = ("state", "reading", "text", "file")
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(
+        self,
+        state: StateLike,
+        reading: TranscriptReading | None = None,
+        text: str | None = None,
+        file: str | None = None,
+    ) -> None:
+        self.state = state
+        self.reading = reading
+        self.text = text
+        self.file = file
+
+    def locate(self, exc: StateError) -> StateError:
+        """``exc`` at the line and column of its field in the state's file, when the state
+        came from one and the error names a field without a place."""
+        if exc.location is not None or exc.path is None or self.text is None:
+            return exc
+        from clm_policy.formats.jsonio import JsonDocument
+
+        assert self.file is not None
+        where = JsonDocument(self.file, self.text, None).location(exc.path, key=True)
+        return StateError(exc.message, where, exc.path)
+
+
+def check(request: Request, sources: tuple[str, ...] = tuple(SOURCES)) -> str:
+    """The one source ``request`` names among ``sources`` (the ones the command takes), or a
+    :class:`UsageError`: none or several given, or figures without ``--tokens``."""
+    given = request.given()
+    if len(given) != 1 or given[0] not in sources:
+        listing = [SOURCES[name] for name in sources]
+        choices = ", ".join(listing[:-1]) + f" or {listing[-1]}" if len(listing) > 1 else listing[0]
+        got = _and([SOURCES[name].split()[0] for name in given])
+        raise UsageError(f"give exactly one of {choices}" + (f"; got {got}" if got else ""))
+    (source,) = given
+    figures = request.figures_given()
+    if source != "tokens" and figures:
+        verb = "goes" if len(figures) == 1 else "go"
+        raise UsageError(f"{_and(figures)} {verb} with --tokens: {CARRIES[source]}")
+    return source
+
+
+def resolve(
+    request: Request, *, full: bool = False, sources: tuple[str, ...] = tuple(SOURCES)
+) -> Resolved:
+    """The state ``request`` names (see the module docstring for ``full``); a
+    :class:`UsageError` for a command line that names none or several (:func:`check`), an
+    :class:`InputError` (a :class:`StateError` at ``file:line:col``) for one that cannot be
+    read."""
+    source = check(request, sources)
+    if source == "tokens":
+        if full:
+            raise UsageError("--tokens gives figures, not a session: give a state")
+        return Resolved(figures(request))
+    if source == "transcript":
+        assert request.transcript is not None
+        if full:
+            from clm_policy.transcripts.reading import read_transcript
+
+            reading = read_transcript(request.transcript, request.transcript_format)
+            return Resolved(reading.to_state(), reading)
+        from clm_policy.transcripts.reading import read_context
+
+        reading = read_context(request.transcript, request.transcript_format)
+        return Resolved(reading.to_figures(), reading)
+    if source == "session":
+        from clm_policy.memory.git.write import MemoryRepo
+        from clm_policy.memory.sessions import load_session
+
+        assert request.session is not None
+        if request.memory is None:
+            raise UsageError("--session needs the memory repository it is in (--memory)")
+        with MemoryRepo(request.memory) as repo:
+            return Resolved(load_session(repo, request.session).state)
+    assert request.state is not None
+    return read_state_source(request.state, full=full)
+
+
+def read_state_source(source: str, *, full: bool = False) -> Resolved:
+    """The SessionState JSON in the file ``source`` (``-``: standard input), with the state
+    size limit; figures when it is plainly valid and ``full`` is False."""
+    from clm_policy.formats.textio import STATE_LIMIT, decode, read_text
+    from clm_policy.models.state_io import parse_state, plain_state_of
+
+    if source == "-":
+        file = STDIN
+        text = decode(read_stdin(STATE_LIMIT), file, STATE_LIMIT, "state")
+    else:
+        file = source
+        text = read_text(source, source, limit=STATE_LIMIT, what="state")
+    state: StateLike | None = None if full else plain_state_of(text, file)
+    if state is None:
+        state = parse_state(text, file)  # pydantic: it says where the text is wrong
+    return Resolved(state, None, text, file)
+
+
+def figures(request: Request) -> StateLike:
+    """The state ``--tokens`` and the options that go with it describe."""
+    from clm_policy.models.enums import TaskStatus
+    from clm_policy.models.plain import FigureState, FigureTokens
+
+    assert request.tokens is not None
+    last = request.last_compact_step
+    if last is not None and last > request.step:
+        raise UsageError("--last-compact-step cannot be after --step")
+    return FigureState(
+        tokens=FigureTokens(context_tokens=request.tokens, context_window=request.window),
+        status=TaskStatus(request.status),
+        step_index=request.step,
+        last_compact_step=last,
+        signals=dict(parse_signal(s) for s in request.signals),
+    )
+
+
+def _not_a_number(name: str) -> str:
+    raise ValueError(name)  # NaN and Infinity are no JSON: the value is the text itself
+
+
+def parse_signal(text: str, what: str = "--signal") -> tuple[str, SignalValue]:
+    """``name=value``; the value is read as JSON when it is a number or true/false. ``what``
+    names where it was given, in messages."""
+    import json
+    import math
+
+    name, sep, raw = text.partition("=")
+    if not sep or not name:
+        raise UsageError(f"{what} expects NAME=VALUE, got {quote(text)}")
+    value: SignalValue = raw
+    try:
+        parsed = json.loads(raw, parse_constant=_not_a_number)
+    except ValueError:  # not JSON, or an integer of more digits than Python reads
+        parsed = raw
+    if isinstance(parsed, float) and not math.isfinite(parsed):
+        raise UsageError(f"{what} {name.strip()}: number out of range: {quote(raw)}")
+    if isinstance(parsed, bool | int | float | str):
+        value = parsed
+    return name.strip(), value
+
+
+_TAKEN: list[Any] = []  # [the stream read, its bytes, whether it ended]: read once
+
+
+def read_stdin(limit: int) -> bytes:
+    """Standard input's bytes, at most ``limit + 1`` of them (one more than a caller accepts,
+    to tell a larger input). Read once: a second call on the same stream gets the same
+    bytes (click's path, when the quick path declined after reading them), and only what
+    the first did not read is read then."""
+    import sys
+
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        from clm_policy.base.errors import Location
+
+        raise InputError("no standard input to read", Location(STDIN))
+    if not _TAKEN or _TAKEN[0] is not stream:
+        _TAKEN[:] = [stream, b"", False]
+    raw: bytes = _TAKEN[1]
+    if len(raw) <= limit and not _TAKEN[2]:
+        more = stream.read(limit + 1 - len(raw))
+        raw += more
+        _TAKEN[1:] = [raw, len(raw) <= limit]  # fewer bytes than asked for: the end
+    return raw[: limit + 1]
