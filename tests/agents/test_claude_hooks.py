@@ -510,7 +510,7 @@ def test_the_log_shows_no_control_character(project: Path) -> None:
     event = {"hook_event_name": "UserPromptSubmit", "transcript_path": name, "session_id": SESSION}
     assert run_claude_hook(json.dumps(event).encode()).exit_code == 0
     logged = log_path().read_text()
-    assert "/nonexistent/\\x1b]0;pwn\\x07\\u202e\\nforged line.jsonl" in logged
+    assert "/nonexistent/\\x1b]0;pwn\\x07\\u202e forged line.jsonl" in logged
     assert logged.count("\n") == 1  # one line
 
 

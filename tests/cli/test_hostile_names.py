@@ -136,7 +136,10 @@ def test_decide_in_process_prints_the_same(project: Path, monkeypatch: pytest.Mo
         (["decide", "-t", "5", "--policy", f"nosuch{HOSTILE}.yaml"], f"nosuch{SHOWN}.yaml: "),
         (["decide", "-t", "5", "--profile", f"p{HOSTILE}"], "unknown profile 'p\\x1b]0;pwn\\x07"),
         ([f"nosuch{HOSTILE}"], f"clm-policy: No such command 'nosuch{SHOWN}'."),
-        (["decide", f"--x{HOSTILE}"], "clm-policy decide: No such option '--x\\x1b]0;pwn\\x07\\x1b]52;c;aGk'"),
+        (
+            ["decide", f"--x{HOSTILE}"],
+            "clm-policy decide: No such option '--x\\x1b]0;pwn\\x07\\x1b]52;c;aGk'",
+        ),
         (["lint", f"nosuch{HOSTILE}"], f"nosuch{SHOWN}"),
     ],
     ids=["no-file", "profile", "command", "option", "lint-path"],
