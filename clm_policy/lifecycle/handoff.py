@@ -14,6 +14,7 @@ from datetime import datetime
 from pydantic import ValidationError
 
 from clm_policy.base.errors import InputError
+from clm_policy.lifecycle.seed import DEFAULT_SEED_TOKENS
 from clm_policy.lifecycle.summary import NONE, bullets, code_list, next_safe_action, paragraph
 from clm_policy.models.enums import MessageRole, TaskStatus
 from clm_policy.models.manifest import (
@@ -81,6 +82,15 @@ def build_manifest(
         "token_snapshot": state.tokens.model_copy(),
         "timestamp": format_timestamp(now),
         "decision_rationale": decision_rationale,
+        "requests": list(state.requests),
+        "constraints": list(state.constraints),
+        "decisions": list(state.decisions),
+        "done": list(state.done),
+        "remaining": list(state.remaining),
+        "open_failures": list(state.open_failures),
+        "moved_artifacts": list(state.moved_artifacts),
+        "deleted_artifacts": list(state.deleted_artifacts),
+        "transcript": state.transcript,
     }
     try:
         return HandoffManifest.model_validate(data)
@@ -115,16 +125,25 @@ def render_manifest_markdown(manifest: HandoffManifest, *, session_id: str, step
         ("Goal", paragraph(m.goal)),
         ("Status", [f"`{m.status.value}`"]),
         ("Next safe action", paragraph(m.next_safe_action)),
+        *((("Open failures", bullets(m.open_failures)),) if m.open_failures else ()),
         ("Blockers", bullets(m.blockers)),
+        *((("Remaining", bullets(m.remaining)),) if m.remaining else ()),
         ("Decision rationale", paragraph(m.decision_rationale)),
         ("Not verified", bullets(m.not_verified)),
         ("Verified", bullets(m.verified)),
+        *((("Done", bullets(m.done)),) if m.done else ()),
+        *((("Requests", bullets(m.requests)),) if m.requests else ()),
+        *((("Constraints", bullets(m.constraints)),) if m.constraints else ()),
+        *((("Decisions", bullets(m.decisions)),) if m.decisions else ()),
         ("Changed artifacts", bullets(m.changed_artifacts)),
+        *((("Moved artifacts", bullets(m.moved_artifacts)),) if m.moved_artifacts else ()),
+        *((("Deleted artifacts", bullets(m.deleted_artifacts)),) if m.deleted_artifacts else ()),
         ("Commands and results", bullets(m.commands_and_results)),
         ("Source of truth", bullets(m.source_of_truth)),
         ("Assumptions and risks", bullets(m.assumptions_risks)),
         ("Memory keys", code_list(m.memory_keys)),
         ("Token snapshot", _tokens(m.token_snapshot)),
+        *((("Transcript", [f"`{m.transcript}`"]),) if m.transcript else ()),
         ("Timestamp", [m.timestamp]),
     ]
     lines: list[str] = []
@@ -133,73 +152,25 @@ def render_manifest_markdown(manifest: HandoffManifest, *, session_id: str, step
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-SEED_LIST_LIMIT = 20
-"""Items of one list a seed carries at most (the newest); the manifest has them all."""
-
-
-def _capped(items: Sequence[str], newest: bool = False) -> list[str]:
-    """``items`` as seed bullets, at most :data:`SEED_LIST_LIMIT` (the first, or the newest
-    with ``newest``), and a line saying how many more the manifest holds."""
-    if len(items) <= SEED_LIST_LIMIT:
-        return bullets(items)
-    more = len(items) - SEED_LIST_LIMIT
-    shown = items[-SEED_LIST_LIMIT:] if newest else items[:SEED_LIST_LIMIT]
-    which = "earlier" if newest else "more"
-    return [*bullets(shown), f"- … {more} {which} in the handoff manifest"]
-
-
 def seed_text(
     manifest: HandoffManifest,
     *,
     constraints: Sequence[str] = (),
     decisions: Sequence[str] = (),
+    seed_tokens: int = DEFAULT_SEED_TOKENS,
+    manifest_path: str | None = None,
 ) -> str:
-    """The system message a fresh session starts with: the manifest in brief — every fact it
-    carries, each list cut at :data:`SEED_LIST_LIMIT` — and the earlier session's constraints
-    and decisions (the manifest has no field for them; the state the handoff committed does)."""
-    m = manifest
-    lines = [
-        "# Handoff: you continue the task of an earlier session",
-        "",
-        "The earlier session's transcript is not carried over; this is its state at handoff.",
-        "",
-        f"**Goal:** {' '.join(m.goal.split())}",
-        "",
-        f"**Status:** {m.status.value}",
-        "",
-        f"**Next safe action:** {' '.join(m.next_safe_action.split())}",
-        "",
-        "**Blockers:**",
-        *_capped(m.blockers),
-        "",
-        "**Not verified:**",
-        *_capped(m.not_verified),
-        "",
-        "**Verified:**",
-        *_capped(m.verified),
-        "",
-    ]
-    if constraints:
-        lines += ["**Constraints:**", *_capped(constraints), ""]
-    if decisions:
-        lines += ["**Decisions:**", *_capped(decisions), ""]
-    lines += [
-        "**Changed artifacts:**",
-        *_capped(m.changed_artifacts, newest=True),
-        "",
-        "**Commands and results:**",
-        *_capped(m.commands_and_results, newest=True),
-        "",
-        "**Assumptions and risks:**",
-        *_capped(m.assumptions_risks),
-        "",
-        "**Source of truth:**",
-        *_capped(m.source_of_truth),
-        "",
-        "**Memory keys:**",
-        *code_list(m.memory_keys),
-    ]
-    return "\n".join(lines) + "\n"
+    """The system message a fresh session starts with: the manifest in brief, within
+    ``seed_tokens`` (:func:`clm_policy.lifecycle.seed.seed_text`)."""
+    from clm_policy.lifecycle import seed
+
+    return seed.seed_text(
+        manifest,
+        constraints=constraints,
+        decisions=decisions,
+        seed_tokens=seed_tokens,
+        manifest_path=manifest_path,
+    )
 
 
 def memory_text(key: str, content: str, max_chars: int = MEMORY_CHARS) -> str:
@@ -221,11 +192,20 @@ def seed_messages(
     max_chars: int = MEMORY_CHARS,
     constraints: Sequence[str] = (),
     decisions: Sequence[str] = (),
+    seed_tokens: int = DEFAULT_SEED_TOKENS,
+    manifest_path: str | None = None,
 ) -> list[Message]:
     """What a fresh session starts from: the manifest in brief (with the earlier session's
-    ``constraints`` and ``decisions``), then one message per memory hit ``(key, content)``, in
-    the given order. No transcript: nothing here comes from the earlier session's messages."""
-    seed = seed_text(manifest, constraints=constraints, decisions=decisions)
+    ``constraints`` and ``decisions``) within ``seed_tokens``, pointing to ``manifest_path``,
+    then one message per memory hit ``(key, content)``, in the given order. No transcript:
+    nothing here comes from the earlier session's messages."""
+    seed = seed_text(
+        manifest,
+        constraints=constraints,
+        decisions=decisions,
+        seed_tokens=seed_tokens,
+        manifest_path=manifest_path,
+    )
     messages = [Message(role=MessageRole.SYSTEM, content=seed, name=SEED_NAME)]
     messages += [
         Message(

@@ -127,7 +127,9 @@ class SessionState(BaseModel):
     ] = Field(default=0, ge=0, le=MAX_COUNT)
     requests: list[str] = Field(
         default_factory=list,
-        description="every request the user made, in order (the goal is the latest substantive one)",
+        description=(
+            "every request the user made, in order (the goal is the latest substantive one)"
+        ),
     )
     constraints: list[str] = Field(default_factory=list)
     decisions: list[str] = Field(default_factory=list)
@@ -143,7 +145,9 @@ class SessionState(BaseModel):
     )
     open_failures: list[str] = Field(
         default_factory=list,
-        description="checks (tests, builds, linters) whose last run failed and that no later run passed",
+        description=(
+            "checks (tests, builds, linters) whose last run failed and that no later run passed"
+        ),
     )
     changed_artifacts: list[str] = Field(default_factory=list)
     moved_artifacts: list[str] = Field(

@@ -181,6 +181,7 @@ _BOILERPLATE = (
     re.compile(r"^(?:Summary|Analysis):\s*$", re.M),
 )
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_INLINE_LABEL = re.compile(r"(?<=[.!?;])\s+(?=([A-Z][A-Za-z ]{1,40}):\s)")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _BOLD = re.compile(r"^\s*(?:[-*+]\s+)?\*\*([^*\n]{1,80}?)\*\*\s*:?\s*(.*)$")
 _BOLD_COLON = re.compile(r"^\s*(?:[-*+]\s+)?\*\*([^*\n]{1,80}?):\*\*\s*(.*)$")
@@ -307,12 +308,26 @@ def _header(line: str) -> tuple[str | None, str] | None:
     return None
 
 
+def _split_inline(line: str) -> list[str]:
+    """``Goal: x. Done: y. Next: z.`` on one line, as three lines: a label after a sentence's
+    end starts a new line when it names a field."""
+    parts: list[str] = []
+    start = 0
+    for m in _INLINE_LABEL.finditer(line):
+        if label_field(m.group(1)) not in (None, "context") and len(m.group(1).split()) <= 4:
+            parts.append(line[start : m.start()])
+            start = m.end()
+    parts.append(line[start:])
+    return parts if len(parts) > 1 and _PLAIN.match(parts[0]) else [line]
+
+
 def _sections(text: str) -> list[tuple[str | None, list[str]]]:
     sections: list[tuple[str | None, list[str]]] = []
     current: list[str] = []
     name: str | None = None
     fenced = False
-    for line in text.splitlines():
+    lines = [part for line in text.splitlines() for part in _split_inline(line)]
+    for line in lines:
         if _FENCE.match(line):
             fenced = not fenced
             continue

@@ -126,7 +126,7 @@ _DONE_CLAIM = re.compile(
     r"\b(?:all (?:done|set|finished|complete)|(?:task|work|implementation|epic|feature|"
     r"everything|it|this|migration|refactor(?:ing)?|fix) (?:is |are )?(?:now )?(?:fully )?"
     r"(?:complete|completed|done|finished)|epic complete|ready (?:for|to) (?:review|merge)|"
-    r"all (?:\d+ )?tests (?:now )?pass(?:ing)?|\d+ tests? passing)\b",
+    r"all (?:\w+ )?tests (?:now )?pass(?:ing)?|\d+ tests? passing)\b",
     re.I,
 )
 _NOT_DONE = re.compile(

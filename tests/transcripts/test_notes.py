@@ -235,6 +235,17 @@ def test_fields_given_one_by_one() -> None:
     )
 
 
+def test_labels_on_one_line() -> None:
+    notes = parse_notes("Goal: quoted commas. Done: parser, tests. Next: release notes.")
+    assert (notes.goal, notes.done, notes.next_action) == (
+        "quoted commas.",
+        ["parser, tests."],
+        "release notes.",
+    )
+    # a label inside a sentence is no heading
+    assert parse_notes("Goal: keep it simple. It says: no.").goal == "keep it simple. It says: no."
+
+
 def test_nothing_to_read() -> None:
     assert parse_notes("").empty
     assert parse_notes("Thanks!").empty

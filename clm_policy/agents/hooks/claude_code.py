@@ -37,6 +37,7 @@ from clm_policy.agents.hooks.shared import (
     commit_snapshot,
     context_at_start,
     cut,
+    handoff_options,
     last_step,
     prompt_advice,
     reply_json,
@@ -77,7 +78,9 @@ def _pre_compact(hook: Hook) -> HookReply:
     with hook.repo() as repo:
         if outcome.action.value == "handoff" and trigger == "auto":
             native = agent_trailers(hook, trigger, state)
-            done = run_handoff(repo, state, why=hook.provenance(outcome, **native))
+            done = run_handoff(
+                repo, state, why=hook.provenance(outcome, **native), **handoff_options(hook, state)
+            )
             return HookReply(
                 2,
                 stderr=(
