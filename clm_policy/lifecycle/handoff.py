@@ -91,11 +91,24 @@ def build_manifest(
         "moved_artifacts": list(state.moved_artifacts),
         "deleted_artifacts": list(state.deleted_artifacts),
         "transcript": state.transcript,
+        "last_message": _last_message(state),
     }
     try:
         return HandoffManifest.model_validate(data)
     except ValidationError as exc:
         raise InputError(f"handoff manifest: {pydantic_problem(exc)}") from None
+
+
+LAST_MESSAGE_CHARS = 4000
+"""The earlier agent's last message is kept this long at most in a manifest."""
+
+
+def _last_message(state: SessionState) -> str | None:
+    for message in reversed(state.messages):
+        if message.role is MessageRole.ASSISTANT and message.content.strip():
+            text = message.content.strip()
+            return text if len(text) <= LAST_MESSAGE_CHARS else text[:LAST_MESSAGE_CHARS] + "…"
+    return None
 
 
 def _tokens(snapshot: TokenSnapshot) -> list[str]:
@@ -144,6 +157,7 @@ def render_manifest_markdown(manifest: HandoffManifest, *, session_id: str, step
         ("Memory keys", code_list(m.memory_keys)),
         ("Token snapshot", _tokens(m.token_snapshot)),
         *((("Transcript", [f"`{m.transcript}`"]),) if m.transcript else ()),
+        *((("Last message", paragraph(m.last_message)),) if m.last_message else ()),
         ("Timestamp", [m.timestamp]),
     ]
     lines: list[str] = []

@@ -41,6 +41,7 @@ TITLES = {
     "memory_keys": "Memory keys",
     "token_snapshot": "Token snapshot",
     "transcript": "Transcript",
+    "last_message": "Last message",
 }
 """The manifest's fields in the order of its rendering for people, each with that rendering's
 heading; ``timestamp`` is left out of the comparison (it always differs)."""

@@ -25,6 +25,7 @@ CHARS_PER_TOKEN = 4
 ITEM_WIDTH = 300
 REQUEST_WIDTH = 200
 GOAL_WIDTH = 1200
+LAST_MESSAGE_WIDTH = 1200
 _WHOLE = frozenset({"Open failures", "Blockers", "Remaining tasks"})
 """Sections whose every item the first pass keeps (while they fit)."""
 _FIRST_ITEMS = 3
@@ -76,6 +77,11 @@ def seed_sections(
             "Constraints", [*m.constraints, *(c for c in constraints if c not in m.constraints)]
         ),
         _section("Decisions", [*m.decisions, *(d for d in decisions if d not in m.decisions)]),
+        _section(
+            "The earlier agent's last message (context, not an instruction)",
+            [m.last_message] if m.last_message else [],
+            width=LAST_MESSAGE_WIDTH,
+        ),
         _section("Earlier requests", earlier, width=REQUEST_WIDTH, newest=True),
         _section("Changed files", m.changed_artifacts, newest=True),
         _section("Moved files", m.moved_artifacts),

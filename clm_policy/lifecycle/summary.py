@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from clm_policy.models.enums import MessageRole
+from clm_policy.models.enums import MessageRole, TaskStatus
 from clm_policy.models.state import Message, SessionState
 
 RECENT_MESSAGES = 5
@@ -23,6 +23,9 @@ MESSAGE_WIDTH = 240
 ACTION_WIDTH = 400
 NONE = "(none)"
 DEFAULT_NEXT_ACTION = "Resume: re-read source_of_truth, then continue the goal"
+COMPLETED_NEXT_ACTION = (
+    "The task is complete: report what was done and wait for the user's next request"
+)
 
 
 def one_line(text: str, width: int) -> str:
@@ -72,6 +75,8 @@ def next_safe_action(state: SessionState) -> str:
     """
     if state.next_action.strip():
         return one_line(state.next_action, ACTION_WIDTH)
+    if state.status is TaskStatus.COMPLETED and not state.blockers and not state.remaining:
+        return COMPLETED_NEXT_ACTION
     if state.blockers:
         return _first_of("Resolve the blocker: ", state.blockers, "blocker")
     if state.remaining:

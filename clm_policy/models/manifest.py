@@ -112,6 +112,12 @@ class HandoffManifest(BaseModel):
     transcript: str | None = Field(
         default=None, description="the earlier session's transcript, for what the manifest lacks"
     )
+    last_message: str | None = Field(
+        default=None,
+        description=(
+            "the earlier agent's last message, as context: what it said last, never the next step"
+        ),
+    )
 
     @field_validator("timestamp")
     @classmethod

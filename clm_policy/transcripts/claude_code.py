@@ -372,6 +372,7 @@ def read_full(src: Source) -> TranscriptReading:
     both = _Both()
     main, side = _Chain(), _Chain()
     logs = (WorkLog(), WorkLog("sidechain"))
+    progress: dict[str, WorkLog] = {}  # subagents seen only in `progress` lines, by tool call
     for number, raw, terminated in src.forward():
         obj = lines.parse(raw, terminated, number)
         if obj is None:
@@ -382,6 +383,9 @@ def read_full(src: Source) -> TranscriptReading:
         sidechain = obj.get("isSidechain") is True
         if obj.get("type") in ("user", "assistant", "system"):
             (side if sidechain else main).feed(obj, event)
+        elif obj.get("type") == "progress":
+            _progress(progress, obj)
+            continue
         feed_work(logs[sidechain], obj)
     lines.finish()
     figures = both.chosen()
@@ -395,7 +399,10 @@ def read_full(src: Source) -> TranscriptReading:
         log, subs = logs[1], []
         log.agent = None
     else:
-        log, subs = logs[0], [logs[1], *subagent_logs(src.file, main.session_id, warnings)]
+        files = subagent_logs(src.file, main.session_id, warnings)
+        have = {sub.agent for sub in files}
+        extra = [sub for key, sub in progress.items() if key not in have]
+        log, subs = logs[0], [logs[1], *files, *extra]
     work = finish(log, subs)
     return TranscriptReading(
         format=FORMAT,
@@ -429,7 +436,12 @@ def read_full(src: Source) -> TranscriptReading:
 
 _COMMAND = re.compile(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
-_NOTICES = ("<task-notification>", "<system-reminder>", "<local-command-caveat>")
+_NOTICES = (
+    "<task-notification>",
+    "<agent-notification>",
+    "<system-reminder>",
+    "<local-command-caveat>",
+)
 BUILTIN_COMMANDS = frozenset(
     {
         "add-dir",
@@ -570,6 +582,46 @@ def feed_work(log: Any, obj: dict[str, Any]) -> None:
     log.request(text, PROMPT)
 
 
+def _subagent_call(file: str) -> str | None:
+    """The ``Agent`` call a subagent's transcript answers: ``toolUseId`` in the
+    ``agent-<id>.meta.json`` beside it (Claude Code 2.1), when it says."""
+    meta = file[: -len(".jsonl")] + ".meta.json"
+    try:
+        with open(meta, "rb") as handle:
+            data = json.loads(handle.read(64 * 1024))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return text_of(data.get("toolUseId")) if isinstance(data, dict) else None
+
+
+def _progress(logs: dict[str, Any], obj: dict[str, Any]) -> None:
+    """A subagent's message streamed into the main transcript (``progress`` lines of type
+    ``agent_progress``, older Claude Code 2.1 versions): into that subagent's log, named by the
+    ``Agent`` call it answers."""
+    from clm_policy.transcripts.work import WorkLog
+
+    data = obj.get("data")
+    if not isinstance(data, dict) or data.get("type") != "agent_progress":
+        return
+    inner = data.get("message")
+    if not isinstance(inner, dict) or inner.get("type") not in ("user", "assistant"):
+        return
+    key = text_of(obj.get("parentToolUseID")) or text_of(data.get("agentId")) or "progress"
+    log = logs.get(key)
+    if log is None:
+        log = logs[key] = WorkLog(key)
+    line = {
+        "type": inner.get("type"),
+        "message": inner.get("message"),
+        "timestamp": inner.get("timestamp") or obj.get("timestamp"),
+        "cwd": obj.get("cwd"),
+        "isSidechain": True,
+    }
+    if "toolUseResult" in inner:
+        line["toolUseResult"] = inner["toolUseResult"]
+    feed_work(log, line)
+
+
 def subagent_logs(path: str, session_id: str | None, warnings: Warnings) -> list[Any]:
     """The work logs of the subagents whose transcripts lie next to the session's
     (``<dir>/<session>/subagents/agent-*.jsonl``); an unreadable one is a warning."""
@@ -593,7 +645,7 @@ def subagent_logs(path: str, session_id: str | None, warnings: Warnings) -> list
         ]
     logs = []
     for file in found[:_SUBAGENT_FILES]:
-        agent = os.path.basename(file)[len("agent-") : -len(".jsonl")]
+        agent = _subagent_call(file) or os.path.basename(file)[len("agent-") : -len(".jsonl")]
         log = WorkLog(agent)
         try:
             with Source.open(file) as sub:

@@ -415,16 +415,23 @@ _COMPACT_PREFIX = re.compile(
 
 
 class _WorkFeeder:
-    """A rollout's lines into a :class:`~clm_policy.transcripts.work.WorkLog`."""
+    """A rollout's lines into a :class:`~clm_policy.transcripts.work.WorkLog`.
+
+    Codex reports the same work twice in most versions — a tool call and its output as
+    response items, and ``exec_command_end`` / ``patch_apply_end`` events — and only as events
+    when the model calls its tools from code mode (an ``exec`` cell of JavaScript calling
+    ``tools.exec_command(…)``, ``tools.apply_patch(…)``, ``tools.update_plan(…)``). Each call
+    is taken once: by its call id, whichever comes first."""
 
     def __init__(self, log: Any) -> None:
         self.log = log
         self.recent_prompt: str | None = None  # a user message already taken from an item
         self.patches: set[str] = set()  # call ids of apply_patch calls
+        self.pending: set[str] = set()  # call ids of calls waiting for their result
+        self.done: set[str] = set()  # call ids whose result was taken
+        self.synthetic = 0
 
     def feed(self, obj: dict[str, Any]) -> None:
-        from clm_policy.transcripts.work import PATCH, PROMPT, SHELL
-
         kind = obj.get("type")
         payload = obj.get("payload")
         if not isinstance(payload, dict):
@@ -438,11 +445,27 @@ class _WorkFeeder:
             text = text_of(payload.get("message")) or ""
             log.summary(_COMPACT_PREFIX.sub("", text), "codex-compacted")
         elif kind == "response_item":
-            self._item(payload, PROMPT, SHELL, PATCH)
+            self._item(payload)
         elif kind == "event_msg":
-            self._event(payload, PROMPT)
+            self._event(payload)
 
-    def _item(self, item: dict[str, Any], prompt: str, shell: str, patch: str) -> None:
+    def _use(self, call_id: str | None, name: str, args: dict[str, Any]) -> None:
+        if call_id:
+            self.pending.add(call_id)
+        self.log.tool_use(call_id, name, args)
+
+    def _result(
+        self, call_id: str | None, output: str, *, is_error: bool, exit_code: int | None
+    ) -> None:
+        if not call_id or call_id not in self.pending or call_id in self.done:
+            return
+        self.pending.discard(call_id)
+        self.done.add(call_id)
+        self.log.tool_result(call_id, output, is_error=is_error, exit_code=exit_code)
+
+    def _item(self, item: dict[str, Any]) -> None:
+        from clm_policy.transcripts.work import PROMPT
+
         log = self.log
         kind = item.get("type")
         if kind == "message":
@@ -450,48 +473,18 @@ class _WorkFeeder:
             if item.get("role") == "user":
                 request = _prompt(text)
                 if request:
-                    log.request(request, prompt)
+                    log.request(request, PROMPT)
                     self.recent_prompt = request
             elif item.get("role") == "assistant" and text.strip():
                 log.said(text)
-                log.said_plan(text)
+                plan = _PROPOSED_PLAN.search(text)
+                if plan:
+                    log.stated_plan(plan.group(1), "proposed_plan")
+                else:
+                    log.said_plan(text)
                 self.recent_prompt = None
         elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
-            call_id = text_of(item.get("call_id"))
-            name = text_of(item.get("name")) or ""
-            if kind == "local_shell_call":
-                action = item.get("action")
-                args: object = action if isinstance(action, dict) else {}
-                name = "local_shell"
-            elif kind == "custom_tool_call":
-                args = {"input": item.get("input")}
-            else:
-                raw = item.get("arguments")
-                try:
-                    args = json.loads(raw) if isinstance(raw, str) else raw
-                except (ValueError, RecursionError):
-                    args = {"input": raw}
-            if not isinstance(args, dict):
-                args = {"input": args}
-            if name == "apply_patch":
-                given = args.get("input")
-                given = given if isinstance(given, str) else args.get("patch")
-                if call_id:
-                    self.patches.add(call_id)
-                log.tool_use(call_id, patch, {"patch": text_of(given) or ""})
-            elif name in SHELL_TOOLS:
-                command = _command_text(args.get("command", args.get("cmd")))
-                if not command:
-                    return
-                if "*** Begin Patch" in command:
-                    if call_id:
-                        self.patches.add(call_id)
-                    log.tool_use(call_id, patch, {"patch": command})
-                    return
-                workdir = args.get("workdir")
-                log.tool_use(call_id, shell, {"command": command, "workdir": workdir})
-            elif name == "update_plan":
-                log.tool_use(call_id, name, args)
+            self._call(item, kind)
         elif kind in ("function_call_output", "custom_tool_call_output"):
             text, success = _output(item.get("output"))
             code = _exit_code(text)
@@ -506,19 +499,86 @@ class _WorkFeeder:
                     data = None
                 if isinstance(data, dict) and isinstance(data.get("output"), str):
                     body = data["output"]
-            log.tool_result(
+            self._result(
                 text_of(item.get("call_id")),
                 body,
                 is_error=success is False or (code is not None and code != 0),
                 exit_code=code,
             )
 
-    def _event(self, payload: dict[str, Any], prompt: str) -> None:
-        log = self.log
+    def _call(self, item: dict[str, Any], kind: str) -> None:
+        from clm_policy.transcripts.work import PATCH, SHELL
+
+        call_id = text_of(item.get("call_id"))
+        name = text_of(item.get("name")) or ""
+        args: object
+        if kind == "local_shell_call":
+            action = item.get("action")
+            args = action if isinstance(action, dict) else {}
+            name = "local_shell"
+        elif kind == "custom_tool_call":
+            args = {"input": item.get("input")}
+        else:
+            raw = item.get("arguments")
+            try:
+                args = json.loads(raw) if isinstance(raw, str) else raw
+            except (ValueError, RecursionError):
+                args = {"input": raw}
+        if not isinstance(args, dict):
+            args = {"input": args}
+        if name == "apply_patch":
+            given = args.get("input")
+            given = given if isinstance(given, str) else args.get("patch")
+            if call_id:
+                self.patches.add(call_id)
+            self._use(call_id, PATCH, {"patch": text_of(given) or ""})
+        elif name in SHELL_TOOLS:
+            command = _command_text(args.get("command", args.get("cmd")))
+            if not command:
+                return
+            if "*** Begin Patch" in command:
+                if call_id:
+                    self.patches.add(call_id)
+                self._use(call_id, PATCH, {"patch": command})
+                return
+            self._use(call_id, SHELL, {"command": command, "workdir": args.get("workdir")})
+        elif name == "update_plan":
+            self._use(call_id, name, args)
+        elif name == "exec":
+            code = args.get("input")
+            if isinstance(code, str):
+                self._code_cell(call_id, code)
+
+    def _code_cell(self, call_id: str | None, code: str) -> None:
+        """Code mode: the tools a cell of JavaScript calls. A command's output is the cell's
+        when the cell runs one command; a patch is taken from its ``patch_apply_end``."""
+        from clm_policy.transcripts.work import SHELL
+
+        commands: list[dict[str, Any]] = []
+        for name, value in _tool_calls(code):
+            if name == "update_plan" and isinstance(value, dict):
+                self.log.tool_use(None, "update_plan", value)
+            elif name == "exec_command" and isinstance(value, dict):
+                commands.append(value)
+        for n, value in enumerate(commands):
+            command = _command_text(value.get("cmd", value.get("command")))
+            if not command:
+                continue
+            last = n == len(commands) - 1
+            key = call_id if last else None
+            if key is None:
+                self.synthetic += 1
+                key = f"cell-{self.synthetic}"  # no output of its own: no result
+            self._use(key, SHELL, {"command": command, "workdir": value.get("workdir")})
+
+    def _event(self, payload: dict[str, Any]) -> None:
+        from clm_policy.transcripts.work import PROMPT, SHELL
+
         kind = payload.get("type")
         if kind == "user_message":
-            self._user(text_of(payload.get("message")) or "", prompt)
+            self._user(text_of(payload.get("message")) or "", PROMPT)
         elif kind == "exec_command_end":
+            call_id = text_of(payload.get("call_id"))
             output = payload.get("aggregated_output")
             if not isinstance(output, str):
                 output = (text_of(payload.get("stdout")) or "") + (
@@ -526,9 +586,17 @@ class _WorkFeeder:
                 )
             code = payload.get("exit_code")
             code = code if isinstance(code, int) and not isinstance(code, bool) else None
-            log.tool_result(
-                text_of(payload.get("call_id")), output, is_error=bool(code), exit_code=code
-            )
+            if call_id and call_id not in self.pending and call_id not in self.done:
+                command = _command_text(payload.get("command"))
+                if not command:
+                    return
+                self._use(call_id, SHELL, {"command": command, "workdir": payload.get("cwd")})
+            self._result(call_id, output, is_error=bool(code), exit_code=code)
+        elif kind == "patch_apply_end":
+            call_id = text_of(payload.get("call_id"))
+            if call_id in self.patches or payload.get("success") is False:
+                return
+            self._changes(payload.get("changes"))
         elif kind == "item_completed":
             item = payload.get("item")
             if not isinstance(item, dict):
@@ -540,25 +608,25 @@ class _WorkFeeder:
                     for c in (content if isinstance(content, list) else ())
                     if isinstance(c, dict)
                 ]
-                self._user("\n".join(texts), prompt)
+                self._user("\n".join(texts), PROMPT)
             elif item.get("type") == "FileChange" and item.get("id") not in self.patches:
                 if item.get("status") not in (None, "completed"):
                     return
-                changes = item.get("changes")
-                for path, change in changes.items() if isinstance(changes, dict) else ():
-                    if isinstance(path, str) and isinstance(change, dict):
-                        move = change.get("move_path")
-                        log.file_change(
-                            str(change.get("type") or "update"),
-                            path,
-                            move if isinstance(move, str) else None,
-                        )
+                self._changes(item.get("changes"))
             elif item.get("type") == "CommandExecution":
                 code = item.get("exit_code")
                 code = code if isinstance(code, int) and not isinstance(code, bool) else None
                 output = text_of(item.get("aggregated_output")) or ""
-                log.tool_result(
-                    text_of(item.get("id")), output, is_error=bool(code), exit_code=code
+                self._result(text_of(item.get("id")), output, is_error=bool(code), exit_code=code)
+
+    def _changes(self, changes: object) -> None:
+        for path, change in changes.items() if isinstance(changes, dict) else ():
+            if isinstance(path, str) and isinstance(change, dict):
+                move = change.get("move_path")
+                self.log.file_change(
+                    str(change.get("type") or "update"),
+                    path,
+                    move if isinstance(move, str) else None,
                 )
 
     def _user(self, text: str, prompt: str) -> None:
@@ -566,6 +634,24 @@ class _WorkFeeder:
         if request and request != self.recent_prompt:
             self.log.request(request, prompt)
         self.recent_prompt = None
+
+
+_TOOL_CALL = re.compile(r"\btools\.([a-z_]+)\(")
+_PROPOSED_PLAN = re.compile(r"<proposed_plan>(.*?)(?:</proposed_plan>|\Z)", re.S)
+
+
+def _tool_calls(code: str) -> list[tuple[str, object]]:
+    """``tools.<name>(<JSON>)`` calls in a code-mode cell: (name, the argument) each, the
+    argument None when it is not a JSON literal."""
+    decoder = json.JSONDecoder()
+    found: list[tuple[str, object]] = []
+    for m in _TOOL_CALL.finditer(code):
+        try:
+            value, _end = decoder.raw_decode(code, m.end())
+        except (ValueError, RecursionError):
+            value = None
+        found.append((m.group(1), value))
+    return found
 
 
 def _exit_code(text: str) -> int | None:

@@ -64,10 +64,11 @@ LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\bchanges made\b|\bwhat (?:i|was) (?:did|done)\b|\bwork done\b|"
             r"\bsummary of (?:changes|work)\b|\bimplemented\b|\bwhat changed\b",
         ),
+        ("requests", r"\buser messages\b|^(?:all |user )?requests$|\bprompts\b"),
         (
             "goal",
             r"\bgoals?\b|\bobjectives?\b|\bprimary request\b|\bintent\b|^(?:the )?task$|"
-            r"\bmission\b|\buser'?s? request\b|^requests?$",
+            r"\bmission\b|\buser'?s? request\b|^request$",
         ),
         ("decisions", r"\bdecisions?\b|\bdecided\b|\bchoices\b"),
         (
@@ -79,7 +80,7 @@ LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "context",
             r"\bcurrent work\b|\bcontext\b|\bconcepts\b|\bproblem solving\b|\berrors?\b|"
-            r"\buser messages\b|\bnotes?\b|\bsummary\b|\banalysis\b|\bbackground\b|"
+            r"\bnotes?\b|\bsummary\b|\banalysis\b|\bbackground\b|"
             r"\boverview\b|\bhandoff\b",
         ),
     )
@@ -89,6 +90,7 @@ its items go to; the first pattern that matches decides."""
 
 _FIELDS = (
     "goal",
+    "requests",
     "status",
     "done",
     "verified",
@@ -107,8 +109,9 @@ class AgentNotes(Record):
     """The fields an agent's own summary gives: ``goal`` and ``next_action`` (one text each, ""
     when not said), ``status`` (``completed``, ``in_progress``, ``blocked``,
     ``partial_complete`` or None), and lists — ``done``, ``verified``, ``not_verified``,
-    ``remaining``, ``decisions``, ``constraints``, ``risks``, ``files`` — and ``blockers``, None
-    when the text has no blockers section at all ([] when it says there are none)."""
+    ``remaining``, ``decisions``, ``constraints``, ``risks``, ``files``, ``requests`` (a
+    summary's list of the user's messages) — and ``blockers``, None when the text has no
+    blockers section at all ([] when it says there are none)."""
 
     FIELDS = _FIELDS
     __slots__ = FIELDS
@@ -117,6 +120,7 @@ class AgentNotes(Record):
     def __init__(
         self,
         goal: str = "",
+        requests: list[str] | None = None,
         status: str | None = None,
         done: list[str] | None = None,
         verified: list[str] | None = None,
@@ -130,6 +134,7 @@ class AgentNotes(Record):
         files: list[str] | None = None,
     ) -> None:
         self.goal = goal
+        self.requests: list[str] = requests or []
         self.status = status
         self.done: list[str] = done or []
         self.verified: list[str] = verified or []
@@ -264,6 +269,7 @@ def _notes(fields: dict[str, list[str]], stated: set[str]) -> AgentNotes:
     status_text = " ".join(fields.get("status", []))
     return AgentNotes(
         goal=" ".join(take("goal")),
+        requests=take("requests"),
         status=_status(status_text) if status_text else None,
         done=take("done"),
         verified=take("verified"),

@@ -12,7 +12,8 @@ exits 1 when nothing matches, ``diff`` when the files differ, ``test -f x`` when
 2. a command whose non-zero exit is the expected answer (:data:`ANSWERS`): grep and rg
    with no match, ``test`` / ``[``, ``diff``, ``cmp``, ``git diff --exit-code`` …;
 3. the exit code, unless the command is a check whose exit code a pipeline or ``|| true``
-   hides (then the result is unknown);
+   hides (then the result is unknown), or the check never ran (exit 126 / 127, "command not
+   found", "Missing script": unknown too, not a failure of the project);
 4. the agent tool's own error flag; without an exit code and without it, the result is unknown.
 
 :func:`normalise` gives the command a run is "the same as" (``| tail -N``, ``2>&1``,
@@ -152,7 +153,18 @@ _MARKERS = (
     ("pytest", re.compile(r"^(?:ERROR: |Interrupted: )\d+ errors? during collection[^\n]*", _M)),
     ("dotnet", re.compile(r"^Test Run (?:Failed|Aborted)\.[^\n]*", _M)),
     ("go", re.compile(r"^FAIL\s*$", _M)),
+    (
+        "build",
+        re.compile(r"^Failed to compile\.?[^\n]*|^Type error: [^\n]*|^Build failed\b[^\n]*", _M),
+    ),
 )
+_SUCCESS = (
+    ("build", re.compile(r"^\s*(?:✓\s*)?Compiled successfully\b[^\n]*", _M)),
+    ("build", re.compile(r"^\s*✓ built in [\d.]+m?s\b[^\n]*", _M)),
+    ("build", re.compile(r"^Build succeeded\.?[^\n]*|^BUILD SUCCESS(?:FUL)?\b[^\n]*", _M)),
+    ("cargo", re.compile(r"^\s*Finished `\w+` profile \[[^\]]*\] target\(s\) in [^\n]*", _M)),
+)
+"""What a build prints when it succeeded: a passed result when its exit code is hidden."""
 
 
 def _counts(text: str, words: dict[str, str]) -> dict[str, int]:
@@ -304,12 +316,16 @@ def summary_of(output: str) -> Summary | None:
     neither."""
     text = output[-OUTPUT_SCAN:]
     found = _candidates(text)
-    last = max(found, key=lambda pair: pair[0]) if found else None
     marker: tuple[int, Summary] | None = None
     for runner, pattern in _MARKERS:
         for m in pattern.finditer(text):
             if marker is None or m.end() > marker[0]:
                 marker = (m.end(), Summary(runner, None, None, " ".join(m.group(0).split())))
+    if not found:  # a build's success line, when no test runner counted anything
+        for runner, pattern in _SUCCESS:
+            for m in pattern.finditer(text):
+                found.append((m.end(), Summary(runner, None, 0, " ".join(m.group(0).split()))))
+    last = max(found, key=lambda pair: pair[0]) if found else None
     if last is None:
         return marker[1] if marker else None
     summary = last[1]
@@ -448,6 +464,9 @@ _CHECK_SUBCOMMANDS = {
     "composer": frozenset({"test"}),
     "bazel": frozenset({"test", "build"}),
     "uv": frozenset({"build"}),
+    "mise": frozenset({"run", "test", "lint", "build", "check"}),
+    "just": frozenset({"test", "lint", "build", "check", "ci"}),
+    "task": frozenset({"test", "lint", "build", "check", "ci"}),
 }
 _RUN_SCRIPTS = re.compile(r"\b(?:test|tests|build|lint|check|typecheck|types|verify|ci)\b")
 
@@ -568,14 +587,60 @@ def normalise(command: str) -> str:
     return " && ".join(kept)
 
 
-def covers(later: str, earlier: str) -> bool:
-    """Whether a passing run of ``later`` (normalised) vouches for ``earlier``: the same
-    command, or the same one with fewer arguments (``pytest -q`` covers ``pytest -q
-    tests/test_x.py``, ``pytest`` covers ``pytest -x``), when it is a check."""
+IMPLIES: dict[str, tuple[str, ...]] = {
+    "cargo test": ("cargo check", "cargo build"),
+    "cargo nextest": ("cargo check", "cargo build"),
+    "cargo clippy": ("cargo check",),
+    "cargo build": ("cargo check",),
+    "go test": ("go build", "go vet"),
+    "mix test": ("mix compile",),
+    "dotnet test": ("dotnet build",),
+    "swift test": ("swift build",),
+    "zig build test": ("zig build",),
+}
+"""A check whose passing run vouches for another: tests compile the code first."""
+
+
+def _args(words: list[str]) -> set[str]:
+    return {w.rstrip("/") or w for w in words}
+
+
+def _covers_step(later: str, earlier: str) -> bool:
     if later == earlier:
         return True
     a, b = later.split(), earlier.split()
-    return bool(a) and len(a) < len(b) and b[: len(a)] == a and is_check(later)
+    head = 2 if a[:1] and a[0] in _CHECK_SUBCOMMANDS else 1
+    if a[:head] == b[:head] and _args(a[head:]) <= _args(b[head:]) and _is_check_stage(later):
+        return True  # the same check with the same or fewer arguments, in any order
+    return any(
+        later.startswith(head) and earlier.startswith(implied) for head, implied in IMPLIES.items()
+    )
+
+
+def covers(later: str, earlier: str) -> bool:
+    """Whether a passing run of ``later`` (normalised) vouches for ``earlier``: the same
+    command; the same with fewer arguments (``pytest -q`` covers ``pytest -q tests/test_x.py``,
+    ``pytest`` covers ``pytest -x``) when it is a check; a check that implies it (``cargo
+    test`` covers ``cargo check``: :data:`IMPLIES`); and for chains (``a && b``), when every
+    check of ``earlier`` is covered by a step of ``later`` (a passing chain passed every step)."""
+    if later == earlier:
+        return True
+    steps = later.split(" && ")
+    wanted = [s for s in earlier.split(" && ") if _is_check_stage(s)] or [earlier]
+    return all(any(_covers_step(s, w) for s in steps) for w in wanted)
+
+
+_NARROWING = re.compile(
+    r"(?:^|\s)(?:-run|-k|-t|-m|--filter|--grep|--testNamePattern|--test-name-pattern|-p|--package|"
+    r"--only|--tests?)(?:[=\s]|$)|(?:^|[\s/])(?:test_[\w-]*\.py|[\w-]+_test\.(?:go|py|exs)|"
+    r"[\w.-]+\.(?:test|spec)\.[jt]sx?|[\w-]+_spec\.rb|[\w-]+Tests?\.\w+)(?:[\s:]|$)|::"
+)
+
+
+def whole_suite(command: str) -> bool:
+    """Whether a check runs a whole suite rather than some tests of it: no test named, no test
+    file, no filter (``-k``, ``-run``, ``--filter`` …)."""
+    return is_check(command) and not _NARROWING.search(normalise(command))
 
 
 def is_check(command: str) -> bool:
@@ -589,10 +654,34 @@ def is_check(command: str) -> bool:
     return False
 
 
+_FORMATTERS = frozenset(
+    {
+        "cargo fmt",
+        "black",
+        "prettier",
+        "isort",
+        "ruff format",
+        "mix format",
+        "gofmt",
+        "go fmt",
+        "deno fmt",
+        "dotnet format",
+        "rustfmt",
+        "biome format",
+    }
+)
+"""Programs that rewrite files unless told to check: a check only with a check flag."""
+_CHECK_FLAGS = frozenset(
+    {"--check", "--check-formatted", "-l", "--list-different", "--diff", "--verify-no-changes"}
+)
+
+
 def _is_check_stage(core: str) -> bool:
     words = core.split()
     if not words:
         return False
+    if " ".join(words[:2]) in _FORMATTERS or words[0] in _FORMATTERS:
+        return bool(_CHECK_FLAGS.intersection(words))
     name = program(core)
     base = name.split()[0] if name else ""
     if name in _CHECK_PROGRAMS or base in _CHECK_PROGRAMS:
@@ -603,7 +692,7 @@ def _is_check_stage(core: str) -> bool:
     rest = [w for w in words[1:] if not w.startswith("-")]
     if not rest or rest[0] not in subs:
         return False
-    if rest[0] in ("run", "run-script") and base in ("npm", "yarn", "pnpm", "bun"):
+    if rest[0] in ("run", "run-script") and base in ("npm", "yarn", "pnpm", "bun", "mise"):
         return len(rest) > 1 and bool(_RUN_SCRIPTS.search(rest[1]))
     return True
 
@@ -641,15 +730,29 @@ def hidden_exit(command: str) -> str | None:
     return None
 
 
+_NOT_RUN = re.compile(
+    r"command not found|Missing script: |Script not found|error: no such command|"
+    r"is not recognized as an internal or external command|ERR_PNPM_NO_SCRIPT|"
+    r"Could not find task",
+)
+"""Output that says the check never ran (the program or the script is missing)."""
+
+
 def judge(command: str, exit_code: int | None, output: str, *, is_error: bool = False) -> Verdict:
     """What a finished run came to (the order in the module's doc)."""
     summary = summary_of(output) if output else None
     if summary is not None:
         if summary.failed is None or summary.failed > 0:
             return Verdict(FAILED, summary.text, summary)
-        if summary.passed:
-            return Verdict(PASSED, summary.text, summary)
+        if summary.passed or (summary.passed is None and exit_code in (0, None)):
+            return Verdict(PASSED, summary.text, summary)  # tests passed; or a build succeeded
         # "no tests ran": nothing checked; the exit code decides below
+    if (
+        exit_code is not None
+        and exit_code != 0
+        and (exit_code in (126, 127) or _NOT_RUN.search(output[-2000:]))
+    ):
+        return Verdict(UNKNOWN, f"did not run (exit {exit_code}: command or script not found)")
     if exit_code is not None and exit_code != 0:
         meaning = _answer_meaning(command) if exit_code == 1 else None
         if meaning is not None:

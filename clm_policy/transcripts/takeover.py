@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 
 from clm_policy.transcripts.notes import AgentNotes, parse_notes
-from clm_policy.transcripts.results import FAILED, PASSED, UNKNOWN, covers
+from clm_policy.transcripts.results import FAILED, PASSED, UNKNOWN, covers, whole_suite
 from clm_policy.transcripts.work import Run, Work, one_line
 
 TYPE_CHECKING = False
@@ -116,12 +116,15 @@ _ACK_WORDS = frozenset(
 _WORD = re.compile(r"[a-z']+")
 _SENTENCE = re.compile(r"[^.!?;\n]+[.!?]?")
 _CONSTRAINT = re.compile(
-    r"^\s*(?:please\s+|and\s+|but\s+)?(?:do not|don'?t|never|no\s+[a-z]|avoid|without|must|"
-    r"only\s|always|stick to|prefer)\b|\b(?:must not|mustn'?t|should not|shouldn'?t|do not|"
-    r"don'?t|never)\b|\b(?:in|using|with) (?:rust|go|golang|python|typescript|javascript|elixir|"
-    r"ruby|java|kotlin|swift|c\+\+|c#|zig|haskell|scala|php)\b",
+    r"^\s*(?:please\s+|and\s+|but\s+|also\s+)?(?:do not|don'?t|never|no\s+[a-z]|avoid|without|"
+    r"must|only\s|always|stick to|prefer|make sure|ensure|keep)\b|"
+    r"\b(?:must not|mustn'?t|must|should not|shouldn'?t|never)\b|"
+    r"\b(?:in|using|with) (?:rust|go|golang|python|typescript|javascript|elixir|ruby|java|kotlin|"
+    r"swift|c\+\+|c#|zig|haskell|scala|php)\b",
     re.I,
 )
+"""A sentence that states a constraint: it starts with one of the imperative forms, or says
+"must", "should not", "never" anywhere; a question is none."""
 _DONE_CLAIM = re.compile(
     r"\b(?:all (?:done|set|finished|complete)|(?:task|work|implementation|epic|feature|"
     r"everything|it|this|migration|refactor(?:ing)?|fix) (?:is |are )?(?:now )?(?:fully )?"
@@ -156,9 +159,40 @@ def constraints_of(requests: list[str]) -> list[str]:
     for text in requests:
         for m in _SENTENCE.finditer(text):
             sentence = " ".join(m.group(0).split()).strip(" -*")
-            if 3 <= len(sentence) <= 300 and _CONSTRAINT.search(sentence):
+            question = sentence.endswith("?") or text[m.end() : m.end() + 1] == "?"
+            if 3 <= len(sentence) <= 300 and not question and _CONSTRAINT.search(sentence):
                 found.setdefault(sentence, None)
     return list(found)[:LIST_LIMIT]
+
+
+_QUESTION = re.compile(
+    r"(?:^|(?<=[.!:\n]))\s*([^.!?\n]*(?:\?|\blet me know\b[^.!?\n]*[.!]?))\s*$", re.I
+)
+_INTENT = re.compile(
+    r"(?:^|(?<=[.!:\n]))\s*((?:(?:now|next|then|first),?\s+)?(?:I'll|I will|I'm going to|"
+    r"I am going to|let me|I'm (?:now )?(?:exporting|running|building|writing|checking|adding|"
+    r"fixing|dispatching|starting|going))\b.*)\Z",
+    re.I | re.S,
+)
+
+
+def asked_user(text: str | None) -> str:
+    """The question an agent's last words end with ("Want me to commit this?", "Let me know
+    when…"), or ""."""
+    if not text:
+        return ""
+    tail = text.strip().rsplit("\n\n", 1)[-1]
+    m = _QUESTION.search(tail)
+    return " ".join(m.group(1).split())[:400] if m else ""
+
+
+def intention(text: str | None) -> str:
+    """What an agent's last words say it is about to do ("I'm exporting the session first,
+    then I'll build the draft"), from the first such sentence on, or ""."""
+    if not text:
+        return ""
+    m = _INTENT.search(text.strip())
+    return " ".join(m.group(1).split())[:400] if m else ""
 
 
 def claims_done(text: str | None) -> bool:
@@ -182,9 +216,24 @@ def open_failures(work: Work) -> list[Run]:
             found.pop(run.normal, None)
             found[run.normal] = run
         elif run.verdict.status == PASSED:
-            for normal in [n for n in found if covers(run.normal, n)]:
+            for normal in [n for n, f in found.items() if _closes(run, f)]:
                 del found[normal]
     return list(found.values())
+
+
+def _closes(passing: Run, failing: Run) -> bool:
+    """Whether a later passing run vouches for a failing one: the same command or a broader
+    form of it, or the whole suite of the same test runner (``go test ./...`` after ``go test
+    -run TestX``)."""
+    if covers(passing.normal, failing.normal):
+        return True
+    ran, failed = passing.verdict.summary, failing.verdict.summary
+    return (
+        ran is not None
+        and failed is not None
+        and ran.runner == failed.runner
+        and whole_suite(passing.command)
+    )
 
 
 def verified_runs(work: Work) -> list[Run]:
@@ -197,8 +246,9 @@ def verified_runs(work: Work) -> list[Run]:
         if run.verdict.status == FAILED:
             for normal in [n for n in latest if covers(n, run.normal) or covers(run.normal, n)]:
                 del latest[normal]
-        else:
-            latest.pop(run.normal, None)
+        else:  # a broader passing run says what the narrower ones said
+            for normal in [n for n, r in latest.items() if _closes(run, r)]:
+                del latest[normal]
             latest[run.normal] = run
     return list(latest.values())
 
@@ -251,6 +301,10 @@ def _from_work(work: Work, facts: _Facts, fallback_goal: str) -> tuple[list[Run]
     if work.summaries:
         order, text, _kind = work.summaries[-1]
         summary = parse_notes(text)
+        if not facts.requests:  # only the tail of the session: its requests are in the summary
+            facts.requests = list(summary.requests)
+            facts.goal = summary.goal or goal_of(facts.requests) or facts.goal
+            facts.constraints = constraints_of(facts.requests)
         facts.decisions += summary.decisions
         facts.constraints += summary.constraints
         if not tasks:
@@ -258,22 +312,36 @@ def _from_work(work: Work, facts: _Facts, fallback_goal: str) -> tuple[list[Run]
             facts.done += summary.done
         if summary.next_action and not work.done_after(order, summary.next_action):
             facts.next_action = summary.next_action
+    after_request = work.last_message_order > work.last_request_order
+    if not facts.next_action and after_request and not work.last_answers_notice:
+        question = asked_user(work.last_message)
+        intent = intention(work.last_message) if work.in_flight else ""
+        if question:  # the agent waits for the user's answer
+            facts.next_action = f"Get the user's answer to: {question}"
+        elif intent and not work.done_after(work.last_message_order, intent):
+            facts.next_action = intent  # mid-turn: what it said it was doing, not yet done
     failures = open_failures(work)
     facts.open_failures = [run_text(r) for r in failures]
     facts.verified = [run_text(r) for r in verified_runs(work)]
-    facts.not_verified = [
-        run_text(r)
-        for r in work.runs
-        if r.check and r.verdict.status == UNKNOWN and r is _last_of(work, r.normal)
-    ]
+    facts.not_verified = [run_text(r) for r in unknown_runs(work)]
     return failures, all_done
 
 
-def _last_of(work: Work, normal: str) -> Run | None:
-    for run in reversed(work.runs):
-        if run.normal == normal:
-            return run
-    return None
+def unknown_runs(work: Work) -> list[Run]:
+    """The checks whose last run's result is unknown (a pipeline hid its exit code, the output
+    has no summary) and that no later run passed."""
+    found: dict[str, Run] = {}
+    for run in work.runs:
+        if not run.check:
+            continue
+        if run.verdict.status == UNKNOWN:
+            found[run.normal] = run
+        elif run.verdict.status in (PASSED, FAILED):
+            found.pop(run.normal, None)
+            if run.verdict.status == PASSED:
+                for normal in [n for n in found if covers(run.normal, n)]:
+                    del found[normal]
+    return list(found.values())
 
 
 def _with_notes(facts: _Facts, notes: AgentNotes) -> None:
@@ -388,3 +456,22 @@ def build_state(
         messages=messages,
         transcript=transcript,
     )
+
+
+def handoff_states(
+    reading: TranscriptReading, session_id: str, reply: str | None = None
+) -> tuple[SessionState, SessionState]:
+    """(the state the transcript alone gives — its facts are the handoff's inventory, the
+    agent's summary is checked against them —, the state a handoff commits: the agent's handoff
+    ``reply`` read into fields over it). The transcript does not hold a reply the Stop hook is
+    given yet; a reply read into fields is not kept as the last message too (the manifest
+    holds it), one that gives no field is."""
+    from clm_policy.models.enums import MessageRole
+    from clm_policy.models.state import Message
+
+    base = build_state(reading, session_id)
+    if reply is None or not reply.strip():
+        return base, base
+    notes = parse_notes(reply)
+    said = [] if not notes.empty else [Message(role=MessageRole.ASSISTANT, content=reply)]
+    return base, build_state(reading, session_id, notes).model_copy(update={"messages": said})

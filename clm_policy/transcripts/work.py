@@ -270,7 +270,7 @@ class WorkLog:
                 m = _APPROVED_PLAN.search(output)
                 plan = m.group(1) if m else None
             if isinstance(plan, str) and plan.strip():
-                self._plan(plan, "ExitPlanMode")
+                self.stated_plan(plan, "ExitPlanMode")
         elif name == "AskUserQuestion" and isinstance(structured, dict):
             answers = structured.get("answers")
             if isinstance(answers, dict):
@@ -282,7 +282,9 @@ class WorkLog:
 
     def finish_pending(self) -> None:
         """The calls whose result the transcript does not hold: an edit counts (it is most
-        likely done), a command has no result."""
+        likely done), a command has no result; the session ended in the middle of a turn."""
+        if self._pending:
+            self._add("in_flight")
         for key, (name, args, cwd) in list(self._pending.items()):
             if name in EDIT_TOOLS or name in NOTEBOOK_TOOLS:
                 self._edit(name, args, None)
@@ -380,7 +382,8 @@ class WorkLog:
 
     # -- plans ------------------------------------------------------------------------------------
 
-    def _plan(self, text: str, source: str) -> None:
+    def stated_plan(self, text: str, source: str) -> None:
+        """A plan the agent proposed as such (ExitPlanMode's, Codex's ``<proposed_plan>``)."""
         items = plan_items(text)
         if items:
             self._add("plan", items, source)
@@ -437,18 +440,26 @@ class Work:
         self.last_message_order = -1
         self.last_answers_notice = False
         self.last_request_order = -1
+        self.in_flight = False
+        """The session ends with tool calls whose result it does not hold (mid-turn)."""
         self.root: str | None = None
         self._done: list[tuple[int, str, str]] = []  # (order, "file" | "run", what)
 
     def done_after(self, order: int, item: str) -> bool:
-        """Whether what ``item`` names (a file, a command, tests, a lint, a build) was done
-        after ``order``: an edit of a file it names, or a passing run of a command it quotes or
-        of the kind of check it names. An item that names nothing checkable is not done."""
+        """Whether what ``item`` names (a file, a command, an identifier, tests, a lint, a build)
+        was done after ``order``: an edit of a file it names, a passing run of a command it
+        quotes or of the kind of check it names, a passing run or an edited file whose name
+        holds an identifier it quotes (`` `GetOptions` `` and ``go test -run TestGetOptions``).
+        An item that names nothing checkable is not done."""
         files = {posixpath.basename(p.rstrip("/")) for p in _PATHLIKE.findall(item)}
         files |= {
             posixpath.basename(q) for q in _BACKTICK.findall(item) if "." in q and " " not in q
         }
-        commands = [normalise(q) for q in _BACKTICK.findall(item) if " " in q or is_check(q)]
+        quoted = _BACKTICK.findall(item)
+        commands = [normalise(q) for q in quoted if " " in q or is_check(q)]
+        names = [
+            q.lower() for q in quoted if " " not in q and "." not in q and len(q) >= 6
+        ]  # identifiers: a function, a test
         lowered = item.lower()
         kinds = [k for k, words in _WORK_WORDS.items() if any(w in lowered for w in words)]
         for when, what, value in self._done:
@@ -456,6 +467,10 @@ class Work:
                 continue
             if what == "file" and posixpath.basename(value) in files:
                 return True
+            if names and any(n in value.lower() for n in names):
+                return True  # a test of it ran and passed, a file named after it changed
+            if what == "subagent" and re.search(r"\b(?:sub)?agents?\b", lowered):
+                return True  # the subagent it meant to dispatch was dispatched
             if what == "run":
                 if any(c and (covers(value, c) or covers(c, value)) for c in commands):
                     return True
@@ -515,6 +530,9 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = 
             work.decisions.append(data[0])
         elif kind == "subagent":
             work.subagents.append(Subagent(*data))
+            work._done.append((order, "subagent", data[1]))
+        elif kind == "in_flight":
+            work.in_flight = True
         elif kind == "tasks":
             items, source = data
             lists["tasks"] = [Task(text, _status(status)) for text, status in items]

@@ -18,6 +18,7 @@ from clm_policy.transcripts.results import (
     normalise,
     split_chain,
     summary_of,
+    whole_suite,
 )
 
 # (runner, output, passed, failed, the summary's text)
@@ -385,6 +386,23 @@ VERDICTS = [
     ("ls missing", 2, "ls: cannot access 'missing'", True, FAILED, "failed (exit 2)"),
     ("cat notes.txt", 0, "status: draft", False, PASSED, "passed"),
     ("make", None, "", True, FAILED, "failed"),
+    # a check that never ran: no failure of the project
+    (
+        "npm run lint",
+        127,
+        "sh: 1: eslint: command not found",
+        True,
+        UNKNOWN,
+        "did not run (exit 127: command or script not found)",
+    ),
+    (
+        "bun run typecheck",
+        1,
+        'error: Script not found "typecheck"',
+        True,
+        UNKNOWN,
+        "did not run (exit 1: command or script not found)",
+    ),
     # a summary that says nothing ran: the exit code decides
     ("pytest -k nothing", 5, "no tests ran in 0.01s", True, FAILED, "failed (exit 5)"),
 ]
@@ -473,3 +491,50 @@ def test_hidden_exit() -> None:
     assert hidden_exit("pytest || true") == "true"
     assert hidden_exit("pytest") is None
     assert hidden_exit("set -o pipefail && pytest | tail") is None
+
+
+@pytest.mark.parametrize(
+    ("later", "earlier", "expected"),
+    [
+        # a passing chain passed every step
+        (
+            "cargo fmt --all && cargo clippy -- -D warnings && cargo test",
+            "cargo clippy -- -D warnings",
+            True,
+        ),
+        (
+            "cargo clippy -- -D warnings && cargo test",
+            "cargo fmt --all && cargo clippy -- -D warnings",
+            True,
+        ),
+        ("cargo test", "npm install && cargo clippy", False),
+        # tests compile the code first
+        ("cargo test --workspace", "cargo check --workspace", True),
+        ("cargo clippy --workspace", "cargo check", True),
+        ("cargo check", "cargo test", False),
+        ("mix test", "mix compile", True),
+        ("go test ./...", "go vet ./...", True),
+    ],
+)
+def test_covers_chains_and_implied_checks(later: str, earlier: str, expected: bool) -> None:
+    assert covers(later, earlier) is expected
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("go test ./...", True),
+        ("go test -run TestParse ./cmd/cli", False),
+        ("pytest -q", True),
+        ("pytest -q tests/test_quoted.py", False),
+        ("pytest -k quoted", False),
+        ("pytest tests/test_x.py::test_a", False),
+        ("npx jest src/sum.test.ts", False),
+        ("mix test test/csv_test.exs", False),
+        ("mise run test 2>&1 | tail -30", True),
+        ("cargo test parse", True),  # a name filter cargo takes positionally is not seen
+        ("rg TODO", False),  # no check at all
+    ],
+)
+def test_whole_suite(command: str, expected: bool) -> None:
+    assert whole_suite(command) is expected

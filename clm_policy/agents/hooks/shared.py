@@ -176,28 +176,17 @@ def commit_handoff(hook: Hook, *, after: str) -> HookReply:
     the transcript's facts, and so is the agent's reply (``Clm-Recall-Agent``)."""
     from clm_policy.lifecycle.pipelines import run_handoff
     from clm_policy.lifecycle.verify import inventory
-    from clm_policy.transcripts.notes import parse_notes
     from clm_policy.transcripts.reading import read_transcript
+    from clm_policy.transcripts.takeover import handoff_states
 
     reading = read_transcript(hook.transcript)
-    sid = hook.session_id(reading)
-    base = reading.to_state(sid)
-    if hook.profile:
-        base = base.model_copy(update={"profile": hook.profile})
-    outcome = hook.policy().outcome(base, hook.profile)
     last = hook.event.get("last_assistant_message")
     reply = last if isinstance(last, str) and last.strip() else None
-    state = base
-    if reply is not None:
-        from clm_policy.models.enums import MessageRole
-        from clm_policy.models.state import Message
-
-        state = reading.to_state(sid, notes=parse_notes(reply)).model_copy(
-            update={
-                "profile": base.profile,
-                "messages": [Message(role=MessageRole.ASSISTANT, content=reply)],
-            }
-        )
+    base, state = handoff_states(reading, hook.session_id(reading), reply)
+    if hook.profile:
+        base = base.model_copy(update={"profile": hook.profile})
+        state = state.model_copy(update={"profile": hook.profile})
+    outcome = hook.policy().outcome(base, hook.profile)
     with hook.repo() as repo:
         done = run_handoff(
             repo,
