@@ -362,7 +362,8 @@ def score(candidate: Candidate, truth: dict[str, Any]) -> Score:
     for fact in facts:
         if fact.kind == "open_failures" and fact.command:
             for line in text.splitlines():
-                if has(line, normalise_command(fact.command)) and _says_passed(line):
+                said = run_report(line, fact.command)
+                if said is not None and _says_passed(said):
                     wrong.setdefault("failing_as_passed", []).append(fact.command)
                     break
     for item in truth.get("not_failures") or []:
@@ -402,9 +403,10 @@ def _covered(fact: Fact, candidate: Candidate) -> bool:
     if fact.kind == "next_step":
         return bool(candidate.next_step) and fact.covered(candidate.next_step)
     if fact.kind == "open_failures":
-        command = normalise_command(fact.command)
         lines = [
-            line for line in text.splitlines() if has(line, command) and not _says_passed(line)
+            line
+            for line in text.splitlines()
+            if (said := run_report(line, fact.command)) is not None and not _says_passed(said)
         ]
         return bool(lines) and (
             not fact.phrases or any(phrases_found(line, fact.phrases) for line in lines)
@@ -416,9 +418,24 @@ def _covered(fact: Fact, candidate: Candidate) -> bool:
     return fact.covered(text)
 
 
+def run_report(line: str, command: str) -> str | None:
+    """What ``line`` says of a run of ``command`` (as written, or normalised), or None when
+    the line reports no run of it: the command must end where the report starts (``cmd:``,
+    ``cmd`` in backticks, ``cmd fails``), so ``pytest -q`` is no report of ``pytest -q
+    tests/x.py``."""
+    for form in dict.fromkeys((command.strip(), normalise_command(command))):
+        start = line.find(form)
+        while form and start >= 0:
+            rest = line[start + len(form) :]
+            if not rest or rest[0] in ":`)," or re.match(r"\s+(?:fail|pass|is|was|exit)", rest):
+                return rest.lstrip(":`), ")
+            start = line.find(form, start + 1)
+    return None
+
+
 def _item_matches(fact: Fact, item: str) -> bool:
     if fact.kind == "open_failures":
-        return has(item, normalise_command(fact.command))
+        return run_report(item, fact.command) is not None
     if fact.kind in ("files_changed", "files_made"):
         return normalise(item) == normalise(fact.text)
     return fact.covered(item)

@@ -436,6 +436,7 @@ def read_full(src: Source) -> TranscriptReading:
 
 _COMMAND = re.compile(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+_REJECTED = re.compile(r"To tell you how to proceed, the user said:\n(.+)", re.S)
 _NOTICES = (
     "<task-notification>",
     "<agent-notification>",
@@ -493,7 +494,7 @@ _SUBAGENT_FILES = 200
 
 def feed_work(log: Any, obj: dict[str, Any]) -> None:
     """One transcript line into a :class:`~clm_policy.transcripts.work.WorkLog`."""
-    from clm_policy.transcripts.work import COMMAND, PROMPT, QUEUED, SHELL
+    from clm_policy.transcripts.work import COMMAND, PROMPT, QUEUED, REJECTION, SHELL
 
     kind = obj.get("type")
     log.at(obj.get("timestamp"), obj.get("cwd"))
@@ -547,6 +548,9 @@ def feed_work(log: Any, obj: dict[str, Any]) -> None:
         for block in results:
             text = _result_text(block.get("content"))
             error = block.get("is_error") is True
+            said = _REJECTED.search(text) if error else None
+            if said:  # the person rejected the call and said what to do instead
+                log.request(said.group(1), REJECTION)
             match = _EXIT_CODE.match(text)
             code = int(match.group(1)) if match else (None if error else 0)
             if match:

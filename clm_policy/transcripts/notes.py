@@ -196,9 +196,11 @@ _BULLET = re.compile(r"^(\s*)(?:[-*+•]|\d{1,3}[.)])\s+(.*)$")
 _CHECKBOX = re.compile(r"^\[([ xX✓✔-])\]\s*(.*)$")
 _NONE = re.compile(
     r"^(?:none|nothing|n/?a|no|-|—|\(none\)|none (?:known|so far|yet|found|identified)|"
-    r"no (?:known )?(?:blockers?|issues|problems)|there are no (?:known )?blockers)[.!]?$",
+    r"no (?:known )?(?:blockers?|issues|problems)|there are no (?:known )?blockers)"
+    r"(?:[.!]?$|\s*[—\u2013:;,(-]|\.\s)",
     re.I,
 )
+"""An item that says there is nothing ("None.", "none — the failures are known")."""
 _PROSE_NEXT = re.compile(
     r"(?:^|(?<=[.!?]\s))(?:next(?: safe)? (?:step|action)(?: is)?:?|next,? I(?:'ll| will)|"
     r"next up:?|the next step is(?: to)?)\s+(.+?)(?:(?<=[.!?])\s|$)",

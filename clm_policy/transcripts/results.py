@@ -335,6 +335,26 @@ def summary_of(output: str) -> Summary | None:
     return summary
 
 
+_FIRST_FAILURE = (
+    re.compile(r"^(?:FAILED|ERROR) (\S+::\S+)", _M),  # pytest
+    re.compile(r"^(?:FAIL|ERROR): (\S+ \([\w.]+\))", _M),  # unittest
+    re.compile(r"^test (\S+) \.\.\. FAILED", _M),  # cargo
+    re.compile(r"^\s*\d+\) test (.+? \([\w.]+\))\s*$", _M),  # ExUnit
+    re.compile(r"^rspec (\./\S+:\d+)", _M),
+    re.compile(r"^\s*● (.+)$", _M),  # jest
+    re.compile(r"^\s*(?:FAIL|\u00d7)\s+(\S+\.(?:test|spec)\.\S+(?: > .+)?)$", _M),  # vitest
+    re.compile(r"^\s*Failed (\S+) \[", _M),  # dotnet
+)
+
+
+def first_failure(output: str) -> str | None:
+    """The first failing test an output names (pytest's node id, cargo's test, ExUnit's
+    ``test name (Module)``, …), or None."""
+    text = output[-OUTPUT_SCAN:]
+    found = [(m.start(), m.group(1).strip()) for p in _FIRST_FAILURE for m in p.finditer(text)]
+    return min(found)[1][:160] if found else None
+
+
 # ---------------------------------------------------------------------------------------------
 # Commands: their stages, the same command, checks and answers
 
@@ -743,7 +763,13 @@ def judge(command: str, exit_code: int | None, output: str, *, is_error: bool = 
     summary = summary_of(output) if output else None
     if summary is not None:
         if summary.failed is None or summary.failed > 0:
-            return Verdict(FAILED, summary.text, summary)
+            first = first_failure(output) if summary.failed else None
+            text = (
+                summary.text
+                if not first or first in summary.text
+                else f"{summary.text}; first: {first}"
+            )
+            return Verdict(FAILED, text, summary)
         if summary.passed or (summary.passed is None and exit_code in (0, None)):
             return Verdict(PASSED, summary.text, summary)  # tests passed; or a build succeeded
         # "no tests ran": nothing checked; the exit code decides below

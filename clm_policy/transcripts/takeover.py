@@ -42,6 +42,8 @@ GOAL_LIMIT = 2000
 REQUEST_LIMIT = 1000
 LIST_LIMIT = 200
 COMMANDS_KEPT = 50
+VERIFIED_SHOWN = 8
+"""Passing checks listed one by one; the earlier ones are counted in one item."""
 RUN_TEXT = 160
 
 _ACK_WORDS = frozenset(
@@ -146,11 +148,24 @@ def substantive(text: str) -> bool:
 
 
 def goal_of(requests: list[str]) -> str:
-    """The latest substantive request (the latest request of all when none is)."""
+    """The latest substantive request that asks for work — not only thanks or an approval,
+    and not only constraints on the work ("keep the names; do not touch shop/legacy/": the
+    goal stays the request they constrain) —, else the latest substantive one, else the
+    latest."""
+    for text in reversed(requests):
+        if substantive(text) and not constraints_only(text):
+            return text
     for text in reversed(requests):
         if substantive(text):
             return text
     return requests[-1] if requests else ""
+
+
+def constraints_only(text: str) -> bool:
+    """Whether every sentence of a request states a constraint."""
+    sentences = [" ".join(m.group(0).split()) for m in _SENTENCE.finditer(text)]
+    sentences = [s for s in sentences if len(s) > 2]
+    return bool(sentences) and all(_CONSTRAINT.search(s) for s in sentences)
 
 
 def constraints_of(requests: list[str]) -> list[str]:
@@ -193,6 +208,23 @@ def intention(text: str | None) -> str:
         return ""
     m = _INTENT.search(text.strip())
     return " ".join(m.group(1).split())[:400] if m else ""
+
+
+def turn_end(work: Work) -> str | None:
+    """The agent's last words on the latest substantive request: its last message before the
+    next request (a "thanks" and its "you're welcome" aside), or None."""
+    substantive_at = [
+        order
+        for order, request in zip(work.request_orders, work.requests, strict=False)
+        if substantive(request.text)
+    ]
+    if not substantive_at:
+        return None
+    start = substantive_at[-1]
+    later = [o for o in work.request_orders if o > start]
+    end = later[0] if later else float("inf")
+    said = [text for order, text in work.said if start < order < end]
+    return said[-1] if said else None
 
 
 def claims_done(text: str | None) -> bool:
@@ -238,13 +270,15 @@ def _closes(passing: Run, failing: Run) -> bool:
 
 def verified_runs(work: Work) -> list[Run]:
     """The checks whose latest run passed and that no later failing run calls into doubt (a
-    later failure of the same command, a narrower or a broader form of it)."""
+    later failure of the same command or a narrower form of it: ``pytest -q tests/x.py``
+    failing after ``pytest -q`` passed; a broader run failing says nothing of a narrower
+    one's tests)."""
     latest: dict[str, Run] = {}
     for run in work.runs:
         if not run.check or run.verdict.status not in (PASSED, FAILED):
             continue
-        if run.verdict.status == FAILED:
-            for normal in [n for n in latest if covers(n, run.normal) or covers(run.normal, n)]:
+        if run.verdict.status == FAILED:  # the same check or a narrower one fails now
+            for normal in [n for n in latest if covers(n, run.normal)]:
                 del latest[normal]
         else:  # a broader passing run says what the narrower ones said
             for normal in [n for n, r in latest.items() if _closes(run, r)]:
@@ -322,7 +356,14 @@ def _from_work(work: Work, facts: _Facts, fallback_goal: str) -> tuple[list[Run]
             facts.next_action = intent  # mid-turn: what it said it was doing, not yet done
     failures = open_failures(work)
     facts.open_failures = [run_text(r) for r in failures]
-    facts.verified = [run_text(r) for r in verified_runs(work)]
+    passed = verified_runs(work)
+    facts.verified = [run_text(r) for r in passed[-VERIFIED_SHOWN:]]
+    if len(passed) > VERIFIED_SHOWN:  # many narrow runs (one test file each): counted
+        earlier = passed[:-VERIFIED_SHOWN]
+        kinds = sorted({" ".join(r.normal.split()[:2]) for r in earlier})
+        facts.verified.append(
+            f"{len(earlier)} earlier checks passed too ({', '.join(kinds)}): see the commands"
+        )
     facts.not_verified = [run_text(r) for r in unknown_runs(work)]
     return failures, all_done
 
@@ -401,14 +442,7 @@ def build_state(
         work is not None
         and not failures
         and not facts.remaining
-        and (
-            (all_done and work.tasks is not None)
-            or (
-                claims_done(work.last_message)
-                and work.last_message_order > work.last_request_order
-                and not work.last_answers_notice
-            )
-        )
+        and ((all_done and work.tasks is not None) or claims_done(turn_end(work)))
     ):
         status = TaskStatus.COMPLETED
     else:

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 REQUEST_LIMIT = 2000
+SAID_KEPT = 40
 TEXT_LIMIT = 4000
 OUTPUT_KEEP = 64 * 1024
 """Characters of a command's output judged (its end: where summaries are)."""
@@ -61,6 +62,8 @@ SUBAGENT_TOOLS = frozenset({"Agent", "Task"})
 PROMPT = "prompt"
 QUEUED = "queued"
 COMMAND = "command"
+REJECTION = "rejection"
+"""What a person said when they rejected a tool call (Claude Code asks them)."""
 
 _PATCH_OP = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
 _TASK_ID = re.compile(r"Task #(\w+) created")
@@ -97,8 +100,8 @@ _WORK_WORDS = {
 
 class Request(Record):
     """Something a person asked: its text, and ``source`` — ``prompt``, ``queued`` (typed
-    while the agent worked: a ``queue-operation`` line) or ``command`` (a slash command with its
-    arguments)."""
+    while the agent worked: a ``queue-operation`` line), ``command`` (a slash command with its
+    arguments) or ``rejection`` (said when rejecting a tool call)."""
 
     FIELDS = ("text", "source")
     __slots__ = FIELDS
@@ -440,6 +443,9 @@ class Work:
         self.last_message_order = -1
         self.last_answers_notice = False
         self.last_request_order = -1
+        self.request_orders: list[int] = []
+        self.said: list[tuple[int, str]] = []
+        """The last assistant messages (not those answering a notice), with when."""
         self.in_flight = False
         """The session ends with tool calls whose result it does not hold (mid-turn)."""
         self.root: str | None = None
@@ -516,6 +522,7 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = 
                 continue  # the queued prompt, now delivered
             if source != QUEUED or not (work.requests and work.requests[-1].text == text):
                 work.requests.append(Request(text, source))
+                work.request_orders.append(order)
                 work.last_request_order = order
             notice_last = False
         elif kind == "notice":
@@ -524,6 +531,9 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = 
             work.last_message = data[0]
             work.last_message_order = order
             work.last_answers_notice = notice_last
+            if not notice_last:
+                work.said.append((order, data[0]))
+                del work.said[:-SAID_KEPT]
         elif kind == "summary":
             work.summaries.append((order, data[0], data[1]))
         elif kind == "decision":

@@ -246,6 +246,22 @@ def test_labels_on_one_line() -> None:
     assert parse_notes("Goal: keep it simple. It says: no.").goal == "keep it simple. It says: no."
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "None",
+        "none.",
+        "None — the 2 failing tests fail on main too",
+        "n/a",
+        "No blockers.",
+        "none: all green",
+        "Nothing.",
+    ],
+)
+def test_none_says_there_are_none(text: str) -> None:
+    assert parse_notes(f"## Blockers\n{text}\n").blockers == []
+
+
 def test_nothing_to_read() -> None:
     assert parse_notes("").empty
     assert parse_notes("Thanks!").empty

@@ -326,6 +326,23 @@ VERDICTS = [
         FAILED,
         "failed (297 tests, 11 failures)",
     ),
+    # the first failing test is named when the output names it
+    (
+        "pytest -q",
+        1,
+        "F.\nFAILED tests/test_a.py::test_b - assert 1 == 2\n1 failed, 1 passed in 0.1s",
+        True,
+        FAILED,
+        "failed (1 failed, 1 passed in 0.1s; first: tests/test_a.py::test_b)",
+    ),
+    (
+        "mix test",
+        2,
+        "  1) test toggles done (Todo.ItemsTest)\n     test/x.exs:4\n\n3 tests, 1 failure\n",
+        True,
+        FAILED,
+        "failed (3 tests, 1 failure; first: toggles done (Todo.ItemsTest))",
+    ),
     # no match is the wanted answer
     ("rg 'TODO' src", 1, "", True, ANSWER, "no match (exit 1)"),
     ("grep -rn fallback lib/ | head -20", 0, "", False, PASSED, "passed"),
