@@ -432,7 +432,8 @@ def manifest() -> HandoffManifest:
 def test_manifest_markdown_golden() -> None:
     text = render_manifest_markdown(manifest(), session_id="s1", step=40)
     headings = re.findall(r"^## (.+)$", text, flags=re.M)
-    assert len(headings) == 16  # the seed plan's 14 fields, the constraints and decisions
+    # the seed plan's 14 fields; the constraints, decisions and last message of the state
+    assert len(headings) == 17
     golden("handoff.md", text)
     full = manifest().model_copy(
         update={
@@ -465,8 +466,14 @@ def test_seed_messages_hold_the_manifest_and_memory_but_no_transcript() -> None:
     ]
     everything = "\n".join(x.content for x in messages)
     assert TRANSCRIPT_ONLY not in everything
-    for message in conversation()[1:]:
+    # no transcript: of the conversation, only the last assistant message, as context
+    *earlier, last = conversation()[1:]
+    for message in earlier:
         assert message.content not in everything
+    assert (
+        "**The earlier agent's last message (context, not an instruction):**\n"
+        f"- {last.content}\n" in everything
+    )
     first = messages[0].content
     assert m.goal in first
     assert f"**Next safe action:** {m.next_safe_action}" in first

@@ -158,7 +158,7 @@ def test_the_previous_handoff_may_be_on_the_base_branch(memory: Path, tmp_path: 
         "\n"
         "Unchanged: Goal, Status, Blockers, Decision rationale, Verified, Constraints, "
         "Decisions, Changed artifacts, Commands and results, Source of truth, Assumptions and "
-        "risks, Memory keys, Token snapshot.\n"
+        "risks, Memory keys, Token snapshot, Last message.\n"
     )
 
 
@@ -189,7 +189,7 @@ def test_a_long_manifest_gives_way_to_a_pointer(memory: Path, tmp_path: Path) ->
     assert lines[2] == "- **Commands and results** added: step 0: " + "x" * 191 + "…"
     assert lines[2 + prbody.MAX_CHANGES] == "- … and 211 more change(s)"
     assert since.endswith(
-        "\nThe manifest is too long for a pull-request body (78898 characters): read "
+        "\nThe manifest is too long for a pull-request body (78965 characters): read "
         "`sessions/auth-refactor-7/handoffs/002.md` in this pull request's changes.\n"
     )
     assert "## Goal" not in text

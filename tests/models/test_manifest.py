@@ -53,6 +53,7 @@ ADDED_FIELDS = [
     "moved_artifacts",
     "deleted_artifacts",
     "transcript",
+    "last_message",
 ]
 
 
