@@ -88,6 +88,8 @@ class FileLog:
             self._state[path] = CREATED if created else EDITED
         elif kind == RENAMED:
             self._state[path] = EDITED
+        elif kind == MADE:  # a command made it, the agent then wrote it: the agent's file
+            self._state[path] = CREATED
 
     def made(self, path: str) -> None:
         self._deleted.pop(path, None)

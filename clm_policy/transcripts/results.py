@@ -343,6 +343,7 @@ _FIRST_FAILURE = (
     re.compile(r"^rspec (\./\S+:\d+)", _M),
     re.compile(r"^\s*● (.+)$", _M),  # jest
     re.compile(r"^\s*(?:FAIL|\u00d7)\s+(\S+\.(?:test|spec)\.\S+(?: > .+)?)$", _M),  # vitest
+    re.compile(r"^\s*\u276f (\S+\.(?:test|spec)\.\S+) \(\d+ tests? \| \d+ failed\)", _M),
     re.compile(r"^\s*Failed (\S+) \[", _M),  # dotnet
 )
 

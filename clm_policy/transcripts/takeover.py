@@ -118,8 +118,9 @@ _ACK_WORDS = frozenset(
 _WORD = re.compile(r"[a-z']+")
 _SENTENCE = re.compile(r"[^.!?;\n]+[.!?]?")
 _CONSTRAINT = re.compile(
-    r"^\s*(?:please\s+|and\s+|but\s+|also\s+)?(?:do not|don'?t|never|no\s+[a-z]|avoid|without|"
-    r"must|only\s|always|stick to|prefer|make sure|ensure|keep)\b|"
+    r"^\s*(?:please\s+|and\s+|but\s+|also\s+)?(?:do not|don'?t|never|no\s+\w+|avoid|without|"
+    r"must|only|always|stick to|prefer|make sure|ensure|keep)\b|"
+    r"\btests? first\b|\btest-first\b|\bTDD\b|"
     r"\b(?:must not|mustn'?t|must|should not|shouldn'?t|never)\b|"
     r"\b(?:in|using|with) (?:rust|go|golang|python|typescript|javascript|elixir|ruby|java|kotlin|"
     r"swift|c\+\+|c#|zig|haskell|scala|php)\b",

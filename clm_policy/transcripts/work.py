@@ -504,7 +504,7 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = 
     work = Work()
     work.root = paths.root
     files = FileLog()
-    queued: list[str] = []
+    queued: dict[str, int] = {}  # a queued prompt not delivered yet -> its index
     lists: dict[str, Any] = {"tasks": None, "source": None}
     by_id: dict[str, list[str]] = {}
     sub_files: dict[str, set[str]] = {}
@@ -515,12 +515,14 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = 
             continue  # a subagent's requests, lists, plans and words are its own
         if kind == "request":
             text, source = data
-            if source == QUEUED:
-                queued.append(text)
-            elif text in queued:
-                queued.remove(text)
-                continue  # the queued prompt, now delivered
+            if source != QUEUED and text in queued:  # the queued prompt, delivered now
+                index = queued.pop(text)
+                work.requests[index] = Request(text, source)
+                work.request_orders[index] = work.last_request_order = order
+                continue
             if source != QUEUED or not (work.requests and work.requests[-1].text == text):
+                if source == QUEUED:
+                    queued[text] = len(work.requests)
                 work.requests.append(Request(text, source))
                 work.request_orders.append(order)
                 work.last_request_order = order
