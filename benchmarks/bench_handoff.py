@@ -106,6 +106,16 @@ def report(title: str, totals: dict[str, Score], rows: list[dict[str, object]]) 
             f"Seed length: median {median_tokens(seed_tokens):.0f} tokens, max {max(seed_tokens)} "
             f"(characters / 4; limit {TARGET_TOKENS}).",
         ]
+    both = [r for r in rows if "agent summary" in r]
+    if both:
+        seed_found = sum(r["clm seed"]["found"] for r in both)  # type: ignore[index]
+        agent_found = sum(r["agent summary"]["found"] for r in both)  # type: ignore[index]
+        asked = sum(r["clm seed"]["asked"] for r in both)  # type: ignore[index]
+        lines += [
+            "",
+            f"On the {len(both)} sessions where the agent wrote a summary of its own: the seed "
+            f"covers {seed_found}/{asked} facts, the agent's summary {agent_found}/{asked}.",
+        ]
     seed = totals.get("clm seed")
     if seed is not None:
         lines += ["", "Precision of the seed's sections:", "", *precision_lines(seed)]
