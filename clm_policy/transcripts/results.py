@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Iterator
 
 from clm_policy.base.record import Record
 
@@ -165,6 +166,21 @@ _SUCCESS = (
     ("cargo", re.compile(r"^\s*Finished `\w+` profile \[[^\]]*\] target\(s\) in [^\n]*", _M)),
 )
 """What a build prints when it succeeded: a passed result when its exit code is hidden."""
+_MARKER_NEEDLES = {
+    "cargo": ("error",),
+    "mix": ("Compilation error", "** ("),
+    "npm": ("npm ",),
+    "gradle": ("BUILD FAILED",),
+    "maven": ("BUILD FAILURE",),
+    "pytest": ("during collection",),
+    "dotnet": ("Test Run ",),
+    "go": ("FAIL",),
+    "build": ("Failed to compile", "Type error", "Build failed"),
+}
+_SUCCESS_NEEDLES = {
+    "build": ("Compiled successfully", "built in", "Build succeeded", "BUILD SUCCESS"),
+    "cargo": ("Finished `",),
+}
 
 
 def _counts(text: str, words: dict[str, str]) -> dict[str, int]:
@@ -192,23 +208,49 @@ def _flat(text: str) -> str:
     return " ".join(text.replace("=", " ").split())
 
 
+def _find(
+    pattern: re.Pattern[str], output: str, needles: tuple[str, ...]
+) -> Iterator[re.Match[str]]:
+    """``pattern``'s matches in ``output``, not looked for when none of ``needles`` (words the
+    summary cannot be without) is there: most outputs hold no summary, and a substring test
+    costs far less than a multi-line search."""
+    if any(n in output for n in needles):
+        yield from pattern.finditer(output)
+
+
 def _candidates(output: str) -> list[tuple[int, Summary]]:
     """Every summary in ``output`` with the position where it ends."""
     found: list[tuple[int, Summary]] = []
-    for m in _PYTEST.finditer(output):
+    for m in _find(
+        _PYTEST,
+        output,
+        (
+            "passed in",
+            "failed in",
+            "error in",
+            "errors in",
+            "skipped in",
+            "deselected in",
+            "warning in",
+            "warnings in",
+            "xfailed in",
+            "xpassed in",
+            "rerun in",
+        ),
+    ):
         c = _counts(m.group(1), _PYTEST_WORDS)
         found.append(
             (m.end(), Summary("pytest", c.get("passed", 0), c.get("failed", 0), _flat(m.group(0))))
         )
-    for m in _PYTEST_NONE.finditer(output):
+    for m in _find(_PYTEST_NONE, output, ("no tests ran",)):
         found.append((m.end(), Summary("pytest", 0, 0, _flat(m.group(0)))))
-    for m in _UNITTEST.finditer(output):
+    for m in _find(_UNITTEST, output, ("Ran ",)):
         total = int(m.group(1))
         bad = sum(int(n) for _key, n in re.findall(r"(failures|errors)=(\d+)", m.group(3) or ""))
         skipped = sum(int(n) for n in re.findall(r"skipped=(\d+)", m.group(3) or ""))
         text = f"Ran {total} tests: {m.group(2)}" + (f" ({m.group(3)})" if m.group(3) else "")
         found.append((m.end(), Summary("unittest", max(total - bad - skipped, 0), bad, text)))
-    cargo = list(_CARGO.finditer(output))
+    cargo = list(_find(_CARGO, output, ("test result:",)))
     if cargo:
         passed = sum(int(m.group(2)) for m in cargo)
         failed = sum(int(m.group(3)) for m in cargo)
@@ -218,64 +260,66 @@ def _candidates(output: str) -> list[tuple[int, Summary]]:
             else f"test result: {passed} passed; {failed} failed ({len(cargo)} test binaries)"
         )
         found.append((cargo[-1].end(), Summary("cargo", passed, failed, text)))
-    for m in _NEXTEST.finditer(output):
+    for m in _find(_NEXTEST, output, ("Summary [",)):
         c = _counts(m.group(1), {"passed": "passed", "failed": "failed", "out": "failed"})
         found.append(
             (m.end(), Summary("nextest", c.get("passed", 0), c.get("failed", 0), _flat(m.group(1))))
         )
-    go_ok = list(_GO_OK.finditer(output))
-    go_fail = list(_GO_FAIL.finditer(output))
+    go_ok = list(_find(_GO_OK, output, ("ok ",)))
+    go_fail = list(_find(_GO_FAIL, output, ("FAIL",)))
     if go_ok or go_fail:
-        names = list(dict.fromkeys(m.group(1) for m in _GO_FAILED_TEST.finditer(output)))
+        names = list(
+            dict.fromkeys(m.group(1) for m in _find(_GO_FAILED_TEST, output, ("--- FAIL",)))
+        )
         end = max(m.end() for m in go_ok + go_fail)
         text = f"{len(go_ok)} packages ok, {len(go_fail)} failed"
         if names:
             text += f" ({', '.join(names[:5])}{', …' if len(names) > 5 else ''})"
         failed = max(len(names), len(go_fail)) if go_fail else 0
         found.append((end, Summary("go", len(go_ok), failed, text)))
-    for m in _JEST.finditer(output):
+    for m in _find(_JEST, output, ("Tests:",)):
         c = _counts(m.group(1), _JS_WORDS)
         text = _flat(f"Tests: {m.group(1)}")
         found.append((m.end(), Summary("jest", c.get("passed", 0), c.get("failed", 0), text)))
-    for m in _VITEST.finditer(output):
+    for m in _find(_VITEST, output, ("Tests ",)):
         c = _counts(m.group(1), _JS_WORDS)
         text = _flat(f"Tests {m.group(1)} ({m.group(2)})")
         found.append((m.end(), Summary("vitest", c.get("passed", 0), c.get("failed", 0), text)))
-    for m in _MOCHA_PASS.finditer(output):
-        after = _MOCHA_FAIL.search(output, m.end(), m.end() + 200)
+    for m in _find(_MOCHA_PASS, output, ("passing (",)):
+        after = _MOCHA_FAIL.search(output, m.end(), m.end() + 200)  # just after it
         failed = int(after.group(1)) if after else 0
         text = f"{m.group(1)} passing" + (f", {failed} failing" if after else "")
         end = after.end() if after else m.end()
         found.append((end, Summary("mocha", int(m.group(1)), failed, text)))
-    node = list(_NODE.finditer(output))
+    node = list(_find(_NODE, output, ("# pass", "# fail", "\u2139 pass", "\u2139 fail")))
     if node:
         c = {kind: int(n) for kind, n in ((m.group(1), m.group(2)) for m in node)}
         text = f"pass {c.get('pass', 0)}, fail {c.get('fail', 0)}"
         found.append((node[-1].end(), Summary("node", c.get("pass", 0), c.get("fail", 0), text)))
-    bun = list(_BUN.finditer(output))
-    ran = _BUN_RAN.search(output)
+    bun = list(_find(_BUN, output, (" pass", " fail")))
+    ran = _BUN_RAN.search(output) if "Ran " in output else None
     if bun and ran:
         c = {kind: int(n) for n, kind in ((m.group(1), m.group(2)) for m in bun)}
         text = f"{c.get('pass', 0)} pass, {c.get('fail', 0)} fail"
         found.append((ran.end(), Summary("bun", c.get("pass", 0), c.get("fail", 0), text)))
-    for m in _DENO.finditer(output):
+    for m in _find(_DENO, output, ("passed |",)):
         summary = Summary("deno", int(m.group(2)), int(m.group(3)), _flat(m.group(0)))
         found.append((m.end(), summary))
-    for m in _MIX.finditer(output):
+    for m in _find(_MIX, output, (" failure",)):
         tests, failures = int(m.group(2)), int(m.group(3))
         doctests = _MIX_DOCTESTS.match(m.group(1))
         total = tests + (int(doctests.group(1)) if doctests else 0)
         found.append((m.end(), Summary("mix", total - failures, failures, _flat(m.group(1)))))
-    for m in _RSPEC.finditer(output):
+    for m in _find(_RSPEC, output, (" example",)):
         examples, failures = int(m.group(2)), int(m.group(3))
         found.append((m.end(), Summary("rspec", examples - failures, failures, _flat(m.group(1)))))
-    for m in _PHPUNIT_OK.finditer(output):
+    for m in _find(_PHPUNIT_OK, output, ("OK (",)):
         found.append((m.end(), Summary("phpunit", int(m.group(1)), 0, _flat(m.group(0)))))
-    for m in _PHPUNIT.finditer(output):
+    for m in _find(_PHPUNIT, output, ("Assertions:",)):
         bad = sum(int(n) for n in _PHPUNIT_BAD.findall(m.group(1)))
         tests = int(m.group(2))
         found.append((m.end(), Summary("phpunit", tests - bad, bad, _flat(m.group(1)))))
-    dotnet = list(_DOTNET.finditer(output))
+    dotnet = list(_find(_DOTNET, output, ("Passed!", "Failed!")))
     if dotnet:
         failed = sum(int(m.group(1)) for m in dotnet)
         passed = sum(int(m.group(2)) for m in dotnet)
@@ -283,25 +327,25 @@ def _candidates(output: str) -> list[tuple[int, Summary]]:
             _flat(dotnet[0].group(0)) if len(dotnet) == 1 else f"{passed} passed, {failed} failed"
         )
         found.append((dotnet[-1].end(), Summary("dotnet", passed, failed, text)))
-    for m in _DOTNET_OLD.finditer(output):
+    for m in _find(_DOTNET_OLD, output, ("Total tests:",)):
         summary = Summary("dotnet", int(m.group(2)), int(m.group(3)), _flat(m.group(0)))
         found.append((m.end(), summary))
-    for m in _DOTNET_NEW.finditer(output):
+    for m in _find(_DOTNET_NEW, output, ("summary:", "Summary:")):
         summary = Summary("dotnet", int(m.group(3)), int(m.group(2)), _flat(m.group(0)))
         found.append((m.end(), summary))
-    maven = list(_MAVEN.finditer(output))
+    maven = list(_find(_MAVEN, output, ("Tests run:",)))
     if maven:
         m = maven[-1]  # the totals come last
         runs, failures, errors = int(m.group(2)), int(m.group(3)), int(m.group(4))
         bad = failures + errors
         found.append((m.end(), Summary("maven", runs - bad, bad, _flat(m.group(1)))))
-    for m in _GRADLE.finditer(output):
+    for m in _find(_GRADLE, output, ("tests completed", "test completed")):
         tests, failed = int(m.group(2)), int(m.group(3))
         found.append((m.end(), Summary("gradle", tests - failed, failed, _flat(m.group(1)))))
-    for m in _CTEST.finditer(output):
+    for m in _find(_CTEST, output, ("% tests passed",)):
         failed, total = int(m.group(2)), int(m.group(3))
         found.append((m.end(), Summary("ctest", total - failed, failed, _flat(m.group(1)))))
-    swift = list(_SWIFT.finditer(output))
+    swift = list(_find(_SWIFT, output, ("Executed ",)))
     if swift:
         m = swift[-1]
         tests, failed = int(m.group(1)), int(m.group(2))
@@ -318,12 +362,12 @@ def summary_of(output: str) -> Summary | None:
     found = _candidates(text)
     marker: tuple[int, Summary] | None = None
     for runner, pattern in _MARKERS:
-        for m in pattern.finditer(text):
+        for m in _find(pattern, text, _MARKER_NEEDLES[runner]):
             if marker is None or m.end() > marker[0]:
                 marker = (m.end(), Summary(runner, None, None, " ".join(m.group(0).split())))
     if not found:  # a build's success line, when no test runner counted anything
         for runner, pattern in _SUCCESS:
-            for m in pattern.finditer(text):
+            for m in _find(pattern, text, _SUCCESS_NEEDLES[runner]):
                 found.append((m.end(), Summary(runner, None, 0, " ".join(m.group(0).split()))))
     last = max(found, key=lambda pair: pair[0]) if found else None
     if last is None:
