@@ -146,6 +146,8 @@ class FileLog:
 FileOp = tuple[str, str, "str | None"]
 """("edit" | "made" | "move" | "delete", absolute path, the destination of a move)."""
 
+_MAY_TOUCH = re.compile(r"\b(?:mv|rm|rmdir|unlink|cp|touch|sed|gsed|perl|tee|cargo|go)\b|>")
+"""A command that may change files: anything else is not read word by word."""
 _SKIP_TARGETS = ("/dev/", "/tmp/", "/proc/", "/var/tmp/")
 _CREATED_LINE = re.compile(
     r"^\s*(?:\*\s*)?(?:create|created|creating|CREATE|new file:)\s+([^\s(]+)", re.M
@@ -197,6 +199,8 @@ def shell_file_ops(command: str, cwd: str | None, paths: Paths) -> list[FileOp]:
     ``git mv``, ``rm``, ``git rm``, ``cp``, ``touch``, ``sed -i`` / ``perl -i``, ``tee``,
     ``>`` redirections, ``cargo new`` / ``init``, ``go mod init``. Paths outside the project
     made by a redirection or ``touch`` (``/tmp/x``) are left out."""
+    if not _MAY_TOUCH.search(command):
+        return []
     here = cwd
     ops: list[FileOp] = []
 
@@ -302,6 +306,12 @@ def _script_files(name: str, words: list[str]) -> list[str]:
 
 
 def created_in_output(output: str, cwd: str | None, paths: Paths) -> list[str]:
+    if not any(w in output for w in ("reat", "REATE", "Wrote to", "go: creating")):
+        return []
+    return _created(output, cwd, paths)
+
+
+def _created(output: str, cwd: str | None, paths: Paths) -> list[str]:
     """Files a generator says it created (``create app/models/user.rb``, ``* creating
     mix.exs``, ``CREATE src/app.ts (12 bytes)``, npm's ``Wrote to …/package.json``), inside
     the project."""

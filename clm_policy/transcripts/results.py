@@ -29,10 +29,11 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterator
+from functools import lru_cache
 
 from clm_policy.base.record import Record
 
-OUTPUT_SCAN = 64 * 1024
+OUTPUT_SCAN = 16 * 1024
 """Characters at the end of an output that are searched for a summary."""
 
 PASSED = "passed"
@@ -208,49 +209,76 @@ def _flat(text: str) -> str:
     return " ".join(text.replace("=", " ").split())
 
 
+_GATES: dict[re.Pattern[str], tuple[str, ...]] = {
+    _PYTEST: (
+        "passed in",
+        "failed in",
+        "error in",
+        "errors in",
+        "skipped in",
+        "deselected in",
+        "warning in",
+        "warnings in",
+        "xfailed in",
+        "xpassed in",
+        "rerun in",
+    ),
+    _PYTEST_NONE: ("no tests ran",),
+    _UNITTEST: ("Ran ",),
+    _CARGO: ("test result:",),
+    _NEXTEST: ("Summary [",),
+    _GO_OK: ("ok ",),
+    _GO_FAIL: ("FAIL",),
+    _GO_FAILED_TEST: ("--- FAIL",),
+    _JEST: ("Tests:",),
+    _VITEST: ("Tests ",),
+    _MOCHA_PASS: ("passing (",),
+    _NODE: ("# pass", "# fail", "\u2139 pass", "\u2139 fail"),
+    _BUN: (" pass", " fail"),
+    _DENO: ("passed |",),
+    _MIX: (" failure",),
+    _RSPEC: (" example",),
+    _PHPUNIT_OK: ("OK (",),
+    _PHPUNIT: ("Assertions:",),
+    _DOTNET: ("Passed!", "Failed!"),
+    _DOTNET_OLD: ("Total tests:",),
+    _DOTNET_NEW: ("summary:", "Summary:"),
+    _MAVEN: ("Tests run:",),
+    _GRADLE: ("tests completed", "test completed"),
+    _CTEST: ("% tests passed",),
+    _SWIFT: ("Executed ",),
+}
+"""Words a runner's summary cannot be without: its pattern is searched only when one of them
+is in the output (most outputs hold no summary; a substring test costs far less than a
+multi-line search)."""
+
+
 def _find(
-    pattern: re.Pattern[str], output: str, needles: tuple[str, ...]
+    pattern: re.Pattern[str], output: str, needles: tuple[str, ...] | None = None
 ) -> Iterator[re.Match[str]]:
-    """``pattern``'s matches in ``output``, not looked for when none of ``needles`` (words the
-    summary cannot be without) is there: most outputs hold no summary, and a substring test
-    costs far less than a multi-line search."""
-    if any(n in output for n in needles):
+    """``pattern``'s matches in ``output``, when one of its gate words (``needles``, else
+    :data:`_GATES`'s) is there."""
+    if any(n in output for n in (_GATES[pattern] if needles is None else needles)):
         yield from pattern.finditer(output)
 
 
 def _candidates(output: str) -> list[tuple[int, Summary]]:
     """Every summary in ``output`` with the position where it ends."""
     found: list[tuple[int, Summary]] = []
-    for m in _find(
-        _PYTEST,
-        output,
-        (
-            "passed in",
-            "failed in",
-            "error in",
-            "errors in",
-            "skipped in",
-            "deselected in",
-            "warning in",
-            "warnings in",
-            "xfailed in",
-            "xpassed in",
-            "rerun in",
-        ),
-    ):
+    for m in _find(_PYTEST, output):
         c = _counts(m.group(1), _PYTEST_WORDS)
         found.append(
             (m.end(), Summary("pytest", c.get("passed", 0), c.get("failed", 0), _flat(m.group(0))))
         )
-    for m in _find(_PYTEST_NONE, output, ("no tests ran",)):
+    for m in _find(_PYTEST_NONE, output):
         found.append((m.end(), Summary("pytest", 0, 0, _flat(m.group(0)))))
-    for m in _find(_UNITTEST, output, ("Ran ",)):
+    for m in _find(_UNITTEST, output):
         total = int(m.group(1))
         bad = sum(int(n) for _key, n in re.findall(r"(failures|errors)=(\d+)", m.group(3) or ""))
         skipped = sum(int(n) for n in re.findall(r"skipped=(\d+)", m.group(3) or ""))
         text = f"Ran {total} tests: {m.group(2)}" + (f" ({m.group(3)})" if m.group(3) else "")
         found.append((m.end(), Summary("unittest", max(total - bad - skipped, 0), bad, text)))
-    cargo = list(_find(_CARGO, output, ("test result:",)))
+    cargo = list(_find(_CARGO, output))
     if cargo:
         passed = sum(int(m.group(2)) for m in cargo)
         failed = sum(int(m.group(3)) for m in cargo)
@@ -260,66 +288,64 @@ def _candidates(output: str) -> list[tuple[int, Summary]]:
             else f"test result: {passed} passed; {failed} failed ({len(cargo)} test binaries)"
         )
         found.append((cargo[-1].end(), Summary("cargo", passed, failed, text)))
-    for m in _find(_NEXTEST, output, ("Summary [",)):
+    for m in _find(_NEXTEST, output):
         c = _counts(m.group(1), {"passed": "passed", "failed": "failed", "out": "failed"})
         found.append(
             (m.end(), Summary("nextest", c.get("passed", 0), c.get("failed", 0), _flat(m.group(1))))
         )
-    go_ok = list(_find(_GO_OK, output, ("ok ",)))
-    go_fail = list(_find(_GO_FAIL, output, ("FAIL",)))
+    go_ok = list(_find(_GO_OK, output))
+    go_fail = list(_find(_GO_FAIL, output))
     if go_ok or go_fail:
-        names = list(
-            dict.fromkeys(m.group(1) for m in _find(_GO_FAILED_TEST, output, ("--- FAIL",)))
-        )
+        names = list(dict.fromkeys(m.group(1) for m in _find(_GO_FAILED_TEST, output)))
         end = max(m.end() for m in go_ok + go_fail)
         text = f"{len(go_ok)} packages ok, {len(go_fail)} failed"
         if names:
             text += f" ({', '.join(names[:5])}{', …' if len(names) > 5 else ''})"
         failed = max(len(names), len(go_fail)) if go_fail else 0
         found.append((end, Summary("go", len(go_ok), failed, text)))
-    for m in _find(_JEST, output, ("Tests:",)):
+    for m in _find(_JEST, output):
         c = _counts(m.group(1), _JS_WORDS)
         text = _flat(f"Tests: {m.group(1)}")
         found.append((m.end(), Summary("jest", c.get("passed", 0), c.get("failed", 0), text)))
-    for m in _find(_VITEST, output, ("Tests ",)):
+    for m in _find(_VITEST, output):
         c = _counts(m.group(1), _JS_WORDS)
         text = _flat(f"Tests {m.group(1)} ({m.group(2)})")
         found.append((m.end(), Summary("vitest", c.get("passed", 0), c.get("failed", 0), text)))
-    for m in _find(_MOCHA_PASS, output, ("passing (",)):
+    for m in _find(_MOCHA_PASS, output):
         after = _MOCHA_FAIL.search(output, m.end(), m.end() + 200)  # just after it
         failed = int(after.group(1)) if after else 0
         text = f"{m.group(1)} passing" + (f", {failed} failing" if after else "")
         end = after.end() if after else m.end()
         found.append((end, Summary("mocha", int(m.group(1)), failed, text)))
-    node = list(_find(_NODE, output, ("# pass", "# fail", "\u2139 pass", "\u2139 fail")))
+    node = list(_find(_NODE, output))
     if node:
         c = {kind: int(n) for kind, n in ((m.group(1), m.group(2)) for m in node)}
         text = f"pass {c.get('pass', 0)}, fail {c.get('fail', 0)}"
         found.append((node[-1].end(), Summary("node", c.get("pass", 0), c.get("fail", 0), text)))
-    bun = list(_find(_BUN, output, (" pass", " fail")))
+    bun = list(_find(_BUN, output))
     ran = _BUN_RAN.search(output) if "Ran " in output else None
     if bun and ran:
         c = {kind: int(n) for n, kind in ((m.group(1), m.group(2)) for m in bun)}
         text = f"{c.get('pass', 0)} pass, {c.get('fail', 0)} fail"
         found.append((ran.end(), Summary("bun", c.get("pass", 0), c.get("fail", 0), text)))
-    for m in _find(_DENO, output, ("passed |",)):
+    for m in _find(_DENO, output):
         summary = Summary("deno", int(m.group(2)), int(m.group(3)), _flat(m.group(0)))
         found.append((m.end(), summary))
-    for m in _find(_MIX, output, (" failure",)):
+    for m in _find(_MIX, output):
         tests, failures = int(m.group(2)), int(m.group(3))
         doctests = _MIX_DOCTESTS.match(m.group(1))
         total = tests + (int(doctests.group(1)) if doctests else 0)
         found.append((m.end(), Summary("mix", total - failures, failures, _flat(m.group(1)))))
-    for m in _find(_RSPEC, output, (" example",)):
+    for m in _find(_RSPEC, output):
         examples, failures = int(m.group(2)), int(m.group(3))
         found.append((m.end(), Summary("rspec", examples - failures, failures, _flat(m.group(1)))))
-    for m in _find(_PHPUNIT_OK, output, ("OK (",)):
+    for m in _find(_PHPUNIT_OK, output):
         found.append((m.end(), Summary("phpunit", int(m.group(1)), 0, _flat(m.group(0)))))
-    for m in _find(_PHPUNIT, output, ("Assertions:",)):
+    for m in _find(_PHPUNIT, output):
         bad = sum(int(n) for n in _PHPUNIT_BAD.findall(m.group(1)))
         tests = int(m.group(2))
         found.append((m.end(), Summary("phpunit", tests - bad, bad, _flat(m.group(1)))))
-    dotnet = list(_find(_DOTNET, output, ("Passed!", "Failed!")))
+    dotnet = list(_find(_DOTNET, output))
     if dotnet:
         failed = sum(int(m.group(1)) for m in dotnet)
         passed = sum(int(m.group(2)) for m in dotnet)
@@ -327,25 +353,25 @@ def _candidates(output: str) -> list[tuple[int, Summary]]:
             _flat(dotnet[0].group(0)) if len(dotnet) == 1 else f"{passed} passed, {failed} failed"
         )
         found.append((dotnet[-1].end(), Summary("dotnet", passed, failed, text)))
-    for m in _find(_DOTNET_OLD, output, ("Total tests:",)):
+    for m in _find(_DOTNET_OLD, output):
         summary = Summary("dotnet", int(m.group(2)), int(m.group(3)), _flat(m.group(0)))
         found.append((m.end(), summary))
-    for m in _find(_DOTNET_NEW, output, ("summary:", "Summary:")):
+    for m in _find(_DOTNET_NEW, output):
         summary = Summary("dotnet", int(m.group(3)), int(m.group(2)), _flat(m.group(0)))
         found.append((m.end(), summary))
-    maven = list(_find(_MAVEN, output, ("Tests run:",)))
+    maven = list(_find(_MAVEN, output))
     if maven:
         m = maven[-1]  # the totals come last
         runs, failures, errors = int(m.group(2)), int(m.group(3)), int(m.group(4))
         bad = failures + errors
         found.append((m.end(), Summary("maven", runs - bad, bad, _flat(m.group(1)))))
-    for m in _find(_GRADLE, output, ("tests completed", "test completed")):
+    for m in _find(_GRADLE, output):
         tests, failed = int(m.group(2)), int(m.group(3))
         found.append((m.end(), Summary("gradle", tests - failed, failed, _flat(m.group(1)))))
-    for m in _find(_CTEST, output, ("% tests passed",)):
+    for m in _find(_CTEST, output):
         failed, total = int(m.group(2)), int(m.group(3))
         found.append((m.end(), Summary("ctest", total - failed, failed, _flat(m.group(1)))))
-    swift = list(_find(_SWIFT, output, ("Executed ",)))
+    swift = list(_find(_SWIFT, output))
     if swift:
         m = swift[-1]
         tests, failed = int(m.group(1)), int(m.group(2))
@@ -536,7 +562,8 @@ _CHECK_SUBCOMMANDS = {
 _RUN_SCRIPTS = re.compile(r"\b(?:test|tests|build|lint|check|typecheck|types|verify|ci)\b")
 
 
-def split_chain(command: str) -> list[tuple[str, str]]:
+@lru_cache(maxsize=1024)
+def split_chain(command: str) -> tuple[tuple[str, str], ...]:
     """The command's top-level pieces with the operator before each: ``[("", "cd x"), ("&&",
     "pytest -q"), ("|", "tail -5")]``. Quotes, ``$(...)`` and heredoc bodies are not split."""
     text = _strip_heredocs(command)
@@ -587,7 +614,7 @@ def split_chain(command: str) -> list[tuple[str, str]]:
         current.append(c)
         i += 1
     pieces.append((op, "".join(current).strip()))
-    return [(o, p) for o, p in pieces if p]
+    return tuple((o, p) for o, p in pieces if p)
 
 
 def _strip_heredocs(command: str) -> str:

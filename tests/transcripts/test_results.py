@@ -456,12 +456,12 @@ def test_normalise(command: str, normal: str) -> None:
 
 
 def test_split_chain_keeps_quotes_and_substitutions() -> None:
-    assert split_chain("echo 'a|b' && x=$(ls | wc -l) | tail -1") == [
+    assert split_chain("echo 'a|b' && x=$(ls | wc -l) | tail -1") == (
         ("", "echo 'a|b'"),
         ("&&", "x=$(ls | wc -l)"),
         ("|", "tail -1"),
-    ]
-    assert split_chain("a 2>&1 | b") == [("", "a 2>&1"), ("|", "b")]
+    )
+    assert split_chain("a 2>&1 | b") == (("", "a 2>&1"), ("|", "b"))
 
 
 @pytest.mark.parametrize(
