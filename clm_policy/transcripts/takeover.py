@@ -345,8 +345,16 @@ def _from_work(work: Work, facts: _Facts, fallback_goal: str) -> tuple[list[Run]
         if not tasks:
             facts.remaining += [i for i in summary.remaining if not work.done_after(order, i)]
             facts.done += summary.done
-        if summary.next_action and not work.done_after(order, summary.next_action):
-            facts.next_action = summary.next_action
+        step = summary.next_action
+        # a step done since, one that names nothing to check while work went on after it, or
+        # one a later request supersedes, is no next step
+        if (
+            step
+            and not work.done_after(order, step)
+            and work.last_request_order < order
+            and (not work.active_after(order) or _checkable(step))
+        ):
+            facts.next_action = step
     after_request = work.last_message_order > work.last_request_order
     if not facts.next_action and after_request and not work.last_answers_notice:
         question = asked_user(work.last_message)
@@ -367,6 +375,18 @@ def _from_work(work: Work, facts: _Facts, fallback_goal: str) -> tuple[list[Run]
         )
     facts.not_verified = [run_text(r) for r in unknown_runs(work)]
     return failures, all_done
+
+
+_CHECKABLE = re.compile(
+    r"`[^`]+`|[\w./-]+\.[A-Za-z0-9]{1,8}\b|\b(?:tests?|spec|lint|build|compile|typecheck|mypy|tsc)\b",
+    re.I,
+)
+
+
+def _checkable(step: str) -> bool:
+    """Whether a step names something :meth:`Work.done_after` can check: a file, something
+    quoted (a command, an identifier), or a kind of check (tests, a lint, a build)."""
+    return bool(_CHECKABLE.search(step))
 
 
 def unknown_runs(work: Work) -> list[Run]:

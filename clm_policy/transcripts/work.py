@@ -451,6 +451,11 @@ class Work:
         self.root: str | None = None
         self._done: list[tuple[int, str, str]] = []  # (order, "file" | "run", what)
 
+    def active_after(self, order: int) -> bool:
+        """Whether the agent changed a file, ran a check that passed or started a subagent after
+        ``order``."""
+        return any(when > order for when, _what, _value in self._done)
+
     def done_after(self, order: int, item: str) -> bool:
         """Whether what ``item`` names (a file, a command, an identifier, tests, a lint, a build)
         was done after ``order``: an edit of a file it names, a passing run of a command it

@@ -458,3 +458,55 @@ def test_generators_say_what_they_created() -> None:
 )
 def test_paths_as_a_person_reads_them(path: str, shown: str) -> None:
     assert Paths("/home/dev/shop").shown(path) == shown
+
+
+def _compacted_session(tmp_path: Path, after: list[dict[str, Any]]) -> Path:
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    summary = (
+        "This session is being continued from a previous conversation that ran out of context."
+        "\n\nSummary:\n1. Primary Request and Intent: refactor the auth module\n"
+        "9. Optional Next Step: Continue refactoring the auth module"
+    )
+    lines = [
+        {**base, "type": "user", "message": {"role": "user", "content": "Refactor auth."}},
+        {
+            **base,
+            "type": "system",
+            "subtype": "compact_boundary",
+            "compactMetadata": {"trigger": "auto", "preTokens": 160000},
+        },
+        {
+            **base,
+            "type": "user",
+            "isCompactSummary": True,
+            "message": {"role": "user", "content": summary},
+        },
+        *({**base, **line} for line in after),
+    ]
+    return jsonl(tmp_path / "t.jsonl", lines)
+
+
+def _edit(n: int) -> list[dict[str, Any]]:
+    use = {
+        "type": "tool_use",
+        "id": f"e{n}",
+        "name": "Edit",
+        "input": {"file_path": f"/w/p/auth{n}.py", "old_string": "a", "new_string": "b"},
+    }
+    done = {"type": "tool_result", "tool_use_id": f"e{n}", "content": "ok"}
+    return [
+        {"type": "assistant", "message": {"id": f"m{n}", "model": "x", "content": [use]}},
+        {"type": "user", "message": {"role": "user", "content": [done]}},
+    ]
+
+
+def test_a_compact_summarys_next_step_only_while_it_still_stands(tmp_path: Path) -> None:
+    step = "Continue refactoring the auth module"
+    # nothing happened since the compaction: it stands
+    assert read_transcript(_compacted_session(tmp_path, [])).to_state("s").next_action == step
+    # work went on after it and the step names nothing to check: it may be done
+    worked = _compacted_session(tmp_path, _edit(1))
+    assert read_transcript(worked).to_state("s").next_action == ""
+    # a request after it: the request is what the agent works on now
+    later = [{"type": "user", "message": {"role": "user", "content": "Now add logging."}}]
+    assert read_transcript(_compacted_session(tmp_path, later)).to_state("s").next_action == ""
