@@ -66,8 +66,9 @@ def next_safe_action(state: SessionState) -> str:
     """What the agent should do first after a compaction or handoff.
 
     In this order: the next step the agent itself stated (``next_action``: its handoff, its
-    compact summary when nothing since did that step), else the first blocker ("Resolve the
-    blocker: ..."), else the first remaining task ("Continue with: ...": the one in progress,
+    compact summary when nothing since did that step, the question its last words end with),
+    else, for a completed task with nothing blocking or remaining,
+    :data:`COMPLETED_NEXT_ACTION`, else the first blocker ("Resolve the blocker: ..."), else the first remaining task ("Continue with: ...": the one in progress,
     else the first pending), else the first open failure ("Fix the failing check: ..."), else
     the first not-verified item ("Verify: ..."), else :data:`DEFAULT_NEXT_ACTION`. The last
     assistant message is never the next step: it may say what was just done, or answer a
