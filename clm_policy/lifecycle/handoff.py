@@ -15,7 +15,8 @@ from pydantic import ValidationError
 
 from clm_policy.base.errors import InputError
 from clm_policy.formats import markdown as md
-from clm_policy.lifecycle.summary import NONE, bullets, code_list, next_safe_action
+from clm_policy.lifecycle.seed import DEFAULT_SEED_TOKENS
+from clm_policy.lifecycle.summary import NONE, next_safe_action
 from clm_policy.models.enums import MessageRole, TaskStatus
 from clm_policy.models.manifest import (
     HandoffManifest,
@@ -82,11 +83,33 @@ def build_manifest(
         "token_snapshot": state.tokens.model_copy(),
         "timestamp": format_timestamp(now),
         "decision_rationale": decision_rationale,
+        "requests": list(state.requests),
+        "constraints": list(state.constraints),
+        "decisions": list(state.decisions),
+        "done": list(state.done),
+        "remaining": list(state.remaining),
+        "open_failures": list(state.open_failures),
+        "moved_artifacts": list(state.moved_artifacts),
+        "deleted_artifacts": list(state.deleted_artifacts),
+        "transcript": state.transcript,
+        "last_message": _last_message(state),
     }
     try:
         return HandoffManifest.model_validate(data)
     except ValidationError as exc:
         raise InputError(f"handoff manifest: {pydantic_problem(exc)}") from None
+
+
+LAST_MESSAGE_CHARS = 4000
+"""The earlier agent's last message is kept this long at most in a manifest."""
+
+
+def _last_message(state: SessionState) -> str | None:
+    for message in reversed(state.messages):
+        if message.role is MessageRole.ASSISTANT and message.content.strip():
+            text = message.content.strip()
+            return text if len(text) <= LAST_MESSAGE_CHARS else text[:LAST_MESSAGE_CHARS] + "…"
+    return None
 
 
 def _tokens(snapshot: TokenSnapshot) -> list[str]:
@@ -120,16 +143,26 @@ def render_manifest_markdown(manifest: HandoffManifest, *, session_id: str, step
         ("Goal", md.lines(m.goal)),
         ("Status", [md.code(m.status.value)]),
         ("Next safe action", md.lines(m.next_safe_action)),
+        *((("Open failures", md.bullets(m.open_failures)),) if m.open_failures else ()),
         ("Blockers", md.bullets(m.blockers)),
+        *((("Remaining", md.bullets(m.remaining)),) if m.remaining else ()),
         ("Decision rationale", md.lines(m.decision_rationale)),
         ("Not verified", md.bullets(m.not_verified)),
         ("Verified", md.bullets(m.verified)),
+        *((("Done", md.bullets(m.done)),) if m.done else ()),
+        *((("Requests", md.bullets(m.requests)),) if m.requests else ()),
+        *((("Constraints", md.bullets(m.constraints)),) if m.constraints else ()),
+        *((("Decisions", md.bullets(m.decisions)),) if m.decisions else ()),
         ("Changed artifacts", md.bullets(m.changed_artifacts)),
+        *((("Moved artifacts", md.bullets(m.moved_artifacts)),) if m.moved_artifacts else ()),
+        *((("Deleted artifacts", md.bullets(m.deleted_artifacts)),) if m.deleted_artifacts else ()),
         ("Commands and results", md.bullets(m.commands_and_results)),
         ("Source of truth", md.bullets(m.source_of_truth)),
         ("Assumptions and risks", md.bullets(m.assumptions_risks)),
         ("Memory keys", md.code_list(m.memory_keys)),
         ("Token snapshot", _tokens(m.token_snapshot)),
+        *((("Transcript", [md.code(m.transcript)]),) if m.transcript else ()),
+        *((("Last message", md.lines(m.last_message)),) if m.last_message else ()),
         ("Timestamp", [md.inline(m.timestamp)]),
     ]
     lines: list[str] = []
@@ -138,73 +171,25 @@ def render_manifest_markdown(manifest: HandoffManifest, *, session_id: str, step
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-SEED_LIST_LIMIT = 20
-"""Items of one list a seed carries at most (the newest); the manifest has them all."""
-
-
-def _capped(items: Sequence[str], newest: bool = False) -> list[str]:
-    """``items`` as seed bullets, at most :data:`SEED_LIST_LIMIT` (the first, or the newest
-    with ``newest``), and a line saying how many more the manifest holds."""
-    if len(items) <= SEED_LIST_LIMIT:
-        return bullets(items)
-    more = len(items) - SEED_LIST_LIMIT
-    shown = items[-SEED_LIST_LIMIT:] if newest else items[:SEED_LIST_LIMIT]
-    which = "earlier" if newest else "more"
-    return [*bullets(shown), f"- … {more} {which} in the handoff manifest"]
-
-
 def seed_text(
     manifest: HandoffManifest,
     *,
     constraints: Sequence[str] = (),
     decisions: Sequence[str] = (),
+    seed_tokens: int = DEFAULT_SEED_TOKENS,
+    manifest_path: str | None = None,
 ) -> str:
-    """The system message a fresh session starts with: the manifest in brief — every fact it
-    carries, each list cut at :data:`SEED_LIST_LIMIT` — and the earlier session's constraints
-    and decisions (the manifest has no field for them; the state the handoff committed does)."""
-    m = manifest
-    lines = [
-        "# Handoff: you continue the task of an earlier session",
-        "",
-        "The earlier session's transcript is not carried over; this is its state at handoff.",
-        "",
-        f"**Goal:** {' '.join(m.goal.split())}",
-        "",
-        f"**Status:** {m.status.value}",
-        "",
-        f"**Next safe action:** {' '.join(m.next_safe_action.split())}",
-        "",
-        "**Blockers:**",
-        *_capped(m.blockers),
-        "",
-        "**Not verified:**",
-        *_capped(m.not_verified),
-        "",
-        "**Verified:**",
-        *_capped(m.verified),
-        "",
-    ]
-    if constraints:
-        lines += ["**Constraints:**", *_capped(constraints), ""]
-    if decisions:
-        lines += ["**Decisions:**", *_capped(decisions), ""]
-    lines += [
-        "**Changed artifacts:**",
-        *_capped(m.changed_artifacts, newest=True),
-        "",
-        "**Commands and results:**",
-        *_capped(m.commands_and_results, newest=True),
-        "",
-        "**Assumptions and risks:**",
-        *_capped(m.assumptions_risks),
-        "",
-        "**Source of truth:**",
-        *_capped(m.source_of_truth),
-        "",
-        "**Memory keys:**",
-        *code_list(m.memory_keys),
-    ]
-    return "\n".join(lines) + "\n"
+    """The system message a fresh session starts with: the manifest in brief, within
+    ``seed_tokens`` (:func:`clm_policy.lifecycle.seed.seed_text`)."""
+    from clm_policy.lifecycle import seed
+
+    return seed.seed_text(
+        manifest,
+        constraints=constraints,
+        decisions=decisions,
+        seed_tokens=seed_tokens,
+        manifest_path=manifest_path,
+    )
 
 
 def memory_text(key: str, content: str, max_chars: int = MEMORY_CHARS) -> str:
@@ -226,11 +211,20 @@ def seed_messages(
     max_chars: int = MEMORY_CHARS,
     constraints: Sequence[str] = (),
     decisions: Sequence[str] = (),
+    seed_tokens: int = DEFAULT_SEED_TOKENS,
+    manifest_path: str | None = None,
 ) -> list[Message]:
     """What a fresh session starts from: the manifest in brief (with the earlier session's
-    ``constraints`` and ``decisions``), then one message per memory hit ``(key, content)``, in
-    the given order. No transcript: nothing here comes from the earlier session's messages."""
-    seed = seed_text(manifest, constraints=constraints, decisions=decisions)
+    ``constraints`` and ``decisions``) within ``seed_tokens``, pointing to ``manifest_path``,
+    then one message per memory hit ``(key, content)``, in the given order. No transcript:
+    nothing here comes from the earlier session's messages."""
+    seed = seed_text(
+        manifest,
+        constraints=constraints,
+        decisions=decisions,
+        seed_tokens=seed_tokens,
+        manifest_path=manifest_path,
+    )
     messages = [Message(role=MessageRole.SYSTEM, content=seed, name=SEED_NAME)]
     messages += [
         Message(

@@ -24,19 +24,34 @@ TITLES = {
     "goal": "Goal",
     "status": "Status",
     "next_safe_action": "Next safe action",
+    "open_failures": "Open failures",
     "blockers": "Blockers",
+    "remaining": "Remaining",
     "decision_rationale": "Decision rationale",
     "not_verified": "Not verified",
     "verified": "Verified",
+    "done": "Done",
+    "requests": "Requests",
+    "constraints": "Constraints",
+    "decisions": "Decisions",
     "changed_artifacts": "Changed artifacts",
+    "moved_artifacts": "Moved artifacts",
+    "deleted_artifacts": "Deleted artifacts",
     "commands_and_results": "Commands and results",
     "source_of_truth": "Source of truth",
     "assumptions_risks": "Assumptions and risks",
     "memory_keys": "Memory keys",
     "token_snapshot": "Token snapshot",
+    "transcript": "Transcript",
+    "last_message": "Last message",
 }
 """The manifest's fields in the order of its rendering for people, each with that rendering's
 heading; ``timestamp`` is left out of the comparison (it always differs)."""
+OPTIONAL = frozenset(
+    name for name, info in HandoffManifest.model_fields.items() if not info.is_required()
+)
+"""The handoff's additions to the seed plan's fields: compared, but not listed as unchanged
+while both manifests leave them empty (a manifest from before them has none)."""
 _INLINE = ("status",)
 """Text fields short enough to show as ``old`` → ``new`` on one line."""
 
@@ -48,6 +63,8 @@ def diff_manifests(old: HandoffManifest, new: HandoffManifest) -> tuple[list[str
     changes: list[str] = []
     same: list[str] = []
     for field, heading in TITLES.items():
+        if field in OPTIONAL and not before[field] and not after[field]:
+            continue
         found = _field_changes(f"**{heading}**", before[field], after[field], field)
         changes += found
         if not found:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -30,11 +30,14 @@ from clm_policy.lifecycle.compaction import (
     compact,
     compact_verified,
 )
+from clm_policy.lifecycle.seed import CHARS_PER_TOKEN, DEFAULT_SEED_TOKENS
 from clm_policy.lifecycle.verify import (
     DEFAULT_MIN_RECALL,
+    Fact,
     Recall,
     VerificationFailed,
     facts,
+    inventory,
     verify,
 )
 from clm_policy.memory.change import Change, JsonDoc, JsonLines
@@ -88,7 +91,9 @@ class HandoffOutcome:
     redactions: int
     push_attempts: int | None = None
     recall: Recall | None = None
-    """How many of the state's facts the seed messages hold."""
+    """How many of the session's facts (its fact inventory) the seed messages hold."""
+    agent_recall: Recall | None = None
+    """How many of them the agent's own summary holds, when it wrote one."""
 
 
 class PushError(GitError):
@@ -128,12 +133,17 @@ def trailers(state: SessionState, event: str, why: Provenance, **more: str) -> d
     return found
 
 
-def recall_trailers(recall: Recall) -> dict[str, str]:
+def recall_trailers(
+    recall: Recall, prefix: str = "Clm-Recall", *, kinds: bool = False
+) -> dict[str, str]:
     """``Clm-Recall`` (``0.93 (13/14)``) and, when facts were missed, ``Clm-Recall-Missing``
-    (``decisions 1``)."""
-    found = {"Clm-Recall": recall.trailer}
+    (``decisions 1``); with ``kinds``, ``Clm-Recall-Kinds`` (``goal 1/1, requests 2/3``).
+    ``prefix`` names another recall (``Clm-Recall-Agent``: the agent's own summary)."""
+    found = {prefix: recall.trailer}
     if recall.missing:
-        found["Clm-Recall-Missing"] = recall.missing_counts
+        found[f"{prefix}-Missing"] = recall.missing_counts
+    if kinds and recall.by_kind:
+        found[f"{prefix}-Kinds"] = recall.kinds_text
     return found
 
 
@@ -241,14 +251,24 @@ def run_handoff(
     appends: Logs | None = None,
     files: Mapping[str, JsonDoc] | None = None,
     pr_body: str | None = None,
+    seed_tokens: int = DEFAULT_SEED_TOKENS,
+    facts_asked: Sequence[Fact] | None = None,
+    agent_summary: str | None = None,
 ) -> HandoffOutcome:
     """Write the handoff manifest (validated), its Markdown and the state; commit them on the
     checked-out branch, or on ``clm/handoff/<session>-<n>`` with ``branch``; push if asked.
-    Returns the seed messages for the next session (manifest, goal, next action, top memory
-    hits; no transcript), whose recall of the state's facts is the ``Clm-Recall`` trailer. A
-    failed push raises :class:`PushError`, saying the commit exists. ``pr_body`` (with
-    ``branch``): the file the branch's pull-request body is written to
-    (:mod:`clm_policy.lifecycle.prbody`), checked before the commit, written before the push."""
+    Returns the seed messages for the next session (the manifest in brief within
+    ``seed_tokens``, top memory hits; no transcript). A failed push raises
+    :class:`PushError`, saying the commit exists. ``pr_body`` (with ``branch``): the file the
+    branch's pull-request body is written to (:mod:`clm_policy.lifecycle.prbody`), checked
+    before the commit, written before the push.
+
+    The seed is checked against ``facts_asked`` — the session's fact inventory, taken from its
+    transcript before the agent's own handoff was merged in (default: the state's,
+    :func:`~clm_policy.lifecycle.verify.inventory`): ``Clm-Recall``, ``Clm-Recall-Missing``,
+    ``Clm-Recall-Kinds``; and, when the agent wrote a summary of its own (``agent_summary``:
+    its handoff reply), so is that summary: ``Clm-Recall-Agent`` and its ``-Missing`` and
+    ``-Kinds``. ``Clm-Seed-Tokens`` is the seed's size (characters / 4)."""
     from clm_policy.lifecycle.handoff import (
         build_manifest,
         manifest_filename,
@@ -299,12 +319,30 @@ def run_handoff(
     )
     hits = memory_hits(repo, manifest)  # read before anything is written: a refusal stops here
     # what the next session starts from, checked for the facts before it is committed
-    seed = seed_messages(manifest, hits, constraints=clean.constraints, decisions=clean.decisions)
-    recall = verify(facts(clean), [m.content for m in seed])
+    seed = seed_messages(
+        manifest,
+        hits,
+        constraints=clean.constraints,
+        decisions=clean.decisions,
+        seed_tokens=seed_tokens,
+        manifest_path=m_path,
+    )
+    asked = (
+        inventory(clean)
+        if facts_asked is None
+        else [Fact(f.kind, change.clean(f.text)) for f in facts_asked]
+    )
+    recall = verify(asked, [seed[0].content])
+    agent_recall = None
+    extra = recall_trailers(recall, kinds=True)
+    if agent_summary is not None and agent_summary.strip():
+        agent_recall = verify(asked, [change.clean(agent_summary)])
+        extra.update(recall_trailers(agent_recall, "Clm-Recall-Agent", kinds=True))
+    extra["Clm-Seed-Tokens"] = str(-(-len(seed[0].content) // CHARS_PER_TOKEN))
     message = CommitMessage(
         event_subject("handoff", state.session_id, state.step_index, why.rule),
         body,
-        trailers(state, "handoff", why, **{"Clm-Manifest": m_path}, **recall_trailers(recall)),
+        trailers(state, "handoff", why, **{"Clm-Manifest": m_path}, **extra),
     )
     if branch:
         ref = f"refs/heads/clm/handoff/{state.session_id}-{number}"
@@ -341,6 +379,7 @@ def run_handoff(
         change.redactions,
         attempts,
         recall,
+        agent_recall,
     )
 
 

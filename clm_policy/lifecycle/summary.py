@@ -4,23 +4,28 @@ The sections cover what the summary prompts of other agents ask a model to keep 
 progress, decisions, constraints, next steps, references; Goose: intent, files, errors,
 pending tasks, next step; Gemini CLI's ``<state_snapshot>``: goal, knowledge, file-system
 state, recent actions, plan), filled here from the facts a SessionState carries instead of
-from a model. Every section is always present, ``(none)`` when empty, so summaries diff and
-grep alike. The same state gives byte-identical text: nothing here reads a clock, a random
-source or an unordered collection.
+from a model. Every section of the original list is always present, ``(none)`` when empty, so
+summaries diff and grep alike; those a state read from a real session adds (requests, done,
+remaining, moved, deleted, open failures) appear when they hold something. The same state
+gives byte-identical text: nothing here reads a clock, a random source or an unordered
+collection.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from clm_policy.models.enums import MessageRole
+from clm_policy.models.enums import MessageRole, TaskStatus
 from clm_policy.models.state import Message, SessionState
 
 RECENT_MESSAGES = 5
 MESSAGE_WIDTH = 240
-ACTION_WIDTH = 200
+ACTION_WIDTH = 400
 NONE = "(none)"
 DEFAULT_NEXT_ACTION = "Resume: re-read source_of_truth, then continue the goal"
+COMPLETED_NEXT_ACTION = (
+    "The task is complete: report what was done and wait for the user's next request"
+)
 
 
 def one_line(text: str, width: int) -> str:
@@ -60,18 +65,28 @@ def section(title: str, body: Iterable[str]) -> list[str]:
 def next_safe_action(state: SessionState) -> str:
     """What the agent should do first after a compaction or handoff.
 
-    In this order: the first blocker ("Resolve the blocker: ..."), else the first
-    not-verified item ("Verify: ..."), else the last non-empty assistant message ("Continue
-    from the last assistant message: ..."), else :data:`DEFAULT_NEXT_ACTION`.
+    In this order: the next step the agent itself stated (``next_action``: its handoff, its
+    compact summary when nothing since did that step, the question its last words end with),
+    else, for a completed task with nothing blocking or remaining,
+    :data:`COMPLETED_NEXT_ACTION`, else the first blocker ("Resolve the blocker: ..."), else
+    the first remaining task ("Continue with: ...": the one in progress, else the first
+    pending), else the first open failure ("Fix the failing check: ..."), else
+    the first not-verified item ("Verify: ..."), else :data:`DEFAULT_NEXT_ACTION`. The last
+    assistant message is never the next step: it may say what was just done, or answer a
+    background task's notice.
     """
+    if state.next_action.strip():
+        return one_line(state.next_action, ACTION_WIDTH)
+    if state.status is TaskStatus.COMPLETED and not state.blockers and not state.remaining:
+        return COMPLETED_NEXT_ACTION
     if state.blockers:
         return _first_of("Resolve the blocker: ", state.blockers, "blocker")
+    if state.remaining:
+        return _first_of("Continue with: ", state.remaining, "task")
+    if state.open_failures:
+        return _first_of("Fix the failing check: ", state.open_failures, "failing check")
     if state.not_verified:
         return _first_of("Verify: ", state.not_verified, "unverified item")
-    for message in reversed(state.messages):
-        if message.role is MessageRole.ASSISTANT and message.content.strip():
-            text = one_line(message.content, ACTION_WIDTH)
-            return f"Continue from the last assistant message: {text}"
     return DEFAULT_NEXT_ACTION
 
 
@@ -124,11 +139,17 @@ def build_summary(
         "; ".join(facts) + ".",
         "",
         *section("Goal", paragraph(state.goal)),
+        *(section("Requests", bullets(state.requests)) if state.requests else []),
         *section("Constraints", bullets(state.constraints)),
         *section("Source of truth", bullets(state.source_of_truth)),
         *section("Decisions", bullets(state.decisions)),
+        *(section("Done", bullets(state.done)) if state.done else []),
+        *(section("Remaining", bullets(state.remaining)) if state.remaining else []),
         *section("Changed artifacts", bullets(state.changed_artifacts)),
+        *(section("Moved", bullets(state.moved_artifacts)) if state.moved_artifacts else []),
+        *(section("Deleted", bullets(state.deleted_artifacts)) if state.deleted_artifacts else []),
         *section("Commands and results", bullets(state.commands_and_results)),
+        *(section("Open failures", bullets(state.open_failures)) if state.open_failures else []),
         *section("Verified", bullets(state.verified)),
         *section("Not verified", bullets(state.not_verified)),
         *section("Assumptions and risks", bullets(state.assumptions_risks)),

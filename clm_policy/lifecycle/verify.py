@@ -49,17 +49,58 @@ VERIFY_FAILED = "verify_failed"
 
 KINDS = (
     "goal",
+    "requests",
     "constraints",
     "decisions",
     "blockers",
+    "open_failures",
+    "remaining",
+    "next_step",
+    "done",
     "changed_artifacts",
+    "moved_artifacts",
+    "deleted_artifacts",
     "commands_and_results",
     "verified",
     "not_verified",
     "next_safe_action",
     "memory_keys",
 )
-"""The kinds of facts, in the order they are reported (the SessionState's field names)."""
+"""The kinds of facts, in the order they are reported (the SessionState's field names, and
+``next_step``: the next step the agent itself stated)."""
+_LISTS = (
+    "requests",
+    "constraints",
+    "decisions",
+    "blockers",
+    "open_failures",
+    "remaining",
+    "done",
+    "changed_artifacts",
+    "moved_artifacts",
+    "deleted_artifacts",
+    "commands_and_results",
+    "verified",
+    "not_verified",
+)
+"""The state's list fields whose every item is a fact a compaction must keep."""
+HANDOFF_KINDS = (
+    "goal",
+    "requests",
+    "constraints",
+    "decisions",
+    "blockers",
+    "open_failures",
+    "remaining",
+    "next_step",
+    "changed_artifacts",
+    "moved_artifacts",
+    "deleted_artifacts",
+    "verified",
+)
+"""The kinds of a handoff's fact inventory (:func:`inventory`)."""
+REQUEST_WIDTH = 160
+"""A request is asked by its opening this long (a seed lists earlier requests briefly)."""
 KEY_SHARE = 0.8
 STOP_WORDS = frozenset(
     {
@@ -125,20 +166,58 @@ class Fact(Record):
 
 
 def facts(state: SessionState) -> list[Fact]:
-    """The facts of ``state`` that must survive a compaction or a handoff, in :data:`KINDS`
-    order: the goal, each item of the list fields, the next safe action (without its
-    "(then N more ...)" count; not asked when it is only the default "Resume: ..."), each
-    memory key. An item listed twice (the same command run three times) is asked once."""
+    """The facts of ``state`` that must survive a compaction, in :data:`KINDS` order: the
+    goal, each item of the list fields, the next safe action (without its "(then N more
+    ...)" count; not asked when it is only the default "Resume: ..."), each memory key. An
+    item listed twice (the same command run three times) is asked once."""
     found: list[Fact] = []
     if state.goal.strip():
         found.append(Fact("goal", state.goal))
-    for kind in KINDS[1:8]:
-        found += [Fact(kind, item) for item in getattr(state, kind)]
+    goal = " ".join(state.goal.split())
+    for kind in _LISTS:
+        items = getattr(state, kind)
+        if kind == "requests":  # the goal is asked once, as the goal
+            items = [r for r in items if " ".join(r.split()) != goal]
+        found += [Fact(kind, item) for item in items]
     action = next_safe_action(state)
     if action != DEFAULT_NEXT_ACTION:
         found.append(Fact("next_safe_action", _THEN_MORE.sub("", action)))
     found += [Fact("memory_keys", key) for key in state.memory_keys]
-    return list(dict.fromkeys(found))  # a fact listed twice is asked once
+    return _ordered(found)
+
+
+def inventory(state: SessionState) -> list[Fact]:
+    """A handoff's fact inventory: what a fresh agent must learn from the seed, taken from the
+    session (a state read from its transcript *before* the agent's own handoff is merged in,
+    so that the agent's summary can be checked against it too): the goal, every request (by
+    its opening, :data:`REQUEST_WIDTH` characters), the constraints and decisions, the
+    blockers and open failures, the remaining tasks, the next step the agent itself stated,
+    the files changed, moved and deleted, and what is verified. Kinds: :data:`HANDOFF_KINDS`.
+    """
+    found: list[Fact] = []
+    if state.goal.strip():
+        found.append(Fact("goal", one_line(state.goal, 300)))
+    goal = " ".join(state.goal.split())
+    found += [
+        Fact("requests", one_line(r, REQUEST_WIDTH))
+        for r in state.requests
+        if " ".join(r.split()) != goal  # the goal is asked once, as the goal
+    ]
+    for kind in HANDOFF_KINDS[2:]:
+        if kind == "next_step":
+            if state.next_action.strip():
+                found.append(Fact("next_step", state.next_action))
+            continue
+        found += [Fact(kind, item) for item in getattr(state, kind)]
+    blocked = {f.text for f in found if f.kind == "open_failures"}
+    found = [f for f in found if not (f.kind == "blockers" and f.text in blocked)]
+    return _ordered(found)
+
+
+def _ordered(found: list[Fact]) -> list[Fact]:
+    """Each fact once (a command run three times is asked once), in :data:`KINDS` order."""
+    order = {k: i for i, k in enumerate(KINDS)}
+    return sorted(dict.fromkeys(found), key=lambda f: order.get(f.kind, 99))
 
 
 def normalise(text: str) -> str:
@@ -228,6 +307,11 @@ class Recall(Record):
     def trailer(self) -> str:
         """``Clm-Recall``: ``0.93 (13/14)``."""
         return f"{self.shown} ({self.found}/{self.asked})"
+
+    @property
+    def kinds_text(self) -> str:
+        """``Clm-Recall-Kinds``: ``goal 1/1, requests 3/4, open_failures 1/1``."""
+        return ", ".join(f"{kind} {found}/{asked}" for kind, (found, asked) in self.by_kind.items())
 
     @property
     def missing_counts(self) -> str:

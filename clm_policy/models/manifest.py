@@ -1,6 +1,9 @@
 """The handoff manifest: what a fresh session needs to take over a task (seed plan §5.5).
 
-Exactly the fourteen §5.5 fields, all required; nothing else. Session linkage (session id,
+The fourteen §5.5 fields, all required, then the fields a handoff from a real session adds —
+every request, the constraints and decisions, what is done and what remains, the open
+failures, the files moved and deleted, the transcript — each optional with an empty default,
+so a manifest written before them still validates. Nothing else. Session linkage (session id,
 parent session, step, rule) is not part of the manifest: it travels in the commit trailers.
 schemas/handoff-manifest.schema.json is generated from :class:`HandoffManifest`, and
 :func:`validate_manifest` checks a manifest against both before anyone writes it.
@@ -53,7 +56,8 @@ class ManifestStatus(StrEnum):
 
 
 class HandoffManifest(BaseModel):
-    """The handoff manifest (seed plan, section 5.5): every field required, no other field."""
+    """The handoff manifest (seed plan, section 5.5): its fourteen fields required, the
+    handoff's additions optional, no other field."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
@@ -80,6 +84,40 @@ class HandoffManifest(BaseModel):
         pattern=TIMESTAMP_PATTERN, description="when the manifest was made, ISO-8601 UTC ('Z')"
     )
     decision_rationale: Text = Field(description="why the session was handed off")
+    requests: list[str] = Field(
+        default_factory=list,
+        description=(
+            "every request the user made, in order (the goal is the latest substantive one)"
+        ),
+    )
+    constraints: list[str] = Field(
+        default_factory=list, description="what the user said must or must not be done"
+    )
+    decisions: list[str] = Field(default_factory=list, description="decisions taken and by whom")
+    done: list[str] = Field(default_factory=list, description="work finished")
+    remaining: list[str] = Field(
+        default_factory=list,
+        description="work still to do, in order: the task in progress first",
+    )
+    open_failures: list[str] = Field(
+        default_factory=list,
+        description=(
+            "checks whose last run failed and that no later run passed, with the output's summary"
+        ),
+    )
+    moved_artifacts: list[str] = Field(
+        default_factory=list, description="files renamed, as 'old -> new'"
+    )
+    deleted_artifacts: list[str] = Field(default_factory=list, description="files deleted")
+    transcript: str | None = Field(
+        default=None, description="the earlier session's transcript, for what the manifest lacks"
+    )
+    last_message: str | None = Field(
+        default=None,
+        description=(
+            "the earlier agent's last message, as context: what it said last, never the next step"
+        ),
+    )
 
     @field_validator("timestamp")
     @classmethod

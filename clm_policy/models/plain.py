@@ -343,7 +343,7 @@ def _plain_tokensnapshot(data: Any) -> Any:
     return FigureTokens(context_tokens=f_context_tokens, input_tokens=f_input_tokens, output_tokens=f_output_tokens, total_tokens=f_total_tokens, context_window=f_context_window, model=f_model, estimated=f_estimated)
 
 
-_KEYS_SESSIONSTATE = frozenset(('session_id', 'goal', 'status', 'step_index', 'last_compact_step', 'compact_count', 'profile', 'tokens', 'signals', 'messages', 'human_interventions', 'constraints', 'decisions', 'changed_artifacts', 'commands_and_results', 'verified', 'not_verified', 'assumptions_risks', 'blockers', 'source_of_truth', 'memory_keys', 'parent_session'))
+_KEYS_SESSIONSTATE = frozenset(('session_id', 'goal', 'status', 'step_index', 'last_compact_step', 'compact_count', 'profile', 'tokens', 'signals', 'messages', 'human_interventions', 'requests', 'constraints', 'decisions', 'done', 'remaining', 'next_action', 'open_failures', 'changed_artifacts', 'moved_artifacts', 'deleted_artifacts', 'commands_and_results', 'verified', 'not_verified', 'assumptions_risks', 'blockers', 'source_of_truth', 'memory_keys', 'transcript', 'parent_session'))
 
 
 def _plain_sessionstate(data: Any) -> Any:
@@ -426,6 +426,15 @@ def _plain_sessionstate(data: Any) -> Any:
     else:
         if not (type(f_human_interventions) is int and f_human_interventions >= 0 and f_human_interventions <= 9223372036854775807):
             return None
+    f_requests = data.get('requests', _MISSING)
+    if f_requests is _MISSING:
+        f_requests = []
+    else:
+        if type(f_requests) is not list:
+            return None
+        for item in f_requests:
+            if not (type(item) is str):
+                return None
     f_constraints = data.get('constraints', _MISSING)
     if f_constraints is _MISSING:
         f_constraints = []
@@ -444,6 +453,39 @@ def _plain_sessionstate(data: Any) -> Any:
         for item in f_decisions:
             if not (type(item) is str):
                 return None
+    f_done = data.get('done', _MISSING)
+    if f_done is _MISSING:
+        f_done = []
+    else:
+        if type(f_done) is not list:
+            return None
+        for item in f_done:
+            if not (type(item) is str):
+                return None
+    f_remaining = data.get('remaining', _MISSING)
+    if f_remaining is _MISSING:
+        f_remaining = []
+    else:
+        if type(f_remaining) is not list:
+            return None
+        for item in f_remaining:
+            if not (type(item) is str):
+                return None
+    f_next_action = data.get('next_action', _MISSING)
+    if f_next_action is _MISSING:
+        f_next_action = ''
+    else:
+        if not (type(f_next_action) is str):
+            return None
+    f_open_failures = data.get('open_failures', _MISSING)
+    if f_open_failures is _MISSING:
+        f_open_failures = []
+    else:
+        if type(f_open_failures) is not list:
+            return None
+        for item in f_open_failures:
+            if not (type(item) is str):
+                return None
     f_changed_artifacts = data.get('changed_artifacts', _MISSING)
     if f_changed_artifacts is _MISSING:
         f_changed_artifacts = []
@@ -451,6 +493,24 @@ def _plain_sessionstate(data: Any) -> Any:
         if type(f_changed_artifacts) is not list:
             return None
         for item in f_changed_artifacts:
+            if not (type(item) is str):
+                return None
+    f_moved_artifacts = data.get('moved_artifacts', _MISSING)
+    if f_moved_artifacts is _MISSING:
+        f_moved_artifacts = []
+    else:
+        if type(f_moved_artifacts) is not list:
+            return None
+        for item in f_moved_artifacts:
+            if not (type(item) is str):
+                return None
+    f_deleted_artifacts = data.get('deleted_artifacts', _MISSING)
+    if f_deleted_artifacts is _MISSING:
+        f_deleted_artifacts = []
+    else:
+        if type(f_deleted_artifacts) is not list:
+            return None
+        for item in f_deleted_artifacts:
             if not (type(item) is str):
                 return None
     f_commands_and_results = data.get('commands_and_results', _MISSING)
@@ -516,6 +576,13 @@ def _plain_sessionstate(data: Any) -> Any:
         for item in f_memory_keys:
             if not (type(item) is str):
                 return None
+    f_transcript = data.get('transcript', _MISSING)
+    if f_transcript is _MISSING:
+        f_transcript = None
+    else:
+        if f_transcript is not None:
+            if not (type(f_transcript) is str):
+                return None
     f_parent_session = data.get('parent_session', _MISSING)
     if f_parent_session is _MISSING:
         f_parent_session = None
@@ -535,9 +602,16 @@ def _plain_sessionstate(data: Any) -> Any:
         'signals': f_signals,
         'messages': f_messages,
         'human_interventions': f_human_interventions,
+        'requests': f_requests,
         'constraints': f_constraints,
         'decisions': f_decisions,
+        'done': f_done,
+        'remaining': f_remaining,
+        'next_action': f_next_action,
+        'open_failures': f_open_failures,
         'changed_artifacts': f_changed_artifacts,
+        'moved_artifacts': f_moved_artifacts,
+        'deleted_artifacts': f_deleted_artifacts,
         'commands_and_results': f_commands_and_results,
         'verified': f_verified,
         'not_verified': f_not_verified,
@@ -545,6 +619,7 @@ def _plain_sessionstate(data: Any) -> Any:
         'blockers': f_blockers,
         'source_of_truth': f_source_of_truth,
         'memory_keys': f_memory_keys,
+        'transcript': f_transcript,
         'parent_session': f_parent_session,
     }
     if any(check(values) is not None for check in STATE_CHECKS):

@@ -57,6 +57,13 @@ class ProfileSpec(BaseModel):
             "under it the compaction becomes a handoff (verify_failed)"
         ),
     )
+    seed_tokens: Annotated[int, Field(ge=100, le=MAX_COUNT)] | None = Field(
+        default=None,
+        description=(
+            "the most a handoff's seed may take, in tokens (characters / 4; default 2500): "
+            "the most useful facts first, the rest left in the manifest"
+        ),
+    )
 
 
 class SignalSpec(BaseModel):

@@ -125,9 +125,35 @@ class SessionState(BaseModel):
     human_interventions: Annotated[
         int, Reads("human_interventions", "human interventions recorded in the state")
     ] = Field(default=0, ge=0, le=MAX_COUNT)
+    requests: list[str] = Field(
+        default_factory=list,
+        description=(
+            "every request the user made, in order (the goal is the latest substantive one)"
+        ),
+    )
     constraints: list[str] = Field(default_factory=list)
     decisions: list[str] = Field(default_factory=list)
+    done: list[str] = Field(
+        default_factory=list, description="work the agent finished (its completed tasks)"
+    )
+    remaining: list[str] = Field(
+        default_factory=list,
+        description="work still to do, in order: the task in progress first, then the pending ones",
+    )
+    next_action: str = Field(
+        default="", description="the next step the agent itself stated, when it stated one"
+    )
+    open_failures: list[str] = Field(
+        default_factory=list,
+        description=(
+            "checks (tests, builds, linters) whose last run failed and that no later run passed"
+        ),
+    )
     changed_artifacts: list[str] = Field(default_factory=list)
+    moved_artifacts: list[str] = Field(
+        default_factory=list, description="files renamed, as 'old -> new'"
+    )
+    deleted_artifacts: list[str] = Field(default_factory=list)
     commands_and_results: list[str] = Field(default_factory=list)
     verified: list[str] = Field(default_factory=list)
     not_verified: list[str] = Field(default_factory=list)
@@ -135,6 +161,9 @@ class SessionState(BaseModel):
     blockers: Annotated[list[str], Reads()] = Field(default_factory=list)
     source_of_truth: list[str] = Field(default_factory=list)
     memory_keys: list[str] = Field(default_factory=list)
+    transcript: str | None = Field(
+        default=None, description="the agent's transcript the state was read from"
+    )
     parent_session: str | None = Field(
         default=None, description="the session this one was handed off from"
     )

@@ -298,6 +298,7 @@ def _profile(p: Profile) -> dict[str, Any]:
         "context_window": p.context_window,
         "description": p.description,
         "min_recall": p.min_recall,
+        "seed_tokens": p.seed_tokens,
         "locations": {k: _location(v) for k, v in p.locations.items()},
     }
 
@@ -315,6 +316,7 @@ def _decode_profile(value: Any) -> Profile:
         description=_opt_str(d["description"]),
         locations={_str(k): _decode_location(v) for k, v in _dict(d["locations"]).items()},
         min_recall=_share(d["min_recall"]),
+        seed_tokens=_int(d["seed_tokens"]),
     )
 
 

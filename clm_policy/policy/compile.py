@@ -25,6 +25,7 @@ PROFILE_DEFAULTS: dict[str, Any] = {
     "context_window": None,
     "description": None,
     "min_recall": 0.9,
+    "seed_tokens": 2500,
 }
 
 
@@ -200,6 +201,7 @@ def _profile(res: ResolvedPolicy, name: str) -> Profile:
         context_window=window,
         description=values["description"][0],
         min_recall=float(values["min_recall"][0]),
+        seed_tokens=int(values["seed_tokens"][0]),
         locations={
             key: (origin or where).location
             for key, (_, origin) in values.items()

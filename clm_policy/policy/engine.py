@@ -140,7 +140,8 @@ class Profile(Record):
     """A task profile: thresholds and the figures rules read as ``profile.*``.
 
     ``min_recall`` is the share of a session's facts a compaction's next context must hold;
-    under it the compaction becomes a handoff (``verify_failed``; docs/verification.md). It is
+    under it the compaction becomes a handoff (``verify_failed``; docs/verification.md).
+    ``seed_tokens`` is the most a handoff's seed may take (characters / 4). Both are
     keyword-only, so positional callers are unaffected.
 
     ``locations`` says where soft_compact, hard_handoff and context_window were written (for
@@ -156,6 +157,7 @@ class Profile(Record):
         "context_window",
         "description",
         "min_recall",
+        "seed_tokens",
         "locations",
     )
     __slots__ = FIELDS
@@ -174,6 +176,7 @@ class Profile(Record):
         locations: dict[str, Location] | None = None,
         *,
         min_recall: float = 0.9,
+        seed_tokens: int = 2500,
     ) -> None:
         self.name = name
         self.soft_compact = soft_compact
@@ -184,6 +187,7 @@ class Profile(Record):
         self.context_window = context_window
         self.description = description
         self.min_recall = min_recall
+        self.seed_tokens = seed_tokens
         self.locations: dict[str, Location] = {} if locations is None else locations
 
     def __repr__(self) -> str:

@@ -29,6 +29,8 @@ def _profile(p: Profile) -> CommentedMap:
         out["context_window"] = p.context_window
     if p.min_recall != PROFILE_DEFAULTS["min_recall"]:
         out["min_recall"] = p.min_recall
+    if p.seed_tokens != PROFILE_DEFAULTS["seed_tokens"]:
+        out["seed_tokens"] = p.seed_tokens
     return out
 
 

@@ -8,8 +8,12 @@ The method (docs/replay.md, "How calibrate proposes thresholds"):
      a commit of the PreCompact hook, ``Clm-Agent-Trigger: auto`` and ``Clm-Agent-Tokens``),
    - the integration reported degradation (the first decision of each run of decisions whose
      recorded state has ``signals.degradation`` true),
-   - a compaction's recall fell under :data:`RECALL_FLOOR` (a ``Clm-Recall`` trailer, where
-     compactions are verified, with the commit's ``Clm-Context-Tokens``).
+   - a compaction's recall fell under :data:`RECALL_FLOOR` (the ``Clm-Recall`` trailer of a
+     compaction commit, ``Clm-Event: compact``, with its ``Clm-Context-Tokens``; a handoff's
+     or an agent summary's recall says how well a seed or a summary kept the facts, not that
+     the context was too full).
+   Each commit gives at most one point (a PreCompact snapshot carries both the agent's own
+   compaction and its recall: it counts once, as the agent's).
    Points of sessions decided under another profile are left out; manual compactions are
    counted but not used (a person chose the moment).
 2. Take the lower decile of the points (nearest rank): nine in ten troubles came later.
@@ -227,6 +231,7 @@ def _memory_points(memory: str, profile: str, result: Calibration) -> list[Point
     transcript was read (the transcript's figure is the exact one)."""
     from_transcripts = set(result.sessions)
     points: list[Point] = []
+    counted: set[str] = set()  # commits that gave a point: each gives one at most
     with MemoryRepo(memory) as repo:
         commit = repo.head()
         if commit is None:
@@ -271,12 +276,16 @@ def _memory_points(memory: str, profile: str, result: Calibration) -> list[Point
             if native is not None and sid not in from_transcripts:
                 if trigger == "auto":
                     points.append(Point("native", "memory", sid, native, windows.get(sid)))
+                    counted.add(entry.commit)
                 else:
                     _leave_out(result, "manual compaction (a person chose the moment)")
+            if entry.event != "compact" or entry.commit in counted:
+                continue
             recall = recall_of(trailers.get("Clm-Recall", ""))
             at = _count(_int(trailers.get("Clm-Context-Tokens")))
             if recall is not None and recall < RECALL_FLOOR and at is not None:
                 points.append(Point("recall", "memory", sid, at, windows.get(sid)))
+                counted.add(entry.commit)
     return points
 
 

@@ -33,11 +33,10 @@ import re
 from collections import OrderedDict
 
 from clm_policy.transcripts.reading import (
+    COMMAND_LIMIT,
     GOAL_LIMIT,
     MESSAGE_LIMIT,
     NOT_COUNTED,
-    Artifacts,
-    Commands,
     Compaction,
     Lines,
     Source,
@@ -48,7 +47,6 @@ from clm_policy.transcripts.reading import (
     count,
     estimate_tokens,
     limited_warning,
-    outcome,
     text_of,
 )
 
@@ -62,8 +60,6 @@ COMPACTED = (
     "compacted after the last usage figure; context estimated from what follows the "
     f"compaction ({NOT_COUNTED})"
 )
-EDIT_TOOLS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path"}
-NOTEBOOK_TOOLS = {"NotebookEdit": "notebook_path"}
 SHELL_TOOLS = frozenset({"Bash"})
 _RESPONSES_KEPT = 512
 # user lines that are Claude Code's own wrappers, not a person's prompt
@@ -282,8 +278,6 @@ class _Chain:
         self.compacted_at: int | None = None
         self.goal = ""
         self.last_message: str | None = None
-        self.artifacts = Artifacts()
-        self.commands = Commands()
         self.session_id: str | None = None
         self.agent_id: str | None = None
         self.cwd: str | None = None
@@ -306,14 +300,11 @@ class _Chain:
         content = message.get("content")
         if event[0] == "assistant":
             self._response(obj, message)
-            self._tool_uses(content)
             text = _text(content)
             if text:
                 self.last_message = clip(text, MESSAGE_LIMIT)
-        else:
-            self._tool_results(content)
-            if not self.goal:
-                self.goal = _prompt(obj, content)
+        elif not self.goal:
+            self.goal = _prompt(obj, content)
 
     def _response(self, obj: dict[str, Any], message: dict[str, Any]) -> None:
         key = (
@@ -342,30 +333,6 @@ class _Chain:
             self.responses.move_to_end(key)
             if len(self.responses) > _RESPONSES_KEPT:
                 self.responses.popitem(last=False)
-
-    def _tool_uses(self, content: object) -> None:
-        for block in content if isinstance(content, list) else ():
-            if not isinstance(block, dict) or block.get("type") != "tool_use":
-                continue
-            name = block.get("name")
-            args = block.get("input")
-            if not isinstance(name, str) or not isinstance(args, dict):
-                continue
-            key = EDIT_TOOLS.get(name) or NOTEBOOK_TOOLS.get(name)
-            if key:
-                self.artifacts.add(args.get(key))
-            elif name in SHELL_TOOLS and isinstance(args.get("command"), str):
-                self.commands.start(text_of(block.get("id")), args["command"])
-
-    def _tool_results(self, content: object) -> None:
-        for block in content if isinstance(content, list) else ():
-            if not isinstance(block, dict) or block.get("type") != "tool_result":
-                continue
-            text = _result_text(block.get("content"))
-            match = _EXIT_CODE.match(text)
-            code = int(match.group(1)) if match else None
-            result = outcome(code, failed=block.get("is_error") is True)
-            self.commands.finish(text_of(block.get("tool_use_id")), result)
 
 
 def _text(content: object) -> str:
@@ -398,9 +365,14 @@ def _prompt(obj: dict[str, Any], content: object) -> str:
 
 
 def read_full(src: Source) -> TranscriptReading:
+    from clm_policy.transcripts.takeover import goal_of
+    from clm_policy.transcripts.work import WorkLog, finish
+
     lines = Lines(src.file, FORMAT)
     both = _Both()
     main, side = _Chain(), _Chain()
+    logs = (WorkLog(), WorkLog("sidechain"))
+    progress: dict[str, WorkLog] = {}  # subagents seen only in `progress` lines, by tool call
     for number, raw, terminated in src.forward():
         obj = lines.parse(raw, terminated, number)
         if obj is None:
@@ -408,8 +380,13 @@ def read_full(src: Source) -> TranscriptReading:
         event = event_of(obj)
         if event is not None:
             both.feed(event)
+        sidechain = obj.get("isSidechain") is True
         if obj.get("type") in ("user", "assistant", "system"):
-            (side if obj.get("isSidechain") is True else main).feed(obj, event)
+            (side if sidechain else main).feed(obj, event)
+        elif obj.get("type") == "progress":
+            _progress(progress, obj)
+            continue
+        feed_work(logs[sidechain], obj)
     lines.finish()
     figures = both.chosen()
     chain = side if both.sidechain() else main
@@ -418,8 +395,15 @@ def read_full(src: Source) -> TranscriptReading:
     warnings.extend(lines.warnings())
     if why:
         warnings.add(why)
-    if chain.artifacts.dropped:
-        warnings.add(f"{chain.artifacts.dropped} more changed files not listed")
+    if both.sidechain():  # a subagent's own transcript: its work is the main work here
+        log, subs = logs[1], []
+        log.agent = None
+    else:
+        files = subagent_logs(src.file, main.session_id, warnings)
+        have = {sub.agent for sub in files}
+        extra = [sub for key, sub in progress.items() if key not in have]
+        log, subs = logs[0], [logs[1], *files, *extra]
+    work = finish(log, subs)
     return TranscriptReading(
         format=FORMAT,
         path=src.file,
@@ -433,9 +417,9 @@ def read_full(src: Source) -> TranscriptReading:
         compact_count=chain.compact_count,
         last_compact_step=chain.last_compact_step,
         compacted_at_tokens=chain.compacted_at,
-        goal=chain.goal,
-        changed_artifacts=chain.artifacts.paths(),
-        commands_and_results=chain.commands.lines(),
+        goal=goal_of([r.text for r in work.requests]) or chain.goal,
+        changed_artifacts=work.changed + work.made,
+        commands_and_results=[run.line() for run in work.runs[-COMMAND_LIMIT:]],
         last_assistant_message=chain.last_message,
         input_tokens=chain.input_tokens,
         output_tokens=chain.output_tokens,
@@ -443,4 +427,241 @@ def read_full(src: Source) -> TranscriptReading:
         bytes_read=src.bytes_read,
         turns=chain.turns,
         compactions=chain.compactions,
+        work=work,
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# What the session did (clm_policy.transcripts.work)
+
+_COMMAND = re.compile(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+_REJECTED = re.compile(r"To tell you how to proceed, the user said:\n(.+)", re.S)
+_NOTICES = (
+    "<task-notification>",
+    "<agent-notification>",
+    "<system-reminder>",
+    "<local-command-caveat>",
+)
+BUILTIN_COMMANDS = frozenset(
+    {
+        "add-dir",
+        "agents",
+        "bashes",
+        "bug",
+        "clear",
+        "compact",
+        "config",
+        "context",
+        "cost",
+        "doctor",
+        "effort",
+        "exit",
+        "export",
+        "fast",
+        "feedback",
+        "help",
+        "hooks",
+        "ide",
+        "keybindings",
+        "login",
+        "logout",
+        "mcp",
+        "memory",
+        "model",
+        "output-style",
+        "permissions",
+        "plugin",
+        "privacy-settings",
+        "release-notes",
+        "resume",
+        "rewind",
+        "sandbox",
+        "skills",
+        "status",
+        "statusline",
+        "terminal-setup",
+        "theme",
+        "todos",
+        "upgrade",
+        "usage",
+        "vim",
+    }
+)
+"""Claude Code's own commands that manage the session: no request to the agent."""
+_SUBAGENT_FILES = 200
+
+
+def feed_work(log: Any, obj: dict[str, Any]) -> None:
+    """One transcript line into a :class:`~clm_policy.transcripts.work.WorkLog`."""
+    from clm_policy.transcripts.work import COMMAND, PROMPT, QUEUED, REJECTION, SHELL
+
+    kind = obj.get("type")
+    log.at(obj.get("timestamp"), obj.get("cwd"))
+    if kind == "queue-operation":
+        content = obj.get("content")
+        if obj.get("operation") == "enqueue" and isinstance(content, str):
+            if content.lstrip().startswith(_NOTICES):
+                log.notice(content)
+            else:
+                log.request(content, QUEUED)
+        return
+    if kind == "attachment":
+        attachment = obj.get("attachment")
+        if isinstance(attachment, dict) and attachment.get("type") == "queued_command":
+            prompt = attachment.get("prompt")
+            if isinstance(prompt, str):
+                log.request(prompt, PROMPT)
+        return
+    message = obj.get("message")
+    if kind not in ("user", "assistant") or not isinstance(message, dict):
+        return
+    content = message.get("content")
+    if kind == "assistant":
+        if _synthetic(obj, message):
+            return
+        for block in content if isinstance(content, list) else ():
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                log.said(block["text"])
+                log.said_plan(block["text"])
+            elif block.get("type") == "tool_use":
+                name, args = block.get("name"), block.get("input")
+                if isinstance(name, str) and isinstance(args, dict):
+                    if name in SHELL_TOOLS:
+                        name = SHELL
+                    log.tool_use(text_of(block.get("id")), name, args)
+        if isinstance(content, str):
+            log.said(content)
+        return
+    if obj.get("isCompactSummary") is True:
+        log.summary(_text(content), "claude-compact")
+        return
+    results = (
+        [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+        if isinstance(content, list)
+        else []
+    )
+    if results:
+        structured = obj.get("toolUseResult") if len(results) == 1 else None
+        for block in results:
+            text = _result_text(block.get("content"))
+            error = block.get("is_error") is True
+            said = _REJECTED.search(text) if error else None
+            if said:  # the person rejected the call and said what to do instead
+                log.request(said.group(1), REJECTION)
+            match = _EXIT_CODE.match(text)
+            code = int(match.group(1)) if match else (None if error else 0)
+            if match:
+                text = text[match.end() :].lstrip("\n")
+            if text.startswith("Command running in background"):
+                continue
+            log.tool_result(
+                text_of(block.get("tool_use_id")),
+                text,
+                is_error=error,
+                exit_code=code,
+                structured=structured,
+            )
+        return
+    if obj.get("isMeta") is True or obj.get("isVisibleInTranscriptOnly") is True:
+        return
+    text = _REMINDER.sub("", _text(content)).strip()
+    if not text:
+        return
+    if text.startswith(_NOTICES):
+        log.notice(text)
+        return
+    command = _COMMAND.search(text)
+    if command:
+        name = command.group(1)
+        if name not in BUILTIN_COMMANDS:
+            args = _COMMAND_ARGS.search(text)
+            rest = args.group(1).strip() if args else ""
+            log.request(f"/{name} {rest}".strip(), COMMAND)
+        return
+    if text.startswith(_WRAPPERS):
+        return
+    log.request(text, PROMPT)
+
+
+def _subagent_call(file: str) -> str | None:
+    """The ``Agent`` call a subagent's transcript answers: ``toolUseId`` in the
+    ``agent-<id>.meta.json`` beside it (Claude Code 2.1), when it says."""
+    meta = file[: -len(".jsonl")] + ".meta.json"
+    try:
+        with open(meta, "rb") as handle:
+            data = json.loads(handle.read(64 * 1024))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return text_of(data.get("toolUseId")) if isinstance(data, dict) else None
+
+
+def _progress(logs: dict[str, Any], obj: dict[str, Any]) -> None:
+    """A subagent's message streamed into the main transcript (``progress`` lines of type
+    ``agent_progress``, older Claude Code 2.1 versions): into that subagent's log, named by the
+    ``Agent`` call it answers."""
+    from clm_policy.transcripts.work import WorkLog
+
+    data = obj.get("data")
+    if not isinstance(data, dict) or data.get("type") != "agent_progress":
+        return
+    inner = data.get("message")
+    if not isinstance(inner, dict) or inner.get("type") not in ("user", "assistant"):
+        return
+    key = text_of(obj.get("parentToolUseID")) or text_of(data.get("agentId")) or "progress"
+    log = logs.get(key)
+    if log is None:
+        log = logs[key] = WorkLog(key)
+    line = {
+        "type": inner.get("type"),
+        "message": inner.get("message"),
+        "timestamp": inner.get("timestamp") or obj.get("timestamp"),
+        "cwd": obj.get("cwd"),
+        "isSidechain": True,
+    }
+    if "toolUseResult" in inner:
+        line["toolUseResult"] = inner["toolUseResult"]
+    feed_work(log, line)
+
+
+def subagent_logs(path: str, session_id: str | None, warnings: Warnings) -> list[Any]:
+    """The work logs of the subagents whose transcripts lie next to the session's
+    (``<dir>/<session>/subagents/agent-*.jsonl``); an unreadable one is a warning."""
+    import os
+
+    from clm_policy.base.errors import InputError
+    from clm_policy.transcripts.work import WorkLog
+
+    folders = {os.path.splitext(path)[0]}
+    if session_id:
+        folders.add(os.path.join(os.path.dirname(path), session_id))
+    found: list[str] = []
+    for folder in sorted(folders):
+        where = os.path.join(folder, "subagents")
+        try:
+            names = sorted(os.listdir(where))
+        except OSError:
+            continue
+        found += [
+            os.path.join(where, n) for n in names if n.startswith("agent-") and n.endswith(".jsonl")
+        ]
+    logs = []
+    for file in found[:_SUBAGENT_FILES]:
+        agent = _subagent_call(file) or os.path.basename(file)[len("agent-") : -len(".jsonl")]
+        log = WorkLog(agent)
+        try:
+            with Source.open(file) as sub:
+                lines = Lines(sub.file, FORMAT)
+                for number, raw, terminated in sub.forward():
+                    obj = lines.parse(raw, terminated, number)
+                    if obj is not None:
+                        feed_work(log, obj)
+        except InputError as exc:
+            warnings.add(f"subagent transcript {os.path.basename(file)} not read: {exc}")
+            continue
+        logs.append(log)
+    if len(found) > _SUBAGENT_FILES:
+        warnings.add(f"{len(found) - _SUBAGENT_FILES} more subagent transcripts not read")
+    return logs

@@ -33,11 +33,10 @@ import re
 import shlex
 
 from clm_policy.transcripts.reading import (
+    COMMAND_LIMIT,
     GOAL_LIMIT,
     MESSAGE_LIMIT,
     NOT_COUNTED,
-    Artifacts,
-    Commands,
     Compaction,
     Lines,
     Source,
@@ -48,8 +47,6 @@ from clm_policy.transcripts.reading import (
     count,
     estimate_tokens,
     limited_warning,
-    outcome,
-    patch_paths,
     text_of,
 )
 
@@ -274,8 +271,6 @@ class _Session:
         self.goal = ""
         self.fallback_goal = ""
         self.last_message: str | None = None
-        self.artifacts = Artifacts()
-        self.commands = Commands()
 
     def feed(self, obj: dict[str, Any]) -> None:
         kind = obj.get("type")
@@ -334,45 +329,6 @@ class _Session:
                 self.fallback_goal = _prompt(text)
             elif item.get("role") == "assistant" and text.strip():
                 self.last_message = clip(text, MESSAGE_LIMIT)
-        elif kind == "function_call":
-            self._call(text_of(item.get("name")) or "", item.get("arguments"), item)
-        elif kind == "custom_tool_call":
-            if item.get("name") == "apply_patch":
-                self._patch(text_of(item.get("input")) or "")
-        elif kind == "local_shell_call":
-            action = item.get("action")
-            if isinstance(action, dict):
-                self._command(text_of(item.get("call_id")), action.get("command"))
-        elif kind in ("function_call_output", "custom_tool_call_output"):
-            text, success = _output(item.get("output"))
-            self.commands.finish(text_of(item.get("call_id")), _outcome(text, success))
-
-    def _call(self, name: str, arguments: object, item: dict[str, Any]) -> None:
-        args: object = arguments
-        if isinstance(arguments, str):
-            try:
-                args = json.loads(arguments)
-            except (ValueError, RecursionError):
-                args = arguments
-        if name == "apply_patch":
-            patch = args.get("input") if isinstance(args, dict) else args
-            self._patch(text_of(patch) or "")
-        elif name in SHELL_TOOLS and isinstance(args, dict):
-            command = args.get("command", args.get("cmd"))
-            self._command(text_of(item.get("call_id")), command)
-
-    def _command(self, call_id: str | None, command: object) -> None:
-        text = _command_text(command)
-        if not text:
-            return
-        if "*** Begin Patch" in text:  # apply_patch run through the shell: an edit
-            self._patch(text)
-            return
-        self.commands.start(call_id, text)
-
-    def _patch(self, patch: str) -> None:
-        for path in patch_paths(patch):
-            self.artifacts.add(path)
 
 
 def _command_text(command: object) -> str:
@@ -388,26 +344,6 @@ def _command_text(command: object) -> str:
     return shlex.join(words)
 
 
-def _outcome(text: str, success: bool | None) -> str:
-    code: int | None = None
-    try:
-        data = json.loads(text) if text.startswith("{") else None
-    except (ValueError, RecursionError):
-        data = None
-    meta = data.get("metadata") if isinstance(data, dict) else None
-    if isinstance(meta, dict) and isinstance(meta.get("exit_code"), int):
-        code = meta["exit_code"]
-    else:
-        for pattern in _EXIT:
-            match = pattern.search(text)
-            if match:
-                code = int(match.group(1))
-                break
-    if code is None and success is None:
-        return "no exit code"
-    return outcome(code, failed=success is False)
-
-
 def _prompt(text: str) -> str:
     text = text.strip()
     if not text or text.startswith(_WRAPPERS):
@@ -416,9 +352,14 @@ def _prompt(text: str) -> str:
 
 
 def read_full(src: Source) -> TranscriptReading:
+    from clm_policy.transcripts.takeover import goal_of
+    from clm_policy.transcripts.work import WorkLog, finish
+
     lines = Lines(src.file, FORMAT)
     figures = _Figures()
     session = _Session()
+    log = WorkLog()
+    feeder = _WorkFeeder(log)
     for number, raw, terminated in src.forward():
         obj = lines.parse(raw, terminated, number)
         if obj is None:
@@ -427,14 +368,14 @@ def read_full(src: Source) -> TranscriptReading:
         if event is not None:
             figures.feed(event)
         session.feed(obj)
+        feeder.feed(obj)
     lines.finish()
     tokens, estimated, why = figures.result()
     warnings = Warnings()
     warnings.extend(lines.warnings())
     if why:
         warnings.add(why)
-    if session.artifacts.dropped:
-        warnings.add(f"{session.artifacts.dropped} more changed files not listed")
+    work = finish(log)
     return TranscriptReading(
         format=FORMAT,
         path=src.file,
@@ -448,9 +389,9 @@ def read_full(src: Source) -> TranscriptReading:
         compact_count=session.compact_count,
         last_compact_step=session.last_compact_step,
         compacted_at_tokens=session.compacted_at,
-        goal=session.goal or session.fallback_goal,
-        changed_artifacts=session.artifacts.paths(),
-        commands_and_results=session.commands.lines(),
+        goal=goal_of([r.text for r in work.requests]) or session.goal or session.fallback_goal,
+        changed_artifacts=work.changed + work.made,
+        commands_and_results=[run.line() for run in work.runs[-COMMAND_LIMIT:]],
         last_assistant_message=session.last_message,
         input_tokens=session.input_tokens,
         output_tokens=session.output_tokens,
@@ -458,4 +399,271 @@ def read_full(src: Source) -> TranscriptReading:
         bytes_read=src.bytes_read,
         turns=session.turns,
         compactions=session.compactions,
+        work=work,
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# What the session did (clm_policy.transcripts.work)
+
+_OUTPUT_START = re.compile(r"^Output:\n", re.M)
+_COMPACT_PREFIX = re.compile(
+    r"^Another language model started to solve this problem.*?assist with your own "
+    r"analysis:\s*",
+    re.S,
+)
+
+
+class _WorkFeeder:
+    """A rollout's lines into a :class:`~clm_policy.transcripts.work.WorkLog`.
+
+    Codex reports the same work twice in most versions — a tool call and its output as
+    response items, and ``exec_command_end`` / ``patch_apply_end`` events — and only as events
+    when the model calls its tools from code mode (an ``exec`` cell of JavaScript calling
+    ``tools.exec_command(…)``, ``tools.apply_patch(…)``, ``tools.update_plan(…)``). Each call
+    is taken once: by its call id, whichever comes first."""
+
+    def __init__(self, log: Any) -> None:
+        self.log = log
+        self.recent_prompt: str | None = None  # a user message already taken from an item
+        self.patches: set[str] = set()  # call ids of apply_patch calls
+        self.pending: set[str] = set()  # call ids of calls waiting for their result
+        self.done: set[str] = set()  # call ids whose result was taken
+        self.synthetic = 0
+
+    def feed(self, obj: dict[str, Any]) -> None:
+        kind = obj.get("type")
+        payload = obj.get("payload")
+        if not isinstance(payload, dict):
+            return
+        log = self.log
+        log.at(
+            obj.get("timestamp"),
+            payload.get("cwd") if kind in ("session_meta", "turn_context") else None,
+        )
+        if kind == "compacted":
+            text = text_of(payload.get("message")) or ""
+            log.summary(_COMPACT_PREFIX.sub("", text), "codex-compacted")
+        elif kind == "response_item":
+            self._item(payload)
+        elif kind == "event_msg":
+            self._event(payload)
+
+    def _use(self, call_id: str | None, name: str, args: dict[str, Any]) -> None:
+        if call_id:
+            self.pending.add(call_id)
+        self.log.tool_use(call_id, name, args)
+
+    def _result(
+        self, call_id: str | None, output: str, *, is_error: bool, exit_code: int | None
+    ) -> None:
+        if not call_id or call_id not in self.pending or call_id in self.done:
+            return
+        self.pending.discard(call_id)
+        self.done.add(call_id)
+        self.log.tool_result(call_id, output, is_error=is_error, exit_code=exit_code)
+
+    def _item(self, item: dict[str, Any]) -> None:
+        from clm_policy.transcripts.work import PROMPT
+
+        log = self.log
+        kind = item.get("type")
+        if kind == "message":
+            text = _message_text(item.get("content"))
+            if item.get("role") == "user":
+                request = _prompt(text)
+                if request:
+                    log.request(request, PROMPT)
+                    self.recent_prompt = request
+            elif item.get("role") == "assistant" and text.strip():
+                log.said(text)
+                plan = _PROPOSED_PLAN.search(text)
+                if plan:
+                    log.stated_plan(plan.group(1), "proposed_plan")
+                else:
+                    log.said_plan(text)
+                self.recent_prompt = None
+        elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
+            self._call(item, kind)
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            text, success = _output(item.get("output"))
+            code = _exit_code(text)
+            body = text
+            m = _OUTPUT_START.search(text)
+            if m:
+                body = text[m.end() :]
+            elif text.startswith("{"):
+                try:
+                    data = json.loads(text)
+                except (ValueError, RecursionError):
+                    data = None
+                if isinstance(data, dict) and isinstance(data.get("output"), str):
+                    body = data["output"]
+            self._result(
+                text_of(item.get("call_id")),
+                body,
+                is_error=success is False or (code is not None and code != 0),
+                exit_code=code,
+            )
+
+    def _call(self, item: dict[str, Any], kind: str) -> None:
+        from clm_policy.transcripts.work import PATCH, SHELL
+
+        call_id = text_of(item.get("call_id"))
+        name = text_of(item.get("name")) or ""
+        args: object
+        if kind == "local_shell_call":
+            action = item.get("action")
+            args = action if isinstance(action, dict) else {}
+            name = "local_shell"
+        elif kind == "custom_tool_call":
+            args = {"input": item.get("input")}
+        else:
+            raw = item.get("arguments")
+            try:
+                args = json.loads(raw) if isinstance(raw, str) else raw
+            except (ValueError, RecursionError):
+                args = {"input": raw}
+        if not isinstance(args, dict):
+            args = {"input": args}
+        if name == "apply_patch":
+            given = args.get("input")
+            given = given if isinstance(given, str) else args.get("patch")
+            if call_id:
+                self.patches.add(call_id)
+            self._use(call_id, PATCH, {"patch": text_of(given) or ""})
+        elif name in SHELL_TOOLS:
+            command = _command_text(args.get("command", args.get("cmd")))
+            if not command:
+                return
+            if "*** Begin Patch" in command:
+                if call_id:
+                    self.patches.add(call_id)
+                self._use(call_id, PATCH, {"patch": command})
+                return
+            self._use(call_id, SHELL, {"command": command, "workdir": args.get("workdir")})
+        elif name == "update_plan":
+            self._use(call_id, name, args)
+        elif name == "exec":
+            code = args.get("input")
+            if isinstance(code, str):
+                self._code_cell(call_id, code)
+
+    def _code_cell(self, call_id: str | None, code: str) -> None:
+        """Code mode: the tools a cell of JavaScript calls. A command's output is the cell's
+        when the cell runs one command; a patch is taken from its ``patch_apply_end``."""
+        from clm_policy.transcripts.work import SHELL
+
+        commands: list[dict[str, Any]] = []
+        for name, value in _tool_calls(code):
+            if name == "update_plan" and isinstance(value, dict):
+                self.log.tool_use(None, "update_plan", value)
+            elif name == "exec_command" and isinstance(value, dict):
+                commands.append(value)
+        for n, value in enumerate(commands):
+            command = _command_text(value.get("cmd", value.get("command")))
+            if not command:
+                continue
+            last = n == len(commands) - 1
+            key = call_id if last else None
+            if key is None:
+                self.synthetic += 1
+                key = f"cell-{self.synthetic}"  # no output of its own: no result
+            self._use(key, SHELL, {"command": command, "workdir": value.get("workdir")})
+
+    def _event(self, payload: dict[str, Any]) -> None:
+        from clm_policy.transcripts.work import PROMPT, SHELL
+
+        kind = payload.get("type")
+        if kind == "user_message":
+            self._user(text_of(payload.get("message")) or "", PROMPT)
+        elif kind == "exec_command_end":
+            call_id = text_of(payload.get("call_id"))
+            output = payload.get("aggregated_output")
+            if not isinstance(output, str):
+                output = (text_of(payload.get("stdout")) or "") + (
+                    text_of(payload.get("stderr")) or ""
+                )
+            code = payload.get("exit_code")
+            code = code if isinstance(code, int) and not isinstance(code, bool) else None
+            if call_id and call_id not in self.pending and call_id not in self.done:
+                command = _command_text(payload.get("command"))
+                if not command:
+                    return
+                self._use(call_id, SHELL, {"command": command, "workdir": payload.get("cwd")})
+            self._result(call_id, output, is_error=bool(code), exit_code=code)
+        elif kind == "patch_apply_end":
+            call_id = text_of(payload.get("call_id"))
+            if call_id in self.patches or payload.get("success") is False:
+                return
+            self._changes(payload.get("changes"))
+        elif kind == "item_completed":
+            item = payload.get("item")
+            if not isinstance(item, dict):
+                return
+            if item.get("type") == "UserMessage":
+                content = item.get("content")
+                texts = [
+                    text_of(c.get("text")) or ""
+                    for c in (content if isinstance(content, list) else ())
+                    if isinstance(c, dict)
+                ]
+                self._user("\n".join(texts), PROMPT)
+            elif item.get("type") == "FileChange" and item.get("id") not in self.patches:
+                if item.get("status") not in (None, "completed"):
+                    return
+                self._changes(item.get("changes"))
+            elif item.get("type") == "CommandExecution":
+                code = item.get("exit_code")
+                code = code if isinstance(code, int) and not isinstance(code, bool) else None
+                output = text_of(item.get("aggregated_output")) or ""
+                self._result(text_of(item.get("id")), output, is_error=bool(code), exit_code=code)
+
+    def _changes(self, changes: object) -> None:
+        for path, change in changes.items() if isinstance(changes, dict) else ():
+            if isinstance(path, str) and isinstance(change, dict):
+                move = change.get("move_path")
+                self.log.file_change(
+                    str(change.get("type") or "update"),
+                    path,
+                    move if isinstance(move, str) else None,
+                )
+
+    def _user(self, text: str, prompt: str) -> None:
+        request = _prompt(text)
+        if request and request != self.recent_prompt:
+            self.log.request(request, prompt)
+        self.recent_prompt = None
+
+
+_TOOL_CALL = re.compile(r"\btools\.([a-z_]+)\(")
+_PROPOSED_PLAN = re.compile(r"<proposed_plan>(.*?)(?:</proposed_plan>|\Z)", re.S)
+
+
+def _tool_calls(code: str) -> list[tuple[str, object]]:
+    """``tools.<name>(<JSON>)`` calls in a code-mode cell: (name, the argument) each, the
+    argument None when it is not a JSON literal."""
+    decoder = json.JSONDecoder()
+    found: list[tuple[str, object]] = []
+    for m in _TOOL_CALL.finditer(code):
+        try:
+            value, _end = decoder.raw_decode(code, m.end())
+        except (ValueError, RecursionError):
+            value = None
+        found.append((m.group(1), value))
+    return found
+
+
+def _exit_code(text: str) -> int | None:
+    try:
+        data = json.loads(text) if text.startswith("{") else None
+    except (ValueError, RecursionError):
+        data = None
+    meta = data.get("metadata") if isinstance(data, dict) else None
+    if isinstance(meta, dict) and isinstance(meta.get("exit_code"), int):
+        return int(meta["exit_code"])
+    for pattern in _EXIT:
+        match = pattern.search(text)
+        if match:
+            return int(match.group(1))
+    return None

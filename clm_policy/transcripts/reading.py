@@ -40,6 +40,8 @@ if TYPE_CHECKING:  # decide and the hooks read transcripts per prompt: no typing
 
     from clm_policy.models.plain import FigureState
     from clm_policy.models.state import SessionState
+    from clm_policy.transcripts.notes import AgentNotes
+    from clm_policy.transcripts.work import Work
 
 FORMATS = ("claude-code", "codex", "openai")
 NAMES = {
@@ -92,7 +94,9 @@ class TranscriptReading(Record):
     session's requests (cost metrics). ``bytes_read`` is how much of the file was read.
     A full read of a Claude Code or Codex transcript also gives the series of the session:
     ``turns`` (:data:`Turn`, one per request with a usage figure) and ``compactions``
-    (:data:`Compaction`); a tail read leaves them None.
+    (:data:`Compaction`), and what the session did for a handoff: ``work``
+    (:class:`~clm_policy.transcripts.work.Work`: requests, task list, runs judged from their
+    output, files as they are); a tail read leaves them None.
     """
 
     FIELDS = (
@@ -120,6 +124,7 @@ class TranscriptReading(Record):
         "bytes_read",
         "turns",
         "compactions",
+        "work",
     )
     __slots__ = FIELDS
 
@@ -149,6 +154,7 @@ class TranscriptReading(Record):
         bytes_read: int = 0,
         turns: list[Turn] | None = None,
         compactions: list[Compaction] | None = None,
+        work: Work | None = None,
     ) -> None:
         self.format = format
         self.path = path
@@ -176,6 +182,7 @@ class TranscriptReading(Record):
         self.bytes_read = bytes_read
         self.turns = turns
         self.compactions = compactions
+        self.work = work
 
     def state_session_id(self) -> str:
         """A session id the memory repository accepts, derived from the agent's own id (a
@@ -218,41 +225,19 @@ class TranscriptReading(Record):
             compact_count=self.compact_count,
         )
 
-    def to_state(self, session_id: str | None = None) -> SessionState:
+    def to_state(
+        self, session_id: str | None = None, *, notes: AgentNotes | None = None
+    ) -> SessionState:
         """The reading as a :class:`~clm_policy.models.state.SessionState` (the only place
-        that loads the pydantic models). ``session_id`` must be valid for the memory
-        repository; without it one is derived (:meth:`state_session_id`)."""
+        that loads the pydantic models): what a fresh agent needs to take over
+        (:func:`~clm_policy.transcripts.takeover.build_state`), with the agent's own ``notes``
+        (its handoff reply) over it. ``session_id`` must be valid for the memory repository;
+        without it one is derived (:meth:`state_session_id`)."""
         from clm_policy.memory.layout import check_session
-        from clm_policy.models.enums import MessageRole
-        from clm_policy.models.state import Message, SessionState, TokenSnapshot
+        from clm_policy.transcripts.takeover import build_state
 
         sid = check_session(session_id) if session_id is not None else self.state_session_id()
-        # the transcript itself is never kept: only the last answer, which says where the
-        # agent stands (a handoff's next safe action when nothing else does)
-        last = self.last_assistant_message
-        messages = [Message(role=MessageRole.ASSISTANT, content=last)] if last else []
-        last_compact = self.last_compact_step
-        if last_compact is not None:
-            last_compact = min(last_compact, self.step_index)
-        return SessionState(
-            session_id=sid,
-            goal=self.goal,
-            step_index=self.step_index,
-            last_compact_step=last_compact,
-            compact_count=self.compact_count,
-            tokens=TokenSnapshot(
-                context_tokens=self.context_tokens,
-                input_tokens=self.input_tokens,
-                output_tokens=self.output_tokens,
-                total_tokens=min(self.input_tokens + self.output_tokens, MAX_COUNT),
-                context_window=self.context_window,
-                model=self.model,
-                estimated=self.context_estimated,
-            ),
-            changed_artifacts=list(self.changed_artifacts),
-            commands_and_results=list(self.commands_and_results),
-            messages=messages,
-        )
+        return build_state(self, sid, notes)
 
 
 def _safe_id(raw: str | None) -> str:

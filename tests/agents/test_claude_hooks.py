@@ -318,13 +318,16 @@ def test_pre_compact_commits_a_snapshot_and_post_compact_the_agent_summary(proje
     assert subjects(memory)[0] == f"clm(summary): {SESSION} step 4, claude-code:manual"
     kept = git(memory, "show", f"HEAD:sessions/{SESSION}/summaries/000004.md")
     assert "We fixed quoted commas; [REDACTED:github-pat] leaked" in kept
-    # checked against the snapshot's facts: goal, the file, the command, the next action
+    # checked against the snapshot's facts: goal, the file, the command, the passing check
     head = git(memory, "log", "-1", "--format=%(trailers:only,unfold)")
     assert "Clm-Recall: 0.00 (0/4)\n" in head
-    assert "Clm-Recall-Missing: goal 1, changed_artifacts 1, commands_and_results 1, " in head
+    assert (
+        "Clm-Recall-Missing: goal 1, changed_artifacts 1, commands_and_results 1, verified 1\n"
+        in head
+    )
     assert 'facts_missing: [["goal", "Make the CSV parser keep quoted commas."]' in kept
-    better = "Goal: make the CSV parser keep quoted commas. Edited csvtool/parse.py; ran " + (
-        "python -m pytest -q: passed. Next: continue from step 3."
+    better = "Goal: make the CSV parser keep quoted commas. Ran python -m pytest -q: passed. " + (
+        "Next: continue from step 3."
     )
     done = hook(
         project,
@@ -337,7 +340,7 @@ def test_pre_compact_commits_a_snapshot_and_post_compact_the_agent_summary(proje
     )
     assert done.returncode == 0, done.stderr
     head = git(memory, "log", "-1", "--format=%(trailers:only,unfold)")
-    assert "Clm-Recall: 0.75 (3/4)\nClm-Recall-Missing: next_safe_action 1\n" in head
+    assert "Clm-Recall: 0.75 (3/4)\nClm-Recall-Missing: changed_artifacts 1\n" in head
     # after the compaction, the session starts with what must survive
     done = hook(
         project,
@@ -414,15 +417,26 @@ def test_stop_blocks_once_then_commits_the_handoff(project: Path) -> None:
     done = hook(project, stop)
     reply = json.loads(done.stdout)
     assert reply["decision"] == "block"
-    assert "end your reply with a short handoff" in reply["reason"]
-    note = "Goal: quoted commas. Done: parser, tests. Next: release notes."
+    assert (
+        "end your reply with a handoff for the next session, under these headings"
+        in (reply["reason"])
+    )
+    note = "Goal: make the CSV parser keep quoted commas. Done: parser, tests. Next: release notes."
     done = hook(project, {**stop, "stop_hook_active": True, "last_assistant_message": note})
     assert done.returncode == 0, done.stderr
     assert "handoff committed" in json.loads(done.stdout)["systemMessage"]
     memory = memory_of(project)
     assert subjects(memory)[0].startswith(f"clm(handoff): {SESSION} step 4")
     handoff = git(memory, "show", f"HEAD:sessions/{SESSION}/handoffs/001.md")
-    assert "Continue from the last assistant message: Goal: quoted commas." in handoff
+    # the reply is read by its sections: its next step is the next safe action
+    assert "## Next safe action\n\nrelease notes.\n" in handoff
+    assert "## Done\n\n- parser, tests.\n" in handoff
+    # the seed and the agent's reply, both checked against the transcript's facts
+    head = git(memory, "log", "-1", "--format=%(trailers:only,unfold)")
+    assert "Clm-Recall: 1.00 (3/3)\n" in head
+    assert "Clm-Recall-Kinds: goal 1/1, changed_artifacts 1/1, verified 1/1\n" in head
+    assert "Clm-Recall-Agent: 0.33 (1/3)\n" in head
+    assert "Clm-Recall-Agent-Missing: changed_artifacts 1, verified 1\n" in head
     # the session has a handoff now: never blocked again
     assert hook(project, stop).stdout == ""
 

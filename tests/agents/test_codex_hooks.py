@@ -461,8 +461,8 @@ def test_stop_blocks_once_then_commits_the_handoff(project: Path) -> None:
     }
     reply = json.loads(hook(project, stop).stdout)
     assert reply["decision"] == "block"
-    assert "end your reply with a short handoff" in reply["reason"]
-    note = "Goal: skip zero rows. Done: export, tests. Next: release notes."
+    assert "## Next safe action (one step)" in reply["reason"]
+    note = "## Goal\nskip zero rows\n## Done and verified\n- export, tests\n## Next safe action\nrelease notes"
     done = hook(project, {**stop, "stop_hook_active": True, "last_assistant_message": note})
     assert done.returncode == 0, done.stderr
     message = json.loads(done.stdout)["systemMessage"]
@@ -472,7 +472,10 @@ def test_stop_blocks_once_then_commits_the_handoff(project: Path) -> None:
     assert subjects(memory)[0] == f"clm(handoff): {SESSION} step 3, hard_handoff"
     assert "Clm-Agent: codex" in head(memory)
     handoff = git(memory, "show", f"HEAD:sessions/{SESSION}/handoffs/001.md")
-    assert "Continue from the last assistant message: Goal: skip zero rows." in handoff
+    assert "## Next safe action\n\nrelease notes\n" in handoff
+    # what the agent verified, after what the rollout shows passing
+    assert "## Verified\n\n- python -m pytest -q: passed\n- export, tests\n" in handoff
+    assert "Clm-Recall-Agent: " in head(memory)
     # the session has a handoff now: never blocked again
     assert hook(project, stop).stdout == ""
 

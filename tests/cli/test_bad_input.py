@@ -47,7 +47,7 @@ POLICY_CASES = [
         "version: 1\nprofiles:\n  coding: {soft_compact: 1, hard_handof: 2}\n",
         "3:29: unknown key 'hard_handof'; did you mean 'hard_handoff'? (allowed: description, "
         "soft_compact, hard_handoff, min_steps_between_compacts, prefer_handoff_on_phase, "
-        "retain_recent_messages, context_window, min_recall)",
+        "retain_recent_messages, context_window, min_recall, seed_tokens)",
     ),
     (
         "wrong-type-threshold",
@@ -243,9 +243,10 @@ STATE_CASES = [
         '{"session_id": "s", "bogus": 1}',
         "1:21: unknown key 'bogus' (allowed: session_id, goal, status, step_index, "
         "last_compact_step, compact_count, profile, tokens, signals, messages, "
-        "human_interventions, constraints, decisions, changed_artifacts, commands_and_results, "
-        "verified, not_verified, assumptions_risks, blockers, source_of_truth, memory_keys, "
-        "parent_session)",
+        "human_interventions, requests, constraints, decisions, done, remaining, next_action, "
+        "open_failures, changed_artifacts, moved_artifacts, deleted_artifacts, "
+        "commands_and_results, verified, not_verified, assumptions_risks, blockers, "
+        "source_of_truth, memory_keys, transcript, parent_session)",
     ),
     (
         "compact-after-step",

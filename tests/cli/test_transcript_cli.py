@@ -61,11 +61,20 @@ def test_compact_and_handoff_build_the_state_from_the_transcript(tmp_path: Path)
     manifest = json.loads(handed.stdout)["manifest"]
     assert manifest["goal"] == "Fix the CSV parser so quoted commas survive, and add a test."
     assert any(p.endswith("csvtool/parse.py") for p in manifest["changed_artifacts"])
+    # results read from the output; the failing run was followed by a passing run of the suite
     assert (
-        "python -m pytest -q tests/test_quoted.py: failed (exit 1)"
+        "python -m pytest -q tests/test_quoted.py: failed "
+        "(1 failed in 0.05s; first: tests/test_quoted.py::test_quoted_comma)"
         in manifest["commands_and_results"]
     )
-    assert manifest["next_safe_action"].startswith("Continue from the last assistant message:")
+    assert manifest["open_failures"] == []
+    assert manifest["verified"] == ["python -m pytest -q: passed (4 passed in 0.05s)"]
+    # its last words say the work is done, nothing remains or fails: completed; the last
+    # message is no next step
+    assert manifest["status"] == "completed"
+    assert manifest["next_safe_action"] == (
+        "The task is complete: report what was done and wait for the user's next request"
+    )
     session = json.loads(handed.stdout)["session"]
     assert session == "7c1e4a52-93d0-4b8e-a6f1-2d5c8e90b3a7"
     # the transcript itself is never committed

@@ -196,23 +196,33 @@ def test_recent_messages_are_the_last_few_non_system_ones_cut_to_one_line() -> N
             {},
             "Verify: refresh of an expired token (then 1 more unverified item)",
         ),
-        (
-            {"not_verified": []},
-            "Continue from the last assistant message: test_refresh_expired fails; looking at "
-            "refresh.",
-        ),
+        # the last assistant message is context, never the next step
+        ({"not_verified": []}, DEFAULT_NEXT_ACTION),
         (
             {
                 "not_verified": [],
-                "messages": [
-                    Message(role=MessageRole.ASSISTANT, content="first\nanswer"),
-                    Message(role=MessageRole.ASSISTANT, content="   "),
-                    Message(role=MessageRole.USER, content="ok"),
-                ],
+                "messages": [Message(role=MessageRole.ASSISTANT, content="All done: tests pass.")],
             },
-            "Continue from the last assistant message: first answer",
+            DEFAULT_NEXT_ACTION,
         ),
         ({"not_verified": [], "messages": []}, DEFAULT_NEXT_ACTION),
+        # the agent's own next step first; then blockers, remaining tasks, open failures
+        (
+            {"next_action": "Add the\nescaped-quote test", "blockers": ["CI secret missing"]},
+            "Add the escaped-quote test",
+        ),
+        (
+            {"remaining": ["Write the docs", "Tag the release"], "blockers": []},
+            "Continue with: Write the docs (then 1 more task)",
+        ),
+        (
+            {"open_failures": ["pytest -q: failed (2 failed in 0.1s)"]},
+            "Fix the failing check: pytest -q: failed (2 failed in 0.1s)",
+        ),
+        (
+            {"open_failures": ["pytest -q: failed (2 failed in 0.1s)"], "remaining": ["Fix it"]},
+            "Continue with: Fix it",
+        ),
     ],
 )
 def test_next_safe_action(changes: dict[str, object], expected: str) -> None:
@@ -422,8 +432,24 @@ def manifest() -> HandoffManifest:
 def test_manifest_markdown_golden() -> None:
     text = render_manifest_markdown(manifest(), session_id="s1", step=40)
     headings = re.findall(r"^## (.+)$", text, flags=re.M)
-    assert len(headings) == len(HandoffManifest.model_fields)
+    # the seed plan's 14 fields; the constraints, decisions and last message of the state
+    assert len(headings) == 17
     golden("handoff.md", text)
+    full = manifest().model_copy(
+        update={
+            "requests": ["r"],
+            "constraints": ["c"],
+            "decisions": ["d"],
+            "done": ["x"],
+            "remaining": ["y"],
+            "open_failures": ["pytest: failed (1 failed in 0.1s)"],
+            "moved_artifacts": ["a.py -> b.py"],
+            "deleted_artifacts": ["c.py"],
+            "transcript": "~/.claude/projects/p/s1.jsonl",
+        }
+    )
+    text = render_manifest_markdown(full, session_id="s1", step=40)
+    assert len(re.findall(r"^## (.+)$", text, flags=re.M)) == len(HandoffManifest.model_fields)
 
 
 def test_seed_messages_hold_the_manifest_and_memory_but_no_transcript() -> None:
@@ -440,8 +466,14 @@ def test_seed_messages_hold_the_manifest_and_memory_but_no_transcript() -> None:
     ]
     everything = "\n".join(x.content for x in messages)
     assert TRANSCRIPT_ONLY not in everything
-    for message in conversation()[1:]:
+    # no transcript: of the conversation, only the last assistant message, as context
+    *earlier, last = conversation()[1:]
+    for message in earlier:
         assert message.content not in everything
+    assert (
+        "**The earlier agent's last message (context, not an instruction):**\n"
+        f"- {last.content}\n" in everything
+    )
     first = messages[0].content
     assert m.goal in first
     assert f"**Next safe action:** {m.next_safe_action}" in first

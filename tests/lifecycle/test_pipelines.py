@@ -267,11 +267,12 @@ def test_secrets_spread_over_a_session_never_reach_git(memory: Path, tmp_path: P
         needle = needle_of(kind, secret)
         assert needle not in history, kind
     # the count is of distinct secrets in what each commit holds: a compaction keeps all four
-    # messages; a handoff keeps none (its next safe action is the blocker, not a message)
+    # messages; a handoff keeps the last assistant message only, as context
     assert trailers(memory, "HEAD~1")["Clm-Event"] == "compact"
     assert int(trailers(memory, "HEAD~1")["Clm-Redactions"]) == len(SECRETS)
     for rev in ("HEAD", "clm/handoff/sec-1-2"):
-        assert int(trailers(memory, rev)["Clm-Redactions"]) == 5  # goal 2, commands 2, blocker
+        # goal 2, commands 2, the blocker, the last message
+        assert int(trailers(memory, rev)["Clm-Redactions"]) == 6
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ import pytest
 from clm_policy.base.errors import InputError
 from clm_policy.lifecycle import prbody
 from clm_policy.lifecycle.handoff import build_manifest
-from clm_policy.lifecycle.manifest_diff import TITLES, diff_manifests
+from clm_policy.lifecycle.manifest_diff import OPTIONAL, TITLES, diff_manifests
 from clm_policy.lifecycle.pipelines import Provenance, run_handoff
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.models.manifest import HandoffManifest
@@ -154,13 +154,12 @@ def test_the_previous_handoff_may_be_on_the_base_branch(memory: Path, tmp_path: 
         "\n"
         "- **Next safe action** changed:\n"
         "  - was: Verify: refresh flow\n"
-        "  - now: Continue from the last assistant message: Updated middleware; running the "
-        "test suite next.\n"
+        "  - now: Resume: re-read source_of_truth, then continue the goal\n"
         "- **Not verified** removed: refresh flow\n"
         "\n"
-        "Unchanged: Goal, Status, Blockers, Decision rationale, Verified, Changed artifacts, "
-        "Commands and results, Source of truth, Assumptions and risks, Memory keys, "
-        "Token snapshot.\n"
+        "Unchanged: Goal, Status, Blockers, Decision rationale, Verified, Constraints, "
+        "Decisions, Changed artifacts, Commands and results, Source of truth, Assumptions and "
+        "risks, Memory keys, Token snapshot, Last message.\n"
     )
 
 
@@ -191,7 +190,7 @@ def test_a_long_manifest_gives_way_to_a_pointer(memory: Path, tmp_path: Path) ->
     assert lines[2] == "- **Commands and results** added: step 0: " + "x" * 191 + "…"
     assert lines[2 + prbody.MAX_CHANGES] == "- … and 211 more change(s)"
     assert since.endswith(
-        "\nThe manifest is too long for a pull-request body (78795 characters): read "
+        "\nThe manifest is too long for a pull-request body (78965 characters): read "
         "`sessions/auth-refactor-7/handoffs/002.md` in this pull request's changes.\n"
     )
     assert "## Goal" not in text
@@ -222,8 +221,9 @@ def test_manifest_diff_lines() -> None:
         "- **Token snapshot** `estimated`: `false` → `true`",
     ]
     assert "Decision rationale" not in same
-    assert len(same) == len(TITLES) - 3
-    assert diff_manifests(new, new) == ([], list(TITLES.values()))
+    assert len(same) == len(TITLES) - 3 - 7  # the seven additions the example leaves empty
+    shown = [t for f, t in TITLES.items() if f not in OPTIONAL or getattr(new, f)]
+    assert diff_manifests(new, new) == ([], shown)
 
 
 # -- what the agent wrote, read on a forge ----------------------------------------------------

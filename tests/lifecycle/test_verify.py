@@ -25,11 +25,13 @@ from clm_policy.lifecycle.pipelines import (
 )
 from clm_policy.lifecycle.summary import DEFAULT_NEXT_ACTION
 from clm_policy.lifecycle.verify import (
+    HANDOFF_KINDS,
     KINDS,
     Fact,
     Recall,
     VerificationFailed,
     facts,
+    inventory,
     key_tokens,
     normalise,
     verify,
@@ -104,7 +106,46 @@ def test_the_facts_of_a_state_in_kind_order() -> None:
     ]
     # the next safe action without its "(then 1 more unverified item)" count
     assert asked[-2] == Fact("next_safe_action", "Verify: refresh of an expired token")
-    assert {f.kind for f in facts(state(blockers=["CI secret missing"]))} == set(KINDS)
+    every = state(
+        blockers=["CI secret missing"],
+        requests=["Add JWT login to the payments API", "and a refresh endpoint"],
+        open_failures=["pytest -q: failed (1 failed in 0.2s)"],
+        remaining=["refresh endpoint"],
+        done=["login handler"],
+        moved_artifacts=["auth.py -> src/payments/auth.py"],
+        deleted_artifacts=["old_auth.py"],
+    )
+    # every kind but the agent's own next step (a handoff's inventory asks that)
+    assert {f.kind for f in facts(every)} == set(KINDS) - {"next_step"}
+    # the request that is the goal is asked once, as the goal
+    assert [f.text for f in facts(every) if f.kind == "requests"] == ["and a refresh endpoint"]
+
+
+def test_a_handoffs_inventory() -> None:
+    every = state(
+        blockers=["CI secret missing", "pytest -q: failed (1 failed in 0.2s)"],
+        requests=["Add JWT login to the payments API", "x" * 300],
+        open_failures=["pytest -q: failed (1 failed in 0.2s)"],
+        remaining=["refresh endpoint"],
+        next_action="write the refresh test",
+        moved_artifacts=["auth.py -> src/payments/auth.py"],
+    )
+    asked = inventory(every)
+    assert [(f.kind, f.text) for f in asked] == [
+        ("goal", "Add JWT login to the payments API"),
+        ("requests", "x" * 159 + "…"),  # an earlier request by its opening
+        ("constraints", "no new dependencies"),
+        ("decisions", "JWT with HS256, key from PAYMENTS_JWT_KEY"),
+        ("blockers", "CI secret missing"),  # the open failure is asked once, as one
+        ("open_failures", "pytest -q: failed (1 failed in 0.2s)"),
+        ("remaining", "refresh endpoint"),
+        ("next_step", "write the refresh test"),
+        ("changed_artifacts", "src/payments/auth.py"),
+        ("moved_artifacts", "auth.py -> src/payments/auth.py"),
+        ("verified", "POST /login returns a token"),
+    ]
+    # no commands, no not-verified items, no memory keys, no derived next safe action
+    assert {f.kind for f in asked} <= set(HANDOFF_KINDS)
 
 
 def test_a_state_without_facts_asks_nothing_and_recalls_everything() -> None:
@@ -372,12 +413,15 @@ def test_a_handoff_records_the_recall_of_its_seed(memory: Path) -> None:
     with MemoryRepo(memory) as repo:
         done = run_handoff(repo, state(), why=Provenance("hard_handoff", "context too big"))
     assert done.recall is not None
-    # the seed carries every fact of the manifest, and the state's constraints and decisions
-    assert done.recall.by_kind["not_verified"] == (2, 2)
-    assert done.recall.by_kind["decisions"] == (1, 1)
+    # the seed holds the inventory: goal, constraints, decisions, the file, what is verified
     found = trailers(memory)
-    assert found["Clm-Recall"] == done.recall.trailer == "1.00 (10/10)"
+    assert found["Clm-Recall"] == done.recall.trailer == "1.00 (5/5)"
+    assert found["Clm-Recall-Kinds"] == (
+        "goal 1/1, constraints 1/1, decisions 1/1, changed_artifacts 1/1, verified 1/1"
+    )
     assert "Clm-Recall-Missing" not in found
+    assert "Clm-Recall-Agent" not in found  # the agent wrote no summary of its own
+    assert found["Clm-Seed-Tokens"] == str(-(-len(done.seed[0].content) // 4))
 
 
 def test_a_seed_cut_short_loses_facts_and_says_so(memory: Path) -> None:
@@ -410,11 +454,24 @@ def test_a_seed_cut_short_loses_facts_and_says_so(memory: Path) -> None:
     ]
     many = [f"{name} endpoint answers" for name in names]
     with MemoryRepo(memory) as repo:
+        done = run_handoff(
+            repo, state(verified=many), why=Provenance("hard_handoff", "big"), seed_tokens=300
+        )
+    assert done.recall is not None
+    # 300 tokens hold 9 of the 25; the kinds after them still get their first items
+    assert done.recall.by_kind["verified"] == (9, 25)
+    assert done.recall.by_kind["decisions"] == (1, 1)
+    assert len(done.seed[0].content) <= 300 * 4
+    assert done.seed[0].content.endswith(
+        f"Left out for length: verified 16; read the handoff manifest `{done.manifest_path}` "
+        "for them.\n"
+    )
+    assert trailers(memory)["Clm-Recall-Missing"] == "verified 16"
+    # the default budget holds them all
+    with MemoryRepo(memory) as repo:
         done = run_handoff(repo, state(verified=many), why=Provenance("hard_handoff", "big"))
     assert done.recall is not None
-    assert done.recall.by_kind["verified"] == (20, 25)  # a seed lists 20 of a kind at most
-    assert "- … 5 more in the handoff manifest" in done.seed[0].content
-    assert trailers(memory)["Clm-Recall-Missing"] == "verified 5"
+    assert done.recall.by_kind["verified"] == (25, 25)
 
 
 def test_an_agent_summary_is_verified_against_the_snapshot(memory: Path) -> None:
@@ -520,16 +577,16 @@ def test_log_and_status_show_the_recall(tmp_path: Path) -> None:
     assert invoke("run", "--memory", str(mem)).exit_code == 0
     log = invoke("log", "--memory", str(mem)).stdout.splitlines()
     handoff = next(i for i, line in enumerate(log) if "clm(handoff)" in line)
-    assert log[handoff + 3] == "              recall 1.00 (10/10)"
+    assert log[handoff + 3] == "              recall 1.00 (7/7)"
     compaction = next(i for i, line in enumerate(log) if "clm(compact)" in line)
     assert log[compaction + 2] == "              recall 1.00 (9/9)"
     status = invoke("status", "--memory", str(mem)).stdout.splitlines()
     assert status[0].split()[-4:] == ["handoff", "recall", "last", "decision"]
     assert status[1].split()[7] == "1.00"
     detail = invoke("status", "--memory", str(mem), "--session", "demo").stdout
-    assert "\nrecall    1.00 (10/10 facts) at the last handoff\n" in detail
+    assert "\nrecall    1.00 (7/7 facts) at the last handoff\n" in detail
     row = json.loads(invoke("status", "--memory", str(mem), "--format", "json").stdout)[0]
-    assert (row["recall"], row["recall_facts"], row["recall_event"]) == (1.0, "10/10", "handoff")
+    assert (row["recall"], row["recall_facts"], row["recall_event"]) == (1.0, "7/7", "handoff")
 
 
 def test_status_ignores_a_recall_trailer_it_cannot_read(memory: Path) -> None:

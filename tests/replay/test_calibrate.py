@@ -180,10 +180,29 @@ def test_trouble_points_from_the_memory_repository(memory: Path) -> None:
                 "Clm-Recall": recall,
             }
             repo.commit(CommitMessage(f"verified {i}", trailers=trailers), {f"y/{i}.md": "y\n"})
+        # a handoff's or an agent summary's recall is about a seed or a summary, not the context
+        for event in ("handoff", "summary"):
+            trailers = {
+                "Clm-Event": event,
+                "Clm-Session": f"{event}-1",
+                "Clm-Context-Tokens": "120000",
+                "Clm-Recall": "0.40 (2/5)",
+            }
+            repo.commit(CommitMessage(event, trailers=trailers), {f"z/{event}.md": "z\n"})
+        # the snapshot of an agent's own compaction, verified too: one point, the agent's
+        trailers = {
+            "Clm-Event": "compact",
+            "Clm-Session": "hook-9",
+            "Clm-Agent-Trigger": "auto",
+            "Clm-Agent-Tokens": "169000",
+            "Clm-Context-Tokens": "169000",
+            "Clm-Recall": "0.50 (2/4)",
+        }
+        repo.commit(CommitMessage("hook 9", trailers=trailers), {"x/9.md": "x\n"})
     result = invoke("calibrate", "--memory", str(memory), "--format", "json")
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["points"] == {"native": 2, "degradation": 2, "recall": 1}
+    assert data["points"] == {"native": 3, "degradation": 2, "recall": 1}
     assert data["left_out"] == {
         "decided under another profile": 1,
         "manual compaction (a person chose the moment)": 1,
@@ -193,6 +212,7 @@ def test_trouble_points_from_the_memory_repository(memory: Path) -> None:
         ("degradation", "run-1", 170000),
         ("native", "hook-0", 167000),
         ("native", "hook-1", 168000),
+        ("native", "hook-9", 169000),
         ("recall", "verified-0", 155000),
     ]
     assert data["proposed"] == {"soft_compact": "101000", "hard_handoff": "142000"}

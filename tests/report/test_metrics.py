@@ -172,7 +172,7 @@ def test_open_tasks_interventions_recall_and_unpriced_models(memory: Path) -> No
     by = {s.session: s for s in data.sessions}
     assert (by["demo"].human_interventions, by["scenario-b"].human_interventions) == (1, 1)
     assert by["scenario-b"].recalls == [
-        (17, "compact", Recall(1.0, 3, 3)),  # the run's own, verified
+        (17, "compact", Recall(1.0, 2, 2)),  # the run's own, verified
         (19, "compact", Recall(0.75, 9, 12)),  # written as the other forms a trailer may take
         (20, "compact", Recall(1.0)),
     ]

@@ -92,7 +92,7 @@ def test_the_demo_page(memory: Path, tmp_path: Path) -> None:
     assert recalls == [
         ("23", "compact", "8/8 (100%)"),
         ("42", "compact", "9/9 (100%)"),
-        ("43", "handoff", "10/10 (100%)"),
+        ("43", "handoff", "7/7 (100%)"),
     ]
     assert "Decision timeline (43 decisions)" in p.text
 

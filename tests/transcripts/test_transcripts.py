@@ -76,11 +76,13 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "cwd": CSV,
         "step_index": 6,  # 10 assistant lines: 6 responses (streamed ones share an id), 1 synthetic
         "goal": CSV_GOAL,
-        "changed_artifacts": [f"{CSV}/csvtool/parse.py", f"{CSV}/tests/test_quoted.py"],
+        # project-relative; results read from the output
+        "changed_artifacts": ["csvtool/parse.py", "tests/test_quoted.py"],
         "commands_and_results": [
-            "python -m pytest -q: passed",
-            "python -m pytest -q tests/test_quoted.py: failed (exit 1)",
-            "python -m pytest -q: passed",
+            "python -m pytest -q: passed (3 passed in 0.04s)",
+            "python -m pytest -q tests/test_quoted.py: failed "
+            "(1 failed in 0.05s; first: tests/test_quoted.py::test_quoted_comma)",
+            "python -m pytest -q: passed (4 passed in 0.05s)",
         ],
         "last_assistant_message": (
             "The parser now keeps quoted commas together; all four tests pass."
@@ -96,7 +98,8 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "context_estimated": False,
         "step_index": 3,
         "goal": "Add jittered backoff to the HTTP retries.",
-        "changed_artifacts": ["/home/dev/svc/src/http/retry.py"],  # not the subagent's edit
+        # the subagent's edit too; no cwd in this file: the home folder is ~
+        "changed_artifacts": ["~/svc/src/http/retry.py", "~/svc/src/http/client.py"],
         "last_assistant_message": None,
         "warnings": [],
     },
@@ -118,7 +121,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "compact_count": 1,
         "last_compact_step": 2,
         "compacted_at_tokens": 167094,
-        "goal": CSV_GOAL,  # not the compact summary
+        "goal": "Now apply the same fix to the TSV reader.",  # the latest request
         "warnings": [CLAUDE_COMPACTED],
     },
     "claude_compact_then_usage.jsonl": {
@@ -128,8 +131,8 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "compact_count": 1,
         "last_compact_step": 2,
         "compacted_at_tokens": 167094,
-        "goal": CSV_GOAL,
-        "changed_artifacts": [f"{CSV}/csvtool/tsv.py"],
+        "goal": "Now apply the same fix to the TSV reader.",
+        "changed_artifacts": ["csvtool/tsv.py"],
         "warnings": [],
     },
     "claude_no_usage.jsonl": {
@@ -162,7 +165,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "commands_and_results": [
             "rg -n 'def export' ledger: passed",
             "pytest -q: failed (exit 1)",
-            "pytest -q tests/test_export_zero.py: passed",
+            "pytest -q tests/test_export_zero.py: passed (1 passed in 0.02s)",
         ],
         "last_assistant_message": "Zero-amount rows are now skipped; the new test passes.",
         "input_tokens": 1210000,  # cumulative: for cost, never for the context
@@ -434,9 +437,11 @@ def test_claude_goal_skips_wrappers(tmp_path: Path) -> None:
             "This session is being continued from a previous conversation.", isCompactSummary=True
         ),
         prompt("<system-reminder>ignore</system-reminder>\nShip the release notes."),
-        prompt("A later prompt."),
+        prompt("Thanks!"),
     ]
-    assert read_transcript(jsonl(tmp_path / "t.jsonl", lines)).goal == "Ship the release notes."
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.goal == "Ship the release notes."  # the latest substantive request
+    assert [r.text for r in reading.work.requests] == ["Ship the release notes.", "Thanks!"]
 
 
 def test_claude_keeps_the_last_fifty_commands(tmp_path: Path) -> None:
@@ -590,7 +595,10 @@ def test_codex_tool_call_variants(tmp_path: Path) -> None:
         ),
     ]
     reading = read_transcript(jsonl(tmp_path / "r.jsonl", lines))
-    assert reading.changed_artifacts == ["a.py", "b.py", "c.py", "d.py"]
+    # a.py moved to b.py, then d.py moved over it; c.py deleted (the patches have no result:
+    # the transcript ends before them, and an edit in flight counts)
+    assert reading.changed_artifacts == ["b.py"]
+    assert (reading.work.moved, reading.work.deleted) == ([("d.py", "b.py")], ["c.py"])
     assert reading.commands_and_results == [
         "make lint: failed",
         "ls 'my dir': no exit code",

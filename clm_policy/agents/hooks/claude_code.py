@@ -38,6 +38,7 @@ from clm_policy.agents.hooks.shared import (
     at_prompt,
     at_stop,
     commit_snapshot,
+    handoff_options,
     last_step,
     run_hook,
     session_start,
@@ -72,7 +73,9 @@ def _pre_compact(hook: Hook) -> HookReply:
     with hook.repo() as repo:
         if outcome.action.value == "handoff" and trigger == "auto":
             native = agent_trailers(hook, trigger, state)
-            done = run_handoff(repo, state, why=hook.provenance(outcome, **native))
+            done = run_handoff(
+                repo, state, why=hook.provenance(outcome, **native), **handoff_options(hook, state)
+            )
             return HookReply(
                 2,
                 stderr=(

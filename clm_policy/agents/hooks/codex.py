@@ -51,6 +51,7 @@ from clm_policy.agents.hooks.shared import (
     at_stop,
     commit_snapshot,
     handed_off,
+    handoff_options,
     hook_settings,
     reply_json,
     run_hook,
@@ -104,7 +105,9 @@ def _pre_compact(hook: Hook) -> HookReply:
     with hook.repo() as repo:
         if hands_off and not already:
             native = agent_trailers(hook, trigger, state)
-            done = run_handoff(repo, state, why=hook.provenance(outcome, **native))
+            done = run_handoff(
+                repo, state, why=hook.provenance(outcome, **native), **handoff_options(hook, state)
+            )
             # exit 2 and decision:block do not stop a Codex compaction; continue:false does,
             # by ending the turn before the compaction starts
             return reply_json(

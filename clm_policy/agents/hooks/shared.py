@@ -199,20 +199,39 @@ def commit_snapshot(
     return run_compaction(repo, state, retain=retain, why=why)
 
 
+def handoff_options(hook: Hook, state: Any) -> dict[str, Any]:
+    """What a handoff the hook commits takes from the policy: the profile's ``seed_tokens``."""
+    return {"seed_tokens": hook.policy().profile(hook.profile or state.profile).seed_tokens}
+
+
 def commit_handoff(hook: Hook, *, after: str) -> HookReply:
+    """Commit the handoff at the stop after the one that asked for it: the state read from
+    the transcript, with the handoff the agent wrote in its reply (``last_assistant_message``:
+    the transcript does not hold that reply yet) parsed over it; the seed is checked against
+    the transcript's facts, and so is the agent's reply (``Clm-Recall-Agent``)."""
     from clm_policy.lifecycle.pipelines import run_handoff
+    from clm_policy.lifecycle.verify import inventory
+    from clm_policy.transcripts.reading import read_transcript
+    from clm_policy.transcripts.takeover import handoff_states
 
-    state, outcome = hook.full_state()
+    reading = read_transcript(hook.transcript)
     last = hook.event.get("last_assistant_message")
-    if isinstance(last, str) and last.strip():
-        from clm_policy.models.enums import MessageRole
-        from clm_policy.models.state import Message
-
-        state = state.model_copy(
-            update={"messages": [Message(role=MessageRole.ASSISTANT, content=last)]}
-        )
+    reply = last if isinstance(last, str) and last.strip() else None
+    base, state = handoff_states(reading, hook.session_id(reading), reply)
+    if hook.profile:
+        base = base.model_copy(update={"profile": hook.profile})
+        state = state.model_copy(update={"profile": hook.profile})
+    outcome = hook.policy().outcome(base, hook.profile)
     with hook.repo() as repo:
-        done = run_handoff(repo, state, why=hook.provenance(outcome), push=hook.remote)
+        done = run_handoff(
+            repo,
+            state,
+            why=hook.provenance(outcome),
+            push=hook.remote,
+            facts_asked=inventory(base),
+            agent_summary=reply,
+            **handoff_options(hook, state),
+        )
     return reply_json(
         {"systemMessage": f"clm-policy: handoff committed ({done.manifest_path}). {after}"}
     )
@@ -253,6 +272,8 @@ def take_handoff(hook: Hook) -> str:
                 memory_hits(repo, manifest),
                 constraints=constraints,
                 decisions=decisions,
+                seed_tokens=hook.policy().profile(hook.profile).seed_tokens,
+                manifest_path=path,
             )
             state = SessionState(
                 session_id=sid, goal=manifest.goal, parent_session=entry.session or None
@@ -309,6 +330,8 @@ def essentials(hook: Hook) -> str:
         f"Next safe action: {next_safe_action(state)}",
     ]
     lines += [f"Blocker: {b}" for b in state.blockers]
+    lines += [f"Open failure: {x}" for x in state.open_failures if x not in state.blockers]
+    lines += [f"Remaining: {x}" for x in state.remaining[:10]]
     lines += [f"Not verified: {x}" for x in state.not_verified]
     if state.changed_artifacts:
         lines.append("Changed files: " + ", ".join(state.changed_artifacts[-20:]))
@@ -368,17 +391,22 @@ def stop_for_handoff(hook: Hook, *, after: str) -> HookReply:
             "decision": "block",
             "reason": (
                 f"clm-policy: the context is {share(outcome)} full and the policy hands off "
-                f"({outcome.rationale}). Before you stop, end your reply with a short handoff "
-                "for the next session: the goal; what is done and verified; what is not "
-                "verified; blockers; the next safe action. Then stop."
+                f"({outcome.rationale}). Before you stop, end your reply with a handoff for the "
+                f"next session, under these headings: {HANDOFF_HEADINGS} Then stop."
             ),
         }
     )
 
 
+HANDOFF_HEADINGS = (
+    "## Goal; ## Done and verified (each with its evidence: the command and what it printed); "
+    "## Not verified; ## Blockers (or 'none'); ## Next safe action (one step)."
+)
+"""The sections a handoff reply is asked for (clm_policy.transcripts.notes reads them, and
+variations of them)."""
 HANDOFF_REQUEST = (
-    "Finish the step you are on, do not start new work, and end your reply with a handoff: "
-    "the goal; what is done and verified; what is not verified; blockers; the next safe action."
+    "Finish the step you are on, do not start new work, and end your reply with a handoff "
+    f"under these headings: {HANDOFF_HEADINGS}"
 )
 
 

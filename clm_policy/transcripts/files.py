@@ -1,0 +1,326 @@
+"""The files a session touched, as they are at its end: edits by every agent, renames and
+deletions applied, files commands made, paths relative to the project.
+
+:class:`FileLog` applies operations in the order they happened: an edit, a file created
+(by the agent's write tool, or by a command: :func:`shell_file_ops`, :func:`created_in_output`),
+a move and a deletion (of a file or of a folder and all under it). At the end,
+:meth:`FileLog.changed` holds the files edited or created that still exist under their current
+names, :meth:`FileLog.made` those a command made, :meth:`FileLog.moved` each rename of a file
+that existed before the session (``old -> new``) and :meth:`FileLog.deleted` each deleted file
+that existed before it (a file the session made and removed again is nowhere).
+
+:class:`Paths` turns a path as the transcript gives it into the path a person reads: relative
+to the project (the session's first working directory), else absolute with the home folder as
+``~``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from clm_policy.transcripts.results import split_chain, words_of
+
+EDITED = "edited"
+CREATED = "created"
+MADE = "made"
+"""A file a command made (``touch``, ``> file``, ``cargo new``, a generator's output)."""
+RENAMED = "renamed"
+"""A file that existed before the session and was only moved."""
+
+_HOME = re.compile(r"^(/home/[^/]+|/Users/[^/]+|/root)(?=/|$)")
+
+
+class Paths:
+    """Paths as a person reads them: ``root`` (the project) relative, ``home`` as ``~``."""
+
+    def __init__(self, root: str | None, home: str | None = None) -> None:
+        self.root = posixpath.normpath(root) if root else None
+        if home is None and root:
+            m = _HOME.match(root)
+            home = m.group(1) if m else None
+        self.home = home
+
+    def absolute(self, path: str, cwd: str | None = None) -> str:
+        """``path`` made absolute against ``cwd`` (else the project), normalised."""
+        path = path.strip()
+        if path.startswith("~/") and self.home:
+            path = self.home + path[1:]
+        base = cwd or self.root
+        if not path.startswith("/") and base:
+            path = posixpath.join(base, path)
+        return posixpath.normpath(path) if path else path
+
+    def shown(self, path: str) -> str:
+        """An absolute path as shown: relative to the project when inside it."""
+        if self.root and (path == self.root or path.startswith(self.root.rstrip("/") + "/")):
+            return posixpath.relpath(path, self.root) if path != self.root else "."
+        if self.home and (path == self.home or path.startswith(self.home + "/")):
+            return "~" + path[len(self.home) :]
+        m = _HOME.match(path)
+        if m:
+            return "~" + path[m.end() :]
+        return path
+
+    def inside(self, path: str) -> bool:
+        """Whether an absolute path lies in the project (files outside it made by a command,
+        like ``/tmp/out.txt``, are not the project's)."""
+        root = self.root
+        return root is not None and path.startswith(root.rstrip("/") + "/")
+
+
+class FileLog:
+    """The files a session touched, operations applied in order (absolute paths)."""
+
+    def __init__(self) -> None:
+        self._state: dict[str, str] = {}  # path -> EDITED | CREATED | MADE | RENAMED
+        self._origin: dict[str, str] = {}  # current path -> the path it had before the session
+        self._deleted: dict[str, None] = {}
+
+    def _under(self, path: str) -> list[str]:
+        prefix = path.rstrip("/") + "/"
+        return [p for p in self._state if p == path or p.startswith(prefix)]
+
+    def edit(self, path: str, created: bool = False) -> None:
+        self._deleted.pop(path, None)
+        kind = self._state.get(path)
+        if kind is None:
+            self._state[path] = CREATED if created else EDITED
+        elif kind == RENAMED:
+            self._state[path] = EDITED
+        elif kind == MADE:  # a command made it, the agent then wrote it: the agent's file
+            self._state[path] = CREATED
+
+    def made(self, path: str) -> None:
+        self._deleted.pop(path, None)
+        self._state.setdefault(path, MADE)
+
+    def delete(self, path: str) -> None:
+        touched = self._under(path)
+        for p in touched:
+            kind = self._state.pop(p)
+            origin = self._origin.pop(p, None)
+            if origin is not None:
+                self._deleted[origin] = None
+            elif kind not in (CREATED, MADE):
+                self._deleted[p] = None
+        if not touched:
+            self._deleted[path] = None
+
+    def move(self, src: str, dst: str) -> None:
+        touched = self._under(src)
+        if not touched:  # a file the session had not touched: it existed before
+            self._deleted.pop(dst, None)
+            self._state[dst] = RENAMED
+            self._origin[dst] = src
+            return
+        for p in touched:
+            new = dst + p[len(src) :]
+            kind = self._state.pop(p)
+            self._deleted.pop(new, None)
+            self._state[new] = kind
+            origin = self._origin.pop(p, None)
+            if origin is None and kind not in (CREATED, MADE):
+                origin = p
+            if origin is not None and origin != new:
+                self._origin[new] = origin
+
+    def changed(self) -> list[str]:
+        """Files edited or created (by the agent's tools), under their current names."""
+        return [p for p, kind in self._state.items() if kind in (EDITED, CREATED)]
+
+    def made_files(self) -> list[str]:
+        return [p for p, kind in self._state.items() if kind == MADE]
+
+    def moved(self) -> list[tuple[str, str]]:
+        """(path before the session, path now) of each file that was renamed."""
+        return [(origin, p) for p, origin in self._origin.items() if p in self._state]
+
+    def deleted(self) -> list[str]:
+        return list(self._deleted)
+
+
+# ---------------------------------------------------------------------------------------------
+# What a shell command does to files
+
+FileOp = tuple[str, str, "str | None"]
+"""("edit" | "made" | "move" | "delete", absolute path, the destination of a move)."""
+
+_MAY_TOUCH = re.compile(r"\b(?:mv|rm|rmdir|unlink|cp|touch|sed|gsed|perl|tee|cargo|go)\b|>")
+"""A command that may change files: anything else is not read word by word."""
+_SKIP_TARGETS = ("/dev/", "/tmp/", "/proc/", "/var/tmp/")
+_CREATED_LINE = re.compile(
+    r"^\s*(?:\*\s*)?(?:create|created|creating|CREATE|new file:)\s+([^\s(]+)", re.M
+)
+_WROTE = re.compile(r"^Wrote to (\S+?):?\s*$", re.M)
+_GO_MOD = re.compile(r"^go: creating new go\.mod", re.M)
+
+
+def _args(words: list[str]) -> list[str]:
+    """The operands of a command line: words that are no options (all after ``--``)."""
+    out: list[str] = []
+    rest = False
+    for word in words:
+        if rest or not word.startswith("-") or word == "-":
+            out.append(word)
+        elif word == "--":
+            rest = True
+    return out
+
+
+def _redirect_targets(words: list[str]) -> tuple[list[str], list[str]]:
+    """(the words without redirections, the files written by ``>`` / ``>>`` / ``&>``)."""
+    kept: list[str] = []
+    targets: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        m = re.match(r"^(\d*|&)(>>?)(.*)$", word)
+        if m and not word.startswith(">&") and m.group(1) in ("", "1", "&"):
+            target = m.group(3)
+            if not target and i + 1 < len(words):
+                i += 1
+                target = words[i]
+            if target and not target.startswith("&"):
+                targets.append(target)
+        elif m or re.match(r"^\d*<", word):
+            if m and not m.group(3) and i + 1 < len(words):
+                i += 1  # 2> file: the file is a log, not the project's
+            elif re.fullmatch(r"\d*<", word) and i + 1 < len(words):
+                i += 1
+        else:
+            kept.append(word)
+        i += 1
+    return kept, targets
+
+
+def shell_file_ops(command: str, cwd: str | None, paths: Paths) -> list[FileOp]:
+    """What ``command`` (run in ``cwd``) does to files, as far as its words say: ``mv``,
+    ``git mv``, ``rm``, ``git rm``, ``cp``, ``touch``, ``sed -i`` / ``perl -i``, ``tee``,
+    ``>`` redirections, ``cargo new`` / ``init``, ``go mod init``. Paths outside the project
+    made by a redirection or ``touch`` (``/tmp/x``) are left out."""
+    if not _MAY_TOUCH.search(command):
+        return []
+    here = cwd
+    ops: list[FileOp] = []
+
+    def at(path: str) -> str:
+        return paths.absolute(path, here)
+
+    for _op, piece in split_chain(command):
+        words = words_of(piece)
+        while words and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]):
+            words.pop(0)
+        if words and words[0] in ("sudo", "command", "time", "env"):
+            words.pop(0)
+        if not words:
+            continue
+        words, targets = _redirect_targets(words)
+        for target in targets:
+            path = at(target)
+            if not path.startswith(_SKIP_TARGETS) and paths.inside(path):
+                ops.append(("made", path, None))
+        if not words:
+            continue
+        name = posixpath.basename(words[0])
+        rest = words[1:]
+        if name == "git" and rest and rest[0] in ("mv", "rm"):
+            name, rest = f"git {rest[0]}", rest[1:]
+        if name == "cd":
+            here = at(rest[0]) if rest else here
+        elif name in ("mv", "git mv"):
+            operands = _args(rest)
+            if len(operands) >= 2:
+                srcs, dst = operands[:-1], operands[-1]
+                into = len(srcs) > 1 or dst.endswith("/") or _looks_like_dir(srcs[0], dst)
+                for src in srcs:
+                    target = (
+                        posixpath.join(dst, posixpath.basename(src.rstrip("/"))) if into else dst
+                    )
+                    ops.append(("move", at(src), at(target)))
+        elif name in ("rm", "git rm", "rmdir", "unlink"):
+            ops += [("delete", at(p), None) for p in _args(rest)]
+        elif name == "touch":
+            ops += [("made", at(p), None) for p in _args(rest) if paths.inside(at(p))]
+        elif name == "cp":
+            operands = _args(rest)
+            if len(operands) >= 2:
+                srcs, dst = operands[:-1], operands[-1]
+                into = len(srcs) > 1 or dst.endswith("/") or _looks_like_dir(srcs[0], dst)
+                for src in srcs:
+                    target = (
+                        posixpath.join(dst, posixpath.basename(src.rstrip("/"))) if into else dst
+                    )
+                    if paths.inside(at(target)):
+                        ops.append(("made", at(target), None))
+        elif name in ("sed", "gsed", "perl") and any(_in_place(name, w) for w in rest):
+            ops += [("edit", at(p), None) for p in _script_files(name, rest)]
+        elif name == "tee" and "-a" not in rest:
+            ops += [("made", at(p), None) for p in _args(rest) if paths.inside(at(p))]
+        elif name == "cargo" and rest and rest[0] in ("new", "init"):
+            operands = _args(rest[1:])
+            folder = operands[0] if operands else "."
+            main = "src/lib.rs" if "--lib" in rest else "src/main.rs"
+            ops += [
+                ("made", at(posixpath.join(folder, "Cargo.toml")), None),
+                ("made", at(posixpath.join(folder, main)), None),
+            ]
+        elif name == "go" and rest[:2] == ["mod", "init"]:
+            ops.append(("made", at("go.mod"), None))
+    return ops
+
+
+def _looks_like_dir(src: str, dst: str) -> bool:
+    """Whether ``mv src dst`` moves into a folder: ``dst`` has no extension where ``src`` has."""
+    return "." in posixpath.basename(src) and "." not in posixpath.basename(dst.rstrip("/"))
+
+
+def _in_place(name: str, word: str) -> bool:
+    if word.startswith("--in-place"):
+        return True
+    if name == "perl":
+        return word.startswith("-") and not word.startswith("--") and "i" in word[1:]
+    return word.startswith("-i")
+
+
+def _script_files(name: str, words: list[str]) -> list[str]:
+    """The files ``sed -i`` / ``perl -pi`` edit: the operands after the script."""
+    has_script_option = False
+    operands: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        if word in ("-e", "-f", "--expression", "--file"):
+            has_script_option = True
+            skip = True
+            continue
+        if word.startswith("-") and word != "-":
+            if name == "perl" and "e" in word[1:]:
+                has_script_option = True
+                skip = True
+            continue
+        operands.append(word)
+    return operands if has_script_option else operands[1:]
+
+
+def created_in_output(output: str, cwd: str | None, paths: Paths) -> list[str]:
+    if not any(w in output for w in ("reat", "REATE", "Wrote to", "go: creating")):
+        return []
+    return _created(output, cwd, paths)
+
+
+def _created(output: str, cwd: str | None, paths: Paths) -> list[str]:
+    """Files a generator says it created (``create app/models/user.rb``, ``* creating
+    mix.exs``, ``CREATE src/app.ts (12 bytes)``, npm's ``Wrote to …/package.json``), inside
+    the project."""
+    found: list[str] = []
+    for m in _CREATED_LINE.finditer(output):
+        token = m.group(1).rstrip(":,")
+        if ("." in token or "/" in token) and "://" not in token:
+            found.append(paths.absolute(token, cwd))
+    found += [paths.absolute(m.group(1), cwd) for m in _WROTE.finditer(output)]
+    if _GO_MOD.search(output):
+        found.append(paths.absolute("go.mod", cwd))
+    return [p for p in dict.fromkeys(found) if paths.inside(p)]

@@ -1,0 +1,875 @@
+"""What a command's run says, read from its output and not only from its exit code.
+
+A pipeline's exit code is its last stage's: ``mix test | tail -30`` exits 0 while its output
+says ``297 tests, 11 failures``. And a non-zero exit is sometimes the answer: ``rg PATTERN``
+exits 1 when nothing matches, ``diff`` when the files differ, ``test -f x`` when there is no
+``x``. So a run is judged in this order (:func:`judge`):
+
+1. a test runner's summary in the output (:func:`summary_of`: pytest, unittest, go test,
+   cargo test and nextest, jest, vitest, mocha, node's and TAP's runners, bun, deno, mix test,
+   rspec, phpunit, dotnet test, maven, gradle, ctest, swift test), and the failure markers
+   that come without counts (a compile error, ``npm ERR! Test failed``, ``BUILD FAILED``);
+2. a command whose non-zero exit is the expected answer (:data:`ANSWERS`): grep and rg
+   with no match, ``test`` / ``[``, ``diff``, ``cmp``, ``git diff --exit-code`` …;
+3. the exit code, unless the command is a check whose exit code a pipeline or ``|| true``
+   hides (then the result is unknown), or the check never ran (exit 126 / 127, "command not
+   found", "Missing script": unknown too, not a failure of the project);
+4. the agent tool's own error flag; without an exit code and without it, the result is unknown.
+
+:func:`normalise` gives the command a run is "the same as" (``| tail -N``, ``2>&1``,
+environment prefixes, ``cd x &&``, ``python -m`` … stripped), so that a failing run can be
+matched with a later passing run of the same command (:func:`covers`).
+
+Each runner's pattern follows its documented summary line; tests/transcripts/test_results.py
+holds one real-looking output per runner.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator
+from functools import lru_cache
+
+from clm_policy.base.record import Record
+
+OUTPUT_SCAN = 16 * 1024
+"""Characters at the end of an output that are searched for a summary."""
+
+PASSED = "passed"
+FAILED = "failed"
+ANSWER = "answer"
+"""A non-zero exit that is the command's answer (no match, files differ), not a failure."""
+UNKNOWN = "unknown"
+"""A check whose exit code a pipeline or ``|| true`` hides, and whose output has no summary."""
+PENDING = "pending"
+"""No result (yet): the transcript ends before it, or the command runs in the background."""
+
+
+class Summary(Record):
+    """A test runner's summary: ``runner``, the counts it gave (``passed`` None when it gave
+    none), ``failed`` (failures and errors; None for a failure marker without counts) and
+    ``text``, the summary as the runner printed it, on one line."""
+
+    FIELDS = ("runner", "passed", "failed", "text")
+    __slots__ = FIELDS
+
+    def __init__(self, runner: str, passed: int | None, failed: int | None, text: str) -> None:
+        self.runner = runner
+        self.passed = passed
+        self.failed = failed
+        self.text = text
+
+    @property
+    def ok(self) -> bool:
+        """Tests ran and none failed."""
+        return self.failed == 0 and bool(self.passed)
+
+
+class Verdict(Record):
+    """What a run came to: ``status`` (:data:`PASSED`, :data:`FAILED`, :data:`ANSWER`,
+    :data:`UNKNOWN` or :data:`PENDING`), ``text`` saying it in a few words (``297 tests, 11
+    failures``, ``no match (exit 1)``, ``exit 2``) and the runner's ``summary`` when there was
+    one."""
+
+    FIELDS = ("status", "text", "summary")
+    __slots__ = FIELDS
+
+    def __init__(self, status: str, text: str, summary: Summary | None = None) -> None:
+        self.status = status
+        self.text = text
+        self.summary = summary
+
+    def line(self) -> str:
+        """``passed``, ``failed (297 tests, 11 failures)``, ``no match (exit 1)``."""
+        if self.status in (PASSED, FAILED) and self.text:
+            return f"{self.status} ({self.text})"
+        if self.status == PENDING:
+            return "no result"
+        return self.text or self.status
+
+
+# ---------------------------------------------------------------------------------------------
+# Test runners' summaries
+
+_M = re.M
+_PYTEST = re.compile(
+    r"^[= ]*((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|"
+    r"rerun)(?:, )?)+) in [\d.]+s(?: \([\d:]+\))?[= ]*$",
+    _M,
+)
+_PYTEST_NONE = re.compile(r"^[= ]*no tests ran in [\d.]+s[= ]*$", _M)
+_UNITTEST = re.compile(
+    r"^Ran (\d+) tests? in [\d.]+s\s*\n\s*\n?(OK|FAILED)(?: \(([^)\n]*)\))?[ \t]*$", _M
+)
+_CARGO = re.compile(r"^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed;[^\n]*$", _M)
+_NEXTEST = re.compile(r"^\s*Summary \[[^\]\n]*\]\s+(\d+ tests? run: [^\n]*)$", _M)
+_GO_OK = re.compile(r"^ok\s+\S+\s+(?:[\d.]+s|\(cached\))", _M)
+_GO_FAIL = re.compile(r"^FAIL\s+\S+\s+(?:[\d.]+s|\[build failed\]|\[setup failed\])", _M)
+_GO_FAILED_TEST = re.compile(r"^\s*--- FAIL: (\S+)", _M)
+_JEST = re.compile(r"^Tests:\s+([^\n]*?\d+ total)\s*$", _M)
+_VITEST = re.compile(r"^\s*Tests\s+((?:\d+ \w+(?: \| )?)+)\s*\((\d+)\)\s*$", _M)
+_MOCHA_PASS = re.compile(r"^\s+(\d+) passing \([^)\n]*\)\s*$", _M)
+_MOCHA_FAIL = re.compile(r"^\s+(\d+) failing\s*$", _M)
+_NODE = re.compile("^(?:#|\u2139) (pass|fail) (\\d+)\\s*$", _M)  # TAP, node --test
+_BUN = re.compile(r"^\s*(\d+) (pass|fail)\s*$", _M)
+_BUN_RAN = re.compile(r"^\s*Ran (\d+) tests? across", _M)
+_DENO = re.compile(
+    r"^(ok|FAILED) \| (\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed(?: \([^)\n]*\))?", _M
+)
+_MIX = re.compile(
+    r"^((?:\d+ doctests?, )?(?:\d+ propert(?:y|ies), )?(\d+) tests?, (\d+) failures?"
+    r"(?:, \d+ (?:excluded|skipped|invalid))*)\s*$",
+    _M,
+)
+_MIX_DOCTESTS = re.compile(r"(\d+) doctests?")
+_RSPEC = re.compile(r"^((\d+) examples?, (\d+) failures?(?:, \d+ pending)?)", _M)
+_PHPUNIT_OK = re.compile(r"^OK \((\d+) tests?, \d+ assertions?\)", _M)
+_PHPUNIT = re.compile(r"^(Tests: (\d+), Assertions: \d+(?:, \w+: \d+)*)\.", _M)
+_PHPUNIT_BAD = re.compile(r"(?:Errors|Failures): (\d+)")
+_DOTNET = re.compile(
+    r"^\s*(?:Passed|Failed)!\s+-\s+Failed:\s+(\d+), Passed:\s+(\d+), Skipped:\s+\d+, "
+    r"Total:\s+(\d+)",
+    _M,
+)
+_DOTNET_OLD = re.compile(r"^Total tests: (\d+)\. Passed: (\d+)\. Failed: (\d+)\.", _M)
+_DOTNET_NEW = re.compile(r"^Test summary: total: (\d+), failed: (\d+), succeeded: (\d+)", _M | re.I)
+_MAVEN = re.compile(
+    r"^\[(?:INFO|ERROR|WARNING)\] (Tests run: (\d+), Failures: (\d+), Errors: (\d+), "
+    r"Skipped: \d+)\s*$",
+    _M,
+)
+_GRADLE = re.compile(r"^((\d+) tests? completed, (\d+) failed(?:, \d+ skipped)?)", _M)
+_CTEST = re.compile(r"^(\d+% tests passed, (\d+) tests? failed out of (\d+))", _M)
+_SWIFT = re.compile(r"Executed (\d+) tests?, with (\d+) failures?", _M)
+_MARKERS = (
+    ("cargo", re.compile(r"^error: (?:could not compile|test failed)[^\n]*", _M)),
+    ("cargo", re.compile(r"^error\[E\d+\]:[^\n]*", _M)),
+    (
+        "mix",
+        re.compile(r"^== Compilation error[^\n]*|^\*\* \((?:CompileError|SyntaxError)\)[^\n]*", _M),
+    ),
+    ("npm", re.compile(r"^npm (?:ERR!|error) (?:Test failed|code ELIFECYCLE)[^\n]*", _M)),
+    ("gradle", re.compile(r"^BUILD FAILED\b[^\n]*", _M)),
+    ("maven", re.compile(r"^\[ERROR\] BUILD FAILURE\b[^\n]*|^BUILD FAILURE\b[^\n]*", _M)),
+    ("pytest", re.compile(r"^(?:ERROR: |Interrupted: )\d+ errors? during collection[^\n]*", _M)),
+    ("dotnet", re.compile(r"^Test Run (?:Failed|Aborted)\.[^\n]*", _M)),
+    ("go", re.compile(r"^FAIL\s*$", _M)),
+    (
+        "build",
+        re.compile(r"^Failed to compile\.?[^\n]*|^Type error: [^\n]*|^Build failed\b[^\n]*", _M),
+    ),
+)
+_SUCCESS = (
+    ("build", re.compile(r"^\s*(?:✓\s*)?Compiled successfully\b[^\n]*", _M)),
+    ("build", re.compile(r"^\s*✓ built in [\d.]+m?s\b[^\n]*", _M)),
+    ("build", re.compile(r"^Build succeeded\.?[^\n]*|^BUILD SUCCESS(?:FUL)?\b[^\n]*", _M)),
+    ("cargo", re.compile(r"^\s*Finished `\w+` profile \[[^\]]*\] target\(s\) in [^\n]*", _M)),
+)
+"""What a build prints when it succeeded: a passed result when its exit code is hidden."""
+_MARKER_NEEDLES = {
+    "cargo": ("error",),
+    "mix": ("Compilation error", "** ("),
+    "npm": ("npm ",),
+    "gradle": ("BUILD FAILED",),
+    "maven": ("BUILD FAILURE",),
+    "pytest": ("during collection",),
+    "dotnet": ("Test Run ",),
+    "go": ("FAIL",),
+    "build": ("Failed to compile", "Type error", "Build failed"),
+}
+_SUCCESS_NEEDLES = {
+    "build": ("Compiled successfully", "built in", "Build succeeded", "BUILD SUCCESS"),
+    "cargo": ("Finished `",),
+}
+
+
+def _counts(text: str, words: dict[str, str]) -> dict[str, int]:
+    """``{"passed": 3, "failed": 1}`` from ``3 passed, 1 failed``, for the words given (word
+    in the text -> key)."""
+    found: dict[str, int] = {}
+    for number, word in re.findall(r"(\d+) (\w+)", text):
+        key = words.get(word)
+        if key is not None:
+            found[key] = found.get(key, 0) + int(number)
+    return found
+
+
+_PYTEST_WORDS = {
+    "passed": "passed",
+    "xpassed": "passed",
+    "failed": "failed",
+    "error": "failed",
+    "errors": "failed",
+}
+_JS_WORDS = {"passed": "passed", "failed": "failed"}
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.replace("=", " ").split())
+
+
+_GATES: dict[re.Pattern[str], tuple[str, ...]] = {
+    _PYTEST: (
+        "passed in",
+        "failed in",
+        "error in",
+        "errors in",
+        "skipped in",
+        "deselected in",
+        "warning in",
+        "warnings in",
+        "xfailed in",
+        "xpassed in",
+        "rerun in",
+    ),
+    _PYTEST_NONE: ("no tests ran",),
+    _UNITTEST: ("Ran ",),
+    _CARGO: ("test result:",),
+    _NEXTEST: ("Summary [",),
+    _GO_OK: ("ok ",),
+    _GO_FAIL: ("FAIL",),
+    _GO_FAILED_TEST: ("--- FAIL",),
+    _JEST: ("Tests:",),
+    _VITEST: ("Tests ",),
+    _MOCHA_PASS: ("passing (",),
+    _NODE: ("# pass", "# fail", "\u2139 pass", "\u2139 fail"),
+    _BUN: (" pass", " fail"),
+    _DENO: ("passed |",),
+    _MIX: (" failure",),
+    _RSPEC: (" example",),
+    _PHPUNIT_OK: ("OK (",),
+    _PHPUNIT: ("Assertions:",),
+    _DOTNET: ("Passed!", "Failed!"),
+    _DOTNET_OLD: ("Total tests:",),
+    _DOTNET_NEW: ("summary:", "Summary:"),
+    _MAVEN: ("Tests run:",),
+    _GRADLE: ("tests completed", "test completed"),
+    _CTEST: ("% tests passed",),
+    _SWIFT: ("Executed ",),
+}
+"""Words a runner's summary cannot be without: its pattern is searched only when one of them
+is in the output (most outputs hold no summary; a substring test costs far less than a
+multi-line search)."""
+
+
+def _find(
+    pattern: re.Pattern[str], output: str, needles: tuple[str, ...] | None = None
+) -> Iterator[re.Match[str]]:
+    """``pattern``'s matches in ``output``, when one of its gate words (``needles``, else
+    :data:`_GATES`'s) is there."""
+    if any(n in output for n in (_GATES[pattern] if needles is None else needles)):
+        yield from pattern.finditer(output)
+
+
+def _candidates(output: str) -> list[tuple[int, Summary]]:
+    """Every summary in ``output`` with the position where it ends."""
+    found: list[tuple[int, Summary]] = []
+    for m in _find(_PYTEST, output):
+        c = _counts(m.group(1), _PYTEST_WORDS)
+        found.append(
+            (m.end(), Summary("pytest", c.get("passed", 0), c.get("failed", 0), _flat(m.group(0))))
+        )
+    for m in _find(_PYTEST_NONE, output):
+        found.append((m.end(), Summary("pytest", 0, 0, _flat(m.group(0)))))
+    for m in _find(_UNITTEST, output):
+        total = int(m.group(1))
+        bad = sum(int(n) for _key, n in re.findall(r"(failures|errors)=(\d+)", m.group(3) or ""))
+        skipped = sum(int(n) for n in re.findall(r"skipped=(\d+)", m.group(3) or ""))
+        text = f"Ran {total} tests: {m.group(2)}" + (f" ({m.group(3)})" if m.group(3) else "")
+        found.append((m.end(), Summary("unittest", max(total - bad - skipped, 0), bad, text)))
+    cargo = list(_find(_CARGO, output))
+    if cargo:
+        passed = sum(int(m.group(2)) for m in cargo)
+        failed = sum(int(m.group(3)) for m in cargo)
+        text = (
+            _flat(cargo[0].group(0))
+            if len(cargo) == 1
+            else f"test result: {passed} passed; {failed} failed ({len(cargo)} test binaries)"
+        )
+        found.append((cargo[-1].end(), Summary("cargo", passed, failed, text)))
+    for m in _find(_NEXTEST, output):
+        c = _counts(m.group(1), {"passed": "passed", "failed": "failed", "out": "failed"})
+        found.append(
+            (m.end(), Summary("nextest", c.get("passed", 0), c.get("failed", 0), _flat(m.group(1))))
+        )
+    go_ok = list(_find(_GO_OK, output))
+    go_fail = list(_find(_GO_FAIL, output))
+    if go_ok or go_fail:
+        names = list(dict.fromkeys(m.group(1) for m in _find(_GO_FAILED_TEST, output)))
+        end = max(m.end() for m in go_ok + go_fail)
+        text = f"{len(go_ok)} packages ok, {len(go_fail)} failed"
+        if names:
+            text += f" ({', '.join(names[:5])}{', …' if len(names) > 5 else ''})"
+        failed = max(len(names), len(go_fail)) if go_fail else 0
+        found.append((end, Summary("go", len(go_ok), failed, text)))
+    for m in _find(_JEST, output):
+        c = _counts(m.group(1), _JS_WORDS)
+        text = _flat(f"Tests: {m.group(1)}")
+        found.append((m.end(), Summary("jest", c.get("passed", 0), c.get("failed", 0), text)))
+    for m in _find(_VITEST, output):
+        c = _counts(m.group(1), _JS_WORDS)
+        text = _flat(f"Tests {m.group(1)} ({m.group(2)})")
+        found.append((m.end(), Summary("vitest", c.get("passed", 0), c.get("failed", 0), text)))
+    for m in _find(_MOCHA_PASS, output):
+        after = _MOCHA_FAIL.search(output, m.end(), m.end() + 200)  # just after it
+        failed = int(after.group(1)) if after else 0
+        text = f"{m.group(1)} passing" + (f", {failed} failing" if after else "")
+        end = after.end() if after else m.end()
+        found.append((end, Summary("mocha", int(m.group(1)), failed, text)))
+    node = list(_find(_NODE, output))
+    if node:
+        c = {kind: int(n) for kind, n in ((m.group(1), m.group(2)) for m in node)}
+        text = f"pass {c.get('pass', 0)}, fail {c.get('fail', 0)}"
+        found.append((node[-1].end(), Summary("node", c.get("pass", 0), c.get("fail", 0), text)))
+    bun = list(_find(_BUN, output))
+    ran = _BUN_RAN.search(output) if "Ran " in output else None
+    if bun and ran:
+        c = {kind: int(n) for n, kind in ((m.group(1), m.group(2)) for m in bun)}
+        text = f"{c.get('pass', 0)} pass, {c.get('fail', 0)} fail"
+        found.append((ran.end(), Summary("bun", c.get("pass", 0), c.get("fail", 0), text)))
+    for m in _find(_DENO, output):
+        summary = Summary("deno", int(m.group(2)), int(m.group(3)), _flat(m.group(0)))
+        found.append((m.end(), summary))
+    for m in _find(_MIX, output):
+        tests, failures = int(m.group(2)), int(m.group(3))
+        doctests = _MIX_DOCTESTS.match(m.group(1))
+        total = tests + (int(doctests.group(1)) if doctests else 0)
+        found.append((m.end(), Summary("mix", total - failures, failures, _flat(m.group(1)))))
+    for m in _find(_RSPEC, output):
+        examples, failures = int(m.group(2)), int(m.group(3))
+        found.append((m.end(), Summary("rspec", examples - failures, failures, _flat(m.group(1)))))
+    for m in _find(_PHPUNIT_OK, output):
+        found.append((m.end(), Summary("phpunit", int(m.group(1)), 0, _flat(m.group(0)))))
+    for m in _find(_PHPUNIT, output):
+        bad = sum(int(n) for n in _PHPUNIT_BAD.findall(m.group(1)))
+        tests = int(m.group(2))
+        found.append((m.end(), Summary("phpunit", tests - bad, bad, _flat(m.group(1)))))
+    dotnet = list(_find(_DOTNET, output))
+    if dotnet:
+        failed = sum(int(m.group(1)) for m in dotnet)
+        passed = sum(int(m.group(2)) for m in dotnet)
+        text = (
+            _flat(dotnet[0].group(0)) if len(dotnet) == 1 else f"{passed} passed, {failed} failed"
+        )
+        found.append((dotnet[-1].end(), Summary("dotnet", passed, failed, text)))
+    for m in _find(_DOTNET_OLD, output):
+        summary = Summary("dotnet", int(m.group(2)), int(m.group(3)), _flat(m.group(0)))
+        found.append((m.end(), summary))
+    for m in _find(_DOTNET_NEW, output):
+        summary = Summary("dotnet", int(m.group(3)), int(m.group(2)), _flat(m.group(0)))
+        found.append((m.end(), summary))
+    maven = list(_find(_MAVEN, output))
+    if maven:
+        m = maven[-1]  # the totals come last
+        runs, failures, errors = int(m.group(2)), int(m.group(3)), int(m.group(4))
+        bad = failures + errors
+        found.append((m.end(), Summary("maven", runs - bad, bad, _flat(m.group(1)))))
+    for m in _find(_GRADLE, output):
+        tests, failed = int(m.group(2)), int(m.group(3))
+        found.append((m.end(), Summary("gradle", tests - failed, failed, _flat(m.group(1)))))
+    for m in _find(_CTEST, output):
+        failed, total = int(m.group(2)), int(m.group(3))
+        found.append((m.end(), Summary("ctest", total - failed, failed, _flat(m.group(1)))))
+    swift = list(_find(_SWIFT, output))
+    if swift:
+        m = swift[-1]
+        tests, failed = int(m.group(1)), int(m.group(2))
+        found.append((m.end(), Summary("swift", tests - failed, failed, _flat(m.group(0)))))
+    return found
+
+
+def summary_of(output: str) -> Summary | None:
+    """The test runner's summary in ``output``: the last one printed (cargo's and dotnet's
+    per-binary lines and go's per-package lines summed); a failure marker without counts (a
+    compile error, ``npm ERR! Test failed``) when no summary follows it; None when there is
+    neither."""
+    text = output[-OUTPUT_SCAN:]
+    found = _candidates(text)
+    marker: tuple[int, Summary] | None = None
+    for runner, pattern in _MARKERS:
+        for m in _find(pattern, text, _MARKER_NEEDLES[runner]):
+            if marker is None or m.end() > marker[0]:
+                marker = (m.end(), Summary(runner, None, None, " ".join(m.group(0).split())))
+    if not found:  # a build's success line, when no test runner counted anything
+        for runner, pattern in _SUCCESS:
+            for m in _find(pattern, text, _SUCCESS_NEEDLES[runner]):
+                found.append((m.end(), Summary(runner, None, 0, " ".join(m.group(0).split()))))
+    last = max(found, key=lambda pair: pair[0]) if found else None
+    if last is None:
+        return marker[1] if marker else None
+    summary = last[1]
+    if marker is not None and marker[0] > last[0] and summary.failed == 0:
+        # counts that say nothing failed, then a failure (a build step after the tests)
+        return marker[1]
+    return summary
+
+
+_FIRST_FAILURE = (
+    re.compile(r"^(?:FAILED|ERROR) (\S+::\S+)", _M),  # pytest
+    re.compile(r"^(?:FAIL|ERROR): (\S+ \([\w.]+\))", _M),  # unittest
+    re.compile(r"^test (\S+) \.\.\. FAILED", _M),  # cargo
+    re.compile(r"^\s*\d+\) test (.+? \([\w.]+\))\s*$", _M),  # ExUnit
+    re.compile(r"^rspec (\./\S+:\d+)", _M),
+    re.compile(r"^\s*● (.+)$", _M),  # jest
+    re.compile(r"^\s*(?:FAIL|\u00d7)\s+(\S+\.(?:test|spec)\.\S+(?: > .+)?)$", _M),  # vitest
+    re.compile(r"^\s*\u276f (\S+\.(?:test|spec)\.\S+) \(\d+ tests? \| \d+ failed\)", _M),
+    re.compile(r"^\s*Failed (\S+) \[", _M),  # dotnet
+)
+
+
+def first_failure(output: str) -> str | None:
+    """The first failing test an output names (pytest's node id, cargo's test, ExUnit's
+    ``test name (Module)``, …), or None."""
+    text = output[-OUTPUT_SCAN:]
+    found = [(m.start(), m.group(1).strip()) for p in _FIRST_FAILURE for m in p.finditer(text)]
+    return min(found)[1][:160] if found else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands: their stages, the same command, checks and answers
+
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1")
+_REDIRECT = re.compile(r"\s*(?:\d*>&\d+|&>>?\s*\S+|\d*>>?\s*\S+|<\s*\S+)")
+_ENV = re.compile(
+    r"^(?:env\s+(?:-\S+\s+)*)?(?:[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|\"[^\"]*\"|\S*)\s+)+"
+)
+_WRAPPERS = re.compile(
+    r"^(?:(?:time|nice|nohup|command|exec)\s+|timeout\s+(?:-\S+\s+)*\S+\s+|"
+    r"(?:python3?|py)\s+-m\s+|uv\s+run\s+(?:-\S+\s+)*|poetry\s+run\s+|pipenv\s+run\s+|"
+    r"hatch\s+run\s+|pdm\s+run\s+|npx\s+(?:-\S+\s+)*|pnpm\s+exec\s+|bunx\s+|"
+    r"bundle\s+exec\s+|dotenv\s+(?:-\S+\s+)*--\s+)+"
+)
+FILTERS = frozenset(
+    {
+        "tail",
+        "head",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "less",
+        "more",
+        "cat",
+        "tee",
+        "sed",
+        "awk",
+        "sort",
+        "uniq",
+        "wc",
+        "cut",
+        "tr",
+        "jq",
+        "column",
+        "nl",
+        "fold",
+        "ts",
+    }
+)
+"""Programs that, after a ``|``, only show part of a command's output (and set the pipeline's
+exit code)."""
+
+_SETUP = re.compile(
+    r"^(?:cd|pushd|popd|set|export|source|\.|unset|ulimit|umask|true|:|echo|printf|sleep|clear)"
+    r"(?:\s|$)"
+)
+
+ANSWERS: dict[str, str] = {
+    "grep": "no match",
+    "egrep": "no match",
+    "fgrep": "no match",
+    "zgrep": "no match",
+    "rg": "no match",
+    "ag": "no match",
+    "ack": "no match",
+    "git grep": "no match",
+    "pgrep": "no match",
+    "test": "false",
+    "[": "false",
+    "[[": "false",
+    "diff": "differences",
+    "cmp": "differences",
+    "git diff": "differences",
+    "which": "not found",
+    "command -v": "not found",
+    "type": "not found",
+    "git merge-base": "false",
+}
+"""Programs whose exit status 1 answers the question asked (and what it means)."""
+
+_CHECK_PROGRAMS = frozenset(
+    {
+        "pytest",
+        "py.test",
+        "tox",
+        "nox",
+        "unittest",
+        "mypy",
+        "pyright",
+        "ruff",
+        "flake8",
+        "pylint",
+        "black",
+        "isort",
+        "jest",
+        "vitest",
+        "mocha",
+        "eslint",
+        "tsc",
+        "prettier",
+        "rspec",
+        "rubocop",
+        "phpunit",
+        "ctest",
+        "make",
+        "ninja",
+        "golangci-lint",
+        "shellcheck",
+        "credo",
+        "biome",
+        "playwright",
+        "cypress",
+        "ava",
+        "tap",
+        "karma",
+        "bats",
+    }
+)
+_CHECK_SUBCOMMANDS = {
+    "go": frozenset({"test", "vet", "build"}),
+    "cargo": frozenset({"test", "nextest", "build", "check", "clippy", "fmt", "bench"}),
+    "npm": frozenset({"test", "t", "run", "ci", "run-script"}),
+    "yarn": frozenset({"test", "run", "build", "lint", "typecheck"}),
+    "pnpm": frozenset({"test", "run", "build", "lint", "typecheck"}),
+    "bun": frozenset({"test", "run"}),
+    "deno": frozenset({"test", "lint", "check", "fmt"}),
+    "mix": frozenset({"test", "compile", "credo", "format", "dialyzer"}),
+    "rake": frozenset({"test", "spec"}),
+    "dotnet": frozenset({"test", "build"}),
+    "mvn": frozenset({"test", "verify", "package", "install", "compile"}),
+    "./mvnw": frozenset({"test", "verify", "package", "install", "compile"}),
+    "gradle": frozenset({"test", "build", "check"}),
+    "./gradlew": frozenset({"test", "build", "check"}),
+    "swift": frozenset({"test", "build"}),
+    "zig": frozenset({"test", "build"}),
+    "composer": frozenset({"test"}),
+    "bazel": frozenset({"test", "build"}),
+    "uv": frozenset({"build"}),
+    "mise": frozenset({"run", "test", "lint", "build", "check"}),
+    "just": frozenset({"test", "lint", "build", "check", "ci"}),
+    "task": frozenset({"test", "lint", "build", "check", "ci"}),
+}
+_RUN_SCRIPTS = re.compile(r"\b(?:test|tests|build|lint|check|typecheck|types|verify|ci)\b")
+
+
+@lru_cache(maxsize=1024)
+def split_chain(command: str) -> tuple[tuple[str, str], ...]:
+    """The command's top-level pieces with the operator before each: ``[("", "cd x"), ("&&",
+    "pytest -q"), ("|", "tail -5")]``. Quotes, ``$(...)`` and heredoc bodies are not split."""
+    text = _strip_heredocs(command)
+    pieces: list[tuple[str, str]] = []
+    current: list[str] = []
+    op = ""
+    i, n = 0, len(text)
+    quote: str | None = None
+    depth = 0
+    while i < n:
+        c = text[i]
+        if quote:
+            current.append(c)
+            if c == "\\" and quote == '"' and i + 1 < n:
+                current.append(text[i + 1])
+                i += 2
+                continue
+            if c == quote:
+                quote = None
+            i += 1
+            continue
+        if c == "\\" and i + 1 < n:
+            current.append(text[i : i + 2])
+            i += 2
+            continue
+        if c in "'\"":
+            quote = c
+        elif c == "(":
+            depth += 1
+        elif c == ")" and depth:
+            depth -= 1
+        elif depth == 0:
+            two = text[i : i + 2]
+            if two in ("&&", "||"):
+                pieces.append((op, "".join(current).strip()))
+                op, current = two, []
+                i += 2
+                continue
+            if c in ";\n" or (c == "|" and two != "||") or (c == "&" and two != "&>"):
+                if c == "&" and i > 0 and text[i - 1] in "<>":
+                    current.append(c)
+                    i += 1
+                    continue
+                pieces.append((op, "".join(current).strip()))
+                op, current = ("|" if c == "|" else ";"), []
+                i += 1
+                continue
+        current.append(c)
+        i += 1
+    pieces.append((op, "".join(current).strip()))
+    return tuple((o, p) for o, p in pieces if p)
+
+
+def _strip_heredocs(command: str) -> str:
+    lines = command.split("\n")
+    out: list[str] = []
+    ending: list[str] = []
+    for line in lines:
+        if ending:
+            if line.strip() == ending[0]:
+                ending.pop(0)
+            continue
+        out.append(line)
+        ending += [m.group(2) for m in _HEREDOC.finditer(line)]
+    return "\n".join(out)
+
+
+def program(stage: str) -> str:
+    """The program a stage runs, after environment prefixes and wrappers: ``pytest``, ``git
+    diff``, ``npm`` … (two words for git and ``command -v``)."""
+    words = _core(stage).split()
+    if not words:
+        return ""
+    first = words[0].rsplit("/", 1)[-1] if not words[0].startswith("./") else words[0]
+    if first in ("git", "command") and len(words) > 1:
+        second = next((w for w in words[1:] if not w.startswith("-")), "")
+        if first == "command" and words[1] == "-v":
+            return "command -v"
+        return f"{first} {second}".strip()
+    return first
+
+
+def _core(stage: str) -> str:
+    """A stage without redirections, environment assignments and wrappers."""
+    text = _REDIRECT.sub("", stage).strip()
+    previous = None
+    while previous != text:
+        previous = text
+        text = _ENV.sub("", text)
+        text = _WRAPPERS.sub("", text)
+    return " ".join(text.split())
+
+
+def normalise(command: str) -> str:
+    """The command a run is "the same as": set-up steps (``cd x``, ``export``, ``source``) and
+    trailing ``|| true`` / ``echo`` steps dropped, each pipeline cut to its first stage
+    (``| tail -30`` and other filters dropped), redirections (``2>&1``), environment prefixes
+    and wrappers (``timeout 60``, ``python -m``, ``uv run``, ``npx``) removed, whitespace
+    collapsed."""
+    kept: list[str] = []
+    for op, piece in split_chain(command):
+        if op == "|" and program(piece) in FILTERS:
+            continue
+        if op == "|":
+            kept.append(_core(piece))
+            continue
+        if op == "||" and _core(piece) in ("true", ":", "exit 0"):
+            continue
+        core = _core(piece)
+        if not core or _SETUP.match(core):
+            continue
+        kept.append(core)
+    return " && ".join(kept)
+
+
+IMPLIES: dict[str, tuple[str, ...]] = {
+    "cargo test": ("cargo check", "cargo build"),
+    "cargo nextest": ("cargo check", "cargo build"),
+    "cargo clippy": ("cargo check",),
+    "cargo build": ("cargo check",),
+    "go test": ("go build", "go vet"),
+    "mix test": ("mix compile",),
+    "dotnet test": ("dotnet build",),
+    "swift test": ("swift build",),
+    "zig build test": ("zig build",),
+}
+"""A check whose passing run vouches for another: tests compile the code first."""
+
+
+def _args(words: list[str]) -> set[str]:
+    return {w.rstrip("/") or w for w in words}
+
+
+def _covers_step(later: str, earlier: str) -> bool:
+    if later == earlier:
+        return True
+    a, b = later.split(), earlier.split()
+    head = 2 if a[:1] and a[0] in _CHECK_SUBCOMMANDS else 1
+    if a[:head] == b[:head] and _args(a[head:]) <= _args(b[head:]) and _is_check_stage(later):
+        return True  # the same check with the same or fewer arguments, in any order
+    return any(
+        later.startswith(head) and earlier.startswith(implied) for head, implied in IMPLIES.items()
+    )
+
+
+def covers(later: str, earlier: str) -> bool:
+    """Whether a passing run of ``later`` (normalised) vouches for ``earlier``: the same
+    command; the same with fewer arguments (``pytest -q`` covers ``pytest -q tests/test_x.py``,
+    ``pytest`` covers ``pytest -x``) when it is a check; a check that implies it (``cargo
+    test`` covers ``cargo check``: :data:`IMPLIES`); and for chains (``a && b``), when every
+    check of ``earlier`` is covered by a step of ``later`` (a passing chain passed every step)."""
+    if later == earlier:
+        return True
+    steps = later.split(" && ")
+    wanted = [s for s in earlier.split(" && ") if _is_check_stage(s)] or [earlier]
+    return all(any(_covers_step(s, w) for s in steps) for w in wanted)
+
+
+_NARROWING = re.compile(
+    r"(?:^|\s)(?:-run|-k|-t|-m|--filter|--grep|--testNamePattern|--test-name-pattern|-p|--package|"
+    r"--only|--tests?)(?:[=\s]|$)|(?:^|[\s/])(?:test_[\w-]*\.py|[\w-]+_test\.(?:go|py|exs)|"
+    r"[\w.-]+\.(?:test|spec)\.[jt]sx?|[\w-]+_spec\.rb|[\w-]+Tests?\.\w+)(?:[\s:]|$)|::"
+)
+
+
+def whole_suite(command: str) -> bool:
+    """Whether a check runs a whole suite rather than some tests of it: no test named, no test
+    file, no filter (``-k``, ``-run``, ``--filter`` …)."""
+    return is_check(command) and not _NARROWING.search(normalise(command))
+
+
+def is_check(command: str) -> bool:
+    """Whether the command tests, builds, lints or type-checks the project: a run whose
+    failure is an open failure until a later run of it passes."""
+    for op, piece in split_chain(command):
+        if op == "|" and program(piece) in FILTERS:
+            continue
+        if _is_check_stage(_core(piece)):
+            return True
+    return False
+
+
+_FORMATTERS = frozenset(
+    {
+        "cargo fmt",
+        "black",
+        "prettier",
+        "isort",
+        "ruff format",
+        "mix format",
+        "gofmt",
+        "go fmt",
+        "deno fmt",
+        "dotnet format",
+        "rustfmt",
+        "biome format",
+    }
+)
+"""Programs that rewrite files unless told to check: a check only with a check flag."""
+_CHECK_FLAGS = frozenset(
+    {"--check", "--check-formatted", "-l", "--list-different", "--diff", "--verify-no-changes"}
+)
+
+
+def _is_check_stage(core: str) -> bool:
+    words = core.split()
+    if not words:
+        return False
+    if " ".join(words[:2]) in _FORMATTERS or words[0] in _FORMATTERS:
+        return bool(_CHECK_FLAGS.intersection(words))
+    name = program(core)
+    base = name.split()[0] if name else ""
+    if name in _CHECK_PROGRAMS or base in _CHECK_PROGRAMS:
+        return True
+    subs = _CHECK_SUBCOMMANDS.get(words[0]) or _CHECK_SUBCOMMANDS.get(base)
+    if subs is None:
+        return False
+    rest = [w for w in words[1:] if not w.startswith("-")]
+    if not rest or rest[0] not in subs:
+        return False
+    if rest[0] in ("run", "run-script") and base in ("npm", "yarn", "pnpm", "bun", "mise"):
+        return len(rest) > 1 and bool(_RUN_SCRIPTS.search(rest[1]))
+    return True
+
+
+def _answer_meaning(command: str) -> str | None:
+    """What exit 1 means when the command's last step is one whose exit 1 is an answer."""
+    pieces = [(op, p) for op, p in split_chain(command) if not _SETUP.match(_core(p) or "x")]
+    if not pieces:
+        return None
+    last = pieces[-1][1]
+    if any(_is_check_stage(_core(p)) for _, p in pieces):
+        return None
+    name = program(last)
+    words = _core(last).split()
+    if name == "git diff" and not ({"--exit-code", "--quiet"} & set(words)):
+        return None
+    if name == "git merge-base" and "--is-ancestor" not in words:
+        return None
+    return ANSWERS.get(name) or ANSWERS.get(name.split()[0] if name else "")
+
+
+def hidden_exit(command: str) -> str | None:
+    """The program whose exit code stands for the command's when that hides a check's: the
+    filter a check is piped to (``tail``), or ``true`` after ``||``; None otherwise."""
+    if "pipefail" in command:
+        return None
+    pieces = split_chain(command)
+    if not pieces:
+        return None
+    op, last = pieces[-1]
+    if op == "||" and _core(last) in ("true", ":", "exit 0"):
+        return "true"
+    if op == "|" and program(last) in FILTERS:
+        return program(last)
+    return None
+
+
+_NOT_RUN = re.compile(
+    r"command not found|Missing script: |Script not found|error: no such command|"
+    r"is not recognized as an internal or external command|ERR_PNPM_NO_SCRIPT|"
+    r"Could not find task",
+)
+"""Output that says the check never ran (the program or the script is missing)."""
+
+
+def judge(command: str, exit_code: int | None, output: str, *, is_error: bool = False) -> Verdict:
+    """What a finished run came to (the order in the module's doc)."""
+    summary = summary_of(output) if output else None
+    if summary is not None:
+        if summary.failed is None or summary.failed > 0:
+            first = first_failure(output) if summary.failed else None
+            text = (
+                summary.text
+                if not first or first in summary.text
+                else f"{summary.text}; first: {first}"
+            )
+            return Verdict(FAILED, text, summary)
+        if summary.passed or (summary.passed is None and exit_code in (0, None)):
+            return Verdict(PASSED, summary.text, summary)  # tests passed; or a build succeeded
+        # "no tests ran": nothing checked; the exit code decides below
+    if (
+        exit_code is not None
+        and exit_code != 0
+        and (exit_code in (126, 127) or _NOT_RUN.search(output[-2000:]))
+    ):
+        return Verdict(UNKNOWN, f"did not run (exit {exit_code}: command or script not found)")
+    if exit_code is not None and exit_code != 0:
+        meaning = _answer_meaning(command) if exit_code == 1 else None
+        if meaning is not None:
+            return Verdict(ANSWER, f"{meaning} (exit 1)")
+        return Verdict(FAILED, f"exit {exit_code}", summary)
+    if exit_code is None:
+        return Verdict(FAILED, "", summary) if is_error else Verdict(UNKNOWN, "no exit code")
+    hidden = hidden_exit(command)
+    if hidden is not None and is_check(command):
+        return Verdict(UNKNOWN, f"unknown (the exit code is {hidden}'s)", summary)
+    if summary is not None:  # no tests ran
+        return Verdict(UNKNOWN, summary.text, summary)
+    return Verdict(PASSED, "")
+
+
+def words_of(command: str) -> list[str]:
+    """``command`` split as a POSIX shell would (quotes removed); on a quoting error, on
+    whitespace."""
+    try:
+        return shlex.split(command, comments=False, posix=True)
+    except ValueError:
+        return command.split()

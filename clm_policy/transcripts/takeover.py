@@ -1,0 +1,532 @@
+"""What a fresh agent needs to take a session over, from the session's transcript and the
+agent's own words: a :class:`~clm_policy.models.state.SessionState` (:func:`build_state`).
+
+Where each fact comes from, most trusted first (docs/verification.md, "Handoffs"):
+
+- **what the agent wrote on purpose** — the handoff reply the Stop hook asks for, an MCP
+  ``handoff`` call (:class:`~clm_policy.transcripts.notes.AgentNotes`), and its compact
+  summaries in the transcript (checked against what was done after them: a step done since is
+  not a next step);
+- **its task list** (``TodoWrite``, the task tools, ``update_plan``): completed items are done,
+  the item in progress and the pending ones remain; without a list, its latest stated plan,
+  each step checked against what followed;
+- **exact lists from tool calls and outputs**: every request (queued ones and slash commands
+  included), the runs judged from their output (an open failure is a check whose last run
+  failed and no later run of it passed), the files as they are.
+
+The last assistant message is kept as context and is never the next step by itself.
+
+- The **goal** is the latest substantive request ("thanks", "ok", "continue", a bare approval
+  are not); every request stays listed (``requests``).
+- **Constraints** are the user's sentences that say what must or must not be done ("no
+  fallbacks", "never touch the migrations", "write it in Rust").
+- **Status**: what the agent said its status is; else blocked when something blocks; else
+  completed when its list is all done, or its last words after the last request say the work is
+  complete and nothing remains or fails; else running.
+"""
+
+from __future__ import annotations
+
+import re
+
+from clm_policy.transcripts.notes import AgentNotes, parse_notes
+from clm_policy.transcripts.results import FAILED, PASSED, UNKNOWN, covers, whole_suite
+from clm_policy.transcripts.work import Run, Work, one_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from clm_policy.models.state import SessionState
+    from clm_policy.transcripts.reading import TranscriptReading
+
+GOAL_LIMIT = 2000
+REQUEST_LIMIT = 1000
+LIST_LIMIT = 200
+COMMANDS_KEPT = 50
+VERIFIED_SHOWN = 8
+"""Passing checks listed one by one; the earlier ones are counted in one item."""
+RUN_TEXT = 160
+
+_ACK_WORDS = frozenset(
+    {
+        "thanks",
+        "thank",
+        "you",
+        "thx",
+        "ty",
+        "ok",
+        "okay",
+        "k",
+        "kk",
+        "yes",
+        "y",
+        "yep",
+        "yeah",
+        "yup",
+        "sure",
+        "continue",
+        "go",
+        "on",
+        "ahead",
+        "proceed",
+        "keep",
+        "going",
+        "carry",
+        "please",
+        "pls",
+        "plz",
+        "do",
+        "it",
+        "lgtm",
+        "great",
+        "perfect",
+        "nice",
+        "cool",
+        "good",
+        "sounds",
+        "looks",
+        "awesome",
+        "next",
+        "approved",
+        "approve",
+        "correct",
+        "right",
+        "exactly",
+        "fine",
+        "alright",
+        "all",
+        "that",
+        "works",
+        "sgtm",
+        "done",
+        "and",
+        "so",
+        "well",
+        "then",
+        "now",
+        "again",
+        "more",
+        "same",
+        "agreed",
+        "agree",
+        "excellent",
+        "wonderful",
+        "amazing",
+        "fantastic",
+    }
+)
+"""Words of a request that asks for nothing new: thanks, acknowledgements, "go on"."""
+_WORD = re.compile(r"[a-z']+")
+_SENTENCE = re.compile(r"[^.!?;\n]+[.!?]?")
+_CONSTRAINT = re.compile(
+    r"^\s*(?:please\s+|and\s+|but\s+|also\s+)?(?:do not|don'?t|never|no\s+\w+|avoid|without|"
+    r"must|only|always|stick to|prefer|make sure|ensure|keep)\b|"
+    r"\btests? first\b|\btest-first\b|\bTDD\b|"
+    r"\b(?:must not|mustn'?t|must|should not|shouldn'?t|never)\b|"
+    r"\b(?:in|using|with) (?:rust|go|golang|python|typescript|javascript|elixir|ruby|java|kotlin|"
+    r"swift|c\+\+|c#|zig|haskell|scala|php)\b",
+    re.I,
+)
+"""A sentence that states a constraint: it starts with one of the imperative forms, or says
+"must", "should not", "never" anywhere; a question is none."""
+_DONE_CLAIM = re.compile(
+    r"\b(?:all (?:done|set|finished|complete)|(?:task|work|implementation|epic|feature|"
+    r"everything|it|this|migration|refactor(?:ing)?|fix) (?:is |are )?(?:now )?(?:fully )?"
+    r"(?:complete|completed|done|finished)|epic complete|ready (?:for|to) (?:review|merge)|"
+    r"all (?:\w+ )?tests (?:now )?pass(?:ing)?|\d+ tests? passing)\b",
+    re.I,
+)
+_NOT_DONE = re.compile(
+    r"\b(?:not (?:yet )?(?:done|complete|finished)|remaining|still (?:need|to)|todo|next,? I)\b",
+    re.I,
+)
+
+
+def substantive(text: str) -> bool:
+    """Whether a request asks for something: not only thanks, an acknowledgement, a "go on"
+    or a bare approval."""
+    words = _WORD.findall(text.lower())
+    return bool(words) and not all(w.strip("'") in _ACK_WORDS for w in words)
+
+
+def goal_of(requests: list[str]) -> str:
+    """The latest substantive request that asks for work — not only thanks or an approval,
+    and not only constraints on the work ("keep the names; do not touch shop/legacy/": the
+    goal stays the request they constrain) —, else the latest substantive one, else the
+    latest."""
+    for text in reversed(requests):
+        if substantive(text) and not constraints_only(text):
+            return text
+    for text in reversed(requests):
+        if substantive(text):
+            return text
+    return requests[-1] if requests else ""
+
+
+def constraints_only(text: str) -> bool:
+    """Whether every sentence of a request states a constraint."""
+    sentences = [" ".join(m.group(0).split()) for m in _SENTENCE.finditer(text)]
+    sentences = [s for s in sentences if len(s) > 2]
+    return bool(sentences) and all(_CONSTRAINT.search(s) for s in sentences)
+
+
+def constraints_of(requests: list[str]) -> list[str]:
+    """The sentences of ``requests`` that state a constraint, each once, in order."""
+    found: dict[str, None] = {}
+    for text in requests:
+        for m in _SENTENCE.finditer(text):
+            sentence = " ".join(m.group(0).split()).strip(" -*")
+            question = sentence.endswith("?") or text[m.end() : m.end() + 1] == "?"
+            if 3 <= len(sentence) <= 300 and not question and _CONSTRAINT.search(sentence):
+                found.setdefault(sentence, None)
+    return list(found)[:LIST_LIMIT]
+
+
+_QUESTION = re.compile(
+    r"(?:^|(?<=[.!:\n]))\s*([^.!?\n]*(?:\?|\blet me know\b[^.!?\n]*[.!]?))\s*$", re.I
+)
+_INTENT = re.compile(
+    r"(?:^|(?<=[.!:\n]))\s*((?:(?:now|next|then|first),?\s+)?(?:I'll|I will|I'm going to|"
+    r"I am going to|let me|I'm (?:now )?(?:exporting|running|building|writing|checking|adding|"
+    r"fixing|dispatching|starting|going))\b.*)\Z",
+    re.I | re.S,
+)
+
+
+def asked_user(text: str | None) -> str:
+    """The question an agent's last words end with ("Want me to commit this?", "Let me know
+    when…"), or ""."""
+    if not text:
+        return ""
+    tail = text.strip().rsplit("\n\n", 1)[-1]
+    m = _QUESTION.search(tail)
+    return " ".join(m.group(1).split())[:400] if m else ""
+
+
+def intention(text: str | None) -> str:
+    """What an agent's last words say it is about to do ("I'm exporting the session first,
+    then I'll build the draft"), from the first such sentence on, or ""."""
+    if not text:
+        return ""
+    m = _INTENT.search(text.strip())
+    return " ".join(m.group(1).split())[:400] if m else ""
+
+
+def turn_end(work: Work) -> str | None:
+    """The agent's last words on the latest substantive request: its last message before the
+    next request (a "thanks" and its "you're welcome" aside), or None."""
+    substantive_at = [
+        order
+        for order, request in zip(work.request_orders, work.requests, strict=False)
+        if substantive(request.text)
+    ]
+    if not substantive_at:
+        return None
+    start = substantive_at[-1]
+    later = [o for o in work.request_orders if o > start]
+    end = later[0] if later else float("inf")
+    said = [text for order, text in work.said if start < order < end]
+    return said[-1] if said else None
+
+
+def claims_done(text: str | None) -> bool:
+    """Whether an agent's words say the work is complete (and not that some remains)."""
+    return bool(text) and bool(_DONE_CLAIM.search(text or "")) and not _NOT_DONE.search(text or "")
+
+
+def run_text(run: Run) -> str:
+    """``mix test | tail -30: failed (297 tests, 11 failures)``."""
+    return f"{one_line(run.command, RUN_TEXT)}: {run.verdict.line()}"
+
+
+def open_failures(work: Work) -> list[Run]:
+    """The checks whose last run failed and that no later run passed: the latest failing run
+    of each command, unless a later run of it (or of a broader form of it) passed."""
+    found: dict[str, Run] = {}
+    for run in work.runs:
+        if not run.check:
+            continue
+        if run.verdict.status == FAILED:
+            found.pop(run.normal, None)
+            found[run.normal] = run
+        elif run.verdict.status == PASSED:
+            for normal in [n for n, f in found.items() if _closes(run, f)]:
+                del found[normal]
+    return list(found.values())
+
+
+def _closes(passing: Run, failing: Run) -> bool:
+    """Whether a later passing run vouches for a failing one: the same command or a broader
+    form of it, or the whole suite of the same test runner (``go test ./...`` after ``go test
+    -run TestX``)."""
+    if covers(passing.normal, failing.normal):
+        return True
+    ran, failed = passing.verdict.summary, failing.verdict.summary
+    return (
+        ran is not None
+        and failed is not None
+        and ran.runner == failed.runner
+        and whole_suite(passing.command)
+    )
+
+
+def verified_runs(work: Work) -> list[Run]:
+    """The checks whose latest run passed and that no later failing run calls into doubt (a
+    later failure of the same command or a narrower form of it: ``pytest -q tests/x.py``
+    failing after ``pytest -q`` passed; a broader run failing says nothing of a narrower
+    one's tests)."""
+    latest: dict[str, Run] = {}
+    for run in work.runs:
+        if not run.check or run.verdict.status not in (PASSED, FAILED):
+            continue
+        if run.verdict.status == FAILED:  # the same check or a narrower one fails now
+            for normal in [n for n in latest if covers(n, run.normal)]:
+                del latest[normal]
+        else:  # a broader passing run says what the narrower ones said
+            for normal in [n for n, r in latest.items() if _closes(run, r)]:
+                del latest[normal]
+            latest[run.normal] = run
+    return list(latest.values())
+
+
+def _clip(items: list[str], limit: int = REQUEST_LIMIT) -> list[str]:
+    out: dict[str, None] = {}
+    for item in items:
+        text = " ".join(item.split())
+        if text:
+            out.setdefault(text if len(text) <= limit else text[: limit - 1] + "…", None)
+    return list(out)[:LIST_LIMIT]
+
+
+class _Facts:
+    """The facts of a state, gathered before they are typed."""
+
+    def __init__(self) -> None:
+        self.goal = ""
+        self.requests: list[str] = []
+        self.constraints: list[str] = []
+        self.decisions: list[str] = []
+        self.done: list[str] = []
+        self.remaining: list[str] = []
+        self.next_action = ""
+        self.open_failures: list[str] = []
+        self.blockers: list[str] = []
+        self.verified: list[str] = []
+        self.not_verified: list[str] = []
+        self.risks: list[str] = []
+        self.status = "running"
+
+
+def _from_work(work: Work, facts: _Facts, fallback_goal: str) -> tuple[list[Run], bool]:
+    """The facts the transcript gives; (the open failures, whether the list says all done)."""
+    facts.requests = [r.text for r in work.requests]
+    facts.goal = goal_of(facts.requests) or fallback_goal
+    facts.constraints = constraints_of(facts.requests)
+    facts.decisions = list(work.decisions)
+    tasks = work.tasks if work.tasks is not None else work.plan
+    all_done = False
+    if tasks:
+        facts.done = [t.text for t in tasks if t.status == "completed"]
+        facts.remaining = [t.text for t in tasks if t.status == "in_progress"]
+        facts.remaining += [t.text for t in tasks if t.status == "pending"]
+        all_done = not facts.remaining
+    for sub in work.subagents:
+        edited = work.subagent_files.get(sub.ident) or []
+        if sub.description and edited:
+            facts.done.append(f"subagent {sub.description!r}: edited {', '.join(edited[:5])}")
+    if work.summaries:
+        order, text, _kind = work.summaries[-1]
+        summary = parse_notes(text)
+        if not facts.requests:  # only the tail of the session: its requests are in the summary
+            facts.requests = list(summary.requests)
+            facts.goal = summary.goal or goal_of(facts.requests) or facts.goal
+            facts.constraints = constraints_of(facts.requests)
+        facts.decisions += summary.decisions
+        facts.constraints += summary.constraints
+        if not tasks:
+            facts.remaining += [i for i in summary.remaining if not work.done_after(order, i)]
+            facts.done += summary.done
+        step = summary.next_action
+        # a step done since, one that names nothing to check while work went on after it, or
+        # one a later request supersedes, is no next step
+        if (
+            step
+            and not work.done_after(order, step)
+            and work.last_request_order < order
+            and (not work.active_after(order) or _checkable(step))
+        ):
+            facts.next_action = step
+    after_request = work.last_message_order > work.last_request_order
+    if not facts.next_action and after_request and not work.last_answers_notice:
+        question = asked_user(work.last_message)
+        intent = intention(work.last_message) if work.in_flight else ""
+        if question:  # the agent waits for the user's answer
+            facts.next_action = f"Get the user's answer to: {question}"
+        elif intent and not work.done_after(work.last_message_order, intent):
+            facts.next_action = intent  # mid-turn: what it said it was doing, not yet done
+    failures = open_failures(work)
+    facts.open_failures = [run_text(r) for r in failures]
+    passed = verified_runs(work)
+    facts.verified = [run_text(r) for r in passed[-VERIFIED_SHOWN:]]
+    if len(passed) > VERIFIED_SHOWN:  # many narrow runs (one test file each): counted
+        earlier = passed[:-VERIFIED_SHOWN]
+        kinds = sorted({" ".join(r.normal.split()[:2]) for r in earlier})
+        facts.verified.append(
+            f"{len(earlier)} earlier checks passed too ({', '.join(kinds)}): see the commands"
+        )
+    facts.not_verified = [run_text(r) for r in unknown_runs(work)]
+    return failures, all_done
+
+
+_CHECKABLE = re.compile(
+    r"`[^`]+`|[\w./-]+\.[A-Za-z0-9]{1,8}\b|\b(?:tests?|spec|lint|build|compile|typecheck|mypy|tsc)\b",
+    re.I,
+)
+
+
+def _checkable(step: str) -> bool:
+    """Whether a step names something :meth:`Work.done_after` can check: a file, something
+    quoted (a command, an identifier), or a kind of check (tests, a lint, a build)."""
+    return bool(_CHECKABLE.search(step))
+
+
+def unknown_runs(work: Work) -> list[Run]:
+    """The checks whose last run's result is unknown (a pipeline hid its exit code, the output
+    has no summary) and that no later run passed."""
+    found: dict[str, Run] = {}
+    for run in work.runs:
+        if not run.check:
+            continue
+        if run.verdict.status == UNKNOWN:
+            found[run.normal] = run
+        elif run.verdict.status in (PASSED, FAILED):
+            found.pop(run.normal, None)
+            if run.verdict.status == PASSED:
+                for normal in [n for n in found if covers(run.normal, n)]:
+                    del found[normal]
+    return list(found.values())
+
+
+def _with_notes(facts: _Facts, notes: AgentNotes) -> None:
+    """What the agent wrote on purpose, over what the transcript gives."""
+    if notes.next_action:
+        facts.next_action = notes.next_action
+    if notes.remaining:
+        facts.remaining = [
+            *notes.remaining,
+            *(r for r in facts.remaining if r not in notes.remaining),
+        ]
+    facts.done += notes.done
+    facts.verified += notes.verified
+    facts.not_verified += notes.not_verified
+    facts.decisions += notes.decisions
+    facts.constraints += notes.constraints
+    facts.risks += notes.risks
+    if not facts.goal and notes.goal:
+        facts.goal = notes.goal
+
+
+def build_state(
+    reading: TranscriptReading,
+    session_id: str,
+    notes: AgentNotes | None = None,
+) -> SessionState:
+    """The state of the session ``reading`` read, with the agent's own ``notes`` (its handoff
+    reply, an MCP call) over it; ``session_id`` must be valid for the memory repository."""
+    from clm_policy.models.enums import MAX_COUNT, MessageRole, TaskStatus
+    from clm_policy.models.state import Message, SessionState, TokenSnapshot
+
+    facts = _Facts()
+    work = reading.work
+    failures: list[Run] = []
+    all_done = False
+    last = reading.last_assistant_message
+    if work is not None:
+        failures, all_done = _from_work(work, facts, reading.goal)
+    else:
+        facts.goal = reading.goal
+        facts.requests = [reading.goal] if reading.goal else []
+    if notes is not None and not notes.empty:
+        _with_notes(facts, notes)
+    stated = notes.blockers if notes is not None else None
+    facts.blockers = list(stated or [])
+    if stated is None:  # the agent said nothing of blockers: an open failure is one
+        facts.blockers += facts.open_failures
+    if notes is not None and notes.status:
+        status = {
+            "completed": TaskStatus.COMPLETED,
+            "blocked": TaskStatus.BLOCKED,
+            "partial_complete": TaskStatus.PHASE_BOUNDARY,
+        }.get(notes.status, TaskStatus.RUNNING)
+    elif facts.blockers:
+        status = TaskStatus.BLOCKED
+    elif (
+        work is not None
+        and not failures
+        and not facts.remaining
+        and ((all_done and work.tasks is not None) or claims_done(turn_end(work)))
+    ):
+        status = TaskStatus.COMPLETED
+    else:
+        status = TaskStatus.RUNNING
+    messages = [Message(role=MessageRole.ASSISTANT, content=last)] if last else []
+    transcript = None
+    if work is not None:
+        from clm_policy.transcripts.files import Paths
+
+        transcript = Paths(None).shown(reading.path)
+    last_compact = reading.last_compact_step
+    if last_compact is not None:
+        last_compact = min(last_compact, reading.step_index)
+    return SessionState(
+        session_id=session_id,
+        goal=facts.goal[:GOAL_LIMIT],
+        status=status,
+        step_index=reading.step_index,
+        last_compact_step=last_compact,
+        compact_count=reading.compact_count,
+        tokens=TokenSnapshot(
+            context_tokens=reading.context_tokens,
+            input_tokens=reading.input_tokens,
+            output_tokens=reading.output_tokens,
+            total_tokens=min(reading.input_tokens + reading.output_tokens, MAX_COUNT),
+            context_window=reading.context_window,
+            model=reading.model,
+            estimated=reading.context_estimated,
+        ),
+        requests=_clip(facts.requests),
+        constraints=_clip(facts.constraints),
+        decisions=_clip(facts.decisions),
+        done=_clip(facts.done),
+        remaining=_clip(facts.remaining),
+        next_action=" ".join(facts.next_action.split())[:REQUEST_LIMIT],
+        open_failures=_clip(facts.open_failures),
+        changed_artifacts=list(reading.changed_artifacts),
+        moved_artifacts=[f"{a} -> {b}" for a, b in (work.moved if work else [])],
+        deleted_artifacts=list(work.deleted if work else []),
+        commands_and_results=list(reading.commands_and_results[-COMMANDS_KEPT:]),
+        verified=_clip(facts.verified),
+        not_verified=_clip(facts.not_verified),
+        assumptions_risks=_clip(facts.risks),
+        blockers=_clip(facts.blockers),
+        messages=messages,
+        transcript=transcript,
+    )
+
+
+def handoff_states(
+    reading: TranscriptReading, session_id: str, reply: str | None = None
+) -> tuple[SessionState, SessionState]:
+    """(the state the transcript alone gives — its facts are the handoff's inventory, the
+    agent's summary is checked against them —, the state a handoff commits: the agent's handoff
+    ``reply`` read into fields over it). The transcript does not hold a reply the Stop hook is
+    given yet; a reply read into fields is not kept as the last message too (the manifest
+    holds it), one that gives no field is."""
+    from clm_policy.models.enums import MessageRole
+    from clm_policy.models.state import Message
+
+    base = build_state(reading, session_id)
+    if reply is None or not reply.strip():
+        return base, base
+    notes = parse_notes(reply)
+    said = [] if not notes.empty else [Message(role=MessageRole.ASSISTANT, content=reply)]
+    return base, build_state(reading, session_id, notes).model_copy(update={"messages": said})

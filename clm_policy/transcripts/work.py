@@ -1,0 +1,642 @@
+"""What a session did, gathered from its transcript for a handoff: every request, the agent's
+task list or stated plan, each command's run and its result, the files as they are, the
+agent's own summaries, the subagents.
+
+The readers (:mod:`.claude_code`, :mod:`.codex`) feed a :class:`WorkLog` the events of one
+transcript in file order — a person's prompt, a queued one, a slash command; a tool call and,
+later, its result; an assistant's text; a compaction's summary — and :meth:`WorkLog.finish`
+gives the :class:`Work`. The tools are told apart here, once for both agents:
+
+- shell commands (Claude Code's ``Bash``, Codex's ``shell`` / ``exec_command`` …): a
+  :class:`Run`, judged from its output (:func:`~.results.judge`), and the files its words
+  move, delete or make (:func:`~.files.shell_file_ops`, :func:`~.files.created_in_output`);
+- edits (``Edit``, ``MultiEdit``, ``Write``, ``NotebookEdit``, ``apply_patch``): applied when
+  their result is no error;
+- the task list: ``TodoWrite`` (``todos``), the task tools (``TaskCreate`` / ``TaskUpdate`` /
+  ``TaskList``, matched by the id each result gives) and Codex's ``update_plan`` (``plan``);
+  the latest list wins;
+- a stated plan: ``ExitPlanMode``'s plan, or a numbered list in an assistant's message that
+  says it is a plan — used only when the agent keeps no list, each step checked against what
+  was done after it (:meth:`Work.done_after`);
+- ``Agent`` / ``Task`` calls (subagents) and ``AskUserQuestion`` answers (decisions).
+
+A subagent's own transcript is fed to its own log (``agent`` set) and merged by time
+(:func:`merge`): its edits and runs count, its requests, lists and messages do not.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+
+from clm_policy.base.record import Record
+from clm_policy.transcripts.files import FileLog, Paths, created_in_output, shell_file_ops
+from clm_policy.transcripts.results import (
+    FAILED,
+    PASSED,
+    PENDING,
+    Verdict,
+    covers,
+    is_check,
+    judge,
+    normalise,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+REQUEST_LIMIT = 2000
+SAID_KEPT = 40
+TEXT_LIMIT = 4000
+OUTPUT_KEEP = 64 * 1024
+"""Characters of a command's output judged (its end: where summaries are)."""
+
+SHELL = "shell"
+PATCH = "apply_patch"
+EDIT_TOOLS = {"Edit": "file_path", "MultiEdit": "file_path", "Write": "file_path"}
+NOTEBOOK_TOOLS = {"NotebookEdit": "notebook_path"}
+SUBAGENT_TOOLS = frozenset({"Agent", "Task"})
+
+PROMPT = "prompt"
+QUEUED = "queued"
+COMMAND = "command"
+REJECTION = "rejection"
+"""What a person said when they rejected a tool call (Claude Code asks them)."""
+
+_PATCH_OP = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
+_TASK_ID = re.compile(r"Task #(\w+) created")
+_TASK_LINE = re.compile(
+    r"^#(\w+) \[(pending|in_progress|completed)\] (.+?)(?: \([^)]*\))?(?: \[blocked by [^\]]*\])?$",
+    re.M,
+)
+_APPROVED_PLAN = re.compile(r"## Approved Plan(?: \(edited by user\))?:\n(.*)\Z", re.S)
+_NUMBERED = re.compile(r"^\s{0,3}(\d{1,2})[.)]\s+(.+)$", re.M)
+_PLAN_CUE = re.compile(
+    r"\b(?:plan|steps?|here'?s what i(?:'ll| will)|i(?:'ll| will) (?:now )?(?:do|start|begin)|"
+    r"next,? i(?:'ll| will)|approach)\b",
+    re.I,
+)
+_PATHLIKE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z0-9]{1,8})(?![\w/-])")
+_BACKTICK = re.compile(r"`([^`\n]{2,120})`")
+_WORK_WORDS = {
+    "test": (
+        "test",
+        "spec",
+        "pytest",
+        "jest",
+        "vitest",
+        "rspec",
+        "mix test",
+        "cargo test",
+        "go test",
+    ),
+    "lint": ("lint", "ruff", "eslint", "credo", "clippy", "flake8", "rubocop"),
+    "build": ("build", "compile"),
+    "typecheck": ("mypy", "tsc", "pyright", "typecheck", "type-check", "type check"),
+}
+
+
+class Request(Record):
+    """Something a person asked: its text, and ``source`` — ``prompt``, ``queued`` (typed
+    while the agent worked: a ``queue-operation`` line), ``command`` (a slash command with its
+    arguments) or ``rejection`` (said when rejecting a tool call)."""
+
+    FIELDS = ("text", "source")
+    __slots__ = FIELDS
+
+    def __init__(self, text: str, source: str = PROMPT) -> None:
+        self.text = text
+        self.source = source
+
+
+class Task(Record):
+    """One item of the agent's task list: its text and status (``pending``, ``in_progress``
+    or ``completed``)."""
+
+    FIELDS = ("text", "status")
+    __slots__ = FIELDS
+
+    def __init__(self, text: str, status: str) -> None:
+        self.text = text
+        self.status = status
+
+
+class Run(Record):
+    """One shell command and what it came to (``verdict``); ``normal`` is the command it is
+    the same as (:func:`~.results.normalise`), ``check`` whether it tests or builds the
+    project, ``agent`` the subagent that ran it (None: the main agent), ``order`` when."""
+
+    FIELDS = ("command", "normal", "verdict", "check", "agent", "order")
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        command: str,
+        normal: str,
+        verdict: Verdict,
+        check: bool,
+        agent: str | None = None,
+        order: int = 0,
+    ) -> None:
+        self.command = command
+        self.normal = normal
+        self.verdict = verdict
+        self.check = check
+        self.agent = agent
+        self.order = order
+
+    def line(self) -> str:
+        return f"{one_line(self.command)}: {self.verdict.line()}"
+
+
+class Subagent(Record):
+    FIELDS = ("ident", "description", "kind")
+    __slots__ = FIELDS
+
+    def __init__(self, ident: str, description: str, kind: str) -> None:
+        self.ident = ident
+        self.description = description
+        self.kind = kind
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+# ---------------------------------------------------------------------------------------------
+# The log a reader fills
+
+
+class WorkLog:
+    """The events of one transcript (or of one subagent's, ``agent`` set), in file order."""
+
+    def __init__(self, agent: str | None = None) -> None:
+        self.agent = agent
+        self.events: list[tuple[str, str, tuple[Any, ...]]] = []  # (timestamp, kind, data)
+        self._pending: dict[str, tuple[str, dict[str, Any], str | None]] = {}
+        self._ts = ""
+        self.cwd: str | None = None
+        self.root: str | None = None
+        self.timed = True
+
+    # -- time and place ------------------------------------------------------------------------
+
+    def at(self, timestamp: object, cwd: object = None) -> None:
+        """The time and working directory of the line being read."""
+        if isinstance(timestamp, str) and timestamp:
+            self._ts = timestamp
+        elif not self._ts:
+            self.timed = False
+        if isinstance(cwd, str) and cwd:
+            self.cwd = cwd
+            self.root = self.root or cwd
+
+    def _add(self, kind: str, *data: Any) -> None:
+        self.events.append((self._ts, kind, data))
+
+    # -- people and the agent's words ---------------------------------------------------------
+
+    def request(self, text: str, source: str = PROMPT) -> None:
+        text = text.strip()
+        if text:
+            self._add("request", text[:REQUEST_LIMIT], source)
+
+    def notice(self, text: str) -> None:
+        """A line the harness wrote into the conversation (a background task finished)."""
+        self._add("notice", text[:200])
+
+    def said(self, text: str) -> None:
+        """An assistant's text."""
+        text = text.strip()
+        if text:
+            self._add("said", text[:TEXT_LIMIT])
+
+    def summary(self, text: str, kind: str) -> None:
+        """The agent's own summary of its context (``claude-compact``, ``codex-compacted``)."""
+        if text.strip():
+            self._add("summary", text, kind)
+
+    # -- tools -----------------------------------------------------------------------------------
+
+    def tool_use(self, call_id: str | None, name: str, args: dict[str, Any]) -> None:
+        """A tool call; handled when its result arrives (:meth:`tool_result`)."""
+        key = call_id or f"#{len(self.events)}-{len(self._pending)}"
+        if name in ("TodoWrite", "update_plan"):
+            self._task_list(name, args)  # the list is what the agent says, whatever the result
+            return
+        if name in SUBAGENT_TOOLS:
+            self._add(
+                "subagent",
+                key,
+                str(args.get("description") or "")[:200],
+                str(args.get("subagent_type") or ""),
+            )
+        self._pending[key] = (name, args, self.cwd)
+
+    def tool_result(
+        self,
+        call_id: str | None,
+        output: str,
+        *,
+        is_error: bool = False,
+        exit_code: int | None = None,
+        structured: object = None,
+    ) -> None:
+        pending = self._pending.pop(call_id, None) if call_id else None
+        if pending is None:
+            return
+        name, args, cwd = pending
+        if name == SHELL:
+            self._run(args, output, is_error, exit_code, cwd)
+        elif name == PATCH:
+            if not is_error and (exit_code in (None, 0)):
+                self._patch(str(args.get("patch") or ""), cwd)
+        elif name in EDIT_TOOLS or name in NOTEBOOK_TOOLS:
+            if not is_error:
+                self._edit(name, args, structured)
+        elif name == "TaskCreate":
+            self._task_create(args, output, structured)
+        elif name == "TaskUpdate":
+            self._task_update(args, is_error)
+        elif name == "TaskList" and not is_error:
+            tasks = [
+                (m.group(1), m.group(3).strip(), m.group(2)) for m in _TASK_LINE.finditer(output)
+            ]
+            if tasks or output.strip() == "No tasks found":
+                self._add("task_list", tasks)
+        elif name == "ExitPlanMode":
+            plan = args.get("plan")
+            if not isinstance(plan, str):
+                m = _APPROVED_PLAN.search(output)
+                plan = m.group(1) if m else None
+            if isinstance(plan, str) and plan.strip():
+                self.stated_plan(plan, "ExitPlanMode")
+        elif name == "AskUserQuestion" and isinstance(structured, dict):
+            answers = structured.get("answers")
+            if isinstance(answers, dict):
+                for question, answer in answers.items():
+                    if isinstance(question, str) and isinstance(answer, str) and answer.strip():
+                        self._add(
+                            "decision", f"{one_line(question, 160)} → {one_line(answer, 160)}"
+                        )
+
+    def finish_pending(self) -> None:
+        """The calls whose result the transcript does not hold: an edit counts (it is most
+        likely done), a command has no result; the session ended in the middle of a turn."""
+        if self._pending:
+            self._add("in_flight")
+        for key, (name, args, cwd) in list(self._pending.items()):
+            if name in EDIT_TOOLS or name in NOTEBOOK_TOOLS:
+                self._edit(name, args, None)
+            elif name == PATCH:
+                self._patch(str(args.get("patch") or ""), cwd)
+            elif name == SHELL:
+                command = str(args.get("command") or "")
+                if command:
+                    verdict = Verdict(PENDING, "")
+                    self._add("run", command, normalise(command), verdict, is_check(command))
+            del self._pending[key]
+
+    def file_change(self, kind: str, path: str, to: str | None = None) -> None:
+        """A change the agent itself reports (Codex's FileChange items): ``add``, ``update``,
+        ``delete``, with the path moved to."""
+        cwd = self.cwd
+        if kind == "delete":
+            self._add("file", "delete", path, None, cwd)
+        elif to:
+            self._add("file", "move", path, to, cwd)
+            self._add("file", "edit", to, None, cwd)
+        else:
+            self._add("file", "create" if kind == "add" else "edit", path, None, cwd)
+
+    def _run(
+        self, args: dict[str, Any], output: str, is_error: bool, code: int | None, cwd: str | None
+    ) -> None:
+        command = str(args.get("command") or "")
+        if not command:
+            return
+        workdir = args.get("workdir")
+        where = workdir if isinstance(workdir, str) and workdir else cwd
+        verdict = judge(command, code, output[-OUTPUT_KEEP:], is_error=is_error)
+        self._add("run", command, normalise(command), verdict, is_check(command))
+        if verdict.status != FAILED:
+            self._add("shell_files", command, output[-OUTPUT_KEEP:], where)
+
+    def _patch(self, patch: str, cwd: str | None) -> None:
+        current: str | None = None
+        for m in _PATCH_OP.finditer(patch):
+            if m.group(3):
+                if current:
+                    self._add("file", "move", current, m.group(3).strip(), cwd)
+                    current = m.group(3).strip()
+                continue
+            op, path = m.group(1), m.group(2).strip()
+            current = path
+            kind = {"Add": "create", "Update": "edit", "Delete": "delete"}[op]
+            self._add("file", kind, path, None, cwd)
+
+    def _edit(self, name: str, args: dict[str, Any], structured: object) -> None:
+        key = EDIT_TOOLS.get(name) or NOTEBOOK_TOOLS.get(name)
+        path = args.get(key) if key else None
+        if not isinstance(path, str) or not path.strip():
+            return
+        created = isinstance(structured, dict) and structured.get("type") == "create"
+        self._add("file", "create" if created else "edit", path, None, self.cwd)
+
+    # -- the task list ----------------------------------------------------------------------------
+
+    def _task_list(self, name: str, args: dict[str, Any]) -> None:
+        key, text_key = ("todos", "content") if name == "TodoWrite" else ("plan", "step")
+        items = args.get(key)
+        if not isinstance(items, list):
+            return
+        tasks = []
+        for item in items:
+            if not isinstance(item, dict):
+                continue
+            text = item.get(text_key)
+            status = item.get("status")
+            if isinstance(text, str) and text.strip() and isinstance(status, str):
+                tasks.append((text.strip(), status))
+        self._add("tasks", tasks, name)
+
+    def _task_create(self, args: dict[str, Any], output: str, structured: object) -> None:
+        task = structured.get("task") if isinstance(structured, dict) else None
+        ident = task.get("id") if isinstance(task, dict) else None
+        if not isinstance(ident, str):
+            m = _TASK_ID.search(output)
+            ident = m.group(1) if m else None
+        subject = args.get("subject")
+        if isinstance(subject, str) and subject.strip():
+            self._add("task_create", ident, subject.strip())
+
+    def _task_update(self, args: dict[str, Any], is_error: bool) -> None:
+        if is_error:
+            return
+        ident = args.get("taskId")
+        if not isinstance(ident, str):
+            return
+        status = args.get("status") if isinstance(args.get("status"), str) else None
+        subject = args.get("subject") if isinstance(args.get("subject"), str) else None
+        self._add("task_update", ident, status, subject)
+
+    # -- plans ------------------------------------------------------------------------------------
+
+    def stated_plan(self, text: str, source: str) -> None:
+        """A plan the agent proposed as such (ExitPlanMode's, Codex's ``<proposed_plan>``)."""
+        items = plan_items(text)
+        if items:
+            self._add("plan", items, source)
+
+    def said_plan(self, text: str) -> None:
+        """An assistant's text that may state a plan (a numbered list it calls one)."""
+        numbered = list(_NUMBERED.finditer(text))
+        if len(numbered) < 2:
+            return
+        before = text[: numbered[0].start()]
+        if _PLAN_CUE.search(before[-400:]):
+            self._add("plan", [one_line(m.group(2), 300) for m in numbered], "message")
+
+
+def plan_items(text: str) -> list[str]:
+    """The steps of a plan in Markdown: its numbered lines, else its top-level bullets, else
+    its ``##`` headings (``## Phase 1: …``)."""
+    numbered = [m.group(2) for m in _NUMBERED.finditer(text) if not m.group(0).startswith("    ")]
+    if len(numbered) >= 2:
+        return [one_line(x, 300) for x in numbered]
+    bullets = re.findall(r"^[-*]\s+(.+)$", text, re.M)
+    if len(bullets) >= 2:
+        return [one_line(x, 300) for x in bullets]
+    headings = re.findall(r"^#{2,4}\s+(.+)$", text, re.M)
+    return [
+        one_line(x, 300)
+        for x in headings
+        if not re.match(r"(?i)(context|summary|overview|verification)\b", x)
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# What the log comes to
+
+
+class Work:
+    """What a session did (see the module's doc); paths are as a person reads them."""
+
+    def __init__(self) -> None:
+        self.requests: list[Request] = []
+        self.tasks: list[Task] | None = None
+        self.task_source: str | None = None
+        self.plan: list[Task] | None = None
+        self.runs: list[Run] = []
+        self.changed: list[str] = []
+        self.made: list[str] = []
+        self.moved: list[tuple[str, str]] = []
+        self.deleted: list[str] = []
+        self.summaries: list[tuple[int, str, str]] = []  # (order, text, kind)
+        self.decisions: list[str] = []
+        self.subagents: list[Subagent] = []
+        self.subagent_files: dict[str, list[str]] = {}
+        self.last_message: str | None = None
+        self.last_message_order = -1
+        self.last_answers_notice = False
+        self.last_request_order = -1
+        self.request_orders: list[int] = []
+        self.said: list[tuple[int, str]] = []
+        """The last assistant messages (not those answering a notice), with when."""
+        self.in_flight = False
+        """The session ends with tool calls whose result it does not hold (mid-turn)."""
+        self.root: str | None = None
+        self._done: list[tuple[int, str, str]] = []  # (order, "file" | "run", what)
+
+    def active_after(self, order: int) -> bool:
+        """Whether the agent changed a file, ran a check that passed or started a subagent after
+        ``order``."""
+        return any(when > order for when, _what, _value in self._done)
+
+    def done_after(self, order: int, item: str) -> bool:
+        """Whether what ``item`` names (a file, a command, an identifier, tests, a lint, a build)
+        was done after ``order``: an edit of a file it names, a passing run of a command it
+        quotes or of the kind of check it names, a passing run or an edited file whose name
+        holds an identifier it quotes (`` `GetOptions` `` and ``go test -run TestGetOptions``).
+        An item that names nothing checkable is not done."""
+        files = {posixpath.basename(p.rstrip("/")) for p in _PATHLIKE.findall(item)}
+        files |= {
+            posixpath.basename(q) for q in _BACKTICK.findall(item) if "." in q and " " not in q
+        }
+        quoted = _BACKTICK.findall(item)
+        commands = [normalise(q) for q in quoted if " " in q or is_check(q)]
+        names = [
+            q.lower() for q in quoted if " " not in q and "." not in q and len(q) >= 6
+        ]  # identifiers: a function, a test
+        lowered = item.lower()
+        kinds = [k for k, words in _WORK_WORDS.items() if any(w in lowered for w in words)]
+        for when, what, value in self._done:
+            if when <= order:
+                continue
+            if what == "file" and posixpath.basename(value) in files:
+                return True
+            if names and any(n in value.lower() for n in names):
+                return True  # a test of it ran and passed, a file named after it changed
+            if what == "subagent" and re.search(r"\b(?:sub)?agents?\b", lowered):
+                return True  # the subagent it meant to dispatch was dispatched
+            if what == "run":
+                if any(c and (covers(value, c) or covers(c, value)) for c in commands):
+                    return True
+                if kinds and any(w in value for k in kinds for w in _WORK_WORDS[k]):
+                    return True
+        return False
+
+
+def merge(main: WorkLog, subs: list[WorkLog]) -> list[tuple[str, str, tuple[Any, ...], str | None]]:
+    """The events of the main log and its subagents' in one order: by time when every log
+    has times, else the subagents' after the main agent's."""
+    tagged = [(ts, kind, data, None) for ts, kind, data in main.events]
+    extra = [(ts, kind, data, log.agent) for log in subs for ts, kind, data in log.events]
+    if main.timed and all(log.timed for log in subs):
+        return sorted(tagged + extra, key=lambda e: e[0])  # stable: file order within a second
+    return tagged + extra
+
+
+def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = None) -> Work:
+    """The :class:`Work` of a transcript's log and its subagents' logs."""
+    main.finish_pending()
+    for log in subs or []:
+        log.finish_pending()
+    paths = Paths(main.root or main.cwd, home)
+    work = Work()
+    work.root = paths.root
+    files = FileLog()
+    queued: dict[str, int] = {}  # a queued prompt not delivered yet -> its index
+    lists: dict[str, Any] = {"tasks": None, "source": None}
+    by_id: dict[str, list[str]] = {}
+    sub_files: dict[str, set[str]] = {}
+    notice_last = False
+    plans: list[tuple[int, list[str]]] = []
+    for order, (_ts, kind, data, agent) in enumerate(merge(main, subs or [])):
+        if agent is not None and kind not in ("file", "run", "shell_files"):
+            continue  # a subagent's requests, lists, plans and words are its own
+        if kind == "request":
+            text, source = data
+            if source != QUEUED and text in queued:  # the queued prompt, delivered now
+                index = queued.pop(text)
+                work.requests[index] = Request(text, source)
+                work.request_orders[index] = work.last_request_order = order
+                continue
+            if source != QUEUED or not (work.requests and work.requests[-1].text == text):
+                if source == QUEUED:
+                    queued[text] = len(work.requests)
+                work.requests.append(Request(text, source))
+                work.request_orders.append(order)
+                work.last_request_order = order
+            notice_last = False
+        elif kind == "notice":
+            notice_last = True
+        elif kind == "said":
+            work.last_message = data[0]
+            work.last_message_order = order
+            work.last_answers_notice = notice_last
+            if not notice_last:
+                work.said.append((order, data[0]))
+                del work.said[:-SAID_KEPT]
+        elif kind == "summary":
+            work.summaries.append((order, data[0], data[1]))
+        elif kind == "decision":
+            work.decisions.append(data[0])
+        elif kind == "subagent":
+            work.subagents.append(Subagent(*data))
+            work._done.append((order, "subagent", data[1]))
+        elif kind == "in_flight":
+            work.in_flight = True
+        elif kind == "tasks":
+            items, source = data
+            lists["tasks"] = [Task(text, _status(status)) for text, status in items]
+            lists["source"] = "TodoWrite" if source == "TodoWrite" else "update_plan"
+            by_id.clear()
+        elif kind == "task_create":
+            ident, subject = data
+            ident = ident or str(len(by_id) + 1)
+            by_id[ident] = [subject, "pending"]
+            lists["source"] = "tasks"
+        elif kind == "task_update":
+            ident, status, subject = data
+            if ident in by_id:
+                if status == "deleted":
+                    del by_id[ident]
+                else:
+                    by_id[ident][1] = status or by_id[ident][1]
+                    by_id[ident][0] = subject or by_id[ident][0]
+                lists["source"] = "tasks"
+        elif kind == "task_list":
+            by_id.clear()
+            for ident, subject, status in data[0]:
+                by_id[ident] = [subject, status]
+            lists["source"] = "tasks"
+        elif kind == "plan":
+            plans.append((order, data[0]))
+        elif kind == "file":
+            op, path, to, cwd = data
+            where = paths.absolute(path, cwd)
+            if op == "edit":
+                files.edit(where)
+            elif op == "create":
+                files.edit(where, created=True)
+            elif op == "delete":
+                files.delete(where)
+            elif op == "move" and to:
+                files.move(where, paths.absolute(to, cwd))
+                work._done.append((order, "file", paths.absolute(to, cwd)))
+            work._done.append((order, "file", where))
+            if agent is not None and op in ("edit", "create"):
+                sub_files.setdefault(agent, set()).add(paths.shown(where))
+        elif kind == "run":
+            command, normal, verdict, check = data
+            work.runs.append(Run(command, normal, verdict, check, agent, order))
+            if verdict.status == PASSED:
+                work._done.append((order, "run", normal))
+        elif kind == "shell_files":
+            command, output, cwd = data
+            for op, path, to in shell_file_ops(command, cwd, paths):
+                if op == "move" and to:
+                    files.move(path, to)
+                elif op == "delete":
+                    files.delete(path)
+                elif op == "made":
+                    files.made(path)
+                elif op == "edit":
+                    files.edit(path)
+                work._done.append((order, "file", to or path))
+            for path in created_in_output(output, cwd, paths):
+                files.made(path)
+    if lists["source"] == "tasks":
+        work.tasks = [Task(subject, _status(status)) for subject, status in by_id.values()]
+    elif lists["tasks"] is not None:
+        work.tasks = lists["tasks"]
+    work.task_source = lists["source"]
+    if plans:
+        order, items = plans[-1]
+        work.plan = [
+            Task(item, "completed" if work.done_after(order, item) else "pending") for item in items
+        ]
+    work.changed = [paths.shown(p) for p in files.changed()]
+    work.made = [paths.shown(p) for p in files.made_files()]
+    work.moved = [(paths.shown(a), paths.shown(b)) for a, b in files.moved()]
+    work.deleted = [paths.shown(p) for p in files.deleted()]
+    work.subagent_files = {k: sorted(v) for k, v in sub_files.items()}
+    return work
+
+
+def _status(status: str) -> str:
+    return status if status in ("pending", "in_progress", "completed") else "pending"
+
+
+def structured_of(value: object) -> object:
+    """A tool result's structured form when it came as JSON text."""
+    if isinstance(value, str) and value.startswith("{"):
+        try:
+            return json.loads(value)
+        except (ValueError, RecursionError):
+            return None
+    return value

@@ -1,0 +1,512 @@
+"""What a session did, read for a handoff (clm_policy.transcripts.work, files, takeover): every
+request, the task list, runs judged from their output, files as they are, the status and the
+next step — on the project's own fidelity sessions (benchmarks/fidelity/, in the real
+agents' shapes) and on small sessions written here for one rule each."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clm_policy.models.enums import TaskStatus
+from clm_policy.transcripts import read_transcript
+from clm_policy.transcripts.files import FileLog, Paths, created_in_output, shell_file_ops
+from clm_policy.transcripts.takeover import (
+    asked_user,
+    constraints_of,
+    goal_of,
+    handoff_states,
+    intention,
+    substantive,
+)
+
+from conftest import REPO
+
+FIDELITY = REPO / "benchmarks" / "fidelity" / "sessions"
+
+
+def session(name: str) -> Path:
+    direct = FIDELITY / f"{name}.jsonl"
+    return direct if direct.exists() else next((FIDELITY / name).glob("*.jsonl"))
+
+
+def jsonl(path: Path, lines: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path
+
+
+# -- the fidelity sessions ---------------------------------------------------------------------
+
+
+def test_a_plan_kept_in_todowrite_and_a_hidden_failure() -> None:
+    reading = read_transcript(session("claude-todo-handoff"))
+    state = reading.to_state("s")
+    assert state.done == ["Write a failing test for --json", "Implement --json in csvtool/cli.py"]
+    # the task in progress first, then the pending ones
+    assert state.remaining == ["Run the full test suite", "Document --json in README.md"]
+    # tail exits 0; the output says 1 failed
+    assert state.open_failures == [
+        "python -m pytest -q 2>&1 | tail -3: failed (1 failed, 5 passed in 0.12s; first: "
+        "tests/test_quoted.py::test_escaped_quotes)"
+    ]
+    assert state.blockers == state.open_failures  # the agent said nothing of blockers here
+    assert state.status is TaskStatus.BLOCKED
+    # rg with no match is the answer; the red test run was followed by a green one
+    assert 'rg -n "json" csvtool/: no match (exit 1)' in state.commands_and_results
+    assert state.verified == ["python -m pytest -q tests/test_json.py: passed (1 passed in 0.05s)"]
+    assert state.constraints == [
+        "Write the test first.",
+        "No new dependencies: use the standard library json module only.",
+    ]
+    assert state.changed_artifacts == ["tests/test_json.py", "csvtool/cli.py"]
+
+
+def test_the_handoff_reply_is_read_over_the_transcript() -> None:
+    reading = read_transcript(session("claude-todo-handoff"))
+    assert reading.work is not None
+    reply = reading.work.last_message
+    base, state = handoff_states(reading, "s", reply)
+    assert base.next_action == ""  # before the reply: no next step stated
+    assert state.next_action == (
+        "Fix the escaped-quote handling that test_escaped_quotes checks, then run "
+        "`python -m pytest -q`."
+    )
+    assert state.blockers == [
+        "`python -m pytest -q` fails: tests/test_quoted.py::test_escaped_quotes (1 failed, 5 passed)"
+    ]
+    assert state.not_verified == ["the README has no --json example yet"]
+    assert state.messages == []  # the reply is in the fields, not kept again as a message
+
+
+def test_requests_queued_and_slash_commands_and_a_closing_thanks() -> None:
+    reading = read_transcript(session("claude-queued-slash"))
+    assert reading.work is not None
+    assert [(r.text, r.source) for r in reading.work.requests] == [
+        ("/orchestrator create TODO app", "command"),
+        ("also add a due date to each todo", "queued"),  # only in a queue-operation line
+        (
+            "Now add a POST /todos/{id}/done endpoint. Keep everything in memory, never add a "
+            "database.",
+            "prompt",
+        ),
+        ("Thanks!", "prompt"),
+    ]
+    state = reading.to_state("s")
+    assert state.goal.startswith("Now add a POST /todos/{id}/done endpoint.")
+    assert state.constraints == ["Keep everything in memory, never add a database."]
+    # its last words on the request say the work is complete: "Thanks!" changes nothing
+    assert state.status is TaskStatus.COMPLETED
+
+
+def test_subagent_edits_moves_deletions_and_a_notice() -> None:
+    reading = read_transcript(session("claude-pipeline-subagent"))
+    work = reading.work
+    assert work is not None
+    # the subagent's edit is in its own transcript beside the session's
+    assert reading.changed_artifacts == ["lib/todo/items.ex", "lib/todo_web/live/index.ex"]
+    assert (work.moved, work.deleted) == (
+        [("lib/todo/legacy.ex", "lib/todo/items.ex")],
+        ["priv/repo/legacy_seeds.exs"],
+    )
+    assert work.last_answers_notice  # "Noted: …" answers the task notification
+    state = reading.to_state("s")
+    assert [r for r in state.requests if "task-notification" in r] == []
+    assert state.next_action == ""  # the last message is no next step
+    assert state.moved_artifacts == ["lib/todo/legacy.ex -> lib/todo/items.ex"]
+    assert state.open_failures == [
+        "mix test 2>&1 | tail -30: failed (297 tests, 11 failures; first: toggles done "
+        "(Todo.ItemsTest))"
+    ]
+    assert state.done == ["subagent 'Update references': edited lib/todo_web/live/index.ex"]
+
+
+def test_task_tools_and_a_stale_compact_summary() -> None:
+    reading = read_transcript(session("claude-tasks-compact"))
+    state = reading.to_state("s")
+    assert state.done == [
+        "Filter zero-amount rows in ledger/export.py",
+        "Add tests/test_export_zero.py",
+    ]
+    assert state.remaining == ["Update CHANGELOG.md"]
+    # the summary's "write the test and run pytest" was done after it: no next step
+    assert state.next_action == ""
+    assert state.goal.startswith("Implement the rest of the plan phase by phase")
+    assert state.constraints == ["Do not change the CSV column order."]
+
+
+def test_codex_plan_patches_generators_and_compaction() -> None:
+    reading = read_transcript(session("codex-plan-compact"))
+    work = reading.work
+    assert work is not None
+    assert work.task_source == "update_plan"
+    assert work.made == ["ledger-cli/Cargo.toml"]  # cargo new; main.rs was edited after
+    assert (work.moved, work.deleted) == ([("NOTES.md", "docs/NOTES.md")], ["legacy/ledger.py"])
+    state = reading.to_state("s")
+    assert state.open_failures == []  # failed, then passed: closed
+    assert state.decisions == ["Keep parsing in its own module (src/parse.rs)"]
+    assert state.constraints == ["Rust only, no unsafe code"]
+    assert state.goal.startswith("Create the ledger-cli Rust crate")  # not "continue"
+
+
+def test_codex_handoff_reply_says_the_failure_is_no_blocker() -> None:
+    reading = read_transcript(session("codex-handoff"))
+    assert reading.work is not None
+    _base, state = handoff_states(reading, "s", reading.work.last_message)
+    assert state.open_failures == [
+        "npm test: failed (Tests 2 failed | 10 passed (12); first: src/legacy/date.test.ts)"
+    ]
+    assert state.blockers == []  # "none — … known, unrelated"
+    assert state.status is TaskStatus.RUNNING
+    assert "diff -u src/theme/light.css src/theme/dark.css: differences (exit 1)" in (
+        state.commands_and_results
+    )
+    assert "npm run build: passed (✓ built in 2.41s)" in state.verified
+
+
+# -- rules, one at a time ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("thanks!", False),
+        ("ok, go ahead", False),
+        ("yes please", False),
+        ("continue", False),
+        ("LGTM 👍", False),
+        ("1", False),
+        ("tackle them", True),
+        ("fix the flaky test", True),
+    ],
+)
+def test_substantive(text: str, expected: bool) -> None:
+    assert substantive(text) is expected
+
+
+def test_goal_and_constraints() -> None:
+    requests = [
+        "Port the handlers to async.",
+        "Keep the names; do not touch shop/legacy/.",
+        "Thanks!",
+    ]
+    assert goal_of(requests) == "Port the handlers to async."
+    assert constraints_of(requests) == ["Keep the names", "do not touch shop/legacy/."]
+    # a question that says "don't" is no constraint
+    assert constraints_of(["Why don't we cache it?", "No fallbacks.", "Write it in Rust."]) == [
+        "No fallbacks.",
+        "Write it in Rust.",
+    ]
+
+
+def test_a_question_or_a_mid_turn_intention() -> None:
+    assert asked_user("Done.\n\nWant me to commit this?") == "Want me to commit this?"
+    assert asked_user("Pushed. Let me know when you want the docs commit.") == (
+        "Let me know when you want the docs commit."
+    )
+    assert asked_user("All done.") == ""
+    assert intention("Exported. Now I'll draft the grant fields from the README.") == (
+        "Now I'll draft the grant fields from the README."
+    )
+
+
+def test_claude_tool_rejection_carries_a_request(tmp_path: Path) -> None:
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    lines = [
+        {**base, "type": "user", "message": {"role": "user", "content": "Write the plan."}},
+        {
+            **base,
+            "type": "assistant",
+            "message": {
+                "id": "m1",
+                "model": "x",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "t1",
+                        "name": "Write",
+                        "input": {"file_path": "/w/p/plan.md", "content": "x"},
+                    }
+                ],
+            },
+        },
+        {
+            **base,
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "t1",
+                        "is_error": True,
+                        "content": "The user doesn't want to proceed with this tool use. "
+                        "The tool use was rejected (eg. if it was a file edit, the "
+                        "new_string was NOT written to the file). To tell you how to "
+                        "proceed, the user said:\nput the plan in a Linear comment",
+                    }
+                ],
+            },
+        },
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.work is not None
+    assert [(r.text, r.source) for r in reading.work.requests] == [
+        ("Write the plan.", "prompt"),
+        ("put the plan in a Linear comment", "rejection"),
+    ]
+    assert reading.changed_artifacts == []  # the rejected write did not happen
+
+
+def test_claude_subagent_streamed_as_progress_lines(tmp_path: Path) -> None:
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    inner = {
+        "type": "assistant",
+        "message": {
+            "id": "m9",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "t9",
+                    "name": "Edit",
+                    "input": {"file_path": "/w/p/config.go", "old_string": "a", "new_string": "b"},
+                }
+            ],
+        },
+    }
+    result = {
+        "type": "user",
+        "message": {"content": [{"type": "tool_result", "tool_use_id": "t9", "content": "ok"}]},
+    }
+    lines = [
+        {**base, "type": "user", "message": {"role": "user", "content": "Do task 1."}},
+        {
+            **base,
+            "type": "assistant",
+            "message": {
+                "id": "m1",
+                "model": "x",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "task1",
+                        "name": "Task",
+                        "input": {"description": "Task 1", "prompt": "p"},
+                    }
+                ],
+            },
+        },
+        *(
+            {
+                **base,
+                "type": "progress",
+                "parentToolUseID": "task1",
+                "data": {"type": "agent_progress", "agentId": "a1", "message": m},
+            }
+            for m in (inner, result)
+        ),
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.changed_artifacts == ["config.go"]
+    assert reading.to_state("s").done == ["subagent 'Task 1': edited config.go"]
+
+
+def test_codex_code_mode_cells(tmp_path: Path) -> None:
+    def item(payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": "t", "type": "response_item", "payload": payload}
+
+    plan = {
+        "plan": [{"step": "Build it", "status": "completed"}, {"step": "Ship", "status": "pending"}]
+    }
+    cell = (
+        f"await tools.update_plan({json.dumps(plan)});\n"
+        'const r = await tools.exec_command({"cmd": "cargo test 2>&1 | tail -3", "workdir": "/w"});\n'
+        "text(r.output);"
+    )
+    lines = [
+        {"timestamp": "t", "type": "session_meta", "payload": {"id": "c1", "cwd": "/w"}},
+        item(
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}
+        ),
+        item({"type": "custom_tool_call", "call_id": "c1", "name": "exec", "input": cell}),
+        item(
+            {
+                "type": "custom_tool_call_output",
+                "call_id": "c1",
+                "output": [
+                    {"type": "input_text", "text": "Script completed\nOutput:\n"},
+                    {
+                        "type": "input_text",
+                        "text": "test result: FAILED. 2 passed; 1 failed; "
+                        "0 ignored; 0 measured; 0 filtered out; finished in 0.0s\n",
+                    },
+                ],
+            }
+        ),
+        {
+            "timestamp": "t",
+            "type": "event_msg",
+            "payload": {
+                "type": "patch_apply_end",
+                "call_id": "exec-1",
+                "success": True,
+                "changes": {
+                    "/w/src/lib.rs": {"type": "add", "content": "x"},
+                    "/w/old.rs": {"type": "delete", "content": ""},
+                },
+            },
+        },
+    ]
+    reading = read_transcript(jsonl(tmp_path / "r.jsonl", lines))
+    work = reading.work
+    assert work is not None
+    assert [(t.text, t.status) for t in work.tasks or []] == [
+        ("Build it", "completed"),
+        ("Ship", "pending"),
+    ]
+    assert reading.changed_artifacts == ["src/lib.rs"]
+    assert work.deleted == ["old.rs"]
+    assert reading.commands_and_results == [
+        "cargo test 2>&1 | tail -3: failed (test result: FAILED. 2 passed; 1 failed; 0 ignored; "
+        "0 measured; 0 filtered out; finished in 0.0s)"
+    ]
+
+
+# -- files ----------------------------------------------------------------------------------------
+
+
+def test_file_log_applies_moves_and_deletions() -> None:
+    log = FileLog()
+    log.edit("/p/a.py")
+    log.edit("/p/new.py", created=True)
+    log.move("/p/a.py", "/p/b.py")  # edited, then renamed
+    log.move("/p/README", "/p/docs/README")  # untouched, renamed
+    log.delete("/p/new.py")  # made here, gone again: nowhere
+    log.delete("/p/old.py")  # existed before
+    log.made("/p/Cargo.toml")
+    log.move("/p/dir", "/p/lib")  # nothing under it touched
+    assert log.changed() == ["/p/b.py"]
+    assert log.made_files() == ["/p/Cargo.toml"]
+    assert log.moved() == [
+        ("/p/a.py", "/p/b.py"),
+        ("/p/README", "/p/docs/README"),
+        ("/p/dir", "/p/lib"),
+    ]
+    assert log.deleted() == ["/p/old.py"]
+
+
+@pytest.mark.parametrize(
+    ("command", "ops"),
+    [
+        ("git mv lib/old.ex lib/new.ex", [("move", "/p/lib/old.ex", "/p/lib/new.ex")]),
+        (
+            "mv a.py b.py c.py pkg/",
+            [
+                ("move", "/p/a.py", "/p/pkg/a.py"),
+                ("move", "/p/b.py", "/p/pkg/b.py"),
+                ("move", "/p/c.py", "/p/pkg/c.py"),
+            ],
+        ),
+        (
+            "cd sub && rm -rf build x.txt",
+            [("delete", "/p/sub/build", None), ("delete", "/p/sub/x.txt", None)],
+        ),
+        ("git rm --cached secrets.env", [("delete", "/p/secrets.env", None)]),
+        (
+            "sed -i 's/a/b/' src/x.py src/y.py",
+            [("edit", "/p/src/x.py", None), ("edit", "/p/src/y.py", None)],
+        ),
+        ("echo hi > notes.txt 2> /tmp/log", [("made", "/p/notes.txt", None)]),
+        ("echo hi > /tmp/out.txt", []),
+        ("touch a.txt /tmp/b.txt", [("made", "/p/a.txt", None)]),
+        (
+            "cargo new calc --lib",
+            [("made", "/p/calc/Cargo.toml", None), ("made", "/p/calc/src/lib.rs", None)],
+        ),
+        ("cat <<'EOF' > docs/notes.md\nmv a b\nEOF", [("made", "/p/docs/notes.md", None)]),
+        ("git status", []),
+    ],
+)
+def test_shell_file_ops(command: str, ops: list[tuple[str, str, str | None]]) -> None:
+    assert shell_file_ops(command, "/p", Paths("/p")) == ops
+
+
+def test_generators_say_what_they_created() -> None:
+    output = (
+        "      create  app/models/user.rb\n* creating lib/app.ex\n"
+        "CREATE src/app/app.component.ts (1024 bytes)\nWrote to /p/package.json:\n"
+        "create https://example.com/x\n"
+    )
+    assert created_in_output(output, "/p", Paths("/p")) == [
+        "/p/app/models/user.rb",
+        "/p/lib/app.ex",
+        "/p/src/app/app.component.ts",
+        "/p/package.json",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "shown"),
+    [
+        ("/home/dev/shop/src/a.py", "src/a.py"),
+        ("/home/dev/.claude/projects/x/memory/m.md", "~/.claude/projects/x/memory/m.md"),
+        ("/tmp/out.txt", "/tmp/out.txt"),
+        ("/Users/ann/other/x.py", "~/other/x.py"),
+    ],
+)
+def test_paths_as_a_person_reads_them(path: str, shown: str) -> None:
+    assert Paths("/home/dev/shop").shown(path) == shown
+
+
+def _compacted_session(tmp_path: Path, after: list[dict[str, Any]]) -> Path:
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    summary = (
+        "This session is being continued from a previous conversation that ran out of context."
+        "\n\nSummary:\n1. Primary Request and Intent: refactor the auth module\n"
+        "9. Optional Next Step: Continue refactoring the auth module"
+    )
+    lines = [
+        {**base, "type": "user", "message": {"role": "user", "content": "Refactor auth."}},
+        {
+            **base,
+            "type": "system",
+            "subtype": "compact_boundary",
+            "compactMetadata": {"trigger": "auto", "preTokens": 160000},
+        },
+        {
+            **base,
+            "type": "user",
+            "isCompactSummary": True,
+            "message": {"role": "user", "content": summary},
+        },
+        *({**base, **line} for line in after),
+    ]
+    return jsonl(tmp_path / "t.jsonl", lines)
+
+
+def _edit(n: int) -> list[dict[str, Any]]:
+    use = {
+        "type": "tool_use",
+        "id": f"e{n}",
+        "name": "Edit",
+        "input": {"file_path": f"/w/p/auth{n}.py", "old_string": "a", "new_string": "b"},
+    }
+    done = {"type": "tool_result", "tool_use_id": f"e{n}", "content": "ok"}
+    return [
+        {"type": "assistant", "message": {"id": f"m{n}", "model": "x", "content": [use]}},
+        {"type": "user", "message": {"role": "user", "content": [done]}},
+    ]
+
+
+def test_a_compact_summarys_next_step_only_while_it_still_stands(tmp_path: Path) -> None:
+    step = "Continue refactoring the auth module"
+    # nothing happened since the compaction: it stands
+    assert read_transcript(_compacted_session(tmp_path, [])).to_state("s").next_action == step
+    # work went on after it and the step names nothing to check: it may be done
+    worked = _compacted_session(tmp_path, _edit(1))
+    assert read_transcript(worked).to_state("s").next_action == ""
+    # a request after it: the request is what the agent works on now
+    later = [{"type": "user", "message": {"role": "user", "content": "Now add logging."}}]
+    assert read_transcript(_compacted_session(tmp_path, later)).to_state("s").next_action == ""
