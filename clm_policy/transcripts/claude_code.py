@@ -503,14 +503,14 @@ def feed_work(log: Any, obj: dict[str, Any]) -> None:
         if obj.get("operation") == "enqueue" and isinstance(content, str):
             if content.lstrip().startswith(_NOTICES):
                 log.notice(content)
-            else:
+            elif not _builtin_command(content):
                 log.request(content, QUEUED)
         return
     if kind == "attachment":
         attachment = obj.get("attachment")
         if isinstance(attachment, dict) and attachment.get("type") == "queued_command":
             prompt = attachment.get("prompt")
-            if isinstance(prompt, str):
+            if isinstance(prompt, str) and not _builtin_command(prompt):
                 log.request(prompt, PROMPT)
         return
     message = obj.get("message")
@@ -584,6 +584,13 @@ def feed_work(log: Any, obj: dict[str, Any]) -> None:
     if text.startswith(_WRAPPERS):
         return
     log.request(text, PROMPT)
+
+
+def _builtin_command(text: str) -> bool:
+    """Whether a queued prompt is one of Claude Code's own commands (``/compact keep x``,
+    ``/clear``): an instruction to Claude Code, not a request of the task."""
+    word = text.lstrip().split(maxsplit=1)[0] if text.strip() else ""
+    return word.startswith("/") and word[1:] in BUILTIN_COMMANDS
 
 
 def _subagent_call(file: str) -> str | None:

@@ -72,6 +72,7 @@ _WRAPPERS = (
     "# AGENTS.md instructions",
     "<user_shell_command>",
     "<turn_aborted>",
+    "<hook_prompt",  # a Stop hook's reason, which Codex hands the model as the next prompt
 )
 _EXIT = (
     re.compile(r"^Exit code: (-?\d+)", re.M),

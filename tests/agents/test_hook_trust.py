@@ -113,7 +113,7 @@ def test_an_untrusted_config_chooses_neither_memory_nor_remote(setup: Setup) -> 
     later = setup.start(THIRD_SESSION)
     assert later["systemMessage"] == notice(setup.config)
     context = later["hookSpecificOutput"]["additionalContext"]  # type: ignore[index]
-    assert "Continue from the last assistant message" in context
+    assert context.startswith("# Handoff: you continue the task of an earlier session")
     assert setup.log(setup.victim_memory) == setup.victim_log
 
 

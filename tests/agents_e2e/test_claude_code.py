@@ -29,7 +29,7 @@ KEPT = "SessionStart hook additional context: [clm-policy] Kept from before the 
 SEED = (
     "SessionStart hook additional context: # Handoff: you continue the task of an earlier session"
 )
-ASK_FOR_HANDOFF = "Before you stop, end your reply with a short handoff"
+ASK_FOR_HANDOFF = "Before you stop, end your reply with a handoff for the"
 
 
 def main_requests(claude: Claude, session_id: str | None = None) -> list[Request]:

@@ -214,7 +214,7 @@ def test_stop_hands_off_and_the_next_session_starts_from_it(
     assert [s["stop_hook_active"] for s in stops] == [False, True]
     # Codex goes on with the block's reason as the next prompt
     asked = codex.server.of_kind("main")[4]
-    assert "Before you stop, end your reply with a short handoff" in sent(asked)
+    assert "Before you stop, end your reply with a handoff for the" in sent(asked)
     (handoff,) = commits_of(sandbox, "handoff")
     facts = trailers(handoff)
     assert facts["Clm-Session"] == session
@@ -228,6 +228,7 @@ def test_stop_hands_off_and_the_next_session_starts_from_it(
     opening = next(r for r in codex.server.of_kind("main") if _session_of(r) == new)
     assert SEED in sent(opening)
     assert "**Goal:** Write notes.txt, check it, then mark it final." in sent(opening)
+    assert "**Next safe action:** add a changelog." in sent(opening)  # the agent's own words
     (start,) = commits_of(sandbox, "start")
     assert trailers(start)["Clm-Parent-Session"] == session
     save_run(codex, session, "stop-handoff")

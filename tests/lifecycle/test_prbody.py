@@ -261,6 +261,10 @@ SECTIONS = [
     "Token snapshot",
     "Timestamp",
 ]
+# the optional sections a state fills (its constraints, decisions and last message) are
+# shown only when filled, each printed the same way
+_OPTIONAL = {"Verified": ["Constraints", "Decisions"], "Token snapshot": ["Last message"]}
+WITH_OPTIONAL = [item for name in SECTIONS for item in (name, *_OPTIONAL.get(name, []))]
 
 
 def test_markup_the_agent_wrote_shows_as_text_inside_its_section(
@@ -281,7 +285,7 @@ def test_markup_the_agent_wrote_shows_as_text_inside_its_section(
     assert unexpected(tokens) == set()
     assert notifying(tokens) == []
     found = {section.heading: section for section in sections(tokens)}
-    assert list(found) == SECTIONS
+    assert list(found) == WITH_OPTIONAL
     assert found["Goal"].paragraphs() == [MARKUP["goal"]]
     for field, heading in (
         ("blockers", "Blockers"),
@@ -320,9 +324,11 @@ def test_the_handoff_for_people_is_printed_the_same_way(memory: Path) -> None:
     tokens = parse(shown)
     assert unexpected(tokens) == set()
     assert notifying(tokens) == []
+    # the file for people also shows the optional sections the state fills (its constraints,
+    # decisions and last message), each printed the same way
     assert [s.heading for s in sections(tokens)] == [
         "Handoff: session auth-refactor-7, step 42",
-        *SECTIONS[1:],
+        *WITH_OPTIONAL[1:],
     ]
 
 

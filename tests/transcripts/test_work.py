@@ -23,7 +23,7 @@ from clm_policy.transcripts.takeover import (
     substantive,
 )
 
-from conftest import REPO
+from conftest import FIXTURES, REPO
 
 FIDELITY = REPO / "benchmarks" / "fidelity" / "sessions"
 
@@ -510,3 +510,49 @@ def test_a_compact_summarys_next_step_only_while_it_still_stands(tmp_path: Path)
     # a request after it: the request is what the agent works on now
     later = [{"type": "user", "message": {"role": "user", "content": "Now add logging."}}]
     assert read_transcript(_compacted_session(tmp_path, later)).to_state("s").next_action == ""
+
+
+def test_claude_codes_own_commands_queued_are_no_requests(tmp_path: Path) -> None:
+    """`claude -p "/compact keep calc.py"` enqueues the command like a prompt (Claude Code
+    2.1.328): it is an instruction to Claude Code, never the task's goal."""
+    path = jsonl(
+        tmp_path / "s.jsonl",
+        [
+            {
+                "type": "user",
+                "sessionId": "s",
+                "cwd": "/p",
+                "message": {"role": "user", "content": "Write calc.py with add()."},
+            },
+            {
+                "type": "queue-operation",
+                "operation": "enqueue",
+                "sessionId": "s",
+                "content": "/compact keep calc.py",
+            },
+            {
+                "type": "queue-operation",
+                "operation": "enqueue",
+                "sessionId": "s",
+                "content": "/review the parser",
+            },
+        ],
+    )
+    reading = read_transcript(path)
+    assert reading.work is not None
+    assert [(r.text, r.source) for r in reading.work.requests] == [
+        ("Write calc.py with add().", "prompt"),
+        ("/review the parser", "queued"),
+    ]
+
+
+def test_a_stop_hooks_reason_codex_hands_back_is_no_request() -> None:
+    """Codex 0.169 gives the model a Stop hook's reason as the next user message, wrapped in
+    ``<hook_prompt …>`` (a real rollout): it is clm-policy's own words, never the goal."""
+    rollout = FIXTURES / "real" / "codex-0.169.0" / "rollouts" / "stop-handoff.jsonl"
+    reading = read_transcript(rollout)
+    assert reading.work is not None
+    assert [r.text for r in reading.work.requests] == [
+        "Write notes.txt, check it, then mark it final."
+    ]
+    assert reading.to_state("s").goal == "Write notes.txt, check it, then mark it final."
