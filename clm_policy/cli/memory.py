@@ -35,7 +35,16 @@ if TYPE_CHECKING:
     help="With --claude-code: push handoffs to this remote (written into .clm-policy.yaml, "
     "which is then trusted: clm-policy trust).",
 )
-def init(directory: str | None, claude_code: bool, project: str, remote: str | None) -> int:
+@click.option(
+    "--mcp",
+    "with_mcp",
+    is_flag=True,
+    help="With --claude-code: register clm-policy's MCP server in the project's .mcp.json too "
+    "(clm-policy mcp --install --project).",
+)
+def init(
+    directory: str | None, claude_code: bool, project: str, remote: str | None, with_mcp: bool
+) -> int:
     """Create a memory repository in DIR (a new git repository from memory_template/).
 
     DIR must be new or empty. Running init on an existing memory repository changes nothing.
@@ -44,6 +53,7 @@ def init(directory: str | None, claude_code: bool, project: str, remote: str | N
     Examples:
       clm-policy init clm-memory
       clm-policy init --claude-code            # in a project: config + memory repository
+      clm-policy init --claude-code --mcp      # ... and the MCP server in .mcp.json
     """
     from pathlib import Path
 
@@ -70,13 +80,24 @@ def init(directory: str | None, claude_code: bool, project: str, remote: str | N
         directory = directory or memory_path(None)
     elif directory is None:
         raise click.UsageError("give DIR, or --claude-code to set a project up")
+    elif with_mcp:
+        raise click.UsageError("--mcp goes with --claude-code")
     result = init_memory(directory)
     if not result.created:
         click.echo(f"{directory}: already a clm-policy memory repository; nothing changed")
     else:
         click.echo(f"created memory repository {directory} (commit {str(result.commit)[:12]})")
+    if claude_code and with_mcp:
+        from clm_policy.agents.mcp.install import install as install_server
+
+        click.echo("\n".join(install_server("project", Path(project))))
     if claude_code:
         click.echo("next: clm-policy hook claude-code --install --project   # the hooks")
+        if not with_mcp:
+            click.echo(
+                "      clm-policy mcp --install --project           # optional: the agent's "
+                "MCP tools (handoff, status, memory)"
+            )
     elif result.created:
         click.echo(f"next: clm-policy compact --memory {directory} --state STATE.json")
     return 0

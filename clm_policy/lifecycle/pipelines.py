@@ -240,6 +240,7 @@ def run_handoff(
     appends: Logs | None = None,
     files: Mapping[str, JsonDoc] | None = None,
     pr_body: str | None = None,
+    next_action: str | None = None,
 ) -> HandoffOutcome:
     """Write the handoff manifest (validated), its Markdown and the state; commit them on the
     checked-out branch, or on ``clm/handoff/<session>-<n>`` with ``branch``; push if asked.
@@ -247,7 +248,9 @@ def run_handoff(
     hits; no transcript), whose recall of the state's facts is the ``Clm-Recall`` trailer. A
     failed push raises :class:`PushError`, saying the commit exists. ``pr_body`` (with
     ``branch``): the file the branch's pull-request body is written to
-    (:mod:`clm_policy.lifecycle.prbody`), checked before the commit, written before the push."""
+    (:mod:`clm_policy.lifecycle.prbody`), checked before the commit, written before the push.
+    ``next_action``: the next safe action as the agent wrote it (redacted like the rest),
+    instead of the one derived from the state."""
     from clm_policy.lifecycle.handoff import (
         build_manifest,
         manifest_filename,
@@ -270,7 +273,12 @@ def run_handoff(
     change = Change(files, appends)
     clean = change.clean(state)
     rationale = why.rationale or (f"rule {why.rule}" if why.rule else "handoff requested")
-    manifest = build_manifest(clean, change.clean(rationale), now=now or datetime.now(UTC))
+    manifest = build_manifest(
+        clean,
+        change.clean(rationale),
+        now=now or datetime.now(UTC),
+        next_action=change.clean(next_action) if next_action else None,
+    )
     number = _next_handoff_number(repo, state.session_id)
     m_path = manifest_path(manifest_filename(manifest, state.session_id))
     taken = repo.show_file(m_path) is not None or os.path.lexists(repo.root / m_path)
@@ -300,6 +308,10 @@ def run_handoff(
     # what the next session starts from, checked for the facts before it is committed
     seed = seed_messages(manifest, hits, constraints=clean.constraints, decisions=clean.decisions)
     recall = verify(facts(clean), [m.content for m in seed])
+    # the caller shows the seed: its markers as committed, without the redactor's tags
+    from clm_policy.memory.redact import untag
+
+    seed = [m.model_copy(update={"content": untag(m.content)}) for m in seed]
     message = CommitMessage(
         event_subject("handoff", state.session_id, state.step_index, why.rule),
         body,
