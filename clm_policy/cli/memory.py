@@ -188,4 +188,61 @@ def _show_path(repo: Any, memory: str, path: str) -> None:
         if text is None:
             raise InputError(f"{memory}: no file {path} on any branch")
         click.echo(f"# {path} @ {where[:12]} (not on the checked-out branch)\n")
+    note = version_note(path, text)
+    if note:
+        click.echo(f"clm-policy: {note}", err=True)
     click.echo(text)
+
+
+def version_note(path: str, text: str) -> str | None:
+    """The line saying a manifest or a state.json is of an older schema version (or None)."""
+    import json
+
+    from clm_policy.memory.migrate import kind_of
+    from clm_policy.models.versions import upgrade
+
+    kind = kind_of(path)
+    if kind is None:
+        return None
+    try:
+        data = json.loads(text)
+        read = upgrade(kind, data, path) if isinstance(data, dict) else None
+    except (ValueError, InputError):
+        return None  # shown as it is; the readers that use it say what is wrong
+    return read.note(path) if read is not None and read.upgraded else None
+
+
+@click.command()
+@memory_option()
+@click.option("--dry-run", is_flag=True, help="Say what would be rewritten; write nothing.")
+def migrate(memory: str, dry_run: bool) -> int:
+    """Rewrite the memory repository's manifests and session states in the current schema
+    version, in one commit.
+
+    Every reader upgrades an older document as it reads it (and says so); this makes the
+    repository current for good. Runs again harmlessly: a current repository gets no commit.
+
+    \b
+    Examples:
+      clm-policy migrate --memory clm-memory --dry-run
+      clm-policy migrate --memory clm-memory
+    """
+    from clm_policy.memory.git.write import MemoryRepo
+    from clm_policy.memory.migrate import migrate as run_migration
+
+    with MemoryRepo(memory) as repo:
+        done = run_migration(repo, dry_run=dry_run)
+    for d in done.documents:
+        click.echo(f"{d.path}: version {d.found} -> {d.now}")
+    if not done.documents:
+        click.echo(f"{memory}: all {done.checked} document(s) are current; nothing to migrate")
+    elif dry_run:
+        click.echo(
+            f"dry run: {len(done.documents)} of {done.checked} document(s) would be rewritten"
+        )
+    else:
+        click.echo(
+            f"migrated {len(done.documents)} of {done.checked} document(s): commit "
+            f"{str(done.commit)[:12]}"
+        )
+    return 0

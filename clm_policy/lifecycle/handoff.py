@@ -23,6 +23,7 @@ from clm_policy.models.manifest import (
     pydantic_problem,
 )
 from clm_policy.models.state import Message, SessionState, TokenSnapshot
+from clm_policy.models.versions import MANIFEST_VERSION
 
 NO_GOAL = "Unknown: the session recorded no goal; ask the user or read the source of truth"
 """The goal of a manifest whose session had none (the field must not be empty)."""
@@ -68,6 +69,7 @@ def build_manifest(
     key like ``../x``) is an :class:`InputError` naming the field.
     """
     data = {
+        "schema_version": MANIFEST_VERSION,
         "goal": state.goal if state.goal.strip() else NO_GOAL,
         "status": status or derive_status(state),
         "source_of_truth": list(state.source_of_truth),

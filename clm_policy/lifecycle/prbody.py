@@ -34,7 +34,7 @@ from clm_policy.memory.audit import AuditEntry, read_log
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import session_dir
 from clm_policy.memory.redact import redact_text
-from clm_policy.models.manifest import HandoffManifest, validate_manifest
+from clm_policy.models.manifest import HandoffManifest, read_manifest
 
 RECALL_TRAILER = "Clm-Recall"
 """Where a verified handoff records the recall of its seed (absent: "not recorded")."""
@@ -200,7 +200,7 @@ def _manifest(repo: MemoryRepo, entry: AuditEntry) -> tuple[HandoffManifest, str
         data = json.loads(text)
     except ValueError as exc:
         raise InputError(f"handoff manifest {path}: not JSON ({exc})") from None
-    return validate_manifest(data, source=path), path
+    return read_manifest(data, source=path)[0], path
 
 
 def _handoffs(repo: MemoryRepo, session: str, commit: str) -> dict[str, tuple[int, str]]:

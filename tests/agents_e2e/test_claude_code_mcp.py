@@ -141,7 +141,7 @@ def test_the_agent_hands_off_through_the_mcp_tool_and_the_next_session_starts_fr
     assert facts["Clm-Redactions"] == "1"
     assert answer["manifest"] == facts["Clm-Manifest"]
     manifest = json.loads(sandbox.memory_show(facts["Clm-Manifest"]))
-    # TODO-SV assert manifest["schema_version"] == 2
+    assert manifest["schema_version"] == 2
     assert manifest["goal"] == "calc.py with add() and subtract(), both tested"
     assert manifest["verified"] == ["done: add() written", "add(2, 3) printed 5"]
     assert manifest["not_verified"] == ["subtract() does not exist yet"]

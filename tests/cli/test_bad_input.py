@@ -245,7 +245,7 @@ STATE_CASES = [
         "last_compact_step, compact_count, profile, tokens, signals, messages, "
         "human_interventions, constraints, decisions, changed_artifacts, commands_and_results, "
         "verified, not_verified, assumptions_risks, blockers, source_of_truth, memory_keys, "
-        "parent_session)",
+        "parent_session, schema_version)",
     ),
     (
         "compact-after-step",

@@ -68,11 +68,12 @@ def schema_accepts(data: dict[str, Any]) -> bool:
     return jsonschema.Draft202012Validator(schema()).is_valid(data)
 
 
-def test_fields_are_exactly_the_seed_list_and_all_required() -> None:
-    assert list(HandoffManifest.model_fields) == SEED_FIELDS
+def test_fields_are_the_version_and_exactly_the_seed_list_and_all_required() -> None:
+    fields = ["schema_version", *SEED_FIELDS]
+    assert list(HandoffManifest.model_fields) == fields
     assert all(f.is_required() for f in HandoffManifest.model_fields.values())
-    assert schema()["required"] == SEED_FIELDS
-    assert list(schema()["properties"]) == SEED_FIELDS
+    assert schema()["required"] == fields
+    assert list(schema()["properties"]) == fields
     assert schema()["additionalProperties"] is False
 
 
@@ -310,5 +311,5 @@ def test_docs_example_is_the_fixture_and_every_field_is_in_the_table() -> None:
     text = (REPO / "docs" / "manifest.md").read_text()
     blocks = re.findall(r"```json\n(.*?)```", text, flags=re.S)
     assert json.loads(blocks[0]) == sample()
-    for name in SEED_FIELDS:
+    for name in ["schema_version", *SEED_FIELDS]:
         assert f"| `{name}` |" in text, name
