@@ -46,12 +46,14 @@ def as_json(report: LintReport) -> str:
     return json.dumps(body, indent=2) + "\n"
 
 
-def _escape_data(value: str) -> str:
+def escape_data(value: str) -> str:
+    """``value`` as a workflow command's message (GitHub Actions' escaping)."""
     return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def _escape_property(value: str) -> str:
-    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
+def escape_property(value: str) -> str:
+    """``value`` as a workflow command's property (``file=``, ``title=``)."""
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
 def github(report: LintReport) -> str:
@@ -60,8 +62,8 @@ def github(report: LintReport) -> str:
     for p in report.problems:
         command = "error" if p.level == "error" else "warning"
         props = (
-            f"file={_escape_property(p.file)},line={p.line},col={p.col},"
-            f"title={_escape_property(f'clm-policy {p.check}')}"
+            f"file={escape_property(p.file)},line={p.line},col={p.col},"
+            f"title={escape_property(f'clm-policy {p.check}')}"
         )
-        lines.append(f"::{command} {props}::{_escape_data(f'[{p.check}] {p.message}')}\n")
+        lines.append(f"::{command} {props}::{escape_data(f'[{p.check}] {p.message}')}\n")
     return "".join(lines)
