@@ -354,7 +354,10 @@ def _actionlint(folder: Path) -> subprocess.CompletedProcess[str]:
 
 
 def _repo_with(tmp_path: Path, workflow: str) -> Path:
-    (tmp_path / ".git").mkdir()
+    """A repository holding ``workflow`` and this action at its root: a workflow that says
+    ``uses: ./`` has its ``with:`` checked against action.yml's inputs."""
+    (tmp_path / ".git").mkdir(parents=True)
+    shutil.copyfile(ACTION, tmp_path / "action.yml")
     (tmp_path / ".github" / "workflows").mkdir(parents=True)
     (tmp_path / ".github" / "workflows" / "policies.yml").write_text(workflow)
     return tmp_path
@@ -374,19 +377,24 @@ def docs_workflow() -> str:
 
 def test_the_example_workflow_in_docs_ci_md_passes_actionlint(tmp_path: Path) -> None:
     workflow = docs_workflow()
-    assert "uses: <owner>/clm-policy@<tag>" not in workflow
+    assert "uses: clm-policy/clm-policy@v1" in workflow  # the action, as a user names it
     ran = _actionlint(_repo_with(tmp_path, workflow))
+    assert (ran.returncode, ran.stdout) == (0, ""), ran.stdout + ran.stderr
+    # and with this checkout as the action, its inputs and outputs checked too
+    local = workflow.replace("uses: clm-policy/clm-policy@v1", "uses: ./")
+    ran = _actionlint(_repo_with(tmp_path / "local", local))
     assert (ran.returncode, ran.stdout) == (0, ""), ran.stdout + ran.stderr
 
 
 def test_actionlint_catches_what_it_should(tmp_path: Path) -> None:
     """The check can fail: an unknown input of an action and a script bug."""
-    broken = docs_workflow().replace("format:", "formatt:", 1) + (
-        "      - run: echo $UNQUOTED_$((\n"
-    )
+    broken = docs_workflow().replace("uses: clm-policy/clm-policy@v1", "uses: ./")
+    broken = broken.replace("format:", "formatt:", 1) + "      - run: cd $HOME/x\n"
     ran = _actionlint(_repo_with(tmp_path, broken))
     assert ran.returncode == 1
-    assert ".github/workflows/policies.yml:" in ran.stdout
+    found = ran.stdout.splitlines()
+    assert any('input "formatt" is not defined in action' in line for line in found), found
+    assert any("shellcheck reported issue" in line and "SC2086" in line for line in found), found
 
 
 def action_as_workflow() -> str:
