@@ -333,7 +333,8 @@ def test_no_session_to_be_found_is_a_tool_error(project: Project, call: Callable
         arguments = {"goal": "g", "next_safe_action": "go"} if tool == "handoff" else {}
         assert refused(call(tool, **arguments)) == (
             f"Error executing tool {tool}: no Claude Code session found for {project.path}: no "
-            f"transcript in {project.transcripts} (nor the session {SESSION!r})"
+            f"transcript in {project.transcripts} (nor of CLAUDE_CODE_SESSION_ID {SESSION!r} "
+            "elsewhere)"
         )
     assert project.commits() == []
 

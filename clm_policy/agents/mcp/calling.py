@@ -99,9 +99,10 @@ def find_caller(tool: str, env: Mapping[str, str], cwd: str, wait: float = WAIT)
         return _caller(named, project, NAMED)
     if found:
         return _caller(found[0], project, NEWEST)
+    named_id = env.get(SESSION_ENV)
     raise InputError(
         f"no Claude Code session found for {project}: no transcript in {folder}"
-        + (f" (nor the session {env.get(SESSION_ENV)!r})" if env.get(SESSION_ENV) else "")
+        + (f" (nor of {SESSION_ENV} {named_id!r} elsewhere)" if named_id else "")
     )
 
 

@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from clm_policy.agents.hooks.shared import Hook, cut, share
-from clm_policy.agents.mcp.calling import Caller, find_caller
+from clm_policy.agents.mcp.calling import Caller, find_caller, project_dir
 from clm_policy.base.errors import InputError
 from clm_policy.lifecycle.agent_handoff import AgentHandoff, handoff_from_fields
 
@@ -50,8 +50,6 @@ class Tools:
         return caller, Hook(event, AGENT)
 
     def _project(self) -> Hook:
-        from clm_policy.agents.mcp.calling import project_dir
-
         return Hook({"hook_event_name": "mcp", "cwd": project_dir(self.env, self.cwd)}, AGENT)
 
     @staticmethod
