@@ -32,6 +32,8 @@ COMMANDS = {
     "init": "clm_policy.cli.memory:init",
     "lint": "clm_policy.cli.lint:lint",
     "log": "clm_policy.cli.memory:log",
+    "mcp": "clm_policy.cli.mcp:mcp",
+    "migrate": "clm_policy.cli.memory:migrate",
     "replay": "clm_policy.cli.replay:replay",
     "report": "clm_policy.cli.report:report",
     "resolve": "clm_policy.cli.resolve:resolve",
@@ -66,6 +68,11 @@ SUMMARIES = {
     "init": "Create a memory repository in DIR (a new git repository from memory_template/).",
     "lint": "Check policy files (default: policies/) and report every problem.",
     "log": "The audit trail: every compaction and handoff, newest first, with why it happened.",
+    "mcp": "Serve clm-policy's tools to the agent over MCP (standard input and output).",
+    "migrate": (
+        "Rewrite the memory repository's manifests and session states in the current schema "
+        "version, in one commit."
+    ),
     "replay": "Decide recorded decisions again under another policy and report what would change.",
     "report": (
         "Write one self-contained HTML page of the memory repository's history: context over "

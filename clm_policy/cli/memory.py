@@ -36,7 +36,16 @@ if TYPE_CHECKING:
     help="With --claude-code: push handoffs to this remote (written into .clm-policy.yaml, "
     "which is then trusted: clm-policy trust).",
 )
-def init(directory: str | None, claude_code: bool, project: str, remote: str | None) -> int:
+@click.option(
+    "--mcp",
+    "with_mcp",
+    is_flag=True,
+    help="With --claude-code: register clm-policy's MCP server in the project's .mcp.json too "
+    "(clm-policy mcp --install --project).",
+)
+def init(
+    directory: str | None, claude_code: bool, project: str, remote: str | None, with_mcp: bool
+) -> int:
     """Create a memory repository in DIR (a new git repository from memory_template/).
 
     DIR must be new or empty. Running init on an existing memory repository changes nothing.
@@ -45,6 +54,7 @@ def init(directory: str | None, claude_code: bool, project: str, remote: str | N
     Examples:
       clm-policy init clm-memory
       clm-policy init --claude-code            # in a project: config + memory repository
+      clm-policy init --claude-code --mcp      # ... and the MCP server in .mcp.json
     """
     from pathlib import Path
 
@@ -71,13 +81,24 @@ def init(directory: str | None, claude_code: bool, project: str, remote: str | N
         directory = directory or memory_path(None)
     elif directory is None:
         raise click.UsageError("give DIR, or --claude-code to set a project up")
+    elif with_mcp:
+        raise click.UsageError("--mcp goes with --claude-code")
     result = init_memory(directory)
     if not result.created:
         echo(f"{directory}: already a clm-policy memory repository; nothing changed")
     else:
         echo(f"created memory repository {directory} (commit {str(result.commit)[:12]})")
+    if claude_code and with_mcp:
+        from clm_policy.agents.mcp.install import install as install_server
+
+        echo("\n".join(install_server("project", Path(project))))
     if claude_code:
         echo("next: clm-policy hook claude-code --install --project   # the hooks")
+        if not with_mcp:
+            echo(
+                "      clm-policy mcp --install --project           # optional: the agent's "
+                "MCP tools (handoff, status, memory)"
+            )
     elif result.created:
         echo(f"next: clm-policy compact --memory {directory} --state STATE.json")
     return 0
@@ -168,4 +189,59 @@ def _show_path(repo: Any, memory: str, path: str) -> None:
         if text is None:
             raise InputError(f"{memory}: no file {path} on any branch")
         echo(f"# {path} @ {where[:12]} (not on the checked-out branch)\n")
+    note = version_note(path, text)
+    if note:
+        echo(f"clm-policy: {note}", err=True)
     echo(text)
+
+
+def version_note(path: str, text: str) -> str | None:
+    """The line saying a manifest or a state.json is of an older schema version (or None)."""
+    import json
+
+    from clm_policy.memory.migrate import kind_of
+    from clm_policy.models.versions import upgrade
+
+    kind = kind_of(path)
+    if kind is None:
+        return None
+    try:
+        data = json.loads(text)
+        read = upgrade(kind, data, path) if isinstance(data, dict) else None
+    except (ValueError, InputError):
+        return None  # shown as it is; the readers that use it say what is wrong
+    return read.note(path) if read is not None and read.upgraded else None
+
+
+@click.command()
+@memory_option()
+@click.option("--dry-run", is_flag=True, help="Say what would be rewritten; write nothing.")
+def migrate(memory: str, dry_run: bool) -> int:
+    """Rewrite the memory repository's manifests and session states in the current schema
+    version, in one commit.
+
+    Every reader upgrades an older document as it reads it (and says so); this makes the
+    repository current for good. Runs again harmlessly: a current repository gets no commit.
+
+    \b
+    Examples:
+      clm-policy migrate --memory clm-memory --dry-run
+      clm-policy migrate --memory clm-memory
+    """
+    from clm_policy.memory.git.write import MemoryRepo
+    from clm_policy.memory.migrate import migrate as run_migration
+
+    with MemoryRepo(memory) as repo:
+        done = run_migration(repo, dry_run=dry_run)
+    for d in done.documents:
+        echo(f"{d.path}: version {d.found} -> {d.now}")
+    if not done.documents:
+        echo(f"{memory}: all {done.checked} document(s) are current; nothing to migrate")
+    elif dry_run:
+        echo(f"dry run: {len(done.documents)} of {done.checked} document(s) would be rewritten")
+    else:
+        echo(
+            f"migrated {len(done.documents)} of {done.checked} document(s): commit "
+            f"{str(done.commit)[:12]}"
+        )
+    return 0

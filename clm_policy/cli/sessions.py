@@ -29,6 +29,8 @@ def status(memory: str, session: str | None, fmt: str) -> int:
     found = session_status(memory, session)
     for sid, exc in found.skipped:
         echo(f"clm-policy: skipping session {sid}: {exc}", err=True)
+    for note in found.notes:
+        echo(f"clm-policy: {note}", err=True)
     rows = found.rows
     if fmt == "json":
         echo(json.dumps(rows if session is None else rows[0], indent=2))

@@ -11,7 +11,7 @@ from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option, output_option
 from clm_policy.cli.report_file import check_output, write_report
 
-FORMATS = ["text", "json", "junit"]
+FORMATS = ["text", "json", "junit", "github"]
 
 
 @click.command("test")
@@ -33,7 +33,11 @@ FORMATS = ["text", "json", "junit"]
     metavar="PCT",
     help="Fail (exit 1) when coverage is below PCT percent. Implies --coverage.",
 )
-@format_option(*FORMATS, help_text="junit: JUnit XML for CI test reports.")
+@format_option(
+    *FORMATS,
+    help_text="junit: JUnit XML for CI test reports; github: the text report with an "
+    "annotation on each failing case's line (GitHub Actions).",
+)
 @output_option("Write the report to FILE instead of standard output (the summary goes to stderr).")
 @click.option("--verbose", "-v", is_flag=True, help="Text: list every case with its outcome.")
 def test(
@@ -82,6 +86,12 @@ def test(
         from clm_policy.report import junit
 
         rendered = junit.render(report)
+    elif fmt == "github":
+        from clm_policy.report import results_github
+
+        rendered = results_github.render(
+            report, verbose=verbose, coverage=show_coverage, fail_under=fail_under
+        )
     else:
         rendered = results_text.render(
             report, verbose=verbose, coverage=show_coverage, fail_under=fail_under

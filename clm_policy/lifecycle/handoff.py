@@ -25,6 +25,7 @@ from clm_policy.models.manifest import (
     pydantic_problem,
 )
 from clm_policy.models.state import Message, SessionState, TokenSnapshot
+from clm_policy.models.versions import MANIFEST_VERSION
 
 NO_GOAL = "Unknown: the session recorded no goal; ask the user or read the source of truth"
 """The goal of a manifest whose session had none (the field must not be empty)."""
@@ -57,18 +58,20 @@ def build_manifest(
     *,
     now: datetime,
     status: ManifestStatus | None = None,
+    next_action: str | None = None,
 ) -> HandoffManifest:
     """The handoff manifest of ``state`` at ``now`` (a timezone-aware datetime).
 
     Lists are copied from the state (memory keys without duplicates, first one kept); the
     token snapshot is the state's at handoff: ``context_tokens`` is what the window held,
     ``input/output/total_tokens`` are the session's cumulative figures. ``status`` defaults
-    to :func:`derive_status`; ``next_safe_action`` is
-    :func:`~clm_policy.lifecycle.summary.next_safe_action`; a session without a goal gets
+    to :func:`derive_status`; ``next_safe_action`` is ``next_action`` (what the agent wrote)
+    or else :func:`~clm_policy.lifecycle.summary.next_safe_action`; a session without a goal gets
     :data:`NO_GOAL`. Validated by pydantic; an invalid value (an empty rationale, a memory
     key like ``../x``) is an :class:`InputError` naming the field.
     """
     data = {
+        "schema_version": MANIFEST_VERSION,
         "goal": state.goal if state.goal.strip() else NO_GOAL,
         "status": status or derive_status(state),
         "source_of_truth": list(state.source_of_truth),
@@ -78,7 +81,7 @@ def build_manifest(
         "not_verified": list(state.not_verified),
         "assumptions_risks": list(state.assumptions_risks),
         "blockers": list(state.blockers),
-        "next_safe_action": next_safe_action(state),
+        "next_safe_action": next_action or next_safe_action(state),
         "memory_keys": list(dict.fromkeys(state.memory_keys)),
         "token_snapshot": state.tokens.model_copy(),
         "timestamp": format_timestamp(now),

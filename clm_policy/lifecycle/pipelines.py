@@ -254,6 +254,7 @@ def run_handoff(
     seed_tokens: int = DEFAULT_SEED_TOKENS,
     facts_asked: Sequence[Fact] | None = None,
     agent_summary: str | None = None,
+    next_action: str | None = None,
 ) -> HandoffOutcome:
     """Write the handoff manifest (validated), its Markdown and the state; commit them on the
     checked-out branch, or on ``clm/handoff/<session>-<n>`` with ``branch``; push if asked.
@@ -268,7 +269,9 @@ def run_handoff(
     :func:`~clm_policy.lifecycle.verify.inventory`): ``Clm-Recall``, ``Clm-Recall-Missing``,
     ``Clm-Recall-Kinds``; and, when the agent wrote a summary of its own (``agent_summary``:
     its handoff reply), so is that summary: ``Clm-Recall-Agent`` and its ``-Missing`` and
-    ``-Kinds``. ``Clm-Seed-Tokens`` is the seed's size (characters / 4)."""
+    ``-Kinds``. ``Clm-Seed-Tokens`` is the seed's size (characters / 4). ``next_action``: the
+    next safe action as the agent wrote it (redacted like the rest), instead of the one
+    derived from the state."""
     from clm_policy.lifecycle.handoff import (
         build_manifest,
         manifest_filename,
@@ -291,7 +294,12 @@ def run_handoff(
     change = Change(files, appends)
     clean = change.clean(state)
     rationale = why.rationale or (f"rule {why.rule}" if why.rule else "handoff requested")
-    manifest = build_manifest(clean, change.clean(rationale), now=now or datetime.now(UTC))
+    manifest = build_manifest(
+        clean,
+        change.clean(rationale),
+        now=now or datetime.now(UTC),
+        next_action=change.clean(next_action) if next_action else None,
+    )
     number = _next_handoff_number(repo, state.session_id)
     m_path = manifest_path(manifest_filename(manifest, state.session_id))
     taken = repo.show_file(m_path) is not None or os.path.lexists(repo.root / m_path)
@@ -339,6 +347,10 @@ def run_handoff(
         agent_recall = verify(asked, [change.clean(agent_summary)])
         extra.update(recall_trailers(agent_recall, "Clm-Recall-Agent", kinds=True))
     extra["Clm-Seed-Tokens"] = str(-(-len(seed[0].content) // CHARS_PER_TOKEN))
+    # the caller shows the seed: its markers as committed, without the redactor's tags
+    from clm_policy.memory.redact import untag
+
+    seed = [m.model_copy(update={"content": untag(m.content)}) for m in seed]
     message = CommitMessage(
         event_subject("handoff", state.session_id, state.step_index, why.rule),
         body,

@@ -38,7 +38,7 @@ from clm_policy.memory.audit import AuditEntry, read_log
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import session_dir
 from clm_policy.memory.redact import redact_data, redact_text
-from clm_policy.models.manifest import HandoffManifest, validate_manifest
+from clm_policy.models.manifest import HandoffManifest, read_manifest
 
 RECALL_TRAILER = "Clm-Recall"
 """Where a verified handoff records the recall of its seed (absent: "not recorded")."""
@@ -205,7 +205,7 @@ def _manifest(repo: MemoryRepo, entry: AuditEntry) -> tuple[HandoffManifest, str
     except ValueError as exc:
         raise InputError(f"handoff manifest {path}: not JSON ({exc})") from None
     clean, _ = redact_data(data)  # a clone may have committed it unredacted
-    return validate_manifest(clean, source=path), path
+    return read_manifest(clean, source=path)[0], path
 
 
 def _handoffs(repo: MemoryRepo, session: str, commit: str) -> dict[str, tuple[int, str]]:

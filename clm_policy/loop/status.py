@@ -21,6 +21,8 @@ class Status:
     decisions rather than the last)."""
     skipped: list[tuple[str, InputError]] = field(default_factory=list)
     """Sessions left out of the overview because they cannot be read, and why."""
+    notes: list[str] = field(default_factory=list)
+    """One line per document read in an older schema version."""
 
 
 def session_status(memory: str, session: str | None = None) -> Status:
@@ -42,6 +44,8 @@ def session_status(memory: str, session: str | None = None) -> Status:
                     raise
                 out.skipped.append((sid, exc))
                 continue
+            if persisted.note:
+                out.notes.append(persisted.note)
             s = persisted.state
             mine = [e for e in log if e.session == sid]
             events = [e.event for e in mine]

@@ -1,7 +1,9 @@
 """Persisted sessions in a memory repository: ``sessions/<id>/state.json`` and ``run.json``.
 
 Both are read from git's objects and treated as untrusted (the repository is shared by push):
-a file that does not parse or validate is an :class:`InputError` naming it, never a crash.
+a file that does not parse or validate is an :class:`InputError` naming it, never a crash. A
+``state.json`` of an older schema version is read as the current one
+(:mod:`clm_policy.models.versions`); :attr:`PersistedSession.note` says so.
 """
 
 from __future__ import annotations
@@ -16,12 +18,15 @@ from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import SESSIONS, check_session, is_session, session_dir
 from clm_policy.models.state import SessionState
 from clm_policy.models.state_io import parse_state
+from clm_policy.models.versions import STATE, Upgraded, upgrade
 
 
 @dataclass(frozen=True)
 class PersistedSession:
     state: SessionState
     run: dict[str, Any]  # how `clm-policy run` left it (scenario, played, stopped, pending)
+    note: str | None = None
+    """One line when ``state.json`` was of an older schema version (read as the current)."""
 
     @property
     def stopped(self) -> str | None:
@@ -54,9 +59,14 @@ def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:
         known = ", ".join(session_ids(repo)) or "none"
         raise InputError(f"{repo.root}: no persisted session '{session_id}' (sessions: {known})")
     where = f"{session_dir(session_id)}/state.json"
+    note = None
     try:
         if len(text) > STATE_LIMIT:
             raise InputError(f"larger than {STATE_LIMIT // 1024 // 1024} MiB")
+        read = _upgraded(text, where)
+        if read is not None and read.upgraded:
+            note = read.note(where)
+            text = json.dumps(read.data)
         state = parse_state(text, f"{repo.root}/{where}")  # strict JSON, as for --state
     except InputError as exc:
         raise InputError(f"{where} is not a valid session state: {exc}") from None
@@ -65,7 +75,19 @@ def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:
         run = json.loads(run_text) if run_text else {}
     except ValueError:
         run = {}  # how the run left it is only a record: a broken one is no run record
-    return PersistedSession(state, run if isinstance(run, dict) else {})
+    return PersistedSession(state, run if isinstance(run, dict) else {}, note)
+
+
+def _upgraded(text: str, where: str) -> Upgraded | None:
+    """``text`` read as the current version; None when it is no JSON object (parse_state then
+    says where it is broken)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    return upgrade(STATE, data, where)
 
 
 def last_decisions(repo: MemoryRepo, session_id: str, count: int) -> list[dict[str, Any]]:

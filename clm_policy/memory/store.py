@@ -30,7 +30,10 @@ class MemoryEntry:
 class MemoryStore(Protocol):
     """What the loop needs of a memory backend (a Mem0 or Letta adapter can implement it)."""
 
-    def write(self, key: str, content: str, *, tags: Sequence[str] | None = None) -> None: ...
+    def write(self, key: str, content: str, *, tags: Sequence[str] | None = None) -> str | None:
+        """Write the topic ``key``; the commit that holds it, when the backend has one."""
+        ...
+
     def read(self, key: str) -> str | None: ...
     def search(self, query: str, *, limit: int = 10) -> list[MemoryEntry]: ...
     def list_keys(self) -> list[str]: ...
@@ -70,7 +73,8 @@ class GitMemoryStore:
     repo: MemoryRepo
     redactions: dict[str, int] = field(default_factory=dict)
 
-    def write(self, key: str, content: str, *, tags: Sequence[str] | None = None) -> None:
+    def write(self, key: str, content: str, *, tags: Sequence[str] | None = None) -> str:
+        """Write the topic ``key`` and regenerate MEMORY.md in one commit; returns the commit."""
         check_key(key)
         change = Change()
         # cleaned before the index line cuts the first line to 100 characters
@@ -86,9 +90,10 @@ class GitMemoryStore:
         message = CommitMessage(
             f"clm(memory): {key}", trailers={"Clm-Event": "memory", "Clm-Key": key}
         )
-        self.repo.commit(message, change)
+        commit = self.repo.commit(message, change)
         for rule, count in change.counts.items():
             self.redactions[rule] = self.redactions.get(rule, 0) + count
+        return commit
 
     def read(self, key: str) -> str | None:
         found = self.entry(key)

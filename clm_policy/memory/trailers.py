@@ -23,10 +23,12 @@ TRAILER_KEYS = (
     "Clm-Agent",
     "Clm-Agent-Trigger",
     "Clm-Agent-Tokens",
+    "Clm-Via",
     "Clm-Recall",
     "Clm-Recall-Missing",
     "Clm-Summarizer",
     "Clm-Redactions",
+    "Clm-Migrated",
 )
 
 

@@ -1,9 +1,10 @@
 """The handoff manifest: what a fresh session needs to take over a task (seed plan §5.5).
 
-The fourteen §5.5 fields, all required, then the fields a handoff from a real session adds —
-every request, the constraints and decisions, what is done and what remains, the open
-failures, the files moved and deleted, the transcript — each optional with an empty default,
-so a manifest written before them still validates. Nothing else. Session linkage (session id,
+The document's ``schema_version`` and the fourteen §5.5 fields, all required, then the
+fields a handoff from a real session adds — every request, the constraints and decisions, what
+is done and what remains, the open failures, the files moved and deleted, the transcript —
+each optional with an empty default. Nothing else. A manifest of an older version is read
+through :func:`read_manifest` (:mod:`clm_policy.models.versions`). Session linkage (session id,
 parent session, step, rule) is not part of the manifest: it travels in the commit trailers.
 schemas/handoff-manifest.schema.json is generated from :class:`HandoffManifest`, and
 :func:`validate_manifest` checks a manifest against both before anyone writes it.
@@ -29,6 +30,7 @@ from pydantic import (
 
 from clm_policy.base.errors import InputError, Location
 from clm_policy.models.state import TokenSnapshot
+from clm_policy.models.versions import MANIFEST, MANIFEST_VERSION, Upgraded, upgrade
 
 # "2026-08-04T12:00:00Z", optionally with up to six fractional digits; UTC only ("Z").
 # [0-9], not \d: both regex engines (pydantic's and jsonschema's) read \d as any Unicode digit.
@@ -61,6 +63,11 @@ class HandoffManifest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
+    schema_version: int = Field(
+        ge=MANIFEST_VERSION,
+        le=MANIFEST_VERSION,
+        description="the version of this document's shape (older ones: clm-policy migrate)",
+    )
     goal: Text = Field(description="what the task is for, in one or a few sentences")
     status: ManifestStatus = Field(description="where the task stands")
     source_of_truth: list[str] = Field(
@@ -163,6 +170,15 @@ def validate_manifest(
     if error is not None:
         raise InputError(f"handoff manifest: {error}", where)
     return manifest
+
+
+def read_manifest(data: Mapping[str, Any], *, source: str) -> tuple[HandoffManifest, Upgraded]:
+    """A manifest of any version clm-policy knows, validated as the current one, and how it
+    was read (``.upgraded``: it was older; the caller says so in one line)."""
+    if not isinstance(data, Mapping):
+        raise InputError("handoff manifest: not a JSON object", Location(source))
+    read = upgrade(MANIFEST, data, source)
+    return validate_manifest(read.data, source=source), read
 
 
 def pydantic_problem(exc: ValidationError) -> str:

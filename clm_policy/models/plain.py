@@ -343,7 +343,7 @@ def _plain_tokensnapshot(data: Any) -> Any:
     return FigureTokens(context_tokens=f_context_tokens, input_tokens=f_input_tokens, output_tokens=f_output_tokens, total_tokens=f_total_tokens, context_window=f_context_window, model=f_model, estimated=f_estimated)
 
 
-_KEYS_SESSIONSTATE = frozenset(('session_id', 'goal', 'status', 'step_index', 'last_compact_step', 'compact_count', 'profile', 'tokens', 'signals', 'messages', 'human_interventions', 'requests', 'constraints', 'decisions', 'done', 'remaining', 'next_action', 'open_failures', 'changed_artifacts', 'moved_artifacts', 'deleted_artifacts', 'commands_and_results', 'verified', 'not_verified', 'assumptions_risks', 'blockers', 'source_of_truth', 'memory_keys', 'transcript', 'parent_session'))
+_KEYS_SESSIONSTATE = frozenset(('session_id', 'goal', 'status', 'step_index', 'last_compact_step', 'compact_count', 'profile', 'tokens', 'signals', 'messages', 'human_interventions', 'requests', 'constraints', 'decisions', 'done', 'remaining', 'next_action', 'open_failures', 'changed_artifacts', 'moved_artifacts', 'deleted_artifacts', 'commands_and_results', 'verified', 'not_verified', 'assumptions_risks', 'blockers', 'source_of_truth', 'memory_keys', 'transcript', 'parent_session', 'schema_version'))
 
 
 def _plain_sessionstate(data: Any) -> Any:
@@ -590,6 +590,12 @@ def _plain_sessionstate(data: Any) -> Any:
         if f_parent_session is not None:
             if not (type(f_parent_session) is str):
                 return None
+    f_schema_version = data.get('schema_version', _MISSING)
+    if f_schema_version is _MISSING:
+        f_schema_version = 2
+    else:
+        if not (type(f_schema_version) is int and f_schema_version >= 1 and f_schema_version <= 2):
+            return None
     values = {
         'session_id': f_session_id,
         'goal': f_goal,
@@ -621,6 +627,7 @@ def _plain_sessionstate(data: Any) -> Any:
         'memory_keys': f_memory_keys,
         'transcript': f_transcript,
         'parent_session': f_parent_session,
+        'schema_version': f_schema_version,
     }
     if any(check(values) is not None for check in STATE_CHECKS):
         return None

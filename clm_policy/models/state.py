@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from clm_policy.models.enums import MAX_COUNT, MessageRole, TaskStatus
 from clm_policy.models.fields import STATE_CHECKS, Reads
+from clm_policy.models.versions import STATE_VERSION
 
 _MODEL = ConfigDict(extra="forbid", defer_build=True)
 # a signal's value: NaN and infinities are no JSON, so a state holding one could not be written
@@ -166,6 +167,15 @@ class SessionState(BaseModel):
     )
     parent_session: str | None = Field(
         default=None, description="the session this one was handed off from"
+    )
+    schema_version: int = Field(
+        default=STATE_VERSION,
+        ge=1,
+        le=STATE_VERSION,
+        description=(
+            "the version of this document's shape; a state without it is read as the current "
+            "one (a memory repository's older ones: clm-policy migrate)"
+        ),
     )
 
     @model_validator(mode="after")

@@ -47,7 +47,7 @@ def as_json(report: LintReport) -> str:
     return json.dumps(body, indent=2) + "\n"
 
 
-def _escape_data(value: str) -> str:
+def escape_data(value: str) -> str:
     """``value`` as a workflow command's data (GitHub's own escapes, as @actions/core's
     ``escapeData``: ``%``, CR and LF, so no value starts a command line of its own), and
     terminal-safe: the runner prints the line in the job's log."""
@@ -55,9 +55,9 @@ def _escape_data(value: str) -> str:
     return terminal_safe(escaped, lines=False)
 
 
-def _escape_property(value: str) -> str:
+def escape_property(value: str) -> str:
     """``value`` as a workflow command's property (``escapeProperty``: ``:`` and ``,`` too)."""
-    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
 def github(report: LintReport) -> str:
@@ -66,8 +66,8 @@ def github(report: LintReport) -> str:
     for p in report.problems:
         command = "error" if p.level == "error" else "warning"
         props = (
-            f"file={_escape_property(p.file)},line={p.line},col={p.col},"
-            f"title={_escape_property(f'clm-policy {p.check}')}"
+            f"file={escape_property(p.file)},line={p.line},col={p.col},"
+            f"title={escape_property(f'clm-policy {p.check}')}"
         )
-        lines.append(f"::{command} {props}::{_escape_data(f'[{p.check}] {p.message}')}\n")
+        lines.append(f"::{command} {props}::{escape_data(f'[{p.check}] {p.message}')}\n")
     return "".join(lines)

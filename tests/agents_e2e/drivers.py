@@ -40,6 +40,7 @@ class Claude:
     model: str | None = CLAUDE_200K_MODEL
     env_extra: dict[str, str] = field(default_factory=dict)
     runs: list[Ran] = field(default_factory=list)
+    tools: str = CLAUDE_TOOLS  # --allowedTools
 
     def setup_project(self) -> None:
         sb = self.sandbox
@@ -58,7 +59,7 @@ class Claude:
         )
 
     def argv(self, *args: str, output: str = "json") -> list[str]:
-        argv = [str(self.exe), "--output-format", output, "--allowedTools", CLAUDE_TOOLS]
+        argv = [str(self.exe), "--output-format", output, "--allowedTools", self.tools]
         if self.model:
             argv += ["--model", self.model]
         return [*argv, *args]

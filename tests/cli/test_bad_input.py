@@ -246,7 +246,7 @@ STATE_CASES = [
         "human_interventions, requests, constraints, decisions, done, remaining, next_action, "
         "open_failures, changed_artifacts, moved_artifacts, deleted_artifacts, "
         "commands_and_results, verified, not_verified, assumptions_risks, blockers, "
-        "source_of_truth, memory_keys, transcript, parent_session)",
+        "source_of_truth, memory_keys, transcript, parent_session, schema_version)",
     ),
     (
         "compact-after-step",

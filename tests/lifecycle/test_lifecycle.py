@@ -432,7 +432,8 @@ def manifest() -> HandoffManifest:
 def test_manifest_markdown_golden() -> None:
     text = render_manifest_markdown(manifest(), session_id="s1", step=40)
     headings = re.findall(r"^## (.+)$", text, flags=re.M)
-    # the seed plan's 14 fields; the constraints, decisions and last message of the state
+    # a heading per seed-plan field (not the document's version); the constraints, decisions
+    # and last message of the state
     assert len(headings) == 17
     golden("handoff.md", text)
     full = manifest().model_copy(

@@ -335,3 +335,26 @@ def test_two_branch_handoffs_in_one_second_keep_both_manifests(memory: Path) -> 
     assert first.manifest_path == "manifests/20260804T120000Z_s1.json"
     assert second.manifest_path == "manifests/20260804T120000Z_s1-2.json"
     assert git(memory, "show", f"{second.ref}:{second.manifest_path}")
+
+
+def test_the_printed_seed_shows_markers_as_committed_without_the_redactors_tags(
+    memory: Path, tmp_path: Path
+) -> None:
+    """The seed a handoff answers with (``--format json``; the MCP tool's answer) is the text
+    the next session gets: ``[REDACTED:rule]``, never the redactor's private-use tags."""
+    result = invoke(
+        "handoff",
+        "--memory",
+        str(memory),
+        "--state",
+        str(write_state(tmp_path, secret_state())),
+        "--format",
+        "json",
+    )
+    assert result.exit_code == 0, result.stderr
+    seed = json.loads(result.stdout)["seed"][0]["content"]
+    assert (
+        "**Goal:** Rotate the deploy keys ([REDACTED:aws-access-key-id], [REDACTED:github-pat])"
+        in seed
+    )
+    assert not any("\ue000" <= c <= "\uf8ff" for c in seed)

@@ -80,12 +80,13 @@ def schema_accepts(data: dict[str, Any]) -> bool:
     return jsonschema.Draft202012Validator(schema()).is_valid(data)
 
 
-def test_fields_are_the_seed_list_required_then_the_additions_optional() -> None:
+def test_fields_are_the_version_and_the_seed_list_required_then_the_additions_optional() -> None:
     fields = HandoffManifest.model_fields
-    assert list(fields) == SEED_FIELDS + ADDED_FIELDS
-    assert [name for name, f in fields.items() if f.is_required()] == SEED_FIELDS
-    assert schema()["required"] == SEED_FIELDS
-    assert list(schema()["properties"]) == SEED_FIELDS + ADDED_FIELDS
+    required = ["schema_version", *SEED_FIELDS]
+    assert list(fields) == required + ADDED_FIELDS
+    assert [name for name, f in fields.items() if f.is_required()] == required
+    assert schema()["required"] == required
+    assert list(schema()["properties"]) == required + ADDED_FIELDS
     assert schema()["additionalProperties"] is False
 
 
@@ -326,5 +327,5 @@ def test_docs_example_is_the_fixture_and_every_field_is_in_the_table() -> None:
     text = (REPO / "docs" / "manifest.md").read_text()
     blocks = re.findall(r"```json\n(.*?)```", text, flags=re.S)
     assert json.loads(blocks[0]) == sample()
-    for name in SEED_FIELDS:
+    for name in ["schema_version", *SEED_FIELDS]:
         assert f"| `{name}` |" in text, name

@@ -130,3 +130,29 @@ def test_ci_doc_installs_from_a_place_that_exists() -> None:
     for spec in installs:
         # clm-policy is on no public index: a git URL, or a checkout
         assert "git+" in spec or spec.strip() == ".", spec
+
+
+def test_mcp_doc_shows_the_descriptions_the_model_sees() -> None:
+    pytest.importorskip("mcp.server.mcpserver")
+    from clm_policy.agents.mcp.server import DESCRIPTIONS, INSTRUCTIONS
+
+    (block,) = [
+        b
+        for b in _blocks(REPO / "docs" / "mcp.md", "text")
+        if b.startswith("status:") or b.startswith("instructions:")
+    ]
+    shown = dict(line.split(": ", 1) for line in block.splitlines())
+    assert shown == {"instructions": INSTRUCTIONS, **DESCRIPTIONS}
+
+
+def test_mcp_doc_lists_every_tool_and_the_readme_names_the_commands() -> None:
+    from clm_policy.agents.mcp.server import DESCRIPTIONS
+    from clm_policy.cli.main import COMMANDS
+
+    text = (REPO / "docs" / "mcp.md").read_text()
+    for name in DESCRIPTIONS:
+        assert f"| `{name}` |" in text, name
+    readme = (REPO / "README.md").read_text()
+    for command in ("mcp", "migrate"):
+        assert command in COMMANDS
+        assert f"clm-policy {command}" in readme, command

@@ -401,3 +401,44 @@ def test_doc_coverage_example_names_real_places(monkeypatch: pytest.MonkeyPatch)
     ]
     assert missed
     assert set(missed) <= places
+
+
+def test_github_format_annotates_each_fail_and_error_on_its_line(
+    write: Callable[[str, str], Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(
+        "p/team.yaml",
+        """
+        version: 1
+        name: team
+        extends: default
+        """,
+    )
+    write(
+        "p/t.test.yaml",
+        """
+        version: 1
+        policy: team.yaml
+        cases:
+          - name: a, b % c
+            given: {tokens: {context_tokens: 400000}}
+            expect: {action: compact}
+          - name: unknown rule
+            given: {tokens: {context_tokens: 1}}
+            expect: {action: continue, trigger: nope}
+        """,
+    )
+    result = invoke("test", "--format", "github", "p")
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[:2] == [
+        "::error file=p/t.test.yaml,line=4,title=clm-policy test::FAIL a, b %25 c: action: "
+        'expected "compact", got "handoff"',
+        "::error file=p/t.test.yaml,line=9,col=41,title=clm-policy test::ERROR unknown rule: "
+        "expect.trigger: policy team has no rule 'nope' (rules: phase_boundary, hard_handoff, "
+        "soft_compact, degradation)",
+    ]
+    # then the text report, as --format text prints it
+    text = invoke("test", "p")
+    assert result.stdout == "\n".join(lines[:2]) + "\n" + text.stdout

@@ -219,14 +219,14 @@ def install(path: Path, snippet: dict[str, Any], *, force: bool = False) -> list
         raise InputError(exc.message, Location(str(path))) from None
     if merged == data:
         return [*changes, f"{path}: already up to date; nothing written"]
-    _write_json(Path(os.path.realpath(path)), merged)
+    write_json(Path(os.path.realpath(path)), merged)
     return [*changes, f"wrote {path}"]
 
 
 _install_file = install  # settings_command's `install` flag hides the name
 
 
-def _write_json(target: Path, data: dict[str, Any]) -> None:
+def write_json(target: Path, data: dict[str, Any]) -> None:
     from clm_policy.base.atomicfile import replace
 
     target.parent.mkdir(parents=True, exist_ok=True)

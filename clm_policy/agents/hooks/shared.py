@@ -245,7 +245,7 @@ def take_handoff(hook: Hook) -> str:
     from clm_policy.lifecycle.handoff import seed_messages
     from clm_policy.lifecycle.pipelines import Provenance, memory_hits, record_session_start
     from clm_policy.memory.audit import read_log
-    from clm_policy.models.manifest import validate_manifest
+    from clm_policy.models.manifest import read_manifest
     from clm_policy.models.state import SessionState
 
     sid = hook.session_id()
@@ -263,9 +263,11 @@ def take_handoff(hook: Hook) -> str:
             if text is None:
                 continue
             try:
-                manifest = validate_manifest(json.loads(text))
+                manifest, read = read_manifest(json.loads(text), source=path)
             except (ValueError, ClmError):
                 continue  # a manifest that does not validate is no seed
+            if read.upgraded:
+                log(read.note(path))
             constraints, decisions = _carried(repo, entry.session, entry.commit)
             seed = seed_messages(
                 manifest,
@@ -319,9 +321,12 @@ def essentials(hook: Hook) -> str:
     sid = hook.session_id()
     with hook.repo() as repo:
         try:
-            state = load_session(repo, sid).state
+            persisted = load_session(repo, sid)
         except InputError:
             return ""
+        state = persisted.state
+        if persisted.note:
+            log(persisted.note)
         index = repo.read_file("MEMORY.md") or ""
     lines = [
         "[clm-policy] Kept from before the compaction (the memory repository has the full "

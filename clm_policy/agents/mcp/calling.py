@@ -1,0 +1,169 @@
+"""Which Claude Code session is calling the MCP server, and its transcript.
+
+Claude Code starts a project's MCP servers once per process, in the project's folder, with
+``CLAUDE_PROJECT_DIR`` and ``CLAUDE_CODE_SESSION_ID`` in their environment (2.1.328), and
+writes each assistant message to the session's transcript before it runs the tools the
+message calls: ``$CLAUDE_CONFIG_DIR/projects/<project path, every character but letters and
+digits as '->/<session>.jsonl`` (``~/.claude`` without ``CLAUDE_CONFIG_DIR``). So the caller
+is, in this order:
+
+1. the transcript that holds this very call — a ``tool_use`` of ``mcp__<server>__<tool>``
+   with no result yet, near its end: first the session Claude Code named, then the project's
+   other transcripts, newest first (after ``/clear`` the server lives on with the old id in
+   its environment; two sessions may share a project);
+2. the session ``CLAUDE_CODE_SESSION_ID`` names;
+3. the project's transcript modified last.
+
+None of them: an :class:`InputError` saying where it looked.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from clm_policy.base.errors import InputError
+
+TAIL = 256 * 1024
+"""Bytes of a transcript's end searched for the pending call."""
+CANDIDATES = 20
+"""Transcripts of the project looked at, newest first."""
+WAIT = 2.0
+"""Seconds to wait for the call to reach a transcript (Claude Code writes it asynchronously:
+it may land a little after the server is asked)."""
+
+HOLDS_CALL = "its transcript holds this call"
+SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
+NAMED = "named by CLAUDE_CODE_SESSION_ID"
+NEWEST = "the project's newest transcript"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The calling session: its id, transcript, project folder and how it was found."""
+
+    session_id: str
+    transcript: str
+    project: str
+    found_by: str
+
+
+def config_dir(env: Mapping[str, str]) -> str:
+    """Claude Code's configuration folder: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
+    configured = env.get("CLAUDE_CONFIG_DIR")
+    if configured:
+        return os.path.expanduser(configured)
+    return os.path.join(os.path.expanduser("~"), ".claude")
+
+
+def project_dir(env: Mapping[str, str], cwd: str) -> str:
+    """The project Claude Code runs in: ``$CLAUDE_PROJECT_DIR``, else the working folder."""
+    return os.path.abspath(env.get("CLAUDE_PROJECT_DIR") or cwd)
+
+
+def transcripts_dir(env: Mapping[str, str], project: str) -> str:
+    """Where Claude Code keeps the project's transcripts."""
+    name = re.sub(r"[^A-Za-z0-9]", "-", project)
+    return os.path.join(config_dir(env), "projects", name)
+
+
+def find_caller(tool: str, env: Mapping[str, str], cwd: str, wait: float = WAIT) -> Caller:
+    """The session calling ``tool`` (see the module's doc); the call is looked for until it
+    is found or ``wait`` seconds have passed."""
+    project = project_dir(env, cwd)
+    folder = transcripts_dir(env, project)
+    deadline = time.monotonic() + wait
+    while True:
+        named = _named(env, folder)
+        found = sorted(
+            (
+                p
+                for p in glob.glob(os.path.join(glob.escape(folder), "*.jsonl"))
+                if os.path.isfile(p)
+            ),
+            key=_mtime,
+            reverse=True,
+        )[:CANDIDATES]
+        for path in ([named] if named else []) + [p for p in found if p != named]:
+            if holds_pending_call(path, tool):
+                return _caller(path, project, HOLDS_CALL)
+        if time.monotonic() >= deadline or not (named or found):
+            break
+        time.sleep(0.05)
+    if named:
+        return _caller(named, project, NAMED)
+    if found:
+        return _caller(found[0], project, NEWEST)
+    named_id = env.get(SESSION_ENV)
+    raise InputError(
+        f"no Claude Code session found for {project}: no transcript in {folder}"
+        + (f" (nor of {SESSION_ENV} {named_id!r} elsewhere)" if named_id else "")
+    )
+
+
+def _named(env: Mapping[str, str], folder: str) -> str | None:
+    session = env.get(SESSION_ENV, "")
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}", session):
+        return None
+    path = os.path.join(folder, f"{session}.jsonl")
+    if os.path.isfile(path):
+        return path
+    # a project path Claude Code names differently (a long one is cut and hashed)
+    elsewhere = glob.glob(os.path.join(os.path.dirname(folder), "*", f"{session}.jsonl"))
+    return elsewhere[0] if len(elsewhere) == 1 else None
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
+
+
+def _caller(path: str, project: str, how: str) -> Caller:
+    session = os.path.basename(path).removesuffix(".jsonl")
+    return Caller(session, path, project, how)
+
+
+def holds_pending_call(path: str, tool: str) -> bool:
+    """Whether the end of the transcript ``path`` holds a call of ``mcp__<server>__<tool>``
+    that has no result yet."""
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - TAIL))
+            data = handle.read(TAIL)
+    except OSError:
+        return False
+    marker = f"__{tool}".encode()
+    if marker not in data:
+        return False
+    pending: set[str] = set()
+    for raw in data.splitlines():
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            continue  # the first line is cut; the last one may be half written
+        message = line.get("message") if isinstance(line, dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            continue
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            name = block.get("name")
+            if (
+                block.get("type") == "tool_use"
+                and isinstance(name, str)
+                and name.startswith("mcp__")
+                and name.endswith(f"__{tool}")
+            ):
+                pending.add(str(block.get("id")))
+            elif block.get("type") == "tool_result":
+                pending.discard(str(block.get("tool_use_id")))
+    return bool(pending)

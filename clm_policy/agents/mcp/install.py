@@ -1,0 +1,102 @@
+"""Registering clm-policy's MCP server with Claude Code (``clm-policy mcp --install``).
+
+Claude Code reads a project's servers from ``<project>/.mcp.json`` (``{"mcpServers": {name:
+{"type": "stdio", "command": ..., "args": [...]}}}``, meant to be committed; each person
+approves a project's servers once) and the person's own, for every project, from the
+``mcpServers`` of ``~/.claude.json`` (``$CLAUDE_CONFIG_DIR/.claude.json`` when that is set).
+:func:`install` merges the ``clm-policy`` entry into one of them and keeps everything else:
+other servers, every other key, in their order.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+from typing import Any
+
+from clm_policy.agents.hooks.claude_settings import executable, read_settings, write_json
+from clm_policy.base.errors import InputError, Location
+
+NAME = "clm-policy"
+ARGS = ("mcp",)
+SCOPES = ("project", "user")
+
+
+def entry(command: str) -> dict[str, Any]:
+    """The server's entry: ``<command> mcp`` over standard input and output."""
+    return {"type": "stdio", "command": command, "args": list(ARGS)}
+
+
+def config_path(scope: str, cwd: Path) -> Path:
+    """``<cwd>/.mcp.json`` (project) or Claude Code's user configuration (user)."""
+    if scope == "project":
+        return cwd / ".mcp.json"
+    if scope == "user":
+        folder = os.environ.get("CLAUDE_CONFIG_DIR")
+        base = Path(os.path.expanduser(folder)) if folder else Path(os.path.expanduser("~"))
+        return base / ".claude.json"
+    raise InputError(f"unknown scope {scope!r} (expected: {', '.join(SCOPES)})")
+
+
+def merge(config: dict[str, Any], ours: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """``config`` with ``ours`` as its ``mcpServers.clm-policy`` (a new dict), and what
+    changed (None: nothing)."""
+    merged = copy.deepcopy(config)
+    servers = merged.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise InputError("`mcpServers` is not an object")
+    current = servers.get(NAME)
+    if current == ours:
+        return merged, None
+    servers[NAME] = copy.deepcopy(ours)
+    shown = " ".join([ours["command"], *ours["args"]])
+    if current is None:
+        return merged, f"added MCP server {NAME} `{shown}`"
+    return merged, f"MCP server {NAME}: replaced {_shown(current)} by `{shown}`"
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, dict) and isinstance(value.get("command"), str):
+        args = value.get("args") if isinstance(value.get("args"), list) else []
+        return "`" + " ".join([value["command"], *map(str, args or [])]) + "`"
+    return "another entry"
+
+
+def install(scope: str, cwd: Path) -> list[str]:
+    """Merge the server into the ``scope``'s file and say what changed, one line each; the
+    file is replaced atomically, and not written when nothing changes."""
+    path = config_path(scope, cwd)
+    data = read_settings(path)
+    try:
+        merged, change = merge(data, entry(executable()))
+    except InputError as exc:
+        raise InputError(exc.message, Location(str(path))) from None
+    if change is None:
+        lines = [f"{path}: already up to date; nothing written"]
+    else:
+        write_json(Path(os.path.realpath(path)), merged)
+        lines = [f"wrote {path}", f"  {change}"]
+    if scope == "project":
+        lines.append(
+            "Claude Code asks once whether to use a project's MCP servers: approve "
+            f"{NAME} (or list it in enabledMcpjsonServers in .claude/settings.local.json)."
+        )
+    lines.append(
+        f"Its tools are mcp__{NAME}__handoff, __status, __explain, __memory_search, "
+        f"__memory_read and __memory_write; to call them without a prompt add "
+        f'"mcp__{NAME}" to permissions.allow in .claude/settings.json.'
+    )
+    if not sdk_installed():
+        lines.append(f"note: the server needs the mcp package: pip install '{NAME}[mcp]'")
+    return lines
+
+
+def sdk_installed() -> bool:
+    """Whether the MCP Python SDK (2.x) can be imported."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("mcp.server.mcpserver") is not None
+    except (ImportError, ValueError):
+        return False

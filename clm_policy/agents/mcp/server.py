@@ -1,0 +1,199 @@
+"""The MCP server (``clm-policy mcp``): the tools of :mod:`.tools` registered with the MCP
+Python SDK (the optional ``mcp`` package, 2.x: :class:`mcp.server.mcpserver.MCPServer`), over
+standard input and output.
+
+Each tool has typed, bounded arguments (the SDK checks them against the JSON schema it
+derives from the signature) and answers JSON. A problem — an argument of the wrong type or too
+long, a key outside the topics, no session to be found — is a tool error with one clear line,
+and nothing is written. :data:`DESCRIPTIONS` is what the model reads; docs/mcp.md shows the
+same text (a test holds them equal).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import Field, ValidationError
+
+from clm_policy.agents.mcp.tools import Tools
+from clm_policy.base.errors import ClmError, InputError
+from clm_policy.lifecycle.agent_handoff import AgentHandoff
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+NAME = "clm-policy"
+INSTALL_HINT = "pip install 'clm-policy[mcp]'"
+
+# Bounds per field: a handoff is a page, not a transcript.
+GOAL_CHARS = 2_000
+ACTION_CHARS = 1_000
+NOTES_CHARS = 4_000
+ITEM_CHARS = 1_000
+ITEMS = 50
+QUERY_CHARS = 200
+KEY_CHARS = 200
+TOPIC_CHARS = 64 * 1024
+
+INSTRUCTIONS = (
+    "clm-policy keeps this project's context policy and memory. Call status when unsure how "
+    "full your context is; call handoff when the task must continue in a fresh session (the "
+    "policy says so, or a phase is done): the next session starts from what you write."
+)
+
+DESCRIPTIONS = {
+    "status": (
+        "How full this session's context is, what the project's context policy decides "
+        "(continue, compact or handoff), the rule behind it, and what to do now."
+    ),
+    "explain": (
+        "The policy's decision for this session with every rule and guard: its expression, "
+        "the values it read and whether it held."
+    ),
+    "handoff": (
+        "Hand this session off: write the handoff the next session starts from. clm-policy "
+        "adds the files changed and the commands run from the transcript, redacts secrets, "
+        "commits it, and answers with the commit and what the next session will be told. "
+        "Call it when the policy says handoff or the work must go on in a fresh session; "
+        "then stop."
+    ),
+    "memory_search": (
+        "Search the project's memory topics (durable notes kept across sessions) for a "
+        "word or phrase; the best matches first, with an excerpt."
+    ),
+    "memory_read": "Read one memory topic by its key (as memory_search lists it).",
+    "memory_write": (
+        "Write a memory topic (replacing one with the same key): a note worth keeping across "
+        "sessions. Redacted and committed. Keys: letters, digits, '_' and '-', parts "
+        "joined by '/'."
+    ),
+}
+
+Item = Annotated[str, Field(max_length=ITEM_CHARS)]
+Items = Annotated[list[Item], Field(max_length=ITEMS)]
+
+
+def _error(tool: str, exc: ValidationError) -> str:
+    """A tool's rejected arguments, one clause each, without echoing what was sent."""
+    parts = []
+    for err in exc.errors(include_url=False):
+        where = ""
+        for step in err["loc"]:
+            where += f"[{step}]" if isinstance(step, int) else (f".{step}" if where else step)
+        if err["type"] == "missing":
+            parts.append(f"missing argument '{where}'")
+        else:
+            parts.append(f"argument '{where}': {err['msg']}")
+    return f"Error executing tool {tool}: " + "; ".join(parts)
+
+
+def build_server(tools: Tools | None = None) -> MCPServer:
+    """The server with its six tools (``tools``: what they run; by default the process's
+    project and session)."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from clm_policy import __version__
+
+    run = tools or Tools()
+
+    class Server(MCPServer):
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                cause = exc.__cause__
+                if isinstance(cause, ValidationError):
+                    raise ToolError(_error(name, cause)) from None
+                raise
+
+    server = Server(NAME, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+
+    def status() -> dict[str, Any]:
+        return run.status()
+
+    def explain() -> dict[str, Any]:
+        return run.explain()
+
+    def handoff(
+        goal: Annotated[
+            str, Field(max_length=GOAL_CHARS, description="the task, in a sentence or a few")
+        ],
+        next_safe_action: Annotated[
+            str,
+            Field(
+                max_length=ACTION_CHARS,
+                description="the first thing the next session should do",
+            ),
+        ],
+        done: Annotated[Items, Field(description="what this session finished")] = [],  # noqa: B006
+        verified: Annotated[
+            Items, Field(description="what was checked, and how (a test run, its result)")
+        ] = [],  # noqa: B006
+        not_verified: Annotated[Items, Field(description="what still needs checking")] = [],  # noqa: B006
+        blockers: Annotated[Items, Field(description="what stops progress")] = [],  # noqa: B006
+        notes: Annotated[
+            str,
+            Field(
+                max_length=NOTES_CHARS,
+                description="assumptions, risks, anything else the next session must know",
+            ),
+        ] = "",
+    ) -> dict[str, Any]:
+        fields = AgentHandoff(
+            goal=goal,
+            done=done,
+            verified=verified,
+            not_verified=not_verified,
+            blockers=blockers,
+            next_safe_action=next_safe_action,
+            notes=notes,
+        )
+        if not goal.strip() or not next_safe_action.strip():
+            raise InputError("the goal and the next safe action must not be empty")
+        return run.handoff(fields)
+
+    def memory_search(
+        query: Annotated[
+            str, Field(max_length=QUERY_CHARS, description="a word or phrase to look for")
+        ],
+    ) -> dict[str, Any]:
+        return run.memory_search(query)
+
+    def memory_read(
+        key: Annotated[str, Field(max_length=KEY_CHARS, description="the topic's key")],
+    ) -> dict[str, Any]:
+        return run.memory_read(key)
+
+    def memory_write(
+        key: Annotated[
+            str, Field(max_length=KEY_CHARS, description="the topic's key, e.g. decisions/db")
+        ],
+        text: Annotated[str, Field(max_length=TOPIC_CHARS, description="the topic, Markdown")],
+    ) -> dict[str, Any]:
+        return run.memory_write(key, text)
+
+    for fn in (status, explain, handoff, memory_search, memory_read, memory_write):
+        name = fn.__name__
+        server.add_tool(_raising(fn, ToolError), name=name, description=DESCRIPTIONS[name])
+    return server
+
+
+def _raising(fn: Any, tool_error: type[Exception]) -> Any:
+    """``fn`` with the project's errors as tool errors (their message is the model's to
+    read; anything else is a crash the SDK reports without detail)."""
+    import functools
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except ClmError as exc:
+            raise tool_error(str(exc)) from None
+
+    return call
+
+
+def serve() -> None:
+    """Run the server on standard input and output until the client closes them."""
+    build_server().run("stdio")

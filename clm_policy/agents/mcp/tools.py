@@ -1,0 +1,216 @@
+"""What each MCP tool does, without the MCP SDK: plain functions that take typed values and
+return JSON data, raising the project's errors (the server turns them into tool errors).
+
+Every tool reads the project the way the hooks do (:class:`~clm_policy.agents.hooks.shared.
+Hook`: ``.clm-policy.yaml`` of the project, the environment, the memory repository); the
+session ones find the calling session first (:mod:`.calling`). Writes go through the one write
+path: a handoff through :func:`~clm_policy.lifecycle.pipelines.run_handoff`, a topic through
+:class:`~clm_policy.memory.store.GitMemoryStore` — redacted, confined and committed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from clm_policy.agents.hooks.shared import Hook, cut, share
+from clm_policy.agents.mcp.calling import Caller, find_caller, project_dir
+from clm_policy.base.errors import InputError
+from clm_policy.lifecycle.agent_handoff import AgentHandoff, handoff_from_fields
+
+AGENT = "claude-code"
+SEARCH_LIMIT = 10
+EXCERPT = 300
+NEXT_SESSION = (
+    "The next session of this project starts from this handoff: Claude Code's SessionStart "
+    "hook gives it the seed (a new session, or after /clear)."
+)
+
+
+class Tools:
+    """The tools of one server process: the project is the one Claude Code started it in
+    (``CLAUDE_PROJECT_DIR``, else ``cwd``)."""
+
+    def __init__(self, env: Mapping[str, str] | None = None, cwd: str | None = None) -> None:
+        self.env = os.environ if env is None else env
+        self.cwd = cwd or os.getcwd()
+
+    # -- the session ---------------------------------------------------------------------
+
+    def _session(self, tool: str) -> tuple[Caller, Hook]:
+        caller = find_caller(tool, self.env, self.cwd)
+        event = {
+            "hook_event_name": f"mcp:{tool}",
+            "session_id": caller.session_id,
+            "transcript_path": caller.transcript,
+            "cwd": caller.project,
+        }
+        return caller, Hook(event, AGENT)
+
+    def _project(self) -> Hook:
+        return Hook({"hook_event_name": "mcp", "cwd": project_dir(self.env, self.cwd)}, AGENT)
+
+    @staticmethod
+    def _where(caller: Caller) -> dict[str, str]:
+        return {
+            "session": caller.session_id,
+            "transcript": caller.transcript,
+            "found_by": caller.found_by,
+        }
+
+    def status(self) -> dict[str, Any]:
+        """The calling session's context, the policy's decision on it and what to do."""
+        caller, hook = self._session("status")
+        reading, outcome = hook.decide_from_tail()
+        prof = hook.policy().profile(outcome.profile)
+        window = outcome.context_window
+        tokens = outcome.context_tokens
+        return {
+            **self._where(caller),
+            "context": {
+                "tokens": tokens,
+                "window": window,
+                "window_source": outcome.window_source,
+                "share": round(tokens / window, 4) if window else None,
+                "estimated": bool(reading.context_estimated),
+                "model": reading.model,
+            },
+            "thresholds": {
+                "compact_at": prof.soft_compact.resolve(window),
+                "handoff_at": prof.hard_handoff.resolve(window),
+            },
+            "decision": outcome.as_dict(),
+            "advice": advice(outcome),
+        }
+
+    def explain(self) -> dict[str, Any]:
+        """The decision of :meth:`status` with every rule and guard, the values each read
+        and its result (``clm-policy decide --explain`` as data)."""
+        caller, hook = self._session("explain")
+        reading, _ = hook.decide_from_tail()
+        explanation = hook.policy().explain(reading.to_figures(), hook.profile)
+        return {**self._where(caller), "explanation": explanation.model_dump(mode="json")}
+
+    def handoff(self, fields: AgentHandoff) -> dict[str, Any]:
+        """Commit the calling session's handoff: the agent's fields over the transcript's
+        facts; the answer says what the next session will be told."""
+        from clm_policy.lifecycle.pipelines import run_handoff
+
+        caller, hook = self._session("handoff")
+        state, outcome = hook.full_state()
+        inputs = handoff_from_fields(state, fields)
+        why = hook.provenance(outcome, **{"Clm-Via": "mcp"})
+        if outcome.action.value != "handoff":
+            said = outcome.action.value + (f" ({outcome.rationale})" if outcome.rationale else "")
+            why = replace(
+                why, rule="agent", rationale=f"the agent handed off; the policy says {said}"
+            )
+        with hook.repo() as repo:
+            done = run_handoff(
+                repo, inputs.state, why=why, push=hook.remote, next_action=inputs.next_action
+            )
+        return {
+            **self._where(caller),
+            "commit": done.commit,
+            "manifest": done.manifest_path,
+            "handoff": done.handoff_path,
+            "rule": why.rule,
+            "redactions": done.redactions,
+            "recall": done.recall.trailer if done.recall else None,
+            "seed": cut("\n\n".join(m.content for m in done.seed)),
+            "next": NEXT_SESSION,
+        }
+
+    # -- memory topics -------------------------------------------------------------------
+
+    def memory_search(self, query: str) -> dict[str, Any]:
+        """Topics whose text holds ``query`` (case-insensitive), most hits first."""
+        from clm_policy.memory.init import is_memory_repo
+        from clm_policy.memory.store import GitMemoryStore
+
+        hook = self._project()
+        if not query.strip():
+            raise InputError("memory_search: the query is empty")
+        if not is_memory_repo(hook.memory):
+            return {"memory": hook.memory, "results": []}
+        with hook.repo() as repo:
+            found = GitMemoryStore(repo).search(query, limit=SEARCH_LIMIT)
+        return {
+            "memory": hook.memory,
+            "results": [
+                {
+                    "key": entry.key,
+                    "tags": list(entry.tags),
+                    "updated_at": entry.updated_at,
+                    "excerpt": entry.content[:EXCERPT],
+                }
+                for entry in found
+            ],
+        }
+
+    def memory_read(self, key: str) -> dict[str, Any]:
+        """The topic ``key``, whole."""
+        from clm_policy.memory.init import is_memory_repo
+        from clm_policy.memory.layout import check_key
+        from clm_policy.memory.store import GitMemoryStore
+
+        check_key(key)
+        hook = self._project()
+        entry = None
+        if is_memory_repo(hook.memory):
+            with hook.repo() as repo:
+                entry = GitMemoryStore(repo).entry(key)
+        if entry is None:
+            raise InputError(f"no memory topic {key!r} (memory_search finds topics)")
+        return {
+            "key": entry.key,
+            "content": entry.content,
+            "tags": list(entry.tags),
+            "updated_at": entry.updated_at,
+        }
+
+    def memory_write(self, key: str, text: str) -> dict[str, Any]:
+        """Write the topic ``key`` (replacing it), redacted and committed."""
+        from clm_policy.memory.layout import check_key, topic_path
+        from clm_policy.memory.store import GitMemoryStore
+
+        check_key(key)
+        if not text.strip():
+            raise InputError("memory_write: the text is empty")
+        hook = self._project()
+        with hook.repo() as repo:
+            store = GitMemoryStore(repo)
+            commit = store.write(key, text)
+        return {
+            "key": key,
+            "path": topic_path(key),
+            "commit": commit,
+            "redactions": sum(store.redactions.values()),
+        }
+
+
+def advice(outcome: Any) -> str:
+    """What the agent should do, by the decision."""
+    action = outcome.action.value
+    full = share(outcome)
+    if action == "handoff":
+        return (
+            f"The policy says hand off ({outcome.rationale}): finish the step you are on, start "
+            "no new work, and call the handoff tool with the goal, what is done and verified, "
+            "what is not verified, blockers and the next safe action."
+        )
+    if action == "compact":
+        return (
+            f"The context is {full} full and the policy says compact ({outcome.rationale}): "
+            "finish the current step without reading large files or long outputs; the person "
+            "runs /compact."
+        )
+    blocked = "; ".join(f"{f.guard}: {f.message}" for f in outcome.blocked_by)
+    if blocked:
+        return (
+            f"Carry on: the context is {full} full; the policy would "
+            f"{outcome.proposed.value} but a guard blocks it ({blocked})."
+        )
+    return f"Carry on: the context is {full} full; nothing to do yet."

@@ -1,0 +1,59 @@
+"""``clm-policy mcp``: the MCP server the agent calls (standard input and output), and
+registering it with Claude Code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from clm_policy.base.errors import InputError
+
+
+@click.command()
+@click.option(
+    "--install",
+    is_flag=True,
+    help="Register the server with Claude Code (merged into its file, keeping the others).",
+)
+@click.option(
+    "--project",
+    "scope",
+    flag_value="project",
+    default=True,
+    help="With --install: ./.mcp.json, this project's servers (the default).",
+)
+@click.option(
+    "--user",
+    "scope",
+    flag_value="user",
+    help="With --install: ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json), every project's.",
+)
+def mcp(install: bool, scope: str) -> int:
+    """Serve clm-policy's tools to the agent over MCP (standard input and output).
+
+    The tools: handoff (the agent writes its own handoff; committed, and the next session
+    starts from it), status, explain, memory_search, memory_read, memory_write. Claude Code
+    starts the server itself once it is registered (--install). Needs the mcp package:
+    pip install 'clm-policy[mcp]'. See docs/mcp.md.
+
+    \b
+    Examples:
+      clm-policy mcp --install --project     # .mcp.json
+      clm-policy mcp                         # what Claude Code runs
+    """
+    if install:
+        from clm_policy.agents.mcp.install import install as install_server
+
+        click.echo("\n".join(install_server(scope, Path.cwd())))
+        return 0
+    from clm_policy.agents.mcp.install import sdk_installed
+
+    if not sdk_installed():
+        raise InputError(
+            "the MCP server needs the mcp package (2.x): pip install 'clm-policy[mcp]'"
+        )
+    from clm_policy.agents.mcp.server import serve
+
+    serve()
+    return 0

@@ -1,0 +1,122 @@
+"""``clm-policy migrate``: a memory repository's documents rewritten in the current schema
+version, in one commit.
+
+The documents with a version (:mod:`clm_policy.models.versions`) are the handoff manifests
+(``manifests/*.json``) and the sessions' ``state.json``. Each older one at HEAD is upgraded,
+validated as the current version (pydantic and, for a manifest, its JSON schema) and written
+as a fresh one would be; all of them go through the one write path in a single commit
+``clm(migrate)``. Nothing is written when one cannot be read (every such file is named), or
+with ``dry_run``; a repository already current is left alone (no commit), so it can run
+again. Handoffs on their own branches (``clm/handoff/*``) keep their manifests: their pull
+requests show them as written, and every reader upgrades them when it reads them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from clm_policy.base.errors import ClmError, InputError
+from clm_policy.memory.change import Change, JsonDoc
+from clm_policy.memory.git.write import MemoryRepo
+from clm_policy.memory.layout import MANIFESTS, SESSIONS
+from clm_policy.memory.trailers import CommitMessage
+from clm_policy.models.versions import MANIFEST, STATE, current, upgrade
+
+_STATE = re.compile(rf"{SESSIONS}/[A-Za-z0-9][A-Za-z0-9._-]{{0,127}}/state\.json")
+_MANIFEST = re.compile(rf"{MANIFESTS}/[^/]+\.json")
+
+
+def kind_of(path: str) -> str | None:
+    """Which versioned document ``path`` is (:data:`~clm_policy.models.versions.MANIFEST`,
+    :data:`~clm_policy.models.versions.STATE`), or None."""
+    if _MANIFEST.fullmatch(path):
+        return MANIFEST
+    if _STATE.fullmatch(path) and ".." not in path:
+        return STATE
+    return None
+
+
+@dataclass(frozen=True)
+class Migrated:
+    """One document upgraded: its path, kind, the version it had and the one it has now."""
+
+    path: str
+    kind: str
+    found: int
+    now: int
+
+
+@dataclass
+class Migration:
+    """What a migration did (or would do, ``dry_run``): the documents and the commit."""
+
+    documents: list[Migrated] = field(default_factory=list)
+    checked: int = 0
+    commit: str | None = None
+
+
+def migrate(repo: MemoryRepo, *, dry_run: bool = False) -> Migration:
+    """Upgrade every older document at HEAD (see the module's doc)."""
+    out = Migration()
+    change = Change()
+    problems: list[str] = []
+    listed = repo.git("ls-tree", "-r", "-z", "--name-only", "HEAD", "--", MANIFESTS, SESSIONS)
+    for path in sorted(p for p in listed.split("\0") if p):
+        kind = kind_of(path)
+        if kind is None:
+            continue
+        out.checked += 1
+        try:
+            doc = _current(repo, path, kind)
+        except (ValueError, ClmError) as exc:
+            problems.append(f"{path}: {exc}")
+            continue
+        if doc is not None:
+            change.files[path] = JsonDoc(doc[0])
+            out.documents.append(Migrated(path, kind, doc[1], current(kind)))
+    if problems:
+        raise InputError(
+            "cannot migrate; nothing was written:\n" + "\n".join(f"  {p}" for p in problems)
+        )
+    if dry_run or not out.documents:
+        return out
+    counts = {kind: sum(1 for d in out.documents if d.kind == kind) for kind in (MANIFEST, STATE)}
+    said = ", ".join(
+        f"{n} {'manifest' if kind == MANIFEST else 'state'}{'s' if n > 1 else ''} to version "
+        f"{current(kind)}"
+        for kind, n in counts.items()
+        if n
+    )
+    body = "".join(f"{d.path}: {d.found} -> {d.now}\n" for d in out.documents)
+    message = CommitMessage(
+        f"clm(migrate): {said}",
+        body,
+        {"Clm-Event": "migrate", "Clm-Migrated": str(len(out.documents))},
+    )
+    out.commit = repo.commit(message, change)
+    return out
+
+
+def _current(repo: MemoryRepo, path: str, kind: str) -> tuple[dict[str, object], int] | None:
+    """The document at ``path`` as the current version would write it, and the version it
+    had; None when it is current already."""
+    text = repo.show_file(path)
+    if text is None:
+        raise InputError("not readable")
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise InputError("not a JSON object")
+    read = upgrade(kind, data, path)
+    if not read.upgraded:
+        return None
+    if kind == MANIFEST:
+        from clm_policy.models.manifest import validate_manifest
+
+        manifest = validate_manifest(read.data, source=path)
+        return manifest.model_dump(mode="json"), read.found
+    from clm_policy.models.state_io import parse_state
+
+    state = parse_state(json.dumps(read.data), path)
+    return state.model_dump(mode="json"), read.found

@@ -1,0 +1,54 @@
+"""``clm-policy test --format github``: the text report, preceded by a GitHub Actions
+annotation for each FAIL and ERROR (on the case's line of its test file) and for coverage
+under ``--fail-under``."""
+
+from __future__ import annotations
+
+import json
+
+from clm_policy.report import results_text
+from clm_policy.report.lint import escape_data, escape_property
+from clm_policy.tester.results import CaseResult, RunReport, Verdict
+
+TITLE = "clm-policy test"
+
+
+def _annotation(file: str, line: int, col: int | None, message: str) -> str:
+    where = f"file={escape_property(file)},line={line}"
+    if col:
+        where += f",col={col}"
+    return f"::error {where},title={escape_property(TITLE)}::{escape_data(message)}\n"
+
+
+def _differences(result: CaseResult) -> str:
+    expected, actual = result.expected or {}, result.actual or {}
+    return "; ".join(
+        f"{key}: expected {json.dumps(value)}, got {json.dumps(actual.get(key))}"
+        for key, value in expected.items()
+        if value != actual.get(key)
+    )
+
+
+def annotation_lines(report: RunReport, fail_under: float | None = None) -> str:
+    lines = []
+    for r in report.results:
+        if r.outcome is Verdict.FAIL:
+            lines.append(_annotation(r.file, r.line, None, f"FAIL {r.case}: {_differences(r)}"))
+        elif r.outcome is Verdict.ERROR:
+            where = r.where
+            name = f"{r.case}: " if r.case is not None else ""
+            if where is not None and where.file:
+                lines.append(
+                    _annotation(where.file, where.line or 1, where.col, f"ERROR {name}{r.message}")
+                )
+            else:
+                lines.append(_annotation(r.file, r.line or 1, None, f"ERROR {name}{r.message}"))
+    if fail_under is not None and report.coverage.below(fail_under):
+        line = results_text.coverage_lines(report.coverage, fail_under)[-1]
+        lines.append(f"::error title={escape_property(TITLE)}::{escape_data(line)}\n")
+    return "".join(lines)
+
+
+def render(report: RunReport, *, verbose: bool, coverage: bool, fail_under: float | None) -> str:
+    text = results_text.render(report, verbose=verbose, coverage=coverage, fail_under=fail_under)
+    return annotation_lines(report, fail_under) + text

@@ -1,0 +1,483 @@
+"""The MCP server in process, through the SDK's own client (``mcp.Client`` on an
+``MCPServer``): the tools, their answers, what they commit, and every bad call refused with
+nothing written.
+
+The calling session is a real Claude Code 2.1.328 transcript (tests/fixtures/real) laid where
+Claude Code keeps it, ending with the assistant line that calls the tool.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import string
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp.server.mcpserver")
+
+from mcp import Client
+
+from clm_policy.agents.hooks.claude_code import run_claude_hook
+from clm_policy.agents.mcp.calling import (
+    HOLDS_CALL,
+    NAMED,
+    NEWEST,
+    find_caller,
+    transcripts_dir,
+)
+from clm_policy.agents.mcp.server import DESCRIPTIONS, build_server
+from clm_policy.agents.mcp.tools import Tools
+from clm_policy.config.project import load_config, memory_path, write_config
+
+from conftest import FIXTURES, git
+
+REAL = FIXTURES / "real" / "claude-code-2.1.328" / "transcripts" / "session.jsonl"
+SESSION = "09de631e-4833-4263-b103-2f34cc65ddd3"
+OTHER = "7c0a4d51-1f1e-4c52-9a0e-3b5b2f1d8e77"
+_rng = random.Random(7)
+SECRET = (
+    "sk-ant-api03-"
+    + "".join(_rng.choice(string.ascii_letters + string.digits + "_-") for _ in range(93))
+    + "AA"
+)
+
+
+def calling_line(tool: str, context: int, session: str = SESSION, call: str = "toolu_1") -> str:
+    """The assistant line of a session that calls ``mcp__clm-policy__<tool>`` with ``context``
+    tokens in the window."""
+    fresh, created = 6, 1200
+    line = {
+        "parentUuid": None,
+        "isSidechain": False,
+        "type": "assistant",
+        "uuid": f"u-{call}",
+        "sessionId": session,
+        "cwd": "/e2e/project",
+        "version": "2.1.328",
+        "timestamp": "2026-12-01T07:11:00.000Z",
+        "message": {
+            "id": f"msg_{call}",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [
+                {"type": "tool_use", "id": call, "name": f"mcp__clm-policy__{tool}", "input": {}}
+            ],
+            "stop_reason": "tool_use",
+            "usage": {
+                "input_tokens": fresh,
+                "cache_creation_input_tokens": created,
+                "cache_read_input_tokens": context - fresh - created,
+                "output_tokens": 40,
+            },
+        },
+    }
+    return json.dumps(line) + "\n"
+
+
+class Project:
+    """A Claude Code project: its folder, ``.clm-policy.yaml``, Claude Code's configuration
+    folder and the transcripts of its sessions."""
+
+    def __init__(self, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.path = root / "project"
+        self.path.mkdir()
+        write_config(self.path, {"policy": "claude-code", "profile": "coding"})
+        self.claude = root / "claude-config"
+        monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(self.claude))
+        monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(self.path))
+        monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", SESSION)
+        self.transcripts = Path(
+            transcripts_dir({"CLAUDE_CONFIG_DIR": str(self.claude)}, str(self.path))
+        )
+        self.transcripts.mkdir(parents=True)
+
+    def session(self, tool: str | None, context: int = 130_000, session: str = SESSION) -> Path:
+        """The real transcript as session ``session``, calling ``tool`` last (None: no call)."""
+        path = self.transcripts / f"{session}.jsonl"
+        shutil.copyfile(REAL, path)
+        text = path.read_text().replace(SESSION, session)
+        if tool is not None:
+            text += calling_line(tool, context, session)
+        path.write_text(text)
+        return path
+
+    @property
+    def memory(self) -> Path:
+        return Path(memory_path(None, load_config(self.path)))
+
+    def commits(self) -> list[str]:
+        if not self.memory.exists():
+            return []
+        return git(self.memory, "log", "--format=%s").splitlines()
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
+    return Project(tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def call(project: Project) -> Callable[..., Any]:
+    """``call(tool, **arguments)``: the tool's result through the SDK's client."""
+
+    def _call(name: str, **arguments: Any) -> Any:
+        async def go() -> Any:
+            server = build_server(Tools(cwd=str(project.path)))
+            async with Client(server) as client:
+                return await client.call_tool(name, arguments)
+
+        return anyio.run(go)
+
+    return _call
+
+
+def ok(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content[0].text
+    data: dict[str, Any] = result.structured_content
+    assert json.loads(result.content[0].text) == data
+    return data
+
+
+def refused(result: Any) -> str:
+    assert result.is_error
+    assert result.structured_content is None
+    text: str = result.content[0].text
+    return text
+
+
+# -- what the model sees
+
+
+def test_the_tools_their_descriptions_and_typed_bounded_arguments(project: Project) -> None:
+    async def listed() -> Any:
+        async with Client(build_server(Tools(cwd=str(project.path)))) as client:
+            return (await client.list_tools()).tools
+
+    tools = {t.name: t for t in anyio.run(listed)}
+    assert sorted(tools) == sorted(DESCRIPTIONS)
+    assert {name: t.description for name, t in tools.items()} == DESCRIPTIONS
+    handoff = tools["handoff"].input_schema
+    assert handoff["required"] == ["goal", "next_safe_action"]
+    props = handoff["properties"]
+    assert props["goal"]["type"] == "string"
+    assert props["goal"]["maxLength"] == 2000
+    assert props["done"]["type"] == "array"
+    assert props["done"]["maxItems"] == 50
+    assert props["done"]["items"] == {"maxLength": 1000, "type": "string"}
+    assert props["notes"]["maxLength"] == 4000
+    assert tools["memory_write"].input_schema["required"] == ["key", "text"]
+    assert tools["status"].input_schema["properties"] == {}
+
+
+# -- status and explain
+
+
+def test_status_says_the_context_the_decision_and_what_to_do(
+    project: Project, call: Callable[..., Any]
+) -> None:
+    transcript = project.session("status")
+    data = ok(call("status"))
+    assert data["session"] == SESSION
+    assert data["transcript"] == str(transcript)
+    assert data["found_by"] == HOLDS_CALL
+    assert data["context"] == {
+        "tokens": 130_000,
+        "window": 200_000,
+        "window_source": "model claude",
+        "share": 0.65,
+        "estimated": False,
+        "model": "claude-sonnet-4-5",
+    }
+    assert data["thresholds"] == {"compact_at": 120_000, "handoff_at": 150_000}
+    decision = data["decision"]
+    assert (decision["action"], decision["trigger"]) == ("compact", "soft_compact")
+    assert decision["policy"] == "claude-code"
+    assert data["advice"] == (
+        "The context is 65% (130,000 of 200,000) full and the policy says compact (context "
+        "130000 >= soft limit 120000): finish the current step without reading large files or "
+        "long outputs; the person runs /compact."
+    )
+    assert project.commits() == []  # status writes nothing
+
+
+def test_status_at_the_hard_limit_asks_for_the_handoff_tool(
+    project: Project, call: Callable[..., Any]
+) -> None:
+    project.session("status", context=160_000)
+    data = ok(call("status"))
+    assert data["decision"]["trigger"] == "hard_handoff"
+    assert data["advice"].startswith(
+        "The policy says hand off (context 160000 >= hard limit 150000): finish the step"
+    )
+
+
+def test_explain_gives_every_rule_with_the_values_it_read(
+    project: Project, call: Callable[..., Any]
+) -> None:
+    project.session("explain")
+    data = ok(call("explain"))
+    explanation = data["explanation"]
+    assert explanation["decision"]["trigger"] == "soft_compact"
+    rules = {r["id"]: r for r in explanation["rules"]}
+    assert rules["soft_compact"]["decided"] is True
+    assert rules["soft_compact"]["result"] is True
+    assert rules["hard_handoff"]["result"] is False
+    assert rules["hard_handoff"]["names"]["tokens.context"] == 130_000
+    assert explanation["otherwise"] == "continue"
+
+
+# -- handoff
+
+
+def test_handoff_commits_the_agents_fields_with_the_transcripts_lists_and_seeds_the_next(
+    project: Project, call: Callable[..., Any]
+) -> None:
+    project.session("handoff")
+    data = ok(
+        call(
+            "handoff",
+            goal="calc.py with add() and subtract()",
+            done=["add() written and fixed"],
+            verified=["test_calc.py: 1 passed"],
+            not_verified=["subtract()"],
+            blockers=[],
+            next_safe_action="write subtract() and its test",
+            notes=f"the deploy key {SECRET} is not to be used",
+        )
+    )
+    assert data["session"] == SESSION
+    assert data["rule"] == "agent"  # the policy says compact, not hand off: the agent chose
+    manifest = json.loads(git(project.memory, "show", f"HEAD:{data['manifest']}"))
+    assert manifest["goal"] == "calc.py with add() and subtract()"
+    assert manifest["verified"] == ["done: add() written and fixed", "test_calc.py: 1 passed"]
+    assert manifest["not_verified"] == ["subtract()"]
+    assert manifest["blockers"] == []
+    assert manifest["status"] == "in_progress"
+    assert manifest["next_safe_action"] == "write subtract() and its test"
+    assert manifest["changed_artifacts"] == ["/e2e/project/calc.py", "/e2e/project/test_calc.py"]
+    assert manifest["commands_and_results"][-1] == "python3 -B test_calc.py: passed"
+    assert manifest["assumptions_risks"] == [
+        "the deploy key [REDACTED:anthropic-api-key] is not to be used"
+    ]
+    assert manifest["decision_rationale"] == (
+        "the agent handed off; the policy says compact (context 130000 >= soft limit 120000)"
+    )
+    assert SECRET not in json.dumps(data)
+    trailers = git(project.memory, "log", "-1", "--format=%(trailers:only,unfold)")
+    assert f"Clm-Session: {SESSION}\n" in trailers
+    assert "Clm-Rule: agent\n" in trailers
+    assert "Clm-Via: mcp\n" in trailers
+    assert "Clm-Agent: claude-code\n" in trailers
+    assert "Clm-Redactions: 1\n" in trailers
+    assert data["commit"] == git(project.memory, "rev-parse", "HEAD").strip()
+    assert data["seed"].startswith("# Handoff: you continue the task of an earlier session\n")
+    assert "**Next safe action:** write subtract() and its test" in data["seed"]
+
+    # the next session (SessionStart at startup) is told exactly what the tool announced
+    start = {
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        "session_id": OTHER,
+        "transcript_path": str(project.transcripts / f"{OTHER}.jsonl"),
+        "cwd": str(project.path),
+    }
+    reply = run_claude_hook(json.dumps(start).encode())
+    context = json.loads(reply.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert context == data["seed"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (
+            {"goal": "g" * 2001, "next_safe_action": "go"},
+            "argument 'goal': String should have at most 2000 characters",
+        ),
+        ({"goal": 42, "next_safe_action": "go"}, "argument 'goal': Input should be a valid string"),
+        (
+            {"goal": "g", "next_safe_action": "go", "done": "all of it"},
+            "argument 'done': Input should be a valid list",
+        ),
+        (
+            {"goal": "g", "next_safe_action": "go", "verified": ["v" * 1001]},
+            "argument 'verified[0]': String should have at most 1000 characters",
+        ),
+        (
+            {"goal": "g", "next_safe_action": "go", "blockers": ["b"] * 51},
+            "argument 'blockers': List should have at most 50 items after validation, not 51",
+        ),
+        ({"goal": "g"}, "missing argument 'next_safe_action'"),
+        (
+            {"goal": "  ", "next_safe_action": "go"},
+            "the goal and the next safe action must not be empty",
+        ),
+    ],
+)
+def test_a_bad_handoff_is_a_tool_error_and_writes_nothing(
+    project: Project, call: Callable[..., Any], arguments: dict[str, Any], message: str
+) -> None:
+    project.session("handoff")
+    assert refused(call("handoff", **arguments)) == f"Error executing tool handoff: {message}"
+    assert project.commits() == []
+
+
+def test_no_session_to_be_found_is_a_tool_error(project: Project, call: Callable[..., Any]) -> None:
+    for tool in ("handoff", "status", "explain"):
+        arguments = {"goal": "g", "next_safe_action": "go"} if tool == "handoff" else {}
+        assert refused(call(tool, **arguments)) == (
+            f"Error executing tool {tool}: no Claude Code session found for {project.path}: no "
+            f"transcript in {project.transcripts} (nor of CLAUDE_CODE_SESSION_ID {SESSION!r} "
+            "elsewhere)"
+        )
+    assert project.commits() == []
+
+
+def test_an_unknown_tool_is_refused(project: Project, call: Callable[..., Any]) -> None:
+    assert refused(call("rm_rf")) == "Unknown tool: rm_rf"
+
+
+# -- memory topics
+
+
+def test_memory_write_read_search_redacted_and_committed(
+    project: Project, call: Callable[..., Any]
+) -> None:
+    assert ok(call("memory_search", query="sqlite")) == {
+        "memory": str(project.memory),
+        "results": [],
+    }
+    written = ok(
+        call(
+            "memory_write",
+            key="decisions/db",
+            text=f"We use SQLite for the cache.\nThe admin key {SECRET} is revoked.",
+        )
+    )
+    assert written["path"] == "topics/decisions/db.md"
+    assert written["redactions"] == 1
+    assert written["commit"] == git(project.memory, "rev-parse", "HEAD").strip()
+    assert project.commits()[0] == "clm(memory): decisions/db"
+    read = ok(call("memory_read", key="decisions/db"))
+    assert read["content"] == (
+        "We use SQLite for the cache.\nThe admin key [REDACTED:anthropic-api-key] is revoked."
+    )
+    found = ok(call("memory_search", query="sqlite"))["results"]
+    assert [(r["key"], r["excerpt"][:28]) for r in found] == [
+        ("decisions/db", "We use SQLite for the cache.")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        (
+            "memory_write",
+            {"key": "../x", "text": "t"},
+            "invalid memory key '../x': use letters, digits, '_' and '-', parts joined by '/' "
+            "(at most 200 characters, no '..', no leading '/')",
+        ),
+        (
+            "memory_write",
+            {"key": "/etc/passwd", "text": "t"},
+            "invalid memory key '/etc/passwd': use letters, digits, '_' and '-', parts joined by "
+            "'/' (at most 200 characters, no '..', no leading '/')",
+        ),
+        (
+            "memory_write",
+            {"key": "notes", "text": "t" * (64 * 1024 + 1)},
+            "argument 'text': String should have at most 65536 characters",
+        ),
+        ("memory_write", {"key": "notes", "text": " "}, "memory_write: the text is empty"),
+        (
+            "memory_write",
+            {"key": ["notes"], "text": "t"},
+            "argument 'key': Input should be a valid string",
+        ),
+        (
+            "memory_read",
+            {"key": "../x"},
+            "invalid memory key '../x': use letters, digits, '_' and '-', parts joined by '/' (at most 200 characters, no '..', no leading '/')",
+        ),
+        (
+            "memory_read",
+            {"key": "nothing/here"},
+            "no memory topic 'nothing/here' (memory_search finds topics)",
+        ),
+        (
+            "memory_search",
+            {"query": "q" * 201},
+            "argument 'query': String should have at most 200 characters",
+        ),
+        ("memory_search", {"query": "  "}, "memory_search: the query is empty"),
+    ],
+)
+def test_bad_memory_calls_are_tool_errors_and_write_nothing(
+    project: Project, call: Callable[..., Any], tool: str, arguments: dict[str, Any], message: str
+) -> None:
+    assert refused(call(tool, **arguments)) == f"Error executing tool {tool}: {message}"
+    assert project.commits() == []
+    assert not (project.path.parent / "x.md").exists()
+
+
+# -- which session calls
+
+
+def _env(project: Project, session: str | None = SESSION) -> dict[str, str]:
+    env = {"CLAUDE_CONFIG_DIR": str(project.claude), "CLAUDE_PROJECT_DIR": str(project.path)}
+    if session:
+        env["CLAUDE_CODE_SESSION_ID"] = session
+    return env
+
+
+def test_the_caller_is_the_transcript_holding_the_call(project: Project) -> None:
+    # after /clear the server lives on with the old session's id: the new one holds the call
+    project.session(None, session=SESSION)
+    project.session("handoff", session=OTHER)
+    found = find_caller("handoff", _env(project), str(project.path), wait=0)
+    assert (found.session_id, found.found_by) == (OTHER, HOLDS_CALL)
+    # a call that has its result already is no longer pending
+    with (project.transcripts / f"{OTHER}.jsonl").open("a") as out:
+        result = {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "{}"}],
+            },
+        }
+        out.write(json.dumps(result) + "\n")
+    found = find_caller("handoff", _env(project), str(project.path), wait=0)
+    assert (found.session_id, found.found_by) == (SESSION, NAMED)
+
+
+def test_without_the_call_or_an_id_the_newest_transcript(project: Project) -> None:
+    import os
+
+    older = project.session(None, session=SESSION)
+    project.session(None, session=OTHER)
+    os.utime(older, (1, 1))
+    found = find_caller("status", _env(project, None), str(project.path), wait=0)
+    assert (found.session_id, found.found_by) == (OTHER, NEWEST)
+    assert found.transcript == str(project.transcripts / f"{OTHER}.jsonl")
+
+
+def test_claude_codes_folders_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without CLAUDE_CONFIG_DIR: ~/.claude; without CLAUDE_PROJECT_DIR: the working folder,
+    every character but letters and digits as '-'."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    folder = home / ".claude" / "projects" / "-work-my-shop-v2"
+    folder.mkdir(parents=True)
+    (folder / f"{SESSION}.jsonl").write_text(calling_line("status", 1000))
+    found = find_caller("status", {}, "/work/my_shop.v2", wait=0)
+    assert (found.session_id, found.project, found.found_by) == (
+        SESSION,
+        "/work/my_shop.v2",
+        HOLDS_CALL,
+    )

@@ -1,0 +1,187 @@
+"""``clm-policy mcp``: registering the server with Claude Code (``--install``), the server as
+a real process over standard input and output, and a clear exit 2 without the MCP SDK."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from clm_policy.agents.hooks.claude_settings import executable
+
+from conftest import invoke
+
+EXE = executable()
+OURS = {"type": "stdio", "command": EXE, "args": ["mcp"]}
+APPROVE = (
+    "Claude Code asks once whether to use a project's MCP servers: approve clm-policy (or list "
+    "it in enabledMcpjsonServers in .claude/settings.local.json)."
+)
+TOOLS = (
+    "Its tools are mcp__clm-policy__handoff, __status, __explain, __memory_search, "
+    "__memory_read and __memory_write; to call them without a prompt add "
+    '"mcp__clm-policy" to permissions.allow in .claude/settings.json.'
+)
+
+
+def test_install_project_merges_into_mcp_json_keeping_other_servers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    other = {"command": "npx", "args": ["-y", "some-server"], "env": {"K": "v"}}
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"other": other}, "x": 1}))
+    result = invoke("mcp", "--install", "--project")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        f"wrote {tmp_path / '.mcp.json'}",
+        f"  added MCP server clm-policy `{EXE} mcp`",
+        APPROVE,
+        TOOLS,
+    ]
+    written = json.loads((tmp_path / ".mcp.json").read_text())
+    assert written == {"mcpServers": {"other": other, "clm-policy": OURS}, "x": 1}
+
+    again = invoke("mcp", "--install")  # --project is the default
+    assert again.stdout.splitlines()[0] == (
+        f"{tmp_path / '.mcp.json'}: already up to date; nothing written"
+    )
+    assert json.loads((tmp_path / ".mcp.json").read_text()) == written
+
+    stale = {**written, "mcpServers": {**written["mcpServers"], "clm-policy": {"command": "old"}}}
+    (tmp_path / ".mcp.json").write_text(json.dumps(stale))
+    replaced = invoke("mcp", "--install")
+    assert replaced.stdout.splitlines()[1] == (
+        f"  MCP server clm-policy: replaced `old` by `{EXE} mcp`"
+    )
+
+
+def test_install_user_writes_claude_codes_own_configuration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "claude"
+    config.mkdir()
+    (config / ".claude.json").write_text(json.dumps({"numStartups": 3, "projects": {}}))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    monkeypatch.chdir(tmp_path)
+    result = invoke("mcp", "--install", "--user")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        f"wrote {config / '.claude.json'}",
+        f"  added MCP server clm-policy `{EXE} mcp`",
+        TOOLS,
+    ]
+    data = json.loads((config / ".claude.json").read_text())
+    assert data == {"numStartups": 3, "projects": {}, "mcpServers": {"clm-policy": OURS}}
+    assert not (tmp_path / ".mcp.json").exists()
+
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR")
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    assert invoke("mcp", "--install", "--user").exit_code == 0
+    assert json.loads((home / ".claude.json").read_text()) == {"mcpServers": {"clm-policy": OURS}}
+
+
+def test_install_into_a_broken_file_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".mcp.json").write_text('{"mcpServers": []}')
+    result = invoke("mcp", "--install")
+    assert result.exit_code == 2
+    assert result.stderr == f"{tmp_path / '.mcp.json'}: `mcpServers` is not an object\n"
+    (tmp_path / ".mcp.json").write_text('{"mcpServers": ')
+    result = invoke("mcp", "--install")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"{tmp_path / '.mcp.json'}:1:")
+    assert (tmp_path / ".mcp.json").read_text() == '{"mcpServers": '
+
+
+def test_init_claude_code_offers_the_server_and_mcp_installs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    plain = invoke("init", "--claude-code", "--project", str(tmp_path / "a"))
+    assert plain.exit_code == 2  # no such folder
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    plain = invoke("init", "--claude-code", "--project", str(tmp_path / "a"))
+    assert plain.exit_code == 0, plain.stderr
+    assert plain.stdout.splitlines()[-1] == (
+        "      clm-policy mcp --install --project           # optional: the agent's MCP tools "
+        "(handoff, status, memory)"
+    )
+    assert not (tmp_path / "a" / ".mcp.json").exists()
+    withmcp = invoke("init", "--claude-code", "--mcp", "--project", str(tmp_path / "b"))
+    assert withmcp.exit_code == 0, withmcp.stderr
+    assert f"wrote {tmp_path / 'b' / '.mcp.json'}" in withmcp.stdout.splitlines()
+    config = json.loads((tmp_path / "b" / ".mcp.json").read_text())
+    assert config == {"mcpServers": {"clm-policy": OURS}}
+    alone = invoke("init", str(tmp_path / "mem"), "--mcp")
+    assert (alone.exit_code, alone.stderr.splitlines()[-1]) == (
+        2,
+        "Error: --mcp goes with --claude-code",
+    )
+
+
+BLOCK_MCP = (
+    "import sys; sys.modules['mcp'] = None; sys.argv = ['clm-policy', *sys.argv[1:]]; "
+    "from clm_policy.cli.entry import main; main()"
+)
+
+
+def test_without_the_sdk_serving_is_exit_2_with_one_line(tmp_path: Path) -> None:
+    ran = subprocess.run(
+        [sys.executable, "-c", BLOCK_MCP, "mcp"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert (ran.returncode, ran.stdout) == (2, "")
+    assert ran.stderr == (
+        "clm-policy: the MCP server needs the mcp package (2.x): pip install 'clm-policy[mcp]'\n"
+    )
+    installed = subprocess.run(
+        [sys.executable, "-c", BLOCK_MCP, "mcp", "--install"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert installed.returncode == 0, installed.stderr
+    assert installed.stdout.splitlines()[-1] == (
+        "note: the server needs the mcp package: pip install 'clm-policy[mcp]'"
+    )
+
+
+def test_the_server_as_a_process_over_stdio(tmp_path: Path) -> None:
+    """What Claude Code runs: the script with ``mcp``, spoken to over its standard streams."""
+    pytest.importorskip("mcp.server.mcpserver")
+    import os
+
+    import anyio
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(
+        command=EXE,
+        args=["mcp"],
+        cwd=str(tmp_path),
+        env={**os.environ, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")},
+    )
+
+    async def go() -> tuple[list[str], str]:
+        with (tmp_path / "server.log").open("w") as errlog:
+            async with Client(stdio_client(params, errlog=errlog)) as client:
+                names = [t.name for t in (await client.list_tools()).tools]
+                status = await client.call_tool("status", {})
+                return names, status.content[0].text
+
+    names, status = anyio.run(go)
+    assert names == ["status", "explain", "handoff", "memory_search", "memory_read", "memory_write"]
+    assert status.startswith("Error executing tool status: no Claude Code session found for ")

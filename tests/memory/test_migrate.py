@@ -1,0 +1,219 @@
+"""Documents that carry their schema version, readers that take the previous one, and
+``clm-policy migrate`` — on a memory repository the previous clm-policy really wrote
+(tests/fixtures/memory-v1/memory-v1.bundle, made by make.sh beside it from main at e21464f:
+the demo run, a handoff by hand and one on its own branch)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clm_policy.agents.hooks.claude_code import run_claude_hook
+from clm_policy.agents.hooks.shared import log_path
+from clm_policy.base.errors import InputError
+from clm_policy.models.manifest import read_manifest, validate_manifest
+from clm_policy.models.versions import (
+    MANIFEST,
+    MANIFEST_VERSION,
+    STATE,
+    STATE_VERSION,
+    UPGRADES,
+    added,
+    upgrade,
+)
+
+from conftest import FIXTURES, git, invoke
+
+BUNDLE = FIXTURES / "memory-v1" / "memory-v1.bundle"
+DEMO_MANIFEST = "manifests/20261201T075219Z_demo.json"
+PARSER_MANIFEST = "manifests/20261201T075220Z_parser-1.json"
+DOCUMENTS = [
+    DEMO_MANIFEST,
+    PARSER_MANIFEST,
+    "sessions/demo/state.json",
+    "sessions/parser-1/state.json",
+]
+NOTE = (
+    "schema version 1, read as version 2 (clm-policy migrate rewrites the repository's documents)"
+)
+
+
+@pytest.fixture
+def old(tmp_path: Path) -> Path:
+    """A clone of the version-1 repository, its handoff branch as a local branch too."""
+    target = tmp_path / "old"
+    git(tmp_path, "clone", "-q", str(BUNDLE), str(target))
+    git(target, "branch", "-q", "clm/handoff/parser-1-2", "origin/clm/handoff/parser-1-2")
+    return target
+
+
+def show(repo: Path, path: str, rev: str = "HEAD") -> dict[str, object]:
+    data: dict[str, object] = json.loads(git(repo, "show", f"{rev}:{path}"))
+    return data
+
+
+def test_the_fixture_is_the_previous_format(old: Path) -> None:
+    for path in DOCUMENTS:
+        assert "schema_version" not in show(old, path)
+    with pytest.raises(InputError, match="missing required field 'schema_version'"):
+        validate_manifest(show(old, PARSER_MANIFEST))
+
+
+def test_readers_take_version_1_and_say_so_in_one_line(old: Path) -> None:
+    status = invoke("status", "--memory", str(old))
+    assert status.exit_code == 0, status.stderr
+    assert status.stderr.splitlines() == [
+        f"clm-policy: sessions/demo/state.json: {NOTE}",
+        f"clm-policy: sessions/parser-1/state.json: {NOTE}",
+    ]
+    assert "parser-1" in status.stdout
+    shown = invoke("show", "--memory", str(old), PARSER_MANIFEST)
+    assert shown.exit_code == 0
+    assert shown.stderr == f"clm-policy: {PARSER_MANIFEST}: {NOTE}\n"
+    assert json.loads(shown.stdout) == show(old, PARSER_MANIFEST)  # shown as it is written
+    manifest, read = read_manifest(show(old, PARSER_MANIFEST), source=PARSER_MANIFEST)
+    assert (manifest.schema_version, read.found, read.upgraded) == (2, 1, True)
+    assert manifest.goal == "Make the CSV parser keep quoted commas"
+
+
+def test_a_hook_seeds_from_a_version_1_manifest_and_logs_the_upgrade(
+    old: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".clm-policy.yaml").write_text("version: 1\npolicy: claude-code\n")
+    event = {
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        "session_id": "fresh-1",
+        "transcript_path": str(tmp_path / "none.jsonl"),
+        "cwd": str(project),
+    }
+    monkeypatch.setenv("CLM_POLICY_MEMORY", str(old))
+    reply = run_claude_hook(json.dumps(event).encode())
+    context = json.loads(reply.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "**Goal:** Make the CSV parser keep quoted commas" in context
+    logged = log_path().read_text().splitlines()
+    # the newest handoff nobody took: the one on its own branch
+    branch = PARSER_MANIFEST.replace(".json", "-2.json")
+    assert [line.split(" ", 1)[1] for line in logged] == [f"{branch}: {NOTE}"]
+
+
+def test_migrate_rewrites_every_old_document_in_one_commit_and_is_idempotent(old: Path) -> None:
+    before = {path: show(old, path) for path in DOCUMENTS}
+    head = git(old, "rev-parse", "HEAD")
+
+    dry = invoke("migrate", "--memory", str(old), "--dry-run")
+    assert dry.exit_code == 0, dry.stderr
+    assert dry.stdout.splitlines() == [
+        *(f"{path}: version 1 -> 2" for path in DOCUMENTS),
+        "dry run: 4 of 4 document(s) would be rewritten",
+    ]
+    assert git(old, "rev-parse", "HEAD") == head
+
+    done = invoke("migrate", "--memory", str(old))
+    assert done.exit_code == 0, done.stderr
+    commit = git(old, "rev-parse", "HEAD").strip()
+    assert done.stdout.splitlines()[-1] == f"migrated 4 of 4 document(s): commit {commit[:12]}"
+    assert git(old, "rev-list", "--count", f"{head.strip()}..HEAD") == "1\n"
+    assert git(old, "log", "-1", "--format=%s") == (
+        "clm(migrate): 2 manifests to version 2, 2 states to version 2\n"
+    )
+    assert "Clm-Event: migrate\nClm-Redactions: 0\nClm-Migrated: 4\n" in git(
+        old, "log", "-1", "--format=%(trailers:only,unfold)"
+    )
+    assert sorted(git(old, "show", "--name-only", "--format=", "HEAD").split()) == DOCUMENTS
+    for path in DOCUMENTS:
+        after = show(old, path)
+        assert after["schema_version"] == 2
+        assert {k: v for k, v in after.items() if k != "schema_version"} == before[path]
+    validate_manifest(show(old, PARSER_MANIFEST))
+    # the branch's handoff is its pull request's: left as written (readers upgrade it)
+    assert "schema_version" not in show(old, PARSER_MANIFEST, "clm/handoff/parser-1-2")
+    assert git(old, "status", "--porcelain") == ""
+
+    again = invoke("migrate", "--memory", str(old))
+    assert (again.exit_code, again.stdout) == (
+        0,
+        f"{old}: all 4 document(s) are current; nothing to migrate\n",
+    )
+    assert git(old, "rev-parse", "HEAD").strip() == commit
+    status = invoke("status", "--memory", str(old))
+    assert status.stderr == ""
+    assert invoke("log", "--memory", str(old), "--event", "migrate").exit_code == 0
+
+
+def test_a_document_migrate_cannot_read_stops_it_before_anything_is_written(
+    old: Path,
+) -> None:
+    broken = json.dumps({**show(old, DEMO_MANIFEST), "status": "sideways"})
+    (old / DEMO_MANIFEST).write_text(broken)
+    (old / "sessions/demo/state.json").write_text('{"schema_version": 7, "session_id": "demo"}')
+    git(old, "commit", "-qam", "hand edits")
+    head = git(old, "rev-parse", "HEAD")
+    result = invoke("migrate", "--memory", str(old))
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "clm-policy: cannot migrate; nothing was written:",
+        f"  {DEMO_MANIFEST}: {DEMO_MANIFEST}: handoff manifest: status: input should be "
+        "'in_progress', 'blocked', 'partial_complete' or 'completed'",
+        "  sessions/demo/state.json: sessions/demo/state.json: schema version 7 is newer than "
+        "this clm-policy reads (up to 2): upgrade clm-policy",
+    ]
+    assert git(old, "rev-parse", "HEAD") == head
+
+
+def test_new_documents_carry_the_current_version(memory: Path, tmp_path: Path) -> None:
+    state = tmp_path / "s.json"
+    state.write_text(json.dumps({"session_id": "s1", "tokens": {"context_tokens": 400000}}))
+    out = invoke("handoff", "--memory", str(memory), "--state", str(state), "--format", "json")
+    assert out.exit_code == 0, out.stderr
+    path = json.loads(out.stdout)["manifest_path"]
+    assert show(memory, path)["schema_version"] == MANIFEST_VERSION == 2
+    assert show(memory, "sessions/s1/state.json")["schema_version"] == STATE_VERSION == 2
+
+
+# -- the table
+
+
+def test_each_kind_is_current_at_its_tables_length_plus_one() -> None:
+    assert (len(UPGRADES[MANIFEST]) + 1, len(UPGRADES[STATE]) + 1) == (
+        MANIFEST_VERSION,
+        STATE_VERSION,
+    )
+    read = upgrade(STATE, {"session_id": "s"}, "x.json")
+    assert (read.found, read.upgraded, read.data) == (
+        1,
+        True,
+        {"session_id": "s", "schema_version": 2},
+    )
+    read = upgrade(STATE, {"schema_version": 2, "session_id": "s"}, "x.json")
+    assert (read.found, read.upgraded) == (2, False)
+
+
+def test_a_new_field_is_one_line_of_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(UPGRADES, MANIFEST, (added(), added(done=[])))
+    read = upgrade(MANIFEST, {"goal": "g"}, "m.json")
+    assert read.data == {"goal": "g", "schema_version": 3, "done": []}
+    read = upgrade(MANIFEST, {"goal": "g", "schema_version": 2}, "m.json")
+    assert (read.found, read.data) == (2, {"goal": "g", "schema_version": 3, "done": []})
+
+
+@pytest.mark.parametrize(
+    ("version", "message"),
+    [
+        (
+            3,
+            "m.json: schema version 3 is newer than this clm-policy reads (up to 2): upgrade clm-policy",
+        ),
+        (0, "m.json: schema_version must be a whole number from 1, got 0"),
+        ("2", "m.json: schema_version must be a whole number from 1, got '2'"),
+        (True, "m.json: schema_version must be a whole number from 1, got True"),
+    ],
+)
+def test_a_version_it_cannot_read_is_refused(version: object, message: str) -> None:
+    with pytest.raises(InputError) as caught:
+        upgrade(MANIFEST, {"schema_version": version}, "m.json")
+    assert str(caught.value) == message
