@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from clm_policy.base.errors import InputError
+from clm_policy.base.termsafe import echo
 
 
 @click.command()
@@ -45,7 +46,7 @@ def mcp(install: bool, scope: str) -> int:
     if install:
         from clm_policy.agents.mcp.install import install as install_server
 
-        click.echo("\n".join(install_server(scope, Path.cwd())))
+        echo("\n".join(install_server(scope, Path.cwd())))
         return 0
     from clm_policy.agents.mcp.install import sdk_installed
 

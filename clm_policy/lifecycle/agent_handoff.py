@@ -1,13 +1,12 @@
-"""A handoff the agent writes itself (the MCP ``handoff`` tool): its fields over the facts
-the transcript gives.
+"""A handoff the agent writes itself (the MCP ``handoff`` tool), as the notes every handoff of
+the agent's own is read into.
 
-What the agent wrote on purpose is the most trusted source of a handoff (DESIGN §9a): its
-goal, what it did and checked, what it did not check, its blockers and its next step replace
-what clm-policy can only guess from a transcript. The exact lists — files changed, commands
-and their results — stay the transcript's: an agent's memory of them is the weaker source.
-
-:func:`handoff_from_fields` is the one seam between the fields and the manifest: the Stop
-hook's handoff text, once parsed into the same fields, can feed it too.
+What the agent wrote on purpose is the most trusted source of a handoff (DESIGN §9a). The
+Stop hook's handoff reply is parsed into :class:`~clm_policy.transcripts.notes.AgentNotes`;
+the tool's fields become the same notes here (:func:`notes_of`), so both take one road into
+the manifest (:func:`~clm_policy.transcripts.takeover.handoff_states`): the agent's done,
+verified, not-verified, blockers and next step over what the transcript gives, and the exact
+lists — files, commands and their results — the transcript's.
 """
 
 from __future__ import annotations
@@ -15,11 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from clm_policy.models.state import SessionState
-
-DONE_PREFIX = "done: "
-"""A ``done`` item in the manifest's ``verified`` list (the manifest has no field of its own
-for work done; the prefix keeps the agent's claims apart from its checks)."""
+from clm_policy.transcripts.notes import AgentNotes, notes_from_fields
 
 
 @dataclass(frozen=True)
@@ -35,31 +30,34 @@ class AgentHandoff:
     notes: str = ""
 
 
-@dataclass(frozen=True)
-class HandoffInputs:
-    """What :func:`~clm_policy.lifecycle.pipelines.run_handoff` takes: the state and the next
-    safe action as the agent wrote it (None: derived from the state)."""
-
-    state: SessionState
-    next_action: str | None
-
-
-def _items(items: Sequence[str]) -> list[str]:
-    return [item.strip() for item in items if item.strip()]
-
-
-def handoff_from_fields(state: SessionState, fields: AgentHandoff) -> HandoffInputs:
-    """``state`` (read from the session's transcript) with the agent's fields in place of
-    the guesses: goal (the transcript's when the agent gave none), ``verified`` (``done``
-    items first, as ``done: …``), ``not_verified``, ``blockers``, the next safe action;
-    ``notes`` joins the assumptions and risks. Files changed and commands run are left as
-    the transcript has them."""
-    notes = fields.notes.strip()
-    update = {
-        "goal": fields.goal.strip() or state.goal,
-        "verified": [DONE_PREFIX + d for d in _items(fields.done)] + _items(fields.verified),
-        "not_verified": _items(fields.not_verified),
-        "blockers": _items(fields.blockers),
-        "assumptions_risks": [*state.assumptions_risks, *([notes] if notes else [])],
+def notes_of(fields: AgentHandoff) -> AgentNotes:
+    """``fields`` as the notes a handoff reply is read into (``notes`` joins the risks). A list
+    left empty says nothing; ``blockers`` given empty says there are none."""
+    given: dict[str, object] = {
+        "goal": fields.goal,
+        "done": list(fields.done),
+        "verified": list(fields.verified),
+        "not_verified": list(fields.not_verified),
+        "blockers": list(fields.blockers),
+        "next_safe_action": fields.next_safe_action,
     }
-    return HandoffInputs(state.model_copy(update=update), fields.next_safe_action.strip() or None)
+    if fields.notes.strip():
+        given["risks"] = [fields.notes]
+    return notes_from_fields(given)
+
+
+def summary_text(fields: AgentHandoff) -> str:
+    """The fields as the agent's own summary, for recall (``Clm-Recall-Agent``)."""
+    parts = [f"Goal: {fields.goal}"] if fields.goal.strip() else []
+    for title, items in (
+        ("Done", fields.done),
+        ("Verified", fields.verified),
+        ("Not verified", fields.not_verified),
+        ("Blockers", fields.blockers),
+    ):
+        parts += [f"{title}:", *(f"- {item}" for item in items)] if items else []
+    if fields.next_safe_action.strip():
+        parts.append(f"Next safe action: {fields.next_safe_action}")
+    if fields.notes.strip():
+        parts.append(fields.notes)
+    return "\n".join(parts)

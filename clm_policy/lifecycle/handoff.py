@@ -58,15 +58,15 @@ def build_manifest(
     *,
     now: datetime,
     status: ManifestStatus | None = None,
-    next_action: str | None = None,
 ) -> HandoffManifest:
     """The handoff manifest of ``state`` at ``now`` (a timezone-aware datetime).
 
     Lists are copied from the state (memory keys without duplicates, first one kept); the
     token snapshot is the state's at handoff: ``context_tokens`` is what the window held,
     ``input/output/total_tokens`` are the session's cumulative figures. ``status`` defaults
-    to :func:`derive_status`; ``next_safe_action`` is ``next_action`` (what the agent wrote)
-    or else :func:`~clm_policy.lifecycle.summary.next_safe_action`; a session without a goal gets
+    to :func:`derive_status`; ``next_safe_action`` is
+    :func:`~clm_policy.lifecycle.summary.next_safe_action` (the step the agent stated first,
+    ``state.next_action``); a session without a goal gets
     :data:`NO_GOAL`. Validated by pydantic; an invalid value (an empty rationale, a memory
     key like ``../x``) is an :class:`InputError` naming the field.
     """
@@ -81,7 +81,7 @@ def build_manifest(
         "not_verified": list(state.not_verified),
         "assumptions_risks": list(state.assumptions_risks),
         "blockers": list(state.blockers),
-        "next_safe_action": next_action or next_safe_action(state),
+        "next_safe_action": next_safe_action(state),
         "memory_keys": list(dict.fromkeys(state.memory_keys)),
         "token_snapshot": state.tokens.model_copy(),
         "timestamp": format_timestamp(now),

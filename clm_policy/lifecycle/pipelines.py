@@ -254,7 +254,6 @@ def run_handoff(
     seed_tokens: int = DEFAULT_SEED_TOKENS,
     facts_asked: Sequence[Fact] | None = None,
     agent_summary: str | None = None,
-    next_action: str | None = None,
 ) -> HandoffOutcome:
     """Write the handoff manifest (validated), its Markdown and the state; commit them on the
     checked-out branch, or on ``clm/handoff/<session>-<n>`` with ``branch``; push if asked.
@@ -269,9 +268,7 @@ def run_handoff(
     :func:`~clm_policy.lifecycle.verify.inventory`): ``Clm-Recall``, ``Clm-Recall-Missing``,
     ``Clm-Recall-Kinds``; and, when the agent wrote a summary of its own (``agent_summary``:
     its handoff reply), so is that summary: ``Clm-Recall-Agent`` and its ``-Missing`` and
-    ``-Kinds``. ``Clm-Seed-Tokens`` is the seed's size (characters / 4). ``next_action``: the
-    next safe action as the agent wrote it (redacted like the rest), instead of the one
-    derived from the state."""
+    ``-Kinds``. ``Clm-Seed-Tokens`` is the seed's size (characters / 4)."""
     from clm_policy.lifecycle.handoff import (
         build_manifest,
         manifest_filename,
@@ -298,7 +295,6 @@ def run_handoff(
         clean,
         change.clean(rationale),
         now=now or datetime.now(UTC),
-        next_action=change.clean(next_action) if next_action else None,
     )
     number = _next_handoff_number(repo, state.session_id)
     m_path = manifest_path(manifest_filename(manifest, state.session_id))

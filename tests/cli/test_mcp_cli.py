@@ -122,7 +122,7 @@ def test_init_claude_code_offers_the_server_and_mcp_installs_it(
     alone = invoke("init", str(tmp_path / "mem"), "--mcp")
     assert (alone.exit_code, alone.stderr.splitlines()[-1]) == (
         2,
-        "Error: --mcp goes with --claude-code",
+        "clm-policy init: --mcp goes with --claude-code (try 'clm-policy init --help')",
     )
 
 

@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from clm_policy.agents.hooks.shared import Hook, cut, share
+from clm_policy.agents.hooks.shared import Hook, cut, handoff_options, share
 from clm_policy.agents.mcp.calling import Caller, find_caller, project_dir
 from clm_policy.base.errors import InputError
-from clm_policy.lifecycle.agent_handoff import AgentHandoff, handoff_from_fields
+from clm_policy.lifecycle.agent_handoff import AgentHandoff, notes_of, summary_text
 
 AGENT = "claude-code"
 SEARCH_LIMIT = 10
@@ -97,10 +97,17 @@ class Tools:
         """Commit the calling session's handoff: the agent's fields over the transcript's
         facts; the answer says what the next session will be told."""
         from clm_policy.lifecycle.pipelines import run_handoff
+        from clm_policy.lifecycle.verify import inventory
+        from clm_policy.transcripts.reading import read_transcript
+        from clm_policy.transcripts.takeover import handoff_states
 
         caller, hook = self._session("handoff")
-        state, outcome = hook.full_state()
-        inputs = handoff_from_fields(state, fields)
+        reading = read_transcript(hook.transcript)
+        base, state = handoff_states(reading, hook.session_id(reading), notes=notes_of(fields))
+        if hook.profile:
+            base = base.model_copy(update={"profile": hook.profile})
+            state = state.model_copy(update={"profile": hook.profile})
+        outcome = hook.policy().outcome(base, hook.profile)
         why = hook.provenance(outcome, **{"Clm-Via": "mcp"})
         if outcome.action.value != "handoff":
             said = outcome.action.value + (f" ({outcome.rationale})" if outcome.rationale else "")
@@ -109,7 +116,13 @@ class Tools:
             )
         with hook.repo() as repo:
             done = run_handoff(
-                repo, inputs.state, why=why, push=hook.remote, next_action=inputs.next_action
+                repo,
+                state,
+                why=why,
+                push=hook.remote,
+                facts_asked=inventory(base),
+                agent_summary=summary_text(fields),
+                **handoff_options(hook, state),
             )
         return {
             **self._where(caller),
