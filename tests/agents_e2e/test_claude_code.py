@@ -445,7 +445,9 @@ def _assert_stop_handoff(claude: Claude, sandbox: Sandbox, session: str) -> dict
     assert facts["Clm-Rule"] == "hard_handoff"
     assert int(facts["Clm-Context-Tokens"]) >= 150_000
     manifest: dict[str, Any] = json.loads(sandbox.memory_show(facts["Clm-Manifest"]))
-    assert manifest["goal"] == "Write calc.py with add()."
+    # the goal as the agent's handoff reply states it; the person's request stays listed
+    assert manifest["goal"] == "calc.py with add()."
+    assert manifest["requests"] == ["Write calc.py with add()."]
     assert manifest["token_snapshot"]["model"] == CLAUDE_200K_MODEL
     assert any(f.startswith(f"sessions/{session}/handoffs/") for f in sandbox.memory_files())
     return manifest
@@ -466,7 +468,8 @@ def test_stop_hands_off_and_a_fresh_session_starts_from_it(
     opening = main_requests(claude, new)[0]
     sent = text_of_request(opening)
     assert SEED in sent
-    assert "**Goal:** Write calc.py with add()." in sent
+    assert "**Goal:** calc.py with add()." in sent
+    assert "- Write calc.py with add()." in sent  # the earlier request
     (start,) = commits_of(sandbox, "start")
     facts = trailers(start)
     assert facts["Clm-Session"] == new
@@ -501,7 +504,8 @@ def test_clear_starts_a_session_from_the_handoff(
     sent = text_of_request(opening)
     assert "<command-name>/clear</command-name>" in sent
     assert SEED in sent
-    assert "**Goal:** Write calc.py with add()." in sent
+    assert "**Goal:** calc.py with add()." in sent
+    assert "- Write calc.py with add()." in sent  # the earlier request
     (start,) = commits_of(sandbox, "start")
     assert trailers(start)["Clm-Session"] == new
     save_session(claude, new, "after-clear")

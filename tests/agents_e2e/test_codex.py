@@ -227,7 +227,8 @@ def test_stop_hands_off_and_the_next_session_starts_from_it(
     assert new != session
     opening = next(r for r in codex.server.of_kind("main") if _session_of(r) == new)
     assert SEED in sent(opening)
-    assert "**Goal:** Write notes.txt, check it, then mark it final." in sent(opening)
+    assert "**Goal:** notes.txt final." in sent(opening)  # as the agent's reply states it
+    assert "- Write notes.txt, check it, then mark it final." in sent(opening)
     assert "**Next safe action:** add a changelog." in sent(opening)  # the agent's own words
     (start,) = commits_of(sandbox, "start")
     assert trailers(start)["Clm-Parent-Session"] == session
