@@ -37,7 +37,7 @@ from clm_policy.lifecycle.verify import (
     verify,
 )
 from clm_policy.memory.change import Change, JsonDoc, JsonLines
-from clm_policy.memory.git.write import GitError, MemoryRepo
+from clm_policy.memory.git.write import GitError, MemoryRepo, NothingToCommit
 from clm_policy.memory.layout import (
     check_key,
     check_session,
@@ -148,6 +148,7 @@ def run_compaction(
     summarizer: Summarizer = DETERMINISTIC,
     min_recall: float | None = None,
     on_verified: Callable[[Recall], None] | None = None,
+    context_line: str | None = None,
 ) -> CompactOutcome:
     """Compact ``state``, verify it and commit the summary document and the persisted state.
 
@@ -163,7 +164,10 @@ def run_compaction(
     instead). Without it (a snapshot taken while an agent compacts on its own) the recall is
     recorded only, and a summarizer falls back under the default 0.9. ``on_verified`` is told
     the recall of a compaction that is going to be committed, before the commit (the run loop
-    records it in that step's line of metrics.jsonl, which the commit holds)."""
+    records it in that step's line of metrics.jsonl, which the commit holds).
+
+    ``context_line`` replaces the body's ``Context: <before> -> <after> tokens (estimated)``:
+    a snapshot taken while an agent compacts on its own cannot know the context after it."""
     check_identifiers(state)
     when = now or datetime.now(UTC)
     change = Change(files, appends)
@@ -200,10 +204,11 @@ def run_compaction(
     # the context as the caller's compaction measured it (a marker is not the secret's size)
     kept = recorded.state.model_copy(update={"tokens": result.state.tokens})
     change.files[f"{session_dir(state.session_id)}/state.json"] = state_doc(kept)
-    body = (
-        f"Goal: {clean.goal or '(none)'}\n"
-        f"Context: {result.context_before} -> {result.context_after} tokens (estimated)\n"
-        + (f"Why: {why.rationale}\n" if why.rationale else "")
+    context = context_line or (
+        f"Context: {result.context_before} -> {result.context_after} tokens (estimated)"
+    )
+    body = f"Goal: {clean.goal or '(none)'}\n{context}\n" + (
+        f"Why: {why.rationale}\n" if why.rationale else ""
     )
     message = CommitMessage(
         event_subject("compact", state.session_id, state.step_index, why.rule),
@@ -218,6 +223,20 @@ def run_compaction(
     )
     commit = repo.commit(message, change)
     return CompactOutcome(commit, path, result, change.redactions)
+
+
+def committed_snapshot(repo: MemoryRepo, state: SessionState) -> str | None:
+    """The commit of this session's newest compaction when it was taken at the same position
+    as ``state`` (the same step and context): committing ``state`` again would record nothing
+    new (an agent retrying a blocked compaction, ``compact --transcript`` run twice)."""
+    from clm_policy.memory.audit import read_log
+
+    for entry in read_log(repo, session=state.session_id, event="compact", limit=1):
+        same = entry.trailers.get("Clm-Step") == str(state.step_index) and entry.trailers.get(
+            "Clm-Context-Tokens"
+        ) == str(state.tokens.context_tokens)
+        return entry.commit if same else None
+    return None
 
 
 def _next_handoff_number(repo: MemoryRepo, session_id: str) -> int:
@@ -390,10 +409,16 @@ def record_agent_summary(
     summary: str,
     *,
     why: Provenance = Provenance(),
+    context: tuple[int | None, int | None] = (None, None),
 ) -> str:
     """Commit the summary an agent wrote of its own context when it compacted (Claude Code's
     ``compact_summary``), as ``sessions/<id>/summaries/<step>.md``: the audit trail shows
     what the agent's native compaction kept.
+
+    ``context`` is the agent's own figures before and after the compaction when it gives
+    them (Claude Code's ``compactMetadata.preTokens``/``postTokens``): the one after becomes
+    ``Clm-Context-Tokens``; without it the commit says the context is unknown until the
+    agent's next usage figure, and has no such trailer (never a 0 it did not measure).
 
     When the memory has the session's state (the snapshot committed before the agent
     compacted), the summary is verified against its facts: the document's front matter and
@@ -406,10 +431,13 @@ def record_agent_summary(
     snapshot = persisted_state(repo, state.session_id)
     if snapshot is not None:
         recall = verify(facts(snapshot), [cleaned])
+    before, after = context
     front = [
         f"session: {json.dumps(state.session_id)}",
         f"step: {state.step_index}",
         f"rule: {json.dumps(why.rule)}",
+        f"context_before: {json.dumps(before)}",
+        f"context_after: {json.dumps(after)}",
     ]
     if recall is not None:
         front += [
@@ -421,10 +449,21 @@ def record_agent_summary(
         + "\n---\n\n# The agent's own summary\n\n"
         + f"{cleaned.strip()}\n"
     )
+    figures = (
+        f"Context: {before if before is not None else 'unknown'} -> {after} tokens (the agent's "
+        "own figures)."
+        if after is not None
+        else "Context after the compaction: unknown until the agent's next response."
+    )
+    found = trailers(state, "summary", why, **(recall_trailers(recall) if recall else {}))
+    if after is None:
+        del found["Clm-Context-Tokens"]
+    else:
+        found["Clm-Context-Tokens"] = str(after)
     message = CommitMessage(
         event_subject("summary", state.session_id, state.step_index, why.rule),
-        f"The agent compacted its context; its summary is {path}.",
-        trailers(state, "summary", why, **(recall_trailers(recall) if recall else {})),
+        f"The agent compacted its context; its summary is {path}.\n{figures}",
+        found,
     )
     change.files[path] = text
     return repo.commit(message, change)
@@ -448,9 +487,10 @@ def record_session_end(
     why: Provenance = Provenance(),
     record: Mapping[str, object],
     appends: Logs | None = None,
-) -> str:
+) -> str | None:
     """Commit the end of a run: ``run.json`` (how it stopped), the state (unless a handoff
-    already committed it) and the decisions and metrics not yet in git."""
+    already committed it) and the decisions and metrics not yet in git. None, and no commit,
+    when that is all in git already (a handoff's commit recorded how the run stopped)."""
     folder = session_dir(state.session_id)
     change = Change({f"{folder}/run.json": JsonDoc(dict(record))}, appends)
     if reason != "handoff":  # the handoff commit already keeps the final state
@@ -460,4 +500,7 @@ def record_session_end(
         f"Session ended: {reason}.",
         trailers(state, "session", why),
     )
-    return repo.commit(message, change)
+    try:
+        return repo.commit(message, change)
+    except NothingToCommit:
+        return None
