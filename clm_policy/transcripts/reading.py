@@ -92,7 +92,9 @@ class TranscriptReading(Record):
     session's requests (cost metrics). ``bytes_read`` is how much of the file was read.
     A full read of a Claude Code or Codex transcript also gives the series of the session:
     ``turns`` (:data:`Turn`, one per request with a usage figure) and ``compactions``
-    (:data:`Compaction`); a tail read leaves them None.
+    (:data:`Compaction`); a tail read leaves them None. ``compacted_at_tokens`` and
+    ``compacted_to_tokens`` are the agent's own figures before and right after its last
+    compaction, when the transcript says (Claude Code's ``preTokens``/``postTokens``).
     """
 
     FIELDS = (
@@ -109,6 +111,7 @@ class TranscriptReading(Record):
         "compact_count",
         "last_compact_step",
         "compacted_at_tokens",
+        "compacted_to_tokens",
         "goal",
         "changed_artifacts",
         "commands_and_results",
@@ -138,6 +141,7 @@ class TranscriptReading(Record):
         compact_count: int = 0,
         last_compact_step: int | None = None,
         compacted_at_tokens: int | None = None,
+        compacted_to_tokens: int | None = None,
         goal: str = "",
         changed_artifacts: list[str] | None = None,
         commands_and_results: list[str] | None = None,
@@ -163,6 +167,7 @@ class TranscriptReading(Record):
         self.compact_count = compact_count
         self.last_compact_step = last_compact_step
         self.compacted_at_tokens = compacted_at_tokens
+        self.compacted_to_tokens = compacted_to_tokens
         self.goal = goal
         self.changed_artifacts: list[str] = [] if changed_artifacts is None else changed_artifacts
         self.commands_and_results: list[str] = (
@@ -222,6 +227,7 @@ class TranscriptReading(Record):
         """The reading as a :class:`~clm_policy.models.state.SessionState` (the only place
         that loads the pydantic models). ``session_id`` must be valid for the memory
         repository; without it one is derived (:meth:`state_session_id`)."""
+        from clm_policy.base.paths import relative_to_project
         from clm_policy.memory.layout import check_session
         from clm_policy.models.enums import MessageRole
         from clm_policy.models.state import Message, SessionState, TokenSnapshot
@@ -249,7 +255,10 @@ class TranscriptReading(Record):
                 model=self.model,
                 estimated=self.context_estimated,
             ),
-            changed_artifacts=list(self.changed_artifacts),
+            # named as committed: relative to the project (clm_policy.base.paths)
+            changed_artifacts=list(
+                dict.fromkeys(relative_to_project(p, self.cwd) for p in self.changed_artifacts)
+            ),
             commands_and_results=list(self.commands_and_results),
             messages=messages,
         )

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from clm_policy.base.errors import InputError
+from clm_policy.base.paths import relative_to_project
 from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.memory.layout import is_session
 from clm_policy.models.state import SessionState
@@ -265,7 +266,10 @@ def test_to_state_is_a_valid_session_state(name: str) -> None:
         reading.compact_count,
     )
     assert state.last_compact_step == reading.last_compact_step
-    assert state.changed_artifacts == reading.changed_artifacts
+    # named as committed: relative to the session's folder (clm_policy.base.paths)
+    assert state.changed_artifacts == list(
+        dict.fromkeys(relative_to_project(p, reading.cwd) for p in reading.changed_artifacts)
+    )
     assert state.commands_and_results == reading.commands_and_results
     # the fast reading makes a state too (figures only)
     assert read_context(fixture(name)).to_state("s1").tokens.context_tokens == (
