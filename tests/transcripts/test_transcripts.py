@@ -906,3 +906,34 @@ def test_read_context_imports_nothing_heavy() -> None:
 @pytest.mark.parametrize("chars", [0, 1, 3, 4, 5, 399, 400, 401, 10**6 + 1])
 def test_estimate_rule_equals_the_lifecycle_estimate(chars: int) -> None:
     assert tr.estimate_tokens(chars) == estimate_tokens("x" * chars) == math.ceil(chars / 4)
+
+
+def test_right_after_a_real_compaction_the_estimate_starts_from_claude_codes_figure(
+    tmp_path: Path,
+) -> None:
+    """Claude Code 2.1.328's own transcript, cut right after its compact summary (the moment
+    a status line or hook sees it): the context is postTokens (2,841) and what follows — not
+    0, and not a figure from before the compaction."""
+    real = HERE / "fixtures" / "real" / "claude-code-2.1.328" / "transcripts" / "compact-auto.jsonl"
+    lines = real.read_text().splitlines(keepends=True)
+    summary = next(i for i, line in enumerate(lines) if '"isCompactSummary":true' in line)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(lines[: summary + 1]))
+    for reading in (read_context(cut), read_transcript(cut)):
+        assert (reading.context_tokens, reading.context_estimated) == (2841, True)
+        assert reading.warnings == [
+            "compacted after the last usage figure; context estimated: Claude Code's figure "
+            "right after the compaction (compactMetadata.postTokens) and characters / 4 of what "
+            "follows"
+        ]
+    full = read_transcript(cut)
+    assert (full.compacted_at_tokens, full.compacted_to_tokens) == (95084, 2841)
+    # without postTokens (older versions) the summary itself is counted
+    boundary = next(i for i, line in enumerate(lines) if '"compact_boundary"' in line)
+    older = json.loads(lines[boundary])
+    del older["compactMetadata"]["postTokens"]
+    cut.write_text(
+        "".join([*lines[:boundary], json.dumps(older) + "\n", *lines[boundary + 1 : summary + 1]])
+    )
+    summary_chars = len(json.loads(lines[summary])["message"]["content"])
+    assert read_context(cut).context_tokens == -(-summary_chars // 4)
