@@ -308,7 +308,7 @@ def test_k_filters_cases_ignoring_case(monkeypatch: pytest.MonkeyPatch) -> None:
         "a phase boundary hands off",
     ]
     assert result.stdout.splitlines()[-3:] == [
-        "46 deselected by -k 'PHASE BOUNDARY'",
+        "47 deselected by -k 'PHASE BOUNDARY'",
         "0 errors",
         "5 passed, 0 failed, 0 skipped",
     ]

@@ -2,8 +2,25 @@
 policy, the memory repository), the reply, the seed and essentials a session starts with, and
 the rule that a hook never breaks the agent (:func:`run_hook`).
 
-The agent-specific answers live in :mod:`.claude_hooks` (Claude Code) and :mod:`.codex_hooks`
-(Codex CLI).
+The agent-specific answers live in :mod:`.claude_code` (Claude Code) and :mod:`.codex`
+(Codex CLI); the events whose protocol the two agents share are answered here once
+(:func:`prompt_advice`, :func:`pre_compact`, :func:`stop_for_handoff`), with what differs
+between them — the words, and the shape of an answer that asks or blocks — in their
+:class:`Wording`.
+
+Three rules hold for every event:
+
+- **Exactly once.** A session hands off once: a handoff committed at PreCompact or Stop ends
+  the asking (the prompt hook stops asking for one; a later automatic compaction goes ahead),
+  and a snapshot at a transcript position already committed is not committed again.
+- **The agent's figures.** The window is the one the agent knows (a Codex rollout names it;
+  for Claude Code, :mod:`.windows`); with none known, shares of it decide nothing. The
+  transcript is written asynchronously (Claude Code flushes it every 100 ms): Stop waits for
+  the reply it is told of, PreCompact and PostCompact for the file to settle, a moment at most.
+- **Said once.** What the person must know and the agent shows nowhere (a handoff committed
+  at a blocked automatic compaction; an unknown window) is said once, by the next hook whose
+  ``systemMessage`` the agent shows; what was said is kept among the session's facts
+  (:mod:`clm_policy.agents.sessionfacts`).
 """
 
 from __future__ import annotations
@@ -28,6 +45,11 @@ file path)."""
 MAX_INPUT = 16 * 1024 * 1024
 LOG_LIMIT = 1024 * 1024
 LOG_NAME = "hook.log"
+
+
+class NoTranscriptYet(InputError):
+    """The transcript the hook names does not exist yet: a new session's first hooks come
+    before Claude Code writes it. Not a problem: answered with nothing, and not logged."""
 
 
 class HookReply(Record):
@@ -92,7 +114,60 @@ class Hook:
         path = self.event.get("transcript_path")
         if not isinstance(path, str) or not path:
             raise InputError(f"{self.name}: no transcript_path in the hook's input")
-        return os.path.expanduser(path)
+        path = os.path.expanduser(path)
+        if not os.path.lexists(path):
+            raise NoTranscriptYet(f"{self.name}: the transcript {path} does not exist yet")
+        return path
+
+    @property
+    def turn(self) -> str:
+        """The turn this call belongs to: Claude Code's ``prompt_id``, Codex's ``turn_id``
+        (the prompt hook and the Stop hooks of one turn share it); "" when absent."""
+        for key in ("prompt_id", "turn_id"):
+            value = self.event.get(key)
+            if isinstance(value, str) and value:
+                return value
+        return ""
+
+    def facts(self) -> dict[str, Any]:
+        """What the hooks recorded about this session (:mod:`..sessionfacts`)."""
+        from clm_policy.agents.sessionfacts import read_facts
+
+        sid = self.event.get("session_id")
+        return read_facts(sid, "hook") if isinstance(sid, str) else {}
+
+    def note(self, **changes: Any) -> None:
+        """Record ``changes`` among this session's facts (best effort)."""
+        from clm_policy.agents.sessionfacts import update_facts
+
+        sid = self.event.get("session_id")
+        if isinstance(sid, str):
+            update_facts(sid, "hook", **changes)
+
+    def window_of(self, reading: Any) -> None:
+        """Fill in ``reading``'s window and model from what the agent knows when the
+        transcript does not say (a Codex rollout names its window; Claude Code's never do:
+        :mod:`.windows`)."""
+        if reading.context_window is not None or self.agent != "claude-code":
+            return
+        from clm_policy.agents.hooks.windows import claude_code_window
+
+        cwd = self.event.get("cwd")
+        found = claude_code_window(
+            str(self.event.get("session_id") or ""),
+            reading.model,
+            cwd if isinstance(cwd, str) else reading.cwd,
+        )
+        reading.context_window = found.window
+        reading.model = reading.model or found.model
+
+    def outcome(self, figures: Any) -> Any | None:
+        """The policy's outcome for ``figures``; None when its thresholds are shares of a
+        window nobody knows (then they decide nothing: :func:`window_unknown`)."""
+        policy = self.policy()
+        if window_unknown(policy, figures, self.profile):
+            return None
+        return policy.outcome(figures, self.profile)
 
     def session_id(self, reading: Any | None = None) -> str:
         """The memory repository's id of this session: the agent's own, when valid."""
@@ -110,23 +185,26 @@ class Hook:
 
         return load_policy_cached(self.policy_ref)
 
-    def decide_from_tail(self) -> tuple[Any, Any]:
-        """The transcript's figures (read from its end) and the policy's outcome on them."""
+    def decide_from_tail(self) -> tuple[Any, Any | None]:
+        """The transcript's figures (read from its end) and the policy's outcome on them
+        (None: the window is unknown)."""
         from clm_policy.transcripts.reading import read_context
 
         reading = read_context(self.transcript)
-        return reading, self.policy().outcome(reading.to_figures(), self.profile)
+        self.window_of(reading)
+        return reading, self.outcome(reading.to_figures())
 
-    def full_state(self) -> tuple[Any, Any]:
+    def full_state(self) -> tuple[Any, Any | None]:
         """The whole transcript as a SessionState (for a snapshot or a handoff) and the
-        policy's outcome on it."""
+        policy's outcome on it (None: the window is unknown)."""
         from clm_policy.transcripts.reading import read_transcript
 
         reading = read_transcript(self.transcript)
+        self.window_of(reading)
         state = reading.to_state(self.session_id(reading))
         if self.profile:
             state = state.model_copy(update={"profile": self.profile})
-        return state, self.policy().outcome(state, self.profile)
+        return state, self.outcome(state)
 
     def repo(self) -> Any:
         """The project's memory repository, created on first use."""
@@ -138,16 +216,25 @@ class Hook:
             init_memory(memory)
         return MemoryRepo(memory)
 
-    def provenance(self, outcome: Any, **extra: str) -> Any:
+    def provenance(self, outcome: Any | None, **extra: str) -> Any:
         from clm_policy.lifecycle.pipelines import Provenance
 
         policy = self.policy()
         return Provenance(
-            outcome.trigger,
-            outcome.rationale,
+            outcome.trigger if outcome is not None else None,
+            outcome.rationale if outcome is not None else None,
             f"{policy.path}@{policy.digest}",
             {"Clm-Agent": self.agent, **extra},
         )
+
+
+def window_unknown(policy: Any, figures: Any, profile: str | None) -> bool:
+    """Whether the profile's thresholds are shares of a window that neither the state nor
+    the policy (its models table, the profile) knows: then they cannot decide anything."""
+    prof = policy.profile(profile or figures.profile)
+    if prof.soft_compact.percent is None and prof.hard_handoff.percent is None:
+        return False
+    return policy.window_for(figures, prof)[0] is None
 
 
 def agent_trailers(hook: Hook, trigger: str, state: Any) -> dict[str, str]:
@@ -156,27 +243,42 @@ def agent_trailers(hook: Hook, trigger: str, state: Any) -> dict[str, str]:
 
 
 def commit_snapshot(
-    hook: Hook, repo: Any, state: Any, outcome: Any, trigger: str, compacts: str
-) -> Any:
+    hook: Hook, repo: Any, state: Any, outcome: Any | None, trigger: str, compacts: str
+) -> Any | None:
     """The compaction snapshot committed before the agent compacts (PreCompact): its rule is
-    ``<agent>:<trigger>``, its rationale ``<compacts> (<trigger>)`` ("Claude Code compacts")."""
+    ``<agent>:<trigger>``, its rationale ``<compacts> (<trigger>)`` ("Claude Code compacts").
+    None, and nothing committed, when a snapshot of this session at the same transcript
+    position (step and context) is committed already (a compaction the agent tries again)."""
     from dataclasses import replace  # a compaction's commit: rare, and git costs more
 
-    from clm_policy.lifecycle.pipelines import run_compaction
+    from clm_policy.lifecycle.pipelines import committed_snapshot, run_compaction
 
+    if committed_snapshot(repo, state) is not None:
+        return None
     why = replace(
         hook.provenance(outcome, **agent_trailers(hook, trigger, state)),
         rule=f"{hook.agent}:{trigger}",
         rationale=f"{compacts} ({trigger})",
     )
     retain = hook.policy().profile(hook.profile or state.profile).retain_recent_messages
-    return run_compaction(repo, state, retain=retain, why=why)
+    context = (
+        f"Context: {state.tokens.context_tokens} tokens when {compacts.lower()}; after the "
+        "compaction: unknown until its next response"
+    )
+    return run_compaction(repo, state, retain=retain, why=why, context_line=context)
 
 
-def commit_handoff(hook: Hook, *, after: str) -> HookReply:
+def commit_handoff(
+    hook: Hook, state: Any, outcome: Any | None, repo: Any | None = None, **trailers: str
+) -> Any:
+    """Commit the handoff of ``state`` (the model's last reply, when the hook was told it,
+    kept as the session's last message) and note it among the session's facts."""
     from clm_policy.lifecycle.pipelines import run_handoff
 
-    state, outcome = hook.full_state()
+    if repo is None:
+        with hook.repo() as opened:
+            return commit_handoff(hook, state, outcome, opened, **trailers)
+
     last = hook.event.get("last_assistant_message")
     if isinstance(last, str) and last.strip():
         from clm_policy.models.enums import MessageRole
@@ -185,11 +287,9 @@ def commit_handoff(hook: Hook, *, after: str) -> HookReply:
         state = state.model_copy(
             update={"messages": [Message(role=MessageRole.ASSISTANT, content=last)]}
         )
-    with hook.repo() as repo:
-        done = run_handoff(repo, state, why=hook.provenance(outcome), push=hook.remote)
-    return reply_json(
-        {"systemMessage": f"clm-policy: handoff committed ({done.manifest_path}). {after}"}
-    )
+    done = run_handoff(repo, state, why=hook.provenance(outcome, **trailers), push=hook.remote)
+    hook.note(handoff=done.manifest_path, told=None, asked=None)
+    return done
 
 
 # -- seeds and essentials -------------------------------------------------------------------
@@ -304,38 +404,174 @@ def context_at_start(hook: Hook) -> str:
     return ""
 
 
-def handed_off(hook: Hook) -> bool:
-    """Whether this session has committed a handoff already (on any branch)."""
+def handed_off(hook: Hook, repo: Any | None = None) -> str | None:
+    """The manifest of this session's handoff when it has committed one (on any branch),
+    else None."""
     from clm_policy.memory.audit import read_log
 
-    with hook.repo() as repo:
-        return bool(read_log(repo, session=hook.session_id(), event="handoff", rev="--all"))
+    if repo is None:
+        with hook.repo() as opened:
+            return handed_off(hook, opened)
+    for entry in read_log(repo, session=hook.session_id(), event="handoff", rev="--all"):
+        return entry.trailers.get("Clm-Manifest") or entry.commit
+    return None
 
 
-def stop_for_handoff(hook: Hook, *, after: str) -> HookReply:
-    """A Stop hook's answer: when the policy says hand off and the session has no handoff yet,
-    block once with what to write; on the stop after that (``stop_hook_active``), commit the
-    handoff from the transcript and the model's last reply (``after`` tells the person what
-    follows). Below the policy's handoff point nothing happens, ``stop_hook_active`` or not
-    (another tool's Stop hook may have kept the agent going)."""
-    if handed_off(hook):
-        return NOTHING
-    _, outcome = hook.decide_from_tail()
-    if outcome.action.value != "handoff":
-        return NOTHING
-    if hook.event.get("stop_hook_active") is True:
-        # the stop after the one we blocked: the reply holds the handoff; commit it now
-        return commit_handoff(hook, after=after)
+class Wording(Record):
+    """What differs between the agents' answers.
+
+    The words: ``agent_name`` ("Claude", "Codex"); ``compact_command``, the focus -> what the
+    person runs; ``compact_note``, the focus -> what the model is told; ``after_handoff``,
+    what the person does once the handoff is written (in a sentence), ``next_session`` (a
+    sentence of its own); ``compacts`` ("Claude Code compacts"); ``stopped``, what a blocked
+    automatic compaction is ("blocked", "stopped").
+
+    The answers' shapes, each given the text: ``ask_at_stop`` keeps the agent going with a
+    request to the model; ``block_compaction`` stops an automatic compaction;
+    ``compaction_goes_ahead`` lets one proceed in a session that handed off already.
+    ``block_is_seen``: whether the person sees the blocking answer's text (else the next
+    hook that can show a message tells them)."""
+
+    FIELDS = (
+        "agent_name",
+        "compact_command",
+        "compact_note",
+        "after_handoff",
+        "next_session",
+        "compacts",
+        "stopped",
+        "ask_at_stop",
+        "block_compaction",
+        "compaction_goes_ahead",
+        "block_is_seen",
+    )
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        agent_name: str,
+        compact_command: Callable[[str], str],
+        compact_note: Callable[[str], str],
+        after_handoff: str,
+        next_session: str,
+        compacts: str,
+        stopped: str,
+        ask_at_stop: Callable[[str], HookReply],
+        block_compaction: Callable[[str], HookReply],
+        compaction_goes_ahead: Callable[[str], HookReply],
+        block_is_seen: bool,
+    ) -> None:
+        self.agent_name = agent_name
+        self.compact_command = compact_command
+        self.compact_note = compact_note
+        self.after_handoff = after_handoff
+        self.next_session = next_session
+        self.compacts = compacts
+        self.stopped = stopped
+        self.ask_at_stop = ask_at_stop
+        self.block_compaction = block_compaction
+        self.compaction_goes_ahead = compaction_goes_ahead
+        self.block_is_seen = block_is_seen
+
+
+def told_of_handoff(hook: Hook, wording: Wording, facts: Mapping[str, Any]) -> HookReply | None:
+    """The message for a handoff this session committed where the person saw nothing (an
+    automatic compaction blocked at the hard limit: Claude Code shows no hook output there),
+    once; None when there is none to tell."""
+    manifest = facts.get("handoff")
+    if not isinstance(manifest, str) or facts.get("told") == manifest:
+        return None
+    hook.note(told=manifest)
     return reply_json(
         {
-            "decision": "block",
-            "reason": (
-                f"clm-policy: the context is {share(outcome)} full and the policy hands off "
-                f"({outcome.rationale}). Before you stop, end your reply with a short handoff "
-                "for the next session: the goal; what is done and verified; what is not "
-                "verified; blockers; the next safe action. Then stop."
-            ),
+            "systemMessage": (
+                f"clm-policy: this session has handed off: the handoff is committed "
+                f"({manifest}). {wording.next_session}"
+            )
         }
+    )
+
+
+def stop_for_handoff(hook: Hook, wording: Wording) -> HookReply:
+    """A Stop hook's answer. When the policy says hand off and the session has no handoff
+    yet: ask the model once for a short handoff (``wording.ask_at_stop``: Claude Code's
+    ``additionalContext``, which keeps the turn going without an error; Codex's
+    ``decision: block``); at the stop after that — or at this turn's stop when the prompt hook
+    asked already — commit the handoff from the transcript and the model's last reply.
+
+    The reply the hook is told of (``last_assistant_message``) may not be in the transcript
+    yet: it is waited for, a moment at most; a transcript with no usage figure yet (an
+    estimate) decides no handoff — the next prompt's hook has the figure. A handoff committed
+    where the person saw nothing is told here, once."""
+    facts = hook.facts()
+    told = told_of_handoff(hook, wording, facts)
+    if told is not None:
+        return told
+    if facts.get("handoff"):
+        return NOTHING  # handed off and told: nothing more to ask
+    wait_for_reply(hook)
+    reading, outcome = hook.decide_from_tail()
+    asked = bool(hook.turn) and facts.get("asked") == hook.turn
+    active = hook.event.get("stop_hook_active") is True
+    if outcome is None or (outcome.action.value != "handoff" and not asked):
+        return NOTHING
+    if reading.context_estimated and not asked:
+        return NOTHING
+    if handed_off(hook) is not None:
+        return NOTHING
+    if asked or active:
+        # the reply that was asked for holds the handoff: commit it now
+        state, full = hook.full_state()
+        done = commit_handoff(hook, state, full if full is not None else outcome)
+        hook.note(told=done.manifest_path)
+        return reply_json(
+            {
+                "systemMessage": (
+                    f"clm-policy: handoff committed ({done.manifest_path}). {wording.next_session}"
+                )
+            }
+        )
+    if hook.turn:
+        hook.note(asked=hook.turn)
+    return wording.ask_at_stop(
+        f"clm-policy: the context is {share(outcome)} full and the policy hands off "
+        f"({outcome.rationale}). Before you stop, end your reply with a short handoff for the "
+        "next session: the goal; what is done and verified; what is not verified; blockers; "
+        "the next safe action. Then stop."
+    )
+
+
+def pre_compact(hook: Hook, wording: Wording) -> HookReply:
+    """A PreCompact answer (manual or automatic): commit a compaction snapshot built from
+    the transcript before the agent summarises it away. When the compaction is automatic and
+    the policy hands off: commit the handoff instead and stop the compaction
+    (``wording.block_compaction``) — once per session: a later automatic compaction of a
+    session that has handed off goes ahead, with a snapshot. A snapshot at a transcript
+    position already committed is not committed again (the agent tries a blocked compaction
+    again before every request)."""
+    trigger = str(hook.event.get("trigger") or "manual")
+    settle(hook.transcript)
+    state, outcome = hook.full_state()
+    hands_off = outcome is not None and outcome.action.value == "handoff" and trigger == "auto"
+    with hook.repo() as repo:
+        already = handed_off(hook, repo) if hands_off else None
+        if hands_off and already is None and outcome is not None:
+            native = agent_trailers(hook, trigger, state)
+            done = commit_handoff(hook, state, outcome, repo, **native)
+            if wording.block_is_seen:
+                hook.note(told=done.manifest_path)
+            return wording.block_compaction(
+                f"clm-policy: the policy hands off here ({outcome.rationale}), so the "
+                f"automatic compaction is {wording.stopped}. The handoff is committed "
+                f"({done.manifest_path}). {wording.next_session}"
+            )
+        snapshot = commit_snapshot(hook, repo, state, outcome, trigger, wording.compacts)
+    if already is None:
+        return NOTHING
+    kept = f" (snapshot {snapshot.path})" if snapshot is not None else ""
+    return wording.compaction_goes_ahead(
+        f"clm-policy: this session has handed off already; {wording.compacts} it as "
+        f"asked{kept}. {wording.next_session}"
     )
 
 
@@ -345,35 +581,21 @@ HANDOFF_REQUEST = (
 )
 
 
-class Wording(Record):
-    """What an agent's person and model are told at a prompt (the commands differ):
-    ``agent_name`` ("Claude", "Codex"); ``compact_command``, the focus -> what to run;
-    ``compact_note``, the focus -> what the model is told; ``after_handoff``, what the person
-    runs once the handoff is written."""
-
-    FIELDS = ("agent_name", "compact_command", "compact_note", "after_handoff")
-    __slots__ = FIELDS
-
-    def __init__(
-        self,
-        agent_name: str,
-        compact_command: Callable[[str], str],
-        compact_note: Callable[[str], str],
-        after_handoff: str,
-    ) -> None:
-        self.agent_name = agent_name
-        self.compact_command = compact_command
-        self.compact_note = compact_note
-        self.after_handoff = after_handoff
-
-
 def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
     """A UserPromptSubmit answer: nothing while the policy says continue; the person told
-    to compact (with a focus) or that a handoff follows, and the model why."""
-    _, outcome = hook.decide_from_tail()
+    to compact (with a focus) or that a handoff follows, and the model why. A session that
+    has handed off is not asked again (the person is told once, when no hook could show it
+    before); a window nobody knows is said once, with how to tell it."""
+    reading, outcome = hook.decide_from_tail()
+    if outcome is None:
+        return window_notice(hook, reading)
     action = outcome.action.value
     if action == "continue":
         return NOTHING
+    facts = hook.facts()
+    told = told_of_handoff(hook, wording, facts)
+    if told is not None:
+        return told
     full = share(outcome)
     if action == "compact":
         state, _ = hook.full_state()
@@ -386,6 +608,8 @@ def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
             f"was advised to compact it. {wording.compact_note(focus)}"
         )
     else:
+        if facts.get("handoff") or handed_off(hook) is not None:
+            return NOTHING  # the handoff is committed: the person knows what follows
         person = (
             f"clm-policy: context {full}, the policy hands off ({outcome.rationale}). "
             f"{wording.agent_name} will finish its step and write a handoff; then "
@@ -395,6 +619,8 @@ def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
             f"[clm-policy] The context window is {full} full and the policy says hand off "
             f"({outcome.rationale}). {HANDOFF_REQUEST}"
         )
+        if hook.turn:
+            hook.note(asked=hook.turn)  # this turn's Stop commits the reply as the handoff
     return reply_json(
         {
             "systemMessage": person,
@@ -404,6 +630,98 @@ def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
             },
         }
     )
+
+
+def window_notice(hook: Hook, reading: Any) -> HookReply:
+    """Once per session: the window is unknown, so the policy's thresholds (shares of it)
+    decide nothing; how to tell it."""
+    if hook.facts().get("window_told"):
+        return NOTHING
+    hook.note(window_told=True)
+    model = reading.model or "this session's model"
+    return reply_json(
+        {
+            "systemMessage": (
+                f"clm-policy: the context window of {model} is unknown, so the policy's "
+                "thresholds (shares of the window) decide nothing in this session: no "
+                "compaction or handoff is advised. Tell it the window: run Claude Code with "
+                "clm-policy's status line (clm-policy hook claude-code --install), set "
+                "CLAUDE_CODE_AUTO_COMPACT_WINDOW, or add the model to the policy's models: "
+                f"table ({model}: <tokens>)."
+                if hook.agent == "claude-code"
+                else f"clm-policy: the context window of {model} is unknown, so the policy's "
+                "thresholds (shares of the window) decide nothing in this session. Add the "
+                f"model to the policy's models: table ({model}: <tokens>)."
+            )
+        }
+    )
+
+
+# -- the transcript as the agent writes it -----------------------------------------------------
+
+REPLY_WAIT = 0.5
+"""Seconds a Stop hook waits at most for the reply it is told of to reach the transcript."""
+SETTLE_QUIET = 0.15
+SETTLE_LIMIT = 0.6
+"""A compaction hook reads the transcript once its size has not changed for SETTLE_QUIET
+seconds (Claude Code flushes it every 100 ms), or after SETTLE_LIMIT seconds."""
+_POLL = 0.02
+_REPLY_SCAN = 256 * 1024
+
+
+def wait_for_reply(hook: Hook) -> None:
+    """Wait (at most :data:`REPLY_WAIT` seconds) until the transcript's end holds the reply
+    the hook is told of (``last_assistant_message``): when Stop fires, Claude Code has often
+    not written it yet, and the figures would be the response's before."""
+    last = hook.event.get("last_assistant_message")
+    if not isinstance(last, str) or not last.strip():
+        return
+    needle = json.dumps(last.strip()[:120], ensure_ascii=False)[1:-1].encode("utf-8")
+    deadline = None
+    import time
+
+    while True:
+        if _tail_holds(hook.transcript, needle):
+            return
+        now = time.monotonic()
+        deadline = deadline or now + REPLY_WAIT
+        if now >= deadline:
+            return
+        time.sleep(_POLL)
+
+
+def _tail_holds(path: str, needle: bytes) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - _REPLY_SCAN))
+            return needle in fh.read()
+    except OSError:
+        return False
+
+
+def settle(path: str) -> None:
+    """Wait until the file at ``path`` stops growing (see :data:`SETTLE_QUIET`)."""
+    import time
+
+    start = last_change = time.monotonic()
+    size = _size(path)
+    while True:
+        time.sleep(_POLL)
+        now = time.monotonic()
+        current = _size(path)
+        if current != size:
+            size, last_change = current, now
+        if now - last_change >= SETTLE_QUIET or now - start >= SETTLE_LIMIT:
+            return
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return -1
 
 
 def compact_focus(state: Any) -> str:
@@ -461,6 +779,8 @@ def run_hook(raw: bytes, agent: str, handlers: Handlers, **options: str | None) 
         return with_trust_notice(hook, handler(hook) if handler is not None else NOTHING)
     except KeyboardInterrupt:
         raise
+    except NoTranscriptYet:
+        return NOTHING  # a new session's first hooks: nothing to read yet, nothing wrong
     except Exception as exc:
         log(f"{type(exc).__name__}: {exc}", exc if not isinstance(exc, ClmError) else None)
         from clm_policy.config.trust import take_ignored
