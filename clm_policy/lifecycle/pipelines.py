@@ -259,6 +259,7 @@ def run_handoff(
     appends: Logs | None = None,
     files: Mapping[str, JsonDoc] | None = None,
     pr_body: str | None = None,
+    agent_id: str | None = None,
 ) -> HandoffOutcome:
     """Write the handoff manifest (validated), its Markdown and the state; commit them on the
     checked-out branch, or on ``clm/handoff/<session>-<n>`` with ``branch``; push if asked.
@@ -266,7 +267,8 @@ def run_handoff(
     hits; no transcript), whose recall of the state's facts is the ``Clm-Recall`` trailer. A
     failed push raises :class:`PushError`, saying the commit exists. ``pr_body`` (with
     ``branch``): the file the branch's pull-request body is written to
-    (:mod:`clm_policy.lifecycle.prbody`), checked before the commit, written before the push."""
+    (:mod:`clm_policy.lifecycle.prbody`), checked before the commit, written before the push.
+    ``agent_id``: which agent of the task hands off (the manifest's ``agent_id``)."""
     from clm_policy.lifecycle.handoff import (
         build_manifest,
         manifest_filename,
@@ -290,6 +292,8 @@ def run_handoff(
     clean = change.clean(state)
     rationale = why.rationale or (f"rule {why.rule}" if why.rule else "handoff requested")
     manifest = build_manifest(clean, change.clean(rationale), now=now or datetime.now(UTC))
+    if agent_id is not None:
+        manifest = manifest.model_copy(update={"agent_id": agent_id})
     number = _next_handoff_number(repo, state.session_id)
     m_path = manifest_path(manifest_filename(manifest, state.session_id))
     taken = repo.show_file(m_path) is not None or os.path.lexists(repo.root / m_path)

@@ -7,7 +7,17 @@ import re
 
 from clm_policy.base.errors import InputError
 
-EVENTS = ("init", "start", "compact", "handoff", "summary", "memory", "signal", "session")
+EVENTS = (
+    "init",
+    "start",
+    "compact",
+    "handoff",
+    "summary",
+    "agent",
+    "memory",
+    "signal",
+    "session",
+)
 """Every ``Clm-Event`` a clm-policy commit can carry (docs/memory.md)."""
 
 MARKER = ".clm-memory"

@@ -1,7 +1,10 @@
 """The handoff manifest: what a fresh session needs to take over a task (seed plan §5.5).
 
-Exactly the fourteen §5.5 fields, all required; nothing else. Session linkage (session id,
-parent session, step, rule) is not part of the manifest: it travels in the commit trailers.
+The fourteen §5.5 fields, all required, and ``agent_id`` (seed M4.3, multi-agent handoffs:
+which agent of the task handed off; optional, so that manifests written before it still
+validate); nothing else. Session linkage (session id, parent session, step, rule) is not part
+of the manifest: it travels in the commit trailers. The agents of a task share a memory
+namespace (``agents/<session>/``); ``memory_keys`` names their records.
 schemas/handoff-manifest.schema.json is generated from :class:`HandoffManifest`, and
 :func:`validate_manifest` checks a manifest against both before anyone writes it.
 """
@@ -41,6 +44,8 @@ MEMORY_KEY_PATTERN = r"^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$"
 # blank string too, so both validators agree.
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, pattern=r"\S")]
 MemoryKey = Annotated[str, StringConstraints(pattern=MEMORY_KEY_PATTERN, max_length=200)]
+AGENT_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+AgentId = Annotated[str, StringConstraints(pattern=AGENT_ID_PATTERN)]
 
 
 class ManifestStatus(StrEnum):
@@ -80,6 +85,13 @@ class HandoffManifest(BaseModel):
         pattern=TIMESTAMP_PATTERN, description="when the manifest was made, ISO-8601 UTC ('Z')"
     )
     decision_rationale: Text = Field(description="why the session was handed off")
+    agent_id: AgentId | None = Field(
+        default=None,
+        description=(
+            "which agent of the task handed off: 'main' for the session's own agent, an "
+            "agent's id (Claude Code's agent_id) otherwise; null when not known"
+        ),
+    )
 
     @field_validator("timestamp")
     @classmethod

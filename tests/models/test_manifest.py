@@ -69,11 +69,20 @@ def schema_accepts(data: dict[str, Any]) -> bool:
 
 
 def test_fields_are_exactly_the_seed_list_and_all_required() -> None:
-    assert list(HandoffManifest.model_fields) == SEED_FIELDS
-    assert all(f.is_required() for f in HandoffManifest.model_fields.values())
+    """The §5.5 fields, all required, and M4.3's agent_id (optional: older manifests, which
+    have none, still validate)."""
+    fields = HandoffManifest.model_fields
+    assert list(fields) == [*SEED_FIELDS, "agent_id"]
+    assert all(fields[name].is_required() for name in SEED_FIELDS)
+    assert not fields["agent_id"].is_required()
     assert schema()["required"] == SEED_FIELDS
-    assert list(schema()["properties"]) == SEED_FIELDS
+    assert list(schema()["properties"]) == [*SEED_FIELDS, "agent_id"]
     assert schema()["additionalProperties"] is False
+    older = {k: v for k, v in sample().items() if k != "agent_id"}
+    assert validate_manifest(older).agent_id is None
+    for bad in ("", "../main", "a b", "x" * 65):
+        assert not pydantic_accepts({**sample(), "agent_id": bad})
+        assert not schema_accepts({**sample(), "agent_id": bad})
 
 
 def test_status_values() -> None:
@@ -310,5 +319,5 @@ def test_docs_example_is_the_fixture_and_every_field_is_in_the_table() -> None:
     text = (REPO / "docs" / "manifest.md").read_text()
     blocks = re.findall(r"```json\n(.*?)```", text, flags=re.S)
     assert json.loads(blocks[0]) == sample()
-    for name in SEED_FIELDS:
+    for name in [*SEED_FIELDS, "agent_id"]:
         assert f"| `{name}` |" in text, name

@@ -142,10 +142,17 @@ def _stop(hook: Hook) -> HookReply:
     return stop_for_handoff(hook, WORDING)
 
 
+def _subagent_stop(hook: Hook) -> HookReply:
+    from clm_policy.agents.hooks.subagents import record_subagent
+
+    return record_subagent(hook)
+
+
 HANDLERS = {
     "UserPromptSubmit": _user_prompt_submit,
     "PreCompact": _pre_compact,
     "PostCompact": _post_compact,
     "SessionStart": _session_start,
     "Stop": _stop,
+    "SubagentStop": _subagent_stop,
 }

@@ -1,12 +1,13 @@
 """Claude Code's ``settings.json``: clm-policy's hooks and status line, printed or merged in.
 
 The snippet (:func:`snippet`) runs ``<clm-policy> hook claude-code`` on UserPromptSubmit,
-PreCompact, PostCompact, SessionStart and Stop — each in a group without a ``matcher``, which
-Claude Code runs for every occurrence of the event (both PreCompact triggers, manual and auto;
-every SessionStart source) — with a timeout in seconds, and sets ``statusLine`` to
-``{"type": "command", "command": "<clm-policy> statusline"}``. ``<clm-policy>`` is the absolute
-path of the installed script when it can be found (:func:`executable`), so the hooks run the
-same installation whatever PATH Claude Code starts with.
+PreCompact, PostCompact, SessionStart, Stop and SubagentStop — each in a group without a
+``matcher``, which Claude Code runs for every occurrence of the event (both PreCompact
+triggers, manual and auto; every SessionStart source) — with a timeout in seconds, and sets
+``statusLine`` to ``{"type": "command", "command": "<clm-policy> statusline"}``.
+``<clm-policy>`` is the absolute path of the installed script when it can be found
+(:func:`executable`), so the hooks run the same installation whatever PATH Claude Code starts
+with.
 
 :func:`merge` puts the snippet into existing settings and keeps everything else: every other
 key, in its order; every other hook, also under the same events (another tool's commands stay
@@ -42,6 +43,8 @@ TIMEOUTS = {
     "PostCompact": 30,
     "SessionStart": 30,
     "Stop": 60,
+    # an agent the session started has stopped: its record is committed (git)
+    "SubagentStop": 60,
 }
 EVENTS = tuple(TIMEOUTS)
 SETTINGS_LIMIT = 4 * 1024 * 1024

@@ -255,6 +255,7 @@ def commit_snapshot(
 
     if committed_snapshot(repo, state) is not None:
         return None
+    state = with_agents(repo, state)
     why = replace(
         hook.provenance(outcome, **agent_trailers(hook, trigger, state)),
         rule=f"{hook.agent}:{trigger}",
@@ -287,9 +288,32 @@ def commit_handoff(
         state = state.model_copy(
             update={"messages": [Message(role=MessageRole.ASSISTANT, content=last)]}
         )
-    done = run_handoff(repo, state, why=hook.provenance(outcome, **trailers), push=hook.remote)
+    state = with_agents(repo, state)
+    done = run_handoff(
+        repo,
+        state,
+        why=hook.provenance(outcome, **trailers),
+        push=hook.remote,
+        agent_id=MAIN_AGENT,
+    )
     hook.note(handoff=done.manifest_path, told=None, asked=None)
     return done
+
+
+MAIN_AGENT = "main"
+"""The manifest's ``agent_id`` of a session's own agent (its subagents have their ids)."""
+
+
+def with_agents(repo: Any, state: Any) -> Any:
+    """``state`` with the memory keys of the agents its session started (recorded at their
+    SubagentStop) among its ``memory_keys``: the next session reads their records first."""
+    from clm_policy.lifecycle.subagents import agent_keys
+
+    keys = agent_keys(repo, state.session_id)
+    if not keys:
+        return state
+    merged = list(dict.fromkeys([*state.memory_keys, *keys]))
+    return state.model_copy(update={"memory_keys": merged})
 
 
 # -- seeds and essentials -------------------------------------------------------------------
@@ -669,19 +693,21 @@ _POLL = 0.02
 _REPLY_SCAN = 256 * 1024
 
 
-def wait_for_reply(hook: Hook) -> None:
-    """Wait (at most :data:`REPLY_WAIT` seconds) until the transcript's end holds the reply
-    the hook is told of (``last_assistant_message``): when Stop fires, Claude Code has often
-    not written it yet, and the figures would be the response's before."""
+def wait_for_reply(hook: Hook, path: str | None = None) -> None:
+    """Wait (at most :data:`REPLY_WAIT` seconds) until the end of the transcript (``path``,
+    else the hook's) holds the reply the hook is told of (``last_assistant_message``): when
+    Stop fires, Claude Code has often not written it yet, and the figures would be the
+    response's before."""
     last = hook.event.get("last_assistant_message")
     if not isinstance(last, str) or not last.strip():
         return
+    where = path or hook.transcript
     needle = json.dumps(last.strip()[:120], ensure_ascii=False)[1:-1].encode("utf-8")
     deadline = None
     import time
 
     while True:
-        if _tail_holds(hook.transcript, needle):
+        if _tail_holds(where, needle):
             return
         now = time.monotonic()
         deadline = deadline or now + REPLY_WAIT
