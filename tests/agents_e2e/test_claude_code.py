@@ -706,6 +706,21 @@ def test_a_background_subagent_edits_a_file(
     edit_hooks = [i for i in sandbox.hook_inputs("PostToolUse") if i.get("tool_name") == "Edit"]
     assert [i.get("agent_id") for i in edit_hooks] == [agent_id]
 
+    # clm-policy recorded the agent's work in the session's memory, under its id
+    (recorded,) = commits_of(sandbox, "agent")
+    facts = trailers(recorded)
+    assert (facts["Clm-Session"], facts["Clm-Agent-Id"]) == (session, agent_id)
+    assert facts["Clm-Agent-Type"] == "general-purpose"
+    key = f"agents/{session}/{agent_id}"
+    assert facts["Clm-Key"] == key
+    record = json.loads(sandbox.memory_show(f"sessions/{session}/agents/{agent_id}.json"))
+    assert record["changed_artifacts"] == ["notes.txt"]
+    assert record["last_message"] == "notes.txt now says final."
+    assert "Files it changed:\n- notes.txt\n" in sandbox.memory_show(f"topics/{key}.md")
+    listed = sandbox.clm("log", "--agent", agent_id, "--format", "json")
+    assert [e["event"] for e in json.loads(listed.stdout)] == ["agent"], listed.describe()
+    no_hook_problems(sandbox)
+
     if capture.ENABLED:
         pairs = capture.normaliser(sandbox, claude.server.url)
         save_session(claude, session, "subagent-main")
@@ -716,3 +731,24 @@ def test_a_background_subagent_edits_a_file(
             transcript.with_suffix(".meta.json"),
             pairs,
         )
+
+
+# -- a model server that fails
+
+
+@pytest.mark.parametrize("broken", ["garbage", "hang"])
+def test_a_broken_model_server_is_the_agents_error_and_no_hooks(
+    claude: Claude, claude_script: ClaudeScript, sandbox: Sandbox, broken: str
+) -> None:
+    """The model server answers garbage, or nothing: Claude Code reports its own error; the
+    hooks that ran (SessionStart, UserPromptSubmit, ...) answered as usual, logged nothing
+    and committed nothing."""
+    claude_script.broken = broken
+    env = claude.env(CLAUDE_CODE_MAX_RETRIES="0", API_TIMEOUT_MS="3000")
+    ran = sandbox.run(claude.argv("-p", "Say hello."), env=env, timeout=180)
+    result = json.loads(ran.stdout.strip().splitlines()[-1]) if ran.stdout.strip() else {}
+    assert ran.returncode != 0 or result.get("is_error") is True, ran.describe()
+    assert claude.server.of_kind("broken"), ran.describe()
+    assert sandbox.hook_inputs("UserPromptSubmit"), ran.describe()
+    no_hook_problems(sandbox)
+    assert [trailers(c).get("Clm-Event") for c in sandbox.memory_log()] == ["init"]
