@@ -181,6 +181,9 @@ def test_stop_decides_no_handoff_without_a_usage_figure(project: Path) -> None:
         "message": {"role": "user", "content": "x" * 700_000},  # ~175,000 tokens by estimate
     }
     path.write_text(json.dumps(prompt) + "\n")
+    # the model (a 200K window) as SessionStart names it: the estimate is past the hard limit
+    start = {"hook_event_name": "SessionStart", "source": "startup", "model": "claude-sonnet-4-5"}
+    assert hook(project, {**start, "transcript_path": str(path)}).returncode == 0
     started = time.monotonic()
     done = hook(
         project,
@@ -194,4 +197,30 @@ def test_stop_decides_no_handoff_without_a_usage_figure(project: Path) -> None:
     )
     assert reply(done) == {}
     assert time.monotonic() - started >= 0.5  # it waited for the reply, then gave up
-    assert not memory_of(project).exists()  # nothing was committed
+    assert events(memory_of(project)) == []  # nothing was committed
+
+
+def test_stop_far_from_the_handoff_point_does_not_wait(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """40,000 of 200,000 tokens: no reply Claude Code has still to write can bring the session
+    to its handoff point (150,000), so Stop does not wait for it (the wait for Claude Code's
+    next write is most of a Stop hook's time); at 140,000 it can, and Stop waits."""
+    from clm_policy.agents.hooks import shared
+    from clm_policy.agents.hooks.claude_code import run_claude_hook
+
+    waited: list[str] = []
+    monkeypatch.setattr(shared, "wait_for_reply", lambda hook, path=None: waited.append("x"))
+    stop = {
+        "session_id": SESSION,
+        "cwd": str(project),
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+        "prompt_id": "p1",
+        "last_assistant_message": "A reply Claude Code has not written yet.",
+    }
+    for context, expected in ((40_000, []), (140_000, ["x"])):
+        path = transcript(project / "t.jsonl", context)
+        reply = run_claude_hook(json.dumps({**stop, "transcript_path": str(path)}).encode())
+        assert (reply.exit_code, reply.stdout) == (0, "")
+        assert waited == expected

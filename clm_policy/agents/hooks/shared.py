@@ -533,10 +533,15 @@ def stop_for_handoff(hook: Hook, wording: Wording) -> HookReply:
         return told
     if facts.get("handoff"):
         return NOTHING  # handed off and told: nothing more to ask
-    wait_for_reply(hook)
-    reading, outcome = hook.decide_from_tail()
     asked = bool(hook.turn) and facts.get("asked") == hook.turn
     active = hook.event.get("stop_hook_active") is True
+    size = _size(hook.transcript)
+    reading, outcome = hook.decide_from_tail()
+    if not (asked or active) and far_from_handoff(hook, reading, outcome):
+        return NOTHING  # the reply not written yet cannot reach the handoff point
+    wait_for_reply(hook)
+    if _size(hook.transcript) != size:  # written since: the figure of the reply itself
+        reading, outcome = hook.decide_from_tail()
     if outcome is None or (outcome.action.value != "handoff" and not asked):
         return NOTHING
     if reading.context_estimated and not asked:
@@ -689,7 +694,7 @@ SETTLE_QUIET = 0.15
 SETTLE_LIMIT = 0.6
 """A compaction hook reads the transcript once its size has not changed for SETTLE_QUIET
 seconds (Claude Code flushes it every 100 ms), or after SETTLE_LIMIT seconds."""
-_POLL = 0.02
+_POLL = 0.005
 _REPLY_SCAN = 256 * 1024
 
 
@@ -714,6 +719,23 @@ def wait_for_reply(hook: Hook, path: str | None = None) -> None:
         if now >= deadline:
             return
         time.sleep(_POLL)
+
+
+def far_from_handoff(hook: Hook, reading: Any, outcome: Any | None) -> bool:
+    """Whether a reply Claude Code has not written yet cannot bring the session to the
+    policy's handoff point: the last figure, counting every byte read after it as a token
+    (an over-count), is under half the hard limit (the rest is more than one response adds:
+    Claude Code caps a tool's output). Then Stop need not wait for the reply (Claude Code
+    writes the transcript every 100 ms: the wait is most of a Stop hook's time)."""
+    if outcome is None:
+        return True  # nothing decides a handoff (the window is unknown)
+    if reading.context_estimated or outcome.action.value == "handoff":
+        return False
+    profile = hook.policy().profile(outcome.profile)
+    hard = profile.hard_handoff.resolve(outcome.context_window)
+    if hard is None:
+        return False
+    return bool(reading.context_tokens + reading.bytes_read < hard // 2)
 
 
 def _tail_holds(path: str, needle: bytes) -> bool:
