@@ -38,7 +38,7 @@ from tests.agents_e2e.agents import find  # noqa: E402
 from tests.agents_e2e.anthropic import ClaudeScript, Turn, Usage  # noqa: E402
 from tests.agents_e2e.drivers import Claude  # noqa: E402
 from tests.agents_e2e.httpserve import serve  # noqa: E402
-from tests.agents_e2e.sandbox import CLAUDE_EVENTS, Sandbox, read_jsonl  # noqa: E402
+from tests.agents_e2e.sandbox import CLAUDE_EVENTS, Sandbox  # noqa: E402
 
 TARGET_MEDIAN_MS = 100
 TARGET_MAX_MS = 1000
