@@ -115,6 +115,13 @@ def play(root: Path, prompts: int) -> dict[str, Any]:
     return found
 
 
+def line(label: str, figures: dict[str, float]) -> str:
+    return (
+        f"  {label:<36} n={figures['count']:3.0f}  median {figures['median']:6.0f} ms  "
+        f"max {figures['max']:6.0f} ms"
+    )
+
+
 def summary(values: list[int]) -> dict[str, float]:
     return {
         "count": len(values),
@@ -160,22 +167,11 @@ def main() -> int:
         print(json.dumps({**result, "target_met": met}, indent=2))
         return 0
     print("clm-policy's hooks in a real Claude Code session (durationMs as Claude Code records it)")
-    print(
-        f"  all hook calls  n={result['ours']['count']:3d}  median {result['ours']['median']:6.0f} ms"
-        f"  max {result['ours']['max']:6.0f} ms"
-    )
-    for event, s in result["by_event"].items():
-        print(
-            f"    {event:<22} n={s['count']:3d}  median {s['median']:6.0f} ms  max {s['max']:6.0f} ms"
-        )
-    print(
-        f"  baseline `true` at the same Stops  n={result['baseline_stop']['count']:3d}  median "
-        f"{result['baseline_stop']['median']:6.0f} ms  max {result['baseline_stop']['max']:6.0f} ms"
-    )
-    print(
-        f"  baseline `python -c pass` at the same Stops  n={result['python_stop']['count']:3d}  "
-        f"median {result['python_stop']['median']:6.0f} ms  max {result['python_stop']['max']:6.0f} ms"
-    )
+    print(line("all hook calls", result["ours"]))
+    for event, figures in result["by_event"].items():
+        print(line(f"  {event}", figures))
+    print(line("baseline `true` at the same Stops", result["baseline_stop"]))
+    print(line("baseline `python -c pass` there", result["python_stop"]))
     if result["ratio_stop_median"] is not None and result["ratio_stop_python"] is not None:
         print(
             f"  Stop: clm-policy / `true` median {result['ratio_stop_median']:.1f}x, "
