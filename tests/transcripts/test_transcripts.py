@@ -937,3 +937,23 @@ def test_right_after_a_real_compaction_the_estimate_starts_from_claude_codes_fig
     )
     summary_chars = len(json.loads(lines[summary])["message"]["content"])
     assert read_context(cut).context_tokens == -(-summary_chars // 4)
+
+
+REAL_FILES = sorted(
+    str(p.relative_to(HERE / "fixtures" / "real"))
+    for p in (HERE / "fixtures" / "real").glob("*/*/**/*.jsonl")
+)
+
+
+@pytest.mark.parametrize("name", REAL_FILES)
+def test_every_real_transcript_and_rollout_reads_whole_and_from_its_end(name: str) -> None:
+    """What the pinned Claude Code and Codex wrote — every record type of theirs
+    (token_usage_record, world_state, attachment, api-request, cost-state, ...) — is read or
+    skipped on purpose: no warning, and the tail's figures are the whole file's."""
+    path = HERE / "fixtures" / "real" / name
+    full, tail = read_transcript(path), read_context(path)
+    assert full.format == tail.format == ("codex" if name.startswith("codex") else "claude-code")
+    assert full.warnings == tail.warnings == []
+    figures = ("context_tokens", "context_estimated", "context_window", "model")
+    assert [getattr(tail, f) for f in figures] == [getattr(full, f) for f in figures]
+    assert full.context_tokens > 0
