@@ -123,6 +123,27 @@ def test_an_unknown_window_decides_nothing_and_says_how_to_tell_it(project: Path
     assert subjects[0] == f"clm(compact): {SESSION} step 4, claude-code:auto"
 
 
+def test_before_the_first_response_nothing_is_said_of_the_window(project: Path) -> None:
+    """A session's transcript with no response yet (after /clear, a first prompt): no model
+    is named, no window known, and nothing to advise either."""
+    path = project / "t.jsonl"
+    first = {
+        "type": "user",
+        "isSidechain": False,
+        "uuid": "u1",
+        "sessionId": SESSION,
+        "cwd": str(project),
+        "message": {"role": "user", "content": "<command-name>/clear</command-name>"},
+    }
+    path.write_text(json.dumps(first) + "\n")
+    assert prompt(project, path, prompt_id="p1") == {}
+    # the first response names a model the table does not know: now it is said, once
+    path = transcript(project / "t.jsonl", 40_000, model=UNKNOWN)
+    assert prompt(project, path, prompt_id="p2")["systemMessage"].startswith(
+        f"clm-policy: the context window of {UNKNOWN} is unknown"
+    )
+
+
 def test_a_1m_model_named_at_session_start(project: Path) -> None:
     start = {"hook_event_name": "SessionStart", "source": "compact", "model": f"{UNKNOWN}[1m]"}
     assert hook(project, {**start, "transcript_path": str(project / "t.jsonl")}).returncode == 0

@@ -609,6 +609,10 @@ def test_clear_starts_a_session_from_the_handoff(
     assert "**Goal:** Write calc.py with add()." in sent
     (start,) = commits_of(sandbox, "start")
     assert trailers(start)["Clm-Session"] == new
+    # the session after /clear has no response yet when its first prompt comes: its hooks
+    # say nothing of a window they cannot know yet
+    assert not attachments(claude.records(new), "hook_system_message")
+    no_hook_problems(sandbox)
     save_session(claude, new, "after-clear")
 
 

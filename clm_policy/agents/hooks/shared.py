@@ -663,11 +663,12 @@ def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
 
 def window_notice(hook: Hook, reading: Any) -> HookReply:
     """Once per session: the window is unknown, so the policy's thresholds (shares of it)
-    decide nothing; how to tell it."""
-    if hook.facts().get("window_told"):
+    decide nothing; how to tell it. Not before the first response (no model named yet, and
+    nothing in the window to speak of)."""
+    if not reading.model or hook.facts().get("window_told"):
         return NOTHING
     hook.note(window_told=True)
-    model = reading.model or "this session's model"
+    model = reading.model
     return reply_json(
         {
             "systemMessage": (
