@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from clm_policy.agents.hooks.claude_code import run_claude_hook
-from clm_policy.agents.hooks.shared import compact_focus, log_path
+from clm_policy.agents.hooks.events import compact_focus
+from clm_policy.agents.hooks.shared import log_path
 from clm_policy.config.project import load_config, memory_path
 
 from conftest import git

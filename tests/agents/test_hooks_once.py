@@ -206,11 +206,11 @@ def test_stop_far_from_the_handoff_point_does_not_wait(
     """40,000 of 200,000 tokens: no reply Claude Code has still to write can bring the session
     to its handoff point (150,000), so Stop does not wait for it (the wait for Claude Code's
     next write is most of a Stop hook's time); at 140,000 it can, and Stop waits."""
-    from clm_policy.agents.hooks import shared
+    from clm_policy.agents.hooks import events
     from clm_policy.agents.hooks.claude_code import run_claude_hook
 
     waited: list[str] = []
-    monkeypatch.setattr(shared, "wait_for_reply", lambda hook, path=None: waited.append("x"))
+    monkeypatch.setattr(events, "wait_for_reply", lambda hook, path=None: waited.append("x"))
     stop = {
         "session_id": SESSION,
         "cwd": str(project),

@@ -38,19 +38,16 @@ exist yet (a new session's first prompt) is answered with nothing, and is no pro
 
 from __future__ import annotations
 
+from clm_policy.agents.hooks.events import Wording, pre_compact, prompt_advice, stop_for_handoff
+from clm_policy.agents.hooks.settling import settle
 from clm_policy.agents.hooks.shared import (
     NOTHING,
     Hook,
     HookReply,
-    Wording,
     context_at_start,
     cut,
-    pre_compact,
-    prompt_advice,
     reply_json,
     run_hook,
-    settle,
-    stop_for_handoff,
 )
 
 AGENT = "claude-code"

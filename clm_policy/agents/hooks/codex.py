@@ -45,19 +45,16 @@ from __future__ import annotations
 
 import json
 
+from clm_policy.agents.hooks.events import Wording, pre_compact, prompt_advice, stop_for_handoff
+from clm_policy.agents.hooks.settling import settle
 from clm_policy.agents.hooks.shared import (
     NOTHING,
     Hook,
     HookReply,
-    Wording,
     context_at_start,
     cut,
-    pre_compact,
-    prompt_advice,
     reply_json,
     run_hook,
-    settle,
-    stop_for_handoff,
 )
 
 TYPE_CHECKING = False

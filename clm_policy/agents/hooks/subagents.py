@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 
-from clm_policy.agents.hooks.shared import NOTHING, Hook, HookReply, wait_for_reply
+from clm_policy.agents.hooks.settling import wait_for_reply
+from clm_policy.agents.hooks.shared import NOTHING, Hook, HookReply
 
 
 def record_subagent(hook: Hook) -> HookReply:
