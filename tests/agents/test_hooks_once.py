@@ -53,6 +53,11 @@ def test_an_automatic_compaction_hands_off_once_then_goes_ahead(project: Path) -
     again = hook(project, {**pre, "prompt_id": "p1"})
     assert (again.returncode, again.stdout, again.stderr) == (0, "", "")
     assert events(memory) == ["handoff", "compact"]
+    # what the context is after Claude Code's own compaction, the snapshot cannot know
+    assert git(memory, "log", "-1", "--format=%b").startswith(
+        "Goal: Make the CSV parser keep quoted commas.\nContext: 170000 tokens before the "
+        "compaction; after it: unknown until the agent's next response\n"
+    )
     # ... and once more at that position: nothing new to commit
     assert hook(project, {**pre, "prompt_id": "p1"}).returncode == 0
     assert events(memory) == ["handoff", "compact"]

@@ -56,8 +56,8 @@ def commit_snapshot(
     )
     retain = hook.policy().profile(hook.profile or state.profile).retain_recent_messages
     context = (
-        f"Context: {state.tokens.context_tokens} tokens when {compacts.lower()}; after the "
-        "compaction: unknown until its next response"
+        f"Context: {state.tokens.context_tokens} tokens before the compaction; after it: "
+        "unknown until the agent's next response"
     )
     return run_compaction(repo, state, retain=retain, why=why, context_line=context)
 
