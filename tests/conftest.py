@@ -111,6 +111,17 @@ def git(cwd: Path, *args: str) -> str:
     ).stdout
 
 
+def empty_commits(repo: Path) -> list[str]:
+    """The commits of ``repo`` (every branch) whose tree is their first parent's: empty."""
+    trees = {}
+    rows = []
+    for line in git(repo, "log", "--all", "--format=%H %T %P").splitlines():
+        sha, tree, *parents = line.split()
+        trees[sha] = tree
+        rows.append((sha, tree, parents))
+    return [sha for sha, tree, parents in rows if parents and trees.get(parents[0]) == tree]
+
+
 def run_process(
     *args: str, stdin: str | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:

@@ -13,9 +13,11 @@ thresholds say now, and which policy and profile speak.
 The context is ``context_window.current_usage``'s ``input_tokens + cache_creation_input_tokens
 + cache_read_input_tokens`` (output excluded: the sum behind Claude Code's own
 ``used_percentage``); the window is ``context_window_size``, else the policy's window for
-``model.id``. ``current_usage`` is null before the first response and right after /compact:
-then the transcript's figure (``transcript_path``, read from its end, marked ``~`` when it is an
-estimate), else ``ctx n/a (no usage yet)``.
+``model.id``. ``current_usage`` is null before the first response, and right after /compact
+null or (Claude Code 2.1.x) all zeros with ``used_percentage`` 0: then the transcript's
+figure (``transcript_path``, read from its end, marked ``~`` when it is an estimate), else
+``ctx n/a (no usage yet)``. The window Claude Code reports is kept for the session's hooks,
+which never get it (:func:`record_window`).
 
 **The line shows the thresholds' verdict** — at or past ``hard_handoff``: handoff; at or past
 ``soft_compact``: compact; else continue — not a full decision: the status line knows the
@@ -173,6 +175,7 @@ def status_line(raw: bytes, policy: str | None = None, profile: str | None = Non
     try:
         payload = _payload(raw)
         figures = read_figures(payload)
+        record_window(payload)
         shown = context_text(figures, figures.window)
         digest, action = thresholds(policy, profile, _start_folder(payload), figures)
         if action is None and figures.tokens is not None:
@@ -224,13 +227,17 @@ def read_figures(payload: dict[str, Any]) -> Figures:
     window = _count(window_obj.get("context_window_size")) or None
     model = _text(_object(payload, "model").get("id"))
     usage = window_obj.get("current_usage")
+    zero = False  # right after /compact, Claude Code 2.1.x sends all zeros: no figure yet
     if isinstance(usage, dict):
         parts = [_count(usage.get(key)) for key in USAGE_KEYS]
-        if any(p is not None for p in parts):
-            return Figures(min(sum(p or 0 for p in parts), MAX_COUNT), window, model, False)
+        total = sum(p or 0 for p in parts)
+        if total > 0:
+            return Figures(min(total, MAX_COUNT), window, model, False)
+        zero = any(p is not None for p in parts)
     share = window_obj.get("used_percentage")
     if (
-        window
+        not zero
+        and window
         and isinstance(share, int | float)
         and not isinstance(share, bool)
         and 0 <= share <= 100
@@ -243,6 +250,20 @@ def read_figures(payload: dict[str, Any]) -> Figures:
             tokens, estimated, read_window, read_model = reading
             return Figures(tokens, window or read_window, model or read_model, estimated)
     return Figures(None, window, model, False)
+
+
+def record_window(payload: dict[str, Any]) -> None:
+    """Keep the window Claude Code reports for this session (``context_window_size``, which
+    hooks never get) among the session's facts, where the hooks read it
+    (:mod:`clm_policy.agents.sessionfacts`)."""
+    session = _text(payload.get("session_id"))
+    window = _count(_object(payload, "context_window").get("context_window_size"))
+    if session is None or not window:
+        return
+    from clm_policy.agents.sessionfacts import update_facts
+
+    model = _text(_object(payload, "model").get("id"))
+    update_facts(session, "window", window=window, model=model)
 
 
 def _transcript_figure(path: str) -> tuple[int, bool, int | None, str | None] | None:

@@ -68,7 +68,8 @@ def write_private(directory: StrPath, name: str, text: str) -> bool:
     ``0700``; nothing is written into a directory that is not private. Best effort: returns
     whether it wrote, never raises."""
     try:
-        os.makedirs(os.path.dirname(os.path.abspath(directory)), exist_ok=True)
+        # a parent made here is private too (the cache directory, for its sessions/ folder)
+        os.makedirs(os.path.dirname(os.path.abspath(directory)), mode=0o700, exist_ok=True)
         try:
             os.mkdir(directory, 0o700)
         except FileExistsError:

@@ -60,10 +60,10 @@ def claude_code(
 ) -> int:
     """Answer one Claude Code hook call: the hook's JSON on standard input.
 
-    Claude Code runs this for UserPromptSubmit, PreCompact, PostCompact, SessionStart and
-    Stop (installed with --install). It never stands in the agent's way: bad input, a missing
-    transcript or an error is exit 0 with no output, and a line in
-    ~/.local/state/clm-policy/hook.log.
+    Claude Code runs this for UserPromptSubmit, PreCompact, PostCompact, SessionStart, Stop
+    and SubagentStop (installed with --install). It never stands in the agent's way: bad
+    input, an unreadable transcript or an error is exit 0 with no output, and a line in
+    ~/.local/state/clm-policy/hook.log (a transcript not written yet is no problem).
 
     \b
     Examples:

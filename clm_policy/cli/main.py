@@ -88,8 +88,8 @@ SUMMARIES = {
     ),
     "schema": "Print the JSON schema NAME (policy, session-state, ...).",
     "show": (
-        "Show one compaction or handoff: REF is a commit or branch (from `clm-policy log`) or a"
-        " path in the repository (sessions/ID/handoffs/001.md, manifests/....json)."
+        "Show one commit's record: REF is a commit or branch (from `clm-policy log`) or a path"
+        " in the repository (sessions/ID/handoffs/001.md, manifests/....json)."
     ),
     "signal": (
         "Tell a persisted session something only you know: a phase is done, or a signal's value"

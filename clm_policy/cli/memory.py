@@ -109,12 +109,23 @@ def init(
 @session_option("Only this session's commits.")
 @click.option("--event", type=click.Choice(EVENTS), help="Only commits of this kind.")
 @click.option(
+    "--agent",
+    metavar="ID",
+    help="Only commits about this agent of a session (Clm-Agent-Id: a subagent's id, or main).",
+)
+@click.option(
     "--all", "all_refs", is_flag=True, help="Include every branch (handoffs made with --branch)."
 )
 @click.option("--limit", "-n", type=click.IntRange(min=1), metavar="N", help="At most N.")
 @format_option("text", "json")
 def log(
-    memory: str, session: str | None, event: str | None, all_refs: bool, limit: int | None, fmt: str
+    memory: str,
+    session: str | None,
+    event: str | None,
+    agent: str | None,
+    all_refs: bool,
+    limit: int | None,
+    fmt: str,
 ) -> int:
     """The audit trail: every compaction and handoff, newest first, with why it happened.
 
@@ -124,13 +135,19 @@ def log(
     Examples:
       clm-policy log --memory clm-memory
       clm-policy log --memory clm-memory --session s1 --event handoff --format json
+      clm-policy log --agent a9c9c4801cad78879        # what one subagent did
     """
     from clm_policy.memory.audit import read_log
     from clm_policy.memory.git.write import MemoryRepo
 
     with MemoryRepo(memory) as repo:
         entries = read_log(
-            repo, session=session, event=event, limit=limit, rev="--all" if all_refs else "HEAD"
+            repo,
+            session=session,
+            event=event,
+            limit=limit,
+            rev="--all" if all_refs else "HEAD",
+            agent=agent,
         )
     from clm_policy.report.auditlog import NOTHING, render
 
@@ -146,10 +163,12 @@ def log(
 @memory_option()
 @click.argument("ref", metavar="REF")
 def show(memory: str, ref: str) -> int:
-    """Show one compaction or handoff: REF is a commit or branch (from `clm-policy log`) or a
-    path in the repository (sessions/ID/handoffs/001.md, manifests/....json).
+    """Show one commit's record: REF is a commit or branch (from `clm-policy log`) or a path
+    in the repository (sessions/ID/handoffs/001.md, manifests/....json).
 
-    For a commit, prints the compaction summary or the handoff it recorded. A path is read
+    For a commit, prints what it recorded: the compaction summary, the handoff, the agent's
+    own summary, an agent's record, a topic; a session's start or end, a signal (its JSON
+    files). A path is read
     from the checked-out branch, else from the newest branch that has it (a handoff made with
     --branch).
 
@@ -170,14 +189,23 @@ def show(memory: str, ref: str) -> int:
                 raise InputError(f"{memory}: no commit or file named {ref!r}")
             _show_path(repo, memory, check_path(ref, "read"))
             return 0
-        paths = repo.changed_paths(commit)
-        wanted = [p for p in paths if "/handoffs/" in p or "/compactions/" in p]
+        wanted = documents(repo.changed_paths(commit))
         if not wanted:
-            raise InputError(f"{memory}: commit {ref} records no compaction or handoff")
+            raise InputError(f"{memory}: commit {ref} changes no file")
         for path in wanted:
             echo(f"# {path} @ {commit[:12]}\n")
             echo(repo.show_file(path, commit) or "")
     return 0
+
+
+def documents(paths: list[str]) -> list[str]:
+    """What a commit of any kind records, for a reader: its Markdown documents (a
+    compaction's summary, a handoff, an agent's summary or record, a topic; not the
+    regenerated index), else its JSON files (a session's start or end, a signal), else
+    whatever else it changed (append-only logs)."""
+    markdown = [p for p in paths if p.endswith(".md") and p != "MEMORY.md"]
+    data = [p for p in paths if p.endswith(".json")]
+    return markdown or data or list(paths)
 
 
 def _show_path(repo: Any, memory: str, path: str) -> None:

@@ -96,6 +96,8 @@ def compact(
     source = _source(state_src, session, transcript, transcript_format, memory)
     hand, done = byhand.compact(policy_ref, memory, source, profile, summarizer=summarizer)
     state, why = hand.state, hand.why
+    if isinstance(done, byhand.Committed):
+        return _committed_already(hand, done, fmt)
     if not isinstance(done, CompactOutcome):
         return _verify_failed(hand, done, fmt)
     result = done.result
@@ -137,6 +139,32 @@ def compact(
         tried = f" ({result.tried} was asked)" if result.tried else ""
         echo(f"  summary   by {result.summarizer_trailer}{tried}")
     echo(f"  next      clm-policy log --memory {memory} --session {state.session_id}")
+    return 0
+
+
+def _committed_already(hand: ByHand, done: Any, fmt: str) -> int:
+    """A compaction at a position already committed: say so, commit nothing (exit 0)."""
+    state = hand.state
+    if fmt == "json":
+        click.echo(
+            json.dumps(
+                {
+                    "event": "compact",
+                    "commit": done.commit,
+                    "committed": False,
+                    "session": state.session_id,
+                    "step": state.step_index,
+                    "context_tokens": state.tokens.context_tokens,
+                },
+                indent=2,
+            )
+        )
+        return 0
+    click.echo(
+        f"session {state.session_id} at step {state.step_index} "
+        f"({state.tokens.context_tokens} tokens) is compacted already: commit "
+        f"{done.commit[:12]}; nothing new to commit"
+    )
     return 0
 
 

@@ -43,6 +43,7 @@ def status(memory: str, session: str | None, fmt: str) -> int:
             f"{'session':<16} {'status':<15} {'step':>5} {'context':>10} {'fill':>6} "
             f"{'compact':>7} {'handoff':>7} {'recall':>6}  last decision"
         )
+        agents = {r["session"]: len(r["agents"]) for r in rows if r["agents"]}
         for r in rows:
             fill = f"{r['fill']:.0%}" if r["fill"] is not None else "-"
             last = r["last_decisions"][-1] if r["last_decisions"] else None
@@ -51,6 +52,11 @@ def status(memory: str, session: str | None, fmt: str) -> int:
                 f"{r['session']:<16} {r['status']:<15} {r['step']:>5} "
                 f"{r['context_tokens']:>10,} {fill:>6} {r['compactions']:>7} "
                 f"{r['handoffs']:>7} {_recall(r):>6}  {said}"
+            )
+        for sid, count in agents.items():
+            click.echo(
+                f"agents: session {sid} started {count} agent(s): clm-policy status "
+                f"--memory {memory} --session {sid}"
             )
         for r in rows:
             if r["pending"]:
@@ -85,6 +91,12 @@ def status(memory: str, session: str | None, fmt: str) -> int:
         )
     for item in r["blockers"]:
         echo(f"blocker   {item}")
+    for agent in r["agents"]:
+        kind = f" ({agent['agent_type']})" if agent["agent_type"] else ""
+        echo(
+            f"agent     {agent['agent_id']}{kind}: topic {agent['memory_key']} "
+            f"(clm-policy log --agent {agent['agent_id']})"
+        )
     echo("last decisions:")
     for d in r["last_decisions"]:
         echo(

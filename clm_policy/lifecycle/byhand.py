@@ -24,6 +24,13 @@ HAND_SOURCES = ("state", "session", "transcript")
 
 
 @dataclass(frozen=True)
+class Committed:
+    """A compaction asked for at a position already committed: nothing new is committed."""
+
+    commit: str
+
+
+@dataclass(frozen=True)
 class ByHand:
     """What a hand-run pipeline works on, and why its commit says it ran."""
 
@@ -80,15 +87,17 @@ def compact(
     profile: str | None = None,
     *,
     summarizer: str | None = None,
-) -> tuple[ByHand, CompactOutcome | HandoffOutcome]:
+) -> tuple[ByHand, CompactOutcome | HandoffOutcome | Committed]:
     """Compact the session now, keeping the profile's ``retain_recent_messages``, with the
     summarizer ``summarizer`` names (else ``CLM_POLICY_SUMMARIZER``, else deterministic).
 
     A compaction whose recall is under the profile's ``min_recall`` is not committed: the
-    session is handed off instead (trigger ``verify_failed``), and that is what is returned."""
+    session is handed off instead (trigger ``verify_failed``), and that is what is returned.
+    A compaction of the session at a position already committed (the same step and context:
+    the same transcript again) commits nothing: :class:`Committed` names the commit."""
     import os
 
-    from clm_policy.lifecycle.pipelines import run_compaction, run_handoff
+    from clm_policy.lifecycle.pipelines import committed_snapshot, run_compaction, run_handoff
     from clm_policy.lifecycle.summarizers import summarizer_from_env
     from clm_policy.lifecycle.verify import VerificationFailed
     from clm_policy.memory.git.write import MemoryRepo
@@ -96,8 +105,11 @@ def compact(
     chosen = summarizer_from_env(os.environ, summarizer)
     hand = prepare("compact", policy_ref, memory, source, profile)
     with MemoryRepo(memory) as repo:
+        found = committed_snapshot(repo, hand.state)
+        if found is not None:
+            return hand, Committed(found)
         try:
-            done: CompactOutcome | HandoffOutcome = run_compaction(
+            done: CompactOutcome | HandoffOutcome | Committed = run_compaction(
                 repo,
                 hand.state,
                 retain=hand.profile.retain_recent_messages,

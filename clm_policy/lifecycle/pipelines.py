@@ -41,7 +41,7 @@ from clm_policy.lifecycle.verify import (
     verify,
 )
 from clm_policy.memory.change import Change, JsonDoc, JsonLines
-from clm_policy.memory.git.write import GitError, MemoryRepo
+from clm_policy.memory.git.write import GitError, MemoryRepo, NothingToCommit
 from clm_policy.memory.layout import (
     check_key,
     check_session,
@@ -159,6 +159,7 @@ def run_compaction(
     summarizer: Summarizer = DETERMINISTIC,
     min_recall: float | None = None,
     on_verified: Callable[[Recall], None] | None = None,
+    context_line: str | None = None,
 ) -> CompactOutcome:
     """Compact ``state``, verify it and commit the summary document and the persisted state.
 
@@ -174,7 +175,10 @@ def run_compaction(
     instead). Without it (a snapshot taken while an agent compacts on its own) the recall is
     recorded only, and a summarizer falls back under the default 0.9. ``on_verified`` is told
     the recall of a compaction that is going to be committed, before the commit (the run loop
-    records it in that step's line of metrics.jsonl, which the commit holds)."""
+    records it in that step's line of metrics.jsonl, which the commit holds).
+
+    ``context_line`` replaces the body's ``Context: <before> -> <after> tokens (estimated)``:
+    a snapshot taken while an agent compacts on its own cannot know the context after it."""
     check_identifiers(state)
     when = now or datetime.now(UTC)
     change = Change(files, appends)
@@ -211,10 +215,11 @@ def run_compaction(
     # the context as the caller's compaction measured it (a marker is not the secret's size)
     kept = recorded.state.model_copy(update={"tokens": result.state.tokens})
     change.files[f"{session_dir(state.session_id)}/state.json"] = state_doc(kept)
-    body = (
-        f"Goal: {clean.goal or '(none)'}\n"
-        f"Context: {result.context_before} -> {result.context_after} tokens (estimated)\n"
-        + (f"Why: {why.rationale}\n" if why.rationale else "")
+    context = context_line or (
+        f"Context: {result.context_before} -> {result.context_after} tokens (estimated)"
+    )
+    body = f"Goal: {clean.goal or '(none)'}\n{context}\n" + (
+        f"Why: {why.rationale}\n" if why.rationale else ""
     )
     message = CommitMessage(
         event_subject("compact", state.session_id, state.step_index, why.rule),
@@ -229,6 +234,20 @@ def run_compaction(
     )
     commit = repo.commit(message, change)
     return CompactOutcome(commit, path, result, change.redactions)
+
+
+def committed_snapshot(repo: MemoryRepo, state: SessionState) -> str | None:
+    """The commit of this session's newest compaction when it was taken at the same position
+    as ``state`` (the same step and context): committing ``state`` again would record nothing
+    new (an agent retrying a blocked compaction, ``compact --transcript`` run twice)."""
+    from clm_policy.memory.audit import read_log
+
+    for entry in read_log(repo, session=state.session_id, event="compact", limit=1):
+        same = entry.trailers.get("Clm-Step") == str(state.step_index) and entry.trailers.get(
+            "Clm-Context-Tokens"
+        ) == str(state.tokens.context_tokens)
+        return entry.commit if same else None
+    return None
 
 
 def _next_handoff_number(repo: MemoryRepo, session_id: str) -> int:
@@ -254,6 +273,7 @@ def run_handoff(
     seed_tokens: int = DEFAULT_SEED_TOKENS,
     facts_asked: Sequence[Fact] | None = None,
     agent_summary: str | None = None,
+    agent_id: str | None = None,
 ) -> HandoffOutcome:
     """Write the handoff manifest (validated), its Markdown and the state; commit them on the
     checked-out branch, or on ``clm/handoff/<session>-<n>`` with ``branch``; push if asked.
@@ -268,7 +288,8 @@ def run_handoff(
     :func:`~clm_policy.lifecycle.verify.inventory`): ``Clm-Recall``, ``Clm-Recall-Missing``,
     ``Clm-Recall-Kinds``; and, when the agent wrote a summary of its own (``agent_summary``:
     its handoff reply), so is that summary: ``Clm-Recall-Agent`` and its ``-Missing`` and
-    ``-Kinds``. ``Clm-Seed-Tokens`` is the seed's size (characters / 4)."""
+    ``-Kinds``. ``Clm-Seed-Tokens`` is the seed's size (characters / 4). ``agent_id``: which
+    agent of the task hands off (the manifest's ``agent_id``)."""
     from clm_policy.lifecycle.handoff import (
         build_manifest,
         manifest_filename,
@@ -291,11 +312,9 @@ def run_handoff(
     change = Change(files, appends)
     clean = change.clean(state)
     rationale = why.rationale or (f"rule {why.rule}" if why.rule else "handoff requested")
-    manifest = build_manifest(
-        clean,
-        change.clean(rationale),
-        now=now or datetime.now(UTC),
-    )
+    manifest = build_manifest(clean, change.clean(rationale), now=now or datetime.now(UTC))
+    if agent_id is not None:
+        manifest = manifest.model_copy(update={"agent_id": agent_id})
     number = _next_handoff_number(repo, state.session_id)
     m_path = manifest_path(manifest_filename(manifest, state.session_id))
     taken = repo.show_file(m_path) is not None or os.path.lexists(repo.root / m_path)
@@ -439,10 +458,16 @@ def record_agent_summary(
     summary: str,
     *,
     why: Provenance = Provenance(),
+    context: tuple[int | None, int | None] = (None, None),
 ) -> str:
     """Commit the summary an agent wrote of its own context when it compacted (Claude Code's
     ``compact_summary``), as ``sessions/<id>/summaries/<step>.md``: the audit trail shows
     what the agent's native compaction kept.
+
+    ``context`` is the agent's own figures before and after the compaction when it gives
+    them (Claude Code's ``compactMetadata.preTokens``/``postTokens``): the one after becomes
+    ``Clm-Context-Tokens``; without it the commit says the context is unknown until the
+    agent's next usage figure, and has no such trailer (never a 0 it did not measure).
 
     When the memory has the session's state (the snapshot committed before the agent
     compacted), the summary is verified against its facts: the document's front matter and
@@ -455,10 +480,13 @@ def record_agent_summary(
     snapshot = persisted_state(repo, state.session_id)
     if snapshot is not None:
         recall = verify(facts(snapshot), [cleaned])
+    before, after = context
     front = [
         f"session: {json.dumps(state.session_id)}",
         f"step: {state.step_index}",
         f"rule: {json.dumps(why.rule)}",
+        f"context_before: {json.dumps(before)}",
+        f"context_after: {json.dumps(after)}",
     ]
     if recall is not None:
         front += [
@@ -470,10 +498,21 @@ def record_agent_summary(
         + "\n---\n\n# The agent's own summary\n\n"
         + f"{cleaned.strip()}\n"
     )
+    figures = (
+        f"Context: {before if before is not None else 'unknown'} -> {after} tokens (the agent's "
+        "own figures)."
+        if after is not None
+        else "Context after the compaction: unknown until the agent's next response."
+    )
+    found = trailers(state, "summary", why, **(recall_trailers(recall) if recall else {}))
+    if after is None:
+        del found["Clm-Context-Tokens"]
+    else:
+        found["Clm-Context-Tokens"] = str(after)
     message = CommitMessage(
         event_subject("summary", state.session_id, state.step_index, why.rule),
-        f"The agent compacted its context; its summary is {path}.",
-        trailers(state, "summary", why, **(recall_trailers(recall) if recall else {})),
+        f"The agent compacted its context; its summary is {path}.\n{figures}",
+        found,
     )
     change.files[path] = text
     return repo.commit(message, change)
@@ -497,9 +536,10 @@ def record_session_end(
     why: Provenance = Provenance(),
     record: Mapping[str, object],
     appends: Logs | None = None,
-) -> str:
+) -> str | None:
     """Commit the end of a run: ``run.json`` (how it stopped), the state (unless a handoff
-    already committed it) and the decisions and metrics not yet in git."""
+    already committed it) and the decisions and metrics not yet in git. None, and no commit,
+    when that is all in git already (a handoff's commit recorded how the run stopped)."""
     folder = session_dir(state.session_id)
     change = Change({f"{folder}/run.json": JsonDoc(dict(record))}, appends)
     if reason != "handoff":  # the handoff commit already keeps the final state
@@ -509,4 +549,7 @@ def record_session_end(
         f"Session ended: {reason}.",
         trailers(state, "session", why),
     )
-    return repo.commit(message, change)
+    try:
+        return repo.commit(message, change)
+    except NothingToCommit:
+        return None

@@ -156,6 +156,7 @@ class OuterControlLoop:
         self.pending: Outcome | None = None
         self._in_a_row = 0  # compactions on consecutive steps
         self._logs: dict[str, list[dict[str, Any]]] = {}
+        self._ended: str | None = None  # "handoff": the session's end is committed
 
     # -- the loop -----------------------------------------------------------------------------
 
@@ -251,6 +252,8 @@ class OuterControlLoop:
                 entry = replace(entry, commit=done.commit)
         if decision.action is Action.HANDOFF:
             handed = self._handoff(decision)
+            if not self.continue_after_handoff:
+                self._ended = "handoff"  # committed: nothing after this makes it resumable
             result.handoffs.append(handed)
             entry = replace(entry, commit=handed.commit)
             result.timeline.append(entry)
@@ -385,7 +388,10 @@ class OuterControlLoop:
         return record
 
     def _finish(self, reason: str) -> None:
-        """Commit the session's end and whatever decisions and metrics are not yet in git."""
+        """Commit the session's end and whatever decisions and metrics are not yet in git.
+        A session that handed off stays handed off, whatever stops the run after that (a
+        Ctrl-C just past the handoff's commit): ``run --resume`` refuses it."""
+        reason = self._ended or reason
         why = Provenance(policy=self.provenance)
         record_session_end(
             self.repo,

@@ -37,9 +37,13 @@ def session_status(memory: str, session: str | None = None) -> Status:
         ids = [session] if session else session_ids(repo)
         log = read_log(repo, rev="--all")
         for sid in ids:
+            mine = [e for e in log if e.session == sid]
             try:
                 persisted = load_session(repo, sid)
             except InputError as exc:
+                if any(e.event == "agent" for e in mine):
+                    out.rows.append(_agents_only(sid, mine))
+                    continue  # a hook session with its agents' records, no snapshot yet
                 if session is not None:
                     raise
                 out.skipped.append((sid, exc))
@@ -47,7 +51,6 @@ def session_status(memory: str, session: str | None = None) -> Status:
             if persisted.note:
                 out.notes.append(persisted.note)
             s = persisted.state
-            mine = [e for e in log if e.session == sid]
             events = [e.event for e in mine]
             window = s.tokens.context_window
             out.rows.append(
@@ -67,10 +70,51 @@ def session_status(memory: str, session: str | None = None) -> Status:
                     "goal": s.goal,
                     "blockers": s.blockers,
                     "not_verified": s.not_verified,
+                    "agents": agents_of(mine),
                     **last_recall(mine),
                 }
             )
     return out
+
+
+def agents_of(entries: list[Any]) -> list[dict[str, Any]]:
+    """The agents a session started, as their ``agent`` commits record them (newest record
+    of each, oldest agent first): id, type, the memory key of its record, the commit."""
+    seen: dict[str, dict[str, Any]] = {}
+    for e in reversed(entries):  # oldest first: a later record of an agent replaces it
+        if e.event == "agent" and e.agent_id:
+            seen[e.agent_id] = {
+                "agent_id": e.agent_id,
+                "agent_type": e.trailers.get("Clm-Agent-Type"),
+                "memory_key": e.trailers.get("Clm-Key"),
+                "commit": e.commit,
+            }
+    return list(seen.values())
+
+
+def _agents_only(sid: str, entries: list[Any]) -> dict[str, Any]:
+    """The row of a session the memory knows only from its agents' records (a hook session
+    before its first snapshot or handoff)."""
+    events = [e.event for e in entries]
+    return {
+        "session": sid,
+        "status": "unknown",
+        "step": 0,
+        "context_tokens": 0,
+        "context_window": None,
+        "fill": None,
+        "compactions": events.count("compact"),
+        "handoffs": events.count("handoff"),
+        "stopped": None,
+        "parent_session": None,
+        "pending": None,
+        "last_decisions": [],
+        "goal": "",
+        "blockers": [],
+        "not_verified": [],
+        "agents": agents_of(entries),
+        **last_recall(entries),
+    }
 
 
 def last_recall(entries: list[Any]) -> dict[str, Any]:

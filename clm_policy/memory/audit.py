@@ -42,6 +42,11 @@ class AuditEntry(Record):
     def session(self) -> str:
         return self.trailers.get("Clm-Session", "")
 
+    @property
+    def agent_id(self) -> str:
+        """The agent of the session the commit is about (``Clm-Agent-Id``; "" for none)."""
+        return self.trailers.get("Clm-Agent-Id", "")
+
     def as_dict(self) -> dict[str, object]:
         return {
             "commit": self.commit,
@@ -60,12 +65,13 @@ def read_log(
     event: str | None = None,
     limit: int | None = None,
     rev: str = "HEAD",
+    agent: str | None = None,
 ) -> list[AuditEntry]:
-    """clm-policy commits, newest first, filtered by session and event."""
+    """clm-policy commits, newest first, filtered by session, event and agent id."""
     nonce = new_nonce()
-    args = log_args(nonce, session=session, event=event, limit=limit, rev=rev)
+    args = log_args(nonce, session=session, event=event, limit=limit, rev=rev, agent=agent)
     out = repo.git(*args, check=False)
-    return parse_log(out, nonce, session=session, event=event, limit=limit)
+    return parse_log(out, nonce, session=session, event=event, limit=limit, agent=agent)
 
 
 def new_nonce() -> str:
@@ -80,9 +86,10 @@ def parse_log(
     session: str | None = None,
     event: str | None = None,
     limit: int | None = None,
+    agent: str | None = None,
 ) -> list[AuditEntry]:
     """The entries in the output of ``git log`` run with :func:`log_args` and ``nonce``."""
-    reader = LogReader(nonce, session=session, event=event, limit=limit)
+    reader = LogReader(nonce, session=session, event=event, limit=limit, agent=agent)
     reader.feed_records(out.split(reader.record_sep))
     return reader.entries
 
@@ -98,10 +105,12 @@ class LogReader:
         session: str | None = None,
         event: str | None = None,
         limit: int | None = None,
+        agent: str | None = None,
     ) -> None:
         self.field_sep, self.record_sep = f"\x1f{nonce}\x1f", f"\x1e{nonce}\x1e"
         self._record_bytes = self.record_sep.encode()
         self.session, self.event, self.limit = session, event, limit
+        self.agent = agent
         self.entries: list[AuditEntry] = []
         self._rest = b""
 
@@ -140,6 +149,8 @@ class LogReader:
                 continue
             if event is not None and trailers.get("Clm-Event") != event:
                 continue
+            if self.agent is not None and trailers.get("Clm-Agent-Id") != self.agent:
+                continue
             self.entries.append(AuditEntry(commit, date, subject, trailers))
 
 
@@ -150,6 +161,7 @@ def log_args(
     event: str | None = None,
     limit: int | None = None,
     rev: str = "HEAD",
+    agent: str | None = None,
 ) -> list[str]:
     """The ``git log`` arguments :func:`read_log` runs (benchmarks/bench_memory.py times the
     same command bare, as the baseline of ``clm-policy log``)."""
@@ -160,9 +172,11 @@ def log_args(
         args.append(f"--grep=^Clm-Session: {_literal(session)}$")
     if event is not None:
         args.append(f"--grep=^Clm-Event: {_literal(event)}$")
-    if session is not None and event is not None:
+    if agent is not None:
+        args.append(f"--grep=^Clm-Agent-Id: {_literal(agent)}$")
+    if sum(f is not None for f in (session, event, agent)) > 1:
         args.append("--all-match")
-    if limit is not None and session is None and event is None:
+    if limit is not None and session is None and event is None and agent is None:
         args.append(f"--max-count={limit * 2 + 10}")  # non-clm commits are skipped below
     return [*args, rev, "--"]
 

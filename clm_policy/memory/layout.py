@@ -13,6 +13,7 @@ EVENTS = (
     "compact",
     "handoff",
     "summary",
+    "agent",
     "memory",
     "signal",
     "session",

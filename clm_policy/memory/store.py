@@ -75,8 +75,22 @@ class GitMemoryStore:
 
     def write(self, key: str, content: str, *, tags: Sequence[str] | None = None) -> str:
         """Write the topic ``key`` and regenerate MEMORY.md in one commit; returns the commit."""
-        check_key(key)
         change = Change()
+        self.stage(change, key, content, tags=tags)
+        message = CommitMessage(
+            f"clm(memory): {key}", trailers={"Clm-Event": "memory", "Clm-Key": key}
+        )
+        commit = self.repo.commit(message, change)
+        for rule, count in change.counts.items():
+            self.redactions[rule] = self.redactions.get(rule, 0) + count
+        return commit
+
+    def stage(
+        self, change: Change, key: str, content: str, *, tags: Sequence[str] | None = None
+    ) -> None:
+        """Put the topic ``key`` and the index it changes into ``change`` (committed by the
+        caller, with whatever else the change holds)."""
+        check_key(key)
         # cleaned before the index line cuts the first line to 100 characters
         entry = MemoryEntry(
             key,
@@ -87,13 +101,6 @@ class GitMemoryStore:
         keys = sorted({*self.list_keys(), key})
         change.files[topic_path(key)] = render_topic(entry)
         change.files[INDEX] = self._index(keys, entry)
-        message = CommitMessage(
-            f"clm(memory): {key}", trailers={"Clm-Event": "memory", "Clm-Key": key}
-        )
-        commit = self.repo.commit(message, change)
-        for rule, count in change.counts.items():
-            self.redactions[rule] = self.redactions.get(rule, 0) + count
-        return commit
 
     def read(self, key: str) -> str | None:
         found = self.entry(key)

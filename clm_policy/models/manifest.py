@@ -3,7 +3,9 @@
 The document's ``schema_version`` and the fourteen §5.5 fields, all required, then the
 fields a handoff from a real session adds — every request, the constraints and decisions, what
 is done and what remains, the open failures, the files moved and deleted, the transcript —
-each optional with an empty default. Nothing else. A manifest of an older version is read
+each optional with an empty default — and ``agent_id`` (seed M4.3: which agent of the task
+handed off; the agents of a task share a memory namespace, ``agents/<session>/``, and
+``memory_keys`` names their records). Nothing else. A manifest of an older version is read
 through :func:`read_manifest` (:mod:`clm_policy.models.versions`). Session linkage (session id,
 parent session, step, rule) is not part of the manifest: it travels in the commit trailers.
 schemas/handoff-manifest.schema.json is generated from :class:`HandoffManifest`, and
@@ -46,6 +48,8 @@ MEMORY_KEY_PATTERN = r"^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$"
 # blank string too, so both validators agree.
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, pattern=r"\S")]
 MemoryKey = Annotated[str, StringConstraints(pattern=MEMORY_KEY_PATTERN, max_length=200)]
+AGENT_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+AgentId = Annotated[str, StringConstraints(pattern=AGENT_ID_PATTERN)]
 
 
 class ManifestStatus(StrEnum):
@@ -123,6 +127,13 @@ class HandoffManifest(BaseModel):
         default=None,
         description=(
             "the earlier agent's last message, as context: what it said last, never the next step"
+        ),
+    )
+    agent_id: AgentId | None = Field(
+        default=None,
+        description=(
+            "which agent of the task handed off: 'main' for the session's own agent, an "
+            "agent's id (Claude Code's agent_id) otherwise; null when not known"
         ),
     )
 

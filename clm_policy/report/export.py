@@ -89,10 +89,17 @@ def _session_steps(s: SessionHistory) -> Iterator[dict[str, Any]]:
         r = metrics.get(step)
         marked = events.get(step, [])
         recall = next((e.recall for e in marked if e.recall), r.recall if r else None)
+        # no metrics for the step (an agent's hooks record none): the context its commits
+        # record, the one before an agent's own compaction first (a summary's is after it)
+        trailed = sorted(
+            (e for e in marked if e.context_tokens is not None), key=lambda e: e.kind == "summary"
+        )
         base: dict[str, Any] = {
             "session": s.id,
             "step": step,
-            "context_tokens": r.context_tokens if r else None,
+            "context_tokens": r.context_tokens
+            if r
+            else (trailed[0].context_tokens if trailed else None),
             "input_tokens": r.input_tokens if r else None,
             "output_tokens": r.output_tokens if r else None,
             "total_tokens": r.total_tokens if r else None,

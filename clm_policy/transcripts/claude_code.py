@@ -18,8 +18,11 @@ The context is the last main-chain response's ``input_tokens + cache_creation_in
 - ``model: "<synthetic>"`` / ``isApiErrorMessage`` lines are Claude Code's own notices
   (API errors, limits), not responses: skipped;
 - a ``compact_boundary`` after the last usage makes that figure stale: the context is then
-  estimated (characters / 4) from what follows the boundary, the compact summary
-  (``isCompactSummary``) first.
+  estimated from Claude Code's own figure right after the compaction
+  (``compactMetadata.postTokens``, 2.1.x) and characters / 4 of what follows the boundary;
+  without ``postTokens``, characters / 4 of what follows, the compact summary
+  (``isCompactSummary``, a line "visible in the transcript only" that the model reads all the
+  same) first.
 
 :func:`read_tail` finds the last main-chain usage line from the end of the file and runs the
 same :class:`_Figures` over the lines from there on, so its figures are those of
@@ -60,6 +63,10 @@ COMPACTED = (
     "compacted after the last usage figure; context estimated from what follows the "
     f"compaction ({NOT_COUNTED})"
 )
+COMPACTED_AFTER = (
+    "compacted after the last usage figure; context estimated: Claude Code's figure right "
+    "after the compaction (compactMetadata.postTokens) and characters / 4 of what follows"
+)
 SHELL_TOOLS = frozenset({"Bash"})
 _RESPONSES_KEPT = 512
 # user lines that are Claude Code's own wrappers, not a person's prompt
@@ -79,8 +86,10 @@ _WRAPPERS = (
 _REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.S)
 _EXIT_CODE = re.compile(r"\s*(?:Error: )?Exit code (-?\d+)")
 
-# What one line means for the context figure: ("boundary", sidechain, 0, None, 0) or
-# ("user" | "assistant", sidechain, usage or None, model or None, characters of content)
+# What one line means for the context figure: ("boundary", sidechain, the context after the
+# compaction when Claude Code says (compactMetadata.postTokens) or None, None, 0) or
+# ("user" | "assistant" | "summary", sidechain, usage or None, model or None, characters of
+# content); "summary" is the compact summary's user line (isCompactSummary)
 Event = tuple[str, bool, int | None, str | None, int]
 
 
@@ -90,7 +99,9 @@ def event_of(obj: dict[str, Any]) -> Event | None:
     side = obj.get("isSidechain") is True
     if kind == "system":
         if obj.get("subtype") == "compact_boundary":
-            return ("boundary", side, None, None, 0)
+            meta = obj.get("compactMetadata")
+            after = count(meta.get("postTokens")) if isinstance(meta, dict) else None
+            return ("boundary", side, after, None, 0)
         return None
     if kind not in ("user", "assistant"):
         return None
@@ -103,6 +114,9 @@ def event_of(obj: dict[str, Any]) -> Event | None:
             return None
         usage = _usage(message)
         model = text_of(message.get("model"))
+    if kind == "user" and obj.get("isCompactSummary") is True:
+        # shown in the transcript only, yet it is what the model reads after the compaction
+        return ("summary", side, None, None, _chars(message.get("content")))
     chars = 0 if obj.get("isVisibleInTranscriptOnly") is True else _chars(message.get("content"))
     return (kind, side, usage, model, chars)
 
@@ -165,12 +179,13 @@ def _result_text(content: object) -> str:
 class _Figures:
     """The context figure of one chain, fed its events in file order."""
 
-    __slots__ = ("chars", "model", "seen", "stale", "usage")
+    __slots__ = ("after", "chars", "model", "seen", "stale", "usage")
 
     def __init__(self) -> None:
         self.usage: int | None = None
         self.model: str | None = None
         self.stale = False  # a compaction came after `usage`
+        self.after = 0  # the context right after the last compaction, when Claude Code says
         self.chars = 0  # content since the last compaction (or since the start)
         self.seen = False  # a user or assistant line of this chain was read
 
@@ -179,18 +194,20 @@ class _Figures:
         if kind == "boundary":
             self.stale = True
             self.chars = 0
+            self.after = usage or 0
             return
         self.seen = True
         if usage is not None:
             self.usage, self.model, self.stale = usage, model, False
-        self.chars += chars
+        if kind != "summary" or not self.after:  # postTokens holds the summary already
+            self.chars += chars
 
     def result(self) -> tuple[int, bool, str | None]:
         """(context tokens, estimated, why estimated)."""
         if self.usage is not None and not self.stale:
             return self.usage, False, None
-        why = NO_USAGE if self.usage is None else COMPACTED
-        return estimate_tokens(self.chars), True, why
+        why = NO_USAGE if self.usage is None else COMPACTED_AFTER if self.after else COMPACTED
+        return self.after + estimate_tokens(self.chars), True, why
 
 
 class _Both:
@@ -276,6 +293,7 @@ class _Chain:
         self.compact_count = 0
         self.last_compact_step: int | None = None
         self.compacted_at: int | None = None
+        self.compacted_to: int | None = None
         self.goal = ""
         self.last_message: str | None = None
         self.session_id: str | None = None
@@ -293,6 +311,7 @@ class _Chain:
             self.last_compact_step = self.steps
             meta = obj.get("compactMetadata")
             self.compacted_at = count(meta.get("preTokens")) if isinstance(meta, dict) else None
+            self.compacted_to = event[2]
             trigger = text_of(meta.get("trigger")) if isinstance(meta, dict) else None
             self.compactions.append((self.steps, self.compacted_at, trigger))
             return
@@ -417,6 +436,7 @@ def read_full(src: Source) -> TranscriptReading:
         compact_count=chain.compact_count,
         last_compact_step=chain.last_compact_step,
         compacted_at_tokens=chain.compacted_at,
+        compacted_to_tokens=chain.compacted_to,
         goal=goal_of([r.text for r in work.requests]) or chain.goal,
         changed_artifacts=work.changed + work.made,
         commands_and_results=[run.line() for run in work.runs[-COMMAND_LIMIT:]],

@@ -96,7 +96,9 @@ class TranscriptReading(Record):
     ``turns`` (:data:`Turn`, one per request with a usage figure) and ``compactions``
     (:data:`Compaction`), and what the session did for a handoff: ``work``
     (:class:`~clm_policy.transcripts.work.Work`: requests, task list, runs judged from their
-    output, files as they are); a tail read leaves them None.
+    output, files as they are); a tail read leaves them None. ``compacted_at_tokens`` and
+    ``compacted_to_tokens`` are the agent's own figures before and right after its last
+    compaction, when the transcript says (Claude Code's ``preTokens``/``postTokens``).
     """
 
     FIELDS = (
@@ -113,6 +115,7 @@ class TranscriptReading(Record):
         "compact_count",
         "last_compact_step",
         "compacted_at_tokens",
+        "compacted_to_tokens",
         "goal",
         "changed_artifacts",
         "commands_and_results",
@@ -143,6 +146,7 @@ class TranscriptReading(Record):
         compact_count: int = 0,
         last_compact_step: int | None = None,
         compacted_at_tokens: int | None = None,
+        compacted_to_tokens: int | None = None,
         goal: str = "",
         changed_artifacts: list[str] | None = None,
         commands_and_results: list[str] | None = None,
@@ -169,6 +173,7 @@ class TranscriptReading(Record):
         self.compact_count = compact_count
         self.last_compact_step = last_compact_step
         self.compacted_at_tokens = compacted_at_tokens
+        self.compacted_to_tokens = compacted_to_tokens
         self.goal = goal
         self.changed_artifacts: list[str] = [] if changed_artifacts is None else changed_artifacts
         self.commands_and_results: list[str] = (

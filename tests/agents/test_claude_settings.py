@@ -41,6 +41,7 @@ def test_the_snippet() -> None:
             "PostCompact": ours(30),
             "SessionStart": ours(30),
             "Stop": ours(60),
+            "SubagentStop": ours(60),
         },
         "statusLine": {"type": "command", "command": STATUS},
     }
@@ -94,6 +95,7 @@ def test_merging_into_empty_settings() -> None:
         f"added PostCompact hook `{HOOK}`",
         f"added SessionStart hook `{HOOK}`",
         f"added Stop hook `{HOOK}`",
+        f"added SubagentStop hook `{HOOK}`",
         f"added statusLine `{STATUS}`",
     ]
     assert cs.merge(merged, SNIPPET) == (merged, [])
@@ -119,6 +121,7 @@ def test_other_tools_hooks_and_settings_stay_where_they_are() -> None:
         "UserPromptSubmit",
         "PostCompact",
         "SessionStart",
+        "SubagentStop",
     ]
     assert merged["hooks"]["PreToolUse"] == [other("guard.sh", "Bash")]
     assert merged["hooks"]["PreCompact"] == [
@@ -127,7 +130,7 @@ def test_other_tools_hooks_and_settings_stay_where_they_are() -> None:
     ]
     assert merged["hooks"]["Stop"] == [other("notify-send done"), *ours(60)]
     assert settings["hooks"]["Stop"] == [other("notify-send done")]  # the input is not changed
-    assert len(changes) == 6
+    assert len(changes) == 7
 
 
 def test_our_old_entries_are_replaced_in_place_never_duplicated() -> None:
@@ -161,6 +164,7 @@ def test_our_old_entries_are_replaced_in_place_never_duplicated() -> None:
         f"added PostCompact hook `{HOOK}`",
         f"SessionStart hook: updated `{HOOK}` (type, timeout, matcher)",
         f"Stop hook: replaced `{old}`, `python -m clm_policy hook claude-code` by `{HOOK}`",
+        f"added SubagentStop hook `{HOOK}`",
         f"added statusLine `{STATUS}`",
     ]
     assert cs.merge(merged, SNIPPET)[1] == []

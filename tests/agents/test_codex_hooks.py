@@ -572,12 +572,14 @@ def test_a_rollout_that_is_not_a_rollout_never_breaks_the_agent(project: Path) -
 
 
 def test_problems_are_logged(project: Path) -> None:
+    broken = project / "not-a-rollout.jsonl"
+    broken.write_text("hello\n")
     reply = run_codex_hook(
         json.dumps(
             {
                 "hook_event_name": "PreCompact",
                 "trigger": "auto",
-                "transcript_path": str(project / "missing.jsonl"),
+                "transcript_path": str(broken),
                 "session_id": SESSION,
                 "cwd": str(project),
             }
@@ -587,7 +589,24 @@ def test_problems_are_logged(project: Path) -> None:
     assert (reply.stdout, reply.stderr) == ("", "")
     logged = log_path().read_text()
     assert "InputError" in logged
-    assert "missing.jsonl" in logged
+    assert "not-a-rollout.jsonl" in logged
+
+
+def test_a_rollout_that_does_not_exist_yet_is_no_problem(project: Path) -> None:
+    for event in ("UserPromptSubmit", "Stop", "PreCompact"):
+        reply = run_codex_hook(
+            json.dumps(
+                {
+                    "hook_event_name": event,
+                    "trigger": "auto",
+                    "transcript_path": str(project / "not-yet.jsonl"),
+                    "session_id": SESSION,
+                    "cwd": str(project),
+                }
+            ).encode()
+        )
+        assert (reply.exit_code, reply.stdout, reply.stderr) == (0, "", "")
+    assert not log_path().exists()
 
 
 def test_a_truncated_last_line_is_normal(project: Path) -> None:

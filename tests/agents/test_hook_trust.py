@@ -68,7 +68,7 @@ class Setup:
             "session_id": session,
         }
         blocked = hook(self.stranger, stop)
-        assert json.loads(blocked.stdout).keys() == {"decision", "reason"}  # nothing more
+        assert json.loads(blocked.stdout).keys() == {"hookSpecificOutput"}  # nothing more
         done = hook(self.stranger, {**stop, "stop_hook_active": True})
         assert (done.returncode, done.stderr) == (0, "")
         reply: dict[str, object] = json.loads(done.stdout)

@@ -121,7 +121,8 @@ def test_without_a_configuration_the_default_policy_speaks() -> None:
         (120_000, "ctx 60% 120k/200k · handoff at 75% · compact · claude-code/coding"),
         (149_999, "ctx 75% 150k/200k · handoff at 75% · compact · claude-code/coding"),
         (150_000, "ctx 75% 150k/200k · past handoff at 75% · handoff · claude-code/coding"),
-        (0, "ctx 0% 0/200k · compact at 60% · continue · claude-code/coding"),
+        # all zeros: what Claude Code 2.1.328 sends right after /compact — no figure yet
+        (0, "ctx n/a (no usage yet) · compact at 60% · claude-code/coding"),
     ],
 )
 def test_a_project_of_the_claude_code_policy(project: Path, tokens: int, expected: str) -> None:

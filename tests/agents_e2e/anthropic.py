@@ -26,6 +26,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -33,6 +34,7 @@ from .httpserve import Reply, Request
 
 # The compaction request ends with Claude Code's summary instructions (2.1.x: "Your task is
 # to create a detailed summary of the conversation so far ...").
+HANG_SECONDS = 60
 COMPACT_MARKERS = (
     "create a detailed summary of the conversation",
     "summary of the conversation so far",
@@ -146,6 +148,9 @@ class ClaudeScript:
     compact_usage: Usage = field(default_factory=lambda: Usage.context(20_000, output=300))
     final_text: str = "Done."
     final_usage: Usage = field(default_factory=lambda: Usage.context(12_000))
+    broken: str = ""
+    """"garbage": every message request is answered with bytes that are no event stream;
+    "hang": it is never answered (for :data:`HANG_SECONDS`)."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -160,6 +165,13 @@ class ClaudeScript:
             return Reply(
                 404, {"type": "error", "error": {"type": "not_found_error", "message": path}}
             )
+        if self.broken == "garbage":
+            request.kind = "broken"
+            return Reply(200, raw=b"\x00garbage that is no event stream\n\xff\xfe{[\n\n")
+        if self.broken == "hang":
+            request.kind = "broken"
+            time.sleep(HANG_SECONDS)  # the server thread is a daemon: the test does not wait
+            return Reply(500, {"type": "error", "error": {"type": "api_error", "message": "x"}})
         with self._lock:
             kind = classify(request.headers, body)
             turn = self._next(kind)

@@ -50,8 +50,11 @@ class Reply:
     status: int = 200
     json_body: Any = None
     events: list[tuple[str | None, dict[str, Any]]] | None = None  # SSE: (event name, data)
+    raw: bytes | None = None  # sent as it is, as an event stream (a broken server's answer)
 
     def payload(self) -> tuple[str, bytes]:
+        if self.raw is not None:
+            return "text/event-stream", self.raw
         if self.events is not None:
             chunks = []
             for name, data in self.events:

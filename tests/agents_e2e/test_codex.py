@@ -10,6 +10,7 @@ policy takes shares of the window the rollout names: compact at 60% (155,040), h
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -221,6 +222,10 @@ def test_stop_hands_off_and_the_next_session_starts_from_it(
     assert facts["Clm-Agent"] == "codex"
     assert facts["Clm-Rule"] == "hard_handoff"
     assert ran.stdout.strip().startswith("Handoff")
+    manifest = json.loads(sandbox.memory_show(facts["Clm-Manifest"]))
+    assert manifest["changed_artifacts"] == ["notes.txt"]  # project-relative
+    assert manifest["agent_id"] == "main"
+    assert len(commits_of(sandbox, "handoff")) == 1
 
     fresh = codex.exec("Carry on with the notes.")
     new = codex.session_id(fresh)
@@ -232,4 +237,5 @@ def test_stop_hands_off_and_the_next_session_starts_from_it(
     assert "**Next safe action:** add a changelog." in sent(opening)  # the agent's own words
     (start,) = commits_of(sandbox, "start")
     assert trailers(start)["Clm-Parent-Session"] == session
+    assert not sandbox.clm_hook_log.exists(), sandbox.clm_hook_log.read_text()
     save_run(codex, session, "stop-handoff")

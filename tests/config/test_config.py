@@ -92,7 +92,9 @@ def test_quotes_and_comments(tmp_path: Path) -> None:
 def test_commands_use_it(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (project / ".clm-policy.yaml").write_text(CONFIG)
     monkeypatch.chdir(project / "src")
-    out = json.loads(invoke("decide", "--tokens", "140000", "--format", "json").stdout)
+    out = json.loads(
+        invoke("decide", "--tokens", "140000", "--window", "200000", "--format", "json").stdout
+    )
     # claude-code, research: compact at 65% of the 200K window
     assert (out["policy"], out["profile"], out["action"]) == ("claude-code", "research", "compact")
     flag = json.loads(

@@ -273,8 +273,10 @@ def test_compact_with_the_summarizer_option(
     assert plain.exit_code == 0, plain.stderr
     assert server.requests == []  # deterministic unless asked
     server.then = completion("Nothing useful.")
+    later = tmp_path / "later.json"  # a later position: the same one is committed already
+    later.write_text(state().model_copy(update={"step_index": 41}).model_dump_json())
     asked = invoke(
-        "compact", "--memory", str(memory), "--state", str(path), "--summarizer", "openai"
+        "compact", "--memory", str(memory), "--state", str(later), "--summarizer", "openai"
     )
     assert asked.exit_code == 0, asked.stderr
     assert (

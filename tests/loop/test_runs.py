@@ -282,3 +282,20 @@ def test_a_failing_agent_is_raised_again_with_how_to_resume(
         f"(stopped: endpoint_error); to go on: clm-policy run --memory {memory} "
         "--resume scenario-b"
     )
+
+
+def test_a_session_interrupted_just_past_its_handoff_stays_handed_off(tmp_path: Path) -> None:
+    """Ctrl-C right after the handoff's commit (the listener hears of the handoff before the
+    run's end is committed): the session ended with its handoff, and `--resume` refuses it."""
+    memory = tmp_path / "mem"
+
+    def interrupt_at_handoff(event: str, _data: dict[str, Any]) -> None:
+        if event == "handoff":
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        execute(plan(memory, scenario="demo"), str(memory), listener=interrupt_at_handoff)
+    record = json.loads(git(memory, "show", "HEAD:sessions/demo/run.json"))
+    assert record["stopped"] == "handoff"
+    assert git(memory, "log", "-1", "--format=%s").startswith("clm(handoff): demo step ")
+    refused(memory, "session 'demo' ended (handoff); nothing to resume", resume="demo")

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from clm_policy.base.errors import InputError
-from clm_policy.memory.git.write import JOURNAL, GitError, MemoryRepo
+from clm_policy.memory.git.write import JOURNAL, GitError, MemoryRepo, NothingToCommit
 from clm_policy.memory.init import init_memory
 from clm_policy.memory.trailers import CommitMessage, event_subject
 
-from conftest import git
+from conftest import empty_commits, git
 
 
 def message(n: int, session: str = "s1") -> CommitMessage:
@@ -108,6 +108,22 @@ def test_only_the_given_paths_are_committed(memory: Path) -> None:
         repo.commit(message(2), appends={"sessions/s1/decisions.jsonl": '{"step": 2}\n'})
     assert git(memory, "show", "HEAD:sessions/s1/decisions.jsonl") == '{"step": 1}\n{"step": 2}\n'
     assert git(memory, "status", "--porcelain") == "?? topics/scratch.md\n"
+
+
+def test_a_change_that_changes_nothing_is_not_committed(memory: Path) -> None:
+    files = {"sessions/s1/state.json": '{"step": 1}\n', "sessions/s1/a.md": "A\n"}
+    with MemoryRepo(memory) as repo:
+        first = repo.commit(message(1), files)
+        with pytest.raises(NothingToCommit) as info:
+            repo.commit(message(2), files)
+        assert repo.head() == first
+        assert not (repo.git_dir / JOURNAL).exists()
+    assert info.value.message == (
+        "nothing to commit: sessions/s1/a.md, sessions/s1/state.json unchanged since the last "
+        "commit"
+    )
+    assert git(memory, "status", "--porcelain") == ""
+    assert empty_commits(memory) == []
 
 
 @pytest.mark.parametrize("path", ["../escape", "/etc/passwd", ".git/config", ""])

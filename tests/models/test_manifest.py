@@ -53,6 +53,7 @@ ADDED_FIELDS = [
     "deleted_artifacts",
     "transcript",
     "last_message",
+    "agent_id",
 ]
 
 
@@ -88,6 +89,11 @@ def test_fields_are_the_version_and_the_seed_list_required_then_the_additions_op
     assert schema()["required"] == required
     assert list(schema()["properties"]) == required + ADDED_FIELDS
     assert schema()["additionalProperties"] is False
+    older = {k: v for k, v in sample().items() if k != "agent_id"}
+    assert validate_manifest(older).agent_id is None
+    for bad in ("", "../main", "a b", "x" * 65):
+        assert not pydantic_accepts({**sample(), "agent_id": bad})
+        assert not schema_accepts({**sample(), "agent_id": bad})
 
 
 def test_a_manifest_without_the_additions_reads_with_empty_defaults() -> None:

@@ -171,3 +171,28 @@ def test_json_is_quiet_on_a_terminal(memory: Path) -> None:
     )
     assert (done.returncode, seen) == (0, b"")
     assert json.loads(done.stdout)["sessions"][0]["session"] == "demo"
+
+
+def test_a_hook_sessions_context_comes_from_its_trailers(memory: Path) -> None:
+    """An agent's hooks record no metrics.jsonl: the steps their commits mark take the
+    context from the commits' Clm-Context-Tokens (the export's column was empty)."""
+    from clm_policy.memory.git.write import MemoryRepo
+    from clm_policy.memory.trailers import CommitMessage, event_subject
+
+    commits = [
+        ("compact", 4, {"Clm-Context-Tokens": "140000", "Clm-Agent-Tokens": "140000"}),
+        ("summary", 4, {}),  # the context after Claude Code's compaction: unknown
+        ("handoff", 9, {"Clm-Context-Tokens": "152000"}),
+    ]
+    with MemoryRepo(memory) as repo:
+        for n, (event, step, extra) in enumerate(commits):
+            trailers = {"Clm-Event": event, "Clm-Session": "s1", "Clm-Step": str(step), **extra}
+            message = CommitMessage(
+                event_subject(event, "s1", step, "claude-code:auto"), "", trailers
+            )
+            repo.commit(message, {f"sessions/s1/{event}-{n}.md": f"{event}\n"})
+    table = rows(export(memory, "--format", "csv", "--table", "steps"))
+    assert [(r["step"], r["event"], r["context_tokens"]) for r in table] == [
+        ("4", "compact+summary", "140000"),
+        ("9", "handoff", "152000"),
+    ]

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from clm_policy.base.errors import InputError
+from clm_policy.base.paths import relative_to_project
 from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.memory.layout import is_session
 from clm_policy.models.state import SessionState
@@ -268,7 +269,10 @@ def test_to_state_is_a_valid_session_state(name: str) -> None:
         reading.compact_count,
     )
     assert state.last_compact_step == reading.last_compact_step
-    assert state.changed_artifacts == reading.changed_artifacts
+    # named as committed: relative to the session's folder (clm_policy.base.paths)
+    assert state.changed_artifacts == list(
+        dict.fromkeys(relative_to_project(p, reading.cwd) for p in reading.changed_artifacts)
+    )
     assert state.commands_and_results == reading.commands_and_results
     # the fast reading makes a state too (figures only)
     assert read_context(fixture(name)).to_state("s1").tokens.context_tokens == (
@@ -904,3 +908,54 @@ def test_read_context_imports_nothing_heavy() -> None:
 @pytest.mark.parametrize("chars", [0, 1, 3, 4, 5, 399, 400, 401, 10**6 + 1])
 def test_estimate_rule_equals_the_lifecycle_estimate(chars: int) -> None:
     assert tr.estimate_tokens(chars) == estimate_tokens("x" * chars) == math.ceil(chars / 4)
+
+
+def test_right_after_a_real_compaction_the_estimate_starts_from_claude_codes_figure(
+    tmp_path: Path,
+) -> None:
+    """Claude Code 2.1.328's own transcript, cut right after its compact summary (the moment
+    a status line or hook sees it): the context is postTokens (2,841) and what follows — not
+    0, and not a figure from before the compaction."""
+    real = HERE / "fixtures" / "real" / "claude-code-2.1.328" / "transcripts" / "compact-auto.jsonl"
+    lines = real.read_text().splitlines(keepends=True)
+    summary = next(i for i, line in enumerate(lines) if '"isCompactSummary":true' in line)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(lines[: summary + 1]))
+    for reading in (read_context(cut), read_transcript(cut)):
+        assert (reading.context_tokens, reading.context_estimated) == (2841, True)
+        assert reading.warnings == [
+            "compacted after the last usage figure; context estimated: Claude Code's figure "
+            "right after the compaction (compactMetadata.postTokens) and characters / 4 of what "
+            "follows"
+        ]
+    full = read_transcript(cut)
+    assert (full.compacted_at_tokens, full.compacted_to_tokens) == (95084, 2841)
+    # without postTokens (older versions) the summary itself is counted
+    boundary = next(i for i, line in enumerate(lines) if '"compact_boundary"' in line)
+    older = json.loads(lines[boundary])
+    del older["compactMetadata"]["postTokens"]
+    cut.write_text(
+        "".join([*lines[:boundary], json.dumps(older) + "\n", *lines[boundary + 1 : summary + 1]])
+    )
+    summary_chars = len(json.loads(lines[summary])["message"]["content"])
+    assert read_context(cut).context_tokens == -(-summary_chars // 4)
+
+
+REAL_FILES = sorted(
+    str(p.relative_to(HERE / "fixtures" / "real"))
+    for p in (HERE / "fixtures" / "real").glob("*/*/**/*.jsonl")
+)
+
+
+@pytest.mark.parametrize("name", REAL_FILES)
+def test_every_real_transcript_and_rollout_reads_whole_and_from_its_end(name: str) -> None:
+    """What the pinned Claude Code and Codex wrote — every record type of theirs
+    (token_usage_record, world_state, attachment, api-request, cost-state, ...) — is read or
+    skipped on purpose: no warning, and the tail's figures are the whole file's."""
+    path = HERE / "fixtures" / "real" / name
+    full, tail = read_transcript(path), read_context(path)
+    assert full.format == tail.format == ("codex" if name.startswith("codex") else "claude-code")
+    assert full.warnings == tail.warnings == []
+    figures = ("context_tokens", "context_estimated", "context_window", "model")
+    assert [getattr(tail, f) for f in figures] == [getattr(full, f) for f in figures]
+    assert full.context_tokens > 0

@@ -2,9 +2,9 @@
 
 The snippet (:func:`snippet`) runs ``<clm-policy> hook claude-code`` on every event of
 :data:`clm_policy.agents.hooks.claude_code.EVENTS` (UserPromptSubmit, PreCompact, PostCompact,
-SessionStart and Stop) — each in a group without a ``matcher``, which Claude Code runs for
-every occurrence of the event (both PreCompact triggers, manual and auto; every SessionStart
-source) — with the table's timeout in seconds, and sets ``statusLine`` to
+SessionStart, Stop and SubagentStop) — each in a group without a ``matcher``, which Claude
+Code runs for every occurrence of the event (both PreCompact triggers, manual and auto; every
+SessionStart source) — with the table's timeout in seconds, and sets ``statusLine`` to
 ``{"type": "command", "command": "<clm-policy> statusline"}``. ``<clm-policy>`` is the absolute
 path of the installed script when it can be found (:func:`executable`), so the hooks run the
 same installation whatever PATH Claude Code starts with.

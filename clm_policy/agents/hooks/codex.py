@@ -19,11 +19,13 @@ The events:
 
 - **UserPromptSubmit**: decide from the rollout's tail. Continue: no output. Compact: the
   person is told to run ``/compact``, the model what its summary must keep. Handoff: the model
-  is told to finish its step and write a handoff; the person what follows.
+  is told to finish its step and write a handoff (this turn's Stop commits it); the person
+  what follows. A session that has handed off is not asked again.
 - **PreCompact** (manual or auto): commit a compaction snapshot built from the rollout before
-  Codex summarises it away. When the compaction is automatic and the policy hands off: commit
-  the handoff instead and stop the turn (``continue: false``) — once per session; a later
-  automatic compaction of a session that already handed off proceeds, with a snapshot.
+  Codex summarises it away (not twice at one position). When the compaction is automatic
+  and the policy hands off: commit the handoff instead and stop the turn (``continue:
+  false``) — once per session; a later automatic compaction of a session that already
+  handed off proceeds, with a snapshot.
 - **PostCompact**: commit Codex's own summary when the rollout has one for this compaction
   (a local compaction writes it in the ``compacted`` line; a remote one keeps it encrypted,
   then nothing is recorded: the PreCompact snapshot is the record).
@@ -31,6 +33,9 @@ The events:
   ``compact``: what must survive, from the PreCompact snapshot; ``resume``: nothing.
 - **Stop**: when the policy hands off and the session has no handoff yet, block once with
   what to write; on the stop after that, commit the handoff.
+
+These are the answers :mod:`.shared` gives for both agents; this module holds what differs
+(:data:`WORDING`) and PostCompact.
 
 Nothing for PreToolUse, PermissionRequest, PostToolUse, SubagentStart, SubagentStop,
 Interrupt and StopFailure: they say nothing about the context. A hook never breaks the agent
@@ -40,22 +45,22 @@ from __future__ import annotations
 
 import json
 
+from clm_policy.agents.hooks.events import (
+    Wording,
+    pre_compact,
+    prompt_advice,
+    session_start,
+    stop_for_handoff,
+)
+from clm_policy.agents.hooks.settling import settle
 from clm_policy.agents.hooks.shared import (
     NOTHING,
     Hook,
     HookEvent,
     HookReply,
-    Wording,
-    agent_trailers,
-    at_prompt,
-    at_stop,
-    commit_snapshot,
-    handed_off,
-    handoff_options,
     hook_settings,
     reply_json,
     run_hook,
-    session_start,
 )
 
 TYPE_CHECKING = False
@@ -92,45 +97,25 @@ WORDING = Wording(
         "without reading large files or long outputs."
     ),
     after_handoff="start a new session (/new): it starts from the handoff.",
+    next_session=NEXT_SESSION,
+    compacts="Codex compacts",
+    stopped="stopped",
+    # the reason is Codex's next prompt, and that stop's hook call has stop_hook_active
+    ask_at_stop=lambda text: reply_json({"decision": "block", "reason": text}),
+    # exit 2 and decision:block do not stop a Codex compaction; continue:false does, by
+    # ending the turn before the compaction starts (and Codex shows the stopReason)
+    block_compaction=lambda text: reply_json({"continue": False, "stopReason": text}),
+    compaction_goes_ahead=lambda text: reply_json({"systemMessage": text}),
+    block_is_seen=True,
 )
 
 
-def _pre_compact(hook: Hook) -> HookReply:
-    from clm_policy.lifecycle.pipelines import run_handoff
+def _user_prompt_submit(hook: Hook) -> HookReply:
+    return prompt_advice(hook, WORDING)
 
-    trigger = str(hook.event.get("trigger") or "manual")
-    state, outcome = hook.full_state()
-    hands_off = outcome.action.value == "handoff" and trigger == "auto"
-    already = hands_off and handed_off(hook)
-    with hook.repo() as repo:
-        if hands_off and not already:
-            native = agent_trailers(hook, trigger, state)
-            done = run_handoff(
-                repo, state, why=hook.provenance(outcome, **native), **handoff_options(hook, state)
-            )
-            # exit 2 and decision:block do not stop a Codex compaction; continue:false does,
-            # by ending the turn before the compaction starts
-            return reply_json(
-                {
-                    "continue": False,
-                    "stopReason": (
-                        f"clm-policy: the policy hands off here ({outcome.rationale}), so the "
-                        f"automatic compaction is stopped. The handoff is committed "
-                        f"({done.manifest_path}). {NEXT_SESSION}"
-                    ),
-                }
-            )
-        snapshot = commit_snapshot(hook, repo, state, outcome, trigger, "Codex compacts")
-    if already:
-        return reply_json(
-            {
-                "systemMessage": (
-                    "clm-policy: this session has handed off already; Codex compacts it as "
-                    f"asked (snapshot {snapshot.path}). {NEXT_SESSION}"
-                )
-            }
-        )
-    return NOTHING
+
+def _pre_compact(hook: Hook) -> HookReply:
+    return pre_compact(hook, WORDING)
 
 
 def _post_compact(hook: Hook) -> HookReply:
@@ -139,6 +124,7 @@ def _post_compact(hook: Hook) -> HookReply:
     from clm_policy.models.state import SessionState
     from clm_policy.transcripts.reading import read_transcript
 
+    settle(hook.transcript)
     reading = read_transcript(hook.transcript)
     summary = last_compaction_text(hook.transcript)
     if not summary.strip() or not reading.compact_count:
@@ -159,7 +145,11 @@ def _post_compact(hook: Hook) -> HookReply:
             },
         )
         state = SessionState(session_id=sid, step_index=reading.step_index)
-        record_agent_summary(repo, state, summary, why=why)
+        # Codex recounts the context after a compaction (a token_count line): its figure
+        # when the rollout has it, else unknown until the next response
+        after = None if reading.context_estimated else reading.context_tokens
+        before = reading.compacted_at_tokens
+        record_agent_summary(repo, state, summary, why=why, context=(before, after))
     return NOTHING
 
 
@@ -184,14 +174,18 @@ def last_compaction_text(path: str) -> str:
     return ""
 
 
+def _stop(hook: Hook) -> HookReply:
+    return stop_for_handoff(hook, WORDING)
+
+
 EVENTS = {
     # the one table of Codex's events: the handler, and the timeout in seconds its hooks.json
     # gives the hook (settings_snippet writes it from here). UserPromptSubmit and SessionStart
     # read the rollout and decide; PreCompact and Stop may commit a snapshot or a handoff
     # (git); PostCompact reads the rollout and may commit Codex's summary.
-    "UserPromptSubmit": HookEvent(at_prompt(WORDING), 30),
+    "UserPromptSubmit": HookEvent(_user_prompt_submit, 30),
     "PreCompact": HookEvent(_pre_compact, 60),
     "PostCompact": HookEvent(_post_compact, 30),
     "SessionStart": HookEvent(session_start, 30),
-    "Stop": HookEvent(at_stop(NEXT_SESSION), 60),
+    "Stop": HookEvent(_stop, 60),
 }

@@ -6,8 +6,9 @@ agent (:func:`run_hook`).
 Each agent has one table of the events it answers (:class:`HookEvent`: the handler and the
 timeout its settings give it): :data:`clm_policy.agents.hooks.claude_code.EVENTS` (Claude Code)
 and :data:`clm_policy.agents.hooks.codex.EVENTS` (Codex CLI). The settings each agent reads
-are generated from it (:func:`hook_settings`), and an event the agents' protocols agree on has
-one handler here, which both tables name.
+are generated from it (:func:`hook_settings`). An event the agents' protocols agree on has one
+handler, in :mod:`.events`, which both tables name; what differs in their words and shapes is
+their :class:`~.events.Wording`; subagents are in :mod:`.subagents`.
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ file path)."""
 MAX_INPUT = 16 * 1024 * 1024
 LOG_LIMIT = 1024 * 1024
 LOG_NAME = "hook.log"
+
+
+class NoTranscriptYet(InputError):
+    """The transcript the hook names does not exist yet: a new session's first hooks come
+    before Claude Code writes it. Not a problem: answered with nothing, and not logged."""
 
 
 class HookReply(Record):
@@ -118,7 +124,60 @@ class Hook:
         path = self.event.get("transcript_path")
         if not isinstance(path, str) or not path:
             raise InputError(f"{self.name}: no transcript_path in the hook's input")
-        return os.path.expanduser(path)
+        path = os.path.expanduser(path)
+        if not os.path.lexists(path):
+            raise NoTranscriptYet(f"{self.name}: the transcript {path} does not exist yet")
+        return path
+
+    @property
+    def turn(self) -> str:
+        """The turn this call belongs to: Claude Code's ``prompt_id``, Codex's ``turn_id``
+        (the prompt hook and the Stop hooks of one turn share it); "" when absent."""
+        for key in ("prompt_id", "turn_id"):
+            value = self.event.get(key)
+            if isinstance(value, str) and value:
+                return value
+        return ""
+
+    def facts(self) -> dict[str, Any]:
+        """What the hooks recorded about this session (:mod:`..sessionfacts`)."""
+        from clm_policy.agents.sessionfacts import read_facts
+
+        sid = self.event.get("session_id")
+        return read_facts(sid, "hook") if isinstance(sid, str) else {}
+
+    def note(self, **changes: Any) -> None:
+        """Record ``changes`` among this session's facts (best effort)."""
+        from clm_policy.agents.sessionfacts import update_facts
+
+        sid = self.event.get("session_id")
+        if isinstance(sid, str):
+            update_facts(sid, "hook", **changes)
+
+    def window_of(self, reading: Any) -> None:
+        """Fill in ``reading``'s window and model from what the agent knows when the
+        transcript does not say (a Codex rollout names its window; Claude Code's never do:
+        :mod:`.windows`)."""
+        if reading.context_window is not None or self.agent != "claude-code":
+            return
+        from clm_policy.agents.hooks.windows import claude_code_window
+
+        cwd = self.event.get("cwd")
+        found = claude_code_window(
+            str(self.event.get("session_id") or ""),
+            reading.model,
+            cwd if isinstance(cwd, str) else reading.cwd,
+        )
+        reading.context_window = found.window
+        reading.model = reading.model or found.model
+
+    def outcome(self, figures: Any) -> Any | None:
+        """The policy's outcome for ``figures``; None when its thresholds are shares of a
+        window nobody knows (then they decide nothing: :func:`window_unknown`)."""
+        policy = self.policy()
+        if window_unknown(policy, figures, self.profile):
+            return None
+        return policy.outcome(figures, self.profile)
 
     def session_id(self, reading: Any | None = None) -> str:
         """The memory repository's id of this session: the agent's own, when valid."""
@@ -136,23 +195,26 @@ class Hook:
 
         return load_policy_cached(self.policy_ref)
 
-    def decide_from_tail(self) -> tuple[Any, Any]:
-        """The transcript's figures (read from its end) and the policy's outcome on them."""
+    def decide_from_tail(self) -> tuple[Any, Any | None]:
+        """The transcript's figures (read from its end) and the policy's outcome on them
+        (None: the window is unknown)."""
         from clm_policy.transcripts.reading import read_context
 
         reading = read_context(self.transcript)
-        return reading, self.policy().outcome(reading.to_figures(), self.profile)
+        self.window_of(reading)
+        return reading, self.outcome(reading.to_figures())
 
-    def full_state(self) -> tuple[Any, Any]:
+    def full_state(self) -> tuple[Any, Any | None]:
         """The whole transcript as a SessionState (for a snapshot or a handoff) and the
-        policy's outcome on it."""
+        policy's outcome on it (None: the window is unknown)."""
         from clm_policy.transcripts.reading import read_transcript
 
         reading = read_transcript(self.transcript)
+        self.window_of(reading)
         state = reading.to_state(self.session_id(reading))
         if self.profile:
             state = state.model_copy(update={"profile": self.profile})
-        return state, self.policy().outcome(state, self.profile)
+        return state, self.outcome(state)
 
     def repo(self) -> Any:
         """The project's memory repository, created on first use."""
@@ -164,39 +226,16 @@ class Hook:
             init_memory(memory)
         return MemoryRepo(memory)
 
-    def provenance(self, outcome: Any, **extra: str) -> Any:
+    def provenance(self, outcome: Any | None, **extra: str) -> Any:
         from clm_policy.lifecycle.pipelines import Provenance
 
         policy = self.policy()
         return Provenance(
-            outcome.trigger,
-            outcome.rationale,
+            outcome.trigger if outcome is not None else None,
+            outcome.rationale if outcome is not None else None,
             f"{policy.path}@{policy.digest}",
             {"Clm-Agent": self.agent, **extra},
         )
-
-
-def agent_trailers(hook: Hook, trigger: str, state: Any) -> dict[str, str]:
-    """The trailers saying the agent compacts, why (its trigger) and at what context."""
-    return {"Clm-Agent-Trigger": trigger, "Clm-Agent-Tokens": str(state.tokens.context_tokens)}
-
-
-def commit_snapshot(
-    hook: Hook, repo: Any, state: Any, outcome: Any, trigger: str, compacts: str
-) -> Any:
-    """The compaction snapshot committed before the agent compacts (PreCompact): its rule is
-    ``<agent>:<trigger>``, its rationale ``<compacts> (<trigger>)`` ("Claude Code compacts")."""
-    from dataclasses import replace  # a compaction's commit: rare, and git costs more
-
-    from clm_policy.lifecycle.pipelines import run_compaction
-
-    why = replace(
-        hook.provenance(outcome, **agent_trailers(hook, trigger, state)),
-        rule=f"{hook.agent}:{trigger}",
-        rationale=f"{compacts} ({trigger})",
-    )
-    retain = hook.policy().profile(hook.profile or state.profile).retain_recent_messages
-    return run_compaction(repo, state, retain=retain, why=why)
 
 
 def handoff_options(hook: Hook, state: Any) -> dict[str, Any]:
@@ -204,37 +243,13 @@ def handoff_options(hook: Hook, state: Any) -> dict[str, Any]:
     return {"seed_tokens": hook.policy().profile(hook.profile or state.profile).seed_tokens}
 
 
-def commit_handoff(hook: Hook, *, after: str) -> HookReply:
-    """Commit the handoff at the stop after the one that asked for it: the state read from
-    the transcript, with the handoff the agent wrote in its reply (``last_assistant_message``:
-    the transcript does not hold that reply yet) parsed over it; the seed is checked against
-    the transcript's facts, and so is the agent's reply (``Clm-Recall-Agent``)."""
-    from clm_policy.lifecycle.pipelines import run_handoff
-    from clm_policy.lifecycle.verify import inventory
-    from clm_policy.transcripts.reading import read_transcript
-    from clm_policy.transcripts.takeover import handoff_states
-
-    reading = read_transcript(hook.transcript)
-    last = hook.event.get("last_assistant_message")
-    reply = last if isinstance(last, str) and last.strip() else None
-    base, state = handoff_states(reading, hook.session_id(reading), reply)
-    if hook.profile:
-        base = base.model_copy(update={"profile": hook.profile})
-        state = state.model_copy(update={"profile": hook.profile})
-    outcome = hook.policy().outcome(base, hook.profile)
-    with hook.repo() as repo:
-        done = run_handoff(
-            repo,
-            state,
-            why=hook.provenance(outcome),
-            push=hook.remote,
-            facts_asked=inventory(base),
-            agent_summary=reply,
-            **handoff_options(hook, state),
-        )
-    return reply_json(
-        {"systemMessage": f"clm-policy: handoff committed ({done.manifest_path}). {after}"}
-    )
+def window_unknown(policy: Any, figures: Any, profile: str | None) -> bool:
+    """Whether the profile's thresholds are shares of a window that neither the state nor
+    the policy (its models table, the profile) knows: then they cannot decide anything."""
+    prof = policy.profile(profile or figures.profile)
+    if prof.soft_compact.percent is None and prof.hard_handoff.percent is None:
+        return False
+    return policy.window_for(figures, prof)[0] is None
 
 
 # -- seeds and essentials -------------------------------------------------------------------
@@ -358,197 +373,6 @@ def context_at_start(hook: Hook) -> str:
     return ""
 
 
-def session_start(hook: Hook) -> HookReply:
-    """SessionStart (both agents): the context a session starts with (:func:`context_at_start`)
-    as ``additionalContext``; nothing when there is none."""
-    text = context_at_start(hook)
-    if not text:
-        return NOTHING
-    return reply_json(
-        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": cut(text)}}
-    )
-
-
-def handed_off(hook: Hook) -> bool:
-    """Whether this session has committed a handoff already (on any branch)."""
-    from clm_policy.memory.audit import read_log
-
-    with hook.repo() as repo:
-        return bool(read_log(repo, session=hook.session_id(), event="handoff", rev="--all"))
-
-
-def stop_for_handoff(hook: Hook, *, after: str) -> HookReply:
-    """A Stop hook's answer: when the policy says hand off and the session has no handoff yet,
-    block once with what to write; on the stop after that (``stop_hook_active``), commit the
-    handoff from the transcript and the model's last reply (``after`` tells the person what
-    follows). Below the policy's handoff point nothing happens, ``stop_hook_active`` or not
-    (another tool's Stop hook may have kept the agent going)."""
-    if handed_off(hook):
-        return NOTHING
-    _, outcome = hook.decide_from_tail()
-    if outcome.action.value != "handoff":
-        return NOTHING
-    if hook.event.get("stop_hook_active") is True:
-        # the stop after the one we blocked: the reply holds the handoff; commit it now
-        return commit_handoff(hook, after=after)
-    return reply_json(
-        {
-            "decision": "block",
-            "reason": (
-                f"clm-policy: the context is {share(outcome)} full and the policy hands off "
-                f"({outcome.rationale}). Before you stop, end your reply with a handoff for the "
-                f"next session, under these headings: {HANDOFF_HEADINGS} Then stop."
-            ),
-        }
-    )
-
-
-HANDOFF_HEADINGS = (
-    "## Goal; ## Done and verified (each with its evidence: the command and what it printed); "
-    "## Not verified; ## Blockers (or 'none'); ## Next safe action (one step)."
-)
-"""The sections a handoff reply is asked for (clm_policy.transcripts.notes reads them, and
-variations of them)."""
-HANDOFF_REQUEST = (
-    "Finish the step you are on, do not start new work, and end your reply with a handoff "
-    f"under these headings: {HANDOFF_HEADINGS}"
-)
-
-
-class Wording(Record):
-    """What an agent's person and model are told at a prompt (the commands differ):
-    ``agent_name`` ("Claude", "Codex"); ``compact_command``, the focus -> what to run;
-    ``compact_note``, the focus -> what the model is told; ``after_handoff``, what the person
-    runs once the handoff is written."""
-
-    FIELDS = ("agent_name", "compact_command", "compact_note", "after_handoff")
-    __slots__ = FIELDS
-
-    def __init__(
-        self,
-        agent_name: str,
-        compact_command: Callable[[str], str],
-        compact_note: Callable[[str], str],
-        after_handoff: str,
-    ) -> None:
-        self.agent_name = agent_name
-        self.compact_command = compact_command
-        self.compact_note = compact_note
-        self.after_handoff = after_handoff
-
-
-def at_prompt(wording: Wording) -> Handler:
-    """The UserPromptSubmit handler of an agent whose person and model are told in
-    ``wording`` (:func:`prompt_advice`)."""
-    return lambda hook: prompt_advice(hook, wording)
-
-
-def at_stop(after: str) -> Handler:
-    """The Stop handler of an agent whose person runs ``after`` once the handoff is committed
-    (:func:`stop_for_handoff`)."""
-    return lambda hook: stop_for_handoff(hook, after=after)
-
-
-def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
-    """A UserPromptSubmit answer: nothing while the policy says continue; the person told
-    to compact (with a focus) or that a handoff follows, and the model why."""
-    _, outcome = hook.decide_from_tail()
-    action = outcome.action.value
-    if action == "continue":
-        return NOTHING
-    full = share(outcome)
-    if action == "compact":
-        state, _ = hook.full_state()
-        focus = compact_focus(redacted_for_advice(state))
-        person = (
-            f"clm-policy: context {full} ({outcome.rationale}). {wording.compact_command(focus)}"
-        )
-        model = (
-            f"[clm-policy] The context window is {full} full ({outcome.rationale}); the user "
-            f"was advised to compact it. {wording.compact_note(focus)}"
-        )
-    else:
-        person = (
-            f"clm-policy: context {full}, the policy hands off ({outcome.rationale}). "
-            f"{wording.agent_name} will finish its step and write a handoff; then "
-            f"{wording.after_handoff}"
-        )
-        model = (
-            f"[clm-policy] The context window is {full} full and the policy says hand off "
-            f"({outcome.rationale}). {HANDOFF_REQUEST}"
-        )
-    return reply_json(
-        {
-            "systemMessage": person,
-            "hookSpecificOutput": {
-                "hookEventName": "UserPromptSubmit",
-                "additionalContext": cut(model),
-            },
-        }
-    )
-
-
-def redacted_for_advice(state: Any) -> Any:
-    """``state`` with what :func:`compact_focus` reads redacted — the goal, blockers, items
-    not verified, changed files and the last assistant message (:func:`next_safe_action`'s
-    sources) — before anything cuts it: the person is told to type the focus back into the
-    agent, and a key cut in half by an 80-character summary would no longer be recognised.
-    (Only these: redacting a long session's every message would cost every prompt.)"""
-    from clm_policy.memory.redact import Redactor
-    from clm_policy.models.enums import MessageRole
-
-    clean = Redactor().text
-    last = next(
-        (
-            m
-            for m in reversed(state.messages)
-            if m.role is MessageRole.ASSISTANT and m.content.strip()
-        ),
-        None,
-    )
-    return state.model_copy(
-        update={
-            "goal": clean(state.goal),
-            "blockers": [clean(b) for b in state.blockers],
-            "not_verified": [clean(x) for x in state.not_verified],
-            "changed_artifacts": [clean(a) for a in state.changed_artifacts],
-            "messages": []
-            if last is None
-            else [last.model_copy(update={"content": clean(last.content)})],
-        }
-    )
-
-
-def compact_focus(state: Any) -> str:
-    """The focus hint for ``/compact``: the goal, the next step, the files being changed."""
-    from clm_policy.lifecycle.summary import next_safe_action, one_line
-
-    parts = []
-    if state.goal:
-        parts.append(f"keep the goal ({one_line(state.goal, 80)})")
-    parts.append(f"the next step ({one_line(next_safe_action(state), 100)})")
-    if state.changed_artifacts:
-        parts.append("the files " + ", ".join(state.changed_artifacts[-3:]))
-    return one_line("; ".join(parts), 300)
-
-
-def last_step(hook: Hook) -> int:
-    """The agent's turns so far (a full read: PostCompact is rare; the tail has no count)."""
-    try:
-        from clm_policy.transcripts.reading import read_transcript
-
-        return int(read_transcript(hook.transcript).step_index)
-    except ClmError:
-        return 0
-
-
-def share(outcome: Any) -> str:
-    window = outcome.context_window
-    if window:
-        return f"{outcome.context_tokens / window:.0%} ({outcome.context_tokens:,} of {window:,})"
-    return f"{outcome.context_tokens:,} tokens"
-
-
 def cut(text: str) -> str:
     return text if len(text) <= CONTEXT_LIMIT else text[: CONTEXT_LIMIT - 1] + "…"
 
@@ -603,6 +427,8 @@ def run_hook(
         return said(reply) if reply.stdout or reply.stderr else reply
     except KeyboardInterrupt:
         raise
+    except NoTranscriptYet:
+        return NOTHING  # a new session's first hooks: nothing to read yet, nothing wrong
     except Exception as exc:
         # one line per failure; the traceback of an unexpected one only when debugging
         debug = bool(os.environ.get("CLM_POLICY_DEBUG")) and not isinstance(exc, ClmError)

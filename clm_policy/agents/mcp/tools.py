@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from clm_policy.agents.hooks.shared import Hook, cut, handoff_options, share
+from clm_policy.agents.hooks.events import share
+from clm_policy.agents.hooks.shared import Hook, cut, handoff_options
 from clm_policy.agents.mcp.calling import Caller, find_caller, project_dir
 from clm_policy.base.errors import InputError
 from clm_policy.lifecycle.agent_handoff import AgentHandoff, notes_of, summary_text
@@ -64,6 +65,25 @@ class Tools:
         """The calling session's context, the policy's decision on it and what to do."""
         caller, hook = self._session("status")
         reading, outcome = hook.decide_from_tail()
+        if outcome is None:  # shares of a window nobody knows decide nothing
+            return {
+                **self._where(caller),
+                "context": {
+                    "tokens": reading.context_tokens,
+                    "window": None,
+                    "window_source": None,
+                    "share": None,
+                    "estimated": bool(reading.context_estimated),
+                    "model": reading.model,
+                },
+                "thresholds": None,
+                "decision": None,
+                "advice": (
+                    f"The context window of {reading.model or 'this model'} is unknown, so the "
+                    "policy's thresholds (shares of the window) decide nothing: carry on. "
+                    "docs/claude-code.md, 'The context window', says how to tell it."
+                ),
+            }
         prof = hook.policy().profile(outcome.profile)
         window = outcome.context_window
         tokens = outcome.context_tokens

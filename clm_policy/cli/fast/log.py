@@ -27,6 +27,7 @@ OPTIONS: dict[str, tuple[str, Any]] = {
     "-m": ("memory", "str"),
     "--session": ("session", "str"),
     "--event": ("event", EVENTS),
+    "--agent": ("agent", "str"),
     "--all": ("all_refs", "flag"),
     "--limit": ("limit", (1, None)),
     "-n": ("limit", (1, None)),
@@ -36,6 +37,7 @@ DEFAULTS: dict[str, Any] = {
     "memory": None,
     "session": None,
     "event": None,
+    "agent": None,
     "all_refs": False,
     "limit": None,
     "fmt": "text",
@@ -66,7 +68,12 @@ def answer(args: list[str]) -> tuple[int, str, str] | None:
 
     nonce = new_nonce()
     rev = "--all" if values["all_refs"] else "HEAD"
-    filters = {"session": values["session"], "event": values["event"], "limit": values["limit"]}
+    filters = {
+        "session": values["session"],
+        "event": values["event"],
+        "agent": values["agent"],
+        "limit": values["limit"],
+    }
     try:
         proc = start_git(root, log_args(nonce, rev=rev, **filters))
     except (ClmError, OSError):

@@ -50,9 +50,24 @@ if TYPE_CHECKING:
 
 LOCK = "clm-write.lock"
 JOURNAL = "clm-write.journal"
-__all__ = ["SAFE_CONFIG", "GitError", "MemoryRepo", "check_name", "check_path", "run_git"]
+__all__ = [
+    "SAFE_CONFIG",
+    "GitError",
+    "MemoryRepo",
+    "NothingToCommit",
+    "check_name",
+    "check_path",
+    "run_git",
+]
 
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
+
+
+class NothingToCommit(InputError):
+    """Every file of a change is already what the last commit has: no commit is made (the
+    memory repository holds no empty commits)."""
+
+
 _GC_LOOSE_IN_ONE_FOLDER = (6700 + 255) // 256  # git's gc.auto default, over 256 folders
 _GC_PACKS = 50  # git's gc.autoPackLimit default
 
@@ -264,6 +279,12 @@ class MemoryRepo:
                 # untracked): `--only` refuses it. Stage every path and commit again.
                 self.git("add", "--", *paths)
                 status, _, err = self._commit_only(message_file, paths)
+            if status != 0 and self.head() is not None and self._unchanged(paths):
+                journal.unlink()  # the files are what HEAD has: nothing to undo
+                raise NothingToCommit(
+                    f"nothing to commit: {', '.join(paths[:3])}"
+                    f"{' ...' if len(paths) > 3 else ''} unchanged since the last commit"
+                )
             if status != 0:
                 raise GitError(f"git commit failed: {short(err.strip())}")
             sha = self._head_commit()
@@ -280,7 +301,6 @@ class MemoryRepo:
             "commit",
             "-q",
             "--no-verify",
-            "--allow-empty",
             "--cleanup=verbatim",
             "-F",
             str(message_file),
@@ -288,6 +308,11 @@ class MemoryRepo:
             "--",
             *paths,
         )
+
+    def _unchanged(self, paths: list[str]) -> bool:
+        """Whether ``paths`` in the work tree are exactly what HEAD has (a commit of them
+        would be empty: git refuses it, and so does clm-policy)."""
+        return self.run("diff", "--quiet", "HEAD", "--", *paths)[0] == 0
 
     def _head_commit(self) -> str:
         """The commit HEAD names, right after our commit: read from the ref file git has just

@@ -1,0 +1,472 @@
+"""The answers Claude Code's and Codex's hooks share, one per event where their protocols
+agree: the prompt's advice (:func:`prompt_advice`), the compaction's snapshot or handoff
+(:func:`pre_compact`), the handoff asked for and committed at Stop (:func:`stop_for_handoff`);
+what differs between the agents — the words, and the shape of an answer that asks or
+blocks — is their :class:`Wording`.
+
+Three rules hold for each:
+
+- **Exactly once.** A session hands off once: a handoff committed at PreCompact or Stop ends
+  the asking (the prompt hook stops asking for one; a later automatic compaction goes ahead),
+  and a snapshot at a transcript position already committed is not committed again.
+- **The agent's figures.** The window is the one the agent knows (a Codex rollout names it;
+  for Claude Code, :mod:`.windows`); with none known, shares of it decide nothing. The
+  transcript may lag behind the agent (:mod:`.settling`).
+- **Said once.** What the person must know and the agent shows nowhere (a handoff committed
+  at a blocked automatic compaction; an unknown window) is said once, by the next hook whose
+  ``systemMessage`` the agent shows; what was said is kept among the session's facts
+  (:mod:`clm_policy.agents.sessionfacts`).
+"""
+
+from __future__ import annotations
+
+from clm_policy.agents.hooks.settling import settle, size, wait_for_reply
+from clm_policy.agents.hooks.shared import (
+    NOTHING,
+    Hook,
+    HookReply,
+    context_at_start,
+    cut,
+    handoff_options,
+    reply_json,
+)
+from clm_policy.base.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
+
+
+def agent_trailers(hook: Hook, trigger: str, state: Any) -> dict[str, str]:
+    """The trailers saying the agent compacts, why (its trigger) and at what context."""
+    return {"Clm-Agent-Trigger": trigger, "Clm-Agent-Tokens": str(state.tokens.context_tokens)}
+
+
+def commit_snapshot(
+    hook: Hook, repo: Any, state: Any, outcome: Any | None, trigger: str, compacts: str
+) -> Any | None:
+    """The compaction snapshot committed before the agent compacts (PreCompact): its rule is
+    ``<agent>:<trigger>``, its rationale ``<compacts> (<trigger>)`` ("Claude Code compacts").
+    None, and nothing committed, when a snapshot of this session at the same transcript
+    position (step and context) is committed already (a compaction the agent tries again)."""
+    from dataclasses import replace  # a compaction's commit: rare, and git costs more
+
+    from clm_policy.lifecycle.pipelines import committed_snapshot, run_compaction
+
+    if committed_snapshot(repo, state) is not None:
+        return None
+    state = with_agents(repo, state)
+    why = replace(
+        hook.provenance(outcome, **agent_trailers(hook, trigger, state)),
+        rule=f"{hook.agent}:{trigger}",
+        rationale=f"{compacts} ({trigger})",
+    )
+    retain = hook.policy().profile(hook.profile or state.profile).retain_recent_messages
+    context = (
+        f"Context: {state.tokens.context_tokens} tokens before the compaction; after it: "
+        "unknown until the agent's next response"
+    )
+    return run_compaction(repo, state, retain=retain, why=why, context_line=context)
+
+
+def commit_handoff(
+    hook: Hook, outcome: Any | None, repo: Any | None = None, **trailers: str
+) -> Any:
+    """Commit this session's handoff and note it among the session's facts: the state read
+    from the transcript, with the handoff the model wrote in its last reply
+    (``last_assistant_message``, when the hook was told it: the transcript does not hold it
+    yet) parsed over it. The seed is checked against the transcript's facts, and so is the
+    reply (``Clm-Recall-Agent``)."""
+    from clm_policy.lifecycle.pipelines import run_handoff
+    from clm_policy.lifecycle.verify import inventory
+    from clm_policy.transcripts.reading import read_transcript
+    from clm_policy.transcripts.takeover import handoff_states
+
+    if repo is None:
+        with hook.repo() as opened:
+            return commit_handoff(hook, outcome, opened, **trailers)
+    reading = read_transcript(hook.transcript)
+    hook.window_of(reading)
+    last = hook.event.get("last_assistant_message")
+    reply = last if isinstance(last, str) and last.strip() else None
+    base, state = handoff_states(reading, hook.session_id(reading), reply)
+    if hook.profile:
+        base = base.model_copy(update={"profile": hook.profile})
+        state = state.model_copy(update={"profile": hook.profile})
+    state = with_agents(repo, state)
+    done = run_handoff(
+        repo,
+        state,
+        why=hook.provenance(outcome, **trailers),
+        push=hook.remote,
+        agent_id=MAIN_AGENT,
+        facts_asked=inventory(base),
+        agent_summary=reply,
+        **handoff_options(hook, state),
+    )
+    hook.note(handoff=done.manifest_path, told=None, asked=None)
+    return done
+
+
+MAIN_AGENT = "main"
+"""The manifest's ``agent_id`` of a session's own agent (its subagents have their ids)."""
+
+
+def with_agents(repo: Any, state: Any) -> Any:
+    """``state`` with the memory keys of the agents its session started (recorded at their
+    SubagentStop) among its ``memory_keys``: the next session reads their records first."""
+    from clm_policy.lifecycle.subagents import agent_keys
+
+    keys = agent_keys(repo, state.session_id)
+    if not keys:
+        return state
+    merged = list(dict.fromkeys([*state.memory_keys, *keys]))
+    return state.model_copy(update={"memory_keys": merged})
+
+
+def handed_off(hook: Hook, repo: Any | None = None) -> str | None:
+    """The manifest of this session's handoff when it has committed one (on any branch),
+    else None."""
+    from clm_policy.memory.audit import read_log
+
+    if repo is None:
+        with hook.repo() as opened:
+            return handed_off(hook, opened)
+    for entry in read_log(repo, session=hook.session_id(), event="handoff", rev="--all"):
+        return entry.trailers.get("Clm-Manifest") or entry.commit
+    return None
+
+
+class Wording(Record):
+    """What differs between the agents' answers.
+
+    The words: ``agent_name`` ("Claude", "Codex"); ``compact_command``, the focus -> what the
+    person runs; ``compact_note``, the focus -> what the model is told; ``after_handoff``,
+    what the person does once the handoff is written (in a sentence), ``next_session`` (a
+    sentence of its own); ``compacts`` ("Claude Code compacts"); ``stopped``, what a blocked
+    automatic compaction is ("blocked", "stopped").
+
+    The answers' shapes, each given the text: ``ask_at_stop`` keeps the agent going with a
+    request to the model; ``block_compaction`` stops an automatic compaction;
+    ``compaction_goes_ahead`` lets one proceed in a session that handed off already.
+    ``block_is_seen``: whether the person sees the blocking answer's text (else the next
+    hook that can show a message tells them)."""
+
+    FIELDS = (
+        "agent_name",
+        "compact_command",
+        "compact_note",
+        "after_handoff",
+        "next_session",
+        "compacts",
+        "stopped",
+        "ask_at_stop",
+        "block_compaction",
+        "compaction_goes_ahead",
+        "block_is_seen",
+    )
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        agent_name: str,
+        compact_command: Callable[[str], str],
+        compact_note: Callable[[str], str],
+        after_handoff: str,
+        next_session: str,
+        compacts: str,
+        stopped: str,
+        ask_at_stop: Callable[[str], HookReply],
+        block_compaction: Callable[[str], HookReply],
+        compaction_goes_ahead: Callable[[str], HookReply],
+        block_is_seen: bool,
+    ) -> None:
+        self.agent_name = agent_name
+        self.compact_command = compact_command
+        self.compact_note = compact_note
+        self.after_handoff = after_handoff
+        self.next_session = next_session
+        self.compacts = compacts
+        self.stopped = stopped
+        self.ask_at_stop = ask_at_stop
+        self.block_compaction = block_compaction
+        self.compaction_goes_ahead = compaction_goes_ahead
+        self.block_is_seen = block_is_seen
+
+
+def told_of_handoff(hook: Hook, wording: Wording, facts: Mapping[str, Any]) -> HookReply | None:
+    """The message for a handoff this session committed where the person saw nothing (an
+    automatic compaction blocked at the hard limit: Claude Code shows no hook output there),
+    once; None when there is none to tell."""
+    manifest = facts.get("handoff")
+    if not isinstance(manifest, str) or facts.get("told") == manifest:
+        return None
+    hook.note(told=manifest)
+    return reply_json(
+        {
+            "systemMessage": (
+                f"clm-policy: this session has handed off: the handoff is committed "
+                f"({manifest}). {wording.next_session}"
+            )
+        }
+    )
+
+
+def stop_for_handoff(hook: Hook, wording: Wording) -> HookReply:
+    """A Stop hook's answer. When the policy says hand off and the session has no handoff
+    yet: ask the model once for a short handoff (``wording.ask_at_stop``: Claude Code's
+    ``additionalContext``, which keeps the turn going without an error; Codex's
+    ``decision: block``); at the stop after that — or at this turn's stop when the prompt hook
+    asked already — commit the handoff from the transcript and the model's last reply.
+
+    The reply the hook is told of (``last_assistant_message``) may not be in the transcript
+    yet: it is waited for, a moment at most; a transcript with no usage figure yet (an
+    estimate) decides no handoff — the next prompt's hook has the figure. A handoff committed
+    where the person saw nothing is told here, once."""
+    facts = hook.facts()
+    told = told_of_handoff(hook, wording, facts)
+    if told is not None:
+        return told
+    if facts.get("handoff"):
+        return NOTHING  # handed off and told: nothing more to ask
+    asked = bool(hook.turn) and facts.get("asked") == hook.turn
+    active = hook.event.get("stop_hook_active") is True
+    before = size(hook.transcript)
+    reading, outcome = hook.decide_from_tail()
+    if not (asked or active) and far_from_handoff(hook, reading, outcome):
+        return NOTHING  # the reply not written yet cannot reach the handoff point
+    wait_for_reply(hook)
+    if size(hook.transcript) != before:  # written since: the figure of the reply itself
+        reading, outcome = hook.decide_from_tail()
+    if outcome is None or (outcome.action.value != "handoff" and not asked):
+        return NOTHING
+    if reading.context_estimated and not asked:
+        return NOTHING
+    if handed_off(hook) is not None:
+        return NOTHING
+    if asked or active:
+        # the reply that was asked for holds the handoff: commit it now
+        _, full = hook.full_state()
+        done = commit_handoff(hook, full if full is not None else outcome)
+        hook.note(told=done.manifest_path)
+        return reply_json(
+            {
+                "systemMessage": (
+                    f"clm-policy: handoff committed ({done.manifest_path}). {wording.next_session}"
+                )
+            }
+        )
+    if hook.turn:
+        hook.note(asked=hook.turn)
+    return wording.ask_at_stop(
+        f"clm-policy: the context is {share(outcome)} full and the policy hands off "
+        f"({outcome.rationale}). Before you stop, end your reply with a handoff for the next "
+        f"session, under these headings: {HANDOFF_HEADINGS} Then stop."
+    )
+
+
+def pre_compact(hook: Hook, wording: Wording) -> HookReply:
+    """A PreCompact answer (manual or automatic): commit a compaction snapshot built from
+    the transcript before the agent summarises it away. When the compaction is automatic and
+    the policy hands off: commit the handoff instead and stop the compaction
+    (``wording.block_compaction``) — once per session: a later automatic compaction of a
+    session that has handed off goes ahead, with a snapshot. A snapshot at a transcript
+    position already committed is not committed again (the agent tries a blocked compaction
+    again before every request)."""
+    trigger = str(hook.event.get("trigger") or "manual")
+    settle(hook.transcript)
+    state, outcome = hook.full_state()
+    hands_off = outcome is not None and outcome.action.value == "handoff" and trigger == "auto"
+    with hook.repo() as repo:
+        already = handed_off(hook, repo) if hands_off else None
+        if hands_off and already is None and outcome is not None:
+            native = agent_trailers(hook, trigger, state)
+            done = commit_handoff(hook, outcome, repo, **native)
+            if wording.block_is_seen:
+                hook.note(told=done.manifest_path)
+            return wording.block_compaction(
+                f"clm-policy: the policy hands off here ({outcome.rationale}), so the "
+                f"automatic compaction is {wording.stopped}. The handoff is committed "
+                f"({done.manifest_path}). {wording.next_session}"
+            )
+        snapshot = commit_snapshot(hook, repo, state, outcome, trigger, wording.compacts)
+    if already is None:
+        return NOTHING
+    kept = f" (snapshot {snapshot.path})" if snapshot is not None else ""
+    return wording.compaction_goes_ahead(
+        f"clm-policy: this session has handed off already; {wording.compacts} it as "
+        f"asked{kept}. {wording.next_session}"
+    )
+
+
+HANDOFF_HEADINGS = (
+    "## Goal; ## Done and verified (each with its evidence: the command and what it printed); "
+    "## Not verified; ## Blockers (or 'none'); ## Next safe action (one step)."
+)
+"""The sections a handoff reply is asked for (clm_policy.transcripts.notes reads them, and
+variations of them)."""
+HANDOFF_REQUEST = (
+    "Finish the step you are on, do not start new work, and end your reply with a handoff "
+    f"under these headings: {HANDOFF_HEADINGS}"
+)
+
+
+def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
+    """A UserPromptSubmit answer: nothing while the policy says continue; the person told
+    to compact (with a focus) or that a handoff follows, and the model why. A session that
+    has handed off is not asked again (the person is told once, when no hook could show it
+    before); a window nobody knows is said once, with how to tell it."""
+    reading, outcome = hook.decide_from_tail()
+    if outcome is None:
+        return window_notice(hook, reading)
+    action = outcome.action.value
+    if action == "continue":
+        return NOTHING
+    facts = hook.facts()
+    told = told_of_handoff(hook, wording, facts)
+    if told is not None:
+        return told
+    full = share(outcome)
+    if action == "compact":
+        state, _ = hook.full_state()
+        focus = compact_focus(redacted_for_advice(state))
+        person = (
+            f"clm-policy: context {full} ({outcome.rationale}). {wording.compact_command(focus)}"
+        )
+        model = (
+            f"[clm-policy] The context window is {full} full ({outcome.rationale}); the user "
+            f"was advised to compact it. {wording.compact_note(focus)}"
+        )
+    else:
+        if facts.get("handoff") or handed_off(hook) is not None:
+            return NOTHING  # the handoff is committed: the person knows what follows
+        person = (
+            f"clm-policy: context {full}, the policy hands off ({outcome.rationale}). "
+            f"{wording.agent_name} will finish its step and write a handoff; then "
+            f"{wording.after_handoff}"
+        )
+        model = (
+            f"[clm-policy] The context window is {full} full and the policy says hand off "
+            f"({outcome.rationale}). {HANDOFF_REQUEST}"
+        )
+        if hook.turn:
+            hook.note(asked=hook.turn)  # this turn's Stop commits the reply as the handoff
+    return reply_json(
+        {
+            "systemMessage": person,
+            "hookSpecificOutput": {
+                "hookEventName": "UserPromptSubmit",
+                "additionalContext": cut(model),
+            },
+        }
+    )
+
+
+def window_notice(hook: Hook, reading: Any) -> HookReply:
+    """Once per session: the window is unknown, so the policy's thresholds (shares of it)
+    decide nothing; how to tell it. Not before the first response (no model named yet, and
+    nothing in the window to speak of)."""
+    if not reading.model or hook.facts().get("window_told"):
+        return NOTHING
+    hook.note(window_told=True)
+    model = reading.model
+    return reply_json(
+        {
+            "systemMessage": (
+                f"clm-policy: the context window of {model} is unknown, so the policy's "
+                "thresholds (shares of the window) decide nothing in this session: no "
+                "compaction or handoff is advised. Tell it the window: run Claude Code with "
+                "clm-policy's status line (clm-policy hook claude-code --install), set "
+                "CLAUDE_CODE_AUTO_COMPACT_WINDOW, or add the model to the policy's models: "
+                f"table ({model}: <tokens>)."
+                if hook.agent == "claude-code"
+                else f"clm-policy: the context window of {model} is unknown, so the policy's "
+                "thresholds (shares of the window) decide nothing in this session. Add the "
+                f"model to the policy's models: table ({model}: <tokens>)."
+            )
+        }
+    )
+
+
+def far_from_handoff(hook: Hook, reading: Any, outcome: Any | None) -> bool:
+    """Whether a reply Claude Code has not written yet cannot bring the session to the
+    policy's handoff point: the last figure, counting every byte read after it as a token
+    (an over-count), is under half the hard limit (the rest is more than one response adds:
+    Claude Code caps a tool's output). Then Stop need not wait for the reply (Claude Code
+    writes the transcript every 100 ms: the wait is most of a Stop hook's time)."""
+    if outcome is None:
+        return True  # nothing decides a handoff (the window is unknown)
+    if reading.context_estimated or outcome.action.value == "handoff":
+        return False
+    profile = hook.policy().profile(outcome.profile)
+    hard = profile.hard_handoff.resolve(outcome.context_window)
+    if hard is None:
+        return False
+    return bool(reading.context_tokens + reading.bytes_read < hard // 2)
+
+
+def redacted_for_advice(state: Any) -> Any:
+    """``state`` with what :func:`compact_focus` reads redacted — the goal, blockers, items
+    not verified, changed files and the last assistant message (:func:`next_safe_action`'s
+    sources) — before anything cuts it: the person is told to type the focus back into the
+    agent, and a key cut in half by an 80-character summary would no longer be recognised.
+    (Only these: redacting a long session's every message would cost every prompt.)"""
+    from clm_policy.memory.redact import Redactor
+    from clm_policy.models.enums import MessageRole
+
+    clean = Redactor().text
+    last = next(
+        (
+            m
+            for m in reversed(state.messages)
+            if m.role is MessageRole.ASSISTANT and m.content.strip()
+        ),
+        None,
+    )
+    return state.model_copy(
+        update={
+            "goal": clean(state.goal),
+            "blockers": [clean(b) for b in state.blockers],
+            "not_verified": [clean(x) for x in state.not_verified],
+            "changed_artifacts": [clean(a) for a in state.changed_artifacts],
+            "messages": []
+            if last is None
+            else [last.model_copy(update={"content": clean(last.content)})],
+        }
+    )
+
+
+def compact_focus(state: Any) -> str:
+    """The focus hint for ``/compact``: the goal, the next step, the files being changed."""
+    from clm_policy.lifecycle.summary import next_safe_action, one_line
+
+    parts = []
+    if state.goal:
+        parts.append(f"keep the goal ({one_line(state.goal, 80)})")
+    parts.append(f"the next step ({one_line(next_safe_action(state), 100)})")
+    if state.changed_artifacts:
+        parts.append("the files " + ", ".join(state.changed_artifacts[-3:]))
+    return one_line("; ".join(parts), 300)
+
+
+def share(outcome: Any) -> str:
+    window = outcome.context_window
+    if window:
+        return f"{outcome.context_tokens / window:.0%} ({outcome.context_tokens:,} of {window:,})"
+    return f"{outcome.context_tokens:,} tokens"
+
+
+def session_start(hook: Hook) -> HookReply:
+    """SessionStart (both agents): the context a session starts with
+    (:func:`~.shared.context_at_start`) as ``additionalContext``, nothing when there is none. A
+    ``model`` it names is kept among the session's facts, for the window (:mod:`.windows`)."""
+    model = hook.event.get("model")
+    if isinstance(model, str) and model:
+        hook.note(model=model)
+    text = context_at_start(hook)
+    if not text:
+        return NOTHING
+    return reply_json(
+        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": cut(text)}}
+    )

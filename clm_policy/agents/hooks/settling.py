@@ -1,0 +1,82 @@
+"""The transcript as the agent writes it: the hooks read a file the agent is still writing.
+
+Claude Code 2.1.x queues its transcript lines and writes them every 100 ms (its session
+storage's ``FLUSH_INTERVAL_MS``): when a Stop hook runs, the reply it is told of
+(``last_assistant_message``) is often not in the file yet, and the usage figure the file holds
+is the response's before; at PreCompact, the response that pushed the context past the
+agent's limit may be missing too. :func:`wait_for_reply` waits for the reply, :func:`settle`
+for the file to stop growing — each a moment at most, and never longer than a hook's budget.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from clm_policy.agents.hooks.shared import Hook
+
+REPLY_WAIT = 0.5
+"""Seconds a Stop hook waits at most for the reply it is told of to reach the transcript."""
+SETTLE_QUIET = 0.15
+SETTLE_LIMIT = 0.6
+"""A compaction hook reads the transcript once its size has not changed for SETTLE_QUIET
+seconds (Claude Code flushes it every 100 ms), or after SETTLE_LIMIT seconds."""
+_POLL = 0.005
+_REPLY_SCAN = 256 * 1024
+
+
+def wait_for_reply(hook: Hook, path: str | None = None) -> None:
+    """Wait (at most :data:`REPLY_WAIT` seconds) until the end of the transcript (``path``,
+    else the hook's) holds the reply the hook is told of (``last_assistant_message``): when
+    Stop fires, Claude Code has often not written it yet, and the figures would be the
+    response's before."""
+    last = hook.event.get("last_assistant_message")
+    if not isinstance(last, str) or not last.strip():
+        return
+    where = path or hook.transcript
+    needle = json.dumps(last.strip()[:120], ensure_ascii=False)[1:-1].encode("utf-8")
+    deadline = None
+    while True:
+        if _tail_holds(where, needle):
+            return
+        now = time.monotonic()
+        deadline = deadline or now + REPLY_WAIT
+        if now >= deadline:
+            return
+        time.sleep(_POLL)
+
+
+def _tail_holds(path: str, needle: bytes) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - _REPLY_SCAN))
+            return needle in fh.read()
+    except OSError:
+        return False
+
+
+def settle(path: str) -> None:
+    """Wait until the file at ``path`` stops growing (see :data:`SETTLE_QUIET`)."""
+    start = last_change = time.monotonic()
+    seen = size(path)
+    while True:
+        time.sleep(_POLL)
+        now = time.monotonic()
+        current = size(path)
+        if current != seen:
+            seen, last_change = current, now
+        if now - last_change >= SETTLE_QUIET or now - start >= SETTLE_LIMIT:
+            return
+
+
+def size(path: str) -> int:
+    """The size of the file at ``path`` now (-1: none)."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return -1

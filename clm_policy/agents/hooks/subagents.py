@@ -1,0 +1,49 @@
+"""SubagentStop: an agent the session started has stopped; what it did joins the session's
+memory under its ``agent_id`` (:mod:`clm_policy.lifecycle.subagents`).
+
+Claude Code 2.1.x names the agent's own transcript (``agent_transcript_path``:
+``<session>/subagents/agent-<id>.jsonl``), its ``agent_id`` and ``agent_type``, and its last
+reply (``last_assistant_message``). The agent that writes a compaction's summary stops too,
+with no ``agent_type`` and no transcript file: there is nothing of the task to record then.
+"""
+
+from __future__ import annotations
+
+import os
+
+from clm_policy.agents.hooks.settling import wait_for_reply
+from clm_policy.agents.hooks.shared import NOTHING, Hook, HookReply
+
+
+def record_subagent(hook: Hook) -> HookReply:
+    """Commit what the stopped agent did (nothing when it has no transcript)."""
+    from clm_policy.lifecycle.subagents import record_agent_run
+    from clm_policy.transcripts.reading import read_transcript
+
+    path = hook.event.get("agent_transcript_path")
+    agent_id = hook.event.get("agent_id")
+    if not isinstance(path, str) or not isinstance(agent_id, str) or not agent_id:
+        return NOTHING
+    path = os.path.expanduser(path)
+    if not os.path.isfile(path):
+        return NOTHING  # a compaction's summary agent: it writes no transcript
+    wait_for_reply(hook, path)
+    reading = read_transcript(path)
+    if not reading.cwd:
+        cwd = hook.event.get("cwd")
+        reading.cwd = cwd if isinstance(cwd, str) else None
+    session = hook.session_id()
+    state = reading.to_state(session)
+    kind = hook.event.get("agent_type")
+    last = hook.event.get("last_assistant_message")
+    with hook.repo() as repo:
+        record_agent_run(
+            repo,
+            session,
+            agent_id,
+            state,
+            agent_type=kind if isinstance(kind, str) and kind else None,
+            last_message=last if isinstance(last, str) and last.strip() else None,
+            extra_trailers={"Clm-Agent": hook.agent},
+        )
+    return NOTHING

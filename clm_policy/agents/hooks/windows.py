@@ -1,0 +1,134 @@
+"""The context window of a Claude Code session, as Claude Code knows it.
+
+Claude Code's windows differ by model and by option — 200,000 tokens for some models,
+1,000,000 for the current defaults and for any model with the ``[1m]`` suffix — and its hooks
+never say which (their input has no window). Assuming 200,000 for every Claude model puts a
+session at 130,000 tokens of a 1M window at "65%, compact": wrong by a factor of five. So the
+window is taken from the best source that knows it, in this order:
+
+1. the window Claude Code reported to the status line for this session
+   (``context_window.context_window_size``; :func:`clm_policy.agents.statusline.record_window`
+   keeps it among the session's facts);
+2. a model name with the ``[1m]`` suffix: the model SessionStart named (kept by the hook),
+   the ``model`` of Claude Code's settings, ``ANTHROPIC_MODEL``;
+3. where Claude Code compacts on its own: ``CLAUDE_CODE_AUTO_COMPACT_WINDOW``, else
+   ``autoCompactWindow`` in its settings (local, project, user);
+4. the policy's ``models:`` table for the model the transcript (else SessionStart) names
+   (policies/claude-code.yaml lists the models Claude Code 2.1.x gives 200,000 and 1,000,000).
+
+When none knows, the window stays unknown: thresholds given as shares of it cannot fire, and
+the prompt hook says so once (clm_policy.agents.hooks.shared). Reading the settings costs a
+few small JSON files, and only when the first two sources are silent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from clm_policy.agents.sessionfacts import read_facts
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+ONE_MILLION = 1_000_000
+SUFFIX_1M = "[1m]"
+AUTO_COMPACT_ENV = "CLAUDE_CODE_AUTO_COMPACT_WINDOW"
+MODEL_ENV = "ANTHROPIC_MODEL"
+SETTINGS_LIMIT = 1024 * 1024
+MAX_WINDOW = 100_000_000
+
+
+class Window:
+    """A window and the source that gave it (``window`` None: no source knows it)."""
+
+    __slots__ = ("model", "source", "window")
+
+    def __init__(self, window: int | None, source: str | None, model: str | None) -> None:
+        self.window = window
+        self.source = source
+        self.model = model
+
+
+def claude_code_window(session_id: str, model: str | None, cwd: str | None) -> Window:
+    """The window of the Claude Code session ``session_id`` whose transcript names ``model``
+    (None: none yet), run in ``cwd``; see the module docstring for the order."""
+    seen = read_facts(session_id, "window")
+    reported = _tokens(seen.get("window"))
+    if reported:
+        found = model or (seen.get("model") if isinstance(seen.get("model"), str) else None)
+        return Window(reported, "Claude Code's status line", found)
+    started = read_facts(session_id, "hook").get("model")
+    started = started if isinstance(started, str) and started else None
+    model = model or started
+    settings = _Settings(cwd)
+    names = [
+        (started, "the model SessionStart named"),
+        (settings.value("model"), "the model in Claude Code's settings"),
+        (os.environ.get(MODEL_ENV), MODEL_ENV),
+    ]
+    for name, where in names:
+        if isinstance(name, str) and name.strip().lower().endswith(SUFFIX_1M):
+            return Window(ONE_MILLION, f"the {SUFFIX_1M} suffix of {where}", model)
+    auto = _tokens(os.environ.get(AUTO_COMPACT_ENV))
+    if auto:
+        return Window(auto, AUTO_COMPACT_ENV, model)
+    auto = _tokens(settings.value("autoCompactWindow"))
+    if auto:
+        return Window(auto, "autoCompactWindow in Claude Code's settings", model)
+    return Window(None, None, model)
+
+
+def _tokens(value: object) -> int | None:
+    """A window in tokens: a positive int (or its decimal text) up to :data:`MAX_WINDOW`."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_WINDOW:
+        return value
+    return None
+
+
+class _Settings:
+    """Claude Code's settings files, read when first asked, most specific first: the
+    project's ``.claude/settings.local.json`` and ``.claude/settings.json``, then the user's
+    (``$CLAUDE_CONFIG_DIR/settings.json``, else ``~/.claude/settings.json``)."""
+
+    def __init__(self, cwd: str | None) -> None:
+        self.cwd = cwd if cwd and os.path.isabs(cwd) else None
+        self._loaded: list[dict[str, Any]] | None = None
+
+    def files(self) -> list[str]:
+        found = []
+        if self.cwd:
+            found += [
+                os.path.join(self.cwd, ".claude", "settings.local.json"),
+                os.path.join(self.cwd, ".claude", "settings.json"),
+            ]
+        config = os.environ.get("CLAUDE_CONFIG_DIR")
+        base = config if config else os.path.join(os.path.expanduser("~"), ".claude")
+        found.append(os.path.join(base, "settings.json"))
+        return found
+
+    def value(self, key: str) -> object:
+        if self._loaded is None:
+            self._loaded = [data for data in map(_read_json, self.files()) if data]
+        for data in self._loaded:
+            if key in data:
+                return data[key]
+        return None
+
+
+def _read_json(path: str) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(SETTINGS_LIMIT + 1)
+    except OSError:
+        return {}
+    if len(raw) > SETTINGS_LIMIT:
+        return {}
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}

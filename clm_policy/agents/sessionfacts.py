@@ -1,0 +1,92 @@
+"""What clm-policy learns about a running agent session between two of its calls.
+
+A hook call sees one event; some facts arrive with another. The status line receives the
+context window Claude Code reports (``context_window.context_window_size``), which hooks never
+get; SessionStart names the model; a Stop hook needs to know whether the prompt hook of the
+same turn asked the model for a handoff; a prompt hook whether the person has been told of a
+handoff committed where Claude Code shows nothing (a blocked automatic compaction).
+
+Each session's facts are a small JSON object in a private file of the cache directory
+(``$CLM_POLICY_CACHE_DIR/sessions/<sha256 of the session id>.<kind>.json``, read and written
+through :mod:`clm_policy.base.privatefiles`: the user's own, ``0600``, atomic). Two kinds, one
+writer each, so a status-line refresh and a hook never overwrite each other's facts:
+``window`` (the status line) and ``hook`` (the hooks). Best effort: a fact that cannot be read
+is unknown, and every reader has a fallback; nothing here raises. Cheap to import (the status
+line records the window on its refreshes).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from clm_policy.base.digest import sha256_hex
+from clm_policy.base.privatefiles import cache_dir, private_dir, read_private, write_private
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+FOLDER = "sessions"
+KINDS = ("window", "hook")
+LIMIT = 16 * 1024
+KEEP_SECONDS = 30 * 24 * 3600
+"""Facts of a session untouched this long are removed (when another session's are written)."""
+
+
+def _where(session_id: str, kind: str) -> tuple[str, str] | None:
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind of session facts: {kind!r}")
+    base = cache_dir()
+    if base is None or not session_id:
+        return None
+    key = sha256_hex(session_id.encode("utf-8", "surrogateescape"))[:32]
+    return os.path.join(base, FOLDER), f"{key}.{kind}.json"
+
+
+def read_facts(session_id: str, kind: str) -> dict[str, Any]:
+    """The ``kind`` facts of the session (``{}`` when none are known)."""
+    where = _where(session_id, kind)
+    if where is None or not private_dir(where[0]):
+        return {}
+    raw = read_private(os.path.join(*where), LIMIT)
+    if raw is None or len(raw) > LIMIT:
+        return {}
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def update_facts(session_id: str, kind: str, **changes: Any) -> bool:
+    """Record ``changes`` among the session's ``kind`` facts (a value None removes the fact);
+    nothing is written when nothing changes. Returns whether the file now holds them."""
+    where = _where(session_id, kind)
+    if where is None:
+        return False
+    folder, name = where
+    current = read_facts(session_id, kind)
+    updated = {k: v for k, v in {**current, **changes}.items() if v is not None}
+    if updated == current:
+        return True
+    fresh = not current and not os.path.lexists(os.path.join(folder, name))
+    written = write_private(folder, name, json.dumps(updated, separators=(",", ":")))
+    if written and fresh:
+        _prune(folder, name)
+    return written
+
+
+def _prune(folder: str, keep: str) -> None:
+    """Remove facts of sessions untouched for :data:`KEEP_SECONDS` (best effort)."""
+    cutoff = time.time() - KEEP_SECONDS
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name == keep or not entry.name.endswith(".json"):
+                    continue
+                if entry.is_file(follow_symlinks=False) and entry.stat().st_mtime < cutoff:
+                    os.unlink(entry.path)
+    except OSError:
+        pass

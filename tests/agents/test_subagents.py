@@ -1,0 +1,139 @@
+"""Subagents are agents (seed M4.3): what an agent a Claude Code session started did joins
+the session's memory under its ``agent_id``, and the session's handoff points at it.
+
+Replayed from the real Claude Code 2.1.328 artifacts: the SubagentStop input and the
+agent's own transcript of a background ``Agent`` that read and edited notes.txt
+(tests/fixtures/real/claude-code-2.1.328/: hook-inputs/SubagentStop.json,
+transcripts/subagent/agent.jsonl).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_claude_hooks import hook, make_project, memory_of, transcript
+
+from conftest import empty_commits, git, invoke
+
+REAL = Path(__file__).parents[1] / "fixtures" / "real" / "claude-code-2.1.328"
+SESSION = "93d89330-501b-43a6-ae7e-c43a4a9fc563"  # the session of the real fixtures
+AGENT = "a9c9c4801cad78879"
+KEY = f"agents/{SESSION}/{AGENT}"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return make_project(tmp_path, monkeypatch)
+
+
+def subagent_stop(project: Path) -> dict[str, Any]:
+    """The real SubagentStop input, its paths pointing at this test's files (the agent's
+    transcript keeps its own cwd, /e2e/project: the paths it edited are read against it)."""
+    folder = project / "transcripts" / SESSION / "subagents"
+    folder.mkdir(parents=True)
+    agent = folder / f"agent-{AGENT}.jsonl"
+    agent.write_text((REAL / "transcripts" / "subagent" / "agent.jsonl").read_text())
+    event: dict[str, Any] = json.loads((REAL / "hook-inputs" / "SubagentStop.json").read_text())
+    event.update(
+        cwd=str(project),
+        transcript_path=str(project / "transcripts" / f"{SESSION}.jsonl"),
+        agent_transcript_path=str(agent),
+    )
+    return event
+
+
+def commits(memory: Path, *args: str) -> list[str]:
+    return git(memory, "log", "--format=%s", *args).splitlines()
+
+
+def test_a_subagent_is_recorded_under_its_id(project: Path) -> None:
+    event = subagent_stop(project)
+    done = hook(project, event)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    memory = memory_of(project)
+    head = git(memory, "log", "-1", "--format=%s%n%(trailers:only,unfold)")
+    assert head.startswith(f"clm(agent): {SESSION} step 3, {AGENT}\n")
+    assert f"Clm-Agent-Id: {AGENT}\n" in head
+    assert "Clm-Agent-Type: general-purpose\n" in head
+    assert f"Clm-Key: {KEY}\n" in head
+    facts = json.loads(git(memory, "show", f"HEAD:sessions/{SESSION}/agents/{AGENT}.json"))
+    assert facts["changed_artifacts"] == ["notes.txt"]  # project-relative
+    assert facts["asked"] == "In notes.txt replace 'draft' with 'final'."
+    assert facts["last_message"] == "notes.txt now says final."
+    assert facts["memory_key"] == KEY
+    topic = git(memory, "show", f"HEAD:topics/{KEY}.md")
+    assert f"# Agent {AGENT} (general-purpose) of session {SESSION}" in topic
+    assert "Files it changed:\n- notes.txt\n" in topic
+    assert f"- [{KEY}](topics/{KEY}.md) — # Agent {AGENT}" in git(memory, "show", "HEAD:MEMORY.md")
+    # the same stop again records nothing new
+    assert hook(project, event).returncode == 0
+    assert len(commits(memory, f"--grep=Clm-Agent-Id: {AGENT}")) == 1
+    assert empty_commits(memory) == []
+
+
+def test_log_status_and_show_name_the_agent(project: Path) -> None:
+    assert hook(project, subagent_stop(project)).returncode == 0
+    memory = str(memory_of(project))
+    listed = json.loads(
+        invoke("log", "--memory", memory, "--agent", AGENT, "--format", "json").stdout
+    )
+    (entry,) = listed
+    assert (entry["event"], entry["session"]) == ("agent", SESSION)
+    assert entry["trailers"]["Clm-Agent-Id"] == AGENT
+    assert (
+        json.loads(invoke("log", "--memory", memory, "--agent", "other", "--format", "json").stdout)
+        == []
+    )
+    table = invoke("status", "--memory", memory).stdout
+    assert (
+        f"agents: session {SESSION} started 1 agent(s): clm-policy status --memory {memory} "
+        f"--session {SESSION}\n"
+    ) in table
+    detail = invoke("status", "--memory", memory, "--session", SESSION).stdout
+    assert (
+        f"agent     {AGENT} (general-purpose): topic {KEY} (clm-policy log --agent {AGENT})\n"
+    ) in detail
+    shown = invoke("show", "--memory", memory, entry["commit"])
+    assert shown.exit_code == 0, shown.stderr
+    assert shown.stdout.startswith(f"# topics/{KEY}.md @ {entry['commit'][:12]}\n")
+
+
+def test_the_handoff_of_the_session_points_at_its_agents(project: Path) -> None:
+    assert hook(project, subagent_stop(project)).returncode == 0
+    path = transcript(project / "main.jsonl", 170_000, session=SESSION)
+    pre = {
+        "hook_event_name": "PreCompact",
+        "trigger": "auto",
+        "transcript_path": str(path),
+        "session_id": SESSION,
+    }
+    assert hook(project, pre).returncode == 2
+    memory = memory_of(project)
+    manifest_path = git(memory, "log", "-1", "--format=%(trailers:key=Clm-Manifest,valueonly)")
+    manifest = json.loads(git(memory, "show", f"HEAD:{manifest_path.strip()}"))
+    assert manifest["agent_id"] == "main"
+    assert manifest["memory_keys"] == [KEY]
+    # the next session starts from the handoff, the agent's record among what it reads first
+    fresh = transcript(project / "next.jsonl", 5_000, session="next-1", steps=0)
+    start = {
+        "hook_event_name": "SessionStart",
+        "source": "clear",
+        "transcript_path": str(fresh),
+        "session_id": "next-1",
+    }
+    context = json.loads(hook(project, start).stdout)["hookSpecificOutput"]["additionalContext"]
+    assert KEY in context
+    assert "notes.txt now says final." in context
+
+
+def test_the_compactions_summary_agent_is_no_agent_of_the_task(project: Path) -> None:
+    """Claude Code 2.1.328 runs a compaction's summary as an agent too: SubagentStop with no
+    agent_type and no transcript file. Nothing to record, and nothing wrong."""
+    event = subagent_stop(project)
+    event.update(agent_type="", agent_transcript_path=str(project / "agent-acompact.jsonl"))
+    done = hook(project, event)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert not memory_of(project).exists()
