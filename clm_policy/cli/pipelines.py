@@ -146,7 +146,7 @@ def _committed_already(hand: ByHand, done: Any, fmt: str) -> int:
     """A compaction at a position already committed: say so, commit nothing (exit 0)."""
     state = hand.state
     if fmt == "json":
-        click.echo(
+        echo(
             json.dumps(
                 {
                     "event": "compact",
@@ -160,7 +160,7 @@ def _committed_already(hand: ByHand, done: Any, fmt: str) -> int:
             )
         )
         return 0
-    click.echo(
+    echo(
         f"session {state.session_id} at step {state.step_index} "
         f"({state.tokens.context_tokens} tokens) is compacted already: commit "
         f"{done.commit[:12]}; nothing new to commit"

@@ -54,7 +54,7 @@ def status(memory: str, session: str | None, fmt: str) -> int:
                 f"{r['handoffs']:>7} {_recall(r):>6}  {said}"
             )
         for sid, count in agents.items():
-            click.echo(
+            echo(
                 f"agents: session {sid} started {count} agent(s): clm-policy status "
                 f"--memory {memory} --session {sid}"
             )
@@ -142,6 +142,9 @@ def signal(memory: str, session: str, phase_done: bool, assignments: tuple[str, 
         raise click.UsageError("give --phase-done and/or NAME=VALUE signals")
     signals = dict(parse_signal(a, "a signal") for a in assignments)
     done = signal_session(memory, session, signals, phase_done=phase_done, as_written=assignments)
+    if done.commit is None:
+        echo(f"session {session} says {done.what} already; nothing changed")
+        return 0
     echo(
         f"signalled session {session}: {done.what} (commit {done.commit[:12]}); "
         f"next: clm-policy run --memory {memory} --resume {session}"

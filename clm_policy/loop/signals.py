@@ -13,7 +13,9 @@ from clm_policy.models.enums import SignalValue
 
 @dataclass(frozen=True)
 class Signalled:
-    commit: str
+    commit: str | None
+    """The commit; None when the session said so already (nothing changed, nothing committed:
+    the memory repository holds no empty commits)."""
     what: str
     """What was signalled, as committed (secrets redacted)."""
 
@@ -34,7 +36,7 @@ def signal_session(
     there is nothing to say, the session is unknown or a signal does not fit the policy."""
     from clm_policy.lifecycle.pipelines import state_doc
     from clm_policy.memory.change import Change
-    from clm_policy.memory.git.write import MemoryRepo
+    from clm_policy.memory.git.write import MemoryRepo, NothingToCommit
     from clm_policy.memory.layout import session_dir
     from clm_policy.memory.redact import redact_text
     from clm_policy.memory.sessions import load_session
@@ -61,7 +63,10 @@ def signal_session(
             {"Clm-Event": "signal", "Clm-Session": session, "Clm-Step": str(state.step_index)},
         )
         change = Change({f"{session_dir(session)}/state.json": state_doc(state)})
-        commit = repo.commit(message, change)
+        try:
+            commit: str | None = repo.commit(message, change)
+        except NothingToCommit:
+            commit = None
     return Signalled(commit, redact_text(what).text)  # shown as committed
 
 

@@ -554,11 +554,18 @@ def test_a_transcript_that_does_not_exist_yet_is_no_problem(project: Path) -> No
 
 
 def test_the_log_shows_no_control_character(project: Path) -> None:
-    name = "/nonexistent/\x1b]0;pwn\x07\u202e\nforged line.jsonl"
-    event = {"hook_event_name": "UserPromptSubmit", "transcript_path": name, "session_id": SESSION}
+    # a "transcript" that is a folder: the error names it, control characters and all
+    folder = project / "\x1b]0;pwn\x07\u202e\nforged line.jsonl"
+    folder.mkdir()
+    event = {
+        "hook_event_name": "UserPromptSubmit",
+        "transcript_path": str(folder),
+        "session_id": SESSION,
+    }
     assert run_claude_hook(json.dumps(event).encode()).exit_code == 0
     logged = log_path().read_text()
-    assert "/nonexistent/\\x1b]0;pwn\\x07\\u202e forged line.jsonl" in logged
+    assert "\\x1b]0;pwn\\x07\\u202e forged line.jsonl" in logged
+    assert "\x1b" not in logged
     assert logged.count("\n") == 1  # one line
 
 

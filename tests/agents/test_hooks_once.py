@@ -134,7 +134,10 @@ def test_stop_commits_the_handoff_the_prompt_hook_asked_for(project: Path) -> No
     memory = memory_of(project)
     assert events(memory) == ["handoff"]
     handoff = git(memory, "show", f"HEAD:sessions/{SESSION}/handoffs/001.md")
-    assert "Continue from the last assistant message: Handoff. Goal: quoted commas." in handoff
+    # the reply read into the manifest: its next step
+    assert "## Next safe action\n\nrelease notes.\n" in handoff
+    # the window the decision used (the policy's models table) is the snapshot's
+    assert "- context: 156000 tokens of a 200000 window (claude-sonnet-4-5-20250929)" in handoff
     # a later turn's stop asks for nothing more
     assert reply(hook(project, {**stop, "prompt_id": "p2"})) == {}
 

@@ -190,7 +190,7 @@ def test_status_says_the_context_the_decision_and_what_to_do(
     assert data["context"] == {
         "tokens": 130_000,
         "window": 200_000,
-        "window_source": "model claude",
+        "window_source": "model claude-sonnet-4",
         "share": 0.65,
         "estimated": False,
         "model": "claude-sonnet-4-5",

@@ -84,7 +84,11 @@ def test_as_a_process_it_loads_no_click(trail: Path) -> None:
 # -- generated from the table: every option with the values its kind implies, and every
 # combination of the options with a valid value ------------------------------------------------
 
-STRING_SAMPLES = {"session": ["demo", "nosuch", "../x"], "memory": []}  # memory: the trail's
+STRING_SAMPLES = {
+    "session": ["demo", "nosuch", "../x"],
+    "agent": ["a1b2c3", "nosuch", "../x"],
+    "memory": [],
+}  # memory: the trail's
 
 
 def table_command_lines() -> list[list[str]]:
@@ -101,7 +105,13 @@ def table_command_lines() -> list[list[str]]:
 def combinations() -> list[list[str]]:
     import itertools
 
-    valid = {"--session": "demo", "--event": "compact", "--all": None, "--limit": "2"}
+    valid = {
+        "--session": "demo",
+        "--event": "compact",
+        "--agent": "main",
+        "--all": None,
+        "--limit": "2",
+    }
     valid["--format"] = "json"
     assert {o for o, (d, _) in quicklog.OPTIONS.items() if o.startswith("--")} == {
         *valid,

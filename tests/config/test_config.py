@@ -152,7 +152,7 @@ def test_a_policy_that_is_not_there_is_an_error_where_the_file_names_it(
     # a flag or the environment that names another policy: the file's value is not used
     assert invoke("decide", "--tokens", "5", "-p", "default").exit_code == 0
     monkeypatch.setenv("CLM_POLICY_POLICY", "claude-code")
-    assert invoke("decide", "--tokens", "5").exit_code == 0
+    assert invoke("decide", "--tokens", "5", "--window", "200000").exit_code == 0
 
 
 def test_a_policy_file_next_to_the_configuration_is_found_from_a_subfolder(

@@ -450,8 +450,9 @@ def test_manifest_markdown_golden() -> None:
         }
     )
     text = render_manifest_markdown(full, session_id="s1", step=40)
-    # every field filled: a heading per field but the document's version (people read content)
-    assert len(re.findall(r"^## (.+)$", text, flags=re.M)) == len(HandoffManifest.model_fields) - 1
+    # every field filled: a heading per field but the document's version (people read
+    # content) and agent_id (linkage, as the session and the step in the title are)
+    assert len(re.findall(r"^## (.+)$", text, flags=re.M)) == len(HandoffManifest.model_fields) - 2
 
 
 def test_seed_messages_hold_the_manifest_and_memory_but_no_transcript() -> None:

@@ -94,6 +94,10 @@ def commit_handoff(
     if hook.profile:
         base = base.model_copy(update={"profile": hook.profile})
         state = state.model_copy(update={"profile": hook.profile})
+    window = getattr(outcome, "context_window", None)
+    if state.tokens.context_window is None and window:  # the window the decision used
+        tokens = state.tokens.model_copy(update={"context_window": window})
+        state = state.model_copy(update={"tokens": tokens})
     state = with_agents(repo, state)
     done = run_handoff(
         repo,
