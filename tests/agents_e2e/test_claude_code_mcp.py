@@ -117,7 +117,7 @@ def test_the_agent_hands_off_through_the_mcp_tool_and_the_next_session_starts_fr
     assert status["context"] == {
         "tokens": 70_000,  # the figure of the response that calls the tool
         "window": 200_000,
-        "window_source": "model claude",
+        "window_source": "model claude-sonnet-4",
         "share": 0.35,
         "estimated": False,
         "model": "claude-sonnet-4-5",
