@@ -46,16 +46,17 @@ from clm_policy.memory.layout import (
     manifest_path,
     session_dir,
 )
+from clm_policy.memory.store import SEED_HITS
 from clm_policy.memory.trailers import CommitMessage, event_subject
 from clm_policy.models.state import Message, SessionState
 
 if TYPE_CHECKING:  # a handoff's modules are imported by run_handoff: compact needs none of them
+    from clm_policy.memory.store import MemoryStore
     from clm_policy.models.manifest import HandoffManifest
 
 Logs = Mapping[str, JsonLines]
 """Decision and metric records to append, per ``.jsonl`` path."""
 
-SEED_HITS = 3
 
 
 @dataclass(frozen=True)
@@ -240,6 +241,7 @@ def run_handoff(
     appends: Logs | None = None,
     files: Mapping[str, JsonDoc] | None = None,
     pr_body: str | None = None,
+    store: MemoryStore | None = None,
 ) -> HandoffOutcome:
     """Write the handoff manifest (validated), its Markdown and the state; commit them on the
     checked-out branch, or on ``clm/handoff/<session>-<n>`` with ``branch``; push if asked.
@@ -247,7 +249,9 @@ def run_handoff(
     hits; no transcript), whose recall of the state's facts is the ``Clm-Recall`` trailer. A
     failed push raises :class:`PushError`, saying the commit exists. ``pr_body`` (with
     ``branch``): the file the branch's pull-request body is written to
-    (:mod:`clm_policy.lifecycle.prbody`), checked before the commit, written before the push."""
+    (:mod:`clm_policy.lifecycle.prbody`), checked before the commit, written before the push.
+    ``store``: the memory backend the seed's memory entries come from (default: the git
+    topics of ``repo``; clm_policy.memory.backends)."""
     from clm_policy.lifecycle.handoff import (
         build_manifest,
         manifest_filename,
@@ -296,7 +300,7 @@ def run_handoff(
         f"Goal: {manifest.goal}\nNext safe action: {manifest.next_safe_action}\n"
         f"Why: {manifest.decision_rationale}\n"
     )
-    hits = memory_hits(repo, manifest)  # read before anything is written: a refusal stops here
+    hits = memory_hits(repo, manifest, store)  # read before anything is written: a refusal stops here
     # what the next session starts from, checked for the facts before it is committed
     seed = seed_messages(manifest, hits, constraints=clean.constraints, decisions=clean.decisions)
     recall = verify(facts(clean), [m.content for m in seed])
@@ -342,24 +346,18 @@ def run_handoff(
     )
 
 
-def memory_hits(repo: MemoryRepo, manifest: HandoffManifest) -> list[tuple[str, str]]:
-    """The manifest's memory keys first, then topics matching the goal, at most SEED_HITS."""
-    from clm_policy.memory.redact import untag
+def memory_hits(
+    repo: MemoryRepo, manifest: HandoffManifest, store: MemoryStore | None = None
+) -> list[tuple[str, str]]:
+    """The seed's memory entries: ``store``'s (the git topics by default) for the manifest's
+    memory keys and goal, its next safe action as what the next session starts on
+    (:meth:`~clm_policy.memory.store.MemoryStore.seed`)."""
     from clm_policy.memory.store import GitMemoryStore
 
-    store = GitMemoryStore(repo)
-    hits: dict[str, str] = {}
-    for key in manifest.memory_keys:
-        content = store.read(key)
-        if content is not None:
-            hits.setdefault(key, content)
-    words = [w for w in untag(manifest.goal).split() if len(w) > 3 and "[REDACTED:" not in w][:3]
-    for word in words:
-        if len(hits) >= SEED_HITS:
-            break
-        for entry in store.search(word, limit=SEED_HITS):
-            hits.setdefault(entry.key, entry.content)
-    return list(hits.items())[:SEED_HITS]
+    chosen = store if store is not None else GitMemoryStore(repo)
+    return chosen.seed(
+        manifest.memory_keys, manifest.goal, about=manifest.next_safe_action, limit=SEED_HITS
+    )
 
 
 def record_session_start(
