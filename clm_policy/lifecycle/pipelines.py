@@ -58,7 +58,6 @@ Logs = Mapping[str, JsonLines]
 """Decision and metric records to append, per ``.jsonl`` path."""
 
 
-
 @dataclass(frozen=True)
 class Provenance:
     """Why the pipeline runs: the deciding rule and policy (for the trailers)."""
@@ -300,7 +299,9 @@ def run_handoff(
         f"Goal: {manifest.goal}\nNext safe action: {manifest.next_safe_action}\n"
         f"Why: {manifest.decision_rationale}\n"
     )
-    hits = memory_hits(repo, manifest, store)  # read before anything is written: a refusal stops here
+    hits = memory_hits(
+        repo, manifest, store
+    )  # read before anything is written: a refusal stops here
     # what the next session starts from, checked for the facts before it is committed
     seed = seed_messages(manifest, hits, constraints=clean.constraints, decisions=clean.decisions)
     recall = verify(facts(clean), [m.content for m in seed])

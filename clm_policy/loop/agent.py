@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Protocol
 
+from pydantic import Field
+
 from clm_policy.lifecycle.estimate import estimate_message_tokens
 from clm_policy.models.enums import MessageRole, TaskStatus
 from clm_policy.models.scenario import ScenarioFile, ScenarioStep
@@ -25,7 +27,7 @@ class ScriptedStep(AgentStepResult):
     said it again)."""
 
     step: ScenarioStep | None = None
-    missing: list[str] = []
+    missing: list[str] = Field(default_factory=list)
     interventions: int = 0
 
 
@@ -83,9 +85,7 @@ class SimulatedAgent:
             )
         if missing:  # a person says again what the agent lost
             text = "\n".join(f"- {fact}" for fact in missing)
-            added.append(
-                Message(role=MessageRole.USER, content=f"You lost track of this:\n{text}")
-            )
+            added.append(Message(role=MessageRole.USER, content=f"You lost track of this:\n{text}"))
         if spec.user is not None:
             added.append(Message(role=MessageRole.USER, content=spec.user.replace("{n}", str(n))))
         added.append(

@@ -48,8 +48,7 @@ from clm_policy.memory.change import JsonDoc, JsonLines
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import check_session, session_dir
 from clm_policy.memory.store import MemoryStore, Remembered
-from clm_policy.models.enums import MessageRole
-from clm_policy.models.enums import Action, TaskStatus
+from clm_policy.models.enums import Action, MessageRole, TaskStatus
 from clm_policy.models.state import AgentStepResult, SessionState
 from clm_policy.policy.engine import Outcome, Policy
 

@@ -267,9 +267,7 @@ def plan_run(
     )
 
 
-def _memory_backend(
-    name: str | None, env: Mapping[str, str]
-) -> tuple[str, Mem0Settings | None]:
+def _memory_backend(name: str | None, env: Mapping[str, str]) -> tuple[str, Mem0Settings | None]:
     from clm_policy.memory.backends import FILE, check_backend, needs_mem0
     from clm_policy.memory.mem0settings import Mem0Settings
     from clm_policy.memory.mem0store import Mem0Error, available
@@ -278,9 +276,7 @@ def _memory_backend(
     if not needs_mem0(backend):
         return backend, None
     if not available():
-        raise Mem0Error(
-            f"--memory-backend {backend} needs Mem0: pip install 'clm-policy[mem0]'"
-        )
+        raise Mem0Error(f"--memory-backend {backend} needs Mem0: pip install 'clm-policy[mem0]'")
     return backend, Mem0Settings.from_env(env)
 
 

@@ -14,14 +14,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from chatserver import ChatServer, chat_reply, serve
+
 from clm_policy.base.errors import InputError
 from clm_policy.memory.backends import open_store
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.mem0settings import Mem0Settings
 from clm_policy.memory.mem0store import RECALL_KEY, Mem0Error, available
 from clm_policy.memory.store import BackendFailure, MemoryStore, Remembered
+
 from conftest import git
 
 NEEDS_MEM0 = pytest.mark.skipif(
@@ -285,7 +286,7 @@ def test_the_mem0_settings_come_from_the_environment() -> None:
         "CLM_POLICY_MEM0_EMBED_MODEL": "embed",
         "CLM_POLICY_MEM0_EMBED_DIMS": "768",
     }
-    with pytest.raises(InputError, match="^no API key for the mem0 backend's endpoint"):
+    with pytest.raises(InputError, match=r"^no API key for the mem0 backend's endpoint"):
         Mem0Settings.from_env(remote)
     found = Mem0Settings.from_env({**remote, "OPENAI_API_KEY": "sk-abc"})
     assert (found.base_url, found.dims, found.api_key, found.timeout) == (
