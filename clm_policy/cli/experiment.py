@@ -85,7 +85,7 @@ def experiment(
 
             write_report(html_path, render_html(done, figs))
         if temporary:
-            done.workdir = "(a temporary folder, removed: --workdir DIR keeps them)"
+            done.workdir = ""  # removed below
         if fmt == "json":
             click.echo(json.dumps(render_json(done, figs), indent=2))
         else:

@@ -78,7 +78,10 @@ def render_text(run: ExperimentRun, figs: Figures) -> str:
                 + (f" m{o.needs_missing}/{o.needs_asked}" if o.needs_asked else "")
             )
         lines.append(f"  {w:<{name_width}}  " + "  |  ".join(cells))
-    lines += ["", f"memory repositories: {run.workdir}/arms/<arm>/memory"]
+    if run.workdir:
+        lines += ["", f"memory repositories: {run.workdir}/arms/<arm>/memory"]
+    else:
+        lines += ["", "memory repositories: not kept (--workdir DIR keeps them)"]
     return "\n".join(lines) + "\n"
 
 
@@ -96,7 +99,7 @@ def render_json(run: ExperimentRun, figs: Figures) -> dict[str, Any]:
         "resamples": exp.bootstrap,
         "confidence": exp.confidence,
         "baseline": exp.baseline,
-        "workdir": run.workdir,
+        "workdir": run.workdir or None,
         "arms": [
             {
                 "name": a.name,
@@ -105,7 +108,7 @@ def render_json(run: ExperimentRun, figs: Figures) -> dict[str, Any]:
                 "profile": a.profile,
                 "memory": a.memory,
                 "summarizer": a.summarizer_shown,
-                "memory_repository": r.memory,
+                "memory_repository": r.memory if run.workdir else None,
                 "seconds": round(r.seconds, 3),
                 "memory_failures": [f.__dict__ for f in r.failures],
             }
