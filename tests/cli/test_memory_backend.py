@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from clm_policy.memory.mem0store import available
+
 from conftest import git, invoke
 
 NEEDS_MEM0 = pytest.mark.skipif(

@@ -5,7 +5,6 @@ seconds)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from clm_policy.experiment.load import load_experiment
 from clm_policy.experiment.runner import run_experiment
 from clm_policy.experiment.stats import METRICS, figures
 from clm_policy.memory.mem0store import available
+
 from conftest import git
 
 NEEDS_MEM0 = pytest.mark.skipif(
@@ -167,7 +167,8 @@ def test_each_arm_plays_in_its_own_repository_and_memory_tells_them_apart(
     assert (file.outcome, file.needs_missing, file.interventions) == ("completed", 1, 1)
     assert (hybrid.outcome, hybrid.needs_missing, hybrid.interventions) == ("completed", 0, 0)
     assert (file.compactions, file.handoffs, file.sessions) == (1, 1, 2)
-    assert file.recall == 1.0 and file.cost is not None
+    assert file.recall == 1.0
+    assert file.cost is not None
     for arm in ("file", "hybrid"):
         memory = tmp_path / "work" / "arms" / arm / "memory"
         log = git(memory, "log", "--format=%s").splitlines()
@@ -187,7 +188,8 @@ def test_the_same_seed_gives_the_same_figures(tmp_path: Path) -> None:
     second = figures(run_experiment(load_experiment(path), tmp_path / "b"))
     assert first == second
     tokens = first.by_metric["tokens_per_success"]["other"]
-    assert tokens.diff is not None and tokens.diff_interval is not None
+    assert tokens.diff is not None
+    assert tokens.diff_interval is not None
     assert tokens.diff_interval.low <= tokens.diff <= tokens.diff_interval.high
     with pytest.raises(InputError, match="not empty"):
         run_experiment(load_experiment(path), tmp_path / "a")

@@ -9,9 +9,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from test_experiment import FILE_ARM, experiment
 
 from conftest import REPO, invoke
-from test_experiment import FILE_ARM, experiment
 
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -108,7 +108,8 @@ def test_the_page_renders_in_chromium(tmp_path: Path) -> None:
 
     where = REPO / "tests" / "report" / "test_report_chromium.py"
     spec = importlib.util.spec_from_file_location("report_chromium", where)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     shared = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(shared)
     chromium, near, pixels, series = shared.chromium, shared.near, shared.pixels, shared.SERIES

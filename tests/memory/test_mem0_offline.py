@@ -76,4 +76,4 @@ def test_it_answers_as_an_openai_compatible_endpoint() -> None:
             "/chat/completions", {"model": "m", "messages": [{"role": "user", "content": PROMPT}]}
         )
         content = chat["choices"][0]["message"]["content"]  # type: ignore[index]
-        assert [m["text"] for m in json.loads(content)["memory"]][0] == "Add partial refunds."
+        assert json.loads(content)["memory"][0]["text"] == "Add partial refunds."
