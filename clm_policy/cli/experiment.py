@@ -29,6 +29,13 @@ from clm_policy.cli.options import format_option
     metavar="N",
     help="Resamples per interval [default: the file's, else 2000].",
 )
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1, 64),
+    metavar="N",
+    help="Arms played at once, each in its own process [default: the machine's cores].",
+)
 @format_option("text", "json")
 def experiment(
     file: str,
@@ -36,6 +43,7 @@ def experiment(
     html_path: str | None,
     seed: int | None,
     bootstrap: int | None,
+    jobs: int | None,
     fmt: str,
 ) -> int:
     """Compare arms — policy x profile x memory backend x summarizer — on the same workloads,
@@ -54,6 +62,7 @@ def experiment(
     Exit codes: 0 done, 2 bad input (a problem in FILE at file:line:col; nothing is run).
     """
     import dataclasses
+    import os
     import shutil
     import tempfile
 
@@ -77,7 +86,9 @@ def experiment(
     try:
         total = len(exp.arms) * len(exp.workloads)
         with Progress("experiment", total, enabled=False if fmt == "json" else None) as bar:
-            done = run_experiment(exp, folder, advance=bar.advance)
+            done = run_experiment(
+                exp, folder, advance=bar.advance, jobs=jobs or os.cpu_count() or 1
+            )
         figs = figures(done)
         if html_path is not None:
             from clm_policy.cli.report_file import write_report

@@ -8,6 +8,10 @@ agent and the arm's policy, profile, summarizer and memory backend. What each ar
 from its repository's history with the CLM metrics of ``clm-policy report``
 (clm_policy.report.metrics) — completion, tokens, cost under the arm's ``prices:``,
 interventions, compactions, handoffs, recall — so an experiment and a report count alike.
+
+Arms are independent (each its own repository and Mem0 folder), so with ``jobs`` above 1 they
+run in that many forked processes at once: the loop's time goes to redaction and git, and a
+second core halves it. The figures do not depend on ``jobs``.
 """
 
 from __future__ import annotations
@@ -88,18 +92,71 @@ def run_experiment(
     *,
     advance: Callable[[], None] | None = None,
     recall: RecallFunction = verified_recall,
+    jobs: int = 1,
 ) -> ExperimentRun:
-    """Play ``experiment`` in ``workdir`` (new or empty); ``advance`` is called after each
-    workload an arm finished."""
+    """Play ``experiment`` in ``workdir`` (new or empty), ``jobs`` arms at a time; ``advance``
+    is called after each workload an arm finished."""
     from clm_policy.base.errors import InputError
 
     root = Path(workdir)
     if root.exists() and any(root.iterdir()):
         raise InputError(f"{root}: not empty (an experiment starts in a new folder)")
+    if jobs > 1 and len(experiment.arms) > 1:
+        return ExperimentRun(
+            experiment, str(root), _in_processes(experiment, root, advance, recall, jobs)
+        )
     arms = []
     for arm in experiment.arms:
         arms.append(_run_arm(experiment, arm, root / "arms" / arm.name, advance, recall))
     return ExperimentRun(experiment, str(root), arms)
+
+
+_FORKED: tuple[Experiment, Path, RecallFunction, object] | None = None
+"""What a forked worker plays (set before the workers are forked; never pickled)."""
+
+
+def _arm_in_child(index: int) -> ArmRun:
+    assert _FORKED is not None
+    experiment, root, recall, ticks = _FORKED
+    arm = experiment.arms[index]
+    put = getattr(ticks, "put")  # noqa: B009 -- a multiprocessing queue
+    return _run_arm(experiment, arm, root / "arms" / arm.name, lambda: put(1), recall)
+
+
+def _in_processes(
+    experiment: Experiment,
+    root: Path,
+    advance: Callable[[], None] | None,
+    recall: RecallFunction,
+    jobs: int,
+) -> list[ArmRun]:
+    """Each arm in a forked worker process, ``jobs`` at once; progress comes back by a queue."""
+    import multiprocessing
+    import queue
+    from concurrent.futures import ProcessPoolExecutor, wait
+
+    global _FORKED
+    context = multiprocessing.get_context("fork")
+    ticks = context.Queue()
+    _FORKED = (experiment, root, recall, ticks)
+    try:
+        workers = min(jobs, len(experiment.arms))
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            futures = [pool.submit(_arm_in_child, i) for i in range(len(experiment.arms))]
+            pending = set(futures)
+            while pending:
+                _, pending = wait(pending, timeout=0.2)
+                while True:
+                    try:
+                        ticks.get_nowait()
+                    except queue.Empty:
+                        break
+                    if advance is not None:
+                        advance()
+            return [f.result() for f in futures]
+    finally:
+        _FORKED = None
+        ticks.close()
 
 
 def _run_arm(

@@ -172,6 +172,8 @@ class OuterControlLoop:
         An interrupt (Ctrl-C) commits what the session has so far, as stopped
         ``interrupted``, and is raised again; so does an :class:`AgentError` (stopped as the
         error says, e.g. ``endpoint_error``), so that ``--resume`` goes on from there."""
+        if self.memory is not None:
+            self.memory.begin_task(task_of(self.state))
         if not self.decide_first:  # a new session: on record before its first step
             record_session_start(self.repo, self.state, record=self._record(None))
         try:
@@ -442,6 +444,13 @@ def uninterrupted() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def task_of(state: SessionState) -> str:
+    """The task a session belongs to: its first session (``demo`` for ``demo-3``, a session
+    the loop continued after handoffs; see :meth:`OuterControlLoop._next_session_id`)."""
+    chained = re.fullmatch(r"(.+)-(\d{1,6})", state.session_id) if state.parent_session else None
+    return chained[1] if chained else state.session_id
 
 
 def _rejected(decision: Outcome) -> Outcome:

@@ -58,6 +58,9 @@ class HybridStore:
                 keys.add(entry.key)
         return found
 
+    def begin_task(self, task: str) -> None:
+        self.mem0.begin_task(task)
+
     def remember(self, event: Remembered) -> None:
         self.git.remember(event)
         self.mem0.remember(event)

@@ -18,7 +18,8 @@ What it keeps:
   conversation, redacted, given to Mem0's ``add`` (``infer=True``: its LLM extracts the
   facts, ``clm_kind: fact``);
 - the seed (:meth:`Mem0Store.seed`): the topics named by the manifest, then one entry
-  ``mem0/recall`` with the facts most similar to the goal and the next action.
+  ``mem0/recall`` with the facts most similar to the goal and the next action, among the facts
+  of the task (:meth:`Mem0Store.begin_task`: ``clm_task``) — another task's are not its own.
 
 Every call runs under a deadline (the settings' timeout; the HTTP clients get it too, without
 retries). ``remember`` and ``seed`` never raise: a failure is recorded in ``failures`` (and
@@ -183,6 +184,7 @@ class Mem0Store:
         self.settings = settings
         self.folder = os.path.abspath(folder)
         self.failures: list[BackendFailure] = []
+        self.task: str | None = None
         self._offline = None
         os.makedirs(self.folder, mode=0o700, exist_ok=True)
         memory_class = _import_mem0(os.path.join(self.folder, "home"))
@@ -255,14 +257,19 @@ class Mem0Store:
 
     # -- compactions, handoffs, seeds ----------------------------------------------------------
 
+    def begin_task(self, task: str) -> None:
+        """The facts remembered and recalled from now on are ``task``'s."""
+        self.task = task
+
     def remember(self, event: Remembered) -> None:
         """Give the conversation ``event`` takes out of the context to Mem0 (its LLM extracts
         the facts); a failure is recorded, never raised."""
         messages = _messages(event)
         if not messages:
             return
-        metadata = {
+        metadata: dict[str, Any] = {
             "clm_kind": "fact",
+            "clm_task": self.task or event.session,
             "clm_event": event.kind,
             "clm_session": event.session,
             "clm_step": event.step,
@@ -293,7 +300,10 @@ class Mem0Store:
         """The facts most similar to ``query`` as a Markdown list ("" when none)."""
         if not query:
             return ""
-        rows = self._call("seed", self._search, query, {"clm_kind": "fact"}, limit)
+        where: dict[str, Any] = {"clm_kind": "fact"}
+        if self.task is not None:
+            where["clm_task"] = self.task
+        rows = self._call("seed", self._search, query, where, limit)
         if rows is _FAILED or not rows:
             return ""
         facts = list(dict.fromkeys(" ".join(str(r.get("memory", "")).split()) for r in rows))

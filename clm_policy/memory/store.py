@@ -10,6 +10,8 @@ What a backend does for the loop is one protocol, :class:`MemoryStore`:
   backend may keep besides;
 - :meth:`~MemoryStore.seed`: the memory entries a fresh session starts from after a handoff
   (the manifest's memory keys first, then what matches the task);
+- :meth:`~MemoryStore.begin_task`: the task (its first session) the next events belong to —
+  Mem0 keeps the facts of one task apart from another's; topics are shared by all;
 - ``failures``: what a backend could not do and did not raise (Mem0's endpoint down or slow:
   the git write is never lost; clm_policy.memory.hybrid).
 
@@ -82,6 +84,7 @@ class MemoryStore(Protocol):
     def read(self, key: str) -> str | None: ...
     def search(self, query: str, *, limit: int = 10) -> list[MemoryEntry]: ...
     def list_keys(self) -> list[str]: ...
+    def begin_task(self, task: str) -> None: ...
     def remember(self, event: Remembered) -> None: ...
     def seed(
         self, keys: Sequence[str], goal: str, *, about: str = "", limit: int = SEED_HITS
@@ -185,6 +188,9 @@ class GitMemoryStore:
             if entry is not None:
                 found.append(entry)
         return found
+
+    def begin_task(self, task: str) -> None:
+        """Topics are the repository's, shared by every task."""
 
     def remember(self, event: Remembered) -> None:
         """Nothing more to keep: the pipeline's commit of the compaction or handoff is this

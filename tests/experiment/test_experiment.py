@@ -182,11 +182,17 @@ def test_each_arm_plays_in_its_own_repository_and_memory_tells_them_apart(
     assert set(figs.by_metric) == {m.key for m in METRICS}
 
 
-def test_the_same_seed_gives_the_same_figures(tmp_path: Path) -> None:
+def test_the_same_seed_gives_the_same_figures_however_many_jobs(tmp_path: Path) -> None:
     path = experiment(tmp_path, FILE_ARM + "  - {name: other, policy: default}\n")
     first = figures(run_experiment(load_experiment(path), tmp_path / "a"))
-    second = figures(run_experiment(load_experiment(path), tmp_path / "b"))
+    ticks: list[int] = []
+    second = figures(
+        run_experiment(
+            load_experiment(path), tmp_path / "b", jobs=2, advance=lambda: ticks.append(1)
+        )
+    )
     assert first == second
+    assert (tmp_path / "b" / "arms" / "other" / "memory" / ".git").is_dir()
     tokens = first.by_metric["tokens_per_success"]["other"]
     assert tokens.diff is not None
     assert tokens.diff_interval is not None
