@@ -131,3 +131,21 @@ def test_help_lists_the_command() -> None:
         ["clm-policy", "--help"], capture_output=True, text=True, check=True, cwd=REPO
     )
     assert "experiment" in done.stdout
+
+
+def test_the_result_in_the_docs_is_what_the_example_gives() -> None:
+    """docs/experiments.md quotes a run of examples/experiments/memory.yaml: the quoted
+    blocks are what the example prints today (the figures do not depend on time or jobs)."""
+    from clm_policy.memory.mem0store import available
+
+    if not available():
+        pytest.skip("the mem0 extra is not installed: the example's Mem0 arms cannot run")
+    import re
+
+    text = (REPO / "docs" / "experiments.md").read_text()
+    (quoted,) = [b for b in re.findall(r"```text\n(.*?)```", text, flags=re.S) if "vs file" in b]
+    result = invoke("experiment", str(REPO / "examples" / "experiments" / "memory.yaml"))
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    for block in quoted.strip().split("\n\n"):
+        assert block in out, block

@@ -170,6 +170,27 @@ def test_mem0_recalls_an_older_fact_in_the_seed(
     assert {r["headers"]["authorization"] for r in endpoint.requests} == {"Bearer sk-test"}
 
 
+@pytest.mark.parametrize(
+    "backend", [pytest.param("mem0", marks=NEEDS_MEM0), pytest.param("hybrid", marks=NEEDS_MEM0)]
+)
+def test_one_tasks_facts_never_come_back_in_anothers_seed(
+    backend: str, memory: Path, endpoint: ChatServer
+) -> None:
+    with MemoryRepo(memory) as repo:
+        store = open_store(backend, repo, settings=settings(endpoint.url))
+        try:
+            store.begin_task("refunds")
+            store.remember(Remembered("compact", "refunds", 3, CONVERSATION))
+            store.begin_task("exporter")
+            other = dict(store.seed([], "Add partial refunds", about="refund limits"))
+            store.begin_task("refunds")
+            same = dict(store.seed([], "Add partial refunds", about="refund limits"))
+        finally:
+            store.close()
+    assert RECALL_KEY not in other
+    assert FACT in same[RECALL_KEY]
+
+
 @NEEDS_MEM0
 def test_the_file_backend_keeps_no_conversation(memory: Path) -> None:
     with MemoryRepo(memory) as repo:
@@ -193,7 +214,8 @@ def test_mem0_keeps_its_data_beside_the_repository_with_telemetry_off(
     import mem0.memory.setup as setup
 
     # MEM0_DIR, read once when Mem0 is imported: the first store's folder, never ~/.mem0
-    assert setup.mem0_dir.endswith(os.path.join(".git", "clm-policy", "mem0", "home"))
+    assert setup.mem0_dir.endswith(os.path.join("mem0", "home"))
+    assert ".mem0" not in setup.mem0_dir
     assert endpoint.bodies()  # the request came here, not to OpenRouter
     assert os.environ["OPENROUTER_API_KEY"] == "sk-or-v1-would-send-everything-elsewhere"
     assert "MEM0_TELEMETRY" not in os.environ
