@@ -146,6 +146,7 @@ def mem0_overhead(tmp: Path, count: int) -> dict[str, float] | None:
     file, mem0 = done.arms
     play = {a.arm: sum(o.seconds for o in a.outcomes) for a in done.arms}
     events = sum(o.compactions + o.handoffs for o in mem0.outcomes)
+    file_events = sum(o.compactions + o.handoffs for o in file.outcomes)
     return {
         "import_s": imported,
         "open_s": mem0.seconds - play["mem0"],
@@ -153,7 +154,7 @@ def mem0_overhead(tmp: Path, count: int) -> dict[str, float] | None:
         "mem0_play_s": play["mem0"],
         "events": events,
         "overhead_per_event_ms": 1000 * (play["mem0"] - play["file"]) / max(1, events),
-        "file_per_event_ms": 1000 * play["file"] / max(1, sum(o.compactions + o.handoffs for o in file.outcomes)),
+        "file_per_event_ms": 1000 * play["file"] / max(1, file_events),
         "failures": len(mem0.failures),
     }  # fmt: skip
 

@@ -26,8 +26,10 @@ def render_text(run: ExperimentRun, figs: Figures) -> str:
         f"(seed {figs.seed}; {figs.resamples:,} paired resamples of the workloads; "
         f"{figs.confidence:.0%} intervals)",
     ]
-    if exp.description:
-        lines.append(" ".join(exp.description.split()))
+    if exp.description:  # the file's words, made safe for a terminal
+        lines.append(
+            "".join(c if c.isprintable() else "?" for c in " ".join(exp.description.split()))
+        )
     lines.append("")
     width = max(len(a) for a in figs.arms) + len(" (baseline)")
     lines.append("arms:")

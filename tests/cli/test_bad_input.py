@@ -327,7 +327,7 @@ def test_bad_state_on_stdin() -> None:
         (
             ["schema", "polcy"],
             "clm-policy: no schema named 'polcy'; did you mean 'policy'? "
-            "(schemas: handoff-manifest, policy, policy-test, scenario, session-state)",
+            "(schemas: experiment, handoff-manifest, policy, policy-test, scenario, session-state)",
         ),
     ],
 )

@@ -4,10 +4,11 @@ memory backend is told what each compaction takes out of the context."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from clm_policy.loop.agent import SimulatedAgent
-from clm_policy.loop.control import OuterControlLoop
+from clm_policy.loop.control import LoopResult, OuterControlLoop
 from clm_policy.loop.runs import first_state
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.store import GitMemoryStore, Remembered
@@ -45,28 +46,32 @@ def scenario(on_missing: str, planted_late: bool = False) -> ScenarioFile:
     )
 
 
+@dataclass
 class Recording(GitMemoryStore):
+    """The git store, keeping what the loop told it."""
+
+    events: list[Remembered] = field(default_factory=list)
+
     def remember(self, event: Remembered) -> None:
         self.events.append(event)
 
 
 def play(
     memory: Path, tmp_path: Path, spec: ScenarioFile
-) -> tuple[OuterControlLoop, list[Remembered], SimulatedAgent]:
+) -> tuple[LoopResult, list[Remembered], SimulatedAgent]:
     (tmp_path / "small.yaml").write_text(POLICY)
     policy = load_policy(tmp_path / "small.yaml")
     agent = SimulatedAgent(spec)
     with MemoryRepo(memory) as repo:
         store = Recording(repo)
-        store.events = []  # type: ignore[attr-defined]
         loop = OuterControlLoop(agent, policy, first_state(spec, "s", "coding"), repo, memory=store)
-        loop.result = loop.run()  # type: ignore[attr-defined]
-    return loop, store.events, agent  # type: ignore[attr-defined]
+        result = loop.run()
+    return result, store.events, agent
 
 
 def test_a_fact_compacted_away_costs_an_intervention(memory: Path, tmp_path: Path) -> None:
-    loop, events, agent = play(memory, tmp_path, scenario("ask"))
-    state = loop.result.final_state  # type: ignore[attr-defined]
+    result, events, agent = play(memory, tmp_path, scenario("ask"))
+    state = result.final_state
     assert (state.status.value, state.human_interventions) == ("completed", 1)
     assert (agent.needs_asked, agent.needs_missing) == (1, 1)
     said = [m.content for m in state.messages if m.role.value == "user"]
@@ -82,15 +87,14 @@ def test_a_fact_compacted_away_costs_an_intervention(memory: Path, tmp_path: Pat
 
 
 def test_a_fact_still_in_the_context_is_found(memory: Path, tmp_path: Path) -> None:
-    loop, _, agent = play(memory, tmp_path, scenario("fail", planted_late=True))
-    state = loop.result.final_state  # type: ignore[attr-defined]
+    result, _, agent = play(memory, tmp_path, scenario("fail", planted_late=True))
+    state = result.final_state
     assert (state.status.value, state.human_interventions) == ("completed", 0)
     assert (agent.needs_asked, agent.needs_missing) == (1, 0)
 
 
 def test_on_missing_fail_fails_the_task(memory: Path, tmp_path: Path) -> None:
-    loop, _, _ = play(memory, tmp_path, scenario("fail"))
-    result = loop.result  # type: ignore[attr-defined]
+    result, _, _ = play(memory, tmp_path, scenario("fail"))
     assert result.stopped_reason == "failed"
     assert result.final_state.messages[-1].content == (
         "I cannot go on: my context lacks staging is read-only on Fridays. The task fails here."
