@@ -101,7 +101,10 @@ def run_experiment(
     root = Path(workdir)
     if root.exists() and any(root.iterdir()):
         raise InputError(f"{root}: not empty (an experiment starts in a new folder)")
-    if jobs > 1 and len(experiment.arms) > 1:
+    import multiprocessing
+
+    forks = "fork" in multiprocessing.get_all_start_methods()  # POSIX; else one at a time
+    if jobs > 1 and len(experiment.arms) > 1 and forks:
         return ExperimentRun(
             experiment, str(root), _in_processes(experiment, root, advance, recall, jobs)
         )

@@ -149,3 +149,19 @@ def test_the_result_in_the_docs_is_what_the_example_gives() -> None:
     out = result.stdout
     for block in quoted.strip().split("\n\n"):
         assert block in out, block
+
+
+def test_progress_shows_on_a_terminal_only(tmp_path: Path) -> None:
+    import sys
+
+    from conftest import run_on_terminal
+
+    path = experiment(tmp_path, FILE_ARM + "  - {name: default, policy: default}\n")
+    clm = [sys.executable, "-m", "clm_policy", "experiment", str(path)]
+    done, seen = run_on_terminal(clm)
+    assert done.returncode == 0
+    assert b"experiment: " in seen  # the line, e.g. "experiment: 1/4 (25%)"
+    assert seen.endswith(b"\r")  # ... erased at the end
+    done, seen = run_on_terminal([*clm, "--format", "json"])
+    assert done.returncode == 0
+    assert seen == b""
