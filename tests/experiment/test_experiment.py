@@ -199,3 +199,48 @@ def test_the_same_seed_gives_the_same_figures_however_many_jobs(tmp_path: Path) 
     assert tokens.diff_interval.low <= tokens.diff <= tokens.diff_interval.high
     with pytest.raises(InputError, match="not empty"):
         run_experiment(load_experiment(path), tmp_path / "a")
+
+
+def test_recorded_runs_and_transcripts_are_workloads(tmp_path: Path) -> None:
+    """A repository's `run` sessions give their scenarios (a chained session is part of its
+    first); a transcript is played as the trace of its requests' token figures."""
+    from conftest import FIXTURES, invoke
+
+    path = experiment(tmp_path, FILE_ARM)
+    ran = invoke(
+        "run",
+        "--memory",
+        str(tmp_path / "recorded"),
+        "--scenario",
+        str(tmp_path / "sc" / "planted.yaml"),
+        "--policy",
+        str(tmp_path / "small.yaml"),
+        "--continue-after-handoff",
+    )
+    assert ran.exit_code == 0, ran.stderr  # sessions sim and sim-2: one task
+    transcripts = FIXTURES / "transcripts"
+    path.write_text(
+        path.read_text().replace(
+            "  - scenarios: sc/*.yaml\n",
+            f"  - recorded: recorded\n  - transcript: '{transcripts}/c*_session.jsonl'\n"
+            f"  - transcript: '{transcripts}/codex_rollout.jsonl'\n",
+        )
+    )
+    exp = load_experiment(path)
+    assert [(w.name, w.kind) for w in exp.workloads] == [
+        ("sim", "recorded"),
+        ("claude_session", "transcript"),
+        ("codex_rollout", "transcript"),
+    ]
+    trace = exp.workloads[2].spec
+    assert [s.tokens for s in trace.steps] == [9300, 1720, 890, 79540]  # the context's growth
+    assert (trace.goal, trace.model, trace.context_window) == (
+        "Make the ledger export skip zero-amount rows and run the tests.",
+        "gpt-5-codex",
+        258400,
+    )
+    run = run_experiment(exp, tmp_path / "work")
+    outcomes = {o.workload: o for o in run.arms[0].outcomes}
+    assert outcomes["codex_rollout"].outcome == "completed"
+    assert outcomes["codex_rollout"].steps == 5  # four requests, then the script ends
+    assert (outcomes["sim"].needs_asked, outcomes["sim"].sessions) == (1, 2)
