@@ -1,13 +1,20 @@
 """A scripted OpenAI-compatible chat endpoint on 127.0.0.1, in a thread, for the tests of the
-agent loop (tests/loop/test_openai_agent.py) and the summarizer (tests/lifecycle/test_summarizers.py).
+agent loop (tests/loop/test_openai_agent.py), the summarizer (tests/lifecycle/test_summarizers.py)
+and the Mem0 backends (tests/memory/test_store_conformance.py).
 
 A reply is a function of the request body giving ``(status, body)``, or None to hang until the
-test is over (the endpoint is released when the block ends). Nothing here reaches the network.
+test is over (the endpoint is released when the block ends). ``POST .../embeddings`` is
+answered apart from the script, by ``embeddings`` (default: deterministic hashed bag-of-words
+vectors, :func:`hashed_embedding`), so a chat script is not disturbed by Mem0's embedding
+calls. Nothing here reaches the network.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,6 +23,55 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 Reply = Callable[[dict[str, Any]], tuple[int, bytes] | None]
+
+
+def hashed_embedding(text: str, dims: int) -> list[float]:
+    """A unit vector of ``dims`` places: each word of ``text`` (case-folded) adds 1 at the
+    place its SHA-256 picks. Texts sharing words are similar; the same text, the same vector."""
+    vector = [0.0] * dims
+    for word in re.findall(r"[^\W_]+", text.casefold()):
+        vector[int.from_bytes(hashlib.sha256(word.encode()).digest()[:4], "big") % dims] += 1.0
+    norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+    if not any(vector):
+        vector[0] = norm
+    return [v / norm for v in vector]
+
+
+def embeddings_reply(body: dict[str, Any]) -> tuple[int, bytes] | None:
+    """The answer to ``POST /v1/embeddings``: one :func:`hashed_embedding` per input."""
+    given = body["input"]
+    texts = [given] if isinstance(given, str) else list(given)
+    dims = body.get("dimensions") or 64
+    data = [
+        {"object": "embedding", "index": i, "embedding": hashed_embedding(t, dims)}
+        for i, t in enumerate(texts)
+    ]
+    usage = {"prompt_tokens": 0, "total_tokens": 0}
+    answer = {"object": "list", "data": data, "model": body["model"], "usage": usage}
+    return 200, json.dumps(answer).encode()
+
+
+def chat_reply(content: str) -> Reply:
+    """A reply: a chat completion whose message is ``content``."""
+
+    def reply(body: dict[str, Any]) -> tuple[int, bytes]:
+        answer = {
+            "id": "scripted",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", "m"),
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": content},
+                }
+            ],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+        return 200, json.dumps(answer).encode()
+
+    return reply
 
 
 @dataclass
@@ -28,13 +84,15 @@ class ChatServer:
     then: Reply | None = None
     requests: list[dict[str, Any]] = field(default_factory=list)
     release: threading.Event = field(default_factory=threading.Event)
+    embeddings: Reply = embeddings_reply
 
     def script(self, *replies: Reply, then: Reply | None = None) -> None:
         self.replies = list(replies)
         self.then = then
 
-    def bodies(self) -> list[dict[str, Any]]:
-        return [r["body"] for r in self.requests]
+    def bodies(self, path: str = "/chat/completions") -> list[dict[str, Any]]:
+        """The bodies of the requests to ``path`` (the chat completions by default)."""
+        return [r["body"] for r in self.requests if r["path"].endswith(path)]
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -44,7 +102,10 @@ class _Handler(BaseHTTPRequestHandler):
         chat = self.server.chat
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         chat.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
-        reply = chat.replies.pop(0) if chat.replies else chat.then
+        if self.path.rstrip("/").endswith("/embeddings"):
+            reply: Reply | None = chat.embeddings
+        else:
+            reply = chat.replies.pop(0) if chat.replies else chat.then
         assert reply is not None, "the script ran out of replies"
         answered = reply(body)
         if answered is None:  # hang: until the test is over

@@ -26,6 +26,7 @@ COMMANDS = {
     "calibrate": "clm_policy.cli.calibrate:calibrate",
     "compact": "clm_policy.cli.pipelines:compact",
     "decide": "clm_policy.cli.decide:decide",
+    "experiment": "clm_policy.cli.experiment:experiment",
     "export": "clm_policy.cli.report:export",
     "handoff": "clm_policy.cli.pipelines:handoff",
     "hook": "clm_policy.cli.hook:hook",
@@ -59,6 +60,12 @@ SUMMARIES = {
         "(the profile's retain_recent_messages), lower its context."
     ),
     "decide": "Decide CONTINUE, COMPACT or HANDOFF for a state under a policy.",
+    "experiment": (
+        "Compare arms — policy x profile x memory backend x summarizer — on the same workloads, "
+        "each arm in its own memory repository: task completion, tokens per successful task, "
+        "recall, needed facts found, human interventions, compactions and handoffs, cost, each "
+        "with its difference to the baseline arm and a bootstrap interval over the workloads."
+    ),
     "export": "Export the memory repository's metrics and decisions as CSV or JSON.",
     "handoff": (
         "Hand a session off: commit a schema-valid manifest and its rendering for people, and "

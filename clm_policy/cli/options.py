@@ -107,6 +107,29 @@ def profile_option(help_text: str, *, configured: bool = True) -> Callable[[F], 
     )
 
 
+def _memory_backend(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str:
+    from clm_policy.config.project import setting
+    from clm_policy.memory.backends import FILE, check_backend
+
+    chosen = setting("memory.backend", value)
+    return check_backend(chosen, "memory.backend") if chosen else FILE
+
+
+def memory_backend_option() -> Callable[[F], F]:
+    """``--memory-backend file|mem0|hybrid``: the flag, $CLM_POLICY_MEMORY_BACKEND, the
+    project's ``memory.backend``, else ``file``."""
+    return click.option(
+        "--memory-backend",
+        type=click.Choice(["file", "mem0", "hybrid"]),
+        envvar="CLM_POLICY_MEMORY_BACKEND",
+        show_envvar=True,
+        callback=_memory_backend,
+        help="Where memory goes besides the audit trail: file (the git repository), mem0 "
+        "(pip install 'clm-policy[mem0]'; its model: CLM_POLICY_MEM0_BASE_URL, ...) or hybrid "
+        "(both; git first) [default: the project's memory.backend, else file].",
+    )
+
+
 def session_option(help_text: str, *, required: bool = False) -> Callable[[F], F]:
     """``--session ID``: a session persisted in the memory repository."""
     return click.option("--session", required=required, metavar="ID", help=help_text)

@@ -12,7 +12,13 @@ import click
 
 from clm_policy.base.errors import shorten
 from clm_policy.base.termsafe import echo, terminal_safe
-from clm_policy.cli.options import format_option, memory_option, policy_option, profile_option
+from clm_policy.cli.options import (
+    format_option,
+    memory_backend_option,
+    memory_option,
+    policy_option,
+    profile_option,
+)
 
 TIMELINE_ALL = 60  # print every step up to this many; beyond, only compactions and handoffs
 EXIT_NEEDS_CONFIRMATION = 4
@@ -51,6 +57,7 @@ LAST_REPLY = 300  # characters of the openai agent's last answer shown after the
 )
 @profile_option("Task profile (default: the scenario's).", configured=False)
 @memory_option("Memory repository; created if absent.", configured=False, default="clm-memory")
+@memory_backend_option()
 @click.option("--resume", metavar="SESSION", help="Continue a session this repository persisted.")
 @click.option(
     "--max-steps",
@@ -91,6 +98,7 @@ def run(
     policy_ref: str | None,
     profile: str | None,
     memory: str,
+    memory_backend: str,
     resume: str | None,
     max_steps: int | None,
     soft_compact: int | None,
@@ -152,6 +160,7 @@ def run(
         goal=goal,
         done_marker=done_marker,
         max_steps=max_steps,
+        memory_backend=memory_backend,
     )  # everything checked: nothing is written before this line
     shown, policy, profile_name = plan.shown, plan.policy, plan.profile
     state = plan.state
@@ -168,6 +177,8 @@ def run(
             f"{what} {shown} under policy {policy.name} (profile {profile_name}) into "
             f"{where} memory repository {memory}"
         )
+        if plan.mem0 is not None:
+            click.echo(f"  memory backend {plan.memory_backend}: Mem0 with {plan.mem0.shown}")
         if plan.resumed and plan.spec is not None:  # run.json's, unless given anew
             echo(f"  policy {policy.path}, scenario {plan.record['scenario']}")
         elif plan.openai is not None and plan.resumed and plan.openai_from is not None:
@@ -216,6 +227,12 @@ def run(
 
     done = execute(plan, memory, listener=listener, confirmer=confirmer)
     result = done.result
+    for failure in done.failures:  # recorded, not raised: git has everything
+        click.echo(
+            f"clm-policy: mem0 could not {failure.operation} ({failure.reason}); the memory "
+            "repository has everything",
+            err=True,
+        )
     pending = done.pending.as_dict() if done.pending is not None else None
     code = EXIT_NEEDS_CONFIRMATION if pending is not None else 0
     if fmt == "json":
@@ -228,6 +245,8 @@ def run(
                     "policy": policy.name,
                     "profile": profile_name,
                     "memory": memory,
+                    "memory_backend": plan.memory_backend,
+                    "memory_failures": [dataclasses.asdict(f) for f in done.failures],
                     "stopped_reason": result.stopped_reason,
                     "steps": result.steps,
                     "sessions": result.sessions,

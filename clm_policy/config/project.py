@@ -9,9 +9,11 @@ repository and remote once, so that hook commands stay short::
     profile: coding
     memory: ~/.local/share/clm-policy/projects/shop/memory
     remote: origin             # push handoffs here (optional)
+    memory.backend: hybrid     # file (default), mem0 or hybrid (clm_policy.memory.backends)
 
 Each value is looked up in this order: the command-line flag, the environment
-(``CLM_POLICY_POLICY``, ``CLM_POLICY_PROFILE``, ``CLM_POLICY_MEMORY``, ``CLM_POLICY_REMOTE``),
+(``CLM_POLICY_POLICY``, ``CLM_POLICY_PROFILE``, ``CLM_POLICY_MEMORY``, ``CLM_POLICY_REMOTE``,
+``CLM_POLICY_MEMORY_BACKEND``),
 the configuration file, the default. Where nothing names a memory repository, a configured
 project keeps it outside its own work tree, in
 ``$XDG_DATA_HOME/clm-policy/projects/<name>-<hash>/memory`` (``~/.local/share`` when
@@ -46,17 +48,19 @@ if TYPE_CHECKING:
     StrPath = str | os.PathLike[str]
 
 FILENAME = ".clm-policy.yaml"
-KEYS = ("version", "policy", "profile", "memory", "remote")
+KEYS = ("version", "policy", "profile", "memory", "remote", "memory.backend")
 ENV = {
     "policy": "CLM_POLICY_POLICY",
     "profile": "CLM_POLICY_PROFILE",
     "memory": "CLM_POLICY_MEMORY",
     "remote": "CLM_POLICY_REMOTE",
+    "memory.backend": "CLM_POLICY_MEMORY_BACKEND",
 }
 DEFAULT_MEMORY = "clm-memory"
 MAX_SIZE = 64 * 1024
 NEEDS_TRUST = ("memory", "remote")
-"""What the file decides only once trusted: where memory is read and written, where it goes."""
+"""What the file decides only once trusted: where memory is read and written, where it goes.
+(``memory.backend`` is a name: where Mem0's model runs comes from the environment alone.)"""
 
 
 class ProjectConfig(Record):

@@ -50,16 +50,16 @@ from clm_policy.memory.layout import (
     manifest_path,
     session_dir,
 )
+from clm_policy.memory.store import SEED_HITS
 from clm_policy.memory.trailers import CommitMessage, event_subject
 from clm_policy.models.state import Message, SessionState
 
 if TYPE_CHECKING:  # a handoff's modules are imported by run_handoff: compact needs none of them
+    from clm_policy.memory.store import MemoryStore
     from clm_policy.models.manifest import HandoffManifest
 
 Logs = Mapping[str, JsonLines]
 """Decision and metric records to append, per ``.jsonl`` path."""
-
-SEED_HITS = 3
 
 
 @dataclass(frozen=True)
@@ -274,6 +274,7 @@ def run_handoff(
     facts_asked: Sequence[Fact] | None = None,
     agent_summary: str | None = None,
     agent_id: str | None = None,
+    store: MemoryStore | None = None,
 ) -> HandoffOutcome:
     """Write the handoff manifest (validated), its Markdown and the state; commit them on the
     checked-out branch, or on ``clm/handoff/<session>-<n>`` with ``branch``; push if asked.
@@ -289,7 +290,9 @@ def run_handoff(
     ``Clm-Recall-Kinds``; and, when the agent wrote a summary of its own (``agent_summary``:
     its handoff reply), so is that summary: ``Clm-Recall-Agent`` and its ``-Missing`` and
     ``-Kinds``. ``Clm-Seed-Tokens`` is the seed's size (characters / 4). ``agent_id``: which
-    agent of the task hands off (the manifest's ``agent_id``)."""
+    agent of the task hands off (the manifest's ``agent_id``). ``store``: the memory backend the
+    seed's memory entries come from (default: the git topics of ``repo``;
+    clm_policy.memory.backends)."""
     from clm_policy.lifecycle.handoff import (
         build_manifest,
         manifest_filename,
@@ -340,7 +343,9 @@ def run_handoff(
         f"Goal: {manifest.goal}\nNext safe action: {manifest.next_safe_action}\n"
         f"Why: {manifest.decision_rationale}\n"
     )
-    hits = memory_hits(repo, manifest)  # read before anything is written: a refusal stops here
+    hits = memory_hits(
+        repo, manifest, store
+    )  # read before anything is written: a refusal stops here
     # what the next session starts from, checked for the facts before it is committed
     seed = seed_messages(
         manifest,
@@ -410,24 +415,18 @@ def run_handoff(
     )
 
 
-def memory_hits(repo: MemoryRepo, manifest: HandoffManifest) -> list[tuple[str, str]]:
-    """The manifest's memory keys first, then topics matching the goal, at most SEED_HITS."""
-    from clm_policy.memory.redact import untag
+def memory_hits(
+    repo: MemoryRepo, manifest: HandoffManifest, store: MemoryStore | None = None
+) -> list[tuple[str, str]]:
+    """The seed's memory entries: ``store``'s (the git topics by default) for the manifest's
+    memory keys and goal, its next safe action as what the next session starts on
+    (:meth:`~clm_policy.memory.store.MemoryStore.seed`)."""
     from clm_policy.memory.store import GitMemoryStore
 
-    store = GitMemoryStore(repo)
-    hits: dict[str, str] = {}
-    for key in manifest.memory_keys:
-        content = store.read(key)
-        if content is not None:
-            hits.setdefault(key, content)
-    words = [w for w in untag(manifest.goal).split() if len(w) > 3 and "[REDACTED:" not in w][:3]
-    for word in words:
-        if len(hits) >= SEED_HITS:
-            break
-        for entry in store.search(word, limit=SEED_HITS):
-            hits.setdefault(entry.key, entry.content)
-    return list(hits.items())[:SEED_HITS]
+    chosen = store if store is not None else GitMemoryStore(repo)
+    return chosen.seed(
+        manifest.memory_keys, manifest.goal, about=manifest.next_safe_action, limit=SEED_HITS
+    )
 
 
 def record_session_start(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Protocol
 
+from pydantic import Field
+
 from clm_policy.lifecycle.estimate import estimate_message_tokens
 from clm_policy.models.enums import MessageRole, TaskStatus
 from clm_policy.models.scenario import ScenarioFile, ScenarioStep
@@ -20,9 +22,13 @@ class Agent(Protocol):
 
 
 class ScriptedStep(AgentStepResult):
-    """A step result with the scenario's facts (changed artifacts, blockers, ...)."""
+    """A step result with the scenario's facts (changed artifacts, blockers, ...), and what
+    the step needed and did not find in its context (``missing``; ``interventions``: a person
+    said it again)."""
 
     step: ScenarioStep | None = None
+    missing: list[str] = Field(default_factory=list)
+    interventions: int = 0
 
 
 class SimulatedAgent:
@@ -36,6 +42,8 @@ class SimulatedAgent:
         self.seeds: list[list[Message]] = []
         self.done = False
         self.played = 0  # scenario steps consumed (a resumed run skips them)
+        self.needs_asked = 0  # facts the steps needed (``needs:``), and those not found
+        self.needs_missing = 0
 
     def skip(self, count: int) -> None:
         """Advance past ``count`` steps already played (resuming a persisted session)."""
@@ -62,6 +70,22 @@ class SimulatedAgent:
             self.done = True
             return AgentStepResult(task_status=TaskStatus.COMPLETED)
         added: list[Message] = []
+        missing = self._missing(spec, messages)
+        if missing and spec.on_missing == "fail":
+            added.append(
+                Message(
+                    role=MessageRole.ASSISTANT,
+                    content="I cannot go on: my context lacks "
+                    + "; ".join(missing)
+                    + ". The task fails here.",
+                )
+            )
+            return ScriptedStep(
+                messages_added=added, task_status=TaskStatus.FAILED, missing=missing
+            )
+        if missing:  # a person says again what the agent lost
+            text = "\n".join(f"- {fact}" for fact in missing)
+            added.append(Message(role=MessageRole.USER, content=f"You lost track of this:\n{text}"))
         if spec.user is not None:
             added.append(Message(role=MessageRole.USER, content=spec.user.replace("{n}", str(n))))
         added.append(
@@ -84,7 +108,22 @@ class SimulatedAgent:
             task_status=spec.task_status
             or (TaskStatus.COMPLETED if self.played >= self.total else TaskStatus.RUNNING),
             step=spec,
+            missing=missing,
+            interventions=1 if missing else 0,
         )
+
+    def _missing(self, spec: ScenarioStep, messages: Sequence[Message]) -> list[str]:
+        """The facts ``spec`` needs that the context it is given does not hold (found as a
+        compaction's recall finds a fact: clm_policy.lifecycle.verify)."""
+        if not spec.needs:
+            return []
+        from clm_policy.lifecycle.verify import Fact, verify
+
+        context = [m.content for m in messages] + self.system_addons
+        recall = verify([Fact("needs", text) for text in spec.needs], context)
+        self.needs_asked += recall.asked
+        self.needs_missing += len(recall.missing)
+        return [fact.text for fact in recall.missing]
 
     def inject_context(self, system_addon: str) -> None:
         self.system_addons.append(system_addon)

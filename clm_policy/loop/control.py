@@ -14,7 +14,9 @@ points back. A policy that compacts on consecutive steps without the context get
 smaller is stopped (``stopped_reason: compaction_loop``) instead of spinning. A compaction whose
 next context holds fewer of the session's facts than the profile's ``min_recall`` is not
 committed: the decision becomes a handoff with trigger ``verify_failed``
-(docs/verification.md).
+(docs/verification.md). The memory backend (``memory``; the git topics unless another is
+given, clm_policy.memory.backends) is told what each compaction and handoff takes out of the
+context, and gives the seed's memory entries.
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ from clm_policy.loop.monitor import MetricsMonitor, seen_state
 from clm_policy.memory.change import JsonDoc, JsonLines
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import check_session, session_dir
-from clm_policy.models.enums import Action, TaskStatus
+from clm_policy.memory.store import MemoryStore, Remembered
+from clm_policy.models.enums import Action, MessageRole, TaskStatus
 from clm_policy.models.state import AgentStepResult, SessionState
 from clm_policy.policy.engine import Outcome, Policy
 
@@ -103,6 +106,8 @@ class WorkingSession:
             ]
             s.blockers = [b for b in _merge(s.blockers, spec.blockers) if b not in spec.resolved]
             s.decisions = _merge(s.decisions, spec.decisions)
+        if isinstance(result, ScriptedStep):
+            s.human_interventions += result.interventions
         return result
 
 
@@ -133,8 +138,10 @@ class OuterControlLoop:
         decide_first: bool = False,
         record: dict[str, Any] | None = None,
         summarizer: Summarizer | None = None,
+        memory: MemoryStore | None = None,
     ) -> None:
         self.session = WorkingSession(agent, state)
+        self.memory = memory
         self.policy = policy
         self.repo = repo
         self.profile = profile
@@ -166,6 +173,8 @@ class OuterControlLoop:
         An interrupt (Ctrl-C) commits what the session has so far, as stopped
         ``interrupted``, and is raised again; so does an :class:`AgentError` (stopped as the
         error says, e.g. ``endpoint_error``), so that ``--resume`` goes on from there."""
+        if self.memory is not None:
+            self.memory.begin_task(task_of(self.state))
         if not self.decide_first:  # a new session: on record before its first step
             record_session_start(self.repo, self.state, record=self._record(None))
         try:
@@ -307,6 +316,7 @@ class OuterControlLoop:
         """Compact and commit; :class:`VerificationFailed` (nothing committed, the decisions
         and metrics still buffered) when the recall is under the profile's ``min_recall``."""
         profile = self.policy.profile(self.profile or self.state.profile)
+        before = self.state
         done = run_compaction(
             self.repo,
             self.state,
@@ -321,6 +331,8 @@ class OuterControlLoop:
         self._logs = {}
         self.session.state = done.result.state
         self.session.agent.inject_context(done.result.hint)
+        kept = max(0, profile.retain_recent_messages)
+        self._remember("compact", before, kept)
         return done
 
     def _note_recall(self, recall: Recall) -> None:
@@ -335,13 +347,32 @@ class OuterControlLoop:
             }
 
     def _handoff(self, decision: Outcome) -> HandoffOutcome:
-        return run_handoff(
+        done = run_handoff(
             self.repo,
             self.state,
             why=self._why(decision),
             appends=self._take_logs(),
             files={self._run_path: JsonDoc(self._record("handoff"))},
+            store=self.memory,
         )
+        self._remember("handoff", self.state, 0)
+        return done
+
+    def _remember(self, kind: str, state: SessionState, kept: int) -> None:
+        """Tell the memory backend what the committed compaction or handoff took out of the
+        context: the conversation but its last ``kept`` messages (our hints and seeds, and
+        the agent's prompt, are system messages: left out). A backend never raises here."""
+        if self.memory is None:
+            return
+        talk = [m for m in state.messages if m.role is not MessageRole.SYSTEM]
+        gone = talk[: len(talk) - kept] if kept else talk
+        event = Remembered(
+            kind,
+            state.session_id,
+            state.step_index,
+            tuple((m.role.value, m.content) for m in gone),
+        )
+        self.memory.remember(event)
 
     def _next_session_id(self) -> str:
         """``<id>-2`` after ``<id>``, ``<id>-3`` after ``<id>-2``: the first one not taken."""
@@ -419,6 +450,13 @@ def uninterrupted() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def task_of(state: SessionState) -> str:
+    """The task a session belongs to: its first session (``demo`` for ``demo-3``, a session
+    the loop continued after handoffs; see :meth:`OuterControlLoop._next_session_id`)."""
+    chained = re.fullmatch(r"(.+)-(\d{1,6})", state.session_id) if state.parent_session else None
+    return chained[1] if chained else state.session_id
 
 
 def _rejected(decision: Outcome) -> Outcome:

@@ -40,6 +40,8 @@ from clm_policy.policy.engine import Outcome, Policy
 
 if TYPE_CHECKING:
     from clm_policy.loop.control import Confirmer, Listener, LoopResult
+    from clm_policy.memory.mem0settings import Mem0Settings
+    from clm_policy.memory.store import BackendFailure
 
 ENDED = ("completed", "failed", "handoff")
 """How a session stops for good; any other stop (interrupted, max_steps, ...) can resume."""
@@ -77,6 +79,10 @@ class RunPlan:
     notices: tuple[str, ...] = ()
     """What the run ignored and the person should know (one line each): a ``run.json`` that
     names another agent, endpoint or model than the user's."""
+    memory_backend: str = "file"
+    """Where memory beside the audit trail goes (clm_policy.memory.backends)."""
+    mem0: Mem0Settings | None = None
+    """Mem0's model (from the environment), for the ``mem0`` and ``hybrid`` backends."""
 
     @property
     def shown(self) -> str:
@@ -119,6 +125,7 @@ def plan_run(
     max_steps: int | None = None,
     env: Mapping[str, str] | None = None,
     now: datetime | None = None,
+    memory_backend: str | None = None,
 ) -> RunPlan:
     """Everything a run needs, checked; raises :class:`InputError` and writes nothing.
 
@@ -126,7 +133,9 @@ def plan_run(
     ``goal`` against the endpoint ``env`` configures — :data:`os.environ` by default — until
     the model says ``done_marker``, or :data:`OPENAI_MAX_STEPS` unless ``max_steps``). A
     resumed session keeps the agent it was run with. A new openai session is
-    ``openai-<UTC date>`` (``openai-20261201``; ``.2``, ``.3``, ... when taken)."""
+    ``openai-<UTC date>`` (``openai-20261201``; ``.2``, ``.3``, ... when taken).
+    ``memory_backend``: ``file`` (default), ``mem0`` or ``hybrid``; Mem0's model from ``env``
+    (checked here, and that the extra is installed)."""
     from clm_policy.loop.scenario import load_scenario
     from clm_policy.memory.init import check_new, is_memory_repo
     from clm_policy.policy.cache import load_policy_cached
@@ -235,6 +244,7 @@ def plan_run(
     }
     if max_steps is None and config is not None:
         max_steps = OPENAI_MAX_STEPS
+    backend, mem0 = _memory_backend(memory_backend, os.environ if env is None else env)
     return RunPlan(
         spec,
         shown,
@@ -252,17 +262,34 @@ def plan_run(
         max_steps=max_steps,
         openai_from=openai_from,
         notices=tuple(notices),
+        memory_backend=backend,
+        mem0=mem0,
     )
+
+
+def _memory_backend(name: str | None, env: Mapping[str, str]) -> tuple[str, Mem0Settings | None]:
+    from clm_policy.memory.backends import FILE, check_backend, needs_mem0
+    from clm_policy.memory.mem0settings import Mem0Settings
+    from clm_policy.memory.mem0store import Mem0Error, available
+
+    backend = check_backend(name or FILE)
+    if not needs_mem0(backend):
+        return backend, None
+    if not available():
+        raise Mem0Error(f"--memory-backend {backend} needs Mem0: pip install 'clm-policy[mem0]'")
+    return backend, Mem0Settings.from_env(env)
 
 
 @dataclass(frozen=True)
 class RunDone:
     """How a run ended: the loop's result, the decision awaiting a person (None when none
-    does), and the agent (the openai one's last reply is worth showing)."""
+    does), the agent (the openai one's last reply is worth showing), and what the memory
+    backend could not do (Mem0's failures: recorded, never raised)."""
 
     result: LoopResult
     pending: Outcome | None
     agent: SimulatedAgent | OpenAIChatAgent
+    failures: tuple[BackendFailure, ...] = ()
 
 
 def execute(
@@ -281,6 +308,7 @@ def execute(
     """
     from clm_policy.loop.control import OuterControlLoop
     from clm_policy.loop.monitor import MetricsMonitor
+    from clm_policy.memory.backends import open_store
     from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.init import init_memory
 
@@ -288,6 +316,7 @@ def execute(
         init_memory(memory)
     agent = plan.make_agent()
     with MemoryRepo(memory) as repo:
+        store = open_store(plan.memory_backend, repo, settings=plan.mem0)
         loop = OuterControlLoop(
             agent,
             plan.policy,
@@ -301,6 +330,7 @@ def execute(
             confirmer=confirmer,
             decide_first=plan.resumed,
             record=plan.record,
+            memory=store,
         )
         try:
             result = loop.run()
@@ -312,7 +342,9 @@ def execute(
                 f"clm-policy run --memory {memory} --resume {saved.session_id}"
                 + (" --agent openai" if plan.openai is not None else "")
             ) from None
-    return RunDone(result, loop.pending, agent)
+        finally:
+            store.close()
+    return RunDone(result, loop.pending, agent, tuple(store.failures))
 
 
 def _resumed_agent(

@@ -1,8 +1,28 @@
-"""Durable memory topics: the MemoryStore protocol and the git-backed store.
+"""Memory backends: the MemoryStore protocol, and the git-backed store (the ``file`` backend).
 
-A topic is ``topics/<key>.md``: YAML-ish front matter (key, tags, updated_at) and Markdown.
-Every write is redacted, committed, and regenerates MEMORY.md (the index). Search runs
-``git grep`` over the committed topics, so no index file is ever committed or kept.
+What a backend does for the loop is one protocol, :class:`MemoryStore`:
+
+- durable *topics* (``write``, ``read``, ``search``, ``list_keys``): notes an agent or a
+  person keeps under a key;
+- :meth:`~MemoryStore.remember` a compaction or a handoff: the conversation it takes out of
+  the context (:class:`Remembered`). The event itself — summary, manifest, state — is always
+  committed to the memory repository by the pipeline (the audit trail); this is what a
+  backend may keep besides;
+- :meth:`~MemoryStore.seed`: the memory entries a fresh session starts from after a handoff
+  (the manifest's memory keys first, then what matches the task);
+- :meth:`~MemoryStore.begin_task`: the task (its first session) the next events belong to —
+  Mem0 keeps the facts of one task apart from another's; topics are shared by all;
+- ``failures``: what a backend could not do and did not raise (Mem0's endpoint down or slow:
+  the git write is never lost; clm_policy.memory.hybrid).
+
+Three backends implement it (clm_policy.memory.backends chooses): ``file``, this module's
+:class:`GitMemoryStore`; ``mem0`` (clm_policy.memory.mem0store, an optional extra); ``hybrid``
+(clm_policy.memory.hybrid: both, git the source of truth). tests/memory/test_store_conformance.py
+runs the same checks against all three.
+
+A topic here is ``topics/<key>.md``: YAML-ish front matter (key, tags, updated_at) and
+Markdown. Every write is redacted, committed, and regenerates MEMORY.md (the index). Search
+runs ``git grep`` over the committed topics, so no index file is ever committed or kept.
 """
 
 from __future__ import annotations
@@ -18,6 +38,9 @@ from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import INDEX, TOPICS, check_key, is_key, topic_path
 from clm_policy.memory.trailers import CommitMessage
 
+SEED_HITS = 3
+"""Memory entries a handoff's seed carries from the topics, at most."""
+
 
 @dataclass(frozen=True)
 class MemoryEntry:
@@ -27,9 +50,36 @@ class MemoryEntry:
     updated_at: str = ""
 
 
-class MemoryStore(Protocol):
-    """What the loop needs of a memory backend (a Mem0 or Letta adapter can implement it)."""
+@dataclass(frozen=True)
+class Remembered:
+    """What a compaction or a handoff (``kind``: ``compact`` | ``handoff``) of ``session`` at
+    ``step`` takes out of the context: the conversation's ``messages`` as ``(role, content)``,
+    oldest first (the agent's system prompt, hints and seeds left out). Not yet redacted: a
+    backend that keeps it passes it through the one redactor first."""
 
+    kind: str
+    session: str
+    step: int
+    messages: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class BackendFailure:
+    """Something a backend could not do and did not raise: ``operation`` (``remember``,
+    ``seed``, ``write``, ...) and ``reason`` in a few words (``timeout after 5s``,
+    ``APIConnectionError``) — no URL, key or content."""
+
+    operation: str
+    reason: str
+
+
+class MemoryStore(Protocol):
+    """What the loop needs of a memory backend (see the module's docstring)."""
+
+    backend: str
+
+    @property
+    def failures(self) -> list[BackendFailure]: ...
     def write(self, key: str, content: str, *, tags: Sequence[str] | None = None) -> str | None:
         """Write the topic ``key``; the commit that holds it, when the backend has one."""
         ...
@@ -37,6 +87,12 @@ class MemoryStore(Protocol):
     def read(self, key: str) -> str | None: ...
     def search(self, query: str, *, limit: int = 10) -> list[MemoryEntry]: ...
     def list_keys(self) -> list[str]: ...
+    def begin_task(self, task: str) -> None: ...
+    def remember(self, event: Remembered) -> None: ...
+    def seed(
+        self, keys: Sequence[str], goal: str, *, about: str = "", limit: int = SEED_HITS
+    ) -> list[tuple[str, str]]: ...
+    def close(self) -> None: ...
 
 
 def render_topic(entry: MemoryEntry) -> str:
@@ -72,6 +128,8 @@ class GitMemoryStore:
 
     repo: MemoryRepo
     redactions: dict[str, int] = field(default_factory=dict)
+    failures: list[BackendFailure] = field(default_factory=list)  # git raises: stays empty
+    backend: str = "file"
 
     def write(self, key: str, content: str, *, tags: Sequence[str] | None = None) -> str:
         """Write the topic ``key`` and regenerate MEMORY.md in one commit; returns the commit."""
@@ -142,6 +200,38 @@ class GitMemoryStore:
             if entry is not None:
                 found.append(entry)
         return found
+
+    def begin_task(self, task: str) -> None:
+        """Topics are the repository's, shared by every task."""
+
+    def remember(self, event: Remembered) -> None:
+        """Nothing more to keep: the pipeline's commit of the compaction or handoff is this
+        backend's record of it (its conversation is not committed: raw transcripts never are)."""
+
+    def seed(
+        self, keys: Sequence[str], goal: str, *, about: str = "", limit: int = SEED_HITS
+    ) -> list[tuple[str, str]]:
+        """``(key, content)`` of the topics named by ``keys`` first, then of topics holding one
+        of the first three words of ``goal`` longer than three letters, at most ``limit``.
+        ``about`` (the next action) is not searched: a topic search by a sentence finds
+        nothing by ``git grep``."""
+        from clm_policy.memory.redact import untag
+
+        hits: dict[str, str] = {}
+        for key in keys:
+            content = self.read(key)
+            if content is not None:
+                hits.setdefault(key, content)
+        words = [w for w in untag(goal).split() if len(w) > 3 and "[REDACTED:" not in w][:3]
+        for word in words:
+            if len(hits) >= limit:
+                break
+            for entry in self.search(word, limit=limit):
+                hits.setdefault(entry.key, entry.content)
+        return list(hits.items())[:limit]
+
+    def close(self) -> None:
+        """The repository is its caller's to close."""
 
     def _index(self, keys: Sequence[str], new: MemoryEntry) -> str:
         """MEMORY.md with ``new``'s line updated; other lines are reused from the current

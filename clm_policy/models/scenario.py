@@ -42,6 +42,17 @@ class ScenarioStep(BaseModel):
     blockers: list[str] = Field(default_factory=list)
     resolved: list[str] = Field(default_factory=list, description="blockers no longer open")
     decisions: list[str] = Field(default_factory=list)
+    needs: list[str] = Field(
+        default_factory=list,
+        description="facts the step needs in the context it is given (the seed, the hint, the "
+        "messages kept); one not found fails the task, or costs a human intervention with "
+        "on_missing: ask (docs/experiments.md)",
+    )
+    on_missing: Literal["fail", "ask"] = Field(
+        default="ask",
+        description="a needed fact not in the context: ask (a person says it again: one human "
+        "intervention) or fail (the task fails here)",
+    )
     repeat: Annotated[int, Field(ge=1, le=100_000)] = Field(
         default=1, description="play this step this many times ({n} in texts: the repetition)"
     )

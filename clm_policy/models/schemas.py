@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from clm_policy.models.experiment import ExperimentFile
 from clm_policy.models.manifest import HandoffManifest
 from clm_policy.models.policy import PolicyFile
 from clm_policy.models.policytest import PolicyTestFile
@@ -31,6 +32,7 @@ MODELS: dict[str, tuple[type[BaseModel], str]] = {
         HandoffManifest,
         "clm-policy handoff manifest: what a fresh session takes over",
     ),
+    "experiment": (ExperimentFile, "clm-policy experiment file (version 1)"),
 }
 
 

@@ -237,7 +237,7 @@ def test_a_broken_configuration_shows_the_context_alone(project: Path) -> None:
     assert line(payload(project)) == "ctx 41% 82k/200k · clm-policy: ?"
     assert log_lines() == [
         f"{project}/.clm-policy.yaml:2:1: unknown key 'polcy'; did you mean 'policy'? "
-        "(known: version, policy, profile, memory, remote)"
+        "(known: version, policy, profile, memory, remote, memory.backend)"
     ]
 
 

@@ -343,7 +343,7 @@ USAGE = " (try 'clm-policy decide --help')"
         (
             ["schema", "polcy"],
             "clm-policy: no schema named 'polcy'; did you mean 'policy'? "
-            "(schemas: handoff-manifest, policy, policy-test, scenario, session-state)",
+            "(schemas: experiment, handoff-manifest, policy, policy-test, scenario, session-state)",
         ),
     ],
 )

@@ -148,8 +148,17 @@ def test_window_shortcut_and_status() -> None:
 
 def test_schema_command() -> None:
     listed = invoke("schema", "--list")
-    assert listed.stdout == "handoff-manifest\npolicy\npolicy-test\nscenario\nsession-state\n"
-    for name in ("handoff-manifest", "policy", "policy-test", "scenario", "session-state"):
+    assert listed.stdout == (
+        "experiment\nhandoff-manifest\npolicy\npolicy-test\nscenario\nsession-state\n"
+    )
+    for name in (
+        "experiment",
+        "handoff-manifest",
+        "policy",
+        "policy-test",
+        "scenario",
+        "session-state",
+    ):
         shown = invoke("schema", name)
         assert shown.exit_code == 0
         assert shown.stdout == (REPO / "schemas" / f"{name}.schema.json").read_text()

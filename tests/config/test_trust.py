@@ -133,7 +133,7 @@ def test_a_file_with_neither_memory_nor_remote(project: Path) -> None:
             ".clm-policy.yaml",
             "version: 1\nmemry: /elsewhere\n",
             "{path}:2:1: unknown key 'memry'; did you mean 'memory'? (known: version, policy, "
-            "profile, memory, remote)",
+            "profile, memory, remote, memory.backend)",
         ),
         (".clm-policy.yaml", "remote: 'a\x1bb'\n", "{path}:1:11: unprintable character U+001B in a value"),
         ("other.yaml", "version: 1\n", "{path}: not a .clm-policy.yaml (clm-policy reads only files of that name)"),

@@ -54,6 +54,19 @@ LAYERS: dict[str, frozenset[str]] = {
     "replay": frozenset(
         {"base", "formats", "models", "policy", "memory", "transcripts", "lifecycle", "loop"}
     ),
+    "experiment": frozenset(
+        {
+            "base",
+            "formats",
+            "models",
+            "policy",
+            "memory",
+            "transcripts",
+            "lifecycle",
+            "loop",
+            "report",
+        }
+    ),
     "cli": frozenset(
         {
             "base",
@@ -70,6 +83,7 @@ LAYERS: dict[str, frozenset[str]] = {
             "loop",
             "report",
             "replay",
+            "experiment",
         }
     ),
 }
