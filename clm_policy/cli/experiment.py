@@ -6,6 +6,7 @@ import json
 
 import click
 
+from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option
 
 
@@ -98,11 +99,11 @@ def experiment(
         if temporary:
             done.workdir = ""  # removed below
         if fmt == "json":
-            click.echo(json.dumps(render_json(done, figs), indent=2))
+            echo(json.dumps(render_json(done, figs), indent=2))
         else:
-            click.echo(render_text(done, figs), nl=False)
+            echo(render_text(done, figs), nl=False)
             if html_path is not None:
-                click.echo(f"wrote {html_path} (open it in a browser)")
+                echo(f"wrote {html_path} (open it in a browser)")
     finally:
         if temporary:
             shutil.rmtree(folder, ignore_errors=True)

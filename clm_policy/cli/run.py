@@ -178,7 +178,7 @@ def run(
             f"{where} memory repository {memory}"
         )
         if plan.mem0 is not None:
-            click.echo(f"  memory backend {plan.memory_backend}: Mem0 with {plan.mem0.shown}")
+            echo(f"  memory backend {plan.memory_backend}: Mem0 with {plan.mem0.shown}")
         if plan.resumed and plan.spec is not None:  # run.json's, unless given anew
             echo(f"  policy {policy.path}, scenario {plan.record['scenario']}")
         elif plan.openai is not None and plan.resumed and plan.openai_from is not None:
@@ -228,7 +228,7 @@ def run(
     done = execute(plan, memory, listener=listener, confirmer=confirmer)
     result = done.result
     for failure in done.failures:  # recorded, not raised: git has everything
-        click.echo(
+        echo(
             f"clm-policy: mem0 could not {failure.operation} ({failure.reason}); the memory "
             "repository has everything",
             err=True,

@@ -71,7 +71,7 @@ class HybridStore:
         from clm_policy.memory.mem0store import RECALL_KEY
 
         hits = self.git.seed(keys, goal, about=about, limit=limit)
-        recall = self.mem0.recall(f"{goal}\n{about}".strip())
+        recall = self.mem0.recall(goal, about)
         return [*hits, (RECALL_KEY, recall)] if recall else hits
 
     def close(self) -> None:

@@ -291,22 +291,29 @@ class Mem0Store:
             content = self.read(key)
             if content is not None:
                 hits.setdefault(key, content)
-        recall = self.recall(f"{goal}\n{about}".strip())
+        recall = self.recall(goal, about)
         if recall:
             hits[RECALL_KEY] = recall
         return list(hits.items())
 
-    def recall(self, query: str, limit: int = RECALL_FACTS) -> str:
-        """The facts most similar to ``query`` as a Markdown list ("" when none)."""
-        if not query:
-            return ""
+    def recall(self, *queries: str, limit: int = RECALL_FACTS) -> str:
+        """The facts most similar to each of ``queries`` (the goal, the next action), each
+        searched on its own — one long query of both would score every fact lower — as one
+        Markdown list, the first query's facts first ("" when none)."""
         where: dict[str, Any] = {"clm_kind": "fact"}
         if self.task is not None:
             where["clm_task"] = self.task
-        rows = self._call("seed", self._search, query, where, limit)
-        if rows is _FAILED or not rows:
+        facts: list[str] = []
+        for query in (q.strip() for q in queries):
+            if not query:
+                continue
+            rows = self._call("seed", self._search, query, where, limit)
+            if rows is _FAILED:
+                return ""
+            facts += [" ".join(str(r.get("memory", "")).split()) for r in rows or []]
+        facts = [f for f in dict.fromkeys(facts) if f][:limit]
+        if not facts:
             return ""
-        facts = list(dict.fromkeys(" ".join(str(r.get("memory", "")).split()) for r in rows))
         return (
             "Facts Mem0 recalls from earlier in this task (most similar to the goal and the "
             "next action first):\n\n" + "\n".join(f"- {f}" for f in facts if f)

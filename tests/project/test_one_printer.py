@@ -24,6 +24,10 @@ ALLOWED = {
     # the progress line: its text passes terminal_safe; the one carriage return it writes on
     # purpose (back to the start of the line) is the point of it
     ("clm_policy/base/progress.py", "sys.stderr"),
+    # Mem0's own log lines and its dependencies' warnings are caught here, away from the
+    # terminal (the opposite of printing): logging and warnings are configured, not written
+    ("clm_policy/memory/mem0store.py", "import logging"),
+    ("clm_policy/memory/mem0store.py", "import warnings"),
 }
 CLICK_PRINTERS = {
     "echo",
