@@ -2,7 +2,8 @@
 
 A ```console block holds commands (``$ ...``; a line ending in ``\\`` or inside an open quote
 goes on) and, under a command, the output it shows. The commands of one page run in order, in
-one folder holding the repository's bundled files (``policies/``, ``docs/examples/``), as the
+one folder holding the repository's bundled files (``policies/``, ``docs/examples/``,
+``examples/``), as the
 page implies: a memory repository made by an earlier example is there for a later one. Home is
 a fresh folder where Claude Code and Codex have left sessions (``~/.claude/projects/``,
 ``~/.codex/sessions/``), from tests/fixtures/transcripts.
@@ -91,6 +92,7 @@ def _setup(folder: Path) -> dict[str, str]:
     """The folder a page's examples run in, and their environment."""
     shutil.copytree(REPO / "policies", folder / "policies")
     shutil.copytree(REPO / "docs" / "examples", folder / "docs" / "examples")
+    shutil.copytree(REPO / "examples", folder / "examples")
     home = folder.parent / "home"
     _sessions(home)
     bin_dir = str(Path(sys.executable).parent)  # this worktree's clm-policy
