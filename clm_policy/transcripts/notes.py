@@ -195,12 +195,13 @@ _PLAIN = re.compile(r"^\s{0,3}(?:[-*+]\s+)?([A-Za-z][A-Za-z /&'()-]{0,60}):\s*(.
 _BULLET = re.compile(r"^(\s*)(?:[-*+•]|\d{1,3}[.)])\s+(.*)$")
 _CHECKBOX = re.compile(r"^\[([ xX✓✔-])\]\s*(.*)$")
 _NONE = re.compile(
-    r"^(?:none|nothing|n/?a|no|-|—|\(none\)|none (?:known|so far|yet|found|identified)|"
+    r"^(?:none|nothing|n/?a|no|\(none\)|none (?:known|so far|yet|found|identified)|"
     r"no (?:known )?(?:blockers?|issues|problems)|there are no (?:known )?blockers)"
-    r"(?:[.!]?$|\s*[—\u2013:;,(-]|\.\s)",
+    r"(?:[.!]?$|\s*[—\u2013:;,(-]|\.\s)|^[-—\u2013][.!]?$",
     re.I,
 )
-"""An item that says there is nothing ("None.", "none — the failures are known")."""
+"""An item that says there is nothing ("None.", "none — the failures are known", a dash
+alone); an item that starts with an option (``--json added``) says something."""
 _PROSE_NEXT = re.compile(
     r"(?:^|(?<=[.!?]\s))(?:next(?: safe)? (?:step|action)(?: is)?:?|next,? I(?:'ll| will)|"
     r"next up:?|the next step is(?: to)?)\s+(.+?)(?:(?<=[.!?])\s|$)",

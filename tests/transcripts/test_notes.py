@@ -265,3 +265,22 @@ def test_none_says_there_are_none(text: str) -> None:
 def test_nothing_to_read() -> None:
     assert parse_notes("").empty
     assert parse_notes("Thanks!").empty
+
+
+def test_an_item_that_starts_with_an_option_is_no_none() -> None:
+    # the recorded handoffs (benchmarks/fidelity/recorded/): "- --json added to ..." was read
+    # as "-" followed by a dash, an item saying there is nothing, and dropped
+    notes = parse_notes(
+        "## Done and verified\n"
+        "- --verbose added to report/cli.py; `python -m report.cli --verbose x.csv` prints "
+        "`3 rows`\n"
+        "- -v is its short form\n\n"
+        "## Blockers\n- —\n\n"
+        "## Not verified\n-\n"
+    )
+    assert notes.verified == [
+        "--verbose added to report/cli.py; `python -m report.cli --verbose x.csv` prints `3 rows`",
+        "-v is its short form",
+    ]
+    assert notes.blockers == []  # a dash alone still says there are none
+    assert notes.not_verified == []
