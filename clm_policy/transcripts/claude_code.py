@@ -573,6 +573,8 @@ def feed_work(log: Any, obj: dict[str, Any]) -> None:
                 log.request(said.group(1), REJECTION)
             match = _EXIT_CODE.match(text)
             code = int(match.group(1)) if match else (None if error else 0)
+            if code == 0 and _answered(structured):
+                code = 1
             if match:
                 text = text[match.end() :].lstrip("\n")
             if text.startswith("Command running in background"):
@@ -604,6 +606,17 @@ def feed_work(log: Any, obj: dict[str, Any]) -> None:
     if text.startswith(_WRAPPERS):
         return
     log.request(text, PROMPT)
+
+
+def _answered(structured: object) -> bool:
+    """Whether a Bash result is Claude Code's reading of exit status 1 as the command's answer
+    (2.1.x: grep or rg with no match, ``test`` false, ``diff`` finding differences): it
+    reports no error and no exit code then, only ``returnCodeInterpretation`` ("No matches
+    found", "Condition is false", "Files differ")."""
+    if not isinstance(structured, dict):
+        return False
+    said = structured.get("returnCodeInterpretation")
+    return isinstance(said, str) and bool(said.strip())
 
 
 def _builtin_command(text: str) -> bool:

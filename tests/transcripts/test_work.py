@@ -556,3 +556,51 @@ def test_a_stop_hooks_reason_codex_hands_back_is_no_request() -> None:
         "Write notes.txt, check it, then mark it final."
     ]
     assert reading.to_state("s").goal == "Write notes.txt, check it, then mark it final."
+
+
+def _claude_bash(tool_id: str, command: str, output: str, interpretation: str) -> list[Any]:
+    """A Bash call and its result as Claude Code 2.1.328 writes them when it reads exit status
+    1 as an answer (``returnCodeInterpretation``): no error, no "Exit code 1" line."""
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    call = {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": command}}
+    result = {
+        "tool_use_id": tool_id,
+        "type": "tool_result",
+        "content": output or "(Bash completed with no output)",
+        "is_error": False,
+    }
+    return [
+        {**base, "type": "assistant", "message": {"id": tool_id, "content": [call]}},
+        {
+            **base,
+            "type": "user",
+            "message": {"role": "user", "content": [result]},
+            "toolUseResult": {
+                "stdout": output,
+                "stderr": "",
+                "interrupted": False,
+                "isImage": False,
+                "returnCodeInterpretation": interpretation,
+                "noOutputExpected": False,
+            },
+        },
+    ]
+
+
+def test_claude_codes_reading_of_exit_status_1_is_the_answer(tmp_path: Path) -> None:
+    # grep with no match, a false test, files that differ: Claude Code says so in the result
+    # (returnCodeInterpretation) and reports no error; they are answers, not passes
+    lines = [
+        {"cwd": "/w/p", "sessionId": "s1", "type": "user", "message": {"content": "Look."}},
+        *_claude_bash("t1", 'grep -rn "json" csvtool/', "", "No matches found"),
+        *_claude_bash("t2", "test -f README.md", "", "Condition is false"),
+        *_claude_bash("t3", "diff a.txt b.txt", "1c1\n< a\n---\n> b", "Files differ"),
+        *_claude_bash("t4", "grep -c x a.txt", "2", ""),
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.commands_and_results == [
+        'grep -rn "json" csvtool/: no match (exit 1)',
+        "test -f README.md: false (exit 1)",
+        "diff a.txt b.txt: differences (exit 1)",
+        "grep -c x a.txt: passed",
+    ]
