@@ -4,8 +4,8 @@ and Codex sessions in the shapes the real agents write (Claude Code 2.1.328 and 
 the rules a handoff depends on. Their truth is written by hand in ``truth/<name>.yaml``.
 
 Run: ``.venv/bin/python benchmarks/fidelity/make_sessions.py`` (rewrites the files; the same
-input gives the same bytes: ids and times are counted, not drawn). Another harness will record
-the same sessions with the real binaries; keep the shapes identical.
+input gives the same bytes: ids and times are counted, not drawn). ``record.py`` records
+sessions like these with the real binaries (``recorded/``); the benchmark reads both sets.
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ from clm_policy.transcripts.codex import NO_USAGE as CODEX_NO_USAGE
 from clm_policy.transcripts.codex import RECOMPUTED
 from clm_policy.transcripts.openai_chat import NO_USAGE as OPENAI_NO_USAGE
 
+from conftest import REPO
 from probes import probe_code
 
 HERE = Path(__file__).resolve().parents[1]
@@ -942,8 +943,12 @@ def test_right_after_a_real_compaction_the_estimate_starts_from_claude_codes_fig
 
 
 REAL_FILES = sorted(
-    str(p.relative_to(HERE / "fixtures" / "real"))
-    for p in (HERE / "fixtures" / "real").glob("*/*/**/*.jsonl")
+    str(p.relative_to(REPO))
+    for p in [
+        *(HERE / "fixtures" / "real").glob("*/*/**/*.jsonl"),
+        # the fidelity benchmark's sessions recorded with the same binaries (record.py)
+        *(REPO / "benchmarks" / "fidelity" / "recorded").glob("*/**/*.jsonl"),
+    ]
 )
 
 
@@ -952,9 +957,10 @@ def test_every_real_transcript_and_rollout_reads_whole_and_from_its_end(name: st
     """What the pinned Claude Code and Codex wrote — every record type of theirs
     (token_usage_record, world_state, attachment, api-request, cost-state, ...) — is read or
     skipped on purpose: no warning, and the tail's figures are the whole file's."""
-    path = HERE / "fixtures" / "real" / name
+    path = REPO / name
     full, tail = read_transcript(path), read_context(path)
-    assert full.format == tail.format == ("codex" if name.startswith("codex") else "claude-code")
+    codex = "/codex" in name or "/rollout-" in name
+    assert full.format == tail.format == ("codex" if codex else "claude-code")
     assert full.warnings == tail.warnings == []
     figures = ("context_tokens", "context_estimated", "context_window", "model")
     assert [getattr(tail, f) for f in figures] == [getattr(full, f) for f in figures]
