@@ -4,18 +4,24 @@ each session.
 
 Run: ``.venv/bin/python benchmarks/bench_handoff.py [--public DIR] [--json] [--verbose]``
 
-The project's own sessions are ``benchmarks/fidelity/`` (``sessions/``, ``truth/``: small
-Claude Code and Codex sessions written to exercise every rule: a plan with statuses, a failing
-then passing test run, a pipeline hiding a failure, a queued prompt, a slash command, a
-subagent's edit, a moved and a deleted file, a handoff reply). ``--public DIR`` adds real
-public sessions laid out the same way (``DIR/sessions``, ``DIR/truth``; never copied into the
-project). The method — covered, wrong, precision — is in ``handoff_fidelity.py`` and
-docs/verification.md.
+The project's own sessions, each exercising every rule (a plan with statuses, a failing then
+passing test run, a pipeline hiding a failure, a queued prompt, a slash command, a subagent's
+edit, a moved and a deleted file, a handoff reply, a compaction), come in two sets:
 
-**Targets, on the project's own sessions: every kind of fact >= 95 % recall, 0 stale or wrong
-facts, the seed <= 2,500 tokens, and the seed covering at least as many facts as the agent's
-own summary of the same moment.** Exit 0 whether or not they are met (the report says); exit 1
-when the sanity check fails: a seed that lists a deliberately wrong fact must be caught.
+- **hand-written** — ``benchmarks/fidelity/sessions/`` and ``truth/``, written by
+  ``fidelity/make_sessions.py`` in the real agents' shapes;
+- **recorded with the real agents** — ``benchmarks/fidelity/recorded/<name>/``: the pinned
+  Claude Code and Codex CLI driven through scripted turns against a scripted model server
+  (``fidelity/record.py``), each session's ``truth.yaml`` written by reading it.
+
+``--public DIR`` adds real public sessions laid out like the hand-written ones
+(``DIR/sessions``, ``DIR/truth``; never copied into the project). The method — covered, wrong,
+precision — is in ``handoff_fidelity.py`` and docs/verification.md.
+
+**Targets, on each of the project's own sets: every kind of fact >= 95 % recall, 0 stale or
+wrong facts, the seed <= 2,500 tokens, and the seed covering at least as many facts as the
+agent's own summary of the same moment.** Exit 0 whether or not they are met (the report says);
+exit 1 when the sanity check fails: a seed that lists a deliberately wrong fact must be caught.
 """
 
 from __future__ import annotations
@@ -40,6 +46,12 @@ from handoff_fidelity import (
 
 HERE = Path(__file__).resolve().parent
 OWN = HERE / "fidelity"
+RECORDED = OWN / "recorded"
+TITLES = {
+    "own": "The project's own sessions, hand-written",
+    "recorded": "The project's own sessions, recorded with the real agents "
+    "(Claude Code 2.1.328, Codex CLI 0.169.0)",
+}
 TARGET_RECALL = 0.95
 TARGET_TOKENS = 2500
 
@@ -125,7 +137,9 @@ def report(title: str, totals: dict[str, Score], rows: list[dict[str, object]]) 
     return lines
 
 
-def verdict(totals: dict[str, Score], rows: list[dict[str, object]]) -> list[str]:
+def verdict(
+    totals: dict[str, Score], rows: list[dict[str, object]], which: str = "own sessions"
+) -> list[str]:
     seed = totals["clm seed"]
     lines = []
     low = [
@@ -143,7 +157,7 @@ def verdict(totals: dict[str, Score], rows: list[dict[str, object]]) -> list[str
     ]
     met = not low and wrong == 0 and longest <= TARGET_TOKENS and not behind
     lines.append(
-        f"Targets (own sessions): every kind >= {TARGET_RECALL:.0%} "
+        f"Targets ({which}): every kind >= {TARGET_RECALL:.0%} "
         f"({'met' if not low else 'MISSED: ' + ', '.join(low)}); stale or wrong facts 0 "
         f"({wrong}); seed <= {TARGET_TOKENS} tokens (max {longest}); seed covers at least as much "
         f"as the agent's own summary ({len(agent_sessions) - len(behind)}/{len(agent_sessions)}) "
@@ -161,8 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     if not sanity():
         print("sanity check failed: the matcher does not catch a wrong seed", file=sys.stderr)
         return 1
-    own, own_rows = run(OWN)
-    results = {"own": (own, own_rows)}
+    results = {"own": run(OWN), "recorded": run(RECORDED)}
     if args.public:
         results["public"] = run(args.public)
     if args.json:
@@ -179,9 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out, indent=2, default=str))
         return 0
     for name, (totals, rows) in results.items():
-        title = (
-            "The project's own sessions" if name == "own" else f"Public sessions ({args.public})"
-        )
+        title = TITLES.get(name, f"Public sessions ({args.public})")
         print("\n".join(report(title, totals, rows)))
         print()
         if args.verbose:
@@ -195,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
                 for kind, text in seed["missing"]:  # type: ignore[index]
                     print(f"    missing {kind}: {text}")
             print()
-    print("\n".join(verdict(*results["own"])))
+    print("\n".join(verdict(*results["own"], "hand-written sessions")))
+    print("\n".join(verdict(*results["recorded"], "recorded sessions")))
     return 0
 
 

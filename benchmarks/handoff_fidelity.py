@@ -475,23 +475,27 @@ class Session:
 
 
 def sessions_in(folder: Path) -> list[Session]:
-    """``<folder>/truth/<name>.yaml`` with ``<folder>/sessions/<name>.jsonl`` (or
-    ``sessions/<name>/<file>.jsonl``, a session whose subagents' transcripts lie beside it)."""
+    """The sessions of ``folder``, in either layout: ``<folder>/truth/<name>.yaml`` with
+    ``<folder>/sessions/<name>.jsonl`` (or ``sessions/<name>/<file>.jsonl``, a session whose
+    subagents' transcripts lie beside it) — the hand-written sessions, public ones —, or
+    ``<folder>/<name>/truth.yaml`` with the session's one ``.jsonl`` file beside it (and its
+    subagents' folder) — the sessions recorded with the real agents (``fidelity/record.py``)."""
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="safe")
     found: list[Session] = []
+    pairs: list[tuple[str, Path, Path | None]] = []
     for truth_path in sorted((folder / "truth").glob("*.yaml")):
         name = truth_path.stem
         direct = folder / "sessions" / f"{name}.jsonl"
-        if direct.exists():
-            path = direct
-        else:
-            nested = sorted((folder / "sessions" / name).glob("*.jsonl"))
-            if not nested:
-                continue
-            path = nested[0]
-        found.append(Session(name, path, yaml.load(truth_path.read_text(encoding="utf-8"))))
+        nested = sorted((folder / "sessions" / name).glob("*.jsonl"))
+        pairs.append((name, truth_path, direct if direct.exists() else next(iter(nested), None)))
+    for truth_path in sorted(folder.glob("*/truth.yaml")):
+        files = sorted(truth_path.parent.glob("*.jsonl"))
+        pairs.append((truth_path.parent.name, truth_path, files[0] if len(files) == 1 else None))
+    for name, truth_path, path in pairs:
+        if path is not None:
+            found.append(Session(name, path, yaml.load(truth_path.read_text(encoding="utf-8"))))
     return found
 
 
