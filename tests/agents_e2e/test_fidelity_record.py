@@ -1,0 +1,89 @@
+"""benchmarks/fidelity/record.py against the pinned binaries: recording the fidelity
+benchmark's sessions again gives the files committed under benchmarks/fidelity/recorded/ —
+the same files, the same kinds of lines — and the benchmark scores the fresh recording as it
+scores the committed one (so the committed files and the recorder cannot drift apart, and a
+version bump that changes what the agents write shows here)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from .agents import REPO
+from .conftest import skip_module_unless
+
+pytestmark = pytest.mark.agents_e2e
+skip_module_unless("claude-code")
+skip_module_unless("codex")
+
+BENCH = REPO / "benchmarks"
+COMMITTED = BENCH / "fidelity" / "recorded"
+
+
+def _load(name: str, path: Path) -> ModuleType:
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+record = _load("record", BENCH / "fidelity" / "record.py")
+fidelity = _load("handoff_fidelity", BENCH / "handoff_fidelity.py")
+bench = _load("bench_handoff", BENCH / "bench_handoff.py")
+
+
+def _kinds(folder: Path) -> list[list[str]]:
+    """Each file's line kinds (``type``, and a Codex payload's ``type``), sorted: the agents
+    write some lines (bookkeeping, a queue operation beside an attachment) in an order that
+    varies by run; and without the lines whose number varies too."""
+    out = []
+    for path in sorted(folder.rglob("*.jsonl")):
+        kinds = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith(record._WANDERING) or '"type":"token_usage_record"' in line:
+                continue
+            obj = json.loads(line)
+            payload = obj.get("payload")
+            inner = payload.get("type") if isinstance(payload, dict) else None
+            kinds.append(f"{obj.get('type')}:{inner}" if inner else str(obj.get("type")))
+        out.append(sorted(kinds))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(record.SESSIONS))
+def test_recording_again_gives_the_committed_session(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(record, "OUT", tmp_path)
+    (tmp_path / name).mkdir()
+    shutil.copy(COMMITTED / name / "truth.yaml", tmp_path / name / "truth.yaml")
+    written = record.record(name, None)
+
+    fresh, kept = tmp_path / name, COMMITTED / name
+    names = sorted(str(p.relative_to(fresh)) for p in fresh.rglob("*") if p.is_file())
+    assert names == sorted(str(p.relative_to(kept)) for p in kept.rglob("*") if p.is_file())
+    assert sorted(written) == sorted(
+        p for p in fresh.rglob("*") if p.is_file() and p.name != "truth.yaml"
+    )
+    assert _kinds(fresh) == _kinds(kept)
+
+    (now,) = fidelity.sessions_in(tmp_path)
+    (then,) = [s for s in fidelity.sessions_in(COMMITTED) if s.name == name]
+    for candidate, (_text, result) in fidelity.evaluate(now).items():
+        before = fidelity.evaluate(then)[candidate][1]
+        assert (result.found, result.asked, result.wrong) == (
+            before.found,
+            before.asked,
+            before.wrong,
+        ), candidate
