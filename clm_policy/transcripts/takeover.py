@@ -123,11 +123,13 @@ _CONSTRAINT = re.compile(
     r"\btests? first\b|\btest-first\b|\bTDD\b|"
     r"\b(?:must not|mustn'?t|must|should not|shouldn'?t|never)\b|"
     r"\b(?:in|using|with) (?:rust|go|golang|python|typescript|javascript|elixir|ruby|java|kotlin|"
-    r"swift|c\+\+|c#|zig|haskell|scala|php)\b",
+    r"swift|c\+\+|c#|zig|haskell|scala|php)\b|"
+    r"^[\w+#.-]+(?:\s+[\w+#.-]+)?\s+only\s*(?:[,;:.!]|$)",
     re.I,
 )
-"""A sentence that states a constraint: it starts with one of the imperative forms, or says
-"must", "should not", "never" anywhere; a question is none."""
+"""A sentence that states a constraint: it starts with one of the imperative forms, or with
+"<one or two words> only" ending a clause ("Standard library only, no third-party packages"),
+or says "must", "should not", "never" anywhere; a question is none."""
 _DONE_CLAIM = re.compile(
     r"\b(?:all (?:done|set|finished|complete)|(?:task|work|implementation|epic|feature|"
     r"everything|it|this|migration|refactor(?:ing)?|fix) (?:is |are )?(?:now )?(?:fully )?"
@@ -289,12 +291,16 @@ def verified_runs(work: Work) -> list[Run]:
 
 
 def _clip(items: list[str], limit: int = REQUEST_LIMIT) -> list[str]:
-    out: dict[str, None] = {}
+    """``items`` on one line each, clipped, each once: the same words with another closing
+    mark (a request's "Rust only." and a summary's "Rust only") are one item, the first
+    kept."""
+    out: dict[str, str] = {}
     for item in items:
         text = " ".join(item.split())
         if text:
-            out.setdefault(text if len(text) <= limit else text[: limit - 1] + "…", None)
-    return list(out)[:LIST_LIMIT]
+            key = text.rstrip(" .,;:!")
+            out.setdefault(key, text if len(text) <= limit else text[: limit - 1] + "…")
+    return list(out.values())[:LIST_LIMIT]
 
 
 class _Facts:

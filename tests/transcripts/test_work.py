@@ -38,6 +38,14 @@ def jsonl(path: Path, lines: list[dict[str, Any]]) -> Path:
     return path
 
 
+RECORDED = REPO / "benchmarks" / "fidelity" / "recorded"
+
+
+def recorded(name: str) -> Path:
+    (path,) = (RECORDED / name).glob("*.jsonl")
+    return path
+
+
 # -- the fidelity sessions ---------------------------------------------------------------------
 
 
@@ -147,7 +155,7 @@ def test_codex_plan_patches_generators_and_compaction() -> None:
     state = reading.to_state("s")
     assert state.open_failures == []  # failed, then passed: closed
     assert state.decisions == ["Keep parsing in its own module (src/parse.rs)"]
-    assert state.constraints == ["Rust only, no unsafe code"]
+    assert state.constraints == ["Rust only, no unsafe code."]  # the request says it (and the summary)
     assert state.goal.startswith("Create the ledger-cli Rust crate")  # not "continue"
 
 
@@ -199,6 +207,14 @@ def test_goal_and_constraints() -> None:
         "No fallbacks.",
         "Write it in Rust.",
     ]
+    # "<something> only" ends a clause: a constraint (the recorded codex-plan-compact's request;
+    # its compaction snapshot listed no constraint); "only" inside a clause is none
+    assert constraints_of(
+        [
+            "Create the wordcount package. Standard library only, no third-party packages.",
+            "Rust only. The tests only fail on CI.",
+        ]
+    ) == ["Standard library only, no third-party packages.", "Rust only."]
 
 
 def test_a_question_or_a_mid_turn_intention() -> None:
@@ -604,3 +620,10 @@ def test_claude_codes_reading_of_exit_status_1_is_the_answer(tmp_path: Path) -> 
         "diff a.txt b.txt: differences (exit 1)",
         "grep -c x a.txt: passed",
     ]
+
+
+def test_a_constraint_said_in_a_request_and_in_a_summary_is_listed_once() -> None:
+    # recorded with Codex: the request says "Standard library only, no third-party packages."
+    # and the compaction's summary "- Standard library only, no third-party packages"
+    state = read_transcript(recorded("codex-plan-compact")).to_state("s")
+    assert state.constraints == ["Standard library only, no third-party packages."]
