@@ -29,9 +29,10 @@ pytest's "in 0.05s" and Codex's wall times and chunk ids are fixed values; Codex
 ``FileChange`` lists its files in name order. The project's files carry a fixed time and its
 commit a fixed date. Nothing a reader uses changes: the links between lines (``parentUuid``,
 ``tool_use_id``, ``call_id``), the order of events, the outputs' words and counts. Two
-recordings still differ where the binaries do: Claude Code writes its ``last-prompt`` and
-``atis-latch`` lines, and Codex its ``token_usage_record`` lines, at moments that vary. Python
-and pytest are the machine's: a traceback's library paths and pytest's wording follow them.
+recordings still differ where the binaries do: Claude Code writes its ``last-prompt``,
+``atis-latch`` and ``mode`` lines, and Codex its ``token_usage_record`` lines, at moments that
+vary (or not at all). Python and pytest are the machine's: a traceback's library paths and
+pytest's wording follow them.
 """
 
 from __future__ import annotations
@@ -88,13 +89,14 @@ class GatedClaude(ClaudeScript):
     """A :class:`ClaudeScript` whose requests can wait: a request is named by its kind and its
     number among that kind's, from 1 (``("main", 3)``). :meth:`hold` keeps the answer to one
     until the driver sets the event it returns; :meth:`after` makes one wait until another
-    came in; :meth:`arrived` is set when one came in."""
+    came in, :meth:`until` until a probe says so; :meth:`arrived` is set when one came in."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.counts: dict[str, int] = {}
         self.events: dict[tuple[str, str, int], threading.Event] = {}
         self.waits: dict[tuple[str, int], tuple[str, int]] = {}
+        self.probes: dict[tuple[str, int], tuple[Callable[[], bool], str]] = {}
         self._gate_lock = threading.Lock()
 
     def _event(self, what: str, key: tuple[str, int]) -> threading.Event:
@@ -110,6 +112,9 @@ class GatedClaude(ClaudeScript):
     def after(self, key: tuple[str, int], other: tuple[str, int]) -> None:
         self.waits[key] = other
 
+    def until(self, key: tuple[str, int], probe: Callable[[], bool], what: str) -> None:
+        self.probes[key] = (probe, what)
+
     def handle(self, request: Request) -> Reply:
         body = request.body if isinstance(request.body, dict) else {}
         key = None
@@ -121,6 +126,8 @@ class GatedClaude(ClaudeScript):
             self.arrived(key).set()
             if key in self.waits:
                 _wait(self.arrived(self.waits[key]), f"{self.waits[key]} before {key}")
+            if key in self.probes:
+                wait_for(*self.probes[key])
         reply = super().handle(request)
         if key is not None and ("release", *key) in self.events:
             _wait(self.hold(key), f"the release of {key}")
@@ -266,6 +273,13 @@ class ClaudeRun(World):
         (found,) = (self.sandbox.claude_dir / "projects").glob(f"*/{session}.jsonl")
         return found
 
+    def stops(self) -> int:
+        """The Stop hooks the main sessions' transcripts record so far."""
+        return sum(
+            path.read_text(encoding="utf-8").count('"subtype":"stop_hook_summary"')
+            for path in (self.sandbox.claude_dir / "projects").glob("*/*.jsonl")
+        )
+
 
 @dataclass
 class CodexRun(World):
@@ -325,7 +339,7 @@ def wait_for(probe: Callable[[], bool], what: str) -> None:
     deadline = time.monotonic() + GATE_SECONDS
     while not probe():
         if time.monotonic() > deadline:
-            raise SystemExit(f"timed out waiting for {what}")
+            raise RuntimeError(f"timed out waiting for {what}")
         time.sleep(0.05)
 
 
@@ -443,13 +457,14 @@ class Normaliser:
         return _sorted_changes(text)
 
 
-_WANDERING = ('{"type":"last-prompt"', '{"type":"atis-latch"')
-"""Lines Claude Code writes at a moment that varies from one run to the next."""
+VARYING = ('{"type":"last-prompt"', '{"type":"atis-latch"', '{"type":"mode"')
+"""Lines Claude Code writes at a moment that varies from one run to the next (a ``mode`` line
+as the process ends, or not)."""
 
 
 def _steady(text: str) -> Iterator[str]:
     for line in text.splitlines(keepends=True):
-        if not line.startswith(_WANDERING):
+        if not line.startswith(VARYING):
             yield line
 
 
@@ -1031,9 +1046,11 @@ def claude_pipeline_subagent(world: ClaudeRun) -> dict[str, Path]:
         ),
         ClaudeTurn("todo/web.py now imports Items from todo.items.", [], u(10_000)),
     ]
-    # the subagent starts once the main turn that says it is at work came in: its
-    # notification then comes after that turn, every run
+    # the subagent starts once the main turn that says it is at work came in, and ends once
+    # that turn has ended (its Stop hook ran): its notification comes after that turn, every
+    # run, however busy the machine
     script.after(("subagent", 1), ("main", 6))
+    script.until(("subagent", 3), lambda: world.stops() >= 1, "the main turn's end")
     result = world.p(
         "Rename todo/legacy.py to todo/items.py, drop the old seeds file, and get the tests green."
     )

@@ -46,12 +46,13 @@ bench = _load("bench_handoff", BENCH / "bench_handoff.py")
 def _kinds(folder: Path) -> list[list[str]]:
     """Each file's line kinds (``type``, and a Codex payload's ``type``), sorted: the agents
     write some lines (bookkeeping, a queue operation beside an attachment) in an order that
-    varies by run; and without the lines whose number varies too."""
+    varies by run; without the lines whose number varies too (``record.VARYING``, Codex's
+    ``token_usage_record``)."""
     out = []
     for path in sorted(folder.rglob("*.jsonl")):
         kinds = []
         for line in path.read_text(encoding="utf-8").splitlines():
-            if line.startswith(record._WANDERING) or '"type":"token_usage_record"' in line:
+            if line.startswith(record.VARYING) or '"type":"token_usage_record"' in line:
                 continue
             obj = json.loads(line)
             payload = obj.get("payload")

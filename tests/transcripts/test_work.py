@@ -155,9 +155,8 @@ def test_codex_plan_patches_generators_and_compaction() -> None:
     state = reading.to_state("s")
     assert state.open_failures == []  # failed, then passed: closed
     assert state.decisions == ["Keep parsing in its own module (src/parse.rs)"]
-    assert state.constraints == [
-        "Rust only, no unsafe code."
-    ]  # the request says it (and the summary)
+    # the request says it, and the summary: once
+    assert state.constraints == ["Rust only, no unsafe code."]
     assert state.goal.startswith("Create the ledger-cli Rust crate")  # not "continue"
 
 
