@@ -32,7 +32,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from types import TracebackType
@@ -40,7 +40,14 @@ from typing import TYPE_CHECKING
 
 from clm_policy.base.errors import InputError
 from clm_policy.memory.git import confine
-from clm_policy.memory.git.run import SAFE_CONFIG, GitError, check_name, run_git, short
+from clm_policy.memory.git.run import (
+    SAFE_CONFIG,
+    GitError,
+    check_name,
+    run_git,
+    run_git_bytes,
+    short,
+)
 from clm_policy.memory.layout import MARKER
 from clm_policy.memory.trailers import CommitMessage
 
@@ -61,6 +68,7 @@ __all__ = [
 ]
 
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
+_BATCH_HEADER = re.compile(rb"(?:[0-9a-f]{40}|[0-9a-f]{64}) ([a-z]+) ([0-9]+)")  # cat-file
 
 
 class NothingToCommit(InputError):
@@ -416,6 +424,36 @@ class MemoryRepo:
             return None
         out = self.git("cat-file", "blob", f"{commit}:{check_path(path, 'read')}", check=False)
         return out or None
+
+    def show_files(self, names: Sequence[str]) -> list[str | None]:
+        """The text of each blob ``names`` names (``REV:PATH``, or a blob's id), read by one
+        ``git cat-file --batch``: as :meth:`show_file` gives it (decoded as UTF-8, a byte that
+        is not replaced, without one final newline), None where there is no such blob (or it
+        is empty). A name is never an option: it is a line of git's input."""
+        if not names:
+            return []
+        if any("\n" in name or "\x00" in name or not name for name in names):
+            raise InputError("an object name cannot be empty or hold a line break")
+        request = "".join(f"{name}\n" for name in names).encode("utf-8")
+        status, out, err = run_git_bytes(self.root, ["cat-file", "--batch"], stdin=request)
+        if status != 0:
+            raise GitError(f"git cat-file --batch failed: {short(err.strip())}")
+        found: list[str | None] = []
+        at = 0
+        for _ in names:
+            end = out.find(b"\n", at)
+            if end < 0:
+                raise GitError("git cat-file --batch answered fewer objects than it was asked")
+            header = _BATCH_HEADER.fullmatch(out, at, end)
+            at = end + 1
+            if header is None:  # "<name> missing" (or ambiguous): no such object
+                found.append(None)
+                continue
+            size = int(header[2])
+            data, at = out[at : at + size], at + size + 1  # the content, then a line feed
+            text = data.decode("utf-8", "replace").removesuffix("\n")
+            found.append(text if header[1] == b"blob" and text else None)
+        return found
 
     def read_file(self, path: str) -> str | None:
         """The text of ``path`` in the work tree, never through a symbolic link."""
