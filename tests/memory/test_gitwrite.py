@@ -524,3 +524,18 @@ def test_show_files_refuses_a_name_that_is_not_one_line(memory: Path, name: str)
         pytest.raises(InputError, match=r"^an object name cannot be empty or hold a line break$"),
     ):
         repo.show_files(["HEAD:MEMORY.md", name])
+
+
+def test_the_branch_is_read_from_head_without_a_process(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    git(memory, "checkout", "-q", "-b", "team/memory")
+    git(memory, "tag", "team/memory")  # git symbolic-ref --short would say "heads/team/memory"
+    with MemoryRepo(memory) as repo:
+        calls = git_calls(monkeypatch)
+        assert repo.branch() == "team/memory"
+        assert calls == []
+        git(memory, "checkout", "-q", "--detach")
+        with pytest.raises(GitError, match=r"^git symbolic-ref HEAD failed: fatal: ref HEAD"):
+            repo.branch()
+        assert calls == ["symbolic-ref"]

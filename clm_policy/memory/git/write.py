@@ -68,6 +68,7 @@ __all__ = [
 ]
 
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
+_BRANCH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]*")  # what HEAD names is read only if so
 _BATCH_HEADER = re.compile(rb"(?:[0-9a-f]{40}|[0-9a-f]{64}) ([a-z]+) ([0-9]+)")  # cat-file
 
 
@@ -176,7 +177,18 @@ class MemoryRepo:
         return out or None
 
     def branch(self) -> str:
-        return self.git("symbolic-ref", "--short", "HEAD")
+        """The checked-out branch: ``main`` when HEAD is ``refs/heads/main``. Read from the
+        HEAD file (no process, as :meth:`_head_commit` reads the ref), else asked of git,
+        which fails on a detached HEAD. (``symbolic-ref --short`` would say ``heads/main``
+        where a tag is also named ``main``: not a branch name.)"""
+        try:
+            head = (self.git_dir / "HEAD").read_text("ascii").strip()
+        except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
+            head = ""
+        name = head.removeprefix("ref: refs/heads/")
+        if name != head and _BRANCH.fullmatch(name) and ".." not in name:
+            return name
+        return self.git("symbolic-ref", "HEAD").removeprefix("refs/heads/")
 
     def resolve_commit(self, rev: str) -> str | None:
         """The commit ``rev`` names (a hash, a branch, ``HEAD~2``), or None. Never an option."""
