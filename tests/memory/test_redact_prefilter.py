@@ -6,9 +6,10 @@
   combined needles and anchors say what each rule's say) and on every secret we know of: each
   corpus sample and its secrets alone, the fake tokens of the rule tests, in the contexts a
   commit holds them (plain, in a JSON line, upper- and lower-cased).
-- the tally's memory of clean strings and plain dict keys: the rules are a function of the
-  text (and a key/value rule of the key), so a string seen clean once is clean again. Held by
-  a walk without that memory, on records like the loop's with secrets among them.
+- the memory of clean strings and plain dict keys: the rules are a function of the text (and
+  a key/value rule of the key), so a string seen clean once is clean again. Held by a walk
+  without that memory, on records like the loop's with secrets among them; the memory is
+  bounded, and holds nothing a rule replaced.
 """
 
 from __future__ import annotations
@@ -208,3 +209,24 @@ def test_a_repeated_secret_is_replaced_and_counted_every_time() -> None:
     redactor = Redactor()
     assert redactor.text(line) == redactor.text(line) == "pushed with [REDACTED:github-pat]"
     assert redactor.total == 1  # one distinct secret, as before
+
+
+def test_the_memory_holds_only_clean_strings_and_stays_bounded() -> None:
+    line = f"pushed with {GITHUB}"
+    redact_data({"note": line, "password": RANDOM, "plain": "nothing here"})
+    assert "nothing here" in engine._CLEAN
+    assert line not in engine._CLEAN
+    assert GITHUB not in engine._CLEAN
+    assert RANDOM in engine._CLEAN  # clean as a text: its key made it a secret
+    assert "password" not in engine._PLAIN_KEYS
+    assert "plain" in engine._PLAIN_KEYS
+    long = "a plain sentence. " * 100
+    assert len(long) > engine.KNOWN_LENGTH
+    redact_data([long])
+    assert long not in engine._CLEAN  # too long to remember: scanned each time
+    redact_data([f"plain line {n}" for n in range(engine.KNOWN_CLEAN + 10)])
+    assert 10 <= len(engine._CLEAN) <= engine.KNOWN_CLEAN
+    assert redact_data([line, "nothing here"]) == (
+        ["pushed with [REDACTED:github-pat]", "nothing here"],
+        {"github-pat": 1},
+    )

@@ -5,15 +5,17 @@ replaced by ``[REDACTED:<rule-id>]``. The scan is linear: overlapping candidates
 none from inside a secret already judged.
 
 Two things keep the many short strings of a commit cheap (a run's decisions.jsonl and
-metrics.jsonl are thousands of lines of the same keys and words), and neither changes what is
-redacted:
+metrics.jsonl are thousands of lines of the same keys and words, its state.json the same keys
+at every commit), and neither changes what is redacted:
 
 - :func:`may_hold_secret`, every rule's own pre-test (its needles, or its anchor) taken
   together: a text none of them lets through is one no rule can touch, so it is returned
   before the rules run one by one;
-- a redaction's tally remembers the strings it found nothing in (and the dict keys no
-  key/value rule reads): the rules are a pure function of the text, so the same string is
-  not scanned twice in one commit, or in one :func:`redact_data`.
+- the strings the rules found nothing in (and the dict keys no key/value rule reads) are
+  remembered, up to :data:`KNOWN_CLEAN` of them of up to :data:`KNOWN_LENGTH` characters: the
+  rules are a pure function of the text, fixed when this module is imported, so a string
+  seen clean is clean the next time. Only what is clean is remembered — never a secret, or
+  anything about one — and only by :class:`Redactor` and :func:`redact_data`.
 """
 
 from __future__ import annotations
@@ -52,10 +54,6 @@ class _Tally:
         self.total = 0  # markers made: sum(counts.values())
         self.secrets: dict[str, tuple[str, int]] = {}  # secret -> (rule, number)
         self.numbered: list[str] = []  # number -> secret
-        # Strings redaction found nothing in, and dict keys no key/value rule reads: seen
-        # again, they are known clean without a scan (the rules depend on the text alone).
-        self.clean: set[str] = set()
-        self.plain_keys: set[str] = set()
 
     def marker(self, rule_id: str, secret: str) -> str:
         self.counts[rule_id] = self.counts.get(rule_id, 0) + 1
@@ -182,38 +180,49 @@ def _plain_key(key: str) -> bool:
     return not (AWS_KEY_NAME.search(key) or is_token_header(key) or KEY_NAME.search(key))
 
 
+KNOWN_CLEAN = 20_000
+"""Strings remembered as clean at most (then all are forgotten and remembering starts over)."""
+KNOWN_LENGTH = 1_000
+"""Characters of a string remembered as clean at most (a longer one is scanned each time)."""
+_CLEAN: set[str] = set()  # strings the rules found nothing in
+_PLAIN_KEYS: set[str] = set()  # dict keys no key/value rule reads
+
+
+def _remember(known: set[str], text: str) -> None:
+    if type(text) is str and len(text) <= KNOWN_LENGTH:  # a subclass could hash otherwise
+        if len(known) >= KNOWN_CLEAN:
+            known.clear()
+        known.add(text)
+
+
 def _text(text: str, counts: _Tally) -> str:
     """``text`` redacted (``text`` itself when it holds no secret), remembered when clean."""
-    if text in counts.clean:
+    if type(text) is str and text in _CLEAN:
         return text
     before = counts.total
     redacted = _redact(text, counts)
     if counts.total == before:
-        counts.clean.add(text)
+        _remember(_CLEAN, text)
         return text
     return redacted
 
 
 def _walk(value: Any, counts: _Tally) -> Any:
+    # the exact types plain data is made of first (an ABC's isinstance is slow), then the
+    # same tests for anything else
+    kind = type(value)
+    if kind is str:
+        return _text(value, counts)
+    if kind is int or kind is float or kind is bool or value is None:
+        return value
+    if kind is dict:
+        return _walk_mapping(value, counts)
+    if kind is list:
+        return [_walk(item, counts) for item in value]
     if isinstance(value, str):
         return _text(value, counts)
     if isinstance(value, Mapping):
-        out: dict[Any, Any] = {}
-        for key, item in value.items():
-            new_item = _walk(item, counts)
-            # A string no text rule touched may still be a secret because of its key.
-            if (
-                isinstance(key, str)
-                and isinstance(item, str)
-                and new_item is item
-                and key not in counts.plain_keys
-            ):
-                if _plain_key(key):
-                    counts.plain_keys.add(key)
-                elif (rule := _value_rule(key, item)) is not None:
-                    new_item = counts.marker(rule, item)
-            out[_walk(key, counts)] = new_item
-        return out
+        return _walk_mapping(value, counts)
     if isinstance(value, list):
         return [_walk(item, counts) for item in value]
     if isinstance(value, tuple):
@@ -221,6 +230,25 @@ def _walk(value: Any, counts: _Tally) -> Any:
     if value is None or isinstance(value, int | float):
         return value
     raise TypeError(f"redact_data walks dict, list, tuple, str, numbers and None, not {value!r}")
+
+
+def _walk_mapping(value: Mapping[Any, Any], counts: _Tally) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
+    for key, item in value.items():
+        new_item = _walk(item, counts)
+        # A string no text rule touched may still be a secret because of its key.
+        if (
+            isinstance(key, str)
+            and isinstance(item, str)
+            and new_item is item
+            and not (type(key) is str and key in _PLAIN_KEYS)
+        ):
+            if _plain_key(key):
+                _remember(_PLAIN_KEYS, key)
+            elif (rule := _value_rule(key, item)) is not None:
+                new_item = counts.marker(rule, item)
+        out[_walk(key, counts)] = new_item
+    return out
 
 
 class Redaction:
@@ -292,6 +320,15 @@ class Redactor:
     def settle(self, value: Any) -> Any:
         """``value`` (a text or plain data) without this redactor's tags, noting the secrets
         whose tag it still holds as kept."""
+        kind = type(value)  # the exact types of plain data first, as _walk does
+        if kind is str:
+            return _TAG.sub(self._keep, value) if _TAG_OPEN in value else value
+        if kind is dict:
+            return {self.settle(k): self.settle(v) for k, v in value.items()}
+        if kind is list:
+            return [self.settle(v) for v in value]
+        if kind is int or kind is float or kind is bool or value is None:
+            return value
         if isinstance(value, str):
             if _TAG_OPEN not in value:
                 return value
