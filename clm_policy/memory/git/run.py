@@ -44,12 +44,17 @@ class GitError(ClmError):
 
 
 def run_git(
-    cwd: Path, args: Sequence[str], *, env: Mapping[str, str] | None = None
+    cwd: Path,
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    stdin: bytes | None = None,
 ) -> tuple[int, str, str]:
-    """``git ARGS`` in ``cwd``: its status, stdout (without the final newline) and stderr.
+    """``git ARGS`` in ``cwd`` given ``stdin`` (none: an empty input): its status, stdout
+    (without the final newline) and stderr.
 
     Output is decoded as UTF-8, a byte that is not (a foreign commit message) replaced."""
-    status, stdout, stderr = run_git_bytes(cwd, args, env=env)
+    status, stdout, stderr = run_git_bytes(cwd, args, env=env, stdin=stdin)
     return status, stdout.decode("utf-8", "replace").removesuffix("\n"), stderr
 
 

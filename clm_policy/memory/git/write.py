@@ -159,9 +159,12 @@ class MemoryRepo:
 
     # -- running git --------------------------------------------------------------------------
 
-    def run(self, *args: str, env: Mapping[str, str] | None = None) -> tuple[int, str, str]:
-        """Run ``git ARGS`` in the repository: its status, stdout and stderr."""
-        return run_git(self.root, args, env=env)
+    def run(
+        self, *args: str, env: Mapping[str, str] | None = None, stdin: bytes | None = None
+    ) -> tuple[int, str, str]:
+        """Run ``git ARGS`` in the repository (given ``stdin``): its status, stdout and
+        stderr."""
+        return run_git(self.root, args, env=env, stdin=stdin)
 
     def git(self, *args: str, env: Mapping[str, str] | None = None, check: bool = True) -> str:
         """Run ``git ARGS`` in the repository; its stdout, stripped of the final newline.
@@ -289,16 +292,17 @@ class MemoryRepo:
             for path, data in ready.appends.items():
                 if not confine.append(self.root, path, data):
                     created.add(path)
-            message_file = self.git_dir / "clm-commit-msg"
-            message_file.write_text(ready.message, encoding="utf-8")
+            # the message goes to git on its input: rewriting a message file at every commit
+            # cost a flush of the file system (ext4 writes a truncated file out on close)
+            text = ready.message.encode("utf-8")
             if created:
                 self.git("add", "--", *sorted(created))
-            status, _, err = self._commit_only(message_file, paths)
+            status, _, err = self._commit_only(text, paths)
             if status != 0 and len(created) < len(paths):
                 # A path that was there but that git does not know (a file someone left
                 # untracked): `--only` refuses it. Stage every path and commit again.
                 self.git("add", "--", *paths)
-                status, _, err = self._commit_only(message_file, paths)
+                status, _, err = self._commit_only(text, paths)
             if status != 0 and self.head() is not None and self._unchanged(paths):
                 journal.unlink()  # the files are what HEAD has: nothing to undo
                 raise NothingToCommit(
@@ -313,7 +317,7 @@ class MemoryRepo:
             self.run("maintenance", "run", "--auto", "--quiet")
         return sha
 
-    def _commit_only(self, message_file: Path, paths: list[str]) -> tuple[int, str, str]:
+    def _commit_only(self, message: bytes, paths: list[str]) -> tuple[int, str, str]:
         return self.run(
             # git commit would start `git maintenance run --auto` after every commit, a process
             # that nearly always finds nothing to do: _maintenance_due asks first
@@ -322,11 +326,11 @@ class MemoryRepo:
             "-q",
             "--no-verify",
             "--cleanup=verbatim",
-            "-F",
-            str(message_file),
+            *("-F", "-"),
             "--only",
             "--",
             *paths,
+            stdin=message,
         )
 
     def _unchanged(self, paths: list[str]) -> bool:
