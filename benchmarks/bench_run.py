@@ -123,12 +123,13 @@ def main() -> int:
     clock = Clock()
     clock.wrap(Policy, "outcome", "decide")
     clock.wrap(MemoryRepo, "commit", "git")
-    clock.wrap(pipelines, "run_compaction", "pipelines+git")
-    clock.wrap(pipelines, "run_handoff", "pipelines+git")
+    # every pipeline the loop commits through, so that "pipelines" is their time less the
+    # commits they make (the session's start and end commit too)
     import clm_policy.loop.control as control
 
-    control.run_compaction = pipelines.run_compaction  # type: ignore[attr-defined]
-    control.run_handoff = pipelines.run_handoff  # type: ignore[attr-defined]
+    for name in ("run_compaction", "run_handoff", "record_session_start", "record_session_end"):
+        clock.wrap(pipelines, name, "pipelines+git")
+        setattr(control, name, getattr(pipelines, name))
     with tempfile.TemporaryDirectory() as tmp:
         repo_path = init_memory(Path(tmp) / "mem").path
         with MemoryRepo(repo_path) as repo:
@@ -140,6 +141,7 @@ def main() -> int:
                 continue_after_handoff=True,
                 monitor=MetricsMonitor(spec.system_prompt_tokens),
             )
+            clock.spent.clear()  # init_memory's commit is no part of the run
             start = time.perf_counter()
             result = loop.run()
             total = time.perf_counter() - start

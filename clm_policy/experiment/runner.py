@@ -10,8 +10,8 @@ from its repository's history with the CLM metrics of ``clm-policy report``
 interventions, compactions, handoffs, recall — so an experiment and a report count alike.
 
 Arms are independent (each its own repository and Mem0 folder), so with ``jobs`` above 1 they
-run in that many forked processes at once: the loop's time goes to redaction and git, and a
-second core halves it. The figures do not depend on ``jobs``.
+run in that many forked processes at once: the loop's time goes mostly to git (two processes
+a commit), and a second core halves it. The figures do not depend on ``jobs``.
 """
 
 from __future__ import annotations

@@ -201,6 +201,22 @@ class GitMemoryStore:
                 found.append(entry)
         return found
 
+    def _any_holds(self, queries: Sequence[str]) -> bool:
+        """Whether a committed topic holds one of ``queries`` as :meth:`search` looks (one git
+        process, where a search of each would be one each; True when git cannot tell)."""
+        patterns = [
+            arg
+            for query in queries
+            if (clean := query.replace("\x00", "")).strip()
+            for arg in ("-e", clean)
+        ]
+        if not patterns:
+            return False
+        status, _, _ = self.repo.run(
+            "grep", "-q", "-I", "-i", "-F", *patterns, "HEAD", "--", f"{TOPICS}/"
+        )
+        return status != 1  # 0: found; 1: none; anything else: let the searches say
+
     def begin_task(self, task: str) -> None:
         """Topics are the repository's, shared by every task."""
 
@@ -223,6 +239,8 @@ class GitMemoryStore:
             if content is not None:
                 hits.setdefault(key, content)
         words = [w for w in untag(goal).split() if len(w) > 3 and "[REDACTED:" not in w][:3]
+        if len(hits) < limit and words and not self._any_holds(words):
+            words = []  # no topic holds any of them: the searches would find nothing
         for word in words:
             if len(hits) >= limit:
                 break

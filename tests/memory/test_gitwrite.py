@@ -462,3 +462,80 @@ def test_a_marker_without_git_is_no_repository(tmp_path: Path) -> None:
     (inner / ".git").write_text("not a gitdir line\n")
     with pytest.raises(InputError, match=r"has .clm-memory but is not a git repository"):
         MemoryRepo(inner)
+
+
+def _blob(memory: Path, data: bytes) -> str:
+    done = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"], cwd=memory, input=data, capture_output=True
+    )
+    return done.stdout.decode().strip()
+
+
+def test_show_files_reads_many_blobs_in_one_git_process_as_show_file_reads_each(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import clm_policy.memory.git.write as gitwrite
+
+    with MemoryRepo(memory) as repo:
+        first = repo.commit(message(1), {"a.md": "one\n", "b b.md": "two\n\nthree\n\n"})
+        repo.commit(message(2), {"a.md": "changed"})
+        odd = _blob(memory, b"caf\xe9 \xff\nsecond line\n")  # not UTF-8: replaced
+        empty = _blob(memory, b"")
+        names = [
+            "HEAD:a.md",
+            f"{first}:a.md",
+            "HEAD:b b.md",  # a space in a path: the whole line is the name
+            odd,
+            empty,  # empty: None, as show_file has it
+            "HEAD:nothing.md",  # missing
+            "HEAD",  # a commit, not a blob
+            "0" * 40,  # no such object
+        ]
+        expected = [
+            "changed",
+            "one",
+            "two\n\nthree\n",
+            "caf\ufffd \ufffd\nsecond line",
+            None,
+            None,
+            None,
+            None,
+        ]
+        started: list[str] = []
+        real = gitwrite.run_git_bytes
+
+        def counting(cwd: Path, args: list[str], **kwargs: object) -> tuple[int, bytes, str]:
+            started.append(" ".join(args))
+            return real(cwd, args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(gitwrite, "run_git_bytes", counting)
+        assert repo.show_files(names) == expected
+        assert started == ["cat-file --batch"]
+        monkeypatch.undo()
+        assert [repo.show_file("a.md"), repo.show_file("a.md", first)] == expected[:2]
+        assert repo.show_file("b b.md") == expected[2]
+        assert repo.show_files([]) == []
+
+
+@pytest.mark.parametrize("name", ["HEAD:a\nHEAD:b", "", "HEAD:a\x00"])
+def test_show_files_refuses_a_name_that_is_not_one_line(memory: Path, name: str) -> None:
+    with (
+        MemoryRepo(memory) as repo,
+        pytest.raises(InputError, match=r"^an object name cannot be empty or hold a line break$"),
+    ):
+        repo.show_files(["HEAD:MEMORY.md", name])
+
+
+def test_the_branch_is_read_from_head_without_a_process(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    git(memory, "checkout", "-q", "-b", "team/memory")
+    git(memory, "tag", "team/memory")  # git symbolic-ref --short would say "heads/team/memory"
+    with MemoryRepo(memory) as repo:
+        calls = git_calls(monkeypatch)
+        assert repo.branch() == "team/memory"
+        assert calls == []
+        git(memory, "checkout", "-q", "--detach")
+        with pytest.raises(GitError, match=r"^git symbolic-ref HEAD failed: fatal: ref HEAD"):
+            repo.branch()
+        assert calls == ["symbolic-ref"]

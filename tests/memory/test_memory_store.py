@@ -44,6 +44,46 @@ def test_write_read_search_list(memory: Path) -> None:
     assert git(memory, "status", "--porcelain") == ""
 
 
+def _greps(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    import clm_policy.memory.git.write as gitwrite
+
+    started: list[list[str]] = []
+    real = gitwrite.run_git
+
+    def counting(cwd: Path, args: list[str], **kwargs: object) -> tuple[int, str, str]:
+        if "grep" in args:
+            started.append(list(args[list(args).index("grep") :]))
+        return real(cwd, args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gitwrite, "run_git", counting)
+    return started
+
+
+def test_a_seed_searches_the_goal_s_words_only_when_a_topic_holds_one(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with MemoryRepo(memory) as repo:
+        store = GitMemoryStore(repo)
+        store.write("billing/api", "The public INVOICE api of billing never changes.")
+        store.write("ops", "Deploys go through the invoice queue; billing is frozen on Fridays.")
+        store.write("other", "Nothing to see.")
+        greps = _greps(monkeypatch)
+        # no topic holds "Refactor", "module" or "payroll": one git grep, not three
+        assert store.seed([], "Refactor module payroll") == []
+        words = ["-e", "Refactor", "-e", "module", "-e", "payroll"]
+        assert greps == [["grep", "-q", "-I", "-i", "-F", *words, "HEAD", "--", "topics/"]]
+        greps.clear()
+        # one does: each word searched as before, in order, the most hits first
+        seed = store.seed([], "Refactor invoice billing", limit=3)
+        assert [key for key, _ in seed] == ["billing/api", "ops"]
+        # whether any holds one, then a search of each word
+        assert [g[1] for g in greps] == ["-q", "-I", "-I", "-I"]
+        greps.clear()
+        # the named topics fill the seed: nothing is searched
+        assert [k for k, _ in store.seed(["other"], "Refactor invoice", limit=1)] == ["other"]
+        assert greps == []
+
+
 def test_rewrite_keeps_other_index_lines(memory: Path) -> None:
     with MemoryRepo(memory) as repo:
         store = GitMemoryStore(repo)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -232,3 +233,51 @@ def test_recall_is_read_from_what_a_verifier_may_record(
 def test_recall_reads_as_passed_over_asked() -> None:
     assert str(Recall(11 / 12, 11, 12)) == "11/12 (92%)"
     assert str(Recall(0.5)) == "50%"
+
+
+# -- reading the history ------------------------------------------------------------------------
+
+
+def _git_commands(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    import clm_policy.memory.git.write as gitwrite
+
+    started: list[str] = []
+    for name in ("run_git", "run_git_bytes"):
+        real = getattr(gitwrite, name)
+
+        def counting(cwd: Path, args: list[str], real: Any = real, **kwargs: Any) -> Any:
+            started.append(next(a for a in args if a not in ("-q",) and "=" not in a))
+            return real(cwd, args, **kwargs)
+
+        monkeypatch.setattr(gitwrite, name, counting)
+    return started
+
+
+def test_the_history_is_read_in_as_many_git_processes_whatever_the_sessions(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from clm_policy.memory.git.write import MemoryRepo
+    from clm_policy.memory.history import load_history
+
+    run(memory, "--continue-after-handoff")  # demo, and demo-2 continued from it
+    run(memory, "--scenario", "compaction")  # scenario-b
+    with MemoryRepo(memory) as repo:
+        started = _git_commands(monkeypatch)
+        whole = load_history(repo, "m")
+        # HEAD, the session files, the log, their files' texts, the states the continued
+        # sessions started from: not a process or two per file (4 files a session)
+        assert started == ["rev-parse", "ls-tree", "log", "cat-file", "cat-file"]
+        started.clear()
+        each = load_history(repo, "m", chunk_bytes=1)  # a process per session
+        # and one more for demo-2's start (the sessions not continued from another need none)
+        assert started == ["rev-parse", "ls-tree", "log", *["cat-file"] * 4]
+    assert [s.id for s in whole.sessions] == ["demo", "demo-2", "scenario-b"]
+    assert each == whole
+    demo2 = whole.sessions[1]
+    (start,) = [e.commit for e in demo2.events if e.kind == "start"]
+    started_with = json.loads(git(memory, "show", f"{start}:sessions/demo-2/state.json"))
+    assert demo2.start_tokens == started_with["tokens"]  # demo's totals, carried on
+    assert demo2.start_tokens["input_tokens"] > 0
+    assert [len(s.steps) for s in whole.sessions] == [
+        len(records(memory, s, "metrics")) for s in ("demo", "demo-2", "scenario-b")
+    ]

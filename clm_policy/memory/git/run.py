@@ -44,28 +44,50 @@ class GitError(ClmError):
 
 
 def run_git(
-    cwd: Path, args: Sequence[str], *, env: Mapping[str, str] | None = None
+    cwd: Path,
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    stdin: bytes | None = None,
 ) -> tuple[int, str, str]:
-    """``git ARGS`` in ``cwd``: its status, stdout (without the final newline) and stderr.
+    """``git ARGS`` in ``cwd`` given ``stdin`` (none: an empty input): its status, stdout
+    (without the final newline) and stderr.
 
     Output is decoded as UTF-8, a byte that is not (a foreign commit message) replaced."""
-    with start_git(cwd, args, env=env) as proc:
-        stdout, stderr = proc.communicate()
-    out = stdout.decode("utf-8", "replace")
-    return proc.returncode, out.removesuffix("\n"), stderr.decode("utf-8", "replace")
+    status, stdout, stderr = run_git_bytes(cwd, args, env=env, stdin=stdin)
+    return status, stdout.decode("utf-8", "replace").removesuffix("\n"), stderr
+
+
+def run_git_bytes(
+    cwd: Path,
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    stdin: bytes | None = None,
+) -> tuple[int, bytes, str]:
+    """``git ARGS`` in ``cwd`` given ``stdin`` (none: an empty input): its status, stdout as
+    bytes (``cat-file --batch``: sizes are counted in bytes) and stderr."""
+    with start_git(cwd, args, env=env, stdin=stdin is not None) as proc:
+        stdout, stderr = proc.communicate(stdin)
+    return proc.returncode, stdout, stderr.decode("utf-8", "replace")
 
 
 def start_git(
-    cwd: str | Path, args: Sequence[str], *, env: Mapping[str, str] | None = None
+    cwd: str | Path,
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    stdin: bool = False,
 ) -> subprocess.Popen[bytes]:
     """``git ARGS`` in ``cwd``, started (with :data:`SAFE_CONFIG`) and left running, its
-    output piped: for a caller with other work to do while git works (``log``)."""
+    output piped (its input too, with ``stdin``): for a caller with other work to do while
+    git works (``log``)."""
     if any("\x00" in arg for arg in args):
         raise InputError("a value with a NUL byte cannot be passed to git")
     return subprocess.Popen(
         ["git", *SAFE_CONFIG, *args],
         cwd=cwd,
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={**os.environ, **_ENV, **(env or {})},

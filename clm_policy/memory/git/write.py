@@ -32,7 +32,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from types import TracebackType
@@ -40,7 +40,14 @@ from typing import TYPE_CHECKING
 
 from clm_policy.base.errors import InputError
 from clm_policy.memory.git import confine
-from clm_policy.memory.git.run import SAFE_CONFIG, GitError, check_name, run_git, short
+from clm_policy.memory.git.run import (
+    SAFE_CONFIG,
+    GitError,
+    check_name,
+    run_git,
+    run_git_bytes,
+    short,
+)
 from clm_policy.memory.layout import MARKER
 from clm_policy.memory.trailers import CommitMessage
 
@@ -61,6 +68,8 @@ __all__ = [
 ]
 
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
+_BRANCH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]*")  # what HEAD names is read only if so
+_BATCH_HEADER = re.compile(rb"(?:[0-9a-f]{40}|[0-9a-f]{64}) ([a-z]+) ([0-9]+)")  # cat-file
 
 
 class NothingToCommit(InputError):
@@ -150,9 +159,12 @@ class MemoryRepo:
 
     # -- running git --------------------------------------------------------------------------
 
-    def run(self, *args: str, env: Mapping[str, str] | None = None) -> tuple[int, str, str]:
-        """Run ``git ARGS`` in the repository: its status, stdout and stderr."""
-        return run_git(self.root, args, env=env)
+    def run(
+        self, *args: str, env: Mapping[str, str] | None = None, stdin: bytes | None = None
+    ) -> tuple[int, str, str]:
+        """Run ``git ARGS`` in the repository (given ``stdin``): its status, stdout and
+        stderr."""
+        return run_git(self.root, args, env=env, stdin=stdin)
 
     def git(self, *args: str, env: Mapping[str, str] | None = None, check: bool = True) -> str:
         """Run ``git ARGS`` in the repository; its stdout, stripped of the final newline.
@@ -168,7 +180,18 @@ class MemoryRepo:
         return out or None
 
     def branch(self) -> str:
-        return self.git("symbolic-ref", "--short", "HEAD")
+        """The checked-out branch: ``main`` when HEAD is ``refs/heads/main``. Read from the
+        HEAD file (no process, as :meth:`_head_commit` reads the ref), else asked of git,
+        which fails on a detached HEAD. (``symbolic-ref --short`` would say ``heads/main``
+        where a tag is also named ``main``: not a branch name.)"""
+        try:
+            head = (self.git_dir / "HEAD").read_text("ascii").strip()
+        except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
+            head = ""
+        name = head.removeprefix("ref: refs/heads/")
+        if name != head and _BRANCH.fullmatch(name) and ".." not in name:
+            return name
+        return self.git("symbolic-ref", "HEAD").removeprefix("refs/heads/")
 
     def resolve_commit(self, rev: str) -> str | None:
         """The commit ``rev`` names (a hash, a branch, ``HEAD~2``), or None. Never an option."""
@@ -269,16 +292,17 @@ class MemoryRepo:
             for path, data in ready.appends.items():
                 if not confine.append(self.root, path, data):
                     created.add(path)
-            message_file = self.git_dir / "clm-commit-msg"
-            message_file.write_text(ready.message, encoding="utf-8")
+            # the message goes to git on its input: rewriting a message file at every commit
+            # cost a flush of the file system (ext4 writes a truncated file out on close)
+            text = ready.message.encode("utf-8")
             if created:
                 self.git("add", "--", *sorted(created))
-            status, _, err = self._commit_only(message_file, paths)
+            status, _, err = self._commit_only(text, paths)
             if status != 0 and len(created) < len(paths):
                 # A path that was there but that git does not know (a file someone left
                 # untracked): `--only` refuses it. Stage every path and commit again.
                 self.git("add", "--", *paths)
-                status, _, err = self._commit_only(message_file, paths)
+                status, _, err = self._commit_only(text, paths)
             if status != 0 and self.head() is not None and self._unchanged(paths):
                 journal.unlink()  # the files are what HEAD has: nothing to undo
                 raise NothingToCommit(
@@ -293,7 +317,7 @@ class MemoryRepo:
             self.run("maintenance", "run", "--auto", "--quiet")
         return sha
 
-    def _commit_only(self, message_file: Path, paths: list[str]) -> tuple[int, str, str]:
+    def _commit_only(self, message: bytes, paths: list[str]) -> tuple[int, str, str]:
         return self.run(
             # git commit would start `git maintenance run --auto` after every commit, a process
             # that nearly always finds nothing to do: _maintenance_due asks first
@@ -302,11 +326,11 @@ class MemoryRepo:
             "-q",
             "--no-verify",
             "--cleanup=verbatim",
-            "-F",
-            str(message_file),
+            *("-F", "-"),
             "--only",
             "--",
             *paths,
+            stdin=message,
         )
 
     def _unchanged(self, paths: list[str]) -> bool:
@@ -416,6 +440,36 @@ class MemoryRepo:
             return None
         out = self.git("cat-file", "blob", f"{commit}:{check_path(path, 'read')}", check=False)
         return out or None
+
+    def show_files(self, names: Sequence[str]) -> list[str | None]:
+        """The text of each blob ``names`` names (``REV:PATH``, or a blob's id), read by one
+        ``git cat-file --batch``: as :meth:`show_file` gives it (decoded as UTF-8, a byte that
+        is not replaced, without one final newline), None where there is no such blob (or it
+        is empty). A name is never an option: it is a line of git's input."""
+        if not names:
+            return []
+        if any("\n" in name or "\x00" in name or not name for name in names):
+            raise InputError("an object name cannot be empty or hold a line break")
+        request = "".join(f"{name}\n" for name in names).encode("utf-8")
+        status, out, err = run_git_bytes(self.root, ["cat-file", "--batch"], stdin=request)
+        if status != 0:
+            raise GitError(f"git cat-file --batch failed: {short(err.strip())}")
+        found: list[str | None] = []
+        at = 0
+        for _ in names:
+            end = out.find(b"\n", at)
+            if end < 0:
+                raise GitError("git cat-file --batch answered fewer objects than it was asked")
+            header = _BATCH_HEADER.fullmatch(out, at, end)
+            at = end + 1
+            if header is None:  # "<name> missing" (or ambiguous): no such object
+                found.append(None)
+                continue
+            size = int(header[2])
+            data, at = out[at : at + size], at + size + 1  # the content, then a line feed
+            text = data.decode("utf-8", "replace").removesuffix("\n")
+            found.append(text if header[1] == b"blob" and text else None)
+        return found
 
     def read_file(self, path: str) -> str | None:
         """The text of ``path`` in the work tree, never through a symbolic link."""

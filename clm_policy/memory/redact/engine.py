@@ -3,12 +3,25 @@
 Each rule runs over the text once, in order (:data:`RULES`); a match its check accepts is
 replaced by ``[REDACTED:<rule-id>]``. The scan is linear: overlapping candidates are tried, but
 none from inside a secret already judged.
+
+Two things keep the many short strings of a commit cheap (a run's decisions.jsonl and
+metrics.jsonl are thousands of lines of the same keys and words, its state.json the same keys
+at every commit), and neither changes what is redacted:
+
+- :func:`may_hold_secret`, every rule's own pre-test (its needles, or its anchor) taken
+  together: a text none of them lets through is one no rule can touch, so it is returned
+  before the rules run one by one;
+- the strings the rules found nothing in (and the dict keys no key/value rule reads) are
+  remembered, up to :data:`KNOWN_CLEAN` of them of up to :data:`KNOWN_LENGTH` characters: the
+  rules are a pure function of the text, fixed when this module is imported, so a string
+  seen clean is clean the next time. Only what is clean is remembered — never a secret, or
+  anything about one — and only by :class:`Redactor` and :func:`redact_data`.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
 from clm_policy.memory.redact.assignments import ASSIGNMENT_RULES, is_token_header
@@ -38,11 +51,13 @@ class _Tally:
     def __init__(self, tag: bool = False) -> None:
         self.tag = tag
         self.counts: dict[str, int] = {}
+        self.total = 0  # markers made: sum(counts.values())
         self.secrets: dict[str, tuple[str, int]] = {}  # secret -> (rule, number)
         self.numbered: list[str] = []  # number -> secret
 
     def marker(self, rule_id: str, secret: str) -> str:
         self.counts[rule_id] = self.counts.get(rule_id, 0) + 1
+        self.total += 1
         if secret not in self.secrets:
             self.secrets[secret] = (rule_id, len(self.numbered))
             self.numbered.append(secret)
@@ -100,12 +115,50 @@ def _apply(rule: Rule, text: str, lowered: str, tally: _Tally) -> str:
     return "".join(pieces)
 
 
+def _lower(text: str) -> str:
+    # "İ" is the one character whose lower() is two long; anchors need equal offsets.
+    return text.replace("\u0130", "i").lower()
+
+
+def _fewest(needles: Iterable[str]) -> tuple[str, ...]:
+    """``needles`` without those that hold another (``sk-ant-`` is in a text only where
+    ``sk-`` is): a text holds one of the result exactly when it holds one of ``needles``."""
+    unique = set(needles)
+    return tuple(sorted(n for n in unique if not any(o != n and o in n for o in unique)))
+
+
+NEEDLES = _fewest(needle for rule in RULES for needle in rule.needles)
+"""Every rule's needles (case-sensitive substrings of the text), fewest that say the same."""
+ANCHORS = LazyPattern("|".join(f"(?:{r.anchor.source})" for r in RULES if r.anchor is not None))
+"""Every rule's anchor in one pattern, searched in the lower-cased text: it matches somewhere
+exactly when one of them does (an alternation tries each at every position)."""
+_UNGUARDED = any(not rule.needles and rule.anchor is None for rule in RULES)
+"""A rule with neither pre-test would have to be tried on every text (there is none today:
+tests/memory/test_redact_prefilter.py holds that)."""
+
+
+def may_hold_secret(text: str) -> bool:
+    """False only when no rule can match ``text``: it holds none of any rule's needles and no
+    rule's anchor matches it lower-cased. Those are the tests :func:`_apply` makes before it
+    runs a rule's pattern, so a text that fails them all is one every rule leaves as it is."""
+    if _UNGUARDED:
+        return True
+    for needle in NEEDLES:
+        if needle in text:
+            return True
+    return ANCHORS.search(_lower(text)) is not None
+
+
 def _redact(text: str, counts: _Tally) -> str:
+    return _scan(text, counts) if may_hold_secret(text) else text
+
+
+def _scan(text: str, counts: _Tally) -> str:
+    """``text`` with every rule applied in turn (each after its own pre-test)."""
     lowered = ""  # text lower-cased (same length: see below) while text is unchanged
     for rule in RULES:
         if rule.anchor is not None and not lowered:
-            # "İ" is the one character whose lower() is two long; anchors need equal offsets.
-            lowered = text.replace("\u0130", "i").lower()
+            lowered = _lower(text)
         redacted = _apply(rule, text, lowered, counts)
         if redacted is not text:
             text, lowered = redacted, ""
@@ -121,22 +174,55 @@ def _value_rule(key: str, value: str) -> str | None:
     return "generic-secret" if KEY_NAME.search(key) and looks_secret(value) else None
 
 
+def _plain_key(key: str) -> bool:
+    """Whether no value can be a secret because of ``key``: :func:`_value_rule` never reads
+    its value (each of its rules needs the key to name a secret first)."""
+    return not (AWS_KEY_NAME.search(key) or is_token_header(key) or KEY_NAME.search(key))
+
+
+KNOWN_CLEAN = 20_000
+"""Strings remembered as clean at most (then all are forgotten and remembering starts over)."""
+KNOWN_LENGTH = 1_000
+"""Characters of a string remembered as clean at most (a longer one is scanned each time)."""
+_CLEAN: set[str] = set()  # strings the rules found nothing in
+_PLAIN_KEYS: set[str] = set()  # dict keys no key/value rule reads
+
+
+def _remember(known: set[str], text: str) -> None:
+    if type(text) is str and len(text) <= KNOWN_LENGTH:  # a subclass could hash otherwise
+        if len(known) >= KNOWN_CLEAN:
+            known.clear()
+        known.add(text)
+
+
+def _text(text: str, counts: _Tally) -> str:
+    """``text`` redacted (``text`` itself when it holds no secret), remembered when clean."""
+    if type(text) is str and text in _CLEAN:
+        return text
+    before = counts.total
+    redacted = _redact(text, counts)
+    if counts.total == before:
+        _remember(_CLEAN, text)
+        return text
+    return redacted
+
+
 def _walk(value: Any, counts: _Tally) -> Any:
+    # the exact types plain data is made of first (an ABC's isinstance is slow), then the
+    # same tests for anything else
+    kind = type(value)
+    if kind is str:
+        return _text(value, counts)
+    if kind is int or kind is float or kind is bool or value is None:
+        return value
+    if kind is dict:
+        return _walk_mapping(value, counts)
+    if kind is list:
+        return [_walk(item, counts) for item in value]
     if isinstance(value, str):
-        before = sum(counts.counts.values())
-        redacted = _redact(value, counts)
-        return value if sum(counts.counts.values()) == before else redacted
+        return _text(value, counts)
     if isinstance(value, Mapping):
-        out: dict[Any, Any] = {}
-        for key, item in value.items():
-            new_item = _walk(item, counts)
-            # A string no text rule touched may still be a secret because of its key.
-            if isinstance(key, str) and isinstance(item, str) and new_item is item:
-                rule = _value_rule(key, item)
-                if rule is not None:
-                    new_item = counts.marker(rule, item)
-            out[_walk(key, counts)] = new_item
-        return out
+        return _walk_mapping(value, counts)
     if isinstance(value, list):
         return [_walk(item, counts) for item in value]
     if isinstance(value, tuple):
@@ -144,6 +230,25 @@ def _walk(value: Any, counts: _Tally) -> Any:
     if value is None or isinstance(value, int | float):
         return value
     raise TypeError(f"redact_data walks dict, list, tuple, str, numbers and None, not {value!r}")
+
+
+def _walk_mapping(value: Mapping[Any, Any], counts: _Tally) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
+    for key, item in value.items():
+        new_item = _walk(item, counts)
+        # A string no text rule touched may still be a secret because of its key.
+        if (
+            isinstance(key, str)
+            and isinstance(item, str)
+            and new_item is item
+            and not (type(key) is str and key in _PLAIN_KEYS)
+        ):
+            if _plain_key(key):
+                _remember(_PLAIN_KEYS, key)
+            elif (rule := _value_rule(key, item)) is not None:
+                new_item = counts.marker(rule, item)
+        out[_walk(key, counts)] = new_item
+    return out
 
 
 class Redaction:
@@ -206,7 +311,7 @@ class Redactor:
 
     def text(self, text: str) -> str:
         """``text`` redacted; its secrets are noted."""
-        return _redact(text, self._tally)
+        return _text(text, self._tally)
 
     def data(self, value: Any) -> Any:
         """A redacted copy of ``value`` (see :func:`redact_data`); its secrets are noted."""
@@ -215,6 +320,15 @@ class Redactor:
     def settle(self, value: Any) -> Any:
         """``value`` (a text or plain data) without this redactor's tags, noting the secrets
         whose tag it still holds as kept."""
+        kind = type(value)  # the exact types of plain data first, as _walk does
+        if kind is str:
+            return _TAG.sub(self._keep, value) if _TAG_OPEN in value else value
+        if kind is dict:
+            return {self.settle(k): self.settle(v) for k, v in value.items()}
+        if kind is list:
+            return [self.settle(v) for v in value]
+        if kind is int or kind is float or kind is bool or value is None:
+            return value
         if isinstance(value, str):
             if _TAG_OPEN not in value:
                 return value
