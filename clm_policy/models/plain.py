@@ -480,7 +480,7 @@ def plain_state(data: object) -> FigureState | None:
 
 
 def plain_session(data: object) -> PlainState | None:
-    """The whole PlainState for plainly valid SessionState JSON data, else None."""
+    """The whole PlainState for plainly valid SessionState JSON, else None."""
     state: PlainState | None = _plain_sessionstate(data, True)
     return state
 

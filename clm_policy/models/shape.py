@@ -209,7 +209,7 @@ class _Writer:
         lines = [
             f"def {name}(data: Any, full: bool = False) -> Any:",
             f'    """``data`` as a plainly valid {model.__name__}, or None: with ``full`` a',
-            f"    {self.plain[model]}, else {figures or 'the data itself'}.\"\"\"",
+            f'    {self.plain[model]}, else {figures or "the data itself"}."""',
             f"    if type(data) is not dict or not data.keys() <= _KEYS_{model.__name__.upper()}:",
             "        return None",
         ]
@@ -498,7 +498,7 @@ def render(state: type[BaseModel] | None = None) -> str:
     out.append("    return state")
     out += ["", ""]
     out.append("def plain_session(data: object) -> PlainState | None:")
-    out.append('    """The whole PlainState for plainly valid SessionState JSON data, else None."""')
+    out.append('    """The whole PlainState for plainly valid SessionState JSON, else None."""')
     out.append(f"    state: PlainState | None = {entry}(data, True)")
     out.append("    return state")
     for lines in reversed(list(writer.functions.values())):
