@@ -356,7 +356,8 @@ def what_it_reads(state: PlainState, retain: int) -> PlainState:
     """``state`` as the deterministic compaction reads it (:func:`compact` with
     ``DETERMINISTIC`` gives the same result for both): the messages it neither keeps nor
     quotes in the summary — system messages, and all but the last ``max(retain, 5)`` of the
-    conversation — with their text left out (their number and roles are all it counts).
+    conversation — with their text and name left out (their number and roles are all it
+    counts).
 
     A pipeline redacts this, not the whole conversation, before it compacts: the text of a
     message nothing keeps would be redacted only to be thrown away."""
@@ -364,7 +365,7 @@ def what_it_reads(state: PlainState, retain: int) -> PlainState:
     messages: list[PlainMessage] = []
     for m in reversed(state.messages):
         if m.role is MessageRole.SYSTEM or read == 0:
-            messages.append(m.replace(content="") if m.content else m)
+            messages.append(m.replace(content="", name=None) if m.content or m.name else m)
         else:
             messages.append(m)
             read -= 1
