@@ -18,27 +18,35 @@ expected, which the merge converts too).
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from clm_policy.base.digest import sha256
 from clm_policy.base.errors import LoadCheck, Location, PolicyError, Sink, shorten
+from clm_policy.base.record import Record
 from clm_policy.formats.textio import path_kind
 from clm_policy.formats.yamlio import PathKey, YamlDocument, load_yaml
 from clm_policy.policy.sources import resolve_source
 
-PolicyData = dict[str, Any]
-"""A policy file's data, valid against the policy schema (models/policy.py's PolicyFile)."""
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    PolicyData = dict[str, Any]
+    """A policy file's data, valid against the policy schema (models/policy.py's PolicyFile)."""
+    DocumentReader = Callable[[Path, str], YamlDocument]
 
 
-@dataclass(frozen=True, slots=True)
-class Origin:
+class Origin(Record):
     """Where a value was written: the document and the path to it inside."""
 
-    doc: YamlDocument
-    path: tuple[PathKey, ...]
+    FIELDS = ("doc", "path")
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(self, doc: YamlDocument, path: tuple[PathKey, ...]) -> None:
+        self.doc = doc
+        self.path = path
 
     @property
     def location(self) -> Location:
@@ -49,13 +57,23 @@ class Origin:
         return self.doc.location(self.path, key=True)
 
 
-@dataclass
-class Entry:
-    """A rule or guard after merging: its fields, each with the origin of its value."""
+class Entry(Record):
+    """A rule or guard after merging: its fields, each with the origin of its value; ``origin``
+    is the latest declaration of this id."""
 
-    id: str
-    origin: Origin  # the latest declaration of this id
-    fields: dict[str, tuple[Any, Origin]] = field(default_factory=dict)
+    FIELDS = ("id", "origin", "fields")
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(
+        self,
+        id: str,  # noqa: A002 (the entry's id)
+        origin: Origin,
+        fields: dict[str, tuple[Any, Origin]] | None = None,
+    ) -> None:
+        self.id = id
+        self.origin = origin
+        self.fields: dict[str, tuple[Any, Origin]] = {} if fields is None else fields
 
     def get(self, name: str) -> Any:
         return self.fields[name][0] if name in self.fields else None
@@ -64,40 +82,59 @@ class Entry:
         return self.fields[name][1] if name in self.fields else self.origin
 
 
-@dataclass
-class ResolvedPolicy:
-    """The merged declarations of a policy and its ancestors, not yet compiled."""
+class ResolvedPolicy(Record):
+    """The merged declarations of a policy and its ancestors, not yet compiled. ``paths``: the
+    files of the chain on disk, root ancestor first; ``prices``: (input, output) by model."""
 
-    name: str
-    path: str
-    files: list[YamlDocument]
-    paths: list[Path]  # the files of the chain on disk, root ancestor first
-    description: str | None = None
-    default_profile: tuple[str, Origin] | None = None
-    defaults: dict[str, tuple[Any, Origin]] = field(default_factory=dict)
-    profiles: dict[str, dict[str, tuple[Any, Origin]]] = field(default_factory=dict)
-    profile_origins: dict[str, Origin] = field(default_factory=dict)
-    models: dict[str, int] = field(default_factory=dict)
-    prices: dict[str, tuple[float, float]] = field(default_factory=dict)  # (input, output)
-    signals: dict[str, tuple[dict[str, Any], Origin]] = field(default_factory=dict)
-    rules: list[Entry] = field(default_factory=list)
-    otherwise: str = "continue"
-    confirm: tuple[str, ...] = ()
-    guards: dict[str, list[Entry]] = field(default_factory=dict)
+    FIELDS = (
+        "name",
+        "path",
+        "files",
+        "paths",
+        "description",
+        "default_profile",
+        "defaults",
+        "profiles",
+        "profile_origins",
+        "models",
+        "prices",
+        "signals",
+        "rules",
+        "otherwise",
+        "confirm",
+        "guards",
+    )
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(self, name: str, path: str, files: list[YamlDocument], paths: list[Path]):
+        self.name = name
+        self.path = path
+        self.files = files
+        self.paths = paths
+        self.description: str | None = None
+        self.default_profile: tuple[str, Origin] | None = None
+        self.defaults: dict[str, tuple[Any, Origin]] = {}
+        self.profiles: dict[str, dict[str, tuple[Any, Origin]]] = {}
+        self.profile_origins: dict[str, Origin] = {}
+        self.models: dict[str, int] = {}
+        self.prices: dict[str, tuple[float, float]] = {}
+        self.signals: dict[str, tuple[dict[str, Any], Origin]] = {}
+        self.rules: list[Entry] = []
+        self.otherwise = "continue"
+        self.confirm: tuple[str, ...] = ()
+        self.guards: dict[str, list[Entry]] = {}
 
     @property
     def digest(self) -> str:
         """A short content hash over every file of the chain (for audit trailers, caches)."""
-        h = hashlib.sha256()
+        h = sha256()
         for doc in self.files:
             h.update(doc.file.encode() + b"\0" + doc.text.encode() + b"\0")
-        return h.hexdigest()[:12]
+        return str(h.hexdigest())[:12]
 
 
 _PLACEMENT = ("id", "before", "after", "disable", "description")
-
-
-DocumentReader = Callable[[Path, str], YamlDocument]
 
 
 def load_resolved(
