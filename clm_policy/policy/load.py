@@ -296,8 +296,7 @@ def _merge_entries(
             elif given:
                 sink.report(
                     PolicyError(
-                        f"{kind} '{ident}' is disabled: remove its other keys "
-                        f"({', '.join(given)})",
+                        f"{kind} '{ident}' is disabled: remove its other keys ({', '.join(given)})",
                         doc.location([*base, i, given[0]], key=True),
                         check=LoadCheck.EXTENDS,
                     )
