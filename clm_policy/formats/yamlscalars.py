@@ -60,20 +60,18 @@ RESOLVERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ),
 )
 
-_BY_FIRST: dict[str, list[tuple[str, re.Pattern[str]]]] | None = None
+
+def _by_first() -> dict[str, list[tuple[str, re.Pattern[str]]]]:
+    table: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+    for kind, pattern, first in RESOLVERS:
+        compiled = re.compile(pattern, re.X)
+        for ch in first:
+            table.setdefault(ch, []).append((kind, compiled))
+    return table
 
 
-def _table() -> dict[str, list[tuple[str, re.Pattern[str]]]]:
-    """The resolvers by first character (compiled on first use)."""
-    global _BY_FIRST
-    if _BY_FIRST is None:
-        table: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
-        for kind, pattern, first in RESOLVERS:
-            compiled = re.compile(pattern, re.X)
-            for ch in first:
-                table.setdefault(ch, []).append((kind, compiled))
-        _BY_FIRST = table
-    return _BY_FIRST
+_BY_FIRST = _by_first()
+"""The resolvers by the first character of the scalar they may match."""
 
 
 def _int(text: str) -> int:
@@ -115,7 +113,7 @@ def convert(kind: str, value: str) -> Any:
 
 def plain_value(value: str) -> Any:
     """The value of an untagged plain scalar (ValueError: an integer too long to read)."""
-    for kind, regexp in _table().get(value[:1], ()):
+    for kind, regexp in _BY_FIRST.get(value[:1], ()):
         if regexp.match(value):
             return convert(kind, value)
     return value

@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from clm_policy.base.digest import sha256
-from clm_policy.base.errors import LoadCheck, Location, PolicyError, Sink, shorten
+from clm_policy.base.errors import ClmError, LoadCheck, Location, PolicyError, Sink, shorten
 from clm_policy.base.record import Record
 from clm_policy.formats.textio import path_kind
 from clm_policy.formats.yamlio import PathKey, YamlDocument, load_yaml
@@ -187,25 +187,35 @@ def _load_chain(
 _SPECS: dict[int, tuple[YamlDocument, PolicyData]] = {}
 
 
+def schema_errors(doc: YamlDocument) -> list[ClmError]:
+    """Every error of ``doc`` against the policy schema, sorted by position (lint reports them
+    all). A document without any is remembered: loading it does not check it again."""
+    known = _SPECS.get(id(doc))
+    if known is not None and known[0] is doc:
+        return []
+    from clm_policy.models.plainschema import plainly_valid
+
+    if not plainly_valid("policy", doc.root):  # pydantic says where it is wrong
+        from clm_policy.formats.validate import document_errors
+        from clm_policy.models.policy import PolicyFile
+
+        errors: list[ClmError] = list(document_errors(doc, PolicyFile, "policy")[1])
+        if errors:
+            return errors
+    assert isinstance(doc.root, dict)
+    if len(_SPECS) >= 256:
+        _SPECS.clear()
+    _SPECS[id(doc)] = (doc, doc.root)  # the document is kept, so its id stays its own
+    return []
+
+
 def _validated(doc: YamlDocument) -> PolicyData:
     """``doc``'s data, validated as a policy file, once per document (:func:`load_yaml` hands
     out the same document for the same file, and many files extend the same parent)."""
-    known = _SPECS.get(id(doc))
-    if known is not None and known[0] is doc:
-        return known[1]
-    from clm_policy.models.plainschema import plainly_valid
-
-    spec = doc.root
-    if not plainly_valid("policy", spec):  # pydantic says where it is wrong
-        from clm_policy.formats.validate import validate_document
-        from clm_policy.models.policy import PolicyFile
-
-        validate_document(doc, PolicyFile, "policy")
-    assert isinstance(spec, dict)
-    if len(_SPECS) >= 256:
-        _SPECS.clear()
-    _SPECS[id(doc)] = (doc, spec)  # the document is kept, so its id stays its own
-    return spec
+    errors = schema_errors(doc)
+    if errors:
+        raise errors[0]
+    return _SPECS[id(doc)][1]
 
 
 def resolve_source_at(ref: str, base: Path, where: Location) -> tuple[Path, str]:
