@@ -133,9 +133,18 @@ class Change:
         from clm_policy.models.plain import PlainState, plain_session
 
         if isinstance(value, PlainState):
+            # A message without text (content and name empty: one a compaction does not read)
+            # has nothing to redact; the others are walked as the whole state would walk them.
+            data = value.as_dict()
+            messages = data.pop("messages")
+            data = self._first.data(data)
+            data["messages"] = [
+                m if not m["content"] and m["name"] is None else self._first.data(m)
+                for m in messages
+            ]
             # strings stay strings and a session id is checked before (check_identifiers):
             # the redacted state is as valid as the raw one
-            state = plain_session(self._first.data(value.as_dict()))
+            state = plain_session(data)
             if state is None:
                 raise InputError("the state is not valid once its secrets are replaced")
             return state  # type: ignore[return-value]
