@@ -1,23 +1,30 @@
-"""Benchmark: ``clm-policy hook claude-code`` answering UserPromptSubmit, as a fresh process.
+"""Benchmark: ``clm-policy hook claude-code`` answering UserPromptSubmit, as a fresh process:
+on every prompt (warm), and the first prompt after the policy changed (cold).
 
 Run: ``.venv/bin/python benchmarks/bench_hook.py [--json] [--runs N] [--size-mb N]``
 
 Claude Code runs the hook on every prompt, so its whole process is what a person waits for.
-A project is set up in a temporary folder (``.clm-policy.yaml`` naming the claude-code
-policy; its memory repository; a warm compiled-policy cache) with a Claude Code transcript of
-about 3 MB whose last response reports 40,000 tokens of context: the policy says continue and
-the hook answers nothing, the common case. The hook's JSON goes to the process's stdin as
-Claude Code sends it.
+A project is set up in a temporary folder (``.clm-policy.yaml`` naming the project's policy,
+``policy.yaml``: the bundled claude-code policy's text, which extends the default; its memory
+repository) with a Claude Code transcript of about 3 MB whose last response reports 40,000
+tokens of context: the policy says continue and the hook answers nothing, the common case.
+The hook's JSON goes to the process's stdin as Claude Code sends it.
+
+Two figures: **warm**, the hook with the compiled policy in its cache (every prompt but one);
+**first after a change**, the hook right after ``policy.yaml`` was edited (a comment line that
+names the run is added before each such run, untimed), so that it reads, validates and
+compiles the policy and its parent and writes the cache entry.
 
 ``--config untrusted`` names another memory and a remote in the file, not trusted (the hook
 checks the trust record on every prompt and, once the person was told, answers nothing);
 ``--config trusted`` the same file, trusted (``clm-policy trust``).
 
-The baseline is ``sys.executable -c pass`` in the same run, round-robin with the hook. The
+The baseline is ``sys.executable -c pass`` in the same run, round-robin with both. The
 subprocesses run without ``PYTHONDONTWRITEBYTECODE`` and after warm-ups, so they use bytecode
-as an installed clm-policy does. Target: the hook's median <= 4x the baseline's.
+as an installed clm-policy does. Targets: warm <= 3x the baseline, first after a change <= 6x.
 
-Exit status: 0 whether or not the target is met; 1 when a hook run fails or answers something.
+Exit status: 0 whether or not the targets are met; 1 when a hook run fails or answers
+something.
 """
 
 from __future__ import annotations
@@ -33,7 +40,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-TARGET_RATIO = 4.0
+TARGET_RATIO = 3.0
+TARGET_COLD_RATIO = 6.0
 WARMUPS = 3
 SESSION = "3f6d2b1a-8c4e-4f7a-9b2d-1e5c7a9d0f42"
 
@@ -96,7 +104,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "project"
         root.mkdir()
-        text = "version: 1\npolicy: claude-code\n"
+        policy = root / "policy.yaml"
+        from clm_policy.base.resources import bundled_policy
+
+        source = bundled_policy("claude-code").read_text(encoding="utf-8")
+        policy.write_text(source, encoding="utf-8")
+        text = "version: 1\npolicy: policy.yaml\n"
         if args.config != "plain":
             text += f"memory: {Path(tmp) / 'other-memory'}\nremote: origin\n"
         (root / ".clm-policy.yaml").write_text(text)
@@ -123,24 +136,36 @@ def main() -> int:
         ).encode()
         hook = [sys.executable, "-m", "clm_policy", "hook", "claude-code"]
         base = [sys.executable, "-c", "pass"]
-        for _ in range(WARMUPS):  # the first run of an untrusted one tells the person
+        for n in range(WARMUPS):  # the first run of an untrusted one tells the person
             time_run(hook, event, env, root, False)
             time_run(base, b"", env, root, False)
-        samples: dict[str, list[float]] = {"hook": [], "baseline": []}
-        for _ in range(args.runs):
-            samples["hook"].append(time_run(hook, event, env, root, True))
+            policy.write_text(f"{source}# warm-up {n}\n", encoding="utf-8")
+            time_run(hook, event, env, root, False)
+        policy.write_text(source, encoding="utf-8")
+        time_run(hook, event, env, root, True)  # the entry of the policy as it stays
+        samples: dict[str, list[float]] = {"hook": [], "cold": [], "baseline": []}
+        for n in range(args.runs):
             samples["baseline"].append(time_run(base, b"", env, root, False))
+            samples["hook"].append(time_run(hook, event, env, root, True))
+            policy.write_text(f"{source}# change {n}\n", encoding="utf-8")
+            samples["cold"].append(time_run(hook, event, env, root, True))
+            policy.write_text(source, encoding="utf-8")  # (its entry is in the cache)
     hook_ms = statistics.median(samples["hook"])
+    cold_ms = statistics.median(samples["cold"])
     base_ms = statistics.median(samples["baseline"])
-    ratio = hook_ms / base_ms
+    ratio, cold_ratio = hook_ms / base_ms, cold_ms / base_ms
     met = "met" if ratio <= TARGET_RATIO else "NOT met"
+    cold_met = "met" if cold_ratio <= TARGET_COLD_RATIO else "NOT met"
     result = {
         "config": args.config,
         "transcript_bytes": size,
         "hook_median_ms": round(hook_ms, 1),
+        "cold_median_ms": round(cold_ms, 1),
         "baseline_median_ms": round(base_ms, 1),
         "ratio": round(ratio, 2),
+        "cold_ratio": round(cold_ratio, 2),
         "target_ratio": TARGET_RATIO,
+        "target_cold_ratio": TARGET_COLD_RATIO,
     }
     if args.json:
         print(json.dumps(result, indent=2))
@@ -151,9 +176,11 @@ def main() -> int:
         f"{args.config} .clm-policy.yaml"
     )
     print(f"  python {sys.version.split()[0]}; median of {args.runs} runs, round-robin, bytecode")
-    print(f"  hook       median {hook_ms:7.1f} ms")
-    print(f"  baseline   median {base_ms:7.1f} ms   (python -c pass)")
-    print(f"  ratio {ratio:.1f}x; target <= {TARGET_RATIO:g}x: {met}")
+    print(f"  warm                      median {hook_ms:7.1f} ms   {ratio:.1f}x", end="")
+    print(f"  target <= {TARGET_RATIO:g}x: {met}")
+    print(f"  first after a change      median {cold_ms:7.1f} ms   {cold_ratio:.1f}x", end="")
+    print(f"  target <= {TARGET_COLD_RATIO:g}x: {cold_met}")
+    print(f"  baseline (python -c pass) median {base_ms:7.1f} ms")
     return 0
 
 

@@ -38,6 +38,12 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "decide": (*LIBRARIES, *STARTUP),
     # `clm-policy log` answered by the quick path (git runs as a process, not GitPython)
     "log": (*LIBRARIES, "dataclasses", "pathlib"),
+    # `clm-policy compact --state FILE` answered by the quick path: the compaction works on the
+    # plain state, its command line is read without click (the write path still uses pathlib)
+    "compact": (*LIBRARIES, "typing", "dataclasses", "inspect"),
+    # a policy compiled from its YAML (the first hook after the policy changed): the schema
+    # checked without pydantic, the YAML read without ruamel
+    "compile": (*LIBRARIES, "typing", "dataclasses", "inspect", "hashlib"),
     # a decision in process through the CLI's command (click's path) on a cached policy
     "engine": ("pydantic", "ruamel", "jsonschema", "git"),
     # the context read from a transcript's tail (the hooks' and decide's reader)

@@ -45,6 +45,8 @@ def main() -> None:
         _decide()
     if sys.argv[1:2] == ["log"]:
         _log()
+    if sys.argv[1:2] == ["compact"]:
+        _compact()
     from clm_policy.cli.main import run
 
     if not _IGNORED:
@@ -111,6 +113,22 @@ def _log() -> None:
         os.write(2, b"clm-policy: interrupted\n")
         sys.exit(EXIT_INTERRUPTED)
     sys.exit(status)
+
+
+def _compact() -> None:
+    """``clm-policy compact --state FILE`` without click (see clm_policy.cli.fast.compact);
+    returns, having written and printed nothing, when click should run the command instead."""
+    if not _IGNORED:  # a compaction writes: Ctrl-C is an exception the write path cleans up
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        from clm_policy.cli.fast.compact import answer
+
+        code = answer(sys.argv[2:])
+    except KeyboardInterrupt:  # (while reading the settings: nothing was written)
+        os.write(2, b"clm-policy: interrupted\n")
+        sys.exit(EXIT_INTERRUPTED)
+    if code is not None:
+        sys.exit(code)
 
 
 def _claude_code_hook() -> None:

@@ -3,6 +3,7 @@ print the hooks."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -116,8 +117,10 @@ def codex(
 
         from clm_policy.agents.hooks.claude_settings import executable
         from clm_policy.agents.hooks.codex import settings_snippet
+        from clm_policy.agents.hooks.shared import warm_policy
 
         echo(json.dumps(settings_snippet(executable()), indent=2))
+        warm_policy(os.getcwd())  # how Codex's hooks are set up: its first hook finds it compiled
         return 0
     from clm_policy.agents.hooks.codex import run_codex_hook
     from clm_policy.agents.hooks.shared import MAX_INPUT

@@ -1,24 +1,29 @@
-"""``clm-policy``: the command group, and the one place errors become exit codes.
+"""``clm-policy``: the command group, and where its errors become exit codes.
 
 Exit codes (README, "Exit codes"): 0 success; 1 findings (lint, test); 2 bad input or usage
 (a file:line:col message, no traceback); 3 an internal error (a bug: please report it;
 CLM_POLICY_DEBUG=1 shows the traceback); 4 a decision awaits a person's confirmation (run);
 130 interrupted (Ctrl-C). With ``--format json`` an error is a JSON object on standard output
-(``{"error": {...}}``), so a program reading the output always gets JSON.
+(``{"error": {...}}``), so a program reading the output always gets JSON. Click's own errors
+are told here; the library's, and any other, by :mod:`clm_policy.cli.errors` (which the quick
+paths use too).
 """
 
 from __future__ import annotations
 
-import json
-import os
 import sys
-import traceback
 from collections.abc import Sequence
 
 import click
 
-from clm_policy.base.errors import ClmError, UsageError
 from clm_policy.base.termsafe import echo
+from clm_policy.cli import errors
+from clm_policy.cli.errors import (
+    EXIT_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    warn_ignored,
+)
 
 # Each command lives in its own module, imported only when that command runs: a one-shot
 # `decide` does not pay for the others, and `clm-policy --help` lists them from SUMMARIES.
@@ -47,8 +52,6 @@ COMMANDS = {
     "test": "clm_policy.cli.testing:test",
     "trust": "clm_policy.cli.trust:trust",
 }
-
-HOOK_AGENTS = ("claude-code", "codex")  # the subcommands of `hook`
 
 
 # The first paragraph of each command's help, which `clm-policy --help` shortens as click
@@ -137,13 +140,6 @@ class LazyGroup(click.Group):
         return command
 
 
-EXIT_OK = 0
-EXIT_FINDINGS = 1
-EXIT_INPUT = 2
-EXIT_INTERNAL = 3
-EXIT_INTERRUPTED = 130
-
-
 @click.group(
     cls=LazyGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
@@ -196,15 +192,6 @@ def run(argv: list[str] | None = None) -> int:
         warn_ignored()  # what no option callback reported (init --claude-code's memory)
 
 
-def warn_ignored() -> None:
-    """One line on standard error for each project file whose memory or remote was ignored
-    because the person has not trusted it (clm_policy.config.trust)."""
-    from clm_policy.config.trust import take_ignored
-
-    for found in take_ignored():
-        echo(f"clm-policy: {found.notice}", err=True)
-
-
 def _run(args: list[str]) -> int:
     try:
         result = cli.main(args=args, prog_name="clm-policy", standalone_mode=False)
@@ -214,7 +201,7 @@ def _run(args: list[str]) -> int:
         if isinstance(exc, KeyboardInterrupt) or isinstance(exc.__context__, KeyboardInterrupt):
             echo("clm-policy: interrupted", err=True)
             return EXIT_INTERRUPTED
-        return _fail(args, EXIT_INPUT, "clm-policy: aborted")
+        return errors.fail(args, EXIT_INPUT, "clm-policy: aborted")
     except click.exceptions.NoArgsIsHelpError as exc:
         import io
 
@@ -224,86 +211,25 @@ def _run(args: list[str]) -> int:
         return EXIT_INPUT
     except click.UsageError as exc:
         message = exc.format_message()
-        if _wants_json(args):
-            return _fail(args, EXIT_INPUT, message)
+        if errors.wants_json(args):
+            return errors.fail(args, EXIT_INPUT, message)
         path = exc.ctx.command_path if exc.ctx is not None else command_path(args)
-        return _fail(args, EXIT_INPUT, usage_line(path, message))
+        return errors.fail(args, EXIT_INPUT, errors.usage_line(path, message))
     except click.ClickException as exc:
         code = EXIT_INPUT if exc.exit_code == 2 else exc.exit_code
-        if _wants_json(args):
-            return _fail(args, code, exc.format_message())
+        if errors.wants_json(args):
+            return errors.fail(args, code, exc.format_message())
         import io
 
         shown = io.StringIO()  # click's words (usage, hint, error), through the one printer
         exc.show(file=shown)
         echo(shown.getvalue(), err=True, nl=False)
         return code
-    except UsageError as exc:
-        return _fail(args, EXIT_INPUT, usage_line(command_path(args), exc.message), exc)
-    except ClmError as exc:
-        text = str(exc) if exc.location is not None else f"clm-policy: {exc}"
-        return _fail(args, EXIT_INPUT, text, exc)
-    except BrokenPipeError:
-        return EXIT_OK
-    except Exception as exc:
-        if os.environ.get("CLM_POLICY_DEBUG"):
-            echo(traceback.format_exc(), err=True, nl=False)
-        return _fail(
-            args,
-            EXIT_INTERNAL,
-            f"clm-policy: internal error: {type(exc).__name__}: {_short(str(exc))} (this is a "
-            "bug; rerun with CLM_POLICY_DEBUG=1 for the traceback)",
-        )
+    except Exception as exc:  # the library's errors and any other: clm_policy.cli.errors
+        return errors.report(args, exc, tuple(COMMANDS))
     return result if isinstance(result, int) else EXIT_OK
 
 
-def usage_line(command: str, message: str) -> str:
-    """A usage error as one line: ``clm-policy CMD: message (try 'clm-policy CMD --help')``."""
-    flat = " ".join(line.strip() for line in message.splitlines() if line.strip())
-    return f"{command}: {flat} (try '{command} --help')"
-
-
 def command_path(args: Sequence[str]) -> str:
-    """The command ``args`` run (``clm-policy decide``, ``clm-policy hook codex``), read from
-    the words before its options."""
-    words = ["clm-policy"]
-    for arg in args:
-        if arg == "--" or arg.startswith("-"):
-            break
-        named = (len(words) == 1 and arg in COMMANDS) or (
-            words[1:] == ["hook"] and arg in HOOK_AGENTS
-        )
-        if not named:
-            break
-        words.append(arg)
-    return " ".join(words)
-
-
-def _wants_json(args: Sequence[str]) -> bool:
-    """Whether the command line asks for ``--format json`` (parsed or not)."""
-    for i, arg in enumerate(args):
-        if arg == "--":
-            break
-        if arg == "--format=json" or (arg == "--format" and args[i + 1 : i + 2] == ["json"]):
-            return True
-    return False
-
-
-def _fail(args: Sequence[str], code: int, text: str, error: ClmError | None = None) -> int:
-    """Report an error: one line on standard error, or a JSON object with ``--format json``."""
-    if not _wants_json(args):
-        echo(text, err=True)
-        return code
-    body: dict[str, object] = {"code": code, "message": text}
-    if error is not None:
-        body["message"] = error.message
-        if error.location is not None:
-            where = error.location
-            body.update(file=where.file, line=where.line or None, col=where.col or None)
-    echo(json.dumps({"error": body}, indent=2))
-    return code
-
-
-def _short(text: str, limit: int = 300) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    """The command ``args`` run (``clm-policy decide``, ``clm-policy hook codex``)."""
+    return errors.command_path(args, tuple(COMMANDS))

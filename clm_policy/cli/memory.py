@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -84,6 +85,9 @@ def init(
     elif with_mcp:
         raise click.UsageError("--mcp goes with --claude-code")
     result = init_memory(directory)
+    from clm_policy.agents.hooks.shared import warm_policy
+
+    warm_policy(project if claude_code else os.getcwd())  # a first hook finds it compiled
     if not result.created:
         echo(f"{directory}: already a clm-policy memory repository; nothing changed")
     else:

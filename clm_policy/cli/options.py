@@ -17,7 +17,7 @@ __all__ = ["EVENTS"]  # and the options below
 
 
 def _memory(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str:
-    from clm_policy.cli.main import warn_ignored
+    from clm_policy.cli.errors import warn_ignored
     from clm_policy.config.project import memory_path
 
     chosen = memory_path(value)

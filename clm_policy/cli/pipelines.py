@@ -18,12 +18,11 @@ from clm_policy.cli.options import (
     state_option,
     transcript_options,
 )
+from clm_policy.cli.outcomes import handoff_json, show_compact
 
 if TYPE_CHECKING:
-    from clm_policy.lifecycle.byhand import ByHand
     from clm_policy.lifecycle.pipelines import HandoffOutcome
     from clm_policy.lifecycle.sources import Request
-    from clm_policy.lifecycle.verify import Recall
 
 
 def _options(command: Any) -> Any:
@@ -91,116 +90,10 @@ def compact(
       clm-policy compact --transcript ~/.claude/projects/-home-me-shop/<session>.jsonl
     """
     from clm_policy.lifecycle import byhand
-    from clm_policy.lifecycle.pipelines import CompactOutcome
 
     source = _source(state_src, session, transcript, transcript_format, memory)
     hand, done = byhand.compact(policy_ref, memory, source, profile, summarizer=summarizer)
-    state, why = hand.state, hand.why
-    if isinstance(done, byhand.Committed):
-        return _committed_already(hand, done, fmt)
-    if not isinstance(done, CompactOutcome):
-        return _verify_failed(hand, done, fmt)
-    result = done.result
-    assert result.recall is not None
-    if fmt == "json":
-        echo(
-            json.dumps(
-                {
-                    "event": "compact",
-                    "commit": done.commit,
-                    "session": state.session_id,
-                    "step": state.step_index,
-                    "rule": why.rule,
-                    "path": done.path,
-                    "context_before": result.context_before,
-                    "context_after": result.context_after,
-                    "messages_kept": len(result.messages) - 1,
-                    "redactions": done.redactions,
-                    "summarizer": result.summarizer_trailer,
-                    "recall": _recall_json(result.recall),
-                    "state": result.state.model_dump(mode="json"),
-                },
-                indent=2,
-            )
-        )
-        return 0
-    echo(
-        f"compacted session {state.session_id} at step {state.step_index} "
-        f"({why.rule}): commit {done.commit[:12]}"
-    )
-    echo(f"  summary   {done.path}")
-    echo(
-        f"  context   {result.context_before} -> {result.context_after} tokens (estimated), "
-        f"{len(result.messages) - 1} recent messages kept"
-    )
-    echo(f"  redacted  {done.redactions} secret(s)")
-    echo(f"  recall    {result.recall.trailer} of the session's facts")
-    if result.summarizer_trailer != "deterministic":
-        tried = f" ({result.tried} was asked)" if result.tried else ""
-        echo(f"  summary   by {result.summarizer_trailer}{tried}")
-    echo(f"  next      clm-policy log --memory {memory} --session {state.session_id}")
-    return 0
-
-
-def _committed_already(hand: ByHand, done: Any, fmt: str) -> int:
-    """A compaction at a position already committed: say so, commit nothing (exit 0)."""
-    state = hand.state
-    if fmt == "json":
-        echo(
-            json.dumps(
-                {
-                    "event": "compact",
-                    "commit": done.commit,
-                    "committed": False,
-                    "session": state.session_id,
-                    "step": state.step_index,
-                    "context_tokens": state.tokens.context_tokens,
-                },
-                indent=2,
-            )
-        )
-        return 0
-    echo(
-        f"session {state.session_id} at step {state.step_index} "
-        f"({state.tokens.context_tokens} tokens) is compacted already: commit "
-        f"{done.commit[:12]}; nothing new to commit"
-    )
-    return 0
-
-
-def _recall_json(recall: Recall | None) -> dict[str, Any] | None:
-    if recall is None:
-        return None
-    return {
-        "value": round(recall.value, 4),
-        "found": recall.found,
-        "asked": recall.asked,
-        "by_kind": {k: list(v) for k, v in recall.by_kind.items()},
-        "missing": [[f.kind, f.text] for f in recall.missing],
-    }
-
-
-def _verify_failed(hand: ByHand, done: HandoffOutcome, fmt: str) -> int:
-    """The compaction's recall was under min_recall: what the handoff made instead says."""
-    state, why = hand.state, hand.why
-    if fmt == "json":
-        doc = _handoff_json(hand, done)
-        doc.pop("manifest")
-        doc["rationale"] = why.rationale
-        doc["recall"] = _recall_json(done.recall)
-        echo(json.dumps({**doc, "seed": doc.pop("seed")}, indent=2))
-        return 0
-    echo(
-        f"compaction of session {state.session_id} at step {state.step_index} not committed: "
-        f"{why.rationale}"
-    )
-    echo(
-        f"handed off instead ({why.rule}): commit {done.commit[:12]} on "
-        f"{done.ref.removeprefix('refs/heads/')}"
-    )
-    echo(f"  manifest  {done.manifest_path}")
-    echo(f"  next safe action: {done.manifest.next_safe_action}")
-    return 0
+    return show_compact(hand, done, fmt, memory)
 
 
 @click.command()
@@ -258,7 +151,7 @@ def handoff(
     state, why = hand.state, hand.why
     request = _pull_request(memory, done, state.session_id, state.step_index, pr_body)
     if fmt == "json":
-        doc = _handoff_json(hand, done)
+        doc = handoff_json(hand, done)
         doc.update(pushed=push, push_attempts=done.push_attempts, pull_request=request)
         echo(json.dumps({**doc, "seed": doc.pop("seed")}, indent=2))
         return 0
@@ -279,25 +172,6 @@ def handoff(
         echo(f"  pr body   {pr_body}")
         echo(f"  open it   {request['command']}")
     return 0
-
-
-def _handoff_json(hand: ByHand, done: HandoffOutcome) -> dict[str, Any]:
-    """What ``--format json`` says of a committed handoff (its callers add their own keys;
-    the seed stays last)."""
-    state, why = hand.state, hand.why
-    return {
-        "event": "handoff",
-        "commit": done.commit,
-        "ref": done.ref,
-        "session": state.session_id,
-        "step": state.step_index,
-        "rule": why.rule,
-        "manifest_path": done.manifest_path,
-        "handoff_path": done.handoff_path,
-        "manifest": done.manifest.model_dump(mode="json"),
-        "redactions": done.redactions,
-        "seed": [m.model_dump(mode="json") for m in done.seed],
-    }
 
 
 def _pull_request(

@@ -5,12 +5,12 @@ libyaml (``ruamel.yaml.clib``) parses; this module turns its events into plain P
 and column of every mapping key, every value and every sequence item (see :data:`Marks`).
 Without the extension (not CPython) ruamel's pure-Python parser gives the same events.
 
-Scalars resolve as YAML 1.2 (core schema), with ruamel's own patterns: ``yes``/``on`` are
-strings, and timestamps stay strings (files are data with JSON semantics). Mapping keys must be
-strings. Merge keys (``<<: *base``) work, and a merged value keeps the marks of where it is
-written. Aliases share the anchored data; their expansion is bounded (:data:`MAX_NODES`), so an
-alias bomb is an error, not a hang, and so is an alias inside the node it names. Building
-keeps an explicit stack (no recursion) and stops where nesting passes
+Scalars resolve as YAML 1.2 (core schema), with ruamel's own patterns (:mod:`.yamlscalars`):
+``yes``/``on`` are strings, and timestamps stay strings (files are data with JSON semantics).
+Mapping keys must be strings. Merge keys (``<<: *base``) work, and a merged value keeps the
+marks of where it is written. Aliases share the anchored data; their expansion is bounded
+(:data:`MAX_NODES`), so an alias bomb is an error, not a hang, and so is an alias inside the
+node it names. Building keeps an explicit stack (no recursion) and stops where nesting passes
 :data:`~clm_policy.formats.yamldepth.MAX_DEPTH` levels, reported where :mod:`.yamldepth`
 places it.
 
@@ -39,10 +39,12 @@ from ruamel.yaml.events import (
     StreamEndEvent,
 )
 from ruamel.yaml.reader import ReaderError
-from ruamel.yaml.resolver import implicit_resolvers
 
 from clm_policy.base.errors import QUOTE_LIMIT, InputError, LoadCheck, Location, quote
 from clm_policy.formats.yamldepth import MAX_DEPTH, check_depth
+from clm_policy.formats.yamlscalars import CORE, KINDS
+from clm_policy.formats.yamlscalars import convert as _convert
+from clm_policy.formats.yamlscalars import plain_value as _plain
 
 # (line, column, sub), 1-based: ``sub`` is a scalar's style ("" plain, "'", '"', "|", ">"),
 # a mapping's ``{key: (key line, key column, marks of the value)}`` or a sequence's
@@ -51,66 +53,11 @@ Marks = tuple[int, int, Any]
 
 MAX_NODES = 200_000  # nodes aliases may add; a policy has a few hundred in all
 
-CORE = "tag:yaml.org,2002:"
-_KINDS = ("bool", "float", "int", "null", "timestamp")
-# ruamel's YAML 1.2 implicit resolvers (so scalars resolve exactly as ruamel would), by first
-# character, compiled once (ruamel wraps them in a lazy proxy that is slow to use)
-_RESOLVERS: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
-for _versions, _tag, _regexp, _first in implicit_resolvers:
-    _kind = _tag.removeprefix(CORE)
-    if (1, 2) in _versions and _kind in _KINDS:
-        for _ch in _first:
-            _compiled = re.compile(_regexp.pattern, _regexp.flags)
-            _RESOLVERS.setdefault(_ch, []).append((_kind, _compiled))
 _MERGE = object()  # the key of a merge (a plain ``<<``)
 _NO_KEY = object()  # a mapping waiting for its next key
 _MISSING = object()
 _MAP, _SEQ = CORE + "map", CORE + "seq"
 _PLAIN: dict[str, Any] = {}  # plain scalars already resolved (keys, mostly); bounded
-
-
-def _int(text: str) -> int:
-    digits = text.replace("_", "")
-    sign = -1 if digits.startswith("-") else 1
-    digits = digits.lstrip("+-")
-    for prefix, base in (("0b", 2), ("0o", 8), ("0x", 16)):
-        if digits.startswith(prefix):
-            return sign * int(digits[2:], base)
-    return sign * int(digits)
-
-
-def _float(text: str) -> float:
-    digits = text.replace("_", "").lower()
-    if digits.lstrip("+-") == ".inf":
-        return float(digits.replace(".inf", "inf"))
-    if digits == ".nan":
-        return float("nan")
-    return float(digits)
-
-
-def _convert(kind: str, value: str) -> Any:
-    """``value`` read as a scalar of ``kind``; ValueError when it is not one."""
-    if kind in ("str", "timestamp"):
-        return value
-    if kind == "null":
-        if value in ("", "~", "null", "Null", "NULL"):
-            return None
-    elif kind == "bool":
-        if value in ("true", "True", "TRUE", "false", "False", "FALSE"):
-            return value.lower() == "true"
-    elif kind == "int":
-        return _int(value)
-    elif kind == "float":
-        return _float(value)
-    raise ValueError(kind)
-
-
-def _plain(value: str) -> Any:
-    """The value of an untagged plain scalar."""
-    for kind, regexp in _RESOLVERS.get(value[:1], ()):
-        if regexp.match(value):
-            return _convert(kind, value)
-    return value
 
 
 class _Frame:
@@ -395,7 +342,7 @@ class Builder:
 
     def _tagged(self, tag: str, text: str, line: int, col: int) -> Any:
         kind = tag.removeprefix(CORE)
-        if kind == tag or kind not in ("str", "bool", "float", "int", "null", "timestamp"):
+        if kind == tag or kind not in ("str", *KINDS):
             raise self._error(f"unsupported YAML tag {quote(tag)}", line, col)
         try:
             return _convert(kind, text)

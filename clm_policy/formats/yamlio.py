@@ -4,7 +4,9 @@ Everything that reads YAML — policies, policy test files, scenarios, lint — 
 :func:`parse_yaml` / :func:`load_yaml` (or :class:`YamlStream` for a file too big to hold), so a
 syntax error, a duplicate key, nesting too deep, a bad merge key, an alias bomb, a file too
 large, binary or not UTF-8 reads the same everywhere, as ``file:line:col: message`` (check
-``yaml-syntax``). libyaml parses; :mod:`.yamlbuild` builds the data and the positions.
+``yaml-syntax``). A file in the shapes people write by hand is read by :mod:`.yamlquick`
+without importing ruamel (the first hook after a policy changed compiles it); anything else,
+and every error, libyaml parses and :mod:`.yamlbuild` builds — the same data and positions.
 
 A file is parsed once per process: :func:`load_yaml` keeps the documents it parsed, by name
 and text (a policy chain names the bundled default again and again). Documents are shared:
@@ -18,18 +20,21 @@ from __future__ import annotations
 
 import gc
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from clm_policy.base.errors import InputError, LoadCheck, Location
+from clm_policy.base.record import Record
 from clm_policy.formats.textio import POLICY_LIMIT, read_text
-from clm_policy.formats.yamlbuild import MAX_NODES, Builder, Marks
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+    from pathlib import Path
+    from typing import Any
+
+    from clm_policy.formats.yamlbuild import Marks
 
 __all__ = [
-    "MAX_NODES",
     "PathKey",
     "YamlDocument",
     "YamlStream",
@@ -44,18 +49,22 @@ __all__ = [
 PathKey = str | int
 
 
-@dataclass(frozen=True)
-class YamlDocument:
+class YamlDocument(Record):
     """A parsed YAML file (or a part of one): plain data (``root``) and where each node is.
 
     ``marks`` are the positions of ``root`` and everything in it (see
     :data:`clm_policy.formats.yamlbuild.Marks`); None for an empty document.
     """
 
-    file: str
-    text: str
-    root: Any
-    marks: Marks | None = None
+    FIELDS = ("file", "text", "root", "marks")
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(self, file: str, text: str, root: Any, marks: Marks | None = None) -> None:
+        self.file = file
+        self.text = text
+        self.root = root
+        self.marks = marks
 
     def _marks_at(self, path: Sequence[PathKey]) -> tuple[Marks | None, tuple[int, int] | None]:
         """The marks of the deepest node ``path`` reaches, and the position of the last key
@@ -132,6 +141,13 @@ def paused_gc() -> Iterator[None]:
 
 def parse_yaml(text: str, file: str) -> YamlDocument:
     """Parse ``text`` (one document); every problem is an :class:`InputError` (``yaml-syntax``)."""
+    from clm_policy.formats.yamlquick import quick_read
+
+    quick = quick_read(text)
+    if quick is not None:
+        return YamlDocument(file, text, *quick)
+    from clm_policy.formats.yamlbuild import Builder
+
     builder = Builder(text, file)
     with paused_gc():
         builder.build()
@@ -190,6 +206,8 @@ class YamlStream:
     """
 
     def __init__(self, text: str, file: str, key: str) -> None:
+        from clm_policy.formats.yamlbuild import Builder
+
         self._builder = Builder(text, file, stream=key)
         self.file = file
         self.text = text

@@ -8,36 +8,42 @@ same action, else ``manual`` with what the policy would have done.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
-
 from clm_policy.base.errors import StateError
+from clm_policy.base.record import Record
 from clm_policy.lifecycle.sources import Request, check, resolve
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from clm_policy.lifecycle.pipelines import CompactOutcome, HandoffOutcome, Provenance
-    from clm_policy.models.state import SessionState
+    from clm_policy.models.state_io import AnyState
     from clm_policy.policy.engine import Outcome, Policy, Profile
 
 HAND_SOURCES = ("state", "session", "transcript")
 """What a compaction or a handoff by hand works on: a whole session, never bare figures."""
 
 
-@dataclass(frozen=True)
-class Committed:
+class Committed(Record):
     """A compaction asked for at a position already committed: nothing new is committed."""
 
-    commit: str
+    FIELDS = ("commit",)
+    __slots__ = FIELDS
+
+    def __init__(self, commit: str) -> None:
+        self.commit = commit
 
 
-@dataclass(frozen=True)
-class ByHand:
+class ByHand(Record):
     """What a hand-run pipeline works on, and why its commit says it ran."""
 
-    policy: Policy
-    state: SessionState
-    profile: Profile
-    why: Provenance
+    FIELDS = ("policy", "state", "profile", "why")
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(self, policy: Policy, state: AnyState, profile: Profile, why: Provenance):
+        self.policy = policy
+        self.state = state
+        self.profile = profile
+        self.why = why
 
 
 def prepare(
@@ -49,8 +55,9 @@ def prepare(
     ``memory`` and a transcript (:mod:`clm_policy.lifecycle.sources`). Raises
     :class:`~clm_policy.base.errors.UsageError` when it names none or several,
     :class:`~clm_policy.base.errors.InputError` (a :class:`StateError` located in the state's
-    file when it came from one) when it cannot be read, and writes nothing."""
-    from clm_policy.models.state import SessionState
+    file when it came from one) when it cannot be read, and writes nothing. The state is a
+    plain one when it comes from a state file (no pydantic), else a SessionState."""
+    from clm_policy.models.plain import PlainState
     from clm_policy.policy.cache import load_policy_cached
 
     check(source, HAND_SOURCES)
@@ -59,7 +66,10 @@ def prepare(
         source = source.replace(memory=memory)
     resolved = resolve(source, full=True, sources=HAND_SOURCES)
     state = resolved.state
-    assert isinstance(state, SessionState)
+    if not isinstance(state, PlainState):  # a session's or a transcript's (pydantic is loaded)
+        from clm_policy.models.state import SessionState
+
+        assert isinstance(state, SessionState)
     try:
         decision = policy.outcome(state, profile)
         prof = policy.profile(profile or state.profile)
@@ -118,8 +128,8 @@ def compact(
                 min_recall=hand.profile.min_recall,
             )
         except VerificationFailed as exc:
-            why = replace(hand.why, rule=exc.trigger, rationale=exc.rationale)
-            hand = replace(hand, why=why)
+            why = hand.why.replace(rule=exc.trigger, rationale=exc.rationale)
+            hand = hand.replace(why=why)
             done = run_handoff(repo, hand.state, why=why)
     return hand, done
 

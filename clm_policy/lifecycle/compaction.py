@@ -8,19 +8,24 @@ summarizer plugs in through the same protocol, :mod:`.summarizers`). The result 
 summary, the hint and the messages kept — and the recall lands in the document's front matter.
 :func:`compact_verified` falls back to the deterministic summary when another summarizer fails
 or loses facts.
+
+The work is done on the plain state (:class:`~clm_policy.models.plain.PlainState`, generated
+from the state's declaration): a compaction asked for from the command line imports no
+pydantic. A caller that gives a :class:`~clm_policy.models.state.SessionState` gets one back;
+a summarizer other than the deterministic one is given one too (its protocol's type).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Protocol
 
 from clm_policy.base.errors import InputError
+from clm_policy.base.record import Record
+from clm_policy.base.timestamp import format_timestamp
 from clm_policy.lifecycle.estimate import estimate_message_tokens
 from clm_policy.lifecycle.summary import (
     NONE,
+    RECENT_MESSAGES,
     build_summary,
     bullets,
     code_list,
@@ -30,8 +35,18 @@ from clm_policy.lifecycle.summary import (
 from clm_policy.lifecycle.verify import Recall, compaction_context, facts, verify
 from clm_policy.memory.layout import compaction_path
 from clm_policy.models.enums import MessageRole
-from clm_policy.models.manifest import format_timestamp
-from clm_policy.models.state import Message, SessionState
+from clm_policy.models.plain import PlainMessage, PlainState
+from clm_policy.models.state_io import model_of, plain_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Any, Protocol
+
+    from clm_policy.models.state import SessionState
+    from clm_policy.models.state_io import AnyState
+else:
+    Protocol = object
 
 HINT_NAME = "clm-compact-hint"
 """``name`` of the system message that carries the hint, so a later step can recognise it."""
@@ -56,7 +71,7 @@ class DeterministicSummarizer:
 
     name = DETERMINISTIC_NAME
 
-    def summarize(self, state: SessionState) -> str:
+    def summarize(self, state: AnyState) -> str:
         return build_summary(state)
 
 
@@ -72,8 +87,16 @@ class TextSummary:
         self.text = text
         self.name = name
 
-    def summarize(self, state: SessionState) -> str:
+    def summarize(self, state: AnyState) -> str:
         return self.text
+
+
+def _summarize(summarizer: Summarizer, state: PlainState) -> str:
+    """``summarizer``'s summary of ``state``: ours read the plain state, any other is given
+    the :class:`~clm_policy.models.state.SessionState` its protocol names."""
+    if isinstance(summarizer, DeterministicSummarizer | TextSummary):
+        return summarizer.summarize(state)
+    return summarizer.summarize(model_of(state))
 
 
 def summarizer_name(summarizer: Summarizer) -> str:
@@ -82,31 +105,66 @@ def summarizer_name(summarizer: Summarizer) -> str:
     return name if isinstance(name, str) and name else type(summarizer).__name__
 
 
-@dataclass(frozen=True)
-class CompactionResult:
-    """Everything a compaction produces; nothing has been written yet."""
+class CompactionResult(Record):
+    """Everything a compaction produces; nothing has been written yet.
 
-    summary: str
-    """The structured summary of the state before compaction (Markdown)."""
-    hint: str
-    """The short Markdown block the agent gets in place of the older messages."""
-    messages: tuple[Message, ...]
-    """The new context: the hint as a system message, then the retained messages."""
-    state: SessionState
-    """The state after compaction (``messages`` replaced, counters and context updated)."""
-    document: str
-    """``sessions/<id>/compactions/<step>.md``: front matter, summary, hint."""
-    context_before: int
-    context_after: int
-    recall: Recall | None = None
-    """How many of the state's facts the next context holds (None: not verified)."""
-    summarizer: str = DETERMINISTIC_NAME
-    """Who wrote :attr:`summary` (:func:`summarizer_name`)."""
-    fallback: str | None = None
-    """Why the summary is the deterministic one when another summarizer was asked (``timeout``,
-    ``http 500``, ``garbage``, ``recall 0.40 < 0.9``); None when it was not replaced."""
-    tried: str | None = None
-    """The summarizer that was replaced (``openai:<model>``), with :attr:`fallback`."""
+    - ``summary``: the structured summary of the state before compaction (Markdown);
+    - ``hint``: the short Markdown block the agent gets in place of the older messages;
+    - ``messages``: the new context: the hint as a system message, then the retained messages
+      (of the kind the state given was: plain, or pydantic);
+    - ``state``: the state after compaction (``messages`` replaced, counters and context
+      updated), of that kind too;
+    - ``document``: ``sessions/<id>/compactions/<step>.md``: front matter, summary, hint;
+    - ``context_before``, ``context_after``: the context's tokens before and after;
+    - ``recall``: how many of the state's facts the next context holds (None: not verified);
+    - ``summarizer``: who wrote the summary (:func:`summarizer_name`);
+    - ``fallback``: why the summary is the deterministic one when another summarizer was
+      asked (``timeout``, ``http 500``, ``garbage``, ``recall 0.40 < 0.9``); None when it was
+      not replaced;
+    - ``tried``: the summarizer that was replaced (``openai:<model>``), with ``fallback``.
+    """
+
+    FIELDS = (
+        "summary",
+        "hint",
+        "messages",
+        "state",
+        "document",
+        "context_before",
+        "context_after",
+        "recall",
+        "summarizer",
+        "fallback",
+        "tried",
+    )
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(
+        self,
+        summary: str,
+        hint: str,
+        messages: tuple[Any, ...],
+        state: Any,
+        document: str,
+        context_before: int,
+        context_after: int,
+        recall: Recall | None = None,
+        summarizer: str = DETERMINISTIC_NAME,
+        fallback: str | None = None,
+        tried: str | None = None,
+    ) -> None:
+        self.summary = summary
+        self.hint = hint
+        self.messages = messages
+        self.state = state
+        self.document = document
+        self.context_before = context_before
+        self.context_after = context_after
+        self.recall = recall
+        self.summarizer = summarizer
+        self.fallback = fallback
+        self.tried = tried
 
     @property
     def summarizer_trailer(self) -> str:
@@ -117,7 +175,7 @@ class CompactionResult:
         return self.summarizer
 
 
-def build_hint(state: SessionState, *, retained: int) -> str:
+def build_hint(state: AnyState, *, retained: int) -> str:
     """The compact hint: goal, next action, constraints, verified / not verified, blockers
     (only when there are any) and memory keys; where the full summary is kept."""
     where = compaction_path(state.session_id, state.step_index)
@@ -153,7 +211,7 @@ def build_hint(state: SessionState, *, retained: int) -> str:
 
 
 def compact(
-    state: SessionState,
+    state: AnyState,
     *,
     retain: int,
     summarizer: Summarizer = DETERMINISTIC,
@@ -171,37 +229,60 @@ def compact(
     one higher and ``tokens.context_tokens`` re-estimated from the new messages (characters
     / 4, ``tokens.estimated = true``); the cumulative token figures stay as they were. The
     caller's state is not changed. ``trigger`` (the deciding rule) goes into the document's
-    front matter.
+    front matter. The result's state and messages are of the kind ``state`` is: a
+    :class:`~clm_policy.models.plain.PlainState` or a pydantic ``SessionState``.
 
     With ``verify_facts`` (the default) the state's facts are looked for in the summary, the
     hint and the messages kept (:func:`~clm_policy.lifecycle.verify.verify`): ``recall`` is
     set and the front matter records it with the summarizer's name (and ``fallback``, the
     reason a caller gives for having replaced the summarizer ``tried`` by this one).
     """
+    result = _compact(
+        plain_of(state),
+        retain=retain,
+        summarizer=summarizer,
+        now=now,
+        trigger=trigger,
+        verify_facts=verify_facts,
+        fallback=fallback,
+        tried=tried,
+    )
+    return result if isinstance(state, PlainState) else as_models(result)
+
+
+def as_models(result: CompactionResult) -> CompactionResult:
+    """``result`` with its state and messages as pydantic models (a caller that gave one)."""
+    state = model_of(result.state)
+    return result.replace(state=state, messages=tuple(state.messages))
+
+
+def _compact(
+    state: PlainState,
+    *,
+    retain: int,
+    summarizer: Summarizer,
+    now: datetime,
+    trigger: str | None,
+    verify_facts: bool,
+    fallback: str | None,
+    tried: str | None,
+) -> CompactionResult:
     if retain < 0:
         raise InputError(f"retain must be 0 or more, got {retain}")
     timestamp = format_timestamp(now)
-    summary = summarizer.summarize(state).rstrip("\n") + "\n"
+    summary = _summarize(summarizer, state).rstrip("\n") + "\n"
     name = summarizer_name(summarizer)
     kept = recent_messages(state.messages, retain)
     hint = build_hint(state, retained=len(kept))
-    messages = (
-        Message(role=MessageRole.SYSTEM, content=hint, name=HINT_NAME),
-        *(m.model_copy() for m in kept),
-    )
+    messages = [
+        PlainMessage(role=MessageRole.SYSTEM, content=hint, name=HINT_NAME),
+        *(m.replace() for m in kept),
+    ]
     recall = verify(facts(state), compaction_context(summary, messages)) if verify_facts else None
     after = estimate_message_tokens(messages)
-    tokens = state.tokens.model_copy(update={"context_tokens": after, "estimated": True})
-    # model_dump gives fresh lists, so the new state shares nothing mutable with the old one.
-    new_state = SessionState.model_validate(
-        {
-            **state.model_dump(exclude={"messages", "tokens"}),
-            "messages": list(messages),
-            "tokens": tokens,
-            "last_compact_step": state.step_index,
-            "compact_count": state.compact_count + 1,
-        }
-    )
+    # the new state shares nothing mutable with the old one (as_dict gives fresh lists)
+    tokens = state.tokens.replace(context_tokens=after, estimated=True)
+    new_state = _renewed(state, messages, tokens)
     front = {
         "session": state.session_id,
         "step": state.step_index,
@@ -239,7 +320,7 @@ def compact(
     return CompactionResult(
         summary=summary,
         hint=hint,
-        messages=messages,
+        messages=tuple(messages),
         state=new_state,
         document=document,
         context_before=state.tokens.context_tokens,
@@ -251,8 +332,49 @@ def compact(
     )
 
 
+def _renewed(state: PlainState, messages: list[PlainMessage], tokens: Any) -> PlainState:
+    """The state after the compaction: its own copy of every list, the new messages and
+    context, the compaction counted."""
+    from clm_policy.models.plain import plain_session
+
+    data = state.as_dict()
+    data.update(
+        messages=[],
+        tokens=tokens.as_dict(),
+        last_compact_step=state.step_index,
+        compact_count=state.compact_count + 1,
+    )
+    renewed = plain_session(data)
+    if renewed is None:  # a count past the largest a state holds: say so as pydantic would
+        model_of(state.replace(compact_count=state.compact_count + 1))
+        raise InputError("the compacted state is not valid")
+    renewed.messages = messages
+    return renewed
+
+
+def what_it_reads(state: PlainState, retain: int) -> PlainState:
+    """``state`` as the deterministic compaction reads it (:func:`compact` with
+    ``DETERMINISTIC`` gives the same result for both): the messages it neither keeps nor
+    quotes in the summary — system messages, and all but the last ``max(retain, 5)`` of the
+    conversation — with their text and name left out (their number and roles are all it
+    counts).
+
+    A pipeline redacts this, not the whole conversation, before it compacts: the text of a
+    message nothing keeps would be redacted only to be thrown away."""
+    read = max(retain, RECENT_MESSAGES, 0)
+    messages: list[PlainMessage] = []
+    for m in reversed(state.messages):
+        if m.role is MessageRole.SYSTEM or read == 0:
+            messages.append(m.replace(content="", name=None) if m.content or m.name else m)
+        else:
+            messages.append(m)
+            read -= 1
+    messages.reverse()
+    return state.replace(messages=messages)
+
+
 def compact_verified(
-    state: SessionState,
+    state: AnyState,
     *,
     retain: int,
     summarizer: Summarizer = DETERMINISTIC,
@@ -264,12 +386,13 @@ def compact_verified(
     another summarizer fails (any exception: an error, a timeout, garbage, an HTTP 500) or
     its compaction's recall is under ``min_recall``. The result says who wrote the summary and
     why it fell back (``fallback``). The deterministic compaction's own recall is the caller's
-    to judge (a pipeline hands off under ``min_recall``)."""
+    to judge (a pipeline hands off under ``min_recall``). The result's state is of the kind
+    ``state`` is."""
     if isinstance(summarizer, DeterministicSummarizer):
         return compact(state, retain=retain, now=now, trigger=trigger)
     name = summarizer_name(summarizer)
     try:
-        text = summarizer.summarize(state)
+        text = _summarize(summarizer, plain_of(state))
         if not isinstance(text, str) or not text.strip():
             raise _Empty
     except Exception as exc:  # any failure of an optional summarizer: the deterministic one

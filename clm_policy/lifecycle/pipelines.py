@@ -14,21 +14,22 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 from clm_policy.base.credentials import mask_credentials
 from clm_policy.base.errors import InputError
+from clm_policy.base.record import Record
 from clm_policy.lifecycle.compaction import (
     DETERMINISTIC,
     CompactionResult,
     DeterministicSummarizer,
     Summarizer,
     TextSummary,
+    as_models,
     compact,
     compact_verified,
+    what_it_reads,
 )
 from clm_policy.lifecycle.seed import CHARS_PER_TOKEN, DEFAULT_SEED_TOKENS
 from clm_policy.lifecycle.verify import (
@@ -50,62 +51,119 @@ from clm_policy.memory.layout import (
     manifest_path,
     session_dir,
 )
-from clm_policy.memory.store import SEED_HITS
 from clm_policy.memory.trailers import CommitMessage, event_subject
-from clm_policy.models.state import Message, SessionState
+from clm_policy.models.plain import PlainState
+from clm_policy.models.state_io import dump_state, plain_of
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # a handoff's modules are imported by run_handoff: compact needs none of them
+    from collections.abc import Callable, Sequence
+
     from clm_policy.memory.store import MemoryStore
     from clm_policy.models.manifest import HandoffManifest
+    from clm_policy.models.state import Message, SessionState
+    from clm_policy.models.state_io import AnyState
 
 Logs = Mapping[str, JsonLines]
 """Decision and metric records to append, per ``.jsonl`` path."""
 
 
-@dataclass(frozen=True)
-class Provenance:
-    """Why the pipeline runs: the deciding rule and policy (for the trailers)."""
+class Provenance(Record):
+    """Why the pipeline runs: the deciding rule and its rationale, the policy
+    (``path@content-hash``) and any more trailers (for the commit)."""
 
-    rule: str | None = None
-    rationale: str | None = None
-    policy: str | None = None  # path@content-hash
-    extra_trailers: Mapping[str, str] = field(default_factory=dict)
+    FIELDS = ("rule", "rationale", "policy", "extra_trailers")
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(
+        self,
+        rule: str | None = None,
+        rationale: str | None = None,
+        policy: str | None = None,
+        extra_trailers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.rule = rule
+        self.rationale = rationale
+        self.policy = policy
+        self.extra_trailers: Mapping[str, str] = {} if extra_trailers is None else extra_trailers
 
 
-@dataclass(frozen=True)
-class CompactOutcome:
-    commit: str
-    path: str
-    result: CompactionResult
-    redactions: int
+NO_PROVENANCE = Provenance()
+"""Why a pipeline runs when its caller says nothing (no rule, no policy; shared, never
+changed)."""
 
 
-@dataclass(frozen=True)
-class HandoffOutcome:
-    commit: str
-    manifest: HandoffManifest
-    manifest_path: str
-    handoff_path: str
-    seed: list[Message]
-    ref: str
-    redactions: int
-    push_attempts: int | None = None
-    recall: Recall | None = None
-    """How many of the session's facts (its fact inventory) the seed messages hold."""
-    agent_recall: Recall | None = None
-    """How many of them the agent's own summary holds, when it wrote one."""
+class CompactOutcome(Record):
+    """A committed compaction: the commit, the summary's path, the compaction, the secrets
+    redacted."""
+
+    FIELDS = ("commit", "path", "result", "redactions")
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(self, commit: str, path: str, result: CompactionResult, redactions: int) -> None:
+        self.commit = commit
+        self.path = path
+        self.result = result
+        self.redactions = redactions
+
+
+class HandoffOutcome(Record):
+    """A committed handoff. ``recall``: how many of the session's facts (its fact inventory)
+    the seed messages hold; ``agent_recall``: how many of them the agent's own summary holds,
+    when it wrote one."""
+
+    FIELDS = (
+        "commit",
+        "manifest",
+        "manifest_path",
+        "handoff_path",
+        "seed",
+        "ref",
+        "redactions",
+        "push_attempts",
+        "recall",
+        "agent_recall",
+    )
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(
+        self,
+        commit: str,
+        manifest: HandoffManifest,
+        manifest_path: str,
+        handoff_path: str,
+        seed: list[Message],
+        ref: str,
+        redactions: int,
+        push_attempts: int | None = None,
+        recall: Recall | None = None,
+        agent_recall: Recall | None = None,
+    ) -> None:
+        self.commit = commit
+        self.manifest = manifest
+        self.manifest_path = manifest_path
+        self.handoff_path = handoff_path
+        self.seed = seed
+        self.ref = ref
+        self.redactions = redactions
+        self.push_attempts = push_attempts
+        self.recall = recall
+        self.agent_recall = agent_recall
 
 
 class PushError(GitError):
     """The commit exists locally; pushing it failed."""
 
 
-def state_doc(state: SessionState) -> JsonDoc:
+def state_doc(state: AnyState) -> JsonDoc:
     """``state.json``: the persisted state (redacted by the write path as data)."""
-    return JsonDoc(state.model_dump(mode="json"))
+    return JsonDoc(dump_state(state))
 
 
-def check_identifiers(state: SessionState) -> None:
+def check_identifiers(state: AnyState) -> None:
     """The state's identifiers are committed as written: each must be valid and no secret
     (a session id, the parent session, every memory key)."""
     check_session(state.session_id)
@@ -115,7 +173,7 @@ def check_identifiers(state: SessionState) -> None:
         check_key(key)
 
 
-def trailers(state: SessionState, event: str, why: Provenance, **more: str) -> dict[str, str]:
+def trailers(state: AnyState, event: str, why: Provenance, **more: str) -> dict[str, str]:
     found = {
         "Clm-Event": event,
         "Clm-Session": state.session_id,
@@ -149,10 +207,10 @@ def recall_trailers(
 
 def run_compaction(
     repo: MemoryRepo,
-    state: SessionState,
+    state: AnyState,
     *,
     retain: int,
-    why: Provenance = Provenance(),
+    why: Provenance = NO_PROVENANCE,
     now: datetime | None = None,
     appends: Logs | None = None,
     files: Mapping[str, JsonDoc] | None = None,
@@ -178,11 +236,19 @@ def run_compaction(
     records it in that step's line of metrics.jsonl, which the commit holds).
 
     ``context_line`` replaces the body's ``Context: <before> -> <after> tokens (estimated)``:
-    a snapshot taken while an agent compacts on its own cannot know the context after it."""
+    a snapshot taken while an agent compacts on its own cannot know the context after it.
+
+    The work is done on the plain state (no pydantic); the outcome's compaction has the
+    state and messages of the kind ``state`` is."""
     check_identifiers(state)
+    given = state
+    state = plain_of(state)
     when = now or datetime.now(UTC)
     change = Change(files, appends)
-    clean = change.clean(state)
+    # what the compaction reads is cleaned (a summarizer of ours reads only the last messages)
+    ours = isinstance(summarizer, DeterministicSummarizer)
+    read = what_it_reads(state, retain) if ours else state
+    clean = change.clean(read)
     threshold = DEFAULT_MIN_RECALL if min_recall is None else min_recall
     recorded = compact_verified(
         clean,
@@ -202,9 +268,7 @@ def run_compaction(
     told = DETERMINISTIC if deterministic else TextSummary(recorded.summary, recorded.summarizer)
     result = compact(
         state, retain=retain, summarizer=told, now=when, trigger=why.rule, verify_facts=False
-    )
-    result = replace(
-        result,
+    ).replace(
         recall=recorded.recall,
         summarizer=recorded.summarizer,
         fallback=recorded.fallback,
@@ -213,7 +277,7 @@ def run_compaction(
     path = compaction_path(state.session_id, state.step_index)
     change.files[path] = recorded.document
     # the context as the caller's compaction measured it (a marker is not the secret's size)
-    kept = recorded.state.model_copy(update={"tokens": result.state.tokens})
+    kept = recorded.state.replace(tokens=result.state.tokens)
     change.files[f"{session_dir(state.session_id)}/state.json"] = state_doc(kept)
     context = context_line or (
         f"Context: {result.context_before} -> {result.context_after} tokens (estimated)"
@@ -233,10 +297,12 @@ def run_compaction(
         ),
     )
     commit = repo.commit(message, change)
+    if not isinstance(given, PlainState):
+        result = as_models(result)
     return CompactOutcome(commit, path, result, change.redactions)
 
 
-def committed_snapshot(repo: MemoryRepo, state: SessionState) -> str | None:
+def committed_snapshot(repo: MemoryRepo, state: AnyState) -> str | None:
     """The commit of this session's newest compaction when it was taken at the same position
     as ``state`` (the same step and context): committing ``state`` again would record nothing
     new (an agent retrying a blocked compaction, ``compact --transcript`` run twice)."""
@@ -261,9 +327,9 @@ def _next_handoff_number(repo: MemoryRepo, session_id: str) -> int:
 
 def run_handoff(
     repo: MemoryRepo,
-    state: SessionState,
+    state: AnyState,
     *,
-    why: Provenance = Provenance(),
+    why: Provenance = NO_PROVENANCE,
     branch: bool = False,
     push: str | None = None,
     now: datetime | None = None,
@@ -300,7 +366,10 @@ def run_handoff(
         seed_messages,
     )
     from clm_policy.models.manifest import validate_manifest
+    from clm_policy.models.state_io import model_of
 
+    if isinstance(state, PlainState):  # a handoff validates its manifest: pydantic is here
+        state = model_of(state)
     check_identifiers(state)
     if push:
         from clm_policy.memory.git.run import check_name
@@ -421,7 +490,7 @@ def memory_hits(
     """The seed's memory entries: ``store``'s (the git topics by default) for the manifest's
     memory keys and goal, its next safe action as what the next session starts on
     (:meth:`~clm_policy.memory.store.MemoryStore.seed`)."""
-    from clm_policy.memory.store import GitMemoryStore
+    from clm_policy.memory.store import SEED_HITS, GitMemoryStore
 
     chosen = store if store is not None else GitMemoryStore(repo)
     return chosen.seed(
@@ -434,7 +503,7 @@ def record_session_start(
     state: SessionState,
     *,
     record: Mapping[str, object],
-    why: Provenance = Provenance(),
+    why: Provenance = NO_PROVENANCE,
 ) -> str:
     """Commit a session's start: its first ``state.json`` and ``run.json`` (so it can resume).
     A session seeded from a handoff names the manifest in ``why`` (``Clm-Seed``)."""
@@ -456,7 +525,7 @@ def record_agent_summary(
     state: SessionState,
     summary: str,
     *,
-    why: Provenance = Provenance(),
+    why: Provenance = NO_PROVENANCE,
     context: tuple[int | None, int | None] = (None, None),
 ) -> str:
     """Commit the summary an agent wrote of its own context when it compacted (Claude Code's
@@ -532,7 +601,7 @@ def record_session_end(
     state: SessionState,
     reason: str,
     *,
-    why: Provenance = Provenance(),
+    why: Provenance = NO_PROVENANCE,
     record: Mapping[str, object],
     appends: Logs | None = None,
 ) -> str | None:

@@ -15,10 +15,13 @@ Nothing here reads a clock: the same manifest gives the same text.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from clm_policy.lifecycle.summary import one_line
-from clm_policy.models.manifest import HandoffManifest
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from clm_policy.models.manifest import HandoffManifest
 
 DEFAULT_SEED_TOKENS = 2500
 CHARS_PER_TOKEN = 4

@@ -12,9 +12,11 @@ which, or raises one :class:`~clm_policy.base.errors.UsageError` in one wording;
 Two kinds of state come back. ``full=False`` (a decision): figures where figures suffice — a
 :class:`~clm_policy.models.plain.FigureState` for ``--tokens`` and a transcript's tail, and for
 a state file that is plainly valid (checked without pydantic); only a file that is not is
-validated by pydantic, which says where it is wrong. ``full=True`` (a compaction, a handoff): a
-:class:`~clm_policy.models.state.SessionState` with its messages. The quick path imports this
-module on every call: nothing heavy at import, and figures stay on plain classes.
+validated by pydantic, which says where it is wrong. ``full=True`` (a compaction, a handoff): the
+whole state with its messages — a :class:`~clm_policy.models.plain.PlainState` read from a state
+file without pydantic when it is plainly valid, else the
+:class:`~clm_policy.models.state.SessionState` a session or a transcript gives. The quick path
+imports this module on every call: nothing heavy at import, and figures stay on plain classes.
 
 Standard input is read once per process, bounded (:func:`read_stdin`): when the quick path
 declines, click's path runs in the same process and gets the same bytes.
@@ -205,9 +207,10 @@ def resolve(
 
 def read_state_source(source: str, *, full: bool = False) -> Resolved:
     """The SessionState JSON in the file ``source`` (``-``: standard input), with the state
-    size limit; figures when it is plainly valid and ``full`` is False."""
+    size limit; figures when it is plainly valid and ``full`` is False, the whole plain state
+    with ``full`` (pydantic only says what is wrong with a state it refuses)."""
     from clm_policy.formats.textio import STATE_LIMIT, decode, read_text
-    from clm_policy.models.state_io import parse_state, plain_state_of
+    from clm_policy.models.state_io import parse_state, plain_state_of, read_plain_session
 
     if source == "-":
         file = STDIN
@@ -215,7 +218,9 @@ def read_state_source(source: str, *, full: bool = False) -> Resolved:
     else:
         file = source
         text = read_text(source, source, limit=STATE_LIMIT, what="state")
-    state: StateLike | None = None if full else plain_state_of(text, file)
+    if full:
+        return Resolved(read_plain_session(text, file), None, text, file)
+    state: StateLike | None = plain_state_of(text, file)
     if state is None:
         state = parse_state(text, file)  # pydantic: it says where the text is wrong
     return Resolved(state, None, text, file)

@@ -29,14 +29,17 @@ replaced by the memory's redactor.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-
 from clm_policy.base.errors import ClmError, InputError, quote
+from clm_policy.base.record import Record
 from clm_policy.lifecycle.compaction import DETERMINISTIC, DETERMINISTIC_NAME, Summarizer
 from clm_policy.lifecycle.summary import build_summary, one_line
 from clm_policy.models.enums import MessageRole
-from clm_policy.models.state import SessionState
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from clm_policy.models.state_io import AnyMessage, AnyState
 
 ENV_KIND = "CLM_POLICY_SUMMARIZER"
 ENV_MODEL = "CLM_POLICY_SUMMARIZER_MODEL"
@@ -75,22 +78,27 @@ class SummarizerError(ClmError):
         self.reason = reason
 
 
-@dataclass(frozen=True)
-class OpenAISummarizerConfig:
+class OpenAISummarizerConfig(Record):
     """Where the summarizer sends its request. Checked when made; the key is never shown."""
 
-    model: str
-    api_key: str = field(repr=False)
-    base_url: str = "https://api.openai.com/v1"
-    timeout: float = DEFAULT_TIMEOUT
-    key_source: str = field(default=ENV_KEYS[0], repr=False)
+    FIELDS = ("model", "api_key", "base_url", "timeout", "key_source")
+    __slots__ = FIELDS
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        model: str,
+        api_key: str,
+        base_url: str = "https://api.openai.com/v1",
+        timeout: float = DEFAULT_TIMEOUT,
+        key_source: str = ENV_KEYS[0],
+    ) -> None:
         from clm_policy.base.chat import check_base_url
 
-        object.__setattr__(
-            self, "base_url", check_base_url(self.base_url, ENV_BASE_URL, ENV_KEYS[0])
-        )
+        self.model = model
+        self.api_key = api_key
+        self.base_url = check_base_url(base_url, ENV_BASE_URL, ENV_KEYS[0])
+        self.timeout = timeout
+        self.key_source = key_source
         if not self.model.strip() or len(self.model) > 200 or not self.model.isprintable():
             raise InputError(
                 f"{ENV_MODEL}: {quote(self.model)} is no model name (1 to 200 printable characters)"
@@ -101,6 +109,12 @@ class OpenAISummarizerConfig:
             raise InputError(f"{self.key_source}: the key holds spaces or unprintable characters")
         if not 0 < self.timeout <= MAX_TIMEOUT:
             raise InputError(f"{ENV_TIMEOUT}: the timeout must be 0 < seconds <= {MAX_TIMEOUT:g}")
+
+    def __repr__(self) -> str:  # the key (and where it came from) is never shown
+        return (
+            f"OpenAISummarizerConfig(model={self.model!r}, base_url={self.base_url!r}, "
+            f"timeout={self.timeout!r})"
+        )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> OpenAISummarizerConfig:
@@ -144,7 +158,7 @@ class OpenAISummarizer:
     def __repr__(self) -> str:
         return f"OpenAISummarizer({self.name!r}, {self._endpoint.url!r})"
 
-    def summarize(self, state: SessionState) -> str:
+    def summarize(self, state: AnyState) -> str:
         from clm_policy.base.chat import ChatEndpointError
 
         payload = {
@@ -161,13 +175,14 @@ class OpenAISummarizer:
         return answer_text(content)
 
 
-def prompt(state: SessionState) -> str:
+def prompt(state: AnyState) -> str:
     """The user's message: the session's record, then as much of its conversation as fits
     (newest messages kept), each message on one line."""
     record = build_summary(state)
     lines: list[str] = []
     size = 0
-    for message in reversed(state.messages):
+    messages: Sequence[AnyMessage] = state.messages
+    for message in reversed(messages):
         if message.role is MessageRole.SYSTEM and message.name is None:
             continue  # the agent's own system prompt
         line = f"- {message.role.value}: {one_line(message.content, MESSAGE_CHARS)}"

@@ -8,15 +8,22 @@ from a model. Every section of the original list is always present, ``(none)`` w
 summaries diff and grep alike; those a state read from a real session adds (requests, done,
 remaining, moved, deleted, open failures) appear when they hold something. The same state
 gives byte-identical text: nothing here reads a clock, a random source or an unordered
-collection.
+collection. A state is read by its fields only: a pydantic ``SessionState`` or the plain one
+(:class:`~clm_policy.models.plain.PlainState`) give the same text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-
 from clm_policy.models.enums import MessageRole, TaskStatus
-from clm_policy.models.state import Message, SessionState
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import TypeVar
+
+    from clm_policy.models.state_io import AnyMessage, AnyState
+
+    M = TypeVar("M", bound=AnyMessage)
 
 RECENT_MESSAGES = 5
 MESSAGE_WIDTH = 240
@@ -62,7 +69,7 @@ def section(title: str, body: Iterable[str]) -> list[str]:
     return [f"## {title}", "", *body, ""]
 
 
-def next_safe_action(state: SessionState) -> str:
+def next_safe_action(state: AnyState) -> str:
     """What the agent should do first after a compaction or handoff.
 
     In this order: the next step the agent itself stated (``next_action``: its handoff, its
@@ -98,7 +105,7 @@ def _first_of(prefix: str, items: Sequence[str], what: str) -> str:
     return text
 
 
-def recent_messages(messages: Sequence[Message], count: int) -> list[Message]:
+def recent_messages(messages: Sequence[M], count: int) -> list[M]:
     """The last ``count`` messages that are not system messages."""
     if count <= 0:
         return []
@@ -106,13 +113,13 @@ def recent_messages(messages: Sequence[Message], count: int) -> list[Message]:
     return conversation[-count:]
 
 
-def render_message(message: Message, width: int) -> str:
+def render_message(message: AnyMessage, width: int) -> str:
     who = message.role.value if message.name is None else f"{message.role.value} ({message.name})"
     return f"- **{who}**: {one_line(message.content, width)}".rstrip()
 
 
 def build_summary(
-    state: SessionState, *, recent: int = RECENT_MESSAGES, width: int = MESSAGE_WIDTH
+    state: AnyState, *, recent: int = RECENT_MESSAGES, width: int = MESSAGE_WIDTH
 ) -> str:
     """The structured Markdown summary of ``state``.
 

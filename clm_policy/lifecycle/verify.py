@@ -40,7 +40,10 @@ from collections.abc import Iterable, Sequence
 from clm_policy.base.errors import ClmError
 from clm_policy.base.record import Record
 from clm_policy.lifecycle.summary import DEFAULT_NEXT_ACTION, next_safe_action, one_line
-from clm_policy.models.state import SessionState
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from clm_policy.models.state_io import AnyState
 
 DEFAULT_MIN_RECALL = 0.9
 """A profile's ``min_recall`` when it sets none."""
@@ -165,7 +168,7 @@ class Fact(Record):
         self.text = text
 
 
-def facts(state: SessionState) -> list[Fact]:
+def facts(state: AnyState) -> list[Fact]:
     """The facts of ``state`` that must survive a compaction, in :data:`KINDS` order: the
     goal, each item of the list fields, the next safe action (without its "(then N more
     ...)" count; not asked when it is only the default "Resume: ..."), each memory key. An
@@ -186,7 +189,7 @@ def facts(state: SessionState) -> list[Fact]:
     return _ordered(found)
 
 
-def inventory(state: SessionState) -> list[Fact]:
+def inventory(state: AnyState) -> list[Fact]:
     """A handoff's fact inventory: what a fresh agent must learn from the seed, taken from the
     session (a state read from its transcript *before* the agent's own handoff is merged in,
     so that the agent's summary can be checked against it too): the goal, every request (by

@@ -17,15 +17,14 @@ from pathlib import Path
 
 from clm_policy.base.errors import ClmError, InputError, Location, Sink
 from clm_policy.formats.textio import path_kind
-from clm_policy.formats.validate import document_errors
 from clm_policy.formats.yamlio import YamlDocument, load_yaml
 from clm_policy.lint import directives
 from clm_policy.lint.checks import ANALYSES, claiming
 from clm_policy.lint.context import LintContext
 from clm_policy.lint.problem import ERROR, Problem
-from clm_policy.models.policy import PolicyFile
 from clm_policy.policy.compile import compile_policy
 from clm_policy.policy.load import load_resolved
+from clm_policy.policy.load import schema_errors as policy_schema_errors
 
 TEST_SUFFIXES = (".test.yaml", ".test.yml")
 
@@ -155,7 +154,7 @@ def load_for_lint(path: Path, shown: str, read: _Reader) -> LintContext:
     ctx = LintContext(file=shown, doc=doc)
     schema_errors: list[ClmError]
     try:
-        schema_errors = list(document_errors(doc, PolicyFile, "policy")[1])
+        schema_errors = list(policy_schema_errors(doc))
     except ClmError as exc:  # an alias bomb, found while reading the tree
         schema_errors = [exc]
     if schema_errors:

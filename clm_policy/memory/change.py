@@ -18,13 +18,19 @@ memory key trailers — are never rewritten: one that looks like a secret is ref
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from collections.abc import Mapping
 
 from clm_policy.base.errors import InputError
+from clm_policy.base.record import Record
 from clm_policy.memory.redact import Redactor, redact_text
 from clm_policy.memory.trailers import CommitMessage
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 Content = str | bytes
 IDENTIFIER_TRAILERS = (
@@ -35,37 +41,50 @@ IDENTIFIER_TRAILERS = (
     "Clm-Seed",
 )
 REDACTIONS_TRAILER = "Clm-Redactions"
-T = TypeVar("T")
 
 
 class SecretIdentifierError(InputError):
     """An identifier that is committed as written (a session id, a path) looks like a secret."""
 
 
-@dataclass(frozen=True)
-class JsonDoc:
+class JsonDoc(Record):
     """A JSON file: ``data`` is redacted as data (so ``{"password": ...}`` is caught by its key),
     then ``validate`` (if given) checks the redacted value, then it is written indented."""
 
-    data: Any
-    validate: Callable[[Any], object] | None = None
+    FIELDS = ("data", "validate")
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(self, data: Any, validate: Callable[[Any], object] | None = None) -> None:
+        self.data = data
+        self.validate = validate
 
 
-@dataclass(frozen=True)
-class JsonLines:
+class JsonLines(Record):
     """Records appended to a ``.jsonl`` file, one JSON object per line, each redacted as data."""
 
-    records: tuple[Any, ...]
+    FIELDS = ("records",)
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(self, records: tuple[Any, ...]) -> None:
+        self.records = records
 
 
-@dataclass(frozen=True)
-class Prepared:
+class Prepared(Record):
     """A change ready for git: redacted bytes, the rendered message, what was replaced."""
 
-    files: dict[str, bytes]
-    appends: dict[str, bytes]
-    message: str
-    redactions: int
+    FIELDS = ("files", "appends", "message", "redactions")
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(
+        self, files: dict[str, bytes], appends: dict[str, bytes], message: str, redactions: int
+    ) -> None:
+        self.files = files
+        self.appends = appends
+        self.message = message
+        self.redactions = redactions
 
 
 def check_identifier(kind: str, value: str) -> str:
@@ -104,12 +123,31 @@ class Change:
 
     def clean(self, value: T) -> T:
         """``value`` with its secrets replaced, before anything cuts or reflows it: a string,
-        plain data, or a pydantic model (rebuilt from its redacted JSON form).
+        plain data, a plain state (:class:`~clm_policy.models.plain.PlainState`) or a
+        pydantic model (each rebuilt from its redacted JSON form).
 
         The markers it leaves carry tags that the write path removes: a secret counts only
         when what is committed still holds its marker."""
         if isinstance(value, str):
             return self._first.text(value)  # type: ignore[return-value]
+        from clm_policy.models.plain import PlainState, plain_session
+
+        if isinstance(value, PlainState):
+            # A message without text (content and name empty: one a compaction does not read)
+            # has nothing to redact; the others are walked as the whole state would walk them.
+            data = value.as_dict()
+            messages = data.pop("messages")
+            data = self._first.data(data)
+            data["messages"] = [
+                m if not m["content"] and m["name"] is None else self._first.data(m)
+                for m in messages
+            ]
+            # strings stay strings and a session id is checked before (check_identifiers):
+            # the redacted state is as valid as the raw one
+            state = plain_session(data)
+            if state is None:
+                raise InputError("the state is not valid once its secrets are replaced")
+            return state  # type: ignore[return-value]
         dump = getattr(value, "model_dump", None)
         if dump is not None:
             cleaned = self._first.data(dump(mode="json"))

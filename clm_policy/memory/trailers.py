@@ -6,8 +6,11 @@ then sees no trailers — and parsed back by git itself (``git log --format=%(tr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from clm_policy.base.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 TRAILER_KEYS = (
     "Clm-Event",
@@ -42,14 +45,18 @@ def _one_line(text: str, limit: int = 200) -> str:
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
-@dataclass(frozen=True)
-class CommitMessage:
+class CommitMessage(Record):
     """A commit of the memory repository: what happened (subject), why (body), facts
     (trailers, in :data:`TRAILER_KEYS` order)."""
 
-    subject: str
-    body: str = ""
-    trailers: Mapping[str, str] = field(default_factory=dict)
+    FIELDS = ("subject", "body", "trailers")
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(self, subject: str, body: str = "", trailers: Mapping[str, str] | None = None):
+        self.subject = subject
+        self.body = body
+        self.trailers: Mapping[str, str] = {} if trailers is None else trailers
 
     def render(self) -> str:
         parts = [_one_line(self.subject, 120)]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from enum import StrEnum
 from functools import cache
 from typing import Annotated, Any
@@ -31,6 +31,7 @@ from pydantic import (
 )
 
 from clm_policy.base.errors import InputError, Location
+from clm_policy.base.timestamp import format_timestamp as format_timestamp  # (its old home)
 from clm_policy.models.state import TokenSnapshot
 from clm_policy.models.versions import MANIFEST, MANIFEST_VERSION, Upgraded, upgrade
 
@@ -143,17 +144,6 @@ class HandoffManifest(BaseModel):
         # The pattern checks the shape; this catches dates like 2026-02-30.
         datetime.fromisoformat(value)
         return value
-
-
-def format_timestamp(now: datetime) -> str:
-    """``now`` as a manifest timestamp, ``2026-08-04T12:00:00Z`` (UTC, whole seconds).
-
-    A naive datetime is refused: its zone is unknown, and guessing the local one would make
-    the same call give different text on different machines.
-    """
-    if now.tzinfo is None or now.utcoffset() is None:
-        raise InputError(f"timestamp needs a timezone-aware datetime, got naive {now.isoformat()}")
-    return now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def validate_manifest(

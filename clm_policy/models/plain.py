@@ -99,6 +99,231 @@ class FigureState(Record):
         self.blockers = blockers
 
 
+class PlainMessage(Record):
+    """Every field of a Message, without pydantic."""
+
+    FIELDS = (
+        'role',
+        'content',
+        'name',
+        'tokens',
+    )
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(
+        self,
+        *,
+        role: MessageRole,
+        content: str,
+        name: str | None = None,
+        tokens: int | None = None,
+    ) -> None:
+        self.role = role
+        self.content = content
+        self.name = name
+        self.tokens = tokens
+
+    def as_dict(self) -> dict[str, Any]:
+        """Exactly the pydantic model's ``model_dump(mode="json")``."""
+        return {
+            'role': self.role.value,
+            'content': self.content,
+            'name': self.name,
+            'tokens': self.tokens,
+        }
+
+
+class PlainTokens(Record):
+    """Every field of a TokenSnapshot, without pydantic."""
+
+    FIELDS = (
+        'context_tokens',
+        'input_tokens',
+        'output_tokens',
+        'total_tokens',
+        'context_window',
+        'model',
+        'estimated',
+    )
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(
+        self,
+        *,
+        context_tokens: int = 0,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        total_tokens: int = 0,
+        context_window: int | None = None,
+        model: str | None = None,
+        estimated: bool = False,
+    ) -> None:
+        self.context_tokens = context_tokens
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.total_tokens = total_tokens
+        self.context_window = context_window
+        self.model = model
+        self.estimated = estimated
+
+    def as_dict(self) -> dict[str, Any]:
+        """Exactly the pydantic model's ``model_dump(mode="json")``."""
+        return {
+            'context_tokens': self.context_tokens,
+            'input_tokens': self.input_tokens,
+            'output_tokens': self.output_tokens,
+            'total_tokens': self.total_tokens,
+            'context_window': self.context_window,
+            'model': self.model,
+            'estimated': self.estimated,
+        }
+
+
+class PlainState(Record):
+    """Every field of a SessionState, without pydantic."""
+
+    FIELDS = (
+        'session_id',
+        'goal',
+        'status',
+        'step_index',
+        'last_compact_step',
+        'compact_count',
+        'profile',
+        'tokens',
+        'signals',
+        'messages',
+        'human_interventions',
+        'requests',
+        'constraints',
+        'decisions',
+        'done',
+        'remaining',
+        'next_action',
+        'open_failures',
+        'changed_artifacts',
+        'moved_artifacts',
+        'deleted_artifacts',
+        'commands_and_results',
+        'verified',
+        'not_verified',
+        'assumptions_risks',
+        'blockers',
+        'source_of_truth',
+        'memory_keys',
+        'transcript',
+        'parent_session',
+        'schema_version',
+    )
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        goal: str = '',
+        status: TaskStatus = TaskStatus.RUNNING,
+        step_index: int = 0,
+        last_compact_step: int | None = None,
+        compact_count: int = 0,
+        profile: str | None = None,
+        tokens: PlainTokens | None = None,
+        signals: dict[str, SignalValue] | None = None,
+        messages: list[PlainMessage] | None = None,
+        human_interventions: int = 0,
+        requests: list[str] | None = None,
+        constraints: list[str] | None = None,
+        decisions: list[str] | None = None,
+        done: list[str] | None = None,
+        remaining: list[str] | None = None,
+        next_action: str = '',
+        open_failures: list[str] | None = None,
+        changed_artifacts: list[str] | None = None,
+        moved_artifacts: list[str] | None = None,
+        deleted_artifacts: list[str] | None = None,
+        commands_and_results: list[str] | None = None,
+        verified: list[str] | None = None,
+        not_verified: list[str] | None = None,
+        assumptions_risks: list[str] | None = None,
+        blockers: list[str] | None = None,
+        source_of_truth: list[str] | None = None,
+        memory_keys: list[str] | None = None,
+        transcript: str | None = None,
+        parent_session: str | None = None,
+        schema_version: int = 2,
+    ) -> None:
+        self.session_id = session_id
+        self.goal = goal
+        self.status = status
+        self.step_index = step_index
+        self.last_compact_step = last_compact_step
+        self.compact_count = compact_count
+        self.profile = profile
+        self.tokens = PlainTokens() if tokens is None else tokens
+        self.signals = {} if signals is None else signals
+        self.messages = [] if messages is None else messages
+        self.human_interventions = human_interventions
+        self.requests = [] if requests is None else requests
+        self.constraints = [] if constraints is None else constraints
+        self.decisions = [] if decisions is None else decisions
+        self.done = [] if done is None else done
+        self.remaining = [] if remaining is None else remaining
+        self.next_action = next_action
+        self.open_failures = [] if open_failures is None else open_failures
+        self.changed_artifacts = [] if changed_artifacts is None else changed_artifacts
+        self.moved_artifacts = [] if moved_artifacts is None else moved_artifacts
+        self.deleted_artifacts = [] if deleted_artifacts is None else deleted_artifacts
+        self.commands_and_results = [] if commands_and_results is None else commands_and_results
+        self.verified = [] if verified is None else verified
+        self.not_verified = [] if not_verified is None else not_verified
+        self.assumptions_risks = [] if assumptions_risks is None else assumptions_risks
+        self.blockers = [] if blockers is None else blockers
+        self.source_of_truth = [] if source_of_truth is None else source_of_truth
+        self.memory_keys = [] if memory_keys is None else memory_keys
+        self.transcript = transcript
+        self.parent_session = parent_session
+        self.schema_version = schema_version
+
+    def as_dict(self) -> dict[str, Any]:
+        """Exactly the pydantic model's ``model_dump(mode="json")``."""
+        return {
+            'session_id': self.session_id,
+            'goal': self.goal,
+            'status': self.status.value,
+            'step_index': self.step_index,
+            'last_compact_step': self.last_compact_step,
+            'compact_count': self.compact_count,
+            'profile': self.profile,
+            'tokens': self.tokens.as_dict(),
+            'signals': dict(self.signals),
+            'messages': [item.as_dict() for item in self.messages],
+            'human_interventions': self.human_interventions,
+            'requests': list(self.requests),
+            'constraints': list(self.constraints),
+            'decisions': list(self.decisions),
+            'done': list(self.done),
+            'remaining': list(self.remaining),
+            'next_action': self.next_action,
+            'open_failures': list(self.open_failures),
+            'changed_artifacts': list(self.changed_artifacts),
+            'moved_artifacts': list(self.moved_artifacts),
+            'deleted_artifacts': list(self.deleted_artifacts),
+            'commands_and_results': list(self.commands_and_results),
+            'verified': list(self.verified),
+            'not_verified': list(self.not_verified),
+            'assumptions_risks': list(self.assumptions_risks),
+            'blockers': list(self.blockers),
+            'source_of_truth': list(self.source_of_truth),
+            'memory_keys': list(self.memory_keys),
+            'transcript': self.transcript,
+            'parent_session': self.parent_session,
+            'schema_version': self.schema_version,
+        }
+
+
 class Finding(Record):
     """A GuardFinding as plain data, without pydantic."""
 
@@ -254,11 +479,18 @@ def plain_state(data: object) -> FigureState | None:
     return state
 
 
+def plain_session(data: object) -> PlainState | None:
+    """The whole PlainState for plainly valid SessionState JSON, else None."""
+    state: PlainState | None = _plain_sessionstate(data, True)
+    return state
+
+
 _KEYS_MESSAGE = frozenset(('role', 'content', 'name', 'tokens'))
 
 
-def _plain_message(data: Any) -> Any:
-    """``data`` as a plainly valid Message, or None."""
+def _plain_message(data: Any, full: bool = False) -> Any:
+    """``data`` as a plainly valid Message, or None: with ``full`` a
+    PlainMessage, else the data itself."""
     if type(data) is not dict or not data.keys() <= _KEYS_MESSAGE:
         return None
     if 'role' not in data:
@@ -286,14 +518,17 @@ def _plain_message(data: Any) -> Any:
         if f_tokens is not None:
             if not (type(f_tokens) is int and f_tokens >= 0 and f_tokens <= 9223372036854775807):
                 return None
+    if full:
+        return PlainMessage(role=f_role, content=f_content, name=f_name, tokens=f_tokens)
     return data
 
 
 _KEYS_TOKENSNAPSHOT = frozenset(('context_tokens', 'input_tokens', 'output_tokens', 'total_tokens', 'context_window', 'model', 'estimated'))
 
 
-def _plain_tokensnapshot(data: Any) -> Any:
-    """``data`` as a plainly valid TokenSnapshot, or None."""
+def _plain_tokensnapshot(data: Any, full: bool = False) -> Any:
+    """``data`` as a plainly valid TokenSnapshot, or None: with ``full`` a
+    PlainTokens, else FigureTokens."""
     if type(data) is not dict or not data.keys() <= _KEYS_TOKENSNAPSHOT:
         return None
     f_context_tokens = data.get('context_tokens', _MISSING)
@@ -340,14 +575,17 @@ def _plain_tokensnapshot(data: Any) -> Any:
     else:
         if not (type(f_estimated) is bool):
             return None
+    if full:
+        return PlainTokens(context_tokens=f_context_tokens, input_tokens=f_input_tokens, output_tokens=f_output_tokens, total_tokens=f_total_tokens, context_window=f_context_window, model=f_model, estimated=f_estimated)
     return FigureTokens(context_tokens=f_context_tokens, input_tokens=f_input_tokens, output_tokens=f_output_tokens, total_tokens=f_total_tokens, context_window=f_context_window, model=f_model, estimated=f_estimated)
 
 
 _KEYS_SESSIONSTATE = frozenset(('session_id', 'goal', 'status', 'step_index', 'last_compact_step', 'compact_count', 'profile', 'tokens', 'signals', 'messages', 'human_interventions', 'requests', 'constraints', 'decisions', 'done', 'remaining', 'next_action', 'open_failures', 'changed_artifacts', 'moved_artifacts', 'deleted_artifacts', 'commands_and_results', 'verified', 'not_verified', 'assumptions_risks', 'blockers', 'source_of_truth', 'memory_keys', 'transcript', 'parent_session', 'schema_version'))
 
 
-def _plain_sessionstate(data: Any) -> Any:
-    """``data`` as a plainly valid SessionState, or None."""
+def _plain_sessionstate(data: Any, full: bool = False) -> Any:
+    """``data`` as a plainly valid SessionState, or None: with ``full`` a
+    PlainState, else FigureState."""
     if type(data) is not dict or not data.keys() <= _KEYS_SESSIONSTATE:
         return None
     if 'session_id' not in data:
@@ -396,9 +634,9 @@ def _plain_sessionstate(data: Any) -> Any:
                 return None
     f_tokens = data.get('tokens', _MISSING)
     if f_tokens is _MISSING:
-        f_tokens = _plain_tokensnapshot({})
+        f_tokens = _plain_tokensnapshot({}, full)
     else:
-        f_tokens = _plain_tokensnapshot(f_tokens)
+        f_tokens = _plain_tokensnapshot(f_tokens, full)
         if f_tokens is None:
             return None
     f_signals = data.get('signals', _MISSING)
@@ -416,10 +654,13 @@ def _plain_sessionstate(data: Any) -> Any:
     else:
         if type(f_messages) is not list:
             return None
+        items = []
         for item in f_messages:
-            item = _plain_message(item)
+            item = _plain_message(item, full)
             if item is None:
                 return None
+            items.append(item)
+        f_messages = items
     f_human_interventions = data.get('human_interventions', _MISSING)
     if f_human_interventions is _MISSING:
         f_human_interventions = 0
@@ -631,4 +872,6 @@ def _plain_sessionstate(data: Any) -> Any:
     }
     if any(check(values) is not None for check in STATE_CHECKS):
         return None
+    if full:
+        return PlainState(session_id=f_session_id, goal=f_goal, status=f_status, step_index=f_step_index, last_compact_step=f_last_compact_step, compact_count=f_compact_count, profile=f_profile, tokens=f_tokens, signals=f_signals, messages=f_messages, human_interventions=f_human_interventions, requests=f_requests, constraints=f_constraints, decisions=f_decisions, done=f_done, remaining=f_remaining, next_action=f_next_action, open_failures=f_open_failures, changed_artifacts=f_changed_artifacts, moved_artifacts=f_moved_artifacts, deleted_artifacts=f_deleted_artifacts, commands_and_results=f_commands_and_results, verified=f_verified, not_verified=f_not_verified, assumptions_risks=f_assumptions_risks, blockers=f_blockers, source_of_truth=f_source_of_truth, memory_keys=f_memory_keys, transcript=f_transcript, parent_session=f_parent_session, schema_version=f_schema_version)
     return FigureState(status=f_status, step_index=f_step_index, last_compact_step=f_last_compact_step, compact_count=f_compact_count, profile=f_profile, tokens=f_tokens, signals=f_signals, messages=f_messages, human_interventions=f_human_interventions, blockers=f_blockers)

@@ -14,7 +14,11 @@ generated, for the pydantic-free paths that run per prompt:
 - ``plain_state(data)``: a ``FigureState`` for JSON data that is plainly valid — exact JSON
   types, every bound, no unknown key, :data:`~clm_policy.models.fields.STATE_CHECKS` — or None,
   so that the caller validates with pydantic instead, which accepts more (its lax
-  conversions) and says well what is wrong. It never accepts what pydantic refuses.
+  conversions) and says well what is wrong. It never accepts what pydantic refuses;
+- ``PlainMessage``, ``PlainTokens`` and ``PlainState``: every field of Message, TokenSnapshot
+  and SessionState, with the models' defaults and ``as_dict`` (exactly ``model_dump(mode=
+  "json")``), and ``plain_session(data)``: the same check as ``plain_state``, giving the whole
+  state (what a compaction works on without pydantic).
 """
 
 from __future__ import annotations
@@ -124,6 +128,7 @@ class _Writer:
     def __init__(self, figures: dict[type[BaseModel], str]) -> None:
         self.functions: dict[str, list[str]] = {}
         self.figures = figures  # the models built into a figure class, and its name
+        self.plain: dict[type[BaseModel], str] = {}  # every model checked, and its plain class
 
     def check(
         self, value: str, annotation: Any, conditions: Sequence[str], indent: str
@@ -150,15 +155,24 @@ class _Writer:
             lines.append(f"{body}{value} = {inner.__name__}({value})")
         elif isinstance(inner, type) and issubclass(inner, BaseModel):
             name = self.model(inner)
-            lines.append(f"{body}{value} = {name}({value})")
+            lines.append(f"{body}{value} = {name}({value}, full)")
             lines.append(f"{body}if {value} is None:")
             lines.append(f"{body}    return None")
         elif typing.get_origin(inner) is list:
             (item,) = typing.get_args(inner)
             lines.append(f"{body}if type({value}) is not list:")
             lines.append(f"{body}    return None")
-            lines.append(f"{body}for item in {value}:")
-            lines += self.check("item", item, [], body + "    ")
+            item_model, _ = _unwrap(item)
+            if isinstance(item_model, type) and issubclass(item_model, BaseModel):
+                # each item checked, and made a plain object when ``full``
+                lines.append(f"{body}items = []")
+                lines.append(f"{body}for item in {value}:")
+                lines += self.check("item", item, [], body + "    ")
+                lines.append(f"{body}    items.append(item)")
+                lines.append(f"{body}{value} = items")
+            else:
+                lines.append(f"{body}for item in {value}:")
+                lines += self.check("item", item, [], body + "    ")
         elif typing.get_origin(inner) is dict:
             key, item = typing.get_args(inner)
             if key is not str:
@@ -188,12 +202,14 @@ class _Writer:
         if name in self.functions:
             return name
         self.functions[name] = []  # taken, for a model that holds itself
+        self.plain[model] = _PLAIN_NAMES.get(model.__name__, f"Plain{model.__name__}")
         keys = tuple(model.model_fields)
         figures = self.figures.get(model)
         read = [n for n, f in model.model_fields.items() if _reads(f) is not None]
         lines = [
-            f"def {name}(data: Any) -> Any:",
-            f'    """``data`` as a plainly valid {model.__name__}, or None."""',
+            f"def {name}(data: Any, full: bool = False) -> Any:",
+            f'    """``data`` as a plainly valid {model.__name__}, or None: with ``full`` a',
+            f'    {self.plain[model]}, else {figures or "the data itself"}."""',
             f"    if type(data) is not dict or not data.keys() <= _KEYS_{model.__name__.upper()}:",
             "        return None",
         ]
@@ -219,6 +235,9 @@ class _Writer:
             lines.append("    }")
             lines.append("    if any(check(values) is not None for check in STATE_CHECKS):")
             lines.append("        return None")
+        every = ", ".join(f"{f}=f_{f}" for f in keys)
+        lines.append("    if full:")
+        lines.append(f"        return {self.plain[model]}({every})")
         if figures is not None:
             args = ", ".join(f"{f}=f_{f}" for f in read)
             lines.append(f"    return {figures}({args})")
@@ -233,13 +252,17 @@ class _Writer:
         return name
 
 
+_PLAIN_NAMES = {"SessionState": "PlainState", "TokenSnapshot": "PlainTokens"}
+"""The plain class of a model, when its name is not ``Plain<model>``."""
+
+
 def _default_code(info: FieldInfo) -> str:
     if info.default_factory is not None:
         factory = info.default_factory
         if factory in (list, dict):
             return "[]" if factory is list else "{}"
         assert isinstance(factory, type)
-        return f"_plain_{factory.__name__.lower()}({{}})"
+        return f"_plain_{factory.__name__.lower()}({{}}, full)"
     default = info.default
     if isinstance(default, enum.Enum):
         return f"{type(default).__name__}.{default.name}"
@@ -295,6 +318,72 @@ def _class_head(name: str, doc: str, fields: list[str]) -> list[str]:
         "",
         "    def __init__(",
         "        self,",
+    ]
+
+
+def _whole_class(model: type[BaseModel], names: dict[type[BaseModel], str]) -> list[str]:
+    """A plain class of every field of ``model`` (its nested models are ``names``' classes),
+    keyword-only with the model's defaults, and ``as_dict``: exactly ``model_dump(mode=
+    "json")``. A list or a dict is the caller's own, as a model's field is after
+    validation; a default one is new for each object."""
+    name = names[model]
+    params, body, dumped = [], [], []
+    for field, info in model.model_fields.items():
+        annotation, _ = _unwrap(info.annotation)
+        inner, optional = _optional(annotation)
+        item = typing.get_args(inner)[0] if typing.get_origin(inner) is list else None
+        fill: str | None = None  # the default made in the body (a list, a dict, a model)
+        if item is not None:
+            item, _ = _unwrap(item)
+            if item in names:
+                text, value = f"list[{names[item]}]", f"[item.as_dict() for item in self.{field}]"
+            elif item in (int, float, bool, str):
+                text, value = f"list[{item.__name__}]", f"list(self.{field})"
+            else:
+                raise ShapeError(f"a list of {item!r}")
+            fill = "[]"
+        elif typing.get_origin(inner) is dict:
+            text, value, fill = "dict[str, SignalValue]", f"dict(self.{field})", "{}"
+        elif inner in names:
+            text, value = names[inner], f"self.{field}.as_dict()"
+            fill = f"{names[inner]}()"
+        elif isinstance(inner, type) and issubclass(inner, enum.Enum):
+            text = inner.__name__
+            value = f"self.{field}.value"
+            if optional:
+                value += f" if self.{field} is not None else None"
+        elif inner in (int, float, bool, str):
+            text, value = inner.__name__, f"self.{field}"
+        else:
+            raise ShapeError(f"a field of type {annotation!r}")
+        if optional:
+            text += " | None"
+        if info.is_required():
+            if fill is not None:
+                raise ShapeError(f"a required collection {field!r}")
+            params.append(f"        {field}: {text},")
+            body.append(f"        self.{field} = {field}")
+        elif fill is not None:
+            params.append(f"        {field}: {text} | None = None,")
+            body.append(f"        self.{field} = {fill} if {field} is None else {field}")
+        else:
+            params.append(f"        {field}: {text} = {_default_code(info)},")
+            body.append(f"        self.{field} = {field}")
+        dumped.append(f"            {field!r}: {value},")
+    doc = f"Every field of a {model.__name__}, without pydantic."
+    head = _class_head(name, doc, list(model.model_fields))
+    return [
+        *head,
+        "        *,",
+        *params,
+        "    ) -> None:",
+        *body,
+        "",
+        "    def as_dict(self) -> dict[str, Any]:",
+        '        """Exactly the pydantic model\'s ``model_dump(mode="json")``."""',
+        "        return {",
+        *dumped,
+        "        }",
     ]
 
 
@@ -382,6 +471,8 @@ def render(state: type[BaseModel] | None = None) -> str:
     out += [*_figure_class(state, "FigureState"), "", ""]
     from clm_policy.models.decision import Decision, GuardFinding
 
+    for model in reversed(writer.plain):  # the state's own models, nested ones first
+        out += [*_whole_class(model, writer.plain), "", ""]
     out += [*_result_class(GuardFinding, "Finding", {}), "", ""]
     out += [*_result_class(Decision, "OutcomeFields", {GuardFinding: "Finding"}), "", ""]
     out.append("DIRECT_NAMES: dict[str, NameInfo] = {")
@@ -404,6 +495,11 @@ def render(state: type[BaseModel] | None = None) -> str:
     out.append("def plain_state(data: object) -> FigureState | None:")
     out.append('    """A FigureState for plainly valid SessionState JSON data, else None."""')
     out.append(f"    state: FigureState | None = {entry}(data)")
+    out.append("    return state")
+    out += ["", ""]
+    out.append("def plain_session(data: object) -> PlainState | None:")
+    out.append('    """The whole PlainState for plainly valid SessionState JSON, else None."""')
+    out.append(f"    state: PlainState | None = {entry}(data, True)")
     out.append("    return state")
     for lines in reversed(list(writer.functions.values())):
         out += ["", "", *lines]

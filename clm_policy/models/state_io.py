@@ -4,7 +4,10 @@ The text (read with the state size limit by :mod:`clm_policy.lifecycle.sources`,
 reader of a command's state) is parsed strictly (:mod:`clm_policy.formats.jsonio`: no duplicate
 keys, NaN or infinities, at most 64 levels) and validated by pydantic; only when validation
 fails is the text scanned again to say where. :func:`plain_state_of` checks a plainly valid
-state without pydantic.
+state without pydantic, and :func:`read_plain_session` reads a whole one so (pydantic only
+says what is wrong with one it refuses). :func:`plain_of` and :func:`model_of` turn a
+:class:`~clm_policy.models.state.SessionState` into the
+:class:`~clm_policy.models.plain.PlainState` the compaction works on, and back.
 """
 
 from __future__ import annotations
@@ -14,8 +17,14 @@ from clm_policy.formats.jsonio import JsonDocument, check_depth, parse_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pydantic is imported where a state is validated in full
-    from clm_policy.models.plain import FigureState
-    from clm_policy.models.state import SessionState
+    from typing import Any
+
+    from clm_policy.models.plain import FigureState, PlainMessage, PlainState
+    from clm_policy.models.state import Message, SessionState
+
+    AnyState = SessionState | PlainState
+    """A whole state, either kind: what reads only its fields takes both."""
+    AnyMessage = Message | PlainMessage
 
 
 def parse_state(text: str, file: str) -> SessionState:
@@ -62,3 +71,52 @@ def plain_state_of(text: str, file: str) -> FigureState | None:
     except InputError:
         return None
     return plain_state(data)
+
+
+def read_plain_session(text: str, file: str) -> PlainState:
+    """The whole state in JSON ``text``: what :func:`parse_state` accepts, read without
+    pydantic when it is plainly valid (always, for a state clm-policy wrote); otherwise
+    :func:`parse_state` says where it is wrong (or, accepting it, gives the model read
+    here)."""
+    from clm_policy.models.plain import plain_session
+
+    try:
+        data = parse_json(text, file)
+    except InputError:
+        data = None
+    found = plain_session(data) if data is not None else None
+    if found is None:
+        found = plain_of(parse_state(text, file))
+    return found
+
+
+def plain_of(state: SessionState | PlainState) -> PlainState:
+    """``state`` as a :class:`~clm_policy.models.plain.PlainState` (itself when it is one)."""
+    from clm_policy.models.plain import PlainState, plain_session
+
+    if isinstance(state, PlainState):
+        return state
+    data = state.model_dump(mode="json")
+    found = plain_session(data)
+    if found is None:  # a model changed after it was validated: pydantic says what is wrong
+        import json
+
+        parse_state(json.dumps(data), "<state>")
+        raise StateError("the state is not plainly valid", Location("<state>"))
+    return found
+
+
+def model_of(state: PlainState) -> SessionState:
+    """The :class:`~clm_policy.models.state.SessionState` of a plain one."""
+    from clm_policy.models.state import SessionState
+
+    return SessionState.model_validate(state.as_dict())
+
+
+def dump_state(state: AnyState) -> dict[str, Any]:
+    """``state`` as JSON data: exactly its ``model_dump(mode="json")``, for either kind."""
+    from clm_policy.models.plain import PlainState
+
+    if isinstance(state, PlainState):
+        return state.as_dict()
+    return state.model_dump(mode="json")

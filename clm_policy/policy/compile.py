@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
-from pathlib import Path
-from typing import Any, TypeVar
 
 from clm_policy.base.errors import ClmError, LoadCheck, PolicyError, Sink
 from clm_policy.base.suggest import suggest
@@ -16,6 +13,14 @@ from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expre
 from clm_policy.policy.load import Entry, Origin, ResolvedPolicy, load_resolved
 from clm_policy.policy.names import NameInfo, known_names
 from clm_policy.policy.template import Template, compile_template
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 # Values a profile gets when neither it nor ``defaults`` sets them (the seed's defaults).
 PROFILE_DEFAULTS: dict[str, Any] = {
@@ -51,9 +56,6 @@ def _template(entry: Entry, key: str, names: dict[str, NameInfo]) -> Template | 
     if text is None:
         return None
     return compile_template(text, _span(entry.origin_of(key)), names)
-
-
-T = TypeVar("T")
 
 
 def _attempt(sink: Sink, build: Callable[[], T]) -> T | None:

@@ -8,30 +8,45 @@ ones (appended, or placed with ``before``/``after``), and removes a parent's wit
 ``disable: true``. Every merged value remembers the file and position it came from, so later
 errors still point at the right line. Each file of a chain is parsed and validated once per
 process, however many files extend it.
+
+A file is validated against the policy schema without pydantic when it is plainly valid
+(:mod:`clm_policy.models.plainschema`: the first hook after a policy changed compiles it);
+pydantic validates the others and says where they are wrong. The merge reads the file's data
+either way: pydantic's strict validation converts nothing (but an integer where a number is
+expected, which the merge converts too).
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from clm_policy.base.errors import LoadCheck, Location, PolicyError, Sink, shorten
+from clm_policy.base.digest import sha256
+from clm_policy.base.errors import ClmError, LoadCheck, Location, PolicyError, Sink, shorten
+from clm_policy.base.record import Record
 from clm_policy.formats.textio import path_kind
-from clm_policy.formats.validate import validate_document
 from clm_policy.formats.yamlio import PathKey, YamlDocument, load_yaml
-from clm_policy.models.policy import GuardSpec, PolicyFile, RuleSpec
 from clm_policy.policy.sources import resolve_source
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
-@dataclass(frozen=True, slots=True)
-class Origin:
+    PolicyData = dict[str, Any]
+    """A policy file's data, valid against the policy schema (models/policy.py's PolicyFile)."""
+    DocumentReader = Callable[[Path, str], YamlDocument]
+
+
+class Origin(Record):
     """Where a value was written: the document and the path to it inside."""
 
-    doc: YamlDocument
-    path: tuple[PathKey, ...]
+    FIELDS = ("doc", "path")
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(self, doc: YamlDocument, path: tuple[PathKey, ...]) -> None:
+        self.doc = doc
+        self.path = path
 
     @property
     def location(self) -> Location:
@@ -42,13 +57,23 @@ class Origin:
         return self.doc.location(self.path, key=True)
 
 
-@dataclass
-class Entry:
-    """A rule or guard after merging: its fields, each with the origin of its value."""
+class Entry(Record):
+    """A rule or guard after merging: its fields, each with the origin of its value; ``origin``
+    is the latest declaration of this id."""
 
-    id: str
-    origin: Origin  # the latest declaration of this id
-    fields: dict[str, tuple[Any, Origin]] = field(default_factory=dict)
+    FIELDS = ("id", "origin", "fields")
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(
+        self,
+        id: str,  # noqa: A002 (the entry's id)
+        origin: Origin,
+        fields: dict[str, tuple[Any, Origin]] | None = None,
+    ) -> None:
+        self.id = id
+        self.origin = origin
+        self.fields: dict[str, tuple[Any, Origin]] = {} if fields is None else fields
 
     def get(self, name: str) -> Any:
         return self.fields[name][0] if name in self.fields else None
@@ -57,40 +82,59 @@ class Entry:
         return self.fields[name][1] if name in self.fields else self.origin
 
 
-@dataclass
-class ResolvedPolicy:
-    """The merged declarations of a policy and its ancestors, not yet compiled."""
+class ResolvedPolicy(Record):
+    """The merged declarations of a policy and its ancestors, not yet compiled. ``paths``: the
+    files of the chain on disk, root ancestor first; ``prices``: (input, output) by model."""
 
-    name: str
-    path: str
-    files: list[YamlDocument]
-    paths: list[Path]  # the files of the chain on disk, root ancestor first
-    description: str | None = None
-    default_profile: tuple[str, Origin] | None = None
-    defaults: dict[str, tuple[Any, Origin]] = field(default_factory=dict)
-    profiles: dict[str, dict[str, tuple[Any, Origin]]] = field(default_factory=dict)
-    profile_origins: dict[str, Origin] = field(default_factory=dict)
-    models: dict[str, int] = field(default_factory=dict)
-    prices: dict[str, tuple[float, float]] = field(default_factory=dict)  # (input, output)
-    signals: dict[str, tuple[dict[str, Any], Origin]] = field(default_factory=dict)
-    rules: list[Entry] = field(default_factory=list)
-    otherwise: str = "continue"
-    confirm: tuple[str, ...] = ()
-    guards: dict[str, list[Entry]] = field(default_factory=dict)
+    FIELDS = (
+        "name",
+        "path",
+        "files",
+        "paths",
+        "description",
+        "default_profile",
+        "defaults",
+        "profiles",
+        "profile_origins",
+        "models",
+        "prices",
+        "signals",
+        "rules",
+        "otherwise",
+        "confirm",
+        "guards",
+    )
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(self, name: str, path: str, files: list[YamlDocument], paths: list[Path]):
+        self.name = name
+        self.path = path
+        self.files = files
+        self.paths = paths
+        self.description: str | None = None
+        self.default_profile: tuple[str, Origin] | None = None
+        self.defaults: dict[str, tuple[Any, Origin]] = {}
+        self.profiles: dict[str, dict[str, tuple[Any, Origin]]] = {}
+        self.profile_origins: dict[str, Origin] = {}
+        self.models: dict[str, int] = {}
+        self.prices: dict[str, tuple[float, float]] = {}
+        self.signals: dict[str, tuple[dict[str, Any], Origin]] = {}
+        self.rules: list[Entry] = []
+        self.otherwise = "continue"
+        self.confirm: tuple[str, ...] = ()
+        self.guards: dict[str, list[Entry]] = {}
 
     @property
     def digest(self) -> str:
         """A short content hash over every file of the chain (for audit trailers, caches)."""
-        h = hashlib.sha256()
+        h = sha256()
         for doc in self.files:
             h.update(doc.file.encode() + b"\0" + doc.text.encode() + b"\0")
-        return h.hexdigest()[:12]
+        return str(h.hexdigest())[:12]
 
 
 _PLACEMENT = ("id", "before", "after", "disable", "description")
-
-
-DocumentReader = Callable[[Path, str], YamlDocument]
 
 
 def load_resolved(
@@ -108,7 +152,7 @@ def load_resolved(
     chain = _load_chain(path, shown, [], read)
     _, root_doc, root_spec = chain[-1]
     resolved = ResolvedPolicy(
-        name=root_spec.name or Path(root_doc.file).stem.split(".")[0],
+        name=root_spec.get("name") or Path(root_doc.file).stem.split(".")[0],
         path=root_doc.file,
         files=[doc for _, doc, _ in chain],
         paths=[p for p, _, _ in chain],
@@ -121,38 +165,57 @@ def load_resolved(
 
 def _load_chain(
     path: Path, shown: str, seen: list[Path], read: DocumentReader
-) -> list[tuple[Path, YamlDocument, PolicyFile]]:
+) -> list[tuple[Path, YamlDocument, PolicyData]]:
     doc = read(path, shown)
     spec = _validated(doc)
     key = path.resolve()
-    if spec.extends is None:
+    extends = spec.get("extends")
+    if extends is None:
         return [(key, doc, spec)]
     where = doc.location(["extends"])
-    parent_path, parent_shown = resolve_source_at(spec.extends, path.parent, where)
+    parent_path, parent_shown = resolve_source_at(extends, path.parent, where)
     if parent_path.resolve() in [*seen, key]:
         cycle = " -> ".join(str(p.name) for p in [*seen, key, parent_path.resolve()])
         raise PolicyError(f"extends cycle: {cycle}", where, check=LoadCheck.EXTENDS)
     if path_kind(parent_path) != "file":
         raise PolicyError(
-            f"extends target not found: {shorten(spec.extends)}", where, check=LoadCheck.EXTENDS
+            f"extends target not found: {shorten(extends)}", where, check=LoadCheck.EXTENDS
         )
     return [*_load_chain(parent_path, parent_shown, [*seen, key], read), (key, doc, spec)]
 
 
-_SPECS: dict[int, tuple[YamlDocument, PolicyFile]] = {}
+_SPECS: dict[int, tuple[YamlDocument, PolicyData]] = {}
 
 
-def _validated(doc: YamlDocument) -> PolicyFile:
-    """``doc`` validated as a policy file, once per document (:func:`load_yaml` hands out the
-    same document for the same file, and many files extend the same parent)."""
+def schema_errors(doc: YamlDocument) -> list[ClmError]:
+    """Every error of ``doc`` against the policy schema, sorted by position (lint reports them
+    all). A document without any is remembered: loading it does not check it again."""
     known = _SPECS.get(id(doc))
     if known is not None and known[0] is doc:
-        return known[1]
-    spec = validate_document(doc, PolicyFile, "policy")
+        return []
+    from clm_policy.models.plainschema import plainly_valid
+
+    if not plainly_valid("policy", doc.root):  # pydantic says where it is wrong
+        from clm_policy.formats.validate import document_errors
+        from clm_policy.models.policy import PolicyFile
+
+        errors: list[ClmError] = list(document_errors(doc, PolicyFile, "policy")[1])
+        if errors:
+            return errors
+    assert isinstance(doc.root, dict)
     if len(_SPECS) >= 256:
         _SPECS.clear()
-    _SPECS[id(doc)] = (doc, spec)  # the document is kept, so its id stays its own
-    return spec
+    _SPECS[id(doc)] = (doc, doc.root)  # the document is kept, so its id stays its own
+    return []
+
+
+def _validated(doc: YamlDocument) -> PolicyData:
+    """``doc``'s data, validated as a policy file, once per document (:func:`load_yaml` hands
+    out the same document for the same file, and many files extend the same parent)."""
+    errors = schema_errors(doc)
+    if errors:
+        raise errors[0]
+    return _SPECS[id(doc)][1]
 
 
 def resolve_source_at(ref: str, base: Path, where: Location) -> tuple[Path, str]:
@@ -165,34 +228,39 @@ def resolve_source_at(ref: str, base: Path, where: Location) -> tuple[Path, str]
         raise PolicyError(message, where, check=LoadCheck.EXTENDS) from None
 
 
-def _merge(res: ResolvedPolicy, doc: YamlDocument, spec: PolicyFile, sink: Sink) -> None:
-    if spec.description is not None:
-        res.description = spec.description
-    if spec.default_profile is not None:
-        res.default_profile = (spec.default_profile, Origin(doc, ("default_profile",)))
-    if spec.otherwise is not None:
-        res.otherwise = spec.otherwise
-    if spec.confirm is not None:
-        res.confirm = tuple(dict.fromkeys(spec.confirm))
-    if spec.defaults is not None:
+def _merge(res: ResolvedPolicy, doc: YamlDocument, spec: PolicyData, sink: Sink) -> None:
+    if spec.get("description") is not None:
+        res.description = spec["description"]
+    if spec.get("default_profile") is not None:
+        res.default_profile = (spec["default_profile"], Origin(doc, ("default_profile",)))
+    if spec.get("otherwise") is not None:
+        res.otherwise = spec["otherwise"]
+    if spec.get("confirm") is not None:
+        res.confirm = tuple(dict.fromkeys(spec["confirm"]))
+    defaults = spec.get("defaults")
+    if defaults is not None:
         # A file's defaults apply to every profile known so far, inherited ones included:
         # a later file beats an earlier one, and within a file a profile beats defaults.
-        for name in spec.defaults.model_fields_set:
-            value = (getattr(spec.defaults, name), Origin(doc, ("defaults", name)))
+        for name, given in defaults.items():
+            value = (given, Origin(doc, ("defaults", name)))
             res.defaults[name] = value
             for fields in res.profiles.values():
                 fields[name] = value
-    for pname, profile in spec.profiles.items():
+    for pname, profile in spec.get("profiles", {}).items():
         fields = res.profiles.setdefault(pname, {})
         res.profile_origins.setdefault(pname, Origin(doc, ("profiles", pname)))
-        for name in profile.model_fields_set:
-            fields[name] = (getattr(profile, name), Origin(doc, ("profiles", pname, name)))
-    res.models.update(spec.models)
-    res.prices.update((m, (p.input, p.output)) for m, p in spec.prices.items())
-    for sname, signal in spec.signals.items():
-        res.signals[sname] = (signal.model_dump(), Origin(doc, ("signals", sname)))
-    res.rules = _merge_entries(res.rules, spec.rules, doc, ("rules",), "rule", sink)
-    for action, guards in spec.guards.items():
+        for name, given in profile.items():
+            fields[name] = (given, Origin(doc, ("profiles", pname, name)))
+    res.models.update(spec.get("models", {}))
+    res.prices.update(
+        (m, (float(p["input"]), float(p["output"]))) for m, p in spec.get("prices", {}).items()
+    )
+    for sname, signal in spec.get("signals", {}).items():
+        given = {"type": signal["type"], "default": signal["default"]}
+        given["description"] = signal.get("description")
+        res.signals[sname] = (given, Origin(doc, ("signals", sname)))
+    res.rules = _merge_entries(res.rules, spec.get("rules", []), doc, ("rules",), "rule", sink)
+    for action, guards in spec.get("guards", {}).items():
         res.guards[action] = _merge_entries(
             res.guards.get(action, []), guards, doc, ("guards", action), f"{action} guard", sink
         )
@@ -200,7 +268,7 @@ def _merge(res: ResolvedPolicy, doc: YamlDocument, spec: PolicyFile, sink: Sink)
 
 def _merge_entries(
     parent: list[Entry],
-    specs: list[RuleSpec] | list[GuardSpec],
+    specs: list[PolicyData],
     doc: YamlDocument,
     base: tuple[PathKey, ...],
     kind: str,
@@ -211,24 +279,26 @@ def _merge_entries(
     for i, spec in enumerate(specs):
         origin = Origin(doc, (*base, i))
         id_loc = doc.location([*base, i, "id"])
-        if spec.id in first_seen:
-            line = first_seen[spec.id].line
+        ident = spec["id"]
+        if ident in first_seen:
+            line = first_seen[ident].line
             sink.report(
                 PolicyError(
-                    f"duplicate {kind} id '{spec.id}' (first at line {line})",
+                    f"duplicate {kind} id '{ident}' (first at line {line})",
                     id_loc,
                     check=LoadCheck.DUPLICATE_ID,
                 )
             )
             continue
-        first_seen[spec.id] = id_loc
-        index = next((j for j, e in enumerate(result) if e.id == spec.id), None)
-        given = [n for n in spec.model_fields_set if n not in _PLACEMENT]
-        if spec.disable:
+        first_seen[ident] = id_loc
+        index = next((j for j, e in enumerate(result) if e.id == ident), None)
+        given = [n for n in spec if n not in _PLACEMENT]
+        before, after = spec.get("before"), spec.get("after")
+        if spec.get("disable", False):
             if index is None:
                 sink.report(
                     PolicyError(
-                        f"disable: no inherited {kind} has id '{spec.id}'",
+                        f"disable: no inherited {kind} has id '{ident}'",
                         id_loc,
                         check=LoadCheck.EXTENDS,
                     )
@@ -236,8 +306,7 @@ def _merge_entries(
             elif given:
                 sink.report(
                     PolicyError(
-                        f"{kind} '{spec.id}' is disabled: remove its other keys "
-                        f"({', '.join(given)})",
+                        f"{kind} '{ident}' is disabled: remove its other keys ({', '.join(given)})",
                         doc.location([*base, i, given[0]], key=True),
                         check=LoadCheck.EXTENDS,
                     )
@@ -245,19 +314,19 @@ def _merge_entries(
             else:
                 del result[index]
             continue
-        if spec.before is not None and spec.after is not None:
+        if before is not None and after is not None:
             sink.report(
                 PolicyError(
-                    f"{kind} '{spec.id}' gives both before and after",
+                    f"{kind} '{ident}' gives both before and after",
                     doc.location([*base, i, "after"], key=True),
                     check=LoadCheck.EXTENDS,
                 )
             )
             continue
-        anchor = spec.before or spec.after
-        if anchor is not None and not any(e.id == anchor for e in result if e.id != spec.id):
-            known = ", ".join(e.id for e in result if e.id != spec.id) or "none"
-            which = "before" if spec.before else "after"
+        anchor = before or after
+        if anchor is not None and not any(e.id == anchor for e in result if e.id != ident):
+            known = ", ".join(e.id for e in result if e.id != ident) or "none"
+            which = "before" if before else "after"
             sink.report(
                 PolicyError(
                     f"{which}: no {kind} has id '{anchor}' (ids: {known})",
@@ -266,15 +335,15 @@ def _merge_entries(
                 )
             )
             anchor = None
-        entry = result.pop(index) if index is not None else Entry(spec.id, origin)
+        entry = result.pop(index) if index is not None else Entry(ident, origin)
         entry.origin = origin
         for name in given:
-            entry.fields[name] = (getattr(spec, name), Origin(doc, (*base, i, name)))
+            entry.fields[name] = (spec[name], Origin(doc, (*base, i, name)))
         if anchor is None:
             result.insert(index if index is not None else len(result), entry)
             continue
         target = next(j for j, e in enumerate(result) if e.id == anchor)
-        result.insert(target if spec.before else target + 1, entry)
+        result.insert(target if before else target + 1, entry)
     return result
 
 

@@ -202,6 +202,67 @@ def test_a_prompt_that_continues_loads_nothing_heavy(project: Path) -> None:
     assert (done.stdout, done.loaded, done.code) == ("", [], 0)
 
 
+def prompt_event(project: Path) -> str:
+    path = transcript(project / "t.jsonl", 40_000)
+    event = {
+        "session_id": SESSION,
+        "cwd": str(project),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "go on",
+        "transcript_path": str(path),
+    }
+    return json.dumps(event)
+
+
+def test_the_first_prompt_after_a_policy_change_compiles_it_without_pydantic_or_ruamel(
+    project: Path,
+) -> None:
+    """The project's own policy, edited: the first hook reads its YAML and the default's,
+    checks them against the schema and compiles them — with neither pydantic nor ruamel
+    (benchmarks/bench_hook.py, "first after a change")."""
+    policy = project / "team.yaml"
+    policy.write_text(
+        "version: 1\nextends: claude-code\nprofiles:\n  coding: {soft_compact: 61%}\n"
+    )
+    (project / ".clm-policy.yaml").write_text("version: 1\npolicy: team.yaml\n")
+    event = prompt_event(project)
+    done = probe_cli("compile", ["hook", "claude-code"], stdin=event, cwd=project)
+    assert (done.stdout, done.stderr, done.loaded, done.code) == ("", "", [], 0)
+    assert "clm_policy.policy.compile" in done.new  # it did compile (a cache miss)
+    again = probe_cli("hook", ["hook", "claude-code"], stdin=event, cwd=project)
+    assert (again.loaded, "clm_policy.policy.compile" in again.new) == ([], False)
+    policy.write_text(policy.read_text() + "# changed\n")
+    changed = probe_cli("compile", ["hook", "claude-code"], stdin=event, cwd=project)
+    assert (changed.loaded, "clm_policy.policy.compile" in changed.new) == ([], True)
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        ["hook", "claude-code", "--install", "--project"],
+        ["hook", "codex", "--print-settings"],
+        ["init", "--claude-code"],
+    ],
+    ids=lambda a: " ".join(a),
+)
+def test_setting_a_project_up_compiles_its_policy_for_the_first_hook(
+    project: Path, setup: list[str]
+) -> None:
+    from clm_policy.base.privatefiles import cache_dir
+    from clm_policy.policy.cache import entry_path
+
+    directory = cache_dir()
+    assert directory is not None
+    assert not Path(entry_path(directory, "claude-code")).exists()
+    result = invoke(*setup)
+    assert result.exit_code == 0, result.stderr
+    assert Path(entry_path(directory, "claude-code")).exists()
+    # the first prompt of a session finds it: no YAML read, nothing compiled
+    first = probe_cli("hook", ["hook", "claude-code"], stdin=prompt_event(project), cwd=project)
+    assert (first.stdout, first.loaded, first.code) == ("", [], 0)
+    assert "clm_policy.policy.compile" not in first.new
+
+
 def test_user_prompt_submit_advises_a_compaction(project: Path) -> None:
     path = transcript(project / "t.jsonl", 130_000)
     done = hook(

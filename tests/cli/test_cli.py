@@ -222,7 +222,7 @@ def test_help_imports_no_command(tmp_path: Path) -> None:
         "from clm_policy.cli.main import run\n"
         "run(['--help'])\n"
         "sys.stderr.write(repr(sorted(m for m in sys.modules if m.startswith('clm_policy.cli.')"
-        " and m not in ('clm_policy.cli.main',))))\n"
+        " and m not in ('clm_policy.cli.main', 'clm_policy.cli.errors'))))\n"
     )
     proc = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, check=False

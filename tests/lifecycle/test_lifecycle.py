@@ -521,3 +521,43 @@ def test_docs_examples_are_current() -> None:
     hit = ("decisions/auth-jwt", "HS256, key from PAYMENTS_JWT_KEY; 15-minute access tokens.")
     seed = "".join(f"--- {x.role.value} ({x.name})\n{x.content}" for x in seed_messages(m, [hit]))
     assert seed in re.findall(r"```text\n(.*?)```", text, flags=re.S)
+
+
+def conversations() -> list[list[Message]]:
+    """Conversations of every shape the cut meets: empty, system messages only, system
+    messages between and after the others, fewer and more messages than are read."""
+    m, base = Message, conversation()
+    system = m(role=MessageRole.SYSTEM, content="hint: earlier context", name=HINT_NAME)
+    said = [m(role=MessageRole.USER, content=f"request {i}: see secret-{i}") for i in range(14)]
+    return [
+        [],
+        [system],
+        base,
+        base[:3],
+        [*base, system, *said],
+        [*said[:4], system, *said[4:], system],
+        [system, *said, m(role=MessageRole.TOOL, content="", name="empty")],
+    ]
+
+
+@pytest.mark.parametrize("retain", [0, 1, 3, 5, 6, 9, 20])
+@pytest.mark.parametrize("index", range(len(conversations())))
+def test_the_deterministic_compaction_reads_only_what_it_keeps_or_quotes(
+    retain: int, index: int
+) -> None:
+    from clm_policy.lifecycle.compaction import what_it_reads
+    from clm_policy.models.state_io import plain_of
+
+    state = plain_of(rich_state(messages=conversations()[index]))
+    read = what_it_reads(state, retain)
+    assert len(read.messages) == len(state.messages)
+    assert [m.role for m in read.messages] == [m.role for m in state.messages]
+    # the same compaction, field for field, from either
+    assert compact(read, retain=retain, now=NOW) == compact(state, retain=retain, now=NOW)
+    left_out = [m for m in read.messages if not m.content and m.name is None]
+    conversation_read = [m for m in read.messages if m.role is not MessageRole.SYSTEM][
+        -max(retain, 5) :
+    ]
+    assert all(m.content for m in conversation_read if m.name != "empty")
+    if index == 4:  # 2 system messages and 22 others: all but the last read are left out
+        assert len(left_out) == 2 + max(0, 22 - max(retain, 5))

@@ -13,7 +13,7 @@ import pytest
 
 from clm_policy.base.errors import InputError, StateError, UsageError
 from clm_policy.lifecycle.sources import Request, check, read_stdin, resolve
-from clm_policy.models.plain import FigureState
+from clm_policy.models.plain import FigureState, PlainState
 from clm_policy.models.state import SessionState
 
 from conftest import FIXTURES, REPO, invoke, state_file
@@ -86,9 +86,18 @@ def test_figures_from_tokens() -> None:
 def test_a_state_file_plain_figures_or_a_full_state(tmp_path: Path) -> None:
     assert isinstance(resolve(Request(state=str(EXAMPLE))).state, FigureState)
     full = resolve(Request(state=str(EXAMPLE)), full=True)
-    assert isinstance(full.state, SessionState)
+    # the whole state, read without pydantic: the model's fields, dumped as the model dumps
+    assert isinstance(full.state, PlainState)
     assert full.state.session_id == "auth-refactor-7"
+    model = SessionState.model_validate_json(EXAMPLE.read_text(), strict=True)
+    assert full.state.as_dict() == model.model_dump(mode="json")
     assert full.file == str(EXAMPLE)
+    # a state pydantic refuses is refused as before, where it is wrong
+    bad = state_file(tmp_path, step_index="5")
+    with pytest.raises(StateError) as caught:
+        resolve(Request(state=str(bad)), full=True)
+    assert caught.value.location is not None
+    assert str(caught.value) == f"{bad}:1:55: step_index: expected an integer, got string '5'"
 
 
 def test_a_later_error_is_placed_in_the_state_s_file(tmp_path: Path) -> None:

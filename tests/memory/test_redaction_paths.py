@@ -209,3 +209,40 @@ def test_the_count_is_what_the_commit_holds(memory: Path, tmp_path: Path) -> Non
     handed = invoke("handoff", "--memory", str(memory), "--state", str(path), "--format", "json")
     assert json.loads(handed.stdout)["redactions"] == 2
     assert_nowhere(memory, GITHUB, OPENAI, *PEM_BODY)
+
+
+def test_a_plain_state_is_cleaned_as_its_model_is() -> None:
+    """The compaction cleans the plain state (models/plain.py) where it once cleaned the
+    pydantic one: the same redacted values, the same secrets counted; a message without text
+    (one the compaction does not read) is passed over, having nothing to redact."""
+    from clm_policy.memory.change import Change
+    from clm_policy.models.state import SessionState
+    from clm_policy.models.state_io import plain_of
+
+    model = SessionState.model_validate(
+        {
+            "session_id": "s1",
+            "goal": f"rotate {GITHUB}",
+            "signals": {"api_key": "Zq7Lp2Vn8Xc4Bm6Nd1Fg3Hj5Kl9Qw0Er", "note": PEM},
+            "blockers": [f"the key {OPENAI} leaked"],
+            "messages": [
+                {"role": "user", "content": ""},
+                {"role": "tool", "content": "", "name": OPENAI},
+                {"role": "assistant", "content": f"pushed with {GITHUB}"},
+            ],
+        }
+    )
+    by_model, by_plain = Change(), Change()
+    # (the tags a first pass leaves number the secrets in the order it met them: compared
+    # once settled, as the write path settles them)
+    cleaned = by_model._first.settle(by_model.clean(model).model_dump(mode="json"))
+    assert by_plain._first.settle(by_plain.clean(plain_of(model)).as_dict()) == cleaned
+    assert GITHUB not in json.dumps(cleaned)
+    assert OPENAI not in json.dumps(cleaned)
+    assert by_model.counts == by_plain.counts
+    assert sorted(by_plain.counts.items()) == [
+        ("generic-secret", 1),
+        ("github-pat", 1),
+        ("openai-api-key", 1),
+        ("private-key", 1),
+    ]

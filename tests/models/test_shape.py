@@ -112,9 +112,16 @@ def test_the_plain_validator_accepts_what_pydantic_accepts(index: int) -> None:
     data = MUTATIONS[index]
     full = pydantic_accepts(data)
     quick = plain.plain_state(copy.deepcopy(data))
+    whole = plain.plain_session(copy.deepcopy(data))
     assert (quick is not None) == (full is not None), data
-    if full is None or quick is None:
+    assert (whole is not None) == (full is not None), data
+    if full is None or quick is None or whole is None:
         return
+    # the whole plain state is the model, field for field, and dumps as it does
+    assert whole.as_dict() == full.model_dump(mode="json")
+    assert json.dumps(whole.as_dict(), separators=(",", ":")) == full.model_dump_json()
+    assert whole.tokens.context_tokens == full.tokens.context_tokens
+    assert [m.role for m in whole.messages] == [m.role for m in full.messages]
     policy = load_policy("default")
     for profile in policy.profiles:
         try:
@@ -124,6 +131,7 @@ def test_the_plain_validator_accepts_what_pydantic_accepts(index: int) -> None:
                 policy.outcome(quick, profile)
             continue
         assert policy.outcome(quick, profile).as_dict() == expected
+        assert policy.outcome(whole, profile).as_dict() == expected
 
 
 # -- one line adds a field rules can read ---------------------------------------------------
@@ -160,6 +168,10 @@ def test_a_field_declared_once_reaches_every_path(
     assert quick.urgency == 8
     assert generated.plain_state({**data, "urgency": 10}) is None
     assert generated.plain_state({**data, "urgency": "8"}) is None
+    whole = generated.plain_session(data)
+    assert whole.urgency == 8
+    assert whole.as_dict() == Urgent.model_validate(data).model_dump(mode="json")
+    assert generated.plain_session({**data, "urgency": 10}) is None
 
     # 3. its value reaches the names of a decision, from the pydantic state and the plain one
     full = Urgent.model_validate(data)

@@ -22,5 +22,5 @@ def test_the_exit_code_and_output_of_a_command_come_back() -> None:
 
 
 def test_every_hot_entry_point_forbids_the_heavy_libraries() -> None:
-    for entry in ("hook", "statusline", "decide", "log"):
+    for entry in ("hook", "statusline", "decide", "log", "compact", "compile"):
         assert set(LIBRARIES) <= set(FORBIDDEN[entry]), entry

@@ -50,15 +50,12 @@ def commit_snapshot(
     ``<agent>:<trigger>``, its rationale ``<compacts> (<trigger>)`` ("Claude Code compacts").
     None, and nothing committed, when a snapshot of this session at the same transcript
     position (step and context) is committed already (a compaction the agent tries again)."""
-    from dataclasses import replace  # a compaction's commit: rare, and git costs more
-
     from clm_policy.lifecycle.pipelines import committed_snapshot, run_compaction
 
     if committed_snapshot(repo, state) is not None:
         return None
     state = with_agents(repo, state)
-    why = replace(
-        hook.provenance(outcome, **agent_trailers(hook, trigger, state)),
+    why = hook.provenance(outcome, **agent_trailers(hook, trigger, state)).replace(
         rule=f"{hook.agent}:{trigger}",
         rationale=f"{compacts} ({trigger})",
     )

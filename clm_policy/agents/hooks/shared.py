@@ -77,6 +77,22 @@ def hook_settings(command: str, events: Mapping[str, HookEvent]) -> dict[str, An
     }
 
 
+def warm_policy(folder: str) -> None:
+    """Compile the policy a hook in ``folder`` would use (its project's ``.clm-policy.yaml``,
+    else the default) into the compiled-policy cache, so that the first hook and status line
+    of a session find it there (``hook claude-code --install``, ``hook codex
+    --print-settings``, ``init``). Best effort: a policy that cannot be loaded is left for the
+    hook to report, in its log."""
+    import contextlib
+
+    from clm_policy.base.errors import ClmError
+    from clm_policy.config.project import load_config, setting
+    from clm_policy.policy.cache import load_policy_cached
+
+    with contextlib.suppress(ClmError):
+        load_policy_cached(setting("policy", None, load_config(folder)) or "default")
+
+
 class Hook:
     """One hook call: its input, the project's configuration (flags, then the environment,
     then ``.clm-policy.yaml`` in the hook's ``cwd`` or above), the policy."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from clm_policy.agents.hooks.events import share
@@ -131,8 +130,8 @@ class Tools:
         why = hook.provenance(outcome, **{"Clm-Via": "mcp"})
         if outcome.action.value != "handoff":
             said = outcome.action.value + (f" ({outcome.rationale})" if outcome.rationale else "")
-            why = replace(
-                why, rule="agent", rationale=f"the agent handed off; the policy says {said}"
+            why = why.replace(
+                rule="agent", rationale=f"the agent handed off; the policy says {said}"
             )
         with hook.repo() as repo:
             done = run_handoff(

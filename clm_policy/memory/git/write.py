@@ -32,11 +32,8 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
-from types import TracebackType
-from typing import TYPE_CHECKING
 
 from clm_policy.base.errors import InputError
 from clm_policy.memory.git import confine
@@ -51,7 +48,11 @@ from clm_policy.memory.git.run import (
 from clm_policy.memory.layout import MARKER
 from clm_policy.memory.trailers import CommitMessage
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping, Sequence
+    from types import TracebackType
+
     # the redactor's rules are compiled when a commit is prepared, not when log or show start
     from clm_policy.memory.change import Change, Content, JsonDoc, JsonLines
 

@@ -1,0 +1,123 @@
+"""How a command's failure is told, and its exit code: the one place, for click's commands and
+for the quick paths that answer without click (clm_policy.cli.fast).
+
+Exit codes (README, "Exit codes"): 0 success; 2 bad input or usage (a file:line:col message, no
+traceback); 3 an internal error (a bug: please report it; CLM_POLICY_DEBUG=1 shows the
+traceback); 130 interrupted (Ctrl-C). With ``--format json`` an error is a JSON object on
+standard output (``{"error": {...}}``), so a program reading the output always gets JSON.
+Nothing here imports click: a quick path that fails after it began writing reports here, in
+the very words click's path would use.
+"""
+
+from __future__ import annotations
+
+import os
+
+from clm_policy.base.errors import ClmError, UsageError
+from clm_policy.base.termsafe import echo
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_INPUT = 2
+EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130
+
+HOOK_AGENTS = ("claude-code", "codex")  # the subcommands of `hook`
+
+
+def report(args: Sequence[str], exc: BaseException, commands: Sequence[str]) -> int:
+    """Tell what ``exc`` (raised while the command ``args`` ran) means and return the exit
+    code: an interruption, a usage error, a :class:`ClmError` at its place, a closed pipe (no
+    error), anything else an internal error. ``commands``: the command names (for the
+    command's name in a usage error)."""
+    if isinstance(exc, KeyboardInterrupt):
+        echo("clm-policy: interrupted", err=True)
+        return EXIT_INTERRUPTED
+    if isinstance(exc, UsageError):
+        return fail(args, EXIT_INPUT, usage_line(command_path(args, commands), exc.message), exc)
+    if isinstance(exc, ClmError):
+        text = str(exc) if exc.location is not None else f"clm-policy: {exc}"
+        return fail(args, EXIT_INPUT, text, exc)
+    if isinstance(exc, BrokenPipeError):
+        return EXIT_OK
+    if os.environ.get("CLM_POLICY_DEBUG"):
+        import traceback
+
+        echo(
+            "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+            err=True,
+            nl=False,
+        )
+    return fail(
+        args,
+        EXIT_INTERNAL,
+        f"clm-policy: internal error: {type(exc).__name__}: {_short(str(exc))} (this is a "
+        "bug; rerun with CLM_POLICY_DEBUG=1 for the traceback)",
+    )
+
+
+def usage_line(command: str, message: str) -> str:
+    """A usage error as one line: ``clm-policy CMD: message (try 'clm-policy CMD --help')``."""
+    flat = " ".join(line.strip() for line in message.splitlines() if line.strip())
+    return f"{command}: {flat} (try '{command} --help')"
+
+
+def command_path(args: Sequence[str], commands: Sequence[str]) -> str:
+    """The command ``args`` run (``clm-policy decide``, ``clm-policy hook codex``), read from
+    the words before its options."""
+    words = ["clm-policy"]
+    for arg in args:
+        if arg == "--" or arg.startswith("-"):
+            break
+        named = (len(words) == 1 and arg in commands) or (
+            words[1:] == ["hook"] and arg in HOOK_AGENTS
+        )
+        if not named:
+            break
+        words.append(arg)
+    return " ".join(words)
+
+
+def wants_json(args: Sequence[str]) -> bool:
+    """Whether the command line asks for ``--format json`` (parsed or not)."""
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg == "--format=json" or (arg == "--format" and args[i + 1 : i + 2] == ["json"]):
+            return True
+    return False
+
+
+def fail(args: Sequence[str], code: int, text: str, error: ClmError | None = None) -> int:
+    """Report an error: one line on standard error, or a JSON object with ``--format json``."""
+    if not wants_json(args):
+        echo(text, err=True)
+        return code
+    import json
+
+    body: dict[str, object] = {"code": code, "message": text}
+    if error is not None:
+        body["message"] = error.message
+        if error.location is not None:
+            where = error.location
+            body.update(file=where.file, line=where.line or None, col=where.col or None)
+    echo(json.dumps({"error": body}, indent=2))
+    return code
+
+
+def warn_ignored() -> None:
+    """One line on standard error for each project file whose memory or remote was ignored
+    because the person has not trusted it (clm_policy.config.trust)."""
+    from clm_policy.config.trust import take_ignored
+
+    for found in take_ignored():
+        echo(f"clm-policy: {found.notice}", err=True)
+
+
+def _short(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

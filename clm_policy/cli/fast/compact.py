@@ -1,0 +1,106 @@
+"""``clm-policy compact --state FILE`` as one quick process: the common command line without
+click.
+
+A person, a script or an agent's hook compacts a session and waits for the process; click and
+the command group cost it more than the compaction's own work. So ``compact`` with a state
+file (or ``-`` for standard input) is run here, straight from :mod:`clm_policy.cli.entry`.
+This is the same command, not a second one: the options are :data:`OPTIONS`, which a test
+holds equal to the click command's (:mod:`clm_policy.cli.pipelines`) in names, value checks and
+defaults; their values are found as click's callbacks find them (the flag, the environment,
+``.clm-policy.yaml``: :mod:`clm_policy.config.project`); the library call is the one click's
+command makes (:func:`clm_policy.lifecycle.byhand.compact`) and the output is the same
+function's (:mod:`clm_policy.cli.outcomes`).
+
+What this path does not take on — ``--help``, ``--session``, ``--transcript``, an option it
+does not know, a value click would refuse, a setting that cannot be read — it hands back
+(:func:`answer` returns None) before anything is written or printed, and click runs the
+command from the start. Once the compaction is asked for, a failure is told here, by the
+function click's path tells it with (:func:`clm_policy.cli.errors.report`).
+"""
+
+from __future__ import annotations
+
+import os
+
+from clm_policy.cli.fast import args as quickargs
+from clm_policy.cli.fast.args import Declined
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+FORMATS = ("text", "json")
+SUMMARIZERS = ("deterministic", "openai")
+MEMORY_ENV = "CLM_POLICY_MEMORY"  # click reads it for --memory (clm_policy.cli.options)
+
+# option -> (destination, kind), as in clm_policy.cli.fast.args. A test holds this table equal
+# to the click command's parameters (those this path takes).
+OPTIONS: dict[str, tuple[str, Any]] = {
+    "--memory": ("memory", "str"),
+    "-m": ("memory", "str"),
+    "--state": ("state_src", "str"),
+    "-s": ("state_src", "str"),
+    "--policy": ("policy_ref", "str"),
+    "-p": ("policy_ref", "str"),
+    "--profile": ("profile", "str"),
+    "--format": ("fmt", FORMATS),
+    "--summarizer": ("summarizer", SUMMARIZERS),
+}
+DEFAULTS: dict[str, Any] = {
+    "memory": None,
+    "state_src": None,
+    "policy_ref": None,
+    "profile": None,
+    "fmt": "text",
+    "summarizer": None,
+}
+
+
+def parse(args: list[str]) -> dict[str, Any]:
+    """The values of ``args`` (after ``compact``) by destination, as click would give them;
+    :class:`~clm_policy.cli.fast.args.Declined` for anything else (no state file among it)."""
+    values = quickargs.parse(args, OPTIONS, DEFAULTS)
+    if values["state_src"] is None:
+        raise Declined("--state")  # a session, a transcript, or no source: click's path
+    return values
+
+
+def answer(args: list[str]) -> int | None:
+    """Run ``clm-policy compact ARGS`` and return its exit code, or None (nothing written,
+    nothing printed) when click should run the command instead."""
+    try:
+        values = parse(args)
+    except Declined:
+        return None
+    from clm_policy.base.errors import ClmError
+    from clm_policy.config.project import memory_path, setting
+
+    try:  # what click's callbacks give (clm_policy.cli.options); a problem: click says it
+        flag = values["memory"]  # click's envvar: taken as the flag, when there is none
+        if flag is None:
+            flag = os.environ.get(MEMORY_ENV) or None
+        memory = memory_path(flag)
+        policy_ref = setting("policy", values["policy_ref"]) or "default"
+        profile = setting("profile", values["profile"])
+    except ClmError:
+        return None
+    from clm_policy.cli import errors
+
+    errors.warn_ignored()  # before the command says anything, as the --memory callback does
+    try:
+        from clm_policy.cli.outcomes import show_compact
+        from clm_policy.lifecycle import byhand
+        from clm_policy.lifecycle.sources import Request
+
+        source = Request(state=values["state_src"], memory=memory)
+        hand, done = byhand.compact(
+            policy_ref, memory, source, profile, summarizer=values["summarizer"]
+        )
+        code = show_compact(hand, done, values["fmt"], memory)
+    except (Exception, KeyboardInterrupt) as exc:
+        code = errors.report(["compact", *args], exc, ("compact",))
+    errors.warn_ignored()
+    return code
+
+
+__all__ = ["answer", "parse"]

@@ -1,0 +1,154 @@
+"""What ``clm-policy compact`` prints, in text and JSON (and the JSON of a handoff, which a
+compaction whose recall is too low makes instead): one module for click's command
+(:mod:`clm_policy.cli.pipelines`) and the quick path (:mod:`clm_policy.cli.fast.compact`), so
+that both print the same. Nothing here imports click.
+"""
+
+from __future__ import annotations
+
+import json
+
+from clm_policy.base.termsafe import echo
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from clm_policy.lifecycle.byhand import ByHand, Committed
+    from clm_policy.lifecycle.pipelines import CompactOutcome, HandoffOutcome
+    from clm_policy.lifecycle.verify import Recall
+
+
+def show_compact(
+    hand: ByHand, done: CompactOutcome | HandoffOutcome | Committed, fmt: str, memory: str
+) -> int:
+    """Print what ``byhand.compact`` did (``fmt``: text or json); the exit code (0)."""
+    from clm_policy.lifecycle.byhand import Committed
+    from clm_policy.lifecycle.pipelines import CompactOutcome
+    from clm_policy.models.state_io import dump_state
+
+    state, why = hand.state, hand.why
+    if isinstance(done, Committed):
+        return committed_already(hand, done, fmt)
+    if not isinstance(done, CompactOutcome):
+        return verify_failed(hand, done, fmt)
+    result = done.result
+    assert result.recall is not None
+    if fmt == "json":
+        echo(
+            json.dumps(
+                {
+                    "event": "compact",
+                    "commit": done.commit,
+                    "session": state.session_id,
+                    "step": state.step_index,
+                    "rule": why.rule,
+                    "path": done.path,
+                    "context_before": result.context_before,
+                    "context_after": result.context_after,
+                    "messages_kept": len(result.messages) - 1,
+                    "redactions": done.redactions,
+                    "summarizer": result.summarizer_trailer,
+                    "recall": recall_json(result.recall),
+                    "state": dump_state(result.state),
+                },
+                indent=2,
+            )
+        )
+        return 0
+    echo(
+        f"compacted session {state.session_id} at step {state.step_index} "
+        f"({why.rule}): commit {done.commit[:12]}"
+    )
+    echo(f"  summary   {done.path}")
+    echo(
+        f"  context   {result.context_before} -> {result.context_after} tokens (estimated), "
+        f"{len(result.messages) - 1} recent messages kept"
+    )
+    echo(f"  redacted  {done.redactions} secret(s)")
+    echo(f"  recall    {result.recall.trailer} of the session's facts")
+    if result.summarizer_trailer != "deterministic":
+        tried = f" ({result.tried} was asked)" if result.tried else ""
+        echo(f"  summary   by {result.summarizer_trailer}{tried}")
+    echo(f"  next      clm-policy log --memory {memory} --session {state.session_id}")
+    return 0
+
+
+def committed_already(hand: ByHand, done: Any, fmt: str) -> int:
+    """A compaction at a position already committed: say so, commit nothing (exit 0)."""
+    state = hand.state
+    if fmt == "json":
+        echo(
+            json.dumps(
+                {
+                    "event": "compact",
+                    "commit": done.commit,
+                    "committed": False,
+                    "session": state.session_id,
+                    "step": state.step_index,
+                    "context_tokens": state.tokens.context_tokens,
+                },
+                indent=2,
+            )
+        )
+        return 0
+    echo(
+        f"session {state.session_id} at step {state.step_index} "
+        f"({state.tokens.context_tokens} tokens) is compacted already: commit "
+        f"{done.commit[:12]}; nothing new to commit"
+    )
+    return 0
+
+
+def recall_json(recall: Recall | None) -> dict[str, Any] | None:
+    if recall is None:
+        return None
+    return {
+        "value": round(recall.value, 4),
+        "found": recall.found,
+        "asked": recall.asked,
+        "by_kind": {k: list(v) for k, v in recall.by_kind.items()},
+        "missing": [[f.kind, f.text] for f in recall.missing],
+    }
+
+
+def verify_failed(hand: ByHand, done: HandoffOutcome, fmt: str) -> int:
+    """The compaction's recall was under min_recall: what the handoff made instead says."""
+    state, why = hand.state, hand.why
+    if fmt == "json":
+        doc = handoff_json(hand, done)
+        doc.pop("manifest")
+        doc["rationale"] = why.rationale
+        doc["recall"] = recall_json(done.recall)
+        echo(json.dumps({**doc, "seed": doc.pop("seed")}, indent=2))
+        return 0
+    echo(
+        f"compaction of session {state.session_id} at step {state.step_index} not committed: "
+        f"{why.rationale}"
+    )
+    echo(
+        f"handed off instead ({why.rule}): commit {done.commit[:12]} on "
+        f"{done.ref.removeprefix('refs/heads/')}"
+    )
+    echo(f"  manifest  {done.manifest_path}")
+    echo(f"  next safe action: {done.manifest.next_safe_action}")
+    return 0
+
+
+def handoff_json(hand: ByHand, done: HandoffOutcome) -> dict[str, Any]:
+    """What ``--format json`` says of a committed handoff (its callers add their own keys;
+    the seed stays last)."""
+    state, why = hand.state, hand.why
+    return {
+        "event": "handoff",
+        "commit": done.commit,
+        "ref": done.ref,
+        "session": state.session_id,
+        "step": state.step_index,
+        "rule": why.rule,
+        "manifest_path": done.manifest_path,
+        "handoff_path": done.handoff_path,
+        "manifest": done.manifest.model_dump(mode="json"),
+        "redactions": done.redactions,
+        "seed": [m.model_dump(mode="json") for m in done.seed],
+    }
