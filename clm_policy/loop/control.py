@@ -398,7 +398,12 @@ class OuterControlLoop:
             profile=old.profile,
             parent_session=old.session_id,
             messages=list(seed),
+            # what the task has learnt so far stays with it: every later handoff names it
+            requests=list(old.requests),
             constraints=list(old.constraints),
+            decisions=list(old.decisions),
+            done=list(old.done),
+            verified=list(old.verified),
             source_of_truth=list(old.source_of_truth),
             memory_keys=list(old.memory_keys),
             not_verified=list(old.not_verified),

@@ -344,3 +344,51 @@ def test_decide_on_a_persisted_session(tmp_path: Path) -> None:
         "clm-policy decide: give exactly one of --state FILE|-, --tokens N, --session ID or "
         "--transcript PATH; got --tokens and --session (try 'clm-policy decide --help')\n"
     )
+
+
+def test_what_was_decided_and_done_reaches_every_later_handoff(tmp_path: Path) -> None:
+    """A chain of sessions: the decision and the verified fact of the first reach every later
+    session's handoff, not only the second's."""
+    scenario = tmp_path / "chain.yaml"
+    scenario.write_text(
+        "version: 1\n"
+        "goal: Move the auth service to bearer tokens\n"
+        "session: chain\n"
+        "constraints: [keep the public API]\n"
+        "steps:\n"
+        "  - user: Move auth to bearer tokens and keep the old cookie path for a week\n"
+        "    say: Chose HS256 signing, agreed with the user\n"
+        "    decisions: [sign the tokens with HS256 (agreed with the user)]\n"
+        "    verified: [login works with a bearer token (pytest tests/test_auth.py)]\n"
+        "    tokens: 1000\n"
+        "  - say: working on step {n}\n"
+        "    tokens: 30000\n"
+        "    repeat: 40\n",
+        encoding="utf-8",
+    )
+    policy = tmp_path / "handoff.yaml"
+    policy.write_text(
+        "version: 1\nname: chain\nextends: default\n"
+        "defaults: {context_window: 300000, soft_compact: 50%, hard_handoff: 60%}\n"
+        "rules:\n  - id: soft_compact\n    disable: true\n",
+        encoding="utf-8",
+    )
+    out = run_json(
+        tmp_path,
+        "--scenario",
+        str(scenario),
+        "--policy",
+        str(policy),
+        "--continue-after-handoff",
+    )
+    handoffs = out["handoffs"]
+    assert isinstance(handoffs, list)
+    assert len(handoffs) >= 3, out["stopped_reason"]
+    repo = tmp_path / "mem"
+    for handoff in handoffs:
+        manifest = json.loads(git(repo, "show", f"HEAD:{handoff['manifest']}"))
+        assert "sign the tokens with HS256 (agreed with the user)" in manifest["decisions"]
+        assert (
+            "login works with a bearer token (pytest tests/test_auth.py)" in (manifest["verified"])
+        )
+        assert manifest["constraints"] == ["keep the public API"]
