@@ -128,6 +128,20 @@ class LazyGroup(click.Group):
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """click's, with the command a misspelt name most likely meant."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:
+            from clm_policy.base.suggest import closest
+
+            meant = closest(args[0], COMMANDS) if args and args[0] in exc.message else None
+            if meant is not None and exc.message.startswith("No such command"):
+                exc.message = f"{exc.message} Did you mean '{meant}'?"
+            raise
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = COMMANDS.get(cmd_name)
         if target is None:

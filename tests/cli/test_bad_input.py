@@ -330,7 +330,12 @@ USAGE = " (try 'clm-policy decide --help')"
         ),
         (["decide", "--tokens", "1", "--policy", "nosuch.yaml"], "nosuch.yaml: no such file"),
         (["decide", "--state", "missing.json"], "missing.json: no such file"),
-        (["decdie"], "clm-policy: No such command 'decdie'. (try 'clm-policy --help')"),
+        (
+            ["decdie"],
+            "clm-policy: No such command 'decdie'. Did you mean 'decide'? "
+            "(try 'clm-policy --help')",
+        ),
+        (["frobnicate"], "clm-policy: No such command 'frobnicate'. (try 'clm-policy --help')"),
         (
             ["hook", "codex", "--bogus"],
             "clm-policy hook codex: No such option '--bogus'. (try 'clm-policy hook codex --help')",
