@@ -138,9 +138,9 @@ class LazyGroup(click.Group):
             from clm_policy.base.suggest import closest
 
             meant = closest(args[0], COMMANDS) if args and args[0] in exc.message else None
-            if meant is not None and exc.message.startswith("No such command"):
-                exc.message = f"{exc.message} Did you mean '{meant}'?"
-            raise
+            if meant is None or not exc.message.startswith("No such command"):
+                raise
+            raise click.UsageError(f"{exc.message} Did you mean '{meant}'?", exc.ctx) from None
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = COMMANDS.get(cmd_name)
