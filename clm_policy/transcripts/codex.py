@@ -23,6 +23,15 @@ over every request of the session and passes a million tokens in a session whose
 
 :func:`read_tail` reads from the end until the last figure and the last ``turn_context``
 (the model), then runs the same :class:`_Figures` over those lines.
+
+An agent a session spawns (``spawn_agent``, multi_agent_v2) has a rollout of its own, its
+``session_meta`` naming the session (``session_id``), its own thread (``id``) and its task
+(``agent_path``). Spawned with the parent's history (``fork_turns`` "all", the default), the
+rollout starts with a copy of it — the parent's ``session_meta``, prompts, tool calls and
+outputs — and the agent's own history at the line whose ``ordinal`` is the
+``session_meta``'s ``subagent_history_start_ordinal``. The copy is the agent's context (its
+figures count it), not its work: its prompts, edits and commands are the parent's
+(:func:`_inherited_until`).
 """
 
 from __future__ import annotations
@@ -332,6 +341,17 @@ class _Session:
                 self.last_message = clip(text, MESSAGE_LIMIT)
 
 
+def _inherited_until(first: dict[str, Any]) -> int:
+    """Where the agent's own history starts, by the rollout's first line: the ``ordinal`` its
+    ``session_meta`` names (``subagent_history_start_ordinal``: a spawned agent's rollout);
+    0 (nothing inherited) for a session's own."""
+    payload = first.get("payload")
+    if first.get("type") != "session_meta" or not isinstance(payload, dict):
+        return 0
+    start = payload.get("subagent_history_start_ordinal")
+    return start if isinstance(start, int) and not isinstance(start, bool) else 0
+
+
 def _command_text(command: object) -> str:
     if isinstance(command, str):
         return command
@@ -361,6 +381,7 @@ def read_full(src: Source) -> TranscriptReading:
     session = _Session()
     log = WorkLog()
     feeder = _WorkFeeder(log)
+    inherited: int | None = None  # a spawned agent's copy of its parent's history: its end
     for number, raw, terminated in src.forward():
         obj = lines.parse(raw, terminated, number)
         if obj is None:
@@ -368,6 +389,12 @@ def read_full(src: Source) -> TranscriptReading:
         event = event_of(obj)
         if event is not None:
             figures.feed(event)
+        ordinal = obj.get("ordinal")
+        position = ordinal if isinstance(ordinal, int) else number - 1
+        if inherited is None:
+            inherited = _inherited_until(obj)
+        elif position < inherited:
+            continue  # the parent's work, not this agent's
         session.feed(obj)
         feeder.feed(obj)
     lines.finish()

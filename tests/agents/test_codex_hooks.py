@@ -511,7 +511,14 @@ def test_print_settings_is_the_hooks_json_codex_reads(project: Path) -> None:
     )
     data = json.loads(done.stdout)
     assert list(data) == ["hooks"]  # Codex refuses a hooks.json with other top-level keys
-    events = ["UserPromptSubmit", "PreCompact", "PostCompact", "SessionStart", "Stop"]
+    events = [
+        "UserPromptSubmit",
+        "PreCompact",
+        "PostCompact",
+        "SessionStart",
+        "Stop",
+        "SubagentStop",
+    ]
     assert list(data["hooks"]) == events
     for event, groups in data["hooks"].items():
         ((handler,),) = [group["hooks"] for group in groups]
@@ -623,8 +630,22 @@ DOC = Path(__file__).parents[2] / "docs" / "codex.md"
 
 
 def test_the_doc_shows_the_hooks_json_print_settings_prints() -> None:
-    (block,) = re.findall(r"```json\n(.*?)```", DOC.read_text(), flags=re.S)
+    blocks = re.findall(r"```json\n(.*?)```", DOC.read_text(), flags=re.S)
+    (block,) = [b for b in blocks if b.startswith('{\n  "hooks"')]
     assert json.loads(block) == settings_snippet("clm-policy")
+
+
+def test_the_doc_shows_the_subagent_stop_input_codex_sends() -> None:
+    blocks = re.findall(r"```json\n(.*?)```", DOC.read_text(), flags=re.S)
+    (block,) = [b for b in blocks if '"hook_event_name": "SubagentStop"' in b]
+    real = Path(__file__).parents[1] / "fixtures" / "real" / "codex-0.169.0" / "hook-inputs"
+    captured = json.loads((real / "SubagentStop.json").read_text())
+    shown = json.loads(block)
+    assert list(shown) == list(captured)  # the fields, in Codex's order
+    paths = ("transcript_path", "agent_transcript_path", "cwd")
+    assert {k: v for k, v in shown.items() if k not in paths} == {
+        k: v for k, v in captured.items() if k not in paths
+    }
 
 
 def test_the_doc_decide_example_is_current() -> None:

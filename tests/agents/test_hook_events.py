@@ -12,6 +12,7 @@ import pytest
 from clm_policy.agents.hooks import claude_code, codex, events, shared
 from clm_policy.agents.hooks.claude_settings import snippet
 from clm_policy.agents.hooks.shared import HookEvent, HookReply, run_hook
+from clm_policy.agents.hooks.subagents import record_subagent
 
 from conftest import REPO
 
@@ -45,10 +46,10 @@ def test_the_docs_name_every_event(agent: str) -> None:
 def test_where_the_protocols_agree_one_handler_serves_both() -> None:
     assert claude_code.EVENTS["SessionStart"].handler is events.session_start
     assert codex.EVENTS["SessionStart"].handler is events.session_start
-    # Claude Code's subagents stop with an event of their own (SubagentStop); Codex's are not
-    # handled yet
-    assert set(claude_code.EVENTS) - set(codex.EVENTS) == {"SubagentStop"}
-    assert set(codex.EVENTS) <= set(claude_code.EVENTS)
+    # both agents' subagents stop with SubagentStop, its input the same fields
+    assert claude_code.EVENTS["SubagentStop"].handler is record_subagent
+    assert codex.EVENTS["SubagentStop"].handler is record_subagent
+    assert set(codex.EVENTS) == set(claude_code.EVENTS)
 
 
 def test_the_hook_answers_the_events_of_its_table_and_no_other(tmp_path: Path) -> None:

@@ -1,24 +1,32 @@
-"""Subagents are agents (seed M4.3): what an agent a Claude Code session started did joins
-the session's memory under its ``agent_id``, and the session's handoff points at it.
+"""Subagents are agents (seed M4.3): what an agent a Claude Code or Codex session started did
+joins the session's memory under its ``agent_id``, and the session's handoff points at it.
 
-Replayed from the real Claude Code 2.1.328 artifacts: the SubagentStop input and the
-agent's own transcript of a background ``Agent`` that read and edited notes.txt
+Replayed from the real artifacts: Claude Code 2.1.328's SubagentStop input and the agent's
+own transcript of a background ``Agent`` that read and edited notes.txt
 (tests/fixtures/real/claude-code-2.1.328/: hook-inputs/SubagentStop.json,
-transcripts/subagent/agent.jsonl).
+transcripts/subagent/agent.jsonl); Codex 0.169's SubagentStop input and the rollout of an
+agent the session spawned with its history, which added notes.txt and ran a command
+(tests/fixtures/real/codex-0.169.0/: hook-inputs/SubagentStop.json,
+rollouts/subagent/agent.jsonl, rollouts/subagent-main.jsonl).
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from test_claude_hooks import hook, make_project, memory_of, transcript
 
+from clm_policy.agents.hooks.shared import log_path
+
 from conftest import empty_commits, git, invoke
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real" / "claude-code-2.1.328"
+CODEX = Path(__file__).parents[1] / "fixtures" / "real" / "codex-0.169.0"
 SESSION = "93d89330-501b-43a6-ae7e-c43a4a9fc563"  # the session of the real fixtures
 AGENT = "a9c9c4801cad78879"
 KEY = f"agents/{SESSION}/{AGENT}"
@@ -137,3 +145,108 @@ def test_the_compactions_summary_agent_is_no_agent_of_the_task(project: Path) ->
     done = hook(project, event)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     assert not memory_of(project).exists()
+
+
+# -- Codex ----------------------------------------------------------------------------------
+
+CODEX_SESSION = "01a2315b-fd70-7011-9d59-e18134200b4d"  # the session of the real fixtures
+CODEX_AGENT = "01a2315b-ff7e-7dc3-9cd3-58efb3a28322"
+CODEX_KEY = f"agents/{CODEX_SESSION}/{CODEX_AGENT}"
+# "subagent-stop.command.input" of Codex 0.169's hook schema: every field required
+SUBAGENT_STOP_FIELDS = {
+    "agent_id",
+    "agent_transcript_path",
+    "agent_type",
+    "cwd",
+    "hook_event_name",
+    "last_assistant_message",
+    "model",
+    "permission_mode",
+    "session_id",
+    "stop_hook_active",
+    "transcript_path",
+    "turn_id",
+}
+
+
+def codex_subagent_stop(project: Path) -> dict[str, Any]:
+    """The real SubagentStop input of Codex 0.169, exactly its fields, its rollouts copied
+    into this test's folder (the agent's rollout keeps its own cwd, /e2e/project: the paths
+    it patched are read against it)."""
+    folder = project / "sessions"
+    folder.mkdir()
+    main = folder / f"rollout-{CODEX_SESSION}.jsonl"
+    main.write_text((CODEX / "rollouts" / "subagent-main.jsonl").read_text())
+    agent = folder / f"rollout-{CODEX_AGENT}.jsonl"
+    agent.write_text((CODEX / "rollouts" / "subagent" / "agent.jsonl").read_text())
+    event: dict[str, Any] = json.loads((CODEX / "hook-inputs" / "SubagentStop.json").read_text())
+    assert set(event) == SUBAGENT_STOP_FIELDS
+    event.update(cwd=str(project), transcript_path=str(main), agent_transcript_path=str(agent))
+    return event
+
+
+def codex_hook(project: Path, event: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+    """``clm-policy hook codex`` as Codex runs it: a process in the project, ``event`` (and
+    nothing else) on stdin."""
+    return subprocess.run(
+        [sys.executable, "-m", "clm_policy", "hook", "codex"],
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_a_codex_agent_is_recorded_under_its_id(project: Path) -> None:
+    event = codex_subagent_stop(project)
+    done = codex_hook(project, event)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    memory = memory_of(project)
+    head = git(memory, "log", "-1", "--format=%s%n%(trailers:only,unfold)")
+    assert head.startswith(f"clm(agent): {CODEX_SESSION} step 3, {CODEX_AGENT}\n")
+    assert f"Clm-Session: {CODEX_SESSION}\n" in head
+    assert f"Clm-Agent-Id: {CODEX_AGENT}\n" in head
+    assert "Clm-Agent-Type: default\n" in head
+    assert "Clm-Agent: codex\n" in head
+    assert f"Clm-Key: {CODEX_KEY}\n" in head
+    facts = json.loads(
+        git(memory, "show", f"HEAD:sessions/{CODEX_SESSION}/agents/{CODEX_AGENT}.json")
+    )
+    # its own patch, project-relative; not main.txt, the session's, which its rollout copies
+    assert facts["changed_artifacts"] == ["notes.txt"]
+    assert facts["commands_and_results"] == ["cat notes.txt && echo '1 passed': passed"]
+    assert facts["last_message"] == "notes.txt says draft; 1 passed."
+    assert facts["asked"] == ""  # Codex hands the agent its task encrypted
+    assert (facts["steps"], facts["context_tokens"], facts["model"]) == (3, 10_000, "gpt-5.5")
+    topic = git(memory, "show", f"HEAD:topics/{CODEX_KEY}.md")
+    assert f"# Agent {CODEX_AGENT} (default) of session {CODEX_SESSION}" in topic
+    assert "Files it changed:\n- notes.txt\n" in topic
+    # the same stop again records nothing new
+    assert codex_hook(project, event).returncode == 0
+    assert len(commits(memory, f"--grep=Clm-Agent-Id: {CODEX_AGENT}")) == 1
+    assert empty_commits(memory) == []
+    listed = json.loads(
+        invoke("log", "--memory", str(memory), "--agent", CODEX_AGENT, "--format", "json").stdout
+    )
+    (entry,) = listed
+    assert (entry["event"], entry["session"]) == ("agent", CODEX_SESSION)
+    assert entry["trailers"]["Clm-Agent"] == "codex"
+    assert not log_path().exists()
+
+
+@pytest.mark.parametrize("transcript_path", [None, "missing.jsonl"])
+def test_a_codex_agent_without_a_rollout_records_nothing(
+    project: Path, transcript_path: str | None
+) -> None:
+    """agent_transcript_path is ``string|null`` in Codex's schema: null, or a file that is not
+    there, is nothing to record, and nothing wrong."""
+    event = codex_subagent_stop(project)
+    event["agent_transcript_path"] = (
+        str(project / transcript_path) if transcript_path is not None else None
+    )
+    done = codex_hook(project, event)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert not memory_of(project).exists()
+    assert not log_path().exists()

@@ -8,7 +8,8 @@ Codex is pointed at it by a ``model_providers`` entry (``base_url``, ``wire_api 
 
 Requests are routed by what they carry (:func:`classify`): ``compact`` (Codex asking for the
 summary of a local compaction: its summarization prompt is the last user input), ``side``
-(a request without tools) and ``main`` (the session: the ``main`` turns, in order, then a
+(a request without tools), ``agent`` (an agent the session spawned: its own turns, by its
+task path, :func:`agent_of`) and ``main`` (the session: the ``main`` turns, in order, then a
 short final answer).
 """
 
@@ -60,6 +61,7 @@ class Call:
     name: str
     arguments: dict[str, Any] | str
     custom: bool = False
+    namespace: str | None = None
 
 
 @dataclass
@@ -107,13 +109,28 @@ def all_text(body: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def classify(body: dict[str, Any]) -> str:
+ROOT_AGENT = "/root"
+
+
+def agent_of(headers: dict[str, str]) -> str:
+    """The thread a request comes from, by the ``agent_name`` of its ``x-codex-turn-metadata``
+    header: Codex 0.169 names the session's own thread ``/root`` and an agent it spawned
+    ``/root/<task_name>`` (multi_agent_v2); ``/root`` when the header does not say."""
+    meta = {k.lower(): v for k, v in headers.items()}.get("x-codex-turn-metadata", "")
+    try:
+        name = json.loads(meta).get("agent_name") if meta else None
+    except (ValueError, AttributeError):
+        name = None
+    return name if isinstance(name, str) and name else ROOT_AGENT
+
+
+def classify(body: dict[str, Any], agent: str = ROOT_AGENT) -> str:
     users = input_texts(body, "user")
     if users and any(marker in users[-1].lower() for marker in COMPACT_MARKERS):
         return "compact"
     if not body.get("tools"):
         return "side"
-    return "main"
+    return "main" if agent == ROOT_AGENT else "agent"
 
 
 @dataclass
@@ -123,6 +140,10 @@ class CodexScript:
     compact_usage: Usage = field(default_factory=lambda: Usage.context(3000, output=200))
     final_text: str = "Done."
     final_usage: Usage = field(default_factory=lambda: Usage.context(12_000))
+    # the turns of each agent the session spawns, by its task path ("/root/<task_name>"),
+    # then a short final answer
+    agents: dict[str, list[Turn]] = field(default_factory=dict)
+    agent_final_text: str = "Agent done."
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -132,19 +153,29 @@ class CodexScript:
         if request.method != "POST" or path != "/v1/responses":
             request.kind = "unknown"
             return Reply(404, {"error": {"message": f"no {path} here", "type": "not_found"}})
+        agent = agent_of(request.headers)
         with self._lock:
-            kind = classify(body)
-            turn = self._next(kind)
+            kind = classify(body, agent)
+            turn = self._next(kind, agent)
             number = next(self._ids)
         request.kind = kind
-        request.note = {"turn": asdict(turn), "response_id": f"resp_e2e_{number:04d}"}
+        request.note = {
+            "turn": asdict(turn),
+            "response_id": f"resp_e2e_{number:04d}",
+            "agent": agent,
+        }
         return Reply(200, events=_events(request.note["response_id"], body, turn, number))
 
-    def _next(self, kind: str) -> Turn:
+    def _next(self, kind: str, agent: str = ROOT_AGENT) -> Turn:
         if kind == "compact":
             return Turn(self.compact_summary, usage=self.compact_usage)
         if kind == "side":
             return Turn("Scripted", usage=Usage(50, 0, 5))
+        if kind == "agent":
+            turns = self.agents.get(agent)
+            return (
+                turns.pop(0) if turns else Turn(self.agent_final_text, usage=Usage.context(8_000))
+            )
         if self.main:
             return self.main.pop(0)
         return Turn(self.final_text, usage=self.final_usage)
@@ -232,6 +263,8 @@ def _events(
                 if isinstance(call.arguments, str)
                 else json.dumps(call.arguments),
             }
+            if call.namespace:
+                item["namespace"] = call.namespace
         emit(
             "response.output_item.added", output_index=index, item={**item, "status": "in_progress"}
         )

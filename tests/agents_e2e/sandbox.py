@@ -47,6 +47,8 @@ CODEX_EVENTS = (
     "PreCompact",
     "PostCompact",
     "Stop",
+    "SubagentStart",
+    "SubagentStop",
 )
 API_KEY = "sk-ant-e2e-test-0000000000000000000000"
 OPENAI_ENV_KEY = "E2E_RESPONSES_API_KEY"

@@ -1,6 +1,6 @@
 """The real Codex CLI (pinned, versions.json) with clm-policy's hooks, against a scripted
 Responses API: ``codex exec`` sessions that patch files and run commands, the hooks' input,
-the rollout, compaction and the handoff.
+the rollout, compaction, the handoff, and an agent the session spawns.
 
 The model is ``gpt-5.5`` (in Codex 0.169's model catalogue: a 258,400-token window after its
 95% margin, and ``apply_patch`` as a freeform tool). clm-policy's bundled ``claude-code``
@@ -28,7 +28,27 @@ skip_module_unless("codex")
 AGENT = "codex"
 ADD = "*** Begin Patch\n*** Add File: notes.txt\n+status: draft\n*** End Patch\n"
 UPDATE = "*** Begin Patch\n*** Update File: notes.txt\n@@\n-status: draft\n+status: final\n*** End Patch\n"
+ADD_MAIN = "*** Begin Patch\n*** Add File: main.txt\n+by the session\n*** End Patch\n"
 KEPT = "[clm-policy] Kept from before the compaction"
+# spawn_agent and wait_agent: Codex 0.169 offers them (the "collaboration" namespace) only
+# with multi_agent_v2; the older multi_agent feature, on by default, adds no tool to `exec`
+MULTI_AGENT = "[features]\nmulti_agent_v2 = true\n"
+TASK = "/root/notes_writer"  # the agent's thread, as Codex names it: /root/<task_name>
+# the SubagentStop input's fields: "subagent-stop.command.input" of Codex 0.169's schema
+SUBAGENT_STOP_FIELDS = {
+    "agent_id",
+    "agent_transcript_path",
+    "agent_type",
+    "cwd",
+    "hook_event_name",
+    "last_assistant_message",
+    "model",
+    "permission_mode",
+    "session_id",
+    "stop_hook_active",
+    "transcript_path",
+    "turn_id",
+}
 SEED = "# Handoff: you continue the task of an earlier session"
 
 
@@ -239,3 +259,111 @@ def test_stop_hands_off_and_the_next_session_starts_from_it(
     assert trailers(start)["Clm-Parent-Session"] == session
     assert not sandbox.clm_hook_log.exists(), sandbox.clm_hook_log.read_text()
     save_run(codex, session, "stop-handoff")
+
+
+def test_a_spawned_agent_is_recorded_under_its_id(
+    codex: Codex, codex_script: CodexScript, sandbox: Sandbox
+) -> None:
+    """The session patches main.txt, then spawns an agent with its history (fork_turns "all",
+    the default) that adds notes.txt and runs a command; at the agent's SubagentStop its
+    own work — not the session's, which its rollout starts with — is committed under its
+    agent_id."""
+    codex.config_extra = MULTI_AGENT
+    codex.write_config()
+    collab = "collaboration"
+    codex_script.main = [
+        Turn("Adding main.txt.", [Call("apply_patch", ADD_MAIN, custom=True)]),
+        Turn(
+            "Handing the notes to an agent.",
+            [
+                Call(
+                    "spawn_agent",
+                    {"task_name": "notes_writer", "message": "Write notes.txt and check it."},
+                    namespace=collab,
+                )
+            ],
+        ),
+        Turn("", [Call("wait_agent", {"timeout_ms": 120_000}, namespace=collab)]),
+        Turn("The agent wrote notes.txt.", []),
+    ]
+    codex_script.agents[TASK] = [
+        Turn("Adding notes.txt.", [Call("apply_patch", ADD, custom=True)], Usage.context(9_000)),
+        Turn(
+            "",
+            [Call("exec_command", {"cmd": "cat notes.txt && echo '1 passed'"})],
+            Usage.context(9_500),
+        ),
+        Turn("notes.txt says draft; 1 passed.", [], Usage.context(10_000)),
+    ]
+    ran = codex.exec("Write main.txt, then have an agent write the notes.")
+    session = codex.session_id(ran)
+    assert ran.stdout.strip() == "The agent wrote notes.txt."
+    assert (sandbox.project / "notes.txt").read_text() == "status: draft\n"
+    assert (sandbox.project / "main.txt").read_text() == "by the session\n"
+
+    # the agent's requests: its own thread, its task as Codex's NEW_TASK message
+    asked = codex.server.of_kind("agent")
+    assert len(asked) == 3
+    assert {r.note["agent"] for r in asked} == {TASK}
+    (task,) = [i for i in asked[0].body["input"] if i.get("type") == "agent_message"]
+    assert task["content"][0]["text"].startswith(f"Message Type: NEW_TASK\nTask name: {TASK}\n")
+    assert "1 passed" in sent(asked[2])
+    assert len(codex.server.of_kind("main")) == 4
+
+    # the hooks: SubagentStart and SubagentStop, the agent's tools with its agent_id
+    (start,) = sandbox.hook_inputs("SubagentStart")
+    (stop,) = sandbox.hook_inputs("SubagentStop")
+    assert set(stop) == SUBAGENT_STOP_FIELDS
+    agent = stop["agent_id"]
+    agent_rollout = codex.rollout(agent)
+    assert start["agent_id"] == agent
+    assert stop["hook_event_name"] == "SubagentStop"
+    assert stop["session_id"] == session
+    assert stop["transcript_path"] == str(codex.rollout(session))
+    assert stop["agent_transcript_path"] == str(agent_rollout)
+    assert stop["agent_type"] == "default"
+    assert stop["last_assistant_message"] == "notes.txt says draft; 1 passed."
+    assert stop["stop_hook_active"] is False
+    assert stop["cwd"] == str(sandbox.project)
+    tools = [(i["tool_name"], i.get("agent_id")) for i in sandbox.hook_inputs("PostToolUse")]
+    assert ("apply_patch", None) in tools  # the session's main.txt
+    assert ("apply_patch", agent) in tools  # the agent's notes.txt
+    assert ("Bash", agent) in tools
+    # its rollout: the session's history first (main.txt), its own after the line Codex names
+    records = read_jsonl(agent_rollout)
+    meta = records[0]["payload"]
+    assert meta["id"] == agent
+    assert meta["forked_from_id"] == session
+    assert meta["agent_path"] == TASK
+    assert "Add File: main.txt" in json.dumps(records[: meta["subagent_history_start_ordinal"]])
+
+    # the memory: one commit for the agent, its own files and commands, project-relative
+    (commit,) = commits_of(sandbox, "agent")
+    facts = trailers(commit)
+    assert commit["subject"] == f"clm(agent): {session} step 3, {agent}"
+    assert facts["Clm-Agent-Id"] == agent
+    assert facts["Clm-Agent-Type"] == "default"
+    assert facts["Clm-Agent"] == "codex"
+    assert facts["Clm-Session"] == session
+    record = json.loads(sandbox.memory_show(f"sessions/{session}/agents/{agent}.json"))
+    assert record["changed_artifacts"] == ["notes.txt"]  # not the session's main.txt
+    assert record["commands_and_results"] == ["cat notes.txt && echo '1 passed': passed"]
+    assert record["last_message"] == "notes.txt says draft; 1 passed."
+    assert record["asked"] == ""  # Codex hands the agent its task encrypted
+    assert record["memory_key"] == f"agents/{session}/{agent}"
+    listed = sandbox.clm(
+        "log", "--memory", str(sandbox.memory()), "--agent", agent, "--format", "json"
+    )
+    assert listed.returncode == 0, listed.describe()
+    (entry,) = json.loads(listed.stdout)
+    assert (entry["event"], entry["session"], entry["commit"]) == ("agent", session, commit["sha"])
+    assert not sandbox.clm_hook_log.exists(), sandbox.clm_hook_log.read_text()
+
+    if capture.ENABLED:
+        pairs = capture.normaliser(sandbox, codex.server.url)
+        capture.save_file(AGENT, "rollouts/subagent-main.jsonl", codex.rollout(session), pairs)
+        capture.save_file(AGENT, "rollouts/subagent/agent.jsonl", agent_rollout, pairs)
+        # only the inputs of the agent's hooks: the session's are the other tests' fixtures
+        capture.save_hook_inputs(
+            AGENT, [i for i in sandbox.hook_inputs() if i.get("agent_id")], pairs
+        )

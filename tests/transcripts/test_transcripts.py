@@ -942,6 +942,47 @@ def test_right_after_a_real_compaction_the_estimate_starts_from_claude_codes_fig
     assert read_context(cut).context_tokens == -(-summary_chars // 4)
 
 
+CODEX_AGENT = HERE / "fixtures" / "real" / "codex-0.169.0" / "rollouts" / "subagent" / "agent.jsonl"
+
+
+def test_a_spawned_codex_agents_rollout_leaves_out_its_parents_history(tmp_path: Path) -> None:
+    """The real rollout of an agent Codex 0.169 spawned with its parent's history: the copy
+    (the session's prompt and its patch of main.txt) is its context, not its work; its own
+    history starts at the ordinal its session_meta names."""
+    lines = [json.loads(line) for line in CODEX_AGENT.read_text().splitlines()]
+    meta = lines[0]["payload"]
+    assert (meta["forked_from_id"], meta["subagent_history_start_ordinal"]) == (
+        meta["session_id"],
+        18,
+    )
+    assert "Add File: main.txt" in json.dumps(lines[:18])
+    own = {
+        "goal": "",  # its task reaches it encrypted (an agent_message): nothing to read
+        "changed_artifacts": ["notes.txt"],
+        "commands_and_results": ["cat notes.txt && echo '1 passed': passed"],
+        "last_assistant_message": "notes.txt says draft; 1 passed.",
+        "step_index": 3,
+        "context_tokens": 10_000,
+        "session_id": meta["id"],
+        "cwd": "/e2e/project",
+    }
+    full = read_transcript(CODEX_AGENT)
+    assert {k: getattr(full, k) for k in own} == own
+    # the lines' own ordinals, or their places when a version writes none: the same
+    bare = tmp_path / "no-ordinals.jsonl"
+    bare.write_text("".join(json.dumps({**r, "ordinal": None}) + "\n" for r in lines))
+    assert {k: getattr(read_transcript(bare), k) for k in own} == own
+    # without the marker, the parent's work would be taken for the agent's
+    del meta["subagent_history_start_ordinal"]
+    unmarked = tmp_path / "unmarked.jsonl"
+    unmarked.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    taken = read_transcript(unmarked)
+    assert (taken.goal, taken.changed_artifacts) == (
+        "Write main.txt, then have an agent write the notes.",
+        ["main.txt", "notes.txt"],
+    )
+
+
 REAL_FILES = sorted(
     str(p.relative_to(REPO))
     for p in [

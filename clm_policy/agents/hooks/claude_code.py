@@ -55,6 +55,7 @@ from clm_policy.agents.hooks.shared import (
     reply_json,
     run_hook,
 )
+from clm_policy.agents.hooks.subagents import record_subagent
 
 AGENT = "claude-code"
 
@@ -133,12 +134,6 @@ def _stop(hook: Hook) -> HookReply:
     return stop_for_handoff(hook, WORDING)
 
 
-def _subagent_stop(hook: Hook) -> HookReply:
-    from clm_policy.agents.hooks.subagents import record_subagent
-
-    return record_subagent(hook)
-
-
 EVENTS = {
     # the one table of Claude Code's events: the handler, and the timeout in seconds its
     # settings.json gives the hook (clm_policy.agents.hooks.claude_settings writes it from
@@ -150,5 +145,5 @@ EVENTS = {
     "PostCompact": HookEvent(_post_compact, 30),
     "SessionStart": HookEvent(session_start, 30),
     "Stop": HookEvent(_stop, 60),
-    "SubagentStop": HookEvent(_subagent_stop, 60),
+    "SubagentStop": HookEvent(record_subagent, 60),
 }

@@ -33,12 +33,16 @@ The events:
   ``compact``: what must survive, from the PreCompact snapshot; ``resume``: nothing.
 - **Stop**: when the policy hands off and the session has no handoff yet, block once with
   what to write; on the stop after that, commit the handoff.
+- **SubagentStop**: an agent the session spawned (``spawn_agent``) has finished its turn:
+  what it did — read from its own rollout (``agent_transcript_path``) — is committed in the
+  session's memory under its ``agent_id`` (:mod:`.subagents`, the handler Claude Code's
+  table names too).
 
 These are the answers :mod:`.shared` gives for both agents; this module holds what differs
 (:data:`WORDING`) and PostCompact.
 
-Nothing for PreToolUse, PermissionRequest, PostToolUse, SubagentStart, SubagentStop,
-Interrupt and StopFailure: they say nothing about the context. A hook never breaks the agent
+Nothing for PreToolUse, PermissionRequest, PostToolUse, SubagentStart, Interrupt and
+StopFailure: they say nothing about the context. A hook never breaks the agent
 (:func:`run_hook`)."""
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ from clm_policy.agents.hooks.shared import (
     reply_json,
     run_hook,
 )
+from clm_policy.agents.hooks.subagents import record_subagent
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -182,10 +187,12 @@ EVENTS = {
     # the one table of Codex's events: the handler, and the timeout in seconds its hooks.json
     # gives the hook (settings_snippet writes it from here). UserPromptSubmit and SessionStart
     # read the rollout and decide; PreCompact and Stop may commit a snapshot or a handoff
-    # (git); PostCompact reads the rollout and may commit Codex's summary.
+    # (git); PostCompact reads the rollout and may commit Codex's summary; SubagentStop
+    # commits the record of an agent the session spawned (git), as Claude Code's does.
     "UserPromptSubmit": HookEvent(_user_prompt_submit, 30),
     "PreCompact": HookEvent(_pre_compact, 60),
     "PostCompact": HookEvent(_post_compact, 30),
     "SessionStart": HookEvent(session_start, 30),
     "Stop": HookEvent(_stop, 60),
+    "SubagentStop": HookEvent(record_subagent, 60),
 }

@@ -1,10 +1,17 @@
 """SubagentStop: an agent the session started has stopped; what it did joins the session's
 memory under its ``agent_id`` (:mod:`clm_policy.lifecycle.subagents`).
 
-Claude Code 2.1.x names the agent's own transcript (``agent_transcript_path``:
-``<session>/subagents/agent-<id>.jsonl``), its ``agent_id`` and ``agent_type``, and its last
-reply (``last_assistant_message``). The agent that writes a compaction's summary stops too,
-with no ``agent_type`` and no transcript file: there is nothing of the task to record then.
+Both agents' tables name :func:`record_subagent`; their SubagentStop input has the same
+fields: the agent's own transcript (``agent_transcript_path``), its ``agent_id`` and
+``agent_type``, and its last reply (``last_assistant_message``).
+
+- Claude Code 2.1.x: the transcript is ``<session>/subagents/agent-<id>.jsonl``. The agent
+  that writes a compaction's summary stops too, with no ``agent_type`` and no transcript
+  file: there is nothing of the task to record then.
+- Codex 0.169 (``spawn_agent``, multi_agent_v2): the agent's own rollout, its ``agent_id``
+  the agent's thread id, ``agent_type`` its role (``default``); the transcript may be null.
+  A rollout of an agent spawned with its parent's history starts with a copy of it, which
+  the reader leaves out of what the agent did (:mod:`clm_policy.transcripts.codex`).
 """
 
 from __future__ import annotations
