@@ -24,8 +24,9 @@ LIBRARIES = ("click", "pydantic", "ruamel", "jsonschema", "git", "simpleeval")
 STARTUP = ("typing", "dataclasses", "pathlib", "hashlib", "inspect")
 
 FORBIDDEN: dict[str, tuple[str, ...]] = {
-    # `clm-policy hook claude-code` on a prompt the policy lets continue
-    "hook": (*LIBRARIES, *STARTUP, "subprocess"),
+    # `clm-policy hook claude-code` on a prompt the policy lets continue: its JSON is read by
+    # formats/jsonquick (json imports re) and the transcript's patterns compile on first use
+    "hook": (*LIBRARIES, *STARTUP, "subprocess", "json", "re"),
     # `clm-policy statusline` whose digest is fresh: not even the policy engine
     "statusline": (
         *LIBRARIES,
