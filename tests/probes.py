@@ -40,8 +40,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     # `clm-policy log` answered by the quick path (git runs as a process, not GitPython)
     "log": (*LIBRARIES, "dataclasses", "pathlib"),
     # `clm-policy compact --state FILE` answered by the quick path: the compaction works on the
-    # plain state, its command line is read without click (the write path still uses pathlib)
-    "compact": (*LIBRARIES, "typing", "dataclasses", "inspect"),
+    # plain state, its command line is read without click, the write path's paths are strings
+    "compact": (*LIBRARIES, "typing", "dataclasses", "inspect", "pathlib"),
     # a policy compiled from its YAML (the first hook after the policy changed): the schema
     # checked without pydantic, the YAML read without ruamel
     "compile": (*LIBRARIES, "typing", "dataclasses", "inspect", "hashlib"),

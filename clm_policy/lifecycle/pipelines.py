@@ -306,14 +306,10 @@ def committed_snapshot(repo: MemoryRepo, state: AnyState) -> str | None:
     """The commit of this session's newest compaction when it was taken at the same position
     as ``state`` (the same step and context): committing ``state`` again would record nothing
     new (an agent retrying a blocked compaction, ``compact --transcript`` run twice)."""
-    from clm_policy.memory.audit import read_log
+    from clm_policy.memory.audit import compacted_at, read_log
 
-    for entry in read_log(repo, session=state.session_id, event="compact", limit=1):
-        same = entry.trailers.get("Clm-Step") == str(state.step_index) and entry.trailers.get(
-            "Clm-Context-Tokens"
-        ) == str(state.tokens.context_tokens)
-        return entry.commit if same else None
-    return None
+    newest = read_log(repo, session=state.session_id, event="compact", limit=1)
+    return compacted_at(newest, state.step_index, state.tokens.context_tokens)
 
 
 def _next_handoff_number(repo: MemoryRepo, session_id: str) -> int:
@@ -389,7 +385,7 @@ def run_handoff(
         manifest = manifest.model_copy(update={"agent_id": agent_id})
     number = _next_handoff_number(repo, state.session_id)
     m_path = manifest_path(manifest_filename(manifest, state.session_id))
-    taken = repo.show_file(m_path) is not None or os.path.lexists(repo.root / m_path)
+    taken = repo.show_file(m_path) is not None or os.path.lexists(os.path.join(repo.root, m_path))
     if not taken and branch:  # another branch's handoff (its own pull request) may hold it
         taken = bool(repo.git("log", "--all", "-1", "--format=%H", "--", m_path, check=False))
     if taken:

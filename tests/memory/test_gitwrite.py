@@ -117,7 +117,7 @@ def test_a_change_that_changes_nothing_is_not_committed(memory: Path) -> None:
         with pytest.raises(NothingToCommit) as info:
             repo.commit(message(2), files)
         assert repo.head() == first
-        assert not (repo.git_dir / JOURNAL).exists()
+        assert not (Path(repo.git_dir) / JOURNAL).exists()
     assert info.value.message == (
         "nothing to commit: sessions/s1/a.md, sessions/s1/state.json unchanged since the last "
         "commit"
