@@ -25,8 +25,9 @@ STARTUP = ("typing", "dataclasses", "pathlib", "hashlib", "inspect")
 
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     # `clm-policy hook claude-code` on a prompt the policy lets continue: its JSON is read by
-    # formats/jsonquick (json imports re) and the transcript's patterns compile on first use
-    "hook": (*LIBRARIES, *STARTUP, "subprocess", "json", "re"),
+    # formats/jsonquick (json imports re), the transcript's patterns compile on first use, the
+    # cached policy's expressions are checked with policy/syntax (ast brings contextlib)
+    "hook": (*LIBRARIES, *STARTUP, "subprocess", "json", "re", "ast", "contextlib", "warnings"),
     # `clm-policy statusline` whose digest is fresh: not even the policy engine
     "statusline": (
         *LIBRARIES,

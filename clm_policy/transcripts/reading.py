@@ -22,7 +22,6 @@ with its location, never a traceback; messages quote at most a few characters of
 
 from __future__ import annotations
 
-import importlib
 import os
 import stat
 from collections import OrderedDict, deque
@@ -304,7 +303,8 @@ _MODULES = {
 
 
 def _reader(name: str) -> _Reader:
-    module: _Reader = importlib.import_module(_MODULES[name])
+    # (the import statement's own machinery: the importlib package would bring `warnings`)
+    module: _Reader = __import__(_MODULES[name], fromlist=["read_tail"])
     return module
 
 

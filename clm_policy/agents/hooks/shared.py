@@ -487,11 +487,12 @@ def with_trust_notice(hook: Hook, reply: HookReply) -> HookReply:
     not choose until they trust it — once per session and content of the file, not on every
     prompt. Cheap when the file names no memory or remote: nothing is read."""
     from clm_policy.config.project import NEEDS_TRUST
-    from clm_policy.config.trust import take_ignored
 
     config = hook.config
     if config.path is None or not any(key in config.values for key in NEEDS_TRUST):
         return reply
+    from clm_policy.config.trust import take_ignored
+
     try:
         _ = hook.memory, hook.remote  # each notes what it ignored
         ignored = take_ignored()

@@ -501,8 +501,10 @@ class MemoryRepo:
 
 
 def _read_text(path: str, encoding: str) -> str:
-    with open(path, encoding=encoding) as fh:
-        return fh.read()
+    """The text of ``path`` (decoded from bytes: a text file would look its codec up, and
+    importing ``encodings.ascii`` costs a commit more than reading HEAD does)."""
+    with open(path, "rb") as fh:
+        return fh.read().decode(encoding)
 
 
 def _write_durably(path: str, data: bytes) -> None:
