@@ -42,7 +42,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "log": (*LIBRARIES, "dataclasses", "pathlib"),
     # `clm-policy compact --state FILE` answered by the quick path: the compaction works on the
     # plain state, its command line is read without click, the write path's paths are strings
-    "compact": (*LIBRARIES, "typing", "dataclasses", "inspect", "pathlib"),
+    # and the time comes from _datetime (base/timestamp)
+    "compact": (*LIBRARIES, "typing", "dataclasses", "inspect", "pathlib", "datetime"),
     # a policy compiled from its YAML (the first hook after the policy changed): the schema
     # checked without pydantic, the YAML read without ruamel
     "compile": (*LIBRARIES, "typing", "dataclasses", "inspect", "hashlib"),
