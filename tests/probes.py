@@ -129,7 +129,8 @@ def probe_cli(
     cwd: Path | None = None,
     runs: int = 1,
 ) -> Probe:
-    """``clm-policy ARGS`` as the installed script runs it (clm_policy.cli.entry.main), in a
+    """``clm-policy ARGS`` as the installed script runs it (clm_policy.cli.entry.main, which
+    raises SystemExit here where the program ends its process at once), in a
     fresh interpreter, checked against ``FORBIDDEN[entry]``."""
     code = (
         f"sys.argv = ['clm-policy', *{list(args)!r}]\n"
