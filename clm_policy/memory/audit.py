@@ -68,9 +68,10 @@ def read_log(
     agent: str | None = None,
 ) -> list[AuditEntry]:
     """clm-policy commits, newest first, filtered by session, event and agent id."""
-    return PendingLog(
-        repo, session=session, event=event, limit=limit, rev=rev, agent=agent
-    ).entries()
+    nonce = new_nonce()
+    args = log_args(nonce, session=session, event=event, limit=limit, rev=rev, agent=agent)
+    out = repo.git(*args, check=False)
+    return parse_log(out, nonce, session=session, event=event, limit=limit, agent=agent)
 
 
 def compacted_at(newest: list[AuditEntry], step: int, context_tokens: int) -> str | None:
@@ -87,9 +88,10 @@ def compacted_at(newest: list[AuditEntry], step: int, context_tokens: int) -> st
 
 
 class PendingLog:
-    """:func:`read_log`'s ``git log``, started when this is made and read by :meth:`entries`:
-    a caller imports or works meanwhile (``compact`` loads the compaction while git looks for
-    the session's last one). Call :meth:`entries` in any case: it waits for git."""
+    """:func:`read_log`'s ``git log`` (the same command and parsing), started when this is
+    made and read by :meth:`entries`: a caller imports or works meanwhile (``compact`` loads
+    the compaction while git looks for the session's last one). Call :meth:`entries` in any
+    case: it waits for git."""
 
     def __init__(
         self,
