@@ -19,7 +19,7 @@ import operator
 
 from clm_policy.base.errors import EvaluationError
 from clm_policy.base.record import Record
-from clm_policy.policy import syntax as ast
+from clm_policy.policy import syntax as ast  # ast's classes and helpers, without importing ast
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
