@@ -55,12 +55,12 @@ def _finish(code: int) -> NoReturn:
     caller that runs :func:`main` in its own process (the import probes) gets ``SystemExit``."""
     if not _PROGRAM:
         sys.exit(code)
-    try:
-        for stream in (sys.stdout, sys.stderr):
+    for stream in (sys.stdout, sys.stderr):
+        try:
             if stream is not None:
                 stream.flush()
-    except (OSError, ValueError):  # as Python ends when it cannot flush its output
-        code = 120
+        except (OSError, ValueError):  # as Python ends when it cannot flush its output
+            code = 120
     os._exit(code)
 
 
