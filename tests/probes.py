@@ -24,8 +24,10 @@ LIBRARIES = ("click", "pydantic", "ruamel", "jsonschema", "git", "simpleeval")
 STARTUP = ("typing", "dataclasses", "pathlib", "hashlib", "inspect")
 
 FORBIDDEN: dict[str, tuple[str, ...]] = {
-    # `clm-policy hook claude-code` on a prompt the policy lets continue
-    "hook": (*LIBRARIES, *STARTUP, "subprocess"),
+    # `clm-policy hook claude-code` on a prompt the policy lets continue: its JSON is read by
+    # formats/jsonquick (json imports re), the transcript's patterns compile on first use, the
+    # cached policy's expressions are checked with policy/syntax (ast brings contextlib)
+    "hook": (*LIBRARIES, *STARTUP, "subprocess", "json", "re", "ast", "contextlib", "warnings"),
     # `clm-policy statusline` whose digest is fresh: not even the policy engine
     "statusline": (
         *LIBRARIES,
@@ -39,8 +41,9 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     # `clm-policy log` answered by the quick path (git runs as a process, not GitPython)
     "log": (*LIBRARIES, "dataclasses", "pathlib"),
     # `clm-policy compact --state FILE` answered by the quick path: the compaction works on the
-    # plain state, its command line is read without click (the write path still uses pathlib)
-    "compact": (*LIBRARIES, "typing", "dataclasses", "inspect"),
+    # plain state, its command line is read without click, the write path's paths are strings
+    # and the time comes from _datetime (base/timestamp)
+    "compact": (*LIBRARIES, "typing", "dataclasses", "inspect", "pathlib", "datetime"),
     # a policy compiled from its YAML (the first hook after the policy changed): the schema
     # checked without pydantic, the YAML read without ruamel
     "compile": (*LIBRARIES, "typing", "dataclasses", "inspect", "hashlib"),
@@ -126,7 +129,8 @@ def probe_cli(
     cwd: Path | None = None,
     runs: int = 1,
 ) -> Probe:
-    """``clm-policy ARGS`` as the installed script runs it (clm_policy.cli.entry.main), in a
+    """``clm-policy ARGS`` as the installed script runs it (clm_policy.cli.entry.main, which
+    raises SystemExit here where the program ends its process at once), in a
     fresh interpreter, checked against ``FORBIDDEN[entry]``."""
     code = (
         f"sys.argv = ['clm-policy', *{list(args)!r}]\n"

@@ -22,11 +22,11 @@ Cheap to import: a hook whose project file names a memory or remote checks on ev
 
 from __future__ import annotations
 
-import json
 import os
 
 from clm_policy.base.errors import InputError, Location
 from clm_policy.base.record import Record
+from clm_policy.formats import jsonquick
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -223,7 +223,7 @@ def _parse(data: bytes, path: str) -> dict[str, TrustedFile]:
     if len(data) > STORE_LIMIT:
         raise broken
     try:
-        doc = json.loads(data.decode("utf-8"))
+        doc = jsonquick.loads(data.decode("utf-8"))
     except ValueError:
         raise broken from None
     files = doc.get("files") if isinstance(doc, dict) and doc.get("version") == 1 else None
@@ -248,6 +248,8 @@ def _write(files: dict[str, TrustedFile]) -> None:
             for f in sorted(files.values(), key=lambda f: f.path)
         },
     }
+    import json  # (only to write: reading is jsonquick's)
+
     if not write_private(store_dir(), STORE_NAME, json.dumps(doc, indent=2) + "\n"):
         raise InputError(
             "cannot write the trust record (its folder must be yours, and no one else's to write)",

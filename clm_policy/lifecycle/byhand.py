@@ -107,15 +107,23 @@ def compact(
     the same transcript again) commits nothing: :class:`Committed` names the commit."""
     import os
 
-    from clm_policy.lifecycle.pipelines import committed_snapshot, run_compaction, run_handoff
     from clm_policy.lifecycle.summarizers import summarizer_from_env
-    from clm_policy.lifecycle.verify import VerificationFailed
+    from clm_policy.memory.audit import PendingLog, compacted_at
     from clm_policy.memory.git.write import MemoryRepo
 
     chosen = summarizer_from_env(os.environ, summarizer)
     hand = prepare("compact", policy_ref, memory, source, profile)
+    state = hand.state
     with MemoryRepo(memory) as repo:
-        found = committed_snapshot(repo, hand.state)
+        # Is this position committed already (pipelines.committed_snapshot)? git looks for the
+        # session's newest compaction while the compaction's modules load.
+        newest = PendingLog(repo, session=state.session_id, event="compact", limit=1)
+        try:
+            from clm_policy.lifecycle.pipelines import run_compaction, run_handoff
+            from clm_policy.lifecycle.verify import VerificationFailed
+        finally:
+            entries = newest.entries()
+        found = compacted_at(entries, state.step_index, state.tokens.context_tokens)
         if found is not None:
             return hand, Committed(found)
         try:

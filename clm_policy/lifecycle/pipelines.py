@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from datetime import UTC, datetime
 
 from clm_policy.base.credentials import mask_credentials
 from clm_policy.base.errors import InputError
 from clm_policy.base.record import Record
+from clm_policy.base.timestamp import utc_now
 from clm_policy.lifecycle.compaction import (
     DETERMINISTIC,
     CompactionResult,
@@ -58,6 +58,7 @@ from clm_policy.models.state_io import dump_state, plain_of
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # a handoff's modules are imported by run_handoff: compact needs none of them
     from collections.abc import Callable, Sequence
+    from datetime import datetime
 
     from clm_policy.memory.store import MemoryStore
     from clm_policy.models.manifest import HandoffManifest
@@ -243,7 +244,7 @@ def run_compaction(
     check_identifiers(state)
     given = state
     state = plain_of(state)
-    when = now or datetime.now(UTC)
+    when = now or utc_now()
     change = Change(files, appends)
     # what the compaction reads is cleaned (a summarizer of ours reads only the last messages)
     ours = isinstance(summarizer, DeterministicSummarizer)
@@ -306,14 +307,10 @@ def committed_snapshot(repo: MemoryRepo, state: AnyState) -> str | None:
     """The commit of this session's newest compaction when it was taken at the same position
     as ``state`` (the same step and context): committing ``state`` again would record nothing
     new (an agent retrying a blocked compaction, ``compact --transcript`` run twice)."""
-    from clm_policy.memory.audit import read_log
+    from clm_policy.memory.audit import compacted_at, read_log
 
-    for entry in read_log(repo, session=state.session_id, event="compact", limit=1):
-        same = entry.trailers.get("Clm-Step") == str(state.step_index) and entry.trailers.get(
-            "Clm-Context-Tokens"
-        ) == str(state.tokens.context_tokens)
-        return entry.commit if same else None
-    return None
+    newest = read_log(repo, session=state.session_id, event="compact", limit=1)
+    return compacted_at(newest, state.step_index, state.tokens.context_tokens)
 
 
 def _next_handoff_number(repo: MemoryRepo, session_id: str) -> int:
@@ -384,12 +381,12 @@ def run_handoff(
     change = Change(files, appends)
     clean = change.clean(state)
     rationale = why.rationale or (f"rule {why.rule}" if why.rule else "handoff requested")
-    manifest = build_manifest(clean, change.clean(rationale), now=now or datetime.now(UTC))
+    manifest = build_manifest(clean, change.clean(rationale), now=now or utc_now())
     if agent_id is not None:
         manifest = manifest.model_copy(update={"agent_id": agent_id})
     number = _next_handoff_number(repo, state.session_id)
     m_path = manifest_path(manifest_filename(manifest, state.session_id))
-    taken = repo.show_file(m_path) is not None or os.path.lexists(repo.root / m_path)
+    taken = repo.show_file(m_path) is not None or os.path.lexists(os.path.join(repo.root, m_path))
     if not taken and branch:  # another branch's handoff (its own pull request) may hold it
         taken = bool(repo.git("log", "--all", "-1", "--format=%H", "--", m_path, check=False))
     if taken:

@@ -74,6 +74,55 @@ def read_log(
     return parse_log(out, nonce, session=session, event=event, limit=limit, agent=agent)
 
 
+def compacted_at(newest: list[AuditEntry], step: int, context_tokens: int) -> str | None:
+    """The commit of the compaction ``newest`` holds (a session's newest: ``read_log`` with
+    ``event="compact", limit=1``) when it was taken at this position, the same step and
+    context; else None."""
+    for entry in newest:
+        trailers = entry.trailers
+        same = trailers.get("Clm-Step") == str(step) and trailers.get("Clm-Context-Tokens") == str(
+            context_tokens
+        )
+        return entry.commit if same else None
+    return None
+
+
+class PendingLog:
+    """:func:`read_log`'s ``git log`` (the same command and parsing), started when this is
+    made and read by :meth:`entries`: a caller imports or works meanwhile (``compact`` loads
+    the compaction while git looks for the session's last one). Call :meth:`entries` in any
+    case: it waits for git."""
+
+    def __init__(
+        self,
+        repo: MemoryRepo,
+        *,
+        session: str | None = None,
+        event: str | None = None,
+        limit: int | None = None,
+        rev: str = "HEAD",
+        agent: str | None = None,
+    ) -> None:
+        from clm_policy.memory.git.run import start_git
+
+        self._nonce = new_nonce()
+        self._reader = LogReader(
+            self._nonce, session=session, event=event, limit=limit, agent=agent
+        )
+        args = log_args(
+            self._nonce, session=session, event=event, limit=limit, rev=rev, agent=agent
+        )
+        self._proc = start_git(repo.root, args)
+
+    def entries(self) -> list[AuditEntry]:
+        """The entries, once git is done (its status is not looked at: no history, none)."""
+        with self._proc as proc:
+            out, _ = proc.communicate()
+        reader = self._reader
+        reader.feed_records(out.decode("utf-8", "replace").split(reader.record_sep))
+        return reader.entries
+
+
 def new_nonce() -> str:
     """The random part of a call's separators (what secrets.token_hex does, without it)."""
     return os.urandom(8).hex()

@@ -42,7 +42,7 @@ def needs_mem0(backend: str) -> bool:
 
 
 def mem0_folder(repo: MemoryRepo) -> str:
-    return str(repo.git_dir / MEM0_FOLDER)
+    return os.path.join(repo.git_dir, MEM0_FOLDER)
 
 
 def open_store(

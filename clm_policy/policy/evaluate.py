@@ -15,11 +15,11 @@ expression of the escape catalogue and the bundled policies.
 
 from __future__ import annotations
 
-import ast
 import operator
 
 from clm_policy.base.errors import EvaluationError
 from clm_policy.base.record import Record
+from clm_policy.policy import syntax as ast  # ast's classes and helpers, without importing ast
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

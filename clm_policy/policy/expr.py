@@ -18,11 +18,10 @@ Two layers keep a hostile policy contained:
 
 from __future__ import annotations
 
-import ast
-
 from clm_policy.base.errors import ExpressionError, LoadCheck, Location
 from clm_policy.base.record import Record
 from clm_policy.base.suggest import suggest
+from clm_policy.policy import syntax as ast  # ast's classes and helpers, without importing ast
 from clm_policy.policy.evaluate import (
     DEFAULT_LIMITS,
     FUNCTIONS,

@@ -17,7 +17,7 @@ the window, and are not used here).
 
 from __future__ import annotations
 
-import ast
+from clm_policy.policy import syntax as ast  # ast's classes and helpers, without importing ast
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

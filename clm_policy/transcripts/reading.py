@@ -22,15 +22,14 @@ with its location, never a traceback; messages quote at most a few characters of
 
 from __future__ import annotations
 
-import importlib
-import json
 import os
-import re
 import stat
 from collections import OrderedDict, deque
 
 from clm_policy.base.errors import InputError, Location, shorten
+from clm_policy.base.lazypattern import LazyPattern
 from clm_policy.base.record import Record
+from clm_policy.formats import jsonquick
 from clm_policy.models.enums import MAX_COUNT
 
 TYPE_CHECKING = False
@@ -245,9 +244,13 @@ class TranscriptReading(Record):
         return build_state(self, sid, notes)
 
 
+_NOT_IN_ID = LazyPattern(r"[^A-Za-z0-9._-]+")
+_DOTS = LazyPattern(r"\.{2,}")
+
+
 def _safe_id(raw: str | None) -> str:
-    text = re.sub(r"[^A-Za-z0-9._-]+", "-", raw or "")
-    text = re.sub(r"\.{2,}", ".", text).lstrip("._-")
+    text = _NOT_IN_ID.sub("-", raw or "")
+    text = _DOTS.sub(".", text).lstrip("._-")
     return text[:128].rstrip("-")
 
 
@@ -300,7 +303,8 @@ _MODULES = {
 
 
 def _reader(name: str) -> _Reader:
-    module: _Reader = importlib.import_module(_MODULES[name])
+    # (the import statement's own machinery: the importlib package would bring `warnings`)
+    module: _Reader = __import__(_MODULES[name], fromlist=["read_tail"])
     return module
 
 
@@ -406,7 +410,7 @@ def _detect(src: Source) -> str:
 
 def _loads(raw: bytes) -> object:
     try:
-        return json.loads(raw)
+        return jsonquick.loads(raw)
     except (ValueError, RecursionError):
         return None
 
@@ -710,7 +714,7 @@ class Artifacts:
         return list(self._paths)
 
 
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
+_PATCH_FILE = LazyPattern(r"(?m)^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$")
 
 
 def patch_paths(patch: str) -> list[str]:

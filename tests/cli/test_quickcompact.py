@@ -18,6 +18,7 @@ import pytest
 from clm_policy.cli.fast import compact as quick
 from clm_policy.cli.pipelines import compact
 from clm_policy.memory.init import init_memory
+from clm_policy.policy.cache import load_policy_cached
 
 from conftest import click_option_table, git, invoke, run_process, state_file
 from probes import probe_cli
@@ -179,8 +180,10 @@ def test_as_a_process_it_imports_neither_click_nor_pydantic(tmp_path: Path) -> N
     memory = init_memory(tmp_path / "mem").path
     path = state_file(tmp_path, messages=[{"role": "user", "content": "go"}])
     args = ["compact", "--memory", str(memory), "--state", str(path)]
+    load_policy_cached("default")  # a compiled policy in the cache, as after any earlier call
     done = probe_cli("compact", args, cwd=tmp_path)
     assert (done.code, done.stderr, done.loaded) == (0, "", [])
+    assert "clm_policy.policy.compile" not in done.new
     assert done.stdout.startswith("compacted session s1 at step 3 (manual): commit ")
     again = run_process(*args, cwd=tmp_path)  # the same position again: nothing new
     assert again.returncode == 0

@@ -206,3 +206,51 @@ def test_confined_primitives(tmp_path: Path) -> None:
     with pytest.raises(confine.ConfinementError, match="not a path inside"):
         confine.write(root, "../escape", b"x")
     assert not (tmp_path / "escape").exists()
+
+
+def test_paths_are_split_and_checked_as_posix_paths_are() -> None:
+    """The write path splits and checks its paths as strings (pathlib costs a compaction
+    its import): what PurePosixPath gives, component for component, on generated paths."""
+    import random
+    from collections.abc import Callable
+    from pathlib import PurePosixPath
+
+    from clm_policy.base.errors import InputError
+    from clm_policy.memory.git.write import check_path
+
+    def expected_parts(rel: str) -> tuple[str, ...] | None:
+        pure = PurePosixPath(rel)
+        return None if pure.is_absolute() or not pure.parts or ".." in pure.parts else pure.parts
+
+    def expected_path(path: str) -> str | None:
+        pure = PurePosixPath(path)
+        bad = not path or "\x00" in path or "\n" in path or expected_parts(path) is None
+        return None if bad or pure.parts[0].lower() == ".git" else pure.as_posix()
+
+    def outcome(function: Callable[[str], object], text: str) -> object:
+        try:
+            return function(text)
+        except InputError:
+            return None
+
+    pieces = [
+        "a",
+        "b.md",
+        ".",
+        "..",
+        "/",
+        "//",
+        ".git",
+        ".GIT",
+        "\\",
+        " ",
+        "\n",
+        "\x00",
+        "...",
+        ".a",
+    ]
+    rng = random.Random(3)
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(7)))
+        assert outcome(confine._parts, text) == expected_parts(text), repr(text)
+        assert outcome(check_path, text) == expected_path(text), repr(text)

@@ -88,6 +88,31 @@ def test_commit_message_trailers_parse_with_git(memory: Path) -> None:
     assert git(memory, "status", "--porcelain") == ""
 
 
+def test_a_log_started_early_reads_what_read_log_reads(memory: Path) -> None:
+    """compact starts the log that asks whether a position is committed already, and reads
+    it later (memory/audit PendingLog): the same entries as read_log, and the same answer."""
+    from clm_policy.memory.audit import PendingLog, compacted_at, read_log
+
+    with MemoryRepo(memory) as repo:
+        for n, session in [(3, "s1"), (4, "s2"), (5, "s1"), (6, "s2")]:
+            repo.commit(message(n, session), {f"sessions/{session}/c{n}.md": f"{n}\n"})
+        for filters in [
+            {"session": "s1", "event": "compact", "limit": 1},
+            {"session": "s2"},
+            {"event": "compact", "limit": 3},
+            {"session": "nobody", "event": "compact", "limit": 1},
+        ]:
+            started = PendingLog(repo, **filters)
+            early = [e.as_dict() for e in started.entries()]
+            assert early == [e.as_dict() for e in read_log(repo, **filters)], filters
+        newest = PendingLog(repo, session="s1", event="compact", limit=1).entries()
+        assert [e.trailers["Clm-Step"] for e in newest] == ["5"]
+        assert compacted_at(newest, 5, 260000) == newest[0].commit
+        assert compacted_at(newest, 5, 1000) is None
+        assert compacted_at(newest, 4, 260000) is None
+        assert compacted_at([], 5, 260000) is None
+
+
 def test_values_with_newlines_stay_one_trailer(memory: Path) -> None:
     odd = CommitMessage("clm(x): y", "", {"Clm-Event": "compact", "Clm-Rule": "a\nb: c"})
     with MemoryRepo(memory) as repo:
@@ -117,7 +142,7 @@ def test_a_change_that_changes_nothing_is_not_committed(memory: Path) -> None:
         with pytest.raises(NothingToCommit) as info:
             repo.commit(message(2), files)
         assert repo.head() == first
-        assert not (repo.git_dir / JOURNAL).exists()
+        assert not (Path(repo.git_dir) / JOURNAL).exists()
     assert info.value.message == (
         "nothing to commit: sessions/s1/a.md, sessions/s1/state.json unchanged since the last "
         "commit"
@@ -506,7 +531,7 @@ def test_show_files_reads_many_blobs_in_one_git_process_as_show_file_reads_each(
 
         def counting(cwd: Path, args: list[str], **kwargs: object) -> tuple[int, bytes, str]:
             started.append(" ".join(args))
-            return real(cwd, args, **kwargs)  # type: ignore[arg-type]
+            return real(cwd, args, **kwargs)
 
         monkeypatch.setattr(gitwrite, "run_git_bytes", counting)
         assert repo.show_files(names) == expected

@@ -10,7 +10,6 @@ for the file to stop growing — each a moment at most, and never longer than a 
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
@@ -37,6 +36,8 @@ def wait_for_reply(hook: Hook, path: str | None = None) -> None:
     if not isinstance(last, str) or not last.strip():
         return
     where = path or hook.transcript
+    import json  # (only to write: reading is jsonquick's)
+
     needle = json.dumps(last.strip()[:120], ensure_ascii=False)[1:-1].encode("utf-8")
     deadline = None
     while True:

@@ -13,11 +13,11 @@ their :class:`~.events.Wording`; subagents are in :mod:`.subagents`.
 
 from __future__ import annotations
 
-import json
 import os
 
 from clm_policy.base.errors import ClmError, InputError
 from clm_policy.base.record import Record
+from clm_policy.formats import jsonquick
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # a hook runs on every prompt: no typing, pathlib or dataclasses at run time
@@ -294,7 +294,7 @@ def take_handoff(hook: Hook) -> str:
             if text is None:
                 continue
             try:
-                manifest, read = read_manifest(json.loads(text), source=path)
+                manifest, read = read_manifest(jsonquick.loads(text), source=path)
             except (ValueError, ClmError):
                 continue  # a manifest that does not validate is no seed
             if read.upgraded:
@@ -332,7 +332,7 @@ def _carried(repo: Any, session: str | None, commit: str) -> tuple[list[str], li
         return [], []
     text = repo.show_file(f"sessions/{session}/state.json", commit)
     try:
-        data = json.loads(text) if text else {}
+        data = jsonquick.loads(text) if text else {}
     except ValueError:
         return [], []
 
@@ -394,6 +394,8 @@ def cut(text: str) -> str:
 
 
 def reply_json(payload: Mapping[str, Any]) -> HookReply:
+    import json  # (only to write: reading is jsonquick's)
+
     return HookReply(0, json.dumps(payload))
 
 
@@ -419,8 +421,10 @@ def said(reply: HookReply) -> HookReply:
             return [clean(v) for v in value]
         return value
 
+    import json
+
     out = reply.stdout
-    stdout = json.dumps(clean(json.loads(out))) if out.startswith("{") else clean(out)
+    stdout = json.dumps(clean(jsonquick.loads(out))) if out.startswith("{") else clean(out)
     return HookReply(reply.exit_code, stdout, clean(reply.stderr))
 
 
@@ -466,7 +470,7 @@ def _event(raw: bytes) -> dict[str, Any]:
             f"hook input is not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}"
         ) from None
     try:
-        event = json.loads(text)
+        event = jsonquick.loads(text)
     except (ValueError, RecursionError) as exc:
         raise InputError(f"hook input is not JSON: {exc}") from None
     if not isinstance(event, dict):
@@ -483,11 +487,12 @@ def with_trust_notice(hook: Hook, reply: HookReply) -> HookReply:
     not choose until they trust it — once per session and content of the file, not on every
     prompt. Cheap when the file names no memory or remote: nothing is read."""
     from clm_policy.config.project import NEEDS_TRUST
-    from clm_policy.config.trust import take_ignored
 
     config = hook.config
     if config.path is None or not any(key in config.values for key in NEEDS_TRUST):
         return reply
+    from clm_policy.config.trust import take_ignored
+
     try:
         _ = hook.memory, hook.remote  # each notes what it ignored
         ignored = take_ignored()
@@ -501,9 +506,11 @@ def with_trust_notice(hook: Hook, reply: HookReply) -> HookReply:
     if not fresh:
         return reply
     text = "\n".join(f"clm-policy: {found.notice}" for found in fresh)
-    payload = json.loads(reply.stdout) if reply.stdout.startswith("{") else {}
+    payload = jsonquick.loads(reply.stdout) if reply.stdout.startswith("{") else {}
     said = payload.get("systemMessage")
     payload["systemMessage"] = f"{text}\n{said}" if isinstance(said, str) and said else text
+    import json  # (only to write: reading is jsonquick's)
+
     return HookReply(reply.exit_code, json.dumps(payload), reply.stderr)
 
 
@@ -516,7 +523,7 @@ def _not_said(session: str, ignored: list[Any]) -> list[Any]:
 
     where = path_of(NOTICES_NAME)
     try:
-        said = json.loads(read_private(where, 64 * 1024) or b"[]")
+        said = jsonquick.loads(read_private(where, 64 * 1024) or b"[]")
     except ValueError:
         said = []
     said = [k for k in said if isinstance(k, str)] if isinstance(said, list) else []
@@ -529,6 +536,8 @@ def _not_said(session: str, ignored: list[Any]) -> list[Any]:
             fresh.append(found)
             said.append(key)
     if fresh:
+        import json  # (only to write: reading is jsonquick's)
+
         write_private(os.path.dirname(where), NOTICES_NAME, json.dumps(said[-NOTICES_KEPT:]))
     return fresh
 

@@ -17,7 +17,6 @@ import os
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from pathlib import Path, PurePosixPath
 
 from clm_policy.base import atomicfile
 from clm_policy.base.errors import InputError
@@ -34,10 +33,11 @@ class ConfinementError(InputError):
 
 
 def _parts(rel: str) -> tuple[str, ...]:
-    pure = PurePosixPath(rel)
-    if pure.is_absolute() or not pure.parts or ".." in pure.parts:
+    """The names of ``rel``'s components, as a POSIX path has them (``a//b/./c`` is a, b, c)."""
+    parts = tuple(part for part in rel.split("/") if part and part != ".")
+    if rel.startswith("/") or not parts or ".." in parts:
         raise ConfinementError(f"{rel!r} is not a path inside the memory repository")
-    return pure.parts
+    return parts
 
 
 def _refuse(rel: str, upto: tuple[str, ...], verb: str, dir_fd: int, name: str) -> None:
@@ -73,7 +73,9 @@ def _open_folder(fd: int, name: str, rel: str, upto: tuple[str, ...], verb: str)
 
 
 @contextmanager
-def _folder(root: Path, rel: str, verb: str, *, create: bool) -> Iterator[int | None]:
+def _folder(
+    root: str | os.PathLike[str], rel: str, verb: str, *, create: bool
+) -> Iterator[int | None]:
     """A file descriptor of ``rel``'s folder (None when it does not exist and ``create`` is
     false), reached from ``root`` without following a symbolic link."""
     parts = _parts(rel)
@@ -110,7 +112,7 @@ def _regular_leaf(fd: int, rel: str, verb: str) -> bool:
     return True
 
 
-def write(root: Path, rel: str, data: bytes) -> bool:
+def write(root: str | os.PathLike[str], rel: str, data: bytes) -> bool:
     """Replace ``rel`` with ``data`` atomically (a temporary file renamed into place).
     Whether ``rel`` was there before (else it is created)."""
     with _folder(root, rel, "write", create=True) as fd:
@@ -122,7 +124,7 @@ def write(root: Path, rel: str, data: bytes) -> bool:
     return existed
 
 
-def append(root: Path, rel: str, data: bytes) -> bool:
+def append(root: str | os.PathLike[str], rel: str, data: bytes) -> bool:
     """Add ``data`` to the end of ``rel`` (created when missing). Whether ``rel`` was there."""
     with _folder(root, rel, "append to", create=True) as fd:
         assert fd is not None
@@ -134,7 +136,7 @@ def append(root: Path, rel: str, data: bytes) -> bool:
     return existed
 
 
-def read(root: Path, rel: str, *, limit: int = MAX_READ) -> bytes | None:
+def read(root: str | os.PathLike[str], rel: str, *, limit: int = MAX_READ) -> bytes | None:
     """The bytes of ``rel``, or None when it does not exist. Larger than ``limit``: refused."""
     with _folder(root, rel, "read", create=False) as fd:
         if fd is None or not _regular_leaf(fd, rel, "read"):
@@ -150,7 +152,7 @@ def read(root: Path, rel: str, *, limit: int = MAX_READ) -> bytes | None:
     return data
 
 
-def unlink(root: Path, rel: str) -> None:
+def unlink(root: str | os.PathLike[str], rel: str) -> None:
     """Remove ``rel`` if it exists (a link there is removed itself, never what it points to)."""
     with _folder(root, rel, "delete", create=False) as fd:
         if fd is None:
@@ -163,7 +165,7 @@ def unlink(root: Path, rel: str) -> None:
             _refuse(rel, _parts(rel), "delete", fd, _parts(rel)[-1])
 
 
-def remove_temporaries(root: Path, rel_file: str) -> None:
+def remove_temporaries(root: str | os.PathLike[str], rel_file: str) -> None:
     """Remove what :func:`write` left next to ``rel_file`` when its writer died."""
     with _folder(root, rel_file, "clean up", create=False) as fd:
         if fd is None:

@@ -21,7 +21,7 @@ from clm_policy.base.errors import ClmError, InputError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
-    from pathlib import Path
+    from os import PathLike
 
 SAFE_CONFIG = (
     *("-c", "core.hooksPath=/dev/null"),
@@ -44,7 +44,7 @@ class GitError(ClmError):
 
 
 def run_git(
-    cwd: Path,
+    cwd: str | PathLike[str],
     args: Sequence[str],
     *,
     env: Mapping[str, str] | None = None,
@@ -59,7 +59,7 @@ def run_git(
 
 
 def run_git_bytes(
-    cwd: Path,
+    cwd: str | PathLike[str],
     args: Sequence[str],
     *,
     env: Mapping[str, str] | None = None,
@@ -73,7 +73,7 @@ def run_git_bytes(
 
 
 def start_git(
-    cwd: str | Path,
+    cwd: str | PathLike[str],
     args: Sequence[str],
     *,
     env: Mapping[str, str] | None = None,

@@ -33,7 +33,6 @@ import os
 import re
 import time
 from contextlib import contextmanager
-from pathlib import Path, PurePosixPath
 
 from clm_policy.base.errors import InputError
 from clm_policy.memory.git import confine
@@ -83,54 +82,57 @@ _GC_PACKS = 50  # git's gc.autoPackLimit default
 
 
 def check_path(path: str, verb: str = "write") -> str:
-    """A repository-relative path clm-policy may use: no ``..``, not absolute, not in .git."""
-    pure = PurePosixPath(path)
+    """A repository-relative path clm-policy may use: no ``..``, not absolute, not in .git;
+    normalized as a POSIX path is (``a//b/./c/`` is ``a/b/c``)."""
+    parts = [part for part in path.split("/") if part and part != "."]
     if (
         not path
         or "\x00" in path
         or "\n" in path
-        or pure.is_absolute()
-        or ".." in pure.parts
-        or not pure.parts
-        or pure.parts[0].lower() == ".git"
+        or path.startswith("/")
+        or ".." in parts
+        or not parts
+        or parts[0].lower() == ".git"
     ):
         raise InputError(f"refusing to {verb} {path!r} in the memory repository")
-    return pure.as_posix()
+    return "/".join(parts)
 
 
-def find_git_dir(root: Path) -> Path | None:
+def find_git_dir(root: str) -> str | None:
     """The git directory of the work tree ``root``: ``root/.git``, or the folder a ``.git``
     file names (``gitdir: ...``, a linked work tree or a submodule); None when there is none.
 
     Only ``root`` itself is looked at, never a parent folder: a memory repository nested in
     another repository without a ``.git`` of its own is no memory repository."""
-    dot_git = root / ".git"
-    if dot_git.is_file():
+    dot_git = os.path.join(root, ".git")
+    if os.path.isfile(dot_git):
         try:
-            text = dot_git.read_text("utf-8").strip()
+            text = _read_text(dot_git, "utf-8").strip()
         except (OSError, UnicodeDecodeError):
             return None
         if not text.startswith("gitdir:"):
             return None
-        dot_git = root / text.removeprefix("gitdir:").strip()
-    if not (dot_git / "HEAD").is_file():
+        dot_git = os.path.join(root, text.removeprefix("gitdir:").strip())
+    if not os.path.isfile(os.path.join(dot_git, "HEAD")):
         return None
-    if not (dot_git / "objects").is_dir() and not (dot_git / "commondir").is_file():
+    if not os.path.isdir(os.path.join(dot_git, "objects")) and not os.path.isfile(
+        os.path.join(dot_git, "commondir")
+    ):
         return None  # a linked work tree's git directory keeps its objects in the common one
-    return Path(os.path.abspath(dot_git))
+    return os.path.abspath(dot_git)
 
 
 class MemoryRepo:
     """An open memory repository. Use as a context manager (nothing stays open: every git
     command is its own process, finished when it returns)."""
 
-    def __init__(self, root: str | Path, *, lock_timeout: float = 120.0) -> None:
-        where = Path(root)
-        if not where.is_dir():
+    def __init__(self, root: str | os.PathLike[str], *, lock_timeout: float = 120.0) -> None:
+        where = os.fspath(root)
+        if not os.path.isdir(where):
             raise InputError(
                 f"{where}: no such memory repository (create one: clm-policy init {where})"
             )
-        if not (where / MARKER).is_file():
+        if not os.path.isfile(os.path.join(where, MARKER)):
             raise InputError(
                 f"{where}: not a clm-policy memory repository (no {MARKER}; "
                 f"create one with: clm-policy init DIR)"
@@ -138,7 +140,7 @@ class MemoryRepo:
         git_dir = find_git_dir(where)
         if git_dir is None:
             raise InputError(f"{where}: has {MARKER} but is not a git repository")
-        self.root = Path(os.path.abspath(where))
+        self.root = os.path.abspath(where)  # (paths are strings: pathlib costs a compaction)
         self.git_dir = git_dir
         self.lock_timeout = lock_timeout
 
@@ -186,7 +188,7 @@ class MemoryRepo:
         which fails on a detached HEAD. (``symbolic-ref --short`` would say ``heads/main``
         where a tag is also named ``main``: not a branch name.)"""
         try:
-            head = (self.git_dir / "HEAD").read_text("ascii").strip()
+            head = _read_text(os.path.join(self.git_dir, "HEAD"), "ascii").strip()
         except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
             head = ""
         name = head.removeprefix("ref: refs/heads/")
@@ -207,7 +209,7 @@ class MemoryRepo:
     @contextmanager
     def locked(self) -> Iterator[None]:
         """Hold the write lock (waiting for it), recovering from a writer that died."""
-        fd = os.open(self.git_dir / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = os.open(os.path.join(self.git_dir, LOCK), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         deadline = time.monotonic() + self.lock_timeout
         pause = 0.002
         try:
@@ -233,17 +235,20 @@ class MemoryRepo:
 
     def _recover(self) -> None:
         """Undo what a writer killed mid-write left behind (we hold the lock: it is dead)."""
-        journal = self.git_dir / JOURNAL
-        if not journal.exists():
+        journal = os.path.join(self.git_dir, JOURNAL)
+        if not os.path.exists(journal):
             return
+        from pathlib import Path  # (only after a writer died)
+
         try:
-            paths = [check_path(p) for p in json.loads(journal.read_text())["paths"]]
+            paths = [check_path(p) for p in json.loads(Path(journal).read_text())["paths"]]
         except (ValueError, KeyError, TypeError, InputError):
             paths = []
+        git_dir = Path(self.git_dir)
         for stale in [
-            self.git_dir / "index.lock",
-            self.git_dir / "HEAD.lock",
-            *(self.git_dir / "refs").rglob("*.lock"),
+            git_dir / "index.lock",
+            git_dir / "HEAD.lock",
+            *(git_dir / "refs").rglob("*.lock"),
         ]:
             stale.unlink(missing_ok=True)
         if self.head() is not None:
@@ -261,7 +266,7 @@ class MemoryRepo:
                 confine.remove_temporaries(self.root, path)
             except confine.ConfinementError:
                 continue  # never written through (refused before the journal): nothing to undo
-        journal.unlink()
+        os.unlink(journal)
 
     # -- commits ------------------------------------------------------------------------------
 
@@ -284,7 +289,7 @@ class MemoryRepo:
         if not paths:
             raise InputError("nothing to commit")
         with self.locked():
-            journal = self.git_dir / JOURNAL
+            journal = os.path.join(self.git_dir, JOURNAL)
             _write_durably(journal, json.dumps({"paths": paths, "pid": os.getpid()}).encode())
             created = set()
             for path, data in ready.files.items():
@@ -305,7 +310,7 @@ class MemoryRepo:
                 self.git("add", "--", *paths)
                 status, _, err = self._commit_only(text, paths)
             if status != 0 and self.head() is not None and self._unchanged(paths):
-                journal.unlink()  # the files are what HEAD has: nothing to undo
+                os.unlink(journal)  # the files are what HEAD has: nothing to undo
                 raise NothingToCommit(
                     f"nothing to commit: {', '.join(paths[:3])}"
                     f"{' ...' if len(paths) > 3 else ''} unchanged since the last commit"
@@ -313,7 +318,7 @@ class MemoryRepo:
             if status != 0:
                 raise GitError(f"git commit failed: {short(err.strip())}")
             sha = self._head_commit()
-            journal.unlink()
+            os.unlink(journal)
         if self._maintenance_due():
             self.run("maintenance", "run", "--auto", "--quiet")
         return sha
@@ -344,13 +349,13 @@ class MemoryRepo:
         written (the files backend always writes a ref it updates as a loose file), else
         asked of git (a reftable repository, a layout this does not know)."""
         try:
-            head = (self.git_dir / "HEAD").read_text("ascii").strip()
+            head = _read_text(os.path.join(self.git_dir, "HEAD"), "ascii").strip()
             if head.startswith("ref: "):
                 ref = head.removeprefix("ref: ")
                 parts = ref.split("/")
                 if parts[0] != "refs" or ".." in parts or "" in parts:
                     raise ValueError(ref)
-                head = (self._common_dir() / ref).read_text("ascii").strip()
+                head = _read_text(os.path.join(self._common_dir(), ref), "ascii").strip()
         except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
             head = ""
         if _OBJECT_ID.fullmatch(head):
@@ -362,25 +367,27 @@ class MemoryRepo:
         with its default limits (gc.auto 6,700 loose objects, sampled as more than 27 in
         ``objects/17``; gc.autoPackLimit 50 packs). When it would, git runs it and decides
         with the repository's real configuration; when not, no process is started."""
-        objects = self._common_dir() / "objects"
+        objects = os.path.join(self._common_dir(), "objects")
         try:
-            loose = sum(1 for entry in os.scandir(objects / "17") if len(entry.name) in (38, 62))
+            folder = os.path.join(objects, "17")
+            loose = sum(1 for entry in os.scandir(folder) if len(entry.name) in (38, 62))
         except OSError:
             loose = 0
         if loose > _GC_LOOSE_IN_ONE_FOLDER:
             return True
         try:
-            packs = sum(1 for entry in os.scandir(objects / "pack") if entry.name.endswith(".pack"))
+            folder = os.path.join(objects, "pack")
+            packs = sum(1 for entry in os.scandir(folder) if entry.name.endswith(".pack"))
         except OSError:
             packs = 0
         return packs > _GC_PACKS
 
-    def _common_dir(self) -> Path:
+    def _common_dir(self) -> str:
         """Where the refs live: the git directory, or for a linked work tree the common one."""
-        common = self.git_dir / "commondir"
-        if not common.is_file():
+        common = os.path.join(self.git_dir, "commondir")
+        if not os.path.isfile(common):
             return self.git_dir
-        return self.git_dir / common.read_text("utf-8").strip()
+        return os.path.join(self.git_dir, _read_text(common, "utf-8").strip())
 
     def commit_to_branch(
         self,
@@ -393,6 +400,7 @@ class MemoryRepo:
         """Commit ``files`` on top of ``base`` as the new branch ``ref`` (which must not exist)
         without touching the working tree or the checked-out branch."""
         import tempfile
+        from pathlib import Path
 
         from clm_policy.memory.change import Change, check_identifier
 
@@ -407,7 +415,7 @@ class MemoryRepo:
         paths = ready.files
         with self.locked():
             parent = self.git("rev-parse", "--verify", "--end-of-options", f"{base}^{{commit}}")
-            index = self.git_dir / "clm-branch-index"
+            index = Path(self.git_dir) / "clm-branch-index"
             env = {"GIT_INDEX_FILE": str(index)}
             try:
                 self.git("read-tree", parent, env=env)
@@ -425,7 +433,7 @@ class MemoryRepo:
                 tree = self.git("write-tree", env=env)
             finally:
                 index.unlink(missing_ok=True)
-            message_file = self.git_dir / "clm-branch-msg"
+            message_file = Path(self.git_dir) / "clm-branch-msg"
             message_file.write_text(ready.message, encoding="utf-8")
             commit = self.git("commit-tree", tree, "-p", parent, "-F", str(message_file))
             # compare-and-swap: the empty old value means "must not exist yet"
@@ -492,7 +500,14 @@ class MemoryRepo:
         return push(self, remote, ref, attempts=attempts)
 
 
-def _write_durably(path: Path, data: bytes) -> None:
+def _read_text(path: str, encoding: str) -> str:
+    """The text of ``path`` (decoded from bytes: a text file would look its codec up, and
+    importing ``encodings.ascii`` costs a commit more than reading HEAD does)."""
+    with open(path, "rb") as fh:
+        return fh.read().decode(encoding)
+
+
+def _write_durably(path: str, data: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
         os.write(fd, data)

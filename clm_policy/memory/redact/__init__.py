@@ -14,8 +14,8 @@ enough and no placeholder (:mod:`.token_checks`). Key/value rules (:mod:`.assign
 headers such as ``X-Api-Key:``, ``curl -u``, a password in a URL) keep the key and replace only
 the value, and only when it looks like a secret (:mod:`.judge`), so ``password: changeme`` and
 ``api_key_env = "OPENAI_API_KEY"`` are left alone. :mod:`.engine` applies them in linear time.
-Importing the redactor compiles nothing (:mod:`.lazy`): a pattern compiles the first time a
-text may hold its secret.
+Importing the redactor compiles nothing (:mod:`clm_policy.base.lazypattern`): a pattern
+compiles the first time a text may hold its secret.
 
 The rules are modelled on the token formats documented by gitleaks
 (https://github.com/gitleaks/gitleaks, MIT License, Copyright (c) 2019 Zachary Rice); the

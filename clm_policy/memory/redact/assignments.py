@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import re
 
+from clm_policy.base.lazypattern import LazyPattern
 from clm_policy.memory.redact.judge import (
     glued_to_placeholder,
     looks_credential,
     looks_secret,
     looks_typed_credential,
 )
-from clm_policy.memory.redact.lazy import LazyPattern
 from clm_policy.memory.redact.syntax import (
     ASSIGN,
     AWS_SECRET,

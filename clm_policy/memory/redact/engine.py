@@ -24,9 +24,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
+from clm_policy.base.lazypattern import LazyPattern
 from clm_policy.memory.redact.assignments import ASSIGNMENT_RULES, is_token_header
 from clm_policy.memory.redact.judge import looks_credential, looks_secret
-from clm_policy.memory.redact.lazy import LazyPattern
 from clm_policy.memory.redact.syntax import AWS_KEY_NAME, AWS_SECRET, KEY_NAME, Rule
 from clm_policy.memory.redact.tokens import TOKEN_RULES
 

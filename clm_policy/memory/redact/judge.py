@@ -11,7 +11,7 @@ import math
 import re
 from collections import Counter
 
-from clm_policy.memory.redact.lazy import LazyPattern
+from clm_policy.base.lazypattern import LazyPattern
 
 ENTROPY_THRESHOLD = 3.5
 """Bits per character from which a key/value secret counts as random."""

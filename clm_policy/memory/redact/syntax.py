@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from clm_policy.base.lazypattern import LazyPattern
 from clm_policy.memory.redact.judge import is_placeholder, looks_secret
-from clm_policy.memory.redact.lazy import LazyPattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # no typing at run time: the hooks import the redactor

@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from operator import eq
 
+from clm_policy.base.lazypattern import LazyPattern
 from clm_policy.memory.redact.judge import shannon_entropy, spelt_with_placeholder_words
-from clm_policy.memory.redact.lazy import LazyPattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # no typing at run time: the hooks import the redactor

@@ -1,18 +1,20 @@
-"""Regular expressions compiled the first time they are used, not when the redactor is imported.
+"""Regular expressions compiled the first time they are used, not when their module is imported.
 
-The rules and their judges are some sixty patterns, a few of them large (the generic key/value
-rule, the list of placeholder shapes); compiling them all took most of the ~40 ms an import of
-the redactor cost, while a commit's texts meet few of them. A hook that redacts one line of
-advice should not pay for the rest.
+The redactor's rules and their judges are some sixty patterns, a few of them large (the generic
+key/value rule, the list of placeholder shapes); compiling them all took most of the ~40 ms an
+import of the redactor cost, while a commit's texts meet few of them. A hook that redacts one
+line of advice should not pay for the rest; nor should one that reads a transcript's tail pay
+for the patterns a full read uses (nor, then, for importing :mod:`re` at all: it is imported
+with the first pattern compiled, so flags are written inline, ``(?s)``).
 """
 
 from __future__ import annotations
 
-import re
 import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # no typing at run time: the hooks import the redactor
+    import re
     from collections.abc import Callable, Iterator
 
 
@@ -36,6 +38,8 @@ class LazyPattern:
         return self._compiled or self._compile()
 
     def _compile(self) -> re.Pattern[str]:
+        import re
+
         self._compiled = re.compile(self.source, self.flags)
         return self._compiled
 
