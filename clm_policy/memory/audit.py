@@ -225,8 +225,10 @@ def log_args(
         args.append(f"--grep=^Clm-Agent-Id: {_literal(agent)}$")
     if sum(f is not None for f in (session, event, agent)) > 1:
         args.append("--all-match")
-    if limit is not None and session is None and event is None and agent is None:
-        args.append(f"--max-count={limit * 2 + 10}")  # non-clm commits are skipped below
+    if limit is not None:
+        # a commit git's --grep lets through may still be no clm commit (skipped below): a
+        # margin, so that the walk stops near the newest entries instead of at the root
+        args.append(f"--max-count={limit * 2 + 10}")
     return [*args, rev, "--"]
 
 

@@ -564,3 +564,21 @@ def test_the_branch_is_read_from_head_without_a_process(
         with pytest.raises(GitError, match=r"^git symbolic-ref HEAD failed: fatal: ref HEAD"):
             repo.branch()
         assert calls == ["symbolic-ref"]
+
+
+def test_a_filtered_log_with_a_limit_stops_near_the_newest_entries(memory: Path) -> None:
+    """A session's newest compaction (what compact asks before it commits) is found without
+    walking the whole history: git stops after a margin over the limit, and the entries are
+    the same as an unlimited walk's first ones."""
+    from clm_policy.memory.audit import log_args, read_log
+
+    with MemoryRepo(memory) as repo:
+        for n in range(1, 30):
+            repo.commit(message(n, "s1"), {f"sessions/s1/c{n}.md": f"{n}\n"})
+        filters = {"session": "s1", "event": "compact"}
+        args = log_args("n", **filters, limit=1)
+        assert "--max-count=12" in args
+        newest = read_log(repo, **filters, limit=1)
+        assert [e.trailers["Clm-Step"] for e in newest] == ["29"]
+        five = read_log(repo, **filters, limit=5)
+        assert [e.as_dict() for e in five] == [e.as_dict() for e in read_log(repo, **filters)][:5]
