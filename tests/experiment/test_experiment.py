@@ -18,7 +18,7 @@ from clm_policy.memory.mem0store import available
 from conftest import git
 
 NEEDS_MEM0 = pytest.mark.skipif(
-    not available(), reason="the mem0 extra is not installed: pip install -e '.[dev,mem0]'"
+    not available(), reason="the mem0 extra is not installed: pip install -e '.[dev]'"
 )
 
 POLICY = """\

@@ -26,7 +26,7 @@ from clm_policy.memory.store import BackendFailure, MemoryStore, Remembered
 from conftest import git
 
 NEEDS_MEM0 = pytest.mark.skipif(
-    not available(), reason="the mem0 extra is not installed: pip install -e '.[dev,mem0]'"
+    not available(), reason="the mem0 extra is not installed: pip install -e '.[dev]'"
 )
 BACKENDS = [
     "file",
