@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -222,3 +223,19 @@ def values_of_kind(kind: object, samples: list[str]) -> list[str]:
         edges = [str(low), str(low - 1), "x"]
         return edges if high is None else [*edges, str(high), str(high + 1)]
     return [*kind, "nope"]
+
+
+class Endless(io.RawIOBase):
+    """An endless stream (like /dev/zero on standard input) that counts what it gave."""
+
+    def __init__(self) -> None:
+        self.given = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        size = len(buffer)
+        buffer[:size] = b"a" * size
+        self.given += size
+        return size

@@ -137,8 +137,10 @@ class LazyGroup(click.Group):
         except click.UsageError as exc:
             from clm_policy.base.suggest import closest
 
-            meant = closest(args[0], COMMANDS) if args and args[0] in exc.message else None
-            if meant is None or not exc.message.startswith("No such command"):
+            if not args or not exc.message.startswith("No such command"):
+                raise
+            meant = closest(args[0], COMMANDS)
+            if meant is None:
                 raise
             raise click.UsageError(f"{exc.message} Did you mean '{meant}'?", exc.ctx) from None
 

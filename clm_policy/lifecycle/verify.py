@@ -39,6 +39,7 @@ from collections.abc import Iterable, Sequence
 
 from clm_policy.base.errors import ClmError
 from clm_policy.base.record import Record
+from clm_policy.base.words import STOP_WORDS
 from clm_policy.lifecycle.summary import DEFAULT_NEXT_ACTION, next_safe_action, one_line
 
 TYPE_CHECKING = False
@@ -105,49 +106,6 @@ HANDOFF_KINDS = (
 REQUEST_WIDTH = 160
 """A request is asked by its opening this long (a seed lists earlier requests briefly)."""
 KEY_SHARE = 0.8
-STOP_WORDS = frozenset(
-    {
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "but",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "so",
-        "than",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "this",
-        "those",
-        "to",
-        "was",
-        "were",
-        "will",
-        "with",
-    }
-)
-"""Words that carry no fact ("not" and "no" are not among them: they do)."""
 
 _WORD = re.compile(r"[^\W_]+")
 _ASCII_SEPARATORS = {c: " " for c in range(128) if not chr(c).isalnum()}

@@ -29,55 +29,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Self
 
+from clm_policy.base.words import STOP_WORDS as BASE_STOP_WORDS
+
 MIN_WORDS = 3
 MAX_FACTS = 20
 MAX_BODY = 16 * 1024 * 1024
-STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "but",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "our",
-        "so",
-        "than",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "this",
-        "those",
-        "to",
-        "was",
-        "we",
-        "were",
-        "will",
-        "with",
-        "you",
-    ]
-)
+STOP_WORDS = BASE_STOP_WORDS | {"i", "our", "we", "you"}  # and the persons of a chat
 _WORD = re.compile(r"[^\W_]+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _ROLE = re.compile(r"^(user|assistant|system): ", re.M)

@@ -5,27 +5,12 @@ from __future__ import annotations
 
 import io
 import sys
-from typing import Any
 
 import pytest
 
 from clm_policy.base.stdin import read_stdin
 
-
-class Endless(io.RawIOBase):
-    """A stream that never ends, counting what was taken from it."""
-
-    def __init__(self) -> None:
-        self.given = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        size = len(buffer)
-        buffer[:size] = b"a" * size
-        self.given += size
-        return size
+from conftest import Endless
 
 
 def test_at_most_one_byte_past_the_limit_is_read() -> None:

@@ -27,7 +27,7 @@ from clm_policy.formats.yamldepth import check_depth
 from clm_policy.formats.yamlio import parse_yaml
 from clm_policy.models.state_io import parse_state
 
-from conftest import REPO, invoke
+from conftest import REPO, Endless, invoke
 
 OK = "version: 1\nprofiles:\n  coding: {soft_compact: 100, hard_handoff: 200}\n"
 SECRET = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
@@ -258,24 +258,8 @@ def test_a_10000_case_test_file_is_within_the_limit() -> None:
     assert TEST_FILE_LIMIT >= 4 * 2_600_000  # benchmarks/bench_test.py writes ~2.6 MB
 
 
-class _Endless(io.RawIOBase):
-    """An endless stream (like /dev/zero on standard input) that counts what it gave."""
-
-    def __init__(self) -> None:
-        self.given = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        size = len(buffer)
-        buffer[:size] = b"a" * size
-        self.given += size
-        return size
-
-
 def test_standard_input_is_read_with_the_bound() -> None:
-    stream = _Endless()
+    stream = Endless()
     with pytest.raises(InputError, match=r"too large for a state file \(more than 1000 bytes\)"):
         read_stream(stream, "<stdin>", limit=1000, what="state")  # type: ignore[arg-type]
     assert stream.given == 1001
