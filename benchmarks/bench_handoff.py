@@ -1,27 +1,30 @@
-"""Benchmark: handoff fidelity — what a fresh agent learns from clm-policy's seed, from the last
-assistant message alone, and from the agent's own summary, against truth written by reading
-each session.
+"""Benchmark: handoff fidelity — what a fresh agent learns from clm-policy's seed, against
+truth written by reading each session (benchmarks/handoff_scoring.py has the method).
 
-Run: ``.venv/bin/python benchmarks/bench_handoff.py [--public DIR] [--json] [--verbose]``
+Run: ``python benchmarks/bench_handoff.py [--corpus DIR] [--half tune|check|both] [--json]
+[--verbose]``
 
-The project's own sessions, each exercising every rule (a plan with statuses, a failing then
-passing test run, a pipeline hiding a failure, a queued prompt, a slash command, a subagent's
-edit, a moved and a deleted file, a handoff reply, a compaction), come in two sets:
+Two kinds of sessions:
 
-- **hand-written** — ``benchmarks/fidelity/sessions/`` and ``truth/``, written by
-  ``fidelity/make_sessions.py`` in the real agents' shapes;
-- **recorded with the real agents** — ``benchmarks/fidelity/recorded/<name>/``: the pinned
-  Claude Code and Codex CLI driven through scripted turns against a scripted model server
-  (``fidelity/record.py``), each session's ``truth.yaml`` written by reading it.
+- **The real public corpus** — ``benchmarks/handoff_corpus/``: real Claude Code and Codex
+  sessions from public repositories (``SOURCES.yaml``: repository, commit, path, licence,
+  sha256, where each was cut, its half), the truth of each written by a reader who saw no seed
+  (``truth/``), and the handoff reply an agent would write at the cut, written by a reader who
+  saw only the transcript up to it (``replies/``). A transcript itself is in ``sessions/`` only
+  where its licence allows; ``--corpus DIR`` names a folder holding the others
+  (``DIR/sessions/<id>.jsonl``, e.g. fetched from the sources). Each session is scored three
+  ways: **transcript only** (the seed a hook commits when the agent wrote nothing), **with the
+  reply** (the seed when the agent wrote its handoff: the reply kept whole beside the record)
+  and **the reply alone**. The halves: ``tune`` (what changes were tried on) and ``check``
+  (scored only when a change is finished).
+- **The project's own sessions** — ``benchmarks/fidelity/``: hand-written ones in the agents'
+  shapes and ones recorded with the real agents, each exercising a rule of the record.
 
-``--public DIR`` adds real public sessions laid out like the hand-written ones
-(``DIR/sessions``, ``DIR/truth``; never copied into the project). The method — covered, wrong,
-precision — is in ``handoff_fidelity.py`` and docs/verification.md.
-
-**Targets, on each of the project's own sets: every kind of fact >= 95 % recall, 0 stale or
-wrong facts, the seed <= 2,500 tokens, and the seed covering at least as many facts as the
-agent's own summary of the same moment.** Exit 0 whether or not they are met (the report says);
-exit 1 when the sanity check fails: a seed that lists a deliberately wrong fact must be caught.
+The seed is made as the hooks make it (``clm_policy.lifecycle.compose``; the hooks' 9,400-
+character budget). Targets, on the check half: with the reply >= 95 % of the facts and every
+fact the reply alone carries; transcript only >= 85 %; 0 stale or wrong statements in both; the
+next step right or close in >= 80 % of the sessions. Exit 0 whether or not they are met (the
+report says); exit 1 when the sanity check fails (a seed saying a wrong thing must be caught).
 """
 
 from __future__ import annotations
@@ -29,187 +32,329 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-from handoff_fidelity import (
-    KINDS,
+from handoff_scoring import (
     Candidate,
     Score,
-    evaluate,
-    median_tokens,
-    precision_lines,
+    Session,
+    Truth,
+    found,
+    median,
+    read_truth,
     score,
-    sessions_in,
     share,
-    table,
 )
 
 HERE = Path(__file__).resolve().parent
+CORPUS = HERE / "handoff_corpus"
 OWN = HERE / "fidelity"
 RECORDED = OWN / "recorded"
-TITLES = {
-    "own": "The project's own sessions, hand-written",
-    "recorded": "The project's own sessions, recorded with the real agents "
-    "(Claude Code 2.1.328, Codex CLI 0.169.0)",
-}
-TARGET_RECALL = 0.95
-TARGET_TOKENS = 2500
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+BUDGET = 9400
+READ_MORE = "`clm-policy show sessions/s/handoffs/001.md`."
+TARGETS = {"with reply": 0.95, "transcript only": 0.85}
+NEXT_TARGET = 0.80
 
 
-def run(folder: Path) -> tuple[dict[str, Score], list[dict[str, object]]]:
+def _yaml() -> Any:
+    from ruamel.yaml import YAML
+
+    return YAML(typ="safe")
+
+
+# -- the candidates --------------------------------------------------------------------------
+
+
+def seed(path: Path, reply: str | None = None) -> str:
+    """The seed the hooks give for the transcript at ``path``: with the agent's ``reply``
+    when it wrote one, else with what the transcript itself holds of its words."""
+    from clm_policy.lifecycle.compose import compose, preview, words_of_reply, words_of_transcript
+    from clm_policy.transcripts.reading import read_transcript
+
+    reading = read_transcript(path)
+    words = words_of_reply(reply) if reply is not None else words_of_transcript(reading)
+    composed = compose(reading, words, session_id="s")
+    _manifest, text = preview(composed, now=NOW, budget=BUDGET, read_more=READ_MORE)
+    return text
+
+
+def own_summary(path: Path) -> str | None:
+    """The agent's own summary in the transcript: its last reply when it is a handoff, else
+    its latest compaction summary."""
+    from clm_policy.lifecycle.compose import words_of_transcript
+    from clm_policy.transcripts.reading import read_transcript
+
+    words = words_of_transcript(read_transcript(path))
+    return words.text if words is not None else None
+
+
+def candidates(session: Session) -> list[Candidate]:
+    if session.reply is not None:  # the corpus
+        return [
+            Candidate("transcript only", seed(session.path)),
+            Candidate("with reply", seed(session.path, session.reply)),
+            Candidate("reply alone", session.reply),
+        ]
+    out = [Candidate("seed", seed(session.path))]
+    own = own_summary(session.path)
+    if own is not None:
+        out.append(Candidate("agent's own summary", own))
+    return out
+
+
+# -- the sessions --------------------------------------------------------------------------------
+
+
+def corpus_sessions(folder: Path, extra: Path | None = None) -> list[Session]:
+    """The corpus's sessions whose transcript is present (in the corpus, or in ``extra``)."""
+    sources = _yaml().load((folder / "SOURCES.yaml").read_text(encoding="utf-8")) or []
+    out = []
+    for source in sources:
+        ident = str(source["id"])
+        truth_path = folder / "truth" / f"{ident}.yaml"
+        reply_path = folder / "replies" / f"{ident}.md"
+        paths = [folder / "sessions" / f"{ident}.jsonl"]
+        if extra is not None:
+            paths.append(extra / "sessions" / f"{ident}.jsonl")
+        path = next((p for p in paths if p.exists()), None)
+        if path is None or not truth_path.exists():
+            continue
+        raw = _yaml().load(truth_path.read_text(encoding="utf-8"))
+        reply = reply_path.read_text(encoding="utf-8") if reply_path.exists() else ""
+        out.append(Session(ident, path, read_truth(raw), str(source.get("half")), reply, raw))
+    return out
+
+
+def own_sessions(folder: Path) -> list[Session]:
+    """The project's own sessions: ``truth/<name>.yaml`` beside ``sessions/<name>.jsonl`` (or
+    ``sessions/<name>/<file>.jsonl``), or ``<name>/truth.yaml`` beside its one ``.jsonl``."""
+    pairs: list[tuple[str, Path, Path | None]] = []
+    for truth_path in sorted((folder / "truth").glob("*.yaml")):
+        name = truth_path.stem
+        direct = folder / "sessions" / f"{name}.jsonl"
+        nested = sorted((folder / "sessions" / name).glob("*.jsonl"))
+        pairs.append((name, truth_path, direct if direct.exists() else next(iter(nested), None)))
+    for truth_path in sorted(folder.glob("*/truth.yaml")):
+        files = sorted(truth_path.parent.glob("*.jsonl"))
+        pairs.append((truth_path.parent.name, truth_path, files[0] if len(files) == 1 else None))
+    out = []
+    for name, truth_path, path in pairs:
+        if path is not None:
+            raw = _yaml().load(truth_path.read_text(encoding="utf-8"))
+            out.append(Session(name, path, read_truth(raw), raw=raw))
+    return out
+
+
+# -- running and reporting -----------------------------------------------------------------------
+
+
+def run(sessions: list[Session]) -> tuple[dict[str, Score], list[dict[str, Any]]]:
     totals: dict[str, Score] = {}
-    rows: list[dict[str, object]] = []
-    for session in sessions_in(folder):
-        results = evaluate(session)
-        row: dict[str, object] = {"session": session.name}
-        for name, (candidate, result) in results.items():
-            totals.setdefault(name, Score()).add(result)
-            found, asked = sum(result.found.values()), sum(result.asked.values())
-            row[name] = {
-                "found": found,
-                "asked": asked,
+    rows: list[dict[str, Any]] = []
+    for session in sessions:
+        row: dict[str, Any] = {"session": session.name, "half": session.half}
+        scores = {}
+        for candidate in candidates(session):
+            result = score(candidate, session.truth)
+            scores[candidate.name] = result
+            totals.setdefault(candidate.name, Score()).add(result)
+            f, a = result.total
+            row[candidate.name] = {
+                "found": f,
+                "asked": a,
                 "wrong": {k: v for k, v in result.wrong.items() if v},
-                "tokens": candidate.tokens,
+                "next_step": next(iter(result.next_step), None),
+                "chars": candidate.chars,
                 "missing": result.missing,
             }
-        seeds = [results["clm seed"][0].tokens]
-        row["seed_tokens"] = seeds[0]
+        if "with reply" in scores and "reply alone" in scores:
+            lost = scores["reply alone"].covered - scores["with reply"].covered
+            row["lost_from_reply"] = sorted(text for _kind, text in lost)
         rows.append(row)
     return totals, rows
 
 
+def table(title: str, totals: dict[str, Score], rows: list[dict[str, Any]]) -> list[str]:
+    names = list(totals)
+    kinds: list[str] = []
+    for s in totals.values():
+        kinds += [k for k in s.asked if k not in kinds]
+    lines = [f"## {title} ({len(rows)} sessions)", ""]
+    lines += ["| kind | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+    for kind in kinds:
+        cells = []
+        for name in names:
+            s = totals[name]
+            f, a = s.found.get(kind, 0), s.asked.get(kind, 0)
+            cells.append(f"{share(f, a)} ({f}/{a})")
+        lines.append(f"| {kind} | " + " | ".join(cells) + " |")
+    cells = []
+    for name in names:
+        f, a = totals[name].total
+        cells.append(f"**{share(f, a)}** ({f}/{a})")
+    lines.append("| **all facts** | " + " | ".join(cells) + " |")
+    cells = []
+    for name in names:
+        n = totals[name].next_step
+        asked = sum(n.values())
+        ok = n.get("right", 0) + n.get("close", 0)
+        cells.append(f"{share(ok, asked)} ({n.get('right', 0)} right, {n.get('close', 0)} close)")
+    lines.append("| next step right or close | " + " | ".join(cells) + " |")
+    lines.append(
+        "| stale or wrong | "
+        + " | ".join(str(totals[name].wrong_count) for name in names)
+        + " |"
+    )
+    lines.append(
+        "| characters, median (max) | "
+        + " | ".join(
+            f"{median(totals[name].chars):,.0f} ({max(totals[name].chars, default=0):,})"
+            for name in names
+        )
+        + " |"
+    )
+    lost = [r for r in rows if r.get("lost_from_reply")]
+    if any("lost_from_reply" in r for r in rows):
+        count = sum(len(r["lost_from_reply"]) for r in lost)
+        lines += ["", f"Facts the reply alone carries that the seed with it lacks: {count}."]
+    wrong = {k: v for s in totals.values() for k, v in s.wrong.items() if v}
+    if wrong:
+        lines += ["", "Stale or wrong statements:"]
+        for name in names:
+            for kind, items in totals[name].wrong.items():
+                lines.append(f"- {name}: {kind}: {', '.join(items[:6])}")
+    return lines
+
+
+def verdict(totals: dict[str, Score], rows: list[dict[str, Any]]) -> str:
+    parts = []
+    met = True
+    for name, target in TARGETS.items():
+        if name not in totals:
+            continue
+        f, a = totals[name].total
+        ok = a and f >= target * a
+        met = met and bool(ok)
+        parts.append(f"{name} {share(f, a)} (target {target:.0%})")
+    if "with reply" in totals and "reply alone" in totals:
+        lost = sum(len(r.get("lost_from_reply") or []) for r in rows)
+        met = met and lost == 0
+        parts.append(f"facts of the reply lost: {lost} (target 0)")
+    wrong = sum(totals[n].wrong_count for n in TARGETS if n in totals)
+    met = met and wrong == 0
+    parts.append(f"stale or wrong in the seeds: {wrong} (target 0)")
+    for name in TARGETS:
+        if name in totals:
+            n = totals[name].next_step
+            asked = sum(n.values())
+            ok = n.get("right", 0) + n.get("close", 0)
+            met = met and asked > 0 and ok >= NEXT_TARGET * asked
+            parts.append(f"next step {name} {share(ok, asked)} (target {NEXT_TARGET:.0%})")
+    return "Targets: " + "; ".join(parts) + f" -> {'met' if met else 'MISSED'}"
+
+
 def sanity() -> bool:
-    """A seed listing a stale next step, a moved file as changed and a passing failure is
-    caught; the same facts said right are covered."""
-    truth = {
-        "open_failures": [{"command": "mix test | tail -30"}],
-        "stale_next_steps": [{"text": "Run the migration", "phrases": ["run the migration"]}],
-        "files": {"changed": ["lib/b.ex"], "moved": [{"from": "lib/a.ex", "to": "lib/b.ex"}]},
-    }
+    """A seed showing a failing check as passing, a stale next step and a notification among
+    the user's messages is caught; the same facts said right are covered."""
+    truth = Truth(
+        status="in_progress",
+        facts=[],
+        next_phrases=["parse.py"],
+        wrong=[
+            ("failing_as_passing", ["npm run build"]),
+            ("stale_next_step", ["implement --json"]),
+            ("not_a_request", ["ALL DONE"]),
+        ],
+    )
     bad = Candidate(
         "bad",
-        "**Next safe action:** Run the migration\n**Changed files:**\n- lib/a.ex\n"
-        "mix test: passed (297 tests)\n",
-        next_step="**Next safe action:** Run the migration",
-        sections={"Changed files": ["lib/a.ex"]},
+        "**Status (recorded):** completed\n\n**Next step:** Implement --json\n\n"
+        "**The user's messages (word for word, oldest first):**\n1.\n> Monitor: ALL DONE\n\n"
+        "**Checks (each with its latest result):**\n- `npm run build`: passed\n",
     )
     good = Candidate(
         "good",
-        "**Open failures:**\n- mix test | tail -30: failed (297 tests, 11 failures)\n"
-        "**Changed files:**\n- lib/b.ex\n**Moved files:**\n- lib/a.ex -> lib/b.ex\n",
-        next_step="**Next safe action:** Fix the failing check",
-        sections={"Changed files": ["lib/b.ex"]},
+        "**Status (recorded):** in progress\n\n**Next step:** fix parse.py\n\n"
+        "**Open failures (latest run failed):**\n- `npm run build`: failed — exit 1 (an earlier "
+        "run: passed)\n",
     )
     wrong = score(bad, truth).wrong
     right = score(good, truth)
     return (
-        set(wrong) == {"stale_next_step", "moved_as_changed", "failing_as_passed"}
+        set(wrong) == {"failing_as_passing", "stale_next_step", "not_a_request", "status"}
         and not right.wrong
-        and right.found == {"open_failures": 1, "files_changed": 1, "files_moved": 1}
+        and right.next_step == {"right": 1}
+        and found(good.text, ["npm run build"])
     )
-
-
-def report(title: str, totals: dict[str, Score], rows: list[dict[str, object]]) -> list[str]:
-    lines = table(totals, title)
-    seed_tokens = [int(r["seed_tokens"]) for r in rows]  # type: ignore[call-overload]
-    if seed_tokens:
-        lines += [
-            "",
-            f"Seed length: median {median_tokens(seed_tokens):.0f} tokens, max {max(seed_tokens)} "
-            f"(characters / 4; limit {TARGET_TOKENS}).",
-        ]
-    both = [r for r in rows if "agent summary" in r]
-    if both:
-        seed_found = sum(r["clm seed"]["found"] for r in both)  # type: ignore[index]
-        agent_found = sum(r["agent summary"]["found"] for r in both)  # type: ignore[index]
-        asked = sum(r["clm seed"]["asked"] for r in both)  # type: ignore[index]
-        lines += [
-            "",
-            f"On the {len(both)} sessions where the agent wrote a summary of its own: the seed "
-            f"covers {seed_found}/{asked} facts, the agent's summary {agent_found}/{asked}.",
-        ]
-    seed = totals.get("clm seed")
-    if seed is not None:
-        lines += ["", "Precision of the seed's sections:", "", *precision_lines(seed)]
-        wrong = {k: v for k, v in seed.wrong.items() if v}
-        if wrong:
-            lines += ["", f"Stale or wrong facts in the seed: {wrong}"]
-    return lines
-
-
-def verdict(
-    totals: dict[str, Score], rows: list[dict[str, object]], which: str = "own sessions"
-) -> list[str]:
-    seed = totals["clm seed"]
-    lines = []
-    low = [
-        k
-        for k in KINDS
-        if seed.asked.get(k) and seed.found.get(k, 0) < TARGET_RECALL * seed.asked[k]
-    ]
-    wrong = sum(len(v) for v in seed.wrong.values())
-    longest = max(int(r["seed_tokens"]) for r in rows)  # type: ignore[call-overload]
-    agent_sessions = [r for r in rows if "agent summary" in r]
-    behind = [
-        r["session"]
-        for r in agent_sessions
-        if r["clm seed"]["found"] < r["agent summary"]["found"]  # type: ignore[index]
-    ]
-    met = not low and wrong == 0 and longest <= TARGET_TOKENS and not behind
-    lines.append(
-        f"Targets ({which}): every kind >= {TARGET_RECALL:.0%} "
-        f"({'met' if not low else 'MISSED: ' + ', '.join(low)}); stale or wrong facts 0 "
-        f"({wrong}); seed <= {TARGET_TOKENS} tokens (max {longest}); seed covers at least as much "
-        f"as the agent's own summary ({len(agent_sessions) - len(behind)}/{len(agent_sessions)}) "
-        f"-> target {'met' if met else 'MISSED'}"
-    )
-    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--public", type=Path, help="a folder of public sessions and truth")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, help="a folder with the corpus's transcripts")
+    parser.add_argument("--half", choices=("tune", "check", "both"), default="both")
+    parser.add_argument("--own", action="store_true", help="the project's own sessions too")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--verbose", action="store_true", help="each session's misses")
     args = parser.parse_args(argv)
     if not sanity():
-        print("sanity check failed: the matcher does not catch a wrong seed", file=sys.stderr)
+        print("sanity check failed: the scorer does not catch a wrong seed", file=sys.stderr)
         return 1
-    results = {"own": run(OWN), "recorded": run(RECORDED)}
-    if args.public:
-        results["public"] = run(args.public)
+    sets: dict[str, list[Session]] = {}
+    root = args.corpus if args.corpus and (args.corpus / "SOURCES.yaml").exists() else CORPUS
+    corpus = corpus_sessions(root, args.corpus) if (root / "SOURCES.yaml").exists() else []
+    for half in ("tune", "check"):
+        if args.half in (half, "both"):
+            chosen = [s for s in corpus if s.half == half]
+            if chosen:
+                sets[f"Real public sessions, {half} half"] = chosen
+    if args.own or not corpus:
+        sets["The project's own sessions, hand-written"] = own_sessions(OWN)
+        sets["The project's own sessions, recorded with the real agents"] = own_sessions(RECORDED)
+    results = {title: run(sessions) for title, sessions in sets.items()}
     if args.json:
         out = {
-            name: {
+            title: {
                 "rows": rows,
                 "totals": {
-                    cand: {"found": s.found, "asked": s.asked, "wrong": s.wrong}
-                    for cand, s in totals.items()
+                    name: {
+                        "found": s.found,
+                        "asked": s.asked,
+                        "wrong": s.wrong,
+                        "next_step": s.next_step,
+                    }
+                    for name, s in totals.items()
                 },
             }
-            for name, (totals, rows) in results.items()
+            for title, (totals, rows) in results.items()
         }
         print(json.dumps(out, indent=2, default=str))
         return 0
-    for name, (totals, rows) in results.items():
-        title = TITLES.get(name, f"Public sessions ({args.public})")
-        print("\n".join(report(title, totals, rows)))
+    present = len(corpus)
+    print(
+        f"Corpus: {present} sessions with their transcript present"
+        + ("" if args.corpus else " (the others need --corpus DIR)")
+    )
+    print()
+    for title, (totals, rows) in results.items():
+        print("\n".join(table(title, totals, rows)))
+        if title.startswith("Real"):
+            print()
+            print(verdict(totals, rows))
         print()
         if args.verbose:
             for row in rows:
-                seed = row["clm seed"]
-                print(
-                    f"- {row['session']}: seed {seed['found']}/{seed['asked']} "  # type: ignore[index]
-                    f"({share(seed['found'], seed['asked']).strip()}), "  # type: ignore[index]
-                    f"{row['seed_tokens']} tokens, wrong {seed['wrong']}"
-                )  # type: ignore[index]
-                for kind, text in seed["missing"]:  # type: ignore[index]
-                    print(f"    missing {kind}: {text}")
+                for name in totals:
+                    cell = row.get(name) or {}
+                    misses = "; ".join(f"{k}: {t}" for k, t in cell.get("missing", [])[:12])
+                    print(f"- {row['session']} [{name}] next={cell.get('next_step')} {misses}")
+                if row.get("lost_from_reply"):
+                    print(f"  lost from the reply: {row['lost_from_reply']}")
             print()
-    print("\n".join(verdict(*results["own"], "hand-written sessions")))
-    print("\n".join(verdict(*results["recorded"], "recorded sessions")))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -117,6 +117,15 @@ def compact(
         "`gh pr create` command that opens it."
     ),
 )
+@click.option(
+    "--reply",
+    "reply_file",
+    metavar="FILE|-",
+    help=(
+        "The agent's own handoff (its reply to the handoff request), a text file or - for "
+        "standard input: kept word for word beside what the session records."
+    ),
+)
 def handoff(
     memory: str,
     transcript: str | None,
@@ -129,9 +138,11 @@ def handoff(
     branch: bool,
     push: str | None,
     pr_body: str | None,
+    reply_file: str | None,
 ) -> int:
     """Hand a session off: commit a schema-valid manifest and its rendering for people, and
-    print the seed messages the next session starts from (no transcript).
+    print the seed the next session starts from (no transcript): the agent's own handoff
+    (--reply) word for word, and what clm-policy recorded from the session.
 
     \b
     Examples:
@@ -139,14 +150,23 @@ def handoff(
       clm-policy handoff --memory clm-memory --state session.json --branch --push origin
       clm-policy handoff -m clm-memory -s session.json --branch --push origin --pr-body pr.md
       clm-policy handoff --transcript ~/.codex/sessions/2026/11/30/rollout-<id>.jsonl
+      clm-policy handoff --transcript session.jsonl --reply handoff.md
     """
     from clm_policy.lifecycle import byhand
 
     if pr_body is not None and not branch:
         raise click.UsageError("--pr-body needs --branch: a pull request needs a branch of its own")
     source = _source(state_src, session, transcript, transcript_format, memory)
+    reply = _read_reply(reply_file, state_src) if reply_file is not None else None
     hand, done = byhand.handoff(
-        policy_ref, memory, source, profile, branch=branch, push=push, pr_body=pr_body
+        policy_ref,
+        memory,
+        source,
+        profile,
+        branch=branch,
+        push=push,
+        pr_body=pr_body,
+        reply=reply,
     )
     state, why = hand.state, hand.why
     request = _pull_request(memory, done, state.session_id, state.step_index, pr_body)
@@ -165,9 +185,8 @@ def handoff(
     echo(f"  redacted  {done.redactions} secret(s)")
     if push:
         echo(f"  pushed to {push} ({done.push_attempts} attempt(s))")
-    echo(
-        f"  seed      {len(done.seed)} message(s) for the next session (--format json prints them)"
-    )
+    size = sum(len(m.content) for m in done.seed)
+    echo(f"  seed      {size:,} characters for the next session (--format json prints it)")
     if request is not None:
         echo(f"  pr body   {pr_body}")
         echo(f"  open it   {request['command']}")
@@ -194,3 +213,33 @@ def _pull_request(
         "body_file": body_file,
         "command": prbody.gh_command(title, head, base, body_file),
     }
+
+
+REPLY_LIMIT = 1024 * 1024
+"""The most of an agent's reply read (a handoff is a page, not a transcript)."""
+
+
+def _read_reply(path: str, state_src: str | None) -> str:
+    """The agent's reply: a UTF-8 text file, or standard input (``-``), bounded."""
+    from clm_policy.base.errors import InputError
+
+    if path == "-":
+        if state_src == "-":
+            raise click.UsageError("--reply - and --state - cannot both read standard input")
+        from clm_policy.base.stdin import read_stdin
+
+        data = read_stdin(REPLY_LIMIT)
+        where = "<stdin>"
+    else:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(REPLY_LIMIT + 1)
+        except OSError as exc:
+            raise InputError(f"--reply {path}: {exc.strerror or exc}") from None
+        where = path
+    if len(data) > REPLY_LIMIT:
+        raise InputError(f"--reply {where}: longer than {REPLY_LIMIT:,} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"--reply {where}: not UTF-8 text (byte {exc.start})") from None

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from clm_policy.lifecycle.pipelines import CompactOutcome, HandoffOutcome, Provenance
     from clm_policy.models.state_io import AnyState
     from clm_policy.policy.engine import Outcome, Policy, Profile
+    from clm_policy.transcripts.reading import TranscriptReading
 
 HAND_SOURCES = ("state", "session", "transcript")
 """What a compaction or a handoff by hand works on: a whole session, never bare figures."""
@@ -35,15 +36,23 @@ class Committed(Record):
 class ByHand(Record):
     """What a hand-run pipeline works on, and why its commit says it ran."""
 
-    FIELDS = ("policy", "state", "profile", "why")
+    FIELDS = ("policy", "state", "profile", "why", "reading")
     __slots__ = FIELDS
     HASHABLE = False
 
-    def __init__(self, policy: Policy, state: AnyState, profile: Profile, why: Provenance):
+    def __init__(
+        self,
+        policy: Policy,
+        state: AnyState,
+        profile: Profile,
+        why: Provenance,
+        reading: TranscriptReading | None = None,
+    ):
         self.policy = policy
         self.state = state
         self.profile = profile
         self.why = why
+        self.reading = reading
 
 
 def prepare(
@@ -75,7 +84,7 @@ def prepare(
         prof = policy.profile(profile or state.profile)
     except StateError as exc:
         raise resolved.locate(exc) from None
-    return ByHand(policy, state, prof, provenance(policy, decision, action))
+    return ByHand(policy, state, prof, provenance(policy, decision, action), resolved.reading)
 
 
 def provenance(policy: Policy, decision: Outcome, action: str) -> Provenance:
@@ -151,15 +160,40 @@ def handoff(
     branch: bool = False,
     push: str | None = None,
     pr_body: str | None = None,
+    reply: str | None = None,
 ) -> tuple[ByHand, HandoffOutcome]:
     """Hand the session off now (on a branch of its own, and pushed, when asked; with its
-    pull-request body written to ``pr_body``)."""
+    pull-request body written to ``pr_body``), by the one road every handoff takes
+    (:mod:`clm_policy.lifecycle.compose`): ``reply`` is the agent's own handoff, kept whole
+    beside what the transcript (or the state) records."""
+    from clm_policy.lifecycle.compose import compose, words_of_reply, words_of_transcript
     from clm_policy.lifecycle.pipelines import run_handoff
     from clm_policy.memory.git.write import MemoryRepo
 
     hand = prepare("handoff", policy_ref, memory, source, profile)
+    words = words_of_reply(reply)
+    if hand.reading is not None:
+        composed = compose(
+            hand.reading,
+            words or words_of_transcript(hand.reading),
+            session_id=hand.state.session_id,
+            profile=profile,
+        )
+    else:
+        from clm_policy.models.plain import PlainState
+        from clm_policy.models.state_io import model_of
+
+        state = model_of(hand.state) if isinstance(hand.state, PlainState) else hand.state
+        composed = compose(state, words, profile=profile)
     with MemoryRepo(memory) as repo:
         done = run_handoff(
-            repo, hand.state, why=hand.why, branch=branch, push=push, pr_body=pr_body
+            repo,
+            composed,
+            why=hand.why,
+            branch=branch,
+            push=push,
+            pr_body=pr_body,
+            seed_tokens=hand.profile.seed_tokens,
+            memory_dir=memory,
         )
     return hand, done

@@ -8,15 +8,13 @@ and the top memory entries, never the earlier transcript.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from datetime import datetime
 
 from pydantic import ValidationError
 
 from clm_policy.base.errors import InputError
 from clm_policy.formats import markdown as md
-from clm_policy.lifecycle.seed import DEFAULT_SEED_TOKENS
-from clm_policy.lifecycle.summary import NONE, next_safe_action
+from clm_policy.lifecycle.summary import NONE, next_safe_action, one_line
 from clm_policy.models.enums import MessageRole, TaskStatus
 from clm_policy.models.manifest import (
     HandoffManifest,
@@ -24,15 +22,16 @@ from clm_policy.models.manifest import (
     format_timestamp,
     pydantic_problem,
 )
-from clm_policy.models.state import Message, SessionState, TokenSnapshot
+from clm_policy.models.state import SessionState, TokenSnapshot
 from clm_policy.models.versions import MANIFEST_VERSION
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from clm_policy.lifecycle.compose import Composed
+    from clm_policy.transcripts.record import SessionRecord
 
 NO_GOAL = "Unknown: the session recorded no goal; ask the user or read the source of truth"
 """The goal of a manifest whose session had none (the field must not be empty)."""
-SEED_NAME = "clm-handoff"
-MEMORY_NAME = "clm-memory"
-MEMORY_CHARS = 2000
-"""A memory entry in the seed messages is cut after this many characters."""
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
@@ -58,6 +57,7 @@ def build_manifest(
     *,
     now: datetime,
     status: ManifestStatus | None = None,
+    composed: Composed | None = None,
 ) -> HandoffManifest:
     """The handoff manifest of ``state`` at ``now`` (a timezone-aware datetime).
 
@@ -69,7 +69,15 @@ def build_manifest(
     ``state.next_action``); a session without a goal gets
     :data:`NO_GOAL`. Validated by pydantic; an invalid value (an empty rationale, a memory
     key like ``../x``) is an :class:`InputError` naming the field.
+
+    ``composed`` (:func:`~clm_policy.lifecycle.compose.compose`) gives the agent's words, kept
+    whole (``agent_words``), and the record (``record``); without a stated next step, the next
+    safe action says it is unknown and what the session was last doing, never a boilerplate
+    step.
     """
+    record = composed.record if composed is not None else None
+    words = composed.words if composed is not None else None
+    last = record.last_activity if record is not None else _last_activity(state)
     data = {
         "schema_version": MANIFEST_VERSION,
         "goal": state.goal if state.goal.strip() else NO_GOAL,
@@ -81,7 +89,7 @@ def build_manifest(
         "not_verified": list(state.not_verified),
         "assumptions_risks": list(state.assumptions_risks),
         "blockers": list(state.blockers),
-        "next_safe_action": next_safe_action(state),
+        "next_safe_action": next_safe_action(state, last),
         "memory_keys": list(dict.fromkeys(state.memory_keys)),
         "token_snapshot": state.tokens.model_copy(),
         "timestamp": format_timestamp(now),
@@ -96,11 +104,44 @@ def build_manifest(
         "deleted_artifacts": list(state.deleted_artifacts),
         "transcript": state.transcript,
         "last_message": _last_message(state),
+        "agent_words": None
+        if words is None
+        else {"source": words.source, "text": words.text, "step": words.step},
+        "record": _record(record, composed),
     }
     try:
         return HandoffManifest.model_validate(data)
     except ValidationError as exc:
         raise InputError(f"handoff manifest: {pydantic_problem(exc)}") from None
+
+
+def _record(record: SessionRecord | None, composed: Composed | None) -> dict[str, object]:
+    if record is None:
+        return {}
+    return {
+        "tasks": list(record.tasks),
+        "checks": [
+            {"command": c.command, "status": c.status, "result": c.result, "earlier": c.earlier}
+            for c in record.checks
+        ],
+        "environment": list(record.environment),
+        "made_artifacts": list(record.made),
+        "subagents": list(record.subagents),
+        "failures": list(record.failures),
+        "said": list(record.said),
+        "last_activity": record.last_activity,
+        "contradictions": list(composed.contradictions) if composed is not None else [],
+    }
+
+
+def _last_activity(state: SessionState) -> str | None:
+    """What a state without a record (the loop's, a state file's) was last doing: its last
+    command and result, else its last changed file."""
+    if state.commands_and_results:
+        return f"ran {one_line(state.commands_and_results[-1], 200)}"
+    if state.changed_artifacts:
+        return f"changed {state.changed_artifacts[-1]}"
+    return None
 
 
 LAST_MESSAGE_CHARS = 4000
@@ -128,6 +169,44 @@ def _tokens(snapshot: TokenSnapshot) -> list[str]:
         f"- cumulative: input {snapshot.input_tokens}, output {snapshot.output_tokens}, "
         f"total {snapshot.total_tokens}",
     ]
+
+
+def _words(m: HandoffManifest) -> list[str]:
+    words = m.agent_words
+    if words is None:
+        return ["(none: the agent wrote no handoff; the record below is all there is)"]
+    source = {
+        "reply": "its reply to the handoff request",
+        "tool": "its handoff tool call",
+        "summary": f"its summary when it compacted at step {words.step}",
+    }[words.source.value]
+    return [f"From {source}:", "", *md.lines(words.text)]
+
+
+def _recorded(m: HandoffManifest) -> list[str]:
+    r = m.record
+    checks = [
+        f"{c.command}: {c.status}"
+        + (f" ({c.result})" if c.result else "")
+        + (f"; an earlier run: {c.earlier}" if c.earlier else "")
+        for c in r.checks
+    ]
+    parts = [
+        ("Where the record disagrees with the agent", r.contradictions),
+        ("Checks, each with its latest result", checks),
+        ("Failed, and not done since", r.failures),
+        ("The agent's last messages", r.said),
+        ("Task list", r.tasks),
+        ("Git and processes", r.environment),
+        ("Files made by commands", r.made_artifacts),
+        ("Agents the session started", r.subagents),
+        ("Last being done", [r.last_activity] if r.last_activity else []),
+    ]
+    lines: list[str] = []
+    for title, items in parts:
+        if items:
+            lines += [f"### {title}", "", *md.bullets(items), ""]
+    return lines[:-1] if lines else [NONE]
 
 
 def render_manifest_markdown(manifest: HandoffManifest, *, session_id: str, step: int) -> str:
@@ -164,6 +243,8 @@ def render_manifest_markdown(manifest: HandoffManifest, *, session_id: str, step
         ("Assumptions and risks", md.bullets(m.assumptions_risks)),
         ("Memory keys", md.code_list(m.memory_keys)),
         ("Token snapshot", _tokens(m.token_snapshot)),
+        ("The agent's own words (word for word)", _words(m)),
+        ("Recorded by clm-policy", _recorded(m)),
         *((("Transcript", [md.code(m.transcript)]),) if m.transcript else ()),
         *((("Last message", md.lines(m.last_message)),) if m.last_message else ()),
         ("Timestamp", [md.inline(m.timestamp)]),
@@ -172,70 +253,6 @@ def render_manifest_markdown(manifest: HandoffManifest, *, session_id: str, step
     for title, body in parts:
         lines += [f"# {title}", ""] if body is None else [f"## {title}", "", *body, ""]
     return "\n".join(lines).rstrip("\n") + "\n"
-
-
-def seed_text(
-    manifest: HandoffManifest,
-    *,
-    constraints: Sequence[str] = (),
-    decisions: Sequence[str] = (),
-    seed_tokens: int = DEFAULT_SEED_TOKENS,
-    manifest_path: str | None = None,
-) -> str:
-    """The system message a fresh session starts with: the manifest in brief, within
-    ``seed_tokens`` (:func:`clm_policy.lifecycle.seed.seed_text`)."""
-    from clm_policy.lifecycle import seed
-
-    return seed.seed_text(
-        manifest,
-        constraints=constraints,
-        decisions=decisions,
-        seed_tokens=seed_tokens,
-        manifest_path=manifest_path,
-    )
-
-
-def memory_text(key: str, content: str, max_chars: int = MEMORY_CHARS) -> str:
-    """One memory entry as a message: its key, then its content cut after ``max_chars``."""
-    body = content.strip()
-    if len(body) > max_chars:
-        rest = len(body) - max_chars
-        body = (
-            f"{body[:max_chars].rstrip()}\n\n"
-            f"… ({rest} more characters: read memory key `{key}` for the rest)"
-        )
-    return f"## Memory: `{key}`\n\n{body or NONE}\n"
-
-
-def seed_messages(
-    manifest: HandoffManifest,
-    memory_hits: Sequence[tuple[str, str]],
-    *,
-    max_chars: int = MEMORY_CHARS,
-    constraints: Sequence[str] = (),
-    decisions: Sequence[str] = (),
-    seed_tokens: int = DEFAULT_SEED_TOKENS,
-    manifest_path: str | None = None,
-) -> list[Message]:
-    """What a fresh session starts from: the manifest in brief (with the earlier session's
-    ``constraints`` and ``decisions``) within ``seed_tokens``, pointing to ``manifest_path``,
-    then one message per memory hit ``(key, content)``, in the given order. No transcript:
-    nothing here comes from the earlier session's messages."""
-    seed = seed_text(
-        manifest,
-        constraints=constraints,
-        decisions=decisions,
-        seed_tokens=seed_tokens,
-        manifest_path=manifest_path,
-    )
-    messages = [Message(role=MessageRole.SYSTEM, content=seed, name=SEED_NAME)]
-    messages += [
-        Message(
-            role=MessageRole.SYSTEM, content=memory_text(key, content, max_chars), name=MEMORY_NAME
-        )
-        for key, content in memory_hits
-    ]
-    return messages
 
 
 def manifest_filename(manifest: HandoffManifest, session_id: str) -> str:

@@ -34,7 +34,6 @@ from clm_policy.lifecycle.compaction import (
 from clm_policy.lifecycle.seed import CHARS_PER_TOKEN, DEFAULT_SEED_TOKENS
 from clm_policy.lifecycle.verify import (
     DEFAULT_MIN_RECALL,
-    Fact,
     Recall,
     VerificationFailed,
     facts,
@@ -57,9 +56,10 @@ from clm_policy.models.state_io import dump_state, plain_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # a handoff's modules are imported by run_handoff: compact needs none of them
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable
     from datetime import datetime
 
+    from clm_policy.lifecycle.compose import Composed
     from clm_policy.memory.store import MemoryStore
     from clm_policy.models.manifest import HandoffManifest
     from clm_policy.models.state import Message, SessionState
@@ -192,6 +192,10 @@ def trailers(state: AnyState, event: str, why: Provenance, **more: str) -> dict[
     return found
 
 
+SUMMARY_KEPT = "Clm-Summary-Kept"
+"""The trailer of a deterministic summary's check against the facts it was built from."""
+
+
 def recall_trailers(
     recall: Recall, prefix: str = "Clm-Recall", *, kinds: bool = False
 ) -> dict[str, str]:
@@ -227,7 +231,11 @@ def run_compaction(
     the one verified (:func:`~clm_policy.lifecycle.compaction.compact_verified`; a summarizer
     other than the deterministic one is asked once, on the cleaned state, and falls back to
     the deterministic summary when it fails or loses facts). The commit carries
-    ``Clm-Recall``, ``Clm-Recall-Missing`` (when facts were lost) and ``Clm-Summarizer``.
+    ``Clm-Recall``, ``Clm-Recall-Missing`` (when facts were lost) and ``Clm-Summarizer``
+    when a model wrote the summary: a recall measured against facts the summary's writer did
+    not pick. The deterministic summary is built from those same facts, so its check says only
+    what survived the cleaning: ``Clm-Summary-Kept`` (never a quality figure; ``on_verified``
+    is not told of it).
 
     With ``min_recall`` the recall is enforced: under it nothing is committed and
     :class:`~clm_policy.lifecycle.verify.VerificationFailed` is raised (the caller hands off
@@ -262,10 +270,10 @@ def run_compaction(
     assert recorded.recall is not None
     if min_recall is not None and recorded.recall.below(min_recall):
         raise VerificationFailed(recorded.recall, min_recall, recorded.summarizer_trailer)
-    if on_verified is not None:
-        on_verified(recorded.recall)
     # the caller's compaction: the raw state, with the summary the recorded one has
     deterministic = isinstance(summarizer, DeterministicSummarizer) or recorded.fallback
+    if on_verified is not None and not deterministic:
+        on_verified(recorded.recall)
     told = DETERMINISTIC if deterministic else TextSummary(recorded.summary, recorded.summarizer)
     result = compact(
         state, retain=retain, summarizer=told, now=when, trigger=why.rule, verify_facts=False
@@ -293,7 +301,7 @@ def run_compaction(
             state,
             "compact",
             why,
-            **recall_trailers(recorded.recall),
+            **recall_trailers(recorded.recall, SUMMARY_KEPT if deterministic else "Clm-Recall"),
             **{"Clm-Summarizer": recorded.summarizer_trailer},
         ),
     )
@@ -324,7 +332,7 @@ def _next_handoff_number(repo: MemoryRepo, session_id: str) -> int:
 
 def run_handoff(
     repo: MemoryRepo,
-    state: AnyState,
+    handoff: Composed | AnyState,
     *,
     why: Provenance = NO_PROVENANCE,
     branch: bool = False,
@@ -334,39 +342,44 @@ def run_handoff(
     files: Mapping[str, JsonDoc] | None = None,
     pr_body: str | None = None,
     seed_tokens: int = DEFAULT_SEED_TOKENS,
-    facts_asked: Sequence[Fact] | None = None,
-    agent_summary: str | None = None,
+    seed_chars: int | None = None,
     agent_id: str | None = None,
     store: MemoryStore | None = None,
+    memory_dir: str | None = None,
 ) -> HandoffOutcome:
-    """Write the handoff manifest (validated), its Markdown and the state; commit them on the
-    checked-out branch, or on ``clm/handoff/<session>-<n>`` with ``branch``; push if asked.
-    Returns the seed messages for the next session (the manifest in brief within
-    ``seed_tokens``, top memory hits; no transcript). A failed push raises
+    """Commit the handoff ``handoff`` composes (:func:`~clm_policy.lifecycle.compose.compose`;
+    a bare state is composed as it is): the manifest (validated), its Markdown and the state,
+    on the checked-out branch, or on ``clm/handoff/<session>-<n>`` with ``branch``; push if
+    asked. Returns the seed the next session starts from (:mod:`clm_policy.lifecycle.seed`:
+    the agent's words whole, the record beside them, memory topics framed as records) within
+    ``seed_chars`` characters (default ``seed_tokens`` x 4). A failed push raises
     :class:`PushError`, saying the commit exists. ``pr_body`` (with ``branch``): the file the
     branch's pull-request body is written to (:mod:`clm_policy.lifecycle.prbody`), checked
     before the commit, written before the push.
 
-    The seed is checked against ``facts_asked`` — the session's fact inventory, taken from its
-    transcript before the agent's own handoff was merged in (default: the state's,
-    :func:`~clm_policy.lifecycle.verify.inventory`): ``Clm-Recall``, ``Clm-Recall-Missing``,
-    ``Clm-Recall-Kinds``; and, when the agent wrote a summary of its own (``agent_summary``:
-    its handoff reply), so is that summary: ``Clm-Recall-Agent`` and its ``-Missing`` and
-    ``-Kinds``. ``Clm-Seed-Tokens`` is the seed's size (characters / 4). ``agent_id``: which
-    agent of the task hands off (the manifest's ``agent_id``). ``store``: the memory backend the
-    seed's memory entries come from (default: the git topics of ``repo``;
-    clm_policy.memory.backends)."""
+    The trailers say what was measured: ``Clm-Seed-Tokens`` (the seed's size),
+    ``Clm-Seed-Kept`` (how much of the record the budget let into the seed — a share of its
+    own facts, not a quality figure), and when the agent wrote a handoff, ``Clm-Recall-Agent``
+    (how many of the recorded facts its words hold: what it forgot, measured against a record
+    its words did not make) with ``-Missing`` and ``-Kinds``, and ``Clm-Contradictions`` (how
+    many lines say the record disagrees with it). ``agent_id``: which agent of the task hands
+    off. ``store``: the memory backend the seed's topics come from (default: the git topics of
+    ``repo``). ``memory_dir``: the memory repository as the user names it, for the seed's way
+    to read the whole handoff."""
+    from clm_policy.lifecycle.compose import Composed
     from clm_policy.lifecycle.handoff import (
         build_manifest,
         manifest_filename,
         render_manifest_markdown,
-        seed_messages,
     )
+    from clm_policy.lifecycle.seed import seed_text
     from clm_policy.models.manifest import validate_manifest
     from clm_policy.models.state_io import model_of
 
-    if isinstance(state, PlainState):  # a handoff validates its manifest: pydantic is here
-        state = model_of(state)
+    if not isinstance(handoff, Composed):
+        given = model_of(handoff) if isinstance(handoff, PlainState) else handoff
+        handoff = Composed(given, given)
+    state = handoff.state
     check_identifiers(state)
     if push:
         from clm_policy.memory.git.run import check_name
@@ -381,7 +394,10 @@ def run_handoff(
     change = Change(files, appends)
     clean = change.clean(state)
     rationale = why.rationale or (f"rule {why.rule}" if why.rule else "handoff requested")
-    manifest = build_manifest(clean, change.clean(rationale), now=now or utc_now())
+    manifest = build_manifest(
+        clean, change.clean(rationale), now=now or utc_now(), composed=handoff
+    )
+    manifest = _cleaned(change, manifest)
     if agent_id is not None:
         manifest = manifest.model_copy(update={"agent_id": agent_id})
     number = _next_handoff_number(repo, state.session_id)
@@ -413,34 +429,35 @@ def run_handoff(
         repo, manifest, store
     )  # read before anything is written: a refusal stops here
     # what the next session starts from, checked for the facts before it is committed
-    seed = seed_messages(
+    seed = seed_text(
         manifest,
-        hits,
+        memory=hits,
+        budget=seed_chars if seed_chars is not None else seed_tokens * CHARS_PER_TOKEN,
+        read_more=read_more(h_path, memory_dir),
         constraints=clean.constraints,
         decisions=clean.decisions,
-        seed_tokens=seed_tokens,
-        manifest_path=m_path,
     )
-    asked = (
-        inventory(clean)
-        if facts_asked is None
-        else [Fact(f.kind, change.clean(f.text)) for f in facts_asked]
-    )
-    recall = verify(asked, [seed[0].content])
+    asked = inventory(change.clean(handoff.base))
+    extra = {
+        "Clm-Seed-Tokens": str(-(-len(seed) // CHARS_PER_TOKEN)),
+        "Clm-Seed-Kept": verify(asked, [seed]).trailer,
+    }
     agent_recall = None
-    extra = recall_trailers(recall, kinds=True)
-    if agent_summary is not None and agent_summary.strip():
-        agent_recall = verify(asked, [change.clean(agent_summary)])
+    if manifest.agent_words is not None:
+        agent_recall = verify(asked, [manifest.agent_words.text])
         extra.update(recall_trailers(agent_recall, "Clm-Recall-Agent", kinds=True))
-    extra["Clm-Seed-Tokens"] = str(-(-len(seed[0].content) // CHARS_PER_TOKEN))
+        if manifest.record.contradictions:
+            extra["Clm-Contradictions"] = str(len(manifest.record.contradictions))
     # the caller shows the seed: its markers as committed, without the redactor's tags
     from clm_policy.memory.redact import untag
+    from clm_policy.models.enums import MessageRole
+    from clm_policy.models.state import Message
 
-    seed = [m.model_copy(update={"content": untag(m.content)}) for m in seed]
+    messages = [Message(role=MessageRole.SYSTEM, content=untag(seed), name=SEED_NAME)]
     message = CommitMessage(
         event_subject("handoff", state.session_id, state.step_index, why.rule),
         body,
-        trailers(state, "handoff", why, **{"Clm-Manifest": m_path}, **extra),
+        trailers(state, "handoff", why, **{"Clm-Manifest": m_path, "Clm-Handoff": h_path}, **extra),
     )
     if branch:
         ref = f"refs/heads/clm/handoff/{state.session_id}-{number}"
@@ -472,13 +489,41 @@ def run_handoff(
         manifest,
         m_path,
         h_path,
-        seed,
+        messages,
         ref,
         change.redactions,
         attempts,
-        recall,
+        None,
         agent_recall,
     )
+
+
+SEED_NAME = "clm-handoff"
+"""The name of the seed's message in the loop (its system message)."""
+
+
+def read_more(handoff_file: str, memory_dir: str | None) -> str:
+    """How the next agent reads the whole handoff: ``clm-policy show`` (with the memory
+    repository as the user named it) or the MCP tool ``memory_read`` (its key)."""
+    from clm_policy.memory.layout import handoff_key
+
+    where = f"--memory {memory_dir} " if memory_dir else ""
+    return (
+        f"`clm-policy show {where}{handoff_file}`, or the MCP tool memory_read with the key "
+        f"`{handoff_key(handoff_file)}`."
+    )
+
+
+def _cleaned(change: Change, manifest: HandoffManifest) -> HandoffManifest:
+    """The manifest's agent words and record, redacted by ``change`` (the state it was built
+    from was; these came beside it)."""
+    from clm_policy.models.manifest import HandoffManifest as Model
+
+    data = manifest.model_dump(mode="json")
+    for key in ("agent_words", "record"):
+        if data.get(key) is not None:
+            data[key] = change.clean(data[key])
+    return Model.model_validate(data)
 
 
 def memory_hits(

@@ -29,7 +29,8 @@ RECENT_MESSAGES = 5
 MESSAGE_WIDTH = 240
 ACTION_WIDTH = 400
 NONE = "(none)"
-DEFAULT_NEXT_ACTION = "Resume: re-read source_of_truth, then continue the goal"
+UNKNOWN_NEXT_STEP = "Unknown: the session states no next step"
+"""How a next step nobody stated begins (never a boilerplate step)."""
 COMPLETED_NEXT_ACTION = (
     "The task is complete: report what was done and wait for the user's next request"
 )
@@ -69,7 +70,7 @@ def section(title: str, body: Iterable[str]) -> list[str]:
     return [f"## {title}", "", *body, ""]
 
 
-def next_safe_action(state: AnyState) -> str:
+def next_safe_action(state: AnyState, last_activity: str | None = None) -> str:
     """What the agent should do first after a compaction or handoff.
 
     In this order: the next step the agent itself stated (``next_action``: its handoff, its
@@ -78,8 +79,9 @@ def next_safe_action(state: AnyState) -> str:
     :data:`COMPLETED_NEXT_ACTION`, else the first blocker ("Resolve the blocker: ..."), else
     the first remaining task ("Continue with: ...": the one in progress, else the first
     pending), else the first open failure ("Fix the failing check: ..."), else
-    the first not-verified item ("Verify: ..."), else :data:`DEFAULT_NEXT_ACTION`. The last
-    assistant message is never the next step: it may say what was just done, or answer a
+    the first not-verified item ("Verify: ..."), else that the next step is unknown, with what
+    the session was last doing (``last_activity``) when known (:func:`unknown_next_step`). The
+    last assistant message is never the next step: it may say what was just done, or answer a
     background task's notice.
     """
     if state.next_action.strip():
@@ -94,7 +96,15 @@ def next_safe_action(state: AnyState) -> str:
         return _first_of("Fix the failing check: ", state.open_failures, "failing check")
     if state.not_verified:
         return _first_of("Verify: ", state.not_verified, "unverified item")
-    return DEFAULT_NEXT_ACTION
+    return unknown_next_step(last_activity)
+
+
+def unknown_next_step(last_activity: str | None) -> str:
+    """The next step when the session states none: unknown, and what was last being done."""
+    text = UNKNOWN_NEXT_STEP
+    if last_activity:
+        return f"{text}. Last being done: {one_line(last_activity, ACTION_WIDTH)}"
+    return f"{text}; ask the user before acting"
 
 
 def _first_of(prefix: str, items: Sequence[str], what: str) -> str:

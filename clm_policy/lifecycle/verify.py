@@ -40,7 +40,7 @@ from collections.abc import Iterable, Sequence
 from clm_policy.base.errors import ClmError
 from clm_policy.base.record import Record
 from clm_policy.base.words import STOP_WORDS
-from clm_policy.lifecycle.summary import DEFAULT_NEXT_ACTION, next_safe_action, one_line
+from clm_policy.lifecycle.summary import UNKNOWN_NEXT_STEP, next_safe_action, one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ def facts(state: AnyState) -> list[Fact]:
             items = [r for r in items if " ".join(r.split()) != goal]
         found += [Fact(kind, item) for item in items]
     action = next_safe_action(state)
-    if action != DEFAULT_NEXT_ACTION:
+    if not action.startswith(UNKNOWN_NEXT_STEP):
         found.append(Fact("next_safe_action", _THEN_MORE.sub("", action)))
     found += [Fact("memory_keys", key) for key in state.memory_keys]
     return _ordered(found)

@@ -31,6 +31,7 @@ from typing import Any
 
 from clm_policy.base.errors import AgentError
 from clm_policy.lifecycle.compaction import Summarizer
+from clm_policy.lifecycle.compose import compose
 from clm_policy.lifecycle.estimate import estimate_message_tokens
 from clm_policy.lifecycle.pipelines import (
     CompactOutcome,
@@ -349,11 +350,12 @@ class OuterControlLoop:
     def _handoff(self, decision: Outcome) -> HandoffOutcome:
         done = run_handoff(
             self.repo,
-            self.state,
+            compose(self.state),
             why=self._why(decision),
             appends=self._take_logs(),
             files={self._run_path: JsonDoc(self._record("handoff"))},
             store=self.memory,
+            memory_dir=self.repo.root,
         )
         self._remember("handoff", self.state, 0)
         return done

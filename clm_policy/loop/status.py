@@ -117,14 +117,20 @@ def _agents_only(sid: str, entries: list[Any]) -> dict[str, Any]:
     }
 
 
+RECALLS = ("Clm-Recall", "Clm-Recall-Agent")
+"""The trailers that measure a summary: a model's summary (or the agent's own, at a
+compaction) against the facts the state holds; an agent's handoff against the record."""
+
+
 def last_recall(entries: list[Any]) -> dict[str, Any]:
     """``recall`` (found / asked), ``recall_facts`` (``"13/14"``), ``recall_event`` and
     ``recall_missing`` of the newest of ``entries`` (audit entries, newest first) with a
-    readable ``Clm-Recall`` trailer; all None when none has one."""
+    readable ``Clm-Recall`` or ``Clm-Recall-Agent`` trailer; all None when none has one."""
     import re
 
     for e in entries:
-        m = re.fullmatch(r"[0-9.]+ \(([0-9]{1,9})/([0-9]{1,9})\)", e.trailers.get("Clm-Recall", ""))
+        key = next((k for k in RECALLS if k in e.trailers), RECALLS[0])
+        m = re.fullmatch(r"[0-9.]+ \(([0-9]{1,9})/([0-9]{1,9})\)", e.trailers.get(key, ""))
         if m is None:
             continue  # none, or not written by clm-policy: commit messages are untrusted
         found, asked = int(m[1]), int(m[2])
@@ -134,6 +140,6 @@ def last_recall(entries: list[Any]) -> dict[str, Any]:
             "recall": round(found / asked, 4) if asked else 1.0,
             "recall_facts": f"{found}/{asked}",
             "recall_event": e.event,
-            "recall_missing": e.trailers.get("Clm-Recall-Missing") or None,
+            "recall_missing": e.trailers.get(f"{key}-Missing") or None,
         }
     return {"recall": None, "recall_facts": None, "recall_event": None, "recall_missing": None}

@@ -38,6 +38,7 @@ IDENTIFIER_TRAILERS = (
     "Clm-Parent-Session",
     "Clm-Key",
     "Clm-Manifest",
+    "Clm-Handoff",
     "Clm-Seed",
 )
 REDACTIONS_TRAILER = "Clm-Redactions"

@@ -430,7 +430,7 @@ def _number(text: str | None) -> int | None:
 
 def _event(e: AuditEntry) -> Event:
     t = e.trailers
-    recall_text = _text(t.get("Clm-Recall"), 200)
+    recall_text = _text(t.get("Clm-Recall") or t.get("Clm-Recall-Agent"), 200)
     return Event(
         kind=e.event,
         commit=e.commit,

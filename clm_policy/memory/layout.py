@@ -99,5 +99,19 @@ def handoff_path(session_id: str, number: int) -> str:
     return f"{session_dir(session_id)}/handoffs/{number:03d}.md"
 
 
+def handoff_key(path: str) -> str:
+    """The key the MCP tool ``memory_read`` reads a handoff's file for people by
+    (``sessions/<id>/handoffs/001.md`` -> ``sessions/<id>/handoffs/001``)."""
+    return path.removesuffix(".md")
+
+
+def handoff_of_key(key: str) -> str | None:
+    """The handoff file a ``memory_read`` key names, or None when it names a topic."""
+    parts = key.split("/")
+    if len(parts) == 4 and parts[0] == SESSIONS and parts[2] == "handoffs" and parts[3].isdigit():
+        return f"{key}.md"
+    return None
+
+
 def manifest_path(filename: str) -> str:
     return f"{MANIFESTS}/{filename}"

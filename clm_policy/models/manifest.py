@@ -62,6 +62,92 @@ class ManifestStatus(StrEnum):
     COMPLETED = "completed"
 
 
+class WordsSource(StrEnum):
+    """Where the agent's own words of a handoff come from."""
+
+    REPLY = "reply"
+    """its reply to the handoff request (the Stop hook; ``clm-policy handoff --reply``)"""
+    TOOL = "tool"
+    """its MCP ``handoff`` call, its fields rendered under the request's headings"""
+    SUMMARY = "summary"
+    """the latest summary it wrote of its own context when it compacted"""
+
+
+class AgentWords(BaseModel):
+    """What the handing-off agent wrote on purpose, kept word for word."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: WordsSource = Field(description="where the words come from")
+    text: Text = Field(description="the agent's words, whole, as it wrote them (redacted)")
+    step: int | None = Field(
+        default=None,
+        ge=0,
+        description="for a summary: the step it was written at (the record after it is newer)",
+    )
+
+
+class Check(BaseModel):
+    """A check (a test, a build, a lint, a type check) and its latest run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    command: Text = Field(description="the command, as run (on one line)")
+    status: str = Field(
+        pattern=r"^(passed|failed|unknown|pending)$",
+        description="its latest run's result: passed, failed, unknown (no exit code or "
+        "summary) or pending (no result yet)",
+    )
+    result: str = Field(description="what the output said (the summary line, the exit code)")
+    earlier: str | None = Field(
+        default=None, description="an earlier result the latest one replaces, when different"
+    )
+
+
+class HandoffRecord(BaseModel):
+    """What clm-policy recorded from the transcript, besides the files and the user's
+    messages (each in the manifest's own fields): never the agent's judgement."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tasks: list[str] = Field(
+        default_factory=list,
+        description="the agent's task list as it kept it, '[x] ' done, '[~] ' in progress, "
+        "'[ ] ' not started",
+    )
+    checks: list[Check] = Field(
+        default_factory=list, description="each check with its latest result, oldest first"
+    )
+    environment: list[str] = Field(
+        default_factory=list,
+        description="git and process state the commands left: branch, commits, pushes (and "
+        "their refusals), remotes, stashes, servers started or stopped",
+    )
+    made_artifacts: list[str] = Field(
+        default_factory=list, description="files commands made (builds, generators, downloads)"
+    )
+    subagents: list[str] = Field(
+        default_factory=list, description="the agents the session started, with what they did"
+    )
+    failures: list[str] = Field(
+        default_factory=list,
+        description="commands (other than checks) and edits whose latest attempt failed and "
+        "that were not done since, with the line that says why",
+    )
+    said: list[str] = Field(
+        default_factory=list,
+        description="the agent's last messages to the person (its words, not a handoff), "
+        "oldest first",
+    )
+    last_activity: str | None = Field(
+        default=None, description="what the session was last doing (its last tool call)"
+    )
+    contradictions: list[str] = Field(
+        default_factory=list,
+        description="where the record disagrees with the agent's words, one line each",
+    )
+
+
 class HandoffManifest(BaseModel):
     """The handoff manifest (seed plan, section 5.5): its fourteen fields required, the
     handoff's additions optional, no other field."""
@@ -129,6 +215,15 @@ class HandoffManifest(BaseModel):
         description=(
             "the earlier agent's last message, as context: what it said last, never the next step"
         ),
+    )
+    agent_words: AgentWords | None = Field(
+        default=None,
+        description="what the agent wrote on purpose at handoff, word for word (null: it wrote "
+        "nothing: the handoff is the record alone)",
+    )
+    record: HandoffRecord = Field(
+        default_factory=HandoffRecord,
+        description="what clm-policy recorded from the transcript beside the files and requests",
     )
     agent_id: AgentId | None = Field(
         default=None,

@@ -42,7 +42,12 @@ UPGRADES: dict[str, tuple[Upgrade, ...]] = {
     # version 1 -> 2 (2026-12): the version itself; the fields a handoff from a real session
     # adds (requests, done, remaining, open failures, moved and deleted files, …) are optional,
     # their defaults come from the model
-    MANIFEST: (added(),),
+    MANIFEST: (
+        added(),
+        # version 2 -> 3 (2026-12): the agent's words whole (agent_words) and the record beside
+        # them (record); both optional
+        added(),
+    ),
     STATE: (added(),),
 }
 

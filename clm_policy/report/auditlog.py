@@ -24,11 +24,17 @@ _FACTS = (
 _LINES = (
     ("Clm-Manifest", "manifest"),
     ("Clm-Recall", "recall"),
+    ("Clm-Recall-Agent", "the agent's words hold of the record"),
+    ("Clm-Contradictions", "lines where the record contradicts the agent:"),
+    ("Clm-Seed-Kept", "seed kept of the record"),
+    ("Clm-Summary-Kept", "summary kept"),
     ("Clm-Summarizer", "summarizer"),
 )
 """The trailers ``log`` shows on a line of their own (when present), and their names there;
-``Clm-Recall-Missing`` follows the recall, ``Clm-Summarizer`` only when it is not the
-default (deterministic, no fallback)."""
+a ``-Missing`` trailer follows its figure, ``Clm-Summarizer`` only when it is not the
+default (deterministic, no fallback). Only ``recall`` (a model's summary against facts it did
+not pick) and the agent's words against the record are measurements of a summary; the
+``kept`` figures say what a budget or the cleaning let through."""
 
 
 def render(entries: list[AuditEntry], fmt: str) -> str | None:
@@ -55,6 +61,6 @@ def lines(entries: list[AuditEntry]) -> Iterator[str]:
             value = t.get(key)
             if not value or (key == "Clm-Summarizer" and value == "deterministic"):
                 continue
-            if key == "Clm-Recall" and t.get("Clm-Recall-Missing"):
-                value += f"; missing {t['Clm-Recall-Missing']}"
+            if t.get(f"{key}-Missing"):
+                value += f"; missing {t[f'{key}-Missing']}"
             yield f"              {name} {value}"

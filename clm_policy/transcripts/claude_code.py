@@ -84,6 +84,8 @@ _WRAPPERS = (
     "[Request interrupted by user",
 )
 _REMINDER = LazyPattern(r"(?s)<system-reminder>.*?(?:</system-reminder>|\Z)")
+_IDE = LazyPattern(r"(?s)<(ide_opened_file|ide_selection|ide_diagnostics)>.*?(?:</\1>|\Z)")
+"""What an IDE adds to a prompt (the file open, the selection): not the person's words."""
 _EXIT_CODE = LazyPattern(r"\s*(?:Error: )?Exit code (-?\d+)")
 
 # What one line means for the context figure: ("boundary", sidechain, the context after the
@@ -520,11 +522,14 @@ def feed_work(log: Any, obj: dict[str, Any]) -> None:
 
     kind = obj.get("type")
     log.at(obj.get("timestamp"), obj.get("cwd"))
+    branch = obj.get("gitBranch")
+    if isinstance(branch, str) and branch and kind in ("user", "assistant"):
+        log.context(f"git branch: {branch} (as Claude Code last saw it)")
     if kind == "queue-operation":
         content = obj.get("content")
         if obj.get("operation") == "enqueue" and isinstance(content, str):
             if content.lstrip().startswith(_NOTICES):
-                log.notice(content)
+                _notice(log, content)
             elif not _builtin_command(content):
                 log.request(content, QUEUED)
         return
@@ -532,7 +537,12 @@ def feed_work(log: Any, obj: dict[str, Any]) -> None:
         attachment = obj.get("attachment")
         if isinstance(attachment, dict) and attachment.get("type") == "queued_command":
             prompt = attachment.get("prompt")
-            if isinstance(prompt, str) and not _builtin_command(prompt):
+            mode = attachment.get("commandMode")
+            if not isinstance(prompt, str) or _builtin_command(prompt):
+                return
+            if mode not in (None, "prompt") or prompt.lstrip().startswith(_NOTICES):
+                _notice(log, prompt)  # a background task's notification, not a request
+            else:
                 log.request(prompt, PROMPT)
         return
     message = obj.get("message")
@@ -574,12 +584,18 @@ def feed_work(log: Any, obj: dict[str, Any]) -> None:
             if said:  # the person rejected the call and said what to do instead
                 log.request(said.group(1), REJECTION)
             match = _EXIT_CODE.match(text)
-            code = int(match.group(1)) if match else (None if error else 0)
+            # an error without an exit code is still a failure (a timeout, an exit the harness
+            # did not print); one the person rejected is no run at all
+            code = int(match.group(1)) if match else ((None if said else 1) if error else 0)
             if code == 0 and _answered(structured):
                 code = 1
             if match:
                 text = text[match.end() :].lstrip("\n")
             if text.startswith("Command running in background"):
+                started = _BACKGROUND_ID.search(text)
+                log.background(
+                    text_of(block.get("tool_use_id")), started.group(1) if started else None
+                )
                 continue
             log.tool_result(
                 text_of(block.get("tool_use_id")),
@@ -591,11 +607,11 @@ def feed_work(log: Any, obj: dict[str, Any]) -> None:
         return
     if obj.get("isMeta") is True or obj.get("isVisibleInTranscriptOnly") is True:
         return
-    text = _REMINDER.sub("", _text(content)).strip()
+    text = _IDE.sub("", _REMINDER.sub("", _text(content))).strip()
     if not text:
         return
     if text.startswith(_NOTICES):
-        log.notice(text)
+        _notice(log, text)
         return
     command = _COMMAND.search(text)
     if command:
@@ -608,6 +624,19 @@ def feed_work(log: Any, obj: dict[str, Any]) -> None:
     if text.startswith(_WRAPPERS):
         return
     log.request(text, PROMPT)
+
+
+_BACKGROUND_ID = LazyPattern(r"with ID: (\w+)")
+_SUMMARY = LazyPattern(r"(?s)<summary>(.*?)</summary>")
+
+
+def _notice(log: Any, text: str) -> None:
+    """A notification the harness wrote (a background task ended): a notice, and what it says
+    of the task as an environment fact (``Background command "…" failed with exit code 1``)."""
+    log.notice(text)
+    summary = _SUMMARY.search(text)
+    if summary:
+        log.context(f"background task: {' '.join(summary.group(1).split())[:200]}")
 
 
 def _answered(structured: object) -> bool:

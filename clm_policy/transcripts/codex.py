@@ -372,6 +372,24 @@ def _prompt(text: str) -> str:
     return clip(text, GOAL_LIMIT)
 
 
+_RUNNING = re.compile(r"^Process running with session ID (\d+)", re.M)
+_BODY = re.compile(r"^Output:\n", re.M)
+
+
+def _body(text: str) -> str:
+    """A Codex tool output without its header (chunk id, wall time, token count)."""
+    m = _BODY.search(text)
+    return text[m.end() :] if m else text
+
+
+def _request(text: str) -> str:
+    """A person's message as a request: whole (no clipping), "" for the harness's own."""
+    text = text.strip()
+    if not text or text.startswith(_WRAPPERS):
+        return ""
+    return text
+
+
 def read_full(src: Source) -> TranscriptReading:
     from clm_policy.transcripts.takeover import goal_of
     from clm_policy.transcripts.work import WorkLog, finish
@@ -458,6 +476,8 @@ class _WorkFeeder:
         self.pending: set[str] = set()  # call ids of calls waiting for their result
         self.done: set[str] = set()  # call ids whose result was taken
         self.synthetic = 0
+        self.running: dict[str, tuple[str, list[str]]] = {}  # session -> (call id, output)
+        self.polls: dict[str, str] = {}  # a write_stdin call -> the session it polls
 
     def feed(self, obj: dict[str, Any]) -> None:
         kind = obj.get("type")
@@ -469,6 +489,8 @@ class _WorkFeeder:
             obj.get("timestamp"),
             payload.get("cwd") if kind in ("session_meta", "turn_context") else None,
         )
+        if kind == "turn_context":
+            self._context(payload)
         if kind == "compacted":
             text = text_of(payload.get("message")) or ""
             log.summary(_COMPACT_PREFIX.sub("", text), "codex-compacted")
@@ -476,6 +498,50 @@ class _WorkFeeder:
             self._item(payload)
         elif kind == "event_msg":
             self._event(payload)
+
+    def _context(self, payload: dict[str, Any]) -> None:
+        """The sandbox and approvals a turn ran under (what the agent could and could not do)."""
+        sandbox = payload.get("sandbox_policy")
+        mode = sandbox.get("type") or sandbox.get("mode") if isinstance(sandbox, dict) else sandbox
+        if isinstance(mode, str) and mode:
+            network = sandbox.get("network_access") if isinstance(sandbox, dict) else None
+            net = "" if network is None else (", network on" if network else ", network off")
+            self.log.context(f"Codex sandbox: {mode}{net}")
+        approval = payload.get("approval_policy")
+        if isinstance(approval, str) and approval:
+            self.log.context(f"Codex approvals: {approval}")
+
+    def _environment(self, text: str) -> None:
+        """Codex's ``<environment_context>`` message: the shell and the working directory."""
+        for tag, label in (("shell", "shell"), ("cwd", "working directory")):
+            m = re.search(rf"<{tag}>([^<\n]{{1,300}})</{tag}>", text)
+            if m:
+                self.log.context(f"{label}: {m.group(1).strip()}")
+
+    def _continued(self, call_id: str | None, text: str) -> bool:
+        """Whether ``text`` is the output of a command that keeps running (Codex's
+        ``exec_command`` with ``yield_time_ms``: "Process running with session ID N") or of a
+        poll of one (``write_stdin``). The command's result is taken when a poll says it exited,
+        with everything it printed; True while it has not."""
+        if call_id is None:
+            return False
+        running = _RUNNING.search(text)
+        session = self.polls.pop(call_id, None)
+        if session is None:
+            if running is None or call_id not in self.pending:
+                return False
+            self.running[running.group(1)] = (call_id, [_body(text)])
+            return True
+        if session not in self.running:
+            return True  # a poll of a session we never saw start
+        original, parts = self.running[session]
+        parts.append(_body(text))
+        if running is not None:
+            return True
+        del self.running[session]
+        code = _exit_code(text)
+        self._result(original, "\n".join(parts), is_error=bool(code), exit_code=code)
+        return True
 
     def _use(self, call_id: str | None, name: str, args: dict[str, Any]) -> None:
         if call_id:
@@ -499,7 +565,9 @@ class _WorkFeeder:
         if kind == "message":
             text = _message_text(item.get("content"))
             if item.get("role") == "user":
-                request = _prompt(text)
+                if "<environment_context>" in text:
+                    self._environment(text)
+                request = _request(text)
                 if request:
                     log.request(request, PROMPT)
                     self.recent_prompt = request
@@ -515,6 +583,8 @@ class _WorkFeeder:
             self._call(item, kind)
         elif kind in ("function_call_output", "custom_tool_call_output"):
             text, success = _output(item.get("output"))
+            if self._continued(text_of(item.get("call_id")), text):
+                return  # a command still running (or its poll): its result comes later
             code = _exit_code(text)
             body = text
             m = _OUTPUT_START.search(text)
@@ -572,6 +642,12 @@ class _WorkFeeder:
             self._use(call_id, SHELL, {"command": command, "workdir": args.get("workdir")})
         elif name == "update_plan":
             self._use(call_id, name, args)
+        elif (
+            name == "write_stdin"
+        ):  # a poll of a command still running: its output is the command's
+            session = args.get("session_id")
+            if call_id and isinstance(session, int | str):
+                self.polls[call_id] = str(session)
         elif name == "exec":
             code = args.get("input")
             if isinstance(code, str):
@@ -658,7 +734,7 @@ class _WorkFeeder:
                 )
 
     def _user(self, text: str, prompt: str) -> None:
-        request = _prompt(text)
+        request = _request(text)
         if request and request != self.recent_prompt:
             self.log.request(request, prompt)
         self.recent_prompt = None

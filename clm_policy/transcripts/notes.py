@@ -64,6 +64,16 @@ LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\bchanges made\b|\bwhat (?:i|was) (?:did|done)\b|\bwork done\b|"
             r"\bsummary of (?:changes|work)\b|\bimplemented\b|\bwhat changed\b",
         ),
+        (
+            "tasks",
+            r"^(?:the |all )?tasks(?: and (?:their )?status(?:es)?| status(?:es)?)?$|"
+            r"^status (?:per|of each|by) task$|^task (?:list|status(?:es)?)$",
+        ),
+        (
+            "environment",
+            r"\benvironment\b|\bgit state\b|\brunning processes\b|\bprocesses\b|"
+            r"\bworkspace state\b|\brepository state\b|\bworking tree\b",
+        ),
         ("requests", r"\buser messages\b|^(?:all |user )?requests$|\bprompts\b"),
         (
             "goal",
@@ -102,6 +112,7 @@ _FIELDS = (
     "constraints",
     "risks",
     "files",
+    "environment",
 )
 
 
@@ -132,6 +143,7 @@ class AgentNotes(Record):
         constraints: list[str] | None = None,
         risks: list[str] | None = None,
         files: list[str] | None = None,
+        environment: list[str] | None = None,
     ) -> None:
         self.goal = goal
         self.requests: list[str] = requests or []
@@ -146,6 +158,7 @@ class AgentNotes(Record):
         self.constraints: list[str] = constraints or []
         self.risks: list[str] = risks or []
         self.files: list[str] = files or []
+        self.environment: list[str] = environment or []
 
     @property
     def empty(self) -> bool:
@@ -249,7 +262,11 @@ def parse_notes(text: str) -> AgentNotes:
         stated.add(name)
         for item, checked in items:
             target = name
-            if checked is True and name in ("remaining", "next_action", "files"):
+            if name == "tasks":
+                target = "done" if checked is True or _task_done(item) else "remaining"
+                if checked is None and not _TASK_STATE.search(item) and not _task_done(item):
+                    target = "remaining"
+            elif checked is True and name in ("remaining", "next_action", "files"):
                 target = "done"
             elif checked is False and name in ("done", "verified"):
                 target = "remaining"
@@ -284,7 +301,26 @@ def _notes(fields: dict[str, list[str]], stated: set[str]) -> AgentNotes:
         constraints=take("constraints"),
         risks=take("risks"),
         files=take("files"),
+        environment=take("environment"),
     )
+
+
+_TASK_DONE = re.compile(
+    "(?:^|[\\s(\\[:\u2014\u2013-])(?:done|completed?|finished|merged|shipped|verified)"
+    "(?:[\\s).\\],;:\u2014\u2013-]|$)|"
+    r"^[✅✓✔]|[✅✓✔]\s*$",
+    re.I,
+)
+_TASK_STATE = re.compile(
+    r"\b(?:in[ -]progress|not (?:yet )?started|pending|to ?do|todo|blocked|open|started|"
+    r"ongoing|remaining|not done|partly done|partially)\b",
+    re.I,
+)
+
+
+def _task_done(item: str) -> bool:
+    """Whether a task item of the "Tasks" section says it is done (and not only partly)."""
+    return bool(_TASK_DONE.search(item)) and not _TASK_STATE.search(item)
 
 
 def _status(text: str) -> str | None:

@@ -550,6 +550,8 @@ _CHECK_SUBCOMMANDS = {
     "./mvnw": frozenset({"test", "verify", "package", "install", "compile"}),
     "gradle": frozenset({"test", "build", "check"}),
     "./gradlew": frozenset({"test", "build", "check"}),
+    "gradlew": frozenset({"test", "build", "check"}),
+    "mvnw": frozenset({"test", "verify", "package", "install", "compile"}),
     "swift": frozenset({"test", "build"}),
     "zig": frozenset({"test", "build"}),
     "composer": frozenset({"test"}),
@@ -566,7 +568,7 @@ _RUN_SCRIPTS = re.compile(r"\b(?:test|tests|build|lint|check|typecheck|types|ver
 def split_chain(command: str) -> tuple[tuple[str, str], ...]:
     """The command's top-level pieces with the operator before each: ``[("", "cd x"), ("&&",
     "pytest -q"), ("|", "tail -5")]``. Quotes, ``$(...)`` and heredoc bodies are not split."""
-    text = _strip_heredocs(command)
+    text = _unwrapped(_strip_heredocs(command))
     pieces: list[tuple[str, str]] = []
     current: list[str] = []
     op = ""
@@ -617,6 +619,36 @@ def split_chain(command: str) -> tuple[tuple[str, str], ...]:
     return tuple((o, p) for o, p in pieces if p)
 
 
+_QUOTED_WRAPPER = re.compile(
+    r"^\s*(?:(?:/usr/bin/|/bin/)?(?:ba|z|da)?sh\s+-l?c|nix-shell\b.*?--run|"
+    r"pwsh(?:\.exe)?\s+(?:-\w+\s+)*-(?:Command|c)|"
+    r"powershell(?:\.exe)?\s+(?:-\w+\s+)*-(?:Command|c)|cmd(?:\.exe)?\s+/[cC])\s+"
+    r"(['\"])(.*)\1\s*$",
+    re.S,
+)
+_ARGV_WRAPPER = re.compile(
+    r"^\s*(?:nix\s+develop(?:\s+[^-\s]\S*)*\s+(?:-c|--command)|"
+    r"docker\s+(?:compose\s+)?exec(?:\s+-\w+)*\s+\S+|wsl(?:\.exe)?\s+(?:-e|--exec|--))\s+(.*)$",
+    re.S,
+)
+
+
+def _unwrapped(command: str) -> str:
+    """The command a wrapper runs (``nix develop -c bash -lc '…'``, ``sh -c "…"``, ``pwsh
+    -Command "…"``, ``docker compose exec app …``): the command inside, unwrapped again if it
+    is one too."""
+    for _ in range(4):
+        m = _QUOTED_WRAPPER.match(command)
+        if m is not None:
+            command = m.group(2)
+            continue
+        m = _ARGV_WRAPPER.match(command)
+        if m is None or "&&" in command[: m.start(1)]:
+            return command
+        command = m.group(1)
+    return command
+
+
 def _strip_heredocs(command: str) -> str:
     lines = command.split("\n")
     out: list[str] = []
@@ -647,14 +679,57 @@ def program(stage: str) -> str:
 
 
 def _core(stage: str) -> str:
-    """A stage without redirections, environment assignments and wrappers."""
+    """A stage without redirections, environment assignments and wrappers; a Windows program
+    named as its Unix form (``C:\\nodejs\\npm.cmd`` -> ``npm``, ``pytest.exe`` -> ``pytest``)."""
     text = _REDIRECT.sub("", stage).strip()
     previous = None
     while previous != text:
         previous = text
         text = _ENV.sub("", text)
         text = _WRAPPERS.sub("", text)
+        text = _WINDOWS_WRAPPERS.sub("", text)
+        text = _WINDOWS_PROGRAM.sub(_unix_name, text, count=1)
     return " ".join(text.split())
+
+
+_WINDOWS_WRAPPERS = re.compile(r"^(?:&\s+|cmd(?:\.exe)?\s+/[cC]\s+|call\s+|start\s+/b\s+)", re.I)
+"""PowerShell's call operator, ``cmd /c``, ``call``: the program follows."""
+_WINDOWS_PROGRAM = re.compile(r"^(?:\"([^\"]+)\"|'([^']+)'|(\S+))(?=\s|$)")
+
+
+def _unix_name(m: re.Match[str]) -> str:
+    word = m.group(1) or m.group(2) or m.group(3) or ""
+    if "\\" not in word and not re.search(r"\.(?:exe|cmd|bat|ps1)$", word, re.I):
+        return m.group(0)
+    base = word.rsplit("\\", 1)[-1].rsplit("/", 1)[-1]
+    stem = re.sub(r"\.(?:exe|cmd|bat|ps1)$", "", base, flags=re.I)
+    return stem.lower() if stem.lower() in _WINDOWS_KNOWN or stem.lower() == "py" else stem
+
+
+_WINDOWS_KNOWN = frozenset(
+    {
+        "npm",
+        "npx",
+        "pnpm",
+        "yarn",
+        "node",
+        "python",
+        "python3",
+        "pytest",
+        "cargo",
+        "go",
+        "dotnet",
+        "mvn",
+        "gradle",
+        "gradlew",
+        "tsc",
+        "eslint",
+        "jest",
+        "vitest",
+        "bun",
+        "deno",
+    }
+)
 
 
 def normalise(command: str) -> str:
@@ -768,10 +843,18 @@ _CHECK_FLAGS = frozenset(
 )
 
 
+_TEST_FILE = re.compile(
+    r"(?:^|/)(?:test_[\w-]+|[\w-]+_test|[\w-]+\.(?:test|spec))\.(?:py|js|mjs|ts)$"
+)
+
+
 def _is_check_stage(core: str) -> bool:
     words = core.split()
     if not words:
         return False
+    runners = ("python", "python3", "py", "node", "bun", "deno", "tsx")
+    if words[0] in runners and len(words) > 1 and _TEST_FILE.search(words[1]):
+        return True  # a test file run directly
     if " ".join(words[:2]) in _FORMATTERS or words[0] in _FORMATTERS:
         return bool(_CHECK_FLAGS.intersection(words))
     name = program(core)
@@ -825,7 +908,10 @@ def hidden_exit(command: str) -> str | None:
 _NOT_RUN = re.compile(
     r"command not found|Missing script: |Script not found|error: no such command|"
     r"is not recognized as an internal or external command|ERR_PNPM_NO_SCRIPT|"
-    r"Could not find task",
+    r"Could not find task|is not recognized as the name of a cmdlet|"
+    r"^\S*python[\d.]*(?:\.exe)?: No module named (?:pytest|mypy|ruff|black|unittest|tox)\b|"
+    r"^No module named (?:pytest|mypy|ruff)\s*$",
+    re.M,
 )
 """Output that says the check never ran (the program or the script is missing)."""
 

@@ -30,8 +30,13 @@ from __future__ import annotations
 import re
 
 from clm_policy.transcripts.notes import AgentNotes, parse_notes
-from clm_policy.transcripts.results import FAILED, PASSED, UNKNOWN, covers, whole_suite
-from clm_policy.transcripts.work import Run, Work, one_line
+from clm_policy.transcripts.record import (
+    open_failures,
+    run_text,
+    unknown_runs,
+    verified_runs,
+)
+from clm_policy.transcripts.work import Run, Work
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -235,59 +240,19 @@ def claims_done(text: str | None) -> bool:
     return bool(text) and bool(_DONE_CLAIM.search(text or "")) and not _NOT_DONE.search(text or "")
 
 
-def run_text(run: Run) -> str:
-    """``mix test | tail -30: failed (297 tests, 11 failures)``."""
-    return f"{one_line(run.command, RUN_TEXT)}: {run.verdict.line()}"
+MESSAGE_LIMIT = 20_000
+"""A person's message is kept whole up to this many characters (the seed shows what fits)."""
 
 
-def open_failures(work: Work) -> list[Run]:
-    """The checks whose last run failed and that no later run passed: the latest failing run
-    of each command, unless a later run of it (or of a broader form of it) passed."""
-    found: dict[str, Run] = {}
-    for run in work.runs:
-        if not run.check:
-            continue
-        if run.verdict.status == FAILED:
-            found.pop(run.normal, None)
-            found[run.normal] = run
-        elif run.verdict.status == PASSED:
-            for normal in [n for n, f in found.items() if _closes(run, f)]:
-                del found[normal]
-    return list(found.values())
-
-
-def _closes(passing: Run, failing: Run) -> bool:
-    """Whether a later passing run vouches for a failing one: the same command or a broader
-    form of it, or the whole suite of the same test runner (``go test ./...`` after ``go test
-    -run TestX``)."""
-    if covers(passing.normal, failing.normal):
-        return True
-    ran, failed = passing.verdict.summary, failing.verdict.summary
-    return (
-        ran is not None
-        and failed is not None
-        and ran.runner == failed.runner
-        and whole_suite(passing.command)
-    )
-
-
-def verified_runs(work: Work) -> list[Run]:
-    """The checks whose latest run passed and that no later failing run calls into doubt (a
-    later failure of the same command or a narrower form of it: ``pytest -q tests/x.py``
-    failing after ``pytest -q`` passed; a broader run failing says nothing of a narrower
-    one's tests)."""
-    latest: dict[str, Run] = {}
-    for run in work.runs:
-        if not run.check or run.verdict.status not in (PASSED, FAILED):
-            continue
-        if run.verdict.status == FAILED:  # the same check or a narrower one fails now
-            for normal in [n for n in latest if covers(n, run.normal)]:
-                del latest[normal]
-        else:  # a broader passing run says what the narrower ones said
-            for normal in [n for n, r in latest.items() if _closes(run, r)]:
-                del latest[normal]
-            latest[run.normal] = run
-    return list(latest.values())
+def _whole(items: list[str]) -> list[str]:
+    """The person's messages as they wrote them (lines kept), each once, each at most
+    :data:`MESSAGE_LIMIT` characters."""
+    out: dict[str, str] = {}
+    for item in items:
+        text = item.strip()
+        if text:
+            out.setdefault(" ".join(text.split()), text[:MESSAGE_LIMIT])
+    return list(out.values())[:LIST_LIMIT]
 
 
 def _clip(items: list[str], limit: int = REQUEST_LIMIT) -> list[str]:
@@ -363,12 +328,18 @@ def _from_work(work: Work, facts: _Facts, fallback_goal: str) -> tuple[list[Run]
             facts.next_action = step
     after_request = work.last_message_order > work.last_request_order
     if not facts.next_action and after_request and not work.last_answers_notice:
-        question = asked_user(work.last_message)
-        intent = intention(work.last_message) if work.in_flight else ""
+        question = asked_user(work.last_message) if not _mid_turn(work) else ""
+        intent = intention(work.last_message) if _mid_turn(work) else ""
         if question:  # the agent waits for the user's answer
             facts.next_action = f"Get the user's answer to: {question}"
         elif intent and not work.done_after(work.last_message_order, intent):
             facts.next_action = intent  # mid-turn: what it said it was doing, not yet done
+    if work.last_failure and _mid_turn(work):
+        # the agent's last step failed: that is where the next one starts
+        step = f"Deal with what failed last: {work.last_failure}"
+        if facts.next_action:
+            step += f". The agent was doing: {facts.next_action}"
+        facts.next_action = step
     failures = open_failures(work)
     facts.open_failures = [run_text(r) for r in failures]
     passed = verified_runs(work)
@@ -395,21 +366,19 @@ def _checkable(step: str) -> bool:
     return bool(_CHECKABLE.search(step))
 
 
-def unknown_runs(work: Work) -> list[Run]:
-    """The checks whose last run's result is unknown (a pipeline hid its exit code, the output
-    has no summary) and that no later run passed."""
-    found: dict[str, Run] = {}
-    for run in work.runs:
-        if not run.check:
-            continue
-        if run.verdict.status == UNKNOWN:
-            found[run.normal] = run
-        elif run.verdict.status in (PASSED, FAILED):
-            found.pop(run.normal, None)
-            if run.verdict.status == PASSED:
-                for normal in [n for n in found if covers(run.normal, n)]:
-                    del found[normal]
-    return list(found.values())
+def _mid_turn(work: Work) -> bool:
+    """Whether the session stops in the middle of a turn: the agent acted (a tool call) after
+    its last words, or calls are waiting for their result."""
+    return work.in_flight or work.last_tool_order > work.last_message_order
+
+
+def _list_current(work: Work) -> bool:
+    """Whether the task list was kept after the latest substantive request (a list all done
+    before a new request was the earlier request's)."""
+    starts = [
+        o for o, r in zip(work.request_orders, work.requests, strict=False) if substantive(r.text)
+    ]
+    return work.tasks_order > (starts[-1] if starts else -1)
 
 
 def _with_notes(facts: _Facts, notes: AgentNotes) -> None:
@@ -455,8 +424,8 @@ def build_state(
         _with_notes(facts, notes)
     stated = notes.blockers if notes is not None else None
     facts.blockers = list(stated or [])
-    if stated is None:  # the agent said nothing of blockers: an open failure is one
-        facts.blockers += facts.open_failures
+    if stated is None and work is not None:  # the agent said nothing of blockers: a refusal
+        facts.blockers += [f for f in work.environment if f.startswith("push refused")]
     if notes is not None and notes.status:
         status = {
             "completed": TaskStatus.COMPLETED,
@@ -468,8 +437,13 @@ def build_state(
     elif (
         work is not None
         and not failures
+        and not work.failures
         and not facts.remaining
-        and ((all_done and work.tasks is not None) or claims_done(turn_end(work)))
+        and not _mid_turn(work)
+        and (
+            (all_done and work.tasks is not None and _list_current(work))
+            or claims_done(turn_end(work))
+        )
     ):
         status = TaskStatus.COMPLETED
     else:
@@ -499,7 +473,7 @@ def build_state(
             model=reading.model,
             estimated=reading.context_estimated,
         ),
-        requests=_clip(facts.requests),
+        requests=_whole(facts.requests),
         constraints=_clip(facts.constraints),
         decisions=_clip(facts.decisions),
         done=_clip(facts.done),

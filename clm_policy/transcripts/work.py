@@ -31,6 +31,7 @@ import posixpath
 import re
 
 from clm_policy.base.record import Record
+from clm_policy.transcripts.environment import facts_of
 from clm_policy.transcripts.files import FileLog, Paths, created_in_output, shell_file_ops
 from clm_policy.transcripts.results import (
     FAILED,
@@ -47,7 +48,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-REQUEST_LIMIT = 2000
+REQUEST_LIMIT = 50_000
+"""A person's message is kept whole up to this many characters (a pasted log, a long brief)."""
 SAID_KEPT = 40
 TEXT_LIMIT = 4000
 OUTPUT_KEEP = 64 * 1024
@@ -161,6 +163,38 @@ class Subagent(Record):
         self.kind = kind
 
 
+_ERROR_LINE = re.compile(
+    r"(?i)\b(?:error|fatal|failed|failure|exception|denied|not found|no such|cannot|can't|"
+    r"unable|refused|not recognized|invalid|unexpected|traceback|ENOENT|ENOTFOUND|EACCES)\b"
+)
+
+
+_STRONG_ERROR = re.compile(
+    r"\b[A-Z]\w*(?:Error|Exception)\b:|\bE[A-Z]{3,}\b|^(?:error|fatal|FATAL|ERROR)\b[:\[ ]|"
+    r"\berror(?:\[\w+\])?:|\bnot recognized\b|\bcommand not found\b|\bNo such file\b|"
+    r"\bPermission denied\b|\bnot found\b|\brejected\b"
+)
+_NOISE_LINE = re.compile(
+    r"^(?:at |\^|~+$|Node\.js v|npm (?:error|ERR!) (?:A complete log|You can rerun|"
+    r"Log files)|For more information|Traceback \(most recent|File \"|\s*\d+ \||note:|help:)"
+)
+
+
+def _reason(output: str) -> str:
+    """The line of a failed command's or tool's output that says why: the last that names an
+    error (``TypeError: …``, ``ENOTFOUND``, ``error:``), else the last that reads like one, else
+    the last line — never a stack frame or a tool's boilerplate."""
+    lines = [line.strip() for line in output.strip().splitlines() if line.strip()][-80:]
+    useful = [line for line in lines if not _NOISE_LINE.match(line)]
+    for line in reversed(useful):
+        if _STRONG_ERROR.search(line):
+            return one_line(line, 200)
+    for line in reversed(useful):
+        if _ERROR_LINE.search(line):
+            return one_line(line, 200)
+    return one_line((useful or lines)[-1], 200) if lines else ""
+
+
 def one_line(text: str, limit: int = 200) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
@@ -204,6 +238,10 @@ class WorkLog:
         if text:
             self._add("request", text[:REQUEST_LIMIT], source)
 
+    def context(self, fact: str) -> None:
+        """A fact of the environment the harness states (the sandbox, the shell, the branch)."""
+        self._add("context", fact)
+
     def notice(self, text: str) -> None:
         """A line the harness wrote into the conversation (a background task finished)."""
         self._add("notice", text[:200])
@@ -226,6 +264,13 @@ class WorkLog:
         key = call_id or f"#{len(self.events)}-{len(self._pending)}"
         if name in ("TodoWrite", "update_plan"):
             self._task_list(name, args)  # the list is what the agent says, whatever the result
+            return
+        if name in ("KillShell", "KillBash", "TaskStop"):
+            shell = args.get("shell_id") or args.get("task_id") or args.get("bash_id")
+            self._add(
+                "env",
+                [f"stopped background shell {shell}" if shell else "stopped a background shell"],
+            )
             return
         if name in SUBAGENT_TOOLS:
             self._add(
@@ -254,9 +299,22 @@ class WorkLog:
         elif name == PATCH:
             if not is_error and (exit_code in (None, 0)):
                 self._patch(str(args.get("patch") or ""), cwd)
+            else:
+                paths = [
+                    m.group(2).strip()
+                    for m in _PATCH_OP.finditer(str(args.get("patch") or ""))
+                    if m.group(2)
+                ]
+                for path in paths[:3]:
+                    self._add("fail", "patch", path, _reason(output), cwd)
         elif name in EDIT_TOOLS or name in NOTEBOOK_TOOLS:
             if not is_error:
                 self._edit(name, args, structured)
+            else:
+                key = EDIT_TOOLS.get(name) or NOTEBOOK_TOOLS.get(name)
+                path = args.get(key) if key else None
+                if isinstance(path, str) and path:
+                    self._add("fail", "edit", path, _reason(output), self.cwd)
         elif name == "TaskCreate":
             self._task_create(args, output, structured)
         elif name == "TaskUpdate":
@@ -282,6 +340,16 @@ class WorkLog:
                         self._add(
                             "decision", f"{one_line(question, 160)} → {one_line(answer, 160)}"
                         )
+
+    def background(self, call_id: str | None, ident: str | None) -> None:
+        """A command the agent started to keep running (its result is that it started)."""
+        pending = self._pending.pop(call_id, None) if call_id else None
+        if pending is None:
+            return
+        command = str(pending[1].get("command") or "")
+        if command:
+            shown = f" (shell {ident})" if ident else ""
+            self._add("env", [f"started in the background{shown}: `{one_line(command, 160)}`"])
 
     def finish_pending(self) -> None:
         """The calls whose result the transcript does not hold: an edit counts (it is most
@@ -322,6 +390,12 @@ class WorkLog:
         where = workdir if isinstance(workdir, str) and workdir else cwd
         verdict = judge(command, code, output[-OUTPUT_KEEP:], is_error=is_error)
         self._add("run", command, normalise(command), verdict, is_check(command))
+        if verdict.status == FAILED and not is_check(command):
+            self._add("fail", "run", command, _reason(output) or verdict.line(), where)
+        background = args.get("run_in_background") is True
+        facts = facts_of(command, output[-OUTPUT_KEEP:], verdict.status, background)
+        if facts:
+            self._add("env", facts)
         if verdict.status != FAILED:
             self._add("shell_files", command, output[-OUTPUT_KEEP:], where)
 
@@ -449,7 +523,32 @@ class Work:
         self.in_flight = False
         """The session ends with tool calls whose result it does not hold (mid-turn)."""
         self.root: str | None = None
+        self.environment: list[str] = []
+        """Git and process state the commands left (:mod:`.environment`), oldest first."""
+        self.context: list[str] = []
+        """What the harness says of the environment (sandbox, shell, branch), latest kept."""
+        self.failures: list[str] = []
+        """Commands (not checks) and edits whose latest attempt failed, not done since."""
+        self.last_failure: str | None = None
+        """What failed in the main agent's last step (a command or an edit), if it failed."""
+        self.tasks_order = -1
+        """When the task list last changed."""
+        self.last_tool_order = -1
+        """When the main agent last called a tool (mid-turn when after its last words)."""
+        self.last_activity: str | None = None
+        """What the main agent did last: a command and its result, an edit, an agent."""
         self._done: list[tuple[int, str, str]] = []  # (order, "file" | "run", what)
+
+    def last_substantive_order(self) -> int:
+        """When the latest request that asks for something was made (-1: none)."""
+        from clm_policy.transcripts.takeover import substantive
+
+        starts = [
+            o
+            for o, r in zip(self.request_orders, self.requests, strict=False)
+            if substantive(r.text)
+        ]
+        return starts[-1] if starts else -1
 
     def active_after(self, order: int) -> bool:
         """Whether the agent changed a file, ran a check that passed or started a subagent after
@@ -510,6 +609,8 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = 
     work.root = paths.root
     files = FileLog()
     queued: dict[str, int] = {}  # a queued prompt not delivered yet -> its index
+    contexts: dict[str, str] = {}  # what the harness says of the environment, by kind
+    failed: dict[tuple[str, str], tuple[int, str]] = {}  # failures not undone since
     lists: dict[str, Any] = {"tasks": None, "source": None}
     by_id: dict[str, list[str]] = {}
     sub_files: dict[str, set[str]] = {}
@@ -547,10 +648,13 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = 
             work.decisions.append(data[0])
         elif kind == "subagent":
             work.subagents.append(Subagent(*data))
+            work.last_activity = f"started an agent: {one_line(data[1] or data[2], 120)}"
             work._done.append((order, "subagent", data[1]))
         elif kind == "in_flight":
             work.in_flight = True
-        elif kind == "tasks":
+        elif kind in ("tasks", "task_create", "task_update", "task_list") and agent is None:
+            work.tasks_order = order
+        if kind == "tasks":
             items, source = data
             lists["tasks"] = [Task(text, _status(status)) for text, status in items]
             lists["source"] = "TodoWrite" if source == "TodoWrite" else "update_plan"
@@ -589,11 +693,42 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = 
                 files.move(where, paths.absolute(to, cwd))
                 work._done.append((order, "file", paths.absolute(to, cwd)))
             work._done.append((order, "file", where))
+            if agent is None and op in ("edit", "create"):
+                failed.pop(("file", where), None)
+            if agent is None:
+                work.last_tool_order = order
+                verb = {"edit": "edited", "create": "wrote", "delete": "deleted", "move": "moved"}
+                work.last_activity = f"{verb.get(op, op)} `{paths.shown(where)}`"
             if agent is not None and op in ("edit", "create"):
                 sub_files.setdefault(agent, set()).add(paths.shown(where))
+        elif kind == "env":
+            if agent is None:
+                work.environment += data[0]
+        elif kind == "context":
+            label = data[0].split(":", 1)[0]
+            if label == "background task":
+                work.environment.append(data[0])
+            else:
+                contexts[label] = data[0]
+        elif kind == "fail":
+            what, target, reason, cwd = data
+            if agent is None:
+                key = (
+                    what if what == "run" else "file",
+                    normalise(target) if what == "run" else paths.absolute(target, cwd),
+                )
+                failed[key] = (order, _failure_text(what, target, reason, paths, cwd))
         elif kind == "run":
             command, normal, verdict, check = data
             work.runs.append(Run(command, normal, verdict, check, agent, order))
+            if agent is None and verdict.status != FAILED:
+                failed.pop(("run", normal), None)
+            if agent is None:
+                work.last_tool_order = order
+                result = verdict.line()
+                work.last_activity = f"ran `{one_line(command, 160)}`" + (
+                    f" ({result})" if result else ""
+                )
             if verdict.status == PASSED:
                 work._done.append((order, "run", normal))
         elif kind == "shell_files":
@@ -625,7 +760,29 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = 
     work.moved = [(paths.shown(a), paths.shown(b)) for a, b in files.moved()]
     work.deleted = [paths.shown(p) for p in files.deleted()]
     work.subagent_files = {k: sorted(v) for k, v in sub_files.items()}
+    work.context = list(contexts.values())
+    newest = max(failed.values(), default=None)
+    if newest is not None and newest[0] >= work.last_tool_order:
+        work.last_failure = newest[1]
+    since = work.last_substantive_order()
+    work.failures = [text for order, text in sorted(failed.values()) if order > since][
+        -FAILURES_KEPT:
+    ]
     return work
+
+
+FAILURES_KEPT = 5
+
+
+def _failure_text(what: str, target: str, reason: str, paths: Paths, cwd: str | None) -> str:
+    """``npm create vite frontend: failed — ENOTFOUND registry.npmjs.org``, ``the edit of
+    src/app.ts failed — File has not been read yet``."""
+    if what == "run":
+        head = f"`{one_line(target, 160)}` failed"
+    else:
+        shown = paths.shown(paths.absolute(target, cwd))
+        head = f"the {'patch' if what == 'patch' else 'edit'} of `{shown}` failed"
+    return f"{head} — {reason}" if reason else head
 
 
 def _status(status: str) -> str:

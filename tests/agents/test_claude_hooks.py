@@ -45,6 +45,7 @@ def transcript(
     goal: str = GOAL,
     model: str = "claude-sonnet-4-5-20250929",
     last: str = "Quoted commas survive now; tests pass.",
+    command: str = "python -m pytest -q",
 ) -> Path:
     """A Claude Code session: a goal, ``steps`` turns editing a file and running the tests,
     the last assistant line reporting ``context`` tokens of context."""
@@ -97,7 +98,7 @@ def transcript(
                         "type": "tool_use",
                         "id": f"toolu_b{step}",
                         "name": "Bash",
-                        "input": {"command": "python -m pytest -q"},
+                        "input": {"command": command},
                     },
                 ],
                 "usage": usage,
@@ -271,11 +272,14 @@ def test_user_prompt_submit_advises_a_compaction(project: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     reply = json.loads(done.stdout)
-    assert reply["systemMessage"].startswith(
+    assert reply["systemMessage"] == (
         "clm-policy: context 65% (130,000 of 200,000) (context 130000 >= soft limit 120000). "
-        "Run: /compact keep the goal (Make the CSV parser keep quoted commas.)"
+        "Run: /compact Keep the user's task with the standing instructions and what the user "
+        "approved or ruled out, each task's status, the decisions and what was rejected, the "
+        "exact commands of the checks with their latest results, the open questions and "
+        "blockers, the running processes, branch, remotes and uncommitted work. The next step "
+        "is unknown; last being done: ran `python -m pytest -q` (passed)."
     )
-    assert "csvtool/parse.py" in reply["systemMessage"]
     extra = reply["hookSpecificOutput"]
     assert extra["hookEventName"] == "UserPromptSubmit"
     assert extra["additionalContext"].startswith("[clm-policy] The context window is 65%")
@@ -289,7 +293,8 @@ AWS_GOAL = f"Deploy with {AWS_KEY_ID} and aws_secret_access_key={AWS_SECRET} the
 
 
 def test_the_compact_advice_never_repeats_a_secret(project: Path) -> None:
-    path = transcript(project / "t.jsonl", 130_000, goal=AWS_GOAL)
+    command = f"AWS_ACCESS_KEY_ID={AWS_KEY_ID} aws_secret_access_key={AWS_SECRET} ./deploy.sh"
+    path = transcript(project / "t.jsonl", 130_000, goal=AWS_GOAL, command=command)
     done = hook(
         project,
         {"hook_event_name": "UserPromptSubmit", "prompt": "next", "transcript_path": str(path)},
@@ -297,16 +302,16 @@ def test_the_compact_advice_never_repeats_a_secret(project: Path) -> None:
     assert done.returncode == 0, done.stderr
     reply = json.loads(done.stdout)
     assert (
-        "Run: /compact keep the goal (Deploy with [REDACTED:aws-access-key-id] and "
-        "aws_secret_access_key=[REDACTED:aw…)"
+        "last being done: ran `AWS_ACCESS_KEY_ID=[REDACTED:aws-access-key-id] "
+        "aws_secret_access_key=[REDACTED:aws-secret-access-key] ./deploy.sh` (passed)."
     ) in reply["systemMessage"]
     for part in (AWS_KEY_ID, AWS_KEY_ID[:8], AWS_SECRET[:8]):
         assert part not in done.stdout
 
 
 def test_advice_shows_no_control_character(project: Path) -> None:
-    goal = "Fix \x1b]0;pwned\x07 the \u202eparser\r and \x1b]52;c;aGk=\x07 https://u:tok@h/r.git"
-    path = transcript(project / "t.jsonl", 130_000, goal=goal)
+    command = "echo \x1b]0;pwned\x07 the \u202eparser\r and \x1b]52;c;aGk=\x07 https://u:tok@h/r.git"
+    path = transcript(project / "t.jsonl", 130_000, command=command)
     done = hook(
         project,
         {"hook_event_name": "UserPromptSubmit", "prompt": "next", "transcript_path": str(path)},
@@ -314,10 +319,7 @@ def test_advice_shows_no_control_character(project: Path) -> None:
     reply = json.loads(done.stdout)
     said = reply["systemMessage"] + reply["hookSpecificOutput"]["additionalContext"]
     # (the redactor took the URL's password; the printer masks what is left of it)
-    assert (
-        "Run: /compact keep the goal (Fix \\x1b]0;pwned\\x07 the \\u202eparser and "
-        "\\x1b]52;c;aGk=\\x07 https://***@h…)"
-    ) in said
+    assert "last being done: ran `echo \\x1b]0;pwned\\x07 the \\u202eparser" in said
     assert not any(c in said for c in "\x1b\x07\r\u202e")
     assert "tok" not in done.stdout
 

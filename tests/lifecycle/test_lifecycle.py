@@ -23,16 +23,14 @@ from clm_policy.lifecycle.compaction import (
 )
 from clm_policy.lifecycle.estimate import estimate_message_tokens, estimate_tokens
 from clm_policy.lifecycle.handoff import (
-    MEMORY_NAME,
     NO_GOAL,
-    SEED_NAME,
     build_manifest,
     derive_status,
     manifest_filename,
     render_manifest_markdown,
-    seed_messages,
 )
-from clm_policy.lifecycle.summary import DEFAULT_NEXT_ACTION, build_summary, next_safe_action
+from clm_policy.lifecycle.seed import seed_text
+from clm_policy.lifecycle.summary import build_summary, next_safe_action, unknown_next_step
 from clm_policy.models.enums import MessageRole, TaskStatus
 from clm_policy.models.manifest import HandoffManifest, ManifestStatus, validate_manifest
 from clm_policy.models.state import Message, SessionState, TokenSnapshot
@@ -40,6 +38,10 @@ from clm_policy.models.state import Message, SessionState, TokenSnapshot
 from conftest import golden
 
 NOW = datetime(2026, 8, 4, 12, 0, tzinfo=UTC)
+MANIFEST_READ_MORE = (
+    "`clm-policy show --memory clm-memory sessions/s1/handoffs/001.md`, or the MCP tool "
+    "memory_read with the key `sessions/s1/handoffs/001`."
+)
 TRANSCRIPT_ONLY = "TRANSCRIPT-ONLY: the flaky fixture hides in conftest line 42"
 LIST_FIELDS = [
     "constraints",
@@ -164,7 +166,7 @@ def test_summary_sections_in_order() -> None:
 def test_summary_of_an_empty_state_keeps_every_section() -> None:
     text = build_summary(SessionState(session_id="e"))
     assert text.count("(none)") == 12
-    assert f"## Next safe action\n\n{DEFAULT_NEXT_ACTION}\n" in text
+    assert f"## Next safe action\n\n{unknown_next_step(None)}\n" in text
 
 
 def test_recent_messages_are_the_last_few_non_system_ones_cut_to_one_line() -> None:
@@ -197,15 +199,15 @@ def test_recent_messages_are_the_last_few_non_system_ones_cut_to_one_line() -> N
             "Verify: refresh of an expired token (then 1 more unverified item)",
         ),
         # the last assistant message is context, never the next step
-        ({"not_verified": []}, DEFAULT_NEXT_ACTION),
+        ({"not_verified": []}, unknown_next_step(None)),
         (
             {
                 "not_verified": [],
                 "messages": [Message(role=MessageRole.ASSISTANT, content="All done: tests pass.")],
             },
-            DEFAULT_NEXT_ACTION,
+            unknown_next_step(None),
         ),
-        ({"not_verified": [], "messages": []}, DEFAULT_NEXT_ACTION),
+        ({"not_verified": [], "messages": []}, unknown_next_step(None)),
         # the agent's own next step first; then blockers, remaining tasks, open failures
         (
             {"next_action": "Add the\nescaped-quote test", "blockers": ["CI secret missing"]},
@@ -229,8 +231,18 @@ def test_next_safe_action(changes: dict[str, object], expected: str) -> None:
     assert next_safe_action(rich_state(**changes)) == expected
 
 
-def test_default_next_action_text() -> None:
-    assert DEFAULT_NEXT_ACTION == "Resume: re-read source_of_truth, then continue the goal"
+def test_an_unknown_next_step_is_said_as_unknown_never_a_boilerplate_step() -> None:
+    assert unknown_next_step(None) == (
+        "Unknown: the session states no next step; ask the user before acting"
+    )
+    assert unknown_next_step("ran `npm run build` (failed (exit 1))") == (
+        "Unknown: the session states no next step. Last being done: ran `npm run build` "
+        "(failed (exit 1))"
+    )
+    state = SessionState(session_id="s", commands_and_results=["pytest -q: 3 passed"])
+    assert build_manifest(state, "why", now=NOW).next_safe_action == (
+        "Unknown: the session states no next step. Last being done: ran pytest -q: 3 passed"
+    )
 
 
 # --- compaction ---------------------------------------------------------------------------
@@ -455,46 +467,22 @@ def test_manifest_markdown_golden() -> None:
     assert len(re.findall(r"^## (.+)$", text, flags=re.M)) == len(HandoffManifest.model_fields) - 2
 
 
-def test_seed_messages_hold_the_manifest_and_memory_but_no_transcript() -> None:
+def test_the_seed_holds_the_manifest_and_memory_but_no_transcript() -> None:
     hits = [
         ("decisions/auth-jwt", "Use HS256; key from PAYMENTS_JWT_KEY."),
-        ("payments/conventions", "Handlers live in src/payments/; " + "y" * 3000),
+        ("payments/conventions", "Handlers live in src/payments/;\n" + "y" * 3000),
     ]
     m = manifest()
-    messages = seed_messages(m, hits)
-    assert [(x.role, x.name) for x in messages] == [
-        (MessageRole.SYSTEM, SEED_NAME),
-        (MessageRole.SYSTEM, MEMORY_NAME),
-        (MessageRole.SYSTEM, MEMORY_NAME),
-    ]
-    everything = "\n".join(x.content for x in messages)
-    assert TRANSCRIPT_ONLY not in everything
-    # no transcript: of the conversation, only the last assistant message, as context
-    *earlier, last = conversation()[1:]
-    for message in earlier:
-        assert message.content not in everything
-    assert (
-        "**The earlier agent's last message (context, not an instruction):**\n"
-        f"- {last.content}\n" in everything
-    )
-    first = messages[0].content
-    assert m.goal in first
-    assert f"**Next safe action:** {m.next_safe_action}" in first
-    assert "**Status:** in_progress" in first
-    for item in [*m.not_verified, *m.source_of_truth]:
-        assert f"- {item}" in first
-    assert "- `decisions/auth-jwt`" in first
-    assert messages[1].content == (
-        "## Memory: `decisions/auth-jwt`\n\nUse HS256; key from PAYMENTS_JWT_KEY.\n"
-    )
-    assert messages[2].content.endswith(
-        "\n\n… (1032 more characters: read memory key `payments/conventions` for the rest)\n"
-    )
-    assert len(seed_messages(m, [])) == 1
-    golden(
-        "seed_messages.txt",
-        "".join(f"--- {x.role.value} ({x.name})\n{x.content}" for x in messages),
-    )
+    seed = seed_text(m, memory=hits)
+    assert TRANSCRIPT_ONLY not in seed
+    # no transcript: nothing of the conversation
+    for message in conversation()[1:]:
+        assert message.content not in seed
+    assert f"**Next step:** {m.next_safe_action}" in seed
+    assert "**Status (recorded):** in progress" in seed
+    assert "- topic `decisions/auth-jwt`:\n> Use HS256; key from PAYMENTS_JWT_KEY." in seed
+    assert "> Handlers live in src/payments/;\n> [… cut here: the rest is in the handoff]" in seed
+    golden("seed_messages.txt", seed)
 
 
 def test_manifest_filename() -> None:
@@ -519,7 +507,7 @@ def test_docs_examples_are_current() -> None:
     fixture = Path(__file__).parents[1] / "fixtures" / "sample_manifest.json"
     m = validate_manifest(HandoffManifest.model_validate_json(fixture.read_text()))
     hit = ("decisions/auth-jwt", "HS256, key from PAYMENTS_JWT_KEY; 15-minute access tokens.")
-    seed = "".join(f"--- {x.role.value} ({x.name})\n{x.content}" for x in seed_messages(m, [hit]))
+    seed = seed_text(m, memory=[hit], read_more=MANIFEST_READ_MORE)
     assert seed in re.findall(r"```text\n(.*?)```", text, flags=re.S)
 
 

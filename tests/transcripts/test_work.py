@@ -60,8 +60,9 @@ def test_a_plan_kept_in_todowrite_and_a_hidden_failure() -> None:
         "python -m pytest -q 2>&1 | tail -3: failed (1 failed, 5 passed in 0.12s; first: "
         "tests/test_quoted.py::test_escaped_quotes)"
     ]
-    assert state.blockers == state.open_failures  # the agent said nothing of blockers here
-    assert state.status is TaskStatus.BLOCKED
+    # a failing check is work to do, not a blocker (a refusal, a login, an answer is)
+    assert state.blockers == []
+    assert state.status is TaskStatus.RUNNING
     # rg with no match is the answer; the red test run was followed by a green one
     assert 'rg -n "json" csvtool/: no match (exit 1)' in state.commands_and_results
     assert state.verified == ["python -m pytest -q tests/test_json.py: passed (1 passed in 0.05s)"]

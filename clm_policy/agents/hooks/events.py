@@ -23,14 +23,16 @@ from __future__ import annotations
 from clm_policy.agents.hooks.settling import settle, size, wait_for_reply
 from clm_policy.agents.hooks.shared import (
     NOTHING,
+    SEED_CHARS,
     Hook,
     HookReply,
     context_at_start,
     cut,
-    handoff_options,
+    home_short,
     reply_json,
 )
 from clm_policy.base.record import Record
+from clm_policy.lifecycle.request import handoff_request, stop_request
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -67,46 +69,76 @@ def commit_snapshot(
     return run_compaction(repo, state, retain=retain, why=why, context_line=context)
 
 
-def commit_handoff(
-    hook: Hook, outcome: Any | None, repo: Any | None = None, **trailers: str
-) -> Any:
-    """Commit this session's handoff and note it among the session's facts: the state read
-    from the transcript, with the handoff the model wrote in its last reply
-    (``last_assistant_message``, when the hook was told it: the transcript does not hold it
-    yet) parsed over it. The seed is checked against the transcript's facts, and so is the
-    reply (``Clm-Recall-Agent``)."""
+def hand_off(
+    hook: Hook,
+    words: Any | None = None,
+    *,
+    outcome: Any | None = None,
+    repo: Any | None = None,
+    via: str | None = None,
+    **trailers: str,
+) -> tuple[Any, Any]:
+    """Commit this session's handoff by the one road (:mod:`clm_policy.lifecycle.compose`)
+    and note it among the session's facts: the agent's ``words`` (its reply, its MCP call;
+    without them, its latest compaction summary in the transcript, if any) kept whole beside
+    the transcript's record. ``outcome``: the decision that hands off (else the policy decides
+    on the transcript now); ``via`` names a road other than the hooks (``mcp``: the agent
+    called the tool, whatever the policy says). Returns (the outcome, its provenance)."""
+    from clm_policy.lifecycle.compose import compose, words_of_transcript
     from clm_policy.lifecycle.pipelines import run_handoff
-    from clm_policy.lifecycle.verify import inventory
     from clm_policy.transcripts.reading import read_transcript
-    from clm_policy.transcripts.takeover import handoff_states
 
     if repo is None:
         with hook.repo() as opened:
-            return commit_handoff(hook, outcome, opened, **trailers)
+            return hand_off(hook, words, outcome=outcome, repo=opened, via=via, **trailers)
     reading = read_transcript(hook.transcript)
     hook.window_of(reading)
-    last = hook.event.get("last_assistant_message")
-    reply = last if isinstance(last, str) and last.strip() else None
-    base, state = handoff_states(reading, hook.session_id(reading), reply)
-    if hook.profile:
-        base = base.model_copy(update={"profile": hook.profile})
-        state = state.model_copy(update={"profile": hook.profile})
-    window = getattr(outcome, "context_window", None)
-    if state.tokens.context_window is None and window:  # the window the decision used
-        tokens = state.tokens.model_copy(update={"context_window": window})
-        state = state.model_copy(update={"tokens": tokens})
-    state = with_agents(repo, state)
+    if words is None:
+        words = words_of_transcript(reading)
+    composed = compose(
+        reading,
+        words,
+        session_id=hook.session_id(reading),
+        profile=hook.profile,
+        context_window=getattr(outcome, "context_window", None),
+        memory_keys=_agent_keys(repo, hook.session_id(reading)),
+    )
+    if via is not None:
+        trailers["Clm-Via"] = via
+        decided = hook.policy().outcome(composed.base, hook.profile)
+        why = hook.provenance(decided, **trailers)
+        if decided.action.value != "handoff":
+            said = decided.action.value + (f" ({decided.rationale})" if decided.rationale else "")
+            why = why.replace(
+                rule="agent", rationale=f"the agent handed off; the policy says {said}"
+            )
+    else:
+        why = hook.provenance(outcome, **trailers)
+    profile = hook.policy().profile(hook.profile or composed.state.profile)
     done = run_handoff(
         repo,
-        state,
-        why=hook.provenance(outcome, **trailers),
+        composed,
+        why=why,
         push=hook.remote,
         agent_id=MAIN_AGENT,
-        facts_asked=inventory(base),
-        agent_summary=reply,
-        **handoff_options(hook, state),
+        seed_chars=min(profile.seed_tokens * 4, SEED_CHARS),
+        memory_dir=home_short(hook.memory),
     )
     hook.note(handoff=done.manifest_path, told=None, asked=None)
+    return done, why
+
+
+def commit_handoff(
+    hook: Hook, outcome: Any | None, repo: Any | None = None, **trailers: str
+) -> Any:
+    """Commit this session's handoff at Stop or PreCompact: the handoff the model wrote in
+    its last reply (``last_assistant_message``, when the hook was told it: the transcript does
+    not hold it yet) kept whole, beside the transcript's record (:func:`hand_off`)."""
+    from clm_policy.lifecycle.compose import words_of_reply
+
+    last = hook.event.get("last_assistant_message")
+    words = words_of_reply(last if isinstance(last, str) else None)
+    done, _why = hand_off(hook, words, outcome=outcome, repo=repo, **trailers)
     return done
 
 
@@ -117,13 +149,17 @@ MAIN_AGENT = "main"
 def with_agents(repo: Any, state: Any) -> Any:
     """``state`` with the memory keys of the agents its session started (recorded at their
     SubagentStop) among its ``memory_keys``: the next session reads their records first."""
-    from clm_policy.lifecycle.subagents import agent_keys
-
-    keys = agent_keys(repo, state.session_id)
+    keys = _agent_keys(repo, state.session_id)
     if not keys:
         return state
     merged = list(dict.fromkeys([*state.memory_keys, *keys]))
     return state.model_copy(update={"memory_keys": merged})
+
+
+def _agent_keys(repo: Any, session_id: str) -> list[str]:
+    from clm_policy.lifecycle.subagents import agent_keys
+
+    return list(agent_keys(repo, session_id))
 
 
 def handed_off(hook: Hook, repo: Any | None = None) -> str | None:
@@ -260,11 +296,7 @@ def stop_for_handoff(hook: Hook, wording: Wording) -> HookReply:
         )
     if hook.turn:
         hook.note(asked=hook.turn)
-    return wording.ask_at_stop(
-        f"clm-policy: the context is {share(outcome)} full and the policy hands off "
-        f"({outcome.rationale}). Before you stop, end your reply with a handoff for the next "
-        f"session, under these headings: {HANDOFF_HEADINGS} Then stop."
-    )
+    return wording.ask_at_stop(stop_request(outcome.rationale, share(outcome)))
 
 
 def pre_compact(hook: Hook, wording: Wording) -> HookReply:
@@ -301,18 +333,6 @@ def pre_compact(hook: Hook, wording: Wording) -> HookReply:
     )
 
 
-HANDOFF_HEADINGS = (
-    "## Goal; ## Done and verified (each with its evidence: the command and what it printed); "
-    "## Not verified; ## Blockers (or 'none'); ## Next safe action (one step)."
-)
-"""The sections a handoff reply is asked for (clm_policy.transcripts.notes reads them, and
-variations of them)."""
-HANDOFF_REQUEST = (
-    "Finish the step you are on, do not start new work, and end your reply with a handoff "
-    f"under these headings: {HANDOFF_HEADINGS}"
-)
-
-
 def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
     """A UserPromptSubmit answer: nothing while the policy says continue; the person told
     to compact (with a focus) or that a handoff follows, and the model why. A session that
@@ -330,8 +350,13 @@ def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
         return told
     full = share(outcome)
     if action == "compact":
-        state, _ = hook.full_state()
-        focus = compact_focus(redacted_for_advice(state))
+        from clm_policy.memory.redact import Redactor
+        from clm_policy.transcripts.reading import read_transcript
+
+        reading = read_transcript(hook.transcript)
+        state = reading.to_state(hook.session_id(reading))
+        last = reading.work.last_activity if reading.work is not None else None
+        focus = compact_focus(redacted_for_advice(state), Redactor().text(last) if last else None)
         person = (
             f"clm-policy: context {full} ({outcome.rationale}). {wording.compact_command(focus)}"
         )
@@ -349,7 +374,7 @@ def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
         )
         model = (
             f"[clm-policy] The context window is {full} full and the policy says hand off "
-            f"({outcome.rationale}). {HANDOFF_REQUEST}"
+            f"({outcome.rationale}). {handoff_request()}"
         )
         if hook.turn:
             hook.note(asked=hook.turn)  # this turn's Stop commits the reply as the handoff
@@ -438,17 +463,22 @@ def redacted_for_advice(state: Any) -> Any:
     )
 
 
-def compact_focus(state: Any) -> str:
-    """The focus hint for ``/compact``: the goal, the next step, the files being changed."""
-    from clm_policy.lifecycle.summary import next_safe_action, one_line
+def compact_focus(state: Any, last_activity: str | None = None) -> str:
+    """The focus for ``/compact``: what the summary must keep, in the handoff request's terms
+    (:func:`clm_policy.lifecycle.request.compact_focus`), and the next step — the one the
+    session states, or that it is unknown and what was last being done. Never a goal guessed
+    from the user's last words: the summary has the conversation."""
+    from clm_policy.lifecycle.request import compact_focus as focus
+    from clm_policy.lifecycle.summary import UNKNOWN_NEXT_STEP, next_safe_action, one_line
 
-    parts = []
-    if state.goal:
-        parts.append(f"keep the goal ({one_line(state.goal, 80)})")
-    parts.append(f"the next step ({one_line(next_safe_action(state), 100)})")
-    if state.changed_artifacts:
-        parts.append("the files " + ", ".join(state.changed_artifacts[-3:]))
-    return one_line("; ".join(parts), 300)
+    step = next_safe_action(state, last_activity)
+    if not step.startswith(UNKNOWN_NEXT_STEP):
+        said = f"Next step: {one_line(step, 200).rstrip('.')}."
+    elif last_activity:
+        said = f"The next step is unknown; last being done: {one_line(last_activity, 200)}."
+    else:
+        said = "The next step is unknown."
+    return focus(said)
 
 
 def share(outcome: Any) -> str:

@@ -254,11 +254,6 @@ class Hook:
         )
 
 
-def handoff_options(hook: Hook, state: Any) -> dict[str, Any]:
-    """What a handoff the hook commits takes from the policy: the profile's ``seed_tokens``."""
-    return {"seed_tokens": hook.policy().profile(hook.profile or state.profile).seed_tokens}
-
-
 def window_unknown(policy: Any, figures: Any, profile: str | None) -> bool:
     """Whether the profile's thresholds are shares of a window that neither the state nor
     the policy (its models table, the profile) knows: then they cannot decide anything."""
@@ -273,8 +268,13 @@ def window_unknown(policy: Any, figures: Any, profile: str | None) -> bool:
 
 def take_handoff(hook: Hook) -> str:
     """The newest handoff no session has picked up yet, as a seed; marked taken in git."""
-    from clm_policy.lifecycle.handoff import seed_messages
-    from clm_policy.lifecycle.pipelines import Provenance, memory_hits, record_session_start
+    from clm_policy.lifecycle.pipelines import (
+        Provenance,
+        memory_hits,
+        read_more,
+        record_session_start,
+    )
+    from clm_policy.lifecycle.seed import seed_text
     from clm_policy.memory.audit import read_log
     from clm_policy.models.manifest import read_manifest
     from clm_policy.models.state import SessionState
@@ -300,13 +300,15 @@ def take_handoff(hook: Hook) -> str:
             if read.upgraded:
                 log(read.note(path))
             constraints, decisions = _carried(repo, entry.session, entry.commit)
-            seed = seed_messages(
+            profile = hook.policy().profile(hook.profile)
+            handoff_file = entry.trailers.get("Clm-Handoff") or path
+            seed = seed_text(
                 manifest,
-                memory_hits(repo, manifest),
+                memory=memory_hits(repo, manifest),
+                budget=min(profile.seed_tokens * 4, SEED_CHARS),
+                read_more=read_more(handoff_file, home_short(hook.memory)),
                 constraints=constraints,
                 decisions=decisions,
-                seed_tokens=hook.policy().profile(hook.profile).seed_tokens,
-                manifest_path=path,
             )
             state = SessionState(
                 session_id=sid, goal=manifest.goal, parent_session=entry.session or None
@@ -319,8 +321,18 @@ def take_handoff(hook: Hook) -> str:
                     "seeded", extra_trailers={"Clm-Agent": hook.agent, "Clm-Seed": path}
                 ),
             )
-            return "\n\n".join(m.content for m in seed)
+            return seed
     return ""
+
+
+SEED_CHARS = 9_400
+"""The most a seed given at SessionStart may take (Claude Code reads 10,000 characters of a
+hook's additional context; the hook's own notices need room)."""
+
+
+def home_short(path: str) -> str:
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if home != "~" and path.startswith(home + os.sep) else path
 
 
 def _carried(repo: Any, session: str | None, commit: str) -> tuple[list[str], list[str]]:

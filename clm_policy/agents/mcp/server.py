@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field, ValidationError
 
 from clm_policy.agents.mcp.tools import Tools
-from clm_policy.base.errors import ClmError, InputError
+from clm_policy.base.errors import ClmError
 from clm_policy.lifecycle.agent_handoff import AgentHandoff
+from clm_policy.lifecycle.request import SECTIONS, tool_description
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -50,13 +51,7 @@ DESCRIPTIONS = {
         "The policy's decision for this session with every rule and guard: its expression, "
         "the values it read and whether it held."
     ),
-    "handoff": (
-        "Hand this session off: write the handoff the next session starts from. clm-policy "
-        "adds the files changed and the commands run from the transcript, redacts secrets, "
-        "commits it, and answers with the commit and what the next session will be told. "
-        "Call it when the policy says handoff or the work must go on in a fresh session; "
-        "then stop."
-    ),
+    "handoff": tool_description() + " Then stop.",
     "memory_search": (
         "Search the project's memory topics (durable notes kept across sessions) for a "
         "word or phrase; the best matches first, with an excerpt."
@@ -68,6 +63,13 @@ DESCRIPTIONS = {
         "joined by '/'."
     ),
 }
+
+
+def _asks(field: str) -> str:
+    """What the request asks of the handoff's part ``field`` (the tool's field descriptions
+    and the Stop request say the same)."""
+    return next(s.asks for s in SECTIONS if s.field == field)
+
 
 Item = Annotated[str, Field(max_length=ITEM_CHARS)]
 Items = Annotated[list[Item], Field(max_length=ITEMS)]
@@ -116,41 +118,29 @@ def build_server(tools: Tools | None = None) -> MCPServer:
         return run.explain()
 
     def handoff(
-        goal: Annotated[
-            str, Field(max_length=GOAL_CHARS, description="the task, in a sentence or a few")
-        ],
-        next_safe_action: Annotated[
-            str,
-            Field(
-                max_length=ACTION_CHARS,
-                description="the first thing the next session should do",
-            ),
-        ],
-        done: Annotated[Items, Field(description="what this session finished")] = [],  # noqa: B006
-        verified: Annotated[
-            Items, Field(description="what was checked, and how (a test run, its result)")
-        ] = [],  # noqa: B006
-        not_verified: Annotated[Items, Field(description="what still needs checking")] = [],  # noqa: B006
-        blockers: Annotated[Items, Field(description="what stops progress")] = [],  # noqa: B006
+        goal: Annotated[str, Field(max_length=GOAL_CHARS, description=_asks("goal"))],
+        next_step: Annotated[str, Field(max_length=ACTION_CHARS, description=_asks("next_step"))],
+        tasks: Annotated[Items, Field(description=_asks("tasks"))] = [],  # noqa: B006
+        decisions: Annotated[Items, Field(description=_asks("decisions"))] = [],  # noqa: B006
+        verification: Annotated[Items, Field(description=_asks("verification"))] = [],  # noqa: B006
+        blockers: Annotated[Items, Field(description=_asks("blockers"))] = [],  # noqa: B006
+        environment: Annotated[Items, Field(description=_asks("environment"))] = [],  # noqa: B006
+        plan: Annotated[Items, Field(description="the steps after the next one, in order")] = [],  # noqa: B006
         notes: Annotated[
-            str,
-            Field(
-                max_length=NOTES_CHARS,
-                description="assumptions, risks, anything else the next session must know",
-            ),
+            str, Field(max_length=NOTES_CHARS, description="anything else the next session needs")
         ] = "",
     ) -> dict[str, Any]:
         fields = AgentHandoff(
             goal=goal,
-            done=done,
-            verified=verified,
-            not_verified=not_verified,
+            tasks=tasks,
+            decisions=decisions,
+            verification=verification,
             blockers=blockers,
-            next_safe_action=next_safe_action,
+            environment=environment,
+            next_step=next_step,
+            plan=plan,
             notes=notes,
         )
-        if not goal.strip() or not next_safe_action.strip():
-            raise InputError("the goal and the next safe action must not be empty")
         return run.handoff(fields)
 
     def memory_search(

@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from clm_policy.agents.hooks.events import share
-from clm_policy.agents.hooks.shared import Hook, cut, handoff_options
+from clm_policy.agents.hooks.shared import Hook, cut
 from clm_policy.agents.mcp.calling import Caller, find_caller, project_dir
 from clm_policy.base.errors import InputError
-from clm_policy.lifecycle.agent_handoff import AgentHandoff, notes_of, summary_text
+from clm_policy.lifecycle.agent_handoff import AgentHandoff
 
 AGENT = "claude-code"
 SEARCH_LIMIT = 10
@@ -113,36 +113,14 @@ class Tools:
         return {**self._where(caller), "explanation": explanation.model_dump(mode="json")}
 
     def handoff(self, fields: AgentHandoff) -> dict[str, Any]:
-        """Commit the calling session's handoff: the agent's fields over the transcript's
-        facts; the answer says what the next session will be told."""
-        from clm_policy.lifecycle.pipelines import run_handoff
-        from clm_policy.lifecycle.verify import inventory
-        from clm_policy.transcripts.reading import read_transcript
-        from clm_policy.transcripts.takeover import handoff_states
+        """Commit the calling session's handoff: the agent's fields, kept whole, beside the
+        transcript's record; the answer says what the next session will be told. Empty
+        fields give the record alone."""
+        from clm_policy.agents.hooks.events import hand_off
+        from clm_policy.lifecycle.compose import words_of_fields
 
         caller, hook = self._session("handoff")
-        reading = read_transcript(hook.transcript)
-        base, state = handoff_states(reading, hook.session_id(reading), notes=notes_of(fields))
-        if hook.profile:
-            base = base.model_copy(update={"profile": hook.profile})
-            state = state.model_copy(update={"profile": hook.profile})
-        outcome = hook.policy().outcome(base, hook.profile)
-        why = hook.provenance(outcome, **{"Clm-Via": "mcp"})
-        if outcome.action.value != "handoff":
-            said = outcome.action.value + (f" ({outcome.rationale})" if outcome.rationale else "")
-            why = why.replace(
-                rule="agent", rationale=f"the agent handed off; the policy says {said}"
-            )
-        with hook.repo() as repo:
-            done = run_handoff(
-                repo,
-                state,
-                why=why,
-                push=hook.remote,
-                facts_asked=inventory(base),
-                agent_summary=summary_text(fields),
-                **handoff_options(hook, state),
-            )
+        done, why = hand_off(hook, words_of_fields(fields), via="mcp")
         return {
             **self._where(caller),
             "commit": done.commit,
@@ -150,7 +128,7 @@ class Tools:
             "handoff": done.handoff_path,
             "rule": why.rule,
             "redactions": done.redactions,
-            "recall": done.recall.trailer if done.recall else None,
+            "recall_agent": done.agent_recall.trailer if done.agent_recall else None,
             "seed": cut("\n\n".join(m.content for m in done.seed)),
             "next": NEXT_SESSION,
         }
@@ -185,12 +163,21 @@ class Tools:
     def memory_read(self, key: str) -> dict[str, Any]:
         """The topic ``key``, whole."""
         from clm_policy.memory.init import is_memory_repo
-        from clm_policy.memory.layout import check_key
+        from clm_policy.memory.layout import check_key, handoff_of_key
         from clm_policy.memory.store import GitMemoryStore
 
         check_key(key)
         hook = self._project()
         entry = None
+        handoff = handoff_of_key(key)
+        if handoff is not None:  # a handoff's file for people (a seed names it by this key)
+            text = None
+            if is_memory_repo(hook.memory):
+                with hook.repo() as repo:
+                    text = repo.show_file(handoff)
+            if text is None:
+                raise InputError(f"no handoff {key!r} in the memory repository")
+            return {"key": key, "content": text, "tags": ["handoff"], "updated_at": None}
         if is_memory_repo(hook.memory):
             with hook.repo() as repo:
                 entry = GitMemoryStore(repo).entry(key)

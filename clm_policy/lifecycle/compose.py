@@ -1,0 +1,381 @@
+"""The one road of every handoff: the agent's words (if any) and the session (its transcript,
+or a state) in; the state to commit, the manifest and the seed out.
+
+Every handoff takes it — the Stop hook's reply, the MCP ``handoff`` call, the hard-limit
+PreCompact, ``clm-policy handoff`` (``--reply FILE`` gives it the agent's words), the loop —
+through :func:`compose` (what the session is, with the agent's words over it) and then
+:func:`~clm_policy.lifecycle.pipelines.run_handoff` (the manifest, the seed, the commit), or
+:func:`preview` (the manifest and the seed without a commit: the benchmarks).
+
+The agent's words are kept whole (:class:`Words`) and read into fields by the one parser
+(:func:`~clm_policy.transcripts.notes.parse_notes`) for what the manifest's fields and the
+commit need (its goal, its next step); the record (:mod:`clm_policy.transcripts.record`) is
+the transcript's. Where the two disagree — the words say the work is done or the checks pass,
+the latest run of a check failed — :func:`contradictions` says so in one line each.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from clm_policy.lifecycle.agent_handoff import AgentHandoff
+from clm_policy.lifecycle.request import PLAN_FIELD, SECTIONS
+from clm_policy.transcripts.notes import AgentNotes, parse_notes
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from datetime import datetime
+
+    from clm_policy.models.manifest import HandoffManifest
+    from clm_policy.models.state import SessionState
+    from clm_policy.transcripts.reading import TranscriptReading
+    from clm_policy.transcripts.record import CheckResult, SessionRecord
+    from clm_policy.transcripts.work import Work
+
+REPLY = "reply"
+TOOL = "tool"
+SUMMARY = "summary"
+
+
+@dataclass(frozen=True)
+class Words:
+    """What the agent wrote on purpose: ``source`` (``reply``, ``tool``, ``summary``), the
+    ``text`` whole, and for a summary the ``step`` it was written at."""
+
+    source: str
+    text: str
+    step: int | None = None
+
+    @property
+    def notes(self) -> AgentNotes:
+        return parse_notes(self.text)
+
+
+def words_of_reply(text: str | None) -> Words | None:
+    """The agent's reply to the handoff request (None when it wrote nothing)."""
+    if text is None or not text.strip():
+        return None
+    return Words(REPLY, text.strip())
+
+
+def words_of_fields(fields: AgentHandoff) -> Words | None:
+    """The MCP ``handoff`` call's fields as the text a reply with the request's headings
+    would be: the same words give the same seed by either road. None when every field is
+    empty."""
+    parts: list[str] = []
+    values = fields.values()
+    for section in SECTIONS:
+        value = values.get(section.field)
+        items = [v for v in (value if isinstance(value, list | tuple) else [value]) if v]
+        if section.field == "next_step":
+            plan = [p for p in values.get(PLAN_FIELD) or [] if p.strip()]
+            body = [str(items[0]).strip()] if items else []
+            body += [f"- {p.strip()}" for p in plan]
+            if body:
+                parts.append(
+                    f"## {section.heading}\n\n"
+                    + "\n\n".join(body[:1])
+                    + ("\n\n" + "\n".join(body[1:]) if body[1:] else "")
+                )
+            continue
+        if section.is_list:
+            if items:
+                parts.append(
+                    f"## {section.heading}\n\n" + "\n".join(f"- {str(i).strip()}" for i in items)
+                )
+        elif items and str(items[0]).strip():
+            parts.append(f"## {section.heading}\n\n{str(items[0]).strip()}")
+    notes = str(values.get("notes") or "").strip()
+    if notes:
+        parts.append(f"## Notes\n\n{notes}")
+    text = "\n\n".join(parts)
+    return Words(TOOL, text) if text.strip() else None
+
+
+def words_of_transcript(reading: TranscriptReading) -> Words | None:
+    """The agent's words the transcript itself holds: its last message when that is a
+    handoff (written under the request's headings, or most of them: a goal or blockers, and a
+    next step — the reply to a handoff request the hook could not commit), else its latest
+    compaction summary, else None."""
+    last = reading.last_assistant_message
+    if last and _handoff_shaped(last):
+        return Words(REPLY, last.strip())
+    return words_of_summary(reading)
+
+
+def _handoff_shaped(text: str) -> bool:
+    notes = parse_notes(text)
+    stated = sum(
+        bool(x)
+        for x in (
+            notes.goal,
+            notes.done or notes.remaining,
+            notes.verified or notes.not_verified,
+            notes.blockers is not None,
+            notes.environment,
+            notes.decisions,
+        )
+    )
+    return bool(notes.next_action) and stated >= 2
+
+
+def words_of_summary(reading: TranscriptReading) -> Words | None:
+    """The agent's latest compaction summary in the transcript, as its words at the step it
+    wrote it (the record after it is newer); None when it wrote none."""
+    work = reading.work
+    if work is None or not work.summaries:
+        return None
+    _order, text, _kind = work.summaries[-1]
+    text = _unwrapped(text)
+    if not text:
+        return None
+    return Words(SUMMARY, text, reading.last_compact_step)
+
+
+_SUMMARY_BOILERPLATE = (
+    re.compile(r"^This session is being continued from a previous conversation[^\n]*\n?", re.M),
+    re.compile(r"^Please continue the conversation from where we left[^\n]*\n?", re.M),
+    re.compile(r"^If you need specific details from before compaction[^\n]*\n?", re.M),
+    re.compile(r"<analysis>.*?(?:</analysis>|\Z)", re.S),
+    re.compile(r"</?summary>"),
+)
+
+
+def _unwrapped(text: str) -> str:
+    for pattern in _SUMMARY_BOILERPLATE:
+        text = pattern.sub("", text)
+    return text.strip()
+
+
+@dataclass
+class Composed:
+    """A handoff before it is committed: ``base`` (what the session alone gives: the
+    inventory the agent's words are checked against), ``state`` (with the agent's words over
+    it: what is committed), the ``record``, the ``words`` and the ``contradictions``."""
+
+    base: SessionState
+    state: SessionState
+    words: Words | None = None
+    record: SessionRecord | None = None
+    contradictions: list[str] = field(default_factory=list)
+
+
+def compose(
+    source: TranscriptReading | SessionState,
+    words: Words | None = None,
+    *,
+    session_id: str | None = None,
+    profile: str | None = None,
+    context_window: int | None = None,
+    memory_keys: Sequence[str] = (),
+) -> Composed:
+    """The handoff of the session ``source`` is (a transcript's reading, or a state), with
+    the agent's ``words`` over it. ``session_id`` names the session (a reading's own id by
+    default); ``profile``, ``context_window`` (the window the decision used, when the
+    transcript names none) and ``memory_keys`` (its agents' records) are set on both states."""
+    from clm_policy.models.state import SessionState
+    from clm_policy.transcripts.record import record_of
+    from clm_policy.transcripts.takeover import build_state
+
+    notes = words.notes if words is not None and words.source != SUMMARY else None
+    stale: list[str] = []
+    if isinstance(source, SessionState):
+        base = source
+        state = _with_notes(source, notes) if notes is not None and not notes.empty else source
+        record = None
+    else:
+        sid = session_id or source.state_session_id()
+        base = build_state(source, sid)
+        state = build_state(source, sid, notes) if notes is not None else base
+        if notes is not None and not notes.empty:
+            state = state.model_copy(update={"messages": []})  # the manifest keeps the words
+        record = record_of(source.work) if source.work is not None else None
+        if words is not None and words.source == SUMMARY and source.work is not None:
+            stale = stale_in_summary(words, source.work)
+    update: dict[str, object] = {}
+    if profile:
+        update["profile"] = profile
+    if memory_keys:
+        update["memory_keys"] = list(dict.fromkeys([*state.memory_keys, *memory_keys]))
+    if context_window and state.tokens.context_window is None:
+        update["tokens"] = state.tokens.model_copy(update={"context_window": context_window})
+    if update:
+        base = base.model_copy(update={k: v for k, v in update.items() if k != "memory_keys"})
+        state = state.model_copy(update=update)
+    said = contradictions(words, record) if words is not None and record is not None else []
+    return Composed(base, state, words, record, stale + said)
+
+
+def stale_in_summary(words: Words, work: Work) -> list[str]:
+    """One line for each step of the agent's compaction summary (its next step, its pending
+    tasks) that the session did after the summary: the record says it is done."""
+    notes = words.notes
+    order = work.summaries[-1][0] if work.summaries else -1
+    lines = []
+    for step in [notes.next_action, *notes.remaining][:12]:
+        if step and work.done_after(order, step):
+            lines.append(
+                f'part 1 is older than the record: "{_short(step, 120)}" was done after the '
+                "summary was written."
+            )
+    return lines
+
+
+def _with_notes(state: SessionState, notes: AgentNotes) -> SessionState:
+    """A given state (a state file, the loop's) with the agent's notes over it."""
+    update: dict[str, object] = {}
+    if notes.goal:
+        update["goal"] = notes.goal
+    if notes.next_action:
+        update["next_action"] = notes.next_action
+    for name in ("done", "verified", "not_verified", "decisions", "constraints"):
+        items = getattr(notes, name)
+        if items:
+            update[name] = [*getattr(state, name), *items]
+    if notes.remaining:
+        update["remaining"] = list(dict.fromkeys([*notes.remaining, *state.remaining]))
+    if notes.blockers is not None:
+        update["blockers"] = list(notes.blockers)
+    return state.model_copy(update=update)
+
+
+# -- where the record disagrees with the agent ----------------------------------------------
+
+_PASS_WORDS = re.compile(
+    r"\b(?:pass(?:es|ed|ing)?|green|succeed(?:s|ed)?|success(?:ful(?:ly)?)?|works?|working|"
+    r"ok|clean|no errors?|all good|builds? fine)\b",
+    re.I,
+)
+_FAIL_WORDS = re.compile(
+    r"\b(?:fail(?:s|ed|ing|ure|ures)?|red|error(?:s)?|broken|not (?:yet )?pass|does not|"
+    r"doesn'?t|unverified|not verified|not run|didn'?t run|blocked)\b",
+    re.I,
+)
+_DONE_WORDS = re.compile(
+    r"\b(?:all (?:done|complete|finished)|(?:task|work|everything|it) (?:is )?(?:now )?"
+    r"(?:complete|completed|done|finished)|ready (?:for|to) (?:review|merge|ship))\b",
+    re.I,
+)
+
+
+def contradictions(words: Words, record: SessionRecord) -> list[str]:
+    """One line for each failing check the agent's words call passing or done (a check the
+    words name with words of passing and none of failing, or the whole work called done while
+    a check's latest run failed)."""
+    failing = record.failing
+    if not failing:
+        return []
+    lines: list[str] = []
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", words.text) if s.strip()]
+    for check in failing:
+        claim = _claim_of(check, sentences)
+        if claim is not None:
+            lines.append(
+                f'the agent\'s words say "{_short(claim)}", but the latest run of '
+                f"`{_short(check.command, 120)}` failed ({_short(check.result or 'failed', 120)})."
+            )
+    if not lines:
+        done = next(
+            (s for s in sentences if _DONE_WORDS.search(s) and not _FAIL_WORDS.search(s)), None
+        )
+        if done is not None:
+            names = ", ".join(f"`{_short(c.command, 80)}`" for c in failing[:3])
+            lines.append(
+                f'the agent\'s words say "{_short(done)}", but the latest run of {names} failed.'
+            )
+    return lines
+
+
+def _claim_of(check: CheckResult, sentences: Sequence[str]) -> str | None:
+    """The sentence of the agent's words that says ``check`` passes, or None: it names the
+    check (its command, not a longer one it starts: ``pytest -q`` is not ``pytest -q
+    tests/x.py``; a script by name: "the build") with words of passing and none of failing."""
+    keys = _keys(check.command)
+    for sentence in sentences:
+        lowered = sentence.lower()
+        if not any(_names(lowered, k) for k in keys):
+            continue
+        if (
+            _PASS_WORDS.search(sentence)
+            and not _FAIL_WORDS.search(sentence)
+            and not _AIM_WORDS.search(sentence)
+        ):
+            return sentence
+    return None
+
+
+_AIM_WORDS = re.compile(
+    r"\b(?:so that|until|then|should|must|needs? to|in order to|to make|make\b.*\bpass|will|"
+    r"once|if|expect(?:s|ed)?|want|goal|next)\b",
+    re.I,
+)
+"""Words of a sentence that aims at a result rather than reports one ("make it pass, then
+run …")."""
+
+
+def _names(sentence: str, key: str) -> bool:
+    """Whether ``sentence`` names ``key`` on its own: not followed by a path or an argument."""
+    for m in re.finditer(re.escape(key), sentence):
+        before = sentence[m.start() - 1 : m.start()]
+        after = sentence[m.end() : m.end() + 2]
+        if before and (before.isalnum() or before in "-_/."):
+            continue
+        if after and (after[0].isalnum() or after[0] in "_/." or after in (" -", " .")):
+            continue
+        if after.startswith(" ") and len(after) > 1 and (after[1] in "-./" or after[1].isalnum()):
+            nxt = sentence[m.end() + 1 :].split(" ", 1)[0]
+            if re.match(r"^[-./\w]*[/.][\w]", nxt) or nxt.startswith("-"):
+                continue
+        return True
+    return False
+
+
+def _keys(command: str) -> list[str]:
+    """What names a check in prose: its runner and script (``npm run build`` -> ``build``,
+    ``pytest -q tests/x.py`` -> ``pytest``, ``cargo test`` -> ``cargo test``)."""
+    from clm_policy.transcripts.results import normalise
+
+    normal = normalise(command).split(" && ")[0]
+    words = normal.split()
+    if not words:
+        return []
+    if words[0] in ("npm", "pnpm", "yarn", "bun") and len(words) > 1:
+        script = words[2] if words[1] in ("run", "run-script") and len(words) > 2 else words[1]
+        return [f"{words[0]} run {script}", f"{words[0]} {script}", f"the {script}"]
+    if len(words) > 1 and words[0] in ("cargo", "go", "dotnet", "mix", "gradle", "mvn", "deno"):
+        return [" ".join(words[:2])] if len(words) == 2 else [normal]
+    return [normal]
+
+
+def _short(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+# -- without a commit ---------------------------------------------------------------------
+
+
+def preview(
+    composed: Composed,
+    *,
+    rationale: str = "handoff requested",
+    now: datetime,
+    budget: int | None = None,
+    memory: Sequence[tuple[str, str]] = (),
+    read_more: str | None = None,
+) -> tuple[HandoffManifest, str]:
+    """The manifest and the seed ``composed`` gives, as :func:`~.pipelines.run_handoff` would
+    commit them (unredacted: nothing is written)."""
+    from clm_policy.lifecycle.handoff import build_manifest
+    from clm_policy.lifecycle.seed import CHARS_PER_TOKEN, DEFAULT_SEED_TOKENS, seed_text
+
+    manifest = build_manifest(composed.state, rationale, now=now, composed=composed)
+    seed = seed_text(
+        manifest,
+        memory=memory,
+        budget=budget if budget is not None else DEFAULT_SEED_TOKENS * CHARS_PER_TOKEN,
+        read_more=read_more,
+    )
+    return manifest, seed

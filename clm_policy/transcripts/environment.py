@@ -1,0 +1,186 @@
+"""The state a session's commands leave behind them, beside the files: git (branches, commits,
+pushes and their refusals, remotes, stashes, resets, conflicts) and processes (started in the
+background, stopped), read from each command and its output. A successor needs it: a push
+rejected by push protection is the blocker, a server the agent killed must be restarted, a
+removed ``origin`` or a force push still owed changes what it may do next.
+
+:func:`facts_of` gives the facts of one run, each one line; :func:`refusal` tells a named
+refusal (a rejected push, a permission or authentication failure) — a blocker, not a failing
+check.
+"""
+
+from __future__ import annotations
+
+import re
+
+from clm_policy.transcripts.results import FAILED, PASSED, split_chain, words_of
+
+_REFUSALS = (
+    ("push protection", re.compile(r"push protection|GH013|cannot contain secrets", re.I)),
+    ("repository rule", re.compile(r"repository rule violations|protected branch", re.I)),
+    ("non-fast-forward", re.compile(r"non-fast-forward|fetch first|\[rejected\]", re.I)),
+    (
+        "authentication",
+        re.compile(
+            r"Authentication failed|Permission denied \(publickey|could not read Username|"
+            r"403 Forbidden|401 Unauthorized|invalid credentials|requires authentication",
+            re.I,
+        ),
+    ),
+    ("permission", re.compile(r"permission denied|access denied|EACCES|EPERM", re.I)),
+    ("rate limit", re.compile(r"rate limit|too many requests|\b429\b", re.I)),
+)
+_COMMIT_LINE = re.compile(r"^\[([^\]\s]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.M)
+_CONFLICT = re.compile(r"^CONFLICT \([^)]*\): .*?(?:in|of) (\S+)", re.M)
+_STATUS_LINE = re.compile(r"^(?:[ MADRCU?!]{2}) (.+)$", re.M)
+_BRANCH_LINE = re.compile(r"^## ([^\s.]+)", re.M)
+_ON_BRANCH = re.compile(r"^On branch (\S+)", re.M)
+_KILLERS = frozenset({"kill", "pkill", "killall", "taskkill", "stop-process", "fuser"})
+_SERVERS = re.compile(
+    r"\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:dev|start|serve|preview)\b|\bvite\b(?!\s+build)|"
+    r"\bnext\s+(?:dev|start)\b|\buvicorn\b|\bgunicorn\b|\bflask\s+run\b|\bmanage\.py\s+runserver\b|"
+    r"\bhttp\.server\b|\bserve\b|\brails\s+s(?:erver)?\b|\bdocker(?:-|\s+)compose\s+up\b|"
+    r"\bcargo\s+(?:run|watch)\b|\bnodemon\b|\bjupyter\b|\bstreamlit\s+run\b",
+    re.I,
+)
+LINE = 160
+
+
+def _one(text: str, limit: int = LINE) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def refusal(output: str) -> str | None:
+    """The kind of named refusal ``output`` reports (``push protection``, ``authentication``
+    …), or None."""
+    for name, pattern in _REFUSALS:
+        if pattern.search(output[-4000:]):
+            return name
+    return None
+
+
+def _reason(output: str) -> str:
+    """The output's line that says why (the refusal's, else the last ``error``/``fatal``)."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    for name, pattern in _REFUSALS:
+        for line in lines:
+            if pattern.search(line):
+                return _one(line.removeprefix("remote: ").removeprefix("! "), 200)
+        del name
+    for line in reversed(lines):
+        if re.match(r"(?i)(?:error|fatal|remote: error)\b", line):
+            return _one(line, 200)
+    return _one(lines[-1], 200) if lines else ""
+
+
+def facts_of(command: str, output: str, status: str, background: bool = False) -> list[str]:
+    """The environment facts of one run of ``command`` (its ``output`` and verdict ``status``);
+    ``background``: the agent started it to keep running."""
+    facts: list[str] = []
+    if background:
+        facts.append(f"started in the background: `{_one(command)}`")
+    for _op, piece in split_chain(command):
+        words = words_of(piece)
+        while words and ("=" in words[0] and not words[0].startswith("-")):
+            words = words[1:]
+        if not words:
+            continue
+        head = words[0].rsplit("/", 1)[-1].rsplit("\\", 1)[-1].lower()
+        head = re.sub(r"\.(?:exe|cmd|bat)$", "", head)
+        if head == "git":
+            facts += _git(words[1:], piece, output, status)
+        elif head in _KILLERS:
+            facts.append(f"stopped a process: `{_one(piece)}`")
+        elif not background and piece.rstrip().endswith("&") and _SERVERS.search(piece):
+            facts.append(f"started in the background: `{_one(piece)}`")
+    if not background and command.rstrip().endswith("&") and not facts:
+        facts.append(f"started in the background: `{_one(command)}`")
+    return list(dict.fromkeys(facts))
+
+
+def _git(args: list[str], piece: str, output: str, status: str) -> list[str]:
+    while args and args[0] in ("-C", "-c") and len(args) > 1:
+        args = args[2:]
+    if not args:
+        return []
+    sub, rest = args[0], args[1:]
+    flags = {a for a in rest if a.startswith("-")}
+    plain = [a for a in rest if not a.startswith("-")]
+    shown = _one(piece)
+    if sub == "push":
+        if status == FAILED or refusal(output):
+            kind = refusal(output) or "failed"
+            return [f"push refused ({kind}): `{shown}` — {_reason(output)}"]
+        forced = flags & {"-f", "--force", "--force-with-lease"}
+        return [f"{'force-' if forced else ''}pushed: `{shown}`"]
+    if status == FAILED:
+        if sub in ("merge", "rebase", "cherry-pick", "pull", "stash") and _CONFLICT.search(output):
+            files = ", ".join(m.group(1) for m in _CONFLICT.finditer(output))
+            return [f"conflict after `{shown}`: {_one(files)}"]
+        if sub in ("commit", "checkout", "switch", "merge", "rebase", "pull", "remote", "reset"):
+            return [f"failed: `{shown}` — {_reason(output)}"]
+        return []
+    if sub == "commit":
+        m = _COMMIT_LINE.search(output)
+        if m:
+            return [f"committed on {m.group(1)}: {m.group(2)} {_one(m.group(3), 100)}"]
+        return [f"committed: `{shown}`"] if status == PASSED else []
+    if sub in ("checkout", "switch") and ({"-b", "-B", "-c", "-C"} & flags) and plain:
+        return [f"created and switched to branch {plain[0]}"]
+    if sub in ("checkout", "switch") and plain and not ({"--", "."} & set(rest)):
+        if len(plain) == 1 and "/" not in plain[0] and "." not in plain[0]:
+            return [f"switched to branch {plain[0]}"]
+        return []
+    if sub == "branch" and plain and ({"-d", "-D", "--delete"} & flags):
+        return [f"deleted branch {plain[0]}"]
+    if sub == "remote" and plain:
+        action = plain[0]
+        if action in ("remove", "rm") and len(plain) > 1:
+            return [f"removed remote {plain[1]}"]
+        if action == "add" and len(plain) > 1:
+            return [f"added remote {plain[1]}"]
+        if action == "set-url" and len(plain) > 1:
+            return [f"changed the URL of remote {plain[1]}"]
+        return []
+    if sub == "stash":
+        action = plain[0] if plain else "push"
+        if action in ("push", "save"):
+            return ["stashed uncommitted changes (git stash)"]
+        if action in ("pop", "apply"):
+            return [f"restored stashed changes (git stash {action})"]
+        if action in ("drop", "clear"):
+            return [f"dropped stashed changes (git stash {action})"]
+        return []
+    if sub == "reset" and "--hard" in flags:
+        return [f"reset the working tree: `{shown}`"]
+    if sub in ("merge", "rebase", "cherry-pick", "revert") and status == PASSED:
+        return [f"ran `{shown}`"]
+    if sub == "tag" and plain and not flags & {"-l", "--list", "-d"}:
+        return [f"tagged {plain[0]}"]
+    if sub == "status":
+        return _status(output)
+    return []
+
+
+def _status(output: str) -> list[str]:
+    """What ``git status`` (long or short form) showed: the branch and the uncommitted files."""
+    branch = _BRANCH_LINE.search(output) or _ON_BRANCH.search(output)
+    files: list[str] = []
+    if "Changes not staged" in output or "Untracked files" in output or "Changes to be" in output:
+        for line in output.splitlines():
+            m = re.match(
+                r"^\t(?:(?:modified|new file|deleted|renamed|both modified):\s+)?(.+)$", line
+            )
+            if m:
+                files.append(m.group(1).strip())
+    else:
+        files = [m.group(1).strip() for m in _STATUS_LINE.finditer(output)]
+    out = []
+    where = f" on branch {branch.group(1)}" if branch else ""
+    if files:
+        shown = ", ".join(files[:12]) + (f" and {len(files) - 12} more" if len(files) > 12 else "")
+        out.append(f"uncommitted at the last `git status`{where}: {_one(shown, 400)}")
+    elif "nothing to commit" in output or (branch and not files):
+        out.append(f"working tree clean at the last `git status`{where}")
+    return out
