@@ -49,7 +49,10 @@ def show_compact(
                     "messages_kept": len(result.messages) - 1,
                     "redactions": done.redactions,
                     "summarizer": result.summarizer_trailer,
-                    "recall": recall_json(result.recall),
+                    # a model's summary measured against facts it did not pick; the
+                    # deterministic summary is built from them: only what it kept is said
+                    "recall": None if _ours(result) else recall_json(result.recall),
+                    "kept": recall_json(result.recall) if _ours(result) else None,
                     "state": dump_state(result.state),
                 },
                 indent=2,
@@ -66,12 +69,24 @@ def show_compact(
         f"{len(result.messages) - 1} recent messages kept"
     )
     echo(f"  redacted  {done.redactions} secret(s)")
-    echo(f"  recall    {result.recall.trailer} of the session's facts")
+    if _ours(result):
+        echo(
+            f"  kept      {result.recall.trailer} of the session's facts (the deterministic "
+            "summary is built from them)"
+        )
+    else:
+        echo(f"  recall    {result.recall.trailer} of the session's facts")
     if result.summarizer_trailer != "deterministic":
         tried = f" ({result.tried} was asked)" if result.tried else ""
         echo(f"  summary   by {result.summarizer_trailer}{tried}")
     echo(f"  next      clm-policy log --memory {memory} --session {state.session_id}")
     return 0
+
+
+def _ours(result: Any) -> bool:
+    """Whether the compaction's summary is the deterministic one (a model's failed or lost
+    facts and fell back to it, too)."""
+    return bool(result.summarizer_trailer == "deterministic" or result.fallback)
 
 
 def committed_already(hand: ByHand, done: Any, fmt: str) -> int:
@@ -119,7 +134,7 @@ def verify_failed(hand: ByHand, done: HandoffOutcome, fmt: str) -> int:
         doc = handoff_json(hand, done)
         doc.pop("manifest")
         doc["rationale"] = why.rationale
-        doc["recall"] = recall_json(done.recall)
+        doc["recall"] = recall_json(done.agent_recall)
         echo(json.dumps({**doc, "seed": doc.pop("seed")}, indent=2))
         return 0
     echo(

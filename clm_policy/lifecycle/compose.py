@@ -68,9 +68,11 @@ def words_of_fields(fields: AgentHandoff) -> Words | None:
     values = fields.values()
     for section in SECTIONS:
         value = values.get(section.field)
-        items = [v for v in (value if isinstance(value, list | tuple) else [value]) if v]
+        items = [
+            v for v in (value if isinstance(value, list | tuple) else [value]) if str(v).strip()
+        ]
         if section.field == "next_step":
-            plan = [p for p in values.get(PLAN_FIELD) or [] if p.strip()]
+            plan = [p for p in values.get(PLAN_FIELD) or [] if str(p).strip()]
             body = [str(items[0]).strip()] if items else []
             body += [f"- {p.strip()}" for p in plan]
             if body:

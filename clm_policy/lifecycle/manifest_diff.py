@@ -42,6 +42,8 @@ TITLES = {
     "assumptions_risks": "Assumptions and risks",
     "memory_keys": "Memory keys",
     "token_snapshot": "Token snapshot",
+    "agent_words": "The agent's own words",
+    "record": "Recorded by clm-policy",
     "transcript": "Transcript",
     "last_message": "Last message",
 }
@@ -63,7 +65,7 @@ def diff_manifests(old: HandoffManifest, new: HandoffManifest) -> tuple[list[str
     changes: list[str] = []
     same: list[str] = []
     for field, heading in TITLES.items():
-        if field in OPTIONAL and not before[field] and not after[field]:
+        if field in OPTIONAL and _empty(before[field]) and _empty(after[field]):
             continue
         found = _field_changes(f"**{heading}**", before[field], after[field], field)
         changes += found
@@ -77,15 +79,33 @@ def _field_changes(name: str, old: Any, new: Any, field: str) -> list[str]:
         return []
     if isinstance(old, list) and isinstance(new, list):
         return _list_changes(name, old, new)
+    if field == "agent_words":  # the words whole: was / now, never a JSON object
+        return _field_changes(name, _words(old), _words(new), "text")
     if isinstance(old, dict) and isinstance(new, dict):
-        return [
-            f"- {name} {md.code(key)}: {_value(old.get(key))} → {_value(new.get(key))}"
-            for key in dict.fromkeys([*new, *old])
-            if old.get(key) != new.get(key)
-        ]
+        lines: list[str] = []
+        for key in dict.fromkeys([*new, *old]):
+            a, b = old.get(key), new.get(key)
+            if a == b:
+                continue
+            if isinstance(a, list) and isinstance(b, list):  # the record's lists
+                lines += _list_changes(f"{name} {md.code(key)}", a, b)
+            else:
+                lines.append(f"- {name} {md.code(key)}: {_value(a)} → {_value(b)}")
+        return lines
     if isinstance(old, str) and isinstance(new, str) and field not in _INLINE:
         return [f"- {name} changed:", f"  - was: {_text(old)}", f"  - now: {_text(new)}"]
     return [f"- {name}: {_value(old)} → {_value(new)}"]
+
+
+def _empty(value: Any) -> bool:
+    """Nothing in it: none, "", [], or an object whose every value is empty (the record)."""
+    if isinstance(value, dict):
+        return all(_empty(v) for v in value.values())
+    return not value
+
+
+def _words(value: Any) -> str:
+    return str(value.get("text") or "") if isinstance(value, dict) else "(none)"
 
 
 def _list_changes(name: str, old: Sequence[Any], new: Sequence[Any]) -> list[str]:

@@ -433,7 +433,7 @@ def run_handoff(
         manifest,
         memory=hits,
         budget=seed_chars if seed_chars is not None else seed_tokens * CHARS_PER_TOKEN,
-        read_more=read_more(h_path, memory_dir),
+        read_more=read_more(h_path, memory_dir or repo.root),
         constraints=clean.constraints,
         decisions=clean.decisions,
     )

@@ -4,8 +4,9 @@ Everything the body says is read back from the memory repository: the handoff co
 trailers, its manifest (validated again), and the session's previous handoff — found in the
 history the new branch grew from and on the session's other ``clm/handoff/<session>-<n>``
 branches, the one with the highest handoff number below the new one — whose manifest is
-compared with the new one field by field. The recall is the commit's ``Clm-Recall`` trailer,
-"not recorded" when it has none.
+compared with the new one field by field. What the agent's handoff holds of the recorded facts
+is the commit's ``Clm-Recall-Agent`` trailer; without the agent's words, the body says the
+record is all there is.
 
 A body goes to a forge, where everyone with access reads it, so what it is made of passes the
 one redactor (:mod:`clm_policy.memory.redact`) as everything that reaches git does —
@@ -40,8 +41,8 @@ from clm_policy.memory.layout import session_dir
 from clm_policy.memory.redact import redact_data, redact_text
 from clm_policy.models.manifest import HandoffManifest, read_manifest
 
-RECALL_TRAILER = "Clm-Recall"
-"""Where a verified handoff records the recall of its seed (absent: "not recorded")."""
+RECALL_TRAILER = "Clm-Recall-Agent"
+"""Where a handoff records how many of the recorded facts the agent's own words hold."""
 BODY_LIMIT = 65_000
 """GitHub refuses a pull-request body over 65,536 characters; past this, the manifest's
 sections give way to a pointer to the handoff's own file in the pull request's changes."""
@@ -157,10 +158,18 @@ def pull_request(repo: MemoryRepo, ref: str) -> PullRequest:
     if own is not None:
         lines.append(f"- For people: {_code(own[1])}")
     recall = entry.trailers.get(RECALL_TRAILER)
-    shown = md.inline(one_line(_clean(recall), ITEM_WIDTH)) if recall else "not recorded"
+    if recall:
+        shown = (
+            f"holds {md.inline(one_line(_clean(recall), ITEM_WIDTH))} of the facts clm-policy "
+            "recorded"
+        )
+    elif manifest.agent_words is not None:
+        shown = "written by the agent (not measured)"
+    else:
+        shown = "none: the agent wrote no handoff, the record below is all there is"
     redactions = entry.trailers.get("Clm-Redactions", "0")
     lines += [
-        f"- Recall: {shown}",
+        f"- The agent's handoff: {shown}",
         f"- Redactions: {md.inline(_clean(redactions))} secret(s) replaced before the commit",
         "",
         "## Since the previous handoff",

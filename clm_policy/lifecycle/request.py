@@ -39,7 +39,7 @@ SECTIONS: tuple[Section, ...] = (
         "approved or ruled out",
         "goal",
         False,
-        "the user's task with the standing instructions and what the user approved or ruled out",
+        "the user's task, standing instructions, what was approved or ruled out",
     ),
     Section(
         "Tasks",
@@ -53,21 +53,21 @@ SECTIONS: tuple[Section, ...] = (
         "what was decided and what was tried and rejected, with why",
         "decisions",
         True,
-        "the decisions and what was rejected",
+        "decisions and what was rejected",
     ),
     Section(
         "Verification",
         "each check you ran (the exact command) and its latest result; what is not verified",
         "verification",
         True,
-        "the exact commands of the checks with their latest results",
+        "the checks' exact commands and latest results",
     ),
     Section(
         "Open questions and blockers",
         "what waits on the user or blocks progress, or 'none'",
         "blockers",
         True,
-        "the open questions and blockers",
+        "open questions, blockers",
     ),
     Section(
         "Environment",
@@ -75,7 +75,7 @@ SECTIONS: tuple[Section, ...] = (
         "that must or must not go into the next commit",
         "environment",
         True,
-        "the running processes, branch, remotes and uncommitted work",
+        "running processes, branch, remotes, uncommitted work",
     ),
     Section(
         "Next step",

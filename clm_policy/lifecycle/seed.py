@@ -168,7 +168,9 @@ class _Seed:
         self.m = manifest
         self.memory = memory
         self.budget = budget
-        self.read_more = read_more or "read the handoff in the memory repository"
+        self.read_more = (
+            read_more or "its file in the memory repository (`clm-policy log` names it)."
+        )
         self.carried = (list(constraints), list(decisions))
         words = manifest.agent_words
         self.words = words.text if words is not None else None
@@ -229,8 +231,12 @@ class _Seed:
     def _lead(self) -> list[str]:
         """Without the agent's words (or with only a summary older than the record): the status
         and the next step, as recorded."""
-        m = self.m
+        m, r = self.m, self.m.record
+        lead = []
+        if not (m.requests or r.said or r.checks):  # a state's handoff: its goal is the task
+            lead.append(f"**Goal:** {_one_line(defused(m.goal), 1200)}")
         return [
+            *lead,
             f"**Status (recorded):** {m.status.value.replace('_', ' ')}",
             f"**Next step:** {_one_line(defused(m.next_safe_action), 600)}",
         ]
@@ -489,7 +495,10 @@ def _said(text: str) -> str:
 def _memory(key: str, text: str) -> str:
     body = text.strip()
     if len(body) > MEMORY_CHARS:
-        body = _lines_within(body, MEMORY_CHARS)
+        marker = "[… cut here: the rest is in the handoff]"
+        body = _lines_within(body, MEMORY_CHARS).replace(
+            marker, f"[… cut here: read the memory topic `{key}` for the rest]"
+        )
     return f"- topic `{key}`:\n{quoted(body or '(empty)')}"
 
 

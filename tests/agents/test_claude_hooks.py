@@ -25,6 +25,7 @@ from clm_policy.agents.hooks.shared import (
     said,
 )
 from clm_policy.config.project import load_config, memory_path
+from clm_policy.lifecycle.request import stop_request
 
 from conftest import git, invoke
 from probes import probe_cli
@@ -274,11 +275,11 @@ def test_user_prompt_submit_advises_a_compaction(project: Path) -> None:
     reply = json.loads(done.stdout)
     assert reply["systemMessage"] == (
         "clm-policy: context 65% (130,000 of 200,000) (context 130000 >= soft limit 120000). "
-        "Run: /compact Keep the user's task with the standing instructions and what the user "
-        "approved or ruled out, each task's status, the decisions and what was rejected, the "
-        "exact commands of the checks with their latest results, the open questions and "
-        "blockers, the running processes, branch, remotes and uncommitted work. The next step "
-        "is unknown; last being done: ran `python -m pytest -q` (passed)."
+        "Run: /compact Keep the user's task, standing instructions, what was approved or ruled "
+        "out, each task's status, decisions and what was rejected, the checks' exact commands "
+        "and latest results, open questions, blockers, running processes, branch, remotes, "
+        "uncommitted work. The next step is unknown; last being done: ran `python -m pytest -q` "
+        "(passed)."
     )
     extra = reply["hookSpecificOutput"]
     assert extra["hookEventName"] == "UserPromptSubmit"
@@ -310,7 +311,9 @@ def test_the_compact_advice_never_repeats_a_secret(project: Path) -> None:
 
 
 def test_advice_shows_no_control_character(project: Path) -> None:
-    command = "echo \x1b]0;pwned\x07 the \u202eparser\r and \x1b]52;c;aGk=\x07 https://u:tok@h/r.git"
+    command = (
+        "echo \x1b]0;pwned\x07 the \u202eparser\r and \x1b]52;c;aGk=\x07 https://u:tok@h/r.git"
+    )
     path = transcript(project / "t.jsonl", 130_000, command=command)
     done = hook(
         project,
@@ -470,8 +473,11 @@ def test_the_next_session_starts_from_the_handoff_once(project: Path) -> None:
     assert done.returncode == 0, done.stderr
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert context.startswith("# Handoff: you continue the task of an earlier session")
-    assert "**Goal:** Make the CSV parser keep quoted commas." in context
-    assert len(context) <= 9_500
+    # no words of the agent (an automatic compaction at the hard limit): the record alone
+    assert "its agent wrote no handoff" in context
+    assert "1.\n> Make the CSV parser keep quoted commas." in context
+    assert "**Next step:** " in context
+    assert len(context) <= 9_400
     memory = memory_of(project)
     head = git(memory, "log", "-1", "--format=%s%n%(trailers:only,unfold)")
     assert head.startswith(f"clm(start): {NEXT_SESSION} step 0, seeded\n")
@@ -493,11 +499,10 @@ def test_stop_asks_once_then_commits_the_handoff(project: Path) -> None:
     # (decision: block would be one); the model reads it as the Stop hook's context
     (extra,) = json.loads(done.stdout).values()
     assert extra["hookEventName"] == "Stop"
-    assert extra["additionalContext"].startswith(
-        "clm-policy: the context is 78% (155,000 of 200,000) full and the policy hands off "
-        "(context 155000 >= hard limit 150000). Before you stop, end your reply with a handoff "
-        "for the next session, under these headings: ## Goal;"
+    assert extra["additionalContext"] == stop_request(
+        "context 155000 >= hard limit 150000", "78% (155,000 of 200,000)"
     )
+    assert "`## Goal`, `## Tasks`, `## Decisions`, `## Verification`" in extra["additionalContext"]
     note = "Goal: make the CSV parser keep quoted commas. Done: parser, tests. Next: release notes."
     done = hook(project, {**stop, "stop_hook_active": True, "last_assistant_message": note})
     assert done.returncode == 0, done.stderr
@@ -505,13 +510,15 @@ def test_stop_asks_once_then_commits_the_handoff(project: Path) -> None:
     memory = memory_of(project)
     assert subjects(memory)[0].startswith(f"clm(handoff): {SESSION} step 4")
     handoff = git(memory, "show", f"HEAD:sessions/{SESSION}/handoffs/001.md")
-    # the reply is read by its sections: its next step is the next safe action
+    # the reply is kept whole, and read by its sections: its next step is the next safe action
+    assert f"From its reply to the handoff request:\n\n{note}\n" in handoff
     assert "## Next safe action\n\nrelease notes.\n" in handoff
     assert "## Done\n\n- parser, tests.\n" in handoff
-    # the seed and the agent's reply, both checked against the transcript's facts
+    # the agent's reply checked against the record (what it forgot); the seed's share of the
+    # record is what the budget kept, no quality figure
     head = git(memory, "log", "-1", "--format=%(trailers:only,unfold)")
-    assert "Clm-Recall: 1.00 (3/3)\n" in head
-    assert "Clm-Recall-Kinds: goal 1/1, changed_artifacts 1/1, verified 1/1\n" in head
+    assert "Clm-Recall: " not in head
+    assert "Clm-Seed-Kept: 1.00 (3/3)\n" in head
     assert "Clm-Recall-Agent: 0.33 (1/3)\n" in head
     assert "Clm-Recall-Agent-Missing: changed_artifacts 1, verified 1\n" in head
     # the session has a handoff now: never blocked again
@@ -649,4 +656,6 @@ def test_compact_focus_is_short() -> None:
     state = SessionState(
         session_id="s", goal="x " * 500, changed_artifacts=[f"f{i}.py" for i in range(50)]
     )
-    assert len(compact_focus(state)) <= 300
+    focus = compact_focus(state)
+    assert len(focus) <= 500
+    assert "x x" not in focus  # never a goal guessed from the user's words

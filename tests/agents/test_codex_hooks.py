@@ -242,19 +242,20 @@ def test_user_prompt_submit_advises_a_compaction(project: Path) -> None:
     assert extra["hookEventName"] == "UserPromptSubmit"
     context = extra["additionalContext"]
     assert context.startswith("[clm-policy] The context window is 66% (170,300 of 258,400) full")
-    assert f"When you summarise the conversation, keep the goal ({GOAL})" in context
-    assert "the files ledger/export.py" in context
+    # what a summary must keep, in the handoff request's terms, and the next step as known
+    assert (
+        "When you summarise the conversation: Keep the user's task, standing instructions, "
+        "what was approved or ruled out, each task's status"
+    ) in context
+    assert "The next step is unknown; last being done: ran `python -m pytest -q`" in context
+    assert GOAL not in context  # never a goal guessed from the user's words
 
 
 def test_the_compact_advice_never_repeats_a_secret(project: Path) -> None:
     key, secret = "AKIAZ7Q2XKD4MNB6PL3R", "wJalrXUtnFEMIK7MDENGbPxRfiCYzq8Kd3Lm9Tvu"
     goal = f"Deploy with {key} and aws_secret_access_key={secret} then rerun the tests"
     done = hook(project, prompt(rollout(project / "rollout.jsonl", 170_000, goal=goal)))
-    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert (
-        "keep the goal (Deploy with [REDACTED:aws-access-key-id] and "
-        "aws_secret_access_key=[REDACTED:aw…)"
-    ) in context
+    assert json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     for part in (key, key[:8], secret[:8]):
         assert part not in done.stdout
 
@@ -434,7 +435,7 @@ def test_the_next_session_starts_from_the_handoff_once(project: Path) -> None:
     assert done.returncode == 0, done.stderr
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert context.startswith("# Handoff: you continue the task of an earlier session")
-    assert f"**Goal:** {GOAL}" in context
+    assert f"1.\n> {GOAL}" in context  # the user's message word for word
     trail = head(memory_of(project))
     assert trail.startswith(f"clm(start): {NEXT_SESSION} step 0, seeded\n")
     assert "Clm-Agent: codex" in trail
@@ -461,7 +462,7 @@ def test_stop_blocks_once_then_commits_the_handoff(project: Path) -> None:
     }
     reply = json.loads(hook(project, stop).stdout)
     assert reply["decision"] == "block"
-    assert "## Next safe action (one step)" in reply["reason"]
+    assert "`## Goal`, `## Tasks`, `## Decisions`, `## Verification`" in reply["reason"]
     note = "## Goal\nskip zero rows\n## Done and verified\n- export, tests\n## Next safe action\nrelease notes"
     done = hook(project, {**stop, "stop_hook_active": True, "last_assistant_message": note})
     assert done.returncode == 0, done.stderr

@@ -34,6 +34,7 @@ from clm_policy.agents.mcp.calling import (
 from clm_policy.agents.mcp.server import DESCRIPTIONS, build_server
 from clm_policy.agents.mcp.tools import Tools
 from clm_policy.config.project import load_config, memory_path, write_config
+from clm_policy.lifecycle.request import SECTIONS, handoff_request
 
 from conftest import FIXTURES, git
 
@@ -164,13 +165,28 @@ def test_the_tools_their_descriptions_and_typed_bounded_arguments(project: Proje
     assert sorted(tools) == sorted(DESCRIPTIONS)
     assert {name: t.description for name, t in tools.items()} == DESCRIPTIONS
     handoff = tools["handoff"].input_schema
-    assert handoff["required"] == ["goal", "next_safe_action"]
+    assert handoff["required"] == ["goal", "next_step"]
     props = handoff["properties"]
+    # the fields are the handoff request's parts, described as the Stop request describes them
+    assert list(props) == [
+        "goal",
+        "next_step",
+        "tasks",
+        "decisions",
+        "verification",
+        "blockers",
+        "environment",
+        "plan",
+        "notes",
+    ]
+    for section in SECTIONS:
+        assert props[section.field]["description"] == section.asks
+        assert section.asks in handoff_request()
     assert props["goal"]["type"] == "string"
     assert props["goal"]["maxLength"] == 2000
-    assert props["done"]["type"] == "array"
-    assert props["done"]["maxItems"] == 50
-    assert props["done"]["items"] == {"maxLength": 1000, "type": "string"}
+    assert props["tasks"]["type"] == "array"
+    assert props["tasks"]["maxItems"] == 50
+    assert props["tasks"]["items"] == {"maxLength": 1000, "type": "string"}
     assert props["notes"]["maxLength"] == 4000
     assert tools["memory_write"].input_schema["required"] == ["key", "text"]
     assert tools["status"].input_schema["properties"] == {}
@@ -244,29 +260,36 @@ def test_handoff_commits_the_agents_fields_with_the_transcripts_lists_and_seeds_
         call(
             "handoff",
             goal="calc.py with add() and subtract()",
-            done=["add() written and fixed"],
-            verified=["test_calc.py: 1 passed"],
-            not_verified=["subtract()"],
+            tasks=["add(): done", "subtract(): not started"],
+            verification=["`python3 -B test_calc.py`: 1 passed"],
             blockers=[],
-            next_safe_action="write subtract() and its test",
+            next_step="write subtract() and its test",
+            plan=["run python3 -B test_calc.py"],
             notes=f"the deploy key {SECRET} is not to be used",
         )
     )
     assert data["session"] == SESSION
     assert data["rule"] == "agent"  # the policy says compact, not hand off: the agent chose
     manifest = json.loads(git(project.memory, "show", f"HEAD:{data['manifest']}"))
+    # the agent's words whole, as a reply under the request's headings would be
+    assert manifest["agent_words"] == {
+        "source": "tool",
+        "step": None,
+        "text": (
+            "## Goal\n\ncalc.py with add() and subtract()\n\n## Tasks\n\n- add(): done\n- "
+            "subtract(): not started\n\n## Verification\n\n- `python3 -B test_calc.py`: 1 "
+            "passed\n\n## Next step\n\nwrite subtract() and its test\n\n- run python3 -B "
+            "test_calc.py\n\n## Notes\n\nthe deploy key [REDACTED:anthropic-api-key] is not to "
+            "be used"
+        ),
+    }
     assert manifest["goal"] == "calc.py with add() and subtract()"
-    assert manifest["done"] == ["add() written and fixed"]
-    assert manifest["verified"] == ["test_calc.py: 1 passed"]
-    assert manifest["not_verified"] == ["subtract()"]
-    assert manifest["blockers"] == []
+    assert manifest["done"] == ["add(): done"]
+    assert "subtract(): not started" in manifest["remaining"]
     assert manifest["status"] == "in_progress"
     assert manifest["next_safe_action"] == "write subtract() and its test"
     assert manifest["changed_artifacts"] == ["calc.py", "test_calc.py"]  # project-relative
     assert manifest["commands_and_results"][-1] == "python3 -B test_calc.py: passed"
-    assert manifest["assumptions_risks"] == [
-        "the deploy key [REDACTED:anthropic-api-key] is not to be used"
-    ]
     assert manifest["decision_rationale"] == (
         "the agent handed off; the policy says compact (context 130000 >= soft limit 120000)"
     )
@@ -279,7 +302,7 @@ def test_handoff_commits_the_agents_fields_with_the_transcripts_lists_and_seeds_
     assert "Clm-Redactions: 1\n" in trailers
     assert data["commit"] == git(project.memory, "rev-parse", "HEAD").strip()
     assert data["seed"].startswith("# Handoff: you continue the task of an earlier session\n")
-    assert "**Next safe action:** write subtract() and its test" in data["seed"]
+    assert "> write subtract() and its test" in data["seed"]
 
     # the next session (SessionStart at startup) is told exactly what the tool announced
     start = {
@@ -294,31 +317,38 @@ def test_handoff_commits_the_agents_fields_with_the_transcripts_lists_and_seeds_
     assert context == data["seed"]
 
 
+def test_a_handoff_with_empty_fields_is_the_record_alone(
+    project: Project, call: Callable[..., Any]
+) -> None:
+    project.session("handoff")
+    data = ok(call("handoff", goal="", next_step="  "))
+    manifest = json.loads(git(project.memory, "show", f"HEAD:{data['manifest']}"))
+    assert manifest["agent_words"] is None
+    assert "its agent wrote no handoff" in data["seed"]
+    assert "- `calc.py`" in data["seed"]  # the record: the files the session changed
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
         (
-            {"goal": "g" * 2001, "next_safe_action": "go"},
+            {"goal": "g" * 2001, "next_step": "go"},
             "argument 'goal': String should have at most 2000 characters",
         ),
-        ({"goal": 42, "next_safe_action": "go"}, "argument 'goal': Input should be a valid string"),
+        ({"goal": 42, "next_step": "go"}, "argument 'goal': Input should be a valid string"),
         (
-            {"goal": "g", "next_safe_action": "go", "done": "all of it"},
-            "argument 'done': Input should be a valid list",
+            {"goal": "g", "next_step": "go", "tasks": "all of it"},
+            "argument 'tasks': Input should be a valid list",
         ),
         (
-            {"goal": "g", "next_safe_action": "go", "verified": ["v" * 1001]},
-            "argument 'verified[0]': String should have at most 1000 characters",
+            {"goal": "g", "next_step": "go", "verification": ["v" * 1001]},
+            "argument 'verification[0]': String should have at most 1000 characters",
         ),
         (
-            {"goal": "g", "next_safe_action": "go", "blockers": ["b"] * 51},
+            {"goal": "g", "next_step": "go", "blockers": ["b"] * 51},
             "argument 'blockers': List should have at most 50 items after validation, not 51",
         ),
-        ({"goal": "g"}, "missing argument 'next_safe_action'"),
-        (
-            {"goal": "  ", "next_safe_action": "go"},
-            "the goal and the next safe action must not be empty",
-        ),
+        ({"goal": "g"}, "missing argument 'next_step'"),
     ],
 )
 def test_a_bad_handoff_is_a_tool_error_and_writes_nothing(
@@ -331,7 +361,7 @@ def test_a_bad_handoff_is_a_tool_error_and_writes_nothing(
 
 def test_no_session_to_be_found_is_a_tool_error(project: Project, call: Callable[..., Any]) -> None:
     for tool in ("handoff", "status", "explain"):
-        arguments = {"goal": "g", "next_safe_action": "go"} if tool == "handoff" else {}
+        arguments = {"goal": "g", "next_step": "go"} if tool == "handoff" else {}
         assert refused(call(tool, **arguments)) == (
             f"Error executing tool {tool}: no Claude Code session found for {project.path}: no "
             f"transcript in {project.transcripts} (nor of CLAUDE_CODE_SESSION_ID {SESSION!r} "

@@ -100,7 +100,7 @@ def test_compact_commits_summary_and_smaller_state(memory: Path, tmp_path: Path)
         "Clm-Rule": "soft_compact",
         "Clm-Context-Tokens": "260000",
         "Clm-Policy": trailers(memory)["Clm-Policy"],
-        "Clm-Recall": "1.00 (1/1)",
+        "Clm-Summary-Kept": "1.00 (1/1)",
         "Clm-Summarizer": "deterministic",
         "Clm-Redactions": "0",
     }

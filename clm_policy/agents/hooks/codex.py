@@ -98,7 +98,7 @@ WORDING = Wording(
     compact_command=lambda _focus: "Run /compact.",
     # Codex's /compact takes no focus: the model writes the summary, so it is told
     compact_note=lambda focus: (
-        f"When you summarise the conversation, {focus}. Until then, finish the current step "
+        f"When you summarise the conversation: {focus} Until then, finish the current step "
         "without reading large files or long outputs."
     ),
     after_handoff="start a new session (/new): it starts from the handoff.",

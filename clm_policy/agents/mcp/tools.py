@@ -217,8 +217,8 @@ def advice(outcome: Any) -> str:
     if action == "handoff":
         return (
             f"The policy says hand off ({outcome.rationale}): finish the step you are on, start "
-            "no new work, and call the handoff tool with the goal, what is done and verified, "
-            "what is not verified, blockers and the next safe action."
+            "no new work, and call the handoff tool with its fields (goal, tasks, decisions, "
+            "verification, blockers, environment, next step and plan)."
         )
     if action == "compact":
         return (
