@@ -1186,6 +1186,13 @@ def codex_handoff() -> Path:
         " Test Files  1 failed | 5 passed (6)\n      Tests  2 failed | 10 passed (12)\n",
         1,
     )
+    # the Stop hook's reason, which Codex hands the model as the next prompt
+    s.prompt(
+        '<hook_prompt hook_run_id="stop:1:/home/dev/web/.codex/hooks.json">clm-policy: the '
+        "context is 77% (200,000 of 258,400) full and the policy hands off. Finish the step you "
+        "are on, start no new work, and end your reply with a handoff for the next session."
+        "</hook_prompt>"
+    )
     s.say(
         "## Goal\nDark mode for the settings page, using the existing CSS variables (no CSS "
         "framework).\n\n## Done and verified\n- ThemeToggle added to src/settings/Settings.tsx; "

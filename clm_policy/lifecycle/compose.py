@@ -97,12 +97,14 @@ def words_of_fields(fields: AgentHandoff) -> Words | None:
 
 
 def words_of_transcript(reading: TranscriptReading) -> Words | None:
-    """The agent's words the transcript itself holds: its last message when that is a
-    handoff (written under the request's headings, or most of them: a goal or blockers, and a
-    next step — the reply to a handoff request the hook could not commit), else its latest
-    compaction summary, else None."""
+    """The agent's words the transcript itself holds: its last message when it answers
+    clm-policy's request for a handoff (a goal or blockers, and a next step, written after the
+    request: the reply the hook could not commit), else its latest compaction summary, else
+    None."""
     last = reading.last_assistant_message
-    if last and _handoff_shaped(last):
+    work = reading.work
+    asked = work is not None and 0 <= work.handoff_asked_order < work.last_message_order
+    if last and asked and _handoff_shaped(last):
         return Words(REPLY, last.strip())
     return words_of_summary(reading)
 

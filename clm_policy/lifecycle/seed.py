@@ -283,7 +283,7 @@ class _Seed:
                 _Block("Task list (the agent's own, as last updated)", self._unsaid(r.tasks)),
                 _Block(
                     "Checks (each with its latest result)",
-                    [_check(c) for c in others if not self._said(c.command)],
+                    [_check(c) for c in others],  # exact records: kept beside the words
                     newest=True,
                 ),
                 _Block("Git and processes", self._unsaid(r.environment), newest=True),
@@ -337,8 +337,6 @@ class _Seed:
             f"- `{p}`" if " " not in p else f"- {defused(_one_line(p, ITEM_CHARS))}" for p in kept
         ]
 
-    def _said_check(self, command: str) -> bool:
-        return self._said(command)
 
 
 def _paragraphs_within(text: str, budget: int) -> str:

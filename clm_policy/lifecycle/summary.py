@@ -88,14 +88,15 @@ def next_safe_action(state: AnyState, last_activity: str | None = None) -> str:
         return one_line(state.next_action, ACTION_WIDTH)
     if state.status is TaskStatus.COMPLETED and not state.blockers and not state.remaining:
         return COMPLETED_NEXT_ACTION
+    last = f". Last being done: {one_line(last_activity, ACTION_WIDTH)}" if last_activity else ""
     if state.blockers:
-        return _first_of("Resolve the blocker: ", state.blockers, "blocker")
+        return _first_of("Resolve the blocker: ", state.blockers, "blocker") + last
     if state.remaining:
-        return _first_of("Continue with: ", state.remaining, "task")
+        return _first_of("Continue with: ", state.remaining, "task") + last
     if state.open_failures:
-        return _first_of("Fix the failing check: ", state.open_failures, "failing check")
+        return _first_of("Fix the failing check: ", state.open_failures, "failing check") + last
     if state.not_verified:
-        return _first_of("Verify: ", state.not_verified, "unverified item")
+        return _first_of("Verify: ", state.not_verified, "unverified item") + last
     return unknown_next_step(last_activity)
 
 

@@ -535,6 +535,8 @@ def feed_work(log: Any, obj: dict[str, Any]) -> None:
         return
     if kind == "attachment":
         attachment = obj.get("attachment")
+        if isinstance(attachment, dict) and _asks_handoff(json_text(attachment)):
+            log.asked_handoff()  # the Stop hook's request, as Claude Code keeps it
         if isinstance(attachment, dict) and attachment.get("type") == "queued_command":
             prompt = attachment.get("prompt")
             mode = attachment.get("commandMode")
@@ -605,9 +607,12 @@ def feed_work(log: Any, obj: dict[str, Any]) -> None:
                 structured=structured,
             )
         return
+    raw = _text(content)
+    if _asks_handoff(raw):
+        log.asked_handoff()  # "Stop hook feedback: clm-policy: … end your reply with a handoff"
     if obj.get("isMeta") is True or obj.get("isVisibleInTranscriptOnly") is True:
         return
-    text = _IDE.sub("", _REMINDER.sub("", _text(content))).strip()
+    text = _IDE.sub("", _REMINDER.sub("", raw)).strip()
     if not text:
         return
     if text.startswith(_NOTICES):
@@ -637,6 +642,23 @@ def _notice(log: Any, text: str) -> None:
     summary = _SUMMARY.search(text)
     if summary:
         log.context(f"background task: {' '.join(summary.group(1).split())[:200]}")
+
+
+def _asks_handoff(text: str) -> bool:
+    """Whether ``text`` carries clm-policy's request for a handoff (the reply after it is the
+    agent's handoff)."""
+    return "clm-policy" in text and "handoff" in text and "end your reply with a handoff" in text
+
+
+def json_text(value: object) -> str:
+    """The strings of a JSON value, joined (what an attachment says, whatever its shape)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return "\n".join(json_text(v) for v in value.values())
+    if isinstance(value, list):
+        return "\n".join(json_text(v) for v in value)
+    return ""
 
 
 def _answered(structured: object) -> bool:

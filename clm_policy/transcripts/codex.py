@@ -567,6 +567,8 @@ class _WorkFeeder:
             if item.get("role") == "user":
                 if "<environment_context>" in text:
                     self._environment(text)
+                if "end your reply with a handoff" in text and "clm-policy" in text:
+                    log.asked_handoff()  # the Stop hook's reason, handed to the model
                 request = _request(text)
                 if request:
                     log.request(request, PROMPT)

@@ -242,6 +242,10 @@ class WorkLog:
         """A fact of the environment the harness states (the sandbox, the shell, the branch)."""
         self._add("context", fact)
 
+    def asked_handoff(self) -> None:
+        """clm-policy asked the agent for its handoff here (its next words answer it)."""
+        self._add("asked_handoff")
+
     def notice(self, text: str) -> None:
         """A line the harness wrote into the conversation (a background task finished)."""
         self._add("notice", text[:200])
@@ -531,6 +535,8 @@ class Work:
         """Commands (not checks) and edits whose latest attempt failed, not done since."""
         self.last_failure: str | None = None
         """What failed in the main agent's last step (a command or an edit), if it failed."""
+        self.handoff_asked_order = -1
+        """When clm-policy last asked the agent for its handoff (-1: never)."""
         self.tasks_order = -1
         """When the task list last changed."""
         self.last_tool_order = -1
@@ -704,6 +710,8 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = 
         elif kind == "env":
             if agent is None:
                 work.environment += data[0]
+        elif kind == "asked_handoff":
+            work.handoff_asked_order = order
         elif kind == "context":
             label = data[0].split(":", 1)[0]
             if label == "background task":
@@ -713,6 +721,7 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = 
         elif kind == "fail":
             what, target, reason, cwd = data
             if agent is None:
+                work.last_tool_order = order
                 key = (
                     what if what == "run" else "file",
                     normalise(target) if what == "run" else paths.absolute(target, cwd),
