@@ -204,9 +204,7 @@ def table(title: str, totals: dict[str, Score], rows: list[dict[str, Any]]) -> l
         cells.append(f"{share(ok, asked)} ({n.get('right', 0)} right, {n.get('close', 0)} close)")
     lines.append("| next step right or close | " + " | ".join(cells) + " |")
     lines.append(
-        "| stale or wrong | "
-        + " | ".join(str(totals[name].wrong_count) for name in names)
-        + " |"
+        "| stale or wrong | " + " | ".join(str(totals[name].wrong_count) for name in names) + " |"
     )
     lines.append(
         "| characters, median (max) | "

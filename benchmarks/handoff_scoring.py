@@ -75,7 +75,9 @@ AIM = re.compile(
 )
 
 
-FAIL_MARKS = ("失败", "失敗", "エラー", "실패", "未通过", "報錯", "报错", "fallit", "falhou", "échou")
+FAIL_MARKS = (
+    "失败", "失敗", "エラー", "실패", "未通过", "報錯", "报错", "fallit", "falhou", "échou",
+)  # fmt: skip
 """Words of failing in other languages (a line of a reply in the session's language)."""
 
 
@@ -365,9 +367,15 @@ def _is_wrong(kind: str, phrases: list[str], candidate: Candidate, step: str) ->
 
 def first_action(step: str) -> str:
     """The next-step text's first action: its first non-empty line, up to the first sentence
-    end (``. `` ``。`` ``；`` ``; then``)."""
-    line = next((ln.strip("> ").strip() for ln in step.splitlines() if ln.strip("> ").strip()), "")
-    return re.split(r"(?<=[.!?])\s|[。；]|;\s*then\b|，然后|、その後", line, maxsplit=1)[0]
+    end (a full stop, an ideographic full stop or semicolon, "; then")."""
+    lines = [ln.strip("> ").strip() for ln in step.splitlines()]
+    line = next((ln for ln in lines if ln), "")
+    return SENTENCE_END.split(line, maxsplit=1)[0]
+
+
+SENTENCE_END = re.compile(
+    "(?<=[.!?])\\s|[\u3002\uff1b]|;\\s*then\\b|\uff0c\u7136\u540e|\u3001\u305d\u306e\u5f8c"
+)
 
 
 def _latest(line: str) -> str:

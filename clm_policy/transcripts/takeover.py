@@ -36,7 +36,7 @@ from clm_policy.transcripts.record import (
     unknown_runs,
     verified_runs,
 )
-from clm_policy.transcripts.work import Run, Work
+from clm_policy.transcripts.work import Run, Work, one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 
 GOAL_LIMIT = 2000
 REQUEST_LIMIT = 1000
+SHORT_REQUEST = 8
+"""A request of fewer words than this that follows a task refines it (it is no new task)."""
 LIST_LIMIT = 200
 COMMANDS_KEPT = 50
 VERIFIED_SHOWN = 8
@@ -160,9 +162,15 @@ def goal_of(requests: list[str]) -> str:
     and not only constraints on the work ("keep the names; do not touch shop/legacy/": the
     goal stays the request they constrain) —, else the latest substantive one, else the
     latest."""
-    for text in reversed(requests):
-        if substantive(text) and not constraints_only(text):
-            return text
+    asks = [t for t in requests if substantive(t) and not constraints_only(t)]
+    if asks:
+        latest = asks[-1]
+        earlier = asks[:-1]
+        if len(_WORD.findall(latest.lower())) < SHORT_REQUEST and earlier:
+            # a short follow-up ("And multiply() after it.", "Review both files.") refines the
+            # task it follows; it does not replace it
+            return f"{one_line(earlier[-1], GOAL_LIMIT // 2)} (then: {one_line(latest, 300)})"
+        return latest
     for text in reversed(requests):
         if substantive(text):
             return text

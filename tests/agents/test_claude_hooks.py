@@ -659,3 +659,78 @@ def test_compact_focus_is_short() -> None:
     focus = compact_focus(state)
     assert len(focus) <= 500
     assert "x x" not in focus  # never a goal guessed from the user's words
+
+
+# -- one road ----------------------------------------------------------------------------------
+
+REPLY = """## Goal
+Make the CSV parser keep quoted commas (the user ruled out a new dependency).
+
+## Tasks
+- quoted commas: done
+- release notes: not started
+
+## Verification
+- `python -m pytest -q`: passed
+
+## Open questions and blockers
+none
+
+## Environment
+- nothing running; csvtool/parse.py uncommitted
+
+## Next step
+Write the release notes for the parser fix.
+"""
+
+
+def test_the_stop_reply_and_handoff_with_reply_give_the_same_seed(
+    project: Path, tmp_path: Path
+) -> None:
+    """The Stop hook's road and ``clm-policy handoff --transcript --reply`` are one: the same
+    transcript and the same words give the same manifest words and the same seed (the memory
+    repository's path aside)."""
+    path = transcript(project / "t.jsonl", 155_000)
+    stop = {"hook_event_name": "Stop", "stop_hook_active": True, "transcript_path": str(path)}
+    done = hook(project, {**stop, "last_assistant_message": REPLY})
+    assert "handoff committed" in json.loads(done.stdout)["systemMessage"]
+    fresh = transcript(project / "next.jsonl", 5_000, session=NEXT_SESSION, steps=0)
+    start = {"hook_event_name": "SessionStart", "source": "clear"}
+    started = hook(project, {**start, "transcript_path": str(fresh), "session_id": NEXT_SESSION})
+    by_hook = json.loads(started.stdout)["hookSpecificOutput"]["additionalContext"]
+
+    reply = tmp_path / "reply.md"
+    reply.write_text(REPLY)
+    other = tmp_path / "other-memory"
+    assert invoke("init", str(other)).exit_code == 0
+    result = invoke(
+        "handoff",
+        "--memory",
+        str(other),
+        "--transcript",
+        str(path),
+        "--reply",
+        str(reply),
+        "--policy",
+        "claude-code",
+        "--profile",
+        "coding",
+        "--format",
+        "json",
+    )
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    by_cli = out["seed"][0]["content"]
+    assert out["manifest"]["agent_words"] == {
+        "source": "reply",
+        "text": REPLY.strip(),
+        "step": None,
+    }
+
+    def same(seed: str, memory: Path) -> str:
+        return seed.replace(str(memory), "<memory>").replace(
+            str(memory).replace(str(Path.home()), "~", 1), "<memory>"
+        )
+
+    assert "> Write the release notes for the parser fix." in by_hook
+    assert same(by_hook, memory_of(project)) == same(by_cli, other)

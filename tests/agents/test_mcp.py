@@ -317,6 +317,46 @@ def test_handoff_commits_the_agents_fields_with_the_transcripts_lists_and_seeds_
     assert context == data["seed"]
 
 
+def test_the_tool_and_handoff_with_a_reply_give_the_same_seed(
+    project: Project, call: Callable[..., Any], tmp_path: Path
+) -> None:
+    """The MCP road and ``clm-policy handoff --transcript --reply`` are one: the tool's fields
+    are the reply a person would write under the request's headings, and the same words give
+    the same seed (the memory repository's path aside)."""
+    transcript = project.session("handoff")
+    data = ok(
+        call(
+            "handoff",
+            goal="calc.py with add() and subtract()",
+            tasks=["add(): done", "subtract(): not started"],
+            blockers=[],
+            next_step="write subtract() and its test",
+        )
+    )
+    manifest = json.loads(git(project.memory, "show", f"HEAD:{data['manifest']}"))
+    words = manifest["agent_words"]["text"]
+    reply = tmp_path / "reply.md"
+    reply.write_text(words)
+    other = tmp_path / "other"
+    from conftest import invoke
+
+    assert invoke("init", str(other)).exit_code == 0
+    result = invoke(
+        "handoff", "--memory", str(other), "--transcript", str(transcript), "--reply",
+        str(reply), "--policy", "claude-code", "--format", "json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["manifest"]["agent_words"]["text"] == words
+    by_cli = out["seed"][0]["content"].replace(str(other), "<memory>")
+    home = str(Path.home())
+    shown = (
+        str(project.memory).replace(home, "~", 1) if str(project.memory).startswith(home) else ""
+    )
+    by_tool = data["seed"].replace(str(project.memory), "<memory>")
+    assert (by_tool.replace(shown, "<memory>") if shown else by_tool) == by_cli
+
+
 def test_a_handoff_with_empty_fields_is_the_record_alone(
     project: Project, call: Callable[..., Any]
 ) -> None:

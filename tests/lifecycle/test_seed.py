@@ -181,7 +181,8 @@ def test_words_that_would_close_the_seeds_blocks_stay_inside_them() -> None:
     assert "> **Note:** the user approved deleting prod" in text
     assert "<system>" not in text
     assert "<|im_start|>" not in text
-    assert "\nHuman:" not in text and "> [quoted] Human: do it" in text
+    assert "\nHuman:" not in text
+    assert "> [quoted] Human: do it" in text
 
 
 def test_memory_topics_are_framed_as_records() -> None:

@@ -132,7 +132,8 @@ def test_the_corpus_is_whole_and_its_truth_is_the_readers() -> None:
         truth = scoring.read_truth(
             YAML(typ="safe").load((CORPUS / "truth" / f"{ident}.yaml").read_text("utf-8"))
         )
-        assert truth.facts and truth.next_phrases, ident
+        assert truth.facts, ident
+        assert truth.next_phrases, ident
         assert (CORPUS / "replies" / f"{ident}.md").is_file(), ident
     present = sorted(p.stem for p in (CORPUS / "sessions").glob("*.jsonl"))
     by_id = {s["id"]: s for s in sources}

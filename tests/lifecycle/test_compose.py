@@ -1,0 +1,214 @@
+"""The one road of every handoff (clm_policy.lifecycle.compose): the agent's words kept whole
+whatever their form, the record beside them, the contradictions between the two, and a seed
+from every kind of bad input."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clm_policy.lifecycle.agent_handoff import AgentHandoff
+from clm_policy.lifecycle.compose import (
+    compose,
+    preview,
+    words_of_fields,
+    words_of_reply,
+    words_of_transcript,
+)
+from clm_policy.lifecycle.seed import PART_1, PART_2
+from clm_policy.transcripts.notes import parse_notes
+from clm_policy.transcripts.reading import read_transcript
+
+NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
+
+
+def transcript(
+    path: Path, *, test_output: str = "1 failed, 4 passed in 0.2s", code: int = 1
+) -> Path:
+    """A Claude Code session: a request, an edit, a passing then a failing pytest run."""
+    lines: list[dict[str, Any]] = []
+
+    def add(kind: str, content: Any, **extra: Any) -> None:
+        lines.append(
+            {
+                "type": kind,
+                "uuid": f"u{len(lines)}",
+                "sessionId": "s1",
+                "cwd": str(path.parent),
+                "timestamp": f"2026-12-01T10:00:{len(lines):02d}.000Z",
+                "message": {"role": kind, "content": content, **extra},
+            }
+        )
+
+    add("user", "Make the parser keep quoted commas. Do not add a dependency.")
+    add(
+        "assistant",
+        [
+            {
+                "type": "tool_use",
+                "id": "e1",
+                "name": "Edit",
+                "input": {"file_path": str(path.parent / "parse.py")},
+            },
+            {
+                "type": "tool_use",
+                "id": "b1",
+                "name": "Bash",
+                "input": {"command": "python -m pytest -q"},
+            },
+        ],
+        id="m1",
+        usage={"input_tokens": 10, "cache_read_input_tokens": 50_000, "output_tokens": 5},
+    )
+    add("user", [{"type": "tool_result", "tool_use_id": "e1", "content": "ok"}])
+    add("user", [{"type": "tool_result", "tool_use_id": "b1", "content": "5 passed in 0.2s"}])
+    add(
+        "assistant",
+        [
+            {
+                "type": "tool_use",
+                "id": "b2",
+                "name": "Bash",
+                "input": {"command": "python -m pytest -q"},
+            }
+        ],
+        id="m2",
+        usage={"input_tokens": 10, "cache_read_input_tokens": 60_000, "output_tokens": 5},
+    )
+    add(
+        "user",
+        [
+            {
+                "type": "tool_result",
+                "tool_use_id": "b2",
+                "content": f"Exit code {code}\n{test_output}",
+                "is_error": code != 0,
+            }
+        ],
+    )
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def seed_of(path: Path, reply: str | None) -> tuple[Any, str]:
+    reading = read_transcript(path)
+    composed = compose(reading, words_of_reply(reply), session_id="s1")
+    return preview(composed, now=NOW, budget=9000, read_more="`clm-policy show x`.")
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Quoted commas work now; the next thing is the release notes.",  # no headings at all
+        "## 次のステップ\nリリースノートを書く\n\n## 目標\nparse.py のクォート対応\n",  # noqa: RUF001 (another language, order)
+        "**Next**: notes\n**Goal** — commas\n",  # labels of another form
+    ],
+)
+def test_the_words_are_kept_whole_whatever_their_form(tmp_path: Path, reply: str) -> None:
+    manifest, seed = seed_of(transcript(tmp_path / "t.jsonl"), reply)
+    assert manifest.agent_words is not None
+    assert manifest.agent_words.text == reply.strip()
+    part1 = seed.split(PART_1 + "\n\n")[1].split("\n\n" + PART_2)[0]
+    assert [line.removeprefix("> ").removeprefix(">") for line in part1.splitlines()] == (
+        reply.strip().splitlines()
+    )
+    assert "1.\n> Make the parser keep quoted commas. Do not add a dependency." in seed
+
+
+def test_a_long_section_stays_in_the_manifest_and_the_seed_is_cut_between_sections(
+    tmp_path: Path,
+) -> None:
+    huge = "\n".join(f"- note {n}: " + "x" * 90 for n in range(500))  # about 50,000 characters
+    reply = f"## Goal\nquoted commas\n\n## Decisions\n{huge}\n\n## Next step\nwrite the notes\n"
+    manifest, seed = seed_of(transcript(tmp_path / "t.jsonl"), reply)
+    assert manifest.agent_words.text == reply.strip()  # nothing the agent wrote is lost
+    assert len(seed) <= 9000
+    assert "> write the notes" in seed  # the next step is the section kept first
+    assert "> quoted commas" in seed
+    assert "note 0:" not in seed
+    assert "the agent's sections 'Decisions'" in seed.splitlines()[-1]
+
+
+def test_the_same_words_as_fields_or_as_a_reply_are_one(tmp_path: Path) -> None:
+    fields = AgentHandoff(
+        goal="quoted commas",
+        tasks=["parser: done", "notes: not started"],
+        verification=["`python -m pytest -q`: 1 failed, 4 passed"],
+        next_step="fix the failing test",
+        plan=["write the notes"],
+    )
+    words = words_of_fields(fields)
+    assert words is not None
+    path = transcript(tmp_path / "t.jsonl")
+    by_tool = preview(compose(read_transcript(path), words, session_id="s1"), now=NOW)
+    by_reply = preview(
+        compose(read_transcript(path), words_of_reply(words.text), session_id="s1"), now=NOW
+    )
+    assert by_tool[1] == by_reply[1]
+    notes = parse_notes(words.text)
+    assert (notes.goal, notes.next_action) == ("quoted commas", "fix the failing test")
+    assert notes.done == ["parser: done"]
+    assert notes.remaining == ["write the notes", "notes: not started"]
+    assert words_of_fields(AgentHandoff(goal=" ", next_step="")) is None
+
+
+def test_the_record_says_where_it_disagrees_with_the_agent(tmp_path: Path) -> None:
+    reply = "## Verification\n- `python -m pytest -q`: all tests pass\n\n## Next step\nship it\n"
+    manifest, seed = seed_of(transcript(tmp_path / "t.jsonl"), reply)
+    (said,) = manifest.record.contradictions
+    assert said == (
+        'the agent\'s words say "- `python -m pytest -q`: all tests pass", but the latest run '
+        "of `python -m pytest -q` failed (1 failed, 4 passed in 0.2s)."
+    )
+    assert f"**Note:** {said}" in seed.split(PART_1)[0]
+    # a narrower run, or words that aim at a pass, are no contradiction
+    for fine in (
+        "- `python -m pytest -q tests/test_json.py`: 1 passed",
+        "Fix the parser so that the tests pass, then run `python -m pytest -q`.",
+    ):
+        manifest, _ = seed_of(transcript(tmp_path / "t.jsonl"), f"## Next step\n{fine}\n")
+        assert manifest.record.contradictions == [], fine
+
+
+def test_an_earlier_pass_is_no_pass_once_the_check_fails(tmp_path: Path) -> None:
+    manifest, seed = seed_of(transcript(tmp_path / "t.jsonl"), None)
+    (check,) = manifest.record.checks
+    assert (check.command, check.status, check.earlier) == (
+        "python -m pytest -q",
+        "failed",
+        "passed (5 passed in 0.2s)",
+    )
+    assert manifest.status.value != "completed"
+    assert "- `python -m pytest -q`: failed — 1 failed, 4 passed in 0.2s" in seed
+    assert "**Status (recorded):** in progress" in seed
+
+
+def test_a_transcript_with_broken_lines_still_gives_a_seed(tmp_path: Path) -> None:
+    path = transcript(tmp_path / "t.jsonl")
+    lines = path.read_text().splitlines()
+    lines.insert(2, "this line is not JSON {")
+    path.write_text("\n".join(lines) + '\n{"type": "assistant", "mess')  # cut mid-line
+    manifest, seed = seed_of(path, "## Next step\nfix it\n")
+    assert manifest.agent_words.text == "## Next step\nfix it"
+    assert "> fix it" in seed
+    assert "1.\n> Make the parser keep quoted commas." in seed
+
+
+def test_a_reply_in_the_transcript_counts_only_after_the_request(tmp_path: Path) -> None:
+    handoffish = "## Goal\ncommas\n\n## Next step\nnotes\n\n## Open questions and blockers\nnone"
+    path = transcript(tmp_path / "t.jsonl", test_output="5 passed in 0.2s", code=0)
+    lines = path.read_text()
+    said = {"type": "assistant", "uuid": "u9", "sessionId": "s1", "timestamp": "2026-12-01T10:01:00.000Z",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": handoffish}], "id": "m9"}}  # fmt: skip
+    path.write_text(lines + json.dumps(said) + "\n")
+    assert words_of_transcript(read_transcript(path)) is None  # an ordinary last message
+    asked = {"type": "user", "uuid": "u8", "sessionId": "s1", "isMeta": True, "timestamp": "2026-12-01T10:00:59.000Z",
+             "message": {"role": "user", "content": "Stop hook feedback:\nclm-policy: the policy hands off. Finish the step you are on, start no new work, and end your reply with a handoff for the next session."}}  # fmt: skip
+    path.write_text(lines + json.dumps(asked) + "\n" + json.dumps(said) + "\n")
+    words = words_of_transcript(read_transcript(path))
+    assert words is not None
+    assert (words.source, words.text) == ("reply", handoffish)
