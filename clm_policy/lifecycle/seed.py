@@ -338,7 +338,6 @@ class _Seed:
         ]
 
 
-
 def _paragraphs_within(text: str, budget: int) -> str:
     """``text`` within ``budget`` when even its fixed parts are over it (a tiny budget): its
     paragraphs before the last, from the end, dropped whole; the last line (what was left out,
