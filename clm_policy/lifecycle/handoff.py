@@ -129,6 +129,7 @@ def _record(record: SessionRecord | None, composed: Composed | None) -> dict[str
         "subagents": list(record.subagents),
         "failures": list(record.failures),
         "said": list(record.said),
+        "read_artifacts": list(record.read),
         "last_activity": record.last_activity,
         "contradictions": list(composed.contradictions) if composed is not None else [],
     }
@@ -199,6 +200,7 @@ def _recorded(m: HandoffManifest) -> list[str]:
         ("Task list", r.tasks),
         ("Git and processes", r.environment),
         ("Files made by commands", r.made_artifacts),
+        ("Files read (and not changed)", r.read_artifacts),
         ("Agents the session started", r.subagents),
         ("Last being done", [r.last_activity] if r.last_activity else []),
     ]

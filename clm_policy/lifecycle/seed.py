@@ -291,6 +291,9 @@ class _Seed:
         blocks += [
             _Block("Files changed", self._unsaid_paths(m.changed_artifacts), newest=True),
             _Block("Files made by commands", self._unsaid_paths(r.made_artifacts), newest=True),
+            _Block(
+                "Files read last (not changed)", self._unsaid_paths(r.read_artifacts), newest=True
+            ),
             _Block("Files moved", self._unsaid(m.moved_artifacts)),
             _Block("Files deleted", self._unsaid_paths(m.deleted_artifacts)),
             _Block("Agents the session started", self._unsaid(r.subagents)),

@@ -134,6 +134,10 @@ class HandoffRecord(BaseModel):
         description="commands (other than checks) and edits whose latest attempt failed and "
         "that were not done since, with the line that says why",
     )
+    read_artifacts: list[str] = Field(
+        default_factory=list,
+        description="files the agent read and did not change, the most recent last",
+    )
     said: list[str] = Field(
         default_factory=list,
         description="the agent's last messages to the person (its words, not a handoff), "

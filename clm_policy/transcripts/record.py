@@ -48,6 +48,7 @@ class SessionRecord(Record):
         "last_activity",
         "failures",
         "said",
+        "read",
     )
     __slots__ = FIELDS
     HASHABLE = False
@@ -62,6 +63,7 @@ class SessionRecord(Record):
         last_activity: str | None,
         failures: list[str] | None = None,
         said: list[str] | None = None,
+        read: list[str] | None = None,
     ) -> None:
         self.tasks = tasks
         self.checks = checks
@@ -71,6 +73,7 @@ class SessionRecord(Record):
         self.last_activity = last_activity
         self.failures = failures or []
         self.said = said or []
+        self.read = read or []
 
     @property
     def failing(self) -> list[CheckResult]:
@@ -95,6 +98,7 @@ def record_of(work: Work) -> SessionRecord:
         last_activity=work.last_activity,
         failures=list(work.failures),
         said=last_said(work),
+        read=list(work.read),
     )
 
 

@@ -59,6 +59,7 @@ SHELL = "shell"
 PATCH = "apply_patch"
 EDIT_TOOLS = {"Edit": "file_path", "MultiEdit": "file_path", "Write": "file_path"}
 NOTEBOOK_TOOLS = {"NotebookEdit": "notebook_path"}
+READ_TOOLS = {"Read": "file_path", "NotebookRead": "notebook_path"}
 SUBAGENT_TOOLS = frozenset({"Agent", "Task"})
 
 PROMPT = "prompt"
@@ -311,6 +312,10 @@ class WorkLog:
                 ]
                 for path in paths[:3]:
                     self._add("fail", "patch", path, _reason(output), cwd)
+        elif name in READ_TOOLS:
+            path = args.get(READ_TOOLS[name])
+            if not is_error and isinstance(path, str) and path:
+                self._add("read", path, self.cwd)
         elif name in EDIT_TOOLS or name in NOTEBOOK_TOOLS:
             if not is_error:
                 self._edit(name, args, structured)
@@ -533,6 +538,8 @@ class Work:
         """What the harness says of the environment (sandbox, shell, branch), latest kept."""
         self.failures: list[str] = []
         """Commands (not checks) and edits whose latest attempt failed, not done since."""
+        self.read: list[str] = []
+        """The files the main agent read and did not change, the most recent last."""
         self.last_failure: str | None = None
         """What failed in the main agent's last step (a command or an edit), if it failed."""
         self.handoff_asked_order = -1
@@ -616,6 +623,7 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = 
     files = FileLog()
     queued: dict[str, int] = {}  # a queued prompt not delivered yet -> its index
     contexts: dict[str, str] = {}  # what the harness says of the environment, by kind
+    read_files: dict[str, int] = {}  # a file the main agent read -> when, last
     failed: dict[tuple[str, str], tuple[int, str]] = {}  # failures not undone since
     lists: dict[str, Any] = {"tasks": None, "source": None}
     by_id: dict[str, list[str]] = {}
@@ -710,6 +718,9 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = 
         elif kind == "env":
             if agent is None:
                 work.environment += data[0]
+        elif kind == "read":
+            if agent is None:
+                read_files[paths.absolute(data[0], data[1])] = order
         elif kind == "asked_handoff":
             work.handoff_asked_order = order
         elif kind == "context":
@@ -770,6 +781,11 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = 
     work.deleted = [paths.shown(p) for p in files.deleted()]
     work.subagent_files = {k: sorted(v) for k, v in sub_files.items()}
     work.context = list(contexts.values())
+    changed = set(work.changed)
+    recent = sorted(read_files.items(), key=lambda item: item[1])
+    work.read = [
+        shown for shown in dict.fromkeys(paths.shown(p) for p, _ in recent) if shown not in changed
+    ][-READ_KEPT:]
     newest = max(failed.values(), default=None)
     if newest is not None and newest[0] >= work.last_tool_order:
         work.last_failure = newest[1]
@@ -781,6 +797,7 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = 
 
 
 FAILURES_KEPT = 5
+READ_KEPT = 12
 
 
 def _failure_text(what: str, target: str, reason: str, paths: Paths, cwd: str | None) -> str:
