@@ -206,6 +206,9 @@ class _Seed:
                 else PART_1
             )
             reserve = min(WORDS_RESERVE, int(room * 0.25))
+            whole = len(quoted(self.words)) + len(title) + len(PART_2) + 8
+            if whole > room - reserve and whole <= room:
+                reserve = 0  # the agent's words first: whole when they fit without the record
             allowance = max(room - reserve - len(title) - len(PART_2) - 8, 0)
             if m.agent_words.source.value == "summary":  # older than the record: a share
                 allowance = min(allowance, int(self.budget * SUMMARY_SHARE))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 
 from clm_policy.transcripts.results import split_chain, words_of
 
@@ -146,7 +147,11 @@ class FileLog:
 FileOp = tuple[str, str, "str | None"]
 """("edit" | "made" | "move" | "delete", absolute path, the destination of a move)."""
 
-_MAY_TOUCH = re.compile(r"\b(?:mv|rm|rmdir|unlink|cp|touch|sed|gsed|perl|tee|cargo|go)\b|>")
+_MAY_TOUCH = re.compile(
+    r"\b(?:mv|rm|rmdir|unlink|cp|touch|sed|gsed|perl|tee|cargo|go)\b|>|"
+    r"\b(?:Move|Remove|Copy)-Item\b",
+    re.I,
+)
 """A command that may change files: anything else is not read word by word."""
 _SKIP_TARGETS = ("/dev/", "/tmp/", "/proc/", "/var/tmp/")
 _CREATED_LINE = re.compile(
@@ -194,6 +199,83 @@ def _redirect_targets(words: list[str]) -> tuple[list[str], list[str]]:
     return kept, targets
 
 
+_CMDLETS = {"move-item": "move", "remove-item": "delete", "copy-item": "copy"}
+_CMDLET = re.compile(r"\b(?:Move|Remove|Copy)-Item\b", re.I)
+
+
+def _windows_words(piece: str) -> list[str]:
+    """A PowerShell command's words: backslashes kept (they separate folders), quotes off."""
+    import shlex
+
+    try:
+        words = shlex.split(piece, posix=False)
+    except ValueError:
+        words = piece.split()
+    return [w[1:-1] if len(w) > 1 and w[0] == w[-1] and w[0] in "'\"" else w for w in words]
+
+
+_CMDLET_FLAGS = frozenset({"-force", "-recurse", "-confirm:$false", "-whatif"})
+
+
+def _cmdlet(words: list[str]) -> tuple[str, list[str]] | None:
+    """(what a PowerShell file cmdlet in ``words`` does, its operands) — the cmdlet may stand
+    inside a block (``if (…) { Move-Item a b }``)."""
+    for i, word in enumerate(words):
+        kind = _CMDLETS.get(word.lower())
+        if kind is None:
+            continue
+        operands: list[str] = []
+        named: dict[str, str] = {}
+        rest = words[i + 1 :]
+        j = 0
+        while j < len(rest):
+            word = rest[j]
+            if word in ("}", "{") or word.startswith("|"):
+                break
+            lowered = word.lower()
+            if lowered in ("-path", "-literalpath", "-destination") and j + 1 < len(rest):
+                named[lowered] = rest[j + 1]
+                j += 2
+                continue
+            if not lowered.startswith("-") or (
+                lowered not in _CMDLET_FLAGS and not lowered[1:2].isalpha()
+            ):
+                operands.append(word.rstrip("}").strip())
+            j += 1
+        src = named.get("-path") or named.get("-literalpath") or (operands[0] if operands else None)
+        dst = named.get("-destination") or (operands[1] if len(operands) > 1 else None)
+        found = [p for p in (src, dst) if p]
+        return (kind, [p.replace("\\", "/") for p in found]) if found else None
+    return None
+
+
+def _powershell_ops(
+    kind: str, operands: list[str], at: Callable[[str], str], paths: Paths
+) -> list[FileOp]:
+    """A Move-Item / Remove-Item / Copy-Item as file operations; ``dir/*`` stands for what the
+    folder holds."""
+
+    def folder(path: str) -> str:
+        return path[:-2] if path.endswith("/*") else path.rstrip("/")
+
+    if kind == "delete":
+        return [("delete", at(folder(operands[0])), None)]
+    if len(operands) < 2:
+        return []
+    src, dst = operands[0], operands[1]
+    if src.endswith("/*") or dst.endswith("/"):
+        target = (
+            folder(dst)
+            if src.endswith("/*")
+            else posixpath.join(folder(dst), posixpath.basename(folder(src)))
+        )
+    else:
+        target = dst
+    if kind == "move":
+        return [("move", at(folder(src)), at(target))]
+    return [("made", at(target), None)] if paths.inside(at(target)) else []
+
+
 def shell_file_ops(command: str, cwd: str | None, paths: Paths) -> list[FileOp]:
     """What ``command`` (run in ``cwd``) does to files, as far as its words say: ``mv``,
     ``git mv``, ``rm``, ``git rm``, ``cp``, ``touch``, ``sed -i`` / ``perl -i``, ``tee``,
@@ -221,6 +303,10 @@ def shell_file_ops(command: str, cwd: str | None, paths: Paths) -> list[FileOp]:
             if not path.startswith(_SKIP_TARGETS) and paths.inside(path):
                 ops.append(("made", path, None))
         if not words:
+            continue
+        cmdlet = _cmdlet(_windows_words(piece)) if _CMDLET.search(piece) else None
+        if cmdlet is not None:  # PowerShell: Move-Item / Remove-Item / Copy-Item
+            ops += _powershell_ops(*cmdlet, at, paths)
             continue
         name = posixpath.basename(words[0])
         rest = words[1:]
