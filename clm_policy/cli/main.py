@@ -72,7 +72,8 @@ SUMMARIES = {
     "export": "Export the memory repository's metrics and decisions as CSV or JSON.",
     "handoff": (
         "Hand a session off: commit a schema-valid manifest and its rendering for people, and "
-        "print the seed messages the next session starts from (no transcript)."
+        "print the seed the next session starts from (no transcript): the agent's own handoff "
+        "(--reply) word for word, and what clm-policy recorded from the session."
     ),
     "hook": "Answer an agent's hooks with the project's policy and memory.",
     "init": "Create a memory repository in DIR (a new git repository from memory_template/).",

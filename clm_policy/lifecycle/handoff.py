@@ -89,7 +89,7 @@ def build_manifest(
         "not_verified": list(state.not_verified),
         "assumptions_risks": list(state.assumptions_risks),
         "blockers": list(state.blockers),
-        "next_safe_action": next_safe_action(state, last),
+        "next_safe_action": next_safe_action(state, last, after_derived=record is not None),
         "memory_keys": list(dict.fromkeys(state.memory_keys)),
         "token_snapshot": state.tokens.model_copy(),
         "timestamp": format_timestamp(now),

@@ -70,7 +70,9 @@ def section(title: str, body: Iterable[str]) -> list[str]:
     return [f"## {title}", "", *body, ""]
 
 
-def next_safe_action(state: AnyState, last_activity: str | None = None) -> str:
+def next_safe_action(
+    state: AnyState, last_activity: str | None = None, *, after_derived: bool = True
+) -> str:
     """What the agent should do first after a compaction or handoff.
 
     In this order: the next step the agent itself stated (``next_action``: its handoff, its
@@ -88,7 +90,11 @@ def next_safe_action(state: AnyState, last_activity: str | None = None) -> str:
         return one_line(state.next_action, ACTION_WIDTH)
     if state.status is TaskStatus.COMPLETED and not state.blockers and not state.remaining:
         return COMPLETED_NEXT_ACTION
-    last = f". Last being done: {one_line(last_activity, ACTION_WIDTH)}" if last_activity else ""
+    last = (
+        f". Last being done: {one_line(last_activity, ACTION_WIDTH)}"
+        if last_activity and after_derived
+        else ""
+    )
     if state.blockers:
         return _first_of("Resolve the blocker: ", state.blockers, "blocker") + last
     if state.remaining:

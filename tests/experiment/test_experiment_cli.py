@@ -36,7 +36,7 @@ def test_the_text_report_has_every_metric_with_its_interval(tmp_path: Path) -> N
     ]
     assert "  default                       -  (no workload counts)" in lines  # no prices
     assert (
-        "  planted  file: completed 27,893 i1 c1/h1 m1/1  |  default: completed 28,514 i1 c0/h1 m1/1"
+        "  planted  file: completed 28,158 i1 c1/h1 m1/1  |  default: completed 28,770 i1 c0/h1 m1/1"
         in lines
     )
     assert lines[-1] == "memory repositories: not kept (--workdir DIR keeps them)"

@@ -38,6 +38,9 @@ DOCUMENTS = [
 NOTE = (
     "schema version 1, read as version 2 (clm-policy migrate rewrites the repository's documents)"
 )
+MANIFEST_NOTE = (
+    "schema version 1, read as version 3 (clm-policy migrate rewrites the repository's documents)"
+)
 
 
 @pytest.fixture
@@ -47,6 +50,13 @@ def old(tmp_path: Path) -> Path:
     git(tmp_path, "clone", "-q", str(BUNDLE), str(target))
     git(target, "branch", "-q", "clm/handoff/parser-1-2", "origin/clm/handoff/parser-1-2")
     return target
+
+
+def _empty(value: object) -> bool:
+    """A default of an added field: empty, or an object of empty values (the record)."""
+    if isinstance(value, dict):
+        return all(_empty(v) for v in value.values())
+    return value in ([], None, "")
 
 
 def show(repo: Path, path: str, rev: str = "HEAD") -> dict[str, object]:
@@ -71,10 +81,10 @@ def test_readers_take_version_1_and_say_so_in_one_line(old: Path) -> None:
     assert "parser-1" in status.stdout
     shown = invoke("show", "--memory", str(old), PARSER_MANIFEST)
     assert shown.exit_code == 0
-    assert shown.stderr == f"clm-policy: {PARSER_MANIFEST}: {NOTE}\n"
+    assert shown.stderr == f"clm-policy: {PARSER_MANIFEST}: {MANIFEST_NOTE}\n"
     assert json.loads(shown.stdout) == show(old, PARSER_MANIFEST)  # shown as it is written
     manifest, read = read_manifest(show(old, PARSER_MANIFEST), source=PARSER_MANIFEST)
-    assert (manifest.schema_version, read.found, read.upgraded) == (2, 1, True)
+    assert (manifest.schema_version, read.found, read.upgraded) == (3, 1, True)
     assert manifest.goal == "Make the CSV parser keep quoted commas"
 
 
@@ -94,11 +104,12 @@ def test_a_hook_seeds_from_a_version_1_manifest_and_logs_the_upgrade(
     monkeypatch.setenv("CLM_POLICY_MEMORY", str(old))
     reply = run_claude_hook(json.dumps(event).encode())
     context = json.loads(reply.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert "**Goal:** Make the CSV parser keep quoted commas" in context
+    assert "Make the CSV parser keep quoted commas" in context
+    assert "its agent wrote no handoff" in context  # a version-1 manifest has no words
     logged = log_path().read_text().splitlines()
     # the newest handoff nobody took: the one on its own branch
     branch = PARSER_MANIFEST.replace(".json", "-2.json")
-    assert [line.split(" ", 1)[1] for line in logged] == [f"{branch}: {NOTE}"]
+    assert [line.split(" ", 1)[1] for line in logged] == [f"{branch}: {MANIFEST_NOTE}"]
 
 
 def test_migrate_rewrites_every_old_document_in_one_commit_and_is_idempotent(old: Path) -> None:
@@ -108,7 +119,10 @@ def test_migrate_rewrites_every_old_document_in_one_commit_and_is_idempotent(old
     dry = invoke("migrate", "--memory", str(old), "--dry-run")
     assert dry.exit_code == 0, dry.stderr
     assert dry.stdout.splitlines() == [
-        *(f"{path}: version 1 -> 2" for path in DOCUMENTS),
+        *(
+            f"{path}: version 1 -> {3 if path.startswith('manifests/') else 2}"
+            for path in DOCUMENTS
+        ),
         "dry run: 4 of 4 document(s) would be rewritten",
     ]
     assert git(old, "rev-parse", "HEAD") == head
@@ -119,7 +133,7 @@ def test_migrate_rewrites_every_old_document_in_one_commit_and_is_idempotent(old
     assert done.stdout.splitlines()[-1] == f"migrated 4 of 4 document(s): commit {commit[:12]}"
     assert git(old, "rev-list", "--count", f"{head.strip()}..HEAD") == "1\n"
     assert git(old, "log", "-1", "--format=%s") == (
-        "clm(migrate): 2 manifests to version 2, 2 states to version 2\n"
+        "clm(migrate): 2 manifests to version 3, 2 states to version 2\n"
     )
     assert "Clm-Event: migrate\nClm-Redactions: 0\nClm-Migrated: 4\n" in git(
         old, "log", "-1", "--format=%(trailers:only,unfold)"
@@ -127,11 +141,11 @@ def test_migrate_rewrites_every_old_document_in_one_commit_and_is_idempotent(old
     assert sorted(git(old, "show", "--name-only", "--format=", "HEAD").split()) == DOCUMENTS
     for path in DOCUMENTS:
         after = show(old, path)
-        assert after["schema_version"] == 2
+        assert after["schema_version"] == (3 if path.startswith("manifests/") else 2)
         # what it held is kept; what the current version adds holds its empty default
         assert {k: v for k, v in after.items() if k in before[path]} == before[path]
         added = {k: v for k, v in after.items() if k not in before[path] and k != "schema_version"}
-        assert all(v in ([], None, "") for v in added.values()), added
+        assert all(_empty(v) for v in added.values()), added
     validate_manifest(show(old, PARSER_MANIFEST))
     # the branch's handoff is its pull request's: left as written (readers upgrade it)
     assert "schema_version" not in show(old, PARSER_MANIFEST, "clm/handoff/parser-1-2")
@@ -174,7 +188,7 @@ def test_new_documents_carry_the_current_version(memory: Path, tmp_path: Path) -
     out = invoke("handoff", "--memory", str(memory), "--state", str(state), "--format", "json")
     assert out.exit_code == 0, out.stderr
     path = json.loads(out.stdout)["manifest_path"]
-    assert show(memory, path)["schema_version"] == MANIFEST_VERSION == 2
+    assert show(memory, path)["schema_version"] == MANIFEST_VERSION == 3
     assert show(memory, "sessions/s1/state.json")["schema_version"] == STATE_VERSION == 2
 
 
@@ -197,19 +211,19 @@ def test_each_kind_is_current_at_its_tables_length_plus_one() -> None:
 
 
 def test_a_new_field_is_one_line_of_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(UPGRADES, MANIFEST, (added(), added(done=[])))
+    monkeypatch.setitem(UPGRADES, MANIFEST, (*UPGRADES[MANIFEST], added(done=[])))
     read = upgrade(MANIFEST, {"goal": "g"}, "m.json")
-    assert read.data == {"goal": "g", "schema_version": 3, "done": []}
-    read = upgrade(MANIFEST, {"goal": "g", "schema_version": 2}, "m.json")
-    assert (read.found, read.data) == (2, {"goal": "g", "schema_version": 3, "done": []})
+    assert read.data == {"goal": "g", "schema_version": 4, "done": []}
+    read = upgrade(MANIFEST, {"goal": "g", "schema_version": 3}, "m.json")
+    assert (read.found, read.data) == (3, {"goal": "g", "schema_version": 4, "done": []})
 
 
 @pytest.mark.parametrize(
     ("version", "message"),
     [
         (
-            3,
-            "m.json: schema version 3 is newer than this clm-policy reads (up to 2): upgrade clm-policy",
+            4,
+            "m.json: schema version 4 is newer than this clm-policy reads (up to 3): upgrade clm-policy",
         ),
         (0, "m.json: schema_version must be a whole number from 1, got 0"),
         ("2", "m.json: schema_version must be a whole number from 1, got '2'"),

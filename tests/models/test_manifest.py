@@ -53,6 +53,8 @@ ADDED_FIELDS = [
     "deleted_artifacts",
     "transcript",
     "last_message",
+    "agent_words",
+    "record",
     "agent_id",
 ]
 

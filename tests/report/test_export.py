@@ -89,8 +89,10 @@ def test_sessions_csv(memory: Path) -> None:
         "tokens": str(last["total_tokens"]),
         "cost": "",
         "human_interventions": "0",
-        "recall_mean": "1.0",  # two compactions and the handoff, all verified
-        "recalls": "3",
+        # the demo's summaries are deterministic (built from the facts they would be checked
+        # against) and its handoff has no words of an agent: no recall was measured
+        "recall_mean": "",
+        "recalls": "0",
         "steps_until_handoff": "43",
         "tokens_until_handoff": str(last["total_tokens"]),
     }

@@ -56,7 +56,10 @@ DESCRIPTIONS = {
         "Search the project's memory topics (durable notes kept across sessions) for a "
         "word or phrase; the best matches first, with an excerpt."
     ),
-    "memory_read": "Read one memory topic by its key (as memory_search lists it).",
+    "memory_read": (
+        "Read one memory topic by its key (as memory_search lists it), or a whole handoff by "
+        "the key its seed names (sessions/<id>/handoffs/<n>)."
+    ),
     "memory_write": (
         "Write a memory topic (replacing one with the same key): a note worth keeping across "
         "sessions. Redacted and committed. Keys: letters, digits, '_' and '-', parts "
