@@ -267,18 +267,16 @@ def window_unknown(policy: Any, figures: Any, profile: str | None) -> bool:
 
 
 def take_handoff(hook: Hook) -> str:
-    """The newest handoff no session has picked up yet, as a seed; marked taken in git."""
-    from clm_policy.lifecycle.pipelines import (
-        Provenance,
-        memory_hits,
-        read_more,
-        record_session_start,
-    )
-    from clm_policy.lifecycle.seed import seed_text
-    from clm_policy.memory.audit import read_log
-    from clm_policy.models.manifest import read_manifest
-    from clm_policy.models.state import SessionState
+    """The newest handoff no session has picked up yet, as a seed; marked taken in git.
 
+    Nothing to hand is the common case (every start, ``/clear``): it is found with git alone —
+    no memory repository, or no handoff without a session that took it — before the modules
+    that make a seed (pydantic among them) are imported."""
+    from clm_policy.memory.audit import read_log
+    from clm_policy.memory.init import is_memory_repo
+
+    if not is_memory_repo(hook.memory):
+        return ""  # no memory: nothing was ever handed off here (and none is made for it)
     sid = hook.session_id()
     with hook.repo() as repo:
         taken = {
@@ -286,43 +284,62 @@ def take_handoff(hook: Hook) -> str:
             for e in read_log(repo, event="start", rev="--all")
             if "Clm-Seed" in e.trailers
         }
-        for entry in read_log(repo, event="handoff", rev="--all"):
-            path = entry.trailers.get("Clm-Manifest")
-            if not path or path in taken or entry.session == sid:
-                continue
-            text = repo.show_file(path, entry.commit)
-            if text is None:
-                continue
-            try:
-                manifest, read = read_manifest(jsonquick.loads(text), source=path)
-            except (ValueError, ClmError):
-                continue  # a manifest that does not validate is no seed
-            if read.upgraded:
-                log(read.note(path))
-            constraints, decisions = _carried(repo, entry.session, entry.commit)
-            profile = hook.policy().profile(hook.profile)
-            handoff_file = entry.trailers.get("Clm-Handoff") or path
-            seed = seed_text(
-                manifest,
-                memory=memory_hits(repo, manifest),
-                budget=min(profile.seed_tokens * 4, SEED_CHARS),
-                read_more=read_more(handoff_file, home_short(hook.memory)),
-                constraints=constraints,
-                decisions=decisions,
-            )
-            state = SessionState(
-                session_id=sid, goal=manifest.goal, parent_session=entry.session or None
-            )
-            record_session_start(
-                repo,
-                state,
-                record={"agent": hook.agent, "seeded_from": path},
-                why=Provenance(
-                    "seeded", extra_trailers={"Clm-Agent": hook.agent, "Clm-Seed": path}
-                ),
-            )
-            return seed
+        waiting = [
+            entry
+            for entry in read_log(repo, event="handoff", rev="--all")
+            if entry.trailers.get("Clm-Manifest")
+            and entry.trailers["Clm-Manifest"] not in taken
+            and entry.session != sid
+        ]
+        for entry in waiting:
+            seed = _seed_of(hook, repo, entry, sid)
+            if seed is not None:
+                return seed
     return ""
+
+
+def _seed_of(hook: Hook, repo: Any, entry: Any, sid: str) -> str | None:
+    """The seed of the handoff ``entry`` commits, marked taken by session ``sid``; None when
+    its manifest cannot be read (no seed)."""
+    from clm_policy.lifecycle.pipelines import (
+        Provenance,
+        memory_hits,
+        read_more,
+        record_session_start,
+    )
+    from clm_policy.lifecycle.seed import seed_text
+    from clm_policy.models.manifest import read_manifest
+    from clm_policy.models.state import SessionState
+
+    path = entry.trailers["Clm-Manifest"]
+    text = repo.show_file(path, entry.commit)
+    if text is None:
+        return None
+    try:
+        manifest, read = read_manifest(jsonquick.loads(text), source=path)
+    except (ValueError, ClmError):
+        return None  # a manifest that does not validate is no seed
+    if read.upgraded:
+        log(read.note(path))
+    constraints, decisions = _carried(repo, entry.session, entry.commit)
+    profile = hook.policy().profile(hook.profile)
+    handoff_file = entry.trailers.get("Clm-Handoff") or path
+    seed = seed_text(
+        manifest,
+        memory=memory_hits(repo, manifest),
+        budget=min(profile.seed_tokens * 4, SEED_CHARS),
+        read_more=read_more(handoff_file, home_short(hook.memory)),
+        constraints=constraints,
+        decisions=decisions,
+    )
+    state = SessionState(session_id=sid, goal=manifest.goal, parent_session=entry.session or None)
+    record_session_start(
+        repo,
+        state,
+        record={"agent": hook.agent, "seeded_from": path},
+        why=Provenance("seeded", extra_trailers={"Clm-Agent": hook.agent, "Clm-Seed": path}),
+    )
+    return seed
 
 
 SEED_CHARS = 9_400
