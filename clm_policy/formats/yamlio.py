@@ -126,8 +126,8 @@ def paused_gc() -> Iterator[None]:
     """Pause the cyclic garbage collector while building many new objects.
 
     Every few hundred allocations the collector walks the young objects, and ever more often
-    the whole growing tree: building a 2 MB file takes about 2.5x as long with it on. Parsed
-    data holds no reference cycles that would need it.
+    the whole growing tree, so that building a large file takes several times as long with it
+    on. Parsed data holds no reference cycles that would need it.
     """
     enabled = gc.isenabled()
     gc.disable()
