@@ -198,6 +198,51 @@ def test_the_circle_check_sees_a_circle(tmp_path: Path) -> None:
     assert _circles(paths, tmp_path) == {("pkg.a", "pkg.b")}
 
 
+LONGEST = 80
+"""Lines a function may take (docstring included); a longer one does more than one thing."""
+GENERATED = {"clm_policy/models/plain.py"}  # (python -m clm_policy.models.shape --write)
+# issue 27: being worked on elsewhere; remove a line when its function is split (the test then
+# fails until it goes)
+KNOWN_LONG = {
+    "clm_policy/agents/mcp/server.py build_server",
+    "clm_policy/cli/run.py run",
+    "clm_policy/lifecycle/pipelines.py run_compaction",
+    "clm_policy/lifecycle/pipelines.py run_handoff",
+    "clm_policy/loop/runs.py plan_run",
+    "clm_policy/transcripts/claude_code.py feed_work",
+    "clm_policy/transcripts/results.py _candidates",
+    "clm_policy/transcripts/takeover.py build_state",
+    "clm_policy/transcripts/work.py finish",
+}
+
+
+def _long_functions(path: Path, root: Path = REPO) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        f"{path.relative_to(root).as_posix()} {node.name}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and (node.end_lineno or node.lineno) - node.lineno + 1 > LONGEST
+    }
+
+
+def test_no_function_is_longer_than_80_lines() -> None:
+    found: set[str] = set()
+    for path in _package_modules():
+        if path.relative_to(REPO).as_posix() not in GENERATED:
+            found |= _long_functions(path)
+    assert found == KNOWN_LONG
+
+
+def test_the_length_check_counts_every_line(tmp_path: Path) -> None:
+    """80 lines pass (the ``def`` line and 79 more), 81 do not; methods count too."""
+    sample = tmp_path / "m.py"
+    short = "\n".join(f"    x{i} = {i}" for i in range(LONGEST - 1))
+    long = "\n".join(f"        x{i} = {i}" for i in range(LONGEST))
+    sample.write_text(f"def short():\n{short}\n\n\nclass C:\n    def long(self):\n{long}\n")
+    assert _long_functions(sample, tmp_path) == {"m.py long"}
+
+
 def test_every_import_follows_the_table() -> None:
     """Each module imports only its own layer and the layers the table allows it, function-
     level imports included (they run at a later moment, in the same layer)."""
