@@ -110,6 +110,29 @@ def test_ctrl_c_while_the_cli_is_imported_is_a_quiet_130(tmp_path: Path) -> None
     assert not (tmp_path / "mem").exists()
 
 
+class _Interrupting:
+    """Ctrl-C arriving while a class is made: a module being imported when it came."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_while_a_command_imports_a_module_is_a_quiet_130(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python 3.11 turns a KeyboardInterrupt raised while a class is created into a
+    RuntimeError ("Error calling __set_name__") caused by it; it is Ctrl-C all the same (it was
+    an internal error, exit 3, when init was interrupted while importing ipaddress)."""
+
+    def init_memory(path: object) -> None:
+        type("Network", (), {"broadcast_address": _Interrupting()})
+
+    monkeypatch.setattr("clm_policy.memory.init.init_memory", init_memory)
+    result = invoke("init", str(tmp_path / "mem"))
+    assert (result.exit_code, result.stderr) == (130, "clm-policy: interrupted\n")
+    assert not (tmp_path / "mem").exists()
+
+
 def test_ctrl_c_during_a_run_commits_it_and_it_resumes(
     tmp_path: Path, start: Callable[..., subprocess.Popen[str]]
 ) -> None:
