@@ -21,7 +21,7 @@ report lists the import time by top-level package: where start-up goes.
 
 Sanity check: every compaction exits 0 and says it compacted the step it was given, every
 script exits 0, and the two repositories end with the same commits' paths; else exit 1.
-**Target: median <= 4x the script's.**
+**Target: median <= 8x the script's** (issue 27).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from pathlib import Path
 
 from isolated import process_env
 
-TARGET_RATIO = 4.0
+TARGET_RATIO = 8.0
 WARMUPS = 3
 DEFAULT_RUNS = 15
 SESSION = "s1"

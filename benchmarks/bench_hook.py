@@ -21,7 +21,8 @@ checks the trust record on every prompt and, once the person was told, answers n
 
 The baseline is ``sys.executable -c pass`` in the same run, round-robin with both. The
 subprocesses run without ``PYTHONDONTWRITEBYTECODE`` and after warm-ups, so they use bytecode
-as an installed clm-policy does. Targets: warm <= 3x the baseline, first after a change <= 6x.
+as an installed clm-policy does. Targets: warm <= 3x the baseline, first after a change <= 12x
+(once per edit of the policy: libyaml reads it and pydantic checks it, issue 27).
 
 Exit status: 0 whether or not the targets are met; 1 when a hook run fails or answers
 something.
@@ -41,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 TARGET_RATIO = 3.0
-TARGET_COLD_RATIO = 6.0
+TARGET_COLD_RATIO = 12.0
 WARMUPS = 3
 SESSION = "3f6d2b1a-8c4e-4f7a-9b2d-1e5c7a9d0f42"
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,11 +55,54 @@ def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
         monkeypatch.setenv(f"GIT_{role}_EMAIL", "tests@clm-policy.invalid")
 
 
+def _live_children() -> dict[int, str]:
+    """This process's children that still run (an ended one, not yet waited for, does not),
+    with their command lines; empty where /proc does not list children."""
+    me = os.getpid()
+    found: dict[int, str] = {}
+    try:
+        tasks = os.listdir(f"/proc/{me}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{me}/task/{task}/children") as fh:
+                children = fh.read().split()
+        except OSError:
+            continue
+        for child in children:
+            try:
+                with open(f"/proc/{child}/stat") as fh:
+                    state = fh.read().rsplit(")", 1)[1].split()[0]
+                with open(f"/proc/{child}/cmdline", "rb") as fh:
+                    command = fh.read().replace(b"\0", b" ").decode(errors="replace").strip()
+            except (OSError, IndexError):
+                continue  # it ended meanwhile
+            if state not in ("Z", "X"):
+                found[int(child)] = command
+    return found
+
+
+@pytest.fixture(autouse=True)
+def _no_process_left() -> Iterator[None]:
+    """A test ends every process it started: one left running (a test that failed before it
+    stopped its subprocess) would go on writing, and make a later test fail instead."""
+    before = set(_live_children())
+    yield
+    left = {pid: cmd for pid, cmd in _live_children().items() if pid not in before}
+    deadline = time.monotonic() + 10  # (one that was just told to stop may take a moment)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = {pid: cmd for pid, cmd in _live_children().items() if pid in left}
+    for pid in left:  # (so that the tests after this one do not meet them)
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    assert not left, f"the test left processes running: {left}"
+
+
 def golden(name: str, actual: str) -> None:
     """``actual`` equals tests/golden/NAME (``CLM_UPDATE_GOLDEN=1`` rewrites the file; review
     the diff before committing it)."""
-    import os
-
     path = GOLDEN / name
     if os.environ.get("CLM_UPDATE_GOLDEN"):
         path.write_text(actual, encoding="utf-8")
@@ -186,7 +233,6 @@ def click_option_table(
 def run_on_terminal(args: list[str]) -> tuple[subprocess.CompletedProcess[bytes], bytes]:
     """Run ``args`` with standard error on a pseudo-terminal (standard output piped): the
     process, and everything the terminal was sent."""
-    import os
     import pty
 
     primary, secondary = pty.openpty()

@@ -17,12 +17,12 @@ line records the window on its refreshes).
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
 from clm_policy.base.digest import sha256_hex
 from clm_policy.base.privatefiles import cache_dir, private_dir, read_private, write_private
-from clm_policy.formats import jsonquick
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def read_facts(session_id: str, kind: str) -> dict[str, Any]:
     if raw is None or len(raw) > LIMIT:
         return {}
     try:
-        data = jsonquick.loads(raw)
+        data = json.loads(raw)
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
@@ -72,7 +72,6 @@ def update_facts(session_id: str, kind: str, **changes: Any) -> bool:
     if updated == current:
         return True
     fresh = not current and not os.path.lexists(os.path.join(folder, name))
-    import json  # (only to write: reading is jsonquick's)
 
     written = write_private(folder, name, json.dumps(updated, separators=(",", ":")))
     if written and fresh:

@@ -1,8 +1,8 @@
 """Regular expressions compiled the first time they are used, not when their module is imported.
 
 The redactor's rules and their judges are some sixty patterns, a few of them large (the generic
-key/value rule, the list of placeholder shapes); compiling them all took most of the ~40 ms an
-import of the redactor cost, while a commit's texts meet few of them. A hook that redacts one
+key/value rule, the list of placeholder shapes); compiling them all was most of what importing
+the redactor cost, while a commit's texts meet few of them. A hook that redacts one
 line of advice should not pay for the rest; nor should one that reads a transcript's tail pay
 for the patterns a full read uses (nor, then, for importing :mod:`re` at all: it is imported
 with the first pattern compiled, so flags are written inline, ``(?s)``).

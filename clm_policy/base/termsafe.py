@@ -64,7 +64,7 @@ def terminal_safe(text: str, *, lines: bool = True, form: str = "text") -> str:
     if text.isascii():  # a command's output, often: C0 and DEL are all it could hold
         data = text.encode("ascii")
         if len(data.translate(None, _ASCII_UNSAFE[lines])) == len(data):
-            return text  # (4x faster than the regular expression, 1 ms for 1.5 MB)
+            return text  # (bytes.translate: several times faster than the expression)
     pattern = _PATTERNS.get(lines)
     if pattern is None:
         import re

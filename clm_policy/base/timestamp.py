@@ -12,7 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import UTC, datetime
 else:
-    try:  # the C module itself: `datetime` defines its pure-Python twin first (~1.5 ms)
+    try:  # the C module itself: `datetime` defines its pure-Python twin first
         from _datetime import UTC, datetime
     except ImportError:  # an interpreter without it
         from datetime import UTC, datetime

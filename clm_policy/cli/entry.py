@@ -50,9 +50,10 @@ def program() -> None:
 def _finish(code: int) -> NoReturn:
     """End a quick path with ``code``. Its work is done — every file it wrote is closed,
     every git process waited for — and Python's finalization would only clear its modules
-    and collect their garbage, ~6 ms of a compaction and ~3 ms of a hook, to free memory the
-    system frees anyway; the program skips it (``os._exit``) once its output is flushed. A
-    caller that runs :func:`main` in its own process (the import probes) gets ``SystemExit``."""
+    and collect their garbage (a part of a compaction's and a hook's time:
+    benchmarks/README.md), to free memory the system frees anyway; the program skips it
+    (``os._exit``) once its output is flushed. A caller that runs :func:`main` in its own
+    process (the import probes) gets ``SystemExit``."""
     if not _PROGRAM:
         sys.exit(code)
     for stream in (sys.stdout, sys.stderr):

@@ -34,7 +34,7 @@ def report(args: Sequence[str], exc: BaseException, commands: Sequence[str]) -> 
     code: an interruption, a usage error, a :class:`ClmError` at its place, a closed pipe (no
     error), anything else an internal error. ``commands``: the command names (for the
     command's name in a usage error)."""
-    if isinstance(exc, KeyboardInterrupt):
+    if _interrupted(exc):
         echo("clm-policy: interrupted", err=True)
         return EXIT_INTERRUPTED
     if isinstance(exc, UsageError):
@@ -58,6 +58,18 @@ def report(args: Sequence[str], exc: BaseException, commands: Sequence[str]) -> 
         f"clm-policy: internal error: {type(exc).__name__}: {_short(str(exc))} (this is a "
         "bug; rerun with CLM_POLICY_DEBUG=1 for the traceback)",
     )
+
+
+def _interrupted(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is Ctrl-C, or an error it caused: Python 3.11 reports a
+    ``KeyboardInterrupt`` raised while a class is being made (a module being imported when
+    the interrupt came) as a ``RuntimeError`` ("Error calling __set_name__") caused by it."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc, seen = exc.__cause__, seen + 1
+    return False
 
 
 def usage_line(command: str, message: str) -> str:

@@ -39,34 +39,44 @@ def status(memory: str, session: str | None, fmt: str) -> int:
         echo(f"{memory}: no sessions yet (clm-policy run --memory {memory})")
         return 0
     if session is None:
+        _table(rows, memory)
+    else:
+        _one(rows[0], memory)
+    return 0
+
+
+def _table(rows: list[dict[str, Any]], memory: str) -> None:
+    """One line per session, then what a person may want to do about some of them."""
+    echo(
+        f"{'session':<16} {'status':<15} {'step':>5} {'context':>10} {'fill':>6} "
+        f"{'compact':>7} {'handoff':>7} {'recall':>6}  last decision"
+    )
+    agents = {r["session"]: len(r["agents"]) for r in rows if r["agents"]}
+    for r in rows:
+        fill = f"{r['fill']:.0%}" if r["fill"] is not None else "-"
+        last = r["last_decisions"][-1] if r["last_decisions"] else None
+        said = f"{last['action']} ({last.get('trigger') or '-'})" if last else "-"
         echo(
-            f"{'session':<16} {'status':<15} {'step':>5} {'context':>10} {'fill':>6} "
-            f"{'compact':>7} {'handoff':>7} {'recall':>6}  last decision"
+            f"{r['session']:<16} {r['status']:<15} {r['step']:>5} "
+            f"{r['context_tokens']:>10,} {fill:>6} {r['compactions']:>7} "
+            f"{r['handoffs']:>7} {_recall(r):>6}  {said}"
         )
-        agents = {r["session"]: len(r["agents"]) for r in rows if r["agents"]}
-        for r in rows:
-            fill = f"{r['fill']:.0%}" if r["fill"] is not None else "-"
-            last = r["last_decisions"][-1] if r["last_decisions"] else None
-            said = f"{last['action']} ({last.get('trigger') or '-'})" if last else "-"
+    for sid, count in agents.items():
+        echo(
+            f"agents: session {sid} started {count} agent(s): clm-policy status "
+            f"--memory {memory} --session {sid}"
+        )
+    for r in rows:
+        if r["pending"]:
             echo(
-                f"{r['session']:<16} {r['status']:<15} {r['step']:>5} "
-                f"{r['context_tokens']:>10,} {fill:>6} {r['compactions']:>7} "
-                f"{r['handoffs']:>7} {_recall(r):>6}  {said}"
+                f"pending: session {r['session']} awaits confirmation of "
+                f"{r['pending'].get('action')} ({r['pending'].get('trigger') or '-'}); "
+                f"confirm with: clm-policy run --memory {memory} --resume {r['session']} --yes"
             )
-        for sid, count in agents.items():
-            echo(
-                f"agents: session {sid} started {count} agent(s): clm-policy status "
-                f"--memory {memory} --session {sid}"
-            )
-        for r in rows:
-            if r["pending"]:
-                echo(
-                    f"pending: session {r['session']} awaits confirmation of "
-                    f"{r['pending'].get('action')} ({r['pending'].get('trigger') or '-'}); "
-                    f"confirm with: clm-policy run --memory {memory} --resume {r['session']} --yes"
-                )
-        return 0
-    r = rows[0]
+
+
+def _one(r: dict[str, Any], memory: str) -> None:
+    """One session in detail."""
     echo(
         f"session   {r['session']}"
         + (f" (continued from {r['parent_session']})" if r["parent_session"] else "")
@@ -103,7 +113,6 @@ def status(memory: str, session: str | None, fmt: str) -> int:
             f"  step {d.get('step')}: {d.get('action')} ({d.get('trigger') or '-'}) "
             f"{d.get('rationale')}"
         )
-    return 0
 
 
 def _recall(row: dict[str, Any]) -> str:

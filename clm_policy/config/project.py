@@ -227,9 +227,11 @@ def setting(key: str, flag: str | None, config: ProjectConfig | None = None) -> 
     config = config if config is not None else load_config()
     value = from_file(key, config)
     if value is not None and key in NEEDS_TRUST and config.path is not None:
+        if key == "memory" and is_default_memory(config, value):
+            return value
         from clm_policy.config.trust import may_choose
 
-        if not may_choose(config, key, value):
+        if not may_choose(config.path, config.digest or "", key):
             return None
     return value
 

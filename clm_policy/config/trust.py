@@ -22,16 +22,14 @@ Cheap to import: a hook whose project file names a memory or remote checks on ev
 
 from __future__ import annotations
 
+import json
 import os
 
 from clm_policy.base.errors import InputError, Location
 from clm_policy.base.record import Record
-from clm_policy.formats import jsonquick
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from clm_policy.config.project import ProjectConfig
-
     StrPath = str | os.PathLike[str]
 
 STORE_NAME = "trusted.json"
@@ -107,32 +105,24 @@ def revoke(path: StrPath) -> TrustedFile | None:
     return removed
 
 
-def may_choose(config: ProjectConfig, key: str, value: str) -> bool:
-    """Whether ``config``'s file may choose ``value`` for ``key`` (one of
-    :data:`~clm_policy.config.project.NEEDS_TRUST`): the project's default memory, or a file
-    the person trusts as it is now. A refusal is noted for :func:`take_ignored`."""
-    from clm_policy.config.project import NEEDS_TRUST, is_default_memory
-
-    if config.path is None:
-        return True  # not from a file
-    if key == "memory" and is_default_memory(config, value):
-        return True
-    found = status(config.path, config.digest or "")
+def may_choose(path: str, digest: str, key: str) -> bool:
+    """Whether the project file at ``path``, whose content has the SHA-256 ``digest``, may
+    choose ``key`` (one of :data:`~clm_policy.config.project.NEEDS_TRUST`; the project's
+    default memory is always allowed, which the caller knows): only when the person trusts
+    the file as it is now. A refusal is noted for :func:`take_ignored`."""
+    found = status(path, digest)
     if found == TRUSTED:
         return True
-    noted = _IGNORED.setdefault(
-        config.path, IgnoredSettings(config.path, config.digest or "", (), found == CHANGED)
-    )
+    noted = _IGNORED.setdefault(path, IgnoredSettings(path, digest, (), found == CHANGED))
     if key not in noted.keys:
-        _IGNORED[config.path] = noted.replace(
-            keys=tuple(k for k in NEEDS_TRUST if k in (*noted.keys, key))
-        )
+        _IGNORED[path] = noted.replace(keys=tuple(sorted((*noted.keys, key))))
     return False
 
 
 class IgnoredSettings(Record):
     """Settings of an untrusted file that were ignored: the file, the SHA-256 of its content,
-    the keys (in ``NEEDS_TRUST`` order), whether it changed since the person trusted it."""
+    the keys (sorted: ``memory``, then ``remote``), whether it changed since the person
+    trusted it."""
 
     FIELDS = ("path", "digest", "keys", "changed")
     __slots__ = FIELDS
@@ -223,7 +213,7 @@ def _parse(data: bytes, path: str) -> dict[str, TrustedFile]:
     if len(data) > STORE_LIMIT:
         raise broken
     try:
-        doc = jsonquick.loads(data.decode("utf-8"))
+        doc = json.loads(data.decode("utf-8"))
     except ValueError:
         raise broken from None
     files = doc.get("files") if isinstance(doc, dict) and doc.get("version") == 1 else None
@@ -248,7 +238,6 @@ def _write(files: dict[str, TrustedFile]) -> None:
             for f in sorted(files.values(), key=lambda f: f.path)
         },
     }
-    import json  # (only to write: reading is jsonquick's)
 
     if not write_private(store_dir(), STORE_NAME, json.dumps(doc, indent=2) + "\n"):
         raise InputError(

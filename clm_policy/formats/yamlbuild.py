@@ -120,6 +120,7 @@ class Builder:
         self.late = False  # a top-level entry came after it began
         # name -> (data, marks, size once expanded, complete)
         self.anchors: dict[str, tuple[Any, Marks, int, bool]] = {}
+        self.documents = 0
 
     def build(self) -> None:
         for _ in self.items():
@@ -154,9 +155,7 @@ class Builder:
         stack: list[_Frame] = []
         frame: _Frame | None = None
         plain_cache = _PLAIN
-        anchors = self.anchors
         streaming: _Frame | None = None  # the frame of the streamed sequence
-        documents = 0
         nodes = 0  # nodes written so far, plus those aliases added (sizes of anchored nodes)
         expanded = 0  # nodes aliases added
         no_key, missing = _NO_KEY, _MISSING
@@ -171,24 +170,16 @@ class Builder:
                 style = event.style or ""
                 tag = event.ctag
                 text = event.value
-                if tag is None or str(tag) == "!":
-                    written = text
-                    if style:
-                        value: Any = text
-                    else:
-                        value = plain_cache.get(text, missing)
-                        if value is missing:
-                            value = self._plain(text, line, col)
-                            # keys and words repeat; numbers mostly do not
-                            if len(text) <= 40 and value.__class__ not in (int, float):
-                                if len(plain_cache) > 20_000:
-                                    plain_cache.clear()
-                                plain_cache[text] = value
+                if tag is not None and str(tag) != "!":
+                    value: Any = self._tagged(str(tag), text, line, col)
                 else:
-                    value = self._tagged(str(tag), text, line, col)
+                    written = text
+                    value = text if style else plain_cache.get(text, missing)
+                    if value is missing:
+                        value = self._plain(text, line, col)
                 marks: Marks = (line, col, style)
                 if event.anchor is not None:
-                    anchors[event.anchor] = (value, marks, 1, True)
+                    self.anchors[event.anchor] = (value, marks, 1, True)
                 # a plain key or a value of a mapping, the common cases
                 if frame is not None and frame.mapping:
                     key = frame.key
@@ -205,78 +196,25 @@ class Builder:
                         frame.marks[key] = (*frame.key_at, marks)
                         continue
             elif cls is MappingStartEvent or cls is SequenceStartEvent:
-                mark = event.start_mark
-                line, col = mark.line + 1, mark.column + 1
-                mapping = cls is MappingStartEvent
-                tag = event.ctag
-                if tag is not None and str(tag) not in ("!", _MAP if mapping else _SEQ):
-                    raise self._error(f"unsupported YAML tag {quote(str(tag))}", line, col)
-                if frame is not None and frame.mapping and frame.key is no_key:
-                    raise self._error("a key must be a string, not a mapping or a list", line, col)
-                if len(stack) >= MAX_DEPTH:
-                    raise self._error(f"nested more than {MAX_DEPTH} levels deep", line, col)
                 nodes += 1
-                new = _Frame(mapping, line, col, event.anchor, nodes)
-                if new.anchor is not None:  # named now: an alias inside it is a cycle
-                    anchors[new.anchor] = (new.data, (line, col, new.marks), 0, False)
-                if frame is None:
-                    if mapping:
-                        self.top = new
-                else:
-                    # (an anchored sequence is built whole: an alias may name it later)
-                    if (
-                        frame is self.top
-                        and not mapping
-                        and frame.key == self.stream
-                        and new.anchor is None
-                    ):
-                        streaming = new
-                        self.streamed = True
+                new = self._open(event, cls is MappingStartEvent, frame, len(stack), nodes)
+                if frame is not None:
                     stack.append(frame)
+                    if self._streams(frame, new):
+                        streaming = new
                 frame = new
                 continue
             elif cls is MappingEndEvent or cls is SequenceEndEvent:
-                assert frame is not None
-                done = frame
-                if done.merges:
-                    for data, merged in done.merges:
-                        for key, item in data.items():
-                            if key not in done.data:
-                                done.data[key] = item
-                                done.marks[key] = merged[key]
-                value, marks = done.data, (done.line, done.col, done.marks)
-                if done.anchor is not None:
-                    anchors[done.anchor] = (value, marks, nodes - done.start + 1, True)
-                frame = stack.pop() if stack else None
-                if done is streaming:
+                value, marks = self._close(frame, nodes)
+                if frame is streaming:
                     streaming = None
+                frame = stack.pop() if stack else None
             elif cls is AliasEvent:
-                mark = event.start_mark
-                line, col = mark.line + 1, mark.column + 1
-                name = event.anchor
-                if name not in anchors:
-                    message = f"YAML syntax error: found undefined alias {quote(name)}"
-                    raise self._error(message, line, col)
-                value, marks, size, complete = anchors[name]
-                if not complete:
-                    raise self._error("an alias refers to a node that contains it", line, col)
+                value, marks, size = self._alias(event, expanded)
                 expanded += size
                 nodes += size
-                if expanded > MAX_NODES:
-                    message = (
-                        f"document too large: aliases expand it by more than {MAX_NODES} nodes"
-                    )
-                    raise self._error(message, 1, 1)
             elif cls is DocumentStartEvent:
-                documents += 1
-                if documents > 1:
-                    mark = event.start_mark
-                    raise self._error(
-                        "YAML syntax error: but found another document (expected a single "
-                        "document in the stream)",
-                        mark.line + 1,
-                        mark.column + 1,
-                    )
+                self._begin_document(event)
                 continue
             elif cls is StreamEndEvent:
                 return
@@ -287,21 +225,101 @@ class Builder:
                 self.root, self.marks = value, marks
             elif frame is streaming:
                 yield value, marks
-            elif not frame.mapping:
-                frame.data.append(value)
-                frame.marks.append(marks)
-            elif frame.key is no_key:
-                self._key(frame, value, marks, written)
-                if self.streamed and not stack:
-                    self.late = True
             else:
-                key = frame.key
-                frame.key = no_key
-                if key is _MERGE:
-                    self._merge(frame, value, marks)
-                else:
-                    frame.data[key] = value
-                    frame.marks[key] = (*frame.key_at, marks)
+                self._place(frame, value, marks, written, top=not stack)
+
+    def _open(
+        self, event: Any, mapping: bool, parent: _Frame | None, depth: int, nodes: int
+    ) -> _Frame:
+        """The frame a mapping or sequence that starts at ``event`` is built in."""
+        mark = event.start_mark
+        line, col = mark.line + 1, mark.column + 1
+        tag = event.ctag
+        if tag is not None and str(tag) not in ("!", _MAP if mapping else _SEQ):
+            raise self._error(f"unsupported YAML tag {quote(str(tag))}", line, col)
+        if parent is not None and parent.mapping and parent.key is _NO_KEY:
+            raise self._error("a key must be a string, not a mapping or a list", line, col)
+        if depth >= MAX_DEPTH:
+            raise self._error(f"nested more than {MAX_DEPTH} levels deep", line, col)
+        new = _Frame(mapping, line, col, event.anchor, nodes)
+        if new.anchor is not None:  # named now: an alias inside it is a cycle
+            self.anchors[new.anchor] = (new.data, (line, col, new.marks), 0, False)
+        if parent is None and mapping:
+            self.top = new
+        return new
+
+    def _streams(self, parent: _Frame, new: _Frame) -> bool:
+        """Whether ``new`` is the sequence to stream, the one under the top-level key
+        :attr:`stream` (an anchored sequence is built whole: an alias may name it later)."""
+        if parent is self.top and not new.mapping and parent.key == self.stream:
+            self.streamed = new.anchor is None
+            return self.streamed
+        return False
+
+    def _close(self, done: _Frame | None, nodes: int) -> tuple[Any, Marks]:
+        """The value and marks of the collection ``done`` builds, merges applied."""
+        assert done is not None
+        if done.merges:
+            for data, merged in done.merges:
+                for key, item in data.items():
+                    if key not in done.data:
+                        done.data[key] = item
+                        done.marks[key] = merged[key]
+        value, marks = done.data, (done.line, done.col, done.marks)
+        if done.anchor is not None:
+            self.anchors[done.anchor] = (value, marks, nodes - done.start + 1, True)
+        return value, marks
+
+    def _alias(self, event: Any, expanded: int) -> tuple[Any, Marks, int]:
+        """The anchored value an alias names, its marks and its size in nodes; an alias
+        inside its own node, or one that expands the document past :data:`MAX_NODES`, is an
+        error (``expanded``: the nodes aliases added so far)."""
+        mark = event.start_mark
+        line, col = mark.line + 1, mark.column + 1
+        name = event.anchor
+        if name not in self.anchors:
+            raise self._error(f"YAML syntax error: found undefined alias {quote(name)}", line, col)
+        value, marks, size, complete = self.anchors[name]
+        if not complete:
+            raise self._error("an alias refers to a node that contains it", line, col)
+        if expanded + size > MAX_NODES:
+            message = f"document too large: aliases expand it by more than {MAX_NODES} nodes"
+            raise self._error(message, 1, 1)
+        return value, marks, size
+
+    def _begin_document(self, event: Any) -> None:
+        """A stream holds one document; a second one is an error."""
+        self.documents += 1
+        if self.documents == 1:
+            return
+        mark = event.start_mark
+        raise self._error(
+            "YAML syntax error: but found another document (expected a single document in the "
+            "stream)",
+            mark.line + 1,
+            mark.column + 1,
+        )
+
+    def _place(
+        self, frame: _Frame, value: Any, marks: Marks, written: str | None, *, top: bool
+    ) -> None:
+        """Put a complete node into the collection ``frame`` builds (``top``: the top-level
+        one), beyond the common cases ``_run`` handles inline."""
+        if not frame.mapping:
+            frame.data.append(value)
+            frame.marks.append(marks)
+        elif frame.key is _NO_KEY:
+            self._key(frame, value, marks, written)
+            if self.streamed and top:
+                self.late = True
+        else:
+            key = frame.key
+            frame.key = _NO_KEY
+            if key is _MERGE:
+                self._merge(frame, value, marks)
+            else:
+                frame.data[key] = value
+                frame.marks[key] = (*frame.key_at, marks)
 
     def _key(self, frame: _Frame, value: Any, marks: Marks, written: str | None) -> None:
         """Take ``value`` as the next key of ``frame`` (the uncommon cases: see ``_run``)."""
@@ -333,12 +351,19 @@ class Builder:
             frame.merges.append((data, where[2]))
 
     def _plain(self, text: str, line: int, col: int) -> Any:
+        """The value of the plain scalar ``text``, kept for the next time it is read when it
+        is short and not a number (keys and words repeat; numbers mostly do not)."""
         try:
-            return _plain(text)
+            value = _plain(text)
         except ValueError:
             raise self._error(
                 f"YAML syntax error: integer too long ({len(text)} digits)", line, col
             ) from None
+        if len(text) <= 40 and value.__class__ not in (int, float):
+            if len(_PLAIN) > 20_000:
+                _PLAIN.clear()
+            _PLAIN[text] = value
+        return value
 
     def _tagged(self, tag: str, text: str, line: int, col: int) -> Any:
         kind = tag.removeprefix(CORE)

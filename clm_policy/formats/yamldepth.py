@@ -44,6 +44,10 @@ class _Scan:
         # the open '[' and '{'; a '[' whose entry is a "key: value" pair (a mapping of its
         # own, one level deeper) is marked 'p' until the next ','
         self.flow: list[str] = []
+        self.node = True  # a node may start here
+        self.node_at = 0  # where the node being read started (a key, once ':' follows it)
+        # skipping the lines of a block scalar indented past this column
+        self.scalar_col: int | None = None
 
     def column(self, pos: int) -> int:
         return pos - (self.text.rfind("\n", 0, pos) + 1)
@@ -69,38 +73,10 @@ class _Scan:
     def run(self) -> None:
         text, n = self.text, len(self.text)
         pos = 0
-        node = True  # a node may start here
-        node_at = 0  # where the node being read started (a key, once ':' follows it)
-        scalar_col: int | None = None  # skipping the lines of a block scalar indented past this
         while pos < n:
-            # -- the start of a line
-            start = pos
-            while pos < n and text[pos] == " ":
-                pos += 1
-            col = pos - start
-            eol = text.find("\n", pos)
-            eol = n if eol < 0 else eol
-            marker = col == 0 and _MARKER.match(text, pos) is not None
-            blank = pos == eol or text[pos] == "\r"
-            if scalar_col is not None and not marker and (blank or col > scalar_col):
-                pos = eol + 1  # a block scalar's text
-                continue
-            scalar_col = None
-            if blank or text[pos] == "#":
-                pos = eol + 1
-                continue
-            if not self.flow:
-                while self.blocks and self.blocks[-1][0] > col:
-                    self.blocks.pop()
-                node, node_at = True, pos
-                if marker:
-                    self.blocks.clear()
-                    pos += 3
-                elif col == 0 and text.startswith("%", pos):
-                    pos = eol + 1  # a directive
-                    continue
+            pos, more = self._line_start(pos)
             # -- the rest of the line (a quoted scalar or a flow collection may run past it)
-            while pos < n:
+            while more and pos < n:
                 ch = text[pos]
                 if ch == "\n":
                     pos += 1
@@ -108,56 +84,85 @@ class _Scan:
                 if ch in _SPACE:
                     pos += 1
                     continue
-                if node and not self.flow:
-                    node_at = pos
-                if ch == "#" and (pos == 0 or text[pos - 1] in " \t\n"):
-                    pos = text.find("\n", pos)
-                    pos = n if pos < 0 else pos
-                elif ch in "[{" and (node or self.flow):
-                    self.flow.append(ch)
-                    self.deeper(pos)
-                    pos += 1
-                    node = True
-                elif self.flow and ch in "]}":
-                    self.flow.pop()
-                    pos += 1
-                    node = False
-                elif self.flow and ch == ",":
-                    if self.flow[-1] == "p":
-                        self.flow[-1] = "["
-                    pos += 1
-                    node = True
-                elif ch == ":" or (
-                    ch in "-?" and node and (pos + 1 == n or text[pos + 1] in " \t\r\n")
-                ):
-                    # a mapping value (also right after a quoted key: "key":value), a block
-                    # sequence entry or a complex key
-                    if not self.flow:
-                        kind = "seq" if ch == "-" else "map"
-                        at = node_at if ch == ":" else pos
-                        self.block(self.column(at), kind, at)
-                    elif ch in ":?" and self.flow[-1] == "[":
-                        self.flow[-1] = "p"
-                        self.deeper(pos)
-                    pos += 1
-                    node = True
-                elif node and ch in "|>" and not self.flow:
-                    scalar_col = self.blocks[-1][0] if self.blocks else -1
-                    pos = text.find("\n", pos)
-                    pos = n if pos < 0 else pos
-                    node = False
-                elif node and ch in "\"'":
-                    match = (_DOUBLE if ch == '"' else _SINGLE).match(text, pos)
-                    pos = match.end() if match is not None else n
-                    node = False
-                elif node and ch in "&!*":
-                    match = _PROPERTY.match(text, pos)
-                    pos = match.end() if match is not None else pos + 1
-                    node = ch != "*"
-                else:
-                    end = (_FLOW_PLAIN_END if self.flow else _BLOCK_PLAIN_END).search(text, pos + 1)
-                    pos = end.start() if end is not None else n
-                    node = False
+                if self.node and not self.flow:
+                    self.node_at = pos
+                pos = self._token(pos, ch)
+
+    def _line_start(self, pos: int) -> tuple[int, bool]:
+        """Read the start of the line at ``pos``: where its content starts, and whether there
+        is any to read (not a blank line, a comment, a directive or a block scalar's text)."""
+        text, n = self.text, len(self.text)
+        start = pos
+        while pos < n and text[pos] == " ":
+            pos += 1
+        col = pos - start
+        eol = text.find("\n", pos)
+        eol = n if eol < 0 else eol
+        marker = col == 0 and _MARKER.match(text, pos) is not None
+        blank = pos == eol or text[pos] == "\r"
+        if self.scalar_col is not None and not marker and (blank or col > self.scalar_col):
+            return eol + 1, False  # a block scalar's text
+        self.scalar_col = None
+        if blank or text[pos] == "#":
+            return eol + 1, False
+        if not self.flow:
+            while self.blocks and self.blocks[-1][0] > col:
+                self.blocks.pop()
+            self.node, self.node_at = True, pos
+            if marker:
+                self.blocks.clear()
+                pos += 3
+            elif col == 0 and text.startswith("%", pos):
+                return eol + 1, False  # a directive
+        return pos, True
+
+    def _token(self, pos: int, ch: str) -> int:
+        """Read the token that starts with ``ch`` at ``pos``; where the next one may start."""
+        text, n = self.text, len(self.text)
+        if ch == "#" and (pos == 0 or text[pos - 1] in " \t\n"):
+            pos = text.find("\n", pos)
+            return n if pos < 0 else pos
+        node, flow = self.node, self.flow
+        self.node = True
+        if ch in "[{" and (node or flow):
+            flow.append(ch)
+            self.deeper(pos)
+        elif flow and ch in "]}":
+            flow.pop()
+            self.node = False
+        elif flow and ch == ",":
+            if flow[-1] == "p":
+                flow[-1] = "["
+        elif ch == ":" or (ch in "-?" and node and (pos + 1 == n or text[pos + 1] in " \t\r\n")):
+            # a mapping value (also right after a quoted key: "key":value), a block sequence
+            # entry or a complex key
+            if not flow:
+                at = self.node_at if ch == ":" else pos
+                self.block(self.column(at), "seq" if ch == "-" else "map", at)
+            elif ch in ":?" and flow[-1] == "[":
+                flow[-1] = "p"
+                self.deeper(pos)
+        else:
+            self.node = node and ch in "&!"
+            return self._scalar_or_property(pos, ch, node)
+        return pos + 1
+
+    def _scalar_or_property(self, pos: int, ch: str, node: bool) -> int:
+        """Skip a scalar (block, quoted or plain) or an anchor, tag or alias at ``pos``; where
+        the next token may start."""
+        text, n = self.text, len(self.text)
+        if node and ch in "|>" and not self.flow:
+            self.scalar_col = self.blocks[-1][0] if self.blocks else -1
+            pos = text.find("\n", pos)
+            return n if pos < 0 else pos
+        if node and ch in "\"'":
+            match = (_DOUBLE if ch == '"' else _SINGLE).match(text, pos)
+            return match.end() if match is not None else n
+        if node and ch in "&!*":
+            match = _PROPERTY.match(text, pos)
+            return match.end() if match is not None else pos + 1
+        end = (_FLOW_PLAIN_END if self.flow else _BLOCK_PLAIN_END).search(text, pos + 1)
+        return end.start() if end is not None else n
 
 
 def check_depth(text: str, file: str, limit: int = MAX_DEPTH) -> None:

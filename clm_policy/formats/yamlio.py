@@ -4,9 +4,8 @@ Everything that reads YAML — policies, policy test files, scenarios, lint — 
 :func:`parse_yaml` / :func:`load_yaml` (or :class:`YamlStream` for a file too big to hold), so a
 syntax error, a duplicate key, nesting too deep, a bad merge key, an alias bomb, a file too
 large, binary or not UTF-8 reads the same everywhere, as ``file:line:col: message`` (check
-``yaml-syntax``). A file in the shapes people write by hand is read by :mod:`.yamlquick`
-without importing ruamel (the first hook after a policy changed compiles it); anything else,
-and every error, libyaml parses and :mod:`.yamlbuild` builds — the same data and positions.
+``yaml-syntax``). libyaml parses (through ruamel) and :mod:`.yamlbuild` builds the data and
+every node's position from its events.
 
 A file is parsed once per process: :func:`load_yaml` keeps the documents it parsed, by name
 and text (a policy chain names the bundled default again and again). Documents are shared:
@@ -127,8 +126,8 @@ def paused_gc() -> Iterator[None]:
     """Pause the cyclic garbage collector while building many new objects.
 
     Every few hundred allocations the collector walks the young objects, and ever more often
-    the whole growing tree: building a 2 MB file takes about 2.5x as long with it on. Parsed
-    data holds no reference cycles that would need it.
+    the whole growing tree, so that building a large file takes several times as long with it
+    on. Parsed data holds no reference cycles that would need it.
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -141,11 +140,6 @@ def paused_gc() -> Iterator[None]:
 
 def parse_yaml(text: str, file: str) -> YamlDocument:
     """Parse ``text`` (one document); every problem is an :class:`InputError` (``yaml-syntax``)."""
-    from clm_policy.formats.yamlquick import quick_read
-
-    quick = quick_read(text)
-    if quick is not None:
-        return YamlDocument(file, text, *quick)
     from clm_policy.formats.yamlbuild import Builder
 
     builder = Builder(text, file)

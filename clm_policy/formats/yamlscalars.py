@@ -1,77 +1,40 @@
 """What a YAML scalar means: YAML 1.2's core schema, as ruamel.yaml resolves it.
 
 A plain (unquoted) scalar is a boolean, a number, null, or a string; ``yes``/``on`` are
-strings, and timestamps stay strings (files are data with JSON semantics). :data:`RESOLVERS`
-are ruamel's own YAML 1.2 implicit resolvers (a test holds them equal to
-``ruamel.yaml.resolver.implicit_resolvers``), kept here so that a YAML file can be read without
-importing ruamel (:mod:`.yamlquick`); :mod:`.yamlbuild`, which reads libyaml's events through
-ruamel, resolves with the same table.
+strings, and timestamps stay strings (files are data with JSON semantics). The patterns are
+ruamel's own YAML 1.2 implicit resolvers (``ruamel.yaml.resolver.implicit_resolvers``), in its
+order; :mod:`.yamlbuild`, which reads libyaml's events through ruamel, resolves with them.
 """
 
 from __future__ import annotations
 
-import re
+from ruamel.yaml.resolver import implicit_resolvers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    Matcher = Callable[[str], object]
 
 CORE = "tag:yaml.org,2002:"
 KINDS = ("bool", "float", "int", "null", "timestamp")
 """The kinds a plain scalar may be read as, besides a string."""
 
-# (kind, verbose pattern, first characters): ruamel's implicit resolvers for YAML 1.2, in its
-# order (the first that matches wins); "" is the first character of the empty scalar
-RESOLVERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("bool", "^(?:true|True|TRUE|false|False|FALSE)$", tuple("tTfF")),
-    (
-        "float",
-        """^(?:
-         [-+]?(?:[0-9][0-9_]*)\\.[0-9_]*(?:[eE][-+]?[0-9]+)?
-        |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
-        |[-+]?\\.[0-9_]+(?:[eE][-+][0-9]+)?
-        |[-+]?\\.(?:inf|Inf|INF)
-        |\\.(?:nan|NaN|NAN))$""",
-        tuple("-+0123456789."),
-    ),
-    (
-        "int",
-        """^(?:[-+]?0b[0-1_]+
-        |[-+]?0o?[0-7_]+
-        |[-+]?[0-9_]+
-        |[-+]?0x[0-9a-fA-F_]+)$""",
-        tuple("-+0123456789"),
-    ),
-    (
-        "null",
-        """^(?: ~
-        |null|Null|NULL
-        | )$""",
-        ("~", "n", "N", ""),
-    ),
-    (
-        "timestamp",
-        """^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]
-        |[0-9][0-9][0-9][0-9] -[0-9][0-9]? -[0-9][0-9]?
-        (?:[Tt]|[ \\t]+)[0-9][0-9]?
-        :[0-9][0-9] :[0-9][0-9] (?:\\.[0-9]*)?
-        (?:[ \\t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$""",
-        tuple("0123456789"),
-    ),
-)
 
-
-def _by_first() -> dict[str, list[tuple[str, re.Pattern[str]]]]:
-    table: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
-    for kind, pattern, first in RESOLVERS:
-        compiled = re.compile(pattern, re.X)
-        for ch in first:
-            table.setdefault(ch, []).append((kind, compiled))
+def _by_first() -> dict[str, list[tuple[str, Matcher]]]:
+    """ruamel's YAML 1.2 resolvers of :data:`KINDS` by the first character of the scalar they
+    may match ("" is the first character of the empty scalar); the first that matches wins."""
+    table: dict[str, list[tuple[str, Matcher]]] = {}
+    for versions, tag, regexp, first in implicit_resolvers:
+        kind = tag.removeprefix(CORE)
+        if (1, 2) in versions and kind in KINDS:
+            for ch in first:
+                table.setdefault(ch, []).append((kind, regexp.match))
     return table
 
 
 _BY_FIRST = _by_first()
-"""The resolvers by the first character of the scalar they may match."""
 
 
 def _int(text: str) -> int:
@@ -113,7 +76,7 @@ def convert(kind: str, value: str) -> Any:
 
 def plain_value(value: str) -> Any:
     """The value of an untagged plain scalar (ValueError: an integer too long to read)."""
-    for kind, regexp in _BY_FIRST.get(value[:1], ()):
-        if regexp.match(value):
+    for kind, match in _BY_FIRST.get(value[:1], ()):
+        if match(value):
             return convert(kind, value)
     return value

@@ -20,6 +20,7 @@ is created ``0700`` and entries ``0600``.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
@@ -27,7 +28,6 @@ import sys
 from clm_policy.base.digest import sha256, sha256_hex
 from clm_policy.base.errors import InputError, Location
 from clm_policy.base.privatefiles import cache_dir, private_dir, read_private, write_private
-from clm_policy.formats import jsonquick
 from clm_policy.models.enums import Action
 from clm_policy.policy.engine import Guard, Policy, Price, Profile, Rule, Signal, Threshold
 from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expression
@@ -132,7 +132,7 @@ def _read(entry: str) -> Policy | None:
     if raw is None:
         return None  # missing, a symlink, or not this user's alone
     try:
-        data = jsonquick.loads(raw)
+        data = json.loads(raw)
         deps = _list(data["deps"])
         for dep in deps:
             name, digest = _list(dep)
@@ -163,7 +163,6 @@ def _write(directory: str, entry: str, policy: Policy) -> None:
         }
     except Exception:
         return  # caching is best effort: a read-only home must not break decide
-    import json  # (only to write: reading is jsonquick's)
 
     write_private(directory, os.path.basename(entry), json.dumps(data, separators=(",", ":")))
 

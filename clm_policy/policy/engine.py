@@ -194,6 +194,17 @@ class Profile(Record):
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.COMPARED or ())
         return f"Profile({shown})"
 
+    def constants(self) -> dict[str, Any]:
+        """The names rules read whose value this profile alone fixes (clm_policy.policy.prune;
+        the thresholds may depend on the window, and are not among them)."""
+        return {
+            "profile.name": self.name,
+            "profile.min_steps_between_compacts": self.min_steps_between_compacts,
+            "profile.prefer_handoff_on_phase": self.prefer_handoff_on_phase,
+            "profile.retain_recent_messages": self.retain_recent_messages,
+            "profile.context_window": self.context_window,
+        }
+
 
 class Rule(Record):
     """A rule: when ``when`` holds (the first that does), propose ``action``.
@@ -371,9 +382,11 @@ class Policy(Record):
         key = ("live", prof.name)
         live = cache.get(key)
         if live is None or live[0] is not prof:
-            from clm_policy.policy.prune import live_rules
+            from clm_policy.policy.prune import cannot_fire
 
-            live = cache[key] = (prof, live_rules(self.rules, prof))
+            fixed = prof.constants()
+            kept = tuple(r for r in self.rules if not cannot_fire(r.when.tree, fixed))
+            live = cache[key] = (prof, kept)
         rules: tuple[Rule, ...] = live[1]
         return rules
 

@@ -15,18 +15,15 @@ expression of the escape catalogue and the bundled policies.
 
 from __future__ import annotations
 
+import ast
 import operator
 
-from clm_policy.base.errors import EvaluationError
 from clm_policy.base.record import Record
-from clm_policy.policy import syntax as ast  # ast's classes and helpers, without importing ast
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
-
-    from clm_policy.policy.expr import CompiledExpression
 
     Evaluated = Callable[[Mapping[str, Any]], Any]
 
@@ -329,20 +326,3 @@ def _compare(node: ast.Compare) -> ast.expr:
         for op, right in zip(node.ops, rights, strict=True)
     ]
     return _call("_compare", [left, ast.Tuple(elts=steps, ctx=ast.Load())])
-
-
-def evaluation_error(
-    expr: CompiledExpression, names: Mapping[str, Any], exc: BaseException
-) -> EvaluationError:
-    """The error an expression's failure is reported as, whichever evaluator ran it."""
-    missing = [n for n in expr.names if names.get(n) is None]
-    detail = str(exc) or type(exc).__name__
-    if isinstance(exc, TypeError) and missing:
-        detail = f"{', '.join(missing)} has no value in this state ({detail})"
-    elif isinstance(exc, LimitExceeded):
-        detail = f"refused: {detail}"
-    elif isinstance(exc, OverflowError):
-        detail = f"refused: numeric overflow ({detail})"
-    elif isinstance(exc, MemoryError | RecursionError):
-        detail = "refused: too much memory or nesting"
-    return EvaluationError(f"evaluating '{expr.text}' failed: {detail}", expr.location)

@@ -18,16 +18,16 @@ Two layers keep a hostile policy contained:
 
 from __future__ import annotations
 
-from clm_policy.base.errors import ExpressionError, LoadCheck, Location
+import ast
+
+from clm_policy.base.errors import EvaluationError, ExpressionError, LoadCheck, Location
 from clm_policy.base.record import Record
 from clm_policy.base.suggest import suggest
-from clm_policy.policy import syntax as ast  # ast's classes and helpers, without importing ast
 from clm_policy.policy.evaluate import (
     DEFAULT_LIMITS,
     FUNCTIONS,
     LimitExceeded,
     Limits,
-    evaluation_error,
     lower,
 )
 from clm_policy.policy.names import GROUPS
@@ -159,7 +159,22 @@ class CompiledExpression(Record):
                 run = self._run = lower(self.tree, self.limits)
             return run(names)
         except Exception as exc:
-            raise evaluation_error(self, names, exc) from None
+            raise self.failure(names, exc) from None
+
+    def failure(self, names: Mapping[str, Any], exc: BaseException) -> EvaluationError:
+        """The error a failure of this expression on ``names`` is reported as, whichever
+        evaluator ran it (this one, or :class:`~clm_policy.policy.sandbox.Sandbox`)."""
+        missing = [n for n in self.names if names.get(n) is None]
+        detail = str(exc) or type(exc).__name__
+        if isinstance(exc, TypeError) and missing:
+            detail = f"{', '.join(missing)} has no value in this state ({detail})"
+        elif isinstance(exc, LimitExceeded):
+            detail = f"refused: {detail}"
+        elif isinstance(exc, OverflowError):
+            detail = f"refused: numeric overflow ({detail})"
+        elif isinstance(exc, MemoryError | RecursionError):
+            detail = "refused: too much memory or nesting"
+        return EvaluationError(f"evaluating '{self.text}' failed: {detail}", self.location)
 
     def node_location(self, node: ast.AST) -> Location:
         """Where ``node`` (a part of ``tree``) starts in the file."""

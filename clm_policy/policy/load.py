@@ -9,11 +9,9 @@ ones (appended, or placed with ``before``/``after``), and removes a parent's wit
 errors still point at the right line. Each file of a chain is parsed and validated once per
 process, however many files extend it.
 
-A file is validated against the policy schema without pydantic when it is plainly valid
-(:mod:`clm_policy.models.plainschema`: the first hook after a policy changed compiles it);
-pydantic validates the others and says where they are wrong. The merge reads the file's data
-either way: pydantic's strict validation converts nothing (but an integer where a number is
-expected, which the merge converts too).
+A file is validated against the policy model (pydantic, which says where it is wrong); the
+merge reads the file's data: pydantic's strict validation converts nothing (but an integer
+where a number is expected, which the merge converts too).
 """
 
 from __future__ import annotations
@@ -193,15 +191,12 @@ def schema_errors(doc: YamlDocument) -> list[ClmError]:
     known = _SPECS.get(id(doc))
     if known is not None and known[0] is doc:
         return []
-    from clm_policy.models.plainschema import plainly_valid
+    from clm_policy.formats.validate import document_errors
+    from clm_policy.models.policy import PolicyFile
 
-    if not plainly_valid("policy", doc.root):  # pydantic says where it is wrong
-        from clm_policy.formats.validate import document_errors
-        from clm_policy.models.policy import PolicyFile
-
-        errors: list[ClmError] = list(document_errors(doc, PolicyFile, "policy")[1])
-        if errors:
-            return errors
+    errors: list[ClmError] = list(document_errors(doc, PolicyFile, "policy")[1])
+    if errors:
+        return errors
     assert isinstance(doc.root, dict)
     if len(_SPECS) >= 256:
         _SPECS.clear()

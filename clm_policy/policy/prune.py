@@ -9,32 +9,20 @@ error — only when every part of the ``and`` before that constant is *total*: i
 any value (a name, a constant, ``==``/``!=`` of such, ``not`` of such), so evaluating the rule
 would have reached the constant, and stopped there. Anything else is kept and evaluated.
 
-Only names whose value is the same for every decision under the profile count:
-``profile.name``, ``profile.min_steps_between_compacts``, ``profile.prefer_handoff_on_phase``,
+Only names whose value is the same for every decision under the profile count
+(:meth:`~clm_policy.policy.engine.Profile.constants`): ``profile.name``,
+``profile.min_steps_between_compacts``, ``profile.prefer_handoff_on_phase``,
 ``profile.retain_recent_messages`` and ``profile.context_window`` (the thresholds may depend on
-the window, and are not used here).
+the window, and are not used here). The engine skips the rules :func:`cannot_fire` finds.
 """
 
 from __future__ import annotations
 
-from clm_policy.policy import syntax as ast  # ast's classes and helpers, without importing ast
+import ast
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-    from clm_policy.policy.engine import Profile, Rule
-
-
-def constants(profile: Profile) -> dict[str, Any]:
-    """The names whose value is fixed by ``profile`` alone."""
-    return {
-        "profile.name": profile.name,
-        "profile.min_steps_between_compacts": profile.min_steps_between_compacts,
-        "profile.prefer_handoff_on_phase": profile.prefer_handoff_on_phase,
-        "profile.retain_recent_messages": profile.retain_recent_messages,
-        "profile.context_window": profile.context_window,
-    }
 
 
 def cannot_fire(tree: ast.expr, fixed: dict[str, Any]) -> bool:
@@ -75,9 +63,3 @@ def _total(node: ast.expr) -> bool:
             _total(c) for c in (node.left, *node.comparators)
         )
     return False
-
-
-def live_rules(rules: tuple[Rule, ...], profile: Profile) -> tuple[Rule, ...]:
-    """``rules`` without those that cannot fire under ``profile``, in order."""
-    fixed = constants(profile)
-    return tuple(r for r in rules if not cannot_fire(r.when.tree, fixed))

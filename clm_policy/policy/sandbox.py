@@ -18,7 +18,6 @@ from clm_policy.policy.evaluate import (
     DEFAULT_LIMITS,
     Bounded,
     Limits,
-    evaluation_error,
     operator_table,
 )
 
@@ -56,4 +55,4 @@ class Sandbox(SimpleEval):  # type: ignore[misc]  # simpleeval ships no type inf
         try:
             return self._eval(expr.tree)
         except Exception as exc:
-            raise evaluation_error(expr, names, exc) from None
+            raise expr.failure(names, exc) from None

@@ -16,7 +16,7 @@ does not grow with the session's length and no peak is lost.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from clm_policy.base.termsafe import terminal_safe
 from clm_policy.memory.history import DecisionRecord, SessionHistory
@@ -341,6 +341,24 @@ def _span(points: list[tuple[int, int]], marks: list[tuple[int, str, str]]) -> t
     return min(steps), max(max(steps), min(steps) + 1)
 
 
+_NAMES = {"soft": "soft_compact", "hard": "hard_handoff", "window": "window"}
+
+
+class _Scale:
+    """Steps and tokens to the plot's coordinates."""
+
+    def __init__(self, x0: int, x1: int, top: float) -> None:
+        self.x0 = x0
+        self.sx = PLOT_W / (x1 - x0)
+        self.top = top
+
+    def x(self, step: float) -> float:
+        return LEFT + (step - self.x0) * self.sx
+
+    def y(self, tokens: float) -> float:
+        return TOP + PLOT_H - tokens / self.top * PLOT_H
+
+
 def _chart(
     s: SessionHistory,
     t: Thresholds,
@@ -357,30 +375,41 @@ def _chart(
     top, tick = _nice(max([high, *(v for v, _ in lines)]) * 1.05)
     if t.window is not None and t.window <= top:
         lines.append((t.window, "window"))
-    sx = PLOT_W / (x1 - x0)
-
-    def X(step: float) -> float:
-        return LEFT + (step - x0) * sx
-
-    def Y(tokens: float) -> float:
-        return TOP + PLOT_H - tokens / top * PLOT_H
-
+    scale = _Scale(x0, x1, top)
     label = f"context tokens over steps of session {s.id}"
     yield (
         f'<figure><svg viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
         f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">\n'
     )
+    yield from _axes(scale, tick, x1)
+    for tokens, kind in lines:
+        y = scale.y(tokens)
+        yield (
+            f'<line class="{kind}" x1="{LEFT}" x2="{LEFT + PLOT_W}" y1="{y:.1f}" '
+            f'y2="{y:.1f}"><title>{_NAMES[kind]} {tokens:,}</title></line>'
+            f'<text class="{kind}" x="{LEFT + PLOT_W + 6}" y="{y + 4:.1f}">'
+            f"{kind} {_short(tokens)}</text>\n"
+        )
+    drawn = _thin(points, x0, scale.sx)
+    path = " ".join(f"{scale.x(step):.1f},{scale.y(tokens):.1f}" for step, tokens in drawn)
+    yield f'<polyline class="series" points="{path}"/>\n'
+    yield from _shapes(scale, points, marks)
+    yield from _legend(lines, marks, t.notes)
+
+
+def _axes(scale: _Scale, tick: float, x1: int) -> Iterator[str]:
+    """The token grid, the step ticks and the axes."""
     value = 0.0
-    while value <= top:
-        y = Y(value)
+    while value <= scale.top:
+        y = scale.y(value)
         yield (
             f'<line class="grid" x1="{LEFT}" x2="{LEFT + PLOT_W}" y1="{y:.1f}" '
             f'y2="{y:.1f}"/><text x="{LEFT - 6}" y="{y + 4:.1f}" '
             f'text-anchor="end">{_short(value)}</text>\n'
         )
         value += tick
-    for step in _step_ticks(x0, x1):
-        x = X(step)
+    for step in _step_ticks(scale.x0, x1):
+        x = scale.x(step)
         yield (
             f'<line class="axis" x1="{x:.1f}" x2="{x:.1f}" y1="{TOP + PLOT_H}" '
             f'y2="{TOP + PLOT_H + 4}"/><text x="{x:.1f}" y="{TOP + PLOT_H + 16}" '
@@ -391,23 +420,17 @@ def _chart(
         f'<line class="axis" x1="{LEFT}" x2="{LEFT + PLOT_W}" y1="{TOP + PLOT_H}" '
         f'y2="{TOP + PLOT_H}"/>\n'
     )
-    names = {"soft": "soft_compact", "hard": "hard_handoff", "window": "window"}
-    for tokens, kind in lines:
-        y = Y(tokens)
-        yield (
-            f'<line class="{kind}" x1="{LEFT}" x2="{LEFT + PLOT_W}" y1="{y:.1f}" '
-            f'y2="{y:.1f}"><title>{names[kind]} {tokens:,}</title></line>'
-            f'<text class="{kind}" x="{LEFT + PLOT_W + 6}" y="{y + 4:.1f}">'
-            f"{kind} {_short(tokens)}</text>\n"
-        )
-    drawn = _thin(points, x0, sx)
-    path = " ".join(f"{X(step):.1f},{Y(tokens):.1f}" for step, tokens in drawn)
-    yield f'<polyline class="series" points="{path}"/>\n'
+
+
+def _shapes(
+    scale: _Scale, points: list[tuple[int, int]], marks: list[tuple[int, str, str]]
+) -> Iterator[str]:
+    """A shape at each compaction, handoff and agent summary, its tip on hover."""
     at = dict(points)
     radius = 4 if len(marks) <= PLOT_W / 10 else 2.5
     for step, kind, tip in marks:
         tokens = at.get(step, 0)
-        x, y = X(step), Y(tokens)
+        x, y = scale.x(step), scale.y(tokens)
         if kind == "handoff":
             shape = (
                 f'<rect class="handoff" x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" '
@@ -419,13 +442,18 @@ def _chart(
                 f'<circle class="{kind}" cx="{x:.1f}" cy="{y:.1f}" r="{radius}">'
                 f"<title>{escape(tip)}</title></circle>\n"
             )
+
+
+def _legend(
+    lines: list[tuple[int, str]], marks: list[tuple[int, str, str]], notes: Sequence[str]
+) -> Iterator[str]:
     yield '</svg>\n<figcaption class="legend">'
     yield '<span><span class="key" style="border-color: var(--series)"></span>context tokens</span>'
     for tokens, kind in lines:
         color = {"soft": "--soft", "hard": "--hard", "window": "--muted"}[kind]
         yield (
             f'<span><span class="key" style="border-color: var({color}); border-top-style: '
-            f'dashed"></span>{names[kind]} {tokens:,}</span>'
+            f'dashed"></span>{_NAMES[kind]} {tokens:,}</span>'
         )
     kinds = {kind for _, kind, _ in marks}
     for kind, text in (
@@ -436,7 +464,7 @@ def _chart(
         if kind in kinds:
             shape = {"compact": "\u25cf", "handoff": "\u25c6", "summary": "\u25cb"}[kind]
             yield f'<span class="a-{kind}">{shape} {text}</span>'
-    for note in t.notes:
+    for note in notes:
         yield f'<br><span class="note">{escape(note)}</span>'
     yield "</figcaption></figure>\n"
 

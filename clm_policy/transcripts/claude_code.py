@@ -31,10 +31,10 @@ same :class:`_Figures` over the lines from there on, so its figures are those of
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 
 from clm_policy.base.lazypattern import LazyPattern
-from clm_policy.formats import jsonquick
 from clm_policy.transcripts.reading import (
     COMMAND_LIMIT,
     GOAL_LIMIT,
@@ -163,8 +163,6 @@ def _chars(content: object) -> int:
 
 def _dumps(value: object) -> str:
     try:
-        import json  # (only to write: reading is jsonquick's)
-
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):
         return ""
@@ -688,7 +686,7 @@ def _subagent_call(file: str) -> str | None:
     meta = file[: -len(".jsonl")] + ".meta.json"
     try:
         with open(meta, "rb") as handle:
-            data = jsonquick.loads(handle.read(64 * 1024))
+            data = json.loads(handle.read(64 * 1024))
     except (OSError, ValueError, RecursionError):
         return None
     return text_of(data.get("toolUseId")) if isinstance(data, dict) else None

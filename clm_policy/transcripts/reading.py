@@ -22,6 +22,7 @@ with its location, never a traceback; messages quote at most a few characters of
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from collections import OrderedDict, deque
@@ -29,7 +30,6 @@ from collections import OrderedDict, deque
 from clm_policy.base.errors import InputError, Location, shorten
 from clm_policy.base.lazypattern import LazyPattern
 from clm_policy.base.record import Record
-from clm_policy.formats import jsonquick
 from clm_policy.models.enums import MAX_COUNT
 
 TYPE_CHECKING = False
@@ -410,7 +410,7 @@ def _detect(src: Source) -> str:
 
 def _loads(raw: bytes) -> object:
     try:
-        return jsonquick.loads(raw)
+        return json.loads(raw)
     except (ValueError, RecursionError):
         return None
 

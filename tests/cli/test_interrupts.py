@@ -8,6 +8,7 @@ asserts only what must hold whenever the interrupt lands.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -40,15 +42,43 @@ LONG = textwrap.dedent("""\
 """)
 
 
-def start(*args: str, cwd: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "clm_policy", *args],
-        cwd=cwd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its own process group, interrupted as a terminal would
-    )
+# Ctrl-C as a terminal delivers it, whatever the test run was started with: pytest in a
+# background job (or under nohup, or some CI runners) has SIGINT ignored, a child inherits
+# that, and clm-policy rightly keeps an ignored SIGINT ignored. Python installs its own
+# handler only when SIGINT is not ignored at its start: a process that interrupts itself
+# sets that handler first, and `python -m clm_policy` is started through an exec with the
+# default disposition, so that it starts exactly as from a terminal.
+AS_FROM_A_TERMINAL = "import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+_LAUNCH = (
+    "import os, signal, sys\nsignal.signal(signal.SIGINT, signal.SIG_DFL)\n"
+    "os.execv(sys.executable, [sys.executable, '-m', 'clm_policy', *sys.argv[1:]])\n"
+)
+
+
+@pytest.fixture
+def start() -> Iterator[Callable[..., subprocess.Popen[str]]]:
+    """Start ``clm-policy ARGS`` in its own process group, as a terminal would; whatever is
+    still running when the test ends (a failed assertion before the interrupt) is killed."""
+    started: list[subprocess.Popen[str]] = []
+
+    def launch(*args: str, cwd: Path) -> subprocess.Popen[str]:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _LAUNCH, *args],
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,  # its own process group, interrupted as a terminal would
+        )
+        started.append(proc)
+        return proc
+
+    yield launch
+    for proc in started:
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
 
 
 def interrupt(proc: subprocess.Popen[str]) -> tuple[str, str]:
@@ -60,7 +90,7 @@ def interrupt(proc: subprocess.Popen[str]) -> tuple[str, str]:
 def test_ctrl_c_while_the_cli_is_imported_is_a_quiet_130(tmp_path: Path) -> None:
     # the interrupt arrives after the entry module took over, while click and the command
     # are still being imported
-    code = (
+    code = AS_FROM_A_TERMINAL + (
         "import os, signal, sys\n"
         "import clm_policy.cli.entry as entry\n"
         "os.kill(os.getpid(), signal.SIGINT)\n"
@@ -80,7 +110,32 @@ def test_ctrl_c_while_the_cli_is_imported_is_a_quiet_130(tmp_path: Path) -> None
     assert not (tmp_path / "mem").exists()
 
 
-def test_ctrl_c_during_a_run_commits_it_and_it_resumes(tmp_path: Path) -> None:
+class _Interrupting:
+    """Ctrl-C arriving while a class is made: a module being imported when it came."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_while_a_command_imports_a_module_is_a_quiet_130(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python 3.11 turns a KeyboardInterrupt raised while a class is created into a
+    RuntimeError ("Error calling __set_name__") caused by it; it is Ctrl-C all the same (it was
+    an internal error, exit 3, when init was interrupted while importing ipaddress)."""
+
+    def init_memory(path: object) -> None:
+        type("Network", (), {"broadcast_address": _Interrupting()})
+
+    monkeypatch.setattr("clm_policy.memory.init.init_memory", init_memory)
+    result = invoke("init", str(tmp_path / "mem"))
+    assert (result.exit_code, result.stderr) == (130, "clm-policy: interrupted\n")
+    assert not (tmp_path / "mem").exists()
+
+
+def test_ctrl_c_during_a_run_commits_it_and_it_resumes(
+    tmp_path: Path, start: Callable[..., subprocess.Popen[str]]
+) -> None:
     (tmp_path / "long.yaml").write_text(LONG)
     proc = start("run", "--scenario", "long.yaml", "--memory", "mem", cwd=tmp_path)
     assert proc.stdout is not None
@@ -107,7 +162,9 @@ def test_ctrl_c_during_a_run_commits_it_and_it_resumes(tmp_path: Path) -> None:
     assert git(memory, "status", "--porcelain") == ""
 
 
-def test_a_killed_run_resumes_from_its_last_commit(tmp_path: Path) -> None:
+def test_a_killed_run_resumes_from_its_last_commit(
+    tmp_path: Path, start: Callable[..., subprocess.Popen[str]]
+) -> None:
     (tmp_path / "long.yaml").write_text(LONG)
     proc = start("run", "--scenario", "long.yaml", "--memory", "mem", cwd=tmp_path)
     assert proc.stdout is not None
@@ -129,7 +186,9 @@ def test_a_killed_run_resumes_from_its_last_commit(tmp_path: Path) -> None:
     assert git(memory, "log", "-1", "--format=%s") == f"clm(session): long step {step}, max_steps\n"
 
 
-def test_init_interrupted_anywhere_leaves_nothing_or_a_whole_repository(tmp_path: Path) -> None:
+def test_init_interrupted_anywhere_leaves_nothing_or_a_whole_repository(
+    tmp_path: Path, start: Callable[..., subprocess.Popen[str]]
+) -> None:
     rng = random.Random(20261130)
     for trial in range(12):
         target = tmp_path / f"mem{trial}"

@@ -133,6 +133,7 @@ def test_help_lists_the_command() -> None:
     assert "experiment" in done.stdout
 
 
+@pytest.mark.slow  # the memory experiment, played whole
 def test_the_result_in_the_docs_is_what_the_example_gives() -> None:
     """docs/experiments.md quotes a run of examples/experiments/memory.yaml: the quoted
     blocks are what the example prints today (the figures do not depend on time or jobs)."""

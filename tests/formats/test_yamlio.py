@@ -231,6 +231,18 @@ BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
             "f:2:1: YAML syntax error: did not find expected ',' or ']' (while parsing a flow "
             "sequence)",
         ),
+        # a '?' inside a flow collection: libyaml refuses it, so every reader does (issue 26: a
+        # second, hand-written reader once read these as strings)
+        (
+            "a: [x?y]\n",
+            "f:1:6: YAML syntax error: did not find expected ',' or ']' (while parsing a flow "
+            "sequence)",
+        ),
+        (
+            "{b: c?}\n",
+            "f:1:6: YAML syntax error: did not find expected ',' or '}' (while parsing a flow "
+            "mapping)",
+        ),
     ],
 )
 def test_refused(text: str, message: str) -> None:

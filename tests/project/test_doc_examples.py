@@ -176,9 +176,14 @@ def _check_output(example: Example, stdout: str, folder: Path, where: str) -> No
 
 
 PAGES = [page for page in ALL_PAGES if examples(page)]
+SLOW = {"README.md", "docs/experiments.md"}
+"""Pages whose examples play the memory experiment (a minute of the suite's time on two cores):
+``pytest -m slow`` runs them (.ci/run does)."""
 
 
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize(
+    "page", [pytest.param(p, marks=pytest.mark.slow) if p in SLOW else p for p in PAGES]
+)
 def test_the_pages_examples_run_as_written(page: str, tmp_path: Path) -> None:
     found = examples(page)
     folder = tmp_path / "work"

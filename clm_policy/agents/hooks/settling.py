@@ -36,7 +36,7 @@ def wait_for_reply(hook: Hook, path: str | None = None) -> None:
     if not isinstance(last, str) or not last.strip():
         return
     where = path or hook.transcript
-    import json  # (only to write: reading is jsonquick's)
+    import json
 
     needle = json.dumps(last.strip()[:120], ensure_ascii=False)[1:-1].encode("utf-8")
     deadline = None

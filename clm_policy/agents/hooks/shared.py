@@ -13,11 +13,11 @@ their :class:`~.events.Wording`; subagents are in :mod:`.subagents`.
 
 from __future__ import annotations
 
+import json
 import os
 
 from clm_policy.base.errors import ClmError, InputError
 from clm_policy.base.record import Record
-from clm_policy.formats import jsonquick
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # a hook runs on every prompt: no typing, pathlib or dataclasses at run time
@@ -316,7 +316,7 @@ def _seed_of(hook: Hook, repo: Any, entry: Any, sid: str) -> str | None:
     if text is None:
         return None
     try:
-        manifest, read = read_manifest(jsonquick.loads(text), source=path)
+        manifest, read = read_manifest(json.loads(text), source=path)
     except (ValueError, ClmError):
         return None  # a manifest that does not validate is no seed
     if read.upgraded:
@@ -361,7 +361,7 @@ def _carried(repo: Any, session: str | None, commit: str) -> tuple[list[str], li
         return [], []
     text = repo.show_file(f"sessions/{session}/state.json", commit)
     try:
-        data = jsonquick.loads(text) if text else {}
+        data = json.loads(text) if text else {}
     except ValueError:
         return [], []
 
@@ -423,8 +423,6 @@ def cut(text: str) -> str:
 
 
 def reply_json(payload: Mapping[str, Any]) -> HookReply:
-    import json  # (only to write: reading is jsonquick's)
-
     return HookReply(0, json.dumps(payload))
 
 
@@ -450,10 +448,8 @@ def said(reply: HookReply) -> HookReply:
             return [clean(v) for v in value]
         return value
 
-    import json
-
     out = reply.stdout
-    stdout = json.dumps(clean(jsonquick.loads(out))) if out.startswith("{") else clean(out)
+    stdout = json.dumps(clean(json.loads(out))) if out.startswith("{") else clean(out)
     return HookReply(reply.exit_code, stdout, clean(reply.stderr))
 
 
@@ -499,7 +495,7 @@ def _event(raw: bytes) -> dict[str, Any]:
             f"hook input is not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}"
         ) from None
     try:
-        event = jsonquick.loads(text)
+        event = json.loads(text)
     except (ValueError, RecursionError) as exc:
         raise InputError(f"hook input is not JSON: {exc}") from None
     if not isinstance(event, dict):
@@ -535,10 +531,9 @@ def with_trust_notice(hook: Hook, reply: HookReply) -> HookReply:
     if not fresh:
         return reply
     text = "\n".join(f"clm-policy: {found.notice}" for found in fresh)
-    payload = jsonquick.loads(reply.stdout) if reply.stdout.startswith("{") else {}
+    payload = json.loads(reply.stdout) if reply.stdout.startswith("{") else {}
     said = payload.get("systemMessage")
     payload["systemMessage"] = f"{text}\n{said}" if isinstance(said, str) and said else text
-    import json  # (only to write: reading is jsonquick's)
 
     return HookReply(reply.exit_code, json.dumps(payload), reply.stderr)
 
@@ -552,7 +547,7 @@ def _not_said(session: str, ignored: list[Any]) -> list[Any]:
 
     where = path_of(NOTICES_NAME)
     try:
-        said = jsonquick.loads(read_private(where, 64 * 1024) or b"[]")
+        said = json.loads(read_private(where, 64 * 1024) or b"[]")
     except ValueError:
         said = []
     said = [k for k in said if isinstance(k, str)] if isinstance(said, list) else []
@@ -565,8 +560,6 @@ def _not_said(session: str, ignored: list[Any]) -> list[Any]:
             fresh.append(found)
             said.append(key)
     if fresh:
-        import json  # (only to write: reading is jsonquick's)
-
         write_private(os.path.dirname(where), NOTICES_NAME, json.dumps(said[-NOTICES_KEPT:]))
     return fresh
 

@@ -23,10 +23,10 @@ few small JSON files, and only when the first two sources are silent.
 
 from __future__ import annotations
 
+import json
 import os
 
 from clm_policy.agents.sessionfacts import read_facts
-from clm_policy.formats import jsonquick
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -128,7 +128,7 @@ def _read_json(path: str) -> dict[str, Any]:
     if len(raw) > SETTINGS_LIMIT:
         return {}
     try:
-        data = jsonquick.loads(raw)
+        data = json.loads(raw)
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}

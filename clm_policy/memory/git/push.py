@@ -15,7 +15,19 @@ from clm_policy.base.credentials import mask_credentials
 from clm_policy.memory.git.run import GitError, check_name, short
 
 if TYPE_CHECKING:
-    from clm_policy.memory.git.write import MemoryRepo
+    from contextlib import AbstractContextManager
+    from typing import Protocol
+
+    class Repository(Protocol):
+        """What a push needs of a memory repository (clm_policy.memory.git.write.MemoryRepo):
+        git run in it, and its write lock."""
+
+        def run(self, *args: str) -> tuple[int, str, str]: ...
+
+        def git(self, *args: str, check: bool = True) -> str: ...
+
+        def locked(self) -> AbstractContextManager[None]: ...
+
 
 # A push rejected for one of these lost a race with another writer: fetch, rebase, retry.
 _RETRY_PUSH = (
@@ -27,7 +39,7 @@ _RETRY_PUSH = (
 )
 
 
-def push(repo: MemoryRepo, remote: str, ref: str, *, attempts: int = 5) -> int:
+def push(repo: Repository, remote: str, ref: str, *, attempts: int = 5) -> int:
     """Push ``ref`` to ``remote`` (neither may look like an option); the attempts it took."""
     check_name("remote", remote)
     check_name("ref", ref)

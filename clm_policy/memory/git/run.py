@@ -33,8 +33,8 @@ SAFE_CONFIG = (
 
 _ENV = {
     "GIT_TERMINAL_PROMPT": "0",  # a push never waits for a password nobody will type
-    # Output read through a pipe is written in full buffers, not flushed after each commit:
-    # `git log` over 10,000 commits took 55 ms instead of 70-100 ms (benchmarks/bench_memory)
+    # Output read through a pipe is written in full buffers, not flushed after each commit
+    # (a long `git log` is read faster: benchmarks/bench_memory.py)
     "GIT_FLUSH": "0",
 }
 
