@@ -71,7 +71,8 @@ def _yaml() -> Any:
 def seed(path: Path, reply: str | None = None) -> str:
     """The seed the hooks give for the transcript at ``path``: with the agent's ``reply``
     when it wrote one, else with what the transcript itself holds of its words."""
-    from clm_policy.lifecycle.compose import compose, preview, words_of_reply, words_of_transcript
+    from clm_policy.lifecycle.compose import compose, words_of_reply, words_of_transcript
+    from clm_policy.lifecycle.handoff import preview
     from clm_policy.transcripts.reading import read_transcript
 
     reading = read_transcript(path)

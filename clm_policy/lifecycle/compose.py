@@ -26,9 +26,7 @@ from clm_policy.transcripts.notes import AgentNotes, parse_notes
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from datetime import datetime
 
-    from clm_policy.models.manifest import HandoffManifest
     from clm_policy.models.state import SessionState
     from clm_policy.transcripts.reading import TranscriptReading
     from clm_policy.transcripts.record import CheckResult, SessionRecord
@@ -356,30 +354,3 @@ def _keys(command: str) -> list[str]:
 def _short(text: str, limit: int = 160) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
-
-
-# -- without a commit ---------------------------------------------------------------------
-
-
-def preview(
-    composed: Composed,
-    *,
-    rationale: str = "handoff requested",
-    now: datetime,
-    budget: int | None = None,
-    memory: Sequence[tuple[str, str]] = (),
-    read_more: str | None = None,
-) -> tuple[HandoffManifest, str]:
-    """The manifest and the seed ``composed`` gives, as :func:`~.pipelines.run_handoff` would
-    commit them (unredacted: nothing is written)."""
-    from clm_policy.lifecycle.handoff import build_manifest
-    from clm_policy.lifecycle.seed import CHARS_PER_TOKEN, DEFAULT_SEED_TOKENS, seed_text
-
-    manifest = build_manifest(composed.state, rationale, now=now, composed=composed)
-    seed = seed_text(
-        manifest,
-        memory=memory,
-        budget=budget if budget is not None else DEFAULT_SEED_TOKENS * CHARS_PER_TOKEN,
-        read_more=read_more,
-    )
-    return manifest, seed

@@ -27,6 +27,8 @@ from clm_policy.models.versions import MANIFEST_VERSION
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from clm_policy.lifecycle.compose import Composed
     from clm_policy.transcripts.record import SessionRecord
 
@@ -266,3 +268,29 @@ def manifest_filename(manifest: HandoffManifest, session_id: str) -> str:
     stamp = manifest.timestamp.replace("-", "").replace(":", "")
     safe = _UNSAFE.sub("-", session_id)[:100] or "session"
     return f"{stamp}_{safe}.json"
+
+
+# -- without a commit ---------------------------------------------------------------------
+
+
+def preview(
+    composed: Composed,
+    *,
+    rationale: str = "handoff requested",
+    now: datetime,
+    budget: int | None = None,
+    memory: Sequence[tuple[str, str]] = (),
+    read_more: str | None = None,
+) -> tuple[HandoffManifest, str]:
+    """The manifest and the seed ``composed`` gives, as :func:`~.pipelines.run_handoff` would
+    commit them (unredacted: nothing is written)."""
+    from clm_policy.lifecycle.seed import CHARS_PER_TOKEN, DEFAULT_SEED_TOKENS, seed_text
+
+    manifest = build_manifest(composed.state, rationale, now=now, composed=composed)
+    seed = seed_text(
+        manifest,
+        memory=memory,
+        budget=budget if budget is not None else DEFAULT_SEED_TOKENS * CHARS_PER_TOKEN,
+        read_more=read_more,
+    )
+    return manifest, seed

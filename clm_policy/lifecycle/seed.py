@@ -249,8 +249,25 @@ class _Seed:
         first two blocks first: the open failures, the user's messages)."""
         m, r = self.m, self.m.record
         from_state = not (r.checks or r.tasks or r.environment or r.last_activity or r.said)
+        return [
+            *self._lead_blocks(from_state),
+            *(self._state_blocks() if from_state else self._record_blocks()),
+            _Block("Files changed", self._unsaid_paths(m.changed_artifacts), newest=True),
+            _Block("Files made by commands", self._unsaid_paths(r.made_artifacts), newest=True),
+            _Block(
+                "Files read last (not changed)", self._unsaid_paths(r.read_artifacts), newest=True
+            ),
+            _Block("Files moved", self._unsaid(m.moved_artifacts)),
+            _Block("Files deleted", self._unsaid_paths(m.deleted_artifacts)),
+            _Block("Agents the session started", self._unsaid(r.subagents)),
+            *self._carried_blocks(from_state),
+        ]
+
+    def _lead_blocks(self, from_state: bool) -> list[_Block]:
+        """The open failures, the user's messages and, without the agent's words, its blockers
+        and its last messages."""
+        m, r = self.m, self.m.record
         failing = [c for c in r.checks if c.status == "failed"]
-        others = [c for c in r.checks if c.status != "failed"]
         failures = [_check(c) for c in failing] or (_bullets(m.open_failures) if from_state else [])
         failures += [f"- {defused(_one_line(f, FAILURE_CHARS))}" for f in r.failures[-5:]]
         blocks = [
@@ -273,41 +290,42 @@ class _Seed:
                     newest=True,
                 )
             )
-        if from_state:
-            tasks = [*(f"- [ ] {t}" for t in m.remaining), *(f"- [x] {t}" for t in m.done)]
-            blocks += [
-                _Block("Tasks", [defused(_one_line(t, ITEM_CHARS)) for t in tasks]),
-                _Block("Not verified", _bullets(m.not_verified)),
-                _Block("Verified", _bullets(m.verified)),
-                _Block("Commands and results", _bullets(m.commands_and_results), newest=True),
-            ]
-        else:
-            blocks += [
-                _Block("Task list (the agent's own, as last updated)", self._unsaid(r.tasks)),
-                _Block(
-                    "Checks (each with its latest result)",
-                    [_check(c) for c in others],  # exact records: kept beside the words
-                    newest=True,
-                ),
-                _Block("Git and processes", self._unsaid(r.environment), newest=True),
-            ]
-        blocks += [
-            _Block("Files changed", self._unsaid_paths(m.changed_artifacts), newest=True),
-            _Block("Files made by commands", self._unsaid_paths(r.made_artifacts), newest=True),
-            _Block(
-                "Files read last (not changed)", self._unsaid_paths(r.read_artifacts), newest=True
-            ),
-            _Block("Files moved", self._unsaid(m.moved_artifacts)),
-            _Block("Files deleted", self._unsaid_paths(m.deleted_artifacts)),
-            _Block("Agents the session started", self._unsaid(r.subagents)),
+        return blocks
+
+    def _state_blocks(self) -> list[_Block]:
+        """A state's own lists (a session without a transcript)."""
+        m = self.m
+        tasks = [*(f"- [ ] {t}" for t in m.remaining), *(f"- [x] {t}" for t in m.done)]
+        return [
+            _Block("Tasks", [defused(_one_line(t, ITEM_CHARS)) for t in tasks]),
+            _Block("Not verified", _bullets(m.not_verified)),
+            _Block("Verified", _bullets(m.verified)),
+            _Block("Commands and results", _bullets(m.commands_and_results), newest=True),
         ]
+
+    def _record_blocks(self) -> list[_Block]:
+        """A transcript's exact records: the task list, the checks, git and processes."""
+        r = self.m.record
+        return [
+            _Block("Task list (the agent's own, as last updated)", self._unsaid(r.tasks)),
+            _Block(
+                "Checks (each with its latest result)",
+                [_check(c) for c in r.checks if c.status != "failed"],  # kept beside the words
+                newest=True,
+            ),
+            _Block("Git and processes", self._unsaid(r.environment), newest=True),
+        ]
+
+    def _carried_blocks(self, from_state: bool) -> list[_Block]:
+        """Constraints, decisions (and a state's assumptions and sources), then memory."""
+        m = self.m
         constraints, decisions = self.carried
         if from_state:  # a state's own constraints and decisions (a transcript's: its messages)
             constraints = [*m.constraints, *(c for c in constraints if c not in m.constraints)]
             decisions = [*m.decisions, *(d for d in decisions if d not in m.decisions)]
         elif not self.words:  # the user's answers to the agent's questions
             decisions = [*m.decisions, *(d for d in decisions if d not in m.decisions)]
-        blocks += [
+        blocks = [
             _Block("Constraints", _bullets(constraints)),
             _Block("Decisions", _bullets(decisions)),
         ]
@@ -317,14 +335,14 @@ class _Seed:
                 _Block("Source of truth", _bullets(m.source_of_truth)),
             ]
         shown = {k for k, _ in self.memory}
-        blocks += [
+        return [
+            *blocks,
             _Block(
                 "Memory keys worth reading",
                 [f"- `{k}`" for k in m.memory_keys if k not in shown],
             ),
             _Block(MEMORY.removeprefix("## "), [_memory(k, t) for k, t in self.memory], first=1),
         ]
-        return blocks
 
     # -- what the agent already said ------------------------------------------------------------
 
@@ -453,10 +471,10 @@ def _within_line(text: str, limit: int) -> str:
 def _lead_messages(requests: Sequence[str]) -> list[int]:
     """The messages kept first: the latest substantive one (the task as it stands), the last
     one, the first one (how the task began)."""
-    from clm_policy.transcripts.takeover import substantive
-
     if not requests:
         return []
+    from clm_policy.transcripts.work import substantive
+
     latest = max((n for n, t in enumerate(requests) if substantive(t)), default=len(requests) - 1)
     return list(dict.fromkeys([latest, len(requests) - 1, 0]))
 
@@ -465,9 +483,9 @@ def _messages(requests: Sequence[str]) -> list[str]:
     """The user's messages as quoted items: ``1.`` then the message behind ``> ``, a long one
     kept up to a line (or sentence) end — the first and the latest up to
     :data:`MESSAGE_CHARS`, the ones between up to :data:`MIDDLE_CHARS`."""
-    from clm_policy.transcripts.takeover import substantive
-
     items = []
+    from clm_policy.transcripts.work import substantive
+
     latest = max((n for n, t in enumerate(requests, 1) if substantive(t)), default=len(requests))
     for n, text in enumerate(requests, 1):
         body = text.strip()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from clm_policy.base.record import Record
 from clm_policy.transcripts.results import FAILED, PASSED, UNKNOWN, covers, whole_suite
-from clm_policy.transcripts.work import Run, Work, one_line
+from clm_policy.transcripts.work import Run, Work, one_line, substantive
 
 RUN_TEXT = 160
 CHECKS_KEPT = 40
@@ -110,8 +110,6 @@ def last_said(work: Work) -> list[str]:
     """The agent's last messages to the person (its words, not a handoff), oldest first: those
     since the latest substantive request, at most :data:`SAID_SHOWN`; its last two when it said
     nothing since."""
-    from clm_policy.transcripts.takeover import substantive
-
     starts = [
         o for o, r in zip(work.request_orders, work.requests, strict=False) if substantive(r.text)
     ]
@@ -134,8 +132,6 @@ def _current(work: Work) -> bool:
     """Whether the agent's task list is still its list: kept (or the task tools used) after
     the session's latest substantive request, or with something not done. A list all done
     before a new request belongs to the request before it."""
-    from clm_policy.transcripts.takeover import substantive
-
     tasks = work.tasks or []
     if any(t.status != "completed" for t in tasks):
         return True

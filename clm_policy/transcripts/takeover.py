@@ -36,7 +36,7 @@ from clm_policy.transcripts.record import (
     unknown_runs,
     verified_runs,
 )
-from clm_policy.transcripts.work import Run, Work, one_line
+from clm_policy.transcripts.work import WORD, Run, Work, one_line, substantive
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -53,76 +53,6 @@ VERIFIED_SHOWN = 8
 """Passing checks listed one by one; the earlier ones are counted in one item."""
 RUN_TEXT = 160
 
-_ACK_WORDS = frozenset(
-    {
-        "thanks",
-        "thank",
-        "you",
-        "thx",
-        "ty",
-        "ok",
-        "okay",
-        "k",
-        "kk",
-        "yes",
-        "y",
-        "yep",
-        "yeah",
-        "yup",
-        "sure",
-        "continue",
-        "go",
-        "on",
-        "ahead",
-        "proceed",
-        "keep",
-        "going",
-        "carry",
-        "please",
-        "pls",
-        "plz",
-        "do",
-        "it",
-        "lgtm",
-        "great",
-        "perfect",
-        "nice",
-        "cool",
-        "good",
-        "sounds",
-        "looks",
-        "awesome",
-        "next",
-        "approved",
-        "approve",
-        "correct",
-        "right",
-        "exactly",
-        "fine",
-        "alright",
-        "all",
-        "that",
-        "works",
-        "sgtm",
-        "done",
-        "and",
-        "so",
-        "well",
-        "then",
-        "now",
-        "again",
-        "more",
-        "same",
-        "agreed",
-        "agree",
-        "excellent",
-        "wonderful",
-        "amazing",
-        "fantastic",
-    }
-)
-"""Words of a request that asks for nothing new: thanks, acknowledgements, "go on"."""
-_WORD = re.compile(r"[a-z']+")
 _SENTENCE = re.compile(r"[^.!?;\n]+[.!?]?")
 _CONSTRAINT = re.compile(
     r"^\s*(?:please\s+|and\s+|but\s+|also\s+)?(?:do not|don'?t|never|no\s+\w+|avoid|without|"
@@ -150,13 +80,6 @@ _NOT_DONE = re.compile(
 )
 
 
-def substantive(text: str) -> bool:
-    """Whether a request asks for something: not only thanks, an acknowledgement, a "go on"
-    or a bare approval."""
-    words = _WORD.findall(text.lower())
-    return bool(words) and not all(w.strip("'") in _ACK_WORDS for w in words)
-
-
 def goal_of(requests: list[str]) -> str:
     """The latest substantive request that asks for work — not only thanks or an approval,
     and not only constraints on the work ("keep the names; do not touch shop/legacy/": the
@@ -166,7 +89,7 @@ def goal_of(requests: list[str]) -> str:
     if asks:
         latest = asks[-1]
         earlier = asks[:-1]
-        if len(_WORD.findall(latest.lower())) < SHORT_REQUEST and earlier:
+        if len(WORD.findall(latest.lower())) < SHORT_REQUEST and earlier:
             # a short follow-up ("And multiply() after it.", "Review both files.") refines the
             # task it follows; it does not replace it
             return f"{one_line(earlier[-1], GOAL_LIMIT // 2)} (then: {one_line(latest, 300)})"

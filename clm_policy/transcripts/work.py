@@ -196,6 +196,85 @@ def _reason(output: str) -> str:
     return one_line((useful or lines)[-1], 200) if lines else ""
 
 
+_ACK_WORDS = frozenset(
+    {
+        "thanks",
+        "thank",
+        "you",
+        "thx",
+        "ty",
+        "ok",
+        "okay",
+        "k",
+        "kk",
+        "yes",
+        "y",
+        "yep",
+        "yeah",
+        "yup",
+        "sure",
+        "continue",
+        "go",
+        "on",
+        "ahead",
+        "proceed",
+        "keep",
+        "going",
+        "carry",
+        "please",
+        "pls",
+        "plz",
+        "do",
+        "it",
+        "lgtm",
+        "great",
+        "perfect",
+        "nice",
+        "cool",
+        "good",
+        "sounds",
+        "looks",
+        "awesome",
+        "next",
+        "approved",
+        "approve",
+        "correct",
+        "right",
+        "exactly",
+        "fine",
+        "alright",
+        "all",
+        "that",
+        "works",
+        "sgtm",
+        "done",
+        "and",
+        "so",
+        "well",
+        "then",
+        "now",
+        "again",
+        "more",
+        "same",
+        "agreed",
+        "agree",
+        "excellent",
+        "wonderful",
+        "amazing",
+        "fantastic",
+    }
+)
+"""Words of a request that asks for nothing new: thanks, acknowledgements, "go on"."""
+WORD = re.compile(r"[a-z']+")
+
+
+def substantive(text: str) -> bool:
+    """Whether a request asks for something: not only thanks, an acknowledgement, a "go on"
+    or a bare approval."""
+    words = WORD.findall(text.lower())
+    return bool(words) and not all(w.strip("'") in _ACK_WORDS for w in words)
+
+
 def one_line(text: str, limit: int = 200) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
@@ -554,8 +633,6 @@ class Work:
 
     def last_substantive_order(self) -> int:
         """When the latest request that asks for something was made (-1: none)."""
-        from clm_policy.transcripts.takeover import substantive
-
         starts = [
             o
             for o, r in zip(self.request_orders, self.requests, strict=False)

@@ -28,7 +28,10 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def events(memory: Path) -> list[str]:
-    """The Clm-Event of every commit, oldest first (init excluded)."""
+    """The Clm-Event of every commit, oldest first (init excluded); none where no memory
+    repository was made (SessionStart makes none)."""
+    if not (memory / ".git").exists():
+        return []
     out = git(memory, "log", "--all", "--reverse", "--format=%(trailers:key=Clm-Event,valueonly)")
     return [e for e in out.split() if e != "init"]
 

@@ -14,11 +14,11 @@ import pytest
 from clm_policy.lifecycle.agent_handoff import AgentHandoff
 from clm_policy.lifecycle.compose import (
     compose,
-    preview,
     words_of_fields,
     words_of_reply,
     words_of_transcript,
 )
+from clm_policy.lifecycle.handoff import preview
 from clm_policy.lifecycle.seed import PART_1, PART_2
 from clm_policy.transcripts.notes import parse_notes
 from clm_policy.transcripts.reading import read_transcript
