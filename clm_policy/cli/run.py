@@ -198,7 +198,7 @@ def run(
                 "failed": "it failed",
                 "handoff": "it was handed off",
                 "unreadable": "its state does not validate",
-            }.get(plan.taken_stopped or "", f"to continue it: clm-policy run --resume {plan.taken}")
+            }.get(plan.taken_stopped or "") or _to_continue(memory, plan.taken)
             echo(
                 f"session {plan.taken} exists already ({how}); "
                 f"this run is session {state.session_id}"
@@ -283,6 +283,18 @@ def run(
         )
     echo(f"  clm-policy status --memory {memory}              # the sessions")
     return code
+
+
+def _to_continue(memory: str, session: str) -> str:
+    """How to continue the session ``session`` a new run did not take: the resume command
+    when it would go on, else why not."""
+    from clm_policy.loop.runs import going_on
+
+    on = going_on(memory, session)
+    if on.resume is None:
+        return f"it cannot be resumed: {on.refusal}"
+    options = "".join(f" {a}" for a in on.resume)
+    return f"to continue it: clm-policy run --memory {memory} --resume {session}{options}"
 
 
 def _timeline(result: Any) -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clm_policy.base.chat import ENV_BASE_URL
-from clm_policy.base.errors import AgentError, InputError, StateError, quote
+from clm_policy.base.errors import AgentError, ClmError, InputError, StateError, quote
 from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.loop.agent import SimulatedAgent
 from clm_policy.loop.openai_agent import (
@@ -265,6 +265,46 @@ def plan_run(
         memory_backend=backend,
         mem0=mem0,
     )
+
+
+@dataclass(frozen=True)
+class GoingOn:
+    """How a persisted session can go on (``clm-policy signal`` says it; :func:`going_on`)."""
+
+    resume: tuple[str, ...] | None
+    """The options ``clm-policy run --resume ID`` needs besides (``()``, or ``("--agent",
+    "openai")``); None when ``run --resume`` refuses the session."""
+    refusal: str | None = None
+    """Why ``run --resume`` refuses it (its own message), when it does."""
+
+
+def going_on(memory: str, session: str, env: Mapping[str, str] | None = None) -> GoingOn:
+    """Whether ``clm-policy run --resume session`` would go on with the persisted session,
+    asked with the checks the command itself makes (:func:`plan_run`: nothing is written), so
+    a command suggested from this never fails for a reason known now. A session that
+    ended (completed, failed, handed off), was not made by ``run``, or whose scenario is gone
+    is refused; one run with ``--agent openai`` needs that option (and your model)."""
+    agents: tuple[str | None, ...] = (None, "openai")
+    refusal = None
+    for agent in agents:
+        try:
+            plan_run(
+                memory,
+                scenario=None,
+                policy_ref=None,
+                profile=None,
+                resume=session,
+                soft_compact=None,
+                hard_handoff=None,
+                continue_after_handoff=False,
+                agent=agent,
+                env=env,
+            )
+        except ClmError as exc:
+            refusal = refusal or exc.message
+            continue
+        return GoingOn(() if agent is None else ("--agent", agent))
+    return GoingOn(None, refusal)
 
 
 def _memory_backend(name: str | None, env: Mapping[str, str]) -> tuple[str, Mem0Settings | None]:
