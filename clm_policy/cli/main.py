@@ -20,7 +20,6 @@ from clm_policy.base.termsafe import echo
 from clm_policy.cli import errors
 from clm_policy.cli.errors import (
     EXIT_INPUT,
-    EXIT_INTERRUPTED,
     EXIT_OK,
     warn_ignored,
 )
@@ -214,9 +213,9 @@ def _run(args: list[str]) -> int:
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except (KeyboardInterrupt, click.exceptions.Abort) as exc:
-        if isinstance(exc, KeyboardInterrupt) or isinstance(exc.__context__, KeyboardInterrupt):
-            echo("clm-policy: interrupted", err=True)
-            return EXIT_INTERRUPTED
+        interrupt = exc if isinstance(exc, KeyboardInterrupt) else exc.__context__
+        if isinstance(interrupt, KeyboardInterrupt):
+            return errors.report(args, interrupt, tuple(COMMANDS))
         return errors.fail(args, EXIT_INPUT, "clm-policy: aborted")
     except click.exceptions.NoArgsIsHelpError as exc:
         import io

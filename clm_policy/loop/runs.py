@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clm_policy.base.chat import ENV_BASE_URL
-from clm_policy.base.errors import AgentError, ClmError, InputError, StateError, quote
+from clm_policy.base.errors import (
+    AgentError,
+    ClmError,
+    InputError,
+    Interrupted,
+    StateError,
+    quote,
+)
 from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.loop.agent import SimulatedAgent
 from clm_policy.loop.openai_agent import (
@@ -39,7 +46,7 @@ from clm_policy.models.state import SessionState, TokenSnapshot
 from clm_policy.policy.engine import Outcome, Policy
 
 if TYPE_CHECKING:
-    from clm_policy.loop.control import Confirmer, Listener, LoopResult
+    from clm_policy.loop.control import Confirmer, Listener, LoopResult, OuterControlLoop
     from clm_policy.memory.mem0settings import Mem0Settings
     from clm_policy.memory.store import BackendFailure
 
@@ -343,48 +350,77 @@ def execute(
     under the policy, committing each compaction and handoff. A resumed session is decided on
     before its agent plays again.
 
-    An agent that fails (:class:`AgentError`) is raised again, of the same type, once the loop
-    has committed the session so far: the message says where it stopped and how to resume.
+    Ctrl-C is held from the memory repository's creation to the new session's first commit:
+    an interrupt then leaves either nothing (it came before) or a session on record that
+    ``run --resume`` goes on with — never files nobody committed. Once the session is on
+    record, an interrupt commits it as stopped ``interrupted`` and raises
+    :class:`~clm_policy.base.errors.Interrupted`, saying where it stopped and how to resume.
+    An agent that fails (:class:`AgentError`) is raised again, of the same type, once the
+    loop has committed the session so far, with the same news.
     """
-    from clm_policy.loop.control import OuterControlLoop
+    from contextlib import ExitStack
+
+    from clm_policy.loop.control import OuterControlLoop, uninterrupted
     from clm_policy.loop.monitor import MetricsMonitor
     from clm_policy.memory.backends import open_store
     from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.init import init_memory
 
-    if plan.create_memory:
-        init_memory(memory)
-    agent = plan.make_agent()
-    with MemoryRepo(memory) as repo:
-        store = open_store(plan.memory_backend, repo, settings=plan.mem0)
-        loop = OuterControlLoop(
-            agent,
-            plan.policy,
-            plan.state,
-            repo,
-            profile=plan.profile,
-            continue_after_handoff=bool(plan.record["continue_after_handoff"]),
-            max_steps=plan.max_steps,
-            monitor=MetricsMonitor(plan.system_prompt_tokens),
-            listener=listener,
-            confirmer=confirmer,
-            decide_first=plan.resumed,
-            record=plan.record,
-            memory=store,
-        )
+    loop: OuterControlLoop | None = None
+    with ExitStack() as stack:
         try:
+            with uninterrupted():  # from the repository's creation to the session's start
+                if plan.create_memory:
+                    init_memory(memory)
+                agent = plan.make_agent()
+                repo = stack.enter_context(MemoryRepo(memory))
+                store = open_store(plan.memory_backend, repo, settings=plan.mem0)
+                stack.callback(store.close)
+                loop = OuterControlLoop(
+                    agent,
+                    plan.policy,
+                    plan.state,
+                    repo,
+                    profile=plan.profile,
+                    continue_after_handoff=bool(plan.record["continue_after_handoff"]),
+                    max_steps=plan.max_steps,
+                    monitor=MetricsMonitor(plan.system_prompt_tokens),
+                    listener=listener,
+                    confirmer=confirmer,
+                    decide_first=plan.resumed,
+                    record=plan.record,
+                    memory=store,
+                )
+                loop.begin()
             result = loop.run()
+        except KeyboardInterrupt:
+            if loop is None or not loop.on_record:
+                raise  # nothing was written (or the first commit failed, and says so)
+            with uninterrupted():
+                loop.interrupted()
+            raise Interrupted(_saved(loop, "interrupted", memory, plan)) from None
         except AgentError as exc:
-            saved = loop.state
+            if loop is None:
+                raise
             raise type(exc)(
-                f"{exc.message}; session {saved.session_id} is saved at step "
-                f"{saved.step_index} (stopped: {exc.stop_reason}); to go on: "
-                f"clm-policy run --memory {memory} --resume {saved.session_id}"
-                + (" --agent openai" if plan.openai is not None else "")
+                f"{exc.message}; {_saved(loop, exc.stop_reason, memory, plan)}"
             ) from None
-        finally:
-            store.close()
     return RunDone(result, loop.pending, agent, tuple(store.failures))
+
+
+def _saved(loop: OuterControlLoop, stopped: str, memory: str, plan: RunPlan) -> str:
+    """Where a run that stopped early left its session, and the command that goes on."""
+    state = loop.state
+    if loop.handed_off:
+        return (
+            f"session {state.session_id} handed off at step {state.step_index} (committed); "
+            "its handoff is where the task goes on"
+        )
+    return (
+        f"session {state.session_id} is saved at step {state.step_index} (stopped: "
+        f"{stopped}); to go on: clm-policy run --memory {memory} --resume {state.session_id}"
+        + (" --agent openai" if plan.openai is not None else "")
+    )
 
 
 def _resumed_agent(
