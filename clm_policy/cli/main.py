@@ -74,7 +74,7 @@ SUMMARIES = {
         "print the seed messages the next session starts from (no transcript)."
     ),
     "hook": "Answer an agent's hooks with the project's policy and memory.",
-    "init": "Create a memory repository in DIR (a new git repository from memory_template/).",
+    "init": "Create a memory repository, or set a project up for Claude Code or Codex CLI.",
     "lint": "Check policy files (default: policies/) and report every problem.",
     "log": "The audit trail: every compaction and handoff, newest first, with why it happened.",
     "mcp": "Serve clm-policy's tools to the agent over MCP (standard input and output).",
@@ -168,9 +168,10 @@ def cli() -> None:
 
     \b
     Set up a project (docs/claude-code.md, docs/codex.md):
-      clm-policy init --claude-code                    # .clm-policy.yaml + its memory
-      clm-policy hook claude-code --install --project  # Claude Code: hooks, status line
-      clm-policy hook codex --print-settings > .codex/hooks.json   # Codex CLI
+      clm-policy init --claude-code                    # Claude Code: .clm-policy.yaml, memory
+      clm-policy hook claude-code --install --project  # ... its hooks and status line
+      clm-policy init --codex                          # Codex CLI: .clm-policy.yaml, memory
+      mkdir -p .codex && clm-policy hook codex --print-settings > .codex/hooks.json
 
     \b
     Try:
