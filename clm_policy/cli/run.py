@@ -78,9 +78,11 @@ LAST_REPLY = 300  # characters of the openai agent's last answer shown after the
     help="Override the profile's hard limit.",
 )
 @click.option(
-    "--continue-after-handoff",
-    is_flag=True,
-    help="After a handoff, go on in a new session seeded from the manifest.",
+    "--continue-after-handoff/--stop-at-handoff",
+    default=None,
+    help="After a handoff, go on in a new session seeded from the manifest, or stop there "
+    "[default: the scenario's continue_after_handoff (the demo goes on), else stop; when "
+    "resuming: the session's].",
 )
 @click.option(
     "--yes",
@@ -103,7 +105,7 @@ def run(
     max_steps: int | None,
     soft_compact: int | None,
     hard_handoff: int | None,
-    continue_after_handoff: bool,
+    continue_after_handoff: bool | None,
     assume_yes: bool,
     fmt: str,
 ) -> int:
@@ -111,7 +113,9 @@ def run(
     repository.
 
     With no options: the simulated agent plays the bundled demo under the default policy into
-    ./clm-memory — two compactions and a handoff — then a timeline and where to look next.
+    ./clm-memory — two compactions and a handoff at the end of a phase, then the next phase
+    in a session seeded from the handoff, where the agent reports its answers degrading and
+    the policy compacts, until the task completes — then a timeline and where to look next.
 
     With --agent openai --goal TEXT, a model behind any OpenAI-compatible chat-completions
     endpoint works on the goal: CLM_POLICY_OPENAI_MODEL names the model, OPENAI_API_KEY (or
@@ -282,6 +286,7 @@ def run(
             f"  clm-policy show --memory {memory} {result.handoffs[-1].commit[:12]}   # the handoff"
         )
     echo(f"  clm-policy status --memory {memory}              # the sessions")
+    echo(f"  clm-policy report --memory {memory} -o report.html   # the figures, one page")
     return code
 
 

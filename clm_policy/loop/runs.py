@@ -125,7 +125,7 @@ def plan_run(
     resume: str | None,
     soft_compact: int | None,
     hard_handoff: int | None,
-    continue_after_handoff: bool,
+    continue_after_handoff: bool | None,
     agent: str | None = None,
     goal: str | None = None,
     done_marker: str | None = None,
@@ -142,7 +142,9 @@ def plan_run(
     resumed session keeps the agent it was run with. A new openai session is
     ``openai-<UTC date>`` (``openai-20261201``; ``.2``, ``.3``, ... when taken).
     ``memory_backend``: ``file`` (default), ``mem0`` or ``hybrid``; Mem0's model from ``env``
-    (checked here, and that the extra is installed)."""
+    (checked here, and that the extra is installed). ``continue_after_handoff`` None: as the
+    resumed session was run, else as the scenario says (``continue_after_handoff:``, the
+    demo's true), else stop at a handoff."""
     from clm_policy.loop.scenario import load_scenario
     from clm_policy.memory.init import check_new, is_memory_repo
     from clm_policy.policy.cache import load_policy_cached
@@ -167,7 +169,8 @@ def plan_run(
         profile = profile or _str(run.get("profile")) or persisted.state.profile
         soft_compact = soft_compact if soft_compact is not None else _int(run.get("soft_compact"))
         hard_handoff = hard_handoff if hard_handoff is not None else _int(run.get("hard_handoff"))
-        continue_after_handoff = continue_after_handoff or bool(run.get("continue_after_handoff"))
+        if continue_after_handoff is None:
+            continue_after_handoff = bool(run.get("continue_after_handoff"))
         if scenario is None and agent == "simulated":
             raise InputError(
                 f"session '{resume}' was not made by `clm-policy run`: give --scenario"
@@ -182,6 +185,8 @@ def plan_run(
                     f"{name} is for --agent openai (the simulated agent plays a scenario)"
                 )
         spec, shown = load_scenario(scenario or "demo")
+        if continue_after_handoff is None:
+            continue_after_handoff = spec.continue_after_handoff
     elif agent == "openai":
         if scenario is not None:
             raise InputError(
@@ -247,7 +252,7 @@ def plan_run(
         "profile": profile_name,
         "soft_compact": soft_compact,
         "hard_handoff": hard_handoff,
-        "continue_after_handoff": continue_after_handoff,
+        "continue_after_handoff": bool(continue_after_handoff),
     }
     if max_steps is None and config is not None:
         max_steps = OPENAI_MAX_STEPS
@@ -303,7 +308,7 @@ def going_on(memory: str, session: str, env: Mapping[str, str] | None = None) ->
                 resume=session,
                 soft_compact=None,
                 hard_handoff=None,
-                continue_after_handoff=False,
+                continue_after_handoff=None,
                 agent=agent,
                 env=env,
             )
