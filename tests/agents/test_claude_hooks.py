@@ -43,7 +43,7 @@ def transcript(
     session: str = SESSION,
     steps: int = 3,
     goal: str = GOAL,
-    model: str = "claude-sonnet-4-5-20250929",
+    model: str = "claude-sonnet-4-6",
     last: str = "Quoted commas survive now; tests pass.",
 ) -> Path:
     """A Claude Code session: a goal, ``steps`` turns editing a file and running the tests,

@@ -27,7 +27,7 @@ from .sandbox import API_KEY, CLAUDE_EVENTS, CODEX_EVENTS, OPENAI_ENV_KEY, Ran, 
 # A model whose window Claude Code reports as 200,000 tokens (modelUsage.*.contextWindow):
 # the window clm-policy's bundled claude-code policy assumes for every Claude model. The
 # current aliases (opus, sonnet, haiku, the default) report 1,000,000.
-CLAUDE_200K_MODEL = "claude-sonnet-4-5"
+CLAUDE_200K_MODEL = "claude-sonnet-4-6"
 CLAUDE_TOOLS = "Write Edit Bash Agent"
 RECORDED_CLAUDE_EVENTS = (*CLAUDE_EVENTS, "PostToolUseFailure")
 

@@ -221,7 +221,7 @@ def test_manifest_diff_lines() -> None:
         "  - was: why",
         "  - now: why not",
         "- **Memory keys**: the same items, in another order",
-        "- **Token snapshot** `model`: `claude-sonnet-4-5` → (none)",
+        "- **Token snapshot** `model`: `claude-sonnet-4-6` → (none)",
         "- **Token snapshot** `estimated`: `false` → `true`",
     ]
     assert "Decision rationale" not in same
