@@ -505,7 +505,7 @@ def test_the_loop_hands_off_when_a_compaction_loses_facts(
     tmp_path: Path, weak_deterministic: None
 ) -> None:
     mem = tmp_path / "mem"
-    result = invoke("run", "--memory", str(mem), "--format", "json")
+    result = invoke("run", "--memory", str(mem), "--format", "json", "--stop-at-handoff")
     assert result.exit_code == 0, result.stderr
     out = json.loads(result.stdout)
     assert (out["stopped_reason"], out["compact_count"]) == ("handoff", 0)
@@ -527,9 +527,12 @@ def test_a_policy_may_lower_min_recall(tmp_path: Path, weak_deterministic: None)
     policy = tmp_path / "team.yaml"
     policy.write_text("version: 1\nname: team\nextends: default\ndefaults:\n  min_recall: 0.5\n")
     mem = tmp_path / "mem"
-    result = invoke("run", "--memory", str(mem), "--policy", str(policy), "--format", "json")
+    result = invoke(
+        "run", "--memory", str(mem), "--policy", str(policy), "--format", "json",
+        "--stop-at-handoff",
+    )  # fmt: skip
     assert result.exit_code == 0, result.stderr
-    assert json.loads(result.stdout)["compact_count"] == 2
+    assert json.loads(result.stdout)["compact_count"] == 2  # the demo's first session's
     assert "Clm-Recall: 0.75 (6/8)" in git(mem, "log", "--format=%(trailers:only,unfold)")
 
 
@@ -585,7 +588,7 @@ def test_compact_by_hand_reports_the_recall(tmp_path: Path, memory: Path) -> Non
 
 def test_log_and_status_show_the_recall(tmp_path: Path) -> None:
     mem = tmp_path / "mem"
-    assert invoke("run", "--memory", str(mem)).exit_code == 0
+    assert invoke("run", "--memory", str(mem), "--stop-at-handoff").exit_code == 0
     log = invoke("log", "--memory", str(mem)).stdout.splitlines()
     handoff = next(i for i, line in enumerate(log) if "clm(handoff)" in line)
     assert log[handoff + 3] == "              recall 1.00 (7/7)"
@@ -593,7 +596,8 @@ def test_log_and_status_show_the_recall(tmp_path: Path) -> None:
     assert log[compaction + 2] == "              recall 1.00 (9/9)"
     status = invoke("status", "--memory", str(mem)).stdout.splitlines()
     assert status[0].split()[-4:] == ["handoff", "recall", "last", "decision"]
-    assert status[1].split()[7] == "1.00"
+    assert status[1].split()[:3] == ["demo", "handed", "off"]
+    assert status[1].split()[8] == "1.00"
     detail = invoke("status", "--memory", str(mem), "--session", "demo").stdout
     assert "\nrecall    1.00 (7/7 facts) at the last handoff\n" in detail
     row = json.loads(invoke("status", "--memory", str(mem), "--format", "json").stdout)[0]
