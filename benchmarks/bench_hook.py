@@ -61,7 +61,7 @@ def write_transcript(path: Path, size_mb: float, context: int) -> int:
             if kind == "assistant":
                 message.update(
                     id=f"msg_{n}",
-                    model="claude-sonnet-4-5-20250929",
+                    model="claude-sonnet-4-6",
                     content=[{"type": "text", "text": body}],
                     usage={
                         "input_tokens": 5,

@@ -59,7 +59,7 @@ def status_input(project: Path) -> bytes:
             "session_id": "3f6d2b1a-8c4e-4f7a-9b2d-1e5c7a9d0f42",
             "transcript_path": str(project / "session.jsonl"),
             "cwd": str(project),
-            "model": {"id": "claude-sonnet-4-5-20250929", "display_name": "Sonnet 4.5"},
+            "model": {"id": "claude-sonnet-4-6", "display_name": "Sonnet 4.6"},
             "workspace": {"current_dir": str(project), "project_dir": str(project)},
             "version": "2.1.0",
             "output_style": {"name": "default"},

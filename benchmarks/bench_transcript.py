@@ -49,7 +49,7 @@ BASELINE_RUNS = 3
 PROCESS_RUNS = 7
 SEED = 20261130
 SESSION = "5d0c2e7a-41b9-4f3e-9a6d-8c1b2e3f4a5b"
-MODEL = "claude-sonnet-4-5-20250929"
+MODEL = "claude-sonnet-4-6"
 WORDS = [
     *("the", "agent", "read", "the", "file", "and", "ran", "the", "tests", "then", "it"),
     *("fixed", "a", "bug", "in", "the", "parser", "while", "the", "reviewer", "asked"),

@@ -127,6 +127,17 @@ def invoke(*args: str, stdin: str | None = None) -> CliResult:
     return CliResult(code, stdout, stderr)
 
 
+def _mem0_installed() -> bool:
+    from clm_policy.memory.mem0store import available
+
+    return available()
+
+
+MEM0_MISSING = "Mem0 is not installed (the mem0 extra): pip install 'clm-policy[mem0]'"
+"""Why a test that needs Mem0 skips: the dev extra leaves it out (176 MB); .ci/run has it."""
+NEEDS_MEM0 = pytest.mark.skipif(not _mem0_installed(), reason=MEM0_MISSING)
+
+
 @pytest.fixture
 def cli() -> Callable[..., CliResult]:
     return invoke

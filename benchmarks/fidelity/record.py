@@ -72,7 +72,7 @@ from agents_e2e.sandbox import API_KEY, OPENAI_ENV_KEY, Sandbox  # noqa: E402
 
 HOME = "/home/dev"
 PROJECT = f"{HOME}/proj"
-CLAUDE_MODEL = "claude-sonnet-4-5"  # a 200,000-token window: the claude-code policy's
+CLAUDE_MODEL = "claude-sonnet-4-6"  # a 200,000-token window: the claude-code policy's
 CLAUDE_TOOLS = "Bash Edit Write Read Agent ToolSearch TodoWrite TaskCreate TaskUpdate"
 NS = uuid.UUID("0b6f7e63-6a2e-4c39-9b0e-2d1f6a7c9e10")
 START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)

@@ -167,6 +167,17 @@ class EndpointError(AgentError):
     stop_reason = "endpoint_error"
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a command after it had written something: :attr:`message` says what it
+    left and how to go on (a run: where its session is saved, and the resume command). A
+    :class:`KeyboardInterrupt`, so whatever handles one still does; the CLI prints the message
+    before its usual ``clm-policy: interrupted`` and exits 130."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 class EvaluationError(ClmError):
     """An expression failed while it was evaluated against a state."""
 

@@ -67,6 +67,10 @@ def _finish(code: int) -> NoReturn:
 
 def main() -> None:
     """Run the CLI and exit with a documented code."""
+    # The program's models are its own: no pydantic plugin installed beside it observes them,
+    # and looking for one reads every installed package's metadata at the first validation
+    # (~0.1 s: a third of refusing a bad --state). A value the person set is kept.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     if sys.argv[1:2] == ["statusline"]:
         _statusline()
     if sys.argv[1:] == ["hook", "claude-code"]:
@@ -105,20 +109,30 @@ def _statusline() -> None:
 def _decide() -> None:
     """``clm-policy decide`` on its common command lines, without click (hooks and scripts
     ask for a decision per prompt). It returns when click should run the command instead:
-    for anything else, and for every error (see clm_policy.cli.fast.decide)."""
+    for anything else, and for every error but a state that cannot be read, which it reports
+    as click's path does (see clm_policy.cli.fast.decide)."""
     if not _IGNORED:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    from clm_policy.base.errors import ClmError
+
+    args = sys.argv[2:]
     try:
         from clm_policy.base.termsafe import write_fd
         from clm_policy.cli.fast.decide import answer
 
-        text = answer(sys.argv[2:])
+        text = answer(args)
         if text is None:
             return
         write_fd(1, text)
     except KeyboardInterrupt:
         os.write(2, b"clm-policy: interrupted\n")
         sys.exit(EXIT_INTERRUPTED)
+    except ClmError as exc:
+        from clm_policy.cli import errors
+
+        code = errors.report(["decide", *args], exc, ("decide",))
+        errors.warn_ignored()  # as click's path does when it ends
+        _finish(code)
     _finish(0)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from clm_policy.base.errors import ClmError, UsageError
+from clm_policy.base.errors import ClmError, Interrupted, UsageError
 from clm_policy.base.termsafe import echo
 
 TYPE_CHECKING = False
@@ -35,6 +35,8 @@ def report(args: Sequence[str], exc: BaseException, commands: Sequence[str]) -> 
     error), anything else an internal error. ``commands``: the command names (for the
     command's name in a usage error)."""
     if _interrupted(exc):
+        if isinstance(exc, Interrupted):  # what the command left, and how to go on
+            echo(f"clm-policy: {exc.message}", err=True)
         echo("clm-policy: interrupted", err=True)
         return EXIT_INTERRUPTED
     if isinstance(exc, UsageError):

@@ -20,7 +20,6 @@ from clm_policy.base.termsafe import echo
 from clm_policy.cli import errors
 from clm_policy.cli.errors import (
     EXIT_INPUT,
-    EXIT_INTERRUPTED,
     EXIT_OK,
     warn_ignored,
 )
@@ -76,7 +75,7 @@ SUMMARIES = {
         "(--reply) word for word, and what clm-policy recorded from the session."
     ),
     "hook": "Answer an agent's hooks with the project's policy and memory.",
-    "init": "Create a memory repository in DIR (a new git repository from memory_template/).",
+    "init": "Create a memory repository, or set a project up for Claude Code or Codex CLI.",
     "lint": "Check policy files (default: policies/) and report every problem.",
     "log": "The audit trail: every compaction and handoff, newest first, with why it happened.",
     "mcp": "Serve clm-policy's tools to the agent over MCP (standard input and output).",
@@ -170,9 +169,10 @@ def cli() -> None:
 
     \b
     Set up a project (docs/claude-code.md, docs/codex.md):
-      clm-policy init --claude-code                    # .clm-policy.yaml + its memory
-      clm-policy hook claude-code --install --project  # Claude Code: hooks, status line
-      clm-policy hook codex --print-settings > .codex/hooks.json   # Codex CLI
+      clm-policy init --claude-code                    # Claude Code: .clm-policy.yaml, memory
+      clm-policy hook claude-code --install --project  # ... its hooks and status line
+      clm-policy init --codex                          # Codex CLI: .clm-policy.yaml, memory
+      mkdir -p .codex && clm-policy hook codex --print-settings > .codex/hooks.json
 
     \b
     Try:
@@ -215,9 +215,9 @@ def _run(args: list[str]) -> int:
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except (KeyboardInterrupt, click.exceptions.Abort) as exc:
-        if isinstance(exc, KeyboardInterrupt) or isinstance(exc.__context__, KeyboardInterrupt):
-            echo("clm-policy: interrupted", err=True)
-            return EXIT_INTERRUPTED
+        interrupt = exc if isinstance(exc, KeyboardInterrupt) else exc.__context__
+        if isinstance(interrupt, KeyboardInterrupt):
+            return errors.report(args, interrupt, tuple(COMMANDS))
         return errors.fail(args, EXIT_INPUT, "clm-policy: aborted")
     except click.exceptions.NoArgsIsHelpError as exc:
         import io

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -22,20 +23,28 @@ if TYPE_CHECKING:
     is_flag=True,
     help="Set this project up for Claude Code: write .clm-policy.yaml (policy claude-code: "
     "thresholds as shares of the model's window) and create the project's memory repository "
-    "(DIR, else the project's default outside its work tree).",
+    "(DIR, else the project's default outside its work tree); then say how to install the "
+    "hooks.",
+)
+@click.option(
+    "--codex",
+    is_flag=True,
+    help="Set this project up for Codex CLI: the same files as --claude-code (the policy's "
+    "shares fit Codex's window too); then say how to write .codex/hooks.json and have Codex "
+    "trust it.",
 )
 @click.option(
     "--project",
     metavar="DIR",
     default=".",
     show_default=True,
-    help="With --claude-code: the project's folder (where .clm-policy.yaml goes).",
+    help="With --claude-code or --codex: the project's folder (where .clm-policy.yaml goes).",
 )
 @click.option(
     "--remote",
     metavar="NAME",
-    help="With --claude-code: push handoffs to this remote (written into .clm-policy.yaml, "
-    "which is then trusted: clm-policy trust).",
+    help="With --claude-code or --codex: push handoffs to this remote (written into "
+    ".clm-policy.yaml, which is then trusted: clm-policy trust).",
 )
 @click.option(
     "--mcp",
@@ -45,24 +54,44 @@ if TYPE_CHECKING:
     "(clm-policy mcp --install --project).",
 )
 def init(
-    directory: str | None, claude_code: bool, project: str, remote: str | None, with_mcp: bool
+    directory: str | None,
+    claude_code: bool,
+    codex: bool,
+    project: str,
+    remote: str | None,
+    with_mcp: bool,
 ) -> int:
-    """Create a memory repository in DIR (a new git repository from memory_template/).
+    """Create a memory repository, or set a project up for Claude Code or Codex CLI.
 
-    DIR must be new or empty. Running init on an existing memory repository changes nothing.
+    DIR becomes a new git repository from memory_template/. --claude-code and --codex write
+    the project's .clm-policy.yaml and create its memory (DIR, or the project's default),
+    then print the chosen agent's next steps. DIR must be new or empty; running init on an
+    existing memory repository changes nothing.
 
     \b
     Examples:
       clm-policy init clm-memory
       clm-policy init --claude-code            # in a project: config + memory repository
       clm-policy init --claude-code --mcp      # ... and the MCP server in .mcp.json
+      clm-policy init --codex                  # the same for Codex CLI
     """
-    from pathlib import Path
-
     from clm_policy.memory.init import init_memory
 
-    if claude_code:
-        from clm_policy.config.project import FILENAME, find_config, memory_path, write_config
+    agent = claude_code or codex
+    if not agent and directory is None:
+        raise click.UsageError("give DIR, or --claude-code or --codex to set a project up")
+    if not agent and remote:
+        raise click.UsageError("--remote goes with --claude-code or --codex")
+    if with_mcp and not claude_code:
+        raise click.UsageError("--mcp goes with --claude-code")
+    if agent:
+        from clm_policy.config.project import (
+            FILENAME,
+            find_config,
+            load_config,
+            memory_path,
+            write_config,
+        )
 
         root = Path(project)
         if not root.is_dir():
@@ -79,15 +108,12 @@ def init(
         else:
             found = find_config(root)
             echo(f"{found or where}: already there; nothing changed")
-        directory = directory or memory_path(None)
-    elif directory is None:
-        raise click.UsageError("give DIR, or --claude-code to set a project up")
-    elif with_mcp:
-        raise click.UsageError("--mcp goes with --claude-code")
+        directory = directory or memory_path(None, load_config(root))  # the project's
+    assert directory is not None
     result = init_memory(directory)
     from clm_policy.agents.hooks.shared import warm_policy
 
-    warm_policy(project if claude_code else os.getcwd())  # a first hook finds it compiled
+    warm_policy(project if agent else os.getcwd())  # a first hook finds it compiled
     if not result.created:
         echo(f"{directory}: already a clm-policy memory repository; nothing changed")
     else:
@@ -96,16 +122,46 @@ def init(
         from clm_policy.agents.mcp.install import install as install_server
 
         echo("\n".join(install_server("project", Path(project))))
-    if claude_code:
-        echo("next: clm-policy hook claude-code --install --project   # the hooks")
-        if not with_mcp:
-            echo(
-                "      clm-policy mcp --install --project           # optional: the agent's "
-                "MCP tools (handoff, status, memory)"
-            )
+    if agent:
+        steps = _agent_steps(Path(project), claude_code=claude_code, codex=codex, mcp=with_mcp)
+        for i, step in enumerate(steps):
+            echo(f"{'next: ' if i == 0 else '      '}{step}")
     elif result.created:
         echo(f"next: clm-policy compact --memory {directory} --state STATE.json")
     return 0
+
+
+def _agent_steps(project: Path, *, claude_code: bool, codex: bool, mcp: bool) -> list[str]:
+    """What a person does after ``init`` for the agents chosen, in the project's folder (the
+    commands that follow act on the current one: a ``cd`` first when it is another)."""
+    import shlex
+
+    steps = []
+    if project.resolve() != Path.cwd().resolve():
+        steps.append(f"cd {shlex.quote(str(project))}")
+    if claude_code:
+        steps.append("clm-policy hook claude-code --install --project   # Claude Code: the hooks")
+        if not mcp:
+            steps.append(
+                "clm-policy mcp --install --project           # optional: the agent's MCP "
+                "tools (handoff, status, memory)"
+            )
+    if codex:
+        if (project / ".codex" / "hooks.json").exists():
+            steps.append(
+                "clm-policy hook codex --print-settings   # Codex: merge these hooks into "
+                ".codex/hooks.json by hand"
+            )
+        else:
+            steps.append(
+                "mkdir -p .codex && clm-policy hook codex --print-settings > "
+                ".codex/hooks.json   # Codex: the hooks"
+            )
+        steps.append(
+            "codex   # trust this folder when Codex asks, then /hooks to review the hooks "
+            "(untrusted ones never run)"
+        )
+    return steps
 
 
 @click.command()

@@ -78,9 +78,11 @@ LAST_REPLY = 300  # characters of the openai agent's last answer shown after the
     help="Override the profile's hard limit.",
 )
 @click.option(
-    "--continue-after-handoff",
-    is_flag=True,
-    help="After a handoff, go on in a new session seeded from the manifest.",
+    "--continue-after-handoff/--stop-at-handoff",
+    default=None,
+    help="After a handoff, go on in a new session seeded from the manifest, or stop there "
+    "[default: the scenario's continue_after_handoff (the demo goes on), else stop; when "
+    "resuming: the session's].",
 )
 @click.option(
     "--yes",
@@ -103,7 +105,7 @@ def run(
     max_steps: int | None,
     soft_compact: int | None,
     hard_handoff: int | None,
-    continue_after_handoff: bool,
+    continue_after_handoff: bool | None,
     assume_yes: bool,
     fmt: str,
 ) -> int:
@@ -111,7 +113,9 @@ def run(
     repository.
 
     With no options: the simulated agent plays the bundled demo under the default policy into
-    ./clm-memory — two compactions and a handoff — then a timeline and where to look next.
+    ./clm-memory — two compactions and a handoff at the end of a phase, then the next phase
+    in a session seeded from the handoff, where the agent reports its answers degrading and
+    the policy compacts, until the task completes — then a timeline and where to look next.
 
     With --agent openai --goal TEXT, a model behind any OpenAI-compatible chat-completions
     endpoint works on the goal: CLM_POLICY_OPENAI_MODEL names the model, OPENAI_API_KEY (or
@@ -198,7 +202,7 @@ def run(
                 "failed": "it failed",
                 "handoff": "it was handed off",
                 "unreadable": "its state does not validate",
-            }.get(plan.taken_stopped or "", f"to continue it: clm-policy run --resume {plan.taken}")
+            }.get(plan.taken_stopped or "") or _to_continue(memory, plan.taken)
             echo(
                 f"session {plan.taken} exists already ({how}); "
                 f"this run is session {state.session_id}"
@@ -282,7 +286,20 @@ def run(
             f"  clm-policy show --memory {memory} {result.handoffs[-1].commit[:12]}   # the handoff"
         )
     echo(f"  clm-policy status --memory {memory}              # the sessions")
+    echo(f"  clm-policy report --memory {memory} -o report.html   # the figures, one page")
     return code
+
+
+def _to_continue(memory: str, session: str) -> str:
+    """How to continue the session ``session`` a new run did not take: the resume command
+    when it would go on, else why not."""
+    from clm_policy.loop.runs import going_on
+
+    on = going_on(memory, session)
+    if on.resume is None:
+        return f"it cannot be resumed: {on.refusal}"
+    options = "".join(f" {a}" for a in on.resume)
+    return f"to continue it: clm-policy run --memory {memory} --resume {session}{options}"
 
 
 def _timeline(result: Any) -> None:

@@ -47,8 +47,9 @@ def status(memory: str, session: str | None, fmt: str) -> int:
 
 def _table(rows: list[dict[str, Any]], memory: str) -> None:
     """One line per session, then what a person may want to do about some of them."""
+    width = max(len("session"), *(len(r["session"]) for r in rows))
     echo(
-        f"{'session':<16} {'status':<15} {'step':>5} {'context':>10} {'fill':>6} "
+        f"{'session':<{width}}  {'status':<14} {'step':>5} {'context':>10} {'fill':>6} "
         f"{'compact':>7} {'handoff':>7} {'recall':>6}  last decision"
     )
     agents = {r["session"]: len(r["agents"]) for r in rows if r["agents"]}
@@ -57,7 +58,7 @@ def _table(rows: list[dict[str, Any]], memory: str) -> None:
         last = r["last_decisions"][-1] if r["last_decisions"] else None
         said = f"{last['action']} ({last.get('trigger') or '-'})" if last else "-"
         echo(
-            f"{r['session']:<16} {r['status']:<15} {r['step']:>5} "
+            f"{r['session']:<{width}}  {_shown_status(r):<14} {r['step']:>5} "
             f"{r['context_tokens']:>10,} {fill:>6} {r['compactions']:>7} "
             f"{r['handoffs']:>7} {_recall(r):>6}  {said}"
         )
@@ -82,7 +83,11 @@ def _one(r: dict[str, Any], memory: str) -> None:
         + (f" (continued from {r['parent_session']})" if r["parent_session"] else "")
     )
     echo(f"goal      {r['goal']}")
-    echo(f"status    {r['status']} at step {r['step']}; run stopped: {r['stopped'] or '-'}")
+    task = f" (task {r['status']})" if r["handed_off"] else ""
+    echo(
+        f"status    {_shown_status(r)}{task} at step {r['step']}; run stopped: "
+        f"{r['stopped'] or '-'}"
+    )
     echo(
         f"context   {r['context_tokens']:,} tokens"
         + (f" of {r['context_window']:,}" if r["context_window"] else "")
@@ -115,6 +120,11 @@ def _one(r: dict[str, Any], memory: str) -> None:
         )
 
 
+def _shown_status(row: dict[str, Any]) -> str:
+    """A session's status in words: ``handed off`` once it has, else its task status."""
+    return "handed off" if row["handed_off"] else str(row["status"])
+
+
 def _recall(row: dict[str, Any]) -> str:
     """The recall of a status row with two decimals, rounded down (as ``Clm-Recall``); ``-``
     when the session has none."""
@@ -137,7 +147,9 @@ def _recall(row: dict[str, Any]) -> str:
 def signal(memory: str, session: str, phase_done: bool, assignments: tuple[str, ...]) -> int:
     """Tell a persisted session something only you know: a phase is done, or a signal's
     value (NAME=VALUE, checked against the session's policy). Committed; the next decision
-    (`clm-policy run --resume ID`, `clm-policy decide --session ID`) sees it.
+    (`clm-policy run --resume ID`, `clm-policy decide --session ID`) sees it. The last line
+    is the command that goes on from here: `run --resume` when the session can resume, else
+    `decide --session` (a session that ended, or that `run` did not make).
 
     \b
     Examples:
@@ -145,6 +157,7 @@ def signal(memory: str, session: str, phase_done: bool, assignments: tuple[str, 
       clm-policy signal --memory clm-memory --session demo degradation=true
     """
     from clm_policy.lifecycle.sources import parse_signal
+    from clm_policy.loop.runs import going_on
     from clm_policy.loop.signals import signal_session
 
     if not phase_done and not assignments:
@@ -153,9 +166,16 @@ def signal(memory: str, session: str, phase_done: bool, assignments: tuple[str, 
     done = signal_session(memory, session, signals, phase_done=phase_done, as_written=assignments)
     if done.commit is None:
         echo(f"session {session} says {done.what} already; nothing changed")
-        return 0
-    echo(
-        f"signalled session {session}: {done.what} (commit {done.commit[:12]}); "
-        f"next: clm-policy run --memory {memory} --resume {session}"
-    )
+    else:
+        echo(f"signalled session {session}: {done.what} (commit {done.commit[:12]})")
+    on = going_on(memory, session)
+    if on.resume is not None:
+        options = "".join(f" {a}" for a in on.resume)
+        echo(f"next: clm-policy run --memory {memory} --resume {session}{options}")
+    else:  # a command that would fail is no suggestion: say why, and what still works
+        echo(f"`clm-policy run --resume` cannot go on with it: {on.refusal}")
+        echo(
+            f"next: clm-policy decide --memory {memory} --session {session} --explain"
+            "   # what the policy says of it now"
+        )
     return 0

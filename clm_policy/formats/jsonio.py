@@ -177,10 +177,12 @@ def _skip(text: str, pos: int) -> int:
 class _Container:
     """The members of one object or array read so far, and where reading resumes."""
 
-    __slots__ = ("done", "index", "members", "pos")
+    __slots__ = ("at_value", "done", "index", "items", "members", "pos")
 
     def __init__(self, pos: int) -> None:
+        self.at_value = False  # an object's: reading stopped at a value, not past it
         self.members: dict[PathKey, tuple[int, int]] = {}  # (key offset, value offset)
+        self.items: list[int] = []  # an array's: each item's offset
         self.pos = pos
         self.index = 0
         self.done = False
@@ -225,22 +227,54 @@ class JsonDocument:
         if box is None:
             box = self._containers[offset] = _Container(_skip(text, offset + 1))
         scan, separator = _SCAN, re.compile(_SEPARATOR).match
-        pos = box.pos
-        while step not in box.members and not box.done:
-            if pos >= len(text) or text[pos] in "]}":
-                box.done = True
+        if opener == "[":
+            return self._item(box, step, text)
+        # locals in the loop, written back at the end
+        pos, members, index, end, done = box.pos, box.members, box.index, len(text), box.done
+        if step in members:
+            return members[step]
+        if box.at_value:  # the last call stopped at the value it wanted: skip it now
+            _, pos = scan(text, pos)
+            pos = separator(text, pos).end()  # type: ignore[union-attr]  # it always matches
+        at_value = False
+        while not done:
+            if pos >= end or text[pos] == "}":
+                done = True
                 break
             key_at = pos
-            name: PathKey = box.index
-            if opener == "{":
-                name, pos = json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined]
-                pos = _skip(text, _skip(text, pos) + 1)  # past the ':'
-            box.members[name] = (key_at, pos)
+            name, pos = json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined]
+            pos = _skip(text, _skip(text, pos) + 1)  # past the ':'
+            members[name] = (key_at, pos)
+            index += 1
+            if name == step:  # found: its value (a state's messages, say) is not read past
+                at_value = True
+                break
             _, pos = scan(text, pos)  # skip the value, in C
             pos = separator(text, pos).end()  # type: ignore[union-attr]  # it always matches
-            box.index += 1
-        box.pos = pos
-        return box.members.get(step)
+        box.pos, box.index, box.done, box.at_value = pos, index, done, at_value
+        return members.get(step)
+
+    @staticmethod
+    def _item(box: _Container, step: PathKey, text: str) -> tuple[int, int] | None:
+        """(offset, offset) of item ``step`` of the array ``box`` reads: the items' offsets
+        in a list, the loop as short as it can be (a state may hold 40,000 messages, and the
+        bad one may be the last)."""
+        if type(step) is not int or step < 0:
+            return None
+        offsets = box.items
+        if step >= len(offsets) and not box.done:
+            scan, separator, append = _SCAN, re.compile(_SEPARATOR).match, offsets.append
+            pos, end, count = box.pos, len(text), len(offsets)
+            while count <= step:
+                if pos >= end or text[pos] == "]":
+                    box.done = True
+                    break
+                append(pos)
+                _, pos = scan(text, pos)  # skip the value, in C
+                pos = separator(text, pos).end()  # type: ignore[union-attr]  # always matches
+                count += 1
+            box.pos = pos
+        return (offsets[step], offsets[step]) if step < len(offsets) else None
 
     def _located(self, offset: int) -> Location:
         text = self.text

@@ -165,29 +165,59 @@ class OuterControlLoop:
         self._in_a_row = 0  # compactions on consecutive steps
         self._logs: dict[str, list[dict[str, Any]]] = {}
         self._ended: str | None = None  # "handoff": the session's end is committed
+        self._begun = False  # the session is on record (committed at its start, or resumed)
+        self._finished = False  # its end is committed
 
     # -- the loop -----------------------------------------------------------------------------
+
+    def begin(self) -> None:
+        """Put the session on record before its first step: a new one's ``clm(start)`` commit
+        (a resumed one is on record already), and the memory backend told the task. Once;
+        :meth:`run` calls it when nobody has. Call it with Ctrl-C held
+        (:func:`uninterrupted`): from here on an interrupt leaves a session that resumes."""
+        if self._begun:
+            return
+        if self.memory is not None:
+            self.memory.begin_task(task_of(self.state))
+        if not self.decide_first:
+            record_session_start(self.repo, self.state, record=self._record(None))
+        self._begun = True
 
     def run(self) -> LoopResult:
         """Play until the task ends, a limit is hit or a decision awaits a person.
 
         An interrupt (Ctrl-C) commits what the session has so far, as stopped
         ``interrupted``, and is raised again; so does an :class:`AgentError` (stopped as the
-        error says, e.g. ``endpoint_error``), so that ``--resume`` goes on from there."""
-        if self.memory is not None:
-            self.memory.begin_task(task_of(self.state))
-        if not self.decide_first:  # a new session: on record before its first step
-            record_session_start(self.repo, self.state, record=self._record(None))
+        error says, e.g. ``endpoint_error``), so that ``--resume`` goes on from there. An
+        interrupt while the session's start is committed waits for the commit."""
         try:
+            with uninterrupted():
+                self.begin()
             return self._run()
         except KeyboardInterrupt:
             with uninterrupted():
-                self._finish("interrupted")
+                self.interrupted()
             raise
         except AgentError as exc:  # the failed step changed nothing: save what there is
             with uninterrupted():
                 self._finish(exc.stop_reason)
             raise
+
+    @property
+    def on_record(self) -> bool:
+        """The session is on record: :meth:`begin` committed its start (or it was resumed)."""
+        return self._begun
+
+    @property
+    def handed_off(self) -> bool:
+        """The session handed off and the run stops there (its end is the handoff's commit)."""
+        return self._ended == "handoff"
+
+    def interrupted(self) -> None:
+        """Commit the session so far as stopped ``interrupted`` (Ctrl-C), unless it is not on
+        record yet or its end is committed already."""
+        if self._begun and not self._finished:
+            self._finish("interrupted")
 
     def _run(self) -> LoopResult:
         result = LoopResult(final_state=self.session.state, sessions=[self.state.session_id])
@@ -355,7 +385,7 @@ class OuterControlLoop:
             appends=self._take_logs(),
             files={self._run_path: JsonDoc(self._record("handoff"))},
             store=self.memory,
-            memory_dir=self.repo.root,
+            memory_dir=_as_named(self.repo.root),
         )
         self._remember("handoff", self.state, 0)
         return done
@@ -439,6 +469,7 @@ class OuterControlLoop:
             record=self._record(reason),
             appends=self._take_logs(),
         )
+        self._finished = True  # an interrupt that comes after this changes nothing
 
 
 @contextmanager
@@ -472,3 +503,17 @@ def _rejected(decision: Outcome) -> Outcome:
         action=Action.CONTINUE,
         rationale=f"{decision.action.value} rejected by a person ({decision.rationale})",
     )
+
+
+def _as_named(root: str) -> str:
+    """The memory repository as the seed names it to the loop's agent, which runs in this
+    working folder: relative to it when inside it (the seed, and the tokens it takes, the same
+    wherever the folder is), else absolute."""
+    import os
+
+    try:
+        relative = os.path.relpath(root)
+    except ValueError:  # another drive (Windows)
+        return root
+    return root if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative
+

@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clm_policy.base.chat import ENV_BASE_URL
-from clm_policy.base.errors import AgentError, InputError, StateError, quote
+from clm_policy.base.errors import (
+    AgentError,
+    ClmError,
+    InputError,
+    Interrupted,
+    StateError,
+    quote,
+)
 from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.loop.agent import SimulatedAgent
 from clm_policy.loop.openai_agent import (
@@ -39,7 +46,7 @@ from clm_policy.models.state import SessionState, TokenSnapshot
 from clm_policy.policy.engine import Outcome, Policy
 
 if TYPE_CHECKING:
-    from clm_policy.loop.control import Confirmer, Listener, LoopResult
+    from clm_policy.loop.control import Confirmer, Listener, LoopResult, OuterControlLoop
     from clm_policy.memory.mem0settings import Mem0Settings
     from clm_policy.memory.store import BackendFailure
 
@@ -118,7 +125,7 @@ def plan_run(
     resume: str | None,
     soft_compact: int | None,
     hard_handoff: int | None,
-    continue_after_handoff: bool,
+    continue_after_handoff: bool | None,
     agent: str | None = None,
     goal: str | None = None,
     done_marker: str | None = None,
@@ -135,7 +142,9 @@ def plan_run(
     resumed session keeps the agent it was run with. A new openai session is
     ``openai-<UTC date>`` (``openai-20261201``; ``.2``, ``.3``, ... when taken).
     ``memory_backend``: ``file`` (default), ``mem0`` or ``hybrid``; Mem0's model from ``env``
-    (checked here, and that the extra is installed)."""
+    (checked here, and that the extra is installed). ``continue_after_handoff`` None: as the
+    resumed session was run, else as the scenario says (``continue_after_handoff:``, the
+    demo's true), else stop at a handoff."""
     from clm_policy.loop.scenario import load_scenario
     from clm_policy.memory.init import check_new, is_memory_repo
     from clm_policy.policy.cache import load_policy_cached
@@ -160,7 +169,8 @@ def plan_run(
         profile = profile or _str(run.get("profile")) or persisted.state.profile
         soft_compact = soft_compact if soft_compact is not None else _int(run.get("soft_compact"))
         hard_handoff = hard_handoff if hard_handoff is not None else _int(run.get("hard_handoff"))
-        continue_after_handoff = continue_after_handoff or bool(run.get("continue_after_handoff"))
+        if continue_after_handoff is None:
+            continue_after_handoff = bool(run.get("continue_after_handoff"))
         if scenario is None and agent == "simulated":
             raise InputError(
                 f"session '{resume}' was not made by `clm-policy run`: give --scenario"
@@ -175,6 +185,8 @@ def plan_run(
                     f"{name} is for --agent openai (the simulated agent plays a scenario)"
                 )
         spec, shown = load_scenario(scenario or "demo")
+        if continue_after_handoff is None:
+            continue_after_handoff = spec.continue_after_handoff
     elif agent == "openai":
         if scenario is not None:
             raise InputError(
@@ -240,7 +252,7 @@ def plan_run(
         "profile": profile_name,
         "soft_compact": soft_compact,
         "hard_handoff": hard_handoff,
-        "continue_after_handoff": continue_after_handoff,
+        "continue_after_handoff": bool(continue_after_handoff),
     }
     if max_steps is None and config is not None:
         max_steps = OPENAI_MAX_STEPS
@@ -265,6 +277,46 @@ def plan_run(
         memory_backend=backend,
         mem0=mem0,
     )
+
+
+@dataclass(frozen=True)
+class GoingOn:
+    """How a persisted session can go on (``clm-policy signal`` says it; :func:`going_on`)."""
+
+    resume: tuple[str, ...] | None
+    """The options ``clm-policy run --resume ID`` needs besides (``()``, or ``("--agent",
+    "openai")``); None when ``run --resume`` refuses the session."""
+    refusal: str | None = None
+    """Why ``run --resume`` refuses it (its own message), when it does."""
+
+
+def going_on(memory: str, session: str, env: Mapping[str, str] | None = None) -> GoingOn:
+    """Whether ``clm-policy run --resume session`` would go on with the persisted session,
+    asked with the checks the command itself makes (:func:`plan_run`: nothing is written), so
+    a command suggested from this never fails for a reason known now. A session that
+    ended (completed, failed, handed off), was not made by ``run``, or whose scenario is gone
+    is refused; one run with ``--agent openai`` needs that option (and your model)."""
+    agents: tuple[str | None, ...] = (None, "openai")
+    refusal = None
+    for agent in agents:
+        try:
+            plan_run(
+                memory,
+                scenario=None,
+                policy_ref=None,
+                profile=None,
+                resume=session,
+                soft_compact=None,
+                hard_handoff=None,
+                continue_after_handoff=None,
+                agent=agent,
+                env=env,
+            )
+        except ClmError as exc:
+            refusal = refusal or exc.message
+            continue
+        return GoingOn(() if agent is None else ("--agent", agent))
+    return GoingOn(None, refusal)
 
 
 def _memory_backend(name: str | None, env: Mapping[str, str]) -> tuple[str, Mem0Settings | None]:
@@ -303,48 +355,77 @@ def execute(
     under the policy, committing each compaction and handoff. A resumed session is decided on
     before its agent plays again.
 
-    An agent that fails (:class:`AgentError`) is raised again, of the same type, once the loop
-    has committed the session so far: the message says where it stopped and how to resume.
+    Ctrl-C is held from the memory repository's creation to the new session's first commit:
+    an interrupt then leaves either nothing (it came before) or a session on record that
+    ``run --resume`` goes on with — never files nobody committed. Once the session is on
+    record, an interrupt commits it as stopped ``interrupted`` and raises
+    :class:`~clm_policy.base.errors.Interrupted`, saying where it stopped and how to resume.
+    An agent that fails (:class:`AgentError`) is raised again, of the same type, once the
+    loop has committed the session so far, with the same news.
     """
-    from clm_policy.loop.control import OuterControlLoop
+    from contextlib import ExitStack
+
+    from clm_policy.loop.control import OuterControlLoop, uninterrupted
     from clm_policy.loop.monitor import MetricsMonitor
     from clm_policy.memory.backends import open_store
     from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.init import init_memory
 
-    if plan.create_memory:
-        init_memory(memory)
-    agent = plan.make_agent()
-    with MemoryRepo(memory) as repo:
-        store = open_store(plan.memory_backend, repo, settings=plan.mem0)
-        loop = OuterControlLoop(
-            agent,
-            plan.policy,
-            plan.state,
-            repo,
-            profile=plan.profile,
-            continue_after_handoff=bool(plan.record["continue_after_handoff"]),
-            max_steps=plan.max_steps,
-            monitor=MetricsMonitor(plan.system_prompt_tokens),
-            listener=listener,
-            confirmer=confirmer,
-            decide_first=plan.resumed,
-            record=plan.record,
-            memory=store,
-        )
+    loop: OuterControlLoop | None = None
+    with ExitStack() as stack:
         try:
+            with uninterrupted():  # from the repository's creation to the session's start
+                if plan.create_memory:
+                    init_memory(memory)
+                agent = plan.make_agent()
+                repo = stack.enter_context(MemoryRepo(memory))
+                store = open_store(plan.memory_backend, repo, settings=plan.mem0)
+                stack.callback(store.close)
+                loop = OuterControlLoop(
+                    agent,
+                    plan.policy,
+                    plan.state,
+                    repo,
+                    profile=plan.profile,
+                    continue_after_handoff=bool(plan.record["continue_after_handoff"]),
+                    max_steps=plan.max_steps,
+                    monitor=MetricsMonitor(plan.system_prompt_tokens),
+                    listener=listener,
+                    confirmer=confirmer,
+                    decide_first=plan.resumed,
+                    record=plan.record,
+                    memory=store,
+                )
+                loop.begin()
             result = loop.run()
+        except KeyboardInterrupt:
+            if loop is None or not loop.on_record:
+                raise  # nothing was written (or the first commit failed, and says so)
+            with uninterrupted():
+                loop.interrupted()
+            raise Interrupted(_saved(loop, "interrupted", memory, plan)) from None
         except AgentError as exc:
-            saved = loop.state
+            if loop is None:
+                raise
             raise type(exc)(
-                f"{exc.message}; session {saved.session_id} is saved at step "
-                f"{saved.step_index} (stopped: {exc.stop_reason}); to go on: "
-                f"clm-policy run --memory {memory} --resume {saved.session_id}"
-                + (" --agent openai" if plan.openai is not None else "")
+                f"{exc.message}; {_saved(loop, exc.stop_reason, memory, plan)}"
             ) from None
-        finally:
-            store.close()
     return RunDone(result, loop.pending, agent, tuple(store.failures))
+
+
+def _saved(loop: OuterControlLoop, stopped: str, memory: str, plan: RunPlan) -> str:
+    """Where a run that stopped early left its session, and the command that goes on."""
+    state = loop.state
+    if loop.handed_off:
+        return (
+            f"session {state.session_id} handed off at step {state.step_index} (committed); "
+            "its handoff is where the task goes on"
+        )
+    return (
+        f"session {state.session_id} is saved at step {state.step_index} (stopped: "
+        f"{stopped}); to go on: clm-policy run --memory {memory} --resume {state.session_id}"
+        + (" --agent openai" if plan.openai is not None else "")
+    )
 
 
 def _resumed_agent(

@@ -1,9 +1,9 @@
 """The persisted sessions of a memory repository, summed up (``clm-policy status``).
 
 One row per session: its status, step and context fill, the compactions and handoffs its
-commits record, how the run stopped, a decision awaiting a person, the last decisions, and the
-recall of its latest verified commit (``Clm-Recall``: a compaction, a handoff or the agent's
-own summary; docs/verification.md).
+commits record, whether it has handed off, how the run stopped, a decision awaiting a person,
+the last decisions, and the recall of its latest verified commit (``Clm-Recall``: a
+compaction, a handoff or the agent's own summary; docs/verification.md).
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ def session_status(memory: str, session: str | None = None) -> Status:
                     "fill": round(s.tokens.context_tokens / window, 3) if window else None,
                     "compactions": events.count("compact"),
                     "handoffs": events.count("handoff"),
+                    "handed_off": handed_off(persisted.stopped, mine),
                     "stopped": persisted.stopped,
                     "parent_session": s.parent_session,
                     "pending": persisted.pending,
@@ -75,6 +76,21 @@ def session_status(memory: str, session: str | None = None) -> Status:
                 }
             )
     return out
+
+
+def handed_off(stopped: str | None, entries: list[Any]) -> bool:
+    """Whether a session has handed off: its run stopped at a handoff, or (a session of the
+    hooks, or one handed off by hand) its newest commit that moved it on is a handoff.
+    ``entries``: the session's audit entries, newest first. The task status in its state
+    says where the task stood (``running``, ``phase_boundary``), not that the session is over."""
+    if stopped == "handoff":
+        return True
+    for e in entries:
+        if e.event == "handoff":
+            return True
+        if e.event in ("start", "compact", "summary"):
+            return False  # the session went on after any earlier handoff
+    return False
 
 
 def agents_of(entries: list[Any]) -> list[dict[str, Any]]:
@@ -105,6 +121,7 @@ def _agents_only(sid: str, entries: list[Any]) -> dict[str, Any]:
         "fill": None,
         "compactions": events.count("compact"),
         "handoffs": events.count("handoff"),
+        "handed_off": handed_off(None, entries),
         "stopped": None,
         "parent_session": None,
         "pending": None,

@@ -83,4 +83,9 @@ class ScenarioFile(BaseModel):
     constraints: list[str] = Field(default_factory=list)
     source_of_truth: list[str] = Field(default_factory=list)
     memory_keys: list[str] = Field(default_factory=list)
+    continue_after_handoff: bool = Field(
+        default=False,
+        description="after a handoff, `clm-policy run` goes on in a new session seeded from it "
+        "(as --continue-after-handoff; --stop-at-handoff overrides it)",
+    )
     steps: list[ScenarioStep] = Field(min_length=1)

@@ -150,7 +150,8 @@ def _metrics(m: Summary) -> Iterator[str]:
         f"{_pct(m.recall_mean)} mean, {_pct(m.recall_min)} lowest, over "
         f"{_plural(m.recall_count, 'verified compaction')}"
         if m.recall_count
-        else "no recall recorded"
+        else "none measured (a deterministic summary, or a handoff without the agent's "
+        "words, measures nothing)"
     )
     unpriced = ""
     if m.unpriced_sessions:
@@ -177,7 +178,12 @@ def _metrics(m: Summary) -> Iterator[str]:
             f"interventions ({m.human_interventions}: confirmations, signals, manual and forced "
             "actions) / sessions",
         ),
-        ("recall", recall, "facts found / facts asked, per verified compaction"),
+        (
+            "recall",
+            recall,
+            "facts of the session found / facts recorded, in a model's summary or the agent's "
+            "handoff",
+        ),
         (
             "session length until handoff",
             (

@@ -76,7 +76,7 @@ def test_the_default_model_has_a_1m_window(project: Path) -> None:
 
 
 def test_a_200k_model_keeps_its_window(project: Path) -> None:
-    path = transcript(project / "t.jsonl", 130_000, model="claude-sonnet-4-5-20250929")
+    path = transcript(project / "t.jsonl", 130_000, model="claude-sonnet-4-6")
     assert prompt(project, path)["systemMessage"].startswith(
         "clm-policy: context 65% (130,000 of 200,000)"
     )
@@ -89,8 +89,8 @@ def test_the_window_the_status_line_saw_is_the_hooks_window(project: Path) -> No
     advice = prompt(project, path)
     assert advice["systemMessage"].startswith("clm-policy: context 65% (650,000 of 1,000,000)")
     # what the status line saw beats the policy's table: a 200K model run with 1M
-    path = transcript(project / "t.jsonl", 300_000, model="claude-sonnet-4-5")
-    status_line(project, 1_000_000, "claude-sonnet-4-5[1m]")
+    path = transcript(project / "t.jsonl", 300_000, model="claude-sonnet-4-6")
+    status_line(project, 1_000_000, "claude-sonnet-4-6[1m]")
     assert prompt(project, path) == {}
 
 

@@ -44,7 +44,7 @@ def transcript(
     session: str = SESSION,
     steps: int = 3,
     goal: str = GOAL,
-    model: str = "claude-sonnet-4-5-20250929",
+    model: str = "claude-sonnet-4-6",
     last: str = "Quoted commas survive now; tests pass.",
     command: str = "python -m pytest -q",
 ) -> Path:

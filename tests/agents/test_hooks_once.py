@@ -140,7 +140,7 @@ def test_stop_commits_the_handoff_the_prompt_hook_asked_for(project: Path) -> No
     # the reply read into the manifest: its next step
     assert "## Next safe action\n\nrelease notes.\n" in handoff
     # the window the decision used (the policy's models table) is the snapshot's
-    assert "- context: 156000 tokens of a 200000 window (claude-sonnet-4-5-20250929)" in handoff
+    assert "- context: 156000 tokens of a 200000 window (claude-sonnet-4-6)" in handoff
     # a later turn's stop asks for nothing more
     assert reply(hook(project, {**stop, "prompt_id": "p2"})) == {}
 
@@ -193,7 +193,7 @@ def test_stop_decides_no_handoff_without_a_usage_figure(project: Path) -> None:
     }
     path.write_text(json.dumps(prompt) + "\n")
     # the model (a 200K window) as SessionStart names it: the estimate is past the hard limit
-    start = {"hook_event_name": "SessionStart", "source": "startup", "model": "claude-sonnet-4-5"}
+    start = {"hook_event_name": "SessionStart", "source": "startup", "model": "claude-sonnet-4-6"}
     assert hook(project, {**start, "transcript_path": str(path)}).returncode == 0
     started = time.monotonic()
     done = hook(

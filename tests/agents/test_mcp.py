@@ -66,7 +66,7 @@ def calling_line(tool: str, context: int, session: str = SESSION, call: str = "t
             "id": f"msg_{call}",
             "type": "message",
             "role": "assistant",
-            "model": "claude-sonnet-4-5",
+            "model": "claude-sonnet-4-6",
             "content": [
                 {"type": "tool_use", "id": call, "name": f"mcp__clm-policy__{tool}", "input": {}}
             ],
@@ -209,7 +209,7 @@ def test_status_says_the_context_the_decision_and_what_to_do(
         "window_source": "model claude-sonnet-4",
         "share": 0.65,
         "estimated": False,
-        "model": "claude-sonnet-4-5",
+        "model": "claude-sonnet-4-6",
     }
     assert data["thresholds"] == {"compact_at": 120_000, "handoff_at": 150_000}
     decision = data["decision"]

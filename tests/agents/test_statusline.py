@@ -28,7 +28,7 @@ def payload(
     *,
     usage: dict[str, int] | str | None = "default",
     window: int | None = 200_000,
-    model: str | None = "claude-sonnet-4-5-20250929",
+    model: str | None = "claude-sonnet-4-6",
     transcript: str | None = None,
     percent: float | None = None,
 ) -> dict[str, Any]:

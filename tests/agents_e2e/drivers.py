@@ -6,7 +6,7 @@ Claude Code: ``clm-policy init --claude-code`` and ``clm-policy hook claude-code
 (``$CLAUDE_CONFIG_DIR/settings.json``), so the project's settings are exactly what clm-policy
 wrote. ``claude -p`` cannot bypass permissions as root: ``--allowedTools`` names the tools.
 
-Codex CLI: ``clm-policy init --claude-code`` and ``clm-policy hook codex --print-settings``
+Codex CLI: ``clm-policy init --codex`` and ``clm-policy hook codex --print-settings``
 as ``<project>/.codex/hooks.json`` (docs/codex.md), the recorder added to the same file;
 ``codex exec --trust --dangerously-bypass-hook-trust`` runs the project's hooks without a
 person trusting them in ``/hooks``.
@@ -27,7 +27,7 @@ from .sandbox import API_KEY, CLAUDE_EVENTS, CODEX_EVENTS, OPENAI_ENV_KEY, Ran, 
 # A model whose window Claude Code reports as 200,000 tokens (modelUsage.*.contextWindow):
 # the window clm-policy's bundled claude-code policy assumes for every Claude model. The
 # current aliases (opus, sonnet, haiku, the default) report 1,000,000.
-CLAUDE_200K_MODEL = "claude-sonnet-4-5"
+CLAUDE_200K_MODEL = "claude-sonnet-4-6"
 CLAUDE_TOOLS = "Write Edit Bash Agent"
 RECORDED_CLAUDE_EVENTS = (*CLAUDE_EVENTS, "PostToolUseFailure")
 
@@ -117,7 +117,7 @@ class Codex:
 
     def setup_project(self) -> None:
         sb = self.sandbox
-        ran = sb.clm("init", "--claude-code")
+        ran = sb.clm("init", "--codex")
         assert ran.returncode == 0, ran.describe()
         printed = sb.clm("hook", "codex", "--print-settings")
         assert printed.returncode == 0, printed.describe()

@@ -1,7 +1,7 @@
 """The real Claude Code (pinned, versions.json) with clm-policy's hooks, against a scripted
 Anthropic API: what reaches the model, what clm-policy commits, what Claude Code writes.
 
-The sessions use ``claude-sonnet-4-5``, a model Claude Code gives a 200,000-token window —
+The sessions use ``claude-sonnet-4-6``, a model Claude Code gives a 200,000-token window —
 the window clm-policy's bundled ``claude-code`` policy takes for every Claude model (compact
 at 60% = 120,000, hand off at 75% = 150,000).
 """

@@ -120,7 +120,7 @@ def test_the_agent_hands_off_through_the_mcp_tool_and_the_next_session_starts_fr
         "window_source": "model claude-sonnet-4",
         "share": 0.35,
         "estimated": False,
-        "model": "claude-sonnet-4-5",
+        "model": "claude-sonnet-4-6",
     }
     assert status["thresholds"] == {"compact_at": 120_000, "handoff_at": 150_000}
     assert status["decision"]["action"] == "continue"  # type: ignore[index]

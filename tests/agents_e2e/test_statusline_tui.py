@@ -81,7 +81,7 @@ def test_the_status_line_in_the_tui(
     inputs = read_jsonl(inputs_file)
     assert inputs
     first = inputs[0]
-    assert first["model"] == {"id": CLAUDE_200K_MODEL, "display_name": "Sonnet 4.5"}
+    assert first["model"] == {"id": CLAUDE_200K_MODEL, "display_name": "Sonnet 4.6"}
     assert first["workspace"]["current_dir"] == str(sandbox.project)
     assert first["context_window"]["context_window_size"] == 200_000
     assert first["context_window"]["current_usage"] is None

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,7 +25,7 @@ import pytest
 
 from clm_policy.memory.init import init_memory, is_memory_repo
 
-from conftest import git, invoke
+from conftest import git, invoke, run_process
 
 LONG = textwrap.dedent("""\
     version: 1
@@ -160,6 +161,95 @@ def test_ctrl_c_during_a_run_commits_it_and_it_resumes(
     assert resumed.exit_code == 0, resumed.stderr
     assert f"step {row['step'] + 3}" in git(memory, "log", "-1", "--format=%s")
     assert git(memory, "status", "--porcelain") == ""
+
+
+def _default_sigint() -> None:
+    """In the child, before Python starts: SIGINT as a terminal's process has it (pytest may
+    run with SIGINT ignored or blocked, and a child inherits both)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+HELD_GIT = """#!{python}
+# git, except that the first `git commit` waits until the test says go. (A Python script, not
+# a shell one: a shell unblocks every signal when it starts, git and Python leave the mask be.)
+import os, sys, time
+held = os.environ["HELD"]
+if "commit" in sys.argv and not os.path.exists(os.path.join(held, "commit")):
+    open(os.path.join(held, "commit"), "w").close()
+    while not os.path.exists(os.path.join(held, "go")):
+        time.sleep(0.02)
+os.execv({git!r}, [{git!r}, *sys.argv[1:]])
+"""
+
+
+def run_held_at_first_commit(tmp_path: Path, to: str, *args: str) -> tuple[int, str]:
+    """Run ``clm-policy run ARGS`` as a process whose first ``git commit`` waits; send SIGINT
+    while it waits — ``to`` the ``process``, or to its ``group`` as a terminal's Ctrl-C does
+    (git and the shell waiting with it get it too) —, then let the commit go. The exit code
+    and stderr."""
+    held = tmp_path / "held"
+    held.mkdir()
+    wrapper = held / "git"
+    wrapper.write_text(HELD_GIT.format(python=sys.executable, git=shutil.which("git")))
+    wrapper.chmod(0o755)
+    env = {**os.environ, "HELD": str(held), "PATH": f"{held}{os.pathsep}{os.environ['PATH']}"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clm_policy", "run", *args],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+        start_new_session=True,  # a process group of its own, as a terminal's job
+    )
+    deadline = time.monotonic() + 120  # a bound, not a speed: the wait ends when git is there
+    while not (held / "commit").exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the run never reached its first commit"
+        time.sleep(0.02)
+    # the files are written, the commit is not made
+    if to == "group":
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        proc.send_signal(signal.SIGINT)
+    (held / "go").touch()
+    _, err = proc.communicate(timeout=120)
+    return proc.returncode, err
+
+
+@pytest.mark.parametrize("to", ["process", "group"])
+@pytest.mark.parametrize("memory_exists", [True, False], ids=["session-start", "new-memory"])
+def test_ctrl_c_before_the_first_commit_leaves_a_session_that_resumes(
+    tmp_path: Path, memory_exists: bool, to: str
+) -> None:
+    (tmp_path / "long.yaml").write_text(LONG)
+    memory = tmp_path / "mem"
+    if memory_exists:  # the run's first commit is the session's start
+        init_memory(memory)
+    # else the run's first commit is the new memory repository's
+    code, err = run_held_at_first_commit(
+        tmp_path, to, "--scenario", "long.yaml", "--memory", "mem", "--max-steps", "5"
+    )
+    assert code == 130, err
+    assert err == (
+        "\n"  # click's, so that what follows a ^C on a terminal starts a line
+        "clm-policy: session long is saved at step 0 (stopped: interrupted); to go on: "
+        "clm-policy run --memory mem --resume long\n"
+        "clm-policy: interrupted\n"
+    )
+    assert git(memory, "status", "--porcelain", "--untracked-files=all") == ""
+    assert git(memory, "log", "--format=%s") == (
+        "clm(session): long step 0, interrupted\nclm(start): long step 0\n"
+        "clm(init): memory repository\n"
+    )
+    resumed = run_process(
+        "run", "--memory", "mem", "--resume", "long", "--max-steps", "2", cwd=tmp_path
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert git(memory, "log", "-1", "--format=%s") == "clm(session): long step 2, max_steps\n"
+    assert git(memory, "status", "--porcelain", "--untracked-files=all") == ""
 
 
 def test_a_killed_run_resumes_from_its_last_commit(

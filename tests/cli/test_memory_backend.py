@@ -11,11 +11,7 @@ import pytest
 
 from clm_policy.memory.mem0store import available
 
-from conftest import git, invoke
-
-NEEDS_MEM0 = pytest.mark.skipif(
-    not available(), reason="the mem0 extra is not installed: pip install -e '.[dev]'"
-)
+from conftest import NEEDS_MEM0, git, invoke
 
 
 @NEEDS_MEM0

@@ -12,7 +12,7 @@ import pytest
 
 from clm_policy.cli.options import EVENTS
 
-from conftest import REPO, invoke
+from conftest import REPO, invoke, run_process
 
 CONFIRMING = "version: 1\nextends: default\nconfirm: [handoff]\n"
 
@@ -24,6 +24,38 @@ def played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     result = invoke("run", "--max-steps", "30")
     assert result.exit_code == 0, result.stderr
     return tmp_path / "clm-memory"
+
+
+def test_the_demo_shows_every_feature(tmp_path: Path) -> None:
+    """`clm-policy run`, then `report` and `calibrate`, as the README tells a newcomer: the
+    task completes, the report opens with it, and calibrate has enough history to propose."""
+    ran = run_process("run", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert "stopped: completed after 96 steps; 5 compaction(s), 1 handoff(s)" in ran.stdout
+    shown = run_process("report", "--memory", "clm-memory", "-o", "report.html", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    page = (tmp_path / "report.html").read_text()
+    first = page.index("<tr><td>", page.index("Metrics"))
+    assert page[first:].startswith(
+        "<tr><td>task completion rate</td><td>100.0% (1 of 1 task; 0 failed, 0 open)</td>"
+    )
+    calibrated = run_process("calibrate", "--memory", "clm-memory", cwd=tmp_path)
+    assert calibrated.returncode == 0, calibrated.stderr
+    assert calibrated.stdout == (
+        "calibrate profile coding of policy default (<bundled>/default.yaml)\n"
+        "  from 2 session(s): 5 trouble point(s) (5 degradation report(s))\n"
+        "  current:   soft_compact 250000, hard_handoff 350000\n"
+        "  lower decile of the trouble points: 235,135 tokens; margin 5%\n"
+        "  proposed:  soft_compact 159000, hard_handoff 223000\n"
+        "  (--write POLICY writes them into the policy file)\n"
+    )
+    # the README says what the demo does
+    readme = " ".join((REPO / "README.md").read_text().split())
+    assert (
+        "two compactions and a handoff at the end of a phase, then the next phase in a session "
+        "seeded from the handoff, where the agent reports its answers degrading three times and "
+        "the policy compacts, until the task completes" in readme
+    )
 
 
 def test_every_command_finds_the_default_memory(played: Path) -> None:

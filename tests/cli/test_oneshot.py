@@ -16,7 +16,6 @@ import pytest
 
 from clm_policy.cli.decide import decide
 from clm_policy.cli.fast import decide as oneshot
-from clm_policy.cli.main import run
 
 from conftest import click_option_table, invoke, run_process, values_of_kind
 from probes import probe_cli
@@ -167,31 +166,58 @@ def test_a_plainly_valid_state_is_answered_from_a_file_and_stdin(
     assert f"{oneshot.answer(['-s', '-'])}\n" == invoke("decide", "-s", "-", stdin=state).stdout
 
 
-@pytest.mark.parametrize(
-    "state",
-    [
-        "",
-        "{",
-        json.dumps({"session_id": "s", "tokens": {"context_tokens": "5"}}),
-        json.dumps({"session_id": "s", "signals": {"undeclared": 1}}),
-        json.dumps({"session_id": "s", "step_index": 1, "last_compact_step": 2}),
-        '{"session_id": "s", "session_id": "t"}',
-    ],
-)
-def test_a_state_that_is_not_plainly_valid_goes_to_click_which_reads_the_same_input(
-    state: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+BAD_STATES = [
+    "",
+    "{",
+    json.dumps({"session_id": "s", "tokens": {"context_tokens": "5"}}),
+    json.dumps({"session_id": "s", "step_index": 1, "last_compact_step": 2}),
+    '{"session_id": "s", "session_id": "t"}',
+]
+UNDECLARED = json.dumps({"session_id": "s", "signals": {"undeclared": 1}})
+"""A state that reads, with a signal the policy refuses: click says so, at its place."""
+
+
+def test_a_state_the_policy_refuses_goes_to_click(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    path.write_text(UNDECLARED)
+    assert oneshot.answer(["--state", str(path)]) is None
+    assert invoke("decide", "--state", str(path)).exit_code == 2
+
+
+@pytest.mark.parametrize("state", BAD_STATES)
+def test_a_state_that_cannot_be_read_is_refused_as_click_refuses_it(
+    state: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The quick path keeps one error, a state it cannot read: it raises what click's path
+    raises (reading a large state twice would double the time the error takes)."""
+    from clm_policy.base.errors import InputError
+
     path = tmp_path / "s.json"
     path.write_text(state)
-    assert oneshot.answer(["--state", str(path)]) is None
-    from_file = invoke("decide", "--state", str(path))
-    assert from_file.exit_code == 2
+    clicks = invoke("decide", "--state", str(path))
+    assert clicks.exit_code == 2
+    with pytest.raises(InputError) as err:
+        oneshot.answer(["--state", str(path)])
+    assert f"{err.value}\n" == clicks.stderr
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(state.encode())))
-    assert oneshot.answer(["--state", "-"]) is None
-    # click's path, in the same process as entry.main runs it, gets the bytes the quick path
-    # read (standard input is at its end now: read again, it would be an empty state)
-    assert run(["decide", "--state", "-"]) == 2
-    assert capsys.readouterr().err == from_file.stderr.replace(str(path), "<stdin>")
+    with pytest.raises(InputError) as err:
+        oneshot.answer(["--state", "-"])
+    assert f"{err.value}\n" == clicks.stderr.replace(str(path), "<stdin>")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_as_a_process_a_bad_state_is_reported_in_clicks_words(fmt: str, tmp_path: Path) -> None:
+    for state in [*BAD_STATES, UNDECLARED]:
+        path = tmp_path / "s.json"
+        path.write_text(state)
+        args = ["decide", "--state", str(path), "--format", fmt]
+        proc = run_process(*args, cwd=tmp_path)
+        clicks = invoke(*args)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (
+            clicks.exit_code,
+            clicks.stdout,
+            clicks.stderr,
+        ), state
 
 
 def test_as_a_process_a_bad_state_on_stdin_is_reported_where_it_is(tmp_path: Path) -> None:
@@ -327,9 +353,18 @@ def test_the_samples_cover_the_tables_strings() -> None:
 def test_each_value_of_each_option_means_the_same_on_both_paths(
     args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from clm_policy.base.errors import InputError
+
     monkeypatch.chdir(tmp_path)
-    quick = oneshot.answer(list(args))
     slow = invoke("decide", *args)
+    if "missing.json" in args:  # a --state it cannot read: it says what click's path says
+        with pytest.raises(InputError) as refused:
+            oneshot.answer(list(args))
+        error = refused.value  # as the one reporter prints it (clm_policy.cli.errors.report)
+        said = str(error) if error.location is not None else f"clm-policy: {error}"
+        assert (slow.exit_code, slow.stderr) == (2, f"{said}\n")
+        return
+    quick = oneshot.answer(list(args))
     if quick is not None:
         assert (slow.exit_code, slow.stdout) == (0, f"{quick}\n")
     else:

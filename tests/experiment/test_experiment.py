@@ -15,11 +15,7 @@ from clm_policy.experiment.runner import run_experiment
 from clm_policy.experiment.stats import METRICS, figures
 from clm_policy.memory.mem0store import available
 
-from conftest import git
-
-NEEDS_MEM0 = pytest.mark.skipif(
-    not available(), reason="the mem0 extra is not installed: pip install -e '.[dev]'"
-)
+from conftest import MEM0_MISSING, NEEDS_MEM0, git
 
 POLICY = """\
 version: 1
@@ -145,7 +141,7 @@ def test_a_mem0_arm_needs_a_model_from_the_environment(
     path = experiment(tmp_path, FILE_ARM + HYBRID_ARM)
     path.write_text(path.read_text().replace("mem0: {model: offline}\n", ""))
     if not available():
-        pytest.skip("the mem0 extra is not installed")
+        pytest.skip(MEM0_MISSING)
     with pytest.raises(InputError) as err:
         load_experiment(path)
     assert str(err.value).startswith(f"{path}:1:1: the mem0 memory backend needs a model: set ")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from test_experiment import FILE_ARM, experiment
 
-from conftest import REPO, invoke
+from conftest import MEM0_MISSING, REPO, invoke
 
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -93,7 +93,7 @@ def test_the_bundled_example_is_valid() -> None:
     from clm_policy.memory.mem0store import available
 
     if not available():
-        pytest.skip("the mem0 extra is not installed: its arms cannot be loaded")
+        pytest.skip(f"{MEM0_MISSING}; the example's Mem0 arms cannot be loaded without it")
     exp = load_experiment(REPO / "examples" / "experiments" / "memory.yaml")
     assert [a.name for a in exp.arms] == ["file", "mem0", "hybrid", "file-early", "hybrid-early"]
     assert len(exp.workloads) == 10
@@ -140,7 +140,7 @@ def test_the_result_in_the_docs_is_what_the_example_gives() -> None:
     from clm_policy.memory.mem0store import available
 
     if not available():
-        pytest.skip("the mem0 extra is not installed: the example's Mem0 arms cannot run")
+        pytest.skip(f"{MEM0_MISSING}; the example's Mem0 arms cannot run without it")
     import re
 
     text = (REPO / "docs" / "experiments.md").read_text()

@@ -222,7 +222,7 @@ def test_manifest_diff_lines() -> None:
         "  - was: why",
         "  - now: why not",
         "- **Memory keys**: the same items, in another order",
-        "- **Token snapshot** `model`: `claude-sonnet-4-5` → (none)",
+        "- **Token snapshot** `model`: `claude-sonnet-4-6` → (none)",
         "- **Token snapshot** `estimated`: `false` → `true`",
     ]
     assert "Decision rationale" not in same
@@ -457,7 +457,7 @@ def test_the_review_flow_with_a_bare_remote(tmp_path: Path) -> None:
     docs = (REPO / "docs" / "memory.md").read_text()
     assert f"$ clm-policy {args} --pr-body pr.md\n" in docs
     assert f"  open it   {command}\n" in docs
-    assert f"$ {command}  # [not run: needs gh and a forge]\n" in docs
+    assert f"$ {command}\n" in docs  # (not run by the doc examples: it needs gh and a forge)
 
 
 def test_a_push_that_fails_leaves_the_body_written(memory: Path, tmp_path: Path) -> None:

@@ -293,7 +293,7 @@ def test_the_loop_uses_the_summarizer_of_the_environment(
     for name, value in env(server).items():
         monkeypatch.setenv(name, value)
     mem = tmp_path / "mem"
-    result = invoke("run", "--memory", str(mem))
+    result = invoke("run", "--memory", str(mem), "--stop-at-handoff")
     assert result.exit_code == 0, result.stderr
     said = git(mem, "log", "--format=%(trailers:key=Clm-Summarizer,valueonly)").split()
     assert said == [f"openai:{MODEL}"] * 2  # the demo's two compactions

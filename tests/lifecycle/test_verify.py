@@ -507,7 +507,7 @@ def test_the_loop_hands_off_when_a_compaction_loses_facts(
     tmp_path: Path, weak_deterministic: None
 ) -> None:
     mem = tmp_path / "mem"
-    result = invoke("run", "--memory", str(mem), "--format", "json")
+    result = invoke("run", "--memory", str(mem), "--format", "json", "--stop-at-handoff")
     assert result.exit_code == 0, result.stderr
     out = json.loads(result.stdout)
     assert (out["stopped_reason"], out["compact_count"]) == ("handoff", 0)
@@ -529,9 +529,12 @@ def test_a_policy_may_lower_min_recall(tmp_path: Path, weak_deterministic: None)
     policy = tmp_path / "team.yaml"
     policy.write_text("version: 1\nname: team\nextends: default\ndefaults:\n  min_recall: 0.5\n")
     mem = tmp_path / "mem"
-    result = invoke("run", "--memory", str(mem), "--policy", str(policy), "--format", "json")
+    result = invoke(
+        "run", "--memory", str(mem), "--policy", str(policy), "--format", "json",
+        "--stop-at-handoff",
+    )  # fmt: skip
     assert result.exit_code == 0, result.stderr
-    assert json.loads(result.stdout)["compact_count"] == 2
+    assert json.loads(result.stdout)["compact_count"] == 2  # the demo's first session's
     assert "Clm-Summary-Kept: 0.75 (6/8)" in git(mem, "log", "--format=%(trailers:only,unfold)")
 
 
@@ -587,7 +590,7 @@ def test_compact_by_hand_reports_the_recall(tmp_path: Path, memory: Path) -> Non
 
 def test_log_and_status_show_what_was_measured(tmp_path: Path) -> None:
     mem = tmp_path / "mem"
-    assert invoke("run", "--memory", str(mem)).exit_code == 0
+    assert invoke("run", "--memory", str(mem), "--stop-at-handoff").exit_code == 0
     log = invoke("log", "--memory", str(mem)).stdout.splitlines()
     # the demo's summaries are deterministic and its handoff has no words of an agent: what
     # was kept is shown, and no recall (nothing was measured)
@@ -596,6 +599,12 @@ def test_log_and_status_show_what_was_measured(tmp_path: Path) -> None:
     compaction = next(i for i, line in enumerate(log) if "clm(compact)" in line)
     assert log[compaction + 2] == "              summary kept 1.00 (9/9)"
     assert not any(" recall " in line for line in log)
+    status = invoke("status", "--memory", str(mem)).stdout.splitlines()
+    assert status[0].split()[-4:] == ["handoff", "recall", "last", "decision"]
+    assert status[1].split()[:3] == ["demo", "handed", "off"]
+    assert status[1].split()[8] == "-"  # nothing measured
+    detail = invoke("status", "--memory", str(mem), "--session", "demo").stdout
+    assert "\nrecall " not in detail
     row = json.loads(invoke("status", "--memory", str(mem), "--format", "json").stdout)[0]
     assert (row["recall"], row["recall_facts"], row["recall_event"]) == (None, None, None)
 

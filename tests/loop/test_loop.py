@@ -73,20 +73,32 @@ def test_demo_as_a_process(tmp_path: Path) -> None:
     proc = run_process("run", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "into a new memory repository clm-memory" in proc.stdout
-    assert "stopped: handoff after 43 steps; 2 compaction(s), 1 handoff(s), sessions demo" in (
-        proc.stdout
-    )
+    assert proc.stdout.split("timeline (compactions and handoffs):\n")[1].splitlines()[:8] == [
+        "  session       step    context  decision  rule",
+        "  demo            23    257,352  compact   soft_compact",
+        "  demo            42    257,171  compact   soft_compact",
+        "  demo            43     79,139  handoff   phase_boundary",
+        "  demo-2          21    235,273  compact   degradation",
+        "  demo-2          37    246,135  compact   degradation",
+        "  demo-2          52    235,135  compact   degradation",
+        "",
+    ]
+    assert (
+        "stopped: completed after 96 steps; 5 compaction(s), 1 handoff(s), sessions demo, demo-2"
+    ) in proc.stdout
     assert "clm-policy log --memory clm-memory" in proc.stdout
     log = json.loads(
         invoke("log", "--memory", str(tmp_path / "clm-memory"), "--format", "json").stdout
     )
-    # the handoff's commit records how the run stopped: no empty session-end commit follows
-    assert [e["event"] for e in log] == [
-        "handoff",
-        "compact",
-        "compact",
-        "start",
-        "init",
+    # the handoff's commit records how demo stopped: no empty session-end commit follows it
+    assert [(e["session"], e["event"]) for e in log] == [
+        ("demo-2", "session"),
+        *[("demo-2", "compact")] * 3,
+        ("demo-2", "start"),
+        ("demo", "handoff"),
+        *[("demo", "compact")] * 2,
+        ("demo", "start"),
+        ("", "init"),
     ]
     again = run_process("run", cwd=tmp_path)  # an existing memory repository is reused
     assert "into the memory repository clm-memory" in again.stdout
@@ -103,7 +115,8 @@ def test_continue_after_handoff_chains_sessions(tmp_path: Path) -> None:
     body = git(repo, "log", "-1", "--format=%(trailers:only,unfold)")
     assert "Clm-Session: demo-2\n" in body
     assert "Clm-Parent-Session: demo\n" in body
-    seed = final["messages"][0]
+    started = git(repo, "log", "--format=%H", "-F", "--grep=clm(start): demo-2").strip()
+    seed = json.loads(git(repo, "show", f"{started}:sessions/demo-2/state.json"))["messages"][0]
     assert seed["name"] == "clm-handoff"
 
 
@@ -112,7 +125,17 @@ def test_overrides_and_max_steps(tmp_path: Path) -> None:
         tmp_path, "--soft-compact", "100000", "--hard-handoff", "900000", "--max-steps", "30"
     )
     assert out["stopped_reason"] == "max_steps"
-    assert out["compact_count"] == 4
+    timeline = out["timeline"]
+    assert isinstance(timeline, list)
+    # the overridden soft limit, every min_steps_between_compacts (5) steps at the most, and
+    # the degradation the demo reports at step 23 (no minimum there)
+    assert [(e["step"], e["rule"]) for e in timeline if e["action"] == "compact"] == [
+        (9, "soft_compact"),
+        (15, "soft_compact"),
+        (21, "soft_compact"),
+        (23, "degradation"),
+        (28, "soft_compact"),
+    ]
     bad = invoke(
         "run", "--memory", str(tmp_path / "m2"), "--soft-compact", "5", "--hard-handoff", "5"
     )
@@ -167,7 +190,7 @@ def test_bundled_scenarios_validate_against_the_schema() -> None:
 
 def test_resume_status_and_signal(tmp_path: Path) -> None:
     mem = str(tmp_path / "mem")
-    first = run_json(tmp_path, "--max-steps", "10")
+    first = run_json(tmp_path, "--max-steps", "10", "--stop-at-handoff")
     assert first["stopped_reason"] == "max_steps"
     listed = json.loads(invoke("status", "--memory", mem, "--format", "json").stdout)
     assert [(r["session"], r["step"], r["stopped"]) for r in listed] == [("demo", 10, "max_steps")]
@@ -227,7 +250,9 @@ def test_human_confirmation(tmp_path: Path) -> None:
     policy.write_text(CONFIRMING)
     mem = str(tmp_path / "mem")
     # non-interactive: stops, exit 4, the pending decision persisted
-    proc = run_process("run", "--memory", mem, "--policy", str(policy), cwd=tmp_path)
+    proc = run_process(
+        "run", "--memory", mem, "--policy", str(policy), "--stop-at-handoff", cwd=tmp_path
+    )
     assert proc.returncode == 4, proc.stderr
     assert "stopped: needs_confirmation after 43 steps" in proc.stdout
     assert (

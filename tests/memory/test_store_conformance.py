@@ -20,14 +20,11 @@ from clm_policy.base.errors import InputError
 from clm_policy.memory.backends import open_store
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.mem0settings import Mem0Settings
-from clm_policy.memory.mem0store import RECALL_KEY, Mem0Error, available
+from clm_policy.memory.mem0store import RECALL_KEY, Mem0Error
 from clm_policy.memory.store import BackendFailure, MemoryStore, Remembered
 
-from conftest import git
+from conftest import NEEDS_MEM0, git
 
-NEEDS_MEM0 = pytest.mark.skipif(
-    not available(), reason="the mem0 extra is not installed: pip install -e '.[dev]'"
-)
 BACKENDS = [
     "file",
     pytest.param("mem0", marks=NEEDS_MEM0),

@@ -151,7 +151,7 @@ def _states() -> list[tuple[SessionState, str | None, bool]]:
     return [
         (s(), None, False),
         (s(tokens={"context_tokens": 300_000}), None, False),
-        (s(tokens={"context_tokens": 190_000, "model": "claude-sonnet-4-5"}), None, False),
+        (s(tokens={"context_tokens": 190_000, "model": "claude-sonnet-4-6"}), None, False),
         (s(tokens={"context_tokens": 120_000, "context_window": 200_000}), None, True),
         (s(status="phase_boundary", step_index=9), None, False),
         (s(step_index=7, last_compact_step=1, tokens={"context_tokens": 260_000}), None, False),

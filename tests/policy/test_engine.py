@@ -95,7 +95,7 @@ def test_window_from_models_table_longest_prefix(write: Write) -> None:
         version: 1
         models:
           claude-: 200000
-          claude-sonnet-4-5: 1000000
+          claude-opus-4-5: 1000000
         profiles:
           coding: {soft_compact: 80%, hard_handoff: 90%, context_window: 128000}
         rules:
@@ -114,7 +114,7 @@ def test_window_from_models_table_longest_prefix(write: Write) -> None:
         d = policy.decide(s)
         return d.context_window, d.window_source
 
-    assert decide("claude-sonnet-4-5-20250929") == (1_000_000, "model claude-sonnet-4-5")
+    assert decide("claude-opus-4-5-20251101") == (1_000_000, "model claude-opus-4-5")
     assert decide("claude-haiku-4-5") == (200_000, "model claude-")
     assert decide("gpt-5") == (128_000, "profile coding")
     assert decide("claude-haiku-4-5", 64_000) == (64_000, "state")

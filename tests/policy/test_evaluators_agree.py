@@ -49,7 +49,7 @@ def states() -> list[SessionState]:
                         status=status,
                         step_index=step,
                         last_compact_step=last,
-                        tokens=TokenSnapshot(context_tokens=context, model="claude-sonnet-4-5"),
+                        tokens=TokenSnapshot(context_tokens=context, model="claude-sonnet-4-6"),
                     )
                 )
     return made

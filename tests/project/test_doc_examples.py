@@ -9,12 +9,22 @@ a fresh folder where Claude Code and Codex have left sessions (``~/.claude/proje
 ``~/.codex/sessions/``), from tests/fixtures/transcripts.
 
 The commands of one block run one after the other as in a shell (a ``cd`` lasts to the
-block's end; each block starts in the page's folder). A command must exit 0, unless its comment says ``[exit N]``; one that cannot run here says why
-in its comment, ``[not run: REASON]`` (a real agent, a network, an id only a real session
-has). Output shown under a command is compared with what it printed on standard output: all
-of it, or, where the page elides lines with ``...``, each run of lines between them in order.
-Commit ids, times and the folder are the same in both once written as ``<hash>``, ``<time>``,
-``<stamp>`` and ``<dir>``.
+block's end; each block starts in the page's folder). A command must exit 0. What this harness
+needs to know besides stands in HTML comments right above the block, never in what a reader
+copies — one per command it concerns, which it names by how the command starts:
+
+    <!-- example: `clm-policy lint docs/examples/draft-policy.yaml` exit 1 -->
+    <!-- example: `pip install -e '.[mem0]'` not run: an install; .ci/run installs the extra -->
+    <!-- example: `clm-policy experiment examples/` needs mem0 -->
+
+``exit N``: the exit code it must give. ``not run: REASON``: it cannot run here (a real
+agent, a network, an id only a real session has). ``needs EXTRA``: it needs an optional extra
+of the package; where the extra is installed it runs like any other, and where it is not it
+must refuse with exit 2 and the extra's install hint (``pip install 'clm-policy[mem0]'``) —
+what a reader without the extra sees —, its output then not compared. Output shown under a
+command is compared with what it printed on standard output: all of it, or, where the page
+elides lines with ``...``, each run of lines between them in order. Commit ids, times and the
+folder are the same in both once written as ``<hash>``, ``<time>``, ``<stamp>`` and ``<dir>``.
 """
 
 from __future__ import annotations
@@ -33,8 +43,9 @@ import pytest
 from conftest import FIXTURES, REPO
 
 ALL_PAGES = ["README.md", *sorted(f"docs/{p.name}" for p in (REPO / "docs").glob("*.md"))]
-NOT_RUN = re.compile(r"\[not run: ([^\]]+)\]")
-EXIT = re.compile(r"\[exit (\d+)\]")
+NOTE = re.compile(r"<!-- example: `([^`]+)` (not run: [^>]+?|exit \d+|needs [a-z0-9_-]+) -->")
+HARNESS_MARK = re.compile(r"\[(?:not run|exit \d+|needs )")
+EXTRAS = {"mem0": "mem0", "mcp": "mcp"}  # an optional extra -> the module it installs
 
 
 @dataclass
@@ -43,41 +54,81 @@ class Example:
     line: int
     output: list[str] = field(default_factory=list)
     block: int = 0
+    skipped: str | None = None
+    """Why it cannot run here (``not run: REASON``), or None."""
+    exit_code: int = 0
+    needs: str | None = None
+    """The optional extra it needs (``needs mem0``), or None."""
 
-    @property
-    def skipped(self) -> str | None:
-        found = NOT_RUN.search(self.command)
-        return found.group(1) if found else None
-
-    @property
-    def exit_code(self) -> int:
-        found = EXIT.search(self.command)
-        return int(found.group(1)) if found else 0
+    def note(self, mark: str) -> None:
+        if mark.startswith("not run: "):
+            self.skipped = mark.removeprefix("not run: ").strip()
+        elif mark.startswith("exit "):
+            self.exit_code = int(mark.removeprefix("exit "))
+        else:
+            self.needs = mark.removeprefix("needs ")
+            assert self.needs in EXTRAS, f"line {self.line}: no extra {self.needs!r}"
 
 
 def examples(page: str) -> list[Example]:
-    """The commands of the page's console blocks, in order, with the output each shows."""
+    """The commands of the page's console blocks, in order, with the output each shows and
+    the notes above their block."""
     text = (REPO / page).read_text()
     found: list[Example] = []
     for number, block in enumerate(re.finditer(r"^```console\n(.*?)^```", text, flags=re.S | re.M)):
         first = text.count("\n", 0, block.start(1)) + 1
+        assert not HARNESS_MARK.search(block.group(1)), (
+            f"{page}:{first}: a note for the test harness inside a block a reader copies: "
+            "put it in an <!-- example: ... --> comment above the block"
+        )
         lines = block.group(1).splitlines()
+        mine: list[Example] = []
         i = 0
         while i < len(lines):
             line = lines[i]
             if not line.startswith("$ "):
-                assert found, f"{page}:{first + i}: output before any command"
-                assert found[-1].line >= first, f"{page}:{first + i}: output before any command"
-                found[-1].output.append(line)
+                assert mine, f"{page}:{first + i}: output before any command"
+                mine[-1].output.append(line)
                 i += 1
                 continue
             command, start = line[2:], i
             while command.endswith("\\") or not _complete(command):
                 i += 1
                 command += "\n" + lines[i]
-            found.append(Example(command, first + start, block=number))
+            mine.append(Example(command, first + start, block=number))
             i += 1
+        for prefix, mark in _notes(text, block.start()):
+            named = [e for e in mine if e.command.startswith(prefix)]
+            named = [e for e in named if _bare(e.command) == prefix] or named  # exact first
+            assert len(named) == 1, (
+                f"{page}:{first}: the note for `{prefix}` names {len(named)} commands of the "
+                "block below it, not one"
+            )
+            named[0].note(mark)
+        found += mine
     return found
+
+
+def _notes(text: str, fence: int) -> list[tuple[str, str]]:
+    """The ``<!-- example: ... -->`` lines right above the fence at offset ``fence``."""
+    above = text[:fence].splitlines()
+    notes = []
+    while above and above[-1].startswith("<!-- example: "):
+        found = NOTE.fullmatch(above.pop())
+        assert found is not None, f"a note the harness cannot read: {above!r}"
+        notes.append((found.group(1), found.group(2)))
+    return notes[::-1]
+
+
+def _bare(command: str) -> str:
+    """``command`` without its comment."""
+    return command.split(" #")[0].rstrip()
+
+
+def _installed(extra: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(EXTRAS[extra]) is not None
 
 
 def _complete(command: str) -> bool:
@@ -207,8 +258,14 @@ def test_the_pages_examples_run_as_written(page: str, tmp_path: Path) -> None:
             timeout=300,
             check=False,
         )
-        assert done.returncode == example.exit_code, (where, done.stdout, done.stderr)
         cwd = Path(seen.read_text().strip())
+        if example.needs is not None and not _installed(example.needs):
+            # what a reader without the extra meets: a refusal that says how to install it
+            hint = f"pip install 'clm-policy[{example.needs}]'"
+            assert done.returncode == 2, (where, done.stdout, done.stderr)
+            assert hint in done.stderr + done.stdout, (where, done.stderr)  # (or as JSON)
+            continue
+        assert done.returncode == example.exit_code, (where, done.stdout, done.stderr)
         if example.output:
             _check_output(example, done.stdout, folder, where)
 
@@ -221,15 +278,46 @@ def test_only_a_few_examples_are_not_run() -> None:
     assert len(skipped) * 8 <= total, skipped
 
 
-def test_the_reader_sees_commands_output_and_marks() -> None:
-    """The block reader itself: continued lines, output, and the two marks."""
+def test_the_reader_sees_commands_output_and_notes() -> None:
+    """The block reader itself: continued lines, output, and the notes above a block."""
     sample = examples("docs/claude-code.md")
     (statusline,) = [e for e in sample if "statusline" in e.command and "echo" in e.command]
     assert statusline.command.count("\n") == 2  # the quoted JSON goes on for two more lines
     assert statusline.output == [
         "ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding"
     ]
-    assert Example("clm-policy lint x  # [exit 1] two problems", 1).exit_code == 1
-    assert Example("clm-policy show x  # [not run: needs a session]", 1).skipped == (
-        "needs a session"
-    )
+    (lint,) = [e for e in examples("docs/lint.md") if "draft-policy.yaml" in e.command]
+    assert (lint.exit_code, lint.skipped, lint.needs) == (1, None, None)
+    (install,) = [e for e in examples("docs/experiments.md") if e.command.startswith("pip ")]
+    assert install.skipped == "an install; .ci/run installs the extra"
+    needing = [e.command for e in examples("README.md") if e.needs == "mem0"]
+    assert needing == [
+        "clm-policy experiment examples/experiments/memory.yaml    # file vs mem0 vs hybrid, "
+        "two policies (needs Mem0)",
+        "CLM_POLICY_MEM0_BASE_URL=offline clm-policy run --memory-backend hybrid   # Mem0 "
+        "beside git (needs Mem0; offline stand-in, your endpoint for real)",
+    ]
+
+
+def test_notes_stay_out_of_what_a_reader_copies(tmp_path: Path) -> None:
+    """A note in a block is refused, and one that names no command (or two) too."""
+    import importlib
+
+    page = tmp_path / "page.md"
+    me = importlib.import_module(__name__)
+    for text, message in (
+        ("```console\n$ clm-policy lint x   # [exit 1]\n```\n", "inside a block"),
+        (
+            "<!-- example: `clm-policy nothere` exit 1 -->\n```console\n$ clm-policy lint x\n```\n",
+            "names 0 commands",
+        ),
+        (
+            "<!-- example: `clm-policy` exit 1 -->\n```console\n$ clm-policy a\n$ clm-policy b\n```\n",
+            "names 2 commands",
+        ),
+    ):
+        page.write_text(text)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(me, "REPO", tmp_path)
+            with pytest.raises(AssertionError, match=message):
+                examples("page.md")

@@ -110,7 +110,8 @@ def test_write_keeps_quotes_comments_and_block_style(tmp_path: Path) -> None:
 
 def test_too_little_history_proposes_and_writes_nothing(tmp_path: Path) -> None:
     mem = tmp_path / "mem"
-    assert invoke("run", "--memory", str(mem)).exit_code == 0
+    # the demo's first session: two of the demo's five degradation reports
+    assert invoke("run", "--memory", str(mem), "--stop-at-handoff").exit_code == 0
     policy = copy(tmp_path, "default.yaml")
     before = policy.read_bytes()
     result = invoke(
@@ -120,9 +121,10 @@ def test_too_little_history_proposes_and_writes_nothing(tmp_path: Path) -> None:
     assert (result.exit_code, result.stderr) == (0, "")
     assert result.stdout == (
         f"calibrate profile coding of policy default ({policy})\n"
-        "  from 3 session(s): 2 trouble point(s) (2 automatic compaction(s) by the agent)\n"
+        "  from 3 session(s): 4 trouble point(s) (2 automatic compaction(s) by the agent, 2 "
+        "degradation report(s))\n"
         "  current:   soft_compact 250000, hard_handoff 350000\n"
-        "  too little history: 2 trouble point(s), at least 5 needed: nothing proposed, "
+        "  too little history: 4 trouble point(s), at least 5 needed: nothing proposed, "
         "nothing written\n"
     )
     assert policy.read_bytes() == before
@@ -131,7 +133,7 @@ def test_too_little_history_proposes_and_writes_nothing(tmp_path: Path) -> None:
     data = json.loads(proc.stdout)
     assert (data["proposed"], data["points"], data["written"]) == (
         None,
-        {"native": 0, "degradation": 0, "recall": 0},
+        {"native": 0, "degradation": 2, "recall": 0},
         None,
     )
 

@@ -41,7 +41,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             env.setenv(f"GIT_{role}_NAME", "clm-policy tests")
             env.setenv(f"GIT_{role}_EMAIL", "tests@clm-policy.invalid")
         root = tmp_path_factory.mktemp("demo")
-        done = invoke("run", "--memory", str(root / "mem"))
+        done = invoke("run", "--memory", str(root / "mem"), "--stop-at-handoff")
         assert done.exit_code == 0, done.stderr
         yield root / "mem"
 

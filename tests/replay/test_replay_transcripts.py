@@ -133,7 +133,7 @@ def test_json_as_a_process(tmp_path: Path) -> None:
         "format": "claude-code",
         "session_id": "sess-1",
         "steps": 3,
-        "model": "claude-sonnet-4-5-20250929",
+        "model": "claude-sonnet-4-6",
         "window": None,
         "window_source": None,
         "first": None,

@@ -23,7 +23,8 @@ SESSION_HEADER = (
 
 
 def run(memory: Path, *args: str) -> None:
-    result = invoke("run", "--memory", str(memory), "--format", "json", *args)
+    # the demo's first session alone (it hands off; --continue-after-handoff goes on)
+    result = invoke("run", "--memory", str(memory), "--format", "json", "--stop-at-handoff", *args)
     assert result.exit_code == 0, result.stderr
 
 
@@ -119,7 +120,7 @@ def test_json_holds_every_table(memory: Path, tmp_path: Path) -> None:
     assert doc["tasks"][0]["sessions"] == ["demo", "demo-2"]
     assert doc["tasks"][0]["outcome"] == "completed"
     assert doc["metrics"]["task_completion_rate"] == 1.0
-    assert len(doc["steps"]) == 43 + 9
+    assert len(doc["steps"]) == 43 + 53  # demo and demo-2, each step once
     assert doc["steps"][0]["blocked_by"] == []
     assert doc["steps"][0]["estimated"] is False
     assert doc["skipped"] == []

@@ -29,7 +29,8 @@ prices:
 
 
 def run(memory: Path, *args: str) -> None:
-    result = invoke("run", "--memory", str(memory), "--format", "json", *args)
+    # the demo's first session alone (it hands off; --continue-after-handoff goes on)
+    result = invoke("run", "--memory", str(memory), "--format", "json", "--stop-at-handoff", *args)
     assert result.exit_code == 0, result.stderr
 
 

@@ -42,7 +42,8 @@ class Page(HTMLParser):
 
 
 def run(memory: Path, *args: str) -> None:
-    result = invoke("run", "--memory", str(memory), "--format", "json", *args)
+    # the demo's first session alone (it hands off; --continue-after-handoff goes on)
+    result = invoke("run", "--memory", str(memory), "--format", "json", "--stop-at-handoff", *args)
     assert result.exit_code == 0, result.stderr
 
 
@@ -85,13 +86,11 @@ def test_the_demo_page(memory: Path, tmp_path: Path) -> None:
         ("43", "handoff"),
     ]
     assert "context 257352 &gt;= soft limit 250000" in page
-    # every compaction and the handoff were verified: their recall is in the table
+    # the demo's summaries are deterministic and its handoff has no words of an agent:
+    # nothing was measured, and the page says so rather than a recall of 100%
     recalls = re.findall(r'<tr><td class="n">(\d+)</td><td>(\w+)</td><td class="n">([^<]+)<', page)
-    assert recalls == [
-        ("23", "compact", "8/8 (100%)"),
-        ("42", "compact", "9/9 (100%)"),
-        ("43", "handoff", "7/7 (100%)"),
-    ]
+    assert recalls == []
+    assert "none measured (a deterministic summary" in page
     assert "Decision timeline (43 decisions)" in p.text
 
 

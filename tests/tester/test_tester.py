@@ -309,7 +309,7 @@ def test_k_filters_cases_ignoring_case(monkeypatch: pytest.MonkeyPatch) -> None:
         "a phase boundary is no reason to hand off here",
     ]
     assert result.stdout.splitlines()[-3:] == [
-        "57 deselected by -k 'PHASE BOUNDARY'",
+        "59 deselected by -k 'PHASE BOUNDARY'",
         "0 errors",
         "6 passed, 0 failed, 0 skipped",
     ]

@@ -40,7 +40,7 @@ ALL_FIXTURES = sorted(
 )
 SESSION = "7c1e4a52-93d0-4b8e-a6f1-2d5c8e90b3a7"
 CODEX_SESSION = "0199a2c4-5b7e-7c31-9d0e-4f2a8b6c1d3e"
-SONNET = "claude-sonnet-4-5-20250929"
+SONNET = "claude-sonnet-4-6"
 CSV_GOAL = "Fix the CSV parser so quoted commas survive, and add a test."
 LEDGER_GOAL = "Make the ledger export skip zero-amount rows and run the tests."
 CSV = "/home/dev/csvtool"

@@ -10,10 +10,14 @@ mean together — one source, the figures that go with ``--tokens`` — is the r
 (:mod:`clm_policy.lifecycle.sources`), which both paths call; and the output is the same
 function's (:mod:`clm_policy.cli.render`). Whatever this path does not take on — ``--help``,
 ``--explain``, ``--session``, an option it does not know, a value click would refuse, any
-error at all — it hands back (:func:`answer` returns None), and click runs the command from
+error but one — it hands back (:func:`answer` returns None), and click runs the command from
 the start and reports it in its words (standard input, when read, is read once:
-:func:`clm_policy.lifecycle.sources.read_stdin`). Nothing is written here but the policy
-cache, so running twice is harmless.
+:func:`clm_policy.lifecycle.sources.read_stdin`). The one error it keeps is a state that
+cannot be read (``--state``: not JSON, or not a SessionState): :func:`answer` raises it, and
+the program reports it as click's path would, with the same function
+(:func:`clm_policy.cli.errors.report`) — handing it back would read, parse and validate a
+large state a second time, and the error path would take twice as long as the valid one.
+Nothing is written here but the policy cache, so running twice is harmless.
 """
 
 from __future__ import annotations
@@ -73,7 +77,9 @@ def parse(args: list[str]) -> dict[str, Any]:
 
 def answer(args: list[str]) -> str | None:
     """The output of ``clm-policy decide ARGS`` (without its final newline), or None when
-    click should run the command instead (see the module docstring)."""
+    click should run the command instead (see the module docstring). A ``--state`` that
+    cannot be read raises its :class:`~clm_policy.base.errors.InputError`, the one click's
+    path would raise."""
     try:
         values = parse(args)
     except Declined:
@@ -88,11 +94,19 @@ def answer(args: list[str]) -> str | None:
         request = Request.of(values)
         check(request)
         policy = load_policy_cached(setting("policy", values["policy_ref"]) or "default")
+    except ClmError:
+        return None  # click reports it, with its position and in the chosen format
+    try:
         resolved = resolve(request)
+    except ClmError:
+        if request.state is None:
+            return None
+        raise  # the state cannot be read: click's path would say exactly this
+    try:
         profile = setting("profile", values["profile"])
         outcome = policy.outcome(resolved.state, profile, force=values["force"])
     except ClmError:
-        return None  # click reports it, with its position and in the chosen format
+        return None
     return render(outcome, values["fmt"], resolved.reading)
 
 

@@ -1,0 +1,110 @@
+"""``clm-policy init --claude-code`` and ``init --codex`` as processes in a new project: each
+says the steps of the agent chosen (a Codex user is never told to install Claude Code's hooks),
+and the steps it prints run as written."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from clm_policy.config.project import project_memory
+
+from conftest import git, run_process
+
+CODEX_STEPS = [
+    "next: mkdir -p .codex && clm-policy hook codex --print-settings > .codex/hooks.json   "
+    "# Codex: the hooks",
+    "      codex   # trust this folder when Codex asks, then /hooks to review the hooks "
+    "(untrusted ones never run)",
+]
+CLAUDE_STEPS = [
+    "next: clm-policy hook claude-code --install --project   # Claude Code: the hooks",
+    "      clm-policy mcp --install --project           # optional: the agent's MCP tools "
+    "(handoff, status, memory)",
+]
+
+
+def init(project: Path, *args: str) -> list[str]:
+    done = run_process("init", *args, cwd=project)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def run_step(line: str, cwd: Path) -> None:
+    """Run a printed step as a person would paste it (this worktree's clm-policy first)."""
+    command = line.removeprefix("next: ").strip()
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        ["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, (command, done.stderr)
+
+
+def test_init_codex_says_the_codex_steps(tmp_path: Path) -> None:
+    project = tmp_path / "shop"
+    project.mkdir()
+    out = init(project, "--codex")
+    memory = project_memory(project)
+    assert out[:2] == [
+        f"wrote {project / '.clm-policy.yaml'} (policy claude-code, profile coding)",
+        f"created memory repository {memory} (commit {git(Path(memory), 'rev-parse', '--short=12', 'HEAD').strip()})",
+    ]
+    assert out[2:] == CODEX_STEPS
+    assert not any("claude" in line.lower() and "hook" in line for line in out)
+    run_step(out[2], project)
+    hooks = json.loads((project / ".codex" / "hooks.json").read_text())
+    assert sorted(hooks["hooks"]) == [
+        "PostCompact",
+        "PreCompact",
+        "SessionStart",
+        "Stop",
+        "SubagentStop",
+        "UserPromptSubmit",
+    ]
+    # again, with the hooks file there: merged by hand, never overwritten
+    again = init(project, "--codex")
+    assert again[2] == (
+        "next: clm-policy hook codex --print-settings   # Codex: merge these hooks into "
+        ".codex/hooks.json by hand"
+    )
+
+
+def test_init_claude_code_says_only_claude_codes_steps(tmp_path: Path) -> None:
+    project = tmp_path / "shop"
+    project.mkdir()
+    out = init(project, "--claude-code")
+    assert out[2:] == CLAUDE_STEPS
+    assert not any("codex" in line.lower() for line in out)
+    run_step(out[2], project)
+    assert (project / ".claude" / "settings.json").is_file()
+
+
+def test_both_agents_and_another_folder(tmp_path: Path) -> None:
+    project = tmp_path / "shop"
+    project.mkdir()
+    out = init(tmp_path, "--claude-code", "--codex", "--project", "shop")
+    # the project's own memory, not ./clm-memory of the folder init ran in
+    assert out[1].startswith(f"created memory repository {project_memory(project)} (commit ")
+    assert not (tmp_path / "clm-memory").exists()
+    assert out[2:] == [
+        "next: cd shop",
+        *(f"      {line.removeprefix('next: ').lstrip()}" for line in CLAUDE_STEPS),
+        *(f"      {line.removeprefix('next: ').lstrip()}" for line in CODEX_STEPS),
+    ]
+
+
+def test_options_that_need_an_agent(tmp_path: Path) -> None:
+    for args, message in (
+        ([], "give DIR, or --claude-code or --codex to set a project up"),
+        (["mem", "--remote", "origin"], "--remote goes with --claude-code or --codex"),
+        (["--codex", "--mcp"], "--mcp goes with --claude-code"),
+    ):
+        done = run_process("init", *args, cwd=tmp_path)
+        assert (done.returncode, done.stderr) == (
+            2,
+            f"clm-policy init: {message} (try 'clm-policy init --help')\n",
+        )
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

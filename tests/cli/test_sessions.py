@@ -1,0 +1,103 @@
+"""``clm-policy status`` and ``clm-policy signal`` as a person meets them, run as processes on
+a real memory repository: a session that handed off says so, long session ids keep the
+columns in line, and the command ``signal`` suggests next is one that works."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+from conftest import run_process
+
+UUID = "0b7e6a52-93d0-4b8e-a6f1-2d5c8e90b3a7"  # a Claude Code session id: 36 characters
+
+
+def ok(*args: str, cwd: Path) -> str:
+    done = run_process(*args, cwd=cwd)
+    assert done.returncode == 0, (args, done.stderr)
+    return done.stdout
+
+
+def sessions(tmp_path: Path) -> None:
+    """mem: a run that handed off (scenario-c), one stopped early (scenario-b) and a session
+    handed off by hand from its state, named like Claude Code's."""
+    ok("run", "--scenario", "handoff", "--memory", "mem", cwd=tmp_path)
+    ok("run", "--scenario", "compaction", "--memory", "mem", "--max-steps", "2", cwd=tmp_path)
+    state = {"session_id": UUID, "goal": "ship it", "tokens": {"context_tokens": 400000}}
+    (tmp_path / "s.json").write_text(json.dumps(state))
+    ok("handoff", "--memory", "mem", "--state", "s.json", cwd=tmp_path)
+
+
+def test_status_says_handed_off_and_fits_long_ids(tmp_path: Path) -> None:
+    sessions(tmp_path)
+    assert ok("status", "--memory", "mem", cwd=tmp_path).splitlines() == [
+        "session                               status          step    context   fill compact "
+        "handoff recall  last decision",
+        f"{UUID}  handed off         0    400,000      -       0       1      -  -",
+        "scenario-b                            running            2     30,000      -       0 "
+        "      0      -  continue (-)",
+        "scenario-c                            handed off         1    360,016      -       0 "
+        "      1      -  handoff (hard_handoff)",
+    ]
+    detail = ok("status", "--memory", "mem", "--session", "scenario-c", cwd=tmp_path)
+    assert "status    handed off (task running) at step 1; run stopped: handoff\n" in detail
+    rows = json.loads(ok("status", "--memory", "mem", "--format", "json", cwd=tmp_path))
+    assert [(r["session"], r["status"], r["handed_off"]) for r in rows] == [
+        (UUID, "running", True),
+        ("scenario-b", "running", False),
+        ("scenario-c", "running", True),
+    ]
+
+
+def test_status_of_short_ids_keeps_its_width(tmp_path: Path) -> None:
+    ok("run", "--scenario", "continue_only", "--memory", "mem", cwd=tmp_path)
+    assert ok("status", "--memory", "mem", cwd=tmp_path).splitlines() == [
+        "session     status          step    context   fill compact handoff recall  last decision",
+        "scenario-a  completed          2      1,107      -       0       0      -  continue (-)",
+    ]
+
+
+def suggested(stdout: str) -> list[str]:
+    """The command on the ``next:`` line, as words (its comment left out)."""
+    (line,) = [x for x in stdout.splitlines() if x.startswith("next: ")]
+    words = shlex.split(line.removeprefix("next: "), comments=True)
+    assert words[0] == "clm-policy", line
+    return words[1:]
+
+
+def test_signal_suggests_a_command_that_works(tmp_path: Path) -> None:
+    sessions(tmp_path)
+    for session, expected in (
+        ("scenario-b", ["run", "--memory", "mem", "--resume", "scenario-b"]),
+        ("scenario-c", ["decide", "--memory", "mem", "--session", "scenario-c", "--explain"]),
+        (UUID, ["decide", "--memory", "mem", "--session", UUID, "--explain"]),
+    ):
+        said = ok(
+            "signal", "--memory", "mem", "--session", session, "degradation=true", cwd=tmp_path
+        )
+        assert said.startswith(f"signalled session {session}: degradation=true (commit "), said
+        assert suggested(said) == expected
+        ok(*expected, cwd=tmp_path)  # the suggestion runs
+    # a session that ended says why `run --resume` is no suggestion
+    again = ok("signal", "--memory", "mem", "--session", "scenario-c", "--phase-done", cwd=tmp_path)
+    assert again.splitlines()[1:] == [
+        "`clm-policy run --resume` cannot go on with it: session 'scenario-c' ended (handoff); "
+        "nothing to resume",
+        "next: clm-policy decide --memory mem --session scenario-c --explain   # what the "
+        "policy says of it now",
+    ]
+    # said twice: nothing changes, and the suggestion still holds
+    twice = ok("signal", "--memory", "mem", "--session", "scenario-c", "--phase-done", cwd=tmp_path)
+    assert twice.splitlines()[0] == "session scenario-c says phase-done already; nothing changed"
+    assert suggested(twice) == ["decide", "--memory", "mem", "--session", "scenario-c", "--explain"]
+
+
+def test_a_taken_session_id_says_how_to_continue_it(tmp_path: Path) -> None:
+    ok("run", "--scenario", "compaction", "--memory", "mem", "--max-steps", "2", cwd=tmp_path)
+    second = ok("run", "--scenario", "compaction", "--memory", "mem", cwd=tmp_path)
+    assert (
+        "session scenario-b exists already (to continue it: clm-policy run --memory mem "
+        "--resume scenario-b); this run is session scenario-b.2"
+    ) in second
+    ok("run", "--memory", "mem", "--resume", "scenario-b", cwd=tmp_path)

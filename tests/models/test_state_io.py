@@ -1,0 +1,128 @@
+"""Reading a SessionState from JSON: a state that does not validate is refused at the place of
+its first problem, and narrowing a large state down before pydantic sees it (long lists cut to
+the first item the plain check refuses) says exactly what validating the whole says."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+from clm_policy.base.errors import StateError
+from clm_policy.models.state_io import LONG, parse_state, plain_state_of
+
+
+def large(count: int = 3 * LONG) -> dict[str, Any]:
+    return {
+        "session_id": "big",
+        "step_index": 40,
+        "tokens": {"context_tokens": 150_000, "context_window": 200_000},
+        "messages": [
+            {"role": ("user", "assistant", "tool")[i % 3], "content": f"message {i}", "tokens": i}
+            for i in range(count)
+        ],
+        "decisions": [f"decision {i}" for i in range(count)],
+        "changed_artifacts": ["a.py"],
+    }
+
+
+def spoiled(*edits: tuple[tuple[Any, ...], Any]) -> dict[str, Any]:
+    """The large state with a value set at each path (a path ending in "-": the key removed)."""
+    data = large()
+    for path, value in edits:
+        *parents, last = path
+        here: Any = data
+        for step in parents:
+            here = here[step]
+        if value == "-":
+            del here[last]
+        else:
+            here[last] = value
+    return data
+
+
+BAD = {
+    "the last message's role": spoiled((("messages", 3 * LONG - 1, "role"), "robot")),
+    "a middle message's tokens": spoiled((("messages", LONG + 5, "tokens"), -3)),
+    "a message with an unknown key": spoiled((("messages", 70, "mood"), "sad")),
+    "a message without content": spoiled((("messages", 100, "content"), "-")),
+    "a message that is no mapping": spoiled((("messages", 150), "hello")),
+    "two bad messages": spoiled(
+        (("messages", 180, "role"), "robot"), (("messages", 90, "tokens"), "many")
+    ),
+    "a bad message and a bad decision": spoiled(
+        (("messages", 180, "role"), "robot"), (("decisions", 7), 5)
+    ),
+    "a bad decision only": spoiled((("decisions", 150), None)),
+    "a bad top-level field and a bad message": spoiled(
+        (("step_index",), "x"), (("messages", 150, "role"), "robot")
+    ),
+    "a bad token figure": spoiled((("tokens", "context_tokens"), -1)),
+    "compacted after the step it is at": spoiled((("last_compact_step",), 41)),
+    "a nested list in a message": spoiled((("messages", 120, "content"), [[["deep"]]])),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD))
+def test_narrowing_says_what_the_whole_says(name: str) -> None:
+    text = json.dumps(BAD[name], indent=1)
+    with pytest.raises(StateError) as whole:
+        parse_state(text, "s.json", narrow=False)
+    with pytest.raises(StateError) as narrowed:
+        parse_state(text, "s.json")
+    assert (str(narrowed.value), narrowed.value.location) == (
+        str(whole.value),
+        whole.value.location,
+    )
+
+
+def test_what_pydantic_is_asked_about() -> None:
+    from clm_policy.models.state_io import _narrowed
+
+    found = _narrowed(BAD["a bad message and a bad decision"])
+    assert found is not None
+    reduced, where = found
+    assert where == {"messages": 180, "decisions": 7}
+    assert (reduced["messages"], reduced["decisions"]) == (
+        [{"role": "robot", "content": "message 180", "tokens": 180}],
+        [5],
+    )
+    assert reduced["changed_artifacts"] == ["a.py"]  # a short list stays as it is
+    # nothing to narrow: the rest of the state is refused, or no item is
+    assert _narrowed(BAD["a bad top-level field and a bad message"]) is None
+    assert _narrowed(BAD["compacted after the step it is at"]) is None
+
+
+def test_the_place_is_the_items_in_the_whole_text() -> None:
+    text = json.dumps(BAD["the last message's role"], indent=1)
+    with pytest.raises(StateError) as err:
+        parse_state(text, "s.json")
+    line = 1 + text[: text.index('"robot"')].count("\n")
+    assert str(err.value) == (
+        f"s.json:{line}:12: messages[{3 * LONG - 1}].role: input should be 'system', 'user', "
+        "'assistant' or 'tool', got string 'robot'"
+    )
+
+
+def test_the_plain_check_hands_its_parse_to_the_refusal() -> None:
+    """`decide --state` reads a state with plain_state_of, then parse_state says what is
+    wrong: the refusal is the same whether or not the first read's data is handed on."""
+    text = json.dumps(BAD["two bad messages"], indent=1)
+    with pytest.raises(StateError) as alone:
+        parse_state(text, "s.json")
+    assert plain_state_of(text, "s.json") is None
+    with pytest.raises(StateError) as after:
+        parse_state(text, "s.json")
+    assert str(after.value) == str(alone.value)
+    other = copy.deepcopy(BAD["a bad decision only"])
+    assert plain_state_of(text, "s.json") is None  # handed on, but another text is read
+    with pytest.raises(StateError) as fresh:
+        parse_state(json.dumps(other), "t.json")
+    assert str(fresh.value).startswith("t.json:1:")
+
+
+def test_a_valid_large_state_is_read_whole() -> None:
+    state = parse_state(json.dumps(large()), "s.json")
+    assert (len(state.messages), len(state.decisions)) == (3 * LONG, 3 * LONG)
