@@ -50,7 +50,7 @@ RECORDED = OWN / "recorded"
 TITLES = {
     "own": "The project's own sessions, hand-written",
     "recorded": "The project's own sessions, recorded with the real agents "
-    "(Claude Code 2.1.328, Codex CLI 0.169.0)",
+    "(Claude Code 2.1.332, Codex CLI 0.169.0)",
 }
 TARGET_RECALL = 0.95
 TARGET_TOKENS = 2500

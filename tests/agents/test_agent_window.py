@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from test_claude_hooks import SESSION, hook, make_project, memory_of, transcript
 
-from conftest import git
+from conftest import git, real_fixtures
 
-REAL = Path(__file__).parents[1] / "fixtures" / "real" / "claude-code-2.1.328"
+REAL = real_fixtures("claude-code")
 UNKNOWN = "claude-foo-9"  # a model the bundled table does not know (Claude Code: 1M)
 
 

@@ -35,9 +35,9 @@ from clm_policy.agents.mcp.server import DESCRIPTIONS, build_server
 from clm_policy.agents.mcp.tools import Tools
 from clm_policy.config.project import load_config, memory_path, write_config
 
-from conftest import FIXTURES, git
+from conftest import git, real_fixtures
 
-REAL = FIXTURES / "real" / "claude-code-2.1.328" / "transcripts" / "session.jsonl"
+REAL = real_fixtures("claude-code") / "transcripts" / "session.jsonl"
 SESSION = "09de631e-4833-4263-b103-2f34cc65ddd3"
 OTHER = "7c0a4d51-1f1e-4c52-9a0e-3b5b2f1d8e77"
 _rng = random.Random(7)
