@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from clm_policy.agents.hooks.claude_code import run_claude_hook
+from clm_policy.agents.hooks.claude_code import STOP_LINE, run_claude_hook
 from clm_policy.agents.hooks.events import compact_focus
 from clm_policy.agents.hooks.shared import (
     CONTEXT_LIMIT,
@@ -271,14 +271,16 @@ def test_user_prompt_submit_advises_a_compaction(project: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     reply = json.loads(done.stdout)
+    # the share Claude Code shows as "% context used": of the window less the 20,000 tokens
+    # it keeps for the reply, as the status line shows it
     assert reply["systemMessage"].startswith(
-        "clm-policy: context 65% (130,000 of 200,000) (context 130000 >= soft limit 120000). "
+        "clm-policy: context 72% (130,000 of 180,000) (context 130000 >= soft limit 120000). "
         "Run: /compact keep the goal (Make the CSV parser keep quoted commas.)"
     )
     assert "csvtool/parse.py" in reply["systemMessage"]
     extra = reply["hookSpecificOutput"]
     assert extra["hookEventName"] == "UserPromptSubmit"
-    assert extra["additionalContext"].startswith("[clm-policy] The context window is 65%")
+    assert extra["additionalContext"].startswith("[clm-policy] The context window is 72%")
 
 
 # An AWS key pair in the goal, where the focus's first 80 characters would cut the secret in
@@ -483,21 +485,37 @@ def test_the_next_session_starts_from_the_handoff_once(project: Path) -> None:
     assert resumed.stdout == ""
 
 
-def test_stop_asks_once_then_commits_the_handoff(project: Path) -> None:
+def test_stop_tells_the_person_a_short_line_and_the_next_prompt_asks_the_model(
+    project: Path,
+) -> None:
+    """Claude Code 2.1.332 shows the person every Stop answer that reaches the model
+    ("Stop hook says: ..." for additionalContext; a block or exit 2 as "Stop hook reported a
+    problem"), and no one UserPromptSubmit's additionalContext. So at Stop the person gets one
+    short line and the model nothing; the next prompt carries the request, unseen, and that
+    turn's Stop commits the reply."""
     path = transcript(project / "t.jsonl", 155_000)
     stop = {"hook_event_name": "Stop", "stop_hook_active": False, "transcript_path": str(path)}
-    done = hook(project, stop)
-    # additionalContext keeps Claude Code's turn going, with no "blocking error" shown
-    # (decision: block would be one); the model reads it as the Stop hook's context
-    (extra,) = json.loads(done.stdout).values()
-    assert extra["hookEventName"] == "Stop"
-    assert extra["additionalContext"].startswith(
-        "clm-policy: the context is 78% (155,000 of 200,000) full and the policy hands off "
-        "(context 155000 >= hard limit 150000). Before you stop, end your reply with a handoff "
-        "for the next session, under these headings: ## Goal;"
+    done = hook(project, {**stop, "prompt_id": "p1"})
+    assert json.loads(done.stdout) == {"systemMessage": STOP_LINE}
+    assert "Before you stop" not in done.stdout  # the model's request is not on the screen
+    asked = hook(
+        project,
+        {
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "go on",
+            "prompt_id": "p2",
+            "transcript_path": str(path),
+        },
     )
+    reply = json.loads(asked.stdout)
+    assert reply["systemMessage"].startswith(
+        "clm-policy: context 86% (155,000 of 180,000), the policy hands off"
+    )
+    request = reply["hookSpecificOutput"]["additionalContext"]
+    assert request.startswith("[clm-policy] The context window is 86% (155,000 of 180,000) full")
+    assert "## Next safe action" in request
     note = "Goal: make the CSV parser keep quoted commas. Done: parser, tests. Next: release notes."
-    done = hook(project, {**stop, "stop_hook_active": True, "last_assistant_message": note})
+    done = hook(project, {**stop, "prompt_id": "p2", "last_assistant_message": note})
     assert done.returncode == 0, done.stderr
     assert "handoff committed" in json.loads(done.stdout)["systemMessage"]
     memory = memory_of(project)

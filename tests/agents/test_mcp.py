@@ -38,7 +38,10 @@ from clm_policy.config.project import load_config, memory_path, write_config
 from conftest import git, real_fixtures
 
 REAL = real_fixtures("claude-code") / "transcripts" / "session.jsonl"
-SESSION = "09de631e-4833-4263-b103-2f34cc65ddd3"
+# the real session's id (a regeneration of the fixtures makes a new one)
+SESSION = next(
+    json.loads(line)["sessionId"] for line in REAL.read_text().splitlines() if '"sessionId"' in line
+)
 OTHER = "7c0a4d51-1f1e-4c52-9a0e-3b5b2f1d8e77"
 _rng = random.Random(7)
 SECRET = (

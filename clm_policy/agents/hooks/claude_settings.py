@@ -269,7 +269,7 @@ def settings_command(
         lines += _install_report(path, _install_file(path, snip, force=force))
         from clm_policy.agents.hooks.shared import warm_policy
 
-        warm_policy(str(cwd))  # the first hook of a session finds its policy compiled
+        warm_policy(str(cwd), "claude-code")  # the first hook finds its policy compiled
         other = settings_path("user" if scope == "project" else "project", cwd)
         if other != path and has_hooks(other):
             lines.append(

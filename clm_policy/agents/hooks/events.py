@@ -261,7 +261,7 @@ def stop_for_handoff(hook: Hook, wording: Wording) -> HookReply:
     if hook.turn:
         hook.note(asked=hook.turn)
     return wording.ask_at_stop(
-        f"clm-policy: the context is {share(outcome)} full and the policy hands off "
+        f"clm-policy: the context is {share(outcome, hook.agent)} full and the policy hands off "
         f"({outcome.rationale}). Before you stop, end your reply with a handoff for the next "
         f"session, under these headings: {HANDOFF_HEADINGS} Then stop."
     )
@@ -328,7 +328,9 @@ def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
     told = told_of_handoff(hook, wording, facts)
     if told is not None:
         return told
-    full = share(outcome)
+    if facts.get("handoff") or handed_off(hook) is not None:
+        return NOTHING  # handed off, by any road (Stop, PreCompact, MCP): nothing to advise
+    full = share(outcome, hook.agent)
     if action == "compact":
         state, _ = hook.full_state()
         focus = compact_focus(redacted_for_advice(state))
@@ -340,8 +342,6 @@ def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
             f"was advised to compact it. {wording.compact_note(focus)}"
         )
     else:
-        if facts.get("handoff") or handed_off(hook) is not None:
-            return NOTHING  # the handoff is committed: the person knows what follows
         person = (
             f"clm-policy: context {full}, the policy hands off ({outcome.rationale}). "
             f"{wording.agent_name} will finish its step and write a handoff; then "
@@ -451,8 +451,15 @@ def compact_focus(state: Any) -> str:
     return one_line("; ".join(parts), 300)
 
 
-def share(outcome: Any) -> str:
+def share(outcome: Any, agent: str = "") -> str:
+    """The context as a share of the window; for Claude Code, of what it counts of the
+    window (its own "% context used", as the status line shows it: 160,000 of 200,000 is
+    "89% (160,000 of 180,000)")."""
     window = outcome.context_window
+    if window and agent == "claude-code":
+        from clm_policy.agents.statusline import counted_window
+
+        window = counted_window(window)
     if window:
         return f"{outcome.context_tokens / window:.0%} ({outcome.context_tokens:,} of {window:,})"
     return f"{outcome.context_tokens:,} tokens"

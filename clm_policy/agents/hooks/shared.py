@@ -77,7 +77,17 @@ def hook_settings(command: str, events: Mapping[str, HookEvent]) -> dict[str, An
     }
 
 
-def warm_policy(folder: str) -> None:
+def default_policy(agent: str) -> str:
+    """The policy when nothing names one: for Claude Code, the bundled ``claude-code`` policy
+    (shares of the window; the status line speaks for it too), for other agents ``default``."""
+    if agent == "claude-code":
+        from clm_policy.agents.statusline import DEFAULT_POLICY
+
+        return DEFAULT_POLICY
+    return "default"
+
+
+def warm_policy(folder: str, agent: str = "default") -> None:
     """Compile the policy a hook in ``folder`` would use (its project's ``.clm-policy.yaml``,
     else the default) into the compiled-policy cache, so that the first hook and status line
     of a session find it there (``hook claude-code --install``, ``hook codex
@@ -90,7 +100,7 @@ def warm_policy(folder: str) -> None:
     from clm_policy.policy.cache import load_policy_cached
 
     with contextlib.suppress(ClmError):
-        load_policy_cached(setting("policy", None, load_config(folder)) or "default")
+        load_policy_cached(setting("policy", None, load_config(folder)) or default_policy(agent))
 
 
 class Hook:
@@ -111,7 +121,7 @@ class Hook:
         self.agent = agent
         cwd = event.get("cwd")
         self.config = load_config(cwd if isinstance(cwd, str) and cwd else None)
-        self.policy_ref: str = setting("policy", policy_ref, self.config) or "default"
+        self.policy_ref: str = setting("policy", policy_ref, self.config) or default_policy(agent)
         self.profile = setting("profile", profile, self.config)
         self._memory = memory
         self._memory_path: str | None = None
@@ -319,6 +329,7 @@ def take_handoff(hook: Hook) -> str:
                     "seeded", extra_trailers={"Clm-Agent": hook.agent, "Clm-Seed": path}
                 ),
             )
+            hook.note(seeded=path, seeded_goal=manifest.goal)  # the first prompt says so
             return "\n\n".join(m.content for m in seed)
     return ""
 

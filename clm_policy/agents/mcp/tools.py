@@ -143,6 +143,9 @@ class Tools:
                 agent_summary=summary_text(fields),
                 **handoff_options(hook, state),
             )
+        # the session's hooks and status line know it has handed off (the model, and the
+        # person through its tool call, are told here)
+        hook.note(handoff=done.manifest_path, told=done.manifest_path, asked=None)
         return {
             **self._where(caller),
             "commit": done.commit,
