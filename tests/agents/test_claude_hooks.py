@@ -485,6 +485,35 @@ def test_the_next_session_starts_from_the_handoff_once(project: Path) -> None:
     assert resumed.stdout == ""
 
 
+def test_the_first_prompt_after_clear_says_which_handoff_the_session_starts_from(
+    project: Path,
+) -> None:
+    """Issue 26: `/clear` gave no sign that the new session was seeded. Its first prompt
+    says so to the person, in one line (its transcript is not written yet: that is no
+    reason to say nothing); the second says nothing."""
+    path = transcript(project / "t.jsonl", 166_000)
+    assert (
+        hook(
+            project,
+            {"hook_event_name": "PreCompact", "trigger": "auto", "transcript_path": str(path)},
+        ).returncode
+        == 2
+    )
+    fresh = project / "next.jsonl"  # a new session's first prompt comes before its transcript
+    common = {"transcript_path": str(fresh), "session_id": NEXT_SESSION}
+    assert hook(project, {"hook_event_name": "SessionStart", "source": "clear", **common}).stdout
+    manifest = git(memory_of(project), "log", "-1", "--format=%(trailers:key=Clm-Seed,valueonly)")
+    first = hook(project, {"hook_event_name": "UserPromptSubmit", "prompt": "go on", **common})
+    assert json.loads(first.stdout) == {
+        "systemMessage": (
+            f"clm-policy: this session starts from the handoff {manifest.strip()} "
+            "(goal: Make the CSV parser keep quoted commas.)."
+        )
+    }
+    again = hook(project, {"hook_event_name": "UserPromptSubmit", "prompt": "more", **common})
+    assert (again.returncode, again.stdout) == (0, "")
+
+
 def test_stop_tells_the_person_a_short_line_and_the_next_prompt_asks_the_model(
     project: Path,
 ) -> None:
