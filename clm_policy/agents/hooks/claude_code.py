@@ -238,7 +238,24 @@ def _post_compact(hook: Hook) -> HookReply:
 
 
 def _stop(hook: Hook) -> HookReply:
-    return stop_for_handoff(hook, wording())
+    reply = stop_for_handoff(hook, wording())
+    if engine_mode() in ("replace", "append"):
+        # the engine applies the committed handoff after the turn, and says so itself
+        return _without_person_line(reply)
+    return reply
+
+
+def _session_start(hook: Hook) -> HookReply:
+    """SessionStart (:func:`~.events.session_start`); after the plugin engine replaced the
+    conversation by a handoff's seed, Claude Code's SessionStart ``compact`` brings nothing
+    more (the seed holds what the snapshot's essentials would)."""
+    if hook.event.get("source") == "compact" and hook.facts().get("fresh_start"):
+        hook.note(fresh_start=None)
+        model = hook.event.get("model")
+        if isinstance(model, str) and model:
+            hook.note(model=model)
+        return NOTHING
+    return session_start(hook)
 
 
 EVENTS = {
@@ -250,7 +267,7 @@ EVENTS = {
     "UserPromptSubmit": HookEvent(_user_prompt_submit, 30),
     "PreCompact": HookEvent(_pre_compact, 60),
     "PostCompact": HookEvent(_post_compact, 30),
-    "SessionStart": HookEvent(session_start, 30),
+    "SessionStart": HookEvent(_session_start, 30),
     "Stop": HookEvent(_stop, 60),
     "SubagentStop": HookEvent(record_subagent, 60),
 }

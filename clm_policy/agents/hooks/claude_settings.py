@@ -276,6 +276,12 @@ def settings_command(
                 f"note: {other} runs clm-policy's hooks too, and Claude Code runs the hooks of "
                 "both files: keep them in one."
             )
+    if install:
+        lines.append(
+            "Or install clm-policy as a Claude Code plugin, which also compacts and hands off by "
+            "itself in the terminal: clm-policy hook claude-code --install --plugin "
+            "(docs/claude-code.md)."
+        )
     if print_settings:
         lines.append(json.dumps(snip, indent=2))
     return 0, "\n".join(lines)

@@ -283,11 +283,7 @@ def window_unknown(policy: Any, figures: Any, profile: str | None) -> bool:
 
 def take_handoff(hook: Hook) -> str:
     """The newest handoff no session has picked up yet, as a seed; marked taken in git."""
-    from clm_policy.lifecycle.handoff import seed_messages
-    from clm_policy.lifecycle.pipelines import Provenance, memory_hits, record_session_start
     from clm_policy.memory.audit import read_log
-    from clm_policy.models.manifest import read_manifest
-    from clm_policy.models.state import SessionState
 
     sid = hook.session_id()
     with hook.repo() as repo:
@@ -300,38 +296,60 @@ def take_handoff(hook: Hook) -> str:
             path = entry.trailers.get("Clm-Manifest")
             if not path or path in taken or entry.session == sid:
                 continue
-            text = repo.show_file(path, entry.commit)
-            if text is None:
+            seeded = seed_from(hook, repo, entry)
+            if seeded is None:
                 continue
-            try:
-                manifest, read = read_manifest(jsonquick.loads(text), source=path)
-            except (ValueError, ClmError):
-                continue  # a manifest that does not validate is no seed
-            if read.upgraded:
-                log(read.note(path))
-            constraints, decisions = _carried(repo, entry.session, entry.commit)
-            seed = seed_messages(
-                manifest,
-                memory_hits(repo, manifest),
-                constraints=constraints,
-                decisions=decisions,
-                seed_tokens=hook.policy().profile(hook.profile).seed_tokens,
-                manifest_path=path,
-            )
-            state = SessionState(
-                session_id=sid, goal=manifest.goal, parent_session=entry.session or None
-            )
-            record_session_start(
-                repo,
-                state,
-                record={"agent": hook.agent, "seeded_from": path},
-                why=Provenance(
-                    "seeded", extra_trailers={"Clm-Agent": hook.agent, "Clm-Seed": path}
-                ),
-            )
-            hook.note(seeded=path, seeded_goal=manifest.goal)  # the first prompt says so
-            return "\n\n".join(m.content for m in seed)
+            text, goal = seeded
+            hook.note(seeded=path, seeded_goal=goal)  # the first prompt says so
+            return text
     return ""
+
+
+def seed_from(
+    hook: Hook, repo: Any, entry: Any, *, in_place: bool = False
+) -> tuple[str, str] | None:
+    """The seed of the handoff ``entry`` (an audit-log entry of a handoff commit) and its goal,
+    recorded in git as taken by this hook's session (``Clm-Seed``: no later session starts
+    from it again); None when its manifest is missing or does not validate. ``in_place``: the
+    session that handed off continues from it (clm-policy's plugin engine replaced its
+    conversation), so its start record keeps no parent of its own."""
+    from clm_policy.lifecycle.handoff import seed_messages
+    from clm_policy.lifecycle.pipelines import Provenance, memory_hits, record_session_start
+    from clm_policy.models.manifest import read_manifest
+    from clm_policy.models.state import SessionState
+
+    path = entry.trailers.get("Clm-Manifest")
+    text = repo.show_file(path, entry.commit) if path else None
+    if text is None:
+        return None
+    try:
+        manifest, read = read_manifest(jsonquick.loads(text), source=path)
+    except (ValueError, ClmError):
+        return None  # a manifest that does not validate is no seed
+    if read.upgraded:
+        log(read.note(path))
+    constraints, decisions = _carried(repo, entry.session, entry.commit)
+    seed = seed_messages(
+        manifest,
+        memory_hits(repo, manifest),
+        constraints=constraints,
+        decisions=decisions,
+        seed_tokens=hook.policy().profile(hook.profile).seed_tokens,
+        manifest_path=path,
+    )
+    sid = hook.session_id()
+    parent = None if in_place else entry.session or None
+    state = SessionState(session_id=sid, goal=manifest.goal, parent_session=parent)
+    record: dict[str, object] = {"agent": hook.agent, "seeded_from": path}
+    if in_place:
+        record["in_place"] = True
+    record_session_start(
+        repo,
+        state,
+        record=record,
+        why=Provenance("seeded", extra_trailers={"Clm-Agent": hook.agent, "Clm-Seed": path}),
+    )
+    return "\n\n".join(m.content for m in seed), manifest.goal
 
 
 def _carried(repo: Any, session: str | None, commit: str) -> tuple[list[str], list[str]]:
@@ -468,6 +486,11 @@ def run_hook(
 
         take_ignored()  # a hook speaks on stdout, in its reply, or not at all
         return NOTHING
+
+
+def hook_input(raw: bytes) -> dict[str, Any]:
+    """The hook's input: a JSON object in UTF-8, or an :class:`InputError` saying why not."""
+    return _event(raw)
 
 
 def _event(raw: bytes) -> dict[str, Any]:
