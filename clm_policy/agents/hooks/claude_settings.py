@@ -5,7 +5,7 @@ The snippet (:func:`snippet`) runs ``<clm-policy> hook claude-code`` on every ev
 SessionStart, Stop and SubagentStop) — each in a group without a ``matcher``, which Claude
 Code runs for every occurrence of the event (both PreCompact triggers, manual and auto; every
 SessionStart source) — with the table's timeout in seconds, and sets ``statusLine`` to
-``{"type": "command", "command": "<clm-policy> statusline"}``. ``<clm-policy>`` is the absolute
+``{"type": "command", "command": "<clm-policy> statusline", "refreshInterval": 5}``. ``<clm-policy>`` is the absolute
 path of the installed script when it can be found (:func:`executable`), so the hooks run the
 same installation whatever PATH Claude Code starts with.
 
@@ -36,6 +36,8 @@ HOOK_ARGS = ("hook", "claude-code")
 STATUSLINE_ARGS = ("statusline",)
 SETTINGS_LIMIT = 4 * 1024 * 1024
 SCOPES = ("project", "user")
+STATUSLINE_REFRESH = 5
+"""Seconds between Claude Code's extra runs of the status line (``refreshInterval``)."""
 
 
 def executable() -> str:
@@ -61,7 +63,13 @@ def snippet(executable: str) -> dict[str, Any]:
     exe = shlex.quote(executable)
     return {
         "hooks": hook_settings(f"{exe} {' '.join(HOOK_ARGS)}", EVENTS),
-        "statusLine": {"type": "command", "command": f"{exe} {' '.join(STATUSLINE_ARGS)}"},
+        "statusLine": {
+            "type": "command",
+            "command": f"{exe} {' '.join(STATUSLINE_ARGS)}",
+            # Claude Code re-runs it on its own events; a handoff the hooks commit after the
+            # turn's last one ("handed off") shows within this many seconds
+            "refreshInterval": STATUSLINE_REFRESH,
+        },
     }
 
 
@@ -118,7 +126,8 @@ def _merge_status_line(merged: dict[str, Any], ours: dict[str, Any], force: bool
         return f"added statusLine `{new}`"
     old = _command(current)
     if isinstance(current, dict) and runs_clm_policy(old, STATUSLINE_ARGS):
-        updated = {**current, **ours}  # the person's padding or refreshInterval stay
+        # the person's padding or refreshInterval stay; ours fill what is not set
+        updated = {**ours, **current, "type": ours["type"], "command": ours["command"]}
         if updated == current:
             return None
         merged["statusLine"] = updated
@@ -276,12 +285,6 @@ def settings_command(
                 f"note: {other} runs clm-policy's hooks too, and Claude Code runs the hooks of "
                 "both files: keep them in one."
             )
-    if install:
-        lines.append(
-            "Or install clm-policy as a Claude Code plugin, which also compacts and hands off by "
-            "itself in the terminal: clm-policy hook claude-code --install --plugin "
-            "(docs/claude-code.md)."
-        )
     if print_settings:
         lines.append(json.dumps(snip, indent=2))
     return 0, "\n".join(lines)
@@ -315,5 +318,10 @@ def _install_report(path: Path, changes: list[str]) -> list[str]:
             "Start a new Claude Code session for it to take effect (/hooks lists the hooks). "
             f"To undo: remove the entries whose command runs `{SCRIPT} hook claude-code`, and "
             f"the `statusLine`, from {path}."
+        )
+        lines.append(
+            "Or install clm-policy as a Claude Code plugin, which also compacts and hands off by "
+            "itself in the terminal: clm-policy hook claude-code --install --plugin "
+            "(docs/claude-code.md)."
         )
     return lines
