@@ -464,6 +464,7 @@ _NOTICES = (
     "<agent-notification>",
     "<system-reminder>",
     "<local-command-caveat>",
+    "[clm-policy]",  # clm-policy's plugin engine asking for the handoff: not the person's
 )
 BUILTIN_COMMANDS = frozenset(
     {
@@ -594,7 +595,10 @@ def feed_work(log: Any, obj: dict[str, Any]) -> None:
     text = _REMINDER.sub("", _text(content)).strip()
     if not text:
         return
-    if text.startswith(_NOTICES):
+    origin = obj.get("origin")
+    if text.startswith(_NOTICES) or (isinstance(origin, dict) and origin.get("kind") == "plugin"):
+        # (a plugin's prompt, such as clm-policy's engine asking for the handoff, is not the
+        # person's request)
         log.notice(text)
         return
     command = _COMMAND.search(text)

@@ -184,7 +184,13 @@ def test_the_terminal_at_the_handoff_point(
 
         screen.type("/clear")
         screen.type("Carry on.")
-        shown = screen.wait_for("Starting from the handoff.", "the first reply after /clear")
+        shown = screen.wait_for(
+            lambda s: (
+                "Starting from the handoff." in s
+                and "thissessionstartsfromthehandoff" in "".join(s.split())
+            ),
+            "the first reply after /clear, and the line naming the handoff",
+        )
     (start,) = [c for c in sandbox.memory_log() if "Clm-Event: start" in c["trailers"]]
     seed = next(
         line.split(": ", 1)[1]

@@ -76,7 +76,7 @@ class Screen:
         return ""
 
 
-def prepare(claude: Claude, statusline_inputs: Path) -> Path:
+def prepare(claude: Claude, statusline_inputs: Path, *args: str) -> Path:
     """The first-run answers, the status line's input recorded (``tee`` in front of
     clm-policy's own command), and the script tmux runs. Returns the script."""
     sb = claude.sandbox
@@ -105,7 +105,9 @@ def prepare(claude: Claude, statusline_inputs: Path) -> Path:
     script.write_text(
         "#!/bin/sh\n"
         f"cd {shlex.quote(str(sb.project))} || exit 1\n"
-        f"exec env -i {assignments} {shlex.quote(str(claude.exe))}{model}\n"
+        f"exec env -i {assignments} {shlex.quote(str(claude.exe))}{model}"
+        + "".join(f" {shlex.quote(arg)}" for arg in args)
+        + "\n"
     )
     script.chmod(0o755)
     return script

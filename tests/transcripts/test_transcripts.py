@@ -942,9 +942,7 @@ def test_right_after_a_real_compaction_the_estimate_starts_from_claude_codes_fig
     at = next(i for i, line in enumerate(lines) if '"compact_boundary"' in line)
     older = json.loads(lines[at])
     del older["compactMetadata"]["postTokens"]
-    cut.write_text(
-        "".join([*lines[:at], json.dumps(older) + "\n", *lines[at + 1 : summary + 1]])
-    )
+    cut.write_text("".join([*lines[:at], json.dumps(older) + "\n", *lines[at + 1 : summary + 1]]))
     summary_chars = len(json.loads(lines[summary])["message"]["content"])
     assert read_context(cut).context_tokens == -(-summary_chars // 4)
 

@@ -72,9 +72,10 @@ interactive session where it acts, to what it does with a handoff: ``replace``, 
 engine compacts and applies handoffs itself (clm_policy.agents.hooks.engine); without it
 (``claude -p``, the settings-file install, an older Claude Code) they do everything."""
 ENGINE_MODES = ("replace", "append", "clear")
-ENGINE_PROMPT = "Write your handoff for the next session now (clm-policy: the policy hands off)."
+ENGINE_PROMPT = "[clm-policy] The policy hands off: write your handoff for the next session now."
 """The prompt the engine submits when the policy hands off after a turn: the person sees it;
-the model's request comes with it, unseen (UserPromptSubmit's additionalContext)."""
+the model's request comes with it, unseen (UserPromptSubmit's additionalContext). A transcript
+reader takes it for a notice, not the person's request (its ``[clm-policy]`` start)."""
 STOP_LINE = (
     "clm-policy: the policy hands off here: Claude writes its handoff at your next prompt; "
     "then run /clear."

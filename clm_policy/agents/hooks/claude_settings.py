@@ -5,9 +5,10 @@ The snippet (:func:`snippet`) runs ``<clm-policy> hook claude-code`` on every ev
 SessionStart, Stop and SubagentStop) — each in a group without a ``matcher``, which Claude
 Code runs for every occurrence of the event (both PreCompact triggers, manual and auto; every
 SessionStart source) — with the table's timeout in seconds, and sets ``statusLine`` to
-``{"type": "command", "command": "<clm-policy> statusline", "refreshInterval": 5}``. ``<clm-policy>`` is the absolute
-path of the installed script when it can be found (:func:`executable`), so the hooks run the
-same installation whatever PATH Claude Code starts with.
+``{"type": "command", "command": "<clm-policy> statusline", "refreshInterval": 5}``.
+``<clm-policy>`` is the absolute path of the installed script when it can be found
+(:func:`executable`), so the hooks run the same installation whatever PATH Claude Code starts
+with.
 
 :func:`merge` puts the snippet into existing settings and keeps everything else: every other
 key, in its order; every other hook, also under the same events (another tool's commands stay

@@ -166,11 +166,14 @@ def _compact(hook: Hook) -> Answer:
     seed, _goal = seeded
     manifest = entries[0].trailers.get("Clm-Manifest") or entries[0].commit
     hook.note(applied=manifest, handoff=manifest, told=manifest, fresh_start=True)
+    policy = hook.policy()
+    names = f"{policy.name}/{policy.profile(hook.profile).name}"
     return {
         "act": mode,
         "seed": seed,
         "toast": f"handed off ({manifest}): the conversation continues from it",
-        "status": status_text(hook),
+        # no figure until the next response (the transcript's is from before the handoff)
+        "status": f"ctx n/a (just compacted) · continues from its handoff · {names}",
     }
 
 

@@ -19,6 +19,7 @@ import type { EngineInterface, Register } from 'claude-code'
 
 const COMMAND = ['clm-policy', 'hook', 'claude-code', '--engine']
 const CALL_MS = 30_000
+const ASK_AFTER_MS = 200
 const MODES = ['replace', 'append', 'clear']
 
 type Answer = {
@@ -33,6 +34,9 @@ type Answer = {
 
 // Whether the engine acts in this session: an interactive one, until Claude Code refuses.
 let acting = false
+// While the engine's own compaction runs: what its session.compact hook answered, shown once
+// the compaction has settled (a toast drawn during it is not seen).
+let compacting: Answer | undefined
 
 // One line in clm-policy's hook log, where clm-policy itself cannot write it.
 async function logLine($: EngineInterface, line: string): Promise<void> {
@@ -96,6 +100,14 @@ async function call(
   }
 }
 
+async function submit($: EngineInterface, text: string): Promise<void> {
+  try {
+    await $.prompt.submit({ text })
+  } catch (err) {
+    await refused($, 'submit the handoff prompt', err)
+  }
+}
+
 function show($: EngineInterface, answer: Answer): void {
   if (typeof answer.status === 'string' && answer.status !== '') $.ui.status(answer.status)
 }
@@ -146,21 +158,25 @@ export const register: Register = (on, options) => {
     const answer = await call($, 'engine.turn', mode, { context })
     show($, answer)
     if (answer.act === 'compact' || answer.act === 'apply') {
+      compacting = {}
       try {
         const compacted = await $.session.compact({ instructions: answer.instructions })
-        if (compacted.skip === undefined) toast($, answer)
-        else await logLine($, `the compaction was skipped: ${compacted.skip}`)
+        const said = compacting.seed !== undefined ? compacting : answer
+        if (compacted.skip === undefined) {
+          toast($, said)
+          show($, said)
+        } else await logLine($, `the compaction was skipped: ${compacted.skip}`)
       } catch (err) {
         await refused($, 'compact', err)
+      } finally {
+        compacting = undefined
       }
     } else if (answer.act === 'ask' && typeof answer.prompt === 'string') {
       toast($, answer)
-      try {
-        // a turn of its own once the session is idle: not awaited inside this turn's end
-        void $.prompt.submit({ text: answer.prompt })
-      } catch (err) {
-        await refused($, 'submit the handoff prompt', err)
-      }
+      const text = answer.prompt
+      // a turn of its own, once this one has ended: from a timer, so that it is submitted
+      // to an idle session (not queued behind this turn)
+      $.clock.after(ASK_AFTER_MS, () => submit($, text))
     }
     return done
   })
@@ -173,16 +189,18 @@ export const register: Register = (on, options) => {
     })
     if (typeof answer.seed !== 'string' || answer.seed === '') return next(e)
     const seed = { role: 'user' as const, text: answer.seed, toolUses: [] }
+    const says = (): void => {
+      if (compacting !== undefined) Object.assign(compacting, answer)
+      else (toast($, answer), show($, answer)) // a /compact of the person's
+    }
     if (answer.act === 'replace') {
-      toast($, answer)
-      show($, answer)
+      says()
       return { messages: [seed] }
     }
     if (answer.act === 'append') {
       const compacted = await next(e)
       if (compacted.skip !== undefined) return compacted
-      toast($, answer)
-      show($, answer)
+      says()
       return { ...compacted, messages: [...compacted.messages, seed] }
     }
     return next(e)

@@ -3,7 +3,7 @@
 // registers stand for the engine beneath the module: here they answer its calls on `$`
 // (the session, `clm-policy` as a process) and record what it does (compactions, prompts,
 // the status, toasts, the environment the command hooks get).
-import { expect, test } from 'claude-code/testing'
+import { expect, mock, test } from 'claude-code/testing'
 
 const TURN = {
   answer: 'Done.',
@@ -62,7 +62,7 @@ function session(
   })
   on('process.run', (_: unknown, e: { argv: string[]; init?: { stdin?: string } }) => {
     if (e.argv[0] === 'sh') {
-      world.logged.push(e.argv[e.argv.length - 1])
+      world.logged.push(String(e.argv[e.argv.length - 1]))
       return { value: { exitCode: 0, stdout: '', stderr: '', isStdoutTruncated: false, isStderrTruncated: false } }
     }
     world.calls.push(JSON.parse(e.init?.stdin ?? '{}'))
@@ -116,7 +116,7 @@ test('after a turn past the compact threshold it compacts with the policy focus'
   expect(world.compacted).toEqual([focus])
   expect(world.toasts).toEqual(['compacting: context 72% (130,000 of 180,000)'])
   expect(world.statuses.at(-1)).toBe(STATUS)
-  const turn = world.calls[1]
+  const turn = world.calls[1] ?? {}
   expect(turn.hook_event_name).toBe('engine.turn')
   expect(turn.session_id).toBe('sess-1')
   expect(turn.transcript_path).toBe('/work/t.jsonl')
@@ -134,15 +134,18 @@ test('a turn that continues shows the status and nothing more', async ($, on) =>
   expect(world.statuses).toEqual(['start', STATUS])
 })
 
-test('the handoff: the prompt that asks for it, then the seed in place of the conversation', async ($, on) => {
+test('past the handoff point it submits the prompt that asks for the handoff, once the turn has ended', async ($, on) => {
+  const clock = mock.clock(on)
   const world = session(on, [
     { act: 'none', status: 'start' },
     { act: 'ask', prompt: 'Write your handoff for the next session now.', toast: 'the policy hands off', status: STATUS },
   ])
   await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true } as any)
   await $.turn.complete(TURN as any)
-  expect(world.submitted).toEqual(['Write your handoff for the next session now.'])
   expect(world.toasts).toEqual(['the policy hands off'])
+  expect(world.submitted).toEqual([]) // not inside the turn's end: from a timer after it
+  await clock.advance(200)
+  expect(world.submitted).toEqual(['Write your handoff for the next session now.'])
 })
 
 test('a headless session (claude -p) is left to the command hooks', async ($, on) => {
@@ -172,7 +175,7 @@ test('the handoff option reaches clm-policy, and append keeps Claude Code\'s sum
     trigger: 'manual',
     messages: [{ role: 'user', text: 'write calc.py', toolUses: [] }],
   } as any)
-  expect('messages' in done && done.messages.map(m => m.text)).toEqual([
+  expect((done.messages ?? []).map((m: { text: string }) => m.text)).toEqual([
     'the summary',
     '# Handoff: calc.py',
   ])
@@ -224,8 +227,8 @@ test('session.compact replaces the conversation by the seed', async ($, on) => {
     { act: 'replace', seed: '# Handoff: the goal is calc.py', toast: 'handed off', status: STATUS },
   ])
   await $.session.start({ cwd: '/work/project', surface: 'terminal', isInteractive: true } as any)
-  const done = await $.session.compact({ instructions: 'apply' })
-  expect('messages' in done && done.messages.map(m => m.text)).toEqual([
+  const done = await $.session.compact({ instructions: 'apply' } as any)
+  expect((done.messages ?? []).map((m: { text: string }) => m.text)).toEqual([
     '# Handoff: the goal is calc.py',
   ])
   expect(world.compacted).toEqual([]) // answered in the engine's place: core never ran
