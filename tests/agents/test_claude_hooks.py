@@ -514,6 +514,38 @@ def test_the_first_prompt_after_clear_says_which_handoff_the_session_starts_from
     assert (again.returncode, again.stdout) == (0, "")
 
 
+def test_the_first_prompt_after_clear_reads_a_transcript_of_the_command_alone(
+    project: Path,
+) -> None:
+    """Claude Code 2.1.332 may have written only the new session's first line (`mode`) when
+    its first prompt's hook runs (seen in the real terminal under load): a file no reader could
+    tell the format of ("not an OpenAI chat transcript" in the hook log, and the seed's line
+    lost). A file with no conversation line yet, only records of the agent, is one not written
+    yet."""
+    from conftest import real_fixtures
+
+    real = real_fixtures("claude-code") / "transcripts" / "after-clear.jsonl"
+    first = real.read_text().splitlines(keepends=True)[0]
+    assert json.loads(first)["type"] == "mode"
+    head = project / "after-clear.jsonl"
+    head.write_text(first)
+    path = transcript(project / "t.jsonl", 166_000)
+    assert (
+        hook(
+            project,
+            {"hook_event_name": "PreCompact", "trigger": "auto", "transcript_path": str(path)},
+        ).returncode
+        == 2
+    )
+    common = {"transcript_path": str(head), "session_id": NEXT_SESSION}
+    assert hook(project, {"hook_event_name": "SessionStart", "source": "clear", **common}).stdout
+    done = hook(project, {"hook_event_name": "UserPromptSubmit", "prompt": "go on", **common})
+    assert json.loads(done.stdout)["systemMessage"].startswith(
+        "clm-policy: this session starts from the handoff manifests/"
+    )
+    assert not log_path().exists()
+
+
 def test_stop_tells_the_person_a_short_line_and_the_next_prompt_asks_the_model(
     project: Path,
 ) -> None:

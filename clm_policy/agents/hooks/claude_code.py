@@ -165,6 +165,13 @@ def _user_prompt_submit(hook: Hook) -> HookReply:
             reply = prompt_advice(hook, wording())
     except NoTranscriptYet:  # the new session's first prompt: nothing to read yet
         reply = NOTHING
+    except Exception as exc:
+        if not seeded:
+            raise  # (run_hook logs it, and answers nothing)
+        from clm_policy.agents.hooks.shared import log
+
+        log(f"{AGENT}: {hook.name}: {type(exc).__name__}: {exc}")  # the line is said anyway
+        reply = NOTHING
     if mode is not None and hook.event.get("prompt") == ENGINE_PROMPT:
         reply = _without_person_line(reply)
     return _with_line(reply, seeded)
@@ -246,19 +253,6 @@ def _stop(hook: Hook) -> HookReply:
     return reply
 
 
-def _session_start(hook: Hook) -> HookReply:
-    """SessionStart (:func:`~.events.session_start`); after the plugin engine replaced the
-    conversation by a handoff's seed, Claude Code's SessionStart ``compact`` brings nothing
-    more (the seed holds what the snapshot's essentials would)."""
-    if hook.event.get("source") == "compact" and hook.facts().get("fresh_start"):
-        hook.note(fresh_start=None)
-        model = hook.event.get("model")
-        if isinstance(model, str) and model:
-            hook.note(model=model)
-        return NOTHING
-    return session_start(hook)
-
-
 EVENTS = {
     # the one table of Claude Code's events: the handler, and the timeout in seconds its
     # settings.json gives the hook (clm_policy.agents.hooks.claude_settings writes it from
@@ -268,7 +262,7 @@ EVENTS = {
     "UserPromptSubmit": HookEvent(_user_prompt_submit, 30),
     "PreCompact": HookEvent(_pre_compact, 60),
     "PostCompact": HookEvent(_post_compact, 30),
-    "SessionStart": HookEvent(_session_start, 30),
+    "SessionStart": HookEvent(session_start, 30),
     "Stop": HookEvent(_stop, 60),
     "SubagentStop": HookEvent(record_subagent, 60),
 }

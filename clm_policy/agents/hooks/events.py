@@ -472,6 +472,11 @@ def session_start(hook: Hook) -> HookReply:
     model = hook.event.get("model")
     if isinstance(model, str) and model:
         hook.note(model=model)
+    if hook.event.get("source") == "compact" and hook.facts().get("fresh_start"):
+        # the compaction that put a handoff's seed in place of the conversation (clm-policy's
+        # Claude Code plugin engine): the seed holds what the snapshot's essentials would
+        hook.note(fresh_start=None)
+        return NOTHING
     text = context_at_start(hook)
     if not text:
         return NOTHING

@@ -226,9 +226,30 @@ class Hook:
         (None: the window is unknown)."""
         from clm_policy.transcripts.reading import read_context
 
-        reading = read_context(self.transcript)
+        try:
+            reading = read_context(self.transcript)
+        except InputError as exc:
+            raise self._not_yet(exc) from None
         self.window_of(reading)
         return reading, self.outcome(reading.to_figures())
+
+    def _not_yet(self, exc: InputError) -> InputError:
+        """``exc``, or :class:`NoTranscriptYet` when the transcript holds no line of the
+        conversation yet: a new session's small file whose lines are all records of the agent
+        (Claude Code's first is ``{"type": "mode", ...}``: no reader can tell its format from
+        it), none of them a user's or an assistant's — not garbage."""
+        try:
+            if os.path.getsize(self.transcript) > 65536:
+                return exc
+            with open(self.transcript, "rb") as handle:
+                lines = [line for line in handle.read().splitlines() if line.strip()]
+            records = [jsonquick.loads(line.decode("utf-8")) for line in lines]
+        except (OSError, ValueError):
+            return exc
+        typed = [r.get("type") if isinstance(r, dict) else None for r in records]
+        if all(isinstance(t, str) and t not in ("user", "assistant") for t in typed):
+            return NoTranscriptYet(f"{self.name}: the transcript has no conversation line yet")
+        return exc
 
     def full_state(self) -> tuple[Any, Any | None]:
         """The whole transcript as a SessionState (for a snapshot or a handoff) and the

@@ -43,8 +43,9 @@ async function logLine($: EngineInterface, line: string): Promise<void> {
   const script =
     'd="${XDG_STATE_HOME:-$HOME/.local/state}/clm-policy"; mkdir -p "$d" && ' +
     'printf "%s %s\\n" "$(date +%Y-%m-%dT%H:%M:%S%z)" "$1" >> "$d/hook.log"'
+  const one = line.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ') // one line
   try {
-    await $.process.run(['sh', '-c', script, 'sh', `claude-code engine: ${line}`])
+    await $.process.run(['sh', '-c', script, 'sh', `claude-code engine: ${one}`])
   } catch {
     // nowhere else to say it: the status says it
   }
