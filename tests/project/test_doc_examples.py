@@ -222,7 +222,7 @@ def test_the_reader_sees_commands_output_and_marks() -> None:
     (statusline,) = [e for e in sample if "statusline" in e.command and "echo" in e.command]
     assert statusline.command.count("\n") == 2  # the quoted JSON goes on for two more lines
     assert statusline.output == [
-        "ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding"
+        "ctx 46% 82k/180k · compact at 67% · continue · claude-code/coding"
     ]
     assert Example("clm-policy lint x  # [exit 1] two problems", 1).exit_code == 1
     assert Example("clm-policy show x  # [not run: needs a session]", 1).skipped == (
