@@ -44,7 +44,7 @@ TARGET_RATIO = 3.0
 WARMUPS = 3
 DEFAULT_RUNS = 21
 DEFAULT_COLD_RUNS = 5
-EXPECTED = "ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding\n"
+EXPECTED = "ctx 46% 82k/180k · compact at 67% · continue · claude-code/coding\n"
 
 
 class BenchError(Exception):

@@ -29,6 +29,15 @@ FIXTURES = TESTS / "fixtures"
 GOLDEN = TESTS / "golden"
 
 
+def real_fixtures(agent: str) -> Path:
+    """What the pinned ``agent`` (``claude-code``, ``codex``) produced in the end-to-end tests:
+    ``tests/fixtures/real/<agent>-<version>`` of the version tests/agents_e2e/versions.json
+    pins (until a bump's fixtures are made, the newest there)."""
+    from agents_e2e.agents import fixtures
+
+    return fixtures(agent)
+
+
 @pytest.fixture(autouse=True)
 def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test reads or writes the real home, cache or global git configuration."""

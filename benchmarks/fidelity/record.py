@@ -606,7 +606,8 @@ CSVTOOL = {
 def claude_todo_handoff(world: ClaudeRun) -> dict[str, Path]:
     """TodoWrite (Claude Code's todo list, on with CLAUDE_CODE_ENABLE_TASKS=0) with statuses
     changing, a grep with no match, a red then green test, a pipeline hiding a failing suite,
-    and the handoff the Stop hook asks for (the context past the hand-off limit)."""
+    and the handoff clm-policy asks for with the prompt after the Stop that found the context
+    past the hand-off limit."""
     world.files(CSVTOOL)
     world.env_extra["CLAUDE_CODE_ENABLE_TASKS"] = "0"
     p = str(world.project)
@@ -742,10 +743,13 @@ def claude_todo_handoff(world: ClaudeRun) -> dict[str, Path]:
             u(157_000),
         ),
     ]
-    result = world.p(
+    world.p(
         "Add a --json output flag to the csvtool CLI. Write the test first. "
         "No new dependencies: use the standard library json module only."
     )
+    # the Stop at 156,000 tokens tells the person one line; the next prompt carries the
+    # request for the handoff to the model, unseen, and that turn's Stop commits the reply
+    result = world.p("Go on.", "--continue")
     return claude_files(world, result["session_id"])
 
 

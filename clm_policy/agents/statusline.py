@@ -5,19 +5,26 @@ input and shows the first line it prints. This module reads that object and answ
 
     ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding
 
-the context in the window (tokens and share), the next threshold of the project's policy and
-profile (``.clm-policy.yaml``, found from ``workspace.current_dir``; ``--policy``/``--profile``
-and ``CLM_POLICY_POLICY``/``CLM_POLICY_PROFILE`` override it, as everywhere), what the
-thresholds say now, and which policy and profile speak.
+the context and its share of what Claude Code counts, the next threshold of the project's
+policy and profile (``.clm-policy.yaml``, found from ``workspace.current_dir``; ``--policy``/
+``--profile`` and ``CLM_POLICY_POLICY``/``CLM_POLICY_PROFILE`` override it, as everywhere;
+without any, the bundled ``claude-code`` policy, whose thresholds are shares of the window),
+what the thresholds say now, and which policy and profile speak.
 
 The context is ``context_window.current_usage``'s ``input_tokens + cache_creation_input_tokens
 + cache_read_input_tokens`` (output excluded: the sum behind Claude Code's own
 ``used_percentage``); the window is ``context_window_size``, else the policy's window for
-``model.id``. ``current_usage`` is null before the first response, and right after /compact
-null or (Claude Code 2.1.x) all zeros with ``used_percentage`` 0: then the transcript's
-figure (``transcript_path``, read from its end, marked ``~`` when it is an estimate), else
-``ctx n/a (no usage yet)``. The window Claude Code reports is kept for the session's hooks,
-which never get it (:func:`record_window`).
+``model.id``. **One figure on screen**: the share is of the window less the 20,000 tokens
+Claude Code keeps for its reply (:func:`counted_window`) — what Claude Code's own "89% context
+used" counts (2.1.332: 160,000 of 200,000 shows as 89%, not 80%) — and the policy's thresholds
+are shown in the same terms (its 60% of a 200K window, 120,000 tokens, is "compact at 67%").
+``current_usage`` is null before the first response (``ctx n/a (no usage yet)``, or the
+transcript's figure, marked ``~`` when it is an estimate), and right after /compact null or
+(Claude Code 2.1.x) all zeros with ``used_percentage`` 0: no figure until the next response
+(``ctx n/a (just compacted)``: an estimate then would leave out the system prompt and the
+tools). After the session's handoff is committed (by any road: the hooks note it) the line
+says ``handed off``. The window Claude Code reports is kept for the session's hooks, which
+never get it (:func:`record_window`).
 
 **The line shows the thresholds' verdict** — at or past ``hard_handoff``: handoff; at or past
 ``soft_compact``: compact; else continue — not a full decision: the status line knows the
@@ -59,9 +66,17 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, BinaryIO
 
-FORMAT = "clm-policy-statusline-1"
+FORMAT = "clm-policy-statusline-2"
 """Part of every digest's key: digests of another format are never read."""
 NEUTRAL = "clm-policy: ?"
+DEFAULT_POLICY = "claude-code"
+"""The policy when nothing names one: Claude Code's windows differ, so the bundled policy of
+shares of the window (the ``default`` policy's tokens, 250,000 on a 200,000 window, would read
+"compact at 125%")."""
+REPLY_RESERVE = 20_000
+"""Tokens Claude Code keeps free for the model's reply: its "% context used" counts the window
+less these (2.1.332: ``window - min(max output tokens, 20000)``)."""
+HANDED_OFF = "handed off"
 SEP = " · "
 STDIN_LIMIT = 1024 * 1024
 DIGEST_LIMIT = 64 * 1024
@@ -84,17 +99,35 @@ class _Problem(Exception):
 
 
 class Figures:
-    """The context a status-line input gives: tokens (None: not known), window, model."""
+    """The context a status-line input gives: tokens (None: not known), window, model;
+    ``compacted``: no figure because Claude Code has just compacted."""
 
-    __slots__ = ("estimated", "model", "tokens", "window")
+    __slots__ = ("compacted", "estimated", "model", "tokens", "window")
 
     def __init__(
-        self, tokens: int | None, window: int | None, model: str | None, estimated: bool
+        self,
+        tokens: int | None,
+        window: int | None,
+        model: str | None,
+        estimated: bool,
+        compacted: bool = False,
     ) -> None:
         self.tokens = tokens
         self.window = window
         self.model = model
         self.estimated = estimated
+        self.compacted = compacted
+
+
+def counted_window(window: int) -> int:
+    """The part of ``window`` Claude Code's own "% context used" counts: the window less what
+    it keeps for the reply (:data:`REPLY_RESERVE`; a window too small to spare it, whole)."""
+    return window - REPLY_RESERVE if window > 2 * REPLY_RESERVE else window
+
+
+def counted_share(tokens: int, window: int) -> float:
+    """``tokens`` as a percentage of what Claude Code counts of ``window``."""
+    return 100 * tokens / counted_window(window)
 
 
 class Digest:
@@ -180,6 +213,8 @@ def status_line(raw: bytes, policy: str | None = None, profile: str | None = Non
         digest, action = thresholds(policy, profile, _start_folder(payload), figures)
         if action is None and figures.tokens is not None:
             action = digest.verdict(figures.tokens)
+        if handed_off(payload):
+            action = HANDED_OFF
         return render(figures, digest, action)
     except Exception as exc:  # a status line never fails visibly
         log_problem(_describe(exc))
@@ -234,10 +269,11 @@ def read_figures(payload: dict[str, Any]) -> Figures:
         if total > 0:
             return Figures(min(total, MAX_COUNT), window, model, False)
         zero = any(p is not None for p in parts)
+    if zero:  # right after /compact: no figure until the next response
+        return Figures(None, window, model, False, compacted=True)
     share = window_obj.get("used_percentage")
     if (
-        not zero
-        and window
+        window
         and isinstance(share, int | float)
         and not isinstance(share, bool)
         and 0 <= share <= 100
@@ -246,10 +282,24 @@ def read_figures(payload: dict[str, Any]) -> Figures:
     transcript = _text(payload.get("transcript_path"))
     if transcript is not None:
         reading = _transcript_figure(transcript)
+        if isinstance(reading, str):  # "compacted"
+            return Figures(None, window, model, False, compacted=True)
         if reading is not None:
             tokens, estimated, read_window, read_model = reading
             return Figures(tokens, window or read_window, model or read_model, estimated)
     return Figures(None, window, model, False)
+
+
+def handed_off(payload: dict[str, Any]) -> bool:
+    """Whether the hooks noted a handoff of this session that was not applied in place (a
+    committed handoff, by any road, that the session has not continued from)."""
+    session = _text(payload.get("session_id"))
+    if session is None:
+        return False
+    from clm_policy.agents.sessionfacts import read_facts
+
+    facts = read_facts(session, "hook")
+    return bool(facts.get("handoff")) and not facts.get("applied")
 
 
 def record_window(payload: dict[str, Any]) -> None:
@@ -266,15 +316,22 @@ def record_window(payload: dict[str, Any]) -> None:
     update_facts(session, "window", window=window, model=model)
 
 
-def _transcript_figure(path: str) -> tuple[int, bool, int | None, str | None] | None:
-    """The transcript's context (tokens, estimated, window, model); None when it has none."""
+def _transcript_figure(path: str) -> tuple[int, bool, int | None, str | None] | str | None:
+    """The transcript's context (tokens, estimated, window, model); None when it has none,
+    ``"compacted"`` when Claude Code compacted after its last figure (an estimate from the
+    summary would leave out the system prompt and the tools)."""
     from clm_policy.base.errors import InputError
+    from clm_policy.transcripts.claude_code import COMPACTED, COMPACTED_AFTER
     from clm_policy.transcripts.reading import read_context
 
     try:
         reading = read_context(path, "claude-code")
     except InputError:
         return None  # not written yet (a new session), or not a transcript: no figure
+    if reading.context_estimated and (
+        COMPACTED in reading.warnings or COMPACTED_AFTER in reading.warnings
+    ):
+        return "compacted"
     if reading.context_tokens <= 0 and reading.context_estimated:
         return None
     return (
@@ -399,7 +456,7 @@ def _miss(
     from clm_policy.policy.cache import load_policy_cached
 
     config = load_config(start)
-    policy = load_policy_cached(setting("policy", policy_flag, config) or "default")
+    policy = load_policy_cached(setting("policy", policy_flag, config) or DEFAULT_POLICY)
     prof = policy.profile(setting("profile", profile_flag, config))
     window = figures.window
     if window is None:
@@ -454,14 +511,16 @@ def _write_digest(directory: str, name: str, data: dict[str, Any]) -> None:
 
 
 def context_text(figures: Figures, window: int | None) -> str:
-    """``ctx 41% 82k/200k`` (in a window of ``window`` tokens); ``~`` marks an estimate."""
+    """``ctx 46% 82k/180k`` (in a window of ``window`` tokens, of which Claude Code counts
+    180k: :func:`counted_window`); ``~`` marks an estimate."""
     if figures.tokens is None:
-        return "ctx n/a (no usage yet)"
+        return "ctx n/a (just compacted)" if figures.compacted else "ctx n/a (no usage yet)"
     mark = "~" if figures.estimated else ""
     if not window:
         return f"ctx {mark}{tokens_text(figures.tokens)}"
-    share = f"{100 * figures.tokens / window:.0f}%"
-    return f"ctx {mark}{share} {mark}{tokens_text(figures.tokens)}/{tokens_text(window)}"
+    share = f"{counted_share(figures.tokens, window):.0f}%"
+    counted = tokens_text(counted_window(window))
+    return f"ctx {mark}{share} {mark}{tokens_text(figures.tokens)}/{counted}"
 
 
 def render(figures: Figures, digest: Digest, action: str | None) -> str:
@@ -482,11 +541,11 @@ def _next_threshold(tokens: int | None, digest: Digest) -> str:
     assert digest.hard is not None
 
     def at(limit: int) -> str:
-        if digest.window:
-            return share_text(100 * limit / digest.window)
+        if digest.window:  # whole percents, as Claude Code shows its own figure
+            return f"{counted_share(limit, digest.window):.0f}%"
         return tokens_text(limit)
 
-    if tokens is None or tokens < digest.soft:
+    if tokens is None or tokens < digest.soft:  # (a threshold past the window: never)
         return f"compact at {at(digest.soft)}"
     if tokens < digest.hard:
         return f"handoff at {at(digest.hard)}"
@@ -500,11 +559,6 @@ def tokens_text(n: int) -> str:
     if round(n / 1000) < 1000:
         return f"{round(n / 1000)}k"
     return f"{n / 1_000_000:.1f}".removesuffix(".0") + "M"
-
-
-def share_text(percent: float) -> str:
-    """``60%``, ``62.5%``: one decimal, when it is not zero."""
-    return f"{percent:.1f}".removesuffix(".0") + "%"
 
 
 # -- problems -------------------------------------------------------------------------------

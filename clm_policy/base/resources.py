@@ -16,7 +16,8 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # clm_p
 
 
 def bundled_folder(kind: str) -> str:
-    """``policies`` or ``schemas``: the directory holding the bundled files of that kind."""
+    """``policies``, ``schemas`` or ``integrations``: the directory holding the bundled files
+    of that kind."""
     inside = os.path.join(_PACKAGE, "_bundled", kind)
     if os.path.isdir(inside):
         return inside

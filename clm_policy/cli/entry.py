@@ -75,6 +75,8 @@ def main() -> None:
         _statusline()
     if sys.argv[1:] == ["hook", "claude-code"]:
         _claude_code_hook()
+    if sys.argv[1:] == ["hook", "claude-code", "--engine"]:
+        _claude_code_engine()
     if sys.argv[1:2] == ["decide"]:
         _decide()
     if sys.argv[1:2] == ["log"]:
@@ -173,6 +175,24 @@ def _compact() -> None:
         sys.exit(EXIT_INTERRUPTED)
     if code is not None:
         _finish(code)
+
+
+def _claude_code_engine() -> None:
+    """``clm-policy hook claude-code --engine`` without click: the plugin's engine module runs
+    it after every turn. It always answers one JSON line and exits 0 (a problem is an
+    ``idle`` answer and a line in the hook log)."""
+    if not _IGNORED:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        from clm_policy.agents.hooks.engine import engine_main
+        from clm_policy.base.termsafe import write_fd
+
+        write_fd(1, engine_main())
+    except KeyboardInterrupt:
+        sys.exit(EXIT_INTERRUPTED)
+    except OSError:  # Claude Code stopped reading: nothing more to say
+        pass
+    _finish(0)
 
 
 def _claude_code_hook() -> None:

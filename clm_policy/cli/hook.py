@@ -22,6 +22,7 @@ def hook() -> None:
     Set up a project for Claude Code:
       clm-policy init --claude-code                      # .clm-policy.yaml + memory
       clm-policy hook claude-code --install --project    # .claude/settings.json
+      clm-policy hook claude-code --install --plugin     # or: the plugin (acts by itself)
 
     \b
     For Codex CLI:
@@ -47,6 +48,16 @@ def hook() -> None:
 )
 @click.option("--user", "scope", flag_value="user", help="With --install: ~/.claude/settings.json.")
 @click.option("--force", is_flag=True, help="With --install: replace another tool's status line.")
+@click.option(
+    "--plugin",
+    is_flag=True,
+    help="With --install: install clm-policy's Claude Code plugin instead (claude plugin ...).",
+)
+@click.option(
+    "--engine",
+    is_flag=True,
+    help="Answer a call of clm-policy's Claude Code plugin engine module: JSON in, JSON out.",
+)
 @policy_option(OVERRIDE, configured=False)
 @profile_option(OVERRIDE, configured=False)
 @memory_option(OVERRIDE, configured=False)
@@ -55,6 +66,8 @@ def claude_code(
     install: bool,
     scope: str,
     force: bool,
+    plugin: bool,
+    engine: bool,
     policy_ref: str | None,
     profile: str | None,
     memory: str | None,
@@ -62,22 +75,38 @@ def claude_code(
     """Answer one Claude Code hook call: the hook's JSON on standard input.
 
     Claude Code runs this for UserPromptSubmit, PreCompact, PostCompact, SessionStart, Stop
-    and SubagentStop (installed with --install). It never stands in the agent's way: bad
-    input, an unreadable transcript or an error is exit 0 with no output, and a line in
-    ~/.local/state/clm-policy/hook.log (a transcript not written yet is no problem).
+    and SubagentStop (installed with --install, or by clm-policy's Claude Code plugin). It
+    never stands in the agent's way: bad input, an unreadable transcript or an error is exit
+    0 with no output, and a line in ~/.local/state/clm-policy/hook.log (a transcript not
+    written yet is no problem). With --engine it answers the plugin's engine module instead
+    (docs/claude-code.md): a JSON object, always, exit 0.
 
     \b
     Examples:
       clm-policy hook claude-code --print-settings
       clm-policy hook claude-code --install --project
+      clm-policy hook claude-code --install --plugin --user   # the plugin, offline
       echo '{"hook_event_name": "UserPromptSubmit", ...}' | clm-policy hook claude-code
     """
+    if plugin:
+        if not install or print_settings:
+            raise click.UsageError("--plugin goes with --install (and not --print-settings)")
+        from clm_policy.agents.hooks.claude_plugin import plugin_command
+
+        code, text = plugin_command(scope, Path.cwd())
+        echo(text)
+        return code
     if print_settings or install:
         from clm_policy.agents.hooks.claude_settings import settings_command
 
         code, text = settings_command(print_settings, install, scope, force, Path.cwd())
         echo(text)
         return code
+    if engine:
+        from clm_policy.agents.hooks.engine import engine_main
+
+        echo(engine_main(), lines=False)
+        return 0
     from clm_policy.agents.hooks.claude_code import run_claude_hook
     from clm_policy.agents.hooks.shared import MAX_INPUT
     from clm_policy.base.stdin import read_stdin

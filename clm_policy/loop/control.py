@@ -516,4 +516,3 @@ def _as_named(root: str) -> str:
     except ValueError:  # another drive (Windows)
         return root
     return root if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative
-

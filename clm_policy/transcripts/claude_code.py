@@ -467,6 +467,7 @@ _NOTICES = (
     "<bash-notification>",
     "<system-reminder>",
     "<local-command-caveat>",
+    "[clm-policy]",  # clm-policy's plugin engine asking for the handoff: not the person's
 )
 BUILTIN_COMMANDS = frozenset(
     {
@@ -616,7 +617,10 @@ def feed_work(log: Any, obj: dict[str, Any]) -> None:
     text = _IDE.sub("", _REMINDER.sub("", raw)).strip()
     if not text:
         return
-    if text.startswith(_NOTICES):
+    origin = obj.get("origin")
+    if text.startswith(_NOTICES) or (isinstance(origin, dict) and origin.get("kind") == "plugin"):
+        # (a plugin's prompt, such as clm-policy's engine asking for the handoff, is not the
+        # person's request)
         _notice(log, text)
         return
     command = _COMMAND.search(text)

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from test_claude_hooks import SESSION, hook, make_project, memory_of, transcript
 
-from conftest import git
+from conftest import git, real_fixtures
 
-REAL = Path(__file__).parents[1] / "fixtures" / "real" / "claude-code-2.1.328"
+REAL = real_fixtures("claude-code")
 UNKNOWN = "claude-foo-9"  # a model the bundled table does not know (Claude Code: 1M)
 
 
@@ -71,23 +71,23 @@ def test_the_default_model_has_a_1m_window(project: Path) -> None:
     path = transcript(project / "t.jsonl", 650_000, model="claude-opus-5-5")
     advice = prompt(project, path)
     assert advice["systemMessage"].startswith(
-        "clm-policy: context 65% (650,000 of 1,000,000) (context 650000 >= soft limit 600000)."
+        "clm-policy: context 66% (650,000 of 980,000) (context 650000 >= soft limit 600000)."
     )
 
 
 def test_a_200k_model_keeps_its_window(project: Path) -> None:
     path = transcript(project / "t.jsonl", 130_000, model="claude-sonnet-4-6")
     assert prompt(project, path)["systemMessage"].startswith(
-        "clm-policy: context 65% (130,000 of 200,000)"
+        "clm-policy: context 72% (130,000 of 180,000)"
     )
 
 
 def test_the_window_the_status_line_saw_is_the_hooks_window(project: Path) -> None:
     path = transcript(project / "t.jsonl", 650_000, model=UNKNOWN)
     line = status_line(project, 1_000_000, UNKNOWN)
-    assert line.startswith("ctx 8% 82k/1M · compact at 60%")  # the real input's usage
+    assert line.startswith("ctx 8% 82k/980k · compact at 61%")  # the real input's usage
     advice = prompt(project, path)
-    assert advice["systemMessage"].startswith("clm-policy: context 65% (650,000 of 1,000,000)")
+    assert advice["systemMessage"].startswith("clm-policy: context 66% (650,000 of 980,000)")
     # what the status line saw beats the policy's table: a 200K model run with 1M
     path = transcript(project / "t.jsonl", 300_000, model="claude-sonnet-4-6")
     status_line(project, 1_000_000, "claude-sonnet-4-6[1m]")
@@ -149,7 +149,7 @@ def test_a_1m_model_named_at_session_start(project: Path) -> None:
     assert hook(project, {**start, "transcript_path": str(project / "t.jsonl")}).returncode == 0
     path = transcript(project / "t.jsonl", 650_000, model=UNKNOWN)
     assert prompt(project, path)["systemMessage"].startswith(
-        "clm-policy: context 65% (650,000 of 1,000,000)"
+        "clm-policy: context 66% (650,000 of 980,000)"
     )
 
 
@@ -161,10 +161,10 @@ def test_where_claude_code_compacts_on_its_own(
     settings.parent.mkdir()
     settings.write_text(json.dumps({"autoCompactWindow": 400_000}))
     assert prompt(project, path)["systemMessage"].startswith(
-        "clm-policy: context 65% (260,000 of 400,000)"
+        "clm-policy: context 68% (260,000 of 380,000)"
     )
     monkeypatch.setenv("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "500000")  # wins over the settings
     path = transcript(project / "t.jsonl", 325_000, model=UNKNOWN)
     assert prompt(project, path)["systemMessage"].startswith(
-        "clm-policy: context 65% (325,000 of 500,000)"
+        "clm-policy: context 68% (325,000 of 480,000)"
     )

@@ -43,7 +43,7 @@ def test_the_snippet() -> None:
             "Stop": ours(60),
             "SubagentStop": ours(60),
         },
-        "statusLine": {"type": "command", "command": STATUS},
+        "statusLine": {"type": "command", "command": STATUS, "refreshInterval": 5},
     }
     spaced = cs.snippet("/Users/me/My Tools/clm-policy")
     assert spaced["statusLine"]["command"] == "'/Users/me/My Tools/clm-policy' statusline"
@@ -186,7 +186,12 @@ def test_a_status_line_of_another_tool_is_kept_unless_forced() -> None:
 def test_our_status_line_is_updated_and_keeps_its_padding() -> None:
     settings = {"statusLine": {"type": "command", "command": "clm-policy statusline", "padding": 0}}
     merged, changes = cs.merge(settings, SNIPPET)
-    assert merged["statusLine"] == {"type": "command", "command": STATUS, "padding": 0}
+    assert merged["statusLine"] == {
+        "type": "command",
+        "command": STATUS,
+        "refreshInterval": 5,  # ours fills what the person did not set
+        "padding": 0,
+    }
     assert changes[-1] == f"statusLine: replaced `clm-policy statusline` by `{STATUS}`"
     assert cs.merge(merged, SNIPPET)[1] == []
 

@@ -28,7 +28,7 @@ from clm_policy.agents.hooks.codex import (
 from clm_policy.agents.hooks.shared import log_path
 from clm_policy.config.project import load_config, memory_path
 
-from conftest import git, invoke
+from conftest import git, invoke, real_fixtures
 
 SESSION = "0199a2c4-5b7e-7c31-9d0e-4f2a8b6c1d3e"
 NEXT_SESSION = "0199a2c4-0000-7000-8000-00000000aa02"
@@ -639,13 +639,20 @@ def test_the_doc_shows_the_hooks_json_print_settings_prints() -> None:
 def test_the_doc_shows_the_subagent_stop_input_codex_sends() -> None:
     blocks = re.findall(r"```json\n(.*?)```", DOC.read_text(), flags=re.S)
     (block,) = [b for b in blocks if '"hook_event_name": "SubagentStop"' in b]
-    real = Path(__file__).parents[1] / "fixtures" / "real" / "codex-0.169.0" / "hook-inputs"
+    real = real_fixtures("codex") / "hook-inputs"
     captured = json.loads((real / "SubagentStop.json").read_text())
     shown = json.loads(block)
     assert list(shown) == list(captured)  # the fields, in Codex's order
+    # the paths are the test's sandbox, the ids the run's (a regeneration makes new ones):
+    # the same shape, UUIDs; every other value as Codex sent it
+    run_ids = ("session_id", "agent_id", "turn_id")
+    uuid = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+    for key in run_ids:
+        assert uuid.fullmatch(shown[key]), key
+        assert uuid.fullmatch(captured[key]), key
     paths = ("transcript_path", "agent_transcript_path", "cwd")
-    assert {k: v for k, v in shown.items() if k not in paths} == {
-        k: v for k, v in captured.items() if k not in paths
+    assert {k: v for k, v in shown.items() if k not in (*paths, *run_ids)} == {
+        k: v for k, v in captured.items() if k not in (*paths, *run_ids)
     }
 
 

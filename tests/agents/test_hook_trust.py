@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from test_claude_hooks import NEXT_SESSION, SESSION, hook, memory_of, transcript
 
+from clm_policy.agents.hooks.claude_code import STOP_LINE
+
 from conftest import git, invoke
 
 CONFIG = "version: 1\npolicy: claude-code\nprofile: coding\n"
@@ -68,7 +70,7 @@ class Setup:
             "session_id": session,
         }
         blocked = hook(self.stranger, stop)
-        assert json.loads(blocked.stdout).keys() == {"hookSpecificOutput"}  # nothing more
+        assert json.loads(blocked.stdout) == {"systemMessage": STOP_LINE}  # nothing more
         done = hook(self.stranger, {**stop, "stop_hook_active": True})
         assert (done.returncode, done.stderr) == (0, "")
         reply: dict[str, object] = json.loads(done.stdout)

@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 from test_claude_hooks import SESSION, hook, make_project, memory_of, transcript
 
+from clm_policy.agents.hooks.claude_code import STOP_LINE
+
 from conftest import empty_commits, git
 
 
@@ -174,8 +176,8 @@ def test_stop_waits_for_the_reply_it_is_told_of(project: Path) -> None:
         )
     finally:
         writer.join()
-    context = reply(done)["hookSpecificOutput"]["additionalContext"]
-    assert context.startswith("clm-policy: the context is 80% (160,000 of 200,000) full")
+    # decided on the reply's 160,000 (the policy hands off), not the 100,000 before it
+    assert reply(done) == {"systemMessage": STOP_LINE}
 
 
 def test_stop_decides_no_handoff_without_a_usage_figure(project: Path) -> None:

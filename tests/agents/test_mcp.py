@@ -24,6 +24,7 @@ pytest.importorskip("mcp.server.mcpserver")
 from mcp import Client
 
 from clm_policy.agents.hooks.claude_code import run_claude_hook
+from clm_policy.agents.hooks.shared import NOTHING
 from clm_policy.agents.mcp.calling import (
     HOLDS_CALL,
     NAMED,
@@ -33,13 +34,17 @@ from clm_policy.agents.mcp.calling import (
 )
 from clm_policy.agents.mcp.server import DESCRIPTIONS, build_server
 from clm_policy.agents.mcp.tools import Tools
+from clm_policy.agents.statusline import status_line
 from clm_policy.config.project import load_config, memory_path, write_config
 from clm_policy.lifecycle.request import SECTIONS, handoff_request
 
-from conftest import FIXTURES, git
+from conftest import git, real_fixtures
 
-REAL = FIXTURES / "real" / "claude-code-2.1.328" / "transcripts" / "session.jsonl"
-SESSION = "09de631e-4833-4263-b103-2f34cc65ddd3"
+REAL = real_fixtures("claude-code") / "transcripts" / "session.jsonl"
+# the real session's id (a regeneration of the fixtures makes a new one)
+SESSION = next(
+    json.loads(line)["sessionId"] for line in REAL.read_text().splitlines() if '"sessionId"' in line
+)
 OTHER = "7c0a4d51-1f1e-4c52-9a0e-3b5b2f1d8e77"
 _rng = random.Random(7)
 SECRET = (
@@ -551,4 +556,39 @@ def test_claude_codes_folders_by_default(tmp_path: Path, monkeypatch: pytest.Mon
         SESSION,
         "/work/my_shop.v2",
         HOLDS_CALL,
+    )
+
+
+def test_after_a_handoff_through_the_tool_the_prompt_advises_nothing_and_the_line_says_so(
+    project: Project, call: Callable[..., Any]
+) -> None:
+    """Issue 26: after the agent handed off through MCP, the next prompt still advised
+    `/compact` (130,000 of a 200K window: the compaction range) and the status line still said
+    `compact`. A handoff committed by any road ends the advice; the line says "handed off"."""
+    path = project.session("handoff", context=130_000)
+    prompt = {
+        "session_id": SESSION,
+        "cwd": str(project.path),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "go on",
+        "transcript_path": str(path),
+    }
+    status = {
+        "session_id": SESSION,
+        "workspace": {"current_dir": str(project.path)},
+        "model": {"id": "claude-sonnet-4-5"},
+        "context_window": {
+            "context_window_size": 200_000,
+            "current_usage": {"input_tokens": 130_000},
+        },
+    }
+    before = run_claude_hook(json.dumps(prompt).encode())
+    assert "Run: /compact" in json.loads(before.stdout)["systemMessage"]
+    assert status_line(json.dumps(status).encode()) == (
+        "ctx 72% 130k/180k · handoff at 83% · compact · claude-code/coding"
+    )
+    ok(call("handoff", goal="calc.py", next_safe_action="write subtract()"))
+    assert run_claude_hook(json.dumps(prompt).encode()) == NOTHING
+    assert status_line(json.dumps(status).encode()) == (
+        "ctx 72% 130k/180k · handoff at 83% · handed off · claude-code/coding"
     )

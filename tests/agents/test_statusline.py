@@ -109,20 +109,35 @@ def digests() -> list[Path]:
 # -- what the person sees ------------------------------------------------------------------
 
 
-def test_without_a_configuration_the_default_policy_speaks() -> None:
-    assert line(payload()) == "ctx 41% 82k/200k · compact at 125% · continue · default/coding"
+def test_without_a_configuration_the_claude_code_policy_speaks() -> None:
+    """Not the default policy's tokens (250,000 on a 200,000 window: "compact at 125%"), but
+    the bundled claude-code policy's shares of the window."""
+    assert line(payload()) == "ctx 46% 82k/180k · compact at 67% · continue · claude-code/coding"
     assert log_lines() == []
+
+
+def test_the_share_is_the_one_claude_code_shows(project: Path) -> None:
+    """Claude Code 2.1.332 shows "89% context used" at 160,000 tokens of a 200,000 window: the
+    window less the 20,000 it keeps for the reply. The line shows that figure, and the
+    policy's thresholds (60% and 75% of the window: 120,000 and 150,000 tokens) in its terms."""
+    assert line(payload(project, usage=usage_of(160_000))) == (
+        "ctx 89% 160k/180k · past handoff at 83% · handoff · claude-code/coding"
+    )
+    assert sl.counted_window(200_000) == 180_000
+    assert sl.counted_window(1_000_000) == 980_000
+    assert sl.counted_window(30_000) == 30_000  # too small to spare it: whole
 
 
 @pytest.mark.parametrize(
     ("tokens", "expected"),
     [
-        (82_000, "ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding"),
-        (120_000, "ctx 60% 120k/200k · handoff at 75% · compact · claude-code/coding"),
-        (149_999, "ctx 75% 150k/200k · handoff at 75% · compact · claude-code/coding"),
-        (150_000, "ctx 75% 150k/200k · past handoff at 75% · handoff · claude-code/coding"),
-        # all zeros: what Claude Code 2.1.328 sends right after /compact — no figure yet
-        (0, "ctx n/a (no usage yet) · compact at 60% · claude-code/coding"),
+        (82_000, "ctx 46% 82k/180k · compact at 67% · continue · claude-code/coding"),
+        (120_000, "ctx 67% 120k/180k · handoff at 83% · compact · claude-code/coding"),
+        (149_999, "ctx 83% 150k/180k · handoff at 83% · compact · claude-code/coding"),
+        (150_000, "ctx 83% 150k/180k · past handoff at 83% · handoff · claude-code/coding"),
+        # all zeros: what Claude Code 2.1.332 sends right after /compact — no figure yet (an
+        # estimate from the summary would leave out the system prompt and the tools)
+        (0, "ctx n/a (just compacted) · compact at 67% · claude-code/coding"),
     ],
 )
 def test_a_project_of_the_claude_code_policy(project: Path, tokens: int, expected: str) -> None:
@@ -132,25 +147,25 @@ def test_a_project_of_the_claude_code_policy(project: Path, tokens: int, expecte
 
 def test_the_session_folder_finds_the_configuration_above_it(project: Path) -> None:
     shown = line(payload(project / "src"))
-    assert shown == "ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding"
+    assert shown == "ctx 46% 82k/180k · compact at 67% · continue · claude-code/coding"
 
 
 def test_flags_and_environment_override_the_configuration(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert line(payload(project), "--profile", "research").endswith(
-        "compact at 65% · continue · claude-code/research"
+        "compact at 72% · continue · claude-code/research"
     )
     assert line(payload(project), "--profile=tool_heavy", "-p", "default").endswith(
-        "compact at 112.5% · continue · default/tool_heavy"
+        "compact at 125% · continue · default/tool_heavy"
     )
     monkeypatch.setenv("CLM_POLICY_PROFILE", "multi_agent")
-    assert line(payload(project)).endswith("compact at 50% · continue · claude-code/multi_agent")
+    assert line(payload(project)).endswith("compact at 56% · continue · claude-code/multi_agent")
 
 
 def test_a_one_million_window_and_output_tokens_left_out(project: Path) -> None:
     data = payload(project, usage=usage_of(700_000), window=1_000_000)
-    assert line(data) == "ctx 70% 700k/1M · handoff at 75% · compact · claude-code/coding"
+    assert line(data) == "ctx 71% 700k/980k · handoff at 77% · compact · claude-code/coding"
 
 
 # -- missing figures -----------------------------------------------------------------------
@@ -158,18 +173,18 @@ def test_a_one_million_window_and_output_tokens_left_out(project: Path) -> None:
 
 def test_null_usage_before_the_first_call_or_after_compact(project: Path) -> None:
     assert line(payload(project, usage=None)) == (
-        "ctx n/a (no usage yet) · compact at 60% · claude-code/coding"
+        "ctx n/a (no usage yet) · compact at 67% · claude-code/coding"
     )
 
 
 def test_null_usage_falls_back_to_the_transcript(project: Path) -> None:
     after_compact = str(TRANSCRIPTS / "claude_compact_end.jsonl")
     assert line(payload(project, usage=None, transcript=after_compact)) == (
-        "ctx ~0% ~562/200k · compact at 60% · continue · claude-code/coding"
+        "ctx n/a (just compacted) · compact at 67% · claude-code/coding"
     )
     measured = str(TRANSCRIPTS / "claude_session.jsonl")
     assert line(payload(project, usage=None, transcript=measured)) == (
-        "ctx 9% 19k/200k · compact at 60% · continue · claude-code/coding"
+        "ctx 10% 19k/180k · compact at 67% · continue · claude-code/coding"
     )
     missing = str(project / "not-written-yet.jsonl")
     assert line(payload(project, usage=None, transcript=missing)).startswith("ctx n/a")
@@ -177,12 +192,12 @@ def test_null_usage_falls_back_to_the_transcript(project: Path) -> None:
 
 
 def test_used_percentage_when_usage_is_null(project: Path) -> None:
-    assert line(payload(project, usage=None, percent=42.5)).startswith("ctx 42% 85k/200k · ")
+    assert line(payload(project, usage=None, percent=42.5)).startswith("ctx 47% 85k/180k · ")
 
 
 def test_no_window_in_the_input_takes_the_policy_window_for_the_model(project: Path) -> None:
     assert line(payload(project, window=None)) == (
-        "ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding"
+        "ctx 46% 82k/180k · compact at 67% · continue · claude-code/coding"
     )
 
 
@@ -211,7 +226,7 @@ def test_no_window_known_at_all(tmp_path: Path) -> None:
 )
 def test_missing_or_odd_fields(data: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir("/")
-    assert line(data) == "ctx n/a (no usage yet) · compact at 250k · default/coding"
+    assert line(data) == "ctx n/a (no usage yet) · no window known · claude-code/coding"
 
 
 # -- never a visible failure ------------------------------------------------------------------
@@ -234,7 +249,7 @@ def test_garbage_on_stdin(raw: bytes, logged: str) -> None:
 
 def test_a_broken_configuration_shows_the_context_alone(project: Path) -> None:
     (project / ".clm-policy.yaml").write_text("version: 1\npolcy: claude-code\n")
-    assert line(payload(project)) == "ctx 41% 82k/200k · clm-policy: ?"
+    assert line(payload(project)) == "ctx 46% 82k/180k · clm-policy: ?"
     assert log_lines() == [
         f"{project}/.clm-policy.yaml:2:1: unknown key 'polcy'; did you mean 'policy'? "
         "(known: version, policy, profile, memory, remote, memory.backend)"
@@ -242,8 +257,8 @@ def test_a_broken_configuration_shows_the_context_alone(project: Path) -> None:
 
 
 def test_an_unknown_profile_or_policy(project: Path) -> None:
-    assert line(payload(project), "--profile", "codng") == "ctx 41% 82k/200k · clm-policy: ?"
-    assert line(payload(project), "--policy", "nope") == "ctx 41% 82k/200k · clm-policy: ?"
+    assert line(payload(project), "--profile", "codng") == "ctx 46% 82k/180k · clm-policy: ?"
+    assert line(payload(project), "--policy", "nope") == "ctx 46% 82k/180k · clm-policy: ?"
     first, second = log_lines()
     assert first.startswith("clm-policy: unknown profile 'codng'; did you mean 'coding'?")
     assert second.startswith("clm-policy: no bundled policy named 'nope'")
@@ -252,7 +267,7 @@ def test_an_unknown_profile_or_policy(project: Path) -> None:
 def test_a_broken_policy_file(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("version: 1\nname: bad\nrules: [\n")
-    assert line(payload(tmp_path), "-p", str(bad)) == "ctx 41% 82k/200k · clm-policy: ?"
+    assert line(payload(tmp_path), "-p", str(bad)) == "ctx 46% 82k/180k · clm-policy: ?"
     assert log_lines()[0].startswith(f"{bad}:")
 
 
@@ -281,7 +296,7 @@ def test_the_log_is_bounded() -> None:
 def test_a_miss_writes_a_private_digest_and_a_hit_reads_only_it(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    expected = "ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding"
+    expected = "ctx 46% 82k/180k · compact at 67% · continue · claude-code/coding"
     assert line(payload(project)) == expected
     (entry,) = digests()
     assert stat.S_IMODE(entry.stat().st_mode) == 0o600
@@ -301,7 +316,7 @@ def test_a_miss_writes_a_private_digest_and_a_hit_reads_only_it(
 
     monkeypatch.setattr(sl, "_miss", no_policy)
     assert line(payload(project, usage=usage_of(130_000))) == (
-        "ctx 65% 130k/200k · handoff at 75% · compact · claude-code/coding"
+        "ctx 72% 130k/180k · handoff at 83% · compact · claude-code/coding"
     )
     assert log_lines() == []
 
@@ -311,14 +326,14 @@ def test_an_edit_to_the_configuration_or_the_policy_is_a_miss(project: Path) -> 
     team.write_text("version: 1\nname: team\nextends: claude-code\n")
     conf = project / ".clm-policy.yaml"
     conf.write_text("version: 1\npolicy: team.yaml\nprofile: coding\n")
-    assert line(payload(project)).endswith("compact at 60% · continue · team/coding")
+    assert line(payload(project)).endswith("compact at 67% · continue · team/coding")
     team.write_text(
         "version: 1\nname: team\nextends: claude-code\n"
         "profiles:\n  coding: {soft_compact: 40%, hard_handoff: 80%}\n"
     )
-    assert line(payload(project)).endswith("handoff at 80% · compact · team/coding")
+    assert line(payload(project)).endswith("handoff at 89% · compact · team/coding")
     conf.write_text("version: 1\npolicy: team.yaml\nprofile: research\n")
-    assert line(payload(project)).endswith("compact at 65% · continue · team/research")
+    assert line(payload(project)).endswith("compact at 72% · continue · team/research")
     assert len(digests()) == 1  # one entry per project, flags and window: rewritten in place
 
 
@@ -331,7 +346,7 @@ def test_a_digest_that_was_tampered_with_is_read_only_from_a_private_directory(
     entry.write_text(json.dumps({**data, "profile": "planted", "soft": 1, "hard": 2}))
     assert line(payload(project)).endswith("past handoff at 0% · handoff · claude-code/planted")
     entry.parent.chmod(0o777)  # now anyone could have written it: never read, never written
-    expected = "ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding"
+    expected = "ctx 46% 82k/180k · compact at 67% · continue · claude-code/coding"
     assert line(payload(project)) == expected
     assert json.loads(entry.read_text())["profile"] == "planted"
     entry.parent.chmod(0o700)
@@ -366,7 +381,7 @@ def test_a_stale_or_malformed_digest_is_a_miss(project: Path, tampered: dict[str
     line(payload(project))
     (entry,) = digests()
     entry.write_text(json.dumps({**json.loads(entry.read_text()), **tampered}))
-    assert line(payload(project)).endswith("compact at 60% · continue · claude-code/coding")
+    assert line(payload(project)).endswith("compact at 67% · continue · claude-code/coding")
 
 
 def test_no_cache_means_no_digest(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -439,8 +454,6 @@ def test_the_thresholds_verdict_is_the_bundled_policies_decision(name: str, wind
 def test_tokens_text(n: int, text: str) -> None:
     assert sl.tokens_text(n) == text
     assert sl.tokens_text(1_500_000) == "1.5M"
-    assert sl.share_text(62.5) == "62.5%"
-    assert sl.share_text(60.0) == "60%"
 
 
 # -- the command ------------------------------------------------------------------------------
@@ -451,7 +464,7 @@ def test_the_click_command_prints_the_same_line(project: Path) -> None:
     result = invoke("statusline", stdin=stdin)
     assert (result.exit_code, result.stdout, result.stderr) == (
         0,
-        "ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding\n",
+        "ctx 46% 82k/180k · compact at 67% · continue · claude-code/coding\n",
         "",
     )
     assert "Print one status line for Claude Code" in invoke("statusline", "--help").stdout
@@ -463,7 +476,7 @@ def test_as_a_process(project: Path) -> None:
         proc = run_process("statusline", stdin=stdin, cwd=project)
         assert (proc.returncode, proc.stdout, proc.stderr) == (
             0,
-            "ctx 65% 130k/200k · handoff at 75% · compact · claude-code/coding\n",
+            "ctx 72% 130k/180k · handoff at 83% · compact · claude-code/coding\n",
             "",
         )
     proc = run_process("statusline", "--bogus", stdin="{", cwd=project)
@@ -486,6 +499,6 @@ def warm(project: Path) -> str:
 def test_a_hit_imports_neither_click_nor_the_policy_engine(project: Path, warm: str) -> None:
     done = probe_cli("statusline", ["statusline"], stdin=warm, cwd=project)
     assert (done.stdout, done.loaded) == (
-        "ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding\n",
+        "ctx 46% 82k/180k · compact at 67% · continue · claude-code/coding\n",
         [],
     )

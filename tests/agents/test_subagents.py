@@ -23,12 +23,14 @@ from test_claude_hooks import hook, make_project, memory_of, transcript
 
 from clm_policy.agents.hooks.shared import log_path
 
-from conftest import empty_commits, git, invoke
+from conftest import empty_commits, git, invoke, real_fixtures
 
-REAL = Path(__file__).parents[1] / "fixtures" / "real" / "claude-code-2.1.328"
-CODEX = Path(__file__).parents[1] / "fixtures" / "real" / "codex-0.169.0"
-SESSION = "93d89330-501b-43a6-ae7e-c43a4a9fc563"  # the session of the real fixtures
-AGENT = "a9c9c4801cad78879"
+REAL = real_fixtures("claude-code")
+CODEX = real_fixtures("codex")
+# the ids of the real fixtures' session and agent (a regeneration makes new ones)
+_STOP = json.loads((REAL / "hook-inputs" / "SubagentStop.json").read_text())
+SESSION = _STOP["session_id"]
+AGENT = _STOP["agent_id"]
 KEY = f"agents/{SESSION}/{AGENT}"
 
 
@@ -149,8 +151,9 @@ def test_the_compactions_summary_agent_is_no_agent_of_the_task(project: Path) ->
 
 # -- Codex ----------------------------------------------------------------------------------
 
-CODEX_SESSION = "01a2315b-fd70-7011-9d59-e18134200b4d"  # the session of the real fixtures
-CODEX_AGENT = "01a2315b-ff7e-7dc3-9cd3-58efb3a28322"
+_CODEX_STOP = json.loads((CODEX / "hook-inputs" / "SubagentStop.json").read_text())
+CODEX_SESSION = _CODEX_STOP["session_id"]  # the ids of the real fixtures
+CODEX_AGENT = _CODEX_STOP["agent_id"]
 CODEX_KEY = f"agents/{CODEX_SESSION}/{CODEX_AGENT}"
 # "subagent-stop.command.input" of Codex 0.169's hook schema: every field required
 SUBAGENT_STOP_FIELDS = {

@@ -3,7 +3,8 @@ install.sh runs this file as a script with any Python 3).
 
 ``python3 tests/agents_e2e/agents.py`` prints each agent's version and native executable and
 exits 0 when both pinned versions are installed, 1 when one is missing or another version.
-``--npm-specs`` prints the ``package@version`` arguments for npm; ``--dir`` the install folder.
+``--npm-specs`` prints the ``package@version`` arguments for npm; ``--dir`` the install folder;
+``--fixture-folders`` the folders of ``tests/fixtures/real`` the pinned versions write.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 VERSIONS = HERE / "versions.json"
+FIXTURES = REPO / "tests" / "fixtures" / "real"
 
 # The native executable inside each agent's platform package (the npm wrappers only find
 # and start these): @anthropic-ai/claude-code-<platform>/claude and
@@ -77,6 +79,30 @@ def find(name: str) -> Agent:
     return Agent(name, package, version, None, f"no native {name} executable under {root}")
 
 
+def fixture_name(name: str) -> str:
+    """``claude-code-2.1.332``: the folder of ``tests/fixtures/real`` for the pinned ``name``."""
+    return f"{name}-{pins()[name]['version']}"
+
+
+def fixtures(name: str) -> Path:
+    """What the pinned ``name`` produced in the end-to-end tests, which unit tests replay:
+    ``tests/fixtures/real/<name>-<version>``. After a version bump, until
+    ``regenerate_fixtures.sh`` has captured the new version, the newest version there."""
+    pinned = FIXTURES / fixture_name(name)
+    if pinned.is_dir():
+        return pinned
+    found = [p for p in FIXTURES.glob(f"{name}-*") if p.is_dir() and _version(p, name)]
+    if not found:
+        return pinned  # (missing: the reader says so)
+    return max(found, key=lambda p: _version(p, name))
+
+
+def _version(folder: Path, name: str) -> tuple[int, ...]:
+    rest = folder.name[len(name) + 1 :]
+    parts = rest.split(".")
+    return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else ()
+
+
 def _platform_manifest(executable: Path) -> dict[str, object] | None:
     for parent in executable.parents:
         manifest = parent / "package.json"
@@ -95,6 +121,9 @@ def main(argv: list[str]) -> int:
         return 0
     if "--dir" in argv:
         print(install_dir())
+        return 0
+    if "--fixture-folders" in argv:
+        print(" ".join(fixture_name(name) for name in pins()))
         return 0
     ok = True
     for name in pins():

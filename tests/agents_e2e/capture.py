@@ -25,7 +25,8 @@ ENABLED = os.environ.get("CLM_E2E_CAPTURE") == "1"
 
 
 def folder(agent: str) -> Path:
-    """``tests/fixtures/real/claude-code-2.1.328`` and the like."""
+    """Where this run saves what ``agent`` produced: ``tests/fixtures/real/<agent>-<version>``
+    of the pinned version."""
     return FIXTURES / f"{agent}-{pins()[agent]['version']}"
 
 

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from clm_policy.agents.hooks.claude_code import STOP_LINE
+
 from . import capture
 from .anthropic import ClaudeScript, Tool, Turn, Usage, all_text, last_user_text
 from .conftest import skip_module_unless
@@ -24,12 +26,18 @@ pytestmark = pytest.mark.agents_e2e
 skip_module_unless("claude-code")
 
 AGENT = "claude-code"
-ADVICE_65 = "[clm-policy] The context window is 65% (130,000 of 200,000) full"
+# 130,000 of a 200,000 window, as Claude Code counts it: the window less the 20,000 it keeps for
+# the reply (its own "% context used")
+ADVICE_72 = "[clm-policy] The context window is 72% (130,000 of 180,000) full"
 KEPT = "SessionStart hook additional context: [clm-policy] Kept from before the compaction"
 SEED = (
     "SessionStart hook additional context: # Handoff: you continue the task of an earlier session"
 )
-ASK_FOR_HANDOFF = "Before you stop, end your reply with a handoff for the"
+ASK_FOR_HANDOFF = (
+    "UserPromptSubmit hook additional context: [clm-policy] The context window is 89% "
+    "(160,000 of 180,000) full and the policy says hand off (context 160000 >= hard limit "
+    "150000). Finish the step you are on"
+)
 
 
 def main_requests(claude: Claude, session_id: str | None = None) -> list[Request]:
@@ -193,13 +201,14 @@ def test_session_edits_runs_tests_and_the_advice_reaches_the_model(
     # at 0 (the first prompt) clm-policy adds nothing
     assert "[clm-policy]" not in text_of_request(requests[0])
 
-    # the next prompt: the context is 130,000 of 200,000 (65%) >= the compact threshold (60%)
+    # the next prompt: the context is 130,000 of 200,000 (72% of the 180,000 Claude Code counts)
+    # >= the compact threshold (60% of the window)
     second = claude.p("Anything left to do?", "--continue")
     assert second["session_id"] == session
     after = main_requests(claude, session)[6]
     assert "Anything left to do?" in last_user_text(after.body)
     sent = text_of_request(after)
-    assert f"UserPromptSubmit hook additional context: {ADVICE_65}" in sent
+    assert f"UserPromptSubmit hook additional context: {ADVICE_72}" in sent
     assert "(context 130000 >= soft limit 120000)" in sent
 
     # the transcript: records, the usage as scripted, the hook's context and message
@@ -233,7 +242,7 @@ def test_session_edits_runs_tests_and_the_advice_reaches_the_model(
         if r.get("type") == "attachment" and r["attachment"].get("type") == "hook_system_message"
     ]
     assert any(
-        m.startswith("clm-policy: context 65% (130,000 of 200,000)")
+        m.startswith("clm-policy: context 72% (130,000 of 180,000)")
         and "Run: /compact" in m
         and m.endswith("the files calc.py, test_calc.py")  # project-relative
         for m in messages
@@ -300,8 +309,8 @@ def test_the_default_model_has_a_1m_window(
     claude.p("And now?", "--continue")
     sent = text_of_request(main_requests(claude, result["session_id"])[-1])
     assert (
-        "UserPromptSubmit hook additional context: [clm-policy] The context window is 65% "
-        "(650,000 of 1,000,000) full (context 650000 >= soft limit 600000)"
+        "UserPromptSubmit hook additional context: [clm-policy] The context window is 66% "
+        "(650,000 of 980,000) full (context 650000 >= soft limit 600000)"
     ) in sent
     no_hook_problems(sandbox)
     if capture.ENABLED:
@@ -526,23 +535,35 @@ def _handoff_turns(project: Any) -> list[Turn]:
     ]
 
 
+def _hand_off(claude: Claude, sandbox: Sandbox) -> str:
+    """The calc session up to 160,000 tokens, whose Stop tells the person one line, then the
+    next prompt, which carries the request to the model unseen: the handoff reply, committed
+    at that turn's Stop. The session's id."""
+    first = claude.p("Write calc.py with add().")
+    old = str(first["session_id"])
+    assert not commits_of(sandbox, "handoff")
+    second = claude.p("Go on.", "--continue")
+    assert second["session_id"] == old
+    assert str(second["result"]).startswith("Handoff\nGoal: calc.py with add().")
+    return old
+
+
 def _assert_stop_handoff(claude: Claude, sandbox: Sandbox, session: str) -> dict[str, Any]:
     stops = sandbox.hook_inputs("Stop")
-    assert [s["stop_hook_active"] for s in stops] == [False, True]
-    asked = main_requests(claude, session)[3]
-    # additionalContext: the turn goes on, the model gets the request, no error is shown
-    assert (
-        "Stop hook additional context: clm-policy: the context is 80% (160,000 of 200,000) "
-        "full and the policy hands off (context 160000 >= hard limit 150000). "
-        f"{ASK_FOR_HANDOFF}"
-    ) in last_user_text(asked.body)
+    assert [s["stop_hook_active"] for s in stops] == [False, False]
     records = claude.records(session)
-    assert not attachments(records, "hook_blocking_error")
-    assert all(not r.get("hookErrors") for r in records if r.get("subtype") == "stop_hook_summary")
-    (extra,) = [
+    # the first Stop: one short line for the person, nothing for the model (Claude Code shows
+    # every Stop answer that reaches the model)
+    told = [a for a in attachments(records, "hook_system_message") if a["hookEvent"] == "Stop"]
+    assert told[0]["content"] == STOP_LINE
+    assert not [
         a for a in attachments(records, "hook_additional_context") if a["hookEvent"] == "Stop"
     ]
-    assert extra["content"][0].startswith("clm-policy: the context is 80%")
+    assert not attachments(records, "hook_blocking_error")
+    assert all(not r.get("hookErrors") for r in records if r.get("subtype") == "stop_hook_summary")
+    # the next prompt: the request, unseen (UserPromptSubmit's additionalContext)
+    asked = main_requests(claude, session)[3]
+    assert ASK_FOR_HANDOFF in text_of_request(asked)
     (handoff,) = commits_of(sandbox, "handoff")
     facts = trailers(handoff)
     assert facts["Clm-Session"] == session
@@ -551,7 +572,8 @@ def _assert_stop_handoff(claude: Claude, sandbox: Sandbox, session: str) -> dict
     manifest: dict[str, Any] = json.loads(sandbox.memory_show(facts["Clm-Manifest"]))
     # the goal as the agent's handoff reply states it; the person's request stays listed
     assert manifest["goal"] == "calc.py with add()."
-    assert manifest["requests"] == ["Write calc.py with add()."]
+    # the person's requests: the first, and the prompt that carried the request unseen
+    assert manifest["requests"] == ["Write calc.py with add().", "Go on."]
     assert manifest["token_snapshot"]["model"] == CLAUDE_200K_MODEL
     assert manifest["changed_artifacts"] == ["calc.py"]  # project-relative, not /tmp/...
     assert any(f.startswith(f"sessions/{session}/handoffs/") for f in sandbox.memory_files())
@@ -562,9 +584,7 @@ def test_stop_hands_off_and_a_fresh_session_starts_from_it(
     claude: Claude, claude_script: ClaudeScript, sandbox: Sandbox
 ) -> None:
     claude_script.main = _handoff_turns(sandbox.project)
-    first = claude.p("Write calc.py with add().")
-    old = first["session_id"]
-    assert first["result"].startswith("Handoff\nGoal: calc.py with add().")
+    old = _hand_off(claude, sandbox)
     _assert_stop_handoff(claude, sandbox, old)
 
     fresh = claude.p("Continue the calc work.")
@@ -588,7 +608,7 @@ def test_clear_starts_a_session_from_the_handoff(
     claude: Claude, claude_script: ClaudeScript, sandbox: Sandbox
 ) -> None:
     claude_script.main = _handoff_turns(sandbox.project)
-    old = claude.p("Write calc.py with add().")["session_id"]
+    old = _hand_off(claude, sandbox)
     _assert_stop_handoff(claude, sandbox, old)
 
     cleared = claude.p("/clear", "--continue")
@@ -613,9 +633,13 @@ def test_clear_starts_a_session_from_the_handoff(
     assert "- Write calc.py with add()." in sent  # the earlier request
     (start,) = commits_of(sandbox, "start")
     assert trailers(start)["Clm-Session"] == new
-    # the session after /clear has no response yet when its first prompt comes: its hooks
-    # say nothing of a window they cannot know yet
-    assert not attachments(claude.records(new), "hook_system_message")
+    # its first prompt tells the person, once, which handoff the session starts from (and
+    # nothing of a window its hooks cannot know yet: it has no response yet)
+    told = attachments(claude.records(new), "hook_system_message")
+    assert [t["content"] for t in told] == [
+        f"clm-policy: this session starts from the handoff {trailers(start)['Clm-Seed']} "
+        "(goal: calc.py with add().)."
+    ]
     no_hook_problems(sandbox)
     save_session(claude, new, "after-clear")
 
@@ -636,7 +660,7 @@ def test_resume_by_id_reads_the_transcript(
     request = main_requests(claude, session)[-1]
     assert "Go on." in last_user_text(request.body)
     assert len(request.body["messages"]) > 4  # the conversation so far goes with it
-    assert f"UserPromptSubmit hook additional context: {ADVICE_65}" in text_of_request(request)
+    assert f"UserPromptSubmit hook additional context: {ADVICE_72}" in text_of_request(request)
 
 
 # -- a subagent

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from . import capture
+from .agents import fixtures
 from .conftest import skip_module_unless
 from .drivers import Codex
 from .httpserve import Request
@@ -298,8 +299,13 @@ def test_a_spawned_agent_is_recorded_under_its_id(
     # the hooks: SubagentStart and SubagentStop, the agent's tools with its agent_id
     (start,) = sandbox.hook_inputs("SubagentStart")
     (stop,) = sandbox.hook_inputs("SubagentStop")
-    # the fields of the captured input (tests/agents/test_subagents.py holds it to the schema)
-    captured = capture.folder("codex") / "hook-inputs" / "SubagentStop.json"
+    # the fields of the captured input the unit tests replay (tests/agents/test_subagents.py
+    # holds it to the schema): when capturing, this run's, saved before it is read
+    if capture.ENABLED:  # only the agent's hooks: the session's are the other tests' fixtures
+        agents_inputs = [i for i in sandbox.hook_inputs() if i.get("agent_id")]
+        pairs = capture.normaliser(sandbox, codex.server.url)
+        capture.save_hook_inputs(AGENT, agents_inputs, pairs)
+    captured = fixtures("codex") / "hook-inputs" / "SubagentStop.json"
     assert set(stop) == set(json.loads(captured.read_text(encoding="utf-8")))
     agent = stop["agent_id"]
     agent_rollout = codex.rollout(agent)
@@ -350,7 +356,3 @@ def test_a_spawned_agent_is_recorded_under_its_id(
         pairs = capture.normaliser(sandbox, codex.server.url)
         capture.save_file(AGENT, "rollouts/subagent-main.jsonl", codex.rollout(session), pairs)
         capture.save_file(AGENT, "rollouts/subagent/agent.jsonl", agent_rollout, pairs)
-        # only the inputs of the agent's hooks: the session's are the other tests' fixtures
-        capture.save_hook_inputs(
-            AGENT, [i for i in sandbox.hook_inputs() if i.get("agent_id")], pairs
-        )

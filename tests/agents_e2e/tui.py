@@ -76,7 +76,7 @@ class Screen:
         return ""
 
 
-def prepare(claude: Claude, statusline_inputs: Path) -> Path:
+def prepare(claude: Claude, statusline_inputs: Path, *args: str) -> Path:
     """The first-run answers, the status line's input recorded (``tee`` in front of
     clm-policy's own command), and the script tmux runs. Returns the script."""
     sb = claude.sandbox
@@ -91,10 +91,12 @@ def prepare(claude: Claude, statusline_inputs: Path) -> Path:
     }
     (sb.claude_dir / ".claude.json").write_text(json.dumps(config, indent=2))
     settings_file = sb.project / ".claude" / "settings.json"
-    settings = json.loads(settings_file.read_text())
-    command = settings["statusLine"]["command"]
-    settings["statusLine"]["command"] = f"tee -a {shlex.quote(str(statusline_inputs))} | {command}"
-    settings_file.write_text(json.dumps(settings, indent=2) + "\n")
+    if settings_file.exists():  # (the plugin's sessions have no settings of the project)
+        settings = json.loads(settings_file.read_text())
+        command = settings["statusLine"]["command"]
+        tee = f"tee -a {shlex.quote(str(statusline_inputs))}"
+        settings["statusLine"]["command"] = f"{tee} | {command}"
+        settings_file.write_text(json.dumps(settings, indent=2) + "\n")
     env = claude.env(TERM="xterm-256color")
     env.pop("NO_COLOR", None)
     script = sb.root / "run-claude.sh"
@@ -103,7 +105,9 @@ def prepare(claude: Claude, statusline_inputs: Path) -> Path:
     script.write_text(
         "#!/bin/sh\n"
         f"cd {shlex.quote(str(sb.project))} || exit 1\n"
-        f"exec env -i {assignments} {shlex.quote(str(claude.exe))}{model}\n"
+        f"exec env -i {assignments} {shlex.quote(str(claude.exe))}{model}"
+        + "".join(f" {shlex.quote(arg)}" for arg in args)
+        + "\n"
     )
     script.chmod(0o755)
     return script

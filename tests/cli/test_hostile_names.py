@@ -100,7 +100,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_the_status_line(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     usage = {"input_tokens": 260000}
     raw = json.dumps({"context_window": {"context_window_size": 400000, "current_usage": usage}})
-    line = f"ctx 65% 260k/400k · handoff at 87.5% · compact · evil{SHOWN}/coding\n"
+    line = f"ctx 68% 260k/380k · handoff at 92% · compact · evil{SHOWN}/coding\n"
     assert clm(project, "statusline", "--policy", POLICY, stdin=raw.encode()) == (0, line, "")
     # the click command (what `statusline --help` leads to) prints the same
     monkeypatch.chdir(project)

@@ -284,7 +284,7 @@ def test_the_reader_sees_commands_output_and_notes() -> None:
     (statusline,) = [e for e in sample if "statusline" in e.command and "echo" in e.command]
     assert statusline.command.count("\n") == 2  # the quoted JSON goes on for two more lines
     assert statusline.output == [
-        "ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding"
+        "ctx 46% 82k/180k · compact at 67% · continue · claude-code/coding"
     ]
     (lint,) = [e for e in examples("docs/lint.md") if "draft-policy.yaml" in e.command]
     assert (lint.exit_code, lint.skipped, lint.needs) == (1, None, None)

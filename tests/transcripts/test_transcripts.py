@@ -30,7 +30,7 @@ from clm_policy.transcripts.codex import NO_USAGE as CODEX_NO_USAGE
 from clm_policy.transcripts.codex import RECOMPUTED
 from clm_policy.transcripts.openai_chat import NO_USAGE as OPENAI_NO_USAGE
 
-from conftest import REPO
+from conftest import REPO, real_fixtures
 from probes import probe_code
 
 HERE = Path(__file__).resolve().parents[1]
@@ -914,35 +914,40 @@ def test_estimate_rule_equals_the_lifecycle_estimate(chars: int) -> None:
 def test_right_after_a_real_compaction_the_estimate_starts_from_claude_codes_figure(
     tmp_path: Path,
 ) -> None:
-    """Claude Code 2.1.328's own transcript, cut right after its compact summary (the moment
-    a status line or hook sees it): the context is postTokens (2,841) and what follows — not
-    0, and not a figure from before the compaction."""
-    real = HERE / "fixtures" / "real" / "claude-code-2.1.328" / "transcripts" / "compact-auto.jsonl"
+    """Claude Code's own transcript, cut right after its compact summary (the moment a
+    status line or hook sees it): the context is postTokens (2,843 in 2.1.332's) and what
+    follows — not 0, and not a figure from before the compaction."""
+    real = real_fixtures("claude-code") / "transcripts" / "compact-auto.jsonl"
     lines = real.read_text().splitlines(keepends=True)
     summary = next(i for i, line in enumerate(lines) if '"isCompactSummary":true' in line)
+    (boundary,) = [
+        json.loads(line) for line in lines[:summary] if '"subtype":"compact_boundary"' in line
+    ]
+    post = boundary["compactMetadata"]["postTokens"]
+    assert post > 0
     cut = tmp_path / "cut.jsonl"
     cut.write_text("".join(lines[: summary + 1]))
     for reading in (read_context(cut), read_transcript(cut)):
-        assert (reading.context_tokens, reading.context_estimated) == (2841, True)
+        # the summary line itself is counted in postTokens: nothing follows it yet
+        assert (reading.context_tokens, reading.context_estimated) == (post, True)
         assert reading.warnings == [
             "compacted after the last usage figure; context estimated: Claude Code's figure "
             "right after the compaction (compactMetadata.postTokens) and characters / 4 of what "
             "follows"
         ]
     full = read_transcript(cut)
-    assert (full.compacted_at_tokens, full.compacted_to_tokens) == (95084, 2841)
+    pre = boundary["compactMetadata"]["preTokens"]
+    assert (full.compacted_at_tokens, full.compacted_to_tokens) == (pre, post)
     # without postTokens (older versions) the summary itself is counted
-    boundary = next(i for i, line in enumerate(lines) if '"compact_boundary"' in line)
-    older = json.loads(lines[boundary])
+    at = next(i for i, line in enumerate(lines) if '"compact_boundary"' in line)
+    older = json.loads(lines[at])
     del older["compactMetadata"]["postTokens"]
-    cut.write_text(
-        "".join([*lines[:boundary], json.dumps(older) + "\n", *lines[boundary + 1 : summary + 1]])
-    )
+    cut.write_text("".join([*lines[:at], json.dumps(older) + "\n", *lines[at + 1 : summary + 1]]))
     summary_chars = len(json.loads(lines[summary])["message"]["content"])
     assert read_context(cut).context_tokens == -(-summary_chars // 4)
 
 
-CODEX_AGENT = HERE / "fixtures" / "real" / "codex-0.169.0" / "rollouts" / "subagent" / "agent.jsonl"
+CODEX_AGENT = real_fixtures("codex") / "rollouts" / "subagent" / "agent.jsonl"
 
 
 def test_a_spawned_codex_agents_rollout_leaves_out_its_parents_history(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from clm_policy.transcripts.takeover import (
     substantive,
 )
 
-from conftest import FIXTURES, REPO
+from conftest import REPO, real_fixtures
 
 FIDELITY = REPO / "benchmarks" / "fidelity" / "sessions"
 
@@ -567,7 +567,7 @@ def test_claude_codes_own_commands_queued_are_no_requests(tmp_path: Path) -> Non
 def test_a_stop_hooks_reason_codex_hands_back_is_no_request() -> None:
     """Codex 0.169 gives the model a Stop hook's reason as the next user message, wrapped in
     ``<hook_prompt …>`` (a real rollout): it is clm-policy's own words, never the goal."""
-    rollout = FIXTURES / "real" / "codex-0.169.0" / "rollouts" / "stop-handoff.jsonl"
+    rollout = real_fixtures("codex") / "rollouts" / "stop-handoff.jsonl"
     reading = read_transcript(rollout)
     assert reading.work is not None
     assert [r.text for r in reading.work.requests] == [

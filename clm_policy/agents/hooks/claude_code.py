@@ -23,10 +23,14 @@ do.
 - **SessionStart**: ``startup``/``clear``: the latest handoff of this project that no session
   has picked up yet, as context (taken, in git); ``compact``: what must survive (goal,
   blockers, next safe action, the memory index) from the snapshot taken at PreCompact;
-  ``resume``: nothing. A ``model`` it names is kept for the window (:mod:`.windows`).
-- **Stop**: when the policy says hand off and the session has no handoff yet, ask once
-  (``additionalContext``: the turn goes on, no error is shown) for a handoff; at the stop
-  after that, commit it from the transcript and ``last_assistant_message``.
+  ``resume``: nothing. A ``model`` it names is kept for the window (:mod:`.windows`). The
+  first prompt of a session seeded from a handoff says which, in one line.
+- **Stop**: when the policy says hand off and the session has no handoff yet, tell the
+  person one short line: Claude Code shows every Stop answer that reaches the model, so the
+  request goes to the model with the next prompt (UserPromptSubmit's ``additionalContext``,
+  which it shows no one); at that turn's stop, commit the handoff from the transcript and
+  ``last_assistant_message``. Where clm-policy's plugin engine acts (:data:`ENGINE_ENV`), it
+  asks right after the turn and applies the handoff in place.
 - **SubagentStop**: record what the agent did (its own transcript, ``agent_transcript_path``)
   in the session's memory, under its ``agent_id`` (:mod:`.subagents`).
 
@@ -37,6 +41,9 @@ exist yet (a new session's first prompt) is answered with nothing, and is no pro
 """
 
 from __future__ import annotations
+
+import json
+import os
 
 from clm_policy.agents.hooks.events import (
     Wording,
@@ -51,13 +58,28 @@ from clm_policy.agents.hooks.shared import (
     Hook,
     HookEvent,
     HookReply,
-    cut,
+    NoTranscriptYet,
     reply_json,
     run_hook,
 )
 from clm_policy.agents.hooks.subagents import record_subagent
 
 AGENT = "claude-code"
+ENGINE_ENV = "CLM_POLICY_ENGINE"
+"""Set by clm-policy's Claude Code plugin (its engine module, integrations/claude-code) in an
+interactive session where it acts, to what it does with a handoff: ``replace``, ``append`` or
+``clear``. The plugin's command hooks run with Claude Code's environment, so they know the
+engine compacts and applies handoffs itself (clm_policy.agents.hooks.engine); without it
+(``claude -p``, the settings-file install, an older Claude Code) they do everything."""
+ENGINE_MODES = ("replace", "append", "clear")
+ENGINE_PROMPT = "[clm-policy] The policy hands off: write your handoff for the next session now."
+"""The prompt the engine submits when the policy hands off after a turn: the person sees it;
+the model's request comes with it, unseen (UserPromptSubmit's additionalContext). A transcript
+reader takes it for a notice, not the person's request (its ``[clm-policy]`` start)."""
+STOP_LINE = (
+    "clm-policy: the policy hands off here: Claude writes its handoff at your next prompt; "
+    "then run /clear."
+)
 
 
 def run_claude_hook(raw: bytes, **options: str | None) -> HookReply:
@@ -68,40 +90,133 @@ def run_claude_hook(raw: bytes, **options: str | None) -> HookReply:
 # -- the events -----------------------------------------------------------------------------
 
 
-def _ask_at_stop(text: str) -> HookReply:
-    # Since 2.1.163 a Stop hook's additionalContext keeps the turn going and reaches the
-    # model, with no error shown (decision "block" shows "Stop hook blocking error")
-    return reply_json(
-        {"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": cut(text)}}
+def engine_mode() -> str | None:
+    """What the plugin engine does with a handoff in this session (:data:`ENGINE_ENV`), None
+    when no engine acts here."""
+    mode = os.environ.get(ENGINE_ENV, "")
+    return mode if mode in ENGINE_MODES else None
+
+
+def _ask_at_stop(_request: str) -> HookReply:
+    # Claude Code 2.1.332 shows the person every Stop output that reaches the model
+    # (additionalContext as "Stop hook says: ...", a block or exit 2 as "Stop hook reported a
+    # problem"); UserPromptSubmit's additionalContext it shows no one. So the request reaches
+    # the model with the next prompt (prompt_advice asks while the policy says hand off; that
+    # turn's Stop commits the reply), and the person is told one short line now. Where the
+    # plugin engine acts, it submits that prompt itself after the turn: nothing to say here.
+    if engine_mode() is not None:
+        return NOTHING
+    return reply_json({"systemMessage": STOP_LINE})
+
+
+def _wording(mode: str | None) -> Wording:
+    applied = mode in ("replace", "append")
+    return Wording(
+        agent_name="Claude",
+        compact_command=lambda focus: f"Run: /compact {focus}",
+        compact_note=lambda _focus: (
+            "Finish the current step without reading large files or long outputs."
+        ),
+        after_handoff=(
+            "clm-policy continues this conversation from it."
+            if applied
+            else "run /clear — the next session starts from it."
+        ),
+        next_session=(
+            "The conversation continues from it."
+            if applied
+            else "Run /clear: the next session starts from it."
+        ),
+        compacts="Claude Code compacts",
+        stopped="blocked",
+        ask_at_stop=_ask_at_stop,
+        # exit 2 blocks a compaction; what it says reaches no one (Claude Code 2.1.328 shows
+        # it neither in -p nor in the TUI), so the next Stop or prompt tells the person
+        block_compaction=lambda text: HookReply(2, stderr=text),
+        # PreCompact's standard output becomes the compaction's custom instructions: say
+        # nothing
+        compaction_goes_ahead=lambda _text: NOTHING,
+        block_is_seen=False,
     )
 
 
-WORDING = Wording(
-    agent_name="Claude",
-    compact_command=lambda focus: f"Run: /compact {focus}",
-    compact_note=lambda _focus: (
-        "Finish the current step without reading large files or long outputs."
-    ),
-    after_handoff="run /clear — the next session starts from it.",
-    next_session="Run /clear: the next session starts from it.",
-    compacts="Claude Code compacts",
-    stopped="blocked",
-    ask_at_stop=_ask_at_stop,
-    # exit 2 blocks a compaction; what it says reaches no one (Claude Code 2.1.328 shows it
-    # neither in -p nor in the TUI), so the next Stop or prompt tells the person
-    block_compaction=lambda text: HookReply(2, stderr=text),
-    # PreCompact's standard output becomes the compaction's custom instructions: say nothing
-    compaction_goes_ahead=lambda _text: NOTHING,
-    block_is_seen=False,
-)
+WORDING = _wording(None)
+WORDINGS = {mode: _wording(mode) for mode in ENGINE_MODES}
+
+
+def wording() -> Wording:
+    """The words for this session: where the plugin engine applies handoffs in place, no
+    /clear."""
+    mode = engine_mode()
+    return WORDING if mode is None else WORDINGS[mode]
 
 
 def _user_prompt_submit(hook: Hook) -> HookReply:
-    return prompt_advice(hook, WORDING)
+    """The prompt's advice (:func:`~.events.prompt_advice`), and once, at the first prompt of
+    a session that started from a handoff, one line saying which. Where the plugin engine
+    acts, it compacts by itself after the turn: no compaction is advised, and the prompt it
+    submits to ask for the handoff gets no line of its own (the person sees the prompt)."""
+    seeded = _seed_notice(hook)
+    mode = engine_mode()
+    try:
+        if mode is not None and _engine_compacts(hook):
+            reply = NOTHING
+        else:
+            reply = prompt_advice(hook, wording())
+    except NoTranscriptYet:  # the new session's first prompt: nothing to read yet
+        reply = NOTHING
+    except Exception as exc:
+        if not seeded:
+            raise  # (run_hook logs it, and answers nothing)
+        from clm_policy.agents.hooks.shared import log
+
+        log(f"{AGENT}: {hook.name}: {type(exc).__name__}: {exc}")  # the line is said anyway
+        reply = NOTHING
+    if mode is not None and hook.event.get("prompt") == ENGINE_PROMPT:
+        reply = _without_person_line(reply)
+    return _with_line(reply, seeded)
+
+
+def _engine_compacts(hook: Hook) -> bool:
+    _, outcome = hook.decide_from_tail()
+    return outcome is not None and outcome.action.value == "compact"
+
+
+def _seed_notice(hook: Hook) -> str:
+    """``clm-policy: this session starts from the handoff <manifest> (goal: ...).``, once per
+    session that SessionStart seeded from a handoff; "" otherwise."""
+    facts = hook.facts()
+    seeded = facts.get("seeded")
+    if not isinstance(seeded, str) or facts.get("seed_told"):
+        return ""
+    hook.note(seed_told=True)
+    from clm_policy.lifecycle.summary import one_line
+
+    goal = facts.get("seeded_goal")
+    about = f" (goal: {one_line(goal, 80)})" if isinstance(goal, str) and goal.strip() else ""
+    return f"clm-policy: this session starts from the handoff {seeded}{about}."
+
+
+def _with_line(reply: HookReply, line: str) -> HookReply:
+    """``reply`` with ``line`` first in its ``systemMessage`` (what the person sees)."""
+    if not line:
+        return reply
+    payload = json.loads(reply.stdout) if reply.stdout.startswith("{") else {}
+    said = payload.get("systemMessage")
+    payload["systemMessage"] = f"{line}\n{said}" if isinstance(said, str) and said else line
+    return reply_json(payload)
+
+
+def _without_person_line(reply: HookReply) -> HookReply:
+    if not reply.stdout.startswith("{"):
+        return reply
+    payload = json.loads(reply.stdout)
+    payload.pop("systemMessage", None)
+    return reply_json(payload) if payload else NOTHING
 
 
 def _pre_compact(hook: Hook) -> HookReply:
-    return pre_compact(hook, WORDING)
+    return pre_compact(hook, wording())
 
 
 def _post_compact(hook: Hook) -> HookReply:
@@ -131,7 +246,11 @@ def _post_compact(hook: Hook) -> HookReply:
 
 
 def _stop(hook: Hook) -> HookReply:
-    return stop_for_handoff(hook, WORDING)
+    reply = stop_for_handoff(hook, wording())
+    if engine_mode() in ("replace", "append"):
+        # the engine applies the committed handoff after the turn, and says so itself
+        return _without_person_line(reply)
+    return reply
 
 
 EVENTS = {

@@ -5,9 +5,10 @@ The snippet (:func:`snippet`) runs ``<clm-policy> hook claude-code`` on every ev
 SessionStart, Stop and SubagentStop) — each in a group without a ``matcher``, which Claude
 Code runs for every occurrence of the event (both PreCompact triggers, manual and auto; every
 SessionStart source) — with the table's timeout in seconds, and sets ``statusLine`` to
-``{"type": "command", "command": "<clm-policy> statusline"}``. ``<clm-policy>`` is the absolute
-path of the installed script when it can be found (:func:`executable`), so the hooks run the
-same installation whatever PATH Claude Code starts with.
+``{"type": "command", "command": "<clm-policy> statusline", "refreshInterval": 5}``.
+``<clm-policy>`` is the absolute path of the installed script when it can be found
+(:func:`executable`), so the hooks run the same installation whatever PATH Claude Code starts
+with.
 
 :func:`merge` puts the snippet into existing settings and keeps everything else: every other
 key, in its order; every other hook, also under the same events (another tool's commands stay
@@ -36,6 +37,8 @@ HOOK_ARGS = ("hook", "claude-code")
 STATUSLINE_ARGS = ("statusline",)
 SETTINGS_LIMIT = 4 * 1024 * 1024
 SCOPES = ("project", "user")
+STATUSLINE_REFRESH = 5
+"""Seconds between Claude Code's extra runs of the status line (``refreshInterval``)."""
 
 
 def executable() -> str:
@@ -61,7 +64,13 @@ def snippet(executable: str) -> dict[str, Any]:
     exe = shlex.quote(executable)
     return {
         "hooks": hook_settings(f"{exe} {' '.join(HOOK_ARGS)}", EVENTS),
-        "statusLine": {"type": "command", "command": f"{exe} {' '.join(STATUSLINE_ARGS)}"},
+        "statusLine": {
+            "type": "command",
+            "command": f"{exe} {' '.join(STATUSLINE_ARGS)}",
+            # Claude Code re-runs it on its own events; a handoff the hooks commit after the
+            # turn's last one ("handed off") shows within this many seconds
+            "refreshInterval": STATUSLINE_REFRESH,
+        },
     }
 
 
@@ -118,7 +127,8 @@ def _merge_status_line(merged: dict[str, Any], ours: dict[str, Any], force: bool
         return f"added statusLine `{new}`"
     old = _command(current)
     if isinstance(current, dict) and runs_clm_policy(old, STATUSLINE_ARGS):
-        updated = {**current, **ours}  # the person's padding or refreshInterval stay
+        # the person's padding or refreshInterval stay; ours fill what is not set
+        updated = {**ours, **current, "type": ours["type"], "command": ours["command"]}
         if updated == current:
             return None
         merged["statusLine"] = updated
@@ -269,7 +279,7 @@ def settings_command(
         lines += _install_report(path, _install_file(path, snip, force=force))
         from clm_policy.agents.hooks.shared import warm_policy
 
-        warm_policy(str(cwd))  # the first hook of a session finds its policy compiled
+        warm_policy(str(cwd), "claude-code")  # the first hook finds its policy compiled
         other = settings_path("user" if scope == "project" else "project", cwd)
         if other != path and has_hooks(other):
             lines.append(
@@ -309,5 +319,10 @@ def _install_report(path: Path, changes: list[str]) -> list[str]:
             "Start a new Claude Code session for it to take effect (/hooks lists the hooks). "
             f"To undo: remove the entries whose command runs `{SCRIPT} hook claude-code`, and "
             f"the `statusLine`, from {path}."
+        )
+        lines.append(
+            "Or install clm-policy as a Claude Code plugin, which also compacts and hands off by "
+            "itself in the terminal: clm-policy hook claude-code --install --plugin "
+            "(docs/claude-code.md)."
         )
     return lines

@@ -124,7 +124,10 @@ def hand_off(
         seed_chars=min(profile.seed_tokens * 4, SEED_CHARS),
         memory_dir=home_short(hook.memory),
     )
-    hook.note(handoff=done.manifest_path, told=None, asked=None)
+    # the session's hooks and status line know it has handed off; through the MCP tool the
+    # model (and the person, seeing the call) are told by the tool's answer
+    told = done.manifest_path if via == "mcp" else None
+    hook.note(handoff=done.manifest_path, told=told, asked=None)
     return done, why
 
 
@@ -296,7 +299,7 @@ def stop_for_handoff(hook: Hook, wording: Wording) -> HookReply:
         )
     if hook.turn:
         hook.note(asked=hook.turn)
-    return wording.ask_at_stop(stop_request(outcome.rationale, share(outcome)))
+    return wording.ask_at_stop(stop_request(outcome.rationale, share(outcome, hook.agent)))
 
 
 def pre_compact(hook: Hook, wording: Wording) -> HookReply:
@@ -348,7 +351,9 @@ def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
     told = told_of_handoff(hook, wording, facts)
     if told is not None:
         return told
-    full = share(outcome)
+    if facts.get("handoff") or handed_off(hook) is not None:
+        return NOTHING  # handed off, by any road (Stop, PreCompact, MCP): nothing to advise
+    full = share(outcome, hook.agent)
     if action == "compact":
         from clm_policy.memory.redact import Redactor
         from clm_policy.transcripts.reading import read_transcript
@@ -365,8 +370,6 @@ def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
             f"was advised to compact it. {wording.compact_note(focus)}"
         )
     else:
-        if facts.get("handoff") or handed_off(hook) is not None:
-            return NOTHING  # the handoff is committed: the person knows what follows
         person = (
             f"clm-policy: context {full}, the policy hands off ({outcome.rationale}). "
             f"{wording.agent_name} will finish its step and write a handoff; then "
@@ -481,8 +484,15 @@ def compact_focus(state: Any, last_activity: str | None = None) -> str:
     return focus(said)
 
 
-def share(outcome: Any) -> str:
+def share(outcome: Any, agent: str = "") -> str:
+    """The context as a share of the window; for Claude Code, of what it counts of the
+    window (its own "% context used", as the status line shows it: 160,000 of 200,000 is
+    "89% (160,000 of 180,000)")."""
     window = outcome.context_window
+    if window and agent == "claude-code":
+        from clm_policy.agents.statusline import counted_window
+
+        window = counted_window(window)
     if window:
         return f"{outcome.context_tokens / window:.0%} ({outcome.context_tokens:,} of {window:,})"
     return f"{outcome.context_tokens:,} tokens"
@@ -495,6 +505,11 @@ def session_start(hook: Hook) -> HookReply:
     model = hook.event.get("model")
     if isinstance(model, str) and model:
         hook.note(model=model)
+    if hook.event.get("source") == "compact" and hook.facts().get("fresh_start"):
+        # the compaction that put a handoff's seed in place of the conversation (clm-policy's
+        # Claude Code plugin engine): the seed holds what the snapshot's essentials would
+        hook.note(fresh_start=None)
+        return NOTHING
     text = context_at_start(hook)
     if not text:
         return NOTHING

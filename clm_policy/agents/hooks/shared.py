@@ -77,7 +77,17 @@ def hook_settings(command: str, events: Mapping[str, HookEvent]) -> dict[str, An
     }
 
 
-def warm_policy(folder: str) -> None:
+def default_policy(agent: str) -> str:
+    """The policy when nothing names one: for Claude Code, the bundled ``claude-code`` policy
+    (shares of the window; the status line speaks for it too), for other agents ``default``."""
+    if agent == "claude-code":
+        from clm_policy.agents.statusline import DEFAULT_POLICY
+
+        return DEFAULT_POLICY
+    return "default"
+
+
+def warm_policy(folder: str, agent: str = "default") -> None:
     """Compile the policy a hook in ``folder`` would use (its project's ``.clm-policy.yaml``,
     else the default) into the compiled-policy cache, so that the first hook and status line
     of a session find it there (``hook claude-code --install``, ``hook codex
@@ -90,7 +100,7 @@ def warm_policy(folder: str) -> None:
     from clm_policy.policy.cache import load_policy_cached
 
     with contextlib.suppress(ClmError):
-        load_policy_cached(setting("policy", None, load_config(folder)) or "default")
+        load_policy_cached(setting("policy", None, load_config(folder)) or default_policy(agent))
 
 
 class Hook:
@@ -111,7 +121,7 @@ class Hook:
         self.agent = agent
         cwd = event.get("cwd")
         self.config = load_config(cwd if isinstance(cwd, str) and cwd else None)
-        self.policy_ref: str = setting("policy", policy_ref, self.config) or "default"
+        self.policy_ref: str = setting("policy", policy_ref, self.config) or default_policy(agent)
         self.profile = setting("profile", profile, self.config)
         self._memory = memory
         self._memory_path: str | None = None
@@ -216,9 +226,30 @@ class Hook:
         (None: the window is unknown)."""
         from clm_policy.transcripts.reading import read_context
 
-        reading = read_context(self.transcript)
+        try:
+            reading = read_context(self.transcript)
+        except InputError as exc:
+            raise self._not_yet(exc) from None
         self.window_of(reading)
         return reading, self.outcome(reading.to_figures())
+
+    def _not_yet(self, exc: InputError) -> InputError:
+        """``exc``, or :class:`NoTranscriptYet` when the transcript holds no line of the
+        conversation yet: a new session's small file whose lines are all records of the agent
+        (Claude Code's first is ``{"type": "mode", ...}``: no reader can tell its format from
+        it), none of them a user's or an assistant's — not garbage."""
+        try:
+            if os.path.getsize(self.transcript) > 65536:
+                return exc
+            with open(self.transcript, "rb") as handle:
+                lines = [line for line in handle.read().splitlines() if line.strip()]
+            records = [json.loads(line.decode("utf-8")) for line in lines]
+        except (OSError, ValueError):
+            return exc
+        typed = [r.get("type") if isinstance(r, dict) else None for r in records]
+        if all(isinstance(t, str) and t not in ("user", "assistant") for t in typed):
+            return NoTranscriptYet(f"{self.name}: the transcript has no conversation line yet")
+        return exc
 
     def full_state(self) -> tuple[Any, Any | None]:
         """The whole transcript as a SessionState (for a snapshot or a handoff) and the
@@ -292,15 +323,22 @@ def take_handoff(hook: Hook) -> str:
             and entry.session != sid
         ]
         for entry in waiting:
-            seed = _seed_of(hook, repo, entry, sid)
-            if seed is not None:
-                return seed
+            seeded = seed_from(hook, repo, entry)
+            if seeded is not None:
+                text, goal = seeded
+                hook.note(seeded=entry.trailers["Clm-Manifest"], seeded_goal=goal)  # said at the
+                return text  # first prompt
     return ""
 
 
-def _seed_of(hook: Hook, repo: Any, entry: Any, sid: str) -> str | None:
-    """The seed of the handoff ``entry`` commits, marked taken by session ``sid``; None when
-    its manifest cannot be read (no seed)."""
+def seed_from(
+    hook: Hook, repo: Any, entry: Any, *, in_place: bool = False
+) -> tuple[str, str] | None:
+    """The seed of the handoff ``entry`` (an audit-log entry of a handoff commit) and its goal,
+    recorded in git as taken by this hook's session (``Clm-Seed``: no later session starts
+    from it again); None when its manifest is missing or does not validate. ``in_place``: the
+    session that handed off continues from it (clm-policy's plugin engine replaced its
+    conversation), so its start record keeps no parent of its own."""
     from clm_policy.lifecycle.pipelines import (
         Provenance,
         memory_hits,
@@ -311,8 +349,8 @@ def _seed_of(hook: Hook, repo: Any, entry: Any, sid: str) -> str | None:
     from clm_policy.models.manifest import read_manifest
     from clm_policy.models.state import SessionState
 
-    path = entry.trailers["Clm-Manifest"]
-    text = repo.show_file(path, entry.commit)
+    path = entry.trailers.get("Clm-Manifest")
+    text = repo.show_file(path, entry.commit) if path else None
     if text is None:
         return None
     try:
@@ -332,14 +370,18 @@ def _seed_of(hook: Hook, repo: Any, entry: Any, sid: str) -> str | None:
         constraints=constraints,
         decisions=decisions,
     )
-    state = SessionState(session_id=sid, goal=manifest.goal, parent_session=entry.session or None)
+    parent = None if in_place else entry.session or None
+    state = SessionState(session_id=hook.session_id(), goal=manifest.goal, parent_session=parent)
+    record: dict[str, object] = {"agent": hook.agent, "seeded_from": path}
+    if in_place:
+        record["in_place"] = True
     record_session_start(
         repo,
         state,
-        record={"agent": hook.agent, "seeded_from": path},
+        record=record,
         why=Provenance("seeded", extra_trailers={"Clm-Agent": hook.agent, "Clm-Seed": path}),
     )
-    return seed
+    return seed, manifest.goal
 
 
 SEED_CHARS = 9_400
@@ -482,6 +524,11 @@ def run_hook(
 
         take_ignored()  # a hook speaks on stdout, in its reply, or not at all
         return NOTHING
+
+
+def hook_input(raw: bytes) -> dict[str, Any]:
+    """The hook's input: a JSON object in UTF-8, or an :class:`InputError` saying why not."""
+    return _event(raw)
 
 
 def _event(raw: bytes) -> dict[str, Any]:

@@ -1,0 +1,243 @@
+"""The decisions behind clm-policy's Claude Code plugin engine module: what it does after a
+turn and when the conversation compacts.
+
+Claude Code (2.1.332) runs a plugin's *hooks module* inside itself, with events and calls
+command hooks do not have: ``turn.complete`` with the turn's usage, ``$.session.compact({
+instructions })``, ``session.compact`` whose handler may answer the messages that replace
+the conversation, ``$.prompt.submit``, ``$.ui.status`` and ``$.ui.toast``. The module
+(``integrations/claude-code/hooks/engine.ts``) decides nothing itself: it runs ``clm-policy
+hook claude-code --engine`` with a JSON object on standard input and does what the JSON
+answer says. The decisions stay here, with the hooks':
+
+- ``engine.start`` (the session starts): the status line's text.
+- ``engine.turn`` (a turn of the main loop ended; ``context``: Claude Code's own figures,
+  ``$.session.usage()``): the policy decides from them. ``compact``: compact now, with the
+  policy's focus as the instructions (the person types nothing); ``handoff``: ask the model
+  for its handoff — the engine submits :data:`~.claude_code.ENGINE_PROMPT`, whose
+  UserPromptSubmit hook adds the request unseen and whose Stop hook commits the reply — once;
+  a handoff committed (by any road) and not yet applied: ``apply`` it, where the plugin's
+  ``handoff`` option says ``replace`` or ``append``.
+- ``engine.compact`` (the conversation is about to compact, by the engine, ``/compact`` or
+  Claude Code itself): when a committed handoff waits to be applied, the seed (the agent's
+  handoff kept whole, the recorded facts beside it) that replaces the conversation
+  (``replace``) or follows Claude Code's own summary (``append``), recorded in git as taken
+  by this session; otherwise nothing (the PreCompact hook commits the snapshot, as for any
+  compaction).
+
+Every answer holds ``status``: the status line's text (:mod:`clm_policy.agents.statusline`,
+Claude Code's own fill figure), which the module pins in Claude Code's footer. A call that
+fails answers ``idle`` (why, in a few words) and writes one line to the hook log: the session
+goes on untouched, and the module shows why clm-policy is idle.
+"""
+
+from __future__ import annotations
+
+from clm_policy.agents.hooks.claude_code import AGENT, ENGINE_MODES, ENGINE_PROMPT
+from clm_policy.agents.hooks.events import compact_focus, handed_off, redacted_for_advice, share
+from clm_policy.agents.hooks.shared import Hook, NoTranscriptYet, hook_input, log, seed_from
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
+
+    Answer = dict[str, Any]
+
+APPLY = "clm-policy: the conversation continues from the committed handoff"
+"""The instructions of the engine's own compaction that applies a handoff (its
+``session.compact`` handler knows it by them)."""
+IDLE_LIMIT = 120
+
+
+def run_engine(raw: bytes) -> Answer:
+    """The answer to one call of the plugin engine module (its JSON in ``raw``); never
+    raises: a failure is one line in the hook log and an ``idle`` answer."""
+    name = ""
+    try:
+        event = hook_input(raw)
+        name = str(event.get("hook_event_name") or "")
+        handler = EVENTS.get(name)
+        if handler is None:
+            from clm_policy.base.errors import InputError
+
+            raise InputError(f"unknown engine event {name!r} (known: {', '.join(EVENTS)})")
+        return handler(Hook(event, AGENT))
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:
+        from clm_policy.base.errors import ClmError
+
+        why = str(exc) if isinstance(exc, ClmError) else f"{type(exc).__name__}: {exc}"
+        where = f"{AGENT} engine: {name}: " if name else f"{AGENT} engine: "
+        log(f"{where}{why}")
+        short = " ".join(why.split())
+        if len(short) > IDLE_LIMIT:
+            short = short[: IDLE_LIMIT - 1] + "…"
+        return {"act": "none", "idle": short, "status": f"idle: {short} (see the hook log)"}
+
+
+def engine_main() -> str:
+    """``clm-policy hook claude-code --engine``: the call's JSON on standard input, the
+    answer's JSON (one line) returned."""
+    import json
+
+    from clm_policy.agents.hooks.shared import MAX_INPUT
+    from clm_policy.base.stdin import read_stdin
+
+    return json.dumps(said(run_engine(read_stdin(MAX_INPUT))), ensure_ascii=False)
+
+
+def said(answer: Answer) -> Answer:
+    """``answer`` as it may be shown and sent: every text through the redactor and made
+    terminal-safe (:func:`~.shared.said`'s rules)."""
+    from clm_policy.base.termsafe import terminal_safe
+    from clm_policy.memory.redact import Redactor
+
+    redactor = Redactor()
+    return {
+        key: terminal_safe(redactor.text(value)) if isinstance(value, str) else value
+        for key, value in answer.items()
+    }
+
+
+# -- the events -----------------------------------------------------------------------------
+
+
+def _start(hook: Hook) -> Answer:
+    return {"act": "none", "status": status_text(hook)}
+
+
+def _turn(hook: Hook) -> Answer:
+    """After a turn: compact, ask for the handoff, apply it, or nothing."""
+    mode = handoff_mode(hook.event)
+    status = status_text(hook)
+    facts = hook.facts()
+    if not facts.get("applied") and (facts.get("handoff") or handed_off(hook) is not None):
+        if mode == "clear":
+            return {"act": "none", "status": status}
+        return {"act": "apply", "instructions": APPLY, "status": status}
+    tokens, window = context_of(hook.event)
+    if tokens is None:
+        return {"act": "none", "status": status}
+    try:
+        outcome = _outcome(hook, tokens, window)
+    except NoTranscriptYet:
+        return {"act": "none", "status": status}
+    if outcome is None or outcome.action.value == "continue":
+        return {"act": "none", "status": status}
+    full = share(outcome, AGENT)
+    if outcome.action.value == "handoff" and not facts.get("applied"):
+        if facts.get("engine_asked"):
+            return {"act": "none", "status": status}  # asked: its Stop commits the reply
+        hook.note(engine_asked=True)
+        return {
+            "act": "ask",
+            "prompt": ENGINE_PROMPT,
+            "toast": f"context {full}: the policy hands off; Claude writes its handoff",
+            "status": status,
+        }
+    # compact (and a session that continued from its handoff compacts from then on)
+    state, _ = hook.full_state()
+    focus = compact_focus(redacted_for_advice(state))
+    return {
+        "act": "compact",
+        "instructions": focus,
+        "toast": f"compacting: context {full}",
+        "status": status,
+    }
+
+
+def _compact(hook: Hook) -> Answer:
+    """Before a compaction: the seed of a committed handoff that waits to be applied."""
+    from clm_policy.memory.audit import read_log
+
+    mode = handoff_mode(hook.event)
+    facts = hook.facts()
+    if hook.event.get("agent_id") or mode == "clear" or facts.get("applied"):
+        return {"act": "none"}
+    sid = hook.session_id()
+    with hook.repo() as repo:
+        entries = read_log(repo, session=sid, event="handoff", rev="--all")
+        if not entries:
+            return {"act": "none"}
+        seeded = seed_from(hook, repo, entries[0], in_place=True)
+    if seeded is None:
+        return {"act": "none"}
+    seed, _goal = seeded
+    manifest = entries[0].trailers.get("Clm-Manifest") or entries[0].commit
+    hook.note(applied=manifest, handoff=manifest, told=manifest, fresh_start=True)
+    policy = hook.policy()
+    names = f"{policy.name}/{policy.profile(hook.profile).name}"
+    return {
+        "act": mode,
+        "seed": seed,
+        "toast": f"handed off ({manifest}): the conversation continues from it",
+        # no figure until the next response (the transcript's is from before the handoff)
+        "status": f"ctx n/a (just compacted) · continues from its handoff · {names}",
+    }
+
+
+EVENTS: Mapping[str, Callable[[Hook], Answer]] = {
+    "engine.start": _start,
+    "engine.turn": _turn,
+    "engine.compact": _compact,
+}
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def handoff_mode(event: Mapping[str, Any]) -> str:
+    """What the plugin's ``handoff`` option says to do with a committed handoff."""
+    mode = event.get("handoff")
+    return mode if isinstance(mode, str) and mode in ENGINE_MODES else "replace"
+
+
+def context_of(event: Mapping[str, Any]) -> tuple[int | None, int | None]:
+    """Claude Code's own figures (``$.session.usage().context``): tokens and window."""
+    context = event.get("context")
+    if not isinstance(context, dict):
+        return None, None
+
+    def count(value: object) -> int | None:
+        return value if type(value) is int and value >= 0 else None
+
+    tokens, window = count(context.get("tokens")), count(context.get("window"))
+    return (tokens or None), (window or None)
+
+
+def _outcome(hook: Hook, tokens: int, window: int | None) -> Any | None:
+    """The policy's outcome on the transcript's figures, with Claude Code's own context and
+    window in place of what the transcript says (None: the window is unknown)."""
+    from clm_policy.transcripts.reading import read_context
+
+    reading = read_context(hook.transcript)
+    reading.context_tokens = tokens
+    reading.context_estimated = False
+    if window:
+        reading.context_window = window
+    hook.window_of(reading)
+    return hook.outcome(reading.to_figures())
+
+
+def status_text(hook: Hook) -> str:
+    """The status line's text for this session and these figures (and the window kept for
+    the session's hooks, as the status line keeps it)."""
+    import json
+
+    from clm_policy.agents.statusline import status_line
+
+    tokens, window = context_of(hook.event)
+    cwd = hook.event.get("cwd")
+    model = hook.event.get("model")
+    payload = {
+        "session_id": hook.event.get("session_id"),
+        "transcript_path": hook.event.get("transcript_path"),
+        "workspace": {"current_dir": cwd if isinstance(cwd, str) else ""},
+        "model": {"id": model if isinstance(model, str) else None},
+        "context_window": {
+            "context_window_size": window,
+            "current_usage": None if tokens is None else {"input_tokens": tokens},
+        },
+    }
+    return status_line(json.dumps(payload).encode())
