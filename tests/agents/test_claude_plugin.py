@@ -22,6 +22,7 @@ from clm_policy.agents.hooks import claude_plugin
 from clm_policy.agents.hooks.claude_code import ENGINE_PROMPT, EVENTS
 from clm_policy.agents.hooks.engine import APPLY
 from clm_policy.agents.hooks.shared import log_path
+from clm_policy.lifecycle.request import handoff_request
 
 from conftest import REPO, git
 
@@ -184,9 +185,12 @@ def test_a_turn_past_the_compact_threshold_compacts_with_the_focus(project: Path
     answer = turn(project, path, 130_000)
     assert answer == {
         "act": "compact",
-        "instructions": (
-            "keep the goal (Make the CSV parser keep quoted commas.); the next step (Resume: "
-            "re-read source_of_truth, then continue the goal); the files csvtool/parse.py"
+        "instructions": (  # the focus the prompt hook advises (test_claude_hooks)
+            "Keep the user's task, standing instructions, what was approved or ruled out, each "
+            "task's status, decisions and what was rejected, the checks' exact commands and "
+            "latest results, open questions, blockers, running processes, branch, remotes, "
+            "uncommitted work. The next step is unknown; last being done: ran `python -m pytest "
+            "-q` (passed)."
         ),
         "toast": "compacting: context 72% (130,000 of 180,000)",
         "status": "ctx 72% 130k/180k · handoff at 83% · compact · claude-code/coding",
@@ -214,8 +218,8 @@ def test_past_the_handoff_point_it_asks_once_then_applies_the_committed_handoff(
     }
     reply = json.loads(hook_with_env(project, prompt, env).stdout)
     assert list(reply) == ["hookSpecificOutput"]  # the person saw the prompt: no line more
-    assert "## Next safe action" in reply["hookSpecificOutput"]["additionalContext"]
-    note = "## Goal\nquoted commas\n## Next safe action\nrelease notes"
+    assert reply["hookSpecificOutput"]["additionalContext"].endswith(handoff_request())
+    note = "## Goal\nquoted commas\n## Next step\nrelease notes"
     stop = {
         "hook_event_name": "Stop",
         "prompt_id": "p2",

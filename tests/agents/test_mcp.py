@@ -587,7 +587,7 @@ def test_after_a_handoff_through_the_tool_the_prompt_advises_nothing_and_the_lin
     assert status_line(json.dumps(status).encode()) == (
         "ctx 72% 130k/180k · handoff at 83% · compact · claude-code/coding"
     )
-    ok(call("handoff", goal="calc.py", next_safe_action="write subtract()"))
+    ok(call("handoff", goal="calc.py", next_step="write subtract()"))
     assert run_claude_hook(json.dumps(prompt).encode()) == NOTHING
     assert status_line(json.dumps(status).encode()) == (
         "ctx 72% 130k/180k · handoff at 83% · handed off · claude-code/coding"

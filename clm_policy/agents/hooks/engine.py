@@ -33,7 +33,7 @@ goes on untouched, and the module shows why clm-policy is idle.
 from __future__ import annotations
 
 from clm_policy.agents.hooks.claude_code import AGENT, ENGINE_MODES, ENGINE_PROMPT
-from clm_policy.agents.hooks.events import compact_focus, handed_off, redacted_for_advice, share
+from clm_policy.agents.hooks.events import handed_off, session_focus, share
 from clm_policy.agents.hooks.shared import Hook, NoTranscriptYet, hook_input, log, seed_from
 
 TYPE_CHECKING = False
@@ -137,8 +137,7 @@ def _turn(hook: Hook) -> Answer:
             "status": status,
         }
     # compact (and a session that continued from its handoff compacts from then on)
-    state, _ = hook.full_state()
-    focus = compact_focus(redacted_for_advice(state))
+    focus = session_focus(hook)
     return {
         "act": "compact",
         "instructions": focus,

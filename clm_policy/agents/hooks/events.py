@@ -355,13 +355,7 @@ def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
         return NOTHING  # handed off, by any road (Stop, PreCompact, MCP): nothing to advise
     full = share(outcome, hook.agent)
     if action == "compact":
-        from clm_policy.memory.redact import Redactor
-        from clm_policy.transcripts.reading import read_transcript
-
-        reading = read_transcript(hook.transcript)
-        state = reading.to_state(hook.session_id(reading))
-        last = reading.work.last_activity if reading.work is not None else None
-        focus = compact_focus(redacted_for_advice(state), Redactor().text(last) if last else None)
+        focus = session_focus(hook)
         person = (
             f"clm-policy: context {full} ({outcome.rationale}). {wording.compact_command(focus)}"
         )
@@ -464,6 +458,18 @@ def redacted_for_advice(state: Any) -> Any:
             else [last.model_copy(update={"content": clean(last.content)})],
         }
     )
+
+
+def session_focus(hook: Hook) -> str:
+    """The ``/compact`` focus of this hook's session (its transcript read whole, redacted):
+    what the prompt hook advises and what the plugin engine compacts with."""
+    from clm_policy.memory.redact import Redactor
+    from clm_policy.transcripts.reading import read_transcript
+
+    reading = read_transcript(hook.transcript)
+    state = reading.to_state(hook.session_id(reading))
+    last = reading.work.last_activity if reading.work is not None else None
+    return compact_focus(redacted_for_advice(state), Redactor().text(last) if last else None)
 
 
 def compact_focus(state: Any, last_activity: str | None = None) -> str:
