@@ -34,7 +34,12 @@ def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))  # the trust record
     monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))  # logs, notices
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))  # projects' memory
-    for name in ("CLM_POLICY_MEMORY", "CLM_POLICY_REMOTE", "CLM_POLICY_MEMORY_BACKEND"):
+    for name in (
+        "CLM_POLICY_MEMORY",
+        "CLM_POLICY_REMOTE",
+        "CLM_POLICY_MEMORY_BACKEND",
+        "CLM_POLICY_EXTENDS_PATH",
+    ):
         monkeypatch.delenv(name, raising=False)
     for suffix in ("BASE_URL", "API_KEY", "LLM_MODEL", "EMBED_MODEL", "EMBED_DIMS", "TIMEOUT"):
         monkeypatch.delenv(f"CLM_POLICY_MEM0_{suffix}", raising=False)  # no model of the user's
