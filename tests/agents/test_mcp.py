@@ -482,3 +482,24 @@ def test_claude_codes_folders_by_default(tmp_path: Path, monkeypatch: pytest.Mon
         "/work/my_shop.v2",
         HOLDS_CALL,
     )
+
+
+def test_a_handoffs_fields_reach_the_commit_message_terminal_safe(
+    project: Project, call: Callable[..., Any]
+) -> None:
+    """What a terminal would obey, in the fields an agent writes, is escaped in the commit
+    message (``git log`` shows it), as the printer escapes it (issue 26)."""
+    project.session("handoff")
+    hostile = "\x1b]0;pwn\x07\x1b[31m\u202e\x9b"
+    ok(
+        call(
+            "handoff",
+            goal=f"ship {hostile} the parser",
+            done=[f"done {hostile}"],
+            next_safe_action=f"next {hostile}",
+            notes=f"notes {hostile}",
+        )
+    )
+    message = git(project.memory, "log", "-1", "--format=%B")
+    assert not any(c in message for c in "\x1b\x07\u202e\x9b"), message
+    assert "\\x1b]0;pwn\\x07\\x1b[31m\\u202e\\x9b" in message
