@@ -11,10 +11,19 @@ escape() {
   printf '%s' "$s"
 }
 
+# one_line TEXT: TEXT on one line for the log, no workflow command in it (as clm-policy's
+# printer: a newline or carriage return shown as \n or \r, the first # of ##[ escaped)
+one_line() {
+  local s=${1//$'\r'/'\r'}
+  s=${s//$'\n'/'\n'}
+  s=${s//'##['/'\u0023#['}
+  printf '%s' "${s//'##vso['/'\u0023#vso['}"
+}
+
 # fail MESSAGE: an error annotation, and exit 2
 fail() {
   printf '::error title=clm-policy::%s\n' "$(escape "$1")"
-  echo "clm-policy action: $1" >&2
+  printf 'clm-policy action: %s\n' "$(one_line "$1")" >&2
   exit 2
 }
 

@@ -3,13 +3,17 @@
 Run: ``.venv/bin/python benchmarks/bench_redact.py [--json] [--runs N] [--size-mb X]
 [--baseline-kb N] [--misses] [--no-baseline]``
 
-Quality, on the corpus of ``benchmarks/redaction_corpus.py`` (fake secrets of 45 kinds in 15
-to 19 contexts each, and placeholders and ordinary values of the same shapes): per kind, the
+Quality, on the corpus of ``benchmarks/redaction_corpus.py`` (fake secrets of 50 kinds in 12
+to 20 contexts each, and placeholders and ordinary values of the same shapes): per kind, the
 recall (share of secret samples where no secret substring survives ``redact_text``) and the
 false-alarm rate (share of non-secret samples whose text changed), and the totals of each
-group: the kinds docs/redaction.md claimed first, the kinds added next, and the shapes a
-scanner's held-out rule tests found missing. **Targets: recall >= 99% on claimed kinds and on
-the shapes, >= 90% on added kinds; false alarms <= 10%.**
+group: the kinds docs/redaction.md claimed first, the kinds added next, the shapes a
+scanner's rule tests found missing, and the tools' password places issue 26 found leaking.
+**Targets: recall >= 99% on claimed kinds, the shapes and the tools' places, >= 90% on added
+kinds; false alarms <= 10%.** Then the scanners' own rule tests (``benchmarks/
+scanner_cases.py``: gitleaks' and detect-secrets' published positives and negatives, taken as
+data): recall on their positives, false alarms on their negatives (**targets: >= 99%, <=
+10%**), and how many of the cases set aside (each with its reason) the redactor changes.
 
 Speed: ``redact_text`` on inputs of ``--size-mb`` (1 MB) each: ordinary prose and code (the
 reference), and adversarial ones: near-miss token prefixes, runs of secret keywords, of
@@ -62,11 +66,13 @@ from redaction_corpus import (
     score,
     total,
 )
+from scanner_cases import CASES, SET_ASIDE
 
 from clm_policy import __version__
 from clm_policy.memory.redact import redact_text
 
-TARGET_RECALL = {"claimed": 0.99, "added": 0.90, "shapes": 0.99}
+TARGET_RECALL = {"claimed": 0.99, "added": 0.90, "shapes": 0.99, "tools": 0.99}
+TARGET_SCANNER_RECALL = 0.99
 TARGET_FALSE_ALARMS = 0.10
 TARGET_S_PER_MB = 0.5
 MIN_CONTEXTS = 10
@@ -295,6 +301,38 @@ def _figures(scores: dict[str, Score]) -> dict[str, Any]:
     return {"per_kind": per_kind, "groups": groups}
 
 
+def scanner_figures() -> dict[str, Any]:
+    """How redact_text does on the scanners' own rule tests (benchmarks/scanner_cases.py)."""
+    misses, alarms, changed_aside = [], [], []
+    secrets = sum(case.is_secret for case in CASES)
+    for case in CASES:
+        out = ours(case.text)
+        if case.is_secret and any(secret in out for secret in case.secrets):
+            misses.append(f"{case.source}/{case.rule}: {case.text[:80]!r}")
+        elif not case.is_secret and out != case.text:
+            alarms.append(f"{case.source}/{case.rule}: {case.text[:80]!r}")
+    reasons: dict[str, list[int]] = {}
+    for case in SET_ASIDE:
+        changed = ours(case.text) != case.text
+        counts = reasons.setdefault(case.set_aside, [0, 0])
+        counts[0] += 1
+        counts[1] += changed
+        if changed:
+            changed_aside.append(f"{case.source}/{case.rule}: {case.text[:60]!r}")
+    non_secrets = len(CASES) - secrets
+    return {
+        "secrets": secrets,
+        "recall": (secrets - len(misses)) / secrets,
+        "non_secrets": non_secrets,
+        "false_alarm_rate": len(alarms) / non_secrets,
+        "misses": misses,
+        "false_alarms": alarms,
+        "set_aside": len(SET_ASIDE),
+        "set_aside_changed": len(changed_aside),
+        "set_aside_by_reason": {reason: tuple(n) for reason, n in reasons.items()},
+    }
+
+
 def _baseline(samples: Sequence[Sample], ordinary: str, kb: int) -> dict[str, Any]:
     # A RAM-backed folder where there is one: writing a file to disk can cost more than
     # scanning it, and only the scan is timed anyway.
@@ -366,6 +404,7 @@ def run(runs: int, size_mb: float, baseline_kb: int, baseline: bool) -> dict[str
     worst = max(speed.values())
     started = startup(max(5, runs * 3))
     groups = quality["groups"]
+    scanners = scanner_figures()
     result: dict[str, Any] = {
         "benchmark": "redact",
         "python": platform.python_version(),
@@ -374,6 +413,7 @@ def run(runs: int, size_mb: float, baseline_kb: int, baseline: bool) -> dict[str
         "samples": len(samples),
         "corpus_bytes": corpus_bytes,
         "quality": quality,
+        "scanners": scanners,
         "corpus_s": corpus_s,
         "size_mb": size_mb,
         "s_per_mb": speed,
@@ -382,6 +422,7 @@ def run(runs: int, size_mb: float, baseline_kb: int, baseline: bool) -> dict[str
         "targets": {
             **{f"recall_{group}": target for group, target in TARGET_RECALL.items()},
             "false_alarm_rate": TARGET_FALSE_ALARMS,
+            "scanner_recall": TARGET_SCANNER_RECALL,
             "s_per_mb": TARGET_S_PER_MB,
         },
         "target_met": {
@@ -393,6 +434,8 @@ def run(runs: int, size_mb: float, baseline_kb: int, baseline: bool) -> dict[str
                 f"false_alarms_{group}": groups[group]["false_alarm_rate"] <= TARGET_FALSE_ALARMS
                 for group in GROUPS
             },
+            "scanner_recall": scanners["recall"] >= TARGET_SCANNER_RECALL,
+            "scanner_false_alarms": scanners["false_alarm_rate"] <= TARGET_FALSE_ALARMS,
             "s_per_mb": worst <= TARGET_S_PER_MB,
         },
         "detect_secrets": (
@@ -476,6 +519,18 @@ def report(r: dict[str, Any], misses: bool) -> str:
                 f"{_pct(li['false_alarm_rate'])}); recall ratio ours/d-s "
                 f"{_ratio(g['recall'], v['recall'])}"
             )
+    sc = r["scanners"]
+    lines += [
+        "",
+        "  the scanners' own rule tests (gitleaks, detect-secrets; benchmarks/scanner_cases.py)",
+        f"  {'':15} recall {_pct(sc['recall'])} of {sc['secrets']} (target >= "
+        f"{TARGET_SCANNER_RECALL:.0%}: {_verdict(met['scanner_recall'])}); false alarms "
+        f"{_pct(sc['false_alarm_rate'])} of {sc['non_secrets']} (target <= "
+        f"{TARGET_FALSE_ALARMS:.0%}: {_verdict(met['scanner_false_alarms'])})",
+        f"  {'':15} set aside {sc['set_aside']}, changed {sc['set_aside_changed']}:",
+    ]
+    for reason, (n, changed) in sorted(sc["set_aside_by_reason"].items()):
+        lines.append(f"    {changed:3d} of {n:3d}  {reason}")
     lines += ["", f"  speed (median of {r['runs']} runs after a warm-up)"]
     corpus = f"  corpus, all samples: redact_text {r['corpus_s'] * 1e3:.1f} ms"
     if has_ds:
@@ -505,6 +560,9 @@ def report(r: dict[str, Any], misses: bool) -> str:
             "redact_text's"
         )
     if misses:
+        lines += ["", "  the scanners' cases redact_text misses or changes"]
+        lines += [f"    missed {m}" for m in sc["misses"]]
+        lines += [f"    changed {m}" for m in sc["false_alarms"]]
         lines += ["", "  misses and false alarms of redact_text (kind: contexts)"]
         for kind in ALL_KINDS:
             k = q["per_kind"][kind]

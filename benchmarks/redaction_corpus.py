@@ -9,7 +9,7 @@ substrings that must not survive redaction (``secrets``): the token itself, or f
 key each line of its body, as they stand in the text. A non-secret sample has no ``secrets``;
 it passes when the redactor leaves its text unchanged.
 
-Kinds are in three groups (:data:`GROUPS`). :data:`CLAIMED_KINDS` are the rules
+Kinds are in four groups (:data:`GROUPS`). :data:`CLAIMED_KINDS` are the rules
 docs/redaction.md claimed first, in the syntaxes it claims (plus one documented limit, a
 URL-encoded PEM block, because every kind gets a URL-encoded context). :data:`ADDED_KINDS` are
 the token formats added next, and two variants of claimed rules in syntaxes the docs did not
@@ -19,6 +19,12 @@ claim then: ``generic-secret/new-syntax`` (``curl -u``, XML elements, Go, PHP ``
 tokens with a distinctive prefix whose body is hex or lower case only, ``curl -u`` passwords
 with ``$``/``!``, quoted or after an empty user, and credentials in custom token headers
 (``Token:``, ``X-Api-Key:``, ``PRIVATE-TOKEN:``) — each with near misses of its own shape.
+:data:`TOOL_KINDS` are the places issue 26 found leaking: tools' password variables and
+options, Azure Storage keys and SAS signatures, passwords in sentences, holding passwords a
+person types.
+
+The scanners' own rule tests (gitleaks' and detect-secrets' published cases) are data, not
+generated: ``benchmarks/scanner_cases.py``.
 
 :func:`evaluate` scores any redactor (a function from text to text) on the corpus: per kind,
 recall (share of secret samples where no secret substring survives) and the false-alarm rate
@@ -98,13 +104,28 @@ lower-case body (GitHub, npm, Google, GitLab, Docker Hub, Heroku, Atlassian; PyP
 ``sk_``/``rk_`` ``live``/``test``/``prod`` with 10 to 99 characters), shell-quoted ``curl -u``
 passwords, and custom token headers."""
 
+TOOL_KINDS: tuple[str, ...] = (
+    "password-variable",
+    "command-line-password",
+    "azure-storage-key",
+    "azure-sas-signature",
+    "prose-password",
+)
+"""The shapes issue 26 found leaking, written from the tools' own formats: the password
+variables of libpq, MySQL, Redis, SSH and images (``PGPASSWORD``, ``DB_PASS``, ``DBPASSWORD``,
+``PGPASS``, ``MYSQL_PWD``, ``REDISCLI_AUTH``, ``SSHPASS``), passwords on a command line
+(``mysql -p…``, ``redis-cli -a``, ``sshpass -p``, ``docker login -p``, ``htpasswd -b``), Azure
+Storage account and shared access keys and SAS signatures, and passwords a sentence names —
+with the passwords a person types (words, digits, a symbol), not random strings."""
+
 GROUPS: dict[str, tuple[str, ...]] = {
     "claimed": CLAIMED_KINDS,
     "added": ADDED_KINDS,
     "shapes": SHAPE_KINDS,
+    "tools": TOOL_KINDS,
 }
 """The kinds, by group (recall targets are per group: bench_redact.py)."""
-ALL_KINDS: tuple[str, ...] = (*CLAIMED_KINDS, *ADDED_KINDS, *SHAPE_KINDS)
+ALL_KINDS: tuple[str, ...] = (*CLAIMED_KINDS, *ADDED_KINDS, *SHAPE_KINDS, *TOOL_KINDS)
 
 ALNUM = string.ascii_letters + string.digits
 UPPER_ALNUM = string.ascii_uppercase + string.digits
@@ -308,6 +329,47 @@ def _header_value(rng: random.Random) -> str:
     return _fake(rng, ALNUM, rng.randint(16, 40))
 
 
+# Words a person builds a password from (none of them a placeholder word: changeme, secret).
+PASSWORD_WORDS = (
+    *("maple", "river", "copper", "falcon", "orbit", "velvet", "harbor", "cobalt", "zephyr"),
+    *("lantern", "tundra", "meadow", "quartz", "saffron", "juniper", "marble", "canyon"),
+    *("ember", "glacier", "willow", "pepper", "comet", "bramble", "mosaic", "otter"),
+)
+TYPED_SYMBOLS = "!@#%^*+=.~_-"
+_LEET_OF = str.maketrans("aeio", "4310")
+
+
+def _typed_password(rng: random.Random, *, hyphens: bool = True) -> str:
+    """A password a person types, 16 characters or more: words with digits and a symbol, a
+    word in l33t, words joined by ``-``, or a mix of letters, digits and symbols."""
+    while True:
+        shape = rng.randrange(4 if hyphens else 3)
+        if shape == 0:
+            words = "".join(rng.choice(PASSWORD_WORDS).capitalize() for _ in range(2))
+            value = words + str(rng.randint(10, 9999)) + rng.choice(TYPED_SYMBOLS)
+        elif shape == 1:
+            word = rng.choice(PASSWORD_WORDS).translate(_LEET_OF).capitalize()
+            value = word + rng.choice(TYPED_SYMBOLS) + str(rng.randint(100, 99999)) + word[::-1]
+        elif shape == 2:
+            value = _fake(rng, ALNUM + TYPED_SYMBOLS, rng.randint(16, 24))
+        else:
+            words = [rng.choice(PASSWORD_WORDS) for _ in range(rng.randint(2, 3))]
+            value = "-".join(words) + "-" + str(rng.randint(10, 9999))
+        if len(value) >= 16:
+            return value
+
+
+def _account_key(rng: random.Random) -> str:
+    """An Azure Storage account key: 64 random bytes in base64 (88 characters)."""
+    return base64.b64encode(rng.randbytes(64)).decode()
+
+
+def _sas_signature(rng: random.Random) -> str:
+    """A SAS signature, HMAC-SHA256 in base64, URL-encoded as it stands in a query string."""
+    raw = base64.b64encode(rng.randbytes(32)).decode()
+    return urllib.parse.quote(raw, safe="")
+
+
 MAKERS: dict[str, Callable[[random.Random], str]] = {
     "private-key": _pem,
     "aws-access-key-id": _aws_key_id,
@@ -354,6 +416,11 @@ MAKERS: dict[str, Callable[[random.Random], str]] = {
     "stripe-key/narrow-body": _narrow_stripe,
     "curl-user-password/shell": _shell_password,
     "token-header/custom": _header_value,
+    "password-variable": _typed_password,
+    "command-line-password": _typed_password,
+    "azure-storage-key": _account_key,
+    "azure-sas-signature": _sas_signature,
+    "prose-password": functools.partial(_typed_password, hyphens=False),
 }
 
 
@@ -623,6 +690,119 @@ HEADER_CONTEXTS: dict[str, Template] = {
 }
 
 
+# A tool's password variable: a command's environment, export, .env, compose, CI, Kubernetes,
+# Dockerfile, JSON, PowerShell, systemd
+VARIABLE_CONTEXTS: dict[str, Template] = {
+    "cli": lambda n, v: f"PGPASSWORD='{v}' psql -h db.internal -U app app",
+    "shell-export": lambda n, v: f"export PGPASSWORD='{v}'",
+    "dotenv": lambda n, v: f"DB_HOST=db.internal\nDB_PASS={v}\nDB_USER=app\n",
+    "dotenv-glued": lambda n, v: f"DBHOST=db\nDBPASSWORD={v}\n",
+    "pgpass-variable": lambda n, v: f"PGPASS='{v}' ./scripts/backup.sh nightly",
+    "mysql-pwd": lambda n, v: f"MYSQL_PWD='{v}' mysqldump -u root shop > shop.sql",
+    "redis": lambda n, v: f"REDISCLI_AUTH='{v}' redis-cli -h cache.internal ping",
+    "sshpass-env": lambda n, v: f"SSHPASS='{v}' sshpass -e ssh deploy@10.0.0.5 uptime",
+    "docker-env": lambda n, v: f"docker run -d -e 'MYSQL_ROOT_PASSWORD={v}' mysql:8",
+    "compose": lambda n, v: (
+        "services:\n  db:\n    image: postgres:16\n    environment:\n"
+        f"      POSTGRES_PASSWORD: '{v}'\n"
+    ),
+    "kubernetes": lambda n, v: f'env:\n  - name: PGPASSWORD\n    value: "{v}"\n',
+    "dockerfile": lambda n, v: f"FROM postgres:16\nENV PGPASSWORD {v}\n",
+    "json": lambda n, v: json.dumps({"DB_PASS": v, "DB_HOST": "db.internal"}),
+    "json-escaped": lambda n, v: _json_escaped(f"$ env | grep PG\nPGPASSWORD={v}\nPGUSER=app\n"),
+    "powershell": lambda n, v: f'$env:PGPASSWORD = "{v}"; psql -h db -U app',
+    "systemd": lambda n, v: f"[Service]\nEnvironment=PGPASSWORD={v}\nExecStart=/usr/bin/backup\n",
+}
+
+# A password on a command line: MySQL and MariaDB, Redis, sshpass, registry logins, htpasswd
+COMMAND_CONTEXTS: dict[str, Template] = {
+    "cli": lambda n, v: f"mysql -h db.internal -u root -p'{v}' shop",
+    "mysqldump": lambda n, v: f"mysqldump -uroot -p'{v}' --all-databases > all.sql",
+    "mariadb": lambda n, v: f'mariadb -h db -u app -p"{v}" -e "select 1"',
+    "mysql-long": lambda n, v: f"mysql --user=app --password='{v}' shop < dump.sql",
+    "docker-exec": lambda n, v: f"docker exec -i db mysql -uroot -p'{v}' shop < seed.sql",
+    "redis-cli": lambda n, v: f"redis-cli -h cache -p 6379 -a '{v}' --no-auth-warning ping",
+    "redis-pass": lambda n, v: f"redis-cli --pass '{v}' info replication",
+    "redis-conf": lambda n, v: f"bind 0.0.0.0\nrequirepass {v}\nmaxmemory 2gb\n",
+    "redis-server": lambda n, v: f"redis-server --port 6380 --requirepass '{v}'",
+    "sshpass": lambda n, v: f"sshpass -p '{v}' ssh -o StrictHostKeyChecking=no deploy@10.0.0.5",
+    "sshpass-scp": lambda n, v: f"sshpass -p'{v}' scp dist/app.tgz deploy@10.0.0.5:/srv/",
+    "docker-login": lambda n, v: f"docker login -u ci -p '{v}' registry.example.com",
+    "docker-login-long": lambda n, v: f"docker login --username ci --password '{v}' ghcr.io",
+    "podman-login": lambda n, v: f"podman login -u ci -p '{v}' quay.io",
+    "helm-login": lambda n, v: f"helm registry login reg.example.com -u ci --password='{v}'",
+    "htpasswd": lambda n, v: f"htpasswd -bc /etc/nginx/.htpasswd admin '{v}'",
+    "htpasswd-print": lambda n, v: f"htpasswd -nbB admin '{v}' >> users.htpasswd",
+    "continued-line": lambda n, v: f"mysql \\\n  -h db.internal \\\n  -u root \\\n  -p'{v}' shop",
+    "json-escaped": lambda n, v: _json_escaped(
+        f"$ history | tail -1\n  88  mysql -u root -p'{v}'\n"
+    ),
+    "markdown": lambda n, v: f"Connect with:\n\n```sh\nredis-cli -a '{v}' -h cache\n```\n",
+}
+
+ACCOUNT = (
+    "DefaultEndpointsProtocol=https;AccountName=shopdata;AccountKey={v};"
+    "EndpointSuffix=core.windows.net"
+)
+AZURE_KEY_CONTEXTS: dict[str, Template] = {
+    "dotenv": lambda n, v: "AZURE_STORAGE_CONNECTION_STRING=" + ACCOUNT.format(v=v) + "\n",
+    "json": lambda n, v: json.dumps({"ConnectionStrings": {"Storage": ACCOUNT.format(v=v)}}),
+    "yaml": lambda n, v: f'storage:\n  connection_string: "{ACCOUNT.format(v=v)}"\n',
+    "python": lambda n, v: (
+        f'client = BlobServiceClient.from_connection_string("{ACCOUNT.format(v=v)}")'
+    ),
+    "csharp": lambda n, v: f'var conn = "{ACCOUNT.format(v=v)}";',
+    "shell-export": lambda n, v: f"export AZURE_STORAGE_KEY='{v}'",
+    "access-key-variable": lambda n, v: (
+        f"AZURE_STORAGE_ACCESS_KEY={v}\nAZURE_STORAGE_ACCOUNT=shopdata\n"
+    ),
+    "cli": lambda n, v: f"az storage blob list --account-name shopdata --account-key {v} -c logs",
+    "log": lambda n, v: f"2024-05-14 ERROR storage: cannot connect with {ACCOUNT.format(v=v)}",
+    "json-escaped": lambda n, v: _json_escaped(f"$ cat appsettings.json\n{ACCOUNT.format(v=v)}\n"),
+    "xml": lambda n, v: f'<add name="Storage" connectionString="{ACCOUNT.format(v=v)}" />',
+    "terraform": lambda n, v: f'resource "x" "y" {{\n  storage_account_key = "{v}"\n}}',
+    "markdown": lambda n, v: f"Set `AccountKey={v}` in the connection string.",
+}
+
+SAS_QUERY = "sv=2022-11-02&ss=b&srt=co&sp=rl&se=2030-01-01T00:00:00Z&spr=https&sig={v}"
+BLOB = "https://shopdata.blob.core.windows.net/logs/app.log?"
+SAS_CONTEXTS: dict[str, Template] = {
+    "prose": lambda n, v: f"Download it from {BLOB}{SAS_QUERY.format(v=v)} before Friday.",
+    "curl": lambda n, v: f"curl -fsSL '{BLOB}{SAS_QUERY.format(v=v)}' -o app.log",
+    "azcopy": lambda n, v: f'azcopy copy "{BLOB}{SAS_QUERY.format(v=v)}" ./app.log',
+    "dotenv": lambda n, v: f'AZURE_SAS_TOKEN="?{SAS_QUERY.format(v=v)}"\n',
+    "connection-string": lambda n, v: (
+        f"BlobEndpoint=https://shopdata.blob.core.windows.net/;SharedAccessSignature={SAS_QUERY.format(v=v)}"
+    ),
+    "json": lambda n, v: json.dumps({"url": BLOB + SAS_QUERY.format(v=v)}),
+    "yaml": lambda n, v: f"source:\n  url: {BLOB}{SAS_QUERY.format(v=v)}\n",
+    "python": lambda n, v: f'blob = BlobClient.from_blob_url("{BLOB}{SAS_QUERY.format(v=v)}")',
+    "log": lambda n, v: f"INFO  GET {BLOB}{SAS_QUERY.format(v=v)} 200 (1.2 MB)",
+    "json-escaped": lambda n, v: _json_escaped(f"$ echo $SAS_URL\n{BLOB}{SAS_QUERY.format(v=v)}\n"),
+    "markdown": lambda n, v: f"[logs]({BLOB}{SAS_QUERY.format(v=v)})",
+    "powershell": lambda n, v: (
+        f'Invoke-WebRequest -Uri "{BLOB}{SAS_QUERY.format(v=v)}" -OutFile app.log'
+    ),
+}
+
+# A password a sentence names: chat, notes, logs, a transcript
+PROSE_CONTEXTS: dict[str, Template] = {
+    "prose": lambda n, v: f"The staging database password is {v}, please rotate it after the demo.",
+    "note": lambda n, v: f"db creds for the demo: user app, pw: {v}",
+    "root": lambda n, v: f"The root password for db-1 is {v} until Friday.",
+    "was": lambda n, v: f"My password was {v} but I changed it this morning.",
+    "quoted": lambda n, v: f"the admin password is '{v}' (do not share)",
+    "log": lambda n, v: f"2024-05-14 INFO  reset done, new password is {v}",
+    "markdown": lambda n, v: f"- host: db.internal\n- password is `{v}`\n",
+    "passphrase": lambda n, v: f"The key's passphrase is {v}.",
+    "wifi": lambda n, v: f"Guest Wi-Fi: office-guest, password is {v}",
+    "pw-upper": lambda n, v: f"Login: admin / PW: {v}",
+    "pass-colon": lambda n, v: f"vpn user: jdoe; pass: {v}",
+    "json-escaped": lambda n, v: _json_escaped(f"assistant: the password is {v}\nuser: thanks\n"),
+    "email": lambda n, v: f"Hi Sam,\n\nyour temporary password is {v}. Change it at first login.\n",
+}
+
+
 def _token_names(env: str, **extra: str) -> Names:
     key = env.lower()
     head, *rest = key.split("_")
@@ -776,6 +956,11 @@ NAMES: dict[str, Names] = {
     ),
     "curl-user-password/shell": _token_names("CURL_PASSWORD"),
     "token-header/custom": _token_names("API_TOKEN"),
+    "password-variable": _token_names("PGPASSWORD"),
+    "command-line-password": _token_names("MYSQL_PASSWORD"),
+    "azure-storage-key": _token_names("AZURE_STORAGE_KEY"),
+    "azure-sas-signature": _token_names("AZURE_SAS_TOKEN"),
+    "prose-password": _token_names("PASSWORD"),
 }
 
 FAMILY: dict[str, dict[str, Template]] = {
@@ -788,6 +973,11 @@ FAMILY: dict[str, dict[str, Template]] = {
     "generic-secret/new-syntax": NEW_SYNTAX_CONTEXTS,
     "curl-user-password/shell": CURL_CONTEXTS,
     "token-header/custom": HEADER_CONTEXTS,
+    "password-variable": VARIABLE_CONTEXTS,
+    "command-line-password": COMMAND_CONTEXTS,
+    "azure-storage-key": AZURE_KEY_CONTEXTS,
+    "azure-sas-signature": SAS_CONTEXTS,
+    "prose-password": PROSE_CONTEXTS,
 }
 """The contexts of each kind that is not a plain token (those use :data:`TOKEN_CONTEXTS`)."""
 
@@ -888,6 +1078,11 @@ PLACEHOLDERS: dict[str, tuple[str, ...]] = {
         "YOUR_API_KEY",
         "********",
     ),
+    "password-variable": ("$DB_PASSWORD", "${PGPASSWORD}", "<password>", "changeme", "postgres"),
+    "command-line-password": ("$MYSQL_PASSWORD", "${REDIS_PASSWORD}", "<password>", "changeme"),
+    "azure-storage-key": ("<your-account-key>", "${AZURE_STORAGE_KEY}", "x" * 86 + "=="),
+    "azure-sas-signature": ("<signature>", "${SAS_SIGNATURE}", "xxxxxxxxxxxxxxxx"),
+    "prose-password": ("<password>", "changeme", "${PASSWORD}", "********", "required"),
 }
 """Placeholders of each kind's shape: documentation examples, masks, references."""
 
@@ -1006,6 +1201,53 @@ ORDINARY: tuple[tuple[str, str, str], ...] = (
     ("token-header/custom", "page-token", f"X-Next-Page-Token: {_fake(_rng('page'), URLSAFE, 32)}"),
     ("token-header/custom", "word", "Token: required\nApi-Key: optional"),
     ("token-header/custom", "max-tokens", "max-tokens: 4096\nX-Token-Count: 128000"),
+    (
+        "password-variable",
+        "file",
+        "PGPASSFILE=~/.pgpass\nDB_PASSWORD_FILE=/run/secrets/db_password",
+    ),
+    ("password-variable", "flags", "MYSQL_ALLOW_EMPTY_PASSWORD=yes\nMYSQL_RANDOM_ROOT_PASSWORD=1"),
+    ("password-variable", "command", "PGPASSWORD=$(vault kv get -field=password secret/db) psql"),
+    ("password-variable", "expansion", 'SSHPASS="$DEPLOY_PW" sshpass -e ssh deploy@host'),
+    ("password-variable", "default", 'PGPASSWORD="${PGPASSWORD:-}" pg_dump app'),
+    ("password-variable", "names", "BYPASS_CACHE=true\nPASSWORD_MIN_LENGTH=12\nCOMPASS_URL=/x"),
+    ("password-variable", "empty", "PGPASSWORD=\nPGUSER=app\n"),
+    ("password-variable", "secrets-ref", "POSTGRES_PASSWORD: ${{ secrets.DB_PASSWORD }}"),
+    ("command-line-password", "prompt", "mysql -u root -p shop\nmysql -h db -P 3306 -p"),
+    ("command-line-password", "other-p", "mkdir -p /srv/app && cp -p a b && ssh -p 2222 deploy@h"),
+    (
+        "command-line-password",
+        "ports",
+        "docker run -p 8080:80 nginx\nredis-cli -h cache -p 6379 ping",
+    ),
+    ("command-line-password", "stdin", "echo $PW | docker login -u ci --password-stdin ghcr.io"),
+    ("command-line-password", "htpasswd-prompt", "htpasswd -c /etc/nginx/.htpasswd admin"),
+    ("command-line-password", "redis-example", "# requirepass foobared\nrequirepass $REDIS_PW"),
+    ("command-line-password", "sshpass-file", "sshpass -f ~/.deploy_pw ssh deploy@10.0.0.5"),
+    ("command-line-password", "pg-port", "pg_dump -p 5433 -U app app > app.sql"),
+    ("azure-storage-key", "emulator", "UseDevelopmentStorage=true"),
+    ("azure-storage-key", "no-key", "AccountName=shopdata;EndpointSuffix=core.windows.net"),
+    ("azure-storage-key", "key-name", "SharedAccessKeyName=RootManageSharedAccessKey;Entity=q"),
+    ("azure-storage-key", "list-keys", "az storage account keys list -g rg -n shopdata -o table"),
+    ("azure-storage-key", "key-id", "storage_account_key_id: 1\naccount_key_name: key1"),
+    ("azure-sas-signature", "empty", "https://x.blob.core.windows.net/c/b?sv=2022-11-02&sig="),
+    ("azure-sas-signature", "short", "GET /img?w=200&sig=ab12cd34&h=100"),
+    ("azure-sas-signature", "prose", "the sig= parameter of a SAS token carries its signature"),
+    ("azure-sas-signature", "sha", f"https://cdn.example.com/a.js?sig={_SHA}"),
+    (
+        "prose-password",
+        "required",
+        "The password is required.\nthe password is incorrect, try again",
+    ),
+    ("prose-password", "stored", "Password is stored in Vault under kv/db; the password was reset"),
+    (
+        "prose-password",
+        "length",
+        "password is 8 characters or more; passwords are hashed with bcrypt",
+    ),
+    ("prose-password", "code", "pw = getpass.getpass()\npass: 3 of 4 checks passed"),
+    ("prose-password", "env", "the password for root is set in the .env file"),
+    ("prose-password", "compass", "The compass is north; bypass is open."),
 )
 
 

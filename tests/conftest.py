@@ -47,7 +47,12 @@ def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))  # the trust record
     monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))  # logs, notices
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))  # projects' memory
-    for name in ("CLM_POLICY_MEMORY", "CLM_POLICY_REMOTE", "CLM_POLICY_MEMORY_BACKEND"):
+    for name in (
+        "CLM_POLICY_MEMORY",
+        "CLM_POLICY_REMOTE",
+        "CLM_POLICY_MEMORY_BACKEND",
+        "CLM_POLICY_EXTENDS_PATH",
+    ):
         monkeypatch.delenv(name, raising=False)
     for suffix in ("BASE_URL", "API_KEY", "LLM_MODEL", "EMBED_MODEL", "EMBED_DIMS", "TIMEOUT"):
         monkeypatch.delenv(f"CLM_POLICY_MEM0_{suffix}", raising=False)  # no model of the user's
@@ -305,3 +310,31 @@ class Endless(io.RawIOBase):
         buffer[:size] = b"a" * size
         self.given += size
         return size
+
+
+def runner_commands(output: str) -> list[str]:
+    """The workflow commands a GitHub Actions runner would take from ``output``, line by line
+    as its ActionCommandManager: a line whose start (after blanks: TrimStart) is ``::name
+    …::``; else one that holds ``##[name…]`` anywhere (the older syntax); Azure Pipelines'
+    ``##vso[`` too. (A ``::`` line of a name the runner does not know falls to the older
+    syntax, as there.)"""
+    found = []
+    for line in output.splitlines():
+        stripped = line.lstrip()
+        if stripped.startswith("::") and stripped.find("::", 2) > 0:
+            name = stripped[2 : stripped.find("::", 2)].split(" ")[0]
+            found.append(name)
+            if name in RUNNER_COMMANDS:
+                continue
+        for opening in ("##[", "##vso["):
+            at = line.find(opening)
+            if at >= 0 and line.find("]", at) > 0:
+                found.append(line[at + len(opening) : line.find("]", at)].split(" ")[0])
+    return found
+
+
+RUNNER_COMMANDS = {
+    *("error", "warning", "notice", "debug", "group", "endgroup", "echo", "add-mask"),
+    *("stop-commands", "set-output", "save-state", "add-matcher", "remove-matcher"),
+    *("set-env", "add-path"),
+}

@@ -6,6 +6,9 @@ between two checkouts of the same project, and tell the next session less than `
 One rule, :func:`relative_to_project`, in one place: a path inside the project is relative to
 it; a path outside stays absolute, with the home folder written ``~``. Plain string work (no
 pathlib, no file system access): the hooks call it on every snapshot.
+
+Where a project ends, for what it may reach (``extends:``, its ``.clm-policy.yaml``):
+:func:`repository_root`, the nearest folder that holds ``.git``, and :func:`is_inside`.
 """
 
 from __future__ import annotations
@@ -46,3 +49,24 @@ def home_as_tilde(path: str) -> str:
     if path.startswith(home + os.sep):
         return "~" + path[len(home) :]
     return path
+
+
+def repository_root(folder: str) -> str | None:
+    """The repository ``folder`` is in: the nearest folder, ``folder`` itself or one above it,
+    that holds ``.git`` (a folder, or the file of a worktree or submodule); None when none
+    does. ``folder`` is taken as it is written (absolute, its links resolved by the caller
+    where that matters)."""
+    here = os.path.abspath(folder)
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def is_inside(path: str, folder: str) -> bool:
+    """Whether ``path`` is ``folder`` or below it (both absolute and normalised: plain
+    string work, so resolve links first where a link could lead out)."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)

@@ -40,6 +40,33 @@ def is_private(st: os.stat_result) -> bool:
     return st.st_uid == os.geteuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
+def others_may_write(st: os.stat_result) -> str | None:
+    """Who else could have written a file, from its status: ``owned by another user (uid
+    N)``, ``writable by others``, ``writable by its group (gid N)``; None when only this user
+    can. A group-writable file whose group is this user's own private group (one named after
+    the user, with no other member: Debian's and Ubuntu's user private groups, under whose
+    umask 002 git checks files out 664) is writable by this user alone."""
+    if st.st_uid != os.geteuid():
+        return f"owned by another user (uid {st.st_uid})"
+    if st.st_mode & stat.S_IWOTH:
+        return "writable by others"
+    if st.st_mode & stat.S_IWGRP and not _private_group(st.st_gid):
+        return f"writable by its group (gid {st.st_gid})"
+    return None
+
+
+def _private_group(gid: int) -> bool:
+    try:
+        import grp
+        import pwd
+
+        group = grp.getgrgid(gid)
+        user = pwd.getpwuid(os.geteuid()).pw_name
+    except (ImportError, KeyError):
+        return False
+    return group.gr_name == user and set(group.gr_mem) <= {user}
+
+
 def private_dir(directory: StrPath) -> bool:
     """Whether ``directory`` is a real directory (not a symlink) private to this user."""
     try:

@@ -15,6 +15,18 @@ messages or a log before :func:`terminal_safe` has:
 - masked the credentials of any URL in it (:func:`clm_policy.base.credentials.mask_credentials`:
   ``https://***@host/...``).
 
+A CI log obeys text too. A GitHub Actions runner reads every line a step prints: a line that
+starts with ``::`` (after blanks) is a workflow command — ``::warning::…`` makes an
+annotation, ``::stop-commands::TOKEN`` silences every later command, ``::add-mask::`` hides
+text — and so is ``##[warning]…`` anywhere in a line (the runner's older syntax; Azure
+Pipelines reads ``##vso[…]``). A policy's test case named ``"case\\n::warning::X"`` would
+speak to the runner. So the printer also escapes the first ``:`` of a ``::`` at a line's start
+(``\\u003a:warning::X``) and the first ``#`` of ``##[`` and ``##vso[``; the one workflow
+command line that passes is one built by :func:`workflow_command` (``lint`` and ``test
+--format github``), which the printer knows by a mark no input can hold: a random string made
+for the process, dropped as the line is printed. A command line therefore passes the printer
+once; printed again, it is text like any other.
+
 An unsafe character is not dropped but shown as an escape, the way Python writes it
 (``\\x1b``, ``\\r``, ``\\u202e``), so a person sees that something was there. A backslash is
 left as it is: the text is for reading, not for reading back. Machine formats stay exact
@@ -24,8 +36,8 @@ and HTML as ``&#x1b;`` (characters XML cannot carry at all, C0 controls and surr
 the text form) — so the printer finds nothing left to change in them.
 
 Cheap to import (``os`` and ``sys``; ``re`` only for a text that is neither one printable line
-nor ASCII) and cheap to run: the status line and the hooks print through it on every refresh
-and every prompt, ``log`` 10,000 commits at once.
+nor ASCII, or that holds ``::`` or ``##``) and cheap to run: the status line and the hooks
+print through it on every refresh and every prompt, ``log`` 10,000 commits at once.
 """
 
 from __future__ import annotations
@@ -43,6 +55,12 @@ FORMS = ("text", "json", "yaml", "xml")
 _SET = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
 """The unsafe characters but a newline and a tab (see the module docstring)."""
 _PATTERNS: dict[bool, re.Pattern[str]] = {}
+_COMMANDS: dict[bool, re.Pattern[str]] = {}
+"""A workflow command's opening, by ``lines``: ``::`` at a line's start (or the text's, for
+one line), after blanks (the runner trims them) and perhaps our mark; ``##[``, ``##vso[``."""
+_MARK = "\x00clm-command-" + os.urandom(12).hex() + "\x00"
+"""What marks a line :func:`workflow_command` built (NUL-delimited: should the mark ever
+miss the printer, it shows as ``\\x00``, never as a command)."""
 # The same for ASCII text, by ``lines``: C0 controls but tab (and newline) and DEL.
 _ASCII_UNSAFE = {
     True: bytes([*range(0x09), *range(0x0B, 0x20), 0x7F]),
@@ -59,6 +77,8 @@ def terminal_safe(text: str, *, lines: bool = True, form: str = "text") -> str:
         from clm_policy.base.credentials import mask_credentials
 
         text = mask_credentials(text)
+    if "::" in text or "##" in text:  # a CI runner's workflow command, perhaps
+        text = _no_commands(text, lines, form)
     if text.isprintable():  # one line of printable text (the status line): at once
         return text
     if text.isascii():  # a command's output, often: C0 and DEL are all it could hold
@@ -72,6 +92,55 @@ def terminal_safe(text: str, *, lines: bool = True, form: str = "text") -> str:
         pattern = _PATTERNS[lines] = re.compile(f"[{_SET}{'' if lines else chr(10)}]")
     escape = _ESCAPES[form]
     return pattern.sub(lambda m: escape(ord(m.group())), text)
+
+
+def one_line(text: object) -> str:
+    """``text`` (``str()`` of it) shown on one line: what a file, a transcript or an agent
+    wrote, put in a line a renderer builds, so that no newline of it starts a line of its
+    own in a report or a CI log (:func:`terminal_safe` with ``lines=False``)."""
+    return terminal_safe(str(text), lines=False)
+
+
+def _no_commands(text: str, lines: bool, form: str) -> str:
+    """``text`` with each workflow command's opening escaped, but for a marked line's."""
+    pattern = _COMMANDS.get(lines)
+    if pattern is None:
+        import re
+
+        start = "(?m)^" if lines else "^"  # (one line: a newline is shown, no line starts)
+        pattern = _COMMANDS[lines] = re.compile(
+            f"{start}([^\\S\\n]*)({re.escape(_MARK)})?:(?=:)|#(?=#(?:\\[|(?i:vso)\\[))"
+        )
+    # the escape keeps the data of every form: JSON printed as text (`\\u0023#[` is `##[`)
+    escape = _xml if form == "xml" else _json
+
+    def one(match: re.Match[str]) -> str:
+        if match.group() == "#":
+            return escape(0x23)
+        blanks = match.group(1)
+        return f"{blanks}:" if match.group(2) else blanks + escape(0x3A)
+
+    return pattern.sub(one, text)
+
+
+def workflow_command(command: str, message: str, **properties: str | int) -> str:
+    """A GitHub Actions workflow command (``::error file=F,line=3,title=T::message``, a
+    line), with GitHub's own escapes (as @actions/core's: ``%``, CR and LF in the message,
+    ``:`` and ``,`` too in a property, so no value ends it or starts a command of its own),
+    terminal-safe, and marked for the printer to let through (the module docstring)."""
+    props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
+    return f"{_MARK}::{command}{' ' if props else ''}{props}::{escape_data(message)}\n"
+
+
+def escape_data(value: str) -> str:
+    """``value`` as a workflow command's message, on one line and terminal-safe."""
+    escaped = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return terminal_safe(escaped, lines=False)
+
+
+def escape_property(value: str) -> str:
+    """``value`` as a workflow command's property (``:`` and ``,`` escaped too)."""
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
 def _text(code: int) -> str:

@@ -316,13 +316,14 @@ def migrate(memory: str, dry_run: bool) -> int:
       clm-policy migrate --memory clm-memory --dry-run
       clm-policy migrate --memory clm-memory
     """
+    from clm_policy.base.termsafe import one_line
     from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.migrate import migrate as run_migration
 
     with MemoryRepo(memory) as repo:
         done = run_migration(repo, dry_run=dry_run)
     for d in done.documents:
-        echo(f"{d.path}: version {d.found} -> {d.now}")
+        echo(f"{one_line(d.path)}: version {d.found} -> {d.now}")
     if not done.documents:
         echo(f"{memory}: all {done.checked} document(s) are current; nothing to migrate")
     elif dry_run:

@@ -1,4 +1,5 @@
-"""The project configuration: ``.clm-policy.yaml``, found from the working directory upward.
+"""The project configuration: ``.clm-policy.yaml``, found from the working directory upward
+to the project's root.
 
 A project that uses clm-policy from an agent's hooks names its policy, profile, memory
 repository and remote once, so that hook commands stay short::
@@ -19,6 +20,17 @@ project keeps it outside its own work tree, in
 ``$XDG_DATA_HOME/clm-policy/projects/<name>-<hash>/memory`` (``~/.local/share`` when
 ``XDG_DATA_HOME`` is unset; ``<hash>`` is of the project's path, so two projects of the same
 name never share one); without a configuration file the default is ``./clm-memory``.
+
+Which file counts. The project is the repository the working folder is in (the nearest folder
+holding ``.git``), or, outside any repository, the working folder itself; a
+``.clm-policy.yaml`` counts in that folder or one below it on the way up (the nearest wins). A
+file above the project's root — in a shared folder, in the home folder above every project —
+counts only once the person trusts it (``clm-policy trust PATH``: the same record as below);
+until then it is ignored and said once (:func:`clm_policy.config.trust.take_ignored`). A file
+that counts is read only when it is this user's and no one else may write it
+(:func:`clm_policy.base.privatefiles.others_may_write`); else it is refused with one line. The
+project's default memory is keyed to the project (:attr:`ProjectConfig.project`), never to the
+folder of a file above it: two projects below one trusted file keep two memories.
 
 The file is the project's, committed and cloned: data, not the person's word. It chooses the
 policy and the profile freely; a ``memory`` other than the project's default and a ``remote``
@@ -67,12 +79,15 @@ class ProjectConfig(Record):
     """The configuration in effect for a folder (values from the file only; see
     :func:`setting` for the environment's and the defaults' part).
 
-    ``path`` is the ``.clm-policy.yaml`` found, or None; ``root`` the project's folder: the
-    configuration file's, else the folder looked from (both absolute); ``where`` the position
-    of each value in the file, for errors about it; ``digest`` the SHA-256 of the content the
-    values were read from (what trust is checked against)."""
+    ``path`` is the ``.clm-policy.yaml`` found, or None; ``root`` the folder its paths are
+    relative to: the configuration file's, else the folder looked from; ``project`` the folder
+    the project's default memory is keyed to: the file's folder when it is in the project, else
+    the project's root (the repository, or the folder looked from) — never the folder of a file
+    above the project; ``where`` the position of each value in the file, for errors about it;
+    ``digest`` the SHA-256 of the content the values were read from (what trust is checked
+    against). Folders are absolute."""
 
-    FIELDS = ("path", "root", "values", "where", "digest")
+    FIELDS = ("path", "root", "values", "where", "digest", "project")
     __slots__ = FIELDS
 
     def __init__(
@@ -82,12 +97,14 @@ class ProjectConfig(Record):
         values: Mapping[str, str] | None = None,
         where: Mapping[str, Location] | None = None,
         digest: str | None = None,
+        project: str | None = None,
     ):
         self.path = path
         self.root = root
         self.values: Mapping[str, str] = {} if values is None else values
         self.where: Mapping[str, Location] = {} if where is None else where
         self.digest = digest
+        self.project = root if project is None else project
 
     def get(self, key: str) -> str | None:
         return self.values.get(key)
@@ -97,8 +114,18 @@ class ProjectConfig(Record):
         return self.where.get(key)
 
 
-def find_config(start: StrPath) -> str | None:
-    """The nearest ``.clm-policy.yaml`` in ``start`` or a folder above it."""
+def project_root(start: StrPath) -> str:
+    """The project ``start`` is in: its repository (the nearest folder holding ``.git``), or
+    ``start`` itself outside any."""
+    from clm_policy.base.paths import repository_root
+
+    folder = os.path.abspath(start)
+    return repository_root(folder) or folder
+
+
+def nearest_config(start: StrPath) -> str | None:
+    """The nearest ``.clm-policy.yaml`` in ``start`` or a folder above it, wherever it is
+    (what ``clm-policy trust`` names; :func:`find_config` says whether it counts)."""
     here = os.path.abspath(start)
     while True:
         candidate = os.path.join(here, FILENAME)
@@ -110,15 +137,56 @@ def find_config(start: StrPath) -> str | None:
         here = parent
 
 
+def find_config(start: StrPath) -> str | None:
+    """The ``.clm-policy.yaml`` that counts for ``start``: the nearest in ``start`` or a folder
+    above it up to the project's root (:func:`project_root`); above the root, the nearest the
+    person trusts as it is (one that is not is noted for
+    :func:`~clm_policy.config.trust.take_ignored`)."""
+    from clm_policy.base.paths import is_inside
+
+    here = os.path.abspath(start)
+    root = project_root(here)
+    while True:
+        candidate = os.path.join(here, FILENAME)
+        if os.path.isfile(candidate) and (is_inside(here, root) or _trusted_above(candidate, root)):
+            return candidate
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def _trusted_above(path: str, project: str) -> bool:
+    """Whether ``path``, above ``project``'s root, is a file the person trusts as it is now;
+    one they do not is noted (said once, by a command or a hook)."""
+    from clm_policy.config.trust import CHANGED, TRUSTED, note_above, status
+
+    try:
+        _, _, digest = read_config(path)
+    except InputError:
+        digest = ""  # unreadable, refused or broken: it does not count either
+    found = status(path, digest) if digest else CHANGED
+    if found == TRUSTED:
+        return True
+    note_above(path, digest, project, changed=found == CHANGED and bool(digest))
+    return False
+
+
 def load_config(start: StrPath | None = None) -> ProjectConfig:
     """The project configuration for ``start`` (default: the working directory)."""
+    from clm_policy.base.paths import is_inside
+
     folder = os.path.abspath(start if start is not None else os.getcwd())
+    root = project_root(folder)
     path = find_config(folder)
     if path is None:
-        return ProjectConfig(None, folder)
+        return ProjectConfig(None, folder, project=root)
     info = os.stat(path)
     values, where, digest = _parsed(path, info.st_mtime_ns, info.st_size)
-    return ProjectConfig(path, os.path.dirname(path), values, where, digest)
+    home = os.path.dirname(path)
+    return ProjectConfig(
+        path, home, values, where, digest, project=home if is_inside(home, root) else root
+    )
 
 
 # a command resolves several options from one file: parse it once (while it is unchanged)
@@ -148,10 +216,20 @@ def read_config(path: StrPath) -> Parsed:
     from clm_policy.formats.textio import decode, read_bytes
 
     shown = os.fspath(path)
-    data = read_bytes(path, shown, limit=MAX_SIZE, what="configuration")
+    data = read_bytes(path, shown, limit=MAX_SIZE, what="configuration", check=_only_yours)
     text = decode(data, shown, MAX_SIZE, "configuration")
     values, where = _values(text, shown)
     return values, where, sha256_hex(data)
+
+
+def _only_yours(status: os.stat_result) -> str | None:
+    """Why a configuration file is not read: another user owns it, or others may write it."""
+    from clm_policy.base.privatefiles import others_may_write
+
+    refused = others_may_write(status)
+    if refused is None:
+        return None
+    return f"{refused} (a project's configuration must be a file only you can write)"
 
 
 def _values(text: str, shown: str) -> tuple[dict[str, str], dict[str, Location]]:
@@ -257,7 +335,7 @@ def from_file(key: str, config: ProjectConfig) -> str | None:
 
 def is_default_memory(config: ProjectConfig, memory: str) -> bool:
     """Whether ``memory`` is where the project keeps its memory when nothing names one."""
-    return os.path.realpath(memory) == os.path.realpath(project_memory(config.root))
+    return os.path.realpath(memory) == os.path.realpath(project_memory(config.project))
 
 
 def configured_policy(config: ProjectConfig | None = None) -> tuple[str, str] | None:
@@ -303,7 +381,7 @@ def memory_path(flag: str | None, config: ProjectConfig | None = None) -> str:
     if chosen is not None:
         return chosen
     if config.path is not None:
-        return project_memory(config.root)
+        return project_memory(config.project)
     return DEFAULT_MEMORY
 
 

@@ -121,23 +121,33 @@ def may_choose(path: str, digest: str, key: str) -> bool:
 
 class IgnoredSettings(Record):
     """Settings of an untrusted file that were ignored: the file, the SHA-256 of its content,
-    the keys (sorted: ``memory``, then ``remote``), whether it changed since the person
-    trusted it."""
+    the keys (in ``NEEDS_TRUST`` order; :data:`WHOLE_FILE` for a file above the project, all of
+    which was ignored), whether it changed since the person trusted it, and the project it is
+    above."""
 
-    FIELDS = ("path", "digest", "keys", "changed")
+    FIELDS = ("path", "digest", "keys", "changed", "project")
     __slots__ = FIELDS
 
-    def __init__(self, path: str, digest: str, keys: tuple[str, ...], changed: bool) -> None:
+    def __init__(
+        self, path: str, digest: str, keys: tuple[str, ...], changed: bool, project: str = ""
+    ) -> None:
         self.path = path
         self.digest = digest
         self.keys = keys
         self.changed = changed
+        self.project = project
 
     @property
     def notice(self) -> str:
         """One line for the person: what was ignored, what is done instead, how to trust."""
         import shlex
 
+        if self.keys == WHOLE_FILE:
+            why = "it changed since you trusted it" if self.changed else "you have not trusted it"
+            return (
+                f"ignored {self.path}: it is above the project {self.project} and {why}. To "
+                f"use it for the projects below it: clm-policy trust {shlex.quote(self.path)}"
+            )
         why = (
             "it changed since you trusted it" if self.changed else "you have not trusted this file"
         )
@@ -153,8 +163,16 @@ class IgnoredSettings(Record):
         )
 
 
+WHOLE_FILE = ("file",)
+"""The keys of a file above the project that was ignored whole."""
+
 # what this process ignored, by file: said once (a command warns, a hook tells the person)
 _IGNORED: dict[str, IgnoredSettings] = {}
+
+
+def note_above(path: str, digest: str, project: str, *, changed: bool) -> None:
+    """Note that ``path``, above ``project``'s root and not trusted as it is, was ignored."""
+    _IGNORED.setdefault(path, IgnoredSettings(path, digest, WHOLE_FILE, changed, project))
 
 
 def take_ignored() -> list[IgnoredSettings]:

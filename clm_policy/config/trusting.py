@@ -46,15 +46,16 @@ class Listed(Record):
 
 def config_file(target: str | None, *, existing: bool = True) -> str:
     """The configuration file ``target`` names (absolute): a ``.clm-policy.yaml``, or a folder
-    — the configuration in effect there, found upward as the hooks find it; None: the working
-    directory's. ``existing=False`` (to revoke): a file that is gone is named all the same."""
-    from clm_policy.config.project import FILENAME, find_config
+    — the nearest above it, wherever it is (above the project too: trusting it makes it count
+    there); None: the working directory's. ``existing=False`` (to revoke): a file that is gone
+    is named all the same."""
+    from clm_policy.config.project import FILENAME, nearest_config
     from clm_policy.formats.textio import path_kind
 
     start = target if target is not None else os.getcwd()
     kind = path_kind(start)
     if kind == "folder":
-        found = find_config(start)
+        found = nearest_config(start)
         if found is None:
             raise InputError(f"no {FILENAME} in {os.path.abspath(start)} or a folder above it")
         return found

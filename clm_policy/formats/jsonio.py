@@ -1,8 +1,9 @@
 """Strict JSON with positions: how clm-policy reads a SessionState (``decide --state``).
 
-Python's ``json`` accepts what JSON does not (``NaN``, ``Infinity``), keeps the last of two
-equal keys, raises a ``RecursionError`` some thousand levels deep and a bare ``ValueError``
-on an integer of more than 4,300 digits; pydantic's JSON parser, too, keeps duplicate keys.
+Python's ``json`` accepts what JSON does not (``NaN``, ``Infinity``) and what no Unicode text
+holds (a lone surrogate, ``"\\ud800"``), keeps the last of two equal keys, raises a
+``RecursionError`` some thousand levels deep and a bare ``ValueError`` on an integer of more
+than 4,300 digits; pydantic's JSON parser, too, keeps duplicate keys.
 :func:`parse_json` refuses all of these, each as an :class:`~clm_policy.base.errors.InputError`
 at its ``file:line:col``; :func:`check_depth` refuses a document nested more than
 :data:`MAX_DEPTH` levels. A caller runs it when validation fails: a document deeper than its
@@ -71,7 +72,18 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def parse_json(text: str, file: str) -> Any:
     """The JSON value of ``text``; anything JSON or clm-policy does not allow is an
-    :class:`InputError` at the line and column where it is written."""
+    :class:`InputError` at the line and column where it is written (a lone surrogate too:
+    :mod:`clm_policy.base.surrogates`)."""
+    if "\\u" in text:
+        from clm_policy.base.surrogates import lone_surrogate
+
+        found = lone_surrogate(text)
+        if found is not None:
+            offset, escape = found
+            raise InputError(
+                f"a lone surrogate ({escape}) in a string: not Unicode text",
+                _at(text, offset, file),
+            )
     try:
         data = json.loads(
             text, object_pairs_hook=_unique, parse_constant=_no_constant, parse_float=_finite

@@ -16,6 +16,7 @@ from clm_policy.base.errors import InputError, Location
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # no pathlib or typing at run time: the per-prompt commands read files too
+    from collections.abc import Callable
     from typing import BinaryIO
 
     StrPath = str | os.PathLike[str]
@@ -90,9 +91,18 @@ def read_text(path: StrPath, display: str | None = None, *, limit: int, what: st
     return decode(read_bytes(path, shown, limit=limit, what=what), shown, limit, what)
 
 
-def read_bytes(path: StrPath, display: str | None = None, *, limit: int, what: str) -> bytes:
+def read_bytes(
+    path: StrPath,
+    display: str | None = None,
+    *,
+    limit: int,
+    what: str,
+    check: Callable[[os.stat_result], str | None] | None = None,
+) -> bytes:
     """The bytes of a regular file, at most ``limit + 1`` of them read (see :func:`read_text`);
-    a file over the limit is an :class:`InputError`."""
+    a file over the limit is an :class:`InputError`. ``check``: given the status of the file
+    opened (the very file read, not one its name led to before), a reason to refuse it or
+    None (``not read: <reason>``)."""
     shown = display or str(path)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
@@ -104,7 +114,11 @@ def read_bytes(path: StrPath, display: str | None = None, *, limit: int, what: s
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", Location(shown)) from None
     try:
-        _check_stat(os.fstat(fd), shown, limit, what)
+        status = os.fstat(fd)
+        _check_stat(status, shown, limit, what)
+        refused = check(status) if check is not None else None
+        if refused is not None:
+            raise InputError(f"not read: {refused}", Location(shown))
     except InputError:
         os.close(fd)
         raise

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from clm_policy.base.errors import Location
+from clm_policy.base.termsafe import one_line
 
 ERROR = "error"
 WARNING = "warning"
@@ -26,4 +27,6 @@ class Problem:
         return cls(location.file, location.line, location.col, check, level, message)
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}: {self.level} [{self.check}] {self.message}"
+        """One line: a file name or a message holding a newline shows it as ``\\n``."""
+        where = f"{one_line(self.file)}:{self.line}:{self.col}"
+        return f"{where}: {self.level} [{self.check}] {one_line(self.message)}"

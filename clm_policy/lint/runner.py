@@ -25,6 +25,7 @@ from clm_policy.lint.problem import ERROR, Problem
 from clm_policy.policy.compile import compile_policy
 from clm_policy.policy.load import load_resolved
 from clm_policy.policy.load import schema_errors as policy_schema_errors
+from clm_policy.policy.sources import check_found
 
 TEST_SUFFIXES = (".test.yaml", ".test.yml")
 
@@ -61,6 +62,8 @@ def discover(paths: Sequence[str]) -> list[Path]:
             inside = sorted(p for p in path.rglob("*") if p.is_file() and is_policy_file(p))
             if not inside:
                 raise InputError(f"no policy files (*.yaml, *.yml) under {text}")
+            for found_file in inside:  # a committed link to a file on the runner: not read
+                check_found(found_file, path)
             found.extend(inside)
         elif kind == "file":
             if path.name.endswith(TEST_SUFFIXES):

@@ -1,23 +1,29 @@
-"""``clm-policy migrate``: a memory repository's documents rewritten in the current schema
-version, in one commit.
+"""``clm-policy migrate``: a memory repository's documents rewritten in the current schema version,
+in one commit.
 
 The documents with a version (:mod:`clm_policy.models.versions`) are the handoff manifests
 (``manifests/*.json``) and the sessions' ``state.json``. Each older one at HEAD is upgraded,
-validated as the current version (pydantic and, for a manifest, its JSON schema) and written
-as a fresh one would be; all of them go through the one write path in a single commit
-``clm(migrate)``. Nothing is written when one cannot be read (every such file is named), or
-with ``dry_run``; a repository already current is left alone (no commit), so it can run
-again. Handoffs on their own branches (``clm/handoff/*``) keep their manifests: their pull
-requests show them as written, and every reader upgrades them when it reads them.
+validated as the current version (pydantic and, for a manifest, its JSON schema) and written as
+a fresh one would be; all of them go through the one write path in a single commit
+``clm(migrate)``. Nothing is written when one cannot be read (every such file is named), or with
+``dry_run``; a repository already current is left alone (no commit), so it can run again.
+Documents are read with a bound — a state as ``--state`` is (64 MiB), a manifest 16 MiB; a
+larger one is refused by its size in git's tree, never read — and parsed as strictly as
+``--state`` (a document nested past 64 levels is refused where it crosses the limit). File names
+are shown on one line (:func:`~clm_policy.base.termsafe.one_line`). Handoffs on their own
+branches (``clm/handoff/*``) keep their manifests: their pull requests show them as written, and
+every reader upgrades them when it reads them.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 
 from clm_policy.base.errors import ClmError, InputError
+from clm_policy.base.termsafe import one_line
+from clm_policy.formats.jsonio import check_depth, parse_json
+from clm_policy.formats.textio import STATE_LIMIT, MiB
 from clm_policy.memory.change import Change, JsonDoc
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import MANIFESTS, SESSIONS
@@ -26,6 +32,9 @@ from clm_policy.models.versions import MANIFEST, STATE, current, upgrade
 
 _STATE = re.compile(rf"{SESSIONS}/[A-Za-z0-9][A-Za-z0-9._-]{{0,127}}/state\.json")
 _MANIFEST = re.compile(rf"{MANIFESTS}/[^/]+\.json")
+MANIFEST_LIMIT = 16 * MiB
+"""The largest manifest read (a handoff is a page; a state carries the messages)."""
+LIMITS = {MANIFEST: MANIFEST_LIMIT, STATE: STATE_LIMIT}
 
 
 def kind_of(path: str) -> str | None:
@@ -62,16 +71,20 @@ def migrate(repo: MemoryRepo, *, dry_run: bool = False) -> Migration:
     out = Migration()
     change = Change()
     problems: list[str] = []
-    listed = repo.git("ls-tree", "-r", "-z", "--name-only", "HEAD", "--", MANIFESTS, SESSIONS)
-    for path in sorted(p for p in listed.split("\0") if p):
+    for path, size in _listed(repo):
         kind = kind_of(path)
         if kind is None:
             continue
         out.checked += 1
         try:
+            if size > LIMITS[kind]:
+                what = "manifest" if kind == MANIFEST else "state"
+                raise InputError(
+                    f"too large for a {what} (more than {LIMITS[kind] // MiB} MiB): not read"
+                )
             doc = _current(repo, path, kind)
         except (ValueError, ClmError) as exc:
-            problems.append(f"{path}: {exc}")
+            problems.append(f"{one_line(path)}: {one_line(str(exc))}")
             continue
         if doc is not None:
             change.files[path] = JsonDoc(doc[0])
@@ -89,7 +102,7 @@ def migrate(repo: MemoryRepo, *, dry_run: bool = False) -> Migration:
         for kind, n in counts.items()
         if n
     )
-    body = "".join(f"{d.path}: {d.found} -> {d.now}\n" for d in out.documents)
+    body = "".join(f"{one_line(d.path)}: {d.found} -> {d.now}\n" for d in out.documents)
     message = CommitMessage(
         f"clm(migrate): {said}",
         body,
@@ -99,13 +112,26 @@ def migrate(repo: MemoryRepo, *, dry_run: bool = False) -> Migration:
     return out
 
 
+def _listed(repo: MemoryRepo) -> list[tuple[str, int]]:
+    """The files under manifests/ and sessions/ at HEAD with their sizes, by path."""
+    out = repo.git("ls-tree", "-r", "-l", "-z", "HEAD", "--", MANIFESTS, SESSIONS)
+    found = []
+    for entry in out.split("\0"):
+        info, tab, path = entry.partition("\t")
+        fields = info.split()
+        if tab and len(fields) == 4 and fields[1] == "blob" and fields[3].isdigit():
+            found.append((path, int(fields[3])))
+    return sorted(found)
+
+
 def _current(repo: MemoryRepo, path: str, kind: str) -> tuple[dict[str, object], int] | None:
     """The document at ``path`` as the current version would write it, and the version it
     had; None when it is current already."""
     text = repo.show_file(path)
     if text is None:
         raise InputError("not readable")
-    data = json.loads(text)
+    data = parse_json(text, path)
+    check_depth(data, text, path)
     if not isinstance(data, dict):
         raise InputError("not a JSON object")
     read = upgrade(kind, data, path)
@@ -116,6 +142,8 @@ def _current(repo: MemoryRepo, path: str, kind: str) -> tuple[dict[str, object],
 
         manifest = validate_manifest(read.data, source=path)
         return manifest.model_dump(mode="json"), read.found
+    import json
+
     from clm_policy.models.state_io import parse_state
 
     state = parse_state(json.dumps(read.data), path)

@@ -7,6 +7,7 @@ then sees no trailers — and parsed back by git itself (``git log --format=%(tr
 from __future__ import annotations
 
 from clm_policy.base.record import Record
+from clm_policy.base.termsafe import terminal_safe
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ def _git_text(text: str) -> str:
 
 
 def _one_line(text: str, limit: int = 200) -> str:
-    flat = " ".join(_git_text(text).split())
+    flat = terminal_safe(" ".join(_git_text(text).split()), lines=False)
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
@@ -67,8 +68,13 @@ class CommitMessage(Record):
         self.trailers: Mapping[str, str] = {} if trailers is None else trailers
 
     def render(self) -> str:
+        """The message as git takes it. Every part passes the printer's rule
+        (:func:`~clm_policy.base.termsafe.terminal_safe`): ``git log`` shows it in a terminal
+        or a CI log, and a handoff's fields or a file name may hold what a terminal obeys."""
         parts = [_one_line(self.subject, 120)]
-        body = "\n".join(line.rstrip() for line in _git_text(self.body).strip().splitlines())
+        body = "\n".join(
+            line.rstrip() for line in terminal_safe(_git_text(self.body)).strip().splitlines()
+        )
         if body:
             parts.append(body)
         known = [k for k in TRAILER_KEYS if k in self.trailers]

@@ -23,7 +23,7 @@ from clm_policy.base.errors import ClmError, LoadCheck, Location, PolicyError, S
 from clm_policy.base.record import Record
 from clm_policy.formats.textio import path_kind
 from clm_policy.formats.yamlio import PathKey, YamlDocument, load_yaml
-from clm_policy.policy.sources import resolve_source
+from clm_policy.policy.sources import Reach, reach, resolve_source
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ def load_resolved(
     """
     sink = sink or Sink()
     path, shown = resolve_source(source)
-    chain = _load_chain(path, shown, [], read)
+    chain = _load_chain(path, shown, [], read, reach(path))
     _, root_doc, root_spec = chain[-1]
     resolved = ResolvedPolicy(
         name=root_spec.get("name") or Path(root_doc.file).stem.split(".")[0],
@@ -162,7 +162,7 @@ def load_resolved(
 
 
 def _load_chain(
-    path: Path, shown: str, seen: list[Path], read: DocumentReader
+    path: Path, shown: str, seen: list[Path], read: DocumentReader, within: Reach
 ) -> list[tuple[Path, YamlDocument, PolicyData]]:
     doc = read(path, shown)
     spec = _validated(doc)
@@ -171,7 +171,7 @@ def _load_chain(
     if extends is None:
         return [(key, doc, spec)]
     where = doc.location(["extends"])
-    parent_path, parent_shown = resolve_source_at(extends, path.parent, where)
+    parent_path, parent_shown = resolve_source_at(extends, path.parent, where, within)
     if parent_path.resolve() in [*seen, key]:
         cycle = " -> ".join(str(p.name) for p in [*seen, key, parent_path.resolve()])
         raise PolicyError(f"extends cycle: {cycle}", where, check=LoadCheck.EXTENDS)
@@ -179,7 +179,8 @@ def _load_chain(
         raise PolicyError(
             f"extends target not found: {shorten(extends)}", where, check=LoadCheck.EXTENDS
         )
-    return [*_load_chain(parent_path, parent_shown, [*seen, key], read), (key, doc, spec)]
+    parent = _load_chain(parent_path, parent_shown, [*seen, key], read, within)
+    return [*parent, (key, doc, spec)]
 
 
 _SPECS: dict[int, tuple[YamlDocument, PolicyData]] = {}
@@ -213,9 +214,10 @@ def _validated(doc: YamlDocument) -> PolicyData:
     return _SPECS[id(doc)][1]
 
 
-def resolve_source_at(ref: str, base: Path, where: Location) -> tuple[Path, str]:
+def resolve_source_at(ref: str, base: Path, where: Location, within: Reach) -> tuple[Path, str]:
+    """The file ``extends: REF`` names, inside ``within``; an error is placed at ``where``."""
     try:
-        return resolve_source(ref, base)
+        return resolve_source(ref, base, within=within)
     except PolicyError as exc:
         message = exc.message
         if exc.location is not None:  # the target is there but cannot be a policy

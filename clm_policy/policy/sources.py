@@ -2,6 +2,16 @@
 
 A path that exists must be a regular file within the policy size limit: it is refused here,
 before anything reads it (the policy cache hashes a policy's bytes before it is parsed).
+
+A reference written in a file — ``extends:``, a policy test's ``policy:`` — stays inside the
+file's reach (:func:`reach`): the repository the first file of the chain is in (the nearest
+folder above it holding ``.git``) — outside any, the working directory when the file is below
+it, else the file's own folder tree — and the folders the person names in
+``CLM_POLICY_EXTENDS_PATH``. A pull request's policy in CI is that first file:
+what it names must not be a file on the runner (``/etc/passwd``, ``~/.config/gh/hosts.yml``
+through ``../``, or a committed link that leads out). The target's real path is checked before
+anything asks whether it exists, and the refusal names only what was written, so it tells
+nothing of the file (there or not, a policy or a secret).
 """
 
 from __future__ import annotations
@@ -9,6 +19,7 @@ from __future__ import annotations
 import os
 
 from clm_policy.base.errors import InputError, PolicyError, quote
+from clm_policy.base.paths import is_inside, repository_root
 from clm_policy.base.resources import bundled_policy_file, bundled_policy_names
 from clm_policy.formats.textio import POLICY_LIMIT, check_file, path_kind
 
@@ -17,32 +28,114 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-def resolve_source(source: str | Path, relative_to: Path | None = None) -> tuple[Path, str]:
+ALLOW_ENV = "CLM_POLICY_EXTENDS_PATH"
+"""Folders (separated by ``os.pathsep``) that references in policy files may also reach: the
+person's own setting, never a file's."""
+
+
+class Reach:
+    """Where references written in a chain of policy files may lead: ``root`` (the first
+    file's repository, or its folder: ``kind`` says which) and the folders the person allows.
+    Real paths (links resolved)."""
+
+    __slots__ = ("allowed", "kind", "root")
+
+    def __init__(self, root: str, kind: str, allowed: tuple[str, ...]) -> None:
+        self.root = root
+        self.kind = kind
+        self.allowed = allowed
+
+    def check(self, target: str, ref: str, what: str | None) -> None:
+        """Refuse ``target`` (the path ``ref`` names) when its real path is outside; the
+        refusal says ``extends target REF is outside …``, or ``WHAT is outside …``."""
+        real = os.path.realpath(target)
+        if any(is_inside(real, folder) for folder in (self.root, *self.allowed)):
+            return
+        subject = what if what is not None else f"extends target {quote(ref)}"
+        raise PolicyError(
+            f"{subject} is outside {self.root}, the policy's {self.kind} "
+            f"({ALLOW_ENV} names folders it may also reach)"
+        )
+
+
+def allowed_folders() -> tuple[str, ...]:
+    """The folders ``CLM_POLICY_EXTENDS_PATH`` names, real paths (``~`` expanded)."""
+    named = os.environ.get(ALLOW_ENV, "").split(os.pathsep)
+    return tuple(os.path.realpath(os.path.expanduser(p)) for p in named if p.strip())
+
+
+def reach(first: str | os.PathLike[str]) -> Reach:
+    """The reach of references in the chain that starts at the file ``first``: that of its
+    folder (:func:`folder_reach`)."""
+    return folder_reach(os.path.dirname(os.path.abspath(first)))
+
+
+def folder_reach(folder: str | os.PathLike[str]) -> Reach:
+    """The reach of files in ``folder``: its repository; outside any, the working directory
+    when ``folder`` is below it (the project the person works in: ``policies/tests/`` names
+    ``../team.yaml``), else ``folder`` itself."""
+    real = os.path.realpath(folder)
+    root = repository_root(real)
+    if root is not None:
+        return Reach(root, "repository", allowed_folders())
+    here = os.path.realpath(os.getcwd())
+    return Reach(here if is_inside(real, here) else real, "folder", allowed_folders())
+
+
+def check_found(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> None:
+    """Refuse a file found by searching ``folder`` whose real path leads outside the
+    folder's reach (a committed link to a file on the runner): an :class:`InputError`
+    naming the file only."""
+    within = folder_reach(folder)
+    shown = os.fspath(path)
+    try:
+        within.check(shown, shown, "it")
+    except PolicyError as exc:
+        raise InputError(f"{shown}: a link, not read: {exc.message}") from None
+
+
+def resolve_source(
+    source: str | Path,
+    relative_to: Path | None = None,
+    *,
+    within: Reach | None = None,
+    what: str | None = None,
+) -> tuple[Path, str]:
     """The file a policy reference names, and how to show it in messages."""
     from pathlib import Path
 
-    path, shown = locate_source(source, relative_to)
+    path, shown = locate_source(source, relative_to, within=within, what=what)
     return Path(path), shown
 
 
 def locate_source(
-    source: str | os.PathLike[str], relative_to: str | os.PathLike[str] | None = None
+    source: str | os.PathLike[str],
+    relative_to: str | os.PathLike[str] | None = None,
+    *,
+    within: Reach | None = None,
+    what: str | None = None,
 ) -> tuple[str, str]:
     """:func:`resolve_source` without pathlib: the file's path as a string, and how to show
     it. A name without a slash or a ``.yaml``/``.yml`` ending is a bundled policy, unless no
-    bundled policy has that name and a file of that name is there."""
+    bundled policy has that name and a file of that name is there. ``within``: a reference
+    written in a file, which must stay inside that :class:`Reach` (``what``: how the refusal
+    names it, else ``extends target REF``)."""
     text = os.fspath(source)
     if isinstance(source, str) and "/" not in text and not text.endswith((".yaml", ".yml")):
         bundled = bundled_policy_file(text)
         if path_kind(bundled) == "file":
             return bundled, f"<bundled>/{text}.yaml"
         local = os.path.join(os.fspath(relative_to or ""), text)
+        if within is not None:
+            within.check(local, text, what)
         if path_kind(local) != "file":
             known = ", ".join(bundled_policy_names())
             raise PolicyError(f"no bundled policy named {quote(text)} (bundled: {known})")
     path = text
     if relative_to is not None and not os.path.isabs(path):
         path = os.path.normpath(os.path.join(os.fspath(relative_to), path))
+    if within is not None:
+        within.check(path, text, what)
     shown = path if relative_to is not None else text
     try:
         check_file(path, shown, POLICY_LIMIT, "policy")

@@ -1,9 +1,13 @@
 """Text rendering of decisions and explanations for people (``decide``, and the explain trace
-of a failed policy test case)."""
+of a failed policy test case). A policy's texts — rationales, guard messages, expressions,
+names, locations — are shown on one line each (:func:`~clm_policy.base.termsafe.one_line`):
+a ``because:`` holding a newline cannot start a line of its own in a report or a CI log."""
 
 from __future__ import annotations
 
 import json
+
+from clm_policy.base.termsafe import one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # decide prints through here on every prompt: no typing at run time
@@ -24,18 +28,18 @@ def render_decision(d: Decision | Outcome) -> str:
     lines = [
         f"action:    {d.action.value}",
         f"trigger:   {d.trigger or '-'}",
-        f"rationale: {d.rationale}",
+        f"rationale: {one_line(d.rationale)}",
     ]
     if d.proposed != d.action:
         lines.append(f"proposed:  {d.proposed.value}")
     for f in d.blocked_by:
-        lines.append(f"blocked:   {f.guard}: {f.message}")
+        lines.append(f"blocked:   {one_line(f.guard)}: {one_line(f.message)}")
     for f in d.overridden:
-        lines.append(f"forced:    {f.guard}: {f.message}")
+        lines.append(f"forced:    {one_line(f.guard)}: {one_line(f.message)}")
     for f in d.warnings:
-        lines.append(f"warning:   {f.guard}: {f.message}")
+        lines.append(f"warning:   {one_line(f.guard)}: {one_line(f.message)}")
     lines.append(f"context:   {d.context_tokens} tokens{window}")
-    lines.append(f"policy:    {d.policy}, profile {d.profile}")
+    lines.append(f"policy:    {one_line(d.policy)}, profile {one_line(d.profile)}")
     return "\n".join(lines)
 
 
@@ -44,11 +48,12 @@ def _result(result: bool | None) -> str:
 
 
 def _details(expression: str, names: dict[str, object], error: str | None) -> list[str]:
-    lines = [f"      when: {expression}"]
+    lines = [f"      when: {one_line(expression)}"]
     if names:
-        lines.append("      read: " + ", ".join(f"{k}={_value(v)}" for k, v in names.items()))
+        read = ", ".join(f"{k}={_value(v)}" for k, v in names.items())
+        lines.append(f"      read: {one_line(read)}")
     if error:
-        lines.append(f"      error: {error}")
+        lines.append(f"      error: {one_line(error)}")
     return lines
 
 
@@ -58,7 +63,8 @@ def render_explanation(e: Explanation) -> str:
     for r in e.rules:
         mark = "DECIDED" if r.decided else ("no" if reached else "not reached")
         reached = reached and not r.decided
-        lines.append(f"  {r.id} -> {r.action.value}: {_result(r.result)}  [{mark}]  {r.location}")
+        where = one_line(r.location)
+        lines.append(f"  {r.id} -> {r.action.value}: {_result(r.result)}  [{mark}]  {where}")
         lines.extend(_details(r.expression, dict(r.names), r.error))
     lines.append(f"  otherwise -> {e.otherwise.value}" + ("  [DECIDED]" if reached else ""))
     if e.guards:
@@ -68,9 +74,9 @@ def render_explanation(e: Explanation) -> str:
             flag = f"{g.severity}{', overridable' if g.overridable else ''}"
             lines.append(
                 f"  {g.guards.value}/{g.id} ({flag}): {_result(g.result)}  "
-                f"[{g.outcome}]  {g.location}"
+                f"[{g.outcome}]  {one_line(g.location)}"
             )
             lines.extend(_details(g.expression, dict(g.names), g.error))
             if g.message:
-                lines.append(f"      message: {g.message}")
+                lines.append(f"      message: {one_line(g.message)}")
     return "\n".join(lines)

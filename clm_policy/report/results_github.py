@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import json
 
+from clm_policy.base.termsafe import workflow_command
 from clm_policy.report import results_text
-from clm_policy.report.lint import escape_data, escape_property
 from clm_policy.tester.results import CaseResult, RunReport, Verdict
 
 TITLE = "clm-policy test"
 
 
 def _annotation(file: str, line: int, col: int | None, message: str) -> str:
-    where = f"file={escape_property(file)},line={line}"
     if col:
-        where += f",col={col}"
-    return f"::error {where},title={escape_property(TITLE)}::{escape_data(message)}\n"
+        return workflow_command("error", message, file=file, line=line, col=col, title=TITLE)
+    return workflow_command("error", message, file=file, line=line, title=TITLE)
 
 
 def _differences(result: CaseResult) -> str:
@@ -45,7 +44,7 @@ def annotation_lines(report: RunReport, fail_under: float | None = None) -> str:
                 lines.append(_annotation(r.file, r.line or 1, None, f"ERROR {name}{r.message}"))
     if fail_under is not None and report.coverage.below(fail_under):
         line = results_text.coverage_lines(report.coverage, fail_under)[-1]
-        lines.append(f"::error title={escape_property(TITLE)}::{escape_data(line)}\n")
+        lines.append(workflow_command("error", line, title=TITLE))
     return "".join(lines)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from clm_policy.base.termsafe import one_line
 from clm_policy.report.explain import render_explanation
 from clm_policy.tester.coverage import Coverage
 from clm_policy.tester.results import CaseResult, RunReport, Verdict
@@ -32,12 +33,13 @@ def _table(result: CaseResult) -> list[str]:
 
 
 def case_lines(result: CaseResult, verbose: bool) -> list[str]:
-    """What the report says about one result (nothing for a PASS or SKIP unless verbose)."""
-    head = f"{result.file}:{result.line}: {result.case}"
+    """What the report says about one result (nothing for a PASS or SKIP unless verbose).
+    Names and messages come from the test files: each is shown on one line."""
+    head = f"{one_line(result.file)}:{result.line}: {one_line(result.case)}"
     if result.outcome is Verdict.ERROR:
-        where = result.where or result.file
-        name = f"{result.case}: " if result.case is not None else ""
-        return [f"ERROR {where}: {name}{result.message}"]
+        where = one_line(result.where or result.file)
+        name = f"{one_line(result.case)}: " if result.case is not None else ""
+        return [f"ERROR {where}: {name}{one_line(result.message)}"]
     if result.outcome is Verdict.FAIL:
         lines = [f"FAIL {head}", *_table(result)]
         if result.trace is not None:
@@ -49,7 +51,7 @@ def case_lines(result: CaseResult, verbose: bool) -> list[str]:
     if not verbose:
         return []
     if result.outcome is Verdict.SKIP:
-        return [f"SKIP {head} ({result.message})"]
+        return [f"SKIP {head} ({one_line(result.message)})"]
     return [f"PASS {head}"]
 
 
@@ -60,8 +62,12 @@ def coverage_lines(coverage: Coverage, fail_under: float | None) -> list[str]:
         f"({coverage.hits} of {coverage.total} rules and guards exercised)"
     ]
     for p in coverage.policies:
-        lines.append(f"  {p.percent:5.1f}%  {p.hits}/{p.total}  {p.name}  {p.file}")
-        lines += [f"      not exercised: {item.key}  {item.location}" for item in p.missed]
+        where = f"{one_line(p.name)}  {one_line(p.file)}"
+        lines.append(f"  {p.percent:5.1f}%  {p.hits}/{p.total}  {where}")
+        lines += [
+            f"      not exercised: {one_line(item.key)}  {one_line(item.location)}"
+            for item in p.missed
+        ]
     if fail_under is not None and coverage.below(fail_under):
         lines.append(f"coverage {coverage.percent:.1f}% is below --fail-under {fail_under:g}%")
     return lines
@@ -72,7 +78,7 @@ def summary_lines(report: RunReport) -> list[str]:
     counts = report.counts
     lines = []
     if report.keyword is not None:
-        lines.append(f"{report.deselected} deselected by -k {report.keyword!r}")
+        lines.append(f"{report.deselected} deselected by -k {one_line(repr(report.keyword))}")
     errors = counts[Verdict.ERROR]
     lines.append(f"{errors} error" + ("" if errors == 1 else "s"))
     lines.append(

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from clm_policy.base.errors import InputError, Location
 from clm_policy.formats.textio import path_kind
+from clm_policy.policy.sources import check_found
 
 TEST_SUFFIXES = (".test.yaml", ".test.yml")
 
@@ -74,6 +75,8 @@ def discover(paths: Sequence[str]) -> list[tuple[Path, str]]:
             files = _walk(given)
             if not files:
                 raise InputError(f"no test files (*.test.yaml, *.test.yml) under {text}")
+            for found in files:  # a committed link to a file on the runner: not read
+                check_found(found, given)
         elif kind == "file":
             if not is_test_file(given):
                 raise InputError(

@@ -35,7 +35,7 @@ from clm_policy.formats.yamlio import paused_gc, read_yaml_text
 from clm_policy.models.policytest import Expectation
 from clm_policy.policy.cache import load_policy_cached
 from clm_policy.policy.engine import Outcome, Policy
-from clm_policy.policy.sources import resolve_source
+from clm_policy.policy.sources import reach, resolve_source
 from clm_policy.tester.cases import Case, Header, SuiteReader
 from clm_policy.tester.coverage import Coverage, PolicyCoverage, exercised
 from clm_policy.tester.results import CaseResult, RunReport, Verdict
@@ -141,7 +141,7 @@ class Runner:
 
     def _subject(self, ref: str, test_file: Path) -> _Subject | ClmError:
         try:
-            path, shown = resolve_source(ref, test_file.parent)
+            path, shown = resolve_source(ref, test_file.parent, within=reach(test_file), what="it")
         except ClmError as exc:
             return exc
         key = path.resolve()

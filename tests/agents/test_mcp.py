@@ -592,3 +592,24 @@ def test_after_a_handoff_through_the_tool_the_prompt_advises_nothing_and_the_lin
     assert status_line(json.dumps(status).encode()) == (
         "ctx 72% 130k/180k · handoff at 83% · handed off · claude-code/coding"
     )
+
+
+def test_a_handoffs_fields_reach_the_commit_message_terminal_safe(
+    project: Project, call: Callable[..., Any]
+) -> None:
+    """What a terminal would obey, in the fields an agent writes, is escaped in the commit
+    message (``git log`` shows it), as the printer escapes it (issue 26)."""
+    project.session("handoff")
+    hostile = "\x1b]0;pwn\x07\x1b[31m\u202e\x9b"
+    ok(
+        call(
+            "handoff",
+            goal=f"ship {hostile} the parser",
+            tasks=[f"done {hostile}"],
+            next_step=f"next {hostile}",
+            notes=f"notes {hostile}",
+        )
+    )
+    message = git(project.memory, "log", "-1", "--format=%B")
+    assert not any(c in message for c in "\x1b\x07\u202e\x9b"), message
+    assert "\\x1b]0;pwn\\x07\\x1b[31m\\u202e\\x9b" in message

@@ -97,6 +97,7 @@ def project(tmp_path: Path) -> Path:
     """A project configured for the bundled claude-code policy, profile coding."""
     folder = tmp_path / "shop"
     (folder / "src").mkdir(parents=True)
+    (folder / ".git").mkdir()  # a repository: its configuration counts in its subfolders
     (folder / ".clm-policy.yaml").write_text("version: 1\npolicy: claude-code\nprofile: coding\n")
     return folder
 

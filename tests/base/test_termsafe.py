@@ -10,7 +10,9 @@ import xml.etree.ElementTree as ET
 import pytest
 from ruamel.yaml import YAML
 
-from clm_policy.base.termsafe import echo, terminal_safe, write_fd
+from clm_policy.base.termsafe import echo, one_line, terminal_safe, workflow_command, write_fd
+
+from conftest import runner_commands
 
 # Every character terminal_safe escapes (the module docstring's list), one per class edge.
 UNSAFE = [
@@ -128,3 +130,69 @@ def test_write_fd_writes_safe_utf8_and_says_when_the_reader_is_gone() -> None:
     os.close(read)
     assert write_fd(write, "anything") is False
     os.close(write)
+
+
+# -- a CI log: workflow commands (GitHub Actions' runner, Azure Pipelines)
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("::warning::X", "\\u003a:warning::X"),
+        (
+            "case\n::warning::X\n::stop-commands::tok",
+            "case\n\\u003a:warning::X\n\\u003a:stop-commands::tok",
+        ),
+        ("a\n   \t::error title=t::m", "a\n   \t\\u003a:error title=t::m"),
+        ("\u00a0::add-mask::x", "\u00a0\\u003a:add-mask::x"),  # the runner trims it too
+        ("ok ##[warning]All policies OK", "ok \\u0023#[warning]All policies OK"),
+        ("x##vso[task.setvariable variable=a]1", "x\\u0023#vso[task.setvariable variable=a]1"),
+        ("###[group]", "#\\u0023#[group]"),
+        ("std::vector a::b ## heading #[x]", "std::vector a::b ## heading #[x]"),  # mid-line
+    ],
+)
+def test_a_workflow_commands_opening_is_escaped(text: str, shown: str) -> None:
+    assert terminal_safe(text) == shown
+    assert runner_commands(terminal_safe(text)) == []
+    assert terminal_safe(shown) == shown  # a second pass changes nothing
+
+
+def test_on_one_line_the_newline_is_shown_and_only_the_start_counts() -> None:
+    assert terminal_safe("case\n::warning::X", lines=False) == "case\\n::warning::X"
+    assert terminal_safe("::warning::X", lines=False) == "\\u003a:warning::X"
+
+
+def test_a_workflow_commands_opening_keeps_the_data_of_each_form() -> None:
+    data = {"name": "##[warning]spoof ##vso[x]", "k": ["::stop-commands::t"]}
+    for text in (json.dumps(data), json.dumps(data, indent=2)):
+        for form in ("text", "json"):
+            safe = terminal_safe(text, form=form)
+            assert runner_commands(safe) == []
+            assert json.loads(safe) == data
+    element = ET.Element("t", {"name": "##[warning]a"})
+    element.text = "::error::b\n##[error]c"
+    safe = terminal_safe(ET.tostring(element, "unicode"), form="xml")
+    assert runner_commands(safe) == []
+    back = ET.fromstring(safe)
+    assert (back.get("name"), back.text) == ("##[warning]a", "::error::b\n##[error]c")
+
+
+def test_a_workflow_command_built_here_passes_once() -> None:
+    line = workflow_command(
+        "error", "FAIL case\n::warning::X 100%", file="a,b:c.yaml", line=3, title="clm t"
+    )
+    shown = terminal_safe(line)
+    assert shown == (
+        "::error file=a%2Cb%3Ac.yaml,line=3,title=clm t::FAIL case%0A::warning::X 100%25\n"
+    )
+    assert runner_commands(shown) == ["error"]
+    # in a report, after other lines; a value that copies the line is no command
+    report = terminal_safe("FAIL x\n" + line + shown + "  " + shown)
+    assert runner_commands(report) == ["error"]
+    assert terminal_safe(shown) == "\\u003a" + shown[1:]  # printed again, it is text
+    # terminal-safe: the data's controls are shown
+    assert terminal_safe(workflow_command("warning", "\x1b]0;t\x07")) == (
+        "::warning::\\x1b]0;t\\x07\n"
+    )
+    assert runner_commands(one_line("::x::\n::y::")) == []
+    assert one_line("a\nb") == "a\\nb"

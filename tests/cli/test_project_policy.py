@@ -31,6 +31,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "policies" / "tests" / "team.test.yaml").write_text(TEAM_TEST)
     (tmp_path / "policies" / "tests" / "broken.test.yaml").write_text(BROKEN_TEST)
     (tmp_path / ".clm-policy.yaml").write_text("version: 1\npolicy: policies/team.yaml\n")
+    (tmp_path / ".git").mkdir()  # a repository: its configuration counts in src/ too
     (tmp_path / "src").mkdir()
     monkeypatch.chdir(tmp_path / "src")
     monkeypatch.delenv("CLM_POLICY_POLICY", raising=False)

@@ -21,6 +21,7 @@ CONFIG = "version: 1\npolicy: claude-code   # the bundled one\nprofile: research
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "shop"
     (root / "src" / "deep").mkdir(parents=True)
+    (root / ".git").mkdir()  # a repository: its .clm-policy.yaml counts in every folder below
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     for name in ("CLM_POLICY_POLICY", "CLM_POLICY_PROFILE", "CLM_POLICY_MEMORY"):
         monkeypatch.delenv(name, raising=False)

@@ -204,7 +204,10 @@ def test_a_directory_is_no_policy(tmp_path: Path) -> None:
 
 
 @dev_zero
-def test_extends_of_a_device_is_refused_at_the_extends_line(tmp_path: Path) -> None:
+def test_extends_of_a_device_is_refused_at_the_extends_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLM_POLICY_EXTENDS_PATH", "/dev")  # the person allows the folder
     path = policy(tmp_path, "version: 1\nextends: /dev/zero\n")
     assert decide_policy(path) == (
         2,

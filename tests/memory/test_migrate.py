@@ -234,3 +234,103 @@ def test_a_version_it_cannot_read_is_refused(version: object, message: str) -> N
     with pytest.raises(InputError) as caught:
         upgrade(MANIFEST, {"schema_version": version}, "m.json")
     assert str(caught.value) == message
+
+
+# -- what migrate reads: bounded, and shown terminal-safe (issue 26) ---------------------------
+
+PEAK = r"""
+import json, resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+print(json.dumps({"code": done.returncode, "stdout": done.stdout, "stderr": done.stderr,
+                  "peak_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
+"""
+
+
+def _commit_blob(repo: Path, path: str, content_file: Path) -> None:
+    """Commit the file ``content_file`` as ``path`` without reading it into this process."""
+    blob = git(repo, "hash-object", "-w", str(content_file)).strip()
+    git(repo, "update-index", "--add", "--cacheinfo", f"100644,{blob},{path}")
+    git(repo, "commit", "-qm", f"add {path}")
+    git(repo, "checkout", "-q", "--", ".")
+
+
+def test_a_200_mib_manifest_is_refused_without_being_read(old: Path, tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    with big.open("wb") as fh:
+        fh.write(b'{"goal": "')
+        fh.truncate(200 * 1024 * 1024)  # 200 MiB, most of it NUL bytes (git compresses them)
+    _commit_blob(old, "manifests/big.json", big)
+    big.unlink()
+    head = git(old, "rev-parse", "HEAD")
+    import subprocess
+    import sys
+
+    done = json.loads(
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                PEAK,
+                sys.executable,
+                "-m",
+                "clm_policy",
+                "migrate",
+                "--memory",
+                str(old),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=600,
+        ).stdout
+    )
+    assert (done["code"], done["stdout"]) == (2, "")
+    assert done["stderr"].splitlines() == [
+        "clm-policy: cannot migrate; nothing was written:",
+        "  manifests/big.json: too large for a manifest (more than 16 MiB): not read",
+    ]
+    assert done["peak_mib"] < 120  # not read whole (it took 3.3 GB)
+    assert git(old, "rev-parse", "HEAD") == head
+
+
+def test_a_deeply_nested_manifest_is_exit_2(old: Path) -> None:
+    (old / "manifests" / "deep.json").write_text('{"goal": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    git(old, "add", "manifests/deep.json")
+    git(old, "commit", "-qm", "deep")
+    result = invoke("migrate", "--memory", str(old))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.splitlines() == [
+        "clm-policy: cannot migrate; nothing was written:",
+        "  manifests/deep.json: manifests/deep.json:1:73: nested more than 64 levels deep",
+    ]
+
+
+HOSTILE = "evil\x1b]0;pwn\x07\u202e"
+
+
+def test_file_names_are_shown_and_committed_terminal_safe(old: Path) -> None:
+    name = f"manifests/{HOSTILE}.json"
+    (old / name).write_text(json.dumps(show(old, DEMO_MANIFEST)))
+    git(old, "add", "--", name)
+    git(old, "commit", "-qm", "a hostile name")
+    shown = "manifests/evil\\x1b]0;pwn\\x07\\u202e.json"
+    dry = invoke("migrate", "--memory", str(old), "--dry-run")
+    assert dry.exit_code == 0, dry.stderr
+    assert f"{shown}: version 1 -> 2" in dry.stdout.splitlines()
+    done = invoke("migrate", "--memory", str(old))
+    assert done.exit_code == 0, done.stderr
+    message = git(old, "log", "-1", "--format=%B")
+    assert not any(c in message for c in "\x1b\x07\u202e")
+    assert f"{shown}: 1 -> 2" in message.splitlines()
+    # a name holding a line break, and a broken document: each problem on one line
+    (old / "manifests" / "a\nb.json").write_text("{}")
+    (old / name).write_text("[1, 2")
+    git(old, "add", "-A")
+    git(old, "commit", "-qm", "broken")
+    failed = invoke("migrate", "--memory", str(old))
+    assert (failed.exit_code, failed.stdout) == (2, "")
+    assert failed.stderr.splitlines() == [
+        "clm-policy: cannot migrate; nothing was written:",
+        "  manifests/a\\nb.json: refusing to read 'manifests/a\\nb.json' in the memory repository",
+        f"  {shown}: {shown}:1:6: invalid JSON: Expecting ',' delimiter",
+    ]

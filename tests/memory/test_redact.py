@@ -116,11 +116,14 @@ def test_token_rules_replace_the_whole_token(rule: str, secret: str, context: st
 
 
 def test_every_rule_is_exercised() -> None:
-    # the providers' tokens added later are exercised in test_redact_tokens.py
+    # the providers' tokens added later are exercised in test_redact_tokens.py, the tools'
+    # password places in test_redact_tools.py
     from test_redact_tokens import NEW_TOKENS
+    from test_redact_tools import FOUND
 
+    tools = {rule for _, out in FOUND for rule in re.findall(r"\[REDACTED:([a-z0-9-]+)\]", out)}
     ids = {r.id for r in RULES}
-    assert ids == set(TOKENS) | set(NEW_TOKENS) | {r for r, _, _ in KEY_VALUE}
+    assert ids == set(TOKENS) | set(NEW_TOKENS) | {r for r, _, _ in KEY_VALUE} | tools
 
 
 def test_every_pattern_compiles_once_and_only_when_a_text_may_hold_its_secret() -> None:

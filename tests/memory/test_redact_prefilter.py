@@ -34,6 +34,8 @@ RANDOM = "x9Qw3Er5Ty7Ui9Op1As3"
 def test_every_rule_has_a_pre_test() -> None:
     # a rule with neither needles nor an anchor would make the pre-check let everything through
     assert [r.id for r in RULES if not r.needles and r.anchor is None] == []
+    # an anchor searched as written is no pre-test of the lower-cased text: needles are
+    assert [r.id for r in RULES if r.cased and not r.needles] == []
     assert engine._UNGUARDED is False
 
 
@@ -47,7 +49,7 @@ def test_the_combined_needles_say_what_every_rule_s_needles_say() -> None:
 
 
 def test_the_combined_anchor_matches_where_any_rule_s_anchor_does() -> None:
-    anchors = [r.anchor for r in RULES if r.anchor is not None]
+    anchors = [r.anchor for r in RULES if r.anchor is not None and not r.cased]
     texts = [s.text.lower() for s in SAMPLES] + ["x-api-key: 1", "heroku=", "bearer", "nothing"]
     for text in texts:
         each = any(a.search(text) is not None for a in anchors)
@@ -76,7 +78,9 @@ def _passes_own_pre_test(rule: Rule, text: str) -> bool:
     """What engine._apply asks before it runs ``rule``'s pattern."""
     if rule.needles and not any(needle in text for needle in rule.needles):
         return False
-    return rule.anchor is None or rule.anchor.search(engine._lower(text)) is not None
+    if rule.anchor is None:
+        return True
+    return rule.anchor.search(text if rule.cased else engine._lower(text)) is not None
 
 
 def test_a_text_the_pre_check_refuses_is_one_no_rule_touches() -> None:

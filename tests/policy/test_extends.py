@@ -135,7 +135,8 @@ def test_profiles_defaults_and_signals_merge(write: Write) -> None:
     assert policy.decide(quiet).trigger == "degradation"  # default now true
 
 
-def test_three_levels_and_relative_paths(write: Write) -> None:
+def test_three_levels_and_relative_paths(write: Write, tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # a repository: ../base/ is inside it
     write(
         "base/org.yaml",
         """
@@ -251,7 +252,11 @@ def test_extends_errors(tmp_path: Path, files: dict[str, str], message: str) -> 
     assert str(info.value) == f"{tmp_path}/{message}"
 
 
-def test_resolved_policy_is_equivalent(write: Write, tmp_path: Path) -> None:
+def test_resolved_policy_is_equivalent(
+    write: Write, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    policies = Path(__file__).resolve().parents[2] / "policies"
+    monkeypatch.setenv("CLM_POLICY_EXTENDS_PATH", str(policies))  # the person allows it
     team = write(
         "team.yaml",
         """

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from conftest import REPO
+from conftest import REPO, runner_commands
 
 ACTION = REPO / "action.yml"
 BIN = Path(sys.executable).parent
@@ -349,6 +349,40 @@ def test_bad_inputs_are_annotations_and_exit_2(
     assert run.step("lint policies").code == 2
     assert run.annotations[0] == f"::error title=clm-policy::{message}"
     assert run.code == 2
+
+
+def test_a_pull_requests_texts_start_no_workflow_command(
+    runner_temp: Path, workspace: Path
+) -> None:
+    """A case name, a rule's ``because:``, an ``extends:`` value and a file name holding
+    ``::warning::``, ``::stop-commands::`` and ``##[warning]`` lines: the log holds the
+    annotations the action means, one per finding, and no other command (stdout and stderr of
+    every step, text and github formats); a bad input holding them too."""
+    policies = workspace / "policies"
+    (policies / "broken.yaml").unlink()
+    (policies / "team.yaml").write_text(
+        GOOD + "rules:\n  - id: r\n    when: tokens.context > 1\n    action: handoff\n"
+        '    because: "a\\n::warning::because\\n##[warning]v1 spoof"\n'
+    )
+    (policies / "q.yaml").write_text(
+        'version: 1\nname: q\nextends: "./nothere\\n::warning title=spoof::All policies OK"\n'
+    )
+    (policies / "odd\n::error::name ##[warning]x.yaml").write_text("version: 1\nrules: x\n")
+    (policies / "tests" / "team.test.yaml").write_text(
+        "version: 1\npolicy: ../team.yaml\ncases:\n"
+        '  - name: "case\\n::warning::X\\n::stop-commands::tok"\n'
+        "    given: {tokens: {context_tokens: 5}}\n    expect: {action: continue}\n"
+    )
+    for formats, expected in (("github", ["error"] * 3), ("sarif junit", [])):
+        run = run_action(workspace, runner_temp, format=formats)
+        assert run.code == 1
+        log = "".join(s.stdout + s.stderr for s in run.steps)
+        assert runner_commands(log) == expected, log
+    run = run_action(workspace, runner_temp, strict="x\n::warning::y ##[warning]z")
+    assert run.code == 2
+    log = "".join(s.stdout + s.stderr for s in run.steps)
+    assert runner_commands(log) == ["error"] * 2, log  # the input, and the failing case
+    assert "clm-policy action: strict must be true or false, not 'x\\n::warning::y " in log
 
 
 # -- actionlint

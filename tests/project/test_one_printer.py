@@ -32,6 +32,10 @@ ALLOWED = {
     # (os._exit skips Python's own flush); it writes nothing of its own
     ("clm_policy/cli/entry.py", "sys.stdout"),
     ("clm_policy/cli/entry.py", "sys.stderr"),
+    # the MCP server's wire: JSON-RPC messages passed between the client and the SDK as they
+    # are (the SDK's JSON, and this module's errors from json.dumps: ASCII), not text for a
+    # terminal; it copies bytes between pipes and the process's own descriptors
+    ("clm_policy/agents/mcp/wire.py", "os.write() to standard output or error"),
 }
 CLICK_PRINTERS = {
     "echo",

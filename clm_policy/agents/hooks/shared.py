@@ -541,6 +541,15 @@ def _event(raw: bytes) -> dict[str, Any]:
         raise InputError(
             f"hook input is not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}"
         ) from None
+    if "\\u" in text:  # "\ud800": valid JSON, no Unicode text; refused before it is read
+        from clm_policy.base.surrogates import lone_surrogate
+
+        found = lone_surrogate(text)
+        if found is not None:
+            raise InputError(
+                f"hook input holds a lone surrogate ({found[1]}) at offset {found[0]}: "
+                "not Unicode text"
+            )
     try:
         event = json.loads(text)
     except (ValueError, RecursionError) as exc:

@@ -188,5 +188,10 @@ def _raising(fn: Any, tool_error: type[Exception]) -> Any:
 
 
 def serve() -> None:
-    """Run the server on standard input and output until the client closes them."""
-    build_server().run("stdio")
+    """Run the server on standard input and output until the client closes them, the wire
+    guarded (:mod:`.wire`: bounded requests, an answer for every request the SDK would drop)."""
+    from clm_policy.agents.mcp.wire import guarded
+
+    server = build_server()
+    with guarded():
+        server.run("stdio")

@@ -27,12 +27,14 @@ from clm_policy.memory.redact.syntax import (
     AWS_SECRET_NAME,
     AWS_SECRET_VALUE,
     BLANK,
+    COMMAND_LOOKBACK,
     ESCAPED,
     KEY_END,
     KEYWORD,
     KEYWORD_ANCHOR,
     VALUE,
     Rule,
+    after_command,
     bare,
     not_placeholder,
     random_value,
@@ -61,7 +63,7 @@ ELEMENT = r"""(?P<element>(?:\\?["'])?(?:\s[^<>]{0,120}+)?>\s*+)"""
 # The header's separator: JSON, Python, Ruby, a call's arguments, URL-encoded; quotes optional.
 HEADER_SEPARATOR = rf"""{KEY_END}{BLANK}*+(?:=>|[:=,]|%3[AaDd]){BLANK}*+
     (?:[rRbBuUfF@]{{0,2}}\\?["']|%2[27])?"""
-CURL_LOOKBACK = 500
+CURL_LOOKBACK = COMMAND_LOOKBACK
 """How far back (on the same command line) ``curl`` makes ``-u user:password`` curl's."""
 # A header that carries a credential by its name — Token, X-Api-Key, Api-Key, apikey,
 # X-Auth-Token, PRIVATE-TOKEN, X-Vault-Token, X-Goog-Api-Key, Ocp-Apim-Subscription-Key — and
@@ -119,14 +121,9 @@ def is_code(m: re.Match[str]) -> bool:
 
 
 def after_curl(text: str, start: int) -> bool:
-    """Whether ``curl`` stands before ``start`` on the same command line: on its line, or on
-    the lines before it that end in a backslash (``curl … \\`` ⏎ ``  -u user:…``), within
-    :data:`CURL_LOOKBACK` characters."""
-    window = max(0, start - CURL_LOOKBACK)
-    line = text.rfind("\n", window, start) + 1
-    while line > window and text[max(window, line - 3) : line - 1].rstrip("\r").endswith("\\"):
-        line = text.rfind("\n", window, line - 1) + 1
-    return text.rfind("curl", max(line, window), start) >= 0
+    """Whether ``curl`` stands before ``start`` on the same command line (its line, or the
+    lines before it that end in a backslash), within :data:`CURL_LOOKBACK` characters."""
+    return after_command(text, start, ("curl",))
 
 
 def _curl_password(m: re.Match[str]) -> bool:

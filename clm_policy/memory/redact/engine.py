@@ -29,15 +29,19 @@ from clm_policy.memory.redact.assignments import ASSIGNMENT_RULES, is_token_head
 from clm_policy.memory.redact.judge import looks_credential, looks_secret
 from clm_policy.memory.redact.syntax import AWS_KEY_NAME, AWS_SECRET, KEY_NAME, Rule
 from clm_policy.memory.redact.tokens import TOKEN_RULES
+from clm_policy.memory.redact.tools import PROSE_RULES, TOOL_RULES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # no typing or dataclasses at run time: the hooks import the redactor
     import re
     from typing import Any
 
-RULES: tuple[Rule, ...] = (*TOKEN_RULES, *ASSIGNMENT_RULES)
+RULES: tuple[Rule, ...] = (*TOKEN_RULES, *TOOL_RULES, *ASSIGNMENT_RULES, *PROSE_RULES)
 """Every rule, in the order they run: private keys first (their body must not be cut up by the
-token rules), specific tokens before the key/value rules that would also match them."""
+token rules), specific tokens before the key/value rules that would also match them; a tool's
+password places (:mod:`.tools`) before the generic rule, which would take a random value there
+and stop a typed one at its ``&``; a sentence's password last (``pwd=…``, ``password: …`` are
+the generic rule's when random)."""
 
 
 class _Tally:
@@ -86,10 +90,11 @@ def _apply(rule: Rule, text: str, lowered: str, tally: _Tally) -> str:
     anchor = None if rule.anchor is None else rule.anchor.compiled
     pattern = rule.pattern if anchor is None else None
     start_of = rule.start
+    cased = rule.cased
     while True:
         if anchor is None:
             m = pattern.search(text, pos) if pattern is not None else None
-        elif (found := anchor.search(lowered, pos)) is None:
+        elif (found := anchor.search(text if cased else lowered, pos)) is None:
             break
         else:
             at = found.start()
@@ -129,9 +134,12 @@ def _fewest(needles: Iterable[str]) -> tuple[str, ...]:
 
 NEEDLES = _fewest(needle for rule in RULES for needle in rule.needles)
 """Every rule's needles (case-sensitive substrings of the text), fewest that say the same."""
-ANCHORS = LazyPattern("|".join(f"(?:{r.anchor.source})" for r in RULES if r.anchor is not None))
+ANCHORS = LazyPattern(
+    "|".join(f"(?:{r.anchor.source})" for r in RULES if r.anchor is not None and not r.cased)
+)
 """Every rule's anchor in one pattern, searched in the lower-cased text: it matches somewhere
-exactly when one of them does (an alternation tries each at every position)."""
+exactly when one of them does (an alternation tries each at every position). An anchor
+searched as written is left out: its rule's needles are its pre-test."""
 _UNGUARDED = any(not rule.needles and rule.anchor is None for rule in RULES)
 """A rule with neither pre-test would have to be tried on every text (there is none today:
 tests/memory/test_redact_prefilter.py holds that)."""
@@ -157,6 +165,13 @@ def _scan(text: str, counts: _Tally) -> str:
     """``text`` with every rule applied in turn (each after its own pre-test)."""
     lowered = ""  # text lower-cased (same length: see below) while text is unchanged
     for rule in RULES:
+        # the needles first, here: most rules stop at them, and a call costs more than the test
+        for needle in rule.needles:
+            if needle in text:
+                break
+        else:
+            if rule.needles:
+                continue
         if rule.anchor is not None and not lowered:
             lowered = _lower(text)
         redacted = _apply(rule, text, lowered, counts)

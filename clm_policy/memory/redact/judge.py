@@ -64,7 +64,7 @@ _PLACEHOLDER_WORDS = frozenset(
         "login", "qwerty", "letmein", "welcome", "hunter", "iloveyou", "monkey", "dragon", "master",
         "super", "top", "very", "real", "value", "todo", "fixme", "tbd", "foo", "bar", "baz", "qux",
         "local", "dev", "development", "prod", "production", "stage", "staging", "db", "database",
-        "app", "new", "old", "temp", "tmp", "string", "yes", "abc", "xyz",
+        "app", "new", "old", "temp", "tmp", "string", "yes", "abc", "xyz", "random",
     )
 )  # fmt: skip
 _LONGEST_WORD = max(map(len, _PLACEHOLDER_WORDS))
@@ -76,10 +76,13 @@ _AROUND = "0123456789!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 _NOT_A_LETTER = LazyPattern("[^a-z]+")
 
 
-def spelt_with_placeholder_words(value: str) -> bool:
+def spelt_with_placeholder_words(value: str, *, leet: bool = True) -> bool:
     """Whether ``value`` without the digits and punctuation around it, read as l33t, is mostly
-    letters that spell placeholder words only (changeme123, ChangeMe123!, P@ssw0rd1)."""
-    core = value.strip(_AROUND).lower().translate(_LEET)
+    letters that spell placeholder words only (changeme123, ChangeMe123!, P@ssw0rd1).
+    ``leet=False``: as written (``P@ssw0rd`` is no word then)."""
+    core = value.strip(_AROUND).lower()
+    if leet:
+        core = core.translate(_LEET)
     letters = _NOT_A_LETTER.sub("", core)
     if not 4 <= len(letters) <= 40 or 2 * len(letters) < len(value):
         return False
@@ -162,13 +165,48 @@ _EXPANSIONS = LazyPattern(r"(?:\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[^{}]*\}|\([^()]*\)
 
 def looks_typed_credential(value: str) -> bool:
     """Whether the password of ``curl -u user:password`` (a place where only a credential can
-    stand) is one: :func:`looks_credential`, where a ``$`` or ``!`` is a character of the
-    password (``p@ss$!w0rd``, ``'$ecr3t!Pass'`` in single quotes) — unless the value is only
-    shell expansions (``$PASSWORD``, ``${pw}``, ``$(cat pw)``, ``$1``) or holds a template
-    (``${{ secrets.X }}``, ``{{ .Values.x }}``)."""
-    if _EXPANSIONS.fullmatch(value) is not None or "{{" in value:
+    stand) is one: :func:`looks_password`, where a ``$`` or ``!`` is a character of the
+    password (``p@ss$!w0rd``, ``'$ecr3t!Pass'`` in single quotes, ``P@ssw0rd$1``) — unless the
+    value is only shell expansions (``$PASSWORD``, ``${pw}``, ``$(cat pw)``, ``$1``) or holds a
+    template (``${{ secrets.X }}``, ``{{ .Values.x }}``)."""
+    return "{{" not in value and looks_password(value)
+
+
+MIN_PASSWORD_LENGTH = 6
+"""Shorter values where only a password can stand are left alone (``-p1234``, ``pw: abc``)."""
+_NOT_A_PASSWORD = LazyPattern(
+    r"""
+      .*(?:\$\{|\{\{|\[REDACTED:|\.\.\.|…|(?i:example|xxxx)|\*\*\*|•••|(?i:123456|abcdef|qwerty)
+        |(.)\1{7})                                 # 00000000: a mask, or a template's fill
+    | [<\[].*[>\]]$                              # <password>, [PASSWORD], [value]
+    | \{(?:[A-Za-z_][A-Za-z_.]*[0-9]*|[0-9]*)\}$  # {password}, {0}: a format field
+    | (.)\2*$                                    # ********, xxxxxxxx
+    | [A-Za-z][A-Za-z0-9+.-]*://                 # a URL
+    | (?:~|\.{1,2})?/                            # a path
+    | %[A-Za-z_]+%$                              # %PASSWORD%
+    """,
+    re.VERBOSE,
+)
+
+
+def looks_password(value: str) -> bool:
+    """Whether a value where only a password can stand — a tool's password variable
+    (``PGPASSWORD=``), option (``mysql -p…``, ``sshpass -p``) or a sentence that names it
+    (``the password is …``) — is one. A person types these, so they need not look random:
+    6 characters or more that are not a shell expansion or template (``$PW``, ``${{ x }}``),
+    a placeholder (``<password>``, ``[value]``, ``********``, ``example``), a URL or a path, a
+    plain word (``postgres``, ``required``: letters only count when random), a number under
+    10 digits, or placeholder words as written (``changeme``, ``mysecretpassword``;
+    ``P@ssw0rd$1`` is a password)."""
+    if len(value) < MIN_PASSWORD_LENGTH or _EXPANSIONS.fullmatch(value) is not None:
         return False
-    return looks_credential(value[1:] if value.startswith("$") else value)
+    if _NOT_A_PASSWORD.match(value) is not None:
+        return False
+    if value.isalpha():
+        return looks_secret(value)
+    if value.isdigit():
+        return len(value) >= 10
+    return not spelt_with_placeholder_words(value, leet=False)
 
 
 _ANGLE_PLACEHOLDER = LazyPattern(r"<[A-Za-z][\w .-]{0,40}>")

@@ -30,7 +30,9 @@ class Rule:
     matches in the lower-cased text are the only places ``pattern`` can start (``re`` searches
     case-insensitively ~6x slower) — or, with ``start``, the places from which ``start(text,
     at)`` finds where it can start, a few characters before (a keyword found fast, the words of
-    the name it ends read back).
+    the name it ends read back). ``cased``: the anchor is searched in the text as it is
+    (upper-case variable names: ``PGPASSWORD``, not every ``password``); such a rule's
+    pre-test is its needles, which it must have.
 
     ``pattern`` and ``anchor`` are compiled the first time they are needed (``pattern``: when a
     text passes the pre-test or the anchor): compiling them all at import took most of the
@@ -38,7 +40,17 @@ class Rule:
     dataclass: the hooks import the redactor, and ``dataclasses`` costs them ~8 ms.)
     """
 
-    __slots__ = ("_pattern", "anchor", "check", "flags", "id", "needles", "source", "start")
+    __slots__ = (
+        "_pattern",
+        "anchor",
+        "cased",
+        "check",
+        "flags",
+        "id",
+        "needles",
+        "source",
+        "start",
+    )
 
     def __init__(
         self,
@@ -49,7 +61,10 @@ class Rule:
         anchor: str | None = None,
         flags: int = 0,
         start: Callable[[str, int], int] | None = None,
+        cased: bool = False,
     ) -> None:
+        if cased and not needles:
+            raise ValueError(f"{rule_id}: an anchor searched as written needs needles")
         self.id = rule_id
         self.source = source
         self.needles = needles
@@ -57,6 +72,7 @@ class Rule:
         self.anchor = None if anchor is None else LazyPattern(anchor)
         self.flags = flags
         self.start = start
+        self.cased = cased
         self._pattern = LazyPattern(source, flags)
 
     @property
@@ -83,12 +99,14 @@ ESCAPED = ESCAPE_BEFORE.format("")
 # an escape (\npassword, %0Apassword), and ends a word (not tokenizer, author). An anti-forgery
 # token (csrf_token, X-XSRF-TOKEN, authenticity_token, __RequestVerificationToken) is no
 # credential: it is worthless without the session it belongs to, and forms show it to everyone.
-# Nor is a page cursor (NextToken, next_page_token, pageToken): it only says where a list goes on.
+# Nor is a page cursor (NextToken, next_page_token, pageToken): it only says where a list goes on,
+# nor a token a key calls public (publicToken: what a client may show). "pass" alone is a
+# password's key too (db_pass, --pass).
 KEYWORD = (
     rf"(?:(?<![A-Za-z])|(?-i:(?<=[a-z])(?=[A-Z]))|{ESCAPED})"
-    r"(?P<kw>pass(?:word|wd|phrase)|pwd|secret"
+    r"(?P<kw>pass(?:word|wd|phrase)?|pwd|secret"
     r"|(?<![cx]srf)(?<![cx]srf[_.-])(?<!authenticity[_.-])(?<!verification)"
-    r"(?<!page)(?<!page[_.-])(?<!next)(?<!next[_.-])token"
+    r"(?<!page)(?<!page[_.-])(?<!next)(?<!next[_.-])(?<!public)(?<!public[_.-])token"
     r"|api[_.-]?key|access[_.-]?key|private[_.-]?key|auth(?:orization)?|cred(?:ential)?)"
     r"s?(?-i:(?![a-z]))"
 )
@@ -170,6 +188,22 @@ AWS_KEY_NAME = LazyPattern(AWS_SECRET_NAME, re.IGNORECASE)
 # AWS's documentation uses one example secret (wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY).
 AWS_SECRET = LazyPattern(rf"(?!.*EXAMPLE){AWS_SECRET_VALUE}", re.DOTALL)
 BASE64_RUN = LazyPattern(r"[A-Za-z0-9+/]{16}")
+
+
+COMMAND_LOOKBACK = 500
+"""How far back (on the same command line) a command makes an option its own."""
+
+
+def after_command(text: str, start: int, words: tuple[str, ...]) -> bool:
+    """Whether one of ``words`` (a command: ``curl``, ``mysql``) stands before ``start`` on
+    the same command line: on its line, or on the lines before it that end in a backslash
+    (``curl … \\`` ⏎ ``  -u user:…``), within :data:`COMMAND_LOOKBACK` characters."""
+    window = max(0, start - COMMAND_LOOKBACK)
+    line = text.rfind("\n", window, start) + 1
+    while line > window and text[max(window, line - 3) : line - 1].rstrip("\r").endswith("\\"):
+        line = text.rfind("\n", window, line - 1) + 1
+    begin = max(line, window)
+    return any(text.rfind(word, begin, start) >= 0 for word in words)
 
 
 def not_placeholder(m: re.Match[str]) -> bool:

@@ -40,6 +40,9 @@ _MASK = LazyPattern("x{5}|X{5}")  # xxxxx: docs mask a token with x (4 x's: 1 in
 _WORD = r"(?:[a-z]{2,16}+|[A-Z]{2,16}+|[A-Z][a-z]{1,15}+|[0-9]{1,16}+)"
 _NAME = LazyPattern(rf"[-_.~]*+{_WORD}(?:[-_.~]++{_WORD})++[-_.~]*+")
 _LETTER = LazyPattern("[A-Za-z]")
+# Three or more capitalised words run together (SlackAppConfigurationAccessTokenHere): a name
+# someone wrote where the token goes; random text almost never capitalises so.
+_CAMEL_WORDS = LazyPattern("(?:[A-Z][a-z]{2,}){3,}")
 
 
 def _periodic(part: str) -> bool:
@@ -80,21 +83,24 @@ def _stuttering(part: str) -> bool:
     return repeats >= 8 and 2 * repeats >= len(part) - 1
 
 
-def placeholder_shape(part: str) -> bool:
+def placeholder_shape(part: str, *, counting: bool = True) -> bool:
     """Whether ``part`` is shaped like a placeholder rather than generated: it contains
     ``example``, a run of 8 of one character or ``xxxxx``; it repeats a short pattern, counts
     up or down or stutters; it is words joined by ``-``, ``_``, ``.`` or ``~``; or it is letters
     only, spelt with the words defaults and examples are made of (``yoursecretkeyhere``: see
     :func:`~clm_policy.memory.redact.judge.spelt_with_placeholder_words`; with digits read as
-    l33t, a random 10-digit hex body would spell ``db`` + ``abc`` once in 100,000)."""
+    l33t, a random 10-digit hex body would spell ``db`` + ``abc`` once in 100,000).
+    Three or more capitalised words run together (``SlackAppConfigurationTokenHere``) count
+    as words. ``counting=False`` leaves out counting up or down (:func:`exact_body`)."""
     return (
         "example" in part.lower()
         or _RUN.search(part) is not None
         or _MASK.search(part) is not None
         or _periodic(part)
-        or _sequential(part)
+        or (counting and _sequential(part))
         or _stuttering(part)
         or _NAME.fullmatch(part) is not None
+        or _CAMEL_WORDS.fullmatch(part) is not None
         or (part.isalpha() and spelt_with_placeholder_words(part))
     )
 
@@ -117,14 +123,37 @@ def random_body(min_entropy: float, *groups: str) -> Check:
     return check
 
 
+def exact_body(min_entropy: float, length: int) -> Check:
+    """A check for a format whose whole shape is fixed (Anthropic's keys: a prefix, exactly
+    93 characters and ``AA``, or an OAuth token's 95): a body of that shape is judged without the
+    counting test — a scanner's own example keys count up (``abc123xyz-456def789ghij-…``),
+    and nothing but a key or a test of one is written in that exact shape. Any other length
+    is judged as :func:`random_body` judges it."""
+
+    def check(m: re.Match[str]) -> bool:
+        body = m["body"]
+        # the whole shape: "AA" closes an API or admin key; an OAuth token (oat) has none
+        whole = len(body) == length and (body.endswith("AA") or "-oat" in m["secret"][:12])
+        if not whole:
+            return is_random(body, min_entropy)
+        return shannon_entropy(body) >= min_entropy and not placeholder_shape(body, counting=False)
+
+    return check
+
+
 SLACK_MIN_ENTROPY = 2.5
 """The secret part of a Slack token or webhook URL: 24 letters and digits or 32+ hex digits."""
 
 
 def slack_token(m: re.Match[str]) -> bool:
     """A Slack token's secret is its last ``-`` part (``xoxb-<team>-<bot>-<secret>``): the
-    numeric ids before it may be anything, the secret must hold a letter and be random."""
-    secret = m["secret"].rsplit("-", 1)[-1]
+    numeric ids before it may be anything but one id written again and again
+    (``xoxp-1234-1234-1234-…``, a placeholder); the secret must hold a letter and be random."""
+    parts = m["secret"].split("-")
+    ids = [part for part in parts[1:-1] if part.isdigit()]
+    if len(ids) >= 2 and len(set(ids)) == 1:
+        return False
+    secret = parts[-1]
     return _LETTER.search(secret) is not None and is_random(secret, SLACK_MIN_ENTROPY)
 
 
@@ -141,11 +170,13 @@ signed; an unsigned token with short claims (``{"sub":"1"}``) has about 3."""
 
 def jwt(m: re.Match[str]) -> bool:
     """No part of the token is a placeholder shape, and its claims and signature, together,
-    are random enough (an unsigned token, with no signature, still counts)."""
-    parts = [m["head"], m["body"], m["sig"]]
+    are random enough (an unsigned token, with no signature or without its last dot, still
+    counts)."""
+    sig = m["sig"] or ""
+    parts = [m["head"], m["body"], sig]
     if any(placeholder_shape(p) for p in parts if p):
         return False
-    return shannon_entropy(m["body"] + m["sig"]) >= JWT_MIN_ENTROPY
+    return shannon_entropy(m["body"] + sig) >= JWT_MIN_ENTROPY
 
 
 def uuid_body(min_entropy: float) -> Check:

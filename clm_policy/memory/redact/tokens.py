@@ -36,6 +36,7 @@ from clm_policy.memory.redact.syntax import (
     has_key_body,
 )
 from clm_policy.memory.redact.token_checks import (
+    exact_body,
     jwt,
     random_body,
     slack_token,
@@ -62,6 +63,9 @@ GITLAB_WORD = "A-Za-z0-9_"
 # Azure AD client secrets: letters, digits and _ ~ . - ("-" last: a character class).
 AZURE = r"A-Za-z0-9_~.-"
 AZURE_HEAD = rf"[{AZURE}]{{3}}[0-9]Q~"
+ANTHROPIC_LENGTH = 95
+"""What follows ``sk-ant-api03-``/``sk-ant-admin01-`` (93 characters and ``AA``) or an OAuth
+token's ``sk-ant-oat01-`` (95)."""
 UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 
@@ -160,13 +164,13 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "anthropic-admin-key",
         rf"{bare('sk-ant-admin')}\d\d-(?P<body>{URLSAFE}{{20,}}+)",
         ("sk-ant-",),
-        random_body(HEX_FLOOR[20]),
+        exact_body(HEX_FLOOR[20], ANTHROPIC_LENGTH),
     ),
     token(
         "anthropic-api-key",
         rf"{bare('sk-ant-')}[a-z]{{2,8}}\d\d-(?P<body>{URLSAFE}{{20,}}+)",
         ("sk-ant-",),
-        random_body(HEX_FLOOR[20]),
+        exact_body(HEX_FLOOR[20], ANTHROPIC_LENGTH),
     ),
     token(
         "openai-api-key",
@@ -198,7 +202,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
     token(
         "jwt",
         rf"{bare('eyJ')}(?P<head>{URLSAFE}{{8,}}+)\.eyJ(?P<body>{URLSAFE}{{8,}}+)"
-        rf"\.(?P<sig>{URLSAFE}*+)",
+        rf"(?:\.(?P<sig>{URLSAFE}*+))?",
         ("eyJ",),
         jwt,
     ),

@@ -1,0 +1,2331 @@
+"""Secret scanners' own rule tests, as data: the positives and negatives their authors wrote
+for the rules of the kinds clm-policy's redactor claims.
+
+- gitleaks (https://github.com/gitleaks/gitleaks, MIT License, Copyright (c) 2019 Zachary
+  Rice), ``cmd/generate/config/rules/*.go`` at commit b58d3f10: the literal ``tps`` (true
+  positives) and ``fps`` (false positives) of the rules anthropic, aws, atlassian, azure (AD
+  client secret), curl (-u and -H), databricks, gcp, generic, github, gitlab, heroku,
+  huggingface, jwt, private key, slack and stripe (generated samples left out: they need
+  gitleaks' generator).
+- detect-secrets (https://github.com/Yelp/detect-secrets, Apache License 2.0, Copyright (c)
+  Yelp Inc.), ``tests/plugins/*_test.py`` at commit 5e14193: the ``(payload, should_flag)``
+  cases of its GitHub, GitLab, SendGrid, Stripe, OpenAI, PyPI, Slack, JWT, Azure storage key,
+  basic auth, npm and AWS key detectors, and its keyword detector's negatives (its positives
+  are arbitrary strings that test quoting — a brace-laden phrase, a phrase with spaces — not a
+  secret's shape).
+
+Only the cases are taken, as data; no code. Each text (and, for a positive, the substrings
+that must not survive) is stored base64-encoded, so that this repository holds no literal
+shaped like a live token that a push-protection scanner would stop (they are the scanners'
+fakes, but shaped as the real thing). ``python benchmarks/scanner_cases.py`` prints them.
+
+:data:`SET_ASIDE` holds the cases that are neither a secret this redactor claims nor a
+non-secret, each with the reason: a scanner's format boundary (the same token one character
+longer, or written where its pattern does not look), a true positive of the same scanner's
+sibling rule listed as a false positive of another, a published key a scanner allowlists by
+its value, a kind no rule here claims, a placeholder a scanner's test counts as a secret.
+bench_redact.py reports how many of them the redactor changes, apart.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Case:
+    """A scanner's test case: its source, the scanner's rule, the text, the substrings that
+    must not survive redaction (none: a non-secret), and why it is set aside (if it is)."""
+
+    source: str
+    rule: str
+    text: str
+    secrets: tuple[str, ...] = ()
+    set_aside: str = ""
+
+    @property
+    def is_secret(self) -> bool:
+        return bool(self.secrets)
+
+
+def _u(encoded: str) -> str:
+    return base64.b64decode(encoded).decode("utf-8")
+
+
+# (source, rule, text, secrets), base64
+_CASES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+    (
+        "gitleaks",
+        "anthropic",
+        "c2stYW50LWFwaTAzLWFiYzEyM3h5ei00NTZkZWY3ODlnaGlqLWtsbW5vcHFyc3R1dnd4LTM0NTZ5emE3ODliY2RlLTEyMzRmZ2hpamtsbW5vcGJ5NTZhYWFvZ2FvcGFhYWFiYzEyM3h5ekFB",
+        (
+            "c2stYW50LWFwaTAzLWFiYzEyM3h5ei00NTZkZWY3ODlnaGlqLWtsbW5vcHFyc3R1dnd4LTM0NTZ5emE3ODliY2RlLTEyMzRmZ2hpamtsbW5vcGJ5NTZhYWFvZ2FvcGFhYWFiYzEyM3h5ekFB",
+        ),
+    ),
+    (
+        "gitleaks",
+        "anthropic",
+        "c2stYW50LWFkbWluMDEtYWJjMTJmYWtlLTQ1NmRlZjc4OWdoaWota2xtbm9wcXJzdHV2d3gtMzQ1Nnl6YTc4OWJjZGUtMTJmYWtlaGlqa2xtbm9wYnk1NmFhYW9nYW9wYWFhYWJjMTIzeHl6QUE=",
+        (
+            "c2stYW50LWFkbWluMDEtYWJjMTJmYWtlLTQ1NmRlZjc4OWdoaWota2xtbm9wcXJzdHV2d3gtMzQ1Nnl6YTc4OWJjZGUtMTJmYWtlaGlqa2xtbm9wYnk1NmFhYW9nYW9wYWFhYWJjMTIzeHl6QUE=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "anthropic",
+        "c2stYW50LWFwaTAzLWFiYzEyM3h5ei00NTZkZS1rbE1ub3BxcnN0dXZ3eC0zNDU2eXphNzg5YmNkZS0xMjM0ZmdoaWprbG1ub3BBQQ==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "anthropic",
+        "c2stYW50LWFwaTAzLWFiYzEyM3h5ei00NTZkZWY3ODlnaGlqLWtsbW5vcHFyc3R1dnd4LTM0NTZ5emE3ODliY2RlLTEyMzRmZ2hpamtsbW5vcGJ5NTZhYWFvZ2FvcGFhYWFiYzEyM3h5ekJC",
+        (),
+    ),
+    (
+        "gitleaks",
+        "anthropic",
+        "c2stYW50LWFkbWluMDEtYWJjMTIzeHl6LTQ1NmRlLWtsTW5vcHFyc3R1dnd4LTM0NTZ5emE3ODliY2RlLTEyMzRmZ2hpamtsbW5vcEFB",
+        (),
+    ),
+    (
+        "gitleaks",
+        "anthropic",
+        "c2stYW50LWFkbWluMDEtYWJjMTIzeHl6LTQ1NmRlZjc4OWdoaWota2xtbm9wcXJzdHV2d3gtMzQ1Nnl6YTc4OWJjZGUtMTIzNGZnaGlqa2xtbm9wYnk1NmFhYW9nYW9wYWFhYWJjMTIzeHl6QkI=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-user",
+        "Y3VybCAtLWNhY2VydCBjYS5jcnQgLXUgZWxhc3RpYzpQQHNzdzByZCQxIGh0dHBzOi8vbG9jYWxob3N0OjkyMDA=",
+        ("UEBzc3cwcmQkMQ==",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-user",
+        "c2gtNS4wJCBjdXJsIC1rIC1YIFBPU1QgaHR0cHM6Ly9pbmZpbmlzcGFuOjExMjIyL3Jlc3QvdjIvY2FjaGVzL2RlZmF1bHQvaGVsbG8gXAogIC1IICdDb250ZW50LXR5cGU6IHRleHQvcGxhaW4nIFwKICAtZCAnd29ybGQnIFwKICAtdSBkZXZlbG9wZXI6eXFEVnRrcVBFQ3JpYUxSaQ==",
+        ("eXFEVnRrcVBFQ3JpYUxSaQ==",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-user",
+        "Y3VybCAtdSAiOmQyTGtWNzh6THghdCIgaHR0cHM6Ly9sb2NhbGhvc3Q6OTIwMA==",
+        ("ZDJMa1Y3OHpMeCF0",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-user",
+        "Y3VybCAtdSAiZDJMa1Y3OHpMeCF0OiIgaHR0cHM6Ly9sb2NhbGhvc3Q6OTIwMA==",
+        ("ZDJMa1Y3OHpMeCF0",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-user",
+        "Y3VybCAtc3cgJyV7aHR0cF9jb2RlfScgLVggUE9TVCAtLXVzZXIgICdqb2huczpoMHBrMW5zfjIxcycgJEdJdEhVQl9BUElfVVJMLyRHSVRfQ09NTUlUIC0tZGF0YQ==",
+        ("aDBwazFuc34yMXM=",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-user",
+        "Y3VybCAtLXVzZXIgcm9nZXIyM0BnbWFpbC5jb206cFE5d1R4dTRGZyBodHRwczovL3d3dy5kcm9wYm94LmNvbS9jbGlfbGluaz9ob3N0X2lkPWFiY2RlZmcgLXY=",
+        ("cFE5d1R4dTRGZw==",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-user",
+        "Y3VybCAtcyAtLXVzZXIgJ2FwaTpkMkxrVjc4ekx4IXQnIFwKICAgIGh0dHBzOi8vYXBpLm1haWxndW4ubmV0L3YyL3NhbmRib3g5MWQzNTE1ODgyZWNmYWExYzY1YmU2NDIubWFpbGd1bi5vcmcvbWVzc2FnZXM=",
+        ("ZDJMa1Y3OHpMeCF0",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-user",
+        "Y3VybCAtcyAtdiAtLXVzZXIgImouc21pdGg6ZEIyeUY2QHFMOXZabTFQIzRKIiAiaHR0cHM6Ly9hcGkuY29udG9zby5vcmcvdXNlci9tZSI=",
+        ("ZEIyeUY2QHFMOXZabTFQIzRK",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-user",
+        "Y3VybCAtWCBQT1NUIC0tdXNlciAie2FjZDNjMDhiLTc0ZTgtNGY0NC1hMmQwLTgwNjk0bGUyNGY0Nn0iOiJ7WnFMNWtWclgxbjh0QTJ9IiAtLWhlYWRlciAiQWNjZXB0OiBhcHBsaWNhdGlvbi9qc29uIiAtLWRhdGEgIntcInRleHRcIjpcIkhlbGxvLCB3b3JsZFwiLFwic291cmNlXCI6XCJlblwiLFwidGFyZ2V0XCI6XCJlc1wifSIgaHR0cHM6Ly9nYXRld2F5LndhdHNvbnBsYXRmb3JtLm5ldC9sYW5ndWFnZS10cmFuc2xhdG9yL2FwaQ==",
+        ("e1pxTDVrVnJYMW44dEEyfQ==",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-user",
+        "Y3VybCAtLXVzZXIga2V2aW46J3BSZjd2RzJoMUw4blFrVzknIC1pWCBQQVRDSCAtSCAiQ29udGVudC1UeXBlOiBhcHBsaWNhdGlvbi9qc29uIiAtZA==",
+        ("cFJmN3ZHMmgxTDhuUWtXOQ==",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-user",
+        "JCBjdXJsIGh0dHBzOi8vYXBpLmRyb3Bib3guY29tL29hdXRoMi90b2tlbiBcCiAgLS11c2VyIGMyOHdsc29zYW51ankyejpxZ3NuYWkweG9rcnc0ajEgLS1kYXRhIGdyYW50X3R5cGU9YXV0aG9yaXphdGlvbl9jb2Rl",
+        ("cWdzbmFpMHhva3J3NGox",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-header",
+        "Y3VybCAtLWhlYWRlciAgJ0F1dGhvcml6YXRpb246ICA1ZWI0MjIzZS01MDA4LTQ2ZTUtYmU2Ny1jN2I4ZjI3MzIzMDUn",
+        ("NWViNDIyM2UtNTAwOC00NmU1LWJlNjctYzdiOGYyNzMyMzA1",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-header",
+        "Y3VybCAtSCAnQXV0aG9yaXphdGlvbjogQmFzaWMgWW5KdmQzTmxjam89JyBc",
+        ("WW5KdmQzTmxjam89",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-header",
+        "Y3VybCAtayAtWCBQT1NUIC0taGVhZGVyICJBdXRob3JpemF0aW9uOiBCYXNpYyBkakpsTkVwWWEwTkpVSFo1YTJGV1QwVlJYelJxWm1aVWREa3dZVHAyZW1OQlpHRnpaV3BtbFdaaVVEYzJWVUpqTkROTlZERXhjbFZoIiAiaHR0cHM6Ly9hcGktcWEuZXhhbXBsZS5jb206ODI0My90b2tlbiIgLWQgImdyYW50X3R5cGU9Y2xpZW50X2NyZWRlbnRpYWxzIg==",
+        (
+            "ZGpKbE5FcFlhME5KVUhaNWEyRldUMFZSWHpScVptWlVkRGt3WVRwMmVtTkJaR0Z6WldwbWxXWmlVRGMyVlVKak5ETk5WREV4Y2xWaA==",
+        ),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-header",
+        "Y3VybCAtWCBQT1NUIC1IICJDb250ZW50LVR5cGU6IGFwcGxpY2F0aW9uL2pzb24iIFwKIC1IICJBdXRob3JpemF0aW9uOiBCYXNpYyBNelV6WWpNd01tTTBORFUzTkdZMU5qVXdORFUyT0RkbE5UTTBaVGRrTm1FNk1qZzJPVEkwTmprM1pUWXhOV0UyTnpKaE5qUTJZVFE1TXpVME5UWTBObU09IiBcCiAgLWQgJ3sidXNlciI6eyJlbWFpbEFkZHJlc3MiOiJ0ZXN0QGV4YW1wbGUuY29tIn0sICJwYXNzd29yZCI6InBhc3N3b3JkIn0nIFwKICAnaHR0cDovL2xvY2FsaG9zdDo4MDgwL29hdXRoMi1wcm92aWRlci92MS4wL3VzZXJzJw==",
+        (
+            "TXpVellqTXdNbU0wTkRVM05HWTFOalV3TkRVMk9EZGxOVE0wWlRka05tRTZNamcyT1RJME5qazNaVFl4TldFMk56SmhOalEyWVRRNU16VTBOVFkwTm1NPQ==",
+        ),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-header",
+        "I2N1cmwgLVggUE9TVCBcCiMgIGh0dHBzOi8vYXBpLm1haWxndW4ubmV0L3YzL3NhbmRib3g3ZGJjYWJjY2Q0MzE0YzEyM2U4YjIzNTk5ZDM1ZjViNi5tYWlsZ3VuLm9yZy9tZXNzYWdlcyBcCiMgIC1IICdBdXRob3JpemF0aW9uOiBCYXNpYyBZWEJwT210bGVTMWhOMk16TkRKM016TmhOV1F4TFRVMk0yVTNNamx3TFRaaFlqSTNZell6TnpNME5nPT0nIFwKIyAgLUYgZnJvbT0nRXhjaXRlZCBVc2VyIDxtYWlsZ3VuQHNhbmRib3g3ZGJjMTIzYmNjZDQzMTRjMGFhZThiMjM1OTlkMzVmNWI2Lm1haWxndW4ub3JnPicgXAojICAtRiB0bz0nam9lQGV4YW1wbGUuY29tJyBcCiMgIC1GIHN1YmplY3Q9J0hlbGxvJyBcCiMgIC1GIHRleHQ9J1Rlc3Rpbmcgc29tZSBNYWlsZ3VuIGF3ZXNvbW5lc3MhJw==",
+        ("WVhCcE9tdGxlUzFoTjJNek5ESjNNek5oTldReExUVTJNMlUzTWpsd0xUWmhZakkzWXpZek56TTBOZz09",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-header",
+        "IyBjdXJsIC1YIEdFVCAiaHR0cDovL2xvY2FsaG9zdDozMDAwL2FwaS9jcm9uL3N0YXR1cyIgLUggIkF1dGhvcml6YXRpb246IEJlYXJlciBjZmNhYmQxMWM3ZWQ5YTQxYjFhM2UwNjNjMzJkNTExNCI=",
+        ("Y2ZjYWJkMTFjN2VkOWE0MWIxYTNlMDYzYzMyZDUxMTQ=",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-header",
+        "Y3VybCAtWCBQVVQgLUggJ0F1dGhvcml6YXRpb246IEJlYXJlciBqQys2VFVVakNOSGNWdEFYcGNxQkNneG5BOHIrcUQ2TWF0bllhZi8rMjg5eTdIV3BLMEJXUHlMSHYvSzRETU4zMmZ1ZndtZVZWamxvOHpqZ0JoOGt4M0dmUzZJcU83MHcxRFZNU0NUd1g3ZmhFcGlYYXh6djBtaFNNSERYOUt3NjNRNkRrYXZVV1VWK01ETmhDRjV3R1FyY2RRTm5jVlJGM1lrdURIRFQveHcyWVd5Wi9EWDhrK2dBWWlDOGdjRDhVZWcwbGpCVlMxSUR3UGp1R29GUEVTSlZ4WXIwTURQRjJEOFBuMlM1cnE2OTJVNEQ5Wkx1bHVTNDZWQTRESzZpZzVQN1FNNVhWWGk0Vjd2WE04cXBOL3pxbmV5eit3NFBVaDZOSVg3UUc2SmN6TWhZZDltYVdSV1ZhdDVqRGR5SUk2M1A2c05BeTlRWmp3K0NsVzIxMVE9PScgLWQgJ3VzZXI9eyJhY2NvdW50IjoidXNlckBkb21haW4uY29tIiwgInJvbGVzIjpbInVzZXIiXX0nIGh0dHA6Ly8xMjcuMC4wLjE6ODQ0My9kZXNrcy8xL29jY3VweQ==",
+        (
+            "akMrNlRVVWpDTkhjVnRBWHBjcUJDZ3huQThyK3FENk1hdG5ZYWYvKzI4OXk3SFdwSzBCV1B5TEh2L0s0RE1OMzJmdWZ3bWVWVmpsbzh6amdCaDhreDNHZlM2SXFPNzB3MURWTVNDVHdYN2ZoRXBpWGF4enYwbWhTTUhEWDlLdzYzUTZEa2F2VVdVVitNRE5oQ0Y1d0dRcmNkUU5uY1ZSRjNZa3VESERUL3h3MllXeVovRFg4aytnQVlpQzhnY0Q4VWVnMGxqQlZTMUlEd1BqdUdvRlBFU0pWeFlyME1EUEYyRDhQbjJTNXJxNjkyVTREOVpMdWx1UzQ2VkE0REs2aWc1UDdRTTVYVlhpNFY3dlhNOHFwTi96cW5leXordzRQVWg2TklYN1FHNkpjek1oWWQ5bWFXUldWYXQ1akRkeUlJNjNQNnNOQXk5UVpqdytDbFcyMTFRPT0=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-header",
+        "Y3VybCBodHRwczovL2FwaS5vcGVuYWkuY29tL3YxL2NoYXQvY29tcGxldGlvbnMgXAogIC1IICJDb250ZW50LVR5cGU6IGFwcGxpY2F0aW9uL2pzb24iIFwKICAtSCAiQXV0aG9yaXphdGlvbjogQmVhcmVyIHNrLUh4c1ZSQ2x6VW9xREdzZlZlVEpPVDNCbGJrRkpqZ1R4T050MjFOS3FGdGo2RkxmSCIgXA==",
+        ("c2stSHhzVlJDbHpVb3FER3NmVmVUSk9UM0JsYmtGSmpnVHhPTnQyMU5LcUZ0ajZGTGZI",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-header",
+        "Y3VybCAtWCBHRVQgImh0dHBzOi8vYXBpLmNsb3VkZmxhcmUuY29tL2NsaWVudC92NC91c2VyL3Rva2Vucy92ZXJpZnkiIFwKICAgICAtSCAiQXV0aG9yaXphdGlvbjogQmVhcmVyIF9GWE5samJTUllNV3gzVFdyZDdsZ0toTHRWWlg2aXNrQzhXY2JiNGIiIFwKICAgICAtSCAiQ29udGVudC1UeXBlOmFwcGxpY2F0aW9uL2pzb24i",
+        ("X0ZYTmxqYlNSWU1XeDNUV3JkN2xnS2hMdFZaWDZpc2tDOFdjYmI0Yg==",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-header",
+        "Y3VybCAtSCAiQXV0aG9yaXphdGlvbjogQmVhcmVyIHNoYTI1Nn5iUkxGbnpkNTlaM1hwWkg1X3NlSlBIQUxPdXZiV2lLd2JGS1Nzb0FMa2dwIg==",
+        ("c2hhMjU2fmJSTEZuemQ1OVozWHBaSDVfc2VKUEhBTE91dmJXaUt3YkZLU3NvQUxrZ3A=",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-header",
+        "Y3VybCAtSCAiQXV0aG9yaXphdGlvbjogQXBpLVRva2VuIDIyY2I5ODc4NTFiYzU2NTlsMjkxMTRjNjJlNjBjNzlhYmQwZDJjMDgiIC0tcmVxdWVzdCBQVVQgaHR0cHM6Ly9hcHBzZWNjbGFzcy5yZXBvcnQvYXBpL3VzZS82MzU=",
+        ("MjJjYjk4Nzg1MWJjNTY1OWwyOTExNGM2MmU2MGM3OWFiZDBkMmMwOA==",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-header",
+        "Y3VybCAtSCAiQXV0aG9yaXphdGlvbjogVG9rZW4gMjJjYjk4Nzg1MWJjNTY1OTIyOTExNGM2MmU2MGM3OWFiZDBkMmMwOCIgLS1yZXF1ZXN0IFBVVCBodHRwczovL2FwcHNlY2NsYXNzLnJlcG9ydC9hcGkvdXNlLzYzNQ==",
+        ("MjJjYjk4Nzg1MWJjNTY1OTIyOTExNGM2MmU2MGM3OWFiZDBkMmMwOA==",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-header",
+        "Y3VybCAtTCAtSCAiQXV0aG9yaXphdGlvbjpleUpoYkdjaU9pSklVekkxTmlJc0luUjVjQ0k2SWtwWFZDSjkuZXlKamIyNW1hV1JsYm1ObElqb3dMamg5Lmt2UlBmakFoTGh0UlRjem9SZ2N0VkdwN0tZMVFWSDNVQlpNLWdNMHg4ZWMiIHNlcnZpY2UxLmxvY2FsIC0+IGNvcnJlY3Qgand0IA==",
+        (
+            "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SmpiMjVtYVdSbGJtTmxJam93TGpoOS5rdlJQZmpBaExodFJUY3pvUmdjdFZHcDdLWTFRVkgzVUJaTS1nTTB4OGVj",
+        ),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-header",
+        "Y3VybCAtTCAtSCAiQXV0aG9yaXphdGlvbjogc2hhMjU2fmJSTEZuemQ1QD0tLmErL2hnZFMi",
+        ("c2hhMjU2fmJSTEZuemQ1QD0tLmErL2hnZFM=",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-header",
+        "Y3VybCAtWCBHRVQgXAogICAgIC1IICJhcGlrZXk6IGM0ZWQ2YzIxLTlkZDUtNGEwNS04ZTNmLWM1NmQxMTUxY2NlOCIgXAogICAgIC1IICJBY2NlcHQ6IGFwcGxpY2F0aW9uL2pzb24iIFw=",
+        ("YzRlZDZjMjEtOWRkNS00YTA1LThlM2YtYzU2ZDExNTFjY2U4",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-header",
+        "Y3VybCAtWCBQT1NUIC0taGVhZGVyICJBcGktVG9rZW46IFNrOTRIRzdmNktCIg==",
+        ("U2s5NEhHN2Y2S0I=",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-header",
+        "Y3VybCAtWFBPU1QgaHR0cDovL2xvY2FsaG9zdDo4MDgwL2FwaS90YXNrcyAtSCAiQ29udGVudC1UeXBlOiBhcHBsaWNhdGlvbi94LXd3dy1mb3JtLXVybGVuY29kZWQ7IGNoYXJzZXQ9VVRGLTgiIC1IICJUb2tlbjogM2ZlYTZhZjEzNDkxNjZlYSIgLWQgImNvbnRlbnQ9aGVsbG8tY3VybCI=",
+        ("M2ZlYTZhZjEzNDkxNjZlYQ==",),
+    ),
+    (
+        "gitleaks",
+        "curl-auth-header",
+        "Y3VybCAtWCBHRVQgaHR0cHM6Ly9vY3RvcHVzLmNvcnAubmV0LwogICAgIC1IICJYLU9jdG9wdXMtQXBpS2V5OiAzYTE2NzUwZC1kMzYzLTQxYTQtOGViZC0wMzU0MDhmNzczMGYiIFw=",
+        ("M2ExNjc1MGQtZDM2My00MWE0LThlYmQtMDM1NDA4Zjc3MzBm",),
+    ),
+    ("gitleaks", "curl", "Y3VybCAtaSAtdSAndGVzdDp0ZXN0Jw==", ()),
+    ("gitleaks", "curl", "ICAgY3VybCAtc0wgLS11c2VyICIkMTokMiIgIiQzIiA+ICIkNCI=", ()),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCAtdSA8dXNlcjpwYXNzd29yZD4gaHR0cHM6Ly90ZXN0LmNvbS9lbmRwb2ludA==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCAtLXVzZXIgbmVvNGo6W1BBU1NXT1JEXSBodHRwOi8vW0lQXTo3NDc0L2RiL2RhdGEv",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCAtdSAibXl1c2VybmFtZSIgaHR0cDovL2xvY2FsaG9zdDoxNTEzMC9hcGkvY2hlY2tfdXNlci8=",
+        (),
+    ),
+    ("gitleaks", "curl", "Y3VybCAtdSB1c2VybmFtZTp0b2tlbg==", ()),
+    ("gitleaks", "curl", "Y3VybCAtdSAiJHtfdXNlcm5hbWV9OiR7X3Bhc3N3b3JkfSI=", ()),
+    ("gitleaks", "curl", "Y3VybCAtdSAiJHt1c2VybmFtZX0iOiIke3Bhc3N3b3JkfSI=", ()),
+    ("gitleaks", "curl", "Y3VybCAtayAtWCBQT1NUIC1JIC11ICJTUlZDX0pFTktJTlM6JHtBUFBJRH0i", ()),
+    ("gitleaks", "curl", "Y3VybCAtdSAiOiIgaHR0cHM6Ly9sb2NhbGhvc3Q6OTIwMA==", ()),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCAtc3cgJyV7aHR0cF9jb2RlfScgLVggUE9TVCAtLXVzZXIgJyRVU0VSTkFNRTokUEFTU1dPUkQnICRHSXRIVUJfQVBJX1VSTC8kR0lUX0NPTU1JVCAtLWRhdGE=",
+        (),
+    ),
+    ("gitleaks", "curl", "Y3VybCAtLXVzZXIgInh4eDp5eXki", ()),
+    (
+        "gitleaks",
+        "curl",
+        "ICAgICAgICAgICBjdXJsIC1zTCAtLXVzZXIgIiRHSVRIVUJfVVNFUk5BTUU6JEdJVEhVQl9QQVNTV09SRCIgIiRHSVRIVUJfVVJMIiA+ICIkVEVTVFNfUEFUSCI=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCAtLXNpbGVudCAtLWZhaWwge3stIGlmIGFuZCAkLlZhbHVlcy51c2VybmFtZSAkLlZhbHVlcy5wYXNzd29yZCB9fSAtLXVzZXIgInt7ICQuVmFsdWVzLnVzZXJuYW1lIH19Ont7ICQuVmFsdWVzLnBhc3N3b3JkIH19Ig==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCAtWEdFVCAtaSAtdSAiJHt7IGVudi5FTEtfSUQgfX06JHt7IGJ1aWxkLmVudi5FTEtfUEFTUyB9fSI=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCAtWEdFVCAtaSAtdSAiJHt7bmVlZHMudmF1bHQub3V0cHV0cy5hY2NvdW50X2lkfX06JHt7bmVlZHMudmF1bHQub3V0cHV0cy5hY2NvdW50X3Bhc3N3b3JkfX0i",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCAtWEdFVCAtaSAtdSAiJHt7IHN0ZXBzLnZhdWx0Lm91dHB1dHMuYWNjb3VudF9pZCB9fToke3sgc3RlcHMudmF1bHQub3V0cHV0cy5hY2NvdW50X3Bhc3N3b3JkIH19Ig==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCAtWCBQT1NUIC0tdXNlciAiJChjYXQgLi9sb2dpbi50eHQpOiQoY2F0IC4vcGFzc3dvcmQudHh0KSI=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCBodHRwOi8vMTI3LjAuMC4xOjUwMDAvZmlsZSAtLXVzZXIgdXNlcjpwYXNzIC0tZGlnZXN0ICAgICAgICAjIGRpZ2VzdCBhdXRo",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "ICAgY3VybCAtWCBHRVQgLS1pbnNlY3VyZSAtLXVzZXIgInVzZXJuYW1lOnBhc3N3b3JkIiBc",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCAtLXNpbGVudCAtLWluc2VjdXJlIC0tdXNlciAke2Y1dXNlcn06JHtmNXBhc3N9IFw=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCAtLWluc2VjdXJlIC0tc3NsLXJlcWQgInNtdHBzOi8vc210cC5nbWFpbC5jb20iIC0tbWFpbC1mcm9tICJzcmNAZ21haWwuY29tIiAtLW1haWwtcmNwdCAiZHN0QGdtYWlsLmNvbSIgLS11c2VyICJzcmNAZ21haWwuY29tIiAtLXVwbG9hZC1maWxlIG91dC50eHQ=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "I0hUVFAgY29tbWFuZCBsaW5lIHRlc3QKY3VybCAtWCBQT1NUIC1IICJDb250ZW50LVR5cGU6IGFwcGxpY2F0aW9uL2pzb24iIC1kICd7ImlkIjoxMjM0NSwiZ2VvIjp7ImxhdGl0dWRlIjoyOC41MCwibG9uZ2l0dWRlIjotODEuMTR9fScgaHR0cDovLzxpcD46ODA4MC9zZXJ2ZQoKI1VEUCBjb21tYW5kIGxpbmUgdGVzdAplY2hvIC1uICd7InR5cGUiOiJzZXJ2ZSIsImNoYW5uZWwiOiIvIiwiZGF0YSI6eyJzaXRlX2lkIjo4LCJwb3N0X2lkIjoxMjM0NSwiZ2VvIjp7ImxhdCI6MjguNTAsImxvbmciOi04MS4xNH19fScgPi9kZXYvdWRwLzEyNy4wLjAuMS80MTIzNAoKI1VEUCBMaXN0ZW5lciAoZm9yIGNvbmZpcm1hdGlvbikKbmMgLXUgLWwgNDEyMzQ=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCBodHRwczovL2V4YW1wbGUuY29tL21pY3JvcHViIC1kIGg9ZW50cnkgLWQgImNvbnRlbnQ9SGVsbG8gV29ybGQiIC1IICJBdXRob3JpemF0aW9uOiBCZWFyZXIgWFhYWFhYWFhYWFhYIg==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCAtWCBQT1NUIGh0dHBzOi8vYWNjb3VudHMuc3BvdGlmeS5jb20vYXBpL3Rva2VuIC1kIGdyYW50X3R5cGU9Y2xpZW50X2NyZWRlbnRpYWxzIC0taGVhZGVyICJBdXRob3JpemF0aW9uOiBCYXNpYyAuLi4i",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCBcCiAgLUggIkF1dGhvcml6YXRpb246IEJlYXJlciA8T3BlbnZlcnNlIEFQSSB0b2tlbj4iIFwKICAiaHR0cHM6Ly9hcGkub3BlbnZlcnNlLm9yZy92MS9hdWRpby8/cT10ZXN0Ig==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCAtdiAtdiAtdiAtWCBQT1NUIGh0dHBzOi8vZG9tYWluL2FwaS92MS9hdXRoZW50aWNhdGlvbi9zc28vbG9naW4tdXJsLyBcCiAgLUggJ0NvbnRlbnQtVHlwZTogYXBwbGljYXRpb24vanNvbicgXAogIC1IICJBdXRob3JpemF0aW9uOiBUb2tlbiAqKioqKioqKioqIiBcCiAgLWQgJ3sidXNlcm5hbWUiOiAidGVzdCIsICJuZXh0IjogIi9sdW5hLyJ9Jw==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCAtWFBPU1QgaHR0cDovL2xvY2FsaG9zdDo4MDgwL2FwaS90b2tlbiAtSCAiQXV0aG9yaXphdGlvbjogYmFzaWMge2Jhc2U2NChlbWFpbDpwYXNzd29yZFtcbl0pfSIgPT4gdG9rZW4=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCAtWCBHRVQgXAogICAgIC1IICJhcGlrZXk6ICRBUElfS0VZIiBcCiAgICAgLUggIkFjY2VwdDogJEZPUk1BVCIgXAoiJEFQSV9VUkwvcmVzdC92MS9zdGF0c19kZXJuaWVyZV9sYWJlbGxpc2F0aW9uIg==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "JCBjdXJsIC1YIFBPU1QgImh0dHA6Ly9sb2NhbGhvc3Q6ODAwMC92MS9jaGF0L2NvbXBsZXRpb25zIiBcCiAgICAtSCAiQ29udGVudC1UeXBlOiBhcHBsaWNhdGlvbi9qc29uIiBcCiAgICAtSCAiQXV0aG9yaXphdGlvbjogQmVhcmVyICRBUElfS0VZIiBcCiAgICAtZCAnewogICAgICAgICJtb2RlbCI6ICJjaGF0Z2xtMy02Yi0zMmsiLAogICAgICAgICJtZXNzYWdlcyI6IFt7InJvbGUiOiAic3lzdGVtIiwgImNvbnRlbnQiOiAiWW91IGFyZSBhIGhlbHBmdWwgYXNzaXN0YW50LiJ9LCB7InJvbGUiOiAidXNlciIsICJjb250ZW50IjogIkhlbGxvISJ9XQogICAgfSc=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCAtWCBHRVQgLUggIkNvbnRlbnQtVHlwZTogYXBwbGljYXRpb24vanNvbiIgLUggIkF1dGhvcml6YXRpb246IEJlYXJlciAkKGdjbG91ZCBhdXRoIHByaW50LWFjY2Vzcy10b2tlbikiIGh0dHBzOi8vd29ya2Zsb3dleGVjdXRpb25zLmdvb2dsZWFwaXMuY29tL3YxL3Byb2plY3RzLzI0NDI4MzMzMTU5NC9sb2NhdGlvbnMvdXMtY2VudHJhbDEvd29ya2Zsb3dzL3NhbXBsZS13b3JrZmxvdy9leGVjdXRpb25zLzQzYzkyNWFhLTUxNGEtNDRjMS1hMGE0LWE5ZjhmMjZmZDJjYi9jYWxsYmFja3MvMTcwNTc5MWYtZDQ0Ni00ZTkyLWE2ZDAtYTEzNjIyNDIyZTgwXzMxODY0YTUxLThjMTMtNGIwMy1hZDRkLTk0NWNkYzhkMDYzMQ==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "curl",
+        "Y3VybCAtWCBQT1NUIC1IICJDb250ZW50LVR5cGU6IGFwcGxpY2F0aW9uL2pzb24iIC1IICJBdXRob3JpemF0aW9uOiBCYXNpYyBleUpoYkdjaU9pSklVekkxTmlJc0luUjVjQ0k2SWtwWFZDSjkuZXlKamIyNW1hV1JsYm1ObElqb3dMamg5Lmt2UlBmakFoTGh0UlRjem9SZ2N0VkdwN0tZMVFWSDNVQlpNLWdNMHg4ZWMiIFw=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic-api-key",
+        "J2FjY2Vzc190b2tlbic6ICdleUowZVhBaW9pSktWMXNsUzNvQVN4PT0n",
+        ("ZXlKMGVYQWlvaUpLVjFzbFMzb0FTeD09",),
+    ),
+    (
+        "gitleaks",
+        "generic-api-key",
+        "InVzZXJfYXV0aCI6ICJhbTlvYm1SdlpUcGtNRFk1TkdJeFlpMWpNVGN4TFRRNE9EWXQrVE15WVMwd01tVXdPV1ExL21Jd05qYz0i",
+        ("YW05b2JtUnZaVHBrTURZNU5HSXhZaTFqTVRjeExUUTRPRFl0K1RNeVlTMHdNbVV3T1dRMS9tSXdOamM9",),
+    ),
+    (
+        "gitleaks",
+        "generic-api-key",
+        "ImNyZWRlbnRpYWxzIiA6ICIwYWZhZTU3ZjNjY2ZkOWQ3ZjU3NjcwNjdiYzQ4YjMwZjcxOWUyNzFiYTQ3MDQ4ODA1NmUzN2FiMzVkNGI2NTA2Ig==",
+        (
+            "MGFmYWU1N2YzY2NmZDlkN2Y1NzY3MDY3YmM0OGIzMGY3MTllMjcxYmE0NzA0ODgwNTZlMzdhYjM1ZDRiNjUwNg==",
+        ),
+    ),
+    (
+        "gitleaks",
+        "generic-api-key",
+        "ImNsaWVudF9zZWNyZXQiIDogIjZkYTg5MTIxMDc5ZjgzYjJlYjZhY2NjZjgyMTllYTk4MmMzZDc5YmNjYzNlOWM2YTg1ODU2NDgwNjYxZjhmZGUiLA==",
+        (
+            "NmRhODkxMjEwNzlmODNiMmViNmFjY2NmODIxOWVhOTgyYzNkNzliY2NjM2U5YzZhODU4NTY0ODA2NjFmOGZkZQ==",
+        ),
+    ),
+    (
+        "gitleaks",
+        "generic-api-key",
+        "IHV0aWxzLkdldEVudk9yRGVmYXVsdCgiYXBpX3Rva2VuIiwgImRhZmE3ODE3LWUyNDYtNDhmMy05MWE3LWU4NzY1M2Q1ODdiOCIp",
+        ("ZGFmYTc4MTctZTI0Ni00OGYzLTkxYTctZTg3NjUzZDU4N2I4",),
+    ),
+    ("gitleaks", "generic", "ImFjY2Vzc29yIjoickExd2swWTQ1WUN1ZnlmcSIs", ()),
+    (
+        "gitleaks",
+        "generic",
+        "cmVwb3J0X2FjY2Vzc19pZDogZThlNGRmNTEtMjA1NC00OWIwLWFiMWMtNTE2YWM5NWM2OTFk",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic",
+        "YWNjZXNzaWJpbGl0eVllc09wdGlvbklkID0gIjA3MzZmNWVmLTdlODgtNDk5YS04MGNjLTkwYzg1ZDJhNTE4MCI=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic",
+        "X1JhbmRvbUFjY2Vzc0l0ZXJhdG9yPgpfTElCQ1BQX0NPTlNURVhQUl9BRlRFUl9DWFgxMSA=",
+        (),
+    ),
+    ("gitleaks", "generic", "dGhpcy51bHRyYVBpY3R1cmVCb3gxLk5hbWUgPSAidWx0cmFQaWN0dXJlQm94MSI7", ()),
+    ("gitleaks", "generic", "cmFwaWRzdHJpbmc6bWFybTY0LXV3cD1mYWls", ()),
+    (
+        "gitleaks",
+        "generic",
+        "ZXZlbnQtYnVzLW1lc3NhZ2UtYXBpOnJjMC4xNS4wXzIwMjMxMjE3XzE0MjAtU05BUFNIT1Qn",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic",
+        "Q09NTVVOSUNBVElPTl9BUElfVkVSU0lPTj1yYzAuMTMuMF8yMDIzMDQxMl8wNzEyLVNOQVBTSE9U",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic",
+        "TWFudGxlQVBJX3ZlcnNpb249OWEwMzg5ODk2MDRlOGRhNjJlY2RkYmUyMDk0YjE2Y2UxYjc3OGJlMQ==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic",
+        "W0RFQlVHXQkJb3JnLnNsZjRqLnNsZjRqLWFwaTpqYXI6MS43LjguOmNvbXBpbGUgKHZlcnNpb24gbWFuYWdlZCBmcm9tIGRlZmF1bHQp",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic",
+        "W0RFQlVHXQkJb3JnLm5lbzRqLm5lbzRqLWdyYXBoZGItYXBpOmphcjozLjUuMTI6dGVzdA==",
+        (),
+    ),
+    ("gitleaks", "generic", "YXBpVXJsPWFwaWdlZS5jb3JwaW50LmNvbQ==", ()),
+    ("gitleaks", "generic", "WC1BUEktTmFtZSI6ICJOUkcwLUhlcm1lcy1JTlRFUk5BTC1BUEkiLA==", ()),
+    ("gitleaks", "generic", "YXV0aG9yID0gImphbWVzLmZha2VAeW1haWwuY29tIiw=", ()),
+    (
+        "gitleaks",
+        "generic",
+        "WC1NUy1FeGNoYW5nZS1Pcmdhbml6YXRpb24tQXV0aFNvdXJjZTogc20wMjkxNS5pbnQuY29udG9zby5jb20=",
+        (),
+    ),
+    ("gitleaks", "generic", "QXV0aGVudGljYXRpb24tUmVzdWx0czogNWguY2EuaXBobXguY29t", ()),
+    (
+        "gitleaks",
+        "generic",
+        "d2l0aENyZWRlbnRpYWxzKFt1c2VybmFtZVBhc3N3b3JkKGNyZWRlbnRpYWxzSWQ6ICcyOWY2MzI3MS1kYzJmLTQ3MzQtODIyMS01YjMxYjUxNjliYWMnLCB1c2VybmFtZVZhcmlhYmxlOiAnVVNFUk5BTUUnLCBwYXNzd29yZFZhcmlhYmxlOiAnUEFTU1dPUkQnKV0pIHs=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic",
+        "Y3JlZGVudGlhbHNJZDogJ2ZmMDgzZjc2LTc4MDQtNGVmMS04MGU0LWZlOTc1YmI5MTQxYic=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic",
+        "am9iQ3JlZGVudGlhbHNJZDogJ2Y0YWViNmJjLTJhMjUtNDU4YS04MTExLTliZTllNTAyYzBlNyc=",
+        (),
+    ),
+    ("gitleaks", "generic", "ICAiY3JlZGVudGlhbElkIjogIkI5bVRjRlNjazJMekpPMlMzb2xzNjMiLA==", ()),
+    ("gitleaks", "generic", "ZW52aXJvbm1lbnQgewoJQ1JFREVOVElBTFNfSUQgPSAiSzhTX0NSRUQiCn0=", ()),
+    ("gitleaks", "generic", "ZGV2LmNyZWRlbnRpYWxzLnVybD1kZXYtbGIxLmFwaS5mNGtlLmNvbTo1MjE1", ()),
+    ("gitleaks", "generic", "a2V5d29yZDogIkJlZmFlaGlndW5nX1AyIg==", ()),
+    (
+        "gitleaks",
+        "generic",
+        "cHVibGljX2tleSA9ICI5Q256ajRwNFdHZUtMczFQdDhRdUtVcFJLZkZMZlJZQzlBSUtqYkpUV2l0Ig==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic",
+        "cHViIGNvbnN0IFg1MDlfcHVia2V5X3N0ID0gc3RydWN0X1g1MDlfcHVia2V5X3N0Ow==",
+        (),
+    ),
+    ("gitleaks", "generic", "fHwgcElkeEtleS0+ZGVmYXVsdF9yYz09MA==", ()),
+    ("gitleaks", "generic", "bW9ua2V5cy1hdWRpbzpteDY0LXV3cD1mYWls", ()),
+    (
+        "gitleaks",
+        "generic",
+        "PGVudHJ5IGtleT0iamV0YnJhaW5zLm1wcy52OF9lbGltaW5hdGlvbiIgdmFsdWU9ImV4ZWN1dGVkIiAvPg==",
+        (),
+    ),
+    ("gitleaks", "generic", "bWluaXNhdC1tYXN0ZXIta2V5aW5nOng2NC11d3A9ZmFpbA==", ()),
+    ("gitleaks", "generic", "SWNlU1NMLktleUZpbGU9c19yc2ExMDI0X3ByaXYucGVt", ()),
+    ("gitleaks", "generic", "ImJ1Y2tldF9rZXkiOiAiU2FsZXNSZXN1bHRzLTEuMiI=", ()),
+    (
+        "gitleaks",
+        "generic",
+        "PGtleSB0YWc9IlNlY3VyaXR5SWRlbnRpZmllciIgbmFtZT0iU2VjdXJpdHlJZGVudGlmaWVyIiB0eXBlPSJTVFJJTkciIC8+",
+        (),
+    ),
+    ("gitleaks", "generic", "c2NoZW1hS2V5ID0gJ0RPQ19WZWN0b3JfNV8zMic=", ()),
+    ("gitleaks", "generic", "c2VxdWVuY2VLZXkgPSAiMTgi", ()),
+    ("gitleaks", "generic", "YXBwLmtleXN0b3JlLmZpbGU9ZW52L2NlcnQucDEy", ()),
+    ("gitleaks", "generic", "LURLRVlUQUJfRklMRT0vdG1wL2FwcC5rZXl0YWI=", ()),
+    (
+        "gitleaks",
+        "generic",
+        "CWRvYy5TZWN1cml0eS5LZXlTaXplID0gUGRmRW5jcnlwdGlvbktleVNpemUuS2V5MTI4Qml0Ow==",
+        (),
+    ),
+    ("gitleaks", "generic", "by5rZXlTZWxlY3Rvcj1uLG8uaGFLZXk9ITEs", ()),
+    (
+        "gitleaks",
+        "generic",
+        "ICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAia2V5X25hbWUiOiAicHJvZDV6eXhsbXktY21rIiw=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic",
+        "ICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAia21zX2tleV9pZCI6ICI1NTVlYTRhMy1kNTNhLTQ0MTItOWM2Ni0zYTdjYjY2N2IwZDYiLA==",
+        (),
+    ),
+    ("gitleaks", "generic", "CSJrZXlfdmF1bHRfbmFtZSI6ICJ3ZWIyMXBycW9keDI0MDIxIiw=", ()),
+    ("gitleaks", "generic", "ICBrZXlWYXVsdFRvU3RvcmVTZWNyZXRzOiBjbXAyLXFhdC0xMjA4MzU4MzEw", ()),
+    ("gitleaks", "generic", "LGFwaUtleToiNmZlNDQ3NmVlNWExODMyODgyZTMyNmI1MDZkMTQxMjYiLA==", ()),
+    (
+        "gitleaks",
+        "generic",
+        "Y29uc3QgdmFsaWRLZXlDaGFycyA9ICIwMTIzNDU2Nzg5YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXpfLS4i",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic",
+        "Y29uc3Qga2V5U3RyID0gIkFCQ0RFRkdISUpLTE1OT1BRUlNUVVZXWFlaYWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXowMTIzNDU2Nzg5Ig==",
+        (),
+    ),
+    ("gitleaks", "generic", "a2V5X2xlbmd0aCA9IFhTYWxzYTIwLmtleV9sZW5ndGg=", ()),
+    (
+        "gitleaks",
+        "generic",
+        "cHViIGNvbnN0IFNOX2lkX0dvc3QyODE0N184OV9Ob25lX0tleU1lc2hpbmcgPSAiaWQtR29zdDI4MTQ3LTg5LU5vbmUtS2V5TWVzaGluZyI=",
+        (),
+    ),
+    ("gitleaks", "generic", "S2V5UGFpciA9IFgyNTUxOS5LZXlQYWly", ()),
+    ("gitleaks", "generic", "QmxpbmRLZXlTaWduYXR1cmVzID0gRWQyNTUxOS5CbGluZEtleVNpZ25hdHVyZXM=", ()),
+    (
+        "gitleaks",
+        "generic",
+        "QVZFbmNWaWRlb01heEtleWZyYW1lRGlzdGFuY2UsICIyOTg3MTIzYS1iYTkzLTQ3MDQtYjQ4OS1lYzFlNWYyNTI5MmMi",
+        (),
+    ),
+    ("gitleaks", "generic", "ICAgICAgICAgICAga2V5UHJlc3NlZCA9IGtWS19SZXR1cm4udTE2", ()),
+    (
+        "gitleaks",
+        "generic",
+        "dGltZXpvbmVfbWFwcGluZyA9IHsKICAgICJUdXJrZXkgU3RhbmRhcmQgVGltZSI6ICJFdXJvcGUvSXN0YW5idWwiLAp9",
+        (),
+    ),
+    ("gitleaks", "generic", "cGFzc3dvcmQgY29tYmluYXRpb24uCgpSNTogUmVndWxhdG9yeS0tMjE=", ()),
+    ("gitleaks", "generic", "UHV0dHlQYXNzd29yZD0w", ()),
+    ("gitleaks", "generic", "TExNX1NFQ1JFVF9OQU1FID0gIk5FWFVTLUdQVDQtQVBJLUtFWSI=", ()),
+    (
+        "gitleaks",
+        "generic",
+        "ICA8VXNlclNlY3JldHNJZD43OWEzZWRkMC0yMDkyLTQwYTItYTA0ZC1kY2I0NmQ1Y2E5ZWQ8L1VzZXJTZWNyZXRzSWQ+",
+        (),
+    ),
+    ("gitleaks", "generic", "c2VjcmV0X2xlbmd0aCA9IFgyNTUxOS5zZWNyZXRfbGVuZ3Ro", ()),
+    ("gitleaks", "generic", "c2VjcmV0U2l6ZSBtdXN0IGJlID49IFhYSDNfU0VDUkVUX1NJWkVfTUlO", ()),
+    (
+        "gitleaks",
+        "generic",
+        "IyBnZXQgYnVpbGQgdGltZSBzZWNyZXQgZm9yIGF1dGhlbnRpY2F0aW9uCiNSVU4gLS1tb3VudD10eXBlPXNlY3JldCxpZD1qZnJvZ19zZWNyZXQgXAojICAgIEpGUk9HX1NFQ1JFVCA9ICQoY2F0IC9ydW4vc2VjcmV0cy9qZnJvZ19zZWNyZXQpICYmIFw=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic",
+        "ICAgIGFjY2Vzc190b2tlbl91cmw9J2h0dHBzOi8vZ2l0aHViLmNvbS9sb2dpbi9vYXV0aC9hY2Nlc3NfdG9rZW4nLA==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic",
+        "cHVibGljVG9rZW4gPSAiOUNuemo0cDRXR2VLTHMxUHQ4UXVLVXBSS2ZGTGZSWUM5QUlLamJKVFdpdCI=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic",
+        "PFNvdXJjZUZpbGUgU291cmNlTG9jYXRpb249IkY6XEV4dHJhY3RzXCIgVG9rZW5GaWxlPSJSVExfSU5TVF9DT0RFLmNlciI+",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic",
+        "bm90ZXMgICAgICAgICAgICA9ICJNYXZlbiAtIGlvLmpzb253ZWJ0b2tlbjpqand0LWphY2tzb24tMC4xMS4yIg==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic",
+        "Y3NyZi10b2tlbj1NajJxeWtKTzVyRUx5SGdlelE2OW56VVgwaTNPSDY3VjcrVjRlVXJMZnB1eU91eG1pVzlyaFJPRy9XaGlrbGUxNXN5YXpKT2tyakphM1UyQWJoSXZVdz09",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic",
+        "Y2xpZW50SWQgPSAiNzMwODI3MDAtMWYwOS00MDViLTgwZDAtMzEzMWJmZDYyNzJkIg==",
+        (),
+    ),
+    ("gitleaks", "generic", "R0lUSFVCX0FQSV9LRVk9CkRZTkFUUkFDRV9BUElfS0VZPQ==", ()),
+    ("gitleaks", "generic", "c25vd2ZsYWtlLnBhc3N3b3JkPQpqZGJjLnNub3dmbGFrZS51cmw9", ()),
+    (
+        "gitleaks",
+        "generic",
+        "aW1wb3J0IHsgY2hhaW5fQW52aWwxX0tleSwgY2hhaW5fQW52aWwyX0tleSB9IGZyb20gJy4uL2Jsb2NrY2hhaW4tdGVzdHMvcGFsbGV0cy9zdXBwb3J0ZWQtY2hhaW5zL2NvbnN0cyc7",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic",
+        "U1JDUkVWX21vYnkgPSAiNDNmYzkxMmVmNTlhODMwNTRlYTdmNjcwNmRmNGQ1M2E3ZGVhNGQ4MCI=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "generic",
+        "TElDX0ZJTEVTX0NIS1NVTSA9ICJmaWxlOi8vJHtXT1JLRElSfS9saWNlbnNlLmh0bWw7bWQ1PTVjOTQ3NjdjZWRiNWQ2OTg3YzkwMmFjODUwZGVkMmM2Ig==",
+        (),
+    ),
+    ("gitleaks", "github", "Z2hwX3h4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eA==", ()),
+    (
+        "gitleaks",
+        "github",
+        "Z2l0aHViX3BhdF94eHh4eHh4eHh4eHh4eHh4eHh4eHh4X3h4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4",
+        (),
+    ),
+    ("gitleaks", "github", "Z2hvX3h4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eA==", ()),
+    ("gitleaks", "github", "Z2h1X3h4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eA==", ()),
+    ("gitleaks", "github", "Z2hzX3h4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eA==", ()),
+    ("gitleaks", "github", "Z2hyX3h4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eA==", ()),
+    ("gitleaks", "gitlab", "Z2xwYXQtWFhYWFhYWFhYWFgtWFhYWFhYWFg=", ()),
+    ("gitleaks", "gitlab", "Z2xwYXQteHh4eHh4eHgteHh4eHh4eHh4eHh4eHh4eHh4Lnh4eHh4eHh4eA==", ()),
+    ("gitleaks", "gitlab", "Z2xwdHQteHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eA==", ()),
+    ("gitleaks", "gitlab", "R1IxMzQ4OTQxMTIzMTIzMTIzMTIzMTIzMTIzMTI=", ()),
+    ("gitleaks", "gitlab", "R1IxMzQ4OTQxWFhYWFhYWFhYWFhYWFhYWFhYWFg=", ()),
+    ("gitleaks", "gitlab", "Z2xydC10eF94eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHgueHh4eHh4eHh4", ()),
+    (
+        "gitleaks",
+        "slack",
+        "aHR0cDovL2hvb2tzLnNsYWNrLmNvbS9zZXJ2aWNlcy9UMDI0VFRUVFQvQkJCNzJCQkwvQVpBQUE5dTBwQTRhZDY2NmVNZ2JpNTU1",
+        (
+            "aG9va3Muc2xhY2suY29tL3NlcnZpY2VzL1QwMjRUVFRUVC9CQkI3MkJCTC9BWkFBQTl1MHBBNGFkNjY2ZU1nYmk1NTU=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "aHR0cHM6Ly9ob29rcy5zbGFjay5jb20vc2VydmljZXMvVDBEQ1VKQjFRL0IwREQwOEg1Ry9iSnRycEZpMWZPMUpNQ2N3THg4dVp5QWc=",
+        (
+            "aG9va3Muc2xhY2suY29tL3NlcnZpY2VzL1QwRENVSkIxUS9CMEREMDhINUcvYkp0cnBGaTFmTzFKTUNjd0x4OHVaeUFn",
+        ),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "aHR0cHM6Ly9ob29rcy5zbGFjay5jb20vd29ya2Zsb3dzL1QwMTZNM0cxR0haL0EwNEozQkFGN0FBLzQ0MjY2MDIzMTgwNjIxMDc0Ny9GNlZtMDNyZUNraFBtd0J0YXFiTjZPVzk=",
+        (
+            "aG9va3Muc2xhY2suY29tL3dvcmtmbG93cy9UMDE2TTNHMUdIWi9BMDRKM0JBRjdBQS80NDI2NjAyMzE4MDYyMTA3NDcvRjZWbTAzcmVDa2hQbXdCdGFxYk42T1c5",
+        ),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "aHR0cDovL2hvb2tzLnNsYWNrLmNvbS93b3JrZmxvd3MvVDJINzFFRkxLL0EwNDdGSzk0Nk5OLzQzMDc4MDgyNjE4ODI4MDA2Ny9MZkZ6NVJla0EySjBXT0dKeUtzaU9qamc=",
+        (
+            "aG9va3Muc2xhY2suY29tL3dvcmtmbG93cy9UMkg3MUVGTEsvQTA0N0ZLOTQ2Tk4vNDMwNzgwODI2MTg4MjgwMDY3L0xmRno1UmVrQTJKMFdPR0p5S3NpT2pqZw==",
+        ),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImJvdF90b2tlbjEiOiAieG94Yi03ODEyMzY1NDI3MzYtMjM2NDUzNTc4OTY1Mi1Ha3dGRFFvSHF6WERWc0M2R3pxWVV5cEQi",
+        ("eG94Yi03ODEyMzY1NDI3MzYtMjM2NDUzNTc4OTY1Mi1Ha3dGRFFvSHF6WERWc0M2R3pxWVV5cEQ=",),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImJvdF90b2tlbjIiOiAieG94Yi0yNjM1OTQyMDY1NjQtMjM0MzU5NDIwNjU3NC1GR3FkZE1GOHQwOHY4TjdPcTRpNTd2czFNQlMi",
+        ("eG94Yi0yNjM1OTQyMDY1NjQtMjM0MzU5NDIwNjU3NC1GR3FkZE1GOHQwOHY4TjdPcTRpNTd2czFNQlM=",),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImJvdF90b2tlbjMiOiAieG94Yi00NjE0NzI0NDMyMDIyLTUxNTIzODY3NjY1MTgtTzVXempXR0xHMHdjQ20yV1ByakVtbnlzIg==",
+        ("eG94Yi00NjE0NzI0NDMyMDIyLTUxNTIzODY3NjY1MTgtTzVXempXR0xHMHdjQ20yV1ByakVtbnlz",),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "InVzZXJfdG9rZW4xIjogInhveHAtNDE2ODQzNzI5MTUtMTMyMDQ5Njc1NC00NTYwOTk2ODMwMS1lNzA4YmE1NmUxNTE3YTk5ZjZiNWZiMDczNDk0NzZlZiI=",
+        (
+            "eG94cC00MTY4NDM3MjkxNS0xMzIwNDk2NzU0LTQ1NjA5OTY4MzAxLWU3MDhiYTU2ZTE1MTdhOTlmNmI1ZmIwNzM0OTQ3NmVm",
+        ),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "InVzZXJfdG9rZW4yIjogInhveHAtMjgzMzE2ODYyMzI0LTI5ODkxMTgxNzAwOS0yOTg5MjMxNDk2ODEtNDRmNTg1MDQ0ZGFjZTU0ZjU3MDE2MThlOTdjZDFjMGIi",
+        (
+            "eG94cC0yODMzMTY4NjIzMjQtMjk4OTExODE3MDA5LTI5ODkyMzE0OTY4MS00NGY1ODUwNDRkYWNlNTRmNTcwMTYxOGU5N2NkMWMwYg==",
+        ),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "InVzZXJfdG9rZW4zIjogInhveHAtMTE4NzMwOTgxNzktMTExNDAyODI0NDIyLTIzNDMzNjk5Mzc3Ny1iOTZjOWZiM2I2OWY4MmViYjc5ZDEyZjI4MDc3OWRlMSI=",
+        (
+            "eG94cC0xMTg3MzA5ODE3OS0xMTE0MDI4MjQ0MjItMjM0MzM2OTkzNzc3LWI5NmM5ZmIzYjY5ZjgyZWJiNzlkMTJmMjgwNzc5ZGUx",
+        ),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "InVzZXJfdG9rZW40IjogInhveHAtMjU0MTEyMTYwNTAzLTI1Mjk1MDE4ODY5MS0yNTIzNzUzNjE3MTItNmNiZjU2YWFkYTMwOTUxYTlkMzEwYTVmMjNkMDMyYTAi",
+        (
+            "eG94cC0yNTQxMTIxNjA1MDMtMjUyOTUwMTg4NjkxLTI1MjM3NTM2MTcxMi02Y2JmNTZhYWRhMzA5NTFhOWQzMTBhNWYyM2QwMzJhMA==",
+        ),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "InVzZXJfdG9rZW41IjogInhveHAtNDYxNDcyNDQzMjAyMi00NjIxMjA3NjI3MDExLTUxODI2ODI4NzE1NjgtMWRkYWQ5ODIzZTg1MjhhZDBmNDk0NGRmYTNjNmZjNmMi",
+        (
+            "eG94cC00NjE0NzI0NDMyMDIyLTQ2MjEyMDc2MjcwMTEtNTE4MjY4Mjg3MTU2OC0xZGRhZDk4MjNlODUyOGFkMGY0OTQ0ZGZhM2M2ZmM2Yw==",
+        ),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "InVybF9wcml2YXRlIjogImh0dHBzOlwvXC9maWxlcy5zbGFjay5jb21cL2ZpbGVzLXByaVwvVDA0TUNRTUVYUTktRjA0TUFBMVBLRTNcL2ltYWdlLnBuZz90PXhveGUtNDcyNjgzNzUwNzgyNS00ODQ4NjgxODQ5MzAzLTQ4NTY2MTQwNDg3NTgtZTBiMWYzZDRjYjM3MWY5MjI2MGVkYjBkOTQ0NGQyMDYi",
+        (
+            "eG94ZS00NzI2ODM3NTA3ODI1LTQ4NDg2ODE4NDkzMDMtNDg1NjYxNDA0ODc1OC1lMGIxZjNkNGNiMzcxZjkyMjYwZWRiMGQ5NDQ0ZDIwNg==",
+        ),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "InRva2VuMSI6ICJ4YXBwLTEtQTA1MkZHVFMyREwtNTE3MTU3Mjc3MzI5Ny02MTBiNmExMWY0YjdlYjgxOWU4N2I3NjdkODBlNjU3NWEzNjM0NzkxYWNiOWE5ZWFkMDUxZGE4NzllYjViNTVlIg==",
+        (
+            "eGFwcC0xLUEwNTJGR1RTMkRMLTUxNzE1NzI3NzMyOTctNjEwYjZhMTFmNGI3ZWI4MTllODdiNzY3ZDgwZTY1NzVhMzYzNDc5MWFjYjlhOWVhZDA1MWRhODc5ZWI1YjU1ZQ==",
+        ),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "InRva2VuMiI6ICJ4YXBwLTEtSUVNRjhJTVkxT1EtNDAzNzA3NjIyMDQ1OS04NWMzNzBiNDMzZTM2NmRlMzY5YzRlZjVhYmRmNDEyNTM1MTkyNjY5ODI0MzlhNzVhZjc0YTNkNjhkNTQzZmI2Ig==",
+        (
+            "eGFwcC0xLUlFTUY4SU1ZMU9RLTQwMzcwNzYyMjA0NTktODVjMzcwYjQzM2UzNjZkZTM2OWM0ZWY1YWJkZjQxMjUzNTE5MjY2OTgyNDM5YTc1YWY3NGEzZDY4ZDU0M2ZiNg==",
+        ),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "InRva2VuMyI6ICJ4YXBwLTEtQk0zVjdMQzUxREEtMTQ0MTUyNTA2ODI4MS04NjY0MWEyNTgyY2QwOTAzNDAyYWI1MjNlNWJjYzUzYjgyNTMwOThjMzE1OTFlNTI5YjU1YjQxOTc0ZDJlODJmIg==",
+        (
+            "eGFwcC0xLUJNM1Y3TEM1MURBLTE0NDE1MjUwNjgyODEtODY2NDFhMjU4MmNkMDkwMzQwMmFiNTIzZTViY2M1M2I4MjUzMDk4YzMxNTkxZTUyOWI1NWI0MTk3NGQyZTgyZg==",
+        ),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImFjY2Vzc190b2tlbjEiOiAieG94ZS54b3hwLTEtTWkweUxUTTBNVFF3TkRFME1ERTNOaTB6TmpVNU5EWTBOamc0TVRjdE5URTRNakEzTlRRNU5qQTRNQzAxTkRFeU9UWXlPRFk1TnpVeExUaGhNVEJqWm1JMVpXSXpNR0l3TlRnMFpEZG1NREk1WTJVeE56VmxaV1ZoWXpVMlpXUXlaVFppT0ROak5EWmlNR1V4TXpSbE5tTmpOREV3WW1ReE1qUSI=",
+        (
+            "eG94cC0xLU1pMHlMVE0wTVRRd05ERTBNREUzTmkwek5qVTVORFkwTmpnNE1UY3ROVEU0TWpBM05UUTVOakE0TUMwMU5ERXlPVFl5T0RZNU56VXhMVGhoTVRCalptSTFaV0l6TUdJd05UZzBaRGRtTURJNVkyVXhOelZsWldWaFl6VTJaV1F5WlRaaU9ETmpORFppTUdVeE16UmxObU5qTkRFd1ltUXhNalE=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImFjY2Vzc190b2tlbjIiOiAieG94ZS54b3hwLTEtTWkweUxUTXhOemN3TWpRME1UY3hNeTB6TmpVNU5EWTBOamc0TVRjdE5URTFPREUxTWpZNU1UY3hOQzAxTVRVNE1ESTBNVGd5T1RjNUxXUm1ZMll3WTJVNE9EaGhOelk1WkdVNU1UQXlORFU0TURKak1HUTBaRGxpTVRaaE1qTmtNbUV5WXpsaU5qa3pNRFJsTjJWalpUSTRNV05pTXpSa05HUSI=",
+        (
+            "eG94cC0xLU1pMHlMVE14Tnpjd01qUTBNVGN4TXkwek5qVTVORFkwTmpnNE1UY3ROVEUxT0RFMU1qWTVNVGN4TkMwMU1UVTRNREkwTVRneU9UYzVMV1JtWTJZd1kyVTRPRGhoTnpZNVpHVTVNVEF5TkRVNE1ESmpNR1EwWkRsaU1UWmhNak5rTW1FeVl6bGlOamt6TURSbE4yVmpaVEk0TVdOaU16UmtOR1E=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImFjY2Vzc190b2tlbjQiOiAieG94ZS54b3hiLTEtTWkweUxUTXhOemN3TWpRME1UY3hNeTB6TmpVNU5EWTBOamc0TVRjdE5URTFPREUxTWpZNU1UY3hOQzAxTVRVNE1ESTBNVGd5T1RjNUxXUm1ZMll3WTJVNE9EaGhOelk1WkdVNU1UQXlORFU0TURKak1HUTBaRGxpTVRaaE1qTmtNbUV5WXpsaU5qa3pNRFJsTjJWalpUSTRNV05pTXpSa05HUSI=",
+        (
+            "eG94Yi0xLU1pMHlMVE14Tnpjd01qUTBNVGN4TXkwek5qVTVORFkwTmpnNE1UY3ROVEUxT0RFMU1qWTVNVGN4TkMwMU1UVTRNREkwTVRneU9UYzVMV1JtWTJZd1kyVTRPRGhoTnpZNVpHVTVNVEF5TkRVNE1ESmpNR1EwWkRsaU1UWmhNak5rTW1FeVl6bGlOamt6TURSbE4yVmpaVEk0TVdOaU16UmtOR1E=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "InJlZnJlc2hfdG9rZW4xIjogInhveGUtMS1NeTB4TFRNeE56Y3dNalEwTVRjeE15MDFNVFU0TVRVeU5qa3hOekUwTFRVeE9ERTROREkwTURZM016WXRNakE1TUdGa09URmxaVGhrWldFMk9HRmxaRFl3WVdKak9ETmhZekF4WWpBNVpqVm1PREJoWWpnek4yUXlORGRqT1RObE9HWTVOVGcyWVdNMU9HTTRNZyI=",
+        (
+            "eG94ZS0xLU15MHhMVE14Tnpjd01qUTBNVGN4TXkwMU1UVTRNVFV5TmpreE56RTBMVFV4T0RFNE5ESTBNRFkzTXpZdE1qQTVNR0ZrT1RGbFpUaGtaV0UyT0dGbFpEWXdZV0pqT0ROaFl6QXhZakE1WmpWbU9EQmhZamd6TjJReU5EZGpPVE5sT0dZNU5UZzJZV00xT0dNNE1n",
+        ),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "InJlZnJlc2hfdG9rZW4yIjogInhveGUtMS1NeTB4TFRNME1UUXdOREUwTURFM05pMDFNVGd5TURjMU5EazJNRGd3TFRVME1qUTFOakl3TnpneE9ERXROR0prWVRaaFlUVXhZMk0xT0RrM1pUTmtOMll6TVRneE1ESTFaRFF6Tnpnd05XWTROV1EwT0RkaFpHSXpNMlZpT0dJME1UTTBNamRsTkdWbVl6UTROZyI=",
+        (
+            "eG94ZS0xLU15MHhMVE0wTVRRd05ERTBNREUzTmkwMU1UZ3lNRGMxTkRrMk1EZ3dMVFUwTWpRMU5qSXdOemd4T0RFdE5HSmtZVFpoWVRVeFkyTTFPRGszWlROa04yWXpNVGd4TURJMVpEUXpOemd3TldZNE5XUTBPRGRoWkdJek0yVmlPR0kwTVRNME1qZGxOR1ZtWXpRNE5n",
+        ),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImJvdF90b2tlbjEiOiAieG94Yi0yNjM1OTQyMDY1NjQtRkdxZGRNRjh0MDh2OE43T3E0aTU3dnMxIg==",
+        ("eG94Yi0yNjM1OTQyMDY1NjQtRkdxZGRNRjh0MDh2OE43T3E0aTU3dnMx",),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImJvdF90b2tlbjIiOiAieG94Yi0yODIwMjk2MjM3NTEtQlZ0bW5TM0JRaXRtalp2anBRTDdQU0dQIg==",
+        ("eG94Yi0yODIwMjk2MjM3NTEtQlZ0bW5TM0JRaXRtalp2anBRTDdQU0dQ",),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImJvdF90b2tlbjMiOiAieG94Yi00NzgzNDUyMDcyNi1OM290c3J3ajhDZjk5Y3M4R2hpUlpzWDEi",
+        ("eG94Yi00NzgzNDUyMDcyNi1OM290c3J3ajhDZjk5Y3M4R2hpUlpzWDE=",),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImJvdF90b2tlbjQiOiAieG94Yi0xMjM0NTY3ODkwMTItWHc5MzdxdFdTWEpzczFsRmFLZSI=",
+        ("eG94Yi0xMjM0NTY3ODkwMTItWHc5MzdxdFdTWEpzczFsRmFLZQ==",),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImJvdF90b2tlbjUiOiAieG94Yi0zMTI1NTQ5NjE2NTItdVNtbGlVODRyRmhuVVNCcTlZZEtoNmxTIg==",
+        ("eG94Yi0zMTI1NTQ5NjE2NTItdVNtbGlVODRyRmhuVVNCcTlZZEtoNmxT",),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImJvdF90b2tlbjYiOiAieG94Yi01MTM1MTA0MzM0NS1MendtdG81SU1WYjhVSzM2TWdoWllNRWki",
+        ("eG94Yi01MTM1MTA0MzM0NS1MendtdG81SU1WYjhVSzM2TWdoWllNRWk=",),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImJvdF90b2tlbjciOiAieG94Yi0xMzAxNTQzNzk5OTEtb2dGTDBPRlAzdzZBd2RKdUs3d0xvanBLIg==",
+        ("eG94Yi0xMzAxNTQzNzk5OTEtb2dGTDBPRlAzdzZBd2RKdUs3d0xvanBL",),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImJvdF90b2tlbjgiOiAieG94Yi0xNTkyNzk4MzY3NjgtRk9zdDVETGZFem1RZ2t6N2N0ZTVxaUki",
+        ("eG94Yi0xNTkyNzk4MzY3NjgtRk9zdDVETGZFem1RZ2t6N2N0ZTVxaUk=",),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImJvdF90b2tlbjkiOiAieG94Yi01MDAxNDQzNC1zbGFja3Rva2VueDI5VTlYMWJRIg==",
+        ("eG94Yi01MDAxNDQzNC1zbGFja3Rva2VueDI5VTlYMWJR",),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImFjY2Vzc190b2tlbiI6ICJ4b3hhLTItNTExMTExMTExLTMxMTExMTExMTExLTMxMTExMTExMTExMTEtZTAzOWQwMjg0MGEwYjkzNzljIg==",
+        ("eG94YS0yLTUxMTExMTExMS0zMTExMTExMTExMS0zMTExMTExMTExMTExLWUwMzlkMDI4NDBhMGI5Mzc5Yw==",),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImFjY2Vzc190b2tlbjEiOiAieG94cy0zMjA2MDkyMDc2LTMyMDQ1MzgyODUtMzc0MzEzNzEyMS04MzZiMDQyNjIwIg==",
+        ("eG94cy0zMjA2MDkyMDc2LTMyMDQ1MzgyODUtMzc0MzEzNzEyMS04MzZiMDQyNjIw",),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImFjY2Vzc190b2tlbjIiOiAieG94cy00MTY4NDM3MjkxNTgtMTMyMDQ5NjU0LTU2MDk5NjgzMDEtZTcwOGJhNTZlMSI=",
+        ("eG94cy00MTY4NDM3MjkxNTgtMTMyMDQ5NjU0LTU2MDk5NjgzMDEtZTcwOGJhNTZlMQ==",),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImFjY2Vzc190b2tlbjMiOiAieG94cy00MjAwODM0MTA3MjAtNDIxODM3Mzc0NDIzLTQ0MDgxMTYxMzMxNC05Nzc4NDRmNjI1YjcwN2Q1YjBiMjY4MjA2ZGJjOTJjYmM4NWZlZWYzZTcxYjA4ZTQ0ODE1YThlNmU3NjU3MTkwIg==",
+        (
+            "eG94cy00MjAwODM0MTA3MjAtNDIxODM3Mzc0NDIzLTQ0MDgxMTYxMzMxNC05Nzc4NDRmNjI1YjcwN2Q1YjBiMjY4MjA2ZGJjOTJjYmM4NWZlZWYzZTcxYjA4ZTQ0ODE1YThlNmU3NjU3MTkw",
+        ),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImFjY2Vzc190b2tlbjQiOiAieG94cy00ODI5NTI3Njg5LTQ4Mjk1Mjc2OTEtNDgxNDM0MTcxNC1kMDM0NmVjNjE2Ig==",
+        ("eG94cy00ODI5NTI3Njg5LTQ4Mjk1Mjc2OTEtNDgxNDM0MTcxNC1kMDM0NmVjNjE2",),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImFjY2Vzc190b2tlbjUiOiAieG94cy0xNTUxOTExNDkxMzctMTU1ODY4ODEzMzE0LTMzODk5ODMzMTM5Ni05ZjZkMjM1OTE1Ig==",
+        ("eG94cy0xNTUxOTExNDkxMzctMTU1ODY4ODEzMzE0LTMzODk5ODMzMTM5Ni05ZjZkMjM1OTE1",),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "ImFjY2Vzc190b2tlbjciOiAieG94by01MjM0MjMtMjM0MjQzLTIzNDIzMy1lMDM5ZDAyODQwYTBiOTM3OWMi",
+        ("eG94by01MjM0MjMtMjM0MjQzLTIzNDIzMy1lMDM5ZDAyODQwYTBiOTM3OWM=",),
+    ),
+    ("gitleaks", "slack", "eG94Yi14eHh4eHh4eHgteHh4eHh4eHh4eC14eHh4eHh4eHh4eHg=", ()),
+    ("gitleaks", "slack", "eG94Yi14eHg=", ()),
+    ("gitleaks", "slack", "eG94Yi0xMjM0NS1hYmNkMjM0", ()),
+    ("gitleaks", "slack", "eG94Yi14b3hiLW15LWJvdC10b2tlbg==", ()),
+    (
+        "gitleaks",
+        "slack",
+        "aHR0cHM6Ly9kb2NzLmdvb2dsZS5jb20vZG9jdW1lbnQvZC8xVzdLQ3hPeFAtMUZ5NUV5RjJsYkpHRTJXdUttdTV2MHN1WXFvSGFzMWpSTQ==",
+        (),
+    ),
+    ("gitleaks", "slack", "InRva2VuMSI6ICJ4b3hwLTEyMzQ1Njc4OTAi", ()),
+    (
+        "gitleaks",
+        "slack",
+        "InRva2VuMiI6ICJ4b3hwLVhYWFhYWFhYWFgtWFhYWFhYWFhYWC1YWFhYWFhYWFhYWC1YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWCI=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "InRva2VuMyI6ICJ4b3hwLTEyMzQtMTIzNC0xMjM0LTRkZGJjMTkxZDQwZWUwOThjYmFhZTZmMzUyM2FkYTJkIg==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "InRva2VuNCI6ICJ4b3hwLTU3MjM3MDUyOTMzMC01NzM4MDczMDExNDItNTcyMzMxNjkxMTg4LSMjIyMjIyMjIyMjIyMjIyMjIyMjIg==",
+        (),
+    ),
+    ("gitleaks", "slack", "eG94ZS54b3hwLTEtU2xhY2tBcHBDb25maWd1cmF0aW9uQWNjZXNzVG9rZW5IZXJl", ()),
+    ("gitleaks", "slack", "eG94ZS54b3hwLTEtUkFORE9NU1RSSU5HSEVSRQ==", ()),
+    ("gitleaks", "slack", "eG94ZS54b3hwLTEtaW5pdGlhbA==", ()),
+    ("gitleaks", "slack", "eG94ZS0xLXh4eA==", ()),
+    ("gitleaks", "slack", "WE94RS1SUk9BbXcsIEhvbWUgYW5kIEdhcmRlbiwgNToyNCwgMjAxMjAzMjM=", ()),
+    ("gitleaks", "slack", "eG94Yi14eHh4eHh4eHh4eC14eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHg=", ()),
+    ("gitleaks", "slack", "eG94Yi1TbGFja19CT1RfVE9LRU4=", ()),
+    ("gitleaks", "slack", "eG94Yi1hYmNkZWYtYWJjZGVm", ()),
+    (
+        "gitleaks",
+        "slack",
+        "aHR0cHM6Ly9naXRodWIuY29tL3hveGEtbnljL3hveGEtbnljLmdpdGh1Yi5pby9ibG9iL21hc3Rlci9SRUFETUUubWQ=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "aHR0cHM6Ly9pbmRpZXdlYi5vcmcvaW1hZ2VzLzMvMzUvMjAxOC0yNTAteG94by1pbmRpZXdlYi0xLmpwZw==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "slack",
+        "aHR0cHM6Ly9saDMuZ29vZ2xldXNlcmNvbnRlbnQuY29tLy10V1hqWDNMVUQ2dy9VYTRMYV9ONUUySS9BQUFBQUFBQUFDZy9xY20xOXhiRVlhNC9zNjQwL0VYTy1YT1hPLXRlYXNlci1leG8tay0zNDUyMTA5OC03MjAtNTE2LmpwZw==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "gcp-api-key",
+        "QUl6YVN5Tkh4SWYzMklRMWExeWpsM1pKSXFLWnF6TEFLMVhoRGst",
+        ("QUl6YVN5Tkh4SWYzMklRMWExeWpsM1pKSXFLWnF6TEFLMVhoRGst",),
+    ),
+    (
+        "gitleaks",
+        "gcp",
+        "R1d3NGhqQUJGelpDR2lScG1sRHlEZG84N0puOUJOOVRIVUE0N211VlJOdW5MeHNhODJ0TUFkdm1yaE9xTmtSS2lZTUVBRmJUSkFJemFUZXNiNlRzY2Zjbmk4dklwV1pxTkNYRkRGc2xKdFZTdkZEcQ==",
+        (),
+    ),
+    ("gitleaks", "gcp", "QUl6YVRlc2I2VHNjZmNuaTh2SXBXWnFOQ1hGREZzbEp0VlN2RkRxYWJjZDEyMw==", ()),
+    ("gitleaks", "gcp", "YXBpS2V5OiAiQUl6YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhIg==", ()),
+    ("gitleaks", "gcp", "QUlaQVNZQ08yQ1hSTUM5RUxTS0xITEhSTUJTV0RFVkVEWlRMTzJP", ()),
+    (
+        "gitleaks",
+        "jwt",
+        "ZXlKaGJHY2lPaWVlZWlJc0luUjVjQ0k2SWtwWFZDSjkuZXlKemRXSWlPaUl4TWpNME5UWTNPRGt3SWl3aWJtRnRaU0k2SWtwdmFHNGdSRzlsSWl3aWMzVmlaU0k2SWpFeU16UTFOamM0T1RBaUxDSnVZVzFsWldFaU9pSktiMmh1SUVSdlpTSXNJbk4xWm1WM1lXWmlJam9pTVRJek5EVTJOemc1TUNJc0ltNWhiV1ZtWldGM1puY2lPaUpLYjJodUlFUnZaU0lzSW01aGJXVmhabVYzWm1FaU9pSktiMmh1SUVSdlpTSXNJbk4xWm5kaFpuZGxZV0lpT2lJeE1qTTBOVFkzT0Rrd0lpd2libUZ0WldaM1lXWWlPaUpLYjJodUlFUnZaU0lzSW5OMVltWjNZV1lpT2lJeE1qTTBOVFkzT0Rrd0lpd2libUZ0Wm5kaFpTSTZJa3B2YUc0Z1JHOWxJaXdpYVdaM1lXWmhZWFFpT2pFMU1UWXlNemt3TWpKOS5hXzVpY0tCRG8tOEVqVWxyZnZ6Mmsyay1GWWFpbmRRMERFWU5ybHNuUkcwPT0=",
+        (
+            "ZXlKaGJHY2lPaWVlZWlJc0luUjVjQ0k2SWtwWFZDSjkuZXlKemRXSWlPaUl4TWpNME5UWTNPRGt3SWl3aWJtRnRaU0k2SWtwdmFHNGdSRzlsSWl3aWMzVmlaU0k2SWpFeU16UTFOamM0T1RBaUxDSnVZVzFsWldFaU9pSktiMmh1SUVSdlpTSXNJbk4xWm1WM1lXWmlJam9pTVRJek5EVTJOemc1TUNJc0ltNWhiV1ZtWldGM1puY2lPaUpLYjJodUlFUnZaU0lzSW01aGJXVmhabVYzWm1FaU9pSktiMmh1SUVSdlpTSXNJbk4xWm5kaFpuZGxZV0lpT2lJeE1qTTBOVFkzT0Rrd0lpd2libUZ0WldaM1lXWWlPaUpLYjJodUlFUnZaU0lzSW5OMVltWjNZV1lpT2lJeE1qTTBOVFkzT0Rrd0lpd2libUZ0Wm5kaFpTSTZJa3B2YUc0Z1JHOWxJaXdpYVdaM1lXWmhZWFFpT2pFMU1UWXlNemt3TWpKOS5hXzVpY0tCRG8tOEVqVWxyZnZ6Mmsyay1GWWFpbmRRMERFWU5ybHNuUkcw",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "SldUIDo9IGV5SmhiR2NpT2llZWVpSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0lpT2lJeE1qTTBOVFkzT0Rrd0lpd2libUZ0WlNJNklrcHZhRzRnUkc5bElpd2ljM1ZpWlNJNklqRXlNelExTmpjNE9UQWlMQ0p1WVcxbFpXRWlPaUpLYjJodUlFUnZaU0lzSW5OMVptVjNZV1ppSWpvaU1USXpORFUyTnpnNU1DSXNJbTVoYldWbVpXRjNabmNpT2lKS2IyaHVJRVJ2WlNJc0ltNWhiV1ZoWm1WM1ptRWlPaUpLYjJodUlFUnZaU0lzSW5OMVpuZGhabmRsWVdJaU9pSXhNak0wTlRZM09Ea3dJaXdpYm1GdFpXWjNZV1lpT2lKS2IyaHVJRVJ2WlNJc0luTjFZbVozWVdZaU9pSXhNak0wTlRZM09Ea3dJaXdpYm1GdFpuZGhaU0k2SWtwdmFHNGdSRzlsSWl3aWFXWjNZV1poWVhRaU9qRTFNVFl5TXprd01qSjkuYV81aWNLQkRvLThFalVscmZ2ejJrMmstRllhaW5kUTBERVlOcmxzblJHMA==",
+        (
+            "ZXlKaGJHY2lPaWVlZWlJc0luUjVjQ0k2SWtwWFZDSjkuZXlKemRXSWlPaUl4TWpNME5UWTNPRGt3SWl3aWJtRnRaU0k2SWtwdmFHNGdSRzlsSWl3aWMzVmlaU0k2SWpFeU16UTFOamM0T1RBaUxDSnVZVzFsWldFaU9pSktiMmh1SUVSdlpTSXNJbk4xWm1WM1lXWmlJam9pTVRJek5EVTJOemc1TUNJc0ltNWhiV1ZtWldGM1puY2lPaUpLYjJodUlFUnZaU0lzSW01aGJXVmhabVYzWm1FaU9pSktiMmh1SUVSdlpTSXNJbk4xWm5kaFpuZGxZV0lpT2lJeE1qTTBOVFkzT0Rrd0lpd2libUZ0WldaM1lXWWlPaUpLYjJodUlFUnZaU0lzSW5OMVltWjNZV1lpT2lJeE1qTTBOVFkzT0Rrd0lpd2libUZ0Wm5kaFpTSTZJa3B2YUc0Z1JHOWxJaXdpYVdaM1lXWmhZWFFpT2pFMU1UWXlNemt3TWpKOS5hXzVpY0tCRG8tOEVqVWxyZnZ6Mmsyay1GWWFpbmRRMERFWU5ybHNuUkcw",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "ImFjY2Vzc190b2tlbiI6ICJleUpoYkdjaU9pSklVelV4TWlJc0luUjVjQ0k2SWtwWFZDSjkuZXlKaFkyTmxjM05MWlhraU9pSlJNekZEVmxNeFVGTkRTalJQVkVzeVdWWkZUU0lzSW1GMFgyaGhjMmdpT2lJNGFtSXRaRkUyT1hSdFpFVnVlVVphTVV0dE5XaG5JaXdpWVhWa0lqb2laWGhoYlhCc1pTMWhjSEFpTENKbGJXRnBiQ0k2SW1Ga2JXbHVRR1Y0WVcxd2JHVXVZMjl0SWl3aVpXMWhhV3hmZG1WeWFXWnBaV1FpT25SeWRXVXNJbVY0Y0NJNklqRTFPVFEyTURBeE9ESWlMQ0pwWVhRaU9qRTFPVFExT0Rrek9EUXNJbWx6Y3lJNkltaDBkSEE2THk4eE1qY3VNQzR3TGpFNk5UVTFOaTlrWlhnaUxDSnVZVzFsSWpvaVlXUnRhVzRpTENKemRXSWlPaUpEYVZGM1QwZEZORTVxWnpCWmFURnJXV3BuTkV4VVVtbE9lazEwVDFSQ2FFOVRNSHBaTWxGNFRtcFplRnBxVlRCT2FsbFRRbGQ0ZGxreVJuTWlmUS5ucmJ6SUp6OTlPbTdUdkowNGpuU1RtaHZsTTdhUjloTU0xQXFqcDJPTkoxVUtZQ3ZlZ0JMclR1NmNZUjk2OF9PcG1uQUdKOHZrZDdzSWpVanRSNHpidyI=",
+        (
+            "ZXlKaGJHY2lPaUpJVXpVeE1pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SmhZMk5sYzNOTFpYa2lPaUpSTXpGRFZsTXhVRk5EU2pSUFZFc3lXVlpGVFNJc0ltRjBYMmhoYzJnaU9pSTRhbUl0WkZFMk9YUnRaRVZ1ZVVaYU1VdHROV2huSWl3aVlYVmtJam9pWlhoaGJYQnNaUzFoY0hBaUxDSmxiV0ZwYkNJNkltRmtiV2x1UUdWNFlXMXdiR1V1WTI5dElpd2laVzFoYVd4ZmRtVnlhV1pwWldRaU9uUnlkV1VzSW1WNGNDSTZJakUxT1RRMk1EQXhPRElpTENKcFlYUWlPakUxT1RRMU9Ea3pPRFFzSW1semN5STZJbWgwZEhBNkx5OHhNamN1TUM0d0xqRTZOVFUxTmk5a1pYZ2lMQ0p1WVcxbElqb2lZV1J0YVc0aUxDSnpkV0lpT2lKRGFWRjNUMGRGTkU1cVp6QlphVEZyV1dwbk5FeFVVbWxPZWsxMFQxUkNhRTlUTUhwWk1sRjRUbXBaZUZwcVZUQk9hbGxUUWxkNGRsa3lSbk1pZlEubnJieklKejk5T203VHZKMDRqblNUbWh2bE03YVI5aE1NMUFxanAyT05KMVVLWUN2ZWdCTHJUdTZjWVI5NjhfT3BtbkFHSjh2a2Q3c0lqVWp0UjR6Ync=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "aHR0cHM6Ly9kYWkyLXBsYXlsaXN0c2VydmVyLmF3cy5zeW5jYmFrLmNvbS9jcGwvMjA5ODAwMzgvZGFpMnY1LzEuMC83YjIyNjQ2NTc2Njk2MzY1NTQ3OTcwNjUyMjNhMzg3ZC9tYXN0ZXIubTN1OD9hY2Nlc3NfdG9rZW49ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0lzSW10cFpDSTZJa2R5WVhreU1ERTJNRGd5T1NKOS5leUp0YVdRaU9pSXlNRGs0TURBek9DSXNJbU5wWkNJNk1qRTVNRE1zSW5OcFpDSTZNVFU0TENKdFpEVWlPaUl3TjJReE1tUmpOakF3T1RNMk1HSTBNbVkzTmpOa05UUmlNV0l3WmpJMU5DSXNJbWxoZENJNk1UWTJNRGt4TXpVMk1Dd2laWGh3SWpveE5qa3lORFE1TlRZd0xDSnBjM01pT2lKVGVXNWpZbUZySUNoVVJ5a2lmUS5KcldWZ3d6SW5fUmNOdVdoa3pJanIxaTRxalhVMXY0bjBLRnJTem9UUXZR",
+        (
+            "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0lzSW10cFpDSTZJa2R5WVhreU1ERTJNRGd5T1NKOS5leUp0YVdRaU9pSXlNRGs0TURBek9DSXNJbU5wWkNJNk1qRTVNRE1zSW5OcFpDSTZNVFU0TENKdFpEVWlPaUl3TjJReE1tUmpOakF3T1RNMk1HSTBNbVkzTmpOa05UUmlNV0l3WmpJMU5DSXNJbWxoZENJNk1UWTJNRGt4TXpVMk1Dd2laWGh3SWpveE5qa3lORFE1TlRZd0xDSnBjM01pT2lKVGVXNWpZbUZySUNoVVJ5a2lmUS5KcldWZ3d6SW5fUmNOdVdoa3pJanIxaTRxalhVMXY0bjBLRnJTem9UUXZR",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "IlNlc3Npb25Ub2tlbiI6ICJleUpoYkdjaU9pSklVelV4TWlJc0luUjVjQ0k2SWtwWFZDSjkuZXlKaFkyTmxjM05MWlhraU9pSTJUakpDUVV4WU4wVk1Uemd5TjBSWVV6TkhTeUlzSW1GamNpSTZJakFpTENKaGRXUWlPaUpoWTJOdmRXNTBJaXdpWVhWMGFGOTBhVzFsSWpveE5UWTVPVEV3TlRVeUxDSmhlbkFpT2lKaFkyTnZkVzUwSWl3aVpXMWhhV3hmZG1WeWFXWnBaV1FpT21aaGJITmxMQ0psZUhBaU9qRTFOams1TVRRMU5UUXNJbWxoZENJNk1UVTJPVGt4TURrMU5Dd2lhWE56SWpvaWFIUjBjRG92TDJ4dlkyRnNhRzl6ZERvNE1EZ3hMMkYxZEdndmNtVmhiRzF6TDJSbGJXOGlMQ0pxZEdraU9pSmtPVGs0WVRCbFpTMDFORGsyTFRRNE9XWXRZV0psTWkwMFpXRTVNakppWkRsaFlXWWlMQ0p1WW1ZaU9qQXNJbkJ2YkdsamVTSTZJbkpsWVdSM2NtbDBaU0lzSW5CeVpXWmxjbkpsWkY5MWMyVnlibUZ0WlNJNkltNWxkM1Z6WlhJeElpd2ljMlZ6YzJsdmJsOXpkR0YwWlNJNklqSmlZVEF5WVRJMkxXRTVNVFV0TkRVeE5DMDRNMk0xTFdFMFlqZ3dZamM0WlRneE55SXNJbk4xWWlJNklqWTRabU16T0RWaExUQTVNakl0TkdReU1TMDROMlU1TFRaa1pUZGhZakEzTmpjMk5TSXNJblI1Y0NJNklrbEVJbjAuX1VHXy1aSGd3ZFJuc3AwZ0Zkd0NoYjdWbGJQcy1Hcl9STlV6OUVWN1RnZ0NENTlxakNGQUtqTnJWSGZPU1ZrS3ZZRU1lMFB2d2ZSS2puSmwzQV9tQkEiLA==",
+        (
+            "ZXlKaGJHY2lPaUpJVXpVeE1pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SmhZMk5sYzNOTFpYa2lPaUkyVGpKQ1FVeFlOMFZNVHpneU4wUllVek5IU3lJc0ltRmpjaUk2SWpBaUxDSmhkV1FpT2lKaFkyTnZkVzUwSWl3aVlYVjBhRjkwYVcxbElqb3hOVFk1T1RFd05UVXlMQ0poZW5BaU9pSmhZMk52ZFc1MElpd2laVzFoYVd4ZmRtVnlhV1pwWldRaU9tWmhiSE5sTENKbGVIQWlPakUxTmprNU1UUTFOVFFzSW1saGRDSTZNVFUyT1RreE1EazFOQ3dpYVhOeklqb2lhSFIwY0RvdkwyeHZZMkZzYUc5emREbzRNRGd4TDJGMWRHZ3ZjbVZoYkcxekwyUmxiVzhpTENKcWRHa2lPaUprT1RrNFlUQmxaUzAxTkRrMkxUUTRPV1l0WVdKbE1pMDBaV0U1TWpKaVpEbGhZV1lpTENKdVltWWlPakFzSW5CdmJHbGplU0k2SW5KbFlXUjNjbWwwWlNJc0luQnlaV1psY25KbFpGOTFjMlZ5Ym1GdFpTSTZJbTVsZDNWelpYSXhJaXdpYzJWemMybHZibDl6ZEdGMFpTSTZJakppWVRBeVlUSTJMV0U1TVRVdE5EVXhOQzA0TTJNMUxXRTBZamd3WWpjNFpUZ3hOeUlzSW5OMVlpSTZJalk0Wm1Nek9EVmhMVEE1TWpJdE5HUXlNUzA0TjJVNUxUWmtaVGRoWWpBM05qYzJOU0lzSW5SNWNDSTZJa2xFSW4wLl9VR18tWkhnd2RSbnNwMGdGZHdDaGI3VmxiUHMtR3JfUk5VejlFVjdUZ2dDRDU5cWpDRkFLak5yVkhmT1NWa0t2WUVNZTBQdndmUktqbkpsM0FfbUJB",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "MjAyMC8xMS8wNCAyMTowODo0MCBBY2Nlc3MgVG9rZW46CgkJImV5SmhiR2NpT2lKSVV6STFOaUlzSW5SNWNDSTZJa3BYVkNKOS5leUoxYzJWeVgybGtJam9pWVRBd1l6STNaREV0WWpWaFlTMDBOalUwTFdGbU1UWXRZakV4TnpOa1pUWTFOakk1SWl3aWNtOXNaWE1pT2xzaVlXUnRhVzRpWFN3aWFXRjBJam94TmpBME5URTJPVEl3TENKbGVIQWlPakUyTURRMU1UYzRNakFzSW1wMGFTSTZJall6Tm1WbU1EYzBMVEUyTXprdE5HSmhaaTFoTkdOaUxUUTRaRE00TkdNeE16bGlZU0lzSW1semN5STZJbTE1WVhCd0luMC5UOUIwekcwQUhTaE81SmZRZ3JNUUJsVG9IMzNLSGdwOG5MTVBGcE42UW1NIg==",
+        (
+            "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SjFjMlZ5WDJsa0lqb2lZVEF3WXpJM1pERXRZalZoWVMwME5qVTBMV0ZtTVRZdFlqRXhOek5rWlRZMU5qSTVJaXdpY205c1pYTWlPbHNpWVdSdGFXNGlYU3dpYVdGMElqb3hOakEwTlRFMk9USXdMQ0psZUhBaU9qRTJNRFExTVRjNE1qQXNJbXAwYVNJNklqWXpObVZtTURjMExURTJNemt0TkdKaFppMWhOR05pTFRRNFpETTROR014TXpsaVlTSXNJbWx6Y3lJNkltMTVZWEJ3SW4wLlQ5QjB6RzBBSFNoTzVKZlFnck1RQmxUb0gzM0tIZ3A4bkxNUEZwTjZRbU0=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "ImlkVG9rZW4iOiAiZXlKMGVYQWlPaUpLVjFRaUxDSmhiR2NpT2lKU1V6STFOaUlzSW10cFpDSTZJazU2YXpWTlJFbDVUVlJuTkZKcVdUQk9SR3N3VDBWSk0xSnJSWHBPUkdONFVtdFZNVTFGV1hkTmVtY3pUMVZLUWxGcVJUQk5aeUo5LmV5SnVhV05yYm1GdFpTSTZJblJsYzNRdGFXNTBaWEpoWTNScGRtVXRZMnhwSWl3aWJtRnRaU0k2SWxSbGMzUnBibWNnU1c1MFpYSmhZM1JwZG1VZ1EyeHBJaXdpY0dsamRIVnlaU0k2SW1oMGRIQnpPaTh2YVc1MFpYSmhkR05wZG1VdVkyeHBMM1JsYzNScGJtY3VjRzVuSWl3aWRYQmtZWFJsWkY5aGRDSTZJakl3TVRrdE1Ea3RNVFpVTVRVNk1UZzZORE11T1RrNVdpSXNJbVZ0WVdsc0lqb2lkR1Z6ZEdsdVowQnBiblJsY21GamRHbDJaUzVqYkdraUxDSmxiV0ZwYkY5MlpYSnBabWxsWkNJNmRISjFaU3dpYVhOeklqb2lhSFIwY0hNNkx5OXpaWEoyWlhKc1pYTnphVzVqTG1GMWRHZ3dMbU52YlM4aUxDSnpkV0lpT2lKMFpYTjBMV2x1ZEdWeVlXTjBhWFpsTFdOc2FTSXNJbUYxWkNJNklsaFlXRmhZV0ZoWVdGaFlXRmhZV0ZoWVdGaFlXRmhZV0ZoWVdGaFlXRmhZSWl3aWFXRjBJam94TlRZd01EQXdNREF3TENKbGVIQWlPak13TURBd01EQXdNREI5LkdjTlF0V1N4djlDSFRBQnctSElqWVN2UnhURWFwRFVEcUlJV1JHbXowMVhtU2hReFJHT0hSdVVnMU5LVTR3OU1wT2xCNnR4SEtzOFVXZDJlWmt6d19aNFFtSXVMeUFWaFZrbHBXUDIteGV5c1BMVXlxVlRncUFnOGtnSVVBd2RLam1yZHBRcUhoR2QtUTFCSVg2Mi1FLXFLS3g4cHJtQURTd19oZ211dmxNdVNDYTFhakNuZnlVWHljUXhEbWJGcnZqZDI0bEpFUjBGU3BCMm5XV1czS3haX1VCWC1UdVZtaUV0UlhnOUdZZVN2Nm9JVTc4UHJJaFlnSjBRakVSUkYxeUFZYW1JWE5Scy1LWjdaNFlpRk5DNHVLekZIMTUyNHBaa1M0UTAtcHdlSXZCcnJzamVrei12RVljYmFWRzF6QXhEdV95TnJZUGs1cGhDeThNSFRyUSIs",
+        (
+            "ZXlKMGVYQWlPaUpLVjFRaUxDSmhiR2NpT2lKU1V6STFOaUlzSW10cFpDSTZJazU2YXpWTlJFbDVUVlJuTkZKcVdUQk9SR3N3VDBWSk0xSnJSWHBPUkdONFVtdFZNVTFGV1hkTmVtY3pUMVZLUWxGcVJUQk5aeUo5LmV5SnVhV05yYm1GdFpTSTZJblJsYzNRdGFXNTBaWEpoWTNScGRtVXRZMnhwSWl3aWJtRnRaU0k2SWxSbGMzUnBibWNnU1c1MFpYSmhZM1JwZG1VZ1EyeHBJaXdpY0dsamRIVnlaU0k2SW1oMGRIQnpPaTh2YVc1MFpYSmhkR05wZG1VdVkyeHBMM1JsYzNScGJtY3VjRzVuSWl3aWRYQmtZWFJsWkY5aGRDSTZJakl3TVRrdE1Ea3RNVFpVTVRVNk1UZzZORE11T1RrNVdpSXNJbVZ0WVdsc0lqb2lkR1Z6ZEdsdVowQnBiblJsY21GamRHbDJaUzVqYkdraUxDSmxiV0ZwYkY5MlpYSnBabWxsWkNJNmRISjFaU3dpYVhOeklqb2lhSFIwY0hNNkx5OXpaWEoyWlhKc1pYTnphVzVqTG1GMWRHZ3dMbU52YlM4aUxDSnpkV0lpT2lKMFpYTjBMV2x1ZEdWeVlXTjBhWFpsTFdOc2FTSXNJbUYxWkNJNklsaFlXRmhZV0ZoWVdGaFlXRmhZV0ZoWVdGaFlXRmhZV0ZoWVdGaFlXRmhZSWl3aWFXRjBJam94TlRZd01EQXdNREF3TENKbGVIQWlPak13TURBd01EQXdNREI5LkdjTlF0V1N4djlDSFRBQnctSElqWVN2UnhURWFwRFVEcUlJV1JHbXowMVhtU2hReFJHT0hSdVVnMU5LVTR3OU1wT2xCNnR4SEtzOFVXZDJlWmt6d19aNFFtSXVMeUFWaFZrbHBXUDIteGV5c1BMVXlxVlRncUFnOGtnSVVBd2RLam1yZHBRcUhoR2QtUTFCSVg2Mi1FLXFLS3g4cHJtQURTd19oZ211dmxNdVNDYTFhakNuZnlVWHljUXhEbWJGcnZqZDI0bEpFUjBGU3BCMm5XV1czS3haX1VCWC1UdVZtaUV0UlhnOUdZZVN2Nm9JVTc4UHJJaFlnSjBRakVSUkYxeUFZYW1JWE5Scy1LWjdaNFlpRk5DNHVLekZIMTUyNHBaa1M0UTAtcHdlSXZCcnJzamVrei12RVljYmFWRzF6QXhEdV95TnJZUGs1cGhDeThNSFRyUQ==",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "VG9rZW5Jc3N1ZXIxV2l0aEF6cCA9ICJleUpoYkdjaU9pSlNVekkxTmlJc0ltdHBaQ0k2SW5SVVgzYzVURkpPY2xrM2QwcGhiRWR6VkZsVGREZHlkWFJhYVRnMlIzWjVZekJGUzFJMFEyRlJRWGNpTENKMGVYQWlPaUpLVjFRaWZRLmV5SmhlbkFpT2lKaVlYSWlMQ0psZUhBaU9qUTNNelF4TWpVME5UTXNJbWxoZENJNk1UVTRNRFV5TlRRMU15d2lhWE56SWpvaWRHVnpkQzFwYzNOMVpYSXRNVUJwYzNScGJ5NXBieUlzSW5OMVlpSTZJbk4xWWkweEluMC5TTzRxalJKUFlJdGtwR0dwQ0RmRWhhVWZkdGhPOEw5Yl9hYXdhbzRkSkt5cXFYTjB1WWRzSmF1X0paenlQUTFlbUFtSlA3Vnlqd0VMcmxzekE2eFY2NW5hX08tZW55MjNpd2hFb3JvQ2hRTXBjcjlEV3FTVUJVZnBiSFNQRkFqVXYzOFNVYlFmTGdhcjBIck14UWxUQXpCMHZ5em4yZzYtY3VrUDQ2OVpsT1VtenZpOWI0VXBvbFRMcF9XUGdFSEtqWnc4Q0w1NkNjdUpxQklLZ2ZuME03dGEyYllfcXgtVXJzRVcwQ3FuWG9sN3ZoWHVEQWZNZVdaWUt1RFA4cWMyVkgxVDZ3cE8ySm5aMEVhTkR1WmZRTE9XRllLc0ZHbGFZY3VzOWo0NjJBZkpRQlNGUVRia0lqa3ZLTUs2YUlfck1FZXNBbkpyMmVlaTFVWWkxNEpZaVEi",
+        (
+            "ZXlKaGJHY2lPaUpTVXpJMU5pSXNJbXRwWkNJNkluUlVYM2M1VEZKT2NsazNkMHBoYkVkelZGbFRkRGR5ZFhSYWFUZzJSM1o1WXpCRlMxSTBRMkZSUVhjaUxDSjBlWEFpT2lKS1YxUWlmUS5leUpoZW5BaU9pSmlZWElpTENKbGVIQWlPalEzTXpReE1qVTBOVE1zSW1saGRDSTZNVFU0TURVeU5UUTFNeXdpYVhOeklqb2lkR1Z6ZEMxcGMzTjFaWEl0TVVCcGMzUnBieTVwYnlJc0luTjFZaUk2SW5OMVlpMHhJbjAuU080cWpSSlBZSXRrcEdHcENEZkVoYVVmZHRoTzhMOWJfYWF3YW80ZEpLeXFxWE4wdVlkc0phdV9KWnp5UFExZW1BbUpQN1Z5andFTHJsc3pBNnhWNjVuYV9PLWVueTIzaXdoRW9yb0NoUU1wY3I5RFdxU1VCVWZwYkhTUEZBalV2MzhTVWJRZkxnYXIwSHJNeFFsVEF6QjB2eXpuMmc2LWN1a1A0NjlabE9VbXp2aTliNFVwb2xUTHBfV1BnRUhLalp3OENMNTZDY3VKcUJJS2dmbjBNN3RhMmJZX3F4LVVyc0VXMENxblhvbDd2aFh1REFmTWVXWllLdURQOHFjMlZIMVQ2d3BPMkpuWjBFYU5EdVpmUUxPV0ZZS3NGR2xhWWN1czlqNDYyQWZKUUJTRlFUYmtJamt2S01LNmFJX3JNRWVzQW5KcjJlZWkxVVlpMTRKWWlR",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "ZXlKaGJHY2lPaUpTVXpJMU5pSXNJbXRwWkNJNklrUklSbUp3YjBsVmNYSlpPSFF5ZW5CQk1uRllaa050Y2pWV1R6VmFSWEkwVW5wSVZWOHRaVzUyZGxFaUxDSjBlWEFpT2lKS1YxUWlmUS5leUpsZUhBaU9qTTFNemN6T1RFeE1EUXNJbWR5YjNWd2N5STZXeUpuY205MWNERWlMQ0puY205MWNESWlYU3dpYVdGMElqb3hOVE0zTXpreE1UQTBMQ0pwYzNNaU9pSjBaWE4wYVc1blFITmxZM1Z5WlM1cGMzUnBieTVwYnlJc0luTmpiM0JsSWpwYkluTmpiM0JsTVNJc0luTmpiM0JsTWlKZExDSnpkV0lpT2lKMFpYTjBhVzVuUUhObFkzVnlaUzVwYzNScGJ5NXBieUo5LkVkSm5FWlNINlg4aGN5RWlpN2M4SDVsbmhnakI1ZHdvMDdNNW9oZUM4WHo4bU9sbHlnLS1BSENGV0h5Yk00OHJldW5GLS1vR2FHNklYVm5nQ0VwVkYwX1A1RHdzVW9CZ3BQbUsxSk9hS042X3BlOXNoMFp3VHRkZ0tfUlAwMVB1STdrVWRiT1Rsa3VVaTJBTy1xVXlPbTdBcnQyUE96bzM2RExRbFVYdjhBZDdOQk9xZlFhS2pFOW5kYVBXVDdhZXhVc0JIeG1naUdiejFTeUxIODc5Zjd1SFlQYlBLbHBIVTZQOVMtRGFLbkdMYUVjaG5vS25vdjdhamhyRWhHWEFRUnVraERQS1VITzlMMzBvUElyNUlKbGxFUWZIWXR0NkladmxOVUdlTFVjaWYzd3ByeTFSNXRCWFJpY3gyc1hNUTdMeXVEcmVtRGJjTnlfaUU3NlVwZw==",
+        (
+            "ZXlKaGJHY2lPaUpTVXpJMU5pSXNJbXRwWkNJNklrUklSbUp3YjBsVmNYSlpPSFF5ZW5CQk1uRllaa050Y2pWV1R6VmFSWEkwVW5wSVZWOHRaVzUyZGxFaUxDSjBlWEFpT2lKS1YxUWlmUS5leUpsZUhBaU9qTTFNemN6T1RFeE1EUXNJbWR5YjNWd2N5STZXeUpuY205MWNERWlMQ0puY205MWNESWlYU3dpYVdGMElqb3hOVE0zTXpreE1UQTBMQ0pwYzNNaU9pSjBaWE4wYVc1blFITmxZM1Z5WlM1cGMzUnBieTVwYnlJc0luTmpiM0JsSWpwYkluTmpiM0JsTVNJc0luTmpiM0JsTWlKZExDSnpkV0lpT2lKMFpYTjBhVzVuUUhObFkzVnlaUzVwYzNScGJ5NXBieUo5LkVkSm5FWlNINlg4aGN5RWlpN2M4SDVsbmhnakI1ZHdvMDdNNW9oZUM4WHo4bU9sbHlnLS1BSENGV0h5Yk00OHJldW5GLS1vR2FHNklYVm5nQ0VwVkYwX1A1RHdzVW9CZ3BQbUsxSk9hS042X3BlOXNoMFp3VHRkZ0tfUlAwMVB1STdrVWRiT1Rsa3VVaTJBTy1xVXlPbTdBcnQyUE96bzM2RExRbFVYdjhBZDdOQk9xZlFhS2pFOW5kYVBXVDdhZXhVc0JIeG1naUdiejFTeUxIODc5Zjd1SFlQYlBLbHBIVTZQOVMtRGFLbkdMYUVjaG5vS25vdjdhamhyRWhHWEFRUnVraERQS1VITzlMMzBvUElyNUlKbGxFUWZIWXR0NkladmxOVUdlTFVjaWYzd3ByeTFSNXRCWFJpY3gyc1hNUTdMeXVEcmVtRGJjTnlfaUU3NlVwZw==",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "cHl0aG9uIGV4YW1wbGVzL2NsaS5weSBleUpoYkdjaU9pSklVekkxTmlKOS5leUpKYzNOMVpYSWlPaUpKYzNOMVpYSWlMQ0pWYzJWeWJtRnRaU0k2SWtKaFpGTmxZM0psZEhNaUxDSmxlSEFpT2pFMU9UTXhNek0wT0RNc0ltbGhkQ0k2TVRRMk5qa3dNekE0TTMwLm92cVJpa0FvXzBrS0owR1ZyQXdRbGV6eW14ckxHamNFaVdfczNVSk1NQ28=",
+        (
+            "ZXlKaGJHY2lPaUpJVXpJMU5pSjkuZXlKSmMzTjFaWElpT2lKSmMzTjFaWElpTENKVmMyVnlibUZ0WlNJNklrSmhaRk5sWTNKbGRITWlMQ0psZUhBaU9qRTFPVE14TXpNME9ETXNJbWxoZENJNk1UUTJOamt3TXpBNE0zMC5vdnFSaWtBb18wa0tKMEdWckF3UWxlenlteHJMR2pjRWlXX3MzVUpNTUNv",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "IkF1dGhvcml6YXRpb24iOiAiQmVhcmVyIGV5SmhiR2NpT2lKSVV6STFOaUlzSW5SNWNDSTZJa3BYVkNKOS5leUp6ZFdJaU9pSjFjMlZ5Ym1GdFpUcGliMklpZlEuSGNmQ1c2N1VkYS0wZ3o1NFpXVHFtdGdKblplTmVtMFE3NTdlVGE5RVp1dyI=",
+        (
+            "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0lpT2lKMWMyVnlibUZ0WlRwaWIySWlmUS5IY2ZDVzY3VWRhLTBnejU0WldUcW10Z0puWmVOZW0wUTc1N2VUYTlFWnV3",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "InZhbHVlIjogIkJlYXJlciBleUpoYkdjaU9pSklVekkxTmlJc0luUjVjQ0k2SWtwWFZDSjkuZXlKbGVIQWlPakUxT0RrMU9EVTFOak45LlB0ZkRTMW5pR29aN3BWNmtwbEktX3ExZlZLTG5rblEzSXdjckxaaG9WQ1UiLA==",
+        (
+            "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SmxlSEFpT2pFMU9EazFPRFUxTmpOOS5QdGZEUzFuaUdvWjdwVjZrcGxJLV9xMWZWS0xua25RM0l3Y3JMWmhvVkNV",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "Ly8gICAgICAgICAgICAgICAgICBhdXRob3JpemF0aW9uOiAnZXlKaGJHY2lPaUpJVXpVeE1pSXNJbWxoZENJNk1UVTNOams1TmpjNU9Td2laWGh3SWpveE5UZzBPRFU1TVRrNWZRLmV5SjFhV1FpT2pRMU56UXlOMzAuMGVpNVVFNk9nTEJ6TjJfSVM3eFVJYklmV19TMVd6bDQycTJVZXVzYmJveHV6dmN0T180TXo2WVJyNmYwUEJMVVZaTUVUeHQ4RjBfNC15cUlKM19rVVEnLA==",
+        (
+            "ZXlKaGJHY2lPaUpJVXpVeE1pSXNJbWxoZENJNk1UVTNOams1TmpjNU9Td2laWGh3SWpveE5UZzBPRFU1TVRrNWZRLmV5SjFhV1FpT2pRMU56UXlOMzAuMGVpNVVFNk9nTEJ6TjJfSVM3eFVJYklmV19TMVd6bDQycTJVZXVzYmJveHV6dmN0T180TXo2WVJyNmYwUEJMVVZaTUVUeHQ4RjBfNC15cUlKM19rVVE=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "ZXlKaGJHY2lPaUpTVXpJMU5pSXNJbXRwWkNJNklpSjkuZXlKcGMzTWlPaUpyZFdKbGNtNWxkR1Z6TDNObGNuWnBZMlZoWTJOdmRXNTBJaXdpYTNWaVpYSnVaWFJsY3k1cGJ5OXpaWEoyYVdObFlXTmpiM1Z1ZEM5dVlXMWxjM0JoWTJVaU9pSnJkV0psTFhONWMzUmxiU0lzSW10MVltVnlibVYwWlhNdWFXOHZjMlZ5ZG1salpXRmpZMjkxYm5RdmMyVmpjbVYwTG01aGJXVWlPaUpwYzNScGJ5MWpibWt0ZEc5clpXNHRjR3B3WW5jaUxDSnJkV0psY201bGRHVnpMbWx2TDNObGNuWnBZMlZoWTJOdmRXNTBMM05sY25acFkyVXRZV05qYjNWdWRDNXVZVzFsSWpvaWFYTjBhVzh0WTI1cElpd2lhM1ZpWlhKdVpYUmxjeTVwYnk5elpYSjJhV05sWVdOamIzVnVkQzl6WlhKMmFXTmxMV0ZqWTI5MWJuUXVkV2xrSWpvaVptWTJNRFkwT0RBdFkyTXhNQzB4TVdVNExUa3hZemN0TURBd1lXWTNNR0U1WW1FNElpd2ljM1ZpSWpvaWMzbHpkR1Z0T25ObGNuWnBZMlZoWTJOdmRXNTBPbXQxWW1VdGMzbHpkR1Z0T21semRHbHZMV051YVNKOS4wWUhmdUV3WW42dGJ0Z3kxWU9oT2pFdHVROFRudm1BXzFSa3VnZ2ZWR2lnTXBDTUdvT2tJV3d4cGVEVlhabTdkTndSbVFWd0xoY2hBM01lWHowUUdSbVN0TGEtVm5jZWRrbVBPR1NDLUZ5UHZQeWJoWkk1M3czbmhJVlUzVmtoOV9zLUUySDJ6RlR3UlF0aHhsREFsbGROcUVIcE05ZklOSVZzMFozYkFvZ3oyRFlId2VyU090ZlpVLTZkOGI1bm43M2duTmhsNnpCSl8wcWcyMlNaamM2VHJEWWstLVd3alViVTVfT0lXNll4RW1Gbk5WcWZTZUNycGcxOElpSkNzQjBYUmtpeGd1NDZFdjYzanNySjF2aTQxUFZ2Qk43OVg3Ri1TaU5Od1Rxd0FDUlp2bFgxelJ3X0dWN280aVB2bktuNjg1V0xPeU1mb0I1SzZoU3hycFE=",
+        (
+            "ZXlKaGJHY2lPaUpTVXpJMU5pSXNJbXRwWkNJNklpSjkuZXlKcGMzTWlPaUpyZFdKbGNtNWxkR1Z6TDNObGNuWnBZMlZoWTJOdmRXNTBJaXdpYTNWaVpYSnVaWFJsY3k1cGJ5OXpaWEoyYVdObFlXTmpiM1Z1ZEM5dVlXMWxjM0JoWTJVaU9pSnJkV0psTFhONWMzUmxiU0lzSW10MVltVnlibVYwWlhNdWFXOHZjMlZ5ZG1salpXRmpZMjkxYm5RdmMyVmpjbVYwTG01aGJXVWlPaUpwYzNScGJ5MWpibWt0ZEc5clpXNHRjR3B3WW5jaUxDSnJkV0psY201bGRHVnpMbWx2TDNObGNuWnBZMlZoWTJOdmRXNTBMM05sY25acFkyVXRZV05qYjNWdWRDNXVZVzFsSWpvaWFYTjBhVzh0WTI1cElpd2lhM1ZpWlhKdVpYUmxjeTVwYnk5elpYSjJhV05sWVdOamIzVnVkQzl6WlhKMmFXTmxMV0ZqWTI5MWJuUXVkV2xrSWpvaVptWTJNRFkwT0RBdFkyTXhNQzB4TVdVNExUa3hZemN0TURBd1lXWTNNR0U1WW1FNElpd2ljM1ZpSWpvaWMzbHpkR1Z0T25ObGNuWnBZMlZoWTJOdmRXNTBPbXQxWW1VdGMzbHpkR1Z0T21semRHbHZMV051YVNKOS4wWUhmdUV3WW42dGJ0Z3kxWU9oT2pFdHVROFRudm1BXzFSa3VnZ2ZWR2lnTXBDTUdvT2tJV3d4cGVEVlhabTdkTndSbVFWd0xoY2hBM01lWHowUUdSbVN0TGEtVm5jZWRrbVBPR1NDLUZ5UHZQeWJoWkk1M3czbmhJVlUzVmtoOV9zLUUySDJ6RlR3UlF0aHhsREFsbGROcUVIcE05ZklOSVZzMFozYkFvZ3oyRFlId2VyU090ZlpVLTZkOGI1bm43M2duTmhsNnpCSl8wcWcyMlNaamM2VHJEWWstLVd3alViVTVfT0lXNll4RW1Gbk5WcWZTZUNycGcxOElpSkNzQjBYUmtpeGd1NDZFdjYzanNySjF2aTQxUFZ2Qk43OVg3Ri1TaU5Od1Rxd0FDUlp2bFgxelJ3X0dWN280aVB2bktuNjg1V0xPeU1mb0I1SzZoU3hycFE=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "Y29uc3QgVGVzdEt1YmVybmV0ZXNKV1RfQSA9ICJleUpoYkdjaU9pSlNVekkxTmlJc0ltdHBaQ0k2SWlKOS5leUpwYzNNaU9pSnJkV0psY201bGRHVnpMM05sY25acFkyVmhZMk52ZFc1MElpd2lhM1ZpWlhKdVpYUmxjeTVwYnk5elpYSjJhV05sWVdOamIzVnVkQzl1WVcxbGMzQmhZMlVpT2lKa1pXWmhkV3gwSWl3aWEzVmlaWEp1WlhSbGN5NXBieTl6WlhKMmFXTmxZV05qYjNWdWRDOXpaV055WlhRdWJtRnRaU0k2SW1Ga2JXbHVMWFJ2YTJWdUxYRnNlalF5SWl3aWEzVmlaWEp1WlhSbGN5NXBieTl6WlhKMmFXTmxZV05qYjNWdWRDOXpaWEoyYVdObExXRmpZMjkxYm5RdWJtRnRaU0k2SW1Ga2JXbHVJaXdpYTNWaVpYSnVaWFJsY3k1cGJ5OXpaWEoyYVdObFlXTmpiM1Z1ZEM5elpYSjJhV05sTFdGalkyOTFiblF1ZFdsa0lqb2lOek00WW1NeU5URXROalV6TWkweE1XVTVMV0kyTjJZdE5EaGxObU00WWpobFkySTFJaXdpYzNWaUlqb2ljM2x6ZEdWdE9uTmxjblpwWTJWaFkyTnZkVzUwT21SbFptRjFiSFE2WVdSdGFXNGlmUS5peE1sbldyQUc3TlZ1VFRLdThjZGNZZk03Z3dlUzNqbEthRXNJQk5HT1ZFalBFN3J0WHRnTWtBd2pRVGRZUjA4XzBRQmprZ3p5NWZRQzVaTnlnbFN3T05KLWJQYVhHdmhvSDFjVG5SaTFkejlIXzYzQ2ZxT0N2UVAxc2Jka01lUnhOVEdWQXlXWlQ3NnJYb0NVSWZIUDRMWTJJOGFhYjBLTjlGVEljZ1pSRjBYUFR0VDcwVXdHSXJTbVJweFczOHpqaXkyeW1XTDAxY2M1VldHaEpxVnlzbVdtWWszd05wMGg1TjU3SF9NT3J6NGFwUVI0cEthYW16c2t6akx4TzU1Z3BibVpGQzc2cVd1VWRleEFSN0RUMmZwYkhMT3c5MGF0Tl9ObExNWS1Wclh5VzMtRWk1RWhZYVZyZU1COVBTcEt3a3JBNGpVTElUb2hWLXN4cGExTEEi",
+        (
+            "ZXlKaGJHY2lPaUpTVXpJMU5pSXNJbXRwWkNJNklpSjkuZXlKcGMzTWlPaUpyZFdKbGNtNWxkR1Z6TDNObGNuWnBZMlZoWTJOdmRXNTBJaXdpYTNWaVpYSnVaWFJsY3k1cGJ5OXpaWEoyYVdObFlXTmpiM1Z1ZEM5dVlXMWxjM0JoWTJVaU9pSmtaV1poZFd4MElpd2lhM1ZpWlhKdVpYUmxjeTVwYnk5elpYSjJhV05sWVdOamIzVnVkQzl6WldOeVpYUXVibUZ0WlNJNkltRmtiV2x1TFhSdmEyVnVMWEZzZWpReUlpd2lhM1ZpWlhKdVpYUmxjeTVwYnk5elpYSjJhV05sWVdOamIzVnVkQzl6WlhKMmFXTmxMV0ZqWTI5MWJuUXVibUZ0WlNJNkltRmtiV2x1SWl3aWEzVmlaWEp1WlhSbGN5NXBieTl6WlhKMmFXTmxZV05qYjNWdWRDOXpaWEoyYVdObExXRmpZMjkxYm5RdWRXbGtJam9pTnpNNFltTXlOVEV0TmpVek1pMHhNV1U1TFdJMk4yWXRORGhsTm1NNFlqaGxZMkkxSWl3aWMzVmlJam9pYzNsemRHVnRPbk5sY25acFkyVmhZMk52ZFc1ME9tUmxabUYxYkhRNllXUnRhVzRpZlEuaXhNbG5XckFHN05WdVRUS3U4Y2RjWWZNN2d3ZVMzamxLYUVzSUJOR09WRWpQRTdydFh0Z01rQXdqUVRkWVIwOF8wUUJqa2d6eTVmUUM1Wk55Z2xTd09OSi1iUGFYR3Zob0gxY1RuUmkxZHo5SF82M0NmcU9DdlFQMXNiZGtNZVJ4TlRHVkF5V1pUNzZyWG9DVUlmSFA0TFkySThhYWIwS045RlRJY2daUkYwWFBUdFQ3MFV3R0lyU21ScHhXMzh6aml5MnltV0wwMWNjNVZXR2hKcVZ5c21XbVlrM3dOcDBoNU41N0hfTU9yejRhcFFSNHBLYWFtenNrempMeE81NWdwYm1aRkM3NnFXdVVkZXhBUjdEVDJmcGJITE93OTBhdE5fTmxMTVktVnJYeVczLUVpNUVoWWFWcmVNQjlQU3BLd2tyQTRqVUxJVG9oVi1zeHBhMUxB",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "c3RyaW5nOiBncmFudF90eXBlPXVybiUzQWlldGYlM0FwYXJhbXMlM0FvYXV0aCUzQWdyYW50LXR5cGUlM0Fqd3QtYmVhcmVyJmFzc2VydGlvbj1leUowZVhBaU9pSktWMVFpTENKaGJHY2lPaUpTVXpJMU5pSjkuZXlKcGMzTWlPaUprWlhZdGRHOHRZVzVoYkhsMGFXTXRZWEJwTFcxaFl5MTBaWE4wUUdSbGRuUnZMVEUzTlRReE9TNXBZVzB1WjNObGNuWnBZMlZoWTJOdmRXNTBMbU52YlNJc0ltRjFaQ0k2SW1oMGRIQnpPaTh2ZDNkM0xtZHZiMmRzWldGd2FYTXVZMjl0TDI5aGRYUm9NaTkyTkM5MGIydGxiaUlzSW1WNGNDSTZNVFV4T1RJeU9UQXhPU3dpYVdGMElqb3hOVEU1TWpJNE9EazVMQ0p6WTI5d1pTSTZJbWgwZEhCek9pOHZkM2QzTG1kdmIyZHNaV0Z3YVhNdVkyOXRMMkYxZEdndllXNWhiSGwwYVdOekxuSmxZV1J2Ym14NUluMC5WOENTZlNTN3NLZm9FNTg1N2pFOVdEckdGSEYxQ3lScjNjWnBkVXY5TWphYVRjUFJTTHVOeEI4eXJ4UlBfN2hObWxSZ3hfS2RVekJnREpwM01fOXRVNHJaZ0ZhSUM3LWJjdHZ6XzBycWJuTXFTVG5pSFlOR283d19fek8wYlJhVHBSM0lMT2ZveENRTGNWQy10QTRlQ0lNelJDem5rWTBWQWFvTE03Sy1obndRejZmQ3FTRjMxZm1Pd3pBZFZCUGk1cW5NRVRvZ2hfN1NpSG40V05VWUkwRlFmNVNGTGhjQ2JCWnRPUmNiQU5lOWhYcDlwbzJQLVZUQnFzNnU5ZEFadzVrWjJjMWw1emJ6cmpZcDVWY1lsMVhRRlFUeFAyemdNeGhwWDNrMVVIOU9iZ2dPTVV4dkFTeUxiUFo3dmlPUEtSbEZ4a0FBSFBUTjJOMUZZYnBWZUE=",
+        (
+            "ZXlKMGVYQWlPaUpLVjFRaUxDSmhiR2NpT2lKU1V6STFOaUo5LmV5SnBjM01pT2lKa1pYWXRkRzh0WVc1aGJIbDBhV010WVhCcExXMWhZeTEwWlhOMFFHUmxkblJ2TFRFM05UUXhPUzVwWVcwdVozTmxjblpwWTJWaFkyTnZkVzUwTG1OdmJTSXNJbUYxWkNJNkltaDBkSEJ6T2k4dmQzZDNMbWR2YjJkc1pXRndhWE11WTI5dEwyOWhkWFJvTWk5Mk5DOTBiMnRsYmlJc0ltVjRjQ0k2TVRVeE9USXlPVEF4T1N3aWFXRjBJam94TlRFNU1qSTRPRGs1TENKelkyOXdaU0k2SW1oMGRIQnpPaTh2ZDNkM0xtZHZiMmRzWldGd2FYTXVZMjl0TDJGMWRHZ3ZZVzVoYkhsMGFXTnpMbkpsWVdSdmJteDVJbjAuVjhDU2ZTUzdzS2ZvRTU4NTdqRTlXRHJHRkhGMUN5UnIzY1pwZFV2OU1qYWFUY1BSU0x1TnhCOHlyeFJQXzdoTm1sUmd4X0tkVXpCZ0RKcDNNXzl0VTRyWmdGYUlDNy1iY3R2el8wcnFibk1xU1RuaUhZTkdvN3dfX3pPMGJSYVRwUjNJTE9mb3hDUUxjVkMtdEE0ZUNJTXpSQ3pua1kwVkFhb0xNN0staG53UXo2ZkNxU0YzMWZtT3d6QWRWQlBpNXFuTUVUb2doXzdTaUhuNFdOVVlJMEZRZjVTRkxoY0NiQlp0T1JjYkFOZTloWHA5cG8yUC1WVEJxczZ1OWRBWnc1a1oyYzFsNXpienJqWXA1VmNZbDFYUUZRVHhQMnpnTXhocFgzazFVSDlPYmdnT01VeHZBU3lMYlBaN3ZpT1BLUmxGeGtBQUhQVE4yTjFGWWJwVmVB",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "ZXlKaGJHY2lPaUpTVXpJMU5pSXNJbXRwWkNJNklsTTFXR3hyUm5WSWNsSlJhRVZEYm1nM2NuZFpaRlZUUlRGcFQwbGZRelpzWjJOWGJIWm9PUzFwYlZVaWZRLmV5SnBjM01pT2lKcmRXSmxjbTVsZEdWekwzTmxjblpwWTJWaFkyTnZkVzUwSWl3aWEzVmlaWEp1WlhSbGN5NXBieTl6WlhKMmFXTmxZV05qYjNWdWRDOXVZVzFsYzNCaFkyVWlPaUpyZFdKbGNtNWxkR1Z6TFdSaGMyaGliMkZ5WkNJc0ltdDFZbVZ5Ym1WMFpYTXVhVzh2YzJWeWRtbGpaV0ZqWTI5MWJuUXZjMlZqY21WMExtNWhiV1VpT2lKaFpHMXBiaTExYzJWeUxYUnZhMlZ1TFdvMWEzQjJJaXdpYTNWaVpYSnVaWFJsY3k1cGJ5OXpaWEoyYVdObFlXTmpiM1Z1ZEM5elpYSjJhV05sTFdGalkyOTFiblF1Ym1GdFpTSTZJbUZrYldsdUxYVnpaWElpTENKcmRXSmxjbTVsZEdWekxtbHZMM05sY25acFkyVmhZMk52ZFc1MEwzTmxjblpwWTJVdFlXTmpiM1Z1ZEM1MWFXUWlPaUppWlRaalptVXdaUzB5WXpGaExUUmtOVFl0WW1Wa01DMWpZV1JtWWpZeE56QTFOMllpTENKemRXSWlPaUp6ZVhOMFpXMDZjMlZ5ZG1salpXRmpZMjkxYm5RNmEzVmlaWEp1WlhSbGN5MWtZWE5vWW05aGNtUTZZV1J0YVc0dGRYTmxjaUo5LkxhQlBFaDZRYW50ZDh0QWMwWDVEWTlkRHdVcVpweHUzOEZIbnA5VFNKdy1naHMzVHNqcnNjRnVsVWVFQXRwMm5nM0VsTGNVNFNiTktQR0pmbEYyZHlXOVRtZm4tS3RfNkp3cThIUTlHT0N3QWljRXowSlZpcmVIQTdFV2hBVHp1VDU2ZU82TVRlLTJqNWJwR25QUVJKSnRROEFidEFOM25WSzdSUGpTem1jOFBwcXgxejVpNG9DR3dpeVJsR3dxVC1Ga0N0UUxiUWFRNFhtckFTUW9ONHBKX09CeTVzbHp0VWhrMzJIZEdQNnBReDVjLW5mZWktb2ZfNGlqX2ZIclAweEVFZm1WVnZYcWk5V0t2MVBMa1EzcVRpU0ZEenY4TTJzRTRUNlhtQ0dCYnc3Z3lIekVHU3BPQVBacjAwYlhfWU1DVXZFRjBseVA0WUs2OTZ4V0NCQQ==",
+        (
+            "ZXlKaGJHY2lPaUpTVXpJMU5pSXNJbXRwWkNJNklsTTFXR3hyUm5WSWNsSlJhRVZEYm1nM2NuZFpaRlZUUlRGcFQwbGZRelpzWjJOWGJIWm9PUzFwYlZVaWZRLmV5SnBjM01pT2lKcmRXSmxjbTVsZEdWekwzTmxjblpwWTJWaFkyTnZkVzUwSWl3aWEzVmlaWEp1WlhSbGN5NXBieTl6WlhKMmFXTmxZV05qYjNWdWRDOXVZVzFsYzNCaFkyVWlPaUpyZFdKbGNtNWxkR1Z6TFdSaGMyaGliMkZ5WkNJc0ltdDFZbVZ5Ym1WMFpYTXVhVzh2YzJWeWRtbGpaV0ZqWTI5MWJuUXZjMlZqY21WMExtNWhiV1VpT2lKaFpHMXBiaTExYzJWeUxYUnZhMlZ1TFdvMWEzQjJJaXdpYTNWaVpYSnVaWFJsY3k1cGJ5OXpaWEoyYVdObFlXTmpiM1Z1ZEM5elpYSjJhV05sTFdGalkyOTFiblF1Ym1GdFpTSTZJbUZrYldsdUxYVnpaWElpTENKcmRXSmxjbTVsZEdWekxtbHZMM05sY25acFkyVmhZMk52ZFc1MEwzTmxjblpwWTJVdFlXTmpiM1Z1ZEM1MWFXUWlPaUppWlRaalptVXdaUzB5WXpGaExUUmtOVFl0WW1Wa01DMWpZV1JtWWpZeE56QTFOMllpTENKemRXSWlPaUp6ZVhOMFpXMDZjMlZ5ZG1salpXRmpZMjkxYm5RNmEzVmlaWEp1WlhSbGN5MWtZWE5vWW05aGNtUTZZV1J0YVc0dGRYTmxjaUo5LkxhQlBFaDZRYW50ZDh0QWMwWDVEWTlkRHdVcVpweHUzOEZIbnA5VFNKdy1naHMzVHNqcnNjRnVsVWVFQXRwMm5nM0VsTGNVNFNiTktQR0pmbEYyZHlXOVRtZm4tS3RfNkp3cThIUTlHT0N3QWljRXowSlZpcmVIQTdFV2hBVHp1VDU2ZU82TVRlLTJqNWJwR25QUVJKSnRROEFidEFOM25WSzdSUGpTem1jOFBwcXgxejVpNG9DR3dpeVJsR3dxVC1Ga0N0UUxiUWFRNFhtckFTUW9ONHBKX09CeTVzbHp0VWhrMzJIZEdQNnBReDVjLW5mZWktb2ZfNGlqX2ZIclAweEVFZm1WVnZYcWk5V0t2MVBMa1EzcVRpU0ZEenY4TTJzRTRUNlhtQ0dCYnc3Z3lIekVHU3BPQVBacjAwYlhfWU1DVXZFRjBseVA0WUs2OTZ4V0NCQQ==",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "JCBjdXJsICJodHRwOi8vYWRtaW46cGFzc3dvcmRAMTI3LjAuMC4xOjgwODAvYXBpL3YyL3Rva2VuIgoJCXsiYWNjZXNzX3Rva2VuIjoiZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SmhkV1FpT2xzaVFWQkpJbDBzSW1WNGNDSTZNVFl4TXpNek5USTJNU3dpYW5ScElqb2lZekJyYjJneFptTmtjbkJqYUhOek1HWndabWNpTENKdVltWWlPakUyTVRNek16UTJNekVzSW5CbGNtMXBjM05wYjI1eklqcGJJaW9pWFN3aWMzVmlJam9pWVVKMFNIVXdNSE5CVW14eloyOXllRXRMUTFwWlpXVnFTVFJLVlRsWGJUaEhTR05pVld0V1ZtYzFUVDBpTENKMWMyVnlibUZ0WlNJNkltRmtiV2x1SW4wLldpeXF2VUYtOTJ6Q3ItLXk0UV9zeG4tdFBuSVNGekdaZF9leHNHLUs3TUUiLCJleHBpcmVzX2F0IjoiMjAyMS0wMi0xNFQyMDo0MTowMVoifQ==",
+        (
+            "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SmhkV1FpT2xzaVFWQkpJbDBzSW1WNGNDSTZNVFl4TXpNek5USTJNU3dpYW5ScElqb2lZekJyYjJneFptTmtjbkJqYUhOek1HWndabWNpTENKdVltWWlPakUyTVRNek16UTJNekVzSW5CbGNtMXBjM05wYjI1eklqcGJJaW9pWFN3aWMzVmlJam9pWVVKMFNIVXdNSE5CVW14eloyOXllRXRMUTFwWlpXVnFTVFJLVlRsWGJUaEhTR05pVld0V1ZtYzFUVDBpTENKMWMyVnlibUZ0WlNJNkltRmtiV2x1SW4wLldpeXF2VUYtOTJ6Q3ItLXk0UV9zeG4tdFBuSVNGekdaZF9leHNHLUs3TUU=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "Y3VybCAtSCAiQXV0aG9yaXphdGlvbjogQmVhcmVyIGV5SmhiR2NpT2lKSVV6STFOaUlzSW5SNWNDSTZJa3BYVkNKOS5leUpoZFdRaU9sc2lRVkJKSWwwc0ltVjRjQ0k2TVRZeE16TXpOVEkyTVN3aWFuUnBJam9pWXpCcmIyZ3habU5rY25CamFITnpNR1p3Wm1jaUxDSnVZbVlpT2pFMk1UTXpNelEyTXpFc0luQmxjbTFwYzNOcGIyNXpJanBiSWlvaVhTd2ljM1ZpSWpvaVlVSjBTSFV3TUhOQlVteHpaMjl5ZUV0TFExcFpaV1ZxU1RSS1ZUbFhiVGhIU0dOaVZXdFdWbWMxVFQwaUxDSjFjMlZ5Ym1GdFpTSTZJbUZrYldsdUluMC5XaXlxdlVGLTkyekNyLS15NFFfc3huLXRQbklTRnpHWmRfZXhzRy1LN01FIiAiaHR0cDovLzEyNy4wLjAuMTo4MDgwL2FwaS92Mi9kdW1wZGF0YT9vdXRwdXQtZGF0YT0xIg==",
+        (
+            "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SmhkV1FpT2xzaVFWQkpJbDBzSW1WNGNDSTZNVFl4TXpNek5USTJNU3dpYW5ScElqb2lZekJyYjJneFptTmtjbkJqYUhOek1HWndabWNpTENKdVltWWlPakUyTVRNek16UTJNekVzSW5CbGNtMXBjM05wYjI1eklqcGJJaW9pWFN3aWMzVmlJam9pWVVKMFNIVXdNSE5CVW14eloyOXllRXRMUTFwWlpXVnFTVFJLVlRsWGJUaEhTR05pVld0V1ZtYzFUVDBpTENKMWMyVnlibUZ0WlNJNkltRmtiV2x1SW4wLldpeXF2VUYtOTJ6Q3ItLXk0UV9zeG4tdFBuSVNGekdaZF9leHNHLUs3TUU=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "ImF1dGhvcml6YXRpb24iOiAiQmVhcmVyIGV5SmhiR2NpT2lKSVV6STFOaUlzSW5SNWNDSTZJa3BYVkNKOS5leUp5YjJ4bElqb2laM1ZsYzNRaUxDSnpkV0lpT2lKWlYzaHdXVEpWUFNJc0ltNWlaaUk2TVRVeE5EZzFNVEV6T1N3aVpYaHdJam94TmpReE1EZ3hOVE01ZlEuSzVEbm5iYklPc3BSYnBDcjJJS1hFOWNQVmF0R09DQnJCUW9iUW1CbWFlVSI=",
+        (
+            "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnliMnhsSWpvaVozVmxjM1FpTENKemRXSWlPaUpaVjNod1dUSlZQU0lzSW01aVppSTZNVFV4TkRnMU1URXpPU3dpWlhod0lqb3hOalF4TURneE5UTTVmUS5LNURubmJiSU9zcFJicENyMklLWEU5Y1BWYXRHT0NCckJRb2JRbUJtYWVV",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "eyJzaWduYXR1cmVzIjogWyAiZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5Sm1hV3hsY3lJNlczc2libUZ0WlNJNklpNXRZVzVwWm1WemRDSXNJbWhoYzJnaU9pSmpNakV6TVRVME5HTTNNVFpoTWpWaE5XVXpNV1kxTURRek1EQm1OVEkwTUdVNE1qTTFZMkZrWWpsaE5UZG1NR0prTVdJMlpqUmlaRGMwWWpJMk5qRXlJaXdpWVd4bmIzSnBkR2h0SWpvaVUwaEJNalUySW4wc2V5SnVZVzFsSWpvaWNtOXNaWE12WW1sdVpHbHVaM012WkdGMFlTNXFjMjl1SWl3aWFHRnphQ0k2SWpReVkyWmxOamMyT0dJMU4ySmlOV1kzTlRBell6RTJOV015T0dSa01EZGhZelZpT0RFek5UVTBaV0pqT0RVd1pqSmpZek0xT0RRelpUY3hNemRpTVdRaWZWMHNJbWxoZENJNk1UVTVNakkwT0RBeU55d2lhWE56SWpvaVNsZFVVMlZ5ZG1salpTSXNJbXRsZVdsa0lqb2liWGxRZFdKc2FXTkxaWGtpTENKelkyOXdaU0k2SW5keWFYUmxJbjAuWmp0VWdYQzZVU3dtaHY0WFA5Z0ZINk16WndwWnJHcEFMXzJzVEsxUC1tZyJdfQ==",
+        (
+            "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5Sm1hV3hsY3lJNlczc2libUZ0WlNJNklpNXRZVzVwWm1WemRDSXNJbWhoYzJnaU9pSmpNakV6TVRVME5HTTNNVFpoTWpWaE5XVXpNV1kxTURRek1EQm1OVEkwTUdVNE1qTTFZMkZrWWpsaE5UZG1NR0prTVdJMlpqUmlaRGMwWWpJMk5qRXlJaXdpWVd4bmIzSnBkR2h0SWpvaVUwaEJNalUySW4wc2V5SnVZVzFsSWpvaWNtOXNaWE12WW1sdVpHbHVaM012WkdGMFlTNXFjMjl1SWl3aWFHRnphQ0k2SWpReVkyWmxOamMyT0dJMU4ySmlOV1kzTlRBell6RTJOV015T0dSa01EZGhZelZpT0RFek5UVTBaV0pqT0RVd1pqSmpZek0xT0RRelpUY3hNemRpTVdRaWZWMHNJbWxoZENJNk1UVTVNakkwT0RBeU55d2lhWE56SWpvaVNsZFVVMlZ5ZG1salpTSXNJbXRsZVdsa0lqb2liWGxRZFdKc2FXTkxaWGtpTENKelkyOXdaU0k2SW5keWFYUmxJbjAuWmp0VWdYQzZVU3dtaHY0WFA5Z0ZINk16WndwWnJHcEFMXzJzVEsxUC1tZw==",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "ImlkX3Rva2VuIjogImV5SjROWFFpT2lKT1ZFRjRXbTFOZUU1RVRYbGFSR2N6VFZSVk1WcEhUVEJOZWtWNlQwUkthRnBYU1RST1JFNXNXa1JWTVU5SFJtdE9ha1pwVFZFaUxDSnJhV1FpT2lKT1ZFRjRXbTFOZUU1RVRYbGFSR2N6VFZSVk1WcEhUVEJOZWtWNlQwUkthRnBYU1RST1JFNXNXa1JWTVU5SFJtdE9ha1pwVFZFaUxDSmhiR2NpT2lKU1V6STFOaUo5LmV5SmhkV1FpT2lKUWIwVm5XRkEyZFZaUE5EVkpjMFZPVW01blJGaHFOVUYxTlZsaElpd2lZWHB3SWpvaVVHOUZaMWhRTm5WV1R6UTFTWE5GVGxKdVowUllhalZCZFRWWllTSXNJbWx6Y3lJNkltaDBkSEJ6T2x3dlhDOXNiMk5oYkdodmMzUTZPVFEwTTF3dmIyRjFkR2d5WEM5MGIydGxiaUlzSW1WNGNDSTZNVFV6TkRnNU1UYzNPQ3dpYVdGMElqb3hOVE0wT0RnNE1UYzRMQ0pxZEdraU9pSXhPRFEwTXpJNVl5MWtOalZoTFRRNFlUTXRPREl5T0MwNVpHWTNNMlpsT0ROa05UWWlmUS5FTFo4dWprMlhwOXhUR2dNcW5DYTVlaHVpbWFBUFhXbFNDVzVRZUJiVEpJVDRNNU9CXzJYRVZJVjZwODlrZnRqVWRLdTUwb2lZZTRTYmZyeG1MbTZOR1NHZDJxeGtqekpLM1NSS3Fzcm1WV0VuMTlqdWo4ZnoxbmVLdFVkWFZIdVNadTZ3c19iTUR5NGZfOWhOMkp2OWRGbmtveWVOVDU0cjRqU1RKNEEyRnpOMnJraVVSaGVWVnNjOHFsbThPN2c2NEF6LTVoNFVHcnl5WFU0enNuakRDQktZazlqZGJFcGNVc2tyRk1ZaHVVbGoxUldTQVNpR2hISEhEVTVkVFJxSGtWTElJdGZHNDhrX2ZiLWVoVTYwVDdFRldIMUpCZE5qT3hNOW9OX3liMGhHd09qTFV5Q1VKT19ZN3hjZDVGNGRaenJCZzhMZmZGbXZKMDl3ekhOdFEiLA==",
+        (
+            "ZXlKNE5YUWlPaUpPVkVGNFdtMU5lRTVFVFhsYVJHY3pUVlJWTVZwSFRUQk5la1Y2VDBSS2FGcFhTVFJPUkU1c1drUlZNVTlIUm10T2FrWnBUVkVpTENKcmFXUWlPaUpPVkVGNFdtMU5lRTVFVFhsYVJHY3pUVlJWTVZwSFRUQk5la1Y2VDBSS2FGcFhTVFJPUkU1c1drUlZNVTlIUm10T2FrWnBUVkVpTENKaGJHY2lPaUpTVXpJMU5pSjkuZXlKaGRXUWlPaUpRYjBWbldGQTJkVlpQTkRWSmMwVk9VbTVuUkZocU5VRjFOVmxoSWl3aVlYcHdJam9pVUc5RloxaFFOblZXVHpRMVNYTkZUbEp1WjBSWWFqVkJkVFZaWVNJc0ltbHpjeUk2SW1oMGRIQnpPbHd2WEM5c2IyTmhiR2h2YzNRNk9UUTBNMXd2YjJGMWRHZ3lYQzkwYjJ0bGJpSXNJbVY0Y0NJNk1UVXpORGc1TVRjM09Dd2lhV0YwSWpveE5UTTBPRGc0TVRjNExDSnFkR2tpT2lJeE9EUTBNekk1WXkxa05qVmhMVFE0WVRNdE9ESXlPQzA1WkdZM00yWmxPRE5rTlRZaWZRLkVMWjh1amsyWHA5eFRHZ01xbkNhNWVodWltYUFQWFdsU0NXNVFlQmJUSklUNE01T0JfMlhFVklWNnA4OWtmdGpVZEt1NTBvaVllNFNiZnJ4bUxtNk5HU0dkMnF4a2p6SkszU1JLcXNybVZXRW4xOWp1ajhmejFuZUt0VWRYVkh1U1p1NndzX2JNRHk0Zl85aE4ySnY5ZEZua295ZU5UNTRyNGpTVEo0QTJGek4ycmtpVVJoZVZWc2M4cWxtOE83ZzY0QXotNWg0VUdyeXlYVTR6c25qRENCS1lrOWpkYkVwY1Vza3JGTVlodVVsajFSV1NBU2lHaEhISERVNWRUUnFIa1ZMSUl0Zkc0OGtfZmItZWhVNjBUN0VGV0gxSkJkTmpPeE05b05feWIwaEd3T2pMVXlDVUpPX1k3eGNkNUY0ZFp6ckJnOExmZkZtdkowOXd6SE50UQ==",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "ICAgICAgIyBUaGUgZm9sbG93aW5nIGRlZmF1bHQga2V5IGlzIGdlbmVyYXRlZCBieSB0aGUgbG9jYWwgU3VwYWJhc2Ugc3RhcnQgYW5kIGRvZXNuJ3QgY2hhbmdlCgkJLSBTVVBBQkFTRV9TRVJWSUNFX1JPTEVfS0VZPWV5SmhiR2NpT2lKSVV6STFOaUlzSW5SNWNDSTZJa3BYVkNKOS5leUpwYzNNaU9pSnpkWEJoWW1GelpTMWtaVzF2SWl3aWNtOXNaU0k2SW1GdWIyNGlMQ0psZUhBaU9qRTVPRE00TVRJNU9UWjkuQ1JYUDFBN1dPZW9KZVh4ak5uaTQza2RRd2duV05SZWlsRE1ibFlUbl9JMA==",
+        (
+            "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnBjM01pT2lKemRYQmhZbUZ6WlMxa1pXMXZJaXdpY205c1pTSTZJbUZ1YjI0aUxDSmxlSEFpT2pFNU9ETTRNVEk1T1RaOS5DUlhQMUE3V09lb0plWHhqTm5pNDNrZFF3Z25XTlJlaWxETWJsWVRuX0kw",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "QXV0aG9yaXphdGlvbjogQmVhcmVyIGV5SmhiR2NpT2lKSVV6STFOaUlzSW5SNWNDSTZJa3BYVkNKOS5leUpoSWpveExDSmlJam95TENKaklqb3pmUS5oeGhHQ0NDbUdWOW5UMXNsaWVmMVdnRXNPc2ZkbmxWaXpOck9EeGZoMU04",
+        (
+            "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SmhJam94TENKaUlqb3lMQ0pqSWpvemZRLmh4aEdDQ0NtR1Y5blQxc2xpZWYxV2dFc09zZmRubFZpek5yT0R4ZmgxTTg=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "LS1oZWFkZXIgJ0F1dGhvcml6YXRpb246IEJlYXJlciBleUpoYkdjaU9pSklVekkxTmlKOS5leUpoWTNSdmNsUjVjR1VpT2lKVlUwVlNJaXdpWVdOMGIzSkpaQ0k2SW1SaGRHRm9kV0lpTENKMGVYQmxJam9pVUVWU1UwOU9RVXdpTENKMlpYSnphVzl1SWpvaU1TSXNJbVY0Y0NJNk1UWTFNRFkyTURZMU5Td2lhblJwSWpvaU0yRTRaRFkzWlRJdE9UTTVZaTAwTlRZM0xXRTBNall0WkRkbE1EQTFaR1UzTmpKaklpd2ljM1ZpSWpvaVpHRjBZV2gxWWlJc0ltbHpjeUk2SW1SaGRHRm9kV0l0YldWMFlXUmhkR0V0YzJWeWRtbGpaU0o5LnBwX3ZXMnUxdGlpVFQ3VTBuREYyRVFkY2F5T01COGphdGlPQThKZTRKSkEnIFw=",
+        (
+            "ZXlKaGJHY2lPaUpJVXpJMU5pSjkuZXlKaFkzUnZjbFI1Y0dVaU9pSlZVMFZTSWl3aVlXTjBiM0pKWkNJNkltUmhkR0ZvZFdJaUxDSjBlWEJsSWpvaVVFVlNVMDlPUVV3aUxDSjJaWEp6YVc5dUlqb2lNU0lzSW1WNGNDSTZNVFkxTURZMk1EWTFOU3dpYW5ScElqb2lNMkU0WkRZM1pUSXRPVE01WWkwME5UWTNMV0UwTWpZdFpEZGxNREExWkdVM05qSmpJaXdpYzNWaUlqb2laR0YwWVdoMVlpSXNJbWx6Y3lJNkltUmhkR0ZvZFdJdGJXVjBZV1JoZEdFdGMyVnlkbWxqWlNKOS5wcF92VzJ1MXRpaVRUN1UwbkRGMkVRZGNheU9NQjhqYXRpT0E4SmU0SkpB",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "IkNvb2tpZSI6ICJhdXRoLXRva2VuPWV5SmhiR2NpT2lKSVV6STFOaUlzSW5SNWNDSTZJa3BYVkNKOS5leUpwWkNJNk5ESXhNVEVzSW1selFXUnRhVzRpT21aaGJITmxMQ0puYVhSb2RXSkpaQ0k2SW1SNVpYaHdiRzlrWlNJc0ltRndjRkp2YkdWeklqcGJJblZ6WlhJaVhTd2ljbTlzWlhNaU9uc2lORGNpT2lKemRIVmtaVzUwSWl3aU5UWWlPaUp6ZEhWa1pXNTBJbjBzSW1OdmRYSnpaWE5TYjJ4bGN5STZleUkwTnlJNld5SnpkSFZrWlc1MElsMHNJalUySWpwYkluTjBkV1JsYm5RaVhYMHNJbU52ZFhKelpYTWlPbnNpTkRjaU9uc2liV1Z1ZEc5eVNXUWlPbTUxYkd3c0luTjBkV1JsYm5SSlpDSTZOalkzT1RNc0luSnZiR1Z6SWpwYkluTjBkV1JsYm5RaVhYMHNJalUySWpwN0ltMWxiblJ2Y2tsa0lqcHVkV3hzTENKemRIVmtaVzUwU1dRaU9qWXpNems0TENKeWIyeGxjeUk2V3lKemRIVmtaVzUwSWwxOWZTd2lhV0YwSWpveE5qUTFNakE1TnpJMkxDSmxlSEFpT2pFMk5EVXpPREkxTWpaOS5idHBZZVNpb0VEVU5NSTZiQVBxZ3U1em5kQThYUjVEVDhQOVU5a290T0VBIiw=",
+        (
+            "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnBaQ0k2TkRJeE1URXNJbWx6UVdSdGFXNGlPbVpoYkhObExDSm5hWFJvZFdKSlpDSTZJbVI1Wlhod2JHOWtaU0lzSW1Gd2NGSnZiR1Z6SWpwYkluVnpaWElpWFN3aWNtOXNaWE1pT25zaU5EY2lPaUp6ZEhWa1pXNTBJaXdpTlRZaU9pSnpkSFZrWlc1MEluMHNJbU52ZFhKelpYTlNiMnhsY3lJNmV5STBOeUk2V3lKemRIVmtaVzUwSWwwc0lqVTJJanBiSW5OMGRXUmxiblFpWFgwc0ltTnZkWEp6WlhNaU9uc2lORGNpT25zaWJXVnVkRzl5U1dRaU9tNTFiR3dzSW5OMGRXUmxiblJKWkNJNk5qWTNPVE1zSW5KdmJHVnpJanBiSW5OMGRXUmxiblFpWFgwc0lqVTJJanA3SW0xbGJuUnZja2xrSWpwdWRXeHNMQ0p6ZEhWa1pXNTBTV1FpT2pZek16azRMQ0p5YjJ4bGN5STZXeUp6ZEhWa1pXNTBJbDE5ZlN3aWFXRjBJam94TmpRMU1qQTVOekkyTENKbGVIQWlPakUyTkRVek9ESTFNalo5LmJ0cFllU2lvRURVTk1JNmJBUHFndTV6bmRBOFhSNURUOFA5VTlrb3RPRUE=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "PGxpPiA8YSBjbGFzcz0iY2J0biBidG4tZ3JhZC1zIGJ0bi1zaGFkb3cgYnRuLXdpZHRoIgoJCXRhcmdldD0iX2JsYW5rIgoJCWhyZWY9Imh0dHBzOi8vZGVtby5rdWJvYXJkLmNuL2Rhc2hib2FyZD9rOHNUb2tlbj1leUpoYkdjaU9pSlNVekkxTmlJc0ltdHBaQ0k2SW5aNlN6VnFaRk5KT1haRk1teFFTa2hYYW1OQmNGWTRSVTlGUjBSdlNVUjViekpJWTBOd1ZHMXpPRFFpZlEuZXlKcGMzTWlPaUpyZFdKbGNtNWxkR1Z6TDNObGNuWnBZMlZoWTJOdmRXNTBJaXdpYTNWaVpYSnVaWFJsY3k1cGJ5OXpaWEoyYVdObFlXTmpiM1Z1ZEM5dVlXMWxjM0JoWTJVaU9pSnJkV0psTFhONWMzUmxiU0lzSW10MVltVnlibVYwWlhNdWFXOHZjMlZ5ZG1salpXRmpZMjkxYm5RdmMyVmpjbVYwTG01aGJXVWlPaUpyZFdKdllYSmtMWFpwWlhkbGNpMTBiMnRsYmkweU9XNDBjeUlzSW10MVltVnlibVYwWlhNdWFXOHZjMlZ5ZG1salpXRmpZMjkxYm5RdmMyVnlkbWxqWlMxaFkyTnZkVzUwTG01aGJXVWlPaUpyZFdKdllYSmtMWFpwWlhkbGNpSXNJbXQxWW1WeWJtVjBaWE11YVc4dmMyVnlkbWxqWldGalkyOTFiblF2YzJWeWRtbGpaUzFoWTJOdmRXNTBMblZwWkNJNklqUXpNV013Tm1ZeUxUTmlOVEF0TkdFeU15MWhZak0xTFRreU5EUXdOVFEyTnpGa1pDSXNJbk4xWWlJNkluTjVjM1JsYlRwelpYSjJhV05sWVdOamIzVnVkRHByZFdKbExYTjVjM1JsYlRwcmRXSnZZWEprTFhacFpYZGxjaUo5Lmtnd1RhNnQwMGdOQzB2Z3I2SE92Q3FrRGdoUGNXLWpWRGctX0s2V0x5OTdwcGI5anZhcVZ6LUF4WHpGN21KcVhuTmV0Ykp3LTgteF9MM29nU3NEbFRLbVJ1Y2FvOTZWQTJ0UEt4ZWw4cE0wNEo4TVUwWm1ZZ1doVEplbGliYnhtUUszandHTTR4MzJiY2tPT3ZtdHVtY1hkc0JSTjB6MVNaMWl1NEgwVm9hc3doZm9GUzRaSktvZTYxeHlxb0RoUXg0UkxDVkpoXy1VY3RkNVJDY1BMV0ZFay1CSHFDOHZVVHk4UWNSc3Q2UklJb3pRZFRxc3Y3WHM2Ykg2ZEhySEZTLS1lVlZUSDJvclFkbTh6bnVVRmhscUZPT2ptQ0lNeklsYVVRQ19TTzlVUklHWU9zMGpyazI3TjlLQzBIdlE1ZExnRm13eU5KMEd1N2NZaTIzTlAxQSI+CgkJ5Zyo57q/5ryU56S6PC9hPjwvbGk+",
+        (
+            "ZXlKaGJHY2lPaUpTVXpJMU5pSXNJbXRwWkNJNkluWjZTelZxWkZOSk9YWkZNbXhRU2toWGFtTkJjRlk0UlU5RlIwUnZTVVI1YnpKSVkwTndWRzF6T0RRaWZRLmV5SnBjM01pT2lKcmRXSmxjbTVsZEdWekwzTmxjblpwWTJWaFkyTnZkVzUwSWl3aWEzVmlaWEp1WlhSbGN5NXBieTl6WlhKMmFXTmxZV05qYjNWdWRDOXVZVzFsYzNCaFkyVWlPaUpyZFdKbExYTjVjM1JsYlNJc0ltdDFZbVZ5Ym1WMFpYTXVhVzh2YzJWeWRtbGpaV0ZqWTI5MWJuUXZjMlZqY21WMExtNWhiV1VpT2lKcmRXSnZZWEprTFhacFpYZGxjaTEwYjJ0bGJpMHlPVzQwY3lJc0ltdDFZbVZ5Ym1WMFpYTXVhVzh2YzJWeWRtbGpaV0ZqWTI5MWJuUXZjMlZ5ZG1salpTMWhZMk52ZFc1MExtNWhiV1VpT2lKcmRXSnZZWEprTFhacFpYZGxjaUlzSW10MVltVnlibVYwWlhNdWFXOHZjMlZ5ZG1salpXRmpZMjkxYm5RdmMyVnlkbWxqWlMxaFkyTnZkVzUwTG5WcFpDSTZJalF6TVdNd05tWXlMVE5pTlRBdE5HRXlNeTFoWWpNMUxUa3lORFF3TlRRMk56RmtaQ0lzSW5OMVlpSTZJbk41YzNSbGJUcHpaWEoyYVdObFlXTmpiM1Z1ZERwcmRXSmxMWE41YzNSbGJUcHJkV0p2WVhKa0xYWnBaWGRsY2lKOS5rZ3dUYTZ0MDBnTkMwdmdyNkhPdkNxa0RnaFBjVy1qVkRnLV9LNldMeTk3cHBiOWp2YXFWei1BeFh6RjdtSnFYbk5ldGJKdy04LXhfTDNvZ1NzRGxUS21SdWNhbzk2VkEydFBLeGVsOHBNMDRKOE1VMFptWWdXaFRKZWxpYmJ4bVFLM2p3R000eDMyYmNrT092bXR1bWNYZHNCUk4wejFTWjFpdTRIMFZvYXN3aGZvRlM0WkpLb2U2MXh5cW9EaFF4NFJMQ1ZKaF8tVWN0ZDVSQ2NQTFdGRWstQkhxQzh2VVR5OFFjUnN0NlJJSW96UWRUcXN2N1hzNmJINmRIckhGUy0tZVZWVEgyb3JRZG04em51VUZobHFGT09qbUNJTXpJbGFVUUNfU085VVJJR1lPczBqcmsyN045S0MwSHZRNWRMZ0Ztd3lOSjBHdTdjWWkyM05QMUE=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "ZXlKaGJHY2lPaUpTVXpJMU5pSXNJbXRwWkNJNklsTTFXR3hyUm5WSWNsSlJhRVZEYm1nM2NuZFpaRlZUUlRGcFQwbGZRelpzWjJOWGJIWm9PUzFwYlZVaWZRLmV5SnBjM01pT2lKcmRXSmxjbTVsZEdWekwzTmxjblpwWTJWaFkyTnZkVzUwSWl3aWEzVmlaWEp1WlhSbGN5NXBieTl6WlhKMmFXTmxZV05qYjNWdWRDOXVZVzFsYzNCaFkyVWlPaUpyZFdKbGNtNWxkR1Z6TFdSaGMyaGliMkZ5WkNJc0ltdDFZbVZ5Ym1WMFpYTXVhVzh2YzJWeWRtbGpaV0ZqWTI5MWJuUXZjMlZqY21WMExtNWhiV1VpT2lKaFpHMXBiaTExYzJWeUxYUnZhMlZ1TFdvMWEzQjJJaXdpYTNWaVpYSnVaWFJsY3k1cGJ5OXpaWEoyYVdObFlXTmpiM1Z1ZEM5elpYSjJhV05sTFdGalkyOTFiblF1Ym1GdFpTSTZJbUZrYldsdUxYVnpaWElpTENKcmRXSmxjbTVsZEdWekxtbHZMM05sY25acFkyVmhZMk52ZFc1MEwzTmxjblpwWTJVdFlXTmpiM1Z1ZEM1MWFXUWlPaUppWlRaalptVXdaUzB5WXpGaExUUmtOVFl0WW1Wa01DMWpZV1JtWWpZeE56QTFOMllpTENKemRXSWlPaUp6ZVhOMFpXMDZjMlZ5ZG1salpXRmpZMjkxYm5RNmEzVmlaWEp1WlhSbGN5MWtZWE5vWW05aGNtUTZZV1J0YVc0dGRYTmxjaUo5LkxhQlBFaDZRYW50ZDh0QWMwWDVEWTlkRHdVcVpweHUzOEZIbnA5VFNKdy1naHMzVHNqcnNjRnVsVWVFQXRwMm5nM0VsTGNVNFNiTktQR0pmbEYyZHlXOVRtZm4tS3RfNkp3cThIUTlHT0N3QWljRXowSlZpcmVIQTdFV2hBVHp1VDU2ZU82TVRlLTJqNWJwR25QUVJKSnRROEFidEFOM25WSzdSUGpTem1jOFBwcXgxejVpNG9DR3dpeVJsR3dxVC1Ga0N0UUxiUWFRNFhtckFTUW9ONHBKX09CeTVzbHp0VWhrMzJIZEdQNnBReDVjLW5mZWktb2ZfNGlqX2ZIclAweEVFZm1WVnZYcWk5V0t2MVBMa1EzcVRpU0ZEenY4TTJzRTRUNlhtQ0dCYnc3Z3lIekVHU3BPQVBacjAwYlhfWU1DVXZFRjBseVA0WUs2OTZ4V0NCQQ==",
+        (
+            "ZXlKaGJHY2lPaUpTVXpJMU5pSXNJbXRwWkNJNklsTTFXR3hyUm5WSWNsSlJhRVZEYm1nM2NuZFpaRlZUUlRGcFQwbGZRelpzWjJOWGJIWm9PUzFwYlZVaWZRLmV5SnBjM01pT2lKcmRXSmxjbTVsZEdWekwzTmxjblpwWTJWaFkyTnZkVzUwSWl3aWEzVmlaWEp1WlhSbGN5NXBieTl6WlhKMmFXTmxZV05qYjNWdWRDOXVZVzFsYzNCaFkyVWlPaUpyZFdKbGNtNWxkR1Z6TFdSaGMyaGliMkZ5WkNJc0ltdDFZbVZ5Ym1WMFpYTXVhVzh2YzJWeWRtbGpaV0ZqWTI5MWJuUXZjMlZqY21WMExtNWhiV1VpT2lKaFpHMXBiaTExYzJWeUxYUnZhMlZ1TFdvMWEzQjJJaXdpYTNWaVpYSnVaWFJsY3k1cGJ5OXpaWEoyYVdObFlXTmpiM1Z1ZEM5elpYSjJhV05sTFdGalkyOTFiblF1Ym1GdFpTSTZJbUZrYldsdUxYVnpaWElpTENKcmRXSmxjbTVsZEdWekxtbHZMM05sY25acFkyVmhZMk52ZFc1MEwzTmxjblpwWTJVdFlXTmpiM1Z1ZEM1MWFXUWlPaUppWlRaalptVXdaUzB5WXpGaExUUmtOVFl0WW1Wa01DMWpZV1JtWWpZeE56QTFOMllpTENKemRXSWlPaUp6ZVhOMFpXMDZjMlZ5ZG1salpXRmpZMjkxYm5RNmEzVmlaWEp1WlhSbGN5MWtZWE5vWW05aGNtUTZZV1J0YVc0dGRYTmxjaUo5LkxhQlBFaDZRYW50ZDh0QWMwWDVEWTlkRHdVcVpweHUzOEZIbnA5VFNKdy1naHMzVHNqcnNjRnVsVWVFQXRwMm5nM0VsTGNVNFNiTktQR0pmbEYyZHlXOVRtZm4tS3RfNkp3cThIUTlHT0N3QWljRXowSlZpcmVIQTdFV2hBVHp1VDU2ZU82TVRlLTJqNWJwR25QUVJKSnRROEFidEFOM25WSzdSUGpTem1jOFBwcXgxejVpNG9DR3dpeVJsR3dxVC1Ga0N0UUxiUWFRNFhtckFTUW9ONHBKX09CeTVzbHp0VWhrMzJIZEdQNnBReDVjLW5mZWktb2ZfNGlqX2ZIclAweEVFZm1WVnZYcWk5V0t2MVBMa1EzcVRpU0ZEenY4TTJzRTRUNlhtQ0dCYnc3Z3lIekVHU3BPQVBacjAwYlhfWU1DVXZFRjBseVA0WUs2OTZ4V0NCQQ==",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "ZXlKaGJHY2lPaUpTVXpJMU5pSjkuZXlKMWMyVnlibUZ0WlNJNklsUmxjM1FpTENKc2IyZG5aV1F0YVc0dGRYTmxjaUk2ZXlKelkyOXdaV1JRWlhKdGFYTnphVzl1SWpwYlhTd2ljR1Z5YldsemMybHZibk1pT2xzaVFTNWhaRzFwYmw5amRYTjBiMjFsY2w5a1pXeGxkR1VpTENKQkxtNXZjbTFoYkY5MWMyVnlYMkZ3Y0NJc0lrRXVibTl5YldGc1gzVnpaWEpmWTI5dVptbG5kWEpoZEdsdmJpSXNJa0V1Ym05eWJXRnNYM1Z6WlhKZmQyVnNZMjl0WlY5amIyNTBjbTlzY3lJc0lrRXVibTl5YldGc1gzVnpaWEpmYjNKa1pYSWlMQ0pCTG01dmNtMWhiRjkxYzJWeVgzTmxZWEpqYUNJc0lrRXVibTl5YldGc1gzVnpaWEpmYzJWaGNtTm9YM0JqSWl3aVFTNXViM0p0WVd4ZmRYTmxjbDl6WldGeVkyaGZjSEpwZG1GMFpTSXNJa0V1Ym05eWJXRnNYM1Z6WlhKZmNISnBZMmx1WnlJc0lrRXVibTl5YldGc1gzVnpaWEpmY0hKcGRtRjBaU0lzSWtFdWJtOXliV0ZzWDNWelpYSmZZMjl0YldWeVkybGhiQ0lzSWtFdWJtOXliV0ZzWDNWelpYSmZjR01pWFN3aWJtRnRaU0k2V3lKVVpYTjBJbDBzSW0xaGFXd2lPbHNpVkdWemRFQmxlR0Z0Y0d4bExtTnZiU0pkTENKdmNtZGhibWw2WVhScGIyNGlPbHNpV0MxWWVIaDRlSGd1TVRJek5DSmRMQ0pzYjJOaGRHbHZiaUk2V3lJeE1qTXlNU0pkTENKMWJtbDBJanBiSWpFd015SmRMQ0pqYjNWdWRISjVJanBiSWtOT0lsMHNJblZ6WlhKVWVYQmxJam9pWlcxd2JHOTVaV1VpZlN3aWFXUmxiblJwZEhrdGFXUWlPaUpOYjJOckluMC5FSzVUYndzSWdkZTNtVDNuN05LMlc3VEN2cGdRUUx6c2h2UFBBTlJRZVVtS092MkFXYm9fN3ZORURUU2t3VWxhSFJOMy1ka252OEY5NXA1TXNHVHpINlV2YThhT1BKRzZKZEJJb1lYX3VkM2FCTi1oWTFpMlhwZjhwcWplSU5mWTNfZ0ROQUI5Z2RNem5FZWoydXFoUHdVWG1adGN1V1BkVUNDZU5xUEpiUlVBSmVWWHhMcl9KdFF6TzJqbXV3TllfWVlwN0thRUlBTlp3RzFzcHZMdUlHWjBIQTAzdTh5ZTljMmxmcVljamdmSWtqTXJ3Z1dQYW1SN2pvWk9aUGRRU08yRUhyRjdiVVdNalJOWS1GRjVWN3RPakVpamtrbkVfbkRxNVRIY0V2eDFzZUhZRmRGTnd5OUxTU0dHUFZtWk1LVEtRM1VVbFpaeUJNWGNPcE9BOXc=",
+        (
+            "ZXlKaGJHY2lPaUpTVXpJMU5pSjkuZXlKMWMyVnlibUZ0WlNJNklsUmxjM1FpTENKc2IyZG5aV1F0YVc0dGRYTmxjaUk2ZXlKelkyOXdaV1JRWlhKdGFYTnphVzl1SWpwYlhTd2ljR1Z5YldsemMybHZibk1pT2xzaVFTNWhaRzFwYmw5amRYTjBiMjFsY2w5a1pXeGxkR1VpTENKQkxtNXZjbTFoYkY5MWMyVnlYMkZ3Y0NJc0lrRXVibTl5YldGc1gzVnpaWEpmWTI5dVptbG5kWEpoZEdsdmJpSXNJa0V1Ym05eWJXRnNYM1Z6WlhKZmQyVnNZMjl0WlY5amIyNTBjbTlzY3lJc0lrRXVibTl5YldGc1gzVnpaWEpmYjNKa1pYSWlMQ0pCTG01dmNtMWhiRjkxYzJWeVgzTmxZWEpqYUNJc0lrRXVibTl5YldGc1gzVnpaWEpmYzJWaGNtTm9YM0JqSWl3aVFTNXViM0p0WVd4ZmRYTmxjbDl6WldGeVkyaGZjSEpwZG1GMFpTSXNJa0V1Ym05eWJXRnNYM1Z6WlhKZmNISnBZMmx1WnlJc0lrRXVibTl5YldGc1gzVnpaWEpmY0hKcGRtRjBaU0lzSWtFdWJtOXliV0ZzWDNWelpYSmZZMjl0YldWeVkybGhiQ0lzSWtFdWJtOXliV0ZzWDNWelpYSmZjR01pWFN3aWJtRnRaU0k2V3lKVVpYTjBJbDBzSW0xaGFXd2lPbHNpVkdWemRFQmxlR0Z0Y0d4bExtTnZiU0pkTENKdmNtZGhibWw2WVhScGIyNGlPbHNpV0MxWWVIaDRlSGd1TVRJek5DSmRMQ0pzYjJOaGRHbHZiaUk2V3lJeE1qTXlNU0pkTENKMWJtbDBJanBiSWpFd015SmRMQ0pqYjNWdWRISjVJanBiSWtOT0lsMHNJblZ6WlhKVWVYQmxJam9pWlcxd2JHOTVaV1VpZlN3aWFXUmxiblJwZEhrdGFXUWlPaUpOYjJOckluMC5FSzVUYndzSWdkZTNtVDNuN05LMlc3VEN2cGdRUUx6c2h2UFBBTlJRZVVtS092MkFXYm9fN3ZORURUU2t3VWxhSFJOMy1ka252OEY5NXA1TXNHVHpINlV2YThhT1BKRzZKZEJJb1lYX3VkM2FCTi1oWTFpMlhwZjhwcWplSU5mWTNfZ0ROQUI5Z2RNem5FZWoydXFoUHdVWG1adGN1V1BkVUNDZU5xUEpiUlVBSmVWWHhMcl9KdFF6TzJqbXV3TllfWVlwN0thRUlBTlp3RzFzcHZMdUlHWjBIQTAzdTh5ZTljMmxmcVljamdmSWtqTXJ3Z1dQYW1SN2pvWk9aUGRRU08yRUhyRjdiVVdNalJOWS1GRjVWN3RPakVpamtrbkVfbkRxNVRIY0V2eDFzZUhZRmRGTnd5OUxTU0dHUFZtWk1LVEtRM1VVbFpaeUJNWGNPcE9BOXc=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "U3RyaW5nIHRva2VuV2l0aE5vbmVBbGcgPSAiZXlKaGJHY2lPaUp1YjI1bEluMC5leUp6ZFdJaU9pSjBaWE4wTFhWelpYSWlmUS4iOw==",
+        ("ZXlKaGJHY2lPaUp1YjI1bEluMC5leUp6ZFdJaU9pSjBaWE4wTFhWelpYSWlmUS4=",),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "IyBSZXE6IEludm9rZS1SZXN0TWV0aG9kIC1VcmkgJ2h0dHA6Ly9sb2NhbGhvc3Q6ODA4NS91c2VycycgLUhlYWRlcnMgQHsgJ1gtQVBJLUtFWScgPSAnZXlKaGJHY2lPaUp1YjI1bEluMC5leUoxYzJWeWJtRnRaU0k2SW0xdmNuUjVJaXdpYzNWaUlqb2lNVEl6SW4wLicgfQ==",
+        (
+            "ZXlKaGJHY2lPaUp1YjI1bEluMC5leUoxYzJWeWJtRnRaU0k2SW0xdmNuUjVJaXdpYzNWaUlqb2lNVEl6SW4wLg==",
+        ),
+    ),
+    (
+        "gitleaks",
+        "jwt",
+        "LS0tLS1CRUdJTiBQR1AgUFVCTElDIEtFWSBCTE9DSy0tLS0tClZlcnNpb246IEdudVBHL01hY0dQRzIgdjIKQ29tbWVudDogR1BHVG9vbHMgLSBodHRwczovL2dwZ3Rvb2xzLm9yZwoKbVFFTkJGT3JNTmNCQ0FDK2dMSTRzM2JVa29iUzVOcE9RYldmaldYYnFDMEl4cGM1YlpZRE92c21mc3Rtc3duYQpVV1VYa1JIOVJPTmFienJBdTRUR3ZXMGY1RGtDMmZ1V1dISmhaV0VjY24rVkU4Mythdk1aTjQvbXpsZFNYUE5YCkE2Rjcrd0hiMURqRytGQ0RjeE1naGt3RGpHYzE2TE90Wkd1ZlVvNWlSUWFDNXBtTkJPZ0RXZGlPYkdQS09URUwKL3VVOHpMdEtpMmNpYmJraFJtMjJJR096R3laTVpONnp2RXRQemxDcDNlWkVHTVcwSWcra2JsNlNhU0RyU0pOSwp3RWxZY3Iva0o5UUY2Q1EyaXdaQ0dlTDJqSDVRYU9pNXVqMUxYT05wQ2Q5blBleURYYytaMjBnWFppcWt3UkxjCklCUEt6YTZocS8rNG53SEJxOEROTHYwVzR4TkM1OWpMYklocEFCRUJBQUcwTEVaeVlXNXJJRTV2ZEdoaFpuUWcKUEdadWIzUm9ZV1owUUdGc2RXMXVhUzV6ZEdGdVptOXlaQzVsWkhVK2lRRTlCQk1CQ2dBbkJRSlRxekRYQWhzRApCUWtIaGgrQUJRc0pDQWNEQlJVS0NRZ0xCUllDQXdFQUFoNEJBaGVBQUFvSkVDcVlPWUcxdzdGSk9yNElBSzh4CmVjNGpiamQ2amtLZTBZSkdkUHpnNlRNNzNJU1Y1VnJVbEpYN08zamd4SEI0TThLSUhOLzhBLytaeExrN1dNOTYKaXEwQzhhdFdIa0NrUUJ0TmR1V2h6QUZjY1FscHhycmIxOFQ1L29JdGNybVg5RHgySDVXZUlsNFdBb3FlME1UawppTVB2MjlSTU1IOVJKdlhMMGlodXVINFowVnhWNW51ckk5UW1Hekc2OVFPemZQOXFZMUVmUUVjZU83T3FYWHZZCnZ2QkVVYm1Xc2hMdUhKNnRPUVk1aWIzK2FMTzdtK3lKVGdKN3M2REhCRHFMaHFKUFcwZzdqaUpjckRoWVhzb1MKSk1NaE1kVWhja2VaZlRYbTFOM0RjKy90OS9FOE5aamRaMnEvWlp6dnlnQzRtdTB1aWh3QktGcW9GdlhDSFJhVwpSZjR1WXhFKy9VcG5hL21iWFFpNUFRMEVVNnN3MXdFSUFMU3A5Q2M0dC9GMmsrcndFZkVNWGloWExjTE05RG1oCnVreisra01TQ1N1cTRRSEUrSTRyTGRhL2xWU05KQ1hhWHJHVmt6SnV6bXBFZVFGZGhyNm5MVzlaWWh6SzhGSWMKWXlmc1lUUXhYVVZmNVc0ZS9YZktOb0c5bHJ3UWQ1WEh4SlRCSjU3WGpqb1dKWVBRNjlOV0g4NjIyZm9PQnB1eAp4ZXdnUjJMRUZnbCtrc3U3YVFMNGNRaWY2RDNka28zRWlJZjF0MExEQlh4RkVSRUZDZyt2a0RGc0RJVzViZGFJCm1EWXdld0dqN2RBUEx1bzBzeDFXZSt1QnhiK2ozMHh3L0FTRE9CaE8zcmF0UVdzKzR3MkZDN2d3N2N1ZjBDSkMKL2hNRXc4bmxvR3NJYnFCbUFuTGRsUUJ4a2ZGRzlEcVJCTmRTVU04eEk2NkYwZUdhYVBISi9TOEFFUUVBQVlrQgpKUVFZQVFvQUR3VUNVNnN3MXdJYkRBVUpCNFlmZ0FBS0NSQXFtRG1CdGNPeFNadnZCLzR3NlM1WVpRVW1EVllLCjlIUE9tNDlxV3hHUGQ1ZExIcjJnMzg4c0o0TERLOThROW9pY0hnZjJSMzVPWFR5cWh2NGtGSkwzZXVrUTZvTFcKUU9xUUtMUnljclFVdTdlU0VTQWlWbUoxZ2J1WExBV0ptdlVBQkdTWXpqM0JqV1FSZXhZVy9NWjUxWHFOZnRGOQpvT1NBb0ZXcmRxZUpiSG94UFRYSWI2UDhFV2s0RWkyajJiU0lmQkJTYkJNU0I2S2ZrOUlqcElTTTgrOTdSUzVvCjY2MDVybU01TVkxTHo4Y3E4QVpJWUpzL01uVUNacnBRMGM5UVNXcmZsSEFlV0F5NnhNR2ZkU3luYkVFeFE0ejgKQUlmS1dNcm83NG5SRmJBbnYvQnpyRjJSOHVIbWRFN1Q2cTlaWnNBeWRsYXhRYmRteWhDZUdBZHc5M0N3QXlwYgp2SFZvYko4QQo9bUlDMQotLS0tLUVORCBQR1AgUFVCTElDIEtFWSBCTE9DSy0tLS0t",
+        (),
+    ),
+    (
+        "gitleaks",
+        "stripe",
+        "c2tfdGVzdF81MU91RU1MQWxUV0dhRHlwcTRQNWN1REhidUtlRzR0QUdQWUhKcEVYUTd6RThtS0szamtoVEZQdkN4blNTSzV6QjVFUVpySnNZZHNhdE5tQUhHZ2IwdlNLRDAwR1RNU1dSSHM=",
+        (
+            "c2tfdGVzdF81MU91RU1MQWxUV0dhRHlwcTRQNWN1REhidUtlRzR0QUdQWUhKcEVYUTd6RThtS0szamtoVEZQdkN4blNTSzV6QjVFUVpySnNZZHNhdE5tQUhHZ2IwdlNLRDAwR1RNU1dSSHM=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "stripe",
+        "cmtfcHJvZF81MU91RU1MQWxUV0dhRHlwcXVEbjlhWmlnYUpPc2E5TlIxdzFCeFpYczlKbFlzVlZrdjVYRHU2YUxtQXh3dDVUZ3VuNVdjU3dRTUt6UXlxVjE2YzlpRDRzeDAwQlJpanVvb24=",
+        (
+            "cmtfcHJvZF81MU91RU1MQWxUV0dhRHlwcXVEbjlhWmlnYUpPc2E5TlIxdzFCeFpYczlKbFlzVlZrdjVYRHU2YUxtQXh3dDVUZ3VuNVdjU3dRTUt6UXlxVjE2YzlpRDRzeDAwQlJpanVvb24=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "aHVnZ2luZ2ZhY2UtY2xpIGxvZ2luIC0tdG9rZW4gaGZfakNCYVFuZ1NIaUhEUllPY3NNY2lmVWN5c0d5YWl5YlVXeg==",
+        ("aGZfakNCYVFuZ1NIaUhEUllPY3NNY2lmVWN5c0d5YWl5YlVXeg==",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "aHVnZ2luZ2ZhY2UtY2xpIGxvZ2luIC0tdG9rZW4gaGZfS2pIdGlMeVhEeVhhbVh1am1pcHhPZmhhakFoUlFDWW5nZQ==",
+        ("aGZfS2pIdGlMeVhEeVhhbVh1am1pcHhPZmhhakFoUlFDWW5nZQ==",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "aHVnZ2luZ2ZhY2UtY2xpIGxvZ2luIC0tdG9rZW4gaGZfSEZTZEhXbkNzZ0RlRlpOdmV4T0hMeVNvSmdKR21YUmJURA==",
+        ("aGZfSEZTZEhXbkNzZ0RlRlpOdmV4T0hMeVNvSmdKR21YUmJURA==",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "aHVnZ2luZ2ZhY2UtY2xpIGxvZ2luIC0tdG9rZW4gaGZfUUpQWUFEYk5aTldVcFp1UUpnY1ZKeHNYUEJFRm1nV2tRSw==",
+        ("aGZfUUpQWUFEYk5aTldVcFp1UUpnY1ZKeHNYUEJFRm1nV2tRSw==",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "aHVnZ2luZ2ZhY2UtY2xpIGxvZ2luIC0tdG9rZW4gaGZfSlZMbldzTHVpcFpzdVVOa1BuTVJ0WGZGWlNzY09SUlVIYw==",
+        ("aGZfSlZMbldzTHVpcFpzdVVOa1BuTVJ0WGZGWlNzY09SUlVIYw==",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "aHVnZ2luZ2ZhY2UtY2xpIGxvZ2luIC0tdG9rZW4gaGZfeGZYY0pycVR1S3h2dmxRRWpQSEZCeEtLSmlGSEptQlZrYw==",
+        ("aGZfeGZYY0pycVR1S3h2dmxRRWpQSEZCeEtLSmlGSEptQlZrYw==",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "aHVnZ2luZ2ZhY2UtY2xpIGxvZ2luIC0tdG9rZW4gaGZfeG5uaEJmaVN6TUNBQ0tXWmZxc3lOV3Vud1VyVEdwZ0lnQQ==",
+        ("aGZfeG5uaEJmaVN6TUNBQ0tXWmZxc3lOV3Vud1VyVEdwZ0lnQQ==",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "aHVnZ2luZ2ZhY2UtY2xpIGxvZ2luIC0tdG9rZW4gaGZfWVlyWkJEUHZVZVpBd05BcllVRnpuc0hGcXVYaEVPWGJaYQ==",
+        ("aGZfWVlyWkJEUHZVZVpBd05BcllVRnpuc0hGcXVYaEVPWGJaYQ==",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "LUggIkF1dGhvcml6YXRpb246IEJlYXJlciBoZl9jWWZKQXduQmZHY0tSS3hHd3lHSXRsUWxSU0ZZQ0xwaGdHIg==",
+        ("aGZfY1lmSkF3bkJmR2NLUkt4R3d5R0l0bFFsUlNGWUNMcGhnRw==",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "REVWPTEgSEZfVE9LRU49aGZfUU5xWHJ0RmloUnV5U1p1YkVnblVWdkdjbkVOQ0JoS2dHRCBwb2V0cnkgcnVuIHB5dGhvbiBhcHAucHk=",
+        ("aGZfUU5xWHJ0RmloUnV5U1p1YkVnblVWdkdjbkVOQ0JoS2dHRA==",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "dXNlX2F1dGhfdG9rZW49J2hmX29yTVZYalpxekNRRFZrTnl4VEhlVmx5YXNsbnpESmlzZXgnKQ==",
+        ("aGZfb3JNVlhqWnF6Q1FEVmtOeXhUSGVWbHlhc2xuekRKaXNleA==",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "Q0lfSFVCX1VTRVJfVE9LRU4gPSAiaGZfaFpFbW5vT0VZSVNqcmFKdGJ5U2FLQ05uU3VZQXZ1a2FUdCI=",
+        ("aGZfaFpFbW5vT0VZSVNqcmFKdGJ5U2FLQ05uU3VZQXZ1a2FUdA==",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "LSBDaGFuZ2UgbGluZSA1IGFuZCBhZGQgeW91ciBIdWdnaW5nIEZhY2UgdG9rZW4sIHRoYXQgaXMsIGluc3RlYWQgb2YgJ2hmX3Rva2VuID0gIkFERF9ZT1VSX0hVR0dJTkdfRkFDRV9UT0tFTl9IRVJFIicsIHlvdSB3aWxsIG5lZWQgdG8gY2hhbmdlIGl0IHRvIHNvbWV0aGluZyBsaWtlJ2hmX3Rva2VuID0gImhmX3F5VUVabnBNSXpVU1FVR1NOUnpoaVh2Tm5rTk53RXlYYUciJw==",
+        ("aGZfcXlVRVpucE1JelVTUVVHU05SemhpWHZObmtOTndFeVhhRw==",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "IyBOb3QgY3JpdGljYWwsIG9ubHkgdXNhYmxlIG9uIHRoZSBzYW5kYm94ZWQgQ0kgaW5zdGFuY2UuCgkJVE9LRU4gPSAiaGZfZkZqa0JZY2ZVdnRUZEtneFJBRHhUYW5VRWtpVFplZnd4SCI=",
+        ("aGZfZkZqa0JZY2ZVdnRUZEtneFJBRHhUYW5VRWtpVFplZnd4SA==",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "ICAgIHBhcnNlci5hZGRfYXJndW1lbnQoIi0taGZfdG9rZW4iLCB0eXBlPXN0ciwgZGVmYXVsdD0naGZfUmRlaWRSdXRKdUFEb1ZEcVB5dUlvZFZoY0ZuWklxWEFmYicsIGhlbHA9Ikh1Z2dpbmcgRmFjZSBBY2Nlc3MgVG9rZW4gdG8gYWNjZXNzIFB5QW5ub3RlIGdhdGVkIG1vZGVscyIp",
+        ("aGZfUmRlaWRSdXRKdUFEb1ZEcVB5dUlvZFZoY0ZuWklxWEFmYg==",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "YXBpX29yZ19Qc3ZWSE10ZmVjc2JzZFNjSU1SamhSZVFZVUJPWnFPSlRz",
+        ("YXBpX29yZ19Qc3ZWSE10ZmVjc2JzZFNjSU1SamhSZVFZVUJPWnFPSlRz",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "YGFwaV9vcmdfbFlxSWNWa0VydlNORmNyb1d6eGxyVU5OZFRacmZVdkhCemA=",
+        ("YXBpX29yZ19sWXFJY1ZrRXJ2U05GY3JvV3p4bHJVTk5kVFpyZlV2SEJ6",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "XCdhcGlfb3JnX1piQVdkZGNtUHRVSkNBTVZVUFNvQWxSaFZxcFJ5dkhDcVcnXA==",
+        ("YXBpX29yZ19aYkFXZGRjbVB0VUpDQU1WVVBTb0FsUmhWcXBSeXZIQ3FX",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "ZGVmIHRlc3RfcHJpdmF0ZV9zcGFjZShzZWxmKToKICAgICAgICBoZl90b2tlbiA9ICJhcGlfb3JnX1RnZXRxQ2pBUWlSUmpPVWpORmVoSk54QnpoQlFrdWVjUG8iICAjIEludGVudGlvbmFsbHkgcmV2ZWFsaW5nIHRoaXMga2V5IGZvciB0ZXN0aW5nIHB1cnBvc2VzCiAgICAgICAgaW8gPSBnci5sb2FkKA==",
+        ("YXBpX29yZ19UZ2V0cUNqQVFpUlJqT1VqTkZlaEpOeEJ6aEJRa3VlY1Bv",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "aGZfdG9rZW4gPSAiYXBpX29yZ19UZ2V0cUNqQVFpUlJqT1VqTkZlaEpOeEJ6aEJRa3VlY1BvIiAgIyBJbnRlbnRpb25hbGx5IHJldmVhbGluZyB0aGlzIGtleSBmb3IgdGVzdGluZyBwdXJwb3Nlcw==",
+        ("YXBpX29yZ19UZ2V0cUNqQVFpUlJqT1VqTkZlaEpOeEJ6aEJRa3VlY1Bv",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "Im5ld3NfdHJhaW5fZGF0YXNldCA9IGRhdGFzZXRzLmxvYWRfZGF0YXNldCgnbmxwSGFrZGFuZy9haWh1Yi1uZXdzMzBrJywgIGRhdGFfZmlsZXMgPSBcInRyYWluX25ld3NfdGV4dC5jc3ZcIiwgdXNlX2F1dGhfdG9rZW49J2FwaV9vcmdfU0p4dmlLVlZhS1FzdXV0cXp4RU1XUnJIRnpGd0xWWnlyTScpXG4iLA==",
+        ("YXBpX29yZ19TSnh2aUtWVmFLUXN1dXRxenhFTVdSckhGekZ3TFZaeXJN",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "b3MuZW52aXJvblsnSFVHR0lOR0ZBQ0VIVUJfQVBJX1RPS0VOJ10gPSAnYXBpX29yZ19ZcGZET0hTQ25Ea0JGUlh2dFJhSUlWUnFHY1h2Ym1odFJBJw==",
+        ("YXBpX29yZ19ZcGZET0hTQ25Ea0JGUlh2dFJhSUlWUnFHY1h2Ym1odFJB",),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "LSAoaWQpaGZfcmVxdWlyZWRDaGFyYWN0ZXJpc3RpY1R5cGVzRm9yRGlzcGxheU1ldGFkYXRhOw==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "YW1hem9uLmRlI0AjZGl2W2RhdGEtY2VsLXdpZGdldD0iZGVza3RvcC1yaGZfU3BvbnNvcmVkUHJvZHVjdHNSZW1vdGVSSEZTZWFyY2hFWFBTdWJzSzJDbGlja1BhZ2luYXRpb24iXQ==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "ICAgICAgICAgICAgICAgICAgICAgICAgICAgIF9rSE1TeW1wdG9taGZfZ2VuZXJhdGVkQnlIb21lQXBwRm9yRGVidWdnaW5nUHVycG9zZXNLZXks",
+        (),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "ICAgICNkZWZpbmUgT1NDSEZfRGVidWdHZXRFeHBlY3RlZEF2ZXJhZ2VDcnlzdGFsQW1wbGl0dWRlIE5PUk9NX09TQ0hGX0RlYnVnR2V0RXhwZWN0ZWRBdmVyYWdlQ3J5c3RhbEFtcGxpdHVkZQ==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "ICBNX1VJTlQgICAgICAgKFNlcnZpbmdDZWxsUHJpb3JpdHlQYXJhbWV0ZXJzRGVzY3JpcHRpb25fdCwgIEhfUFJJTywgIDIsICZoZl9zZXJ2aW5nY2VsbHByaW9yaXR5cGFyYW1ldGVyc2Rlc2NyaXB0aW9uX2hfcHJpbyks",
+        (),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "K0hXSS1TVDU2NV8wMDkyOjQ6MTEwMTo1NTA4OjU4NjAjQUNUVEdBLzEKCQliYl9lZWVlZWdmZ2ZmaGlpaWlpaWlpaWlpaGlpaWlpY2dhZmhmX2VlZmdoaWhoaWlpaWZoaWZoaGRoaWZoaWlpaWhpZmRnZGhnZ2ZcYmJjZWNlZWRiY2QKCQlASFdJLVNUNTY1XzAwOTI6NDoxMTAxOjc2MjE6NTc3MCNBQ1RUR0EvMQ==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "eXt9eHx+fH1/f3t+fX1+fH9/fn18fO+/vX5877+9f3vvv73vv718f397fX97fH56e317e3x7fHx7fH18e317fnx5fXZqb2VQYlVCSjcmOyIaOyAgPB8fOx8gOh8fOx8ePyEhOx4ePB8fNyUkSUFDYV9lY2doYmZiYWViZWpoYWhmYmhmX2RkYmZpY2doYmdmYmhoY2doZGdoZmhpZ2lpZmhoZWhoZGdnY2dmY2hmX2ZnY2VpXltbLjQwJjU0IjU2HzY2IDY=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "ICAgICAgICAgICAgICAgICAgICBjaGFuZ2VfZGlyKGN3ZCkKCQlzdWJkaXJzID0gZ2xvYi5nbG9iKCdIRl9DQUFTSU1VTElBQ29tcHV0ZVNlcnZpY2VzQnVpbGRUaW1lLkhGKi5MaW51eDY0JykKCQlpZiBsZW4oc3ViZGlycykgPT0gMTo=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "ICAgICAgICBvcy5lbnZpcm9uLmdldCgiSEZfQVVUSF9UT0tFTiIsCgkJImhmX3h4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHgiKSw=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "IyBIdWdnaW5nRmFjZSBBUEkgVG9rZW4gaHR0cHM6Ly9odWdnaW5nZmFjZS5jby9zZXR0aW5ncy90b2tlbnMKCQlIVUdHSU5HRkFDRV9BUElfVE9LRU49aGZfeHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eCw=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "cHVibGljIHN0YXRpYyBmaW5hbCBTdHJpbmcgQVBJX09SR19FWElTVCA9ICJBUElPcmdhbml6YXRpb25FeGlzdCI7",
+        (),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "Y29uc3QgYXBpX29yZ19jb250cm9sbGVyID0gcmVxdWlyZSgnLi4vLi4vY29udHJvbGxlcnMvYXBpL2luZGV4Jykub3JnYW5pemF0aW9uczs=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "QVBJX09SR19DUkVBVEUoImh0dHBzOi8vcXlhcGkud2VpeGluLnFxLmNvbS9jZ2ktYmluL2RlcGFydG1lbnQvY3JlYXRlP2FjY2Vzc190b2tlbj1BQ0NFU1NfVE9LRU4iKSw=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "ZGVmIHRlc3RfaW50ZXJuYWxfYXBpX29yZ19pbmNsdXNpb25fd2l0aF9ocmVmKGFwaV9uYW1lLCBocmVmLCBleHBlY3RlZCwgbW9ua2V5cGF0Y2gsIGNhbGxlZF93aXRoKToKCQltb25rZXlwYXRjaC5zZXRhdHRyKCJyZXF1ZXN0cy5zZXNzaW9ucy5TZXNzaW9uLnJlcXVlc3QiLCBjYWxsZWRfd2l0aCk=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "ICAgIGRlZiBfYXBpX29yZ185NjcyNmM3OF80YWUzXzQwMmZfYjA4Yl83YTc4YzY5MDNkMmEoc2VsZiwgbWV0aG9kLCB1cmwsIGJvZHksIGhlYWRlcnMpOgogICAgICAgIGJvZHkgPSBzZWxmLmZpeHR1cmVzLmxvYWQoImFwaV9vcmdfOTY3MjZjNzhfNGFlM180MDJmX2IwOGJfN2E3OGM2OTAzZDJhLnhtbCIpCiAgICAgICAgcmV0dXJuIGh0dHBsaWIuT0ssIGJvZHksIGhlYWRlcnMsIGh0dHBsaWIucmVzcG9uc2VzW2h0dHBsaWIuT0td",
+        (),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "PHA+WW91IHNob3VsZCBzZWUgYSB0b2tlbiA8Y29kZT5oZl94eHh4eDwvY29kZT4gKG9sZCB0b2tlbnMgYXJlIDxjb2RlPmFwaV9YWFhYWFhYWDwvY29kZT4gb3IgPGNvZGU+YXBpX29yZ19YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYPC9jb2RlPikuPC9wPg==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "huggingface",
+        "ICBGcm9tIEh1Z2dpbmcgRmFjZSBkb2NzOgoJCVlvdSBzaG91bGQgc2VlIGEgdG9rZW4gaGZfeHh4eHggKG9sZCB0b2tlbnMgYXJlIGFwaV9YWFhYWFhYWCBvciBhcGlfb3JnX3h4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHgpLgoJCUlmIHlvdSBkbyBub3Qgc3VibWl0IHlvdXIgQVBJIHRva2VuIHdoZW4gc2VuZGluZyByZXF1ZXN0cyB0byB0aGUgQVBJLCB5b3Ugd2lsbCBub3QgYmUgYWJsZSB0byBydW4gaW5mZXJlbmNlIG9uIHlvdXIgcHJpdmF0ZSBtb2RlbHMu",
+        (),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "Y2xpZW50X3NlY3JldD1iUDg4UX5yY0JjWWp6ek9oZzFIbm43NldtM2pHZ2FrWmlaLjh2TWdS",
+        ("YlA4OFF+cmNCY1lqenpPaGcxSG5uNzZXbTNqR2dha1ppWi44dk1nUg==",),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "Y2xpZW50X3NlY3JldD1iUDg4UX5yY0JjWWp6ek9oZzFIbm43NldtM2pHZ2FrWmlaLjh2TWdSCg==",
+        ("YlA4OFF+cmNCY1lqenpPaGcxSG5uNzZXbTNqR2dha1ppWi44dk1nUg==",),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "Y2xpZW50X3NlY3JldDogLklROFF+NzlSN1RPV09zcEZuV2NFRy1kWXQ0S1hxRnF4SzE2Y3hy",
+        ("LklROFF+NzlSN1RPV09zcEZuV2NFRy1kWXQ0S1hxRnF4SzE2Y3hy",),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "QVVUSF9DTElFTlRTRUNSRVQgPSBfVjI4UX5JQzhxeG1sV05wSHVEbTM0SmxiS3Y5TFhWNU12VVIzYS1Q",
+        ("X1YyOFF+SUM4cXhtbFdOcEh1RG0zNEpsYkt2OUxYVjVNdlVSM2EtUA==",),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "PHZhbHVlIHhzaTp0eXBlPSJ4c2Q6c3RyaW5nIj5+R2c4UX5uVmhsTGkydnBnX25YQkdxRnNiR0stdH5IdXMxSm1UYTB5PC92YWx1ZT4=",
+        ("fkdnOFF+blZobExpMnZwZ19uWEJHcUZzYkdLLXR+SHVzMUptVGEweQ==",),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "IkNMSUVOVF9TRUNSRVQiOiAiWVl6N1F+U3Vkb3F3YXAxUG56RUJBM3pxQkt+aTV1ZXNESXYuQyI=",
+        ("WVl6N1F+U3Vkb3F3YXAxUG56RUJBM3pxQkt+aTV1ZXNESXYuQw==",),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "U2V0LVBTVUF1dGhlbnRpY2F0aW9uTWV0aG9kIC1UeXBlICdPcGVuSURDb25uZWN0JyAtQ2FsbGJhY2tQYXRoICcvYXV0aC9vaWRjJyAtQ2xpZW50SWQgJ2Zha2UnIC1DbGllbnRTZWNyZXQgJzJWcTdRfnE1VmdLbGpaN2NiMy4wc3AwQXB6LnZPalJJUHllVHIn",
+        ("MlZxN1F+cTVWZ0tsalo3Y2IzLjBzcDBBcHoudk9qUklQeWVUcg==",),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "Y2xpZW50LXNlY3JldDogInQwMjhRfi1hTGJtUXVpbm5adHpiZ3RsRUFZc3RuQldFbUdQQW9CbSI=",
+        ("dDAyOFF+LWFMYm1RdWlublp0emJndGxFQVlzdG5CV0VtR1BBb0Jt",),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "ImNhcy5hdXRobi5henVyZS1hY3RpdmUtZGlyZWN0b3J5LmNsaWVudC1zZWNyZXQ9cUhGOFF+UENNNUhoTW95VEZjNVRZRW9tbnpSNktpbTlVSmhlOGEuUCIs",
+        ("cUhGOFF+UENNNUhoTW95VEZjNVRZRW9tbnpSNktpbTlVSmhlOGEuUA==",),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "ImxpbmUiOiAiY2xpZW50X3NydCA9IFwicXBGOFF+UENNNU1oTW95VEZjNVRZRW9tbllSVUtpbTlVSmhlOGEyUFwiOyIs",
+        ("cXBGOFF+UENNNU1oTW95VEZjNVRZRW9tbllSVUtpbTlVSmhlOGEyUA==",),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "ImNsaWVudF9zZWNyZXQiOiAgICAgICBhY2N0ZXN0LlJlcHJlc2VudGF0aW9ue1JlcFR5cGU6IGFjY3Rlc3QuUmVxdWlyZWQsIENyZWF0ZTogJ2RPMjlRfkY1LVZ3blcubFpkZDExeEZGX3Q1TkFYQ2FHd0RsOU5iVDEnfSw=",
+        ("ZE8yOVF+RjUtVnduVy5sWmRkMTF4RkZfdDVOQVhDYUd3RGw5TmJUMQ==",),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "RXhhbXBsZT0gR04uN1F+NEFrTFpCTkViejRKeGxtfk81RzZTc3lGeFlnNnpNUg==",
+        ("R04uN1F+NEFrTFpCTkViejRKeGxtfk81RzZTc3lGeFlnNnpNUg==",),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "InRoZV92YWx1ZSI6ICJRdFQ4UX45Qy1fSWp+Um91SFZwRDJUdWYzb0hXR2guRFEza2NqYkFuIg==",
+        ("UXRUOFF+OUMtX0lqflJvdUhWcEQyVHVmM29IV0doLkRRM2tjamJBbg==",),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "UXRUOFF+OUMtX0lqflJvdUhWcEQyVHVmM29IV0doLkRRM2tjamJBbg==",
+        ("UXRUOFF+OUMtX0lqflJvdUhWcEQyVHVmM29IV0doLkRRM2tjamJBbg==",),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "KHVzZSB0aGUgY2xpZW50IHNlY3JldDogUXRUOFF+OUMtX0lqflJvdUhWcEQyVHVmM29IV0doLkRRM2tjamJBbik=",
+        ("UXRUOFF+OUMtX0lqflJvdUhWcEQyVHVmM29IV0doLkRRM2tjamJBbg==",),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "KFF0VDhRfjlDLV9Jan5Sb3VIVnBEMlR1ZjNvSFdHaC5EUTNrY2piQW4p",
+        ("UXRUOFF+OUMtX0lqflJvdUhWcEQyVHVmM29IV0doLkRRM2tjamJBbg==",),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "IVvlm77mupDvvJrjgIrmt7HlhaXmi4bop6NUb21jYXQgJiBKZXR0eeOAi10oaHR0cHM6Ly9wMy1qdWVqaW4uYnl0ZWltZy5jb20vdG9zLWNuLWktazN1MWZicGZjcC82YTllNzA0YWY0OWI0MzgwYmI2ODZmMGM5NmQzM2I4MX50cGx2LWszdTFmYnBmY3Atd2F0ZXJtYXJrLmltYWdlKQ==",
+        (),
+    ),
+    ("gitleaks", "azure", "fn5+fn5+fn5+fn5+fn5+fn5+fn5+fn5+fn5+fn5+fn5+fn5+fn5+fg==", ()),
+    ("gitleaks", "azure", "fn5+fn5+fn5+fn5+fn5+fn5+fn5+fn5+fn5+fn5+fn5+fn5+fn5+fn5+fg==", ()),
+    (
+        "gitleaks",
+        "azure",
+        "LnVpLnZpc2libGUucmlnaHQuc2lkZWJhcn4udWkudmlzaWJsZS5sZWZ0LnNpZGViYXJ+LnB1c2hlcnt0cmFuc2Zvcm06dHJhbnNsYXRlM2QoMCwwLDApfQ==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "YnVmLldyaXRlU3RyaW5nKCJ+fn5+fn5+fn5+fn5+fn5+fn5+fn5+fn5+fn5+fn5+fn5+fn5+flxuXG46OlxuXG4iKQ==",
+        (),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "J3VybCc6ICdodHRwOi8vd3d3LjJkb2Mubmwvc3BlZWx+VkFSQV8xMDEzNzUyMzd+bWgxNy1oZXQtdmVyZHJpZXQtdmFuLW5lZGVybGFuZH4uaHRtbCcs",
+        (),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "QGFyID0gc3BsaXQoIn4iLCAiOTY1ZjE0NTN+NDd+MDk0MTRjOTNlNGNlZjk4NTQxNmY0NzI1NDkyMjA4MjdkYTNiYTZmZWQ4YWQyOGUyOWVmNmFkMTcwYWQ1M2E2OTA1MWU5YjA2ZjQzOWVmNmRhNWRmODY3MDE4MWY3ZWIyNDgxNjUwIik7",
+        (),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "JyMhL3JlZ2lzdHJpZXMvNS9wb3J0YWluZXIuZGVtb34yRnBvcnRhaW5lcnJlZ2lzdHJ5dGVzdGluZ34yRmFscGluZScs",
+        (),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "Ly8gQ2xvdWRGcm9udC1TaWduYXR1cmU6IEl4bjRiRjFMTHJMY0I4WEctdDViWmJJQjB2ZndTRjJzNGdrZWZ+UGNOQmR4NzNNVnZaRDN2OERaNUd6Y3FOcnliTWlxZFlKWTVLcUs2dlRzZjVKWERnd0ZGei1oOTh3ZHNiVi1pemN1b25QZHpNSHA0QXk0cXlYTTZFZDVqQjlkVVdZR3dNa0E2cnNXWHBmdGZYOHhtazR0RzFMd0Z1SlY2bkFzeDRjZnB1S3dvNHZVMkh5cjItZmtBN01aRzhBSGtwRGRWVW5qbTFxLVJlOUhkRzBuQ3EtMmxuQkFkT2NoQnBKdDM3bmFyT2otWmc2Y2J4fjZyelFMVlFkOFhJdi1CbjdWVGMxdGtCQUpWdEdPSGIwUX5QTHpTUm10TkdZVG5wTDB6fmdwM3RxOGxoWmMySHV2Slc1LXRaYVlQOXl1ZmVJems1YnFzVDZEVDRpRHVjbEtLd19fLCAsICwgZmFsc2U=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "KyAiPFRydXN0IENvbW1lbnQ9XCJcIiBJZGVudGl0eT1cIlVTS0B1MnZuM0xoNkt0ZTItVGdCU05Lb3Jic0trdUF0MzRja29MbWd4MG5kWE8wLDR+cThRfjN3SUhqWDlEVDB5Q05mUW1yOW94bVlyRFpvUVZMT2ROZ355azAsQVFBQ0FBRS9XZWJPZlRydXN0UkMyLzJcIiBWYWx1ZT1cIjEwMFwiLz4i",
+        (),
+    ),
+    (
+        "gitleaks",
+        "azure",
+        "Y2xpZW50X3NlY3JldD1iUDg4UX54eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4",
+        (),
+    ),
+    (
+        "gitleaks",
+        "atlassian-api-token",
+        "SklSQV9BUElfVE9LRU49SFhlOERHZzFpSmQyQW9wenl4a0ZCN0Yy",
+        ("SFhlOERHZzFpSmQyQW9wenl4a0ZCN0Yy",),
+    ),
+    (
+        "gitleaks",
+        "atlassian",
+        "Z2V0UGFnZXNJbkNvbmZsdWVuY2VTcGFjZSxzZWFyY2hDb25mbHVlbmNlVXNpbmdDcWw=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "databricks",
+        "dG9rZW4gPSBkYXBpZjEzYWM0YjQ5ZDFjYjMxZjY5ZjY3OGUzOTYwMmUzODEtMg==",
+        ("ZGFwaWYxM2FjNGI0OWQxY2IzMWY2OWY2NzhlMzk2MDJlMzgxLTI=",),
+    ),
+    (
+        "gitleaks",
+        "databricks",
+        "REFUQUJSSUNLU19UT0tFTj1kYXBpMTIzNDU2Nzg5MDEyMzQ1Njc4YTliYzAxMjM0ZGVmZzU=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "heroku",
+        "Y29uc3QgSEVST0tVX0tFWSA9ICIxMjM0NTY3OC1BQkNELUFCQ0QtQUJDRC0xMjM0NTY3ODkwQUIi",
+        ("MTIzNDU2NzgtQUJDRC1BQkNELUFCQ0QtMTIzNDU2Nzg5MEFC",),
+    ),
+    (
+        "gitleaks",
+        "heroku",
+        "aGVyb2t1X2FwaV9rZXkgPSAiODMyZDIxMjktYTg0Ni00ZTI3LTk5ZjQtNzAwNGI2YWQ1M2VmIg==",
+        ("ODMyZDIxMjktYTg0Ni00ZTI3LTk5ZjQtNzAwNGI2YWQ1M2Vm",),
+    ),
+    (
+        "gitleaks",
+        "heroku",
+        "Y29uc3QgS0VZID0gIkhSS1UtQUFsUTFhVm9IRHVqSjlRc0RIZEhsSE8waGJ6aG9FUlJTTzQ1WlF1c1NZSGdfX19fX3c0X2hMckF5bV91IiI=",
+        (
+            "SFJLVS1BQWxRMWFWb0hEdWpKOVFzREhkSGxITzBoYnpob0VSUlNPNDVaUXVzU1lIZ19fX19fdzRfaExyQXltX3U=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "heroku",
+        "QVBJX0tleSA9ICJIUktVLUFBeTlQcHJfSEQycFB1VHlJaVRZSW5PMGhiemhvRVJSU085M1pRdXNTWUhnYUQ3X1dRMDdGbkY3TDlGWCI=",
+        (
+            "SFJLVS1BQXk5UHByX0hEMnBQdVR5SWlUWUluTzBoYnpob0VSUlNPOTNaUXVzU1lIZ2FEN19XUTA3Rm5GN0w5Rlg=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "private-key",
+        "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JSUV2UUlCQURBTkJna3Foa2lHOXcwQkFRRUZBQVNDQktjd2dnU2pBZ0VBQW9JQkFRREFDNEFXa2R3S1lTZDgKS3MxNElSZUxjWWdBRGhvWGs1Nlp6WEk9Ci0tLS0tRU5EIFBSSVZBVEUgS0VZLS0tLS0=",
+        (
+            "TUlJRXZRSUJBREFOQmdrcWhraUc5dzBCQVFFRkFBU0NCS2N3Z2dTakFnRUFBb0lCQVFEQUM0QVdrZHdLWVNkOA==",
+            "S3MxNElSZUxjWWdBRGhvWGs1Nlp6WEk9",
+        ),
+    ),
+    (
+        "gitleaks",
+        "private-key",
+        "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFcFFJQkFBS0NBUUVBbjYvTzhsaStTWDRtOThMTFl0L1BLU3pFbVErK1pCRDdMb2g5UDEzZjR5UTkyRUYzCnl4UjVNc1hGdTlQUnNyWVFBNy80VVRQSGlDNHkyc0FWQ0JnNEMyeXlCcFVFdE1RanlDRVNpNlk9Ci0tLS0tRU5EIFJTQSBQUklWQVRFIEtFWS0tLS0tCg==",
+        (
+            "TUlJRXBRSUJBQUtDQVFFQW42L084bGkrU1g0bTk4TExZdC9QS1N6RW1RKytaQkQ3TG9oOVAxM2Y0eVE5MkVGMw==",
+            "eXhSNU1zWEZ1OVBSc3JZUUE3LzRVVFBIaUM0eTJzQVZDQmc0QzJ5eUJwVUV0TVFqeUNFU2k2WT0=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "private-key",
+        "LS0tLS1CRUdJTiBQR1AgUFJJVkFURSBLRVkgQkxPQ0stLS0tLQpsUVdHQkdTVlY0WUJEQUNsdlJueGV6SVJ5Mll2N1NGbHpDMGlGaVJGL08vamVQU3crWFlodmNyVGFxU1lUR2ljCj04eFFOCi0tLS0tRU5EIFBHUCBQUklWQVRFIEtFWSBCTE9DSy0tLS0t",
+        (
+            "bFFXR0JHU1ZWNFlCREFDbHZSbnhleklSeTJZdjdTRmx6QzBpRmlSRi9PL2plUFN3K1hZaHZjclRhcVNZVEdpYw==",
+            "PTh4UU4=",
+        ),
+    ),
+    (
+        "gitleaks",
+        "privatekey",
+        "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCmFueXRoaW5nCi0tLS0tRU5EIFBSSVZBVEUgS0VZLS0tLS0=",
+        (),
+    ),
+    (
+        "gitleaks",
+        "privatekey",
+        "LS0tLS1CRUdJTiBPUEVOU1NIIFBSSVZBVEUgS0VZLS0tLS0tLS0tLUVORCBPUEVOU1NIIFBSSVZBVEUgS0VZLS0tLS0=",
+        (),
+    ),
+    ("gitleaks", "aws", "a2V5ID0gQUtJQVhYWFhYWFhYWFhYWFhYWFg=", ()),
+    ("gitleaks", "aws", "YXdzX2FjY2Vzc19rZXk6IEFLSUFJT1NGT0ROTjdFWEFNUExF", ()),
+    ("gitleaks", "aws", "bXNnc3RyICJOw6R5dMOkIGFzaWFraXJqYW1hbGxpa2Fuc2lvLiI=", ()),
+    ("gitleaks", "aws", "VE9EQVlJTkFTSUFBU0FDS09GUklDRUZFTExPVkVS", ()),
+    (
+        "gitleaks",
+        "aws",
+        "Q1RUQ0FUQUdHR1RUQ0FDR0NUR1RHVEFBVC1BQ0ctLUNDVEdBR0dDLUNBQ0EtQUdHR0dBQ1RUQ0FHQ0FBQ0NHVENHR0ctR0FUVEMtQVRUR0NDQS1BLS1UR0dBQUdDQUFUQy1UQS1UR0dHVFRBLVRDR0NHR0FHVENDR0NBQUFHQUNHR0NDQUdUQVRHLUFBR0NBR0FUVFRDR0NBQy1DQUFUR1RHQUNUR0NBVFRUQ0dURy1BVENHR0dHVEFBR1RBLVRDLUdDQ0dBVFRDLUdDLS1DQ0dUQ0NBLUFHVC1DR0FBRy1UQS0tR0dDQUFUQVRBQUFHQ1RHQy1DQVRUR0NDR0FBR0NUQVRDVENHQ1RBLVRBQ1RUR0FULUFBVENHR0NHRy1UQUctQ0FDQUctR1RDR0NBR1RBVENHLUFDLVQtLUFHRy1DQ1RDVENBQUFBR1RULUdHR1RDQ0NHR0NDVENUR0dHQUFBQUFDQUNDVENULUEtQUdDR1RDQUFUQ0FHQ1RDR0dUVFRDR0NBVEFUVEEtVEdBVEFUQ0NDQ0NHVFRHQUNDQUFUVEdBLS1UQUdUQUNDQ0dBR0NUVEFDQ0dUQ0dHLUFUVENUR0dBR1RDVFQtQVRHQUdHVFRBQ0NHQUNHQS1DR0NBR1RBQ0NBVEFBR1QtR0NHQ0FBVFRUR0FDVEdUVENDQ0dUQ0dBR1RBQUNDQS1BR0NUVFRHQ1RDQS1DQ0dHR0FUR0NHQ0dDQ0dBVEdUR0FDQ0FHR0dHR0NHQ0FUR1RUQUNBVFRHQUMtQS1HQ1RHR0FUQ0FUR1RUQVRHQUMtR1RHR0dUQy1BVEdDVEFBQUFHQ0NUQUFBR0dBQ0dHVC1HQ0FUVEFHVEFULVRBQ0NHR0dBQ0NUQ0FUQVRDQUFUR0NHQ1RDR0NUQUdUVENDVENUVENUQ1RUR0FUQUFDR1RBVEFUR0NHVENBR0dDR0NDQ0dUQ0NHQ0NUQ0NBQVRBQ0dURy1BQ0FBQ0dUQy1BR1RBQ1RHQUdDQ1RDLS1BQS1BQ0FUQ0dUQ1RUR1RUQ0ctQ0MtVEFDQUFBR0dBVENHR1RBR0FBQUFDVENBQVRBVFRDR0dHVEFUQUFHR1RDR1RBR0dBQUdUR1RHVENHQ0NDQUdHR0NDRy1DVEFHQS1BR0NHQ0FDQUNBQUdDRy1DVENDVEdUQ0FBR0dBR1RURy1HVEdBQUFBLUFUR0FBQy0tR0FDVC1BVFRHQ0dUQ0FDLS1DVEFDQ1RDVC1BQUdUVFRUVC1HQUNBQVRUVENBVEdHQUNHQUFUVEdBLUFHQ0dUQ0NBQ0FBR0NBVENUR0NDR1RBR0FUQVRHQ0dHVEFHR1RUVFRUQUNBVEFURy1UQ0FDVEdDQUdBR1RDQUNHR0FDQS1DQUNBVENHQ1RHVENBQUFBVEdDVENHVEFDQ1RBR1QtR1QtVFRHQ0dBVENDQ0NDLUdDR0dDQVRUQS1UQ1RUVFRHQUFDQ0NUQ0dUQ0NDVEdUR0ctQ1RDVEdBVEdBVFRHQUctR1RDVEdUQS1UVENDQ1RDR1RUR1RHR0dHR0dBVFRHR0FDQ1RULVRHVEFUQUdHVFRDVFRUQUFDQ0ctQVRHR0dHR0dDQ0ctLUFUQ0dBLUEtVEEtVEdDVENDVEdUVFRHQ0NDQ0dBQUNDVFQtQUNDVENHRy1UQ0NBR0FDQS1DVEFBR0FBQUFBQ0NDQy1DLUFDVEdUQUFHR1RHQ1RHQUdDQ1RUVEdHQVRBR0NDLUNHQ0dBQVRHQVQtQ0MtVEFHVFRHQUNBQS1DVEdBQUNHQ0dDVENHQUFDQS1UR0NDQy1HQ0NDVENUR0EtLUNUR0NUR1RDVEctR0NBQ0NUVFRBR0FDQUNHQ0dUQ0dBQy1DQVRBVEFUVC1BR0NHQ1RHVENUR1RHRy1BR0dULVRHVEdUQ1RUR1RUR0NUQ0EtQ1QtQ0FUVEFUQ1RHVC1BQUNUR0dDVENDLUNUQy1DQ0FULVRHR0NHVENUVFRBQ0FDQ0FBQ0NHQ1RBR0dUVEFDQUdUR0NBLVRDVEFHQ0dDQ1RBVFRBVENBR0dHQ0dULVRUR0NBR0NHR0NHQ0dHVEdHQ1RBVEdULUdUVEFHQUNBVEFUQy1DVFRBQ0FDVEdUQVRHQ1RBRy1BR0NBQUdDQ0FDLVRDVEdBQVRHR0dUVEdDLUNHQVRHQUFUR0EtVENUVEdBVEMtR0FHQ1RDR0NBLUFDLS0tVEFDQVRHR0FHVENDR0FBR1RHQUFDQ1RBQ0dHQVRHQVRDR1RBVFRDQ0FBQ0FDR0FHR0FUQy1UQVRBQ0dUQVRBR0ctQS1HR0NHLVRBQVRDQ0FDQUFUVFRBR1RBQUNUQ1RUR0FDR0MtLS1HR0FUR0FBQUFULUdUQ0dUVEFDQUNDVFRDQ0FHQUdHQ1RDR0ctR1RBVEFUQVRBVEdBQ0NULS1UR1RHQVRUR0FHR0FDR0FUQ1RBR0FBVEFBLUNULUdULUctQ1QtQUFBR1RBQ0FHVEFHVFRUQ1RBVEdULUdHVEFHR1RHR0FHQUFUQUNBR0FHVEFHLUFUR0FUVEMtR1RHR0dDQ0FDQS1DLS1ULUFDVFRUQ0FULVRBR0FHQ0FHQUdBLUMtR1RHQUdUR0FHVFRUVEFDQUNUQUdDQ0FHQVRHR0FDQ0ctR1RHQS1BR1RDVEFBQ0FHQ0NBQ0NHQ1RULUdUR0FHR1RDR1RUVENDQ0FHVEMtQUNDQ1RBQ1RBQ0FHR0NBQUFBQUNUQ0FHVEdULUNDLUdUR0EtR1RHQ0dUVEFHVEdBVEFUVENDQ1RBQUNHR1RUQUdHVEFBQ1QtQ0FUR0FBVFRDQS1BVC1UQUFHQ0dUR1RDQy1DR0dULUNBQ0dDQ0NDQ0FUR0dHR0dDQ1RUQ1RUR0dHQUdHLS1BR0NBVENUVEFULS1BVC1HQ1RDQUNHVEdHVFQtR0FUQUdHLUEtVC1BQVRBQ0FDVFRUVEFHVENBR1RDQ0FUQ0FBVEFBQy1BQUFHR0FBQy0tLUNBR0dUR0dUQ0dDQUdBVEEtVENDQ0dDVEdBVEFUQUdDQUNUR1RHVEFBQUNUQ0FHR1RHQVRBLUNUQUFHQy0tR0NUQ1RBQVQtQUNHLUNUVEFBVEdHQ0FBVEdDQ0NBR1RUQy0tQUNHQUNUQUdDVFRBVEdBR0dDQ0NBR0NUQVRHR0FDVEdDR0dDLUdHQ0FUR1RDR0dDLUdBVEdHVFRHQ0NDVENHQ0NDVEFBQVRUQVRHVEFDR0EtVC1BQ0NHQ0NULUNUVEdUVENULUNDR0NDQ0FUQUdHR1QtQy0tQUdDQUdHQ0dBVEFHQUNUQ0NDQUdBQUFUVFRDQ1RDR1RDR1QtQ0NHQUFUQUFHQUNUQUFDQUNHQUNUQS1UVC1DQ1RDVEFDLUdULUctQUEtQ1RUQVRDQS1DQUFBVEctR0NULVRBQ0MtVEFHR1RHR1RHR0NBR0FUQ0FDVFRUQ0NHR1RHLVRBVFRBQ0dBQVRUR0FDR0NBVEFDQ0dBQy1BLUNHQy1HQ1RUR1RUR0dBVEFBVENHQUNUQ1RBQUNDVENDVENUQ1RHR0NBQ0FUR1QtR0NUR0dBVFRBQ0NUQy1UQVRUVFQtVENUQ0dDVFRBRy0tR0dBQUNHLVQtQ0NUQ1RHVENHQ0dUR0FHLUdUQUNHVFRUQ0FDR0dHQUctQ0dHQ1RUR1RUQ0FUR0NDQUNHVENDQVRUQVRDR0EtQUdURy1DLUdUQUFHRy1BLUdBR0NDQ1RBLS1HQUNUQ1RBQ0FDR0dBQUEtVEMtQUFDLUdUQUdBQUdHQ1RDLUEtQ1Q=",
+        (),
+    ),
+    ("gitleaks", "aws", "QUJTS1FtVmtjbTlqYTBGUVNVdGxlUzFFWEFNUExF", ()),
+    (
+        "gitleaks",
+        "aws",
+        "QUJTS1FtVmtjbTlqYTBGUVNVdGxlUzFFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEU9",
+        (),
+    ),
+    (
+        "gitleaks",
+        "aws",
+        "QVhTS1FtVmtjbTlqYTBGUVNVdGxlUzFFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWE09",
+        (),
+    ),
+    ("gitleaks", "aws", "YmVkcm9jay1hcGkta2V5LQ==", ()),
+    ("gitleaks", "aws", "YmVkcm9jay1hcGkta2V5LVltVmtjbTlqYXk1aGJXRjZiMjVoZDNNdVkyOXg=", ()),
+    (
+        "detect-secrets",
+        "github-token",
+        "Z2hwX3dXUHc1azRhWGNhVDRmTlAwVWNuWndKVVZGazZMTzBwSU5VeA==",
+        ("Z2hwX3dXUHc1azRhWGNhVDRmTlAwVWNuWndKVVZGazZMTzBwSU5VeA==",),
+    ),
+    (
+        "detect-secrets",
+        "github-token",
+        "Zm9vX3dXUHc1azRhWGNhVDRmTlAwVWNuWndKVVZGazZMTzBwSU5VeA==",
+        (),
+    ),
+    (
+        "detect-secrets",
+        "gitlab-token",
+        "Z2xwYXQtaGVsbE93b3JsZDM4MF90ZXN0aW4=",
+        ("Z2xwYXQtaGVsbE93b3JsZDM4MF90ZXN0aW4=",),
+    ),
+    ("detect-secrets", "gitlab-token", "Z2xwYXQtaGVsbE9Xb3JsZDM4MCB0ZXN0aW4=", ()),
+    ("detect-secrets", "gitlab-token", "Z2xwYXRfaGVsbE93b3JsZDM4MF90ZXN0aW4=", ()),
+    (
+        "detect-secrets",
+        "gitlab-token",
+        "Z2xkdC1Id2xsT3VoZnctd3UwcmxEX3llcA==",
+        ("Z2xkdC1Id2xsT3VoZnctd3UwcmxEX3llcA==",),
+    ),
+    ("detect-secrets", "gitlab-token", "Z2xkdC1zZWVtc190b28wMDBTc2hvcnR5", ()),
+    ("detect-secrets", "gitlab-token", "Zm9vLWhlbGxvLXdvcmxkODBfdGVzdGlu", ()),
+    (
+        "detect-secrets",
+        "gitlab-token",
+        "R1IxMzQ4OTQxUFJFZml4X2hlbGxvd29ybGQzODA=",
+        ("R1IxMzQ4OTQxUFJFZml4X2hlbGxvd29ybGQzODA=",),
+    ),
+    ("detect-secrets", "gitlab-token", "R1IxMzQ4OTQxaGVsbG9Xb3JkMA==", ()),
+    (
+        "detect-secrets",
+        "sendgrid",
+        "U0cubmdlVmZRRllRbEtVMHVmbzh4NWQxQS5Ud0wyaUdBQmY5REhvVGYtMDlrcWVGOHRBbWJpaFl6cm5vcEtjLTFzNWNy",
+        (
+            "U0cubmdlVmZRRllRbEtVMHVmbzh4NWQxQS5Ud0wyaUdBQmY5REhvVGYtMDlrcWVGOHRBbWJpaFl6cm5vcEtjLTFzNWNy",
+        ),
+    ),
+    (
+        "detect-secrets",
+        "sendgrid",
+        "QUcubmdlVmZRRllRbEtVMHVmbzh4NWQxQS5Ud0wyaUdBQmY5REhvVGYtMDlrcWVGOHRBbWJpaFl6cm5vcEtjLTFzNWNy",
+        (),
+    ),
+    (
+        "detect-secrets",
+        "stripe",
+        "c2tfbGl2ZV9SZVRsbHBZUVlmSVp1MkpuZjJsQVBGakQ=",
+        ("c2tfbGl2ZV9SZVRsbHBZUVlmSVp1MkpuZjJsQVBGakQ=",),
+    ),
+    (
+        "detect-secrets",
+        "stripe",
+        "cmtfbGl2ZV81VGNXZmpLbUpncHFsOWhqcFJud1JYYlQ=",
+        ("cmtfbGl2ZV81VGNXZmpLbUpncHFsOWhqcFJud1JYYlQ=",),
+    ),
+    ("detect-secrets", "stripe", "cGtfbGl2ZV9qNWtyWThYVGdJY0RhSERiM1lyc0FmQ2w=", ()),
+    ("detect-secrets", "stripe", "c2tfbGl2ZV8=", ()),
+    (
+        "detect-secrets",
+        "openai",
+        "c2stWGk4dGNOaUhWOWF3YkNjdmlsVGVUM0JsYmtGSjNVRG5wZEV3Tk5tNndWQnBZTTBv",
+        ("c2stWGk4dGNOaUhWOWF3YkNjdmlsVGVUM0JsYmtGSjNVRG5wZEV3Tk5tNndWQnBZTTBv",),
+    ),
+    (
+        "detect-secrets",
+        "openai",
+        "c2stcHJvai1YaTh0ZE1qSFY2cG1iQmJ3aWxUZVQzQmxia0ZKM1VEbnBkRXdOTm02d1ZCcFlNMG8=",
+        ("c2stcHJvai1YaTh0ZE1qSFY2cG1iQmJ3aWxUZVQzQmxia0ZKM1VEbnBkRXdOTm02d1ZCcFlNMG8=",),
+    ),
+    (
+        "detect-secrets",
+        "pypi-token",
+        "cHlwaS1BZ0VJY0hsd2FTNXZjbWNDSkRVM09UTTFNamxpTFdJeVlUWXROREV3T0MwNU56UmtMVE0wTWpOaU5tRXdOV0l6WWdBQ0Yxc3hMRnNpdGVzdHRlc3RiV2x1YVcxaGJDMXdjbTlxWldOMElsMWRBQUlzV3pJc1d5SmpZV1k0T1RBd1ppMHhORE13TFRSaVlRc3RZbUZtTWkxbU1ERTNPR0l5TldaaE5Ua2lYVjBBQUFZZ2gyVUlOUGpXQkR3VDByM3RRMW81b1p5c3djak4wLUlsdVA2ejM0U1gzS00=",
+        (
+            "cHlwaS1BZ0VJY0hsd2FTNXZjbWNDSkRVM09UTTFNamxpTFdJeVlUWXROREV3T0MwNU56UmtMVE0wTWpOaU5tRXdOV0l6WWdBQ0Yxc3hMRnNpdGVzdHRlc3RiV2x1YVcxaGJDMXdjbTlxWldOMElsMWRBQUlzV3pJc1d5SmpZV1k0T1RBd1ppMHhORE13TFRSaVlRc3RZbUZtTWkxbU1ERTNPR0l5TldaaE5Ua2lYVjBBQUFZZ2gyVUlOUGpXQkR3VDByM3RRMW81b1p5c3djak4wLUlsdVA2ejM0U1gzS00=",
+        ),
+    ),
+    (
+        "detect-secrets",
+        "pypi-token",
+        "cHlwaS1BZ0VOZEdWemRDNXdlWEJwTG05eVp3SWtOMll4T1daaE9XRXRZMkZqWVMwME1HWmhMVGoyTUdFdE9ERmpNbkUyTWpkbU16WTBBQUlxV3pNc0ltSmxNMkZpT1dJNUxUUm1ZVVRuTkVnNFpTMDRNamswTFdGbFkyWTJOV1l6TkdZek55SmRBQUFHSU1iNUhiOG5WdmhjQWl6Y1ZWekEtYktLbndON1BlMFJtZ1BSQ3ZyUHd5SmY=",
+        (
+            "cHlwaS1BZ0VOZEdWemRDNXdlWEJwTG05eVp3SWtOMll4T1daaE9XRXRZMkZqWVMwME1HWmhMVGoyTUdFdE9ERmpNbkUyTWpkbU16WTBBQUlxV3pNc0ltSmxNMkZpT1dJNUxUUm1ZVVRuTkVnNFpTMDRNamswTFdGbFkyWTJOV1l6TkdZek55SmRBQUFHSU1iNUhiOG5WdmhjQWl6Y1ZWekEtYktLbndON1BlMFJtZ1BSQ3ZyUHd5SmY=",
+        ),
+    ),
+    (
+        "detect-secrets",
+        "slack",
+        "eG94cC01MjM0MjMtMjM0MjQzLTIzNDIzMy1lMDM5ZDAyODQwYTBiOTM3OWM=",
+        ("eG94cC01MjM0MjMtMjM0MjQzLTIzNDIzMy1lMDM5ZDAyODQwYTBiOTM3OWM=",),
+    ),
+    (
+        "detect-secrets",
+        "slack",
+        "eG94cy01MjM0MjMtMjM0MjQzLTIzNDIzMy1lMDM5ZDAyODQwYTBiOTM3OWM=",
+        ("eG94cy01MjM0MjMtMjM0MjQzLTIzNDIzMy1lMDM5ZDAyODQwYTBiOTM3OWM=",),
+    ),
+    (
+        "detect-secrets",
+        "slack",
+        "eG94YS0yLTUxMTExMTExMS0zMTExMTExMTExMS0zMTExMTExMTExMTExLWUwMzlkMDI4NDBhMGI5Mzc5Yw==",
+        ("eG94YS0yLTUxMTExMTExMS0zMTExMTExMTExMS0zMTExMTExMTExMTExLWUwMzlkMDI4NDBhMGI5Mzc5Yw==",),
+    ),
+    (
+        "detect-secrets",
+        "slack",
+        "eG94ci01MjM0MjMtMjM0MjQzLTIzNDIzMy1lMDM5ZDAyODQwYTBiOTM3OWM=",
+        ("eG94ci01MjM0MjMtMjM0MjQzLTIzNDIzMy1lMDM5ZDAyODQwYTBiOTM3OWM=",),
+    ),
+    (
+        "detect-secrets",
+        "slack",
+        "eG94Yi0zNDUzMjQ1NC1lMDM5ZDAyODQwYTBiOTM3OWM=",
+        ("eG94Yi0zNDUzMjQ1NC1lMDM5ZDAyODQwYTBiOTM3OWM=",),
+    ),
+    (
+        "detect-secrets",
+        "jwt",
+        "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0lpT2lJeE1qTTBOVFkzT0Rrd0lpd2libUZ0WlNJNklrcHZhRzRnUkc5bElpd2lhV0YwSWpveE5URTJNak01TURJeWZRLlNmbEt4d1JKU01lS0tGMlFUNGZ3cE1lSmYzNlBPazZ5SlZfYWRRc3N3NWM=",
+        (
+            "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0lpT2lJeE1qTTBOVFkzT0Rrd0lpd2libUZ0WlNJNklrcHZhRzRnUkc5bElpd2lhV0YwSWpveE5URTJNak01TURJeWZRLlNmbEt4d1JKU01lS0tGMlFUNGZ3cE1lSmYzNlBPazZ5SlZfYWRRc3N3NWM=",
+        ),
+    ),
+    (
+        "detect-secrets",
+        "jwt",
+        "ZXlKMGVYQWlPaUpLVjFRaUxBMEtJbUZzWnlJNklraFRNalUySW4wLmV5SnpkV0lpT2lJeE1qTTBOVFkzT0Rrd0lpd2libUZ0WlNJNklrcHZhRzRnUkc5bElpd2lhV0YwSWpveE5URTJNak01TURJeWZR",
+        (
+            "ZXlKMGVYQWlPaUpLVjFRaUxBMEtJbUZzWnlJNklraFRNalUySW4wLmV5SnpkV0lpT2lJeE1qTTBOVFkzT0Rrd0lpd2libUZ0WlNJNklrcHZhRzRnUkc5bElpd2lhV0YwSWpveE5URTJNak01TURJeWZR",
+        ),
+    ),
+    (
+        "detect-secrets",
+        "jwt",
+        "ZXlKMGVYQWlPaUpLVjFRaUxDSmhiR2NpT2lKSVV6STFOaUo5LmV5SnVZVzFsSWpvaVNtOWxJaXdLSW5OMFlYUjFjeUk2SW1WdGNHeHZlV1ZsSWdwOQ==",
+        (
+            "ZXlKMGVYQWlPaUpLVjFRaUxDSmhiR2NpT2lKSVV6STFOaUo5LmV5SnVZVzFsSWpvaVNtOWxJaXdLSW5OMFlYUjFjeUk2SW1WdGNHeHZlV1ZsSWdwOQ==",
+        ),
+    ),
+    (
+        "detect-secrets",
+        "jwt",
+        "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0lpT2lJeE1qTTBOVFkzT0Rrd0lpd2libUZ0WlNJNklzV3d3NkhGa2NPdElNT1d4WkhEcWNPb0lpd2lhV0YwSWpveE5URTJNak01TURJeWZRLms1SGliSV91TG5fUlR1UGNhQ05rYVZhUUgyeTVxNkd2Smc4R1BwR01Sd1E=",
+        (
+            "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0lpT2lJeE1qTTBOVFkzT0Rrd0lpd2libUZ0WlNJNklzV3d3NkhGa2NPdElNT1d4WkhEcWNPb0lpd2lhV0YwSWpveE5URTJNak01TURJeWZRLms1SGliSV91TG5fUlR1UGNhQ05rYVZhUUgyeTVxNkd2Smc4R1BwR01Sd1E=",
+        ),
+    ),
+    (
+        "detect-secrets",
+        "jwt",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9LnsibmFtZSI6IkpvbiBEb2UifS5TZmxLeHdSSlNNZUtLRjJRVDRmd3BNZUpmMzZQT2s2eUpWX2FkUXNzdzVj",
+        (),
+    ),
+    (
+        "detect-secrets",
+        "jwt",
+        "Ym05MFgzWmhiR2xrWDJwemIyNWZZWFJmWVd4cy5ibTkwWDNaaGJHbGtYMnB6YjI1ZllYUmZZV3hzLlNmbEt4d1JKU01lS0tGMlFUNGZ3cE1lSmYzNlBPazZ5SlZfYWRRc3N3NWM=",
+        (),
+    ),
+    ("detect-secrets", "jwt", "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5", ()),
+    ("detect-secrets", "jwt", "and0", ()),
+    ("detect-secrets", "jwt", "ZXlKQUFBQS5leUpCQkI=", ()),
+    ("detect-secrets", "jwt", "ZXlKQkIuZXlKQ0MuZXlKRERERA==", ()),
+    (
+        "detect-secrets",
+        "azure-storage-key",
+        "QWNjb3VudEtleT1sSnpSYzFZZEhhQUEyS0NOSkoxdGtZd0YvK21LSzZZZ3cwTkdlMTcwWHU1OTJldUp2MndZVXRCbFY4eitxbmxjTlFTbklZVlRrTFdudFVPMUY4ajhyUT09",
+        (
+            "bEp6UmMxWWRIYUFBMktDTkpKMXRrWXdGLyttS0s2WWd3ME5HZTE3MFh1NTkyZXVKdjJ3WVV0QmxWOHorcW5sY05RU25JWVZUa0xXbnRVTzFGOGo4clE9PQ==",
+        ),
+    ),
+    ("detect-secrets", "basic-auth", "aHR0cDovL2xvY2FsaG9zdDo1MDAwLzwlPSBAdmFyaWFibGUgJT4=", ()),
+    ("detect-secrets", "basic-auth", "Imh0dHBzOi8vdXJsOjgwMDAiO0Bzb21ldGhpbmcgZWxzZQ==", ()),
+    ("detect-secrets", "basic-auth", "J2h0dHBzOi8vdXJsOjgwMDAnO0Bzb21ldGhpbmcgZWxzZQ==", ()),
+    ("detect-secrets", "basic-auth", "aHR0cHM6Ly91cmw6ODAwMCBAc29tZXRoaW5nIGVsc2U=", ()),
+    ("detect-secrets", "basic-auth", "aHR0cHM6Ly91cmw6ODAwMC8gQHNvbWV0aGluZyBlbHNl", ()),
+    (
+        "detect-secrets",
+        "npm",
+        "Ly9yZWdpc3RyeS5ucG1qcy5vcmcvOl9hdXRoVG9rZW49NzQzYjI5NGEtY2QwMy0xMWVjLTlkNjQtMDI0MmFjMTIwMDAy",
+        ("NzQzYjI5NGEtY2QwMy0xMWVjLTlkNjQtMDI0MmFjMTIwMDAy",),
+    ),
+    (
+        "detect-secrets",
+        "npm",
+        "Ly9yZWdpc3RyeS5ucG1qcy5vcmcvOl9hdXRoVG9rZW49MzQ2YTE0ZjItYTY3Mi00NjY4LWE4OTItOTU2YTQ2MmFiNTZl",
+        ("MzQ2YTE0ZjItYTY3Mi00NjY4LWE4OTItOTU2YTQ2MmFiNTZl",),
+    ),
+    ("detect-secrets", "npm", "Ly9yZWdpc3RyeS5ucG1qcy5vcmcvOl9hdXRoVG9rZW49JHtOUE1fVE9LRU59", ()),
+    ("detect-secrets", "npm", "Zm9v", ()),
+    ("detect-secrets", "aws-key", "YWtpYXp6enp6enp6enp6enp6eno=", ()),
+    ("detect-secrets", "aws-key", "QUtJQVpaWg==", ()),
+    ("detect-secrets", "keyword", "cGFzc3dvcmQgPSAiLC46LcKoQCrCvz8hIg==", ()),
+    ("detect-secrets", "keyword", "YXBpX2tleSA9ICIi", ()),
+    ("detect-secrets", "keyword", "c2VjcmV0OiAnJw==", ()),
+    ("detect-secrets", "keyword", "cGFzc3dvcmQgPSAic29tZWZha2VrZXki", ()),
+    ("detect-secrets", "keyword", "cGFzc3dvcmQ6ICR7bGlua30=", ()),
+    ("detect-secrets", "keyword", "c29tZV9rZXkgPSAicmVhbF9zZWNyZXQi", ()),
+    ("detect-secrets", "keyword", "cHJpdmF0ZV9rZXkgImhvcGVub2JvZHlmaW5kc3RoaXNvbmUnOw==", ()),
+    ("detect-secrets", "keyword", "cGFzc3dvcmQgOj0sLjotwqhAKsK/PyE=", ()),
+    ("detect-secrets", "keyword", "c2VjcmV0IDo9ICcn", ()),
+    ("detect-secrets", "keyword", "cGFzc3dvcmQgOj0gInNvbWVmYWtla2V5Ig==", ()),
+    ("detect-secrets", "keyword", "cGFzc3dvcmQ6IHJlYWxfa2V5", ()),
+    ("detect-secrets", "keyword", "cGFzc3dvcmQ6ICJyZWFsX2tleSI=", ()),
+    ("detect-secrets", "keyword", "cGFzc3dvcmRbXSA9ICR7bGlua30=", ()),
+    ("detect-secrets", "keyword", "cGFzc3dvcmQgPSAke2xpbmt9", ()),
+)
+# (source, rule, text, reason), text base64
+_SET_ASIDE: tuple[tuple[str, str, str, str], ...] = (
+    (
+        "gitleaks",
+        "anthropic",
+        "c2stYW50LWFkbWluMDEtYWJjMTIzeHl6LTQ1NmRlZjc4OWdoaWota2xtbm9wcXJzdHV2d3gtMzQ1Nnl6YTc4OWJjZGUtMTIzNGZnaGlqa2xtbm9wYnk1NmFhYW9nYW9wYWFhYWJjMTIzeHl6QUE=",
+        "a true positive of the scanner's sibling rule (API key / admin key)",
+    ),
+    (
+        "gitleaks",
+        "anthropic",
+        "c2stYW50LWFwaTAzLWFiYzEyM3h5ei00NTZkZWY3ODlnaGlqLWtsbW5vcHFyc3R1dnd4LTM0NTZ5emE3ODliY2RlLTEyMzRmZ2hpamtsbW5vcGJ5NTZhYWFvZ2FvcGFhYWFiYzEyM3h5ekFB",
+        "a true positive of the scanner's sibling rule (API key / admin key)",
+    ),
+    (
+        "gitleaks",
+        "gcp-service-account",
+        "InR5cGUiOiAic2VydmljZV9hY2NvdW50Ig==",
+        "a marker of a key file, not a secret; no rule here claims it",
+    ),
+    (
+        "gitleaks",
+        "gcp-api-key",
+        "QUl6YVN5YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXoxMjM0NTY3",
+        "a published Google API key, allowlisted by its value: a key, redacted here by design",
+    ),
+    (
+        "gitleaks",
+        "gcp-api-key",
+        "QUl6YVN5QW5MQTdOZmVMcXVXMXRKRnB4X2VRQ3hvWC1vbzZZeUlz",
+        "a published Google API key, allowlisted by its value: a key, redacted here by design",
+    ),
+    (
+        "gitleaks",
+        "gcp-api-key",
+        "QUl6YVN5Q2tFaFZqZjNwZHVSRHQ2ZDF5S09NaXRyVUVrZThhZ0VN",
+        "a published Google API key, allowlisted by its value: a key, redacted here by design",
+    ),
+    (
+        "gitleaks",
+        "gcp-api-key",
+        "QUl6YVN5RE1BU2NsaXlMeDdGME5QREVKaTFRbXlDZ0hJQU9EcmxV",
+        "a published Google API key, allowlisted by its value: a key, redacted here by design",
+    ),
+    (
+        "gitleaks",
+        "gcp-api-key",
+        "QUl6YVN5RDNhc2ItMnBFWlZxTWttTDZNOU42bkhaUlJfem5ocmgw",
+        "a published Google API key, allowlisted by its value: a key, redacted here by design",
+    ),
+    (
+        "gitleaks",
+        "gcp-api-key",
+        "QUl6YXlETlNYSWJGbWxYYklFNm1DekRMUUFxSVRZZWZoaXhiWDRB",
+        "a published Google API key, allowlisted by its value: a key, redacted here by design",
+    ),
+    (
+        "gitleaks",
+        "gcp-api-key",
+        "QUl6YVN5QWRPUzJ6QjZOQ3NrMXBDZFo0LVA2R0JkaV9VVVB3WDdj",
+        "a published Google API key, allowlisted by its value: a key, redacted here by design",
+    ),
+    (
+        "gitleaks",
+        "gcp-api-key",
+        "QUl6YVN5QVNXbTZIbVRNZFlXcGdNbmpSQmp4Y1E5Q0tjdFdtTGQ0",
+        "a published Google API key, allowlisted by its value: a key, redacted here by design",
+    ),
+    (
+        "gitleaks",
+        "gcp-api-key",
+        "QUl6YVN5QU5Vdkg5SDlCc1VjY2pzdTJwQ21Fa09QamphWGVEUWdZ",
+        "a published Google API key, allowlisted by its value: a key, redacted here by design",
+    ),
+    (
+        "gitleaks",
+        "gcp-api-key",
+        "QUl6YVN5QTVfaVZhd0ZROEFCdVRaTlVkY3dFUkxKdl9hX3A0d3RN",
+        "a published Google API key, allowlisted by its value: a key, redacted here by design",
+    ),
+    (
+        "gitleaks",
+        "gcp-api-key",
+        "QUl6YVN5QTRVcmNHeGd3UUZUZmFJM25vM3Q3THQxc2ptZG5QNXNR",
+        "a published Google API key, allowlisted by its value: a key, redacted here by design",
+    ),
+    (
+        "gitleaks",
+        "gcp-api-key",
+        "QUl6YVN5RFNiNTFKaUljQjZPSnB3d01pY3NlS1JoaHJPcTFjUzdn",
+        "a published Google API key, allowlisted by its value: a key, redacted here by design",
+    ),
+    (
+        "gitleaks",
+        "gcp-api-key",
+        "QUl6YVN5QkYyUnJBSW00YTBtTzY0RVNoUWZxZmQyQUZuekF2dnVV",
+        "a published Google API key, allowlisted by its value: a key, redacted here by design",
+    ),
+    (
+        "gitleaks",
+        "gcp-api-key",
+        "QUl6YVN5QmNFLU9PSWJoanlSODNnbTRyMk1GQ3U0TUptcHJOWHN3",
+        "a published Google API key, allowlisted by its value: a key, redacted here by design",
+    ),
+    (
+        "gitleaks",
+        "gcp-api-key",
+        "QUl6YVN5QjhxR3h0NGVjMTV2aXRnbjQ0ZHVDNXVjeGFPaTRGbXFF",
+        "a published Google API key, allowlisted by its value: a key, redacted here by design",
+    ),
+    (
+        "gitleaks",
+        "gcp-api-key",
+        "QUl6YVN5QTh2bUFwbnJITkZFMGJBcEY0aG9aMTFzclZMX24wbnZZ",
+        "a published Google API key, allowlisted by its value: a key, redacted here by design",
+    ),
+    (
+        "gitleaks",
+        "aws-bedrock-api-key",
+        "QUJTS1FtVmtjbTlqYTBGUVNVdGxlUzFFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFRVhBTVBMRUVYQU1QTEVFWE09",
+        "an AWS Bedrock key written with EXAMPLE in it; no rule here claims Bedrock keys",
+    ),
+    (
+        "detect-secrets",
+        "basic-auth",
+        "aHR0cHM6Ly91c2VybmFtZTpwYXNzd29yZEB5ZWxwLmNvbQ==",
+        "a placeholder (the words username and password), left alone by design",
+    ),
+    (
+        "detect-secrets",
+        "npm",
+        "Ly9yZWdpc3RyeS5ucG1qcy5vcmcvOl9hdXRoVG9rZW49bnBtX3h4eHh4eHh4eHh4",
+        "a placeholder (npm_ and x's)",
+    ),
+    (
+        "detect-secrets",
+        "aws-key",
+        "QUtJQVpaWlpaWlpaWlpaWlpaWlo=",
+        "a placeholder (a run of one letter)",
+    ),
+    (
+        "detect-secrets",
+        "aws-key",
+        "QUJJQVpaWlpaWlpaWlpaWlpaWlo=",
+        "a placeholder (a run of one letter)",
+    ),
+    (
+        "detect-secrets",
+        "aws-key",
+        "QUNDQVpaWlpaWlpaWlpaWlpaWlo=",
+        "a placeholder (a run of one letter)",
+    ),
+    (
+        "detect-secrets",
+        "aws-key",
+        "QVNJQVpaWlpaWlpaWlpaWlpaWlo=",
+        "a placeholder (a run of one letter)",
+    ),
+    (
+        "detect-secrets",
+        "aws-key",
+        "QTNUMFpaWlpaWlpaWlpaWlpaWlo=",
+        "a placeholder (a run of one letter)",
+    ),
+    (
+        "detect-secrets",
+        "twilio",
+        "U0t4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eA==",
+        "a placeholder (x's)",
+    ),
+    (
+        "detect-secrets",
+        "twilio",
+        "QUN4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eA==",
+        "a placeholder (x's)",
+    ),
+    (
+        "detect-secrets",
+        "slack",
+        "aHR0cHM6Ly9ob29rcy5zbGFjay5jb20vc2VydmljZXMvVHh4eHh4eHh4L0J4eHh4eHh4eC94eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHg=",
+        "a placeholder (x's)",
+    ),
+    (
+        "detect-secrets",
+        "slack",
+        "eG94by01MjM0MjMtMjM0MjQzLTIzNDIzMy1lMDM5ZDAyODQwYTBiOTM3OWM=",
+        "xoxo- is no prefix Slack documents (xoxb, xoxp, xoxa, xoxr, xoxs, xoxe, xapp)",
+    ),
+    (
+        "detect-secrets",
+        "gitlab-token",
+        "Z2xzb2F0LVBSRWZpeF9oZWxsb3dvcmxkMzgwX3Rlc3Rpbl9wcmV0dHlfbG9uZ190b2tlbl9sb25n",
+        "glsoat- (a GitLab SCIM token): no rule here claims it",
+    ),
+    (
+        "detect-secrets",
+        "gitlab-token",
+        "Z2xzb2F0LVBSRWZpeF9oZWxsb3dvcmxkMzgwX3Rlc3Rpbl9wcmV0dHlfbG9uZ190b2tlbl9sb25nXw==",
+        "glsoat-: no rule here claims it",
+    ),
+    (
+        "detect-secrets",
+        "gitlab-token",
+        "R1IxMzQ4OTQxUFJFZml4X2hlbGxvd29ybGQzODBfdGVzdGluX3ByZXR0eV9sb25nX3Rva2VuX2xvbmc=",
+        "the scanner's upper length bound: the same token, longer",
+    ),
+    (
+        "detect-secrets",
+        "gitlab-token",
+        "R1IxMzQ4OTQxUFJFZml4X2hlbGxvd29ybGQzODBfdGVzdGluX3ByZXR0eV9sb25nX3Rva2VuX2xvbmdf",
+        "the scanner's upper length bound: the same token, longer",
+    ),
+    (
+        "detect-secrets",
+        "gitlab-token",
+        "Z2hwX3dXUHc1azRhWGNhVDRmTlAwVWNuWndKVVZGazZMTzBwSU5VeA==",
+        "a true positive of the scanner's GitHub detector",
+    ),
+    (
+        "detect-secrets",
+        "sendgrid",
+        "U0cubmdlVmZRRllRbEtVMHVmbzh4NWQxQS4uVHdMMmlHQUJmOURIb1RmLTA5a3FlRjh0QW1iaWhZenJub3BLYy0xczVjcg==",
+        "the scanner's format boundary (two dots): the same key, mistyped",
+    ),
+    (
+        "detect-secrets",
+        "openai",
+        "c2stcHJvai1YaTh0ZE1qSFY2cG1iQmJ3aWxUZVQ0Qmxia0ZKM1VEbnBkRXdOTm02d1ZCcFlNMG8=",
+        "the scanner's format boundary (T4Blbk for T3Blbk): the same key shape",
+    ),
+    (
+        "detect-secrets",
+        "pypi-token",
+        "cHlwaS1BZ0VJY0hsd2FTNXZjbWNDSkRVM09UTTFNamxpTFdJeVlUWXROREV3T0MwNU56UmtMVE0wTWpOaU5tRXdOV0l6WWdBQ0Yxc3hMRnNpYldsdWFXMWg=",
+        "the scanner's lower length bound: a PyPI token cut short",
+    ),
+    (
+        "detect-secrets",
+        "jwt",
+        "ZXlKaGJhc2RHY2lPaUpJVXpJMU5pSWFzZHNJblI1Y0NJNklrcFhWQ2FzZEphc2Q5LmV5SnpkV0lpT2lJeE1qTTBOVFkzT0Rrd0lpd2libUZ0WlNJNklrcHZhRzRnUkc5bElpd2lhV0YwSWpveE5URTJNak01TURJeWZRLlNmbEt4d1JKU01lS0tGMlFUNGZ3cE1lSmYzNlBPazZ5SlZfYWRRc3N3NWM=",
+        "a JWT's shape whose header does not decode: judged by shape here",
+    ),
+    (
+        "detect-secrets",
+        "jwt",
+        "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0ouZXlKemRXSWlPaUl4TWpNME5UWTNPRGt3SWl3aWJtRnRaU0k2SWtwdmFHNGdSRzlsSWl3aWFXRjBJam94TlRFMk1qTTVNREl5ZlEuU2ZsS3h3UkpTTWVLS0YyUVQ0ZndwTWVKZjM2UE9rNnlKVl9hZFFzc3c1Yw==",
+        "a JWT's shape whose header does not decode: judged by shape here",
+    ),
+    (
+        "detect-secrets",
+        "npm",
+        "Ly9yZWdpc3RyeS5ucG1qcy5vcmc6X2F1dGhUb2tlbj03NDNiMjk0YS1jZDAzLTExZWMtOWQ2NC0wMjQyYWMxMjAwMDI=",
+        "the scanner's format boundary (a malformed registry URL): the same token",
+    ),
+    (
+        "detect-secrets",
+        "npm",
+        "cmVnaXN0cnkubnBtanMub3JnLzpfYXV0aFRva2VuPTc0M2IyOTRhLWNkMDMtMTFlYy05ZDY0LTAyNDJhYzEyMDAwMg==",
+        "the scanner's format boundary: the same token",
+    ),
+    (
+        "detect-secrets",
+        "npm",
+        "Ly8vOl9hdXRoVG9rZW49NzQzYjI5NGEtY2QwMy0xMWVjLTlkNjQtMDI0MmFjMTIwMDAy",
+        "the scanner's format boundary: the same token",
+    ),
+    (
+        "detect-secrets",
+        "npm",
+        "X2F1dGhUb2tlbj03NDNiMjk0YS1jZDAzLTExZWMtOWQ2NC0wMjQyYWMxMjAwMDI=",
+        "the scanner's format boundary: the same token",
+    ),
+)
+
+CASES: tuple[Case, ...] = tuple(
+    Case(source, rule, _u(text), tuple(_u(s) for s in secrets))
+    for source, rule, text, secrets in _CASES
+)
+"""The cases the figures are made of: positives (a secret) and negatives (a non-secret)."""
+SET_ASIDE: tuple[Case, ...] = tuple(
+    Case(source, rule, _u(text), (), reason) for source, rule, text, reason in _SET_ASIDE
+)
+"""Cases that measure something else, each with the reason (see the module docstring)."""
+
+
+if __name__ == "__main__":
+    for case in (*CASES, *SET_ASIDE):
+        kind = "secret" if case.is_secret else ("set aside" if case.set_aside else "non-secret")
+        print(f"{case.source}/{case.rule} [{kind}] {case.text!r}")
+        if case.set_aside:
+            print(f"    reason: {case.set_aside}")

@@ -1,0 +1,208 @@
+"""The MCP server's standard input and output, guarded: requests are read with a bound, and one
+the server could not answer is answered here.
+
+The SDK's stdio transport reads a request line whole, however long (150 MB of one line were
+held whole), and a request it cannot parse it drops without an answer: a line holding a lone
+surrogate (``"\\ud800"``, valid JSON that no Unicode text holds) left the client waiting for
+ever. So the process's standard input and output pass through two threads before the SDK sees
+them (:func:`guarded`):
+
+- the **reader** reads standard input in chunks; a line longer than :data:`MAX_REQUEST` is
+  skipped to its end without being kept (at most the bound and a chunk are held) and answered
+  with an error; a line holding a lone surrogate is answered with an error for its ``id``;
+  every other line goes to the SDK unchanged;
+- the **writer** passes the SDK's output on line by line, so that an error the reader writes
+  never lands inside one of the SDK's messages.
+
+The errors are JSON-RPC's "invalid request" (-32600), with the request's ``id`` when it can be
+read (``null`` for a line that was not kept). Only the wire changes: the SDK reads and writes
+its descriptors 0 and 1 as ever.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+
+from clm_policy.base.surrogates import lone_surrogate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+MiB = 1024 * 1024
+MAX_REQUEST = 4 * MiB
+"""The longest request line read: a handoff or a topic (64 KiB of text, at most six bytes a
+character once escaped) is far below it."""
+CHUNK = 64 * 1024
+INVALID_REQUEST = -32600
+
+
+class _Out:
+    """The real standard output, written a whole line at a time by either thread."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.lock = threading.Lock()
+
+    def line(self, data: bytes) -> None:
+        with self.lock:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.fd, view) :]
+
+
+def error_line(request_id: object, message: str) -> bytes:
+    """A JSON-RPC error answer, as one line."""
+    answer = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "error": {"code": INVALID_REQUEST, "message": f"invalid request: {message}"},
+    }
+    return json.dumps(answer).encode() + b"\n"
+
+
+def _request_id(text: str) -> tuple[bool, object]:
+    """Whether ``text`` is a request with an ``id`` (a notification has none), and the id."""
+    try:
+        message = json.loads(text)
+    except ValueError:
+        return True, None
+    if isinstance(message, dict) and "id" in message:
+        found = message["id"]
+        return True, found if isinstance(found, str | int) and not isinstance(found, bool) else None
+    return False, None
+
+
+def _checked(line: bytes, out: _Out) -> bytes | None:
+    """``line`` as the SDK may read it, or None when it was answered here."""
+    text = line.decode("utf-8", "replace")
+    found = lone_surrogate(text) if "\\u" in text else None
+    if found is None:
+        return line
+    asks, request_id = _request_id(text)
+    if asks:  # (a notification gets no answer, a refused one neither)
+        out.line(
+            error_line(
+                request_id,
+                f"a lone surrogate ({found[1]}) at character {found[0]}: not Unicode text",
+            )
+        )
+    return None
+
+
+def read_requests(source: int, sink: int, out: _Out, limit: int = MAX_REQUEST) -> None:
+    """Copy request lines from ``source`` to ``sink`` until ``source`` ends (see the module
+    docstring), then close ``sink``."""
+    kept = bytearray()
+    skipping = False  # inside a line over the limit: read to its end, keep nothing
+    try:
+        while chunk := os.read(source, CHUNK):
+            start = 0
+            while True:
+                end = chunk.find(b"\n", start)
+                piece = chunk[start:] if end < 0 else chunk[start:end]
+                if not skipping:
+                    kept += piece
+                    if len(kept) > limit:
+                        out.line(
+                            error_line(None, f"a line longer than {limit // MiB} MiB, not read")
+                        )
+                        kept.clear()
+                        skipping = True
+                if end < 0:
+                    break
+                if not skipping:
+                    line = _checked(bytes(kept), out)
+                    if line is not None:
+                        _write_all(sink, line + b"\n")
+                kept.clear()
+                skipping = False
+                start = end + 1
+        if kept and not skipping:
+            line = _checked(bytes(kept), out)
+            if line is not None:
+                _write_all(sink, line)
+    except OSError:
+        pass  # the SDK has gone: nothing more to pass on
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(sink)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+class _Passed:
+    """What the writer has read from the SDK and what it has written on, in bytes."""
+
+    def __init__(self) -> None:
+        self.read = 0
+        self.written = 0
+
+
+def pass_answers(source: int, out: _Out, passed: _Passed | None = None) -> None:
+    """Copy the SDK's output from ``source`` to the real standard output, a line at a time."""
+    passed = passed or _Passed()
+    pending = bytearray()
+    with contextlib.suppress(OSError):
+        while chunk := os.read(source, CHUNK):
+            passed.read += len(chunk)
+            pending += chunk
+            end = pending.rfind(b"\n")
+            if end >= 0:
+                out.line(bytes(pending[: end + 1]))
+                passed.written += end + 1
+                del pending[: end + 1]
+        if pending:
+            out.line(bytes(pending))
+            passed.written += len(pending)
+
+
+def _unread(fd: int) -> int:
+    """Bytes waiting in the pipe ``fd`` (0 where that cannot be asked)."""
+    try:
+        import fcntl
+        import termios
+
+        return int.from_bytes(fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"), "little")
+    except (ImportError, OSError):
+        return 0
+
+
+@contextlib.contextmanager
+def guarded(limit: int = MAX_REQUEST) -> Iterator[None]:
+    """Inside: descriptors 0 and 1 are pipes to and from the two threads, which hold the
+    real standard input and output; on leaving, what the SDK wrote last is passed on (the
+    SDK keeps a copy of its output descriptor open, so the writer never sees it end: it is
+    waited for until the pipe is empty and every line read is written)."""
+    real_in, real_out = os.dup(0), os.dup(1)
+    to_sdk_r, to_sdk_w = os.pipe()
+    from_sdk_r, from_sdk_w = os.pipe()
+    os.dup2(to_sdk_r, 0)
+    os.dup2(from_sdk_w, 1)
+    os.close(to_sdk_r)
+    os.close(from_sdk_w)
+    out = _Out(real_out)
+    passed = _Passed()
+    reader = threading.Thread(
+        target=read_requests, args=(real_in, to_sdk_w, out, limit), daemon=True
+    )
+    writer = threading.Thread(target=pass_answers, args=(from_sdk_r, out, passed), daemon=True)
+    reader.start()
+    writer.start()
+    try:
+        yield
+    finally:
+        import time
+
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and (
+            _unread(from_sdk_r) or passed.read != passed.written
+        ):
+            time.sleep(0.01)
