@@ -316,12 +316,12 @@ def test_file_names_are_shown_and_committed_terminal_safe(old: Path) -> None:
     shown = "manifests/evil\\x1b]0;pwn\\x07\\u202e.json"
     dry = invoke("migrate", "--memory", str(old), "--dry-run")
     assert dry.exit_code == 0, dry.stderr
-    assert f"{shown}: version 1 -> 2" in dry.stdout.splitlines()
+    assert f"{shown}: version 1 -> 3" in dry.stdout.splitlines()
     done = invoke("migrate", "--memory", str(old))
     assert done.exit_code == 0, done.stderr
     message = git(old, "log", "-1", "--format=%B")
     assert not any(c in message for c in "\x1b\x07\u202e")
-    assert f"{shown}: 1 -> 2" in message.splitlines()
+    assert f"{shown}: 1 -> 3" in message.splitlines()
     # a name holding a line break, and a broken document: each problem on one line
     (old / "manifests" / "a\nb.json").write_text("{}")
     (old / name).write_text("[1, 2")
