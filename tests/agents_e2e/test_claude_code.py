@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from clm_policy.agents.hooks.claude_code import STOP_LINE
+from clm_policy.lifecycle.seed import PART_1
 
 from . import capture
 from .anthropic import ClaudeScript, Tool, Turn, Usage, all_text, last_user_text
@@ -244,7 +245,7 @@ def test_session_edits_runs_tests_and_the_advice_reaches_the_model(
     assert any(
         m.startswith("clm-policy: context 72% (130,000 of 180,000)")
         and "Run: /compact" in m
-        and m.endswith("the files calc.py, test_calc.py")  # project-relative
+        and m.endswith("last being done: ran `python3 -B test_calc.py` (passed).")
         for m in messages
     ), messages
     # advice only: nothing committed yet
@@ -593,8 +594,8 @@ def test_stop_hands_off_and_a_fresh_session_starts_from_it(
     opening = main_requests(claude, new)[0]
     sent = text_of_request(opening)
     assert SEED in sent
-    assert "**Goal:** calc.py with add()." in sent
-    assert "- Write calc.py with add()." in sent  # the earlier request
+    assert f"{PART_1}\n\n> Handoff\n> Goal: calc.py with add().\n" in sent  # its words, whole
+    assert "1.\n> Write calc.py with add()." in sent  # the earlier request, word for word
     (start,) = commits_of(sandbox, "start")
     facts = trailers(start)
     assert facts["Clm-Session"] == new
@@ -629,8 +630,8 @@ def test_clear_starts_a_session_from_the_handoff(
     sent = text_of_request(opening)
     assert "<command-name>/clear</command-name>" in sent
     assert SEED in sent
-    assert "**Goal:** calc.py with add()." in sent
-    assert "- Write calc.py with add()." in sent  # the earlier request
+    assert f"{PART_1}\n\n> Handoff\n> Goal: calc.py with add().\n" in sent  # its words, whole
+    assert "1.\n> Write calc.py with add()." in sent  # the earlier request, word for word
     (start,) = commits_of(sandbox, "start")
     assert trailers(start)["Clm-Session"] == new
     # its first prompt tells the person, once, which handoff the session starts from (and

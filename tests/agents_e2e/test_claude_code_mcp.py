@@ -93,11 +93,10 @@ def test_the_agent_hands_off_through_the_mcp_tool_and_the_next_session_starts_fr
                     HANDOFF,
                     {
                         "goal": "calc.py with add() and subtract(), both tested",
-                        "done": ["add() written"],
-                        "verified": ["add(2, 3) printed 5"],
-                        "not_verified": ["subtract() does not exist yet"],
+                        "tasks": ["add(): done", "subtract(): does not exist yet"],
+                        "verification": ["`python3 -B -c 'import calc; ...'`: printed 5"],
                         "blockers": [],
-                        "next_safe_action": "write subtract() in calc.py and test it",
+                        "next_step": "write subtract() in calc.py and test it",
                         "notes": f"keep calc.py free of imports; token {SECRET} must never be kept",
                     },
                 )
@@ -141,26 +140,31 @@ def test_the_agent_hands_off_through_the_mcp_tool_and_the_next_session_starts_fr
     assert facts["Clm-Redactions"] == "1"
     assert answer["manifest"] == facts["Clm-Manifest"]
     manifest = json.loads(sandbox.memory_show(facts["Clm-Manifest"]))
-    assert manifest["schema_version"] == 2
+    assert manifest["schema_version"] == 3
     assert manifest["goal"] == "calc.py with add() and subtract(), both tested"
-    assert manifest["done"] == ["add() written"]
-    assert manifest["verified"] == ["add(2, 3) printed 5"]
-    assert manifest["not_verified"] == ["subtract() does not exist yet"]
+    assert manifest["done"] == ["add(): done"]
+    assert "subtract(): does not exist yet" in manifest["remaining"]
     assert manifest["next_safe_action"] == "write subtract() in calc.py and test it"
+    words = manifest["agent_words"]
+    assert (words["source"], words["text"].splitlines()[:3]) == (
+        "tool",
+        ["## Goal", "", "calc.py with add() and subtract(), both tested"],
+    )
     assert manifest["changed_artifacts"] == ["calc.py"]  # project-relative
     assert manifest["commands_and_results"] == [
         "python3 -B -c 'import calc; print(calc.add(2, 3))': passed"
     ]
-    assert manifest["assumptions_risks"] == [
-        "keep calc.py free of imports; token [REDACTED:anthropic-api-key] must never be kept"
-    ]
+    assert words["text"].endswith(
+        "## Notes\n\nkeep calc.py free of imports; token [REDACTED:anthropic-api-key] must "
+        "never be kept"
+    )
     assert "sk-ant-api03" not in json.dumps(answer)
     assert manifest["decision_rationale"].startswith(
         "the agent handed off; the policy says continue"
     )
     seed = str(answer["seed"])
     assert seed.startswith("# Handoff: you continue the task of an earlier session")
-    assert "**Next safe action:** write subtract() in calc.py and test it" in seed
+    assert "> write subtract() in calc.py and test it" in seed  # the agent's words, whole
     # the Stop hook saw the handoff and asked for nothing more
     assert len(sandbox.hook_inputs("Stop")) == 1
 
@@ -170,9 +174,9 @@ def test_the_agent_hands_off_through_the_mcp_tool_and_the_next_session_starts_fr
     assert new != old
     sent = text_of_request(main_requests(claude, new)[0])
     assert SEED in sent
-    assert "**Goal:** calc.py with add() and subtract(), both tested" in sent
-    assert "**Next safe action:** write subtract() in calc.py and test it" in sent
-    assert "- add() written" in sent
+    assert "> calc.py with add() and subtract(), both tested" in sent
+    assert "> write subtract() in calc.py and test it" in sent
+    assert "> - add(): done" in sent
     (start,) = commits_of(sandbox, "start")
     assert trailers(start)["Clm-Parent-Session"] == old
     assert trailers(start)["Clm-Seed"] == facts["Clm-Manifest"]
@@ -183,7 +187,7 @@ def test_a_bad_call_is_a_tool_error_and_writes_nothing(
 ) -> None:
     _install(claude)
     claude_script.main = [
-        Turn("Handing off.", [Tool(HANDOFF, {"goal": "x" * 2001, "next_safe_action": "go"})]),
+        Turn("Handing off.", [Tool(HANDOFF, {"goal": "x" * 2001, "next_step": "go"})]),
         Turn("It refused.", []),
     ]
     first = claude.p("Hand off.")

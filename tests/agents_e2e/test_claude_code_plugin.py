@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from clm_policy.agents.hooks.claude_code import ENGINE_PROMPT
+from clm_policy.lifecycle.request import compact_focus
+from clm_policy.lifecycle.seed import PART_1
 
 from .agents import REPO
 from .anthropic import ClaudeScript, Turn, Usage
@@ -136,7 +138,7 @@ def test_the_session_compacts_and_hands_off_by_itself(
         wait_for("the compaction", lambda: claude.server.of_kind("compact"), timeout=120)
         shown = screen.wait_for("compacting: context 72%", "the toast")
         (compaction,) = claude.server.of_kind("compact")
-        assert "keep the goal (Start calc.py.)" in text_of_request(compaction)
+        assert compact_focus("The next step is unknown.") in text_of_request(compaction)
 
         # the handoff: asked, written, committed, and the conversation replaced by the seed
         screen.type("Add add().")
@@ -144,7 +146,8 @@ def test_the_session_compacts_and_hands_off_by_itself(
             "clm-policy: ctx n/a (just compacted) · continues from its handoff",
             "the footer after the handoff",
         )
-        assert "".join(shown.split()).count("".join(ENGINE_PROMPT.split())) == 1  # once
+        # never twice on screen (the seed that replaced the conversation may push it off)
+        assert "".join(shown.split()).count("".join(ENGINE_PROMPT.split())) <= 1
         assert "Finish the step you are on" not in shown  # the request to the model: unseen
         assert "Stop hook says" not in shown
         assert "Stop says" not in shown  # the commit is the toast's, not said twice
@@ -155,10 +158,17 @@ def test_the_session_compacts_and_hands_off_by_itself(
     requests = main_requests(claude, session)
     asked = requests[3]  # the engine's prompt, with the request unseen beside it
     assert ENGINE_PROMPT in text_of_request(asked)
+    submitted = [
+        r
+        for r in claude.records(session)
+        if r.get("type") == "user" and ENGINE_PROMPT in json.dumps(r.get("message"))
+    ]
+    assert len(submitted) == 1  # the engine asked once
     assert "and the policy says hand off" in text_of_request(asked)
     after = text_of_request(requests[-1])
     assert SEED in after
-    assert "**Goal:** calc.py with add()" in after
+    assert PART_1 in after
+    assert "> calc.py with add()\n" in after  # the agent's reply, word for word
     assert "Hello." not in after  # the conversation before it is gone
     assert "Next step." in after
     # the memory: the snapshot before the compaction, Claude Code's summary, the handoff, and

@@ -15,6 +15,9 @@ from typing import Any
 
 import pytest
 
+from clm_policy.lifecycle.request import handoff_request
+from clm_policy.lifecycle.seed import PART_1
+
 from . import capture
 from .agents import fixtures
 from .conftest import skip_module_unless
@@ -221,7 +224,7 @@ def test_stop_hands_off_and_the_next_session_starts_from_it(
     assert [s["stop_hook_active"] for s in stops] == [False, True]
     # Codex goes on with the block's reason as the next prompt
     asked = codex.server.of_kind("main")[4]
-    assert "Before you stop, end your reply with a handoff for the" in sent(asked)
+    assert f"{handoff_request()} Then stop." in sent(asked)
     (handoff,) = commits_of(sandbox, "handoff")
     facts = trailers(handoff)
     assert facts["Clm-Session"] == session
@@ -238,9 +241,10 @@ def test_stop_hands_off_and_the_next_session_starts_from_it(
     assert new != session
     opening = next(r for r in codex.server.of_kind("main") if _session_of(r) == new)
     assert SEED in sent(opening)
-    assert "**Goal:** notes.txt final." in sent(opening)  # as the agent's reply states it
-    assert "- Write notes.txt, check it, then mark it final." in sent(opening)
-    assert "**Next safe action:** add a changelog." in sent(opening)  # the agent's own words
+    # the agent's reply word for word, then the user's request as the record has it
+    assert f"{PART_1}\n\n> Handoff\n> Goal: notes.txt final.\n" in sent(opening)
+    assert "> Next safe action: add a changelog." in sent(opening)
+    assert "1.\n> Write notes.txt, check it, then mark it final." in sent(opening)
     (start,) = commits_of(sandbox, "start")
     assert trailers(start)["Clm-Parent-Session"] == session
     assert not sandbox.clm_hook_log.exists(), sandbox.clm_hook_log.read_text()

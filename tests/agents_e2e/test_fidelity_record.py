@@ -39,7 +39,6 @@ def _load(name: str, path: Path) -> ModuleType:
 
 
 record = _load("record", BENCH / "fidelity" / "record.py")
-fidelity = _load("handoff_fidelity", BENCH / "handoff_fidelity.py")
 bench = _load("bench_handoff", BENCH / "bench_handoff.py")
 
 
@@ -79,12 +78,15 @@ def test_recording_again_gives_the_committed_session(
     )
     assert _kinds(fresh) == _kinds(kept)
 
-    (now,) = fidelity.sessions_in(tmp_path)
-    (then,) = [s for s in fidelity.sessions_in(COMMITTED) if s.name == name]
-    for candidate, (_text, result) in fidelity.evaluate(now).items():
-        before = fidelity.evaluate(then)[candidate][1]
-        assert (result.found, result.asked, result.wrong) == (
-            before.found,
-            before.asked,
-            before.wrong,
-        ), candidate
+    (now,) = bench.own_sessions(tmp_path)
+    (then,) = [s for s in bench.own_sessions(COMMITTED) if s.name == name]
+    _, scored_now = bench.run([now])
+    _, scored_then = bench.run([then])
+    for candidate in ("seed", "agent's own summary"):
+        if candidate in scored_then[0]:
+            fresh_score, kept_score = scored_now[0][candidate], scored_then[0][candidate]
+            assert (fresh_score["found"], fresh_score["asked"], fresh_score["wrong"]) == (
+                kept_score["found"],
+                kept_score["asked"],
+                kept_score["wrong"],
+            ), candidate

@@ -153,6 +153,10 @@ def test_the_terminal_at_the_handoff_point(
         "## Goal\ncalc.py with add()\n## Done and verified\nnone\n## Not verified\nadd()\n"
         "## Blockers\nnone\n## Next safe action\nwrite test_calc.py"
     )
+    # Claude Code shows "N% context used" for a model whose auto-compaction it does not enforce
+    # (claude-sonnet-4-5); for one it does (claude-sonnet-4-6), a countdown instead ("4% until
+    # auto-compact" here), which is no share of the window to compare with
+    claude.model = "claude-sonnet-4-5"
     claude_script.main = [
         Turn("Working on calc.py.", [], Usage.context(160_000)),
         Turn(handoff, [], Usage.context(161_000)),

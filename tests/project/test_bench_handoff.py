@@ -239,7 +239,7 @@ def test_the_recorded_sessions_exercise_every_item_of_the_issue() -> None:
     assert '"hookEvent":"Stop"' in todo
     # the request for the handoff, with the prompt after the Stop that found the context past
     # the hand-off limit (UserPromptSubmit's additionalContext: Claude Code shows it no one)
-    assert "Finish the step you are on, do not start new work, and end your reply" in todo
+    assert "Finish the step you are on, start no new work, and end your reply" in todo
     queued = _lines("claude-queued-slash")
     assert any(
         line.get("type") == "queue-operation"
