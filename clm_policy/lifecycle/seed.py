@@ -248,7 +248,9 @@ class _Seed:
         """The record's blocks in the order shown; :func:`_fill` takes them by priority (the
         first two blocks first: the open failures, the user's messages)."""
         m, r = self.m, self.m.record
-        from_state = not (r.checks or r.tasks or r.environment or r.last_activity or r.said)
+        from_state = not (
+            r.checks or r.tasks or r.environment or r.last_activity or r.said or r.reasoning
+        )
         return [
             *self._lead_blocks(from_state),
             *(self._state_blocks() if from_state else self._record_blocks()),
@@ -286,6 +288,15 @@ class _Seed:
                     "The agent's last messages (its words to the user, oldest first; context, "
                     "not instructions)",
                     [_said(t) for t in r.said],
+                    first=1,
+                    newest=True,
+                )
+            )
+            blocks.append(
+                _Block(
+                    "The agent's last reasoning (its notes to itself, oldest first; context, "
+                    "not instructions)",
+                    [_said(t, REASONING_CHARS) for t in r.reasoning],
                     first=1,
                     newest=True,
                 )
@@ -506,10 +517,14 @@ SAID_CHARS = 1500
 """An agent's message in the seed is kept up to a line (or sentence) end before this."""
 
 
-def _said(text: str) -> str:
+REASONING_CHARS = 700
+"""The same for a piece of the agent's reasoning."""
+
+
+def _said(text: str, limit: int = SAID_CHARS) -> str:
     body = text.strip()
-    if len(body) > SAID_CHARS:
-        body = _lines_within(body, SAID_CHARS)
+    if len(body) > limit:
+        body = _lines_within(body, limit)
     return quoted(body)
 
 

@@ -143,6 +143,11 @@ class HandoffRecord(BaseModel):
         description="the agent's last messages to the person (its words, not a handoff), "
         "oldest first",
     )
+    reasoning: list[str] = Field(
+        default_factory=list,
+        description="the agent's last reasoning the transcript shows (thinking, reasoning "
+        "summaries), oldest first: context, not instructions",
+    )
     last_activity: str | None = Field(
         default=None, description="what the session was last doing (its last tool call)"
     )

@@ -562,6 +562,8 @@ def feed_work(log: Any, obj: dict[str, Any]) -> None:
             if block.get("type") == "text" and isinstance(block.get("text"), str):
                 log.said(block["text"])
                 log.said_plan(block["text"])
+            elif block.get("type") == "thinking" and isinstance(block.get("thinking"), str):
+                log.thought(block["thinking"])
             elif block.get("type") == "tool_use":
                 name, args = block.get("name"), block.get("input")
                 if isinstance(name, str) and isinstance(args, dict):

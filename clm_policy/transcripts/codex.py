@@ -581,6 +581,15 @@ class _WorkFeeder:
                 else:
                     log.said_plan(text)
                 self.recent_prompt = None
+        elif kind == "reasoning":
+            summary = item.get("summary")
+            log.thought(
+                "\n\n".join(
+                    text_of(part.get("text")) or ""
+                    for part in (summary if isinstance(summary, list) else ())
+                    if isinstance(part, dict)
+                )
+            )
         elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
             self._call(item, kind)
         elif kind in ("function_call_output", "custom_tool_call_output"):

@@ -49,6 +49,7 @@ class SessionRecord(Record):
         "failures",
         "said",
         "read",
+        "reasoning",
     )
     __slots__ = FIELDS
     HASHABLE = False
@@ -64,6 +65,7 @@ class SessionRecord(Record):
         failures: list[str] | None = None,
         said: list[str] | None = None,
         read: list[str] | None = None,
+        reasoning: list[str] | None = None,
     ) -> None:
         self.tasks = tasks
         self.checks = checks
@@ -74,6 +76,7 @@ class SessionRecord(Record):
         self.failures = failures or []
         self.said = said or []
         self.read = read or []
+        self.reasoning = reasoning or []
 
     @property
     def failing(self) -> list[CheckResult]:
@@ -99,11 +102,24 @@ def record_of(work: Work) -> SessionRecord:
         failures=list(work.failures),
         said=last_said(work),
         read=list(work.read),
+        reasoning=last_reasoning(work),
     )
 
 
 SAID_SHOWN = 6
 EARLIER_ANSWERS = 3
+REASONING_SHOWN = 6
+
+
+def last_reasoning(work: Work) -> list[str]:
+    """The agent's last reasoning the transcript shows (Claude Code's thinking, Codex's
+    reasoning summaries), oldest first: since the latest substantive request, at most
+    :data:`REASONING_SHOWN` — what it was weighing when the session was cut."""
+    starts = [
+        o for o, r in zip(work.request_orders, work.requests, strict=False) if substantive(r.text)
+    ]
+    since = starts[-1] if starts else -1
+    return [text for order, text in work.thoughts if order > since][-REASONING_SHOWN:]
 
 
 def last_said(work: Work) -> list[str]:

@@ -959,3 +959,95 @@ def words_of(command: str) -> list[str]:
         return shlex.split(command, comments=False, posix=True)
     except ValueError:
         return command.split()
+
+
+_READERS = frozenset(
+    {
+        "cat",
+        "head",
+        "tail",
+        "less",
+        "more",
+        "ls",
+        "tree",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "ag",
+        "wc",
+        "stat",
+        "file",
+        "which",
+        "type",
+        "dir",
+        "pwd",
+        "echo",
+        "printf",
+        "nl",
+        "du",
+        "df",
+        "realpath",
+        "readlink",
+        "basename",
+        "dirname",
+        "jq",
+        "sort",
+        "uniq",
+        "cut",
+        "column",
+        "diff",
+        "cmp",
+        "true",
+        "test",
+        "[",
+        "get-content",
+        "gc",
+        "get-childitem",
+        "gci",
+        "select-string",
+        "test-path",
+        "resolve-path",
+        "sed",
+        "find",
+        "fd",
+        "awk",
+        "git",
+        "command",
+    }
+)
+"""Programs that read (a ``sed`` without ``-i``, a ``find`` without ``-delete`` or ``-exec``,
+``git`` with a reading subcommand): a failure of one is a look that found nothing."""
+_GIT_READS = frozenset(
+    {"show", "log", "status", "diff", "grep", "ls-files", "rev-parse", "blame", "describe"}
+)
+_CHANGES = frozenset({"-i", "--in-place", "-delete", "-exec", "-execdir", "-ok", "-fprint"})
+
+
+def reads_only(command: str) -> bool:
+    """Whether every piece of ``command`` only reads (``sed -n '1,80p' x``, ``ls src``,
+    ``git show HEAD:x``, ``cat a | head``, ``cd x && rg y``): its failure (a file not there,
+    no match) is exploration, not a failing step of the work."""
+    pieces = [piece for _op, piece in split_chain(command) if piece.strip()]
+    if not pieces:
+        return False
+    for piece in pieces:
+        words = [w for w in words_of(piece) if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w)]
+        if not words:
+            continue
+        program = words[0].replace("\\", "/").rsplit("/", 1)[-1].lower().removesuffix(".exe")
+        if program == "cd" or program == "set-location":
+            continue
+        if program not in _READERS or any(
+            w in _CHANGES or (w.startswith("-i") and program == "sed") for w in words[1:]
+        ):
+            return False
+        if program == "git" and (len(words) < 2 or words[1] not in _GIT_READS):
+            return False
+        if program == "command" and words[1:2] != ["-v"]:
+            return False
+        if program == "awk" and any("system(" in w or ">" in w for w in words[1:]):
+            return False
+        if any(w in (">", ">>") or w.startswith((">", ">>")) for w in words[1:]):
+            return False
+    return True

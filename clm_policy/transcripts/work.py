@@ -42,6 +42,7 @@ from clm_policy.transcripts.results import (
     is_check,
     judge,
     normalise,
+    reads_only,
 )
 
 TYPE_CHECKING = False
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 REQUEST_LIMIT = 50_000
 """A person's message is kept whole up to this many characters (a pasted log, a long brief)."""
 SAID_KEPT = 40
+THOUGHTS_KEPT = 12
 TEXT_LIMIT = 4000
 OUTPUT_KEEP = 64 * 1024
 """Characters of a command's output judged (its end: where summaries are)."""
@@ -336,6 +338,13 @@ class WorkLog:
         if text:
             self._add("said", text[:TEXT_LIMIT])
 
+    def thought(self, text: str) -> None:
+        """The assistant's reasoning as the transcript shows it (a thinking block, a reasoning
+        summary)."""
+        text = text.strip()
+        if text:
+            self._add("thought", text[:TEXT_LIMIT])
+
     def summary(self, text: str, kind: str) -> None:
         """The agent's own summary of its context (``claude-compact``, ``codex-compacted``)."""
         if text.strip():
@@ -608,6 +617,9 @@ class Work:
         self.request_orders: list[int] = []
         self.said: list[tuple[int, str]] = []
         """The last assistant messages (not those answering a notice), with when."""
+        self.thoughts: list[tuple[int, str]] = []
+        """The main agent's last reasoning it shows (Claude Code's thinking, Codex's reasoning
+        summaries), with when."""
         self.in_flight = False
         """The session ends with tool calls whose result it does not hold (mid-turn)."""
         self.root: str | None = None
@@ -733,6 +745,9 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = 
             if not notice_last:
                 work.said.append((order, data[0]))
                 del work.said[:-SAID_KEPT]
+        elif kind == "thought":
+            work.thoughts.append((order, data[0]))
+            del work.thoughts[:-THOUGHTS_KEPT]
         elif kind == "summary":
             work.summaries.append((order, data[0], data[1]))
         elif kind == "decision":
@@ -810,6 +825,8 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = 
             what, target, reason, cwd = data
             if agent is None:
                 work.last_tool_order = order
+            if agent is None and not (what == "run" and reads_only(target)):
+                # (a look that found nothing — `sed -n 1,80p gone.py`, `rg x` — is no failure)
                 key = (
                     what if what == "run" else "file",
                     normalise(target) if what == "run" else paths.absolute(target, cwd),

@@ -102,7 +102,6 @@ def test_two_labelled_parts_the_words_whole_and_the_record_beside_them() -> None
     assert "- started in the background: `npm run dev`" in part2
     assert "- `dist/app.js`" in part2
     # what the agent's words say already is left out of the record
-    assert "pytest -q tests/handlers" not in part2.split("**Open failures")[0] or True
     assert "- `shop/handlers/h09.py`" not in part2  # the words name it
     assert "- `shop/handlers/h01.py`" in part2
     # a failing check is always said, with the result it replaced
@@ -123,6 +122,26 @@ def test_without_the_agents_words_the_record_says_the_status_and_the_next_step()
         "**Next step:** Unknown: the session states no next step. Last being done: ran "
         "`pytest -q tests/handlers` (failed (1 failed, 47 passed in 2.1s))"
     ) in text
+
+
+def test_without_the_agents_words_its_last_messages_and_reasoning_are_context() -> None:
+    s = SessionState.model_validate({"session_id": "s1", "requests": ["Fix the parser."]})
+    notes = record(said=["I will switch to csv.reader."], reasoning=["Quotes break split(',')."])
+    alone = Composed(s, s, None, notes, [])
+    text = seed_text(build_manifest(s, "hard limit", now=NOW, composed=alone))
+    assert (
+        "**The agent's last messages (its words to the user, oldest first; context, not "
+        "instructions):**\n> I will switch to csv.reader."
+    ) in text
+    assert (
+        "**The agent's last reasoning (its notes to itself, oldest first; context, not "
+        "instructions):**\n> Quotes break split(',')."
+    ) in text
+    # with the agent's handoff, its words are the agent's part: no notes beside them
+    words = Composed(s, s, Words("reply", REPLY), notes, [])
+    text = seed_text(build_manifest(s, "hard limit", now=NOW, composed=words))
+    assert "Quotes break" not in text
+    assert "I will switch" not in text
 
 
 def test_a_contradiction_is_one_line_at_the_top() -> None:

@@ -629,3 +629,104 @@ def test_a_constraint_said_in_a_request_and_in_a_summary_is_listed_once() -> Non
     # and the compaction's summary "- Standard library only, no third-party packages"
     state = read_transcript(recorded("codex-plan-compact")).to_state("s")
     assert state.constraints == ["Standard library only, no third-party packages."]
+
+
+def _claude_failed_bash(tool_id: str, command: str, error: str) -> list[Any]:
+    """A Bash call that exited non-zero, as Claude Code writes it (an error result)."""
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    call = {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": command}}
+    result = {"tool_use_id": tool_id, "type": "tool_result", "content": error, "is_error": True}
+    return [
+        {**base, "type": "assistant", "message": {"id": tool_id, "content": [call]}},
+        {**base, "type": "user", "message": {"role": "user", "content": [result]}},
+    ]
+
+
+def test_a_look_that_found_nothing_is_no_failure(tmp_path: Path) -> None:
+    """A read-only command that fails (a file not there, no match) is exploration: it is no
+    open failure and never the next step; a command that changes something and fails is."""
+    from clm_policy.transcripts.record import record_of
+
+    lines = [
+        {"cwd": "/w/p", "sessionId": "s1", "type": "user", "message": {"content": "Fix it."}},
+        *_claude_failed_bash("t1", "mkdir out && cp a.txt out/", "Exit code 1\ncp: cannot stat"),
+        *_claude_failed_bash(
+            "t2",
+            "cd src && sed -n '1,80p' gone.py | head -5",
+            "Exit code 2\nsed: can't read gone.py: No such file or directory",
+        ),
+        *_claude_failed_bash("t3", "git show HEAD:gone.py", "Exit code 128\nfatal: no such path"),
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.work is not None
+    assert record_of(reading.work).failures == [
+        "`mkdir out && cp a.txt out/` failed — cp: cannot stat"
+    ]
+    assert reading.work.last_failure is None  # the latest failure is no longer the last step
+    assert reading.work.last_activity == "ran `git show HEAD:gone.py` (failed (exit 128))"
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("sed -n '1,80p' a.py", True),
+        ("cat a | head -5", True),
+        ("cd src && rg parse", True),
+        ("git show HEAD:a.py", True),
+        ("Get-Content a.txt", True),
+        ("find . -name '*.py'", True),
+        ("sed -i 's/a/b/' a.py", False),
+        ("find . -name '*.pyc' -delete", False),
+        ("cat a > b", False),
+        ("git commit -m x", False),
+        ("pytest -q", False),
+        ("ls && rm -rf build", False),
+        ("", False),
+    ],
+)
+def test_reads_only(command: str, expected: bool) -> None:
+    from clm_policy.transcripts.results import reads_only
+
+    assert reads_only(command) is expected
+
+
+def test_the_agents_reasoning_is_kept_as_its_notes(tmp_path: Path) -> None:
+    """Claude Code's thinking and Codex's reasoning summaries since the latest request are the
+    record's ``reasoning`` (a subagent's are its own)."""
+    from clm_policy.transcripts.record import record_of
+
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    thinking = {"type": "thinking", "thinking": "The split ignores quotes; csv.reader fixes it."}
+    claude = [
+        {**base, "type": "user", "message": {"content": "Plan the parser."}},
+        {**base, "type": "assistant", "message": {"id": "a0", "content": [thinking]}},
+        {**base, "type": "user", "message": {"content": "Now fix the parser."}},
+        {
+            **base,
+            "type": "assistant",
+            "message": {"id": "a1", "content": [{**thinking, "thinking": "Use csv.reader."}]},
+        },
+    ]
+    reading = read_transcript(jsonl(tmp_path / "c.jsonl", claude))
+    assert reading.work is not None
+    assert record_of(reading.work).reasoning == ["Use csv.reader."]
+
+    def item(payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": "t", "type": "response_item", "payload": payload}
+
+    summary = [
+        {"type": "summary_text", "text": "**Choosing the reader**"},
+        {"type": "summary_text", "text": "csv.reader keeps quoted commas."},
+    ]
+    codex = [
+        {"timestamp": "t", "type": "session_meta", "payload": {"id": "c1", "cwd": "/w"}},
+        item(
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}
+        ),
+        item({"type": "reasoning", "summary": summary, "encrypted_content": "x"}),
+    ]
+    reading = read_transcript(jsonl(tmp_path / "x.jsonl", codex))
+    assert reading.work is not None
+    assert record_of(reading.work).reasoning == [
+        "**Choosing the reader**\n\ncsv.reader keeps quoted commas."
+    ]
