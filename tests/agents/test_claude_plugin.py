@@ -85,6 +85,20 @@ def test_the_committed_hooks_json_is_the_generators_output() -> None:
         }
 
 
+def test_the_handoff_skill_asks_what_the_request_asks() -> None:
+    """The skill names every field of the MCP tool and every heading of the request, so the
+    agent writes what the one parser reads (lifecycle.request)."""
+    from clm_policy.lifecycle.request import PLAN_FIELD, SECTIONS
+
+    skill = (PLUGIN / "skills" / "handoff" / "SKILL.md").read_text()
+    for section in SECTIONS:
+        assert f"`{section.field}`" in skill, section.field
+        assert f"`## {section.heading}`" in skill, section.heading
+    assert f"`{PLAN_FIELD}`" in skill
+    assert "next_safe_action" not in skill
+    assert "## Done and verified" not in skill
+
+
 def test_the_marketplace_lists_the_plugin_and_the_manifest_its_option() -> None:
     market = json.loads((REPO / "integrations" / ".claude-plugin" / "marketplace.json").read_text())
     assert market["name"] == "clm-policy"
