@@ -306,12 +306,16 @@ class _Seed:
     def _state_blocks(self) -> list[_Block]:
         """A state's own lists (a session without a transcript)."""
         m = self.m
-        tasks = [*(f"- [ ] {t}" for t in m.remaining), *(f"- [x] {t}" for t in m.done)]
+        said = self._said
+        tasks = [
+            *(f"- [ ] {t}" for t in m.remaining if not said(t)),
+            *(f"- [x] {t}" for t in m.done if not said(t)),
+        ]
         return [
             _Block("Tasks", [defused(_one_line(t, ITEM_CHARS)) for t in tasks]),
-            _Block("Not verified", _bullets(m.not_verified)),
-            _Block("Verified", _bullets(m.verified)),
-            _Block("Commands and results", _bullets(m.commands_and_results), newest=True),
+            _Block("Not verified", self._unsaid(m.not_verified)),
+            _Block("Verified", self._unsaid(m.verified)),
+            _Block("Commands and results", self._unsaid(m.commands_and_results), newest=True),
         ]
 
     def _record_blocks(self) -> list[_Block]:
@@ -337,13 +341,13 @@ class _Seed:
         elif not self.words:  # the user's answers to the agent's questions
             decisions = [*m.decisions, *(d for d in decisions if d not in m.decisions)]
         blocks = [
-            _Block("Constraints", _bullets(constraints)),
-            _Block("Decisions", _bullets(decisions)),
+            _Block("Constraints", self._unsaid(constraints)),
+            _Block("Decisions", self._unsaid(decisions)),
         ]
         if from_state:
             blocks += [
-                _Block("Assumptions and risks", _bullets(m.assumptions_risks)),
-                _Block("Source of truth", _bullets(m.source_of_truth)),
+                _Block("Assumptions and risks", self._unsaid(m.assumptions_risks)),
+                _Block("Source of truth", self._unsaid(m.source_of_truth)),
             ]
         shown = {k for k, _ in self.memory}
         return [

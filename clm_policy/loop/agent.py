@@ -14,9 +14,11 @@ from clm_policy.models.state import AgentStepResult, Message
 
 
 class Agent(Protocol):
-    """What the loop drives: a step on the current messages, a hint, a fresh start."""
+    """What the loop drives: a step on the current messages, its handoff when asked, a hint,
+    a fresh start."""
 
     def step(self, messages: Sequence[Message]) -> AgentStepResult: ...
+    def write_handoff(self, messages: Sequence[Message], request: str) -> AgentStepResult: ...
     def inject_context(self, system_addon: str) -> None: ...
     def reset_with_seed(self, seed_messages: Sequence[Message]) -> None: ...
 
@@ -44,6 +46,7 @@ class SimulatedAgent:
         self.played = 0  # scenario steps consumed (a resumed run skips them)
         self.needs_asked = 0  # facts the steps needed (``needs:``), and those not found
         self.needs_missing = 0
+        self._last: tuple[ScenarioStep, int] | None = None  # the step played last
 
     def skip(self, count: int) -> None:
         """Advance past ``count`` steps already played (resuming a persisted session)."""
@@ -66,6 +69,7 @@ class SimulatedAgent:
         try:
             spec, n = next(self._steps)
             self.played += 1
+            self._last = spec, n
         except StopIteration:
             self.done = True
             return AgentStepResult(task_status=TaskStatus.COMPLETED)
@@ -124,6 +128,20 @@ class SimulatedAgent:
         self.needs_asked += recall.asked
         self.needs_missing += len(recall.missing)
         return [fact.text for fact in recall.missing]
+
+    def write_handoff(self, messages: Sequence[Message], request: str) -> AgentStepResult:
+        """The handoff the step played last says the agent writes when asked (its
+        ``handoff:``); none when it says nothing."""
+        spec, n = self._last if self._last is not None else (None, 0)
+        if spec is None or spec.handoff is None:
+            return AgentStepResult()
+        text = spec.handoff.replace("{n}", str(n))
+        return AgentStepResult(
+            messages_added=[
+                Message(role=MessageRole.USER, content=request),
+                Message(role=MessageRole.ASSISTANT, content=text),
+            ]
+        )
 
     def inject_context(self, system_addon: str) -> None:
         self.system_addons.append(system_addon)

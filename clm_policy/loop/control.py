@@ -31,7 +31,7 @@ from typing import Any
 
 from clm_policy.base.errors import AgentError
 from clm_policy.lifecycle.compaction import Summarizer
-from clm_policy.lifecycle.compose import compose
+from clm_policy.lifecycle.compose import Words, compose
 from clm_policy.lifecycle.estimate import estimate_message_tokens
 from clm_policy.lifecycle.pipelines import (
     CompactOutcome,
@@ -380,7 +380,7 @@ class OuterControlLoop:
     def _handoff(self, decision: Outcome) -> HandoffOutcome:
         done = run_handoff(
             self.repo,
-            compose(self.state),
+            compose(self.state, self._agents_handoff()),
             why=self._why(decision),
             appends=self._take_logs(),
             files={self._run_path: JsonDoc(self._record("handoff"))},
@@ -389,6 +389,28 @@ class OuterControlLoop:
         )
         self._remember("handoff", self.state, 0)
         return done
+
+    def _agents_handoff(self) -> Words | None:
+        """The agent asked for its handoff, as every road asks (lifecycle.request): its reply,
+        kept word for word; None when it writes none or cannot be reached (the record alone
+        then). What the reply cost is counted in the session's tokens."""
+        from clm_policy.lifecycle.compose import words_of_reply
+        from clm_policy.lifecycle.request import handoff_request
+
+        try:
+            result = self.session.agent.write_handoff(self.state.messages, handoff_request())
+        except AgentError:  # the seed says the agent wrote none; the run goes on as it would
+            return None
+        t = self.state.tokens
+        self.state.tokens = t.model_copy(
+            update={
+                "input_tokens": t.input_tokens + result.input_tokens,
+                "output_tokens": t.output_tokens + result.output_tokens,
+                "total_tokens": t.total_tokens + result.input_tokens + result.output_tokens,
+            }
+        )
+        replies = [m for m in result.messages_added if m.role is MessageRole.ASSISTANT]
+        return words_of_reply(replies[-1].content) if replies else None
 
     def _remember(self, kind: str, state: SessionState, kept: int) -> None:
         """Tell the memory backend what the committed compaction or handoff took out of the

@@ -190,6 +190,19 @@ class OpenAIChatAgent:
             notes="" if usage is not None else NO_USAGE,
         )
 
+    def write_handoff(self, messages: Sequence[Message], request: str) -> AgentStepResult:
+        """One request on ``messages`` (plus what is queued) with clm-policy's ``request`` for
+        the handoff as the user's turn: the model's reply is its handoff."""
+        asked = Message(role=MessageRole.USER, content=request)
+        added = [*(m for m in self._queued if not _holds(messages, m)), asked]
+        reply, usage = self._complete([*messages, *added])
+        self._queued = []
+        return AgentStepResult(
+            messages_added=[*added, Message(role=MessageRole.ASSISTANT, content=reply)],
+            input_tokens=usage[0] if usage is not None else 0,
+            output_tokens=usage[1] if usage is not None else 0,
+        )
+
     def inject_context(self, system_addon: str) -> None:
         """Add ``system_addon`` as a system message to the conversation (next step)."""
         self._queued.append(Message(role=MessageRole.SYSTEM, content=system_addon))

@@ -42,6 +42,11 @@ class ScenarioStep(BaseModel):
     blockers: list[str] = Field(default_factory=list)
     resolved: list[str] = Field(default_factory=list, description="blockers no longer open")
     decisions: list[str] = Field(default_factory=list)
+    handoff: str | None = Field(
+        default=None,
+        description="what the agent writes when clm-policy asks for its handoff after this "
+        "step (its reply to the request, kept word for word); none: it writes nothing",
+    )
     needs: list[str] = Field(
         default_factory=list,
         description="facts the step needs in the context it is given (the seed, the hint, the "

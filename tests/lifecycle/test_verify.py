@@ -592,21 +592,24 @@ def test_log_and_status_show_what_was_measured(tmp_path: Path) -> None:
     mem = tmp_path / "mem"
     assert invoke("run", "--memory", str(mem), "--stop-at-handoff").exit_code == 0
     log = invoke("log", "--memory", str(mem)).stdout.splitlines()
-    # the demo's summaries are deterministic and its handoff has no words of an agent: what
-    # was kept is shown, and no recall (nothing was measured)
+    # the demo's summaries are deterministic: what was kept is shown, no recall (nothing was
+    # measured); its handoff has the agent's words, measured against the record
     handoff = next(i for i, line in enumerate(log) if "clm(handoff)" in line)
-    assert log[handoff + 3] == "              seed kept of the record 1.00 (7/7)"
+    assert log[handoff + 3 : handoff + 5] == [
+        "              the agent's words hold of the record 1.00 (7/7)",
+        "              seed kept of the record 1.00 (7/7)",
+    ]
     compaction = next(i for i, line in enumerate(log) if "clm(compact)" in line)
     assert log[compaction + 2] == "              summary kept 1.00 (9/9)"
     assert not any(" recall " in line for line in log)
     status = invoke("status", "--memory", str(mem)).stdout.splitlines()
     assert status[0].split()[-4:] == ["handoff", "recall", "last", "decision"]
     assert status[1].split()[:3] == ["demo", "handed", "off"]
-    assert status[1].split()[8] == "-"  # nothing measured
+    assert status[1].split()[8] == "1.00"  # the agent's words, the one thing measured
     detail = invoke("status", "--memory", str(mem), "--session", "demo").stdout
-    assert "\nrecall " not in detail
+    assert "\nrecall    1.00 (7/7 facts) at the last handoff\n" in detail
     row = json.loads(invoke("status", "--memory", str(mem), "--format", "json").stdout)[0]
-    assert (row["recall"], row["recall_facts"], row["recall_event"]) == (None, None, None)
+    assert (row["recall"], row["recall_facts"], row["recall_event"]) == (1.0, "7/7", "handoff")
 
 
 def test_status_shows_the_agents_recall_of_the_record(memory: Path) -> None:

@@ -78,7 +78,7 @@ def test_demo_as_a_process(tmp_path: Path) -> None:
         "  demo            23    257,352  compact   soft_compact",
         "  demo            42    257,171  compact   soft_compact",
         "  demo            43     79,139  handoff   phase_boundary",
-        "  demo-2          21    235,273  compact   degradation",
+        "  demo-2          21    235,367  compact   degradation",
         "  demo-2          37    246,135  compact   degradation",
         "  demo-2          52    235,135  compact   degradation",
         "",

@@ -20,6 +20,8 @@ from chatserver import ChatServer, Reply
 from chatserver import serve as serve_chat
 
 from clm_policy.base.errors import EndpointError, InputError
+from clm_policy.lifecycle.request import handoff_request
+from clm_policy.lifecycle.seed import PART_1
 from clm_policy.loop.openai_agent import (
     NO_USAGE,
     OpenAIChatAgent,
@@ -379,12 +381,22 @@ def work(n: int) -> str:
     return f"Step {n}: " + "migrated one more module; " * 46
 
 
+HANDOFF_REPLY = (
+    "## Goal\nMigrate the modules\n\n## Tasks\n- modules 1-10: migrated\n\n"
+    "## Next step\nMigrate module 11"
+)
+
+
 def migration(endpoint: Endpoint) -> None:
     """Fifteen steps of work, then done: under --soft-compact 1500 --hard-handoff 2500 that is
-    a compaction at step 5, a handoff at step 10, and in the next session (which starts from
-    the seed) a compaction at its step 4."""
+    a compaction at step 5, a handoff at step 10 (the model asked for its handoff writes
+    :data:`HANDOFF_REPLY`), and in the next session (which starts from the seed) a compaction
+    at its step 4."""
     endpoint.script(
-        *(answer(work(n)) for n in range(1, 16)), answer("All migrated.\nTASK COMPLETE")
+        *(answer(work(n)) for n in range(1, 11)),
+        answer(HANDOFF_REPLY),
+        *(answer(work(n)) for n in range(11, 16)),
+        answer("All migrated.\nTASK COMPLETE"),
     )
 
 
@@ -417,7 +429,7 @@ def test_run_compacts_hands_off_and_commits(endpoint: Endpoint, tmp_path: Path) 
         (f"{first}-2", 4, "compact", "soft_compact"),  # the seed fills the context early
     ]
     requests = endpoint.requests
-    assert len(requests) == 16
+    assert len(requests) == 17  # 16 steps and the handoff the model was asked for
     assert {r["headers"]["Authorization"] for r in requests} == {f"Bearer {KEY}"}
     assert {r["body"]["model"] for r in requests} == {MODEL}
     # step 6 carries the hint of the compaction at step 5, once, and what it kept
@@ -425,14 +437,22 @@ def test_run_compacts_hands_off_and_commits(endpoint: Endpoint, tmp_path: Path) 
     assert len(hints) == 1
     assert hints[0].startswith("## Context compacted at step 5\n")
     assert "**Goal:** Migrate the modules" in hints[0]
+    # at the handoff the model is asked for it, as every road asks; its reply is kept whole
+    assert sent(requests[10]["body"])[-1] == ("user", handoff_request())
+    repo = tmp_path / "mem"
+    manifest_path = git(
+        repo, "log", "--format=%(trailers:key=Clm-Manifest,valueonly)", "-1", "--grep=clm(handoff)"
+    ).strip()
+    manifest = json.loads(git(repo, "show", f"HEAD:{manifest_path}"))
+    assert manifest["agent_words"] == {"source": "reply", "step": None, "text": HANDOFF_REPLY}
     # the next session starts from the handoff's seed, and the goal as the user's message
-    seeded = sent(requests[10]["body"])
+    seeded = sent(requests[11]["body"])
     assert seeded[1][0] == "system"
     assert seeded[1][1].startswith("# Handoff: you continue the task of an earlier session")
+    assert f"{PART_1}\n\n> ## Goal\n> Migrate the modules\n" in seeded[1][1]
     assert seeded[-1] == ("user", "Migrate the modules")
     assert {role for role, _ in seeded[:-1]} == {"system"}  # no transcript crosses a handoff
     # the context is what the endpoint reported: the request's prompt plus the reply
-    repo = tmp_path / "mem"
     metrics = [
         json.loads(x)
         for x in git(repo, "show", f"HEAD:sessions/{first}/metrics.jsonl").splitlines()
@@ -490,7 +510,7 @@ def test_run_as_a_process(endpoint: Endpoint, tmp_path: Path) -> None:
         f"stopped: completed after 16 steps; 2 compaction(s), 1 handoff(s), sessions {first}, "
         f"{first}-2"
     ) in lines
-    assert len(endpoint.requests) == 16
+    assert len(endpoint.requests) == 17
     status = json.loads(
         invoke("status", "--memory", str(tmp_path / "mem"), "--format", "json").stdout
     )

@@ -244,6 +244,9 @@ class _Failing:
             raise EndpointError("POST http://model/chat/completions: HTTP 500")
         return AgentStepResult(output_tokens=10)
 
+    def write_handoff(self, messages: Sequence[Message], request: str) -> AgentStepResult:
+        return AgentStepResult()
+
     def inject_context(self, system_addon: str) -> None:
         pass
 

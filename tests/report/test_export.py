@@ -91,9 +91,9 @@ def test_sessions_csv(memory: Path) -> None:
         "cost": "",
         "human_interventions": "0",
         # the demo's summaries are deterministic (built from the facts they would be checked
-        # against) and its handoff has no words of an agent: no recall was measured
-        "recall_mean": "",
-        "recalls": "0",
+        # against): no recall; its handoff's words are the agent's, measured against the record
+        "recall_mean": "1.0",
+        "recalls": "1",
         "steps_until_handoff": "43",
         "tokens_until_handoff": str(last["total_tokens"]),
     }

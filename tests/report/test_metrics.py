@@ -146,11 +146,14 @@ def test_a_chained_run_is_one_completed_task(memory: Path, write: Write) -> None
     assert m.task_completion_rate == 1.0
     assert m.tokens_per_successful_task == sum(final)
     assert (m.human_interventions, m.human_interventions_per_session) == (0, 0.0)
-    # the run's summaries are deterministic and its handoff has no agent's words: nothing was
-    # measured, so no recall is shown (a figure of 1.00 by construction would mean nothing)
+    # the run's summaries are deterministic: nothing measured (a figure of 1.00 by
+    # construction would mean nothing); the handoff's words are the agent's, measured against
+    # the record: the one recall
     recorded = git(memory, "log", "--all", "--format=%(trailers:key=Clm-Recall,valueonly)")
     assert [line for line in recorded.splitlines() if line.strip()] == []
-    assert (m.recall_mean, m.recall_count) == (None, 0)
+    agents = git(memory, "log", "--all", "--format=%(trailers:key=Clm-Recall-Agent,valueonly)")
+    assert [line for line in agents.splitlines() if line.strip()] == ["1.00 (7/7)"]
+    assert (m.recall_mean, m.recall_count) == (1.0, 1)
     assert (m.handoffs_ended, m.steps_until_handoff) == (1, 43.0)
     assert m.cost_total == pytest.approx((final[0] * 3 + final[1] * 15) / 1e6)
     assert m.cost_per_task == m.cost_total
@@ -181,9 +184,9 @@ def test_open_tasks_interventions_recall_and_unpriced_models(memory: Path) -> No
     m = data.summary
     assert (m.tasks, m.completed, m.open, m.task_completion_rate) == (2, 1, 1, 0.5)
     assert m.human_interventions_per_session == 1.0
-    # only the measured ones: the two a model's summary would carry (the runs' own are
-    # deterministic, their check no recall)
-    assert (m.recall_mean, m.recall_min, m.recall_count) == (1.75 / 2, 0.75, 2)
+    # only the measured ones: the two a model's summary would carry and the demo agent's
+    # handoff (the runs' own summaries are deterministic, their check no recall)
+    assert (m.recall_mean, m.recall_min, m.recall_count) == (2.75 / 3, 0.75, 3)
     assert (m.cost_total, m.cost_per_task, m.priced_tasks) == (None, None, 0)
     assert (m.unpriced_sessions, m.unpriced_models) == (2, [])
 

@@ -86,11 +86,10 @@ def test_the_demo_page(memory: Path, tmp_path: Path) -> None:
         ("43", "handoff"),
     ]
     assert "context 257352 &gt;= soft limit 250000" in page
-    # the demo's summaries are deterministic and its handoff has no words of an agent:
-    # nothing was measured, and the page says so rather than a recall of 100%
+    # the demo's summaries are deterministic (nothing measured); its handoff has the agent's
+    # words, measured against the record: the one recall in the table
     recalls = re.findall(r'<tr><td class="n">(\d+)</td><td>(\w+)</td><td class="n">([^<]+)<', page)
-    assert recalls == []
-    assert "none measured (a deterministic summary" in page
+    assert recalls == [("43", "handoff", "7/7 (100%)")]
     assert "Decision timeline (43 decisions)" in p.text
 
 
@@ -244,8 +243,9 @@ def test_a_long_recall_list_becomes_a_chart_and_the_lowest(memory: Path, tmp_pat
         )
     page, _ = report(memory, tmp_path)
     p = Page(page)
-    assert p.count("circle", class_="recall") == 40  # the run's own measure nothing
-    assert "40 recalls recorded, mean 51.2%; the 10 lowest:" in p.text
+    # and the demo agent's handoff (its words, 7/7); the run's summaries measure nothing
+    assert p.count("circle", class_="recall") == 41
+    assert "41 recalls recorded, mean 52.4%; the 10 lowest:" in p.text
     lowest = re.findall(r'<tr><td class="n">(\d+)</td><td>summary</td>', page)
     assert lowest == [str(n) for n in range(1, 11)]
 
