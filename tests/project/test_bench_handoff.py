@@ -112,6 +112,22 @@ def test_the_scorer_catches_a_wrong_seed() -> None:
     assert scoring.score(right, truth).wrong == {}
 
 
+HELD_OUT = (
+    "marot/spotter",
+    "d-kimuson/claude-code-viewer",
+    "AcidicSoil/codex-session-view",
+    "kirilligum/ask-codex-sessions",
+    "ryoppippi/ccusage",
+    "leolin84200704/posthog-impact-dashboard",
+    "M-Thisness/M-Claude",
+    "Sarthib7/FundWise",
+    "ikihin/bhavana",
+    "Krosss0001/rave-era-project",
+    "AkashJana18/edgerunner",
+    "uzaxirr/raze",
+)
+
+
 def test_the_corpus_is_whole_and_its_truth_is_the_readers() -> None:
     """Every source has its truth and its reply; the halves are set; the transcripts in the
     repository are the sources' own bytes (sha256) under a licence that allows it, with the
@@ -128,6 +144,8 @@ def test_the_corpus_is_whole_and_its_truth_is_the_readers() -> None:
     assert {s["half"] for s in sources} == {"tune", "check"}
     halves = {h: {s["repo"] for s in sources if s["half"] == h} for h in ("tune", "check")}
     assert not halves["tune"] & halves["check"]  # the check half's repositories are unseen
+    held_out = {r.lower() for r in HELD_OUT}  # issue 25: sessions from these must not be used
+    assert not held_out & {s["repo"].lower() for s in sources}
     for ident in ids:
         truth = scoring.read_truth(
             YAML(typ="safe").load((CORPUS / "truth" / f"{ident}.yaml").read_text("utf-8"))
