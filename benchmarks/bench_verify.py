@@ -47,6 +47,7 @@ from clm_policy.memory.audit import read_log
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.init import init_memory
 from clm_policy.models.state import SessionState
+from clm_policy.models.state_io import state_from
 
 TARGET = 1.2
 WARMUPS = 3
@@ -70,7 +71,7 @@ def session(name: str, *, kept_size: int | None) -> SessionState:
                 :kept_size
             ]
         messages.append({"role": "assistant" if i % 2 else "tool", "content": body})
-    return SessionState.model_validate(
+    return state_from(
         {
             "session_id": name,
             "goal": "Move the auth service from session cookies to bearer tokens",
@@ -102,7 +103,7 @@ def _no_verify(asked: object, context: object) -> Recall:
 def one(repo: MemoryRepo, state: SessionState, step: int, *, verified: bool) -> float:
     """Seconds of one compaction commit of ``state`` at ``step``; without ``verified``, the
     compaction module's ``facts`` and ``verify`` are stubs that ask and find nothing."""
-    s = state.model_copy(update={"step_index": step})
+    s = state.replace(step_index=step)
     if not verified:
         compaction.facts, compaction.verify = _no_facts, _no_verify  # type: ignore[assignment]
     try:
@@ -114,8 +115,8 @@ def one(repo: MemoryRepo, state: SessionState, step: int, *, verified: bool) -> 
 
 
 def measure(repo: MemoryRepo, state: SessionState, tag: str, rounds: int) -> dict[str, float]:
-    on = state.model_copy(update={"session_id": f"{tag}-on"})
-    off = state.model_copy(update={"session_id": f"{tag}-off"})
+    on = state.replace(session_id=f"{tag}-on")
+    off = state.replace(session_id=f"{tag}-off")
     with_v, without = [], []
     for r in range(WARMUPS + rounds):
         a = one(repo, on, 10 + r, verified=True)

@@ -22,7 +22,8 @@ from clm_policy.models.manifest import (
     format_timestamp,
     pydantic_problem,
 )
-from clm_policy.models.state import SessionState, TokenSnapshot
+from clm_policy.models.shapes.state import TokenSnapshot
+from clm_policy.models.state import SessionState
 from clm_policy.models.versions import MANIFEST_VERSION
 
 TYPE_CHECKING = False
@@ -93,7 +94,7 @@ def build_manifest(
         "blockers": list(state.blockers),
         "next_safe_action": next_safe_action(state, last, after_derived=record is not None),
         "memory_keys": list(dict.fromkeys(state.memory_keys)),
-        "token_snapshot": state.tokens.model_copy(),
+        "token_snapshot": state.tokens.as_dict(),
         "timestamp": format_timestamp(now),
         "decision_rationale": decision_rationale,
         "requests": list(state.requests),

@@ -147,4 +147,4 @@ def _current(repo: MemoryRepo, path: str, kind: str) -> tuple[dict[str, object],
     from clm_policy.models.state_io import parse_state
 
     state = parse_state(json.dumps(read.data), path)
-    return state.model_dump(mode="json"), read.found
+    return state.as_dict(), read.found

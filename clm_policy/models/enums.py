@@ -9,6 +9,10 @@ from enum import StrEnum
 
 SignalValue = bool | int | float | str
 
+FIGURES = "figures"
+"""The ``session_id`` of a state made of figures alone (``decide --tokens``, a transcript's
+tail, the status line): an input to a decision, never written anywhere."""
+
 MAX_COUNT = 2**63 - 1
 """The largest token count, step or window a state, scenario or policy may give (a signed
 64-bit integer): a context of more tokens than that is a mistake, and a ratio of such counts

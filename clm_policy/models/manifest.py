@@ -32,7 +32,7 @@ from pydantic import (
 
 from clm_policy.base.errors import InputError, Location
 from clm_policy.base.timestamp import format_timestamp as format_timestamp  # (its old home)
-from clm_policy.models.state import TokenSnapshot
+from clm_policy.models.shapes.state import TokenSnapshot
 from clm_policy.models.versions import MANIFEST, MANIFEST_VERSION, Upgraded, upgrade
 
 # "2026-08-04T12:00:00Z", optionally with up to six fractional digits; UTC only ("Z").

@@ -18,7 +18,7 @@ from clm_policy.models.manifest import HandoffManifest
 from clm_policy.models.policy import PolicyFile
 from clm_policy.models.policytest import PolicyTestFile
 from clm_policy.models.scenario import ScenarioFile
-from clm_policy.models.state import SessionState
+from clm_policy.models.shapes.state import SessionState
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 BASE_ID = "urn:clm-policy:schema"

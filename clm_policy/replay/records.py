@@ -24,7 +24,11 @@ from clm_policy.loop.monitor import COUNTED
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import SESSIONS, is_session
 from clm_policy.models.enums import MAX_COUNT, Action
-from clm_policy.models.plain import FigureState, plain_state
+from clm_policy.models.state import read_state
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from clm_policy.models.state import StateLike
 
 FILE_LIMIT = 256 * MiB
 """A larger decisions.jsonl is skipped (100,000 decisions take about 90 MB)."""
@@ -65,8 +69,9 @@ class Line:
 
 
 class Recorded:
-    """A recorded decision that can be decided again: the state it read, the profile it was
-    decided under, and what the policy said then (before any person's answer)."""
+    """A recorded decision that can be decided again: the state it read (its lists that a
+    decision only counts are ranges of their recorded lengths), the profile it was decided
+    under, and what the policy said then (before any person's answer)."""
 
     __slots__ = (
         "action",
@@ -84,7 +89,7 @@ class Recorded:
         self,
         session: str,
         line: int,
-        state: FigureState,
+        state: StateLike,
         profile: str,
         action: str,
         trigger: str | None,
@@ -170,7 +175,7 @@ def recorded(line: Line) -> Recorded | str:
     seen = data.get("state")
     if seen is None:
         return NO_STATE
-    state = plain_state(seen)
+    state = read_state(seen)
     if state is None:
         return BAD_STATE
     lengths = data.get("lengths")

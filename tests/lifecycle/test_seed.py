@@ -15,7 +15,7 @@ from clm_policy.lifecycle.compose import Composed, Words
 from clm_policy.lifecycle.handoff import build_manifest
 from clm_policy.lifecycle.seed import PART_1, PART_2, PART_2_ALONE, seed_text
 from clm_policy.models.manifest import HandoffManifest
-from clm_policy.models.state import SessionState
+from clm_policy.models.state_io import state_from
 from clm_policy.transcripts.record import CheckResult, SessionRecord
 
 from conftest import git, invoke
@@ -74,7 +74,7 @@ def manifest(words: str | None = REPLY, contradictions: list[str] | None = None,
         "changed_artifacts": ["shop/handlers/h09.py", "shop/handlers/h01.py"],
     }
     values.update(state)
-    s = SessionState.model_validate(values)
+    s = state_from(values)
     composed = Composed(
         s,
         s,
@@ -251,7 +251,7 @@ def test_a_handoff_takes_its_profiles_budget(tmp_path: Path) -> None:
 
     memory = tmp_path / "mem"
     init_memory(memory)
-    state = SessionState.model_validate(
+    state = state_from(
         {"session_id": "s1", "goal": "g", "changed_artifacts": [f"f{n}.py" for n in range(300)]}
     )
     with MemoryRepo(memory) as repo:
