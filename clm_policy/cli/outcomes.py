@@ -162,7 +162,7 @@ def handoff_json(hand: ByHand, done: HandoffOutcome) -> dict[str, Any]:
         "rule": why.rule,
         "manifest_path": done.manifest_path,
         "handoff_path": done.handoff_path,
-        "manifest": done.manifest.model_dump(mode="json"),
+        "manifest": done.manifest.as_dict(),
         "redactions": done.redactions,
         "seed": [m.as_dict() for m in done.seed],
     }

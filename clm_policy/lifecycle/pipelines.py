@@ -367,7 +367,7 @@ def run_handoff(
         render_manifest_markdown,
     )
     from clm_policy.lifecycle.seed import seed_text
-    from clm_policy.models.manifest import validate_manifest
+    from clm_policy.models.shapes.manifest import validate_manifest
 
     if not isinstance(handoff, Composed):
         handoff = Composed(handoff, handoff)
@@ -391,7 +391,7 @@ def run_handoff(
     )
     manifest = _cleaned(change, manifest)
     if agent_id is not None:
-        manifest = manifest.model_copy(update={"agent_id": agent_id})
+        manifest = manifest.replace(agent_id=agent_id)
     number = _next_handoff_number(repo, state.session_id)
     m_path = manifest_path(manifest_filename(manifest, state.session_id))
     taken = repo.show_file(m_path) is not None or os.path.lexists(os.path.join(repo.root, m_path))
@@ -403,7 +403,7 @@ def run_handoff(
     h_path = handoff_path(state.session_id, number)
     checked: list[HandoffManifest] = []
     change.files[m_path] = JsonDoc(
-        manifest.model_dump(mode="json"), lambda data: checked.append(validate_manifest(data))
+        manifest.as_dict(), lambda data: checked.append(validate_manifest(data))
     )
     change.files[h_path] = render_manifest_markdown(
         manifest, session_id=state.session_id, step=state.step_index
@@ -508,13 +508,11 @@ def read_more(handoff_file: str, memory_dir: str | None) -> str:
 def _cleaned(change: Change, manifest: HandoffManifest) -> HandoffManifest:
     """The manifest's agent words and record, redacted by ``change`` (the state it was built
     from was; these came beside it)."""
-    from clm_policy.models.manifest import HandoffManifest as Model
-
-    data = manifest.model_dump(mode="json")
-    for key in ("agent_words", "record"):
-        if data.get(key) is not None:
-            data[key] = change.clean(data[key])
-    return Model.model_validate(data)
+    words = manifest.agent_words
+    return manifest.replace(
+        agent_words=None if words is None else change.clean(words),
+        record=change.clean(manifest.record),
+    )
 
 
 def memory_hits(

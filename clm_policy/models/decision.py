@@ -19,6 +19,7 @@ class GuardFinding(Record):
     """A guard whose condition held: why an action was blocked or let through with a warning."""
 
     FIELDS: ClassVar[tuple[str, ...]] = ('guard', 'severity', 'message')
+    REQUIRED: ClassVar[tuple[str, ...]] = ('guard', 'severity', 'message')
     __slots__ = FIELDS
     HASHABLE = False
 
@@ -72,6 +73,15 @@ class Decision(Record):
         'context_tokens',
         'context_window',
         'window_source',
+    )
+    REQUIRED: ClassVar[tuple[str, ...]] = (
+        'action',
+        'trigger',
+        'rationale',
+        'proposed',
+        'policy',
+        'profile',
+        'context_tokens',
     )
     __slots__ = FIELDS
     HASHABLE = False
@@ -158,6 +168,15 @@ class RuleTrace(Record):
         'error',
         'decided',
     )
+    REQUIRED: ClassVar[tuple[str, ...]] = (
+        'id',
+        'action',
+        'expression',
+        'location',
+        'names',
+        'result',
+        'decided',
+    )
     __slots__ = FIELDS
     HASHABLE = False
 
@@ -225,6 +244,17 @@ class GuardTrace(Record):
         'error',
         'outcome',
         'message',
+    )
+    REQUIRED: ClassVar[tuple[str, ...]] = (
+        'id',
+        'guards',
+        'severity',
+        'overridable',
+        'expression',
+        'location',
+        'names',
+        'result',
+        'outcome',
     )
     __slots__ = FIELDS
     HASHABLE = False
@@ -294,6 +324,7 @@ class Explanation(Record):
     """The decision with every rule and guard that was considered."""
 
     FIELDS: ClassVar[tuple[str, ...]] = ('decision', 'rules', 'otherwise', 'guards')
+    REQUIRED: ClassVar[tuple[str, ...]] = ('decision', 'rules', 'otherwise', 'guards')
     __slots__ = FIELDS
     HASHABLE = False
 

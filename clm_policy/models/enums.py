@@ -43,3 +43,23 @@ class MessageRole(StrEnum):
     USER = "user"
     ASSISTANT = "assistant"
     TOOL = "tool"
+
+
+class ManifestStatus(StrEnum):
+    """Where the handed-off task stands."""
+
+    IN_PROGRESS = "in_progress"
+    BLOCKED = "blocked"
+    PARTIAL_COMPLETE = "partial_complete"
+    COMPLETED = "completed"
+
+
+class WordsSource(StrEnum):
+    """Where the agent's own words of a handoff come from."""
+
+    REPLY = "reply"
+    """its reply to the handoff request (the Stop hook; ``clm-policy handoff --reply``)"""
+    TOOL = "tool"
+    """its MCP ``handoff`` call, its fields rendered under the request's headings"""
+    SUMMARY = "summary"
+    """the latest summary it wrote of its own context when it compacted"""

@@ -1,11 +1,13 @@
 """Generates the plain classes the program works with from the documents' one declaration.
 
-Each document — the state, the decision with its explain trace — is declared once, as pydantic
-models in :mod:`clm_policy.models.shapes`. The JSON schemas and the messages that say where a
-file is wrong come from those models; everything else works with the plain, slotted classes
-generated here, in ``clm_policy/models/<document>.py`` (:data:`DOCUMENTS`):
+Each document — the state, the decision with its explain trace, the handoff manifest — is
+declared once, as pydantic models in :mod:`clm_policy.models.shapes`. The JSON schemas and
+the messages that say where a file is wrong come from those models; everything else works
+with the plain, slotted classes generated here, in ``clm_policy/models/<document>.py``
+(:data:`DOCUMENTS`):
 
-- one class per model, of the same name and fields: keyword arguments with the model's
+- one class per model, of the same name and fields (``FIELDS``; ``REQUIRED``: those without a
+  default): keyword arguments with the model's
   defaults (a list, a dict or a nested model is new for each object), ``as_dict()`` — the
   JSON data, exactly the model's ``model_dump(mode="json")`` — and ``from_dict(data)``, the
   object of JSON data the model accepts (checked already: by pydantic at an edge, or by
@@ -50,6 +52,7 @@ DOCUMENTS: dict[str, tuple[str, tuple[str, ...]]] = {
     # document holds is imported from that document's module)
     "state": ("The state a decision reads", ("SessionState", "AgentStepResult")),
     "decision": ("The decision and its explain trace", ("Explanation",)),
+    "manifest": ("The handoff manifest", ("HandoffManifest",)),
 }
 READER = "state"
 """The document whose first model :func:`read_state` reads (the state's root)."""
@@ -253,6 +256,10 @@ def _class(model: type[BaseModel]) -> list[str]:
         f'    """{doc}"""',
         "",
         *_wrapped("    FIELDS: ClassVar[tuple[str, ...]] = ", tuple(f for f, _ in fields)),
+        *_wrapped(
+            "    REQUIRED: ClassVar[tuple[str, ...]] = ",
+            tuple(f for f, info in fields if info.is_required()),
+        ),
         "    __slots__ = FIELDS",
         "    HASHABLE = False",
         "",

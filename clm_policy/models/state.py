@@ -81,6 +81,7 @@ class TokenSnapshot(Record):
         'model',
         'estimated',
     )
+    REQUIRED: ClassVar[tuple[str, ...]] = ()
     __slots__ = FIELDS
     HASHABLE = False
 
@@ -133,6 +134,7 @@ class Message(Record):
     """One message of the conversation an agent holds in its context."""
 
     FIELDS: ClassVar[tuple[str, ...]] = ('role', 'content', 'name', 'tokens')
+    REQUIRED: ClassVar[tuple[str, ...]] = ('role', 'content')
     __slots__ = FIELDS
     HASHABLE = False
 
@@ -205,6 +207,7 @@ class SessionState(Record):
         'parent_session',
         'schema_version',
     )
+    REQUIRED: ClassVar[tuple[str, ...]] = ('session_id',)
     __slots__ = FIELDS
     HASHABLE = False
 
@@ -360,6 +363,7 @@ class AgentStepResult(Record):
         'task_status',
         'notes',
     )
+    REQUIRED: ClassVar[tuple[str, ...]] = ()
     __slots__ = FIELDS
     HASHABLE = False
 

@@ -32,8 +32,9 @@ from clm_policy.lifecycle.handoff import (
 )
 from clm_policy.lifecycle.seed import seed_text
 from clm_policy.lifecycle.summary import build_summary, next_safe_action, unknown_next_step
-from clm_policy.models.enums import MessageRole, TaskStatus
-from clm_policy.models.manifest import HandoffManifest, ManifestStatus, validate_manifest
+from clm_policy.models.enums import ManifestStatus, MessageRole, TaskStatus
+from clm_policy.models.manifest import HandoffManifest
+from clm_policy.models.shapes.manifest import validate_manifest
 from clm_policy.models.state import Message, SessionState, TokenSnapshot
 from clm_policy.models.state_io import parse_state
 
@@ -393,10 +394,10 @@ def test_manifest_from_state() -> None:
     assert manifest.goal == state.goal
     assert manifest.status is ManifestStatus.IN_PROGRESS
     for name in LIST_FIELDS:
-        if name in HandoffManifest.model_fields and name != "memory_keys":
+        if name in HandoffManifest.FIELDS and name != "memory_keys":
             assert getattr(manifest, name) == getattr(state, name), name
     assert manifest.memory_keys == ["a/b", "c"]
-    assert manifest.token_snapshot.model_dump(mode="json") == state.tokens.as_dict()
+    assert manifest.token_snapshot == state.tokens
     assert manifest.next_safe_action == next_safe_action(state)
     assert manifest.timestamp == "2026-08-04T12:00:00Z"
     assert manifest.decision_rationale == "context 352000 >= hard limit 350000"
@@ -450,23 +451,21 @@ def test_manifest_markdown_golden() -> None:
     # and last message of the state; the agent's words and the record (always present)
     assert len(headings) == 19
     golden("handoff.md", text)
-    full = manifest().model_copy(
-        update={
-            "requests": ["r"],
-            "constraints": ["c"],
-            "decisions": ["d"],
-            "done": ["x"],
-            "remaining": ["y"],
-            "open_failures": ["pytest: failed (1 failed in 0.1s)"],
-            "moved_artifacts": ["a.py -> b.py"],
-            "deleted_artifacts": ["c.py"],
-            "transcript": "~/.claude/projects/p/s1.jsonl",
-        }
+    full = manifest().replace(
+        requests=["r"],
+        constraints=["c"],
+        decisions=["d"],
+        done=["x"],
+        remaining=["y"],
+        open_failures=["pytest: failed (1 failed in 0.1s)"],
+        moved_artifacts=["a.py -> b.py"],
+        deleted_artifacts=["c.py"],
+        transcript="~/.claude/projects/p/s1.jsonl",
     )
     text = render_manifest_markdown(full, session_id="s1", step=40)
     # every field filled: a heading per field but the document's version (people read
     # content) and agent_id (linkage, as the session and the step in the title are)
-    assert len(re.findall(r"^## (.+)$", text, flags=re.M)) == len(HandoffManifest.model_fields) - 2
+    assert len(re.findall(r"^## (.+)$", text, flags=re.M)) == len(HandoffManifest.FIELDS) - 2
 
 
 def test_the_seed_holds_the_manifest_and_memory_but_no_transcript() -> None:
@@ -495,7 +494,7 @@ def test_manifest_filename() -> None:
     assert manifest_filename(m, "s1") == "20260804T120000Z_s1.json"
     assert manifest_filename(m, "../a b/ü:c") == "20260804T120000Z_---a-b---c.json"
     assert manifest_filename(m, "a" * 300) == "20260804T120000Z_" + "a" * 100 + ".json"
-    fraction = m.model_copy(update={"timestamp": "2026-08-04T12:00:00.25Z"})
+    fraction = m.replace(timestamp="2026-08-04T12:00:00.25Z")
     assert manifest_filename(fraction, "s1") == "20260804T120000.25Z_s1.json"
 
 
@@ -510,7 +509,7 @@ def test_docs_examples_are_current() -> None:
     result = compact(state, retain=2, now=NOW, trigger="soft_compact")
     assert document == result.document
     fixture = Path(__file__).parents[1] / "fixtures" / "sample_manifest.json"
-    m = validate_manifest(HandoffManifest.model_validate_json(fixture.read_text()))
+    m = validate_manifest(json.loads(fixture.read_text()))
     hit = ("decisions/auth-jwt", "HS256, key from PAYMENTS_JWT_KEY; 15-minute access tokens.")
     seed = seed_text(m, memory=[hit], read_more=MANIFEST_READ_MORE)
     assert seed in re.findall(r"```text\n(.*?)```", text, flags=re.S)

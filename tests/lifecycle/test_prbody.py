@@ -200,9 +200,7 @@ def test_a_long_manifest_gives_way_to_a_pointer(memory: Path, tmp_path: Path) ->
 
 def test_every_manifest_field_but_the_timestamp_is_compared() -> None:
     fields = [
-        f
-        for f in HandoffManifest.model_fields
-        if f not in ("timestamp", "schema_version", "agent_id")
+        f for f in HandoffManifest.FIELDS if f not in ("timestamp", "schema_version", "agent_id")
     ]
     assert sorted(TITLES) == sorted(fields)
 
@@ -227,11 +225,7 @@ def test_manifest_diff_lines() -> None:
     assert "Decision rationale" not in same
     # the nine additions the example leaves empty (the agent's words and the record among them)
     assert len(same) == len(TITLES) - 3 - 9
-    shown = [
-        t
-        for f, t in TITLES.items()
-        if f not in OPTIONAL or not _empty(new.model_dump(mode="json")[f])
-    ]
+    shown = [t for f, t in TITLES.items() if f not in OPTIONAL or not _empty(new.as_dict()[f])]
     assert diff_manifests(new, new) == ([], shown)
 
 
@@ -385,7 +379,7 @@ def test_a_secret_in_a_foreign_previous_manifest_is_redacted(memory: Path, tmp_p
         state_from(example(session_id="s9", step_index=35)),
         "by hand",
         now=FIRST,
-    ).model_dump(mode="json")
+    ).as_dict()
     raw["blockers"] = [f"deploy key {AWS} expired"]
     (memory / "manifests" / "old.json").write_text(json.dumps(raw))
     folder = memory / "sessions" / "s9" / "handoffs"

@@ -14,7 +14,7 @@ import pytest
 from clm_policy.lifecycle.compose import Composed, Words
 from clm_policy.lifecycle.handoff import build_manifest
 from clm_policy.lifecycle.seed import PART_1, PART_2, PART_2_ALONE, seed_text
-from clm_policy.models.manifest import HandoffManifest
+from clm_policy.models.shapes.manifest import validate_manifest
 from clm_policy.models.state_io import state_from
 from clm_policy.transcripts.record import CheckResult, SessionRecord
 
@@ -198,10 +198,10 @@ def test_memory_topics_are_framed_as_records() -> None:
 
 
 def test_an_old_manifest_still_gives_a_seed() -> None:
-    data = manifest(words=None).model_dump(mode="json")
+    data = manifest(words=None).as_dict()
     for key in ("requests", "agent_words", "record", "transcript", "last_message"):
         data.pop(key)
-    old = HandoffManifest.model_validate(data)
+    old = validate_manifest(data)
     text = seed_text(old, constraints=["from state.json"], decisions=["also from it"])
     assert "- from state.json" in text
     assert "- also from it" in text

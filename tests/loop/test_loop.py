@@ -7,7 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from clm_policy.models.manifest import validate_manifest
+from clm_policy.models.shapes.manifest import validate_manifest
 
 from conftest import git, invoke, run_process
 

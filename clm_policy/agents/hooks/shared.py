@@ -346,7 +346,7 @@ def seed_from(
         record_session_start,
     )
     from clm_policy.lifecycle.seed import seed_text
-    from clm_policy.models.manifest import read_manifest
+    from clm_policy.models.shapes.manifest import read_manifest
     from clm_policy.models.state import SessionState
 
     path = entry.trailers.get("Clm-Manifest")
