@@ -181,8 +181,9 @@ class Runner:
         if problem is not None:
             return error(*problem)
         profile = spec.profile or (None if spec.given.profile else header.profile)
+        state = case.state
         try:
-            outcome = policy.decide(spec.given, profile, force=spec.force)
+            outcome = policy.decide(state, profile, force=spec.force)
         except StateError as exc:
             where = case.where
             if exc.path is not None:
@@ -209,7 +210,7 @@ class Runner:
             for k, v in expected.items()
             if v != actual[k]
         )
-        trace = policy.explain(spec.given, profile, force=spec.force)
+        trace = policy.explain(state, profile, force=spec.force)
         return replace(result, message=message, trace=trace)
 
     def report(self, files: list[str], results: list[CaseResult]) -> RunReport:
