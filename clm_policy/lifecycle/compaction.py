@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 
-from clm_policy.base.errors import InputError
+from clm_policy.base.errors import InputError, StateError
 from clm_policy.base.record import Record
 from clm_policy.base.timestamp import format_timestamp
 from clm_policy.lifecycle.estimate import estimate_message_tokens
@@ -32,7 +32,7 @@ from clm_policy.lifecycle.summary import (
 )
 from clm_policy.lifecycle.verify import Recall, compaction_context, facts, verify
 from clm_policy.memory.layout import compaction_path
-from clm_policy.models.enums import MessageRole
+from clm_policy.models.enums import MAX_COUNT, MessageRole
 from clm_policy.models.state import Message, SessionState, TokenSnapshot
 
 TYPE_CHECKING = False
@@ -293,17 +293,18 @@ def _document(front: dict[str, object], summary: str, hint: str) -> str:
 def _renewed(state: SessionState, messages: list[Message], tokens: TokenSnapshot) -> SessionState:
     """The state after the compaction: its own copy of every list (it shares nothing mutable
     with the old one), the new messages and context, the compaction counted."""
-    from clm_policy.models.state_io import state_from
+    import copy
 
-    data = state.as_dict()
-    data.update(
-        messages=[],
-        tokens=tokens.as_dict(),
-        last_compact_step=state.step_index,
-        compact_count=state.compact_count + 1,
-    )
-    renewed = state_from(data, "the compacted state")  # a count past the largest is refused
+    if state.compact_count >= MAX_COUNT:
+        raise StateError(
+            f"compact_count: the state has compacted {state.compact_count} times, the most a "
+            "state counts"
+        )
+    renewed = copy.deepcopy(state.replace(messages=[]))
     renewed.messages = messages
+    renewed.tokens = tokens
+    renewed.last_compact_step = state.step_index
+    renewed.compact_count += 1
     return renewed
 
 

@@ -11,7 +11,6 @@ from clm_policy.models.enums import Action
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from typing import Any, ClassVar
 
 
@@ -42,15 +41,6 @@ class GuardFinding(Record):
             'message': self.message,
         }
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> GuardFinding:
-        """The GuardFinding of JSON data its declaration accepts (checked already)."""
-        return cls(
-            guard=data['guard'],
-            severity=data['severity'],
-            message=data['message'],
-        )
-
 
 class Decision(Record):
     """What to do now, and why.
@@ -60,28 +50,11 @@ class Decision(Record):
     least one overridable blocking guard (listed in ``overridden``)."""
 
     FIELDS: ClassVar[tuple[str, ...]] = (
-        'action',
-        'trigger',
-        'rationale',
-        'proposed',
-        'blocked_by',
-        'warnings',
-        'overridden',
-        'forced',
-        'policy',
-        'profile',
-        'context_tokens',
-        'context_window',
-        'window_source',
+        'action', 'trigger', 'rationale', 'proposed', 'blocked_by', 'warnings', 'overridden',
+        'forced', 'policy', 'profile', 'context_tokens', 'context_window', 'window_source',
     )
     REQUIRED: ClassVar[tuple[str, ...]] = (
-        'action',
-        'trigger',
-        'rationale',
-        'proposed',
-        'policy',
-        'profile',
-        'context_tokens',
+        'action', 'trigger', 'rationale', 'proposed', 'policy', 'profile', 'context_tokens',
     )
     __slots__ = FIELDS
     HASHABLE = False
@@ -135,47 +108,15 @@ class Decision(Record):
             'window_source': self.window_source,
         }
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Decision:
-        """The Decision of JSON data its declaration accepts (checked already)."""
-        return cls(
-            action=Action(data['action']),
-            trigger=data['trigger'],
-            rationale=data['rationale'],
-            proposed=Action(data['proposed']),
-            blocked_by=[GuardFinding.from_dict(item) for item in data['blocked_by']],
-            warnings=[GuardFinding.from_dict(item) for item in data['warnings']],
-            overridden=[GuardFinding.from_dict(item) for item in data['overridden']],
-            forced=data['forced'],
-            policy=data['policy'],
-            profile=data['profile'],
-            context_tokens=data['context_tokens'],
-            context_window=data['context_window'],
-            window_source=data['window_source'],
-        )
-
 
 class RuleTrace(Record):
     """One rule as evaluated: its expression, the value of every name it reads, its result."""
 
     FIELDS: ClassVar[tuple[str, ...]] = (
-        'id',
-        'action',
-        'expression',
-        'location',
-        'names',
-        'result',
-        'error',
-        'decided',
+        'id', 'action', 'expression', 'location', 'names', 'result', 'error', 'decided',
     )
     REQUIRED: ClassVar[tuple[str, ...]] = (
-        'id',
-        'action',
-        'expression',
-        'location',
-        'names',
-        'result',
-        'decided',
+        'id', 'action', 'expression', 'location', 'names', 'result', 'decided',
     )
     __slots__ = FIELDS
     HASHABLE = False
@@ -214,46 +155,16 @@ class RuleTrace(Record):
             'decided': self.decided,
         }
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> RuleTrace:
-        """The RuleTrace of JSON data its declaration accepts (checked already)."""
-        return cls(
-            id=data['id'],
-            action=Action(data['action']),
-            expression=data['expression'],
-            location=data['location'],
-            names=dict(data['names']),
-            result=data['result'],
-            error=data['error'],
-            decided=data['decided'],
-        )
-
 
 class GuardTrace(Record):
     """One guard as evaluated, and what it did to the proposed action."""
 
     FIELDS: ClassVar[tuple[str, ...]] = (
-        'id',
-        'guards',
-        'severity',
-        'overridable',
-        'expression',
-        'location',
-        'names',
-        'result',
-        'error',
-        'outcome',
-        'message',
+        'id', 'guards', 'severity', 'overridable', 'expression', 'location', 'names', 'result',
+        'error', 'outcome', 'message',
     )
     REQUIRED: ClassVar[tuple[str, ...]] = (
-        'id',
-        'guards',
-        'severity',
-        'overridable',
-        'expression',
-        'location',
-        'names',
-        'result',
+        'id', 'guards', 'severity', 'overridable', 'expression', 'location', 'names', 'result',
         'outcome',
     )
     __slots__ = FIELDS
@@ -302,23 +213,6 @@ class GuardTrace(Record):
             'message': self.message,
         }
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> GuardTrace:
-        """The GuardTrace of JSON data its declaration accepts (checked already)."""
-        return cls(
-            id=data['id'],
-            guards=Action(data['guards']),
-            severity=data['severity'],
-            overridable=data['overridable'],
-            expression=data['expression'],
-            location=data['location'],
-            names=dict(data['names']),
-            result=data['result'],
-            error=data['error'],
-            outcome=data['outcome'],
-            message=data['message'],
-        )
-
 
 class Explanation(Record):
     """The decision with every rule and guard that was considered."""
@@ -349,13 +243,3 @@ class Explanation(Record):
             'otherwise': self.otherwise.value,
             'guards': [item.as_dict() for item in self.guards],
         }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Explanation:
-        """The Explanation of JSON data its declaration accepts (checked already)."""
-        return cls(
-            decision=Decision.from_dict(data['decision']),
-            rules=[RuleTrace.from_dict(item) for item in data['rules']],
-            otherwise=Action(data['otherwise']),
-            guards=[GuardTrace.from_dict(item) for item in data['guards']],
-        )

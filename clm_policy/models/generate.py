@@ -9,9 +9,9 @@ with the plain, slotted classes generated here, in ``clm_policy/models/<document
 - one class per model, of the same name and fields (``FIELDS``; ``REQUIRED``: those without a
   default): keyword arguments with the model's
   defaults (a list, a dict or a nested model is new for each object), ``as_dict()`` — the
-  JSON data, exactly the model's ``model_dump(mode="json")`` — and ``from_dict(data)``, the
-  object of JSON data the model accepts (checked already: by pydantic at an edge, or by
-  :func:`read_state`);
+  JSON data, exactly the model's ``model_dump(mode="json")`` — and, for a document the
+  program reads back, ``from_dict(data)``: the object of JSON data the model accepts (checked
+  already: by pydantic at an edge, or by :func:`read_state`);
 - for the state: ``READ_FIELDS`` and ``COUNTED_FIELDS`` (the fields the engine reads, and the
   lists among them, whose length alone it reads), the type-only protocols ``StateLike`` and
   ``TokenSnapshotLike`` (what a decision reads), ``DIRECT_NAMES`` (each name a rule reads
@@ -46,13 +46,14 @@ from clm_policy.models.fields import Reads
 
 FOLDER = Path(__file__).parent
 
-DOCUMENTS: dict[str, tuple[str, tuple[str, ...]]] = {
-    # the generated module -> what it holds, and the models it is generated from, in
+DOCUMENTS: dict[str, tuple[str, tuple[str, ...], bool]] = {
+    # the generated module -> what it holds, the models it is generated from, in
     # clm_policy.models.shapes.<it> (the ones they hold come along; a model an earlier
-    # document holds is imported from that document's module)
-    "state": ("The state a decision reads", ("SessionState", "AgentStepResult")),
-    "decision": ("The decision and its explain trace", ("Explanation",)),
-    "manifest": ("The handoff manifest", ("HandoffManifest",)),
+    # document holds is imported from that document's module), and whether the program reads
+    # it back (its classes get from_dict): a decision is only written
+    "state": ("The state a decision reads", ("SessionState", "AgentStepResult"), True),
+    "decision": ("The decision and its explain trace", ("Explanation",), False),
+    "manifest": ("The handoff manifest", ("HandoffManifest",), True),
 }
 READER = "state"
 """The document whose first model :func:`read_state` reads (the state's root)."""
@@ -94,12 +95,20 @@ class Kind:
 
 
 def _wrapped(head: str, names: tuple[str, ...], tail: str = "") -> list[str]:
-    """``head`` and the tuple ``names`` on one line, or one name a line when that is long."""
+    """``head`` and the tuple ``names`` on one line, or on as few lines of 100 characters as
+    they fill when that is long."""
     line = f"{head}{names!r}{tail}"
     if len(line) <= 100:
         return [line]
-    indent = " " * (len(head) - len(head.lstrip()))
-    return [f"{head}(", *(f"{indent}    {n!r}," for n in names), f"{indent}){tail}"]
+    indent = " " * (len(head) - len(head.lstrip()) + 4)
+    lines, current = [f"{head}("], indent
+    for name in names:
+        item = f"{name!r},"
+        if len(current) + len(item) + 1 > 100:
+            lines.append(current.rstrip())
+            current = indent
+        current += item + " "
+    return [*lines, current.rstrip(), f"{indent[:-4]}){tail}"]
 
 
 def _unwrap(annotation: Any) -> Any:
@@ -228,8 +237,9 @@ def _loaded(kind: Kind, value: str) -> str:
     return f"None if {value} is None else {code}" if kind.optional else code
 
 
-def _class(model: type[BaseModel]) -> list[str]:
-    """The plain class of ``model``: its fields, ``as_dict`` and ``from_dict``."""
+def _class(model: type[BaseModel], read: bool) -> list[str]:
+    """The plain class of ``model``: its fields, ``as_dict`` and, when it is ``read`` back,
+    ``from_dict``."""
     name = model.__name__
     doc = "\n".join(
         f"    {line}" if line else ""
@@ -251,6 +261,15 @@ def _class(model: type[BaseModel]) -> list[str]:
             body.append(f"        self.{field} = {field}")
         dumped.append(f"            {field!r}: {_dumped(kind, f'self.{field}')},")
         loaded.append(f"            {field}={_loaded(kind, f'data[{field!r}]')},")
+    loading = [
+        "",
+        "    @classmethod",
+        f"    def from_dict(cls, data: Mapping[str, Any]) -> {name}:",
+        f'        """The {name} of JSON data its declaration accepts (checked already)."""',
+        "        return cls(",
+        *loaded,
+        "        )",
+    ]
     return [
         f"class {name}(Record):",
         f'    """{doc}"""',
@@ -275,13 +294,7 @@ def _class(model: type[BaseModel]) -> list[str]:
         "        return {",
         *dumped,
         "        }",
-        "",
-        "    @classmethod",
-        f"    def from_dict(cls, data: Mapping[str, Any]) -> {name}:",
-        f'        """The {name} of JSON data its declaration accepts (checked already)."""',
-        "        return cls(",
-        *loaded,
-        "        )",
+        *(loading if read else []),
     ]
 
 
@@ -366,28 +379,16 @@ class _Reader:
         assert kind.item is not None
         item = kind.item
         if kind.form == "list" and item.form == "model":
-            read = self.model(item.target)
-            return [
-                *lines,
-                f"    {value} = [] if {value} is _MISSING else _read_list({value}, {read})",
-                f"    if {value} is None:",
-                "        return None",
-            ]
-        if item.form == "scalar" and kind.form == "list":
-            check = f"_list_of({value}, {item.target.__name__})"
+            read = f"_read_list(data, {field!r}, {self.model(item.target)})"
+        elif item.form == "scalar" and kind.form == "list":
+            read = f"_list_of(data, {field!r}, {item.target.__name__})"
         elif item.form == "union" and kind.form == "dict":
             if type(None) in item.target or set(item.target) != set(SCALARS):
                 raise ShapeError(f"{field}: a dict of any scalar but null only")
-            check = f"_scalar_values({value})"
+            read = f"_scalar_values(data, {field!r})"
         else:
             raise ShapeError(f"{field}: a {kind.text()}")
-        return [
-            *lines,
-            f"    if {value} is _MISSING:",
-            f"        {value} = {fill}",
-            f"    elif not {check}:",
-            "        return None",
-        ]
+        return [f"    {value} = {read}", f"    if {value} is None:", "        return None"]
 
     def scalar(self, value: str, kind: Kind, conditions: list[str]) -> str:
         """The test that ``value`` is of the scalar ``kind`` within ``conditions``."""
@@ -411,17 +412,30 @@ def _scalar(value: object) -> bool:
     return kind is str or kind is int or kind is bool
 
 
-def _list_of(value: object, kind: type) -> bool:
-    return type(value) is list and all(type(item) is kind for item in value)
+def _list_of(data: dict[str, Any], key: str, kind: type) -> list[Any] | None:
+    """``data[key]`` when it is a list of ``kind`` (a new empty one when it is missing)."""
+    value = data.get(key, _MISSING)
+    if value is _MISSING:
+        return []
+    return value if type(value) is list and all(type(i) is kind for i in value) else None
 
 
-def _scalar_values(value: object) -> bool:
-    return type(value) is dict and all(_scalar(item) for item in value.values())
+def _scalar_values(data: dict[str, Any], key: str) -> dict[str, Any] | None:
+    """``data[key]`` when it maps names to JSON scalars (a new empty one when it is missing)."""
+    value = data.get(key, _MISSING)
+    if value is _MISSING:
+        return {}
+    return value if type(value) is dict and all(_scalar(i) for i in value.values()) else None
 
 
-def _read_list(value: object, read: Callable[[Any], _T | None]) -> list[_T] | None:
-    """Each item of ``value`` read by ``read``; None when it is no list or an item is
-    refused."""
+def _read_list(
+    data: dict[str, Any], key: str, read: Callable[[Any], _T | None]
+) -> list[_T] | None:
+    """Each item of the list ``data[key]`` read by ``read`` (a new empty list when it is
+    missing); None when it is no list or an item is refused."""
+    value = data.get(key, _MISSING)
+    if value is _MISSING:
+        return []
     if type(value) is not list:
         return None
     items = []
@@ -539,7 +553,7 @@ def render(document: str, root: type[BaseModel] | None = None) -> str:
     """The source of clm_policy/models/<document>.py (``root``: the state's root model in
     place of the declared SessionState, for a test)."""
     shapes = importlib.import_module(f"clm_policy.models.shapes.{document}")
-    title, names = DOCUMENTS[document]
+    title, names, read_back = DOCUMENTS[document]
     roots = [getattr(shapes, name) for name in names]
     if root is not None:
         roots[0] = root
@@ -576,10 +590,8 @@ def render(document: str, root: type[BaseModel] | None = None) -> str:
         ]
         checking += _protocols(reader)
     else:
-        checking = [
-            "    from collections.abc import Mapping",
-            "    from typing import Any, ClassVar",
-        ]
+        checking = ["    from collections.abc import Mapping"] if read_back else []
+        checking += ["    from typing import Any, ClassVar"]
     out = [
         f'"""{title} — GENERATED from clm_policy/models/shapes/{document}.py.',
         "",
@@ -599,7 +611,7 @@ def render(document: str, root: type[BaseModel] | None = None) -> str:
     if reader is not None:
         out += ["_MISSING: Any = object()", ""]
     for model in own:
-        out += ["", *_class(model), ""]
+        out += ["", *_class(model, read_back), ""]
     if reader is None:
         return "\n".join(out).rstrip() + "\n"
     out += ["", *_names_table(reader), "", ""]

@@ -99,16 +99,8 @@ class HandoffRecord(Record):
     messages (each in the manifest's own fields): never the agent's judgement."""
 
     FIELDS: ClassVar[tuple[str, ...]] = (
-        'tasks',
-        'checks',
-        'environment',
-        'made_artifacts',
-        'subagents',
-        'failures',
-        'read_artifacts',
-        'said',
-        'last_activity',
-        'contradictions',
+        'tasks', 'checks', 'environment', 'made_artifacts', 'subagents', 'failures',
+        'read_artifacts', 'said', 'last_activity', 'contradictions',
     )
     REQUIRED: ClassVar[tuple[str, ...]] = ()
     __slots__ = FIELDS
@@ -176,51 +168,17 @@ class HandoffManifest(Record):
     handoff's additions optional, no other field."""
 
     FIELDS: ClassVar[tuple[str, ...]] = (
-        'schema_version',
-        'goal',
-        'status',
-        'source_of_truth',
-        'changed_artifacts',
-        'commands_and_results',
-        'verified',
-        'not_verified',
-        'assumptions_risks',
-        'blockers',
-        'next_safe_action',
-        'memory_keys',
-        'token_snapshot',
-        'timestamp',
-        'decision_rationale',
-        'requests',
-        'constraints',
-        'decisions',
-        'done',
-        'remaining',
-        'open_failures',
-        'moved_artifacts',
-        'deleted_artifacts',
-        'transcript',
-        'last_message',
-        'agent_words',
-        'record',
-        'agent_id',
+        'schema_version', 'goal', 'status', 'source_of_truth', 'changed_artifacts',
+        'commands_and_results', 'verified', 'not_verified', 'assumptions_risks', 'blockers',
+        'next_safe_action', 'memory_keys', 'token_snapshot', 'timestamp', 'decision_rationale',
+        'requests', 'constraints', 'decisions', 'done', 'remaining', 'open_failures',
+        'moved_artifacts', 'deleted_artifacts', 'transcript', 'last_message', 'agent_words',
+        'record', 'agent_id',
     )
     REQUIRED: ClassVar[tuple[str, ...]] = (
-        'schema_version',
-        'goal',
-        'status',
-        'source_of_truth',
-        'changed_artifacts',
-        'commands_and_results',
-        'verified',
-        'not_verified',
-        'assumptions_risks',
-        'blockers',
-        'next_safe_action',
-        'memory_keys',
-        'token_snapshot',
-        'timestamp',
-        'decision_rationale',
+        'schema_version', 'goal', 'status', 'source_of_truth', 'changed_artifacts',
+        'commands_and_results', 'verified', 'not_verified', 'assumptions_risks', 'blockers',
+        'next_safe_action', 'memory_keys', 'token_snapshot', 'timestamp', 'decision_rationale',
     )
     __slots__ = FIELDS
     HASHABLE = False

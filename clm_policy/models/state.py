@@ -73,13 +73,8 @@ class TokenSnapshot(Record):
     same context again and again)."""
 
     FIELDS: ClassVar[tuple[str, ...]] = (
-        'context_tokens',
-        'input_tokens',
-        'output_tokens',
-        'total_tokens',
-        'context_window',
-        'model',
-        'estimated',
+        'context_tokens', 'input_tokens', 'output_tokens', 'total_tokens', 'context_window',
+        'model', 'estimated',
     )
     REQUIRED: ClassVar[tuple[str, ...]] = ()
     __slots__ = FIELDS
@@ -175,37 +170,12 @@ class SessionState(Record):
     """Everything clm-policy knows about one working session of an agent."""
 
     FIELDS: ClassVar[tuple[str, ...]] = (
-        'session_id',
-        'goal',
-        'status',
-        'step_index',
-        'last_compact_step',
-        'compact_count',
-        'profile',
-        'tokens',
-        'signals',
-        'messages',
-        'human_interventions',
-        'requests',
-        'constraints',
-        'decisions',
-        'done',
-        'remaining',
-        'next_action',
-        'open_failures',
-        'changed_artifacts',
-        'moved_artifacts',
-        'deleted_artifacts',
-        'commands_and_results',
-        'verified',
-        'not_verified',
-        'assumptions_risks',
-        'blockers',
-        'source_of_truth',
-        'memory_keys',
-        'transcript',
-        'parent_session',
-        'schema_version',
+        'session_id', 'goal', 'status', 'step_index', 'last_compact_step', 'compact_count',
+        'profile', 'tokens', 'signals', 'messages', 'human_interventions', 'requests',
+        'constraints', 'decisions', 'done', 'remaining', 'next_action', 'open_failures',
+        'changed_artifacts', 'moved_artifacts', 'deleted_artifacts', 'commands_and_results',
+        'verified', 'not_verified', 'assumptions_risks', 'blockers', 'source_of_truth',
+        'memory_keys', 'transcript', 'parent_session', 'schema_version',
     )
     REQUIRED: ClassVar[tuple[str, ...]] = ('session_id',)
     __slots__ = FIELDS
@@ -356,12 +326,7 @@ class AgentStepResult(Record):
     """What one agent step produced; token figures are those of that step's request."""
 
     FIELDS: ClassVar[tuple[str, ...]] = (
-        'messages_added',
-        'tool_calls',
-        'input_tokens',
-        'output_tokens',
-        'task_status',
-        'notes',
+        'messages_added', 'tool_calls', 'input_tokens', 'output_tokens', 'task_status', 'notes',
     )
     REQUIRED: ClassVar[tuple[str, ...]] = ()
     __slots__ = FIELDS
@@ -409,16 +374,8 @@ class AgentStepResult(Record):
 
 
 READ_FIELDS = (
-    'status',
-    'step_index',
-    'last_compact_step',
-    'compact_count',
-    'profile',
-    'tokens',
-    'signals',
-    'messages',
-    'human_interventions',
-    'blockers',
+    'status', 'step_index', 'last_compact_step', 'compact_count', 'profile', 'tokens', 'signals',
+    'messages', 'human_interventions', 'blockers',
 )
 """The fields of a state the engine reads (marked ``Reads`` in the declaration)."""
 COUNTED_FIELDS = ('messages', 'blockers')
@@ -490,12 +447,7 @@ def _read_message(data: Any) -> Message | None:
 
 
 _TOKENSNAPSHOT_KEYS = frozenset((
-    'context_tokens',
-    'input_tokens',
-    'output_tokens',
-    'total_tokens',
-    'context_window',
-    'model',
+    'context_tokens', 'input_tokens', 'output_tokens', 'total_tokens', 'context_window', 'model',
     'estimated',
 ))
 
@@ -530,37 +482,11 @@ def _read_tokensnapshot(data: Any) -> TokenSnapshot | None:
 
 
 _SESSIONSTATE_KEYS = frozenset((
-    'session_id',
-    'goal',
-    'status',
-    'step_index',
-    'last_compact_step',
-    'compact_count',
-    'profile',
-    'tokens',
-    'signals',
-    'messages',
-    'human_interventions',
-    'requests',
-    'constraints',
-    'decisions',
-    'done',
-    'remaining',
-    'next_action',
-    'open_failures',
-    'changed_artifacts',
-    'moved_artifacts',
-    'deleted_artifacts',
-    'commands_and_results',
-    'verified',
-    'not_verified',
-    'assumptions_risks',
-    'blockers',
-    'source_of_truth',
-    'memory_keys',
-    'transcript',
-    'parent_session',
-    'schema_version',
+    'session_id', 'goal', 'status', 'step_index', 'last_compact_step', 'compact_count', 'profile',
+    'tokens', 'signals', 'messages', 'human_interventions', 'requests', 'constraints', 'decisions',
+    'done', 'remaining', 'next_action', 'open_failures', 'changed_artifacts', 'moved_artifacts',
+    'deleted_artifacts', 'commands_and_results', 'verified', 'not_verified', 'assumptions_risks',
+    'blockers', 'source_of_truth', 'memory_keys', 'transcript', 'parent_session', 'schema_version',
 ))
 
 
@@ -594,100 +520,65 @@ def _read_sessionstate(data: Any) -> SessionState | None:
     f_tokens = TokenSnapshot() if f_tokens is _MISSING else _read_tokensnapshot(f_tokens)
     if f_tokens is None:
         return None
-    f_signals = data.get('signals', _MISSING)
-    if f_signals is _MISSING:
-        f_signals = {}
-    elif not _scalar_values(f_signals):
+    f_signals = _scalar_values(data, 'signals')
+    if f_signals is None:
         return None
-    f_messages = data.get('messages', _MISSING)
-    f_messages = [] if f_messages is _MISSING else _read_list(f_messages, _read_message)
+    f_messages = _read_list(data, 'messages', _read_message)
     if f_messages is None:
         return None
     f_human_interventions = data.get('human_interventions', 0)
     if not (type(f_human_interventions) is int and f_human_interventions >= 0 and f_human_interventions <= 9223372036854775807):
         return None
-    f_requests = data.get('requests', _MISSING)
-    if f_requests is _MISSING:
-        f_requests = []
-    elif not _list_of(f_requests, str):
+    f_requests = _list_of(data, 'requests', str)
+    if f_requests is None:
         return None
-    f_constraints = data.get('constraints', _MISSING)
-    if f_constraints is _MISSING:
-        f_constraints = []
-    elif not _list_of(f_constraints, str):
+    f_constraints = _list_of(data, 'constraints', str)
+    if f_constraints is None:
         return None
-    f_decisions = data.get('decisions', _MISSING)
-    if f_decisions is _MISSING:
-        f_decisions = []
-    elif not _list_of(f_decisions, str):
+    f_decisions = _list_of(data, 'decisions', str)
+    if f_decisions is None:
         return None
-    f_done = data.get('done', _MISSING)
-    if f_done is _MISSING:
-        f_done = []
-    elif not _list_of(f_done, str):
+    f_done = _list_of(data, 'done', str)
+    if f_done is None:
         return None
-    f_remaining = data.get('remaining', _MISSING)
-    if f_remaining is _MISSING:
-        f_remaining = []
-    elif not _list_of(f_remaining, str):
+    f_remaining = _list_of(data, 'remaining', str)
+    if f_remaining is None:
         return None
     f_next_action = data.get('next_action', '')
     if not (type(f_next_action) is str):
         return None
-    f_open_failures = data.get('open_failures', _MISSING)
-    if f_open_failures is _MISSING:
-        f_open_failures = []
-    elif not _list_of(f_open_failures, str):
+    f_open_failures = _list_of(data, 'open_failures', str)
+    if f_open_failures is None:
         return None
-    f_changed_artifacts = data.get('changed_artifacts', _MISSING)
-    if f_changed_artifacts is _MISSING:
-        f_changed_artifacts = []
-    elif not _list_of(f_changed_artifacts, str):
+    f_changed_artifacts = _list_of(data, 'changed_artifacts', str)
+    if f_changed_artifacts is None:
         return None
-    f_moved_artifacts = data.get('moved_artifacts', _MISSING)
-    if f_moved_artifacts is _MISSING:
-        f_moved_artifacts = []
-    elif not _list_of(f_moved_artifacts, str):
+    f_moved_artifacts = _list_of(data, 'moved_artifacts', str)
+    if f_moved_artifacts is None:
         return None
-    f_deleted_artifacts = data.get('deleted_artifacts', _MISSING)
-    if f_deleted_artifacts is _MISSING:
-        f_deleted_artifacts = []
-    elif not _list_of(f_deleted_artifacts, str):
+    f_deleted_artifacts = _list_of(data, 'deleted_artifacts', str)
+    if f_deleted_artifacts is None:
         return None
-    f_commands_and_results = data.get('commands_and_results', _MISSING)
-    if f_commands_and_results is _MISSING:
-        f_commands_and_results = []
-    elif not _list_of(f_commands_and_results, str):
+    f_commands_and_results = _list_of(data, 'commands_and_results', str)
+    if f_commands_and_results is None:
         return None
-    f_verified = data.get('verified', _MISSING)
-    if f_verified is _MISSING:
-        f_verified = []
-    elif not _list_of(f_verified, str):
+    f_verified = _list_of(data, 'verified', str)
+    if f_verified is None:
         return None
-    f_not_verified = data.get('not_verified', _MISSING)
-    if f_not_verified is _MISSING:
-        f_not_verified = []
-    elif not _list_of(f_not_verified, str):
+    f_not_verified = _list_of(data, 'not_verified', str)
+    if f_not_verified is None:
         return None
-    f_assumptions_risks = data.get('assumptions_risks', _MISSING)
-    if f_assumptions_risks is _MISSING:
-        f_assumptions_risks = []
-    elif not _list_of(f_assumptions_risks, str):
+    f_assumptions_risks = _list_of(data, 'assumptions_risks', str)
+    if f_assumptions_risks is None:
         return None
-    f_blockers = data.get('blockers', _MISSING)
-    if f_blockers is _MISSING:
-        f_blockers = []
-    elif not _list_of(f_blockers, str):
+    f_blockers = _list_of(data, 'blockers', str)
+    if f_blockers is None:
         return None
-    f_source_of_truth = data.get('source_of_truth', _MISSING)
-    if f_source_of_truth is _MISSING:
-        f_source_of_truth = []
-    elif not _list_of(f_source_of_truth, str):
+    f_source_of_truth = _list_of(data, 'source_of_truth', str)
+    if f_source_of_truth is None:
         return None
-    f_memory_keys = data.get('memory_keys', _MISSING)
-    if f_memory_keys is _MISSING:
-        f_memory_keys = []
-    elif not _list_of(f_memory_keys, str):
+    f_memory_keys = _list_of(data, 'memory_keys', str)
+    if f_memory_keys is None:
         return None
     f_transcript = data.get('transcript', None)
     if f_transcript is not None and not (type(f_transcript) is str):
@@ -712,17 +603,30 @@ def _scalar(value: object) -> bool:
     return kind is str or kind is int or kind is bool
 
 
-def _list_of(value: object, kind: type) -> bool:
-    return type(value) is list and all(type(item) is kind for item in value)
+def _list_of(data: dict[str, Any], key: str, kind: type) -> list[Any] | None:
+    """``data[key]`` when it is a list of ``kind`` (a new empty one when it is missing)."""
+    value = data.get(key, _MISSING)
+    if value is _MISSING:
+        return []
+    return value if type(value) is list and all(type(i) is kind for i in value) else None
 
 
-def _scalar_values(value: object) -> bool:
-    return type(value) is dict and all(_scalar(item) for item in value.values())
+def _scalar_values(data: dict[str, Any], key: str) -> dict[str, Any] | None:
+    """``data[key]`` when it maps names to JSON scalars (a new empty one when it is missing)."""
+    value = data.get(key, _MISSING)
+    if value is _MISSING:
+        return {}
+    return value if type(value) is dict and all(_scalar(i) for i in value.values()) else None
 
 
-def _read_list(value: object, read: Callable[[Any], _T | None]) -> list[_T] | None:
-    """Each item of ``value`` read by ``read``; None when it is no list or an item is
-    refused."""
+def _read_list(
+    data: dict[str, Any], key: str, read: Callable[[Any], _T | None]
+) -> list[_T] | None:
+    """Each item of the list ``data[key]`` read by ``read`` (a new empty list when it is
+    missing); None when it is no list or an item is refused."""
+    value = data.get(key, _MISSING)
+    if value is _MISSING:
+        return []
     if type(value) is not list:
         return None
     items = []

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from clm_policy.base.errors import InputError
+from clm_policy.base.errors import InputError, StateError
 from clm_policy.lifecycle.compaction import (
     HINT_NAME,
     DeterministicSummarizer,
@@ -284,6 +284,17 @@ def test_compaction_leaves_the_callers_state_alone() -> None:
     result.state.constraints.append("new")
     result.state.messages[-1].content = "changed"
     assert state.as_dict() == before
+
+
+def test_a_state_compacted_as_often_as_it_counts_is_refused() -> None:
+    last = compact(rich_state(compact_count=2**63 - 2), retain=2, now=NOW)
+    assert last.state.compact_count == 2**63 - 1
+    with pytest.raises(StateError) as caught:
+        compact(last.state, retain=2, now=NOW)
+    assert str(caught.value) == (
+        "compact_count: the state has compacted 9223372036854775807 times, the most a state "
+        "counts"
+    )
 
 
 def test_compaction_with_fewer_messages_than_retain_keeps_them_all() -> None:

@@ -184,7 +184,7 @@ def test_a_decision_and_its_trace_are_what_the_declaration_reads() -> None:
         dumped = explanation.as_dict()
         model = declared_decision.Explanation.model_validate_json(json.dumps(dumped), strict=True)
         assert model.model_dump(mode="json") == dumped
-        assert decision.Explanation.from_dict(dumped) == explanation
+        assert not hasattr(decision.Explanation, "from_dict")  # a decision is only written
         assert explanation.decision.blocked_by or explanation.decision.overridden
         assert tuple(declared_decision.Decision.model_fields) == decision.Decision.FIELDS
 
