@@ -292,8 +292,7 @@ def test_a_state_compacted_as_often_as_it_counts_is_refused() -> None:
     with pytest.raises(StateError) as caught:
         compact(last.state, retain=2, now=NOW)
     assert str(caught.value) == (
-        "compact_count: the state has compacted 9223372036854775807 times, the most a state "
-        "counts"
+        "compact_count: the state has compacted 9223372036854775807 times, the most a state counts"
     )
 
 
