@@ -12,7 +12,7 @@ with the engine's batches:
 - ``baseline_decide``: the same rules written by hand in plain Python, returning action and
   trigger only (the bare rules: less work than ``decide`` does);
 - ``baseline_same_decision``: the same rules by hand producing the same ``Decision`` the engine
-  returns — the rationale text, the context figures and the pydantic ``Decision`` built the
+  returns — the rationale text, the context figures and the plain ``Decision`` built the
   way the engine builds it. The ratio to it is the price of the declarative policy (reading
   the rules from YAML, the sandboxed expressions, the templates) over the same work by hand.
 
