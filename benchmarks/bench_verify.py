@@ -21,7 +21,7 @@ writes a new file. Two states:
 
 The figure is the ratio of the medians. **Target: <= 1.2 (verification adds <= 20 %) for
 both.** ``verify`` alone on the recorded compaction is timed too, for information.
-Sanity check: the verified commits record ``Clm-Recall: 1.00 (N/N)`` with every fact asked and
+Sanity check: the verified commits record ``Clm-Summary-Kept: 1.00 (N/N)`` with every fact asked and
 the unverified ones the stub's ``1.00 (0/0)``; else exit 1. Exit 0 whether or not the target is
 met.
 """
@@ -41,7 +41,7 @@ from pathlib import Path
 from isolated import GIT_ISOLATION
 
 from clm_policy.lifecycle import compaction
-from clm_policy.lifecycle.pipelines import run_compaction
+from clm_policy.lifecycle.pipelines import SUMMARY_KEPT, run_compaction
 from clm_policy.lifecycle.verify import Fact, Recall, compaction_context, facts, verify
 from clm_policy.memory.audit import read_log
 from clm_policy.memory.git.write import MemoryRepo
@@ -147,7 +147,9 @@ def check(repo: MemoryRepo, tag: str, asked: int) -> None:
     said: dict[str, set[str]] = {f"{tag}-on": set(), f"{tag}-off": set()}
     for entry in read_log(repo, event="compact"):
         if entry.session in said:
-            said[entry.session].add(entry.trailers.get("Clm-Recall", ""))
+            # a deterministic summary's check is Clm-Summary-Kept (a model's would be Clm-Recall)
+            trailers = entry.trailers
+            said[entry.session].add(trailers.get(SUMMARY_KEPT) or trailers.get("Clm-Recall", ""))
     on, off = said[f"{tag}-on"], said[f"{tag}-off"]
     if on != {f"1.00 ({asked}/{asked})"} or off != {"1.00 (0/0)"}:
         raise SystemExit(f"bench_verify: unexpected recall trailers: {on} / {off}")
