@@ -125,8 +125,8 @@ class Change:
     def clean(self, value: T) -> T:
         """``value`` with its secrets replaced, before anything cuts or reflows it: a string,
         plain data, a state (:class:`~clm_policy.models.state.SessionState`) or another of
-        the documents' plain classes, or a pydantic model (each rebuilt from its redacted JSON
-        form).
+        the documents' plain classes with ``from_dict`` (each rebuilt from its redacted JSON
+        data).
 
         The markers it leaves carry tags that the write path removes: a secret counts only
         when what is committed still holds its marker."""
@@ -154,10 +154,6 @@ class Change:
         if as_dict is not None and hasattr(value, "from_dict"):
             cleaned = self._first.data(as_dict())
             return type(value).from_dict(cleaned)  # type: ignore[no-any-return]
-        dump = getattr(value, "model_dump", None)
-        if dump is not None:
-            cleaned = self._first.data(dump(mode="json"))
-            return type(value).model_validate(cleaned)  # type: ignore[attr-defined, no-any-return]
         return self._first.data(value)  # type: ignore[no-any-return]
 
     @property
