@@ -34,13 +34,10 @@ from pydantic import (
 )
 
 from clm_policy.base.errors import InputError, Location
+from clm_policy.models import manifest as plain
 from clm_policy.models.enums import ManifestStatus, WordsSource
 from clm_policy.models.shapes.state import TokenSnapshot
 from clm_policy.models.versions import MANIFEST, MANIFEST_VERSION, Upgraded, upgrade
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from clm_policy.models import manifest as plain
 
 # "2026-08-04T12:00:00Z", optionally with up to six fractional digits; UTC only ("Z").
 # [0-9], not \d: both regex engines (pydantic's and jsonschema's) read \d as any Unicode digit.
@@ -244,10 +241,8 @@ def validate_manifest(
     texts stripped, as the declaration says). jsonschema is imported here, never at package
     import time.
     """
-    from clm_policy.models.manifest import HandoffManifest as Plain
-
     where = Location(source) if source else None
-    if isinstance(data, Plain):
+    if isinstance(data, plain.HandoffManifest):
         data = data.as_dict()
     try:
         text = json.dumps(data)
@@ -260,7 +255,7 @@ def validate_manifest(
     error = _best_schema_error(json.loads(text))
     if error is not None:
         raise InputError(f"handoff manifest: {error}", where)
-    return Plain.from_dict(manifest.model_dump(mode="json"))
+    return plain.HandoffManifest.from_dict(manifest.model_dump(mode="json"))
 
 
 def read_manifest(
