@@ -5,7 +5,7 @@ Run: ``.venv/bin/python benchmarks/bench_cli_decide.py [--json] [--runs N] [--co
 Times ``sys.executable -m clm_policy decide --tokens 260000`` (no dependence on PATH) and, when
 it exists next to ``sys.executable``, the installed console script ``clm-policy`` with
 ``--tokens 260000``, with ``--state docs/examples/session-state.json`` and, for information,
-with ``--state ... --explain`` (which validates with pydantic). Targets, as ratios to the
+with ``--state ... --explain`` (the explain trace). Targets, as ratios to the
 baseline: ``--tokens`` <= 3x, ``--state`` <= 4x. The
 compiled-policy cache is pointed at a fresh temporary directory (``CLM_POLICY_CACHE_DIR``)
 and filled by the warm-up runs, so the measured figures are warm-cache figures: what a user
@@ -183,7 +183,7 @@ def report(r: dict[str, Any]) -> str:
     if r["console_script"] is not None:
         lines.append(line(f"clm-policy decide --tokens {TOKENS}", r["console_script"]))
         lines.append(line("clm-policy decide --state EXAMPLE", r["state"]))
-        lines.append(line("  ... --explain (pydantic)", r["explain"]))
+        lines.append(line("  ... --explain", r["explain"]))
     else:
         lines.append("  console script clm-policy  not found next to the interpreter; skipped")
     lines += [

@@ -12,7 +12,7 @@ with the engine's batches:
 - ``baseline_decide``: the same rules written by hand in plain Python, returning action and
   trigger only (the bare rules: less work than ``decide`` does);
 - ``baseline_same_decision``: the same rules by hand producing the same ``Decision`` the engine
-  returns — the rationale text, the context figures and the pydantic ``Decision`` built the
+  returns — the rationale text, the context figures and the plain ``Decision`` built the
   way the engine builds it. The ratio to it is the price of the declarative policy (reading
   the rules from YAML, the sandboxed expressions, the templates) over the same work by hand.
 
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from clm_policy import Action, SessionState, TaskStatus, TokenSnapshot, __version__, load_policy
-from clm_policy.models.decision import Decision, trusted
+from clm_policy.models.decision import Decision
 
 TARGET_US = 10.0  # median microseconds per decide
 TARGET_RATIO = 10.0  # engine / the same decision by hand
@@ -97,23 +97,16 @@ def baseline_same_decision(state: SessionState, limits: Limits) -> Any:
         action, trigger, why = Action.COMPACT, "degradation", "the integration reports degradation"
     else:
         action, trigger, why = Action.CONTINUE, None, "no rule held; otherwise continue"
-    return trusted(
-        Decision,
-        {
-            "action": action,
-            "trigger": trigger,
-            "rationale": why,
-            "proposed": action,
-            "blocked_by": [],
-            "warnings": [],
-            "overridden": [],
-            "forced": False,
-            "policy": "default",
-            "profile": PROFILE,
-            "context_tokens": context,
-            "context_window": state.tokens.context_window,
-            "window_source": "state" if state.tokens.context_window is not None else None,
-        },
+    return Decision(
+        action=action,
+        trigger=trigger,
+        rationale=why,
+        proposed=action,
+        policy="default",
+        profile=PROFILE,
+        context_tokens=context,
+        context_window=state.tokens.context_window,
+        window_source="state" if state.tokens.context_window is not None else None,
     )
 
 
@@ -181,8 +174,8 @@ def check_agreement(engine: Callable[[SessionState, str], Any]) -> list[str]:
             problems.append(f"{case.label}: engine gave {got_engine}, expected {expected}")
         if got_baseline != expected:
             problems.append(f"{case.label}: baseline gave {got_baseline}, expected {expected}")
-        same = baseline_same_decision(case.state, CODING).model_dump()
-        if same != decision.model_dump():
+        same = baseline_same_decision(case.state, CODING).as_dict()
+        if same != decision.as_dict():
             problems.append(f"{case.label}: the same-decision baseline gave {same}")
     return problems
 

@@ -6,14 +6,14 @@ Run: ``.venv/bin/python benchmarks/bench_replay.py [--json] [--runs N] [--sessio
 
 A memory repository made by ``clm-policy init`` gets ``--sessions`` sessions (default 100) of
 ``--steps`` decisions each (default 1,000): each line exactly as the run loop writes it — the
-bundled default policy's decision on a state (``Outcome.as_dict``) and what the decision read
+bundled default policy's decision on a state (``Decision.as_dict``) and what the decision read
 (``clm_policy.loop.monitor.seen_state``) — all committed at once with ``git fast-import``.
 The states climb through the default thresholds and compact, so the old decisions include
 continue, compact and handoff. The timed command replays them under a policy with lower coding
 thresholds (about a quarter of the decisions change): ``python -m clm_policy replay --memory DIR
 --policy lower.yaml --format json`` (its output read through a pipe). The baseline is the same
-decisions re-decided in-process: a plain loop over ``Policy.outcome`` on the states prebuilt
-as ``FigureState`` objects, comparing action and rule with the recorded ones — the same work
+decisions re-decided in-process: a plain loop over ``Policy.decide`` on the states prebuilt
+as ``SessionState`` objects, comparing action and rule with the recorded ones — the same work
 minus reading. Both run round-robin after a warm-up; the figure is the median.
 
 Sanity check: the command exits 0 and reports every decision replayed, none refused or not
@@ -38,7 +38,6 @@ from isolated import process_env
 
 from clm_policy.loop.monitor import seen_state
 from clm_policy.memory.init import init_memory
-from clm_policy.models.plain import FigureState, FigureTokens
 from clm_policy.models.state import SessionState, TokenSnapshot
 from clm_policy.policy.compile import load_policy
 from clm_policy.policy.engine import Policy
@@ -63,34 +62,23 @@ def environment(tmp: Path) -> dict[str, str]:
 
 def session(
     sid: str, steps: int, old: Policy
-) -> tuple[list[str], list[tuple[FigureState, str, str | None]]]:
+) -> tuple[list[str], list[tuple[SessionState, str, str | None]]]:
     """The decisions.jsonl lines of one session, and each decision's state, action and rule."""
     lines: list[str] = []
-    decided: list[tuple[FigureState, str, str | None]] = []
+    decided: list[tuple[SessionState, str, str | None]] = []
     context, last, count, total = 15000, None, 0, 0
     template = SessionState(session_id=sid, profile="coding", tokens=TokenSnapshot())
     for step in range(1, steps + 1):
         context += 11016
         total += context
-        figures = FigureState(
+        state = template.replace(
             step_index=step,
             last_compact_step=last,
             compact_count=count,
-            profile="coding",
-            tokens=FigureTokens(context_tokens=context, input_tokens=total, total_tokens=total),
-            messages=range(2 * step),
+            tokens=TokenSnapshot(context_tokens=context, input_tokens=total, total_tokens=total),
         )
-        outcome = old.outcome(figures, "coding")
-        state = template.model_copy(
-            update={
-                "step_index": step,
-                "last_compact_step": last,
-                "compact_count": count,
-                "tokens": TokenSnapshot(
-                    context_tokens=context, input_tokens=total, total_tokens=total
-                ),
-            }
-        )
+        figures = state.replace(messages=range(2 * step))  # a decision counts them only
+        outcome = old.decide(figures, "coding")
         seen = seen_state(state)
         seen["lengths"]["messages"] = 2 * step
         lines.append(json.dumps({"session": sid, "step": step, **outcome.as_dict(), **seen}))
@@ -102,7 +90,7 @@ def session(
 
 def build(
     root: Path, env: dict[str, str], sessions: int, steps: int
-) -> list[tuple[FigureState, str, str | None]]:
+) -> list[tuple[SessionState, str, str | None]]:
     """The memory repository, committed with fast-import; the decisions for the baseline."""
     old = load_policy("default")
     saved = dict(os.environ)
@@ -123,7 +111,7 @@ def build(
         f"commit refs/heads/{branch}\ncommitter bench <b@b> 1700000000 +0000\n"
         f"data {len(message.encode())}\n{message}from {head}\n"
     ]
-    decided: list[tuple[FigureState, str, str | None]] = []
+    decided: list[tuple[SessionState, str, str | None]] = []
     for n in range(sessions):
         lines, made = session(f"bench-{n:04d}", steps, old)
         decided += made
@@ -137,11 +125,11 @@ def build(
 
 
 def baseline(
-    policy: Policy, decided: list[tuple[FigureState, str, str | None]]
+    policy: Policy, decided: list[tuple[SessionState, str, str | None]]
 ) -> tuple[float, int]:
     start = time.perf_counter()
     changed = 0
-    outcome = policy.outcome
+    outcome = policy.decide
     for state, action, trigger in decided:
         new = outcome(state, "coding")
         if new.action.value != action or new.trigger != trigger:
@@ -224,7 +212,7 @@ def main() -> int:
     )
     print(
         f"  in-process loop   median {figures['baseline_s']:6.3f} s"
-        "  (Policy.outcome on prebuilt states)"
+        "  (Policy.decide on prebuilt states)"
     )
     print(f"  ratio replay / loop {figures['ratio']:.2f}x  target <= {TARGET_S:g} s: {verdict}")
     return 0

@@ -108,7 +108,7 @@ def decide_only(policy: Policy, spec: ScenarioFile) -> float:
     while session.state.status.value not in ("completed", "failed"):
         step = session.step()
         session.state.tokens = monitor.update(session.state, step)
-        policy.outcome(session.state)
+        policy.decide(session.state)
     return time.perf_counter() - start
 
 
@@ -121,7 +121,7 @@ def main() -> int:
     policy = load_policy("default")
     baseline = decide_only(policy, spec)
     clock = Clock()
-    clock.wrap(Policy, "outcome", "decide")
+    clock.wrap(Policy, "decide", "decide")
     clock.wrap(MemoryRepo, "commit", "git")
     # every pipeline the loop commits through, so that "pipelines" is their time less the
     # commits they make (the session's start and end commit too)

@@ -16,7 +16,7 @@ Three figures, each the median of ``--runs`` timed runs after one untimed warm-u
 - ``process``: ``python -m clm_policy test FILE`` as a fresh process, wall clock. **Target:
   <= 1 s for 10,000 cases.**
 - ``in-process``: :func:`clm_policy.tester.runner.run_tests` plus the text report.
-- ``direct``: ``policy.outcome(state, profile)`` in a plain loop over the same states,
+- ``direct``: ``policy.decide(state, profile)`` in a plain loop over the same states,
   already built as ``SessionState`` objects: the engine alone, without reading, validating or
   comparing anything. The ratios to it are the price of a test runner over bare decisions.
 
@@ -47,7 +47,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from clm_policy import SessionState, __version__, load_policy
+from clm_policy import __version__, load_policy
+from clm_policy.models.state_io import parse_state
 from clm_policy.report import results_text
 from clm_policy.tester.results import Verdict
 from clm_policy.tester.runner import run_tests
@@ -197,12 +198,11 @@ def time_in_process(path: Path, count: int) -> float:
 def time_direct(cases: list[tuple[dict[str, Any], str, bool]]) -> float:
     policy = load_policy("default")
     states = [
-        (SessionState.model_validate_json(json.dumps({"session_id": "test", **g})), p, f)
-        for g, p, f in cases
+        (parse_state(json.dumps({"session_id": "test", **g}), "<case>"), p, f) for g, p, f in cases
     ]
     start = time.perf_counter()
     for state, profile, force in states:
-        policy.outcome(state, profile, force=force)
+        policy.decide(state, profile, force=force)
     return time.perf_counter() - start
 
 
@@ -279,7 +279,7 @@ def report(r: dict[str, Any]) -> str:
             f"  in-process  {med['in_process']:6.3f} s  {us['in_process']:7.1f} µs/case  "
             f"{r['ratio_in_process_to_direct']:5.1f}x direct   (run_tests + text report)",
             f"  direct      {med['direct']:6.3f} s  {us['direct']:7.1f} µs/case         "
-            "(policy.outcome in a loop, states prebuilt)",
+            "(policy.decide in a loop, states prebuilt)",
             f"  target <= {r['target_s']:g} s (process): {verdict}",
             f"  memory      peak RSS {r['peak_rss_mib']:6.1f} MiB at {r['memory_cases']} cases "
             f"({r['memory_file_bytes'] / 1e6:.1f} MB); baseline (one case) "

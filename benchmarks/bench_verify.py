@@ -21,7 +21,7 @@ writes a new file. Two states:
 
 The figure is the ratio of the medians. **Target: <= 1.2 (verification adds <= 20 %) for
 both.** ``verify`` alone on the recorded compaction is timed too, for information.
-Sanity check: the verified commits record ``Clm-Recall: 1.00 (N/N)`` with every fact asked and
+Sanity check: the verified commits record ``Clm-Summary-Kept: 1.00 (N/N)`` with every fact asked and
 the unverified ones the stub's ``1.00 (0/0)``; else exit 1. Exit 0 whether or not the target is
 met.
 """
@@ -41,12 +41,13 @@ from pathlib import Path
 from isolated import GIT_ISOLATION
 
 from clm_policy.lifecycle import compaction
-from clm_policy.lifecycle.pipelines import run_compaction
+from clm_policy.lifecycle.pipelines import SUMMARY_KEPT, run_compaction
 from clm_policy.lifecycle.verify import Fact, Recall, compaction_context, facts, verify
 from clm_policy.memory.audit import read_log
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.init import init_memory
 from clm_policy.models.state import SessionState
+from clm_policy.models.state_io import state_from
 
 TARGET = 1.2
 WARMUPS = 3
@@ -70,7 +71,7 @@ def session(name: str, *, kept_size: int | None) -> SessionState:
                 :kept_size
             ]
         messages.append({"role": "assistant" if i % 2 else "tool", "content": body})
-    return SessionState.model_validate(
+    return state_from(
         {
             "session_id": name,
             "goal": "Move the auth service from session cookies to bearer tokens",
@@ -102,7 +103,7 @@ def _no_verify(asked: object, context: object) -> Recall:
 def one(repo: MemoryRepo, state: SessionState, step: int, *, verified: bool) -> float:
     """Seconds of one compaction commit of ``state`` at ``step``; without ``verified``, the
     compaction module's ``facts`` and ``verify`` are stubs that ask and find nothing."""
-    s = state.model_copy(update={"step_index": step})
+    s = state.replace(step_index=step)
     if not verified:
         compaction.facts, compaction.verify = _no_facts, _no_verify  # type: ignore[assignment]
     try:
@@ -114,8 +115,8 @@ def one(repo: MemoryRepo, state: SessionState, step: int, *, verified: bool) -> 
 
 
 def measure(repo: MemoryRepo, state: SessionState, tag: str, rounds: int) -> dict[str, float]:
-    on = state.model_copy(update={"session_id": f"{tag}-on"})
-    off = state.model_copy(update={"session_id": f"{tag}-off"})
+    on = state.replace(session_id=f"{tag}-on")
+    off = state.replace(session_id=f"{tag}-off")
     with_v, without = [], []
     for r in range(WARMUPS + rounds):
         a = one(repo, on, 10 + r, verified=True)
@@ -146,7 +147,9 @@ def check(repo: MemoryRepo, tag: str, asked: int) -> None:
     said: dict[str, set[str]] = {f"{tag}-on": set(), f"{tag}-off": set()}
     for entry in read_log(repo, event="compact"):
         if entry.session in said:
-            said[entry.session].add(entry.trailers.get("Clm-Recall", ""))
+            # a deterministic summary's check is Clm-Summary-Kept (a model's would be Clm-Recall)
+            trailers = entry.trailers
+            said[entry.session].add(trailers.get(SUMMARY_KEPT) or trailers.get("Clm-Recall", ""))
     on, off = said[f"{tag}-on"], said[f"{tag}-off"]
     if on != {f"1.00 ({asked}/{asked})"} or off != {"1.00 (0/0)"}:
         raise SystemExit(f"bench_verify: unexpected recall trailers: {on} / {off}")

@@ -43,7 +43,7 @@ size and modification time: an edit to any of them is a miss. On a hit nothing b
 lookup, the private cache files, SHA-256) is imported (``clm_policy.cli.entry`` runs this
 module without click);
 a miss loads the configuration and the policy (through the policy cache), resolves the
-thresholds for the window, shows the action :meth:`~clm_policy.policy.engine.Policy.outcome`
+thresholds for the window, shows the action :meth:`~clm_policy.policy.engine.Policy.decide`
 gives for the context, and writes the digest.
 
 A status line never fails visibly: bad input, a broken configuration or policy, anything,
@@ -452,7 +452,8 @@ def _miss(
     ``name`` in the cache directory, unless None) and decide for the context."""
     from clm_policy.base.errors import ClmError
     from clm_policy.config.project import load_config, setting
-    from clm_policy.models.plain import FigureState, FigureTokens
+    from clm_policy.models.enums import FIGURES
+    from clm_policy.models.state import SessionState, TokenSnapshot
     from clm_policy.policy.cache import load_policy_cached
 
     config = load_config(start)
@@ -460,7 +461,7 @@ def _miss(
     prof = policy.profile(setting("profile", profile_flag, config))
     window = figures.window
     if window is None:
-        probe = FigureState(tokens=FigureTokens(context_tokens=0, model=figures.model))
+        probe = SessionState(session_id=FIGURES, tokens=TokenSnapshot(model=figures.model))
         window = policy.window_for(probe, prof)[0]
     digest = Digest(
         policy.name,
@@ -487,16 +488,17 @@ def _miss(
         )
     if figures.tokens is None or digest.soft is None or digest.hard is None:
         return digest, None
-    state = FigureState(
-        tokens=FigureTokens(
+    state = SessionState(
+        session_id=FIGURES,
+        tokens=TokenSnapshot(
             context_tokens=figures.tokens,
             context_window=window,
             model=figures.model,
             estimated=figures.estimated,
-        )
+        ),
     )
     try:
-        return digest, policy.outcome(state, prof.name).action.value
+        return digest, policy.decide(state, prof.name).action.value
     except ClmError as exc:  # a rule that fails on this bare state: the thresholds speak
         log_problem(_describe(exc))
         return digest, None

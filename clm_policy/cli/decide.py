@@ -22,9 +22,10 @@ from clm_policy.cli.render import from_transcript, render, render_explanation, t
 from clm_policy.lifecycle.sources import WITH_TOKENS, Request, check, resolve
 from clm_policy.models.enums import MAX_COUNT, TaskStatus
 from clm_policy.policy.cache import load_policy_cached
-from clm_policy.policy.engine import Policy, StateLike
+from clm_policy.policy.engine import Policy
 
 if TYPE_CHECKING:
+    from clm_policy.models.state import StateLike
     from clm_policy.transcripts.reading import TranscriptReading
 
 STATUSES = [s.value for s in TaskStatus]
@@ -157,14 +158,16 @@ def _decide(
 ) -> int:
     if explain:
         explanation = policy.explain(state, profile, force=force)
-        payload: dict[str, Any] = explanation.decision.model_dump(mode="json")
+        payload: dict[str, Any] = explanation.decision.as_dict()
         if fmt == "json":
             payload.update(from_transcript(reading))
-            payload["explain"] = explanation.model_dump(mode="json", exclude={"decision"})
+            explained = explanation.as_dict()
+            del explained["decision"]
+            payload["explain"] = explained
             echo(json.dumps(payload, indent=2))
         else:
             echo(render_explanation(explanation) + transcript_note(reading))
         return 0
-    outcome = policy.outcome(state, profile, force=force)
-    echo(render(outcome, fmt, reading))
+    decision = policy.decide(state, profile, force=force)
+    echo(render(decision, fmt, reading))
     return 0

@@ -25,7 +25,6 @@ def show_compact(
     """Print what ``byhand.compact`` did (``fmt``: text or json); the exit code (0)."""
     from clm_policy.lifecycle.byhand import Committed
     from clm_policy.lifecycle.pipelines import CompactOutcome
-    from clm_policy.models.state_io import dump_state
 
     state, why = hand.state, hand.why
     if isinstance(done, Committed):
@@ -53,7 +52,7 @@ def show_compact(
                     # deterministic summary is built from them: only what it kept is said
                     "recall": None if _ours(result) else recall_json(result.recall),
                     "kept": recall_json(result.recall) if _ours(result) else None,
-                    "state": dump_state(result.state),
+                    "state": result.state.as_dict(),
                 },
                 indent=2,
             )
@@ -163,7 +162,7 @@ def handoff_json(hand: ByHand, done: HandoffOutcome) -> dict[str, Any]:
         "rule": why.rule,
         "manifest_path": done.manifest_path,
         "handoff_path": done.handoff_path,
-        "manifest": done.manifest.model_dump(mode="json"),
+        "manifest": done.manifest.as_dict(),
         "redactions": done.redactions,
-        "seed": [m.model_dump(mode="json") for m in done.seed],
+        "seed": [m.as_dict() for m in done.seed],
     }

@@ -14,19 +14,19 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from clm_policy.policy.engine import Outcome
+    from clm_policy.models.decision import Decision
     from clm_policy.transcripts.reading import TranscriptReading
 
 __all__ = ["from_transcript", "render", "render_decision", "render_explanation", "transcript_note"]
 
 
-def render(outcome: Outcome, fmt: str, reading: TranscriptReading | None) -> str:
-    """What ``decide`` prints for ``outcome`` (without ``--explain``)."""
+def render(decision: Decision, fmt: str, reading: TranscriptReading | None) -> str:
+    """What ``decide`` prints for ``decision`` (without ``--explain``)."""
     if fmt == "json":
         import json
 
-        return json.dumps({**outcome.as_dict(), **from_transcript(reading)}, indent=2)
-    return render_decision(outcome) + transcript_note(reading)
+        return json.dumps({**decision.as_dict(), **from_transcript(reading)}, indent=2)
+    return render_decision(decision) + transcript_note(reading)
 
 
 def from_transcript(reading: TranscriptReading | None) -> dict[str, Any]:

@@ -260,7 +260,7 @@ def run(
                     ],
                     "pending": pending,
                     "timeline": [dataclasses.asdict(e) for e in result.timeline],
-                    "final_state": result.final_state.model_dump(mode="json"),
+                    "final_state": result.final_state.as_dict(),
                 },
                 indent=2,
             )

@@ -15,8 +15,9 @@ from clm_policy.lifecycle.sources import Request, check, resolve
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from clm_policy.lifecycle.pipelines import CompactOutcome, HandoffOutcome, Provenance
-    from clm_policy.models.state_io import AnyState
-    from clm_policy.policy.engine import Outcome, Policy, Profile
+    from clm_policy.models.decision import Decision
+    from clm_policy.models.state import SessionState
+    from clm_policy.policy.engine import Policy, Profile
     from clm_policy.transcripts.reading import TranscriptReading
 
 HAND_SOURCES = ("state", "session", "transcript")
@@ -43,7 +44,7 @@ class ByHand(Record):
     def __init__(
         self,
         policy: Policy,
-        state: AnyState,
+        state: SessionState,
         profile: Profile,
         why: Provenance,
         reading: TranscriptReading | None = None,
@@ -64,9 +65,7 @@ def prepare(
     ``memory`` and a transcript (:mod:`clm_policy.lifecycle.sources`). Raises
     :class:`~clm_policy.base.errors.UsageError` when it names none or several,
     :class:`~clm_policy.base.errors.InputError` (a :class:`StateError` located in the state's
-    file when it came from one) when it cannot be read, and writes nothing. The state is a
-    plain one when it comes from a state file (no pydantic), else a SessionState."""
-    from clm_policy.models.plain import PlainState
+    file when it came from one) when it cannot be read, and writes nothing."""
     from clm_policy.policy.cache import load_policy_cached
 
     check(source, HAND_SOURCES)
@@ -75,19 +74,15 @@ def prepare(
         source = source.replace(memory=memory)
     resolved = resolve(source, full=True, sources=HAND_SOURCES)
     state = resolved.state
-    if not isinstance(state, PlainState):  # a session's or a transcript's (pydantic is loaded)
-        from clm_policy.models.state import SessionState
-
-        assert isinstance(state, SessionState)
     try:
-        decision = policy.outcome(state, profile)
+        decision = policy.decide(state, profile)
         prof = policy.profile(profile or state.profile)
     except StateError as exc:
         raise resolved.locate(exc) from None
     return ByHand(policy, state, prof, provenance(policy, decision, action), resolved.reading)
 
 
-def provenance(policy: Policy, decision: Outcome, action: str) -> Provenance:
+def provenance(policy: Policy, decision: Decision, action: str) -> Provenance:
     """Why ``action`` runs: the policy's rule when it decides ``action`` too, else ``manual``
     with what it would have done."""
     from clm_policy.lifecycle.pipelines import Provenance
@@ -180,11 +175,7 @@ def handoff(
             profile=profile,
         )
     else:
-        from clm_policy.models.plain import PlainState
-        from clm_policy.models.state_io import model_of
-
-        state = model_of(hand.state) if isinstance(hand.state, PlainState) else hand.state
-        composed = compose(state, words, profile=profile)
+        composed = compose(hand.state, words, profile=profile)
     with MemoryRepo(memory) as repo:
         done = run_handoff(
             repo,

@@ -9,17 +9,15 @@ summary, the hint and the messages kept — and the recall lands in the document
 :func:`compact_verified` falls back to the deterministic summary when another summarizer fails
 or loses facts.
 
-The work is done on the plain state (:class:`~clm_policy.models.plain.PlainState`, generated
-from the state's declaration): a compaction asked for from the command line imports no
-pydantic. A caller that gives a :class:`~clm_policy.models.state.SessionState` gets one back;
-a summarizer other than the deterministic one is given one too (its protocol's type).
+The state is the plain :class:`~clm_policy.models.state.SessionState`: a compaction asked for
+from the command line imports no pydantic.
 """
 
 from __future__ import annotations
 
 import json
 
-from clm_policy.base.errors import InputError
+from clm_policy.base.errors import InputError, StateError
 from clm_policy.base.record import Record
 from clm_policy.base.timestamp import format_timestamp
 from clm_policy.lifecycle.estimate import estimate_message_tokens
@@ -34,17 +32,13 @@ from clm_policy.lifecycle.summary import (
 )
 from clm_policy.lifecycle.verify import Recall, compaction_context, facts, verify
 from clm_policy.memory.layout import compaction_path
-from clm_policy.models.enums import MessageRole
-from clm_policy.models.plain import PlainMessage, PlainState
-from clm_policy.models.state_io import model_of, plain_of
+from clm_policy.models.enums import MAX_COUNT, MessageRole
+from clm_policy.models.state import Message, SessionState, TokenSnapshot
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import datetime
-    from typing import Any, Protocol
-
-    from clm_policy.models.state import SessionState
-    from clm_policy.models.state_io import AnyState
+    from typing import Protocol
 else:
     Protocol = object
 
@@ -71,7 +65,7 @@ class DeterministicSummarizer:
 
     name = DETERMINISTIC_NAME
 
-    def summarize(self, state: AnyState) -> str:
+    def summarize(self, state: SessionState) -> str:
         return build_summary(state)
 
 
@@ -87,16 +81,8 @@ class TextSummary:
         self.text = text
         self.name = name
 
-    def summarize(self, state: AnyState) -> str:
+    def summarize(self, state: SessionState) -> str:
         return self.text
-
-
-def _summarize(summarizer: Summarizer, state: PlainState) -> str:
-    """``summarizer``'s summary of ``state``: ours read the plain state, any other is given
-    the :class:`~clm_policy.models.state.SessionState` its protocol names."""
-    if isinstance(summarizer, DeterministicSummarizer | TextSummary):
-        return summarizer.summarize(state)
-    return summarizer.summarize(model_of(state))
 
 
 def summarizer_name(summarizer: Summarizer) -> str:
@@ -110,10 +96,9 @@ class CompactionResult(Record):
 
     - ``summary``: the structured summary of the state before compaction (Markdown);
     - ``hint``: the short Markdown block the agent gets in place of the older messages;
-    - ``messages``: the new context: the hint as a system message, then the retained messages
-      (of the kind the state given was: plain, or pydantic);
+    - ``messages``: the new context: the hint as a system message, then the retained messages;
     - ``state``: the state after compaction (``messages`` replaced, counters and context
-      updated), of that kind too;
+      updated);
     - ``document``: ``sessions/<id>/compactions/<step>.md``: front matter, summary, hint;
     - ``context_before``, ``context_after``: the context's tokens before and after;
     - ``recall``: how many of the state's facts the next context holds (None: not verified);
@@ -144,8 +129,8 @@ class CompactionResult(Record):
         self,
         summary: str,
         hint: str,
-        messages: tuple[Any, ...],
-        state: Any,
+        messages: tuple[Message, ...],
+        state: SessionState,
         document: str,
         context_before: int,
         context_after: int,
@@ -175,7 +160,7 @@ class CompactionResult(Record):
         return self.summarizer
 
 
-def build_hint(state: AnyState, *, retained: int) -> str:
+def build_hint(state: SessionState, *, retained: int) -> str:
     """The compact hint: goal, next action, constraints, verified / not verified, blockers
     (only when there are any) and memory keys; where the full summary is kept."""
     where = compaction_path(state.session_id, state.step_index)
@@ -211,7 +196,7 @@ def build_hint(state: AnyState, *, retained: int) -> str:
 
 
 def compact(
-    state: AnyState,
+    state: SessionState,
     *,
     retain: int,
     summarizer: Summarizer = DETERMINISTIC,
@@ -229,61 +214,29 @@ def compact(
     one higher and ``tokens.context_tokens`` re-estimated from the new messages (characters
     / 4, ``tokens.estimated = true``); the cumulative token figures stay as they were. The
     caller's state is not changed. ``trigger`` (the deciding rule) goes into the document's
-    front matter. The result's state and messages are of the kind ``state`` is: a
-    :class:`~clm_policy.models.plain.PlainState` or a pydantic ``SessionState``.
+    front matter.
 
     With ``verify_facts`` (the default) the state's facts are looked for in the summary, the
     hint and the messages kept (:func:`~clm_policy.lifecycle.verify.verify`): ``recall`` is
     set and the front matter records it with the summarizer's name (and ``fallback``, the
     reason a caller gives for having replaced the summarizer ``tried`` by this one).
     """
-    result = _compact(
-        plain_of(state),
-        retain=retain,
-        summarizer=summarizer,
-        now=now,
-        trigger=trigger,
-        verify_facts=verify_facts,
-        fallback=fallback,
-        tried=tried,
-    )
-    return result if isinstance(state, PlainState) else as_models(result)
-
-
-def as_models(result: CompactionResult) -> CompactionResult:
-    """``result`` with its state and messages as pydantic models (a caller that gave one)."""
-    state = model_of(result.state)
-    return result.replace(state=state, messages=tuple(state.messages))
-
-
-def _compact(
-    state: PlainState,
-    *,
-    retain: int,
-    summarizer: Summarizer,
-    now: datetime,
-    trigger: str | None,
-    verify_facts: bool,
-    fallback: str | None,
-    tried: str | None,
-) -> CompactionResult:
     if retain < 0:
         raise InputError(f"retain must be 0 or more, got {retain}")
     timestamp = format_timestamp(now)
-    summary = _summarize(summarizer, state).rstrip("\n") + "\n"
+    summary = summarizer.summarize(state).rstrip("\n") + "\n"
     name = summarizer_name(summarizer)
     kept = recent_messages(state.messages, retain)
     hint = build_hint(state, retained=len(kept))
     messages = [
-        PlainMessage(role=MessageRole.SYSTEM, content=hint, name=HINT_NAME),
+        Message(role=MessageRole.SYSTEM, content=hint, name=HINT_NAME),
         *(m.replace() for m in kept),
     ]
     recall = verify(facts(state), compaction_context(summary, messages)) if verify_facts else None
     after = estimate_message_tokens(messages)
-    # the new state shares nothing mutable with the old one (as_dict gives fresh lists)
     tokens = state.tokens.replace(context_tokens=after, estimated=True)
     new_state = _renewed(state, messages, tokens)
-    front = {
+    front: dict[str, object] = {
         "session": state.session_id,
         "step": state.step_index,
         "trigger": trigger,
@@ -299,7 +252,25 @@ def _compact(
         front["summarizer_fallback"] = fallback
         front["summarizer_tried"] = tried
         front.update(recall.front_matter())
-    document = "\n".join(
+    return CompactionResult(
+        summary=summary,
+        hint=hint,
+        messages=tuple(messages),
+        state=new_state,
+        document=_document(front, summary, hint),
+        context_before=state.tokens.context_tokens,
+        context_after=after,
+        recall=recall,
+        summarizer=name,
+        fallback=fallback,
+        tried=tried,
+    )
+
+
+def _document(front: dict[str, object], summary: str, hint: str) -> str:
+    """``sessions/<id>/compactions/<step>.md``: the front matter (its values as JSON, a None
+    left out), the summary, the hint."""
+    return "\n".join(
         [
             "---",
             *(
@@ -317,42 +288,27 @@ def _compact(
             hint,
         ]
     )
-    return CompactionResult(
-        summary=summary,
-        hint=hint,
-        messages=tuple(messages),
-        state=new_state,
-        document=document,
-        context_before=state.tokens.context_tokens,
-        context_after=after,
-        recall=recall,
-        summarizer=name,
-        fallback=fallback,
-        tried=tried,
-    )
 
 
-def _renewed(state: PlainState, messages: list[PlainMessage], tokens: Any) -> PlainState:
-    """The state after the compaction: its own copy of every list, the new messages and
-    context, the compaction counted."""
-    from clm_policy.models.plain import plain_session
+def _renewed(state: SessionState, messages: list[Message], tokens: TokenSnapshot) -> SessionState:
+    """The state after the compaction: its own copy of every list (it shares nothing mutable
+    with the old one), the new messages and context, the compaction counted."""
+    import copy
 
-    data = state.as_dict()
-    data.update(
-        messages=[],
-        tokens=tokens.as_dict(),
-        last_compact_step=state.step_index,
-        compact_count=state.compact_count + 1,
-    )
-    renewed = plain_session(data)
-    if renewed is None:  # a count past the largest a state holds: say so as pydantic would
-        model_of(state.replace(compact_count=state.compact_count + 1))
-        raise InputError("the compacted state is not valid")
+    if state.compact_count >= MAX_COUNT:
+        raise StateError(
+            f"compact_count: the state has compacted {state.compact_count} times, the most a "
+            "state counts"
+        )
+    renewed = copy.deepcopy(state.replace(messages=[]))
     renewed.messages = messages
+    renewed.tokens = tokens
+    renewed.last_compact_step = state.step_index
+    renewed.compact_count += 1
     return renewed
 
 
-def what_it_reads(state: PlainState, retain: int) -> PlainState:
+def what_it_reads(state: SessionState, retain: int) -> SessionState:
     """``state`` as the deterministic compaction reads it (:func:`compact` with
     ``DETERMINISTIC`` gives the same result for both): the messages it neither keeps nor
     quotes in the summary — system messages, and all but the last ``max(retain, 5)`` of the
@@ -362,7 +318,7 @@ def what_it_reads(state: PlainState, retain: int) -> PlainState:
     A pipeline redacts this, not the whole conversation, before it compacts: the text of a
     message nothing keeps would be redacted only to be thrown away."""
     read = max(retain, RECENT_MESSAGES, 0)
-    messages: list[PlainMessage] = []
+    messages: list[Message] = []
     for m in reversed(state.messages):
         if m.role is MessageRole.SYSTEM or read == 0:
             messages.append(m.replace(content="", name=None) if m.content or m.name else m)
@@ -374,7 +330,7 @@ def what_it_reads(state: PlainState, retain: int) -> PlainState:
 
 
 def compact_verified(
-    state: AnyState,
+    state: SessionState,
     *,
     retain: int,
     summarizer: Summarizer = DETERMINISTIC,
@@ -386,13 +342,12 @@ def compact_verified(
     another summarizer fails (any exception: an error, a timeout, garbage, an HTTP 500) or
     its compaction's recall is under ``min_recall``. The result says who wrote the summary and
     why it fell back (``fallback``). The deterministic compaction's own recall is the caller's
-    to judge (a pipeline hands off under ``min_recall``). The result's state is of the kind
-    ``state`` is."""
+    to judge (a pipeline hands off under ``min_recall``)."""
     if isinstance(summarizer, DeterministicSummarizer):
         return compact(state, retain=retain, now=now, trigger=trigger)
     name = summarizer_name(summarizer)
     try:
-        text = _summarize(summarizer, plain_of(state))
+        text = summarizer.summarize(state)
         if not isinstance(text, str) or not text.strip():
             raise _Empty
     except Exception as exc:  # any failure of an optional summarizer: the deterministic one

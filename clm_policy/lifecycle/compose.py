@@ -192,7 +192,7 @@ def compose(
         base = build_state(source, sid)
         state = build_state(source, sid, notes) if notes is not None else base
         if notes is not None and not notes.empty:
-            state = state.model_copy(update={"messages": []})  # the manifest keeps the words
+            state = state.replace(messages=[])  # the manifest keeps the words
         record = record_of(source.work) if source.work is not None else None
         if words is not None and words.source == SUMMARY and source.work is not None:
             stale = stale_in_summary(words, source.work)
@@ -202,10 +202,10 @@ def compose(
     if memory_keys:
         update["memory_keys"] = list(dict.fromkeys([*state.memory_keys, *memory_keys]))
     if context_window and state.tokens.context_window is None:
-        update["tokens"] = state.tokens.model_copy(update={"context_window": context_window})
+        update["tokens"] = state.tokens.replace(context_window=context_window)
     if update:
-        base = base.model_copy(update={k: v for k, v in update.items() if k != "memory_keys"})
-        state = state.model_copy(update=update)
+        base = base.replace(**{k: v for k, v in update.items() if k != "memory_keys"})
+        state = state.replace(**update)
     said = contradictions(words, record) if words is not None and record is not None else []
     return Composed(base, state, words, record, stale + said)
 
@@ -240,7 +240,7 @@ def _with_notes(state: SessionState, notes: AgentNotes) -> SessionState:
         update["remaining"] = list(dict.fromkeys([*notes.remaining, *state.remaining]))
     if notes.blockers is not None:
         update["blockers"] = list(notes.blockers)
-    return state.model_copy(update=update)
+    return state.replace(**update)
 
 
 # -- where the record disagrees with the agent ----------------------------------------------

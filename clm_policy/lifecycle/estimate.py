@@ -11,7 +11,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from clm_policy.models.state_io import AnyMessage
+    from clm_policy.models.state import Message
 
 CHARS_PER_TOKEN = 4
 
@@ -21,7 +21,7 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
-def estimate_message_tokens(messages: Iterable[AnyMessage]) -> int:
+def estimate_message_tokens(messages: Iterable[Message]) -> int:
     """The messages' size together: a message's own ``tokens`` when it has one (a provider
     or the simulated agent said so), else its characters / 4 (roles and framing not counted).
     """

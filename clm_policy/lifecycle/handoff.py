@@ -1,7 +1,7 @@
 """Handoff: the manifest, its Markdown for people, and the messages a fresh session starts from.
 
-All pure: the memory store validates (:func:`~clm_policy.models.manifest.validate_manifest`),
-writes and commits what these functions return. A fresh session gets the manifest's summary
+All pure: the pipeline validates again (once redacted), writes and commits what these
+functions return. A fresh session gets the manifest's summary
 and the top memory entries, never the earlier transcript.
 """
 
@@ -10,18 +10,11 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from pydantic import ValidationError
-
-from clm_policy.base.errors import InputError
+from clm_policy.base.timestamp import format_timestamp
 from clm_policy.formats import markdown as md
 from clm_policy.lifecycle.summary import NONE, next_safe_action, one_line
-from clm_policy.models.enums import MessageRole, TaskStatus
-from clm_policy.models.manifest import (
-    HandoffManifest,
-    ManifestStatus,
-    format_timestamp,
-    pydantic_problem,
-)
+from clm_policy.models.enums import ManifestStatus, MessageRole, TaskStatus
+from clm_policy.models.manifest import HandoffManifest
 from clm_policy.models.state import SessionState, TokenSnapshot
 from clm_policy.models.versions import MANIFEST_VERSION
 
@@ -69,8 +62,9 @@ def build_manifest(
     to :func:`derive_status`; ``next_safe_action`` is
     :func:`~clm_policy.lifecycle.summary.next_safe_action` (the step the agent stated first,
     ``state.next_action``); a session without a goal gets
-    :data:`NO_GOAL`. Validated by pydantic; an invalid value (an empty rationale, a memory
-    key like ``../x``) is an :class:`InputError` naming the field.
+    :data:`NO_GOAL`. Validated by pydantic and the JSON schema
+    (:func:`~clm_policy.models.shapes.manifest.validate_manifest`); an invalid value (an empty
+    rationale, a memory key like ``../x``) is an :class:`InputError` naming the field.
 
     ``composed`` (:func:`~clm_policy.lifecycle.compose.compose`) gives the agent's words, kept
     whole (``agent_words``), and the record (``record``); without a stated next step, the next
@@ -93,7 +87,7 @@ def build_manifest(
         "blockers": list(state.blockers),
         "next_safe_action": next_safe_action(state, last, after_derived=record is not None),
         "memory_keys": list(dict.fromkeys(state.memory_keys)),
-        "token_snapshot": state.tokens.model_copy(),
+        "token_snapshot": state.tokens.as_dict(),
         "timestamp": format_timestamp(now),
         "decision_rationale": decision_rationale,
         "requests": list(state.requests),
@@ -111,10 +105,9 @@ def build_manifest(
         else {"source": words.source, "text": words.text, "step": words.step},
         "record": _record(record, composed),
     }
-    try:
-        return HandoffManifest.model_validate(data)
-    except ValidationError as exc:
-        raise InputError(f"handoff manifest: {pydantic_problem(exc)}") from None
+    from clm_policy.models.shapes.manifest import validate_manifest
+
+    return validate_manifest(data)
 
 
 def _record(record: SessionRecord | None, composed: Composed | None) -> dict[str, object]:

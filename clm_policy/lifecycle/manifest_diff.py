@@ -49,9 +49,7 @@ TITLES = {
 }
 """The manifest's fields in the order of its rendering for people, each with that rendering's
 heading; ``timestamp`` is left out of the comparison (it always differs)."""
-OPTIONAL = frozenset(
-    name for name, info in HandoffManifest.model_fields.items() if not info.is_required()
-)
+OPTIONAL = frozenset(HandoffManifest.FIELDS) - frozenset(HandoffManifest.REQUIRED)
 """The handoff's additions to the seed plan's fields: compared, but not listed as unchanged
 while both manifests leave them empty (a manifest from before them has none)."""
 _INLINE = ("status",)
@@ -61,7 +59,7 @@ _INLINE = ("status",)
 def diff_manifests(old: HandoffManifest, new: HandoffManifest) -> tuple[list[str], list[str]]:
     """What changed from ``old`` to ``new``: Markdown list lines, and the headings of the
     fields that did not change (in the rendering's order; the timestamp is not compared)."""
-    before, after = old.model_dump(mode="json"), new.model_dump(mode="json")
+    before, after = old.as_dict(), new.as_dict()
     changes: list[str] = []
     same: list[str] = []
     for field, heading in TITLES.items():

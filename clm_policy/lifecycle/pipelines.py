@@ -26,7 +26,6 @@ from clm_policy.lifecycle.compaction import (
     DeterministicSummarizer,
     Summarizer,
     TextSummary,
-    as_models,
     compact,
     compact_verified,
     what_it_reads,
@@ -51,8 +50,7 @@ from clm_policy.memory.layout import (
     session_dir,
 )
 from clm_policy.memory.trailers import CommitMessage, event_subject
-from clm_policy.models.plain import PlainState
-from clm_policy.models.state_io import dump_state, plain_of
+from clm_policy.models.state import Message, SessionState
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # a handoff's modules are imported by run_handoff: compact needs none of them
@@ -62,8 +60,6 @@ if TYPE_CHECKING:  # a handoff's modules are imported by run_handoff: compact ne
     from clm_policy.lifecycle.compose import Composed
     from clm_policy.memory.store import MemoryStore
     from clm_policy.models.manifest import HandoffManifest
-    from clm_policy.models.state import Message, SessionState
-    from clm_policy.models.state_io import AnyState
 
 Logs = Mapping[str, JsonLines]
 """Decision and metric records to append, per ``.jsonl`` path."""
@@ -159,12 +155,17 @@ class PushError(GitError):
     """The commit exists locally; pushing it failed."""
 
 
-def state_doc(state: AnyState) -> JsonDoc:
-    """``state.json``: the persisted state (redacted by the write path as data)."""
-    return JsonDoc(dump_state(state))
+def state_doc(state: SessionState) -> JsonDoc:
+    """``state.json``: the persisted state (checked: the reader must accept what is written;
+    redacted by the write path as data)."""
+    from clm_policy.models.state_io import state_from
+
+    data = state.as_dict()
+    state_from(data)
+    return JsonDoc(data)
 
 
-def check_identifiers(state: AnyState) -> None:
+def check_identifiers(state: SessionState) -> None:
     """The state's identifiers are committed as written: each must be valid and no secret
     (a session id, the parent session, every memory key)."""
     check_session(state.session_id)
@@ -174,7 +175,7 @@ def check_identifiers(state: AnyState) -> None:
         check_key(key)
 
 
-def trailers(state: AnyState, event: str, why: Provenance, **more: str) -> dict[str, str]:
+def trailers(state: SessionState, event: str, why: Provenance, **more: str) -> dict[str, str]:
     found = {
         "Clm-Event": event,
         "Clm-Session": state.session_id,
@@ -212,7 +213,7 @@ def recall_trailers(
 
 def run_compaction(
     repo: MemoryRepo,
-    state: AnyState,
+    state: SessionState,
     *,
     retain: int,
     why: Provenance = NO_PROVENANCE,
@@ -245,13 +246,8 @@ def run_compaction(
     records it in that step's line of metrics.jsonl, which the commit holds).
 
     ``context_line`` replaces the body's ``Context: <before> -> <after> tokens (estimated)``:
-    a snapshot taken while an agent compacts on its own cannot know the context after it.
-
-    The work is done on the plain state (no pydantic); the outcome's compaction has the
-    state and messages of the kind ``state`` is."""
+    a snapshot taken while an agent compacts on its own cannot know the context after it."""
     check_identifiers(state)
-    given = state
-    state = plain_of(state)
     when = now or utc_now()
     change = Change(files, appends)
     # what the compaction reads is cleaned (a summarizer of ours reads only the last messages)
@@ -306,12 +302,10 @@ def run_compaction(
         ),
     )
     commit = repo.commit(message, change)
-    if not isinstance(given, PlainState):
-        result = as_models(result)
     return CompactOutcome(commit, path, result, change.redactions)
 
 
-def committed_snapshot(repo: MemoryRepo, state: AnyState) -> str | None:
+def committed_snapshot(repo: MemoryRepo, state: SessionState) -> str | None:
     """The commit of this session's newest compaction when it was taken at the same position
     as ``state`` (the same step and context): committing ``state`` again would record nothing
     new (an agent retrying a blocked compaction, ``compact --transcript`` run twice)."""
@@ -332,7 +326,7 @@ def _next_handoff_number(repo: MemoryRepo, session_id: str) -> int:
 
 def run_handoff(
     repo: MemoryRepo,
-    handoff: Composed | AnyState,
+    handoff: Composed | SessionState,
     *,
     why: Provenance = NO_PROVENANCE,
     branch: bool = False,
@@ -373,12 +367,10 @@ def run_handoff(
         render_manifest_markdown,
     )
     from clm_policy.lifecycle.seed import seed_text
-    from clm_policy.models.manifest import validate_manifest
-    from clm_policy.models.state_io import model_of
+    from clm_policy.models.shapes.manifest import validate_manifest
 
     if not isinstance(handoff, Composed):
-        given = model_of(handoff) if isinstance(handoff, PlainState) else handoff
-        handoff = Composed(given, given)
+        handoff = Composed(handoff, handoff)
     state = handoff.state
     check_identifiers(state)
     if push:
@@ -399,7 +391,7 @@ def run_handoff(
     )
     manifest = _cleaned(change, manifest)
     if agent_id is not None:
-        manifest = manifest.model_copy(update={"agent_id": agent_id})
+        manifest = manifest.replace(agent_id=agent_id)
     number = _next_handoff_number(repo, state.session_id)
     m_path = manifest_path(manifest_filename(manifest, state.session_id))
     taken = repo.show_file(m_path) is not None or os.path.lexists(os.path.join(repo.root, m_path))
@@ -411,7 +403,7 @@ def run_handoff(
     h_path = handoff_path(state.session_id, number)
     checked: list[HandoffManifest] = []
     change.files[m_path] = JsonDoc(
-        manifest.model_dump(mode="json"), lambda data: checked.append(validate_manifest(data))
+        manifest.as_dict(), lambda data: checked.append(validate_manifest(data))
     )
     change.files[h_path] = render_manifest_markdown(
         manifest, session_id=state.session_id, step=state.step_index
@@ -419,7 +411,7 @@ def run_handoff(
     # The session ends here: its state is kept for the record without the conversation (the
     # next session starts from the seed, not from a transcript).
     change.files[f"{session_dir(state.session_id)}/state.json"] = state_doc(
-        clean.model_copy(update={"messages": []})
+        clean.replace(messages=[])
     )
     body = (
         f"Goal: {manifest.goal}\nNext safe action: {manifest.next_safe_action}\n"
@@ -451,7 +443,6 @@ def run_handoff(
     # the caller shows the seed: its markers as committed, without the redactor's tags
     from clm_policy.memory.redact import untag
     from clm_policy.models.enums import MessageRole
-    from clm_policy.models.state import Message
 
     messages = [Message(role=MessageRole.SYSTEM, content=untag(seed), name=SEED_NAME)]
     message = CommitMessage(
@@ -517,13 +508,11 @@ def read_more(handoff_file: str, memory_dir: str | None) -> str:
 def _cleaned(change: Change, manifest: HandoffManifest) -> HandoffManifest:
     """The manifest's agent words and record, redacted by ``change`` (the state it was built
     from was; these came beside it)."""
-    from clm_policy.models.manifest import HandoffManifest as Model
-
-    data = manifest.model_dump(mode="json")
-    for key in ("agent_words", "record"):
-        if data.get(key) is not None:
-            data[key] = change.clean(data[key])
-    return Model.model_validate(data)
+    words = manifest.agent_words
+    return manifest.replace(
+        agent_words=None if words is None else change.clean(words),
+        record=change.clean(manifest.record),
+    )
 
 
 def memory_hits(

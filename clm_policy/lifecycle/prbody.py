@@ -39,7 +39,8 @@ from clm_policy.memory.audit import AuditEntry, read_log
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import session_dir
 from clm_policy.memory.redact import redact_data, redact_text
-from clm_policy.models.manifest import HandoffManifest, read_manifest
+from clm_policy.models.manifest import HandoffManifest
+from clm_policy.models.shapes.manifest import read_manifest
 
 RECALL_TRAILER = "Clm-Recall-Agent"
 """Where a handoff records how many of the recorded facts the agent's own words hold."""

@@ -9,14 +9,12 @@ which, or raises one :class:`~clm_policy.base.errors.UsageError` in one wording;
 :func:`resolve` reads it and returns the state with what places a later error in its file
 (:meth:`Resolved.locate`).
 
-Two kinds of state come back. ``full=False`` (a decision): figures where figures suffice — a
-:class:`~clm_policy.models.plain.FigureState` for ``--tokens`` and a transcript's tail, and for
-a state file that is plainly valid (checked without pydantic); only a file that is not is
-validated by pydantic, which says where it is wrong. ``full=True`` (a compaction, a handoff): the
-whole state with its messages — a :class:`~clm_policy.models.plain.PlainState` read from a state
-file without pydantic when it is plainly valid, else the
-:class:`~clm_policy.models.state.SessionState` a session or a transcript gives. The quick path
-imports this module on every call: nothing heavy at import, and figures stay on plain classes.
+The state is a :class:`~clm_policy.models.state.SessionState` whatever the source: for
+``--tokens`` one made of the figures alone; for a transcript, its tail's figures when a
+decision is all that is asked (``full=False``), the whole session for a compaction or a
+handoff (``full=True``); a state file is read without pydantic, which only says what is
+wrong with a file it refuses. The quick path imports this module on every call: nothing
+heavy at import.
 
 Standard input is read once per process, bounded (:func:`read_stdin`): when the quick path
 declines, click's path runs in the same process and gets the same bytes.
@@ -33,7 +31,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from clm_policy.models.enums import SignalValue
-    from clm_policy.policy.engine import StateLike
+    from clm_policy.models.state import SessionState
     from clm_policy.transcripts.reading import TranscriptReading
 
 SOURCES: dict[str, str] = {
@@ -130,7 +128,7 @@ class Resolved(Record):
 
     def __init__(
         self,
-        state: StateLike,
+        state: SessionState,
         reading: TranscriptReading | None = None,
         text: str | None = None,
         file: str | None = None,
@@ -202,15 +200,14 @@ def resolve(
         with MemoryRepo(request.memory) as repo:
             return Resolved(load_session(repo, request.session).state)
     assert request.state is not None
-    return read_state_source(request.state, full=full)
+    return read_state_source(request.state)
 
 
-def read_state_source(source: str, *, full: bool = False) -> Resolved:
+def read_state_source(source: str) -> Resolved:
     """The SessionState JSON in the file ``source`` (``-``: standard input), with the state
-    size limit; figures when it is plainly valid and ``full`` is False, the whole plain state
-    with ``full`` (pydantic only says what is wrong with a state it refuses)."""
+    size limit (pydantic only says what is wrong with a state the reader refuses)."""
     from clm_policy.formats.textio import STATE_LIMIT, decode, read_text
-    from clm_policy.models.state_io import parse_state, plain_state_of, read_plain_session
+    from clm_policy.models.state_io import parse_state
 
     if source == "-":
         file = STDIN
@@ -218,25 +215,21 @@ def read_state_source(source: str, *, full: bool = False) -> Resolved:
     else:
         file = source
         text = read_text(source, source, limit=STATE_LIMIT, what="state")
-    if full:
-        return Resolved(read_plain_session(text, file), None, text, file)
-    state: StateLike | None = plain_state_of(text, file)
-    if state is None:
-        state = parse_state(text, file)  # pydantic: it says where the text is wrong
-    return Resolved(state, None, text, file)
+    return Resolved(parse_state(text, file), None, text, file)
 
 
-def figures(request: Request) -> StateLike:
+def figures(request: Request) -> SessionState:
     """The state ``--tokens`` and the options that go with it describe."""
-    from clm_policy.models.enums import TaskStatus
-    from clm_policy.models.plain import FigureState, FigureTokens
+    from clm_policy.models.enums import FIGURES, TaskStatus
+    from clm_policy.models.state import SessionState, TokenSnapshot
 
     assert request.tokens is not None
     last = request.last_compact_step
     if last is not None and last > request.step:
         raise UsageError("--last-compact-step cannot be after --step")
-    return FigureState(
-        tokens=FigureTokens(context_tokens=request.tokens, context_window=request.window),
+    return SessionState(
+        session_id=FIGURES,
+        tokens=TokenSnapshot(context_tokens=request.tokens, context_window=request.window),
         status=TaskStatus(request.status),
         step_index=request.step,
         last_compact_step=last,

@@ -39,7 +39,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from clm_policy.models.state_io import AnyMessage, AnyState
+    from clm_policy.models.state import Message, SessionState
 
 ENV_KIND = "CLM_POLICY_SUMMARIZER"
 ENV_MODEL = "CLM_POLICY_SUMMARIZER_MODEL"
@@ -158,7 +158,7 @@ class OpenAISummarizer:
     def __repr__(self) -> str:
         return f"OpenAISummarizer({self.name!r}, {self._endpoint.url!r})"
 
-    def summarize(self, state: AnyState) -> str:
+    def summarize(self, state: SessionState) -> str:
         from clm_policy.base.chat import ChatEndpointError
 
         payload = {
@@ -175,13 +175,13 @@ class OpenAISummarizer:
         return answer_text(content)
 
 
-def prompt(state: AnyState) -> str:
+def prompt(state: SessionState) -> str:
     """The user's message: the session's record, then as much of its conversation as fits
     (newest messages kept), each message on one line."""
     record = build_summary(state)
     lines: list[str] = []
     size = 0
-    messages: Sequence[AnyMessage] = state.messages
+    messages: Sequence[Message] = state.messages
     for message in reversed(messages):
         if message.role is MessageRole.SYSTEM and message.name is None:
             continue  # the agent's own system prompt

@@ -8,8 +8,7 @@ from a model. Every section of the original list is always present, ``(none)`` w
 summaries diff and grep alike; those a state read from a real session adds (requests, done,
 remaining, moved, deleted, open failures) appear when they hold something. The same state
 gives byte-identical text: nothing here reads a clock, a random source or an unordered
-collection. A state is read by its fields only: a pydantic ``SessionState`` or the plain one
-(:class:`~clm_policy.models.plain.PlainState`) give the same text.
+collection.
 """
 
 from __future__ import annotations
@@ -19,11 +18,8 @@ from clm_policy.models.enums import MessageRole, TaskStatus
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
-    from typing import TypeVar
 
-    from clm_policy.models.state_io import AnyMessage, AnyState
-
-    M = TypeVar("M", bound=AnyMessage)
+    from clm_policy.models.state import Message, SessionState
 
 RECENT_MESSAGES = 5
 MESSAGE_WIDTH = 240
@@ -71,7 +67,7 @@ def section(title: str, body: Iterable[str]) -> list[str]:
 
 
 def next_safe_action(
-    state: AnyState, last_activity: str | None = None, *, after_derived: bool = True
+    state: SessionState, last_activity: str | None = None, *, after_derived: bool = True
 ) -> str:
     """What the agent should do first after a compaction or handoff.
 
@@ -122,7 +118,7 @@ def _first_of(prefix: str, items: Sequence[str], what: str) -> str:
     return text
 
 
-def recent_messages(messages: Sequence[M], count: int) -> list[M]:
+def recent_messages(messages: Sequence[Message], count: int) -> list[Message]:
     """The last ``count`` messages that are not system messages."""
     if count <= 0:
         return []
@@ -130,13 +126,13 @@ def recent_messages(messages: Sequence[M], count: int) -> list[M]:
     return conversation[-count:]
 
 
-def render_message(message: AnyMessage, width: int) -> str:
+def render_message(message: Message, width: int) -> str:
     who = message.role.value if message.name is None else f"{message.role.value} ({message.name})"
     return f"- **{who}**: {one_line(message.content, width)}".rstrip()
 
 
 def build_summary(
-    state: AnyState, *, recent: int = RECENT_MESSAGES, width: int = MESSAGE_WIDTH
+    state: SessionState, *, recent: int = RECENT_MESSAGES, width: int = MESSAGE_WIDTH
 ) -> str:
     """The structured Markdown summary of ``state``.
 

@@ -44,7 +44,7 @@ from clm_policy.lifecycle.summary import UNKNOWN_NEXT_STEP, next_safe_action, on
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from clm_policy.models.state_io import AnyState
+    from clm_policy.models.state import SessionState
 
 DEFAULT_MIN_RECALL = 0.9
 """A profile's ``min_recall`` when it sets none."""
@@ -126,7 +126,7 @@ class Fact(Record):
         self.text = text
 
 
-def facts(state: AnyState) -> list[Fact]:
+def facts(state: SessionState) -> list[Fact]:
     """The facts of ``state`` that must survive a compaction, in :data:`KINDS` order: the
     goal, each item of the list fields, the next safe action (without its "(then N more
     ...)" count; not asked when it is only the default "Resume: ..."), each memory key. An
@@ -147,7 +147,7 @@ def facts(state: AnyState) -> list[Fact]:
     return _ordered(found)
 
 
-def inventory(state: AnyState) -> list[Fact]:
+def inventory(state: SessionState) -> list[Fact]:
     """A handoff's fact inventory: what a fresh agent must learn from the seed, taken from the
     session (a state read from its transcript *before* the agent's own handoff is merged in,
     so that the agent's summary can be checked against it too): the goal, every request (by

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Protocol
-
-from pydantic import Field
+from typing import Any, Protocol
 
 from clm_policy.lifecycle.estimate import estimate_message_tokens
 from clm_policy.models.enums import MessageRole, TaskStatus
@@ -28,9 +26,21 @@ class ScriptedStep(AgentStepResult):
     the step needed and did not find in its context (``missing``; ``interventions``: a person
     said it again)."""
 
-    step: ScenarioStep | None = None
-    missing: list[str] = Field(default_factory=list)
-    interventions: int = 0
+    FIELDS = (*AgentStepResult.FIELDS, "step", "missing", "interventions")
+    __slots__ = ("interventions", "missing", "step")
+
+    def __init__(
+        self,
+        *,
+        step: ScenarioStep | None = None,
+        missing: list[str] | None = None,
+        interventions: int = 0,
+        **result: Any,
+    ) -> None:
+        super().__init__(**result)
+        self.step = step
+        self.missing = [] if missing is None else missing
+        self.interventions = interventions
 
 
 class SimulatedAgent:

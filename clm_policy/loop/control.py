@@ -49,9 +49,10 @@ from clm_policy.memory.change import JsonDoc, JsonLines
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import check_session, session_dir
 from clm_policy.memory.store import MemoryStore, Remembered
+from clm_policy.models.decision import Decision
 from clm_policy.models.enums import Action, MessageRole, TaskStatus
 from clm_policy.models.state import AgentStepResult, SessionState
-from clm_policy.policy.engine import Outcome, Policy
+from clm_policy.policy.engine import Policy
 
 MAX_COMPACTIONS_IN_A_ROW = 3
 
@@ -70,7 +71,7 @@ class TimelineEntry:
 @dataclass
 class LoopResult:
     final_state: SessionState
-    decisions: list[Outcome] = field(default_factory=list)
+    decisions: list[Decision] = field(default_factory=list)
     timeline: list[TimelineEntry] = field(default_factory=list)
     handoffs: list[HandoffOutcome] = field(default_factory=list)
     compactions: list[CompactOutcome] = field(default_factory=list)
@@ -117,7 +118,7 @@ def _merge(old: list[str], new: list[str]) -> list[str]:
 
 
 Listener = Callable[[str, dict[str, Any]], None]
-Confirmer = Callable[[Outcome, SessionState], bool | None]
+Confirmer = Callable[[Decision, SessionState], bool | None]
 """Asks a person about a decision the policy wants confirmed: True go ahead, False don't
 (continue instead), None nobody can answer now (the run stops; the decision stays pending)."""
 
@@ -161,7 +162,7 @@ class OuterControlLoop:
 
             summarizer = summarizer_from_env(os.environ)
         self.summarizer = summarizer
-        self.pending: Outcome | None = None
+        self.pending: Decision | None = None
         self._in_a_row = 0  # compactions on consecutive steps
         self._logs: dict[str, list[dict[str, Any]]] = {}
         self._ended: str | None = None  # "handoff": the session's end is committed
@@ -230,7 +231,7 @@ class OuterControlLoop:
                     self.state.tokens = self.monitor.update(self.state, step)
                     self._log("metrics", self.monitor.metrics(self.state, step))
             step_first = True  # a resumed run decides once on the persisted state, first
-            decision = self.policy.outcome(self.state, self.profile)
+            decision = self.policy.decide(self.state, self.profile)
             seen = seen_state(self.state)
             if decision.action in self.policy.confirm:
                 answer = self.confirmer(decision, self.state) if self.confirmer else None
@@ -257,7 +258,7 @@ class OuterControlLoop:
             result.stopped_reason = self.state.status.value
         return bool(result.stopped_reason)
 
-    def _carry_out(self, decision: Outcome, result: LoopResult, seen: dict[str, Any]) -> bool:
+    def _carry_out(self, decision: Decision, result: LoopResult, seen: dict[str, Any]) -> bool:
         """Record ``decision`` (with ``seen``, what it read of the state, and a person's
         answer) and do what it says; False when the run stops here."""
         result.decisions.append(decision)
@@ -309,7 +310,7 @@ class OuterControlLoop:
         self.listener(decision.action.value, {"entry": entry})
         return True
 
-    def _decision_record(self, decision: Outcome, seen: dict[str, Any]) -> dict[str, Any]:
+    def _decision_record(self, decision: Decision, seen: dict[str, Any]) -> dict[str, Any]:
         """A line of decisions.jsonl: the decision and what it read of the state (replay)."""
         return {
             "session": self.state.session_id,
@@ -340,10 +341,10 @@ class OuterControlLoop:
     def _logs_to_take(self) -> dict[str, JsonLines]:
         return {path: JsonLines(tuple(records)) for path, records in self._logs.items() if records}
 
-    def _why(self, decision: Outcome) -> Provenance:
+    def _why(self, decision: Decision) -> Provenance:
         return Provenance(decision.trigger, decision.rationale, self.provenance)
 
-    def _compact(self, decision: Outcome) -> CompactOutcome:
+    def _compact(self, decision: Decision) -> CompactOutcome:
         """Compact and commit; :class:`VerificationFailed` (nothing committed, the decisions
         and metrics still buffered) when the recall is under the profile's ``min_recall``."""
         profile = self.policy.profile(self.profile or self.state.profile)
@@ -377,7 +378,7 @@ class OuterControlLoop:
                 "asked": recall.asked,
             }
 
-    def _handoff(self, decision: Outcome) -> HandoffOutcome:
+    def _handoff(self, decision: Decision) -> HandoffOutcome:
         done = run_handoff(
             self.repo,
             compose(self.state, self._agents_handoff()),
@@ -402,12 +403,10 @@ class OuterControlLoop:
         except AgentError:  # the seed says the agent wrote none; the run goes on as it would
             return None
         t = self.state.tokens
-        self.state.tokens = t.model_copy(
-            update={
-                "input_tokens": t.input_tokens + result.input_tokens,
-                "output_tokens": t.output_tokens + result.output_tokens,
-                "total_tokens": t.total_tokens + result.input_tokens + result.output_tokens,
-            }
+        self.state.tokens = t.replace(
+            input_tokens=t.input_tokens + result.input_tokens,
+            output_tokens=t.output_tokens + result.output_tokens,
+            total_tokens=t.total_tokens + result.input_tokens + result.output_tokens,
         )
         replies = [m for m in result.messages_added if m.role is MessageRole.ASSISTANT]
         return words_of_reply(replies[-1].content) if replies else None
@@ -462,7 +461,7 @@ class OuterControlLoop:
             memory_keys=list(old.memory_keys),
             not_verified=list(old.not_verified),
             blockers=list(old.blockers),
-            tokens=old.tokens.model_copy(update={"context_tokens": context, "estimated": True}),
+            tokens=old.tokens.replace(context_tokens=context, estimated=True),
         )
 
     @property
@@ -519,7 +518,7 @@ def task_of(state: SessionState) -> str:
     return chained[1] if chained else state.session_id
 
 
-def _rejected(decision: Outcome) -> Outcome:
+def _rejected(decision: Decision) -> Decision:
     """``decision`` turned down by a person: continue, saying so."""
     return decision.replace(
         action=Action.CONTINUE,

@@ -13,12 +13,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from clm_policy.lifecycle.estimate import estimate_message_tokens
-from clm_policy.models.plain import FigureState
-from clm_policy.models.state import AgentStepResult, SessionState, TokenSnapshot
-
-COUNTED = tuple(
-    name for name in FigureState.FIELDS if isinstance(getattr(FigureState(), name), tuple)
+from clm_policy.models.state import (
+    COUNTED_FIELDS,
+    READ_FIELDS,
+    AgentStepResult,
+    SessionState,
+    TokenSnapshot,
 )
+
+COUNTED = COUNTED_FIELDS
 """The fields a decision reads only the length of (``messages``, ``blockers``): a line of
 decisions.jsonl records their lengths, not their contents."""
 
@@ -36,14 +39,12 @@ class MetricsMonitor:
         else:
             context = estimate_message_tokens(state.messages) + self.system_prompt_tokens
             estimated = True
-        return before.model_copy(
-            update={
-                "context_tokens": context,
-                "input_tokens": before.input_tokens + step.input_tokens,
-                "output_tokens": before.output_tokens + step.output_tokens,
-                "total_tokens": before.total_tokens + step.input_tokens + step.output_tokens,
-                "estimated": estimated,
-            }
+        return before.replace(
+            context_tokens=context,
+            input_tokens=before.input_tokens + step.input_tokens,
+            output_tokens=before.output_tokens + step.output_tokens,
+            total_tokens=before.total_tokens + step.input_tokens + step.output_tokens,
+            estimated=estimated,
         )
 
     def metrics(self, state: SessionState, step: AgentStepResult) -> dict[str, object]:
@@ -67,13 +68,14 @@ def seen_state(state: SessionState) -> dict[str, Any]:
     """What a decision reads of ``state``, for its line of decisions.jsonl (taken when the
     decision is made, before anything acts on it).
 
-    ``state``: every field the engine reads (those of the generated ``FigureState``), as
-    SessionState JSON, except the lists, whose lengths are in ``lengths``. ``clm-policy
-    replay`` re-decides a line from exactly this (clm_policy/replay/records.py); lines written
-    before it was recorded have neither and are reported as not replayable.
+    ``state``: every field the engine reads (``READ_FIELDS``, generated from the state's
+    declaration), as SessionState JSON, except the lists, whose lengths are in ``lengths``.
+    ``clm-policy replay`` re-decides a line from exactly this (clm_policy/replay/records.py);
+    lines written before it was recorded have neither and are reported as not replayable.
     """
-    read = {"session_id", *FigureState.FIELDS} - set(COUNTED)
+    read = {"session_id", *READ_FIELDS} - set(COUNTED)
+    data = state.replace(**{name: [] for name in COUNTED}).as_dict()
     return {
-        "state": state.model_dump(mode="json", include=read),
+        "state": {name: value for name, value in data.items() if name in read},
         "lengths": {name: len(getattr(state, name)) for name in COUNTED},
     }

@@ -209,7 +209,7 @@ class OpenAIChatAgent:
 
     def reset_with_seed(self, seed_messages: Sequence[Message]) -> None:
         """A fresh conversation starts from ``seed_messages``: what was queued is dropped."""
-        self._queued = [m.model_copy() for m in seed_messages]
+        self._queued = [m.replace() for m in seed_messages]
 
     # -- the request ----------------------------------------------------------------------------
 

@@ -41,9 +41,10 @@ from clm_policy.loop.openai_agent import (
     system_prompt,
 )
 from clm_policy.memory.layout import check_session
+from clm_policy.models.decision import Decision
 from clm_policy.models.scenario import ScenarioFile
 from clm_policy.models.state import SessionState, TokenSnapshot
-from clm_policy.policy.engine import Outcome, Policy
+from clm_policy.policy.engine import Policy
 
 if TYPE_CHECKING:
     from clm_policy.loop.control import Confirmer, Listener, LoopResult, OuterControlLoop
@@ -339,7 +340,7 @@ class RunDone:
     backend could not do (Mem0's failures: recorded, never raised)."""
 
     result: LoopResult
-    pending: Outcome | None
+    pending: Decision | None
     agent: SimulatedAgent | OpenAIChatAgent
     failures: tuple[BackendFailure, ...] = ()
 

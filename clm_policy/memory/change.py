@@ -124,16 +124,17 @@ class Change:
 
     def clean(self, value: T) -> T:
         """``value`` with its secrets replaced, before anything cuts or reflows it: a string,
-        plain data, a plain state (:class:`~clm_policy.models.plain.PlainState`) or a
-        pydantic model (each rebuilt from its redacted JSON form).
+        plain data, a state (:class:`~clm_policy.models.state.SessionState`) or another of
+        the documents' plain classes with ``from_dict`` (each rebuilt from its redacted JSON
+        data).
 
         The markers it leaves carry tags that the write path removes: a secret counts only
         when what is committed still holds its marker."""
         if isinstance(value, str):
             return self._first.text(value)  # type: ignore[return-value]
-        from clm_policy.models.plain import PlainState, plain_session
+        from clm_policy.models.state import SessionState, read_state
 
-        if isinstance(value, PlainState):
+        if isinstance(value, SessionState):
             # A message without text (content and name empty: one a compaction does not read)
             # has nothing to redact; the others are walked as the whole state would walk them.
             data = value.as_dict()
@@ -145,14 +146,14 @@ class Change:
             ]
             # strings stay strings and a session id is checked before (check_identifiers):
             # the redacted state is as valid as the raw one
-            state = plain_session(data)
+            state = read_state(data)
             if state is None:
                 raise InputError("the state is not valid once its secrets are replaced")
             return state  # type: ignore[return-value]
-        dump = getattr(value, "model_dump", None)
-        if dump is not None:
-            cleaned = self._first.data(dump(mode="json"))
-            return type(value).model_validate(cleaned)  # type: ignore[attr-defined, no-any-return]
+        as_dict = getattr(value, "as_dict", None)
+        if as_dict is not None and hasattr(value, "from_dict"):
+            cleaned = self._first.data(as_dict())
+            return type(value).from_dict(cleaned)  # type: ignore[no-any-return]
         return self._first.data(value)  # type: ignore[no-any-return]
 
     @property

@@ -138,13 +138,13 @@ def _current(repo: MemoryRepo, path: str, kind: str) -> tuple[dict[str, object],
     if not read.upgraded:
         return None
     if kind == MANIFEST:
-        from clm_policy.models.manifest import validate_manifest
+        from clm_policy.models.shapes.manifest import validate_manifest
 
         manifest = validate_manifest(read.data, source=path)
-        return manifest.model_dump(mode="json"), read.found
+        return manifest.as_dict(), read.found
     import json
 
     from clm_policy.models.state_io import parse_state
 
     state = parse_state(json.dumps(read.data), path)
-    return state.model_dump(mode="json"), read.found
+    return state.as_dict(), read.found

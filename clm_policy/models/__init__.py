@@ -1,7 +1,10 @@
-"""Pydantic models: the state a decision reads, the decision, and the explain trace.
+"""The documents clm-policy reads and writes: the state a decision reads, the decision and its
+explain trace, the handoff manifest (plain classes generated from their declarations in
+:mod:`clm_policy.models.shapes`), and the files people write (policy, policy tests,
+scenarios, experiments: pydantic, read at the edge).
 
 Names are loaded on first use, so that importing :mod:`clm_policy.models.enums` (which the
-fast ``decide`` path needs) does not import pydantic.
+fast ``decide`` path needs) loads nothing else.
 """
 
 from __future__ import annotations

@@ -9,6 +9,10 @@ from enum import StrEnum
 
 SignalValue = bool | int | float | str
 
+FIGURES = "figures"
+"""The ``session_id`` of a state made of figures alone (``decide --tokens``, a transcript's
+tail, the status line): an input to a decision, never written anywhere."""
+
 MAX_COUNT = 2**63 - 1
 """The largest token count, step or window a state, scenario or policy may give (a signed
 64-bit integer): a context of more tokens than that is a mistake, and a ratio of such counts
@@ -39,3 +43,23 @@ class MessageRole(StrEnum):
     USER = "user"
     ASSISTANT = "assistant"
     TOOL = "tool"
+
+
+class ManifestStatus(StrEnum):
+    """Where the handed-off task stands."""
+
+    IN_PROGRESS = "in_progress"
+    BLOCKED = "blocked"
+    PARTIAL_COMPLETE = "partial_complete"
+    COMPLETED = "completed"
+
+
+class WordsSource(StrEnum):
+    """Where the agent's own words of a handoff come from."""
+
+    REPLY = "reply"
+    """its reply to the handoff request (the Stop hook; ``clm-policy handoff --reply``)"""
+    TOOL = "tool"
+    """its MCP ``handoff`` call, its fields rendered under the request's headings"""
+    SUMMARY = "summary"
+    """the latest summary it wrote of its own context when it compacted"""

@@ -1,17 +1,17 @@
 """What the state's declaration says besides pydantic's types: which fields rules read.
 
-:mod:`clm_policy.models.state` declares the state once. A field the engine reads carries a
-:class:`Reads` in its ``Annotated`` metadata (pydantic ignores it); a field a rule may name
-directly says under which name, and what it means. From that declaration
-:mod:`clm_policy.models.shape` generates :mod:`clm_policy.models.plain` — the state of
-figures the per-prompt commands build, the names rules read with their types, the values of
-those names for a state, and a validator that accepts a plainly valid state without pydantic —
-and a test fails when the generated module is not what the declaration gives. Adding a field
-that rules can read is one line in :mod:`clm_policy.models.state`, then
-``python -m clm_policy.models.shape --write``.
+:mod:`clm_policy.models.shapes.state` declares the state once. A field the engine reads
+carries a :class:`Reads` in its ``Annotated`` metadata (pydantic ignores it); a field a rule
+may name directly says under which name, and what it means. From that declaration
+:mod:`clm_policy.models.generate` writes :mod:`clm_policy.models.state` — the state's plain
+classes, the names rules read with their types, the values of those names for a state, and a
+reader that accepts a plainly valid state without pydantic — and a test fails when the
+generated module is not what the declaration gives. Adding a field that rules can read is one
+line in :mod:`clm_policy.models.shapes.state`, then ``python -m clm_policy.models.generate
+--write``.
 
 The rules a state obeys across fields (:data:`STATE_CHECKS`) live here too, as plain
-functions, so that the pydantic model and the generated validator apply the same ones.
+functions, so that the pydantic model and the generated reader apply the same ones.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from clm_policy.base.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable
     from typing import Any
 
 
@@ -49,16 +49,17 @@ class NameInfo(Record):
         self.doc = doc
 
 
-def compact_not_in_future(values: Mapping[str, Any]) -> str | None:
+def compact_not_in_future(state: Any) -> str | None:
     """A compaction cannot have happened after the step the session is at."""
-    last, step = values.get("last_compact_step"), values.get("step_index", 0)
+    last, step = state.last_compact_step, state.step_index
     if last is not None and last > step:
         return f"last_compact_step ({last}) is after step_index ({step})"
     return None
 
 
-STATE_CHECKS: tuple[Callable[[Mapping[str, Any]], str | None], ...] = (compact_not_in_future,)
-"""Checks of a SessionState across its fields: each returns what is wrong, or None."""
+STATE_CHECKS: tuple[Callable[[Any], str | None], ...] = (compact_not_in_future,)
+"""Checks of a state across its fields (read by attribute: the declaration's model or the
+plain class): each returns what is wrong, or None."""
 
 
 def signal_value_fits(kind: str, value: object) -> bool:

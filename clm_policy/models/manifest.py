@@ -1,331 +1,316 @@
-"""The handoff manifest: what a fresh session needs to take over a task (seed plan §5.5).
+"""The handoff manifest — GENERATED from clm_policy/models/shapes/manifest.py.
 
-The document's ``schema_version`` and the fourteen §5.5 fields, all required, then the
-fields a handoff from a real session adds — every request, the constraints and decisions, what
-is done and what remains, the open failures, the files moved and deleted, the transcript —
-each optional with an empty default — and ``agent_id`` (seed M4.3: which agent of the task
-handed off; the agents of a task share a memory namespace, ``agents/<session>/``, and
-``memory_keys`` names their records). Nothing else. A manifest of an older version is read
-through :func:`read_manifest` (:mod:`clm_policy.models.versions`). Session linkage (session id,
-parent session, step, rule) is not part of the manifest: it travels in the commit trailers.
-schemas/handoff-manifest.schema.json is generated from :class:`HandoffManifest`, and
-:func:`validate_manifest` checks a manifest against both before anyone writes it.
+Do not edit: run ``python -m clm_policy.models.generate --write`` after changing the
+declaration (a test fails until then). clm_policy/models/generate.py says what is here.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from datetime import datetime
-from enum import StrEnum
-from functools import cache
-from typing import Annotated, Any
-
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    StringConstraints,
-    ValidationError,
-    field_validator,
-)
-
-from clm_policy.base.errors import InputError, Location
-from clm_policy.base.timestamp import format_timestamp as format_timestamp  # (its old home)
+from clm_policy.base.record import Record
+from clm_policy.models.enums import ManifestStatus, WordsSource
 from clm_policy.models.state import TokenSnapshot
-from clm_policy.models.versions import MANIFEST, MANIFEST_VERSION, Upgraded, upgrade
 
-# "2026-08-04T12:00:00Z", optionally with up to six fractional digits; UTC only ("Z").
-# [0-9], not \d: both regex engines (pydantic's and jsonschema's) read \d as any Unicode digit.
-TIMESTAMP_PATTERN = (
-    r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
-    r"T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,6})?Z$"
-)
-# Memory keys (DESIGN §6): segments of [A-Za-z0-9_-] joined by "/"; so no "..", no leading
-# "/" (absolute path), no empty segment.
-MEMORY_KEY_PATTERN = r"^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$"
-
-# "non-empty after strip": pydantic strips, and the pattern makes the JSON schema refuse a
-# blank string too, so both validators agree.
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, pattern=r"\S")]
-MemoryKey = Annotated[str, StringConstraints(pattern=MEMORY_KEY_PATTERN, max_length=200)]
-AGENT_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
-AgentId = Annotated[str, StringConstraints(pattern=AGENT_ID_PATTERN)]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, ClassVar
 
 
-class ManifestStatus(StrEnum):
-    """Where the handed-off task stands."""
-
-    IN_PROGRESS = "in_progress"
-    BLOCKED = "blocked"
-    PARTIAL_COMPLETE = "partial_complete"
-    COMPLETED = "completed"
-
-
-class WordsSource(StrEnum):
-    """Where the agent's own words of a handoff come from."""
-
-    REPLY = "reply"
-    """its reply to the handoff request (the Stop hook; ``clm-policy handoff --reply``)"""
-    TOOL = "tool"
-    """its MCP ``handoff`` call, its fields rendered under the request's headings"""
-    SUMMARY = "summary"
-    """the latest summary it wrote of its own context when it compacted"""
-
-
-class AgentWords(BaseModel):
+class AgentWords(Record):
     """What the handing-off agent wrote on purpose, kept word for word."""
 
-    model_config = ConfigDict(extra="forbid")
+    FIELDS: ClassVar[tuple[str, ...]] = ('source', 'text', 'step')
+    REQUIRED: ClassVar[tuple[str, ...]] = ('source', 'text')
+    __slots__ = FIELDS
+    HASHABLE = False
 
-    source: WordsSource = Field(description="where the words come from")
-    text: Text = Field(description="the agent's words, whole, as it wrote them (redacted)")
-    step: int | None = Field(
-        default=None,
-        ge=0,
-        description="for a summary: the step it was written at (the record after it is newer)",
-    )
+    def __init__(
+        self,
+        *,
+        source: WordsSource,
+        text: str,
+        step: int | None = None,
+    ) -> None:
+        self.source = source
+        self.text = text
+        self.step = step
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
+        return {
+            'source': self.source.value,
+            'text': self.text,
+            'step': self.step,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AgentWords:
+        """The AgentWords of JSON data its declaration accepts (checked already)."""
+        return cls(
+            source=WordsSource(data['source']),
+            text=data['text'],
+            step=data['step'],
+        )
 
 
-class Check(BaseModel):
+class Check(Record):
     """A check (a test, a build, a lint, a type check) and its latest run."""
 
-    model_config = ConfigDict(extra="forbid")
+    FIELDS: ClassVar[tuple[str, ...]] = ('command', 'status', 'result', 'earlier')
+    REQUIRED: ClassVar[tuple[str, ...]] = ('command', 'status', 'result')
+    __slots__ = FIELDS
+    HASHABLE = False
 
-    command: Text = Field(description="the command, as run (on one line)")
-    status: str = Field(
-        pattern=r"^(passed|failed|unknown|pending)$",
-        description="its latest run's result: passed, failed, unknown (no exit code or "
-        "summary) or pending (no result yet)",
-    )
-    result: str = Field(description="what the output said (the summary line, the exit code)")
-    earlier: str | None = Field(
-        default=None, description="an earlier result the latest one replaces, when different"
-    )
+    def __init__(
+        self,
+        *,
+        command: str,
+        status: str,
+        result: str,
+        earlier: str | None = None,
+    ) -> None:
+        self.command = command
+        self.status = status
+        self.result = result
+        self.earlier = earlier
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
+        return {
+            'command': self.command,
+            'status': self.status,
+            'result': self.result,
+            'earlier': self.earlier,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Check:
+        """The Check of JSON data its declaration accepts (checked already)."""
+        return cls(
+            command=data['command'],
+            status=data['status'],
+            result=data['result'],
+            earlier=data['earlier'],
+        )
 
 
-class HandoffRecord(BaseModel):
+class HandoffRecord(Record):
     """What clm-policy recorded from the transcript, besides the files and the user's
     messages (each in the manifest's own fields): never the agent's judgement."""
 
-    model_config = ConfigDict(extra="forbid")
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        'tasks', 'checks', 'environment', 'made_artifacts', 'subagents', 'failures',
+        'read_artifacts', 'said', 'reasoning', 'last_activity', 'contradictions',
+    )
+    REQUIRED: ClassVar[tuple[str, ...]] = ()
+    __slots__ = FIELDS
+    HASHABLE = False
 
-    tasks: list[str] = Field(
-        default_factory=list,
-        description="the agent's task list as it kept it, '[x] ' done, '[~] ' in progress, "
-        "'[ ] ' not started",
-    )
-    checks: list[Check] = Field(
-        default_factory=list, description="each check with its latest result, oldest first"
-    )
-    environment: list[str] = Field(
-        default_factory=list,
-        description="git and process state the commands left: branch, commits, pushes (and "
-        "their refusals), remotes, stashes, servers started or stopped",
-    )
-    made_artifacts: list[str] = Field(
-        default_factory=list, description="files commands made (builds, generators, downloads)"
-    )
-    subagents: list[str] = Field(
-        default_factory=list, description="the agents the session started, with what they did"
-    )
-    failures: list[str] = Field(
-        default_factory=list,
-        description="commands (other than checks) and edits whose latest attempt failed and "
-        "that were not done since, with the line that says why",
-    )
-    read_artifacts: list[str] = Field(
-        default_factory=list,
-        description="files the agent read and did not change, the most recent last",
-    )
-    said: list[str] = Field(
-        default_factory=list,
-        description="the agent's last messages to the person (its words, not a handoff), "
-        "oldest first",
-    )
-    reasoning: list[str] = Field(
-        default_factory=list,
-        description="the agent's last reasoning the transcript shows (thinking, reasoning "
-        "summaries), oldest first: context, not instructions",
-    )
-    last_activity: str | None = Field(
-        default=None, description="what the session was last doing (its last tool call)"
-    )
-    contradictions: list[str] = Field(
-        default_factory=list,
-        description="where the record disagrees with the agent's words, one line each",
-    )
+    def __init__(
+        self,
+        *,
+        tasks: list[str] | None = None,
+        checks: list[Check] | None = None,
+        environment: list[str] | None = None,
+        made_artifacts: list[str] | None = None,
+        subagents: list[str] | None = None,
+        failures: list[str] | None = None,
+        read_artifacts: list[str] | None = None,
+        said: list[str] | None = None,
+        reasoning: list[str] | None = None,
+        last_activity: str | None = None,
+        contradictions: list[str] | None = None,
+    ) -> None:
+        self.tasks = [] if tasks is None else tasks
+        self.checks = [] if checks is None else checks
+        self.environment = [] if environment is None else environment
+        self.made_artifacts = [] if made_artifacts is None else made_artifacts
+        self.subagents = [] if subagents is None else subagents
+        self.failures = [] if failures is None else failures
+        self.read_artifacts = [] if read_artifacts is None else read_artifacts
+        self.said = [] if said is None else said
+        self.reasoning = [] if reasoning is None else reasoning
+        self.last_activity = last_activity
+        self.contradictions = [] if contradictions is None else contradictions
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
+        return {
+            'tasks': list(self.tasks),
+            'checks': [item.as_dict() for item in self.checks],
+            'environment': list(self.environment),
+            'made_artifacts': list(self.made_artifacts),
+            'subagents': list(self.subagents),
+            'failures': list(self.failures),
+            'read_artifacts': list(self.read_artifacts),
+            'said': list(self.said),
+            'reasoning': list(self.reasoning),
+            'last_activity': self.last_activity,
+            'contradictions': list(self.contradictions),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> HandoffRecord:
+        """The HandoffRecord of JSON data its declaration accepts (checked already)."""
+        return cls(
+            tasks=list(data['tasks']),
+            checks=[Check.from_dict(item) for item in data['checks']],
+            environment=list(data['environment']),
+            made_artifacts=list(data['made_artifacts']),
+            subagents=list(data['subagents']),
+            failures=list(data['failures']),
+            read_artifacts=list(data['read_artifacts']),
+            said=list(data['said']),
+            reasoning=list(data['reasoning']),
+            last_activity=data['last_activity'],
+            contradictions=list(data['contradictions']),
+        )
 
 
-class HandoffManifest(BaseModel):
+class HandoffManifest(Record):
     """The handoff manifest (seed plan, section 5.5): its fourteen fields required, the
     handoff's additions optional, no other field."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        'schema_version', 'goal', 'status', 'source_of_truth', 'changed_artifacts',
+        'commands_and_results', 'verified', 'not_verified', 'assumptions_risks', 'blockers',
+        'next_safe_action', 'memory_keys', 'token_snapshot', 'timestamp', 'decision_rationale',
+        'requests', 'constraints', 'decisions', 'done', 'remaining', 'open_failures',
+        'moved_artifacts', 'deleted_artifacts', 'transcript', 'last_message', 'agent_words',
+        'record', 'agent_id',
+    )
+    REQUIRED: ClassVar[tuple[str, ...]] = (
+        'schema_version', 'goal', 'status', 'source_of_truth', 'changed_artifacts',
+        'commands_and_results', 'verified', 'not_verified', 'assumptions_risks', 'blockers',
+        'next_safe_action', 'memory_keys', 'token_snapshot', 'timestamp', 'decision_rationale',
+    )
+    __slots__ = FIELDS
+    HASHABLE = False
 
-    schema_version: int = Field(
-        ge=MANIFEST_VERSION,
-        le=MANIFEST_VERSION,
-        description="the version of this document's shape (older ones: clm-policy migrate)",
-    )
-    goal: Text = Field(description="what the task is for, in one or a few sentences")
-    status: ManifestStatus = Field(description="where the task stands")
-    source_of_truth: list[str] = Field(
-        description="files, documents or URLs the next session must trust over memory"
-    )
-    changed_artifacts: list[str] = Field(description="what this session changed")
-    commands_and_results: list[str] = Field(description="commands run and what they returned")
-    verified: list[str] = Field(description="facts checked, with how")
-    not_verified: list[str] = Field(description="what still needs checking")
-    assumptions_risks: list[str] = Field(description="assumptions made and risks seen")
-    blockers: list[str] = Field(description="what stops progress; empty when nothing does")
-    next_safe_action: Text = Field(description="the first thing the next session should do")
-    memory_keys: list[MemoryKey] = Field(description="memory entries worth reading first")
-    token_snapshot: TokenSnapshot = Field(
-        description=(
-            "token figures at handoff: context_tokens is what the window held, "
-            "input/output/total_tokens are cumulative over the session"
-        )
-    )
-    timestamp: str = Field(
-        pattern=TIMESTAMP_PATTERN, description="when the manifest was made, ISO-8601 UTC ('Z')"
-    )
-    decision_rationale: Text = Field(description="why the session was handed off")
-    requests: list[str] = Field(
-        default_factory=list,
-        description=(
-            "every request the user made, in order (the goal is the latest substantive one)"
-        ),
-    )
-    constraints: list[str] = Field(
-        default_factory=list, description="what the user said must or must not be done"
-    )
-    decisions: list[str] = Field(default_factory=list, description="decisions taken and by whom")
-    done: list[str] = Field(default_factory=list, description="work finished")
-    remaining: list[str] = Field(
-        default_factory=list,
-        description="work still to do, in order: the task in progress first",
-    )
-    open_failures: list[str] = Field(
-        default_factory=list,
-        description=(
-            "checks whose last run failed and that no later run passed, with the output's summary"
-        ),
-    )
-    moved_artifacts: list[str] = Field(
-        default_factory=list, description="files renamed, as 'old -> new'"
-    )
-    deleted_artifacts: list[str] = Field(default_factory=list, description="files deleted")
-    transcript: str | None = Field(
-        default=None, description="the earlier session's transcript, for what the manifest lacks"
-    )
-    last_message: str | None = Field(
-        default=None,
-        description=(
-            "the earlier agent's last message, as context: what it said last, never the next step"
-        ),
-    )
-    agent_words: AgentWords | None = Field(
-        default=None,
-        description="what the agent wrote on purpose at handoff, word for word (null: it wrote "
-        "nothing: the handoff is the record alone)",
-    )
-    record: HandoffRecord = Field(
-        default_factory=HandoffRecord,
-        description="what clm-policy recorded from the transcript beside the files and requests",
-    )
-    agent_id: AgentId | None = Field(
-        default=None,
-        description=(
-            "which agent of the task handed off: 'main' for the session's own agent, an "
-            "agent's id (Claude Code's agent_id) otherwise; null when not known"
-        ),
-    )
+    def __init__(
+        self,
+        *,
+        schema_version: int,
+        goal: str,
+        status: ManifestStatus,
+        source_of_truth: list[str],
+        changed_artifacts: list[str],
+        commands_and_results: list[str],
+        verified: list[str],
+        not_verified: list[str],
+        assumptions_risks: list[str],
+        blockers: list[str],
+        next_safe_action: str,
+        memory_keys: list[str],
+        token_snapshot: TokenSnapshot,
+        timestamp: str,
+        decision_rationale: str,
+        requests: list[str] | None = None,
+        constraints: list[str] | None = None,
+        decisions: list[str] | None = None,
+        done: list[str] | None = None,
+        remaining: list[str] | None = None,
+        open_failures: list[str] | None = None,
+        moved_artifacts: list[str] | None = None,
+        deleted_artifacts: list[str] | None = None,
+        transcript: str | None = None,
+        last_message: str | None = None,
+        agent_words: AgentWords | None = None,
+        record: HandoffRecord | None = None,
+        agent_id: str | None = None,
+    ) -> None:
+        self.schema_version = schema_version
+        self.goal = goal
+        self.status = status
+        self.source_of_truth = source_of_truth
+        self.changed_artifacts = changed_artifacts
+        self.commands_and_results = commands_and_results
+        self.verified = verified
+        self.not_verified = not_verified
+        self.assumptions_risks = assumptions_risks
+        self.blockers = blockers
+        self.next_safe_action = next_safe_action
+        self.memory_keys = memory_keys
+        self.token_snapshot = token_snapshot
+        self.timestamp = timestamp
+        self.decision_rationale = decision_rationale
+        self.requests = [] if requests is None else requests
+        self.constraints = [] if constraints is None else constraints
+        self.decisions = [] if decisions is None else decisions
+        self.done = [] if done is None else done
+        self.remaining = [] if remaining is None else remaining
+        self.open_failures = [] if open_failures is None else open_failures
+        self.moved_artifacts = [] if moved_artifacts is None else moved_artifacts
+        self.deleted_artifacts = [] if deleted_artifacts is None else deleted_artifacts
+        self.transcript = transcript
+        self.last_message = last_message
+        self.agent_words = agent_words
+        self.record = HandoffRecord() if record is None else record
+        self.agent_id = agent_id
 
-    @field_validator("timestamp")
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
+        return {
+            'schema_version': self.schema_version,
+            'goal': self.goal,
+            'status': self.status.value,
+            'source_of_truth': list(self.source_of_truth),
+            'changed_artifacts': list(self.changed_artifacts),
+            'commands_and_results': list(self.commands_and_results),
+            'verified': list(self.verified),
+            'not_verified': list(self.not_verified),
+            'assumptions_risks': list(self.assumptions_risks),
+            'blockers': list(self.blockers),
+            'next_safe_action': self.next_safe_action,
+            'memory_keys': list(self.memory_keys),
+            'token_snapshot': self.token_snapshot.as_dict(),
+            'timestamp': self.timestamp,
+            'decision_rationale': self.decision_rationale,
+            'requests': list(self.requests),
+            'constraints': list(self.constraints),
+            'decisions': list(self.decisions),
+            'done': list(self.done),
+            'remaining': list(self.remaining),
+            'open_failures': list(self.open_failures),
+            'moved_artifacts': list(self.moved_artifacts),
+            'deleted_artifacts': list(self.deleted_artifacts),
+            'transcript': self.transcript,
+            'last_message': self.last_message,
+            'agent_words': None if self.agent_words is None else self.agent_words.as_dict(),
+            'record': self.record.as_dict(),
+            'agent_id': self.agent_id,
+        }
+
     @classmethod
-    def _real_date(cls, value: str) -> str:
-        # The pattern checks the shape; this catches dates like 2026-02-30.
-        datetime.fromisoformat(value)
-        return value
-
-
-def validate_manifest(
-    data: Mapping[str, Any] | HandoffManifest, *, source: str | None = None
-) -> HandoffManifest:
-    """Validate ``data`` with pydantic (strict JSON types) *and* the shipped JSON schema.
-
-    Raises :class:`InputError` naming the failing field (``token_snapshot.context_tokens``,
-    ``memory_keys[1]``); ``source`` (a file name) becomes the error's location. Call it
-    before writing a manifest. jsonschema is imported here, never at package import time.
-    """
-    where = Location(source) if source else None
-    if isinstance(data, HandoffManifest):
-        data = data.model_dump(mode="json")
-    try:
-        text = json.dumps(data)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"handoff manifest: not JSON data ({exc})", where) from None
-    try:
-        manifest = HandoffManifest.model_validate_json(text, strict=True)
-    except ValidationError as exc:
-        raise InputError(f"handoff manifest: {pydantic_problem(exc)}", where) from None
-    plain = json.loads(text)
-    error = _best_schema_error(plain)
-    if error is not None:
-        raise InputError(f"handoff manifest: {error}", where)
-    return manifest
-
-
-def read_manifest(data: Mapping[str, Any], *, source: str) -> tuple[HandoffManifest, Upgraded]:
-    """A manifest of any version clm-policy knows, validated as the current one, and how it
-    was read (``.upgraded``: it was older; the caller says so in one line)."""
-    if not isinstance(data, Mapping):
-        raise InputError("handoff manifest: not a JSON object", Location(source))
-    read = upgrade(MANIFEST, data, source)
-    return validate_manifest(read.data, source=source), read
-
-
-def pydantic_problem(exc: ValidationError) -> str:
-    """The first error of ``exc`` as ``field.path: message``."""
-    err = exc.errors(include_url=False)[0]
-    loc = err["loc"]
-    if err["type"] == "missing":
-        return f"missing required field '{_display(loc)}'"
-    if err["type"] == "extra_forbidden":
-        return f"unknown field '{_display(loc)}'"
-    msg = str(err["msg"]).removeprefix("Value error, ")
-    msg = msg[:1].lower() + msg[1:]
-    return f"{_display(loc)}: {msg}" if loc else msg
-
-
-def _display(loc: tuple[int | str, ...] | list[int | str]) -> str:
-    out = ""
-    for step in loc:
-        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
-    return out
-
-
-def _best_schema_error(instance: Any) -> str | None:
-    from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
-
-    error = best_match(_schema_validator().iter_errors(instance))
-    if error is None:
-        return None
-    path = _display(list(error.absolute_path))
-    if error.validator == "required" and isinstance(error.instance, dict):
-        missing = [k for k in error.validator_value if k not in error.instance]
-        return f"missing required field '{_display([*error.absolute_path, missing[0]])}'"
-    return f"{path}: {error.message}" if path else error.message
-
-
-@cache
-def _schema_validator() -> Any:
-    """A Draft 2020-12 validator of the shipped schemas/handoff-manifest.schema.json."""
-    # jsonschema ships no type information; it is untyped (Any) here.
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-
-    from clm_policy.base.resources import schema_path
-
-    schema = json.loads(schema_path("handoff-manifest").read_text(encoding="utf-8"))
-    return Draft202012Validator(schema)
+    def from_dict(cls, data: Mapping[str, Any]) -> HandoffManifest:
+        """The HandoffManifest of JSON data its declaration accepts (checked already)."""
+        return cls(
+            schema_version=data['schema_version'],
+            goal=data['goal'],
+            status=ManifestStatus(data['status']),
+            source_of_truth=list(data['source_of_truth']),
+            changed_artifacts=list(data['changed_artifacts']),
+            commands_and_results=list(data['commands_and_results']),
+            verified=list(data['verified']),
+            not_verified=list(data['not_verified']),
+            assumptions_risks=list(data['assumptions_risks']),
+            blockers=list(data['blockers']),
+            next_safe_action=data['next_safe_action'],
+            memory_keys=list(data['memory_keys']),
+            token_snapshot=TokenSnapshot.from_dict(data['token_snapshot']),
+            timestamp=data['timestamp'],
+            decision_rationale=data['decision_rationale'],
+            requests=list(data['requests']),
+            constraints=list(data['constraints']),
+            decisions=list(data['decisions']),
+            done=list(data['done']),
+            remaining=list(data['remaining']),
+            open_failures=list(data['open_failures']),
+            moved_artifacts=list(data['moved_artifacts']),
+            deleted_artifacts=list(data['deleted_artifacts']),
+            transcript=data['transcript'],
+            last_message=data['last_message'],
+            agent_words=None if data['agent_words'] is None else AgentWords.from_dict(data['agent_words']),
+            record=HandoffRecord.from_dict(data['record']),
+            agent_id=data['agent_id'],
+        )

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from clm_policy.models.policy import ActionName, Identifier
-from clm_policy.models.state import SessionState
+from clm_policy.models.shapes.state import SessionState
 
 _STRICT = ConfigDict(extra="forbid", strict=True, defer_build=True)
 

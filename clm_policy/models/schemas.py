@@ -14,11 +14,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from clm_policy.models.experiment import ExperimentFile
-from clm_policy.models.manifest import HandoffManifest
 from clm_policy.models.policy import PolicyFile
 from clm_policy.models.policytest import PolicyTestFile
 from clm_policy.models.scenario import ScenarioFile
-from clm_policy.models.state import SessionState
+from clm_policy.models.shapes.manifest import HandoffManifest
+from clm_policy.models.shapes.state import SessionState
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 BASE_ID = "urn:clm-policy:schema"

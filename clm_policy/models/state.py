@@ -1,187 +1,638 @@
-"""The state a decision reads: messages, steps, token figures, status and signals.
+"""The state a decision reads — GENERATED from clm_policy/models/shapes/state.py.
 
-``SessionState`` serialised as JSON is the public input format of ``clm-policy decide
---state`` (schemas/session-state.schema.json; docs/state.md).
-
-This is the one declaration of the state's shape: a field marked :class:`~clm_policy.models.
-fields.Reads` is read by the engine (and, with a name, by rules); clm_policy/models/plain.py is
-generated from these classes (``python -m clm_policy.models.shape --write``) and a test keeps
-it so.
+Do not edit: run ``python -m clm_policy.models.generate --write`` after changing the
+declaration (a test fails until then). clm_policy/models/generate.py says what is here.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from clm_policy.base.record import Record
+from clm_policy.models.enums import MessageRole, TaskStatus
+from clm_policy.models.fields import STATE_CHECKS, NameInfo
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sized
+    from typing import Any, ClassVar, Protocol, TypeVar
 
-from clm_policy.models.enums import MAX_COUNT, MessageRole, TaskStatus
-from clm_policy.models.fields import STATE_CHECKS, Reads
-from clm_policy.models.versions import STATE_VERSION
+    _T = TypeVar("_T")
 
-_MODEL = ConfigDict(extra="forbid", defer_build=True)
-# a signal's value: NaN and infinities are no JSON, so a state holding one could not be written
-StateSignal = bool | int | Annotated[float, Field(allow_inf_nan=False)] | str
+    class TokenSnapshotLike(Protocol):
+        """What a decision reads of a TokenSnapshot."""
+
+        @property
+        def context_tokens(self) -> int: ...
+        @property
+        def input_tokens(self) -> int: ...
+        @property
+        def output_tokens(self) -> int: ...
+        @property
+        def total_tokens(self) -> int: ...
+        @property
+        def context_window(self) -> int | None: ...
+        @property
+        def model(self) -> str | None: ...
+        @property
+        def estimated(self) -> bool: ...
+
+    class StateLike(Protocol):
+        """What a decision reads of a SessionState (of a list, only its length)."""
+
+        @property
+        def status(self) -> TaskStatus: ...
+        @property
+        def step_index(self) -> int: ...
+        @property
+        def last_compact_step(self) -> int | None: ...
+        @property
+        def compact_count(self) -> int: ...
+        @property
+        def profile(self) -> str | None: ...
+        @property
+        def tokens(self) -> TokenSnapshotLike: ...
+        @property
+        def signals(self) -> Mapping[str, bool | int | float | str]: ...
+        @property
+        def messages(self) -> Sized: ...
+        @property
+        def human_interventions(self) -> int: ...
+        @property
+        def blockers(self) -> Sized: ...
 
 
-class Message(BaseModel):
-    """One message of the conversation an agent holds in its context."""
-
-    model_config = _MODEL
-
-    role: MessageRole
-    content: str
-    name: str | None = None
-    tokens: int | None = Field(
-        default=None,
-        ge=0,
-        le=MAX_COUNT,
-        description="the message's size in tokens, when known (else chars/4)",
-    )
+_MISSING: Any = object()
 
 
-class AgentStepResult(BaseModel):
-    """What one agent step produced; token figures are those of that step's request."""
-
-    model_config = _MODEL
-
-    messages_added: list[Message] = Field(default_factory=list)
-    tool_calls: int = Field(default=0, ge=0)
-    input_tokens: int = Field(default=0, ge=0)
-    output_tokens: int = Field(default=0, ge=0)
-    task_status: TaskStatus = TaskStatus.RUNNING
-    notes: str = ""
-
-
-class TokenSnapshot(BaseModel):
+class TokenSnapshot(Record):
     """Token figures of a session.
 
     ``context_tokens`` is what sits in the context window now: thresholds compare against it
     and a compaction lowers it. ``input/output/total_tokens`` are cumulative over all
     requests, for cost metrics; they never go down and are never compared to thresholds
     (a request's input already contains the whole conversation, so their sum counts the
-    same context again and again).
-    """
+    same context again and again)."""
 
-    model_config = _MODEL
-
-    context_tokens: Annotated[
-        int, Reads("tokens.context", "tokens in the context window now (what thresholds use)")
-    ] = Field(default=0, ge=0, le=MAX_COUNT)
-    input_tokens: Annotated[
-        int, Reads("tokens.input", "cumulative input tokens of all requests")
-    ] = Field(default=0, ge=0, le=MAX_COUNT)
-    output_tokens: Annotated[
-        int, Reads("tokens.output", "cumulative output tokens of all requests")
-    ] = Field(default=0, ge=0, le=MAX_COUNT)
-    total_tokens: Annotated[int, Reads("tokens.total", "cumulative input + output tokens")] = Field(
-        default=0, ge=0, le=MAX_COUNT
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        'context_tokens', 'input_tokens', 'output_tokens', 'total_tokens', 'context_window',
+        'model', 'estimated',
     )
-    context_window: Annotated[int | None, Reads()] = Field(
-        default=None,
-        gt=0,
-        le=MAX_COUNT,
-        description="the model's context window in tokens, when known",
-    )
-    model: Annotated[str | None, Reads()] = Field(
-        default=None, description="the model that produced the figures"
-    )
-    estimated: Annotated[
-        bool, Reads("tokens.estimated", "true when the token figures are estimates")
-    ] = Field(default=False, description="true when the figures are estimates (characters / 4)")
+    REQUIRED: ClassVar[tuple[str, ...]] = ()
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(
+        self,
+        *,
+        context_tokens: int = 0,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        total_tokens: int = 0,
+        context_window: int | None = None,
+        model: str | None = None,
+        estimated: bool = False,
+    ) -> None:
+        self.context_tokens = context_tokens
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.total_tokens = total_tokens
+        self.context_window = context_window
+        self.model = model
+        self.estimated = estimated
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
+        return {
+            'context_tokens': self.context_tokens,
+            'input_tokens': self.input_tokens,
+            'output_tokens': self.output_tokens,
+            'total_tokens': self.total_tokens,
+            'context_window': self.context_window,
+            'model': self.model,
+            'estimated': self.estimated,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TokenSnapshot:
+        """The TokenSnapshot of JSON data its declaration accepts (checked already)."""
+        return cls(
+            context_tokens=data['context_tokens'],
+            input_tokens=data['input_tokens'],
+            output_tokens=data['output_tokens'],
+            total_tokens=data['total_tokens'],
+            context_window=data['context_window'],
+            model=data['model'],
+            estimated=data['estimated'],
+        )
 
 
-class SessionState(BaseModel):
+class Message(Record):
+    """One message of the conversation an agent holds in its context."""
+
+    FIELDS: ClassVar[tuple[str, ...]] = ('role', 'content', 'name', 'tokens')
+    REQUIRED: ClassVar[tuple[str, ...]] = ('role', 'content')
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(
+        self,
+        *,
+        role: MessageRole,
+        content: str,
+        name: str | None = None,
+        tokens: int | None = None,
+    ) -> None:
+        self.role = role
+        self.content = content
+        self.name = name
+        self.tokens = tokens
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
+        return {
+            'role': self.role.value,
+            'content': self.content,
+            'name': self.name,
+            'tokens': self.tokens,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Message:
+        """The Message of JSON data its declaration accepts (checked already)."""
+        return cls(
+            role=MessageRole(data['role']),
+            content=data['content'],
+            name=data['name'],
+            tokens=data['tokens'],
+        )
+
+
+class SessionState(Record):
     """Everything clm-policy knows about one working session of an agent."""
 
-    model_config = _MODEL
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        'session_id', 'goal', 'status', 'step_index', 'last_compact_step', 'compact_count',
+        'profile', 'tokens', 'signals', 'messages', 'human_interventions', 'requests',
+        'constraints', 'decisions', 'done', 'remaining', 'next_action', 'open_failures',
+        'changed_artifacts', 'moved_artifacts', 'deleted_artifacts', 'commands_and_results',
+        'verified', 'not_verified', 'assumptions_risks', 'blockers', 'source_of_truth',
+        'memory_keys', 'transcript', 'parent_session', 'schema_version',
+    )
+    REQUIRED: ClassVar[tuple[str, ...]] = ('session_id',)
+    __slots__ = FIELDS
+    HASHABLE = False
 
-    session_id: str = Field(min_length=1)
-    goal: str = ""
-    status: Annotated[
-        TaskStatus,
-        Reads("status", "task status: running|waiting|phase_boundary|completed|failed|blocked"),
-    ] = TaskStatus.RUNNING
-    step_index: Annotated[int, Reads("step", "steps taken in this session (state.step_index)")] = (
-        Field(default=0, ge=0, le=MAX_COUNT, description="steps taken in this session")
-    )
-    last_compact_step: Annotated[int | None, Reads()] = Field(
-        default=None,
-        ge=0,
-        le=MAX_COUNT,
-        description="step_index of the last compaction; null if never",
-    )
-    compact_count: Annotated[int, Reads("compact_count", "compactions in this session so far")] = (
-        Field(default=0, ge=0, le=MAX_COUNT)
-    )
-    profile: Annotated[str | None, Reads()] = Field(
-        default=None, description="task profile to decide under, unless the caller names one"
-    )
-    tokens: Annotated[TokenSnapshot, Reads()] = Field(default_factory=TokenSnapshot)
-    signals: Annotated[dict[str, StateSignal], Reads()] = Field(
-        default_factory=dict,
-        description="facts only an integration knows, declared by the policy (name -> value)",
-    )
-    messages: Annotated[list[Message], Reads()] = Field(default_factory=list)
-    human_interventions: Annotated[
-        int, Reads("human_interventions", "human interventions recorded in the state")
-    ] = Field(default=0, ge=0, le=MAX_COUNT)
-    requests: list[str] = Field(
-        default_factory=list,
-        description=(
-            "every request the user made, in order (the goal is the latest substantive one)"
-        ),
-    )
-    constraints: list[str] = Field(default_factory=list)
-    decisions: list[str] = Field(default_factory=list)
-    done: list[str] = Field(
-        default_factory=list, description="work the agent finished (its completed tasks)"
-    )
-    remaining: list[str] = Field(
-        default_factory=list,
-        description="work still to do, in order: the task in progress first, then the pending ones",
-    )
-    next_action: str = Field(
-        default="", description="the next step the agent itself stated, when it stated one"
-    )
-    open_failures: list[str] = Field(
-        default_factory=list,
-        description=(
-            "checks (tests, builds, linters) whose last run failed and that no later run passed"
-        ),
-    )
-    changed_artifacts: list[str] = Field(default_factory=list)
-    moved_artifacts: list[str] = Field(
-        default_factory=list, description="files renamed, as 'old -> new'"
-    )
-    deleted_artifacts: list[str] = Field(default_factory=list)
-    commands_and_results: list[str] = Field(default_factory=list)
-    verified: list[str] = Field(default_factory=list)
-    not_verified: list[str] = Field(default_factory=list)
-    assumptions_risks: list[str] = Field(default_factory=list)
-    blockers: Annotated[list[str], Reads()] = Field(default_factory=list)
-    source_of_truth: list[str] = Field(default_factory=list)
-    memory_keys: list[str] = Field(default_factory=list)
-    transcript: str | None = Field(
-        default=None, description="the agent's transcript the state was read from"
-    )
-    parent_session: str | None = Field(
-        default=None, description="the session this one was handed off from"
-    )
-    schema_version: int = Field(
-        default=STATE_VERSION,
-        ge=1,
-        le=STATE_VERSION,
-        description=(
-            "the version of this document's shape; a state without it is read as the current "
-            "one (a memory repository's older ones: clm-policy migrate)"
-        ),
-    )
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        goal: str = '',
+        status: TaskStatus = TaskStatus.RUNNING,
+        step_index: int = 0,
+        last_compact_step: int | None = None,
+        compact_count: int = 0,
+        profile: str | None = None,
+        tokens: TokenSnapshot | None = None,
+        signals: dict[str, bool | int | float | str] | None = None,
+        messages: list[Message] | None = None,
+        human_interventions: int = 0,
+        requests: list[str] | None = None,
+        constraints: list[str] | None = None,
+        decisions: list[str] | None = None,
+        done: list[str] | None = None,
+        remaining: list[str] | None = None,
+        next_action: str = '',
+        open_failures: list[str] | None = None,
+        changed_artifacts: list[str] | None = None,
+        moved_artifacts: list[str] | None = None,
+        deleted_artifacts: list[str] | None = None,
+        commands_and_results: list[str] | None = None,
+        verified: list[str] | None = None,
+        not_verified: list[str] | None = None,
+        assumptions_risks: list[str] | None = None,
+        blockers: list[str] | None = None,
+        source_of_truth: list[str] | None = None,
+        memory_keys: list[str] | None = None,
+        transcript: str | None = None,
+        parent_session: str | None = None,
+        schema_version: int = 2,
+    ) -> None:
+        self.session_id = session_id
+        self.goal = goal
+        self.status = status
+        self.step_index = step_index
+        self.last_compact_step = last_compact_step
+        self.compact_count = compact_count
+        self.profile = profile
+        self.tokens = TokenSnapshot() if tokens is None else tokens
+        self.signals = {} if signals is None else signals
+        self.messages = [] if messages is None else messages
+        self.human_interventions = human_interventions
+        self.requests = [] if requests is None else requests
+        self.constraints = [] if constraints is None else constraints
+        self.decisions = [] if decisions is None else decisions
+        self.done = [] if done is None else done
+        self.remaining = [] if remaining is None else remaining
+        self.next_action = next_action
+        self.open_failures = [] if open_failures is None else open_failures
+        self.changed_artifacts = [] if changed_artifacts is None else changed_artifacts
+        self.moved_artifacts = [] if moved_artifacts is None else moved_artifacts
+        self.deleted_artifacts = [] if deleted_artifacts is None else deleted_artifacts
+        self.commands_and_results = [] if commands_and_results is None else commands_and_results
+        self.verified = [] if verified is None else verified
+        self.not_verified = [] if not_verified is None else not_verified
+        self.assumptions_risks = [] if assumptions_risks is None else assumptions_risks
+        self.blockers = [] if blockers is None else blockers
+        self.source_of_truth = [] if source_of_truth is None else source_of_truth
+        self.memory_keys = [] if memory_keys is None else memory_keys
+        self.transcript = transcript
+        self.parent_session = parent_session
+        self.schema_version = schema_version
 
-    @model_validator(mode="after")
-    def _checks(self) -> SessionState:
-        for check in STATE_CHECKS:
-            problem = check(self.__dict__)
-            if problem is not None:
-                raise ValueError(problem)
-        return self
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
+        return {
+            'session_id': self.session_id,
+            'goal': self.goal,
+            'status': self.status.value,
+            'step_index': self.step_index,
+            'last_compact_step': self.last_compact_step,
+            'compact_count': self.compact_count,
+            'profile': self.profile,
+            'tokens': self.tokens.as_dict(),
+            'signals': dict(self.signals),
+            'messages': [item.as_dict() for item in self.messages],
+            'human_interventions': self.human_interventions,
+            'requests': list(self.requests),
+            'constraints': list(self.constraints),
+            'decisions': list(self.decisions),
+            'done': list(self.done),
+            'remaining': list(self.remaining),
+            'next_action': self.next_action,
+            'open_failures': list(self.open_failures),
+            'changed_artifacts': list(self.changed_artifacts),
+            'moved_artifacts': list(self.moved_artifacts),
+            'deleted_artifacts': list(self.deleted_artifacts),
+            'commands_and_results': list(self.commands_and_results),
+            'verified': list(self.verified),
+            'not_verified': list(self.not_verified),
+            'assumptions_risks': list(self.assumptions_risks),
+            'blockers': list(self.blockers),
+            'source_of_truth': list(self.source_of_truth),
+            'memory_keys': list(self.memory_keys),
+            'transcript': self.transcript,
+            'parent_session': self.parent_session,
+            'schema_version': self.schema_version,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SessionState:
+        """The SessionState of JSON data its declaration accepts (checked already)."""
+        return cls(
+            session_id=data['session_id'],
+            goal=data['goal'],
+            status=TaskStatus(data['status']),
+            step_index=data['step_index'],
+            last_compact_step=data['last_compact_step'],
+            compact_count=data['compact_count'],
+            profile=data['profile'],
+            tokens=TokenSnapshot.from_dict(data['tokens']),
+            signals=dict(data['signals']),
+            messages=[Message.from_dict(item) for item in data['messages']],
+            human_interventions=data['human_interventions'],
+            requests=list(data['requests']),
+            constraints=list(data['constraints']),
+            decisions=list(data['decisions']),
+            done=list(data['done']),
+            remaining=list(data['remaining']),
+            next_action=data['next_action'],
+            open_failures=list(data['open_failures']),
+            changed_artifacts=list(data['changed_artifacts']),
+            moved_artifacts=list(data['moved_artifacts']),
+            deleted_artifacts=list(data['deleted_artifacts']),
+            commands_and_results=list(data['commands_and_results']),
+            verified=list(data['verified']),
+            not_verified=list(data['not_verified']),
+            assumptions_risks=list(data['assumptions_risks']),
+            blockers=list(data['blockers']),
+            source_of_truth=list(data['source_of_truth']),
+            memory_keys=list(data['memory_keys']),
+            transcript=data['transcript'],
+            parent_session=data['parent_session'],
+            schema_version=data['schema_version'],
+        )
+
+
+class AgentStepResult(Record):
+    """What one agent step produced; token figures are those of that step's request."""
+
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        'messages_added', 'tool_calls', 'input_tokens', 'output_tokens', 'task_status', 'notes',
+    )
+    REQUIRED: ClassVar[tuple[str, ...]] = ()
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(
+        self,
+        *,
+        messages_added: list[Message] | None = None,
+        tool_calls: int = 0,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        task_status: TaskStatus = TaskStatus.RUNNING,
+        notes: str = '',
+    ) -> None:
+        self.messages_added = [] if messages_added is None else messages_added
+        self.tool_calls = tool_calls
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.task_status = task_status
+        self.notes = notes
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
+        return {
+            'messages_added': [item.as_dict() for item in self.messages_added],
+            'tool_calls': self.tool_calls,
+            'input_tokens': self.input_tokens,
+            'output_tokens': self.output_tokens,
+            'task_status': self.task_status.value,
+            'notes': self.notes,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AgentStepResult:
+        """The AgentStepResult of JSON data its declaration accepts (checked already)."""
+        return cls(
+            messages_added=[Message.from_dict(item) for item in data['messages_added']],
+            tool_calls=data['tool_calls'],
+            input_tokens=data['input_tokens'],
+            output_tokens=data['output_tokens'],
+            task_status=TaskStatus(data['task_status']),
+            notes=data['notes'],
+        )
+
+
+READ_FIELDS = (
+    'status', 'step_index', 'last_compact_step', 'compact_count', 'profile', 'tokens', 'signals',
+    'messages', 'human_interventions', 'blockers',
+)
+"""The fields of a state the engine reads (marked ``Reads`` in the declaration)."""
+COUNTED_FIELDS = ('messages', 'blockers')
+"""The lists among them: a decision reads only how many items they hold."""
+
+DIRECT_NAMES: dict[str, NameInfo] = {
+    'status': NameInfo('str', 'task status: running|waiting|phase_boundary|completed|failed|blocked'),
+    'step': NameInfo('int', 'steps taken in this session (state.step_index)'),
+    'compact_count': NameInfo('int', 'compactions in this session so far'),
+    'tokens.context': NameInfo('int', 'tokens in the context window now (what thresholds use)'),
+    'tokens.input': NameInfo('int', 'cumulative input tokens of all requests'),
+    'tokens.output': NameInfo('int', 'cumulative output tokens of all requests'),
+    'tokens.total': NameInfo('int', 'cumulative input + output tokens'),
+    'tokens.estimated': NameInfo('bool', 'true when the token figures are estimates'),
+    'human_interventions': NameInfo('int', 'human interventions recorded in the state'),
+}
+"""The names rules read straight from a state field."""
+
+
+def direct_values(state: StateLike) -> dict[str, Any]:
+    """The values of :data:`DIRECT_NAMES` for ``state``."""
+    tokens = state.tokens
+    return {
+        'status': state.status.value,
+        'step': state.step_index,
+        'compact_count': state.compact_count,
+        'tokens.context': tokens.context_tokens,
+        'tokens.input': tokens.input_tokens,
+        'tokens.output': tokens.output_tokens,
+        'tokens.total': tokens.total_tokens,
+        'tokens.estimated': tokens.estimated,
+        'human_interventions': state.human_interventions,
+    }
+
+
+def read_state(data: object) -> SessionState | None:
+    """The SessionState of JSON data when it is plainly valid, else None."""
+    return _read_sessionstate(data)
+
+
+_TASKSTATUS = {'running': TaskStatus.RUNNING, 'waiting': TaskStatus.WAITING, 'phase_boundary': TaskStatus.PHASE_BOUNDARY, 'completed': TaskStatus.COMPLETED, 'failed': TaskStatus.FAILED, 'blocked': TaskStatus.BLOCKED}
+
+
+_MESSAGEROLE = {'system': MessageRole.SYSTEM, 'user': MessageRole.USER, 'assistant': MessageRole.ASSISTANT, 'tool': MessageRole.TOOL}
+
+
+_MESSAGE_KEYS = frozenset(('role', 'content', 'name', 'tokens'))
+
+
+def _read_message(data: Any) -> Message | None:
+    """``data`` as a Message when it is plainly valid, else None."""
+    if type(data) is not dict or not data.keys() <= _MESSAGE_KEYS:
+        return None
+    f_role = data.get('role', _MISSING)
+    f_role = _MESSAGEROLE.get(f_role) if type(f_role) is str else None
+    if f_role is None:
+        return None
+    f_content = data.get('content', _MISSING)
+    if not (type(f_content) is str):
+        return None
+    f_name = data.get('name', None)
+    if f_name is not None and not (type(f_name) is str):
+        return None
+    f_tokens = data.get('tokens', None)
+    if f_tokens is not None and not (type(f_tokens) is int and f_tokens >= 0 and f_tokens <= 9223372036854775807):
+        return None
+    found = Message(role=f_role, content=f_content, name=f_name, tokens=f_tokens)
+    return found
+
+
+_TOKENSNAPSHOT_KEYS = frozenset((
+    'context_tokens', 'input_tokens', 'output_tokens', 'total_tokens', 'context_window', 'model',
+    'estimated',
+))
+
+
+def _read_tokensnapshot(data: Any) -> TokenSnapshot | None:
+    """``data`` as a TokenSnapshot when it is plainly valid, else None."""
+    if type(data) is not dict or not data.keys() <= _TOKENSNAPSHOT_KEYS:
+        return None
+    f_context_tokens = data.get('context_tokens', 0)
+    if not (type(f_context_tokens) is int and f_context_tokens >= 0 and f_context_tokens <= 9223372036854775807):
+        return None
+    f_input_tokens = data.get('input_tokens', 0)
+    if not (type(f_input_tokens) is int and f_input_tokens >= 0 and f_input_tokens <= 9223372036854775807):
+        return None
+    f_output_tokens = data.get('output_tokens', 0)
+    if not (type(f_output_tokens) is int and f_output_tokens >= 0 and f_output_tokens <= 9223372036854775807):
+        return None
+    f_total_tokens = data.get('total_tokens', 0)
+    if not (type(f_total_tokens) is int and f_total_tokens >= 0 and f_total_tokens <= 9223372036854775807):
+        return None
+    f_context_window = data.get('context_window', None)
+    if f_context_window is not None and not (type(f_context_window) is int and f_context_window > 0 and f_context_window <= 9223372036854775807):
+        return None
+    f_model = data.get('model', None)
+    if f_model is not None and not (type(f_model) is str):
+        return None
+    f_estimated = data.get('estimated', False)
+    if not (type(f_estimated) is bool):
+        return None
+    found = TokenSnapshot(context_tokens=f_context_tokens, input_tokens=f_input_tokens, output_tokens=f_output_tokens, total_tokens=f_total_tokens, context_window=f_context_window, model=f_model, estimated=f_estimated)
+    return found
+
+
+_SESSIONSTATE_KEYS = frozenset((
+    'session_id', 'goal', 'status', 'step_index', 'last_compact_step', 'compact_count', 'profile',
+    'tokens', 'signals', 'messages', 'human_interventions', 'requests', 'constraints', 'decisions',
+    'done', 'remaining', 'next_action', 'open_failures', 'changed_artifacts', 'moved_artifacts',
+    'deleted_artifacts', 'commands_and_results', 'verified', 'not_verified', 'assumptions_risks',
+    'blockers', 'source_of_truth', 'memory_keys', 'transcript', 'parent_session', 'schema_version',
+))
+
+
+def _read_sessionstate(data: Any) -> SessionState | None:
+    """``data`` as a SessionState when it is plainly valid, else None."""
+    if type(data) is not dict or not data.keys() <= _SESSIONSTATE_KEYS:
+        return None
+    f_session_id = data.get('session_id', _MISSING)
+    if not (type(f_session_id) is str and len(f_session_id) >= 1):
+        return None
+    f_goal = data.get('goal', '')
+    if not (type(f_goal) is str):
+        return None
+    f_status = data.get('status', 'running')
+    f_status = _TASKSTATUS.get(f_status) if type(f_status) is str else None
+    if f_status is None:
+        return None
+    f_step_index = data.get('step_index', 0)
+    if not (type(f_step_index) is int and f_step_index >= 0 and f_step_index <= 9223372036854775807):
+        return None
+    f_last_compact_step = data.get('last_compact_step', None)
+    if f_last_compact_step is not None and not (type(f_last_compact_step) is int and f_last_compact_step >= 0 and f_last_compact_step <= 9223372036854775807):
+        return None
+    f_compact_count = data.get('compact_count', 0)
+    if not (type(f_compact_count) is int and f_compact_count >= 0 and f_compact_count <= 9223372036854775807):
+        return None
+    f_profile = data.get('profile', None)
+    if f_profile is not None and not (type(f_profile) is str):
+        return None
+    f_tokens = data.get('tokens', _MISSING)
+    f_tokens = TokenSnapshot() if f_tokens is _MISSING else _read_tokensnapshot(f_tokens)
+    if f_tokens is None:
+        return None
+    f_signals = _scalar_values(data, 'signals')
+    if f_signals is None:
+        return None
+    f_messages = _read_list(data, 'messages', _read_message)
+    if f_messages is None:
+        return None
+    f_human_interventions = data.get('human_interventions', 0)
+    if not (type(f_human_interventions) is int and f_human_interventions >= 0 and f_human_interventions <= 9223372036854775807):
+        return None
+    f_requests = _list_of(data, 'requests', str)
+    if f_requests is None:
+        return None
+    f_constraints = _list_of(data, 'constraints', str)
+    if f_constraints is None:
+        return None
+    f_decisions = _list_of(data, 'decisions', str)
+    if f_decisions is None:
+        return None
+    f_done = _list_of(data, 'done', str)
+    if f_done is None:
+        return None
+    f_remaining = _list_of(data, 'remaining', str)
+    if f_remaining is None:
+        return None
+    f_next_action = data.get('next_action', '')
+    if not (type(f_next_action) is str):
+        return None
+    f_open_failures = _list_of(data, 'open_failures', str)
+    if f_open_failures is None:
+        return None
+    f_changed_artifacts = _list_of(data, 'changed_artifacts', str)
+    if f_changed_artifacts is None:
+        return None
+    f_moved_artifacts = _list_of(data, 'moved_artifacts', str)
+    if f_moved_artifacts is None:
+        return None
+    f_deleted_artifacts = _list_of(data, 'deleted_artifacts', str)
+    if f_deleted_artifacts is None:
+        return None
+    f_commands_and_results = _list_of(data, 'commands_and_results', str)
+    if f_commands_and_results is None:
+        return None
+    f_verified = _list_of(data, 'verified', str)
+    if f_verified is None:
+        return None
+    f_not_verified = _list_of(data, 'not_verified', str)
+    if f_not_verified is None:
+        return None
+    f_assumptions_risks = _list_of(data, 'assumptions_risks', str)
+    if f_assumptions_risks is None:
+        return None
+    f_blockers = _list_of(data, 'blockers', str)
+    if f_blockers is None:
+        return None
+    f_source_of_truth = _list_of(data, 'source_of_truth', str)
+    if f_source_of_truth is None:
+        return None
+    f_memory_keys = _list_of(data, 'memory_keys', str)
+    if f_memory_keys is None:
+        return None
+    f_transcript = data.get('transcript', None)
+    if f_transcript is not None and not (type(f_transcript) is str):
+        return None
+    f_parent_session = data.get('parent_session', None)
+    if f_parent_session is not None and not (type(f_parent_session) is str):
+        return None
+    f_schema_version = data.get('schema_version', 2)
+    if not (type(f_schema_version) is int and f_schema_version >= 1 and f_schema_version <= 2):
+        return None
+    found = SessionState(session_id=f_session_id, goal=f_goal, status=f_status, step_index=f_step_index, last_compact_step=f_last_compact_step, compact_count=f_compact_count, profile=f_profile, tokens=f_tokens, signals=f_signals, messages=f_messages, human_interventions=f_human_interventions, requests=f_requests, constraints=f_constraints, decisions=f_decisions, done=f_done, remaining=f_remaining, next_action=f_next_action, open_failures=f_open_failures, changed_artifacts=f_changed_artifacts, moved_artifacts=f_moved_artifacts, deleted_artifacts=f_deleted_artifacts, commands_and_results=f_commands_and_results, verified=f_verified, not_verified=f_not_verified, assumptions_risks=f_assumptions_risks, blockers=f_blockers, source_of_truth=f_source_of_truth, memory_keys=f_memory_keys, transcript=f_transcript, parent_session=f_parent_session, schema_version=f_schema_version)
+    if any(check(found) is not None for check in STATE_CHECKS):
+        return None
+    return found
+
+
+def _scalar(value: object) -> bool:
+    """A JSON number (finite), string or boolean."""
+    if isinstance(value, float):
+        return value - value == 0
+    kind = type(value)
+    return kind is str or kind is int or kind is bool
+
+
+def _list_of(data: dict[str, Any], key: str, kind: type) -> list[Any] | None:
+    """``data[key]`` when it is a list of ``kind`` (a new empty one when it is missing)."""
+    value = data.get(key, _MISSING)
+    if value is _MISSING:
+        return []
+    return value if type(value) is list and all(type(i) is kind for i in value) else None
+
+
+def _scalar_values(data: dict[str, Any], key: str) -> dict[str, Any] | None:
+    """``data[key]`` when it maps names to JSON scalars (a new empty one when it is missing)."""
+    value = data.get(key, _MISSING)
+    if value is _MISSING:
+        return {}
+    return value if type(value) is dict and all(_scalar(i) for i in value.values()) else None
+
+
+def _read_list(
+    data: dict[str, Any], key: str, read: Callable[[Any], _T | None]
+) -> list[_T] | None:
+    """Each item of the list ``data[key]`` read by ``read`` (a new empty list when it is
+    missing); None when it is no list or an item is refused."""
+    value = data.get(key, _MISSING)
+    if value is _MISSING:
+        return []
+    if type(value) is not list:
+        return None
+    items = []
+    for item in value:
+        found = read(item)
+        if found is None:
+            return None
+        items.append(found)
+    return items

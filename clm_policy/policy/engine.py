@@ -12,101 +12,22 @@ from __future__ import annotations
 from clm_policy.base.errors import EvaluationError, StateError, quote
 from clm_policy.base.record import Record
 from clm_policy.base.suggest import suggest
+from clm_policy.models.decision import Decision, GuardFinding
 from clm_policy.models.enums import Action
 from clm_policy.models.fields import signal_value_fits
-from clm_policy.models.plain import Finding, OutcomeFields, direct_values
+from clm_policy.models.state import direct_values
 from clm_policy.policy.template import fitted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sized
-    from enum import StrEnum
-    from types import ModuleType
-    from typing import Any, Protocol
+    from collections.abc import Mapping
+    from typing import Any
 
     from clm_policy.base.errors import Location
-    from clm_policy.models.decision import Decision, Explanation, GuardFinding
+    from clm_policy.models.decision import Explanation
+    from clm_policy.models.state import StateLike
     from clm_policy.policy.expr import CompiledExpression
     from clm_policy.policy.template import Template
-else:
-    Protocol = object
-
-
-class TokensLike(Protocol):
-    """The token figures the engine reads (a :class:`~clm_policy.TokenSnapshot`)."""
-
-    @property
-    def context_tokens(self) -> int: ...
-    @property
-    def input_tokens(self) -> int: ...
-    @property
-    def output_tokens(self) -> int: ...
-    @property
-    def total_tokens(self) -> int: ...
-    @property
-    def context_window(self) -> int | None: ...
-    @property
-    def model(self) -> str | None: ...
-    @property
-    def estimated(self) -> bool: ...
-
-
-class StateLike(Protocol):
-    """What the engine reads of a state: a :class:`~clm_policy.SessionState` has it all."""
-
-    @property
-    def tokens(self) -> TokensLike: ...
-    @property
-    def status(self) -> StrEnum: ...
-    @property
-    def step_index(self) -> int: ...
-    @property
-    def last_compact_step(self) -> int | None: ...
-    @property
-    def compact_count(self) -> int: ...
-    @property
-    def messages(self) -> Sized: ...
-    @property
-    def blockers(self) -> Sized: ...
-    @property
-    def human_interventions(self) -> int: ...
-    @property
-    def signals(self) -> Mapping[str, Any]: ...
-    @property
-    def profile(self) -> str | None: ...
-
-
-class Outcome(OutcomeFields):
-    """A decision as plain data (the form of :class:`~clm_policy.Decision` without pydantic).
-
-    ``Policy.outcome`` returns it for callers that must not pay for pydantic (the command
-    line's one-shot decide); ``Policy.decide`` wraps it in a ``Decision``. Its fields,
-    ``as_dict`` (exactly ``Decision.model_dump(mode="json")``) and the guard findings
-    (:class:`Finding`) are generated from the Decision model (clm_policy/models/plain.py).
-    """
-
-    __slots__ = ()
-
-    def to_decision(self) -> Decision:
-        """The pydantic :class:`~clm_policy.Decision`."""
-        global _decision_models
-        if _decision_models is None:
-            import clm_policy.models.decision as module
-
-            _decision_models = module
-        models = _decision_models
-        guard_finding, trusted = models.GuardFinding, models.trusted
-
-        def finding(f: Finding) -> GuardFinding:
-            made: GuardFinding = trusted(guard_finding, f.as_dict())
-            return made
-
-        result: Decision = trusted(models.Decision, self.decision_values(finding))
-        return result
-
-
-# clm_policy.models.decision, imported on the first to_decision (it imports pydantic)
-_decision_models: ModuleType | None = None
 
 
 class Threshold(Record):
@@ -365,12 +286,6 @@ class Policy(Record):
         self, state: StateLike, profile: str | None = None, *, force: bool = False
     ) -> Decision:
         """What to do now for ``state`` under ``profile`` (see the module docstring)."""
-        return self.outcome(state, profile, force=force).to_decision()
-
-    def outcome(
-        self, state: StateLike, profile: str | None = None, *, force: bool = False
-    ) -> Outcome:
-        """:meth:`decide` as plain data, without pydantic."""
         prof = self.profile(profile or state.profile)
         names, window, source = self.namespace(state, prof)
         rule = next((r for r in self._live(prof) if r.when.evaluate(names)), None)
@@ -413,7 +328,7 @@ class Policy(Record):
         prof = self.profile(profile or state.profile)
         names, window, source = self.namespace(state, prof)
         rule = next((r for r in self.rules if r.when.evaluate(names)), None)
-        decision = self._finish(rule, names, prof, window, source, force).to_decision()
+        decision = self._finish(rule, names, prof, window, source, force)
         rule_traces = [
             RuleTrace(
                 id=r.id,
@@ -579,18 +494,18 @@ class Policy(Record):
         window: int | None,
         source: str | None,
         force: bool,
-    ) -> Outcome:
+    ) -> Decision:
         proposed = rule.action if rule is not None else self.otherwise
-        blocked: list[Finding] = []
-        warned: list[Finding] = []
-        overridden: list[Finding] = []
+        blocked: list[GuardFinding] = []
+        warned: list[GuardFinding] = []
+        overridden: list[GuardFinding] = []
         for guard in self.guards.get(proposed, ()):
             if not guard.when.evaluate(names):
                 continue
             text = (
                 guard.message.render(names) if guard.message is not None else f"{guard.when.text}"
             )
-            finding = Finding(guard.id, guard.severity, text)
+            finding = GuardFinding(guard=guard.id, severity=guard.severity, message=text)
             if guard.severity == "warn":
                 warned.append(finding)
             elif force and guard.overridable:
@@ -614,14 +529,14 @@ class Policy(Record):
             rationale = fitted(f"{reason} (forced past ", past, ")")
         else:
             rationale = reason
-        return Outcome(
+        return Decision(
             action=Action.CONTINUE if blocked else proposed,
             trigger=rule.id if rule is not None else None,
             rationale=rationale,
             proposed=proposed,
-            blocked_by=tuple(blocked),
-            warnings=tuple(warned),
-            overridden=tuple(overridden),
+            blocked_by=blocked,
+            warnings=warned,
+            overridden=overridden,
             forced=bool(overridden) and not blocked,
             policy=self.name,
             profile=prof.name,

@@ -1,16 +1,16 @@
 """The names a policy expression may read, with their types.
 
 Every name is resolved when a policy is loaded, so evaluation never meets an unknown name.
-The names read straight from a state field are declared with the field (models/state.py;
-generated into models/plain.py); the derived ones and the profile's are here. The values are
-computed from a state by :meth:`clm_policy.policy.engine.Policy.namespace` — plain numbers,
-strings, booleans and None.
+The names read straight from a state field are declared with the field
+(models/shapes/state.py; generated into models/state.py); the derived ones and the profile's
+are here. The values are computed from a state by
+:meth:`clm_policy.policy.engine.Policy.namespace` — plain numbers, strings, booleans and None.
 """
 
 from __future__ import annotations
 
 from clm_policy.models.fields import NameInfo
-from clm_policy.models.plain import DIRECT_NAMES
+from clm_policy.models.state import DIRECT_NAMES
 
 __all__ = [
     "DERIVED_NAMES",
@@ -42,8 +42,8 @@ DERIVED_NAMES: Mapping[str, NameInfo] = {
 """Names the engine works out from several fields (:meth:`Policy.namespace`)."""
 
 STATE_NAMES: Mapping[str, NameInfo] = {**DIRECT_NAMES, **DERIVED_NAMES}
-"""Every name of a state: read straight from a field (declared in models/state.py, see
-models/plain.py), or derived."""
+"""Every name of a state: read straight from a field (declared in models/shapes/state.py, see
+models/state.py), or derived."""
 
 PROFILE_NAMES: Mapping[str, NameInfo] = {
     "profile.name": NameInfo("str", "the task profile deciding"),

@@ -191,7 +191,8 @@ def _transcript_points(
     result: Calibration,
     progress: bool | None,
 ) -> list[Point]:
-    from clm_policy.models.plain import FigureState, FigureTokens
+    from clm_policy.models.enums import FIGURES
+    from clm_policy.models.state import SessionState, TokenSnapshot
 
     readings, skipped = read_sessions(pattern, progress)
     result.skipped += skipped
@@ -199,8 +200,9 @@ def _transcript_points(
     for reading in readings:
         sid = reading.state_session_id()
         result.sessions.add(sid)
-        state = FigureState(
-            tokens=FigureTokens(context_window=reading.context_window, model=reading.model)
+        state = SessionState(
+            session_id=FIGURES,
+            tokens=TokenSnapshot(context_window=reading.context_window, model=reading.model),
         )
         window = policy.window_for(state, prof)[0]
         for _step, before, trigger in reading.compactions or ():

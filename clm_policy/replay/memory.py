@@ -153,7 +153,7 @@ def replay_memory(
         changes: dict[tuple[str | None, str | None, str, str], Change] = {}
         refused: dict[str, Problem] = {}
         unreplayable: dict[str, Problem] = {}
-        outcome = policy.outcome
+        outcome = policy.decide
         with Progress("replaying decisions", enabled=progress) as shown:
             for line in read_lines(repo, commit, paths, skipped):
                 if not line.text.strip():

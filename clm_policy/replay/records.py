@@ -17,6 +17,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from clm_policy.base.errors import InputError
 from clm_policy.formats.textio import MiB
@@ -24,7 +25,10 @@ from clm_policy.loop.monitor import COUNTED
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import SESSIONS, is_session
 from clm_policy.models.enums import MAX_COUNT, Action
-from clm_policy.models.plain import FigureState, plain_state
+from clm_policy.models.state import read_state
+
+if TYPE_CHECKING:
+    from clm_policy.models.state import StateLike
 
 FILE_LIMIT = 256 * MiB
 """A larger decisions.jsonl is skipped (100,000 decisions take about 90 MB)."""
@@ -64,41 +68,27 @@ class Line:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
 class Recorded:
-    """A recorded decision that can be decided again: the state it read, the profile it was
-    decided under, and what the policy said then (before any person's answer)."""
+    """A recorded decision that can be decided again: the state it read (its lists that a
+    decision only counts are ranges of their recorded lengths), the profile it was decided
+    under, and what the policy said then (before any person's answer)."""
 
-    __slots__ = (
-        "action",
-        "context_tokens",
-        "line",
-        "profile",
-        "rationale",
-        "session",
-        "state",
-        "step",
-        "trigger",
-    )
+    session: str
+    line: int
+    state: StateLike
+    profile: str
+    action: str
+    trigger: str | None
+    rationale: str | None
 
-    def __init__(
-        self,
-        session: str,
-        line: int,
-        state: FigureState,
-        profile: str,
-        action: str,
-        trigger: str | None,
-        rationale: str | None,
-    ) -> None:
-        self.session = session
-        self.line = line
-        self.state = state
-        self.step = state.step_index
-        self.context_tokens = state.tokens.context_tokens
-        self.profile = profile
-        self.action = action
-        self.trigger = trigger
-        self.rationale = rationale
+    @property
+    def step(self) -> int:
+        return self.state.step_index
+
+    @property
+    def context_tokens(self) -> int:
+        return self.state.tokens.context_tokens
 
 
 def decision_files(repo: MemoryRepo, commit: str) -> tuple[list[str], list[SkippedFile]]:
@@ -170,7 +160,7 @@ def recorded(line: Line) -> Recorded | str:
     seen = data.get("state")
     if seen is None:
         return NO_STATE
-    state = plain_state(seen)
+    state = read_state(seen)
     if state is None:
         return BAD_STATE
     lengths = data.get("lengths")

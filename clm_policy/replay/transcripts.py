@@ -23,7 +23,8 @@ from typing import Any
 
 from clm_policy.base.errors import ClmError, InputError, Location
 from clm_policy.base.progress import Progress
-from clm_policy.models.plain import FigureState, FigureTokens
+from clm_policy.models.enums import FIGURES
+from clm_policy.models.state import SessionState, TokenSnapshot
 from clm_policy.policy.compile import load_policy
 from clm_policy.policy.engine import Policy
 from clm_policy.transcripts.reading import NAMES, Compaction, TranscriptReading, read_transcript
@@ -209,8 +210,8 @@ def what_if(reading: TranscriptReading, policy: Policy, profile: str) -> Session
     """The first action ``policy`` takes over ``reading``'s turns, and the agent's own
     compactions."""
     natives = [Native(*c) for c in reading.compactions or ()]
-    tokens = FigureTokens(context_window=reading.context_window, model=reading.model)
-    state = FigureState(tokens=tokens)
+    tokens = TokenSnapshot(context_window=reading.context_window, model=reading.model)
+    state = SessionState(session_id=FIGURES, tokens=tokens)
     window, source = policy.window_for(state, policy.profile(profile))
     first = None
     done: list[Compaction] = []
@@ -218,20 +219,19 @@ def what_if(reading: TranscriptReading, policy: Policy, profile: str) -> Session
     for step, context, inputs, outputs in reading.turns or ():
         while pending and pending[0][0] < step:  # the agent compacted before this request
             done.append(pending.pop(0))
-        state = FigureState(
-            step_index=step,
-            last_compact_step=done[-1][0] if done else None,
-            compact_count=len(done),
-            tokens=FigureTokens(
-                context_tokens=context,
-                input_tokens=inputs,
-                output_tokens=outputs,
-                total_tokens=inputs + outputs,
-                context_window=reading.context_window,
-                model=reading.model,
-            ),
+        # one state of figures, its figures set turn by turn (a decision keeps nothing of it)
+        state.step_index = step
+        state.last_compact_step = done[-1][0] if done else None
+        state.compact_count = len(done)
+        state.tokens = TokenSnapshot(
+            context_tokens=context,
+            input_tokens=inputs,
+            output_tokens=outputs,
+            total_tokens=inputs + outputs,
+            context_window=reading.context_window,
+            model=reading.model,
         )
-        outcome = policy.outcome(state, profile)
+        outcome = policy.decide(state, profile)
         if outcome.action.value != "continue":
             first = FirstAction(
                 step, context, outcome.action.value, outcome.trigger, outcome.rationale

@@ -12,14 +12,13 @@ from clm_policy.base.termsafe import one_line
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # decide prints through here on every prompt: no typing at run time
     from clm_policy.models.decision import Decision, Explanation
-    from clm_policy.policy.engine import Outcome
 
 
 def _value(value: object) -> str:
     return json.dumps(value)
 
 
-def render_decision(d: Decision | Outcome) -> str:
+def render_decision(d: Decision) -> str:
     if d.context_window:
         share = round(100 * d.context_tokens / d.context_window)
         window = f" of {d.context_window} ({share}%, window from {d.window_source})"

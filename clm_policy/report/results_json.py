@@ -25,7 +25,7 @@ def result_dict(r: CaseResult) -> dict[str, Any]:
         "location": str(r.where) if r.where is not None else None,
         "expected": r.expected,
         "actual": r.actual,
-        "trace": r.trace.model_dump(mode="json") if r.trace is not None else None,
+        "trace": r.trace.as_dict() if r.trace is not None else None,
     }
 
 

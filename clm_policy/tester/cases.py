@@ -27,6 +27,7 @@ from clm_policy.base.errors import InputError, Location, quote
 from clm_policy.formats.validate import kind_of, locate_errors, located_errors
 from clm_policy.formats.yamlio import PathKey, YamlDocument, YamlStream
 from clm_policy.models.policytest import GivenState, PolicyTestCase, PolicyTestFile
+from clm_policy.models.state import SessionState, read_state
 
 CASES = "cases"
 BATCH = 64  # cases validated together: one pydantic call for many, the memory of a few
@@ -49,6 +50,17 @@ class Case:
     def locate(self, path: tuple[PathKey, ...], *, key: bool = False) -> Location:
         """Where a part of the case is written (``path`` from the case, e.g. ``("given",)``)."""
         return self.doc.location(path, key=key)
+
+    @property
+    def state(self) -> SessionState:
+        """The case's ``given`` as the state a decision reads (``session_id`` ``test`` when it
+        names none): read from the case's data, which pydantic accepted already."""
+        root = self.doc.root
+        given = root.get("given", {}) if isinstance(root, dict) else {}
+        found = read_state({"session_id": "test", **given}) if isinstance(given, dict) else None
+        if found is None:  # the reader accepts what pydantic accepts: a test holds it so
+            found = SessionState.from_dict(self.spec.given.model_dump(mode="json"))
+        return found
 
 
 @dataclass(frozen=True)

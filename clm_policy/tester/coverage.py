@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from clm_policy.base.errors import Location
-from clm_policy.policy.engine import Outcome, Policy
+from clm_policy.models.decision import Decision
+from clm_policy.policy.engine import Policy
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +51,7 @@ class PolicyCoverage:
             items += [Item("guard", g.id, action.value, g.when.location) for g in guards]
         return cls(policy.name, policy.path, items)
 
-    def record(self, outcome: Outcome) -> None:
+    def record(self, outcome: Decision) -> None:
         """Mark what ``outcome`` exercised."""
         self.covered.update(exercised(outcome))
 
@@ -71,7 +72,7 @@ class PolicyCoverage:
         return _tenths(self.hits, self.total) / 10
 
 
-def exercised(outcome: Outcome) -> Iterator[str]:
+def exercised(outcome: Decision) -> Iterator[str]:
     """The keys of the items ``outcome`` exercised (its guards ran for the proposed action)."""
     if outcome.trigger is not None:
         yield f"rule {outcome.trigger}"

@@ -4,7 +4,7 @@ A file is read case by case (:class:`.cases.SuiteReader`): each case is decided 
 and only its result is kept, so memory does not grow with the cases. The results of a file
 are kept aside until it is read to its end: a file that turns out to be unusable is one
 ERROR, as if it had been validated whole first. Each distinct policy is loaded once per run,
-when a first case needs it. A case runs as ``policy.outcome(given, profile,
+when a first case needs it. A case runs as ``policy.decide(given, profile,
 force=force)``; its profile is the case's, else the state's own (``given.profile``), else the
 file's, else the policy's default. Only the fields ``expect`` gives are compared; a FAIL then
 gets the full explain trace (computed for failures only: it costs ten times a decision).
@@ -32,9 +32,10 @@ from clm_policy.base.errors import (
 from clm_policy.base.suggest import suggest
 from clm_policy.formats.textio import TEST_FILE_LIMIT
 from clm_policy.formats.yamlio import paused_gc, read_yaml_text
+from clm_policy.models.decision import Decision
 from clm_policy.models.policytest import Expectation
 from clm_policy.policy.cache import load_policy_cached
-from clm_policy.policy.engine import Outcome, Policy
+from clm_policy.policy.engine import Policy
 from clm_policy.policy.sources import reach, resolve_source
 from clm_policy.tester.cases import Case, Header, SuiteReader
 from clm_policy.tester.coverage import Coverage, PolicyCoverage, exercised
@@ -180,8 +181,9 @@ class Runner:
         if problem is not None:
             return error(*problem)
         profile = spec.profile or (None if spec.given.profile else header.profile)
+        state = case.state
         try:
-            outcome = policy.outcome(spec.given, profile, force=spec.force)
+            outcome = policy.decide(state, profile, force=spec.force)
         except StateError as exc:
             where = case.where
             if exc.path is not None:
@@ -208,7 +210,7 @@ class Runner:
             for k, v in expected.items()
             if v != actual[k]
         )
-        trace = policy.explain(spec.given, profile, force=spec.force)
+        trace = policy.explain(state, profile, force=spec.force)
         return replace(result, message=message, trace=trace)
 
     def report(self, files: list[str], results: list[CaseResult]) -> RunReport:
@@ -266,7 +268,7 @@ def _unknown_name(header: Header, case: Case, subject: _Subject) -> tuple[str, L
     return None
 
 
-def _compare(expect: Expectation, outcome: Outcome) -> tuple[dict[str, Any], dict[str, Any]]:
+def _compare(expect: Expectation, outcome: Decision) -> tuple[dict[str, Any], dict[str, Any]]:
     """The asserted fields of ``expect``, and the same fields of ``outcome``."""
     given = expect.model_fields_set
     expected: dict[str, Any] = {}

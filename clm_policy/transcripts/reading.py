@@ -37,7 +37,6 @@ if TYPE_CHECKING:  # decide and the hooks read transcripts per prompt: no typing
     from collections.abc import Iterator
     from typing import Any, BinaryIO, Protocol
 
-    from clm_policy.models.plain import FigureState
     from clm_policy.models.state import SessionState
     from clm_policy.transcripts.notes import AgentNotes
     from clm_policy.transcripts.work import Work
@@ -206,16 +205,18 @@ class TranscriptReading(Record):
                     continue
         return "transcript"
 
-    def to_figures(self) -> FigureState:
-        """The reading as a state of figures (no pydantic): what a decision from a transcript's
-        tail reads — the context, the window, the model, the steps and compactions known."""
-        from clm_policy.models.plain import FigureState, FigureTokens
+    def to_figures(self) -> SessionState:
+        """The reading as a state of figures: what a decision from a transcript's tail reads
+        — the context, the window, the model, the steps and compactions known."""
+        from clm_policy.models.enums import FIGURES
+        from clm_policy.models.state import SessionState, TokenSnapshot
 
         last_compact = self.last_compact_step
         if last_compact is not None:
             last_compact = min(last_compact, self.step_index)
-        return FigureState(
-            tokens=FigureTokens(
+        return SessionState(
+            session_id=FIGURES,
+            tokens=TokenSnapshot(
                 context_tokens=self.context_tokens,
                 context_window=self.context_window,
                 input_tokens=self.input_tokens,
@@ -232,11 +233,10 @@ class TranscriptReading(Record):
     def to_state(
         self, session_id: str | None = None, *, notes: AgentNotes | None = None
     ) -> SessionState:
-        """The reading as a :class:`~clm_policy.models.state.SessionState` (the only place
-        that loads the pydantic models): what a fresh agent needs to take over
-        (:func:`~clm_policy.transcripts.takeover.build_state`), with the agent's own ``notes``
-        (its handoff reply) over it. ``session_id`` must be valid for the memory repository;
-        without it one is derived (:meth:`state_session_id`)."""
+        """The reading as a :class:`~clm_policy.models.state.SessionState`: what a fresh agent
+        needs to take over (:func:`~clm_policy.transcripts.takeover.build_state`), with the
+        agent's own ``notes`` (its handoff reply) over it. ``session_id`` must be valid for the
+        memory repository; without it one is derived (:meth:`state_session_id`)."""
         from clm_policy.memory.layout import check_session
         from clm_policy.transcripts.takeover import build_state
 

@@ -441,9 +441,9 @@ def handoff_states(
 
     base = build_state(reading, session_id)
     if notes is not None:
-        return base, build_state(reading, session_id, notes).model_copy(update={"messages": []})
+        return base, build_state(reading, session_id, notes).replace(messages=[])
     if reply is None or not reply.strip():
         return base, base
     notes = parse_notes(reply)
     said = [] if not notes.empty else [Message(role=MessageRole.ASSISTANT, content=reply)]
-    return base, build_state(reading, session_id, notes).model_copy(update={"messages": said})
+    return base, build_state(reading, session_id, notes).replace(messages=said)

@@ -13,7 +13,7 @@ import pytest
 from clm_policy.agents import statusline as sl
 from clm_policy.base import privatefiles
 from clm_policy.models.enums import MAX_COUNT
-from clm_policy.models.plain import FigureState, FigureTokens
+from clm_policy.models.state import SessionState, TokenSnapshot
 from clm_policy.policy import cache
 from clm_policy.policy.compile import load_policy
 
@@ -443,8 +443,9 @@ def test_the_thresholds_verdict_is_the_bundled_policies_decision(name: str, wind
         assert hard is not None
         digest = sl.Digest(name, prof.name, window, soft, hard)
         for tokens in (0, soft - 1, soft, (soft + hard) // 2, hard - 1, hard, 3 * hard):
-            state = FigureState(tokens=FigureTokens(context_tokens=tokens, context_window=window))
-            decided = policy.outcome(state, prof.name).action.value
+            figures = TokenSnapshot(context_tokens=tokens, context_window=window)
+            state = SessionState(session_id="s", tokens=figures)
+            decided = policy.decide(state, prof.name).action.value
             assert digest.verdict(tokens) == decided, (prof.name, tokens)
 
 

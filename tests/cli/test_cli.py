@@ -181,7 +181,7 @@ def test_internal_error_has_its_own_exit_code(monkeypatch: pytest.MonkeyPatch) -
     def boom(*_: object, **__: object) -> None:
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(Policy, "outcome", boom)
+    monkeypatch.setattr(Policy, "decide", boom)
     result = invoke("decide", "-t", "1")
     assert result.exit_code == 3
     assert result.stderr == (

@@ -52,8 +52,9 @@ def test_the_demo_shows_every_feature(tmp_path: Path) -> None:
     # the README says what the demo does
     readme = " ".join((REPO / "README.md").read_text().split())
     assert (
-        "two compactions and a handoff at the end of a phase, then the next phase in a session "
-        "seeded from the handoff, where the agent reports its answers degrading three times and "
+        "two compactions and a handoff at the end of a phase (the agent's own, kept word for word "
+        "beside clm-policy's record), then the next phase in a session seeded from the handoff, "
+        "where the agent reports its answers degrading three times and "
         "the policy compacts, until the task completes" in readme
     )
 

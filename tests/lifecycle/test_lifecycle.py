@@ -6,6 +6,7 @@ diff like any other change.
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from clm_policy.base.errors import InputError
+from clm_policy.base.errors import InputError, StateError
 from clm_policy.lifecycle.compaction import (
     HINT_NAME,
     DeterministicSummarizer,
@@ -31,9 +32,11 @@ from clm_policy.lifecycle.handoff import (
 )
 from clm_policy.lifecycle.seed import seed_text
 from clm_policy.lifecycle.summary import build_summary, next_safe_action, unknown_next_step
-from clm_policy.models.enums import MessageRole, TaskStatus
-from clm_policy.models.manifest import HandoffManifest, ManifestStatus, validate_manifest
+from clm_policy.models.enums import ManifestStatus, MessageRole, TaskStatus
+from clm_policy.models.manifest import HandoffManifest
+from clm_policy.models.shapes.manifest import validate_manifest
 from clm_policy.models.state import Message, SessionState, TokenSnapshot
+from clm_policy.models.state_io import parse_state
 
 from conftest import golden
 
@@ -103,7 +106,7 @@ def rich_state(**changes: object) -> SessionState:
         "parent_session": "s0",
     }
     values.update(changes)
-    return SessionState.model_validate(values)
+    return SessionState(**values)  # type: ignore[arg-type]
 
 
 # --- estimate -----------------------------------------------------------------------------
@@ -126,7 +129,7 @@ def test_estimate_is_characters_over_four_rounded_up() -> None:
 def test_summary_is_deterministic() -> None:
     first = build_summary(rich_state())
     assert build_summary(rich_state()) == first
-    again = SessionState.model_validate_json(rich_state().model_dump_json())
+    again = parse_state(json.dumps(rich_state().as_dict()), "state.json")
     assert build_summary(again) == first.encode().decode()
 
 
@@ -275,12 +278,22 @@ def test_compaction_updates_counters_and_lowers_the_context() -> None:
 
 def test_compaction_leaves_the_callers_state_alone() -> None:
     state = rich_state()
-    before = state.model_dump()
+    before = state.as_dict()
     result = compact(state, retain=2, now=NOW)
-    assert state.model_dump() == before
+    assert state.as_dict() == before
     result.state.constraints.append("new")
     result.state.messages[-1].content = "changed"
-    assert state.model_dump() == before
+    assert state.as_dict() == before
+
+
+def test_a_state_compacted_as_often_as_it_counts_is_refused() -> None:
+    last = compact(rich_state(compact_count=2**63 - 2), retain=2, now=NOW)
+    assert last.state.compact_count == 2**63 - 1
+    with pytest.raises(StateError) as caught:
+        compact(last.state, retain=2, now=NOW)
+    assert str(caught.value) == (
+        "compact_count: the state has compacted 9223372036854775807 times, the most a state counts"
+    )
 
 
 def test_compaction_with_fewer_messages_than_retain_keeps_them_all() -> None:
@@ -297,7 +310,7 @@ def test_compaction_with_fewer_messages_than_retain_keeps_them_all() -> None:
 
 def test_a_later_compaction_replaces_the_earlier_hint() -> None:
     once = compact(rich_state(), retain=4, now=NOW).state
-    twice = compact(once.model_copy(update={"step_index": 50}), retain=4, now=NOW)
+    twice = compact(once.replace(step_index=50), retain=4, now=NOW)
     assert [m.name for m in twice.messages].count(HINT_NAME) == 1
     assert twice.state.compact_count == 3
 
@@ -391,7 +404,7 @@ def test_manifest_from_state() -> None:
     assert manifest.goal == state.goal
     assert manifest.status is ManifestStatus.IN_PROGRESS
     for name in LIST_FIELDS:
-        if name in HandoffManifest.model_fields and name != "memory_keys":
+        if name in HandoffManifest.FIELDS and name != "memory_keys":
             assert getattr(manifest, name) == getattr(state, name), name
     assert manifest.memory_keys == ["a/b", "c"]
     assert manifest.token_snapshot == state.tokens
@@ -448,23 +461,21 @@ def test_manifest_markdown_golden() -> None:
     # and last message of the state; the agent's words and the record (always present)
     assert len(headings) == 19
     golden("handoff.md", text)
-    full = manifest().model_copy(
-        update={
-            "requests": ["r"],
-            "constraints": ["c"],
-            "decisions": ["d"],
-            "done": ["x"],
-            "remaining": ["y"],
-            "open_failures": ["pytest: failed (1 failed in 0.1s)"],
-            "moved_artifacts": ["a.py -> b.py"],
-            "deleted_artifacts": ["c.py"],
-            "transcript": "~/.claude/projects/p/s1.jsonl",
-        }
+    full = manifest().replace(
+        requests=["r"],
+        constraints=["c"],
+        decisions=["d"],
+        done=["x"],
+        remaining=["y"],
+        open_failures=["pytest: failed (1 failed in 0.1s)"],
+        moved_artifacts=["a.py -> b.py"],
+        deleted_artifacts=["c.py"],
+        transcript="~/.claude/projects/p/s1.jsonl",
     )
     text = render_manifest_markdown(full, session_id="s1", step=40)
     # every field filled: a heading per field but the document's version (people read
     # content) and agent_id (linkage, as the session and the step in the title are)
-    assert len(re.findall(r"^## (.+)$", text, flags=re.M)) == len(HandoffManifest.model_fields) - 2
+    assert len(re.findall(r"^## (.+)$", text, flags=re.M)) == len(HandoffManifest.FIELDS) - 2
 
 
 def test_the_seed_holds_the_manifest_and_memory_but_no_transcript() -> None:
@@ -493,7 +504,7 @@ def test_manifest_filename() -> None:
     assert manifest_filename(m, "s1") == "20260804T120000Z_s1.json"
     assert manifest_filename(m, "../a b/ü:c") == "20260804T120000Z_---a-b---c.json"
     assert manifest_filename(m, "a" * 300) == "20260804T120000Z_" + "a" * 100 + ".json"
-    fraction = m.model_copy(update={"timestamp": "2026-08-04T12:00:00.25Z"})
+    fraction = m.replace(timestamp="2026-08-04T12:00:00.25Z")
     assert manifest_filename(fraction, "s1") == "20260804T120000.25Z_s1.json"
 
 
@@ -504,11 +515,11 @@ def test_docs_examples_are_current() -> None:
     text = (Path(__file__).parents[2] / "docs" / "manifest.md").read_text()
     _, state_json = re.findall(r"```json\n(.*?)```", text, flags=re.S)
     (document,) = re.findall(r"```markdown\n(.*?)```", text, flags=re.S)
-    state = SessionState.model_validate_json(state_json, strict=True)
+    state = parse_state(state_json, "manifest.md")
     result = compact(state, retain=2, now=NOW, trigger="soft_compact")
     assert document == result.document
     fixture = Path(__file__).parents[1] / "fixtures" / "sample_manifest.json"
-    m = validate_manifest(HandoffManifest.model_validate_json(fixture.read_text()))
+    m = validate_manifest(json.loads(fixture.read_text()))
     hit = ("decisions/auth-jwt", "HS256, key from PAYMENTS_JWT_KEY; 15-minute access tokens.")
     seed = seed_text(m, memory=[hit], read_more=MANIFEST_READ_MORE)
     assert seed in re.findall(r"```text\n(.*?)```", text, flags=re.S)
@@ -537,9 +548,8 @@ def test_the_deterministic_compaction_reads_only_what_it_keeps_or_quotes(
     retain: int, index: int
 ) -> None:
     from clm_policy.lifecycle.compaction import what_it_reads
-    from clm_policy.models.state_io import plain_of
 
-    state = plain_of(rich_state(messages=conversations()[index]))
+    state = rich_state(messages=conversations()[index])
     read = what_it_reads(state, retain)
     assert len(read.messages) == len(state.messages)
     assert [m.role for m in read.messages] == [m.role for m in state.messages]

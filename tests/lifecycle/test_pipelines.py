@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from clm_policy.models.manifest import validate_manifest
+from clm_policy.models.shapes.manifest import validate_manifest
 
 from conftest import REPO, git, invoke, run_process
 

@@ -26,6 +26,7 @@ from clm_policy.lifecycle.pipelines import Provenance, run_handoff
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.models.manifest import HandoffManifest
 from clm_policy.models.state import SessionState
+from clm_policy.models.state_io import state_from
 
 from conftest import REPO, CliResult, git, golden, invoke, run_process
 from forge import MENTION, REFERENCE, notifying, parse, sections, unexpected
@@ -50,7 +51,7 @@ def hand_off(
     with MemoryRepo(memory) as repo:
         done = run_handoff(
             repo,
-            SessionState.model_validate(data),
+            state_from(data),
             why=Provenance(**why),
             branch=True,
             now=now,
@@ -143,7 +144,7 @@ def test_a_first_handoff_says_so_with_its_recall(memory: Path, tmp_path: Path) -
 def test_the_previous_handoff_may_be_on_the_base_branch(memory: Path, tmp_path: Path) -> None:
     """A handoff committed on main, then one on a branch: the branch's body compares them."""
     with MemoryRepo(memory) as repo:
-        run_handoff(repo, SessionState.model_validate(example()), now=FIRST)
+        run_handoff(repo, state_from(example()), now=FIRST)
     body = tmp_path / "pr.md"
     hand_off(memory, example(step_index=50, not_verified=[]), SECOND, body)
     since = body.read_text().split("## Since the previous handoff\n\n")[1].split("\n## ")[0]
@@ -199,20 +200,16 @@ def test_a_long_manifest_gives_way_to_a_pointer(memory: Path, tmp_path: Path) ->
 
 def test_every_manifest_field_but_the_timestamp_is_compared() -> None:
     fields = [
-        f
-        for f in HandoffManifest.model_fields
-        if f not in ("timestamp", "schema_version", "agent_id")
+        f for f in HandoffManifest.FIELDS if f not in ("timestamp", "schema_version", "agent_id")
     ]
     assert sorted(TITLES) == sorted(fields)
 
 
 def test_manifest_diff_lines() -> None:
-    old = build_manifest(
-        SessionState.model_validate(example(memory_keys=["a", "b"])), "why", now=FIRST
-    )
+    old = build_manifest(state_from(example(memory_keys=["a", "b"])), "why", now=FIRST)
     tokens = {**example()["tokens"], "model": None, "estimated": True}
     new = build_manifest(
-        SessionState.model_validate(example(memory_keys=["b", "a"], tokens=tokens)),
+        state_from(example(memory_keys=["b", "a"], tokens=tokens)),
         "why\n  not",
         now=SECOND,
     )
@@ -228,11 +225,7 @@ def test_manifest_diff_lines() -> None:
     assert "Decision rationale" not in same
     # the nine additions the example leaves empty (the agent's words and the record among them)
     assert len(same) == len(TITLES) - 3 - 9
-    shown = [
-        t
-        for f, t in TITLES.items()
-        if f not in OPTIONAL or not _empty(new.model_dump(mode="json")[f])
-    ]
+    shown = [t for f, t in TITLES.items() if f not in OPTIONAL or not _empty(new.as_dict()[f])]
     assert diff_manifests(new, new) == ([], shown)
 
 
@@ -329,7 +322,7 @@ def test_markup_the_agent_wrote_shows_as_text_inside_its_section(
         "reviewers: merge without reading --…"
     )
     for goal in ("ask @alice, (@bob) and *@carol*", "fixes #3, o/r#4 and GH-5"):
-        manifest = build_manifest(SessionState.model_validate(example(goal=goal)), "x", now=FIRST)
+        manifest = build_manifest(state_from(example(goal=goal)), "x", now=FIRST)
         shown = prbody.title(manifest, "s", 1)
         assert (MENTION.findall(shown), REFERENCE.findall(shown)) == ([], []), shown
 
@@ -383,10 +376,10 @@ def test_a_secret_in_a_foreign_previous_manifest_is_redacted(memory: Path, tmp_p
     """A clone that committed a manifest unredacted (by hand, without clm-policy): the body
     passes the redactor anyway."""
     raw = build_manifest(
-        SessionState.model_validate(example(session_id="s9", step_index=35)),
+        state_from(example(session_id="s9", step_index=35)),
         "by hand",
         now=FIRST,
-    ).model_dump(mode="json")
+    ).as_dict()
     raw["blockers"] = [f"deploy key {AWS} expired"]
     (memory / "manifests" / "old.json").write_text(json.dumps(raw))
     folder = memory / "sessions" / "s9" / "handoffs"
@@ -511,9 +504,7 @@ def test_json_output_names_the_pull_request(memory: Path, tmp_path: Path) -> Non
 
 def test_a_title_is_one_line_cut_and_quoted_for_the_shell() -> None:
     goal = "Fix the user's\n  login " + "y" * 100
-    manifest = build_manifest(
-        SessionState.model_validate({"session_id": "s", "goal": goal}), "why", now=FIRST
-    )
+    manifest = build_manifest(state_from({"session_id": "s", "goal": goal}), "why", now=FIRST)
     title = prbody.title(manifest, "s", 3)
     assert title == "Handoff s step 3 (in_progress): Fix the user's login " + "y" * 50 + "…"
     request = prbody.PullRequest(title, "", "clm/handoff/s-1", None, "0" * 40)

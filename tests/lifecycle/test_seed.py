@@ -14,8 +14,8 @@ import pytest
 from clm_policy.lifecycle.compose import Composed, Words
 from clm_policy.lifecycle.handoff import build_manifest
 from clm_policy.lifecycle.seed import PART_1, PART_2, PART_2_ALONE, seed_text
-from clm_policy.models.manifest import HandoffManifest
-from clm_policy.models.state import SessionState
+from clm_policy.models.shapes.manifest import validate_manifest
+from clm_policy.models.state_io import state_from
 from clm_policy.transcripts.record import CheckResult, SessionRecord
 
 from conftest import git, invoke
@@ -74,7 +74,7 @@ def manifest(words: str | None = REPLY, contradictions: list[str] | None = None,
         "changed_artifacts": ["shop/handlers/h09.py", "shop/handlers/h01.py"],
     }
     values.update(state)
-    s = SessionState.model_validate(values)
+    s = state_from(values)
     composed = Composed(
         s,
         s,
@@ -125,7 +125,7 @@ def test_without_the_agents_words_the_record_says_the_status_and_the_next_step()
 
 
 def test_without_the_agents_words_its_last_messages_and_reasoning_are_context() -> None:
-    s = SessionState.model_validate({"session_id": "s1", "requests": ["Fix the parser."]})
+    s = state_from({"session_id": "s1", "requests": ["Fix the parser."]})
     notes = record(said=["I will switch to csv.reader."], reasoning=["Quotes break split(',')."])
     alone = Composed(s, s, None, notes, [])
     text = seed_text(build_manifest(s, "hard limit", now=NOW, composed=alone))
@@ -217,10 +217,10 @@ def test_memory_topics_are_framed_as_records() -> None:
 
 
 def test_an_old_manifest_still_gives_a_seed() -> None:
-    data = manifest(words=None).model_dump(mode="json")
+    data = manifest(words=None).as_dict()
     for key in ("requests", "agent_words", "record", "transcript", "last_message"):
         data.pop(key)
-    old = HandoffManifest.model_validate(data)
+    old = validate_manifest(data)
     text = seed_text(old, constraints=["from state.json"], decisions=["also from it"])
     assert "- from state.json" in text
     assert "- also from it" in text
@@ -270,7 +270,7 @@ def test_a_handoff_takes_its_profiles_budget(tmp_path: Path) -> None:
 
     memory = tmp_path / "mem"
     init_memory(memory)
-    state = SessionState.model_validate(
+    state = state_from(
         {"session_id": "s1", "goal": "g", "changed_artifacts": [f"f{n}.py" for n in range(300)]}
     )
     with MemoryRepo(memory) as repo:

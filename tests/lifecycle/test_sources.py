@@ -13,7 +13,8 @@ import pytest
 
 from clm_policy.base.errors import InputError, StateError, UsageError
 from clm_policy.lifecycle.sources import Request, check, read_stdin, resolve
-from clm_policy.models.plain import FigureState, PlainState
+from clm_policy.models.enums import FIGURES
+from clm_policy.models.shapes.state import SessionState as Declared
 from clm_policy.models.state import SessionState
 
 from conftest import FIXTURES, REPO, invoke, state_file
@@ -64,7 +65,8 @@ def test_the_sources_a_command_takes_are_the_ones_it_lists() -> None:
 def test_figures_from_tokens() -> None:
     got = resolve(Request(tokens=5, window=10, step=4, last_compact_step=1, signals=("a=1", "b=x")))
     state = got.state
-    assert isinstance(state, FigureState)
+    assert isinstance(state, SessionState)
+    assert state.session_id == FIGURES
     assert (state.tokens.context_tokens, state.tokens.context_window) == (5, 10)
     assert (state.step_index, state.last_compact_step, dict(state.signals)) == (
         4,
@@ -83,13 +85,13 @@ def test_figures_from_tokens() -> None:
         resolve(Request(tokens=5), full=True)  # figures are no session
 
 
-def test_a_state_file_plain_figures_or_a_full_state(tmp_path: Path) -> None:
-    assert isinstance(resolve(Request(state=str(EXAMPLE))).state, FigureState)
+def test_a_state_file_is_the_whole_state(tmp_path: Path) -> None:
     full = resolve(Request(state=str(EXAMPLE)), full=True)
-    # the whole state, read without pydantic: the model's fields, dumped as the model dumps
-    assert isinstance(full.state, PlainState)
+    assert resolve(Request(state=str(EXAMPLE))).state == full.state
+    # the whole state, read without pydantic: the declaration's fields, dumped as it dumps
+    assert isinstance(full.state, SessionState)
     assert full.state.session_id == "auth-refactor-7"
-    model = SessionState.model_validate_json(EXAMPLE.read_text(), strict=True)
+    model = Declared.model_validate_json(EXAMPLE.read_text(), strict=True)
     assert full.state.as_dict() == model.model_dump(mode="json")
     assert full.file == str(EXAMPLE)
     # a state pydantic refuses is refused as before, where it is wrong
@@ -112,7 +114,7 @@ def test_a_later_error_is_placed_in_the_state_s_file(tmp_path: Path) -> None:
 def test_a_transcript_s_tail_or_the_whole_of_it() -> None:
     path = str(FIXTURES / "transcripts" / "codex_rollout.jsonl")
     tail = resolve(Request(transcript=path))
-    assert isinstance(tail.state, FigureState)
+    assert tail.state.session_id == FIGURES  # the figures of its tail, no session
     assert tail.reading is not None
     assert tail.reading.format == "codex"
     whole = resolve(Request(transcript=path), full=True)

@@ -193,7 +193,7 @@ def test_errors_name_the_failure_never_the_key(server: Server) -> None:
 
 def test_the_model_is_sent_the_cleaned_state(server: Server, memory: Path) -> None:
     secret = "AKIAZ7Q3X9P2M4N6R8T0"
-    s = state().model_copy(update={"decisions": [f"deploy with {secret}"]})
+    s = state().replace(decisions=[f"deploy with {secret}"])
     with MemoryRepo(memory) as repo:
         done = run_compaction(repo, s, retain=1, summarizer=summarizer(server))
     assert secret not in json.dumps(server.requests[0]["body"])
@@ -269,13 +269,13 @@ def test_compact_with_the_summarizer_option(
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("CLM_POLICY_SUMMARIZER")
     path = tmp_path / "state.json"
-    path.write_text(state().model_dump_json())
+    path.write_text(json.dumps(state().as_dict()))
     plain = invoke("compact", "--memory", str(memory), "--state", str(path))
     assert plain.exit_code == 0, plain.stderr
     assert server.requests == []  # deterministic unless asked
     server.then = completion("Nothing useful.")
     later = tmp_path / "later.json"  # a later position: the same one is committed already
-    later.write_text(state().model_copy(update={"step_index": 41}).model_dump_json())
+    later.write_text(json.dumps(state().replace(step_index=41).as_dict()))
     asked = invoke(
         "compact", "--memory", str(memory), "--state", str(later), "--summarizer", "openai"
     )

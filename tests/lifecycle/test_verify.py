@@ -67,7 +67,7 @@ def state(**changes: object) -> SessionState:
         "memory_keys": ["decisions/auth-jwt"],
     }
     values.update(changes)
-    return SessionState.model_validate(values)
+    return SessionState(**values)  # type: ignore[arg-type]
 
 
 def trailers(repo: Path, rev: str = "HEAD") -> dict[str, str]:
@@ -542,7 +542,7 @@ def test_compact_by_hand_hands_off_under_min_recall(
     tmp_path: Path, memory: Path, weak_deterministic: None
 ) -> None:
     path = tmp_path / "state.json"
-    path.write_text(state().model_dump_json())
+    path.write_text(json.dumps(state().as_dict()))
     result = invoke("compact", "--memory", str(memory), "--state", str(path))
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
@@ -559,7 +559,7 @@ def test_compact_by_hand_hands_off_under_min_recall(
 
 def test_compact_by_hand_reports_the_recall(tmp_path: Path, memory: Path) -> None:
     path = tmp_path / "state.json"
-    path.write_text(state().model_dump_json())
+    path.write_text(json.dumps(state().as_dict()))
     result = invoke("compact", "--memory", str(memory), "--state", str(path))
     assert result.exit_code == 0, result.stderr
     assert (
@@ -576,7 +576,7 @@ def test_compact_by_hand_reports_the_recall(tmp_path: Path, memory: Path) -> Non
         f"commit {head[:12]}; nothing new to commit\n"
     )
     later = tmp_path / "later.json"
-    later.write_text(state().model_copy(update={"step_index": 41}).model_dump_json())
+    later.write_text(json.dumps(state().replace(step_index=41).as_dict()))
     out = json.loads(
         invoke("compact", "--memory", str(memory), "--state", str(later), "--format", "json").stdout
     )

@@ -7,7 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from clm_policy.models.manifest import validate_manifest
+from clm_policy.models.shapes.manifest import validate_manifest
 
 from conftest import git, invoke, run_process
 
@@ -274,23 +274,17 @@ def test_human_confirmation(tmp_path: Path) -> None:
 
 def test_human_rejection_continues() -> None:
     from clm_policy.loop.control import _rejected
+    from clm_policy.models.decision import Decision
     from clm_policy.models.enums import Action
-    from clm_policy.policy.engine import Outcome
 
-    out = Outcome(
-        Action.HANDOFF,
-        "hard_handoff",
-        "too big",
-        Action.HANDOFF,
-        (),
-        (),
-        (),
-        False,
-        "p",
-        "coding",
-        1,
-        None,
-        None,
+    out = Decision(
+        action=Action.HANDOFF,
+        trigger="hard_handoff",
+        rationale="too big",
+        proposed=Action.HANDOFF,
+        policy="p",
+        profile="coding",
+        context_tokens=1,
     )
     rejected = _rejected(out)
     assert (rejected.action, rejected.trigger) == (Action.CONTINUE, "hard_handoff")

@@ -13,7 +13,7 @@ import pytest
 from clm_policy.agents.hooks.claude_code import run_claude_hook
 from clm_policy.agents.hooks.shared import log_path
 from clm_policy.base.errors import InputError
-from clm_policy.models.manifest import read_manifest, validate_manifest
+from clm_policy.models.shapes.manifest import read_manifest, validate_manifest
 from clm_policy.models.versions import (
     MANIFEST,
     MANIFEST_VERSION,

@@ -211,15 +211,14 @@ def test_the_count_is_what_the_commit_holds(memory: Path, tmp_path: Path) -> Non
     assert_nowhere(memory, GITHUB, OPENAI, *PEM_BODY)
 
 
-def test_a_plain_state_is_cleaned_as_its_model_is() -> None:
-    """The compaction cleans the plain state (models/plain.py) where it once cleaned the
-    pydantic one: the same redacted values, the same secrets counted; a message without text
-    (one the compaction does not read) is passed over, having nothing to redact."""
+def test_a_state_is_cleaned_as_its_data_is() -> None:
+    """The compaction cleans the state as the redactor cleans its JSON data: the same
+    redacted values, the same secrets counted; a message without text (one the compaction
+    does not read) is passed over, having nothing to redact."""
     from clm_policy.memory.change import Change
-    from clm_policy.models.state import SessionState
-    from clm_policy.models.state_io import plain_of
+    from clm_policy.models.state_io import state_from
 
-    model = SessionState.model_validate(
+    state = state_from(
         {
             "session_id": "s1",
             "goal": f"rotate {GITHUB}",
@@ -232,15 +231,15 @@ def test_a_plain_state_is_cleaned_as_its_model_is() -> None:
             ],
         }
     )
-    by_model, by_plain = Change(), Change()
+    by_data, by_state = Change(), Change()
     # (the tags a first pass leaves number the secrets in the order it met them: compared
     # once settled, as the write path settles them)
-    cleaned = by_model._first.settle(by_model.clean(model).model_dump(mode="json"))
-    assert by_plain._first.settle(by_plain.clean(plain_of(model)).as_dict()) == cleaned
+    cleaned = by_data._first.settle(by_data.clean(state.as_dict()))
+    assert by_state._first.settle(by_state.clean(state).as_dict()) == cleaned
     assert GITHUB not in json.dumps(cleaned)
     assert OPENAI not in json.dumps(cleaned)
-    assert by_model.counts == by_plain.counts
-    assert sorted(by_plain.counts.items()) == [
+    assert by_data.counts == by_state.counts
+    assert sorted(by_state.counts.items()) == [
         ("generic-secret", 1),
         ("github-pat", 1),
         ("openai-api-key", 1),

@@ -15,12 +15,10 @@ import pytest
 from pydantic import ValidationError
 
 from clm_policy.base.errors import InputError
-from clm_policy.models.manifest import (
-    HandoffManifest,
-    ManifestStatus,
-    format_timestamp,
-    validate_manifest,
-)
+from clm_policy.base.timestamp import format_timestamp
+from clm_policy.models import manifest as plain
+from clm_policy.models.enums import ManifestStatus
+from clm_policy.models.shapes.manifest import HandoffManifest, validate_manifest
 
 from conftest import REPO
 from probes import probe_code
@@ -91,6 +89,8 @@ def test_fields_are_the_version_and_the_seed_list_required_then_the_additions_op
     assert schema()["required"] == required
     assert list(schema()["properties"]) == required + ADDED_FIELDS
     assert schema()["additionalProperties"] is False
+    assert tuple(required + ADDED_FIELDS) == plain.HandoffManifest.FIELDS
+    assert tuple(required) == plain.HandoffManifest.REQUIRED
     older = {k: v for k, v in sample().items() if k != "agent_id"}
     assert validate_manifest(older).agent_id is None
     for bad in ("", "../main", "a b", "x" * 65):
@@ -118,9 +118,13 @@ def test_fixture_validates_and_round_trips() -> None:
     assert manifest.status is ManifestStatus.IN_PROGRESS
     assert manifest.token_snapshot.context_tokens == 352_000
     assert manifest.token_snapshot.total_tokens == 4_241_000
-    dumped = json.loads(manifest.model_dump_json())
+    assert isinstance(manifest, plain.HandoffManifest)  # the plain class, not pydantic's
+    dumped = manifest.as_dict()
     assert {k: v for k, v in dumped.items() if k in sample()} == sample()
-    assert validate_manifest(manifest) == manifest  # a model is checked against the schema too
+    assert validate_manifest(manifest) == manifest  # a manifest is checked against the schema too
+    assert plain.HandoffManifest.from_dict(dumped) == manifest
+    full = HandoffManifest.model_validate_json(json.dumps(sample()), strict=True)
+    assert dumped == full.model_dump(mode="json")  # the declaration's dump, key for key
 
 
 def _set(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
@@ -274,7 +278,7 @@ def test_an_impossible_date_is_caught_by_pydantic() -> None:
 
 def test_schema_errors_are_reported_by_field() -> None:
     """Should the schema ever be stricter than the model, its error names the field too."""
-    from clm_policy.models.manifest import _best_schema_error
+    from clm_policy.models.shapes.manifest import _best_schema_error
 
     data = sample()
     assert _best_schema_error(data) is None
@@ -325,7 +329,9 @@ def test_manifest_and_lifecycle_imports_stay_off_jsonschema() -> None:
         "import clm_policy\n"
         "assert 'jsonschema' not in sys.modules and 'pydantic' not in sys.modules\n"
         "import clm_policy.models.manifest, clm_policy.lifecycle.compaction\n"
-        "import clm_policy.lifecycle.handoff\n"
+        "import clm_policy.lifecycle.handoff, clm_policy.lifecycle.pipelines\n"
+        "assert 'pydantic' not in sys.modules  # the plain classes: pydantic is for the edges\n"
+        "import clm_policy.models.shapes.manifest\n"
     )
     done = probe_code("lifecycle", code)
     assert (done.loaded, done.stderr) == ([], "")

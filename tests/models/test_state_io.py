@@ -1,17 +1,18 @@
 """Reading a SessionState from JSON: a state that does not validate is refused at the place of
 its first problem, and narrowing a large state down before pydantic sees it (long lists cut to
-the first item the plain check refuses) says exactly what validating the whole says."""
+the first item the reader refuses) says exactly what validating the whole says; a state the
+program built is checked before it is written."""
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
 import pytest
 
 from clm_policy.base.errors import StateError
-from clm_policy.models.state_io import LONG, parse_state, plain_state_of
+from clm_policy.models.state import SessionState, TokenSnapshot
+from clm_policy.models.state_io import LONG, parse_state, state_from
 
 
 def large(count: int = 3 * LONG) -> dict[str, Any]:
@@ -106,23 +107,24 @@ def test_the_place_is_the_items_in_the_whole_text() -> None:
     )
 
 
-def test_the_plain_check_hands_its_parse_to_the_refusal() -> None:
-    """`decide --state` reads a state with plain_state_of, then parse_state says what is
-    wrong: the refusal is the same whether or not the first read's data is handed on."""
-    text = json.dumps(BAD["two bad messages"], indent=1)
-    with pytest.raises(StateError) as alone:
-        parse_state(text, "s.json")
-    assert plain_state_of(text, "s.json") is None
-    with pytest.raises(StateError) as after:
-        parse_state(text, "s.json")
-    assert str(after.value) == str(alone.value)
-    other = copy.deepcopy(BAD["a bad decision only"])
-    assert plain_state_of(text, "s.json") is None  # handed on, but another text is read
-    with pytest.raises(StateError) as fresh:
-        parse_state(json.dumps(other), "t.json")
-    assert str(fresh.value).startswith("t.json:1:")
+def test_a_state_the_program_built_is_checked() -> None:
+    good = SessionState(session_id="s", step_index=3, last_compact_step=2)
+    assert state_from(good.as_dict()) == good
+    with pytest.raises(StateError) as err:
+        state_from(good.replace(compact_count=2**63).as_dict(), "the compacted state")
+    assert str(err.value) == (
+        "the compacted state: compact_count: input should be less than or equal to "
+        "9223372036854775807, got integer 9223372036854775808"
+    )
+    with pytest.raises(StateError) as err:
+        state_from(SessionState(session_id="s", tokens=TokenSnapshot(context_window=0)).as_dict())
+    assert str(err.value) == (
+        "the state: tokens.context_window: input should be greater than 0, got integer 0"
+    )
 
 
 def test_a_valid_large_state_is_read_whole() -> None:
     state = parse_state(json.dumps(large()), "s.json")
     assert (len(state.messages), len(state.decisions)) == (3 * LONG, 3 * LONG)
+    assert isinstance(state, SessionState)
+    assert state.as_dict()["messages"][5] == large()["messages"][5] | {"name": None}

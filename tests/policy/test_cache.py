@@ -15,6 +15,8 @@ import pytest
 
 from clm_policy import ClmError, PolicyError, SessionState, TokenSnapshot
 from clm_policy.base.record import Record
+from clm_policy.models.enums import TaskStatus
+from clm_policy.models.state_io import state_from
 from clm_policy.policy import cache
 from clm_policy.policy.cache import load_policy_cached
 from clm_policy.policy.compile import load_policy
@@ -146,7 +148,7 @@ confirm: [handoff, compact]
 
 def _states() -> list[tuple[SessionState, str | None, bool]]:
     def s(**kw: object) -> SessionState:
-        return SessionState.model_validate({"session_id": "s", **kw})
+        return state_from({"session_id": "s", **kw})
 
     return [
         (s(), None, False),
@@ -178,10 +180,10 @@ def _decisions(policy: Policy) -> list[object]:
     out: list[object] = []
     for state, profile, force in _states():
         for signals in _signal_sets(policy):
-            st = state.model_copy(update={"signals": signals})
+            st = state.replace(signals=signals)
             try:
-                out.append(policy.decide(st, profile, force=force).model_dump())
-                out.append(policy.explain(st, profile, force=force).model_dump())
+                out.append(policy.decide(st, profile, force=force).as_dict())
+                out.append(policy.explain(st, profile, force=force).as_dict())
             except ClmError as exc:  # a profile this policy lacks, a window it cannot know
                 out.append(str(exc))
     return out
@@ -292,7 +294,7 @@ def test_a_tampered_entry_with_a_refused_expression_is_a_miss(
     else:
         rule["because"]["text"] = text
     entry.write_text(json.dumps(data))
-    s = SessionState(session_id="s", status="phase_boundary")
+    s = SessionState(session_id="s", status=TaskStatus.PHASE_BOUNDARY)
     assert load_policy_cached("default").decide(s) == load_policy("default").decide(s)
     assert not canary.exists()
     assert json.loads(entry.read_bytes()) != data  # the miss wrote a good entry back

@@ -289,8 +289,8 @@ def test_resolved_policy_is_equivalent(
                     tokens=TokenSnapshot(context_tokens=context),
                 )
                 for force in (False, True):
-                    a = original.decide(s, force=force).model_dump()
-                    b = resolved.decide(s, force=force).model_dump()
+                    a = original.decide(s, force=force).as_dict()
+                    b = resolved.decide(s, force=force).as_dict()
                     a.pop("policy"), b.pop("policy")
                     assert a == b
 

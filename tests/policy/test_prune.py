@@ -61,10 +61,10 @@ def test_a_profile_skips_what_it_rules_out(tmp_path: Path, monkeypatch: pytest.M
         status=TaskStatus.PHASE_BOUNDARY,
         tokens=TokenSnapshot(context_tokens=10),
     )
-    calm = policy.outcome(state, "calm")
+    calm = policy.decide(state, "calm")
     assert (calm.action.value, calm.trigger) == ("continue", None)
     assert not any("phase_boundary" in text for text in evaluated)
     evaluated.clear()
-    coding = policy.outcome(state, "coding")  # prefers the handoff: the rule is evaluated
+    coding = policy.decide(state, "coding")  # prefers the handoff: the rule is evaluated
     assert (coding.action.value, coding.trigger) == ("handoff", "phase_boundary")
     assert any("phase_boundary" in text for text in evaluated)

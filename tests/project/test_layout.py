@@ -200,7 +200,11 @@ def test_the_circle_check_sees_a_circle(tmp_path: Path) -> None:
 
 LONGEST = 80
 """Lines a function may take (docstring included); a longer one does more than one thing."""
-GENERATED = {"clm_policy/models/plain.py"}  # (python -m clm_policy.models.shape --write)
+GENERATED = {  # (python -m clm_policy.models.generate --write)
+    "clm_policy/models/state.py",
+    "clm_policy/models/decision.py",
+    "clm_policy/models/manifest.py",
+}
 # issue 27: being worked on elsewhere; remove a line when its function is split (the test then
 # fails until it goes)
 KNOWN_LONG = {

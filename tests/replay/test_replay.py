@@ -14,8 +14,8 @@ import pytest
 from clm_policy.loop.monitor import COUNTED, seen_state
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.trailers import CommitMessage
-from clm_policy.models.plain import FigureState
-from clm_policy.models.state import Message, SessionState, TokenSnapshot
+from clm_policy.models.enums import MessageRole, TaskStatus
+from clm_policy.models.state import READ_FIELDS, Message, SessionState, TokenSnapshot
 from clm_policy.policy.compile import load_policy
 from clm_policy.replay import records
 from clm_policy.replay.memory import replay_memory
@@ -151,11 +151,11 @@ def test_a_policy_that_cannot_decide_the_recorded_states_refuses(
 
 def test_a_line_records_every_name_a_decision_reads() -> None:
     """What seen_state records is enough: the engine reads the same values from the record as
-    from the live state (every field of the generated FigureState, with values other than the
+    from the live state (every field it reads, READ_FIELDS, with values other than the
     defaults)."""
     state = SessionState(
         session_id="s1",
-        status="waiting",
+        status=TaskStatus.WAITING,
         step_index=12,
         last_compact_step=7,
         compact_count=2,
@@ -170,12 +170,12 @@ def test_a_line_records_every_name_a_decision_reads() -> None:
             estimated=True,
         ),
         signals={"degradation": True},
-        messages=[Message(role="user", content="hi")] * 3,
+        messages=[Message(role=MessageRole.USER, content="hi")] * 3,
         human_interventions=4,
         blockers=["x", "y"],
     )
-    defaults = FigureState()
-    for name in FigureState.FIELDS:
+    defaults = SessionState(session_id="defaults")
+    for name in READ_FIELDS:
         if name != "tokens":
             assert getattr(state, name) != getattr(defaults, name), name
     line = json.dumps(

@@ -196,7 +196,7 @@ def test_an_internal_error_exits_3(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*_: object, **__: object) -> None:
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(Policy, "outcome", boom)
+    monkeypatch.setattr(Policy, "decide", boom)
     result = invoke("test", str(POLICIES / "tests" / "option_c.test.yaml"))
     assert (result.exit_code, result.stdout) == (3, "")
     assert result.stderr.startswith("clm-policy: internal error: RuntimeError: kaboom")

@@ -14,7 +14,7 @@ from pathlib import Path
 from clm_policy.tester.cases import BATCH, SuiteReader
 from clm_policy.tester.runner import run_tests
 
-from conftest import invoke
+from conftest import REPO, invoke
 
 Write = Callable[[str, str], Path]
 
@@ -158,3 +158,15 @@ def test_cases_that_carry_an_anchor_are_read_whole_and_run(write: Write) -> None
         "0 errors",
         "3 passed, 0 failed, 0 skipped",
     ]
+
+
+def test_a_case_decides_on_its_given_as_the_declaration_reads_it() -> None:
+    """The state a case is decided on (read from the case's data, without pydantic) is the
+    given pydantic accepted, field for field, in every shipped test file."""
+    for path in sorted((REPO / "policies" / "tests").glob("*.test.yaml")):
+        for case in SuiteReader(path.read_text(encoding="utf-8"), str(path)).cases():
+            if case.given_error is None:
+                assert case.state.as_dict() == case.spec.given.model_dump(mode="json"), (
+                    path.name,
+                    case.spec.name,
+                )

@@ -105,7 +105,7 @@ def hand_off(
     )
     if via is not None:
         trailers["Clm-Via"] = via
-        decided = hook.policy().outcome(composed.base, hook.profile)
+        decided = hook.policy().decide(composed.base, hook.profile)
         why = hook.provenance(decided, **trailers)
         if decided.action.value != "handoff":
             said = decided.action.value + (f" ({decided.rationale})" if decided.rationale else "")
@@ -156,7 +156,7 @@ def with_agents(repo: Any, state: Any) -> Any:
     if not keys:
         return state
     merged = list(dict.fromkeys([*state.memory_keys, *keys]))
-    return state.model_copy(update={"memory_keys": merged})
+    return state.replace(memory_keys=merged)
 
 
 def _agent_keys(repo: Any, session_id: str) -> list[str]:
@@ -447,16 +447,12 @@ def redacted_for_advice(state: Any) -> Any:
         ),
         None,
     )
-    return state.model_copy(
-        update={
-            "goal": clean(state.goal),
-            "blockers": [clean(b) for b in state.blockers],
-            "not_verified": [clean(x) for x in state.not_verified],
-            "changed_artifacts": [clean(a) for a in state.changed_artifacts],
-            "messages": []
-            if last is None
-            else [last.model_copy(update={"content": clean(last.content)})],
-        }
+    return state.replace(
+        goal=clean(state.goal),
+        blockers=[clean(b) for b in state.blockers],
+        not_verified=[clean(x) for x in state.not_verified],
+        changed_artifacts=[clean(a) for a in state.changed_artifacts],
+        messages=[] if last is None else [last.replace(content=clean(last.content))],
     )
 
 

@@ -203,7 +203,7 @@ class Hook:
         policy = self.policy()
         if window_unknown(policy, figures, self.profile):
             return None
-        return policy.outcome(figures, self.profile)
+        return policy.decide(figures, self.profile)
 
     def session_id(self, reading: Any | None = None) -> str:
         """The memory repository's id of this session: the agent's own, when valid."""
@@ -260,7 +260,7 @@ class Hook:
         self.window_of(reading)
         state = reading.to_state(self.session_id(reading))
         if self.profile:
-            state = state.model_copy(update={"profile": self.profile})
+            state = state.replace(profile=self.profile)
         return state, self.outcome(state)
 
     def repo(self) -> Any:
@@ -346,7 +346,7 @@ def seed_from(
         record_session_start,
     )
     from clm_policy.lifecycle.seed import seed_text
-    from clm_policy.models.manifest import read_manifest
+    from clm_policy.models.shapes.manifest import read_manifest
     from clm_policy.models.state import SessionState
 
     path = entry.trailers.get("Clm-Manifest")

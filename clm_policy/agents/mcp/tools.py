@@ -110,7 +110,7 @@ class Tools:
         caller, hook = self._session("explain")
         reading, _ = hook.decide_from_tail()
         explanation = hook.policy().explain(reading.to_figures(), hook.profile)
-        return {**self._where(caller), "explanation": explanation.model_dump(mode="json")}
+        return {**self._where(caller), "explanation": explanation.as_dict()}
 
     def handoff(self, fields: AgentHandoff) -> dict[str, Any]:
         """Commit the calling session's handoff: the agent's fields, kept whole, beside the

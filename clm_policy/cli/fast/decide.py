@@ -104,7 +104,7 @@ def answer(args: list[str]) -> str | None:
         raise  # the state cannot be read: click's path would say exactly this
     try:
         profile = setting("profile", values["profile"])
-        outcome = policy.outcome(resolved.state, profile, force=values["force"])
+        outcome = policy.decide(resolved.state, profile, force=values["force"])
     except ClmError:
         return None
     return render(outcome, values["fmt"], resolved.reading)

@@ -1,0 +1,649 @@
+"""Generates the plain classes the program works with from the documents' one declaration.
+
+Each document — the state, the decision with its explain trace, the handoff manifest — is
+declared once, as pydantic models in :mod:`clm_policy.models.shapes`. The JSON schemas and
+the messages that say where a file is wrong come from those models; everything else works
+with the plain, slotted classes generated here, in ``clm_policy/models/<document>.py``
+(:data:`DOCUMENTS`):
+
+- one class per model, of the same name and fields (``FIELDS``; ``REQUIRED``: those without a
+  default): keyword arguments with the model's
+  defaults (a list, a dict or a nested model is new for each object), ``as_dict()`` — the
+  JSON data, exactly the model's ``model_dump(mode="json")`` — and, for a document the
+  program reads back, ``from_dict(data)``: the object of JSON data the model accepts (checked
+  already: by pydantic at an edge, or by :func:`read_state`);
+- for the state: ``READ_FIELDS`` and ``COUNTED_FIELDS`` (the fields the engine reads, and the
+  lists among them, whose length alone it reads), the type-only protocols ``StateLike`` and
+  ``TokenSnapshotLike`` (what a decision reads), ``DIRECT_NAMES`` (each name a rule reads
+  straight from a field, its type and meaning), ``direct_values(state)`` (their values; the
+  engine adds the derived ones) and ``read_state(data)``: the state of JSON data that is
+  plainly valid — exact JSON types, every bound, no unknown key,
+  :data:`~clm_policy.models.fields.STATE_CHECKS` — else None. It never accepts what pydantic
+  refuses; pydantic, which accepts exactly the same, then says what is wrong
+  (:mod:`clm_policy.models.state_io`).
+
+``python -m clm_policy.models.generate`` prints the modules; ``--write`` writes them;
+``--check`` exits 1 when a file differs (the test suite runs the same comparison).
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+import inspect
+import sys
+import types
+import typing
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import annotated_types
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+from clm_policy.models.fields import Reads
+
+FOLDER = Path(__file__).parent
+
+DOCUMENTS: dict[str, tuple[str, tuple[str, ...], bool]] = {
+    # the generated module -> what it holds, the models it is generated from, in
+    # clm_policy.models.shapes.<it> (the ones they hold come along; a model an earlier
+    # document holds is imported from that document's module), and whether the program reads
+    # it back (its classes get from_dict): a decision is only written
+    "state": ("The state a decision reads", ("SessionState", "AgentStepResult"), True),
+    "decision": ("The decision and its explain trace", ("Explanation",), False),
+    "manifest": ("The handoff manifest", ("HandoffManifest",), True),
+}
+READER = "state"
+"""The document whose first model :func:`read_state` reads (the state's root)."""
+
+SCALARS = (bool, int, float, str)
+ENUMS = "clm_policy.models.enums"
+
+
+class ShapeError(TypeError):
+    """A field of a kind the generator does not know: teach it here before using it."""
+
+
+class Kind:
+    """A field's type as the generated code sees it: ``form`` is ``scalar`` (int, float, bool,
+    str), ``union`` (of scalars), ``enum``, ``model``, ``list`` or ``dict`` (``item``: the
+    kind of its items); ``target`` the type itself."""
+
+    def __init__(
+        self, form: str, target: Any, optional: bool = False, item: Kind | None = None
+    ) -> None:
+        self.form = form
+        self.target = target
+        self.optional = optional
+        self.item = item
+
+    def text(self) -> str:
+        """The annotation in the generated code."""
+        if self.form == "union":
+            base = " | ".join("None" if t is type(None) else t.__name__ for t in self.target)
+        elif self.form == "list":
+            assert self.item is not None
+            base = f"list[{self.item.text()}]"
+        elif self.form == "dict":
+            assert self.item is not None
+            base = f"dict[str, {self.item.text()}]"
+        else:
+            base = self.target.__name__
+        return f"{base} | None" if self.optional else base
+
+
+def _wrapped(head: str, names: tuple[str, ...], tail: str = "") -> list[str]:
+    """``head`` and the tuple ``names`` on one line, or on as few lines of 100 characters as
+    they fill when that is long."""
+    line = f"{head}{names!r}{tail}"
+    if len(line) <= 100:
+        return [line]
+    indent = " " * (len(head) - len(head.lstrip()) + 4)
+    lines, current = [f"{head}("], indent
+    for name in names:
+        item = f"{name!r},"
+        if len(current) + len(item) + 1 > 100:
+            lines.append(current.rstrip())
+            current = indent
+        current += item + " "
+    return [*lines, current.rstrip(), f"{indent[:-4]}){tail}"]
+
+
+def _unwrap(annotation: Any) -> Any:
+    """The type inside ``Annotated[...]``."""
+    while typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    return annotation
+
+
+def kind_of(annotation: Any) -> Kind:
+    """The :class:`Kind` of a field or item annotation."""
+    annotation = _unwrap(annotation)
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        args = [_unwrap(a) for a in typing.get_args(annotation)]
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) == 1:
+            inner = kind_of(rest[0])
+            return Kind(inner.form, inner.target, True, inner.item)
+        if all(a in SCALARS or a is type(None) for a in args):
+            return Kind("union", tuple(args))
+        raise ShapeError(f"a union of scalars only, not {annotation!r}")
+    if origin is list:
+        return Kind("list", list, item=kind_of(typing.get_args(annotation)[0]))
+    if origin is dict:
+        key, item = typing.get_args(annotation)
+        if key is not str:
+            raise ShapeError(f"dict keys must be str, not {key!r}")
+        return Kind("dict", dict, item=kind_of(item))
+    if annotation in SCALARS:
+        return Kind("scalar", annotation)
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        if annotation.__module__ != ENUMS:
+            raise ShapeError(f"{annotation.__name__}: enumerations live in {ENUMS}")
+        return Kind("enum", annotation)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return Kind("model", annotation)
+    raise ShapeError(f"a field of type {annotation!r}")
+
+
+def _reads(info: FieldInfo) -> Reads | None:
+    return next((m for m in info.metadata if isinstance(m, Reads)), None)
+
+
+def _bounds(info: FieldInfo) -> list[str]:
+    """Conditions on ``{v}`` from the field's numeric and length constraints."""
+    conditions = []
+    for m in info.metadata:
+        if isinstance(m, annotated_types.Ge):
+            conditions.append(f"{{v}} >= {m.ge!r}")
+        elif isinstance(m, annotated_types.Gt):
+            conditions.append(f"{{v}} > {m.gt!r}")
+        elif isinstance(m, annotated_types.Le):
+            conditions.append(f"{{v}} <= {m.le!r}")
+        elif isinstance(m, annotated_types.Lt):
+            conditions.append(f"{{v}} < {m.lt!r}")
+        elif isinstance(m, annotated_types.MinLen):
+            conditions.append(f"len({{v}}) >= {m.min_length!r}")
+        elif isinstance(m, annotated_types.MaxLen):
+            conditions.append(f"len({{v}}) <= {m.max_length!r}")
+        elif not isinstance(m, Reads):
+            raise ShapeError(f"the reader cannot check {m!r}")
+    return conditions
+
+
+def _default(info: FieldInfo) -> str:
+    """The default's code (a field with a factory has None, filled in the body)."""
+    default = info.default
+    if isinstance(default, enum.Enum):
+        return f"{type(default).__name__}.{default.name}"
+    return repr(default)
+
+
+def _fill(info: FieldInfo) -> str | None:
+    """The code that makes a field's default when its factory does (None: no factory)."""
+    factory = info.default_factory
+    if factory is None:
+        return None
+    if factory is list:
+        return "[]"
+    if factory is dict:
+        return "{}"
+    if isinstance(factory, type) and issubclass(factory, BaseModel):
+        return f"{factory.__name__}()"
+    raise ShapeError(f"a default factory {factory!r}")
+
+
+def _dumped(kind: Kind, value: str) -> str:
+    """``value`` (of ``kind``) as JSON data."""
+    if kind.form in ("scalar", "union"):
+        return value
+    if kind.form == "enum":
+        code = f"{value}.value"
+    elif kind.form == "model":
+        code = f"{value}.as_dict()"
+    elif kind.form == "list":
+        assert kind.item is not None
+        if kind.item.form in ("scalar", "union"):
+            code = f"list({value})"
+        else:
+            code = f"[{_dumped(kind.item, 'item')} for item in {value}]"
+    else:
+        assert kind.item is not None
+        if kind.item.form not in ("scalar", "union"):
+            raise ShapeError("a dict of scalars only")
+        code = f"dict({value})"
+    return f"None if {value} is None else {code}" if kind.optional else code
+
+
+def _loaded(kind: Kind, value: str) -> str:
+    """JSON data ``value`` (checked, of ``kind``) as the field's value."""
+    if kind.form in ("scalar", "union"):
+        return value
+    if kind.form == "enum":
+        code = f"{kind.target.__name__}({value})"
+    elif kind.form == "model":
+        code = f"{kind.target.__name__}.from_dict({value})"
+    elif kind.form == "list":
+        assert kind.item is not None
+        if kind.item.form in ("scalar", "union"):
+            code = f"list({value})"
+        else:
+            code = f"[{_loaded(kind.item, 'item')} for item in {value}]"
+    else:
+        code = f"dict({value})"
+    return f"None if {value} is None else {code}" if kind.optional else code
+
+
+def _class(model: type[BaseModel], read: bool) -> list[str]:
+    """The plain class of ``model``: its fields, ``as_dict`` and, when it is ``read`` back,
+    ``from_dict``."""
+    name = model.__name__
+    doc = "\n".join(
+        f"    {line}" if line else ""
+        for line in inspect.cleandoc(model.__doc__ or name).split("\n")
+    ).lstrip()
+    fields = list(model.model_fields.items())
+    params, body, dumped, loaded = [], [], [], []
+    for field, info in fields:
+        kind = kind_of(info.annotation)
+        fill = _fill(info)
+        if info.is_required():
+            params.append(f"        {field}: {kind.text()},")
+            body.append(f"        self.{field} = {field}")
+        elif fill is not None:
+            params.append(f"        {field}: {kind.text()} | None = None,")
+            body.append(f"        self.{field} = {fill} if {field} is None else {field}")
+        else:
+            params.append(f"        {field}: {kind.text()} = {_default(info)},")
+            body.append(f"        self.{field} = {field}")
+        dumped.append(f"            {field!r}: {_dumped(kind, f'self.{field}')},")
+        loaded.append(f"            {field}={_loaded(kind, f'data[{field!r}]')},")
+    loading = [
+        "",
+        "    @classmethod",
+        f"    def from_dict(cls, data: Mapping[str, Any]) -> {name}:",
+        f'        """The {name} of JSON data its declaration accepts (checked already)."""',
+        "        return cls(",
+        *loaded,
+        "        )",
+    ]
+    return [
+        f"class {name}(Record):",
+        f'    """{doc}"""',
+        "",
+        *_wrapped("    FIELDS: ClassVar[tuple[str, ...]] = ", tuple(f for f, _ in fields)),
+        *_wrapped(
+            "    REQUIRED: ClassVar[tuple[str, ...]] = ",
+            tuple(f for f, info in fields if info.is_required()),
+        ),
+        "    __slots__ = FIELDS",
+        "    HASHABLE = False",
+        "",
+        "    def __init__(",
+        "        self,",
+        "        *,",
+        *params,
+        "    ) -> None:",
+        *body,
+        "",
+        "    def as_dict(self) -> dict[str, Any]:",
+        '        """The JSON data (exactly the declaration\'s ``model_dump(mode="json")``)."""',
+        "        return {",
+        *dumped,
+        "        }",
+        *(loading if read else []),
+    ]
+
+
+class _Reader:
+    """The functions that read a model from JSON data when it is plainly valid."""
+
+    def __init__(self) -> None:
+        self.functions: dict[str, list[str]] = {}
+        self.enums: dict[type[enum.Enum], str] = {}
+
+    def enum_table(self, kind: type[enum.Enum]) -> str:
+        """The name of the table of ``kind``'s members by value (written once)."""
+        return self.enums.setdefault(kind, f"_{kind.__name__.upper()}")
+
+    def model(self, model: type[BaseModel], checks: bool = False) -> str:
+        """The name of the function reading ``model`` (written once); with ``checks``, it
+        applies :data:`~clm_policy.models.fields.STATE_CHECKS` too."""
+        name = f"_read_{model.__name__.lower()}"
+        if name in self.functions:
+            return name
+        self.functions[name] = []  # taken, for a model that holds itself
+        if model.__pydantic_decorators__.model_validators and not checks:
+            raise ShapeError(f"{model.__name__}: a model validator the reader does not know")
+        keys = f"_{model.__name__.upper()}_KEYS"
+        lines = [
+            f"def {name}(data: Any) -> {model.__name__} | None:",
+            f'    """``data`` as a {model.__name__} when it is plainly valid, else None."""',
+            f"    if type(data) is not dict or not data.keys() <= {keys}:",
+            "        return None",
+        ]
+        for field, info in model.model_fields.items():
+            lines += self.field(f"f_{field}", field, info)
+        every = ", ".join(f"{f}=f_{f}" for f in model.model_fields)
+        lines.append(f"    found = {model.__name__}({every})")
+        if checks:
+            lines.append("    if any(check(found) is not None for check in STATE_CHECKS):")
+            lines.append("        return None")
+        lines.append("    return found")
+        self.functions[name] = [*_wrapped(f"{keys} = frozenset(", tuple(model.model_fields), ")")]
+        self.functions[name] += ["", ""]
+        self.functions[name] += lines
+        return name
+
+    def field(self, value: str, field: str, info: FieldInfo) -> list[str]:
+        """Lines that bind ``value`` to the field's value, or ``return None``."""
+        kind = kind_of(info.annotation)
+        conditions = _bounds(info)
+        fill = _fill(info)
+        missing = "_MISSING" if info.is_required() or fill is not None else _default(info)
+        if kind.form == "enum":
+            if not info.is_required():
+                missing = repr(info.default.value)
+            table = self.enum_table(kind.target)
+            if kind.optional or conditions:
+                raise ShapeError(f"{field}: an optional or bounded enumeration")
+            return [
+                f"    {value} = data.get({field!r}, {missing})",
+                f"    {value} = {table}.get({value}) if type({value}) is str else None",
+                f"    if {value} is None:",
+                "        return None",
+            ]
+        lines = [f"    {value} = data.get({field!r}, {missing})"]
+        if kind.form in ("scalar", "union"):
+            test = self.scalar(value, kind, conditions)
+            if kind.optional and missing == "None":
+                test = f"{value} is not None and not ({test})"
+            elif kind.optional:
+                test = f"{value} is _MISSING or ({value} is not None and not ({test}))"
+            else:
+                test = f"not ({test})"
+            return [*lines, f"    if {test}:", "        return None"]
+        if fill is None or kind.optional or conditions:
+            raise ShapeError(f"{field}: the reader knows collections and models with a factory")
+        if kind.form == "model":
+            read = self.model(kind.target)
+            return [
+                *lines,
+                f"    {value} = {fill} if {value} is _MISSING else {read}({value})",
+                f"    if {value} is None:",
+                "        return None",
+            ]
+        assert kind.item is not None
+        item = kind.item
+        if kind.form == "list" and item.form == "model":
+            read = f"_read_list(data, {field!r}, {self.model(item.target)})"
+        elif item.form == "scalar" and kind.form == "list":
+            read = f"_list_of(data, {field!r}, {item.target.__name__})"
+        elif item.form == "union" and kind.form == "dict":
+            if type(None) in item.target or set(item.target) != set(SCALARS):
+                raise ShapeError(f"{field}: a dict of any scalar but null only")
+            read = f"_scalar_values(data, {field!r})"
+        else:
+            raise ShapeError(f"{field}: a {kind.text()}")
+        return [f"    {value} = {read}", f"    if {value} is None:", "        return None"]
+
+    def scalar(self, value: str, kind: Kind, conditions: list[str]) -> str:
+        """The test that ``value`` is of the scalar ``kind`` within ``conditions``."""
+        if kind.form == "union":
+            if set(kind.target) - {type(None)} != set(SCALARS):
+                raise ShapeError("a union of any scalar only")
+            return f"_scalar({value})"
+        test = f"type({value}) is {kind.target.__name__}"
+        if kind.target is float:  # finite: JSON has no NaN or infinity
+            test += f" and {value} - {value} == 0"
+        return " and ".join([test, *(c.format(v=value) for c in conditions)])
+
+
+HELPERS = '''
+
+def _scalar(value: object) -> bool:
+    """A JSON number (finite), string or boolean."""
+    if isinstance(value, float):
+        return value - value == 0
+    kind = type(value)
+    return kind is str or kind is int or kind is bool
+
+
+def _list_of(data: dict[str, Any], key: str, kind: type) -> list[Any] | None:
+    """``data[key]`` when it is a list of ``kind`` (a new empty one when it is missing)."""
+    value = data.get(key, _MISSING)
+    if value is _MISSING:
+        return []
+    return value if type(value) is list and all(type(i) is kind for i in value) else None
+
+
+def _scalar_values(data: dict[str, Any], key: str) -> dict[str, Any] | None:
+    """``data[key]`` when it maps names to JSON scalars (a new empty one when it is missing)."""
+    value = data.get(key, _MISSING)
+    if value is _MISSING:
+        return {}
+    return value if type(value) is dict and all(_scalar(i) for i in value.values()) else None
+
+
+def _read_list(
+    data: dict[str, Any], key: str, read: Callable[[Any], _T | None]
+) -> list[_T] | None:
+    """Each item of the list ``data[key]`` read by ``read`` (a new empty list when it is
+    missing); None when it is no list or an item is refused."""
+    value = data.get(key, _MISSING)
+    if value is _MISSING:
+        return []
+    if type(value) is not list:
+        return None
+    items = []
+    for item in value:
+        found = read(item)
+        if found is None:
+            return None
+        items.append(found)
+    return items'''
+
+
+def _names(model: type[BaseModel], prefix: str = "") -> list[tuple[str, str, str, str]]:
+    """(rule name, type, meaning, attribute path) of every directly read field."""
+    found = []
+    for field, info in model.model_fields.items():
+        reads = _reads(info)
+        if reads is None:
+            continue
+        kind = kind_of(info.annotation)
+        if kind.form == "model":
+            found += _names(kind.target, f"{prefix}{field}.")
+        elif reads.name is not None:
+            if kind.form == "enum":
+                text = "str"
+            elif kind.form == "scalar":
+                text = kind.target.__name__
+            else:
+                raise ShapeError(f"a rule cannot read a value of type {kind.text()}")
+            if kind.optional:
+                text += "|None"
+            found.append((reads.name, text, reads.doc, prefix + field))
+    return found
+
+
+def _protocols(model: type[BaseModel], name: str = "StateLike") -> list[str]:
+    """Type-only protocols of what the engine reads of ``model`` (its fields marked
+    ``Reads``; a list as any sized collection, a nested model as its own protocol)."""
+    nested: list[str] = []
+    counted = any(kind_of(f.annotation).form == "list" for f in model.model_fields.values())
+    lines = [
+        f"    class {name}(Protocol):",
+        f'        """What a decision reads of a {model.__name__}'
+        + (' (of a list, only its length)."""' if counted else '."""'),
+        "",
+    ]
+    for field, info in model.model_fields.items():
+        if _reads(info) is None:
+            continue
+        kind = kind_of(info.annotation)
+        if kind.form == "list":
+            text = "Sized"
+        elif kind.form == "dict":
+            assert kind.item is not None
+            text = f"Mapping[str, {kind.item.text()}]"
+        elif kind.form == "model":
+            text = f"{kind.target.__name__}Like"
+            nested += _protocols(kind.target, text)
+        else:
+            text = kind.text()
+        lines += ["        @property", f"        def {field}(self) -> {text}: ..."]
+    return [*nested, *lines, ""]
+
+
+def _names_table(state: type[BaseModel]) -> list[str]:
+    names = _names(state)
+    read = [f for f, info in state.model_fields.items() if _reads(info) is not None]
+    counted = [f for f in read if kind_of(state.model_fields[f].annotation).form == "list"]
+    out = [
+        *_wrapped("READ_FIELDS = ", tuple(read)),
+        '"""The fields of a state the engine reads (marked ``Reads`` in the declaration)."""',
+        f"COUNTED_FIELDS = {tuple(counted)!r}",
+        '"""The lists among them: a decision reads only how many items they hold."""',
+        "",
+    ]
+    out += ["DIRECT_NAMES: dict[str, NameInfo] = {"]
+    out += [f"    {n!r}: NameInfo({t!r}, {d!r})," for n, t, d, _ in names]
+    out += ["}", '"""The names rules read straight from a state field."""', "", ""]
+    out.append("def direct_values(state: StateLike) -> dict[str, Any]:")
+    out.append('    """The values of :data:`DIRECT_NAMES` for ``state``."""')
+    out.append("    tokens = state.tokens")
+    out.append("    return {")
+    for n, _, _, path in names:
+        attr = f"tokens.{path.split('.', 1)[1]}" if path.startswith("tokens.") else f"state.{path}"
+        info = state.model_fields.get(path)
+        is_enum = info is not None and kind_of(info.annotation).form == "enum"
+        out.append(f"        {n!r}: {attr}{'.value' if is_enum else ''},")
+    return [*out, "    }"]
+
+
+def _held(model: type[BaseModel], into: list[type[BaseModel]]) -> None:
+    """``model`` and the models its fields hold, those first, appended to ``into`` once."""
+    for info in model.model_fields.values():
+        kind = kind_of(info.annotation)
+        while kind.item is not None:
+            kind = kind.item
+        if kind.form == "model" and kind.target not in into:
+            _held(kind.target, into)
+    if model not in into:
+        into.append(model)
+
+
+def _enums(models: list[type[BaseModel]]) -> set[str]:
+    found = set()
+    for model in models:
+        for info in model.model_fields.values():
+            kind = kind_of(info.annotation)
+            while kind.item is not None:
+                kind = kind.item
+            if kind.form == "enum":
+                found.add(kind.target.__name__)
+    return found
+
+
+def render(document: str, root: type[BaseModel] | None = None) -> str:
+    """The source of clm_policy/models/<document>.py (``root``: the state's root model in
+    place of the declared SessionState, for a test)."""
+    shapes = importlib.import_module(f"clm_policy.models.shapes.{document}")
+    title, names, read_back = DOCUMENTS[document]
+    roots = [getattr(shapes, name) for name in names]
+    if root is not None:
+        roots[0] = root
+    owner: dict[type[BaseModel], str] = {}
+    for other in DOCUMENTS:
+        if other == document:
+            break
+        earlier: list[type[BaseModel]] = []
+        module = importlib.import_module(f"clm_policy.models.shapes.{other}")
+        for name in DOCUMENTS[other][1]:
+            _held(getattr(module, name), earlier)
+        owner.update(dict.fromkeys(earlier, other))
+    every: list[type[BaseModel]] = []
+    for model in roots:
+        _held(model, every)
+    own = [m for m in every if m not in owner]
+    reader = roots[0] if document == READER else None
+    imports = ["from clm_policy.base.record import Record"]
+    enums = sorted(_enums(own))
+    if enums:
+        imports.append(f"from clm_policy.models.enums import {', '.join(enums)}")
+    if reader is not None:
+        imports.append("from clm_policy.models.fields import STATE_CHECKS, NameInfo")
+    for other in dict.fromkeys(owner[m] for m in every if m in owner):
+        held = ", ".join(m.__name__ for m in every if owner.get(m) == other)
+        imports.append(f"from clm_policy.models.{other} import {held}")
+    if reader is not None:
+        checking = ["    from collections.abc import Callable, Mapping, Sized"]
+        checking += [
+            "    from typing import Any, ClassVar, Protocol, TypeVar",
+            "",
+            '    _T = TypeVar("_T")',
+            "",
+        ]
+        checking += _protocols(reader)
+    else:
+        checking = ["    from collections.abc import Mapping"] if read_back else []
+        checking += ["    from typing import Any, ClassVar"]
+    out = [
+        f'"""{title} — GENERATED from clm_policy/models/shapes/{document}.py.',
+        "",
+        "Do not edit: run ``python -m clm_policy.models.generate --write`` after changing the",
+        "declaration (a test fails until then). clm_policy/models/generate.py says what is here.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        *imports,
+        "",
+        "TYPE_CHECKING = False",
+        "if TYPE_CHECKING:",
+        *checking,
+        "",
+    ]
+    if reader is not None:
+        out += ["_MISSING: Any = object()", ""]
+    for model in own:
+        out += ["", *_class(model, read_back), ""]
+    if reader is None:
+        return "\n".join(out).rstrip() + "\n"
+    out += ["", *_names_table(reader), "", ""]
+    read = _Reader()
+    entry = read.model(reader, checks=True)
+    out.append(f"def read_state(data: object) -> {reader.__name__} | None:")
+    out.append(f'    """The {reader.__name__} of JSON data when it is plainly valid, else None."""')
+    out.append(f"    return {entry}(data)")
+    for kind, table in read.enums.items():
+        members = ", ".join(f"{m.value!r}: {kind.__name__}.{m.name}" for m in kind)
+        out += ["", "", f"{table} = {{{members}}}"]
+    for lines in reversed(list(read.functions.values())):
+        out += ["", "", *lines]
+    out.append(HELPERS)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def main(argv: Sequence[str]) -> int:
+    texts = {name: render(name) for name in DOCUMENTS}
+    if "--write" in argv:
+        for name, text in texts.items():
+            (FOLDER / f"{name}.py").write_text(text, encoding="utf-8")
+        return 0
+    if "--check" in argv:
+        stale = [n for n, t in texts.items() if (FOLDER / f"{n}.py").read_text("utf-8") != t]
+        return 1 if stale else 0
+    from clm_policy.base.termsafe import echo
+
+    for text in texts.values():
+        echo(text, nl=False)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
