@@ -17,13 +17,8 @@ import pytest
 
 from clm_policy.agents.hooks.claude_code import STOP_LINE, run_claude_hook
 from clm_policy.agents.hooks.events import compact_focus
-from clm_policy.agents.hooks.shared import (
-    CONTEXT_LIMIT,
-    HookReply,
-    log_path,
-    reply_json,
-    said,
-)
+from clm_policy.agents.hooks.reply import CONTEXT_LIMIT, Reply
+from clm_policy.agents.hooks.shared import log_path
 from clm_policy.config.project import load_config, memory_path
 from clm_policy.lifecycle.request import handoff_request
 
@@ -328,22 +323,18 @@ def test_advice_shows_no_control_character(project: Path) -> None:
 
 
 def test_everything_a_hook_says_is_redacted_safe_and_short() -> None:
-    reply = reply_json(
-        {
-            "systemMessage": f"use {AWS_KEY_ID}\x1b]0;t\x07",
-            "hookSpecificOutput": {
-                "hookEventName": "SessionStart",
-                "additionalContext": "\x1b" * (CONTEXT_LIMIT - 1),  # x4 once escaped
-            },
-        }
+    reply = Reply(
+        message=f"use {AWS_KEY_ID}\x1b]0;t\x07",
+        context="\x1b" * (CONTEXT_LIMIT - 1),  # x4 once escaped
+        event="SessionStart",
     )
-    out = said(reply)
+    out = reply.render()
     data = json.loads(out.stdout)
     assert data["systemMessage"] == "use [REDACTED:aws-access-key-id]\\x1b]0;t\\x07"
     context = data["hookSpecificOutput"]["additionalContext"]
     assert len(context) == CONTEXT_LIMIT
     assert context.startswith("\\x1b\\x1b")
-    blocked = said(HookReply(2, stderr=f"\x1b]52;c;{AWS_KEY_ID}\x07"))
+    blocked = Reply(exit_code=2, stderr=f"\x1b]52;c;{AWS_KEY_ID}\x07").render()
     assert (blocked.exit_code, blocked.stderr) == (
         2,
         "\\x1b]52;c;[REDACTED:aws-access-key-id]\\x07",

@@ -24,7 +24,7 @@ pytest.importorskip("mcp.server.mcpserver")
 from mcp import Client
 
 from clm_policy.agents.hooks.claude_code import run_claude_hook
-from clm_policy.agents.hooks.shared import NOTHING
+from clm_policy.agents.hooks.reply import HookOutput
 from clm_policy.agents.mcp.calling import (
     HOLDS_CALL,
     NAMED,
@@ -588,7 +588,7 @@ def test_after_a_handoff_through_the_tool_the_prompt_advises_nothing_and_the_lin
         "ctx 72% 130k/180k · handoff at 83% · compact · claude-code/coding"
     )
     ok(call("handoff", goal="calc.py", next_step="write subtract()"))
-    assert run_claude_hook(json.dumps(prompt).encode()) == NOTHING
+    assert run_claude_hook(json.dumps(prompt).encode()) == HookOutput()
     assert status_line(json.dumps(status).encode()) == (
         "ctx 72% 130k/180k · handoff at 83% · handed off · claude-code/coding"
     )

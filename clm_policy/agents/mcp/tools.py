@@ -1,7 +1,7 @@
 """What each MCP tool does, without the MCP SDK: plain functions that take typed values and
 return JSON data, raising the project's errors (the server turns them into tool errors).
 
-Every tool reads the project the way the hooks do (:class:`~clm_policy.agents.hooks.shared.
+Every tool reads the project the way the hooks do (:class:`~clm_policy.agents.hooks.hook.
 Hook`: ``.clm-policy.yaml`` of the project, the environment, the memory repository); the
 session ones find the calling session first (:mod:`.calling`). Writes go through the one write
 path: a handoff through :func:`~clm_policy.lifecycle.pipelines.run_handoff`, a topic through
@@ -14,8 +14,11 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from clm_policy.agents.hooks.call import HookCall
+from clm_policy.agents.hooks.context import read_tail
 from clm_policy.agents.hooks.events import share
-from clm_policy.agents.hooks.shared import Hook, cut
+from clm_policy.agents.hooks.hook import Hook, resolve
+from clm_policy.agents.hooks.reply import cut
 from clm_policy.agents.mcp.calling import Caller, find_caller, project_dir
 from clm_policy.base.errors import InputError
 from clm_policy.lifecycle.agent_handoff import AgentHandoff
@@ -47,10 +50,11 @@ class Tools:
             "transcript_path": caller.transcript,
             "cwd": caller.project,
         }
-        return caller, Hook(event, AGENT)
+        return caller, resolve(HookCall(event), AGENT)
 
     def _project(self) -> Hook:
-        return Hook({"hook_event_name": "mcp", "cwd": project_dir(self.env, self.cwd)}, AGENT)
+        call = HookCall({"hook_event_name": "mcp", "cwd": project_dir(self.env, self.cwd)})
+        return resolve(call, AGENT)
 
     @staticmethod
     def _where(caller: Caller) -> dict[str, str]:
@@ -63,7 +67,7 @@ class Tools:
     def status(self) -> dict[str, Any]:
         """The calling session's context, the policy's decision on it and what to do."""
         caller, hook = self._session("status")
-        reading, outcome = hook.decide_from_tail()
+        reading, outcome = read_tail(hook)
         if outcome is None:  # shares of a window nobody knows decide nothing
             return {
                 **self._where(caller),
@@ -108,7 +112,7 @@ class Tools:
         """The decision of :meth:`status` with every rule and guard, the values each read
         and its result (``clm-policy decide --explain`` as data)."""
         caller, hook = self._session("explain")
-        reading, _ = hook.decide_from_tail()
+        reading, _ = read_tail(hook)
         explanation = hook.policy().explain(reading.to_figures(), hook.profile)
         return {**self._where(caller), "explanation": explanation.model_dump(mode="json")}
 
@@ -137,7 +141,7 @@ class Tools:
 
     def memory_search(self, query: str) -> dict[str, Any]:
         """Topics whose text holds ``query`` (case-insensitive), most hits first."""
-        from clm_policy.memory.init import is_memory_repo
+        from clm_policy.memory.layout import is_memory_repo
         from clm_policy.memory.store import GitMemoryStore
 
         hook = self._project()
@@ -162,8 +166,7 @@ class Tools:
 
     def memory_read(self, key: str) -> dict[str, Any]:
         """The topic ``key``, whole."""
-        from clm_policy.memory.init import is_memory_repo
-        from clm_policy.memory.layout import check_key, handoff_of_key
+        from clm_policy.memory.layout import check_key, handoff_of_key, is_memory_repo
         from clm_policy.memory.store import GitMemoryStore
 
         check_key(key)
