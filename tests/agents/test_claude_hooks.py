@@ -477,6 +477,11 @@ def test_the_next_session_starts_from_the_handoff_once(project: Path) -> None:
     # taken: a second fresh session gets nothing
     again = hook(project, {**start, "session_id": "7b7b7b7b-0000-4000-8000-000000000001"})
     assert (again.returncode, again.stdout) == (0, "")
+    # found with one git log, none of a seed's modules imported (bench_hook.py, "start")
+    third = {**start, "session_id": "7b7b7b7b-0000-4000-8000-000000000002", "cwd": str(project)}
+    probe = probe_cli("start", ["hook", "claude-code"], stdin=json.dumps(third), cwd=project)
+    assert (probe.stdout, probe.stderr, probe.loaded, probe.code) == ("", "", [], 0)
+    assert "clm_policy.memory.audit" in probe.new
     # a resumed session gets nothing new
     resumed = hook(project, {**start, "source": "resume"})
     assert resumed.stdout == ""
