@@ -532,6 +532,33 @@ def test_the_caller_is_the_transcript_holding_the_call(project: Project) -> None
     assert (found.session_id, found.found_by) == (SESSION, NAMED)
 
 
+def test_the_call_is_waited_for_only_where_another_session_could_be_calling(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code may write the call's line a moment after it calls the tool. With one
+    transcript the answer comes at once (no other session could be calling: issue 27, the
+    status call waited two seconds); with two, the call is waited for until it lands."""
+    from clm_policy.agents.mcp import calling
+
+    slept: list[float] = []
+    monkeypatch.setattr(calling.time, "sleep", slept.append)
+    project.session(None, session=SESSION)
+    found = find_caller("status", _env(project), str(project.path))
+    assert (found.session_id, found.found_by, slept) == (SESSION, NAMED, [])
+    # after /clear: the old session (named) and the new one, whose call lands while waited for
+    new = project.session(None, session=OTHER)
+
+    def lands(seconds: float) -> None:
+        slept.append(seconds)
+        if len(slept) == 3:
+            with new.open("a") as out:
+                out.write(calling_line("status", 1000, OTHER))
+
+    monkeypatch.setattr(calling.time, "sleep", lands)
+    found = find_caller("status", _env(project), str(project.path))
+    assert (found.session_id, found.found_by, slept) == (OTHER, HOLDS_CALL, [calling.POLL] * 3)
+
+
 def test_without_the_call_or_an_id_the_newest_transcript(project: Project) -> None:
     import os
 

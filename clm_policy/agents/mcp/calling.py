@@ -15,6 +15,11 @@ is, in this order:
 3. the project's transcript modified last.
 
 None of them: an :class:`InputError` saying where it looked.
+
+Claude Code writes its transcript every 100 ms, so the call's line may land a moment after the
+call. It is waited for only where waiting can change the answer — several transcripts could be
+the caller's — and only until it lands, :data:`WAIT` seconds at most; with one transcript (or
+none) the answer is given at once.
 """
 
 from __future__ import annotations
@@ -33,9 +38,11 @@ TAIL = 256 * 1024
 """Bytes of a transcript's end searched for the pending call."""
 CANDIDATES = 20
 """Transcripts of the project looked at, newest first."""
-WAIT = 2.0
-"""Seconds to wait for the call to reach a transcript (Claude Code writes it asynchronously:
-it may land a little after the server is asked)."""
+WAIT = 0.3
+"""Seconds to wait at most, where several transcripts could be the caller's, for the call to
+reach one: Claude Code writes its transcript every 100 ms, the call's line before it calls the
+tool."""
+POLL = 0.01
 
 HOLDS_CALL = "its transcript holds this call"
 SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
@@ -73,28 +80,21 @@ def transcripts_dir(env: Mapping[str, str], project: str) -> str:
 
 
 def find_caller(tool: str, env: Mapping[str, str], cwd: str, wait: float = WAIT) -> Caller:
-    """The session calling ``tool`` (see the module's doc); the call is looked for until it
-    is found or ``wait`` seconds have passed."""
+    """The session calling ``tool`` (see the module's doc); where several transcripts could be
+    the caller's, the call is looked for until it is found or ``wait`` seconds have passed."""
     project = project_dir(env, cwd)
     folder = transcripts_dir(env, project)
     deadline = time.monotonic() + wait
     while True:
         named = _named(env, folder)
-        found = sorted(
-            (
-                p
-                for p in glob.glob(os.path.join(glob.escape(folder), "*.jsonl"))
-                if os.path.isfile(p)
-            ),
-            key=_mtime,
-            reverse=True,
-        )[:CANDIDATES]
-        for path in ([named] if named else []) + [p for p in found if p != named]:
+        found = _newest(folder)
+        candidates = ([named] if named else []) + [p for p in found if p != named]
+        for path in candidates:
             if holds_pending_call(path, tool):
                 return _caller(path, project, HOLDS_CALL)
-        if time.monotonic() >= deadline or not (named or found):
-            break
-        time.sleep(0.05)
+        if len(candidates) <= 1 or time.monotonic() >= deadline:
+            break  # none or one: no other session could be calling
+        time.sleep(POLL)
     if named:
         return _caller(named, project, NAMED)
     if found:
@@ -104,6 +104,14 @@ def find_caller(tool: str, env: Mapping[str, str], cwd: str, wait: float = WAIT)
         f"no Claude Code session found for {project}: no transcript in {folder}"
         + (f" (nor of {SESSION_ENV} {named_id!r} elsewhere)" if named_id else "")
     )
+
+
+def _newest(folder: str) -> list[str]:
+    """The project's transcripts, newest first (:data:`CANDIDATES` at most)."""
+    paths = (
+        p for p in glob.glob(os.path.join(glob.escape(folder), "*.jsonl")) if os.path.isfile(p)
+    )
+    return sorted(paths, key=_mtime, reverse=True)[:CANDIDATES]
 
 
 def _named(env: Mapping[str, str], folder: str) -> str | None:
@@ -141,10 +149,14 @@ def holds_pending_call(path: str, tool: str) -> bool:
     except OSError:
         return False
     marker = f"__{tool}".encode()
-    if marker not in data:
+    first = data.find(marker)
+    if first < 0:
         return False
     pending: set[str] = set()
-    for raw in data.splitlines():
+    for raw in data[data.rfind(b"\n", 0, first) + 1 :].splitlines():
+        # only the lines that call the tool, or may answer a call of it, are read
+        if marker not in raw and not (pending and b"tool_result" in raw):
+            continue
         try:
             line = json.loads(raw)
         except ValueError:

@@ -114,10 +114,12 @@ def build_server(tools: Tools | None = None) -> MCPServer:
 
     server = Server(NAME, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
 
-    def status() -> dict[str, Any]:
+    # status and explain read a transcript's end and the cached policy (about a millisecond):
+    # answered on the event loop; the tools that write or search run in the SDK's worker thread
+    async def status() -> dict[str, Any]:
         return run.status()
 
-    def explain() -> dict[str, Any]:
+    async def explain() -> dict[str, Any]:
         return run.explain()
 
     def handoff(
@@ -176,6 +178,18 @@ def _raising(fn: Any, tool_error: type[Exception]) -> Any:
     """``fn`` with the project's errors as tool errors (their message is the model's to
     read; anything else is a crash the SDK reports without detail)."""
     import functools
+    import inspect
+
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def answer(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await fn(*args, **kwargs)
+            except ClmError as exc:
+                raise tool_error(str(exc)) from None
+
+        return answer
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
