@@ -69,9 +69,7 @@ PENDING = {
         "id": "msg_status",
         "role": "assistant",
         "model": "claude-sonnet-4-6",
-        "content": [
-            {"type": "tool_use", "id": "toolu_status", "name": "mcp__clm-policy__status"}
-        ],
+        "content": [{"type": "tool_use", "id": "toolu_status", "name": "mcp__clm-policy__status"}],
         "usage": {
             "input_tokens": 5,
             "cache_creation_input_tokens": 500,
