@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from clm_policy.agents.hooks.claude_code import STOP_LINE, run_claude_hook
-from clm_policy.agents.hooks.events import compact_focus
+from clm_policy.agents.hooks.focus import compact_focus
 from clm_policy.agents.hooks.reply import CONTEXT_LIMIT, Reply
 from clm_policy.agents.hooks.shared import log_path
 from clm_policy.config.project import load_config, memory_path

@@ -34,7 +34,8 @@ from __future__ import annotations
 
 from clm_policy.agents.hooks.call import NoTranscriptYet, read_call
 from clm_policy.agents.hooks.claude_code import AGENT, ENGINE_MODES, ENGINE_PROMPT
-from clm_policy.agents.hooks.events import handed_off, session_focus, share
+from clm_policy.agents.hooks.commits import handed_off
+from clm_policy.agents.hooks.focus import session_focus, share
 from clm_policy.agents.hooks.hook import resolve
 from clm_policy.agents.hooks.shared import log
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from clm_policy.agents.hooks.call import HookCall
 from clm_policy.agents.hooks.context import read_tail
-from clm_policy.agents.hooks.events import share
+from clm_policy.agents.hooks.focus import share
 from clm_policy.agents.hooks.hook import Hook, resolve
 from clm_policy.agents.hooks.reply import cut
 from clm_policy.agents.mcp.calling import Caller, find_caller, project_dir
@@ -120,7 +120,7 @@ class Tools:
         """Commit the calling session's handoff: the agent's fields, kept whole, beside the
         transcript's record; the answer says what the next session will be told. Empty
         fields give the record alone."""
-        from clm_policy.agents.hooks.events import hand_off
+        from clm_policy.agents.hooks.commits import hand_off
         from clm_policy.lifecycle.compose import words_of_fields
 
         caller, hook = self._session("handoff")
