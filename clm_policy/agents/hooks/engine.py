@@ -93,16 +93,12 @@ def engine_main() -> str:
 
 
 def said(answer: Answer) -> Answer:
-    """``answer`` as it may be shown and sent: every text through the redactor and made
-    terminal-safe (:meth:`~.reply.Reply.render`'s rules)."""
-    from clm_policy.base.termsafe import terminal_safe
-    from clm_policy.memory.redact import Redactor
+    """``answer`` as it may be shown and sent: every text as a hook's reply says it (redacted,
+    terminal-safe, held to the limit: :func:`~.reply.cleaner`)."""
+    from clm_policy.agents.hooks.reply import cleaner
 
-    redactor = Redactor()
-    return {
-        key: terminal_safe(redactor.text(value)) if isinstance(value, str) else value
-        for key, value in answer.items()
-    }
+    clean = cleaner()
+    return {key: clean(value) if isinstance(value, str) else value for key, value in answer.items()}
 
 
 # -- the events -----------------------------------------------------------------------------
