@@ -114,7 +114,7 @@ def build_server(tools: Tools | None = None) -> MCPServer:
 
     server = Server(NAME, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
 
-    # status and explain read a transcript's end and the cached policy (about a millisecond):
+    # status and explain only read (a transcript's end, the cached policy):
     # answered on the event loop; the tools that write or search run in the SDK's worker thread
     async def status() -> dict[str, Any]:
         return run.status()
