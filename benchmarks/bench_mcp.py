@@ -18,9 +18,9 @@ Three servers, round-robin:
   last response at 40,000 tokens) holds the pending ``mcp__clm-policy__status`` call, as
   Claude Code writes it before it calls the tool: the session is found at once;
 - **status, call not in the transcript**: the same with a transcript that does not hold the
-  call (a client other than Claude Code, or its line not written yet): the session is the one
-  ``CLAUDE_CODE_SESSION_ID`` names, the project's only transcript — the answer comes without a
-  fixed wait.
+  call: the session is the one ``CLAUDE_CODE_SESSION_ID`` names — answered without waiting,
+  since the client (the SDK's, ``clientInfo.name`` "mcp") is not Claude Code, whose call the
+  server would look for until its line lands (Claude Code writes every 100 ms).
 
 Every clm-policy answer must hold the session's 40,000 tokens and the decision ``continue``,
 and say how the session was found, or the benchmark exits 1. The subprocesses run without

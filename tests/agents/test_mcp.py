@@ -532,21 +532,19 @@ def test_the_caller_is_the_transcript_holding_the_call(project: Project) -> None
     assert (found.session_id, found.found_by) == (SESSION, NAMED)
 
 
-def test_the_call_is_waited_for_only_where_another_session_could_be_calling(
+def test_the_call_is_looked_for_until_it_lands_or_the_wait_is_over(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Claude Code may write the call's line a moment after it calls the tool. With one
-    transcript the answer comes at once (no other session could be calling: issue 27, the
-    status call waited two seconds); with two, the call is waited for until it lands."""
+    """Claude Code may write the call's line a moment after it calls the tool: with a wait,
+    the transcripts are looked at again until the line lands; without one, once."""
     from clm_policy.agents.mcp import calling
 
     slept: list[float] = []
     monkeypatch.setattr(calling.time, "sleep", slept.append)
     project.session(None, session=SESSION)
+    new = project.session(None, session=OTHER)  # after /clear: the old session, and the new
     found = find_caller("status", _env(project), str(project.path))
     assert (found.session_id, found.found_by, slept) == (SESSION, NAMED, [])
-    # after /clear: the old session (named) and the new one, whose call lands while waited for
-    new = project.session(None, session=OTHER)
 
     def lands(seconds: float) -> None:
         slept.append(seconds)
@@ -555,8 +553,42 @@ def test_the_call_is_waited_for_only_where_another_session_could_be_calling(
                 out.write(calling_line("status", 1000, OTHER))
 
     monkeypatch.setattr(calling.time, "sleep", lands)
-    found = find_caller("status", _env(project), str(project.path))
+    found = find_caller("status", _env(project), str(project.path), wait=calling.WAIT)
     assert (found.session_id, found.found_by, slept) == (OTHER, HOLDS_CALL, [calling.POLL] * 3)
+
+
+@pytest.mark.parametrize("client", ["claude-code", "mcp"])
+def test_the_server_waits_for_the_call_only_when_claude_code_calls(
+    project: Project, monkeypatch: pytest.MonkeyPatch, client: str
+) -> None:
+    """Issue 27: the status call waited two seconds whenever its call was not in a transcript.
+    The line is Claude Code's to write (``clientInfo.name`` "claude-code"): its call is waited
+    for until it lands, with the calling response's figures; any other client's never reaches
+    a transcript, and is answered at once."""
+    from mcp.types import Implementation
+
+    from clm_policy.agents.mcp import calling
+
+    path = project.session(None, session=SESSION)
+    slept: list[float] = []
+
+    def lands(seconds: float) -> None:
+        slept.append(seconds)
+        with path.open("a") as out:
+            out.write(calling_line("status", 90_000))
+
+    monkeypatch.setattr(calling.time, "sleep", lands)
+
+    async def go() -> Any:
+        info = Implementation(name=client, version="2.1.332")
+        async with Client(build_server(Tools(cwd=str(project.path))), client_info=info) as c:
+            return await c.call_tool("status", {})
+
+    data = ok(anyio.run(go))
+    if client == "claude-code":
+        assert (slept, data["found_by"], data["context"]["tokens"]) == ([0.01], HOLDS_CALL, 90_000)
+    else:
+        assert (slept, data["found_by"]) == ([], NAMED)
 
 
 def test_without_the_call_or_an_id_the_newest_transcript(project: Project) -> None:

@@ -16,10 +16,11 @@ is, in this order:
 
 None of them: an :class:`InputError` saying where it looked.
 
-Claude Code writes its transcript every 100 ms, so the call's line may land a moment after the
-call. It is waited for only where waiting can change the answer — several transcripts could be
-the caller's — and only until it lands, :data:`WAIT` seconds at most; with one transcript (or
-none) the answer is given at once.
+Claude Code queues the call's line and writes its transcript every 100 ms, so the line often
+lands a moment after the call (and the calling response's figures with it). It is waited for
+only when the client is Claude Code (the server knows its client: :data:`WRITER`), and only
+until it lands, :data:`WAIT` seconds at most; any other client's call never reaches a
+transcript, and is answered at once.
 """
 
 from __future__ import annotations
@@ -38,10 +39,12 @@ TAIL = 256 * 1024
 """Bytes of a transcript's end searched for the pending call."""
 CANDIDATES = 20
 """Transcripts of the project looked at, newest first."""
-WAIT = 0.3
-"""Seconds to wait at most, where several transcripts could be the caller's, for the call to
-reach one: Claude Code writes its transcript every 100 ms, the call's line before it calls the
-tool."""
+WRITER = "claude-code"
+"""The MCP client name (``clientInfo.name``) of Claude Code, which writes the transcripts read
+here."""
+WAIT = 1.0
+"""Seconds Claude Code's call may take at most to reach a transcript (it writes every 100 ms:
+the line lands within a flush or two; past this, the call is not in any transcript here)."""
 POLL = 0.01
 
 HOLDS_CALL = "its transcript holds this call"
@@ -79,9 +82,9 @@ def transcripts_dir(env: Mapping[str, str], project: str) -> str:
     return os.path.join(config_dir(env), "projects", name)
 
 
-def find_caller(tool: str, env: Mapping[str, str], cwd: str, wait: float = WAIT) -> Caller:
-    """The session calling ``tool`` (see the module's doc); where several transcripts could be
-    the caller's, the call is looked for until it is found or ``wait`` seconds have passed."""
+def find_caller(tool: str, env: Mapping[str, str], cwd: str, wait: float = 0.0) -> Caller:
+    """The session calling ``tool`` (see the module's doc); the call is looked for until it is
+    found or ``wait`` seconds have passed (0: once)."""
     project = project_dir(env, cwd)
     folder = transcripts_dir(env, project)
     deadline = time.monotonic() + wait
@@ -92,8 +95,8 @@ def find_caller(tool: str, env: Mapping[str, str], cwd: str, wait: float = WAIT)
         for path in candidates:
             if holds_pending_call(path, tool):
                 return _caller(path, project, HOLDS_CALL)
-        if len(candidates) <= 1 or time.monotonic() >= deadline:
-            break  # none or one: no other session could be calling
+        if not candidates or time.monotonic() >= deadline:
+            break
         time.sleep(POLL)
     if named:
         return _caller(named, project, NAMED)

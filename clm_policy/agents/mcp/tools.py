@@ -42,8 +42,8 @@ class Tools:
 
     # -- the session ---------------------------------------------------------------------
 
-    def _session(self, tool: str) -> tuple[Caller, Hook]:
-        caller = find_caller(tool, self.env, self.cwd)
+    def _session(self, tool: str, wait: float) -> tuple[Caller, Hook]:
+        caller = find_caller(tool, self.env, self.cwd, wait)
         event = {
             "hook_event_name": f"mcp:{tool}",
             "session_id": caller.session_id,
@@ -64,9 +64,10 @@ class Tools:
             "found_by": caller.found_by,
         }
 
-    def status(self) -> dict[str, Any]:
-        """The calling session's context, the policy's decision on it and what to do."""
-        caller, hook = self._session("status")
+    def status(self, wait: float = 0.0) -> dict[str, Any]:
+        """The calling session's context, the policy's decision on it and what to do. ``wait``:
+        how long the call may take to reach the transcript (:func:`.calling.find_caller`)."""
+        caller, hook = self._session("status", wait)
         reading, outcome = read_tail(hook)
         if outcome is None:  # shares of a window nobody knows decide nothing
             return {
@@ -108,22 +109,22 @@ class Tools:
             "advice": advice(outcome),
         }
 
-    def explain(self) -> dict[str, Any]:
+    def explain(self, wait: float = 0.0) -> dict[str, Any]:
         """The decision of :meth:`status` with every rule and guard, the values each read
         and its result (``clm-policy decide --explain`` as data)."""
-        caller, hook = self._session("explain")
+        caller, hook = self._session("explain", wait)
         reading, _ = read_tail(hook)
         explanation = hook.policy().explain(reading.to_figures(), hook.profile)
         return {**self._where(caller), "explanation": explanation.model_dump(mode="json")}
 
-    def handoff(self, fields: AgentHandoff) -> dict[str, Any]:
+    def handoff(self, fields: AgentHandoff, wait: float = 0.0) -> dict[str, Any]:
         """Commit the calling session's handoff: the agent's fields, kept whole, beside the
         transcript's record; the answer says what the next session will be told. Empty
         fields give the record alone."""
         from clm_policy.agents.hooks.commits import hand_off
         from clm_policy.lifecycle.compose import words_of_fields
 
-        caller, hook = self._session("handoff")
+        caller, hook = self._session("handoff", wait)
         done, why = hand_off(hook, words_of_fields(fields), via="mcp")
         return {
             **self._where(caller),
