@@ -127,15 +127,13 @@ async def read_only(tool: Callable[[float], dict[str, Any]]) -> dict[str, Any]:
     return await anyio.to_thread.run_sync(tool, wait)
 
 
-def build_server(tools: Tools | None = None) -> MCPServer:
-    """The server with its six tools (``tools``: what they run; by default the process's
-    project and session)."""
+def _new_server() -> MCPServer:
+    """The SDK's server, which knows the client of each call (:func:`call_wait`) and says
+    which arguments it refused without echoing them (:func:`_error`)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
     from clm_policy import __version__
-
-    run = tools or Tools()
 
     class Server(MCPServer):
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
@@ -150,7 +148,16 @@ def build_server(tools: Tools | None = None) -> MCPServer:
             finally:
                 _CLIENT.reset(client)
 
-    server = Server(NAME, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    return Server(NAME, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+
+
+def build_server(tools: Tools | None = None) -> MCPServer:
+    """The server with its six tools (``tools``: what they run; by default the process's
+    project and session)."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    run = tools or Tools()
+    server = _new_server()
 
     async def status() -> dict[str, Any]:
         return await read_only(run.status)
