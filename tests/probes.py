@@ -26,6 +26,17 @@ STARTUP = ("typing", "dataclasses", "pathlib", "hashlib", "inspect")
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     # `clm-policy hook claude-code` on a prompt the policy lets continue
     "hook": (*LIBRARIES, *STARTUP, "subprocess"),
+    # `clm-policy hook claude-code` at a session's start with nothing to hand: one git log,
+    # none of the modules that make a seed or write to the memory repository
+    "start": (
+        *LIBRARIES,
+        *STARTUP,
+        "clm_policy.agents.hooks.seeds",
+        "clm_policy.lifecycle.pipelines",
+        "clm_policy.lifecycle.seed",
+        "clm_policy.memory.git.write",
+        "clm_policy.models.manifest",
+    ),
     # `clm-policy statusline` whose digest is fresh: not even the policy engine
     "statusline": (
         *LIBRARIES,

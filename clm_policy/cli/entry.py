@@ -202,8 +202,8 @@ def _claude_code_hook() -> None:
     if not _IGNORED:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
+        from clm_policy.agents.hooks.call import MAX_INPUT
         from clm_policy.agents.hooks.claude_code import run_claude_hook
-        from clm_policy.agents.hooks.shared import MAX_INPUT
         from clm_policy.base.stdin import read_stdin
 
         reply = run_claude_hook(read_stdin(MAX_INPUT))

@@ -107,8 +107,8 @@ def claude_code(
 
         echo(engine_main(), lines=False)
         return 0
+    from clm_policy.agents.hooks.call import MAX_INPUT
     from clm_policy.agents.hooks.claude_code import run_claude_hook
-    from clm_policy.agents.hooks.shared import MAX_INPUT
     from clm_policy.base.stdin import read_stdin
 
     reply = run_claude_hook(
@@ -146,13 +146,13 @@ def codex(
 
         from clm_policy.agents.hooks.claude_settings import executable
         from clm_policy.agents.hooks.codex import settings_snippet
-        from clm_policy.agents.hooks.shared import warm_policy
+        from clm_policy.agents.hooks.hook import warm_policy
 
         echo(json.dumps(settings_snippet(executable()), indent=2))
         warm_policy(os.getcwd())  # how Codex's hooks are set up: its first hook finds it compiled
         return 0
+    from clm_policy.agents.hooks.call import MAX_INPUT
     from clm_policy.agents.hooks.codex import run_codex_hook
-    from clm_policy.agents.hooks.shared import MAX_INPUT
     from clm_policy.base.stdin import read_stdin
 
     reply = run_codex_hook(

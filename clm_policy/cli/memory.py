@@ -111,7 +111,7 @@ def init(
         directory = directory or memory_path(None, load_config(root))  # the project's
     assert directory is not None
     result = init_memory(directory)
-    from clm_policy.agents.hooks.shared import warm_policy
+    from clm_policy.agents.hooks.hook import warm_policy
 
     warm_policy(project if agent else os.getcwd())  # a first hook finds it compiled
     if not result.created:

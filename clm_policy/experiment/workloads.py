@@ -103,7 +103,7 @@ def _scenario(ref: str, folder: Path) -> tuple[str, str, ScenarioFile]:
 
 def _recorded(ref: str, folder: Path) -> list[tuple[str, str, ScenarioFile]]:
     from clm_policy.memory.git.write import MemoryRepo
-    from clm_policy.memory.init import is_memory_repo
+    from clm_policy.memory.layout import is_memory_repo
     from clm_policy.memory.sessions import load_session, session_ids
 
     where = ref if os.path.isabs(ref) else str(folder / ref)

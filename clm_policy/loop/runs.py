@@ -147,7 +147,8 @@ def plan_run(
     resumed session was run, else as the scenario says (``continue_after_handoff:``, the
     demo's true), else stop at a handoff."""
     from clm_policy.loop.scenario import load_scenario
-    from clm_policy.memory.init import check_new, is_memory_repo
+    from clm_policy.memory.init import check_new
+    from clm_policy.memory.layout import is_memory_repo
     from clm_policy.policy.cache import load_policy_cached
 
     exists = is_memory_repo(memory)

@@ -20,6 +20,8 @@ if TYPE_CHECKING:  # `log` reads here without the write path (clm_policy.cli.fas
 
     from clm_policy.memory.git.write import MemoryRepo
 
+    Events = str | tuple[str, ...] | None  # one Clm-Event, or several (a commit of any)
+
 
 class AuditEntry(Record):
     """One clm-policy commit: its hash, author date, subject and ``Clm-*`` trailers."""
@@ -59,18 +61,24 @@ class AuditEntry(Record):
 
 
 def read_log(
-    repo: MemoryRepo,
+    repo: MemoryRepo | str,
     *,
     session: str | None = None,
-    event: str | None = None,
+    event: Events = None,
     limit: int | None = None,
     rev: str = "HEAD",
     agent: str | None = None,
 ) -> list[AuditEntry]:
-    """clm-policy commits, newest first, filtered by session, event and agent id."""
+    """clm-policy commits, newest first, filtered by session, event and agent id. ``repo``:
+    an open repository, or the folder of one (a caller that only reads: no write path)."""
     nonce = new_nonce()
     args = log_args(nonce, session=session, event=event, limit=limit, rev=rev, agent=agent)
-    out = repo.git(*args, check=False)
+    if isinstance(repo, str):
+        from clm_policy.memory.git.run import run_git
+
+        _, out, _ = run_git(repo, args)
+    else:
+        out = repo.git(*args, check=False)
     return parse_log(out, nonce, session=session, event=event, limit=limit, agent=agent)
 
 
@@ -98,7 +106,7 @@ class PendingLog:
         repo: MemoryRepo,
         *,
         session: str | None = None,
-        event: str | None = None,
+        event: Events = None,
         limit: int | None = None,
         rev: str = "HEAD",
         agent: str | None = None,
@@ -133,7 +141,7 @@ def parse_log(
     nonce: str,
     *,
     session: str | None = None,
-    event: str | None = None,
+    event: Events = None,
     limit: int | None = None,
     agent: str | None = None,
 ) -> list[AuditEntry]:
@@ -152,13 +160,13 @@ class LogReader:
         nonce: str,
         *,
         session: str | None = None,
-        event: str | None = None,
+        event: Events = None,
         limit: int | None = None,
         agent: str | None = None,
     ) -> None:
         self.field_sep, self.record_sep = f"\x1f{nonce}\x1f", f"\x1e{nonce}\x1e"
         self._record_bytes = self.record_sep.encode()
-        self.session, self.event, self.limit = session, event, limit
+        self.session, self.events, self.limit = session, _events(event), limit
         self.agent = agent
         self.entries: list[AuditEntry] = []
         self._rest = b""
@@ -179,7 +187,7 @@ class LogReader:
         self.feed_records([rest.decode("utf-8", "replace")])
 
     def feed_records(self, records: Iterable[str]) -> None:
-        field_sep, session, event = self.field_sep, self.session, self.event
+        field_sep, session, events = self.field_sep, self.session, self.events
         for record in records:
             if self.full:
                 return
@@ -196,7 +204,7 @@ class LogReader:
                 continue  # not written by clm-policy
             if session is not None and trailers.get("Clm-Session") != session:
                 continue
-            if event is not None and trailers.get("Clm-Event") != event:
+            if events and trailers.get("Clm-Event") not in events:
                 continue
             if self.agent is not None and trailers.get("Clm-Agent-Id") != self.agent:
                 continue
@@ -207,29 +215,36 @@ def log_args(
     nonce: str,
     *,
     session: str | None = None,
-    event: str | None = None,
+    event: Events = None,
     limit: int | None = None,
     rev: str = "HEAD",
     agent: str | None = None,
 ) -> list[str]:
     """The ``git log`` arguments :func:`read_log` runs (benchmarks/bench_memory.py times the
-    same command bare, as the baseline of ``clm-policy log``)."""
+    same command bare, as the baseline of ``clm-policy log``). Several events are looked for
+    by git only when nothing else filters (git's ``--grep``s match all or any, not both);
+    otherwise the entries are filtered by event as they are read."""
     field, end = f"%x1f{nonce}%x1f", f"%x1e{nonce}%x1e"
     fmt = field.join(["%H", "%aI", "%s", "%(trailers:only,unfold)"]) + end
     args = ["log", f"--format={fmt}"]
-    if session is not None:
-        args.append(f"--grep=^Clm-Session: {_literal(session)}$")
-    if event is not None:
-        args.append(f"--grep=^Clm-Event: {_literal(event)}$")
+    events = _events(event)
+    greps = [] if session is None else [f"^Clm-Session: {_literal(session)}$"]
+    if len(events) == 1 or (session is None and agent is None):
+        greps += [f"^Clm-Event: {_literal(e)}$" for e in events]
     if agent is not None:
-        args.append(f"--grep=^Clm-Agent-Id: {_literal(agent)}$")
-    if sum(f is not None for f in (session, event, agent)) > 1:
+        greps.append(f"^Clm-Agent-Id: {_literal(agent)}$")
+    args += [f"--grep={grep}" for grep in greps]
+    if len(greps) > 1 and not (len(events) > 1 and len(greps) == len(events)):
         args.append("--all-match")
     if limit is not None:
         # a commit git's --grep lets through may still be no clm commit (skipped below): a
         # margin, so that the walk stops near the newest entries instead of at the root
         args.append(f"--max-count={limit * 2 + 10}")
     return [*args, rev, "--"]
+
+
+def _events(event: Events) -> tuple[str, ...]:
+    return () if event is None else (event,) if isinstance(event, str) else event
 
 
 def _literal(value: str) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from clm_policy.base.errors import InputError
 from clm_policy.base.resources import bundled_dir
-from clm_policy.memory.layout import MARKER
+from clm_policy.memory.layout import MARKER, is_memory_repo
 
 IDENTITY = ("clm-policy", "clm-policy@localhost")
 
@@ -25,11 +25,6 @@ class InitResult:
     path: Path
     created: bool
     commit: str | None
-
-
-def is_memory_repo(directory: str | Path) -> bool:
-    target = Path(directory)
-    return (target / MARKER).is_file() and (target / ".git").exists()
 
 
 def check_new(directory: str | Path) -> None:

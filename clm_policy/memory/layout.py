@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import re
 
 from clm_policy.base.errors import InputError
@@ -30,6 +31,13 @@ MANIFESTS = "manifests"
 _KEY = re.compile(r"[A-Za-z0-9_-]+(?:/[A-Za-z0-9_-]+)*")
 _SESSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 MAX_KEY = 200
+
+
+def is_memory_repo(directory: str | os.PathLike[str]) -> bool:
+    """Whether ``directory`` is a memory repository: it holds :data:`MARKER` and ``.git``."""
+    return os.path.isfile(os.path.join(directory, MARKER)) and os.path.exists(
+        os.path.join(directory, ".git")
+    )
 
 
 def is_key(key: str) -> bool:

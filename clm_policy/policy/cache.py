@@ -48,9 +48,19 @@ _SUFFIX = ".json"
 ENTRY_LIMIT = 16 * 1024 * 1024  # a compiled policy of the 1 MiB policy limit is far smaller
 
 
+_FINGERPRINT: list[str] = []  # this process's: its code does not change while it runs
+
+
 def _code_fingerprint() -> str:
     """The modules a cached policy is built by, by size and modification time: a changed
-    clm-policy (an upgrade, a developer's edit) never loads a policy cached by another."""
+    clm-policy (an upgrade, a developer's edit) never loads a policy cached by another. Worked
+    out once per process (a server loads the policy on every call)."""
+    if not _FINGERPRINT:
+        _FINGERPRINT.append(_fingerprint())
+    return _FINGERPRINT[0]
+
+
+def _fingerprint() -> str:
     here = os.path.dirname(os.path.realpath(__file__))
     package = os.path.dirname(here)
     try:
@@ -130,18 +140,29 @@ def _load(source: StrPath) -> Policy:
 # -- who may have written it -------------------------------------------------------------
 
 
+# entries this process has decoded, by their bytes: a process that loads the policy on every
+# call (the MCP server) compiles its expressions once while the entry stays the same
+_DECODED: dict[bytes, tuple[list[tuple[str, str]], Policy]] = {}
+_DECODED_KEPT = 8
+
+
 def _read(entry: str) -> Policy | None:
     raw = read_private(entry, ENTRY_LIMIT)
     if raw is None:
         return None  # missing, a symlink, or not this user's alone
     try:
-        data = json.loads(raw)
-        deps = _list(data["deps"])
-        for dep in deps:
-            name, digest = _list(dep)
-            if _file_digest(_str(name)) != digest:
-                return None
-        return decode_policy(data["policy"])
+        known = _DECODED.get(raw)
+        if known is None:
+            data = json.loads(raw)
+            deps = [(_str(name), digest) for name, digest in map(_list, _list(data["deps"]))]
+            known = (deps, decode_policy(data["policy"]))
+            if len(_DECODED) >= _DECODED_KEPT:
+                _DECODED.clear()
+            _DECODED[raw] = known
+        deps, policy = known
+        if any(_file_digest(name) != digest for name, digest in deps):
+            return None
+        return policy
     except Exception:  # a stale, corrupt, foreign or refused entry is just a miss
         return None
 

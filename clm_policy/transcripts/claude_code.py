@@ -240,18 +240,18 @@ def read_tail(src: Source, max_scan: int) -> TranscriptReading:
     lines = Lines(src.file, FORMAT)
     events: list[Event] = []
     session_id = cwd = None
+    after = 0  # the bytes of the lines after the one the figure comes from
     for raw, terminated in src.backward(max_scan):
         obj = lines.parse(raw, terminated)
-        if obj is None:
-            continue
-        session_id = session_id or text_of(obj.get("sessionId"))
-        cwd = cwd or text_of(obj.get("cwd"))
-        event = event_of(obj)
-        if event is None:
-            continue
-        events.append(event)
-        if event[0] == "assistant" and not event[1] and event[2] is not None:
-            break  # the last main-chain usage: what follows it is all the figure needs
+        if obj is not None:
+            session_id = session_id or text_of(obj.get("sessionId"))
+            cwd = cwd or text_of(obj.get("cwd"))
+            event = event_of(obj)
+            if event is not None:
+                events.append(event)
+                if event[0] == "assistant" and not event[1] and event[2] is not None:
+                    break  # the last main-chain usage: what follows it is all the figure needs
+        after += len(raw) + 1
     lines.finish()
     both = _Both()
     for event in reversed(events):
@@ -276,6 +276,7 @@ def read_tail(src: Source, max_scan: int) -> TranscriptReading:
         warnings=warnings.list(),
         full=False,
         bytes_read=src.bytes_read,
+        bytes_after=None if estimated else after,
     )
 
 

@@ -216,7 +216,10 @@ def read_tail(src: Source, max_scan: int) -> TranscriptReading:
     events: list[Event] = []
     found_count = found_model = False
     session_id = cwd = None
+    after = 0  # the bytes of the lines after the token count the figure comes from
     for raw, terminated in src.backward(max_scan):
+        if not found_count:
+            after += len(raw) + 1
         obj = lines.parse(raw, terminated)
         if obj is None:
             continue
@@ -229,6 +232,8 @@ def read_tail(src: Source, max_scan: int) -> TranscriptReading:
         if event is None:
             continue
         events.append(event)
+        if event[0] == "count" and not found_count:
+            after -= len(raw) + 1  # (counted above: the figure's own line)
         found_count = found_count or event[0] == "count"
         found_model = found_model or event[0] == "model"
         if found_count and found_model:
@@ -257,6 +262,7 @@ def read_tail(src: Source, max_scan: int) -> TranscriptReading:
         warnings=warnings.list(),
         full=False,
         bytes_read=src.bytes_read,
+        bytes_after=None if estimated else after,
     )
 
 

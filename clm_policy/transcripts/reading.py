@@ -89,7 +89,9 @@ class TranscriptReading(Record):
     ``context_tokens`` is what sits in the model's context window now (never a running sum);
     ``context_estimated`` says it is characters / 4 rather than a provider's figure, and
     ``warnings`` says why. ``input_tokens``/``output_tokens`` are cumulative over the
-    session's requests (cost metrics). ``bytes_read`` is how much of the file was read.
+    session's requests (cost metrics). ``bytes_read`` is how much of the file was read;
+    ``bytes_after``, of a tail read, how much of it follows the line the context figure comes
+    from (None: the figure is an estimate, or the read was not a tail read).
     A full read of a Claude Code or Codex transcript also gives the series of the session:
     ``turns`` (:data:`Turn`, one per request with a usage figure) and ``compactions``
     (:data:`Compaction`), and what the session did for a handoff: ``work``
@@ -123,6 +125,7 @@ class TranscriptReading(Record):
         "warnings",
         "full",
         "bytes_read",
+        "bytes_after",
         "turns",
         "compactions",
         "work",
@@ -154,6 +157,7 @@ class TranscriptReading(Record):
         warnings: list[str] | None = None,
         full: bool = True,
         bytes_read: int = 0,
+        bytes_after: int | None = None,
         turns: list[Turn] | None = None,
         compactions: list[Compaction] | None = None,
         work: Work | None = None,
@@ -183,6 +187,7 @@ class TranscriptReading(Record):
         self.warnings: list[str] = warnings or []
         self.full = full
         self.bytes_read = bytes_read
+        self.bytes_after = bytes_after
         self.turns = turns
         self.compactions = compactions
         self.work = work

@@ -16,14 +16,9 @@ from typing import Any
 import pytest
 
 from clm_policy.agents.hooks.claude_code import STOP_LINE, run_claude_hook
-from clm_policy.agents.hooks.events import compact_focus
-from clm_policy.agents.hooks.shared import (
-    CONTEXT_LIMIT,
-    HookReply,
-    log_path,
-    reply_json,
-    said,
-)
+from clm_policy.agents.hooks.focus import compact_focus
+from clm_policy.agents.hooks.reply import CONTEXT_LIMIT, Reply
+from clm_policy.agents.hooks.shared import log_path
 from clm_policy.config.project import load_config, memory_path
 from clm_policy.lifecycle.request import handoff_request
 
@@ -328,22 +323,18 @@ def test_advice_shows_no_control_character(project: Path) -> None:
 
 
 def test_everything_a_hook_says_is_redacted_safe_and_short() -> None:
-    reply = reply_json(
-        {
-            "systemMessage": f"use {AWS_KEY_ID}\x1b]0;t\x07",
-            "hookSpecificOutput": {
-                "hookEventName": "SessionStart",
-                "additionalContext": "\x1b" * (CONTEXT_LIMIT - 1),  # x4 once escaped
-            },
-        }
+    reply = Reply(
+        message=f"use {AWS_KEY_ID}\x1b]0;t\x07",
+        context="\x1b" * (CONTEXT_LIMIT - 1),  # x4 once escaped
+        event="SessionStart",
     )
-    out = said(reply)
+    out = reply.render()
     data = json.loads(out.stdout)
     assert data["systemMessage"] == "use [REDACTED:aws-access-key-id]\\x1b]0;t\\x07"
     context = data["hookSpecificOutput"]["additionalContext"]
     assert len(context) == CONTEXT_LIMIT
     assert context.startswith("\\x1b\\x1b")
-    blocked = said(HookReply(2, stderr=f"\x1b]52;c;{AWS_KEY_ID}\x07"))
+    blocked = Reply(exit_code=2, stderr=f"\x1b]52;c;{AWS_KEY_ID}\x07").render()
     assert (blocked.exit_code, blocked.stderr) == (
         2,
         "\\x1b]52;c;[REDACTED:aws-access-key-id]\\x07",
@@ -486,6 +477,11 @@ def test_the_next_session_starts_from_the_handoff_once(project: Path) -> None:
     # taken: a second fresh session gets nothing
     again = hook(project, {**start, "session_id": "7b7b7b7b-0000-4000-8000-000000000001"})
     assert (again.returncode, again.stdout) == (0, "")
+    # found with one git log, none of a seed's modules imported (bench_hook.py, "start")
+    third = {**start, "session_id": "7b7b7b7b-0000-4000-8000-000000000002", "cwd": str(project)}
+    probe = probe_cli("start", ["hook", "claude-code"], stdin=json.dumps(third), cwd=project)
+    assert (probe.stdout, probe.stderr, probe.loaded, probe.code) == ("", "", [], 0)
+    assert "clm_policy.memory.audit" in probe.new
     # a resumed session gets nothing new
     resumed = hook(project, {**start, "source": "resume"})
     assert resumed.stdout == ""

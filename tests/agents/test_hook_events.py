@@ -11,7 +11,9 @@ import pytest
 
 from clm_policy.agents.hooks import claude_code, codex, events, shared
 from clm_policy.agents.hooks.claude_settings import snippet
-from clm_policy.agents.hooks.shared import HookEvent, HookReply, run_hook
+from clm_policy.agents.hooks.hook import Hook
+from clm_policy.agents.hooks.reply import HookOutput, Reply
+from clm_policy.agents.hooks.shared import HookEvent, run_hook
 from clm_policy.agents.hooks.subagents import record_subagent
 
 from conftest import REPO
@@ -55,15 +57,15 @@ def test_where_the_protocols_agree_one_handler_serves_both() -> None:
 def test_the_hook_answers_the_events_of_its_table_and_no_other(tmp_path: Path) -> None:
     seen: list[str] = []
 
-    def handler(hook: shared.Hook) -> HookReply:
-        seen.append(hook.name)
-        return HookReply(0, "answered")
+    def handler(hook: Hook) -> Reply:
+        seen.append(hook.call.name)
+        return Reply(message="answered")
 
     events = {"Ping": HookEvent(handler, 5)}
     for name in ("Ping", "Pong"):
         event = {"hook_event_name": name, "cwd": str(tmp_path)}
         reply = run_hook(json.dumps(event).encode(), "claude-code", events)
-        assert reply.stdout == ("answered" if name == "Ping" else "")
+        assert reply.stdout == ('{"systemMessage": "answered"}' if name == "Ping" else "")
     assert seen == ["Ping"]
 
 
@@ -84,19 +86,19 @@ def hook_log() -> list[str]:
 @pytest.mark.parametrize("agent", AGENTS)
 def test_bad_input_is_one_line_in_the_log(agent: str, raw: bytes, logged: str) -> None:
     run = claude_code.run_claude_hook if agent == "claude-code" else codex.run_codex_hook
-    assert run(raw) == HookReply()
+    assert run(raw) == HookOutput()
     assert hook_log() == [f"{agent}: InputError: {logged}"]
 
 
 def test_an_unexpected_error_is_one_line_and_a_traceback_only_when_debugging(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(hook: shared.Hook) -> HookReply:
+    def broken(hook: Hook) -> Reply:
         raise RuntimeError("kaboom\nsecond line")
 
     events = {"Ping": HookEvent(broken, 5)}
     raw = json.dumps({"hook_event_name": "Ping", "cwd": str(tmp_path)}).encode()
-    assert run_hook(raw, "codex", events) == HookReply()
+    assert run_hook(raw, "codex", events) == HookOutput()
     assert hook_log() == ["codex: Ping: RuntimeError: kaboom second line"]
     monkeypatch.setenv("CLM_POLICY_DEBUG", "1")
     run_hook(raw, "codex", events)

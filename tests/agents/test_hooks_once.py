@@ -223,7 +223,7 @@ def test_stop_far_from_the_handoff_point_does_not_wait(
     from clm_policy.agents.hooks.claude_code import run_claude_hook
 
     waited: list[str] = []
-    monkeypatch.setattr(events, "wait_for_reply", lambda hook, path=None: waited.append("x"))
+    monkeypatch.setattr(events, "wait_for_reply", lambda path, reply: waited.append("x"))
     stop = {
         "session_id": SESSION,
         "cwd": str(project),
@@ -237,3 +237,39 @@ def test_stop_far_from_the_handoff_point_does_not_wait(
         reply = run_claude_hook(json.dumps({**stop, "transcript_path": str(path)}).encode())
         assert (reply.exit_code, reply.stdout) == (0, "")
         assert waited == expected
+
+
+@pytest.mark.parametrize("written", [False, True])
+def test_stop_far_from_the_handoff_point_does_not_wait_on_a_long_transcript(
+    project: Path, monkeypatch: pytest.MonkeyPatch, written: bool
+) -> None:
+    """A long session (half a megabyte of transcript) at 40,000 of 200,000 tokens: what follows
+    the last figure in the file and the reply Claude Code may still have to write are a few
+    kilobytes, far from the handoff point (150,000) — Stop answers without waiting, whether
+    the reply is in the file yet or not. (The bytes the reader happened to read, 128 KiB and
+    more, are no measure of it: counted as tokens they kept every Stop of a 200K window
+    waiting.)"""
+    from clm_policy.agents.hooks import events
+    from clm_policy.agents.hooks.claude_code import run_claude_hook
+
+    waited: list[str] = []
+    monkeypatch.setattr(events, "wait_for_reply", lambda *args: waited.append("waited"))
+    last = "The parser keeps quoted commas; all 212 tests pass."
+    path = transcript(project / "t.jsonl", 40_000, steps=700, last=last if written else "Step.")
+    assert path.stat().st_size > 512 * 1024
+    stop = {
+        "session_id": SESSION,
+        "cwd": str(project),
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+        "prompt_id": "p1",
+        "transcript_path": str(path),
+        "last_assistant_message": last,
+    }
+    answered = run_claude_hook(json.dumps(stop).encode())
+    assert (answered.exit_code, answered.stdout, answered.stderr) == (0, "", "")
+    assert waited == []
+    # near the handoff point, the same reply could reach it: Stop waits for it
+    path = transcript(project / "t.jsonl", 80_000, steps=700, last=last if written else "Step.")
+    run_claude_hook(json.dumps(stop).encode())
+    assert waited == ["waited"]

@@ -24,7 +24,7 @@ pytest.importorskip("mcp.server.mcpserver")
 from mcp import Client
 
 from clm_policy.agents.hooks.claude_code import run_claude_hook
-from clm_policy.agents.hooks.shared import NOTHING
+from clm_policy.agents.hooks.reply import HookOutput
 from clm_policy.agents.mcp.calling import (
     HOLDS_CALL,
     NAMED,
@@ -532,6 +532,65 @@ def test_the_caller_is_the_transcript_holding_the_call(project: Project) -> None
     assert (found.session_id, found.found_by) == (SESSION, NAMED)
 
 
+def test_the_call_is_looked_for_until_it_lands_or_the_wait_is_over(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code may write the call's line a moment after it calls the tool: with a wait,
+    the transcripts are looked at again until the line lands; without one, once."""
+    from clm_policy.agents.mcp import calling
+
+    slept: list[float] = []
+    monkeypatch.setattr(calling.time, "sleep", slept.append)
+    project.session(None, session=SESSION)
+    new = project.session(None, session=OTHER)  # after /clear: the old session, and the new
+    found = find_caller("status", _env(project), str(project.path))
+    assert (found.session_id, found.found_by, slept) == (SESSION, NAMED, [])
+
+    def lands(seconds: float) -> None:
+        slept.append(seconds)
+        if len(slept) == 3:
+            with new.open("a") as out:
+                out.write(calling_line("status", 1000, OTHER))
+
+    monkeypatch.setattr(calling.time, "sleep", lands)
+    found = find_caller("status", _env(project), str(project.path), wait=calling.WAIT)
+    assert (found.session_id, found.found_by, slept) == (OTHER, HOLDS_CALL, [calling.POLL] * 3)
+
+
+@pytest.mark.parametrize("client", ["claude-code", "mcp"])
+def test_the_server_waits_for_the_call_only_when_claude_code_calls(
+    project: Project, monkeypatch: pytest.MonkeyPatch, client: str
+) -> None:
+    """Issue 27: the status call waited two seconds whenever its call was not in a transcript.
+    The line is Claude Code's to write (``clientInfo.name`` "claude-code"): its call is waited
+    for until it lands, with the calling response's figures; any other client's never reaches
+    a transcript, and is answered at once."""
+    from mcp.types import Implementation
+
+    from clm_policy.agents.mcp import calling
+
+    path = project.session(None, session=SESSION)
+    slept: list[float] = []
+
+    def lands(seconds: float) -> None:
+        slept.append(seconds)
+        with path.open("a") as out:
+            out.write(calling_line("status", 90_000))
+
+    monkeypatch.setattr(calling.time, "sleep", lands)
+
+    async def go() -> Any:
+        info = Implementation(name=client, version="2.1.332")
+        async with Client(build_server(Tools(cwd=str(project.path))), client_info=info) as c:
+            return await c.call_tool("status", {})
+
+    data = ok(anyio.run(go))
+    if client == "claude-code":
+        assert (slept, data["found_by"], data["context"]["tokens"]) == ([0.01], HOLDS_CALL, 90_000)
+    else:
+        assert (slept, data["found_by"]) == ([], NAMED)
+
+
 def test_without_the_call_or_an_id_the_newest_transcript(project: Project) -> None:
     import os
 
@@ -588,7 +647,7 @@ def test_after_a_handoff_through_the_tool_the_prompt_advises_nothing_and_the_lin
         "ctx 72% 130k/180k · handoff at 83% · compact · claude-code/coding"
     )
     ok(call("handoff", goal="calc.py", next_step="write subtract()"))
-    assert run_claude_hook(json.dumps(prompt).encode()) == NOTHING
+    assert run_claude_hook(json.dumps(prompt).encode()) == HookOutput()
     assert status_line(json.dumps(status).encode()) == (
         "ctx 72% 130k/180k · handoff at 83% · handed off · claude-code/coding"
     )

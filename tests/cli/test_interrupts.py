@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from clm_policy.memory.init import init_memory, is_memory_repo
+from clm_policy.memory.init import init_memory
+from clm_policy.memory.layout import is_memory_repo
 
 from conftest import git, invoke, run_process
 

@@ -142,7 +142,7 @@ def test_a_hook_logs_one_line_and_exits_0(tmp_path: Path) -> None:
     log = (state / "clm-policy" / "hook.log").read_text().splitlines()
     assert len(log) == 1
     assert log[0].endswith(
-        f" claude-code: InputError: {config}: not read: writable by others "
+        f" claude-code: UserPromptSubmit: InputError: {config}: not read: writable by others "
         "(a project's configuration must be a file only you can write)"
     )
 

@@ -582,3 +582,42 @@ def test_a_filtered_log_with_a_limit_stops_near_the_newest_entries(memory: Path)
         assert [e.trailers["Clm-Step"] for e in newest] == ["29"]
         five = read_log(repo, **filters, limit=5)
         assert [e.as_dict() for e in five] == [e.as_dict() for e in read_log(repo, **filters)][:5]
+
+
+def test_a_log_of_several_events_is_the_entries_of_each(memory: Path) -> None:
+    """``event`` may name several events (SessionStart reads its project's handoffs and the
+    start records that took them with one ``git log``): the entries of any of them, newest
+    first, read from the repository's folder as from the open repository; with a session
+    too, git filters by the session and the events are filtered as they are read."""
+    from clm_policy.memory.audit import log_args, read_log
+
+    def event_message(event: str, n: int, session: str) -> CommitMessage:
+        trailers = {"Clm-Event": event, "Clm-Session": session, "Clm-Step": str(n)}
+        return CommitMessage(event_subject(event, session, n, "r"), "", trailers)
+
+    with MemoryRepo(memory) as repo:
+        for n, event, session in [
+            (1, "handoff", "s1"),
+            (2, "compact", "s1"),
+            (3, "start", "s2"),
+            (4, "handoff", "s2"),
+            (5, "summary", "s2"),
+        ]:
+            repo.commit(event_message(event, n, session), {f"sessions/{session}/e{n}": "x\n"})
+        both = ("start", "handoff")
+        assert [(e.event, e.trailers["Clm-Step"]) for e in read_log(str(memory), event=both)] == [
+            ("handoff", "4"),
+            ("start", "3"),
+            ("handoff", "1"),
+        ]
+        assert "--all-match" not in log_args("n", event=both)
+        of_s2 = read_log(repo, session="s2", event=both)
+        assert [(e.event, e.trailers["Clm-Step"]) for e in of_s2] == [
+            ("handoff", "4"),
+            ("start", "3"),
+        ]
+        assert log_args("n", session="s2", event=both)[2:] == [
+            "--grep=^Clm-Session: s2$",
+            "HEAD",
+            "--",
+        ]

@@ -62,6 +62,23 @@ def test_edit_of_parent_is_a_miss(
     assert load_policy_cached(child).profiles["coding"].soft_compact.tokens == 12
 
 
+def test_a_process_decodes_an_unchanged_entry_once(cache_home: Path, tmp_path: Path) -> None:
+    """A process that loads the policy on every call (the MCP server) compiles a cached entry's
+    expressions once: the same policy while the entry and every file of its chain are
+    unchanged; an edit of the parent is still a miss."""
+    parent = tmp_path / "parent.yaml"
+    child = tmp_path / "child.yaml"
+    parent.write_text("version: 1\nprofiles:\n  coding: {soft_compact: 10, hard_handoff: 20}\n")
+    child.write_text("version: 1\nextends: parent.yaml\n")
+    load_policy_cached(child)  # compiled, and the entry written
+    cached = load_policy_cached(child)
+    assert load_policy_cached(child) is cached
+    parent.write_text("version: 1\nprofiles:\n  coding: {soft_compact: 11, hard_handoff: 20}\n")
+    edited = load_policy_cached(child)
+    assert edited.profiles["coding"].soft_compact.tokens == 11
+    assert load_policy_cached(child) is not cached
+
+
 def test_corrupt_entry_and_unwritable_dir_fall_back(
     cache_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

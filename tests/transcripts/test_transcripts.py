@@ -791,6 +791,30 @@ def test_read_context_of_a_long_valid_transcript(tmp_path: Path) -> None:
     assert fast.bytes_read <= 2 * tr.BLOCK
 
 
+def test_read_context_says_how_much_of_the_file_follows_its_figure(tmp_path: Path) -> None:
+    """``bytes_after``: the lines after the one the figure comes from (what a Stop hook counts
+    as tokens the figure does not hold yet), however much the reader read; None for an
+    estimate and for a full read."""
+    tool_output = prompt("tool output " * 100)
+    lines: list[Any] = [prompt("go")]
+    for k in range(400):
+        lines += [response(f"m{k}", 1000 + k), tool_output]
+    after = [tool_output, {"type": "progress", "data": {"hookEvent": "PostToolUse"}}]
+    path = jsonl(tmp_path / "t.jsonl", [*lines, response("m_last", 7000), *after])
+    reading = read_context(path)
+    assert reading.context_tokens == 7000
+    assert reading.bytes_read > tr.BLOCK
+    assert reading.bytes_after == sum(len(json.dumps(x, separators=(",", ":"))) + 1 for x in after)
+    assert read_context(jsonl(tmp_path / "e.jsonl", [prompt("go")])).bytes_after is None
+    assert read_transcript(path).bytes_after is None
+    codex = fixture("codex_rollout.jsonl")
+    assert read_context(codex).bytes_after == 0  # its last line is the token count
+    reply = '{"type":"event_msg","payload":{"type":"agent_message","message":"Done."}}\n'
+    more = tmp_path / "rollout.jsonl"
+    more.write_bytes(Path(codex).read_bytes() + reply.encode())
+    assert read_context(more).bytes_after == len(reply)
+
+
 def test_read_context_scan_limit(tmp_path: Path) -> None:
     # a subagent's long inline run at the end: no main-chain usage within the limit
     lines = [prompt("go"), response("m0", 5000)]

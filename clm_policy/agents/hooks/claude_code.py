@@ -42,9 +42,9 @@ exist yet (a new session's first prompt) is answered with nothing, and is no pro
 
 from __future__ import annotations
 
-import json
 import os
 
+from clm_policy.agents.hooks.call import NoTranscriptYet
 from clm_policy.agents.hooks.events import (
     Wording,
     pre_compact,
@@ -52,17 +52,14 @@ from clm_policy.agents.hooks.events import (
     session_start,
     stop_for_handoff,
 )
+from clm_policy.agents.hooks.reply import NOTHING, HookOutput, Reply, tell
 from clm_policy.agents.hooks.settling import settle
-from clm_policy.agents.hooks.shared import (
-    NOTHING,
-    Hook,
-    HookEvent,
-    HookReply,
-    NoTranscriptYet,
-    reply_json,
-    run_hook,
-)
+from clm_policy.agents.hooks.shared import HookEvent, run_hook
 from clm_policy.agents.hooks.subagents import record_subagent
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from clm_policy.agents.hooks.hook import Hook
 
 AGENT = "claude-code"
 ENGINE_ENV = "CLM_POLICY_ENGINE"
@@ -82,7 +79,7 @@ STOP_LINE = (
 )
 
 
-def run_claude_hook(raw: bytes, **options: str | None) -> HookReply:
+def run_claude_hook(raw: bytes, **options: str | None) -> HookOutput:
     """Answer one Claude Code hook call (its JSON in ``raw``); never raises."""
     return run_hook(raw, AGENT, EVENTS, **options)
 
@@ -97,7 +94,7 @@ def engine_mode() -> str | None:
     return mode if mode in ENGINE_MODES else None
 
 
-def _ask_at_stop(_request: str) -> HookReply:
+def _ask_at_stop(_request: str) -> Reply:
     # Claude Code 2.1.332 shows the person every Stop output that reaches the model
     # (additionalContext as "Stop hook says: ...", a block or exit 2 as "Stop hook reported a
     # problem"); UserPromptSubmit's additionalContext it shows no one. So the request reaches
@@ -106,7 +103,7 @@ def _ask_at_stop(_request: str) -> HookReply:
     # plugin engine acts, it submits that prompt itself after the turn: nothing to say here.
     if engine_mode() is not None:
         return NOTHING
-    return reply_json({"systemMessage": STOP_LINE})
+    return tell(STOP_LINE)
 
 
 def _wording(mode: str | None) -> Wording:
@@ -132,7 +129,7 @@ def _wording(mode: str | None) -> Wording:
         ask_at_stop=_ask_at_stop,
         # exit 2 blocks a compaction; what it says reaches no one (Claude Code 2.1.328 shows
         # it neither in -p nor in the TUI), so the next Stop or prompt tells the person
-        block_compaction=lambda text: HookReply(2, stderr=text),
+        block_compaction=lambda text: Reply(exit_code=2, stderr=text),
         # PreCompact's standard output becomes the compaction's custom instructions: say
         # nothing
         compaction_goes_ahead=lambda _text: NOTHING,
@@ -151,7 +148,7 @@ def wording() -> Wording:
     return WORDING if mode is None else WORDINGS[mode]
 
 
-def _user_prompt_submit(hook: Hook) -> HookReply:
+def _user_prompt_submit(hook: Hook) -> Reply:
     """The prompt's advice (:func:`~.events.prompt_advice`), and once, at the first prompt of
     a session that started from a handoff, one line saying which. Where the plugin engine
     acts, it compacts by itself after the turn: no compaction is advised, and the prompt it
@@ -170,26 +167,28 @@ def _user_prompt_submit(hook: Hook) -> HookReply:
             raise  # (run_hook logs it, and answers nothing)
         from clm_policy.agents.hooks.shared import log
 
-        log(f"{AGENT}: {hook.name}: {type(exc).__name__}: {exc}")  # the line is said anyway
+        log(f"{AGENT}: {hook.call.name}: {type(exc).__name__}: {exc}")  # the line is said anyway
         reply = NOTHING
-    if mode is not None and hook.event.get("prompt") == ENGINE_PROMPT:
-        reply = _without_person_line(reply)
-    return _with_line(reply, seeded)
+    if mode is not None and hook.call.event.get("prompt") == ENGINE_PROMPT:
+        reply = reply.without_message()
+    return reply.with_message(seeded)
 
 
 def _engine_compacts(hook: Hook) -> bool:
-    _, outcome = hook.decide_from_tail()
+    from clm_policy.agents.hooks.context import read_tail
+
+    _, outcome = read_tail(hook)
     return outcome is not None and outcome.action.value == "compact"
 
 
 def _seed_notice(hook: Hook) -> str:
     """``clm-policy: this session starts from the handoff <manifest> (goal: ...).``, once per
     session that SessionStart seeded from a handoff; "" otherwise."""
-    facts = hook.facts()
+    facts = hook.notes.facts()
     seeded = facts.get("seeded")
     if not isinstance(seeded, str) or facts.get("seed_told"):
         return ""
-    hook.note(seed_told=True)
+    hook.notes.note(seed_told=True)
     from clm_policy.lifecycle.summary import one_line
 
     goal = facts.get("seeded_goal")
@@ -197,39 +196,22 @@ def _seed_notice(hook: Hook) -> str:
     return f"clm-policy: this session starts from the handoff {seeded}{about}."
 
 
-def _with_line(reply: HookReply, line: str) -> HookReply:
-    """``reply`` with ``line`` first in its ``systemMessage`` (what the person sees)."""
-    if not line:
-        return reply
-    payload = json.loads(reply.stdout) if reply.stdout.startswith("{") else {}
-    said = payload.get("systemMessage")
-    payload["systemMessage"] = f"{line}\n{said}" if isinstance(said, str) and said else line
-    return reply_json(payload)
-
-
-def _without_person_line(reply: HookReply) -> HookReply:
-    if not reply.stdout.startswith("{"):
-        return reply
-    payload = json.loads(reply.stdout)
-    payload.pop("systemMessage", None)
-    return reply_json(payload) if payload else NOTHING
-
-
-def _pre_compact(hook: Hook) -> HookReply:
+def _pre_compact(hook: Hook) -> Reply:
     return pre_compact(hook, wording())
 
 
-def _post_compact(hook: Hook) -> HookReply:
+def _post_compact(hook: Hook) -> Reply:
     from clm_policy.lifecycle.pipelines import Provenance, record_agent_summary
     from clm_policy.models.state import SessionState
     from clm_policy.transcripts.reading import read_transcript
 
-    summary = hook.event.get("compact_summary")
-    if not isinstance(summary, str) or not summary.strip():
+    summary = hook.call.text("compact_summary")
+    if summary is None or not summary.strip():
         return NOTHING
-    trigger = str(hook.event.get("trigger") or "manual")
-    settle(hook.transcript)  # the compact_boundary line may not be written yet
-    reading = read_transcript(hook.transcript)
+    trigger = hook.call.text("trigger") or "manual"
+    transcript = hook.call.transcript()
+    settle(transcript)  # the compact_boundary line may not be written yet
+    reading = read_transcript(transcript)
     state = SessionState(session_id=hook.session_id(), step_index=reading.step_index)
     why = Provenance(
         f"{AGENT}:{trigger}", extra_trailers={"Clm-Agent": AGENT, "Clm-Agent-Trigger": trigger}
@@ -245,11 +227,11 @@ def _post_compact(hook: Hook) -> HookReply:
     return NOTHING
 
 
-def _stop(hook: Hook) -> HookReply:
+def _stop(hook: Hook) -> Reply:
     reply = stop_for_handoff(hook, wording())
     if engine_mode() in ("replace", "append"):
         # the engine applies the committed handoff after the turn, and says so itself
-        return _without_person_line(reply)
+        return reply.without_message()
     return reply
 
 

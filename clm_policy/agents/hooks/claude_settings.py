@@ -277,7 +277,7 @@ def settings_command(
     if install:
         path = settings_path(scope, cwd)
         lines += _install_report(path, _install_file(path, snip, force=force))
-        from clm_policy.agents.hooks.shared import warm_policy
+        from clm_policy.agents.hooks.hook import warm_policy
 
         warm_policy(str(cwd), "claude-code")  # the first hook finds its policy compiled
         other = settings_path("user" if scope == "project" else "project", cwd)

@@ -56,28 +56,23 @@ from clm_policy.agents.hooks.events import (
     session_start,
     stop_for_handoff,
 )
+from clm_policy.agents.hooks.reply import NOTHING, HookOutput, Reply, tell
 from clm_policy.agents.hooks.settling import settle
-from clm_policy.agents.hooks.shared import (
-    NOTHING,
-    Hook,
-    HookEvent,
-    HookReply,
-    hook_settings,
-    reply_json,
-    run_hook,
-)
+from clm_policy.agents.hooks.shared import HookEvent, hook_settings, run_hook
 from clm_policy.agents.hooks.subagents import record_subagent
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from clm_policy.agents.hooks.hook import Hook
+
 AGENT = "codex"
 HOOK_ARGS = ("hook", "codex")
 NEXT_SESSION = "Start a new session (/new): it starts from the handoff."
 
 
-def run_codex_hook(raw: bytes, **options: str | None) -> HookReply:
+def run_codex_hook(raw: bytes, **options: str | None) -> HookOutput:
     """Answer one Codex hook call (its JSON in ``raw``); never raises."""
     return run_hook(raw, AGENT, EVENTS, **options)
 
@@ -106,37 +101,38 @@ WORDING = Wording(
     compacts="Codex compacts",
     stopped="stopped",
     # the reason is Codex's next prompt, and that stop's hook call has stop_hook_active
-    ask_at_stop=lambda text: reply_json({"decision": "block", "reason": text}),
+    ask_at_stop=lambda text: Reply(fields={"decision": "block", "reason": text}),
     # exit 2 and decision:block do not stop a Codex compaction; continue:false does, by
     # ending the turn before the compaction starts (and Codex shows the stopReason)
-    block_compaction=lambda text: reply_json({"continue": False, "stopReason": text}),
-    compaction_goes_ahead=lambda text: reply_json({"systemMessage": text}),
+    block_compaction=lambda text: Reply(fields={"continue": False, "stopReason": text}),
+    compaction_goes_ahead=tell,
     block_is_seen=True,
 )
 
 
-def _user_prompt_submit(hook: Hook) -> HookReply:
+def _user_prompt_submit(hook: Hook) -> Reply:
     return prompt_advice(hook, WORDING)
 
 
-def _pre_compact(hook: Hook) -> HookReply:
+def _pre_compact(hook: Hook) -> Reply:
     return pre_compact(hook, WORDING)
 
 
-def _post_compact(hook: Hook) -> HookReply:
+def _post_compact(hook: Hook) -> Reply:
     from clm_policy.lifecycle.pipelines import Provenance, record_agent_summary
     from clm_policy.memory.audit import read_log
     from clm_policy.models.state import SessionState
     from clm_policy.transcripts.reading import read_transcript
 
-    settle(hook.transcript)
-    reading = read_transcript(hook.transcript)
-    summary = last_compaction_text(hook.transcript)
+    transcript = hook.call.transcript()
+    settle(transcript)
+    reading = read_transcript(transcript)
+    summary = last_compaction_text(transcript)
     if not summary.strip() or not reading.compact_count:
         return NOTHING  # a remote compaction: Codex keeps its summary encrypted
     sid = hook.session_id(reading)
     ordinal = str(reading.compact_count)
-    trigger = str(hook.event.get("trigger") or "manual")
+    trigger = hook.call.text("trigger") or "manual"
     with hook.repo() as repo:
         recorded = read_log(repo, session=sid, event="summary", rev="--all")
         if any(e.trailers.get("Clm-Agent-Compaction") == ordinal for e in recorded):
@@ -179,7 +175,7 @@ def last_compaction_text(path: str) -> str:
     return ""
 
 
-def _stop(hook: Hook) -> HookReply:
+def _stop(hook: Hook) -> Reply:
     return stop_for_handoff(hook, WORDING)
 
 

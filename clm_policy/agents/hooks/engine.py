@@ -32,14 +32,19 @@ goes on untouched, and the module shows why clm-policy is idle.
 
 from __future__ import annotations
 
+from clm_policy.agents.hooks.call import NoTranscriptYet, read_call
 from clm_policy.agents.hooks.claude_code import AGENT, ENGINE_MODES, ENGINE_PROMPT
-from clm_policy.agents.hooks.events import handed_off, session_focus, share
-from clm_policy.agents.hooks.shared import Hook, NoTranscriptYet, hook_input, log, seed_from
+from clm_policy.agents.hooks.commits import handed_off
+from clm_policy.agents.hooks.focus import session_focus, share
+from clm_policy.agents.hooks.hook import resolve
+from clm_policy.agents.hooks.shared import log
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
+
+    from clm_policy.agents.hooks.hook import Hook
 
     Answer = dict[str, Any]
 
@@ -54,14 +59,14 @@ def run_engine(raw: bytes) -> Answer:
     raises: a failure is one line in the hook log and an ``idle`` answer."""
     name = ""
     try:
-        event = hook_input(raw)
-        name = str(event.get("hook_event_name") or "")
+        call = read_call(raw)
+        name = call.name
         handler = EVENTS.get(name)
         if handler is None:
             from clm_policy.base.errors import InputError
 
             raise InputError(f"unknown engine event {name!r} (known: {', '.join(EVENTS)})")
-        return handler(Hook(event, AGENT))
+        return handler(resolve(call, AGENT))
     except KeyboardInterrupt:
         raise
     except Exception as exc:
@@ -81,23 +86,19 @@ def engine_main() -> str:
     answer's JSON (one line) returned."""
     import json
 
-    from clm_policy.agents.hooks.shared import MAX_INPUT
+    from clm_policy.agents.hooks.call import MAX_INPUT
     from clm_policy.base.stdin import read_stdin
 
     return json.dumps(said(run_engine(read_stdin(MAX_INPUT))), ensure_ascii=False)
 
 
 def said(answer: Answer) -> Answer:
-    """``answer`` as it may be shown and sent: every text through the redactor and made
-    terminal-safe (:func:`~.shared.said`'s rules)."""
-    from clm_policy.base.termsafe import terminal_safe
-    from clm_policy.memory.redact import Redactor
+    """``answer`` as it may be shown and sent: every text as a hook's reply says it (redacted,
+    terminal-safe, held to the limit: :func:`~.reply.cleaner`)."""
+    from clm_policy.agents.hooks.reply import cleaner
 
-    redactor = Redactor()
-    return {
-        key: terminal_safe(redactor.text(value)) if isinstance(value, str) else value
-        for key, value in answer.items()
-    }
+    clean = cleaner()
+    return {key: clean(value) if isinstance(value, str) else value for key, value in answer.items()}
 
 
 # -- the events -----------------------------------------------------------------------------
@@ -109,14 +110,14 @@ def _start(hook: Hook) -> Answer:
 
 def _turn(hook: Hook) -> Answer:
     """After a turn: compact, ask for the handoff, apply it, or nothing."""
-    mode = handoff_mode(hook.event)
+    mode = handoff_mode(hook.call.event)
     status = status_text(hook)
-    facts = hook.facts()
+    facts = hook.notes.facts()
     if not facts.get("applied") and (facts.get("handoff") or handed_off(hook) is not None):
         if mode == "clear":
             return {"act": "none", "status": status}
         return {"act": "apply", "instructions": APPLY, "status": status}
-    tokens, window = context_of(hook.event)
+    tokens, window = context_of(hook.call.event)
     if tokens is None:
         return {"act": "none", "status": status}
     try:
@@ -129,7 +130,7 @@ def _turn(hook: Hook) -> Answer:
     if outcome.action.value == "handoff" and not facts.get("applied"):
         if facts.get("engine_asked"):
             return {"act": "none", "status": status}  # asked: its Stop commits the reply
-        hook.note(engine_asked=True)
+        hook.notes.note(engine_asked=True)
         return {
             "act": "ask",
             "prompt": ENGINE_PROMPT,
@@ -148,11 +149,12 @@ def _turn(hook: Hook) -> Answer:
 
 def _compact(hook: Hook) -> Answer:
     """Before a compaction: the seed of a committed handoff that waits to be applied."""
+    from clm_policy.agents.hooks.seeds import seed_from
     from clm_policy.memory.audit import read_log
 
-    mode = handoff_mode(hook.event)
-    facts = hook.facts()
-    if hook.event.get("agent_id") or mode == "clear" or facts.get("applied"):
+    mode = handoff_mode(hook.call.event)
+    facts = hook.notes.facts()
+    if hook.call.event.get("agent_id") or mode == "clear" or facts.get("applied"):
         return {"act": "none"}
     sid = hook.session_id()
     with hook.repo() as repo:
@@ -164,7 +166,7 @@ def _compact(hook: Hook) -> Answer:
         return {"act": "none"}
     seed, _goal = seeded
     manifest = entries[0].trailers.get("Clm-Manifest") or entries[0].commit
-    hook.note(applied=manifest, handoff=manifest, told=manifest, fresh_start=True)
+    hook.notes.note(applied=manifest, handoff=manifest, told=manifest, fresh_start=True)
     policy = hook.policy()
     names = f"{policy.name}/{policy.profile(hook.profile).name}"
     return {
@@ -208,15 +210,16 @@ def context_of(event: Mapping[str, Any]) -> tuple[int | None, int | None]:
 def _outcome(hook: Hook, tokens: int, window: int | None) -> Any | None:
     """The policy's outcome on the transcript's figures, with Claude Code's own context and
     window in place of what the transcript says (None: the window is unknown)."""
+    from clm_policy.agents.hooks.context import fill_window, outcome_of
     from clm_policy.transcripts.reading import read_context
 
-    reading = read_context(hook.transcript)
+    reading = read_context(hook.call.transcript())
     reading.context_tokens = tokens
     reading.context_estimated = False
     if window:
         reading.context_window = window
-    hook.window_of(reading)
-    return hook.outcome(reading.to_figures())
+    fill_window(hook, reading)
+    return outcome_of(hook, reading.to_figures())
 
 
 def status_text(hook: Hook) -> str:
@@ -226,12 +229,13 @@ def status_text(hook: Hook) -> str:
 
     from clm_policy.agents.statusline import status_line
 
-    tokens, window = context_of(hook.event)
-    cwd = hook.event.get("cwd")
-    model = hook.event.get("model")
+    event = hook.call.event
+    tokens, window = context_of(event)
+    cwd = event.get("cwd")
+    model = event.get("model")
     payload = {
-        "session_id": hook.event.get("session_id"),
-        "transcript_path": hook.event.get("transcript_path"),
+        "session_id": event.get("session_id"),
+        "transcript_path": event.get("transcript_path"),
         "workspace": {"current_dir": cwd if isinstance(cwd, str) else ""},
         "model": {"id": model if isinstance(model, str) else None},
         "context_window": {

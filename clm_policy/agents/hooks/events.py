@@ -20,17 +20,16 @@ Three rules hold for each:
 
 from __future__ import annotations
 
-from clm_policy.agents.hooks.settling import settle, size, wait_for_reply
-from clm_policy.agents.hooks.shared import (
-    NOTHING,
-    SEED_CHARS,
-    Hook,
-    HookReply,
-    context_at_start,
-    cut,
-    home_short,
-    reply_json,
+from clm_policy.agents.hooks.commits import (
+    agent_trailers,
+    commit_handoff,
+    commit_snapshot,
+    handed_off,
 )
+from clm_policy.agents.hooks.context import read_tail, read_whole
+from clm_policy.agents.hooks.focus import session_focus, share
+from clm_policy.agents.hooks.reply import NOTHING, Reply, tell
+from clm_policy.agents.hooks.settling import settle, size, wait_for_reply
 from clm_policy.base.record import Record
 from clm_policy.lifecycle.request import handoff_request, stop_request
 
@@ -39,143 +38,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
-
-def agent_trailers(hook: Hook, trigger: str, state: Any) -> dict[str, str]:
-    """The trailers saying the agent compacts, why (its trigger) and at what context."""
-    return {"Clm-Agent-Trigger": trigger, "Clm-Agent-Tokens": str(state.tokens.context_tokens)}
-
-
-def commit_snapshot(
-    hook: Hook, repo: Any, state: Any, outcome: Any | None, trigger: str, compacts: str
-) -> Any | None:
-    """The compaction snapshot committed before the agent compacts (PreCompact): its rule is
-    ``<agent>:<trigger>``, its rationale ``<compacts> (<trigger>)`` ("Claude Code compacts").
-    None, and nothing committed, when a snapshot of this session at the same transcript
-    position (step and context) is committed already (a compaction the agent tries again)."""
-    from clm_policy.lifecycle.pipelines import committed_snapshot, run_compaction
-
-    if committed_snapshot(repo, state) is not None:
-        return None
-    state = with_agents(repo, state)
-    why = hook.provenance(outcome, **agent_trailers(hook, trigger, state)).replace(
-        rule=f"{hook.agent}:{trigger}",
-        rationale=f"{compacts} ({trigger})",
-    )
-    retain = hook.policy().profile(hook.profile or state.profile).retain_recent_messages
-    context = (
-        f"Context: {state.tokens.context_tokens} tokens before the compaction; after it: "
-        "unknown until the agent's next response"
-    )
-    return run_compaction(repo, state, retain=retain, why=why, context_line=context)
-
-
-def hand_off(
-    hook: Hook,
-    words: Any | None = None,
-    *,
-    outcome: Any | None = None,
-    repo: Any | None = None,
-    via: str | None = None,
-    **trailers: str,
-) -> tuple[Any, Any]:
-    """Commit this session's handoff by the one road (:mod:`clm_policy.lifecycle.compose`)
-    and note it among the session's facts: the agent's ``words`` (its reply, its MCP call;
-    without them, its latest compaction summary in the transcript, if any) kept whole beside
-    the transcript's record. ``outcome``: the decision that hands off (else the policy decides
-    on the transcript now); ``via`` names a road other than the hooks (``mcp``: the agent
-    called the tool, whatever the policy says). Returns (the outcome, its provenance)."""
-    from clm_policy.lifecycle.compose import compose, words_of_transcript
-    from clm_policy.lifecycle.pipelines import run_handoff
-    from clm_policy.transcripts.reading import read_transcript
-
-    if repo is None:
-        with hook.repo() as opened:
-            return hand_off(hook, words, outcome=outcome, repo=opened, via=via, **trailers)
-    reading = read_transcript(hook.transcript)
-    hook.window_of(reading)
-    if words is None:
-        words = words_of_transcript(reading)
-    composed = compose(
-        reading,
-        words,
-        session_id=hook.session_id(reading),
-        profile=hook.profile,
-        context_window=getattr(outcome, "context_window", None),
-        memory_keys=_agent_keys(repo, hook.session_id(reading)),
-    )
-    if via is not None:
-        trailers["Clm-Via"] = via
-        decided = hook.policy().decide(composed.base, hook.profile)
-        why = hook.provenance(decided, **trailers)
-        if decided.action.value != "handoff":
-            said = decided.action.value + (f" ({decided.rationale})" if decided.rationale else "")
-            why = why.replace(
-                rule="agent", rationale=f"the agent handed off; the policy says {said}"
-            )
-    else:
-        why = hook.provenance(outcome, **trailers)
-    profile = hook.policy().profile(hook.profile or composed.state.profile)
-    done = run_handoff(
-        repo,
-        composed,
-        why=why,
-        push=hook.remote,
-        agent_id=MAIN_AGENT,
-        seed_chars=min(profile.seed_tokens * 4, SEED_CHARS),
-        memory_dir=home_short(hook.memory),
-    )
-    # the session's hooks and status line know it has handed off; through the MCP tool the
-    # model (and the person, seeing the call) are told by the tool's answer
-    told = done.manifest_path if via == "mcp" else None
-    hook.note(handoff=done.manifest_path, told=told, asked=None)
-    return done, why
-
-
-def commit_handoff(
-    hook: Hook, outcome: Any | None, repo: Any | None = None, **trailers: str
-) -> Any:
-    """Commit this session's handoff at Stop or PreCompact: the handoff the model wrote in
-    its last reply (``last_assistant_message``, when the hook was told it: the transcript does
-    not hold it yet) kept whole, beside the transcript's record (:func:`hand_off`)."""
-    from clm_policy.lifecycle.compose import words_of_reply
-
-    last = hook.event.get("last_assistant_message")
-    words = words_of_reply(last if isinstance(last, str) else None)
-    done, _why = hand_off(hook, words, outcome=outcome, repo=repo, **trailers)
-    return done
-
-
-MAIN_AGENT = "main"
-"""The manifest's ``agent_id`` of a session's own agent (its subagents have their ids)."""
-
-
-def with_agents(repo: Any, state: Any) -> Any:
-    """``state`` with the memory keys of the agents its session started (recorded at their
-    SubagentStop) among its ``memory_keys``: the next session reads their records first."""
-    keys = _agent_keys(repo, state.session_id)
-    if not keys:
-        return state
-    merged = list(dict.fromkeys([*state.memory_keys, *keys]))
-    return state.replace(memory_keys=merged)
-
-
-def _agent_keys(repo: Any, session_id: str) -> list[str]:
-    from clm_policy.lifecycle.subagents import agent_keys
-
-    return list(agent_keys(repo, session_id))
-
-
-def handed_off(hook: Hook, repo: Any | None = None) -> str | None:
-    """The manifest of this session's handoff when it has committed one (on any branch),
-    else None."""
-    from clm_policy.memory.audit import read_log
-
-    if repo is None:
-        with hook.repo() as opened:
-            return handed_off(hook, opened)
-    for entry in read_log(repo, session=hook.session_id(), event="handoff", rev="--all"):
-        return entry.trailers.get("Clm-Manifest") or entry.commit
-    return None
+    from clm_policy.agents.hooks.hook import Hook
+    from clm_policy.policy.engine import Policy
 
 
 class Wording(Record):
@@ -217,9 +81,9 @@ class Wording(Record):
         next_session: str,
         compacts: str,
         stopped: str,
-        ask_at_stop: Callable[[str], HookReply],
-        block_compaction: Callable[[str], HookReply],
-        compaction_goes_ahead: Callable[[str], HookReply],
+        ask_at_stop: Callable[[str], Reply],
+        block_compaction: Callable[[str], Reply],
+        compaction_goes_ahead: Callable[[str], Reply],
         block_is_seen: bool,
     ) -> None:
         self.agent_name = agent_name
@@ -235,25 +99,21 @@ class Wording(Record):
         self.block_is_seen = block_is_seen
 
 
-def told_of_handoff(hook: Hook, wording: Wording, facts: Mapping[str, Any]) -> HookReply | None:
+def told_of_handoff(hook: Hook, wording: Wording, facts: Mapping[str, Any]) -> Reply | None:
     """The message for a handoff this session committed where the person saw nothing (an
     automatic compaction blocked at the hard limit: Claude Code shows no hook output there),
     once; None when there is none to tell."""
     manifest = facts.get("handoff")
     if not isinstance(manifest, str) or facts.get("told") == manifest:
         return None
-    hook.note(told=manifest)
-    return reply_json(
-        {
-            "systemMessage": (
-                f"clm-policy: this session has handed off: the handoff is committed "
-                f"({manifest}). {wording.next_session}"
-            )
-        }
+    hook.notes.note(told=manifest)
+    return tell(
+        f"clm-policy: this session has handed off: the handoff is committed ({manifest}). "
+        f"{wording.next_session}"
     )
 
 
-def stop_for_handoff(hook: Hook, wording: Wording) -> HookReply:
+def stop_for_handoff(hook: Hook, wording: Wording) -> Reply:
     """A Stop hook's answer. When the policy says hand off and the session has no handoff
     yet: ask the model once for a short handoff (``wording.ask_at_stop``: Claude Code's
     ``additionalContext``, which keeps the turn going without an error; Codex's
@@ -261,24 +121,28 @@ def stop_for_handoff(hook: Hook, wording: Wording) -> HookReply:
     asked already — commit the handoff from the transcript and the model's last reply.
 
     The reply the hook is told of (``last_assistant_message``) may not be in the transcript
-    yet: it is waited for, a moment at most; a transcript with no usage figure yet (an
-    estimate) decides no handoff — the next prompt's hook has the figure. A handoff committed
-    where the person saw nothing is told here, once."""
-    facts = hook.facts()
+    yet: it is waited for, a moment at most, unless it cannot reach the handoff point
+    (:func:`far_from_handoff`); a transcript with no usage figure yet (an estimate) decides no
+    handoff — the next prompt's hook has the figure. A handoff committed where the person saw
+    nothing is told here, once."""
+    facts = hook.notes.facts()
     told = told_of_handoff(hook, wording, facts)
     if told is not None:
         return told
     if facts.get("handoff"):
         return NOTHING  # handed off and told: nothing more to ask
-    asked = bool(hook.turn) and facts.get("asked") == hook.turn
-    active = hook.event.get("stop_hook_active") is True
-    before = size(hook.transcript)
-    reading, outcome = hook.decide_from_tail()
-    if not (asked or active) and far_from_handoff(hook, reading, outcome):
+    turn = hook.call.turn
+    asked = bool(turn) and facts.get("asked") == turn
+    active = hook.call.event.get("stop_hook_active") is True
+    transcript = hook.call.transcript()
+    before = size(transcript)
+    reading, outcome = read_tail(hook)
+    last = hook.call.text("last_assistant_message")
+    if not (asked or active) and far_from_handoff(hook.policy(), reading, outcome, last):
         return NOTHING  # the reply not written yet cannot reach the handoff point
-    wait_for_reply(hook)
-    if size(hook.transcript) != before:  # written since: the figure of the reply itself
-        reading, outcome = hook.decide_from_tail()
+    wait_for_reply(transcript, last)
+    if size(transcript) != before:  # written since: the figure of the reply itself
+        reading, outcome = read_tail(hook)
     if outcome is None or (outcome.action.value != "handoff" and not asked):
         return NOTHING
     if reading.context_estimated and not asked:
@@ -287,22 +151,16 @@ def stop_for_handoff(hook: Hook, wording: Wording) -> HookReply:
         return NOTHING
     if asked or active:
         # the reply that was asked for holds the handoff: commit it now
-        _, full = hook.full_state()
+        _, full = read_whole(hook)
         done = commit_handoff(hook, full if full is not None else outcome)
-        hook.note(told=done.manifest_path)
-        return reply_json(
-            {
-                "systemMessage": (
-                    f"clm-policy: handoff committed ({done.manifest_path}). {wording.next_session}"
-                )
-            }
-        )
-    if hook.turn:
-        hook.note(asked=hook.turn)
+        hook.notes.note(told=done.manifest_path)
+        return tell(f"clm-policy: handoff committed ({done.manifest_path}). {wording.next_session}")
+    if turn:
+        hook.notes.note(asked=turn)
     return wording.ask_at_stop(stop_request(outcome.rationale, share(outcome, hook.agent)))
 
 
-def pre_compact(hook: Hook, wording: Wording) -> HookReply:
+def pre_compact(hook: Hook, wording: Wording) -> Reply:
     """A PreCompact answer (manual or automatic): commit a compaction snapshot built from
     the transcript before the agent summarises it away. When the compaction is automatic and
     the policy hands off: commit the handoff instead and stop the compaction
@@ -310,9 +168,9 @@ def pre_compact(hook: Hook, wording: Wording) -> HookReply:
     session that has handed off goes ahead, with a snapshot. A snapshot at a transcript
     position already committed is not committed again (the agent tries a blocked compaction
     again before every request)."""
-    trigger = str(hook.event.get("trigger") or "manual")
-    settle(hook.transcript)
-    state, outcome = hook.full_state()
+    trigger = hook.call.text("trigger") or "manual"
+    settle(hook.call.transcript())
+    state, outcome = read_whole(hook)
     hands_off = outcome is not None and outcome.action.value == "handoff" and trigger == "auto"
     with hook.repo() as repo:
         already = handed_off(hook, repo) if hands_off else None
@@ -320,7 +178,7 @@ def pre_compact(hook: Hook, wording: Wording) -> HookReply:
             native = agent_trailers(hook, trigger, state)
             done = commit_handoff(hook, outcome, repo, **native)
             if wording.block_is_seen:
-                hook.note(told=done.manifest_path)
+                hook.notes.note(told=done.manifest_path)
             return wording.block_compaction(
                 f"clm-policy: the policy hands off here ({outcome.rationale}), so the "
                 f"automatic compaction is {wording.stopped}. The handoff is committed "
@@ -336,18 +194,18 @@ def pre_compact(hook: Hook, wording: Wording) -> HookReply:
     )
 
 
-def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
+def prompt_advice(hook: Hook, wording: Wording) -> Reply:
     """A UserPromptSubmit answer: nothing while the policy says continue; the person told
     to compact (with a focus) or that a handoff follows, and the model why. A session that
     has handed off is not asked again (the person is told once, when no hook could show it
     before); a window nobody knows is said once, with how to tell it."""
-    reading, outcome = hook.decide_from_tail()
+    reading, outcome = read_tail(hook)
     if outcome is None:
         return window_notice(hook, reading)
     action = outcome.action.value
     if action == "continue":
         return NOTHING
-    facts = hook.facts()
+    facts = hook.notes.facts()
     told = told_of_handoff(hook, wording, facts)
     if told is not None:
         return told
@@ -373,148 +231,69 @@ def prompt_advice(hook: Hook, wording: Wording) -> HookReply:
             f"[clm-policy] The context window is {full} full and the policy says hand off "
             f"({outcome.rationale}). {handoff_request()}"
         )
-        if hook.turn:
-            hook.note(asked=hook.turn)  # this turn's Stop commits the reply as the handoff
-    return reply_json(
-        {
-            "systemMessage": person,
-            "hookSpecificOutput": {
-                "hookEventName": "UserPromptSubmit",
-                "additionalContext": cut(model),
-            },
-        }
-    )
+        if hook.call.turn:
+            hook.notes.note(asked=hook.call.turn)  # this turn's Stop commits the reply
+    return Reply(message=person, context=model, event="UserPromptSubmit")
 
 
-def window_notice(hook: Hook, reading: Any) -> HookReply:
+def window_notice(hook: Hook, reading: Any) -> Reply:
     """Once per session: the window is unknown, so the policy's thresholds (shares of it)
     decide nothing; how to tell it. Not before the first response (no model named yet, and
     nothing in the window to speak of)."""
-    if not reading.model or hook.facts().get("window_told"):
+    if not reading.model or hook.notes.facts().get("window_told"):
         return NOTHING
-    hook.note(window_told=True)
+    hook.notes.note(window_told=True)
     model = reading.model
-    return reply_json(
-        {
-            "systemMessage": (
-                f"clm-policy: the context window of {model} is unknown, so the policy's "
-                "thresholds (shares of the window) decide nothing in this session: no "
-                "compaction or handoff is advised. Tell it the window: run Claude Code with "
-                "clm-policy's status line (clm-policy hook claude-code --install), set "
-                "CLAUDE_CODE_AUTO_COMPACT_WINDOW, or add the model to the policy's models: "
-                f"table ({model}: <tokens>)."
-                if hook.agent == "claude-code"
-                else f"clm-policy: the context window of {model} is unknown, so the policy's "
-                "thresholds (shares of the window) decide nothing in this session. Add the "
-                f"model to the policy's models: table ({model}: <tokens>)."
-            )
-        }
+    unknown = (
+        f"clm-policy: the context window of {model} is unknown, so the policy's thresholds "
+        "(shares of the window) decide nothing in this session"
+    )
+    if hook.agent != "claude-code":
+        return tell(f"{unknown}. Add the model to the policy's models: table ({model}: <tokens>).")
+    return tell(
+        f"{unknown}: no compaction or handoff is advised. Tell it the window: run Claude Code "
+        "with clm-policy's status line (clm-policy hook claude-code --install), set "
+        "CLAUDE_CODE_AUTO_COMPACT_WINDOW, or add the model to the policy's models: table "
+        f"({model}: <tokens>)."
     )
 
 
-def far_from_handoff(hook: Hook, reading: Any, outcome: Any | None) -> bool:
-    """Whether a reply Claude Code has not written yet cannot bring the session to the
-    policy's handoff point: the last figure, counting every byte read after it as a token
-    (an over-count), is under half the hard limit (the rest is more than one response adds:
-    Claude Code caps a tool's output). Then Stop need not wait for the reply (Claude Code
-    writes the transcript every 100 ms: the wait is most of a Stop hook's time)."""
+def far_from_handoff(policy: Policy, reading: Any, outcome: Any | None, reply: str | None) -> bool:
+    """Whether the reply the Stop hook is told of (``reply``), if Claude Code has not written
+    it yet, cannot bring the session to the policy's handoff point: the last figure, with
+    every byte of the file after the line it comes from and every byte of ``reply`` counted as
+    a token (an over-count), is under half the hard limit — the other half is more than one
+    response adds besides (its thinking, the tool results Claude Code caps). Then Stop need
+    not wait for the reply (Claude Code writes the transcript every 100 ms: the wait would be
+    most of a Stop hook's time)."""
     if outcome is None:
         return True  # nothing decides a handoff (the window is unknown)
-    if reading.context_estimated or outcome.action.value == "handoff":
+    if reading.context_estimated or reading.bytes_after is None:
         return False
-    profile = hook.policy().profile(outcome.profile)
-    hard = profile.hard_handoff.resolve(outcome.context_window)
+    if outcome.action.value == "handoff":
+        return False
+    hard = policy.profile(outcome.profile).hard_handoff.resolve(outcome.context_window)
     if hard is None:
         return False
-    return bool(reading.context_tokens + reading.bytes_read < hard // 2)
+    pending = reading.bytes_after + len((reply or "").encode("utf-8"))
+    return bool(reading.context_tokens + pending < hard // 2)
 
 
-def redacted_for_advice(state: Any) -> Any:
-    """``state`` with what :func:`compact_focus` reads redacted — the goal, blockers, items
-    not verified, changed files and the last assistant message (:func:`next_safe_action`'s
-    sources) — before anything cuts it: the person is told to type the focus back into the
-    agent, and a key cut in half by an 80-character summary would no longer be recognised.
-    (Only these: redacting a long session's every message would cost every prompt.)"""
-    from clm_policy.memory.redact import Redactor
-    from clm_policy.models.enums import MessageRole
-
-    clean = Redactor().text
-    last = next(
-        (
-            m
-            for m in reversed(state.messages)
-            if m.role is MessageRole.ASSISTANT and m.content.strip()
-        ),
-        None,
-    )
-    return state.replace(
-        goal=clean(state.goal),
-        blockers=[clean(b) for b in state.blockers],
-        not_verified=[clean(x) for x in state.not_verified],
-        changed_artifacts=[clean(a) for a in state.changed_artifacts],
-        messages=[] if last is None else [last.replace(content=clean(last.content))],
-    )
-
-
-def session_focus(hook: Hook) -> str:
-    """The ``/compact`` focus of this hook's session (its transcript read whole, redacted):
-    what the prompt hook advises and what the plugin engine compacts with."""
-    from clm_policy.memory.redact import Redactor
-    from clm_policy.transcripts.reading import read_transcript
-
-    reading = read_transcript(hook.transcript)
-    state = reading.to_state(hook.session_id(reading))
-    last = reading.work.last_activity if reading.work is not None else None
-    return compact_focus(redacted_for_advice(state), Redactor().text(last) if last else None)
-
-
-def compact_focus(state: Any, last_activity: str | None = None) -> str:
-    """The focus for ``/compact``: what the summary must keep, in the handoff request's terms
-    (:func:`clm_policy.lifecycle.request.compact_focus`), and the next step — the one the
-    session states, or that it is unknown and what was last being done. Never a goal guessed
-    from the user's last words: the summary has the conversation."""
-    from clm_policy.lifecycle.request import compact_focus as focus
-    from clm_policy.lifecycle.summary import UNKNOWN_NEXT_STEP, next_safe_action, one_line
-
-    step = next_safe_action(state, last_activity)
-    if not step.startswith(UNKNOWN_NEXT_STEP):
-        said = f"Next step: {one_line(step, 200).rstrip('.')}."
-    elif last_activity:
-        said = f"The next step is unknown; last being done: {one_line(last_activity, 200)}."
-    else:
-        said = "The next step is unknown."
-    return focus(said)
-
-
-def share(outcome: Any, agent: str = "") -> str:
-    """The context as a share of the window; for Claude Code, of what it counts of the
-    window (its own "% context used", as the status line shows it: 160,000 of 200,000 is
-    "89% (160,000 of 180,000)")."""
-    window = outcome.context_window
-    if window and agent == "claude-code":
-        from clm_policy.agents.statusline import counted_window
-
-        window = counted_window(window)
-    if window:
-        return f"{outcome.context_tokens / window:.0%} ({outcome.context_tokens:,} of {window:,})"
-    return f"{outcome.context_tokens:,} tokens"
-
-
-def session_start(hook: Hook) -> HookReply:
+def session_start(hook: Hook) -> Reply:
     """SessionStart (both agents): the context a session starts with
-    (:func:`~.shared.context_at_start`) as ``additionalContext``, nothing when there is none. A
+    (:func:`~.start.context_at_start`) as ``additionalContext``, nothing when there is none. A
     ``model`` it names is kept among the session's facts, for the window (:mod:`.windows`)."""
-    model = hook.event.get("model")
-    if isinstance(model, str) and model:
-        hook.note(model=model)
-    if hook.event.get("source") == "compact" and hook.facts().get("fresh_start"):
+    from clm_policy.agents.hooks.start import context_at_start
+
+    model = hook.call.text("model")
+    if model:
+        hook.notes.note(model=model)
+    if hook.call.text("source") == "compact" and hook.notes.facts().get("fresh_start"):
         # the compaction that put a handoff's seed in place of the conversation (clm-policy's
         # Claude Code plugin engine): the seed holds what the snapshot's essentials would
-        hook.note(fresh_start=None)
+        hook.notes.note(fresh_start=None)
         return NOTHING
     text = context_at_start(hook)
     if not text:
         return NOTHING
-    return reply_json(
-        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": cut(text)}}
-    )
+    return Reply(context=text, event="SessionStart")

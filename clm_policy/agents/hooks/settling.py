@@ -13,10 +13,6 @@ from __future__ import annotations
 import os
 import time
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from clm_policy.agents.hooks.shared import Hook
-
 REPLY_WAIT = 0.5
 """Seconds a Stop hook waits at most for the reply it is told of to reach the transcript."""
 SETTLE_QUIET = 0.15
@@ -27,21 +23,19 @@ _POLL = 0.005
 _REPLY_SCAN = 256 * 1024
 
 
-def wait_for_reply(hook: Hook, path: str | None = None) -> None:
-    """Wait (at most :data:`REPLY_WAIT` seconds) until the end of the transcript (``path``,
-    else the hook's) holds the reply the hook is told of (``last_assistant_message``): when
-    Stop fires, Claude Code has often not written it yet, and the figures would be the
-    response's before."""
-    last = hook.event.get("last_assistant_message")
-    if not isinstance(last, str) or not last.strip():
+def wait_for_reply(path: str, reply: str | None) -> None:
+    """Wait (at most :data:`REPLY_WAIT` seconds) until the end of the transcript at ``path``
+    holds ``reply``, the reply a Stop hook is told of (``last_assistant_message``): when Stop
+    fires, Claude Code has often not written it yet, and the figures would be the response's
+    before."""
+    if not reply or not reply.strip():
         return
-    where = path or hook.transcript
     import json
 
-    needle = json.dumps(last.strip()[:120], ensure_ascii=False)[1:-1].encode("utf-8")
+    needle = json.dumps(reply.strip()[:120], ensure_ascii=False)[1:-1].encode("utf-8")
     deadline = None
     while True:
-        if _tail_holds(where, needle):
+        if _tail_holds(path, needle):
             return
         now = time.monotonic()
         deadline = deadline or now + REPLY_WAIT

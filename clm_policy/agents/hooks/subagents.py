@@ -18,39 +18,42 @@ from __future__ import annotations
 
 import os
 
+from clm_policy.agents.hooks.reply import NOTHING, Reply
 from clm_policy.agents.hooks.settling import wait_for_reply
-from clm_policy.agents.hooks.shared import NOTHING, Hook, HookReply
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from clm_policy.agents.hooks.hook import Hook
 
 
-def record_subagent(hook: Hook) -> HookReply:
+def record_subagent(hook: Hook) -> Reply:
     """Commit what the stopped agent did (nothing when it has no transcript)."""
     from clm_policy.lifecycle.subagents import record_agent_run
     from clm_policy.transcripts.reading import read_transcript
 
-    path = hook.event.get("agent_transcript_path")
-    agent_id = hook.event.get("agent_id")
-    if not isinstance(path, str) or not isinstance(agent_id, str) or not agent_id:
+    path = hook.call.text("agent_transcript_path")
+    agent_id = hook.call.text("agent_id")
+    if path is None or agent_id is None:
         return NOTHING
     path = os.path.expanduser(path)
     if not os.path.isfile(path):
         return NOTHING  # a compaction's summary agent: it writes no transcript
-    wait_for_reply(hook, path)
+    last = hook.call.text("last_assistant_message")
+    wait_for_reply(path, last)
     reading = read_transcript(path)
     if not reading.cwd:
-        cwd = hook.event.get("cwd")
-        reading.cwd = cwd if isinstance(cwd, str) else None
+        reading.cwd = hook.call.text("cwd")
     session = hook.session_id()
     state = reading.to_state(session)
-    kind = hook.event.get("agent_type")
-    last = hook.event.get("last_assistant_message")
+    kind = hook.call.text("agent_type")
     with hook.repo() as repo:
         record_agent_run(
             repo,
             session,
             agent_id,
             state,
-            agent_type=kind if isinstance(kind, str) and kind else None,
-            last_message=last if isinstance(last, str) and last.strip() else None,
+            agent_type=kind,
+            last_message=last if last and last.strip() else None,
             extra_trailers={"Clm-Agent": hook.agent},
         )
     return NOTHING

@@ -17,8 +17,8 @@ window is taken from the best source that knows it, in this order:
    (policies/claude-code.yaml lists the models Claude Code 2.1.x gives 200,000 and 1,000,000).
 
 When none knows, the window stays unknown: thresholds given as shares of it cannot fire, and
-the prompt hook says so once (clm_policy.agents.hooks.shared). Reading the settings costs a
-few small JSON files, and only when the first two sources are silent.
+the prompt hook says so once (clm_policy.agents.hooks.events.window_notice). Reading the
+settings costs a few small JSON files, and only when the first two sources are silent.
 """
 
 from __future__ import annotations

@@ -15,6 +15,12 @@ is, in this order:
 3. the project's transcript modified last.
 
 None of them: an :class:`InputError` saying where it looked.
+
+Claude Code queues the call's line and writes its transcript every 100 ms, so the line often
+lands a moment after the call (and the calling response's figures with it). It is waited for
+only when the client is Claude Code (the server knows its client: :data:`WRITER`), and only
+until it lands, :data:`WAIT` seconds at most; any other client's call never reaches a
+transcript, and is answered at once.
 """
 
 from __future__ import annotations
@@ -33,9 +39,13 @@ TAIL = 256 * 1024
 """Bytes of a transcript's end searched for the pending call."""
 CANDIDATES = 20
 """Transcripts of the project looked at, newest first."""
-WAIT = 2.0
-"""Seconds to wait for the call to reach a transcript (Claude Code writes it asynchronously:
-it may land a little after the server is asked)."""
+WRITER = "claude-code"
+"""The MCP client name (``clientInfo.name``) of Claude Code, which writes the transcripts read
+here."""
+WAIT = 1.0
+"""Seconds Claude Code's call may take at most to reach a transcript (it writes every 100 ms:
+the line lands within a flush or two; past this, the call is not in any transcript here)."""
+POLL = 0.01
 
 HOLDS_CALL = "its transcript holds this call"
 SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
@@ -72,29 +82,22 @@ def transcripts_dir(env: Mapping[str, str], project: str) -> str:
     return os.path.join(config_dir(env), "projects", name)
 
 
-def find_caller(tool: str, env: Mapping[str, str], cwd: str, wait: float = WAIT) -> Caller:
-    """The session calling ``tool`` (see the module's doc); the call is looked for until it
-    is found or ``wait`` seconds have passed."""
+def find_caller(tool: str, env: Mapping[str, str], cwd: str, wait: float = 0.0) -> Caller:
+    """The session calling ``tool`` (see the module's doc); the call is looked for until it is
+    found or ``wait`` seconds have passed (0: once)."""
     project = project_dir(env, cwd)
     folder = transcripts_dir(env, project)
     deadline = time.monotonic() + wait
     while True:
         named = _named(env, folder)
-        found = sorted(
-            (
-                p
-                for p in glob.glob(os.path.join(glob.escape(folder), "*.jsonl"))
-                if os.path.isfile(p)
-            ),
-            key=_mtime,
-            reverse=True,
-        )[:CANDIDATES]
-        for path in ([named] if named else []) + [p for p in found if p != named]:
+        found = _newest(folder)
+        candidates = ([named] if named else []) + [p for p in found if p != named]
+        for path in candidates:
             if holds_pending_call(path, tool):
                 return _caller(path, project, HOLDS_CALL)
-        if time.monotonic() >= deadline or not (named or found):
+        if not candidates or time.monotonic() >= deadline:
             break
-        time.sleep(0.05)
+        time.sleep(POLL)
     if named:
         return _caller(named, project, NAMED)
     if found:
@@ -104,6 +107,14 @@ def find_caller(tool: str, env: Mapping[str, str], cwd: str, wait: float = WAIT)
         f"no Claude Code session found for {project}: no transcript in {folder}"
         + (f" (nor of {SESSION_ENV} {named_id!r} elsewhere)" if named_id else "")
     )
+
+
+def _newest(folder: str) -> list[str]:
+    """The project's transcripts, newest first (:data:`CANDIDATES` at most)."""
+    paths = (
+        p for p in glob.glob(os.path.join(glob.escape(folder), "*.jsonl")) if os.path.isfile(p)
+    )
+    return sorted(paths, key=_mtime, reverse=True)[:CANDIDATES]
 
 
 def _named(env: Mapping[str, str], folder: str) -> str | None:
@@ -141,10 +152,14 @@ def holds_pending_call(path: str, tool: str) -> bool:
     except OSError:
         return False
     marker = f"__{tool}".encode()
-    if marker not in data:
+    first = data.find(marker)
+    if first < 0:
         return False
     pending: set[str] = set()
-    for raw in data.splitlines():
+    for raw in data[data.rfind(b"\n", 0, first) + 1 :].splitlines():
+        # only the lines that call the tool, or may answer a call of it, are read
+        if marker not in raw and not (pending and b"tool_result" in raw):
+            continue
         try:
             line = json.loads(raw)
         except ValueError:

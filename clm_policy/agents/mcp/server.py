@@ -11,16 +11,20 @@ same text (a test holds them equal).
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field, ValidationError
 
+from clm_policy.agents.mcp.calling import WAIT, WRITER
 from clm_policy.agents.mcp.tools import Tools
 from clm_policy.base.errors import ClmError
 from clm_policy.lifecycle.agent_handoff import AgentHandoff
 from clm_policy.lifecycle.request import SECTIONS, tool_description
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from mcp.server.mcpserver import MCPServer
 
 NAME = "clm-policy"
@@ -92,18 +96,48 @@ def _error(tool: str, exc: ValidationError) -> str:
     return f"Error executing tool {tool}: " + "; ".join(parts)
 
 
-def build_server(tools: Tools | None = None) -> MCPServer:
-    """The server with its six tools (``tools``: what they run; by default the process's
-    project and session)."""
+_CLIENT: ContextVar[str] = ContextVar("clm_policy_mcp_client", default="")
+"""The name the calling client gave (``clientInfo.name``), for the call being answered."""
+
+
+def client_of(context: Any) -> str:
+    """The name the client of ``context`` (the SDK's request context) gave, "" when none."""
+    try:
+        params = context.session.client_params
+    except Exception:  # no request: a call made in process
+        return ""
+    name = getattr(getattr(params, "client_info", None), "name", "")
+    return name if isinstance(name, str) else ""
+
+
+def call_wait() -> float:
+    """How long the call being answered may take to reach a transcript: Claude Code writes
+    it (a moment after the call); any other client's never reaches one."""
+    return WAIT if _CLIENT.get() == WRITER else 0.0
+
+
+async def read_only(tool: Callable[[float], dict[str, Any]]) -> dict[str, Any]:
+    """A tool that only reads (``status``, ``explain``): answered on the event loop when it
+    waits for nothing, in a worker thread while it may wait for Claude Code's line."""
+    wait = call_wait()
+    if not wait:
+        return tool(wait)
+    import anyio
+
+    return await anyio.to_thread.run_sync(tool, wait)
+
+
+def _new_server() -> MCPServer:
+    """The SDK's server, which knows the client of each call (:func:`call_wait`) and says
+    which arguments it refused without echoing them (:func:`_error`)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
     from clm_policy import __version__
 
-    run = tools or Tools()
-
     class Server(MCPServer):
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            client = _CLIENT.set(client_of(context))
             try:
                 return await super().call_tool(name, arguments, context)
             except ToolError as exc:
@@ -111,14 +145,25 @@ def build_server(tools: Tools | None = None) -> MCPServer:
                 if isinstance(cause, ValidationError):
                     raise ToolError(_error(name, cause)) from None
                 raise
+            finally:
+                _CLIENT.reset(client)
 
-    server = Server(NAME, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    return Server(NAME, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
 
-    def status() -> dict[str, Any]:
-        return run.status()
 
-    def explain() -> dict[str, Any]:
-        return run.explain()
+def build_server(tools: Tools | None = None) -> MCPServer:
+    """The server with its six tools (``tools``: what they run; by default the process's
+    project and session)."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    run = tools or Tools()
+    server = _new_server()
+
+    async def status() -> dict[str, Any]:
+        return await read_only(run.status)
+
+    async def explain() -> dict[str, Any]:
+        return await read_only(run.explain)
 
     def handoff(
         goal: Annotated[str, Field(max_length=GOAL_CHARS, description=_asks("goal"))],
@@ -144,7 +189,7 @@ def build_server(tools: Tools | None = None) -> MCPServer:
             plan=plan,
             notes=notes,
         )
-        return run.handoff(fields)
+        return run.handoff(fields, call_wait())
 
     def memory_search(
         query: Annotated[
@@ -176,6 +221,18 @@ def _raising(fn: Any, tool_error: type[Exception]) -> Any:
     """``fn`` with the project's errors as tool errors (their message is the model's to
     read; anything else is a crash the SDK reports without detail)."""
     import functools
+    import inspect
+
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def answer(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await fn(*args, **kwargs)
+            except ClmError as exc:
+                raise tool_error(str(exc)) from None
+
+        return answer
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:

@@ -1,7 +1,7 @@
 """What each MCP tool does, without the MCP SDK: plain functions that take typed values and
 return JSON data, raising the project's errors (the server turns them into tool errors).
 
-Every tool reads the project the way the hooks do (:class:`~clm_policy.agents.hooks.shared.
+Every tool reads the project the way the hooks do (:class:`~clm_policy.agents.hooks.hook.
 Hook`: ``.clm-policy.yaml`` of the project, the environment, the memory repository); the
 session ones find the calling session first (:mod:`.calling`). Writes go through the one write
 path: a handoff through :func:`~clm_policy.lifecycle.pipelines.run_handoff`, a topic through
@@ -14,8 +14,11 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from clm_policy.agents.hooks.events import share
-from clm_policy.agents.hooks.shared import Hook, cut
+from clm_policy.agents.hooks.call import HookCall
+from clm_policy.agents.hooks.context import read_tail
+from clm_policy.agents.hooks.focus import share
+from clm_policy.agents.hooks.hook import Hook, resolve
+from clm_policy.agents.hooks.reply import cut
 from clm_policy.agents.mcp.calling import Caller, find_caller, project_dir
 from clm_policy.base.errors import InputError
 from clm_policy.lifecycle.agent_handoff import AgentHandoff
@@ -39,18 +42,19 @@ class Tools:
 
     # -- the session ---------------------------------------------------------------------
 
-    def _session(self, tool: str) -> tuple[Caller, Hook]:
-        caller = find_caller(tool, self.env, self.cwd)
+    def _session(self, tool: str, wait: float) -> tuple[Caller, Hook]:
+        caller = find_caller(tool, self.env, self.cwd, wait)
         event = {
             "hook_event_name": f"mcp:{tool}",
             "session_id": caller.session_id,
             "transcript_path": caller.transcript,
             "cwd": caller.project,
         }
-        return caller, Hook(event, AGENT)
+        return caller, resolve(HookCall(event), AGENT)
 
     def _project(self) -> Hook:
-        return Hook({"hook_event_name": "mcp", "cwd": project_dir(self.env, self.cwd)}, AGENT)
+        call = HookCall({"hook_event_name": "mcp", "cwd": project_dir(self.env, self.cwd)})
+        return resolve(call, AGENT)
 
     @staticmethod
     def _where(caller: Caller) -> dict[str, str]:
@@ -60,10 +64,11 @@ class Tools:
             "found_by": caller.found_by,
         }
 
-    def status(self) -> dict[str, Any]:
-        """The calling session's context, the policy's decision on it and what to do."""
-        caller, hook = self._session("status")
-        reading, outcome = hook.decide_from_tail()
+    def status(self, wait: float = 0.0) -> dict[str, Any]:
+        """The calling session's context, the policy's decision on it and what to do. ``wait``:
+        how long the call may take to reach the transcript (:func:`.calling.find_caller`)."""
+        caller, hook = self._session("status", wait)
+        reading, outcome = read_tail(hook)
         if outcome is None:  # shares of a window nobody knows decide nothing
             return {
                 **self._where(caller),
@@ -104,22 +109,22 @@ class Tools:
             "advice": advice(outcome),
         }
 
-    def explain(self) -> dict[str, Any]:
+    def explain(self, wait: float = 0.0) -> dict[str, Any]:
         """The decision of :meth:`status` with every rule and guard, the values each read
         and its result (``clm-policy decide --explain`` as data)."""
-        caller, hook = self._session("explain")
-        reading, _ = hook.decide_from_tail()
+        caller, hook = self._session("explain", wait)
+        reading, _ = read_tail(hook)
         explanation = hook.policy().explain(reading.to_figures(), hook.profile)
         return {**self._where(caller), "explanation": explanation.as_dict()}
 
-    def handoff(self, fields: AgentHandoff) -> dict[str, Any]:
+    def handoff(self, fields: AgentHandoff, wait: float = 0.0) -> dict[str, Any]:
         """Commit the calling session's handoff: the agent's fields, kept whole, beside the
         transcript's record; the answer says what the next session will be told. Empty
         fields give the record alone."""
-        from clm_policy.agents.hooks.events import hand_off
+        from clm_policy.agents.hooks.commits import hand_off
         from clm_policy.lifecycle.compose import words_of_fields
 
-        caller, hook = self._session("handoff")
+        caller, hook = self._session("handoff", wait)
         done, why = hand_off(hook, words_of_fields(fields), via="mcp")
         return {
             **self._where(caller),
@@ -137,7 +142,7 @@ class Tools:
 
     def memory_search(self, query: str) -> dict[str, Any]:
         """Topics whose text holds ``query`` (case-insensitive), most hits first."""
-        from clm_policy.memory.init import is_memory_repo
+        from clm_policy.memory.layout import is_memory_repo
         from clm_policy.memory.store import GitMemoryStore
 
         hook = self._project()
@@ -162,8 +167,7 @@ class Tools:
 
     def memory_read(self, key: str) -> dict[str, Any]:
         """The topic ``key``, whole."""
-        from clm_policy.memory.init import is_memory_repo
-        from clm_policy.memory.layout import check_key, handoff_of_key
+        from clm_policy.memory.layout import check_key, handoff_of_key, is_memory_repo
         from clm_policy.memory.store import GitMemoryStore
 
         check_key(key)

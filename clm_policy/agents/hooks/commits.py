@@ -1,0 +1,153 @@
+"""What the hooks commit to the memory repository: the compaction snapshot taken before the
+agent compacts (:func:`commit_snapshot`) and the session's handoff (:func:`hand_off`, by the
+one road of :mod:`clm_policy.lifecycle.compose`), each with the provenance of the decision and
+the agent's own trailers; whether the session has handed off already (:func:`handed_off`).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from clm_policy.agents.hooks.hook import Hook
+    from clm_policy.memory.git.write import MemoryRepo
+
+
+def agent_trailers(hook: Hook, trigger: str, state: Any) -> dict[str, str]:
+    """The trailers saying the agent compacts, why (its trigger) and at what context."""
+    return {"Clm-Agent-Trigger": trigger, "Clm-Agent-Tokens": str(state.tokens.context_tokens)}
+
+
+def commit_snapshot(
+    hook: Hook, repo: Any, state: Any, outcome: Any | None, trigger: str, compacts: str
+) -> Any | None:
+    """The compaction snapshot committed before the agent compacts (PreCompact): its rule is
+    ``<agent>:<trigger>``, its rationale ``<compacts> (<trigger>)`` ("Claude Code compacts").
+    None, and nothing committed, when a snapshot of this session at the same transcript
+    position (step and context) is committed already (a compaction the agent tries again)."""
+    from clm_policy.lifecycle.pipelines import committed_snapshot, run_compaction
+
+    if committed_snapshot(repo, state) is not None:
+        return None
+    state = with_agents(repo, state)
+    why = hook.provenance(outcome, **agent_trailers(hook, trigger, state)).replace(
+        rule=f"{hook.agent}:{trigger}",
+        rationale=f"{compacts} ({trigger})",
+    )
+    retain = hook.policy().profile(hook.profile or state.profile).retain_recent_messages
+    context = (
+        f"Context: {state.tokens.context_tokens} tokens before the compaction; after it: "
+        "unknown until the agent's next response"
+    )
+    return run_compaction(repo, state, retain=retain, why=why, context_line=context)
+
+
+def hand_off(
+    hook: Hook,
+    words: Any | None = None,
+    *,
+    outcome: Any | None = None,
+    repo: Any | None = None,
+    via: str | None = None,
+    **trailers: str,
+) -> tuple[Any, Any]:
+    """Commit this session's handoff by the one road (:mod:`clm_policy.lifecycle.compose`)
+    and note it among the session's facts: the agent's ``words`` (its reply, its MCP call;
+    without them, its latest compaction summary in the transcript, if any) kept whole beside
+    the transcript's record. ``outcome``: the decision that hands off (else the policy decides
+    on the transcript now); ``via`` names a road other than the hooks (``mcp``: the agent
+    called the tool, whatever the policy says). Returns (the outcome, its provenance)."""
+    from clm_policy.agents.hooks.context import fill_window
+    from clm_policy.agents.hooks.seeds import SEED_CHARS, home_short
+    from clm_policy.lifecycle.compose import compose, words_of_transcript
+    from clm_policy.lifecycle.pipelines import run_handoff
+    from clm_policy.transcripts.reading import read_transcript
+
+    if repo is None:
+        with hook.repo() as opened:
+            return hand_off(hook, words, outcome=outcome, repo=opened, via=via, **trailers)
+    reading = read_transcript(hook.call.transcript())
+    fill_window(hook, reading)
+    if words is None:
+        words = words_of_transcript(reading)
+    composed = compose(
+        reading,
+        words,
+        session_id=hook.session_id(reading),
+        profile=hook.profile,
+        context_window=getattr(outcome, "context_window", None),
+        memory_keys=_agent_keys(repo, hook.session_id(reading)),
+    )
+    if via is not None:
+        trailers["Clm-Via"] = via
+        decided = hook.policy().decide(composed.base, hook.profile)
+        why = hook.provenance(decided, **trailers)
+        if decided.action.value != "handoff":
+            said = decided.action.value + (f" ({decided.rationale})" if decided.rationale else "")
+            why = why.replace(
+                rule="agent", rationale=f"the agent handed off; the policy says {said}"
+            )
+    else:
+        why = hook.provenance(outcome, **trailers)
+    profile = hook.policy().profile(hook.profile or composed.state.profile)
+    done = run_handoff(
+        repo,
+        composed,
+        why=why,
+        push=hook.remote,
+        agent_id=MAIN_AGENT,
+        seed_chars=min(profile.seed_tokens * 4, SEED_CHARS),
+        memory_dir=home_short(hook.memory),
+    )
+    # the session's hooks and status line know it has handed off; through the MCP tool the
+    # model (and the person, seeing the call) are told by the tool's answer
+    told = done.manifest_path if via == "mcp" else None
+    hook.notes.note(handoff=done.manifest_path, told=told, asked=None)
+    return done, why
+
+
+def commit_handoff(
+    hook: Hook, outcome: Any | None, repo: Any | None = None, **trailers: str
+) -> Any:
+    """Commit this session's handoff at Stop or PreCompact: the handoff the model wrote in
+    its last reply (``last_assistant_message``, when the hook was told it: the transcript does
+    not hold it yet) kept whole, beside the transcript's record (:func:`hand_off`)."""
+    from clm_policy.lifecycle.compose import words_of_reply
+
+    words = words_of_reply(hook.call.text("last_assistant_message"))
+    done, _why = hand_off(hook, words, outcome=outcome, repo=repo, **trailers)
+    return done
+
+
+MAIN_AGENT = "main"
+"""The manifest's ``agent_id`` of a session's own agent (its subagents have their ids)."""
+
+
+def with_agents(repo: Any, state: Any) -> Any:
+    """``state`` with the memory keys of the agents its session started (recorded at their
+    SubagentStop) among its ``memory_keys``: the next session reads their records first."""
+    keys = _agent_keys(repo, state.session_id)
+    if not keys:
+        return state
+    merged = list(dict.fromkeys([*state.memory_keys, *keys]))
+    return state.replace(memory_keys=merged)
+
+
+def _agent_keys(repo: Any, session_id: str) -> list[str]:
+    from clm_policy.lifecycle.subagents import agent_keys
+
+    return list(agent_keys(repo, session_id))
+
+
+def handed_off(hook: Hook, repo: MemoryRepo | None = None) -> str | None:
+    """The manifest of this session's handoff when it has committed one (on any branch),
+    else None."""
+    from clm_policy.memory.audit import read_log
+
+    if repo is None:
+        with hook.repo() as opened:
+            return handed_off(hook, opened)
+    for entry in read_log(repo, session=hook.session_id(), event="handoff", rev="--all"):
+        return entry.trailers.get("Clm-Manifest") or entry.commit
+    return None

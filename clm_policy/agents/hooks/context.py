@@ -1,0 +1,100 @@
+"""The context a hook decides on: the transcript's figures (its end, or the whole file for a
+snapshot or a handoff), the window the agent knows, and the policy's outcome on them.
+
+The window is the one the agent knows: a Codex rollout names it; Claude Code's transcripts
+never do (:mod:`.windows`). With none known, thresholds that are shares of it decide nothing
+(:func:`window_unknown`): the outcome is None.
+"""
+
+from __future__ import annotations
+
+import os
+
+from clm_policy.agents.hooks.call import NoTranscriptYet
+from clm_policy.base.errors import InputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from clm_policy.agents.hooks.hook import Hook
+
+
+def read_tail(hook: Hook) -> tuple[Any, Any | None]:
+    """The transcript's figures (read from its end) and the policy's outcome on them (None:
+    the window is unknown)."""
+    from clm_policy.transcripts.reading import read_context
+
+    path = hook.call.transcript()
+    try:
+        reading = read_context(path)
+    except InputError as exc:
+        raise _not_yet(path, hook.call.name, exc) from None
+    fill_window(hook, reading)
+    return reading, outcome_of(hook, reading.to_figures())
+
+
+def read_whole(hook: Hook) -> tuple[Any, Any | None]:
+    """The whole transcript as a SessionState (for a snapshot or a handoff) and the policy's
+    outcome on it (None: the window is unknown)."""
+    from clm_policy.transcripts.reading import read_transcript
+
+    reading = read_transcript(hook.call.transcript())
+    fill_window(hook, reading)
+    state = reading.to_state(hook.session_id(reading))
+    if hook.profile:
+        state = state.replace(profile=hook.profile)
+    return state, outcome_of(hook, state)
+
+
+def fill_window(hook: Hook, reading: Any) -> None:
+    """Fill in ``reading``'s window and model from what the agent knows when the transcript
+    does not say (a Codex rollout names its window; Claude Code's never do:
+    :mod:`.windows`)."""
+    if reading.context_window is not None or hook.agent != "claude-code":
+        return
+    from clm_policy.agents.hooks.windows import claude_code_window
+
+    cwd = hook.call.text("cwd") or reading.cwd
+    found = claude_code_window(hook.call.session, reading.model, cwd)
+    reading.context_window = found.window
+    reading.model = reading.model or found.model
+
+
+def outcome_of(hook: Hook, figures: Any) -> Any | None:
+    """The policy's outcome for ``figures``; None when its thresholds are shares of a window
+    nobody knows (then they decide nothing: :func:`window_unknown`)."""
+    policy = hook.policy()
+    if window_unknown(policy, figures, hook.profile):
+        return None
+    return policy.decide(figures, hook.profile)
+
+
+def window_unknown(policy: Any, figures: Any, profile: str | None) -> bool:
+    """Whether the profile's thresholds are shares of a window that neither the state nor
+    the policy (its models table, the profile) knows: then they cannot decide anything."""
+    prof = policy.profile(profile or figures.profile)
+    if prof.soft_compact.percent is None and prof.hard_handoff.percent is None:
+        return False
+    return policy.window_for(figures, prof)[0] is None
+
+
+def _not_yet(path: str, name: str, exc: InputError) -> InputError:
+    """``exc``, or :class:`NoTranscriptYet` when the transcript holds no line of the
+    conversation yet: a new session's small file whose lines are all records of the agent
+    (Claude Code's first is ``{"type": "mode", ...}``: no reader can tell its format from
+    it), none of them a user's or an assistant's — not garbage."""
+    import json
+
+    try:
+        if os.path.getsize(path) > 65536:
+            return exc
+        with open(path, "rb") as handle:
+            lines = [line for line in handle.read().splitlines() if line.strip()]
+        records = [json.loads(line.decode("utf-8")) for line in lines]
+    except (OSError, ValueError):
+        return exc
+    typed = [r.get("type") if isinstance(r, dict) else None for r in records]
+    if all(isinstance(t, str) and t not in ("user", "assistant") for t in typed):
+        return NoTranscriptYet(f"{name}: the transcript has no conversation line yet")
+    return exc

@@ -1,0 +1,83 @@
+"""What the hooks say about the context: its share of the window (:func:`share`) and the focus
+a compaction keeps (:func:`compact_focus`, :func:`session_focus`), built from a transcript
+redacted where it is read (:func:`redacted_for_advice`).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from clm_policy.agents.hooks.hook import Hook
+
+
+def redacted_for_advice(state: Any) -> Any:
+    """``state`` with what :func:`compact_focus` reads redacted — the goal, blockers, items
+    not verified, changed files and the last assistant message (:func:`next_safe_action`'s
+    sources) — before anything cuts it: the person is told to type the focus back into the
+    agent, and a key cut in half by an 80-character summary would no longer be recognised.
+    (Only these: redacting a long session's every message would cost every prompt.)"""
+    from clm_policy.memory.redact import Redactor
+    from clm_policy.models.enums import MessageRole
+
+    clean = Redactor().text
+    last = next(
+        (
+            m
+            for m in reversed(state.messages)
+            if m.role is MessageRole.ASSISTANT and m.content.strip()
+        ),
+        None,
+    )
+    return state.replace(
+        goal=clean(state.goal),
+        blockers=[clean(b) for b in state.blockers],
+        not_verified=[clean(x) for x in state.not_verified],
+        changed_artifacts=[clean(a) for a in state.changed_artifacts],
+        messages=[] if last is None else [last.replace(content=clean(last.content))],
+    )
+
+
+def session_focus(hook: Hook) -> str:
+    """The ``/compact`` focus of this hook's session (its transcript read whole, redacted):
+    what the prompt hook advises and what the plugin engine compacts with."""
+    from clm_policy.memory.redact import Redactor
+    from clm_policy.transcripts.reading import read_transcript
+
+    reading = read_transcript(hook.call.transcript())
+    state = reading.to_state(hook.session_id(reading))
+    last = reading.work.last_activity if reading.work is not None else None
+    return compact_focus(redacted_for_advice(state), Redactor().text(last) if last else None)
+
+
+def compact_focus(state: Any, last_activity: str | None = None) -> str:
+    """The focus for ``/compact``: what the summary must keep, in the handoff request's terms
+    (:func:`clm_policy.lifecycle.request.compact_focus`), and the next step — the one the
+    session states, or that it is unknown and what was last being done. Never a goal guessed
+    from the user's last words: the summary has the conversation."""
+    from clm_policy.lifecycle.request import compact_focus as focus
+    from clm_policy.lifecycle.summary import UNKNOWN_NEXT_STEP, next_safe_action, one_line
+
+    step = next_safe_action(state, last_activity)
+    if not step.startswith(UNKNOWN_NEXT_STEP):
+        said = f"Next step: {one_line(step, 200).rstrip('.')}."
+    elif last_activity:
+        said = f"The next step is unknown; last being done: {one_line(last_activity, 200)}."
+    else:
+        said = "The next step is unknown."
+    return focus(said)
+
+
+def share(outcome: Any, agent: str = "") -> str:
+    """The context as a share of the window; for Claude Code, of what it counts of the
+    window (its own "% context used", as the status line shows it: 160,000 of 200,000 is
+    "89% (160,000 of 180,000)")."""
+    window = outcome.context_window
+    if window and agent == "claude-code":
+        from clm_policy.agents.statusline import counted_window
+
+        window = counted_window(window)
+    if window:
+        return f"{outcome.context_tokens / window:.0%} ({outcome.context_tokens:,} of {window:,})"
+    return f"{outcome.context_tokens:,} tokens"

@@ -1,0 +1,155 @@
+"""One hook call resolved against its project (:class:`Hook`, made by :func:`resolve`): the
+project's configuration (flags, then the environment, then ``.clm-policy.yaml`` in the call's
+``cwd`` or above), the policy and profile it names, the memory repository, the remote, and what
+the configuration may not choose until the person trusts it — each worked out once, when the
+call is resolved, and held as a value.
+
+The policy is loaded on first use (:meth:`Hook.policy`, through the compiled-policy cache); the
+memory repository is opened, and created, only by a handler that writes
+(:meth:`Hook.repo`).
+"""
+
+from __future__ import annotations
+
+from clm_policy.agents.hooks.notes import Notes
+from clm_policy.base.errors import InputError
+from clm_policy.base.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # a hook runs on every prompt: no typing at run time
+    from typing import Any
+
+    from clm_policy.agents.hooks.call import HookCall
+    from clm_policy.config.project import ProjectConfig
+    from clm_policy.config.trust import IgnoredSettings
+    from clm_policy.lifecycle.pipelines import Provenance
+    from clm_policy.memory.git.write import MemoryRepo
+    from clm_policy.policy.engine import Policy
+
+
+class Hook(Record):
+    """One call (``call``) of ``agent``'s hook and what its project says: ``config``, the
+    policy (``policy_ref``: a bundled name or a path) and ``profile``, the ``memory``
+    repository's folder, the ``remote`` handoffs are pushed to (None: none), and the settings
+    of an untrusted file that were ``ignored`` (said once to the person); ``notes``, what the
+    hooks noted about the session between calls."""
+
+    FIELDS = ("call", "agent", "config", "policy_ref", "profile", "memory", "remote", "ignored")
+    __slots__ = (*FIELDS, "notes", "_policy")
+    HASHABLE = False
+
+    def __init__(
+        self,
+        call: HookCall,
+        agent: str,
+        config: ProjectConfig,
+        policy_ref: str,
+        profile: str | None,
+        memory: str,
+        remote: str | None,
+        ignored: list[IgnoredSettings],
+    ) -> None:
+        self.call = call
+        self.agent = agent
+        self.config = config
+        self.policy_ref = policy_ref
+        self.profile = profile
+        self.memory = memory
+        self.remote = remote
+        self.ignored = ignored
+        self.notes = Notes(call.session)
+        self._policy: Policy | None = None
+
+    def policy(self) -> Policy:
+        """The policy (loaded once per call, through the compiled-policy cache)."""
+        if self._policy is None:
+            from clm_policy.policy.cache import load_policy_cached
+
+            self._policy = load_policy_cached(self.policy_ref)
+        return self._policy
+
+    def session_id(self, reading: Any | None = None) -> str:
+        """The memory repository's id of this session: the agent's own, when valid, else
+        one derived from the transcript's ``reading``."""
+        from clm_policy.memory.layout import is_session
+
+        sid = self.call.session
+        if is_session(sid):
+            return sid
+        if reading is not None:
+            return str(reading.state_session_id())
+        raise InputError(f"{self.call.name}: no usable session_id in the hook's input")
+
+    def repo(self) -> MemoryRepo:
+        """The project's memory repository, created on first use."""
+        from clm_policy.memory.git.write import MemoryRepo
+        from clm_policy.memory.init import init_memory
+        from clm_policy.memory.layout import is_memory_repo
+
+        if not is_memory_repo(self.memory):
+            init_memory(self.memory)
+        return MemoryRepo(self.memory)
+
+    def provenance(self, outcome: Any | None, **extra: str) -> Provenance:
+        """Why a commit of this hook is made: the outcome's rule and rationale, the policy,
+        the agent and ``extra`` trailers."""
+        from clm_policy.lifecycle.pipelines import Provenance
+
+        policy = self.policy()
+        return Provenance(
+            outcome.trigger if outcome is not None else None,
+            outcome.rationale if outcome is not None else None,
+            f"{policy.path}@{policy.digest}",
+            {"Clm-Agent": self.agent, **extra},
+        )
+
+
+def resolve(
+    call: HookCall,
+    agent: str = "claude-code",
+    policy_ref: str | None = None,
+    profile: str | None = None,
+    memory: str | None = None,
+) -> Hook:
+    """``call`` resolved against the project of its ``cwd``; ``policy_ref``, ``profile`` and
+    ``memory`` are the command's flags (they come first). What an untrusted project file could
+    not choose is taken from :func:`clm_policy.config.trust.take_ignored` here, as the hook's
+    ``ignored``."""
+    from clm_policy.config.project import load_config, memory_path, setting
+    from clm_policy.config.trust import take_ignored
+
+    try:
+        config = load_config(call.text("cwd"))
+        policy = setting("policy", policy_ref, config) or default_policy(agent)
+        chosen_profile = setting("profile", profile, config)
+        where = memory_path(memory, config)
+        remote = setting("remote", None, config)
+    finally:
+        ignored = take_ignored()
+    return Hook(call, agent, config, policy, chosen_profile, where, remote, ignored)
+
+
+def default_policy(agent: str) -> str:
+    """The policy when nothing names one: for Claude Code, the bundled ``claude-code`` policy
+    (shares of the window; the status line speaks for it too), for other agents ``default``."""
+    if agent == "claude-code":
+        from clm_policy.agents.statusline import DEFAULT_POLICY
+
+        return DEFAULT_POLICY
+    return "default"
+
+
+def warm_policy(folder: str, agent: str = "default") -> None:
+    """Compile the policy a hook in ``folder`` would use (its project's ``.clm-policy.yaml``,
+    else the default) into the compiled-policy cache, so that the first hook and status line
+    of a session find it there (``hook claude-code --install``, ``hook codex
+    --print-settings``, ``init``). Best effort: a policy that cannot be loaded is left for the
+    hook to report, in its log."""
+    import contextlib
+
+    from clm_policy.base.errors import ClmError
+    from clm_policy.config.project import load_config, setting
+    from clm_policy.policy.cache import load_policy_cached
+
+    with contextlib.suppress(ClmError):
+        load_policy_cached(setting("policy", None, load_config(folder)) or default_policy(agent))

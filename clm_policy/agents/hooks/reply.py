@@ -1,0 +1,132 @@
+"""What a hook answers, as data (:class:`Reply`), rendered once into what the process writes
+(:class:`HookOutput`).
+
+A reply has the parts the agents read: what the person sees (``systemMessage``), what the model
+is told (``additionalContext`` of the event's ``hookSpecificOutput``), the fields that steer an
+agent (Codex's ``decision``/``reason``, ``continue``/``stopReason``), or an exit code with
+standard error (exit 2 blocks where blocking is the point). Handlers build one and add to it
+(:meth:`Reply.with_message`); :meth:`Reply.render` passes every text through the redactor and
+the terminal-safe printer, holds it to :data:`CONTEXT_LIMIT` and writes the JSON — once.
+"""
+
+from __future__ import annotations
+
+from clm_policy.base.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # a prompt that continues renders nothing: no typing at run time
+    from collections.abc import Callable, Mapping
+    from typing import Any
+
+CONTEXT_LIMIT = 9_500
+"""Characters of one text a hook says at most (Claude Code replaces an ``additionalContext`` of
+more than 10,000 by a file path)."""
+
+
+class HookOutput(Record):
+    """What the hook process writes: its exit code, standard output and standard error."""
+
+    FIELDS = ("exit_code", "stdout", "stderr")
+    __slots__ = FIELDS
+
+    def __init__(self, exit_code: int = 0, stdout: str = "", stderr: str = "") -> None:
+        self.exit_code = exit_code
+        self.stdout = stdout
+        self.stderr = stderr
+
+
+class Reply(Record):
+    """A hook's answer: ``message`` for the person (``systemMessage``), ``context`` for the
+    model (``additionalContext`` of ``event``), agent-specific ``fields`` (their JSON keys),
+    or an ``exit_code`` with ``stderr``. An empty reply says nothing."""
+
+    FIELDS = ("message", "context", "event", "fields", "exit_code", "stderr")
+    __slots__ = FIELDS
+    HASHABLE = False
+
+    def __init__(
+        self,
+        message: str = "",
+        context: str = "",
+        event: str = "",
+        fields: Mapping[str, object] | None = None,
+        exit_code: int = 0,
+        stderr: str = "",
+    ) -> None:
+        self.message = message
+        self.context = context
+        self.event = event
+        self.fields: Mapping[str, object] = {} if fields is None else fields
+        self.exit_code = exit_code
+        self.stderr = stderr
+
+    def with_message(self, line: str) -> Reply:
+        """This reply with ``line`` first in what the person sees."""
+        if not line:
+            return self
+        return self.replace(message=f"{line}\n{self.message}" if self.message else line)
+
+    def without_message(self) -> Reply:
+        """This reply without what the person sees (the model's part kept)."""
+        return self.replace(message="")
+
+    def payload(self) -> dict[str, object]:
+        """The JSON object written on standard output ({} when there is none)."""
+        data: dict[str, object] = {}
+        if self.message:
+            data["systemMessage"] = self.message
+        if self.context:
+            data["hookSpecificOutput"] = {
+                "hookEventName": self.event,
+                "additionalContext": self.context,
+            }
+        data.update(self.fields)
+        return data
+
+    def render(self) -> HookOutput:
+        """What the process writes: every text — the person's ``systemMessage``, the model's
+        ``additionalContext`` and ``reason``, standard error — through the redactor commits
+        pass (it is built from the transcript: a key in the goal must not be repeated back, nor
+        typed into the agent again), made terminal-safe (the agents show it on a terminal) and
+        held to :data:`CONTEXT_LIMIT` (escapes and markers are longer than what they
+        replace). The redactor is imported only here: a prompt that continues says nothing."""
+        payload = self.payload()
+        if not payload and not self.stderr:
+            return HookOutput(self.exit_code)
+        import json
+
+        clean = cleaner()
+        stdout = json.dumps(_cleaned(payload, clean)) if payload else ""
+        return HookOutput(self.exit_code, stdout, clean(self.stderr) if self.stderr else "")
+
+
+NOTHING = Reply()
+
+
+def tell(message: str) -> Reply:
+    """A reply that tells the person ``message``."""
+    return Reply(message=message)
+
+
+def cut(text: str) -> str:
+    """``text`` held to :data:`CONTEXT_LIMIT` characters."""
+    return text if len(text) <= CONTEXT_LIMIT else text[: CONTEXT_LIMIT - 1] + "…"
+
+
+def cleaner() -> Callable[[str], str]:
+    """What every text a hook says passes: redacted, terminal-safe, held to the limit."""
+    from clm_policy.base.termsafe import terminal_safe
+    from clm_policy.memory.redact import Redactor
+
+    redact = Redactor().text
+    return lambda text: cut(terminal_safe(redact(text)))
+
+
+def _cleaned(value: Any, clean: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {k: _cleaned(v, clean) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cleaned(v, clean) for v in value]
+    return value
