@@ -57,8 +57,15 @@ def _kinds(folder: Path) -> list[list[str]]:
             payload = obj.get("payload")
             inner = payload.get("type") if isinstance(payload, dict) else None
             kinds.append(f"{obj.get('type')}:{inner}" if inner else str(obj.get("type")))
-        out.append(sorted(kinds))
+        # Claude Code's own account of its API requests (`api-request`, `api-request-blob`):
+        # their number follows its retries, which a loaded machine makes; that they are
+        # there is what the readers must meet
+        counted = [k for k in kinds if not k.startswith(RETRIED)]
+        out.append(sorted(counted) + sorted({k for k in kinds if k.startswith(RETRIED)}))
     return out
+
+
+RETRIED = ("api-request",)
 
 
 @pytest.mark.parametrize("name", sorted(record.SESSIONS))
