@@ -146,9 +146,10 @@ def _plural(n: int, word: str) -> str:
 
 
 def _metrics(m: Summary) -> Iterator[str]:
+    measured = "compaction or handoff" if m.recall_count == 1 else "compactions and handoffs"
     recall = (
-        f"{_pct(m.recall_mean)} mean, {_pct(m.recall_min)} lowest, over "
-        f"{_plural(m.recall_count, 'verified compaction')}"
+        f"{_pct(m.recall_mean)} mean, {_pct(m.recall_min)} lowest, over {m.recall_count:,} "
+        f"measured {measured}"
         if m.recall_count
         else "none measured (a deterministic summary, or a handoff without the agent's "
         "words, measures nothing)"
@@ -181,8 +182,7 @@ def _metrics(m: Summary) -> Iterator[str]:
         (
             "recall",
             recall,
-            "facts of the session found / facts recorded, in a model's summary or the agent's "
-            "handoff",
+            "facts found / facts recorded, in a model's summary or the agent's handoff",
         ),
         (
             "session length until handoff",
