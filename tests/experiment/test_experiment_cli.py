@@ -124,7 +124,7 @@ def test_the_page_renders_in_chromium(tmp_path: Path) -> None:
     shot = tmp_path / "shot.png"
     chromium(tmp_path, page, f"--screenshot={shot}")
     width, height, found = pixels(shot.read_bytes())
-    assert (width, height) == (1200, 900)
+    assert (width, height) == (1200, 1400)
     assert near(found, series) > 2000  # the first chart's bars are drawn
 
 
