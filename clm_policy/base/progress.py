@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from clm_policy.base.termsafe import terminal_safe
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import TracebackType
     from typing import Self, TextIO

@@ -4,9 +4,9 @@ files trusted and how each is now, forget one (the record: clm_policy.config.tru
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from clm_policy.base.errors import InputError, Location
-from clm_policy.base.record import Record
 from clm_policy.config.trust import (
     CHANGED,
     TRUSTED,
@@ -18,30 +18,24 @@ from clm_policy.config.trust import (
 )
 
 
-class Trusted(Record):
+@dataclass(frozen=True, slots=True)
+class Trusted:
     """A configuration just trusted: its record, and what it chooses now (``memory``, the
     repository its ``memory:`` names, resolved; ``remote``; None where it names none or names
     the project's default memory)."""
 
-    FIELDS = ("record", "memory", "remote")
-    __slots__ = FIELDS
-
-    def __init__(self, record: TrustedFile, memory: str | None, remote: str | None) -> None:
-        self.record = record
-        self.memory = memory
-        self.remote = remote
+    record: TrustedFile
+    memory: str | None
+    remote: str | None
 
 
-class Listed(Record):
+@dataclass(frozen=True, slots=True)
+class Listed:
     """A record and how its file is now: :data:`TRUSTED`, :data:`CHANGED`, ``missing`` (no
     such file) or ``unreadable``."""
 
-    FIELDS = ("record", "state")
-    __slots__ = FIELDS
-
-    def __init__(self, record: TrustedFile, state: str) -> None:
-        self.record = record
-        self.state = state
+    record: TrustedFile
+    state: str
 
 
 def config_file(target: str | None, *, existing: bool = True) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from clm_policy.base.timestamp import format_timestamp
 from clm_policy.formats import markdown as md
@@ -18,7 +19,6 @@ from clm_policy.models.manifest import HandoffManifest
 from clm_policy.models.state import SessionState, TokenSnapshot
 from clm_policy.models.versions import MANIFEST_VERSION
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

@@ -10,7 +10,7 @@ with it.
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from simpleeval import SimpleEval
 
@@ -21,7 +21,6 @@ from clm_policy.policy.evaluate import (
     operator_table,
 )
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 

@@ -20,12 +20,8 @@ says "Next, I'll …" or "Next step: …".
 from __future__ import annotations
 
 import re
-
-from clm_policy.base.record import Record
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 ITEM_LIMIT = 600
 """Characters of one item kept."""
@@ -116,7 +112,8 @@ _FIELDS = (
 )
 
 
-class AgentNotes(Record):
+@dataclass(slots=True)
+class AgentNotes:
     """The fields an agent's own summary gives: ``goal`` and ``next_action`` (one text each, ""
     when not said), ``status`` (``completed``, ``in_progress``, ``blocked``,
     ``partial_complete`` or None), and lists — ``done``, ``verified``, ``not_verified``,
@@ -124,41 +121,20 @@ class AgentNotes(Record):
     summary's list of the user's messages) — and ``blockers``, None when the text has no
     blockers section at all ([] when it says there are none)."""
 
-    FIELDS = _FIELDS
-    __slots__ = FIELDS
-    HASHABLE = False
-
-    def __init__(
-        self,
-        goal: str = "",
-        requests: list[str] | None = None,
-        status: str | None = None,
-        done: list[str] | None = None,
-        verified: list[str] | None = None,
-        not_verified: list[str] | None = None,
-        blockers: list[str] | None = None,
-        next_action: str = "",
-        remaining: list[str] | None = None,
-        decisions: list[str] | None = None,
-        constraints: list[str] | None = None,
-        risks: list[str] | None = None,
-        files: list[str] | None = None,
-        environment: list[str] | None = None,
-    ) -> None:
-        self.goal = goal
-        self.requests: list[str] = requests or []
-        self.status = status
-        self.done: list[str] = done or []
-        self.verified: list[str] = verified or []
-        self.not_verified: list[str] = not_verified or []
-        self.blockers = blockers
-        self.next_action = next_action
-        self.remaining: list[str] = remaining or []
-        self.decisions: list[str] = decisions or []
-        self.constraints: list[str] = constraints or []
-        self.risks: list[str] = risks or []
-        self.files: list[str] = files or []
-        self.environment: list[str] = environment or []
+    goal: str = ""
+    requests: list[str] = field(default_factory=list)
+    status: str | None = None
+    done: list[str] = field(default_factory=list)
+    verified: list[str] = field(default_factory=list)
+    not_verified: list[str] = field(default_factory=list)
+    blockers: list[str] | None = None
+    next_action: str = ""
+    remaining: list[str] = field(default_factory=list)
+    decisions: list[str] = field(default_factory=list)
+    constraints: list[str] = field(default_factory=list)
+    risks: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    environment: list[str] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:

@@ -13,7 +13,8 @@ could not start (the program is not installed) says nothing of the project.
 
 from __future__ import annotations
 
-from clm_policy.base.record import Record
+from dataclasses import dataclass, field
+
 from clm_policy.transcripts.results import FAILED, PASSED, UNKNOWN, covers, whole_suite
 from clm_policy.transcripts.work import Run, Work, one_line, substantive
 
@@ -22,61 +23,31 @@ CHECKS_KEPT = 40
 ENVIRONMENT_KEPT = 30
 
 
-class CheckResult(Record):
+@dataclass(frozen=True, slots=True)
+class CheckResult:
     """A check and its latest run: ``status`` passed, failed, unknown or pending; ``result``
     what its output said; ``earlier`` a different earlier result it replaces."""
 
-    FIELDS = ("command", "status", "result", "earlier")
-    __slots__ = FIELDS
-
-    def __init__(self, command: str, status: str, result: str, earlier: str | None) -> None:
-        self.command = command
-        self.status = status
-        self.result = result
-        self.earlier = earlier
+    command: str
+    status: str
+    result: str
+    earlier: str | None
 
 
-class SessionRecord(Record):
+@dataclass(slots=True)
+class SessionRecord:
     """The record of a session (the module's doc)."""
 
-    FIELDS = (
-        "tasks",
-        "checks",
-        "environment",
-        "made",
-        "subagents",
-        "last_activity",
-        "failures",
-        "said",
-        "read",
-        "reasoning",
-    )
-    __slots__ = FIELDS
-    HASHABLE = False
-
-    def __init__(
-        self,
-        tasks: list[str],
-        checks: list[CheckResult],
-        environment: list[str],
-        made: list[str],
-        subagents: list[str],
-        last_activity: str | None,
-        failures: list[str] | None = None,
-        said: list[str] | None = None,
-        read: list[str] | None = None,
-        reasoning: list[str] | None = None,
-    ) -> None:
-        self.tasks = tasks
-        self.checks = checks
-        self.environment = environment
-        self.made = made
-        self.subagents = subagents
-        self.last_activity = last_activity
-        self.failures = failures or []
-        self.said = said or []
-        self.read = read or []
-        self.reasoning = reasoning or []
+    tasks: list[str]
+    checks: list[CheckResult]
+    environment: list[str]
+    made: list[str]
+    subagents: list[str]
+    last_activity: str | None
+    failures: list[str] = field(default_factory=list)
+    said: list[str] = field(default_factory=list)
+    read: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
 
     @property
     def failing(self) -> list[CheckResult]:

@@ -29,9 +29,8 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import lru_cache
-
-from clm_policy.base.record import Record
 
 OUTPUT_SCAN = 16 * 1024
 """Characters at the end of an output that are searched for a summary."""
@@ -46,19 +45,16 @@ PENDING = "pending"
 """No result (yet): the transcript ends before it, or the command runs in the background."""
 
 
-class Summary(Record):
+@dataclass(frozen=True, slots=True)
+class Summary:
     """A test runner's summary: ``runner``, the counts it gave (``passed`` None when it gave
     none), ``failed`` (failures and errors; None for a failure marker without counts) and
     ``text``, the summary as the runner printed it, on one line."""
 
-    FIELDS = ("runner", "passed", "failed", "text")
-    __slots__ = FIELDS
-
-    def __init__(self, runner: str, passed: int | None, failed: int | None, text: str) -> None:
-        self.runner = runner
-        self.passed = passed
-        self.failed = failed
-        self.text = text
+    runner: str
+    passed: int | None
+    failed: int | None
+    text: str
 
     @property
     def ok(self) -> bool:
@@ -66,19 +62,16 @@ class Summary(Record):
         return self.failed == 0 and bool(self.passed)
 
 
-class Verdict(Record):
+@dataclass(frozen=True, slots=True)
+class Verdict:
     """What a run came to: ``status`` (:data:`PASSED`, :data:`FAILED`, :data:`ANSWER`,
     :data:`UNKNOWN` or :data:`PENDING`), ``text`` saying it in a few words (``297 tests, 11
     failures``, ``no match (exit 1)``, ``exit 2``) and the runner's ``summary`` when there was
     one."""
 
-    FIELDS = ("status", "text", "summary")
-    __slots__ = FIELDS
-
-    def __init__(self, status: str, text: str, summary: Summary | None = None) -> None:
-        self.status = status
-        self.text = text
-        self.summary = summary
+    status: str
+    text: str
+    summary: Summary | None = None
 
     def line(self) -> str:
         """``passed``, ``failed (297 tests, 11 failures)``, ``no match (exit 1)``."""

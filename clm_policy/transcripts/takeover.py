@@ -28,6 +28,7 @@ The last assistant message is kept as context and is never the next step by itse
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from clm_policy.transcripts.notes import AgentNotes, parse_notes
 from clm_policy.transcripts.record import (
@@ -38,7 +39,6 @@ from clm_policy.transcripts.record import (
 )
 from clm_policy.transcripts.work import WORD, Run, Work, one_line, substantive
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from clm_policy.models.state import SessionState
     from clm_policy.transcripts.reading import TranscriptReading

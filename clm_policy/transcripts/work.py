@@ -29,8 +29,9 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from dataclasses import dataclass
+from typing import Any
 
-from clm_policy.base.record import Record
 from clm_policy.transcripts.environment import facts_of
 from clm_policy.transcripts.files import FileLog, Paths, created_in_output, shell_file_ops
 from clm_policy.transcripts.results import (
@@ -44,10 +45,6 @@ from clm_policy.transcripts.results import (
     normalise,
     reads_only,
 )
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 REQUEST_LIMIT = 50_000
 """A person's message is kept whole up to this many characters (a pasted log, a long brief)."""
@@ -103,67 +100,49 @@ _WORK_WORDS = {
 }
 
 
-class Request(Record):
+@dataclass(frozen=True, slots=True)
+class Request:
     """Something a person asked: its text, and ``source`` — ``prompt``, ``queued`` (typed
     while the agent worked: a ``queue-operation`` line), ``command`` (a slash command with its
     arguments) or ``rejection`` (said when rejecting a tool call)."""
 
-    FIELDS = ("text", "source")
-    __slots__ = FIELDS
-
-    def __init__(self, text: str, source: str = PROMPT) -> None:
-        self.text = text
-        self.source = source
+    text: str
+    source: str = PROMPT
 
 
-class Task(Record):
+@dataclass(frozen=True, slots=True)
+class Task:
     """One item of the agent's task list: its text and status (``pending``, ``in_progress``
     or ``completed``)."""
 
-    FIELDS = ("text", "status")
-    __slots__ = FIELDS
-
-    def __init__(self, text: str, status: str) -> None:
-        self.text = text
-        self.status = status
+    text: str
+    status: str
 
 
-class Run(Record):
+@dataclass(frozen=True, slots=True)
+class Run:
     """One shell command and what it came to (``verdict``); ``normal`` is the command it is
     the same as (:func:`~.results.normalise`), ``check`` whether it tests or builds the
     project, ``agent`` the subagent that ran it (None: the main agent), ``order`` when."""
 
-    FIELDS = ("command", "normal", "verdict", "check", "agent", "order")
-    __slots__ = FIELDS
-
-    def __init__(
-        self,
-        command: str,
-        normal: str,
-        verdict: Verdict,
-        check: bool,
-        agent: str | None = None,
-        order: int = 0,
-    ) -> None:
-        self.command = command
-        self.normal = normal
-        self.verdict = verdict
-        self.check = check
-        self.agent = agent
-        self.order = order
+    command: str
+    normal: str
+    verdict: Verdict
+    check: bool
+    agent: str | None = None
+    order: int = 0
 
     def line(self) -> str:
         return f"{one_line(self.command)}: {self.verdict.line()}"
 
 
-class Subagent(Record):
-    FIELDS = ("ident", "description", "kind")
-    __slots__ = FIELDS
+@dataclass(frozen=True, slots=True)
+class Subagent:
+    """A subagent the agent started: its id, what it was asked, and its kind."""
 
-    def __init__(self, ident: str, description: str, kind: str) -> None:
-        self.ident = ident
-        self.description = description
-        self.kind = kind
+    ident: str
+    description: str
+    kind: str
 
 
 _ERROR_LINE = re.compile(

@@ -10,6 +10,7 @@ import importlib.util
 import json
 import shutil
 import sys
+from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
@@ -56,16 +57,29 @@ def _kinds(folder: Path) -> list[list[str]]:
             obj = json.loads(line)
             payload = obj.get("payload")
             inner = payload.get("type") if isinstance(payload, dict) else None
+            if obj.get("type") == "attachment" and isinstance(obj.get("attachment"), dict):
+                inner = inner or obj["attachment"].get("type")
             kinds.append(f"{obj.get('type')}:{inner}" if inner else str(obj.get("type")))
-        # Claude Code's own account of its API requests (`api-request`, `api-request-blob`):
-        # their number follows its retries, which a loaded machine makes; that they are
-        # there is what the readers must meet
+        # Claude Code's own account of its API requests (`api-request`, `api-request-blob`)
+        # and the token reminder it attaches to each request: their number follows its
+        # retries, which a loaded machine makes; that they are there is what the readers must
+        # meet
         counted = [k for k in kinds if not k.startswith(RETRIED)]
         out.append(sorted(counted) + sorted({k for k in kinds if k.startswith(RETRIED)}))
     return out
 
 
-RETRIED = ("api-request",)
+RETRIED = ("api-request", "attachment:total_tokens_reminder")
+
+
+def _differing(now: list[list[str]], kept: list[list[str]]) -> str:
+    """Which kinds of lines each file has more or fewer of (the message of a failure)."""
+    out = []
+    for n, (a, b) in enumerate(zip(now, kept, strict=True)):
+        more, fewer = Counter(a) - Counter(b), Counter(b) - Counter(a)
+        if more or fewer:
+            out.append(f"file {n}: more {dict(more)}, fewer {dict(fewer)}")
+    return "; ".join(out)
 
 
 @pytest.mark.parametrize("name", sorted(record.SESSIONS))
@@ -83,7 +97,8 @@ def test_recording_again_gives_the_committed_session(
     assert sorted(written) == sorted(
         p for p in fresh.rglob("*") if p.is_file() and p.name != "truth.yaml"
     )
-    assert _kinds(fresh) == _kinds(kept)
+    now_kinds, kept_kinds = _kinds(fresh), _kinds(kept)
+    assert now_kinds == kept_kinds, _differing(now_kinds, kept_kinds)
 
     (now,) = bench.own_sessions(tmp_path)
     (then,) = [s for s in bench.own_sessions(COMMITTED) if s.name == name]

@@ -13,7 +13,9 @@ import json
 import re
 from pathlib import Path
 
-from conftest import REPO
+from clm_policy.memory.init import init_memory
+
+from conftest import REPO, state_file
 from probes import probe_cli
 
 SESSION = "3f6d2b1a-8c4e-4f7a-9b2d-1e5c7a9d0f42"
@@ -118,3 +120,74 @@ def test_the_list_is_read_as_written() -> None:
     assert {"clm_policy.base.record", "clm_policy.models.state", "clm_policy.cli.entry"} <= names
     assert "clm_policy.agents.hooks.shared" in names  # a folder's path is kept in its items
     assert all(_module(name) for name in names)
+
+
+# Modules a quick path loads that the probes below do not run: the Codex hook (every event),
+# the plugin engine's call (every turn), a session's start with nothing to hand and the first
+# hook after a policy change (tests/agents/test_claude_hooks.py probes both), the quick
+# decide's Codex and OpenAI chat transcripts, and the quick paths' error branches.
+ALSO_QUICK = {
+    "clm_policy.agents.hooks.codex",
+    "clm_policy.agents.hooks.engine",
+    "clm_policy.agents.hooks.start",
+    "clm_policy.cli.errors",
+    "clm_policy.cli.outcomes",
+    "clm_policy.formats.jsonio",
+    "clm_policy.formats.yamlio",
+    "clm_policy.formats.yamlscalars",
+    "clm_policy.models.state_io",
+    "clm_policy.policy.compile",
+    "clm_policy.policy.load",
+    "clm_policy.transcripts.codex",
+    "clm_policy.transcripts.openai_chat",
+}
+# the packages every path loads, and the generator (its start-up rules are in the text it
+# writes: the generated modules are on the hot path)
+ALWAYS = {
+    "clm_policy.__init__",
+    "clm_policy.models.__init__",
+    "clm_policy.transcripts.__init__",
+    "clm_policy.models.generate",
+    "clm_policy.models.manifest",
+}
+
+
+def _start_up_rules(path: Path) -> list[str]:
+    """The start-up rules a module follows: ``TYPE_CHECKING = False``, a ``Record`` class."""
+    text = path.read_text(encoding="utf-8")
+    rules = ["TYPE_CHECKING = False"] if re.search(r"^TYPE_CHECKING = False$", text, re.M) else []
+    if re.search(r"^class \w+\(Record\)", text, re.M):
+        rules.append("a Record class")
+    return rules
+
+
+def test_outside_the_quick_paths_python_is_ordinary(tmp_path: Path) -> None:
+    """A module no quick path loads uses ``typing``'s TYPE_CHECKING and ``dataclasses``, not
+    the start-up rules (docs/architecture.md, "The hot path and its rules")."""
+    root, transcript = project(tmp_path)
+    prompt = {
+        "session_id": SESSION,
+        "cwd": str(root),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "go on",
+        "transcript_path": str(transcript),
+    }
+    quick = loaded("hook", ["hook", "claude-code"], json.dumps(prompt), root)
+    example = str(REPO / "docs" / "examples" / "session-state.json")
+    plain = tmp_path / "plain"  # no project file: the quick decide answers
+    plain.mkdir()
+    quick |= loaded("decide", ["decide", "--tokens", "260000"], "", plain)
+    quick |= loaded("decide", ["decide", "--state", example], "", plain)
+    memory = init_memory(tmp_path / "mem").path
+    state = state_file(tmp_path, messages=[{"role": "user", "content": "go"}])
+    compact = ["compact", "--memory", str(memory), "--state", str(state)]
+    quick |= loaded("compact", compact, "", plain)
+    quick |= loaded("log", ["log", "--memory", str(memory), "--format", "json"], "", plain)
+    quick |= documented() | ALSO_QUICK
+    assert "clm_policy.cli.fast.compact" in quick  # the probes ran what they claim
+    ordinary = {}
+    for path in sorted((REPO / "clm_policy").rglob("*.py")):
+        name = ".".join(path.relative_to(REPO).with_suffix("").parts)
+        if name not in quick and name not in ALWAYS and _start_up_rules(path):
+            ordinary[name] = _start_up_rules(path)
+    assert ordinary == {}

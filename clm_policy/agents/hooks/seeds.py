@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import TYPE_CHECKING
 
 from clm_policy.base.errors import ClmError
 from clm_policy.lifecycle.pipelines import (
@@ -23,7 +24,6 @@ from clm_policy.memory.layout import is_session
 from clm_policy.models.shapes.manifest import read_manifest
 from clm_policy.models.state import SessionState
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from clm_policy.agents.hooks.hook import Hook
     from clm_policy.memory.audit import AuditEntry

@@ -25,10 +25,10 @@ import contextlib
 import json
 import os
 import threading
+from typing import TYPE_CHECKING
 
 from clm_policy.base.surrogates import lone_surrogate
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
