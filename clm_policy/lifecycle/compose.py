@@ -235,12 +235,24 @@ def _with_notes(state: SessionState, notes: AgentNotes) -> SessionState:
     for name in ("done", "verified", "not_verified", "decisions", "constraints"):
         items = getattr(notes, name)
         if items:
-            update[name] = [*getattr(state, name), *items]
+            update[name] = [*_not_said_in(getattr(state, name), items), *items]
     if notes.remaining:
         update["remaining"] = list(dict.fromkeys([*notes.remaining, *state.remaining]))
     if notes.blockers is not None:
         update["blockers"] = list(notes.blockers)
     return state.replace(**update)
+
+
+def _not_said_in(recorded: Sequence[str], said: Sequence[str]) -> list[str]:
+    """The recorded items the agent's items do not already say (word for word, in any case
+    and punctuation: "tokens expire after 15 minutes" is in "Access tokens expire after 15
+    minutes.")."""
+    theirs = [f" {_plain_words(item)} " for item in said]
+    return [item for item in recorded if not any(f" {_plain_words(item)} " in t for t in theirs)]
+
+
+def _plain_words(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
 
 
 # -- where the record disagrees with the agent ----------------------------------------------

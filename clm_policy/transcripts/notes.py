@@ -378,9 +378,10 @@ def _items(lines: list[str]) -> list[tuple[str, bool | None]]:
                 items.append([m.group(2).strip()])
             elif not line.strip():
                 continue
-            elif items:
-                inner = m.group(2).strip() if m else line.strip()
-                items[-1].append(inner)
+            elif items and m:  # a nested item: one part of its own
+                items[-1].append(m.group(2).strip())
+            elif items:  # a wrapped line: the part it continues
+                items[-1][-1] += " " + line.strip()
             else:
                 items.append([line.strip()])
     else:

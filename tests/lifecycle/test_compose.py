@@ -212,3 +212,24 @@ def test_a_reply_in_the_transcript_counts_only_after_the_request(tmp_path: Path)
     words = words_of_transcript(read_transcript(path))
     assert words is not None
     assert (words.source, words.text) == ("reply", handoffish)
+
+
+def test_a_recorded_item_the_agent_says_again_is_listed_once() -> None:
+    from clm_policy.models.state import SessionState
+
+    state = SessionState(
+        session_id="s",
+        decisions=["tokens expire after 15 minutes", "refresh tokens rotate"],
+        verified=["login returns 200"],
+    )
+    reply = (
+        "## Decisions\n- Access tokens expire after 15 minutes.\n"
+        "## Verification\n- `pytest`: 212 passed; login returns 200\n"
+        "## Next step\nThe web client."
+    )
+    done = compose(state, words_of_reply(reply))
+    assert done.state.decisions == [
+        "refresh tokens rotate",
+        "Access tokens expire after 15 minutes.",
+    ]
+    assert done.state.verified == ["`pytest`: 212 passed; login returns 200"]

@@ -284,3 +284,23 @@ def test_an_item_that_starts_with_an_option_is_no_none() -> None:
     ]
     assert notes.blockers == []  # a dash alone still says there are none
     assert notes.not_verified == []
+
+
+def test_a_wrapped_item_reads_as_one_sentence_and_a_nested_one_as_a_part() -> None:
+    notes = parse_notes(
+        "## Tasks\n"
+        "- Phase 1, the server side: done (the middleware reads the Authorization header, token\n"
+        "refresh fixed)\n"
+        "- Phase 2, the web client:\n"
+        "  - api.ts sends the bearer token\n"
+        "    on every call\n"
+        "  - login page: not started\n"
+    )
+    assert notes.done == [
+        "Phase 1, the server side: done (the middleware reads the Authorization header, "
+        "token refresh fixed)"
+    ]
+    assert notes.remaining == [
+        "Phase 2, the web client: api.ts sends the bearer token on every call; "
+        "login page: not started"
+    ]
