@@ -19,7 +19,6 @@ from clm_policy.memory.store import GitMemoryStore, MemoryStore
 
 FILE, MEM0, HYBRID = "file", "mem0", "hybrid"
 BACKENDS = (FILE, MEM0, HYBRID)
-ENV_BACKEND = "CLM_POLICY_MEMORY_BACKEND"
 MEM0_FOLDER = os.path.join("clm-policy", "mem0")
 """Mem0's data of a memory repository, under its git directory: beside it, never committed."""
 

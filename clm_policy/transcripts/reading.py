@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections import OrderedDict, deque
 
 from clm_policy.base.errors import InputError, Location, shorten
 from clm_policy.base.lazypattern import LazyPattern
@@ -63,7 +62,6 @@ GOAL_LIMIT = 2000
 MESSAGE_LIMIT = 2000
 COMMAND_LIMIT = 50
 COMMAND_TEXT_LIMIT = 200
-ARTIFACT_LIMIT = 500
 WARNING_LIMIT = 20
 _DETECT_LINES = 5
 _DETECT_SCAN = 1024 * 1024
@@ -668,64 +666,6 @@ def clip(text: str, limit: int) -> str:
 
 def one_line(text: str, limit: int = COMMAND_TEXT_LIMIT) -> str:
     return shorten(" ".join(text.split()), limit)
-
-
-class Commands:
-    """The last :data:`COMMAND_LIMIT` commands, each with its result once it arrives."""
-
-    def __init__(self) -> None:
-        self._entries: deque[list[str]] = deque(maxlen=COMMAND_LIMIT)
-        self._pending: OrderedDict[str, list[str]] = OrderedDict()
-
-    def start(self, call_id: str | None, command: str) -> None:
-        entry = [one_line(command), "no result"]
-        self._entries.append(entry)
-        if call_id:
-            self._pending[call_id] = entry
-            if len(self._pending) > 4 * COMMAND_LIMIT:
-                self._pending.popitem(last=False)
-
-    def finish(self, call_id: str | None, outcome: str) -> None:
-        entry = self._pending.pop(call_id, None) if call_id else None
-        if entry is not None:
-            entry[1] = outcome
-
-    def lines(self) -> list[str]:
-        return [f"{command}: {outcome}" for command, outcome in self._entries]
-
-
-def outcome(exit_code: int | None, failed: bool = False) -> str:
-    if exit_code is not None:
-        return "passed" if exit_code == 0 else f"failed (exit {exit_code})"
-    return "failed" if failed else "passed"
-
-
-class Artifacts:
-    """Changed file paths in the order first seen, each once, at most :data:`ARTIFACT_LIMIT`."""
-
-    def __init__(self) -> None:
-        self._paths: dict[str, None] = {}
-        self.dropped = 0
-
-    def add(self, path: object) -> None:
-        if not isinstance(path, str) or not path.strip() or path in self._paths:
-            return
-        if len(self._paths) >= ARTIFACT_LIMIT:
-            self.dropped += 1
-            return
-        self._paths[path] = None
-
-    def paths(self) -> list[str]:
-        return list(self._paths)
-
-
-_PATCH_FILE = LazyPattern(r"(?m)^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$")
-
-
-def patch_paths(patch: str) -> list[str]:
-    """The files an ``apply_patch`` envelope (``*** Begin Patch`` …) adds, updates, deletes or
-    moves to."""
-    return [(m.group(1) or m.group(2)).strip() for m in _PATCH_FILE.finditer(patch)]
 
 
 class Warnings:

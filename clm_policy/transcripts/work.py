@@ -26,7 +26,6 @@ A subagent's own transcript is fed to its own log (``agent`` set) and merged by 
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from dataclasses import dataclass
@@ -886,13 +885,3 @@ def _failure_text(what: str, target: str, reason: str, paths: Paths, cwd: str | 
 
 def _status(status: str) -> str:
     return status if status in ("pending", "in_progress", "completed") else "pending"
-
-
-def structured_of(value: object) -> object:
-    """A tool result's structured form when it came as JSON text."""
-    if isinstance(value, str) and value.startswith("{"):
-        try:
-            return json.loads(value)
-        except (ValueError, RecursionError):
-            return None
-    return value

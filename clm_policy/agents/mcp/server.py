@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
 NAME = "clm-policy"
-INSTALL_HINT = "pip install 'clm-policy[mcp]'"
 
 # Bounds per field: a handoff is a page, not a transcript.
 GOAL_CHARS = 2_000
