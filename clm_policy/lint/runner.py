@@ -70,9 +70,9 @@ def discover(paths: Sequence[str]) -> list[Path]:
                 raise InputError(f"{text} is a policy test file: run `clm-policy test {text}`")
             found.append(path)
         elif kind == "other":
-            raise InputError(f"not a regular file or a folder: {text}")
+            raise InputError("not a regular file or a folder", Location(text))
         else:
-            raise InputError(f"no such file or directory: {text}")
+            raise InputError("no such file or directory", Location(text))
     unique: dict[Path, Path] = {}
     for path in found:
         unique.setdefault(path.resolve(), path)

@@ -209,7 +209,7 @@ def test_a_parent_is_linted_once(tmp_path: Path) -> None:
         (["lint", "policies"], 0, "clm-policy lint: 6 files, no problems\n"),
         (["lint", "tests/fixtures/lint/clean.yaml"], 0, "clm-policy lint: 1 file, no problems\n"),
         (["lint", "tests/fixtures/lint/team.yaml"], 1, None),
-        (["lint", "nothere"], 2, "clm-policy: no such file or directory: nothere\n"),
+        (["lint", "nothere"], 2, "nothere: no such file or directory\n"),
         (["lint", "schemas"], 2, "clm-policy: no policy files (*.yaml, *.yml) under schemas\n"),
         (
             ["lint", "policies/tests/default.test.yaml"],

@@ -319,7 +319,7 @@ def test_a_path_that_matches_no_policy_is_an_annotation_with_the_message(
     run = run_action(workspace, runner_temp, policies="policies/nothere", tests="policies/tests")
     assert run.step("lint policies").code == 2
     assert run.annotations == [
-        "::error title=clm-policy lint::clm-policy: no such file or directory: policies/nothere"
+        "::error title=clm-policy lint::policies/nothere: no such file or directory"
     ]
     empty = workspace / "empty"
     empty.mkdir()
