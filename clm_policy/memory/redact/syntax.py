@@ -28,16 +28,17 @@ class Rule:
     must accept the match. ``needles``: the rule can only match text containing one of them (a
     cheap pre-test). ``anchor``: for a case-insensitive pattern, a lower-case regex whose
     matches in the lower-cased text are the only places ``pattern`` can start (``re`` searches
-    case-insensitively ~6x slower) — or, with ``start``, the places from which ``start(text,
-    at)`` finds where it can start, a few characters before (a keyword found fast, the words of
-    the name it ends read back). ``cased``: the anchor is searched in the text as it is
-    (upper-case variable names: ``PGPASSWORD``, not every ``password``); such a rule's
-    pre-test is its needles, which it must have.
+    case-insensitively several times slower) — or, with ``start``, the places from which
+    ``start(text, at)`` finds where it can start, a few characters before (a keyword found
+    fast, the words of the name it ends read back). ``cased``: the anchor is searched in the
+    text as it is (upper-case variable names: ``PGPASSWORD``, not every ``password``); such a
+    rule's pre-test is its needles, which it must have.
 
     ``pattern`` and ``anchor`` are compiled the first time they are needed (``pattern``: when a
-    text passes the pre-test or the anchor): compiling them all at import took most of the
-    ~40 ms the import cost, and a commit's texts meet few of them. (A plain class, not a
-    dataclass: the hooks import the redactor, and ``dataclasses`` costs them ~8 ms.)
+    text passes the pre-test or the anchor): compiling them all at import took most of what
+    importing the redactor cost, and a commit's texts meet few of them. (A plain class, not a
+    dataclass: the hooks import the redactor, and ``dataclasses`` is a start-up cost there;
+    benchmarks/README.md has the figures.)
     """
 
     __slots__ = (
@@ -176,7 +177,7 @@ REFERENCE_END = rf"(?:(?!(?<=secret[_.-]id)|(?<=secretid))(?:{_ends_in(REFERENCE
 @cache
 def reference_key() -> re.Pattern[str]:
     """Matches (``.match(text, pos)``) where a key ending at ``pos`` names a reference.
-    Compiled when a key/value candidate is first judged (3 ms: most commits have none)."""
+    Compiled when a key/value candidate is first judged (most commits have none)."""
     return re.compile(REFERENCE_END, re.IGNORECASE)
 
 
