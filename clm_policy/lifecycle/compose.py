@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from clm_policy.lifecycle.agent_handoff import AgentHandoff
 from clm_policy.lifecycle.request import PLAN_FIELD, SECTIONS
+from clm_policy.lifecycle.verify import normalise
 from clm_policy.transcripts.notes import AgentNotes, parse_notes
 
 if TYPE_CHECKING:
@@ -244,15 +245,11 @@ def _with_notes(state: SessionState, notes: AgentNotes) -> SessionState:
 
 
 def _not_said_in(recorded: Sequence[str], said: Sequence[str]) -> list[str]:
-    """The recorded items the agent's items do not already say (word for word, in any case
-    and punctuation: "tokens expire after 15 minutes" is in "Access tokens expire after 15
-    minutes.")."""
-    theirs = [f" {_plain_words(item)} " for item in said]
-    return [item for item in recorded if not any(f" {_plain_words(item)} " in t for t in theirs)]
-
-
-def _plain_words(text: str) -> str:
-    return " ".join(re.findall(r"\w+", text.lower()))
+    """The recorded items the agent's items do not already say (word for word, as
+    verification compares texts: "tokens expire after 15 minutes" is in "Access tokens expire
+    after 15 minutes.")."""
+    theirs = [f" {normalise(item)} " for item in said]
+    return [item for item in recorded if not any(f" {normalise(item)} " in t for t in theirs)]
 
 
 # -- where the record disagrees with the agent ----------------------------------------------

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 ITEM_LIMIT = 600
 """Characters of one item kept."""
@@ -94,23 +94,6 @@ LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 """A section label (normalised: lower case, no numbering, ``&`` read as "and") -> the field
 its items go to; the first pattern that matches decides."""
 
-_FIELDS = (
-    "goal",
-    "requests",
-    "status",
-    "done",
-    "verified",
-    "not_verified",
-    "blockers",
-    "next_action",
-    "remaining",
-    "decisions",
-    "constraints",
-    "risks",
-    "files",
-    "environment",
-)
-
 
 @dataclass(slots=True)
 class AgentNotes:
@@ -157,6 +140,9 @@ class AgentNotes:
 
 # ---------------------------------------------------------------------------------------------
 # Reading a text
+
+_FIELDS = tuple(f.name for f in fields(AgentNotes))
+"""The notes' fields, in order."""
 
 _BOILERPLATE = (
     re.compile(r"<analysis>.*?(?:</analysis>|\Z)", re.S),
