@@ -18,7 +18,11 @@ The figures:
 - **warm**: UserPromptSubmit with the compiled policy in its cache (every prompt but one);
 - **first after a change**: UserPromptSubmit right after ``policy.yaml`` was edited (a comment
   line that names the run is added before each such run, untimed), so that it reads,
-  validates and compiles the policy and its parent and writes the cache entry;
+  validates and compiles the policy and its parent and writes the cache entry — validated
+  by the validator pydantic built before and clm-policy kept (clm_policy/policy/schemacheck.py);
+- **first after a change, no kept validator** (for information): the same with the kept
+  validator removed first, as after an upgrade: pydantic checks the file and the validator is
+  kept again;
 - **start, nothing to hand**: SessionStart ``startup`` (as Claude Code 2.1.332 sends it) in a
   project whose memory repository holds a handoff that a session has taken already (made
   untimed, before the runs, by the hooks themselves: a Stop past the handoff point commits
@@ -36,11 +40,13 @@ checks the trust record on every call and, once the person was told, answers not
 
 The baseline is ``sys.executable -c pass`` in the same run, round-robin with every figure: a
 process start, as each hook call is. For information, the libraries a cache miss needs are
-timed alone the same way — a process that imports ruamel.yaml and clm-policy's pydantic model
-of a policy file and checks one file with it — the floor under "first after a change". The
+timed alone the same way — a process that imports ruamel.yaml's parser and checks one policy
+with the validator pydantic built before (clm_policy/policy/schemacheck.py), and one that
+imports pydantic and checks it with clm-policy's model (what a miss costs before that
+validator is kept, once per install) — the floors under "first after a change". The
 subprocesses run without ``PYTHONDONTWRITEBYTECODE`` and after warm-ups, so they use bytecode
 as an installed clm-policy does. Targets: warm <= 3x the baseline, first after a change <= 12x
-(once per edit of the policy: libyaml reads it and pydantic checks it), start with nothing to
+(once per edit of the policy: libyaml reads it and pydantic-core checks it), start with nothing to
 hand <= 4x, Stop far from the handoff point <= 4x whether or not the reply is written (issue
 27).
 
@@ -69,7 +75,12 @@ STARTING = "2d8f3a4b-5e6c-4d7f-8a9b-9c0d1e2f3a4b"
 BODY = "Reading the module and its tests; " * 40
 NOT_WRITTEN = "The parser keeps quoted commas now; the 212 tests pass."
 LIBRARIES = (  # and the process ended at once, as the hook's is (no finalization)
-    "import os, ruamel.yaml\n"
+    "import os, _ruamel_yaml\n"
+    "from clm_policy.policy import schemacheck\n"
+    "os._exit(0 if schemacheck.valid({'version': 1}) else 1)\n"
+)
+PYDANTIC = (
+    "import os, _ruamel_yaml\n"
     "from clm_policy.models.policy import PolicyFile\n"
     "PolicyFile.model_validate({'version': 1})\n"
     "os._exit(0)\n"
@@ -82,6 +93,11 @@ FIGURES = {
     "start": ("start, nothing to hand", 4.0),
     "stop_written": ("Stop, far, reply written", 4.0),
     "stop_pending": ("Stop, far, reply not written", 4.0),
+}
+INFORMATION = {
+    "unkept": "first after a change, unkept",
+    "libraries": "(libyaml + kept validator)",
+    "pydantic": "(libyaml + pydantic's model)",
 }
 
 
@@ -216,31 +232,41 @@ def main() -> int:
             time_run(hook, inputs["warm"], env, root, False)
         policy.write_text(source, encoding="utf-8")
         time_run(hook, inputs["warm"], env, root, True)  # the entry of the policy as it stays
-        libraries = [sys.executable, "-c", LIBRARIES]
-        time_run(libraries, b"", env, root, True)
-        samples: dict[str, list[float]] = {name: [] for name in ("baseline", "libraries", *FIGURES)}
+        floors = {
+            "libraries": [sys.executable, "-c", LIBRARIES],
+            "pydantic": [sys.executable, "-c", PYDANTIC],
+        }
+        for floor in floors.values():
+            time_run(floor, b"", env, root, True)
+        names = ("baseline", *floors, *FIGURES, "unkept")
+        samples: dict[str, list[float]] = {name: [] for name in names}
         for n in range(args.runs):
             samples["baseline"].append(time_run(base, b"", env, root, False))
-            samples["libraries"].append(time_run(libraries, b"", env, root, True))
+            for name, floor in floors.items():
+                samples[name].append(time_run(floor, b"", env, root, True))
             for name, stdin in inputs.items():
                 samples[name].append(time_run(hook, stdin, env, root, True))
             policy.write_text(f"{source}# change {n}\n", encoding="utf-8")
             samples["cold"].append(time_run(hook, inputs["warm"], env, root, True))
+            policy.write_text(f"{source}# change {n} again\n", encoding="utf-8")
+            for kept in (Path(tmp) / "cache").glob("policy-check-*.json"):
+                kept.unlink()  # as after an upgrade: pydantic checks, and keeps the validator
+            samples["unkept"].append(time_run(hook, inputs["warm"], env, root, True))
             policy.write_text(source, encoding="utf-8")  # (its entry is in the cache)
     return report(args, size, samples)
 
 
 def report(args: argparse.Namespace, size: int, samples: dict[str, list[float]]) -> int:
     base_ms = statistics.median(samples["baseline"])
-    libraries_ms = statistics.median(samples["libraries"])
     result: dict[str, Any] = {
         "config": args.config,
         "transcript_bytes": size,
         "runs": args.runs,
         "baseline_median_ms": round(base_ms, 1),
-        "libraries_median_ms": round(libraries_ms, 1),
-        "libraries_ratio": round(libraries_ms / base_ms, 2),
     }
+    for name in INFORMATION:
+        median = statistics.median(samples[name])
+        result[name] = {"median_ms": round(median, 1), "ratio": round(median / base_ms, 2)}
     for name, (_, target) in FIGURES.items():
         median = statistics.median(samples[name])
         result[name] = {
@@ -265,10 +291,12 @@ def report(args: argparse.Namespace, size: int, samples: dict[str, list[float]])
             f"  {label:<30} median {figure['median_ms']:7.1f} ms  {figure['ratio']:5.2f}x"
             f"  target <= {target:g}x: {met}"
         )
-    print(
-        f"  {'(ruamel + pydantic check alone)':<30} median {libraries_ms:7.1f} ms "
-        f"{result['libraries_ratio']:5.2f}x  the floor under a cache miss, for information"
-    )
+    for name, label in INFORMATION.items():
+        figure = result[name]
+        print(
+            f"  {label:<30} median {figure['median_ms']:7.1f} ms  {figure['ratio']:5.2f}x"
+            "  for information"
+        )
     print(f"  {'baseline (python -c pass)':<30} median {base_ms:7.1f} ms")
     return 0
 

@@ -56,6 +56,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     # a policy compiled from its YAML (the first hook after the policy changed, once per edit):
     # libyaml (ruamel) reads it and pydantic checks it, but nothing else heavy
     "compile": ("click", "jsonschema", "git", "simpleeval"),
+    # the same once pydantic's validator is kept (policy/schemacheck.py): pydantic-core alone
+    "recompile": ("click", "jsonschema", "git", "simpleeval", "pydantic"),
     # a decision in process through the CLI's command (click's path) on a cached policy
     "engine": ("pydantic", "ruamel", "jsonschema", "git"),
     # the context read from a transcript's tail (the hooks' and decide's reader)

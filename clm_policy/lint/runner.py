@@ -157,7 +157,7 @@ def load_for_lint(path: Path, shown: str, read: _Reader) -> LintContext:
     ctx = LintContext(file=shown, doc=doc)
     schema_errors: list[ClmError]
     try:
-        schema_errors = list(policy_schema_errors(doc))
+        schema_errors = list(policy_schema_errors(doc, quick=False))
     except ClmError as exc:  # an alias bomb, found while reading the tree
         schema_errors = [exc]
     if schema_errors:

@@ -186,18 +186,24 @@ def _load_chain(
 _SPECS: dict[int, tuple[YamlDocument, PolicyData]] = {}
 
 
-def schema_errors(doc: YamlDocument) -> list[ClmError]:
+def schema_errors(doc: YamlDocument, *, quick: bool = True) -> list[ClmError]:
     """Every error of ``doc`` against the policy schema, sorted by position (lint reports them
-    all). A document without any is remembered: loading it does not check it again."""
+    all). A document without any is remembered: loading it does not check it again.
+    ``quick``: a file the kept validator accepts (:mod:`clm_policy.policy.schemacheck`) is
+    valid without pydantic; lint, which answers a person asking, always asks pydantic."""
     known = _SPECS.get(id(doc))
     if known is not None and known[0] is doc:
         return []
-    from clm_policy.formats.validate import document_errors
-    from clm_policy.models.policy import PolicyFile
+    from clm_policy.policy import schemacheck
 
-    errors: list[ClmError] = list(document_errors(doc, PolicyFile, "policy")[1])
-    if errors:
-        return errors
+    if not (quick and schemacheck.valid(doc.root)):  # pydantic decides, and says where
+        from clm_policy.formats.validate import document_errors
+        from clm_policy.models.policy import PolicyFile
+
+        errors: list[ClmError] = list(document_errors(doc, PolicyFile, "policy")[1])
+        schemacheck.remember(PolicyFile.__pydantic_core_schema__)
+        if errors:
+            return errors
     assert isinstance(doc.root, dict)
     if len(_SPECS) >= 256:
         _SPECS.clear()
