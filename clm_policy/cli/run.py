@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -19,6 +19,10 @@ from clm_policy.cli.options import (
     policy_option,
     profile_option,
 )
+
+if TYPE_CHECKING:
+    from clm_policy.loop.runs import RunDone, RunPlan
+    from clm_policy.models.state import SessionState
 
 TIMELINE_ALL = 60  # print every step up to this many; beyond, only compactions and handoffs
 EXIT_NEEDS_CONFIRMATION = 4
@@ -148,8 +152,7 @@ def run(
     model or key; nothing is written) or the endpoint failed (the session is saved), 4 a
     decision awaits confirmation, 130 interrupted.
     """
-    from clm_policy.loop.runs import execute, plan_run
-    from clm_policy.models.state import SessionState
+    from clm_policy.loop.runs import plan_run
 
     plan = plan_run(
         memory,
@@ -166,47 +169,60 @@ def run(
         max_steps=max_steps,
         memory_backend=memory_backend,
     )  # everything checked: nothing is written before this line
-    shown, policy, profile_name = plan.shown, plan.policy, plan.profile
-    state = plan.state
-    text = fmt == "text"
+    _announce(plan, memory, resume, text=fmt == "text")
+    done = _execute(plan, memory, assume_yes=assume_yes, fmt=fmt)
+    return _report(plan, done, memory, fmt)
+
+
+def _announce(plan: RunPlan, memory: str, resume: str | None, *, text: bool) -> None:
+    """What the run ignored (standard error), then, in text, what it is about to play, under
+    which policy, into which memory repository — and the session it found taken, if any."""
+    policy, state = plan.policy, plan.state
     for notice in plan.notices:
         echo(f"clm-policy: {notice}", err=True)
-    if text:
-        verb = "on" if plan.openai is not None else "of"
-        what = f"resuming session {resume} {verb}" if plan.resumed else "playing"
-        if plan.openai is not None and not plan.resumed:
-            what = "working on"
-        where = "a new" if plan.create_memory else "the"
+    if not text:
+        return
+    verb = "on" if plan.openai is not None else "of"
+    what = f"resuming session {resume} {verb}" if plan.resumed else "playing"
+    if plan.openai is not None and not plan.resumed:
+        what = "working on"
+    where = "a new" if plan.create_memory else "the"
+    echo(
+        f"{what} {plan.shown} under policy {policy.name} (profile {plan.profile}) into "
+        f"{where} memory repository {memory}"
+    )
+    if plan.mem0 is not None:
+        echo(f"  memory backend {plan.memory_backend}: Mem0 with {plan.mem0.shown}")
+    if plan.resumed and plan.spec is not None:  # run.json's, unless given anew
+        echo(f"  policy {policy.path}, scenario {plan.record['scenario']}")
+    elif plan.openai is not None and plan.resumed and plan.openai_from is not None:
+        url_from, model_from = plan.openai_from
         echo(
-            f"{what} {shown} under policy {policy.name} (profile {profile_name}) into "
-            f"{where} memory repository {memory}"
+            f"  endpoint {plan.openai.base_url} ({url_from}), model {plan.openai.model} "
+            f"({model_from})"
         )
-        if plan.mem0 is not None:
-            echo(f"  memory backend {plan.memory_backend}: Mem0 with {plan.mem0.shown}")
-        if plan.resumed and plan.spec is not None:  # run.json's, unless given anew
-            echo(f"  policy {policy.path}, scenario {plan.record['scenario']}")
-        elif plan.openai is not None and plan.resumed and plan.openai_from is not None:
-            url_from, model_from = plan.openai_from
-            echo(
-                f"  endpoint {plan.openai.base_url} ({url_from}), model {plan.openai.model} "
-                f"({model_from})"
-            )
-        elif plan.openai is not None:
-            echo(
-                f"  session {state.session_id}, at most {plan.max_steps} steps; done when the "
-                f"model answers {plan.openai.done_marker!r}"
-            )
-        if plan.taken is not None:
-            how = {
-                "completed": "it completed",
-                "failed": "it failed",
-                "handoff": "it was handed off",
-                "unreadable": "its state does not validate",
-            }.get(plan.taken_stopped or "") or _to_continue(memory, plan.taken)
-            echo(
-                f"session {plan.taken} exists already ({how}); "
-                f"this run is session {state.session_id}"
-            )
+    elif plan.openai is not None:
+        echo(
+            f"  session {state.session_id}, at most {plan.max_steps} steps; done when the "
+            f"model answers {plan.openai.done_marker!r}"
+        )
+    if plan.taken is not None:
+        how = {
+            "completed": "it completed",
+            "failed": "it failed",
+            "handoff": "it was handed off",
+            "unreadable": "its state does not validate",
+        }.get(plan.taken_stopped or "") or _to_continue(memory, plan.taken)
+        echo(f"session {plan.taken} exists already ({how}); this run is session {state.session_id}")
+
+
+def _execute(plan: RunPlan, memory: str, *, assume_yes: bool, fmt: str) -> RunDone:
+    """Carry ``plan`` out: each compaction and handoff printed as it is committed (text), each
+    decision the policy wants confirmed asked at a terminal (or confirmed by --yes), and what
+    the memory backend could not do reported on standard error."""
+    from clm_policy.loop.runs import execute
+
+    text = fmt == "text"
 
     def listener(event: str, data: dict[str, Any]) -> None:
         if not text or event == "continue":
@@ -230,42 +246,55 @@ def run(
         return click.confirm(terminal_safe(question), default=True)
 
     done = execute(plan, memory, listener=listener, confirmer=confirmer)
-    result = done.result
     for failure in done.failures:  # recorded, not raised: git has everything
         echo(
             f"clm-policy: mem0 could not {failure.operation} ({failure.reason}); the memory "
             "repository has everything",
             err=True,
         )
+    return done
+
+
+def _report(plan: RunPlan, done: RunDone, memory: str, fmt: str) -> int:
+    """Print how the run ended, as JSON or as text; the exit code: 4 when a decision awaits
+    confirmation, else 0."""
     pending = done.pending.as_dict() if done.pending is not None else None
-    code = EXIT_NEEDS_CONFIRMATION if pending is not None else 0
     if fmt == "json":
-        echo(
-            json.dumps(
-                {
-                    "agent": plan.agent,
-                    "scenario": plan.scenario_shown,
-                    "model": plan.openai.model if plan.openai is not None else None,
-                    "policy": policy.name,
-                    "profile": profile_name,
-                    "memory": memory,
-                    "memory_backend": plan.memory_backend,
-                    "memory_failures": [dataclasses.asdict(f) for f in done.failures],
-                    "stopped_reason": result.stopped_reason,
-                    "steps": result.steps,
-                    "sessions": result.sessions,
-                    "compact_count": result.compact_count,
-                    "handoffs": [
-                        {"commit": h.commit, "manifest": h.manifest_path} for h in result.handoffs
-                    ],
-                    "pending": pending,
-                    "timeline": [dataclasses.asdict(e) for e in result.timeline],
-                    "final_state": result.final_state.as_dict(),
-                },
-                indent=2,
-            )
-        )
-        return code
+        echo(json.dumps(_as_json(plan, done, memory, pending), indent=2))
+    else:
+        _summary(done, memory, pending)
+    return EXIT_NEEDS_CONFIRMATION if pending is not None else 0
+
+
+def _as_json(
+    plan: RunPlan, done: RunDone, memory: str, pending: dict[str, Any] | None
+) -> dict[str, Any]:
+    """How the run ended, as ``--format json`` prints it."""
+    result = done.result
+    return {
+        "agent": plan.agent,
+        "scenario": plan.scenario_shown,
+        "model": plan.openai.model if plan.openai is not None else None,
+        "policy": plan.policy.name,
+        "profile": plan.profile,
+        "memory": memory,
+        "memory_backend": plan.memory_backend,
+        "memory_failures": [dataclasses.asdict(f) for f in done.failures],
+        "stopped_reason": result.stopped_reason,
+        "steps": result.steps,
+        "sessions": result.sessions,
+        "compact_count": result.compact_count,
+        "handoffs": [{"commit": h.commit, "manifest": h.manifest_path} for h in result.handoffs],
+        "pending": pending,
+        "timeline": [dataclasses.asdict(e) for e in result.timeline],
+        "final_state": result.final_state.as_dict(),
+    }
+
+
+def _summary(done: RunDone, memory: str, pending: dict[str, Any] | None) -> None:
+    """How the run ended, in text: the timeline, the openai agent's last reply, why it
+    stopped, the decision awaiting confirmation, and the commands to look further."""
+    result = done.result
     _timeline(result)
     reply = getattr(done.agent, "last_reply", None)
     if reply is not None:
@@ -287,7 +316,6 @@ def run(
         )
     echo(f"  clm-policy status --memory {memory}              # the sessions")
     echo(f"  clm-policy report --memory {memory} -o report.html   # the figures, one page")
-    return code
 
 
 def _to_continue(memory: str, session: str) -> str:
