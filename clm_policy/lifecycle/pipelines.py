@@ -266,31 +266,67 @@ def run_compaction(
     assert recorded.recall is not None
     if min_recall is not None and recorded.recall.below(min_recall):
         raise VerificationFailed(recorded.recall, min_recall, recorded.summarizer_trailer)
-    # the caller's compaction: the raw state, with the summary the recorded one has
-    deterministic = isinstance(summarizer, DeterministicSummarizer) or recorded.fallback
+    deterministic = ours or bool(recorded.fallback)
     if on_verified is not None and not deterministic:
         on_verified(recorded.recall)
-    told = DETERMINISTIC if deterministic else TextSummary(recorded.summary, recorded.summarizer)
-    result = compact(
-        state, retain=retain, summarizer=told, now=when, trigger=why.rule, verify_facts=False
-    ).replace(
-        recall=recorded.recall,
-        summarizer=recorded.summarizer,
-        fallback=recorded.fallback,
-        tried=recorded.tried,
+    result = _callers_compaction(
+        state, recorded, retain=retain, deterministic=deterministic, now=when, trigger=why.rule
     )
     path = compaction_path(state.session_id, state.step_index)
     change.files[path] = recorded.document
     # the context as the caller's compaction measured it (a marker is not the secret's size)
     kept = recorded.state.replace(tokens=result.state.tokens)
     change.files[f"{session_dir(state.session_id)}/state.json"] = state_doc(kept)
+    message = _compaction_message(
+        state, why, clean, result, recorded, deterministic=deterministic, context_line=context_line
+    )
+    commit = repo.commit(message, change)
+    return CompactOutcome(commit, path, result, change.redactions)
+
+
+def _callers_compaction(
+    state: SessionState,
+    recorded: CompactionResult,
+    *,
+    retain: int,
+    deterministic: bool,
+    now: datetime,
+    trigger: str | None,
+) -> CompactionResult:
+    """The compaction handed back to the caller: made from the raw state, with the summary,
+    recall and summarizer of the one ``recorded`` (the one committed)."""
+    told = DETERMINISTIC if deterministic else TextSummary(recorded.summary, recorded.summarizer)
+    return compact(
+        state, retain=retain, summarizer=told, now=now, trigger=trigger, verify_facts=False
+    ).replace(
+        recall=recorded.recall,
+        summarizer=recorded.summarizer,
+        fallback=recorded.fallback,
+        tried=recorded.tried,
+    )
+
+
+def _compaction_message(
+    state: SessionState,
+    why: Provenance,
+    clean: SessionState,
+    result: CompactionResult,
+    recorded: CompactionResult,
+    *,
+    deterministic: bool,
+    context_line: str | None,
+) -> CommitMessage:
+    """A compaction's commit message: the goal, the context before and after (or
+    ``context_line``), why, and the recall (``Clm-Summary-Kept`` for a deterministic
+    summary) and summarizer trailers."""
+    assert recorded.recall is not None
     context = context_line or (
         f"Context: {result.context_before} -> {result.context_after} tokens (estimated)"
     )
     body = f"Goal: {clean.goal or '(none)'}\n{context}\n" + (
         f"Why: {why.rationale}\n" if why.rationale else ""
     )
-    message = CommitMessage(
+    return CommitMessage(
         event_subject("compact", state.session_id, state.step_index, why.rule),
         body,
         trailers(
@@ -301,8 +337,6 @@ def run_compaction(
             **{"Clm-Summarizer": recorded.summarizer_trailer},
         ),
     )
-    commit = repo.commit(message, change)
-    return CompactOutcome(commit, path, result, change.redactions)
 
 
 def committed_snapshot(repo: MemoryRepo, state: SessionState) -> str | None:
@@ -361,120 +395,34 @@ def run_handoff(
     ``repo``). ``memory_dir``: the memory repository as the user names it, for the seed's way
     to read the whole handoff."""
     from clm_policy.lifecycle.compose import Composed
-    from clm_policy.lifecycle.handoff import (
-        build_manifest,
-        manifest_filename,
-        render_manifest_markdown,
-    )
-    from clm_policy.lifecycle.seed import seed_text
-    from clm_policy.models.shapes.manifest import validate_manifest
 
     if not isinstance(handoff, Composed):
         handoff = Composed(handoff, handoff)
     state = handoff.state
     check_identifiers(state)
-    if push:
-        from clm_policy.memory.git.run import check_name
-
-        check_name("remote", push)  # refused before anything is committed
-    if pr_body is not None:
-        from clm_policy.lifecycle.prbody import check_body_path
-
-        if not branch:
-            raise InputError("a pull-request body needs the handoff on a branch of its own")
-        check_body_path(pr_body)
+    _check_destination(branch=branch, push=push, pr_body=pr_body)
     change = Change(files, appends)
     clean = change.clean(state)
-    rationale = why.rationale or (f"rule {why.rule}" if why.rule else "handoff requested")
-    manifest = build_manifest(
-        clean, change.clean(rationale), now=now or utc_now(), composed=handoff
-    )
-    manifest = _cleaned(change, manifest)
-    if agent_id is not None:
-        manifest = manifest.replace(agent_id=agent_id)
+    manifest = _handoff_manifest(change, handoff, clean, why, now=now, agent_id=agent_id)
     number = _next_handoff_number(repo, state.session_id)
-    m_path = manifest_path(manifest_filename(manifest, state.session_id))
-    taken = repo.show_file(m_path) is not None or os.path.lexists(os.path.join(repo.root, m_path))
-    if not taken and branch:  # another branch's handoff (its own pull request) may hold it
-        taken = bool(repo.git("log", "--all", "-1", "--format=%H", "--", m_path, check=False))
-    if taken:
-        # a second handoff of this session within the same second: keep both
-        m_path = m_path.removesuffix(".json") + f"-{number}.json"
+    m_path = _manifest_file(repo, manifest, state.session_id, number, branch=branch)
     h_path = handoff_path(state.session_id, number)
-    checked: list[HandoffManifest] = []
-    change.files[m_path] = JsonDoc(
-        manifest.as_dict(), lambda data: checked.append(validate_manifest(data))
-    )
-    change.files[h_path] = render_manifest_markdown(
-        manifest, session_id=state.session_id, step=state.step_index
-    )
-    # The session ends here: its state is kept for the record without the conversation (the
-    # next session starts from the seed, not from a transcript).
-    change.files[f"{session_dir(state.session_id)}/state.json"] = state_doc(
-        clean.replace(messages=[])
-    )
-    body = (
-        f"Goal: {manifest.goal}\nNext safe action: {manifest.next_safe_action}\n"
-        f"Why: {manifest.decision_rationale}\n"
-    )
-    hits = memory_hits(
-        repo, manifest, store
-    )  # read before anything is written: a refusal stops here
+    checked = _add_handoff_files(change, state, clean, manifest, m_path, h_path)
     # what the next session starts from, checked for the facts before it is committed
-    seed = seed_text(
-        manifest,
-        memory=hits,
-        budget=seed_chars if seed_chars is not None else seed_tokens * CHARS_PER_TOKEN,
-        read_more=read_more(h_path, memory_dir or repo.root),
-        constraints=clean.constraints,
-        decisions=clean.decisions,
+    budget = seed_chars if seed_chars is not None else seed_tokens * CHARS_PER_TOKEN
+    seed = _handoff_seed(
+        repo, manifest, clean, h_path, budget=budget, store=store, memory_dir=memory_dir
     )
-    asked = inventory(change.clean(handoff.base))
-    extra = {
-        "Clm-Seed-Tokens": str(-(-len(seed) // CHARS_PER_TOKEN)),
-        "Clm-Seed-Kept": verify(asked, [seed]).trailer,
-    }
-    agent_recall = None
-    if manifest.agent_words is not None:
-        agent_recall = verify(asked, [manifest.agent_words.text])
-        extra.update(recall_trailers(agent_recall, "Clm-Recall-Agent", kinds=True))
-        if manifest.record.contradictions:
-            extra["Clm-Contradictions"] = str(len(manifest.record.contradictions))
-    # the caller shows the seed: its markers as committed, without the redactor's tags
-    from clm_policy.memory.redact import untag
-    from clm_policy.models.enums import MessageRole
-
-    messages = [Message(role=MessageRole.SYSTEM, content=untag(seed), name=SEED_NAME)]
-    message = CommitMessage(
-        event_subject("handoff", state.session_id, state.step_index, why.rule),
-        body,
-        trailers(state, "handoff", why, **{"Clm-Manifest": m_path, "Clm-Handoff": h_path}, **extra),
-    )
-    if branch:
-        ref = f"refs/heads/clm/handoff/{state.session_id}-{number}"
-        if change.appends:
-            raise InputError("a handoff on its own branch cannot append decision logs")
-        commit = repo.commit_to_branch(ref, message, change)
-    else:
-        commit = repo.commit(message, change)
-        ref = f"refs/heads/{repo.branch()}"
+    extra, agent_recall = _measured(change, handoff, manifest, seed)
+    messages = [_seed_message(seed)]
+    message = _handoff_message(state, why, manifest, m_path, h_path, extra)
+    commit, ref = _commit_handoff(repo, message, change, state.session_id, number, branch=branch)
     manifest = checked[-1]
     if pr_body is not None:  # before the push: the body is there even if the push fails
         from clm_policy.lifecycle.prbody import write_pull_request
 
         write_pull_request(repo, pr_body, ref)
-    attempts = None
-    if push:
-        try:
-            attempts = repo.push(push, ref)
-        except (GitError, InputError) as exc:
-            name = ref.removeprefix("refs/heads/")
-            remote = mask_credentials(push)  # the URL's token is not repeated in a message
-            raise PushError(
-                f"the handoff is committed locally ({commit[:12]} on {name}), but pushing it to "
-                f"{remote!r} failed: {exc}. Push it yourself: "
-                f"git -C {repo.root} push -- {remote} {name}"
-            ) from None
+    attempts = _push_handoff(repo, push, ref, commit) if push else None
     return HandoffOutcome(
         commit,
         manifest,
@@ -487,6 +435,201 @@ def run_handoff(
         None,
         agent_recall,
     )
+
+
+def _check_destination(*, branch: bool, push: str | None, pr_body: str | None) -> None:
+    """The remote to push to and the pull-request body's file, refused before anything is
+    committed (a pull-request body needs the handoff on a branch of its own)."""
+    if push:
+        from clm_policy.memory.git.run import check_name
+
+        check_name("remote", push)
+    if pr_body is not None:
+        from clm_policy.lifecycle.prbody import check_body_path
+
+        if not branch:
+            raise InputError("a pull-request body needs the handoff on a branch of its own")
+        check_body_path(pr_body)
+
+
+def _handoff_manifest(
+    change: Change,
+    handoff: Composed,
+    clean: SessionState,
+    why: Provenance,
+    *,
+    now: datetime | None,
+    agent_id: str | None,
+) -> HandoffManifest:
+    """The handoff's manifest, built from the cleaned state and redacted by ``change``, with
+    the rationale ``why`` gives (or the rule's name) and ``agent_id`` when there is one."""
+    from clm_policy.lifecycle.handoff import build_manifest
+
+    rationale = why.rationale or (f"rule {why.rule}" if why.rule else "handoff requested")
+    manifest = build_manifest(
+        clean, change.clean(rationale), now=now or utc_now(), composed=handoff
+    )
+    manifest = _cleaned(change, manifest)
+    if agent_id is not None:
+        manifest = manifest.replace(agent_id=agent_id)
+    return manifest
+
+
+def _manifest_file(
+    repo: MemoryRepo, manifest: HandoffManifest, session_id: str, number: int, *, branch: bool
+) -> str:
+    """The manifest's path: its own name, with ``-<number>`` when a handoff already holds
+    that name (at HEAD, in the work tree, or with ``branch`` on any branch)."""
+    from clm_policy.lifecycle.handoff import manifest_filename
+
+    m_path = manifest_path(manifest_filename(manifest, session_id))
+    taken = repo.show_file(m_path) is not None or os.path.lexists(os.path.join(repo.root, m_path))
+    if not taken and branch:  # another branch's handoff (its own pull request) may hold it
+        taken = bool(repo.git("log", "--all", "-1", "--format=%H", "--", m_path, check=False))
+    if taken:
+        # a second handoff of this session within the same second: keep both
+        m_path = m_path.removesuffix(".json") + f"-{number}.json"
+    return m_path
+
+
+def _add_handoff_files(
+    change: Change,
+    state: SessionState,
+    clean: SessionState,
+    manifest: HandoffManifest,
+    m_path: str,
+    h_path: str,
+) -> list[HandoffManifest]:
+    """Add the manifest, its Markdown and the final state to ``change``. The list returned
+    receives the manifest as validated when the commit writes it."""
+    from clm_policy.lifecycle.handoff import render_manifest_markdown
+    from clm_policy.models.shapes.manifest import validate_manifest
+
+    checked: list[HandoffManifest] = []
+    change.files[m_path] = JsonDoc(
+        manifest.as_dict(), lambda data: checked.append(validate_manifest(data))
+    )
+    change.files[h_path] = render_manifest_markdown(
+        manifest, session_id=state.session_id, step=state.step_index
+    )
+    # The session ends here: its state is kept for the record without the conversation (the
+    # next session starts from the seed, not from a transcript).
+    change.files[f"{session_dir(state.session_id)}/state.json"] = state_doc(
+        clean.replace(messages=[])
+    )
+    return checked
+
+
+def _handoff_seed(
+    repo: MemoryRepo,
+    manifest: HandoffManifest,
+    clean: SessionState,
+    h_path: str,
+    *,
+    budget: int,
+    store: MemoryStore | None,
+    memory_dir: str | None,
+) -> str:
+    """What the next session starts from, within ``budget`` characters: the manifest, the
+    memory's topics, the cleaned state's constraints and decisions, and how to read the whole
+    handoff."""
+    from clm_policy.lifecycle.seed import seed_text
+
+    # read before anything is written: a refusal stops here
+    hits = memory_hits(repo, manifest, store)
+    return seed_text(
+        manifest,
+        memory=hits,
+        budget=budget,
+        read_more=read_more(h_path, memory_dir or repo.root),
+        constraints=clean.constraints,
+        decisions=clean.decisions,
+    )
+
+
+def _measured(
+    change: Change, handoff: Composed, manifest: HandoffManifest, seed: str
+) -> tuple[dict[str, str], Recall | None]:
+    """The handoff's trailers of what was measured against the session's facts
+    (``Clm-Seed-Tokens``, ``Clm-Seed-Kept``; ``Clm-Recall-Agent`` and ``Clm-Contradictions``
+    when the agent wrote a handoff), and the agent's recall (None when it wrote none)."""
+    asked = inventory(change.clean(handoff.base))
+    extra = {
+        "Clm-Seed-Tokens": str(-(-len(seed) // CHARS_PER_TOKEN)),
+        "Clm-Seed-Kept": verify(asked, [seed]).trailer,
+    }
+    agent_recall = None
+    if manifest.agent_words is not None:
+        agent_recall = verify(asked, [manifest.agent_words.text])
+        extra.update(recall_trailers(agent_recall, "Clm-Recall-Agent", kinds=True))
+        if manifest.record.contradictions:
+            extra["Clm-Contradictions"] = str(len(manifest.record.contradictions))
+    return extra, agent_recall
+
+
+def _seed_message(seed: str) -> Message:
+    """The seed as the next session's system message, the one the caller shows: its markers
+    as committed, without the redactor's tags."""
+    from clm_policy.memory.redact import untag
+    from clm_policy.models.enums import MessageRole
+
+    return Message(role=MessageRole.SYSTEM, content=untag(seed), name=SEED_NAME)
+
+
+def _handoff_message(
+    state: SessionState,
+    why: Provenance,
+    manifest: HandoffManifest,
+    m_path: str,
+    h_path: str,
+    extra: Mapping[str, str],
+) -> CommitMessage:
+    """A handoff's commit message: the goal, the next safe action and why; the trailers name
+    the manifest and its Markdown, with ``extra`` after them."""
+    body = (
+        f"Goal: {manifest.goal}\nNext safe action: {manifest.next_safe_action}\n"
+        f"Why: {manifest.decision_rationale}\n"
+    )
+    return CommitMessage(
+        event_subject("handoff", state.session_id, state.step_index, why.rule),
+        body,
+        trailers(state, "handoff", why, **{"Clm-Manifest": m_path, "Clm-Handoff": h_path}, **extra),
+    )
+
+
+def _commit_handoff(
+    repo: MemoryRepo,
+    message: CommitMessage,
+    change: Change,
+    session_id: str,
+    number: int,
+    *,
+    branch: bool,
+) -> tuple[str, str]:
+    """Commit the handoff on the checked-out branch, or on ``clm/handoff/<session>-<n>``
+    with ``branch``: the commit and the ref of its branch."""
+    if branch:
+        ref = f"refs/heads/clm/handoff/{session_id}-{number}"
+        if change.appends:
+            raise InputError("a handoff on its own branch cannot append decision logs")
+        return repo.commit_to_branch(ref, message, change), ref
+    commit = repo.commit(message, change)
+    return commit, f"refs/heads/{repo.branch()}"
+
+
+def _push_handoff(repo: MemoryRepo, remote: str, ref: str, commit: str) -> int:
+    """Push the handoff's branch to ``remote``: the attempts it took. A failure raises
+    :class:`PushError`, saying the commit exists and how to push it."""
+    try:
+        return repo.push(remote, ref)
+    except (GitError, InputError) as exc:
+        name = ref.removeprefix("refs/heads/")
+        masked = mask_credentials(remote)  # the URL's token is not repeated in a message
+        raise PushError(
+            f"the handoff is committed locally ({commit[:12]} on {name}), but pushing it to "
+            f"{masked!r} failed: {exc}. Push it yourself: "
+            f"git -C {repo.root} push -- {masked} {name}"
+        ) from None
 
 
 SEED_NAME = "clm-handoff"
