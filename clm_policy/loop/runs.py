@@ -146,122 +146,39 @@ def plan_run(
     (checked here, and that the extra is installed). ``continue_after_handoff`` None: as the
     resumed session was run, else as the scenario says (``continue_after_handoff:``, the
     demo's true), else stop at a handoff."""
-    from clm_policy.loop.scenario import load_scenario
     from clm_policy.memory.init import check_new
     from clm_policy.memory.layout import is_memory_repo
-    from clm_policy.policy.cache import load_policy_cached
 
     exists = is_memory_repo(memory)
     if not exists:
         if resume is not None:
             raise InputError(f"{memory}: no memory repository to resume from")
         check_new(memory)
+    options = _Options(
+        agent, scenario, policy_ref, profile, soft_compact, hard_handoff, continue_after_handoff
+    )
     persisted = None
-    run: dict[str, Any] = {}
     notices: list[str] = []
     if resume is not None:
         persisted = _persisted(memory, resume)
-        run = persisted.run
-        agent, ignored = _resumed_agent(resume, agent, run, scenario)
-        notices += ignored
-        if goal is not None:
-            raise InputError(f"--goal: session '{resume}' keeps the goal it was started with")
-        scenario = scenario or (_str(run.get("scenario")) if agent == "simulated" else None)
-        policy_ref = policy_ref or _str(run.get("policy"))
-        profile = profile or _str(run.get("profile")) or persisted.state.profile
-        soft_compact = soft_compact if soft_compact is not None else _int(run.get("soft_compact"))
-        hard_handoff = hard_handoff if hard_handoff is not None else _int(run.get("hard_handoff"))
-        if continue_after_handoff is None:
-            continue_after_handoff = bool(run.get("continue_after_handoff"))
-        if scenario is None and agent == "simulated":
-            raise InputError(
-                f"session '{resume}' was not made by `clm-policy run`: give --scenario"
-            )
-    agent = agent or "simulated"
-    spec = shown = config = None
-    openai_from = None
-    if agent == "simulated":
-        for name, value in (("--goal", goal), ("--done-marker", done_marker)):
-            if value is not None:
-                raise InputError(
-                    f"{name} is for --agent openai (the simulated agent plays a scenario)"
-                )
-        spec, shown = load_scenario(scenario or "demo")
-        if continue_after_handoff is None:
-            continue_after_handoff = spec.continue_after_handoff
-    elif agent == "openai":
-        if scenario is not None:
-            raise InputError(
-                "--scenario is for the simulated agent; --agent openai works on --goal"
-            )
-        if persisted is None:
-            goal = _check_goal(goal)
-        environ = os.environ if env is None else env
-        if persisted is not None and not environ.get(ENV_MODEL):
-            ran = _str(run.get("model"))
-            raise InputError(
-                f"no model: set {ENV_MODEL}"
-                + (
-                    f" (the session ran with {quote(ran)}; a resumed session takes the model "
-                    "from your configuration, never from run.json)"
-                    if ran
-                    else ""
-                )
-            )
-        # the endpoint and the model are the user's alone (run.json is shared data): a
-        # recorded one that differs is named, never used
-        config = OpenAIConfig.from_env(
-            environ, done_marker=done_marker or _str(run.get("done_marker"))
-        )
-        if persisted is not None:
-            notices += _ignored_endpoint(resume or "", run, config)
-        openai_from = (ENV_BASE_URL if environ.get(ENV_BASE_URL) else "default", ENV_MODEL)
-    else:
-        raise InputError(f"--agent {quote(agent)}: choose one of {', '.join(AGENTS)}")
-    policy = load_policy_cached(policy_ref or "default")
-    profile_name = profile or (spec.profile if spec else None) or policy.default_profile
-    try:
-        policy.profile(profile_name)
-    except StateError as exc:
-        raise InputError(f"--profile: {exc.message}") from None
-    policy = with_overrides(policy, profile_name, soft_compact, hard_handoff)
+        options, notices = _resumed_options(options, resume, persisted, goal)
+    run: Mapping[str, Any] = persisted.run if persisted is not None else {}
+    environ = os.environ if env is None else env
+    setup = _agent_setup(options, goal, done_marker, resume, run, environ)
+    policy, profile_name = _policy_and_profile(options, setup.spec)
     taken = taken_stopped = None
     if persisted is not None:
         state, played = persisted.state, _int(run.get("played")) or 0
     else:
-        wanted = spec.session if spec else f"openai-{(now or datetime.now(UTC)):%Y%m%d}"
-        session_id = check_session(wanted)  # valid, and no secret
-        if exists:
-            free = _free_session_id(memory, session_id)
-            if free != session_id:
-                taken, taken_stopped, session_id = session_id, _stopped(memory, session_id), free
-        if spec is not None:
-            state = first_state(spec, session_id, profile_name)
-        else:
-            state = _first_openai_state(config, goal or "", session_id, profile_name)
+        state, taken, taken_stopped = _new_session(memory, exists, setup, profile_name, now)
         played = 0
-    record: dict[str, Any] = {"agent": agent} if config is not None else {}
-    if config is not None:
-        record |= {
-            "model": config.model,
-            "base_url": config.base_url,
-            "done_marker": config.done_marker,
-        }
-    else:  # files as absolute paths: a resume may run from another folder
-        record["scenario"] = _where(scenario or "demo")
-    record |= {
-        "policy": _where(policy_ref or "default"),
-        "profile": profile_name,
-        "soft_compact": soft_compact,
-        "hard_handoff": hard_handoff,
-        "continue_after_handoff": bool(continue_after_handoff),
-    }
-    if max_steps is None and config is not None:
+    record = _record(options, setup, profile_name)
+    if max_steps is None and setup.openai is not None:
         max_steps = OPENAI_MAX_STEPS
-    backend, mem0 = _memory_backend(memory_backend, os.environ if env is None else env)
+    backend, mem0 = _memory_backend(memory_backend, environ)
     return RunPlan(
-        spec,
-        shown,
+        setup.spec,
+        setup.shown,
         policy,
         profile_name,
         state,
@@ -271,11 +188,11 @@ def plan_run(
         not exists,
         taken,
         taken_stopped,
-        agent=agent,
-        openai=config,
+        agent=setup.agent,
+        openai=setup.openai,
         max_steps=max_steps,
-        openai_from=openai_from,
-        notices=tuple(notices),
+        openai_from=setup.openai_from,
+        notices=(*notices, *setup.ignored),
         memory_backend=backend,
         mem0=mem0,
     )
@@ -428,6 +345,177 @@ def _saved(loop: OuterControlLoop, stopped: str, memory: str, plan: RunPlan) -> 
         f"{stopped}); to go on: clm-policy run --memory {memory} --resume {state.session_id}"
         + (" --agent openai" if plan.openai is not None else "")
     )
+
+
+@dataclass(frozen=True)
+class _Options:
+    """A run's options as the command line gives them; for a resume, completed with what the
+    session's ``run.json`` recorded (:func:`_resumed_options`)."""
+
+    agent: str | None
+    scenario: str | None
+    policy_ref: str | None
+    profile: str | None
+    soft_compact: int | None
+    hard_handoff: int | None
+    continue_after_handoff: bool | None
+
+
+def _resumed_options(
+    options: _Options, session: str, persisted: Any, goal: str | None
+) -> tuple[_Options, list[str]]:
+    """``options`` completed, where the command line says nothing, with what the resumed
+    session's ``run.json`` recorded (never the agent, the endpoint or the model), and what the
+    resume ignored; a new goal, or no scenario for the simulated agent, is refused."""
+    run = persisted.run
+    agent, notices = _resumed_agent(session, options.agent, run, options.scenario)
+    if goal is not None:
+        raise InputError(f"--goal: session '{session}' keeps the goal it was started with")
+    scenario = options.scenario or (_str(run.get("scenario")) if agent == "simulated" else None)
+    soft_compact, hard_handoff = options.soft_compact, options.hard_handoff
+    continue_after_handoff = options.continue_after_handoff
+    if continue_after_handoff is None:
+        continue_after_handoff = bool(run.get("continue_after_handoff"))
+    completed = _Options(
+        agent=agent,
+        scenario=scenario,
+        policy_ref=options.policy_ref or _str(run.get("policy")),
+        profile=options.profile or _str(run.get("profile")) or persisted.state.profile,
+        soft_compact=soft_compact if soft_compact is not None else _int(run.get("soft_compact")),
+        hard_handoff=hard_handoff if hard_handoff is not None else _int(run.get("hard_handoff")),
+        continue_after_handoff=continue_after_handoff,
+    )
+    if scenario is None and agent == "simulated":
+        raise InputError(f"session '{session}' was not made by `clm-policy run`: give --scenario")
+    return completed, notices
+
+
+@dataclass(frozen=True)
+class _AgentSetup:
+    """What a run's agent works from (:func:`_agent_setup`)."""
+
+    agent: str
+    spec: ScenarioFile | None = None
+    """The simulated agent's scenario."""
+    shown: str | None = None
+    openai: OpenAIConfig | None = None
+    """The openai agent's endpoint and model."""
+    openai_from: tuple[str, str] | None = None
+    goal: str | None = None
+    """The openai agent's goal, checked (None for a resumed session: it keeps its own)."""
+    ignored: tuple[str, ...] = ()
+    """What a resumed session's ``run.json`` names other than the user's configuration."""
+
+
+def _agent_setup(
+    options: _Options,
+    goal: str | None,
+    done_marker: str | None,
+    session: str | None,
+    run: Mapping[str, Any],
+    environ: Mapping[str, str],
+) -> _AgentSetup:
+    """The simulated agent's scenario, or the openai agent's endpoint and model (from
+    ``environ``) and goal; ``session`` is the resumed session (None for a new one), ``run`` its
+    ``run.json``."""
+    from clm_policy.loop.scenario import load_scenario
+
+    agent = options.agent or "simulated"
+    if agent == "simulated":
+        for name, value in (("--goal", goal), ("--done-marker", done_marker)):
+            if value is not None:
+                raise InputError(
+                    f"{name} is for --agent openai (the simulated agent plays a scenario)"
+                )
+        spec, shown = load_scenario(options.scenario or "demo")
+        return _AgentSetup(agent, spec, shown)
+    if agent != "openai":
+        raise InputError(f"--agent {quote(agent)}: choose one of {', '.join(AGENTS)}")
+    if options.scenario is not None:
+        raise InputError("--scenario is for the simulated agent; --agent openai works on --goal")
+    if session is None:
+        goal = _check_goal(goal)
+    elif not environ.get(ENV_MODEL):
+        ran = _str(run.get("model"))
+        raise InputError(
+            f"no model: set {ENV_MODEL}"
+            + (
+                f" (the session ran with {quote(ran)}; a resumed session takes the model "
+                "from your configuration, never from run.json)"
+                if ran
+                else ""
+            )
+        )
+    # the endpoint and the model are the user's alone (run.json is shared data): a recorded one
+    # that differs is named, never used
+    config = OpenAIConfig.from_env(environ, done_marker=done_marker or _str(run.get("done_marker")))
+    ignored = _ignored_endpoint(session, run, config) if session is not None else []
+    openai_from = (ENV_BASE_URL if environ.get(ENV_BASE_URL) else "default", ENV_MODEL)
+    return _AgentSetup(
+        agent, openai=config, openai_from=openai_from, goal=goal, ignored=tuple(ignored)
+    )
+
+
+def _policy_and_profile(options: _Options, spec: ScenarioFile | None) -> tuple[Policy, str]:
+    """The run's policy with the threshold overrides applied, and the profile it runs under:
+    the one asked for, else the scenario's, else the policy's default."""
+    from clm_policy.policy.cache import load_policy_cached
+
+    policy = load_policy_cached(options.policy_ref or "default")
+    profile = options.profile or (spec.profile if spec else None) or policy.default_profile
+    try:
+        policy.profile(profile)
+    except StateError as exc:
+        raise InputError(f"--profile: {exc.message}") from None
+    return with_overrides(policy, profile, options.soft_compact, options.hard_handoff), profile
+
+
+def _new_session(
+    memory: str, exists: bool, setup: _AgentSetup, profile: str, now: datetime | None
+) -> tuple[SessionState, str | None, str | None]:
+    """The state a new session starts from, under the first id no session in the repository
+    has; and, when another session had the id it wanted, that id and how that session
+    stopped."""
+    spec = setup.spec
+    wanted = spec.session if spec else f"openai-{(now or datetime.now(UTC)):%Y%m%d}"
+    session_id = check_session(wanted)  # valid, and no secret
+    taken = taken_stopped = None
+    if exists:
+        free = _free_session_id(memory, session_id)
+        if free != session_id:
+            taken, taken_stopped, session_id = session_id, _stopped(memory, session_id), free
+    if spec is not None:
+        state = first_state(spec, session_id, profile)
+    else:
+        state = _first_openai_state(setup.openai, setup.goal or "", session_id, profile)
+    return state, taken, taken_stopped
+
+
+def _record(options: _Options, setup: _AgentSetup, profile: str) -> dict[str, Any]:
+    """``run.json`` as the run starts: what a resume plays again, and the openai agent's
+    endpoint and model (named only: a resume takes them from the user's configuration).
+    ``continue_after_handoff``: as asked, else as the scenario says, else false."""
+    config = setup.openai
+    record: dict[str, Any] = {"agent": setup.agent} if config is not None else {}
+    if config is not None:
+        record |= {
+            "model": config.model,
+            "base_url": config.base_url,
+            "done_marker": config.done_marker,
+        }
+    else:  # files as absolute paths: a resume may run from another folder
+        record["scenario"] = _where(options.scenario or "demo")
+    continue_after_handoff = options.continue_after_handoff
+    if continue_after_handoff is None and setup.spec is not None:
+        continue_after_handoff = setup.spec.continue_after_handoff
+    record |= {
+        "policy": _where(options.policy_ref or "default"),
+        "profile": profile,
+        "soft_compact": options.soft_compact,
+        "hard_handoff": options.hard_handoff,
+        "continue_after_handoff": bool(continue_after_handoff),
+    }
+    return record
 
 
 def _resumed_agent(

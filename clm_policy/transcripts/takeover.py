@@ -40,6 +40,7 @@ from clm_policy.transcripts.record import (
 from clm_policy.transcripts.work import WORD, Run, Work, one_line, substantive
 
 if TYPE_CHECKING:
+    from clm_policy.models.enums import TaskStatus
     from clm_policy.models.state import SessionState
     from clm_policy.transcripts.reading import TranscriptReading
 
@@ -331,6 +332,37 @@ def _with_notes(facts: _Facts, notes: AgentNotes) -> None:
         facts.goal = notes.goal
 
 
+def _status(
+    facts: _Facts, notes: AgentNotes | None, work: Work | None, failures: list[Run], all_done: bool
+) -> TaskStatus:
+    """What the agent said its status is; else blocked when something blocks; else completed
+    when nothing remains, fails or is under way and its list is all done (and current) or its
+    last words on the latest request say the work is complete; else running."""
+    from clm_policy.models.enums import TaskStatus
+
+    if notes is not None and notes.status:
+        return {
+            "completed": TaskStatus.COMPLETED,
+            "blocked": TaskStatus.BLOCKED,
+            "partial_complete": TaskStatus.PHASE_BOUNDARY,
+        }.get(notes.status, TaskStatus.RUNNING)
+    if facts.blockers:
+        return TaskStatus.BLOCKED
+    if (
+        work is not None
+        and not failures
+        and not work.failures
+        and not facts.remaining
+        and not _mid_turn(work)
+        and (
+            (all_done and work.tasks is not None and _list_current(work))
+            or claims_done(turn_end(work))
+        )
+    ):
+        return TaskStatus.COMPLETED
+    return TaskStatus.RUNNING
+
+
 def build_state(
     reading: TranscriptReading,
     session_id: str,
@@ -338,7 +370,7 @@ def build_state(
 ) -> SessionState:
     """The state of the session ``reading`` read, with the agent's own ``notes`` (its handoff
     reply, an MCP call) over it; ``session_id`` must be valid for the memory repository."""
-    from clm_policy.models.enums import MAX_COUNT, MessageRole, TaskStatus
+    from clm_policy.models.enums import MAX_COUNT, MessageRole
     from clm_policy.models.state import Message, SessionState, TokenSnapshot
 
     facts = _Facts()
@@ -357,28 +389,7 @@ def build_state(
     facts.blockers = list(stated or [])
     if stated is None and work is not None:  # the agent said nothing of blockers: a refusal
         facts.blockers += [f for f in work.environment if f.startswith("push refused")]
-    if notes is not None and notes.status:
-        status = {
-            "completed": TaskStatus.COMPLETED,
-            "blocked": TaskStatus.BLOCKED,
-            "partial_complete": TaskStatus.PHASE_BOUNDARY,
-        }.get(notes.status, TaskStatus.RUNNING)
-    elif facts.blockers:
-        status = TaskStatus.BLOCKED
-    elif (
-        work is not None
-        and not failures
-        and not work.failures
-        and not facts.remaining
-        and not _mid_turn(work)
-        and (
-            (all_done and work.tasks is not None and _list_current(work))
-            or claims_done(turn_end(work))
-        )
-    ):
-        status = TaskStatus.COMPLETED
-    else:
-        status = TaskStatus.RUNNING
+    status = _status(facts, notes, work, failures, all_done)
     messages = [Message(role=MessageRole.ASSISTANT, content=last)] if last else []
     transcript = None
     if work is not None:
