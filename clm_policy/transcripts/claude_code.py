@@ -521,58 +521,24 @@ _SUBAGENT_FILES = 200
 
 def feed_work(log: Any, obj: dict[str, Any]) -> None:
     """One transcript line into a :class:`~clm_policy.transcripts.work.WorkLog`."""
-    from clm_policy.transcripts.work import COMMAND, PROMPT, QUEUED, REJECTION, SHELL
-
     kind = obj.get("type")
     log.at(obj.get("timestamp"), obj.get("cwd"))
     branch = obj.get("gitBranch")
     if isinstance(branch, str) and branch and kind in ("user", "assistant"):
         log.context(f"git branch: {branch} (as Claude Code last saw it)")
     if kind == "queue-operation":
-        content = obj.get("content")
-        if obj.get("operation") == "enqueue" and isinstance(content, str):
-            if content.lstrip().startswith(_NOTICES):
-                _notice(log, content)
-            elif not _builtin_command(content):
-                log.request(content, QUEUED)
+        _feed_queued(log, obj)
         return
     if kind == "attachment":
-        attachment = obj.get("attachment")
-        if isinstance(attachment, dict) and _asks_handoff(json_text(attachment)):
-            log.asked_handoff()  # the Stop hook's request, as Claude Code keeps it
-        if isinstance(attachment, dict) and attachment.get("type") == "queued_command":
-            prompt = attachment.get("prompt")
-            mode = attachment.get("commandMode")
-            if not isinstance(prompt, str) or _builtin_command(prompt):
-                return
-            if mode not in (None, "prompt") or prompt.lstrip().startswith(_NOTICES):
-                _notice(log, prompt)  # a background task's notification, not a request
-            else:
-                log.request(prompt, PROMPT)
+        _feed_attachment(log, obj.get("attachment"))
         return
     message = obj.get("message")
     if kind not in ("user", "assistant") or not isinstance(message, dict):
         return
     content = message.get("content")
     if kind == "assistant":
-        if _synthetic(obj, message):
-            return
-        for block in content if isinstance(content, list) else ():
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "text" and isinstance(block.get("text"), str):
-                log.said(block["text"])
-                log.said_plan(block["text"])
-            elif block.get("type") == "thinking" and isinstance(block.get("thinking"), str):
-                log.thought(block["thinking"])
-            elif block.get("type") == "tool_use":
-                name, args = block.get("name"), block.get("input")
-                if isinstance(name, str) and isinstance(args, dict):
-                    if name in SHELL_TOOLS:
-                        name = SHELL
-                    log.tool_use(text_of(block.get("id")), name, args)
-        if isinstance(content, str):
-            log.said(content)
+        if not _synthetic(obj, message):
+            _feed_assistant(log, content)
         return
     if obj.get("isCompactSummary") is True:
         log.summary(_text(content), "claude-compact")
@@ -583,35 +549,100 @@ def feed_work(log: Any, obj: dict[str, Any]) -> None:
         else []
     )
     if results:
-        structured = obj.get("toolUseResult") if len(results) == 1 else None
-        for block in results:
-            text = _result_text(block.get("content"))
-            error = block.get("is_error") is True
-            said = _REJECTED.search(text) if error else None
-            if said:  # the person rejected the call and said what to do instead
-                log.request(said.group(1), REJECTION)
-            match = _EXIT_CODE.match(text)
-            # an error without an exit code is still a failure (a timeout, an exit the harness
-            # did not print); one the person rejected is no run at all
-            code = int(match.group(1)) if match else ((None if said else 1) if error else 0)
-            if code == 0 and _answered(structured):
-                code = 1
-            if match:
-                text = text[match.end() :].lstrip("\n")
-            if text.startswith("Command running in background"):
-                started = _BACKGROUND_ID.search(text)
-                log.background(
-                    text_of(block.get("tool_use_id")), started.group(1) if started else None
-                )
-                continue
-            log.tool_result(
-                text_of(block.get("tool_use_id")),
-                text,
-                is_error=error,
-                exit_code=code,
-                structured=structured,
-            )
+        _feed_results(log, results, obj.get("toolUseResult") if len(results) == 1 else None)
         return
+    _feed_user(log, obj, content)
+
+
+def _feed_queued(log: Any, obj: dict[str, Any]) -> None:
+    """A ``queue-operation`` line: a prompt typed while the agent worked, or a notification."""
+    from clm_policy.transcripts.work import QUEUED
+
+    content = obj.get("content")
+    if obj.get("operation") == "enqueue" and isinstance(content, str):
+        if content.lstrip().startswith(_NOTICES):
+            _notice(log, content)
+        elif not _builtin_command(content):
+            log.request(content, QUEUED)
+
+
+def _feed_attachment(log: Any, attachment: Any) -> None:
+    """An ``attachment`` line: the Stop hook's request for a handoff, a queued prompt or a
+    background task's notification."""
+    from clm_policy.transcripts.work import PROMPT
+
+    if isinstance(attachment, dict) and _asks_handoff(json_text(attachment)):
+        log.asked_handoff()  # the Stop hook's request, as Claude Code keeps it
+    if isinstance(attachment, dict) and attachment.get("type") == "queued_command":
+        prompt = attachment.get("prompt")
+        mode = attachment.get("commandMode")
+        if not isinstance(prompt, str) or _builtin_command(prompt):
+            return
+        if mode not in (None, "prompt") or prompt.lstrip().startswith(_NOTICES):
+            _notice(log, prompt)  # a background task's notification, not a request
+        else:
+            log.request(prompt, PROMPT)
+
+
+def _feed_assistant(log: Any, content: Any) -> None:
+    """An assistant message's content: its text, thinking and tool calls."""
+    from clm_policy.transcripts.work import SHELL
+
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            log.said(block["text"])
+            log.said_plan(block["text"])
+        elif block.get("type") == "thinking" and isinstance(block.get("thinking"), str):
+            log.thought(block["thinking"])
+        elif block.get("type") == "tool_use":
+            name, args = block.get("name"), block.get("input")
+            if isinstance(name, str) and isinstance(args, dict):
+                if name in SHELL_TOOLS:
+                    name = SHELL
+                log.tool_use(text_of(block.get("id")), name, args)
+    if isinstance(content, str):
+        log.said(content)
+
+
+def _feed_results(log: Any, results: list[dict[str, Any]], structured: Any) -> None:
+    """A user line's ``tool_result`` blocks (``structured``: the line's ``toolUseResult``,
+    when it holds a single result)."""
+    from clm_policy.transcripts.work import REJECTION
+
+    for block in results:
+        text = _result_text(block.get("content"))
+        error = block.get("is_error") is True
+        said = _REJECTED.search(text) if error else None
+        if said:  # the person rejected the call and said what to do instead
+            log.request(said.group(1), REJECTION)
+        match = _EXIT_CODE.match(text)
+        # an error without an exit code is still a failure (a timeout, an exit the harness
+        # did not print); one the person rejected is no run at all
+        code = int(match.group(1)) if match else ((None if said else 1) if error else 0)
+        if code == 0 and _answered(structured):
+            code = 1
+        if match:
+            text = text[match.end() :].lstrip("\n")
+        if text.startswith("Command running in background"):
+            started = _BACKGROUND_ID.search(text)
+            log.background(text_of(block.get("tool_use_id")), started.group(1) if started else None)
+            continue
+        log.tool_result(
+            text_of(block.get("tool_use_id")),
+            text,
+            is_error=error,
+            exit_code=code,
+            structured=structured,
+        )
+
+
+def _feed_user(log: Any, obj: dict[str, Any], content: Any) -> None:
+    """A user line that is no tool result: a prompt, a slash command, a notification or the
+    harness's own words."""
+    from clm_policy.transcripts.work import COMMAND, PROMPT
+
     raw = _text(content)
     if _asks_handoff(raw):
         log.asked_handoff()  # "Stop hook feedback: clm-policy: … end your reply with a handoff"

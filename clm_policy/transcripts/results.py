@@ -257,6 +257,19 @@ def _find(
 
 def _candidates(output: str) -> list[tuple[int, Summary]]:
     """Every summary in ``output`` with the position where it ends."""
+    return [
+        *_python_summaries(output),
+        *_rust_summaries(output),
+        *_go_summaries(output),
+        *_javascript_summaries(output),
+        *_elixir_ruby_php_summaries(output),
+        *_dotnet_summaries(output),
+        *_jvm_ctest_swift_summaries(output),
+    ]
+
+
+def _python_summaries(output: str) -> list[tuple[int, Summary]]:
+    """pytest's and unittest's summaries in ``output``, with where each ends."""
     found: list[tuple[int, Summary]] = []
     for m in _find(_PYTEST, output):
         c = _counts(m.group(1), _PYTEST_WORDS)
@@ -271,6 +284,13 @@ def _candidates(output: str) -> list[tuple[int, Summary]]:
         skipped = sum(int(n) for n in re.findall(r"skipped=(\d+)", m.group(3) or ""))
         text = f"Ran {total} tests: {m.group(2)}" + (f" ({m.group(3)})" if m.group(3) else "")
         found.append((m.end(), Summary("unittest", max(total - bad - skipped, 0), bad, text)))
+    return found
+
+
+def _rust_summaries(output: str) -> list[tuple[int, Summary]]:
+    """cargo's summary (its test binaries' lines summed) and nextest's in ``output``, with
+    where each ends."""
+    found: list[tuple[int, Summary]] = []
     cargo = list(_find(_CARGO, output))
     if cargo:
         passed = sum(int(m.group(2)) for m in cargo)
@@ -286,16 +306,28 @@ def _candidates(output: str) -> list[tuple[int, Summary]]:
         found.append(
             (m.end(), Summary("nextest", c.get("passed", 0), c.get("failed", 0), _flat(m.group(1))))
         )
+    return found
+
+
+def _go_summaries(output: str) -> list[tuple[int, Summary]]:
+    """``go test``'s packages in ``output`` as one summary, with where the last ends."""
     go_ok = list(_find(_GO_OK, output))
     go_fail = list(_find(_GO_FAIL, output))
-    if go_ok or go_fail:
-        names = list(dict.fromkeys(m.group(1) for m in _find(_GO_FAILED_TEST, output)))
-        end = max(m.end() for m in go_ok + go_fail)
-        text = f"{len(go_ok)} packages ok, {len(go_fail)} failed"
-        if names:
-            text += f" ({', '.join(names[:5])}{', …' if len(names) > 5 else ''})"
-        failed = max(len(names), len(go_fail)) if go_fail else 0
-        found.append((end, Summary("go", len(go_ok), failed, text)))
+    if not (go_ok or go_fail):
+        return []
+    names = list(dict.fromkeys(m.group(1) for m in _find(_GO_FAILED_TEST, output)))
+    end = max(m.end() for m in go_ok + go_fail)
+    text = f"{len(go_ok)} packages ok, {len(go_fail)} failed"
+    if names:
+        text += f" ({', '.join(names[:5])}{', …' if len(names) > 5 else ''})"
+    failed = max(len(names), len(go_fail)) if go_fail else 0
+    return [(end, Summary("go", len(go_ok), failed, text))]
+
+
+def _javascript_summaries(output: str) -> list[tuple[int, Summary]]:
+    """jest's, vitest's, mocha's, node's, bun's and deno's summaries in ``output``, with where
+    each ends."""
+    found: list[tuple[int, Summary]] = []
     for m in _find(_JEST, output):
         c = _counts(m.group(1), _JS_WORDS)
         text = _flat(f"Tests: {m.group(1)}")
@@ -324,6 +356,12 @@ def _candidates(output: str) -> list[tuple[int, Summary]]:
     for m in _find(_DENO, output):
         summary = Summary("deno", int(m.group(2)), int(m.group(3)), _flat(m.group(0)))
         found.append((m.end(), summary))
+    return found
+
+
+def _elixir_ruby_php_summaries(output: str) -> list[tuple[int, Summary]]:
+    """mix's, rspec's and phpunit's summaries in ``output``, with where each ends."""
+    found: list[tuple[int, Summary]] = []
     for m in _find(_MIX, output):
         tests, failures = int(m.group(2)), int(m.group(3))
         doctests = _MIX_DOCTESTS.match(m.group(1))
@@ -338,6 +376,13 @@ def _candidates(output: str) -> list[tuple[int, Summary]]:
         bad = sum(int(n) for n in _PHPUNIT_BAD.findall(m.group(1)))
         tests = int(m.group(2))
         found.append((m.end(), Summary("phpunit", tests - bad, bad, _flat(m.group(1)))))
+    return found
+
+
+def _dotnet_summaries(output: str) -> list[tuple[int, Summary]]:
+    """``dotnet test``'s summaries in ``output`` (its ``Passed!`` / ``Failed!`` lines summed),
+    with where each ends."""
+    found: list[tuple[int, Summary]] = []
     dotnet = list(_find(_DOTNET, output))
     if dotnet:
         failed = sum(int(m.group(1)) for m in dotnet)
@@ -352,6 +397,13 @@ def _candidates(output: str) -> list[tuple[int, Summary]]:
     for m in _find(_DOTNET_NEW, output):
         summary = Summary("dotnet", int(m.group(3)), int(m.group(2)), _flat(m.group(0)))
         found.append((m.end(), summary))
+    return found
+
+
+def _jvm_ctest_swift_summaries(output: str) -> list[tuple[int, Summary]]:
+    """maven's totals (its last ``Tests run:`` line), gradle's, ctest's and swift's summaries
+    in ``output``, with where each ends."""
+    found: list[tuple[int, Summary]] = []
     maven = list(_find(_MAVEN, output))
     if maven:
         m = maven[-1]  # the totals come last

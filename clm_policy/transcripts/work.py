@@ -684,70 +684,122 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = 
     main.finish_pending()
     for log in subs or []:
         log.finish_pending()
-    paths = Paths(main.root or main.cwd, home)
-    work = Work()
-    work.root = paths.root
-    files = FileLog()
-    queued: dict[str, int] = {}  # a queued prompt not delivered yet -> its index
-    contexts: dict[str, str] = {}  # what the harness says of the environment, by kind
-    read_files: dict[str, int] = {}  # a file the main agent read -> when, last
-    failed: dict[tuple[str, str], tuple[int, str]] = {}  # failures not undone since
-    lists: dict[str, Any] = {"tasks": None, "source": None}
-    by_id: dict[str, list[str]] = {}
-    sub_files: dict[str, set[str]] = {}
-    notice_last = False
-    plans: list[tuple[int, list[str]]] = []
+    gathering = _Gathering(Paths(main.root or main.cwd, home))
     for order, (_ts, kind, data, agent) in enumerate(merge(main, subs or [])):
         if agent is not None and kind not in ("file", "run", "shell_files"):
             continue  # a subagent's requests, lists, plans and words are its own
+        gathering.event(order, kind, data, agent)
+    return gathering.finished()
+
+
+class _Gathering:
+    """The :class:`Work` :func:`finish` fills from the merged events, and what it keeps on the
+    way."""
+
+    def __init__(self, paths: Paths) -> None:
+        self.paths = paths
+        self.work = Work()
+        self.work.root = paths.root
+        self.files = FileLog()
+        self.queued: dict[str, int] = {}  # a queued prompt not delivered yet -> its index
+        self.contexts: dict[str, str] = {}  # what the harness says of the environment, by kind
+        self.read_files: dict[str, int] = {}  # a file the main agent read -> when, last
+        self.failed: dict[tuple[str, str], tuple[int, str]] = {}  # failures not undone since
+        self.listed: list[Task] | None = None  # the latest TodoWrite / update_plan list
+        self.task_source: str | None = None
+        self.by_id: dict[str, list[str]] = {}  # the task tools' list: id -> [subject, status]
+        self.sub_files: dict[str, set[str]] = {}
+        self.notice_last = False
+        self.plans: list[tuple[int, list[str]]] = []
+
+    def event(self, order: int, kind: str, data: tuple[Any, ...], agent: str | None) -> None:
+        """One event of the merged logs (``agent``: the subagent's, None for the main
+        agent's)."""
+        work = self.work
+        if kind in ("request", "notice", "said", "thought", "subagent"):
+            self._conversation_event(order, kind, data)
+        elif kind == "summary":
+            work.summaries.append((order, data[0], data[1]))
+        elif kind == "decision":
+            work.decisions.append(data[0])
+        elif kind == "in_flight":
+            work.in_flight = True
+        elif kind in ("tasks", "task_create", "task_update", "task_list"):
+            if agent is None:
+                work.tasks_order = order
+            self._task_event(kind, data)
+        elif kind == "plan":
+            self.plans.append((order, data[0]))
+        elif kind == "file":
+            self._file_event(order, data, agent)
+        elif kind == "env":
+            if agent is None:
+                work.environment += data[0]
+        elif kind == "read":
+            if agent is None:
+                self.read_files[self.paths.absolute(data[0], data[1])] = order
+        elif kind == "asked_handoff":
+            work.handoff_asked_order = order
+        elif kind == "context":
+            label = data[0].split(":", 1)[0]
+            if label == "background task":
+                work.environment.append(data[0])
+            else:
+                self.contexts[label] = data[0]
+        elif kind == "fail":
+            self._fail_event(order, data, agent)
+        elif kind == "run":
+            self._run_event(order, data, agent)
+        elif kind == "shell_files":
+            self._shell_files_event(order, data)
+
+    def _conversation_event(self, order: int, kind: str, data: tuple[Any, ...]) -> None:
+        """A request, a notice, the agent's words or thinking, a subagent it started."""
+        work = self.work
         if kind == "request":
             text, source = data
-            if source != QUEUED and text in queued:  # the queued prompt, delivered now
-                index = queued.pop(text)
+            if source != QUEUED and text in self.queued:  # the queued prompt, delivered now
+                index = self.queued.pop(text)
                 work.requests[index] = Request(text, source)
                 work.request_orders[index] = work.last_request_order = order
-                continue
+                return
             if source != QUEUED or not (work.requests and work.requests[-1].text == text):
                 if source == QUEUED:
-                    queued[text] = len(work.requests)
+                    self.queued[text] = len(work.requests)
                 work.requests.append(Request(text, source))
                 work.request_orders.append(order)
                 work.last_request_order = order
-            notice_last = False
+            self.notice_last = False
         elif kind == "notice":
-            notice_last = True
+            self.notice_last = True
         elif kind == "said":
             work.last_message = data[0]
             work.last_message_order = order
-            work.last_answers_notice = notice_last
-            if not notice_last:
+            work.last_answers_notice = self.notice_last
+            if not self.notice_last:
                 work.said.append((order, data[0]))
                 del work.said[:-SAID_KEPT]
         elif kind == "thought":
             work.thoughts.append((order, data[0]))
             del work.thoughts[:-THOUGHTS_KEPT]
-        elif kind == "summary":
-            work.summaries.append((order, data[0], data[1]))
-        elif kind == "decision":
-            work.decisions.append(data[0])
         elif kind == "subagent":
             work.subagents.append(Subagent(*data))
             work.last_activity = f"started an agent: {one_line(data[1] or data[2], 120)}"
             work._done.append((order, "subagent", data[1]))
-        elif kind == "in_flight":
-            work.in_flight = True
-        elif kind in ("tasks", "task_create", "task_update", "task_list") and agent is None:
-            work.tasks_order = order
+
+    def _task_event(self, kind: str, data: tuple[Any, ...]) -> None:
+        """A whole list (``TodoWrite``, ``update_plan``) or a task tool's change to its list."""
+        by_id = self.by_id
         if kind == "tasks":
             items, source = data
-            lists["tasks"] = [Task(text, _status(status)) for text, status in items]
-            lists["source"] = "TodoWrite" if source == "TodoWrite" else "update_plan"
+            self.listed = [Task(text, _status(status)) for text, status in items]
+            self.task_source = "TodoWrite" if source == "TodoWrite" else "update_plan"
             by_id.clear()
         elif kind == "task_create":
             ident, subject = data
             ident = ident or str(len(by_id) + 1)
             by_id[ident] = [subject, "pending"]
-            lists["source"] = "tasks"
+            self.task_source = "tasks"
         elif kind == "task_update":
             ident, status, subject = data
             if ident in by_id:
@@ -756,116 +808,119 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = 
                 else:
                     by_id[ident][1] = status or by_id[ident][1]
                     by_id[ident][0] = subject or by_id[ident][0]
-                lists["source"] = "tasks"
+                self.task_source = "tasks"
         elif kind == "task_list":
             by_id.clear()
             for ident, subject, status in data[0]:
                 by_id[ident] = [subject, status]
-            lists["source"] = "tasks"
-        elif kind == "plan":
-            plans.append((order, data[0]))
-        elif kind == "file":
-            op, path, to, cwd = data
-            where = paths.absolute(path, cwd)
-            if op == "edit":
-                files.edit(where)
-            elif op == "create":
-                files.edit(where, created=True)
+            self.task_source = "tasks"
+
+    def _file_event(self, order: int, data: tuple[Any, ...], agent: str | None) -> None:
+        """A file edited, written, deleted or moved by a tool."""
+        work, paths, files = self.work, self.paths, self.files
+        op, path, to, cwd = data
+        where = paths.absolute(path, cwd)
+        if op == "edit":
+            files.edit(where)
+        elif op == "create":
+            files.edit(where, created=True)
+        elif op == "delete":
+            files.delete(where)
+        elif op == "move" and to:
+            files.move(where, paths.absolute(to, cwd))
+            work._done.append((order, "file", paths.absolute(to, cwd)))
+        work._done.append((order, "file", where))
+        if agent is None and op in ("edit", "create"):
+            self.failed.pop(("file", where), None)
+        if agent is None:
+            work.last_tool_order = order
+            verb = {"edit": "edited", "create": "wrote", "delete": "deleted", "move": "moved"}
+            work.last_activity = f"{verb.get(op, op)} `{paths.shown(where)}`"
+        if agent is not None and op in ("edit", "create"):
+            self.sub_files.setdefault(agent, set()).add(paths.shown(where))
+
+    def _fail_event(self, order: int, data: tuple[Any, ...], agent: str | None) -> None:
+        """A command or an edit that failed."""
+        what, target, reason, cwd = data
+        if agent is None:
+            self.work.last_tool_order = order
+        if agent is None and not (what == "run" and reads_only(target)):
+            # (a look that found nothing — `sed -n 1,80p gone.py`, `rg x` — is no failure)
+            key = (
+                what if what == "run" else "file",
+                normalise(target) if what == "run" else self.paths.absolute(target, cwd),
+            )
+            self.failed[key] = (order, _failure_text(what, target, reason, self.paths, cwd))
+
+    def _run_event(self, order: int, data: tuple[Any, ...], agent: str | None) -> None:
+        """A command's run and its verdict."""
+        work = self.work
+        command, normal, verdict, check = data
+        work.runs.append(Run(command, normal, verdict, check, agent, order))
+        if agent is None and verdict.status != FAILED:
+            self.failed.pop(("run", normal), None)
+        if agent is None:
+            work.last_tool_order = order
+            result = verdict.line()
+            work.last_activity = f"ran `{one_line(command, 160)}`" + (
+                f" ({result})" if result else ""
+            )
+        if verdict.status == PASSED:
+            work._done.append((order, "run", normal))
+
+    def _shell_files_event(self, order: int, data: tuple[Any, ...]) -> None:
+        """The files a shell command's words move, delete or make, and those its output says
+        it created."""
+        files, paths = self.files, self.paths
+        command, output, cwd = data
+        for op, path, to in shell_file_ops(command, cwd, paths):
+            if op == "move" and to:
+                files.move(path, to)
             elif op == "delete":
-                files.delete(where)
-            elif op == "move" and to:
-                files.move(where, paths.absolute(to, cwd))
-                work._done.append((order, "file", paths.absolute(to, cwd)))
-            work._done.append((order, "file", where))
-            if agent is None and op in ("edit", "create"):
-                failed.pop(("file", where), None)
-            if agent is None:
-                work.last_tool_order = order
-                verb = {"edit": "edited", "create": "wrote", "delete": "deleted", "move": "moved"}
-                work.last_activity = f"{verb.get(op, op)} `{paths.shown(where)}`"
-            if agent is not None and op in ("edit", "create"):
-                sub_files.setdefault(agent, set()).add(paths.shown(where))
-        elif kind == "env":
-            if agent is None:
-                work.environment += data[0]
-        elif kind == "read":
-            if agent is None:
-                read_files[paths.absolute(data[0], data[1])] = order
-        elif kind == "asked_handoff":
-            work.handoff_asked_order = order
-        elif kind == "context":
-            label = data[0].split(":", 1)[0]
-            if label == "background task":
-                work.environment.append(data[0])
-            else:
-                contexts[label] = data[0]
-        elif kind == "fail":
-            what, target, reason, cwd = data
-            if agent is None:
-                work.last_tool_order = order
-            if agent is None and not (what == "run" and reads_only(target)):
-                # (a look that found nothing — `sed -n 1,80p gone.py`, `rg x` — is no failure)
-                key = (
-                    what if what == "run" else "file",
-                    normalise(target) if what == "run" else paths.absolute(target, cwd),
-                )
-                failed[key] = (order, _failure_text(what, target, reason, paths, cwd))
-        elif kind == "run":
-            command, normal, verdict, check = data
-            work.runs.append(Run(command, normal, verdict, check, agent, order))
-            if agent is None and verdict.status != FAILED:
-                failed.pop(("run", normal), None)
-            if agent is None:
-                work.last_tool_order = order
-                result = verdict.line()
-                work.last_activity = f"ran `{one_line(command, 160)}`" + (
-                    f" ({result})" if result else ""
-                )
-            if verdict.status == PASSED:
-                work._done.append((order, "run", normal))
-        elif kind == "shell_files":
-            command, output, cwd = data
-            for op, path, to in shell_file_ops(command, cwd, paths):
-                if op == "move" and to:
-                    files.move(path, to)
-                elif op == "delete":
-                    files.delete(path)
-                elif op == "made":
-                    files.made(path)
-                elif op == "edit":
-                    files.edit(path)
-                work._done.append((order, "file", to or path))
-            for path in created_in_output(output, cwd, paths):
+                files.delete(path)
+            elif op == "made":
                 files.made(path)
-    if lists["source"] == "tasks":
-        work.tasks = [Task(subject, _status(status)) for subject, status in by_id.values()]
-    elif lists["tasks"] is not None:
-        work.tasks = lists["tasks"]
-    work.task_source = lists["source"]
-    if plans:
-        order, items = plans[-1]
-        work.plan = [
-            Task(item, "completed" if work.done_after(order, item) else "pending") for item in items
+            elif op == "edit":
+                files.edit(path)
+            self.work._done.append((order, "file", to or path))
+        for path in created_in_output(output, cwd, paths):
+            files.made(path)
+
+    def finished(self) -> Work:
+        """The :class:`Work`, its task list, plan, files, reads and failures settled."""
+        work, paths, files = self.work, self.paths, self.files
+        if self.task_source == "tasks":
+            work.tasks = [Task(subject, _status(status)) for subject, status in self.by_id.values()]
+        elif self.listed is not None:
+            work.tasks = self.listed
+        work.task_source = self.task_source
+        if self.plans:
+            order, items = self.plans[-1]
+            work.plan = [
+                Task(item, "completed" if work.done_after(order, item) else "pending")
+                for item in items
+            ]
+        work.changed = [paths.shown(p) for p in files.changed()]
+        work.made = [paths.shown(p) for p in files.made_files()]
+        work.moved = [(paths.shown(a), paths.shown(b)) for a, b in files.moved()]
+        work.deleted = [paths.shown(p) for p in files.deleted()]
+        work.subagent_files = {k: sorted(v) for k, v in self.sub_files.items()}
+        work.context = list(self.contexts.values())
+        changed = set(work.changed)
+        recent = sorted(self.read_files.items(), key=lambda item: item[1])
+        work.read = [
+            shown
+            for shown in dict.fromkeys(paths.shown(p) for p, _ in recent)
+            if shown not in changed
+        ][-READ_KEPT:]
+        newest = max(self.failed.values(), default=None)
+        if newest is not None and newest[0] >= work.last_tool_order:
+            work.last_failure = newest[1]
+        since = work.last_substantive_order()
+        work.failures = [text for order, text in sorted(self.failed.values()) if order > since][
+            -FAILURES_KEPT:
         ]
-    work.changed = [paths.shown(p) for p in files.changed()]
-    work.made = [paths.shown(p) for p in files.made_files()]
-    work.moved = [(paths.shown(a), paths.shown(b)) for a, b in files.moved()]
-    work.deleted = [paths.shown(p) for p in files.deleted()]
-    work.subagent_files = {k: sorted(v) for k, v in sub_files.items()}
-    work.context = list(contexts.values())
-    changed = set(work.changed)
-    recent = sorted(read_files.items(), key=lambda item: item[1])
-    work.read = [
-        shown for shown in dict.fromkeys(paths.shown(p) for p, _ in recent) if shown not in changed
-    ][-READ_KEPT:]
-    newest = max(failed.values(), default=None)
-    if newest is not None and newest[0] >= work.last_tool_order:
-        work.last_failure = newest[1]
-    since = work.last_substantive_order()
-    work.failures = [text for order, text in sorted(failed.values()) if order > since][
-        -FAILURES_KEPT:
-    ]
-    return work
+        return work
 
 
 FAILURES_KEPT = 5
