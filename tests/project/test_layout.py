@@ -205,18 +205,6 @@ GENERATED = {  # (python -m clm_policy.models.generate --write)
     "clm_policy/models/decision.py",
     "clm_policy/models/manifest.py",
 }
-# issue 27: being worked on elsewhere; remove a line when its function is split (the test then
-# fails until it goes)
-KNOWN_LONG = {
-    "clm_policy/cli/run.py run",
-    "clm_policy/lifecycle/pipelines.py run_compaction",
-    "clm_policy/lifecycle/pipelines.py run_handoff",
-    "clm_policy/loop/runs.py plan_run",
-    "clm_policy/transcripts/claude_code.py feed_work",
-    "clm_policy/transcripts/results.py _candidates",
-    "clm_policy/transcripts/takeover.py build_state",
-    "clm_policy/transcripts/work.py finish",
-}
 
 
 def _long_functions(path: Path, root: Path = REPO) -> set[str]:
@@ -234,7 +222,7 @@ def test_no_function_is_longer_than_80_lines() -> None:
     for path in _package_modules():
         if path.relative_to(REPO).as_posix() not in GENERATED:
             found |= _long_functions(path)
-    assert found == KNOWN_LONG
+    assert found == set()
 
 
 def test_the_length_check_counts_every_line(tmp_path: Path) -> None:
