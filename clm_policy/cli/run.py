@@ -21,7 +21,9 @@ from clm_policy.cli.options import (
 )
 
 if TYPE_CHECKING:
+    from clm_policy.loop.control import LoopResult
     from clm_policy.loop.runs import RunDone, RunPlan
+    from clm_policy.models.decision import Decision
     from clm_policy.models.state import SessionState
 
 TIMELINE_ALL = 60  # print every step up to this many; beyond, only compactions and handoffs
@@ -234,7 +236,7 @@ def _execute(plan: RunPlan, memory: str, *, assume_yes: bool, fmt: str) -> RunDo
             f"{event:<9} {entry.rule or '-':<15} {commit}"
         )
 
-    def confirmer(decision: Any, state: SessionState) -> bool | None:
+    def confirmer(decision: Decision, state: SessionState) -> bool | None:
         if assume_yes:
             return True
         if not sys.stdin.isatty() or fmt == "json":
@@ -330,7 +332,9 @@ def _to_continue(memory: str, session: str) -> str:
     return f"to continue it: clm-policy run --memory {memory} --resume {session}{options}"
 
 
-def _timeline(result: Any) -> None:
+def _timeline(result: LoopResult) -> None:
+    """The run's decisions as a table: every step, or only its compactions and handoffs when
+    there are more than :data:`TIMELINE_ALL`."""
     entries = result.timeline
     shown = (
         entries if len(entries) <= TIMELINE_ALL else [e for e in entries if e.action != "continue"]

@@ -58,7 +58,7 @@ OPENAI_MAX_STEPS = 20
 """Steps an ``--agent openai`` run takes unless ``--max-steps`` says otherwise: each one is a
 paid request, and a model that never says it is done must not run up a bill."""
 MAX_GOAL = 10_000
-"""How a session stops when the agent's endpoint fails (it can resume)."""
+"""The longest ``--goal`` a run takes, in characters."""
 
 
 @dataclass(frozen=True)
