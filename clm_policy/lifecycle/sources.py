@@ -183,9 +183,10 @@ def resolve(
         assert request.transcript is not None
         if full:
             from clm_policy.transcripts.reading import read_transcript
+            from clm_policy.transcripts.takeover import state_of
 
             reading = read_transcript(request.transcript, request.transcript_format)
-            return Resolved(reading.to_state(), reading)
+            return Resolved(state_of(reading), reading)
         from clm_policy.transcripts.reading import read_context
 
         reading = read_context(request.transcript, request.transcript_format)

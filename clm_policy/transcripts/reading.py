@@ -37,7 +37,6 @@ if TYPE_CHECKING:  # decide and the hooks read transcripts per prompt: no typing
     from typing import Any, BinaryIO, Protocol
 
     from clm_policy.models.state import SessionState
-    from clm_policy.transcripts.notes import AgentNotes
     from clm_policy.transcripts.work import Work
 
 FORMATS = ("claude-code", "codex", "openai")
@@ -232,19 +231,6 @@ class TranscriptReading(Record):
             last_compact_step=last_compact,
             compact_count=self.compact_count,
         )
-
-    def to_state(
-        self, session_id: str | None = None, *, notes: AgentNotes | None = None
-    ) -> SessionState:
-        """The reading as a :class:`~clm_policy.models.state.SessionState`: what a fresh agent
-        needs to take over (:func:`~clm_policy.transcripts.takeover.build_state`), with the
-        agent's own ``notes`` (its handoff reply) over it. ``session_id`` must be valid for the
-        memory repository; without it one is derived (:meth:`state_session_id`)."""
-        from clm_policy.memory.layout import check_session
-        from clm_policy.transcripts.takeover import build_state
-
-        sid = check_session(session_id) if session_id is not None else self.state_session_id()
-        return build_state(self, sid, notes)
 
 
 _NOT_IN_ID = LazyPattern(r"[^A-Za-z0-9._-]+")

@@ -29,6 +29,7 @@ from clm_policy.transcripts.codex import COMPACTED as CODEX_COMPACTED
 from clm_policy.transcripts.codex import NO_USAGE as CODEX_NO_USAGE
 from clm_policy.transcripts.codex import RECOMPUTED
 from clm_policy.transcripts.openai_chat import NO_USAGE as OPENAI_NO_USAGE
+from clm_policy.transcripts.takeover import state_of
 
 from conftest import REPO, real_fixtures
 from probes import probe_code
@@ -253,9 +254,9 @@ def test_detect_format(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ALL_FIXTURES)
-def test_to_state_is_a_valid_session_state(name: str) -> None:
+def test_state_of_is_a_valid_session_state(name: str) -> None:
     reading = read_transcript(fixture(name))
-    state = reading.to_state()
+    state = state_of(reading)
     assert state_from(state.as_dict()) == state  # the reader accepts it: it is valid
     assert is_session(state.session_id)
     assert state.tokens.context_tokens == reading.context_tokens
@@ -276,18 +277,18 @@ def test_to_state_is_a_valid_session_state(name: str) -> None:
     )
     assert state.commands_and_results == reading.commands_and_results
     # the fast reading makes a state too (figures only)
-    assert read_context(fixture(name)).to_state("s1").tokens.context_tokens == (
+    assert state_of(read_context(fixture(name)), "s1").tokens.context_tokens == (
         reading.context_tokens
     )
 
 
-def test_to_state_session_ids(tmp_path: Path) -> None:
-    assert read_transcript(fixture("claude_session.jsonl")).to_state().session_id == SESSION
+def test_state_of_session_ids(tmp_path: Path) -> None:
+    assert state_of(read_transcript(fixture("claude_session.jsonl"))).session_id == SESSION
     subagent = read_transcript(fixture("claude_subagent/subagents/agent-a3f9c2e.jsonl"))
-    assert subagent.to_state().session_id == f"{SESSION}-agent-a3f9c2e"
-    assert subagent.to_state("mine-1").session_id == "mine-1"
+    assert state_of(subagent).session_id == f"{SESSION}-agent-a3f9c2e"
+    assert state_of(subagent, "mine-1").session_id == "mine-1"
     with pytest.raises(InputError) as err:
-        subagent.to_state("../up")
+        state_of(subagent, "../up")
     assert err.value.message == (
         "invalid session id '../up' for the memory repository: use letters, digits, '.', '_' "
         "and '-' (at most 128, starting with a letter or digit)"
@@ -303,8 +304,8 @@ def test_to_state_session_ids(tmp_path: Path) -> None:
             },
         ],
     )
-    assert read_transcript(odd).to_state().session_id == "a-b-.c"
-    assert read_transcript(fixture("openai_no_usage.json")).to_state().session_id == (
+    assert state_of(read_transcript(odd)).session_id == "a-b-.c"
+    assert state_of(read_transcript(fixture("openai_no_usage.json"))).session_id == (
         "openai_no_usage"
     )
 

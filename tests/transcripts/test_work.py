@@ -20,6 +20,7 @@ from clm_policy.transcripts.takeover import (
     goal_of,
     handoff_states,
     intention,
+    state_of,
     substantive,
 )
 
@@ -51,7 +52,7 @@ def recorded(name: str) -> Path:
 
 def test_a_plan_kept_in_todowrite_and_a_hidden_failure() -> None:
     reading = read_transcript(session("claude-todo-handoff"))
-    state = reading.to_state("s")
+    state = state_of(reading, "s")
     assert state.done == ["Write a failing test for --json", "Implement --json in csvtool/cli.py"]
     # the task in progress first, then the pending ones
     assert state.remaining == ["Run the full test suite", "Document --json in README.md"]
@@ -103,7 +104,7 @@ def test_requests_queued_and_slash_commands_and_a_closing_thanks() -> None:
         ),
         ("Thanks!", "prompt"),
     ]
-    state = reading.to_state("s")
+    state = state_of(reading, "s")
     assert state.goal.startswith("Now add a POST /todos/{id}/done endpoint.")
     assert state.constraints == ["Keep everything in memory, never add a database."]
     # its last words on the request say the work is complete: "Thanks!" changes nothing
@@ -121,7 +122,7 @@ def test_subagent_edits_moves_deletions_and_a_notice() -> None:
         ["priv/repo/legacy_seeds.exs"],
     )
     assert work.last_answers_notice  # "Noted: …" answers the task notification
-    state = reading.to_state("s")
+    state = state_of(reading, "s")
     assert [r for r in state.requests if "task-notification" in r] == []
     assert state.next_action == ""  # the last message is no next step
     assert state.moved_artifacts == ["lib/todo/legacy.ex -> lib/todo/items.ex"]
@@ -134,7 +135,7 @@ def test_subagent_edits_moves_deletions_and_a_notice() -> None:
 
 def test_task_tools_and_a_stale_compact_summary() -> None:
     reading = read_transcript(session("claude-tasks-compact"))
-    state = reading.to_state("s")
+    state = state_of(reading, "s")
     assert state.done == [
         "Filter zero-amount rows in ledger/export.py",
         "Add tests/test_export_zero.py",
@@ -153,7 +154,7 @@ def test_codex_plan_patches_generators_and_compaction() -> None:
     assert work.task_source == "update_plan"
     assert work.made == ["ledger-cli/Cargo.toml"]  # cargo new; main.rs was edited after
     assert (work.moved, work.deleted) == ([("NOTES.md", "docs/NOTES.md")], ["legacy/ledger.py"])
-    state = reading.to_state("s")
+    state = state_of(reading, "s")
     assert state.open_failures == []  # failed, then passed: closed
     assert state.decisions == ["Keep parsing in its own module (src/parse.rs)"]
     # the request says it, and the summary: once
@@ -328,7 +329,7 @@ def test_claude_subagent_streamed_as_progress_lines(tmp_path: Path) -> None:
     ]
     reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
     assert reading.changed_artifacts == ["config.go"]
-    assert reading.to_state("s").done == ["subagent 'Task 1': edited config.go"]
+    assert state_of(reading, "s").done == ["subagent 'Task 1': edited config.go"]
 
 
 def test_codex_code_mode_cells(tmp_path: Path) -> None:
@@ -521,13 +522,13 @@ def _edit(n: int) -> list[dict[str, Any]]:
 def test_a_compact_summarys_next_step_only_while_it_still_stands(tmp_path: Path) -> None:
     step = "Continue refactoring the auth module"
     # nothing happened since the compaction: it stands
-    assert read_transcript(_compacted_session(tmp_path, [])).to_state("s").next_action == step
+    assert state_of(read_transcript(_compacted_session(tmp_path, [])), "s").next_action == step
     # work went on after it and the step names nothing to check: it may be done
     worked = _compacted_session(tmp_path, _edit(1))
-    assert read_transcript(worked).to_state("s").next_action == ""
+    assert state_of(read_transcript(worked), "s").next_action == ""
     # a request after it: the request is what the agent works on now
     later = [{"type": "user", "message": {"role": "user", "content": "Now add logging."}}]
-    assert read_transcript(_compacted_session(tmp_path, later)).to_state("s").next_action == ""
+    assert state_of(read_transcript(_compacted_session(tmp_path, later)), "s").next_action == ""
 
 
 def test_claude_codes_own_commands_queued_are_no_requests(tmp_path: Path) -> None:
@@ -573,7 +574,7 @@ def test_a_stop_hooks_reason_codex_hands_back_is_no_request() -> None:
     assert [r.text for r in reading.work.requests] == [
         "Write notes.txt, check it, then mark it final."
     ]
-    assert reading.to_state("s").goal == "Write notes.txt, check it, then mark it final."
+    assert state_of(reading, "s").goal == "Write notes.txt, check it, then mark it final."
 
 
 def _claude_bash(tool_id: str, command: str, output: str, interpretation: str) -> list[Any]:
@@ -627,7 +628,7 @@ def test_claude_codes_reading_of_exit_status_1_is_the_answer(tmp_path: Path) -> 
 def test_a_constraint_said_in_a_request_and_in_a_summary_is_listed_once() -> None:
     # recorded with Codex: the request says "Standard library only, no third-party packages."
     # and the compaction's summary "- Standard library only, no third-party packages"
-    state = read_transcript(recorded("codex-plan-compact")).to_state("s")
+    state = state_of(read_transcript(recorded("codex-plan-compact")), "s")
     assert state.constraints == ["Standard library only, no third-party packages."]
 
 

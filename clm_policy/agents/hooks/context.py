@@ -38,10 +38,11 @@ def read_whole(hook: Hook) -> tuple[Any, Any | None]:
     """The whole transcript as a SessionState (for a snapshot or a handoff) and the policy's
     outcome on it (None: the window is unknown)."""
     from clm_policy.transcripts.reading import read_transcript
+    from clm_policy.transcripts.takeover import state_of
 
     reading = read_transcript(hook.call.transcript())
     fill_window(hook, reading)
-    state = reading.to_state(hook.session_id(reading))
+    state = state_of(reading, hook.session_id(reading))
     if hook.profile:
         state = state.replace(profile=hook.profile)
     return state, outcome_of(hook, state)

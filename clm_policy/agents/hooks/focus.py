@@ -44,9 +44,10 @@ def session_focus(hook: Hook) -> str:
     what the prompt hook advises and what the plugin engine compacts with."""
     from clm_policy.memory.redact import Redactor
     from clm_policy.transcripts.reading import read_transcript
+    from clm_policy.transcripts.takeover import state_of
 
     reading = read_transcript(hook.call.transcript())
-    state = reading.to_state(hook.session_id(reading))
+    state = state_of(reading, hook.session_id(reading))
     last = reading.work.last_activity if reading.work is not None else None
     return compact_focus(redacted_for_advice(state), Redactor().text(last) if last else None)
 

@@ -30,6 +30,7 @@ def record_subagent(hook: Hook) -> Reply:
     """Commit what the stopped agent did (nothing when it has no transcript)."""
     from clm_policy.lifecycle.subagents import record_agent_run
     from clm_policy.transcripts.reading import read_transcript
+    from clm_policy.transcripts.takeover import state_of
 
     path = hook.call.text("agent_transcript_path")
     agent_id = hook.call.text("agent_id")
@@ -44,7 +45,7 @@ def record_subagent(hook: Hook) -> Reply:
     if not reading.cwd:
         reading.cwd = hook.call.text("cwd")
     session = hook.session_id()
-    state = reading.to_state(session)
+    state = state_of(reading, session)
     kind = hook.call.text("agent_type")
     with hook.repo() as repo:
         record_agent_run(
