@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,7 +13,7 @@ from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import EVENTS, format_option, memory_option, session_option
 
 if TYPE_CHECKING:
-    pass
+    from clm_policy.memory.git.write import MemoryRepo
 
 
 @click.command()
@@ -268,7 +268,7 @@ def documents(paths: list[str]) -> list[str]:
     return markdown or data or list(paths)
 
 
-def _show_path(repo: Any, memory: str, path: str) -> None:
+def _show_path(repo: MemoryRepo, memory: str, path: str) -> None:
     """``path`` from the checked-out branch, else from the newest commit on any branch."""
     text = repo.show_file(path)
     if text is None:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from clm_policy.lifecycle.byhand import ByHand, Committed
+    from clm_policy.lifecycle.compaction import CompactionResult
     from clm_policy.lifecycle.pipelines import CompactOutcome, HandoffOutcome
     from clm_policy.lifecycle.verify import Recall
 
@@ -82,13 +83,13 @@ def show_compact(
     return 0
 
 
-def _ours(result: Any) -> bool:
+def _ours(result: CompactionResult) -> bool:
     """Whether the compaction's summary is the deterministic one (a model's failed or lost
     facts and fell back to it, too)."""
     return bool(result.summarizer_trailer == "deterministic" or result.fallback)
 
 
-def committed_already(hand: ByHand, done: Any, fmt: str) -> int:
+def committed_already(hand: ByHand, done: Committed, fmt: str) -> int:
     """A compaction at a position already committed: say so, commit nothing (exit 0)."""
     state = hand.state
     if fmt == "json":

@@ -4,7 +4,7 @@ commit it to the memory repository."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -21,11 +21,12 @@ from clm_policy.cli.options import (
 from clm_policy.cli.outcomes import handoff_json, show_compact
 
 if TYPE_CHECKING:
+    from clm_policy.cli.options import F
     from clm_policy.lifecycle.pipelines import HandoffOutcome
     from clm_policy.lifecycle.sources import Request
 
 
-def _options(command: Any) -> Any:
+def _options(command: F) -> F:
     command = format_option("text", "json")(command)
     command = profile_option("Task profile (default: the state's, else the policy's).")(command)
     command = policy_option("Policy recorded in the commit.")(command)

@@ -49,6 +49,7 @@ from clm_policy.policy.engine import Policy
 if TYPE_CHECKING:
     from clm_policy.loop.control import Confirmer, Listener, LoopResult, OuterControlLoop
     from clm_policy.memory.mem0settings import Mem0Settings
+    from clm_policy.memory.sessions import PersistedSession
     from clm_policy.memory.store import BackendFailure
 
 ENDED = ("completed", "failed", "handoff")
@@ -362,7 +363,7 @@ class _Options:
 
 
 def _resumed_options(
-    options: _Options, session: str, persisted: Any, goal: str | None
+    options: _Options, session: str, persisted: PersistedSession, goal: str | None
 ) -> tuple[_Options, list[str]]:
     """``options`` completed, where the command line says nothing, with what the resumed
     session's ``run.json`` recorded (never the agent, the endpoint or the model), and what the
@@ -637,7 +638,7 @@ def with_overrides(policy: Policy, name: str, soft: int | None, hard: int | None
     return policy.replace(profiles={**policy.profiles, name: changed})
 
 
-def _persisted(memory: str, session_id: str) -> Any:
+def _persisted(memory: str, session_id: str) -> PersistedSession:
     from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.sessions import load_session
 

@@ -9,9 +9,12 @@ compaction, a handoff or the agent's own summary; docs/verification.md).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clm_policy.base.errors import InputError
+
+if TYPE_CHECKING:
+    from clm_policy.memory.audit import AuditEntry
 
 
 @dataclass
@@ -78,7 +81,7 @@ def session_status(memory: str, session: str | None = None) -> Status:
     return out
 
 
-def handed_off(stopped: str | None, entries: list[Any]) -> bool:
+def handed_off(stopped: str | None, entries: list[AuditEntry]) -> bool:
     """Whether a session has handed off: its run stopped at a handoff, or (a session of the
     hooks, or one handed off by hand) its newest commit that moved it on is a handoff.
     ``entries``: the session's audit entries, newest first. The task status in its state
@@ -93,7 +96,7 @@ def handed_off(stopped: str | None, entries: list[Any]) -> bool:
     return False
 
 
-def agents_of(entries: list[Any]) -> list[dict[str, Any]]:
+def agents_of(entries: list[AuditEntry]) -> list[dict[str, Any]]:
     """The agents a session started, as their ``agent`` commits record them (newest record
     of each, oldest agent first): id, type, the memory key of its record, the commit."""
     seen: dict[str, dict[str, Any]] = {}
@@ -108,7 +111,7 @@ def agents_of(entries: list[Any]) -> list[dict[str, Any]]:
     return list(seen.values())
 
 
-def _agents_only(sid: str, entries: list[Any]) -> dict[str, Any]:
+def _agents_only(sid: str, entries: list[AuditEntry]) -> dict[str, Any]:
     """The row of a session the memory knows only from its agents' records (a hook session
     before its first snapshot or handoff)."""
     events = [e.event for e in entries]
@@ -139,7 +142,7 @@ RECALLS = ("Clm-Recall", "Clm-Recall-Agent")
 compaction) against the facts the state holds; an agent's handoff against the record."""
 
 
-def last_recall(entries: list[Any]) -> dict[str, Any]:
+def last_recall(entries: list[AuditEntry]) -> dict[str, Any]:
     """``recall`` (found / asked), ``recall_facts`` (``"13/14"``), ``recall_event`` and
     ``recall_missing`` of the newest of ``entries`` (audit entries, newest first) with a
     readable ``Clm-Recall`` or ``Clm-Recall-Agent`` trailer; all None when none has one."""

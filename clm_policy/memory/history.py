@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clm_policy.base.errors import InputError, Location
 from clm_policy.formats.textio import STATE_LIMIT
@@ -24,6 +24,11 @@ from clm_policy.memory.audit import AuditEntry, read_log
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import SESSIONS, is_session
 from clm_policy.models.enums import MAX_COUNT
+
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    Built = TypeVar("Built")
 
 JSONL_LIMIT = 256 * 1024 * 1024
 """Bytes of one ``metrics.jsonl`` or ``decisions.jsonl`` read at most (a 10,000-step session
@@ -325,7 +330,7 @@ class _Reader:
             return {}
         return value
 
-    def _lines(self, name: str, build: Callable[[dict[str, Any]], Any]) -> Iterable[Any]:
+    def _lines(self, name: str, build: Callable[[dict[str, Any]], Built]) -> Iterable[Built]:
         text = self._blob(name)
         for number, line in enumerate((text or "").split("\n"), 1):
             if not line.strip():

@@ -19,7 +19,7 @@ import functools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -28,6 +28,11 @@ from clm_policy.formats.validate import kind_of, locate_errors, located_errors
 from clm_policy.formats.yamlio import PathKey, YamlDocument, YamlStream
 from clm_policy.models.policytest import GivenState, PolicyTestCase, PolicyTestFile
 from clm_policy.models.state import SessionState, read_state
+
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    Spec = TypeVar("Spec", PolicyTestFile, PolicyTestCase)
 
 CASES = "cases"
 BATCH = 64  # cases validated together: one pydantic call for many, the memory of a few
@@ -181,7 +186,7 @@ def _position(error: InputError) -> tuple[int, int]:
     return (where.line, where.col) if where is not None else (0, 0)
 
 
-def _parse(model: type[PolicyTestFile] | type[PolicyTestCase], data: Any) -> Any:
+def _parse(model: type[Spec], data: Any) -> Spec:
     # JSON mode, strict: the semantics of the JSON schema (enums by name, "5" no integer)
     return model.model_validate_json(json.dumps(data), strict=True)
 

@@ -8,20 +8,27 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from clm_policy.agents.hooks.hook import Hook
+    from clm_policy.lifecycle.compose import Words
+    from clm_policy.lifecycle.pipelines import CompactOutcome, HandoffOutcome, Provenance
     from clm_policy.memory.git.write import MemoryRepo
+    from clm_policy.models.decision import Decision
+    from clm_policy.models.state import SessionState
 
 
-def agent_trailers(hook: Hook, trigger: str, state: Any) -> dict[str, str]:
+def agent_trailers(hook: Hook, trigger: str, state: SessionState) -> dict[str, str]:
     """The trailers saying the agent compacts, why (its trigger) and at what context."""
     return {"Clm-Agent-Trigger": trigger, "Clm-Agent-Tokens": str(state.tokens.context_tokens)}
 
 
 def commit_snapshot(
-    hook: Hook, repo: Any, state: Any, outcome: Any | None, trigger: str, compacts: str
-) -> Any | None:
+    hook: Hook,
+    repo: MemoryRepo,
+    state: SessionState,
+    outcome: Decision | None,
+    trigger: str,
+    compacts: str,
+) -> CompactOutcome | None:
     """The compaction snapshot committed before the agent compacts (PreCompact): its rule is
     ``<agent>:<trigger>``, its rationale ``<compacts> (<trigger>)`` ("Claude Code compacts").
     None, and nothing committed, when a snapshot of this session at the same transcript
@@ -45,13 +52,13 @@ def commit_snapshot(
 
 def hand_off(
     hook: Hook,
-    words: Any | None = None,
+    words: Words | None = None,
     *,
-    outcome: Any | None = None,
-    repo: Any | None = None,
+    outcome: Decision | None = None,
+    repo: MemoryRepo | None = None,
     via: str | None = None,
     **trailers: str,
-) -> tuple[Any, Any]:
+) -> tuple[HandoffOutcome, Provenance]:
     """Commit this session's handoff by the one road (:mod:`clm_policy.lifecycle.compose`)
     and note it among the session's facts: the agent's ``words`` (its reply, its MCP call;
     without them, its latest compaction summary in the transcript, if any) kept whole beside
@@ -108,8 +115,8 @@ def hand_off(
 
 
 def commit_handoff(
-    hook: Hook, outcome: Any | None, repo: Any | None = None, **trailers: str
-) -> Any:
+    hook: Hook, outcome: Decision | None, repo: MemoryRepo | None = None, **trailers: str
+) -> HandoffOutcome:
     """Commit this session's handoff at Stop or PreCompact: the handoff the model wrote in
     its last reply (``last_assistant_message``, when the hook was told it: the transcript does
     not hold it yet) kept whole, beside the transcript's record (:func:`hand_off`)."""
@@ -124,7 +131,7 @@ MAIN_AGENT = "main"
 """The manifest's ``agent_id`` of a session's own agent (its subagents have their ids)."""
 
 
-def with_agents(repo: Any, state: Any) -> Any:
+def with_agents(repo: MemoryRepo, state: SessionState) -> SessionState:
     """``state`` with the memory keys of the agents its session started (recorded at their
     SubagentStop) among its ``memory_keys``: the next session reads their records first."""
     keys = _agent_keys(repo, state.session_id)
@@ -134,7 +141,7 @@ def with_agents(repo: Any, state: Any) -> Any:
     return state.replace(memory_keys=merged)
 
 
-def _agent_keys(repo: Any, session_id: str) -> list[str]:
+def _agent_keys(repo: MemoryRepo, session_id: str) -> list[str]:
     from clm_policy.lifecycle.subagents import agent_keys
 
     return list(agent_keys(repo, session_id))

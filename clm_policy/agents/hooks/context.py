@@ -15,12 +15,14 @@ from clm_policy.base.errors import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from clm_policy.agents.hooks.hook import Hook
+    from clm_policy.models.decision import Decision
+    from clm_policy.models.state import SessionState, StateLike
+    from clm_policy.policy.engine import Policy
+    from clm_policy.transcripts.reading import TranscriptReading
 
 
-def read_tail(hook: Hook) -> tuple[Any, Any | None]:
+def read_tail(hook: Hook) -> tuple[TranscriptReading, Decision | None]:
     """The transcript's figures (read from its end) and the policy's outcome on them (None:
     the window is unknown)."""
     from clm_policy.transcripts.reading import read_context
@@ -34,7 +36,7 @@ def read_tail(hook: Hook) -> tuple[Any, Any | None]:
     return reading, outcome_of(hook, reading.to_figures())
 
 
-def read_whole(hook: Hook) -> tuple[Any, Any | None]:
+def read_whole(hook: Hook) -> tuple[SessionState, Decision | None]:
     """The whole transcript as a SessionState (for a snapshot or a handoff) and the policy's
     outcome on it (None: the window is unknown)."""
     from clm_policy.transcripts.reading import read_transcript
@@ -48,7 +50,7 @@ def read_whole(hook: Hook) -> tuple[Any, Any | None]:
     return state, outcome_of(hook, state)
 
 
-def fill_window(hook: Hook, reading: Any) -> None:
+def fill_window(hook: Hook, reading: TranscriptReading) -> None:
     """Fill in ``reading``'s window and model from what the agent knows when the transcript
     does not say (a Codex rollout names its window; Claude Code's never do:
     :mod:`.windows`)."""
@@ -62,7 +64,7 @@ def fill_window(hook: Hook, reading: Any) -> None:
     reading.model = reading.model or found.model
 
 
-def outcome_of(hook: Hook, figures: Any) -> Any | None:
+def outcome_of(hook: Hook, figures: StateLike) -> Decision | None:
     """The policy's outcome for ``figures``; None when its thresholds are shares of a window
     nobody knows (then they decide nothing: :func:`window_unknown`)."""
     policy = hook.policy()
@@ -71,7 +73,7 @@ def outcome_of(hook: Hook, figures: Any) -> Any | None:
     return policy.decide(figures, hook.profile)
 
 
-def window_unknown(policy: Any, figures: Any, profile: str | None) -> bool:
+def window_unknown(policy: Policy, figures: StateLike, profile: str | None) -> bool:
     """Whether the profile's thresholds are shares of a window that neither the state nor
     the policy (its models table, the profile) knows: then they cannot decide anything."""
     prof = policy.profile(profile or figures.profile)

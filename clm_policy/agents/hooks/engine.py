@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from clm_policy.agents.hooks.hook import Hook
+    from clm_policy.models.decision import Decision
 
     Answer = dict[str, Any]
 
@@ -207,7 +208,7 @@ def context_of(event: Mapping[str, Any]) -> tuple[int | None, int | None]:
     return (tokens or None), (window or None)
 
 
-def _outcome(hook: Hook, tokens: int, window: int | None) -> Any | None:
+def _outcome(hook: Hook, tokens: int, window: int | None) -> Decision | None:
     """The policy's outcome on the transcript's figures, with Claude Code's own context and
     window in place of what the transcript says (None: the window is unknown)."""
     from clm_policy.agents.hooks.context import fill_window, outcome_of

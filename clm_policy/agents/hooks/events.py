@@ -39,7 +39,9 @@ if TYPE_CHECKING:
     from typing import Any
 
     from clm_policy.agents.hooks.hook import Hook
+    from clm_policy.models.decision import Decision
     from clm_policy.policy.engine import Policy
+    from clm_policy.transcripts.reading import TranscriptReading
 
 
 class Wording(Record):
@@ -236,7 +238,7 @@ def prompt_advice(hook: Hook, wording: Wording) -> Reply:
     return Reply(message=person, context=model, event="UserPromptSubmit")
 
 
-def window_notice(hook: Hook, reading: Any) -> Reply:
+def window_notice(hook: Hook, reading: TranscriptReading) -> Reply:
     """Once per session: the window is unknown, so the policy's thresholds (shares of it)
     decide nothing; how to tell it. Not before the first response (no model named yet, and
     nothing in the window to speak of)."""
@@ -258,7 +260,9 @@ def window_notice(hook: Hook, reading: Any) -> Reply:
     )
 
 
-def far_from_handoff(policy: Policy, reading: Any, outcome: Any | None, reply: str | None) -> bool:
+def far_from_handoff(
+    policy: Policy, reading: TranscriptReading, outcome: Decision | None, reply: str | None
+) -> bool:
     """Whether the reply the Stop hook is told of (``reply``), if Claude Code has not written
     it yet, cannot bring the session to the policy's handoff point: the last figure, with
     every byte of the file after the line it comes from and every byte of ``reply`` counted as

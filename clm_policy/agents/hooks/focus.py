@@ -7,12 +7,12 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from clm_policy.agents.hooks.hook import Hook
+    from clm_policy.models.decision import Decision
+    from clm_policy.models.state import SessionState
 
 
-def redacted_for_advice(state: Any) -> Any:
+def redacted_for_advice(state: SessionState) -> SessionState:
     """``state`` with what :func:`compact_focus` reads redacted — the goal, blockers, items
     not verified, changed files and the last assistant message (:func:`next_safe_action`'s
     sources) — before anything cuts it: the person is told to type the focus back into the
@@ -52,7 +52,7 @@ def session_focus(hook: Hook) -> str:
     return compact_focus(redacted_for_advice(state), Redactor().text(last) if last else None)
 
 
-def compact_focus(state: Any, last_activity: str | None = None) -> str:
+def compact_focus(state: SessionState, last_activity: str | None = None) -> str:
     """The focus for ``/compact``: what the summary must keep, in the handoff request's terms
     (:func:`clm_policy.lifecycle.request.compact_focus`), and the next step — the one the
     session states, or that it is unknown and what was last being done. Never a goal guessed
@@ -70,7 +70,7 @@ def compact_focus(state: Any, last_activity: str | None = None) -> str:
     return focus(said)
 
 
-def share(outcome: Any, agent: str = "") -> str:
+def share(outcome: Decision, agent: str = "") -> str:
     """The context as a share of the window; for Claude Code, of what it counts of the
     window (its own "% context used", as the status line shows it: 160,000 of 200,000 is
     "89% (160,000 of 180,000)")."""

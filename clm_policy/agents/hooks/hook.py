@@ -17,14 +17,14 @@ from clm_policy.base.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # a hook runs on every prompt: no typing at run time
-    from typing import Any
-
     from clm_policy.agents.hooks.call import HookCall
     from clm_policy.config.project import ProjectConfig
     from clm_policy.config.trust import IgnoredSettings
     from clm_policy.lifecycle.pipelines import Provenance
     from clm_policy.memory.git.write import MemoryRepo
+    from clm_policy.models.decision import Decision
     from clm_policy.policy.engine import Policy
+    from clm_policy.transcripts.reading import TranscriptReading
 
 
 class Hook(Record):
@@ -68,7 +68,7 @@ class Hook(Record):
             self._policy = load_policy_cached(self.policy_ref)
         return self._policy
 
-    def session_id(self, reading: Any | None = None) -> str:
+    def session_id(self, reading: TranscriptReading | None = None) -> str:
         """The memory repository's id of this session: the agent's own, when valid, else
         one derived from the transcript's ``reading``."""
         from clm_policy.memory.layout import is_session
@@ -90,7 +90,7 @@ class Hook(Record):
             init_memory(self.memory)
         return MemoryRepo(self.memory)
 
-    def provenance(self, outcome: Any | None, **extra: str) -> Provenance:
+    def provenance(self, outcome: Decision | None, **extra: str) -> Provenance:
         """Why a commit of this hook is made: the outcome's rule and rationale, the policy,
         the agent and ``extra`` trailers."""
         from clm_policy.lifecycle.pipelines import Provenance

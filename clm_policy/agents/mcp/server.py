@@ -216,7 +216,7 @@ def build_server(tools: Tools | None = None) -> MCPServer:
     return server
 
 
-def _raising(fn: Any, tool_error: type[Exception]) -> Any:
+def _raising(fn: Callable[..., Any], tool_error: type[Exception]) -> Callable[..., Any]:
     """``fn`` with the project's errors as tool errors (their message is the model's to
     read; anything else is a crash the SDK reports without detail)."""
     import functools

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clm_policy.agents.hooks.call import HookCall
 from clm_policy.agents.hooks.context import read_tail
@@ -22,6 +22,9 @@ from clm_policy.agents.hooks.reply import cut
 from clm_policy.agents.mcp.calling import Caller, find_caller, project_dir
 from clm_policy.base.errors import InputError
 from clm_policy.lifecycle.agent_handoff import AgentHandoff
+
+if TYPE_CHECKING:
+    from clm_policy.models.decision import Decision
 
 AGENT = "claude-code"
 SEARCH_LIMIT = 10
@@ -214,7 +217,7 @@ class Tools:
         }
 
 
-def advice(outcome: Any) -> str:
+def advice(outcome: Decision) -> str:
     """What the agent should do, by the decision."""
     action = outcome.action.value
     full = share(outcome)
