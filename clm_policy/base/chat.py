@@ -188,7 +188,9 @@ def _usage(value: object) -> tuple[int, int] | None:
     return counts[0], counts[1]
 
 
-def _read(response: Any, deadline: float, limit: int) -> bytes | None:
+def _read(
+    response: http.client.HTTPResponse | urllib.error.HTTPError, deadline: float, limit: int
+) -> bytes | None:
     """The body, read by chunks until ``deadline`` (TimeoutError); None past ``limit`` bytes."""
     chunks: list[bytes] = []
     size = 0

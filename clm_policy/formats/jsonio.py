@@ -27,7 +27,7 @@ from clm_policy.base.errors import InputError, Location, quote
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # decide --state parses here on every call: no typing or dataclasses
     from collections.abc import Callable, Sequence
-    from typing import Any
+    from typing import Any, NoReturn
 
 MAX_DEPTH = 64
 """Nesting levels a document may have (a SessionState needs three)."""
@@ -52,7 +52,7 @@ class _Refused(ValueError):
     """Raised from a ``json`` hook: the scan then finds the first problem, and where."""
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     raise _Refused(name)
 
 

@@ -207,7 +207,7 @@ def _pattern_message(field: str, value: Any, pattern: str) -> str:
 
 def _allowed_keys(model: type[BaseModel], loc: Sequence[Any]) -> list[str]:
     """Field names of the (sub)model at ``loc``, for a 'did you mean' on unknown keys."""
-    current: Any = model
+    current: type[BaseModel] | None = model
     for step in loc:
         if isinstance(step, int) or not (
             isinstance(current, type) and issubclass(current, BaseModel)
@@ -222,7 +222,7 @@ def _allowed_keys(model: type[BaseModel], loc: Sequence[Any]) -> list[str]:
     return []
 
 
-def _model_in(annotation: Any) -> Any:
+def _model_in(annotation: Any) -> type[BaseModel] | None:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     for arg in getattr(annotation, "__args__", ()):

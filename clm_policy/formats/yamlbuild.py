@@ -85,7 +85,7 @@ class _Frame:
         self.col = col
         self.anchor = anchor
         self.start = start  # the node count when it opened (for the size of an anchored node)
-        self.key: Any = _NO_KEY
+        self.key: object = _NO_KEY
         self.key_at: tuple[int, int] = (0, 0)
         self.merges: list[tuple[dict[str, Any], dict[str, Any]]] | None = None
 
@@ -229,7 +229,12 @@ class Builder:
                 self._place(frame, value, marks, written, top=not stack)
 
     def _open(
-        self, event: Any, mapping: bool, parent: _Frame | None, depth: int, nodes: int
+        self,
+        event: MappingStartEvent | SequenceStartEvent,
+        mapping: bool,
+        parent: _Frame | None,
+        depth: int,
+        nodes: int,
     ) -> _Frame:
         """The frame a mapping or sequence that starts at ``event`` is built in."""
         mark = event.start_mark
@@ -270,7 +275,7 @@ class Builder:
             self.anchors[done.anchor] = (value, marks, nodes - done.start + 1, True)
         return value, marks
 
-    def _alias(self, event: Any, expanded: int) -> tuple[Any, Marks, int]:
+    def _alias(self, event: AliasEvent, expanded: int) -> tuple[Any, Marks, int]:
         """The anchored value an alias names, its marks and its size in nodes; an alias
         inside its own node, or one that expands the document past :data:`MAX_NODES`, is an
         error (``expanded``: the nodes aliases added so far)."""
@@ -287,7 +292,7 @@ class Builder:
             raise self._error(message, 1, 1)
         return value, marks, size
 
-    def _begin_document(self, event: Any) -> None:
+    def _begin_document(self, event: DocumentStartEvent) -> None:
         """A stream holds one document; a second one is an error."""
         self.documents += 1
         if self.documents == 1:

@@ -28,7 +28,7 @@ from clm_policy.base.digest import sha256
 from clm_policy.base.privatefiles import cache_dir, private_dir, read_private, write_private
 
 if TYPE_CHECKING:  # pydantic-core is imported where a file is checked
-    from pydantic_core import SchemaValidator
+    from pydantic_core import CoreSchema, SchemaValidator
 
 _FORMAT = b"clm-policy-policy-check-1"
 _LIMIT = 1024 * 1024  # the schema of today's PolicyFile is ~11 KB
@@ -128,7 +128,7 @@ def _entry_name() -> str:
 # -- keeping pydantic's schema -----------------------------------------------------------------
 
 
-def remember(core_schema: Any) -> None:
+def remember(core_schema: CoreSchema) -> None:
     """Keep ``core_schema`` (``PolicyFile.__pydantic_core_schema__``, which pydantic has just
     built) for :func:`valid`, unless it is kept already. Best effort: never raises."""
     directory = cache_dir()

@@ -57,6 +57,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from clm_policy.transcripts.work import WorkLog
+
 FORMAT = "claude-code"
 NO_USAGE = f"no usage found; context estimated ({NOT_COUNTED})"
 COMPACTED = (
@@ -519,7 +521,7 @@ BUILTIN_COMMANDS = frozenset(
 _SUBAGENT_FILES = 200
 
 
-def feed_work(log: Any, obj: dict[str, Any]) -> None:
+def feed_work(log: WorkLog, obj: dict[str, Any]) -> None:
     """One transcript line into a :class:`~clm_policy.transcripts.work.WorkLog`."""
     kind = obj.get("type")
     log.at(obj.get("timestamp"), obj.get("cwd"))
@@ -554,7 +556,7 @@ def feed_work(log: Any, obj: dict[str, Any]) -> None:
     _feed_user(log, obj, content)
 
 
-def _feed_queued(log: Any, obj: dict[str, Any]) -> None:
+def _feed_queued(log: WorkLog, obj: dict[str, Any]) -> None:
     """A ``queue-operation`` line: a prompt typed while the agent worked, or a notification."""
     from clm_policy.transcripts.work import QUEUED
 
@@ -566,7 +568,7 @@ def _feed_queued(log: Any, obj: dict[str, Any]) -> None:
             log.request(content, QUEUED)
 
 
-def _feed_attachment(log: Any, attachment: Any) -> None:
+def _feed_attachment(log: WorkLog, attachment: Any) -> None:
     """An ``attachment`` line: the Stop hook's request for a handoff, a queued prompt or a
     background task's notification."""
     from clm_policy.transcripts.work import PROMPT
@@ -584,7 +586,7 @@ def _feed_attachment(log: Any, attachment: Any) -> None:
             log.request(prompt, PROMPT)
 
 
-def _feed_assistant(log: Any, content: Any) -> None:
+def _feed_assistant(log: WorkLog, content: Any) -> None:
     """An assistant message's content: its text, thinking and tool calls."""
     from clm_policy.transcripts.work import SHELL
 
@@ -606,7 +608,7 @@ def _feed_assistant(log: Any, content: Any) -> None:
         log.said(content)
 
 
-def _feed_results(log: Any, results: list[dict[str, Any]], structured: Any) -> None:
+def _feed_results(log: WorkLog, results: list[dict[str, Any]], structured: Any) -> None:
     """A user line's ``tool_result`` blocks (``structured``: the line's ``toolUseResult``,
     when it holds a single result)."""
     from clm_policy.transcripts.work import REJECTION
@@ -638,7 +640,7 @@ def _feed_results(log: Any, results: list[dict[str, Any]], structured: Any) -> N
         )
 
 
-def _feed_user(log: Any, obj: dict[str, Any], content: Any) -> None:
+def _feed_user(log: WorkLog, obj: dict[str, Any], content: Any) -> None:
     """A user line that is no tool result: a prompt, a slash command, a notification or the
     harness's own words."""
     from clm_policy.transcripts.work import COMMAND, PROMPT
@@ -674,7 +676,7 @@ _BACKGROUND_ID = LazyPattern(r"with ID: (\w+)")
 _SUMMARY = LazyPattern(r"(?s)<summary>(.*?)</summary>")
 
 
-def _notice(log: Any, text: str) -> None:
+def _notice(log: WorkLog, text: str) -> None:
     """A notification the harness wrote (a background task ended): a notice, and what it says
     of the task as an environment fact (``Background command "…" failed with exit code 1``)."""
     log.notice(text)
@@ -730,7 +732,7 @@ def _subagent_call(file: str) -> str | None:
     return text_of(data.get("toolUseId")) if isinstance(data, dict) else None
 
 
-def _progress(logs: dict[str, Any], obj: dict[str, Any]) -> None:
+def _progress(logs: dict[str, WorkLog], obj: dict[str, Any]) -> None:
     """A subagent's message streamed into the main transcript (``progress`` lines of type
     ``agent_progress``, older Claude Code 2.1 versions): into that subagent's log, named by the
     ``Agent`` call it answers."""
@@ -758,7 +760,7 @@ def _progress(logs: dict[str, Any], obj: dict[str, Any]) -> None:
     feed_work(log, line)
 
 
-def subagent_logs(path: str, session_id: str | None, warnings: Warnings) -> list[Any]:
+def subagent_logs(path: str, session_id: str | None, warnings: Warnings) -> list[WorkLog]:
     """The work logs of the subagents whose transcripts lie next to the session's
     (``<dir>/<session>/subagents/agent-*.jsonl``); an unreadable one is a warning."""
     import os

@@ -63,6 +63,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from clm_policy.transcripts.work import WorkLog
+
     Event = tuple[Any, ...]
 
 FORMAT = "codex"
@@ -475,7 +477,7 @@ class _WorkFeeder:
     ``tools.exec_command(…)``, ``tools.apply_patch(…)``, ``tools.update_plan(…)``). Each call
     is taken once: by its call id, whichever comes first."""
 
-    def __init__(self, log: Any) -> None:
+    def __init__(self, log: WorkLog) -> None:
         self.log = log
         self.recent_prompt: str | None = None  # a user message already taken from an item
         self.patches: set[str] = set()  # call ids of apply_patch calls
