@@ -136,7 +136,7 @@ def _arm(spec: ExperimentFile, i: int, folder: Path, env: Mapping[str, str], whe
     arm = spec.arms[i]
     ref = arm.policy
     if "/" in ref or ref.endswith((".yaml", ".yml")):
-        ref = str((folder / ref).resolve()) if not os.path.isabs(ref) else ref
+        ref = str((folder / ref).resolve()) if not Path(ref).is_absolute() else ref
     try:
         policy = load_policy_cached(ref)
     except ClmError as exc:

@@ -84,7 +84,7 @@ def _unique(name: str, taken: set[str]) -> str:
 
 
 def _glob(pattern: str, folder: Path) -> list[str]:
-    full = pattern if os.path.isabs(pattern) else str(folder / pattern)
+    full = pattern if Path(pattern).is_absolute() else str(folder / pattern)
     found = sorted(p for p in glob.glob(full, recursive=True) if os.path.isfile(p))
     if not found:
         raise InputError(f"{quote(pattern)} matches no file")
@@ -95,7 +95,7 @@ def _scenario(ref: str, folder: Path) -> tuple[str, str, ScenarioFile]:
     from clm_policy.loop.scenario import load_scenario
 
     is_file = "/" in ref or ref.endswith((".yaml", ".yml"))
-    target = str(folder / ref) if is_file and not os.path.isabs(ref) else ref
+    target = str(folder / ref) if is_file and not Path(ref).is_absolute() else ref
     spec, shown = load_scenario(target)
     name = spec.name or Path(target).stem
     return name, shown, spec
@@ -106,7 +106,7 @@ def _recorded(ref: str, folder: Path) -> list[tuple[str, str, ScenarioFile]]:
     from clm_policy.memory.layout import is_memory_repo
     from clm_policy.memory.sessions import load_session, session_ids
 
-    where = ref if os.path.isabs(ref) else str(folder / ref)
+    where = ref if Path(ref).is_absolute() else str(folder / ref)
     if not is_memory_repo(where):
         raise InputError(f"{quote(ref)} is no memory repository")
     found = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 
 from clm_policy.base.errors import InputError, quote
 from clm_policy.memory.git.write import MemoryRepo
@@ -19,7 +20,7 @@ from clm_policy.memory.store import GitMemoryStore, MemoryStore
 
 FILE, MEM0, HYBRID = "file", "mem0", "hybrid"
 BACKENDS = (FILE, MEM0, HYBRID)
-MEM0_FOLDER = os.path.join("clm-policy", "mem0")
+MEM0_FOLDER = Path("clm-policy", "mem0")
 """Mem0's data of a memory repository, under its git directory: beside it, never committed."""
 
 
@@ -40,8 +41,8 @@ def needs_mem0(backend: str) -> bool:
     return backend in (MEM0, HYBRID)
 
 
-def mem0_folder(repo: MemoryRepo) -> str:
-    return os.path.join(repo.git_dir, MEM0_FOLDER)
+def mem0_folder(repo: MemoryRepo) -> Path:
+    return Path(repo.git_dir, MEM0_FOLDER)
 
 
 def open_store(
@@ -49,7 +50,7 @@ def open_store(
     repo: MemoryRepo,
     *,
     settings: Mem0Settings | None = None,
-    folder: str | None = None,
+    folder: str | Path | None = None,
     env: Mapping[str, str] | None = None,
 ) -> MemoryStore:
     """The store of ``backend`` over ``repo``. Mem0's model comes from ``settings``, else

@@ -180,7 +180,7 @@ class Mem0Store:
 
     backend = "mem0"
 
-    def __init__(self, folder: str, settings: Mem0Settings) -> None:
+    def __init__(self, folder: str | os.PathLike[str], settings: Mem0Settings) -> None:
         self.settings = settings
         self.folder = os.path.abspath(folder)
         self.failures: list[BackendFailure] = []

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clm_policy.base.digest import sha256
@@ -79,7 +80,7 @@ def _load() -> SchemaValidator | None:
     directory = cache_dir()
     if directory is None or not hasattr(os, "geteuid") or not private_dir(directory):
         return None
-    raw = read_private(os.path.join(directory, _entry_name()), _LIMIT)
+    raw = read_private(Path(directory, _entry_name()), _LIMIT)
     if raw is None or len(raw) > _LIMIT:
         return None
     return validator(json.loads(raw))
@@ -115,10 +116,10 @@ def _entry_name() -> str:
     h = sha256(_FORMAT)
     for part in (__version__, core_version, sys.version):
         h.update(part.encode() + b"\0")
-    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    package = Path(__file__).resolve().parent.parent
     for source in _SOURCES:
         try:
-            st = os.stat(os.path.join(package, source))
+            st = (package / source).stat()
         except OSError:
             continue
         h.update(f"{source}:{st.st_size}:{st.st_mtime_ns}\0".encode())
@@ -136,7 +137,7 @@ def remember(core_schema: CoreSchema) -> None:
         return
     try:
         name = _entry_name()
-        if os.path.lexists(os.path.join(directory, name)):
+        if os.path.lexists(Path(directory, name)):  # a symlink too: no pathlib call before 3.12
             return
         text = json.dumps(plain_schema(core_schema), separators=(",", ":"))
     except Exception:  # Unsupported, or anything else: pydantic goes on checking

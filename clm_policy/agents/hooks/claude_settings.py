@@ -47,10 +47,11 @@ def executable() -> str:
     PATH, else plain ``clm-policy``. Absolute, symlinks kept (``~/.local/bin/clm-policy`` of
     pipx survives an upgrade)."""
     argv0 = sys.argv[0] if sys.argv else ""
-    if os.path.basename(argv0) == SCRIPT and os.path.isfile(argv0):
+    script = Path(argv0)
+    if script.name == SCRIPT and script.is_file():
         return os.path.abspath(argv0)
-    beside = os.path.join(os.path.dirname(sys.executable), SCRIPT)
-    if sys.executable and os.path.isfile(beside) and os.access(beside, os.X_OK):
+    beside = Path(sys.executable).parent / SCRIPT
+    if sys.executable and beside.is_file() and os.access(beside, os.X_OK):
         return os.path.abspath(beside)
     found = shutil.which(SCRIPT)
     return os.path.abspath(found) if found else SCRIPT
