@@ -77,13 +77,8 @@ def loaded(entry: str, args: list[str], stdin: str, cwd: Path) -> set[str]:
     return {m for m in done.new if m.startswith("clm_policy.") and _module(m)}
 
 
-def _module(name: str) -> bool:
-    """A module of its own (a file), not a package's ``__init__``."""
-    return (REPO / (name.replace(".", "/") + ".py")).is_file()
-
-
-def test_the_hot_path_loads_the_modules_the_architecture_names(tmp_path: Path) -> None:
-    root, transcript = project(tmp_path)
+def warm_hook(root: Path, transcript: Path) -> set[str]:
+    """The modules a prompt the policy lets continue loads (:func:`project`'s project)."""
     prompt = {
         "session_id": SESSION,
         "cwd": str(root),
@@ -91,7 +86,17 @@ def test_the_hot_path_loads_the_modules_the_architecture_names(tmp_path: Path) -
         "prompt": "go on",
         "transcript_path": str(transcript),
     }
-    hook = loaded("hook", ["hook", "claude-code"], json.dumps(prompt), root)
+    return loaded("hook", ["hook", "claude-code"], json.dumps(prompt), root)
+
+
+def _module(name: str) -> bool:
+    """A module of its own (a file), not a package's ``__init__``."""
+    return (REPO / (name.replace(".", "/") + ".py")).is_file()
+
+
+def test_the_hot_path_loads_the_modules_the_architecture_names(tmp_path: Path) -> None:
+    root, transcript = project(tmp_path)
+    hook = warm_hook(root, transcript)
     status = {
         "session_id": SESSION,
         "cwd": str(root),
@@ -165,14 +170,7 @@ def test_outside_the_quick_paths_python_is_ordinary(tmp_path: Path) -> None:
     """A module no quick path loads uses ``typing``'s TYPE_CHECKING and ``dataclasses``, not
     the start-up rules (docs/architecture.md, "The hot path and its rules")."""
     root, transcript = project(tmp_path)
-    prompt = {
-        "session_id": SESSION,
-        "cwd": str(root),
-        "hook_event_name": "UserPromptSubmit",
-        "prompt": "go on",
-        "transcript_path": str(transcript),
-    }
-    quick = loaded("hook", ["hook", "claude-code"], json.dumps(prompt), root)
+    quick = warm_hook(root, transcript)
     example = str(REPO / "docs" / "examples" / "session-state.json")
     plain = tmp_path / "plain"  # no project file: the quick decide answers
     plain.mkdir()
