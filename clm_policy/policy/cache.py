@@ -25,7 +25,7 @@ import os
 import stat
 import sys
 
-from clm_policy.base.digest import sha256, sha256_hex
+from clm_policy.base.digest import files_fingerprint, sha256, sha256_hex
 from clm_policy.base.errors import InputError, Location
 from clm_policy.base.privatefiles import cache_dir, private_dir, read_private, write_private
 from clm_policy.models.enums import Action
@@ -67,19 +67,14 @@ def _fingerprint() -> str:
         own = sorted(name for name in os.listdir(here) if name.endswith(".py"))
     except OSError:
         own = []
-    parts = []
-    for module in (
-        *(os.path.join(here, name) for name in own),
-        os.path.join(package, "models", "enums.py"),
-        os.path.join(package, "base", "errors.py"),
-        os.path.join(package, "base", "record.py"),
-    ):
-        try:
-            st = os.stat(module)
-        except OSError:
-            continue
-        parts.append(f"{os.path.basename(module)}:{st.st_size}:{st.st_mtime_ns}")
-    return ";".join(parts)
+    return files_fingerprint(
+        (
+            *(os.path.join(here, name) for name in own),
+            os.path.join(package, "models", "enums.py"),
+            os.path.join(package, "base", "errors.py"),
+            os.path.join(package, "base", "record.py"),
+        )
+    )
 
 
 def _key(shown: str, path: str, content: bytes) -> str:

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clm_policy.base.digest import sha256
+from clm_policy.base.digest import files_fingerprint, sha256
 from clm_policy.base.privatefiles import cache_dir, private_dir, read_private, write_private
 
 if TYPE_CHECKING:  # pydantic-core is imported where a file is checked
@@ -117,12 +117,7 @@ def _entry_name() -> str:
     for part in (__version__, core_version, sys.version):
         h.update(part.encode() + b"\0")
     package = Path(__file__).resolve().parent.parent
-    for source in _SOURCES:
-        try:
-            st = (package / source).stat()
-        except OSError:
-            continue
-        h.update(f"{source}:{st.st_size}:{st.st_mtime_ns}\0".encode())
+    h.update(files_fingerprint(str(package / source) for source in _SOURCES).encode())
     return f"policy-check-{h.hexdigest()[:32]}.json"
 
 
