@@ -60,16 +60,17 @@ def _kinds(folder: Path) -> list[list[str]]:
             if obj.get("type") == "attachment" and isinstance(obj.get("attachment"), dict):
                 inner = inner or obj["attachment"].get("type")
             kinds.append(f"{obj.get('type')}:{inner}" if inner else str(obj.get("type")))
-        # Claude Code's own account of its API requests (`api-request`, `api-request-blob`)
-        # and the token reminder it attaches to each request: their number follows its
-        # retries, which a loaded machine makes; that they are there is what the readers must
-        # meet
-        counted = [k for k in kinds if not k.startswith(RETRIED)]
-        out.append(sorted(counted) + sorted({k for k in kinds if k.startswith(RETRIED)}))
+        # Claude Code's own account of its API requests (`api-request`, `api-request-blob`),
+        # the token reminder it attaches to each request and its running list of the tools
+        # used (`tools-used`, written again as the file is flushed): their number follows its
+        # retries and its timing, which a loaded machine changes; that they are there is what
+        # the readers must meet
+        counted = [k for k in kinds if not k.startswith(BY_PRESENCE)]
+        out.append(sorted(counted) + sorted({k for k in kinds if k.startswith(BY_PRESENCE)}))
     return out
 
 
-RETRIED = ("api-request", "attachment:total_tokens_reminder")
+BY_PRESENCE = ("api-request", "attachment:total_tokens_reminder", "tools-used")
 
 
 def _differing(now: list[list[str]], kept: list[list[str]]) -> str:
