@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import memory_option, policy_option, profile_option
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from clm_policy.agents.hooks.reply import HookOutput
 
 OVERRIDE = "Override the project's."
 
@@ -107,18 +113,9 @@ def claude_code(
 
         echo(engine_main(), lines=False)
         return 0
-    from clm_policy.agents.hooks.call import MAX_INPUT
     from clm_policy.agents.hooks.claude_code import run_claude_hook
-    from clm_policy.base.stdin import read_stdin
 
-    reply = run_claude_hook(
-        read_stdin(MAX_INPUT), policy_ref=policy_ref, profile=profile, memory=memory
-    )
-    if reply.stdout:
-        echo(reply.stdout)
-    if reply.stderr:
-        echo(reply.stderr, err=True)
-    return reply.exit_code
+    return _answer(run_claude_hook, policy_ref=policy_ref, profile=profile, memory=memory)
 
 
 @hook.command("codex")
@@ -151,13 +148,18 @@ def codex(
         echo(json.dumps(settings_snippet(executable()), indent=2))
         warm_policy(os.getcwd())  # how Codex's hooks are set up: its first hook finds it compiled
         return 0
-    from clm_policy.agents.hooks.call import MAX_INPUT
     from clm_policy.agents.hooks.codex import run_codex_hook
+
+    return _answer(run_codex_hook, policy_ref=policy_ref, profile=profile, memory=memory)
+
+
+def _answer(run_hook: Callable[..., HookOutput], **options: str | None) -> int:
+    """Answer the hook call on standard input with ``run_hook``: print its reply, return its
+    exit code."""
+    from clm_policy.agents.hooks.call import MAX_INPUT
     from clm_policy.base.stdin import read_stdin
 
-    reply = run_codex_hook(
-        read_stdin(MAX_INPUT), policy_ref=policy_ref, profile=profile, memory=memory
-    )
+    reply = run_hook(read_stdin(MAX_INPUT), **options)
     if reply.stdout:
         echo(reply.stdout)
     if reply.stderr:

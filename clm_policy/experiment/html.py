@@ -14,7 +14,7 @@ from html import escape
 
 from clm_policy.experiment.runner import ExperimentRun
 from clm_policy.experiment.stats import METRICS, Figure, Figures, Metric, shown, shown_diff
-from clm_policy.report.html import CSP, STYLE, _short
+from clm_policy.report.html import STYLE, _short, head
 
 WIDTH, BAR_AREA, LEFT, TOP, BOTTOM = 1000, 200, 56, 16, 40
 EXTRA_STYLE = """
@@ -31,12 +31,7 @@ def render_html(run: ExperimentRun, figs: Figures) -> str:
 def _page(run: ExperimentRun, figs: Figures) -> Iterator[str]:
     exp = run.experiment
     title = f"clm-policy experiment: {exp.name}"
-    yield (
-        '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{escape(title)}</title>\n<style>{STYLE}{EXTRA_STYLE}</style>\n</head>\n<body>\n"
-    )
+    yield head(escape(title), STYLE + EXTRA_STYLE)
     yield (
         f'<header><h1>{escape(title)}</h1><p class="muted">{len(figs.arms)} arms &times; '
         f"{len(figs.workloads)} workloads · seed {figs.seed} · {figs.resamples:,} paired "

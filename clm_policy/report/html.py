@@ -91,15 +91,19 @@ def render(data: ReportData) -> str:
     return "".join(_page(data))
 
 
-def _page(data: ReportData) -> Iterator[str]:
-    h = data.history
-    title = f"clm-policy report: {h.root}"
-    yield (
+def head(title: str, style: str) -> str:
+    """A page's start, up to ``<body>``: ``title`` (escaped already), the CSP, ``style``."""
+    return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+        f"<title>{title}</title>\n<style>{style}</style>\n</head>\n<body>\n"
     )
+
+
+def _page(data: ReportData) -> Iterator[str]:
+    h = data.history
+    yield head(escape(f"clm-policy report: {h.root}"), STYLE)
     commit = f" at commit <code>{escape(h.head[:12])}</code>" if h.head else ""
     yield (
         f'<header><h1>clm-policy report</h1><p class="muted">memory repository '

@@ -4,11 +4,10 @@ under ``--fail-under``."""
 
 from __future__ import annotations
 
-import json
-
+from clm_policy.base.errors import Location
 from clm_policy.base.termsafe import workflow_command
 from clm_policy.report import results_text
-from clm_policy.tester.results import CaseResult, RunReport, Verdict
+from clm_policy.tester.results import RunReport, Verdict
 
 TITLE = "clm-policy test"
 
@@ -19,29 +18,19 @@ def _annotation(file: str, line: int, col: int | None, message: str) -> str:
     return workflow_command("error", message, file=file, line=line, title=TITLE)
 
 
-def _differences(result: CaseResult) -> str:
-    expected, actual = result.expected or {}, result.actual or {}
-    return "; ".join(
-        f"{key}: expected {json.dumps(value)}, got {json.dumps(actual.get(key))}"
-        for key, value in expected.items()
-        if value != actual.get(key)
-    )
-
-
 def annotation_lines(report: RunReport, fail_under: float | None = None) -> str:
     lines = []
     for r in report.results:
         if r.outcome is Verdict.FAIL:
-            lines.append(_annotation(r.file, r.line, None, f"FAIL {r.case}: {_differences(r)}"))
+            lines.append(_annotation(r.file, r.line, None, f"FAIL {r.case}: {r.message}"))
         elif r.outcome is Verdict.ERROR:
-            where = r.where
             name = f"{r.case}: " if r.case is not None else ""
-            if where is not None and where.file:
-                lines.append(
-                    _annotation(where.file, where.line or 1, where.col, f"ERROR {name}{r.message}")
-                )
-            else:
-                lines.append(_annotation(r.file, r.line or 1, None, f"ERROR {name}{r.message}"))
+            where = r.where
+            if where is None or not where.file:
+                where = Location(r.file, r.line)  # no column
+            lines.append(
+                _annotation(where.file, where.line or 1, where.col, f"ERROR {name}{r.message}")
+            )
     if fail_under is not None and report.coverage.below(fail_under):
         line = results_text.coverage_lines(report.coverage, fail_under)[-1]
         lines.append(workflow_command("error", line, title=TITLE))

@@ -7,7 +7,6 @@ counts errors. With ``-v`` every case is listed with its outcome.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from clm_policy.base.termsafe import one_line
 from clm_policy.report.explain import render_explanation
@@ -15,16 +14,12 @@ from clm_policy.tester.coverage import Coverage
 from clm_policy.tester.results import CaseResult, RunReport, Verdict
 
 
-def _value(value: Any) -> str:
-    return json.dumps(value)
-
-
 def _table(result: CaseResult) -> list[str]:
     """The asserted fields, expected vs actual; rows that differ are marked with ``x``."""
     expected, actual = result.expected or {}, result.actual or {}
     rows = [("field", "expected", "actual", " ")]
     rows += [
-        (k, _value(v), _value(actual.get(k)), "x" if v != actual.get(k) else " ")
+        (k, json.dumps(v), json.dumps(actual.get(k)), "x" if v != actual.get(k) else " ")
         for k, v in expected.items()
     ]
     w0 = max(len(r[0]) for r in rows)

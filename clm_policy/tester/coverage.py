@@ -51,10 +51,6 @@ class PolicyCoverage:
             items += [Item("guard", g.id, action.value, g.when.location) for g in guards]
         return cls(policy.name, policy.path, items)
 
-    def record(self, outcome: Decision) -> None:
-        """Mark what ``outcome`` exercised."""
-        self.covered.update(exercised(outcome))
-
     @property
     def total(self) -> int:
         return len(self.items)

@@ -206,7 +206,7 @@ class Runner:
         if verdict is Verdict.PASS:
             return result
         message = "; ".join(
-            f"{k}: expected {_show(v)}, got {_show(actual[k])}"
+            f"{k}: expected {json.dumps(v)}, got {json.dumps(actual[k])}"
             for k, v in expected.items()
             if v != actual[k]
         )
@@ -225,10 +225,6 @@ def run_tests(files: Sequence[tuple[Path, str]], keyword: str | None = None) -> 
         for path, shown in files:
             results += runner.run_file(path, shown)
     return runner.report([shown for _, shown in files], results)
-
-
-def _show(value: Any) -> str:
-    return json.dumps(value)
 
 
 def _unknown_name(header: Header, case: Case, subject: _Subject) -> tuple[str, Location] | None:

@@ -53,23 +53,9 @@ CHECKS: tuple[ModuleType, ...] = (
 )
 """Every check, in the order ``--list-checks`` and SARIF show them."""
 
-LOADING: tuple[ModuleType, ...] = (
-    yaml_syntax,
-    schema,
-    extends,
-    duplicate_id,
-    expression_syntax,
-    unknown_name,
-    threshold_order,
-)
-ANALYSES: tuple[ModuleType, ...] = (
-    type_mismatch,
-    constant_error,
-    threshold_above_window,
-    unreachable_rule,
-    guard_unused_action,
-    unused_signal,
-)
+# Told apart by what each module is: named by loading (an ID of LoadCheck), or its own check.
+LOADING: tuple[ModuleType, ...] = tuple(m for m in CHECKS if isinstance(m.ID, LoadCheck))
+ANALYSES: tuple[ModuleType, ...] = tuple(m for m in CHECKS if hasattr(m, "check"))
 GENERIC: ModuleType = policy_error
 
 BY_ID: dict[str, ModuleType] = {module.ID: module for module in CHECKS}
