@@ -131,7 +131,7 @@ def calibrate(
         points += _memory_points(memory, prof.name, result)
     values = []
     for p in points:
-        value = _value(p, policy, prof, unit)
+        value = _value(p, prof, unit)
         if value is None:
             _leave_out(result, "no context window known (thresholds are shares of it)")
             continue
@@ -177,7 +177,7 @@ def _ratio(prof: Profile) -> float:
     return DEFAULT_RATIO
 
 
-def _value(p: Point, policy: Policy, prof: Profile, unit: str) -> float | None:
+def _value(p: Point, prof: Profile, unit: str) -> float | None:
     if unit == "tokens":
         return float(p.tokens)
     window = p.window or prof.context_window

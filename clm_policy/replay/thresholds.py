@@ -45,11 +45,6 @@ class Edit:
     new: str
 
 
-def threshold_text(value: Threshold) -> str:
-    """A threshold as a policy writes it: ``250000`` or ``62%``."""
-    return str(value)
-
-
 def write_thresholds(path: str, profile: str, soft: Threshold, hard: Threshold) -> list[Edit]:
     """Set ``profile``'s thresholds in the policy file ``path``; the edits made (none when
     the file already says so)."""
@@ -80,7 +75,7 @@ def write_thresholds(path: str, profile: str, soft: Threshold, hard: Threshold) 
                 where,
             )
         start, end = _span(text, origin, raw)
-        new = threshold_text(value)
+        new = str(value)  # as a policy writes it: 250000 or 62%
         old = text[start:end]
         if old[:1] in ("'", '"'):
             new = f"{old[0]}{new}{old[0]}"

@@ -69,14 +69,10 @@ class SessionWhatIf:
     native: list[Native]
 
     @property
-    def first_native(self) -> Native | None:
-        return self.native[0] if self.native else None
-
-    @property
     def verdict(self) -> str:
         """``before``/``after`` the agent's first own compaction, ``instead`` (the agent never
         compacted), ``never`` (the policy never acted), ``neither``."""
-        native = self.first_native
+        native = self.native[0] if self.native else None
         if self.first is None:
             return "never" if native else "neither"
         if native is None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from clm_policy.base.termsafe import terminal_safe
 from clm_policy.memory.history import DecisionRecord, Event, SessionHistory, StepRecord
-from clm_policy.report.metrics import ReportData, SessionMetrics
+from clm_policy.report.metrics import ReportData
 
 STEP_COLUMNS = (
     "session",
@@ -66,7 +66,10 @@ SESSION_COLUMNS = (
     "tokens_until_handoff",
     "duration_s",
 )
-TABLES = ("steps", "sessions")
+# the columns taken as they are from a step's metrics (context_tokens to status) and from
+# the decision after it
+_STEP_FIELDS = STEP_COLUMNS[2:10]
+_DECISION_FIELDS = ("action", "trigger", "proposed", "rationale", "forced")
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 _MARKED = ("compact", "handoff", "summary")
 
@@ -94,34 +97,23 @@ def _session_steps(s: SessionHistory) -> Iterator[dict[str, Any]]:
         trailed = sorted(
             (e for e in marked if e.context_tokens is not None), key=lambda e: e.kind == "summary"
         )
-        base: dict[str, Any] = {
-            "session": s.id,
-            "step": step,
-            "context_tokens": r.context_tokens
-            if r
-            else (trailed[0].context_tokens if trailed else None),
-            "input_tokens": r.input_tokens if r else None,
-            "output_tokens": r.output_tokens if r else None,
-            "total_tokens": r.total_tokens if r else None,
-            "estimated": r.estimated if r else None,
-            "tool_calls": r.tool_calls if r else None,
-            "messages": r.messages if r else None,
-            "status": r.status if r else None,
-            "event": "+".join(e.kind for e in marked) or None,
-            "commit": marked[-1].commit if marked else None,
-            "recall": round(recall.value, 4) if recall else None,
-        }
+        base: dict[str, Any] = {name: getattr(r, name) if r else None for name in _STEP_FIELDS}
+        if r is None and trailed:
+            base["context_tokens"] = trailed[0].context_tokens
+        base.update(
+            session=s.id,
+            step=step,
+            event="+".join(e.kind for e in marked) or None,
+            commit=marked[-1].commit if marked else None,
+            recall=round(recall.value, 4) if recall else None,
+        )
         taken: list[DecisionRecord | None] = [*decisions.get(step, [])] or [None]
         for d in taken:
-            row = dict(base)
+            row = {name: getattr(d, name) if d else None for name in _DECISION_FIELDS}
             row.update(
-                action=d.action if d else None,
-                trigger=d.trigger if d else None,
-                proposed=d.proposed if d else None,
-                rationale=d.rationale if d else None,
+                base,
                 blocked_by=list(d.blocked_by) if d else [],
                 warnings=list(d.warnings) if d else [],
-                forced=d.forced if d else None,
             )
             if d is not None and row["context_tokens"] is None:
                 row["context_tokens"] = d.context_tokens
@@ -130,33 +122,14 @@ def _session_steps(s: SessionHistory) -> Iterator[dict[str, Any]]:
 
 def session_rows(data: ReportData) -> Iterator[dict[str, Any]]:
     for m in data.sessions:
-        yield _session_row(m)
-
-
-def _session_row(m: SessionMetrics) -> dict[str, Any]:
-    mean = m.recall_mean
-    return {
-        "session": m.session,
-        "task": m.task,
-        "parent": m.parent,
-        "status": m.status,
-        "stopped": m.stopped,
-        "profile": m.profile,
-        "model": m.model,
-        "steps": m.steps,
-        "compactions": m.compactions,
-        "handoffs": m.handoffs,
-        "input_tokens": m.input_tokens,
-        "output_tokens": m.output_tokens,
-        "tokens": m.tokens,
-        "cost": None if m.cost is None else round(m.cost, 6),
-        "human_interventions": m.human_interventions,
-        "recall_mean": None if mean is None else round(mean, 4),
-        "recalls": len(m.recalls),
-        "steps_until_handoff": m.steps_until_handoff,
-        "tokens_until_handoff": m.tokens_until_handoff,
-        "duration_s": m.duration_s,
-    }
+        row = {name: getattr(m, name) for name in SESSION_COLUMNS}
+        mean = m.recall_mean
+        row.update(
+            cost=None if m.cost is None else round(m.cost, 6),
+            recall_mean=None if mean is None else round(mean, 4),
+            recalls=len(m.recalls),
+        )
+        yield row
 
 
 def as_json(data: ReportData) -> str:

@@ -18,10 +18,6 @@ from clm_policy.policy.sources import check_found
 TEST_SUFFIXES = (".test.yaml", ".test.yml")
 
 
-def is_test_file(path: Path) -> bool:
-    return path.name.endswith(TEST_SUFFIXES)
-
-
 def _walk(folder: Path) -> list[Path]:
     found: list[Path] = []
     for root, dirs, files in os.walk(folder):
@@ -78,7 +74,7 @@ def discover(paths: Sequence[str]) -> list[tuple[Path, str]]:
             for found in files:  # a committed link to a file on the runner: not read
                 check_found(found, given)
         elif kind == "file":
-            if not is_test_file(given):
+            if not given.name.endswith(TEST_SUFFIXES):
                 raise InputError(
                     "not a policy test file (its name must end in .test.yaml or .test.yml)",
                     Location(text),
