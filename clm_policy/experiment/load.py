@@ -52,9 +52,6 @@ class Experiment:
     mem0: Mem0Settings | None
     """Mem0's model, when an arm uses the mem0 or hybrid backend."""
 
-    def arm(self, name: str) -> Arm:
-        return next(a for a in self.arms if a.name == name)
-
     def profile(self, arm: Arm, workload: Workload) -> str:
         """The profile ``arm`` plays ``workload`` under: the arm's, the workload's, the
         scenario's, else the policy's default."""

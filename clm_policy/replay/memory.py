@@ -162,24 +162,22 @@ def replay_memory(
                 shown.advance()
                 item = recorded(line)
                 if isinstance(item, str):
-                    _note(unreplayable, item, Example(line.session, line.number))
+                    _note(
+                        unreplayable.setdefault(item, Problem(item)),
+                        Example(line.session, line.number),
+                    )
                     continue
                 try:
                     new = outcome(item.state, item.profile)
                 except ClmError as exc:
-                    _note(refused, exc.message, _example(item))
+                    _note(refused.setdefault(exc.message, Problem(exc.message)), _example(item))
                     continue
                 action = new.action.value
                 if action == item.action and new.trigger == item.trigger:
                     result.unchanged += 1
                     continue
                 key = (item.trigger, new.trigger, item.action, action)
-                change = changes.get(key)
-                if change is None:
-                    change = changes[key] = Change(*key)
-                change.count += 1
-                if len(change.examples) < EXAMPLES:
-                    change.examples.append(_example(item, new.rationale))
+                _note(changes.setdefault(key, Change(*key)), _example(item, new.rationale))
     result.changes = sorted(changes.values(), key=lambda c: -c.count)
     result.refused = sorted(refused.values(), key=lambda p: -p.count)
     result.not_replayable = sorted(unreplayable.values(), key=lambda p: -p.count)
@@ -190,10 +188,8 @@ def _example(item: Recorded, new: str | None = None) -> Example:
     return Example(item.session, item.line, item.step, item.context_tokens, item.rationale, new)
 
 
-def _note(groups: dict[str, Problem], reason: str, example: Example) -> None:
-    problem = groups.get(reason)
-    if problem is None:
-        problem = groups[reason] = Problem(reason)
-    problem.count += 1
-    if len(problem.examples) < EXAMPLES:
-        problem.examples.append(example)
+def _note(group: Change | Problem, example: Example) -> None:
+    """Count one more decision of ``group``, kept as an example while they are few."""
+    group.count += 1
+    if len(group.examples) < EXAMPLES:
+        group.examples.append(example)

@@ -13,7 +13,7 @@ what it returns.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -263,13 +263,15 @@ def _duration(s: SessionHistory) -> float | None:
 # -- prices and thresholds ----------------------------------------------------------------------
 
 
+def _prefix(names: Iterable[str], model: str | None) -> str | None:
+    """The longest of ``names`` that ``model`` starts with (None: none, or no model)."""
+    return max((m for m in names if model.startswith(m)), key=len, default=None) if model else None
+
+
 def price_for(prices: dict[str, Price], model: str | None) -> Price | None:
     """The price of ``model``: the longest ``prices:`` key it starts with, else ``default``."""
-    if model:
-        best = max((m for m in prices if model.startswith(m)), key=len, default=None)
-        if best is not None:
-            return prices[best]
-    return prices.get(DEFAULT_PRICE)
+    best = _prefix(prices, model)
+    return prices[best] if best is not None else prices.get(DEFAULT_PRICE)
 
 
 def cost(price: Price, input_tokens: int, output_tokens: int) -> float:
@@ -328,9 +330,7 @@ def thresholds(policy: Policy, s: SessionHistory) -> Thresholds:
 
 
 def _model_window(policy: Policy, model: str | None) -> int | None:
-    if not model:
-        return None
-    best = max((m for m in policy.models if model.startswith(m)), key=len, default=None)
+    best = _prefix(policy.models, model)
     return policy.models[best] if best is not None else None
 
 
