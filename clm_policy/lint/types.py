@@ -101,10 +101,7 @@ class Inferrer:
         return declared(info) if info is not None else ANY
 
     def _List(self, node: ast.List | ast.Tuple) -> Kinds:
-        inner: set[str] = set()
-        for elt in node.elts:
-            inner |= self.kinds(elt)
-        self.elements[id(node)] = frozenset(inner) or ANY
+        self.elements[id(node)] = frozenset().union(*map(self.kinds, node.elts)) or ANY
         return SEQ
 
     _Tuple = _List
@@ -112,10 +109,7 @@ class Inferrer:
     # -- operators -------------------------------------------------------------------------
 
     def _BoolOp(self, node: ast.BoolOp) -> Kinds:
-        out: set[str] = set()
-        for value in node.values:
-            out |= self.kinds(value)
-        return frozenset(out)
+        return frozenset().union(*map(self.kinds, node.values))
 
     def _UnaryOp(self, node: ast.UnaryOp) -> Kinds:
         operand = self.kinds(node.operand)
@@ -207,10 +201,8 @@ class Inferrer:
         args = [self.kinds(arg) for arg in node.args]
         name = node.func.id if isinstance(node.func, ast.Name) else ""
         if name in ("min", "max") and args:
-            out: set[str] = set()
-            for a in args:
-                out |= a
-            return frozenset(out) if "seq" not in out else ANY
+            out: Kinds = frozenset().union(*args)
+            return out if "seq" not in out else ANY
         return _RESULTS.get(name, ANY)
 
 

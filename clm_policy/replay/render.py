@@ -36,7 +36,10 @@ def memory_text(r: MemoryReplay) -> str:
         for c in r.changes:
             rules = f"{c.old_rule or 'otherwise'} -> {c.new_rule or 'otherwise'}"
             out.append(f"  {c.count:>{width},}  {rules}: {c.old_action} -> {c.new_action}")
-            out += [f"  {'':>{width}}    {_changed(e)}" for e in c.examples]
+            out += [
+                f"  {'':>{width}}    {_where(e)}: was {e.old or '?'!r}, now {e.new!r}"
+                for e in c.examples
+            ]
     for title, problems in (
         ("refused by the new policy:", r.refused),
         ("not replayable:", r.not_replayable),
@@ -61,10 +64,6 @@ def _where(e: Example) -> str:
     if e.context_tokens is not None:
         text += f", context {e.context_tokens:,}"
     return text
-
-
-def _changed(e: Example) -> str:
-    return f"{_where(e)}: was {e.old or '?'!r}, now {e.new!r}"
 
 
 def _problems(problems: list[Problem]) -> list[str]:

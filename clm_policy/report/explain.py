@@ -14,10 +14,6 @@ if TYPE_CHECKING:  # decide prints through here on every prompt: no typing at ru
     from clm_policy.models.decision import Decision, Explanation
 
 
-def _value(value: object) -> str:
-    return json.dumps(value)
-
-
 def render_decision(d: Decision) -> str:
     if d.context_window:
         share = round(100 * d.context_tokens / d.context_window)
@@ -49,7 +45,7 @@ def _result(result: bool | None) -> str:
 def _details(expression: str, names: dict[str, object], error: str | None) -> list[str]:
     lines = [f"      when: {one_line(expression)}"]
     if names:
-        read = ", ".join(f"{k}={_value(v)}" for k, v in names.items())
+        read = ", ".join(f"{k}={json.dumps(v)}" for k, v in names.items())
         lines.append(f"      read: {one_line(read)}")
     if error:
         lines.append(f"      error: {one_line(error)}")
