@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from clm_policy.base.errors import ClmError
 from clm_policy.formats.yamlio import YamlDocument
 from clm_policy.policy.engine import Policy
+from clm_policy.policy.expr import CompiledExpression
 from clm_policy.policy.load import ResolvedPolicy
 
 
@@ -24,3 +25,15 @@ class LintContext:
     errors: list[ClmError] = field(default_factory=list)
     resolved: ResolvedPolicy | None = None
     policy: Policy | None = None
+
+
+def conditions(policy: Policy) -> list[CompiledExpression]:
+    """Every rule's ``when``, then every guard's."""
+    return [r.when for r in policy.rules] + [g.when for gs in policy.guards.values() for g in gs]
+
+
+def message_parts(policy: Policy) -> list[CompiledExpression]:
+    """The ``{expression}`` parts of every rule's ``because``, then of every guard's ``message``."""
+    texts = [r.because for r in policy.rules]
+    texts += [g.message for guards in policy.guards.values() for g in guards]
+    return [p[0] for t in texts if t is not None for p in t.parts if not isinstance(p, str)]

@@ -27,7 +27,7 @@ import ast
 from collections.abc import Iterator
 
 from clm_policy.base.errors import EvaluationError
-from clm_policy.lint.context import LintContext
+from clm_policy.lint.context import LintContext, conditions, message_parts
 from clm_policy.lint.problem import ERROR, Problem
 from clm_policy.policy.expr import CompiledExpression
 from clm_policy.policy.sandbox import Sandbox
@@ -55,15 +55,8 @@ def check(ctx: LintContext) -> Iterator[Problem]:
     policy = ctx.policy
     if policy is None:
         return
-    exprs = [r.when for r in policy.rules]
-    exprs += [g.when for guards in policy.guards.values() for g in guards]
-    for template in [r.because for r in policy.rules] + [
-        g.message for guards in policy.guards.values() for g in guards
-    ]:
-        if template is not None:
-            exprs += [part[0] for part in template.parts if not isinstance(part, str)]
     sandbox = Sandbox()
-    for expr in exprs:
+    for expr in conditions(policy) + message_parts(policy):
         seen: set[int] = set()
         for part in _constant_parts(expr):
             if any(id(n) in seen for n in ast.walk(part)):

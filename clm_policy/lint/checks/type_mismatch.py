@@ -31,12 +31,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from clm_policy.base.errors import shorten
-from clm_policy.lint.context import LintContext
+from clm_policy.lint.context import LintContext, conditions, message_parts
 from clm_policy.lint.problem import ERROR, Problem
 from clm_policy.lint.types import check_expression
-from clm_policy.policy.expr import CompiledExpression
 from clm_policy.policy.names import known_names
-from clm_policy.policy.template import Template
 
 ID = "type-mismatch"
 LEVEL = ERROR
@@ -47,9 +45,7 @@ def check(ctx: LintContext) -> Iterator[Problem]:
     if policy is None:
         return
     names = known_names({n: s.type for n, s in policy.signals.items()})
-    conditions: list[CompiledExpression] = [r.when for r in policy.rules]
-    conditions += [g.when for guards in policy.guards.values() for g in guards]
-    for expr in conditions:
+    for expr in conditions(policy):
         kinds, mismatches = check_expression(expr.tree, names)
         for m in mismatches:
             yield Problem.at(expr.node_location(m.node), ID, LEVEL, m.message)
@@ -61,12 +57,7 @@ def check(ctx: LintContext) -> Iterator[Problem]:
                 LEVEL,
                 f"condition gives {shown}, not true or false: {shorten(expr.text)}",
             )
-    templates: list[Template | None] = [r.because for r in policy.rules]
-    templates += [g.message for guards in policy.guards.values() for g in guards]
-    for template in templates:
-        for part in template.parts if template is not None else ():
-            if isinstance(part, str):
-                continue
-            _, mismatches = check_expression(part[0].tree, names)
-            for m in mismatches:
-                yield Problem.at(part[0].node_location(m.node), ID, LEVEL, m.message)
+    for expr in message_parts(policy):
+        _, mismatches = check_expression(expr.tree, names)
+        for m in mismatches:
+            yield Problem.at(expr.node_location(m.node), ID, LEVEL, m.message)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from clm_policy.lint.context import LintContext
+from clm_policy.lint.context import LintContext, conditions, message_parts
 from clm_policy.lint.problem import WARNING, Problem
 
 ID = "unused-signal"
@@ -39,16 +39,7 @@ def check(ctx: LintContext) -> Iterator[Problem]:
     policy, resolved = ctx.policy, ctx.resolved
     if policy is None or resolved is None:
         return
-    read: set[str] = set()
-    for rule in policy.rules:
-        read.update(rule.when.names)
-        if rule.because is not None:
-            read.update(rule.because.names)
-    for guards in policy.guards.values():
-        for guard in guards:
-            read.update(guard.when.names)
-            if guard.message is not None:
-                read.update(guard.message.names)
+    read = {name for expr in conditions(policy) + message_parts(policy) for name in expr.names}
     for name, (_, origin) in resolved.signals.items():
         if f"signals.{name}" not in read:
             yield Problem.at(
