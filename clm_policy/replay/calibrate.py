@@ -28,7 +28,6 @@ With fewer than :data:`MIN_POINTS` points nothing is proposed and nothing is wri
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -39,7 +38,7 @@ from clm_policy.memory.audit import read_log
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.policy.compile import load_policy
 from clm_policy.policy.engine import Policy, Profile, Threshold
-from clm_policy.replay.records import decision_files, read_lines
+from clm_policy.replay.records import decision_files, json_object, read_lines
 from clm_policy.replay.transcripts import Skipped, read_sessions
 
 MIN_POINTS = 5
@@ -243,7 +242,7 @@ def _memory_points(memory: str, profile: str, result: Calibration) -> list[Point
         windows: dict[str, int] = {}
         degraded: dict[str, bool] = {}
         for line in read_lines(repo, commit, paths, _skipped):
-            data = _json(line.text)
+            data = json_object(line.text)
             if data is None:
                 continue
             sid = line.session
@@ -289,14 +288,6 @@ def _memory_points(memory: str, profile: str, result: Calibration) -> list[Point
                 points.append(Point("recall", "memory", sid, at, windows.get(sid)))
                 counted.add(entry.commit)
     return points
-
-
-def _json(text: str) -> dict[str, Any] | None:
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def _int(text: str | None) -> int | None:

@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from clm_policy.base.errors import InputError
 from clm_policy.formats.textio import MiB
@@ -146,16 +146,22 @@ def read_lines(
         yield Line(path.split("/")[1], number, text)
 
 
+def json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object ``text`` holds; None when it holds anything else, or is no JSON."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def recorded(line: Line) -> Recorded | str:
     """The decision on ``line``, or why it cannot be decided again."""
     text = line.text
     if len(text) > LINE_LIMIT:
         return TOO_LONG
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        data = None
-    if type(data) is not dict:
+    data = json_object(text)
+    if data is None:
         return NOT_JSON
     seen = data.get("state")
     if seen is None:
