@@ -16,6 +16,7 @@ does not grow with the session's length and no peak is lost.
 from __future__ import annotations
 
 import html
+import itertools
 from collections.abc import Iterator, Sequence
 
 from clm_policy.base.termsafe import terminal_safe
@@ -44,6 +45,13 @@ NONE = DASH
 """What a figure that is not known shows."""
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
+
+_MARKED = {
+    "compact": ("compaction", "\u25cf"),
+    "handoff": ("handoff", "\u25c6"),
+    "summary": ("agent summary", "\u25cb"),
+}
+"""The events a chart marks: each one's name in a tip and the legend, and its shape there."""
 
 STYLE = """
 :root { --ink: #1f2328; --muted: #59636e; --line: #d1d9e0; --soft: #bf8700; --hard: #cf222e;
@@ -273,7 +281,7 @@ def _series(s: SessionHistory) -> list[tuple[int, int]]:
     points: dict[int, int] = {}
     # a compaction's or handoff's trailer is the context it acted on: it beats a later
     # commit of the same step (the session's end, after the compaction lowered it)
-    for e in sorted(s.events, key=lambda e: e.kind in ("compact", "handoff", "summary")):
+    for e in sorted(s.events, key=lambda e: e.kind in _MARKED):
         if e.step is not None and e.context_tokens is not None:
             points[e.step] = e.context_tokens
     for d in s.decisions:
@@ -325,9 +333,8 @@ def _marks(s: SessionHistory) -> list[tuple[int, str, str]]:
     """(step, kind, tooltip) of each compaction, handoff and agent summary."""
     found: dict[tuple[int, str], str] = {}
     for e in s.events:
-        if e.kind in ("compact", "handoff", "summary") and e.step is not None:
-            text = {"compact": "compaction", "handoff": "handoff", "summary": "agent summary"}
-            tip = f"step {e.step}: {text[e.kind]}"
+        if e.kind in _MARKED and e.step is not None:
+            tip = f"step {e.step}: {_MARKED[e.kind][0]}"
             if e.rule:
                 tip += f" ({e.rule})"
             if e.context_tokens is not None:
@@ -466,13 +473,8 @@ def _legend(
             f'dashed"></span>{_NAMES[kind]} {tokens:,}</span>'
         )
     kinds = {kind for _, kind, _ in marks}
-    for kind, text in (
-        ("compact", "compaction"),
-        ("handoff", "handoff"),
-        ("summary", "agent summary"),
-    ):
+    for kind, (text, shape) in _MARKED.items():
         if kind in kinds:
-            shape = {"compact": "\u25cf", "handoff": "\u25c6", "summary": "\u25cb"}[kind]
             yield f'<span class="a-{kind}">{shape} {text}</span>'
     for note in notes:
         yield f'<br><span class="note">{escape(note)}</span>'
@@ -551,17 +553,12 @@ def _key(d: DecisionRecord) -> tuple[object, ...]:
 def _folded(decisions: list[DecisionRecord], exact: bool) -> list[tuple[int, int, DecisionRecord]]:
     """(first step, count, decision) runs of consecutive equal decisions; with ``exact``
     False, continue decisions fold by rule alone (their rationales may differ)."""
-    runs: list[tuple[int, int, DecisionRecord]] = []
-    for d in decisions:
-        key = _key(d) if exact or d.action != "continue" else (d.action, d.trigger)
-        if runs:
-            first, count, last = runs[-1]
-            was = _key(last) if exact or last.action != "continue" else (last.action, last.trigger)
-            if was == key:
-                runs[-1] = (first, count + 1, d)
-                continue
-        runs.append((d.step, 1, d))
-    return runs
+
+    def key(d: DecisionRecord) -> tuple[object, ...]:
+        return _key(d) if exact or d.action != "continue" else (d.action, d.trigger)
+
+    runs = [list(run) for _, run in itertools.groupby(decisions, key)]
+    return [(run[0].step, len(run), run[-1]) for run in runs]
 
 
 def _timeline(decisions: list[DecisionRecord]) -> Iterator[str]:
