@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from html import escape
 
 from clm_policy.experiment.runner import ExperimentRun
-from clm_policy.experiment.stats import METRICS, Figure, Figures, Metric, shown, shown_diff
+from clm_policy.experiment.stats import METRICS, Figure, Figures, Metric, shown, shown_diff, span
 from clm_policy.report.html import STYLE, _short, head
 
 WIDTH, BAR_AREA, LEFT, TOP, BOTTOM = 1000, 200, 56, 16, 40
@@ -84,21 +84,12 @@ def _metric(metric: Metric, figs: Figures) -> Iterator[str]:
         if f.diff_interval is not None and f.diff_interval.excludes_zero() and metric.better:
             up = f.diff_interval.low > 0
             tone = " good" if up == (metric.better == "higher") else " bad"
-        span = (
-            ""
-            if f.interval is None
-            else f"{shown(metric, f.interval.low)} to {shown(metric, f.interval.high)}"
-        )
-        dspan = (
-            ""
-            if f.diff_interval is None
-            else f"{shown_diff(metric, f.diff_interval.low)} to "
-            f"{shown_diff(metric, f.diff_interval.high)}"
-        )
+        within = span(metric, f.interval, form="{} to {}")
+        dspan = span(metric, f.diff_interval, diff=True, form="{} to {}")
         diff = "baseline" if arm == figs.baseline else shown_diff(metric, f.diff)
         yield (
             f'<tr><td>{escape(arm)}</td><td class="n">{escape(shown(metric, f.value))}</td>'
-            f'<td>{escape(span)}</td><td class="n{tone}">{escape(diff)}</td>'
+            f'<td>{escape(within)}</td><td class="n{tone}">{escape(diff)}</td>'
             f"<td>{escape(dspan)}</td></tr>\n"
         )
     yield "</table></section>\n"
@@ -145,7 +136,7 @@ def _chart(
         kind = "bar base" if arm == baseline else "bar"
         tip = f"{arm}: {shown(metric, f.value)}"
         if f.interval is not None:
-            tip += f" [{shown(metric, f.interval.low)}, {shown(metric, f.interval.high)}]"
+            tip += " " + span(metric, f.interval)
         yield (
             f'<rect class="{kind}" x="{middle - bar / 2:.1f}" y="{y(f.value):.1f}" '
             f'width="{bar:.1f}" height="{TOP + BAR_AREA - y(f.value):.1f}">'

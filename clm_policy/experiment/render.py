@@ -9,14 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from clm_policy.experiment.runner import ExperimentRun
-from clm_policy.experiment.stats import METRICS, Figures, Interval, Metric, shown, shown_diff
-
-
-def _span(metric: Metric, interval: Interval | None, diff: bool = False) -> str:
-    if interval is None:
-        return ""
-    show = shown_diff if diff else shown
-    return f"[{show(metric, interval.low)}, {show(metric, interval.high)}]"
+from clm_policy.experiment.stats import METRICS, Figures, Interval, shown, shown_diff, span
 
 
 def render_text(run: ExperimentRun, figs: Figures) -> str:
@@ -59,8 +52,8 @@ def render_text(run: ExperimentRun, figs: Figures) -> str:
             diff = "" if arm == figs.baseline else shown_diff(metric, f.diff)
             mark = " *" if f.diff_interval is not None and f.diff_interval.excludes_zero() else ""
             lines.append(
-                f"  {name:<{width}} {shown(metric, f.value):>12} {_span(metric, f.interval):<26} "
-                f"{diff:>12} {_span(metric, f.diff_interval, diff=True)}{mark}".rstrip()
+                f"  {name:<{width}} {shown(metric, f.value):>12} {span(metric, f.interval):<26} "
+                f"{diff:>12} {span(metric, f.diff_interval, diff=True)}{mark}".rstrip()
             )
     lines += [
         "",

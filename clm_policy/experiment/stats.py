@@ -240,3 +240,13 @@ def shown_diff(metric: Metric, value: float | None) -> str:
     if metric.unit == "money":
         return f"{value:+.4f}"
     return f"{value:+,.2f}"
+
+
+def span(
+    metric: Metric, interval: Interval | None, *, diff: bool = False, form: str = "[{}, {}]"
+) -> str:
+    """An interval as the reports show it (``form`` joins its ends); empty when there is none."""
+    if interval is None:
+        return ""
+    show = shown_diff if diff else shown
+    return form.format(show(metric, interval.low), show(metric, interval.high))
