@@ -196,11 +196,6 @@ def shorten_help(text: str, limit: int) -> str:
     return click.Command(None, help=text).get_short_help_str(limit)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the CLI and exit with a documented code."""
-    sys.exit(run(argv))
-
-
 def run(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:

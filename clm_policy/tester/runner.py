@@ -213,9 +213,6 @@ class Runner:
         trace = policy.explain(state, profile, force=spec.force)
         return replace(result, message=message, trace=trace)
 
-    def report(self, files: list[str], results: list[CaseResult]) -> RunReport:
-        return RunReport(files, results, self.coverage, self.keyword, self.deselected)
-
 
 def run_tests(files: Sequence[tuple[Path, str]], keyword: str | None = None) -> RunReport:
     """Run the test files (``(path, name to show)``, as :func:`.discover.discover` gives)."""
@@ -224,7 +221,8 @@ def run_tests(files: Sequence[tuple[Path, str]], keyword: str | None = None) -> 
     with paused_gc():  # a run builds many small objects and no reference cycles
         for path, shown in files:
             results += runner.run_file(path, shown)
-    return runner.report([shown for _, shown in files], results)
+    names = [shown for _, shown in files]
+    return RunReport(names, results, runner.coverage, runner.keyword, runner.deselected)
 
 
 def _unknown_name(header: Header, case: Case, subject: _Subject) -> tuple[str, Location] | None:
