@@ -28,8 +28,6 @@ if TYPE_CHECKING:
     from clm_policy.models.state import StateLike
     from clm_policy.transcripts.reading import TranscriptReading
 
-STATUSES = [s.value for s in TaskStatus]
-
 
 @click.command()
 @policy_option()
@@ -63,7 +61,7 @@ STATUSES = [s.value for s in TaskStatus]
 )
 @click.option(
     "--status",
-    type=click.Choice(STATUSES),
+    type=click.Choice([s.value for s in TaskStatus]),
     default=WITH_TOKENS["status"][1],
     show_default=True,
     help="With --tokens: the task status.",
