@@ -473,19 +473,17 @@ def _miss(
     directory = cache_dir()
     if name is not None and directory is not None:
         deps = [[p, *(_stat(p) or [0, -1])] for p in policy.source_paths]
-        _write_digest(
-            str(directory),
-            name,
-            {
-                "config": config_stat,
-                "deps": deps,
-                "policy": digest.policy,
-                "profile": digest.profile,
-                "window": digest.window,
-                "soft": digest.soft,
-                "hard": digest.hard,
-            },
-        )
+        data = {
+            "config": config_stat,
+            "deps": deps,
+            "policy": digest.policy,
+            "profile": digest.profile,
+            "window": digest.window,
+            "soft": digest.soft,
+            "hard": digest.hard,
+        }
+        # one digest, atomically, into a directory private to this user (best effort)
+        write_private(str(directory), name, json.dumps(data, separators=(",", ":")))
     if figures.tokens is None or digest.soft is None or digest.hard is None:
         return digest, None
     state = SessionState(
@@ -502,11 +500,6 @@ def _miss(
     except ClmError as exc:  # a rule that fails on this bare state: the thresholds speak
         log_problem(_describe(exc))
         return digest, None
-
-
-def _write_digest(directory: str, name: str, data: dict[str, Any]) -> None:
-    """Write one digest atomically into a directory private to this user (best effort)."""
-    write_private(directory, name, json.dumps(data, separators=(",", ":")))
 
 
 # -- the line -------------------------------------------------------------------------------

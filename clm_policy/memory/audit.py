@@ -71,15 +71,8 @@ def read_log(
 ) -> list[AuditEntry]:
     """clm-policy commits, newest first, filtered by session, event and agent id. ``repo``:
     an open repository, or the folder of one (a caller that only reads: no write path)."""
-    nonce = new_nonce()
-    args = log_args(nonce, session=session, event=event, limit=limit, rev=rev, agent=agent)
-    if isinstance(repo, str):
-        from clm_policy.memory.git.run import run_git
-
-        _, out, _ = run_git(repo, args)
-    else:
-        out = repo.git(*args, check=False)
-    return parse_log(out, nonce, session=session, event=event, limit=limit, agent=agent)
+    pending = PendingLog(repo, session=session, event=event, limit=limit, rev=rev, agent=agent)
+    return pending.entries()
 
 
 def compacted_at(newest: list[AuditEntry], step: int, context_tokens: int) -> str | None:
@@ -103,7 +96,7 @@ class PendingLog:
 
     def __init__(
         self,
-        repo: MemoryRepo,
+        repo: MemoryRepo | str,
         *,
         session: str | None = None,
         event: Events = None,
@@ -113,14 +106,10 @@ class PendingLog:
     ) -> None:
         from clm_policy.memory.git.run import start_git
 
-        self._nonce = new_nonce()
-        self._reader = LogReader(
-            self._nonce, session=session, event=event, limit=limit, agent=agent
-        )
-        args = log_args(
-            self._nonce, session=session, event=event, limit=limit, rev=rev, agent=agent
-        )
-        self._proc = start_git(repo.root, args)
+        nonce = new_nonce()
+        self._reader = LogReader(nonce, session=session, event=event, limit=limit, agent=agent)
+        args = log_args(nonce, session=session, event=event, limit=limit, rev=rev, agent=agent)
+        self._proc = start_git(repo if isinstance(repo, str) else repo.root, args)
 
     def entries(self) -> list[AuditEntry]:
         """The entries, once git is done (its status is not looked at: no history, none)."""
@@ -134,21 +123,6 @@ class PendingLog:
 def new_nonce() -> str:
     """The random part of a call's separators (what secrets.token_hex does, without it)."""
     return os.urandom(8).hex()
-
-
-def parse_log(
-    out: str,
-    nonce: str,
-    *,
-    session: str | None = None,
-    event: Events = None,
-    limit: int | None = None,
-    agent: str | None = None,
-) -> list[AuditEntry]:
-    """The entries in the output of ``git log`` run with :func:`log_args` and ``nonce``."""
-    reader = LogReader(nonce, session=session, event=event, limit=limit, agent=agent)
-    reader.feed_records(out.split(reader.record_sep))
-    return reader.entries
 
 
 class LogReader:
