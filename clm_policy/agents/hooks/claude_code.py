@@ -201,29 +201,19 @@ def _pre_compact(hook: Hook) -> Reply:
 
 
 def _post_compact(hook: Hook) -> Reply:
-    from clm_policy.lifecycle.pipelines import Provenance, record_agent_summary
-    from clm_policy.models.state import SessionState
+    from clm_policy.agents.hooks.commits import commit_summary
     from clm_policy.transcripts.reading import read_transcript
 
     summary = hook.call.text("compact_summary")
     if summary is None or not summary.strip():
         return NOTHING
-    trigger = hook.call.text("trigger") or "manual"
     transcript = hook.call.transcript()
     settle(transcript)  # the compact_boundary line may not be written yet
     reading = read_transcript(transcript)
-    state = SessionState(session_id=hook.session_id(), step_index=reading.step_index)
-    why = Provenance(
-        f"{AGENT}:{trigger}", extra_trailers={"Clm-Agent": AGENT, "Clm-Agent-Trigger": trigger}
-    )
+    sid = hook.session_id()
+    context = (reading.compacted_at_tokens, reading.compacted_to_tokens)
     with hook.repo() as repo:
-        record_agent_summary(
-            repo,
-            state,
-            summary,
-            why=why,
-            context=(reading.compacted_at_tokens, reading.compacted_to_tokens),
-        )
+        commit_summary(hook, repo, sid, reading.step_index, summary, context)
     return NOTHING
 
 
