@@ -57,7 +57,7 @@ from __future__ import annotations
 import json
 import os
 
-from clm_policy.base.digest import sha256_hex
+from clm_policy.base.digest import files_fingerprint, sha256_hex
 from clm_policy.base.privatefiles import cache_dir, private_dir, read_private, write_private
 from clm_policy.config.project import ENV, find_config
 
@@ -386,10 +386,7 @@ def _fingerprint() -> str:
     """This module and the engine that resolves thresholds, by size and time: a changed
     clm-policy never reads a digest another one wrote."""
     here = os.path.dirname(os.path.abspath(__file__))
-    parts = []
-    for path in (__file__, os.path.join(here, "..", "policy", "engine.py")):
-        parts.append(str(_stat(path)))
-    return ";".join(parts)
+    return files_fingerprint((__file__, os.path.join(here, "..", "policy", "engine.py")))
 
 
 def _key(

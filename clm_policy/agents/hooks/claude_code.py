@@ -137,15 +137,13 @@ def _wording(mode: str | None) -> Wording:
     )
 
 
-WORDING = _wording(None)
-WORDINGS = {mode: _wording(mode) for mode in ENGINE_MODES}
+WORDINGS = {mode: _wording(mode) for mode in (None, *ENGINE_MODES)}
 
 
 def wording() -> Wording:
     """The words for this session: where the plugin engine applies handoffs in place, no
     /clear."""
-    mode = engine_mode()
-    return WORDING if mode is None else WORDINGS[mode]
+    return WORDINGS[engine_mode()]
 
 
 def _user_prompt_submit(hook: Hook) -> Reply:
