@@ -1,7 +1,8 @@
 """What the hooks commit to the memory repository: the compaction snapshot taken before the
-agent compacts (:func:`commit_snapshot`) and the session's handoff (:func:`hand_off`, by the
-one road of :mod:`clm_policy.lifecycle.compose`), each with the provenance of the decision and
-the agent's own trailers; whether the session has handed off already (:func:`handed_off`).
+agent compacts (:func:`commit_snapshot`), the agent's own summary after it
+(:func:`commit_summary`) and the session's handoff (:func:`hand_off`, by the one road of
+:mod:`clm_policy.lifecycle.compose`), each with the provenance of the decision and the agent's
+own trailers; whether the session has handed off already (:func:`handed_off`).
 """
 
 from __future__ import annotations
