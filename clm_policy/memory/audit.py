@@ -71,8 +71,17 @@ def read_log(
 ) -> list[AuditEntry]:
     """clm-policy commits, newest first, filtered by session, event and agent id. ``repo``:
     an open repository, or the folder of one (a caller that only reads: no write path)."""
-    pending = PendingLog(repo, session=session, event=event, limit=limit, rev=rev, agent=agent)
-    return pending.entries()
+    nonce = new_nonce()
+    args = log_args(nonce, session=session, event=event, limit=limit, rev=rev, agent=agent)
+    if isinstance(repo, str):
+        from clm_policy.memory.git.run import run_git
+
+        _, out, _ = run_git(repo, args)
+    else:
+        out = repo.git(*args, check=False)
+    reader = LogReader(nonce, session=session, event=event, limit=limit, agent=agent)
+    reader.feed_records(out.split(reader.record_sep))
+    return reader.entries
 
 
 def compacted_at(newest: list[AuditEntry], step: int, context_tokens: int) -> str | None:
@@ -96,7 +105,7 @@ class PendingLog:
 
     def __init__(
         self,
-        repo: MemoryRepo | str,
+        repo: MemoryRepo,
         *,
         session: str | None = None,
         event: Events = None,
@@ -109,7 +118,7 @@ class PendingLog:
         nonce = new_nonce()
         self._reader = LogReader(nonce, session=session, event=event, limit=limit, agent=agent)
         args = log_args(nonce, session=session, event=event, limit=limit, rev=rev, agent=agent)
-        self._proc = start_git(repo if isinstance(repo, str) else repo.root, args)
+        self._proc = start_git(repo.root, args)
 
     def entries(self) -> list[AuditEntry]:
         """The entries, once git is done (its status is not looked at: no history, none)."""
