@@ -50,8 +50,13 @@ def read_facts(session_id: str, kind: str) -> dict[str, Any]:
     where = _where(session_id, kind)
     if where is None or not private_dir(where[0]):
         return {}
-    raw = read_private(os.path.join(*where), LIMIT)
-    if raw is None or len(raw) > LIMIT:
+    return json_object(read_private(os.path.join(*where), LIMIT), LIMIT)
+
+
+def json_object(raw: bytes | None, limit: int) -> dict[str, Any]:
+    """The JSON object ``raw`` holds; ``{}`` when there is none, it is more than ``limit``
+    bytes, or it is not a JSON object."""
+    if raw is None or len(raw) > limit:
         return {}
     try:
         data = json.loads(raw)

@@ -57,7 +57,7 @@ from __future__ import annotations
 import json
 import os
 
-from clm_policy.base.digest import sha256_hex
+from clm_policy.base.digest import files_fingerprint, sha256_hex
 from clm_policy.base.privatefiles import cache_dir, private_dir, read_private, write_private
 from clm_policy.config.project import ENV, find_config
 
@@ -386,10 +386,7 @@ def _fingerprint() -> str:
     """This module and the engine that resolves thresholds, by size and time: a changed
     clm-policy never reads a digest another one wrote."""
     here = os.path.dirname(os.path.abspath(__file__))
-    parts = []
-    for path in (__file__, os.path.join(here, "..", "policy", "engine.py")):
-        parts.append(str(_stat(path)))
-    return ";".join(parts)
+    return files_fingerprint((__file__, os.path.join(here, "..", "policy", "engine.py")))
 
 
 def _key(
@@ -473,19 +470,17 @@ def _miss(
     directory = cache_dir()
     if name is not None and directory is not None:
         deps = [[p, *(_stat(p) or [0, -1])] for p in policy.source_paths]
-        _write_digest(
-            str(directory),
-            name,
-            {
-                "config": config_stat,
-                "deps": deps,
-                "policy": digest.policy,
-                "profile": digest.profile,
-                "window": digest.window,
-                "soft": digest.soft,
-                "hard": digest.hard,
-            },
-        )
+        data = {
+            "config": config_stat,
+            "deps": deps,
+            "policy": digest.policy,
+            "profile": digest.profile,
+            "window": digest.window,
+            "soft": digest.soft,
+            "hard": digest.hard,
+        }
+        # one digest, atomically, into a directory private to this user (best effort)
+        write_private(str(directory), name, json.dumps(data, separators=(",", ":")))
     if figures.tokens is None or digest.soft is None or digest.hard is None:
         return digest, None
     state = SessionState(
@@ -502,11 +497,6 @@ def _miss(
     except ClmError as exc:  # a rule that fails on this bare state: the thresholds speak
         log_problem(_describe(exc))
         return digest, None
-
-
-def _write_digest(directory: str, name: str, data: dict[str, Any]) -> None:
-    """Write one digest atomically into a directory private to this user (best effort)."""
-    write_private(directory, name, json.dumps(data, separators=(",", ":")))
 
 
 # -- the line -------------------------------------------------------------------------------

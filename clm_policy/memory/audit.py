@@ -79,7 +79,9 @@ def read_log(
         _, out, _ = run_git(repo, args)
     else:
         out = repo.git(*args, check=False)
-    return parse_log(out, nonce, session=session, event=event, limit=limit, agent=agent)
+    reader = LogReader(nonce, session=session, event=event, limit=limit, agent=agent)
+    reader.feed_records(out.split(reader.record_sep))
+    return reader.entries
 
 
 def compacted_at(newest: list[AuditEntry], step: int, context_tokens: int) -> str | None:
@@ -113,13 +115,9 @@ class PendingLog:
     ) -> None:
         from clm_policy.memory.git.run import start_git
 
-        self._nonce = new_nonce()
-        self._reader = LogReader(
-            self._nonce, session=session, event=event, limit=limit, agent=agent
-        )
-        args = log_args(
-            self._nonce, session=session, event=event, limit=limit, rev=rev, agent=agent
-        )
+        nonce = new_nonce()
+        self._reader = LogReader(nonce, session=session, event=event, limit=limit, agent=agent)
+        args = log_args(nonce, session=session, event=event, limit=limit, rev=rev, agent=agent)
         self._proc = start_git(repo.root, args)
 
     def entries(self) -> list[AuditEntry]:
@@ -134,21 +132,6 @@ class PendingLog:
 def new_nonce() -> str:
     """The random part of a call's separators (what secrets.token_hex does, without it)."""
     return os.urandom(8).hex()
-
-
-def parse_log(
-    out: str,
-    nonce: str,
-    *,
-    session: str | None = None,
-    event: Events = None,
-    limit: int | None = None,
-    agent: str | None = None,
-) -> list[AuditEntry]:
-    """The entries in the output of ``git log`` run with :func:`log_args` and ``nonce``."""
-    reader = LogReader(nonce, session=session, event=event, limit=limit, agent=agent)
-    reader.feed_records(out.split(reader.record_sep))
-    return reader.entries
 
 
 class LogReader:

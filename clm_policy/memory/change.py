@@ -18,6 +18,7 @@ memory key trailers — are never rewritten: one that looks like a secret is ref
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping
 
 from clm_policy.base.errors import InputError
@@ -169,10 +170,7 @@ class Change:
     @property
     def counts(self) -> dict[str, int]:
         """:attr:`redactions` per rule id."""
-        found: dict[str, int] = {}
-        for rule in self.secrets.values():
-            found[rule] = found.get(rule, 0) + 1
-        return found
+        return dict(Counter(self.secrets.values()))
 
     def _text(self, text: str) -> str:
         return self._last.text(self._first.settle(text))

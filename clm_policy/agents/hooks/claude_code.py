@@ -137,15 +137,13 @@ def _wording(mode: str | None) -> Wording:
     )
 
 
-WORDING = _wording(None)
-WORDINGS = {mode: _wording(mode) for mode in ENGINE_MODES}
+WORDINGS = {mode: _wording(mode) for mode in (None, *ENGINE_MODES)}
 
 
 def wording() -> Wording:
     """The words for this session: where the plugin engine applies handoffs in place, no
     /clear."""
-    mode = engine_mode()
-    return WORDING if mode is None else WORDINGS[mode]
+    return WORDINGS[engine_mode()]
 
 
 def _user_prompt_submit(hook: Hook) -> Reply:
@@ -201,29 +199,19 @@ def _pre_compact(hook: Hook) -> Reply:
 
 
 def _post_compact(hook: Hook) -> Reply:
-    from clm_policy.lifecycle.pipelines import Provenance, record_agent_summary
-    from clm_policy.models.state import SessionState
+    from clm_policy.agents.hooks.commits import commit_summary
     from clm_policy.transcripts.reading import read_transcript
 
     summary = hook.call.text("compact_summary")
     if summary is None or not summary.strip():
         return NOTHING
-    trigger = hook.call.text("trigger") or "manual"
     transcript = hook.call.transcript()
     settle(transcript)  # the compact_boundary line may not be written yet
     reading = read_transcript(transcript)
-    state = SessionState(session_id=hook.session_id(), step_index=reading.step_index)
-    why = Provenance(
-        f"{AGENT}:{trigger}", extra_trailers={"Clm-Agent": AGENT, "Clm-Agent-Trigger": trigger}
-    )
+    sid = hook.session_id()
+    context = (reading.compacted_at_tokens, reading.compacted_to_tokens)
     with hook.repo() as repo:
-        record_agent_summary(
-            repo,
-            state,
-            summary,
-            why=why,
-            context=(reading.compacted_at_tokens, reading.compacted_to_tokens),
-        )
+        commit_summary(hook, repo, sid, reading.step_index, summary, context)
     return NOTHING
 
 

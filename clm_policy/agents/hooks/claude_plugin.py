@@ -22,6 +22,7 @@ two commands with the ``claude`` it finds (or says them, when there is none).
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -48,10 +49,6 @@ def integrations_dir() -> Path:
     return bundled_dir("integrations")
 
 
-def plugin_dir() -> Path:
-    return integrations_dir() / "claude-code"
-
-
 def hooks_json() -> dict[str, Any]:
     """The plugin's ``hooks/hooks.json``: the engine module and the command hooks of
     :data:`~clm_policy.agents.hooks.claude_code.EVENTS` (every event, no matcher, the
@@ -75,15 +72,10 @@ def render() -> str:
 
 
 def hooks_path(root: Path | None = None) -> Path:
-    return (root or plugin_dir()) / "hooks" / "hooks.json"
+    return (root or integrations_dir() / "claude-code") / "hooks" / "hooks.json"
 
 
 # -- installing it ----------------------------------------------------------------------------
-
-
-def find_claude() -> str | None:
-    """The ``claude`` executable on PATH, else None."""
-    return shutil.which("claude")
 
 
 def plugin_command(scope: str, cwd: Path, claude: str | None = None) -> tuple[int, str]:
@@ -107,10 +99,10 @@ def plugin_command(scope: str, cwd: Path, claude: str | None = None) -> tuple[in
 
         if write_config(cwd, {"policy": "claude-code", "profile": "coding"}):
             lines.append(f"wrote {cwd / FILENAME} (policy claude-code, profile coding)")
-    exe = claude or find_claude()
+    exe = claude or shutil.which("claude")
     if exe is None:
         lines.append("Claude Code (`claude`) is not on PATH; with it, run:")
-        lines += [f"  claude {' '.join(_shown(a) for a in step)}" for step in steps]
+        lines += [f"  claude {' '.join(shlex.quote(a) for a in step)}" for step in steps]
         return 1, "\n".join(lines)
     for step in steps:
         done = subprocess.run(
@@ -123,7 +115,7 @@ def plugin_command(scope: str, cwd: Path, claude: str | None = None) -> tuple[in
             stdin=subprocess.DEVNULL,
         )
         said = (done.stdout + done.stderr).strip()
-        lines.append(f"$ claude {' '.join(_shown(a) for a in step)}")
+        lines.append(f"$ claude {' '.join(shlex.quote(a) for a in step)}")
         lines += [f"  {line}" for line in said.splitlines() if line.strip()]
         if done.returncode != 0:
             lines.append(f"claude exited {done.returncode}: the plugin is not installed")
@@ -141,12 +133,6 @@ def plugin_command(scope: str, cwd: Path, claude: str | None = None) -> tuple[in
         "(clm-policy hook claude-code --install) is the other way."
     )
     return 0, "\n".join(lines)
-
-
-def _shown(arg: str) -> str:
-    import shlex
-
-    return shlex.quote(arg)
 
 
 def main(argv: list[str]) -> int:

@@ -234,9 +234,6 @@ def install(path: Path, snippet: dict[str, Any], *, force: bool = False) -> list
     return [*changes, f"wrote {path}"]
 
 
-_install_file = install  # settings_command's `install` flag hides the name
-
-
 def write_json(target: Path, data: dict[str, Any]) -> None:
     from clm_policy.base.atomicfile import replace
 
@@ -259,25 +256,25 @@ def settings_path(scope: str, cwd: Path) -> Path:
 
 
 def settings_command(
-    print_settings: bool, install: bool, scope: str, force: bool, cwd: Path
+    print_settings: bool, installing: bool, scope: str, force: bool, cwd: Path
 ) -> tuple[int, str]:
     """``clm-policy hook claude-code --print-settings`` / ``--install [--project|--user]
     [--force]``: the exit code and the text to print. A settings file that cannot be read or
     merged raises :class:`InputError` (the CLI reports it at its location; exit 2)."""
     snip = snippet(executable())
-    if not (print_settings or install):
+    if not (print_settings or installing):
         raise InputError("give --print-settings or --install")
     lines: list[str] = []
-    if install and scope == "project":
+    if installing and scope == "project":
         # one command sets a project up: without a configuration, the project gets the
         # Claude Code one (the bundled default policy's thresholds never fire on 200K)
         from clm_policy.config.project import FILENAME, write_config
 
         if write_config(cwd, {"policy": "claude-code", "profile": "coding"}):
             lines.append(f"wrote {cwd / FILENAME} (policy claude-code, profile coding)")
-    if install:
+    if installing:
         path = settings_path(scope, cwd)
-        lines += _install_report(path, _install_file(path, snip, force=force))
+        lines += _install_report(path, install(path, snip, force=force))
         from clm_policy.agents.hooks.hook import warm_policy
 
         warm_policy(str(cwd), "claude-code")  # the first hook finds its policy compiled

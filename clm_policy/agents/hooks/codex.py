@@ -48,6 +48,7 @@ StopFailure: they say nothing about the context. A hook never breaks the agent
 from __future__ import annotations
 
 import json
+from functools import partial
 
 from clm_policy.agents.hooks.events import (
     Wording,
@@ -110,18 +111,9 @@ WORDING = Wording(
 )
 
 
-def _user_prompt_submit(hook: Hook) -> Reply:
-    return prompt_advice(hook, WORDING)
-
-
-def _pre_compact(hook: Hook) -> Reply:
-    return pre_compact(hook, WORDING)
-
-
 def _post_compact(hook: Hook) -> Reply:
-    from clm_policy.lifecycle.pipelines import Provenance, record_agent_summary
+    from clm_policy.agents.hooks.commits import commit_summary
     from clm_policy.memory.audit import read_log
-    from clm_policy.models.state import SessionState
     from clm_policy.transcripts.reading import read_transcript
 
     transcript = hook.call.transcript()
@@ -132,25 +124,16 @@ def _post_compact(hook: Hook) -> Reply:
         return NOTHING  # a remote compaction: Codex keeps its summary encrypted
     sid = hook.session_id(reading)
     ordinal = str(reading.compact_count)
-    trigger = hook.call.text("trigger") or "manual"
     with hook.repo() as repo:
         recorded = read_log(repo, session=sid, event="summary", rev="--all")
         if any(e.trailers.get("Clm-Agent-Compaction") == ordinal for e in recorded):
             return NOTHING  # the rollout is behind: its last compaction is recorded already
-        why = Provenance(
-            f"{AGENT}:{trigger}",
-            extra_trailers={
-                "Clm-Agent": AGENT,
-                "Clm-Agent-Trigger": trigger,
-                "Clm-Agent-Compaction": ordinal,
-            },
-        )
-        state = SessionState(session_id=sid, step_index=reading.step_index)
         # Codex recounts the context after a compaction (a token_count line): its figure
         # when the rollout has it, else unknown until the next response
         after = None if reading.context_estimated else reading.context_tokens
-        before = reading.compacted_at_tokens
-        record_agent_summary(repo, state, summary, why=why, context=(before, after))
+        context = (reading.compacted_at_tokens, after)
+        ordinal_trailer = {"Clm-Agent-Compaction": ordinal}
+        commit_summary(hook, repo, sid, reading.step_index, summary, context, **ordinal_trailer)
     return NOTHING
 
 
@@ -175,20 +158,16 @@ def last_compaction_text(path: str) -> str:
     return ""
 
 
-def _stop(hook: Hook) -> Reply:
-    return stop_for_handoff(hook, WORDING)
-
-
 EVENTS = {
     # the one table of Codex's events: the handler, and the timeout in seconds its hooks.json
     # gives the hook (settings_snippet writes it from here). UserPromptSubmit and SessionStart
     # read the rollout and decide; PreCompact and Stop may commit a snapshot or a handoff
     # (git); PostCompact reads the rollout and may commit Codex's summary; SubagentStop
     # commits the record of an agent the session spawned (git), as Claude Code's does.
-    "UserPromptSubmit": HookEvent(_user_prompt_submit, 30),
-    "PreCompact": HookEvent(_pre_compact, 60),
+    "UserPromptSubmit": HookEvent(partial(prompt_advice, wording=WORDING), 30),
+    "PreCompact": HookEvent(partial(pre_compact, wording=WORDING), 60),
     "PostCompact": HookEvent(_post_compact, 30),
     "SessionStart": HookEvent(session_start, 30),
-    "Stop": HookEvent(_stop, 60),
+    "Stop": HookEvent(partial(stop_for_handoff, wording=WORDING), 60),
     "SubagentStop": HookEvent(record_subagent, 60),
 }

@@ -1,7 +1,8 @@
 """What the hooks commit to the memory repository: the compaction snapshot taken before the
-agent compacts (:func:`commit_snapshot`) and the session's handoff (:func:`hand_off`, by the
-one road of :mod:`clm_policy.lifecycle.compose`), each with the provenance of the decision and
-the agent's own trailers; whether the session has handed off already (:func:`handed_off`).
+agent compacts (:func:`commit_snapshot`), the agent's own summary after it
+(:func:`commit_summary`) and the session's handoff (:func:`hand_off`, by the one road of
+:mod:`clm_policy.lifecycle.compose`), each with the provenance of the decision and the agent's
+own trailers; whether the session has handed off already (:func:`handed_off`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from clm_policy.models.state import SessionState
 
 
-def agent_trailers(hook: Hook, trigger: str, state: SessionState) -> dict[str, str]:
+def agent_trailers(trigger: str, state: SessionState) -> dict[str, str]:
     """The trailers saying the agent compacts, why (its trigger) and at what context."""
     return {"Clm-Agent-Trigger": trigger, "Clm-Agent-Tokens": str(state.tokens.context_tokens)}
 
@@ -38,7 +39,7 @@ def commit_snapshot(
     if committed_snapshot(repo, state) is not None:
         return None
     state = with_agents(repo, state)
-    why = hook.provenance(outcome, **agent_trailers(hook, trigger, state)).replace(
+    why = hook.provenance(outcome, **agent_trailers(trigger, state)).replace(
         rule=f"{hook.agent}:{trigger}",
         rationale=f"{compacts} ({trigger})",
     )
@@ -48,6 +49,28 @@ def commit_snapshot(
         "unknown until the agent's next response"
     )
     return run_compaction(repo, state, retain=retain, why=why, context_line=context)
+
+
+def commit_summary(
+    hook: Hook,
+    repo: MemoryRepo,
+    sid: str,
+    step: int,
+    summary: str,
+    context: tuple[int | None, int | None],
+    **trailers: str,
+) -> None:
+    """Commit the agent's own summary of its compaction (PostCompact) for the session ``sid``
+    at ``step``, with the context before and after it (``context``; None: unknown): its rule
+    is ``<agent>:<trigger>``, its trailers the agent's, its trigger and ``trailers``."""
+    from clm_policy.lifecycle.pipelines import Provenance, record_agent_summary
+    from clm_policy.models.state import SessionState
+
+    trigger = hook.call.text("trigger") or "manual"
+    extra = {"Clm-Agent": hook.agent, "Clm-Agent-Trigger": trigger, **trailers}
+    why = Provenance(f"{hook.agent}:{trigger}", extra_trailers=extra)
+    state = SessionState(session_id=sid, step_index=step)
+    record_agent_summary(repo, state, summary, why=why, context=context)
 
 
 def hand_off(

@@ -177,7 +177,7 @@ def pre_compact(hook: Hook, wording: Wording) -> Reply:
     with hook.repo() as repo:
         already = handed_off(hook, repo) if hands_off else None
         if hands_off and already is None and outcome is not None:
-            native = agent_trailers(hook, trigger, state)
+            native = agent_trailers(trigger, state)
             done = commit_handoff(hook, outcome, repo, **native)
             if wording.block_is_seen:
                 hook.notes.note(told=done.manifest_path)

@@ -35,7 +35,7 @@ def wait_for_reply(path: str, reply: str | None) -> None:
     needle = json.dumps(reply.strip()[:120], ensure_ascii=False)[1:-1].encode("utf-8")
     deadline = None
     while True:
-        if _tail_holds(path, needle):
+        if needle in tail(path, _REPLY_SCAN):
             return
         now = time.monotonic()
         deadline = deadline or now + REPLY_WAIT
@@ -44,15 +44,14 @@ def wait_for_reply(path: str, reply: str | None) -> None:
         time.sleep(_POLL)
 
 
-def _tail_holds(path: str, needle: bytes) -> bool:
+def tail(path: str, limit: int) -> bytes:
+    """The last ``limit`` bytes of the file at ``path`` (none when it cannot be read)."""
     try:
         with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - _REPLY_SCAN))
-            return needle in fh.read()
+            fh.seek(max(0, fh.seek(0, os.SEEK_END) - limit))
+            return fh.read(limit)
     except OSError:
-        return False
+        return b""
 
 
 def settle(path: str) -> None:

@@ -23,10 +23,9 @@ settings costs a few small JSON files, and only when the first two sources are s
 
 from __future__ import annotations
 
-import json
 import os
 
-from clm_policy.agents.sessionfacts import read_facts
+from clm_policy.agents.sessionfacts import json_object, read_facts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -125,10 +124,4 @@ def _read_json(path: str) -> dict[str, Any]:
             raw = fh.read(SETTINGS_LIMIT + 1)
     except OSError:
         return {}
-    if len(raw) > SETTINGS_LIMIT:
-        return {}
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
+    return json_object(raw, SETTINGS_LIMIT)

@@ -33,6 +33,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from clm_policy.agents.hooks.settling import tail
 from clm_policy.base.errors import InputError
 
 TAIL = 256 * 1024
@@ -144,13 +145,7 @@ def _caller(path: str, project: str, how: str) -> Caller:
 def holds_pending_call(path: str, tool: str) -> bool:
     """Whether the end of the transcript ``path`` holds a call of ``mcp__<server>__<tool>``
     that has no result yet."""
-    try:
-        with open(path, "rb") as handle:
-            size = handle.seek(0, os.SEEK_END)
-            handle.seek(max(0, size - TAIL))
-            data = handle.read(TAIL)
-    except OSError:
-        return False
+    data = tail(path, TAIL)
     marker = f"__{tool}".encode()
     first = data.find(marker)
     if first < 0:

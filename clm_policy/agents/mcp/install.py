@@ -15,12 +15,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from clm_policy.agents.hooks.claude_settings import executable, read_settings, write_json
+from clm_policy.agents.hooks.claude_settings import SCOPES, executable, read_settings, write_json
 from clm_policy.base.errors import InputError, Location
 
 NAME = "clm-policy"
 ARGS = ("mcp",)
-SCOPES = ("project", "user")
 
 
 def entry(command: str) -> dict[str, Any]:

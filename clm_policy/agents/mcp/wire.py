@@ -49,9 +49,7 @@ class _Out:
 
     def line(self, data: bytes) -> None:
         with self.lock:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self.fd, view) :]
+            _write_all(self.fd, data)
 
 
 def error_line(request_id: object, message: str) -> bytes:

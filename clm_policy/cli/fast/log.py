@@ -4,7 +4,7 @@ Reading the audit trail is one ``git log``; over 10,000 commits git takes tens o
 milliseconds, and so do loading click and the memory modules. Here, straight from
 :mod:`clm_policy.cli.entry`, the memory repository is found and git is started before anything
 else is imported, and the parsing and rendering (the same functions as the click command's:
-:func:`~clm_policy.memory.audit.parse_log`, :func:`~clm_policy.report.auditlog.render`) load
+:class:`~clm_policy.memory.audit.LogReader`, :func:`~clm_policy.report.auditlog.render`) load
 while it runs. The options are :data:`OPTIONS`, held equal to the click command's by a test.
 Whatever this path does not take on — ``--help``, an option it does not know, a value click
 would refuse, a folder that is not plainly a memory repository — it hands back

@@ -27,7 +27,6 @@ from clm_policy.memory.redact.syntax import (
     AWS_SECRET_NAME,
     AWS_SECRET_VALUE,
     BLANK,
-    COMMAND_LOOKBACK,
     ESCAPED,
     KEY_END,
     KEYWORD,
@@ -36,6 +35,7 @@ from clm_policy.memory.redact.syntax import (
     Rule,
     after_command,
     bare,
+    credential_value,
     not_placeholder,
     random_value,
     reference_key,
@@ -63,8 +63,6 @@ ELEMENT = r"""(?P<element>(?:\\?["'])?(?:\s[^<>]{0,120}+)?>\s*+)"""
 # The header's separator: JSON, Python, Ruby, a call's arguments, URL-encoded; quotes optional.
 HEADER_SEPARATOR = rf"""{KEY_END}{BLANK}*+(?:=>|[:=,]|%3[AaDd]){BLANK}*+
     (?:[rRbBuUfF@]{{0,2}}\\?["']|%2[27])?"""
-CURL_LOOKBACK = COMMAND_LOOKBACK
-"""How far back (on the same command line) ``curl`` makes ``-u user:password`` curl's."""
 # A header that carries a credential by its name — Token, X-Api-Key, Api-Key, apikey,
 # X-Auth-Token, PRIVATE-TOKEN, X-Vault-Token, X-Goog-Api-Key, Ocp-Apim-Subscription-Key — and
 # Authorization without a scheme: words joined by "-", a header's spelling (API_KEY= is an
@@ -120,19 +118,13 @@ def is_code(m: re.Match[str]) -> bool:
     return m.string[end : end + 1] in ("(", "[", "{") or glued_to_placeholder(m.string, end)
 
 
-def after_curl(text: str, start: int) -> bool:
-    """Whether ``curl`` stands before ``start`` on the same command line (its line, or the
-    lines before it that end in a backslash), within :data:`CURL_LOOKBACK` characters."""
-    return after_command(text, start, ("curl",))
-
-
 def _curl_password(m: re.Match[str]) -> bool:
     """After ``curl`` on the same command line, any credential, ``$`` and ``!`` included
     (``mango2024!``, ``p@ss$!w0rd``) but shell expansions (``$PASSWORD``); elsewhere ``-u`` is
     also ``docker run -u 1000:1000`` or ``-u app:staff``, so only a random-looking one."""
     if "[REDACTED:" in m[0]:  # what a rule already replaced, read as the user: redacted text
         return False
-    if after_curl(m.string, m.start()):
+    if after_command(m.string, m.start(), ("curl",)):
         return looks_typed_credential(m["secret"])
     return looks_secret(m["secret"])
 
@@ -141,7 +133,9 @@ def _curl_key(m: re.Match[str]) -> bool:
     """``curl -u KEY:`` (an empty password: the user is the API key, as Stripe's and
     Mailgun's take it): after ``curl``, when the user looks random (a name does not)."""
     return (
-        "[REDACTED:" not in m[0] and after_curl(m.string, m.start()) and looks_secret(m["secret"])
+        "[REDACTED:" not in m[0]
+        and after_command(m.string, m.start(), ("curl",))
+        and looks_secret(m["secret"])
     )
 
 
@@ -190,10 +184,6 @@ def _header_credential(m: re.Match[str]) -> bool:
     )
 
 
-def _credential(m: re.Match[str]) -> bool:
-    return looks_credential(m["secret"])
-
-
 ASSIGNMENT_RULES: tuple[Rule, ...] = (
     Rule(
         "aws-secret-access-key",
@@ -229,7 +219,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = (
         rf"""(?:(?<![A-Za-z])|{ESCAPED})authorization{HEADER_SEPARATOR}
         (?!(?:bearer|basic)(?![A-Za-z0-9._-]))[A-Za-z][A-Za-z0-9._-]{{0,40}}+{BLANK}++
         (?P<secret>[A-Za-z0-9._~+/-]++=*+)""",
-        check=_credential,
+        check=credential_value,
         anchor="authorization",
         flags=re.IGNORECASE | re.ASCII | re.VERBOSE,
     ),
@@ -291,7 +281,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = (
         "generic-secret",
         rf"""convertto-securestring(?:{BLANK}++-string)?{BLANK}++(?P<q>["'])
         (?P<secret>[^"'\r\n]{{1,200}}+)(?P=q){BLANK}++-asplaintext""",
-        check=_credential,
+        check=credential_value,
         anchor="convertto-securestring",
         flags=re.IGNORECASE | re.VERBOSE,
     ),

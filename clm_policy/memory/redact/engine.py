@@ -345,9 +345,7 @@ class Redactor:
         if kind is int or kind is float or kind is bool or value is None:
             return value
         if isinstance(value, str):
-            if _TAG_OPEN not in value:
-                return value
-            return _TAG.sub(self._keep, value)
+            return _TAG.sub(self._keep, value) if _TAG_OPEN in value else value
         if isinstance(value, Mapping):
             return {self.settle(k): self.settle(v) for k, v in value.items()}
         if isinstance(value, list | tuple):

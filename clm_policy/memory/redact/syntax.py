@@ -13,7 +13,7 @@ import re
 from functools import cache
 
 from clm_policy.base.lazypattern import LazyPattern
-from clm_policy.memory.redact.judge import is_placeholder, looks_secret
+from clm_policy.memory.redact.judge import is_placeholder, looks_credential, looks_secret
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # no typing at run time: the hooks import the redactor
@@ -213,6 +213,10 @@ def not_placeholder(m: re.Match[str]) -> bool:
 
 def random_value(m: re.Match[str]) -> bool:
     return looks_secret(m["secret"])
+
+
+def credential_value(m: re.Match[str]) -> bool:
+    return looks_credential(m["secret"])
 
 
 def has_key_body(m: re.Match[str]) -> bool:

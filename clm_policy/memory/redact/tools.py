@@ -34,11 +34,10 @@ import re
 
 from clm_policy.memory.redact.judge import (
     is_placeholder,
-    looks_credential,
     looks_password,
     looks_secret,
 )
-from clm_policy.memory.redact.syntax import ESCAPED, KEY_NAME, Rule, after_command
+from clm_policy.memory.redact.syntax import ESCAPED, KEY_NAME, Rule, after_command, credential_value
 from clm_policy.memory.redact.token_checks import is_random
 
 TYPE_CHECKING = False
@@ -135,12 +134,6 @@ def _htpasswd(m: re.Match[str]) -> bool:
     letters = _flag_letters(m["flags"])
     with_file = m["second"] is not None
     return "b" in letters and ("n" not in letters) == with_file and looks_password(m["secret"])
-
-
-def _npmrc(m: re.Match[str]) -> bool:
-    """An .npmrc credential (a legacy token is a UUID; ``_auth`` and ``_password`` base64):
-    nothing but a credential stands there."""
-    return looks_credential(m["secret"])
 
 
 # -- Azure Storage -----------------------------------------------------------------------------
@@ -267,7 +260,9 @@ TOOL_RULES: tuple[Rule, ...] = (
         "npm-token",
         rf"""(?<![\w-])_(?:authToken|auth|password)[ \t]*+=[ \t]*+{TYPED_VALUE}""",
         ("_auth", "_password"),
-        _npmrc,
+        # nothing but a credential stands there (a legacy token is a UUID; _auth and
+        # _password base64)
+        credential_value,
         flags=re.VERBOSE,
     ),
     Rule(  # …?sv=…&sig=<base64, URL-encoded>
