@@ -49,6 +49,7 @@ from clm_policy.transcripts.reading import (
     clip,
     count,
     estimate_tokens,
+    joined_text,
     limited_warning,
     text_of,
 )
@@ -159,7 +160,7 @@ def _chars(content: object) -> int:
         elif kind == "tool_use":
             total += len(text_of(block.get("name")) or "") + len(_dumps(block.get("input")))
         elif kind == "tool_result":
-            total += len(_result_text(block.get("content")))
+            total += len(joined_text(block.get("content")))
     return total
 
 
@@ -168,18 +169,6 @@ def _dumps(value: object) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):
         return ""
-
-
-def _result_text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            text_of(b.get("text")) or ""
-            for b in content
-            if isinstance(b, dict) and b.get("type") == "text"
-        )
-    return ""
 
 
 class _Figures:
@@ -362,15 +351,8 @@ class _Chain:
 
 
 def _text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return "\n".join(
-        text_of(b.get("text")) or ""
-        for b in content
-        if isinstance(b, dict) and b.get("type") == "text"
-    ).strip()
+    text = joined_text(content)
+    return text if isinstance(content, str) else text.strip()
 
 
 def _prompt(obj: dict[str, Any], content: object) -> str:
@@ -614,7 +596,7 @@ def _feed_results(log: WorkLog, results: list[dict[str, Any]], structured: Any) 
     from clm_policy.transcripts.work import REJECTION
 
     for block in results:
-        text = _result_text(block.get("content"))
+        text = joined_text(block.get("content"))
         error = block.get("is_error") is True
         said = _REJECTED.search(text) if error else None
         if said:  # the person rejected the call and said what to do instead

@@ -46,6 +46,7 @@ from clm_policy.transcripts.reading import (
     GOAL_LIMIT,
     MESSAGE_LIMIT,
     NOT_COUNTED,
+    TEXT_PARTS,
     Compaction,
     Lines,
     Source,
@@ -55,6 +56,7 @@ from clm_policy.transcripts.reading import (
     clip,
     count,
     estimate_tokens,
+    joined_text,
     limited_warning,
     text_of,
 )
@@ -130,7 +132,7 @@ def event_of(obj: dict[str, Any]) -> Event | None:
 def _item_chars(item: dict[str, Any]) -> int:
     kind = item.get("type")
     if kind == "message":
-        return len(_message_text(item.get("content")))
+        return len(joined_text(item.get("content"), TEXT_PARTS))
     if kind == "function_call":
         return len(text_of(item.get("name")) or "") + len(text_of(item.get("arguments")) or "")
     if kind == "custom_tool_call":
@@ -150,18 +152,6 @@ def _item_chars(item: dict[str, Any]) -> int:
     return 0
 
 
-def _message_text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return "\n".join(
-        text_of(c.get("text")) or ""
-        for c in content
-        if isinstance(c, dict) and c.get("type") in ("input_text", "output_text", "text")
-    )
-
-
 def _output(output: object) -> tuple[str, bool | None]:
     """(text, success) of a tool call's output: a string, ``{content, success}`` or a list
     of content items, depending on the Codex version and the tool."""
@@ -171,7 +161,7 @@ def _output(output: object) -> tuple[str, bool | None]:
         success = output.get("success")
         return text_of(output.get("content")) or "", success if isinstance(success, bool) else None
     if isinstance(output, list):
-        return _message_text(output), None
+        return joined_text(output, TEXT_PARTS), None
     return "", None
 
 
@@ -342,7 +332,7 @@ class _Session:
     def _item(self, item: dict[str, Any]) -> None:
         kind = item.get("type")
         if kind == "message":
-            text = _message_text(item.get("content"))
+            text = joined_text(item.get("content"), TEXT_PARTS)
             if item.get("role") == "user" and not self.fallback_goal:
                 self.fallback_goal = _prompt(text)
             elif item.get("role") == "assistant" and text.strip():
@@ -374,10 +364,7 @@ def _command_text(command: object) -> str:
 
 
 def _prompt(text: str) -> str:
-    text = text.strip()
-    if not text or text.startswith(_WRAPPERS):
-        return ""
-    return clip(text, GOAL_LIMIT)
+    return clip(_request(text), GOAL_LIMIT)
 
 
 _RUNNING = re.compile(r"^Process running with session ID (\d+)", re.M)
@@ -460,7 +447,6 @@ def read_full(src: Source) -> TranscriptReading:
 # ---------------------------------------------------------------------------------------------
 # What the session did (clm_policy.transcripts.work)
 
-_OUTPUT_START = re.compile(r"^Output:\n", re.M)
 _COMPACT_PREFIX = re.compile(
     r"^Another language model started to solve this problem.*?assist with your own "
     r"analysis:\s*",
@@ -571,7 +557,7 @@ class _WorkFeeder:
         log = self.log
         kind = item.get("type")
         if kind == "message":
-            text = _message_text(item.get("content"))
+            text = joined_text(item.get("content"), TEXT_PARTS)
             if item.get("role") == "user":
                 if "<environment_context>" in text:
                     self._environment(text)
@@ -606,15 +592,12 @@ class _WorkFeeder:
                 return  # a command still running (or its poll): its result comes later
             code = _exit_code(text)
             body = text
-            m = _OUTPUT_START.search(text)
+            m = _BODY.search(text)
             if m:
                 body = text[m.end() :]
-            elif text.startswith("{"):
-                try:
-                    data = json.loads(text)
-                except (ValueError, RecursionError):
-                    data = None
-                if isinstance(data, dict) and isinstance(data.get("output"), str):
+            else:
+                data = _json_object(text)
+                if data is not None and isinstance(data.get("output"), str):
                     body = data["output"]
             self._result(
                 text_of(item.get("call_id")),
@@ -777,12 +760,18 @@ def _tool_calls(code: str) -> list[tuple[str, object]]:
     return found
 
 
-def _exit_code(text: str) -> int | None:
+def _json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object ``text`` holds (a tool's output given as JSON), or None."""
     try:
         data = json.loads(text) if text.startswith("{") else None
     except (ValueError, RecursionError):
-        data = None
-    meta = data.get("metadata") if isinstance(data, dict) else None
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _exit_code(text: str) -> int | None:
+    data = _json_object(text)
+    meta = data.get("metadata") if data is not None else None
     if isinstance(meta, dict) and isinstance(meta.get("exit_code"), int):
         return int(meta["exit_code"])
     for pattern in _EXIT:

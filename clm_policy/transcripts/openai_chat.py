@@ -18,12 +18,14 @@ from clm_policy.transcripts.reading import (
     GOAL_LIMIT,
     MESSAGE_LIMIT,
     NOT_COUNTED,
+    TEXT_PARTS,
     Source,
     TranscriptReading,
     Warnings,
     clip,
     count,
     estimate_tokens,
+    joined_text,
     text_of,
 )
 
@@ -64,7 +66,7 @@ def _read(src: Source, *, full: bool) -> TranscriptReading:
         if not isinstance(message, dict) or not isinstance(message.get("role"), str):
             skipped += 1
             continue
-        text = _text(message.get("content"))
+        text = joined_text(message.get("content"), TEXT_PARTS)
         chars += len(text) + _calls_chars(message.get("tool_calls"))
         if message["role"] == "user" and not goal and text.strip():
             goal = clip(text, GOAL_LIMIT)
@@ -106,18 +108,6 @@ def _parse(raw: bytes, file: str) -> object:
         raise InputError(
             "not a JSON document: not an OpenAI chat transcript", Location(file)
         ) from None
-
-
-def _text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            text_of(part.get("text")) or ""
-            for part in content
-            if isinstance(part, dict) and part.get("type") in ("text", "input_text", "output_text")
-        )
-    return ""
 
 
 def _calls_chars(calls: object) -> int:

@@ -60,8 +60,9 @@ MAX_DOCUMENT = 64 * 1024 * 1024
 GOAL_LIMIT = 2000
 MESSAGE_LIMIT = 2000
 COMMAND_LIMIT = 50
-COMMAND_TEXT_LIMIT = 200
 WARNING_LIMIT = 20
+TEXT_PARTS = ("input_text", "output_text", "text")
+"""The types of an OpenAI chat or Codex message's parts that hold its text."""
 _DETECT_LINES = 5
 _DETECT_SCAN = 1024 * 1024
 
@@ -650,8 +651,18 @@ def clip(text: str, limit: int) -> str:
     return shorten(text.strip(), limit)
 
 
-def one_line(text: str, limit: int = COMMAND_TEXT_LIMIT) -> str:
-    return shorten(" ".join(text.split()), limit)
+def joined_text(content: object, kinds: tuple[str, ...] = ("text",)) -> str:
+    """A message's content as text: a string as it is; of a list of parts, the ``text`` of
+    those whose ``type`` is one of ``kinds``, a line each."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(
+        text_of(part.get("text")) or ""
+        for part in content
+        if isinstance(part, dict) and part.get("type") in kinds
+    )
 
 
 class Warnings:
