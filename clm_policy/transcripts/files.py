@@ -315,30 +315,14 @@ def shell_file_ops(command: str, cwd: str | None, paths: Paths) -> list[FileOp]:
         if name == "cd":
             here = at(rest[0]) if rest else here
         elif name in ("mv", "git mv"):
-            operands = _args(rest)
-            if len(operands) >= 2:
-                srcs, dst = operands[:-1], operands[-1]
-                into = len(srcs) > 1 or dst.endswith("/") or _looks_like_dir(srcs[0], dst)
-                for src in srcs:
-                    target = (
-                        posixpath.join(dst, posixpath.basename(src.rstrip("/"))) if into else dst
-                    )
-                    ops.append(("move", at(src), at(target)))
+            ops += [("move", at(src), at(target)) for src, target in _copies(_args(rest))]
         elif name in ("rm", "git rm", "rmdir", "unlink"):
             ops += [("delete", at(p), None) for p in _args(rest)]
         elif name == "touch":
             ops += [("made", at(p), None) for p in _args(rest) if paths.inside(at(p))]
         elif name == "cp":
-            operands = _args(rest)
-            if len(operands) >= 2:
-                srcs, dst = operands[:-1], operands[-1]
-                into = len(srcs) > 1 or dst.endswith("/") or _looks_like_dir(srcs[0], dst)
-                for src in srcs:
-                    target = (
-                        posixpath.join(dst, posixpath.basename(src.rstrip("/"))) if into else dst
-                    )
-                    if paths.inside(at(target)):
-                        ops.append(("made", at(target), None))
+            copies = _copies(_args(rest))
+            ops += [("made", at(t), None) for _src, t in copies if paths.inside(at(t))]
         elif name in ("sed", "gsed", "perl") and any(_in_place(name, w) for w in rest):
             ops += [("edit", at(p), None) for p in _script_files(name, rest)]
         elif name == "tee" and "-a" not in rest:
@@ -354,6 +338,18 @@ def shell_file_ops(command: str, cwd: str | None, paths: Paths) -> list[FileOp]:
         elif name == "go" and rest[:2] == ["mod", "init"]:
             ops.append(("made", at("go.mod"), None))
     return ops
+
+
+def _copies(operands: list[str]) -> list[tuple[str, str]]:
+    """(source, where it goes) of each source of ``mv`` or ``cp`` with these ``operands``."""
+    if len(operands) < 2:
+        return []
+    srcs, dst = operands[:-1], operands[-1]
+    into = len(srcs) > 1 or dst.endswith("/") or _looks_like_dir(srcs[0], dst)
+    return [
+        (src, posixpath.join(dst, posixpath.basename(src.rstrip("/"))) if into else dst)
+        for src in srcs
+    ]
 
 
 def _looks_like_dir(src: str, dst: str) -> bool:
@@ -392,15 +388,11 @@ def _script_files(name: str, words: list[str]) -> list[str]:
 
 
 def created_in_output(output: str, cwd: str | None, paths: Paths) -> list[str]:
-    if not any(w in output for w in ("reat", "REATE", "Wrote to", "go: creating")):
-        return []
-    return _created(output, cwd, paths)
-
-
-def _created(output: str, cwd: str | None, paths: Paths) -> list[str]:
     """Files a generator says it created (``create app/models/user.rb``, ``* creating
     mix.exs``, ``CREATE src/app.ts (12 bytes)``, npm's ``Wrote to …/package.json``), inside
     the project."""
+    if not any(w in output for w in ("reat", "REATE", "Wrote to", "go: creating")):
+        return []
     found: list[str] = []
     for m in _CREATED_LINE.finditer(output):
         token = m.group(1).rstrip(":,")

@@ -23,6 +23,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 
+from clm_policy.transcripts.results import one_line
+
 ITEM_LIMIT = 600
 """Characters of one item kept."""
 ITEMS_LIMIT = 60
@@ -239,13 +241,13 @@ def parse_notes(text: str) -> AgentNotes:
     if notes.empty:
         prose = _PROSE_NEXT.search(body)
         if prose:
-            notes.next_action = _clip(prose.group(1))
+            notes.next_action = one_line(prose.group(1), ITEM_LIMIT)
     return notes
 
 
 def _notes(fields: dict[str, list[str]], stated: set[str]) -> AgentNotes:
     def take(name: str) -> list[str]:
-        return [_clip(i) for i in fields.get(name, [])][:ITEMS_LIMIT]
+        return [one_line(i, ITEM_LIMIT) for i in fields.get(name, [])][:ITEMS_LIMIT]
 
     next_items = take("next_action")
     status_text = " ".join(fields.get("status", []))
@@ -399,11 +401,6 @@ def _items(lines: list[str]) -> list[tuple[str, bool | None]]:
 def _unmark(text: str) -> str:
     text = re.sub(r"\*\*(.+?)\*\*", r"\1", text)
     return " ".join(text.split())
-
-
-def _clip(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= ITEM_LIMIT else text[: ITEM_LIMIT - 1].rstrip() + "…"
 
 
 # ---------------------------------------------------------------------------------------------

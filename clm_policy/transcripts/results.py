@@ -1006,6 +1006,12 @@ def words_of(command: str) -> list[str]:
         return command.split()
 
 
+def one_line(text: str, limit: int = 200) -> str:
+    """``text`` with its whitespace runs as single spaces, cut to ``limit`` characters ("…")."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
 _READERS = frozenset(
     {
         "cat",

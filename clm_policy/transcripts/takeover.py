@@ -37,7 +37,8 @@ from clm_policy.transcripts.record import (
     unknown_runs,
     verified_runs,
 )
-from clm_policy.transcripts.work import WORD, Run, Work, one_line, substantive
+from clm_policy.transcripts.results import one_line
+from clm_policy.transcripts.work import WORD, Run, Work, substantive
 
 if TYPE_CHECKING:
     from clm_policy.models.enums import TaskStatus
@@ -153,11 +154,7 @@ def intention(text: str | None) -> str:
 def turn_end(work: Work) -> str | None:
     """The agent's last words on the latest substantive request: its last message before the
     next request (a "thanks" and its "you're welcome" aside), or None."""
-    substantive_at = [
-        order
-        for order, request in zip(work.request_orders, work.requests, strict=False)
-        if substantive(request.text)
-    ]
+    substantive_at = work.substantive_orders()
     if not substantive_at:
         return None
     start = substantive_at[-1]
@@ -304,15 +301,6 @@ def _mid_turn(work: Work) -> bool:
     return work.in_flight or work.last_tool_order > work.last_message_order
 
 
-def _list_current(work: Work) -> bool:
-    """Whether the task list was kept after the latest substantive request (a list all done
-    before a new request was the earlier request's)."""
-    starts = [
-        o for o, r in zip(work.request_orders, work.requests, strict=False) if substantive(r.text)
-    ]
-    return work.tasks_order > (starts[-1] if starts else -1)
-
-
 def _with_notes(facts: _Facts, notes: AgentNotes) -> None:
     """What the agent wrote on purpose, over what the transcript gives."""
     if notes.next_action:
@@ -355,7 +343,12 @@ def _status(
         and not facts.remaining
         and not _mid_turn(work)
         and (
-            (all_done and work.tasks is not None and _list_current(work))
+            # (a list all done before the latest substantive request was the earlier one's)
+            (
+                all_done
+                and work.tasks is not None
+                and work.tasks_order > work.last_substantive_order()
+            )
             or claims_done(turn_end(work))
         )
     ):

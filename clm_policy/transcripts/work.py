@@ -42,6 +42,7 @@ from clm_policy.transcripts.results import (
     is_check,
     judge,
     normalise,
+    one_line,
     reads_only,
 )
 
@@ -253,11 +254,6 @@ def substantive(text: str) -> bool:
     or a bare approval."""
     words = WORD.findall(text.lower())
     return bool(words) and not all(w.strip("'") in _ACK_WORDS for w in words)
-
-
-def one_line(text: str, limit: int = 200) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -621,13 +617,17 @@ class Work:
         """What the main agent did last: a command and its result, an edit, an agent."""
         self._done: list[tuple[int, str, str]] = []  # (order, "file" | "run", what)
 
-    def last_substantive_order(self) -> int:
-        """When the latest request that asks for something was made (-1: none)."""
-        starts = [
+    def substantive_orders(self) -> list[int]:
+        """When each request that asks for something was made, in order."""
+        return [
             o
             for o, r in zip(self.request_orders, self.requests, strict=False)
             if substantive(r.text)
         ]
+
+    def last_substantive_order(self) -> int:
+        """When the latest request that asks for something was made (-1: none)."""
+        starts = self.substantive_orders()
         return starts[-1] if starts else -1
 
     def active_after(self, order: int) -> bool:
