@@ -249,13 +249,11 @@ def read_tail(src: Source, max_scan: int) -> TranscriptReading:
         both.feed(event)
     figures = both.chosen()
     tokens, estimated, why = figures.result()
-    warnings = Warnings()
-    warnings.extend(lines.warnings())
+    limited = None
     if src.limited:  # the last main-chain usage may lie further back: unconfirmed
         estimated = True
-        warnings.add(limited_warning("main-chain usage", max_scan))
-    if why:
-        warnings.add(why)
+        limited = limited_warning("main-chain usage", max_scan)
+    warnings = Warnings(*lines.warnings(), limited, why)
     return TranscriptReading(
         format=FORMAT,
         path=src.file,
@@ -399,10 +397,7 @@ def read_full(src: Source) -> TranscriptReading:
     figures = both.chosen()
     chain = side if both.sidechain() else main
     tokens, estimated, why = figures.result()
-    warnings = Warnings()
-    warnings.extend(lines.warnings())
-    if why:
-        warnings.add(why)
+    warnings = Warnings(*lines.warnings(), why)
     if both.sidechain():  # a subagent's own transcript: its work is the main work here
         log, subs = logs[1], []
         log.agent = None

@@ -235,13 +235,11 @@ def read_tail(src: Source, max_scan: int) -> TranscriptReading:
     for event in reversed(events):
         figures.feed(event)
     tokens, estimated, why = figures.result()
-    warnings = Warnings()
-    warnings.extend(lines.warnings())
+    limited = None
     if src.limited and not found_count:
         estimated = True
-        warnings.add(limited_warning("token_count", max_scan))
-    if why:
-        warnings.add(why)
+        limited = limited_warning("token_count", max_scan)
+    warnings = Warnings(*lines.warnings(), limited, why)
     return TranscriptReading(
         format=FORMAT,
         path=src.file,
@@ -412,10 +410,7 @@ def read_full(src: Source) -> TranscriptReading:
         feeder.feed(obj)
     lines.finish()
     tokens, estimated, why = figures.result()
-    warnings = Warnings()
-    warnings.extend(lines.warnings())
-    if why:
-        warnings.add(why)
+    warnings = Warnings(*lines.warnings(), why)
     work = finish(log)
     return TranscriptReading(
         format=FORMAT,

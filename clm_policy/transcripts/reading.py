@@ -666,16 +666,15 @@ def joined_text(content: object, kinds: tuple[str, ...] = ("text",)) -> str:
 
 
 class Warnings:
-    def __init__(self) -> None:
+    def __init__(self, *texts: str | None) -> None:
         self._items: dict[str, None] = {}
+        for text in texts:
+            if text:
+                self.add(text)
 
     def add(self, text: str) -> None:
         if len(self._items) < WARNING_LIMIT:
             self._items[text] = None
-
-    def extend(self, texts: list[str]) -> None:
-        for text in texts:
-            self.add(text)
 
     def list(self) -> list[str]:
         return list(self._items)
