@@ -356,9 +356,8 @@ def _text(content: object) -> str:
 def _prompt(obj: dict[str, Any], content: object) -> str:
     """The text of a person's prompt; "" for a tool result, a compact summary, a command
     wrapper, a meta line or a system reminder."""
-    if any(obj.get(flag) is True for flag in ("isMeta", "isCompactSummary")):
-        return ""
-    if obj.get("isVisibleInTranscriptOnly") is True:
+    flags = ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly")
+    if any(obj.get(flag) is True for flag in flags):
         return ""
     if isinstance(content, list) and any(
         isinstance(b, dict) and b.get("type") == "tool_result" for b in content

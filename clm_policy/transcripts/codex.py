@@ -143,13 +143,18 @@ def _item_chars(item: dict[str, Any]) -> int:
         action = item.get("action")
         return len(json.dumps(action)) if isinstance(action, dict) else 0
     if kind == "reasoning":
-        summary = item.get("summary")
-        return sum(
-            len(text_of(s.get("text")) or "")
-            for s in (summary if isinstance(summary, list) else ())
-            if isinstance(s, dict)
-        )
+        return sum(len(text) for text in _reasoning(item))
     return 0
+
+
+def _reasoning(item: dict[str, Any]) -> list[str]:
+    """The texts of a ``reasoning`` item's summary."""
+    summary = item.get("summary")
+    return [
+        text_of(part.get("text")) or ""
+        for part in (summary if isinstance(summary, list) else ())
+        if isinstance(part, dict)
+    ]
 
 
 def _output(output: object) -> tuple[str, bool | None]:
@@ -571,14 +576,7 @@ class _WorkFeeder:
                     log.said_plan(text)
                 self.recent_prompt = None
         elif kind == "reasoning":
-            summary = item.get("summary")
-            log.thought(
-                "\n\n".join(
-                    text_of(part.get("text")) or ""
-                    for part in (summary if isinstance(summary, list) else ())
-                    if isinstance(part, dict)
-                )
-            )
+            log.thought("\n\n".join(_reasoning(item)))
         elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
             self._call(item, kind)
         elif kind in ("function_call_output", "custom_tool_call_output"):

@@ -49,20 +49,16 @@ LINE = 160
 def refusal(output: str) -> str | None:
     """The kind of named refusal ``output`` reports (``push protection``, ``authentication``
     …), or None."""
-    for name, pattern in _REFUSALS:
-        if pattern.search(output[-4000:]):
-            return name
-    return None
+    return next((name for name, pattern in _REFUSALS if pattern.search(output[-4000:])), None)
 
 
 def _reason(output: str) -> str:
     """The output's line that says why (the refusal's, else the last ``error``/``fatal``)."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
-    for name, pattern in _REFUSALS:
+    for _name, pattern in _REFUSALS:
         for line in lines:
             if pattern.search(line):
                 return one_line(line.removeprefix("remote: ").removeprefix("! "), 200)
-        del name
     for line in reversed(lines):
         if re.match(r"(?i)(?:error|fatal|remote: error)\b", line):
             return one_line(line, 200)

@@ -205,10 +205,7 @@ def label_field(label: str) -> str | None:
     text = " ".join(re.sub(r"[^\w' ]+", " ", text).split())
     if not text:
         return None
-    for name, pattern in LABELS:
-        if pattern.search(text):
-            return name
-    return None
+    return next((name for name, pattern in LABELS if pattern.search(text)), None)
 
 
 def parse_notes(text: str) -> AgentNotes:
@@ -288,10 +285,7 @@ def _task_done(item: str) -> bool:
 
 
 def _status(text: str) -> str | None:
-    for name, pattern in _STATUSES:
-        if pattern.search(text):
-            return name
-    return None
+    return next((name for name, pattern in _STATUSES if pattern.search(text)), None)
 
 
 def _header(line: str) -> tuple[str | None, str] | None:

@@ -177,15 +177,15 @@ _SUCCESS_NEEDLES = {
 }
 
 
-def _counts(text: str, words: dict[str, str]) -> dict[str, int]:
-    """``{"passed": 3, "failed": 1}`` from ``3 passed, 1 failed``, for the words given (word
-    in the text -> key)."""
-    found: dict[str, int] = {}
+def _counts(text: str, words: dict[str, str]) -> tuple[int, int]:
+    """(passed, failed) from ``3 passed, 1 failed``, for the words given (word in the text ->
+    ``passed`` or ``failed``)."""
+    found = {"passed": 0, "failed": 0}
     for number, word in re.findall(r"(\d+) (\w+)", text):
         key = words.get(word)
         if key is not None:
-            found[key] = found.get(key, 0) + int(number)
-    return found
+            found[key] += int(number)
+    return found["passed"], found["failed"]
 
 
 _PYTEST_WORDS = {
@@ -272,10 +272,8 @@ def _python_summaries(output: str) -> list[tuple[int, Summary]]:
     """pytest's and unittest's summaries in ``output``, with where each ends."""
     found: list[tuple[int, Summary]] = []
     for m in _find(_PYTEST, output):
-        c = _counts(m.group(1), _PYTEST_WORDS)
-        found.append(
-            (m.end(), Summary("pytest", c.get("passed", 0), c.get("failed", 0), _flat(m.group(0))))
-        )
+        counts = _counts(m.group(1), _PYTEST_WORDS)
+        found.append((m.end(), Summary("pytest", *counts, _flat(m.group(0)))))
     for m in _find(_PYTEST_NONE, output):
         found.append((m.end(), Summary("pytest", 0, 0, _flat(m.group(0)))))
     for m in _find(_UNITTEST, output):
@@ -302,10 +300,8 @@ def _rust_summaries(output: str) -> list[tuple[int, Summary]]:
         )
         found.append((cargo[-1].end(), Summary("cargo", passed, failed, text)))
     for m in _find(_NEXTEST, output):
-        c = _counts(m.group(1), {"passed": "passed", "failed": "failed", "out": "failed"})
-        found.append(
-            (m.end(), Summary("nextest", c.get("passed", 0), c.get("failed", 0), _flat(m.group(1))))
-        )
+        counts = _counts(m.group(1), {"passed": "passed", "failed": "failed", "out": "failed"})
+        found.append((m.end(), Summary("nextest", *counts, _flat(m.group(1)))))
     return found
 
 
@@ -329,13 +325,11 @@ def _javascript_summaries(output: str) -> list[tuple[int, Summary]]:
     each ends."""
     found: list[tuple[int, Summary]] = []
     for m in _find(_JEST, output):
-        c = _counts(m.group(1), _JS_WORDS)
         text = _flat(f"Tests: {m.group(1)}")
-        found.append((m.end(), Summary("jest", c.get("passed", 0), c.get("failed", 0), text)))
+        found.append((m.end(), Summary("jest", *_counts(m.group(1), _JS_WORDS), text)))
     for m in _find(_VITEST, output):
-        c = _counts(m.group(1), _JS_WORDS)
         text = _flat(f"Tests {m.group(1)} ({m.group(2)})")
-        found.append((m.end(), Summary("vitest", c.get("passed", 0), c.get("failed", 0), text)))
+        found.append((m.end(), Summary("vitest", *_counts(m.group(1), _JS_WORDS), text)))
     for m in _find(_MOCHA_PASS, output):
         after = _MOCHA_FAIL.search(output, m.end(), m.end() + 200)  # just after it
         failed = int(after.group(1)) if after else 0

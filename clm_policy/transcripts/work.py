@@ -56,8 +56,12 @@ OUTPUT_KEEP = 64 * 1024
 
 SHELL = "shell"
 PATCH = "apply_patch"
-EDIT_TOOLS = {"Edit": "file_path", "MultiEdit": "file_path", "Write": "file_path"}
-NOTEBOOK_TOOLS = {"NotebookEdit": "notebook_path"}
+EDIT_TOOLS = {
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "Write": "file_path",
+    "NotebookEdit": "notebook_path",
+}
 READ_TOOLS = {"Read": "file_path", "NotebookRead": "notebook_path"}
 SUBAGENT_TOOLS = frozenset({"Agent", "Task"})
 
@@ -378,14 +382,12 @@ class WorkLog:
             path = args.get(READ_TOOLS[name])
             if not is_error and isinstance(path, str) and path:
                 self._add("read", path, self.cwd)
-        elif name in EDIT_TOOLS or name in NOTEBOOK_TOOLS:
+        elif name in EDIT_TOOLS:
+            path = args.get(EDIT_TOOLS[name])
             if not is_error:
                 self._edit(name, args, structured)
-            else:
-                key = EDIT_TOOLS.get(name) or NOTEBOOK_TOOLS.get(name)
-                path = args.get(key) if key else None
-                if isinstance(path, str) and path:
-                    self._add("fail", "edit", path, _reason(output), self.cwd)
+            elif isinstance(path, str) and path:
+                self._add("fail", "edit", path, _reason(output), self.cwd)
         elif name == "TaskCreate":
             self._task_create(args, output, structured)
         elif name == "TaskUpdate":
@@ -428,7 +430,7 @@ class WorkLog:
         if self._pending:
             self._add("in_flight")
         for key, (name, args, cwd) in list(self._pending.items()):
-            if name in EDIT_TOOLS or name in NOTEBOOK_TOOLS:
+            if name in EDIT_TOOLS:
                 self._edit(name, args, None)
             elif name == PATCH:
                 self._patch(str(args.get("patch") or ""), cwd)
@@ -484,8 +486,7 @@ class WorkLog:
             self._add("file", kind, path, None, cwd)
 
     def _edit(self, name: str, args: dict[str, Any], structured: object) -> None:
-        key = EDIT_TOOLS.get(name) or NOTEBOOK_TOOLS.get(name)
-        path = args.get(key) if key else None
+        path = args.get(EDIT_TOOLS[name])
         if not isinstance(path, str) or not path.strip():
             return
         created = isinstance(structured, dict) and structured.get("type") == "create"
