@@ -33,14 +33,13 @@ _HOME = re.compile(r"^(/home/[^/]+|/Users/[^/]+|/root)(?=/|$)")
 
 
 class Paths:
-    """Paths as a person reads them: ``root`` (the project) relative, ``home`` as ``~``."""
+    """Paths as a person reads them: ``root`` (the project) relative, ``home`` (the home
+    folder ``root`` lies in) as ``~``."""
 
-    def __init__(self, root: str | None, home: str | None = None) -> None:
+    def __init__(self, root: str | None) -> None:
         self.root = posixpath.normpath(root) if root else None
-        if home is None and root:
-            m = _HOME.match(root)
-            home = m.group(1) if m else None
-        self.home = home
+        m = _HOME.match(root) if root else None
+        self.home = m.group(1) if m else None
 
     def absolute(self, path: str, cwd: str | None = None) -> str:
         """``path`` made absolute against ``cwd`` (else the project), normalised."""

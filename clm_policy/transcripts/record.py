@@ -86,8 +86,7 @@ def last_reasoning(work: Work) -> list[str]:
     """The agent's last reasoning the transcript shows (Claude Code's thinking, Codex's
     reasoning summaries), oldest first: since the latest substantive request, at most
     :data:`REASONING_SHOWN` — what it was weighing when the session was cut."""
-    starts = work.substantive_orders()
-    since = starts[-1] if starts else -1
+    since = work.last_substantive_order()
     return [text for order, text in work.thoughts if order > since][-REASONING_SHOWN:]
 
 

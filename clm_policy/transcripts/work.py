@@ -680,12 +680,12 @@ def merge(main: WorkLog, subs: list[WorkLog]) -> list[tuple[str, str, tuple[Any,
     return tagged + extra
 
 
-def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = None) -> Work:
+def finish(main: WorkLog, subs: list[WorkLog] | None = None) -> Work:
     """The :class:`Work` of a transcript's log and its subagents' logs."""
     main.finish_pending()
     for log in subs or []:
         log.finish_pending()
-    gathering = _Gathering(Paths(main.root or main.cwd, home))
+    gathering = _Gathering(Paths(main.root or main.cwd))
     for order, (_ts, kind, data, agent) in enumerate(merge(main, subs or [])):
         if agent is not None and kind not in ("file", "run", "shell_files"):
             continue  # a subagent's requests, lists, plans and words are its own
