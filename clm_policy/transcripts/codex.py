@@ -637,9 +637,8 @@ class _WorkFeeder:
             self._use(call_id, SHELL, {"command": command, "workdir": args.get("workdir")})
         elif name == "update_plan":
             self._use(call_id, name, args)
-        elif (
-            name == "write_stdin"
-        ):  # a poll of a command still running: its output is the command's
+        elif name == "write_stdin":
+            # a poll of a command still running: its output is the command's
             session = args.get("session_id")
             if call_id and isinstance(session, int | str):
                 self.polls[call_id] = str(session)

@@ -76,7 +76,7 @@ def _read(src: Source, *, full: bool) -> TranscriptReading:
                 last = clip(text, MESSAGE_LIMIT)
     if skipped:
         warnings.add(f"{skipped} items of the messages are not chat messages; skipped")
-    prompt = _prompt_tokens(usage)
+    prompt = _tokens(usage, "prompt_tokens", "input_tokens")
     if prompt is None:
         warnings.add(NO_USAGE)
     return TranscriptReading(
@@ -89,7 +89,7 @@ def _read(src: Source, *, full: bool) -> TranscriptReading:
         goal=goal,
         last_assistant_message=last,
         input_tokens=prompt or 0,
-        output_tokens=_completion_tokens(usage),
+        output_tokens=_tokens(usage, "completion_tokens", "output_tokens") or 0,
         warnings=warnings.list(),
         full=full,
         bytes_read=src.bytes_read,
@@ -120,15 +120,10 @@ def _calls_chars(calls: object) -> int:
     return total
 
 
-def _prompt_tokens(usage: object) -> int | None:
+def _tokens(usage: object, chat: str, responses: str) -> int | None:
+    """The token count ``usage`` gives under the Chat Completions API's name ``chat``, else
+    under the Responses API's ``responses``."""
     if not isinstance(usage, dict):
         return None
-    prompt = count(usage.get("prompt_tokens"))
-    return prompt if prompt is not None else count(usage.get("input_tokens"))
-
-
-def _completion_tokens(usage: object) -> int:
-    if not isinstance(usage, dict):
-        return 0
-    out = count(usage.get("completion_tokens"))
-    return out if out is not None else count(usage.get("output_tokens")) or 0
+    found = count(usage.get(chat))
+    return found if found is not None else count(usage.get(responses))
