@@ -169,11 +169,6 @@ def _did_not_run(run: Run) -> bool:
     return run.verdict.status == UNKNOWN and run.verdict.text.startswith("did not run")
 
 
-def run_text(run: Run) -> str:
-    """``mix test | tail -30: failed (297 tests, 11 failures)``."""
-    return f"{one_line(run.command, RUN_TEXT)}: {run.verdict.line()}"
-
-
 def open_failures(work: Work) -> list[Run]:
     """The checks whose last run failed and that no later run passed: the latest failing run
     of each command, unless a later run of it (or of a broader form of it) passed."""

@@ -31,12 +31,7 @@ import re
 from typing import TYPE_CHECKING
 
 from clm_policy.transcripts.notes import AgentNotes, parse_notes
-from clm_policy.transcripts.record import (
-    open_failures,
-    run_text,
-    unknown_runs,
-    verified_runs,
-)
+from clm_policy.transcripts.record import RUN_TEXT, open_failures, unknown_runs, verified_runs
 from clm_policy.transcripts.results import one_line
 from clm_policy.transcripts.work import WORD, Run, Work, substantive
 
@@ -53,7 +48,6 @@ LIST_LIMIT = 200
 COMMANDS_KEPT = 50
 VERIFIED_SHOWN = 8
 """Passing checks listed one by one; the earlier ones are counted in one item."""
-RUN_TEXT = 160
 
 _SENTENCE = re.compile(r"[^.!?;\n]+[.!?]?")
 _CONSTRAINT = re.compile(
@@ -270,16 +264,16 @@ def _from_work(work: Work, facts: _Facts, fallback_goal: str) -> tuple[list[Run]
             step += f". The agent was doing: {facts.next_action}"
         facts.next_action = step
     failures = open_failures(work)
-    facts.open_failures = [run_text(r) for r in failures]
+    facts.open_failures = [r.line(RUN_TEXT) for r in failures]
     passed = verified_runs(work)
-    facts.verified = [run_text(r) for r in passed[-VERIFIED_SHOWN:]]
+    facts.verified = [r.line(RUN_TEXT) for r in passed[-VERIFIED_SHOWN:]]
     if len(passed) > VERIFIED_SHOWN:  # many narrow runs (one test file each): counted
         earlier = passed[:-VERIFIED_SHOWN]
         kinds = sorted({" ".join(r.normal.split()[:2]) for r in earlier})
         facts.verified.append(
             f"{len(earlier)} earlier checks passed too ({', '.join(kinds)}): see the commands"
         )
-    facts.not_verified = [run_text(r) for r in unknown_runs(work)]
+    facts.not_verified = [r.line(RUN_TEXT) for r in unknown_runs(work)]
     return failures, all_done
 
 

@@ -136,8 +136,10 @@ class Run:
     agent: str | None = None
     order: int = 0
 
-    def line(self) -> str:
-        return f"{one_line(self.command)}: {self.verdict.line()}"
+    def line(self, limit: int = 200) -> str:
+        """``mix test | tail -30: failed (297 tests, 11 failures)``, the command cut to
+        ``limit`` characters."""
+        return f"{one_line(self.command, limit)}: {self.verdict.line()}"
 
 
 @dataclass(frozen=True, slots=True)
