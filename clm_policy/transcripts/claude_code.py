@@ -40,11 +40,10 @@ from clm_policy.transcripts.reading import (
     GOAL_LIMIT,
     MESSAGE_LIMIT,
     NOT_COUNTED,
-    Compaction,
     Lines,
     Source,
+    Tally,
     TranscriptReading,
-    Turn,
     Warnings,
     clip,
     count,
@@ -273,26 +272,15 @@ def read_tail(src: Source, max_scan: int) -> TranscriptReading:
 # The full read
 
 
-class _Chain:
+class _Chain(Tally):
     """Everything a full read gathers about one chain (main, or the sidechains)."""
 
     def __init__(self) -> None:
-        self.steps = 0
+        super().__init__()
         # message id -> (context, output, step, index of its turn in `turns` or -1)
         self.responses: OrderedDict[str, tuple[int, int, int, int]] = OrderedDict()
-        self.turns: list[Turn] = []
-        self.compactions: list[Compaction] = []
-        self.input_tokens = 0
-        self.output_tokens = 0
-        self.compact_count = 0
-        self.last_compact_step: int | None = None
-        self.compacted_at: int | None = None
         self.compacted_to: int | None = None
-        self.goal = ""
-        self.last_message: str | None = None
-        self.session_id: str | None = None
         self.agent_id: str | None = None
-        self.cwd: str | None = None
 
     def feed(self, obj: dict[str, Any], event: Event | None) -> None:
         self.session_id = self.session_id or text_of(obj.get("sessionId"))
@@ -301,13 +289,10 @@ class _Chain:
         if event is None:
             return
         if event[0] == "boundary":
-            self.compact_count += 1
-            self.last_compact_step = self.steps
             meta = obj.get("compactMetadata")
-            self.compacted_at = count(meta.get("preTokens")) if isinstance(meta, dict) else None
+            meta = meta if isinstance(meta, dict) else {}
+            self.compacted(count(meta.get("preTokens")), text_of(meta.get("trigger")))
             self.compacted_to = event[2]
-            trigger = text_of(meta.get("trigger")) if isinstance(meta, dict) else None
-            self.compactions.append((self.steps, self.compacted_at, trigger))
             return
         message: dict[str, Any] = obj["message"]
         content = message.get("content")

@@ -47,11 +47,10 @@ from clm_policy.transcripts.reading import (
     MESSAGE_LIMIT,
     NOT_COUNTED,
     TEXT_PARTS,
-    Compaction,
     Lines,
     Source,
+    Tally,
     TranscriptReading,
-    Turn,
     Warnings,
     clip,
     count,
@@ -265,23 +264,12 @@ def read_tail(src: Source, max_scan: int) -> TranscriptReading:
 # The full read
 
 
-class _Session:
+class _Session(Tally):
     def __init__(self) -> None:
-        self.session_id: str | None = None
-        self.cwd: str | None = None
-        self.steps = 0
+        super().__init__()
         self.total_seen = 0
-        self.input_tokens = 0
-        self.output_tokens = 0
-        self.compact_count = 0
-        self.last_compact_step: int | None = None
-        self.compacted_at: int | None = None
         self.last_real: int | None = None
-        self.turns: list[Turn] = []
-        self.compactions: list[Compaction] = []
-        self.goal = ""
         self.fallback_goal = ""
-        self.last_message: str | None = None
 
     def feed(self, obj: dict[str, Any]) -> None:
         kind = obj.get("type")
@@ -294,10 +282,7 @@ class _Session:
         elif kind == "turn_context":
             self.cwd = text_of(payload.get("cwd")) or self.cwd
         elif kind == "compacted":
-            self.compact_count += 1
-            self.last_compact_step = self.steps
-            self.compacted_at = self.last_real
-            self.compactions.append((self.steps, self.compacted_at, None))
+            self.compacted(self.last_real)
         elif kind == "event_msg":
             self._event(payload)
         elif kind == "response_item":

@@ -175,10 +175,8 @@ class TranscriptReading(Record):
         self.compacted_at_tokens = compacted_at_tokens
         self.compacted_to_tokens = compacted_to_tokens
         self.goal = goal
-        self.changed_artifacts: list[str] = [] if changed_artifacts is None else changed_artifacts
-        self.commands_and_results: list[str] = (
-            [] if commands_and_results is None else commands_and_results
-        )
+        self.changed_artifacts: list[str] = changed_artifacts or []
+        self.commands_and_results: list[str] = commands_and_results or []
         self.last_assistant_message = last_assistant_message
         self.input_tokens = input_tokens
         self.output_tokens = output_tokens
@@ -663,6 +661,32 @@ def joined_text(content: object, kinds: tuple[str, ...] = ("text",)) -> str:
         for part in content
         if isinstance(part, dict) and part.get("type") in kinds
     )
+
+
+class Tally:
+    """What a full read gathers of a session (of one chain of it, in Claude Code's) beside
+    its work: the steps and the tokens, the compactions, the first prompt, the last message."""
+
+    def __init__(self) -> None:
+        self.session_id: str | None = None
+        self.cwd: str | None = None
+        self.steps = 0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.compact_count = 0
+        self.last_compact_step: int | None = None
+        self.compacted_at: int | None = None
+        self.turns: list[Turn] = []
+        self.compactions: list[Compaction] = []
+        self.goal = ""
+        self.last_message: str | None = None
+
+    def compacted(self, before: int | None, trigger: str | None = None) -> None:
+        """A compaction after the steps so far (``before``: the context before it, if known)."""
+        self.compact_count += 1
+        self.last_compact_step = self.steps
+        self.compacted_at = before
+        self.compactions.append((self.steps, before, trigger))
 
 
 class Warnings:
