@@ -188,9 +188,8 @@ def _redirect_targets(words: list[str]) -> tuple[list[str], list[str]]:
             if target and not target.startswith("&"):
                 targets.append(target)
         elif m or re.match(r"^\d*<", word):
-            if m and not m.group(3) and i + 1 < len(words):
-                i += 1  # 2> file: the file is a log, not the project's
-            elif re.fullmatch(r"\d*<", word) and i + 1 < len(words):
+            # 2> file: the file is a log, not the project's; < file: read
+            if ((m and not m.group(3)) or re.fullmatch(r"\d*<", word)) and i + 1 < len(words):
                 i += 1
         else:
             kept.append(word)
@@ -373,14 +372,10 @@ def _script_files(name: str, words: list[str]) -> list[str]:
         if skip:
             skip = False
             continue
-        if word in ("-e", "-f", "--expression", "--file"):
-            has_script_option = True
-            skip = True
-            continue
         if word.startswith("-") and word != "-":
-            if name == "perl" and "e" in word[1:]:
-                has_script_option = True
-                skip = True
+            script = word in ("-e", "-f", "--expression", "--file")
+            if script or (name == "perl" and "e" in word[1:]):
+                has_script_option = skip = True
             continue
         operands.append(word)
     return operands if has_script_option else operands[1:]

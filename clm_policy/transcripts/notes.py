@@ -381,7 +381,7 @@ def _items(lines: list[str]) -> list[tuple[str, bool | None]]:
             text = (text.rstrip(":") + ": " if text.endswith(":") else text + "; ") + "; ".join(
                 parts[1:]
             )
-        text = _unmark(text)
+        text = " ".join(re.sub(r"\*\*(.+?)\*\*", r"\1", text).split())  # no bold, one line
         checked: bool | None = None
         box = _CHECKBOX.match(text)
         if box:
@@ -390,11 +390,6 @@ def _items(lines: list[str]) -> list[tuple[str, bool | None]]:
         if text:
             out.append((text, checked))
     return out
-
-
-def _unmark(text: str) -> str:
-    text = re.sub(r"\*\*(.+?)\*\*", r"\1", text)
-    return " ".join(text.split())
 
 
 # ---------------------------------------------------------------------------------------------
