@@ -225,8 +225,6 @@ def parse_notes(text: str) -> AgentNotes:
             target = name
             if name == "tasks":
                 target = "done" if checked is True or _task_done(item) else "remaining"
-                if checked is None and not _TASK_STATE.search(item) and not _task_done(item):
-                    target = "remaining"
             elif checked is True and name in ("remaining", "next_action", "files"):
                 target = "done"
             elif checked is False and name in ("done", "verified"):

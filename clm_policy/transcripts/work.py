@@ -644,11 +644,9 @@ class Work:
         quotes or of the kind of check it names, a passing run or an edited file whose name
         holds an identifier it quotes (`` `GetOptions` `` and ``go test -run TestGetOptions``).
         An item that names nothing checkable is not done."""
-        files = {posixpath.basename(p.rstrip("/")) for p in _PATHLIKE.findall(item)}
-        files |= {
-            posixpath.basename(q) for q in _BACKTICK.findall(item) if "." in q and " " not in q
-        }
         quoted = _BACKTICK.findall(item)
+        files = {posixpath.basename(p.rstrip("/")) for p in _PATHLIKE.findall(item)}
+        files |= {posixpath.basename(q) for q in quoted if "." in q and " " not in q}
         commands = [normalise(q) for q in quoted if " " in q or is_check(q)]
         names = [
             q.lower() for q in quoted if " " not in q and "." not in q and len(q) >= 6
