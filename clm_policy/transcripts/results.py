@@ -56,11 +56,6 @@ class Summary:
     failed: int | None
     text: str
 
-    @property
-    def ok(self) -> bool:
-        """Tests ran and none failed."""
-        return self.failed == 0 and bool(self.passed)
-
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
