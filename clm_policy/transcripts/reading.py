@@ -258,7 +258,7 @@ def read_transcript(path: str | os.PathLike[str], fmt: str = "auto") -> Transcri
     with Source.open(path) as src:
         name = _resolve(src, fmt)
         if name is None:
-            return _empty(src, _check_format(fmt))
+            return _empty(src, fmt)
         return _reader(name).read_full(src)
 
 
@@ -271,7 +271,7 @@ def read_context(
     with Source.open(path) as src:
         name = _resolve(src, fmt)
         if name is None:
-            return _empty(src, _check_format(fmt), full=False)
+            return _empty(src, fmt, full=False)
         return _reader(name).read_tail(src, max(BLOCK, max_scan))
 
 
@@ -306,7 +306,7 @@ def _check_format(fmt: str) -> str:
 
 
 def _resolve(src: Source, fmt: str) -> str | None:
-    """The format to read ``src`` as; None for an empty file of a named format."""
+    """The format to read ``src`` as; None for an empty file of a named (and checked) format."""
     if fmt == "auto":
         return _detect(src)
     name = _check_format(fmt)

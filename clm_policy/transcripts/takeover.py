@@ -148,10 +148,9 @@ def intention(text: str | None) -> str:
 def turn_end(work: Work) -> str | None:
     """The agent's last words on the latest substantive request: its last message before the
     next request (a "thanks" and its "you're welcome" aside), or None."""
-    substantive_at = work.substantive_orders()
-    if not substantive_at:
+    start = work.last_substantive_order()
+    if start < 0:
         return None
-    start = substantive_at[-1]
     later = [o for o in work.request_orders if o > start]
     end = later[0] if later else float("inf")
     said = [text for order, text in work.said if start < order < end]
