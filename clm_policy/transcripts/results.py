@@ -965,13 +965,9 @@ def judge(command: str, exit_code: int | None, output: str, *, is_error: bool = 
         if summary.passed or (summary.passed is None and exit_code in (0, None)):
             return Verdict(PASSED, summary.text, summary)  # tests passed; or a build succeeded
         # "no tests ran": nothing checked; the exit code decides below
-    if (
-        exit_code is not None
-        and exit_code != 0
-        and (exit_code in (126, 127) or _NOT_RUN.search(output[-2000:]))
-    ):
-        return Verdict(UNKNOWN, f"did not run (exit {exit_code}: command or script not found)")
     if exit_code is not None and exit_code != 0:
+        if exit_code in (126, 127) or _NOT_RUN.search(output[-2000:]):
+            return Verdict(UNKNOWN, f"did not run (exit {exit_code}: command or script not found)")
         meaning = _answer_meaning(command) if exit_code == 1 else None
         if meaning is not None:
             return Verdict(ANSWER, f"{meaning} (exit 1)")
