@@ -261,14 +261,11 @@ def _powershell_ops(
     if len(operands) < 2:
         return []
     src, dst = operands[0], operands[1]
-    if src.endswith("/*") or dst.endswith("/"):
-        target = (
-            folder(dst)
-            if src.endswith("/*")
-            else posixpath.join(folder(dst), posixpath.basename(folder(src)))
-        )
-    else:
-        target = dst
+    target = dst
+    if src.endswith("/*"):
+        target = folder(dst)
+    elif dst.endswith("/"):
+        target = posixpath.join(folder(dst), posixpath.basename(folder(src)))
     if kind == "move":
         return [("move", at(folder(src)), at(target))]
     return [("made", at(target), None)] if paths.inside(at(target)) else []

@@ -376,9 +376,8 @@ def _items(lines: list[str]) -> list[tuple[str, bool | None]]:
     for parts in items:
         text = parts[0]
         if len(parts) > 1:
-            text = (text.rstrip(":") + ": " if text.endswith(":") else text + "; ") + "; ".join(
-                parts[1:]
-            )
+            head = text.rstrip(":") + ": " if text.endswith(":") else text + "; "
+            text = head + "; ".join(parts[1:])
         text = " ".join(re.sub(r"\*\*(.+?)\*\*", r"\1", text).split())  # no bold, one line
         checked: bool | None = None
         box = _CHECKBOX.match(text)

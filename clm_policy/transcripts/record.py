@@ -152,11 +152,8 @@ def latest_checks(work: Work) -> list[CheckResult]:
             result = f"{run.verdict.line()}; a later run that covers it passed"
         else:
             result = run.verdict.line()
-        result = (
-            result.removeprefix(f"{status} (").removesuffix(")")
-            if result.startswith(f"{status} (")
-            else result
-        )
+        if result.startswith(f"{status} ("):
+            result = result.removeprefix(f"{status} (").removesuffix(")")
         if result == status:
             result = ""
         out.append(

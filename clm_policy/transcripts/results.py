@@ -956,11 +956,9 @@ def judge(command: str, exit_code: int | None, output: str, *, is_error: bool = 
     if summary is not None:
         if summary.failed is None or summary.failed > 0:
             first = first_failure(output) if summary.failed else None
-            text = (
-                summary.text
-                if not first or first in summary.text
-                else f"{summary.text}; first: {first}"
-            )
+            text = summary.text
+            if first and first not in summary.text:
+                text += f"; first: {first}"
             return Verdict(FAILED, text, summary)
         if summary.passed or (summary.passed is None and exit_code in (0, None)):
             return Verdict(PASSED, summary.text, summary)  # tests passed; or a build succeeded
