@@ -40,15 +40,15 @@ from clm_policy.transcripts.reading import (
     GOAL_LIMIT,
     MESSAGE_LIMIT,
     NOT_COUNTED,
-    Compaction,
     Lines,
     Source,
+    Tally,
     TranscriptReading,
-    Turn,
     Warnings,
     clip,
     count,
     estimate_tokens,
+    joined_text,
     limited_warning,
     text_of,
 )
@@ -159,7 +159,7 @@ def _chars(content: object) -> int:
         elif kind == "tool_use":
             total += len(text_of(block.get("name")) or "") + len(_dumps(block.get("input")))
         elif kind == "tool_result":
-            total += len(_result_text(block.get("content")))
+            total += len(joined_text(block.get("content")))
     return total
 
 
@@ -168,18 +168,6 @@ def _dumps(value: object) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):
         return ""
-
-
-def _result_text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            text_of(b.get("text")) or ""
-            for b in content
-            if isinstance(b, dict) and b.get("type") == "text"
-        )
-    return ""
 
 
 class _Figures:
@@ -260,13 +248,11 @@ def read_tail(src: Source, max_scan: int) -> TranscriptReading:
         both.feed(event)
     figures = both.chosen()
     tokens, estimated, why = figures.result()
-    warnings = Warnings()
-    warnings.extend(lines.warnings())
+    limited = None
     if src.limited:  # the last main-chain usage may lie further back: unconfirmed
         estimated = True
-        warnings.add(limited_warning("main-chain usage", max_scan))
-    if why:
-        warnings.add(why)
+        limited = limited_warning("main-chain usage", max_scan)
+    warnings = Warnings(*lines.warnings(), limited, why)
     return TranscriptReading(
         format=FORMAT,
         path=src.file,
@@ -286,26 +272,15 @@ def read_tail(src: Source, max_scan: int) -> TranscriptReading:
 # The full read
 
 
-class _Chain:
+class _Chain(Tally):
     """Everything a full read gathers about one chain (main, or the sidechains)."""
 
     def __init__(self) -> None:
-        self.steps = 0
+        super().__init__()
         # message id -> (context, output, step, index of its turn in `turns` or -1)
         self.responses: OrderedDict[str, tuple[int, int, int, int]] = OrderedDict()
-        self.turns: list[Turn] = []
-        self.compactions: list[Compaction] = []
-        self.input_tokens = 0
-        self.output_tokens = 0
-        self.compact_count = 0
-        self.last_compact_step: int | None = None
-        self.compacted_at: int | None = None
         self.compacted_to: int | None = None
-        self.goal = ""
-        self.last_message: str | None = None
-        self.session_id: str | None = None
         self.agent_id: str | None = None
-        self.cwd: str | None = None
 
     def feed(self, obj: dict[str, Any], event: Event | None) -> None:
         self.session_id = self.session_id or text_of(obj.get("sessionId"))
@@ -314,13 +289,10 @@ class _Chain:
         if event is None:
             return
         if event[0] == "boundary":
-            self.compact_count += 1
-            self.last_compact_step = self.steps
             meta = obj.get("compactMetadata")
-            self.compacted_at = count(meta.get("preTokens")) if isinstance(meta, dict) else None
+            meta = meta if isinstance(meta, dict) else {}
+            self.compacted(count(meta.get("preTokens")), text_of(meta.get("trigger")))
             self.compacted_to = event[2]
-            trigger = text_of(meta.get("trigger")) if isinstance(meta, dict) else None
-            self.compactions.append((self.steps, self.compacted_at, trigger))
             return
         message: dict[str, Any] = obj["message"]
         content = message.get("content")
@@ -362,23 +334,15 @@ class _Chain:
 
 
 def _text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return "\n".join(
-        text_of(b.get("text")) or ""
-        for b in content
-        if isinstance(b, dict) and b.get("type") == "text"
-    ).strip()
+    text = joined_text(content)
+    return text if isinstance(content, str) else text.strip()
 
 
 def _prompt(obj: dict[str, Any], content: object) -> str:
     """The text of a person's prompt; "" for a tool result, a compact summary, a command
     wrapper, a meta line or a system reminder."""
-    if any(obj.get(flag) is True for flag in ("isMeta", "isCompactSummary")):
-        return ""
-    if obj.get("isVisibleInTranscriptOnly") is True:
+    flags = ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly")
+    if any(obj.get(flag) is True for flag in flags):
         return ""
     if isinstance(content, list) and any(
         isinstance(b, dict) and b.get("type") == "tool_result" for b in content
@@ -417,10 +381,7 @@ def read_full(src: Source) -> TranscriptReading:
     figures = both.chosen()
     chain = side if both.sidechain() else main
     tokens, estimated, why = figures.result()
-    warnings = Warnings()
-    warnings.extend(lines.warnings())
-    if why:
-        warnings.add(why)
+    warnings = Warnings(*lines.warnings(), why)
     if both.sidechain():  # a subagent's own transcript: its work is the main work here
         log, subs = logs[1], []
         log.agent = None
@@ -614,7 +575,7 @@ def _feed_results(log: WorkLog, results: list[dict[str, Any]], structured: Any) 
     from clm_policy.transcripts.work import REJECTION
 
     for block in results:
-        text = _result_text(block.get("content"))
+        text = joined_text(block.get("content"))
         error = block.get("is_error") is True
         said = _REJECTED.search(text) if error else None
         if said:  # the person rejected the call and said what to do instead

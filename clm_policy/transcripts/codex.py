@@ -46,15 +46,16 @@ from clm_policy.transcripts.reading import (
     GOAL_LIMIT,
     MESSAGE_LIMIT,
     NOT_COUNTED,
-    Compaction,
+    TEXT_PARTS,
     Lines,
     Source,
+    Tally,
     TranscriptReading,
-    Turn,
     Warnings,
     clip,
     count,
     estimate_tokens,
+    joined_text,
     limited_warning,
     text_of,
 )
@@ -130,7 +131,7 @@ def event_of(obj: dict[str, Any]) -> Event | None:
 def _item_chars(item: dict[str, Any]) -> int:
     kind = item.get("type")
     if kind == "message":
-        return len(_message_text(item.get("content")))
+        return len(joined_text(item.get("content"), TEXT_PARTS))
     if kind == "function_call":
         return len(text_of(item.get("name")) or "") + len(text_of(item.get("arguments")) or "")
     if kind == "custom_tool_call":
@@ -141,25 +142,18 @@ def _item_chars(item: dict[str, Any]) -> int:
         action = item.get("action")
         return len(json.dumps(action)) if isinstance(action, dict) else 0
     if kind == "reasoning":
-        summary = item.get("summary")
-        return sum(
-            len(text_of(s.get("text")) or "")
-            for s in (summary if isinstance(summary, list) else ())
-            if isinstance(s, dict)
-        )
+        return sum(len(text) for text in _reasoning(item))
     return 0
 
 
-def _message_text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return "\n".join(
-        text_of(c.get("text")) or ""
-        for c in content
-        if isinstance(c, dict) and c.get("type") in ("input_text", "output_text", "text")
-    )
+def _reasoning(item: dict[str, Any]) -> list[str]:
+    """The texts of a ``reasoning`` item's summary."""
+    summary = item.get("summary")
+    return [
+        text_of(part.get("text")) or ""
+        for part in (summary if isinstance(summary, list) else ())
+        if isinstance(part, dict)
+    ]
 
 
 def _output(output: object) -> tuple[str, bool | None]:
@@ -171,7 +165,7 @@ def _output(output: object) -> tuple[str, bool | None]:
         success = output.get("success")
         return text_of(output.get("content")) or "", success if isinstance(success, bool) else None
     if isinstance(output, list):
-        return _message_text(output), None
+        return joined_text(output, TEXT_PARTS), None
     return "", None
 
 
@@ -245,13 +239,11 @@ def read_tail(src: Source, max_scan: int) -> TranscriptReading:
     for event in reversed(events):
         figures.feed(event)
     tokens, estimated, why = figures.result()
-    warnings = Warnings()
-    warnings.extend(lines.warnings())
+    limited = None
     if src.limited and not found_count:
         estimated = True
-        warnings.add(limited_warning("token_count", max_scan))
-    if why:
-        warnings.add(why)
+        limited = limited_warning("token_count", max_scan)
+    warnings = Warnings(*lines.warnings(), limited, why)
     return TranscriptReading(
         format=FORMAT,
         path=src.file,
@@ -272,23 +264,12 @@ def read_tail(src: Source, max_scan: int) -> TranscriptReading:
 # The full read
 
 
-class _Session:
+class _Session(Tally):
     def __init__(self) -> None:
-        self.session_id: str | None = None
-        self.cwd: str | None = None
-        self.steps = 0
+        super().__init__()
         self.total_seen = 0
-        self.input_tokens = 0
-        self.output_tokens = 0
-        self.compact_count = 0
-        self.last_compact_step: int | None = None
-        self.compacted_at: int | None = None
         self.last_real: int | None = None
-        self.turns: list[Turn] = []
-        self.compactions: list[Compaction] = []
-        self.goal = ""
         self.fallback_goal = ""
-        self.last_message: str | None = None
 
     def feed(self, obj: dict[str, Any]) -> None:
         kind = obj.get("type")
@@ -301,10 +282,7 @@ class _Session:
         elif kind == "turn_context":
             self.cwd = text_of(payload.get("cwd")) or self.cwd
         elif kind == "compacted":
-            self.compact_count += 1
-            self.last_compact_step = self.steps
-            self.compacted_at = self.last_real
-            self.compactions.append((self.steps, self.compacted_at, None))
+            self.compacted(self.last_real)
         elif kind == "event_msg":
             self._event(payload)
         elif kind == "response_item":
@@ -342,7 +320,7 @@ class _Session:
     def _item(self, item: dict[str, Any]) -> None:
         kind = item.get("type")
         if kind == "message":
-            text = _message_text(item.get("content"))
+            text = joined_text(item.get("content"), TEXT_PARTS)
             if item.get("role") == "user" and not self.fallback_goal:
                 self.fallback_goal = _prompt(text)
             elif item.get("role") == "assistant" and text.strip():
@@ -374,10 +352,7 @@ def _command_text(command: object) -> str:
 
 
 def _prompt(text: str) -> str:
-    text = text.strip()
-    if not text or text.startswith(_WRAPPERS):
-        return ""
-    return clip(text, GOAL_LIMIT)
+    return clip(_request(text), GOAL_LIMIT)
 
 
 _RUNNING = re.compile(r"^Process running with session ID (\d+)", re.M)
@@ -425,10 +400,7 @@ def read_full(src: Source) -> TranscriptReading:
         feeder.feed(obj)
     lines.finish()
     tokens, estimated, why = figures.result()
-    warnings = Warnings()
-    warnings.extend(lines.warnings())
-    if why:
-        warnings.add(why)
+    warnings = Warnings(*lines.warnings(), why)
     work = finish(log)
     return TranscriptReading(
         format=FORMAT,
@@ -460,7 +432,6 @@ def read_full(src: Source) -> TranscriptReading:
 # ---------------------------------------------------------------------------------------------
 # What the session did (clm_policy.transcripts.work)
 
-_OUTPUT_START = re.compile(r"^Output:\n", re.M)
 _COMPACT_PREFIX = re.compile(
     r"^Another language model started to solve this problem.*?assist with your own "
     r"analysis:\s*",
@@ -571,7 +542,7 @@ class _WorkFeeder:
         log = self.log
         kind = item.get("type")
         if kind == "message":
-            text = _message_text(item.get("content"))
+            text = joined_text(item.get("content"), TEXT_PARTS)
             if item.get("role") == "user":
                 if "<environment_context>" in text:
                     self._environment(text)
@@ -590,14 +561,7 @@ class _WorkFeeder:
                     log.said_plan(text)
                 self.recent_prompt = None
         elif kind == "reasoning":
-            summary = item.get("summary")
-            log.thought(
-                "\n\n".join(
-                    text_of(part.get("text")) or ""
-                    for part in (summary if isinstance(summary, list) else ())
-                    if isinstance(part, dict)
-                )
-            )
+            log.thought("\n\n".join(_reasoning(item)))
         elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
             self._call(item, kind)
         elif kind in ("function_call_output", "custom_tool_call_output"):
@@ -606,15 +570,12 @@ class _WorkFeeder:
                 return  # a command still running (or its poll): its result comes later
             code = _exit_code(text)
             body = text
-            m = _OUTPUT_START.search(text)
+            m = _BODY.search(text)
             if m:
                 body = text[m.end() :]
-            elif text.startswith("{"):
-                try:
-                    data = json.loads(text)
-                except (ValueError, RecursionError):
-                    data = None
-                if isinstance(data, dict) and isinstance(data.get("output"), str):
+            else:
+                data = _json_object(text)
+                if data is not None and isinstance(data.get("output"), str):
                     body = data["output"]
             self._result(
                 text_of(item.get("call_id")),
@@ -661,9 +622,8 @@ class _WorkFeeder:
             self._use(call_id, SHELL, {"command": command, "workdir": args.get("workdir")})
         elif name == "update_plan":
             self._use(call_id, name, args)
-        elif (
-            name == "write_stdin"
-        ):  # a poll of a command still running: its output is the command's
+        elif name == "write_stdin":
+            # a poll of a command still running: its output is the command's
             session = args.get("session_id")
             if call_id and isinstance(session, int | str):
                 self.polls[call_id] = str(session)
@@ -777,12 +737,18 @@ def _tool_calls(code: str) -> list[tuple[str, object]]:
     return found
 
 
-def _exit_code(text: str) -> int | None:
+def _json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object ``text`` holds (a tool's output given as JSON), or None."""
     try:
         data = json.loads(text) if text.startswith("{") else None
     except (ValueError, RecursionError):
-        data = None
-    meta = data.get("metadata") if isinstance(data, dict) else None
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _exit_code(text: str) -> int | None:
+    data = _json_object(text)
+    meta = data.get("metadata") if data is not None else None
     if isinstance(meta, dict) and isinstance(meta.get("exit_code"), int):
         return int(meta["exit_code"])
     for pattern in _EXIT:

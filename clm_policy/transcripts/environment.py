@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from clm_policy.transcripts.results import FAILED, PASSED, split_chain, words_of
+from clm_policy.transcripts.results import FAILED, PASSED, one_line, split_chain, words_of
 
 _REFUSALS = (
     ("push protection", re.compile(r"push protection|GH013|cannot contain secrets", re.I)),
@@ -46,32 +46,23 @@ _SERVERS = re.compile(
 LINE = 160
 
 
-def _one(text: str, limit: int = LINE) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
-
-
 def refusal(output: str) -> str | None:
     """The kind of named refusal ``output`` reports (``push protection``, ``authentication``
     …), or None."""
-    for name, pattern in _REFUSALS:
-        if pattern.search(output[-4000:]):
-            return name
-    return None
+    return next((name for name, pattern in _REFUSALS if pattern.search(output[-4000:])), None)
 
 
 def _reason(output: str) -> str:
     """The output's line that says why (the refusal's, else the last ``error``/``fatal``)."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
-    for name, pattern in _REFUSALS:
+    for _name, pattern in _REFUSALS:
         for line in lines:
             if pattern.search(line):
-                return _one(line.removeprefix("remote: ").removeprefix("! "), 200)
-        del name
+                return one_line(line.removeprefix("remote: ").removeprefix("! "), 200)
     for line in reversed(lines):
         if re.match(r"(?i)(?:error|fatal|remote: error)\b", line):
-            return _one(line, 200)
-    return _one(lines[-1], 200) if lines else ""
+            return one_line(line, 200)
+    return one_line(lines[-1], 200) if lines else ""
 
 
 def facts_of(command: str, output: str, status: str, background: bool = False) -> list[str]:
@@ -79,7 +70,7 @@ def facts_of(command: str, output: str, status: str, background: bool = False) -
     ``background``: the agent started it to keep running."""
     facts: list[str] = []
     if background:
-        facts.append(f"started in the background: `{_one(command)}`")
+        facts.append(f"started in the background: `{one_line(command, LINE)}`")
     for _op, piece in split_chain(command):
         words = words_of(piece)
         while words and ("=" in words[0] and not words[0].startswith("-")):
@@ -91,11 +82,11 @@ def facts_of(command: str, output: str, status: str, background: bool = False) -
         if head == "git":
             facts += _git(words[1:], piece, output, status)
         elif head in _KILLERS:
-            facts.append(f"stopped a process: `{_one(piece)}`")
+            facts.append(f"stopped a process: `{one_line(piece, LINE)}`")
         elif not background and piece.rstrip().endswith("&") and _SERVERS.search(piece):
-            facts.append(f"started in the background: `{_one(piece)}`")
+            facts.append(f"started in the background: `{one_line(piece, LINE)}`")
     if not background and command.rstrip().endswith("&") and not facts:
-        facts.append(f"started in the background: `{_one(command)}`")
+        facts.append(f"started in the background: `{one_line(command, LINE)}`")
     return list(dict.fromkeys(facts))
 
 
@@ -107,7 +98,7 @@ def _git(args: list[str], piece: str, output: str, status: str) -> list[str]:
     sub, rest = args[0], args[1:]
     flags = {a for a in rest if a.startswith("-")}
     plain = [a for a in rest if not a.startswith("-")]
-    shown = _one(piece)
+    shown = one_line(piece, LINE)
     if sub == "push":
         if status == FAILED or refusal(output):
             kind = refusal(output) or "failed"
@@ -117,14 +108,14 @@ def _git(args: list[str], piece: str, output: str, status: str) -> list[str]:
     if status == FAILED:
         if sub in ("merge", "rebase", "cherry-pick", "pull", "stash") and _CONFLICT.search(output):
             files = ", ".join(m.group(1) for m in _CONFLICT.finditer(output))
-            return [f"conflict after `{shown}`: {_one(files)}"]
+            return [f"conflict after `{shown}`: {one_line(files, LINE)}"]
         if sub in ("commit", "checkout", "switch", "merge", "rebase", "pull", "remote", "reset"):
             return [f"failed: `{shown}` — {_reason(output)}"]
         return []
     if sub == "commit":
         m = _COMMIT_LINE.search(output)
         if m:
-            return [f"committed on {m.group(1)}: {m.group(2)} {_one(m.group(3), 100)}"]
+            return [f"committed on {m.group(1)}: {m.group(2)} {one_line(m.group(3), 100)}"]
         return [f"committed: `{shown}`"] if status == PASSED else []
     if sub in ("checkout", "switch") and ({"-b", "-B", "-c", "-C"} & flags) and plain:
         return [f"created and switched to branch {plain[0]}"]
@@ -180,7 +171,7 @@ def _status(output: str) -> list[str]:
     where = f" on branch {branch.group(1)}" if branch else ""
     if files:
         shown = ", ".join(files[:12]) + (f" and {len(files) - 12} more" if len(files) > 12 else "")
-        out.append(f"uncommitted at the last `git status`{where}: {_one(shown, 400)}")
+        out.append(f"uncommitted at the last `git status`{where}: {one_line(shown, 400)}")
     elif "nothing to commit" in output or (branch and not files):
         out.append(f"working tree clean at the last `git status`{where}")
     return out

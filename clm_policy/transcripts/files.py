@@ -33,14 +33,13 @@ _HOME = re.compile(r"^(/home/[^/]+|/Users/[^/]+|/root)(?=/|$)")
 
 
 class Paths:
-    """Paths as a person reads them: ``root`` (the project) relative, ``home`` as ``~``."""
+    """Paths as a person reads them: ``root`` (the project) relative, ``home`` (the home
+    folder ``root`` lies in) as ``~``."""
 
-    def __init__(self, root: str | None, home: str | None = None) -> None:
+    def __init__(self, root: str | None) -> None:
         self.root = posixpath.normpath(root) if root else None
-        if home is None and root:
-            m = _HOME.match(root)
-            home = m.group(1) if m else None
-        self.home = home
+        m = _HOME.match(root) if root else None
+        self.home = m.group(1) if m else None
 
     def absolute(self, path: str, cwd: str | None = None) -> str:
         """``path`` made absolute against ``cwd`` (else the project), normalised."""
@@ -189,9 +188,8 @@ def _redirect_targets(words: list[str]) -> tuple[list[str], list[str]]:
             if target and not target.startswith("&"):
                 targets.append(target)
         elif m or re.match(r"^\d*<", word):
-            if m and not m.group(3) and i + 1 < len(words):
-                i += 1  # 2> file: the file is a log, not the project's
-            elif re.fullmatch(r"\d*<", word) and i + 1 < len(words):
+            # 2> file: the file is a log, not the project's; < file: read
+            if ((m and not m.group(3)) or re.fullmatch(r"\d*<", word)) and i + 1 < len(words):
                 i += 1
         else:
             kept.append(word)
@@ -263,14 +261,11 @@ def _powershell_ops(
     if len(operands) < 2:
         return []
     src, dst = operands[0], operands[1]
-    if src.endswith("/*") or dst.endswith("/"):
-        target = (
-            folder(dst)
-            if src.endswith("/*")
-            else posixpath.join(folder(dst), posixpath.basename(folder(src)))
-        )
-    else:
-        target = dst
+    target = dst
+    if src.endswith("/*"):
+        target = folder(dst)
+    elif dst.endswith("/"):
+        target = posixpath.join(folder(dst), posixpath.basename(folder(src)))
     if kind == "move":
         return [("move", at(folder(src)), at(target))]
     return [("made", at(target), None)] if paths.inside(at(target)) else []
@@ -315,30 +310,14 @@ def shell_file_ops(command: str, cwd: str | None, paths: Paths) -> list[FileOp]:
         if name == "cd":
             here = at(rest[0]) if rest else here
         elif name in ("mv", "git mv"):
-            operands = _args(rest)
-            if len(operands) >= 2:
-                srcs, dst = operands[:-1], operands[-1]
-                into = len(srcs) > 1 or dst.endswith("/") or _looks_like_dir(srcs[0], dst)
-                for src in srcs:
-                    target = (
-                        posixpath.join(dst, posixpath.basename(src.rstrip("/"))) if into else dst
-                    )
-                    ops.append(("move", at(src), at(target)))
+            ops += [("move", at(src), at(target)) for src, target in _copies(_args(rest))]
         elif name in ("rm", "git rm", "rmdir", "unlink"):
             ops += [("delete", at(p), None) for p in _args(rest)]
         elif name == "touch":
             ops += [("made", at(p), None) for p in _args(rest) if paths.inside(at(p))]
         elif name == "cp":
-            operands = _args(rest)
-            if len(operands) >= 2:
-                srcs, dst = operands[:-1], operands[-1]
-                into = len(srcs) > 1 or dst.endswith("/") or _looks_like_dir(srcs[0], dst)
-                for src in srcs:
-                    target = (
-                        posixpath.join(dst, posixpath.basename(src.rstrip("/"))) if into else dst
-                    )
-                    if paths.inside(at(target)):
-                        ops.append(("made", at(target), None))
+            copies = _copies(_args(rest))
+            ops += [("made", at(t), None) for _src, t in copies if paths.inside(at(t))]
         elif name in ("sed", "gsed", "perl") and any(_in_place(name, w) for w in rest):
             ops += [("edit", at(p), None) for p in _script_files(name, rest)]
         elif name == "tee" and "-a" not in rest:
@@ -354,6 +333,18 @@ def shell_file_ops(command: str, cwd: str | None, paths: Paths) -> list[FileOp]:
         elif name == "go" and rest[:2] == ["mod", "init"]:
             ops.append(("made", at("go.mod"), None))
     return ops
+
+
+def _copies(operands: list[str]) -> list[tuple[str, str]]:
+    """(source, where it goes) of each source of ``mv`` or ``cp`` with these ``operands``."""
+    if len(operands) < 2:
+        return []
+    srcs, dst = operands[:-1], operands[-1]
+    into = len(srcs) > 1 or dst.endswith("/") or _looks_like_dir(srcs[0], dst)
+    return [
+        (src, posixpath.join(dst, posixpath.basename(src.rstrip("/"))) if into else dst)
+        for src in srcs
+    ]
 
 
 def _looks_like_dir(src: str, dst: str) -> bool:
@@ -378,29 +369,21 @@ def _script_files(name: str, words: list[str]) -> list[str]:
         if skip:
             skip = False
             continue
-        if word in ("-e", "-f", "--expression", "--file"):
-            has_script_option = True
-            skip = True
-            continue
         if word.startswith("-") and word != "-":
-            if name == "perl" and "e" in word[1:]:
-                has_script_option = True
-                skip = True
+            script = word in ("-e", "-f", "--expression", "--file")
+            if script or (name == "perl" and "e" in word[1:]):
+                has_script_option = skip = True
             continue
         operands.append(word)
     return operands if has_script_option else operands[1:]
 
 
 def created_in_output(output: str, cwd: str | None, paths: Paths) -> list[str]:
-    if not any(w in output for w in ("reat", "REATE", "Wrote to", "go: creating")):
-        return []
-    return _created(output, cwd, paths)
-
-
-def _created(output: str, cwd: str | None, paths: Paths) -> list[str]:
     """Files a generator says it created (``create app/models/user.rb``, ``* creating
     mix.exs``, ``CREATE src/app.ts (12 bytes)``, npm's ``Wrote to …/package.json``), inside
     the project."""
+    if not any(w in output for w in ("reat", "REATE", "Wrote to", "go: creating")):
+        return []
     found: list[str] = []
     for m in _CREATED_LINE.finditer(output):
         token = m.group(1).rstrip(":,")

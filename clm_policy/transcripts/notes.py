@@ -23,6 +23,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 
+from clm_policy.transcripts.results import one_line
+
 ITEM_LIMIT = 600
 """Characters of one item kept."""
 ITEMS_LIMIT = 60
@@ -203,10 +205,7 @@ def label_field(label: str) -> str | None:
     text = " ".join(re.sub(r"[^\w' ]+", " ", text).split())
     if not text:
         return None
-    for name, pattern in LABELS:
-        if pattern.search(text):
-            return name
-    return None
+    return next((name for name, pattern in LABELS if pattern.search(text)), None)
 
 
 def parse_notes(text: str) -> AgentNotes:
@@ -226,8 +225,6 @@ def parse_notes(text: str) -> AgentNotes:
             target = name
             if name == "tasks":
                 target = "done" if checked is True or _task_done(item) else "remaining"
-                if checked is None and not _TASK_STATE.search(item) and not _task_done(item):
-                    target = "remaining"
             elif checked is True and name in ("remaining", "next_action", "files"):
                 target = "done"
             elif checked is False and name in ("done", "verified"):
@@ -239,13 +236,13 @@ def parse_notes(text: str) -> AgentNotes:
     if notes.empty:
         prose = _PROSE_NEXT.search(body)
         if prose:
-            notes.next_action = _clip(prose.group(1))
+            notes.next_action = one_line(prose.group(1), ITEM_LIMIT)
     return notes
 
 
 def _notes(fields: dict[str, list[str]], stated: set[str]) -> AgentNotes:
     def take(name: str) -> list[str]:
-        return [_clip(i) for i in fields.get(name, [])][:ITEMS_LIMIT]
+        return [one_line(i, ITEM_LIMIT) for i in fields.get(name, [])][:ITEMS_LIMIT]
 
     next_items = take("next_action")
     status_text = " ".join(fields.get("status", []))
@@ -286,10 +283,7 @@ def _task_done(item: str) -> bool:
 
 
 def _status(text: str) -> str | None:
-    for name, pattern in _STATUSES:
-        if pattern.search(text):
-            return name
-    return None
+    return next((name for name, pattern in _STATUSES if pattern.search(text)), None)
 
 
 def _header(line: str) -> tuple[str | None, str] | None:
@@ -382,10 +376,9 @@ def _items(lines: list[str]) -> list[tuple[str, bool | None]]:
     for parts in items:
         text = parts[0]
         if len(parts) > 1:
-            text = (text.rstrip(":") + ": " if text.endswith(":") else text + "; ") + "; ".join(
-                parts[1:]
-            )
-        text = _unmark(text)
+            head = text.rstrip(":") + ": " if text.endswith(":") else text + "; "
+            text = head + "; ".join(parts[1:])
+        text = " ".join(re.sub(r"\*\*(.+?)\*\*", r"\1", text).split())  # no bold, one line
         checked: bool | None = None
         box = _CHECKBOX.match(text)
         if box:
@@ -394,16 +387,6 @@ def _items(lines: list[str]) -> list[tuple[str, bool | None]]:
         if text:
             out.append((text, checked))
     return out
-
-
-def _unmark(text: str) -> str:
-    text = re.sub(r"\*\*(.+?)\*\*", r"\1", text)
-    return " ".join(text.split())
-
-
-def _clip(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= ITEM_LIMIT else text[: ITEM_LIMIT - 1].rstrip() + "…"
 
 
 # ---------------------------------------------------------------------------------------------

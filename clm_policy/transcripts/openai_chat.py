@@ -18,12 +18,14 @@ from clm_policy.transcripts.reading import (
     GOAL_LIMIT,
     MESSAGE_LIMIT,
     NOT_COUNTED,
+    TEXT_PARTS,
     Source,
     TranscriptReading,
     Warnings,
     clip,
     count,
     estimate_tokens,
+    joined_text,
     text_of,
 )
 
@@ -64,7 +66,7 @@ def _read(src: Source, *, full: bool) -> TranscriptReading:
         if not isinstance(message, dict) or not isinstance(message.get("role"), str):
             skipped += 1
             continue
-        text = _text(message.get("content"))
+        text = joined_text(message.get("content"), TEXT_PARTS)
         chars += len(text) + _calls_chars(message.get("tool_calls"))
         if message["role"] == "user" and not goal and text.strip():
             goal = clip(text, GOAL_LIMIT)
@@ -74,7 +76,7 @@ def _read(src: Source, *, full: bool) -> TranscriptReading:
                 last = clip(text, MESSAGE_LIMIT)
     if skipped:
         warnings.add(f"{skipped} items of the messages are not chat messages; skipped")
-    prompt = _prompt_tokens(usage)
+    prompt = _tokens(usage, "prompt_tokens", "input_tokens")
     if prompt is None:
         warnings.add(NO_USAGE)
     return TranscriptReading(
@@ -87,7 +89,7 @@ def _read(src: Source, *, full: bool) -> TranscriptReading:
         goal=goal,
         last_assistant_message=last,
         input_tokens=prompt or 0,
-        output_tokens=_completion_tokens(usage),
+        output_tokens=_tokens(usage, "completion_tokens", "output_tokens") or 0,
         warnings=warnings.list(),
         full=full,
         bytes_read=src.bytes_read,
@@ -108,18 +110,6 @@ def _parse(raw: bytes, file: str) -> object:
         ) from None
 
 
-def _text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            text_of(part.get("text")) or ""
-            for part in content
-            if isinstance(part, dict) and part.get("type") in ("text", "input_text", "output_text")
-        )
-    return ""
-
-
 def _calls_chars(calls: object) -> int:
     total = 0
     for call in calls if isinstance(calls, list) else ():
@@ -130,15 +120,10 @@ def _calls_chars(calls: object) -> int:
     return total
 
 
-def _prompt_tokens(usage: object) -> int | None:
+def _tokens(usage: object, chat: str, responses: str) -> int | None:
+    """The token count ``usage`` gives under the Chat Completions API's name ``chat``, else
+    under the Responses API's ``responses``."""
     if not isinstance(usage, dict):
         return None
-    prompt = count(usage.get("prompt_tokens"))
-    return prompt if prompt is not None else count(usage.get("input_tokens"))
-
-
-def _completion_tokens(usage: object) -> int:
-    if not isinstance(usage, dict):
-        return 0
-    out = count(usage.get("completion_tokens"))
-    return out if out is not None else count(usage.get("output_tokens")) or 0
+    found = count(usage.get(chat))
+    return found if found is not None else count(usage.get(responses))

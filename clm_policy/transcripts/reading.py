@@ -60,8 +60,9 @@ MAX_DOCUMENT = 64 * 1024 * 1024
 GOAL_LIMIT = 2000
 MESSAGE_LIMIT = 2000
 COMMAND_LIMIT = 50
-COMMAND_TEXT_LIMIT = 200
 WARNING_LIMIT = 20
+TEXT_PARTS = ("input_text", "output_text", "text")
+"""The types of an OpenAI chat or Codex message's parts that hold its text."""
 _DETECT_LINES = 5
 _DETECT_SCAN = 1024 * 1024
 
@@ -174,10 +175,8 @@ class TranscriptReading(Record):
         self.compacted_at_tokens = compacted_at_tokens
         self.compacted_to_tokens = compacted_to_tokens
         self.goal = goal
-        self.changed_artifacts: list[str] = [] if changed_artifacts is None else changed_artifacts
-        self.commands_and_results: list[str] = (
-            [] if commands_and_results is None else commands_and_results
-        )
+        self.changed_artifacts: list[str] = changed_artifacts or []
+        self.commands_and_results: list[str] = commands_and_results or []
         self.last_assistant_message = last_assistant_message
         self.input_tokens = input_tokens
         self.output_tokens = output_tokens
@@ -259,7 +258,7 @@ def read_transcript(path: str | os.PathLike[str], fmt: str = "auto") -> Transcri
     with Source.open(path) as src:
         name = _resolve(src, fmt)
         if name is None:
-            return _empty(src, _check_format(fmt))
+            return _empty(src, fmt)
         return _reader(name).read_full(src)
 
 
@@ -272,7 +271,7 @@ def read_context(
     with Source.open(path) as src:
         name = _resolve(src, fmt)
         if name is None:
-            return _empty(src, _check_format(fmt), full=False)
+            return _empty(src, fmt, full=False)
         return _reader(name).read_tail(src, max(BLOCK, max_scan))
 
 
@@ -307,7 +306,7 @@ def _check_format(fmt: str) -> str:
 
 
 def _resolve(src: Source, fmt: str) -> str | None:
-    """The format to read ``src`` as; None for an empty file of a named format."""
+    """The format to read ``src`` as; None for an empty file of a named (and checked) format."""
     if fmt == "auto":
         return _detect(src)
     name = _check_format(fmt)
@@ -650,21 +649,56 @@ def clip(text: str, limit: int) -> str:
     return shorten(text.strip(), limit)
 
 
-def one_line(text: str, limit: int = COMMAND_TEXT_LIMIT) -> str:
-    return shorten(" ".join(text.split()), limit)
+def joined_text(content: object, kinds: tuple[str, ...] = ("text",)) -> str:
+    """A message's content as text: a string as it is; of a list of parts, the ``text`` of
+    those whose ``type`` is one of ``kinds``, a line each."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(
+        text_of(part.get("text")) or ""
+        for part in content
+        if isinstance(part, dict) and part.get("type") in kinds
+    )
+
+
+class Tally:
+    """What a full read gathers of a session (of one chain of it, in Claude Code's) beside
+    its work: the steps and the tokens, the compactions, the first prompt, the last message."""
+
+    def __init__(self) -> None:
+        self.session_id: str | None = None
+        self.cwd: str | None = None
+        self.steps = 0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.compact_count = 0
+        self.last_compact_step: int | None = None
+        self.compacted_at: int | None = None
+        self.turns: list[Turn] = []
+        self.compactions: list[Compaction] = []
+        self.goal = ""
+        self.last_message: str | None = None
+
+    def compacted(self, before: int | None, trigger: str | None = None) -> None:
+        """A compaction after the steps so far (``before``: the context before it, if known)."""
+        self.compact_count += 1
+        self.last_compact_step = self.steps
+        self.compacted_at = before
+        self.compactions.append((self.steps, before, trigger))
 
 
 class Warnings:
-    def __init__(self) -> None:
+    def __init__(self, *texts: str | None) -> None:
         self._items: dict[str, None] = {}
+        for text in texts:
+            if text:
+                self.add(text)
 
     def add(self, text: str) -> None:
         if len(self._items) < WARNING_LIMIT:
             self._items[text] = None
-
-    def extend(self, texts: list[str]) -> None:
-        for text in texts:
-            self.add(text)
 
     def list(self) -> list[str]:
         return list(self._items)

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from clm_policy.transcripts.results import FAILED, PASSED, UNKNOWN, covers, whole_suite
-from clm_policy.transcripts.work import Run, Work, one_line, substantive
+from clm_policy.transcripts.results import FAILED, PASSED, UNKNOWN, covers, one_line, whole_suite
+from clm_policy.transcripts.work import Run, Work
 
 RUN_TEXT = 160
 CHECKS_KEPT = 40
@@ -86,10 +86,7 @@ def last_reasoning(work: Work) -> list[str]:
     """The agent's last reasoning the transcript shows (Claude Code's thinking, Codex's
     reasoning summaries), oldest first: since the latest substantive request, at most
     :data:`REASONING_SHOWN` — what it was weighing when the session was cut."""
-    starts = [
-        o for o, r in zip(work.request_orders, work.requests, strict=False) if substantive(r.text)
-    ]
-    since = starts[-1] if starts else -1
+    since = work.last_substantive_order()
     return [text for order, text in work.thoughts if order > since][-REASONING_SHOWN:]
 
 
@@ -97,9 +94,7 @@ def last_said(work: Work) -> list[str]:
     """The agent's last messages to the person (its words, not a handoff), oldest first: those
     since the latest substantive request, at most :data:`SAID_SHOWN`; its last two when it said
     nothing since."""
-    starts = [
-        o for o, r in zip(work.request_orders, work.requests, strict=False) if substantive(r.text)
-    ]
+    starts = work.substantive_orders()
     since = starts[-1] if starts else -1
     said = [text for order, text in work.said if order > since][-SAID_SHOWN:]
     # and the agent's answer to each of the requests before (its last words of each turn)
@@ -122,10 +117,7 @@ def _current(work: Work) -> bool:
     tasks = work.tasks or []
     if any(t.status != "completed" for t in tasks):
         return True
-    starts = [
-        o for o, r in zip(work.request_orders, work.requests, strict=False) if substantive(r.text)
-    ]
-    return work.tasks_order > (starts[-1] if starts else -1)
+    return work.tasks_order > work.last_substantive_order()
 
 
 def _environment(facts: list[str]) -> list[str]:
@@ -160,11 +152,8 @@ def latest_checks(work: Work) -> list[CheckResult]:
             result = f"{run.verdict.line()}; a later run that covers it passed"
         else:
             result = run.verdict.line()
-        result = (
-            result.removeprefix(f"{status} (").removesuffix(")")
-            if result.startswith(f"{status} (")
-            else result
-        )
+        if result.startswith(f"{status} ("):
+            result = result.removeprefix(f"{status} (").removesuffix(")")
         if result == status:
             result = ""
         out.append(
@@ -175,11 +164,6 @@ def latest_checks(work: Work) -> list[CheckResult]:
 
 def _did_not_run(run: Run) -> bool:
     return run.verdict.status == UNKNOWN and run.verdict.text.startswith("did not run")
-
-
-def run_text(run: Run) -> str:
-    """``mix test | tail -30: failed (297 tests, 11 failures)``."""
-    return f"{one_line(run.command, RUN_TEXT)}: {run.verdict.line()}"
 
 
 def open_failures(work: Work) -> list[Run]:

@@ -56,11 +56,6 @@ class Summary:
     failed: int | None
     text: str
 
-    @property
-    def ok(self) -> bool:
-        """Tests ran and none failed."""
-        return self.failed == 0 and bool(self.passed)
-
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
@@ -177,15 +172,15 @@ _SUCCESS_NEEDLES = {
 }
 
 
-def _counts(text: str, words: dict[str, str]) -> dict[str, int]:
-    """``{"passed": 3, "failed": 1}`` from ``3 passed, 1 failed``, for the words given (word
-    in the text -> key)."""
-    found: dict[str, int] = {}
+def _counts(text: str, words: dict[str, str]) -> tuple[int, int]:
+    """(passed, failed) from ``3 passed, 1 failed``, for the words given (word in the text ->
+    ``passed`` or ``failed``)."""
+    found = {"passed": 0, "failed": 0}
     for number, word in re.findall(r"(\d+) (\w+)", text):
         key = words.get(word)
         if key is not None:
-            found[key] = found.get(key, 0) + int(number)
-    return found
+            found[key] += int(number)
+    return found["passed"], found["failed"]
 
 
 _PYTEST_WORDS = {
@@ -272,10 +267,8 @@ def _python_summaries(output: str) -> list[tuple[int, Summary]]:
     """pytest's and unittest's summaries in ``output``, with where each ends."""
     found: list[tuple[int, Summary]] = []
     for m in _find(_PYTEST, output):
-        c = _counts(m.group(1), _PYTEST_WORDS)
-        found.append(
-            (m.end(), Summary("pytest", c.get("passed", 0), c.get("failed", 0), _flat(m.group(0))))
-        )
+        counts = _counts(m.group(1), _PYTEST_WORDS)
+        found.append((m.end(), Summary("pytest", *counts, _flat(m.group(0)))))
     for m in _find(_PYTEST_NONE, output):
         found.append((m.end(), Summary("pytest", 0, 0, _flat(m.group(0)))))
     for m in _find(_UNITTEST, output):
@@ -302,10 +295,8 @@ def _rust_summaries(output: str) -> list[tuple[int, Summary]]:
         )
         found.append((cargo[-1].end(), Summary("cargo", passed, failed, text)))
     for m in _find(_NEXTEST, output):
-        c = _counts(m.group(1), {"passed": "passed", "failed": "failed", "out": "failed"})
-        found.append(
-            (m.end(), Summary("nextest", c.get("passed", 0), c.get("failed", 0), _flat(m.group(1))))
-        )
+        counts = _counts(m.group(1), {"passed": "passed", "failed": "failed", "out": "failed"})
+        found.append((m.end(), Summary("nextest", *counts, _flat(m.group(1)))))
     return found
 
 
@@ -329,13 +320,11 @@ def _javascript_summaries(output: str) -> list[tuple[int, Summary]]:
     each ends."""
     found: list[tuple[int, Summary]] = []
     for m in _find(_JEST, output):
-        c = _counts(m.group(1), _JS_WORDS)
         text = _flat(f"Tests: {m.group(1)}")
-        found.append((m.end(), Summary("jest", c.get("passed", 0), c.get("failed", 0), text)))
+        found.append((m.end(), Summary("jest", *_counts(m.group(1), _JS_WORDS), text)))
     for m in _find(_VITEST, output):
-        c = _counts(m.group(1), _JS_WORDS)
         text = _flat(f"Tests {m.group(1)} ({m.group(2)})")
-        found.append((m.end(), Summary("vitest", c.get("passed", 0), c.get("failed", 0), text)))
+        found.append((m.end(), Summary("vitest", *_counts(m.group(1), _JS_WORDS), text)))
     for m in _find(_MOCHA_PASS, output):
         after = _MOCHA_FAIL.search(output, m.end(), m.end() + 200)  # just after it
         failed = int(after.group(1)) if after else 0
@@ -967,22 +956,16 @@ def judge(command: str, exit_code: int | None, output: str, *, is_error: bool = 
     if summary is not None:
         if summary.failed is None or summary.failed > 0:
             first = first_failure(output) if summary.failed else None
-            text = (
-                summary.text
-                if not first or first in summary.text
-                else f"{summary.text}; first: {first}"
-            )
+            text = summary.text
+            if first and first not in summary.text:
+                text += f"; first: {first}"
             return Verdict(FAILED, text, summary)
         if summary.passed or (summary.passed is None and exit_code in (0, None)):
             return Verdict(PASSED, summary.text, summary)  # tests passed; or a build succeeded
         # "no tests ran": nothing checked; the exit code decides below
-    if (
-        exit_code is not None
-        and exit_code != 0
-        and (exit_code in (126, 127) or _NOT_RUN.search(output[-2000:]))
-    ):
-        return Verdict(UNKNOWN, f"did not run (exit {exit_code}: command or script not found)")
     if exit_code is not None and exit_code != 0:
+        if exit_code in (126, 127) or _NOT_RUN.search(output[-2000:]):
+            return Verdict(UNKNOWN, f"did not run (exit {exit_code}: command or script not found)")
         meaning = _answer_meaning(command) if exit_code == 1 else None
         if meaning is not None:
             return Verdict(ANSWER, f"{meaning} (exit 1)")
@@ -1004,6 +987,12 @@ def words_of(command: str) -> list[str]:
         return shlex.split(command, comments=False, posix=True)
     except ValueError:
         return command.split()
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    """``text`` with its whitespace runs as single spaces, cut to ``limit`` characters ("…")."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
 _READERS = frozenset(

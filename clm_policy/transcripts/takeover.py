@@ -31,13 +31,9 @@ import re
 from typing import TYPE_CHECKING
 
 from clm_policy.transcripts.notes import AgentNotes, parse_notes
-from clm_policy.transcripts.record import (
-    open_failures,
-    run_text,
-    unknown_runs,
-    verified_runs,
-)
-from clm_policy.transcripts.work import WORD, Run, Work, one_line, substantive
+from clm_policy.transcripts.record import RUN_TEXT, open_failures, unknown_runs, verified_runs
+from clm_policy.transcripts.results import one_line
+from clm_policy.transcripts.work import WORD, Run, Work, substantive
 
 if TYPE_CHECKING:
     from clm_policy.models.enums import TaskStatus
@@ -52,7 +48,6 @@ LIST_LIMIT = 200
 COMMANDS_KEPT = 50
 VERIFIED_SHOWN = 8
 """Passing checks listed one by one; the earlier ones are counted in one item."""
-RUN_TEXT = 160
 
 _SENTENCE = re.compile(r"[^.!?;\n]+[.!?]?")
 _CONSTRAINT = re.compile(
@@ -153,14 +148,9 @@ def intention(text: str | None) -> str:
 def turn_end(work: Work) -> str | None:
     """The agent's last words on the latest substantive request: its last message before the
     next request (a "thanks" and its "you're welcome" aside), or None."""
-    substantive_at = [
-        order
-        for order, request in zip(work.request_orders, work.requests, strict=False)
-        if substantive(request.text)
-    ]
-    if not substantive_at:
+    start = work.last_substantive_order()
+    if start < 0:
         return None
-    start = substantive_at[-1]
     later = [o for o in work.request_orders if o > start]
     end = later[0] if later else float("inf")
     said = [text for order, text in work.said if start < order < end]
@@ -273,16 +263,16 @@ def _from_work(work: Work, facts: _Facts, fallback_goal: str) -> tuple[list[Run]
             step += f". The agent was doing: {facts.next_action}"
         facts.next_action = step
     failures = open_failures(work)
-    facts.open_failures = [run_text(r) for r in failures]
+    facts.open_failures = [r.line(RUN_TEXT) for r in failures]
     passed = verified_runs(work)
-    facts.verified = [run_text(r) for r in passed[-VERIFIED_SHOWN:]]
+    facts.verified = [r.line(RUN_TEXT) for r in passed[-VERIFIED_SHOWN:]]
     if len(passed) > VERIFIED_SHOWN:  # many narrow runs (one test file each): counted
         earlier = passed[:-VERIFIED_SHOWN]
         kinds = sorted({" ".join(r.normal.split()[:2]) for r in earlier})
         facts.verified.append(
             f"{len(earlier)} earlier checks passed too ({', '.join(kinds)}): see the commands"
         )
-    facts.not_verified = [run_text(r) for r in unknown_runs(work)]
+    facts.not_verified = [r.line(RUN_TEXT) for r in unknown_runs(work)]
     return failures, all_done
 
 
@@ -302,15 +292,6 @@ def _mid_turn(work: Work) -> bool:
     """Whether the session stops in the middle of a turn: the agent acted (a tool call) after
     its last words, or calls are waiting for their result."""
     return work.in_flight or work.last_tool_order > work.last_message_order
-
-
-def _list_current(work: Work) -> bool:
-    """Whether the task list was kept after the latest substantive request (a list all done
-    before a new request was the earlier request's)."""
-    starts = [
-        o for o, r in zip(work.request_orders, work.requests, strict=False) if substantive(r.text)
-    ]
-    return work.tasks_order > (starts[-1] if starts else -1)
 
 
 def _with_notes(facts: _Facts, notes: AgentNotes) -> None:
@@ -355,7 +336,12 @@ def _status(
         and not facts.remaining
         and not _mid_turn(work)
         and (
-            (all_done and work.tasks is not None and _list_current(work))
+            # (a list all done before the latest substantive request was the earlier one's)
+            (
+                all_done
+                and work.tasks is not None
+                and work.tasks_order > work.last_substantive_order()
+            )
             or claims_done(turn_end(work))
         )
     ):

@@ -42,6 +42,7 @@ from clm_policy.transcripts.results import (
     is_check,
     judge,
     normalise,
+    one_line,
     reads_only,
 )
 
@@ -55,8 +56,12 @@ OUTPUT_KEEP = 64 * 1024
 
 SHELL = "shell"
 PATCH = "apply_patch"
-EDIT_TOOLS = {"Edit": "file_path", "MultiEdit": "file_path", "Write": "file_path"}
-NOTEBOOK_TOOLS = {"NotebookEdit": "notebook_path"}
+EDIT_TOOLS = {
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "Write": "file_path",
+    "NotebookEdit": "notebook_path",
+}
 READ_TOOLS = {"Read": "file_path", "NotebookRead": "notebook_path"}
 SUBAGENT_TOOLS = frozenset({"Agent", "Task"})
 
@@ -131,8 +136,10 @@ class Run:
     agent: str | None = None
     order: int = 0
 
-    def line(self) -> str:
-        return f"{one_line(self.command)}: {self.verdict.line()}"
+    def line(self, limit: int = 200) -> str:
+        """``mix test | tail -30: failed (297 tests, 11 failures)``, the command cut to
+        ``limit`` characters."""
+        return f"{one_line(self.command, limit)}: {self.verdict.line()}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,11 +260,6 @@ def substantive(text: str) -> bool:
     or a bare approval."""
     words = WORD.findall(text.lower())
     return bool(words) and not all(w.strip("'") in _ACK_WORDS for w in words)
-
-
-def one_line(text: str, limit: int = 200) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -382,14 +384,12 @@ class WorkLog:
             path = args.get(READ_TOOLS[name])
             if not is_error and isinstance(path, str) and path:
                 self._add("read", path, self.cwd)
-        elif name in EDIT_TOOLS or name in NOTEBOOK_TOOLS:
+        elif name in EDIT_TOOLS:
+            path = args.get(EDIT_TOOLS[name])
             if not is_error:
                 self._edit(name, args, structured)
-            else:
-                key = EDIT_TOOLS.get(name) or NOTEBOOK_TOOLS.get(name)
-                path = args.get(key) if key else None
-                if isinstance(path, str) and path:
-                    self._add("fail", "edit", path, _reason(output), self.cwd)
+            elif isinstance(path, str) and path:
+                self._add("fail", "edit", path, _reason(output), self.cwd)
         elif name == "TaskCreate":
             self._task_create(args, output, structured)
         elif name == "TaskUpdate":
@@ -432,7 +432,7 @@ class WorkLog:
         if self._pending:
             self._add("in_flight")
         for key, (name, args, cwd) in list(self._pending.items()):
-            if name in EDIT_TOOLS or name in NOTEBOOK_TOOLS:
+            if name in EDIT_TOOLS:
                 self._edit(name, args, None)
             elif name == PATCH:
                 self._patch(str(args.get("patch") or ""), cwd)
@@ -488,8 +488,7 @@ class WorkLog:
             self._add("file", kind, path, None, cwd)
 
     def _edit(self, name: str, args: dict[str, Any], structured: object) -> None:
-        key = EDIT_TOOLS.get(name) or NOTEBOOK_TOOLS.get(name)
-        path = args.get(key) if key else None
+        path = args.get(EDIT_TOOLS[name])
         if not isinstance(path, str) or not path.strip():
             return
         created = isinstance(structured, dict) and structured.get("type") == "create"
@@ -621,13 +620,17 @@ class Work:
         """What the main agent did last: a command and its result, an edit, an agent."""
         self._done: list[tuple[int, str, str]] = []  # (order, "file" | "run", what)
 
-    def last_substantive_order(self) -> int:
-        """When the latest request that asks for something was made (-1: none)."""
-        starts = [
+    def substantive_orders(self) -> list[int]:
+        """When each request that asks for something was made, in order."""
+        return [
             o
             for o, r in zip(self.request_orders, self.requests, strict=False)
             if substantive(r.text)
         ]
+
+    def last_substantive_order(self) -> int:
+        """When the latest request that asks for something was made (-1: none)."""
+        starts = self.substantive_orders()
         return starts[-1] if starts else -1
 
     def active_after(self, order: int) -> bool:
@@ -641,11 +644,9 @@ class Work:
         quotes or of the kind of check it names, a passing run or an edited file whose name
         holds an identifier it quotes (`` `GetOptions` `` and ``go test -run TestGetOptions``).
         An item that names nothing checkable is not done."""
-        files = {posixpath.basename(p.rstrip("/")) for p in _PATHLIKE.findall(item)}
-        files |= {
-            posixpath.basename(q) for q in _BACKTICK.findall(item) if "." in q and " " not in q
-        }
         quoted = _BACKTICK.findall(item)
+        files = {posixpath.basename(p.rstrip("/")) for p in _PATHLIKE.findall(item)}
+        files |= {posixpath.basename(q) for q in quoted if "." in q and " " not in q}
         commands = [normalise(q) for q in quoted if " " in q or is_check(q)]
         names = [
             q.lower() for q in quoted if " " not in q and "." not in q and len(q) >= 6
@@ -679,12 +680,12 @@ def merge(main: WorkLog, subs: list[WorkLog]) -> list[tuple[str, str, tuple[Any,
     return tagged + extra
 
 
-def finish(main: WorkLog, subs: list[WorkLog] | None = None, home: str | None = None) -> Work:
+def finish(main: WorkLog, subs: list[WorkLog] | None = None) -> Work:
     """The :class:`Work` of a transcript's log and its subagents' logs."""
     main.finish_pending()
     for log in subs or []:
         log.finish_pending()
-    gathering = _Gathering(Paths(main.root or main.cwd, home))
+    gathering = _Gathering(Paths(main.root or main.cwd))
     for order, (_ts, kind, data, agent) in enumerate(merge(main, subs or [])):
         if agent is not None and kind not in ("file", "run", "shell_files"):
             continue  # a subagent's requests, lists, plans and words are its own
