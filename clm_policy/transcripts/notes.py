@@ -3,7 +3,7 @@
 The sources are the handoff reply the Stop hook asks for, Claude Code's compact summary
 (PostCompact's ``compact_summary``, the ``isCompactSummary`` user line), Codex's readable
 compaction (a ``compacted`` line's ``message``) and, later, an MCP ``handoff`` tool: one parser
-for all of them (:func:`parse_notes` for text, :func:`notes_from_fields` for fields).
+for all of them (:func:`parse_notes`).
 
 The text is cut into sections by its headings, whatever their form: Markdown headings
 (``## Next safe action``), bold labels (``**Blockers:** none``), ``Label:`` lines
@@ -20,7 +20,6 @@ says "Next, I'll …" or "Next step: …".
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 
 from clm_policy.transcripts.results import one_line
@@ -387,42 +386,3 @@ def _items(lines: list[str]) -> list[tuple[str, bool | None]]:
         if text:
             out.append((text, checked))
     return out
-
-
-# ---------------------------------------------------------------------------------------------
-# Fields given as such (an MCP tool's arguments)
-
-_ALIASES = {
-    "next_safe_action": "next_action",
-    "next_step": "next_action",
-    "next": "next_action",
-    "done_and_verified": "verified",
-    "pending": "remaining",
-    "pending_tasks": "remaining",
-    "next_steps": "remaining",
-    "assumptions_risks": "risks",
-    "changed_artifacts": "files",
-}
-
-
-def notes_from_fields(fields: Mapping[str, object]) -> AgentNotes:
-    """Notes from fields given one by one (a string or a list of strings each; a label that
-    is not a field name is read as :func:`parse_notes` reads a heading). Unknown keys and
-    values that are neither are ignored."""
-    collected: dict[str, list[str]] = {}
-    stated: set[str] = set()
-    for key, value in fields.items():
-        name = _ALIASES.get(key, key) if key in _FIELDS or key in _ALIASES else label_field(key)
-        if name is None or name == "context":
-            continue
-        if isinstance(value, str):
-            values = [value]
-        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
-            values = list(value)
-        else:
-            continue
-        stated.add(name)
-        collected.setdefault(name, []).extend(
-            v for v in values if v.strip() and not _NONE.match(v.strip())
-        )
-    return _notes(collected, stated)

@@ -432,28 +432,3 @@ def build_state(
         messages=messages,
         transcript=transcript,
     )
-
-
-def handoff_states(
-    reading: TranscriptReading,
-    session_id: str,
-    reply: str | None = None,
-    notes: AgentNotes | None = None,
-) -> tuple[SessionState, SessionState]:
-    """(the state the transcript alone gives — its facts are the handoff's inventory, the
-    agent's summary is checked against them —, the state a handoff commits: what the agent
-    wrote over it). The agent's words come as its handoff ``reply`` (the Stop hook's
-    ``last_assistant_message``; the transcript does not hold it yet), read into fields, or as
-    ``notes`` it gave field by field (the MCP ``handoff`` tool). A reply read into fields is
-    not kept as the last message too (the manifest holds it), one that gives no field is."""
-    from clm_policy.models.enums import MessageRole
-    from clm_policy.models.state import Message
-
-    base = build_state(reading, session_id)
-    if notes is not None:
-        return base, build_state(reading, session_id, notes).replace(messages=[])
-    if reply is None or not reply.strip():
-        return base, base
-    notes = parse_notes(reply)
-    said = [] if not notes.empty else [Message(role=MessageRole.ASSISTANT, content=reply)]
-    return base, build_state(reading, session_id, notes).replace(messages=said)

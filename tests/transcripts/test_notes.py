@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from clm_policy.transcripts.notes import AgentNotes, label_field, notes_from_fields, parse_notes
+from clm_policy.transcripts.notes import AgentNotes, label_field, parse_notes
 
 HEADINGS = """\
 I renamed the helper and re-ran the suite.
@@ -209,30 +209,6 @@ def test_status_words() -> None:
     assert parse_notes("Status: completed — all 389 tests pass").status == "completed"
     assert parse_notes("Status: blocked on the API key").status == "blocked"
     assert parse_notes("Status: phase 1 of 3 done").status == "partial_complete"
-
-
-def test_fields_given_one_by_one() -> None:
-    notes = notes_from_fields(
-        {
-            "goal": "Ship it",
-            "next_safe_action": "run the release script",
-            "blockers": [],
-            "done_and_verified": ["tests pass"],
-            "Pending tasks": ["tag the release"],
-            "unknown": 3,
-        }
-    )
-    assert notes == AgentNotes(
-        goal="Ship it",
-        next_action="run the release script",
-        blockers=[],
-        verified=["tests pass"],
-        remaining=["tag the release"],
-    )
-    assert notes.text() == (
-        "goal: Ship it\nverified: tests pass\nnext action: run the release script\n"
-        "remaining: tag the release"
-    )
 
 
 def test_labels_on_one_line() -> None:

@@ -14,11 +14,12 @@ import pytest
 from clm_policy.models.enums import TaskStatus
 from clm_policy.transcripts import read_transcript
 from clm_policy.transcripts.files import FileLog, Paths, created_in_output, shell_file_ops
+from clm_policy.transcripts.notes import parse_notes
 from clm_policy.transcripts.takeover import (
     asked_user,
+    build_state,
     constraints_of,
     goal_of,
-    handoff_states,
     intention,
     state_of,
     substantive,
@@ -78,7 +79,8 @@ def test_the_handoff_reply_is_read_over_the_transcript() -> None:
     reading = read_transcript(session("claude-todo-handoff"))
     assert reading.work is not None
     reply = reading.work.last_message
-    base, state = handoff_states(reading, "s", reply)
+    base = build_state(reading, "s")
+    state = build_state(reading, "s", parse_notes(reply))
     assert base.next_action == ""  # before the reply: no next step stated
     assert state.next_action == (
         "Fix the escaped-quote handling that test_escaped_quotes checks, then run "
@@ -88,7 +90,6 @@ def test_the_handoff_reply_is_read_over_the_transcript() -> None:
         "`python -m pytest -q` fails: tests/test_quoted.py::test_escaped_quotes (1 failed, 5 passed)"
     ]
     assert state.not_verified == ["the README has no --json example yet"]
-    assert state.messages == []  # the reply is in the fields, not kept again as a message
 
 
 def test_requests_queued_and_slash_commands_and_a_closing_thanks() -> None:
@@ -165,7 +166,7 @@ def test_codex_plan_patches_generators_and_compaction() -> None:
 def test_codex_handoff_reply_says_the_failure_is_no_blocker() -> None:
     reading = read_transcript(session("codex-handoff"))
     assert reading.work is not None
-    _base, state = handoff_states(reading, "s", reading.work.last_message)
+    state = build_state(reading, "s", parse_notes(reading.work.last_message))
     assert state.open_failures == [
         "npm test: failed (Tests 2 failed | 10 passed (12); first: src/legacy/date.test.ts)"
     ]
