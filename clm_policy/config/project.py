@@ -55,7 +55,7 @@ from clm_policy.base.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterator, Mapping
 
     StrPath = str | os.PathLike[str]
 
@@ -126,15 +126,7 @@ def project_root(start: StrPath) -> str:
 def nearest_config(start: StrPath) -> str | None:
     """The nearest ``.clm-policy.yaml`` in ``start`` or a folder above it, wherever it is
     (what ``clm-policy trust`` names; :func:`find_config` says whether it counts)."""
-    here = os.path.abspath(start)
-    while True:
-        candidate = os.path.join(here, FILENAME)
-        if os.path.isfile(candidate):
-            return candidate
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
+    return next((path for _, path in _upward(start) if os.path.isfile(path)), None)
 
 
 def find_config(start: StrPath) -> str | None:
@@ -144,15 +136,21 @@ def find_config(start: StrPath) -> str | None:
     :func:`~clm_policy.config.trust.take_ignored`)."""
     from clm_policy.base.paths import is_inside
 
+    root = project_root(start)
+    for here, path in _upward(start):
+        if os.path.isfile(path) and (is_inside(here, root) or _trusted_above(path, root)):
+            return path
+    return None
+
+
+def _upward(start: StrPath) -> Iterator[tuple[str, str]]:
+    """Each folder from ``start`` up to the file system's root, with its ``.clm-policy.yaml``."""
     here = os.path.abspath(start)
-    root = project_root(here)
     while True:
-        candidate = os.path.join(here, FILENAME)
-        if os.path.isfile(candidate) and (is_inside(here, root) or _trusted_above(candidate, root)):
-            return candidate
+        yield here, os.path.join(here, FILENAME)
         parent = os.path.dirname(here)
         if parent == here:
-            return None
+            return
         here = parent
 
 
