@@ -55,7 +55,7 @@ from clm_policy.base.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Mapping
 
     StrPath = str | os.PathLike[str]
 
@@ -126,7 +126,10 @@ def project_root(start: StrPath) -> str:
 def nearest_config(start: StrPath) -> str | None:
     """The nearest ``.clm-policy.yaml`` in ``start`` or a folder above it, wherever it is
     (what ``clm-policy trust`` names; :func:`find_config` says whether it counts)."""
-    return next((path for _, path in _upward(start) if os.path.isfile(path)), None)
+    from clm_policy.base.paths import folders_up
+
+    found = (os.path.join(here, FILENAME) for here in folders_up(start))
+    return next((path for path in found if os.path.isfile(path)), None)
 
 
 def find_config(start: StrPath) -> str | None:
@@ -134,24 +137,14 @@ def find_config(start: StrPath) -> str | None:
     above it up to the project's root (:func:`project_root`); above the root, the nearest the
     person trusts as it is (one that is not is noted for
     :func:`~clm_policy.config.trust.take_ignored`)."""
-    from clm_policy.base.paths import is_inside
+    from clm_policy.base.paths import folders_up, is_inside
 
     root = project_root(start)
-    for here, path in _upward(start):
+    for here in folders_up(start):
+        path = os.path.join(here, FILENAME)
         if os.path.isfile(path) and (is_inside(here, root) or _trusted_above(path, root)):
             return path
     return None
-
-
-def _upward(start: StrPath) -> Iterator[tuple[str, str]]:
-    """Each folder from ``start`` up to the file system's root, with its ``.clm-policy.yaml``."""
-    here = os.path.abspath(start)
-    while True:
-        yield here, os.path.join(here, FILENAME)
-        parent = os.path.dirname(here)
-        if parent == here:
-            return
-        here = parent
 
 
 def _trusted_above(path: str, project: str) -> bool:
