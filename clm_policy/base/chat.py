@@ -19,10 +19,11 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Mapping
 from email.message import Message as EmailMessage
 from typing import IO, Any
 
-from clm_policy.base.errors import EndpointError, InputError, shorten
+from clm_policy.base.errors import EndpointError, InputError, quote, shorten
 
 ENV_BASE_URL = "CLM_POLICY_OPENAI_BASE_URL"
 """The agent's endpoint (``run --agent openai``); the summarizer falls back to it."""
@@ -58,6 +59,15 @@ def check_base_url(url: str, variable: str, key_variable: str) -> str:
             "API key would cross the network readable; use https"
         )
     return urllib.parse.urlunsplit(parts).rstrip("/")
+
+
+def env_timeout(env: Mapping[str, str], variable: str, default: float) -> float:
+    """The seconds ``variable`` of ``env`` sets (``default`` when it is unset or empty)."""
+    text = env.get(variable)
+    try:
+        return float(text) if text else default
+    except ValueError:
+        raise InputError(f"{variable}: {quote(text)} is no number of seconds") from None
 
 
 def is_loopback(host: str) -> bool:

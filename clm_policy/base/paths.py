@@ -15,6 +15,10 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 
 def relative_to_project(path: str, project: str | None) -> str:
     """``path`` as committed: relative to ``project`` (the session's folder) when it lies
@@ -56,13 +60,18 @@ def repository_root(folder: str) -> str | None:
     that holds ``.git`` (a folder, or the file of a worktree or submodule); None when none
     does. ``folder`` is taken as it is written (absolute, its links resolved by the caller
     where that matters)."""
+    found = (here for here in folders_up(folder) if os.path.lexists(os.path.join(here, ".git")))
+    return next(found, None)
+
+
+def folders_up(folder: str | os.PathLike[str]) -> Iterator[str]:
+    """``folder`` made absolute, then each folder above it up to the file system's root."""
     here = os.path.abspath(folder)
     while True:
-        if os.path.lexists(os.path.join(here, ".git")):
-            return here
+        yield here
         parent = os.path.dirname(here)
         if parent == here:
-            return None
+            return
         here = parent
 
 

@@ -126,15 +126,10 @@ def project_root(start: StrPath) -> str:
 def nearest_config(start: StrPath) -> str | None:
     """The nearest ``.clm-policy.yaml`` in ``start`` or a folder above it, wherever it is
     (what ``clm-policy trust`` names; :func:`find_config` says whether it counts)."""
-    here = os.path.abspath(start)
-    while True:
-        candidate = os.path.join(here, FILENAME)
-        if os.path.isfile(candidate):
-            return candidate
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
+    from clm_policy.base.paths import folders_up
+
+    found = (os.path.join(here, FILENAME) for here in folders_up(start))
+    return next((path for path in found if os.path.isfile(path)), None)
 
 
 def find_config(start: StrPath) -> str | None:
@@ -142,18 +137,14 @@ def find_config(start: StrPath) -> str | None:
     above it up to the project's root (:func:`project_root`); above the root, the nearest the
     person trusts as it is (one that is not is noted for
     :func:`~clm_policy.config.trust.take_ignored`)."""
-    from clm_policy.base.paths import is_inside
+    from clm_policy.base.paths import folders_up, is_inside
 
-    here = os.path.abspath(start)
-    root = project_root(here)
-    while True:
-        candidate = os.path.join(here, FILENAME)
-        if os.path.isfile(candidate) and (is_inside(here, root) or _trusted_above(candidate, root)):
-            return candidate
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
+    root = project_root(start)
+    for here in folders_up(start):
+        path = os.path.join(here, FILENAME)
+        if os.path.isfile(path) and (is_inside(here, root) or _trusted_above(path, root)):
+            return path
+    return None
 
 
 def _trusted_above(path: str, project: str) -> bool:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from clm_policy.lifecycle.agent_handoff import AgentHandoff
 from clm_policy.lifecycle.request import PLAN_FIELD, SECTIONS
+from clm_policy.lifecycle.summary import one_line
 from clm_policy.lifecycle.verify import normalise
 from clm_policy.transcripts.notes import AgentNotes, parse_notes
 
@@ -220,7 +221,7 @@ def stale_in_summary(words: Words, work: Work) -> list[str]:
     for step in [notes.next_action, *notes.remaining][:12]:
         if step and work.done_after(order, step):
             lines.append(
-                f'part 1 is older than the record: "{_short(step, 120)}" was done after the '
+                f'part 1 is older than the record: "{one_line(step, 120)}" was done after the '
                 "summary was written."
             )
     return lines
@@ -284,17 +285,19 @@ def contradictions(words: Words, record: SessionRecord) -> list[str]:
         claim = _claim_of(check, sentences)
         if claim is not None:
             lines.append(
-                f'the agent\'s words say "{_short(claim)}", but the latest run of '
-                f"`{_short(check.command, 120)}` failed ({_short(check.result or 'failed', 120)})."
+                f'the agent\'s words say "{one_line(claim, 160)}", but the latest run of '
+                f"`{one_line(check.command, 120)}` failed "
+                f"({one_line(check.result or 'failed', 120)})."
             )
     if not lines:
         done = next(
             (s for s in sentences if _DONE_WORDS.search(s) and not _FAIL_WORDS.search(s)), None
         )
         if done is not None:
-            names = ", ".join(f"`{_short(c.command, 80)}`" for c in failing[:3])
+            names = ", ".join(f"`{one_line(c.command, 80)}`" for c in failing[:3])
             lines.append(
-                f'the agent\'s words say "{_short(done)}", but the latest run of {names} failed.'
+                f'the agent\'s words say "{one_line(done, 160)}", but the latest run of '
+                f"{names} failed."
             )
     return lines
 
@@ -358,8 +361,3 @@ def _keys(command: str) -> list[str]:
     if len(words) > 1 and words[0] in ("cargo", "go", "dotnet", "mix", "gradle", "mvn", "deno"):
         return [" ".join(words[:2])] if len(words) == 2 else [normal]
     return [normal]
-
-
-def _short(text: str, limit: int = 160) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"

@@ -279,7 +279,8 @@ def preview(
 ) -> tuple[HandoffManifest, str]:
     """The manifest and the seed ``composed`` gives, as :func:`~.pipelines.run_handoff` would
     commit them (unredacted: nothing is written)."""
-    from clm_policy.lifecycle.seed import CHARS_PER_TOKEN, DEFAULT_SEED_TOKENS, seed_text
+    from clm_policy.lifecycle.estimate import CHARS_PER_TOKEN
+    from clm_policy.lifecycle.seed import DEFAULT_SEED_TOKENS, seed_text
 
     manifest = build_manifest(composed.state, rationale, now=now, composed=composed)
     seed = seed_text(

@@ -30,7 +30,8 @@ from clm_policy.lifecycle.compaction import (
     compact_verified,
     what_it_reads,
 )
-from clm_policy.lifecycle.seed import CHARS_PER_TOKEN, DEFAULT_SEED_TOKENS
+from clm_policy.lifecycle.estimate import CHARS_PER_TOKEN, estimate_tokens
+from clm_policy.lifecycle.seed import DEFAULT_SEED_TOKENS
 from clm_policy.lifecycle.verify import (
     DEFAULT_MIN_RECALL,
     Recall,
@@ -555,7 +556,7 @@ def _measured(
     when the agent wrote a handoff), and the agent's recall (None when it wrote none)."""
     asked = inventory(change.clean(handoff.base))
     extra = {
-        "Clm-Seed-Tokens": str(-(-len(seed) // CHARS_PER_TOKEN)),
+        "Clm-Seed-Tokens": str(estimate_tokens(seed)),
         "Clm-Seed-Kept": verify(asked, [seed]).trailer,
     }
     agent_recall = None

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 
 from clm_policy.formats.records import defused, quoted
+from clm_policy.lifecycle.estimate import CHARS_PER_TOKEN
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
     from clm_policy.models.manifest import HandoffManifest
 
 DEFAULT_SEED_TOKENS = 2500
-CHARS_PER_TOKEN = 4
 MIN_BUDGET = 800
 WORDS_RESERVE = 500
 """Characters the agent's words leave for the record's first items (failures, the user's first

@@ -55,11 +55,10 @@ def agent_keys(repo: MemoryRepo, session_id: str) -> list[str]:
     """The memory keys of the agents recorded for ``session_id`` (at HEAD), sorted."""
     folder = f"{TOPICS}/{NAMESPACE}/{_segment(session_id)}/"
     out = repo.git("ls-files", "-z", "--", folder, check=False)
-    keys = []
-    for name in out.split("\0"):
-        if name.startswith(folder) and name.endswith(".md"):
-            keys.append(name[len(TOPICS) + 1 : -3])
-    return sorted(keys)
+    names = out.split("\0")
+    return sorted(
+        n[len(TOPICS) + 1 : -3] for n in names if n.startswith(folder) and n.endswith(".md")
+    )
 
 
 def record_agent_run(

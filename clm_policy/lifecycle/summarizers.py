@@ -118,25 +118,18 @@ class OpenAISummarizerConfig(Record):
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> OpenAISummarizerConfig:
-        from clm_policy.base.chat import DEFAULT_BASE_URL
+        from clm_policy.base.chat import DEFAULT_BASE_URL, env_timeout
         from clm_policy.base.chat import ENV_BASE_URL as AGENT_BASE_URL
 
         model = env.get(ENV_MODEL)
         if not model:
             raise InputError(f"no model for the summarizer: set {ENV_MODEL}")
         source, key = next(((k, env[k]) for k in ENV_KEYS if env.get(k)), (ENV_KEYS[0], ""))
-        timeout = DEFAULT_TIMEOUT
-        text = env.get(ENV_TIMEOUT)
-        if text:
-            try:
-                timeout = float(text)
-            except ValueError:
-                raise InputError(f"{ENV_TIMEOUT}: {quote(text)} is no number of seconds") from None
         return cls(
             model=model,
             api_key=key,
             base_url=env.get(ENV_BASE_URL) or env.get(AGENT_BASE_URL) or DEFAULT_BASE_URL,
-            timeout=timeout,
+            timeout=env_timeout(env, ENV_TIMEOUT, DEFAULT_TIMEOUT),
             key_source=source,
         )
 

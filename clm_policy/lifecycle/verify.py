@@ -72,35 +72,15 @@ KINDS = (
 )
 """The kinds of facts, in the order they are reported (the SessionState's field names, and
 ``next_step``: the next step the agent itself stated)."""
-_LISTS = (
-    "requests",
-    "constraints",
-    "decisions",
-    "blockers",
-    "open_failures",
-    "remaining",
-    "done",
-    "changed_artifacts",
-    "moved_artifacts",
-    "deleted_artifacts",
-    "commands_and_results",
-    "verified",
-    "not_verified",
+_ORDER = {k: i for i, k in enumerate(KINDS)}
+_LISTS = tuple(
+    k for k in KINDS if k not in ("goal", "next_step", "next_safe_action", "memory_keys")
 )
 """The state's list fields whose every item is a fact a compaction must keep."""
-HANDOFF_KINDS = (
-    "goal",
-    "requests",
-    "constraints",
-    "decisions",
-    "blockers",
-    "open_failures",
-    "remaining",
-    "next_step",
-    "changed_artifacts",
-    "moved_artifacts",
-    "deleted_artifacts",
-    "verified",
+HANDOFF_KINDS = tuple(
+    k
+    for k in KINDS
+    if k not in ("done", "commands_and_results", "not_verified", "next_safe_action", "memory_keys")
 )
 """The kinds of a handoff's fact inventory (:func:`inventory`)."""
 REQUEST_WIDTH = 160
@@ -177,8 +157,7 @@ def inventory(state: SessionState) -> list[Fact]:
 
 def _ordered(found: list[Fact]) -> list[Fact]:
     """Each fact once (a command run three times is asked once), in :data:`KINDS` order."""
-    order = {k: i for i, k in enumerate(KINDS)}
-    return sorted(dict.fromkeys(found), key=lambda f: order.get(f.kind, 99))
+    return sorted(dict.fromkeys(found), key=lambda f: _ORDER.get(f.kind, 99))
 
 
 def normalise(text: str) -> str:
@@ -357,9 +336,8 @@ def verify(asked: Sequence[Fact], context: Iterable[str]) -> Recall:
             tally[fact.kind][0] += 1
         else:
             missing.append(fact)
-    order = {k: i for i, k in enumerate(KINDS)}
     by_kind = {
-        k: (v[0], v[1]) for k, v in sorted(tally.items(), key=lambda kv: order.get(kv[0], 99))
+        k: (v[0], v[1]) for k, v in sorted(tally.items(), key=lambda kv: _ORDER.get(kv[0], 99))
     }
     found = sum(v[0] for v in by_kind.values())
     return Recall(found, found + len(missing), by_kind, tuple(missing))

@@ -99,24 +99,17 @@ class OpenAIConfig:
         """The configuration the environment gives — the user's own: the endpoint, the model
         and the key never come from a file another person may write (a resumed session's
         ``run.json`` is such a file)."""
+        from clm_policy.base.chat import env_timeout
+
         found_model = env.get(ENV_MODEL)
         if not found_model:
             raise InputError(f"no model: set {ENV_MODEL} (for example gpt-4o-mini)")
         source, key = next(((k, env[k]) for k in ENV_KEYS if env.get(k)), (ENV_KEYS[-1], ""))
-        timeout_text = env.get(ENV_TIMEOUT)
-        timeout = DEFAULT_TIMEOUT
-        if timeout_text:
-            try:
-                timeout = float(timeout_text)
-            except ValueError:
-                raise InputError(
-                    f"{ENV_TIMEOUT}: {quote(timeout_text)} is no number of seconds"
-                ) from None
         return cls(
             model=found_model,
             api_key=key,
             base_url=env.get(ENV_BASE_URL) or DEFAULT_BASE_URL,
-            timeout=timeout,
+            timeout=env_timeout(env, ENV_TIMEOUT, DEFAULT_TIMEOUT),
             done_marker=done_marker or DEFAULT_DONE_MARKER,
             key_source=source,
         )

@@ -45,7 +45,7 @@ def session_status(memory: str, session: str | None = None) -> Status:
                 persisted = load_session(repo, sid)
             except InputError as exc:
                 if any(e.event == "agent" for e in mine):
-                    out.rows.append(_agents_only(sid, mine))
+                    out.rows.append(_row(sid, mine))
                     continue  # a hook session with its agents' records, no snapshot yet
                 if session is not None:
                     raise
@@ -54,29 +54,24 @@ def session_status(memory: str, session: str | None = None) -> Status:
             if persisted.note:
                 out.notes.append(persisted.note)
             s = persisted.state
-            events = [e.event for e in mine]
             window = s.tokens.context_window
             out.rows.append(
-                {
-                    "session": sid,
-                    "status": s.status.value,
-                    "step": s.step_index,
-                    "context_tokens": s.tokens.context_tokens,
-                    "context_window": window,
-                    "fill": round(s.tokens.context_tokens / window, 3) if window else None,
-                    "compactions": events.count("compact"),
-                    "handoffs": events.count("handoff"),
-                    "handed_off": handed_off(persisted.stopped, mine),
-                    "stopped": persisted.stopped,
-                    "parent_session": s.parent_session,
-                    "pending": persisted.pending,
-                    "last_decisions": last_decisions(repo, sid, 5 if session else 1),
-                    "goal": s.goal,
-                    "blockers": s.blockers,
-                    "not_verified": s.not_verified,
-                    "agents": agents_of(mine),
-                    **last_recall(mine),
-                }
+                _row(
+                    sid,
+                    mine,
+                    status=s.status.value,
+                    step=s.step_index,
+                    context_tokens=s.tokens.context_tokens,
+                    context_window=window,
+                    fill=round(s.tokens.context_tokens / window, 3) if window else None,
+                    stopped=persisted.stopped,
+                    parent_session=s.parent_session,
+                    pending=persisted.pending,
+                    last_decisions=last_decisions(repo, sid, 5 if session else 1),
+                    goal=s.goal,
+                    blockers=s.blockers,
+                    not_verified=s.not_verified,
+                )
             )
     return out
 
@@ -111,11 +106,12 @@ def agents_of(entries: list[AuditEntry]) -> list[dict[str, Any]]:
     return list(seen.values())
 
 
-def _agents_only(sid: str, entries: list[AuditEntry]) -> dict[str, Any]:
-    """The row of a session the memory knows only from its agents' records (a hook session
-    before its first snapshot or handoff)."""
+def _row(sid: str, entries: list[AuditEntry], **known: Any) -> dict[str, Any]:
+    """A session's row: what its commits record, and ``known``, what its state says. A
+    session the memory knows only from its agents' records (a hook session before its first
+    snapshot or handoff) has no state: its status is unknown."""
     events = [e.event for e in entries]
-    return {
+    row: dict[str, Any] = {
         "session": sid,
         "status": "unknown",
         "step": 0,
@@ -124,7 +120,7 @@ def _agents_only(sid: str, entries: list[AuditEntry]) -> dict[str, Any]:
         "fill": None,
         "compactions": events.count("compact"),
         "handoffs": events.count("handoff"),
-        "handed_off": handed_off(None, entries),
+        "handed_off": handed_off(known.get("stopped"), entries),
         "stopped": None,
         "parent_session": None,
         "pending": None,
@@ -135,6 +131,7 @@ def _agents_only(sid: str, entries: list[AuditEntry]) -> dict[str, Any]:
         "agents": agents_of(entries),
         **last_recall(entries),
     }
+    return row | known
 
 
 RECALLS = ("Clm-Recall", "Clm-Recall-Agent")

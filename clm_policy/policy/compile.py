@@ -74,11 +74,8 @@ def compile_policy(res: ResolvedPolicy, sink: Sink | None = None) -> Policy:
     profile, rule or guard is reported and left out, and the rest still compiles.
     """
     sink = sink or Sink()
-    profiles: dict[str, Profile] = {}
-    for name in res.profiles:
-        profile = _attempt(sink, partial(_profile, res, name))
-        if profile is not None:
-            profiles[name] = profile
+    tried = {name: _attempt(sink, partial(_profile, res, name)) for name in res.profiles}
+    profiles = {name: p for name, p in tried.items() if p is not None}
     if not res.profiles:
         sink.report(
             PolicyError(
@@ -95,11 +92,7 @@ def compile_policy(res: ResolvedPolicy, sink: Sink | None = None) -> Policy:
         for name, (spec, _) in res.signals.items()
     }
     names = known_names({n: s.type for n, s in signals.items()})
-    rules = []
-    for e in res.rules:
-        rule = _attempt(sink, partial(_rule, e, names))
-        if rule is not None:
-            rules.append(rule)
+    rules = [_attempt(sink, partial(_rule, e, names)) for e in res.rules]
     guards: dict[Action, tuple[Guard, ...]] = {}
     for action, entries in res.guards.items():
         built = [_attempt(sink, partial(_guard, e, action, names)) for e in entries]
@@ -113,7 +106,7 @@ def compile_policy(res: ResolvedPolicy, sink: Sink | None = None) -> Policy:
         default_profile=default,
         signals=signals,
         models=dict(res.models),
-        rules=tuple(rules),
+        rules=tuple(r for r in rules if r is not None),
         otherwise=Action(res.otherwise),
         guards=guards,
         description=res.description,
@@ -124,10 +117,9 @@ def compile_policy(res: ResolvedPolicy, sink: Sink | None = None) -> Policy:
 
 
 def _rule(e: Entry, names: dict[str, NameInfo]) -> Rule:
-    when = _expr(e, names)
     return Rule(
         id=e.id,
-        when=when,
+        when=_expr(e, names),
         action=Action(e.get("action")),
         because=_template(e, "because", names),
         description=e.get("description"),
@@ -136,11 +128,10 @@ def _rule(e: Entry, names: dict[str, NameInfo]) -> Rule:
 
 
 def _guard(e: Entry, action: str, names: dict[str, NameInfo]) -> Guard:
-    when = _expr(e, names)
     return Guard(
         id=e.id,
         action=Action(action),
-        when=when,
+        when=_expr(e, names),
         severity=e.get("severity"),
         overridable=bool(e.get("overridable")),
         message=_template(e, "message", names),

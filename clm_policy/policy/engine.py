@@ -338,8 +338,8 @@ class Policy(Record):
             )
             for r in self.rules
         ]
-        outcome_of = {
-            f.guard: kind
+        findings = {
+            f.guard: (kind, f.message)
             for kind, found in (
                 ("blocked", decision.blocked_by),
                 ("warned", decision.warnings),
@@ -347,23 +347,19 @@ class Policy(Record):
             )
             for f in found
         }
-        messages = {
-            f.guard: f.message
-            for f in [*decision.blocked_by, *decision.warnings, *decision.overridden]
-        }
         guard_traces = []
         for action, guards in self.guards.items():
             for g in guards:
                 applies = action == decision.proposed
-                outcome = outcome_of.get(g.id, "passed") if applies else "not-applicable"
+                outcome, message = findings.get(g.id, ("passed", None))
                 guard_traces.append(
                     GuardTrace(
                         id=g.id,
                         guards=action,
                         severity=g.severity,
                         overridable=g.overridable,
-                        outcome=outcome,
-                        message=messages.get(g.id) if applies else None,
+                        outcome=outcome if applies else "not-applicable",
+                        message=message if applies else None,
                         **self._trace(g.when, names),
                     )
                 )
@@ -452,15 +448,9 @@ class Policy(Record):
         key = ("fixed", prof.name, soft, hard)
         found = cache.get(key)
         if found is None or found[0] is not prof:
-            values: dict[str, Any] = {
-                "profile.name": prof.name,
-                "profile.soft_compact": soft,
-                "profile.hard_handoff": hard,
-                "profile.min_steps_between_compacts": prof.min_steps_between_compacts,
-                "profile.prefer_handoff_on_phase": prof.prefer_handoff_on_phase,
-                "profile.retain_recent_messages": prof.retain_recent_messages,
-                "profile.context_window": prof.context_window,
-            }
+            values = prof.constants()
+            values["profile.soft_compact"] = soft
+            values["profile.hard_handoff"] = hard
             for sname, signal in self.signals.items():
                 values[f"signals.{sname}"] = signal.default
             if len(cache) > 256:  # thresholds as shares of many windows: keep it small

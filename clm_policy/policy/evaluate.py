@@ -211,16 +211,10 @@ _COMPARISONS: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
 def _helper_globals(limits: Limits) -> dict[str, Any]:
     bounded = Bounded(limits)
     check = bounded.check_result
-    scope: dict[str, Any] = {
-        "__builtins__": {},
-        "_add": bounded.add,
-        "_mul": bounded.mult,
-        "_mod": bounded.mod,
-        "_pow": bounded.power,
-        "_compare": _compare_chain,
-    }
-    for kind, compare in _COMPARISONS.items():
-        scope[f"_op_{kind.__name__}"] = compare
+    operators = operator_table(limits)
+    scope: dict[str, Any] = {"__builtins__": {}, "_compare": _compare_chain}
+    scope.update((helper, operators[op]) for op, helper in _BOUNDED.items())
+    scope.update((f"_op_{kind.__name__}", compare) for kind, compare in _COMPARISONS.items())
     for name, function in bounded.functions().items():
         scope[f"_call_{name}"] = _checked(function, check)
     return scope

@@ -40,7 +40,7 @@ def _comment(text: str) -> str:
     return terminal_safe(text, lines=False)
 
 
-def resolved_document(policy: Policy) -> CommentedMap:
+def resolved_yaml(policy: Policy) -> str:
     doc = CommentedMap()
     doc["version"] = 1
     doc["name"] = policy.name
@@ -103,8 +103,4 @@ def resolved_document(policy: Policy) -> CommentedMap:
                 )
             guards[action.value] = seq
         doc["guards"] = guards
-    return doc
-
-
-def resolved_yaml(policy: Policy) -> str:
-    return dump_yaml(resolved_document(policy))
+    return dump_yaml(doc)

@@ -352,32 +352,24 @@ def _merge_entries(
 
 def _check_entries_complete(res: ResolvedPolicy, sink: Sink) -> None:
     """Every rule needs ``when`` and ``action``, every guard ``when`` and ``severity``."""
+    res.rules = _complete(res.rules, ("when", "action"), "rule", sink)
+    for action, entries in res.guards.items():
+        res.guards[action] = _complete(entries, ("when", "severity"), f"{action} guard", sink)
+
+
+def _complete(entries: list[Entry], needed: tuple[str, str], what: str, sink: Sink) -> list[Entry]:
+    """The entries that have every field of ``needed``; each one missing is reported."""
     kept: list[Entry] = []
-    for entry in res.rules:
-        missing = [n for n in ("when", "action") if n not in entry.fields]
+    for entry in entries:
+        missing = [n for n in needed if n not in entry.fields]
         for name in missing:
             sink.report(
                 PolicyError(
-                    f"rule '{entry.id}' has no '{name}'",
+                    f"{what} '{entry.id}' has no '{name}'",
                     entry.origin.location,
                     check=LoadCheck.SCHEMA,
                 )
             )
         if not missing:
             kept.append(entry)
-    res.rules = kept
-    for action, entries in res.guards.items():
-        complete: list[Entry] = []
-        for entry in entries:
-            missing = [n for n in ("when", "severity") if n not in entry.fields]
-            for name in missing:
-                sink.report(
-                    PolicyError(
-                        f"{action} guard '{entry.id}' has no '{name}'",
-                        entry.origin.location,
-                        check=LoadCheck.SCHEMA,
-                    )
-                )
-            if not missing:
-                complete.append(entry)
-        res.guards[action] = complete
+    return kept

@@ -174,6 +174,17 @@ def _spec_allowed(spec: str) -> bool:
 
 
 def _closing_brace(text: str, start: int) -> int:
+    j = _unquoted(text, start, "{}")
+    return j if j >= 0 and text[j] == "}" else -1
+
+
+def _split_spec(inner: str) -> tuple[str, str]:
+    j = _unquoted(inner, 0, ":")
+    return (inner[:j], inner[j + 1 :]) if j >= 0 else (inner, "")
+
+
+def _unquoted(text: str, start: int, stops: str) -> int:
+    """Where the first character of ``stops`` outside quotes is, from ``start`` (-1: none)."""
     quote = ""
     for j in range(start, len(text)):
         c = text[j]
@@ -182,21 +193,6 @@ def _closing_brace(text: str, start: int) -> int:
                 quote = ""
         elif c in "'\"":
             quote = c
-        elif c == "}":
+        elif c in stops:
             return j
-        elif c == "{":
-            return -1
     return -1
-
-
-def _split_spec(inner: str) -> tuple[str, str]:
-    quote = ""
-    for j, c in enumerate(inner):
-        if quote:
-            if c == quote:
-                quote = ""
-        elif c in "'\"":
-            quote = c
-        elif c == ":":
-            return inner[:j], inner[j + 1 :]
-    return inner, ""
