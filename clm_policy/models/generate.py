@@ -196,44 +196,24 @@ def _fill(info: FieldInfo) -> str | None:
     raise ShapeError(f"a default factory {factory!r}")
 
 
-def _dumped(kind: Kind, value: str) -> str:
-    """``value`` (of ``kind``) as JSON data."""
+def _converted(kind: Kind, value: str, load: bool = False) -> str:
+    """``value`` (of ``kind``) as JSON data; with ``load``, JSON data ``value`` (checked, of
+    ``kind``) as the field's value."""
     if kind.form in ("scalar", "union"):
         return value
+    name = kind.target.__name__
     if kind.form == "enum":
-        code = f"{value}.value"
+        code = f"{name}({value})" if load else f"{value}.value"
     elif kind.form == "model":
-        code = f"{value}.as_dict()"
-    elif kind.form == "list":
-        assert kind.item is not None
-        if kind.item.form in ("scalar", "union"):
-            code = f"list({value})"
-        else:
-            code = f"[{_dumped(kind.item, 'item')} for item in {value}]"
+        code = f"{name}.from_dict({value})" if load else f"{value}.as_dict()"
     else:
         assert kind.item is not None
-        if kind.item.form not in ("scalar", "union"):
+        if kind.item.form in ("scalar", "union"):
+            code = f"{kind.form}({value})"
+        elif kind.form == "list":
+            code = f"[{_converted(kind.item, 'item', load)} for item in {value}]"
+        else:
             raise ShapeError("a dict of scalars only")
-        code = f"dict({value})"
-    return f"None if {value} is None else {code}" if kind.optional else code
-
-
-def _loaded(kind: Kind, value: str) -> str:
-    """JSON data ``value`` (checked, of ``kind``) as the field's value."""
-    if kind.form in ("scalar", "union"):
-        return value
-    if kind.form == "enum":
-        code = f"{kind.target.__name__}({value})"
-    elif kind.form == "model":
-        code = f"{kind.target.__name__}.from_dict({value})"
-    elif kind.form == "list":
-        assert kind.item is not None
-        if kind.item.form in ("scalar", "union"):
-            code = f"list({value})"
-        else:
-            code = f"[{_loaded(kind.item, 'item')} for item in {value}]"
-    else:
-        code = f"dict({value})"
     return f"None if {value} is None else {code}" if kind.optional else code
 
 
@@ -259,8 +239,8 @@ def _class(model: type[BaseModel], read: bool) -> list[str]:
         else:
             params.append(f"        {field}: {kind.text()} = {_default(info)},")
             body.append(f"        self.{field} = {field}")
-        dumped.append(f"            {field!r}: {_dumped(kind, f'self.{field}')},")
-        loaded.append(f"            {field}={_loaded(kind, f'data[{field!r}]')},")
+        dumped.append(f"            {field!r}: {_converted(kind, f'self.{field}')},")
+        loaded.append(f"            {field}={_converted(kind, f'data[{field!r}]', load=True)},")
     loading = [
         "",
         "    @classmethod",
@@ -333,9 +313,8 @@ class _Reader:
             lines.append("    if any(check(found) is not None for check in STATE_CHECKS):")
             lines.append("        return None")
         lines.append("    return found")
-        self.functions[name] = [*_wrapped(f"{keys} = frozenset(", tuple(model.model_fields), ")")]
-        self.functions[name] += ["", ""]
-        self.functions[name] += lines
+        keys_line = _wrapped(f"{keys} = frozenset(", tuple(model.model_fields), ")")
+        self.functions[name] = [*keys_line, "", "", *lines]
         return name
 
     def field(self, value: str, field: str, info: FieldInfo) -> list[str]:
