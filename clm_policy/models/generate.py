@@ -292,16 +292,17 @@ class _Reader:
     def model(self, model: type[BaseModel], checks: bool = False) -> str:
         """The name of the function reading ``model`` (written once); with ``checks``, it
         applies :data:`~clm_policy.models.fields.STATE_CHECKS` too."""
-        name = f"_read_{model.__name__.lower()}"
+        name = "read_state" if checks else f"_read_{model.__name__.lower()}"
         if name in self.functions:
             return name
         self.functions[name] = []  # taken, for a model that holds itself
         if model.__pydantic_decorators__.model_validators and not checks:
             raise ShapeError(f"{model.__name__}: a model validator the reader does not know")
         keys = f"_{model.__name__.upper()}_KEYS"
+        doc = f"The {model.__name__} of JSON data" if checks else f"``data`` as a {model.__name__}"
         lines = [
-            f"def {name}(data: Any) -> {model.__name__} | None:",
-            f'    """``data`` as a {model.__name__} when it is plainly valid, else None."""',
+            f"def {name}(data: {'object' if checks else 'Any'}) -> {model.__name__} | None:",
+            f'    """{doc} when it is plainly valid, else None."""',
             f"    if type(data) is not dict or not data.keys() <= {keys}:",
             "        return None",
         ]
@@ -593,12 +594,9 @@ def render(document: str, root: type[BaseModel] | None = None) -> str:
         out += ["", *_class(model, read_back), ""]
     if reader is None:
         return "\n".join(out).rstrip() + "\n"
-    out += ["", *_names_table(reader), "", ""]
+    out += ["", *_names_table(reader)]
     read = _Reader()
-    entry = read.model(reader, checks=True)
-    out.append(f"def read_state(data: object) -> {reader.__name__} | None:")
-    out.append(f'    """The {reader.__name__} of JSON data when it is plainly valid, else None."""')
-    out.append(f"    return {entry}(data)")
+    read.model(reader, checks=True)
     for kind, table in read.enums.items():
         members = ", ".join(f"{m.value!r}: {kind.__name__}.{m.name}" for m in kind)
         out += ["", "", f"{table} = {{{members}}}"]
