@@ -28,6 +28,7 @@ with the plain, slotted classes generated here, in ``clm_policy/models/<document
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import importlib
 import inspect
@@ -66,18 +67,16 @@ class ShapeError(TypeError):
     """A field of a kind the generator does not know: teach it here before using it."""
 
 
+@dataclasses.dataclass
 class Kind:
     """A field's type as the generated code sees it: ``form`` is ``scalar`` (int, float, bool,
     str), ``union`` (of scalars), ``enum``, ``model``, ``list`` or ``dict`` (``item``: the
     kind of its items); ``target`` the type itself."""
 
-    def __init__(
-        self, form: str, target: Any, optional: bool = False, item: Kind | None = None
-    ) -> None:
-        self.form = form
-        self.target = target
-        self.optional = optional
-        self.item = item
+    form: str
+    target: Any
+    optional: bool = False
+    item: Kind | None = None
 
     def text(self) -> str:
         """The annotation in the generated code."""
@@ -126,8 +125,7 @@ def kind_of(annotation: Any) -> Kind:
         args = [_unwrap(a) for a in typing.get_args(annotation)]
         rest = [a for a in args if a is not type(None)]
         if len(rest) == 1:
-            inner = kind_of(rest[0])
-            return Kind(inner.form, inner.target, True, inner.item)
+            return dataclasses.replace(kind_of(rest[0]), optional=True)
         if all(a in SCALARS or a is type(None) for a in args):
             return Kind("union", tuple(args))
         raise ShapeError(f"a union of scalars only, not {annotation!r}")
