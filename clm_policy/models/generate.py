@@ -426,7 +426,8 @@ def _read_list(
 
 
 def _names(model: type[BaseModel], prefix: str = "") -> list[tuple[str, str, str, str]]:
-    """(rule name, type, meaning, attribute path) of every directly read field."""
+    """(rule name, type, meaning, attribute path) of every directly read field (the path of
+    an enumeration's value ends in ``.value``)."""
     found = []
     for field, info in model.model_fields.items():
         reads = _reads(info)
@@ -436,15 +437,16 @@ def _names(model: type[BaseModel], prefix: str = "") -> list[tuple[str, str, str
         if kind.form == "model":
             found += _names(kind.target, f"{prefix}{field}.")
         elif reads.name is not None:
+            path = prefix + field
             if kind.form == "enum":
-                text = "str"
+                text, path = "str", f"{path}.value"
             elif kind.form == "scalar":
                 text = kind.target.__name__
             else:
                 raise ShapeError(f"a rule cannot read a value of type {kind.text()}")
             if kind.optional:
                 text += "|None"
-            found.append((reads.name, text, reads.doc, prefix + field))
+            found.append((reads.name, text, reads.doc, path))
     return found
 
 
@@ -496,10 +498,7 @@ def _names_table(state: type[BaseModel]) -> list[str]:
     out.append("    tokens = state.tokens")
     out.append("    return {")
     for n, _, _, path in names:
-        attr = f"tokens.{path.split('.', 1)[1]}" if path.startswith("tokens.") else f"state.{path}"
-        info = state.model_fields.get(path)
-        is_enum = info is not None and kind_of(info.annotation).form == "enum"
-        out.append(f"        {n!r}: {attr}{'.value' if is_enum else ''},")
+        out.append(f"        {n!r}: {path if path.startswith('tokens.') else 'state.' + path},")
     return [*out, "    }"]
 
 
