@@ -283,10 +283,6 @@ class _Reader:
         self.functions: dict[str, list[str]] = {}
         self.enums: dict[type[enum.Enum], str] = {}
 
-    def enum_table(self, kind: type[enum.Enum]) -> str:
-        """The name of the table of ``kind``'s members by value (written once)."""
-        return self.enums.setdefault(kind, f"_{kind.__name__.upper()}")
-
     def model(self, model: type[BaseModel], checks: bool = False) -> str:
         """The name of the function reading ``model`` (written once); with ``checks``, it
         applies :data:`~clm_policy.models.fields.STATE_CHECKS` too."""
@@ -322,18 +318,8 @@ class _Reader:
         conditions = _bounds(info)
         fill = _fill(info)
         missing = "_MISSING" if info.is_required() or fill is not None else _default(info)
-        if kind.form == "enum":
-            if not info.is_required():
-                missing = repr(info.default.value)
-            table = self.enum_table(kind.target)
-            if kind.optional or conditions:
-                raise ShapeError(f"{field}: an optional or bounded enumeration")
-            return [
-                f"    {value} = data.get({field!r}, {missing})",
-                f"    {value} = {table}.get({value}) if type({value}) is str else None",
-                f"    if {value} is None:",
-                "        return None",
-            ]
+        if kind.form == "enum" and not info.is_required():
+            missing = repr(info.default.value)
         lines = [f"    {value} = data.get({field!r}, {missing})"]
         if kind.form in ("scalar", "union"):
             test = self.scalar(value, kind, conditions)
@@ -344,29 +330,32 @@ class _Reader:
             else:
                 test = f"not ({test})"
             return [*lines, f"    if {test}:", "        return None"]
-        if fill is None or kind.optional or conditions:
+        if kind.form == "enum":
+            if kind.optional or conditions:
+                raise ShapeError(f"{field}: an optional or bounded enumeration")
+            # the table of its members by value, written once
+            table = self.enums.setdefault(kind.target, f"_{kind.target.__name__.upper()}")
+            lines.append(f"    {value} = {table}.get({value}) if type({value}) is str else None")
+        elif fill is None or kind.optional or conditions:
             raise ShapeError(f"{field}: the reader knows collections and models with a factory")
-        if kind.form == "model":
+        elif kind.form == "model":
             read = self.model(kind.target)
-            return [
-                *lines,
-                f"    {value} = {fill} if {value} is _MISSING else {read}({value})",
-                f"    if {value} is None:",
-                "        return None",
-            ]
-        assert kind.item is not None
-        item = kind.item
-        if kind.form == "list" and item.form == "model":
-            read = f"_read_list(data, {field!r}, {self.model(item.target)})"
-        elif item.form == "scalar" and kind.form == "list":
-            read = f"_list_of(data, {field!r}, {item.target.__name__})"
-        elif item.form == "union" and kind.form == "dict":
-            if type(None) in item.target or set(item.target) != set(SCALARS):
-                raise ShapeError(f"{field}: a dict of any scalar but null only")
-            read = f"_scalar_values(data, {field!r})"
+            lines.append(f"    {value} = {fill} if {value} is _MISSING else {read}({value})")
         else:
-            raise ShapeError(f"{field}: a {kind.text()}")
-        return [f"    {value} = {read}", f"    if {value} is None:", "        return None"]
+            assert kind.item is not None
+            item = kind.item
+            if kind.form == "list" and item.form == "model":
+                read = f"_read_list(data, {field!r}, {self.model(item.target)})"
+            elif item.form == "scalar" and kind.form == "list":
+                read = f"_list_of(data, {field!r}, {item.target.__name__})"
+            elif item.form == "union" and kind.form == "dict":
+                if type(None) in item.target or set(item.target) != set(SCALARS):
+                    raise ShapeError(f"{field}: a dict of any scalar but null only")
+                read = f"_scalar_values(data, {field!r})"
+            else:
+                raise ShapeError(f"{field}: a {kind.text()}")
+            lines = [f"    {value} = {read}"]
+        return [*lines, f"    if {value} is None:", "        return None"]
 
     def scalar(self, value: str, kind: Kind, conditions: list[str]) -> str:
         """The test that ``value`` is of the scalar ``kind`` within ``conditions``."""
