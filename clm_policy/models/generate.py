@@ -33,6 +33,7 @@ import enum
 import importlib
 import inspect
 import sys
+import textwrap
 import types
 import typing
 from collections.abc import Sequence
@@ -219,10 +220,7 @@ def _class(model: type[BaseModel], read: bool) -> list[str]:
     """The plain class of ``model``: its fields, ``as_dict`` and, when it is ``read`` back,
     ``from_dict``."""
     name = model.__name__
-    doc = "\n".join(
-        f"    {line}" if line else ""
-        for line in inspect.cleandoc(model.__doc__ or name).split("\n")
-    ).lstrip()
+    doc = textwrap.indent(inspect.cleandoc(model.__doc__ or name), "    ").lstrip()
     fields = list(model.model_fields.items())
     params, body, dumped, loaded = [], [], [], []
     for field, info in fields:
