@@ -101,14 +101,10 @@ def _wrapped(head: str, names: tuple[str, ...], tail: str = "") -> list[str]:
     if len(line) <= 100:
         return [line]
     indent = " " * (len(head) - len(head.lstrip()) + 4)
-    lines, current = [f"{head}("], indent
-    for name in names:
-        item = f"{name!r},"
-        if len(current) + len(item) + 1 > 100:
-            lines.append(current.rstrip())
-            current = indent
-        current += item + " "
-    return [*lines, current.rstrip(), f"{indent[:-4]}){tail}"]
+    items = " ".join(f"{name!r}," for name in names)
+    # lines under 100 characters; names are identifiers, so textwrap breaks only between them
+    lines = textwrap.wrap(items, 99, initial_indent=indent, subsequent_indent=indent)
+    return [f"{head}(", *lines, f"{indent[:-4]}){tail}"]
 
 
 def _unwrap(annotation: Any) -> Any:
