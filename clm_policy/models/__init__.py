@@ -24,19 +24,11 @@ if TYPE_CHECKING:
     from clm_policy.models.state import AgentStepResult, Message, SessionState, TokenSnapshot
 
 _WHERE = {
-    "Action": "enums",
-    "MessageRole": "enums",
-    "TaskStatus": "enums",
-    "Decision": "decision",
-    "Explanation": "decision",
-    "GuardFinding": "decision",
-    "GuardTrace": "decision",
-    "RuleTrace": "decision",
-    "AgentStepResult": "state",
-    "Message": "state",
-    "SessionState": "state",
-    "SignalValue": "enums",
-    "TokenSnapshot": "state",
+    **dict.fromkeys(("Action", "MessageRole", "SignalValue", "TaskStatus"), "enums"),
+    **dict.fromkeys(
+        ("Decision", "Explanation", "GuardFinding", "GuardTrace", "RuleTrace"), "decision"
+    ),
+    **dict.fromkeys(("AgentStepResult", "Message", "SessionState", "TokenSnapshot"), "state"),
 }
 
 

@@ -28,10 +28,12 @@ with the plain, slotted classes generated here, in ``clm_policy/models/<document
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import importlib
 import inspect
 import sys
+import textwrap
 import types
 import typing
 from collections.abc import Sequence
@@ -66,18 +68,16 @@ class ShapeError(TypeError):
     """A field of a kind the generator does not know: teach it here before using it."""
 
 
+@dataclasses.dataclass
 class Kind:
     """A field's type as the generated code sees it: ``form`` is ``scalar`` (int, float, bool,
     str), ``union`` (of scalars), ``enum``, ``model``, ``list`` or ``dict`` (``item``: the
     kind of its items); ``target`` the type itself."""
 
-    def __init__(
-        self, form: str, target: Any, optional: bool = False, item: Kind | None = None
-    ) -> None:
-        self.form = form
-        self.target = target
-        self.optional = optional
-        self.item = item
+    form: str
+    target: Any
+    optional: bool = False
+    item: Kind | None = None
 
     def text(self) -> str:
         """The annotation in the generated code."""
@@ -101,14 +101,10 @@ def _wrapped(head: str, names: tuple[str, ...], tail: str = "") -> list[str]:
     if len(line) <= 100:
         return [line]
     indent = " " * (len(head) - len(head.lstrip()) + 4)
-    lines, current = [f"{head}("], indent
-    for name in names:
-        item = f"{name!r},"
-        if len(current) + len(item) + 1 > 100:
-            lines.append(current.rstrip())
-            current = indent
-        current += item + " "
-    return [*lines, current.rstrip(), f"{indent[:-4]}){tail}"]
+    items = " ".join(f"{name!r}," for name in names)
+    # lines under 100 characters; names are identifiers, so textwrap breaks only between them
+    lines = textwrap.wrap(items, 99, initial_indent=indent, subsequent_indent=indent)
+    return [f"{head}(", *lines, f"{indent[:-4]}){tail}"]
 
 
 def _unwrap(annotation: Any) -> Any:
@@ -126,8 +122,7 @@ def kind_of(annotation: Any) -> Kind:
         args = [_unwrap(a) for a in typing.get_args(annotation)]
         rest = [a for a in args if a is not type(None)]
         if len(rest) == 1:
-            inner = kind_of(rest[0])
-            return Kind(inner.form, inner.target, True, inner.item)
+            return dataclasses.replace(kind_of(rest[0]), optional=True)
         if all(a in SCALARS or a is type(None) for a in args):
             return Kind("union", tuple(args))
         raise ShapeError(f"a union of scalars only, not {annotation!r}")
@@ -196,44 +191,24 @@ def _fill(info: FieldInfo) -> str | None:
     raise ShapeError(f"a default factory {factory!r}")
 
 
-def _dumped(kind: Kind, value: str) -> str:
-    """``value`` (of ``kind``) as JSON data."""
+def _converted(kind: Kind, value: str, load: bool = False) -> str:
+    """``value`` (of ``kind``) as JSON data; with ``load``, JSON data ``value`` (checked, of
+    ``kind``) as the field's value."""
     if kind.form in ("scalar", "union"):
         return value
+    name = kind.target.__name__
     if kind.form == "enum":
-        code = f"{value}.value"
+        code = f"{name}({value})" if load else f"{value}.value"
     elif kind.form == "model":
-        code = f"{value}.as_dict()"
-    elif kind.form == "list":
-        assert kind.item is not None
-        if kind.item.form in ("scalar", "union"):
-            code = f"list({value})"
-        else:
-            code = f"[{_dumped(kind.item, 'item')} for item in {value}]"
+        code = f"{name}.from_dict({value})" if load else f"{value}.as_dict()"
     else:
         assert kind.item is not None
-        if kind.item.form not in ("scalar", "union"):
+        if kind.item.form in ("scalar", "union"):
+            code = f"{kind.form}({value})"
+        elif kind.form == "list":
+            code = f"[{_converted(kind.item, 'item', load)} for item in {value}]"
+        else:
             raise ShapeError("a dict of scalars only")
-        code = f"dict({value})"
-    return f"None if {value} is None else {code}" if kind.optional else code
-
-
-def _loaded(kind: Kind, value: str) -> str:
-    """JSON data ``value`` (checked, of ``kind``) as the field's value."""
-    if kind.form in ("scalar", "union"):
-        return value
-    if kind.form == "enum":
-        code = f"{kind.target.__name__}({value})"
-    elif kind.form == "model":
-        code = f"{kind.target.__name__}.from_dict({value})"
-    elif kind.form == "list":
-        assert kind.item is not None
-        if kind.item.form in ("scalar", "union"):
-            code = f"list({value})"
-        else:
-            code = f"[{_loaded(kind.item, 'item')} for item in {value}]"
-    else:
-        code = f"dict({value})"
     return f"None if {value} is None else {code}" if kind.optional else code
 
 
@@ -241,10 +216,7 @@ def _class(model: type[BaseModel], read: bool) -> list[str]:
     """The plain class of ``model``: its fields, ``as_dict`` and, when it is ``read`` back,
     ``from_dict``."""
     name = model.__name__
-    doc = "\n".join(
-        f"    {line}" if line else ""
-        for line in inspect.cleandoc(model.__doc__ or name).split("\n")
-    ).lstrip()
+    doc = textwrap.indent(inspect.cleandoc(model.__doc__ or name), "    ").lstrip()
     fields = list(model.model_fields.items())
     params, body, dumped, loaded = [], [], [], []
     for field, info in fields:
@@ -259,8 +231,8 @@ def _class(model: type[BaseModel], read: bool) -> list[str]:
         else:
             params.append(f"        {field}: {kind.text()} = {_default(info)},")
             body.append(f"        self.{field} = {field}")
-        dumped.append(f"            {field!r}: {_dumped(kind, f'self.{field}')},")
-        loaded.append(f"            {field}={_loaded(kind, f'data[{field!r}]')},")
+        dumped.append(f"            {field!r}: {_converted(kind, f'self.{field}')},")
+        loaded.append(f"            {field}={_converted(kind, f'data[{field!r}]', load=True)},")
     loading = [
         "",
         "    @classmethod",
@@ -305,23 +277,20 @@ class _Reader:
         self.functions: dict[str, list[str]] = {}
         self.enums: dict[type[enum.Enum], str] = {}
 
-    def enum_table(self, kind: type[enum.Enum]) -> str:
-        """The name of the table of ``kind``'s members by value (written once)."""
-        return self.enums.setdefault(kind, f"_{kind.__name__.upper()}")
-
     def model(self, model: type[BaseModel], checks: bool = False) -> str:
         """The name of the function reading ``model`` (written once); with ``checks``, it
         applies :data:`~clm_policy.models.fields.STATE_CHECKS` too."""
-        name = f"_read_{model.__name__.lower()}"
+        name = "read_state" if checks else f"_read_{model.__name__.lower()}"
         if name in self.functions:
             return name
         self.functions[name] = []  # taken, for a model that holds itself
         if model.__pydantic_decorators__.model_validators and not checks:
             raise ShapeError(f"{model.__name__}: a model validator the reader does not know")
         keys = f"_{model.__name__.upper()}_KEYS"
+        doc = f"The {model.__name__} of JSON data" if checks else f"``data`` as a {model.__name__}"
         lines = [
-            f"def {name}(data: Any) -> {model.__name__} | None:",
-            f'    """``data`` as a {model.__name__} when it is plainly valid, else None."""',
+            f"def {name}(data: {'object' if checks else 'Any'}) -> {model.__name__} | None:",
+            f'    """{doc} when it is plainly valid, else None."""',
             f"    if type(data) is not dict or not data.keys() <= {keys}:",
             "        return None",
         ]
@@ -333,9 +302,8 @@ class _Reader:
             lines.append("    if any(check(found) is not None for check in STATE_CHECKS):")
             lines.append("        return None")
         lines.append("    return found")
-        self.functions[name] = [*_wrapped(f"{keys} = frozenset(", tuple(model.model_fields), ")")]
-        self.functions[name] += ["", ""]
-        self.functions[name] += lines
+        keys_line = _wrapped(f"{keys} = frozenset(", tuple(model.model_fields), ")")
+        self.functions[name] = [*keys_line, "", "", *lines]
         return name
 
     def field(self, value: str, field: str, info: FieldInfo) -> list[str]:
@@ -344,18 +312,8 @@ class _Reader:
         conditions = _bounds(info)
         fill = _fill(info)
         missing = "_MISSING" if info.is_required() or fill is not None else _default(info)
-        if kind.form == "enum":
-            if not info.is_required():
-                missing = repr(info.default.value)
-            table = self.enum_table(kind.target)
-            if kind.optional or conditions:
-                raise ShapeError(f"{field}: an optional or bounded enumeration")
-            return [
-                f"    {value} = data.get({field!r}, {missing})",
-                f"    {value} = {table}.get({value}) if type({value}) is str else None",
-                f"    if {value} is None:",
-                "        return None",
-            ]
+        if kind.form == "enum" and not info.is_required():
+            missing = repr(info.default.value)
         lines = [f"    {value} = data.get({field!r}, {missing})"]
         if kind.form in ("scalar", "union"):
             test = self.scalar(value, kind, conditions)
@@ -366,29 +324,32 @@ class _Reader:
             else:
                 test = f"not ({test})"
             return [*lines, f"    if {test}:", "        return None"]
-        if fill is None or kind.optional or conditions:
+        if kind.form == "enum":
+            if kind.optional or conditions:
+                raise ShapeError(f"{field}: an optional or bounded enumeration")
+            # the table of its members by value, written once
+            table = self.enums.setdefault(kind.target, f"_{kind.target.__name__.upper()}")
+            lines.append(f"    {value} = {table}.get({value}) if type({value}) is str else None")
+        elif fill is None or kind.optional or conditions:
             raise ShapeError(f"{field}: the reader knows collections and models with a factory")
-        if kind.form == "model":
+        elif kind.form == "model":
             read = self.model(kind.target)
-            return [
-                *lines,
-                f"    {value} = {fill} if {value} is _MISSING else {read}({value})",
-                f"    if {value} is None:",
-                "        return None",
-            ]
-        assert kind.item is not None
-        item = kind.item
-        if kind.form == "list" and item.form == "model":
-            read = f"_read_list(data, {field!r}, {self.model(item.target)})"
-        elif item.form == "scalar" and kind.form == "list":
-            read = f"_list_of(data, {field!r}, {item.target.__name__})"
-        elif item.form == "union" and kind.form == "dict":
-            if type(None) in item.target or set(item.target) != set(SCALARS):
-                raise ShapeError(f"{field}: a dict of any scalar but null only")
-            read = f"_scalar_values(data, {field!r})"
+            lines.append(f"    {value} = {fill} if {value} is _MISSING else {read}({value})")
         else:
-            raise ShapeError(f"{field}: a {kind.text()}")
-        return [f"    {value} = {read}", f"    if {value} is None:", "        return None"]
+            assert kind.item is not None
+            item = kind.item
+            if kind.form == "list" and item.form == "model":
+                read = f"_read_list(data, {field!r}, {self.model(item.target)})"
+            elif item.form == "scalar" and kind.form == "list":
+                read = f"_list_of(data, {field!r}, {item.target.__name__})"
+            elif item.form == "union" and kind.form == "dict":
+                if type(None) in item.target or set(item.target) != set(SCALARS):
+                    raise ShapeError(f"{field}: a dict of any scalar but null only")
+                read = f"_scalar_values(data, {field!r})"
+            else:
+                raise ShapeError(f"{field}: a {kind.text()}")
+            lines = [f"    {value} = {read}"]
+        return [*lines, f"    if {value} is None:", "        return None"]
 
     def scalar(self, value: str, kind: Kind, conditions: list[str]) -> str:
         """The test that ``value`` is of the scalar ``kind`` within ``conditions``."""
@@ -448,7 +409,8 @@ def _read_list(
 
 
 def _names(model: type[BaseModel], prefix: str = "") -> list[tuple[str, str, str, str]]:
-    """(rule name, type, meaning, attribute path) of every directly read field."""
+    """(rule name, type, meaning, attribute path) of every directly read field (the path of
+    an enumeration's value ends in ``.value``)."""
     found = []
     for field, info in model.model_fields.items():
         reads = _reads(info)
@@ -458,15 +420,16 @@ def _names(model: type[BaseModel], prefix: str = "") -> list[tuple[str, str, str
         if kind.form == "model":
             found += _names(kind.target, f"{prefix}{field}.")
         elif reads.name is not None:
+            path = prefix + field
             if kind.form == "enum":
-                text = "str"
+                text, path = "str", f"{path}.value"
             elif kind.form == "scalar":
                 text = kind.target.__name__
             else:
                 raise ShapeError(f"a rule cannot read a value of type {kind.text()}")
             if kind.optional:
                 text += "|None"
-            found.append((reads.name, text, reads.doc, prefix + field))
+            found.append((reads.name, text, reads.doc, path))
     return found
 
 
@@ -518,10 +481,7 @@ def _names_table(state: type[BaseModel]) -> list[str]:
     out.append("    tokens = state.tokens")
     out.append("    return {")
     for n, _, _, path in names:
-        attr = f"tokens.{path.split('.', 1)[1]}" if path.startswith("tokens.") else f"state.{path}"
-        info = state.model_fields.get(path)
-        is_enum = info is not None and kind_of(info.annotation).form == "enum"
-        out.append(f"        {n!r}: {attr}{'.value' if is_enum else ''},")
+        out.append(f"        {n!r}: {path if path.startswith('tokens.') else 'state.' + path},")
     return [*out, "    }"]
 
 
@@ -614,12 +574,9 @@ def render(document: str, root: type[BaseModel] | None = None) -> str:
         out += ["", *_class(model, read_back), ""]
     if reader is None:
         return "\n".join(out).rstrip() + "\n"
-    out += ["", *_names_table(reader), "", ""]
+    out += ["", *_names_table(reader)]
     read = _Reader()
-    entry = read.model(reader, checks=True)
-    out.append(f"def read_state(data: object) -> {reader.__name__} | None:")
-    out.append(f'    """The {reader.__name__} of JSON data when it is plainly valid, else None."""')
-    out.append(f"    return {entry}(data)")
+    read.model(reader, checks=True)
     for kind, table in read.enums.items():
         members = ", ".join(f"{m.value!r}: {kind.__name__}.{m.name}" for m in kind)
         out += ["", "", f"{table} = {{{members}}}"]

@@ -9,6 +9,7 @@ What needs the policy — rule, guard and profile names, declared signals — is
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -23,6 +24,10 @@ _STRICT = ConfigDict(extra="forbid", strict=True, defer_build=True)
 def _optional(schema: dict[str, Any]) -> None:
     """Schema of a key that may be left out but not null: no ``default: null`` to suggest."""
     schema.pop("default", None)
+
+
+_left_out = partial(Field, default=None, json_schema_extra=_optional)
+"""A field's default of a key that may be left out (not checked) but not null."""
 
 
 GuardIds = list[Identifier]
@@ -43,34 +48,22 @@ class Expectation(BaseModel):
     trigger: Identifier | None = Field(
         default=None, description="id of the rule that decided; null: no rule held"
     )
-    proposed: ActionName | SkipJsonSchema[None] = Field(
-        default=None,
-        description="the action the rules proposed, before guards",
-        json_schema_extra=_optional,
+    proposed: ActionName | SkipJsonSchema[None] = _left_out(
+        description="the action the rules proposed, before guards"
     )
-    blocked_by: GuardIds | SkipJsonSchema[None] = Field(
-        default=None,
-        description="ids of the guards that blocked, in policy order",
-        json_schema_extra=_optional,
+    blocked_by: GuardIds | SkipJsonSchema[None] = _left_out(
+        description="ids of the guards that blocked, in policy order"
     )
-    warnings: GuardIds | SkipJsonSchema[None] = Field(
-        default=None,
-        description="ids of the warn guards that held, in policy order",
-        json_schema_extra=_optional,
+    warnings: GuardIds | SkipJsonSchema[None] = _left_out(
+        description="ids of the warn guards that held, in policy order"
     )
-    overridden: GuardIds | SkipJsonSchema[None] = Field(
-        default=None,
-        description="ids of the guards force bypassed, in policy order",
-        json_schema_extra=_optional,
+    overridden: GuardIds | SkipJsonSchema[None] = _left_out(
+        description="ids of the guards force bypassed, in policy order"
     )
-    forced: bool | SkipJsonSchema[None] = Field(
-        default=None,
-        description="true when force bypassed a blocking guard",
-        json_schema_extra=_optional,
+    forced: bool | SkipJsonSchema[None] = _left_out(
+        description="true when force bypassed a blocking guard"
     )
-    rationale: str | SkipJsonSchema[None] = Field(
-        default=None, description="the rendered rationale, exactly", json_schema_extra=_optional
-    )
+    rationale: str | SkipJsonSchema[None] = _left_out(description="the rendered rationale, exactly")
 
     @model_validator(mode="after")
     def _no_nulls(self) -> Expectation:

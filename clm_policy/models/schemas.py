@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel
 
@@ -36,26 +35,14 @@ MODELS: dict[str, tuple[type[BaseModel], str]] = {
 }
 
 
-def generate(name: str) -> dict[str, Any]:
+def render(name: str) -> str:
     model, title = MODELS[name]
     body = model.model_json_schema()
     body.pop("$schema", None)
     body.pop("$id", None)
     body["title"] = title
-    return {"$schema": DRAFT, "$id": f"{BASE_ID}:{name}", **body}
-
-
-def render(name: str) -> str:
-    return json.dumps(generate(name), indent=2, sort_keys=False) + "\n"
-
-
-def write_all(directory: Path) -> list[Path]:
-    written = []
-    for name in MODELS:
-        path = directory / f"{name}.schema.json"
-        path.write_text(render(name), encoding="utf-8")
-        written.append(path)
-    return written
+    schema = {"$schema": DRAFT, "$id": f"{BASE_ID}:{name}", **body}
+    return json.dumps(schema, indent=2, sort_keys=False) + "\n"
 
 
 if __name__ == "__main__":  # pragma: no cover - a maintainer's tool
@@ -64,5 +51,7 @@ if __name__ == "__main__":  # pragma: no cover - a maintainer's tool
     )
     from clm_policy.base.termsafe import echo
 
-    for p in write_all(target):
-        echo(str(p))
+    for name in MODELS:
+        path = target / f"{name}.schema.json"
+        path.write_text(render(name), encoding="utf-8")
+        echo(str(path))

@@ -411,11 +411,6 @@ def direct_values(state: StateLike) -> dict[str, Any]:
     }
 
 
-def read_state(data: object) -> SessionState | None:
-    """The SessionState of JSON data when it is plainly valid, else None."""
-    return _read_sessionstate(data)
-
-
 _TASKSTATUS = {'running': TaskStatus.RUNNING, 'waiting': TaskStatus.WAITING, 'phase_boundary': TaskStatus.PHASE_BOUNDARY, 'completed': TaskStatus.COMPLETED, 'failed': TaskStatus.FAILED, 'blocked': TaskStatus.BLOCKED}
 
 
@@ -490,8 +485,8 @@ _SESSIONSTATE_KEYS = frozenset((
 ))
 
 
-def _read_sessionstate(data: Any) -> SessionState | None:
-    """``data`` as a SessionState when it is plainly valid, else None."""
+def read_state(data: object) -> SessionState | None:
+    """The SessionState of JSON data when it is plainly valid, else None."""
     if type(data) is not dict or not data.keys() <= _SESSIONSTATE_KEYS:
         return None
     f_session_id = data.get('session_id', _MISSING)

@@ -84,9 +84,10 @@ class Upgraded:
         )
 
 
-def version_of(kind: str, data: Mapping[str, Any], where: str) -> int:
-    """The version ``data`` was written in (1 without ``schema_version``); one this clm-policy
-    cannot read is an :class:`InputError` naming ``where``."""
+def upgrade(kind: str, data: Mapping[str, Any], where: str) -> Upgraded:
+    """``data`` (a document of ``kind``, JSON data) as the current version. The version it was
+    written in is 1 without ``schema_version``; one this clm-policy cannot read is an
+    :class:`InputError` naming ``where``."""
     found = data.get(KEY, 1)
     newest = current(kind)
     if type(found) is not int or found < 1:
@@ -96,14 +97,8 @@ def version_of(kind: str, data: Mapping[str, Any], where: str) -> int:
             f"{where}: schema version {found} is newer than this clm-policy reads (up to "
             f"{newest}): upgrade clm-policy"
         )
-    return found
-
-
-def upgrade(kind: str, data: Mapping[str, Any], where: str) -> Upgraded:
-    """``data`` (a document of ``kind``, JSON data) as the current version."""
-    found = version_of(kind, data, where)
     result = dict(data)
-    for version in range(found, current(kind)):
+    for version in range(found, newest):
         result = UPGRADES[kind][version - 1](result)
         result[KEY] = version + 1
     return Upgraded(kind, result, found)
