@@ -66,7 +66,11 @@ class Mem0Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Mem0Settings:
         """The settings ``env`` gives; an :class:`InputError` naming the variable otherwise."""
-        timeout = _timeout(env.get(ENV_TIMEOUT))
+        from clm_policy.base.chat import check_base_url, env_timeout, is_loopback
+
+        timeout = env_timeout(env, ENV_TIMEOUT, DEFAULT_TIMEOUT)
+        if not 0 < timeout <= MAX_TIMEOUT:
+            raise InputError(f"{ENV_TIMEOUT}: the timeout must be 0 < seconds <= {MAX_TIMEOUT:g}")
         url = (env.get(ENV_BASE_URL) or "").strip()
         if not url:
             raise InputError(
@@ -76,8 +80,6 @@ class Mem0Settings:
             )
         if url == OFFLINE:
             return cls.offline_model(timeout)
-        from clm_policy.base.chat import check_base_url, is_loopback
-
         base = check_base_url(url, ENV_BASE_URL, ENV_KEYS[0])
         missing = [n for n in (ENV_LLM_MODEL, ENV_EMBED_MODEL, ENV_EMBED_DIMS) if not env.get(n)]
         if missing:
@@ -100,14 +102,3 @@ class Mem0Settings:
             raise InputError(f"{source}: the key holds spaces or unprintable characters")
         return cls(base, llm, embed, int(dims_text), key, timeout)
 
-
-def _timeout(text: str | None) -> float:
-    if not text:
-        return DEFAULT_TIMEOUT
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"{ENV_TIMEOUT}: {quote(text)} is no number of seconds") from None
-    if not 0 < value <= MAX_TIMEOUT:
-        raise InputError(f"{ENV_TIMEOUT}: the timeout must be 0 < seconds <= {MAX_TIMEOUT:g}")
-    return value
