@@ -89,7 +89,8 @@ def hand_off(
     on the transcript now); ``via`` names a road other than the hooks (``mcp``: the agent
     called the tool, whatever the policy says). Returns (the outcome, its provenance)."""
     from clm_policy.agents.hooks.context import fill_window
-    from clm_policy.agents.hooks.seeds import SEED_CHARS, home_short
+    from clm_policy.agents.hooks.seeds import SEED_CHARS
+    from clm_policy.base.paths import home_as_tilde
     from clm_policy.lifecycle.compose import compose, words_of_transcript
     from clm_policy.lifecycle.pipelines import run_handoff
     from clm_policy.transcripts.reading import read_transcript
@@ -128,7 +129,7 @@ def hand_off(
         push=hook.remote,
         agent_id=MAIN_AGENT,
         seed_chars=min(profile.seed_tokens * 4, SEED_CHARS),
-        memory_dir=home_short(hook.memory),
+        memory_dir=home_as_tilde(hook.memory),
     )
     # the session's hooks and status line know it has handed off; through the MCP tool the
     # model (and the person, seeing the call) are told by the tool's answer

@@ -9,10 +9,10 @@ lifecycle's pipelines) are a session start's heaviest.
 from __future__ import annotations
 
 import json
-import os
 from typing import TYPE_CHECKING
 
 from clm_policy.base.errors import ClmError
+from clm_policy.base.paths import home_as_tilde
 from clm_policy.lifecycle.pipelines import (
     Provenance,
     memory_hits,
@@ -61,7 +61,7 @@ def seed_from(
         manifest,
         memory=memory_hits(repo, manifest),
         budget=min(profile.seed_tokens * 4, SEED_CHARS),
-        read_more=read_more(handoff_file, home_short(hook.memory)),
+        read_more=read_more(handoff_file, home_as_tilde(hook.memory)),
         constraints=constraints,
         decisions=decisions,
     )
@@ -77,12 +77,6 @@ def seed_from(
         why=Provenance("seeded", extra_trailers={"Clm-Agent": hook.agent, "Clm-Seed": path}),
     )
     return seed, manifest.goal
-
-
-def home_short(path: str) -> str:
-    """``path`` with the home folder as ``~`` (what a seed shows of the memory's place)."""
-    home = os.path.expanduser("~")
-    return "~" + path[len(home) :] if home != "~" and path.startswith(home + os.sep) else path
 
 
 def _carried(repo: MemoryRepo, session: str | None, commit: str) -> tuple[list[str], list[str]]:
