@@ -1,11 +1,7 @@
-"""How a file an agent touched is named in everything clm-policy commits or shows.
+"""Paths as clm-policy shows them, and where a project ends.
 
-Agents record absolute paths (Claude Code's ``file_path``, a shell's ``cd``): committed as
-they are, a handoff would name the machine's folders (``/home/me/src/shop/calc.py``), differ
-between two checkouts of the same project, and tell the next session less than ``calc.py``.
-One rule, :func:`relative_to_project`, in one place: a path inside the project is relative to
-it; a path outside stays absolute, with the home folder written ``~``. Plain string work (no
-pathlib, no file system access): the hooks call it on every snapshot.
+:func:`home_as_tilde` writes the home folder ``~`` (the memory's place, as a seed shows it).
+Plain string work (no pathlib, no file system access): the hooks call it.
 
 Where a project ends, for what it may reach (``extends:``, its ``.clm-policy.yaml``):
 :func:`repository_root`, the nearest folder that holds ``.git``, and :func:`is_inside`.
@@ -18,28 +14,6 @@ import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
-
-
-def relative_to_project(path: str, project: str | None) -> str:
-    """``path`` as committed: relative to ``project`` (the session's folder) when it lies
-    inside it, else absolute with the home folder as ``~``. A relative ``path`` is already
-    relative to the project and is only normalised; ``project`` None or relative changes
-    nothing but the home folder. Idempotent: applying it twice gives the same text."""
-    text = path.strip()
-    if not text or text.startswith("~"):
-        return text
-    if not os.path.isabs(text):
-        normal = os.path.normpath(text)
-        return text if normal.startswith("..") else normal
-    absolute = os.path.normpath(text)
-    if project and os.path.isabs(project):
-        root = os.path.normpath(project)
-        if absolute == root:
-            return "."
-        prefix = root if root.endswith(os.sep) else root + os.sep
-        if absolute.startswith(prefix):
-            return absolute[len(prefix) :]
-    return home_as_tilde(absolute)
 
 
 def home_as_tilde(path: str) -> str:

@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 
 from clm_policy.base.errors import InputError
-from clm_policy.base.paths import relative_to_project
 from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.memory.layout import is_session
 from clm_policy.models.state_io import state_from
@@ -28,6 +27,7 @@ from clm_policy.transcripts.claude_code import NO_USAGE as CLAUDE_NO_USAGE
 from clm_policy.transcripts.codex import COMPACTED as CODEX_COMPACTED
 from clm_policy.transcripts.codex import NO_USAGE as CODEX_NO_USAGE
 from clm_policy.transcripts.codex import RECOMPUTED
+from clm_policy.transcripts.files import Paths
 from clm_policy.transcripts.openai_chat import NO_USAGE as OPENAI_NO_USAGE
 from clm_policy.transcripts.takeover import state_of
 
@@ -271,9 +271,10 @@ def test_state_of_is_a_valid_session_state(name: str) -> None:
         reading.compact_count,
     )
     assert state.last_compact_step == reading.last_compact_step
-    # named as committed: relative to the session's folder (clm_policy.base.paths)
+    # named as committed: relative to the session's folder (clm_policy.transcripts.files.Paths)
+    paths = Paths(reading.cwd)
     assert state.changed_artifacts == list(
-        dict.fromkeys(relative_to_project(p, reading.cwd) for p in reading.changed_artifacts)
+        dict.fromkeys(paths.shown(paths.absolute(p)) for p in reading.changed_artifacts)
     )
     assert state.commands_and_results == reading.commands_and_results
     # the fast reading makes a state too (figures only)

@@ -480,6 +480,32 @@ def test_paths_as_a_person_reads_them(path: str, shown: str) -> None:
     assert Paths("/home/dev/shop").shown(path) == shown
 
 
+@pytest.mark.parametrize(
+    ("path", "project", "expected"),
+    [
+        ("/work/shop/calc.py", "/work/shop", "calc.py"),
+        ("/work/shop/src/../calc.py", "/work/shop/", "calc.py"),
+        ("/work/shop", "/work/shop", "."),
+        ("/work/shopping/list.txt", "/work/shop", "/work/shopping/list.txt"),  # not inside
+        ("/etc/hosts", "/work/shop", "/etc/hosts"),
+        ("calc.py", "/work/shop", "calc.py"),  # relative already (a Codex patch's path)
+        ("./src//calc.py", "/work/shop", "src/calc.py"),
+        ("../other/x.py", "/work/shop", "/work/other/x.py"),  # relative to the project
+        ("/work/shop/calc.py", None, "/work/shop/calc.py"),
+        ("/work/shop/calc.py", "shop", "/work/shop/calc.py"),  # a relative project: unknown
+        ("  /work/shop/calc.py ", "/work/shop", "calc.py"),
+        ("/home/me/notes/todo.md", "/home/me/src/shop", "~/notes/todo.md"),
+        ("/home/me/src/shop/a.py", "/home/me/src/shop", "a.py"),
+        ("~/x.md", "/home/me/src/shop", "~/x.md"),
+    ],
+)
+def test_a_path_as_committed(path: str, project: str | None, expected: str) -> None:
+    paths = Paths(project)
+    assert paths.shown(paths.absolute(path)) == expected
+    # idempotent: a committed name stays what it is
+    assert paths.shown(paths.absolute(expected)) == expected
+
+
 def _compacted_session(tmp_path: Path, after: list[dict[str, Any]]) -> Path:
     base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
     summary = (
