@@ -101,4 +101,3 @@ class Mem0Settings:
         if not key.isascii() or not key.isprintable() or " " in key:
             raise InputError(f"{source}: the key holds spaces or unprintable characters")
         return cls(base, llm, embed, int(dims_text), key, timeout)
-

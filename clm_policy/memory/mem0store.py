@@ -233,14 +233,8 @@ class Mem0Store:
             raise Mem0Error(f"Mem0 could not write topic {key!r} ({self.failures[-1].reason})")
 
     def read(self, key: str) -> str | None:
-        found = self.entry(key)
-        return None if found is None else found.content
-
-    def entry(self, key: str) -> MemoryEntry | None:
         rows = self._call("read", self._topics, key)
-        if rows is _FAILED or not rows:
-            return None
-        return _topic(rows[0])
+        return None if rows is _FAILED or not rows else _topic(rows[0]).content
 
     def list_keys(self) -> list[str]:
         rows = self._call("list", self._list, {"clm_kind": "topic"})
