@@ -1,7 +1,7 @@
 """Reading input text with bounds, and errors that name the file (kept free of heavy imports).
 
 Every file clm-policy reads as input — policies, test files, scenarios, states — goes through
-:func:`read_text` (standard input through :func:`read_stream`): it must be a regular file
+:func:`read_text` (standard input's bytes through :func:`decode`): it must be a regular file
 (a directory, a FIFO or a device such as ``/dev/zero`` is refused before a byte is read), no
 larger than the limit for its kind (the read stops one byte past it), and UTF-8 text without
 NUL bytes. The limits are documented in docs/policy.md and docs/state.md.
@@ -17,7 +17,6 @@ from clm_policy.base.errors import InputError, Location
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # no pathlib or typing at run time: the per-prompt commands read files too
     from collections.abc import Callable
-    from typing import BinaryIO
 
     StrPath = str | os.PathLike[str]
 
@@ -130,14 +129,6 @@ def read_bytes(
     if len(data) > limit:
         raise InputError(_too_large(what, limit), Location(shown))
     return data
-
-
-def read_stream(stream: BinaryIO | None, shown: str, *, limit: int, what: str) -> str:
-    """Read at most ``limit`` bytes of UTF-8 text from ``stream`` (None: standard input),
-    through :func:`clm_policy.base.stdin.read_stdin`."""
-    from clm_policy.base.stdin import read_stdin
-
-    return decode(read_stdin(limit, stream), shown, limit, what)
 
 
 def decode(data: bytes, shown: str, limit: int, what: str) -> str:

@@ -13,18 +13,22 @@ import io
 import json
 import os
 import random
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from ruamel.yaml import YAML
 
 from clm_policy.base.errors import InputError, StateError, quote
+from clm_policy.formats import textio
 from clm_policy.formats.jsonio import JsonDocument
-from clm_policy.formats.textio import MiB, read_stream
+from clm_policy.formats.textio import MiB
 from clm_policy.formats.yamldepth import check_depth
 from clm_policy.formats.yamlio import parse_yaml
+from clm_policy.lifecycle.sources import read_state_source
 from clm_policy.models.state_io import parse_state
 
 from conftest import REPO, Endless, invoke
@@ -261,10 +265,13 @@ def test_a_10000_case_test_file_is_within_the_limit() -> None:
     assert TEST_FILE_LIMIT >= 4 * 2_600_000  # benchmarks/bench_test.py writes ~2.6 MB
 
 
-def test_standard_input_is_read_with_the_bound() -> None:
+def test_standard_input_is_read_with_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `--state -`: the state's limit, lowered here so as not to send 64 MiB
+    monkeypatch.setattr(textio, "STATE_LIMIT", 1000)
     stream = Endless()
+    monkeypatch.setattr(sys, "stdin", SimpleNamespace(buffer=stream))
     with pytest.raises(InputError, match=r"too large for a state file \(more than 1000 bytes\)"):
-        read_stream(stream, "<stdin>", limit=1000, what="state")  # type: ignore[arg-type]
+        read_state_source("-")
     assert stream.given == 1001
 
 
