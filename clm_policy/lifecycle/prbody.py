@@ -66,12 +66,9 @@ class PullRequest:
     base: str | None
     commit: str
 
-    def command(self, body_file: str) -> str:
-        """The ``gh pr create`` command line that opens it, shell-quoted, ready to paste."""
-        return gh_command(self.title, self.head, self.base, body_file)
-
 
 def gh_command(title: str, head: str, base: str | None, body_file: str) -> str:
+    """The ``gh pr create`` command line that opens it, shell-quoted, ready to paste."""
     words = ["gh", "pr", "create"]
     if base is not None:
         words += ["--base", base]

@@ -507,9 +507,9 @@ def test_a_title_is_one_line_cut_and_quoted_for_the_shell() -> None:
     manifest = build_manifest(state_from({"session_id": "s", "goal": goal}), "why", now=FIRST)
     title = prbody.title(manifest, "s", 3)
     assert title == "Handoff s step 3 (in_progress): Fix the user's login " + "y" * 50 + "…"
-    request = prbody.PullRequest(title, "", "clm/handoff/s-1", None, "0" * 40)
+    command = prbody.gh_command(title, "clm/handoff/s-1", None, "my pr.md")
     words = ["--head", "clm/handoff/s-1", "--title", title, "--body-file", "my pr.md"]
-    assert shlex.split(request.command("my pr.md")) == ["gh", "pr", "create", *words]
+    assert shlex.split(command) == ["gh", "pr", "create", *words]
 
 
 # -- bad input ------------------------------------------------------------------------------
