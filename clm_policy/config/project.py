@@ -195,11 +195,6 @@ def _parsed(path: str, mtime: int, size: int) -> Parsed:
     return found
 
 
-def parse_config(path: StrPath) -> dict[str, str]:
-    """The key/value pairs of a configuration file; any problem is an :class:`InputError`."""
-    return read_config(path)[0]
-
-
 def read_config(path: StrPath) -> Parsed:
     """The key/value pairs of a configuration file, the position of each value, and the
     SHA-256 of the bytes they were read from (one read: what is trusted is what was parsed)."""

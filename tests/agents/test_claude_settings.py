@@ -351,18 +351,18 @@ def test_the_cli_installs_and_refuses_a_broken_file(
 
 
 def test_install_sets_a_project_up_in_one_command(tmp_path: Path) -> None:
-    from clm_policy.config.project import parse_config
+    from clm_policy.config.project import read_config
 
     code, text = cs.settings_command(False, True, "project", False, tmp_path)
     assert code == 0
-    assert parse_config(tmp_path / ".clm-policy.yaml")["policy"] == "claude-code"
+    assert read_config(tmp_path / ".clm-policy.yaml")[0]["policy"] == "claude-code"
     assert text.splitlines()[0] == (
         f"wrote {tmp_path / '.clm-policy.yaml'} (policy claude-code, profile coding)"
     )
     # a project configured already keeps its configuration
     (tmp_path / ".clm-policy.yaml").write_text("version: 1\npolicy: default\n")
     cs.settings_command(False, True, "project", False, tmp_path)
-    assert parse_config(tmp_path / ".clm-policy.yaml")["policy"] == "default"
+    assert read_config(tmp_path / ".clm-policy.yaml")[0]["policy"] == "default"
     # --user never writes a project's configuration
     other = tmp_path / "other"
     other.mkdir()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from clm_policy.base.errors import InputError
-from clm_policy.config.project import ProjectConfig, load_config, memory_path, parse_config, setting
+from clm_policy.config.project import ProjectConfig, load_config, memory_path, read_config, setting
 
 from conftest import git, invoke
 
@@ -79,7 +79,7 @@ def test_errors_are_located(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / ".clm-policy.yaml"
     path.write_text(text)
     with pytest.raises(InputError) as caught:
-        parse_config(path)
+        read_config(path)
     assert str(caught.value).startswith(str(path))
     assert message in str(caught.value)
 
@@ -87,7 +87,7 @@ def test_errors_are_located(tmp_path: Path, text: str, message: str) -> None:
 def test_quotes_and_comments(tmp_path: Path) -> None:
     path = tmp_path / ".clm-policy.yaml"
     path.write_text("# top\nversion: 1\npolicy: 'team #1.yaml'  # a comment\nremote: \"origin\"\n")
-    assert parse_config(path) == {"version": "1", "policy": "team #1.yaml", "remote": "origin"}
+    assert read_config(path)[0] == {"version": "1", "policy": "team #1.yaml", "remote": "origin"}
 
 
 def test_commands_use_it(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -115,7 +115,7 @@ def test_init_claude_code(project: Path, monkeypatch: pytest.MonkeyPatch, tmp_pa
     assert made.stdout.splitlines()[0] == (
         f"wrote {project / '.clm-policy.yaml'} (policy claude-code, profile coding)"
     )
-    assert parse_config(project / ".clm-policy.yaml") == {
+    assert read_config(project / ".clm-policy.yaml")[0] == {
         "version": "1",
         "policy": "claude-code",
         "profile": "coding",
