@@ -64,7 +64,7 @@ def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
         shown = _short_repr(value)
     except (ValueError, RecursionError):
         return f"<{type(value).__name__}>"
-    return shown if len(shown) <= limit else f"{shown[:limit]}…"
+    return shorten(shown, limit)
 
 
 def _short_repr(value: object) -> str:

@@ -40,7 +40,7 @@ from ruamel.yaml.events import (
 )
 from ruamel.yaml.reader import ReaderError
 
-from clm_policy.base.errors import QUOTE_LIMIT, InputError, LoadCheck, Location, quote
+from clm_policy.base.errors import QUOTE_LIMIT, InputError, LoadCheck, Location, quote, shorten
 from clm_policy.formats.yamldepth import MAX_DEPTH, check_depth
 from clm_policy.formats.yamlscalars import CORE, KINDS
 from clm_policy.formats.yamlscalars import convert as _convert
@@ -424,4 +424,4 @@ def _problem(text: object) -> str:
         return quote(inner)
 
     flat = _QUOTED.sub(cut, " ".join(str(text).split()))
-    return flat if len(flat) <= 4 * QUOTE_LIMIT else flat[: 4 * QUOTE_LIMIT] + "…"
+    return shorten(flat, 4 * QUOTE_LIMIT)

@@ -11,6 +11,7 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from clm_policy.base.errors import shorten
 from clm_policy.base.timestamp import format_timestamp
 from clm_policy.formats import markdown as md
 from clm_policy.lifecycle.summary import NONE, next_safe_action, one_line
@@ -148,8 +149,7 @@ LAST_MESSAGE_CHARS = 4000
 def _last_message(state: SessionState) -> str | None:
     for message in reversed(state.messages):
         if message.role is MessageRole.ASSISTANT and message.content.strip():
-            text = message.content.strip()
-            return text if len(text) <= LAST_MESSAGE_CHARS else text[:LAST_MESSAGE_CHARS] + "…"
+            return shorten(message.content.strip(), LAST_MESSAGE_CHARS)
     return None
 
 
