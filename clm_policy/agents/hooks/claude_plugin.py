@@ -82,10 +82,9 @@ def plugin_command(scope: str, cwd: Path, claude: str | None = None) -> tuple[in
     """``clm-policy hook claude-code --install --plugin [--project|--user]``: add the
     marketplace and install the plugin with Claude Code's own commands; the exit code and
     what to print. Without ``claude`` on PATH: the two commands to run, exit 1."""
-    from clm_policy.agents.hooks.claude_settings import has_hooks, settings_path
+    from clm_policy.agents.hooks.claude_settings import check_scope, has_hooks, settings_path
 
-    if scope not in ("project", "user"):
-        raise InputError(f"unknown scope {scope!r} (expected: project, user)")
+    check_scope(scope)
     market = integrations_dir()
     if not (market / ".claude-plugin" / "marketplace.json").is_file():
         raise InputError(f"no plugin marketplace at {market} (a broken installation?)")

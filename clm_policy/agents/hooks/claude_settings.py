@@ -246,13 +246,17 @@ def write_json(target: Path, data: dict[str, Any]) -> None:
     replace(target, text.encode("utf-8"), mode=mode)
 
 
+def check_scope(scope: str) -> None:
+    """An :class:`InputError` unless ``scope`` is one of :data:`SCOPES`."""
+    if scope not in SCOPES:
+        raise InputError(f"unknown scope {scope!r} (expected: {', '.join(SCOPES)})")
+
+
 def settings_path(scope: str, cwd: Path) -> Path:
     """``<cwd>/.claude/settings.json`` (project) or ``~/.claude/settings.json`` (user)."""
-    if scope == "project":
-        return cwd / ".claude" / "settings.json"
-    if scope == "user":
-        return Path(os.path.expanduser("~")) / ".claude" / "settings.json"
-    raise InputError(f"unknown scope {scope!r} (expected: {', '.join(SCOPES)})")
+    check_scope(scope)
+    folder = cwd if scope == "project" else Path(os.path.expanduser("~"))
+    return folder / ".claude" / "settings.json"
 
 
 def settings_command(

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from clm_policy.agents.hooks.claude_settings import SCOPES, executable, read_settings, write_json
+from clm_policy.agents.hooks import claude_settings as cs
 from clm_policy.base.errors import InputError, Location
 
 NAME = "clm-policy"
@@ -29,13 +29,11 @@ def entry(command: str) -> dict[str, Any]:
 
 def config_path(scope: str, cwd: Path) -> Path:
     """``<cwd>/.mcp.json`` (project) or Claude Code's user configuration (user)."""
+    cs.check_scope(scope)
     if scope == "project":
         return cwd / ".mcp.json"
-    if scope == "user":
-        folder = os.environ.get("CLAUDE_CONFIG_DIR")
-        base = Path(os.path.expanduser(folder)) if folder else Path(os.path.expanduser("~"))
-        return base / ".claude.json"
-    raise InputError(f"unknown scope {scope!r} (expected: {', '.join(SCOPES)})")
+    folder = os.environ.get("CLAUDE_CONFIG_DIR") or "~"
+    return Path(os.path.expanduser(folder)) / ".claude.json"
 
 
 def merge(config: dict[str, Any], ours: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
@@ -66,15 +64,15 @@ def install(scope: str, cwd: Path) -> list[str]:
     """Merge the server into the ``scope``'s file and say what changed, one line each; the
     file is replaced atomically, and not written when nothing changes."""
     path = config_path(scope, cwd)
-    data = read_settings(path)
+    data = cs.read_settings(path)
     try:
-        merged, change = merge(data, entry(executable()))
+        merged, change = merge(data, entry(cs.executable()))
     except InputError as exc:
         raise InputError(exc.message, Location(str(path))) from None
     if change is None:
         lines = [f"{path}: already up to date; nothing written"]
     else:
-        write_json(Path(os.path.realpath(path)), merged)
+        cs.write_json(Path(os.path.realpath(path)), merged)
         lines = [f"wrote {path}", f"  {change}"]
     if scope == "project":
         lines.append(
