@@ -20,7 +20,7 @@ from clm_policy.policy.template import fitted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
     from typing import Any
 
     from clm_policy.base.errors import Location
@@ -220,6 +220,11 @@ class Price(Record):
         self.output = output
 
 
+def longest_prefix(names: Iterable[str], model: str | None) -> str | None:
+    """The longest of ``names`` that ``model`` starts with (None: none, or no model)."""
+    return max((m for m in names if model.startswith(m)), key=len, default=None) if model else None
+
+
 class Policy(Record):
     """A loaded, checked and compiled policy. Build it with :func:`clm_policy.load_policy`.
 
@@ -399,12 +404,9 @@ class Policy(Record):
         tokens = state.tokens
         if tokens.context_window is not None:
             return tokens.context_window, "state"
-        if tokens.model and self.models:
-            best = max(
-                (m for m in self.models if tokens.model.startswith(m)), key=len, default=None
-            )
-            if best is not None:
-                return self.models[best], f"model {best}"
+        best = longest_prefix(self.models, tokens.model)
+        if best is not None:
+            return self.models[best], f"model {best}"
         if prof.context_window is not None:
             return prof.context_window, f"profile {prof.name}"
         return None, None

@@ -13,13 +13,13 @@ what it returns.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from clm_policy.memory.history import History, Recall, SessionHistory, load_history
-from clm_policy.policy.engine import Policy, Price
+from clm_policy.policy.engine import Policy, Price, longest_prefix
 
 MILLION = 1_000_000
 DEFAULT_PRICE = "default"
@@ -263,14 +263,9 @@ def _duration(s: SessionHistory) -> float | None:
 # -- prices and thresholds ----------------------------------------------------------------------
 
 
-def _prefix(names: Iterable[str], model: str | None) -> str | None:
-    """The longest of ``names`` that ``model`` starts with (None: none, or no model)."""
-    return max((m for m in names if model.startswith(m)), key=len, default=None) if model else None
-
-
 def price_for(prices: dict[str, Price], model: str | None) -> Price | None:
     """The price of ``model``: the longest ``prices:`` key it starts with, else ``default``."""
-    best = _prefix(prices, model)
+    best = longest_prefix(prices, model)
     return prices[best] if best is not None else prices.get(DEFAULT_PRICE)
 
 
@@ -330,7 +325,7 @@ def thresholds(policy: Policy, s: SessionHistory) -> Thresholds:
 
 
 def _model_window(policy: Policy, model: str | None) -> int | None:
-    best = _prefix(policy.models, model)
+    best = longest_prefix(policy.models, model)
     return policy.models[best] if best is not None else None
 
 
