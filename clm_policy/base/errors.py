@@ -42,6 +42,11 @@ def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
     return text if len(text) <= limit else f"{text[:limit]}…"
 
 
+def plural(count: int, word: str) -> str:
+    """``count`` and ``word``, plural unless the count is 1: ``1 session``, ``1,200 tasks``."""
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
+
+
 def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
     """``value`` as a message quotes it: its ``repr``, cut to about ``limit`` characters.
 

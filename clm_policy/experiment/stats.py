@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from clm_policy.experiment.runner import ExperimentRun, Outcome
+from clm_policy.report.html import money
 
 Part = Callable[[Outcome], tuple[float, float] | None]
 """A workload's (numerator, denominator) of a metric; None: it does not count (no recall)."""
@@ -225,7 +226,7 @@ def shown(metric: Metric, value: float | None) -> str:
     if metric.unit == "tokens":
         return f"{value:,.0f}"
     if metric.unit == "money":
-        return f"{value:,.2f}" if abs(value) >= 1 else f"{value:.4f}"
+        return money(value)
     return f"{value:,.2f}"
 
 

@@ -6,6 +6,7 @@ hold them (tests/golden/replay_*.txt).
 
 from __future__ import annotations
 
+from clm_policy.base.errors import plural
 from clm_policy.replay.calibrate import MARGIN, RECALL_FLOOR, Calibration
 from clm_policy.replay.memory import Example, MemoryReplay, Problem
 from clm_policy.replay.thresholds import Edit
@@ -28,7 +29,7 @@ def memory_text(r: MemoryReplay) -> str:
         counts.append(f"{r.refused_count:,} refused")
     if r.not_replayable:
         counts.append(f"{r.not_replayable_count:,} not replayable")
-    where = f"{_n(r.decisions, 'decision')} in {_n(r.sessions, 'session')}"
+    where = f"{plural(r.decisions, 'decision')} in {plural(r.sessions, 'session')}"
     out = [head, f"{where}: {', '.join(counts)}"]
     if r.changes:
         out += ["", "changed (old rule -> new rule: old action -> new action):"]
@@ -52,10 +53,6 @@ def memory_text(r: MemoryReplay) -> str:
     if not r.changes and not r.refused:
         out += ["", f"no decision would change under policy {r.policy}"]
     return "\n".join(out) + "\n"
-
-
-def _n(count: int, word: str) -> str:
-    return f"{count:,} {word}" if count == 1 else f"{count:,} {word}s"
 
 
 def _where(e: Example) -> str:

@@ -19,6 +19,7 @@ import html
 import itertools
 from collections.abc import Iterator, Sequence
 
+from clm_policy.base.errors import plural
 from clm_policy.base.termsafe import terminal_safe
 from clm_policy.memory.history import DecisionRecord, SessionHistory
 from clm_policy.report.metrics import ReportData, SessionMetrics, Summary, Thresholds
@@ -116,8 +117,8 @@ def _page(data: ReportData) -> Iterator[str]:
     yield (
         f'<header><h1>clm-policy report</h1><p class="muted">memory repository '
         f"<code>{escape(h.root)}</code>{commit} · thresholds and prices of policy "
-        f"<code>{escape(data.policy)}</code> · {_plural(len(data.sessions), 'session')}, "
-        f"{_plural(len(data.tasks), 'task')}</p></header>\n"
+        f"<code>{escape(data.policy)}</code> · {plural(len(data.sessions), 'session')}, "
+        f"{plural(len(data.tasks), 'task')}</p></header>\n"
     )
     yield from _metrics(data.summary)
     yield from _overview(data)
@@ -137,7 +138,7 @@ def _num(value: float | None, digits: int = 0) -> str:
     return NONE if value is None else f"{value:,.{digits}f}"
 
 
-def _money(value: float | None) -> str:
+def money(value: float | None) -> str:
     if value is None:
         return NONE
     return f"{value:,.2f}" if abs(value) >= 1 else f"{value:.4f}"
@@ -153,10 +154,6 @@ def _duration(seconds: float | None) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
-
-
 def _metrics(m: Summary) -> Iterator[str]:
     measured = "compaction or handoff" if m.recall_count == 1 else "compactions and handoffs"
     recall = (
@@ -170,13 +167,13 @@ def _metrics(m: Summary) -> Iterator[str]:
     if m.unpriced_sessions:
         which = ", ".join(m.unpriced_models) or "none recorded"
         unpriced = (
-            f"; {_plural(m.unpriced_sessions, 'session')} not priced (models: {which}; "
+            f"; {plural(m.unpriced_sessions, 'session')} not priced (models: {which}; "
             "add them, or a default, to the policy's prices:)"
         )
     rows = [
         (
             "task completion rate",
-            f"{_pct(m.task_completion_rate)} ({m.completed} of {_plural(m.tasks, 'task')}; "
+            f"{_pct(m.task_completion_rate)} ({m.completed} of {plural(m.tasks, 'task')}; "
             f"{m.failed} failed, {m.open} open)",
             "completed tasks / tasks started (a task: sessions chained by handoffs)",
         ),
@@ -203,13 +200,13 @@ def _metrics(m: Summary) -> Iterator[str]:
                 if m.handoffs_ended
                 else "no session ended in a handoff"
             ),
-            f"mean over the {_plural(m.handoffs_ended, 'session')} that handed off",
+            f"mean over the {plural(m.handoffs_ended, 'session')} that handed off",
         ),
         (
             "cost per task",
-            _money(m.cost_per_task),
-            f"tokens {TIMES} the policy's price per million; total {_money(m.cost_total)} over "
-            f"{_plural(m.priced_tasks, 'priced task')}{unpriced}",
+            money(m.cost_per_task),
+            f"tokens {TIMES} the policy's price per million; total {money(m.cost_total)} over "
+            f"{plural(m.priced_tasks, 'priced task')}{unpriced}",
         ),
         (
             "session duration",
@@ -240,7 +237,7 @@ def _overview(data: ReportData) -> Iterator[str]:
             f"<td>{escape(m.task)}</td><td>{escape(m.status)}</td>"
             f'<td class="n">{m.steps:,}</td><td class="n">{m.compactions:,}</td>'
             f'<td class="n">{m.handoffs:,}</td><td class="n">{m.tokens:,}</td>'
-            f'<td class="n">{_money(m.cost)}</td><td class="n">{m.human_interventions}</td>'
+            f'<td class="n">{money(m.cost)}</td><td class="n">{m.human_interventions}</td>'
             f'<td class="n">{_pct(m.recall_mean)}</td></tr>\n'
         )
     yield "</table></section>\n"
@@ -260,7 +257,7 @@ def _session(s: SessionHistory, m: SessionMetrics, t: Thresholds) -> Iterator[st
         + (f" (run stopped: {escape(m.stopped)})" if m.stopped else ""),
         f"profile {escape(m.profile or NONE)}",
         f"{m.steps:,} steps",
-        f"{_plural(m.compactions, 'compaction')}, {_plural(m.handoffs, 'handoff')}",
+        f"{plural(m.compactions, 'compaction')}, {plural(m.handoffs, 'handoff')}",
         f"{m.tokens:,} tokens",
     ]
     if m.model:
@@ -499,7 +496,7 @@ def _recall(m: SessionMetrics, span: tuple[int, int]) -> Iterator[str]:
         yield from _recall_chart(m, span)
         rows = sorted(rows, key=lambda r: (r[2].value, r[0] or 0))[:RECALL_LOWEST]
         yield (
-            f'<p class="note">{_plural(len(m.recalls), "recall")} recorded, '
+            f'<p class="note">{plural(len(m.recalls), "recall")} recorded, '
             f"mean {_pct(m.recall_mean)}; the {len(rows)} lowest:</p>\n"
         )
     yield (
@@ -562,7 +559,7 @@ def _folded(decisions: list[DecisionRecord], exact: bool) -> list[tuple[int, int
 
 
 def _timeline(decisions: list[DecisionRecord]) -> Iterator[str]:
-    yield f"<h3>Decision timeline ({_plural(len(decisions), 'decision')})</h3>\n"
+    yield f"<h3>Decision timeline ({plural(len(decisions), 'decision')})</h3>\n"
     if not decisions:
         yield '<p class="note">no decisions recorded (decisions.jsonl)</p>\n'
         return
