@@ -7,13 +7,13 @@ the context right after a compaction); a state built from it says ``estimated: t
 
 from __future__ import annotations
 
+from clm_policy.models.enums import CHARS_PER_TOKEN
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from clm_policy.models.state import Message
-
-CHARS_PER_TOKEN = 4
 
 
 def estimate_tokens(text: str) -> int:

@@ -18,6 +18,9 @@ MAX_COUNT = 2**63 - 1
 64-bit integer): a context of more tokens than that is a mistake, and a ratio of such counts
 would overflow a float."""
 
+CHARS_PER_TOKEN = 4
+"""Characters per token of an estimate (transcripts.reading, lifecycle.estimate)."""
+
 
 class Action(StrEnum):
     """What a policy can decide."""

@@ -29,7 +29,7 @@ import stat
 from clm_policy.base.errors import InputError, Location, shorten
 from clm_policy.base.lazypattern import LazyPattern
 from clm_policy.base.record import Record
-from clm_policy.models.enums import MAX_COUNT
+from clm_policy.models.enums import CHARS_PER_TOKEN, MAX_COUNT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # decide and the hooks read transcripts per prompt: no typing at run time
@@ -46,9 +46,6 @@ NAMES = {
     "openai": "OpenAI chat transcript",
 }
 
-CHARS_PER_TOKEN = 4
-"""Characters per token of an estimate: the same rule as :mod:`clm_policy.lifecycle.estimate`
-(a test pins them equal; that module imports pydantic, this one must not)."""
 BLOCK = 64 * 1024
 """Bytes read at a time from the end of a file."""
 MAX_TAIL_SCAN = 32 * 1024 * 1024
