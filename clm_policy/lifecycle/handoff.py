@@ -15,7 +15,7 @@ from clm_policy.base.errors import shorten
 from clm_policy.base.timestamp import format_timestamp
 from clm_policy.formats import markdown as md
 from clm_policy.lifecycle.summary import NONE, next_safe_action, one_line
-from clm_policy.models.enums import ManifestStatus, MessageRole, TaskStatus
+from clm_policy.models.enums import CHARS_PER_TOKEN, ManifestStatus, MessageRole, TaskStatus
 from clm_policy.models.manifest import HandoffManifest
 from clm_policy.models.state import SessionState, TokenSnapshot
 from clm_policy.models.versions import MANIFEST_VERSION
@@ -279,7 +279,6 @@ def preview(
 ) -> tuple[HandoffManifest, str]:
     """The manifest and the seed ``composed`` gives, as :func:`~.pipelines.run_handoff` would
     commit them (unredacted: nothing is written)."""
-    from clm_policy.lifecycle.estimate import CHARS_PER_TOKEN
     from clm_policy.lifecycle.seed import DEFAULT_SEED_TOKENS, seed_text
 
     manifest = build_manifest(composed.state, rationale, now=now, composed=composed)

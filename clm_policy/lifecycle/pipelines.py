@@ -30,7 +30,7 @@ from clm_policy.lifecycle.compaction import (
     compact_verified,
     what_it_reads,
 )
-from clm_policy.lifecycle.estimate import CHARS_PER_TOKEN, estimate_tokens
+from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.lifecycle.seed import DEFAULT_SEED_TOKENS
 from clm_policy.lifecycle.verify import (
     DEFAULT_MIN_RECALL,
@@ -51,6 +51,7 @@ from clm_policy.memory.layout import (
     session_dir,
 )
 from clm_policy.memory.trailers import CommitMessage, event_subject
+from clm_policy.models.enums import CHARS_PER_TOKEN
 from clm_policy.models.state import Message, SessionState
 
 TYPE_CHECKING = False

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 
 from clm_policy.formats.records import defused, quoted
-from clm_policy.lifecycle.estimate import CHARS_PER_TOKEN
+from clm_policy.models.enums import CHARS_PER_TOKEN
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
