@@ -338,3 +338,15 @@ RUNNER_COMMANDS = {
     *("stop-commands", "set-output", "save-state", "add-matcher", "remove-matcher"),
     *("set-env", "add-path"),
 }
+
+
+def data_paths(value: Any, prefix: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
+    """Every path in JSON-like data (keys and list positions), the root's ``()`` first, depth
+    first in document order."""
+    yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from data_paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from data_paths(item, (*prefix, index))

@@ -14,7 +14,6 @@ import json
 import os
 import random
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -31,7 +30,7 @@ from clm_policy.formats.yamlio import parse_yaml
 from clm_policy.lifecycle.sources import read_state_source
 from clm_policy.models.state_io import parse_state
 
-from conftest import REPO, Endless, invoke
+from conftest import REPO, Endless, data_paths, invoke
 
 OK = "version: 1\nprofiles:\n  coding: {soft_compact: 100, hard_handoff: 200}\n"
 SECRET = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
@@ -708,16 +707,6 @@ def test_many_errors_report_the_first() -> None:
     assert str(caught.value).startswith("s.json:1:43: messages[0].role:")
 
 
-def _paths(value: Any, prefix: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
-    yield prefix
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _paths(item, (*prefix, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _paths(item, (*prefix, index))
-
-
 def test_json_positions_equal_the_yaml_loaders() -> None:
     """JsonDocument locates every path, key or value, where the YAML loader (which reads JSON
     too, slowly) does."""
@@ -738,7 +727,7 @@ def test_json_positions_equal_the_yaml_loaders() -> None:
         for indent in (None, 1, 4):
             text = " \n" + json.dumps(data, indent=indent, ensure_ascii=rng.random() < 0.5)
             fast, slow = JsonDocument("f", text, data), parse_yaml(text, "f")
-            for path in [*_paths(data), ("root", "missing"), ("nope",)]:
+            for path in [*data_paths(data), ("root", "missing"), ("nope",)]:
                 for key in (False, True):
                     assert fast.location(path, key=key) == slow.location(path, key=key), path
 

@@ -4,7 +4,6 @@ parser, errors read the same for every kind of file, and a streamed sequence is 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from clm_policy.base.errors import InputError, Location
 from clm_policy.formats import yamlbuild, yamlio
 from clm_policy.formats.yamlio import PathKey, YamlStream, load_yaml, parse_yaml
 
-from conftest import POLICIES, REPO
+from conftest import POLICIES, REPO, data_paths
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 SAMPLES = sorted(
@@ -58,16 +57,6 @@ folded: >-
   one
   line
 """
-
-
-def _paths(value: Any, prefix: tuple[PathKey, ...] = ()) -> Iterator[tuple[PathKey, ...]]:
-    yield prefix
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _paths(v, (*prefix, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _paths(v, (*prefix, i))
 
 
 def _reference(text: str) -> tuple[Any, dict[tuple[tuple[PathKey, ...], bool], tuple[int, int]]]:
@@ -118,7 +107,7 @@ def test_same_data_and_positions_as_ruamel(path: Path) -> None:
     doc = parse_yaml(text, "f")
     data, where = _reference(text)
     assert doc.root == data
-    for path_ in _paths(doc.root):
+    for path_ in data_paths(doc.root):
         line, col = where[(path_, False)]
         assert doc.location(path_) == Location("f", line, col), path_
         if path_:
@@ -183,7 +172,7 @@ def test_the_pure_python_parser_gives_the_same(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(yamlbuild, "_CPARSER", None)
     pure = parse_yaml(text, "f")
     assert pure.root == fast.root
-    for where in _paths(fast.root):
+    for where in data_paths(fast.root):
         if fast.node(where) is not None:  # an empty value: libyaml places it after the colon
             assert pure.location(where) == fast.location(where)
             assert pure.style(where) == fast.style(where)
@@ -325,7 +314,7 @@ def test_a_stream_hands_out_items_with_the_positions_of_the_whole() -> None:
         if i == 0:
             assert stream.header.root == {"version": 1, "policy": "default"}
         assert item.root == whole.root["cases"][i]
-        for path in _paths(item.root):
+        for path in data_paths(item.root):
             full = ("cases", i, *path)
             assert item.location(path) == whole.location(full)
             assert item.location(path, key=True) == whole.location(full, key=True)

@@ -21,6 +21,8 @@ from clm_policy.formats.yamlio import load_yaml
 from clm_policy.models.policy import PolicyFile
 from clm_policy.policy import schemacheck
 
+from conftest import data_paths
+
 ROOT = Path(__file__).resolve().parents[2]
 POLICIES = sorted([*ROOT.glob("policies/*.yaml"), *ROOT.glob("policies/examples/*.yaml")])
 
@@ -54,16 +56,6 @@ def core_accepts(check: Any, data: Any) -> bool:
     return True
 
 
-def places(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    yield path
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from places(value, (*path, key))
-    elif isinstance(node, list):
-        for n, value in enumerate(node):
-            yield from places(value, (*path, n))
-
-
 def replaced(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
     out = copy.deepcopy(doc)
     node = out
@@ -75,7 +67,7 @@ def replaced(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
 
 def mutations(doc: dict[str, Any]) -> Iterator[Any]:
     """Every place of ``doc`` given each odd value, a key too many and a key less."""
-    for path in places(doc):
+    for path in data_paths(doc):
         if not path:
             continue
         for value in ODD_VALUES:
@@ -90,7 +82,7 @@ def mutations(doc: dict[str, Any]) -> Iterator[Any]:
                 node = node[step]
             del node[path[-1]]
             yield less
-    for path in places(doc):
+    for path in data_paths(doc):
         node = doc
         for step in path:
             node = node[step]
