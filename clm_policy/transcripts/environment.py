@@ -43,6 +43,16 @@ _SERVERS = re.compile(
     r"\bcargo\s+(?:run|watch)\b|\bnodemon\b|\bjupyter\b|\bstreamlit\s+run\b",
     re.I,
 )
+_LOCAL_URL = re.compile(
+    r"\bhttps?://(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1?\])(?::\d{2,5})?"
+    r"(?:/[^\s?#'\"<>()\[\]`]*)?",
+    re.I,
+)
+_SERVING = re.compile(
+    r"\b(?:local|listen\w*|running|serving|server|ready|start\w*|available)\b", re.I
+)
+_PORT_TAKEN = re.compile(r"\bport (\d{2,5}) is (?:already )?in use", re.I)
+_OUTPUT_FILE = re.compile(r"tasks[/\\](\w+)\.output\b")
 LINE = 160
 
 
@@ -63,6 +73,26 @@ def _reason(output: str) -> str:
         if re.match(r"(?i)(?:error|fatal|remote: error)\b", line):
             return one_line(line, 200)
     return one_line(lines[-1], 200) if lines else ""
+
+
+def served_at(output: str) -> str | None:
+    """Where a process the agent keeps running says it serves (``http://localhost:5174/``,
+    from a line that says so: ``Local:``, ``running on``, ``listening``), with the port it found
+    taken (``Port 5173 is in use``); None when its output names no local address. A query
+    string (a notebook's token) is left out."""
+    for line in output.splitlines():
+        url = _LOCAL_URL.search(line) if _SERVING.search(line) else None
+        if url:
+            taken = _PORT_TAKEN.search(output)
+            return url.group(0) + (f" (port {taken.group(1)} was in use)" if taken else "")
+    return None
+
+
+def output_file_shell(path_or_command: str) -> str | None:
+    """The background shell whose output file (``…/tasks/<id>.output``) a command or a read
+    opens, or None."""
+    m = _OUTPUT_FILE.search(path_or_command)
+    return m.group(1) if m else None
 
 
 def facts_of(command: str, output: str, status: str, background: bool = False) -> list[str]:

@@ -6,9 +6,10 @@ exits 1 when nothing matches, ``diff`` when the files differ, ``test -f x`` when
 ``x``. So a run is judged in this order (:func:`judge`):
 
 1. a test runner's summary in the output (:func:`summary_of`: pytest, unittest, go test,
-   cargo test and nextest, jest, vitest, mocha, node's and TAP's runners, bun, deno, mix test,
-   rspec, phpunit, dotnet test, maven, gradle, ctest, swift test), and the failure markers
-   that come without counts (a compile error, ``npm ERR! Test failed``, ``BUILD FAILED``);
+   cargo test and nextest, jest, vitest, mocha, node's and TAP's runners, bun, deno,
+   Playwright, mix test, rspec, phpunit, dotnet test, maven, gradle, ctest, swift test), and
+   the failure markers that come without counts (a compile error, ``npm ERR! Test failed``,
+   ``BUILD FAILED``);
 2. a command whose non-zero exit is the expected answer (:data:`ANSWERS`): grep and rg
    with no match, ``test`` / ``[``, ``diff``, ``cmp``, ``git diff --exit-code`` …;
 3. the exit code, unless the command is a check whose exit code a pipeline or ``|| true``
@@ -105,6 +106,13 @@ _BUN_RAN = re.compile(r"^\s*Ran (\d+) tests? across", _M)
 _DENO = re.compile(
     r"^(ok|FAILED) \| (\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed(?: \([^)\n]*\))?", _M
 )
+_PLAYWRIGHT = re.compile(
+    r"^(?:\x1b?\[[\d;]*m)*  (\d+) (failed|flaky|interrupted|skipped|did not run|"
+    r"passed(?: \([\d.]+(?:ms|s|m|h)\))?)(?:\x1b?\[[\d;]*m)*[ \t]*$",
+    _M,
+)
+_PLAYWRIGHT_TEST = re.compile(r"^ {4}\S[^\n]* \u203a ", _M)
+"""A test's line under Playwright's counts (``    [chromium] \u203a a.spec.ts:4:7 \u203a t``)."""
 _MIX = re.compile(
     r"^((?:\d+ doctests?, )?(?:\d+ propert(?:y|ies), )?(\d+) tests?, (\d+) failures?"
     r"(?:, \d+ (?:excluded|skipped|invalid))*)\s*$",
@@ -224,6 +232,7 @@ _GATES: dict[re.Pattern[str], tuple[str, ...]] = {
     _NODE: ("# pass", "# fail", "\u2139 pass", "\u2139 fail"),
     _BUN: (" pass", " fail"),
     _DENO: ("passed |",),
+    _PLAYWRIGHT: (" failed\n", " passed (", " failed\x1b", " failed\r"),
     _MIX: (" failure",),
     _RSPEC: (" example",),
     _PHPUNIT_OK: ("OK (",),
@@ -316,8 +325,8 @@ def _go_summaries(output: str) -> list[tuple[int, Summary]]:
 
 
 def _javascript_summaries(output: str) -> list[tuple[int, Summary]]:
-    """jest's, vitest's, mocha's, node's, bun's and deno's summaries in ``output``, with where
-    each ends."""
+    """jest's, vitest's, mocha's, node's, bun's, deno's and Playwright's summaries in
+    ``output``, with where each ends."""
     found: list[tuple[int, Summary]] = []
     for m in _find(_JEST, output):
         text = _flat(f"Tests: {m.group(1)}")
@@ -345,7 +354,36 @@ def _javascript_summaries(output: str) -> list[tuple[int, Summary]]:
     for m in _find(_DENO, output):
         summary = Summary("deno", int(m.group(2)), int(m.group(3)), _flat(m.group(0)))
         found.append((m.end(), summary))
+    playwright = _playwright(output)
+    if playwright is not None:
+        found.append(playwright)
     return found
+
+
+def _playwright(output: str) -> tuple[int, Summary] | None:
+    """Playwright's closing counts (``  4 failed``, the failed tests' lines, ``  5 passed
+    (20.8s)``), the last block of them; a block is counts with nothing between them but the
+    tests' lines, and is taken only with a passed line that gives the time or a failed line
+    followed by its tests."""
+    blocks: list[list[re.Match[str]]] = []
+    for m in _find(_PLAYWRIGHT, output):
+        gap = output[blocks[-1][-1].end() : m.start()] if blocks else ""
+        if blocks and all(not line.strip() or line.startswith("    ") for line in gap.split("\n")):
+            blocks[-1].append(m)
+        else:
+            blocks.append([m])
+    for block in reversed(blocks):
+        timed = any(m.group(2).startswith("passed (") for m in block)
+        listed = any(
+            m.group(2) == "failed" and _PLAYWRIGHT_TEST.match(output, m.end() + 1) for m in block
+        )
+        if timed or listed:
+            counts = {m.group(2).split(" (")[0]: int(m.group(1)) for m in block}
+            passed = counts.get("passed", 0) + counts.get("flaky", 0)
+            failed = counts.get("failed", 0) + counts.get("interrupted", 0)
+            text = ", ".join(f"{n} {word}" for word, n in counts.items())
+            return block[-1].end(), Summary("playwright", passed, failed, text)
+    return None
 
 
 def _elixir_ruby_php_summaries(output: str) -> list[tuple[int, Summary]]:

@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from clm_policy.transcripts.environment import facts_of
+from clm_policy.transcripts.environment import facts_of, output_file_shell, served_at
 from clm_policy.transcripts.files import FileLog, Paths, created_in_output, shell_file_ops
 from clm_policy.transcripts.results import (
     FAILED,
@@ -63,6 +63,8 @@ EDIT_TOOLS = {
     "NotebookEdit": "notebook_path",
 }
 READ_TOOLS = {"Read": "file_path", "NotebookRead": "notebook_path"}
+OUTPUT_TOOLS = frozenset({"BashOutput", "TaskOutput"})
+"""Claude Code's tools that read what a background shell printed (``bash_id``/``task_id``)."""
 SUBAGENT_TOOLS = frozenset({"Agent", "Task"})
 
 PROMPT = "prompt"
@@ -273,6 +275,7 @@ class WorkLog:
         self.agent = agent
         self.events: list[tuple[str, str, tuple[Any, ...]]] = []  # (timestamp, kind, data)
         self._pending: dict[str, tuple[str, dict[str, Any], str | None]] = {}
+        self._shells: dict[str, str] = {}  # a background shell's id: its command
         self._ts = ""
         self.cwd: str | None = None
         self.root: str | None = None
@@ -384,6 +387,10 @@ class WorkLog:
             path = args.get(READ_TOOLS[name])
             if not is_error and isinstance(path, str) and path:
                 self._add("read", path, self.cwd)
+                self._served(output_file_shell(path), output)
+        elif name in OUTPUT_TOOLS and not is_error:
+            shell = args.get("bash_id") or args.get("task_id") or args.get("shell_id")
+            self._served(shell if isinstance(shell, str) else None, output)
         elif name in EDIT_TOOLS:
             path = args.get(EDIT_TOOLS[name])
             if not is_error:
@@ -423,8 +430,20 @@ class WorkLog:
             return
         command = str(pending[1].get("command") or "")
         if command:
+            if ident:
+                self._shells[ident] = command
             shown = f" (shell {ident})" if ident else ""
             self._add("env", [f"started in the background{shown}: `{one_line(command, 160)}`"])
+
+    def _served(self, shell: str | None, output: str) -> None:
+        """What a background shell printed, read back: where it serves, if it says."""
+        url = served_at(output[-OUTPUT_KEEP:]) if shell else None
+        if url:
+            command = self._shells.get(str(shell))
+            what = f"`{one_line(command, 120)}`" if command else "a command"
+            self._add(
+                "served", f"started in the background (shell {shell}): ", f"{what} serves {url}"
+            )
 
     def finish_pending(self) -> None:
         """The calls whose result the transcript does not hold: an edit counts (it is most
@@ -467,6 +486,8 @@ class WorkLog:
         self._add("run", command, normalise(command), verdict, is_check(command))
         if verdict.status == FAILED and not is_check(command):
             self._add("fail", "run", command, _reason(output) or verdict.line(), where)
+        if not is_error:
+            self._served(output_file_shell(command), output)
         background = args.get("run_in_background") is True
         facts = facts_of(command, output[-OUTPUT_KEEP:], verdict.status, background)
         if facts:
@@ -736,6 +757,10 @@ class _Gathering:
         elif kind == "env":
             if agent is None:
                 work.environment += data[0]
+        elif kind == "served" and agent is None:  # one line for the shell: where it serves
+            started, line = data
+            facts = [f for f in work.environment if not f.startswith(started) and f != line]
+            work.environment = [*facts, f"{started}{line}"]
         elif kind == "read":
             if agent is None:
                 self.read_files[self.paths.absolute(data[0], data[1])] = order

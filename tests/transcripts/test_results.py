@@ -170,6 +170,33 @@ SUMMARIES = [
         "FAILED | 2 passed | 1 failed (10ms)",
     ),
     (
+        "playwright",
+        "Running 9 tests using 1 worker\n  \u2718  2 [chromium] \u203a tests/a.spec.ts:23:7 \u203a "
+        "Admin \u203a redirects (5.1s)\n\n  4 failed\n    [chromium] \u203a tests/a.spec.ts:23:7 "
+        "\u203a Admin \u203a redirects \n    [chromium] \u203a tests/a.spec.ts:69:7 \u203a Admin "
+        "\u203a blog API \n  1 flaky\n    [chromium] \u203a tests/a.spec.ts:81:7 \u203a Admin "
+        "\u203a cases \n  4 passed (20.8s)\n\nTo open last HTML report run:\n\n"
+        "  npx playwright show-report\n",
+        5,
+        4,
+        "4 failed, 1 flaky, 4 passed",
+    ),
+    (
+        "playwright",  # nothing passed: no time, the failed tests listed under the count
+        "\x1b[31m  5 failed\x1b[39m\n    tests/cms.spec.ts:13:7 \u203a CMS \u203a blog page \n"
+        "  1 skipped\n\nTo open last HTML report run:\n",
+        0,
+        5,
+        "5 failed, 1 skipped",
+    ),
+    (
+        "playwright",
+        "  \u2713  1 tests/a.spec.ts:4:7 \u203a home (1.2s)\n\n  6 passed (1.1m)\n",
+        6,
+        0,
+        "6 passed",
+    ),
+    (
         "mix",
         "  1) test parses quoted commas (CsvTest)\n     test/csv_test.exs:12\n\n"
         "Finished in 0.3 seconds (0.1s async, 0.2s sync)\n297 tests, 11 failures\n\n"
@@ -295,6 +322,8 @@ def test_the_summary_of_each_runner(
         "On branch main\nnothing to commit, working tree clean\n",
         # words that look like a summary inside other text
         "the docs say 3 passed in review\n",
+        # counts indented like Playwright's, without its time or its tests' lines
+        "Report:\n  3 failed\n  2 passed\n",
     ],
 )
 def test_no_summary(output: str) -> None:

@@ -758,3 +758,85 @@ def test_the_agents_reasoning_is_kept_as_its_notes(tmp_path: Path) -> None:
     assert record_of(reading.work).reasoning == [
         "**Choosing the reader**\n\ncsv.reader keeps quoted commas."
     ]
+
+
+def _claude_call(tool_id: str, name: str, args: dict[str, Any], output: str) -> list[Any]:
+    """A tool call and its result, as Claude Code writes them."""
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    call = {"type": "tool_use", "id": tool_id, "name": name, "input": args}
+    result = {"tool_use_id": tool_id, "type": "tool_result", "content": output}
+    return [
+        {**base, "type": "assistant", "message": {"id": tool_id, "content": [call]}},
+        {**base, "type": "user", "message": {"role": "user", "content": [result]}},
+    ]
+
+
+def test_where_a_background_server_serves_is_one_line_with_its_shell(tmp_path: Path) -> None:
+    # the output of a background shell, read back with BashOutput or from its output file
+    # (Claude Code writes it to …/tasks/<id>.output), names where the server listens
+    from clm_policy.transcripts.record import record_of
+
+    started = "Command running in background with ID: {}. Output is being written to: /tmp/x"
+    vite = "> vite\n\nPort 5173 is in use, trying another one...\n  ➜  Local:   http://localhost:5174/\n"
+    lines = [
+        {"cwd": "/w/p", "sessionId": "s1", "type": "user", "message": {"content": "Run it."}},
+        *_claude_call(
+            "t1",
+            "Bash",
+            {"command": "npm run dev", "run_in_background": True},
+            started.format("b98"),
+        ),
+        *_claude_call("t2", "BashOutput", {"bash_id": "b98"}, f"<stdout>{vite}</stdout>"),
+        *_claude_call("t3", "BashOutput", {"bash_id": "b98"}, f"<stdout>{vite}</stdout>"),
+        *_claude_call(
+            "t4",
+            "Bash",
+            {"command": "uvicorn app:app", "run_in_background": True},
+            started.format("c12"),
+        ),
+        *_claude_call(
+            "t5",
+            "Bash",
+            {"command": "cat /tmp/claude/-w-p/tasks/c12.output"},
+            "INFO:     Uvicorn running on http://127.0.0.1:8000 (Press CTRL+C to quit)",
+        ),
+        *_claude_call(  # a curl's output names a local address too: no server of the session
+            "t6",
+            "Bash",
+            {"command": "curl -s http://localhost:8000/health"},
+            '{"status": "ok", "server": "http://localhost:8000"}',
+        ),
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.work is not None
+    assert record_of(reading.work).environment == [
+        "started in the background (shell b98): `npm run dev` serves http://localhost:5174/ "
+        "(port 5173 was in use)",
+        "started in the background (shell c12): `uvicorn app:app` serves http://127.0.0.1:8000",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("output", "expected"),
+    [
+        (
+            "   ▲ Next.js 14.1.0\n   - Local:        http://localhost:3001\n",
+            "http://localhost:3001",
+        ),
+        (
+            "[I 10:00] Jupyter Server is running at:\n http://localhost:8888/lab?token=abc123",
+            None,  # the URL is on the next line; the token is never taken
+        ),
+        (
+            "Jupyter Server is running at http://localhost:8888/lab?token=abc",
+            "http://localhost:8888/lab",
+        ),
+        ("Serving HTTP on 0.0.0.0 port 8000 (http://0.0.0.0:8000/) ...", "http://0.0.0.0:8000/"),
+        ("Compiled successfully.\nGET http://localhost:3000/api 200", None),
+        ("", None),
+    ],
+)
+def test_served_at(output: str, expected: str | None) -> None:
+    from clm_policy.transcripts.environment import served_at
+
+    assert served_at(output) == expected
