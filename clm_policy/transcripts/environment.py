@@ -53,6 +53,27 @@ _SERVING = re.compile(
 )
 _PORT_TAKEN = re.compile(r"\bport (\d{2,5}) is (?:already )?in use", re.I)
 _OUTPUT_FILE = re.compile(r"tasks[/\\](\w+)\.output\b")
+_MISSING = (
+    ("command", re.compile(r"(?:^|: )([\w.+-]{1,40}): command not found\s*$", re.M)),
+    ("command", re.compile(r"^\S*sh: \d+: ([\w.+-]{1,40}): not found\s*$", re.M)),
+    ("command", re.compile(r"command not found: ([\w.+-]{1,40})\s*$", re.M)),
+    (
+        "command",
+        re.compile(
+            r"'([\w.+-]{1,40})' is not recognized as (?:an internal or external command|the "
+            r"name of a cmdlet)|The term '([\w.+-]{1,40})' is not recognized as"
+        ),
+    ),
+    ("Node module", re.compile(r"Cannot find (?:module|package) '((?:@[\w.-]+/)?[\w.-]+)'")),
+    ("Python module", re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")),
+)
+"""What a failed run says is not there: a command (bash, zsh, cmd, PowerShell), a Node module
+or package (bare names only: ``Cannot find module './x'`` is a file), a Python module."""
+_INSTALLERS = re.compile(
+    r"\b(?:npm|pnpm|yarn|bun|pip3?|uv|poetry|brew|apt(?:-get)?|dnf|winget|choco|scoop|cargo|"
+    r"go|gem|volta|corepack|npx)\b[^|;&\n]*\b(?:i|install|add|enable|prepare)\b",
+    re.I,
+)
 LINE = 160
 
 
@@ -86,6 +107,32 @@ def served_at(output: str) -> str | None:
             taken = _PORT_TAKEN.search(output)
             return url.group(0) + (f" (port {taken.group(1)} was in use)" if taken else "")
     return None
+
+
+def missing_of(output: str) -> list[str]:
+    """What a failed run's ``output`` says is not installed, each as ``the command `pnpm```,
+    ``Node module `ws```, ``Python module `yaml```, once, in the order said."""
+    found: dict[str, None] = {}
+    text = output[-4000:]
+    for kind, pattern in _MISSING:
+        for m in pattern.finditer(text):
+            name = next(g for g in m.groups() if g)
+            if kind == "command" and name.lower() in ("line", "bash", "sh", "zsh", "sudo"):
+                continue
+            found[f"the command `{name}`" if kind == "command" else f"{kind} `{name}`"] = None
+    return list(found)
+
+
+def supplies(command: str, missing: str) -> bool:
+    """Whether ``command`` (which succeeded) shows ``missing`` is there now: it installs it
+    (``npm install ws``, ``pip install pyyaml`` for ``yaml`` aside), or runs the command."""
+    name = missing.split("`")[1]
+    words = words_of(command)
+    if missing.startswith("the command") and words:
+        head = words[0].rsplit("/", 1)[-1].rsplit("\\", 1)[-1].lower()
+        if re.sub(r"\.(?:exe|cmd|bat)$", "", head) == name.lower():
+            return True
+    return bool(_INSTALLERS.search(command)) and name in words
 
 
 def output_file_shell(path_or_command: str) -> str | None:

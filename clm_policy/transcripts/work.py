@@ -31,12 +31,19 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from clm_policy.transcripts.environment import facts_of, output_file_shell, served_at
+from clm_policy.transcripts.environment import (
+    facts_of,
+    missing_of,
+    output_file_shell,
+    served_at,
+    supplies,
+)
 from clm_policy.transcripts.files import FileLog, Paths, created_in_output, shell_file_ops
 from clm_policy.transcripts.results import (
     FAILED,
     PASSED,
     PENDING,
+    UNKNOWN,
     Verdict,
     covers,
     is_check,
@@ -268,6 +275,11 @@ def substantive(text: str) -> bool:
 # The log a reader fills
 
 
+def _started(shell: str) -> str:
+    """How the record's line of a background shell begins."""
+    return f"started in the background (shell {shell}): "
+
+
 class WorkLog:
     """The events of one transcript (or of one subagent's, ``agent`` set), in file order."""
 
@@ -276,6 +288,7 @@ class WorkLog:
         self.events: list[tuple[str, str, tuple[Any, ...]]] = []  # (timestamp, kind, data)
         self._pending: dict[str, tuple[str, dict[str, Any], str | None]] = {}
         self._shells: dict[str, str] = {}  # a background shell's id: its command
+        self._missing: dict[str, str] = {}  # what a failed run found not installed: its fact
         self._ts = ""
         self.cwd: str | None = None
         self.root: str | None = None
@@ -343,10 +356,12 @@ class WorkLog:
             return
         if name in ("KillShell", "KillBash", "TaskStop"):
             shell = args.get("shell_id") or args.get("task_id") or args.get("bash_id")
-            self._add(
-                "env",
-                [f"stopped background shell {shell}" if shell else "stopped a background shell"],
-            )
+            if not isinstance(shell, str) or not shell:
+                self._add("env", ["stopped a background shell"])
+                return
+            command = self._shells.get(shell)
+            shown = f": `{one_line(command, 120)}`" if command else ""
+            self._add("served", _started(shell), f"stopped background shell {shell}{shown}")
             return
         if name in SUBAGENT_TOOLS:
             self._add(
@@ -432,18 +447,29 @@ class WorkLog:
         if command:
             if ident:
                 self._shells[ident] = command
-            shown = f" (shell {ident})" if ident else ""
-            self._add("env", [f"started in the background{shown}: `{one_line(command, 160)}`"])
+            start = _started(ident) if ident else "started in the background: "
+            self._add("env", [f"{start}`{one_line(command, 160)}`"])
 
     def _served(self, shell: str | None, output: str) -> None:
         """What a background shell printed, read back: where it serves, if it says."""
         url = served_at(output[-OUTPUT_KEEP:]) if shell else None
-        if url:
-            command = self._shells.get(str(shell))
+        if shell and url:
+            command = self._shells.get(shell)
             what = f"`{one_line(command, 120)}`" if command else "a command"
-            self._add(
-                "served", f"started in the background (shell {shell}): ", f"{what} serves {url}"
-            )
+            self._add("served", _started(shell), f"{_started(shell)}{what} serves {url}")
+
+    def _installed(self, command: str, output: str, status: str) -> None:
+        """What a failed run found not there (a command, a module); dropped when a later run
+        installs or runs it."""
+        if status in (FAILED, UNKNOWN):
+            for missing in missing_of(output):
+                if missing not in self._missing:
+                    fact = f"not found here (a run failed on it): {missing}"
+                    self._missing[missing] = fact
+                    self._add("env", [fact])
+        elif status == PASSED:
+            for missing in [m for m in self._missing if supplies(command, m)]:
+                self._add("env_gone", self._missing.pop(missing))
 
     def finish_pending(self) -> None:
         """The calls whose result the transcript does not hold: an edit counts (it is most
@@ -488,6 +514,7 @@ class WorkLog:
             self._add("fail", "run", command, _reason(output) or verdict.line(), where)
         if not is_error:
             self._served(output_file_shell(command), output)
+        self._installed(command, output, verdict.status)
         background = args.get("run_in_background") is True
         facts = facts_of(command, output[-OUTPUT_KEEP:], verdict.status, background)
         if facts:
@@ -757,10 +784,12 @@ class _Gathering:
         elif kind == "env":
             if agent is None:
                 work.environment += data[0]
-        elif kind == "served" and agent is None:  # one line for the shell: where it serves
+        elif kind == "env_gone" and agent is None:
+            work.environment = [f for f in work.environment if f != data[0]]
+        elif kind == "served" and agent is None:  # one line for the shell: serves, stopped
             started, line = data
             facts = [f for f in work.environment if not f.startswith(started) and f != line]
-            work.environment = [*facts, f"{started}{line}"]
+            work.environment = [*facts, line]
         elif kind == "read":
             if agent is None:
                 self.read_files[self.paths.absolute(data[0], data[1])] = order

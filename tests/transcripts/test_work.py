@@ -806,6 +806,13 @@ def test_where_a_background_server_serves_is_one_line_with_its_shell(tmp_path: P
             {"command": "curl -s http://localhost:8000/health"},
             '{"status": "ok", "server": "http://localhost:8000"}',
         ),
+        *_claude_call(
+            "t7",
+            "Bash",
+            {"command": "python -m http.server", "run_in_background": True},
+            started.format("d34"),
+        ),
+        *_claude_call("t8", "KillShell", {"shell_id": "d34"}, "Successfully killed shell d34"),
     ]
     reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
     assert reading.work is not None
@@ -813,7 +820,66 @@ def test_where_a_background_server_serves_is_one_line_with_its_shell(tmp_path: P
         "started in the background (shell b98): `npm run dev` serves http://localhost:5174/ "
         "(port 5173 was in use)",
         "started in the background (shell c12): `uvicorn app:app` serves http://127.0.0.1:8000",
+        "stopped background shell d34: `python -m http.server`",  # one line: started, stopped
     ]
+
+
+def test_what_a_failed_run_found_missing_until_a_later_run_installs_it(tmp_path: Path) -> None:
+    from clm_policy.transcripts.record import record_of
+
+    lines = [
+        {"cwd": "/w/p", "sessionId": "s1", "type": "user", "message": {"content": "Go."}},
+        *_claude_failed_bash(
+            "t1", "pnpm --version", "Exit code 127\nbash: pnpm: command not found"
+        ),
+        *_claude_failed_bash(
+            "t2",
+            "node scrape.js",
+            "Exit code 1\nError: Cannot find module 'ws'\nRequire stack:\n- /w/p/scrape.js",
+        ),
+        *_claude_failed_bash(  # a script that is not there is no missing module
+            "t3", "node gone.js", "Exit code 1\nError: Cannot find module '/w/p/gone.js'"
+        ),
+        *_claude_failed_bash(
+            "t4", "python check.py", "Exit code 1\nModuleNotFoundError: No module named 'yaml'"
+        ),
+        *_claude_bash("t5", "npm install ws", "added 1 package", ""),
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.work is not None
+    assert record_of(reading.work).environment == [
+        "not found here (a run failed on it): the command `pnpm`",
+        "not found here (a run failed on it): Python module `yaml`",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("output", "expected"),
+    [
+        ("/bin/bash: line 1: pwsh: command not found", ["the command `pwsh`"]),
+        ("zsh: command not found: npm", ["the command `npm`"]),
+        ("/bin/sh: 1: uv: not found", ["the command `uv`"]),
+        (
+            "'rg' is not recognized as an internal or external command,\noperable program",
+            ["the command `rg`"],
+        ),
+        (
+            "sed : The term 'sed' is not recognized as the name of a cmdlet, function",
+            ["the command `sed`"],
+        ),
+        (
+            "Error [ERR_MODULE_NOT_FOUND]: Cannot find package '@scope/ui' imported",
+            ["Node module `@scope/ui`"],
+        ),
+        ("Error: Cannot find module './local'", []),
+        ("docker: Error response from daemon: manifest for x:1 not found", []),
+        ("npm ERR! 404 Not Found - GET https://registry.npmjs.org/x", []),
+    ],
+)
+def test_missing_of(output: str, expected: list[str]) -> None:
+    from clm_policy.transcripts.environment import missing_of
+
+    assert missing_of(output) == expected
 
 
 @pytest.mark.parametrize(
