@@ -80,6 +80,7 @@ COMMAND = "command"
 REJECTION = "rejection"
 """What a person said when they rejected a tool call (Claude Code asks them)."""
 
+_NOT_A_REPO = "fatal: not a git repository"
 _PATCH_OP = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
 _TASK_ID = re.compile(r"Task #(\w+) created")
 _TASK_LINE = re.compile(
@@ -458,17 +459,26 @@ class WorkLog:
             what = f"`{one_line(command, 120)}`" if command else "a command"
             self._add("served", _started(shell), f"{_started(shell)}{what} serves {url}")
 
-    def _installed(self, command: str, output: str, status: str) -> None:
-        """What a failed run found not there (a command, a module); dropped when a later run
-        installs or runs it."""
+    def _installed(self, command: str, output: str, status: str, where: str | None) -> None:
+        """What a failed run found not there (a command, a module, a git repository); dropped
+        when a later run installs or runs it (``git init``, the same git command passing)."""
         if status in (FAILED, UNKNOWN):
             for missing in missing_of(output):
                 if missing not in self._missing:
                     fact = f"not found here (a run failed on it): {missing}"
                     self._missing[missing] = fact
                     self._add("env", [fact])
+            if _NOT_A_REPO in output[-2000:] and "git" in command:
+                key = f"{where}\0{normalise(command)}"
+                fact = f"not a git repository: `{one_line(command, 80)}` in {where or 'its folder'}"
+                if key not in self._missing:
+                    self._missing[key] = fact
+                    self._add("env", [fact])
         elif status == PASSED:
-            for missing in [m for m in self._missing if supplies(command, m)]:
+            gone = [m for m in self._missing if "\0" not in m and supplies(command, m)]
+            same = f"{where}\0{normalise(command)}"
+            gone += [m for m in self._missing if m == same or ("git init" in command and "\0" in m)]
+            for missing in gone:
                 self._add("env_gone", self._missing.pop(missing))
 
     def finish_pending(self) -> None:
@@ -514,7 +524,7 @@ class WorkLog:
             self._add("fail", "run", command, _reason(output) or verdict.line(), where)
         if not is_error:
             self._served(output_file_shell(command), output)
-        self._installed(command, output, verdict.status)
+        self._installed(command, output, verdict.status, where)
         background = args.get("run_in_background") is True
         facts = facts_of(command, output[-OUTPUT_KEEP:], verdict.status, background)
         if facts:

@@ -844,12 +844,20 @@ def test_what_a_failed_run_found_missing_until_a_later_run_installs_it(tmp_path:
             "t4", "python check.py", "Exit code 1\nModuleNotFoundError: No module named 'yaml'"
         ),
         *_claude_bash("t5", "npm install ws", "added 1 package", ""),
+        *_claude_failed_bash(
+            "t6", "git status --short", "Exit code 128\nfatal: not a git repository (or any…)"
+        ),
+        *_claude_failed_bash(
+            "t7", "git log -1", "Exit code 128\nfatal: not a git repository (or any…)"
+        ),
+        *_claude_bash("t8", "git log -1", "commit 1a2b3c", ""),  # the same command passes now
     ]
     reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
     assert reading.work is not None
     assert record_of(reading.work).environment == [
         "not found here (a run failed on it): the command `pnpm`",
         "not found here (a run failed on it): Python module `yaml`",
+        "not a git repository: `git status --short` in /w/p",
     ]
 
 
@@ -906,3 +914,16 @@ def test_served_at(output: str, expected: str | None) -> None:
     from clm_policy.transcripts.environment import served_at
 
     assert served_at(output) == expected
+
+
+def test_git_init_makes_the_folder_a_repository(tmp_path: Path) -> None:
+    from clm_policy.transcripts.record import record_of
+
+    lines = [
+        {"cwd": "/w/p", "sessionId": "s1", "type": "user", "message": {"content": "Go."}},
+        *_claude_failed_bash("t1", "git status", "Exit code 128\nfatal: not a git repository"),
+        *_claude_bash("t2", "git init -q && git add -A", "", ""),
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.work is not None
+    assert record_of(reading.work).environment == []
