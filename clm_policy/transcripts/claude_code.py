@@ -424,7 +424,11 @@ def read_full(src: Source) -> TranscriptReading:
 
 _COMMAND = LazyPattern(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
 _COMMAND_ARGS = LazyPattern(r"(?s)<command-args>(.*?)</command-args>")
-_REJECTED = LazyPattern(r"(?s)To tell you how to proceed, the user said:\n(.+)")
+_REJECTION = "The user doesn't want to proceed with this tool use."
+_REJECTED = LazyPattern(
+    r"(?s)(?:To tell you how to proceed, the user said:|The user provided the following "
+    r"reason for the rejection:)\s*(.+)"
+)
 _NOTICES = (
     "<task-notification>",
     "<agent-notification>",
@@ -577,13 +581,16 @@ def _feed_results(log: WorkLog, results: list[dict[str, Any]], structured: Any) 
     for block in results:
         text = joined_text(block.get("content"))
         error = block.get("is_error") is True
-        said = _REJECTED.search(text) if error else None
-        if said:  # the person rejected the call and said what to do instead
-            log.request(said.group(1), REJECTION)
+        if error and text.startswith(_REJECTION):  # the person rejected the call: no run
+            said = _REJECTED.search(text)
+            if said:  # and said what to do instead
+                log.request(said.group(1), REJECTION)
+            log.rejected(text_of(block.get("tool_use_id")))
+            continue
         match = _EXIT_CODE.match(text)
         # an error without an exit code is still a failure (a timeout, an exit the harness
-        # did not print); one the person rejected is no run at all
-        code = int(match.group(1)) if match else ((None if said else 1) if error else 0)
+        # did not print)
+        code = int(match.group(1)) if match else (1 if error else 0)
         if code == 0 and _answered(structured):
             code = 1
         if match:

@@ -534,6 +534,9 @@ class _WorkFeeder:
             return
         self.pending.discard(call_id)
         self.done.add(call_id)
+        if output.strip() == "exec command rejected by user":  # the person said no: no run
+            self.log.rejected(call_id)
+            return
         self.log.tool_result(call_id, output, is_error=is_error, exit_code=exit_code)
 
     def _item(self, item: dict[str, Any]) -> None:

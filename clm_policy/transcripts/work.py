@@ -439,6 +439,11 @@ class WorkLog:
                             "decision", f"{one_line(question, 160)} → {one_line(answer, 160)}"
                         )
 
+    def rejected(self, call_id: str | None) -> None:
+        """A call the person rejected: it did not run (no result, no failure)."""
+        if call_id:
+            self._pending.pop(call_id, None)
+
     def background(self, call_id: str | None, ident: str | None) -> None:
         """A command the agent started to keep running (its result is that it started)."""
         pending = self._pending.pop(call_id, None) if call_id else None

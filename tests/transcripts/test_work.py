@@ -927,3 +927,71 @@ def test_git_init_makes_the_folder_a_repository(tmp_path: Path) -> None:
     reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
     assert reading.work is not None
     assert record_of(reading.work).environment == []
+
+
+def test_a_rejected_call_did_not_run_and_its_reason_is_a_request(tmp_path: Path) -> None:
+    # Claude Code's two forms of a rejection (with the person's reason, and a bare one): the
+    # command did not run, so it is no failure and no next step
+    from clm_policy.transcripts.record import record_of
+
+    rejected = (
+        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. "
+        "if it was a file edit, the new_string was NOT written to the file). "
+    )
+    lines = [
+        {"cwd": "/w/p", "sessionId": "s1", "type": "user", "message": {"content": "Scrape it."}},
+        *_claude_failed_bash(
+            "t1",
+            "node scrape-all.js",
+            rejected + "The user provided the following reason for the rejection:  only the "
+            "inbox of a@example.com",
+        ),
+        *_claude_failed_bash(
+            "t2",
+            "rm -rf data/",
+            rejected + "STOP what you are doing and wait for the user to tell you how to proceed.",
+        ),
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.work is not None
+    assert [(r.text, r.source) for r in reading.work.requests] == [
+        ("Scrape it.", "prompt"),
+        ("only the inbox of a@example.com", "rejection"),
+    ]
+    assert reading.work.runs == []
+    assert record_of(reading.work).failures == []
+
+
+def test_a_codex_command_the_person_rejected_did_not_run(tmp_path: Path) -> None:
+    def item(payload: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "timestamp": "2025-09-29T07:40:23.898Z",
+            "type": "response_item",
+            "payload": payload,
+        }
+
+    lines = [
+        {"timestamp": "2025-09-29T07:40:00Z", "type": "session_meta", "payload": {"id": "s"}},
+        item(
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Go."}]}
+        ),
+        item(
+            {
+                "type": "function_call",
+                "name": "shell",
+                "arguments": json.dumps({"command": ["bash", "-lc", "rm -rf build"]}),
+                "call_id": "c1",
+            }
+        ),
+        item(
+            {
+                "type": "function_call_output",
+                "call_id": "c1",
+                "output": "exec command rejected by user",
+            }
+        ),
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.work is not None
+    assert reading.work.runs == []
+    assert not reading.work.in_flight
