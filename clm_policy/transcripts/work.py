@@ -168,12 +168,12 @@ _ERROR_LINE = re.compile(
 
 
 _STRONG_ERROR = re.compile(
-    r"\b[A-Z]\w*(?:Error|Exception)\b:|\bE[A-Z]{3,}\b|^(?:error|fatal|FATAL|ERROR)\b[:\[ ]|"
-    r"\berror(?:\[\w+\])?:|\bnot recognized\b|\bcommand not found\b|\bNo such file\b|"
-    r"\bPermission denied\b|\bnot found\b|\brejected\b"
+    r"\b[A-Z]\w*(?:Error|Exception)(?: \[\w+\])?:|\bE[A-Z]{3,}\b|"
+    r"^(?:error|fatal|FATAL|ERROR)\b[:\[ ]|\berror(?:\[\w+\])?:|\bnot recognized\b|"
+    r"\bcommand not found\b|\bNo such file\b|\bPermission denied\b|\bnot found\b|\brejected\b"
 )
 _NOISE_LINE = re.compile(
-    r"^(?:at |\^|~+$|Node\.js v|npm (?:error|ERR!) (?:A complete log|You can rerun|"
+    r"^(?:at |\^|~+$|throw \w+;$|Node\.js v|npm (?:error|ERR!) (?:A complete log|You can rerun|"
     r"Log files)|For more information|Traceback \(most recent|File \"|\s*\d+ \||note:|help:)"
 )
 

@@ -995,3 +995,36 @@ def test_a_codex_command_the_person_rejected_did_not_run(tmp_path: Path) -> None
     assert reading.work is not None
     assert reading.work.runs == []
     assert not reading.work.in_flight
+
+
+@pytest.mark.parametrize(
+    ("output", "reason"),
+    [
+        (  # node: the error line, not the source line it echoes nor its stack or code
+            "Exit code 1\nnode:internal/errors:542\r\n      throw error;\r\n      ^\r\n\r\n"
+            "TypeError [ERR_INVALID_ARG_VALUE]: The argument 'path' must be a string without "
+            "null bytes.\r\n    at Object.readdirSync (node:fs:1561:10)\r\n  code: "
+            "'ERR_INVALID_ARG_VALUE'\r\n}\r\n\r\nNode.js v22.1.0",
+            "TypeError [ERR_INVALID_ARG_VALUE]: The argument 'path' must be a string without "
+            "null bytes.",
+        ),
+        (
+            'Exit code 1\nTraceback (most recent call last):\n  File "a.py", line 1, in <module>\n'
+            "    import yaml\nModuleNotFoundError: No module named 'yaml'",
+            "ModuleNotFoundError: No module named 'yaml'",
+        ),
+        ("Exit code 2\nsomething went sideways\nsee the log", "see the log"),
+    ],
+)
+def test_a_failures_reason_is_the_line_that_says_why(
+    tmp_path: Path, output: str, reason: str
+) -> None:
+    from clm_policy.transcripts.record import record_of
+
+    lines = [
+        {"cwd": "/w/p", "sessionId": "s1", "type": "user", "message": {"content": "Run it."}},
+        *_claude_failed_bash("t1", "node list.js", output),
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.work is not None
+    assert record_of(reading.work).failures == [f"`node list.js` failed — {reason}"]
