@@ -69,7 +69,8 @@ COMPACTED_AFTER = (
     "compacted after the last usage figure; context estimated: Claude Code's figure right "
     "after the compaction (compactMetadata.postTokens) and characters / 4 of what follows"
 )
-SHELL_TOOLS = frozenset({"Bash"})
+SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
+"""Claude Code's shell tools (PowerShell on Windows): their calls are runs."""
 _RESPONSES_KEPT = 512
 # user lines that are Claude Code's own wrappers, not a person's prompt
 _WRAPPERS = (
@@ -585,7 +586,7 @@ def _feed_results(log: WorkLog, results: list[dict[str, Any]], structured: Any) 
             said = _REJECTED.search(text)
             if said:  # and said what to do instead
                 log.request(said.group(1), REJECTION)
-            log.rejected(text_of(block.get("tool_use_id")))
+            log.rejected(text_of(block.get("tool_use_id")), said.group(1) if said else None)
             continue
         match = _EXIT_CODE.match(text)
         # an error without an exit code is still a failure (a timeout, an exit the harness

@@ -439,10 +439,29 @@ class WorkLog:
                             "decision", f"{one_line(question, 160)} → {one_line(answer, 160)}"
                         )
 
-    def rejected(self, call_id: str | None) -> None:
-        """A call the person rejected: it did not run (no result, no failure)."""
-        if call_id:
-            self._pending.pop(call_id, None)
+    def rejected(self, call_id: str | None, reason: str | None = None) -> None:
+        """A call the person rejected: it did not run (no result, no failure); what they
+        rejected is a decision, with the ``reason`` they gave."""
+        pending = self._pending.pop(call_id, None) if call_id else None
+        if pending is None:
+            return
+        name, args = pending[0], pending[1]
+        if name == SHELL:
+            what = f"running `{one_line(str(args.get('command') or ''), 100)}`"
+        elif name in EDIT_TOOLS or name == PATCH:
+            path = args.get(EDIT_TOOLS.get(name, "file_path"))
+            what = f"the edit of `{path}`" if isinstance(path, str) and path else "an edit"
+        elif name == "ExitPlanMode":
+            plan = str(args.get("plan") or "").strip().splitlines()
+            what = (
+                f"the plan (ExitPlanMode): {one_line(plan[0].lstrip('# '), 100)}"
+                if plan
+                else ("the plan (ExitPlanMode)")
+            )
+        else:
+            what = f"a {name} call"
+        said = f" — {one_line(reason, 200)}" if reason else ""
+        self._add("decision", f"the person rejected {what}{said}")
 
     def background(self, call_id: str | None, ident: str | None) -> None:
         """A command the agent started to keep running (its result is that it started)."""

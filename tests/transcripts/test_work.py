@@ -952,6 +952,14 @@ def test_a_rejected_call_did_not_run_and_its_reason_is_a_request(tmp_path: Path)
             rejected + "STOP what you are doing and wait for the user to tell you how to proceed.",
         ),
     ]
+    plan = {"plan": "# Assessment plan\n\n1. Read everything."}
+    call = {"type": "tool_use", "id": "t3", "name": "ExitPlanMode", "input": plan}
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    result = {"tool_use_id": "t3", "type": "tool_result", "content": rejected, "is_error": True}
+    lines += [
+        {**base, "type": "assistant", "message": {"id": "t3", "content": [call]}},
+        {**base, "type": "user", "message": {"role": "user", "content": [result]}},
+    ]
     reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
     assert reading.work is not None
     assert [(r.text, r.source) for r in reading.work.requests] == [
@@ -960,6 +968,39 @@ def test_a_rejected_call_did_not_run_and_its_reason_is_a_request(tmp_path: Path)
     ]
     assert reading.work.runs == []
     assert record_of(reading.work).failures == []
+    assert reading.work.decisions == [  # what was rejected, with the reason given
+        "the person rejected running `node scrape-all.js` — only the inbox of a@example.com",
+        "the person rejected running `rm -rf data/`",
+        "the person rejected the plan (ExitPlanMode): Assessment plan",
+    ]
+    assert reading.work.plan is None  # a rejected plan is not the plan
+
+
+def test_claude_codes_powershell_tool_runs_commands(tmp_path: Path) -> None:
+    # Claude Code on Windows has a PowerShell tool beside Bash; its results have Bash's shape
+    base = {"cwd": "X:\\p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    call = {
+        "type": "tool_use",
+        "id": "t1",
+        "name": "PowerShell",
+        "input": {"command": "npm.cmd run build"},
+    }
+    result = {
+        "tool_use_id": "t1",
+        "type": "tool_result",
+        "content": "Exit code 1\nerror TS2304: Cannot find name 'x'.",
+        "is_error": True,
+    }
+    lines = [
+        {**base, "type": "user", "message": {"content": "Build it."}},
+        {**base, "type": "assistant", "message": {"id": "t1", "content": [call]}},
+        {**base, "type": "user", "message": {"role": "user", "content": [result]}},
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.work is not None
+    assert [(r.command, r.verdict.status, r.check) for r in reading.work.runs] == [
+        ("npm.cmd run build", "failed", True)
+    ]
 
 
 def test_a_codex_command_the_person_rejected_did_not_run(tmp_path: Path) -> None:
