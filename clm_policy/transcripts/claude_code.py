@@ -426,6 +426,7 @@ def read_full(src: Source) -> TranscriptReading:
 _COMMAND = LazyPattern(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
 _COMMAND_ARGS = LazyPattern(r"(?s)<command-args>(.*?)</command-args>")
 _REJECTION = "The user doesn't want to proceed with this tool use."
+_DENIED = LazyPattern(r"(?s)Permission to use \w+ (?:with .*)?has been denied\.?\s*$")
 _REJECTED = LazyPattern(
     r"(?s)(?:To tell you how to proceed, the user said:|The user provided the following "
     r"reason for the rejection:)\s*(.+)"
@@ -582,6 +583,9 @@ def _feed_results(log: WorkLog, results: list[dict[str, Any]], structured: Any) 
     for block in results:
         text = joined_text(block.get("content"))
         error = block.get("is_error") is True
+        if error and _DENIED.match(text):  # the permission settings refused it: no run
+            log.rejected(text_of(block.get("tool_use_id")), denied=True)
+            continue
         if error and text.startswith(_REJECTION):  # the person rejected the call: no run
             said = _REJECTED.search(text)
             if said:  # and said what to do instead

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from clm_policy.transcripts.notes import AgentNotes, parse_notes
 from clm_policy.transcripts.record import RUN_TEXT, open_failures, unknown_runs, verified_runs
 from clm_policy.transcripts.results import one_line
-from clm_policy.transcripts.work import WORD, Run, Work, substantive
+from clm_policy.transcripts.work import DENIED, WORD, Run, Work, substantive
 
 if TYPE_CHECKING:
     from clm_policy.models.enums import TaskStatus
@@ -387,7 +387,7 @@ def build_state(
     stated = notes.blockers if notes is not None else None
     facts.blockers = list(stated or [])
     if stated is None and work is not None:  # the agent said nothing of blockers: a refusal
-        facts.blockers += [f for f in work.environment if f.startswith("push refused")]
+        facts.blockers += [f for f in work.environment if f.startswith(("push refused", DENIED))]
     status = _status(facts, notes, work, failures, all_done)
     messages = [Message(role=MessageRole.ASSISTANT, content=last)] if last else []
     transcript = None

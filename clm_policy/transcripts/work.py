@@ -77,6 +77,9 @@ SUBAGENT_TOOLS = frozenset({"Agent", "Task"})
 PROMPT = "prompt"
 QUEUED = "queued"
 COMMAND = "command"
+DENIED = "the permission settings denied "
+"""How the record's line of a call the harness's permissions refused begins: a named refusal,
+so a blocker (the person must allow it, or do it)."""
 REJECTION = "rejection"
 """What a person said when they rejected a tool call (Claude Code asks them)."""
 
@@ -439,9 +442,12 @@ class WorkLog:
                             "decision", f"{one_line(question, 160)} → {one_line(answer, 160)}"
                         )
 
-    def rejected(self, call_id: str | None, reason: str | None = None) -> None:
+    def rejected(
+        self, call_id: str | None, reason: str | None = None, *, denied: bool = False
+    ) -> None:
         """A call the person rejected: it did not run (no result, no failure); what they
-        rejected is a decision, with the ``reason`` they gave."""
+        rejected is a decision, with the ``reason`` they gave. ``denied``: the permission
+        settings refused it (a blocker: the person must allow it, or do it)."""
         pending = self._pending.pop(call_id, None) if call_id else None
         if pending is None:
             return
@@ -460,6 +466,9 @@ class WorkLog:
             )
         else:
             what = f"a {name} call"
+        if denied:
+            self._add("env", [f"{DENIED}{what}"])
+            return
         said = f" — {one_line(reason, 200)}" if reason else ""
         self._add("decision", f"the person rejected {what}{said}")
 

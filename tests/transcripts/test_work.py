@@ -1069,3 +1069,19 @@ def test_a_failures_reason_is_the_line_that_says_why(
     reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
     assert reading.work is not None
     assert record_of(reading.work).failures == [f"`node list.js` failed — {reason}"]
+
+
+def test_a_call_the_permission_settings_denied_is_a_blocker_not_a_failure(tmp_path: Path) -> None:
+    from clm_policy.transcripts.record import record_of
+
+    denied = "Permission to use Bash with command cp ../main/.husky/_/husky.sh .husky/_/ has been denied."
+    lines = [
+        {"cwd": "/w/p", "sessionId": "s1", "type": "user", "message": {"content": "Lint it."}},
+        *_claude_failed_bash("t1", "cp ../main/.husky/_/husky.sh .husky/_/", denied),
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.work is not None
+    line = "the permission settings denied running `cp ../main/.husky/_/husky.sh .husky/_/`"
+    assert record_of(reading.work).environment == [line]
+    assert record_of(reading.work).failures == []
+    assert state_of(reading, "s").blockers == [line]
