@@ -209,6 +209,17 @@ class _Facts:
         self.status = "running"
 
 
+def _refusals(environment: list[str]) -> list[str]:
+    """The named refusals that still stand: a refused push no later push went through, a call
+    the permission settings denied."""
+    out: list[str] = []
+    for i, fact in enumerate(environment):
+        pushed = any(f.startswith(("pushed:", "force-pushed:")) for f in environment[i + 1 :])
+        if (fact.startswith("push refused") and not pushed) or fact.startswith(DENIED):
+            out.append(fact)
+    return out
+
+
 def _from_work(work: Work, facts: _Facts, fallback_goal: str) -> tuple[list[Run], bool]:
     """The facts the transcript gives; (the open failures, whether the list says all done)."""
     facts.requests = [r.text for r in work.requests]
@@ -387,7 +398,7 @@ def build_state(
     stated = notes.blockers if notes is not None else None
     facts.blockers = list(stated or [])
     if stated is None and work is not None:  # the agent said nothing of blockers: a refusal
-        facts.blockers += [f for f in work.environment if f.startswith(("push refused", DENIED))]
+        facts.blockers += _refusals(work.environment)
     status = _status(facts, notes, work, failures, all_done)
     messages = [Message(role=MessageRole.ASSISTANT, content=last)] if last else []
     transcript = None

@@ -1085,3 +1085,27 @@ def test_a_call_the_permission_settings_denied_is_a_blocker_not_a_failure(tmp_pa
     assert record_of(reading.work).environment == [line]
     assert record_of(reading.work).failures == []
     assert state_of(reading, "s").blockers == [line]
+
+
+@pytest.mark.parametrize("pushed_later", [False, True])
+def test_a_refused_push_is_a_blocker_until_a_push_goes_through(
+    tmp_path: Path, pushed_later: bool
+) -> None:
+    refused = (
+        "Exit code 1\nremote: error: GH013: Repository rule violations found for "
+        "refs/heads/main.\nremote: - Push cannot contain secrets\n ! [remote rejected] main -> "
+        "main (push declined due to repository rule violations)"
+    )
+    lines = [
+        {"cwd": "/w/p", "sessionId": "s1", "type": "user", "message": {"content": "Push."}},
+        *_claude_failed_bash("t1", "git push origin main", refused),
+    ]
+    if pushed_later:
+        lines += _claude_bash("t2", "git push origin main", "To github.com:o/r.git", "")
+    state = state_of(read_transcript(jsonl(tmp_path / "t.jsonl", lines)), "s")
+    if pushed_later:
+        assert state.blockers == []
+    else:
+        assert [b.split(" — ")[0] for b in state.blockers] == [
+            "push refused (push protection): `git push origin main`"
+        ]
