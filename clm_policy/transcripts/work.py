@@ -292,7 +292,8 @@ class WorkLog:
         self.events: list[tuple[str, str, tuple[Any, ...]]] = []  # (timestamp, kind, data)
         self._pending: dict[str, tuple[str, dict[str, Any], str | None]] = {}
         self._shells: dict[str, str] = {}  # a background shell's id: its command
-        self._missing: dict[str, str] = {}  # what a failed run found not installed: its fact
+        self._missing: dict[str, tuple[str, str]] = {}
+        """What failed runs found not there: each fact, and the run's command (normalised)."""
         self._ts = ""
         self.cwd: str | None = None
         self.root: str | None = None
@@ -494,25 +495,28 @@ class WorkLog:
 
     def _installed(self, command: str, output: str, status: str, where: str | None) -> None:
         """What a failed run found not there (a command, a module, a git repository); dropped
-        when a later run installs or runs it (``git init``, the same git command passing)."""
+        when a later run installs or runs it, ``git init`` runs, or the run that found it
+        passes (in the same folder, for a repository)."""
+        normal = normalise(command)
         if status in (FAILED, UNKNOWN):
-            for missing in missing_of(output):
-                if missing not in self._missing:
-                    fact = f"not found here (a run failed on it): {missing}"
-                    self._missing[missing] = fact
-                    self._add("env", [fact])
+            found = [(m, f"not found here (a run failed on it): {m}") for m in missing_of(output)]
             if _NOT_A_REPO in output[-2000:] and "git" in command:
-                key = f"{where}\0{normalise(command)}"
-                fact = f"not a git repository: `{one_line(command, 80)}` in {where or 'its folder'}"
+                shown = f"`{one_line(command, 80)}` in {where or 'its folder'}"
+                found.append((f"git\0{where}\0{normal}", f"not a git repository: {shown}"))
+            for key, fact in found:
                 if key not in self._missing:
-                    self._missing[key] = fact
+                    self._missing[key] = (fact, normal)
                     self._add("env", [fact])
         elif status == PASSED:
-            gone = [m for m in self._missing if "\0" not in m and supplies(command, m)]
-            same = f"{where}\0{normalise(command)}"
-            gone += [m for m in self._missing if m == same or ("git init" in command and "\0" in m)]
-            for missing in gone:
-                self._add("env_gone", self._missing.pop(missing))
+            repo = f"git\0{where}\0{normal}"
+            gone = [
+                key
+                for key, (_fact, raised) in self._missing.items()
+                if (key.startswith("git\0") and (key == repo or "git init" in command))
+                or (not key.startswith("git\0") and (raised == normal or supplies(command, key)))
+            ]
+            for key in gone:
+                self._add("env_gone", self._missing.pop(key)[0])
 
     def finish_pending(self) -> None:
         """The calls whose result the transcript does not hold: an edit counts (it is most

@@ -851,6 +851,11 @@ def test_what_a_failed_run_found_missing_until_a_later_run_installs_it(tmp_path:
             "t7", "git log -1", "Exit code 128\nfatal: not a git repository (or any…)"
         ),
         *_claude_bash("t8", "git log -1", "commit 1a2b3c", ""),  # the same command passes now
+        *_claude_failed_bash(
+            "t9", "python load.py", "Exit code 1\nModuleNotFoundError: No module named 'attr'"
+        ),
+        *_claude_bash("t10", "pip install attrs", "Successfully installed attrs-25.1.0", ""),
+        *_claude_bash("t11", "python load.py", "loaded", ""),  # the run that found it passes
     ]
     reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
     assert reading.work is not None
