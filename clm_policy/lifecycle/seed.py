@@ -220,6 +220,7 @@ class _Seed:
         room -= _size(lead)
         blocks = self._blocks()
         room = _fill(blocks, room)
+        _grow_messages(blocks[1], [r.strip() for r in m.requests], room)
         parts = [*head, *words_part, PART_2 if self.words else PART_2_ALONE, *lead]
         parts += [b.render() for b in blocks if b.kept]
         left = [f"{b.title.lower()} {b.left_out}" for b in blocks if b.left_out]
@@ -413,6 +414,36 @@ def _fill(blocks: list[_Block], room: int) -> int:
     return room
 
 
+def _grow_messages(block: _Block, requests: Sequence[str], room: int) -> int:
+    """The room the fill left, given to the user's messages: more of each it kept cut, and a
+    lead message it left out for its length put in cut shorter (up to a line end, or whole);
+    the lead messages first, then the latest of the others."""
+    order = [*block.lead, *reversed(range(len(block.items)))]
+    for index in dict.fromkeys(order):
+        kept = index in block.kept
+        if room < 80 or (kept and not block.items[index].endswith(CUT)):
+            continue
+        if not kept and index not in block.lead:
+            continue
+        cost = len(block.items[index]) + 1 if kept else 0
+        title = 0 if block.kept else len(block.title) + 8
+        limit = cost + room - title - 10
+        while limit > 40:
+            body = requests[index]
+            body = body if len(body) <= limit else _lines_within(body, limit)
+            grown = f"{index + 1}.\n{quoted(body)}"
+            extra = len(grown) + 1 + (0 if kept else title) - cost
+            if extra <= room:
+                if extra > 0:
+                    block.items[index] = grown
+                    if not kept:
+                        block.kept.append(index)
+                    room -= extra
+                break
+            limit -= extra - room + 10
+    return room
+
+
 def _fit_words(text: str, allowance: int) -> tuple[str, list[str]]:
     """The agent's ``text`` whole when it fits ``allowance``; else its sections (split at its
     headings) kept by rank — the next step, the blockers, the goal, the tasks, the verification,
@@ -461,6 +492,9 @@ def _rank(title: str) -> int:
     return 7
 
 
+CUT = "[… cut here: the rest is in the handoff]"
+
+
 def _lines_within(text: str, limit: int) -> str:
     """``text``'s first lines while they fit ``limit`` (a single long line: up to a sentence
     end, else a word end), marked as cut."""
@@ -472,7 +506,7 @@ def _lines_within(text: str, limit: int) -> str:
         kept.append(line)
         size += len(line) + 1
     if kept:
-        return "\n".join(kept) + "\n[… cut here: the rest is in the handoff]"
+        return "\n".join(kept) + "\n" + CUT
     return _within_line(text, limit)
 
 
@@ -480,7 +514,7 @@ def _within_line(text: str, limit: int) -> str:
     head = text[: max(limit - 40, 0)]
     ends = [m.end() for m in _SENTENCE_END.finditer(head)]
     cut = ends[-1] if ends else (head.rfind(" ") if " " in head else len(head))
-    return head[:cut].rstrip() + " [… cut here: the rest is in the handoff]"
+    return head[:cut].rstrip() + " " + CUT
 
 
 def _lead_messages(requests: Sequence[str]) -> list[int]:
@@ -535,7 +569,7 @@ def _said(text: str, limit: int = SAID_CHARS) -> str:
 def _memory(key: str, text: str) -> str:
     body = text.strip()
     if len(body) > MEMORY_CHARS:
-        marker = "[… cut here: the rest is in the handoff]"
+        marker = CUT
         body = _lines_within(body, MEMORY_CHARS).replace(
             marker, f"[… cut here: read the memory topic `{key}` for the rest]"
         )
