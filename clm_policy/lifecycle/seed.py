@@ -34,7 +34,7 @@ from clm_policy.models.enums import CHARS_PER_TOKEN
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from clm_policy.models.manifest import HandoffManifest
 
@@ -220,7 +220,11 @@ class _Seed:
         room -= _size(lead)
         blocks = self._blocks()
         room = _fill(blocks, room)
-        _grow_messages(blocks[1], [r.strip() for r in m.requests], room)
+        # room left: to the user's messages the fill cut, then to the agent's last messages
+        room = _grow(blocks[1], [t.strip() for t in m.requests], room, _numbered)
+        said = [b for b in blocks if b.title.startswith("The agent's last messages")]
+        if said:
+            _grow(said[0], [t.strip() for t in m.record.said], room, lambda _i, t: quoted(t))
         parts = [*head, *words_part, PART_2 if self.words else PART_2_ALONE, *lead]
         parts += [b.render() for b in blocks if b.kept]
         left = [f"{b.title.lower()} {b.left_out}" for b in blocks if b.left_out]
@@ -414,12 +418,14 @@ def _fill(blocks: list[_Block], room: int) -> int:
     return room
 
 
-def _grow_messages(block: _Block, requests: Sequence[str], room: int) -> int:
-    """The room the fill left, given to the user's messages: more of each it kept cut, and a
-    lead message it left out for its length put in cut shorter (up to a line end, or whole);
-    the lead messages first, then the latest of the others."""
-    order = [*block.lead, *reversed(range(len(block.items)))]
-    for index in dict.fromkeys(order):
+def _grow(block: _Block, texts: Sequence[str], room: int, render: Callable[[int, str], str]) -> int:
+    """The room the fill left, given to a block's items it kept cut (``texts``: each item's
+    whole text; ``render``: its item): more of each, up to a line end or whole, and a lead
+    item it left out for its length put in, cut shorter; the lead items first, then in the
+    block's order. The room still left."""
+    if len(texts) != len(block.items):
+        return room
+    for index in dict.fromkeys([*block.lead, *block.order()]):
         kept = index in block.kept
         if room < 80 or (kept and not block.items[index].endswith(CUT)):
             continue
@@ -429,9 +435,8 @@ def _grow_messages(block: _Block, requests: Sequence[str], room: int) -> int:
         title = 0 if block.kept else len(block.title) + 8
         limit = cost + room - title - 10
         while limit > 40:
-            body = requests[index]
-            body = body if len(body) <= limit else _lines_within(body, limit)
-            grown = f"{index + 1}.\n{quoted(body)}"
+            body = texts[index]
+            grown = render(index, body if len(body) <= limit else _lines_within(body, limit))
             extra = len(grown) + 1 + (0 if kept else title) - cost
             if extra <= room:
                 if extra > 0:
@@ -528,6 +533,11 @@ def _lead_messages(requests: Sequence[str]) -> list[int]:
     return list(dict.fromkeys([latest, len(requests) - 1, 0]))
 
 
+def _numbered(index: int, text: str) -> str:
+    """The user's message ``index`` (0-based) as the seed shows it."""
+    return f"{index + 1}.\n{quoted(text)}"
+
+
 def _messages(requests: Sequence[str]) -> list[str]:
     """The user's messages as quoted items: ``1.`` then the message behind ``> ``, a long one
     kept up to a line (or sentence) end — the first and the latest up to
@@ -547,7 +557,7 @@ def _messages(requests: Sequence[str]) -> list[str]:
         )
         if len(body) > limit:
             body = _lines_within(body, limit)
-        items.append(f"{n}.\n{quoted(body)}")
+        items.append(_numbered(n - 1, body))
     return items
 
 

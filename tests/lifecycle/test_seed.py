@@ -144,6 +144,20 @@ def test_without_the_agents_words_its_last_messages_and_reasoning_are_context() 
     assert "I will switch" not in text
 
 
+def test_room_left_after_the_users_messages_goes_to_the_agents_last_message() -> None:
+    # the agent's report at the end of its turn, longer than SAID_CHARS: whole when the
+    # budget has room, cut at a line end when it has not
+    report = [f"- finding {n}: " + "w" * 70 for n in range(60)]
+    s = state_from({"session_id": "s1", "requests": ["Audit the parser."]})
+    alone = Composed(s, s, None, record(said=["\n".join(report)]), [])
+    for budget, whole in ((9400, True), (3000, False)):
+        text = seed_text(build_manifest(s, "hard limit", now=NOW, composed=alone), budget=budget)
+        shown = [line.removeprefix("> ") for line in text.splitlines() if "finding" in line]
+        assert len(text) <= budget
+        assert shown == (report if whole else report[: len(shown)])
+        assert whole or 1500 // 90 <= len(shown) < len(report)
+
+
 def test_a_contradiction_is_one_line_at_the_top() -> None:
     said = (
         'the agent\'s words say "all tests pass", but the latest run of '
@@ -198,7 +212,8 @@ def test_room_the_record_leaves_is_given_to_a_long_message_cut_at_a_line_end(bud
     text = seed_text(long, budget=budget, read_more=READ_MORE)
     assert len(text) <= budget
     kept = [line.removeprefix("> ") for line in text.splitlines() if "of the template" in line]
-    assert kept and kept == lines[: len(kept)]  # whole lines, in order, from the first
+    assert kept  # never left out
+    assert kept == lines[: len(kept)]  # whole lines, in order, from the first
     shown = len("\n".join(kept))
     if budget == 9400:
         assert shown > 2500 + 2000  # far past the message's own cap: the room was free
