@@ -81,8 +81,15 @@ class FileLog:
         prefix = path.rstrip("/") + "/"
         return [p for p in self._state if p == path or p.startswith(prefix)]
 
-    def edit(self, path: str, created: bool = False) -> None:
+    def _exists(self, path: str) -> None:
+        """``path`` is there now: neither it nor a folder it is in is deleted any more (a
+        folder removed and made again: ``rm -rf x && git worktree add x``)."""
         self._deleted.pop(path, None)
+        for gone in [d for d in self._deleted if path.startswith(d.rstrip("/") + "/")]:
+            del self._deleted[gone]
+
+    def edit(self, path: str, created: bool = False) -> None:
+        self._exists(path)
         kind = self._state.get(path)
         if kind is None:
             self._state[path] = CREATED if created else EDITED
@@ -92,7 +99,7 @@ class FileLog:
             self._state[path] = CREATED
 
     def made(self, path: str) -> None:
-        self._deleted.pop(path, None)
+        self._exists(path)
         self._state.setdefault(path, MADE)
 
     def delete(self, path: str) -> None:

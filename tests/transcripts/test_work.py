@@ -407,8 +407,12 @@ def test_file_log_applies_moves_and_deletions() -> None:
     log.delete("/p/old.py")  # existed before
     log.made("/p/Cargo.toml")
     log.move("/p/dir", "/p/lib")  # nothing under it touched
-    assert log.changed() == ["/p/b.py"]
-    assert log.made_files() == ["/p/Cargo.toml"]
+    log.delete("/p/wt")  # a folder removed and made again (rm -rf wt && git worktree add wt)
+    log.edit("/p/wt/src/x.vue")
+    log.delete("/p/out")  # a folder removed, a redirection writes into it again
+    log.made("/p/out/log.txt")
+    assert log.changed() == ["/p/b.py", "/p/wt/src/x.vue"]
+    assert log.made_files() == ["/p/Cargo.toml", "/p/out/log.txt"]
     assert log.moved() == [
         ("/p/a.py", "/p/b.py"),
         ("/p/README", "/p/docs/README"),
