@@ -195,8 +195,11 @@ def _redirect_targets(words: list[str]) -> tuple[list[str], list[str]]:
             if target and not target.startswith("&"):
                 targets.append(target)
         elif m or re.match(r"^\d*<", word):
-            # 2> file: the file is a log, not the project's; < file: read
-            if ((m and not m.group(3)) or re.fullmatch(r"\d*<", word)) and i + 1 < len(words):
+            # 2> file: the file is a log, not the project's; < file: read; << EOF, <<< word:
+            # a heredoc's delimiter, a here-string
+            if ((m and not m.group(3)) or re.fullmatch(r"\d*<{1,3}-?", word)) and i + 1 < len(
+                words
+            ):
                 i += 1
         else:
             kept.append(word)

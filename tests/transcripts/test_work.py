@@ -450,6 +450,12 @@ def test_file_log_applies_moves_and_deletions() -> None:
             [("made", "/p/calc/Cargo.toml", None), ("made", "/p/calc/src/lib.rs", None)],
         ),
         ("cat <<'EOF' > docs/notes.md\nmv a b\nEOF", [("made", "/p/docs/notes.md", None)]),
+        # a heredoc's delimiter and a here-string's word are no files
+        (
+            "sudo tee conf/site.conf << 'EOF'\nlisten 80;\nEOF",
+            [("made", "/p/conf/site.conf", None)],
+        ),
+        ("tee out.txt <<< hello", [("made", "/p/out.txt", None)]),
         ("git status", []),
     ],
 )
