@@ -29,25 +29,38 @@ MADE = "made"
 RENAMED = "renamed"
 """A file that existed before the session and was only moved."""
 
-_HOME = re.compile(r"^(/home/[^/]+|/Users/[^/]+|/root)(?=/|$)")
+_HOME = re.compile(r"^(/home/[^/]+|/Users/[^/]+|/root|[A-Z]:/Users/[^/]+)(?=/|$)")
+_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+
+
+def _slashes(path: str) -> str:
+    """A Windows path (``X:\\a\\b``, ``x:/a/b``) written one way: ``X:/a/b``; any other as
+    it is."""
+    if _DRIVE.match(path):
+        return path[0].upper() + ":" + path[2:].replace("\\", "/")
+    return path
 
 
 class Paths:
     """Paths as a person reads them: ``root`` (the project) relative, ``home`` (the home
-    folder ``root`` lies in) as ``~``."""
+    folder ``root`` lies in) as ``~``. Windows paths are written with ``/`` and an upper-case
+    drive letter, however the transcript gives them."""
 
     def __init__(self, root: str | None) -> None:
+        root = _slashes(root) if root else root
         self.root = posixpath.normpath(root) if root else None
         m = _HOME.match(root) if root else None
         self.home = m.group(1) if m else None
 
     def absolute(self, path: str, cwd: str | None = None) -> str:
         """``path`` made absolute against ``cwd`` (else the project), normalised."""
-        path = path.strip()
+        path = _slashes(path.strip())
         if path.startswith("~/") and self.home:
             path = self.home + path[1:]
-        base = cwd or self.root
-        if not path.startswith("/") and base:
+        base = _slashes(cwd) if cwd else self.root
+        if not (path.startswith("/") or _DRIVE.match(path)) and base:
+            if _DRIVE.match(base):  # a relative Windows path: src\a.py
+                path = path.replace("\\", "/")
             path = posixpath.join(base, path)
         return posixpath.normpath(path) if path else path
 

@@ -405,9 +405,11 @@ class WorkLog:
                     self._add("fail", "patch", path, _reason(output), cwd)
         elif name in READ_TOOLS:
             path = args.get(READ_TOOLS[name])
-            if not is_error and isinstance(path, str) and path:
+            shell = output_file_shell(path) if isinstance(path, str) else None
+            if shell:  # a background shell's output, read back: no file of the project
+                self._served(shell, output)
+            elif not is_error and isinstance(path, str) and path:
                 self._add("read", path, self.cwd)
-                self._served(output_file_shell(path), output)
         elif name in OUTPUT_TOOLS and not is_error:
             shell = args.get("bash_id") or args.get("task_id") or args.get("shell_id")
             self._served(shell if isinstance(shell, str) else None, output)

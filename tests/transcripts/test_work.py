@@ -491,6 +491,21 @@ def test_paths_as_a_person_reads_them(path: str, shown: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("path", "shown"),
+    [  # however the transcript writes them, against a project at X:\\work\\shop
+        ("X:/work/shop/src/a.py", "src/a.py"),
+        ("x:\\work\\shop\\src\\a.py", "src/a.py"),
+        ("src\\a.py", "src/a.py"),
+        ("C:/Users/ann/.claude/projects/m/MEMORY.md", "~/.claude/projects/m/MEMORY.md"),
+        ("X:\\other\\b.py", "X:/other/b.py"),
+    ],
+)
+def test_windows_paths_as_a_person_reads_them(path: str, shown: str) -> None:
+    paths = Paths("X:\\work\\shop")
+    assert paths.shown(paths.absolute(path)) == shown
+
+
+@pytest.mark.parametrize(
     ("path", "project", "expected"),
     [
         ("/work/shop/calc.py", "/work/shop", "calc.py"),
@@ -823,9 +838,13 @@ def test_where_a_background_server_serves_is_one_line_with_its_shell(tmp_path: P
             started.format("d34"),
         ),
         *_claude_call("t8", "KillShell", {"shell_id": "d34"}, "Successfully killed shell d34"),
+        *_claude_call(  # the Read tool on an output file: no file of the project read
+            "t9", "Read", {"file_path": "/tmp/claude/-w-p/tasks/c12.output"}, "INFO: started"
+        ),
     ]
     reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
     assert reading.work is not None
+    assert reading.work.read == []
     assert record_of(reading.work).environment == [
         "started in the background (shell b98): `npm run dev` serves http://localhost:5174/ "
         "(port 5173 was in use)",
