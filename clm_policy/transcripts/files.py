@@ -55,10 +55,12 @@ class Paths:
     def absolute(self, path: str, cwd: str | None = None) -> str:
         """``path`` made absolute against ``cwd`` (else the project), normalised."""
         path = _slashes(path.strip())
+        if path.startswith(("$HOME/", "${HOME}/")):
+            path = "~/" + path.split("/", 1)[1]
         if path.startswith("~/") and self.home:
             path = self.home + path[1:]
         base = _slashes(cwd) if cwd else self.root
-        if not (path.startswith("/") or _DRIVE.match(path)) and base:
+        if not (path.startswith(("/", "~/")) or _DRIVE.match(path)) and base:
             if _DRIVE.match(base):  # a relative Windows path: src\a.py
                 path = path.replace("\\", "/")
             path = posixpath.join(base, path)
@@ -355,7 +357,8 @@ def shell_file_ops(command: str, cwd: str | None, paths: Paths) -> list[FileOp]:
             ]
         elif name == "go" and rest[:2] == ["mod", "init"]:
             ops.append(("made", at("go.mod"), None))
-    return ops
+    # a path with a variable the shell expanded ($TEST_DIR/x) names no file we can tell
+    return [op for op in ops if "$" not in op[1] and "$" not in (op[2] or "")]
 
 
 def _copies(operands: list[str]) -> list[tuple[str, str]]:

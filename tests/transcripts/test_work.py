@@ -456,6 +456,9 @@ def test_file_log_applies_moves_and_deletions() -> None:
             [("made", "/p/conf/site.conf", None)],
         ),
         ("tee out.txt <<< hello", [("made", "/p/out.txt", None)]),
+        # a variable the shell expands names no file we can tell; $HOME is the home folder
+        ("rm -rf $TEST_DIR/out && touch $TEST_DIR/a.txt", []),
+        ("rm -rf $HOME/.cfg/modules", [("delete", "~/.cfg/modules", None)]),
         ("git status", []),
     ],
 )
