@@ -97,6 +97,16 @@ _PLAN_CUE = re.compile(
     r"next,? i(?:'ll| will)|approach)\b",
     re.I,
 )
+_SAVED_OUTPUT = re.compile(r"[/\\]\.claude[/\\]projects[/\\].+[/\\]tool-results[/\\]")
+"""Where Claude Code keeps a long tool result it cut (read back: no file of the project)."""
+_OFFER = re.compile(
+    r"\W*(?:if you(?:'d| would)? (?:want|like|prefer)|(?:do )?you want me to|want me to|"
+    r"would you like|shall I|should I|I can also|I could (?:also )?|optional(?:ly)?\b|"
+    r"let me know)",
+    re.I,
+)
+"""A numbered item that offers the person something ("If you want, I can also add …"): no
+step of the agent's plan."""
 _PATHLIKE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z0-9]{1,8})(?![\w/-])")
 _BACKTICK = re.compile(r"`([^`\n]{2,120})`")
 _WORK_WORDS = {
@@ -408,7 +418,7 @@ class WorkLog:
             shell = output_file_shell(path) if isinstance(path, str) else None
             if shell:  # a background shell's output, read back: no file of the project
                 self._served(shell, output)
-            elif not is_error and isinstance(path, str) and path:
+            elif not is_error and isinstance(path, str) and path and not _SAVED_OUTPUT.search(path):
                 self._add("read", path, self.cwd)
         elif name in OUTPUT_TOOLS and not is_error:
             shell = args.get("bash_id") or args.get("task_id") or args.get("shell_id")
@@ -642,8 +652,9 @@ class WorkLog:
         if len(numbered) < 2:
             return
         before = text[: numbered[0].start()]
-        if _PLAN_CUE.search(before[-400:]):
-            self._add("plan", [one_line(m.group(2), 300) for m in numbered], "message")
+        steps = [one_line(m.group(2), 300) for m in numbered if not _OFFER.match(m.group(2))]
+        if _PLAN_CUE.search(before[-400:]) and steps:
+            self._add("plan", steps, "message")
 
 
 def plan_items(text: str) -> list[str]:

@@ -1146,3 +1146,32 @@ def test_a_refused_push_is_a_blocker_until_a_push_goes_through(
         assert [b.split(" — ")[0] for b in state.blockers] == [
             "push refused (push protection): `git push origin main`"
         ]
+
+
+def test_an_offer_in_a_numbered_list_is_no_step_of_a_plan(tmp_path: Path) -> None:
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    said = (
+        "Done with the cleanup. Next steps:\n\n1. Update `CLAUDE.md` to drop the old folders.\n"
+        "2. If you want, I can also add an ownership matrix to the DB contract.\n"
+        "3. Would you like me to open a PR?"
+    )
+    lines = [
+        {**base, "type": "user", "message": {"content": "Clean up the legacy folders."}},
+        {
+            **base,
+            "type": "assistant",
+            "message": {"id": "m1", "content": [{"type": "text", "text": said}]},
+        },
+        *_claude_call(  # Claude Code keeps a long result in a file; reading it back is no read
+            "t1",
+            "Read",
+            {"file_path": "/home/u/.claude/projects/-w-p/s1/tool-results/toolu_1.txt"},
+            "…",
+        ),
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.work is not None
+    assert [t.text for t in reading.work.plan or []] == [
+        "Update `CLAUDE.md` to drop the old folders."
+    ]
+    assert reading.work.read == []
