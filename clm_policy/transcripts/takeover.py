@@ -271,7 +271,7 @@ def _from_work(work: Work, facts: _Facts, fallback_goal: str) -> tuple[list[Run]
         # the agent's last step failed: that is where the next one starts
         step = f"Deal with what failed last: {work.last_failure}"
         if facts.next_action:
-            step += f". The agent was doing: {facts.next_action}"
+            step = f"{step.rstrip('.')}. The agent was doing: {facts.next_action}"
         facts.next_action = step
     failures = open_failures(work)
     facts.open_failures = [r.line(RUN_TEXT) for r in failures]

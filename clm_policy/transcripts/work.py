@@ -195,6 +195,7 @@ def _reason(output: str) -> str:
     """The line of a failed command's or tool's output that says why: the last that names an
     error (``TypeError: …``, ``ENOTFOUND``, ``error:``), else the last that reads like one, else
     the last line — never a stack frame or a tool's boilerplate."""
+    output = output.replace("<tool_use_error>", "").replace("</tool_use_error>", "")
     lines = [line.strip() for line in output.strip().splitlines() if line.strip()][-80:]
     useful = [line for line in lines if not _NOISE_LINE.match(line)]
     for line in reversed(useful):
