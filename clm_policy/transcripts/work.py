@@ -97,6 +97,7 @@ _PLAN_CUE = re.compile(
     r"next,? i(?:'ll| will)|approach)\b",
     re.I,
 )
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _SAVED_OUTPUT = re.compile(r"[/\\]\.claude[/\\]projects[/\\].+[/\\]tool-results[/\\]")
 """Where Claude Code keeps a long tool result it cut (read back: no file of the project)."""
 _OFFER = re.compile(
@@ -401,6 +402,8 @@ class WorkLog:
         if pending is None:
             return
         name, args, cwd = pending
+        if "\x1b" in output:  # a terminal's colours and cursor moves are no part of what it said
+            output = _ANSI.sub("", output)
         if name == SHELL:
             self._run(args, output, is_error, exit_code, cwd)
         elif name == PATCH:

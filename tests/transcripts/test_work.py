@@ -1179,3 +1179,24 @@ def test_an_offer_in_a_numbered_list_is_no_step_of_a_plan(tmp_path: Path) -> Non
         "Update `CLAUDE.md` to drop the old folders."
     ]
     assert reading.work.read == []
+
+
+def test_a_terminals_colours_are_no_part_of_a_result(tmp_path: Path) -> None:
+    # jest and ng colour their output: the record reads the words, and shows no escape codes
+    jest = (
+        "Exit code 1\n\x1b[1mTests:\x1b[22m       \x1b[1m\x1b[31m1 failed\x1b[39m\x1b[22m, "
+        "\x1b[1m\x1b[32m11 passed\x1b[39m\x1b[22m, 12 total\n"
+    )
+    ng = "Exit code 1\n\x1b[1m\x1b[31mCannot read properties of undefined\x1b[39m\x1b[22m"
+    lines = [
+        {"cwd": "/w/p", "sessionId": "s1", "type": "user", "message": {"content": "Test."}},
+        *_claude_failed_bash("t1", "npx jest", jest),
+        *_claude_failed_bash("t2", "npx ng add @angular/material", ng),
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.work is not None
+    verdict = reading.work.runs[0].verdict
+    assert (verdict.status, verdict.text) == ("failed", "Tests: 1 failed, 11 passed, 12 total")
+    assert reading.work.failures == [
+        "`npx ng add @angular/material` failed — Cannot read properties of undefined"
+    ]
