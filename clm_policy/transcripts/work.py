@@ -574,7 +574,9 @@ class WorkLog:
         verdict = judge(command, code, output[-OUTPUT_KEEP:], is_error=is_error)
         self._add("run", command, normalise(command), verdict, is_check(command))
         if verdict.status == FAILED and not is_check(command):
-            self._add("fail", "run", command, _reason(output) or verdict.line(), where)
+            self._add(
+                "fail", "run", command, _reason(output) or verdict.text or verdict.line(), where
+            )
         if not is_error:
             self._served(output_file_shell(command), output)
         self._installed(command, output, verdict.status, where)

@@ -1092,6 +1092,7 @@ def test_a_codex_command_the_person_rejected_did_not_run(tmp_path: Path) -> None
             "ModuleNotFoundError: No module named 'yaml'",
         ),
         ("Exit code 2\nsomething went sideways\nsee the log", "see the log"),
+        ("Exit code 1", "exit 1"),  # no output: the exit code (not "failed (exit 1)")
         (  # Claude Code's tags around a tool's refusal are not part of the reason
             "<tool_use_error>File has not been read yet. Read it first.</tool_use_error>",
             "File has not been read yet. Read it first.",
