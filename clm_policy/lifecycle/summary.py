@@ -111,7 +111,7 @@ def unknown_next_step(last_activity: str | None) -> str:
 
 
 def _first_of(prefix: str, items: Sequence[str], what: str) -> str:
-    text = prefix + one_line(items[0], ACTION_WIDTH)
+    text = prefix + one_line(items[0], ACTION_WIDTH).rstrip(".")
     more = len(items) - 1
     if more:
         text += f" (then {more} more {what}{'s' if more > 1 else ''})"

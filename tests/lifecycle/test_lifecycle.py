@@ -234,6 +234,13 @@ def test_next_safe_action(changes: dict[str, object], expected: str) -> None:
     assert next_safe_action(rich_state(**changes)) == expected
 
 
+def test_a_task_that_ends_a_sentence_is_no_double_stop_before_what_was_last_done() -> None:
+    state = rich_state(remaining=["Summarize the findings."], blockers=[])
+    assert next_safe_action(state, "ran `rg x` (no match (exit 1))") == (
+        "Continue with: Summarize the findings. Last being done: ran `rg x` (no match (exit 1))"
+    )
+
+
 def test_an_unknown_next_step_is_said_as_unknown_never_a_boilerplate_step() -> None:
     assert unknown_next_step(None) == (
         "Unknown: the session states no next step; ask the user before acting"
