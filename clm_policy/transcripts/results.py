@@ -14,7 +14,8 @@ exits 1 when nothing matches, ``diff`` when the files differ, ``test -f x`` when
    with no match, ``test`` / ``[``, ``diff``, ``cmp``, ``git diff --exit-code`` …;
 3. the exit code, unless the command is a check whose exit code a pipeline or ``|| true``
    hides (then the result is unknown), or the check never ran (exit 126 / 127, "command not
-   found", "Missing script": unknown too, not a failure of the project);
+   found", "Missing script": unknown too, not a failure of the project), or a signal ended it
+   (exit 129 to 192 without a runner's summary: interrupted, killed — no result);
 4. the agent tool's own error flag; without an exit code and without it, the result is unknown.
 
 :func:`normalise` gives the command a run is "the same as" (``| tail -N``, ``2>&1``,
@@ -1007,6 +1008,8 @@ def judge(command: str, exit_code: int | None, output: str, *, is_error: bool = 
         meaning = _answer_meaning(command) if exit_code == 1 else None
         if meaning is not None:
             return Verdict(ANSWER, f"{meaning} (exit 1)")
+        if 128 < exit_code <= 128 + 64 and summary is None:  # a signal ended it: no result
+            return Verdict(UNKNOWN, f"killed by signal {exit_code - 128} (exit {exit_code})")
         return Verdict(FAILED, f"exit {exit_code}", summary)
     if exit_code is None:
         return Verdict(FAILED, "", summary) if is_error else Verdict(UNKNOWN, "no exit code")

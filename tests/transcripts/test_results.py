@@ -451,6 +451,18 @@ VERDICTS = [
     ),
     # a summary that says nothing ran: the exit code decides
     ("pytest -k nothing", 5, "no tests ran in 0.01s", True, FAILED, "failed (exit 5)"),
+    # a signal ended it (its own pkill, Ctrl-C, the OOM killer): no result; a runner's summary
+    # printed before it still counts
+    (
+        'pkill -f "next dev"; npm run build 2>&1 | tail -20',
+        144,
+        "",
+        True,
+        UNKNOWN,
+        "killed by signal 16 (exit 144)",
+    ),
+    ("npm test", 130, "^C", True, UNKNOWN, "killed by signal 2 (exit 130)"),
+    ("pytest -q", 137, "F\n1 failed in 0.05s", True, FAILED, "failed (1 failed in 0.05s)"),
 ]
 
 
