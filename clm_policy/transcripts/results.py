@@ -964,7 +964,8 @@ def _answer_meaning(command: str) -> str | None:
 
 def hidden_exit(command: str) -> str | None:
     """The program whose exit code stands for the command's when that hides a check's: the
-    filter a check is piped to (``tail``), or ``true`` after ``||``; None otherwise."""
+    filter a check is piped to (``tail``), or ``true`` or ``echo`` after ``||``; None
+    otherwise."""
     if "pipefail" in command:
         return None
     pieces = split_chain(command)
@@ -973,6 +974,8 @@ def hidden_exit(command: str) -> str | None:
     op, last = pieces[-1]
     if op == "||" and _core(last) in ("true", ":", "exit 0"):
         return "true"
+    if op == "||" and program(last).lower() in ("echo", "printf", "write-host", "write-output"):
+        return program(last)
     if op == "|" and program(last) in FILTERS:
         return program(last)
     return None
