@@ -404,6 +404,19 @@ def _script_files(name: str, words: list[str]) -> list[str]:
     return operands if has_script_option else operands[1:]
 
 
+def folder_after(command: str, cwd: str | None, paths: Paths) -> str | None:
+    """The folder ``command`` ends in: ``cwd`` after its ``cd``, ``pushd`` and
+    ``Set-Location`` (``cd frontend; npx ng generate …`` runs in ``frontend``)."""
+    here = cwd
+    for _op, piece in split_chain(command):
+        words = words_of(piece)
+        if len(words) >= 2 and words[0].lower() in ("cd", "pushd", "set-location", "sl", "chdir"):
+            target = next((w for w in words[1:] if not w.startswith("-")), None)
+            if target:
+                here = paths.absolute(target, here)
+    return here
+
+
 def created_in_output(output: str, cwd: str | None, paths: Paths) -> list[str]:
     """Files a generator says it created (``create app/models/user.rb``, ``* creating
     mix.exs``, ``CREATE src/app.ts (12 bytes)``, npm's ``Wrote to …/package.json``), inside

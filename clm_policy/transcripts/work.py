@@ -38,7 +38,13 @@ from clm_policy.transcripts.environment import (
     served_at,
     supplies,
 )
-from clm_policy.transcripts.files import FileLog, Paths, created_in_output, shell_file_ops
+from clm_policy.transcripts.files import (
+    FileLog,
+    Paths,
+    created_in_output,
+    folder_after,
+    shell_file_ops,
+)
 from clm_policy.transcripts.results import (
     FAILED,
     PASSED,
@@ -1004,7 +1010,7 @@ class _Gathering:
             elif op == "edit":
                 files.edit(path)
             self.work._done.append((order, "file", to or path))
-        for path in created_in_output(output, cwd, paths):
+        for path in created_in_output(output, folder_after(command, cwd, paths), paths):
             files.made(path)
 
     def finished(self) -> Work:

@@ -1201,3 +1201,22 @@ def test_a_terminals_colours_are_no_part_of_a_result(tmp_path: Path) -> None:
     assert reading.work.failures == [
         "`npx ng add @angular/material` failed — Cannot read properties of undefined"
     ]
+
+
+@pytest.mark.parametrize(
+    ("command", "folder"),
+    [
+        ("npx ng generate service app/x", "/p"),
+        ("cd frontend && npx ng generate service app/x", "/p/frontend"),
+        ("pwsh -NoProfile -Command 'cd frontend; npx ng generate service app/x'", "/p/frontend"),
+        ("Set-Location -Path ui; npm run gen", "/p/ui"),
+        ("cd a && cd ../b && make", "/p/b"),
+    ],
+)
+def test_a_generators_files_are_where_its_command_went(command: str, folder: str) -> None:
+    from clm_policy.transcripts.files import folder_after
+
+    paths = Paths("/p")
+    assert folder_after(command, "/p", paths) == folder
+    made = created_in_output("CREATE src/app/x.ts (1 bytes)\n", folder, paths)
+    assert made == [f"{folder}/src/app/x.ts"]
