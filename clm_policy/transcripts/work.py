@@ -515,6 +515,18 @@ class WorkLog:
             what = f"`{one_line(command, 120)}`" if command else "a command"
             self._add("served", _started(shell), f"{_started(shell)}{what} serves {url}")
 
+    def shell_ended(self, shell: str, said: str) -> bool:
+        """A background shell the session started has ended (``said``: the harness's words,
+        ``Background command "…" failed with exit code 1.``): its one line says so. False for
+        a shell it did not start (the harness's words are then a fact of their own)."""
+        command = self._shells.get(shell)
+        if command is None:
+            return False
+        ended = said.removeprefix("Background command ").rstrip(".")
+        line = f"{_started(shell)}`{one_line(command, 120)}` — ended: {ended}"
+        self._add("served", _started(shell), line)
+        return True
+
     def _installed(self, command: str, output: str, status: str, where: str | None) -> None:
         """What a failed run found not there (a command, a module, a git repository); dropped
         when a later run installs or runs it, ``git init`` runs, or the run that found it

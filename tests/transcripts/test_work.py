@@ -844,6 +844,22 @@ def test_where_a_background_server_serves_is_one_line_with_its_shell(tmp_path: P
         *_claude_call(  # the Read tool on an output file: no file of the project read
             "t9", "Read", {"file_path": "/tmp/claude/-w-p/tasks/c12.output"}, "INFO: started"
         ),
+        *_claude_call(
+            "t10",
+            "Bash",
+            {"command": "npm run worker", "run_in_background": True},
+            started.format("e56"),
+        ),
+        {  # Claude Code's notice that it ended: the shell's one line says so
+            "cwd": "/w/p",
+            "sessionId": "s1",
+            "type": "user",
+            "message": {
+                "content": "<task-notification>\n<task-id>e56</task-id>\n<status>failed</status>"
+                '\n<summary>Background command "Start the worker" failed with exit code 1.'
+                "</summary>\n</task-notification>"
+            },
+        },
     ]
     reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
     assert reading.work is not None
@@ -853,6 +869,8 @@ def test_where_a_background_server_serves_is_one_line_with_its_shell(tmp_path: P
         "(port 5173 was in use)",
         "started in the background (shell c12): `uvicorn app:app` serves http://127.0.0.1:8000",
         "stopped background shell d34: `python -m http.server`",  # one line: started, stopped
+        'started in the background (shell e56): `npm run worker` — ended: "Start the worker" '
+        "failed with exit code 1",
     ]
 
 
