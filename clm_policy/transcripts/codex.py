@@ -366,11 +366,20 @@ def _body(text: str) -> str:
 
 
 def _request(text: str) -> str:
-    """A person's message as a request: whole (no clipping), "" for the harness's own."""
+    """A person's message as a request: whole (no clipping), "" for the harness's own; of a
+    message the IDE extension wrapped in its context (``# Context from my IDE setup:`` … the
+    active file, the open tabs …), the part under ``## My request for Codex:``."""
     text = text.strip()
     if not text or text.startswith(_WRAPPERS):
         return ""
+    if text.startswith(_IDE_CONTEXT) and _IDE_REQUEST in text:
+        return text.split(_IDE_REQUEST, 1)[1].strip()
     return text
+
+
+_IDE_CONTEXT = "# Context from my IDE setup:"
+_IDE_REQUEST = "## My request for Codex:"
+_IDE_ACTIVE = re.compile(r"^## Active file: (.+)$", re.M)
 
 
 def read_full(src: Source) -> TranscriptReading:
@@ -555,6 +564,9 @@ class _WorkFeeder:
                 if request:
                     log.request(request, PROMPT)
                     self.recent_prompt = request
+                active = _IDE_ACTIVE.search(text) if text.startswith(_IDE_CONTEXT) else None
+                if active:  # the file the person had open in the editor when they asked
+                    log.context(f"IDE active file: {active.group(1).strip()}")
             elif item.get("role") == "assistant" and text.strip():
                 log.said(text)
                 plan = _PROPOSED_PLAN.search(text)

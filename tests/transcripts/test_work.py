@@ -1238,3 +1238,31 @@ def test_a_generators_files_are_where_its_command_went(command: str, folder: str
     assert folder_after(command, "/p", paths) == folder
     made = created_in_output("CREATE src/app/x.ts (1 bytes)\n", folder, paths)
     assert made == [f"{folder}/src/app/x.ts"]
+
+
+def test_a_codex_message_the_ide_wrapped_is_the_request_under_its_heading(tmp_path: Path) -> None:
+    # the Codex IDE extension puts the active file and the open tabs before the request
+    text = (
+        "# Context from my IDE setup:\n\n## Active file: specs/backlog.md\n\n## Open tabs:\n"
+        "- .env: .env\n- backlog.md: specs/backlog.md\n\n## My request for Codex:\n"
+        "continue la tache T-1.7 si elle n'est pas finie\n"
+    )
+    lines = [
+        {"timestamp": "2025-09-29T07:40:00Z", "type": "session_meta", "payload": {"id": "s"}},
+        {
+            "timestamp": "2025-09-29T07:40:01Z",
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": text}],
+            },
+        },
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.work is not None
+    assert [r.text for r in reading.work.requests] == [
+        "continue la tache T-1.7 si elle n'est pas finie"
+    ]
+    assert reading.goal == "continue la tache T-1.7 si elle n'est pas finie"
+    assert reading.work.context == ["IDE active file: specs/backlog.md"]
