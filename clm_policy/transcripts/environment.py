@@ -127,6 +127,8 @@ def supplies(command: str, missing: str) -> bool:
     """Whether ``command`` (which succeeded) shows ``missing`` is there now: it installs it
     (``npm install ws``, ``pip install pyyaml`` for ``yaml`` aside), or runs the command."""
     name = missing.split("`")[1]
+    if name not in command:  # neither run nor installed: the common case, without parsing
+        return False
     words = words_of(command)
     if missing.startswith("the command") and words:
         head = words[0].rsplit("/", 1)[-1].rsplit("\\", 1)[-1].lower()

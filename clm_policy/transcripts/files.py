@@ -404,13 +404,19 @@ def _script_files(name: str, words: list[str]) -> list[str]:
     return operands if has_script_option else operands[1:]
 
 
+_CHANGERS = frozenset({"cd", "pushd", "set-location", "sl", "chdir"})
+
+
 def folder_after(command: str, cwd: str | None, paths: Paths) -> str | None:
     """The folder ``command`` ends in: ``cwd`` after its ``cd``, ``pushd`` and
     ``Set-Location`` (``cd frontend; npx ng generate …`` runs in ``frontend``)."""
     here = cwd
     for _op, piece in split_chain(command):
+        head = piece.split(None, 1)
+        if not head or head[0].lower() not in _CHANGERS:
+            continue
         words = words_of(piece)
-        if len(words) >= 2 and words[0].lower() in ("cd", "pushd", "set-location", "sl", "chdir"):
+        if len(words) >= 2:
             target = next((w for w in words[1:] if not w.startswith("-")), None)
             if target:
                 here = paths.absolute(target, here)

@@ -527,11 +527,12 @@ class WorkLog:
         self._add("served", _started(shell), line)
         return True
 
-    def _installed(self, command: str, output: str, status: str, where: str | None) -> None:
+    def _installed(
+        self, command: str, normal: str, output: str, status: str, where: str | None
+    ) -> None:
         """What a failed run found not there (a command, a module, a git repository); dropped
         when a later run installs or runs it, ``git init`` runs, or the run that found it
-        passes (in the same folder, for a repository)."""
-        normal = normalise(command)
+        passes (in the same folder, for a repository); ``normal``: the command normalised."""
         if status in (FAILED, UNKNOWN):
             found = [(m, f"not found here (a run failed on it): {m}") for m in missing_of(output)]
             if _NOT_A_REPO in output[-2000:] and "git" in command:
@@ -590,14 +591,15 @@ class WorkLog:
         workdir = args.get("workdir")
         where = workdir if isinstance(workdir, str) and workdir else cwd
         verdict = judge(command, code, output[-OUTPUT_KEEP:], is_error=is_error)
-        self._add("run", command, normalise(command), verdict, is_check(command))
+        normal = normalise(command)
+        self._add("run", command, normal, verdict, is_check(command))
         if verdict.status == FAILED and not is_check(command):
             self._add(
                 "fail", "run", command, _reason(output) or verdict.text or verdict.line(), where
             )
         if not is_error:
             self._served(output_file_shell(command), output)
-        self._installed(command, output, verdict.status, where)
+        self._installed(command, normal, output, verdict.status, where)
         background = args.get("run_in_background") is True
         facts = facts_of(command, output[-OUTPUT_KEEP:], verdict.status, background)
         if facts:
@@ -1022,7 +1024,11 @@ class _Gathering:
             elif op == "edit":
                 files.edit(path)
             self.work._done.append((order, "file", to or path))
-        for path in created_in_output(output, folder_after(command, cwd, paths), paths):
+        made = created_in_output(output, cwd, paths)
+        if made:  # where the command went first (cd frontend; npx ng generate …)
+            folder = folder_after(command, cwd, paths)
+            made = made if folder == cwd else created_in_output(output, folder, paths)
+        for path in made:
             files.made(path)
 
     def finished(self) -> Work:
