@@ -262,9 +262,12 @@ _PASS_WORDS = re.compile(
 )
 _FAIL_WORDS = re.compile(
     r"\b(?:fail(?:s|ed|ing|ure|ures)?|red|error(?:s)?|broken|not (?:yet )?pass|does not|"
-    r"doesn'?t|unverified|not verified|not run|didn'?t run|blocked)\b",
+    r"doesn'?t|unverified|not verified|not run|didn'?t run|blocked)\b|"
+    r"失败|失敗|エラー|실패|未通过|報錯|报错|fallit|falhou|échou|fehlgeschlagen|fall[óo]",
     re.I,
 )
+"""Words of failing, in English and in the languages of the sessions seen (a line of the
+agent's words in the session's language that says a check failed is no claim it passed)."""
 _DONE_WORDS = re.compile(
     r"\b(?:all (?:done|complete|finished)|(?:task|work|everything|it) (?:is )?(?:now )?"
     r"(?:complete|completed|done|finished)|ready (?:for|to) (?:review|merge|ship))\b",

@@ -169,6 +169,8 @@ def test_the_record_says_where_it_disagrees_with_the_agent(tmp_path: Path) -> No
     for fine in (
         "- `python -m pytest -q tests/test_json.py`: 1 passed",
         "Fix the parser so that the tests pass, then run `python -m pytest -q`.",
+        # the words say it failed, in the session's language: 1-10 PASS, 11-14 failed
+        "- `python -m pytest -q`: 1-10 PASS; 11-14 因 import 失败",
     ):
         manifest, _ = seed_of(transcript(tmp_path / "t.jsonl"), f"## Next step\n{fine}\n")
         assert manifest.record.contradictions == [], fine
