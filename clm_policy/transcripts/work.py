@@ -384,7 +384,7 @@ class WorkLog:
                 return
             command = self._shells.get(shell)
             shown = f": `{one_line(command, 120)}`" if command else ""
-            self._add("served", _started(shell), f"stopped background shell {shell}{shown}")
+            self._add("shell", _started(shell), f"stopped background shell {shell}{shown}")
             return
         if name in SUBAGENT_TOOLS:
             self._add(
@@ -482,11 +482,8 @@ class WorkLog:
             what = f"the edit of `{path}`" if isinstance(path, str) and path else "an edit"
         elif name == "ExitPlanMode":
             plan = str(args.get("plan") or "").strip().splitlines()
-            what = (
-                f"the plan (ExitPlanMode): {one_line(plan[0].lstrip('# '), 100)}"
-                if plan
-                else ("the plan (ExitPlanMode)")
-            )
+            first = f": {one_line(plan[0].lstrip('# '), 100)}" if plan else ""
+            what = f"the plan (ExitPlanMode){first}"
         else:
             what = f"a {name} call"
         if denied:
@@ -513,7 +510,7 @@ class WorkLog:
         if shell and url:
             command = self._shells.get(shell)
             what = f"`{one_line(command, 120)}`" if command else "a command"
-            self._add("served", _started(shell), f"{_started(shell)}{what} serves {url}")
+            self._add("shell", _started(shell), f"{_started(shell)}{what} serves {url}")
 
     def shell_ended(self, shell: str, said: str) -> bool:
         """A background shell the session started has ended (``said``: the harness's words,
@@ -524,10 +521,10 @@ class WorkLog:
             return False
         ended = said.removeprefix("Background command ").rstrip(".")
         line = f"{_started(shell)}`{one_line(command, 120)}` — ended: {ended}"
-        self._add("served", _started(shell), line)
+        self._add("shell", _started(shell), line)
         return True
 
-    def _installed(
+    def _not_there(
         self, command: str, normal: str, output: str, status: str, where: str | None
     ) -> None:
         """What a failed run found not there (a command, a module, a git repository); dropped
@@ -599,7 +596,7 @@ class WorkLog:
             )
         if not is_error:
             self._served(output_file_shell(command), output)
-        self._installed(command, normal, output, verdict.status, where)
+        self._not_there(command, normal, output, verdict.status, where)
         background = args.get("run_in_background") is True
         facts = facts_of(command, output[-OUTPUT_KEEP:], verdict.status, background)
         if facts:
@@ -872,7 +869,7 @@ class _Gathering:
                 work.environment += data[0]
         elif kind == "env_gone" and agent is None:
             work.environment = [f for f in work.environment if f != data[0]]
-        elif kind == "served" and agent is None:  # one line for the shell: serves, stopped
+        elif kind == "shell" and agent is None:  # a shell's one line: serves, stopped, ended
             started, line = data
             facts = [f for f in work.environment if not f.startswith(started) and f != line]
             work.environment = [*facts, line]
