@@ -200,7 +200,8 @@ def main() -> int:
         cpu = children_cpu()
         baseline, runs = by_run(tmp, files, env)
         baseline_cpu = children_cpu() - cpu
-        overhead = mem0_overhead(tmp, min(args.mem0_scenarios, args.scenarios))
+        mem0_scenarios = min(args.mem0_scenarios, args.scenarios)
+        overhead = mem0_overhead(tmp, mem0_scenarios) if mem0_scenarios > 0 else None
     plays = len(outcomes)
     steps = sum(o["steps"] for o in outcomes)
     compactions = sum(o["compactions"] for o in outcomes)
@@ -243,7 +244,8 @@ def main() -> int:
         f"{total_cpu:.1f} s, baseline {baseline_cpu:.1f} s"
     )
     if overhead is None:
-        print("  mem0: skipped (the mem0 extra is not installed)")
+        why = "--mem0-scenarios 0" if mem0_scenarios <= 0 else "the mem0 extra is not installed"
+        print(f"  mem0: skipped ({why})")
     else:
         print(
             f"  mem0 (offline stand-in) on {min(args.mem0_scenarios, args.scenarios)} scenarios: "
