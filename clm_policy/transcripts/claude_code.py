@@ -647,7 +647,7 @@ def _feed_user(log: WorkLog, obj: dict[str, Any], content: Any) -> None:
 
 _BACKGROUND_ID = LazyPattern(r"with ID: (\w+)")
 _SUMMARY = LazyPattern(r"(?s)<summary>(.*?)</summary>")
-_TASK_ID = LazyPattern(r"<task-id>(\w+)</task-id>")
+_NOTICE_TASK = LazyPattern(r"<task-id>(\w+)</task-id>")
 
 
 def _notice(log: WorkLog, text: str) -> None:
@@ -657,7 +657,7 @@ def _notice(log: WorkLog, text: str) -> None:
     summary = _SUMMARY.search(text)
     if summary:
         said = " ".join(summary.group(1).split())[:200]
-        task = _TASK_ID.search(text)
+        task = _NOTICE_TASK.search(text)
         if not (task and log.shell_ended(task.group(1), said)):  # a shell it started: one line
             log.context(f"background task: {said}")
 

@@ -332,8 +332,9 @@ def shell_file_ops(command: str, cwd: str | None, paths: Paths) -> list[FileOp]:
         rest = words[1:]
         if name == "git" and rest and rest[0] in ("mv", "rm"):
             name, rest = f"git {rest[0]}", rest[1:]
-        if name == "cd":
-            here = at(rest[0]) if rest else here
+        if name.lower() in _CHANGERS:
+            folder = _folder_named(words)
+            here = at(folder) if folder else here
         elif name in ("mv", "git mv"):
             ops += [("move", at(src), at(target)) for src, target in _copies(_args(rest))]
         elif name in ("rm", "git rm", "rmdir", "unlink"):
@@ -405,6 +406,13 @@ def _script_files(name: str, words: list[str]) -> list[str]:
 
 
 _CHANGERS = frozenset({"cd", "pushd", "set-location", "sl", "chdir"})
+"""Commands that change the folder a chain's later commands run in."""
+
+
+def _folder_named(words: list[str]) -> str | None:
+    """The folder a ``cd`` / ``pushd`` / ``Set-Location`` stage goes to (its first operand;
+    ``-Path x`` too), or None."""
+    return next((w for w in words[1:] if not w.startswith("-")), None)
 
 
 def folder_after(command: str, cwd: str | None, paths: Paths) -> str | None:
@@ -413,13 +421,9 @@ def folder_after(command: str, cwd: str | None, paths: Paths) -> str | None:
     here = cwd
     for _op, piece in split_chain(command):
         head = piece.split(None, 1)
-        if not head or head[0].lower() not in _CHANGERS:
-            continue
-        words = words_of(piece)
-        if len(words) >= 2:
-            target = next((w for w in words[1:] if not w.startswith("-")), None)
-            if target:
-                here = paths.absolute(target, here)
+        if head and head[0].lower() in _CHANGERS:
+            target = _folder_named(words_of(piece))
+            here = paths.absolute(target, here) if target else here
     return here
 
 

@@ -438,6 +438,7 @@ def test_file_log_applies_moves_and_deletions() -> None:
             [("delete", "/p/sub/build", None), ("delete", "/p/sub/x.txt", None)],
         ),
         ("git rm --cached secrets.env", [("delete", "/p/secrets.env", None)]),
+        ("pushd sub && rm x.txt", [("delete", "/p/sub/x.txt", None)]),
         (
             "sed -i 's/a/b/' src/x.py src/y.py",
             [("edit", "/p/src/x.py", None), ("edit", "/p/src/y.py", None)],
