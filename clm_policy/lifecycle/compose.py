@@ -214,15 +214,18 @@ def compose(
 
 def stale_in_summary(words: Words, work: Work) -> list[str]:
     """One line for each step of the agent's compaction summary (its next step, its pending
-    tasks) that the session did after the summary: the record says it is done."""
+    tasks) the session worked on after the summary, with what the record shows of it (a file
+    it names changed, a check it names passed) — not that the step is done, which the record
+    cannot tell."""
     notes = words.notes
     order = work.summaries[-1][0] if work.summaries else -1
     lines = []
     for step in [notes.next_action, *notes.remaining][:12]:
-        if step and work.done_after(order, step):
+        shown = work.done_since(order, step) if step else None
+        if shown:
             lines.append(
-                f'part 1 is older than the record: "{one_line(step, 120)}" was done after the '
-                "summary was written."
+                f"part 1 is older than the record: since it was written, {shown} (its step "
+                f'"{one_line(step, 120)}").'
             )
     return lines
 

@@ -770,14 +770,22 @@ class Work:
         return any(when > order for when, _what, _value in self._done)
 
     def done_after(self, order: int, item: str) -> bool:
-        """Whether what ``item`` names (a file, a command, an identifier, tests, a lint, a build)
-        was done after ``order``: an edit of a file it names, a passing run of a command it
-        quotes or of the kind of check it names, a passing run or an edited file whose name
-        holds an identifier it quotes (`` `GetOptions` `` and ``go test -run TestGetOptions``).
-        An item that names nothing checkable is not done."""
+        """Whether what ``item`` names was done after ``order`` (:meth:`done_since`)."""
+        return self.done_since(order, item) is not None
+
+    def done_since(self, order: int, item: str) -> str | None:
+        """What the record shows was done after ``order`` of what ``item`` names (a file, a
+        command, an identifier, tests, a lint, a build), in a few words (`` `x.py` changed``,
+        `` `pytest -q` passed``, ``an agent was started``); None when nothing was. Done is: an
+        edit of a file it names, a passing run of a command it quotes or of the kind of check it
+        names, a passing run that holds an identifier it quotes (`` `GetOptions` `` and ``go
+        test -run TestGetOptions``), an edited file named after it (`` `parse_config` `` and
+        ``parse_config.py``; not ``ChangeOrganizationRole.vue`` for `` `organizationRole` ``:
+        a file that holds the word is not the step done). An item that names nothing checkable
+        is not done."""
         quoted = _BACKTICK.findall(item)
-        files = {posixpath.basename(p.rstrip("/")) for p in _PATHLIKE.findall(item)}
-        files |= {posixpath.basename(q) for q in quoted if "." in q and " " not in q}
+        named = [*_PATHLIKE.findall(item), *(q for q in quoted if "." in q and " " not in q)]
+        files = {p.removeprefix("./") for p in named}  # `api/blog/route.ts`: that one
         commands = [normalise(q) for q in quoted if " " in q or is_check(q)]
         names = [
             q.lower() for q in quoted if " " not in q and "." not in q and len(q) >= 6
@@ -787,18 +795,24 @@ class Work:
         for when, what, value in self._done:
             if when <= order:
                 continue
-            if what == "file" and posixpath.basename(value) in files:
-                return True
-            if names and any(n in value.lower() for n in names):
-                return True  # a test of it ran and passed, a file named after it changed
+            shown = next((f for f in files if f"/{value}".endswith(f"/{f.lstrip('/')}")), None)
+            if what == "file" and (shown or (names and _stem(value) in names)):
+                return f"`{shown or posixpath.basename(value)}` changed"  # or named after it
             if what == "subagent" and re.search(r"\b(?:sub)?agents?\b", lowered):
-                return True  # the subagent it meant to dispatch was dispatched
-            if what == "run":
-                if any(c and (covers(value, c) or covers(c, value)) for c in commands):
-                    return True
-                if kinds and any(w in value for k in kinds for w in _WORK_WORDS[k]):
-                    return True
-        return False
+                return "an agent was started"  # the subagent it meant to dispatch
+            if what == "run" and (
+                any(n in value.lower() for n in names)  # a test of it ran and passed
+                or any(c and (covers(value, c) or covers(c, value)) for c in commands)
+                or (kinds and any(w in value for k in kinds for w in _WORK_WORDS[k]))
+            ):
+                return f"`{one_line(value, 80)}` passed"
+        return None
+
+
+def _stem(path: str) -> str:
+    """A file's name without its folder and its last suffix, lowered (``src/Parse_Config.py``:
+    ``parse_config``)."""
+    return posixpath.splitext(posixpath.basename(path.rstrip("/")))[0].lower()
 
 
 def merge(main: WorkLog, subs: list[WorkLog]) -> list[tuple[str, str, tuple[Any, ...], str | None]]:

@@ -235,3 +235,47 @@ def test_a_recorded_item_the_agent_says_again_is_listed_once() -> None:
         "Access tokens expire after 15 minutes.",
     ]
     assert done.state.verified == ["`pytest`: 212 passed; login returns 200"]
+
+
+def test_a_compaction_summary_older_than_the_record_says_what_changed_since(
+    tmp_path: Path,
+) -> None:
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+
+    def write(n: int, path: str) -> list[dict[str, Any]]:
+        call = {"type": "tool_use", "id": f"w{n}", "name": "Write"}
+        call["input"] = {"file_path": path, "content": "x"}
+        result = {"type": "tool_result", "tool_use_id": f"w{n}", "content": "File created"}
+        return [
+            {**base, "type": "assistant", "message": {"id": f"m{n}", "content": [call]}},
+            {**base, "type": "user", "message": {"role": "user", "content": [result]}},
+        ]
+
+    summary = (
+        "1. Primary Request and Intent:\n   Unify the roles.\n\n"
+        "7. Pending Tasks:\n   - Decide to keep `organizationRole`\n   - Add `parse_config`\n"
+    )
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps(line) + "\n"
+            for line in [
+                {**base, "type": "user", "message": {"role": "user", "content": "Unify roles."}},
+                {**base, "type": "system", "subtype": "compact_boundary"},
+                {**base, "type": "user", "isCompactSummary": True, "message": {"content": summary}},
+                *write(1, "/w/p/src/ChangeOrganizationRoleDialogue.vue"),
+                *write(2, "/w/p/src/parse_config.py"),
+            ]
+        )
+    )
+    reading = read_transcript(path)
+    words = words_of_transcript(reading)
+    assert words is not None
+    assert words.source == "summary"
+    composed = compose(reading, words, session_id="s1")
+    # the record shows what changed, not that the step is done; a file that only holds the
+    # word (ChangeOrganizationRoleDialogue.vue) is no sign of "Decide to keep organizationRole"
+    assert composed.contradictions == [
+        "part 1 is older than the record: since it was written, `parse_config.py` changed (its "
+        'step "Add `parse_config`").'
+    ]

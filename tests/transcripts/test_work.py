@@ -1267,3 +1267,36 @@ def test_a_codex_message_the_ide_wrapped_is_the_request_under_its_heading(tmp_pa
     ]
     assert reading.goal == "continue la tache T-1.7 si elle n'est pas finie"
     assert reading.work.context == ["IDE active file: specs/backlog.md"]
+
+
+def test_a_summary_step_is_done_by_the_file_named_after_it_not_one_that_holds_the_word(
+    tmp_path: Path,
+) -> None:
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+
+    def edit(n: int, path: str) -> list[dict[str, Any]]:
+        call = {"type": "tool_use", "id": f"e{n}", "name": "Write"}
+        call["input"] = {"file_path": path, "content": "x"}
+        result = {"type": "tool_result", "tool_use_id": f"e{n}", "content": "File created"}
+        return [
+            {**base, "type": "assistant", "message": {"id": f"m{n}", "content": [call]}},
+            {**base, "type": "user", "message": {"role": "user", "content": [result]}},
+        ]
+
+    summary = (
+        "Summary.\n\nPending Tasks:\n- Decide to keep `organizationRole`\n- Add `parse_config`"
+    )
+    lines = [
+        {**base, "type": "user", "message": {"role": "user", "content": "Unify the roles."}},
+        {**base, "type": "system", "subtype": "compact_boundary"},
+        {**base, "type": "user", "isCompactSummary": True, "message": {"content": summary}},
+        *edit(1, "/w/p/src/ChangeOrganizationRoleDialogue.vue"),
+        *edit(2, "/w/p/src/parse_config.py"),
+    ]
+    work = read_transcript(jsonl(tmp_path / "t.jsonl", lines)).work
+    assert work is not None
+    assert work.summaries
+    order = work.summaries[-1][0]
+    assert not work.done_after(order, "Decide to keep `organizationRole`")
+    assert work.done_after(order, "Add `parse_config`")
+    assert not work.done_after(len(lines) + 10, "Add `parse_config`")  # nothing after that
