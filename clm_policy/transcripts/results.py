@@ -7,7 +7,8 @@ exits 1 when nothing matches, ``diff`` when the files differ, ``test -f x`` when
 
 1. a test runner's summary in the output (:func:`summary_of`: pytest, unittest, go test,
    cargo test and nextest, jest, vitest, mocha, node's and TAP's runners, bun, deno,
-   Playwright, mix test, rspec, phpunit, dotnet test, maven, gradle, ctest, swift test), and
+   Playwright, mix test, rspec, phpunit, dotnet test, maven, gradle, ctest, swift test; else
+   a project's own script's line of both counts, ``Results: 17 passed, 0 failed``), and
    the failure markers that come without counts (a compile error, ``npm ERR! Test failed``,
    ``BUILD FAILED``);
 2. a command whose non-zero exit is the expected answer (:data:`ANSWERS`): grep and rg
@@ -157,6 +158,11 @@ _MARKERS = (
         re.compile(r"^Failed to compile\.?[^\n]*|^Type error: [^\n]*|^Build failed\b[^\n]*", _M),
     ),
 )
+_SCRIPT = re.compile(
+    r"^[^\n]{0,60}?\b(\d+) (passed|failed)[,;|/ ]+(\d+) (passed|failed)\b[^\n]{0,60}$", _M
+)
+"""A project's own test script's count line, both counts on it (``Results: 17 passed, 0
+failed out of 17 tests``): read only when no runner's summary is there."""
 _SUCCESS = (
     ("build", re.compile(r"^\s*(?:✓\s*)?Compiled successfully\b[^\n]*", _M)),
     ("build", re.compile(r"^\s*✓ built in [\d.]+m?s\b[^\n]*", _M)),
@@ -464,6 +470,11 @@ def summary_of(output: str) -> Summary | None:
         for m in _find(pattern, text, _MARKER_NEEDLES[runner]):
             if marker is None or m.end() > marker[0]:
                 marker = (m.end(), Summary(runner, None, None, " ".join(m.group(0).split())))
+    if not found:  # a script's own counts, when no test runner counted anything
+        for m in _find(_SCRIPT, text, (" passed",)):
+            if m.group(2) != m.group(4):
+                passed, failed = (m.group(1), m.group(3))[:: 1 if m.group(2) == "passed" else -1]
+                found.append((m.end(), Summary("script", int(passed), int(failed), _flat(m[0]))))
     if not found:  # a build's success line, when no test runner counted anything
         for runner, pattern in _SUCCESS:
             for m in _find(pattern, text, _SUCCESS_NEEDLES[runner]):

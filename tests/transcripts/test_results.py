@@ -281,6 +281,21 @@ SUMMARIES = [
         "Executed 12 tests, with 1 failure",
     ),
     (
+        "script",  # a project's own test script: both counts on one line
+        "Test 17: FFN mode=3 vs mode=2:\n  PASS\n=====\nResults: 17 passed, 0 failed out of 17 "
+        "tests\n=====\n",
+        17,
+        0,
+        "Results: 17 passed, 0 failed out of 17 tests",
+    ),
+    (
+        "script",
+        "check.sh: 2 failed / 9 passed\n",
+        9,
+        2,
+        "check.sh: 2 failed / 9 passed",
+    ),
+    (
         "npm",
         "> csv@1.0.0 test\n> node run-tests.js\n\nsomething broke\n"
         "npm ERR! Test failed.  See above for more details.\n",
@@ -324,6 +339,9 @@ def test_the_summary_of_each_runner(
         "the docs say 3 passed in review\n",
         # counts indented like Playwright's, without its time or its tests' lines
         "Report:\n  3 failed\n  2 passed\n",
+        # one count alone, or the same word twice, is no script's count line
+        "Results: 3 passed\n",
+        "3 passed, 4 passed\n",
     ],
 )
 def test_no_summary(output: str) -> None:
