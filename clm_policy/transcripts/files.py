@@ -333,7 +333,7 @@ def shell_file_ops(command: str, cwd: str | None, paths: Paths) -> list[FileOp]:
         if name == "git" and rest and rest[0] in ("mv", "rm"):
             name, rest = f"git {rest[0]}", rest[1:]
         if name.lower() in _CHANGERS:
-            folder = _folder_named(words)
+            folder = _folder_named(_changer_words(piece, words))
             here = at(folder) if folder else here
         elif name in ("mv", "git mv"):
             ops += [("move", at(src), at(target)) for src, target in _copies(_args(rest))]
@@ -409,6 +409,17 @@ _CHANGERS = frozenset({"cd", "pushd", "set-location", "sl", "chdir"})
 """Commands that change the folder a chain's later commands run in."""
 
 
+_WINDOWS_FOLDER = re.compile(r"(?i)^\s*(?:set-location|sl)\b|\b[a-z]:\\")
+
+
+def _changer_words(piece: str, words: list[str] | None = None) -> list[str]:
+    """A folder change's words: PowerShell's (its backslashes kept) for ``Set-Location`` or a
+    Windows path (``cd C:\\Users\\a``), the shell's otherwise."""
+    if _WINDOWS_FOLDER.search(piece):
+        return _windows_words(piece)
+    return words if words is not None else words_of(piece)
+
+
 def _folder_named(words: list[str]) -> str | None:
     """The folder a ``cd`` / ``pushd`` / ``Set-Location`` stage goes to (its first operand;
     ``-Path x`` too), or None."""
@@ -422,7 +433,7 @@ def folder_after(command: str, cwd: str | None, paths: Paths) -> str | None:
     for _op, piece in split_chain(command):
         head = piece.split(None, 1)
         if head and head[0].lower() in _CHANGERS:
-            target = _folder_named(words_of(piece))
+            target = _folder_named(_changer_words(piece))
             here = paths.absolute(target, here) if target else here
     return here
 

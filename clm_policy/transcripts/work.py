@@ -90,6 +90,11 @@ REJECTION = "rejection"
 """What a person said when they rejected a tool call (Claude Code asks them)."""
 
 _NOT_A_REPO = "fatal: not a git repository"
+_PATCH_FAILED = re.compile(
+    r"\s*(?:apply_patch verification failed|execution error|failed to apply patch|error:)", re.I
+)
+"""What Codex's apply_patch answers when the patch was not applied (its output has no error
+flag: ``apply_patch verification failed: Failed to find expected lines in …``)."""
 _PATCH_OP = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
 _TASK_ID = re.compile(r"Task #(\w+) created")
 _TASK_LINE = re.compile(
@@ -413,7 +418,7 @@ class WorkLog:
         if name == SHELL:
             self._run(args, output, is_error, exit_code, cwd)
         elif name == PATCH:
-            if not is_error and (exit_code in (None, 0)):
+            if not is_error and (exit_code in (None, 0)) and not _PATCH_FAILED.match(output):
                 self._patch(str(args.get("patch") or ""), cwd)
             else:
                 paths = [

@@ -394,6 +394,41 @@ def test_codex_code_mode_cells(tmp_path: Path) -> None:
     ]
 
 
+def test_codex_patch_that_failed_verification_changed_nothing(tmp_path: Path) -> None:
+    def item(payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": "t", "type": "response_item", "payload": payload}
+
+    def patch(call: str, path: str, output: str) -> list[dict[str, Any]]:
+        body = f"*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch"
+        return [
+            item(
+                {"type": "custom_tool_call", "call_id": call, "name": "apply_patch", "input": body}
+            ),
+            item({"type": "custom_tool_call_output", "call_id": call, "output": output}),
+        ]
+
+    lines = [
+        {"timestamp": "t", "type": "session_meta", "payload": {"id": "c1", "cwd": "/w"}},
+        item(
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}
+        ),
+        *patch(
+            "p1",
+            "src/page.tsx",
+            "apply_patch verification failed: Failed to find expected "
+            "lines in /w/src/page.tsx:\n  <h2>?B?e</h2>",
+        ),
+        *patch("p2", "src/api.ts", "Success. Updated the following files:\nM src/api.ts\n"),
+    ]
+    reading = read_transcript(jsonl(tmp_path / "p.jsonl", lines))
+    assert reading.changed_artifacts == ["src/api.ts"]  # the refused patch changed nothing
+    assert reading.work is not None
+    (failure,) = reading.work.failures
+    assert failure.startswith(
+        "the patch of `src/page.tsx` failed — apply_patch verification failed"
+    )
+
+
 # -- files ----------------------------------------------------------------------------------------
 
 
@@ -465,6 +500,23 @@ def test_file_log_applies_moves_and_deletions() -> None:
 )
 def test_shell_file_ops(command: str, ops: list[tuple[str, str, str | None]]) -> None:
     assert shell_file_ops(command, "/p", Paths("/p")) == ops
+
+
+@pytest.mark.parametrize(
+    ("command", "ops"),
+    [
+        # PowerShell's Set-Location with a Windows path: its backslashes separate folders
+        (
+            r"Set-Location -Path C:\Users\a\app\backend; Remove-Item .env",
+            [("delete", "C:/Users/a/app/backend/.env", None)],
+        ),
+        (r"cd C:\Users\a\app && rm -rf nginx", [("delete", "C:/Users/a/app/nginx", None)]),
+    ],
+)
+def test_a_windows_folder_change_keeps_its_backslashes(
+    command: str, ops: list[tuple[str, str, str | None]]
+) -> None:
+    assert shell_file_ops(command, "C:/Users/a/app", Paths("C:/Users/a/app")) == ops
 
 
 def test_generators_say_what_they_created() -> None:
