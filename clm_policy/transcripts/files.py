@@ -104,8 +104,12 @@ class FileLog:
             del self._deleted[gone]
 
     def edit(self, path: str, created: bool = False) -> None:
+        """The agent wrote ``path``: it goes last, so the lists run from the file changed
+        longest ago to the one changed last (a seed cut for length keeps the last)."""
         self._exists(path)
-        kind = self._state.get(path)
+        kind = self._state.pop(path, None)
+        if kind is not None:
+            self._state[path] = kind
         if kind is None:
             self._state[path] = CREATED if created else EDITED
         elif kind == RENAMED:
@@ -169,7 +173,7 @@ FileOp = tuple[str, str, "str | None"]
 """("edit" | "made" | "move" | "delete", absolute path, the destination of a move)."""
 
 _MAY_TOUCH = re.compile(
-    r"\b(?:mv|rm|rmdir|unlink|cp|touch|sed|gsed|perl|tee|cargo|go)\b|>|"
+    r"\b(?:mv|rm|rmdir|unlink|cp|touch|sed|gsed|perl|tee|cargo|go|write\w*|open)\b|>|"
     r"\b(?:Move|Remove|Copy)-Item\b",
     re.I,
 )
@@ -358,8 +362,37 @@ def shell_file_ops(command: str, cwd: str | None, paths: Paths) -> list[FileOp]:
             ]
         elif name == "go" and rest[:2] == ["mod", "init"]:
             ops.append(("made", at("go.mod"), None))
+    ops += [("edit", at(path), None) for path in script_writes(command)]
     # a path with a variable the shell expanded ($TEST_DIR/x) names no file we can tell
     return [op for op in ops if "$" not in op[1] and "$" not in (op[2] or "")]
+
+
+_PY_PATH_VAR = re.compile(r"""\b(\w+)\s*=\s*(?:pathlib\.)?Path\(\s*r?(['"])([^'"\n]+)\2\s*\)""")
+_PY_PATH_WRITE = re.compile(
+    r"""(?:pathlib\.)?Path\(\s*r?(['"])([^'"\n]+)\1\s*\)\.write_(?:text|bytes)\("""
+)
+_PY_OPEN_WRITE = re.compile(
+    r"""\bopen\(\s*r?(['"])([^'"\n]+)\1\s*,\s*(?:mode\s*=\s*)?['"][wax]b?\+?['"]"""
+)
+_NODE_WRITE = re.compile(
+    r"""\b(?:fs\.)?(?:writeFileSync|writeFile|appendFileSync)\(\s*(['"`])([^'"`$\n]+)\1"""
+)
+
+
+def script_writes(command: str) -> list[str]:
+    """The files an inline script in ``command`` writes, as its literal paths say: Python's
+    ``Path('x').write_text(…)``, ``p = Path('x')`` … ``p.write_text(…)``, ``open('x', 'w')``;
+    node's ``fs.writeFileSync('x', …)`` (``python - <<'PY'`` and ``node -e`` edits). A path
+    built at run time names no file we can tell."""
+    if "write" not in command and "open(" not in command:
+        return []
+    found = [m.group(2) for m in _PY_PATH_WRITE.finditer(command)]
+    for m in _PY_PATH_VAR.finditer(command):
+        if re.search(rf"\b{re.escape(m.group(1))}\.write_(?:text|bytes)\(", command):
+            found.append(m.group(3))
+    found += [m.group(2) for m in _PY_OPEN_WRITE.finditer(command)]
+    found += [m.group(2) for m in _NODE_WRITE.finditer(command)]
+    return [p for p in dict.fromkeys(found) if not p.startswith(("/dev/", "/tmp/"))]
 
 
 def _copies(operands: list[str]) -> list[tuple[str, str]]:

@@ -293,7 +293,8 @@ def test_handoff_commits_the_agents_fields_with_the_transcripts_lists_and_seeds_
     assert "subtract(): not started" in manifest["remaining"]
     assert manifest["status"] == "in_progress"
     assert manifest["next_safe_action"] == "write subtract() and its test"
-    assert manifest["changed_artifacts"] == ["calc.py", "test_calc.py"]  # project-relative
+    # project-relative, the file changed last last (calc.py, then test_calc.py, then calc.py)
+    assert manifest["changed_artifacts"] == ["test_calc.py", "calc.py"]
     assert manifest["commands_and_results"][-1] == "python3 -B test_calc.py: passed"
     assert manifest["decision_rationale"] == (
         "the agent handed off; the policy says compact (context 130000 >= soft limit 120000)"

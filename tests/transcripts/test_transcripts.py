@@ -79,8 +79,8 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "cwd": CSV,
         "step_index": 6,  # 10 assistant lines: 6 responses (streamed ones share an id), 1 synthetic
         "goal": CSV_GOAL,
-        # project-relative; results read from the output
-        "changed_artifacts": ["csvtool/parse.py", "tests/test_quoted.py"],
+        # project-relative, the file changed last last; results read from the output
+        "changed_artifacts": ["tests/test_quoted.py", "csvtool/parse.py"],
         "commands_and_results": [
             "python -m pytest -q: passed (3 passed in 0.04s)",
             "python -m pytest -q tests/test_quoted.py: failed "

@@ -456,6 +456,15 @@ def test_file_log_applies_moves_and_deletions() -> None:
     assert log.deleted() == ["/p/old.py"]
 
 
+def test_files_changed_run_from_the_one_changed_longest_ago_to_the_last() -> None:
+    log = FileLog()
+    for path in ("/p/justfile", "/p/src/model.rs", "/p/README.md", "/p/src/model.rs"):
+        log.edit(path)
+    log.made("/p/out.txt")
+    log.made("/p/justfile")  # a command wrote it again: the agent's file still, not reordered
+    assert log.changed() == ["/p/justfile", "/p/README.md", "/p/src/model.rs"]
+
+
 @pytest.mark.parametrize(
     ("command", "ops"),
     [
@@ -496,6 +505,21 @@ def test_file_log_applies_moves_and_deletions() -> None:
         ("rm -rf $TEST_DIR/out && touch $TEST_DIR/a.txt", []),
         ("rm -rf $HOME/.cfg/modules", [("delete", "~/.cfg/modules", None)]),
         ("git status", []),
+        # an inline script's writes, by their literal paths (not what it only reads)
+        (
+            "python - <<'PY'\nfrom pathlib import Path\npath = Path('src/model.rs')\n"
+            "old = Path('src/old.rs').read_text()\npath.write_text(old)\nPY",
+            [("edit", "/p/src/model.rs", None)],
+        ),
+        (
+            "node -e \"require('fs').writeFileSync('scripts/x.js', s)\"",
+            [("edit", "/p/scripts/x.js", None)],
+        ),
+        (
+            "python -c \"open('out.txt', 'w').write(open('in.txt').read())\"",
+            [("edit", "/p/out.txt", None)],
+        ),
+        ("python -c \"json.dump(d, open(f'{name}.json', 'w'))\"", []),
     ],
 )
 def test_shell_file_ops(command: str, ops: list[tuple[str, str, str | None]]) -> None:
