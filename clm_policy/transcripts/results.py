@@ -1003,6 +1003,16 @@ _NOT_RUN = re.compile(
 """Output that says the check never ran (the program or the script is missing)."""
 
 
+_STOPPED = re.compile(
+    r"^\s*(?:\[(Request interrupted by user)[^\]\n]*\]|(?:Exit code: \d+\n(?:[^\n]*\n){0,3})?"
+    r"[Cc]ommand timed out after [^\n]+)",
+    _M,
+)
+"""A run the harness cut short: the person interrupted it (Claude Code's ``[Request
+interrupted by user for tool use]``), or its time ran out (Claude Code's ``Command timed out
+after 2m 0s``, Codex's ``command timed out after 10012 milliseconds``): no result."""
+
+
 def judge(command: str, exit_code: int | None, output: str, *, is_error: bool = False) -> Verdict:
     """What a finished run came to (the order in the module's doc)."""
     summary = summary_of(output) if output else None
@@ -1016,6 +1026,10 @@ def judge(command: str, exit_code: int | None, output: str, *, is_error: bool = 
         if summary.passed or (summary.passed is None and exit_code in (0, None)):
             return Verdict(PASSED, summary.text, summary)  # tests passed; or a build succeeded
         # "no tests ran": nothing checked; the exit code decides below
+    stopped = _STOPPED.search(output[:600]) if output else None
+    if stopped is not None and (exit_code is None or exit_code != 0):  # no result: cut short
+        said = "interrupted by the person" if stopped.group(1) else stopped[0].split("ommand ")[-1]
+        return Verdict(UNKNOWN, one_line(said, 80))
     if exit_code is not None and exit_code != 0:
         if exit_code in (126, 127) or _NOT_RUN.search(output[-2000:]):
             return Verdict(UNKNOWN, f"did not run (exit {exit_code}: command or script not found)")

@@ -489,6 +489,40 @@ VERDICTS = [
     ),
     ("npm test", 130, "^C", True, UNKNOWN, "killed by signal 2 (exit 130)"),
     ("pytest -q", 137, "F\n1 failed in 0.05s", True, FAILED, "failed (1 failed in 0.05s)"),
+    # the harness cut it short: the person interrupted it, or its time ran out — no result
+    (
+        "npx playwright test --headed",
+        1,
+        "[Request interrupted by user for tool use]\n[WebServer] ready",
+        True,
+        UNKNOWN,
+        "interrupted by the person",
+    ),
+    (
+        "cd app && npm run build 2>&1 | tail -100",
+        1,
+        "Command timed out after 2m 0s\n\n> app@0.1.0 build\n",
+        True,
+        UNKNOWN,
+        "timed out after 2m 0s",
+    ),
+    (
+        "sleep 20",
+        124,
+        "Exit code: 124\nWall time: 10 seconds\nOutput:\ncommand timed out after 10012 milliseconds",
+        True,
+        UNKNOWN,
+        "timed out after 10012 milliseconds",
+    ),
+    # a runner's summary printed before the time ran out still counts
+    (
+        "pytest -q",
+        1,
+        "Command timed out after 2m 0s\n1 failed, 3 passed in 119s",
+        True,
+        FAILED,
+        "failed (1 failed, 3 passed in 119s)",
+    ),
 ]
 
 
