@@ -933,9 +933,10 @@ class _Gathering:
             work.last_message = data[0]
             work.last_message_order = order
             work.last_answers_notice = self.notice_last
-            if not self.notice_last:
-                work.said.append((order, data[0]))
-                del work.said[:-SAID_KEPT]
+            # (a message after a task's notification is still the agent's words to the user:
+            # often its summary of the turn — "the app is now running at …")
+            work.said.append((order, data[0]))
+            del work.said[:-SAID_KEPT]
         elif kind == "thought":
             work.thoughts.append((order, data[0]))
             del work.thoughts[:-THOUGHTS_KEPT]

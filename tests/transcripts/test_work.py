@@ -123,6 +123,12 @@ def test_subagent_edits_moves_deletions_and_a_notice() -> None:
         ["priv/repo/legacy_seeds.exs"],
     )
     assert work.last_answers_notice  # "Noted: …" answers the task notification
+    # and is still among the agent's words to the user (an answer after a notification is
+    # often the turn's summary)
+    assert [text for _, text in work.said][-2:] == [
+        "The rename is in; mix test reports failures to look at.",
+        "Noted: the formatting check finished.",
+    ]
     state = state_of(reading, "s")
     assert [r for r in state.requests if "task-notification" in r] == []
     assert state.next_action == ""  # the last message is no next step
