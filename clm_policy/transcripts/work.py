@@ -1035,10 +1035,10 @@ class _Gathering:
             elif op == "edit":
                 files.edit(path)
             self.work._done.append((order, "file", to or path))
-        made = created_in_output(output, cwd, paths)
+        made = created_in_output(output, cwd, paths, command)
         if made:  # where the command went first (cd frontend; npx ng generate …)
             folder = folder_after(command, cwd, paths)
-            made = made if folder == cwd else created_in_output(output, folder, paths)
+            made = made if folder == cwd else created_in_output(output, folder, paths, command)
         for path in made:
             files.made(path)
 
