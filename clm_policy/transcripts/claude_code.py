@@ -494,7 +494,10 @@ def feed_work(log: WorkLog, obj: dict[str, Any]) -> None:
     log.at(obj.get("timestamp"), obj.get("cwd"))
     branch = obj.get("gitBranch")
     if isinstance(branch, str) and branch and kind in ("user", "assistant"):
-        log.context(f"git branch: {branch} (as Claude Code last saw it)")
+        if branch == "HEAD":  # a detached HEAD, or a folder not on a branch: no branch to name
+            log.context_gone("git branch")
+        else:
+            log.context(f"git branch: {branch} (as Claude Code last saw it)")
     if kind == "queue-operation":
         _feed_queued(log, obj)
         return

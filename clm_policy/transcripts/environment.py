@@ -12,6 +12,7 @@ check.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from clm_policy.transcripts.results import FAILED, PASSED, one_line, split_chain, words_of
 
@@ -31,10 +32,29 @@ _REFUSALS = (
     ("rate limit", re.compile(r"rate limit|too many requests|\b429\b", re.I)),
 )
 _COMMIT_LINE = re.compile(r"^\[([^\]\s]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.M)
+_COMMITTED = re.compile(r"^committed on (\S+?)(?: \(amend\))?: ([0-9a-f]{7,40}) ")
+"""A commit's fact (:func:`facts_of`): its branch and hash."""
+_PUSH_OWN = re.compile(
+    r"failed to push some refs|\[(?:remote )?rejected\]|remote rejected|has no upstream branch|"
+    r"src refspec \S+ does not match|does not appear to be a git repository|"
+    r"Could not read from remote repository|unable to access '|Permission to \S+ denied|"
+    r"no configured push destination|The requested URL returned error|RPC failed|"
+    r"hook declined",
+    re.I,
+)
+"""What only a push that ran and failed prints (beside the named refusals but the generic
+permission and rate-limit ones, which any command may print)."""
+_PUSH_TO = re.compile(r"^To \S+", re.M)
+_PUSH_RANGE = re.compile(
+    r"^\s*[+ ]?\s*([0-9a-f]{7,40})\.\.\.?([0-9a-f]{7,40})\s+(\S+)\s+->\s+(\S+)", re.M
+)
+_PUSH_DONE = re.compile(r"\[new (?:branch|tag)\]|Everything up-to-date", re.I)
 _CONFLICT = re.compile(r"^CONFLICT \([^)]*\): .*?(?:in|of) (\S+)", re.M)
 _STATUS_LINE = re.compile(r"^(?:[ MADRCU?!]{2}) (.+)$", re.M)
 _BRANCH_LINE = re.compile(r"^## ([^\s.]+)", re.M)
 _ON_BRANCH = re.compile(r"^On branch (\S+)", re.M)
+_FOLDER_CHANGES = frozenset({"cd", "pushd", "set-location", "sl", "chdir"})
+"""Stages that are no step of the work: a failure after one is no earlier stage's."""
 _KILLERS = frozenset({"kill", "pkill", "killall", "taskkill", "stop-process", "fuser"})
 _SERVERS = re.compile(
     r"\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:dev|start|serve|preview)\b|\bvite\b(?!\s+build)|"
@@ -81,6 +101,30 @@ def refusal(output: str) -> str | None:
     """The kind of named refusal ``output`` reports (``push protection``, ``authentication``
     …), or None."""
     return next((name for name, pattern in _REFUSALS if pattern.search(output[-4000:])), None)
+
+
+def _push_refusal(output: str) -> str | None:
+    """The kind of refusal a push's ``output`` shows as the push's own (``push protection``,
+    ``non-fast-forward``, ``authentication`` …; ``failed`` for another failure only a push
+    prints: ``failed to push some refs``, ``has no upstream branch``), or None."""
+    own = [name for name, pattern in _REFUSALS[:4] if pattern.search(output[-4000:])]
+    if own:
+        return own[0]
+    return "failed" if _PUSH_OWN.search(output[-4000:]) else None
+
+
+def _pushed_tips(output: str) -> list[tuple[str, str]]:
+    """(branch, the commit it now points to) of each ref a push's ``output`` says it updated
+    (``f8158f11..2935d342  main -> main``, under its ``To <remote>`` line; a fetch's ``From``
+    lines are not a push's)."""
+    tips: list[tuple[str, str]] = []
+    for block in _PUSH_TO.split(output)[1:]:
+        block = re.split(r"^From \S+", block, maxsplit=1, flags=re.M)[0]
+        tips += [
+            (m.group(4) if m.group(3) == "HEAD" else m.group(3), m.group(2))
+            for m in _PUSH_RANGE.finditer(block)
+        ]
+    return tips
 
 
 def _reason(output: str) -> str:
@@ -150,7 +194,11 @@ def facts_of(command: str, output: str, status: str, background: bool = False) -
     facts: list[str] = []
     if background:
         facts.append(f"started in the background: `{one_line(command, LINE)}`")
-    for _op, piece in split_chain(command):
+    before = gated = False  # a stage before this one may have stopped the chain (``a && b``)
+    operands: list[str] = []  # the paths and patterns earlier stages name
+    reason = _reason(output) if status == FAILED else ""
+    for op, piece in split_chain(command):
+        gated = gated or (op == "&&" and before)
         words = words_of(piece)
         while words and ("=" in words[0] and not words[0].startswith("-")):
             words = words[1:]
@@ -158,18 +206,31 @@ def facts_of(command: str, output: str, status: str, background: bool = False) -
             continue
         head = words[0].rsplit("/", 1)[-1].rsplit("\\", 1)[-1].lower()
         head = re.sub(r"\.(?:exe|cmd|bat)$", "", head)
+        before = before or head not in _FOLDER_CHANGES
         if head == "git":
-            facts += _git(words[1:], piece, output, status)
+            # the failure names what an earlier stage was given (``no matches found:
+            # apps/*/package.json`` of ``git add apps/*/package.json``): this one did not run
+            blamed = gated and any(w in reason and w not in words for w in operands)
+            facts += _git(words[1:], piece, output, status, gated, blamed)
         elif head in _KILLERS:
             facts.append(f"stopped a process: `{one_line(piece, LINE)}`")
         elif not background and piece.rstrip().endswith("&") and _SERVERS.search(piece):
             facts.append(f"started in the background: `{one_line(piece, LINE)}`")
+        operands += [
+            w
+            for w in words[2 if head == "git" else 1 :]
+            if not w.startswith("-") and len(w) > 2 and any(c in w for c in "/.*")
+        ]
     if not background and command.rstrip().endswith("&") and not facts:
         facts.append(f"started in the background: `{one_line(command, LINE)}`")
     return list(dict.fromkeys(facts))
 
 
-def _git(args: list[str], piece: str, output: str, status: str) -> list[str]:
+def _git(
+    args: list[str], piece: str, output: str, status: str, gated: bool, blamed: bool
+) -> list[str]:
+    """The facts of one git stage; ``gated``: an earlier stage (``a && git …``) may have
+    stopped the chain; ``blamed``: the failure the output shows is an earlier stage's."""
     while args and args[0] in ("-C", "-c") and len(args) > 1:
         args = args[2:]
     if not args:
@@ -179,12 +240,15 @@ def _git(args: list[str], piece: str, output: str, status: str) -> list[str]:
     plain = [a for a in rest if not a.startswith("-")]
     shown = one_line(piece, LINE)
     if sub == "push":
-        if status == FAILED or refusal(output):
-            kind = refusal(output) or "failed"
-            return [f"push refused ({kind}): `{shown}` — {_reason(output)}"]
-        forced = flags & {"-f", "--force", "--force-with-lease"}
-        return [f"{'force-' if forced else ''}pushed: `{shown}`"]
+        return _push(shown, flags, output, status, gated)
+    made = _COMMIT_LINE.search(output) if sub == "commit" else None
+    if made:  # the commit went through, whatever a later stage of the chain did
+        amend = " (amend)" if "--amend" in flags else ""
+        what = f"{made.group(2)} {one_line(made.group(3), 100)}"
+        return [f"committed on {made.group(1)}{amend}: {what}"]
     if status == FAILED:
+        if blamed:
+            return []
         if sub in ("merge", "rebase", "cherry-pick", "pull", "stash") and _CONFLICT.search(output):
             files = ", ".join(m.group(1) for m in _CONFLICT.finditer(output))
             return [f"conflict after `{shown}`: {one_line(files, LINE)}"]
@@ -192,9 +256,6 @@ def _git(args: list[str], piece: str, output: str, status: str) -> list[str]:
             return [f"failed: `{shown}` — {_reason(output)}"]
         return []
     if sub == "commit":
-        m = _COMMIT_LINE.search(output)
-        if m:
-            return [f"committed on {m.group(1)}: {m.group(2)} {one_line(m.group(3), 100)}"]
         return [f"committed: `{shown}`"] if status == PASSED else []
     if sub in ("checkout", "switch") and ({"-b", "-B", "-c", "-C"} & flags) and plain:
         return [f"created and switched to branch {plain[0]}"]
@@ -231,6 +292,78 @@ def _git(args: list[str], piece: str, output: str, status: str) -> list[str]:
     if sub == "status":
         return _status(output)
     return []
+
+
+def _push(shown: str, flags: set[str], output: str, status: str, gated: bool) -> list[str]:
+    """A push's fact. It is refused only when the output shows the push's own refusal, or it
+    failed as the command's first stage (``git push`` alone); a push after ``&&`` whose output
+    shows no push of its own did not run (an earlier stage failed): no fact. When the output
+    names the commit a branch now points to (``old..new  main -> main``), the line says so."""
+    kind = _push_refusal(output)
+    tips = _pushed_tips(output)
+    done = bool(tips) or bool(_PUSH_DONE.search(output))
+    if kind is None and not gated and not done:  # the push alone: its failure is its own
+        kind = refusal(output) or ("failed" if status == FAILED else None)
+    if kind is not None:
+        return [f"push refused ({kind}): `{shown}` — {_reason(output)}"]
+    if status == FAILED and not done:
+        return []  # an earlier stage of the chain failed: the push did not run
+    forced = "force-" if flags & {"-f", "--force", "--force-with-lease"} else ""
+    to = ", ".join(f"{branch} up to {tip}" for branch, tip in tips)
+    return [f"{forced}pushed: `{shown}`" + (f" ({to})" if to else "")]
+
+
+def settle(facts: list[str], new: list[str], elsewhere: Callable[[str], bool]) -> list[str]:
+    """The environment facts once one run's ``new`` facts (in order) follow ``facts``.
+
+    - A commit (``committed on main: 513c16d …``, its output showed ``[branch hash]``) makes
+      each earlier ``git status`` snapshot of the same repository stale: dropped (what it
+      listed may be committed now). ``elsewhere(fact)`` tells an earlier snapshot taken in
+      another repository (kept).
+    - A push whose output names a branch's new tip (``pushed: … (main up to 2935d342)``)
+      marks that commit ``(pushed)``, and the commits on that branch before it back to the
+      previous push, a reset, a rebase, a branch switch or an amended commit.
+    """
+    out = list(facts)
+    for fact in new:
+        if _COMMITTED.match(fact):
+            out = [f for f in out if not (_STATUS_FACT in f and not elsewhere(f))]
+        pushed = _PUSHED_FACT.match(fact)
+        tips = re.findall(r"(\S+) up to ([0-9a-f]+)", pushed.group(1)) if pushed else []
+        marked = [_mark_pushed(out, branch, tip) for branch, tip in tips]
+        if pushed and all(marked):  # the commit lines say it: the push's line needs no tip
+            fact = fact[: pushed.start(1) - 2]
+        out.append(fact)
+    return out
+
+
+_STATUS_FACT = "at the last `git status`"
+_PUSHED_FACT = re.compile(
+    r"^(?:force-)?pushed: .* \((\S+ up to [0-9a-f]{7,40}(?:, \S+ up to [0-9a-f]{7,40})*)\)$"
+)
+_HISTORY = ("pushed:", "force-pushed:", "reset the working tree", "ran `git rebase", "switched to")
+
+
+def _mark_pushed(facts: list[str], branch: str, tip: str) -> bool:
+    """Mark (in place) the commit ``tip`` of ``branch`` and those before it (:func:`settle`);
+    whether ``tip`` is among the commits recorded (or marked already)."""
+    found = False
+    for i in range(len(facts) - 1, -1, -1):
+        fact = facts[i]
+        m = _COMMITTED.match(fact)
+        if m and m.group(1) == branch:
+            if fact.endswith(" (pushed)"):
+                if found or tip.startswith(m.group(2)) or m.group(2).startswith(tip):
+                    return True
+                continue
+            if found or tip.startswith(m.group(2)) or m.group(2).startswith(tip):
+                found = True
+                facts[i] = fact + " (pushed)"
+                if "(amend)" in fact:
+                    return True
+        elif found and (fact.startswith(_HISTORY) or "switched to branch" in fact):
+            return True
+    return found
 
 
 def _status(output: str) -> list[str]:

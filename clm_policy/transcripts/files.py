@@ -20,7 +20,7 @@ import posixpath
 import re
 from collections.abc import Callable
 
-from clm_policy.transcripts.results import split_chain, words_of
+from clm_policy.transcripts.results import reads_only, split_chain, words_of
 
 EDITED = "edited"
 CREATED = "created"
@@ -180,8 +180,10 @@ _MAY_TOUCH = re.compile(
 """A command that may change files: anything else is not read word by word."""
 _SKIP_TARGETS = ("/dev/", "/tmp/", "/proc/", "/var/tmp/")
 _CREATED_LINE = re.compile(
-    r"^\s*(?:\*\s*)?(?:create|created|creating|CREATE|new file:)\s+([^\s(]+)", re.M
+    r"^\s*(?:\*\s*)?(?:create|created|creating|CREATE)\s+(?!mode \d{6}\b)([^\s(]+)", re.M
 )
+"""A generator's line for a file it made — not git's own ``create mode 100644 src/x.ts`` (a
+commit's summary) nor ``new file:   x`` (``git status``): git records files, it makes none."""
 _WROTE = re.compile(r"^Wrote to (\S+?):?\s*$", re.M)
 _GO_MOD = re.compile(r"^go: creating new go\.mod", re.M)
 
@@ -471,11 +473,17 @@ def folder_after(command: str, cwd: str | None, paths: Paths) -> str | None:
     return here
 
 
-def created_in_output(output: str, cwd: str | None, paths: Paths) -> list[str]:
+def created_in_output(
+    output: str, cwd: str | None, paths: Paths, command: str | None = None
+) -> list[str]:
     """Files a generator says it created (``create app/models/user.rb``, ``* creating
     mix.exs``, ``CREATE src/app.ts (12 bytes)``, npm's ``Wrote to …/package.json``), inside
-    the project."""
+    the project. The output of a ``command`` that only runs git (and folder changes and
+    reads: ``git add a && git commit -m x | tail``) names no file made: a commit's ``create
+    mode`` lines, ``git status``'s ``new file:``, a log's messages are git's records."""
     if not any(w in output for w in ("reat", "REATE", "Wrote to", "go: creating")):
+        return []
+    if command is not None and _git_only(command):
         return []
     found: list[str] = []
     for m in _CREATED_LINE.finditer(output):
@@ -486,3 +494,19 @@ def created_in_output(output: str, cwd: str | None, paths: Paths) -> list[str]:
     if _GO_MOD.search(output):
         found.append(paths.absolute("go.mod", cwd))
     return [p for p in dict.fromkeys(found) if paths.inside(p)]
+
+
+def _git_only(command: str) -> bool:
+    """Whether every stage of ``command`` is a git command, a folder change or a read."""
+    pieces = [piece for _op, piece in split_chain(command)]
+    has_git = False
+    for piece in pieces:
+        words = words_of(piece)
+        while words and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]):
+            words.pop(0)
+        name = posixpath.basename(words[0]).lower() if words else ""
+        if name == "git":
+            has_git = True
+        elif name not in _CHANGERS and not reads_only(piece):
+            return False
+    return has_git

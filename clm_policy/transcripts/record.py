@@ -121,12 +121,13 @@ def _current(work: Work) -> bool:
 
 
 def _environment(facts: list[str]) -> list[str]:
-    """The facts, each once, the newest ``git status`` alone kept of its kind."""
+    """The facts, each once where it was last seen (a second ``pushed: `git push` `` after
+    the commits since the first), the newest ``git status`` alone kept of its kind."""
     status = [f for f in facts if "at the last `git status`" in f]
     kept = [f for f in facts if "at the last `git status`" not in f]
     if status:
         kept.append(status[-1])
-    return list(dict.fromkeys(kept))
+    return list(reversed(dict.fromkeys(reversed(kept))))
 
 
 def latest_checks(work: Work) -> list[CheckResult]:

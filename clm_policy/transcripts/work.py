@@ -36,6 +36,7 @@ from clm_policy.transcripts.environment import (
     missing_of,
     output_file_shell,
     served_at,
+    settle,
     supplies,
 )
 from clm_policy.transcripts.files import (
@@ -348,6 +349,11 @@ class WorkLog:
         """A fact of the environment the harness states (the sandbox, the shell, the branch)."""
         self._add("context", fact)
 
+    def context_gone(self, label: str) -> None:
+        """The harness's fact ``label`` (``git branch``) holds no more: an earlier one is not
+        kept."""
+        self._add("context_gone", label)
+
     def asked_handoff(self) -> None:
         """clm-policy asked the agent for its handoff here (its next words answer it)."""
         self._add("asked_handoff")
@@ -605,7 +611,7 @@ class WorkLog:
         background = args.get("run_in_background") is True
         facts = facts_of(command, output[-OUTPUT_KEEP:], verdict.status, background)
         if facts:
-            self._add("env", facts)
+            self._add("env", facts, command, where)
         if verdict.status != FAILED:
             self._add("shell_files", command, output[-OUTPUT_KEEP:], where)
 
@@ -843,6 +849,12 @@ def finish(main: WorkLog, subs: list[WorkLog] | None = None) -> Work:
     return gathering.finished()
 
 
+def _nested(one: str, other: str) -> bool:
+    """Whether one of two folders is, or holds, the other (may be one repository's)."""
+    one, other = one.rstrip("/") + "/", other.rstrip("/") + "/"
+    return one.startswith(other) or other.startswith(one)
+
+
 class _Gathering:
     """The :class:`Work` :func:`finish` fills from the merged events, and what it keeps on the
     way."""
@@ -862,6 +874,7 @@ class _Gathering:
         self.sub_files: dict[str, set[str]] = {}
         self.notice_last = False
         self.plans: list[tuple[int, list[str]]] = []
+        self.status_at: dict[str, str | None] = {}  # a `git status` fact -> the folder it ran in
 
     def event(self, order: int, kind: str, data: tuple[Any, ...], agent: str | None) -> None:
         """One event of the merged logs (``agent``: the subagent's, None for the main
@@ -885,7 +898,7 @@ class _Gathering:
             self._file_event(order, data, agent)
         elif kind == "env":
             if agent is None:
-                work.environment += data[0]
+                self._env_event(data)
         elif kind == "env_gone" and agent is None:
             work.environment = [f for f in work.environment if f != data[0]]
         elif kind == "shell" and agent is None:  # a shell's one line: serves, stopped, ended
@@ -897,6 +910,8 @@ class _Gathering:
                 self.read_files[self.paths.absolute(data[0], data[1])] = order
         elif kind == "asked_handoff":
             work.handoff_asked_order = order
+        elif kind == "context_gone":
+            self.contexts.pop(data[0], None)
         elif kind == "context":
             label = data[0].split(":", 1)[0]
             if label == "background task":
@@ -1026,6 +1041,26 @@ class _Gathering:
         if verdict.status == PASSED:
             work._done.append((order, "run", normal))
 
+    def _env_event(self, data: tuple[Any, ...]) -> None:
+        """One run's environment facts, settled against the earlier ones (a commit makes an
+        earlier ``git status`` of the same repository stale, a push marks what it pushed)."""
+        facts = data[0]
+        if len(data) < 3:
+            self.work.environment += facts
+            return
+        command, cwd = data[1], data[2]
+        here = folder_after(command, cwd, self.paths) or self.paths.root
+        here = self.paths.absolute(here) if here else None
+        for fact in facts:
+            if "at the last `git status`" in fact:
+                self.status_at[fact] = here
+
+        def elsewhere(fact: str) -> bool:  # another repository: neither folder holds the other
+            there = self.status_at.get(fact)
+            return here is not None and there is not None and not _nested(here, there)
+
+        self.work.environment = settle(self.work.environment, facts, elsewhere)
+
     def _shell_files_event(self, order: int, data: tuple[Any, ...]) -> None:
         """The files a shell command's words move, delete or make, and those its output says
         it created."""
@@ -1041,10 +1076,10 @@ class _Gathering:
             elif op == "edit":
                 files.edit(path)
             self.work._done.append((order, "file", to or path))
-        made = created_in_output(output, cwd, paths)
+        made = created_in_output(output, cwd, paths, command)
         if made:  # where the command went first (cd frontend; npx ng generate …)
             folder = folder_after(command, cwd, paths)
-            made = made if folder == cwd else created_in_output(output, folder, paths)
+            made = made if folder == cwd else created_in_output(output, folder, paths, command)
         for path in made:
             files.made(path)
 

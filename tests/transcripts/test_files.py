@@ -1,0 +1,70 @@
+"""Files made by commands (``transcripts/files.py``): git's own output and arguments are no
+file made or changed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clm_policy.transcripts import read_transcript
+from clm_policy.transcripts.files import Paths, created_in_output, shell_file_ops
+
+COMMITTED = (
+    "[001-enterprise 443ae20] feat: enterprise features\n"
+    " 66 files changed, 9594 insertions(+), 1334 deletions(-)\n"
+    " create mode 100644 .env.example\n"
+    " create mode 100755 scripts/build-search-index.js\n"
+    " create mode 100644 src/middleware.ts\n"
+)
+STATUS = (
+    "On branch main\nChanges to be committed:\n"
+    '  (use "git restore --staged <file>..." to unstage)\n'
+    "\tnew file:   .env.example\n\tnew file:   .specify/scripts/bash/create-new-feature.sh\n"
+    "\tnew file:   src/middleware.ts\n\tmodified:   package.json\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ('git commit -m "feat: enterprise features"', COMMITTED),
+        ("git status", STATUS),
+        ("git add .env.example src/middleware.ts && git status", STATUS),
+        ('cd /p && git commit -m "x" | tail -5', COMMITTED),
+        ("git log --format=%s -3", "created src/app.ts with the router\ncreate utils/x.py"),
+    ],
+)
+def test_git_output_names_no_file_made(command: str, output: str) -> None:
+    assert created_in_output(output, "/p", Paths("/p"), command) == []
+    assert shell_file_ops(command, "/p", Paths("/p")) == []
+
+
+def test_a_commits_create_mode_lines_are_no_generators_lines() -> None:
+    # a generator and a commit in one chain: the generator's files only
+    output = "CREATE src/app/x.ts (12 bytes)\n" + COMMITTED
+    command = "npx ng generate component x && git add -A && git commit -m x"
+    assert created_in_output(output, "/p", Paths("/p"), command) == ["/p/src/app/x.ts"]
+
+
+def test_staging_and_committing_changes_no_file(tmp_path: Path) -> None:
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    lines = [{**base, "type": "user", "message": {"content": "Commit it."}}]
+    for tool_id, command, output in [
+        ("t1", "git add .env.example src/middleware.ts", ""),
+        ("t2", "git status", STATUS),
+        ("t3", 'git commit -m "feat: enterprise features"', COMMITTED),
+    ]:
+        call = {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": command}}
+        result = {"tool_use_id": tool_id, "type": "tool_result", "content": output}
+        lines += [
+            {**base, "type": "assistant", "message": {"id": tool_id, "content": [call]}},
+            {**base, "type": "user", "message": {"role": "user", "content": [result]}},
+        ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    reading = read_transcript(path)
+    assert reading.work is not None
+    assert reading.work.changed == []
+    assert reading.work.made == []
