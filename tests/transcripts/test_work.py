@@ -1300,3 +1300,104 @@ def test_a_summary_step_is_done_by_the_file_named_after_it_not_one_that_holds_th
     assert not work.done_after(order, "Decide to keep `organizationRole`")
     assert work.done_after(order, "Add `parse_config`")
     assert not work.done_after(len(lines) + 10, "Add `parse_config`")  # nothing after that
+
+
+# -- the user's messages: each once, at its latest place; queued ones --------------------------
+
+
+def _codex_turns(*prompts: str) -> list[dict[str, Any]]:
+    """A Codex rollout: each prompt a user message, the agent's answer after it."""
+
+    def item(payload: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "timestamp": "2025-09-29T07:40:23.898Z",
+            "type": "response_item",
+            "payload": payload,
+        }
+
+    lines = [{"timestamp": "2025-09-29T07:40:00Z", "type": "session_meta", "payload": {"id": "s"}}]
+    for n, prompt in enumerate(prompts):
+        lines.append(
+            item(
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": prompt}],
+                }
+            )
+        )
+        lines.append(
+            item(
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": f"Answer {n}."}],
+                }
+            )
+        )
+    return lines
+
+
+def test_a_message_said_again_counts_where_it_was_said_last(tmp_path: Path) -> None:
+    """The spec-kit prompts run once per feature, the same answer to another question: the
+    list ends with the prompt the agent was working on at the cut, and keeps the order the
+    person gave them in (an earlier occurrence first kept the list at an old answer)."""
+    specify = "## User Input\n\n```text\n{}\n```\n\nFollow the specify flow."
+    plan = "## User Input\n\n```text\n\n```\n\nFollow the plan flow."
+    implement = "## User Input\n\n```text\n\n```\n\nFollow the implement flow."
+    prompts = [
+        specify.format("a voice assistant backend"),
+        "B",
+        "A",
+        plan,
+        implement,
+        specify.format("a speech-to-text API"),
+        "B, A",
+        "A",
+        plan,
+        implement,
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", _codex_turns(*prompts)))
+    assert reading.work is not None
+    assert len(reading.work.requests) == 10  # the record holds every one
+    assert state_of(reading, "s").requests == [
+        specify.format("a voice assistant backend"),
+        "B",
+        specify.format("a speech-to-text API"),
+        "B, A",
+        "A",
+        plan,
+        implement,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "listed"),
+    [
+        (  # "keep going" twice, "lets continue" twice: the latest is the last
+            ["Build the parser.", "keep going", "Add tests.", "keep going"],
+            ["Build the parser.", "Add tests.", "keep going"],
+        ),
+        (
+            ["lets continue", "run the site before we continue", "lets continue"],
+            ["lets continue", "run the site before we continue", "lets continue"],
+        ),  # the first stays first (how the task began), and the latest is the latest
+        (  # a conversation Claude Code 2.0 wrote again on a resume: each message once
+            ["Design the sync.", "Use option 2.", "Design the sync.", "Use option 2.", "Go."],
+            ["Design the sync.", "Use option 2.", "Go."],
+        ),
+        (["run the app", "run the app", "test it"], ["run the app", "test it"]),
+    ],
+)
+def test_claude_messages_said_again_are_listed_once_at_the_latest(
+    tmp_path: Path, said: list[str], listed: list[str]
+) -> None:
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    lines: list[dict[str, Any]] = []
+    for n, text in enumerate(said):
+        lines.append({**base, "type": "user", "message": {"role": "user", "content": text}})
+        answer = [{"type": "text", "text": f"Answer {n}."}]
+        lines.append({**base, "type": "assistant", "message": {"id": f"m{n}", "content": answer}})
+    state = state_of(read_transcript(jsonl(tmp_path / "t.jsonl", lines)), "s")
+    assert state.requests == listed
+    assert state.requests[-1] == said[-1]
