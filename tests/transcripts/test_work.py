@@ -1401,3 +1401,84 @@ def test_claude_messages_said_again_are_listed_once_at_the_latest(
     state = state_of(read_transcript(jsonl(tmp_path / "t.jsonl", lines)), "s")
     assert state.requests == listed
     assert state.requests[-1] == said[-1]
+
+
+def _queued(prompt: object, mode: str = "prompt") -> dict[str, Any]:
+    attachment = {"type": "queued_command", "prompt": prompt, "commandMode": mode}
+    return {"type": "attachment", "attachment": attachment, "sessionId": "s1", "timestamp": "t"}
+
+
+def _claude_bash_turn(n: int) -> list[dict[str, Any]]:
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    call = {"type": "tool_use", "id": f"b{n}", "name": "Bash", "input": {"command": "ls"}}
+    result = {"type": "tool_result", "tool_use_id": f"b{n}", "content": "a.py"}
+    return [
+        {**base, "type": "assistant", "message": {"id": f"m{n}", "content": [call]}},
+        {**base, "type": "user", "message": {"role": "user", "content": [result]}},
+    ]
+
+
+def test_claudes_queued_prompts_as_attachments_are_requests(tmp_path: Path) -> None:
+    """Claude Code 2.1.12x hands a prompt typed while the agent worked to the model as a
+    ``queued_command`` attachment whose prompt is a list of content blocks (its
+    ``queue-operation`` lines hold no content); a notification travels the same way and is
+    no request, nor is one of Claude Code's own commands."""
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    notification = (
+        "<task-notification>\n<task-id>bx1</task-id>\n<status>failed</status>\n"
+        '<summary>Background command "Launch the browser" failed with exit code 1</summary>\n'
+        "</task-notification>"
+    )
+    lines = [
+        {**base, "type": "user", "message": {"role": "user", "content": "Scrape 50 customers."}},
+        {"type": "queue-operation", "operation": "enqueue", "sessionId": "s1", "timestamp": "t"},
+        *_claude_bash_turn(1),
+        _queued([{"type": "text", "text": "The browser is already open and logged in."}]),
+        {"type": "queue-operation", "operation": "remove", "sessionId": "s1", "timestamp": "t"},
+        *_claude_bash_turn(2),
+        _queued(notification, "task-notification"),
+        _queued([{"type": "text", "text": "/compact"}]),
+        *_claude_bash_turn(3),
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.work is not None
+    assert [(r.text, r.source) for r in reading.work.requests] == [
+        ("Scrape 50 customers.", "prompt"),
+        ("The browser is already open and logged in.", "queued"),
+    ]
+    # the notification is the harness's word on a background task
+    assert reading.work.environment == [
+        'background task: Background command "Launch the browser" failed with exit code 1'
+    ]
+
+
+def test_a_queued_prompt_met_again_is_one_request(tmp_path: Path) -> None:
+    """Claude Code 2.1.33x writes a queued prompt as a ``queue-operation`` line when typed and
+    as an attachment when handed over; taken as the next turn, it is that turn's user line:
+    one request each time, where it was met last."""
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+
+    def enqueue(text: str) -> dict[str, Any]:
+        return {"type": "queue-operation", "operation": "enqueue", "content": text, **base}
+
+    lines = [
+        {**base, "type": "user", "message": {"role": "user", "content": "Build the app."}},
+        enqueue("also add a due date"),
+        enqueue("and a priority"),
+        *_claude_bash_turn(1),
+        _queued("also add a due date"),
+        _queued([{"type": "text", "text": "and a priority"}]),
+        *_claude_bash_turn(2),
+        _queued([{"type": "text", "text": "use SQLite"}]),
+        {**base, "type": "user", "message": {"role": "user", "content": "use SQLite"}},
+        {**base, "type": "user", "message": {"role": "user", "content": "Thanks!"}},
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.work is not None
+    assert [(r.text, r.source) for r in reading.work.requests] == [
+        ("Build the app.", "prompt"),
+        ("also add a due date", "queued"),
+        ("and a priority", "queued"),
+        ("use SQLite", "prompt"),
+        ("Thanks!", "prompt"),
+    ]
