@@ -18,7 +18,8 @@ The last assistant message is kept as context and is never the next step by itse
 
 - The **goal** is the latest substantive request ("thanks", "ok", "continue", a bare approval
   are not); every request stays listed (``requests``: one said again where it was said last,
-  :func:`_whole`).
+  :func:`_whole`; one said when rejecting a tool call marked
+  :data:`~clm_policy.transcripts.work.REJECTING`).
 - **Constraints** are the user's sentences that say what must or must not be done ("no
   fallbacks", "never touch the migrations", "write it in Rust").
 - **Status**: what the agent said its status is; else blocked when something blocks; else
@@ -34,7 +35,15 @@ from typing import TYPE_CHECKING
 from clm_policy.transcripts.notes import AgentNotes, parse_notes
 from clm_policy.transcripts.record import RUN_TEXT, open_failures, unknown_runs, verified_runs
 from clm_policy.transcripts.results import one_line
-from clm_policy.transcripts.work import DENIED, WORD, Run, Work, substantive
+from clm_policy.transcripts.work import (
+    DENIED,
+    REJECTING,
+    REJECTION,
+    WORD,
+    Run,
+    Work,
+    substantive,
+)
 
 if TYPE_CHECKING:
     from clm_policy.models.enums import TaskStatus
@@ -239,9 +248,12 @@ def _refusals(environment: list[str]) -> list[str]:
 
 def _from_work(work: Work, facts: _Facts, fallback_goal: str) -> tuple[list[Run], bool]:
     """The facts the transcript gives; (the open failures, whether the list says all done)."""
-    facts.requests = [r.text for r in work.requests]
-    facts.goal = goal_of(facts.requests) or fallback_goal
-    facts.constraints = constraints_of(facts.requests)
+    said = [r.text for r in work.requests]
+    facts.goal = goal_of(said) or fallback_goal
+    facts.constraints = constraints_of(said)
+    facts.requests = [
+        f"{REJECTING}{r.text}" if r.source == REJECTION else r.text for r in work.requests
+    ]
     facts.decisions = list(work.decisions)
     tasks = work.tasks if work.tasks is not None else work.plan
     all_done = False

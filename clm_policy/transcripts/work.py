@@ -88,6 +88,9 @@ DENIED = "the permission settings denied "
 so a blocker (the person must allow it, or do it)."""
 REJECTION = "rejection"
 """What a person said when they rejected a tool call (Claude Code asks them)."""
+REJECTING = "(rejecting a tool call) "
+"""How such a message begins in a state's and a manifest's ``requests`` (the seed shows it
+apart from the person's words): the call it answers never ran."""
 
 _NOT_A_REPO = "fatal: not a git repository"
 _PATCH_OP = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
