@@ -527,15 +527,39 @@ def _lead_messages(requests: Sequence[str]) -> list[int]:
     one, the first one (how the task began)."""
     if not requests:
         return []
-    from clm_policy.transcripts.work import substantive
-
-    latest = max((n for n, t in enumerate(requests) if substantive(t)), default=len(requests) - 1)
+    latest = _latest_substantive(requests)
     return list(dict.fromkeys([latest, len(requests) - 1, 0]))
 
 
+def _latest_substantive(requests: Sequence[str]) -> int:
+    """The index of the latest message that asks for something (else the last one)."""
+    from clm_policy.transcripts.work import substantive
+
+    return max(
+        (n for n, t in enumerate(requests) if substantive(_rejecting(t)[1])),
+        default=len(requests) - 1,
+    )
+
+
+REJECTING_NOTE = "(rejecting a tool call: the call did not run)"
+"""What the seed says above a message the person gave when rejecting a tool call."""
+
+
+def _rejecting(text: str) -> tuple[bool, str]:
+    """Whether a request is what the person said when rejecting a tool call (the state marks
+    it, :data:`~clm_policy.transcripts.work.REJECTING`), and its words."""
+    from clm_policy.transcripts.work import REJECTING
+
+    if text.startswith(REJECTING):
+        return True, text[len(REJECTING) :]
+    return False, text
+
+
 def _numbered(index: int, text: str) -> str:
-    """The user's message ``index`` (0-based) as the seed shows it."""
-    return f"{index + 1}.\n{quoted(text)}"
+    """The user's message ``index`` (0-based) as the seed shows it: its number, then its words
+    quoted; one said when rejecting a tool call says so beside its number."""
+    rejecting, words = _rejecting(text)
+    return f"{index + 1}.{' ' + REJECTING_NOTE if rejecting else ''}\n{quoted(words)}"
 
 
 def _messages(requests: Sequence[str]) -> list[str]:
@@ -543,9 +567,7 @@ def _messages(requests: Sequence[str]) -> list[str]:
     kept up to a line (or sentence) end — the first and the latest up to
     :data:`MESSAGE_CHARS`, the ones between up to :data:`MIDDLE_CHARS`."""
     items = []
-    from clm_policy.transcripts.work import substantive
-
-    latest = max((n for n, t in enumerate(requests, 1) if substantive(t)), default=len(requests))
+    latest = _latest_substantive(requests) + 1
     for n, text in enumerate(requests, 1):
         body = text.strip()
         limit = (

@@ -540,20 +540,25 @@ def _feed_queued(log: WorkLog, obj: dict[str, Any]) -> None:
 
 def _feed_attachment(log: WorkLog, attachment: Any) -> None:
     """An ``attachment`` line: the Stop hook's request for a handoff, a queued prompt or a
-    background task's notification."""
-    from clm_policy.transcripts.work import PROMPT
+    background task's notification.
+
+    A prompt the person typed while the agent worked reaches the model as a
+    ``queued_command`` attachment beside a tool result; its ``prompt`` is a string (2.1.33x)
+    or a list of content blocks (2.1.12x). It is a request (``queued``); a background task's
+    notification travels the same way (``commandMode: "task-notification"``) and is none."""
+    from clm_policy.transcripts.work import QUEUED
 
     if isinstance(attachment, dict) and _asks_handoff(json_text(attachment)):
         log.asked_handoff()  # the Stop hook's request, as Claude Code keeps it
     if isinstance(attachment, dict) and attachment.get("type") == "queued_command":
-        prompt = attachment.get("prompt")
+        prompt = _IDE.sub("", _REMINDER.sub("", _text(attachment.get("prompt")))).strip()
         mode = attachment.get("commandMode")
-        if not isinstance(prompt, str) or _builtin_command(prompt):
+        if not prompt or _builtin_command(prompt):
             return
-        if mode not in (None, "prompt") or prompt.lstrip().startswith(_NOTICES):
+        if mode not in (None, "prompt") or prompt.startswith(_NOTICES):
             _notice(log, prompt)  # a background task's notification, not a request
         else:
-            log.request(prompt, PROMPT)
+            log.request(prompt, QUEUED)
 
 
 def _feed_assistant(log: WorkLog, content: Any) -> None:

@@ -17,7 +17,9 @@ Where each fact comes from, most trusted first (docs/verification.md, "Handoffs"
 The last assistant message is kept as context and is never the next step by itself.
 
 - The **goal** is the latest substantive request ("thanks", "ok", "continue", a bare approval
-  are not); every request stays listed (``requests``).
+  are not); every request stays listed (``requests``: one said again where it was said last,
+  :func:`_whole`; one said when rejecting a tool call marked
+  :data:`~clm_policy.transcripts.work.REJECTING`).
 - **Constraints** are the user's sentences that say what must or must not be done ("no
   fallbacks", "never touch the migrations", "write it in Rust").
 - **Status**: what the agent said its status is; else blocked when something blocks; else
@@ -33,7 +35,15 @@ from typing import TYPE_CHECKING
 from clm_policy.transcripts.notes import AgentNotes, parse_notes
 from clm_policy.transcripts.record import RUN_TEXT, open_failures, unknown_runs, verified_runs
 from clm_policy.transcripts.results import one_line
-from clm_policy.transcripts.work import DENIED, WORD, Run, Work, substantive
+from clm_policy.transcripts.work import (
+    DENIED,
+    REJECTING,
+    REJECTION,
+    WORD,
+    Run,
+    Work,
+    substantive,
+)
 
 if TYPE_CHECKING:
     from clm_policy.models.enums import TaskStatus
@@ -167,14 +177,30 @@ MESSAGE_LIMIT = 20_000
 
 
 def _whole(items: list[str]) -> list[str]:
-    """The person's messages as they wrote them (lines kept), each once, each at most
-    :data:`MESSAGE_LIMIT` characters."""
-    out: dict[str, str] = {}
-    for item in items:
-        text = item.strip()
-        if text:
-            out.setdefault(" ".join(text.split()), text[:MESSAGE_LIMIT])
-    return list(out.values())[:LIST_LIMIT]
+    """The person's messages as they wrote them (lines kept), in order, each at most
+    :data:`MESSAGE_LIMIT` characters.
+
+    A message said again (the same words, spacing aside) is listed once, where it was said
+    last: the latest occurrence is the one the agent was working on ("keep going" twice, the
+    same spec-kit prompt run for a second feature, a request sent again after an interruption),
+    so the list ends with the true latest message and keeps the order the person gave them in.
+    Only the latest is kept, not the earlier ones too: Claude Code 2.0 writes a resumed
+    conversation into the file again (new ids, one timestamp), and listing repeats would
+    double that history. The first message keeps its place as well (how the task began) —
+    shown again at its latest position when it was said again after other messages. Past
+    :data:`LIST_LIMIT` messages, the first and the latest are kept."""
+    texts = [item.strip() for item in items if item.strip()]
+    keys = [" ".join(text.split()) for text in texts]
+    last = {key: n for n, key in enumerate(keys)}
+    kept: list[int] = []
+    for n, key in enumerate(keys):
+        if kept and keys[kept[-1]] == key:  # the first, said again with none kept between
+            kept[-1] = n
+        elif n == 0 or last[key] == n:
+            kept.append(n)
+    if len(kept) > LIST_LIMIT:
+        kept = [kept[0], *kept[1 - LIST_LIMIT :]]
+    return [texts[n][:MESSAGE_LIMIT] for n in kept]
 
 
 def _clip(items: list[str], limit: int = REQUEST_LIMIT) -> list[str]:
@@ -222,9 +248,12 @@ def _refusals(environment: list[str]) -> list[str]:
 
 def _from_work(work: Work, facts: _Facts, fallback_goal: str) -> tuple[list[Run], bool]:
     """The facts the transcript gives; (the open failures, whether the list says all done)."""
-    facts.requests = [r.text for r in work.requests]
-    facts.goal = goal_of(facts.requests) or fallback_goal
-    facts.constraints = constraints_of(facts.requests)
+    said = [r.text for r in work.requests]
+    facts.goal = goal_of(said) or fallback_goal
+    facts.constraints = constraints_of(said)
+    facts.requests = [
+        f"{REJECTING}{r.text}" if r.source == REJECTION else r.text for r in work.requests
+    ]
     facts.decisions = list(work.decisions)
     tasks = work.tasks if work.tasks is not None else work.plan
     all_done = False

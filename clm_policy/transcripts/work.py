@@ -89,6 +89,9 @@ DENIED = "the permission settings denied "
 so a blocker (the person must allow it, or do it)."""
 REJECTION = "rejection"
 """What a person said when they rejected a tool call (Claude Code asks them)."""
+REJECTING = "(rejecting a tool call) "
+"""How such a message begins in a state's and a manifest's ``requests`` (the seed shows it
+apart from the person's words): the call it answers never ran."""
 
 _NOT_A_REPO = "fatal: not a git repository"
 _PATCH_FAILED = re.compile(
@@ -143,8 +146,9 @@ _WORK_WORDS = {
 @dataclass(frozen=True, slots=True)
 class Request:
     """Something a person asked: its text, and ``source`` — ``prompt``, ``queued`` (typed
-    while the agent worked: a ``queue-operation`` line), ``command`` (a slash command with its
-    arguments) or ``rejection`` (said when rejecting a tool call)."""
+    while the agent worked: a ``queue-operation`` line, or the ``queued_command`` attachment
+    that hands it to the model), ``command`` (a slash command with its arguments) or
+    ``rejection`` (said when rejecting a tool call)."""
 
     text: str
     source: str = PROMPT
@@ -864,7 +868,7 @@ class _Gathering:
         self.work = Work()
         self.work.root = paths.root
         self.files = FileLog()
-        self.queued: dict[str, int] = {}  # a queued prompt not delivered yet -> its index
+        self.queued: set[str] = set()  # queued prompts not yet seen as a user line
         self.contexts: dict[str, str] = {}  # what the harness says of the environment, by kind
         self.read_files: dict[str, int] = {}  # a file the main agent read -> when, last
         self.failed: dict[tuple[str, str], tuple[int, str]] = {}  # failures not undone since
@@ -930,17 +934,13 @@ class _Gathering:
         work = self.work
         if kind == "request":
             text, source = data
-            if source != QUEUED and text in self.queued:  # the queued prompt, delivered now
-                index = self.queued.pop(text)
-                work.requests[index] = Request(text, source)
-                work.request_orders[index] = work.last_request_order = order
-                return
-            if source != QUEUED or not (work.requests and work.requests[-1].text == text):
-                if source == QUEUED:
-                    self.queued[text] = len(work.requests)
-                work.requests.append(Request(text, source))
-                work.request_orders.append(order)
-                work.last_request_order = order
+            if text in self.queued:  # a queued prompt again: delivered, or shown once more
+                self._unqueue(text, keep=source == QUEUED)
+            elif source == QUEUED:
+                self.queued.add(text)
+            work.requests.append(Request(text, source))
+            work.request_orders.append(order)
+            work.last_request_order = order
             self.notice_last = False
         elif kind == "notice":
             self.notice_last = True
@@ -959,6 +959,19 @@ class _Gathering:
             work.subagents.append(Subagent(*data))
             work.last_activity = f"started an agent: {one_line(data[1] or data[2], 120)}"
             work._done.append((order, "subagent", data[1]))
+
+    def _unqueue(self, text: str, *, keep: bool) -> None:
+        """A queued prompt met again — Claude Code writes one as a ``queue-operation`` line
+        when the person types it, as a ``queued_command`` attachment when it hands it to the
+        model, and (taken as the next turn) as the turn's ``user`` line: one request, listed
+        where it was met last (with the source it has there). ``keep``: still queued (a user
+        line with its words may follow)."""
+        work = self.work
+        listed = [n for n, r in enumerate(work.requests) if r.text == text and r.source == QUEUED]
+        if listed:
+            del work.requests[listed[-1]], work.request_orders[listed[-1]]
+        if not keep:
+            self.queued.discard(text)
 
     def _task_event(self, kind: str, data: tuple[Any, ...]) -> None:
         """A whole list (``TodoWrite``, ``update_plan``) or a task tool's change to its list."""

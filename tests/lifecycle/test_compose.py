@@ -279,3 +279,33 @@ def test_a_compaction_summary_older_than_the_record_says_what_changed_since(
         "part 1 is older than the record: since it was written, `parse_config.py` changed (its "
         'step "Add `parse_config`").'
     ]
+
+
+def test_a_message_given_when_rejecting_a_tool_call_says_so_in_the_seed(tmp_path: Path) -> None:
+    """The reason a person gives when rejecting a tool call is their message; the seed says
+    it answered a call that never ran, beside its number and outside their quoted words."""
+    base = {"cwd": str(tmp_path), "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    write = {"type": "tool_use", "id": "w1", "name": "Write"}
+    write["input"] = {"file_path": str(tmp_path / "plan.md"), "content": "x"}
+    rejected = (
+        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. "
+        "if it was a file edit, the new_string was NOT written to the file). To tell you how "
+        "to proceed, the user said:\nput the plan in a Linear comment"
+    )
+    result = {"type": "tool_result", "tool_use_id": "w1", "is_error": True, "content": rejected}
+    lines = [
+        {**base, "type": "user", "message": {"role": "user", "content": "Write the plan."}},
+        {**base, "type": "assistant", "message": {"id": "m1", "content": [write]}},
+        {**base, "type": "user", "message": {"role": "user", "content": [result]}},
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    manifest, seed = seed_of(path, None)
+    assert manifest.requests == [
+        "Write the plan.",
+        "(rejecting a tool call) put the plan in a Linear comment",
+    ]
+    assert "1.\n> Write the plan.\n" in seed
+    assert (
+        "2. (rejecting a tool call: the call did not run)\n> put the plan in a Linear comment\n"
+    ) in seed

@@ -1382,3 +1382,185 @@ def test_a_summary_step_is_done_by_the_file_named_after_it_not_one_that_holds_th
     assert not work.done_after(order, "Decide to keep `organizationRole`")
     assert work.done_after(order, "Add `parse_config`")
     assert not work.done_after(len(lines) + 10, "Add `parse_config`")  # nothing after that
+
+
+# -- the user's messages: each once, at its latest place; queued ones --------------------------
+
+
+def _codex_turns(*prompts: str) -> list[dict[str, Any]]:
+    """A Codex rollout: each prompt a user message, the agent's answer after it."""
+
+    def item(payload: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "timestamp": "2025-09-29T07:40:23.898Z",
+            "type": "response_item",
+            "payload": payload,
+        }
+
+    lines = [{"timestamp": "2025-09-29T07:40:00Z", "type": "session_meta", "payload": {"id": "s"}}]
+    for n, prompt in enumerate(prompts):
+        lines.append(
+            item(
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": prompt}],
+                }
+            )
+        )
+        lines.append(
+            item(
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": f"Answer {n}."}],
+                }
+            )
+        )
+    return lines
+
+
+def test_a_message_said_again_counts_where_it_was_said_last(tmp_path: Path) -> None:
+    """The spec-kit prompts run once per feature, the same answer to another question: the
+    list ends with the prompt the agent was working on at the cut, and keeps the order the
+    person gave them in (an earlier occurrence first kept the list at an old answer)."""
+    specify = "## User Input\n\n```text\n{}\n```\n\nFollow the specify flow."
+    plan = "## User Input\n\n```text\n\n```\n\nFollow the plan flow."
+    implement = "## User Input\n\n```text\n\n```\n\nFollow the implement flow."
+    prompts = [
+        specify.format("a voice assistant backend"),
+        "B",
+        "A",
+        plan,
+        implement,
+        specify.format("a speech-to-text API"),
+        "B, A",
+        "A",
+        plan,
+        implement,
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", _codex_turns(*prompts)))
+    assert reading.work is not None
+    assert len(reading.work.requests) == 10  # the record holds every one
+    assert state_of(reading, "s").requests == [
+        specify.format("a voice assistant backend"),
+        "B",
+        specify.format("a speech-to-text API"),
+        "B, A",
+        "A",
+        plan,
+        implement,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "listed"),
+    [
+        (  # "keep going" twice, "lets continue" twice: the latest is the last
+            ["Build the parser.", "keep going", "Add tests.", "keep going"],
+            ["Build the parser.", "Add tests.", "keep going"],
+        ),
+        (
+            ["lets continue", "run the site before we continue", "lets continue"],
+            ["lets continue", "run the site before we continue", "lets continue"],
+        ),  # the first stays first (how the task began), and the latest is the latest
+        (  # a conversation Claude Code 2.0 wrote again on a resume: each message once
+            ["Design the sync.", "Use option 2.", "Design the sync.", "Use option 2.", "Go."],
+            ["Design the sync.", "Use option 2.", "Go."],
+        ),
+        (["run the app", "run the app", "test it"], ["run the app", "test it"]),
+    ],
+)
+def test_claude_messages_said_again_are_listed_once_at_the_latest(
+    tmp_path: Path, said: list[str], listed: list[str]
+) -> None:
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    lines: list[dict[str, Any]] = []
+    for n, text in enumerate(said):
+        lines.append({**base, "type": "user", "message": {"role": "user", "content": text}})
+        answer = [{"type": "text", "text": f"Answer {n}."}]
+        lines.append({**base, "type": "assistant", "message": {"id": f"m{n}", "content": answer}})
+    state = state_of(read_transcript(jsonl(tmp_path / "t.jsonl", lines)), "s")
+    assert state.requests == listed
+    assert state.requests[-1] == said[-1]
+
+
+def _queued(prompt: object, mode: str = "prompt") -> dict[str, Any]:
+    attachment = {"type": "queued_command", "prompt": prompt, "commandMode": mode}
+    return {"type": "attachment", "attachment": attachment, "sessionId": "s1", "timestamp": "t"}
+
+
+def _claude_bash_turn(n: int) -> list[dict[str, Any]]:
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    call = {"type": "tool_use", "id": f"b{n}", "name": "Bash", "input": {"command": "ls"}}
+    result = {"type": "tool_result", "tool_use_id": f"b{n}", "content": "a.py"}
+    return [
+        {**base, "type": "assistant", "message": {"id": f"m{n}", "content": [call]}},
+        {**base, "type": "user", "message": {"role": "user", "content": [result]}},
+    ]
+
+
+def test_claudes_queued_prompts_as_attachments_are_requests(tmp_path: Path) -> None:
+    """Claude Code 2.1.12x hands a prompt typed while the agent worked to the model as a
+    ``queued_command`` attachment whose prompt is a list of content blocks (its
+    ``queue-operation`` lines hold no content); a notification travels the same way and is
+    no request, nor is one of Claude Code's own commands."""
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    notification = (
+        "<task-notification>\n<task-id>bx1</task-id>\n<status>failed</status>\n"
+        '<summary>Background command "Launch the browser" failed with exit code 1</summary>\n'
+        "</task-notification>"
+    )
+    lines = [
+        {**base, "type": "user", "message": {"role": "user", "content": "Scrape 50 customers."}},
+        {"type": "queue-operation", "operation": "enqueue", "sessionId": "s1", "timestamp": "t"},
+        *_claude_bash_turn(1),
+        _queued([{"type": "text", "text": "The browser is already open and logged in."}]),
+        {"type": "queue-operation", "operation": "remove", "sessionId": "s1", "timestamp": "t"},
+        *_claude_bash_turn(2),
+        _queued(notification, "task-notification"),
+        _queued([{"type": "text", "text": "/compact"}]),
+        *_claude_bash_turn(3),
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.work is not None
+    assert [(r.text, r.source) for r in reading.work.requests] == [
+        ("Scrape 50 customers.", "prompt"),
+        ("The browser is already open and logged in.", "queued"),
+    ]
+    # the notification is the harness's word on a background task
+    assert reading.work.environment == [
+        'background task: Background command "Launch the browser" failed with exit code 1'
+    ]
+
+
+def test_a_queued_prompt_met_again_is_one_request(tmp_path: Path) -> None:
+    """Claude Code 2.1.33x writes a queued prompt as a ``queue-operation`` line when typed and
+    as an attachment when handed over; taken as the next turn, it is that turn's user line:
+    one request each time, where it was met last."""
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+
+    def enqueue(text: str) -> dict[str, Any]:
+        return {"type": "queue-operation", "operation": "enqueue", "content": text, **base}
+
+    lines = [
+        {**base, "type": "user", "message": {"role": "user", "content": "Build the app."}},
+        enqueue("also add a due date"),
+        enqueue("and a priority"),
+        *_claude_bash_turn(1),
+        _queued("also add a due date"),
+        _queued([{"type": "text", "text": "and a priority"}]),
+        *_claude_bash_turn(2),
+        _queued([{"type": "text", "text": "use SQLite"}]),
+        {**base, "type": "user", "message": {"role": "user", "content": "use SQLite"}},
+        {**base, "type": "user", "message": {"role": "user", "content": "Thanks!"}},
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.work is not None
+    assert [(r.text, r.source) for r in reading.work.requests] == [
+        ("Build the app.", "prompt"),
+        ("also add a due date", "queued"),
+        ("and a priority", "queued"),
+        ("use SQLite", "prompt"),
+        ("Thanks!", "prompt"),
+    ]
