@@ -15,7 +15,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from clm_policy.transcripts.results import FAILED, PASSED, UNKNOWN, covers, one_line, whole_suite
+from clm_policy.transcripts.results import (
+    FAILED,
+    PASSED,
+    UNKNOWN,
+    covers,
+    one_line,
+    split_folder,
+    whole_suite,
+)
 from clm_policy.transcripts.work import Run, Work
 
 RUN_TEXT = 160
@@ -189,6 +197,8 @@ def _closes(passing: Run, failing: Run) -> bool:
     -run TestX``)."""
     if covers(passing.normal, failing.normal):
         return True
+    if split_folder(passing.normal)[0] != split_folder(failing.normal)[0]:
+        return False  # another folder's suite (``npm run build (in apps/site)``)
     ran, failed = passing.verdict.summary, failing.verdict.summary
     return (
         ran is not None

@@ -873,12 +873,28 @@ def covers(later: str, earlier: str) -> bool:
     command; the same with fewer arguments (``pytest -q`` covers ``pytest -q tests/test_x.py``,
     ``pytest`` covers ``pytest -x``) when it is a check; a check that implies it (``cargo
     test`` covers ``cargo check``: :data:`IMPLIES`); and for chains (``a && b``), when every
-    check of ``earlier`` is covered by a step of ``later`` (a passing chain passed every step)."""
+    check of ``earlier`` is covered by a step of ``later`` (a passing chain passed every step).
+    A run in another folder than the project's (``npm run build (in apps/admin)``) is covered
+    only by a run in that folder."""
     if later == earlier:
         return True
+    folder, later = split_folder(later)
+    there, earlier = split_folder(earlier)
+    if folder != there:
+        return False
     steps = later.split(" && ")
     wanted = [s for s in earlier.split(" && ") if _is_check_stage(s)] or [earlier]
     return all(any(_covers_step(s, w) for s in steps) for w in wanted)
+
+
+_IN_FOLDER = re.compile(r" \(in [^()]+\)$")
+"""The folder a run's command ran in, when not the project's (``WorkLog``'s record)."""
+
+
+def split_folder(normal: str) -> tuple[str, str]:
+    """(the folder a normalised run names, ``""`` for the project's; the run without it)."""
+    m = _IN_FOLDER.search(normal)
+    return (m[0], normal[: m.start()]) if m else ("", normal)
 
 
 _NARROWING = re.compile(

@@ -604,7 +604,7 @@ class WorkLog:
         where = workdir if isinstance(workdir, str) and workdir else cwd
         verdict = judge(command, code, output[-OUTPUT_KEEP:], is_error=is_error)
         normal = normalise(command)
-        self._add("run", command, normal, verdict, is_check(command))
+        self._add("run", command, normal, verdict, is_check(command), where)
         if verdict.status == FAILED and not is_check(command):
             self._add(
                 "fail", "run", command, _reason(output) or verdict.text or verdict.line(), where
@@ -1034,14 +1034,31 @@ class _Gathering:
             # (a look that found nothing — `sed -n 1,80p gone.py`, `rg x` — is no failure)
             key = (
                 what if what == "run" else "file",
-                normalise(target) if what == "run" else self.paths.absolute(target, cwd),
+                self._in_folder(target, normalise(target), cwd)
+                if what == "run"
+                else self.paths.absolute(target, cwd),
             )
             self.failed[key] = (order, _failure_text(what, target, reason, self.paths, cwd))
+
+    def _in_folder(self, command: str, normal: str, cwd: str | None) -> str:
+        """The command a run is the same as, with the folder it ran in when that is not the
+        project's (``npm run build (in apps/admin)``): the same command in two folders of a
+        monorepo is two checks, and one's pass is not the other's."""
+        root = self.paths.root
+        if not root or not normal:
+            return normal
+        folder = folder_after(command, cwd, self.paths) if cwd else None
+        folder = self.paths.absolute(folder) if folder else None
+        if not folder or folder.rstrip("/") == root.rstrip("/"):
+            return normal
+        shown = self.paths.shown(folder)
+        return normal if shown in ("", ".") else f"{normal} (in {shown})"
 
     def _run_event(self, order: int, data: tuple[Any, ...], agent: str | None) -> None:
         """A command's run and its verdict."""
         work = self.work
-        command, normal, verdict, check = data
+        command, normal, verdict, check = data[:4]
+        normal = self._in_folder(command, normal, data[4] if len(data) > 4 else None)
         work.runs.append(Run(command, normal, verdict, check, agent, order))
         if agent is None and verdict.status != FAILED:
             self.failed.pop(("run", normal), None)

@@ -1564,3 +1564,27 @@ def test_a_queued_prompt_met_again_is_one_request(tmp_path: Path) -> None:
         ("use SQLite", "prompt"),
         ("Thanks!", "prompt"),
     ]
+
+
+def test_the_same_check_in_two_folders_of_a_monorepo_is_two_checks(tmp_path: Path) -> None:
+    base = {"cwd": "/w/mono", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+
+    def run(n: int, command: str, output: str, error: bool) -> list[dict[str, Any]]:
+        call = {"type": "tool_use", "id": f"b{n}", "name": "Bash", "input": {"command": command}}
+        result = {"type": "tool_result", "tool_use_id": f"b{n}", "content": output}
+        if error:
+            result["is_error"] = True
+        return [
+            {**base, "type": "assistant", "message": {"id": f"m{n}", "content": [call]}},
+            {**base, "type": "user", "message": {"role": "user", "content": [result]}},
+        ]
+
+    lines = [
+        {**base, "type": "user", "message": {"role": "user", "content": "Build both apps."}},
+        *run(1, "cd apps/admin && npm run build", "Exit code 1\nType error: x", True),
+        *run(2, "cd apps/site && npm run build", "✓ Compiled successfully", False),
+        *run(3, "npm run build", "✓ Compiled successfully", False),
+    ]
+    state = state_of(read_transcript(jsonl(tmp_path / "m.jsonl", lines)), "s")
+    # the site's pass is not the admin app's: its failure stays open
+    assert state.open_failures == ["cd apps/admin && npm run build: failed (Type error: x)"]
