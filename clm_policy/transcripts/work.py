@@ -58,6 +58,7 @@ from clm_policy.transcripts.results import (
     normalise,
     one_line,
     reads_only,
+    split_folder,
 )
 
 REQUEST_LIMIT = 50_000
@@ -824,6 +825,28 @@ class Work:
         return None
 
 
+_SCRIPT_RUNNERS = frozenset(
+    {"node", "python", "python3", "py", "bash", "sh", "zsh", "ruby", "deno", "bun", "tsx",
+     "ts-node", "perl", "php", "pwsh", "powershell"}
+)  # fmt: skip
+_SCRIPT_FILE = re.compile(r"[\w.-]+\.(?:[cm]?[jt]s|py|sh|rb|pl|php|ps1)$")
+
+
+def _script_of(normal: str) -> str | None:
+    """``node phase1.js`` for a run of a script file (``node scripts/phase1.js``, ``node
+    "d:/w/scripts/phase1.js"``): its program, the script's name and its arguments, so that a
+    pass of the same script run the same way from another folder undoes its failure (not one
+    with other arguments: ``manage.py runserver`` is no ``manage.py migrate``); None for any
+    other command."""
+    words = split_folder(normal)[1].replace("\\", "/").split()
+    if len(words) < 2 or posixpath.basename(words[0]).lower() not in _SCRIPT_RUNNERS:
+        return None
+    name = posixpath.basename(words[1].strip("'\""))
+    if not _SCRIPT_FILE.match(name):
+        return None
+    return " ".join([posixpath.basename(words[0]).lower(), name, *words[2:]])
+
+
 def _stem(path: str) -> str:
     """A file's name without its folder and its last suffix, lowered (``src/Parse_Config.py``:
     ``parse_config``)."""
@@ -1062,6 +1085,12 @@ class _Gathering:
         work.runs.append(Run(command, normal, verdict, check, agent, order))
         if agent is None and verdict.status != FAILED:
             self.failed.pop(("run", normal), None)
+            script = _script_of(normal)
+            for key in [k for k in self.failed if script and _script_of(k[1]) == script]:
+                # the same script, run another way (quoted, a full path): what failed is no
+                # open failure, and how it worked is worth knowing
+                failed = self.failed.pop(key)[1].removesuffix(".")
+                work.environment.append(f"{failed}; run as `{one_line(command, 120)}` it worked")
         if agent is None:
             work.last_tool_order = order
             result = verdict.line()

@@ -1588,3 +1588,33 @@ def test_the_same_check_in_two_folders_of_a_monorepo_is_two_checks(tmp_path: Pat
     state = state_of(read_transcript(jsonl(tmp_path / "m.jsonl", lines)), "s")
     # the site's pass is not the admin app's: its failure stays open
     assert state.open_failures == ["cd apps/admin && npm run build: failed (Type error: x)"]
+
+
+def test_a_script_that_passes_run_another_way_undoes_its_failure(tmp_path: Path) -> None:
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+
+    def run(n: int, command: str, output: str, error: bool) -> list[dict[str, Any]]:
+        call = {"type": "tool_use", "id": f"b{n}", "name": "Bash", "input": {"command": command}}
+        result = {"type": "tool_result", "tool_use_id": f"b{n}", "content": output}
+        if error:
+            result["is_error"] = True
+        return [
+            {**base, "type": "assistant", "message": {"id": f"m{n}", "content": [call]}},
+            {**base, "type": "user", "message": {"role": "user", "content": [result]}},
+        ]
+
+    lines = [
+        {**base, "type": "user", "message": {"role": "user", "content": "Run the recon."}},
+        *run(1, r"cd d:\w\Okki && node scripts/recon.js", "Exit code 1\nNo such file", True),
+        *run(2, "python manage.py migrate", "Exit code 1\nno such table", True),
+        *run(3, 'node "d:/w/Okki/scripts/recon.js"', "recon done", False),
+        *run(4, "python manage.py runserver --noreload", "started", False),
+    ]
+    work = read_transcript(jsonl(tmp_path / "s.jsonl", lines)).work
+    assert work is not None
+    # the same script by another path passed; another subcommand of a script is another run
+    assert work.failures == ["`python manage.py migrate` failed — no such table"]
+    assert work.environment == [
+        r"`cd d:\w\Okki && node scripts/recon.js` failed — No such file; run as "
+        '`node "d:/w/Okki/scripts/recon.js"` it worked'
+    ]
