@@ -116,6 +116,7 @@ def _record(record: SessionRecord | None, composed: Composed | None) -> dict[str
         return {}
     return {
         "tasks": list(record.tasks),
+        "tasks_before_request": record.tasks_before_request,
         "checks": [
             {"command": c.command, "status": c.status, "result": c.result, "earlier": c.earlier}
             for c in record.checks

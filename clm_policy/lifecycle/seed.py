@@ -327,7 +327,13 @@ class _Seed:
         """A transcript's exact records: the task list, the checks, git and processes."""
         r = self.m.record
         return [
-            _Block("Task list (the agent's own, as last updated)", self._unsaid(r.tasks)),
+            _Block(
+                "Task list (the agent's own, last updated before the user's latest request: it"
+                " may be an earlier request's)"
+                if r.tasks_before_request
+                else "Task list (the agent's own, as last updated)",
+                self._unsaid(r.tasks),
+            ),
             _Block(
                 "Checks (each with its latest result)",
                 [_check(c) for c in r.checks if c.status != "failed"],  # kept beside the words

@@ -99,8 +99,8 @@ class HandoffRecord(Record):
     messages (each in the manifest's own fields): never the agent's judgement."""
 
     FIELDS: ClassVar[tuple[str, ...]] = (
-        'tasks', 'checks', 'environment', 'made_artifacts', 'subagents', 'failures',
-        'read_artifacts', 'said', 'reasoning', 'last_activity', 'contradictions',
+        'tasks', 'tasks_before_request', 'checks', 'environment', 'made_artifacts', 'subagents',
+        'failures', 'read_artifacts', 'said', 'reasoning', 'last_activity', 'contradictions',
     )
     REQUIRED: ClassVar[tuple[str, ...]] = ()
     __slots__ = FIELDS
@@ -110,6 +110,7 @@ class HandoffRecord(Record):
         self,
         *,
         tasks: list[str] | None = None,
+        tasks_before_request: bool = False,
         checks: list[Check] | None = None,
         environment: list[str] | None = None,
         made_artifacts: list[str] | None = None,
@@ -122,6 +123,7 @@ class HandoffRecord(Record):
         contradictions: list[str] | None = None,
     ) -> None:
         self.tasks = [] if tasks is None else tasks
+        self.tasks_before_request = tasks_before_request
         self.checks = [] if checks is None else checks
         self.environment = [] if environment is None else environment
         self.made_artifacts = [] if made_artifacts is None else made_artifacts
@@ -137,6 +139,7 @@ class HandoffRecord(Record):
         """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
         return {
             'tasks': list(self.tasks),
+            'tasks_before_request': self.tasks_before_request,
             'checks': [item.as_dict() for item in self.checks],
             'environment': list(self.environment),
             'made_artifacts': list(self.made_artifacts),
@@ -154,6 +157,7 @@ class HandoffRecord(Record):
         """The HandoffRecord of JSON data its declaration accepts (checked already)."""
         return cls(
             tasks=list(data['tasks']),
+            tasks_before_request=data['tasks_before_request'],
             checks=[Check.from_dict(item) for item in data['checks']],
             environment=list(data['environment']),
             made_artifacts=list(data['made_artifacts']),

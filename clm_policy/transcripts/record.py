@@ -56,6 +56,9 @@ class SessionRecord:
     said: list[str] = field(default_factory=list)
     read: list[str] = field(default_factory=list)
     reasoning: list[str] = field(default_factory=list)
+    tasks_before_request: bool = False
+    """The task list was last updated before the person's latest request, and the session
+    worked on after it (:func:`_before_request`)."""
 
     @property
     def failing(self) -> list[CheckResult]:
@@ -71,8 +74,10 @@ def record_of(work: Work) -> SessionRecord:
         edited = work.subagent_files.get(sub.ident) or []
         what = sub.description or sub.kind or sub.ident
         subagents.append(f"{what}" + (f" (edited {', '.join(edited[:5])})" if edited else ""))
+    current = _current(work)
     return SessionRecord(
-        tasks=tasks if _current(work) else [],
+        tasks=tasks if current else [],
+        tasks_before_request=current and bool(tasks) and _before_request(work),
         checks=latest_checks(work)[-CHECKS_KEPT:],
         environment=[*work.context, *_environment(work.environment)[-ENVIRONMENT_KEPT:]],
         made=list(work.made),
@@ -126,6 +131,14 @@ def _current(work: Work) -> bool:
     if any(t.status != "completed" for t in tasks):
         return True
     return work.tasks_order > work.last_substantive_order()
+
+
+def _before_request(work: Work) -> bool:
+    """Whether the task list predates the person's latest request (``Phase 3`` after the list
+    of the spec's steps) while the session went on working after that request: the list may
+    be the earlier request's, and the seed says so."""
+    latest = work.last_substantive_order()
+    return 0 <= work.tasks_order < latest and work.active_after(latest)
 
 
 def _environment(facts: list[str]) -> list[str]:

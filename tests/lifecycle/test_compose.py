@@ -309,3 +309,51 @@ def test_a_message_given_when_rejecting_a_tool_call_says_so_in_the_seed(tmp_path
     assert (
         "2. (rejecting a tool call: the call did not run)\n> put the plan in a Linear comment\n"
     ) in seed
+
+
+def test_a_task_list_older_than_the_latest_request_says_so(tmp_path: Path) -> None:
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+
+    def call(n: int, name: str, args: dict[str, Any], out: str) -> list[dict[str, Any]]:
+        use = {"type": "tool_use", "id": f"c{n}", "name": name, "input": args}
+        result = {"type": "tool_result", "tool_use_id": f"c{n}", "content": out}
+        return [
+            {**base, "type": "assistant", "message": {"id": f"m{n}", "content": [use]}},
+            {**base, "type": "user", "message": {"role": "user", "content": [result]}},
+        ]
+
+    todos = [
+        {"content": "Draft the spec", "status": "completed", "activeForm": "Drafting"},
+        {"content": "Validate the spec", "status": "in_progress", "activeForm": "Validating"},
+    ]
+
+    def prompt(text: str) -> dict[str, Any]:
+        return {**base, "type": "user", "message": {"role": "user", "content": text}}
+
+    def session(*later: dict[str, Any]) -> Path:
+        lines = [
+            prompt("Write the spec for the upload page."),
+            *call(1, "TodoWrite", {"todos": todos}, "Todos have been modified successfully."),
+            *later,
+        ]
+        path = tmp_path / f"s{len(later)}.jsonl"
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        return path
+
+    label = "**Task list (the agent's own, last updated before the user's latest request"
+    # a new request, then work on it without touching the list: the list may be the earlier one's
+    stale = session(
+        prompt("Now implement phase 3: the two-pane layout."),
+        *call(2, "Write", {"file_path": "/w/p/src/Pane.tsx", "content": "x"}, "File created"),
+    )
+    manifest, seed = seed_of(stale, None)
+    assert manifest.record.tasks_before_request
+    assert label in seed
+    assert "[~] Validate the spec" in seed
+    # work under the request the list was made for: the list is current
+    current = session(
+        *call(2, "Write", {"file_path": "/w/p/spec.md", "content": "x"}, "File created")
+    )
+    manifest, seed = seed_of(current, None)
+    assert not manifest.record.tasks_before_request
+    assert "**Task list (the agent's own, as last updated)" in seed

@@ -99,6 +99,11 @@ class HandoffRecord(BaseModel):
         description="the agent's task list as it kept it, '[x] ' done, '[~] ' in progress, "
         "'[ ] ' not started",
     )
+    tasks_before_request: bool = Field(
+        default=False,
+        description="the task list was last updated before the person's latest request, and "
+        "the session worked on after it: the list may be the earlier request's",
+    )
     checks: list[Check] = Field(
         default_factory=list, description="each check with its latest result, oldest first"
     )
