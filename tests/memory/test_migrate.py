@@ -53,10 +53,11 @@ def old(tmp_path: Path) -> Path:
 
 
 def _empty(value: object) -> bool:
-    """A default of an added field: empty, or an object of empty values (the record)."""
+    """A default of an added field: empty, false, or an object of empty values (the
+    record)."""
     if isinstance(value, dict):
         return all(_empty(v) for v in value.values())
-    return value in ([], None, "")
+    return value is False or value in ([], None, "")
 
 
 def show(repo: Path, path: str, rev: str = "HEAD") -> dict[str, object]:
