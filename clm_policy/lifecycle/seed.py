@@ -28,6 +28,7 @@ Nothing here reads a clock: the same manifest gives the same text.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from clm_policy.formats.records import defused, quoted
 from clm_policy.models.enums import CHARS_PER_TOKEN
@@ -134,16 +135,23 @@ class _Block:
         first: int | None = 3,
         newest: bool = False,
         lead: Sequence[int] = (),
+        rank: Callable[[str], int] | None = None,
     ) -> None:
         self.title = title
         self.items = [i for i in dict.fromkeys(items) if i.strip()]
         self.first = first
         self.newest = newest
         self.lead = list(lead)
+        self.rank = rank
         self.kept: list[int] = []
 
     def order(self) -> list[int]:
+        """The items' indexes in the order the budget takes them: by ``rank`` when given (the
+        items still shown in their own order), else the newest or the oldest first."""
         indexes = list(range(len(self.items)))
+        if self.rank is not None:
+            rank = self.rank
+            return sorted(indexes, key=lambda i: rank(self.items[i]))
         return list(reversed(indexes)) if self.newest else indexes
 
     def render(self) -> str:
@@ -175,6 +183,7 @@ class _Seed:
         words = manifest.agent_words
         self.words = words.text if words is not None else None
         self.words_norm = _norm(self.words) if self.words else ""
+        self.older_words = words is not None and words.source.value == "summary"
 
     # -- the parts --------------------------------------------------------------------------
 
@@ -333,6 +342,7 @@ class _Seed:
                 if r.tasks_before_request
                 else "Task list (the agent's own, as last updated)",
                 self._unsaid(r.tasks),
+                rank=_open_first,
             ),
             _Block(
                 "Checks (each with its latest result)",
@@ -382,7 +392,17 @@ class _Seed:
         return _bullets([i for i in items if not self._said(i)])
 
     def _unsaid_paths(self, paths: Sequence[str]) -> list[str]:
-        kept = [p for p in paths if not self._said(p) and not self._said(p.rsplit("/", 1)[-1])]
+        """The paths the agent's words do not name: by the whole path, or by the file's name
+        alone when no other listed file has that name (``page.tsx`` in the words is not every
+        ``*/page.tsx``). Words older than the record (a compaction summary) leave every path:
+        a file they name may have changed since."""
+        names = Counter(p.rsplit("/", 1)[-1] for p in paths)
+
+        def said(path: str) -> bool:
+            name = path.rsplit("/", 1)[-1]
+            return self._said(path) or (names[name] == 1 and self._said(name))
+
+        kept = list(paths) if self.older_words else [p for p in paths if not said(p)]
         return [
             f"- `{p}`" if " " not in p else f"- {defused(_one_line(p, ITEM_CHARS))}" for p in kept
         ]
@@ -526,6 +546,11 @@ def _within_line(text: str, limit: int) -> str:
     ends = [m.end() for m in _SENTENCE_END.finditer(head)]
     cut = ends[-1] if ends else (head.rfind(" ") if " " in head else len(head))
     return head[:cut].rstrip() + " " + CUT
+
+
+def _open_first(task: str) -> int:
+    """A task's place when the list is cut: in progress, then not started, then done."""
+    return 0 if task.startswith("[~]") else 2 if task.startswith("[x]") else 1
 
 
 def _lead_messages(requests: Sequence[str]) -> list[int]:

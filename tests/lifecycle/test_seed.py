@@ -314,3 +314,13 @@ def test_a_handoff_takes_its_profiles_budget(tmp_path: Path) -> None:
     assert int(log) <= 200
     kept = git(memory, "log", "-1", "--format=%(trailers:key=Clm-Seed-Kept,valueonly)")
     assert kept.strip().startswith("0.")  # the budget cut files: a share of its own facts
+
+
+def test_a_task_list_cut_for_length_keeps_the_open_tasks() -> None:
+    from clm_policy.lifecycle.seed import _Block, _open_first
+
+    tasks = ["[x] Scaffold", "[x] Models", "[~] Routes", "[x] Docs", "[ ] Tests"]
+    block = _Block("Task list", tasks, rank=_open_first)
+    assert [tasks[i] for i in block.order()[:2]] == ["[~] Routes", "[ ] Tests"]
+    block.kept = block.order()[:3]
+    assert block.render() == "**Task list:**\n[x] Scaffold\n[~] Routes\n[ ] Tests"  # list order
