@@ -324,3 +324,19 @@ def test_a_task_list_cut_for_length_keeps_the_open_tasks() -> None:
     assert [tasks[i] for i in block.order()[:2]] == ["[~] Routes", "[ ] Tests"]
     block.kept = block.order()[:3]
     assert block.render() == "**Task list:**\n[x] Scaffold\n[~] Routes\n[ ] Tests"  # list order
+
+
+def test_files_the_words_name_are_left_out_by_path_not_by_a_shared_name() -> None:
+    changed = ["app/blog/page.tsx", "app/admin/page.tsx", "lib/db.ts"]
+    words = "## Tasks\n- page.tsx: done\n- lib/db.ts: query() added\n\n## Next step\nship it\n"
+
+    def files(source: str) -> str:
+        s = state_from({"session_id": "s1", "goal": "g", "changed_artifacts": changed})
+        composed = Composed(s, s, Words(source, words, step=7), record(), [])
+        text = seed_text(build_manifest(s, "hard limit", now=NOW, composed=composed))
+        return text.split("**Files changed:**\n", 1)[1].split("\n\n", 1)[0]
+
+    # the reply names lib/db.ts; "page.tsx" names neither page (two files share the name)
+    assert files("reply") == "- `app/blog/page.tsx`\n- `app/admin/page.tsx`"
+    # a compaction summary is older than the record: a file it names may have changed since
+    assert files("summary") == "- `app/blog/page.tsx`\n- `app/admin/page.tsx`\n- `lib/db.ts`"
