@@ -847,6 +847,10 @@ def _script_of(normal: str) -> str | None:
     return " ".join([posixpath.basename(words[0]).lower(), name, *words[2:]])
 
 
+BRANCHES_SHOWN = 4
+"""The branches a session's branch line names: the latest and the three before it."""
+
+
 def _stem(path: str) -> str:
     """A file's name without its folder and its last suffix, lowered (``src/Parse_Config.py``:
     ``parse_config``)."""
@@ -893,6 +897,7 @@ class _Gathering:
         self.files = FileLog()
         self.queued: set[str] = set()  # queued prompts not yet seen as a user line
         self.contexts: dict[str, str] = {}  # what the harness says of the environment, by kind
+        self.branches: list[str] = []  # the branches Claude Code saw, each change once
         self.read_files: dict[str, int] = {}  # a file the main agent read -> when, last
         self.failed: dict[tuple[str, str], tuple[int, str]] = {}  # failures not undone since
         self.listed: list[Task] | None = None  # the latest TodoWrite / update_plan list
@@ -945,6 +950,10 @@ class _Gathering:
                 work.environment.append(data[0])
             else:
                 self.contexts[label] = data[0]
+                if label == "git branch":
+                    branch = data[0].split(":", 1)[1].split(" (", 1)[0].strip()
+                    if not self.branches or self.branches[-1] != branch:
+                        self.branches.append(branch)
         elif kind == "fail":
             self._fail_event(order, data, agent)
         elif kind == "run":
@@ -1161,6 +1170,12 @@ class _Gathering:
         work.moved = [(paths.shown(a), paths.shown(b)) for a, b in files.moved()]
         work.deleted = [paths.shown(p) for p in files.deleted()]
         work.subagent_files = {k: sorted(v) for k, v in self.sub_files.items()}
+        if len(self.branches) > 1 and "git branch" in self.contexts:
+            # the branch changed under the session (the person's checkout, or the agent's)
+            before = ", then ".join(self.branches[-BRANCHES_SHOWN:-1])
+            self.contexts["git branch"] = self.contexts["git branch"].replace(
+                "(as Claude Code last saw it)", f"(as Claude Code last saw it; before: {before})"
+            )
         work.context = list(self.contexts.values())
         changed = set(work.changed)
         recent = sorted(self.read_files.items(), key=lambda item: item[1])

@@ -199,4 +199,6 @@ def test_a_detached_head_names_no_branch(tmp_path: Path) -> None:
     path.write_text("".join(json.dumps(x) + "\n" for x in [*lines, said("dev")]))
     reading = read_transcript(path)
     assert reading.work is not None
-    assert reading.work.context == ["git branch: dev (as Claude Code last saw it)"]
+    assert reading.work.context == [
+        "git branch: dev (as Claude Code last saw it; before: feature/x)"
+    ]

@@ -1618,3 +1618,19 @@ def test_a_script_that_passes_run_another_way_undoes_its_failure(tmp_path: Path)
         r"`cd d:\w\Okki && node scripts/recon.js` failed — No such file; run as "
         '`node "d:/w/Okki/scripts/recon.js"` it worked'
     ]
+
+
+def test_the_branch_line_names_the_branches_seen_before(tmp_path: Path) -> None:
+    def line(text: str, branch: str) -> dict[str, Any]:
+        message = {"role": "user", "content": text}
+        return {"type": "user", "cwd": "/w/p", "gitBranch": branch, "message": message}
+
+    lines = [
+        line("Migrate the login screen.", "feature/login"),
+        line("keep going", "feature/login"),
+        line("keep going", "HEAD"),  # detached for a while: no branch to name
+        line("now the register screen", "dev"),
+    ]
+    work = read_transcript(jsonl(tmp_path / "b.jsonl", lines)).work
+    assert work is not None
+    assert work.context == ["git branch: dev (as Claude Code last saw it; before: feature/login)"]
