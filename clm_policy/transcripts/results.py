@@ -490,7 +490,7 @@ def summary_of(output: str) -> Summary | None:
 
 
 _FIRST_FAILURE = (
-    re.compile(r"^(?:FAILED|ERROR) (\S+::\S+)", _M),  # pytest
+    re.compile(r"^(?:FAILED|ERROR) (\S+::\S+(?: - [^\n]+)?)", _M),  # pytest, with its reason
     re.compile(r"^(?:FAIL|ERROR): (\S+ \([\w.]+\))", _M),  # unittest
     re.compile(r"^test (\S+) \.\.\. FAILED", _M),  # cargo
     re.compile(r"^\s*\d+\) test (.+? \([\w.]+\))\s*$", _M),  # ExUnit

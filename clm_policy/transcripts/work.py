@@ -53,12 +53,14 @@ from clm_policy.transcripts.results import (
     UNKNOWN,
     Verdict,
     covers,
+    first_failure,
     is_check,
     judge,
     normalise,
     one_line,
     reads_only,
     split_folder,
+    summary_of,
 )
 
 REQUEST_LIMIT = 50_000
@@ -1191,7 +1193,36 @@ class _Gathering:
         work.failures = [text for order, text in sorted(self.failed.values()) if order > since][
             -FAILURES_KEPT:
         ]
+        pasted = _pasted_failure(work)
+        if pasted is not None:
+            work.failures = [pasted, *work.failures][-FAILURES_KEPT:]
+            if newest is None or newest[0] < work.request_orders[-1]:
+                work.last_failure = pasted  # nothing failed since the person showed it
         return work
+
+
+def _pasted_failure(work: Work) -> str | None:
+    """What the person's latest message shows of a failing test run they pasted (a CI log:
+    ``5 failed, 29 passed in 0.63s``), unless a check of the same runner passed after it."""
+    if not work.requests:
+        return None
+    text = work.requests[-1].text
+    summary = summary_of(text) if len(text) > 40 else None
+    if summary is None or not summary.failed:
+        return None
+    after = work.request_orders[-1]
+    for run in work.runs:
+        ran = run.verdict.summary
+        if (
+            run.order > after
+            and run.verdict.status == PASSED
+            and ran
+            and ran.runner == summary.runner
+        ):
+            return None
+    first = first_failure(text)
+    shown = summary.text + (f"; first: {one_line(first, 120)}" if first else "")
+    return f"the test run in the user's latest message failed — {shown}"
 
 
 FAILURES_KEPT = 5

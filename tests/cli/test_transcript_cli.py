@@ -64,8 +64,8 @@ def test_compact_and_handoff_build_the_state_from_the_transcript(tmp_path: Path)
     # results read from the output; the failing run was followed by a passing run of the suite
     assert (
         "python -m pytest -q tests/test_quoted.py: failed "
-        "(1 failed in 0.05s; first: tests/test_quoted.py::test_quoted_comma)"
-        in manifest["commands_and_results"]
+        "(1 failed in 0.05s; first: tests/test_quoted.py::test_quoted_comma - ImportError: "
+        "cannot import name 'parse_line')" in manifest["commands_and_results"]
     )
     assert manifest["open_failures"] == []
     assert manifest["verified"] == ["python -m pytest -q: passed (4 passed in 0.05s)"]

@@ -380,7 +380,7 @@ VERDICTS = [
         "F.\nFAILED tests/test_a.py::test_b - assert 1 == 2\n1 failed, 1 passed in 0.1s",
         True,
         FAILED,
-        "failed (1 failed, 1 passed in 0.1s; first: tests/test_a.py::test_b)",
+        "failed (1 failed, 1 passed in 0.1s; first: tests/test_a.py::test_b - assert 1 == 2)",
     ),
     (
         "mix test",

@@ -84,7 +84,8 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "commands_and_results": [
             "python -m pytest -q: passed (3 passed in 0.04s)",
             "python -m pytest -q tests/test_quoted.py: failed "
-            "(1 failed in 0.05s; first: tests/test_quoted.py::test_quoted_comma)",
+            "(1 failed in 0.05s; first: tests/test_quoted.py::test_quoted_comma - ImportError: "
+            "cannot import name 'parse_line')",
             "python -m pytest -q: passed (4 passed in 0.05s)",
         ],
         "last_assistant_message": (

@@ -60,7 +60,8 @@ def test_a_plan_kept_in_todowrite_and_a_hidden_failure() -> None:
     # tail exits 0; the output says 1 failed
     assert state.open_failures == [
         "python -m pytest -q 2>&1 | tail -3: failed (1 failed, 5 passed in 0.12s; first: "
-        "tests/test_quoted.py::test_escaped_quotes)"
+        "tests/test_quoted.py::test_escaped_quotes - AssertionError: assert ['a\"b'] == "
+        "['a\"\"b'])"
     ]
     # a failing check is work to do, not a blocker (a refusal, a login, an answer is)
     assert state.blockers == []
@@ -1634,3 +1635,37 @@ def test_the_branch_line_names_the_branches_seen_before(tmp_path: Path) -> None:
     work = read_transcript(jsonl(tmp_path / "b.jsonl", lines)).work
     assert work is not None
     assert work.context == ["git branch: dev (as Claude Code last saw it; before: feature/login)"]
+
+
+def test_a_failing_run_the_person_pasted_is_what_failed_last(tmp_path: Path) -> None:
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    ci_log = (
+        "CI is red again:\n"
+        "FAILED tests/test_cli.py::test_init - argparse.ArgumentError: conflicting subparser\n"
+        "5 failed, 29 passed in 0.63s\nError: Process completed with exit code 1."
+    )
+
+    def prompt(text: str) -> dict[str, Any]:
+        return {**base, "type": "user", "message": {"role": "user", "content": text}}
+
+    def pytest_run(n: int) -> list[dict[str, Any]]:
+        call = {"type": "tool_use", "id": f"b{n}", "name": "Bash"}
+        call["input"] = {"command": "pytest -q"}
+        result = {"type": "tool_result", "tool_use_id": f"b{n}", "content": "34 passed in 0.5s"}
+        return [
+            {**base, "type": "assistant", "message": {"id": f"m{n}", "content": [call]}},
+            {**base, "type": "user", "message": {"role": "user", "content": [result]}},
+        ]
+
+    pasted = [prompt("Fix the CLI."), *pytest_run(1), prompt(ci_log)]
+    work = read_transcript(jsonl(tmp_path / "a.jsonl", pasted)).work
+    assert work is not None
+    said = (
+        "the test run in the user's latest message failed — 5 failed, 29 passed in 0.63s; "
+        "first: tests/test_cli.py::test_init - argparse.ArgumentError: conflicting subparser"
+    )
+    assert (work.failures, work.last_failure) == ([said], said)
+    # the same runner passing after the paste answers it
+    work = read_transcript(jsonl(tmp_path / "b.jsonl", [*pasted, *pytest_run(2)])).work
+    assert work is not None
+    assert (work.failures, work.last_failure) == ([], None)
