@@ -1104,7 +1104,9 @@ class _Gathering:
                 work.environment.append(f"{failed}; run as `{one_line(command, 120)}` it worked")
         if agent is None:
             work.last_tool_order = order
-            result = verdict.line()
+            # (a look that went fine — `sed -n`, `grep` — has no result worth a word)
+            quiet = verdict.status == PASSED and not check and reads_only(command)
+            result = "" if quiet else verdict.line()
             work.last_activity = f"ran `{one_line(command, 160)}`" + (
                 f" ({result})" if result else ""
             )

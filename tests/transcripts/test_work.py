@@ -1669,3 +1669,18 @@ def test_a_failing_run_the_person_pasted_is_what_failed_last(tmp_path: Path) -> 
     work = read_transcript(jsonl(tmp_path / "b.jsonl", [*pasted, *pytest_run(2)])).work
     assert work is not None
     assert (work.failures, work.last_failure) == ([], None)
+
+
+def test_a_look_that_went_fine_has_no_result_in_the_last_activity(tmp_path: Path) -> None:
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    call = {"type": "tool_use", "id": "b1", "name": "Bash"}
+    call["input"] = {"command": "sed -n '132,208p' cli/main.py"}
+    result = {"type": "tool_result", "tool_use_id": "b1", "content": "def main():"}
+    lines = [
+        {**base, "type": "user", "message": {"role": "user", "content": "Fix the CLI."}},
+        {**base, "type": "assistant", "message": {"id": "m1", "content": [call]}},
+        {**base, "type": "user", "message": {"role": "user", "content": [result]}},
+    ]
+    work = read_transcript(jsonl(tmp_path / "r.jsonl", lines)).work
+    assert work is not None
+    assert work.last_activity == "ran `sed -n '132,208p' cli/main.py`"  # not "(passed)"
