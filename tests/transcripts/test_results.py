@@ -281,6 +281,29 @@ SUMMARIES = [
         "Executed 12 tests, with 1 failure",
     ),
     (
+        "node",  # the process died: its exit code hidden by `| tail`, the output says it
+        "<--- Last few GCs --->\nFATAL ERROR: Reached heap limit Allocation failed - "
+        "JavaScript heap out of memory\n 1: 0xb0 node::Abort()\n",
+        None,
+        None,
+        "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+    ),
+    (
+        "tsc",
+        "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.\n",
+        None,
+        None,
+        "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.",
+    ),
+    (
+        "playwright",  # a test marked failed, its closing counts cut off by `| head`
+        "Running 9 tests using 4 workers\n\n  \u2718  3 [chromium] \u203a v.spec.ts:10:7 \u203a "
+        "Card (5.1s)\n  \u2713  4 [chromium] \u203a v.spec.ts:20:7 \u203a ok (1s)\n",
+        None,
+        None,
+        "\u2718 3 [chromium] \u203a v.spec.ts:10:7 \u203a Card (5.1s)",
+    ),
+    (
         "script",  # a project's own test script: both counts on one line
         "Test 17: FFN mode=3 vs mode=2:\n  PASS\n=====\nResults: 17 passed, 0 failed out of 17 "
         "tests\n=====\n",
