@@ -656,6 +656,7 @@ def _feed_user(log: WorkLog, obj: dict[str, Any], content: Any) -> None:
 _BACKGROUND_ID = LazyPattern(r"with ID: (\w+)")
 _SUMMARY = LazyPattern(r"(?s)<summary>(.*?)</summary>")
 _NOTICE_TASK = LazyPattern(r"<task-id>(\w+)</task-id>")
+_RESULT = LazyPattern(r"(?s)<result>(.*?)(?:</result>|\Z)")
 
 
 def _notice(log: WorkLog, text: str) -> None:
@@ -667,7 +668,13 @@ def _notice(log: WorkLog, text: str) -> None:
         said = " ".join(summary.group(1).split())[:200]
         task = _NOTICE_TASK.search(text)
         if not (task and log.shell_ended(task.group(1), said)):  # a shell it started: one line
-            log.context(f"background task: {said}")
+            result = _RESULT.search(text)
+            first = next(
+                (ln for ln in (result.group(1) if result else "").splitlines() if ln.strip()), ""
+            )
+            # an agent "completed" that could do nothing says so in its result's first line
+            told = f" — its result: {' '.join(first.split())[:140]}" if first else ""
+            log.context(f"background task: {said}{told}")
 
 
 def _asks_handoff(text: str) -> bool:

@@ -1684,3 +1684,25 @@ def test_a_look_that_went_fine_has_no_result_in_the_last_activity(tmp_path: Path
     work = read_transcript(jsonl(tmp_path / "r.jsonl", lines)).work
     assert work is not None
     assert work.last_activity == "ran `sed -n '132,208p' cli/main.py`"  # not "(passed)"
+
+
+def test_an_agent_notification_carries_its_results_first_line(tmp_path: Path) -> None:
+    """An agent Claude Code reports "completed" may have done nothing (its tools denied): the
+    fact carries the first line of its result."""
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    notification = (
+        "<task-notification>\n<task-id>a49b</task-id>\n<status>completed</status>\n"
+        '<summary>Agent "Run the quant tests" completed</summary>\n'
+        "<result>I don't have permission to run Bash commands right now.\n\n"
+        "**What I was trying to do:** run the tests.</result>\n</task-notification>"
+    )
+    lines = [
+        {**base, "type": "user", "message": {"role": "user", "content": "Test it."}},
+        {**base, "type": "user", "message": {"role": "user", "content": notification}},
+    ]
+    work = read_transcript(jsonl(tmp_path / "n.jsonl", lines)).work
+    assert work is not None
+    assert work.environment == [
+        'background task: Agent "Run the quant tests" completed — its result: I don\'t have '
+        "permission to run Bash commands right now."
+    ]
