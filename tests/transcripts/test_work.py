@@ -1567,24 +1567,28 @@ def test_a_queued_prompt_met_again_is_one_request(tmp_path: Path) -> None:
     ]
 
 
+def _bash(
+    base: dict[str, Any], n: int, command: str, output: str, error: bool
+) -> list[dict[str, Any]]:
+    """A Claude Code Bash call and its result (``error``: flagged as an error)."""
+    call = {"type": "tool_use", "id": f"b{n}", "name": "Bash", "input": {"command": command}}
+    result = {"type": "tool_result", "tool_use_id": f"b{n}", "content": output}
+    if error:
+        result["is_error"] = True
+    return [
+        {**base, "type": "assistant", "message": {"id": f"m{n}", "content": [call]}},
+        {**base, "type": "user", "message": {"role": "user", "content": [result]}},
+    ]
+
+
 def test_the_same_check_in_two_folders_of_a_monorepo_is_two_checks(tmp_path: Path) -> None:
     base = {"cwd": "/w/mono", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
 
-    def run(n: int, command: str, output: str, error: bool) -> list[dict[str, Any]]:
-        call = {"type": "tool_use", "id": f"b{n}", "name": "Bash", "input": {"command": command}}
-        result = {"type": "tool_result", "tool_use_id": f"b{n}", "content": output}
-        if error:
-            result["is_error"] = True
-        return [
-            {**base, "type": "assistant", "message": {"id": f"m{n}", "content": [call]}},
-            {**base, "type": "user", "message": {"role": "user", "content": [result]}},
-        ]
-
     lines = [
         {**base, "type": "user", "message": {"role": "user", "content": "Build both apps."}},
-        *run(1, "cd apps/admin && npm run build", "Exit code 1\nType error: x", True),
-        *run(2, "cd apps/site && npm run build", "✓ Compiled successfully", False),
-        *run(3, "npm run build", "✓ Compiled successfully", False),
+        *_bash(base, 1, "cd apps/admin && npm run build", "Exit code 1\nType error: x", True),
+        *_bash(base, 2, "cd apps/site && npm run build", "✓ Compiled successfully", False),
+        *_bash(base, 3, "npm run build", "✓ Compiled successfully", False),
     ]
     state = state_of(read_transcript(jsonl(tmp_path / "m.jsonl", lines)), "s")
     # the site's pass is not the admin app's: its failure stays open
@@ -1594,22 +1598,14 @@ def test_the_same_check_in_two_folders_of_a_monorepo_is_two_checks(tmp_path: Pat
 def test_a_script_that_passes_run_another_way_undoes_its_failure(tmp_path: Path) -> None:
     base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
 
-    def run(n: int, command: str, output: str, error: bool) -> list[dict[str, Any]]:
-        call = {"type": "tool_use", "id": f"b{n}", "name": "Bash", "input": {"command": command}}
-        result = {"type": "tool_result", "tool_use_id": f"b{n}", "content": output}
-        if error:
-            result["is_error"] = True
-        return [
-            {**base, "type": "assistant", "message": {"id": f"m{n}", "content": [call]}},
-            {**base, "type": "user", "message": {"role": "user", "content": [result]}},
-        ]
-
     lines = [
         {**base, "type": "user", "message": {"role": "user", "content": "Run the recon."}},
-        *run(1, r"cd d:\w\Okki && node scripts/recon.js", "Exit code 1\nNo such file", True),
-        *run(2, "python manage.py migrate", "Exit code 1\nno such table", True),
-        *run(3, 'node "d:/w/Okki/scripts/recon.js"', "recon done", False),
-        *run(4, "python manage.py runserver --noreload", "started", False),
+        *_bash(
+            base, 1, r"cd d:\w\Okki && node scripts/recon.js", "Exit code 1\nNo such file", True
+        ),
+        *_bash(base, 2, "python manage.py migrate", "Exit code 1\nno such table", True),
+        *_bash(base, 3, 'node "d:/w/Okki/scripts/recon.js"', "recon done", False),
+        *_bash(base, 4, "python manage.py runserver --noreload", "started", False),
     ]
     work = read_transcript(jsonl(tmp_path / "s.jsonl", lines)).work
     assert work is not None
