@@ -219,15 +219,19 @@ def stale_in_summary(words: Words, work: Work) -> list[str]:
     cannot tell."""
     notes = words.notes
     order = work.summaries[-1][0] if work.summaries else -1
-    lines = []
+    # what the record shows (one file however the steps name it) -> its words, the steps
+    steps: dict[str, tuple[str, list[str]]] = {}
     for step in [notes.next_action, *notes.remaining][:12]:
-        shown = work.done_since(order, step) if step else None
-        if shown:
-            lines.append(
-                f"part 1 is older than the record: since it was written, {shown} (its step "
-                f'"{one_line(step, 120)}").'
-            )
-    return lines
+        since = work.done_since(order, step) if step else None
+        if since:
+            key, shown = since
+            said, named = steps.get(key, (shown, []))
+            steps[key] = (max(said, shown, key=len), [*named, f'"{one_line(step, 120)}"'])
+    return [
+        f"part 1 is older than the record: since it was written, {said} (its "
+        f"{'step' if len(named) == 1 else 'steps'} {'; '.join(named)})."
+        for said, named in steps.values()
+    ]
 
 
 def _with_notes(state: SessionState, notes: AgentNotes) -> SessionState:

@@ -791,10 +791,11 @@ class Work:
         """Whether what ``item`` names was done after ``order`` (:meth:`done_since`)."""
         return self.done_since(order, item) is not None
 
-    def done_since(self, order: int, item: str) -> str | None:
+    def done_since(self, order: int, item: str) -> tuple[str, str] | None:
         """What the record shows was done after ``order`` of what ``item`` names (a file, a
-        command, an identifier, tests, a lint, a build), in a few words (`` `x.py` changed``,
-        `` `pytest -q` passed``, ``an agent was started``); None when nothing was. Done is: an
+        command, an identifier, tests, a lint, a build): (the record's own name of it — the
+        file's absolute path, the command —, a few words: `` `x.py` changed``, `` `pytest -q`
+        passed``, ``an agent was started``); None when nothing was. Done is: an
         edit of a file it names, a passing run of a command it quotes or of the kind of check it
         names, a passing run that holds an identifier it quotes (`` `GetOptions` `` and ``go
         test -run TestGetOptions``), an edited file named after it (`` `parse_config` `` and
@@ -815,15 +816,17 @@ class Work:
                 continue
             shown = next((f for f in files if f"/{value}".endswith(f"/{f.lstrip('/')}")), None)
             if what == "file" and (shown or (names and _stem(value) in names)):
-                return f"`{shown or posixpath.basename(value)}` changed"  # or named after it
+                said = f"`{shown or posixpath.basename(value)}` changed"  # or named after it
+                return value, said
             if what == "subagent" and re.search(r"\b(?:sub)?agents?\b", lowered):
-                return "an agent was started"  # the subagent it meant to dispatch
+                return value, "an agent was started"  # the subagent it meant to dispatch
             if what == "run" and (
                 any(n in value.lower() for n in names)  # a test of it ran and passed
                 or any(c and (covers(value, c) or covers(c, value)) for c in commands)
                 or (kinds and any(w in value for k in kinds for w in _WORK_WORDS[k]))
             ):
-                return f"`{one_line(value, 80)}` passed"
+                folder, command = split_folder(value)
+                return value, f"`{one_line(command, 80)}` passed{folder}"
         return None
 
 

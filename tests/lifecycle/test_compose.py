@@ -254,6 +254,7 @@ def test_a_compaction_summary_older_than_the_record_says_what_changed_since(
     summary = (
         "1. Primary Request and Intent:\n   Unify the roles.\n\n"
         "7. Pending Tasks:\n   - Decide to keep `organizationRole`\n   - Add `parse_config`\n"
+        "   - Test src/parse_config.py\n"
     )
     path = tmp_path / "t.jsonl"
     path.write_text(
@@ -275,9 +276,10 @@ def test_a_compaction_summary_older_than_the_record_says_what_changed_since(
     composed = compose(reading, words, session_id="s1")
     # the record shows what changed, not that the step is done; a file that only holds the
     # word (ChangeOrganizationRoleDialogue.vue) is no sign of "Decide to keep organizationRole"
+    # (one line for a file, whatever the steps call it)
     assert composed.contradictions == [
-        "part 1 is older than the record: since it was written, `parse_config.py` changed (its "
-        'step "Add `parse_config`").'
+        "part 1 is older than the record: since it was written, `src/parse_config.py` changed "
+        '(its steps "Add `parse_config`"; "Test src/parse_config.py").'
     ]
 
 
