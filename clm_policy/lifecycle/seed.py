@@ -230,7 +230,7 @@ class _Seed:
         blocks = self._blocks()
         room = _fill(blocks, room)
         # room left: to the user's messages the fill cut, then to the agent's last messages
-        room = _grow(blocks[1], [t.strip() for t in m.requests], room, _numbered)
+        room = _grow(blocks[1], [t.strip() for t in m.requests], room, _numbered, _head_and_tail)
         said = [b for b in blocks if b.title.startswith("The agent's last messages")]
         if said:
             _grow(said[0], [t.strip() for t in m.record.said], room, lambda _i, t: quoted(t))
@@ -444,7 +444,13 @@ def _fill(blocks: list[_Block], room: int) -> int:
     return room
 
 
-def _grow(block: _Block, texts: Sequence[str], room: int, render: Callable[[int, str], str]) -> int:
+def _grow(
+    block: _Block,
+    texts: Sequence[str],
+    room: int,
+    render: Callable[[int, str], str],
+    cut: Callable[[str, int], str] = lambda text, limit: _lines_within(text, limit),
+) -> int:
     """The room the fill left, given to a block's items it kept cut (``texts``: each item's
     whole text; ``render``: its item): more of each, up to a line end or whole, and a lead
     item it left out for its length put in, cut shorter; the lead items first, then in the
@@ -453,7 +459,7 @@ def _grow(block: _Block, texts: Sequence[str], room: int, render: Callable[[int,
         return room
     for index in dict.fromkeys([*block.lead, *block.order()]):
         kept = index in block.kept
-        if room < 80 or (kept and not block.items[index].endswith(CUT)):
+        if room < 80 or (kept and _CUT_MARK not in block.items[index]):
             continue
         if not kept and index not in block.lead:
             continue
@@ -462,7 +468,7 @@ def _grow(block: _Block, texts: Sequence[str], room: int, render: Callable[[int,
         limit = cost + room - title - 10
         while limit > 40:
             body = texts[index]
-            grown = render(index, body if len(body) <= limit else _lines_within(body, limit))
+            grown = render(index, body if len(body) <= limit else cut(body, limit))
             extra = len(grown) + 1 + (0 if kept else title) - cost
             if extra <= room:
                 if extra > 0:
@@ -524,6 +530,8 @@ def _rank(title: str) -> int:
 
 
 CUT = "[… cut here: the rest is in the handoff]"
+CUT_MIDDLE = "[… cut here: the middle is in the handoff]"
+_CUT_MARK = "[… cut here:"
 
 
 def _lines_within(text: str, limit: int) -> str:
@@ -539,6 +547,24 @@ def _lines_within(text: str, limit: int) -> str:
     if kept:
         return "\n".join(kept) + "\n" + CUT
     return _within_line(text, limit)
+
+
+def _head_and_tail(text: str, limit: int) -> str:
+    """A person's long message within ``limit``: its first lines and its last ones (a message
+    that pastes a log often asks its question at the end), whole lines, marked where cut; its
+    first lines alone when its last line is too long to keep."""
+    lines = text.splitlines()
+    tail: list[str] = []
+    size = 0
+    for line in reversed(lines[1:]):
+        if size + len(line) + 1 > limit // 3:
+            break
+        tail.insert(0, line)
+        size += len(line) + 1
+    if not tail or not "".join(tail).strip():
+        return _lines_within(text, limit)
+    head = _lines_within("\n".join(lines[: len(lines) - len(tail)]), limit - size - 8)
+    return head.removesuffix(CUT) + CUT_MIDDLE + "\n" + "\n".join(tail)
 
 
 def _within_line(text: str, limit: int) -> str:
@@ -609,7 +635,7 @@ def _messages(requests: Sequence[str]) -> list[str]:
             else MIDDLE_CHARS
         )
         if len(body) > limit:
-            body = _lines_within(body, limit)
+            body = _head_and_tail(body, limit)
         items.append(_numbered(n - 1, body))
     return items
 

@@ -213,13 +213,16 @@ def test_room_the_record_leaves_is_given_to_a_long_message_cut_at_a_line_end(bud
     assert len(text) <= budget
     kept = [line.removeprefix("> ") for line in text.splitlines() if "of the template" in line]
     assert kept  # never left out
-    assert kept == lines[: len(kept)]  # whole lines, in order, from the first
+    if len(kept) < len(lines):  # whole lines, in order: its first ones, then its last ones
+        assert "> [… cut here: the middle is in the handoff]" in text
+        head = [line for line in kept if line in lines[: len(kept)]]
+        assert head == lines[: len(head)]
+        assert kept[len(head) :] == lines[len(lines) - (len(kept) - len(head)) :]
+        assert len(kept) > len(head) > 0  # the end of the message too (a question after a log)
     shown = len("\n".join(kept))
     if budget == 9400:
         assert shown > 2500 + 2000  # far past the message's own cap: the room was free
         assert budget - len(text) < 200  # and little of it is left unused
-    if len(kept) < len(lines):
-        assert "> [… cut here: the rest is in the handoff]" in text
 
 
 def test_words_that_would_close_the_seeds_blocks_stay_inside_them() -> None:
@@ -340,3 +343,13 @@ def test_files_the_words_name_are_left_out_by_path_not_by_a_shared_name() -> Non
     assert files("reply") == "- `app/blog/page.tsx`\n- `app/admin/page.tsx`"
     # a compaction summary is older than the record: a file it names may have changed since
     assert files("summary") == "- `app/blog/page.tsx`\n- `app/admin/page.tsx`\n- `lib/db.ts`"
+
+
+def test_a_long_message_keeps_its_first_and_last_lines() -> None:
+    log = [f"2026-12-01T10:00:{n:02d} ERROR worker {n}: connection refused" for n in range(60)]
+    message = "\n".join(["Here is the log:", *log, "", "Why does the worker lose its database?"])
+    text = seed_text(manifest(words=None, requests=[message]), read_more=READ_MORE, budget=3000)
+    shown = text.split("1.\n", 1)[1]
+    assert shown.startswith("> Here is the log:\n> 2026-12-01T10:00:00 ERROR worker 0")
+    assert "> [… cut here: the middle is in the handoff]\n" in shown
+    assert "> Why does the worker lose its database?" in shown  # the question after the log
