@@ -173,7 +173,7 @@ FileOp = tuple[str, str, "str | None"]
 """("edit" | "made" | "move" | "delete", absolute path, the destination of a move)."""
 
 _MAY_TOUCH = re.compile(
-    r"\b(?:mv|rm|rmdir|unlink|cp|touch|sed|gsed|perl|tee|cargo|go|write\w*|open)\b|>|"
+    r"\b(?:mv|rm|rmdir|unlink|cp|touch|sed|gsed|perl|tee|cargo|go)\b|>|"
     r"\b(?:Move|Remove|Copy)-Item\b",
     re.I,
 )
@@ -307,8 +307,9 @@ def shell_file_ops(command: str, cwd: str | None, paths: Paths) -> list[FileOp]:
     ``git mv``, ``rm``, ``git rm``, ``cp``, ``touch``, ``sed -i`` / ``perl -i``, ``tee``,
     ``>`` redirections, ``cargo new`` / ``init``, ``go mod init``. Paths outside the project
     made by a redirection or ``touch`` (``/tmp/x``) are left out."""
+    written = script_writes(command)
     if not _MAY_TOUCH.search(command):
-        return []
+        return [("edit", paths.absolute(p, cwd), None) for p in written if "$" not in p]
     here = cwd
     ops: list[FileOp] = []
 
@@ -364,7 +365,7 @@ def shell_file_ops(command: str, cwd: str | None, paths: Paths) -> list[FileOp]:
             ]
         elif name == "go" and rest[:2] == ["mod", "init"]:
             ops.append(("made", at("go.mod"), None))
-    ops += [("edit", at(path), None) for path in script_writes(command)]
+    ops += [("edit", at(path), None) for path in written]
     # a path with a variable the shell expanded ($TEST_DIR/x) names no file we can tell
     return [op for op in ops if "$" not in op[1] and "$" not in (op[2] or "")]
 
@@ -498,6 +499,8 @@ def created_in_output(
 
 def _git_only(command: str) -> bool:
     """Whether every stage of ``command`` is a git command, a folder change or a read."""
+    if "git" not in command:
+        return False
     pieces = [piece for _op, piece in split_chain(command)]
     has_git = False
     for piece in pieces:

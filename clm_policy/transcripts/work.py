@@ -903,6 +903,7 @@ class _Gathering:
         self.queued: set[str] = set()  # queued prompts not yet seen as a user line
         self.contexts: dict[str, str] = {}  # what the harness says of the environment, by kind
         self.branches: list[str] = []  # the branches Claude Code saw, each change once
+        self.last_run: tuple[str, str] | None = None  # (its activity line, the command)
         self.read_files: dict[str, int] = {}  # a file the main agent read -> when, last
         self.failed: dict[tuple[str, str], tuple[int, str]] = {}  # failures not undone since
         self.listed: list[Task] | None = None  # the latest TodoWrite / update_plan list
@@ -1107,12 +1108,12 @@ class _Gathering:
                 work.environment.append(f"{failed}; run as `{one_line(command, 120)}` it worked")
         if agent is None:
             work.last_tool_order = order
-            # (a look that went fine — `sed -n`, `grep` — has no result worth a word)
-            quiet = verdict.status == PASSED and not check and reads_only(command)
-            result = "" if quiet else verdict.line()
+            result = verdict.line()
             work.last_activity = f"ran `{one_line(command, 160)}`" + (
                 f" ({result})" if result else ""
             )
+            passed = verdict.status == PASSED and not check  # a look, maybe: told at the end
+            self.last_run = (work.last_activity, command) if passed else None
         if verdict.status == PASSED:
             work._done.append((order, "run", normal))
 
@@ -1184,6 +1185,10 @@ class _Gathering:
                 "(as Claude Code last saw it)", f"(as Claude Code last saw it; before: {before})"
             )
         work.context = list(self.contexts.values())
+        last = self.last_run
+        if last and work.last_activity == last[0] and reads_only(last[1]):
+            # (a look that went fine — `sed -n`, `grep` — has no result worth a word)
+            work.last_activity = f"ran `{one_line(last[1], 160)}`"
         changed = set(work.changed)
         recent = sorted(self.read_files.items(), key=lambda item: item[1])
         work.read = [
