@@ -433,14 +433,17 @@ def _fill(blocks: list[_Block], room: int) -> int:
         [(messages, i) for i in reversed(range(len(messages.items)))],
         [(b, i) for b in blocks[2:] for i in b.order()],
     ]
+    closed: set[int] = set()  # ranked blocks an item did not fit: none after it (by rank)
     for step in passes:
         for block, index in step:
-            if index in block.kept:
+            if index in block.kept or id(block) in closed:
                 continue
             cost = len(block.items[index]) + 1 + (0 if block.kept else len(block.title) + 8)
             if cost <= room:
                 block.kept.append(index)
                 room -= cost
+            elif block.rank is not None:
+                closed.add(id(block))  # (a done task is no stand-in for an open one)
     return room
 
 
@@ -575,8 +578,10 @@ def _within_line(text: str, limit: int) -> str:
 
 
 def _open_first(task: str) -> int:
-    """A task's place when the list is cut: in progress, then not started, then done."""
-    return 0 if task.startswith("[~]") else 2 if task.startswith("[x]") else 1
+    """A task's place when the list is cut: in progress, then not started, then done (the
+    item as shown, behind its bullet)."""
+    mark = task.removeprefix("- ")[:3]
+    return 0 if mark == "[~]" else 2 if mark == "[x]" else 1
 
 
 def _lead_messages(requests: Sequence[str]) -> list[int]:

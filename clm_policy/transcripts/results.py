@@ -157,7 +157,6 @@ _MARKERS = (
         "build",
         re.compile(r"^Failed to compile\.?[^\n]*|^Type error: [^\n]*|^Build failed\b[^\n]*", _M),
     ),
-    ("tsc", re.compile(r"^[^\n]*?\berror TS\d{4,5}: [^\n]*", _M)),
     ("node", re.compile(r"^FATAL ERROR: [^\n]*", _M)),  # heap out of memory: the process died
     ("playwright", re.compile(r"^\s*\u2718\s+\d+ \[[^\]\n]+\] \u203a [^\n]*", _M)),
 )
@@ -183,7 +182,6 @@ _MARKER_NEEDLES = {
     "dotnet": ("Test Run ",),
     "go": ("FAIL",),
     "build": ("Failed to compile", "Type error", "Build failed"),
-    "tsc": ("error TS",),
     "node": ("FATAL ERROR: ",),
     "playwright": ("\u2718",),
 }

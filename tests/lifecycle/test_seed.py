@@ -320,13 +320,18 @@ def test_a_handoff_takes_its_profiles_budget(tmp_path: Path) -> None:
 
 
 def test_a_task_list_cut_for_length_keeps_the_open_tasks() -> None:
-    from clm_policy.lifecycle.seed import _Block, _open_first
+    from clm_policy.lifecycle.seed import _Block, _fill, _open_first
 
-    tasks = ["[x] Scaffold", "[x] Models", "[~] Routes", "[x] Docs", "[ ] Tests"]
+    tasks = ["- [x] Scaffold", "- [x] Models", "- [~] Routes", "- [x] Docs", "- [ ] Tests"]
     block = _Block("Task list", tasks, rank=_open_first)
-    assert [tasks[i] for i in block.order()[:2]] == ["[~] Routes", "[ ] Tests"]
+    assert [tasks[i] for i in block.order()[:2]] == ["- [~] Routes", "- [ ] Tests"]
     block.kept = block.order()[:3]
-    assert block.render() == "**Task list:**\n[x] Scaffold\n[~] Routes\n[ ] Tests"  # list order
+    assert block.render() == "**Task list:**\n- [x] Scaffold\n- [~] Routes\n- [ ] Tests"
+    # a long open task that does not fit is not replaced by short done ones
+    tasks = ["- [x] A", "- [x] B", "- [~] " + "rewrite the parser " * 20]
+    block = _Block("Task list", tasks, rank=_open_first)
+    assert _fill([_Block("f", []), _Block("m", []), block], 120) > 0
+    assert block.kept == []
 
 
 def test_files_the_words_name_are_left_out_by_path_not_by_a_shared_name() -> None:

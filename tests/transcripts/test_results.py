@@ -289,13 +289,6 @@ SUMMARIES = [
         "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
     ),
     (
-        "tsc",
-        "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.\n",
-        None,
-        None,
-        "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.",
-    ),
-    (
         "playwright",  # a test marked failed, its closing counts cut off by `| head`
         "Running 9 tests using 4 workers\n\n  \u2718  3 [chromium] \u203a v.spec.ts:10:7 \u203a "
         "Card (5.1s)\n  \u2713  4 [chromium] \u203a v.spec.ts:20:7 \u203a ok (1s)\n",
