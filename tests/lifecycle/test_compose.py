@@ -359,3 +359,18 @@ def test_a_task_list_older_than_the_latest_request_says_so(tmp_path: Path) -> No
     manifest, seed = seed_of(current, None)
     assert not manifest.record.tasks_before_request
     assert "**Task list (the agent's own, as last updated)" in seed
+    # what the person says when rejecting a call corrects the task: no new request
+    refusal = (
+        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. "
+        "if it was a file edit, the new_string was NOT written to the file). To tell you how "
+        "to proceed, the user said:\nonly scrape the leod.chen mailbox, nothing else"
+    )
+    use = {"type": "tool_use", "id": "c3", "name": "Bash", "input": {"command": "node x.js"}}
+    rejected = {"type": "tool_result", "tool_use_id": "c3", "is_error": True, "content": refusal}
+    corrected = session(
+        {**base, "type": "assistant", "message": {"id": "m3", "content": [use]}},
+        {**base, "type": "user", "message": {"role": "user", "content": [rejected]}},
+        *call(4, "Write", {"file_path": "/w/p/spec.md", "content": "x"}, "File created"),
+    )
+    manifest, _seed = seed_of(corrected, None)
+    assert not manifest.record.tasks_before_request
