@@ -223,7 +223,15 @@ def facts_of(command: str, output: str, status: str, background: bool = False) -
         ]
     if not background and command.rstrip().endswith("&") and not facts:
         facts.append(f"started in the background: `{one_line(command, LINE)}`")
+    switched = _SWITCHED.search(output) if "Switched to" in output else None
+    if switched and not any("switched to branch" in f for f in facts):
+        # a script that switched the branch (spec-kit's create-new-feature.sh): git said so
+        made = "created and switched" if switched.group(1) else "switched"
+        facts.append(f"{made} to branch {switched.group(2)}")
     return list(dict.fromkeys(facts))
+
+
+_SWITCHED = re.compile(r"^Switched to (a new )?branch '([^'\n]+)'", re.M)
 
 
 def _git(

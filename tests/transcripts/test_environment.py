@@ -202,3 +202,15 @@ def test_a_detached_head_names_no_branch(tmp_path: Path) -> None:
     assert reading.work.context == [
         "git branch: dev (as Claude Code last saw it; before: feature/x)"
     ]
+
+
+def test_a_script_that_switched_the_branch_says_so_after_the_status() -> None:
+    status = facts_of("git status -sb", "## 001-scaffold\n M README.md\n", "passed")
+    switched = facts_of(
+        ".specify/scripts/bash/create-new-feature.sh --json 'stt api'",
+        'Switched to a new branch \'001-stt-api\'\n{"BRANCH_NAME":"001-stt-api"}\n',
+        "passed",
+    )
+    assert switched == ["created and switched to branch 001-stt-api"]
+    # the uncommitted files go along to the new branch: the status stays, the switch after it
+    assert settle(status, switched, lambda _fact: False) == [*status, *switched]
