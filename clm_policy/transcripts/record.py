@@ -24,7 +24,7 @@ from clm_policy.transcripts.results import (
     split_folder,
     whole_suite,
 )
-from clm_policy.transcripts.work import REJECTION, Run, Work, substantive
+from clm_policy.transcripts.work import Run, Work
 
 RUN_TEXT = 160
 CHECKS_KEPT = 40
@@ -137,11 +137,8 @@ def _before_request(work: Work) -> bool:
     """Whether the task list predates the person's latest request (``Phase 3`` after the list
     of the spec's steps) while the session went on working after that request: the list may
     be the earlier request's, and the seed says so."""
-    asks = [  # (what the person said when rejecting a call corrects the task: no new one)
-        order
-        for order, request in zip(work.request_orders, work.requests, strict=False)
-        if request.source != REJECTION and substantive(request.text)
-    ]
+    # (what the person said when rejecting a call corrects the task: no new request)
+    asks = work.substantive_orders(rejections=False)
     latest = asks[-1] if asks else -1
     return 0 <= work.tasks_order < latest and work.active_after(latest)
 

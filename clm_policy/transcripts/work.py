@@ -769,12 +769,13 @@ class Work:
         """What the main agent did last: a command and its result, an edit, an agent."""
         self._done: list[tuple[int, str, str]] = []  # (order, "file" | "run", what)
 
-    def substantive_orders(self) -> list[int]:
-        """When each request that asks for something was made, in order."""
+    def substantive_orders(self, *, rejections: bool = True) -> list[int]:
+        """When each request that asks for something was made, in order (``rejections``:
+        what the person said when rejecting a call among them)."""
         return [
             o
             for o, r in zip(self.request_orders, self.requests, strict=False)
-            if substantive(r.text)
+            if substantive(r.text) and (rejections or r.source != REJECTION)
         ]
 
     def last_substantive_order(self) -> int:
@@ -1085,12 +1086,17 @@ class _Gathering:
         root = self.paths.root
         if not root or not normal:
             return normal
-        folder = folder_after(command, cwd, self.paths) if cwd else None
-        folder = self.paths.absolute(folder) if folder else None
+        folder = self._ended_in(command, cwd)
         if not folder or folder.rstrip("/") == root.rstrip("/"):
             return normal
         shown = self.paths.shown(folder)
         return normal if shown in ("", ".") else f"{normal} (in {shown})"
+
+    def _ended_in(self, command: str, cwd: str | None) -> str | None:
+        """The absolute folder ``command`` (run in ``cwd``, else the project) ends in, after
+        its ``cd`` and the like; None when neither is known."""
+        here = (folder_after(command, cwd, self.paths) if cwd else None) or self.paths.root
+        return self.paths.absolute(here) if here else None
 
     def _run_event(self, order: int, data: tuple[Any, ...], agent: str | None) -> None:
         """A command's run and its verdict."""
@@ -1124,9 +1130,7 @@ class _Gathering:
         if len(data) < 3:
             self.work.environment += facts
             return
-        command, cwd = data[1], data[2]
-        here = folder_after(command, cwd, self.paths) or self.paths.root
-        here = self.paths.absolute(here) if here else None
+        here = self._ended_in(data[1], data[2])
         for fact in facts:
             if "at the last `git status`" in fact:
                 self.status_at[fact] = here
