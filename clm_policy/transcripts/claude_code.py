@@ -49,7 +49,7 @@ from clm_policy.transcripts.reading import (
     count,
     estimate_tokens,
     joined_text,
-    limited_warning,
+    tail_reading,
     text_of,
 )
 
@@ -243,30 +243,12 @@ def read_tail(src: Source, max_scan: int) -> TranscriptReading:
                 if event[0] == "assistant" and not event[1] and event[2] is not None:
                     break  # the last main-chain usage: what follows it is all the figure needs
         after += len(raw) + 1
-    lines.finish()
     both = _Both()
     for event in reversed(events):
         both.feed(event)
     figures = both.chosen()
-    tokens, estimated, why = figures.result()
-    limited = None
-    if src.limited:  # the last main-chain usage may lie further back: unconfirmed
-        estimated = True
-        limited = limited_warning("main-chain usage", max_scan)
-    warnings = Warnings(*lines.warnings(), limited, why)
-    return TranscriptReading(
-        format=FORMAT,
-        path=src.file,
-        context_tokens=tokens,
-        context_estimated=estimated,
-        model=figures.model,
-        session_id=session_id,
-        cwd=cwd,
-        warnings=warnings.list(),
-        full=False,
-        bytes_read=src.bytes_read,
-        bytes_after=None if estimated else after,
-    )
+    known = (figures.model, session_id, cwd)
+    return tail_reading(src, lines, figures.result(), "main-chain usage", max_scan, after, known)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -56,7 +56,7 @@ from clm_policy.transcripts.reading import (
     count,
     estimate_tokens,
     joined_text,
-    limited_warning,
+    tail_reading,
     text_of,
 )
 
@@ -234,29 +234,13 @@ def read_tail(src: Source, max_scan: int) -> TranscriptReading:
         found_model = found_model or event[0] == "model"
         if found_count and found_model:
             break
-    lines.finish()
     figures = _Figures()
     for event in reversed(events):
         figures.feed(event)
-    tokens, estimated, why = figures.result()
-    limited = None
-    if src.limited and not found_count:
-        estimated = True
-        limited = limited_warning("token_count", max_scan)
-    warnings = Warnings(*lines.warnings(), limited, why)
-    return TranscriptReading(
-        format=FORMAT,
-        path=src.file,
-        context_tokens=tokens,
-        context_estimated=estimated,
-        context_window=figures.window,
-        model=figures.model or figures.meta_model,
-        session_id=session_id,
-        cwd=cwd,
-        warnings=warnings.list(),
-        full=False,
-        bytes_read=src.bytes_read,
-        bytes_after=None if estimated else after,
+    known = (figures.model or figures.meta_model, session_id, cwd)
+    sought = None if found_count else "token_count"
+    return tail_reading(
+        src, lines, figures.result(), sought, max_scan, after, known, figures.window
     )
 
 

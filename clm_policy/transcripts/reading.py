@@ -699,3 +699,38 @@ class Warnings:
 
     def list(self) -> list[str]:
         return list(self._items)
+
+
+def tail_reading(
+    src: Source,
+    lines: Lines,
+    figures: tuple[int, bool, str | None],
+    sought: str | None,
+    max_scan: int,
+    after: int,
+    known: tuple[str | None, str | None, str | None],
+    window: int | None = None,
+) -> TranscriptReading:
+    """A tail read's result from its ``figures`` (context, estimated, why estimated) and what
+    it ``known`` (model, session id, cwd): an estimate when the scan stopped at its limit
+    before it found ``sought`` (None: found); ``after``: the bytes after the figure's line."""
+    lines.finish()
+    tokens, estimated, why = figures
+    # (what the figure needs may lie further back: unconfirmed)
+    limited = limited_warning(sought, max_scan) if src.limited and sought else None
+    estimated = estimated or limited is not None
+    model, session_id, cwd = known
+    return TranscriptReading(
+        format=lines.fmt,
+        path=src.file,
+        context_tokens=tokens,
+        context_estimated=estimated,
+        context_window=window,
+        model=model,
+        session_id=session_id,
+        cwd=cwd,
+        warnings=Warnings(*lines.warnings(), limited, why).list(),
+        full=False,
+        bytes_read=src.bytes_read,
+        bytes_after=None if estimated else after,
+    )

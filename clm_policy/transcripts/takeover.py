@@ -35,15 +35,7 @@ from typing import TYPE_CHECKING
 from clm_policy.transcripts.notes import AgentNotes, parse_notes
 from clm_policy.transcripts.record import RUN_TEXT, open_failures, unknown_runs, verified_runs
 from clm_policy.transcripts.results import one_line
-from clm_policy.transcripts.work import (
-    DENIED,
-    REJECTING,
-    REJECTION,
-    WORD,
-    Run,
-    Work,
-    substantive,
-)
+from clm_policy.transcripts.work import DENIED, REJECTING, REJECTION, WORD, Run, Work, substantive
 
 if TYPE_CHECKING:
     from clm_policy.models.enums import TaskStatus
@@ -403,9 +395,7 @@ def state_of(
 
 
 def build_state(
-    reading: TranscriptReading,
-    session_id: str,
-    notes: AgentNotes | None = None,
+    reading: TranscriptReading, session_id: str, notes: AgentNotes | None = None
 ) -> SessionState:
     """The state of the session ``reading`` read, with the agent's own ``notes`` (its handoff
     reply, an MCP call) over it; ``session_id`` must be valid for the memory repository."""
