@@ -516,7 +516,7 @@ def _feed_assistant(log: WorkLog, content: Any) -> None:
             log.said(block["text"])
             log.said_plan(block["text"])
         elif block.get("type") == "thinking" and isinstance(block.get("thinking"), str):
-            log.thought(block["thinking"])
+            log.said(block["thinking"], "thought")
         elif block.get("type") == "tool_use":
             name, args = block.get("name"), block.get("input")
             if isinstance(name, str) and isinstance(args, dict):

@@ -132,10 +132,9 @@ def _item_chars(item: dict[str, Any]) -> int:
     kind = item.get("type")
     if kind == "message":
         return len(joined_text(item.get("content"), TEXT_PARTS))
-    if kind == "function_call":
-        return len(text_of(item.get("name")) or "") + len(text_of(item.get("arguments")) or "")
-    if kind == "custom_tool_call":
-        return len(text_of(item.get("name")) or "") + len(text_of(item.get("input")) or "")
+    if kind in ("function_call", "custom_tool_call"):
+        args = item.get("arguments" if kind == "function_call" else "input")
+        return len(text_of(item.get("name")) or "") + len(text_of(args) or "")
     if kind in ("function_call_output", "custom_tool_call_output"):
         return len(_output(item.get("output"))[0])
     if kind == "local_shell_call":
@@ -269,8 +268,12 @@ class _Session(Tally):
             self.compacted(self.last_real)
         elif kind == "event_msg":
             self._event(payload)
-        elif kind == "response_item":
-            self._item(payload)
+        elif kind == "response_item" and payload.get("type") == "message":
+            text = joined_text(payload.get("content"), TEXT_PARTS)
+            if payload.get("role") == "user" and not self.fallback_goal:
+                self.fallback_goal = _prompt(text)
+            elif payload.get("role") == "assistant" and text.strip():
+                self.last_message = clip(text, MESSAGE_LIMIT)
 
     def _event(self, payload: dict[str, Any]) -> None:
         kind = payload.get("type")
@@ -299,15 +302,6 @@ class _Session(Tally):
         elif kind == "agent_message":
             text = text_of(payload.get("message"))
             if text and text.strip():
-                self.last_message = clip(text, MESSAGE_LIMIT)
-
-    def _item(self, item: dict[str, Any]) -> None:
-        kind = item.get("type")
-        if kind == "message":
-            text = joined_text(item.get("content"), TEXT_PARTS)
-            if item.get("role") == "user" and not self.fallback_goal:
-                self.fallback_goal = _prompt(text)
-            elif item.get("role") == "assistant" and text.strip():
                 self.last_message = clip(text, MESSAGE_LIMIT)
 
 
@@ -560,7 +554,7 @@ class _WorkFeeder:
                     log.said_plan(text)
                 self.recent_prompt = None
         elif kind == "reasoning":
-            log.thought("\n\n".join(_reasoning(item)))
+            log.said("\n\n".join(_reasoning(item)), "thought")
         elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
             self._call(item, kind)
         elif kind in ("function_call_output", "custom_tool_call_output"):
@@ -568,14 +562,9 @@ class _WorkFeeder:
             if self._continued(text_of(item.get("call_id")), text):
                 return  # a command still running (or its poll): its result comes later
             code = _exit_code(text)
-            body = text
-            m = _BODY.search(text)
-            if m:
-                body = text[m.end() :]
-            else:
-                data = _json_object(text)
-                if data is not None and isinstance(data.get("output"), str):
-                    body = data["output"]
+            data = None if _BODY.search(text) else _json_object(text)
+            given = data.get("output") if data is not None else None
+            body = given if isinstance(given, str) else _body(text)
             self._result(
                 text_of(item.get("call_id")),
                 body,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from clm_policy.transcripts.files import CHANGERS
 from clm_policy.transcripts.results import FAILED, PASSED, one_line, split_chain, words_of
 
 _REFUSALS = (
@@ -53,8 +54,6 @@ _CONFLICT = re.compile(r"^CONFLICT \([^)]*\): .*?(?:in|of) (\S+)", re.M)
 _STATUS_LINE = re.compile(r"^(?:[ MADRCU?!]{2}) (.+)$", re.M)
 _BRANCH_LINE = re.compile(r"^## ([^\s.]+)", re.M)
 _ON_BRANCH = re.compile(r"^On branch (\S+)", re.M)
-_FOLDER_CHANGES = frozenset({"cd", "pushd", "set-location", "sl", "chdir"})
-"""Stages that are no step of the work: a failure after one is no earlier stage's."""
 _KILLERS = frozenset({"kill", "pkill", "killall", "taskkill", "stop-process", "fuser"})
 _SERVERS = re.compile(
     r"\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:dev|start|serve|preview)\b|\bvite\b(?!\s+build)|"
@@ -174,11 +173,14 @@ def supplies(command: str, missing: str) -> bool:
     if name not in command:  # neither run nor installed: the common case, without parsing
         return False
     words = words_of(command)
-    if missing.startswith("the command") and words:
-        head = words[0].rsplit("/", 1)[-1].rsplit("\\", 1)[-1].lower()
-        if re.sub(r"\.(?:exe|cmd|bat)$", "", head) == name.lower():
-            return True
+    if missing.startswith("the command") and words and _program(words[0]) == name.lower():
+        return True
     return bool(_INSTALLERS.search(command)) and name in words
+
+
+def _program(word: str) -> str:
+    """The program a command's first word names: no folder, no Windows suffix, lower case."""
+    return re.sub(r"\.(?:exe|cmd|bat)$", "", word.rsplit("/", 1)[-1].rsplit("\\", 1)[-1].lower())
 
 
 def output_file_shell(path_or_command: str) -> str | None:
@@ -204,9 +206,8 @@ def facts_of(command: str, output: str, status: str, background: bool = False) -
             words = words[1:]
         if not words:
             continue
-        head = words[0].rsplit("/", 1)[-1].rsplit("\\", 1)[-1].lower()
-        head = re.sub(r"\.(?:exe|cmd|bat)$", "", head)
-        before = before or head not in _FOLDER_CHANGES
+        head = _program(words[0])
+        before = before or head not in CHANGERS  # (a folder change is no step of the work)
         if head == "git":
             # the failure names what an earlier stage was given (``no matches found:
             # apps/*/package.json`` of ``git add apps/*/package.json``): this one did not run
@@ -274,14 +275,9 @@ def _git(
     if sub == "branch" and plain and ({"-d", "-D", "--delete"} & flags):
         return [f"deleted branch {plain[0]}"]
     if sub == "remote" and plain:
-        action = plain[0]
-        if action in ("remove", "rm") and len(plain) > 1:
-            return [f"removed remote {plain[1]}"]
-        if action == "add" and len(plain) > 1:
-            return [f"added remote {plain[1]}"]
-        if action == "set-url" and len(plain) > 1:
-            return [f"changed the URL of remote {plain[1]}"]
-        return []
+        said = {"remove": "removed", "rm": "removed", "add": "added"}.get(plain[0])
+        said = "changed the URL of" if plain[0] == "set-url" else said
+        return [f"{said} remote {plain[1]}"] if said and len(plain) > 1 else []
     if sub == "stash":
         action = plain[0] if plain else "push"
         if action in ("push", "save"):

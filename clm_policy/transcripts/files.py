@@ -339,7 +339,7 @@ def shell_file_ops(command: str, cwd: str | None, paths: Paths) -> list[FileOp]:
         rest = words[1:]
         if name == "git" and rest and rest[0] in ("mv", "rm"):
             name, rest = f"git {rest[0]}", rest[1:]
-        if name.lower() in _CHANGERS:
+        if name.lower() in CHANGERS:
             folder = _folder_named(_changer_words(piece, words))
             here = at(folder) if folder else here
         elif name in ("mv", "git mv"):
@@ -441,7 +441,7 @@ def _script_files(name: str, words: list[str]) -> list[str]:
     return operands if has_script_option else operands[1:]
 
 
-_CHANGERS = frozenset({"cd", "pushd", "set-location", "sl", "chdir"})
+CHANGERS = frozenset({"cd", "pushd", "set-location", "sl", "chdir"})
 """Commands that change the folder a chain's later commands run in."""
 
 
@@ -468,7 +468,7 @@ def folder_after(command: str, cwd: str | None, paths: Paths) -> str | None:
     here = cwd
     for _op, piece in split_chain(command):
         head = piece.split(None, 1)
-        if head and head[0].lower() in _CHANGERS:
+        if head and head[0].lower() in CHANGERS:
             target = _folder_named(_changer_words(piece))
             here = paths.absolute(target, here) if target else here
     return here
@@ -510,6 +510,6 @@ def _git_only(command: str) -> bool:
         name = posixpath.basename(words[0]).lower() if words else ""
         if name == "git":
             has_git = True
-        elif name not in _CHANGERS and not reads_only(piece):
+        elif name not in CHANGERS and not reads_only(piece):
             return False
     return has_git

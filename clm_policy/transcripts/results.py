@@ -743,17 +743,14 @@ def normalise(command: str) -> str:
     collapsed."""
     kept: list[str] = []
     for op, piece in split_chain(command):
-        if op == "|" and program(piece) in FILTERS:
-            continue
-        if op == "|":
-            kept.append(_core(piece))
-            continue
-        if op == "||" and _core(piece) in ("true", ":", "exit 0"):
-            continue
         core = _core(piece)
-        if not core or _SETUP.match(core):
-            continue
-        kept.append(core)
+        if op == "|":
+            if program(piece) not in FILTERS:
+                kept.append(core)
+        elif (
+            core and not _SETUP.match(core) and not (op == "||" and core in ("true", ":", "exit 0"))
+        ):
+            kept.append(core)
     return " && ".join(kept)
 
 

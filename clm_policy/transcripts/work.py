@@ -300,18 +300,12 @@ class WorkLog:
         """A line the harness wrote into the conversation (a background task finished)."""
         self._add("notice", text[:200])
 
-    def said(self, text: str) -> None:
-        """An assistant's text."""
+    def said(self, text: str, kind: str = "said") -> None:
+        """An assistant's text (``kind`` ``thought``: its reasoning as the transcript shows it,
+        a thinking block, a reasoning summary)."""
         text = text.strip()
         if text:
-            self._add("said", text[:TEXT_LIMIT])
-
-    def thought(self, text: str) -> None:
-        """The assistant's reasoning as the transcript shows it (a thinking block, a reasoning
-        summary)."""
-        text = text.strip()
-        if text:
-            self._add("thought", text[:TEXT_LIMIT])
+            self._add(kind, text[:TEXT_LIMIT])
 
     def summary(self, text: str, kind: str) -> None:
         """The agent's own summary of its context (``claude-compact``, ``codex-compacted``)."""
@@ -1080,12 +1074,8 @@ class _Gathering:
         for op, path, to in shell_file_ops(command, cwd, paths):
             if op == "move" and to:
                 files.move(path, to)
-            elif op == "delete":
-                files.delete(path)
-            elif op == "made":
-                files.made(path)
-            elif op == "edit":
-                files.edit(path)
+            elif op in ("delete", "made", "edit"):
+                getattr(files, op)(path)
             self.work._done.append((order, "file", to or path))
         made = created_in_output(output, cwd, paths, command)
         if made:  # where the command went first (cd frontend; npx ng generate …)
@@ -1156,15 +1146,9 @@ def _pasted_failure(work: Work) -> str | None:
     if summary is None or not summary.failed:
         return None
     after = work.request_orders[-1]
-    for run in work.runs:
-        ran = run.verdict.summary
-        if (
-            run.order > after
-            and run.verdict.status == PASSED
-            and ran
-            and ran.runner == summary.runner
-        ):
-            return None
+    ran = [r.verdict.summary for r in work.runs if r.order > after and r.verdict.status == PASSED]
+    if any(s is not None and s.runner == summary.runner for s in ran):
+        return None
     first = first_failure(text)
     shown = summary.text + (f"; first: {one_line(first, 120)}" if first else "")
     return f"the test run in the user's latest message failed — {shown}"
