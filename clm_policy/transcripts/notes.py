@@ -245,22 +245,16 @@ def _notes(fields: dict[str, list[str]], stated: set[str]) -> AgentNotes:
 
     next_items = take("next_action")
     status_text = " ".join(fields.get("status", []))
-    return AgentNotes(
+    notes = AgentNotes(
         goal=" ".join(take("goal")),
-        requests=take("requests"),
         status=_status(status_text) if status_text else None,
-        done=take("done"),
-        verified=take("verified"),
-        not_verified=take("not_verified"),
         blockers=take("blockers") if "blockers" in stated else None,
         next_action=next_items[0] if next_items else "",
         remaining=next_items[1:] + take("remaining"),
-        decisions=take("decisions"),
-        constraints=take("constraints"),
-        risks=take("risks"),
-        files=take("files"),
-        environment=take("environment"),
     )
+    for name in set(_FIELDS) - {"goal", "status", "blockers", "next_action", "remaining"}:
+        setattr(notes, name, take(name))  # the other lists: their items as said
+    return notes
 
 
 _TASK_DONE = re.compile(

@@ -38,15 +38,11 @@ NO_USAGE = f"no usage found; context estimated ({NOT_COUNTED})"
 SHAPE = "expected a list of chat messages or an object with 'messages'"
 
 
-def read_full(src: Source) -> TranscriptReading:
-    return _read(src, full=True)
-
-
 def read_tail(src: Source, max_scan: int) -> TranscriptReading:
-    return _read(src, full=False)
+    return read_full(src, full=False)
 
 
-def _read(src: Source, *, full: bool) -> TranscriptReading:
+def read_full(src: Source, *, full: bool = True) -> TranscriptReading:
     data = _parse(src.document(), src.file)
     usage: object = None
     model = None

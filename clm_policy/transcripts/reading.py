@@ -293,21 +293,16 @@ def _reader(name: str) -> _Reader:
     return module
 
 
-def _check_format(fmt: str) -> str:
+def _resolve(src: Source, fmt: str) -> str | None:
+    """The format to read ``src`` as; None for an empty file of a named (and checked) format."""
+    if fmt == "auto":
+        return _detect(src)
     if fmt not in FORMATS:
         raise InputError(
             f"unknown transcript format {fmt!r}: use auto, {', '.join(FORMATS[:-1])} or "
             f"{FORMATS[-1]}"
         )
-    return fmt
-
-
-def _resolve(src: Source, fmt: str) -> str | None:
-    """The format to read ``src`` as; None for an empty file of a named (and checked) format."""
-    if fmt == "auto":
-        return _detect(src)
-    name = _check_format(fmt)
-    return None if src.size == 0 else name
+    return None if src.size == 0 else fmt
 
 
 def _empty(src: Source, fmt: str, *, full: bool = True) -> TranscriptReading:

@@ -272,27 +272,24 @@ def _candidates(output: str) -> list[tuple[int, Summary]]:
     ]
 
 
-def _python_summaries(output: str) -> list[tuple[int, Summary]]:
+def _python_summaries(output: str) -> Iterator[tuple[int, Summary]]:
     """pytest's and unittest's summaries in ``output``, with where each ends."""
-    found: list[tuple[int, Summary]] = []
     for m in _find(_PYTEST, output):
         counts = _counts(m.group(1), _PYTEST_WORDS)
-        found.append((m.end(), Summary("pytest", *counts, _flat(m.group(0)))))
+        yield m.end(), Summary("pytest", *counts, _flat(m.group(0)))
     for m in _find(_PYTEST_NONE, output):
-        found.append((m.end(), Summary("pytest", 0, 0, _flat(m.group(0)))))
+        yield m.end(), Summary("pytest", 0, 0, _flat(m.group(0)))
     for m in _find(_UNITTEST, output):
         total = int(m.group(1))
         bad = sum(int(n) for _key, n in re.findall(r"(failures|errors)=(\d+)", m.group(3) or ""))
         skipped = sum(int(n) for n in re.findall(r"skipped=(\d+)", m.group(3) or ""))
         text = f"Ran {total} tests: {m.group(2)}" + (f" ({m.group(3)})" if m.group(3) else "")
-        found.append((m.end(), Summary("unittest", max(total - bad - skipped, 0), bad, text)))
-    return found
+        yield m.end(), Summary("unittest", max(total - bad - skipped, 0), bad, text)
 
 
-def _rust_summaries(output: str) -> list[tuple[int, Summary]]:
+def _rust_summaries(output: str) -> Iterator[tuple[int, Summary]]:
     """cargo's summary (its test binaries' lines summed) and nextest's in ``output``, with
     where each ends."""
-    found: list[tuple[int, Summary]] = []
     cargo = list(_find(_CARGO, output))
     if cargo:
         passed = sum(int(m.group(2)) for m in cargo)
@@ -302,11 +299,10 @@ def _rust_summaries(output: str) -> list[tuple[int, Summary]]:
             if len(cargo) == 1
             else f"test result: {passed} passed; {failed} failed ({len(cargo)} test binaries)"
         )
-        found.append((cargo[-1].end(), Summary("cargo", passed, failed, text)))
+        yield cargo[-1].end(), Summary("cargo", passed, failed, text)
     for m in _find(_NEXTEST, output):
         counts = _counts(m.group(1), {"passed": "passed", "failed": "failed", "out": "failed"})
-        found.append((m.end(), Summary("nextest", *counts, _flat(m.group(1)))))
-    return found
+        yield m.end(), Summary("nextest", *counts, _flat(m.group(1)))
 
 
 def _go_summaries(output: str) -> list[tuple[int, Summary]]:
@@ -324,40 +320,37 @@ def _go_summaries(output: str) -> list[tuple[int, Summary]]:
     return [(end, Summary("go", len(go_ok), failed, text))]
 
 
-def _javascript_summaries(output: str) -> list[tuple[int, Summary]]:
+def _javascript_summaries(output: str) -> Iterator[tuple[int, Summary]]:
     """jest's, vitest's, mocha's, node's, bun's, deno's and Playwright's summaries in
     ``output``, with where each ends."""
-    found: list[tuple[int, Summary]] = []
     for m in _find(_JEST, output):
         text = _flat(f"Tests: {m.group(1)}")
-        found.append((m.end(), Summary("jest", *_counts(m.group(1), _JS_WORDS), text)))
+        yield m.end(), Summary("jest", *_counts(m.group(1), _JS_WORDS), text)
     for m in _find(_VITEST, output):
         text = _flat(f"Tests {m.group(1)} ({m.group(2)})")
-        found.append((m.end(), Summary("vitest", *_counts(m.group(1), _JS_WORDS), text)))
+        yield m.end(), Summary("vitest", *_counts(m.group(1), _JS_WORDS), text)
     for m in _find(_MOCHA_PASS, output):
         after = _MOCHA_FAIL.search(output, m.end(), m.end() + 200)  # just after it
         failed = int(after.group(1)) if after else 0
         text = f"{m.group(1)} passing" + (f", {failed} failing" if after else "")
         end = after.end() if after else m.end()
-        found.append((end, Summary("mocha", int(m.group(1)), failed, text)))
+        yield end, Summary("mocha", int(m.group(1)), failed, text)
     node = list(_find(_NODE, output))
     if node:
         c = {kind: int(n) for kind, n in ((m.group(1), m.group(2)) for m in node)}
         text = f"pass {c.get('pass', 0)}, fail {c.get('fail', 0)}"
-        found.append((node[-1].end(), Summary("node", c.get("pass", 0), c.get("fail", 0), text)))
+        yield node[-1].end(), Summary("node", c.get("pass", 0), c.get("fail", 0), text)
     bun = list(_find(_BUN, output))
     ran = _BUN_RAN.search(output) if "Ran " in output else None
     if bun and ran:
         c = {kind: int(n) for n, kind in ((m.group(1), m.group(2)) for m in bun)}
         text = f"{c.get('pass', 0)} pass, {c.get('fail', 0)} fail"
-        found.append((ran.end(), Summary("bun", c.get("pass", 0), c.get("fail", 0), text)))
+        yield ran.end(), Summary("bun", c.get("pass", 0), c.get("fail", 0), text)
     for m in _find(_DENO, output):
-        summary = Summary("deno", int(m.group(2)), int(m.group(3)), _flat(m.group(0)))
-        found.append((m.end(), summary))
+        yield m.end(), Summary("deno", int(m.group(2)), int(m.group(3)), _flat(m.group(0)))
     playwright = _playwright(output)
     if playwright is not None:
-        found.append(playwright)
-    return found
+        yield playwright
 
 
 def _playwright(output: str) -> tuple[int, Summary] | None:
@@ -386,30 +379,27 @@ def _playwright(output: str) -> tuple[int, Summary] | None:
     return None
 
 
-def _elixir_ruby_php_summaries(output: str) -> list[tuple[int, Summary]]:
+def _elixir_ruby_php_summaries(output: str) -> Iterator[tuple[int, Summary]]:
     """mix's, rspec's and phpunit's summaries in ``output``, with where each ends."""
-    found: list[tuple[int, Summary]] = []
     for m in _find(_MIX, output):
         tests, failures = int(m.group(2)), int(m.group(3))
         doctests = _MIX_DOCTESTS.match(m.group(1))
         total = tests + (int(doctests.group(1)) if doctests else 0)
-        found.append((m.end(), Summary("mix", total - failures, failures, _flat(m.group(1)))))
+        yield m.end(), Summary("mix", total - failures, failures, _flat(m.group(1)))
     for m in _find(_RSPEC, output):
         examples, failures = int(m.group(2)), int(m.group(3))
-        found.append((m.end(), Summary("rspec", examples - failures, failures, _flat(m.group(1)))))
+        yield m.end(), Summary("rspec", examples - failures, failures, _flat(m.group(1)))
     for m in _find(_PHPUNIT_OK, output):
-        found.append((m.end(), Summary("phpunit", int(m.group(1)), 0, _flat(m.group(0)))))
+        yield m.end(), Summary("phpunit", int(m.group(1)), 0, _flat(m.group(0)))
     for m in _find(_PHPUNIT, output):
         bad = sum(int(n) for n in _PHPUNIT_BAD.findall(m.group(1)))
         tests = int(m.group(2))
-        found.append((m.end(), Summary("phpunit", tests - bad, bad, _flat(m.group(1)))))
-    return found
+        yield m.end(), Summary("phpunit", tests - bad, bad, _flat(m.group(1)))
 
 
-def _dotnet_summaries(output: str) -> list[tuple[int, Summary]]:
+def _dotnet_summaries(output: str) -> Iterator[tuple[int, Summary]]:
     """``dotnet test``'s summaries in ``output`` (its ``Passed!`` / ``Failed!`` lines summed),
     with where each ends."""
-    found: list[tuple[int, Summary]] = []
     dotnet = list(_find(_DOTNET, output))
     if dotnet:
         failed = sum(int(m.group(1)) for m in dotnet)
@@ -417,38 +407,33 @@ def _dotnet_summaries(output: str) -> list[tuple[int, Summary]]:
         text = (
             _flat(dotnet[0].group(0)) if len(dotnet) == 1 else f"{passed} passed, {failed} failed"
         )
-        found.append((dotnet[-1].end(), Summary("dotnet", passed, failed, text)))
+        yield dotnet[-1].end(), Summary("dotnet", passed, failed, text)
     for m in _find(_DOTNET_OLD, output):
-        summary = Summary("dotnet", int(m.group(2)), int(m.group(3)), _flat(m.group(0)))
-        found.append((m.end(), summary))
+        yield m.end(), Summary("dotnet", int(m.group(2)), int(m.group(3)), _flat(m.group(0)))
     for m in _find(_DOTNET_NEW, output):
-        summary = Summary("dotnet", int(m.group(3)), int(m.group(2)), _flat(m.group(0)))
-        found.append((m.end(), summary))
-    return found
+        yield m.end(), Summary("dotnet", int(m.group(3)), int(m.group(2)), _flat(m.group(0)))
 
 
-def _jvm_ctest_swift_summaries(output: str) -> list[tuple[int, Summary]]:
+def _jvm_ctest_swift_summaries(output: str) -> Iterator[tuple[int, Summary]]:
     """maven's totals (its last ``Tests run:`` line), gradle's, ctest's and swift's summaries
     in ``output``, with where each ends."""
-    found: list[tuple[int, Summary]] = []
     maven = list(_find(_MAVEN, output))
     if maven:
         m = maven[-1]  # the totals come last
         runs, failures, errors = int(m.group(2)), int(m.group(3)), int(m.group(4))
         bad = failures + errors
-        found.append((m.end(), Summary("maven", runs - bad, bad, _flat(m.group(1)))))
+        yield m.end(), Summary("maven", runs - bad, bad, _flat(m.group(1)))
     for m in _find(_GRADLE, output):
         tests, failed = int(m.group(2)), int(m.group(3))
-        found.append((m.end(), Summary("gradle", tests - failed, failed, _flat(m.group(1)))))
+        yield m.end(), Summary("gradle", tests - failed, failed, _flat(m.group(1)))
     for m in _find(_CTEST, output):
         failed, total = int(m.group(2)), int(m.group(3))
-        found.append((m.end(), Summary("ctest", total - failed, failed, _flat(m.group(1)))))
+        yield m.end(), Summary("ctest", total - failed, failed, _flat(m.group(1)))
     swift = list(_find(_SWIFT, output))
     if swift:
         m = swift[-1]
         tests, failed = int(m.group(1)), int(m.group(2))
-        found.append((m.end(), Summary("swift", tests - failed, failed, _flat(m.group(0)))))
-    return found
+        yield m.end(), Summary("swift", tests - failed, failed, _flat(m.group(0)))
 
 
 def summary_of(output: str) -> Summary | None:

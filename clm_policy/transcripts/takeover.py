@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from clm_policy.transcripts.files import Paths
 from clm_policy.transcripts.notes import AgentNotes, parse_notes
 from clm_policy.transcripts.record import RUN_TEXT, open_failures, unknown_runs, verified_runs
 from clm_policy.transcripts.results import one_line
@@ -335,12 +336,8 @@ def _with_notes(facts: _Facts, notes: AgentNotes) -> None:
             *notes.remaining,
             *(r for r in facts.remaining if r not in notes.remaining),
         ]
-    facts.done += notes.done
-    facts.verified += notes.verified
-    facts.not_verified += notes.not_verified
-    facts.decisions += notes.decisions
-    facts.constraints += notes.constraints
-    facts.risks += notes.risks
+    for name in ("done", "verified", "not_verified", "decisions", "constraints", "risks"):
+        getattr(facts, name).extend(getattr(notes, name))
     if notes.goal:  # the goal as the agent states it on purpose; the requests stay listed
         facts.goal = notes.goal
 
@@ -420,11 +417,7 @@ def build_state(
         facts.blockers += _refusals(work.environment)
     status = _status(facts, notes, work, failures, all_done)
     messages = [Message(role=MessageRole.ASSISTANT, content=last)] if last else []
-    transcript = None
-    if work is not None:
-        from clm_policy.transcripts.files import Paths
-
-        transcript = Paths(None).shown(reading.path)
+    transcript = Paths(None).shown(reading.path) if work is not None else None
     last_compact = reading.last_compact_step
     if last_compact is not None:
         last_compact = min(last_compact, reading.step_index)
