@@ -36,7 +36,6 @@ from collections import OrderedDict
 
 from clm_policy.base.lazypattern import LazyPattern
 from clm_policy.transcripts.reading import (
-    COMMAND_LIMIT,
     GOAL_LIMIT,
     MESSAGE_LIMIT,
     NOT_COUNTED,
@@ -338,7 +337,6 @@ def _prompt(obj: dict[str, Any], content: object) -> str:
 
 
 def read_full(src: Source) -> TranscriptReading:
-    from clm_policy.transcripts.takeover import goal_of
     from clm_policy.transcripts.work import WorkLog, finish
 
     lines = Lines(src.file, FORMAT)
@@ -374,32 +372,18 @@ def read_full(src: Source) -> TranscriptReading:
         extra = [sub for key, sub in progress.items() if key not in have]
         log, subs = logs[0], [logs[1], *files, *extra]
     work = finish(log, subs)
-    return TranscriptReading(
+    reading = TranscriptReading(
         format=FORMAT,
         path=src.file,
         context_tokens=tokens,
         context_estimated=estimated,
         model=figures.model,
-        session_id=chain.session_id,
         agent_id=chain.agent_id if both.sidechain() else None,
-        cwd=chain.cwd,
-        step_index=chain.steps,
-        compact_count=chain.compact_count,
-        last_compact_step=chain.last_compact_step,
-        compacted_at_tokens=chain.compacted_at,
         compacted_to_tokens=chain.compacted_to,
-        goal=goal_of([r.text for r in work.requests]) or chain.goal,
-        changed_artifacts=work.changed + work.made,
-        commands_and_results=[run.line() for run in work.runs[-COMMAND_LIMIT:]],
-        last_assistant_message=chain.last_message,
-        input_tokens=chain.input_tokens,
-        output_tokens=chain.output_tokens,
         warnings=warnings.list(),
         bytes_read=src.bytes_read,
-        turns=chain.turns,
-        compactions=chain.compactions,
-        work=work,
     )
+    return chain.full(reading, work, chain.goal)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -42,7 +42,6 @@ import re
 import shlex
 
 from clm_policy.transcripts.reading import (
-    COMMAND_LIMIT,
     GOAL_LIMIT,
     MESSAGE_LIMIT,
     NOT_COUNTED,
@@ -361,7 +360,6 @@ _IDE_ACTIVE = re.compile(r"^## Active file: (.+)$", re.M)
 
 
 def read_full(src: Source) -> TranscriptReading:
-    from clm_policy.transcripts.takeover import goal_of
     from clm_policy.transcripts.work import WorkLog, finish
 
     lines = Lines(src.file, FORMAT)
@@ -389,31 +387,17 @@ def read_full(src: Source) -> TranscriptReading:
     tokens, estimated, why = figures.result()
     warnings = Warnings(*lines.warnings(), why)
     work = finish(log)
-    return TranscriptReading(
+    reading = TranscriptReading(
         format=FORMAT,
         path=src.file,
         context_tokens=tokens,
         context_estimated=estimated,
         context_window=figures.window,
         model=figures.model or figures.meta_model,
-        session_id=session.session_id,
-        cwd=session.cwd,
-        step_index=session.steps,
-        compact_count=session.compact_count,
-        last_compact_step=session.last_compact_step,
-        compacted_at_tokens=session.compacted_at,
-        goal=goal_of([r.text for r in work.requests]) or session.goal or session.fallback_goal,
-        changed_artifacts=work.changed + work.made,
-        commands_and_results=[run.line() for run in work.runs[-COMMAND_LIMIT:]],
-        last_assistant_message=session.last_message,
-        input_tokens=session.input_tokens,
-        output_tokens=session.output_tokens,
         warnings=warnings.list(),
         bytes_read=src.bytes_read,
-        turns=session.turns,
-        compactions=session.compactions,
-        work=work,
     )
+    return session.full(reading, work, session.goal or session.fallback_goal)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -668,6 +668,29 @@ class Tally:
         self.compacted_at = before
         self.compactions.append((self.steps, before, trigger))
 
+    def full(self, reading: TranscriptReading, work: Work, goal: str) -> TranscriptReading:
+        """A full read's result: its figures (``reading``) with what the tally and the ``work``
+        say (``goal``: the one the tally found, when no request gives one)."""
+        from clm_policy.transcripts.takeover import goal_of
+
+        return reading.replace(
+            session_id=self.session_id,
+            cwd=self.cwd,
+            step_index=self.steps,
+            compact_count=self.compact_count,
+            last_compact_step=self.last_compact_step,
+            compacted_at_tokens=self.compacted_at,
+            goal=goal_of([r.text for r in work.requests]) or goal,
+            changed_artifacts=work.changed + work.made,
+            commands_and_results=[run.line() for run in work.runs[-COMMAND_LIMIT:]],
+            last_assistant_message=self.last_message,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            turns=self.turns,
+            compactions=self.compactions,
+            work=work,
+        )
+
 
 class Warnings:
     def __init__(self, *texts: str | None) -> None:
