@@ -665,9 +665,7 @@ def _progress(logs: dict[str, WorkLog], obj: dict[str, Any]) -> None:
     if not isinstance(inner, dict) or inner.get("type") not in ("user", "assistant"):
         return
     key = text_of(obj.get("parentToolUseID")) or text_of(data.get("agentId")) or "progress"
-    log = logs.get(key)
-    if log is None:
-        log = logs[key] = WorkLog(key)
+    log = logs.setdefault(key, WorkLog(key))
     line = {
         "type": inner.get("type"),
         "message": inner.get("message"),

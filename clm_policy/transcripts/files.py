@@ -107,15 +107,9 @@ class FileLog:
         """The agent wrote ``path``: it goes last, so the lists run from the file changed
         longest ago to the one changed last (a seed cut for length keeps the last)."""
         self._exists(path)
-        kind = self._state.pop(path, None)
-        if kind is not None:
-            self._state[path] = kind
-        if kind is None:
-            self._state[path] = CREATED if created else EDITED
-        elif kind == RENAMED:
-            self._state[path] = EDITED
-        elif kind == MADE:  # a command made it, the agent then wrote it: the agent's file
-            self._state[path] = CREATED
+        kind = self._state.pop(path, None) or (CREATED if created else EDITED)
+        # (a file a command made that the agent then wrote is the agent's)
+        self._state[path] = {RENAMED: EDITED, MADE: CREATED}.get(kind, kind)
 
     def made(self, path: str) -> None:
         self._exists(path)

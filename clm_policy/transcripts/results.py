@@ -202,14 +202,8 @@ def _counts(text: str, words: dict[str, str]) -> tuple[int, int]:
     return found["passed"], found["failed"]
 
 
-_PYTEST_WORDS = {
-    "passed": "passed",
-    "xpassed": "passed",
-    "failed": "failed",
-    "error": "failed",
-    "errors": "failed",
-}
 _JS_WORDS = {"passed": "passed", "failed": "failed"}
+_PYTEST_WORDS = {**_JS_WORDS, "xpassed": "passed", "error": "failed", "errors": "failed"}
 
 
 def _flat(text: str) -> str:

@@ -574,14 +574,12 @@ class WorkLog:
         items = args.get(key)
         if not isinstance(items, list):
             return
-        tasks = []
-        for item in items:
-            if not isinstance(item, dict):
-                continue
-            text = item.get(text_key)
-            status = item.get("status")
-            if isinstance(text, str) and text.strip() and isinstance(status, str):
-                tasks.append((text.strip(), status))
+        pairs = [(i.get(text_key), i.get("status")) for i in items if isinstance(i, dict)]
+        tasks = [
+            (text.strip(), status)
+            for text, status in pairs
+            if isinstance(text, str) and text.strip() and isinstance(status, str)
+        ]
         self._add("tasks", tasks, name)
 
     def _task_create(self, args: dict[str, Any], output: str, structured: object) -> None:
@@ -595,10 +593,8 @@ class WorkLog:
             self._add("task_create", ident, subject.strip())
 
     def _task_update(self, args: dict[str, Any], is_error: bool) -> None:
-        if is_error:
-            return
         ident = args.get("taskId")
-        if not isinstance(ident, str):
+        if is_error or not isinstance(ident, str):
             return
         status = args.get("status") if isinstance(args.get("status"), str) else None
         subject = args.get("subject") if isinstance(args.get("subject"), str) else None
