@@ -97,34 +97,12 @@ class TranscriptReading(Record):
     """
 
     FIELDS = (
-        "format",
-        "path",
-        "context_tokens",
-        "context_estimated",
-        "context_window",
-        "model",
-        "session_id",
-        "agent_id",
-        "cwd",
-        "step_index",
-        "compact_count",
-        "last_compact_step",
-        "compacted_at_tokens",
-        "compacted_to_tokens",
-        "goal",
-        "changed_artifacts",
-        "commands_and_results",
-        "last_assistant_message",
-        "input_tokens",
-        "output_tokens",
-        "warnings",
-        "full",
-        "bytes_read",
-        "bytes_after",
-        "turns",
-        "compactions",
-        "work",
-    )
+        "format", "path", "context_tokens", "context_estimated", "context_window", "model",
+        "session_id", "agent_id", "cwd", "step_index", "compact_count", "last_compact_step",
+        "compacted_at_tokens", "compacted_to_tokens", "goal", "changed_artifacts",
+        "commands_and_results", "last_assistant_message", "input_tokens", "output_tokens",
+        "warnings", "full", "bytes_read", "bytes_after", "turns", "compactions", "work",
+    )  # fmt: skip
     __slots__ = FIELDS
 
     def __init__(
@@ -617,10 +595,6 @@ def size_text(size: int) -> str:
     return f"{size / 2**10:g} KiB"
 
 
-def limited_warning(what: str, max_scan: int) -> str:
-    return f"no {what} in the last {size_text(max_scan)}; the figure is estimated from that part"
-
-
 def text_of(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -718,13 +692,16 @@ def tail_reading(
     window: int | None = None,
 ) -> TranscriptReading:
     """A tail read's result from its ``figures`` (context, estimated, why estimated) and what
-    it ``known`` (model, session id, cwd): an estimate when the scan stopped at its limit
+    it knew (``known``: model, session id, cwd): an estimate when the scan stopped at its limit
     before it found ``sought`` (None: found); ``after``: the bytes after the figure's line."""
     lines.finish()
     tokens, estimated, why = figures
-    # (what the figure needs may lie further back: unconfirmed)
-    limited = limited_warning(sought, max_scan) if src.limited and sought else None
-    estimated = estimated or limited is not None
+    limited = None
+    if src.limited and sought:  # what the figure needs may lie further back: unconfirmed
+        estimated = True
+        limited = (
+            f"no {sought} in the last {size_text(max_scan)}; the figure is estimated from that part"
+        )
     model, session_id, cwd = known
     return TranscriptReading(
         format=lines.fmt,

@@ -173,18 +173,12 @@ _SUCCESS = (
 )
 """What a build prints when it succeeded: a passed result when its exit code is hidden."""
 _MARKER_NEEDLES = {
-    "cargo": ("error",),
-    "mix": ("Compilation error", "** ("),
-    "npm": ("npm ",),
-    "gradle": ("BUILD FAILED",),
-    "maven": ("BUILD FAILURE",),
-    "pytest": ("during collection",),
-    "dotnet": ("Test Run ",),
-    "go": ("FAIL",),
-    "build": ("Failed to compile", "Type error", "Build failed"),
-    "node": ("FATAL ERROR: ",),
+    "cargo": ("error",), "mix": ("Compilation error", "** ("), "npm": ("npm ",),
+    "gradle": ("BUILD FAILED",), "maven": ("BUILD FAILURE",), "pytest": ("during collection",),
+    "dotnet": ("Test Run ",), "go": ("FAIL",),
+    "build": ("Failed to compile", "Type error", "Build failed"), "node": ("FATAL ERROR: ",),
     "playwright": ("\u2718",),
-}
+}  # fmt: skip
 _SUCCESS_NEEDLES = {
     "build": ("Compiled successfully", "built in", "Build succeeded", "BUILD SUCCESS"),
     "cargo": ("Finished `",),
@@ -509,25 +503,12 @@ _SETUP = re.compile(
 )
 
 ANSWERS: dict[str, str] = {
-    "grep": "no match",
-    "egrep": "no match",
-    "fgrep": "no match",
-    "zgrep": "no match",
-    "rg": "no match",
-    "ag": "no match",
-    "ack": "no match",
-    "git grep": "no match",
-    "pgrep": "no match",
-    "test": "false",
-    "[": "false",
-    "[[": "false",
-    "diff": "differences",
-    "cmp": "differences",
-    "git diff": "differences",
-    "which": "not found",
-    "command -v": "not found",
-    "type": "not found",
-    "git merge-base": "false",
+    **dict.fromkeys(
+        ("grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "git grep", "pgrep"), "no match"
+    ),
+    **dict.fromkeys(("test", "[", "[[", "git merge-base"), "false"),
+    **dict.fromkeys(("diff", "cmp", "git diff"), "differences"),
+    **dict.fromkeys(("which", "command -v", "type"), "not found"),
 }
 """Programs whose exit status 1 answers the question asked (and what it means)."""
 
