@@ -517,16 +517,17 @@ def _feed_results(log: WorkLog, results: list[dict[str, Any]], structured: Any) 
     from clm_policy.transcripts.work import REJECTION
 
     for block in results:
+        call = text_of(block.get("tool_use_id"))
         text = joined_text(block.get("content"))
         error = block.get("is_error") is True
         if error and _DENIED.match(text):  # the permission settings refused it: no run
-            log.rejected(text_of(block.get("tool_use_id")), denied=True)
+            log.rejected(call, denied=True)
             continue
         if error and text.startswith(_REJECTION):  # the person rejected the call: no run
             said = _REJECTED.search(text)
             if said:  # and said what to do instead
                 log.request(said.group(1), REJECTION)
-            log.rejected(text_of(block.get("tool_use_id")), said.group(1) if said else None)
+            log.rejected(call, said.group(1) if said else None)
             continue
         match = _EXIT_CODE.match(text)
         # an error without an exit code is still a failure (a timeout, an exit the harness
@@ -538,15 +539,9 @@ def _feed_results(log: WorkLog, results: list[dict[str, Any]], structured: Any) 
             text = text[match.end() :].lstrip("\n")
         if text.startswith("Command running in background"):
             started = _BACKGROUND_ID.search(text)
-            log.background(text_of(block.get("tool_use_id")), started.group(1) if started else None)
+            log.background(call, started.group(1) if started else None)
             continue
-        log.tool_result(
-            text_of(block.get("tool_use_id")),
-            text,
-            is_error=error,
-            exit_code=code,
-            structured=structured,
-        )
+        log.tool_result(call, text, is_error=error, exit_code=code, structured=structured)
 
 
 def _feed_user(log: WorkLog, obj: dict[str, Any], content: Any) -> None:

@@ -76,6 +76,7 @@ COMPACTED = (
 RECOMPUTED = "context is Codex's own estimate after a compaction"
 SHELL_TOOLS = frozenset({"shell", "container.exec", "shell_command", "exec_command", "local_shell"})
 _SHELLS = frozenset({"bash", "sh", "zsh"})
+_CWD_LINES = ("session_meta", "turn_context")
 _WRAPPERS = (
     "<environment_context>",
     "<user_instructions>",
@@ -218,7 +219,7 @@ def read_tail(src: Source, max_scan: int) -> TranscriptReading:
         if obj is None:
             continue
         payload = obj.get("payload")
-        if obj.get("type") in ("session_meta", "turn_context") and isinstance(payload, dict):
+        if obj.get("type") in _CWD_LINES and isinstance(payload, dict):
             cwd = cwd or text_of(payload.get("cwd"))
             if obj.get("type") == "session_meta":
                 session_id = text_of(payload.get("id"))
@@ -435,10 +436,7 @@ class _WorkFeeder:
         if not isinstance(payload, dict):
             return
         log = self.log
-        log.at(
-            obj.get("timestamp"),
-            payload.get("cwd") if kind in ("session_meta", "turn_context") else None,
-        )
+        log.at(obj.get("timestamp"), payload.get("cwd") if kind in _CWD_LINES else None)
         if kind == "turn_context":
             self._context(payload)
         if kind == "compacted":
@@ -678,11 +676,8 @@ class _WorkFeeder:
         for path, change in changes.items() if isinstance(changes, dict) else ():
             if isinstance(path, str) and isinstance(change, dict):
                 move = change.get("move_path")
-                self.log.file_change(
-                    str(change.get("type") or "update"),
-                    path,
-                    move if isinstance(move, str) else None,
-                )
+                to = move if isinstance(move, str) else None
+                self.log.file_change(str(change.get("type") or "update"), path, to)
 
     def _user(self, text: str, prompt: str) -> None:
         request = _request(text)

@@ -330,12 +330,8 @@ class WorkLog:
             self._add("shell", _started(shell), f"stopped background shell {shell}{shown}")
             return
         if name in SUBAGENT_TOOLS:
-            self._add(
-                "subagent",
-                key,
-                str(args.get("description") or "")[:200],
-                str(args.get("subagent_type") or ""),
-            )
+            asked = str(args.get("description") or "")[:200]
+            self._add("subagent", key, asked, str(args.get("subagent_type") or ""))
         self._pending[key] = (name, args, self.cwd)
 
     def tool_result(
@@ -356,14 +352,11 @@ class WorkLog:
         if name == SHELL:
             self._run(args, output, is_error, exit_code, cwd)
         elif name == PATCH:
+            patch = str(args.get("patch") or "")
             if not is_error and (exit_code in (None, 0)) and not _PATCH_FAILED.match(output):
-                self._patch(str(args.get("patch") or ""), cwd)
+                self._patch(patch, cwd)
             else:
-                paths = [
-                    m.group(2).strip()
-                    for m in _PATCH_OP.finditer(str(args.get("patch") or ""))
-                    if m.group(2)
-                ]
+                paths = [m.group(2).strip() for m in _PATCH_OP.finditer(patch) if m.group(2)]
                 for path in paths[:3]:
                     self._add("fail", "patch", path, _reason(output), cwd)
         elif name in READ_TOOLS:
@@ -629,11 +622,8 @@ def plan_items(text: str) -> list[str]:
     if len(bullets) >= 2:
         return [one_line(x, 300) for x in bullets]
     headings = re.findall(r"^#{2,4}\s+(.+)$", text, re.M)
-    return [
-        one_line(x, 300)
-        for x in headings
-        if not re.match(r"(?i)(context|summary|overview|verification)\b", x)
-    ]
+    about = r"(?i)(context|summary|overview|verification)\b"  # a heading of no step
+    return [one_line(x, 300) for x in headings if not re.match(about, x)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -992,12 +982,10 @@ class _Gathering:
             self.work.last_tool_order = order
         if agent is None and not (what == "run" and reads_only(target)):
             # (a look that found nothing — `sed -n 1,80p gone.py`, `rg x` — is no failure)
-            key = (
-                what if what == "run" else "file",
-                self._in_folder(target, normalise(target), cwd)
-                if what == "run"
-                else self.paths.absolute(target, cwd),
-            )
+            if what == "run":
+                key = (what, self._in_folder(target, normalise(target), cwd))
+            else:
+                key = ("file", self.paths.absolute(target, cwd))
             self.failed[key] = (order, _failure_text(what, target, reason, self.paths, cwd))
 
     def _in_folder(self, command: str, normal: str, cwd: str | None) -> str:
@@ -1036,9 +1024,8 @@ class _Gathering:
         if agent is None:
             work.last_tool_order = order
             result = verdict.line()
-            work.last_activity = f"ran `{one_line(command, 160)}`" + (
-                f" ({result})" if result else ""
-            )
+            shown = f" ({result})" if result else ""
+            work.last_activity = f"ran `{one_line(command, 160)}`{shown}"
             passed = verdict.status == PASSED and not check  # a look, maybe: told at the end
             self.last_run = (work.last_activity, command) if passed else None
         if verdict.status == PASSED:
@@ -1121,9 +1108,8 @@ class _Gathering:
         if newest is not None and newest[0] >= work.last_tool_order:
             work.last_failure = newest[1]
         since = work.last_substantive_order()
-        work.failures = [text for order, text in sorted(self.failed.values()) if order > since][
-            -FAILURES_KEPT:
-        ]
+        failures = [text for order, text in sorted(self.failed.values()) if order > since]
+        work.failures = failures[-FAILURES_KEPT:]
         pasted = _pasted_failure(work)
         if pasted is not None:
             work.failures = [pasted, *work.failures][-FAILURES_KEPT:]
