@@ -541,18 +541,15 @@ class _WorkFeeder:
             self._call(item, kind)
         elif kind in ("function_call_output", "custom_tool_call_output"):
             text, success = _output(item.get("output"))
-            if self._continued(text_of(item.get("call_id")), text):
+            call_id = text_of(item.get("call_id"))
+            if self._continued(call_id, text):
                 return  # a command still running (or its poll): its result comes later
             code = _exit_code(text)
             data = None if _BODY.search(text) else _json_object(text)
             given = data.get("output") if data is not None else None
             body = given if isinstance(given, str) else _body(text)
-            self._result(
-                text_of(item.get("call_id")),
-                body,
-                is_error=success is False or (code is not None and code != 0),
-                exit_code=code,
-            )
+            failed = success is False or (code is not None and code != 0)
+            self._result(call_id, body, is_error=failed, exit_code=code)
 
     def _call(self, item: dict[str, Any], kind: str) -> None:
         from clm_policy.transcripts.work import PATCH, SHELL
