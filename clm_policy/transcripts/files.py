@@ -340,23 +340,18 @@ def shell_file_ops(command: str, cwd: str | None, paths: Paths) -> list[FileOp]:
             ops += [("move", at(src), at(target)) for src, target in _copies(_args(rest))]
         elif name in ("rm", "git rm", "rmdir", "unlink"):
             ops += [("delete", at(p), None) for p in _args(rest)]
-        elif name == "touch":
+        elif name == "touch" or (name == "tee" and "-a" not in rest):
             ops += [("made", at(p), None) for p in _args(rest) if paths.inside(at(p))]
         elif name == "cp":
             copies = _copies(_args(rest))
             ops += [("made", at(t), None) for _src, t in copies if paths.inside(at(t))]
         elif name in ("sed", "gsed", "perl") and any(_in_place(name, w) for w in rest):
             ops += [("edit", at(p), None) for p in _script_files(name, rest)]
-        elif name == "tee" and "-a" not in rest:
-            ops += [("made", at(p), None) for p in _args(rest) if paths.inside(at(p))]
         elif name == "cargo" and rest and rest[0] in ("new", "init"):
             operands = _args(rest[1:])
             folder = operands[0] if operands else "."
             main = "src/lib.rs" if "--lib" in rest else "src/main.rs"
-            ops += [
-                ("made", at(posixpath.join(folder, "Cargo.toml")), None),
-                ("made", at(posixpath.join(folder, main)), None),
-            ]
+            ops += [("made", at(posixpath.join(folder, f)), None) for f in ("Cargo.toml", main)]
         elif name == "go" and rest[:2] == ["mod", "init"]:
             ops.append(("made", at("go.mod"), None))
     ops += [("edit", at(path), None) for path in written]

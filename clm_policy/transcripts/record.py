@@ -111,13 +111,9 @@ def last_said(work: Work) -> list[str]:
     since = starts[-1] if starts else -1
     said = [text for order, text in work.said if order > since][-SAID_SHOWN:]
     # and the agent's answer to each of the requests before (its last words of each turn)
-    answers = []
-    for start, end in zip(
-        starts[-1 - EARLIER_ANSWERS : -1], starts[-EARLIER_ANSWERS:], strict=False
-    ):
-        turn = [text for order, text in work.said if start < order < end]
-        if turn:
-            answers.append(turn[-1])
+    turns = zip(starts[-1 - EARLIER_ANSWERS : -1], starts[-EARLIER_ANSWERS:], strict=False)
+    said_in = [[text for order, text in work.said if start < order < end] for start, end in turns]
+    answers = [turn[-1] for turn in said_in if turn]
     if not said and not answers:
         said = [text for _order, text in work.said[-2:]]
     return [*answers, *said]
