@@ -504,9 +504,7 @@ def _feed_assistant(log: WorkLog, content: Any) -> None:
         elif block.get("type") == "tool_use":
             name, args = block.get("name"), block.get("input")
             if isinstance(name, str) and isinstance(args, dict):
-                if name in SHELL_TOOLS:
-                    name = SHELL
-                log.tool_use(text_of(block.get("id")), name, args)
+                log.tool_use(text_of(block.get("id")), SHELL if name in SHELL_TOOLS else name, args)
     if isinstance(content, str):
         log.said(content)
 

@@ -614,8 +614,7 @@ class _WorkFeeder:
             command = _command_text(value.get("cmd", value.get("command")))
             if not command:
                 continue
-            last = n == len(commands) - 1
-            key = call_id if last else None
+            key = call_id if n == len(commands) - 1 else None
             if key is None:
                 self.synthetic += 1
                 key = f"cell-{self.synthetic}"  # no output of its own: no result

@@ -218,9 +218,8 @@ def parse_notes(text: str) -> AgentNotes:
     for name, lines in sections:
         if name is None or name == "context":
             continue
-        items = _items(lines)
         stated.add(name)
-        for item, checked in items:
+        for item, checked in _items(lines):
             target = name
             if name == "tasks":
                 target = "done" if checked is True or _task_done(item) else "remaining"

@@ -846,18 +846,16 @@ class _Gathering:
             self.plans.append((order, data[0]))
         elif kind == "file":
             self._file_event(order, data, agent)
-        elif kind == "env":
-            if agent is None:
-                self._env_event(data)
+        elif kind == "env" and agent is None:
+            self._env_event(data)
         elif kind == "env_gone" and agent is None:
             work.environment = [f for f in work.environment if f != data[0]]
         elif kind == "shell" and agent is None:  # a shell's one line: serves, stopped, ended
             started, line = data
             facts = [f for f in work.environment if not f.startswith(started) and f != line]
             work.environment = [*facts, line]
-        elif kind == "read":
-            if agent is None:
-                self.read_files[self.paths.absolute(data[0], data[1])] = order
+        elif kind == "read" and agent is None:
+            self.read_files[self.paths.absolute(data[0], data[1])] = order
         elif kind == "asked_handoff":
             work.handoff_asked_order = order
         elif kind == "context_gone":
@@ -947,8 +945,7 @@ class _Gathering:
                 self.task_source = "tasks"
         elif kind == "task_list":
             by_id.clear()
-            for ident, subject, status in data[0]:
-                by_id[ident] = [subject, status]
+            by_id.update((ident, [subject, status]) for ident, subject, status in data[0])
             self.task_source = "tasks"
 
     def _file_event(self, order: int, data: tuple[Any, ...], agent: str | None) -> None:
