@@ -397,9 +397,8 @@ class WorkLog:
             if isinstance(answers, dict):
                 for question, answer in answers.items():
                     if isinstance(question, str) and isinstance(answer, str) and answer.strip():
-                        self._add(
-                            "decision", f"{one_line(question, 160)} → {one_line(answer, 160)}"
-                        )
+                        said = f"{one_line(question, 160)} → {one_line(answer, 160)}"
+                        self._add("decision", said)
 
     def rejected(
         self, call_id: str | None, reason: str | None = None, *, denied: bool = False
