@@ -710,8 +710,5 @@ def _exit_code(text: str) -> int | None:
     meta = data.get("metadata") if data is not None else None
     if isinstance(meta, dict) and isinstance(meta.get("exit_code"), int):
         return int(meta["exit_code"])
-    for pattern in _EXIT:
-        match = pattern.search(text)
-        if match:
-            return int(match.group(1))
-    return None
+    found = next((m for m in (pattern.search(text) for pattern in _EXIT) if m), None)
+    return int(found.group(1)) if found else None

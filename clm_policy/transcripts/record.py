@@ -166,18 +166,15 @@ def latest_checks(work: Work) -> list[CheckResult]:
     failing = {r.normal for r in open_failures(work)}
     out = []
     for normal, run in latest.items():
-        status = run.verdict.status
+        status, result = run.verdict.status, run.verdict.line()
         if status == FAILED and normal not in failing:  # a later broader run passed
             status = PASSED
-            result = f"{run.verdict.line()}; a later run that covers it passed"
-        else:
-            result = run.verdict.line()
+            result += "; a later run that covers it passed"
         if result.startswith(f"{status} ("):
             result = result.removeprefix(f"{status} (").removesuffix(")")
-        if result == status:
-            result = ""
+        command = one_line(run.command, RUN_TEXT)
         out.append(
-            CheckResult(one_line(run.command, RUN_TEXT), status, result, earlier.get(normal))
+            CheckResult(command, status, "" if result == status else result, earlier.get(normal))
         )
     return out
 

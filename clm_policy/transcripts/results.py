@@ -789,12 +789,11 @@ def whole_suite(command: str) -> bool:
 def is_check(command: str) -> bool:
     """Whether the command tests, builds, lints or type-checks the project: a run whose
     failure is an open failure until a later run of it passes."""
-    for op, piece in split_chain(command):
-        if op == "|" and program(piece) in FILTERS:
-            continue
-        if _is_check_stage(_core(piece)):
-            return True
-    return False
+    return any(
+        _is_check_stage(_core(piece))
+        for op, piece in split_chain(command)
+        if not (op == "|" and program(piece) in FILTERS)
+    )
 
 
 _FORMATTERS = frozenset(
@@ -838,17 +837,14 @@ def _is_check_stage(core: str) -> bool:
 
 def _answer_meaning(command: str) -> str | None:
     """What exit 1 means when the command's last step is one whose exit 1 is an answer."""
-    pieces = [(op, p) for op, p in split_chain(command) if not _SETUP.match(_core(p) or "x")]
-    if not pieces:
+    pieces = [p for _op, p in split_chain(command) if not _SETUP.match(_core(p) or "x")]
+    if not pieces or any(_is_check_stage(_core(p)) for p in pieces):
         return None
-    last = pieces[-1][1]
-    if any(_is_check_stage(_core(p)) for _, p in pieces):
-        return None
-    name = program(last)
-    words = _core(last).split()
-    if name == "git diff" and not ({"--exit-code", "--quiet"} & set(words)):
-        return None
-    if name == "git merge-base" and "--is-ancestor" not in words:
+    name = program(pieces[-1])
+    words = _core(pieces[-1]).split()
+    if (name == "git diff" and not ({"--exit-code", "--quiet"} & set(words))) or (
+        name == "git merge-base" and "--is-ancestor" not in words
+    ):
         return None
     return ANSWERS.get(name) or ANSWERS.get(name.split()[0] if name else "")
 
@@ -857,10 +853,8 @@ def hidden_exit(command: str) -> str | None:
     """The program whose exit code stands for the command's when that hides a check's: the
     filter a check is piped to (``tail``), or ``true`` or ``echo`` after ``||``; None
     otherwise."""
-    if "pipefail" in command:
-        return None
     pieces = split_chain(command)
-    if not pieces:
+    if "pipefail" in command or not pieces:
         return None
     op, last = pieces[-1]
     if op == "||" and _core(last) in ("true", ":", "exit 0"):
