@@ -316,10 +316,9 @@ def _prompt(obj: dict[str, Any], content: object) -> str:
     """The text of a person's prompt; "" for a tool result, a compact summary, a command
     wrapper, a meta line or a system reminder."""
     flags = ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly")
-    if any(obj.get(flag) is True for flag in flags):
-        return ""
-    if isinstance(content, list) and any(
-        isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+    blocks = content if isinstance(content, list) else []
+    if any(obj.get(flag) is True for flag in flags) or any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks
     ):
         return ""
     text = _REMINDER.sub("", _text(content)).strip()

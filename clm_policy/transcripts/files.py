@@ -471,9 +471,8 @@ def created_in_output(
     the project. The output of a ``command`` that only runs git (and folder changes and
     reads: ``git add a && git commit -m x | tail``) names no file made: a commit's ``create
     mode`` lines, ``git status``'s ``new file:``, a log's messages are git's records."""
-    if not any(w in output for w in ("reat", "REATE", "Wrote to", "go: creating")):
-        return []
-    if command is not None and _git_only(command):
+    said = any(w in output for w in ("reat", "REATE", "Wrote to", "go: creating"))
+    if not said or (command is not None and _git_only(command)):
         return []
     found: list[str] = []
     for m in _CREATED_LINE.finditer(output):
