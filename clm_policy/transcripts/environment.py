@@ -282,11 +282,8 @@ def _git(
         action = plain[0] if plain else "push"
         if action in ("push", "save"):
             return ["stashed uncommitted changes (git stash)"]
-        if action in ("pop", "apply"):
-            return [f"restored stashed changes (git stash {action})"]
-        if action in ("drop", "clear"):
-            return [f"dropped stashed changes (git stash {action})"]
-        return []
+        verb = {"pop": "restored", "apply": "restored", "drop": "dropped", "clear": "dropped"}
+        return [f"{verb[action]} stashed changes (git stash {action})"] if action in verb else []
     if sub == "reset" and "--hard" in flags:
         return [f"reset the working tree: `{shown}`"]
     if sub in ("merge", "rebase", "cherry-pick", "revert") and status == PASSED:

@@ -474,11 +474,8 @@ def created_in_output(
     said = any(w in output for w in ("reat", "REATE", "Wrote to", "go: creating"))
     if not said or (command is not None and _git_only(command)):
         return []
-    found: list[str] = []
-    for m in _CREATED_LINE.finditer(output):
-        token = m.group(1).rstrip(":,")
-        if ("." in token or "/" in token) and "://" not in token:
-            found.append(paths.absolute(token, cwd))
+    tokens = [m.group(1).rstrip(":,") for m in _CREATED_LINE.finditer(output)]
+    found = [paths.absolute(t, cwd) for t in tokens if ("." in t or "/" in t) and "://" not in t]
     found += [paths.absolute(m.group(1), cwd) for m in _WROTE.finditer(output)]
     if _GO_MOD.search(output):
         found.append(paths.absolute("go.mod", cwd))
