@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import shlex
 from collections.abc import Callable
 
 from clm_policy.transcripts.results import reads_only, split_chain, words_of
@@ -228,8 +229,6 @@ _CMDLET = re.compile(r"\b(?:Move|Remove|Copy)-Item\b", re.I)
 
 def _windows_words(piece: str) -> list[str]:
     """A PowerShell command's words: backslashes kept (they separate folders), quotes off."""
-    import shlex
-
     try:
         words = shlex.split(piece, posix=False)
     except ValueError:

@@ -258,16 +258,12 @@ if TYPE_CHECKING:
         def read_tail(self, src: Source, max_scan: int) -> TranscriptReading: ...
 
 
-_MODULES = {
-    "claude-code": "clm_policy.transcripts.claude_code",
-    "codex": "clm_policy.transcripts.codex",
-    "openai": "clm_policy.transcripts.openai_chat",
-}
+_MODULES = {"claude-code": "claude_code", "codex": "codex", "openai": "openai_chat"}
 
 
 def _reader(name: str) -> _Reader:
     # (the import statement's own machinery: the importlib package would bring `warnings`)
-    module: _Reader = __import__(_MODULES[name], fromlist=["read_tail"])
+    module: _Reader = __import__(f"clm_policy.transcripts.{_MODULES[name]}", fromlist=["read_tail"])
     return module
 
 

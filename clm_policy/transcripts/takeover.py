@@ -22,9 +22,7 @@ The last assistant message is kept as context and is never the next step by itse
   :data:`~clm_policy.transcripts.work.REJECTING`).
 - **Constraints** are the user's sentences that say what must or must not be done ("no
   fallbacks", "never touch the migrations", "write it in Rust").
-- **Status**: what the agent said its status is; else blocked when something blocks; else
-  completed when its list is all done, or its last words after the last request say the work is
-  complete and nothing remains or fails; else running.
+- **Status**: as :func:`_status` says.
 """
 
 from __future__ import annotations
