@@ -952,10 +952,8 @@ class _Gathering:
         work, paths, files = self.work, self.paths, self.files
         op, path, to, cwd = data
         where = paths.absolute(path, cwd)
-        if op == "edit":
-            files.edit(where)
-        elif op == "create":
-            files.edit(where, created=True)
+        if op in ("edit", "create"):
+            files.edit(where, created=op == "create")
         elif op == "delete":
             files.delete(where)
         elif op == "move" and to:
