@@ -608,9 +608,7 @@ def _answered(structured: object) -> bool:
     (2.1.x: grep or rg with no match, ``test`` false, ``diff`` finding differences): it
     reports no error and no exit code then, only ``returnCodeInterpretation`` ("No matches
     found", "Condition is false", "Files differ")."""
-    if not isinstance(structured, dict):
-        return False
-    said = structured.get("returnCodeInterpretation")
+    said = structured.get("returnCodeInterpretation") if isinstance(structured, dict) else None
     return isinstance(said, str) and bool(said.strip())
 
 

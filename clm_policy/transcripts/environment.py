@@ -106,10 +106,8 @@ def _push_refusal(output: str) -> str | None:
     """The kind of refusal a push's ``output`` shows as the push's own (``push protection``,
     ``non-fast-forward``, ``authentication`` …; ``failed`` for another failure only a push
     prints: ``failed to push some refs``, ``has no upstream branch``), or None."""
-    own = [name for name, pattern in _REFUSALS[:4] if pattern.search(output[-4000:])]
-    if own:
-        return own[0]
-    return "failed" if _PUSH_OWN.search(output[-4000:]) else None
+    own = next((name for name, pattern in _REFUSALS[:4] if pattern.search(output[-4000:])), None)
+    return own or ("failed" if _PUSH_OWN.search(output[-4000:]) else None)
 
 
 def _pushed_tips(output: str) -> list[tuple[str, str]]:

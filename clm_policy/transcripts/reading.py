@@ -171,8 +171,7 @@ class TranscriptReading(Record):
         raw = self.session_id
         if raw and self.agent_id:
             raw = f"{raw}-agent-{self.agent_id}"
-        candidates = [raw, os.path.splitext(os.path.basename(self.path))[0], "transcript"]
-        for candidate in candidates:
+        for candidate in (raw, os.path.splitext(os.path.basename(self.path))[0], "transcript"):
             safe = _safe_id(candidate)
             if safe and is_session(safe):
                 try:

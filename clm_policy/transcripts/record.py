@@ -123,10 +123,8 @@ def _current(work: Work) -> bool:
     """Whether the agent's task list is still its list: kept (or the task tools used) after
     the session's latest substantive request, or with something not done. A list all done
     before a new request belongs to the request before it."""
-    tasks = work.tasks or []
-    if any(t.status != "completed" for t in tasks):
-        return True
-    return work.tasks_order > work.last_substantive_order()
+    open_tasks = any(t.status != "completed" for t in work.tasks or [])
+    return open_tasks or work.tasks_order > work.last_substantive_order()
 
 
 def _before_request(work: Work) -> bool:
@@ -208,12 +206,8 @@ def _closes(passing: Run, failing: Run) -> bool:
     if split_folder(passing.normal)[0] != split_folder(failing.normal)[0]:
         return False  # another folder's suite (``npm run build (in apps/site)``)
     ran, failed = passing.verdict.summary, failing.verdict.summary
-    return (
-        ran is not None
-        and failed is not None
-        and ran.runner == failed.runner
-        and whole_suite(passing.command)
-    )
+    same = ran is not None and failed is not None and ran.runner == failed.runner
+    return same and whole_suite(passing.command)
 
 
 def verified_runs(work: Work) -> list[Run]:

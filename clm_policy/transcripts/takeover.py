@@ -91,10 +91,7 @@ def goal_of(requests: list[str]) -> str:
             # task it follows; it does not replace it
             return f"{one_line(earlier[-1], GOAL_LIMIT // 2)} (then: {one_line(latest, 300)})"
         return latest
-    for text in reversed(requests):
-        if substantive(text):
-            return text
-    return requests[-1] if requests else ""
+    return next((t for t in reversed(requests) if substantive(t)), requests[-1] if requests else "")
 
 
 def constraints_only(text: str) -> bool:
