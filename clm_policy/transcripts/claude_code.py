@@ -322,9 +322,7 @@ def _prompt(obj: dict[str, Any], content: object) -> str:
     ):
         return ""
     text = _REMINDER.sub("", _text(content)).strip()
-    if not text or text.startswith(_WRAPPERS):
-        return ""
-    return clip(text, GOAL_LIMIT)
+    return "" if not text or text.startswith(_WRAPPERS) else clip(text, GOAL_LIMIT)
 
 
 def read_full(src: Source) -> TranscriptReading:

@@ -37,9 +37,7 @@ _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 def _slashes(path: str) -> str:
     """A Windows path (``X:\\a\\b``, ``x:/a/b``) written one way: ``X:/a/b``; any other as
     it is."""
-    if _DRIVE.match(path):
-        return path[0].upper() + ":" + path[2:].replace("\\", "/")
-    return path
+    return path[0].upper() + ":" + path[2:].replace("\\", "/") if _DRIVE.match(path) else path
 
 
 class Paths:
@@ -74,9 +72,7 @@ class Paths:
         if self.home and (path == self.home or path.startswith(self.home + "/")):
             return "~" + path[len(self.home) :]
         m = _HOME.match(path)
-        if m:
-            return "~" + path[m.end() :]
-        return path
+        return "~" + path[m.end() :] if m else path
 
     def inside(self, path: str) -> bool:
         """Whether an absolute path lies in the project (files outside it made by a command,

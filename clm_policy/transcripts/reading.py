@@ -231,9 +231,7 @@ def read_transcript(path: str | os.PathLike[str], fmt: str = "auto") -> Transcri
     """Read the whole transcript at ``path`` (format ``fmt``, or detected with ``auto``)."""
     with Source.open(path) as src:
         name = _resolve(src, fmt)
-        if name is None:
-            return _empty(src, fmt)
-        return _reader(name).read_full(src)
+        return _empty(src, fmt) if name is None else _reader(name).read_full(src)
 
 
 def read_context(
@@ -585,9 +583,7 @@ def count(value: object) -> int | None:
 
 def size_text(size: int) -> str:
     """``size`` bytes as a person reads it: ``64 KiB``, ``32 MiB``."""
-    if size >= 2**20:
-        return f"{size / 2**20:g} MiB"
-    return f"{size / 2**10:g} KiB"
+    return f"{size / 2**20:g} MiB" if size >= 2**20 else f"{size / 2**10:g} KiB"
 
 
 def text_of(value: object) -> str | None:
