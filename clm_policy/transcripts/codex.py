@@ -137,16 +137,16 @@ def _item_chars(item: dict[str, Any]) -> int:
         action = item.get("action")
         return len(json.dumps(action)) if isinstance(action, dict) else 0
     if kind == "reasoning":
-        return sum(len(text) for text in _reasoning(item))
+        return sum(len(text) for text in _texts(item.get("summary")))
     return 0
 
 
-def _reasoning(item: dict[str, Any]) -> list[str]:
-    """The texts of a ``reasoning`` item's summary."""
-    summary = item.get("summary")
+def _texts(parts: object) -> list[str]:
+    """The texts of a list of parts (a ``reasoning`` item's summary, a user message's content),
+    whatever their type."""
     return [
         text_of(part.get("text")) or ""
-        for part in (summary if isinstance(summary, list) else ())
+        for part in (parts if isinstance(parts, list) else ())
         if isinstance(part, dict)
     ]
 
@@ -532,7 +532,7 @@ class _WorkFeeder:
                     log.said_plan(text)
                 self.recent_prompt = None
         elif kind == "reasoning":
-            log.said("\n\n".join(_reasoning(item)), "thought")
+            log.said("\n\n".join(_texts(item.get("summary"))), "thought")
         elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
             self._call(item, kind)
         elif kind in ("function_call_output", "custom_tool_call_output"):
@@ -626,9 +626,8 @@ class _WorkFeeder:
             call_id = text_of(payload.get("call_id"))
             output = payload.get("aggregated_output")
             if not isinstance(output, str):
-                output = (text_of(payload.get("stdout")) or "") + (
-                    text_of(payload.get("stderr")) or ""
-                )
+                out, err = text_of(payload.get("stdout")), text_of(payload.get("stderr"))
+                output = (out or "") + (err or "")
             code = payload.get("exit_code")
             code = code if isinstance(code, int) and not isinstance(code, bool) else None
             if call_id and call_id not in self.pending and call_id not in self.done:
@@ -647,13 +646,7 @@ class _WorkFeeder:
             if not isinstance(item, dict):
                 return
             if item.get("type") == "UserMessage":
-                content = item.get("content")
-                texts = [
-                    text_of(c.get("text")) or ""
-                    for c in (content if isinstance(content, list) else ())
-                    if isinstance(c, dict)
-                ]
-                self._user("\n".join(texts), PROMPT)
+                self._user("\n".join(_texts(item.get("content"))), PROMPT)
             elif item.get("type") == "FileChange" and item.get("id") not in self.patches:
                 if item.get("status") not in (None, "completed"):
                     return
