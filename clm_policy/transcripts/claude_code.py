@@ -466,10 +466,9 @@ def _feed_attachment(log: WorkLog, attachment: Any) -> None:
         log.asked_handoff()  # the Stop hook's request, as Claude Code keeps it
     if isinstance(attachment, dict) and attachment.get("type") == "queued_command":
         prompt = _IDE.sub("", _REMINDER.sub("", _text(attachment.get("prompt")))).strip()
-        mode = attachment.get("commandMode")
         if not prompt or _builtin_command(prompt):
             return
-        if mode not in (None, "prompt") or prompt.startswith(_NOTICES):
+        if attachment.get("commandMode") not in (None, "prompt") or prompt.startswith(_NOTICES):
             _notice(log, prompt)  # a background task's notification, not a request
         else:
             log.request(prompt, QUEUED)

@@ -209,12 +209,10 @@ def _reason(output: str) -> str:
     output = output.replace("<tool_use_error>", "").replace("</tool_use_error>", "")
     lines = [line.strip() for line in output.strip().splitlines() if line.strip()][-80:]
     useful = [line for line in lines if not _NOISE_LINE.match(line)]
-    for line in reversed(useful):
-        if _STRONG_ERROR.search(line):
-            return one_line(line, 200)
-    for line in reversed(useful):
-        if _ERROR_LINE.search(line):
-            return one_line(line, 200)
+    for pattern in (_STRONG_ERROR, _ERROR_LINE):
+        for line in reversed(useful):
+            if pattern.search(line):
+                return one_line(line, 200)
     return one_line((useful or lines)[-1], 200) if lines else ""
 
 
