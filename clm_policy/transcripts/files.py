@@ -481,9 +481,8 @@ def _git_only(command: str) -> bool:
     """Whether every stage of ``command`` is a git command, a folder change or a read."""
     if "git" not in command:
         return False
-    pieces = [piece for _op, piece in split_chain(command)]
     has_git = False
-    for piece in pieces:
+    for _op, piece in split_chain(command):
         words = words_of(piece)
         while words and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]):
             words.pop(0)

@@ -141,9 +141,7 @@ def _environment(facts: list[str]) -> list[str]:
     """The facts, each once where it was last seen (a second ``pushed: `git push` `` after
     the commits since the first), the newest ``git status`` alone kept of its kind."""
     status = [f for f in facts if "at the last `git status`" in f]
-    kept = [f for f in facts if "at the last `git status`" not in f]
-    if status:
-        kept.append(status[-1])
+    kept = [f for f in facts if "at the last `git status`" not in f] + status[-1:]
     return list(reversed(dict.fromkeys(reversed(kept))))
 
 

@@ -127,19 +127,14 @@ _INTENT = re.compile(
 def asked_user(text: str | None) -> str:
     """The question an agent's last words end with ("Want me to commit this?", "Let me know
     when…"), or ""."""
-    if not text:
-        return ""
-    tail = text.strip().rsplit("\n\n", 1)[-1]
-    m = _QUESTION.search(tail)
+    m = _QUESTION.search(text.strip().rsplit("\n\n", 1)[-1]) if text else None
     return " ".join(m.group(1).split())[:400] if m else ""
 
 
 def intention(text: str | None) -> str:
     """What an agent's last words say it is about to do ("I'm exporting the session first,
     then I'll build the draft"), from the first such sentence on, or ""."""
-    if not text:
-        return ""
-    m = _INTENT.search(text.strip())
+    m = _INTENT.search(text.strip()) if text else None
     return " ".join(m.group(1).split())[:400] if m else ""
 
 
