@@ -131,11 +131,8 @@ class AgentNotes:
         lines: list[str] = []
         for name in _FIELDS:
             value = getattr(self, name)
-            label = name.replace("_", " ")
-            if isinstance(value, str) and value:
-                lines.append(f"{label}: {value}")
-            elif isinstance(value, list):
-                lines += [f"{label}: {item}" for item in value]
+            items = value if isinstance(value, list) else [value] if value else []
+            lines += [f"{name.replace('_', ' ')}: {item}" for item in items]
         return "\n".join(lines)
 
 
