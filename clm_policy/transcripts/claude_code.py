@@ -101,10 +101,8 @@ def event_of(obj: dict[str, Any]) -> Event | None:
             after = count(meta.get("postTokens")) if isinstance(meta, dict) else None
             return ("boundary", side, after, None, 0)
         return None
-    if kind not in ("user", "assistant"):
-        return None
     message = obj.get("message")
-    if not isinstance(message, dict):
+    if kind not in ("user", "assistant") or not isinstance(message, dict):
         return None
     usage = model = None
     if kind == "assistant":

@@ -255,11 +255,10 @@ class _Session(Tally):
         payload = obj.get("payload")
         if not isinstance(payload, dict):
             return
+        if kind in _CWD_LINES:
+            self.cwd = text_of(payload.get("cwd")) or self.cwd
         if kind == "session_meta":
             self.session_id = self.session_id or text_of(payload.get("id"))
-            self.cwd = text_of(payload.get("cwd")) or self.cwd
-        elif kind == "turn_context":
-            self.cwd = text_of(payload.get("cwd")) or self.cwd
         elif kind == "compacted":
             self.compacted(self.last_real)
         elif kind == "event_msg":
