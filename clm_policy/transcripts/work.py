@@ -613,11 +613,9 @@ def plan_items(text: str) -> list[str]:
     """The steps of a plan in Markdown: its numbered lines, else its top-level bullets, else
     its ``##`` headings (``## Phase 1: …``)."""
     numbered = [m.group(2) for m in _NUMBERED.finditer(text) if not m.group(0).startswith("    ")]
-    if len(numbered) >= 2:
-        return [one_line(x, 300) for x in numbered]
-    bullets = re.findall(r"^[-*]\s+(.+)$", text, re.M)
-    if len(bullets) >= 2:
-        return [one_line(x, 300) for x in bullets]
+    for found in (numbered, re.findall(r"^[-*]\s+(.+)$", text, re.M)):  # else the bullets
+        if len(found) >= 2:
+            return [one_line(x, 300) for x in found]
     headings = re.findall(r"^#{2,4}\s+(.+)$", text, re.M)
     about = r"(?i)(context|summary|overview|verification)\b"  # a heading of no step
     return [one_line(x, 300) for x in headings if not re.match(about, x)]
