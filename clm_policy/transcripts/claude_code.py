@@ -324,6 +324,7 @@ def _prompt(obj: dict[str, Any], content: object) -> str:
 
 
 def read_full(src: Source) -> TranscriptReading:
+    from clm_policy.transcripts.takeover import goal_of
     from clm_policy.transcripts.work import WorkLog, finish
 
     lines = Lines(src.file, FORMAT)
@@ -370,7 +371,7 @@ def read_full(src: Source) -> TranscriptReading:
         warnings=warnings.list(),
         bytes_read=src.bytes_read,
     )
-    return chain.full(reading, work, chain.goal)
+    return chain.full(reading, work, goal_of([r.text for r in work.requests]) or chain.goal)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -356,6 +356,7 @@ _IDE_ACTIVE = re.compile(r"^## Active file: (.+)$", re.M)
 
 
 def read_full(src: Source) -> TranscriptReading:
+    from clm_policy.transcripts.takeover import goal_of
     from clm_policy.transcripts.work import WorkLog, finish
 
     lines = Lines(src.file, FORMAT)
@@ -393,7 +394,8 @@ def read_full(src: Source) -> TranscriptReading:
         warnings=warnings.list(),
         bytes_read=src.bytes_read,
     )
-    return session.full(reading, work, session.goal or session.fallback_goal)
+    goal = goal_of([r.text for r in work.requests]) or session.goal or session.fallback_goal
+    return session.full(reading, work, goal)
 
 
 # ---------------------------------------------------------------------------------------------

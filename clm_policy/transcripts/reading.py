@@ -634,10 +634,8 @@ class Tally:
         self.compactions.append((self.steps, before, trigger))
 
     def full(self, reading: TranscriptReading, work: Work, goal: str) -> TranscriptReading:
-        """A full read's result: its figures (``reading``) with what the tally and the ``work``
-        say (``goal``: the one the tally found, when no request gives one)."""
-        from clm_policy.transcripts.takeover import goal_of
-
+        """A full read's result: its figures (``reading``) with the ``goal`` and what the tally
+        and the ``work`` say."""
         return reading.replace(
             session_id=self.session_id,
             cwd=self.cwd,
@@ -645,7 +643,7 @@ class Tally:
             compact_count=self.compact_count,
             last_compact_step=self.last_compact_step,
             compacted_at_tokens=self.compacted_at,
-            goal=goal_of([r.text for r in work.requests]) or goal,
+            goal=goal,
             changed_artifacts=work.changed + work.made,
             commands_and_results=[run.line() for run in work.runs[-COMMAND_LIMIT:]],
             last_assistant_message=self.last_message,
