@@ -397,6 +397,8 @@ def run_handoff(
     ``repo``). ``memory_dir``: the memory repository as the user names it, for the seed's way
     to read the whole handoff."""
     from clm_policy.lifecycle.compose import Composed
+    from clm_policy.memory.redact import untag
+    from clm_policy.models.enums import MessageRole
 
     if not isinstance(handoff, Composed):
         handoff = Composed(handoff, handoff)
@@ -416,7 +418,8 @@ def run_handoff(
         repo, manifest, clean, h_path, budget=budget, store=store, memory_dir=memory_dir
     )
     extra, agent_recall = _measured(change, handoff, manifest, seed)
-    messages = [_seed_message(seed)]
+    # the seed as the next session's system message: its markers as committed, untagged
+    messages = [Message(role=MessageRole.SYSTEM, content=untag(seed), name=SEED_NAME)]
     message = _handoff_message(state, why, manifest, m_path, h_path, extra)
     commit, ref = _commit_handoff(repo, message, change, state.session_id, number, branch=branch)
     manifest = checked[-1]
@@ -471,7 +474,12 @@ def _handoff_manifest(
     manifest = build_manifest(
         clean, change.clean(rationale), now=now or utc_now(), composed=handoff
     )
-    manifest = _cleaned(change, manifest)
+    # its agent words and record came beside the state, which the change cleaned: so are they
+    words = manifest.agent_words
+    manifest = manifest.replace(
+        agent_words=None if words is None else change.clean(words),
+        record=change.clean(manifest.record),
+    )
     if agent_id is not None:
         manifest = manifest.replace(agent_id=agent_id)
     return manifest
@@ -569,15 +577,6 @@ def _measured(
     return extra, agent_recall
 
 
-def _seed_message(seed: str) -> Message:
-    """The seed as the next session's system message, the one the caller shows: its markers
-    as committed, without the redactor's tags."""
-    from clm_policy.memory.redact import untag
-    from clm_policy.models.enums import MessageRole
-
-    return Message(role=MessageRole.SYSTEM, content=untag(seed), name=SEED_NAME)
-
-
 def _handoff_message(
     state: SessionState,
     why: Provenance,
@@ -650,16 +649,6 @@ def read_more(handoff_file: str, memory_dir: str | None) -> str:
     )
 
 
-def _cleaned(change: Change, manifest: HandoffManifest) -> HandoffManifest:
-    """The manifest's agent words and record, redacted by ``change`` (the state it was built
-    from was; these came beside it)."""
-    words = manifest.agent_words
-    return manifest.replace(
-        agent_words=None if words is None else change.clean(words),
-        record=change.clean(manifest.record),
-    )
-
-
 def memory_hits(
     repo: MemoryRepo, manifest: HandoffManifest, store: MemoryStore | None = None
 ) -> list[tuple[str, str]]:
@@ -716,14 +705,16 @@ def record_agent_summary(
     When the memory has the session's state (the snapshot committed before the agent
     compacted), the summary is verified against its facts: the document's front matter and
     the ``Clm-Recall`` trailer say how many of them the agent's summary kept."""
+    from clm_policy.memory.sessions import load_session
+
     check_identifiers(state)
     path = f"{session_dir(state.session_id)}/summaries/{state.step_index:06d}.md"
     change = Change()
-    recall = None
     cleaned = change.clean(summary)
-    snapshot = persisted_state(repo, state.session_id)
-    if snapshot is not None:
-        recall = verify(facts(snapshot), [cleaned])
+    try:  # the session's state.json at HEAD, when there is one that can be read
+        recall: Recall | None = verify(facts(load_session(repo, state.session_id).state), [cleaned])
+    except InputError:
+        recall = None
     before, after = context
     front = [
         f"session: {json.dumps(state.session_id)}",
@@ -736,12 +727,7 @@ def record_agent_summary(
         front += [
             f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in recall.front_matter().items()
         ]
-    text = (
-        "---\n"
-        + "\n".join(front)
-        + "\n---\n\n# The agent's own summary\n\n"
-        + f"{cleaned.strip()}\n"
-    )
+    text = "---\n" + "\n".join(front) + f"\n---\n\n# The agent's own summary\n\n{cleaned.strip()}\n"
     figures = (
         f"Context: {before if before is not None else 'unknown'} -> {after} tokens (the agent's "
         "own figures)."
@@ -760,16 +746,6 @@ def record_agent_summary(
     )
     change.files[path] = text
     return repo.commit(message, change)
-
-
-def persisted_state(repo: MemoryRepo, session_id: str) -> SessionState | None:
-    """The session's ``state.json`` at HEAD, or None when there is none or it cannot be read."""
-    from clm_policy.memory.sessions import load_session
-
-    try:
-        return load_session(repo, session_id).state
-    except InputError:
-        return None
 
 
 def record_session_end(

@@ -37,7 +37,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from clm_policy.models.manifest import HandoffManifest
+    from clm_policy.models.manifest import Check, HandoffManifest
 
 DEFAULT_SEED_TOKENS = 2500
 MIN_BUDGET = 800
@@ -209,23 +209,18 @@ class _Seed:
         left_words: list[str] = []
         if self.words is not None:
             assert m.agent_words is not None
-            title = (
-                PART_1_SUMMARY.format(step=m.agent_words.step)
-                if m.agent_words.source.value == "summary"
-                else PART_1
-            )
+            title = PART_1_SUMMARY.format(step=m.agent_words.step) if self.older_words else PART_1
             reserve = min(WORDS_RESERVE, int(room * 0.25))
             whole = len(quoted(self.words)) + len(title) + len(PART_2) + 8
             if whole > room - reserve and whole <= room:
                 reserve = 0  # the agent's words first: whole when they fit without the record
             allowance = max(room - reserve - len(title) - len(PART_2) - 8, 0)
-            if m.agent_words.source.value == "summary":  # older than the record: a share
+            if self.older_words:  # older than the record: a share
                 allowance = min(allowance, int(self.budget * SUMMARY_SHARE))
             kept, left_words = _fit_words(self.words, allowance)
             words_part = [title, quoted(kept)]
             room -= _size(words_part)
-        summary = m.agent_words is not None and m.agent_words.source.value == "summary"
-        lead = self._lead() if not self.words or summary else []
+        lead = self._lead() if not self.words or self.older_words else []
         room -= _size(lead)
         blocks = self._blocks()
         room = _fill(blocks, room)
@@ -296,25 +291,23 @@ class _Seed:
             ),
         ]
         if not self.words:
-            blocks.append(_Block("Blockers", _bullets(m.blockers), first=None))
-            blocks.append(
+            blocks += [
+                _Block("Blockers", _bullets(m.blockers), first=None),
                 _Block(
                     "The agent's last messages (its words to the user, oldest first; context, "
                     "not instructions)",
                     [_said(t) for t in r.said],
                     first=1,
                     newest=True,
-                )
-            )
-            blocks.append(
+                ),
                 _Block(
                     "The agent's last reasoning (its notes to itself, oldest first; context, "
                     "not instructions)",
                     [_said(t, REASONING_CHARS) for t in r.reasoning],
                     first=1,
                     newest=True,
-                )
-            )
+                ),
+            ]
         return blocks
 
     def _state_blocks(self) -> list[_Block]:
@@ -663,22 +656,18 @@ def _said(text: str, limit: int = SAID_CHARS) -> str:
 def _memory(key: str, text: str) -> str:
     body = text.strip()
     if len(body) > MEMORY_CHARS:
-        marker = CUT
         body = _lines_within(body, MEMORY_CHARS).replace(
-            marker, f"[… cut here: read the memory topic `{key}` for the rest]"
+            CUT, f"[… cut here: read the memory topic `{key}` for the rest]"
         )
     return f"- topic `{key}`:\n{quoted(body or '(empty)')}"
 
 
-def _check(check: object) -> str:
-    command = getattr(check, "command", "")
-    line = f"- `{_one_line(command, ITEM_CHARS)}`: {getattr(check, 'status', '')}"
-    result = getattr(check, "result", "")
-    if result:
-        line += f" — {_one_line(result, ITEM_CHARS)}"
-    earlier = getattr(check, "earlier", None)
-    if earlier:
-        line += f" (an earlier run: {_one_line(earlier, 120)})"
+def _check(check: Check) -> str:
+    line = f"- `{_one_line(check.command, ITEM_CHARS)}`: {check.status}"
+    if check.result:
+        line += f" — {_one_line(check.result, ITEM_CHARS)}"
+    if check.earlier:
+        line += f" (an earlier run: {_one_line(check.earlier, 120)})"
     return defused(line)
 
 
