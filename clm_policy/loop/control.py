@@ -55,6 +55,11 @@ from clm_policy.models.state import AgentStepResult, SessionState
 from clm_policy.policy.engine import Policy
 
 MAX_COMPACTIONS_IN_A_ROW = 3
+CARRIED = (
+    *("requests", "constraints", "decisions", "done", "verified", "source_of_truth"),
+    *("memory_keys", "not_verified", "blockers"),
+)
+"""The lists a session continued after a handoff takes from the one before it."""
 
 
 @dataclass(frozen=True)
@@ -333,13 +338,12 @@ class OuterControlLoop:
         path = f"{session_dir(self.state.session_id)}/{kind}.jsonl"
         self._logs.setdefault(path, []).append(record)
 
-    def _take_logs(self) -> dict[str, JsonLines]:
-        logs = self._logs_to_take()
-        self._logs = {}
+    def _take_logs(self, *, keep: bool = False) -> dict[str, JsonLines]:
+        """The buffered logs to commit; with ``keep`` they stay buffered (until the commit)."""
+        logs = {path: JsonLines(tuple(records)) for path, records in self._logs.items() if records}
+        if not keep:
+            self._logs = {}
         return logs
-
-    def _logs_to_take(self) -> dict[str, JsonLines]:
-        return {path: JsonLines(tuple(records)) for path, records in self._logs.items() if records}
 
     def _why(self, decision: Decision) -> Provenance:
         return Provenance(decision.trigger, decision.rationale, self.provenance)
@@ -354,7 +358,7 @@ class OuterControlLoop:
             self.state,
             retain=profile.retain_recent_messages,
             why=self._why(decision),
-            appends=self._logs_to_take(),
+            appends=self._take_logs(keep=True),
             files={self._run_path: JsonDoc(self._record(None))},
             summarizer=self.summarizer,
             min_recall=profile.min_recall,
@@ -451,17 +455,9 @@ class OuterControlLoop:
             profile=old.profile,
             parent_session=old.session_id,
             messages=list(seed),
-            # what the task has learnt so far stays with it: every later handoff names it
-            requests=list(old.requests),
-            constraints=list(old.constraints),
-            decisions=list(old.decisions),
-            done=list(old.done),
-            verified=list(old.verified),
-            source_of_truth=list(old.source_of_truth),
-            memory_keys=list(old.memory_keys),
-            not_verified=list(old.not_verified),
-            blockers=list(old.blockers),
             tokens=old.tokens.replace(context_tokens=context, estimated=True),
+            # what the task has learnt so far stays with it: every later handoff names it
+            **{name: list(getattr(old, name)) for name in CARRIED},
         )
 
     @property
@@ -481,12 +477,11 @@ class OuterControlLoop:
         A session that handed off stays handed off, whatever stops the run after that (a
         Ctrl-C just past the handoff's commit): ``run --resume`` refuses it."""
         reason = self._ended or reason
-        why = Provenance(policy=self.provenance)
         record_session_end(
             self.repo,
             self.state,
             reason,
-            why=why,
+            why=Provenance(policy=self.provenance),
             record=self._record(reason),
             appends=self._take_logs(),
         )
