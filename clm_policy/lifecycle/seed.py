@@ -83,24 +83,18 @@ _HEADING_LINE = re.compile(
 _SENTENCE_END = re.compile(r"[.!?](?=\s)")
 _WORD = re.compile(r"[^\W_]+")
 _SECTION_RANK = (
-    ("next", 0),
-    ("block", 1),
-    ("question", 1),
-    ("current work", 1),
-    ("goal", 2),
-    ("primary request", 2),
-    ("pending", 2),
-    ("task", 3),
-    ("status", 3),
-    ("verif", 4),
-    ("error", 4),
-    ("environment", 5),
-    ("decision", 6),
-    ("user messages", 6),
-    ("problem solving", 7),
-    ("file", 8),
-    ("concept", 9),
+    ("next",),
+    ("block", "question", "current work"),
+    ("goal", "primary request", "pending"),
+    ("task", "status"),
+    ("verif", "error"),
+    ("environment",),
+    ("decision", "user messages"),
+    ("problem solving",),
+    ("file",),
+    ("concept",),
 )
+"""Words of an agent's section titles, by rank (the first found wins; none found: rank 7)."""
 
 
 def seed_text(
@@ -351,8 +345,7 @@ class _Seed:
         constraints, decisions = self.carried
         if from_state:  # a state's own constraints and decisions (a transcript's: its messages)
             constraints = [*m.constraints, *(c for c in constraints if c not in m.constraints)]
-            decisions = [*m.decisions, *(d for d in decisions if d not in m.decisions)]
-        elif not self.words:  # the user's answers to the agent's questions
+        if from_state or not self.words:  # or the user's answers to the agent's questions
             decisions = [*m.decisions, *(d for d in decisions if d not in m.decisions)]
         blocks = [
             _Block("Constraints", self._unsaid(constraints)),
@@ -519,10 +512,7 @@ def _sections(text: str) -> list[tuple[str, str]]:
 
 def _rank(title: str) -> int:
     lowered = title.lower()
-    for word, rank in _SECTION_RANK:
-        if word in lowered:
-            return rank
-    return 7
+    return next((n for n, words in enumerate(_SECTION_RANK) for w in words if w in lowered), 7)
 
 
 CUT = "[… cut here: the rest is in the handoff]"
@@ -622,16 +612,10 @@ def _messages(requests: Sequence[str]) -> list[str]:
     kept up to a line (or sentence) end — the first and the latest up to
     :data:`MESSAGE_CHARS`, the ones between up to :data:`MIDDLE_CHARS`."""
     items = []
-    latest = _latest_substantive(requests) + 1
+    latest, last = _latest_substantive(requests) + 1, len(requests)
     for n, text in enumerate(requests, 1):
         body = text.strip()
-        limit = (
-            MESSAGE_CHARS
-            if n in (latest, len(requests))
-            else FIRST_CHARS
-            if n == 1
-            else MIDDLE_CHARS
-        )
+        limit = MESSAGE_CHARS if n in (latest, last) else FIRST_CHARS if n == 1 else MIDDLE_CHARS
         if len(body) > limit:
             body = _head_and_tail(body, limit)
         items.append(_numbered(n - 1, body))
