@@ -449,6 +449,8 @@ class OuterControlLoop:
         seed = handed.seed
         context = estimate_message_tokens(seed) + self.monitor.system_prompt_tokens
         self.session.agent.reset_with_seed(seed)
+        # what the task has learnt so far stays with it: every later handoff names it
+        carried: dict[str, Any] = {name: list(getattr(old, name)) for name in CARRIED}
         self.session.state = SessionState(
             session_id=next_id,
             goal=old.goal,
@@ -456,8 +458,7 @@ class OuterControlLoop:
             parent_session=old.session_id,
             messages=list(seed),
             tokens=old.tokens.replace(context_tokens=context, estimated=True),
-            # what the task has learnt so far stays with it: every later handoff names it
-            **{name: list(getattr(old, name)) for name in CARRIED},
+            **carried,
         )
 
     @property
