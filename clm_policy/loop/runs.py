@@ -373,21 +373,18 @@ def _resumed_options(
     if goal is not None:
         raise InputError(f"--goal: session '{session}' keeps the goal it was started with")
     scenario = options.scenario or (_str(run.get("scenario")) if agent == "simulated" else None)
-    soft_compact, hard_handoff = options.soft_compact, options.hard_handoff
-    continue_after_handoff = options.continue_after_handoff
-    if continue_after_handoff is None:
-        continue_after_handoff = bool(run.get("continue_after_handoff"))
+    if scenario is None and agent == "simulated":
+        raise InputError(f"session '{session}' was not made by `clm-policy run`: give --scenario")
+    soft, hard, go_on = options.soft_compact, options.hard_handoff, options.continue_after_handoff
     completed = _Options(
         agent=agent,
         scenario=scenario,
         policy_ref=options.policy_ref or _str(run.get("policy")),
         profile=options.profile or _str(run.get("profile")) or persisted.state.profile,
-        soft_compact=soft_compact if soft_compact is not None else _int(run.get("soft_compact")),
-        hard_handoff=hard_handoff if hard_handoff is not None else _int(run.get("hard_handoff")),
-        continue_after_handoff=continue_after_handoff,
+        soft_compact=soft if soft is not None else _int(run.get("soft_compact")),
+        hard_handoff=hard if hard is not None else _int(run.get("hard_handoff")),
+        continue_after_handoff=bool(run.get("continue_after_handoff")) if go_on is None else go_on,
     )
-    if scenario is None and agent == "simulated":
-        raise InputError(f"session '{session}' was not made by `clm-policy run`: give --scenario")
     return completed, notices
 
 
@@ -482,9 +479,9 @@ def _new_session(
     session_id = check_session(wanted)  # valid, and no secret
     taken = taken_stopped = None
     if exists:
-        free = _free_session_id(memory, session_id)
+        free, stopped = _free_session_id(memory, session_id)
         if free != session_id:
-            taken, taken_stopped, session_id = session_id, _stopped(memory, session_id), free
+            taken, taken_stopped, session_id = session_id, stopped, free
     if spec is not None:
         state = first_state(spec, session_id, profile)
     else:
@@ -497,15 +494,12 @@ def _record(options: _Options, setup: _AgentSetup, profile: str) -> dict[str, An
     endpoint and model (named only: a resume takes them from the user's configuration).
     ``continue_after_handoff``: as asked, else as the scenario says, else false."""
     config = setup.openai
-    record: dict[str, Any] = {"agent": setup.agent} if config is not None else {}
+    record: dict[str, Any]
     if config is not None:
-        record |= {
-            "model": config.model,
-            "base_url": config.base_url,
-            "done_marker": config.done_marker,
-        }
+        record = {"agent": setup.agent, "model": config.model, "base_url": config.base_url}
+        record["done_marker"] = config.done_marker
     else:  # files as absolute paths: a resume may run from another folder
-        record["scenario"] = _where(options.scenario or "demo")
+        record = {"scenario": _where(options.scenario or "demo")}
     continue_after_handoff = options.continue_after_handoff
     if continue_after_handoff is None and setup.spec is not None:
         continue_after_handoff = setup.spec.continue_after_handoff
@@ -649,31 +643,26 @@ def _persisted(memory: str, session_id: str) -> PersistedSession:
     return persisted
 
 
-def _stopped(memory: str | Path, session_id: str) -> str | None:
-    """How a persisted session stopped for good (None when it can still be resumed)."""
+def _free_session_id(memory: str, wanted: str) -> tuple[str, str | None]:
+    """``wanted``, or ``wanted.2``, ``wanted.3``, ... : the first id no session has yet; and
+    when ``wanted`` is taken, how its session stopped for good (None when it can still be
+    resumed)."""
     from clm_policy.memory.git.write import MemoryRepo
-    from clm_policy.memory.sessions import load_session
-
-    try:
-        with MemoryRepo(memory) as repo:
-            stopped = load_session(repo, session_id).stopped
-    except InputError:
-        return "unreadable"
-    return stopped if stopped in ENDED else None
-
-
-def _free_session_id(memory: str | Path, wanted: str) -> str:
-    """``wanted``, or ``wanted.2``, ``wanted.3``, ... : the first id no session has yet."""
-    from clm_policy.memory.git.write import MemoryRepo
-    from clm_policy.memory.sessions import session_ids
+    from clm_policy.memory.sessions import load_session, session_ids
 
     with MemoryRepo(memory) as repo:
         known = set(session_ids(repo))
-    candidate, number = wanted, 1
-    while candidate in known:
-        number += 1
-        candidate = check_session(f"{wanted[:120]}.{number}")
-    return candidate
+        candidate, number = wanted, 1
+        while candidate in known:
+            number += 1
+            candidate = check_session(f"{wanted[:120]}.{number}")
+        if candidate == wanted:
+            return wanted, None
+        try:
+            stopped = load_session(repo, wanted).stopped
+        except InputError:
+            return candidate, "unreadable"
+    return candidate, stopped if stopped in ENDED else None
 
 
 def _where(ref: str) -> str:
