@@ -83,34 +83,25 @@ class SimulatedAgent:
         except StopIteration:
             self.done = True
             return AgentStepResult(task_status=TaskStatus.COMPLETED)
-        added: list[Message] = []
         missing = self._missing(spec, messages)
         if missing and spec.on_missing == "fail":
-            added.append(
-                Message(
-                    role=MessageRole.ASSISTANT,
-                    content="I cannot go on: my context lacks "
-                    + "; ".join(missing)
-                    + ". The task fails here.",
-                )
-            )
+            said = f"I cannot go on: my context lacks {'; '.join(missing)}. The task fails here."
             return ScriptedStep(
-                messages_added=added, task_status=TaskStatus.FAILED, missing=missing
+                messages_added=[Message(role=MessageRole.ASSISTANT, content=said)],
+                task_status=TaskStatus.FAILED,
+                missing=missing,
             )
+        added: list[Message] = []
         if missing:  # a person says again what the agent lost
             text = "\n".join(f"- {fact}" for fact in missing)
             added.append(Message(role=MessageRole.USER, content=f"You lost track of this:\n{text}"))
-        if spec.user is not None:
-            added.append(Message(role=MessageRole.USER, content=spec.user.replace("{n}", str(n))))
-        added.append(
-            Message(
-                role=MessageRole.ASSISTANT,
-                content=spec.say.replace("{n}", str(n)),
-                tokens=spec.tokens,
-            )
-        )
-        if spec.tool is not None:
-            added.append(Message(role=MessageRole.TOOL, content=spec.tool.replace("{n}", str(n))))
+        turns = ((MessageRole.USER, spec.user), (MessageRole.ASSISTANT, spec.say))
+        for role, words in (*turns, (MessageRole.TOOL, spec.tool)):  # the user's, said, a tool's
+            if words is not None:
+                tokens = spec.tokens if role is MessageRole.ASSISTANT else None
+                added.append(
+                    Message(role=role, content=words.replace("{n}", str(n)), tokens=tokens)
+                )
         usage = self.scenario.report_usage
         sent = estimate_message_tokens(messages) + self.scenario.system_prompt_tokens
         return ScriptedStep(

@@ -121,13 +121,13 @@ class RunPlan:
 def plan_run(
     memory: str,
     *,
-    scenario: str | None,
-    policy_ref: str | None,
-    profile: str | None,
-    resume: str | None,
-    soft_compact: int | None,
-    hard_handoff: int | None,
-    continue_after_handoff: bool | None,
+    scenario: str | None = None,
+    policy_ref: str | None = None,
+    profile: str | None = None,
+    resume: str | None = None,
+    soft_compact: int | None = None,
+    hard_handoff: int | None = None,
+    continue_after_handoff: bool | None = None,
     agent: str | None = None,
     goal: str | None = None,
     done_marker: str | None = None,
@@ -220,18 +220,7 @@ def going_on(memory: str, session: str, env: Mapping[str, str] | None = None) ->
     refusal = None
     for agent in agents:
         try:
-            plan_run(
-                memory,
-                scenario=None,
-                policy_ref=None,
-                profile=None,
-                resume=session,
-                soft_compact=None,
-                hard_handoff=None,
-                continue_after_handoff=None,
-                agent=agent,
-                env=env,
-            )
+            plan_run(memory, resume=session, agent=agent, env=env)
         except ClmError as exc:
             refusal = refusal or exc.message
             continue
