@@ -116,11 +116,10 @@ def words_of_summary(reading: TranscriptReading) -> Words | None:
     work = reading.work
     if work is None or not work.summaries:
         return None
-    _order, text, _kind = work.summaries[-1]
-    text = _unwrapped(text)
-    if not text:
-        return None
-    return Words(SUMMARY, text, reading.last_compact_step)
+    text = work.summaries[-1][1]  # without the wrapping Claude Code puts around it
+    for pattern in _SUMMARY_BOILERPLATE:
+        text = pattern.sub("", text)
+    return Words(SUMMARY, text.strip(), reading.last_compact_step) if text.strip() else None
 
 
 _SUMMARY_BOILERPLATE = (
@@ -130,12 +129,6 @@ _SUMMARY_BOILERPLATE = (
     re.compile(r"<analysis>.*?(?:</analysis>|\Z)", re.S),
     re.compile(r"</?summary>"),
 )
-
-
-def _unwrapped(text: str) -> str:
-    for pattern in _SUMMARY_BOILERPLATE:
-        text = pattern.sub("", text)
-    return text.strip()
 
 
 @dataclass

@@ -163,11 +163,7 @@ def _ordered(found: list[Fact]) -> list[Fact]:
 def normalise(text: str) -> str:
     """``text`` as verification compares it: NFKC, case-folded, words joined by single
     spaces (a word is a run of letters and digits), the redactor's tags removed."""
-    return " ".join(_words(text))
-
-
-def _words(text: str) -> list[str]:
-    return _split(_folded(text))
+    return " ".join(_split(_folded(text)))
 
 
 def _split(folded: str) -> list[str]:
@@ -199,7 +195,7 @@ def key_tokens(text: str) -> list[str]:
     """The words of ``text`` that carry its meaning: distinct, in order, without
     :data:`STOP_WORDS` and single letters (a single digit stays: "exit 1")."""
     seen = dict.fromkeys(
-        w for w in _words(text) if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())
+        w for w in _split(_folded(text)) if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())
     )
     return list(seen)
 
