@@ -109,9 +109,8 @@ class CompactOutcome(Record):
 
 
 class HandoffOutcome(Record):
-    """A committed handoff. ``recall``: how many of the session's facts (its fact inventory)
-    the seed messages hold; ``agent_recall``: how many of them the agent's own summary holds,
-    when it wrote one."""
+    """A committed handoff. ``agent_recall``: how many of the session's facts (its fact
+    inventory) the agent's own summary holds, when it wrote one."""
 
     FIELDS = (
         "commit",
@@ -122,7 +121,6 @@ class HandoffOutcome(Record):
         "ref",
         "redactions",
         "push_attempts",
-        "recall",
         "agent_recall",
     )
     __slots__ = FIELDS
@@ -138,7 +136,6 @@ class HandoffOutcome(Record):
         ref: str,
         redactions: int,
         push_attempts: int | None = None,
-        recall: Recall | None = None,
         agent_recall: Recall | None = None,
     ) -> None:
         self.commit = commit
@@ -149,7 +146,6 @@ class HandoffOutcome(Record):
         self.ref = ref
         self.redactions = redactions
         self.push_attempts = push_attempts
-        self.recall = recall
         self.agent_recall = agent_recall
 
 
@@ -318,9 +314,7 @@ def _compaction_message(
     deterministic: bool,
     context_line: str | None,
 ) -> CommitMessage:
-    """A compaction's commit message: the goal, the context before and after (or
-    ``context_line``), why, and the recall (``Clm-Summary-Kept`` for a deterministic
-    summary) and summarizer trailers."""
+    """A compaction's commit message (:func:`run_compaction` says what it holds)."""
     assert recorded.recall is not None
     context = context_line or (
         f"Context: {result.context_before} -> {result.context_after} tokens (estimated)"
@@ -437,7 +431,6 @@ def run_handoff(
         ref,
         change.redactions,
         attempts,
-        None,
         agent_recall,
     )
 
@@ -540,9 +533,7 @@ def _handoff_seed(
     store: MemoryStore | None,
     memory_dir: str | None,
 ) -> str:
-    """What the next session starts from, within ``budget`` characters: the manifest, the
-    memory's topics, the cleaned state's constraints and decisions, and how to read the whole
-    handoff."""
+    """What the next session starts from, within ``budget`` characters."""
     from clm_policy.lifecycle.seed import seed_text
 
     # read before anything is written: a refusal stops here
@@ -560,9 +551,8 @@ def _handoff_seed(
 def _measured(
     change: Change, handoff: Composed, manifest: HandoffManifest, seed: str
 ) -> tuple[dict[str, str], Recall | None]:
-    """The handoff's trailers of what was measured against the session's facts
-    (``Clm-Seed-Tokens``, ``Clm-Seed-Kept``; ``Clm-Recall-Agent`` and ``Clm-Contradictions``
-    when the agent wrote a handoff), and the agent's recall (None when it wrote none)."""
+    """The handoff's trailers of what was measured (:func:`run_handoff` names them), and the
+    agent's recall (None when it wrote no handoff)."""
     asked = inventory(change.clean(handoff.base))
     extra = {
         "Clm-Seed-Tokens": str(estimate_tokens(seed)),
