@@ -423,13 +423,8 @@ class OuterControlLoop:
             return
         talk = [m for m in state.messages if m.role is not MessageRole.SYSTEM]
         gone = talk[: len(talk) - kept] if kept else talk
-        event = Remembered(
-            kind,
-            state.session_id,
-            state.step_index,
-            tuple((m.role.value, m.content) for m in gone),
-        )
-        self.memory.remember(event)
+        said = tuple((m.role.value, m.content) for m in gone)
+        self.memory.remember(Remembered(kind, state.session_id, state.step_index, said))
 
     def _next_session_id(self) -> str:
         """``<id>-2`` after ``<id>``, ``<id>-3`` after ``<id>-2``: the first one not taken."""

@@ -424,14 +424,10 @@ def _agent_setup(
         goal = _check_goal(goal)
     elif not environ.get(ENV_MODEL):
         ran = _str(run.get("model"))
+        why = "a resumed session takes the model from your configuration, never from run.json"
         raise InputError(
             f"no model: set {ENV_MODEL}"
-            + (
-                f" (the session ran with {quote(ran)}; a resumed session takes the model "
-                "from your configuration, never from run.json)"
-                if ran
-                else ""
-            )
+            + (f" (the session ran with {quote(ran)}; {why})" if ran else "")
         )
     # the endpoint and the model are the user's alone (run.json is shared data): a recorded one
     # that differs is named, never used
