@@ -423,15 +423,7 @@ def run_handoff(
         write_pull_request(repo, pr_body, ref)
     attempts = _push_handoff(repo, push, ref, commit) if push else None
     return HandoffOutcome(
-        commit,
-        manifest,
-        m_path,
-        h_path,
-        messages,
-        ref,
-        change.redactions,
-        attempts,
-        agent_recall,
+        commit, manifest, m_path, h_path, messages, ref, change.redactions, attempts, agent_recall
     )
 
 

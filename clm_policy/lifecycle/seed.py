@@ -360,8 +360,7 @@ class _Seed:
         return [
             *blocks,
             _Block(
-                "Memory keys worth reading",
-                [f"- `{k}`" for k in m.memory_keys if k not in shown],
+                "Memory keys worth reading", [f"- `{k}`" for k in m.memory_keys if k not in shown]
             ),
             _Block(MEMORY.removeprefix("## "), [_memory(k, t) for k, t in self.memory], first=1),
         ]

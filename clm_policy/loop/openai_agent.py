@@ -90,12 +90,7 @@ class OpenAIConfig:
         return f"{self.base_url}/chat/completions"
 
     @classmethod
-    def from_env(
-        cls,
-        env: Mapping[str, str],
-        *,
-        done_marker: str | None = None,
-    ) -> OpenAIConfig:
+    def from_env(cls, env: Mapping[str, str], *, done_marker: str | None = None) -> OpenAIConfig:
         """The configuration the environment gives — the user's own: the endpoint, the model
         and the key never come from a file another person may write (a resumed session's
         ``run.json`` is such a file)."""

@@ -24,22 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clm_policy.base.chat import ENV_BASE_URL
-from clm_policy.base.errors import (
-    AgentError,
-    ClmError,
-    InputError,
-    Interrupted,
-    StateError,
-    quote,
-)
+from clm_policy.base.errors import AgentError, ClmError, InputError, Interrupted, StateError, quote
 from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.loop.agent import SimulatedAgent
-from clm_policy.loop.openai_agent import (
-    ENV_MODEL,
-    OpenAIChatAgent,
-    OpenAIConfig,
-    system_prompt,
-)
+from clm_policy.loop.openai_agent import ENV_MODEL, OpenAIChatAgent, OpenAIConfig, system_prompt
 from clm_policy.memory.layout import check_session
 from clm_policy.models.decision import Decision
 from clm_policy.models.scenario import ScenarioFile
