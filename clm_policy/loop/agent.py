@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from clm_policy.lifecycle.estimate import estimate_message_tokens
@@ -49,7 +49,7 @@ class SimulatedAgent:
 
     def __init__(self, scenario: ScenarioFile) -> None:
         self.scenario = scenario
-        self._steps = self._expand()
+        self._steps = ((spec, n) for spec in scenario.steps for n in range(1, spec.repeat + 1))
         self.system_addons: list[str] = []
         self.seeds: list[list[Message]] = []
         self.done = False
@@ -65,11 +65,6 @@ class SimulatedAgent:
                 self.done = True
                 return
             self.played += 1
-
-    def _expand(self) -> Iterator[tuple[ScenarioStep, int]]:
-        for spec in self.scenario.steps:
-            for n in range(1, spec.repeat + 1):
-                yield spec, n
 
     @property
     def total(self) -> int:
