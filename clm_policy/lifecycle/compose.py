@@ -55,9 +55,7 @@ class Words:
 
 def words_of_reply(text: str | None) -> Words | None:
     """The agent's reply to the handoff request (None when it wrote nothing)."""
-    if text is None or not text.strip():
-        return None
-    return Words(REPLY, text.strip())
+    return Words(REPLY, text.strip()) if text and text.strip() else None
 
 
 def words_of_fields(fields: AgentHandoff) -> Words | None:

@@ -132,9 +132,7 @@ def _last_activity(state: SessionState) -> str | None:
     command and result, else its last changed file."""
     if state.commands_and_results:
         return f"ran {one_line(state.commands_and_results[-1], 200)}"
-    if state.changed_artifacts:
-        return f"changed {state.changed_artifacts[-1]}"
-    return None
+    return f"changed {state.changed_artifacts[-1]}" if state.changed_artifacts else None
 
 
 LAST_MESSAGE_CHARS = 4000

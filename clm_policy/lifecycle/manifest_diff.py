@@ -76,9 +76,7 @@ def _field_changes(name: str, old: Any, new: Any, field: str) -> list[str]:
 
 def _empty(value: Any) -> bool:
     """Nothing in it: none, "", [], or an object whose every value is empty (the record)."""
-    if isinstance(value, dict):
-        return all(_empty(v) for v in value.values())
-    return not value
+    return all(_empty(v) for v in value.values()) if isinstance(value, dict) else not value
 
 
 def _words(value: Any) -> str:

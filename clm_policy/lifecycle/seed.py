@@ -529,9 +529,7 @@ def _lines_within(text: str, limit: int) -> str:
             break
         kept.append(line)
         size += len(line) + 1
-    if kept:
-        return "\n".join(kept) + "\n" + CUT
-    return _within_line(text, limit)
+    return "\n".join([*kept, CUT]) if kept else _within_line(text, limit)
 
 
 def _head_and_tail(text: str, limit: int) -> str:
@@ -594,9 +592,8 @@ def _rejecting(text: str) -> tuple[bool, str]:
     it, :data:`~clm_policy.transcripts.work.REJECTING`), and its words."""
     from clm_policy.transcripts.work import REJECTING
 
-    if text.startswith(REJECTING):
-        return True, text[len(REJECTING) :]
-    return False, text
+    rejecting = text.startswith(REJECTING)
+    return rejecting, text.removeprefix(REJECTING)
 
 
 def _numbered(index: int, text: str) -> str:

@@ -35,9 +35,7 @@ COMPLETED_NEXT_ACTION = (
 def one_line(text: str, width: int) -> str:
     """``text`` with all whitespace runs as single spaces, cut to ``width`` characters ("…")."""
     flat = " ".join(text.split())
-    if len(flat) <= width:
-        return flat
-    return flat[: max(width - 1, 0)].rstrip() + "…"
+    return flat if len(flat) <= width else flat[: max(width - 1, 0)].rstrip() + "…"
 
 
 def bullets(items: Sequence[str]) -> list[str]:
