@@ -173,13 +173,7 @@ def _split(folded: str) -> list[str]:
     pieces = folded.translate(_ASCII_SEPARATORS).split()
     if folded.isascii():
         return pieces
-    words: list[str] = []
-    for piece in pieces:
-        if piece.isascii():
-            words.append(piece)
-        else:
-            words += _WORD.findall(piece)
-    return words
+    return [w for p in pieces for w in ((p,) if p.isascii() else _WORD.findall(p))]
 
 
 def _folded(text: str) -> str:
