@@ -497,15 +497,13 @@ def _resumed_agent(
     one with a scenario (said), else the person is told to pass ``--agent openai``."""
     where = f"sessions/{session}/run.json"
     recorded = _str(run.get("agent")) or "simulated"
-    if asked == "openai":
-        if recorded != "openai":
-            raise InputError(
-                f"session '{session}' was run with the simulated agent (its scenario is in "
-                f"{where}): --agent openai cannot resume it"
-            )
-        return "openai", []
+    if asked == "openai" and recorded != "openai":
+        raise InputError(
+            f"session '{session}' was run with the simulated agent (its scenario is in "
+            f"{where}): --agent openai cannot resume it"
+        )
     if asked is not None and asked != "simulated":
-        return asked, []  # refused with the choices further on
+        return asked, []  # openai, or another one: refused with the choices further on
     if recorded == "simulated":
         return "simulated", []
     if scenario is None and _str(run.get("scenario")) is None:
