@@ -51,8 +51,6 @@ class SimulatedAgent:
         self.scenario = scenario
         self._steps = ((spec, n) for spec in scenario.steps for n in range(1, spec.repeat + 1))
         self.system_addons: list[str] = []
-        self.seeds: list[list[Message]] = []
-        self.done = False
         self.played = 0  # scenario steps consumed (a resumed run skips them)
         self.needs_asked = 0  # facts the steps needed (``needs:``), and those not found
         self.needs_missing = 0
@@ -62,7 +60,6 @@ class SimulatedAgent:
         """Advance past ``count`` steps already played (resuming a persisted session)."""
         for _ in range(count):
             if next(self._steps, None) is None:
-                self.done = True
                 return
             self.played += 1
 
@@ -76,7 +73,6 @@ class SimulatedAgent:
             self.played += 1
             self._last = spec, n
         except StopIteration:
-            self.done = True
             return AgentStepResult(task_status=TaskStatus.COMPLETED)
         missing = self._missing(spec, messages)
         if missing and spec.on_missing == "fail":
@@ -144,4 +140,3 @@ class SimulatedAgent:
 
     def reset_with_seed(self, seed_messages: Sequence[Message]) -> None:
         self.system_addons = []
-        self.seeds.append(list(seed_messages))

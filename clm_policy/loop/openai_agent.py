@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 
 from clm_policy.base.chat import DEFAULT_BASE_URL, ENV_BASE_URL, ChatEndpoint, check_base_url
 from clm_policy.base.errors import InputError, quote
-from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.models.enums import MessageRole, TaskStatus
 from clm_policy.models.state import AgentStepResult, Message
 
@@ -84,10 +83,6 @@ class OpenAIConfig:
                 f"done marker {quote(marker)}: one line of 1 to 100 characters, not only "
                 "punctuation"
             )
-
-    @property
-    def url(self) -> str:
-        return f"{self.base_url}/chat/completions"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], *, done_marker: str | None = None) -> OpenAIConfig:
@@ -140,11 +135,6 @@ class OpenAIChatAgent:
         self.last_reply: str | None = None
         self._queued: list[Message] = []
         self._endpoint = ChatEndpoint(config.base_url, config.api_key, config.timeout)
-
-    @property
-    def system_prompt_tokens(self) -> int:
-        """The system prompt's estimated size: it is in every request's context."""
-        return estimate_tokens(self.system_prompt)
 
     # -- the Agent protocol ---------------------------------------------------------------------
 
