@@ -84,6 +84,10 @@ class OpenAIConfig:
                 "punctuation"
             )
 
+    @property
+    def url(self) -> str:
+        return f"{self.base_url}/chat/completions"
+
     @classmethod
     def from_env(cls, env: Mapping[str, str], *, done_marker: str | None = None) -> OpenAIConfig:
         """The configuration the environment gives — the user's own: the endpoint, the model
