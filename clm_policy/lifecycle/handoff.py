@@ -199,10 +199,6 @@ def _recorded(r: HandoffRecord) -> list[str]:
     return lines[:-1] if lines else [NONE]
 
 
-def _code(value: str) -> list[str]:
-    return [md.code(value)]
-
-
 SHOWN: tuple[tuple[str, str, Callable[[Any], list[str]], bool], ...] = (
     ("goal", "Goal", md.lines, True),
     ("status", "Status", lambda status: [md.code(status.value)], True),
@@ -227,7 +223,7 @@ SHOWN: tuple[tuple[str, str, Callable[[Any], list[str]], bool], ...] = (
     ("token_snapshot", "Token snapshot", _tokens, True),
     ("agent_words", "The agent's own words (word for word)", _words, True),
     ("record", "Recorded by clm-policy", _recorded, True),
-    ("transcript", "Transcript", _code, False),
+    ("transcript", "Transcript", lambda path: [md.code(path)], False),
     ("last_message", "Last message", md.lines, False),
     ("timestamp", "Timestamp", lambda timestamp: [md.inline(timestamp)], True),
 )

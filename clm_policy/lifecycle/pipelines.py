@@ -710,16 +710,13 @@ def record_agent_summary(
             f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in recall.front_matter().items()
         ]
     text = "---\n" + "\n".join(front) + f"\n---\n\n# The agent's own summary\n\n{cleaned.strip()}\n"
-    figures = (
-        f"Context: {before if before is not None else 'unknown'} -> {after} tokens (the agent's "
-        "own figures)."
-        if after is not None
-        else "Context after the compaction: unknown until the agent's next response."
-    )
     found = trailers(state, "summary", why, **(recall_trailers(recall) if recall else {}))
     if after is None:
+        figures = "Context after the compaction: unknown until the agent's next response."
         del found["Clm-Context-Tokens"]
     else:
+        shown = before if before is not None else "unknown"
+        figures = f"Context: {shown} -> {after} tokens (the agent's own figures)."
         found["Clm-Context-Tokens"] = str(after)
     message = CommitMessage(
         event_subject("summary", state.session_id, state.step_index, why.rule),
