@@ -414,8 +414,8 @@ def run_handoff(
     extra, agent_recall = _measured(change, handoff, manifest, seed)
     # the seed as the next session's system message: its markers as committed, untagged
     messages = [Message(role=MessageRole.SYSTEM, content=untag(seed), name=SEED_NAME)]
-    message = _handoff_message(state, why, manifest, m_path, h_path, extra)
-    commit, ref = _commit_handoff(repo, message, change, state.session_id, number, branch=branch)
+    more = {"Clm-Manifest": m_path, "Clm-Handoff": h_path, **extra}
+    commit, ref = _commit_handoff(repo, change, state, why, manifest, more, number, branch=branch)
     manifest = checked[-1]
     if pr_body is not None:  # before the push: the body is there even if the push fails
         from clm_policy.lifecycle.prbody import write_pull_request
@@ -559,40 +559,31 @@ def _measured(
     return extra, agent_recall
 
 
-def _handoff_message(
+def _commit_handoff(
+    repo: MemoryRepo,
+    change: Change,
     state: SessionState,
     why: Provenance,
     manifest: HandoffManifest,
-    m_path: str,
-    h_path: str,
-    extra: Mapping[str, str],
-) -> CommitMessage:
-    """A handoff's commit message: the goal, the next safe action and why; the trailers name
-    the manifest and its Markdown, with ``extra`` after them."""
-    body = (
-        f"Goal: {manifest.goal}\nNext safe action: {manifest.next_safe_action}\n"
-        f"Why: {manifest.decision_rationale}\n"
-    )
-    return CommitMessage(
-        event_subject("handoff", state.session_id, state.step_index, why.rule),
-        body,
-        trailers(state, "handoff", why, **{"Clm-Manifest": m_path, "Clm-Handoff": h_path}, **extra),
-    )
-
-
-def _commit_handoff(
-    repo: MemoryRepo,
-    message: CommitMessage,
-    change: Change,
-    session_id: str,
+    more: Mapping[str, str],
     number: int,
     *,
     branch: bool,
 ) -> tuple[str, str]:
     """Commit the handoff on the checked-out branch, or on ``clm/handoff/<session>-<n>``
-    with ``branch``: the commit and the ref of its branch."""
+    with ``branch``: the commit and the ref of its branch. Its message says the goal, the next
+    safe action and why; its trailers end with ``more``."""
+    body = (
+        f"Goal: {manifest.goal}\nNext safe action: {manifest.next_safe_action}\n"
+        f"Why: {manifest.decision_rationale}\n"
+    )
+    message = CommitMessage(
+        event_subject("handoff", state.session_id, state.step_index, why.rule),
+        body,
+        trailers(state, "handoff", why, **more),
+    )
     if branch:
-        ref = f"refs/heads/clm/handoff/{session_id}-{number}"
+        ref = f"refs/heads/clm/handoff/{state.session_id}-{number}"
         if change.appends:
             raise InputError("a handoff on its own branch cannot append decision logs")
         return repo.commit_to_branch(ref, message, change), ref
