@@ -426,21 +426,17 @@ class OuterControlLoop:
         said = tuple((m.role.value, m.content) for m in gone)
         self.memory.remember(Remembered(kind, state.session_id, state.step_index, said))
 
-    def _next_session_id(self) -> str:
-        """``<id>-2`` after ``<id>``, ``<id>-3`` after ``<id>-2``: the first one not taken."""
+    def _start_next_session(self, handed: HandoffOutcome) -> None:
+        """Go on in a new session seeded from the handoff: ``<id>-2`` after ``<id>``, ``<id>-3``
+        after ``<id>-2``, the first one not taken."""
         from clm_policy.memory.sessions import session_ids
 
         old = self.state
-        chained = re.fullmatch(r"(.+)-(\d{1,6})", old.session_id) if old.parent_session else None
-        base, number = (chained[1], int(chained[2]) + 1) if chained else (old.session_id, 2)
+        base = task_of(old)  # <base>-<n> continued in <base>-<n+1>
+        number = int(old.session_id[len(base) + 1 :]) + 1 if base != old.session_id else 2
         taken = set(session_ids(self.repo))
-        while (candidate := check_session(f"{base[:120]}-{number}")) in taken:
+        while (next_id := check_session(f"{base[:120]}-{number}")) in taken:
             number += 1
-        return candidate
-
-    def _start_next_session(self, handed: HandoffOutcome) -> None:
-        old = self.state
-        next_id = self._next_session_id()
         seed = handed.seed
         context = estimate_message_tokens(seed) + self.monitor.system_prompt_tokens
         self.session.agent.reset_with_seed(seed)
@@ -504,7 +500,7 @@ def uninterrupted() -> Iterator[None]:
 
 def task_of(state: SessionState) -> str:
     """The task a session belongs to: its first session (``demo`` for ``demo-3``, a session
-    the loop continued after handoffs; see :meth:`OuterControlLoop._next_session_id`)."""
+    the loop continued after handoffs; see :meth:`OuterControlLoop._start_next_session`)."""
     chained = re.fullmatch(r"(.+)-(\d{1,6})", state.session_id) if state.parent_session else None
     return chained[1] if chained else state.session_id
 
