@@ -449,17 +449,20 @@ def _new_session(
     stopped."""
     spec = setup.spec
     wanted = spec.session if spec else f"openai-{(now or datetime.now(UTC)):%Y%m%d}"
-    session_id = check_session(wanted)  # valid, and no secret
-    taken = taken_stopped = None
-    if exists:
-        free, stopped = _free_session_id(memory, session_id)
-        if free != session_id:
-            taken, taken_stopped, session_id = session_id, stopped, free
+    wanted = check_session(wanted)  # valid, and no secret
+    session_id, stopped = _free_session_id(memory, wanted) if exists else (wanted, None)
+    taken = wanted if session_id != wanted else None
     if spec is not None:
-        state = first_state(spec, session_id, profile)
-    else:
-        state = _first_openai_state(setup.openai, setup.goal or "", session_id, profile)
-    return state, taken, taken_stopped
+        return first_state(spec, session_id, profile), taken, stopped
+    config = setup.openai  # the openai agent's: its goal, its model, its system prompt
+    if config is None:
+        raise ValueError("an openai session needs its endpoint")
+    prompt = estimate_tokens(system_prompt(config.done_marker))
+    tokens = TokenSnapshot(model=config.model, context_tokens=prompt, estimated=True)
+    state = SessionState(
+        session_id=session_id, goal=setup.goal or "", profile=profile, tokens=tokens
+    )
+    return state, taken, stopped
 
 
 def _record(options: _Options, setup: _AgentSetup, profile: str) -> dict[str, Any]:
@@ -553,21 +556,6 @@ def _check_goal(goal: str | None) -> str:
     if len(text) > MAX_GOAL:
         raise InputError(f"--goal is longer than {MAX_GOAL:,} characters")
     return text
-
-
-def _first_openai_state(
-    config: OpenAIConfig | None, goal: str, session_id: str, profile: str
-) -> SessionState:
-    """The state an openai session starts from: the goal, the model, the system prompt."""
-    if config is None:
-        raise ValueError("an openai session needs its endpoint")
-    prompt = estimate_tokens(system_prompt(config.done_marker))
-    return SessionState(
-        session_id=session_id,
-        goal=goal,
-        profile=profile,
-        tokens=TokenSnapshot(model=config.model, context_tokens=prompt, estimated=True),
-    )
 
 
 def first_state(spec: ScenarioFile, session_id: str, profile: str) -> SessionState:
