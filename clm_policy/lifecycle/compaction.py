@@ -242,9 +242,7 @@ def compact(
         "timestamp": timestamp,
     }
     if recall is not None:
-        front["summarizer"] = name
-        front["summarizer_fallback"] = fallback
-        front["summarizer_tried"] = tried
+        front |= {"summarizer": name, "summarizer_fallback": fallback, "summarizer_tried": tried}
         front.update(recall.front_matter())
     return CompactionResult(
         summary=summary,
