@@ -408,8 +408,14 @@ def _agent_setup(
         raise InputError(f"--agent {quote(agent)}: choose one of {', '.join(AGENTS)}")
     if options.scenario is not None:
         raise InputError("--scenario is for the simulated agent; --agent openai works on --goal")
-    if session is None:
-        goal = _check_goal(goal)
+    if session is None:  # a new session's goal, checked
+        if goal is None:
+            raise InputError("--agent openai needs --goal TEXT: what the model is to work on")
+        goal = goal.strip()
+        if not goal:
+            raise InputError("--goal is empty")
+        if len(goal) > MAX_GOAL:
+            raise InputError(f"--goal is longer than {MAX_GOAL:,} characters")
     elif not environ.get(ENV_MODEL):
         ran = _str(run.get("model"))
         why = "a resumed session takes the model from your configuration, never from run.json"
@@ -545,17 +551,6 @@ def _ignored_endpoint(session: str, run: Mapping[str, Any], config: OpenAIConfig
         f"sessions/{session}/run.json names {' and '.join(named)}: ignored (a resumed session "
         "uses your configuration)"
     ]
-
-
-def _check_goal(goal: str | None) -> str:
-    if goal is None:
-        raise InputError("--agent openai needs --goal TEXT: what the model is to work on")
-    text = goal.strip()
-    if not text:
-        raise InputError("--goal is empty")
-    if len(text) > MAX_GOAL:
-        raise InputError(f"--goal is longer than {MAX_GOAL:,} characters")
-    return text
 
 
 def first_state(spec: ScenarioFile, session_id: str, profile: str) -> SessionState:
