@@ -152,10 +152,6 @@ class _Block:
         shown = [self.items[i] for i in sorted(self.kept)]
         return f"**{self.title}:**\n" + "\n".join(shown) if shown else ""
 
-    @property
-    def left_out(self) -> int:
-        return len(self.items) - len(self.kept)
-
 
 class _Seed:
     def __init__(
@@ -225,7 +221,7 @@ class _Seed:
             _grow(said[0], [t.strip() for t in m.record.said], room, lambda _i, t: quoted(t))
         parts = [*head, *words_part, PART_2 if self.words else PART_2_ALONE, *lead]
         parts += [b.render() for b in blocks if b.kept]
-        left = [f"{b.title.lower()} {b.left_out}" for b in blocks if b.left_out]
+        left = [f"{b.title.lower()} {n}" for b in blocks if (n := len(b.items) - len(b.kept))]
         if left_words:
             left.insert(0, "the agent's sections " + ", ".join(f"'{t}'" for t in left_words))
         if left:

@@ -277,7 +277,7 @@ class OuterControlLoop:
             decision.rationale,
         )
         if decision.action is Action.COMPACT:
-            follows = self.state.step_index - 1 == self._last_compact
+            follows = self.state.step_index - 1 == self.state.last_compact_step
             self._in_a_row = self._in_a_row + 1 if follows else 1
             if self._in_a_row > MAX_COMPACTIONS_IN_A_ROW:
                 result.timeline.append(entry)
@@ -327,10 +327,6 @@ class OuterControlLoop:
     @property
     def state(self) -> SessionState:
         return self.session.state
-
-    @property
-    def _last_compact(self) -> int:
-        return self.state.last_compact_step if self.state.last_compact_step is not None else -9
 
     # -- events --------------------------------------------------------------------------------
 
