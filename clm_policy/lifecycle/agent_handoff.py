@@ -25,17 +25,3 @@ class AgentHandoff:
     next_step: str = ""
     plan: Sequence[str] = ()
     notes: str = ""
-
-    def values(self) -> dict[str, str | list[str]]:
-        """The fields by name, lists as lists."""
-        return {
-            "goal": self.goal,
-            "tasks": list(self.tasks),
-            "decisions": list(self.decisions),
-            "verification": list(self.verification),
-            "blockers": list(self.blockers),
-            "environment": list(self.environment),
-            "next_step": self.next_step,
-            "plan": list(self.plan),
-            "notes": self.notes,
-        }

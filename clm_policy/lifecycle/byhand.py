@@ -166,16 +166,11 @@ def handoff(
     from clm_policy.memory.git.write import MemoryRepo
 
     hand = prepare("handoff", policy_ref, memory, source, profile)
-    words = words_of_reply(reply)
-    if hand.reading is not None:
-        composed = compose(
-            hand.reading,
-            words or words_of_transcript(hand.reading),
-            session_id=hand.state.session_id,
-            profile=profile,
-        )
-    else:
-        composed = compose(hand.state, words, profile=profile)
+    words, reading = words_of_reply(reply), hand.reading
+    if reading is not None:
+        words = words or words_of_transcript(reading)
+    whole = reading if reading is not None else hand.state
+    composed = compose(whole, words, session_id=hand.state.session_id, profile=profile)
     with MemoryRepo(memory) as repo:
         done = run_handoff(
             repo,

@@ -179,18 +179,12 @@ def build_hint(state: SessionState, *, retained: int) -> str:
         "",
         f"**Next safe action:** {next_safe_action(state)}",
         "",
-        "**Constraints:**",
-        *bullets(state.constraints),
-        "",
-        "**Verified:**",
-        *bullets(state.verified),
-        "",
-        "**Not verified:**",
-        *bullets(state.not_verified),
-        "",
     ]
-    if state.blockers:
-        lines += ["**Blockers:**", *bullets(state.blockers), ""]
+    lists = [("Constraints", state.constraints), ("Verified", state.verified)]
+    lists += [("Not verified", state.not_verified), ("Blockers", state.blockers)]
+    for title, items in lists:
+        if items or title != "Blockers":  # blockers only when there are any
+            lines += [f"**{title}:**", *bullets(items), ""]
     lines += ["**Memory keys:**", *code_list(state.memory_keys)]
     return "\n".join(lines) + "\n"
 
@@ -248,9 +242,7 @@ def compact(
         "timestamp": timestamp,
     }
     if recall is not None:
-        front["summarizer"] = name
-        front["summarizer_fallback"] = fallback
-        front["summarizer_tried"] = tried
+        front |= {"summarizer": name, "summarizer_fallback": fallback, "summarizer_tried": tried}
         front.update(recall.front_matter())
     return CompactionResult(
         summary=summary,
@@ -270,23 +262,10 @@ def compact(
 def _document(front: dict[str, object], summary: str, hint: str) -> str:
     """``sessions/<id>/compactions/<step>.md``: the front matter (its values as JSON, a None
     left out), the summary, the hint."""
-    return "\n".join(
-        [
-            "---",
-            *(
-                f"{k}: {json.dumps(v, ensure_ascii=False)}"
-                for k, v in front.items()
-                if v is not None
-            ),
-            "---",
-            "",
-            summary,
-            "# Compact hint",
-            "",
-            "The agent was given this in place of the earlier messages:",
-            "",
-            hint,
-        ]
+    shown = [f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in front.items() if v is not None]
+    return (
+        "---\n" + "\n".join(shown) + f"\n---\n\n{summary}\n# Compact hint\n\n"
+        f"The agent was given this in place of the earlier messages:\n\n{hint}"
     )
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from clm_policy.lifecycle.agent_handoff import AgentHandoff
-from clm_policy.lifecycle.request import PLAN_FIELD, SECTIONS
+from clm_policy.lifecycle.request import SECTIONS
 from clm_policy.lifecycle.summary import one_line
 from clm_policy.lifecycle.verify import normalise
 from clm_policy.transcripts.notes import AgentNotes, parse_notes
@@ -55,9 +55,7 @@ class Words:
 
 def words_of_reply(text: str | None) -> Words | None:
     """The agent's reply to the handoff request (None when it wrote nothing)."""
-    if text is None or not text.strip():
-        return None
-    return Words(REPLY, text.strip())
+    return Words(REPLY, text.strip()) if text and text.strip() else None
 
 
 def words_of_fields(fields: AgentHandoff) -> Words | None:
@@ -65,31 +63,16 @@ def words_of_fields(fields: AgentHandoff) -> Words | None:
     would be: the same words give the same seed by either road. None when every field is
     empty."""
     parts: list[str] = []
-    values = fields.values()
     for section in SECTIONS:
-        value = values.get(section.field)
-        items = [
-            v for v in (value if isinstance(value, list | tuple) else [value]) if str(v).strip()
-        ]
-        if section.field == "next_step":
-            plan = [p for p in values.get(PLAN_FIELD) or [] if str(p).strip()]
-            body = [str(items[0]).strip()] if items else []
-            body += [f"- {p.strip()}" for p in plan]
-            if body:
-                parts.append(
-                    f"## {section.heading}\n\n"
-                    + "\n\n".join(body[:1])
-                    + ("\n\n" + "\n".join(body[1:]) if body[1:] else "")
-                )
-            continue
-        if section.is_list:
-            if items:
-                parts.append(
-                    f"## {section.heading}\n\n" + "\n".join(f"- {str(i).strip()}" for i in items)
-                )
-        elif items and str(items[0]).strip():
-            parts.append(f"## {section.heading}\n\n{str(items[0]).strip()}")
-    notes = str(values.get("notes") or "").strip()
+        value = getattr(fields, section.field)
+        items = [str(v).strip() for v in (value if section.is_list else [value]) if str(v).strip()]
+        body = [f"- {i}" for i in items] if section.is_list else items[:1]
+        if section.field == "next_step":  # then the plan, a blank line after the next step
+            body += [f"- {p.strip()}" for p in fields.plan if str(p).strip()]
+            body[1:] = ["\n" + "\n".join(body[1:])] if body[1:] else []
+        if body:
+            parts.append(f"## {section.heading}\n\n" + "\n".join(body))
+    notes = str(fields.notes or "").strip()
     if notes:
         parts.append(f"## Notes\n\n{notes}")
     text = "\n\n".join(parts)
@@ -131,11 +114,10 @@ def words_of_summary(reading: TranscriptReading) -> Words | None:
     work = reading.work
     if work is None or not work.summaries:
         return None
-    _order, text, _kind = work.summaries[-1]
-    text = _unwrapped(text)
-    if not text:
-        return None
-    return Words(SUMMARY, text, reading.last_compact_step)
+    text = work.summaries[-1][1]  # without the wrapping Claude Code puts around it
+    for pattern in _SUMMARY_BOILERPLATE:
+        text = pattern.sub("", text)
+    return Words(SUMMARY, text.strip(), reading.last_compact_step) if text.strip() else None
 
 
 _SUMMARY_BOILERPLATE = (
@@ -145,12 +127,6 @@ _SUMMARY_BOILERPLATE = (
     re.compile(r"<analysis>.*?(?:</analysis>|\Z)", re.S),
     re.compile(r"</?summary>"),
 )
-
-
-def _unwrapped(text: str) -> str:
-    for pattern in _SUMMARY_BOILERPLATE:
-        text = pattern.sub("", text)
-    return text.strip()
 
 
 @dataclass

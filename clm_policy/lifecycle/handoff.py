@@ -21,14 +21,22 @@ from clm_policy.models.state import SessionState, TokenSnapshot
 from clm_policy.models.versions import MANIFEST_VERSION
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
     from clm_policy.lifecycle.compose import Composed
+    from clm_policy.models.manifest import AgentWords, HandoffRecord
     from clm_policy.transcripts.record import SessionRecord
 
 NO_GOAL = "Unknown: the session recorded no goal; ask the user or read the source of truth"
 """The goal of a manifest whose session had none (the field must not be empty)."""
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+COPIED = (
+    *("source_of_truth", "changed_artifacts", "commands_and_results", "verified", "not_verified"),
+    *("assumptions_risks", "blockers", "requests", "constraints", "decisions", "done"),
+    *("remaining", "open_failures", "moved_artifacts", "deleted_artifacts"),
+)
+"""The state's lists a manifest copies as they are."""
 
 
 def derive_status(state: SessionState) -> ManifestStatus:
@@ -79,26 +87,12 @@ def build_manifest(
         "schema_version": MANIFEST_VERSION,
         "goal": state.goal if state.goal.strip() else NO_GOAL,
         "status": status or derive_status(state),
-        "source_of_truth": list(state.source_of_truth),
-        "changed_artifacts": list(state.changed_artifacts),
-        "commands_and_results": list(state.commands_and_results),
-        "verified": list(state.verified),
-        "not_verified": list(state.not_verified),
-        "assumptions_risks": list(state.assumptions_risks),
-        "blockers": list(state.blockers),
+        **{name: list(getattr(state, name)) for name in COPIED},
         "next_safe_action": next_safe_action(state, last, after_derived=record is not None),
         "memory_keys": list(dict.fromkeys(state.memory_keys)),
         "token_snapshot": state.tokens.as_dict(),
         "timestamp": format_timestamp(now),
         "decision_rationale": decision_rationale,
-        "requests": list(state.requests),
-        "constraints": list(state.constraints),
-        "decisions": list(state.decisions),
-        "done": list(state.done),
-        "remaining": list(state.remaining),
-        "open_failures": list(state.open_failures),
-        "moved_artifacts": list(state.moved_artifacts),
-        "deleted_artifacts": list(state.deleted_artifacts),
         "transcript": state.transcript,
         "last_message": _last_message(state),
         "agent_words": None
@@ -138,9 +132,7 @@ def _last_activity(state: SessionState) -> str | None:
     command and result, else its last changed file."""
     if state.commands_and_results:
         return f"ran {one_line(state.commands_and_results[-1], 200)}"
-    if state.changed_artifacts:
-        return f"changed {state.changed_artifacts[-1]}"
-    return None
+    return f"changed {state.changed_artifacts[-1]}" if state.changed_artifacts else None
 
 
 LAST_MESSAGE_CHARS = 4000
@@ -169,8 +161,7 @@ def _tokens(snapshot: TokenSnapshot) -> list[str]:
     ]
 
 
-def _words(m: HandoffManifest) -> list[str]:
-    words = m.agent_words
+def _words(words: AgentWords | None) -> list[str]:
     if words is None:
         return ["(none: the agent wrote no handoff; the record below is all there is)"]
     source = {
@@ -181,8 +172,7 @@ def _words(m: HandoffManifest) -> list[str]:
     return [f"From {source}:", "", *md.lines(words.text)]
 
 
-def _recorded(m: HandoffManifest) -> list[str]:
-    r = m.record
+def _recorded(r: HandoffRecord) -> list[str]:
     checks = [
         f"{c.command}: {c.status}"
         + (f" ({c.result})" if c.result else "")
@@ -209,6 +199,38 @@ def _recorded(m: HandoffManifest) -> list[str]:
     return lines[:-1] if lines else [NONE]
 
 
+SHOWN: tuple[tuple[str, str, Callable[[Any], list[str]], bool], ...] = (
+    ("goal", "Goal", md.lines, True),
+    ("status", "Status", lambda status: [md.code(status.value)], True),
+    ("next_safe_action", "Next safe action", md.lines, True),
+    ("open_failures", "Open failures", md.bullets, False),
+    ("blockers", "Blockers", md.bullets, True),
+    ("remaining", "Remaining", md.bullets, False),
+    ("decision_rationale", "Decision rationale", md.lines, True),
+    ("not_verified", "Not verified", md.bullets, True),
+    ("verified", "Verified", md.bullets, True),
+    ("done", "Done", md.bullets, False),
+    ("requests", "Requests", md.bullets, False),
+    ("constraints", "Constraints", md.bullets, False),
+    ("decisions", "Decisions", md.bullets, False),
+    ("changed_artifacts", "Changed artifacts", md.bullets, True),
+    ("moved_artifacts", "Moved artifacts", md.bullets, False),
+    ("deleted_artifacts", "Deleted artifacts", md.bullets, False),
+    ("commands_and_results", "Commands and results", md.bullets, True),
+    ("source_of_truth", "Source of truth", md.bullets, True),
+    ("assumptions_risks", "Assumptions and risks", md.bullets, True),
+    ("memory_keys", "Memory keys", md.code_list, True),
+    ("token_snapshot", "Token snapshot", _tokens, True),
+    ("agent_words", "The agent's own words (word for word)", _words, True),
+    ("record", "Recorded by clm-policy", _recorded, True),
+    ("transcript", "Transcript", lambda path: [md.code(path)], False),
+    ("last_message", "Last message", md.lines, False),
+    ("timestamp", "Timestamp", lambda timestamp: [md.inline(timestamp)], True),
+)
+"""The manifest's fields as its rendering for people shows them, in order: the field, its
+heading, how it is shown, and whether it is shown when empty (else left out)."""
+
+
 def render_manifest_markdown(manifest: HandoffManifest, *, session_id: str, step: int) -> str:
     """The handoff for people (``sessions/<id>/handoffs/<n>.md``, and the sections of its
     pull request's body): one heading per field.
@@ -219,39 +241,11 @@ def render_manifest_markdown(manifest: HandoffManifest, *, session_id: str, step
     (:mod:`clm_policy.formats.markdown`), so they show as written, stay in their section and
     notify no one.
     """
-    m = manifest
-    parts = [
-        (f"Handoff: session {md.inline(session_id)}, step {step}", None),
-        ("Goal", md.lines(m.goal)),
-        ("Status", [md.code(m.status.value)]),
-        ("Next safe action", md.lines(m.next_safe_action)),
-        *((("Open failures", md.bullets(m.open_failures)),) if m.open_failures else ()),
-        ("Blockers", md.bullets(m.blockers)),
-        *((("Remaining", md.bullets(m.remaining)),) if m.remaining else ()),
-        ("Decision rationale", md.lines(m.decision_rationale)),
-        ("Not verified", md.bullets(m.not_verified)),
-        ("Verified", md.bullets(m.verified)),
-        *((("Done", md.bullets(m.done)),) if m.done else ()),
-        *((("Requests", md.bullets(m.requests)),) if m.requests else ()),
-        *((("Constraints", md.bullets(m.constraints)),) if m.constraints else ()),
-        *((("Decisions", md.bullets(m.decisions)),) if m.decisions else ()),
-        ("Changed artifacts", md.bullets(m.changed_artifacts)),
-        *((("Moved artifacts", md.bullets(m.moved_artifacts)),) if m.moved_artifacts else ()),
-        *((("Deleted artifacts", md.bullets(m.deleted_artifacts)),) if m.deleted_artifacts else ()),
-        ("Commands and results", md.bullets(m.commands_and_results)),
-        ("Source of truth", md.bullets(m.source_of_truth)),
-        ("Assumptions and risks", md.bullets(m.assumptions_risks)),
-        ("Memory keys", md.code_list(m.memory_keys)),
-        ("Token snapshot", _tokens(m.token_snapshot)),
-        ("The agent's own words (word for word)", _words(m)),
-        ("Recorded by clm-policy", _recorded(m)),
-        *((("Transcript", [md.code(m.transcript)]),) if m.transcript else ()),
-        *((("Last message", md.lines(m.last_message)),) if m.last_message else ()),
-        ("Timestamp", [md.inline(m.timestamp)]),
-    ]
-    lines: list[str] = []
-    for title, body in parts:
-        lines += [f"# {title}", ""] if body is None else [f"## {title}", "", *body, ""]
+    lines = [f"# Handoff: session {md.inline(session_id)}, step {step}", ""]
+    for field, title, show, always in SHOWN:
+        value = getattr(manifest, field)
+        if always or value:
+            lines += [f"## {title}", "", *show(value), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

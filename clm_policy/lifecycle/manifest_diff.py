@@ -15,37 +15,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from clm_policy.formats import markdown as md
+from clm_policy.lifecycle.handoff import SHOWN
 from clm_policy.lifecycle.summary import one_line
 from clm_policy.models.manifest import HandoffManifest
 
 ITEM_WIDTH = 200
 """Characters of one list item or text a change line shows."""
 TITLES = {
-    "goal": "Goal",
-    "status": "Status",
-    "next_safe_action": "Next safe action",
-    "open_failures": "Open failures",
-    "blockers": "Blockers",
-    "remaining": "Remaining",
-    "decision_rationale": "Decision rationale",
-    "not_verified": "Not verified",
-    "verified": "Verified",
-    "done": "Done",
-    "requests": "Requests",
-    "constraints": "Constraints",
-    "decisions": "Decisions",
-    "changed_artifacts": "Changed artifacts",
-    "moved_artifacts": "Moved artifacts",
-    "deleted_artifacts": "Deleted artifacts",
-    "commands_and_results": "Commands and results",
-    "source_of_truth": "Source of truth",
-    "assumptions_risks": "Assumptions and risks",
-    "memory_keys": "Memory keys",
-    "token_snapshot": "Token snapshot",
-    "agent_words": "The agent's own words",
-    "record": "Recorded by clm-policy",
-    "transcript": "Transcript",
-    "last_message": "Last message",
+    field: title.removesuffix(" (word for word)")
+    for field, title, *_ in SHOWN
+    if field != "timestamp"
 }
 """The manifest's fields in the order of its rendering for people, each with that rendering's
 heading; ``timestamp`` is left out of the comparison (it always differs)."""
@@ -97,9 +76,7 @@ def _field_changes(name: str, old: Any, new: Any, field: str) -> list[str]:
 
 def _empty(value: Any) -> bool:
     """Nothing in it: none, "", [], or an object whose every value is empty (the record)."""
-    if isinstance(value, dict):
-        return all(_empty(v) for v in value.values())
-    return not value
+    return all(_empty(v) for v in value.values()) if isinstance(value, dict) else not value
 
 
 def _words(value: Any) -> str:

@@ -109,9 +109,8 @@ class CompactOutcome(Record):
 
 
 class HandoffOutcome(Record):
-    """A committed handoff. ``recall``: how many of the session's facts (its fact inventory)
-    the seed messages hold; ``agent_recall``: how many of them the agent's own summary holds,
-    when it wrote one."""
+    """A committed handoff. ``agent_recall``: how many of the session's facts (its fact
+    inventory) the agent's own summary holds, when it wrote one."""
 
     FIELDS = (
         "commit",
@@ -122,7 +121,6 @@ class HandoffOutcome(Record):
         "ref",
         "redactions",
         "push_attempts",
-        "recall",
         "agent_recall",
     )
     __slots__ = FIELDS
@@ -138,7 +136,6 @@ class HandoffOutcome(Record):
         ref: str,
         redactions: int,
         push_attempts: int | None = None,
-        recall: Recall | None = None,
         agent_recall: Recall | None = None,
     ) -> None:
         self.commit = commit
@@ -149,7 +146,6 @@ class HandoffOutcome(Record):
         self.ref = ref
         self.redactions = redactions
         self.push_attempts = push_attempts
-        self.recall = recall
         self.agent_recall = agent_recall
 
 
@@ -318,9 +314,7 @@ def _compaction_message(
     deterministic: bool,
     context_line: str | None,
 ) -> CommitMessage:
-    """A compaction's commit message: the goal, the context before and after (or
-    ``context_line``), why, and the recall (``Clm-Summary-Kept`` for a deterministic
-    summary) and summarizer trailers."""
+    """A compaction's commit message (:func:`run_compaction` says what it holds)."""
     assert recorded.recall is not None
     context = context_line or (
         f"Context: {result.context_before} -> {result.context_after} tokens (estimated)"
@@ -397,6 +391,8 @@ def run_handoff(
     ``repo``). ``memory_dir``: the memory repository as the user names it, for the seed's way
     to read the whole handoff."""
     from clm_policy.lifecycle.compose import Composed
+    from clm_policy.memory.redact import untag
+    from clm_policy.models.enums import MessageRole
 
     if not isinstance(handoff, Composed):
         handoff = Composed(handoff, handoff)
@@ -416,9 +412,10 @@ def run_handoff(
         repo, manifest, clean, h_path, budget=budget, store=store, memory_dir=memory_dir
     )
     extra, agent_recall = _measured(change, handoff, manifest, seed)
-    messages = [_seed_message(seed)]
-    message = _handoff_message(state, why, manifest, m_path, h_path, extra)
-    commit, ref = _commit_handoff(repo, message, change, state.session_id, number, branch=branch)
+    # the seed as the next session's system message: its markers as committed, untagged
+    messages = [Message(role=MessageRole.SYSTEM, content=untag(seed), name=SEED_NAME)]
+    more = {"Clm-Manifest": m_path, "Clm-Handoff": h_path, **extra}
+    commit, ref = _commit_handoff(repo, change, state, why, manifest, more, number, branch=branch)
     manifest = checked[-1]
     if pr_body is not None:  # before the push: the body is there even if the push fails
         from clm_policy.lifecycle.prbody import write_pull_request
@@ -426,16 +423,7 @@ def run_handoff(
         write_pull_request(repo, pr_body, ref)
     attempts = _push_handoff(repo, push, ref, commit) if push else None
     return HandoffOutcome(
-        commit,
-        manifest,
-        m_path,
-        h_path,
-        messages,
-        ref,
-        change.redactions,
-        attempts,
-        None,
-        agent_recall,
+        commit, manifest, m_path, h_path, messages, ref, change.redactions, attempts, agent_recall
     )
 
 
@@ -471,7 +459,12 @@ def _handoff_manifest(
     manifest = build_manifest(
         clean, change.clean(rationale), now=now or utc_now(), composed=handoff
     )
-    manifest = _cleaned(change, manifest)
+    # its agent words and record came beside the state, which the change cleaned: so are they
+    words = manifest.agent_words
+    manifest = manifest.replace(
+        agent_words=None if words is None else change.clean(words),
+        record=change.clean(manifest.record),
+    )
     if agent_id is not None:
         manifest = manifest.replace(agent_id=agent_id)
     return manifest
@@ -532,9 +525,7 @@ def _handoff_seed(
     store: MemoryStore | None,
     memory_dir: str | None,
 ) -> str:
-    """What the next session starts from, within ``budget`` characters: the manifest, the
-    memory's topics, the cleaned state's constraints and decisions, and how to read the whole
-    handoff."""
+    """What the next session starts from, within ``budget`` characters."""
     from clm_policy.lifecycle.seed import seed_text
 
     # read before anything is written: a refusal stops here
@@ -552,9 +543,8 @@ def _handoff_seed(
 def _measured(
     change: Change, handoff: Composed, manifest: HandoffManifest, seed: str
 ) -> tuple[dict[str, str], Recall | None]:
-    """The handoff's trailers of what was measured against the session's facts
-    (``Clm-Seed-Tokens``, ``Clm-Seed-Kept``; ``Clm-Recall-Agent`` and ``Clm-Contradictions``
-    when the agent wrote a handoff), and the agent's recall (None when it wrote none)."""
+    """The handoff's trailers of what was measured (:func:`run_handoff` names them), and the
+    agent's recall (None when it wrote no handoff)."""
     asked = inventory(change.clean(handoff.base))
     extra = {
         "Clm-Seed-Tokens": str(estimate_tokens(seed)),
@@ -569,49 +559,31 @@ def _measured(
     return extra, agent_recall
 
 
-def _seed_message(seed: str) -> Message:
-    """The seed as the next session's system message, the one the caller shows: its markers
-    as committed, without the redactor's tags."""
-    from clm_policy.memory.redact import untag
-    from clm_policy.models.enums import MessageRole
-
-    return Message(role=MessageRole.SYSTEM, content=untag(seed), name=SEED_NAME)
-
-
-def _handoff_message(
+def _commit_handoff(
+    repo: MemoryRepo,
+    change: Change,
     state: SessionState,
     why: Provenance,
     manifest: HandoffManifest,
-    m_path: str,
-    h_path: str,
-    extra: Mapping[str, str],
-) -> CommitMessage:
-    """A handoff's commit message: the goal, the next safe action and why; the trailers name
-    the manifest and its Markdown, with ``extra`` after them."""
-    body = (
-        f"Goal: {manifest.goal}\nNext safe action: {manifest.next_safe_action}\n"
-        f"Why: {manifest.decision_rationale}\n"
-    )
-    return CommitMessage(
-        event_subject("handoff", state.session_id, state.step_index, why.rule),
-        body,
-        trailers(state, "handoff", why, **{"Clm-Manifest": m_path, "Clm-Handoff": h_path}, **extra),
-    )
-
-
-def _commit_handoff(
-    repo: MemoryRepo,
-    message: CommitMessage,
-    change: Change,
-    session_id: str,
+    more: Mapping[str, str],
     number: int,
     *,
     branch: bool,
 ) -> tuple[str, str]:
     """Commit the handoff on the checked-out branch, or on ``clm/handoff/<session>-<n>``
-    with ``branch``: the commit and the ref of its branch."""
+    with ``branch``: the commit and the ref of its branch. Its message says the goal, the next
+    safe action and why; its trailers end with ``more``."""
+    body = (
+        f"Goal: {manifest.goal}\nNext safe action: {manifest.next_safe_action}\n"
+        f"Why: {manifest.decision_rationale}\n"
+    )
+    message = CommitMessage(
+        event_subject("handoff", state.session_id, state.step_index, why.rule),
+        body,
+        trailers(state, "handoff", why, **more),
+    )
     if branch:
-        ref = f"refs/heads/clm/handoff/{session_id}-{number}"
+        ref = f"refs/heads/clm/handoff/{state.session_id}-{number}"
         if change.appends:
             raise InputError("a handoff on its own branch cannot append decision logs")
         return repo.commit_to_branch(ref, message, change), ref
@@ -647,16 +619,6 @@ def read_more(handoff_file: str, memory_dir: str | None) -> str:
     return (
         f"`clm-policy show {where}{handoff_file}`, or the MCP tool memory_read with the key "
         f"`{handoff_key(handoff_file)}`."
-    )
-
-
-def _cleaned(change: Change, manifest: HandoffManifest) -> HandoffManifest:
-    """The manifest's agent words and record, redacted by ``change`` (the state it was built
-    from was; these came beside it)."""
-    words = manifest.agent_words
-    return manifest.replace(
-        agent_words=None if words is None else change.clean(words),
-        record=change.clean(manifest.record),
     )
 
 
@@ -716,14 +678,16 @@ def record_agent_summary(
     When the memory has the session's state (the snapshot committed before the agent
     compacted), the summary is verified against its facts: the document's front matter and
     the ``Clm-Recall`` trailer say how many of them the agent's summary kept."""
+    from clm_policy.memory.sessions import load_session
+
     check_identifiers(state)
     path = f"{session_dir(state.session_id)}/summaries/{state.step_index:06d}.md"
     change = Change()
-    recall = None
     cleaned = change.clean(summary)
-    snapshot = persisted_state(repo, state.session_id)
-    if snapshot is not None:
-        recall = verify(facts(snapshot), [cleaned])
+    try:  # the session's state.json at HEAD, when there is one that can be read
+        recall: Recall | None = verify(facts(load_session(repo, state.session_id).state), [cleaned])
+    except InputError:
+        recall = None
     before, after = context
     front = [
         f"session: {json.dumps(state.session_id)}",
@@ -736,22 +700,14 @@ def record_agent_summary(
         front += [
             f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in recall.front_matter().items()
         ]
-    text = (
-        "---\n"
-        + "\n".join(front)
-        + "\n---\n\n# The agent's own summary\n\n"
-        + f"{cleaned.strip()}\n"
-    )
-    figures = (
-        f"Context: {before if before is not None else 'unknown'} -> {after} tokens (the agent's "
-        "own figures)."
-        if after is not None
-        else "Context after the compaction: unknown until the agent's next response."
-    )
+    text = "---\n" + "\n".join(front) + f"\n---\n\n# The agent's own summary\n\n{cleaned.strip()}\n"
     found = trailers(state, "summary", why, **(recall_trailers(recall) if recall else {}))
     if after is None:
+        figures = "Context after the compaction: unknown until the agent's next response."
         del found["Clm-Context-Tokens"]
     else:
+        shown = before if before is not None else "unknown"
+        figures = f"Context: {shown} -> {after} tokens (the agent's own figures)."
         found["Clm-Context-Tokens"] = str(after)
     message = CommitMessage(
         event_subject("summary", state.session_id, state.step_index, why.rule),
@@ -760,16 +716,6 @@ def record_agent_summary(
     )
     change.files[path] = text
     return repo.commit(message, change)
-
-
-def persisted_state(repo: MemoryRepo, session_id: str) -> SessionState | None:
-    """The session's ``state.json`` at HEAD, or None when there is none or it cannot be read."""
-    from clm_policy.memory.sessions import load_session
-
-    try:
-        return load_session(repo, session_id).state
-    except InputError:
-        return None
 
 
 def record_session_end(

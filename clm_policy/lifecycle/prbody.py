@@ -175,7 +175,8 @@ def pull_request(repo: MemoryRepo, ref: str) -> PullRequest:
         *_since(repo, manifest, max(earlier) if earlier else None, handoffs),
         "",
     ]
-    sections = render_manifest_markdown(manifest, session_id=session, step=_int(step))
+    number = int(step) if step.isdigit() else 0
+    sections = render_manifest_markdown(manifest, session_id=session, step=number)
     sections = sections.split("\n", 2)[2]  # without its own "# Handoff: ..." heading
     body = "\n".join(lines) + "\n" + sections
     if len(body) > BODY_LIMIT:
@@ -190,10 +191,6 @@ def pull_request(repo: MemoryRepo, ref: str) -> PullRequest:
 
 def _code(text: str) -> str:
     return md.code(_clean(text))
-
-
-def _int(step: str) -> int:
-    return int(step) if step.isdigit() else 0
 
 
 def _entry(repo: MemoryRepo, commit: str) -> AuditEntry | None:

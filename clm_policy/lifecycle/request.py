@@ -91,22 +91,17 @@ PLAN_FIELD = "plan"
 """The MCP field for the steps after the next one (under "Next step" in a reply)."""
 
 
-def headings_text() -> str:
-    """The headings as the model is asked for them: the headings first (what it copies),
-    then what each holds."""
+def handoff_request() -> str:
+    """What the model is asked to write (the Stop hook's and the prompt hook's request): the
+    headings first (what it copies), then what each holds."""
     headings = ", ".join(f"`## {s.heading}`" for s in SECTIONS)
     holds = "; ".join(f"{s.heading}: {s.asks}" for s in SECTIONS)
-    return f"{headings} — {holds}"
-
-
-def handoff_request() -> str:
-    """What the model is asked to write (the Stop hook's and the prompt hook's request)."""
     return (
         "Finish the step you are on, start no new work, and end your reply with a handoff for "
         "the next session, which sees nothing of this conversation but what you write and what "
         "clm-policy records (the user's messages, files, commands and their results, git "
         "state). Write it under these Markdown headings, in this order: "
-        f"{headings_text()}. Be specific: file paths, exact commands and results, names; say "
+        f"{headings} — {holds}. Be specific: file paths, exact commands and results, names; say "
         "'unknown' rather than guess."
     )
 

@@ -37,7 +37,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from clm_policy.models.manifest import HandoffManifest
+    from clm_policy.models.manifest import Check, HandoffManifest
 
 DEFAULT_SEED_TOKENS = 2500
 MIN_BUDGET = 800
@@ -83,24 +83,18 @@ _HEADING_LINE = re.compile(
 _SENTENCE_END = re.compile(r"[.!?](?=\s)")
 _WORD = re.compile(r"[^\W_]+")
 _SECTION_RANK = (
-    ("next", 0),
-    ("block", 1),
-    ("question", 1),
-    ("current work", 1),
-    ("goal", 2),
-    ("primary request", 2),
-    ("pending", 2),
-    ("task", 3),
-    ("status", 3),
-    ("verif", 4),
-    ("error", 4),
-    ("environment", 5),
-    ("decision", 6),
-    ("user messages", 6),
-    ("problem solving", 7),
-    ("file", 8),
-    ("concept", 9),
+    ("next",),
+    ("block", "question", "current work"),
+    ("goal", "primary request", "pending"),
+    ("task", "status"),
+    ("verif", "error"),
+    ("environment",),
+    ("decision", "user messages"),
+    ("problem solving",),
+    ("file",),
+    ("concept",),
 )
+"""Words of an agent's section titles, by rank (the first found wins; none found: rank 7)."""
 
 
 def seed_text(
@@ -158,10 +152,6 @@ class _Block:
         shown = [self.items[i] for i in sorted(self.kept)]
         return f"**{self.title}:**\n" + "\n".join(shown) if shown else ""
 
-    @property
-    def left_out(self) -> int:
-        return len(self.items) - len(self.kept)
-
 
 class _Seed:
     def __init__(
@@ -209,23 +199,18 @@ class _Seed:
         left_words: list[str] = []
         if self.words is not None:
             assert m.agent_words is not None
-            title = (
-                PART_1_SUMMARY.format(step=m.agent_words.step)
-                if m.agent_words.source.value == "summary"
-                else PART_1
-            )
+            title = PART_1_SUMMARY.format(step=m.agent_words.step) if self.older_words else PART_1
             reserve = min(WORDS_RESERVE, int(room * 0.25))
             whole = len(quoted(self.words)) + len(title) + len(PART_2) + 8
             if whole > room - reserve and whole <= room:
                 reserve = 0  # the agent's words first: whole when they fit without the record
             allowance = max(room - reserve - len(title) - len(PART_2) - 8, 0)
-            if m.agent_words.source.value == "summary":  # older than the record: a share
+            if self.older_words:  # older than the record: a share
                 allowance = min(allowance, int(self.budget * SUMMARY_SHARE))
             kept, left_words = _fit_words(self.words, allowance)
             words_part = [title, quoted(kept)]
             room -= _size(words_part)
-        summary = m.agent_words is not None and m.agent_words.source.value == "summary"
-        lead = self._lead() if not self.words or summary else []
+        lead = self._lead() if not self.words or self.older_words else []
         room -= _size(lead)
         blocks = self._blocks()
         room = _fill(blocks, room)
@@ -236,7 +221,7 @@ class _Seed:
             _grow(said[0], [t.strip() for t in m.record.said], room, lambda _i, t: quoted(t))
         parts = [*head, *words_part, PART_2 if self.words else PART_2_ALONE, *lead]
         parts += [b.render() for b in blocks if b.kept]
-        left = [f"{b.title.lower()} {b.left_out}" for b in blocks if b.left_out]
+        left = [f"{b.title.lower()} {n}" for b in blocks if (n := len(b.items) - len(b.kept))]
         if left_words:
             left.insert(0, "the agent's sections " + ", ".join(f"'{t}'" for t in left_words))
         if left:
@@ -296,25 +281,23 @@ class _Seed:
             ),
         ]
         if not self.words:
-            blocks.append(_Block("Blockers", _bullets(m.blockers), first=None))
-            blocks.append(
+            blocks += [
+                _Block("Blockers", _bullets(m.blockers), first=None),
                 _Block(
                     "The agent's last messages (its words to the user, oldest first; context, "
                     "not instructions)",
                     [_said(t) for t in r.said],
                     first=1,
                     newest=True,
-                )
-            )
-            blocks.append(
+                ),
                 _Block(
                     "The agent's last reasoning (its notes to itself, oldest first; context, "
                     "not instructions)",
                     [_said(t, REASONING_CHARS) for t in r.reasoning],
                     first=1,
                     newest=True,
-                )
-            )
+                ),
+            ]
         return blocks
 
     def _state_blocks(self) -> list[_Block]:
@@ -358,8 +341,7 @@ class _Seed:
         constraints, decisions = self.carried
         if from_state:  # a state's own constraints and decisions (a transcript's: its messages)
             constraints = [*m.constraints, *(c for c in constraints if c not in m.constraints)]
-            decisions = [*m.decisions, *(d for d in decisions if d not in m.decisions)]
-        elif not self.words:  # the user's answers to the agent's questions
+        if from_state or not self.words:  # or the user's answers to the agent's questions
             decisions = [*m.decisions, *(d for d in decisions if d not in m.decisions)]
         blocks = [
             _Block("Constraints", self._unsaid(constraints)),
@@ -374,8 +356,7 @@ class _Seed:
         return [
             *blocks,
             _Block(
-                "Memory keys worth reading",
-                [f"- `{k}`" for k in m.memory_keys if k not in shown],
+                "Memory keys worth reading", [f"- `{k}`" for k in m.memory_keys if k not in shown]
             ),
             _Block(MEMORY.removeprefix("## "), [_memory(k, t) for k, t in self.memory], first=1),
         ]
@@ -526,10 +507,7 @@ def _sections(text: str) -> list[tuple[str, str]]:
 
 def _rank(title: str) -> int:
     lowered = title.lower()
-    for word, rank in _SECTION_RANK:
-        if word in lowered:
-            return rank
-    return 7
+    return next((n for n, words in enumerate(_SECTION_RANK) for w in words if w in lowered), 7)
 
 
 CUT = "[… cut here: the rest is in the handoff]"
@@ -547,9 +525,7 @@ def _lines_within(text: str, limit: int) -> str:
             break
         kept.append(line)
         size += len(line) + 1
-    if kept:
-        return "\n".join(kept) + "\n" + CUT
-    return _within_line(text, limit)
+    return "\n".join([*kept, CUT]) if kept else _within_line(text, limit)
 
 
 def _head_and_tail(text: str, limit: int) -> str:
@@ -612,9 +588,8 @@ def _rejecting(text: str) -> tuple[bool, str]:
     it, :data:`~clm_policy.transcripts.work.REJECTING`), and its words."""
     from clm_policy.transcripts.work import REJECTING
 
-    if text.startswith(REJECTING):
-        return True, text[len(REJECTING) :]
-    return False, text
+    rejecting = text.startswith(REJECTING)
+    return rejecting, text.removeprefix(REJECTING)
 
 
 def _numbered(index: int, text: str) -> str:
@@ -629,16 +604,10 @@ def _messages(requests: Sequence[str]) -> list[str]:
     kept up to a line (or sentence) end — the first and the latest up to
     :data:`MESSAGE_CHARS`, the ones between up to :data:`MIDDLE_CHARS`."""
     items = []
-    latest = _latest_substantive(requests) + 1
+    latest, last = _latest_substantive(requests) + 1, len(requests)
     for n, text in enumerate(requests, 1):
         body = text.strip()
-        limit = (
-            MESSAGE_CHARS
-            if n in (latest, len(requests))
-            else FIRST_CHARS
-            if n == 1
-            else MIDDLE_CHARS
-        )
+        limit = MESSAGE_CHARS if n in (latest, last) else FIRST_CHARS if n == 1 else MIDDLE_CHARS
         if len(body) > limit:
             body = _head_and_tail(body, limit)
         items.append(_numbered(n - 1, body))
@@ -663,22 +632,18 @@ def _said(text: str, limit: int = SAID_CHARS) -> str:
 def _memory(key: str, text: str) -> str:
     body = text.strip()
     if len(body) > MEMORY_CHARS:
-        marker = CUT
         body = _lines_within(body, MEMORY_CHARS).replace(
-            marker, f"[… cut here: read the memory topic `{key}` for the rest]"
+            CUT, f"[… cut here: read the memory topic `{key}` for the rest]"
         )
     return f"- topic `{key}`:\n{quoted(body or '(empty)')}"
 
 
-def _check(check: object) -> str:
-    command = getattr(check, "command", "")
-    line = f"- `{_one_line(command, ITEM_CHARS)}`: {getattr(check, 'status', '')}"
-    result = getattr(check, "result", "")
-    if result:
-        line += f" — {_one_line(result, ITEM_CHARS)}"
-    earlier = getattr(check, "earlier", None)
-    if earlier:
-        line += f" (an earlier run: {_one_line(earlier, 120)})"
+def _check(check: Check) -> str:
+    line = f"- `{_one_line(check.command, ITEM_CHARS)}`: {check.status}"
+    if check.result:
+        line += f" — {_one_line(check.result, ITEM_CHARS)}"
+    if check.earlier:
+        line += f" (an earlier run: {_one_line(check.earlier, 120)})"
     return defused(line)
 
 

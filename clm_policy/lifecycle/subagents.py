@@ -54,8 +54,7 @@ def _segment(session_id: str) -> str:
 def agent_keys(repo: MemoryRepo, session_id: str) -> list[str]:
     """The memory keys of the agents recorded for ``session_id`` (at HEAD), sorted."""
     folder = f"{TOPICS}/{NAMESPACE}/{_segment(session_id)}/"
-    out = repo.git("ls-files", "-z", "--", folder, check=False)
-    names = out.split("\0")
+    names = repo.git("ls-files", "-z", "--", folder, check=False).split("\0")
     return sorted(
         n[len(TOPICS) + 1 : -3] for n in names if n.startswith(folder) and n.endswith(".md")
     )

@@ -37,9 +37,9 @@ from clm_policy.models.enums import MessageRole
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Mapping
 
-    from clm_policy.models.state import Message, SessionState
+    from clm_policy.models.state import SessionState
 
 ENV_KIND = "CLM_POLICY_SUMMARIZER"
 ENV_MODEL = "CLM_POLICY_SUMMARIZER_MODEL"
@@ -174,8 +174,7 @@ def prompt(state: SessionState) -> str:
     record = build_summary(state)
     lines: list[str] = []
     size = 0
-    messages: Sequence[Message] = state.messages
-    for message in reversed(messages):
+    for message in reversed(state.messages):
         if message.role is MessageRole.SYSTEM and message.name is None:
             continue  # the agent's own system prompt
         line = f"- {message.role.value}: {one_line(message.content, MESSAGE_CHARS)}"

@@ -35,9 +35,7 @@ COMPLETED_NEXT_ACTION = (
 def one_line(text: str, width: int) -> str:
     """``text`` with all whitespace runs as single spaces, cut to ``width`` characters ("…")."""
     flat = " ".join(text.split())
-    if len(flat) <= width:
-        return flat
-    return flat[: max(width - 1, 0)].rstrip() + "…"
+    return flat if len(flat) <= width else flat[: max(width - 1, 0)].rstrip() + "…"
 
 
 def bullets(items: Sequence[str]) -> list[str]:
@@ -145,14 +143,10 @@ def build_summary(
         facts.append(f"handed off from session {state.parent_session}")
     shown = recent_messages(state.messages, recent)
     total = sum(1 for m in state.messages if m.role is not MessageRole.SYSTEM)
-    if shown:
-        recent_body = [
-            f"The last {len(shown)} of {total} conversation messages:",
-            "",
-            *(render_message(m, width) for m in shown),
-        ]
-    else:
-        recent_body = [NONE]
+    recent_body = (
+        [f"The last {len(shown)} of {total} conversation messages:", ""] if shown else [NONE]
+    )
+    recent_body += [render_message(m, width) for m in shown]
     lines = [
         f"# Session {state.session_id}: summary at step {state.step_index}",
         "",

@@ -163,11 +163,7 @@ def _ordered(found: list[Fact]) -> list[Fact]:
 def normalise(text: str) -> str:
     """``text`` as verification compares it: NFKC, case-folded, words joined by single
     spaces (a word is a run of letters and digits), the redactor's tags removed."""
-    return " ".join(_words(text))
-
-
-def _words(text: str) -> list[str]:
-    return _split(_folded(text))
+    return " ".join(_split(_folded(text)))
 
 
 def _split(folded: str) -> list[str]:
@@ -177,13 +173,7 @@ def _split(folded: str) -> list[str]:
     pieces = folded.translate(_ASCII_SEPARATORS).split()
     if folded.isascii():
         return pieces
-    words: list[str] = []
-    for piece in pieces:
-        if piece.isascii():
-            words.append(piece)
-        else:
-            words += _WORD.findall(piece)
-    return words
+    return [w for p in pieces for w in ((p,) if p.isascii() else _WORD.findall(p))]
 
 
 def _folded(text: str) -> str:
@@ -199,7 +189,7 @@ def key_tokens(text: str) -> list[str]:
     """The words of ``text`` that carry its meaning: distinct, in order, without
     :data:`STOP_WORDS` and single letters (a single digit stays: "exit 1")."""
     seen = dict.fromkeys(
-        w for w in _words(text) if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())
+        w for w in _split(_folded(text)) if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())
     )
     return list(seen)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from clm_policy.lifecycle.estimate import estimate_message_tokens
@@ -49,10 +49,8 @@ class SimulatedAgent:
 
     def __init__(self, scenario: ScenarioFile) -> None:
         self.scenario = scenario
-        self._steps = self._expand()
+        self._steps = ((spec, n) for spec in scenario.steps for n in range(1, spec.repeat + 1))
         self.system_addons: list[str] = []
-        self.seeds: list[list[Message]] = []
-        self.done = False
         self.played = 0  # scenario steps consumed (a resumed run skips them)
         self.needs_asked = 0  # facts the steps needed (``needs:``), and those not found
         self.needs_missing = 0
@@ -62,14 +60,8 @@ class SimulatedAgent:
         """Advance past ``count`` steps already played (resuming a persisted session)."""
         for _ in range(count):
             if next(self._steps, None) is None:
-                self.done = True
                 return
             self.played += 1
-
-    def _expand(self) -> Iterator[tuple[ScenarioStep, int]]:
-        for spec in self.scenario.steps:
-            for n in range(1, spec.repeat + 1):
-                yield spec, n
 
     @property
     def total(self) -> int:
@@ -81,36 +73,26 @@ class SimulatedAgent:
             self.played += 1
             self._last = spec, n
         except StopIteration:
-            self.done = True
             return AgentStepResult(task_status=TaskStatus.COMPLETED)
-        added: list[Message] = []
         missing = self._missing(spec, messages)
         if missing and spec.on_missing == "fail":
-            added.append(
-                Message(
-                    role=MessageRole.ASSISTANT,
-                    content="I cannot go on: my context lacks "
-                    + "; ".join(missing)
-                    + ". The task fails here.",
-                )
-            )
+            said = f"I cannot go on: my context lacks {'; '.join(missing)}. The task fails here."
             return ScriptedStep(
-                messages_added=added, task_status=TaskStatus.FAILED, missing=missing
+                messages_added=[Message(role=MessageRole.ASSISTANT, content=said)],
+                task_status=TaskStatus.FAILED,
+                missing=missing,
             )
+        added: list[Message] = []
         if missing:  # a person says again what the agent lost
             text = "\n".join(f"- {fact}" for fact in missing)
             added.append(Message(role=MessageRole.USER, content=f"You lost track of this:\n{text}"))
-        if spec.user is not None:
-            added.append(Message(role=MessageRole.USER, content=spec.user.replace("{n}", str(n))))
-        added.append(
-            Message(
-                role=MessageRole.ASSISTANT,
-                content=spec.say.replace("{n}", str(n)),
-                tokens=spec.tokens,
-            )
-        )
-        if spec.tool is not None:
-            added.append(Message(role=MessageRole.TOOL, content=spec.tool.replace("{n}", str(n))))
+        turns = ((MessageRole.USER, spec.user), (MessageRole.ASSISTANT, spec.say))
+        for role, words in (*turns, (MessageRole.TOOL, spec.tool)):  # the user's, said, a tool's
+            if words is not None:
+                tokens = spec.tokens if role is MessageRole.ASSISTANT else None
+                added.append(
+                    Message(role=role, content=words.replace("{n}", str(n)), tokens=tokens)
+                )
         usage = self.scenario.report_usage
         sent = estimate_message_tokens(messages) + self.scenario.system_prompt_tokens
         return ScriptedStep(
@@ -158,4 +140,3 @@ class SimulatedAgent:
 
     def reset_with_seed(self, seed_messages: Sequence[Message]) -> None:
         self.system_addons = []
-        self.seeds.append(list(seed_messages))

@@ -55,6 +55,11 @@ from clm_policy.models.state import AgentStepResult, SessionState
 from clm_policy.policy.engine import Policy
 
 MAX_COMPACTIONS_IN_A_ROW = 3
+CARRIED = (
+    *("requests", "constraints", "decisions", "done", "verified", "source_of_truth"),
+    *("memory_keys", "not_verified", "blockers"),
+)
+"""The lists a session continued after a handoff takes from the one before it."""
 
 
 @dataclass(frozen=True)
@@ -272,7 +277,7 @@ class OuterControlLoop:
             decision.rationale,
         )
         if decision.action is Action.COMPACT:
-            follows = self.state.step_index - 1 == self._last_compact
+            follows = self.state.step_index - 1 == self.state.last_compact_step
             self._in_a_row = self._in_a_row + 1 if follows else 1
             if self._in_a_row > MAX_COMPACTIONS_IN_A_ROW:
                 result.timeline.append(entry)
@@ -323,23 +328,18 @@ class OuterControlLoop:
     def state(self) -> SessionState:
         return self.session.state
 
-    @property
-    def _last_compact(self) -> int:
-        return self.state.last_compact_step if self.state.last_compact_step is not None else -9
-
     # -- events --------------------------------------------------------------------------------
 
     def _log(self, kind: str, record: dict[str, Any]) -> None:
         path = f"{session_dir(self.state.session_id)}/{kind}.jsonl"
         self._logs.setdefault(path, []).append(record)
 
-    def _take_logs(self) -> dict[str, JsonLines]:
-        logs = self._logs_to_take()
-        self._logs = {}
+    def _take_logs(self, *, keep: bool = False) -> dict[str, JsonLines]:
+        """The buffered logs to commit; with ``keep`` they stay buffered (until the commit)."""
+        logs = {path: JsonLines(tuple(records)) for path, records in self._logs.items() if records}
+        if not keep:
+            self._logs = {}
         return logs
-
-    def _logs_to_take(self) -> dict[str, JsonLines]:
-        return {path: JsonLines(tuple(records)) for path, records in self._logs.items() if records}
 
     def _why(self, decision: Decision) -> Provenance:
         return Provenance(decision.trigger, decision.rationale, self.provenance)
@@ -354,7 +354,7 @@ class OuterControlLoop:
             self.state,
             retain=profile.retain_recent_messages,
             why=self._why(decision),
-            appends=self._logs_to_take(),
+            appends=self._take_logs(keep=True),
             files={self._run_path: JsonDoc(self._record(None))},
             summarizer=self.summarizer,
             min_recall=profile.min_recall,
@@ -419,49 +419,33 @@ class OuterControlLoop:
             return
         talk = [m for m in state.messages if m.role is not MessageRole.SYSTEM]
         gone = talk[: len(talk) - kept] if kept else talk
-        event = Remembered(
-            kind,
-            state.session_id,
-            state.step_index,
-            tuple((m.role.value, m.content) for m in gone),
-        )
-        self.memory.remember(event)
+        said = tuple((m.role.value, m.content) for m in gone)
+        self.memory.remember(Remembered(kind, state.session_id, state.step_index, said))
 
-    def _next_session_id(self) -> str:
-        """``<id>-2`` after ``<id>``, ``<id>-3`` after ``<id>-2``: the first one not taken."""
+    def _start_next_session(self, handed: HandoffOutcome) -> None:
+        """Go on in a new session seeded from the handoff: ``<id>-2`` after ``<id>``, ``<id>-3``
+        after ``<id>-2``, the first one not taken."""
         from clm_policy.memory.sessions import session_ids
 
         old = self.state
-        chained = re.fullmatch(r"(.+)-(\d{1,6})", old.session_id) if old.parent_session else None
-        base, number = (chained[1], int(chained[2]) + 1) if chained else (old.session_id, 2)
+        base = task_of(old)  # <base>-<n> continued in <base>-<n+1>
+        number = int(old.session_id[len(base) + 1 :]) + 1 if base != old.session_id else 2
         taken = set(session_ids(self.repo))
-        while (candidate := check_session(f"{base[:120]}-{number}")) in taken:
+        while (next_id := check_session(f"{base[:120]}-{number}")) in taken:
             number += 1
-        return candidate
-
-    def _start_next_session(self, handed: HandoffOutcome) -> None:
-        old = self.state
-        next_id = self._next_session_id()
         seed = handed.seed
         context = estimate_message_tokens(seed) + self.monitor.system_prompt_tokens
         self.session.agent.reset_with_seed(seed)
+        # what the task has learnt so far stays with it: every later handoff names it
+        carried: dict[str, Any] = {name: list(getattr(old, name)) for name in CARRIED}
         self.session.state = SessionState(
             session_id=next_id,
             goal=old.goal,
             profile=old.profile,
             parent_session=old.session_id,
             messages=list(seed),
-            # what the task has learnt so far stays with it: every later handoff names it
-            requests=list(old.requests),
-            constraints=list(old.constraints),
-            decisions=list(old.decisions),
-            done=list(old.done),
-            verified=list(old.verified),
-            source_of_truth=list(old.source_of_truth),
-            memory_keys=list(old.memory_keys),
-            not_verified=list(old.not_verified),
-            blockers=list(old.blockers),
             tokens=old.tokens.replace(context_tokens=context, estimated=True),
+            **carried,
         )
 
     @property
@@ -481,12 +465,11 @@ class OuterControlLoop:
         A session that handed off stays handed off, whatever stops the run after that (a
         Ctrl-C just past the handoff's commit): ``run --resume`` refuses it."""
         reason = self._ended or reason
-        why = Provenance(policy=self.provenance)
         record_session_end(
             self.repo,
             self.state,
             reason,
-            why=why,
+            why=Provenance(policy=self.provenance),
             record=self._record(reason),
             appends=self._take_logs(),
         )
@@ -513,7 +496,7 @@ def uninterrupted() -> Iterator[None]:
 
 def task_of(state: SessionState) -> str:
     """The task a session belongs to: its first session (``demo`` for ``demo-3``, a session
-    the loop continued after handoffs; see :meth:`OuterControlLoop._next_session_id`)."""
+    the loop continued after handoffs; see :meth:`OuterControlLoop._start_next_session`)."""
     chained = re.fullmatch(r"(.+)-(\d{1,6})", state.session_id) if state.parent_session else None
     return chained[1] if chained else state.session_id
 

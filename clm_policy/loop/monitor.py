@@ -33,12 +33,10 @@ class MetricsMonitor:
     def update(self, state: SessionState, step: AgentStepResult) -> TokenSnapshot:
         """The snapshot after ``step`` (already merged into ``state.messages``)."""
         before = state.tokens
-        if step.input_tokens or step.output_tokens:
-            context = step.input_tokens + step.output_tokens
-            estimated = False
-        else:
+        context = step.input_tokens + step.output_tokens
+        estimated = not (step.input_tokens or step.output_tokens)  # no provider figures
+        if estimated:
             context = estimate_message_tokens(state.messages) + self.system_prompt_tokens
-            estimated = True
         return before.replace(
             context_tokens=context,
             input_tokens=before.input_tokens + step.input_tokens,

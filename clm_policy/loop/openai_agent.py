@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 
 from clm_policy.base.chat import DEFAULT_BASE_URL, ENV_BASE_URL, ChatEndpoint, check_base_url
 from clm_policy.base.errors import InputError, quote
-from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.models.enums import MessageRole, TaskStatus
 from clm_policy.models.state import AgentStepResult, Message
 
@@ -90,12 +89,7 @@ class OpenAIConfig:
         return f"{self.base_url}/chat/completions"
 
     @classmethod
-    def from_env(
-        cls,
-        env: Mapping[str, str],
-        *,
-        done_marker: str | None = None,
-    ) -> OpenAIConfig:
+    def from_env(cls, env: Mapping[str, str], *, done_marker: str | None = None) -> OpenAIConfig:
         """The configuration the environment gives — the user's own: the endpoint, the model
         and the key never come from a file another person may write (a resumed session's
         ``run.json`` is such a file)."""
@@ -146,11 +140,6 @@ class OpenAIChatAgent:
         self._queued: list[Message] = []
         self._endpoint = ChatEndpoint(config.base_url, config.api_key, config.timeout)
 
-    @property
-    def system_prompt_tokens(self) -> int:
-        """The system prompt's estimated size: it is in every request's context."""
-        return estimate_tokens(self.system_prompt)
-
     # -- the Agent protocol ---------------------------------------------------------------------
 
     def step(self, messages: Sequence[Message]) -> AgentStepResult:
@@ -164,22 +153,19 @@ class OpenAIChatAgent:
                 Message(role=MessageRole.USER, content=continue_prompt(self.config.done_marker))
             )
         reply, usage = self._complete([*messages, *added])
-        self._queued = []  # sent: from now on they are part of the conversation
+        sent, got = usage or (0, 0)
         self.played += 1
         self.last_reply = reply
-        done = self._is_done(reply)
         added.append(
             Message(
-                role=MessageRole.ASSISTANT,
-                content=reply,
-                tokens=usage[1] if usage is not None else None,
+                role=MessageRole.ASSISTANT, content=reply, tokens=None if usage is None else got
             )
         )
         return AgentStepResult(
             messages_added=added,
-            input_tokens=usage[0] if usage is not None else 0,
-            output_tokens=usage[1] if usage is not None else 0,
-            task_status=TaskStatus.COMPLETED if done else TaskStatus.RUNNING,
+            input_tokens=sent,
+            output_tokens=got,
+            task_status=TaskStatus.COMPLETED if self._is_done(reply) else TaskStatus.RUNNING,
             notes="" if usage is not None else NO_USAGE,
         )
 
@@ -189,11 +175,11 @@ class OpenAIChatAgent:
         asked = Message(role=MessageRole.USER, content=request)
         added = [*(m for m in self._queued if not _holds(messages, m)), asked]
         reply, usage = self._complete([*messages, *added])
-        self._queued = []
+        sent, got = usage or (0, 0)
         return AgentStepResult(
             messages_added=[*added, Message(role=MessageRole.ASSISTANT, content=reply)],
-            input_tokens=usage[0] if usage is not None else 0,
-            output_tokens=usage[1] if usage is not None else 0,
+            input_tokens=sent,
+            output_tokens=got,
         )
 
     def inject_context(self, system_addon: str) -> None:
@@ -211,7 +197,8 @@ class OpenAIChatAgent:
         return any(_normal(line) == marker for line in reply.splitlines())
 
     def _complete(self, conversation: Sequence[Message]) -> tuple[str, tuple[int, int] | None]:
-        """The reply's text and ``(prompt_tokens, completion_tokens)`` when reported."""
+        """The reply's text and ``(prompt_tokens, completion_tokens)`` when reported. What was
+        queued is sent: from now on it is part of the conversation."""
         payload = {
             "model": self.config.model,
             "messages": [
@@ -219,7 +206,9 @@ class OpenAIChatAgent:
                 *({"role": _role(m), "content": m.content} for m in conversation),
             ],
         }
-        return self._endpoint.complete(payload)
+        answer = self._endpoint.complete(payload)
+        self._queued = []
+        return answer
 
 
 def _holds(conversation: Sequence[Message], message: Message) -> bool:

@@ -24,22 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clm_policy.base.chat import ENV_BASE_URL
-from clm_policy.base.errors import (
-    AgentError,
-    ClmError,
-    InputError,
-    Interrupted,
-    StateError,
-    quote,
-)
+from clm_policy.base.errors import AgentError, ClmError, InputError, Interrupted, StateError, quote
 from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.loop.agent import SimulatedAgent
-from clm_policy.loop.openai_agent import (
-    ENV_MODEL,
-    OpenAIChatAgent,
-    OpenAIConfig,
-    system_prompt,
-)
+from clm_policy.loop.openai_agent import ENV_MODEL, OpenAIChatAgent, OpenAIConfig, system_prompt
 from clm_policy.memory.layout import check_session
 from clm_policy.models.decision import Decision
 from clm_policy.models.scenario import ScenarioFile
@@ -121,13 +109,13 @@ class RunPlan:
 def plan_run(
     memory: str,
     *,
-    scenario: str | None,
-    policy_ref: str | None,
-    profile: str | None,
-    resume: str | None,
-    soft_compact: int | None,
-    hard_handoff: int | None,
-    continue_after_handoff: bool | None,
+    scenario: str | None = None,
+    policy_ref: str | None = None,
+    profile: str | None = None,
+    resume: str | None = None,
+    soft_compact: int | None = None,
+    hard_handoff: int | None = None,
+    continue_after_handoff: bool | None = None,
     agent: str | None = None,
     goal: str | None = None,
     done_marker: str | None = None,
@@ -220,18 +208,7 @@ def going_on(memory: str, session: str, env: Mapping[str, str] | None = None) ->
     refusal = None
     for agent in agents:
         try:
-            plan_run(
-                memory,
-                scenario=None,
-                policy_ref=None,
-                profile=None,
-                resume=session,
-                soft_compact=None,
-                hard_handoff=None,
-                continue_after_handoff=None,
-                agent=agent,
-                env=env,
-            )
+            plan_run(memory, resume=session, agent=agent, env=env)
         except ClmError as exc:
             refusal = refusal or exc.message
             continue
@@ -373,21 +350,18 @@ def _resumed_options(
     if goal is not None:
         raise InputError(f"--goal: session '{session}' keeps the goal it was started with")
     scenario = options.scenario or (_str(run.get("scenario")) if agent == "simulated" else None)
-    soft_compact, hard_handoff = options.soft_compact, options.hard_handoff
-    continue_after_handoff = options.continue_after_handoff
-    if continue_after_handoff is None:
-        continue_after_handoff = bool(run.get("continue_after_handoff"))
+    if scenario is None and agent == "simulated":
+        raise InputError(f"session '{session}' was not made by `clm-policy run`: give --scenario")
+    soft, hard, go_on = options.soft_compact, options.hard_handoff, options.continue_after_handoff
     completed = _Options(
         agent=agent,
         scenario=scenario,
         policy_ref=options.policy_ref or _str(run.get("policy")),
         profile=options.profile or _str(run.get("profile")) or persisted.state.profile,
-        soft_compact=soft_compact if soft_compact is not None else _int(run.get("soft_compact")),
-        hard_handoff=hard_handoff if hard_handoff is not None else _int(run.get("hard_handoff")),
-        continue_after_handoff=continue_after_handoff,
+        soft_compact=soft if soft is not None else _int(run.get("soft_compact")),
+        hard_handoff=hard if hard is not None else _int(run.get("hard_handoff")),
+        continue_after_handoff=bool(run.get("continue_after_handoff")) if go_on is None else go_on,
     )
-    if scenario is None and agent == "simulated":
-        raise InputError(f"session '{session}' was not made by `clm-policy run`: give --scenario")
     return completed, notices
 
 
@@ -434,18 +408,20 @@ def _agent_setup(
         raise InputError(f"--agent {quote(agent)}: choose one of {', '.join(AGENTS)}")
     if options.scenario is not None:
         raise InputError("--scenario is for the simulated agent; --agent openai works on --goal")
-    if session is None:
-        goal = _check_goal(goal)
+    if session is None:  # a new session's goal, checked
+        if goal is None:
+            raise InputError("--agent openai needs --goal TEXT: what the model is to work on")
+        goal = goal.strip()
+        if not goal:
+            raise InputError("--goal is empty")
+        if len(goal) > MAX_GOAL:
+            raise InputError(f"--goal is longer than {MAX_GOAL:,} characters")
     elif not environ.get(ENV_MODEL):
         ran = _str(run.get("model"))
+        why = "a resumed session takes the model from your configuration, never from run.json"
         raise InputError(
             f"no model: set {ENV_MODEL}"
-            + (
-                f" (the session ran with {quote(ran)}; a resumed session takes the model "
-                "from your configuration, never from run.json)"
-                if ran
-                else ""
-            )
+            + (f" (the session ran with {quote(ran)}; {why})" if ran else "")
         )
     # the endpoint and the model are the user's alone (run.json is shared data): a recorded one
     # that differs is named, never used
@@ -479,17 +455,20 @@ def _new_session(
     stopped."""
     spec = setup.spec
     wanted = spec.session if spec else f"openai-{(now or datetime.now(UTC)):%Y%m%d}"
-    session_id = check_session(wanted)  # valid, and no secret
-    taken = taken_stopped = None
-    if exists:
-        free = _free_session_id(memory, session_id)
-        if free != session_id:
-            taken, taken_stopped, session_id = session_id, _stopped(memory, session_id), free
+    wanted = check_session(wanted)  # valid, and no secret
+    session_id, stopped = _free_session_id(memory, wanted) if exists else (wanted, None)
+    taken = wanted if session_id != wanted else None
     if spec is not None:
-        state = first_state(spec, session_id, profile)
-    else:
-        state = _first_openai_state(setup.openai, setup.goal or "", session_id, profile)
-    return state, taken, taken_stopped
+        return first_state(spec, session_id, profile), taken, stopped
+    config = setup.openai  # the openai agent's: its goal, its model, its system prompt
+    if config is None:
+        raise ValueError("an openai session needs its endpoint")
+    prompt = estimate_tokens(system_prompt(config.done_marker))
+    tokens = TokenSnapshot(model=config.model, context_tokens=prompt, estimated=True)
+    state = SessionState(
+        session_id=session_id, goal=setup.goal or "", profile=profile, tokens=tokens
+    )
+    return state, taken, stopped
 
 
 def _record(options: _Options, setup: _AgentSetup, profile: str) -> dict[str, Any]:
@@ -497,15 +476,12 @@ def _record(options: _Options, setup: _AgentSetup, profile: str) -> dict[str, An
     endpoint and model (named only: a resume takes them from the user's configuration).
     ``continue_after_handoff``: as asked, else as the scenario says, else false."""
     config = setup.openai
-    record: dict[str, Any] = {"agent": setup.agent} if config is not None else {}
+    record: dict[str, Any]
     if config is not None:
-        record |= {
-            "model": config.model,
-            "base_url": config.base_url,
-            "done_marker": config.done_marker,
-        }
+        record = {"agent": setup.agent, "model": config.model, "base_url": config.base_url}
+        record["done_marker"] = config.done_marker
     else:  # files as absolute paths: a resume may run from another folder
-        record["scenario"] = _where(options.scenario or "demo")
+        record = {"scenario": _where(options.scenario or "demo")}
     continue_after_handoff = options.continue_after_handoff
     if continue_after_handoff is None and setup.spec is not None:
         continue_after_handoff = setup.spec.continue_after_handoff
@@ -530,15 +506,13 @@ def _resumed_agent(
     one with a scenario (said), else the person is told to pass ``--agent openai``."""
     where = f"sessions/{session}/run.json"
     recorded = _str(run.get("agent")) or "simulated"
-    if asked == "openai":
-        if recorded != "openai":
-            raise InputError(
-                f"session '{session}' was run with the simulated agent (its scenario is in "
-                f"{where}): --agent openai cannot resume it"
-            )
-        return "openai", []
+    if asked == "openai" and recorded != "openai":
+        raise InputError(
+            f"session '{session}' was run with the simulated agent (its scenario is in "
+            f"{where}): --agent openai cannot resume it"
+        )
     if asked is not None and asked != "simulated":
-        return asked, []  # refused with the choices further on
+        return asked, []  # openai, or another one: refused with the choices further on
     if recorded == "simulated":
         return "simulated", []
     if scenario is None and _str(run.get("scenario")) is None:
@@ -577,32 +551,6 @@ def _ignored_endpoint(session: str, run: Mapping[str, Any], config: OpenAIConfig
         f"sessions/{session}/run.json names {' and '.join(named)}: ignored (a resumed session "
         "uses your configuration)"
     ]
-
-
-def _check_goal(goal: str | None) -> str:
-    if goal is None:
-        raise InputError("--agent openai needs --goal TEXT: what the model is to work on")
-    text = goal.strip()
-    if not text:
-        raise InputError("--goal is empty")
-    if len(text) > MAX_GOAL:
-        raise InputError(f"--goal is longer than {MAX_GOAL:,} characters")
-    return text
-
-
-def _first_openai_state(
-    config: OpenAIConfig | None, goal: str, session_id: str, profile: str
-) -> SessionState:
-    """The state an openai session starts from: the goal, the model, the system prompt."""
-    if config is None:
-        raise ValueError("an openai session needs its endpoint")
-    prompt = estimate_tokens(system_prompt(config.done_marker))
-    return SessionState(
-        session_id=session_id,
-        goal=goal,
-        profile=profile,
-        tokens=TokenSnapshot(model=config.model, context_tokens=prompt, estimated=True),
-    )
 
 
 def first_state(spec: ScenarioFile, session_id: str, profile: str) -> SessionState:
@@ -649,31 +597,26 @@ def _persisted(memory: str, session_id: str) -> PersistedSession:
     return persisted
 
 
-def _stopped(memory: str | Path, session_id: str) -> str | None:
-    """How a persisted session stopped for good (None when it can still be resumed)."""
+def _free_session_id(memory: str, wanted: str) -> tuple[str, str | None]:
+    """``wanted``, or ``wanted.2``, ``wanted.3``, ... : the first id no session has yet; and
+    when ``wanted`` is taken, how its session stopped for good (None when it can still be
+    resumed)."""
     from clm_policy.memory.git.write import MemoryRepo
-    from clm_policy.memory.sessions import load_session
-
-    try:
-        with MemoryRepo(memory) as repo:
-            stopped = load_session(repo, session_id).stopped
-    except InputError:
-        return "unreadable"
-    return stopped if stopped in ENDED else None
-
-
-def _free_session_id(memory: str | Path, wanted: str) -> str:
-    """``wanted``, or ``wanted.2``, ``wanted.3``, ... : the first id no session has yet."""
-    from clm_policy.memory.git.write import MemoryRepo
-    from clm_policy.memory.sessions import session_ids
+    from clm_policy.memory.sessions import load_session, session_ids
 
     with MemoryRepo(memory) as repo:
         known = set(session_ids(repo))
-    candidate, number = wanted, 1
-    while candidate in known:
-        number += 1
-        candidate = check_session(f"{wanted[:120]}.{number}")
-    return candidate
+        candidate, number = wanted, 1
+        while candidate in known:
+            number += 1
+            candidate = check_session(f"{wanted[:120]}.{number}")
+        if candidate == wanted:
+            return wanted, None
+        try:
+            stopped = load_session(repo, wanted).stopped
+        except InputError:
+            return candidate, "unreadable"
+    return candidate, stopped if stopped in ENDED else None
 
 
 def _where(ref: str) -> str:

@@ -111,7 +111,7 @@ def _row(sid: str, entries: list[AuditEntry], **known: Any) -> dict[str, Any]:
     session the memory knows only from its agents' records (a hook session before its first
     snapshot or handoff) has no state: its status is unknown."""
     events = [e.event for e in entries]
-    row: dict[str, Any] = {
+    return {
         "session": sid,
         "status": "unknown",
         "step": 0,
@@ -130,8 +130,7 @@ def _row(sid: str, entries: list[AuditEntry], **known: Any) -> dict[str, Any]:
         "not_verified": [],
         "agents": agents_of(entries),
         **last_recall(entries),
-    }
-    return row | known
+    } | known
 
 
 RECALLS = ("Clm-Recall", "Clm-Recall-Agent")

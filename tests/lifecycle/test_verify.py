@@ -421,7 +421,6 @@ def test_a_handoff_records_what_its_seed_kept(memory: Path) -> None:
     # the seed holds the inventory (goal, constraints, decisions, the file, what is verified):
     # what the budget let through, measured against facts the seed is made of — never a recall
     found = trailers(memory)
-    assert done.recall is None
     assert found["Clm-Seed-Kept"] == "1.00 (5/5)"
     assert "Clm-Recall" not in found
     assert "Clm-Recall-Agent" not in found  # the agent wrote no handoff of its own
