@@ -91,6 +91,12 @@ def token(rule_id: str, pattern: str, needles: tuple[str, ...], check: Check) ->
     return Rule(rule_id, f"(?P<secret>{pattern})", needles, check)
 
 
+def prefixed(rule_id: str, prefix: str, body: str, floor: float, end: str = "") -> Rule:
+    """A token: ``prefix`` standing bare, then its random part ``body`` (``floor``: the minimum
+    entropy of that part), then ``end``."""
+    return token(rule_id, rf"{bare(prefix)}(?P<body>{body}){end}", (prefix,), random_body(floor))
+
+
 def gitlab(rule_id: str, *prefixes: str) -> Rule:
     """A GitLab token: a prefix, 20 or more URL-safe characters, maybe a routable suffix."""
     starts = "|".join(bare(p, GITLAB_WORD) for p in prefixes)
@@ -129,36 +135,16 @@ TOKEN_RULES: tuple[Rule, ...] = (
         ("AKIA", "ASIA", "ABIA", "ACCA"),
         random_body(2.2),
     ),
-    token(
-        "github-pat",
-        rf"{bare('ghp_')}(?P<body>[A-Za-z0-9]{{36,}}+)",
-        ("ghp_",),
-        random_body(HEX_FLOOR[36]),
-    ),
-    token(
-        "github-oauth",
-        rf"{bare('gho_')}(?P<body>[A-Za-z0-9]{{36,}}+)",
-        ("gho_",),
-        random_body(HEX_FLOOR[36]),
-    ),
+    prefixed("github-pat", "ghp_", "[A-Za-z0-9]{36,}+", HEX_FLOOR[36]),
+    prefixed("github-oauth", "gho_", "[A-Za-z0-9]{36,}+", HEX_FLOOR[36]),
     token(
         "github-app-token",
         rf"(?:{bare('ghu_')}|{bare('ghs_')})(?P<body>[A-Za-z0-9]{{36,}}+)",
         ("ghu_", "ghs_"),
         random_body(HEX_FLOOR[36]),
     ),
-    token(
-        "github-refresh-token",
-        rf"{bare('ghr_')}(?P<body>[A-Za-z0-9]{{36,}}+)",
-        ("ghr_",),
-        random_body(HEX_FLOOR[36]),
-    ),
-    token(
-        "github-fine-grained-pat",
-        rf"{bare('github_pat_')}(?P<body>[A-Za-z0-9_]{{82,}}+)",
-        ("github_pat_",),
-        random_body(HEX_FLOOR[82]),
-    ),
+    prefixed("github-refresh-token", "ghr_", "[A-Za-z0-9]{36,}+", HEX_FLOOR[36]),
+    prefixed("github-fine-grained-pat", "github_pat_", "[A-Za-z0-9_]{82,}+", HEX_FLOOR[82]),
     # Anthropic before OpenAI: both start with "sk-".
     token(
         "anthropic-admin-key",
@@ -193,12 +179,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         ("xox", "xapp-"),
         slack_token,
     ),
-    token(
-        "gcp-api-key",
-        rf"{bare('AIza')}(?P<body>{URLSAFE}{{35}}){END}",
-        ("AIza",),
-        random_body(HEX_FLOOR[35]),
-    ),
+    prefixed("gcp-api-key", "AIza", rf"{URLSAFE}{{35}}", HEX_FLOOR[35], END),
     token(
         "jwt",
         rf"{bare('eyJ')}(?P<head>{URLSAFE}{{8,}}+)\.eyJ(?P<body>{URLSAFE}{{8,}}+)"
@@ -206,12 +187,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         ("eyJ",),
         jwt,
     ),
-    token(
-        "npm-token",
-        rf"{bare('npm_')}(?P<body>[A-Za-z0-9]{{36}}){END}",
-        ("npm_",),
-        random_body(HEX_FLOOR[36]),
-    ),
+    prefixed("npm-token", "npm_", "[A-Za-z0-9]{36}", HEX_FLOOR[36], END),
     token(  # a macaroon: base64 of its location, pypi.org or test.pypi.org, then the rest
         "pypi-token",
         rf"{bare('pypi-')}AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)(?P<body>{URLSAFE}{{50,}}+)",
@@ -231,18 +207,8 @@ TOKEN_RULES: tuple[Rule, ...] = (
         ("rk_live_", "rk_test_", "rk_prod_"),
         random_body(HEX_FLOOR[10]),
     ),
-    token(
-        "huggingface-token",
-        rf"{bare('hf_')}(?P<body>[A-Za-z0-9]{{34}}){END}",
-        ("hf_",),
-        random_body(HEX_FLOOR[34]),
-    ),
-    token(
-        "huggingface-org-token",
-        rf"{bare('api_org_')}(?P<body>[A-Za-z0-9]{{34}}){END}",
-        ("api_org_",),
-        random_body(HEX_FLOOR[34]),
-    ),
+    prefixed("huggingface-token", "hf_", "[A-Za-z0-9]{34}", HEX_FLOOR[34], END),
+    prefixed("huggingface-org-token", "api_org_", "[A-Za-z0-9]{34}", HEX_FLOOR[34], END),
     gitlab("gitlab-pat", "glpat-"),
     gitlab("gitlab-pipeline-trigger-token", "glptt-"),
     gitlab("gitlab-runner-token", "GR1348941", "glrt-"),  # registration, authentication
@@ -259,12 +225,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         ("_v1_",),
         random_body(3.0),
     ),
-    token(
-        "twilio-api-key",
-        rf"{bare('SK')}(?P<body>[0-9a-fA-F]{{32}}){END}",
-        ("SK",),
-        random_body(2.5),
-    ),
+    prefixed("twilio-api-key", "SK", "[0-9a-fA-F]{32}", 2.5, END),
     token(  # SG.<key id>.<secret>
         "sendgrid-api-key",
         rf"{bare('SG.', 'A-Za-z0-9_.-')}{URLSAFE}{{20,24}}+\.(?P<body>{URLSAFE}{{39,50}}+){END}",
@@ -289,12 +250,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         ("dapi",),
         random_body(2.5),
     ),
-    token(
-        "heroku-api-key",
-        rf"{bare('HRKU-')}(?P<body>{URLSAFE}{{60,}}+)",
-        ("HRKU-",),
-        random_body(HEX_FLOOR[60]),
-    ),
+    prefixed("heroku-api-key", "HRKU-", rf"{URLSAFE}{{60,}}+", HEX_FLOOR[60]),
     # Three characters, a digit, "Q~", then 31 to 34 more: no prefix to search for, so the
     # token is told apart by standing alone on both sides (a "." that ends a sentence after it
     # does not count). The lookbehinds come after the head, where they are tried only behind

@@ -136,6 +136,11 @@ def _htpasswd(m: re.Match[str]) -> bool:
     return "b" in letters and ("n" not in letters) == with_file and looks_password(m["secret"])
 
 
+def _option(source: str, needles: tuple[str, ...], check: Check) -> Rule:
+    """A password an option of a command line carries (``command-line-password``)."""
+    return Rule("command-line-password", source, needles, check, flags=re.VERBOSE)
+
+
 # -- Azure Storage -----------------------------------------------------------------------------
 
 AZURE_KEY_NAME = (
@@ -204,48 +209,33 @@ TOOL_RULES: tuple[Rule, ...] = (
         start=variable_start,
         cased=True,
     ),
-    Rule(  # mysql -pPASSWORD, mysqldump -p'…', mariadb --password=…
-        "command-line-password",
+    _option(  # mysql -pPASSWORD, mysqldump -p'…', mariadb --password=…
         rf"{OPTION_START}(?:-p|--password=)(?=\S){TYPED_VALUE}",
         ("mysql", "mariadb"),
         _after(*MYSQL),
-        flags=re.VERBOSE,
     ),
-    Rule(  # redis-cli -a …, --pass …
-        "command-line-password",
+    _option(  # redis-cli -a …, --pass …
         rf"{OPTION_START}(?:-a|--pass)[ \t]++{TYPED_VALUE}",
         ("redis-cli",),
         _after("redis-cli"),
-        flags=re.VERBOSE,
     ),
-    Rule(  # redis.conf, redis-server --requirepass, CONFIG SET requirepass
-        "command-line-password",
+    _option(  # redis.conf, redis-server --requirepass, CONFIG SET requirepass
         rf"(?:(?<![\w-])|(?<=\s--))(?:requirepass|masterauth)[ \t]++{TYPED_VALUE}",
         ("requirepass", "masterauth"),
         _password,
-        flags=re.VERBOSE,
     ),
-    Rule(  # sshpass -p …, -p'…'
-        "command-line-password",
-        rf"{OPTION_START}-p[ \t]*+{TYPED_VALUE}",
-        ("sshpass",),
-        _after("sshpass"),
-        flags=re.VERBOSE,
-    ),
-    Rule(  # docker login -p …, --password …, --password=…
-        "command-line-password",
+    # sshpass -p …, -p'…'
+    _option(rf"{OPTION_START}-p[ \t]*+{TYPED_VALUE}", ("sshpass",), _after("sshpass")),
+    _option(  # docker login -p …, --password …, --password=…
         rf"{OPTION_START}(?:-p[ \t]*+|--password(?:[ \t]++|=)){TYPED_VALUE}",
         ("login",),
         _login,
-        flags=re.VERBOSE,
     ),
-    Rule(  # htpasswd -b[c…] FILE USER PASSWORD, htpasswd -nb USER PASSWORD
-        "command-line-password",
+    _option(  # htpasswd -b[c…] FILE USER PASSWORD, htpasswd -nb USER PASSWORD
         rf"""(?<![\w-])htpasswd{HTPASSWD_FLAGS}[ \t]++{HTPASSWD_ARG}[ \t]++
         (?:(?P<second>{HTPASSWD_ARG})[ \t]++)?{TYPED_VALUE}""",
         ("htpasswd",),
         _htpasswd,
-        flags=re.VERBOSE,
     ),
     Rule(  # AccountKey=…;  SharedAccessKey=…;  AZURE_STORAGE_KEY=…  --account-key …
         "azure-storage-key",
