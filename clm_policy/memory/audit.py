@@ -71,17 +71,9 @@ def read_log(
 ) -> list[AuditEntry]:
     """clm-policy commits, newest first, filtered by session, event and agent id. ``repo``:
     an open repository, or the folder of one (a caller that only reads: no write path)."""
-    nonce = new_nonce()
-    args = log_args(nonce, session=session, event=event, limit=limit, rev=rev, agent=agent)
-    if isinstance(repo, str):
-        from clm_policy.memory.git.run import run_git
-
-        _, out, _ = run_git(repo, args)
-    else:
-        out = repo.git(*args, check=False)
-    reader = LogReader(nonce, session=session, event=event, limit=limit, agent=agent)
-    reader.feed_records(out.split(reader.record_sep))
-    return reader.entries
+    return PendingLog(
+        repo, session=session, event=event, limit=limit, rev=rev, agent=agent
+    ).entries()
 
 
 def compacted_at(newest: list[AuditEntry], step: int, context_tokens: int) -> str | None:
@@ -98,14 +90,13 @@ def compacted_at(newest: list[AuditEntry], step: int, context_tokens: int) -> st
 
 
 class PendingLog:
-    """:func:`read_log`'s ``git log`` (the same command and parsing), started when this is
-    made and read by :meth:`entries`: a caller imports or works meanwhile (``compact`` loads
-    the compaction while git looks for the session's last one). Call :meth:`entries` in any
-    case: it waits for git."""
+    """:func:`read_log`'s ``git log``, started when this is made and read by :meth:`entries`:
+    a caller imports or works meanwhile (``compact`` loads the compaction while git looks for
+    the session's last one). Call :meth:`entries` in any case: it waits for git."""
 
     def __init__(
         self,
-        repo: MemoryRepo,
+        repo: MemoryRepo | str,
         *,
         session: str | None = None,
         event: Events = None,
@@ -118,7 +109,7 @@ class PendingLog:
         nonce = new_nonce()
         self._reader = LogReader(nonce, session=session, event=event, limit=limit, agent=agent)
         args = log_args(nonce, session=session, event=event, limit=limit, rev=rev, agent=agent)
-        self._proc = start_git(repo.root, args)
+        self._proc = start_git(repo if isinstance(repo, str) else repo.root, args)
 
     def entries(self) -> list[AuditEntry]:
         """The entries, once git is done (its status is not looked at: no history, none)."""
