@@ -49,8 +49,7 @@ from clm_policy.memory.trailers import CommitMessage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping, Sequence
-    from types import TracebackType
+    from collections.abc import Callable, Iterator, Mapping, Sequence
 
     # the redactor's rules are compiled when a commit is prepared, not when log or show start
     from clm_policy.memory.change import Change, Content, JsonDoc, JsonLines
@@ -67,7 +66,7 @@ __all__ = [
     "run_git",
 ]
 
-_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
+OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
 _BRANCH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]*")  # what HEAD names is read only if so
 _BATCH_HEADER = re.compile(rb"(?:[0-9a-f]{40}|[0-9a-f]{64}) ([a-z]+) ([0-9]+)")  # cat-file
 
@@ -152,12 +151,7 @@ class MemoryRepo:
     def __enter__(self) -> MemoryRepo:
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- running git --------------------------------------------------------------------------
@@ -358,7 +352,7 @@ class MemoryRepo:
                 head = _read_text(os.path.join(self._common_dir(), ref), "ascii").strip()
         except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
             head = ""
-        if _OBJECT_ID.fullmatch(head):
+        if OBJECT_ID.fullmatch(head):
             return head
         return self.git("rev-parse", "--verify", "HEAD^{commit}")
 
@@ -368,19 +362,10 @@ class MemoryRepo:
         ``objects/17``; gc.autoPackLimit 50 packs). When it would, git runs it and decides
         with the repository's real configuration; when not, no process is started."""
         objects = os.path.join(self._common_dir(), "objects")
-        try:
-            folder = os.path.join(objects, "17")
-            loose = sum(1 for entry in os.scandir(folder) if len(entry.name) in (38, 62))
-        except OSError:
-            loose = 0
-        if loose > _GC_LOOSE_IN_ONE_FOLDER:
-            return True
-        try:
-            folder = os.path.join(objects, "pack")
-            packs = sum(1 for entry in os.scandir(folder) if entry.name.endswith(".pack"))
-        except OSError:
-            packs = 0
-        return packs > _GC_PACKS
+        loose = _count(os.path.join(objects, "17"), lambda name: len(name) in (38, 62))
+        return loose > _GC_LOOSE_IN_ONE_FOLDER or (
+            _count(os.path.join(objects, "pack"), lambda name: name.endswith(".pack")) > _GC_PACKS
+        )
 
     def _common_dir(self) -> str:
         """Where the refs live: the git directory, or for a linked work tree the common one."""
@@ -505,6 +490,14 @@ def _read_text(path: str, encoding: str) -> str:
     importing ``encodings.ascii`` costs a commit more than reading HEAD does)."""
     with open(path, "rb") as fh:
         return fh.read().decode(encoding)
+
+
+def _count(folder: str, wanted: Callable[[str], bool]) -> int:
+    """How many entries of ``folder`` have a name ``wanted`` (0 when it cannot be read)."""
+    try:
+        return sum(1 for entry in os.scandir(folder) if wanted(entry.name))
+    except OSError:
+        return 0
 
 
 def _write_durably(path: str, data: bytes) -> None:
