@@ -18,8 +18,8 @@ from clm_policy.base.lazypattern import LazyPattern
 from clm_policy.memory.redact.judge import (
     glued_to_placeholder,
     looks_credential,
+    looks_password,
     looks_secret,
-    looks_typed_credential,
 )
 from clm_policy.memory.redact.syntax import (
     ASSIGN,
@@ -40,6 +40,10 @@ from clm_policy.memory.redact.syntax import (
     random_value,
     reference_key,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # no typing at run time: the hooks import the redactor
+    from clm_policy.memory.redact.token_checks import Check
 
 OPTION_CHARS = r"\w-"  # an option is not glued to a word: docker-u, x--user
 FLAG = bare("--", OPTION_CHARS)
@@ -125,7 +129,9 @@ def _curl_password(m: re.Match[str]) -> bool:
     if "[REDACTED:" in m[0]:  # what a rule already replaced, read as the user: redacted text
         return False
     if after_command(m.string, m.start(), ("curl",)):
-        return looks_typed_credential(m["secret"])
+        # a template (${{ secrets.X }}, {{ .Values.x }}) is none; looks_password refuses a
+        # value that is only shell expansions ($PASSWORD, ${pw}, $(cat pw), $1)
+        return "{{" not in m["secret"] and looks_password(m["secret"])
     return looks_secret(m["secret"])
 
 
@@ -137,6 +143,11 @@ def _curl_key(m: re.Match[str]) -> bool:
         and after_command(m.string, m.start(), ("curl",))
         and looks_secret(m["secret"])
     )
+
+
+def _curl(source: str, check: Check) -> Rule:
+    """A password given to curl's ``-u``/``--user`` (``curl-user-password``)."""
+    return Rule("curl-user-password", source, ("-u", "-U", "--proxy-user"), check, flags=re.VERBOSE)
 
 
 def header_name_start(text: str, at: int) -> int:
@@ -246,28 +257,19 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = (
         flags=re.IGNORECASE | re.VERBOSE | re.ASCII,
         start=header_name_start,
     ),
-    Rule(  # curl -u 'user:password', -u "user:pass word", --user=":token" (the whole in quotes)
-        "curl-user-password",
+    _curl(  # curl -u 'user:password', -u "user:pass word", --user=":token" (the whole in quotes)
         rf"""{CURL_OPTION}(?P<q>\\?["'])[^:"'\n]*+:(?P<secret>(?:(?!(?P=q))[^\n])++)(?P=q)""",
-        ("-u", "-U", "--proxy-user"),
         _curl_password,
-        flags=re.VERBOSE,
     ),
-    Rule(  # curl -u user:password, -uuser:pw, -u :token, --user kevin:'pw', --user "u":"pw"
-        "curl-user-password",
+    _curl(  # curl -u user:password, -uuser:pw, -u :token, --user kevin:'pw', --user "u":"pw"
         rf"""{CURL_OPTION}(?:(?P<uq>\\?["'])[^:"'\n]*+(?P=uq)|[^\s:"'`\\]*+):
         (?P<q>\\?["'])?(?P<secret>(?(q)(?:(?!(?P=q))[^\n])++|[^\s"'`\\]++))(?(q)(?P=q))""",
-        ("-u", "-U", "--proxy-user"),
         _curl_password,
-        flags=re.VERBOSE,
     ),
-    Rule(  # curl -u KEY: — the password empty, the user is the key
-        "curl-user-password",
+    _curl(  # curl -u KEY: — the password empty, the user is the key
         rf"""{CURL_OPTION}(?P<q>\\?["'])?(?P<secret>[^\s:"'`\\$]{{8,}}+):
         (?(q)(?P=q)|(?=[\s"'`]|\Z))""",
-        ("-u", "-U", "--proxy-user"),
         _curl_key,
-        flags=re.VERBOSE,
     ),
     Rule(
         "generic-secret",

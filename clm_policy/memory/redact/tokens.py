@@ -91,10 +91,13 @@ def token(rule_id: str, pattern: str, needles: tuple[str, ...], check: Check) ->
     return Rule(rule_id, f"(?P<secret>{pattern})", needles, check)
 
 
-def prefixed(rule_id: str, prefix: str, body: str, floor: float, end: str = "") -> Rule:
-    """A token: ``prefix`` standing bare, then its random part ``body`` (``floor``: the minimum
-    entropy of that part), then ``end``."""
-    return token(rule_id, rf"{bare(prefix)}(?P<body>{body}){end}", (prefix,), random_body(floor))
+def prefixed(
+    rule_id: str, prefix: str, body: str, floor: float, *, head: str = "", end: str = ""
+) -> Rule:
+    """A token: ``prefix`` standing bare, ``head``, its random part ``body`` (``floor``: the
+    minimum entropy of that part), then ``end``."""
+    source = rf"{bare(prefix)}{head}(?P<body>{body}){end}"
+    return token(rule_id, source, (prefix,), random_body(floor))
 
 
 def gitlab(rule_id: str, *prefixes: str) -> Rule:
@@ -179,7 +182,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         ("xox", "xapp-"),
         slack_token,
     ),
-    prefixed("gcp-api-key", "AIza", rf"{URLSAFE}{{35}}", HEX_FLOOR[35], END),
+    prefixed("gcp-api-key", "AIza", rf"{URLSAFE}{{35}}", HEX_FLOOR[35], end=END),
     token(
         "jwt",
         rf"{bare('eyJ')}(?P<head>{URLSAFE}{{8,}}+)\.eyJ(?P<body>{URLSAFE}{{8,}}+)"
@@ -187,7 +190,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         ("eyJ",),
         jwt,
     ),
-    prefixed("npm-token", "npm_", "[A-Za-z0-9]{36}", HEX_FLOOR[36], END),
+    prefixed("npm-token", "npm_", "[A-Za-z0-9]{36}", HEX_FLOOR[36], end=END),
     token(  # a macaroon: base64 of its location, pypi.org or test.pypi.org, then the rest
         "pypi-token",
         rf"{bare('pypi-')}AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)(?P<body>{URLSAFE}{{50,}}+)",
@@ -207,49 +210,35 @@ TOKEN_RULES: tuple[Rule, ...] = (
         ("rk_live_", "rk_test_", "rk_prod_"),
         random_body(HEX_FLOOR[10]),
     ),
-    prefixed("huggingface-token", "hf_", "[A-Za-z0-9]{34}", HEX_FLOOR[34], END),
-    prefixed("huggingface-org-token", "api_org_", "[A-Za-z0-9]{34}", HEX_FLOOR[34], END),
+    prefixed("huggingface-token", "hf_", "[A-Za-z0-9]{34}", HEX_FLOOR[34], end=END),
+    prefixed("huggingface-org-token", "api_org_", "[A-Za-z0-9]{34}", HEX_FLOOR[34], end=END),
     gitlab("gitlab-pat", "glpat-"),
     gitlab("gitlab-pipeline-trigger-token", "glptt-"),
     gitlab("gitlab-runner-token", "GR1348941", "glrt-"),  # registration, authentication
     gitlab("gitlab-deploy-token", "gldt-"),
-    token(
-        "dockerhub-pat",
-        rf"{bare('dckr_')}(?:pat|oat)_(?P<body>{URLSAFE}{{27,}}+)",
-        ("dckr_",),
-        random_body(HEX_FLOOR[27]),
-    ),
+    prefixed("dockerhub-pat", "dckr_", rf"{URLSAFE}{{27,}}+", HEX_FLOOR[27], head="(?:pat|oat)_"),
     token(
         "digitalocean-token",
         rf"{bare('do')}[opr]_v1_(?P<body>[0-9a-f]{{64}}){END}",
         ("_v1_",),
         random_body(3.0),
     ),
-    prefixed("twilio-api-key", "SK", "[0-9a-fA-F]{32}", 2.5, END),
+    prefixed("twilio-api-key", "SK", "[0-9a-fA-F]{32}", 2.5, end=END),
     token(  # SG.<key id>.<secret>
         "sendgrid-api-key",
         rf"{bare('SG.', 'A-Za-z0-9_.-')}{URLSAFE}{{20,24}}+\.(?P<body>{URLSAFE}{{39,50}}+){END}",
         ("SG.",),
         random_body(HEX_FLOOR[39]),
     ),
-    token(
-        "shopify-token",
-        rf"{bare('shp')}(?:at|ca|pa|ss)_(?P<body>[0-9a-fA-F]{{32}}){END}",
-        ("shp",),
-        random_body(2.5),
-    ),
+    prefixed("shopify-token", "shp", "[0-9a-fA-F]{32}", 2.5, head="(?:at|ca|pa|ss)_", end=END),
     token(  # ATATT3<base64url>=<8-digit checksum>; the "=" may be URL-encoded
         "atlassian-api-token",
         rf"{bare('ATATT3')}(?P<body>{URLSAFE}{{100,}}+)(?:(?:=|%3[Dd])[A-Za-z0-9]{{8}}{END})?",
         ("ATATT3",),
         random_body(HEX_FLOOR[100]),
     ),
-    token(  # Azure Databricks adds "-<n>" to some
-        "databricks-token",
-        rf"{bare('dapi')}(?P<body>[a-h0-9]{{32}})(?:-[0-9]++)?{END}",
-        ("dapi",),
-        random_body(2.5),
-    ),
+    # Azure Databricks adds "-<n>" to some
+    prefixed("databricks-token", "dapi", "[a-h0-9]{32}", 2.5, end=rf"(?:-[0-9]++)?{END}"),
     prefixed("heroku-api-key", "HRKU-", rf"{URLSAFE}{{60,}}+", HEX_FLOOR[60]),
     # Three characters, a digit, "Q~", then 31 to 34 more: no prefix to search for, so the
     # token is told apart by standing alone on both sides (a "." that ends a sentence after it
