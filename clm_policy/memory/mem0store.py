@@ -113,18 +113,18 @@ def _environment(**values: str | None) -> Iterator[None]:
     """``os.environ`` with ``values`` set (None: removed) for the block, restored after."""
     old = {name: os.environ.get(name) for name in values}
     try:
-        for name, value in values.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        _set_environment(values)
         yield
     finally:
-        for name, value in old.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        _set_environment(old)
+
+
+def _set_environment(values: dict[str, str | None]) -> None:
+    for name, value in values.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 def mem0_config(folder: str, settings: Mem0Settings, url: str) -> dict[str, Any]:

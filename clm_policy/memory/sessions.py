@@ -43,12 +43,9 @@ class PersistedSession:
 def session_ids(repo: MemoryRepo) -> list[str]:
     """The sessions persisted at HEAD (folders of sessions/ named like a session id)."""
     out = repo.git("ls-tree", "-z", "--name-only", "HEAD", f"{SESSIONS}/", check=False)
-    found = []
-    for line in out.split("\0"):
-        name = line.removeprefix(f"{SESSIONS}/")
-        if line.startswith(f"{SESSIONS}/") and is_session(name):
-            found.append(name)
-    return sorted(found)
+    prefix = f"{SESSIONS}/"
+    names = (line.removeprefix(prefix) for line in out.split("\0") if line.startswith(prefix))
+    return sorted(name for name in names if is_session(name))
 
 
 def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:

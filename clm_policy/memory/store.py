@@ -171,12 +171,8 @@ class GitMemoryStore:
 
     def list_keys(self) -> list[str]:
         out = self.repo.git("ls-files", "-z", "--", f"{TOPICS}/")
-        keys = []
-        for name in out.split("\0"):
-            key = name[len(TOPICS) + 1 : -3]
-            if name.endswith(".md") and is_key(key):  # anything else is not a topic of ours
-                keys.append(key)
-        return sorted(keys)
+        keys = (name[len(TOPICS) + 1 : -3] for name in out.split("\0") if name.endswith(".md"))
+        return sorted(key for key in keys if is_key(key))  # anything else is not a topic of ours
 
     def search(self, query: str, *, limit: int = 10) -> list[MemoryEntry]:
         """Topics whose text contains ``query`` (case-insensitive), best first: most hits."""
@@ -194,12 +190,8 @@ class GitMemoryStore:
             key = path[len(TOPICS) + 1 : -3]
             if path.endswith(".md") and count.isdigit() and is_key(key):
                 hits.append((-int(count), key))
-        found = []
-        for _, key in sorted(hits)[:limit]:
-            entry = self.entry(key)
-            if entry is not None:
-                found.append(entry)
-        return found
+        found = (self.entry(key) for _, key in sorted(hits)[:limit])
+        return [entry for entry in found if entry is not None]
 
     def _any_holds(self, queries: Sequence[str]) -> bool:
         """Whether a committed topic holds one of ``queries`` as :meth:`search` looks (one git
