@@ -129,25 +129,12 @@ def _set_environment(values: dict[str, str | None]) -> None:
 
 def mem0_config(folder: str, settings: Mem0Settings, url: str) -> dict[str, Any]:
     """Mem0's configuration: everything local under ``folder``, the model at ``url``."""
+    endpoint = {"api_key": settings.api_key, "openai_base_url": url}
+    llm = {"model": settings.llm_model, **endpoint, "temperature": 0}
+    embedder = {"model": settings.embed_model, **endpoint, "embedding_dims": settings.dims}
     return {
-        "llm": {
-            "provider": "openai",
-            "config": {
-                "model": settings.llm_model,
-                "api_key": settings.api_key,
-                "openai_base_url": url,
-                "temperature": 0,
-            },
-        },
-        "embedder": {
-            "provider": "openai",
-            "config": {
-                "model": settings.embed_model,
-                "api_key": settings.api_key,
-                "openai_base_url": url,
-                "embedding_dims": settings.dims,
-            },
-        },
+        "llm": {"provider": "openai", "config": llm},
+        "embedder": {"provider": "openai", "config": embedder},
         "vector_store": {
             "provider": "qdrant",
             "config": {
