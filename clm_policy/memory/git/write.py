@@ -173,8 +173,7 @@ class MemoryRepo:
         return out
 
     def head(self) -> str | None:
-        out = self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
-        return out or None
+        return self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False) or None
 
     def branch(self) -> str:
         """The checked-out branch: ``main`` when HEAD is ``refs/heads/main``. Read from the
@@ -193,10 +192,8 @@ class MemoryRepo:
     def resolve_commit(self, rev: str) -> str | None:
         """The commit ``rev`` names (a hash, a branch, ``HEAD~2``), or None. Never an option."""
         check_name("revision", rev)
-        out = self.git(
-            "rev-parse", "-q", "--verify", "--end-of-options", f"{rev}^{{commit}}", check=False
-        )
-        return out or None
+        args = ("rev-parse", "-q", "--verify", "--end-of-options", f"{rev}^{{commit}}")
+        return self.git(*args, check=False) or None
 
     # -- the write lock -----------------------------------------------------------------------
 

@@ -32,11 +32,7 @@ from __future__ import annotations
 
 import re
 
-from clm_policy.memory.redact.judge import (
-    is_placeholder,
-    looks_password,
-    looks_secret,
-)
+from clm_policy.memory.redact.judge import is_placeholder, looks_password, looks_secret
 from clm_policy.memory.redact.syntax import ESCAPED, KEY_NAME, Rule, after_command, credential_value
 from clm_policy.memory.redact.token_checks import is_random
 
@@ -215,9 +211,7 @@ TOOL_RULES: tuple[Rule, ...] = (
         _after(*MYSQL),
     ),
     _option(  # redis-cli -a …, --pass …
-        rf"{OPTION_START}(?:-a|--pass)[ \t]++{TYPED_VALUE}",
-        ("redis-cli",),
-        _after("redis-cli"),
+        rf"{OPTION_START}(?:-a|--pass)[ \t]++{TYPED_VALUE}", ("redis-cli",), _after("redis-cli")
     ),
     _option(  # redis.conf, redis-server --requirepass, CONFIG SET requirepass
         rf"(?:(?<![\w-])|(?<=\s--))(?:requirepass|masterauth)[ \t]++{TYPED_VALUE}",
@@ -227,9 +221,7 @@ TOOL_RULES: tuple[Rule, ...] = (
     # sshpass -p …, -p'…'
     _option(rf"{OPTION_START}-p[ \t]*+{TYPED_VALUE}", ("sshpass",), _after("sshpass")),
     _option(  # docker login -p …, --password …, --password=…
-        rf"{OPTION_START}(?:-p[ \t]*+|--password(?:[ \t]++|=)){TYPED_VALUE}",
-        ("login",),
-        _login,
+        rf"{OPTION_START}(?:-p[ \t]*+|--password(?:[ \t]++|=)){TYPED_VALUE}", ("login",), _login
     ),
     _option(  # htpasswd -b[c…] FILE USER PASSWORD, htpasswd -nb USER PASSWORD
         rf"""(?<![\w-])htpasswd{HTPASSWD_FLAGS}[ \t]++{HTPASSWD_ARG}[ \t]++
