@@ -10,16 +10,10 @@ beside the repository, never committed); its history database is there too. Tele
 ``OPENROUTER_API_KEY`` is hidden from it while it builds its clients (it would send
 everything to OpenRouter instead of the endpoint configured).
 
-What it keeps:
-
-- topics as single memories (``infer=False``) with the metadata ``clm_kind: topic``,
-  ``clm_key``, ``clm_tags``; a topic written again replaces the old one;
-- what a compaction or handoff takes out of the context (:meth:`Mem0Store.remember`): the
-  conversation, redacted, given to Mem0's ``add`` (``infer=True``: its LLM extracts the
-  facts, ``clm_kind: fact``);
-- the seed (:meth:`Mem0Store.seed`): the topics named by the manifest, then one entry
-  ``mem0/recall`` with the facts most similar to the goal and the next action, among the facts
-  of the task (:meth:`Mem0Store.begin_task`: ``clm_task``) — another task's are not its own.
+It keeps topics as single memories (``infer=False``, ``clm_kind: topic``; written again, one
+replaces the old), and the facts Mem0's LLM extracts from what a compaction or handoff takes out
+of the context (:meth:`Mem0Store.remember`, ``clm_kind: fact``, ``clm_task``: a task recalls
+its own facts only, :meth:`Mem0Store.seed`).
 
 Every call runs under a deadline (the settings' timeout; the HTTP clients get it too, without
 retries). ``remember`` and ``seed`` never raise: a failure is recorded in ``failures`` (and

@@ -3,16 +3,12 @@ in one commit.
 
 The documents with a version (:mod:`clm_policy.models.versions`) are the handoff manifests
 (``manifests/*.json``) and the sessions' ``state.json``. Each older one at HEAD is upgraded,
-validated as the current version (pydantic and, for a manifest, its JSON schema) and written as
-a fresh one would be; all of them go through the one write path in a single commit
+validated as the current version and written as a fresh one would be, all in one commit
 ``clm(migrate)``. Nothing is written when one cannot be read (every such file is named), or with
-``dry_run``; a repository already current is left alone (no commit), so it can run again.
-Documents are read with a bound — a state as ``--state`` is (64 MiB), a manifest 16 MiB; a
-larger one is refused by its size in git's tree, never read — and parsed as strictly as
-``--state`` (a document nested past 64 levels is refused where it crosses the limit). File names
-are shown on one line (:func:`~clm_policy.base.termsafe.one_line`). Handoffs on their own
-branches (``clm/handoff/*``) keep their manifests: their pull requests show them as written, and
-every reader upgrades them when it reads them.
+``dry_run``; a repository already current gets no commit, so it can run again. A document
+larger than :data:`LIMITS` is refused by its size in git's tree, never read; the others are
+parsed as strictly as ``--state``. Handoffs on their own branches (``clm/handoff/*``) keep
+their manifests: their pull requests show them as written, and every reader upgrades them.
 """
 
 from __future__ import annotations

@@ -1,19 +1,10 @@
 """Memory backends: the MemoryStore protocol, and the git-backed store (the ``file`` backend).
 
-What a backend does for the loop is one protocol, :class:`MemoryStore`:
-
-- durable *topics* (``write``, ``read``, ``search``, ``list_keys``): notes an agent or a
-  person keeps under a key;
-- :meth:`~MemoryStore.remember` a compaction or a handoff: the conversation it takes out of
-  the context (:class:`Remembered`). The event itself — summary, manifest, state — is always
-  committed to the memory repository by the pipeline (the audit trail); this is what a
-  backend may keep besides;
-- :meth:`~MemoryStore.seed`: the memory entries a fresh session starts from after a handoff
-  (the manifest's memory keys first, then what matches the task);
-- :meth:`~MemoryStore.begin_task`: the task (its first session) the next events belong to —
-  Mem0 keeps the facts of one task apart from another's; topics are shared by all;
-- ``failures``: what a backend could not do and did not raise (Mem0's endpoint down or slow:
-  the git write is never lost; clm_policy.memory.hybrid).
+What a backend does for the loop is one protocol, :class:`MemoryStore`: durable *topics*
+(notes kept under a key), :meth:`~MemoryStore.remember` the conversation a compaction or
+handoff takes out of the context (the event itself is always committed by the pipeline: the
+audit trail), :meth:`~MemoryStore.seed` a fresh session after a handoff, and ``failures``: what
+a backend could not do and did not raise (Mem0 down or slow never loses the git write).
 
 Three backends implement it (clm_policy.memory.backends chooses): ``file``, this module's
 :class:`GitMemoryStore`; ``mem0`` (clm_policy.memory.mem0store, an optional extra); ``hybrid``

@@ -1,11 +1,9 @@
 """The one way anything is written to a memory repository.
 
 Git runs through :mod:`clm_policy.memory.git.run` (hooks and fsmonitor off, user values after
-``--``); commits are made by git itself. Nothing here imports GitPython: opening a repository
-is finding its ``.git``, and a command that only reads (``log``, ``show``) or commits once
-starts Python, not a library of git objects. (GitPython's ``IndexFile.add``/``commit`` would
-also rewrite the branch ref without checking its old value and so lose commits when
-processes commit at once, and its lock files never wait.)
+``--``); commits are made by git itself, not by GitPython (a cost at every start of a command
+that only reads, and it would rewrite the branch ref without checking its old value, losing
+commits when processes commit at once).
 
 Every write holds an exclusive ``fcntl.flock`` on ``.git/clm-write.lock`` — it waits for its
 turn, and the kernel releases it when a writer dies, so it can never go stale. Under the lock a

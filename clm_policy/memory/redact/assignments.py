@@ -1,13 +1,10 @@
 """Key/value rules: a secret recognised by what it is assigned to.
 
 ``password=...``, ``Authorization: Token ...``, ``X-Api-Key: ...``, ``curl -u user:...``,
-``--db-token X``, a password in a URL: the key stays, only the value is replaced — and only
-when the value looks like a secret (:mod:`.judge`), so ``password: changeme`` and
-``api_key_env = "OPENAI_API_KEY"`` are left alone. Where only a credential can stand (after an
-``Authorization`` scheme, in a header named for a credential, as curl's password) a weaker
-value counts (:func:`~.judge.looks_credential`). They run after the token rules, which would
-also match some of these values. docs/redaction.md lists the syntaxes each rule reads and what
-is not a secret.
+``--db-token X``, a password in a URL: the key stays, only the value is replaced, when it looks
+like a secret (:mod:`.judge`) — or, where only a credential can stand (an ``Authorization``
+scheme, a header named for a credential, curl's password), like a credential
+(:func:`~.judge.looks_credential`). docs/redaction.md lists the syntaxes each rule reads.
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
 """Whether a token's random part is random: entropy per format, and no placeholder shape.
 
-A token rule finds a provider's prefix and the right alphabet and length; what follows the
-prefix must then look generated, or the match is a placeholder from documentation or a masked
-token (``ghp_xxxxxxxx…``, ``AKIAIOSFODNN7EXAMPLE``, ``0123456789abcdef…``) and is left alone.
-The rules in :mod:`.tokens` capture that random part in the group ``body``; the checks here
-judge it. Each threshold is set per format, a few tenths of a bit below the lowest entropy
-seen in a million random bodies of that format's shortest length — written in hex where the
-prefix alone names the kind (:data:`~clm_policy.memory.redact.tokens.HEX_FLOOR`) — so that a
-real token is practically never left alone (docs/redaction.md, "Token rules: what counts").
+The rules in :mod:`.tokens` capture the random part after a provider's prefix in the group
+``body``; the checks here judge it: it must look generated, or the match is a placeholder from
+documentation or a masked token (``ghp_xxxxxxxx…``, ``AKIAIOSFODNN7EXAMPLE``,
+``0123456789abcdef…``) and is left alone. The thresholds are per format
+(:data:`~clm_policy.memory.redact.tokens.HEX_FLOOR`; docs/redaction.md, "Token rules: what
+counts").
 
 Every check reads each character a bounded number of times: the scan stays linear.
 """

@@ -2,10 +2,8 @@
 
 A provider's token carries a prefix (``ghp_``, ``sk-ant-``, ``AKIA``) and a fixed alphabet and
 length, so it is recognised bare — in prose, in a log line, after a JSON escape — and replaced
-whole. Private keys come first: their body must not be cut up by the other rules. Each pattern
-captures the random part after the prefix in the group ``body``, and the rule's check
-(:mod:`.token_checks`) leaves it alone unless that part is random enough for the format and
-not a placeholder (``ghp_xxxx…``, ``AKIAIOSFODNN7EXAMPLE``).
+whole. Each pattern captures the random part after the prefix in the group ``body``, which
+the rule's check (:mod:`.token_checks`) judges.
 
 Where the prefix alone names the kind (``ghp_``, ``pypi-AgEIcHlwaS5vcmc``, ``sk_live_``), a body
 written in hex or in lower case only is that token still — scanners' tests and some issuers

@@ -1,25 +1,13 @@
 """Passwords where a tool's own format puts them, and passwords a sentence names.
 
-Each rule reads a format as its tool documents it, and replaces the password only:
-
-- **variables** a client reads its password from — libpq's ``PGPASSWORD``, MySQL's
-  ``MYSQL_PWD``, ``redis-cli``'s ``REDISCLI_AUTH``, ``sshpass``'s ``SSHPASS``, and the
-  ``*_PASSWORD``/``*_PASS``/``*_PWD`` variables images and scripts use (``POSTGRES_PASSWORD``,
-  ``DB_PASS``, ``DBPASSWORD``, ``PGPASS``): upper-case names, in a command's environment,
-  ``export``, ``.env``, ``docker -e``, YAML and JSON maps, a Dockerfile's ``ENV``, PowerShell's
-  ``$env:``, Kubernetes' ``name:``/``value:`` pairs (``password-variable``);
-- **.npmrc**'s ``_authToken=``, ``_auth=``, ``_password=`` (a legacy npm token is a UUID:
-  ``npm-token``);
-- **options** that carry a password on the command line: ``mysql``/``mariadb``/``mysqldump``
-  ``-p<password>`` (glued: ``-p`` alone asks) and ``--password=``, ``redis-cli -a``/``--pass``
-  and redis.conf's ``requirepass``/``masterauth``, ``sshpass -p``, ``docker``/``podman``/
-  ``helm registry`` ``login -p``/``--password``, ``htpasswd -b`` (its last argument)
-  (``command-line-password``);
-- **Azure Storage**: ``AccountKey=`` and ``SharedAccessKey=`` in a connection string, the
-  account key's variables and ``--account-key`` (``azure-storage-key``), and the ``sig=`` of a
-  shared access signature (``azure-sas-signature``);
-- **a sentence** that names a password: ``the password is …``, ``password for root was …``,
-  ``pw: …`` (``prose-password``).
+Each rule reads a format as its tool documents it, and replaces the password only: the
+**variables** a client reads its password from (``PGPASSWORD``, ``MYSQL_PWD``, ``DB_PASS``, in
+an environment, ``.env``, YAML, a Dockerfile's ``ENV``, Kubernetes' ``name:``/``value:``),
+**.npmrc**'s ``_authToken=``, the **options** that carry a password on a command line
+(``mysql -p…``, ``redis-cli -a``, ``sshpass -p``, ``docker login -p``, ``htpasswd -b``),
+**Azure Storage**'s account keys and SAS signatures, and **a sentence** that names a password
+(``the password is …``, ``pw: …``). Each rule's comment in :data:`TOOL_RULES` names its syntaxes;
+docs/redaction.md lists them all.
 
 What stands in those places is typed by a person, so it need not look random; it must look
 like a password (:func:`~.judge.looks_password`): not a shell expansion (``$PGPASSWORD``), a
