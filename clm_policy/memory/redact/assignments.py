@@ -79,6 +79,7 @@ TOKEN_HEADER_ANCHOR = (
 NAME_REACH = 84
 """How far before its last word a header's name may start (4 words of 20 and their "-")."""
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
+_ESCAPE_LENGTH = {"u": 5, "n": 1, "r": 1, "t": 1, "b": 1, "f": 1}  # after a "\\": \u0022, \n
 # Where a header stands whatever its case: in curl -H '…', --header "…", after "> " (curl -v).
 HEADER_FLAG = (
     r"""(?<=-H[ \t]["'])|(?<=-H["'])|(?<=--header[ \t]["'])|(?<=--header=["'])|(?<=>[ \t])"""
@@ -155,13 +156,7 @@ def header_name_start(text: str, at: int) -> int:
     while i > lo and text[i - 1] in _NAME_CHARS:
         i -= 1
     if i and text[i - 1] == "\\":
-        i += (
-            5
-            if text[i : i + 1] == "u"
-            else 1
-            if text[i : i + 1] in ("n", "r", "t", "b", "f")
-            else 0
-        )
+        i += _ESCAPE_LENGTH.get(text[i : i + 1], 0)
     elif i and text[i - 1] == "%":
         i += 2
     return min(i, at)

@@ -108,14 +108,10 @@ HTPASSWD_FLAGS = r"(?P<flags>(?:[ \t]++-[A-Za-z]++(?:[ \t]++[0-9]++)?)++)"
 HTPASSWD_ARG = r"""[^\s"'`\\<>|;&]++"""
 
 
-def _flag_letters(flags: str) -> str:
-    return "".join(word[1:] for word in flags.split() if word.startswith("-"))
-
-
 def _htpasswd(m: re.Match[str]) -> bool:
     """``-b`` among the flags (the password on the command line); ``-n`` (print, no file)
     decides whether two arguments come before the password or one."""
-    letters = _flag_letters(m["flags"])
+    letters = "".join(word[1:] for word in m["flags"].split() if word.startswith("-"))
     with_file = m["second"] is not None
     return "b" in letters and ("n" not in letters) == with_file and looks_password(m["secret"])
 
@@ -171,10 +167,8 @@ def _prose(m: re.Match[str]) -> bool:
     """``password is X``, ``password for root was X``, and with ``:`` or ``=`` the short
     words (``pw: X``, ``pass=X``; ``password: X`` is the generic rule's, a random value)."""
     secret = m["secret"]
-    if m["colon"] is None:
-        return looks_password(secret)
     # "pw = self.password", "pass: P@ssw0rd1": code and placeholders, as the generic rule reads
-    return looks_password(secret) and not is_placeholder(secret)
+    return looks_password(secret) and (m["colon"] is None or not is_placeholder(secret))
 
 
 TOOL_RULES: tuple[Rule, ...] = (
