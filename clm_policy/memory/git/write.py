@@ -143,14 +143,11 @@ class MemoryRepo:
 
     # -- lifetime ---------------------------------------------------------------------------
 
-    def close(self) -> None:
-        """Nothing to release (kept so that a repository is used as a context manager)."""
-
     def __enter__(self) -> MemoryRepo:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
+        """Nothing to release."""
 
     # -- running git --------------------------------------------------------------------------
 
