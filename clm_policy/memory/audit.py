@@ -80,13 +80,11 @@ def compacted_at(newest: list[AuditEntry], step: int, context_tokens: int) -> st
     """The commit of the compaction ``newest`` holds (a session's newest: ``read_log`` with
     ``event="compact", limit=1``) when it was taken at this position, the same step and
     context; else None."""
-    for entry in newest:
-        trailers = entry.trailers
-        same = trailers.get("Clm-Step") == str(step) and trailers.get("Clm-Context-Tokens") == str(
-            context_tokens
-        )
-        return entry.commit if same else None
-    return None
+    if not newest:
+        return None
+    trailers = newest[0].trailers
+    at = (trailers.get("Clm-Step"), trailers.get("Clm-Context-Tokens"))
+    return newest[0].commit if at == (str(step), str(context_tokens)) else None
 
 
 class PendingLog:

@@ -31,6 +31,7 @@ _MANIFEST = re.compile(rf"{MANIFESTS}/[^/]+\.json")
 MANIFEST_LIMIT = 16 * MiB
 """The largest manifest read (a handoff is a page; a state carries the messages)."""
 LIMITS = {MANIFEST: MANIFEST_LIMIT, STATE: STATE_LIMIT}
+NAMES = {MANIFEST: "manifest", STATE: "state"}
 
 
 def kind_of(path: str) -> str | None:
@@ -74,9 +75,8 @@ def migrate(repo: MemoryRepo, *, dry_run: bool = False) -> Migration:
         out.checked += 1
         try:
             if size > LIMITS[kind]:
-                what = "manifest" if kind == MANIFEST else "state"
                 raise InputError(
-                    f"too large for a {what} (more than {LIMITS[kind] // MiB} MiB): not read"
+                    f"too large for a {NAMES[kind]} (more than {LIMITS[kind] // MiB} MiB): not read"
                 )
             doc = _current(repo, path, kind)
         except (ValueError, ClmError) as exc:
@@ -93,8 +93,7 @@ def migrate(repo: MemoryRepo, *, dry_run: bool = False) -> Migration:
         return out
     counts = {kind: sum(1 for d in out.documents if d.kind == kind) for kind in (MANIFEST, STATE)}
     said = ", ".join(
-        f"{n} {'manifest' if kind == MANIFEST else 'state'}{'s' if n > 1 else ''} to version "
-        f"{current(kind)}"
+        f"{n} {NAMES[kind]}{'s' if n > 1 else ''} to version {current(kind)}"
         for kind, n in counts.items()
         if n
     )
