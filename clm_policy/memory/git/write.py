@@ -231,12 +231,9 @@ class MemoryRepo:
         except (ValueError, KeyError, TypeError, InputError):
             paths = []
         git_dir = Path(self.git_dir)
-        for stale in [
-            git_dir / "index.lock",
-            git_dir / "HEAD.lock",
-            *(git_dir / "refs").rglob("*.lock"),
-        ]:
-            stale.unlink(missing_ok=True)
+        stale = [git_dir / "index.lock", git_dir / "HEAD.lock", *(git_dir / "refs").rglob("*.lock")]
+        for lock in stale:
+            lock.unlink(missing_ok=True)
         if self.head() is not None:
             self.git("reset", "-q")
             tracked = set(self.git("ls-tree", "-r", "--name-only", "HEAD", "--", *paths).split())
