@@ -82,14 +82,10 @@ def _stuttering(part: str) -> bool:
 
 
 def placeholder_shape(part: str, *, counting: bool = True) -> bool:
-    """Whether ``part`` is shaped like a placeholder rather than generated: it contains
-    ``example``, a run of 8 of one character or ``xxxxx``; it repeats a short pattern, counts
-    up or down or stutters; it is words joined by ``-``, ``_``, ``.`` or ``~``; or it is letters
-    only, spelt with the words defaults and examples are made of (``yoursecretkeyhere``: see
-    :func:`~clm_policy.memory.redact.judge.spelt_with_placeholder_words`; with digits read as
-    l33t, a random 10-digit hex body would spell ``db`` + ``abc`` once in 100,000).
-    Three or more capitalised words run together (``SlackAppConfigurationTokenHere``) count
-    as words. ``counting=False`` leaves out counting up or down (:func:`exact_body`)."""
+    """Whether ``part`` is shaped like a placeholder rather than generated (the tests below, in
+    order; letters only spelt with placeholder words, ``yoursecretkeyhere``, read as l33t: a
+    random 10-digit hex body spells ``db`` + ``abc`` once in 100,000). ``counting=False``
+    leaves out counting up or down (:func:`exact_body`)."""
     return (
         "example" in part.lower()
         or _RUN.search(part) is not None
