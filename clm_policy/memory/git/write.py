@@ -394,11 +394,9 @@ class MemoryRepo:
             try:
                 self.git("read-tree", parent, env=env)
                 with tempfile.TemporaryDirectory(dir=self.git_dir) as tmp:
-                    names = []
-                    for i, content in enumerate(paths.values()):
-                        name = Path(tmp) / f"blob{i}"
-                        name.write_bytes(content)
-                        names.append(str(name))
+                    names = [os.path.join(tmp, f"blob{i}") for i in range(len(paths))]
+                    for name, content in zip(names, paths.values(), strict=True):
+                        Path(name).write_bytes(content)
                     blobs = self.git("hash-object", "-w", "--", *names).split()
                 entries: list[str] = []
                 for path, blob in zip(paths, blobs, strict=True):
