@@ -17,10 +17,21 @@ from clm_policy.base.record import Record
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `log` reads here without the write path (clm_policy.cli.fast.log)
     from collections.abc import Iterable
+    from typing import TypedDict, Unpack
 
     from clm_policy.memory.git.write import MemoryRepo
 
     Events = str | tuple[str, ...] | None  # one Clm-Event, or several (a commit of any)
+
+    class Filters(TypedDict, total=False):
+        """Which commits are read: of ``session``, of ``event`` (one or any of several), of
+        the agent id ``agent``, the newest ``limit``, walking back from ``rev`` (HEAD)."""
+
+        session: str | None
+        event: Events
+        limit: int | None
+        rev: str
+        agent: str | None
 
 
 class AuditEntry(Record):
@@ -60,26 +71,18 @@ class AuditEntry(Record):
         }
 
 
-def read_log(
-    repo: MemoryRepo | str,
-    *,
-    session: str | None = None,
-    event: Events = None,
-    limit: int | None = None,
-    rev: str = "HEAD",
-    agent: str | None = None,
-) -> list[AuditEntry]:
+def read_log(repo: MemoryRepo | str, **filters: Unpack[Filters]) -> list[AuditEntry]:
     """clm-policy commits, newest first, filtered by session, event and agent id. ``repo``:
     an open repository, or the folder of one (a caller that only reads: no write path)."""
     nonce = new_nonce()
-    args = log_args(nonce, session=session, event=event, limit=limit, rev=rev, agent=agent)
+    args = log_args(nonce, **filters)
     if isinstance(repo, str):
         from clm_policy.memory.git.run import run_git
 
         _, out, _ = run_git(repo, args)
     else:
         out = repo.git(*args, check=False)
-    reader = LogReader(nonce, session=session, event=event, limit=limit, agent=agent)
+    reader = LogReader(nonce, **filters)
     reader.feed_records(out.split(reader.record_sep))
     return reader.entries
 
@@ -88,13 +91,11 @@ def compacted_at(newest: list[AuditEntry], step: int, context_tokens: int) -> st
     """The commit of the compaction ``newest`` holds (a session's newest: ``read_log`` with
     ``event="compact", limit=1``) when it was taken at this position, the same step and
     context; else None."""
-    for entry in newest:
-        trailers = entry.trailers
-        same = trailers.get("Clm-Step") == str(step) and trailers.get("Clm-Context-Tokens") == str(
-            context_tokens
-        )
-        return entry.commit if same else None
-    return None
+    if not newest:
+        return None
+    trailers = newest[0].trailers
+    at = (trailers.get("Clm-Step"), trailers.get("Clm-Context-Tokens"))
+    return newest[0].commit if at == (str(step), str(context_tokens)) else None
 
 
 class PendingLog:
@@ -103,21 +104,12 @@ class PendingLog:
     the compaction while git looks for the session's last one). Call :meth:`entries` in any
     case: it waits for git."""
 
-    def __init__(
-        self,
-        repo: MemoryRepo,
-        *,
-        session: str | None = None,
-        event: Events = None,
-        limit: int | None = None,
-        rev: str = "HEAD",
-        agent: str | None = None,
-    ) -> None:
+    def __init__(self, repo: MemoryRepo, **filters: Unpack[Filters]) -> None:
         from clm_policy.memory.git.run import start_git
 
         nonce = new_nonce()
-        self._reader = LogReader(nonce, session=session, event=event, limit=limit, agent=agent)
-        args = log_args(nonce, session=session, event=event, limit=limit, rev=rev, agent=agent)
+        self._reader = LogReader(nonce, **filters)
+        args = log_args(nonce, **filters)
         self._proc = start_git(repo.root, args)
 
     def entries(self) -> list[AuditEntry]:
@@ -138,19 +130,11 @@ class LogReader:
     """Entries taken from ``git log``'s output as it arrives (``log`` parses while git still
     writes): :meth:`feed` bytes, then :meth:`close`; the entries are in :attr:`entries`."""
 
-    def __init__(
-        self,
-        nonce: str,
-        *,
-        session: str | None = None,
-        event: Events = None,
-        limit: int | None = None,
-        agent: str | None = None,
-    ) -> None:
+    def __init__(self, nonce: str, **filters: Unpack[Filters]) -> None:
         self.field_sep, self.record_sep = f"\x1f{nonce}\x1f", f"\x1e{nonce}\x1e"
         self._record_bytes = self.record_sep.encode()
-        self.session, self.events, self.limit = session, _events(event), limit
-        self.agent = agent
+        self.session, self.events = filters.get("session"), _events(filters.get("event"))
+        self.limit, self.agent = filters.get("limit"), filters.get("agent")
         self.entries: list[AuditEntry] = []
         self._rest = b""
 
@@ -194,15 +178,7 @@ class LogReader:
             self.entries.append(AuditEntry(commit, date, subject, trailers))
 
 
-def log_args(
-    nonce: str,
-    *,
-    session: str | None = None,
-    event: Events = None,
-    limit: int | None = None,
-    rev: str = "HEAD",
-    agent: str | None = None,
-) -> list[str]:
+def log_args(nonce: str, **filters: Unpack[Filters]) -> list[str]:
     """The ``git log`` arguments :func:`read_log` runs (benchmarks/bench_memory.py times the
     same command bare, as the baseline of ``clm-policy log``). Several events are looked for
     by git only when nothing else filters (git's ``--grep``s match all or any, not both);
@@ -210,7 +186,8 @@ def log_args(
     field, end = f"%x1f{nonce}%x1f", f"%x1e{nonce}%x1e"
     fmt = field.join(["%H", "%aI", "%s", "%(trailers:only,unfold)"]) + end
     args = ["log", f"--format={fmt}"]
-    events = _events(event)
+    session, agent, limit = filters.get("session"), filters.get("agent"), filters.get("limit")
+    events = _events(filters.get("event"))
     greps = [] if session is None else [f"^Clm-Session: {_literal(session)}$"]
     if len(events) == 1 or (session is None and agent is None):
         greps += [f"^Clm-Event: {_literal(e)}$" for e in events]
@@ -223,7 +200,7 @@ def log_args(
         # a commit git's --grep lets through may still be no clm commit (skipped below): a
         # margin, so that the walk stops near the newest entries instead of at the root
         args.append(f"--max-count={limit * 2 + 10}")
-    return [*args, rev, "--"]
+    return [*args, filters.get("rev", "HEAD"), "--"]
 
 
 def _events(event: Events) -> tuple[str, ...]:

@@ -10,7 +10,6 @@ clm_policy.memory.mem0settings), else ``file``.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
 
 from clm_policy.base.errors import InputError, quote
@@ -51,11 +50,10 @@ def open_store(
     *,
     settings: Mem0Settings | None = None,
     folder: str | Path | None = None,
-    env: Mapping[str, str] | None = None,
 ) -> MemoryStore:
     """The store of ``backend`` over ``repo``. Mem0's model comes from ``settings``, else
-    from ``env`` (:data:`os.environ`); its data lives in ``folder`` (default
-    :func:`mem0_folder`). Close it when done."""
+    from the environment; its data lives in ``folder`` (default :func:`mem0_folder`). Close it
+    when done."""
     chosen = check_backend(backend)
     git = GitMemoryStore(repo)
     if not needs_mem0(chosen):
@@ -63,7 +61,7 @@ def open_store(
     from clm_policy.memory.mem0store import Mem0Store
 
     if settings is None:
-        settings = Mem0Settings.from_env(os.environ if env is None else env)
+        settings = Mem0Settings.from_env(os.environ)
     mem0 = Mem0Store(folder or mem0_folder(repo), settings)
     if chosen == MEM0:
         return mem0

@@ -180,13 +180,12 @@ class Change:
 
     def prepare(self, message: CommitMessage, paths: Callable[[str], str]) -> Prepared:
         """Everything redacted and rendered; ``paths`` checks each path (raising to refuse)."""
-        files = {self._path(p, paths): self._file(c) for p, c in self.files.items()}
-        appends = {self._path(p, paths): self._append(c) for p, c in self.appends.items()}
+        files = {check_identifier("path", paths(p)): self._file(c) for p, c in self.files.items()}
+        appends = {
+            check_identifier("path", paths(p)): self._append(c) for p, c in self.appends.items()
+        }
         text = self._message(message)
         return Prepared(files, appends, text, self.redactions)
-
-    def _path(self, path: str, check: Callable[[str], str]) -> str:
-        return check_identifier("path", check(path))
 
     def _file(self, content: Content | JsonDoc) -> bytes:
         if isinstance(content, JsonDoc):
@@ -206,15 +205,13 @@ class Change:
         return _bytes(self._text(_text(content)))
 
     def _message(self, message: CommitMessage) -> str:
-        trailers: dict[str, str] = {}
-        for key, value in message.trailers.items():
-            if key == REDACTIONS_TRAILER:
-                continue
-            value = str(value)
-            if key in IDENTIFIER_TRAILERS:
-                trailers[key] = check_identifier(key, value)
-            else:
-                trailers[key] = self._text(value)
+        trailers = {
+            key: check_identifier(key, str(value))
+            if key in IDENTIFIER_TRAILERS
+            else self._text(str(value))
+            for key, value in message.trailers.items()
+            if key != REDACTIONS_TRAILER
+        }
         subject = self._text(message.subject)
         body = self._text(message.body)
         trailers[REDACTIONS_TRAILER] = str(self.redactions)

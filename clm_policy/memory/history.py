@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from clm_policy.base.errors import InputError, Location
 from clm_policy.formats.textio import STATE_LIMIT
 from clm_policy.memory.audit import AuditEntry, read_log
-from clm_policy.memory.git.write import MemoryRepo
+from clm_policy.memory.git.write import OBJECT_ID, MemoryRepo
 from clm_policy.memory.layout import SESSIONS, is_session
 from clm_policy.models.enums import MAX_COUNT
 
@@ -226,14 +226,11 @@ def _read_start_tokens(repo: MemoryRepo, read: list[SessionHistory]) -> None:
     names: dict[int, str] = {}
     for i, s in enumerate(read):
         start = next((e for e in s.events if e.kind == "start"), None)
-        if start is not None and s.parent is not None and _OBJECT_ID.fullmatch(start.commit):
+        if start is not None and s.parent is not None and OBJECT_ID.fullmatch(start.commit):
             names[i] = f"{start.commit}:{SESSIONS}/{s.id}/state.json"
     texts = repo.show_files(list(names.values()))
     for i, text in zip(names, texts, strict=True):
         read[i].start_tokens = _tokens_of(text)
-
-
-_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 def _order(s: SessionHistory) -> tuple[str, str]:
@@ -269,7 +266,7 @@ def _session_files(repo: MemoryRepo) -> dict[str, dict[str, _File]]:
             and parts[2] in FILES
             and len(fields) == 4
             and fields[1] == "blob"
-            and _OBJECT_ID.fullmatch(fields[2])
+            and OBJECT_ID.fullmatch(fields[2])
         ):
             size = int(fields[3]) if fields[3].isdigit() else JSONL_LIMIT + 1
             files[parts[2]] = _File(parts[2], fields[2], size)
@@ -298,20 +295,16 @@ class _Reader:
         s.decisions = list(self._lines("decisions.jsonl", _decision))
         return s
 
-    def _where(self, name: str, line: int = 0, col: int = 0) -> Location:
-        return Location(f"{self.shown}/{SESSIONS}/{self.sid}/{name}", line, col)
+    def _skip(self, name: str, message: str, line: int = 0, col: int = 0) -> None:
+        where = Location(f"{self.shown}/{SESSIONS}/{self.sid}/{name}", line, col)
+        self.skipped.append(Skipped(where, message))
 
     def _blob(self, name: str) -> str | None:
         found = self.files.get(name)
         if found is None:
             return None
         if not found.readable:
-            self.skipped.append(
-                Skipped(
-                    self._where(name),
-                    f"not read: larger than {found.limit // 1024 // 1024} MiB",
-                )
-            )
+            self._skip(name, f"not read: larger than {found.limit // 1024 // 1024} MiB")
             return None
         return self.texts.get(found.blob)
 
@@ -323,10 +316,10 @@ class _Reader:
             value = json.loads(text)
         except ValueError as exc:
             line, col = getattr(exc, "lineno", 0), getattr(exc, "colno", 0)
-            self.skipped.append(Skipped(self._where(name, line, col), "not read: not valid JSON"))
+            self._skip(name, "not read: not valid JSON", line, col)
             return {}
         if not isinstance(value, dict):
-            self.skipped.append(Skipped(self._where(name, 1, 1), "not read: not a JSON object"))
+            self._skip(name, "not read: not a JSON object", 1, 1)
             return {}
         return value
 
@@ -339,31 +332,32 @@ class _Reader:
                 value = json.loads(line)
             except ValueError as exc:  # RecursionError is not one: caught below
                 col = getattr(exc, "colno", 1)
-                self.skipped.append(Skipped(self._where(name, number, col), "not valid JSON"))
+                self._skip(name, "not valid JSON", number, col)
                 continue
             except RecursionError:
-                self.skipped.append(Skipped(self._where(name, number, 1), "nested too deeply"))
+                self._skip(name, "nested too deeply", number, 1)
                 continue
             try:
                 if not isinstance(value, dict):
                     raise _Bad("not a JSON object")
                 yield build(value)
             except _Bad as exc:
-                self.skipped.append(Skipped(self._where(name, number, 1), str(exc)))
+                self._skip(name, str(exc), number, 1)
 
 
 class _Bad(Exception):
     """A record of the wrong shape (its message says what is wrong)."""
 
 
-def _count(record: dict[str, Any], key: str, *, required: bool = False) -> int | None:
+def _count(record: dict[str, Any], key: str) -> int | None:
     value = record.get(key)
-    if value is None and not required:
-        return None
-    if type(value) is not int or not 0 <= value <= MAX_COUNT:
-        if required:
-            raise _Bad(f"'{key}' is not a count (a whole number >= 0)")
-        return None
+    return value if type(value) is int and 0 <= value <= MAX_COUNT else None
+
+
+def _required(record: dict[str, Any], key: str) -> int:
+    value = _count(record, key)
+    if value is None:
+        raise _Bad(f"'{key}' is not a count (a whole number >= 0)")
     return value
 
 
@@ -374,13 +368,10 @@ def _text(value: Any, limit: int = 2000) -> str | None:
 
 
 def _step(r: dict[str, Any]) -> StepRecord:
-    step, context = _count(r, "step", required=True), _count(r, "context_tokens", required=True)
-    assert step is not None
-    assert context is not None
     estimated = r.get("estimated")
     return StepRecord(
-        step=step,
-        context_tokens=context,
+        step=_required(r, "step"),
+        context_tokens=_required(r, "context_tokens"),
         input_tokens=_count(r, "input_tokens"),
         output_tokens=_count(r, "output_tokens"),
         total_tokens=_count(r, "total_tokens"),
@@ -395,17 +386,12 @@ def _step(r: dict[str, Any]) -> StepRecord:
 def _guards(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list):
         return ()
-    found = []
-    for item in value:
-        name = _text(item.get("guard") if isinstance(item, dict) else item, 100)
-        if name:
-            found.append(name)
-    return tuple(found)
+    names = (_text(item.get("guard") if isinstance(item, dict) else item, 100) for item in value)
+    return tuple(name for name in names if name)
 
 
 def _decision(r: dict[str, Any]) -> DecisionRecord:
-    step = _count(r, "step", required=True)
-    assert step is not None
+    step = _required(r, "step")
     action = r.get("action")
     if action not in ACTIONS:
         raise _Bad("'action' is not one of continue, compact, handoff")

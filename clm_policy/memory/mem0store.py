@@ -10,16 +10,10 @@ beside the repository, never committed); its history database is there too. Tele
 ``OPENROUTER_API_KEY`` is hidden from it while it builds its clients (it would send
 everything to OpenRouter instead of the endpoint configured).
 
-What it keeps:
-
-- topics as single memories (``infer=False``) with the metadata ``clm_kind: topic``,
-  ``clm_key``, ``clm_tags``; a topic written again replaces the old one;
-- what a compaction or handoff takes out of the context (:meth:`Mem0Store.remember`): the
-  conversation, redacted, given to Mem0's ``add`` (``infer=True``: its LLM extracts the
-  facts, ``clm_kind: fact``);
-- the seed (:meth:`Mem0Store.seed`): the topics named by the manifest, then one entry
-  ``mem0/recall`` with the facts most similar to the goal and the next action, among the facts
-  of the task (:meth:`Mem0Store.begin_task`: ``clm_task``) — another task's are not its own.
+It keeps topics as single memories (``infer=False``, ``clm_kind: topic``; written again, one
+replaces the old), and the facts Mem0's LLM extracts from what a compaction or handoff takes out
+of the context (:meth:`Mem0Store.remember`, ``clm_kind: fact``, ``clm_task``: a task recalls
+its own facts only, :meth:`Mem0Store.seed`).
 
 Every call runs under a deadline (the settings' timeout; the HTTP clients get it too, without
 retries). ``remember`` and ``seed`` never raise: a failure is recorded in ``failures`` (and
@@ -113,41 +107,28 @@ def _environment(**values: str | None) -> Iterator[None]:
     """``os.environ`` with ``values`` set (None: removed) for the block, restored after."""
     old = {name: os.environ.get(name) for name in values}
     try:
-        for name, value in values.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        _set_environment(values)
         yield
     finally:
-        for name, value in old.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        _set_environment(old)
+
+
+def _set_environment(values: dict[str, str | None]) -> None:
+    for name, value in values.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 def mem0_config(folder: str, settings: Mem0Settings, url: str) -> dict[str, Any]:
     """Mem0's configuration: everything local under ``folder``, the model at ``url``."""
+    endpoint = {"api_key": settings.api_key, "openai_base_url": url}
+    llm = {"model": settings.llm_model, **endpoint, "temperature": 0}
+    embedder = {"model": settings.embed_model, **endpoint, "embedding_dims": settings.dims}
     return {
-        "llm": {
-            "provider": "openai",
-            "config": {
-                "model": settings.llm_model,
-                "api_key": settings.api_key,
-                "openai_base_url": url,
-                "temperature": 0,
-            },
-        },
-        "embedder": {
-            "provider": "openai",
-            "config": {
-                "model": settings.embed_model,
-                "api_key": settings.api_key,
-                "openai_base_url": url,
-                "embedding_dims": settings.dims,
-            },
-        },
+        "llm": {"provider": "openai", "config": llm},
+        "embedder": {"provider": "openai", "config": embedder},
         "vector_store": {
             "provider": "qdrant",
             "config": {

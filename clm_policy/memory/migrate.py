@@ -3,16 +3,12 @@ in one commit.
 
 The documents with a version (:mod:`clm_policy.models.versions`) are the handoff manifests
 (``manifests/*.json``) and the sessions' ``state.json``. Each older one at HEAD is upgraded,
-validated as the current version (pydantic and, for a manifest, its JSON schema) and written as
-a fresh one would be; all of them go through the one write path in a single commit
+validated as the current version and written as a fresh one would be, all in one commit
 ``clm(migrate)``. Nothing is written when one cannot be read (every such file is named), or with
-``dry_run``; a repository already current is left alone (no commit), so it can run again.
-Documents are read with a bound — a state as ``--state`` is (64 MiB), a manifest 16 MiB; a
-larger one is refused by its size in git's tree, never read — and parsed as strictly as
-``--state`` (a document nested past 64 levels is refused where it crosses the limit). File names
-are shown on one line (:func:`~clm_policy.base.termsafe.one_line`). Handoffs on their own
-branches (``clm/handoff/*``) keep their manifests: their pull requests show them as written, and
-every reader upgrades them when it reads them.
+``dry_run``; a repository already current gets no commit, so it can run again. A document
+larger than :data:`LIMITS` is refused by its size in git's tree, never read; the others are
+parsed as strictly as ``--state``. Handoffs on their own branches (``clm/handoff/*``) keep
+their manifests: their pull requests show them as written, and every reader upgrades them.
 """
 
 from __future__ import annotations
@@ -35,6 +31,7 @@ _MANIFEST = re.compile(rf"{MANIFESTS}/[^/]+\.json")
 MANIFEST_LIMIT = 16 * MiB
 """The largest manifest read (a handoff is a page; a state carries the messages)."""
 LIMITS = {MANIFEST: MANIFEST_LIMIT, STATE: STATE_LIMIT}
+NAMES = {MANIFEST: "manifest", STATE: "state"}
 
 
 def kind_of(path: str) -> str | None:
@@ -78,9 +75,8 @@ def migrate(repo: MemoryRepo, *, dry_run: bool = False) -> Migration:
         out.checked += 1
         try:
             if size > LIMITS[kind]:
-                what = "manifest" if kind == MANIFEST else "state"
                 raise InputError(
-                    f"too large for a {what} (more than {LIMITS[kind] // MiB} MiB): not read"
+                    f"too large for a {NAMES[kind]} (more than {LIMITS[kind] // MiB} MiB): not read"
                 )
             doc = _current(repo, path, kind)
         except (ValueError, ClmError) as exc:
@@ -97,8 +93,7 @@ def migrate(repo: MemoryRepo, *, dry_run: bool = False) -> Migration:
         return out
     counts = {kind: sum(1 for d in out.documents if d.kind == kind) for kind in (MANIFEST, STATE)}
     said = ", ".join(
-        f"{n} {'manifest' if kind == MANIFEST else 'state'}{'s' if n > 1 else ''} to version "
-        f"{current(kind)}"
+        f"{n} {NAMES[kind]}{'s' if n > 1 else ''} to version {current(kind)}"
         for kind, n in counts.items()
         if n
     )

@@ -18,7 +18,7 @@ from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import SESSIONS, check_session, is_session, session_dir
 from clm_policy.models.state import SessionState
 from clm_policy.models.state_io import parse_state
-from clm_policy.models.versions import STATE, Upgraded, upgrade
+from clm_policy.models.versions import STATE, upgrade
 
 
 @dataclass(frozen=True)
@@ -43,12 +43,9 @@ class PersistedSession:
 def session_ids(repo: MemoryRepo) -> list[str]:
     """The sessions persisted at HEAD (folders of sessions/ named like a session id)."""
     out = repo.git("ls-tree", "-z", "--name-only", "HEAD", f"{SESSIONS}/", check=False)
-    found = []
-    for line in out.split("\0"):
-        name = line.removeprefix(f"{SESSIONS}/")
-        if line.startswith(f"{SESSIONS}/") and is_session(name):
-            found.append(name)
-    return sorted(found)
+    prefix = f"{SESSIONS}/"
+    names = (line.removeprefix(prefix) for line in out.split("\0") if line.startswith(prefix))
+    return sorted(name for name in names if is_session(name))
 
 
 def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:
@@ -63,7 +60,11 @@ def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:
     try:
         if len(text) > STATE_LIMIT:
             raise InputError(f"larger than {STATE_LIMIT // 1024 // 1024} MiB")
-        read = _upgraded(text, where)
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None  # parse_state says where it is broken
+        read = upgrade(STATE, data, where) if isinstance(data, dict) else None
         if read is not None and read.upgraded:
             note = read.note(where)
             text = json.dumps(read.data)
@@ -76,18 +77,6 @@ def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:
     except ValueError:
         run = {}  # how the run left it is only a record: a broken one is no run record
     return PersistedSession(state, run if isinstance(run, dict) else {}, note)
-
-
-def _upgraded(text: str, where: str) -> Upgraded | None:
-    """``text`` read as the current version; None when it is no JSON object (parse_state then
-    says where it is broken)."""
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(data, dict):
-        return None
-    return upgrade(STATE, data, where)
 
 
 def last_decisions(repo: MemoryRepo, session_id: str, count: int) -> list[dict[str, Any]]:

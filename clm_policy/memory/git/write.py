@@ -1,11 +1,9 @@
 """The one way anything is written to a memory repository.
 
 Git runs through :mod:`clm_policy.memory.git.run` (hooks and fsmonitor off, user values after
-``--``); commits are made by git itself. Nothing here imports GitPython: opening a repository
-is finding its ``.git``, and a command that only reads (``log``, ``show``) or commits once
-starts Python, not a library of git objects. (GitPython's ``IndexFile.add``/``commit`` would
-also rewrite the branch ref without checking its old value and so lose commits when
-processes commit at once, and its lock files never wait.)
+``--``); commits are made by git itself, not by GitPython (a cost at every start of a command
+that only reads, and it would rewrite the branch ref without checking its old value, losing
+commits when processes commit at once).
 
 Every write holds an exclusive ``fcntl.flock`` on ``.git/clm-write.lock`` — it waits for its
 turn, and the kernel releases it when a writer dies, so it can never go stale. Under the lock a
@@ -49,8 +47,7 @@ from clm_policy.memory.trailers import CommitMessage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping, Sequence
-    from types import TracebackType
+    from collections.abc import Callable, Iterator, Mapping, Sequence
 
     # the redactor's rules are compiled when a commit is prepared, not when log or show start
     from clm_policy.memory.change import Change, Content, JsonDoc, JsonLines
@@ -67,7 +64,7 @@ __all__ = [
     "run_git",
 ]
 
-_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
+OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
 _BRANCH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]*")  # what HEAD names is read only if so
 _BATCH_HEADER = re.compile(rb"(?:[0-9a-f]{40}|[0-9a-f]{64}) ([a-z]+) ([0-9]+)")  # cat-file
 
@@ -146,19 +143,11 @@ class MemoryRepo:
 
     # -- lifetime ---------------------------------------------------------------------------
 
-    def close(self) -> None:
-        """Nothing to release (kept so that a repository is used as a context manager)."""
-
     def __enter__(self) -> MemoryRepo:
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
+    def __exit__(self, *exc: object) -> None:
+        """Nothing to release."""
 
     # -- running git --------------------------------------------------------------------------
 
@@ -179,8 +168,7 @@ class MemoryRepo:
         return out
 
     def head(self) -> str | None:
-        out = self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
-        return out or None
+        return self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False) or None
 
     def branch(self) -> str:
         """The checked-out branch: ``main`` when HEAD is ``refs/heads/main``. Read from the
@@ -199,10 +187,8 @@ class MemoryRepo:
     def resolve_commit(self, rev: str) -> str | None:
         """The commit ``rev`` names (a hash, a branch, ``HEAD~2``), or None. Never an option."""
         check_name("revision", rev)
-        out = self.git(
-            "rev-parse", "-q", "--verify", "--end-of-options", f"{rev}^{{commit}}", check=False
-        )
-        return out or None
+        args = ("rev-parse", "-q", "--verify", "--end-of-options", f"{rev}^{{commit}}")
+        return self.git(*args, check=False) or None
 
     # -- the write lock -----------------------------------------------------------------------
 
@@ -245,12 +231,9 @@ class MemoryRepo:
         except (ValueError, KeyError, TypeError, InputError):
             paths = []
         git_dir = Path(self.git_dir)
-        for stale in [
-            git_dir / "index.lock",
-            git_dir / "HEAD.lock",
-            *(git_dir / "refs").rglob("*.lock"),
-        ]:
-            stale.unlink(missing_ok=True)
+        stale = [git_dir / "index.lock", git_dir / "HEAD.lock", *(git_dir / "refs").rglob("*.lock")]
+        for lock in stale:
+            lock.unlink(missing_ok=True)
         if self.head() is not None:
             self.git("reset", "-q")
             tracked = set(self.git("ls-tree", "-r", "--name-only", "HEAD", "--", *paths).split())
@@ -358,7 +341,7 @@ class MemoryRepo:
                 head = _read_text(os.path.join(self._common_dir(), ref), "ascii").strip()
         except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
             head = ""
-        if _OBJECT_ID.fullmatch(head):
+        if OBJECT_ID.fullmatch(head):
             return head
         return self.git("rev-parse", "--verify", "HEAD^{commit}")
 
@@ -368,19 +351,10 @@ class MemoryRepo:
         ``objects/17``; gc.autoPackLimit 50 packs). When it would, git runs it and decides
         with the repository's real configuration; when not, no process is started."""
         objects = os.path.join(self._common_dir(), "objects")
-        try:
-            folder = os.path.join(objects, "17")
-            loose = sum(1 for entry in os.scandir(folder) if len(entry.name) in (38, 62))
-        except OSError:
-            loose = 0
-        if loose > _GC_LOOSE_IN_ONE_FOLDER:
-            return True
-        try:
-            folder = os.path.join(objects, "pack")
-            packs = sum(1 for entry in os.scandir(folder) if entry.name.endswith(".pack"))
-        except OSError:
-            packs = 0
-        return packs > _GC_PACKS
+        loose = _count(os.path.join(objects, "17"), lambda name: len(name) in (38, 62))
+        return loose > _GC_LOOSE_IN_ONE_FOLDER or (
+            _count(os.path.join(objects, "pack"), lambda name: name.endswith(".pack")) > _GC_PACKS
+        )
 
     def _common_dir(self) -> str:
         """Where the refs live: the git directory, or for a linked work tree the common one."""
@@ -420,11 +394,9 @@ class MemoryRepo:
             try:
                 self.git("read-tree", parent, env=env)
                 with tempfile.TemporaryDirectory(dir=self.git_dir) as tmp:
-                    names = []
-                    for i, content in enumerate(paths.values()):
-                        name = Path(tmp) / f"blob{i}"
-                        name.write_bytes(content)
-                        names.append(str(name))
+                    names = [os.path.join(tmp, f"blob{i}") for i in range(len(paths))]
+                    for name, content in zip(names, paths.values(), strict=True):
+                        Path(name).write_bytes(content)
                     blobs = self.git("hash-object", "-w", "--", *names).split()
                 entries: list[str] = []
                 for path, blob in zip(paths, blobs, strict=True):
@@ -505,6 +477,14 @@ def _read_text(path: str, encoding: str) -> str:
     importing ``encodings.ascii`` costs a commit more than reading HEAD does)."""
     with open(path, "rb") as fh:
         return fh.read().decode(encoding)
+
+
+def _count(folder: str, wanted: Callable[[str], bool]) -> int:
+    """How many entries of ``folder`` have a name ``wanted`` (0 when it cannot be read)."""
+    try:
+        return sum(1 for entry in os.scandir(folder) if wanted(entry.name))
+    except OSError:
+        return 0
 
 
 def _write_durably(path: str, data: bytes) -> None:

@@ -6,14 +6,13 @@ through :func:`redact_text` or :func:`redact_data` first -- or through one :clas
 commit, whose total becomes the ``Clm-Redactions`` trailer. Each secret found is replaced by
 ``[REDACTED:<rule-id>]``; redacting redacted text changes nothing.
 
-Token rules (:mod:`.tokens`: private keys, AWS, GitHub, OpenAI, Anthropic, Slack, GCP, JWT,
-npm, PyPI, Stripe, Hugging Face, GitLab, Azure AD, Docker Hub, DigitalOcean, Twilio, SendGrid,
-Shopify, Atlassian, Databricks, Heroku) replace the whole token, when its random part is random
-enough and no placeholder (:mod:`.token_checks`). Key/value rules (:mod:`.assignments`:
-``password=...`` in the syntaxes of many languages, ``Authorization: <scheme> ...``, token
-headers such as ``X-Api-Key:``, ``curl -u``, a password in a URL) keep the key and replace only
-the value, and only when it looks like a secret (:mod:`.judge`), so ``password: changeme`` and
-``api_key_env = "OPENAI_API_KEY"`` are left alone. :mod:`.engine` applies them in linear time.
+Token rules (:mod:`.tokens`: private keys and providers' tokens) replace the whole token, when
+its random part is random enough and no placeholder (:mod:`.token_checks`). Key/value rules
+(:mod:`.assignments`: ``password=...`` in the syntaxes of many languages, ``Authorization:
+<scheme> ...``, token headers such as ``X-Api-Key:``, ``curl -u``, a password in a URL) keep the
+key and replace only the value, and only when it looks like a secret (:mod:`.judge`), so
+``password: changeme`` and ``api_key_env = "OPENAI_API_KEY"`` are left alone. :mod:`.engine`
+applies them in linear time.
 Importing the redactor compiles nothing (:mod:`clm_policy.base.lazypattern`): a pattern
 compiles the first time a text may hold its secret.
 

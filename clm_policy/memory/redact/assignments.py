@@ -1,13 +1,10 @@
 """Key/value rules: a secret recognised by what it is assigned to.
 
 ``password=...``, ``Authorization: Token ...``, ``X-Api-Key: ...``, ``curl -u user:...``,
-``--db-token X``, a password in a URL: the key stays, only the value is replaced — and only
-when the value looks like a secret (:mod:`.judge`), so ``password: changeme`` and
-``api_key_env = "OPENAI_API_KEY"`` are left alone. Where only a credential can stand (after an
-``Authorization`` scheme, in a header named for a credential, as curl's password) a weaker
-value counts (:func:`~.judge.looks_credential`). They run after the token rules, which would
-also match some of these values. docs/redaction.md lists the syntaxes each rule reads and what
-is not a secret.
+``--db-token X``, a password in a URL: the key stays, only the value is replaced, when it looks
+like a secret (:mod:`.judge`) — or, where only a credential can stand (an ``Authorization``
+scheme, a header named for a credential, curl's password), like a credential
+(:func:`~.judge.looks_credential`). docs/redaction.md lists the syntaxes each rule reads.
 """
 
 from __future__ import annotations
@@ -18,8 +15,8 @@ from clm_policy.base.lazypattern import LazyPattern
 from clm_policy.memory.redact.judge import (
     glued_to_placeholder,
     looks_credential,
+    looks_password,
     looks_secret,
-    looks_typed_credential,
 )
 from clm_policy.memory.redact.syntax import (
     ASSIGN,
@@ -40,6 +37,10 @@ from clm_policy.memory.redact.syntax import (
     random_value,
     reference_key,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # no typing at run time: the hooks import the redactor
+    from clm_policy.memory.redact.token_checks import Check
 
 OPTION_CHARS = r"\w-"  # an option is not glued to a word: docker-u, x--user
 FLAG = bare("--", OPTION_CHARS)
@@ -78,6 +79,7 @@ TOKEN_HEADER_ANCHOR = (
 NAME_REACH = 84
 """How far before its last word a header's name may start (4 words of 20 and their "-")."""
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
+_ESCAPE_LENGTH = {"u": 5, "n": 1, "r": 1, "t": 1, "b": 1, "f": 1}  # after a "\\": \u0022, \n
 # Where a header stands whatever its case: in curl -H '…', --header "…", after "> " (curl -v).
 HEADER_FLAG = (
     r"""(?<=-H[ \t]["'])|(?<=-H["'])|(?<=--header[ \t]["'])|(?<=--header=["'])|(?<=>[ \t])"""
@@ -125,7 +127,9 @@ def _curl_password(m: re.Match[str]) -> bool:
     if "[REDACTED:" in m[0]:  # what a rule already replaced, read as the user: redacted text
         return False
     if after_command(m.string, m.start(), ("curl",)):
-        return looks_typed_credential(m["secret"])
+        # a template (${{ secrets.X }}, {{ .Values.x }}) is none; looks_password refuses a
+        # value that is only shell expansions ($PASSWORD, ${pw}, $(cat pw), $1)
+        return "{{" not in m["secret"] and looks_password(m["secret"])
     return looks_secret(m["secret"])
 
 
@@ -139,6 +143,11 @@ def _curl_key(m: re.Match[str]) -> bool:
     )
 
 
+def _curl(source: str, check: Check) -> Rule:
+    """A password given to curl's ``-u``/``--user`` (``curl-user-password``)."""
+    return Rule("curl-user-password", source, ("-u", "-U", "--proxy-user"), check, flags=re.VERBOSE)
+
+
 def header_name_start(text: str, at: int) -> int:
     """Where the name of a header whose last word starts at ``at`` begins: back over letters,
     digits and ``-`` (:data:`NAME_REACH` at most), then forward over an escape glued to it
@@ -147,13 +156,7 @@ def header_name_start(text: str, at: int) -> int:
     while i > lo and text[i - 1] in _NAME_CHARS:
         i -= 1
     if i and text[i - 1] == "\\":
-        i += (
-            5
-            if text[i : i + 1] == "u"
-            else 1
-            if text[i : i + 1] in ("n", "r", "t", "b", "f")
-            else 0
-        )
+        i += _ESCAPE_LENGTH.get(text[i : i + 1], 0)
     elif i and text[i - 1] == "%":
         i += 2
     return min(i, at)
@@ -246,28 +249,19 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = (
         flags=re.IGNORECASE | re.VERBOSE | re.ASCII,
         start=header_name_start,
     ),
-    Rule(  # curl -u 'user:password', -u "user:pass word", --user=":token" (the whole in quotes)
-        "curl-user-password",
+    _curl(  # curl -u 'user:password', -u "user:pass word", --user=":token" (the whole in quotes)
         rf"""{CURL_OPTION}(?P<q>\\?["'])[^:"'\n]*+:(?P<secret>(?:(?!(?P=q))[^\n])++)(?P=q)""",
-        ("-u", "-U", "--proxy-user"),
         _curl_password,
-        flags=re.VERBOSE,
     ),
-    Rule(  # curl -u user:password, -uuser:pw, -u :token, --user kevin:'pw', --user "u":"pw"
-        "curl-user-password",
+    _curl(  # curl -u user:password, -uuser:pw, -u :token, --user kevin:'pw', --user "u":"pw"
         rf"""{CURL_OPTION}(?:(?P<uq>\\?["'])[^:"'\n]*+(?P=uq)|[^\s:"'`\\]*+):
         (?P<q>\\?["'])?(?P<secret>(?(q)(?:(?!(?P=q))[^\n])++|[^\s"'`\\]++))(?(q)(?P=q))""",
-        ("-u", "-U", "--proxy-user"),
         _curl_password,
-        flags=re.VERBOSE,
     ),
-    Rule(  # curl -u KEY: — the password empty, the user is the key
-        "curl-user-password",
+    _curl(  # curl -u KEY: — the password empty, the user is the key
         rf"""{CURL_OPTION}(?P<q>\\?["'])?(?P<secret>[^\s:"'`\\$]{{8,}}+):
         (?(q)(?P=q)|(?=[\s"'`]|\Z))""",
-        ("-u", "-U", "--proxy-user"),
         _curl_key,
-        flags=re.VERBOSE,
     ),
     Rule(
         "generic-secret",

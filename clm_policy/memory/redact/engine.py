@@ -226,23 +226,19 @@ def _walk(value: Any, counts: _Tally) -> Any:
     # the exact types plain data is made of first (an ABC's isinstance is slow), then the
     # same tests for anything else
     kind = type(value)
-    if kind is str:
+    if kind is str or isinstance(value, str):
         return _text(value, counts)
     if kind is int or kind is float or kind is bool or value is None:
         return value
     if kind is dict:
         return _walk_mapping(value, counts)
-    if kind is list:
+    if kind is list or isinstance(value, list):
         return [_walk(item, counts) for item in value]
-    if isinstance(value, str):
-        return _text(value, counts)
     if isinstance(value, Mapping):
         return _walk_mapping(value, counts)
-    if isinstance(value, list):
-        return [_walk(item, counts) for item in value]
     if isinstance(value, tuple):
         return tuple(_walk(item, counts) for item in value)
-    if value is None or isinstance(value, int | float):
+    if isinstance(value, int | float):
         return value
     raise TypeError(f"redact_data walks dict, list, tuple, str, numbers and None, not {value!r}")
 
@@ -336,7 +332,7 @@ class Redactor:
         """``value`` (a text or plain data) without this redactor's tags, noting the secrets
         whose tag it still holds as kept."""
         kind = type(value)  # the exact types of plain data first, as _walk does
-        if kind is str:
+        if kind is str or isinstance(value, str):
             return _TAG.sub(self._keep, value) if _TAG_OPEN in value else value
         if kind is dict:
             return {self.settle(k): self.settle(v) for k, v in value.items()}
@@ -344,8 +340,6 @@ class Redactor:
             return [self.settle(v) for v in value]
         if kind is int or kind is float or kind is bool or value is None:
             return value
-        if isinstance(value, str):
-            return _TAG.sub(self._keep, value) if _TAG_OPEN in value else value
         if isinstance(value, Mapping):
             return {self.settle(k): self.settle(v) for k, v in value.items()}
         if isinstance(value, list | tuple):

@@ -163,15 +163,6 @@ def looks_credential(value: str) -> bool:
 _EXPANSIONS = LazyPattern(r"(?:\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[^{}]*\}|\([^()]*\)|[0-9@*#?$!-]))+")
 
 
-def looks_typed_credential(value: str) -> bool:
-    """Whether the password of ``curl -u user:password`` (a place where only a credential can
-    stand) is one: :func:`looks_password`, where a ``$`` or ``!`` is a character of the
-    password (``p@ss$!w0rd``, ``'$ecr3t!Pass'`` in single quotes, ``P@ssw0rd$1``) — unless the
-    value is only shell expansions (``$PASSWORD``, ``${pw}``, ``$(cat pw)``, ``$1``) or holds a
-    template (``${{ secrets.X }}``, ``{{ .Values.x }}``)."""
-    return "{{" not in value and looks_password(value)
-
-
 MIN_PASSWORD_LENGTH = 6
 """Shorter values where only a password can stand are left alone (``-p1234``, ``pw: abc``)."""
 _NOT_A_PASSWORD = LazyPattern(

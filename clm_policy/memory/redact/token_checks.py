@@ -1,13 +1,11 @@
 """Whether a token's random part is random: entropy per format, and no placeholder shape.
 
-A token rule finds a provider's prefix and the right alphabet and length; what follows the
-prefix must then look generated, or the match is a placeholder from documentation or a masked
-token (``ghp_xxxxxxxx…``, ``AKIAIOSFODNN7EXAMPLE``, ``0123456789abcdef…``) and is left alone.
-The rules in :mod:`.tokens` capture that random part in the group ``body``; the checks here
-judge it. Each threshold is set per format, a few tenths of a bit below the lowest entropy
-seen in a million random bodies of that format's shortest length — written in hex where the
-prefix alone names the kind (:data:`~clm_policy.memory.redact.tokens.HEX_FLOOR`) — so that a
-real token is practically never left alone (docs/redaction.md, "Token rules: what counts").
+The rules in :mod:`.tokens` capture the random part after a provider's prefix in the group
+``body``; the checks here judge it: it must look generated, or the match is a placeholder from
+documentation or a masked token (``ghp_xxxxxxxx…``, ``AKIAIOSFODNN7EXAMPLE``,
+``0123456789abcdef…``) and is left alone. The thresholds are per format
+(:data:`~clm_policy.memory.redact.tokens.HEX_FLOOR`; docs/redaction.md, "Token rules: what
+counts").
 
 Every check reads each character a bounded number of times: the scan stays linear.
 """
@@ -84,14 +82,10 @@ def _stuttering(part: str) -> bool:
 
 
 def placeholder_shape(part: str, *, counting: bool = True) -> bool:
-    """Whether ``part`` is shaped like a placeholder rather than generated: it contains
-    ``example``, a run of 8 of one character or ``xxxxx``; it repeats a short pattern, counts
-    up or down or stutters; it is words joined by ``-``, ``_``, ``.`` or ``~``; or it is letters
-    only, spelt with the words defaults and examples are made of (``yoursecretkeyhere``: see
-    :func:`~clm_policy.memory.redact.judge.spelt_with_placeholder_words`; with digits read as
-    l33t, a random 10-digit hex body would spell ``db`` + ``abc`` once in 100,000).
-    Three or more capitalised words run together (``SlackAppConfigurationTokenHere``) count
-    as words. ``counting=False`` leaves out counting up or down (:func:`exact_body`)."""
+    """Whether ``part`` is shaped like a placeholder rather than generated (the tests below, in
+    order; letters only spelt with placeholder words, ``yoursecretkeyhere``, read as l33t: a
+    random 10-digit hex body spells ``db`` + ``abc`` once in 100,000). ``counting=False``
+    leaves out counting up or down (:func:`exact_body`)."""
     return (
         "example" in part.lower()
         or _RUN.search(part) is not None

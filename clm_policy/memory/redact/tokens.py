@@ -2,10 +2,8 @@
 
 A provider's token carries a prefix (``ghp_``, ``sk-ant-``, ``AKIA``) and a fixed alphabet and
 length, so it is recognised bare — in prose, in a log line, after a JSON escape — and replaced
-whole. Private keys come first: their body must not be cut up by the other rules. Each pattern
-captures the random part after the prefix in the group ``body``, and the rule's check
-(:mod:`.token_checks`) leaves it alone unless that part is random enough for the format and
-not a placeholder (``ghp_xxxx…``, ``AKIAIOSFODNN7EXAMPLE``).
+whole. Each pattern captures the random part after the prefix in the group ``body``, which
+the rule's check (:mod:`.token_checks`) judges.
 
 Where the prefix alone names the kind (``ghp_``, ``pypi-AgEIcHlwaS5vcmc``, ``sk_live_``), a body
 written in hex or in lower case only is that token still — scanners' tests and some issuers
@@ -91,6 +89,15 @@ def token(rule_id: str, pattern: str, needles: tuple[str, ...], check: Check) ->
     return Rule(rule_id, f"(?P<secret>{pattern})", needles, check)
 
 
+def prefixed(
+    rule_id: str, prefix: str, body: str, floor: float, *, head: str = "", end: str = ""
+) -> Rule:
+    """A token: ``prefix`` standing bare, ``head``, its random part ``body`` (``floor``: the
+    minimum entropy of that part), then ``end``."""
+    source = rf"{bare(prefix)}{head}(?P<body>{body}){end}"
+    return token(rule_id, source, (prefix,), random_body(floor))
+
+
 def gitlab(rule_id: str, *prefixes: str) -> Rule:
     """A GitLab token: a prefix, 20 or more URL-safe characters, maybe a routable suffix."""
     starts = "|".join(bare(p, GITLAB_WORD) for p in prefixes)
@@ -129,36 +136,16 @@ TOKEN_RULES: tuple[Rule, ...] = (
         ("AKIA", "ASIA", "ABIA", "ACCA"),
         random_body(2.2),
     ),
-    token(
-        "github-pat",
-        rf"{bare('ghp_')}(?P<body>[A-Za-z0-9]{{36,}}+)",
-        ("ghp_",),
-        random_body(HEX_FLOOR[36]),
-    ),
-    token(
-        "github-oauth",
-        rf"{bare('gho_')}(?P<body>[A-Za-z0-9]{{36,}}+)",
-        ("gho_",),
-        random_body(HEX_FLOOR[36]),
-    ),
+    prefixed("github-pat", "ghp_", "[A-Za-z0-9]{36,}+", HEX_FLOOR[36]),
+    prefixed("github-oauth", "gho_", "[A-Za-z0-9]{36,}+", HEX_FLOOR[36]),
     token(
         "github-app-token",
         rf"(?:{bare('ghu_')}|{bare('ghs_')})(?P<body>[A-Za-z0-9]{{36,}}+)",
         ("ghu_", "ghs_"),
         random_body(HEX_FLOOR[36]),
     ),
-    token(
-        "github-refresh-token",
-        rf"{bare('ghr_')}(?P<body>[A-Za-z0-9]{{36,}}+)",
-        ("ghr_",),
-        random_body(HEX_FLOOR[36]),
-    ),
-    token(
-        "github-fine-grained-pat",
-        rf"{bare('github_pat_')}(?P<body>[A-Za-z0-9_]{{82,}}+)",
-        ("github_pat_",),
-        random_body(HEX_FLOOR[82]),
-    ),
+    prefixed("github-refresh-token", "ghr_", "[A-Za-z0-9]{36,}+", HEX_FLOOR[36]),
+    prefixed("github-fine-grained-pat", "github_pat_", "[A-Za-z0-9_]{82,}+", HEX_FLOOR[82]),
     # Anthropic before OpenAI: both start with "sk-".
     token(
         "anthropic-admin-key",
@@ -193,12 +180,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         ("xox", "xapp-"),
         slack_token,
     ),
-    token(
-        "gcp-api-key",
-        rf"{bare('AIza')}(?P<body>{URLSAFE}{{35}}){END}",
-        ("AIza",),
-        random_body(HEX_FLOOR[35]),
-    ),
+    prefixed("gcp-api-key", "AIza", rf"{URLSAFE}{{35}}", HEX_FLOOR[35], end=END),
     token(
         "jwt",
         rf"{bare('eyJ')}(?P<head>{URLSAFE}{{8,}}+)\.eyJ(?P<body>{URLSAFE}{{8,}}+)"
@@ -206,12 +188,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
         ("eyJ",),
         jwt,
     ),
-    token(
-        "npm-token",
-        rf"{bare('npm_')}(?P<body>[A-Za-z0-9]{{36}}){END}",
-        ("npm_",),
-        random_body(HEX_FLOOR[36]),
-    ),
+    prefixed("npm-token", "npm_", "[A-Za-z0-9]{36}", HEX_FLOOR[36], end=END),
     token(  # a macaroon: base64 of its location, pypi.org or test.pypi.org, then the rest
         "pypi-token",
         rf"{bare('pypi-')}AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)(?P<body>{URLSAFE}{{50,}}+)",
@@ -231,70 +208,36 @@ TOKEN_RULES: tuple[Rule, ...] = (
         ("rk_live_", "rk_test_", "rk_prod_"),
         random_body(HEX_FLOOR[10]),
     ),
-    token(
-        "huggingface-token",
-        rf"{bare('hf_')}(?P<body>[A-Za-z0-9]{{34}}){END}",
-        ("hf_",),
-        random_body(HEX_FLOOR[34]),
-    ),
-    token(
-        "huggingface-org-token",
-        rf"{bare('api_org_')}(?P<body>[A-Za-z0-9]{{34}}){END}",
-        ("api_org_",),
-        random_body(HEX_FLOOR[34]),
-    ),
+    prefixed("huggingface-token", "hf_", "[A-Za-z0-9]{34}", HEX_FLOOR[34], end=END),
+    prefixed("huggingface-org-token", "api_org_", "[A-Za-z0-9]{34}", HEX_FLOOR[34], end=END),
     gitlab("gitlab-pat", "glpat-"),
     gitlab("gitlab-pipeline-trigger-token", "glptt-"),
     gitlab("gitlab-runner-token", "GR1348941", "glrt-"),  # registration, authentication
     gitlab("gitlab-deploy-token", "gldt-"),
-    token(
-        "dockerhub-pat",
-        rf"{bare('dckr_')}(?:pat|oat)_(?P<body>{URLSAFE}{{27,}}+)",
-        ("dckr_",),
-        random_body(HEX_FLOOR[27]),
-    ),
+    prefixed("dockerhub-pat", "dckr_", rf"{URLSAFE}{{27,}}+", HEX_FLOOR[27], head="(?:pat|oat)_"),
     token(
         "digitalocean-token",
         rf"{bare('do')}[opr]_v1_(?P<body>[0-9a-f]{{64}}){END}",
         ("_v1_",),
         random_body(3.0),
     ),
-    token(
-        "twilio-api-key",
-        rf"{bare('SK')}(?P<body>[0-9a-fA-F]{{32}}){END}",
-        ("SK",),
-        random_body(2.5),
-    ),
+    prefixed("twilio-api-key", "SK", "[0-9a-fA-F]{32}", 2.5, end=END),
     token(  # SG.<key id>.<secret>
         "sendgrid-api-key",
         rf"{bare('SG.', 'A-Za-z0-9_.-')}{URLSAFE}{{20,24}}+\.(?P<body>{URLSAFE}{{39,50}}+){END}",
         ("SG.",),
         random_body(HEX_FLOOR[39]),
     ),
-    token(
-        "shopify-token",
-        rf"{bare('shp')}(?:at|ca|pa|ss)_(?P<body>[0-9a-fA-F]{{32}}){END}",
-        ("shp",),
-        random_body(2.5),
-    ),
+    prefixed("shopify-token", "shp", "[0-9a-fA-F]{32}", 2.5, head="(?:at|ca|pa|ss)_", end=END),
     token(  # ATATT3<base64url>=<8-digit checksum>; the "=" may be URL-encoded
         "atlassian-api-token",
         rf"{bare('ATATT3')}(?P<body>{URLSAFE}{{100,}}+)(?:(?:=|%3[Dd])[A-Za-z0-9]{{8}}{END})?",
         ("ATATT3",),
         random_body(HEX_FLOOR[100]),
     ),
-    token(  # Azure Databricks adds "-<n>" to some
-        "databricks-token",
-        rf"{bare('dapi')}(?P<body>[a-h0-9]{{32}})(?:-[0-9]++)?{END}",
-        ("dapi",),
-        random_body(2.5),
-    ),
-    token(
-        "heroku-api-key",
-        rf"{bare('HRKU-')}(?P<body>{URLSAFE}{{60,}}+)",
-        ("HRKU-",),
-        random_body(HEX_FLOOR[60]),
-    ),
+    # Azure Databricks adds "-<n>" to some
+    prefixed("databricks-token", "dapi", "[a-h0-9]{32}", 2.5, end=rf"(?:-[0-9]++)?{END}"),
+    prefixed("heroku-api-key", "HRKU-", rf"{URLSAFE}{{60,}}+", HEX_FLOOR[60]),
     # Three characters, a digit, "Q~", then 31 to 34 more: no prefix to search for, so the
     # token is told apart by standing alone on both sides (a "." that ends a sentence after it
     # does not count). The lookbehinds come after the head, where they are tried only behind

@@ -1,25 +1,13 @@
 """Passwords where a tool's own format puts them, and passwords a sentence names.
 
-Each rule reads a format as its tool documents it, and replaces the password only:
-
-- **variables** a client reads its password from — libpq's ``PGPASSWORD``, MySQL's
-  ``MYSQL_PWD``, ``redis-cli``'s ``REDISCLI_AUTH``, ``sshpass``'s ``SSHPASS``, and the
-  ``*_PASSWORD``/``*_PASS``/``*_PWD`` variables images and scripts use (``POSTGRES_PASSWORD``,
-  ``DB_PASS``, ``DBPASSWORD``, ``PGPASS``): upper-case names, in a command's environment,
-  ``export``, ``.env``, ``docker -e``, YAML and JSON maps, a Dockerfile's ``ENV``, PowerShell's
-  ``$env:``, Kubernetes' ``name:``/``value:`` pairs (``password-variable``);
-- **.npmrc**'s ``_authToken=``, ``_auth=``, ``_password=`` (a legacy npm token is a UUID:
-  ``npm-token``);
-- **options** that carry a password on the command line: ``mysql``/``mariadb``/``mysqldump``
-  ``-p<password>`` (glued: ``-p`` alone asks) and ``--password=``, ``redis-cli -a``/``--pass``
-  and redis.conf's ``requirepass``/``masterauth``, ``sshpass -p``, ``docker``/``podman``/
-  ``helm registry`` ``login -p``/``--password``, ``htpasswd -b`` (its last argument)
-  (``command-line-password``);
-- **Azure Storage**: ``AccountKey=`` and ``SharedAccessKey=`` in a connection string, the
-  account key's variables and ``--account-key`` (``azure-storage-key``), and the ``sig=`` of a
-  shared access signature (``azure-sas-signature``);
-- **a sentence** that names a password: ``the password is …``, ``password for root was …``,
-  ``pw: …`` (``prose-password``).
+Each rule reads a format as its tool documents it, and replaces the password only: the
+**variables** a client reads its password from (``PGPASSWORD``, ``MYSQL_PWD``, ``DB_PASS``, in
+an environment, ``.env``, YAML, a Dockerfile's ``ENV``, Kubernetes' ``name:``/``value:``),
+**.npmrc**'s ``_authToken=``, the **options** that carry a password on a command line
+(``mysql -p…``, ``redis-cli -a``, ``sshpass -p``, ``docker login -p``, ``htpasswd -b``),
+**Azure Storage**'s account keys and SAS signatures, and **a sentence** that names a password
+(``the password is …``, ``pw: …``). Each rule's comment in :data:`TOOL_RULES` names its syntaxes;
+docs/redaction.md lists them all.
 
 What stands in those places is typed by a person, so it need not look random; it must look
 like a password (:func:`~.judge.looks_password`): not a shell expansion (``$PGPASSWORD``), a
@@ -32,11 +20,7 @@ from __future__ import annotations
 
 import re
 
-from clm_policy.memory.redact.judge import (
-    is_placeholder,
-    looks_password,
-    looks_secret,
-)
+from clm_policy.memory.redact.judge import is_placeholder, looks_password, looks_secret
 from clm_policy.memory.redact.syntax import ESCAPED, KEY_NAME, Rule, after_command, credential_value
 from clm_policy.memory.redact.token_checks import is_random
 
@@ -124,16 +108,17 @@ HTPASSWD_FLAGS = r"(?P<flags>(?:[ \t]++-[A-Za-z]++(?:[ \t]++[0-9]++)?)++)"
 HTPASSWD_ARG = r"""[^\s"'`\\<>|;&]++"""
 
 
-def _flag_letters(flags: str) -> str:
-    return "".join(word[1:] for word in flags.split() if word.startswith("-"))
-
-
 def _htpasswd(m: re.Match[str]) -> bool:
     """``-b`` among the flags (the password on the command line); ``-n`` (print, no file)
     decides whether two arguments come before the password or one."""
-    letters = _flag_letters(m["flags"])
+    letters = "".join(word[1:] for word in m["flags"].split() if word.startswith("-"))
     with_file = m["second"] is not None
     return "b" in letters and ("n" not in letters) == with_file and looks_password(m["secret"])
+
+
+def _option(source: str, needles: tuple[str, ...], check: Check) -> Rule:
+    """A password an option of a command line carries (``command-line-password``)."""
+    return Rule("command-line-password", source, needles, check, flags=re.VERBOSE)
 
 
 # -- Azure Storage -----------------------------------------------------------------------------
@@ -182,10 +167,8 @@ def _prose(m: re.Match[str]) -> bool:
     """``password is X``, ``password for root was X``, and with ``:`` or ``=`` the short
     words (``pw: X``, ``pass=X``; ``password: X`` is the generic rule's, a random value)."""
     secret = m["secret"]
-    if m["colon"] is None:
-        return looks_password(secret)
     # "pw = self.password", "pass: P@ssw0rd1": code and placeholders, as the generic rule reads
-    return looks_password(secret) and not is_placeholder(secret)
+    return looks_password(secret) and (m["colon"] is None or not is_placeholder(secret))
 
 
 TOOL_RULES: tuple[Rule, ...] = (
@@ -204,48 +187,29 @@ TOOL_RULES: tuple[Rule, ...] = (
         start=variable_start,
         cased=True,
     ),
-    Rule(  # mysql -pPASSWORD, mysqldump -p'…', mariadb --password=…
-        "command-line-password",
+    _option(  # mysql -pPASSWORD, mysqldump -p'…', mariadb --password=…
         rf"{OPTION_START}(?:-p|--password=)(?=\S){TYPED_VALUE}",
         ("mysql", "mariadb"),
         _after(*MYSQL),
-        flags=re.VERBOSE,
     ),
-    Rule(  # redis-cli -a …, --pass …
-        "command-line-password",
-        rf"{OPTION_START}(?:-a|--pass)[ \t]++{TYPED_VALUE}",
-        ("redis-cli",),
-        _after("redis-cli"),
-        flags=re.VERBOSE,
+    _option(  # redis-cli -a …, --pass …
+        rf"{OPTION_START}(?:-a|--pass)[ \t]++{TYPED_VALUE}", ("redis-cli",), _after("redis-cli")
     ),
-    Rule(  # redis.conf, redis-server --requirepass, CONFIG SET requirepass
-        "command-line-password",
+    _option(  # redis.conf, redis-server --requirepass, CONFIG SET requirepass
         rf"(?:(?<![\w-])|(?<=\s--))(?:requirepass|masterauth)[ \t]++{TYPED_VALUE}",
         ("requirepass", "masterauth"),
         _password,
-        flags=re.VERBOSE,
     ),
-    Rule(  # sshpass -p …, -p'…'
-        "command-line-password",
-        rf"{OPTION_START}-p[ \t]*+{TYPED_VALUE}",
-        ("sshpass",),
-        _after("sshpass"),
-        flags=re.VERBOSE,
+    # sshpass -p …, -p'…'
+    _option(rf"{OPTION_START}-p[ \t]*+{TYPED_VALUE}", ("sshpass",), _after("sshpass")),
+    _option(  # docker login -p …, --password …, --password=…
+        rf"{OPTION_START}(?:-p[ \t]*+|--password(?:[ \t]++|=)){TYPED_VALUE}", ("login",), _login
     ),
-    Rule(  # docker login -p …, --password …, --password=…
-        "command-line-password",
-        rf"{OPTION_START}(?:-p[ \t]*+|--password(?:[ \t]++|=)){TYPED_VALUE}",
-        ("login",),
-        _login,
-        flags=re.VERBOSE,
-    ),
-    Rule(  # htpasswd -b[c…] FILE USER PASSWORD, htpasswd -nb USER PASSWORD
-        "command-line-password",
+    _option(  # htpasswd -b[c…] FILE USER PASSWORD, htpasswd -nb USER PASSWORD
         rf"""(?<![\w-])htpasswd{HTPASSWD_FLAGS}[ \t]++{HTPASSWD_ARG}[ \t]++
         (?:(?P<second>{HTPASSWD_ARG})[ \t]++)?{TYPED_VALUE}""",
         ("htpasswd",),
         _htpasswd,
-        flags=re.VERBOSE,
     ),
     Rule(  # AccountKey=…;  SharedAccessKey=…;  AZURE_STORAGE_KEY=…  --account-key …
         "azure-storage-key",
