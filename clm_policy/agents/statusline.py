@@ -133,7 +133,8 @@ def counted_share(tokens: int, window: int) -> float:
 class Digest:
     """What the status line keeps of a policy: names, the window, the thresholds in tokens."""
 
-    __slots__ = ("hard", "policy", "profile", "soft", "window")
+    FIELDS = ("policy", "profile", "window", "soft", "hard")
+    __slots__ = FIELDS
 
     def __init__(
         self, policy: str, profile: str, window: int | None, soft: int | None, hard: int | None
@@ -262,15 +263,13 @@ def read_figures(payload: dict[str, Any]) -> Figures:
     window = _count(window_obj.get("context_window_size")) or None
     model = _text(_object(payload, "model").get("id"))
     usage = window_obj.get("current_usage")
-    zero = False  # right after /compact, Claude Code 2.1.x sends all zeros: no figure yet
     if isinstance(usage, dict):
         parts = [_count(usage.get(key)) for key in USAGE_KEYS]
         total = sum(p or 0 for p in parts)
         if total > 0:
             return Figures(min(total, MAX_COUNT), window, model, False)
-        zero = any(p is not None for p in parts)
-    if zero:  # right after /compact: no figure until the next response
-        return Figures(None, window, model, False, compacted=True)
+        if any(p is not None for p in parts):  # all zeros right after /compact (2.1.x)
+            return Figures(None, window, model, False, compacted=True)
     share = window_obj.get("used_percentage")
     if (
         window
@@ -422,19 +421,14 @@ def _read_digest(entry: str, config_stat: list[int] | None) -> Digest | None:
             path, mtime, size = dep
             if type(path) is not str or _stat(path) != [mtime, size]:
                 return None
-        return _decode(data)
+        policy, profile, *numbers = (data[name] for name in Digest.FIELDS)
+        if type(policy) is not str or type(profile) is not str:
+            return None
+        if not all(n is None or _count(n) is not None for n in numbers):
+            return None
+        return Digest(policy, profile, *numbers)
     except Exception:  # stale, corrupt or foreign: a miss
         return None
-
-
-def _decode(data: dict[str, Any]) -> Digest | None:
-    names = data["policy"], data["profile"]
-    numbers = data["window"], data["soft"], data["hard"]
-    if not all(type(n) is str for n in names):
-        return None
-    if not all(n is None or _count(n) is not None for n in numbers):
-        return None
-    return Digest(*names, *numbers)
 
 
 def _miss(
@@ -470,15 +464,8 @@ def _miss(
     directory = cache_dir()
     if name is not None and directory is not None:
         deps = [[p, *(_stat(p) or [0, -1])] for p in policy.source_paths]
-        data = {
-            "config": config_stat,
-            "deps": deps,
-            "policy": digest.policy,
-            "profile": digest.profile,
-            "window": digest.window,
-            "soft": digest.soft,
-            "hard": digest.hard,
-        }
+        data = {"config": config_stat, "deps": deps}
+        data.update((name, getattr(digest, name)) for name in Digest.FIELDS)
         # one digest, atomically, into a directory private to this user (best effort)
         write_private(str(directory), name, json.dumps(data, separators=(",", ":")))
     if figures.tokens is None or digest.soft is None or digest.hard is None:

@@ -106,38 +106,37 @@ def _ask_at_stop(_request: str) -> Reply:
     return tell(STOP_LINE)
 
 
-def _wording(mode: str | None) -> Wording:
-    applied = mode in ("replace", "append")
-    return Wording(
-        agent_name="Claude",
-        compact_command=lambda focus: f"Run: /compact {focus}",
-        compact_note=lambda _focus: (
-            "Finish the current step without reading large files or long outputs."
-        ),
-        after_handoff=(
+class _ClaudeWording(Wording):
+    agent_name = "Claude"
+    compact_command = staticmethod(lambda focus: f"Run: /compact {focus}")
+    compact_note = staticmethod(
+        lambda _focus: "Finish the current step without reading large files or long outputs."
+    )
+    compacts = "Claude Code compacts"
+    stopped = "blocked"
+    ask_at_stop = staticmethod(_ask_at_stop)
+    # exit 2 blocks a compaction; what it says reaches no one (Claude Code 2.1.328 shows
+    # it neither in -p nor in the TUI), so the next Stop or prompt tells the person
+    block_compaction = staticmethod(lambda text: Reply(exit_code=2, stderr=text))
+    # PreCompact's standard output becomes the compaction's custom instructions: say nothing
+    compaction_goes_ahead = staticmethod(lambda _text: NOTHING)
+    block_is_seen = False
+
+    def __init__(self, mode: str | None) -> None:
+        applied = mode in ("replace", "append")
+        self.after_handoff = (
             "clm-policy continues this conversation from it."
             if applied
             else "run /clear — the next session starts from it."
-        ),
-        next_session=(
+        )
+        self.next_session = (
             "The conversation continues from it."
             if applied
             else "Run /clear: the next session starts from it."
-        ),
-        compacts="Claude Code compacts",
-        stopped="blocked",
-        ask_at_stop=_ask_at_stop,
-        # exit 2 blocks a compaction; what it says reaches no one (Claude Code 2.1.328 shows
-        # it neither in -p nor in the TUI), so the next Stop or prompt tells the person
-        block_compaction=lambda text: Reply(exit_code=2, stderr=text),
-        # PreCompact's standard output becomes the compaction's custom instructions: say
-        # nothing
-        compaction_goes_ahead=lambda _text: NOTHING,
-        block_is_seen=False,
-    )
+        )
 
 
-WORDINGS = {mode: _wording(mode) for mode in (None, *ENGINE_MODES)}
+WORDINGS = {mode: _ClaudeWording(mode) for mode in (None, *ENGINE_MODES)}
 
 
 def wording() -> Wording:

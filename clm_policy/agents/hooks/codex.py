@@ -89,26 +89,32 @@ def settings_snippet(executable: str) -> dict[str, Any]:
 # -- the events -----------------------------------------------------------------------------
 
 
-WORDING = Wording(
-    agent_name="Codex",
-    compact_command=lambda _focus: "Run /compact.",
+class _CodexWording(Wording):
+    agent_name = "Codex"
+    compact_command = staticmethod(lambda _focus: "Run /compact.")
     # Codex's /compact takes no focus: the model writes the summary, so it is told
-    compact_note=lambda focus: (
-        f"When you summarise the conversation: {focus} Until then, finish the current step "
-        "without reading large files or long outputs."
-    ),
-    after_handoff="start a new session (/new): it starts from the handoff.",
-    next_session=NEXT_SESSION,
-    compacts="Codex compacts",
-    stopped="stopped",
+    compact_note = staticmethod(
+        lambda focus: (
+            f"When you summarise the conversation: {focus} Until then, finish the current step "
+            "without reading large files or long outputs."
+        )
+    )
+    after_handoff = "start a new session (/new): it starts from the handoff."
+    next_session = NEXT_SESSION
+    compacts = "Codex compacts"
+    stopped = "stopped"
     # the reason is Codex's next prompt, and that stop's hook call has stop_hook_active
-    ask_at_stop=lambda text: Reply(fields={"decision": "block", "reason": text}),
+    ask_at_stop = staticmethod(lambda text: Reply(fields={"decision": "block", "reason": text}))
     # exit 2 and decision:block do not stop a Codex compaction; continue:false does, by
     # ending the turn before the compaction starts (and Codex shows the stopReason)
-    block_compaction=lambda text: Reply(fields={"continue": False, "stopReason": text}),
-    compaction_goes_ahead=tell,
-    block_is_seen=True,
-)
+    block_compaction = staticmethod(
+        lambda text: Reply(fields={"continue": False, "stopReason": text})
+    )
+    compaction_goes_ahead = staticmethod(tell)
+    block_is_seen = True
+
+
+WORDING = _CodexWording()
 
 
 def _post_compact(hook: Hook) -> Reply:

@@ -72,17 +72,20 @@ class Tools:
         how long the call may take to reach the transcript (:func:`.calling.find_caller`)."""
         caller, hook = self._session("status", wait)
         reading, outcome = read_tail(hook)
+        window = outcome.context_window if outcome is not None else None
+        tokens = outcome.context_tokens if outcome is not None else reading.context_tokens
+        context = {
+            "tokens": tokens,
+            "window": window,
+            "window_source": outcome.window_source if outcome is not None else None,
+            "share": round(tokens / window, 4) if window else None,
+            "estimated": bool(reading.context_estimated),
+            "model": reading.model,
+        }
         if outcome is None:  # shares of a window nobody knows decide nothing
             return {
                 **self._where(caller),
-                "context": {
-                    "tokens": reading.context_tokens,
-                    "window": None,
-                    "window_source": None,
-                    "share": None,
-                    "estimated": bool(reading.context_estimated),
-                    "model": reading.model,
-                },
+                "context": context,
                 "thresholds": None,
                 "decision": None,
                 "advice": (
@@ -92,18 +95,9 @@ class Tools:
                 ),
             }
         prof = hook.policy().profile(outcome.profile)
-        window = outcome.context_window
-        tokens = outcome.context_tokens
         return {
             **self._where(caller),
-            "context": {
-                "tokens": tokens,
-                "window": window,
-                "window_source": outcome.window_source,
-                "share": round(tokens / window, 4) if window else None,
-                "estimated": bool(reading.context_estimated),
-                "model": reading.model,
-            },
+            "context": context,
             "thresholds": {
                 "compact_at": prof.soft_compact.resolve(window),
                 "handoff_at": prof.hard_handoff.resolve(window),
