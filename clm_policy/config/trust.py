@@ -142,15 +142,14 @@ class IgnoredSettings(Record):
         """One line for the person: what was ignored, what is done instead, how to trust."""
         import shlex
 
-        if self.keys == WHOLE_FILE:
-            why = "it changed since you trusted it" if self.changed else "you have not trusted it"
+        whole = self.keys == WHOLE_FILE
+        why = "you have not trusted " + ("it" if whole else "this file")
+        why = "it changed since you trusted it" if self.changed else why
+        if whole:
             return (
                 f"ignored {self.path}: it is above the project {self.project} and {why}. To "
                 f"use it for the projects below it: clm-policy trust {shlex.quote(self.path)}"
             )
-        why = (
-            "it changed since you trusted it" if self.changed else "you have not trusted this file"
-        )
         instead = []
         if "memory" in self.keys:
             instead.append("the project's default memory is used")

@@ -118,13 +118,7 @@ def _turn(hook: Hook) -> Answer:
         if mode == "clear":
             return {"act": "none", "status": status}
         return {"act": "apply", "instructions": APPLY, "status": status}
-    tokens, window = context_of(hook.call.event)
-    if tokens is None:
-        return {"act": "none", "status": status}
-    try:
-        outcome = _outcome(hook, tokens, window)
-    except NoTranscriptYet:
-        return {"act": "none", "status": status}
+    outcome = _outcome(hook)
     if outcome is None or outcome.action.value == "continue":
         return {"act": "none", "status": status}
     full = share(outcome, AGENT)
@@ -208,13 +202,20 @@ def context_of(event: Mapping[str, Any]) -> tuple[int | None, int | None]:
     return (tokens or None), (window or None)
 
 
-def _outcome(hook: Hook, tokens: int, window: int | None) -> Decision | None:
+def _outcome(hook: Hook) -> Decision | None:
     """The policy's outcome on the transcript's figures, with Claude Code's own context and
-    window in place of what the transcript says (None: the window is unknown)."""
+    window in place of what the transcript says (None: no context given, no transcript yet,
+    or the window is unknown)."""
     from clm_policy.agents.hooks.context import fill_window, outcome_of
     from clm_policy.transcripts.reading import read_context
 
-    reading = read_context(hook.call.transcript())
+    tokens, window = context_of(hook.call.event)
+    if tokens is None:
+        return None
+    try:
+        reading = read_context(hook.call.transcript())
+    except NoTranscriptYet:
+        return None
     reading.context_tokens = tokens
     reading.context_estimated = False
     if window:

@@ -64,23 +64,16 @@ class Caller:
     found_by: str
 
 
-def config_dir(env: Mapping[str, str]) -> str:
-    """Claude Code's configuration folder: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
-    configured = env.get("CLAUDE_CONFIG_DIR")
-    if configured:
-        return os.path.expanduser(configured)
-    return os.path.join(os.path.expanduser("~"), ".claude")
-
-
 def project_dir(env: Mapping[str, str], cwd: str) -> str:
     """The project Claude Code runs in: ``$CLAUDE_PROJECT_DIR``, else the working folder."""
     return os.path.abspath(env.get("CLAUDE_PROJECT_DIR") or cwd)
 
 
 def transcripts_dir(env: Mapping[str, str], project: str) -> str:
-    """Where Claude Code keeps the project's transcripts."""
-    name = re.sub(r"[^A-Za-z0-9]", "-", project)
-    return os.path.join(config_dir(env), "projects", name)
+    """Where Claude Code keeps the project's transcripts (its configuration folder:
+    ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``)."""
+    config = os.path.expanduser(env.get("CLAUDE_CONFIG_DIR") or os.path.join("~", ".claude"))
+    return os.path.join(config, "projects", re.sub(r"[^A-Za-z0-9]", "-", project))
 
 
 def find_caller(tool: str, env: Mapping[str, str], cwd: str, wait: float = 0.0) -> Caller:
