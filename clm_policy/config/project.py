@@ -106,13 +106,6 @@ class ProjectConfig(Record):
         self.digest = digest
         self.project = root if project is None else project
 
-    def get(self, key: str) -> str | None:
-        return self.values.get(key)
-
-    def location(self, key: str) -> Location | None:
-        """Where the file gives ``key`` (line and column of its value)."""
-        return self.where.get(key)
-
 
 def project_root(start: StrPath) -> str:
     """The project ``start`` is in: its repository (the nearest folder holding ``.git``), or
@@ -303,7 +296,7 @@ def setting(key: str, flag: str | None, config: ProjectConfig | None = None) -> 
 def from_file(key: str, config: ProjectConfig) -> str | None:
     """The file's value for ``key`` as :func:`setting` uses it (a path resolved against the
     file's folder), trusted or not."""
-    value = config.get(key)
+    value = config.values.get(key)
     if value is not None and key in ("memory", "policy") and config.path is not None:
         expanded = os.path.expanduser(value)
         if key == "memory" or _looks_like_path(value):
@@ -311,7 +304,7 @@ def from_file(key: str, config: ProjectConfig) -> str | None:
             if key == "policy" and not os.path.isfile(joined):
                 raise InputError(
                     f"no policy file {quote(value)} (a path is relative to this file's folder)",
-                    config.location(key),
+                    config.where.get(key),
                 )
             return joined
     if key == "policy" and value is not None and config.path is not None:
@@ -332,7 +325,7 @@ def configured_policy(config: ProjectConfig | None = None) -> tuple[str, str] | 
     value = setting("policy", None, config)
     if value is None:
         return None
-    where = ENV["policy"] if os.environ.get(ENV["policy"]) else str(config.location("policy"))
+    where = ENV["policy"] if os.environ.get(ENV["policy"]) else str(config.where.get("policy"))
     if not _looks_like_path(value) and not os.path.isfile(value):
         from clm_policy.base.resources import bundled_policy_file
 
@@ -351,7 +344,7 @@ def _check_bundled(name: str, config: ProjectConfig) -> None:
 
     known = ", ".join(bundled_policy_names())
     raise InputError(
-        f"no bundled policy named {quote(name)} (bundled: {known})", config.location("policy")
+        f"no bundled policy named {quote(name)} (bundled: {known})", config.where.get("policy")
     )
 
 

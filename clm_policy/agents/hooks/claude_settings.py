@@ -103,7 +103,7 @@ def merge(
     Raises :class:`InputError` when ``hooks`` or an event's list is not what Claude Code reads
     (then nothing can be merged safely)."""
     merged = copy.deepcopy(settings)
-    changes: list[str] = []
+    changes: list[str | None] = []
     hooks = merged.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise InputError(f"`hooks` is {_kind(hooks)}, expected an object")
@@ -112,12 +112,9 @@ def merge(
         if not isinstance(existing, list):
             raise InputError(f"`hooks.{event}` is {_kind(existing)}, expected a list")
         hooks[event], change = _merge_event(event, existing, groups[0])
-        if change:
-            changes.append(change)
-    change = _merge_status_line(merged, snippet["statusLine"], force)
-    if change:
         changes.append(change)
-    return merged, changes
+    changes.append(_merge_status_line(merged, snippet["statusLine"], force))
+    return merged, [change for change in changes if change]
 
 
 def _merge_status_line(merged: dict[str, Any], ours: dict[str, Any], force: bool) -> str | None:
@@ -317,14 +314,12 @@ def _install_report(path: Path, changes: list[str]) -> list[str]:
     *what, result = changes
     lines = [result, *(f"  {c}" for c in what)]
     if result.startswith("wrote"):
-        lines.append(
+        lines += [
             "Start a new Claude Code session for it to take effect (/hooks lists the hooks). "
             f"To undo: remove the entries whose command runs `{SCRIPT} hook claude-code`, and "
-            f"the `statusLine`, from {path}."
-        )
-        lines.append(
+            f"the `statusLine`, from {path}.",
             "Or install clm-policy as a Claude Code plugin, which also compacts and hands off by "
             "itself in the terminal: clm-policy hook claude-code --install --plugin "
-            "(docs/claude-code.md)."
-        )
+            "(docs/claude-code.md).",
+        ]
     return lines

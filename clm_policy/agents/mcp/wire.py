@@ -74,12 +74,13 @@ def _request_id(text: str) -> tuple[bool, object]:
     return False, None
 
 
-def _checked(line: bytes, out: _Out) -> bytes | None:
-    """``line`` as the SDK may read it, or None when it was answered here."""
+def _pass_on(line: bytes, end: bytes, sink: int, out: _Out) -> None:
+    """Write ``line`` and ``end`` to ``sink`` for the SDK, unless it is answered here."""
     text = line.decode("utf-8", "replace")
     found = lone_surrogate(text) if "\\u" in text else None
     if found is None:
-        return line
+        _write_all(sink, line + end)
+        return
     asks, request_id = _request_id(text)
     if asks:  # (a notification gets no answer, a refused one neither)
         out.line(
@@ -88,7 +89,6 @@ def _checked(line: bytes, out: _Out) -> bytes | None:
                 f"a lone surrogate ({found[1]}) at character {found[0]}: not Unicode text",
             )
         )
-    return None
 
 
 def read_requests(source: int, sink: int, out: _Out, limit: int = MAX_REQUEST) -> None:
@@ -113,16 +113,12 @@ def read_requests(source: int, sink: int, out: _Out, limit: int = MAX_REQUEST) -
                 if end < 0:
                     break
                 if not skipping:
-                    line = _checked(bytes(kept), out)
-                    if line is not None:
-                        _write_all(sink, line + b"\n")
+                    _pass_on(bytes(kept), b"\n", sink, out)
                 kept.clear()
                 skipping = False
                 start = end + 1
         if kept and not skipping:
-            line = _checked(bytes(kept), out)
-            if line is not None:
-                _write_all(sink, line)
+            _pass_on(bytes(kept), b"", sink, out)
     except OSError:
         pass  # the SDK has gone: nothing more to pass on
     finally:
