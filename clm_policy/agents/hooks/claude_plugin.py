@@ -82,9 +82,9 @@ def plugin_command(scope: str, cwd: Path, claude: str | None = None) -> tuple[in
     """``clm-policy hook claude-code --install --plugin [--project|--user]``: add the
     marketplace and install the plugin with Claude Code's own commands; the exit code and
     what to print. Without ``claude`` on PATH: the two commands to run, exit 1."""
-    from clm_policy.agents.hooks.claude_settings import check_scope, has_hooks, settings_path
+    from clm_policy.agents.hooks import claude_settings as cs
 
-    check_scope(scope)
+    cs.check_scope(scope)
     market = integrations_dir()
     if not (market / ".claude-plugin" / "marketplace.json").is_file():
         raise InputError(f"no plugin marketplace at {market} (a broken installation?)")
@@ -92,12 +92,7 @@ def plugin_command(scope: str, cwd: Path, claude: str | None = None) -> tuple[in
         ["plugin", "marketplace", "add", str(market), "--scope", scope],
         ["plugin", "install", f"{PLUGIN}@{MARKETPLACE}", "--scope", scope],
     ]
-    lines: list[str] = []
-    if scope == "project":
-        from clm_policy.config.project import FILENAME, write_config
-
-        if write_config(cwd, {"policy": "claude-code", "profile": "coding"}):
-            lines.append(f"wrote {cwd / FILENAME} (policy claude-code, profile coding)")
+    lines = cs.project_config(cwd) if scope == "project" else []
     exe = claude or shutil.which("claude")
     if exe is None:
         lines.append("Claude Code (`claude`) is not on PATH; with it, run:")
@@ -120,8 +115,8 @@ def plugin_command(scope: str, cwd: Path, claude: str | None = None) -> tuple[in
             lines.append(f"claude exited {done.returncode}: the plugin is not installed")
             return 1, "\n".join(lines)
     for where in ("project", "user"):
-        path = settings_path(where, cwd)
-        if has_hooks(path):
+        path = cs.settings_path(where, cwd)
+        if cs.has_hooks(path):
             lines.append(
                 f"note: {path} runs clm-policy's hooks too, and Claude Code would run both: "
                 "remove them there (the plugin has them; to undo: docs/claude-code.md)."

@@ -265,14 +265,7 @@ def settings_command(
     snip = snippet(executable())
     if not (print_settings or installing):
         raise InputError("give --print-settings or --install")
-    lines: list[str] = []
-    if installing and scope == "project":
-        # one command sets a project up: without a configuration, the project gets the
-        # Claude Code one (the bundled default policy's thresholds never fire on 200K)
-        from clm_policy.config.project import FILENAME, write_config
-
-        if write_config(cwd, {"policy": "claude-code", "profile": "coding"}):
-            lines.append(f"wrote {cwd / FILENAME} (policy claude-code, profile coding)")
+    lines = project_config(cwd) if installing and scope == "project" else []
     if installing:
         path = settings_path(scope, cwd)
         lines += _install_report(path, install(path, snip, force=force))
@@ -288,6 +281,16 @@ def settings_command(
     if print_settings:
         lines.append(json.dumps(snip, indent=2))
     return 0, "\n".join(lines)
+
+
+def project_config(cwd: Path) -> list[str]:
+    """One command sets a project up: without a configuration, the project gets the Claude
+    Code one (the bundled default policy's thresholds never fire on 200K). What was written."""
+    from clm_policy.config.project import FILENAME, write_config
+
+    if not write_config(cwd, {"policy": "claude-code", "profile": "coding"}):
+        return []
+    return [f"wrote {cwd / FILENAME} (policy claude-code, profile coding)"]
 
 
 def has_hooks(path: Path) -> bool:

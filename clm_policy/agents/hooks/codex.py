@@ -15,31 +15,21 @@ standard output at exit 0: JSON when it starts with ``{``. Protocol facts (opena
 - ``additionalContext`` of UserPromptSubmit and SessionStart becomes a developer message;
   ``systemMessage`` is shown to the person as a warning. No hook output runs ``/compact``.
 
-The events:
+The events, answered as :mod:`.events` answers them for both agents (this module holds what
+differs, :data:`WORDING`, and PostCompact):
 
-- **UserPromptSubmit**: decide from the rollout's tail. Continue: no output. Compact: the
-  person is told to run ``/compact``, the model what its summary must keep. Handoff: the model
-  is told to finish its step and write a handoff (this turn's Stop commits it); the person
-  what follows. A session that has handed off is not asked again.
-- **PreCompact** (manual or auto): commit a compaction snapshot built from the rollout before
-  Codex summarises it away (not twice at one position). When the compaction is automatic
-  and the policy hands off: commit the handoff instead and stop the turn (``continue:
-  false``) — once per session; a later automatic compaction of a session that already
-  handed off proceeds, with a snapshot.
+- **UserPromptSubmit**: the policy's advice from the rollout's tail; for a compaction the
+  person is told to run ``/compact``, the model what its summary must keep.
+- **PreCompact** (manual or auto): the snapshot; an automatic compaction where the policy
+  hands off commits the handoff instead and stops the turn (``continue: false``), once.
 - **PostCompact**: commit Codex's own summary when the rollout has one for this compaction
   (a local compaction writes it in the ``compacted`` line; a remote one keeps it encrypted,
   then nothing is recorded: the PreCompact snapshot is the record).
-- **SessionStart**: ``startup``/``clear``: the newest handoff no session has taken;
-  ``compact``: what must survive, from the PreCompact snapshot; ``resume``: nothing.
+- **SessionStart**: what the session starts with (:mod:`.start`).
 - **Stop**: when the policy hands off and the session has no handoff yet, block once with
   what to write; on the stop after that, commit the handoff.
-- **SubagentStop**: an agent the session spawned (``spawn_agent``) has finished its turn:
-  what it did — read from its own rollout (``agent_transcript_path``) — is committed in the
-  session's memory under its ``agent_id`` (:mod:`.subagents`, the handler Claude Code's
-  table names too).
-
-These are the answers :mod:`.shared` gives for both agents; this module holds what differs
-(:data:`WORDING`) and PostCompact.
+- **SubagentStop**: what an agent the session spawned (``spawn_agent``) did, from its own
+  rollout (:mod:`.subagents`, the handler Claude Code's table names too).
 
 Nothing for PreToolUse, PermissionRequest, PostToolUse, SubagentStart, Interrupt and
 StopFailure: they say nothing about the context. A hook never breaks the agent
