@@ -77,7 +77,6 @@ def update_facts(session_id: str, kind: str, **changes: Any) -> bool:
     if updated == current:
         return True
     fresh = not current and not os.path.lexists(os.path.join(folder, name))
-
     written = write_private(folder, name, json.dumps(updated, separators=(",", ":")))
     if written and fresh:
         _prune(folder, name)

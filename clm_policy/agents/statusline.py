@@ -14,10 +14,9 @@ what the thresholds say now, and which policy and profile speak.
 The context is ``context_window.current_usage``'s ``input_tokens + cache_creation_input_tokens
 + cache_read_input_tokens`` (output excluded: the sum behind Claude Code's own
 ``used_percentage``); the window is ``context_window_size``, else the policy's window for
-``model.id``. **One figure on screen**: the share is of the window less the 20,000 tokens
-Claude Code keeps for its reply (:func:`counted_window`) — what Claude Code's own "89% context
-used" counts (2.1.332: 160,000 of 200,000 shows as 89%, not 80%) — and the policy's thresholds
-are shown in the same terms (its 60% of a 200K window, 120,000 tokens, is "compact at 67%").
+``model.id``. **One figure on screen**: the share is of what Claude Code's own "% context
+used" counts (:func:`counted_window`), and so are the policy's thresholds (its 60% of a 200K
+window, 120,000 tokens, is "compact at 67%").
 ``current_usage`` is null before the first response (``ctx n/a (no usage yet)``, or the
 transcript's figure, marked ``~`` when it is an estimate), and right after /compact null or
 (Claude Code 2.1.x) all zeros with ``used_percentage`` 0: no figure until the next response
@@ -34,17 +33,14 @@ it); a team policy's other rules show only in the hooks.
 
 It runs on every refresh, so it is fast: a small *digest* — the policy's and profile's names,
 the window and the thresholds in tokens — is kept as JSON in the policy cache's directory
-(:func:`clm_policy.base.privatefiles.cache_dir`, with its rules: used only when it is a real
-directory of this user that no one else may write; entries ``0600``; never pickle). An entry
-is found by the configuration file's path, the flags and environment, the working directory
-and the window (or the model), and holds the configuration file's and every policy file's
-size and modification time: an edit to any of them is a miss. On a hit nothing but ``json``,
-``os`` and the lean modules it shares with the other per-prompt commands (the configuration
-lookup, the private cache files, SHA-256) is imported (``clm_policy.cli.entry`` runs this
-module without click);
-a miss loads the configuration and the policy (through the policy cache), resolves the
-thresholds for the window, shows the action :meth:`~clm_policy.policy.engine.Policy.decide`
-gives for the context, and writes the digest.
+(:func:`clm_policy.base.privatefiles.cache_dir`, with its rules). An entry is found by the
+configuration file's path, the flags and environment, the working directory and the window
+(or the model), and holds the configuration file's and every policy file's size and
+modification time: an edit to any of them is a miss. A hit imports only the lean modules of
+the per-prompt commands (``clm_policy.cli.entry`` runs this module without click); a miss
+loads the configuration and the policy (through the policy cache), resolves the thresholds
+for the window, shows the action :meth:`~clm_policy.policy.engine.Policy.decide` gives for
+the context, and writes the digest.
 
 A status line never fails visibly: bad input, a broken configuration or policy, anything,
 prints ``clm-policy: ?`` (after the context when that much is known), exits 0, and leaves one
@@ -279,14 +275,8 @@ def read_figures(payload: dict[str, Any]) -> Figures:
     ):
         return Figures(round(window * share / 100), window, model, False)
     transcript = _text(payload.get("transcript_path"))
-    if transcript is not None:
-        reading = _transcript_figure(transcript)
-        if isinstance(reading, str):  # "compacted"
-            return Figures(None, window, model, False, compacted=True)
-        if reading is not None:
-            tokens, estimated, read_window, read_model = reading
-            return Figures(tokens, window or read_window, model or read_model, estimated)
-    return Figures(None, window, model, False)
+    found = _transcript_figure(transcript, window, model) if transcript is not None else None
+    return found or Figures(None, window, model, False)
 
 
 def handed_off(payload: dict[str, Any]) -> bool:
@@ -315,9 +305,9 @@ def record_window(payload: dict[str, Any]) -> None:
     update_facts(session, "window", window=window, model=model)
 
 
-def _transcript_figure(path: str) -> tuple[int, bool, int | None, str | None] | str | None:
-    """The transcript's context (tokens, estimated, window, model); None when it has none,
-    ``"compacted"`` when Claude Code compacted after its last figure (an estimate from the
+def _transcript_figure(path: str, window: int | None, model: str | None) -> Figures | None:
+    """The transcript's context (its window and model where the input names none); None when
+    it has none, no figure when Claude Code compacted after its last one (an estimate from the
     summary would leave out the system prompt and the tools)."""
     from clm_policy.base.errors import InputError
     from clm_policy.transcripts.claude_code import COMPACTED, COMPACTED_AFTER
@@ -330,14 +320,14 @@ def _transcript_figure(path: str) -> tuple[int, bool, int | None, str | None] | 
     if reading.context_estimated and (
         COMPACTED in reading.warnings or COMPACTED_AFTER in reading.warnings
     ):
-        return "compacted"
+        return Figures(None, window, model, False, compacted=True)
     if reading.context_tokens <= 0 and reading.context_estimated:
         return None
-    return (
+    return Figures(
         reading.context_tokens,
+        window or reading.context_window,
+        model or reading.model,
         reading.context_estimated,
-        reading.context_window,
-        reading.model,
     )
 
 

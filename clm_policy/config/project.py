@@ -336,12 +336,10 @@ def configured_policy(config: ProjectConfig | None = None) -> tuple[str, str] | 
 def _check_bundled(name: str, config: ProjectConfig) -> None:
     """A bare name in the file names a bundled policy (or a file of that name here, as a
     flag's would): else the error is placed at the file's value, not left to the loader."""
-    from clm_policy.base.resources import bundled_policy_file
+    from clm_policy.base.resources import bundled_policy_file, bundled_policy_names
 
     if os.path.isfile(bundled_policy_file(name)) or os.path.isfile(name):
         return
-    from clm_policy.base.resources import bundled_policy_names
-
     known = ", ".join(bundled_policy_names())
     raise InputError(
         f"no bundled policy named {quote(name)} (bundled: {known})", config.where.get("policy")

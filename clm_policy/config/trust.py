@@ -193,18 +193,16 @@ def _files(*, strict: bool) -> dict[str, TrustedFile]:
 
     path = store_path()
     try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as exc:
-        if strict:
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
             raise InputError(f"cannot read: {exc}", Location(path)) from None
-        return {}
-    key = (path, info.st_ino, info.st_mtime_ns, info.st_size)
-    cached = _READ.get(key)
-    if cached is not None:
-        return dict(cached)
-    try:
+        key = (path, info.st_ino, info.st_mtime_ns, info.st_size)
+        cached = _READ.get(key)
+        if cached is not None:
+            return dict(cached)
         data = read_private(path, STORE_LIMIT)
         if data is None:
             raise InputError(

@@ -145,10 +145,13 @@ def _user_prompt_submit(hook: Hook) -> Reply:
     a session that started from a handoff, one line saying which. Where the plugin engine
     acts, it compacts by itself after the turn: no compaction is advised, and the prompt it
     submits to ask for the handoff gets no line of its own (the person sees the prompt)."""
+    from clm_policy.agents.hooks.context import read_tail
+
     seeded = _seed_notice(hook)
     mode = engine_mode()
     try:
-        if mode is not None and _engine_compacts(hook):
+        outcome = read_tail(hook)[1] if mode is not None else None
+        if outcome is not None and outcome.action.value == "compact":
             reply = NOTHING
         else:
             reply = prompt_advice(hook, wording())
@@ -166,13 +169,6 @@ def _user_prompt_submit(hook: Hook) -> Reply:
     return reply.with_message(seeded)
 
 
-def _engine_compacts(hook: Hook) -> bool:
-    from clm_policy.agents.hooks.context import read_tail
-
-    _, outcome = read_tail(hook)
-    return outcome is not None and outcome.action.value == "compact"
-
-
 def _seed_notice(hook: Hook) -> str:
     """``clm-policy: this session starts from the handoff <manifest> (goal: ...).``, once per
     session that SessionStart seeded from a handoff; "" otherwise."""
@@ -186,10 +182,6 @@ def _seed_notice(hook: Hook) -> str:
     goal = facts.get("seeded_goal")
     about = f" (goal: {one_line(goal, 80)})" if isinstance(goal, str) and goal.strip() else ""
     return f"clm-policy: this session starts from the handoff {seeded}{about}."
-
-
-def _pre_compact(hook: Hook) -> Reply:
-    return pre_compact(hook, wording())
 
 
 def _post_compact(hook: Hook) -> Reply:
@@ -224,7 +216,7 @@ EVENTS = {
     # PreCompact and Stop may commit a compaction or a handoff (git); PostCompact records the
     # summary; SubagentStop commits the record of an agent the session started (git).
     "UserPromptSubmit": HookEvent(_user_prompt_submit, 30),
-    "PreCompact": HookEvent(_pre_compact, 60),
+    "PreCompact": HookEvent(lambda hook: pre_compact(hook, wording()), 60),
     "PostCompact": HookEvent(_post_compact, 30),
     "SessionStart": HookEvent(session_start, 30),
     "Stop": HookEvent(_stop, 60),

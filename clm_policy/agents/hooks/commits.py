@@ -147,8 +147,7 @@ def commit_handoff(
     from clm_policy.lifecycle.compose import words_of_reply
 
     words = words_of_reply(hook.call.text("last_assistant_message"))
-    done, _why = hand_off(hook, words, outcome=outcome, repo=repo, **trailers)
-    return done
+    return hand_off(hook, words, outcome=outcome, repo=repo, **trailers)[0]
 
 
 MAIN_AGENT = "main"

@@ -159,10 +159,9 @@ def holds_pending_call(path: str, tool: str) -> bool:
         for block in content:
             if not isinstance(block, dict):
                 continue
-            name = block.get("name")
+            name = str(block.get("name"))  # (no other JSON value reads as "mcp__...")
             if (
                 block.get("type") == "tool_use"
-                and isinstance(name, str)
                 and name.startswith("mcp__")
                 and name.endswith(f"__{tool}")
             ):
