@@ -1,10 +1,8 @@
 """What clm-policy learns about a running agent session between two of its calls.
 
-A hook call sees one event; some facts arrive with another. The status line receives the
-context window Claude Code reports (``context_window.context_window_size``), which hooks never
-get; SessionStart names the model; a Stop hook needs to know whether the prompt hook of the
-same turn asked the model for a handoff; a prompt hook whether the person has been told of a
-handoff committed where Claude Code shows nothing (a blocked automatic compaction).
+A hook call sees one event; some facts arrive with another: the window Claude Code reports to
+the status line, which hooks never get (:mod:`.hooks.windows`), and what the hooks note for
+each other (:mod:`.hooks.notes`).
 
 Each session's facts are a small JSON object in a private file of the cache directory
 (``$CLM_POLICY_CACHE_DIR/sessions/<sha256 of the session id>.<kind>.json``, read and written

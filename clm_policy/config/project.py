@@ -218,23 +218,20 @@ def _values(text: str, shown: str) -> tuple[dict[str, str], dict[str, Location]]
         line = _without_comment(raw).rstrip()
         if not line.strip():
             continue
+        start = Location(shown, number, 1)
         if line[0] in " \t-":
-            raise InputError(
-                "expected `key: value` lines (a flat mapping)", Location(shown, number, 1)
-            )
+            raise InputError("expected `key: value` lines (a flat mapping)", start)
         key, sep, value = line.partition(":")
         if not sep or not key.strip():
-            raise InputError("expected `key: value`", Location(shown, number, 1))
+            raise InputError("expected `key: value`", start)
         key = key.strip()
         if key not in KEYS:
             from clm_policy.base.suggest import suggest
 
-            raise InputError(
-                f"unknown key {quote(key)}{suggest(key, KEYS)} (known: {', '.join(KEYS)})",
-                Location(shown, number, 1),
-            )
+            known = f"(known: {', '.join(KEYS)})"
+            raise InputError(f"unknown key {quote(key)}{suggest(key, KEYS)} {known}", start)
         if key in values:
-            raise InputError(f"duplicate key {quote(key)}", Location(shown, number, 1))
+            raise InputError(f"duplicate key {quote(key)}", start)
         at = raw.index(value.strip(), len(key) + 1) + 1 if value.strip() else len(line) + 1
         where[key] = Location(shown, number, at)
         values[key] = _scalar(value.strip(), where[key])

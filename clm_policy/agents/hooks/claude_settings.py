@@ -1,11 +1,9 @@
 """Claude Code's ``settings.json``: clm-policy's hooks and status line, printed or merged in.
 
 The snippet (:func:`snippet`) runs ``<clm-policy> hook claude-code`` on every event of
-:data:`clm_policy.agents.hooks.claude_code.EVENTS` (UserPromptSubmit, PreCompact, PostCompact,
-SessionStart, Stop and SubagentStop) — each in a group without a ``matcher``, which Claude
-Code runs for every occurrence of the event (both PreCompact triggers, manual and auto; every
-SessionStart source) — with the table's timeout in seconds, and sets ``statusLine`` to
-``{"type": "command", "command": "<clm-policy> statusline", "refreshInterval": 5}``.
+:data:`clm_policy.agents.hooks.claude_code.EVENTS` — in a group without a ``matcher``, which
+Claude Code runs for every occurrence of the event, with the table's timeout in seconds — and
+sets ``statusLine`` to run ``<clm-policy> statusline``.
 ``<clm-policy>`` is the absolute path of the installed script when it can be found
 (:func:`executable`), so the hooks run the same installation whatever PATH Claude Code starts
 with.
@@ -187,9 +185,7 @@ def _command(entry: object) -> str:
 
 def _kind(value: object) -> str:
     names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
-    if value is None:
-        return "null"
-    return names.get(type(value), "a number")
+    return names.get(type(value), "null" if value is None else "a number")
 
 
 def read_settings(path: Path) -> dict[str, Any]:

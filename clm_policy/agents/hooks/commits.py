@@ -160,8 +160,7 @@ def with_agents(repo: MemoryRepo, state: SessionState) -> SessionState:
     keys = _agent_keys(repo, state.session_id)
     if not keys:
         return state
-    merged = list(dict.fromkeys([*state.memory_keys, *keys]))
-    return state.replace(memory_keys=merged)
+    return state.replace(memory_keys=list(dict.fromkeys([*state.memory_keys, *keys])))
 
 
 def _agent_keys(repo: MemoryRepo, session_id: str) -> list[str]:

@@ -1,9 +1,6 @@
-"""One hook call resolved against its project (:class:`Hook`, made by :func:`resolve`): the
-project's configuration (flags, then the environment, then ``.clm-policy.yaml`` in the call's
-``cwd`` or above), the policy and profile it names, the memory repository, the remote, and what
-the configuration may not choose until the person trusts it — each worked out once, when the
-call is resolved, and held as a value.
-
+"""One hook call resolved against its project (:class:`Hook`, made by :func:`resolve`): what
+the project's configuration says (flags, then the environment, then ``.clm-policy.yaml`` in the
+call's ``cwd`` or above), worked out once, when the call is resolved, and held as a value.
 The policy is loaded on first use (:meth:`Hook.policy`, through the compiled-policy cache); the
 memory repository is opened, and created, only by a handler that writes
 (:meth:`Hook.repo`).

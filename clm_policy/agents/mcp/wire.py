@@ -41,11 +41,14 @@ INVALID_REQUEST = -32600
 
 
 class _Out:
-    """The real standard output, written a whole line at a time by either thread."""
+    """The real standard output, written a whole line at a time by either thread; what the
+    writer has read from the SDK and what it has written on, in bytes."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.lock = threading.Lock()
+        self.read = 0
+        self.written = 0
 
     def line(self, data: bytes) -> None:
         with self.lock:
@@ -132,30 +135,21 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-class _Passed:
-    """What the writer has read from the SDK and what it has written on, in bytes."""
-
-    def __init__(self) -> None:
-        self.read = 0
-        self.written = 0
-
-
-def pass_answers(source: int, out: _Out, passed: _Passed | None = None) -> None:
+def pass_answers(source: int, out: _Out) -> None:
     """Copy the SDK's output from ``source`` to the real standard output, a line at a time."""
-    passed = passed or _Passed()
     pending = bytearray()
     with contextlib.suppress(OSError):
         while chunk := os.read(source, CHUNK):
-            passed.read += len(chunk)
+            out.read += len(chunk)
             pending += chunk
             end = pending.rfind(b"\n")
             if end >= 0:
                 out.line(bytes(pending[: end + 1]))
-                passed.written += end + 1
+                out.written += end + 1
                 del pending[: end + 1]
         if pending:
             out.line(bytes(pending))
-            passed.written += len(pending)
+            out.written += len(pending)
 
 
 def _unread(fd: int) -> int:
@@ -183,11 +177,10 @@ def guarded(limit: int = MAX_REQUEST) -> Iterator[None]:
     os.close(to_sdk_r)
     os.close(from_sdk_w)
     out = _Out(real_out)
-    passed = _Passed()
     reader = threading.Thread(
         target=read_requests, args=(real_in, to_sdk_w, out, limit), daemon=True
     )
-    writer = threading.Thread(target=pass_answers, args=(from_sdk_r, out, passed), daemon=True)
+    writer = threading.Thread(target=pass_answers, args=(from_sdk_r, out), daemon=True)
     reader.start()
     writer.start()
     try:
@@ -196,7 +189,5 @@ def guarded(limit: int = MAX_REQUEST) -> Iterator[None]:
         import time
 
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and (
-            _unread(from_sdk_r) or passed.read != passed.written
-        ):
+        while time.monotonic() < deadline and (_unread(from_sdk_r) or out.read != out.written):
             time.sleep(0.01)
