@@ -384,19 +384,10 @@ def _key(
     from clm_policy import __version__
 
     window = f"window:{figures.window}" if figures.window else f"model:{figures.model}"
-    parts = (
-        FORMAT,
-        __version__,
-        _fingerprint(),
-        config or "",
-        cwd,
-        policy or "",
-        profile or "",
-        os.environ.get(ENV["policy"], ""),
-        os.environ.get(ENV["profile"], ""),
-        window,
-    )
-    return sha256_hex("\0".join(parts).encode("utf-8", "surrogateescape"))[:32]
+    parts = (FORMAT, __version__, _fingerprint(), config or "", cwd, policy or "", profile or "")
+    from_env = (os.environ.get(ENV[key], "") for key in ("policy", "profile"))
+    joined = "\0".join((*parts, *from_env, window))
+    return sha256_hex(joined.encode("utf-8", "surrogateescape"))[:32]
 
 
 def _read_digest(entry: str, config_stat: list[int] | None) -> Digest | None:

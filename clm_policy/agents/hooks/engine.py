@@ -233,13 +233,11 @@ def status_text(hook: Hook) -> str:
 
     event = hook.call.event
     tokens, window = context_of(event)
-    cwd = event.get("cwd")
-    model = event.get("model")
     payload = {
         "session_id": event.get("session_id"),
         "transcript_path": event.get("transcript_path"),
-        "workspace": {"current_dir": cwd if isinstance(cwd, str) else ""},
-        "model": {"id": model if isinstance(model, str) else None},
+        "workspace": {"current_dir": hook.call.text("cwd") or ""},
+        "model": {"id": hook.call.text("model")},  # (the status line reads "" as none)
         "context_window": {
             "context_window_size": window,
             "current_usage": None if tokens is None else {"input_tokens": tokens},

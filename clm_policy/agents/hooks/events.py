@@ -268,6 +268,4 @@ def session_start(hook: Hook) -> Reply:
         hook.notes.note(fresh_start=None)
         return NOTHING
     text = context_at_start(hook)
-    if not text:
-        return NOTHING
-    return Reply(context=text, event="SessionStart")
+    return Reply(context=text, event="SessionStart") if text else NOTHING
