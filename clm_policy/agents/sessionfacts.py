@@ -26,7 +26,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-FOLDER = "sessions"
 KINDS = ("window", "hook")
 LIMIT = 16 * 1024
 KEEP_SECONDS = 30 * 24 * 3600
@@ -40,7 +39,7 @@ def _where(session_id: str, kind: str) -> tuple[str, str] | None:
     if base is None or not session_id:
         return None
     key = sha256_hex(session_id.encode("utf-8", "surrogateescape"))[:32]
-    return os.path.join(base, FOLDER), f"{key}.{kind}.json"
+    return os.path.join(base, "sessions"), f"{key}.{kind}.json"
 
 
 def read_facts(session_id: str, kind: str) -> dict[str, Any]:

@@ -75,7 +75,6 @@ less these (2.1.332: ``window - min(max output tokens, 20000)``)."""
 HANDED_OFF = "handed off"
 SEP = " · "
 STDIN_LIMIT = 1024 * 1024
-DIGEST_LIMIT = 64 * 1024
 LOG_LIMIT = 64 * 1024
 LOG_NAME = "statusline.log"
 
@@ -391,7 +390,7 @@ def _key(
 
 
 def _read_digest(entry: str, config_stat: list[int] | None) -> Digest | None:
-    raw = read_private(entry, DIGEST_LIMIT)
+    raw = read_private(entry, 64 * 1024)
     if raw is None:
         return None  # missing, a symlink, or not this user's alone
     try:

@@ -31,7 +31,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-ONE_MILLION = 1_000_000
 SUFFIX_1M = "[1m]"
 AUTO_COMPACT_ENV = "CLAUDE_CODE_AUTO_COMPACT_WINDOW"
 MODEL_ENV = "ANTHROPIC_MODEL"
@@ -69,7 +68,7 @@ def claude_code_window(session_id: str, model: str | None, cwd: str | None) -> W
     ]
     for name, where in names:
         if isinstance(name, str) and name.strip().lower().endswith(SUFFIX_1M):
-            return Window(ONE_MILLION, f"the {SUFFIX_1M} suffix of {where}", model)
+            return Window(1_000_000, f"the {SUFFIX_1M} suffix of {where}", model)
     auto = _tokens(os.environ.get(AUTO_COMPACT_ENV))
     if auto:
         return Window(auto, AUTO_COMPACT_ENV, model)

@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     from clm_policy.models.decision import Decision
 
 AGENT = "claude-code"
-SEARCH_LIMIT = 10
-EXCERPT = 300
 NEXT_SESSION = (
     "The next session of this project starts from this handoff: Claude Code's SessionStart "
     "hook gives it the seed (a new session, or after /clear)."
@@ -148,7 +146,7 @@ class Tools:
         if not is_memory_repo(hook.memory):
             return {"memory": hook.memory, "results": []}
         with hook.repo() as repo:
-            found = GitMemoryStore(repo).search(query, limit=SEARCH_LIMIT)
+            found = GitMemoryStore(repo).search(query, limit=10)
         return {
             "memory": hook.memory,
             "results": [
@@ -156,7 +154,7 @@ class Tools:
                     "key": entry.key,
                     "tags": list(entry.tags),
                     "updated_at": entry.updated_at,
-                    "excerpt": entry.content[:EXCERPT],
+                    "excerpt": entry.content[:300],
                 }
                 for entry in found
             ],
