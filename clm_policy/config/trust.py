@@ -150,11 +150,7 @@ class IgnoredSettings(Record):
                 f"ignored {self.path}: it is above the project {self.project} and {why}. To "
                 f"use it for the projects below it: clm-policy trust {shlex.quote(self.path)}"
             )
-        instead = []
-        if "memory" in self.keys:
-            instead.append("the project's default memory is used")
-        if "remote" in self.keys:
-            instead.append("nothing is pushed")
+        instead = [INSTEAD[key] for key in self.keys if key in INSTEAD]
         them = "them" if len(self.keys) > 1 else "it"
         return (
             f"ignored {' and '.join(self.keys)} in {self.path}: {why} ({'; '.join(instead)}). "
@@ -164,6 +160,8 @@ class IgnoredSettings(Record):
 
 WHOLE_FILE = ("file",)
 """The keys of a file above the project that was ignored whole."""
+INSTEAD = {"memory": "the project's default memory is used", "remote": "nothing is pushed"}
+"""What is done instead of what an untrusted file chose."""
 
 # what this process ignored, by file: said once (a command warns, a hook tells the person)
 _IGNORED: dict[str, IgnoredSettings] = {}
