@@ -41,11 +41,9 @@ TAIL = 256 * 1024
 CANDIDATES = 20
 """Transcripts of the project looked at, newest first."""
 WRITER = "claude-code"
-"""The MCP client name (``clientInfo.name``) of Claude Code, which writes the transcripts read
-here."""
+"""The MCP client name (``clientInfo.name``) of Claude Code, whose calls reach a transcript."""
 WAIT = 1.0
-"""Seconds Claude Code's call may take at most to reach a transcript (it writes every 100 ms:
-the line lands within a flush or two; past this, the call is not in any transcript here)."""
+"""Seconds Claude Code's call may take at most to reach a transcript (a flush or two)."""
 POLL = 0.01
 
 HOLDS_CALL = "its transcript holds this call"
@@ -70,8 +68,7 @@ def project_dir(env: Mapping[str, str], cwd: str) -> str:
 
 
 def transcripts_dir(env: Mapping[str, str], project: str) -> str:
-    """Where Claude Code keeps the project's transcripts (its configuration folder:
-    ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``)."""
+    """Where Claude Code keeps the project's transcripts (see the module)."""
     config = os.path.expanduser(env.get("CLAUDE_CONFIG_DIR") or os.path.join("~", ".claude"))
     return os.path.join(config, "projects", re.sub(r"[^A-Za-z0-9]", "-", project))
 
