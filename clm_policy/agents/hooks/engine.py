@@ -36,7 +36,7 @@ from clm_policy.agents.hooks.call import NoTranscriptYet, read_call
 from clm_policy.agents.hooks.claude_code import AGENT, ENGINE_MODES, ENGINE_PROMPT
 from clm_policy.agents.hooks.commits import handed_off
 from clm_policy.agents.hooks.focus import session_focus, share
-from clm_policy.agents.hooks.hook import resolve
+from clm_policy.agents.hooks.hook import Hook
 from clm_policy.agents.hooks.shared import log
 
 TYPE_CHECKING = False
@@ -44,7 +44,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
-    from clm_policy.agents.hooks.hook import Hook
     from clm_policy.models.decision import Decision
 
     Answer = dict[str, Any]
@@ -67,7 +66,7 @@ def run_engine(raw: bytes) -> Answer:
             from clm_policy.base.errors import InputError
 
             raise InputError(f"unknown engine event {name!r} (known: {', '.join(EVENTS)})")
-        return handler(resolve(call, AGENT))
+        return handler(Hook(call, AGENT))
     except KeyboardInterrupt:
         raise
     except Exception as exc:

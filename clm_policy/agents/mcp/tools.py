@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from clm_policy.agents.hooks.call import HookCall
 from clm_policy.agents.hooks.context import read_tail
 from clm_policy.agents.hooks.focus import share
-from clm_policy.agents.hooks.hook import Hook, resolve
+from clm_policy.agents.hooks.hook import Hook
 from clm_policy.agents.hooks.reply import cut
 from clm_policy.agents.mcp.calling import Caller, find_caller, project_dir
 from clm_policy.base.errors import InputError
@@ -51,11 +51,11 @@ class Tools:
             "transcript_path": caller.transcript,
             "cwd": caller.project,
         }
-        return caller, resolve(HookCall(event), AGENT)
+        return caller, Hook(HookCall(event), AGENT)
 
     def _project(self) -> Hook:
         call = HookCall({"hook_event_name": "mcp", "cwd": project_dir(self.env, self.cwd)})
-        return resolve(call, AGENT)
+        return Hook(call, AGENT)
 
     @staticmethod
     def _where(caller: Caller) -> dict[str, str]:
