@@ -202,13 +202,10 @@ def read_settings(path: Path) -> dict[str, Any]:
         return {}
     data = parse_json(text, shown)
     if not isinstance(data, dict):
-        offset = len(text) - len(text.lstrip())
+        offset = len(text) - len(text.lstrip())  # where the value starts
         line = text.count("\n", 0, offset) + 1
-        col = offset - (text.rfind("\n", 0, offset) + 1) + 1
-        raise InputError(
-            f"expected a JSON object (Claude Code settings), got {_kind(data)}",
-            Location(shown, line, col),
-        )
+        at = Location(shown, line, offset - text.rfind("\n", 0, offset))
+        raise InputError(f"expected a JSON object (Claude Code settings), got {_kind(data)}", at)
     return data
 
 
