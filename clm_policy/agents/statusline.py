@@ -72,7 +72,6 @@ shares of the window (the ``default`` policy's tokens, 250,000 on a 200,000 wind
 REPLY_RESERVE = 20_000
 """Tokens Claude Code keeps free for the model's reply: its "% context used" counts the window
 less these (2.1.332: ``window - min(max output tokens, 20000)``)."""
-HANDED_OFF = "handed off"
 SEP = " · "
 STDIN_LIMIT = 1024 * 1024
 LOG_LIMIT = 64 * 1024
@@ -210,7 +209,7 @@ def status_line(raw: bytes, policy: str | None = None, profile: str | None = Non
         if action is None and figures.tokens is not None:
             action = digest.verdict(figures.tokens)
         if handed_off(payload):
-            action = HANDED_OFF
+            action = "handed off"
         return render(figures, digest, action)
     except Exception as exc:  # a status line never fails visibly
         log_problem(_describe(exc))
