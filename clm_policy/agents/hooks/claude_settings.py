@@ -148,19 +148,16 @@ def _merge_event(
     placed = False
     for group in groups:
         entries = group.get("hooks") if isinstance(group, dict) else None
-        if not isinstance(entries, list):
-            result.append(group)  # not a group Claude Code reads: not ours to touch
-            continue
         mine = [
             h
-            for h in entries
+            for h in (entries if isinstance(entries, list) else [])
             if isinstance(h, dict) and runs_clm_policy(h.get("command"), HOOK_ARGS)
         ]
-        if not mine:
+        if not mine:  # (nor is a group Claude Code does not read ours to touch)
             result.append(group)
             continue
         found.extend(mine)
-        kept = [h for h in entries if not any(h is m for m in mine)]
+        kept = [h for h in group["hooks"] if not any(h is m for m in mine)]
         if kept:
             result.append({**group, "hooks": kept})
         if not placed:
