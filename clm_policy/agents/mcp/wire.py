@@ -101,10 +101,12 @@ def read_requests(source: int, sink: int, out: _Out, limit: int = MAX_REQUEST) -
     skipping = False  # inside a line over the limit: read to its end, keep nothing
     try:
         while chunk := os.read(source, CHUNK):
-            start = 0
-            while True:
-                end = chunk.find(b"\n", start)
-                piece = chunk[start:] if end < 0 else chunk[start:end]
+            for n, piece in enumerate(chunk.split(b"\n")):
+                if n:  # a newline ended the line before this piece
+                    if not skipping:
+                        _pass_on(bytes(kept), b"\n", sink, out)
+                    kept.clear()
+                    skipping = False
                 if not skipping:
                     kept += piece
                     if len(kept) > limit:
@@ -113,13 +115,6 @@ def read_requests(source: int, sink: int, out: _Out, limit: int = MAX_REQUEST) -
                         )
                         kept.clear()
                         skipping = True
-                if end < 0:
-                    break
-                if not skipping:
-                    _pass_on(bytes(kept), b"\n", sink, out)
-                kept.clear()
-                skipping = False
-                start = end + 1
         if kept and not skipping:
             _pass_on(bytes(kept), b"", sink, out)
     except OSError:
