@@ -251,7 +251,6 @@ def _write(files: dict[str, TrustedFile]) -> None:
             for f in sorted(files.values(), key=lambda f: f.path)
         },
     }
-
     if not write_private(store_dir(), STORE_NAME, json.dumps(doc, indent=2) + "\n"):
         raise InputError(
             "cannot write the trust record (its folder must be yours, and no one else's to write)",

@@ -151,9 +151,7 @@ def holds_pending_call(path: str, tool: str) -> bool:
             continue  # the first line is cut; the last one may be half written
         message = line.get("message") if isinstance(line, dict) else None
         content = message.get("content") if isinstance(message, dict) else None
-        if not isinstance(content, list):
-            continue
-        for block in content:
+        for block in content if isinstance(content, list) else []:
             if not isinstance(block, dict):
                 continue
             name = str(block.get("name"))  # (no other JSON value reads as "mcp__...")
