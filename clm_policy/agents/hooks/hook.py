@@ -1,9 +1,8 @@
-"""One hook call resolved against its project (:class:`Hook`): what
-the project's configuration says (flags, then the environment, then ``.clm-policy.yaml`` in the
-call's ``cwd`` or above), worked out once, when the call is resolved, and held as a value.
-The policy is loaded on first use (:meth:`Hook.policy`, through the compiled-policy cache); the
-memory repository is opened, and created, only by a handler that writes
-(:meth:`Hook.repo`).
+"""One hook call resolved against its project (:class:`Hook`): what the project's configuration
+says (flags, then the environment, then ``.clm-policy.yaml`` in the call's ``cwd`` or above),
+worked out once, when the call is resolved, and held as a value. The policy is loaded on first
+use (:meth:`Hook.policy`, through the compiled-policy cache); the memory repository is opened,
+and created, only by a handler that writes (:meth:`Hook.repo`).
 """
 
 from __future__ import annotations
