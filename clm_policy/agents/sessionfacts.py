@@ -1,10 +1,8 @@
 """What clm-policy learns about a running agent session between two of its calls.
 
-A hook call sees one event; some facts arrive with another. The status line receives the
-context window Claude Code reports (``context_window.context_window_size``), which hooks never
-get; SessionStart names the model; a Stop hook needs to know whether the prompt hook of the
-same turn asked the model for a handoff; a prompt hook whether the person has been told of a
-handoff committed where Claude Code shows nothing (a blocked automatic compaction).
+A hook call sees one event; some facts arrive with another: the window Claude Code reports to
+the status line, which hooks never get (:mod:`.hooks.windows`), and what the hooks note for
+each other (:mod:`.hooks.notes`).
 
 Each session's facts are a small JSON object in a private file of the cache directory
 (``$CLM_POLICY_CACHE_DIR/sessions/<sha256 of the session id>.<kind>.json``, read and written
@@ -28,7 +26,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-FOLDER = "sessions"
 KINDS = ("window", "hook")
 LIMIT = 16 * 1024
 KEEP_SECONDS = 30 * 24 * 3600
@@ -42,7 +39,7 @@ def _where(session_id: str, kind: str) -> tuple[str, str] | None:
     if base is None or not session_id:
         return None
     key = sha256_hex(session_id.encode("utf-8", "surrogateescape"))[:32]
-    return os.path.join(base, FOLDER), f"{key}.{kind}.json"
+    return os.path.join(base, "sessions"), f"{key}.{kind}.json"
 
 
 def read_facts(session_id: str, kind: str) -> dict[str, Any]:
@@ -77,7 +74,6 @@ def update_facts(session_id: str, kind: str, **changes: Any) -> bool:
     if updated == current:
         return True
     fresh = not current and not os.path.lexists(os.path.join(folder, name))
-
     written = write_private(folder, name, json.dumps(updated, separators=(",", ":")))
     if written and fresh:
         _prune(folder, name)

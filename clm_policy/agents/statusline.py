@@ -14,10 +14,9 @@ what the thresholds say now, and which policy and profile speak.
 The context is ``context_window.current_usage``'s ``input_tokens + cache_creation_input_tokens
 + cache_read_input_tokens`` (output excluded: the sum behind Claude Code's own
 ``used_percentage``); the window is ``context_window_size``, else the policy's window for
-``model.id``. **One figure on screen**: the share is of the window less the 20,000 tokens
-Claude Code keeps for its reply (:func:`counted_window`) — what Claude Code's own "89% context
-used" counts (2.1.332: 160,000 of 200,000 shows as 89%, not 80%) — and the policy's thresholds
-are shown in the same terms (its 60% of a 200K window, 120,000 tokens, is "compact at 67%").
+``model.id``. **One figure on screen**: the share is of what Claude Code's own "% context
+used" counts (:func:`counted_window`), and so are the policy's thresholds (its 60% of a 200K
+window, 120,000 tokens, is "compact at 67%").
 ``current_usage`` is null before the first response (``ctx n/a (no usage yet)``, or the
 transcript's figure, marked ``~`` when it is an estimate), and right after /compact null or
 (Claude Code 2.1.x) all zeros with ``used_percentage`` 0: no figure until the next response
@@ -34,17 +33,14 @@ it); a team policy's other rules show only in the hooks.
 
 It runs on every refresh, so it is fast: a small *digest* — the policy's and profile's names,
 the window and the thresholds in tokens — is kept as JSON in the policy cache's directory
-(:func:`clm_policy.base.privatefiles.cache_dir`, with its rules: used only when it is a real
-directory of this user that no one else may write; entries ``0600``; never pickle). An entry
-is found by the configuration file's path, the flags and environment, the working directory
-and the window (or the model), and holds the configuration file's and every policy file's
-size and modification time: an edit to any of them is a miss. On a hit nothing but ``json``,
-``os`` and the lean modules it shares with the other per-prompt commands (the configuration
-lookup, the private cache files, SHA-256) is imported (``clm_policy.cli.entry`` runs this
-module without click);
-a miss loads the configuration and the policy (through the policy cache), resolves the
-thresholds for the window, shows the action :meth:`~clm_policy.policy.engine.Policy.decide`
-gives for the context, and writes the digest.
+(:func:`clm_policy.base.privatefiles.cache_dir`, with its rules). An entry is found by the
+configuration file's path, the flags and environment, the working directory and the window
+(or the model), and holds the configuration file's and every policy file's size and
+modification time: an edit to any of them is a miss. A hit imports only the lean modules of
+the per-prompt commands (``clm_policy.cli.entry`` runs this module without click); a miss
+loads the configuration and the policy (through the policy cache), resolves the thresholds
+for the window, shows the action :meth:`~clm_policy.policy.engine.Policy.decide` gives for
+the context, and writes the digest.
 
 A status line never fails visibly: bad input, a broken configuration or policy, anything,
 prints ``clm-policy: ?`` (after the context when that much is known), exits 0, and leaves one
@@ -76,10 +72,8 @@ shares of the window (the ``default`` policy's tokens, 250,000 on a 200,000 wind
 REPLY_RESERVE = 20_000
 """Tokens Claude Code keeps free for the model's reply: its "% context used" counts the window
 less these (2.1.332: ``window - min(max output tokens, 20000)``)."""
-HANDED_OFF = "handed off"
 SEP = " · "
 STDIN_LIMIT = 1024 * 1024
-DIGEST_LIMIT = 64 * 1024
 LOG_LIMIT = 64 * 1024
 LOG_NAME = "statusline.log"
 
@@ -133,7 +127,8 @@ def counted_share(tokens: int, window: int) -> float:
 class Digest:
     """What the status line keeps of a policy: names, the window, the thresholds in tokens."""
 
-    __slots__ = ("hard", "policy", "profile", "soft", "window")
+    FIELDS = ("policy", "profile", "window", "soft", "hard")
+    __slots__ = FIELDS
 
     def __init__(
         self, policy: str, profile: str, window: int | None, soft: int | None, hard: int | None
@@ -214,7 +209,7 @@ def status_line(raw: bytes, policy: str | None = None, profile: str | None = Non
         if action is None and figures.tokens is not None:
             action = digest.verdict(figures.tokens)
         if handed_off(payload):
-            action = HANDED_OFF
+            action = "handed off"
         return render(figures, digest, action)
     except Exception as exc:  # a status line never fails visibly
         log_problem(_describe(exc))
@@ -262,15 +257,13 @@ def read_figures(payload: dict[str, Any]) -> Figures:
     window = _count(window_obj.get("context_window_size")) or None
     model = _text(_object(payload, "model").get("id"))
     usage = window_obj.get("current_usage")
-    zero = False  # right after /compact, Claude Code 2.1.x sends all zeros: no figure yet
     if isinstance(usage, dict):
         parts = [_count(usage.get(key)) for key in USAGE_KEYS]
         total = sum(p or 0 for p in parts)
         if total > 0:
             return Figures(min(total, MAX_COUNT), window, model, False)
-        zero = any(p is not None for p in parts)
-    if zero:  # right after /compact: no figure until the next response
-        return Figures(None, window, model, False, compacted=True)
+        if any(p is not None for p in parts):  # all zeros right after /compact (2.1.x)
+            return Figures(None, window, model, False, compacted=True)
     share = window_obj.get("used_percentage")
     if (
         window
@@ -280,14 +273,8 @@ def read_figures(payload: dict[str, Any]) -> Figures:
     ):
         return Figures(round(window * share / 100), window, model, False)
     transcript = _text(payload.get("transcript_path"))
-    if transcript is not None:
-        reading = _transcript_figure(transcript)
-        if isinstance(reading, str):  # "compacted"
-            return Figures(None, window, model, False, compacted=True)
-        if reading is not None:
-            tokens, estimated, read_window, read_model = reading
-            return Figures(tokens, window or read_window, model or read_model, estimated)
-    return Figures(None, window, model, False)
+    found = _transcript_figure(transcript, window, model) if transcript is not None else None
+    return found or Figures(None, window, model, False)
 
 
 def handed_off(payload: dict[str, Any]) -> bool:
@@ -316,9 +303,9 @@ def record_window(payload: dict[str, Any]) -> None:
     update_facts(session, "window", window=window, model=model)
 
 
-def _transcript_figure(path: str) -> tuple[int, bool, int | None, str | None] | str | None:
-    """The transcript's context (tokens, estimated, window, model); None when it has none,
-    ``"compacted"`` when Claude Code compacted after its last figure (an estimate from the
+def _transcript_figure(path: str, window: int | None, model: str | None) -> Figures | None:
+    """The transcript's context (its window and model where the input names none); None when
+    it has none, no figure when Claude Code compacted after its last one (an estimate from the
     summary would leave out the system prompt and the tools)."""
     from clm_policy.base.errors import InputError
     from clm_policy.transcripts.claude_code import COMPACTED, COMPACTED_AFTER
@@ -331,14 +318,14 @@ def _transcript_figure(path: str) -> tuple[int, bool, int | None, str | None] | 
     if reading.context_estimated and (
         COMPACTED in reading.warnings or COMPACTED_AFTER in reading.warnings
     ):
-        return "compacted"
+        return Figures(None, window, model, False, compacted=True)
     if reading.context_tokens <= 0 and reading.context_estimated:
         return None
-    return (
+    return Figures(
         reading.context_tokens,
+        window or reading.context_window,
+        model or reading.model,
         reading.context_estimated,
-        reading.context_window,
-        reading.model,
     )
 
 
@@ -395,23 +382,14 @@ def _key(
     from clm_policy import __version__
 
     window = f"window:{figures.window}" if figures.window else f"model:{figures.model}"
-    parts = (
-        FORMAT,
-        __version__,
-        _fingerprint(),
-        config or "",
-        cwd,
-        policy or "",
-        profile or "",
-        os.environ.get(ENV["policy"], ""),
-        os.environ.get(ENV["profile"], ""),
-        window,
-    )
-    return sha256_hex("\0".join(parts).encode("utf-8", "surrogateescape"))[:32]
+    parts = (FORMAT, __version__, _fingerprint(), config or "", cwd, policy or "", profile or "")
+    from_env = (os.environ.get(ENV[key], "") for key in ("policy", "profile"))
+    joined = "\0".join((*parts, *from_env, window))
+    return sha256_hex(joined.encode("utf-8", "surrogateescape"))[:32]
 
 
 def _read_digest(entry: str, config_stat: list[int] | None) -> Digest | None:
-    raw = read_private(entry, DIGEST_LIMIT)
+    raw = read_private(entry, 64 * 1024)
     if raw is None:
         return None  # missing, a symlink, or not this user's alone
     try:
@@ -422,19 +400,14 @@ def _read_digest(entry: str, config_stat: list[int] | None) -> Digest | None:
             path, mtime, size = dep
             if type(path) is not str or _stat(path) != [mtime, size]:
                 return None
-        return _decode(data)
+        policy, profile, *numbers = (data[name] for name in Digest.FIELDS)
+        if type(policy) is not str or type(profile) is not str:
+            return None
+        if not all(n is None or _count(n) is not None for n in numbers):
+            return None
+        return Digest(policy, profile, *numbers)
     except Exception:  # stale, corrupt or foreign: a miss
         return None
-
-
-def _decode(data: dict[str, Any]) -> Digest | None:
-    names = data["policy"], data["profile"]
-    numbers = data["window"], data["soft"], data["hard"]
-    if not all(type(n) is str for n in names):
-        return None
-    if not all(n is None or _count(n) is not None for n in numbers):
-        return None
-    return Digest(*names, *numbers)
 
 
 def _miss(
@@ -470,15 +443,8 @@ def _miss(
     directory = cache_dir()
     if name is not None and directory is not None:
         deps = [[p, *(_stat(p) or [0, -1])] for p in policy.source_paths]
-        data = {
-            "config": config_stat,
-            "deps": deps,
-            "policy": digest.policy,
-            "profile": digest.profile,
-            "window": digest.window,
-            "soft": digest.soft,
-            "hard": digest.hard,
-        }
+        data = {"config": config_stat, "deps": deps}
+        data.update((name, getattr(digest, name)) for name in Digest.FIELDS)
         # one digest, atomically, into a directory private to this user (best effort)
         write_private(str(directory), name, json.dumps(data, separators=(",", ":")))
     if figures.tokens is None or digest.soft is None or digest.hard is None:

@@ -106,13 +106,6 @@ class ProjectConfig(Record):
         self.digest = digest
         self.project = root if project is None else project
 
-    def get(self, key: str) -> str | None:
-        return self.values.get(key)
-
-    def location(self, key: str) -> Location | None:
-        """Where the file gives ``key`` (line and column of its value)."""
-        return self.where.get(key)
-
 
 def project_root(start: StrPath) -> str:
     """The project ``start`` is in: its repository (the nearest folder holding ``.git``), or
@@ -225,23 +218,20 @@ def _values(text: str, shown: str) -> tuple[dict[str, str], dict[str, Location]]
         line = _without_comment(raw).rstrip()
         if not line.strip():
             continue
+        start = Location(shown, number, 1)
         if line[0] in " \t-":
-            raise InputError(
-                "expected `key: value` lines (a flat mapping)", Location(shown, number, 1)
-            )
+            raise InputError("expected `key: value` lines (a flat mapping)", start)
         key, sep, value = line.partition(":")
         if not sep or not key.strip():
-            raise InputError("expected `key: value`", Location(shown, number, 1))
+            raise InputError("expected `key: value`", start)
         key = key.strip()
         if key not in KEYS:
             from clm_policy.base.suggest import suggest
 
-            raise InputError(
-                f"unknown key {quote(key)}{suggest(key, KEYS)} (known: {', '.join(KEYS)})",
-                Location(shown, number, 1),
-            )
+            known = f"(known: {', '.join(KEYS)})"
+            raise InputError(f"unknown key {quote(key)}{suggest(key, KEYS)} {known}", start)
         if key in values:
-            raise InputError(f"duplicate key {quote(key)}", Location(shown, number, 1))
+            raise InputError(f"duplicate key {quote(key)}", start)
         at = raw.index(value.strip(), len(key) + 1) + 1 if value.strip() else len(line) + 1
         where[key] = Location(shown, number, at)
         values[key] = _scalar(value.strip(), where[key])
@@ -303,7 +293,7 @@ def setting(key: str, flag: str | None, config: ProjectConfig | None = None) -> 
 def from_file(key: str, config: ProjectConfig) -> str | None:
     """The file's value for ``key`` as :func:`setting` uses it (a path resolved against the
     file's folder), trusted or not."""
-    value = config.get(key)
+    value = config.values.get(key)
     if value is not None and key in ("memory", "policy") and config.path is not None:
         expanded = os.path.expanduser(value)
         if key == "memory" or _looks_like_path(value):
@@ -311,7 +301,7 @@ def from_file(key: str, config: ProjectConfig) -> str | None:
             if key == "policy" and not os.path.isfile(joined):
                 raise InputError(
                     f"no policy file {quote(value)} (a path is relative to this file's folder)",
-                    config.location(key),
+                    config.where.get(key),
                 )
             return joined
     if key == "policy" and value is not None and config.path is not None:
@@ -332,7 +322,7 @@ def configured_policy(config: ProjectConfig | None = None) -> tuple[str, str] | 
     value = setting("policy", None, config)
     if value is None:
         return None
-    where = ENV["policy"] if os.environ.get(ENV["policy"]) else str(config.location("policy"))
+    where = ENV["policy"] if os.environ.get(ENV["policy"]) else str(config.where.get("policy"))
     if not _looks_like_path(value) and not os.path.isfile(value):
         from clm_policy.base.resources import bundled_policy_file
 
@@ -343,15 +333,13 @@ def configured_policy(config: ProjectConfig | None = None) -> tuple[str, str] | 
 def _check_bundled(name: str, config: ProjectConfig) -> None:
     """A bare name in the file names a bundled policy (or a file of that name here, as a
     flag's would): else the error is placed at the file's value, not left to the loader."""
-    from clm_policy.base.resources import bundled_policy_file
+    from clm_policy.base.resources import bundled_policy_file, bundled_policy_names
 
     if os.path.isfile(bundled_policy_file(name)) or os.path.isfile(name):
         return
-    from clm_policy.base.resources import bundled_policy_names
-
     known = ", ".join(bundled_policy_names())
     raise InputError(
-        f"no bundled policy named {quote(name)} (bundled: {known})", config.location("policy")
+        f"no bundled policy named {quote(name)} (bundled: {known})", config.where.get("policy")
     )
 
 

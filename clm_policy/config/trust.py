@@ -142,20 +142,15 @@ class IgnoredSettings(Record):
         """One line for the person: what was ignored, what is done instead, how to trust."""
         import shlex
 
-        if self.keys == WHOLE_FILE:
-            why = "it changed since you trusted it" if self.changed else "you have not trusted it"
+        whole = self.keys == WHOLE_FILE
+        why = "you have not trusted " + ("it" if whole else "this file")
+        why = "it changed since you trusted it" if self.changed else why
+        if whole:
             return (
                 f"ignored {self.path}: it is above the project {self.project} and {why}. To "
                 f"use it for the projects below it: clm-policy trust {shlex.quote(self.path)}"
             )
-        why = (
-            "it changed since you trusted it" if self.changed else "you have not trusted this file"
-        )
-        instead = []
-        if "memory" in self.keys:
-            instead.append("the project's default memory is used")
-        if "remote" in self.keys:
-            instead.append("nothing is pushed")
+        instead = [INSTEAD[key] for key in self.keys if key in INSTEAD]
         them = "them" if len(self.keys) > 1 else "it"
         return (
             f"ignored {' and '.join(self.keys)} in {self.path}: {why} ({'; '.join(instead)}). "
@@ -165,6 +160,8 @@ class IgnoredSettings(Record):
 
 WHOLE_FILE = ("file",)
 """The keys of a file above the project that was ignored whole."""
+INSTEAD = {"memory": "the project's default memory is used", "remote": "nothing is pushed"}
+"""What is done instead of what an untrusted file chose."""
 
 # what this process ignored, by file: said once (a command warns, a hook tells the person)
 _IGNORED: dict[str, IgnoredSettings] = {}
@@ -194,18 +191,16 @@ def _files(*, strict: bool) -> dict[str, TrustedFile]:
 
     path = store_path()
     try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as exc:
-        if strict:
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
             raise InputError(f"cannot read: {exc}", Location(path)) from None
-        return {}
-    key = (path, info.st_ino, info.st_mtime_ns, info.st_size)
-    cached = _READ.get(key)
-    if cached is not None:
-        return dict(cached)
-    try:
+        key = (path, info.st_ino, info.st_mtime_ns, info.st_size)
+        cached = _READ.get(key)
+        if cached is not None:
+            return dict(cached)
         data = read_private(path, STORE_LIMIT)
         if data is None:
             raise InputError(
@@ -256,7 +251,6 @@ def _write(files: dict[str, TrustedFile]) -> None:
             for f in sorted(files.values(), key=lambda f: f.path)
         },
     }
-
     if not write_private(store_dir(), STORE_NAME, json.dumps(doc, indent=2) + "\n"):
         raise InputError(
             "cannot write the trust record (its folder must be yours, and no one else's to write)",

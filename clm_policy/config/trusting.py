@@ -66,12 +66,7 @@ def trust_config(target: str | None) -> Trusted:
     """Trust the configuration ``target`` names (see :func:`config_file`) as it is now: it is
     read and checked first (any problem is an :class:`InputError` at ``file:line:col``), and
     the SHA-256 of the bytes read is recorded."""
-    from clm_policy.config.project import (
-        ProjectConfig,
-        from_file,
-        is_default_memory,
-        read_config,
-    )
+    from clm_policy.config.project import ProjectConfig, from_file, is_default_memory, read_config
 
     path = config_file(target)
     values, where, digest = read_config(path)

@@ -7,24 +7,20 @@ point). A hook cannot run ``/compact`` or ``/clear`` itself: clm-policy decides,
 memory, and tells the model (``additionalContext``) and the person (``systemMessage``) what to
 do.
 
-- **UserPromptSubmit**: decide from the transcript's tail. Continue: no output. Compact: the
-  person is told to run ``/compact <focus>``, the model that the context is nearly full.
-  Handoff: the model is told to finish its step and write a handoff (this turn's Stop
-  commits it); the person what follows. A session that has handed off is not asked again.
-- **PreCompact** (manual or auto): commit a compaction snapshot built from the transcript
-  before Claude Code summarises it away (not twice at one position). When the policy says
-  hand off and the compaction is automatic: commit the handoff instead and block the
-  compaction (exit 2) — once; a later automatic compaction goes ahead. Claude Code shows
-  the person nothing of a blocked compaction, so the next Stop (or prompt) tells them.
-  Nothing is printed on standard output: Claude Code adds it to the compaction's
-  instructions.
+- **UserPromptSubmit**: the policy's advice from the transcript's tail
+  (:func:`~.events.prompt_advice`): for a compaction the person is told to run ``/compact
+  <focus>``. The first prompt of a session seeded from a handoff says which, in one line.
+- **PreCompact** (manual or auto): the snapshot (:func:`~.events.pre_compact`); an automatic
+  compaction where the policy hands off commits the handoff instead and is blocked (exit 2),
+  once. Claude Code shows the person nothing of a blocked compaction, so the next Stop (or
+  prompt) tells them. Nothing is printed on standard output: Claude Code adds it to the
+  compaction's instructions.
 - **PostCompact**: commit Claude Code's own ``compact_summary``, with its figures before and
   after (``compactMetadata`` of the transcript's ``compact_boundary``).
 - **SessionStart**: ``startup``/``clear``: the latest handoff of this project that no session
   has picked up yet, as context (taken, in git); ``compact``: what must survive (goal,
   blockers, next safe action, the memory index) from the snapshot taken at PreCompact;
-  ``resume``: nothing. A ``model`` it names is kept for the window (:mod:`.windows`). The
-  first prompt of a session seeded from a handoff says which, in one line.
+  ``resume``: nothing. A ``model`` it names is kept for the window (:mod:`.windows`).
 - **Stop**: when the policy says hand off and the session has no handoff yet, tell the
   person one short line: Claude Code shows every Stop answer that reaches the model, so the
   request goes to the model with the next prompt (UserPromptSubmit's ``additionalContext``,
@@ -94,50 +90,48 @@ def engine_mode() -> str | None:
     return mode if mode in ENGINE_MODES else None
 
 
-def _ask_at_stop(_request: str) -> Reply:
-    # Claude Code 2.1.332 shows the person every Stop output that reaches the model
-    # (additionalContext as "Stop hook says: ...", a block or exit 2 as "Stop hook reported a
-    # problem"); UserPromptSubmit's additionalContext it shows no one. So the request reaches
-    # the model with the next prompt (prompt_advice asks while the policy says hand off; that
-    # turn's Stop commits the reply), and the person is told one short line now. Where the
-    # plugin engine acts, it submits that prompt itself after the turn: nothing to say here.
-    if engine_mode() is not None:
-        return NOTHING
-    return tell(STOP_LINE)
+class _ClaudeWording(Wording):
+    agent_name = "Claude"
+    compact_command = staticmethod(lambda focus: f"Run: /compact {focus}")
+    compact_note = staticmethod(
+        lambda _focus: "Finish the current step without reading large files or long outputs."
+    )
+    compacts = "Claude Code compacts"
+    stopped = "blocked"
+    # exit 2 blocks a compaction; what it says reaches no one (Claude Code 2.1.328 shows
+    # it neither in -p nor in the TUI), so the next Stop or prompt tells the person
+    block_compaction = staticmethod(lambda text: Reply(exit_code=2, stderr=text))
+    # PreCompact's standard output becomes the compaction's custom instructions: say nothing
+    compaction_goes_ahead = staticmethod(lambda _text: NOTHING)
+    block_is_seen = False
 
+    @staticmethod
+    def ask_at_stop(_request: str) -> Reply:
+        # Claude Code 2.1.332 shows the person every Stop output that reaches the model
+        # (additionalContext as "Stop hook says: ...", a block or exit 2 as "Stop hook reported
+        # a problem"); UserPromptSubmit's additionalContext it shows no one. So the request
+        # reaches the model with the next prompt (prompt_advice asks while the policy says hand
+        # off; that turn's Stop commits the reply), and the person is told one short line now.
+        # Where the plugin engine acts, it submits that prompt itself after the turn.
+        if engine_mode() is not None:
+            return NOTHING
+        return tell(STOP_LINE)
 
-def _wording(mode: str | None) -> Wording:
-    applied = mode in ("replace", "append")
-    return Wording(
-        agent_name="Claude",
-        compact_command=lambda focus: f"Run: /compact {focus}",
-        compact_note=lambda _focus: (
-            "Finish the current step without reading large files or long outputs."
-        ),
-        after_handoff=(
+    def __init__(self, mode: str | None) -> None:
+        applied = mode in ("replace", "append")
+        self.after_handoff = (
             "clm-policy continues this conversation from it."
             if applied
             else "run /clear — the next session starts from it."
-        ),
-        next_session=(
+        )
+        self.next_session = (
             "The conversation continues from it."
             if applied
             else "Run /clear: the next session starts from it."
-        ),
-        compacts="Claude Code compacts",
-        stopped="blocked",
-        ask_at_stop=_ask_at_stop,
-        # exit 2 blocks a compaction; what it says reaches no one (Claude Code 2.1.328 shows
-        # it neither in -p nor in the TUI), so the next Stop or prompt tells the person
-        block_compaction=lambda text: Reply(exit_code=2, stderr=text),
-        # PreCompact's standard output becomes the compaction's custom instructions: say
-        # nothing
-        compaction_goes_ahead=lambda _text: NOTHING,
-        block_is_seen=False,
-    )
+        )
 
 
-WORDINGS = {mode: _wording(mode) for mode in (None, *ENGINE_MODES)}
+WORDINGS = {mode: _ClaudeWording(mode) for mode in (None, *ENGINE_MODES)}
 
 
 def wording() -> Wording:
@@ -151,10 +145,13 @@ def _user_prompt_submit(hook: Hook) -> Reply:
     a session that started from a handoff, one line saying which. Where the plugin engine
     acts, it compacts by itself after the turn: no compaction is advised, and the prompt it
     submits to ask for the handoff gets no line of its own (the person sees the prompt)."""
+    from clm_policy.agents.hooks.context import read_tail
+
     seeded = _seed_notice(hook)
     mode = engine_mode()
     try:
-        if mode is not None and _engine_compacts(hook):
+        outcome = read_tail(hook)[1] if mode is not None else None
+        if outcome is not None and outcome.action.value == "compact":
             reply = NOTHING
         else:
             reply = prompt_advice(hook, wording())
@@ -172,13 +169,6 @@ def _user_prompt_submit(hook: Hook) -> Reply:
     return reply.with_message(seeded)
 
 
-def _engine_compacts(hook: Hook) -> bool:
-    from clm_policy.agents.hooks.context import read_tail
-
-    _, outcome = read_tail(hook)
-    return outcome is not None and outcome.action.value == "compact"
-
-
 def _seed_notice(hook: Hook) -> str:
     """``clm-policy: this session starts from the handoff <manifest> (goal: ...).``, once per
     session that SessionStart seeded from a handoff; "" otherwise."""
@@ -192,10 +182,6 @@ def _seed_notice(hook: Hook) -> str:
     goal = facts.get("seeded_goal")
     about = f" (goal: {one_line(goal, 80)})" if isinstance(goal, str) and goal.strip() else ""
     return f"clm-policy: this session starts from the handoff {seeded}{about}."
-
-
-def _pre_compact(hook: Hook) -> Reply:
-    return pre_compact(hook, wording())
 
 
 def _post_compact(hook: Hook) -> Reply:
@@ -230,7 +216,7 @@ EVENTS = {
     # PreCompact and Stop may commit a compaction or a handoff (git); PostCompact records the
     # summary; SubagentStop commits the record of an agent the session started (git).
     "UserPromptSubmit": HookEvent(_user_prompt_submit, 30),
-    "PreCompact": HookEvent(_pre_compact, 60),
+    "PreCompact": HookEvent(lambda hook: pre_compact(hook, wording()), 60),
     "PostCompact": HookEvent(_post_compact, 30),
     "SessionStart": HookEvent(session_start, 30),
     "Stop": HookEvent(_stop, 60),

@@ -1,11 +1,9 @@
 """Claude Code's ``settings.json``: clm-policy's hooks and status line, printed or merged in.
 
 The snippet (:func:`snippet`) runs ``<clm-policy> hook claude-code`` on every event of
-:data:`clm_policy.agents.hooks.claude_code.EVENTS` (UserPromptSubmit, PreCompact, PostCompact,
-SessionStart, Stop and SubagentStop) — each in a group without a ``matcher``, which Claude
-Code runs for every occurrence of the event (both PreCompact triggers, manual and auto; every
-SessionStart source) — with the table's timeout in seconds, and sets ``statusLine`` to
-``{"type": "command", "command": "<clm-policy> statusline", "refreshInterval": 5}``.
+:data:`clm_policy.agents.hooks.claude_code.EVENTS` — in a group without a ``matcher``, which
+Claude Code runs for every occurrence of the event, with the table's timeout in seconds — and
+sets ``statusLine`` to run ``<clm-policy> statusline``.
 ``<clm-policy>`` is the absolute path of the installed script when it can be found
 (:func:`executable`), so the hooks run the same installation whatever PATH Claude Code starts
 with.
@@ -103,7 +101,7 @@ def merge(
     Raises :class:`InputError` when ``hooks`` or an event's list is not what Claude Code reads
     (then nothing can be merged safely)."""
     merged = copy.deepcopy(settings)
-    changes: list[str] = []
+    changes: list[str | None] = []
     hooks = merged.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise InputError(f"`hooks` is {_kind(hooks)}, expected an object")
@@ -112,12 +110,9 @@ def merge(
         if not isinstance(existing, list):
             raise InputError(f"`hooks.{event}` is {_kind(existing)}, expected a list")
         hooks[event], change = _merge_event(event, existing, groups[0])
-        if change:
-            changes.append(change)
-    change = _merge_status_line(merged, snippet["statusLine"], force)
-    if change:
         changes.append(change)
-    return merged, changes
+    changes.append(_merge_status_line(merged, snippet["statusLine"], force))
+    return merged, [change for change in changes if change]
 
 
 def _merge_status_line(merged: dict[str, Any], ours: dict[str, Any], force: bool) -> str | None:
@@ -153,19 +148,16 @@ def _merge_event(
     placed = False
     for group in groups:
         entries = group.get("hooks") if isinstance(group, dict) else None
-        if not isinstance(entries, list):
-            result.append(group)  # not a group Claude Code reads: not ours to touch
-            continue
         mine = [
             h
-            for h in entries
+            for h in (entries if isinstance(entries, list) else [])
             if isinstance(h, dict) and runs_clm_policy(h.get("command"), HOOK_ARGS)
         ]
-        if not mine:
+        if not mine:  # (nor is a group Claude Code does not read ours to touch)
             result.append(group)
             continue
         found.extend(mine)
-        kept = [h for h in entries if not any(h is m for m in mine)]
+        kept = [h for h in group["hooks"] if not any(h is m for m in mine)]
         if kept:
             result.append({**group, "hooks": kept})
         if not placed:
@@ -190,9 +182,7 @@ def _command(entry: object) -> str:
 
 def _kind(value: object) -> str:
     names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
-    if value is None:
-        return "null"
-    return names.get(type(value), "a number")
+    return names.get(type(value), "null" if value is None else "a number")
 
 
 def read_settings(path: Path) -> dict[str, Any]:
@@ -209,13 +199,10 @@ def read_settings(path: Path) -> dict[str, Any]:
         return {}
     data = parse_json(text, shown)
     if not isinstance(data, dict):
-        offset = len(text) - len(text.lstrip())
+        offset = len(text) - len(text.lstrip())  # where the value starts
         line = text.count("\n", 0, offset) + 1
-        col = offset - (text.rfind("\n", 0, offset) + 1) + 1
-        raise InputError(
-            f"expected a JSON object (Claude Code settings), got {_kind(data)}",
-            Location(shown, line, col),
-        )
+        at = Location(shown, line, offset - text.rfind("\n", 0, offset))
+        raise InputError(f"expected a JSON object (Claude Code settings), got {_kind(data)}", at)
     return data
 
 
@@ -268,14 +255,7 @@ def settings_command(
     snip = snippet(executable())
     if not (print_settings or installing):
         raise InputError("give --print-settings or --install")
-    lines: list[str] = []
-    if installing and scope == "project":
-        # one command sets a project up: without a configuration, the project gets the
-        # Claude Code one (the bundled default policy's thresholds never fire on 200K)
-        from clm_policy.config.project import FILENAME, write_config
-
-        if write_config(cwd, {"policy": "claude-code", "profile": "coding"}):
-            lines.append(f"wrote {cwd / FILENAME} (policy claude-code, profile coding)")
+    lines = project_config(cwd) if installing and scope == "project" else []
     if installing:
         path = settings_path(scope, cwd)
         lines += _install_report(path, install(path, snip, force=force))
@@ -291,6 +271,16 @@ def settings_command(
     if print_settings:
         lines.append(json.dumps(snip, indent=2))
     return 0, "\n".join(lines)
+
+
+def project_config(cwd: Path) -> list[str]:
+    """One command sets a project up: without a configuration, the project gets the Claude
+    Code one (the bundled default policy's thresholds never fire on 200K). What was written."""
+    from clm_policy.config.project import FILENAME, write_config
+
+    if not write_config(cwd, {"policy": "claude-code", "profile": "coding"}):
+        return []
+    return [f"wrote {cwd / FILENAME} (policy claude-code, profile coding)"]
 
 
 def has_hooks(path: Path) -> bool:
@@ -317,14 +307,12 @@ def _install_report(path: Path, changes: list[str]) -> list[str]:
     *what, result = changes
     lines = [result, *(f"  {c}" for c in what)]
     if result.startswith("wrote"):
-        lines.append(
+        lines += [
             "Start a new Claude Code session for it to take effect (/hooks lists the hooks). "
             f"To undo: remove the entries whose command runs `{SCRIPT} hook claude-code`, and "
-            f"the `statusLine`, from {path}."
-        )
-        lines.append(
+            f"the `statusLine`, from {path}.",
             "Or install clm-policy as a Claude Code plugin, which also compacts and hands off by "
             "itself in the terminal: clm-policy hook claude-code --install --plugin "
-            "(docs/claude-code.md)."
-        )
+            "(docs/claude-code.md).",
+        ]
     return lines

@@ -15,31 +15,21 @@ standard output at exit 0: JSON when it starts with ``{``. Protocol facts (opena
 - ``additionalContext`` of UserPromptSubmit and SessionStart becomes a developer message;
   ``systemMessage`` is shown to the person as a warning. No hook output runs ``/compact``.
 
-The events:
+The events, answered as :mod:`.events` answers them for both agents (this module holds what
+differs, :data:`WORDING`, and PostCompact):
 
-- **UserPromptSubmit**: decide from the rollout's tail. Continue: no output. Compact: the
-  person is told to run ``/compact``, the model what its summary must keep. Handoff: the model
-  is told to finish its step and write a handoff (this turn's Stop commits it); the person
-  what follows. A session that has handed off is not asked again.
-- **PreCompact** (manual or auto): commit a compaction snapshot built from the rollout before
-  Codex summarises it away (not twice at one position). When the compaction is automatic
-  and the policy hands off: commit the handoff instead and stop the turn (``continue:
-  false``) — once per session; a later automatic compaction of a session that already
-  handed off proceeds, with a snapshot.
+- **UserPromptSubmit**: the policy's advice from the rollout's tail; for a compaction the
+  person is told to run ``/compact``, the model what its summary must keep.
+- **PreCompact** (manual or auto): the snapshot; an automatic compaction where the policy
+  hands off commits the handoff instead and stops the turn (``continue: false``), once.
 - **PostCompact**: commit Codex's own summary when the rollout has one for this compaction
   (a local compaction writes it in the ``compacted`` line; a remote one keeps it encrypted,
   then nothing is recorded: the PreCompact snapshot is the record).
-- **SessionStart**: ``startup``/``clear``: the newest handoff no session has taken;
-  ``compact``: what must survive, from the PreCompact snapshot; ``resume``: nothing.
+- **SessionStart**: what the session starts with (:mod:`.start`).
 - **Stop**: when the policy hands off and the session has no handoff yet, block once with
   what to write; on the stop after that, commit the handoff.
-- **SubagentStop**: an agent the session spawned (``spawn_agent``) has finished its turn:
-  what it did — read from its own rollout (``agent_transcript_path``) — is committed in the
-  session's memory under its ``agent_id`` (:mod:`.subagents`, the handler Claude Code's
-  table names too).
-
-These are the answers :mod:`.shared` gives for both agents; this module holds what differs
-(:data:`WORDING`) and PostCompact.
+- **SubagentStop**: what an agent the session spawned (``spawn_agent``) did, from its own
+  rollout (:mod:`.subagents`, the handler Claude Code's table names too).
 
 Nothing for PreToolUse, PermissionRequest, PostToolUse, SubagentStart, Interrupt and
 StopFailure: they say nothing about the context. A hook never breaks the agent
@@ -89,26 +79,32 @@ def settings_snippet(executable: str) -> dict[str, Any]:
 # -- the events -----------------------------------------------------------------------------
 
 
-WORDING = Wording(
-    agent_name="Codex",
-    compact_command=lambda _focus: "Run /compact.",
+class _CodexWording(Wording):
+    agent_name = "Codex"
+    compact_command = staticmethod(lambda _focus: "Run /compact.")
     # Codex's /compact takes no focus: the model writes the summary, so it is told
-    compact_note=lambda focus: (
-        f"When you summarise the conversation: {focus} Until then, finish the current step "
-        "without reading large files or long outputs."
-    ),
-    after_handoff="start a new session (/new): it starts from the handoff.",
-    next_session=NEXT_SESSION,
-    compacts="Codex compacts",
-    stopped="stopped",
+    compact_note = staticmethod(
+        lambda focus: (
+            f"When you summarise the conversation: {focus} Until then, finish the current step "
+            "without reading large files or long outputs."
+        )
+    )
+    after_handoff = "start a new session (/new): it starts from the handoff."
+    next_session = NEXT_SESSION
+    compacts = "Codex compacts"
+    stopped = "stopped"
     # the reason is Codex's next prompt, and that stop's hook call has stop_hook_active
-    ask_at_stop=lambda text: Reply(fields={"decision": "block", "reason": text}),
+    ask_at_stop = staticmethod(lambda text: Reply(fields={"decision": "block", "reason": text}))
     # exit 2 and decision:block do not stop a Codex compaction; continue:false does, by
     # ending the turn before the compaction starts (and Codex shows the stopReason)
-    block_compaction=lambda text: Reply(fields={"continue": False, "stopReason": text}),
-    compaction_goes_ahead=tell,
-    block_is_seen=True,
-)
+    block_compaction = staticmethod(
+        lambda text: Reply(fields={"continue": False, "stopReason": text})
+    )
+    compaction_goes_ahead = staticmethod(tell)
+    block_is_seen = True
+
+
+WORDING = _CodexWording()
 
 
 def _post_compact(hook: Hook) -> Reply:

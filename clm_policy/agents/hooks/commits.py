@@ -147,8 +147,7 @@ def commit_handoff(
     from clm_policy.lifecycle.compose import words_of_reply
 
     words = words_of_reply(hook.call.text("last_assistant_message"))
-    done, _why = hand_off(hook, words, outcome=outcome, repo=repo, **trailers)
-    return done
+    return hand_off(hook, words, outcome=outcome, repo=repo, **trailers)[0]
 
 
 MAIN_AGENT = "main"
@@ -161,8 +160,7 @@ def with_agents(repo: MemoryRepo, state: SessionState) -> SessionState:
     keys = _agent_keys(repo, state.session_id)
     if not keys:
         return state
-    merged = list(dict.fromkeys([*state.memory_keys, *keys]))
-    return state.replace(memory_keys=merged)
+    return state.replace(memory_keys=list(dict.fromkeys([*state.memory_keys, *keys])))
 
 
 def _agent_keys(repo: MemoryRepo, session_id: str) -> list[str]:

@@ -52,8 +52,7 @@ def read_whole(hook: Hook) -> tuple[SessionState, Decision | None]:
 
 def fill_window(hook: Hook, reading: TranscriptReading) -> None:
     """Fill in ``reading``'s window and model from what the agent knows when the transcript
-    does not say (a Codex rollout names its window; Claude Code's never do:
-    :mod:`.windows`)."""
+    does not say (see the module)."""
     if reading.context_window is not None or hook.agent != "claude-code":
         return
     from clm_policy.agents.hooks.windows import claude_code_window

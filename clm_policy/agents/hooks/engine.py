@@ -36,7 +36,7 @@ from clm_policy.agents.hooks.call import NoTranscriptYet, read_call
 from clm_policy.agents.hooks.claude_code import AGENT, ENGINE_MODES, ENGINE_PROMPT
 from clm_policy.agents.hooks.commits import handed_off
 from clm_policy.agents.hooks.focus import session_focus, share
-from clm_policy.agents.hooks.hook import resolve
+from clm_policy.agents.hooks.hook import Hook
 from clm_policy.agents.hooks.shared import log
 
 TYPE_CHECKING = False
@@ -44,7 +44,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
-    from clm_policy.agents.hooks.hook import Hook
     from clm_policy.models.decision import Decision
 
     Answer = dict[str, Any]
@@ -67,7 +66,7 @@ def run_engine(raw: bytes) -> Answer:
             from clm_policy.base.errors import InputError
 
             raise InputError(f"unknown engine event {name!r} (known: {', '.join(EVENTS)})")
-        return handler(resolve(call, AGENT))
+        return handler(Hook(call, AGENT))
     except KeyboardInterrupt:
         raise
     except Exception as exc:
@@ -118,13 +117,7 @@ def _turn(hook: Hook) -> Answer:
         if mode == "clear":
             return {"act": "none", "status": status}
         return {"act": "apply", "instructions": APPLY, "status": status}
-    tokens, window = context_of(hook.call.event)
-    if tokens is None:
-        return {"act": "none", "status": status}
-    try:
-        outcome = _outcome(hook, tokens, window)
-    except NoTranscriptYet:
-        return {"act": "none", "status": status}
+    outcome = _outcome(hook)
     if outcome is None or outcome.action.value == "continue":
         return {"act": "none", "status": status}
     full = share(outcome, AGENT)
@@ -208,13 +201,20 @@ def context_of(event: Mapping[str, Any]) -> tuple[int | None, int | None]:
     return (tokens or None), (window or None)
 
 
-def _outcome(hook: Hook, tokens: int, window: int | None) -> Decision | None:
+def _outcome(hook: Hook) -> Decision | None:
     """The policy's outcome on the transcript's figures, with Claude Code's own context and
-    window in place of what the transcript says (None: the window is unknown)."""
+    window in place of what the transcript says (None: no context given, no transcript yet,
+    or the window is unknown)."""
     from clm_policy.agents.hooks.context import fill_window, outcome_of
     from clm_policy.transcripts.reading import read_context
 
-    reading = read_context(hook.call.transcript())
+    tokens, window = context_of(hook.call.event)
+    if tokens is None:
+        return None
+    try:
+        reading = read_context(hook.call.transcript())
+    except NoTranscriptYet:
+        return None
     reading.context_tokens = tokens
     reading.context_estimated = False
     if window:
@@ -232,13 +232,11 @@ def status_text(hook: Hook) -> str:
 
     event = hook.call.event
     tokens, window = context_of(event)
-    cwd = event.get("cwd")
-    model = event.get("model")
     payload = {
         "session_id": event.get("session_id"),
         "transcript_path": event.get("transcript_path"),
-        "workspace": {"current_dir": cwd if isinstance(cwd, str) else ""},
-        "model": {"id": model if isinstance(model, str) else None},
+        "workspace": {"current_dir": hook.call.text("cwd") or ""},
+        "model": {"id": hook.call.text("model")},  # (the status line reads "" as none)
         "context_window": {
             "context_window_size": window,
             "current_usage": None if tokens is None else {"input_tokens": tokens},

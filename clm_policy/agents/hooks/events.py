@@ -30,7 +30,6 @@ from clm_policy.agents.hooks.context import read_tail, read_whole
 from clm_policy.agents.hooks.focus import session_focus, share
 from clm_policy.agents.hooks.reply import NOTHING, Reply, tell
 from clm_policy.agents.hooks.settling import settle, size, wait_for_reply
-from clm_policy.base.record import Record
 from clm_policy.lifecycle.request import handoff_request, stop_request
 
 TYPE_CHECKING = False
@@ -44,8 +43,8 @@ if TYPE_CHECKING:
     from clm_policy.transcripts.reading import TranscriptReading
 
 
-class Wording(Record):
-    """What differs between the agents' answers.
+class Wording:
+    """What differs between the agents' answers (each agent's subclass gives them).
 
     The words: ``agent_name`` ("Claude", "Codex"); ``compact_command``, the focus -> what the
     person runs; ``compact_note``, the focus -> what the model is told; ``after_handoff``,
@@ -59,46 +58,17 @@ class Wording(Record):
     ``block_is_seen``: whether the person sees the blocking answer's text (else the next
     hook that can show a message tells them)."""
 
-    FIELDS = (
-        "agent_name",
-        "compact_command",
-        "compact_note",
-        "after_handoff",
-        "next_session",
-        "compacts",
-        "stopped",
-        "ask_at_stop",
-        "block_compaction",
-        "compaction_goes_ahead",
-        "block_is_seen",
-    )
-    __slots__ = FIELDS
-
-    def __init__(
-        self,
-        agent_name: str,
-        compact_command: Callable[[str], str],
-        compact_note: Callable[[str], str],
-        after_handoff: str,
-        next_session: str,
-        compacts: str,
-        stopped: str,
-        ask_at_stop: Callable[[str], Reply],
-        block_compaction: Callable[[str], Reply],
-        compaction_goes_ahead: Callable[[str], Reply],
-        block_is_seen: bool,
-    ) -> None:
-        self.agent_name = agent_name
-        self.compact_command = compact_command
-        self.compact_note = compact_note
-        self.after_handoff = after_handoff
-        self.next_session = next_session
-        self.compacts = compacts
-        self.stopped = stopped
-        self.ask_at_stop = ask_at_stop
-        self.block_compaction = block_compaction
-        self.compaction_goes_ahead = compaction_goes_ahead
-        self.block_is_seen = block_is_seen
+    agent_name: str
+    compact_command: Callable[[str], str]
+    compact_note: Callable[[str], str]
+    after_handoff: str
+    next_session: str
+    compacts: str
+    stopped: str
+    ask_at_stop: Callable[[str], Reply]
+    block_compaction: Callable[[str], Reply]
+    compaction_goes_ahead: Callable[[str], Reply]
+    block_is_seen: bool
 
 
 def told_of_handoff(hook: Hook, wording: Wording, facts: Mapping[str, Any]) -> Reply | None:
@@ -298,6 +268,4 @@ def session_start(hook: Hook) -> Reply:
         hook.notes.note(fresh_start=None)
         return NOTHING
     text = context_at_start(hook)
-    if not text:
-        return NOTHING
-    return Reply(context=text, event="SessionStart")
+    return Reply(context=text, event="SessionStart") if text else NOTHING

@@ -22,14 +22,8 @@ def redacted_for_advice(state: SessionState) -> SessionState:
     from clm_policy.models.enums import MessageRole
 
     clean = Redactor().text
-    last = next(
-        (
-            m
-            for m in reversed(state.messages)
-            if m.role is MessageRole.ASSISTANT and m.content.strip()
-        ),
-        None,
-    )
+    said = (m for m in reversed(state.messages) if m.role is MessageRole.ASSISTANT)
+    last = next((m for m in said if m.content.strip()), None)
     return state.replace(
         goal=clean(state.goal),
         blockers=[clean(b) for b in state.blockers],

@@ -1,25 +1,18 @@
-"""One hook call resolved against its project (:class:`Hook`, made by :func:`resolve`): the
-project's configuration (flags, then the environment, then ``.clm-policy.yaml`` in the call's
-``cwd`` or above), the policy and profile it names, the memory repository, the remote, and what
-the configuration may not choose until the person trusts it — each worked out once, when the
-call is resolved, and held as a value.
-
-The policy is loaded on first use (:meth:`Hook.policy`, through the compiled-policy cache); the
-memory repository is opened, and created, only by a handler that writes
-(:meth:`Hook.repo`).
+"""One hook call resolved against its project (:class:`Hook`): what the project's configuration
+says (flags, then the environment, then ``.clm-policy.yaml`` in the call's ``cwd`` or above),
+worked out once, when the call is resolved, and held as a value. The policy is loaded on first
+use (:meth:`Hook.policy`, through the compiled-policy cache); the memory repository is opened,
+and created, only by a handler that writes (:meth:`Hook.repo`).
 """
 
 from __future__ import annotations
 
 from clm_policy.agents.hooks.notes import Notes
 from clm_policy.base.errors import InputError
-from clm_policy.base.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # a hook runs on every prompt: no typing at run time
     from clm_policy.agents.hooks.call import HookCall
-    from clm_policy.config.project import ProjectConfig
-    from clm_policy.config.trust import IgnoredSettings
     from clm_policy.lifecycle.pipelines import Provenance
     from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.models.decision import Decision
@@ -27,36 +20,49 @@ if TYPE_CHECKING:  # a hook runs on every prompt: no typing at run time
     from clm_policy.transcripts.reading import TranscriptReading
 
 
-class Hook(Record):
-    """One call (``call``) of ``agent``'s hook and what its project says: ``config``, the
-    policy (``policy_ref``: a bundled name or a path) and ``profile``, the ``memory``
-    repository's folder, the ``remote`` handoffs are pushed to (None: none), and the settings
-    of an untrusted file that were ``ignored`` (said once to the person); ``notes``, what the
-    hooks noted about the session between calls."""
+class Hook:
+    """One call (``call``) of ``agent``'s hook resolved against the project of its ``cwd``:
+    ``config``, the policy (``policy_ref``: a bundled name or a path) and ``profile``, the
+    ``memory`` repository's folder, the ``remote`` handoffs are pushed to (None: none), and the
+    settings of an untrusted file that were ``ignored`` (said once to the person: taken from
+    :func:`clm_policy.config.trust.take_ignored` here); ``notes``, what the hooks noted about
+    the session between calls. The arguments ``policy_ref``, ``profile`` and ``memory`` are
+    the command's flags (they come first)."""
 
-    FIELDS = ("call", "agent", "config", "policy_ref", "profile", "memory", "remote", "ignored")
-    __slots__ = (*FIELDS, "notes", "_policy")
-    HASHABLE = False
+    __slots__ = (
+        "_policy",
+        "agent",
+        "call",
+        "config",
+        "ignored",
+        "memory",
+        "notes",
+        "policy_ref",
+        "profile",
+        "remote",
+    )
 
     def __init__(
         self,
         call: HookCall,
-        agent: str,
-        config: ProjectConfig,
-        policy_ref: str,
-        profile: str | None,
-        memory: str,
-        remote: str | None,
-        ignored: list[IgnoredSettings],
+        agent: str = "claude-code",
+        policy_ref: str | None = None,
+        profile: str | None = None,
+        memory: str | None = None,
     ) -> None:
+        from clm_policy.config.project import load_config, memory_path, setting
+        from clm_policy.config.trust import take_ignored
+
         self.call = call
         self.agent = agent
-        self.config = config
-        self.policy_ref = policy_ref
-        self.profile = profile
-        self.memory = memory
-        self.remote = remote
-        self.ignored = ignored
+        try:
+            self.config = load_config(call.text("cwd"))
+            self.policy_ref = setting("policy", policy_ref, self.config) or default_policy(agent)
+            self.profile = setting("profile", profile, self.config)
+            self.memory = memory_path(memory, self.config)
+            self.remote = setting("remote", None, self.config)
+        finally:
+            self.ignored = take_ignored()
         self.notes = Notes(call.session)
         self._policy: Policy | None = None
 
@@ -102,31 +108,6 @@ class Hook(Record):
             f"{policy.path}@{policy.digest}",
             {"Clm-Agent": self.agent, **extra},
         )
-
-
-def resolve(
-    call: HookCall,
-    agent: str = "claude-code",
-    policy_ref: str | None = None,
-    profile: str | None = None,
-    memory: str | None = None,
-) -> Hook:
-    """``call`` resolved against the project of its ``cwd``; ``policy_ref``, ``profile`` and
-    ``memory`` are the command's flags (they come first). What an untrusted project file could
-    not choose is taken from :func:`clm_policy.config.trust.take_ignored` here, as the hook's
-    ``ignored``."""
-    from clm_policy.config.project import load_config, memory_path, setting
-    from clm_policy.config.trust import take_ignored
-
-    try:
-        config = load_config(call.text("cwd"))
-        policy = setting("policy", policy_ref, config) or default_policy(agent)
-        chosen_profile = setting("profile", profile, config)
-        where = memory_path(memory, config)
-        remote = setting("remote", None, config)
-    finally:
-        ignored = take_ignored()
-    return Hook(call, agent, config, policy, chosen_profile, where, remote, ignored)
 
 
 def default_policy(agent: str) -> str:

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
 KIND = "hook"
 NOTICES_NAME = "trust-notices.json"
-NOTICES_KEPT = 500
 
 
 class Notes:
@@ -69,5 +68,5 @@ def not_said(session: str, ignored: list[IgnoredSettings]) -> list[IgnoredSettin
             fresh.append(found)
             said.append(key)
     if fresh:
-        write_private(os.path.dirname(where), NOTICES_NAME, json.dumps(said[-NOTICES_KEPT:]))
+        write_private(os.path.dirname(where), NOTICES_NAME, json.dumps(said[-500:]))
     return fresh

@@ -1,12 +1,6 @@
-"""What a hook answers, as data (:class:`Reply`), rendered once into what the process writes
-(:class:`HookOutput`).
-
-A reply has the parts the agents read: what the person sees (``systemMessage``), what the model
-is told (``additionalContext`` of the event's ``hookSpecificOutput``), the fields that steer an
-agent (Codex's ``decision``/``reason``, ``continue``/``stopReason``), or an exit code with
-standard error (exit 2 blocks where blocking is the point). Handlers build one and add to it
-(:meth:`Reply.with_message`); :meth:`Reply.render` passes every text through the redactor and
-the terminal-safe printer, holds it to :data:`CONTEXT_LIMIT` and writes the JSON — once.
+"""What a hook answers, as data (:class:`Reply`: the parts the agents read, or an exit code with
+standard error, exit 2 blocking where blocking is the point), which handlers build and add to,
+rendered once, safe, into what the process writes (:meth:`Reply.render`, :class:`HookOutput`).
 """
 
 from __future__ import annotations
@@ -37,7 +31,8 @@ class HookOutput(Record):
 
 class Reply(Record):
     """A hook's answer: ``message`` for the person (``systemMessage``), ``context`` for the
-    model (``additionalContext`` of ``event``), agent-specific ``fields`` (their JSON keys),
+    model (``additionalContext`` of ``event``'s ``hookSpecificOutput``), agent-specific
+    ``fields`` (their JSON keys: Codex's ``decision``/``reason``, ``continue``/``stopReason``),
     or an ``exit_code`` with ``stderr``. An empty reply says nothing."""
 
     FIELDS = ("message", "context", "event", "fields", "exit_code", "stderr")

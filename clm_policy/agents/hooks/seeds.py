@@ -13,12 +13,7 @@ from typing import TYPE_CHECKING
 
 from clm_policy.base.errors import ClmError
 from clm_policy.base.paths import home_as_tilde
-from clm_policy.lifecycle.pipelines import (
-    Provenance,
-    memory_hits,
-    read_more,
-    record_session_start,
-)
+from clm_policy.lifecycle.pipelines import Provenance, memory_hits, read_more, record_session_start
 from clm_policy.lifecycle.seed import seed_text
 from clm_policy.memory.layout import is_session
 from clm_policy.models.shapes.manifest import read_manifest

@@ -20,7 +20,6 @@ SETTLE_LIMIT = 0.6
 """A compaction hook reads the transcript once its size has not changed for SETTLE_QUIET
 seconds (Claude Code flushes it every 100 ms), or after SETTLE_LIMIT seconds."""
 _POLL = 0.005
-_REPLY_SCAN = 256 * 1024
 
 
 def wait_for_reply(path: str, reply: str | None) -> None:
@@ -35,7 +34,7 @@ def wait_for_reply(path: str, reply: str | None) -> None:
     needle = json.dumps(reply.strip()[:120], ensure_ascii=False)[1:-1].encode("utf-8")
     deadline = None
     while True:
-        if needle in tail(path, _REPLY_SCAN):
+        if needle in tail(path, 256 * 1024):
             return
         now = time.monotonic()
         deadline = deadline or now + REPLY_WAIT

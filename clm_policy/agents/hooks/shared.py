@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 
 from clm_policy.agents.hooks.call import NoTranscriptYet, read_call
-from clm_policy.agents.hooks.hook import resolve
+from clm_policy.agents.hooks.hook import Hook
 from clm_policy.agents.hooks.reply import NOTHING, HookOutput, Reply
 from clm_policy.base.errors import ClmError
 from clm_policy.base.record import Record
@@ -28,8 +28,6 @@ if TYPE_CHECKING:  # a hook runs on every prompt: no typing, pathlib or dataclas
     from collections.abc import Callable, Mapping
     from pathlib import Path
     from typing import Any
-
-    from clm_policy.agents.hooks.hook import Hook
 
     Handler = Callable[[Hook], Reply]
 
@@ -70,7 +68,7 @@ def run_hook(
     try:
         call = read_call(raw)
         where += f"{call.name}: " if call.name else ""
-        hook = resolve(call, agent, **options)
+        hook = Hook(call, agent, **options)
         spec = events.get(call.name)
         reply = spec.handler(hook) if spec is not None else NOTHING
         return with_trust_notice(hook, reply).render()

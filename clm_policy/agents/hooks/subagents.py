@@ -46,14 +46,13 @@ def record_subagent(hook: Hook) -> Reply:
         reading.cwd = hook.call.text("cwd")
     session = hook.session_id()
     state = state_of(reading, session)
-    kind = hook.call.text("agent_type")
     with hook.repo() as repo:
         record_agent_run(
             repo,
             session,
             agent_id,
             state,
-            agent_type=kind,
+            agent_type=hook.call.text("agent_type"),
             last_message=last if last and last.strip() else None,
             extra_trailers={"Clm-Agent": hook.agent},
         )

@@ -31,7 +31,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-ONE_MILLION = 1_000_000
 SUFFIX_1M = "[1m]"
 AUTO_COMPACT_ENV = "CLAUDE_CODE_AUTO_COMPACT_WINDOW"
 MODEL_ENV = "ANTHROPIC_MODEL"
@@ -61,19 +60,19 @@ def claude_code_window(session_id: str, model: str | None, cwd: str | None) -> W
     started = read_facts(session_id, "hook").get("model")
     started = started if isinstance(started, str) and started else None
     model = model or started
-    settings = _Settings(cwd)
+    settings = _settings(cwd)
     names = [
         (started, "the model SessionStart named"),
-        (settings.value("model"), "the model in Claude Code's settings"),
+        (_value(settings, "model"), "the model in Claude Code's settings"),
         (os.environ.get(MODEL_ENV), MODEL_ENV),
     ]
     for name, where in names:
         if isinstance(name, str) and name.strip().lower().endswith(SUFFIX_1M):
-            return Window(ONE_MILLION, f"the {SUFFIX_1M} suffix of {where}", model)
+            return Window(1_000_000, f"the {SUFFIX_1M} suffix of {where}", model)
     auto = _tokens(os.environ.get(AUTO_COMPACT_ENV))
     if auto:
         return Window(auto, AUTO_COMPACT_ENV, model)
-    auto = _tokens(settings.value("autoCompactWindow"))
+    auto = _tokens(_value(settings, "autoCompactWindow"))
     if auto:
         return Window(auto, "autoCompactWindow in Claude Code's settings", model)
     return Window(None, None, model)
@@ -88,34 +87,24 @@ def _tokens(value: object) -> int | None:
     return None
 
 
-class _Settings:
-    """Claude Code's settings files, read when first asked, most specific first: the
-    project's ``.claude/settings.local.json`` and ``.claude/settings.json``, then the user's
+def _settings(cwd: str | None) -> list[dict[str, Any]]:
+    """Claude Code's settings files, most specific first: the project's
+    ``.claude/settings.local.json`` and ``.claude/settings.json``, then the user's
     (``$CLAUDE_CONFIG_DIR/settings.json``, else ``~/.claude/settings.json``)."""
+    files = []
+    if cwd and os.path.isabs(cwd):
+        files += [
+            os.path.join(cwd, ".claude", "settings.local.json"),
+            os.path.join(cwd, ".claude", "settings.json"),
+        ]
+    config = os.environ.get("CLAUDE_CONFIG_DIR")
+    base = config if config else os.path.join(os.path.expanduser("~"), ".claude")
+    files.append(os.path.join(base, "settings.json"))
+    return [data for data in map(_read_json, files) if data]
 
-    def __init__(self, cwd: str | None) -> None:
-        self.cwd = cwd if cwd and os.path.isabs(cwd) else None
-        self._loaded: list[dict[str, Any]] | None = None
 
-    def files(self) -> list[str]:
-        found = []
-        if self.cwd:
-            found += [
-                os.path.join(self.cwd, ".claude", "settings.local.json"),
-                os.path.join(self.cwd, ".claude", "settings.json"),
-            ]
-        config = os.environ.get("CLAUDE_CONFIG_DIR")
-        base = config if config else os.path.join(os.path.expanduser("~"), ".claude")
-        found.append(os.path.join(base, "settings.json"))
-        return found
-
-    def value(self, key: str) -> object:
-        if self._loaded is None:
-            self._loaded = [data for data in map(_read_json, self.files()) if data]
-        for data in self._loaded:
-            if key in data:
-                return data[key]
-        return None
+def _value(settings: list[dict[str, Any]], key: str) -> object:
+    return next((data[key] for data in settings if key in data), None)
 
 
 def _read_json(path: str) -> dict[str, Any]:

@@ -41,11 +41,9 @@ TAIL = 256 * 1024
 CANDIDATES = 20
 """Transcripts of the project looked at, newest first."""
 WRITER = "claude-code"
-"""The MCP client name (``clientInfo.name``) of Claude Code, which writes the transcripts read
-here."""
+"""The MCP client name (``clientInfo.name``) of Claude Code, whose calls reach a transcript."""
 WAIT = 1.0
-"""Seconds Claude Code's call may take at most to reach a transcript (it writes every 100 ms:
-the line lands within a flush or two; past this, the call is not in any transcript here)."""
+"""Seconds Claude Code's call may take at most to reach a transcript (a flush or two)."""
 POLL = 0.01
 
 HOLDS_CALL = "its transcript holds this call"
@@ -64,23 +62,15 @@ class Caller:
     found_by: str
 
 
-def config_dir(env: Mapping[str, str]) -> str:
-    """Claude Code's configuration folder: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
-    configured = env.get("CLAUDE_CONFIG_DIR")
-    if configured:
-        return os.path.expanduser(configured)
-    return os.path.join(os.path.expanduser("~"), ".claude")
-
-
 def project_dir(env: Mapping[str, str], cwd: str) -> str:
     """The project Claude Code runs in: ``$CLAUDE_PROJECT_DIR``, else the working folder."""
     return os.path.abspath(env.get("CLAUDE_PROJECT_DIR") or cwd)
 
 
 def transcripts_dir(env: Mapping[str, str], project: str) -> str:
-    """Where Claude Code keeps the project's transcripts."""
-    name = re.sub(r"[^A-Za-z0-9]", "-", project)
-    return os.path.join(config_dir(env), "projects", name)
+    """Where Claude Code keeps the project's transcripts (see the module)."""
+    config = os.path.expanduser(env.get("CLAUDE_CONFIG_DIR") or os.path.join("~", ".claude"))
+    return os.path.join(config, "projects", re.sub(r"[^A-Za-z0-9]", "-", project))
 
 
 def find_caller(tool: str, env: Mapping[str, str], cwd: str, wait: float = 0.0) -> Caller:
@@ -161,15 +151,12 @@ def holds_pending_call(path: str, tool: str) -> bool:
             continue  # the first line is cut; the last one may be half written
         message = line.get("message") if isinstance(line, dict) else None
         content = message.get("content") if isinstance(message, dict) else None
-        if not isinstance(content, list):
-            continue
-        for block in content:
+        for block in content if isinstance(content, list) else []:
             if not isinstance(block, dict):
                 continue
-            name = block.get("name")
+            name = str(block.get("name"))  # (no other JSON value reads as "mcp__...")
             if (
                 block.get("type") == "tool_use"
-                and isinstance(name, str)
                 and name.startswith("mcp__")
                 and name.endswith(f"__{tool}")
             ):

@@ -19,12 +19,6 @@ from clm_policy.agents.hooks import claude_settings as cs
 from clm_policy.base.errors import InputError, Location
 
 NAME = "clm-policy"
-ARGS = ("mcp",)
-
-
-def entry(command: str) -> dict[str, Any]:
-    """The server's entry: ``<command> mcp`` over standard input and output."""
-    return {"type": "stdio", "command": command, "args": list(ARGS)}
 
 
 def config_path(scope: str, cwd: Path) -> Path:
@@ -66,7 +60,8 @@ def install(scope: str, cwd: Path) -> list[str]:
     path = config_path(scope, cwd)
     data = cs.read_settings(path)
     try:
-        merged, change = merge(data, entry(cs.executable()))
+        # the server's entry: ``<clm-policy> mcp`` over standard input and output
+        merged, change = merge(data, {"type": "stdio", "command": cs.executable(), "args": ["mcp"]})
     except InputError as exc:
         raise InputError(exc.message, Location(str(path))) from None
     if change is None:

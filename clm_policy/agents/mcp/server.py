@@ -29,15 +29,7 @@ if TYPE_CHECKING:
 
 NAME = "clm-policy"
 
-# Bounds per field: a handoff is a page, not a transcript.
-GOAL_CHARS = 2_000
-ACTION_CHARS = 1_000
-NOTES_CHARS = 4_000
-ITEM_CHARS = 1_000
-ITEMS = 50
-QUERY_CHARS = 200
 KEY_CHARS = 200
-TOPIC_CHARS = 64 * 1024
 
 INSTRUCTIONS = (
     "clm-policy keeps this project's context policy and memory. Call status when unsure how "
@@ -77,8 +69,9 @@ def _asks(field: str) -> str:
     return next(s.asks for s in SECTIONS if s.field == field)
 
 
-Item = Annotated[str, Field(max_length=ITEM_CHARS)]
-Items = Annotated[list[Item], Field(max_length=ITEMS)]
+# Bounds per field: a handoff is a page, not a transcript.
+Item = Annotated[str, Field(max_length=1_000)]
+Items = Annotated[list[Item], Field(max_length=50)]
 
 
 def _error(tool: str, exc: ValidationError) -> str:
@@ -165,8 +158,8 @@ def build_server(tools: Tools | None = None) -> MCPServer:
         return await read_only(run.explain)
 
     def handoff(
-        goal: Annotated[str, Field(max_length=GOAL_CHARS, description=_asks("goal"))],
-        next_step: Annotated[str, Field(max_length=ACTION_CHARS, description=_asks("next_step"))],
+        goal: Annotated[str, Field(max_length=2_000, description=_asks("goal"))],
+        next_step: Annotated[str, Field(max_length=1_000, description=_asks("next_step"))],
         tasks: Annotated[Items, Field(description=_asks("tasks"))] = [],  # noqa: B006
         decisions: Annotated[Items, Field(description=_asks("decisions"))] = [],  # noqa: B006
         verification: Annotated[Items, Field(description=_asks("verification"))] = [],  # noqa: B006
@@ -174,7 +167,7 @@ def build_server(tools: Tools | None = None) -> MCPServer:
         environment: Annotated[Items, Field(description=_asks("environment"))] = [],  # noqa: B006
         plan: Annotated[Items, Field(description="the steps after the next one, in order")] = [],  # noqa: B006
         notes: Annotated[
-            str, Field(max_length=NOTES_CHARS, description="anything else the next session needs")
+            str, Field(max_length=4_000, description="anything else the next session needs")
         ] = "",
     ) -> dict[str, Any]:
         fields = AgentHandoff(
@@ -191,9 +184,7 @@ def build_server(tools: Tools | None = None) -> MCPServer:
         return run.handoff(fields, call_wait())
 
     def memory_search(
-        query: Annotated[
-            str, Field(max_length=QUERY_CHARS, description="a word or phrase to look for")
-        ],
+        query: Annotated[str, Field(max_length=200, description="a word or phrase to look for")],
     ) -> dict[str, Any]:
         return run.memory_search(query)
 
@@ -206,7 +197,7 @@ def build_server(tools: Tools | None = None) -> MCPServer:
         key: Annotated[
             str, Field(max_length=KEY_CHARS, description="the topic's key, e.g. decisions/db")
         ],
-        text: Annotated[str, Field(max_length=TOPIC_CHARS, description="the topic, Markdown")],
+        text: Annotated[str, Field(max_length=64 * 1024, description="the topic, Markdown")],
     ) -> dict[str, Any]:
         return run.memory_write(key, text)
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from clm_policy.agents.hooks.call import HookCall
 from clm_policy.agents.hooks.context import read_tail
 from clm_policy.agents.hooks.focus import share
-from clm_policy.agents.hooks.hook import Hook, resolve
+from clm_policy.agents.hooks.hook import Hook
 from clm_policy.agents.hooks.reply import cut
 from clm_policy.agents.mcp.calling import Caller, find_caller, project_dir
 from clm_policy.base.errors import InputError
@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     from clm_policy.models.decision import Decision
 
 AGENT = "claude-code"
-SEARCH_LIMIT = 10
-EXCERPT = 300
 NEXT_SESSION = (
     "The next session of this project starts from this handoff: Claude Code's SessionStart "
     "hook gives it the seed (a new session, or after /clear)."
@@ -53,11 +51,11 @@ class Tools:
             "transcript_path": caller.transcript,
             "cwd": caller.project,
         }
-        return caller, resolve(HookCall(event), AGENT)
+        return caller, Hook(HookCall(event), AGENT)
 
     def _project(self) -> Hook:
         call = HookCall({"hook_event_name": "mcp", "cwd": project_dir(self.env, self.cwd)})
-        return resolve(call, AGENT)
+        return Hook(call, AGENT)
 
     @staticmethod
     def _where(caller: Caller) -> dict[str, str]:
@@ -72,17 +70,20 @@ class Tools:
         how long the call may take to reach the transcript (:func:`.calling.find_caller`)."""
         caller, hook = self._session("status", wait)
         reading, outcome = read_tail(hook)
+        window = outcome.context_window if outcome is not None else None
+        tokens = outcome.context_tokens if outcome is not None else reading.context_tokens
+        context = {
+            "tokens": tokens,
+            "window": window,
+            "window_source": outcome.window_source if outcome is not None else None,
+            "share": round(tokens / window, 4) if window else None,
+            "estimated": bool(reading.context_estimated),
+            "model": reading.model,
+        }
         if outcome is None:  # shares of a window nobody knows decide nothing
             return {
                 **self._where(caller),
-                "context": {
-                    "tokens": reading.context_tokens,
-                    "window": None,
-                    "window_source": None,
-                    "share": None,
-                    "estimated": bool(reading.context_estimated),
-                    "model": reading.model,
-                },
+                "context": context,
                 "thresholds": None,
                 "decision": None,
                 "advice": (
@@ -92,18 +93,9 @@ class Tools:
                 ),
             }
         prof = hook.policy().profile(outcome.profile)
-        window = outcome.context_window
-        tokens = outcome.context_tokens
         return {
             **self._where(caller),
-            "context": {
-                "tokens": tokens,
-                "window": window,
-                "window_source": outcome.window_source,
-                "share": round(tokens / window, 4) if window else None,
-                "estimated": bool(reading.context_estimated),
-                "model": reading.model,
-            },
+            "context": context,
             "thresholds": {
                 "compact_at": prof.soft_compact.resolve(window),
                 "handoff_at": prof.hard_handoff.resolve(window),
@@ -154,7 +146,7 @@ class Tools:
         if not is_memory_repo(hook.memory):
             return {"memory": hook.memory, "results": []}
         with hook.repo() as repo:
-            found = GitMemoryStore(repo).search(query, limit=SEARCH_LIMIT)
+            found = GitMemoryStore(repo).search(query, limit=10)
         return {
             "memory": hook.memory,
             "results": [
@@ -162,7 +154,7 @@ class Tools:
                     "key": entry.key,
                     "tags": list(entry.tags),
                     "updated_at": entry.updated_at,
-                    "excerpt": entry.content[:EXCERPT],
+                    "excerpt": entry.content[:300],
                 }
                 for entry in found
             ],

@@ -41,11 +41,14 @@ INVALID_REQUEST = -32600
 
 
 class _Out:
-    """The real standard output, written a whole line at a time by either thread."""
+    """The real standard output, written a whole line at a time by either thread; what the
+    writer has read from the SDK and what it has written on, in bytes."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.lock = threading.Lock()
+        self.read = 0
+        self.written = 0
 
     def line(self, data: bytes) -> None:
         with self.lock:
@@ -74,12 +77,13 @@ def _request_id(text: str) -> tuple[bool, object]:
     return False, None
 
 
-def _checked(line: bytes, out: _Out) -> bytes | None:
-    """``line`` as the SDK may read it, or None when it was answered here."""
+def _pass_on(line: bytes, end: bytes, sink: int, out: _Out) -> None:
+    """Write ``line`` and ``end`` to ``sink`` for the SDK, unless it is answered here."""
     text = line.decode("utf-8", "replace")
     found = lone_surrogate(text) if "\\u" in text else None
     if found is None:
-        return line
+        _write_all(sink, line + end)
+        return
     asks, request_id = _request_id(text)
     if asks:  # (a notification gets no answer, a refused one neither)
         out.line(
@@ -88,7 +92,6 @@ def _checked(line: bytes, out: _Out) -> bytes | None:
                 f"a lone surrogate ({found[1]}) at character {found[0]}: not Unicode text",
             )
         )
-    return None
 
 
 def read_requests(source: int, sink: int, out: _Out, limit: int = MAX_REQUEST) -> None:
@@ -98,10 +101,12 @@ def read_requests(source: int, sink: int, out: _Out, limit: int = MAX_REQUEST) -
     skipping = False  # inside a line over the limit: read to its end, keep nothing
     try:
         while chunk := os.read(source, CHUNK):
-            start = 0
-            while True:
-                end = chunk.find(b"\n", start)
-                piece = chunk[start:] if end < 0 else chunk[start:end]
+            for n, piece in enumerate(chunk.split(b"\n")):
+                if n:  # a newline ended the line before this piece
+                    if not skipping:
+                        _pass_on(bytes(kept), b"\n", sink, out)
+                    kept.clear()
+                    skipping = False
                 if not skipping:
                     kept += piece
                     if len(kept) > limit:
@@ -110,19 +115,8 @@ def read_requests(source: int, sink: int, out: _Out, limit: int = MAX_REQUEST) -
                         )
                         kept.clear()
                         skipping = True
-                if end < 0:
-                    break
-                if not skipping:
-                    line = _checked(bytes(kept), out)
-                    if line is not None:
-                        _write_all(sink, line + b"\n")
-                kept.clear()
-                skipping = False
-                start = end + 1
         if kept and not skipping:
-            line = _checked(bytes(kept), out)
-            if line is not None:
-                _write_all(sink, line)
+            _pass_on(bytes(kept), b"", sink, out)
     except OSError:
         pass  # the SDK has gone: nothing more to pass on
     finally:
@@ -136,30 +130,21 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-class _Passed:
-    """What the writer has read from the SDK and what it has written on, in bytes."""
-
-    def __init__(self) -> None:
-        self.read = 0
-        self.written = 0
-
-
-def pass_answers(source: int, out: _Out, passed: _Passed | None = None) -> None:
+def pass_answers(source: int, out: _Out) -> None:
     """Copy the SDK's output from ``source`` to the real standard output, a line at a time."""
-    passed = passed or _Passed()
     pending = bytearray()
     with contextlib.suppress(OSError):
         while chunk := os.read(source, CHUNK):
-            passed.read += len(chunk)
+            out.read += len(chunk)
             pending += chunk
             end = pending.rfind(b"\n")
             if end >= 0:
                 out.line(bytes(pending[: end + 1]))
-                passed.written += end + 1
+                out.written += end + 1
                 del pending[: end + 1]
         if pending:
             out.line(bytes(pending))
-            passed.written += len(pending)
+            out.written += len(pending)
 
 
 def _unread(fd: int) -> int:
@@ -187,11 +172,10 @@ def guarded(limit: int = MAX_REQUEST) -> Iterator[None]:
     os.close(to_sdk_r)
     os.close(from_sdk_w)
     out = _Out(real_out)
-    passed = _Passed()
     reader = threading.Thread(
         target=read_requests, args=(real_in, to_sdk_w, out, limit), daemon=True
     )
-    writer = threading.Thread(target=pass_answers, args=(from_sdk_r, out, passed), daemon=True)
+    writer = threading.Thread(target=pass_answers, args=(from_sdk_r, out), daemon=True)
     reader.start()
     writer.start()
     try:
@@ -200,7 +184,5 @@ def guarded(limit: int = MAX_REQUEST) -> Iterator[None]:
         import time
 
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and (
-            _unread(from_sdk_r) or passed.read != passed.written
-        ):
+        while time.monotonic() < deadline and (_unread(from_sdk_r) or out.read != out.written):
             time.sleep(0.01)
