@@ -36,24 +36,12 @@ def _options(command: F) -> F:
     return memory_option()(command)
 
 
-def _source(
-    state_src: str | None,
-    session: str | None,
-    transcript: str | None,
-    transcript_format: str,
-    memory: str,
-) -> Request:
+def _source() -> Request:
     """Where the state comes from: exactly one of --state, --session and --transcript
     (checked by the library's resolver, clm_policy.lifecycle.sources)."""
     from clm_policy.lifecycle.sources import Request
 
-    return Request(
-        state=state_src,
-        session=session,
-        transcript=transcript,
-        transcript_format=transcript_format,
-        memory=memory,
-    )
+    return Request.of(click.get_current_context().params)
 
 
 @click.command()
@@ -92,7 +80,7 @@ def compact(
     """
     from clm_policy.lifecycle import byhand
 
-    source = _source(state_src, session, transcript, transcript_format, memory)
+    source = _source()
     hand, done = byhand.compact(policy_ref, memory, source, profile, summarizer=summarizer)
     return show_compact(hand, done, fmt, memory)
 
@@ -157,7 +145,7 @@ def handoff(
 
     if pr_body is not None and not branch:
         raise click.UsageError("--pr-body needs --branch: a pull request needs a branch of its own")
-    source = _source(state_src, session, transcript, transcript_format, memory)
+    source = _source()
     reply = _read_reply(reply_file, state_src) if reply_file is not None else None
     hand, done = byhand.handoff(
         policy_ref,

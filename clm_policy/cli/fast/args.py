@@ -20,6 +20,14 @@ class Declined(Exception):
     """Not a command line a quick path answers: click takes it from the start."""
 
 
+def defaults(options: Mapping[str, tuple[str, Any]], **given: Any) -> dict[str, Any]:
+    """Each destination's value when no option sets it: ``given``'s, else False for a flag
+    and None for the rest."""
+    return {
+        dest: given.get(dest, False if kind == "flag" else None) for dest, kind in options.values()
+    }
+
+
 def parse(
     args: list[str], options: Mapping[str, tuple[str, Any]], defaults: Mapping[str, Any]
 ) -> dict[str, Any]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 
 from clm_policy.cli.fast import args as quickargs
-from clm_policy.cli.fast.args import Declined
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,32 +45,18 @@ OPTIONS: dict[str, tuple[str, Any]] = {
     "--format": ("fmt", FORMATS),
     "--summarizer": ("summarizer", SUMMARIZERS),
 }
-DEFAULTS: dict[str, Any] = {
-    "memory": None,
-    "state_src": None,
-    "policy_ref": None,
-    "profile": None,
-    "fmt": "text",
-    "summarizer": None,
-}
-
-
-def parse(args: list[str]) -> dict[str, Any]:
-    """The values of ``args`` (after ``compact``) by destination, as click would give them;
-    :class:`~clm_policy.cli.fast.args.Declined` for anything else (no state file among it)."""
-    values = quickargs.parse(args, OPTIONS, DEFAULTS)
-    if values["state_src"] is None:
-        raise Declined("--state")  # a session, a transcript, or no source: click's path
-    return values
+DEFAULTS = quickargs.defaults(OPTIONS, fmt="text")
 
 
 def answer(args: list[str]) -> int | None:
     """Run ``clm-policy compact ARGS`` and return its exit code, or None (nothing written,
     nothing printed) when click should run the command instead."""
     try:
-        values = parse(args)
-    except Declined:
+        values = quickargs.parse(args, OPTIONS, DEFAULTS)
+    except quickargs.Declined:
         return None
+    if values["state_src"] is None:
+        return None  # a session, a transcript, or no source: click's path
     from clm_policy.base.errors import ClmError
     from clm_policy.config.project import memory_path, setting
 
@@ -103,4 +88,4 @@ def answer(args: list[str]) -> int | None:
     return code
 
 
-__all__ = ["answer", "parse"]
+__all__ = ["answer"]

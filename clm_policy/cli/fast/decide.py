@@ -23,7 +23,6 @@ Nothing is written here but the policy cache, so running twice is harmless.
 from __future__ import annotations
 
 from clm_policy.cli.fast import args as quickargs
-from clm_policy.cli.fast.args import Declined
 from clm_policy.lifecycle.sources import WITH_TOKENS
 from clm_policy.models.enums import MAX_COUNT, TaskStatus
 
@@ -56,23 +55,12 @@ OPTIONS: dict[str, tuple[str, Any]] = {
     "--force": ("force", "flag"),
     "--format": ("fmt", FORMATS),
 }
-DEFAULTS: dict[str, Any] = {
-    "policy_ref": None,
-    "profile": None,
-    "state_src": None,
-    "tokens": None,
+DEFAULTS = quickargs.defaults(
+    OPTIONS,
     **{name: unset for name, (_, unset) in WITH_TOKENS.items()},
-    "transcript": None,
-    "transcript_format": "auto",
-    "force": False,
-    "fmt": "text",
-}
-
-
-def parse(args: list[str]) -> dict[str, Any]:
-    """The values of ``args`` (after ``decide``) by destination, as click would give them;
-    :class:`~clm_policy.cli.fast.args.Declined` for anything else."""
-    return quickargs.parse(args, OPTIONS, DEFAULTS)
+    transcript_format="auto",
+    fmt="text",
+)
 
 
 def answer(args: list[str]) -> str | None:
@@ -81,8 +69,8 @@ def answer(args: list[str]) -> str | None:
     cannot be read raises its :class:`~clm_policy.base.errors.InputError`, the one click's
     path would raise."""
     try:
-        values = parse(args)
-    except Declined:
+        values = quickargs.parse(args, OPTIONS, DEFAULTS)
+    except quickargs.Declined:
         return None
     from clm_policy.base.errors import ClmError
     from clm_policy.cli.render import render
@@ -110,4 +98,4 @@ def answer(args: list[str]) -> str | None:
     return render(outcome, values["fmt"], resolved.reading)
 
 
-__all__ = ["answer", "parse"]
+__all__ = ["answer"]

@@ -33,15 +33,7 @@ OPTIONS: dict[str, tuple[str, Any]] = {
     "-n": ("limit", (1, None)),
     "--format": ("fmt", ("text", "json")),
 }
-DEFAULTS: dict[str, Any] = {
-    "memory": None,
-    "session": None,
-    "event": None,
-    "agent": None,
-    "all_refs": False,
-    "limit": None,
-    "fmt": "text",
-}
+DEFAULTS = quickargs.defaults(OPTIONS, fmt="text")
 
 
 def answer(args: list[str]) -> tuple[int, str, str] | None:
@@ -68,12 +60,7 @@ def answer(args: list[str]) -> tuple[int, str, str] | None:
 
     nonce = new_nonce()
     rev = "--all" if values["all_refs"] else "HEAD"
-    filters = {
-        "session": values["session"],
-        "event": values["event"],
-        "agent": values["agent"],
-        "limit": values["limit"],
-    }
+    filters = {name: values[name] for name in ("session", "event", "agent", "limit")}
     try:
         proc = start_git(root, log_args(nonce, rev=rev, **filters))
     except (ClmError, OSError):
