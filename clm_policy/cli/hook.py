@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from clm_policy.base.termsafe import echo
-from clm_policy.cli.options import memory_option, policy_option, profile_option
+from clm_policy.cli.options import memory_option, policy_option, profile_option, scope_options
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -45,14 +45,10 @@ def hook() -> None:
     is_flag=True,
     help="Merge the hooks and the status line into a settings.json, keeping everything else.",
 )
-@click.option(
-    "--project",
-    "scope",
-    flag_value="project",
-    default=True,
-    help="With --install: ./.claude/settings.json (the default).",
+@scope_options(
+    "With --install: ./.claude/settings.json (the default).",
+    "With --install: ~/.claude/settings.json.",
 )
-@click.option("--user", "scope", flag_value="user", help="With --install: ~/.claude/settings.json.")
 @click.option("--force", is_flag=True, help="With --install: replace another tool's status line.")
 @click.option(
     "--plugin",
