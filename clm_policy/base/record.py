@@ -43,15 +43,9 @@ class Record:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.FIELDS)
         return f"{type(self).__name__}({shown})"
 
-    def field_values(self) -> dict[str, Any]:
-        """The constructor fields by name."""
-        return {name: getattr(self, name) for name in self.FIELDS}
-
     def replace(self, **changes: Any) -> Self:
         """A copy with ``changes`` (field names of ``FIELDS`` only)."""
         unknown = set(changes) - set(self.FIELDS)
         if unknown:
             raise TypeError(f"{type(self).__name__} has no field {sorted(unknown)[0]!r}")
-        values = self.field_values()
-        values.update(changes)
-        return type(self)(**values)
+        return type(self)(**{name: getattr(self, name) for name in self.FIELDS} | changes)

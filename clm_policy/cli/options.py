@@ -69,9 +69,7 @@ def memory_option(
 
 
 def policy_option(
-    help_text: str = "Policy file, or the name of a bundled policy.",
-    *,
-    configured: bool = True,
+    help_text: str = "Policy file, or the name of a bundled policy.", *, configured: bool = True
 ) -> Callable[[F], F]:
     """``--policy/-p PATH|NAME``: the flag, $CLM_POLICY_POLICY, .clm-policy.yaml, ``default``.
 

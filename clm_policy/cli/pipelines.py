@@ -148,14 +148,7 @@ def handoff(
     source = _source()
     reply = _read_reply(reply_file, state_src) if reply_file is not None else None
     hand, done = byhand.handoff(
-        policy_ref,
-        memory,
-        source,
-        profile,
-        branch=branch,
-        push=push,
-        pr_body=pr_body,
-        reply=reply,
+        policy_ref, memory, source, profile, branch=branch, push=push, pr_body=pr_body, reply=reply
     )
     state, why = hand.state, hand.why
     request = _pull_request(memory, done, state.session_id, state.step_index, pr_body)

@@ -42,9 +42,7 @@ LAST_REPLY = 300  # characters of the openai agent's last answer shown after the
     "again: the endpoint and model are always yours, never the session's run.json].",
 )
 @click.option(
-    "--goal",
-    metavar="TEXT",
-    help="What the openai agent works on (required with --agent openai).",
+    "--goal", metavar="TEXT", help="What the openai agent works on (required with --agent openai)."
 )
 @click.option(
     "--done-marker",

@@ -34,11 +34,9 @@ def status(memory: str, session: str | None, fmt: str) -> int:
     rows = found.rows
     if fmt == "json":
         echo(json.dumps(rows if session is None else rows[0], indent=2))
-        return 0
-    if not rows:
+    elif not rows:
         echo(f"{memory}: no sessions yet (clm-policy run --memory {memory})")
-        return 0
-    if session is None:
+    elif session is None:
         _table(rows, memory)
     else:
         _one(rows[0], memory)
