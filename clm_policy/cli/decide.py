@@ -10,6 +10,7 @@ import click
 from clm_policy.base.errors import StateError
 from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import (
+    count_option,
     format_option,
     memory_option,
     policy_option,
@@ -28,30 +29,21 @@ from clm_policy.policy.cache import load_policy_cached
 @policy_option()
 @profile_option("Task profile (default: the state's, else the policy's default_profile).")
 @state_option()
-@click.option(
-    "--tokens",
-    "-t",
-    type=click.IntRange(min=0, max=MAX_COUNT),
-    metavar="N",
-    help="Shortcut: a state whose context holds N tokens.",
+@count_option(
+    "--tokens", "-t", high=MAX_COUNT, help="Shortcut: a state whose context holds N tokens."
 )
-@click.option(
-    "--window",
-    type=click.IntRange(min=1, max=MAX_COUNT),
-    metavar="N",
-    help="With --tokens: the model's context window.",
-)
-@click.option(
+@count_option("--window", low=1, high=MAX_COUNT, help="With --tokens: the model's context window.")
+@count_option(
     "--step",
-    type=click.IntRange(min=0, max=MAX_COUNT),
+    high=MAX_COUNT,
+    metavar=None,
     default=WITH_TOKENS["step"][1],
     show_default=True,
     help="With --tokens: steps taken in the session.",
 )
-@click.option(
+@count_option(
     "--last-compact-step",
-    type=click.IntRange(min=0, max=MAX_COUNT),
-    metavar="N",
+    high=MAX_COUNT,
     help="With --tokens: step of the last compaction (default: never).",
 )
 @click.option(

@@ -114,6 +114,13 @@ def memory_backend_option() -> Callable[[F], F]:
     )
 
 
+def count_option(
+    *decls: str, low: int = 0, high: int | None = None, metavar: str | None = "N", **attrs: Any
+) -> Callable[[F], F]:
+    """An option whose value is a whole number from ``low`` to ``high`` (None: unbounded)."""
+    return click.option(*decls, type=click.IntRange(min=low, max=high), metavar=metavar, **attrs)
+
+
 def session_option(help_text: str, *, required: bool = False) -> Callable[[F], F]:
     """``--session ID``: a session persisted in the memory repository."""
     return click.option("--session", required=required, metavar="ID", help=help_text)

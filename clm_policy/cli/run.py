@@ -13,6 +13,7 @@ import click
 from clm_policy.base.errors import shorten
 from clm_policy.base.termsafe import echo, terminal_safe
 from clm_policy.cli.options import (
+    count_option,
     format_option,
     memory_backend_option,
     memory_option,
@@ -63,24 +64,11 @@ LAST_REPLY = 300  # characters of the openai agent's last answer shown after the
 @memory_option("Memory repository; created if absent.", configured=False, default="clm-memory")
 @memory_backend_option()
 @click.option("--resume", metavar="SESSION", help="Continue a session this repository persisted.")
-@click.option(
-    "--max-steps",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="Stop after N steps [default: no limit; 20 with --agent openai].",
+@count_option(
+    "--max-steps", low=1, help="Stop after N steps [default: no limit; 20 with --agent openai]."
 )
-@click.option(
-    "--soft-compact",
-    type=click.IntRange(min=0),
-    metavar="TOKENS",
-    help="Override the profile's soft limit.",
-)
-@click.option(
-    "--hard-handoff",
-    type=click.IntRange(min=1),
-    metavar="TOKENS",
-    help="Override the profile's hard limit.",
-)
+@count_option("--soft-compact", metavar="TOKENS", help="Override the profile's soft limit.")
+@count_option("--hard-handoff", low=1, metavar="TOKENS", help="Override the profile's hard limit.")
 @click.option(
     "--continue-after-handoff/--stop-at-handoff",
     default=None,
