@@ -106,11 +106,7 @@ class ChatEndpointError(EndpointError):
 
 
 class ChatEndpoint:
-    """One OpenAI-compatible chat-completions endpoint: ``POST {base_url}/chat/completions``
-    with the key as ``Authorization: Bearer``, under a timeout, standard library only. Shared
-    by everything that talks to such an endpoint (the agent of
-    :mod:`clm_policy.loop.openai_agent`, the OpenAI summarizer of
-    :mod:`clm_policy.lifecycle.summarizers`).
+    """One OpenAI-compatible chat-completions endpoint (see the module docstring).
 
     ``base_url`` must have passed :func:`check_base_url`. A redirect is an error (the key goes
     only to the URL configured); a server on this machine is reached without a proxy. Every

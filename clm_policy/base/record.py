@@ -6,7 +6,7 @@ start-up, and each decorated class more on top. A class here lists its construct
 ``FIELDS`` and writes its own ``__init__``; :class:`Record` gives it what ``@dataclass`` would:
 ``==`` over ``COMPARED`` (default: all of ``FIELDS``), a matching ``hash`` for the immutable
 ones, a ``repr`` and :meth:`Record.replace`. Instances are treated as immutable unless the
-class says otherwise; nothing enforces it, as nothing did for the engine's plain data before.
+class says otherwise; nothing enforces it.
 """
 
 from __future__ import annotations

@@ -176,6 +176,13 @@ def echo(text: str = "", *, err: bool = False, nl: bool = True, lines: bool = Tr
     stream.flush()
 
 
+def echo_json(data: object) -> None:
+    """Print ``data`` as JSON indented by two: every command's ``--format json``."""
+    import json
+
+    echo(json.dumps(data, indent=2))
+
+
 def write_fd(fd: int, text: str, *, nl: bool = True, lines: bool = True) -> bool:
     """Write ``text`` (made :func:`terminal_safe`, UTF-8) and a newline to file descriptor
     ``fd`` — the quick paths' printer, below Python's text streams; False when the reader has

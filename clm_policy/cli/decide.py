@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
 
 from clm_policy.base.errors import StateError
-from clm_policy.base.termsafe import echo
+from clm_policy.base.termsafe import echo, echo_json
 from clm_policy.cli.options import (
     count_option,
     format_option,
@@ -128,7 +127,7 @@ def decide(
         explained = explanation.as_dict()
         del explained["decision"]
         payload["explain"] = explained
-        echo(json.dumps(payload, indent=2))
+        echo_json(payload)
         return 0
     except StateError as exc:
         raise resolved.locate(exc) from None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from clm_policy.base.errors import ClmError, Interrupted, UsageError
-from clm_policy.base.termsafe import echo
+from clm_policy.base.termsafe import echo, echo_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -110,15 +110,13 @@ def fail(args: Sequence[str], code: int, text: str, error: ClmError | None = Non
     if not wants_json(args):
         echo(text, err=True)
         return code
-    import json
-
     body: dict[str, object] = {"code": code, "message": text}
     if error is not None:
         body["message"] = error.message
         if error.location is not None:
             where = error.location
             body.update(file=where.file, line=where.line or None, col=where.col or None)
-    echo(json.dumps({"error": body}, indent=2))
+    echo_json({"error": body})
     return code
 
 

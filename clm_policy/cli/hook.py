@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from clm_policy.base.termsafe import echo
+from clm_policy.base.termsafe import echo, echo_json
 from clm_policy.cli.options import memory_option, policy_option, profile_option, scope_options
 
 if TYPE_CHECKING:
@@ -135,13 +135,11 @@ def codex(
       echo '{"hook_event_name": "PreCompact", ...}' | clm-policy hook codex
     """
     if print_settings:
-        import json
-
         from clm_policy.agents.hooks.claude_settings import executable
         from clm_policy.agents.hooks.codex import settings_snippet
         from clm_policy.agents.hooks.hook import warm_policy
 
-        echo(json.dumps(settings_snippet(executable()), indent=2))
+        echo_json(settings_snippet(executable()))
         warm_policy(os.getcwd())  # how Codex's hooks are set up: its first hook finds it compiled
         return 0
     from clm_policy.agents.hooks.codex import run_codex_hook

@@ -1,12 +1,7 @@
-"""``clm-policy``: the command group, and where its errors become exit codes.
-
-Exit codes (README, "Exit codes"): 0 success; 1 findings (lint, test); 2 bad input or usage
-(a file:line:col message, no traceback); 3 an internal error (a bug: please report it;
-CLM_POLICY_DEBUG=1 shows the traceback); 4 a decision awaits a person's confirmation (run);
-130 interrupted (Ctrl-C). With ``--format json`` an error is a JSON object on standard output
-(``{"error": {...}}``), so a program reading the output always gets JSON. Click's own errors
-are told here; the library's, and any other, by :mod:`clm_policy.cli.errors` (which the quick
-paths use too).
+"""``clm-policy``: the command group, and where its errors become exit codes (README, "Exit
+codes"; :mod:`clm_policy.cli.errors` says what each means, and 1 is findings of lint and test,
+4 a decision awaiting a person's confirmation in run). Click's own errors are told here; the
+library's, and any other, by :mod:`clm_policy.cli.errors` (which the quick paths use too).
 """
 
 from __future__ import annotations

@@ -3,12 +3,11 @@ commit it to the memory repository."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 import click
 
-from clm_policy.base.termsafe import echo
+from clm_policy.base.termsafe import echo, echo_json
 from clm_policy.cli.options import (
     format_option,
     memory_option,
@@ -155,7 +154,7 @@ def handoff(
     if fmt == "json":
         doc = handoff_json(hand, done)
         doc.update(pushed=push, push_attempts=done.push_attempts, pull_request=request)
-        echo(json.dumps({**doc, "seed": doc.pop("seed")}, indent=2))
+        echo_json({**doc, "seed": doc.pop("seed")})
         return 0
     echo(
         f"handed off session {state.session_id} at step {state.step_index} ({why.rule}): "

@@ -4,14 +4,13 @@ OpenAI-compatible endpoint), the policy, memory in git."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from clm_policy.base.errors import shorten
-from clm_policy.base.termsafe import echo, terminal_safe
+from clm_policy.base.termsafe import echo, echo_json, terminal_safe
 from clm_policy.cli.options import (
     count_option,
     format_option,
@@ -248,7 +247,7 @@ def _report(plan: RunPlan, done: RunDone, memory: str, fmt: str) -> int:
     confirmation, else 0."""
     pending = done.pending.as_dict() if done.pending is not None else None
     if fmt == "json":
-        echo(json.dumps(_as_json(plan, done, memory, pending), indent=2))
+        echo_json(_as_json(plan, done, memory, pending))
     else:
         _summary(done, memory, pending)
     return EXIT_NEEDS_CONFIRMATION if pending is not None else 0
