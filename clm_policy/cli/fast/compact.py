@@ -62,9 +62,7 @@ def answer(args: list[str]) -> int | None:
 
     try:  # what click's callbacks give (clm_policy.cli.options); a problem: click says it
         flag = values["memory"]  # click's envvar: taken as the flag, when there is none
-        if flag is None:
-            flag = os.environ.get(MEMORY_ENV) or None
-        memory = memory_path(flag)
+        memory = memory_path(os.environ.get(MEMORY_ENV) or None if flag is None else flag)
         policy_ref = setting("policy", values["policy_ref"]) or "default"
         profile = setting("profile", values["profile"])
     except ClmError:
