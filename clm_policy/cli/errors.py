@@ -83,9 +83,7 @@ def command_path(args: Sequence[str], commands: Sequence[str]) -> str:
     """The command ``args`` run (``clm-policy decide``, ``clm-policy hook codex``), read from
     the words before its options."""
     words = ["clm-policy"]
-    for arg in args:
-        if arg == "--" or arg.startswith("-"):
-            break
+    for arg in args:  # up to the first option or argument: no command's name starts with "-"
         named = (len(words) == 1 and arg in commands) or (
             words[1:] == ["hook"] and arg in HOOK_AGENTS
         )

@@ -1,5 +1,4 @@
-"""The command lines the quick paths answer without click (clm_policy.cli.fast.decide for
-``decide``, clm_policy.cli.fast.log for ``log``): a small parser of their option tables.
+"""The quick paths' parser of their option tables (see :mod:`clm_policy.cli.fast`).
 
 A table maps each option (long and short) to its destination and kind: ``"flag"``, ``"str"``,
 ``"multi"`` (repeatable), an int range ``(low, high)`` (``high`` None: unbounded), or a tuple

@@ -1,20 +1,14 @@
-"""``clm-policy compact --state FILE`` as one quick process: the common command line without
-click.
+"""``clm-policy compact --state FILE`` as one quick process (see :mod:`clm_policy.cli.fast`).
 
 A person, a script or an agent's hook compacts a session and waits for the process; click and
 the command group cost it more than the compaction's own work. So ``compact`` with a state
-file (or ``-`` for standard input) is run here, straight from :mod:`clm_policy.cli.entry`.
-This is the same command, not a second one: the options are :data:`OPTIONS`, which a test
-holds equal to the click command's (:mod:`clm_policy.cli.pipelines`) in names, value checks and
-defaults; their values are found as click's callbacks find them (the flag, the environment,
-``.clm-policy.yaml``: :mod:`clm_policy.config.project`); the library call is the one click's
-command makes (:func:`clm_policy.lifecycle.byhand.compact`) and the output is the same
-function's (:mod:`clm_policy.cli.outcomes`).
+file (or ``-`` for standard input) is run here: the options' values are found as click's
+callbacks find them (the flag, the environment, ``.clm-policy.yaml``:
+:mod:`clm_policy.config.project`), the library call is click's command's
+(:func:`clm_policy.lifecycle.byhand.compact`) and the output :mod:`clm_policy.cli.outcomes`'s.
 
-What this path does not take on — ``--help``, ``--session``, ``--transcript``, an option it
-does not know, a value click would refuse, a setting that cannot be read — it hands back
-(:func:`answer` returns None) before anything is written or printed, and click runs the
-command from the start. Once the compaction is asked for, a failure is told here, by the
+Handed back too, before anything is written or printed: ``--session``, ``--transcript``, a
+setting that cannot be read. Once the compaction is asked for, a failure is told here, by the
 function click's path tells it with (:func:`clm_policy.cli.errors.report`).
 """
 

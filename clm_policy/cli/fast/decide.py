@@ -1,17 +1,12 @@
-"""``clm-policy decide`` as one quick process: the common command lines without click.
+"""``clm-policy decide`` as one quick process (see :mod:`clm_policy.cli.fast`).
 
 A hook or a script asks for one decision per prompt, so ``decide --tokens N``, ``decide
---transcript PATH`` and ``decide --state FILE`` are answered here, straight from
-:mod:`clm_policy.cli.entry`, importing only what the answer needs: the configuration lookup,
-the resolver of the state's source, the compiled-policy cache and the engine. This is the same
-command, not a second one: the options are :data:`OPTIONS`, which a test holds equal to the
-click command's (:mod:`clm_policy.cli.decide`) in names, value checks and defaults; what they
-mean together — one source, the figures that go with ``--tokens`` — is the resolver's
-(:mod:`clm_policy.lifecycle.sources`), which both paths call; and the output is the same
-function's (:mod:`clm_policy.cli.render`). Whatever this path does not take on — ``--help``,
-``--explain``, ``--session``, an option it does not know, a value click would refuse, any
-error but one — it hands back (:func:`answer` returns None), and click runs the command from
-the start and reports it in its words (standard input, when read, is read once:
+--transcript PATH`` and ``decide --state FILE`` are answered here, importing only what the
+answer needs: the configuration lookup, the resolver of the state's source, the
+compiled-policy cache and the engine. What the options mean together — one source, the
+figures that go with ``--tokens`` — is the resolver's (:mod:`clm_policy.lifecycle.sources`),
+which both paths call; the output is :mod:`clm_policy.cli.render`'s. Handed back too:
+``--explain``, ``--session`` and any error but one (standard input, when read, is read once:
 :func:`clm_policy.lifecycle.sources.read_stdin`). The one error it keeps is a state that
 cannot be read (``--state``: not JSON, or not a SessionState): :func:`answer` raises it, and
 the program reports it as click's path would, with the same function

@@ -1,14 +1,12 @@
-"""``clm-policy log`` as one quick process: git starts first, Python's imports run meanwhile.
+"""``clm-policy log`` as one quick process (see :mod:`clm_policy.cli.fast`): git starts first,
+Python's imports run meanwhile.
 
 Reading the audit trail is one ``git log``; over 10,000 commits git takes tens of
-milliseconds, and so do loading click and the memory modules. Here, straight from
-:mod:`clm_policy.cli.entry`, the memory repository is found and git is started before anything
-else is imported, and the parsing and rendering (the same functions as the click command's:
-:class:`~clm_policy.memory.audit.LogReader`, :func:`~clm_policy.report.auditlog.render`) load
-while it runs. The options are :data:`OPTIONS`, held equal to the click command's by a test.
-Whatever this path does not take on — ``--help``, an option it does not know, a value click
-would refuse, a folder that is not plainly a memory repository — it hands back
-(:func:`answer` returns None), and click runs the command and reports it in its words.
+milliseconds, and so do loading click and the memory modules. Here the memory repository is
+found and git is started before anything else is imported, and the parsing and rendering (the
+same functions as the click command's: :class:`~clm_policy.memory.audit.LogReader`,
+:func:`~clm_policy.report.auditlog.render`) load while it runs. A folder that is not plainly a
+memory repository is handed back too.
 """
 
 from __future__ import annotations
