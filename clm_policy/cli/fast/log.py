@@ -49,10 +49,8 @@ def answer(args: list[str]) -> tuple[int, str, str] | None:
         root = memory_path(values["memory"])
     except ClmError:
         return None
-    if take_ignored():
-        return None  # an untrusted project file: click's path says what it ignored
-    if not _plainly_a_memory_repository(root):
-        return None  # click's path says what it is instead
+    if take_ignored() or not _plainly_a_memory_repository(root):
+        return None  # click's path says what it ignored (an untrusted project file), or what it is
     from clm_policy.memory.audit import log_args, new_nonce
     from clm_policy.memory.git.run import start_git
 
