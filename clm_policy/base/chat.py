@@ -20,8 +20,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping
-from email.message import Message as EmailMessage
-from typing import IO, Any
+from typing import Any
 
 from clm_policy.base.errors import EndpointError, InputError, quote, shorten
 
@@ -83,15 +82,7 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
     """A redirect is answered as the HTTP error it is: the request (and its key) goes only to
     the URL configured."""
 
-    def redirect_request(
-        self,
-        req: urllib.request.Request,
-        fp: IO[bytes],
-        code: int,
-        msg: str,
-        headers: EmailMessage,
-        newurl: str,
-    ) -> urllib.request.Request | None:
+    def redirect_request(self, *args: object, **kwargs: object) -> None:
         return None
 
 
@@ -106,11 +97,7 @@ class ChatEndpointError(EndpointError):
 
 
 class ChatEndpoint:
-    """One OpenAI-compatible chat-completions endpoint: ``POST {base_url}/chat/completions``
-    with the key as ``Authorization: Bearer``, under a timeout, standard library only. Shared
-    by everything that talks to such an endpoint (the agent of
-    :mod:`clm_policy.loop.openai_agent`, the OpenAI summarizer of
-    :mod:`clm_policy.lifecycle.summarizers`).
+    """One OpenAI-compatible chat-completions endpoint (see the module docstring).
 
     ``base_url`` must have passed :func:`check_base_url`. A redirect is an error (the key goes
     only to the URL configured); a server on this machine is reached without a proxy. Every

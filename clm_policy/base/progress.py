@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 from clm_policy.base.termsafe import terminal_safe
 
 if TYPE_CHECKING:
-    from types import TracebackType
     from typing import Self, TextIO
 
 INTERVAL = 0.1
@@ -51,12 +50,7 @@ class Progress:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def advance(self, steps: int = 1) -> None:

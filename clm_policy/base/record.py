@@ -6,7 +6,7 @@ start-up, and each decorated class more on top. A class here lists its construct
 ``FIELDS`` and writes its own ``__init__``; :class:`Record` gives it what ``@dataclass`` would:
 ``==`` over ``COMPARED`` (default: all of ``FIELDS``), a matching ``hash`` for the immutable
 ones, a ``repr`` and :meth:`Record.replace`. Instances are treated as immutable unless the
-class says otherwise; nothing enforces it, as nothing did for the engine's plain data before.
+class says otherwise; nothing enforces it.
 """
 
 from __future__ import annotations
@@ -43,15 +43,9 @@ class Record:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.FIELDS)
         return f"{type(self).__name__}({shown})"
 
-    def field_values(self) -> dict[str, Any]:
-        """The constructor fields by name."""
-        return {name: getattr(self, name) for name in self.FIELDS}
-
     def replace(self, **changes: Any) -> Self:
         """A copy with ``changes`` (field names of ``FIELDS`` only)."""
         unknown = set(changes) - set(self.FIELDS)
         if unknown:
             raise TypeError(f"{type(self).__name__} has no field {sorted(unknown)[0]!r}")
-        values = self.field_values()
-        values.update(changes)
-        return type(self)(**values)
+        return type(self)(**{name: getattr(self, name) for name in self.FIELDS} | changes)

@@ -49,9 +49,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
 
-FORMS = ("text", "json", "yaml", "xml")
-"""How an unsafe character is written, by the medium it is written in."""
-
 _SET = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
 """The unsafe characters but a newline and a tab (see the module docstring)."""
 _PATTERNS: dict[bool, re.Pattern[str]] = {}
@@ -71,8 +68,8 @@ _ASCII_UNSAFE = {
 def terminal_safe(text: str, *, lines: bool = True, form: str = "text") -> str:
     """``text`` with every unsafe character escaped and URL credentials masked (see the
     module docstring). ``lines``: a newline may stay (False: one line, ``\\n`` shown);
-    ``form``: ``text`` for people, or the syntax of a machine format the text is in
-    (:data:`FORMS`). Safe text comes back as it is, and the result of one call is safe."""
+    ``form``: ``text`` for people, or the syntax of a machine format the text is in (``json``,
+    ``yaml``, ``xml``). Safe text comes back as it is, and the result of one call is safe."""
     if "@" in text and "://" in text:  # ("@" first: one character is found the fastest)
         from clm_policy.base.credentials import mask_credentials
 
@@ -174,6 +171,13 @@ def echo(text: str = "", *, err: bool = False, nl: bool = True, lines: bool = Tr
         return
     stream.write(terminal_safe(text, lines=lines) + ("\n" if nl else ""))
     stream.flush()
+
+
+def echo_json(data: object) -> None:
+    """Print ``data`` as JSON indented by two: every command's ``--format json``."""
+    import json
+
+    echo(json.dumps(data, indent=2))
 
 
 def write_fd(fd: int, text: str, *, nl: bool = True, lines: bool = True) -> bool:

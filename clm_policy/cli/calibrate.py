@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from clm_policy.base.termsafe import echo
+from clm_policy.base.termsafe import echo, echo_json
 from clm_policy.cli.options import format_option, memory_option, policy_option, profile_option
 
 
@@ -79,7 +77,7 @@ def calibrate(
         data = found.as_dict()
         made = [e.__dict__ | {"location": str(e.location)} for e in edits or ()]
         data["written"] = made if target is not None else None
-        echo(json.dumps(data, indent=2))
+        echo_json(data)
     else:
         echo(calibration_text(found, edits, target), nl=False)
     return 0

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from clm_policy.base.errors import StateError
-from clm_policy.base.termsafe import echo
+from clm_policy.base.termsafe import echo, echo_json
 from clm_policy.cli.options import (
+    count_option,
     format_option,
     memory_option,
     policy_option,
@@ -22,41 +22,27 @@ from clm_policy.cli.render import from_transcript, render, render_explanation, t
 from clm_policy.lifecycle.sources import WITH_TOKENS, Request, check, resolve
 from clm_policy.models.enums import MAX_COUNT, TaskStatus
 from clm_policy.policy.cache import load_policy_cached
-from clm_policy.policy.engine import Policy
-
-if TYPE_CHECKING:
-    from clm_policy.models.state import StateLike
-    from clm_policy.transcripts.reading import TranscriptReading
 
 
 @click.command()
 @policy_option()
 @profile_option("Task profile (default: the state's, else the policy's default_profile).")
 @state_option()
-@click.option(
-    "--tokens",
-    "-t",
-    type=click.IntRange(min=0, max=MAX_COUNT),
-    metavar="N",
-    help="Shortcut: a state whose context holds N tokens.",
+@count_option(
+    "--tokens", "-t", high=MAX_COUNT, help="Shortcut: a state whose context holds N tokens."
 )
-@click.option(
-    "--window",
-    type=click.IntRange(min=1, max=MAX_COUNT),
-    metavar="N",
-    help="With --tokens: the model's context window.",
-)
-@click.option(
+@count_option("--window", low=1, high=MAX_COUNT, help="With --tokens: the model's context window.")
+@count_option(
     "--step",
-    type=click.IntRange(min=0, max=MAX_COUNT),
+    high=MAX_COUNT,
+    metavar=None,
     default=WITH_TOKENS["step"][1],
     show_default=True,
     help="With --tokens: steps taken in the session.",
 )
-@click.option(
+@count_option(
     "--last-compact-step",
-    type=click.IntRange(min=0, max=MAX_COUNT),
-    metavar="N",
+    high=MAX_COUNT,
     help="With --tokens: step of the last compaction (default: never).",
 )
 @click.option(
@@ -123,49 +109,25 @@ def decide(
     context_window, window_source; with --transcript also context_estimated and transcript
     (format, path, warnings); with --explain also "explain" (rules and guards).
     """
-    request = Request(
-        state=state_src,
-        tokens=tokens,
-        session=session,
-        transcript=transcript,
-        transcript_format=transcript_format,
-        window=window,
-        step=step,
-        last_compact_step=last_compact_step,
-        status=status,
-        signals=signals,
-        memory=memory,
-    )
+    request = Request.of(click.get_current_context().params)
     check(request)
     policy = load_policy_cached(policy_ref)
     resolved = resolve(request)
+    state, reading = resolved.state, resolved.reading
     try:
-        return _decide(policy, resolved.state, profile, force, explain, fmt, resolved.reading)
+        if not explain:
+            echo(render(policy.decide(state, profile, force=force), fmt, reading))
+            return 0
+        explanation = policy.explain(state, profile, force=force)
+        if fmt != "json":
+            echo(render_explanation(explanation) + transcript_note(reading))
+            return 0
+        payload: dict[str, Any] = explanation.decision.as_dict()
+        payload.update(from_transcript(reading))
+        explained = explanation.as_dict()
+        del explained["decision"]
+        payload["explain"] = explained
+        echo_json(payload)
+        return 0
     except StateError as exc:
         raise resolved.locate(exc) from None
-
-
-def _decide(
-    policy: Policy,
-    state: StateLike,
-    profile: str | None,
-    force: bool,
-    explain: bool,
-    fmt: str,
-    reading: TranscriptReading | None = None,
-) -> int:
-    if explain:
-        explanation = policy.explain(state, profile, force=force)
-        payload: dict[str, Any] = explanation.decision.as_dict()
-        if fmt == "json":
-            payload.update(from_transcript(reading))
-            explained = explanation.as_dict()
-            del explained["decision"]
-            payload["explain"] = explained
-            echo(json.dumps(payload, indent=2))
-        else:
-            echo(render_explanation(explanation) + transcript_note(reading))
-        return 0
-    decision = policy.decide(state, profile, force=force)
-    echo(render(decision, fmt, reading))
-    return 0

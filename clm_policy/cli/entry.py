@@ -18,6 +18,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import signal
+    from collections.abc import Callable
     from typing import NoReturn
 else:  # the C module itself: `signal` wraps it in enums, which costs start-up time
     import _signal as signal
@@ -73,16 +74,9 @@ def main() -> None:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     if sys.argv[1:2] == ["statusline"]:
         _statusline()
-    if sys.argv[1:] == ["hook", "claude-code"]:
-        _claude_code_hook()
-    if sys.argv[1:] == ["hook", "claude-code", "--engine"]:
-        _claude_code_engine()
-    if sys.argv[1:2] == ["decide"]:
-        _decide()
-    if sys.argv[1:2] == ["log"]:
-        _log()
-    if sys.argv[1:2] == ["compact"]:
-        _compact()
+    quick = _QUICK.get(tuple(sys.argv[1:2])) or _QUICK.get(tuple(sys.argv[1:]))
+    if quick is not None:
+        _quickly(*quick)
     from clm_policy.cli.main import run
 
     if not _IGNORED:
@@ -108,27 +102,35 @@ def _statusline() -> None:
     _finish(0)
 
 
+def _quickly(path: Callable[[], None], say: bool) -> None:
+    """Run the quick ``path``, Ctrl-C from now on an exception its writes clean up after and
+    exit 130 (``say``: with a line on standard error; a hook's agent reads none). It returns
+    when click should run the command instead."""
+    if not _IGNORED:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        path()
+    except KeyboardInterrupt:
+        if say:
+            os.write(2, b"clm-policy: interrupted\n")
+        sys.exit(EXIT_INTERRUPTED)
+
+
 def _decide() -> None:
     """``clm-policy decide`` on its common command lines, without click (hooks and scripts
     ask for a decision per prompt). It returns when click should run the command instead:
     for anything else, and for every error but a state that cannot be read, which it reports
     as click's path does (see clm_policy.cli.fast.decide)."""
-    if not _IGNORED:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
     from clm_policy.base.errors import ClmError
+    from clm_policy.base.termsafe import write_fd
+    from clm_policy.cli.fast.decide import answer
 
     args = sys.argv[2:]
     try:
-        from clm_policy.base.termsafe import write_fd
-        from clm_policy.cli.fast.decide import answer
-
         text = answer(args)
         if text is None:
             return
         write_fd(1, text)
-    except KeyboardInterrupt:
-        os.write(2, b"clm-policy: interrupted\n")
-        sys.exit(EXIT_INTERRUPTED)
     except ClmError as exc:
         from clm_policy.cli import errors
 
@@ -141,38 +143,26 @@ def _decide() -> None:
 def _log() -> None:
     """``clm-policy log`` with git started before the rest is imported (see
     clm_policy.cli.fast.log); returns when click should run the command instead."""
-    if not _IGNORED:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        from clm_policy.base.termsafe import write_fd
-        from clm_policy.cli.fast.log import answer
+    from clm_policy.base.termsafe import write_fd
+    from clm_policy.cli.fast.log import answer
 
-        done = answer(sys.argv[2:])
-        if done is None:
-            return
-        status, out, err = done
-        if out and not write_fd(1, out):
-            _finish(0)
-        if err:
-            write_fd(2, err)
-    except KeyboardInterrupt:
-        os.write(2, b"clm-policy: interrupted\n")
-        sys.exit(EXIT_INTERRUPTED)
+    done = answer(sys.argv[2:])
+    if done is None:
+        return
+    status, out, err = done
+    if out and not write_fd(1, out):
+        _finish(0)
+    if err:
+        write_fd(2, err)
     _finish(status)
 
 
 def _compact() -> None:
     """``clm-policy compact --state FILE`` without click (see clm_policy.cli.fast.compact);
     returns, having written and printed nothing, when click should run the command instead."""
-    if not _IGNORED:  # a compaction writes: Ctrl-C is an exception the write path cleans up
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        from clm_policy.cli.fast.compact import answer
+    from clm_policy.cli.fast.compact import answer
 
-        code = answer(sys.argv[2:])
-    except KeyboardInterrupt:  # (while reading the settings: nothing was written)
-        os.write(2, b"clm-policy: interrupted\n")
-        sys.exit(EXIT_INTERRUPTED)
+    code = answer(sys.argv[2:])
     if code is not None:
         _finish(code)
 
@@ -181,15 +171,11 @@ def _claude_code_engine() -> None:
     """``clm-policy hook claude-code --engine`` without click: the plugin's engine module runs
     it after every turn. It always answers one JSON line and exits 0 (a problem is an
     ``idle`` answer and a line in the hook log)."""
-    if not _IGNORED:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         from clm_policy.agents.hooks.engine import engine_main
         from clm_policy.base.termsafe import write_fd
 
         write_fd(1, engine_main())
-    except KeyboardInterrupt:
-        sys.exit(EXIT_INTERRUPTED)
     except OSError:  # Claude Code stopped reading: nothing more to say
         pass
     _finish(0)
@@ -199,8 +185,6 @@ def _claude_code_hook() -> None:
     """``clm-policy hook claude-code`` (no options) without click: Claude Code runs it on every
     prompt. Like the command, it never fails the agent: the library answers every problem with
     nothing (exit 0) and a line in the hook log."""
-    if not _IGNORED:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         from clm_policy.agents.hooks.call import MAX_INPUT
         from clm_policy.agents.hooks.claude_code import run_claude_hook
@@ -214,8 +198,17 @@ def _claude_code_hook() -> None:
                 write_fd(1, reply.stdout)
             if reply.stderr:
                 write_fd(2, reply.stderr)
-    except KeyboardInterrupt:
-        sys.exit(EXIT_INTERRUPTED)
     except OSError:  # Claude Code stopped reading: nothing more to say
         _finish(0)
     _finish(reply.exit_code)
+
+
+# The quick paths by their command line (its first word, or all of it), and whether an
+# interrupt says so on standard error.
+_QUICK: dict[tuple[str, ...], tuple[Callable[[], None], bool]] = {
+    ("decide",): (_decide, True),
+    ("log",): (_log, True),
+    ("compact",): (_compact, True),
+    ("hook", "claude-code"): (_claude_code_hook, False),
+    ("hook", "claude-code", "--engine"): (_claude_code_engine, False),
+}

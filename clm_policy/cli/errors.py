@@ -14,14 +14,13 @@ from __future__ import annotations
 import os
 
 from clm_policy.base.errors import ClmError, Interrupted, UsageError
-from clm_policy.base.termsafe import echo
+from clm_policy.base.termsafe import echo, echo_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
 EXIT_OK = 0
-EXIT_FINDINGS = 1
 EXIT_INPUT = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
@@ -84,9 +83,7 @@ def command_path(args: Sequence[str], commands: Sequence[str]) -> str:
     """The command ``args`` run (``clm-policy decide``, ``clm-policy hook codex``), read from
     the words before its options."""
     words = ["clm-policy"]
-    for arg in args:
-        if arg == "--" or arg.startswith("-"):
-            break
+    for arg in args:  # up to the first option or argument: no command's name starts with "-"
         named = (len(words) == 1 and arg in commands) or (
             words[1:] == ["hook"] and arg in HOOK_AGENTS
         )
@@ -111,15 +108,13 @@ def fail(args: Sequence[str], code: int, text: str, error: ClmError | None = Non
     if not wants_json(args):
         echo(text, err=True)
         return code
-    import json
-
     body: dict[str, object] = {"code": code, "message": text}
     if error is not None:
         body["message"] = error.message
         if error.location is not None:
             where = error.location
             body.update(file=where.file, line=where.line or None, col=where.col or None)
-    echo(json.dumps({"error": body}, indent=2))
+    echo_json({"error": body})
     return code
 
 

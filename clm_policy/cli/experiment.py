@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from clm_policy.base.termsafe import echo
+from clm_policy.base.termsafe import echo, echo_json
 from clm_policy.cli.options import format_option
 
 
@@ -99,7 +97,7 @@ def experiment(
         if temporary:
             done.workdir = ""  # removed below
         if fmt == "json":
-            echo(json.dumps(render_json(done, figs), indent=2))
+            echo_json(render_json(done, figs))
         else:
             echo(render_text(done, figs), nl=False)
             if html_path is not None:

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from clm_policy.base.termsafe import echo
-from clm_policy.cli.options import memory_option, policy_option, profile_option
+from clm_policy.base.termsafe import echo, echo_json
+from clm_policy.cli.options import memory_option, policy_option, profile_option, scope_options
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -45,14 +45,10 @@ def hook() -> None:
     is_flag=True,
     help="Merge the hooks and the status line into a settings.json, keeping everything else.",
 )
-@click.option(
-    "--project",
-    "scope",
-    flag_value="project",
-    default=True,
-    help="With --install: ./.claude/settings.json (the default).",
+@scope_options(
+    "With --install: ./.claude/settings.json (the default).",
+    "With --install: ~/.claude/settings.json.",
 )
-@click.option("--user", "scope", flag_value="user", help="With --install: ~/.claude/settings.json.")
 @click.option("--force", is_flag=True, help="With --install: replace another tool's status line.")
 @click.option(
     "--plugin",
@@ -139,13 +135,11 @@ def codex(
       echo '{"hook_event_name": "PreCompact", ...}' | clm-policy hook codex
     """
     if print_settings:
-        import json
-
         from clm_policy.agents.hooks.claude_settings import executable
         from clm_policy.agents.hooks.codex import settings_snippet
         from clm_policy.agents.hooks.hook import warm_policy
 
-        echo(json.dumps(settings_snippet(executable()), indent=2))
+        echo_json(settings_snippet(executable()))
         warm_policy(os.getcwd())  # how Codex's hooks are set up: its first hook finds it compiled
         return 0
     from clm_policy.agents.hooks.codex import run_codex_hook

@@ -64,12 +64,8 @@ def lint(
         check_output(output)
     targets = list(paths) or _default_targets()
     report = lint_paths(targets)
-    if fmt == "sarif":
-        rendered = sarif(report, __version__)
-    else:
-        rendered = {"text": formats.text, "json": formats.as_json, "github": formats.github}[fmt](
-            report
-        )
+    renderers = {"text": formats.text, "json": formats.as_json, "github": formats.github}
+    rendered = sarif(report, __version__) if fmt == "sarif" else renderers[fmt](report)
     if output is not None:
         write_report(output, rendered)
     else:

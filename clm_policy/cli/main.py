@@ -1,28 +1,18 @@
-"""``clm-policy``: the command group, and where its errors become exit codes.
-
-Exit codes (README, "Exit codes"): 0 success; 1 findings (lint, test); 2 bad input or usage
-(a file:line:col message, no traceback); 3 an internal error (a bug: please report it;
-CLM_POLICY_DEBUG=1 shows the traceback); 4 a decision awaits a person's confirmation (run);
-130 interrupted (Ctrl-C). With ``--format json`` an error is a JSON object on standard output
-(``{"error": {...}}``), so a program reading the output always gets JSON. Click's own errors
-are told here; the library's, and any other, by :mod:`clm_policy.cli.errors` (which the quick
-paths use too).
+"""``clm-policy``: the command group, and where its errors become exit codes (README, "Exit
+codes"; :mod:`clm_policy.cli.errors` says what each means, and 1 is findings of lint and test,
+4 a decision awaiting a person's confirmation in run). Click's own errors are told here; the
+library's, and any other, by :mod:`clm_policy.cli.errors` (which the quick paths use too).
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 
 import click
 
 from clm_policy.base.termsafe import echo
 from clm_policy.cli import errors
-from clm_policy.cli.errors import (
-    EXIT_INPUT,
-    EXIT_OK,
-    warn_ignored,
-)
+from clm_policy.cli.errors import EXIT_INPUT, EXIT_OK, warn_ignored
 
 # Each command lives in its own module, imported only when that command runs: a one-shot
 # `decide` does not pay for the others, and `clm-policy --help` lists them from SUMMARIES.
@@ -215,33 +205,28 @@ def _run(args: list[str]) -> int:
             return errors.report(args, interrupt, tuple(COMMANDS))
         return errors.fail(args, EXIT_INPUT, "clm-policy: aborted")
     except click.exceptions.NoArgsIsHelpError as exc:
-        import io
-
-        shown = io.StringIO()  # `clm-policy` alone: the help, as a usage error
-        exc.show(file=shown)
-        echo(shown.getvalue(), err=True, nl=False)
-        return EXIT_INPUT
+        return _show(exc, EXIT_INPUT)  # `clm-policy` alone: the help, as a usage error
     except click.UsageError as exc:
         message = exc.format_message()
         if errors.wants_json(args):
             return errors.fail(args, EXIT_INPUT, message)
-        path = exc.ctx.command_path if exc.ctx is not None else command_path(args)
+        path = exc.ctx.command_path if exc.ctx else errors.command_path(args, tuple(COMMANDS))
         return errors.fail(args, EXIT_INPUT, errors.usage_line(path, message))
     except click.ClickException as exc:
         code = EXIT_INPUT if exc.exit_code == 2 else exc.exit_code
         if errors.wants_json(args):
             return errors.fail(args, code, exc.format_message())
-        import io
-
-        shown = io.StringIO()  # click's words (usage, hint, error), through the one printer
-        exc.show(file=shown)
-        echo(shown.getvalue(), err=True, nl=False)
-        return code
+        return _show(exc, code)
     except Exception as exc:  # the library's errors and any other: clm_policy.cli.errors
         return errors.report(args, exc, tuple(COMMANDS))
     return result if isinstance(result, int) else EXIT_OK
 
 
-def command_path(args: Sequence[str]) -> str:
-    """The command ``args`` run (``clm-policy decide``, ``clm-policy hook codex``)."""
-    return errors.command_path(args, tuple(COMMANDS))
+def _show(exc: click.ClickException, code: int) -> int:
+    """Print click's words for ``exc`` (usage, hint, error) through the one printer."""
+    import io
+
+    shown = io.StringIO()
+    exc.show(file=shown)
+    echo(shown.getvalue(), err=True, nl=False)
+    return code

@@ -9,6 +9,7 @@ import click
 
 from clm_policy.base.errors import InputError
 from clm_policy.base.termsafe import echo
+from clm_policy.cli.options import scope_options
 
 
 @click.command()
@@ -17,18 +18,9 @@ from clm_policy.base.termsafe import echo
     is_flag=True,
     help="Register the server with Claude Code (merged into its file, keeping the others).",
 )
-@click.option(
-    "--project",
-    "scope",
-    flag_value="project",
-    default=True,
-    help="With --install: ./.mcp.json, this project's servers (the default).",
-)
-@click.option(
-    "--user",
-    "scope",
-    flag_value="user",
-    help="With --install: ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json), every project's.",
+@scope_options(
+    "With --install: ./.mcp.json, this project's servers (the default).",
+    "With --install: ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json), every project's.",
 )
 def mcp(install: bool, scope: str) -> int:
     """Serve clm-policy's tools to the agent over MCP (standard input and output).

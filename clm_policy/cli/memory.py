@@ -241,9 +241,8 @@ def show(memory: str, ref: str) -> int:
 
     check_name("commit or path", ref)
     with MemoryRepo(memory) as repo:
-        commit = None
-        if not ref.startswith(("sessions/", "manifests/", "topics/")):
-            commit = repo.resolve_commit(ref)
+        named_path = ref.startswith(("sessions/", "manifests/", "topics/"))
+        commit = None if named_path else repo.resolve_commit(ref)
         if commit is None:
             if "/" not in ref and not ref.endswith(".md"):
                 raise InputError(f"{memory}: no commit or file named {ref!r}")

@@ -37,6 +37,20 @@ def _profile(_ctx: click.Context, _param: click.Parameter, value: str | None) ->
     return setting("profile", value)
 
 
+def _option(
+    decls: tuple[str, ...],
+    configured: bool,
+    envvar: str,
+    callback: Callable[..., Any],
+    **attrs: Any,
+) -> Callable[[F], F]:
+    """``click.option(*decls, **attrs)``; when ``configured``, also read from ``envvar`` and
+    completed by ``callback`` (the project's setting, else the default)."""
+    if configured:
+        attrs.update(envvar=envvar, show_envvar=True, callback=callback)
+    return click.option(*decls, **attrs)
+
+
 def memory_option(
     help_text: str = "The memory repository (made by `clm-policy init`).",
     *,
@@ -47,63 +61,33 @@ def memory_option(
 
     ``configured=False`` for a command that resolves the repository itself (``run``: its own
     ``default``; the hooks: the project's): no environment variable, no project file."""
-    if not configured:
-        return click.option(
-            "--memory",
-            "-m",
-            "memory",
-            default=default,
-            show_default=default is not None,
-            metavar="DIR",
-            help=help_text,
-        )
-    return click.option(
-        "--memory",
-        "-m",
-        "memory",
-        envvar=MEMORY_ENV,
-        show_envvar=True,
-        callback=_memory,
-        metavar="DIR",
-        help=f"{help_text} [default: the project's (.clm-policy.yaml), else ./{DEFAULT_MEMORY}]",
-    )
+    if configured:
+        help_text += f" [default: the project's (.clm-policy.yaml), else ./{DEFAULT_MEMORY}]"
+    shown = {} if configured else {"default": default, "show_default": default is not None}
+    decls = ("--memory", "-m", "memory")
+    return _option(decls, configured, MEMORY_ENV, _memory, metavar="DIR", help=help_text, **shown)
 
 
 def policy_option(
-    help_text: str = "Policy file, or the name of a bundled policy.",
-    *,
-    configured: bool = True,
+    help_text: str = "Policy file, or the name of a bundled policy.", *, configured: bool = True
 ) -> Callable[[F], F]:
     """``--policy/-p PATH|NAME``: the flag, $CLM_POLICY_POLICY, .clm-policy.yaml, ``default``.
 
     ``configured=False``: the flag alone (None when not given), for a command that picks the
     policy itself (``run --resume`` takes the session's)."""
-    if not configured:
-        return click.option("--policy", "-p", "policy_ref", metavar="PATH|NAME", help=help_text)
-    return click.option(
-        "--policy",
-        "-p",
-        "policy_ref",
-        envvar="CLM_POLICY_POLICY",
-        show_envvar=True,
-        callback=_policy,
-        metavar="PATH|NAME",
-        help=f"{help_text} [default: the project's (.clm-policy.yaml), else default]",
+    if configured:
+        help_text += " [default: the project's (.clm-policy.yaml), else default]"
+    decls = ("--policy", "-p", "policy_ref")
+    return _option(
+        decls, configured, "CLM_POLICY_POLICY", _policy, metavar="PATH|NAME", help=help_text
     )
 
 
 def profile_option(help_text: str, *, configured: bool = True) -> Callable[[F], F]:
     """``--profile NAME``: the flag, $CLM_POLICY_PROFILE, .clm-policy.yaml, else as described
     (``configured=False``: the flag alone, None when not given)."""
-    if not configured:
-        return click.option("--profile", metavar="NAME", help=help_text)
-    return click.option(
-        "--profile",
-        envvar="CLM_POLICY_PROFILE",
-        show_envvar=True,
-        callback=_profile,
-        metavar="NAME",
-        help=help_text,
+    return _option(
+        ("--profile",), configured, "CLM_POLICY_PROFILE", _profile, metavar="NAME", help=help_text
     )
 
 
@@ -118,16 +102,23 @@ def _memory_backend(_ctx: click.Context, _param: click.Parameter, value: str | N
 def memory_backend_option() -> Callable[[F], F]:
     """``--memory-backend file|mem0|hybrid``: the flag, $CLM_POLICY_MEMORY_BACKEND, the
     project's ``memory.backend``, else ``file``."""
-    return click.option(
-        "--memory-backend",
+    return _option(
+        ("--memory-backend",),
+        True,
+        "CLM_POLICY_MEMORY_BACKEND",
+        _memory_backend,
         type=click.Choice(["file", "mem0", "hybrid"]),
-        envvar="CLM_POLICY_MEMORY_BACKEND",
-        show_envvar=True,
-        callback=_memory_backend,
         help="Where memory goes besides the audit trail: file (the git repository), mem0 "
         "(pip install 'clm-policy[mem0]'; its model: CLM_POLICY_MEM0_BASE_URL, ...) or hybrid "
         "(both; git first) [default: the project's memory.backend, else file].",
     )
+
+
+def count_option(
+    *decls: str, low: int = 0, high: int | None = None, metavar: str | None = "N", **attrs: Any
+) -> Callable[[F], F]:
+    """An option whose value is a whole number from ``low`` to ``high`` (None: unbounded)."""
+    return click.option(*decls, type=click.IntRange(min=low, max=high), metavar=metavar, **attrs)
 
 
 def session_option(help_text: str, *, required: bool = False) -> Callable[[F], F]:
@@ -169,6 +160,18 @@ def output_option(help_text: str, *, writable: bool = False) -> Callable[[F], F]
         metavar="FILE",
         help=help_text,
     )
+
+
+def scope_options(project: str, user: str) -> Callable[[F], F]:
+    """``--project`` (the default) or ``--user``: with ``--install``, whose settings file."""
+
+    def add(command: F) -> F:
+        command = click.option("--user", "scope", flag_value="user", help=user)(command)
+        return click.option("--project", "scope", flag_value="project", default=True, help=project)(
+            command
+        )
+
+    return add
 
 
 TRANSCRIPT_FORMATS = ("auto", "claude-code", "codex", "openai")

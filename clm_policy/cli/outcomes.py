@@ -6,9 +6,7 @@ that both print the same. Nothing here imports click.
 
 from __future__ import annotations
 
-import json
-
-from clm_policy.base.termsafe import echo
+from clm_policy.base.termsafe import echo, echo_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,28 +33,25 @@ def show_compact(
     result = done.result
     assert result.recall is not None
     if fmt == "json":
-        echo(
-            json.dumps(
-                {
-                    "event": "compact",
-                    "commit": done.commit,
-                    "session": state.session_id,
-                    "step": state.step_index,
-                    "rule": why.rule,
-                    "path": done.path,
-                    "context_before": result.context_before,
-                    "context_after": result.context_after,
-                    "messages_kept": len(result.messages) - 1,
-                    "redactions": done.redactions,
-                    "summarizer": result.summarizer_trailer,
-                    # a model's summary measured against facts it did not pick; the
-                    # deterministic summary is built from them: only what it kept is said
-                    "recall": None if _ours(result) else recall_json(result.recall),
-                    "kept": recall_json(result.recall) if _ours(result) else None,
-                    "state": result.state.as_dict(),
-                },
-                indent=2,
-            )
+        echo_json(
+            {
+                "event": "compact",
+                "commit": done.commit,
+                "session": state.session_id,
+                "step": state.step_index,
+                "rule": why.rule,
+                "path": done.path,
+                "context_before": result.context_before,
+                "context_after": result.context_after,
+                "messages_kept": len(result.messages) - 1,
+                "redactions": done.redactions,
+                "summarizer": result.summarizer_trailer,
+                # a model's summary measured against facts it did not pick; the
+                # deterministic summary is built from them: only what it kept is said
+                "recall": None if _ours(result) else recall_json(result.recall),
+                "kept": recall_json(result.recall) if _ours(result) else None,
+                "state": result.state.as_dict(),
+            }
         )
         return 0
     echo(
@@ -93,18 +88,15 @@ def committed_already(hand: ByHand, done: Committed, fmt: str) -> int:
     """A compaction at a position already committed: say so, commit nothing (exit 0)."""
     state = hand.state
     if fmt == "json":
-        echo(
-            json.dumps(
-                {
-                    "event": "compact",
-                    "commit": done.commit,
-                    "committed": False,
-                    "session": state.session_id,
-                    "step": state.step_index,
-                    "context_tokens": state.tokens.context_tokens,
-                },
-                indent=2,
-            )
+        echo_json(
+            {
+                "event": "compact",
+                "commit": done.commit,
+                "committed": False,
+                "session": state.session_id,
+                "step": state.step_index,
+                "context_tokens": state.tokens.context_tokens,
+            }
         )
         return 0
     echo(
@@ -135,7 +127,7 @@ def verify_failed(hand: ByHand, done: HandoffOutcome, fmt: str) -> int:
         doc.pop("manifest")
         doc["rationale"] = why.rationale
         doc["recall"] = recall_json(done.agent_recall)
-        echo(json.dumps({**doc, "seed": doc.pop("seed")}, indent=2))
+        echo_json({**doc, "seed": doc.pop("seed")})
         return 0
     echo(
         f"compaction of session {state.session_id} at step {state.step_index} not committed: "

@@ -3,12 +3,11 @@ commit it to the memory repository."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 import click
 
-from clm_policy.base.termsafe import echo
+from clm_policy.base.termsafe import echo, echo_json
 from clm_policy.cli.options import (
     format_option,
     memory_option,
@@ -36,24 +35,12 @@ def _options(command: F) -> F:
     return memory_option()(command)
 
 
-def _source(
-    state_src: str | None,
-    session: str | None,
-    transcript: str | None,
-    transcript_format: str,
-    memory: str,
-) -> Request:
+def _source() -> Request:
     """Where the state comes from: exactly one of --state, --session and --transcript
     (checked by the library's resolver, clm_policy.lifecycle.sources)."""
     from clm_policy.lifecycle.sources import Request
 
-    return Request(
-        state=state_src,
-        session=session,
-        transcript=transcript,
-        transcript_format=transcript_format,
-        memory=memory,
-    )
+    return Request.of(click.get_current_context().params)
 
 
 @click.command()
@@ -92,7 +79,7 @@ def compact(
     """
     from clm_policy.lifecycle import byhand
 
-    source = _source(state_src, session, transcript, transcript_format, memory)
+    source = _source()
     hand, done = byhand.compact(policy_ref, memory, source, profile, summarizer=summarizer)
     return show_compact(hand, done, fmt, memory)
 
@@ -157,24 +144,17 @@ def handoff(
 
     if pr_body is not None and not branch:
         raise click.UsageError("--pr-body needs --branch: a pull request needs a branch of its own")
-    source = _source(state_src, session, transcript, transcript_format, memory)
+    source = _source()
     reply = _read_reply(reply_file, state_src) if reply_file is not None else None
     hand, done = byhand.handoff(
-        policy_ref,
-        memory,
-        source,
-        profile,
-        branch=branch,
-        push=push,
-        pr_body=pr_body,
-        reply=reply,
+        policy_ref, memory, source, profile, branch=branch, push=push, pr_body=pr_body, reply=reply
     )
     state, why = hand.state, hand.why
     request = _pull_request(memory, done, state.session_id, state.step_index, pr_body)
     if fmt == "json":
         doc = handoff_json(hand, done)
         doc.update(pushed=push, push_attempts=done.push_attempts, pull_request=request)
-        echo(json.dumps({**doc, "seed": doc.pop("seed")}, indent=2))
+        echo_json({**doc, "seed": doc.pop("seed")})
         return 0
     echo(
         f"handed off session {state.session_id} at step {state.step_index} ({why.rule}): "

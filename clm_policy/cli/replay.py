@@ -6,7 +6,7 @@ import json
 
 import click
 
-from clm_policy.base.termsafe import echo
+from clm_policy.base.termsafe import echo, echo_json
 from clm_policy.cli.options import format_option, memory_option, policy_option, profile_option
 
 
@@ -75,7 +75,7 @@ def replay(
         if fmt == "json":  # the text report lists them; JSON lists them, and so does stderr
             for skipped in found.skipped:
                 echo(f"clm-policy: skipping {skipped.message}", err=True)
-            echo(json.dumps(found.as_dict(), indent=2))
+            echo_json(found.as_dict())
         else:
             echo(transcripts_text(found), nl=False)
         return 0

@@ -10,6 +10,7 @@ import click
 
 from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option, memory_option, policy_option, session_option
+from clm_policy.cli.report_file import check_output, write_report
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -74,7 +75,6 @@ def report(memory: str, session: str | None, policy_ref: str, output: str) -> in
       clm-policy report --memory clm-memory -o report.html
       clm-policy report --memory clm-memory --session demo -o demo.html
     """
-    from clm_policy.cli.report_file import check_output, write_report
     from clm_policy.report.html import render
 
     if output != "-":
@@ -129,7 +129,6 @@ def export(
       clm-policy export --memory clm-memory --format csv --table sessions
       clm-policy export --memory clm-memory --format json -o history.json
     """
-    from clm_policy.cli.report_file import check_output, write_report
     from clm_policy.report.export import as_csv, as_json
 
     if table is not None and fmt == "json":

@@ -4,15 +4,15 @@ OpenAI-compatible endpoint), the policy, memory in git."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from clm_policy.base.errors import shorten
-from clm_policy.base.termsafe import echo, terminal_safe
+from clm_policy.base.termsafe import echo, echo_json, terminal_safe
 from clm_policy.cli.options import (
+    count_option,
     format_option,
     memory_backend_option,
     memory_option,
@@ -42,9 +42,7 @@ LAST_REPLY = 300  # characters of the openai agent's last answer shown after the
     "again: the endpoint and model are always yours, never the session's run.json].",
 )
 @click.option(
-    "--goal",
-    metavar="TEXT",
-    help="What the openai agent works on (required with --agent openai).",
+    "--goal", metavar="TEXT", help="What the openai agent works on (required with --agent openai)."
 )
 @click.option(
     "--done-marker",
@@ -65,24 +63,11 @@ LAST_REPLY = 300  # characters of the openai agent's last answer shown after the
 @memory_option("Memory repository; created if absent.", configured=False, default="clm-memory")
 @memory_backend_option()
 @click.option("--resume", metavar="SESSION", help="Continue a session this repository persisted.")
-@click.option(
-    "--max-steps",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="Stop after N steps [default: no limit; 20 with --agent openai].",
+@count_option(
+    "--max-steps", low=1, help="Stop after N steps [default: no limit; 20 with --agent openai]."
 )
-@click.option(
-    "--soft-compact",
-    type=click.IntRange(min=0),
-    metavar="TOKENS",
-    help="Override the profile's soft limit.",
-)
-@click.option(
-    "--hard-handoff",
-    type=click.IntRange(min=1),
-    metavar="TOKENS",
-    help="Override the profile's hard limit.",
-)
+@count_option("--soft-compact", metavar="TOKENS", help="Override the profile's soft limit.")
+@count_option("--hard-handoff", low=1, metavar="TOKENS", help="Override the profile's hard limit.")
 @click.option(
     "--continue-after-handoff/--stop-at-handoff",
     default=None,
@@ -262,7 +247,7 @@ def _report(plan: RunPlan, done: RunDone, memory: str, fmt: str) -> int:
     confirmation, else 0."""
     pending = done.pending.as_dict() if done.pending is not None else None
     if fmt == "json":
-        echo(json.dumps(_as_json(plan, done, memory, pending), indent=2))
+        echo_json(_as_json(plan, done, memory, pending))
     else:
         _summary(done, memory, pending)
     return EXIT_NEEDS_CONFIRMATION if pending is not None else 0

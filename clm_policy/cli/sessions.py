@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
 
-from clm_policy.base.termsafe import echo
+from clm_policy.base.termsafe import echo, echo_json
 from clm_policy.cli.options import format_option, memory_option, session_option
 
 
@@ -33,12 +32,10 @@ def status(memory: str, session: str | None, fmt: str) -> int:
         echo(f"clm-policy: {note}", err=True)
     rows = found.rows
     if fmt == "json":
-        echo(json.dumps(rows if session is None else rows[0], indent=2))
-        return 0
-    if not rows:
+        echo_json(rows if session is None else rows[0])
+    elif not rows:
         echo(f"{memory}: no sessions yet (clm-policy run --memory {memory})")
-        return 0
-    if session is None:
+    elif session is None:
         _table(rows, memory)
     else:
         _one(rows[0], memory)

@@ -78,24 +78,19 @@ def test(
     if keyword is not None and not report.results and report.deselected:
         raise InputError(f"-k {quote(keyword)} matches none of the {report.deselected} cases")
     show_coverage = coverage or fail_under is not None
-    if fmt == "json":
-        from clm_policy.report import results_json
-
-        rendered = results_json.render(report, coverage=show_coverage, fail_under=fail_under)
-    elif fmt == "junit":
+    if fmt == "junit":
         from clm_policy.report import junit
 
         rendered = junit.render(report)
-    elif fmt == "github":
+    elif fmt == "json":
+        from clm_policy.report import results_json
+
+        rendered = results_json.render(report, coverage=show_coverage, fail_under=fail_under)
+    else:  # github: the text report with annotations
         from clm_policy.report import results_github
 
-        rendered = results_github.render(
-            report, verbose=verbose, coverage=show_coverage, fail_under=fail_under
-        )
-    else:
-        rendered = results_text.render(
-            report, verbose=verbose, coverage=show_coverage, fail_under=fail_under
-        )
+        render = results_github.render if fmt == "github" else results_text.render
+        rendered = render(report, verbose=verbose, coverage=show_coverage, fail_under=fail_under)
     if output is not None:
         write_report(output, rendered)
         lines = results_text.summary_lines(report)

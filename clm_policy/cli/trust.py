@@ -45,10 +45,7 @@ def trust(path: str | None, show_list: bool, revoke: bool) -> int:
         return _list()
     if revoke:
         where, was = revoke_config(path)
-        if was:
-            echo(f"revoked trust in {where}")
-        else:
-            echo(f"{where} was not trusted; nothing changed")
+        echo(f"revoked trust in {where}" if was else f"{where} was not trusted; nothing changed")
         return 0
     done = trust_config(path)
     record = done.record

@@ -1,5 +1,4 @@
-"""The command lines the quick paths answer without click (clm_policy.cli.fast.decide for
-``decide``, clm_policy.cli.fast.log for ``log``): a small parser of their option tables.
+"""The quick paths' parser of their option tables (see :mod:`clm_policy.cli.fast`).
 
 A table maps each option (long and short) to its destination and kind: ``"flag"``, ``"str"``,
 ``"multi"`` (repeatable), an int range ``(low, high)`` (``high`` None: unbounded), or a tuple
@@ -18,6 +17,14 @@ if TYPE_CHECKING:
 
 class Declined(Exception):
     """Not a command line a quick path answers: click takes it from the start."""
+
+
+def defaults(options: Mapping[str, tuple[str, Any]], **given: Any) -> dict[str, Any]:
+    """Each destination's value when no option sets it: ``given``'s, else False for a flag
+    and None for the rest."""
+    return {
+        dest: given.get(dest, False if kind == "flag" else None) for dest, kind in options.values()
+    }
 
 
 def parse(

@@ -1,20 +1,14 @@
-"""``clm-policy compact --state FILE`` as one quick process: the common command line without
-click.
+"""``clm-policy compact --state FILE`` as one quick process (see :mod:`clm_policy.cli.fast`).
 
 A person, a script or an agent's hook compacts a session and waits for the process; click and
 the command group cost it more than the compaction's own work. So ``compact`` with a state
-file (or ``-`` for standard input) is run here, straight from :mod:`clm_policy.cli.entry`.
-This is the same command, not a second one: the options are :data:`OPTIONS`, which a test
-holds equal to the click command's (:mod:`clm_policy.cli.pipelines`) in names, value checks and
-defaults; their values are found as click's callbacks find them (the flag, the environment,
-``.clm-policy.yaml``: :mod:`clm_policy.config.project`); the library call is the one click's
-command makes (:func:`clm_policy.lifecycle.byhand.compact`) and the output is the same
-function's (:mod:`clm_policy.cli.outcomes`).
+file (or ``-`` for standard input) is run here: the options' values are found as click's
+callbacks find them (the flag, the environment, ``.clm-policy.yaml``:
+:mod:`clm_policy.config.project`), the library call is click's command's
+(:func:`clm_policy.lifecycle.byhand.compact`) and the output :mod:`clm_policy.cli.outcomes`'s.
 
-What this path does not take on — ``--help``, ``--session``, ``--transcript``, an option it
-does not know, a value click would refuse, a setting that cannot be read — it hands back
-(:func:`answer` returns None) before anything is written or printed, and click runs the
-command from the start. Once the compaction is asked for, a failure is told here, by the
+Handed back too, before anything is written or printed: ``--session``, ``--transcript``, a
+setting that cannot be read. Once the compaction is asked for, a failure is told here, by the
 function click's path tells it with (:func:`clm_policy.cli.errors.report`).
 """
 
@@ -23,7 +17,6 @@ from __future__ import annotations
 import os
 
 from clm_policy.cli.fast import args as quickargs
-from clm_policy.cli.fast.args import Declined
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,40 +39,24 @@ OPTIONS: dict[str, tuple[str, Any]] = {
     "--format": ("fmt", FORMATS),
     "--summarizer": ("summarizer", SUMMARIZERS),
 }
-DEFAULTS: dict[str, Any] = {
-    "memory": None,
-    "state_src": None,
-    "policy_ref": None,
-    "profile": None,
-    "fmt": "text",
-    "summarizer": None,
-}
-
-
-def parse(args: list[str]) -> dict[str, Any]:
-    """The values of ``args`` (after ``compact``) by destination, as click would give them;
-    :class:`~clm_policy.cli.fast.args.Declined` for anything else (no state file among it)."""
-    values = quickargs.parse(args, OPTIONS, DEFAULTS)
-    if values["state_src"] is None:
-        raise Declined("--state")  # a session, a transcript, or no source: click's path
-    return values
+DEFAULTS = quickargs.defaults(OPTIONS, fmt="text")
 
 
 def answer(args: list[str]) -> int | None:
     """Run ``clm-policy compact ARGS`` and return its exit code, or None (nothing written,
     nothing printed) when click should run the command instead."""
     try:
-        values = parse(args)
-    except Declined:
+        values = quickargs.parse(args, OPTIONS, DEFAULTS)
+    except quickargs.Declined:
         return None
+    if values["state_src"] is None:
+        return None  # a session, a transcript, or no source: click's path
     from clm_policy.base.errors import ClmError
     from clm_policy.config.project import memory_path, setting
 
     try:  # what click's callbacks give (clm_policy.cli.options); a problem: click says it
         flag = values["memory"]  # click's envvar: taken as the flag, when there is none
-        if flag is None:
-            flag = os.environ.get(MEMORY_ENV) or None
-        memory = memory_path(flag)
+        memory = memory_path(os.environ.get(MEMORY_ENV) or None if flag is None else flag)
         policy_ref = setting("policy", values["policy_ref"]) or "default"
         profile = setting("profile", values["profile"])
     except ClmError:
@@ -103,4 +80,4 @@ def answer(args: list[str]) -> int | None:
     return code
 
 
-__all__ = ["answer", "parse"]
+__all__ = ["answer"]

@@ -1,17 +1,12 @@
-"""``clm-policy decide`` as one quick process: the common command lines without click.
+"""``clm-policy decide`` as one quick process (see :mod:`clm_policy.cli.fast`).
 
 A hook or a script asks for one decision per prompt, so ``decide --tokens N``, ``decide
---transcript PATH`` and ``decide --state FILE`` are answered here, straight from
-:mod:`clm_policy.cli.entry`, importing only what the answer needs: the configuration lookup,
-the resolver of the state's source, the compiled-policy cache and the engine. This is the same
-command, not a second one: the options are :data:`OPTIONS`, which a test holds equal to the
-click command's (:mod:`clm_policy.cli.decide`) in names, value checks and defaults; what they
-mean together — one source, the figures that go with ``--tokens`` — is the resolver's
-(:mod:`clm_policy.lifecycle.sources`), which both paths call; and the output is the same
-function's (:mod:`clm_policy.cli.render`). Whatever this path does not take on — ``--help``,
-``--explain``, ``--session``, an option it does not know, a value click would refuse, any
-error but one — it hands back (:func:`answer` returns None), and click runs the command from
-the start and reports it in its words (standard input, when read, is read once:
+--transcript PATH`` and ``decide --state FILE`` are answered here, importing only what the
+answer needs: the configuration lookup, the resolver of the state's source, the
+compiled-policy cache and the engine. What the options mean together — one source, the
+figures that go with ``--tokens`` — is the resolver's (:mod:`clm_policy.lifecycle.sources`),
+which both paths call; the output is :mod:`clm_policy.cli.render`'s. Handed back too:
+``--explain``, ``--session`` and any error but one (standard input, when read, is read once:
 :func:`clm_policy.lifecycle.sources.read_stdin`). The one error it keeps is a state that
 cannot be read (``--state``: not JSON, or not a SessionState): :func:`answer` raises it, and
 the program reports it as click's path would, with the same function
@@ -23,7 +18,6 @@ Nothing is written here but the policy cache, so running twice is harmless.
 from __future__ import annotations
 
 from clm_policy.cli.fast import args as quickargs
-from clm_policy.cli.fast.args import Declined
 from clm_policy.lifecycle.sources import WITH_TOKENS
 from clm_policy.models.enums import MAX_COUNT, TaskStatus
 
@@ -56,23 +50,12 @@ OPTIONS: dict[str, tuple[str, Any]] = {
     "--force": ("force", "flag"),
     "--format": ("fmt", FORMATS),
 }
-DEFAULTS: dict[str, Any] = {
-    "policy_ref": None,
-    "profile": None,
-    "state_src": None,
-    "tokens": None,
+DEFAULTS = quickargs.defaults(
+    OPTIONS,
     **{name: unset for name, (_, unset) in WITH_TOKENS.items()},
-    "transcript": None,
-    "transcript_format": "auto",
-    "force": False,
-    "fmt": "text",
-}
-
-
-def parse(args: list[str]) -> dict[str, Any]:
-    """The values of ``args`` (after ``decide``) by destination, as click would give them;
-    :class:`~clm_policy.cli.fast.args.Declined` for anything else."""
-    return quickargs.parse(args, OPTIONS, DEFAULTS)
+    transcript_format="auto",
+    fmt="text",
+)
 
 
 def answer(args: list[str]) -> str | None:
@@ -81,8 +64,8 @@ def answer(args: list[str]) -> str | None:
     cannot be read raises its :class:`~clm_policy.base.errors.InputError`, the one click's
     path would raise."""
     try:
-        values = parse(args)
-    except Declined:
+        values = quickargs.parse(args, OPTIONS, DEFAULTS)
+    except quickargs.Declined:
         return None
     from clm_policy.base.errors import ClmError
     from clm_policy.cli.render import render
@@ -110,4 +93,4 @@ def answer(args: list[str]) -> str | None:
     return render(outcome, values["fmt"], resolved.reading)
 
 
-__all__ = ["answer", "parse"]
+__all__ = ["answer"]

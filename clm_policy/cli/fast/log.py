@@ -1,14 +1,12 @@
-"""``clm-policy log`` as one quick process: git starts first, Python's imports run meanwhile.
+"""``clm-policy log`` as one quick process (see :mod:`clm_policy.cli.fast`): git starts first,
+Python's imports run meanwhile.
 
 Reading the audit trail is one ``git log``; over 10,000 commits git takes tens of
-milliseconds, and so do loading click and the memory modules. Here, straight from
-:mod:`clm_policy.cli.entry`, the memory repository is found and git is started before anything
-else is imported, and the parsing and rendering (the same functions as the click command's:
-:class:`~clm_policy.memory.audit.LogReader`, :func:`~clm_policy.report.auditlog.render`) load
-while it runs. The options are :data:`OPTIONS`, held equal to the click command's by a test.
-Whatever this path does not take on — ``--help``, an option it does not know, a value click
-would refuse, a folder that is not plainly a memory repository — it hands back
-(:func:`answer` returns None), and click runs the command and reports it in its words.
+milliseconds, and so do loading click and the memory modules. Here the memory repository is
+found and git is started before anything else is imported, and the parsing and rendering (the
+same functions as the click command's: :class:`~clm_policy.memory.audit.LogReader`,
+:func:`~clm_policy.report.auditlog.render`) load while it runs. A folder that is not plainly a
+memory repository is handed back too.
 """
 
 from __future__ import annotations
@@ -33,15 +31,7 @@ OPTIONS: dict[str, tuple[str, Any]] = {
     "-n": ("limit", (1, None)),
     "--format": ("fmt", ("text", "json")),
 }
-DEFAULTS: dict[str, Any] = {
-    "memory": None,
-    "session": None,
-    "event": None,
-    "agent": None,
-    "all_refs": False,
-    "limit": None,
-    "fmt": "text",
-}
+DEFAULTS = quickargs.defaults(OPTIONS, fmt="text")
 
 
 def answer(args: list[str]) -> tuple[int, str, str] | None:
@@ -59,21 +49,14 @@ def answer(args: list[str]) -> tuple[int, str, str] | None:
         root = memory_path(values["memory"])
     except ClmError:
         return None
-    if take_ignored():
-        return None  # an untrusted project file: click's path says what it ignored
-    if not _plainly_a_memory_repository(root):
-        return None  # click's path says what it is instead
+    if take_ignored() or not _plainly_a_memory_repository(root):
+        return None  # click's path says what it ignored (an untrusted project file), or what it is
     from clm_policy.memory.audit import log_args, new_nonce
     from clm_policy.memory.git.run import start_git
 
     nonce = new_nonce()
     rev = "--all" if values["all_refs"] else "HEAD"
-    filters = {
-        "session": values["session"],
-        "event": values["event"],
-        "agent": values["agent"],
-        "limit": values["limit"],
-    }
+    filters = {name: values[name] for name in ("session", "event", "agent", "limit")}
     try:
         proc = start_git(root, log_args(nonce, rev=rev, **filters))
     except (ClmError, OSError):
