@@ -294,20 +294,27 @@ class _Reader:
             f"    if type(data) is not dict or not data.keys() <= {keys}:",
             "        return None",
         ]
+        tests = []
         for field, info in model.model_fields.items():
-            lines += self.field(f"f_{field}", field, info)
+            bound, test = self.field(f"f_{field}", field, info)
+            lines += bound
+            tests.append(test)
         every = ", ".join(f"{f}=f_{f}" for f in model.model_fields)
-        lines.append(f"    found = {model.__name__}({every})")
-        if checks:
+        lines += ["    if not (", f"        {tests[0]}", *(f"        and {t}" for t in tests[1:])]
+        lines += ["    ):", "        return None"]
+        if not checks:
+            lines.append(f"    return {model.__name__}({every})")
+        else:
+            lines.append(f"    found = {model.__name__}({every})")
             lines.append("    if any(check(found) is not None for check in STATE_CHECKS):")
-            lines.append("        return None")
-        lines.append("    return found")
+            lines += ["        return None", "    return found"]
         keys_line = _wrapped(f"{keys} = frozenset(", tuple(model.model_fields), ")")
         self.functions[name] = [*keys_line, "", "", *lines]
         return name
 
-    def field(self, value: str, field: str, info: FieldInfo) -> list[str]:
-        """Lines that bind ``value`` to the field's value, or ``return None``."""
+    def field(self, value: str, field: str, info: FieldInfo) -> tuple[list[str], str]:
+        """Lines that bind ``value`` to the field's value (None: refused, when it is no
+        scalar), and the test it passes when it is valid."""
         kind = kind_of(info.annotation)
         conditions = _bounds(info)
         fill = _fill(info)
@@ -317,13 +324,13 @@ class _Reader:
         lines = [f"    {value} = data.get({field!r}, {missing})"]
         if kind.form in ("scalar", "union"):
             test = self.scalar(value, kind, conditions)
+            if kind.optional and " and " in test:
+                test = f"({test})"
             if kind.optional and missing == "None":
-                test = f"{value} is not None and not ({test})"
-            elif kind.optional:
-                test = f"{value} is _MISSING or ({value} is not None and not ({test}))"
-            else:
-                test = f"not ({test})"
-            return [*lines, f"    if {test}:", "        return None"]
+                return lines, f"({value} is None or {test})"
+            if kind.optional:
+                return lines, f"{value} is not _MISSING and ({value} is None or {test})"
+            return lines, test
         if kind.form == "enum":
             if kind.optional or conditions:
                 raise ShapeError(f"{field}: an optional or bounded enumeration")
@@ -349,7 +356,7 @@ class _Reader:
             else:
                 raise ShapeError(f"{field}: a {kind.text()}")
             lines = [f"    {value} = {read}"]
-        return [*lines, f"    if {value} is None:", "        return None"]
+        return lines, f"{value} is not None"
 
     def scalar(self, value: str, kind: Kind, conditions: list[str]) -> str:
         """The test that ``value`` is of the scalar ``kind`` within ``conditions``."""
