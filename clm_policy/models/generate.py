@@ -212,35 +212,45 @@ def _converted(kind: Kind, value: str, load: bool = False) -> str:
     return f"None if {value} is None else {code}" if kind.optional else code
 
 
+def _laid(head: str, items: list[str], tail: str) -> list[str]:
+    """``head``, the ``items`` and ``tail`` laid out as ruff formats a call: on one line, else
+    the items on one line of their own, else one a line (lines of 100 characters at most)."""
+    indent = " " * (len(head) - len(head.lstrip()))
+    for lines in (
+        [f"{head}{', '.join(items)}{tail}"],
+        [head, f"{indent}    {', '.join(items)}", f"{indent}{tail}"],
+    ):
+        if max(map(len, lines)) <= 100:
+            return lines
+    return [head, *(f"{indent}    {item}," for item in items), f"{indent}{tail}"]
+
+
 def _class(model: type[BaseModel], read: bool) -> list[str]:
     """The plain class of ``model``: its fields, ``as_dict`` and, when it is ``read`` back,
     ``from_dict``."""
     name = model.__name__
     doc = textwrap.indent(inspect.cleandoc(model.__doc__ or name), "    ").lstrip()
     fields = list(model.model_fields.items())
-    params, body, dumped, loaded = [], [], [], []
+    params, body, dumped, loaded = ["self", "*"], [], [], []
     for field, info in fields:
         kind = kind_of(info.annotation)
         fill = _fill(info)
         if info.is_required():
-            params.append(f"        {field}: {kind.text()},")
-            body.append(f"        self.{field} = {field}")
+            params.append(f"{field}: {kind.text()}")
         elif fill is not None:
-            params.append(f"        {field}: {kind.text()} | None = None,")
-            body.append(f"        self.{field} = {fill} if {field} is None else {field}")
+            params.append(f"{field}: {kind.text()} | None = None")
         else:
-            params.append(f"        {field}: {kind.text()} = {_default(info)},")
-            body.append(f"        self.{field} = {field}")
-        dumped.append(f"            {field!r}: {_converted(kind, f'self.{field}')},")
-        loaded.append(f"            {field}={_converted(kind, f'data[{field!r}]', load=True)},")
+            params.append(f"{field}: {kind.text()} = {_default(info)}")
+        value = field if fill is None else f"{fill} if {field} is None else {field}"
+        body.append(f"        self.{field} = {value}")
+        dumped.append(f"{field!r}: {_converted(kind, f'self.{field}')}")
+        loaded.append(f"{field}={_converted(kind, f'data[{field!r}]', load=True)}")
     loading = [
         "",
         "    @classmethod",
         f"    def from_dict(cls, data: Mapping[str, Any]) -> {name}:",
         f'        """The {name} of JSON data its declaration accepts (checked already)."""',
-        "        return cls(",
-        *loaded,
-        "        )",
+        *_laid("        return cls(", loaded, ")"),
     ]
     return [
         f"class {name}(Record):",
@@ -254,18 +264,12 @@ def _class(model: type[BaseModel], read: bool) -> list[str]:
         "    __slots__ = FIELDS",
         "    HASHABLE = False",
         "",
-        "    def __init__(",
-        "        self,",
-        "        *,",
-        *params,
-        "    ) -> None:",
+        *_laid("    def __init__(", params, ") -> None:"),
         *body,
         "",
         "    def as_dict(self) -> dict[str, Any]:",
         '        """The JSON data (exactly the declaration\'s ``model_dump(mode="json")``)."""',
-        "        return {",
-        *dumped,
-        "        }",
+        *_laid("        return {", dumped, "}"),
         *(loading if read else []),
     ]
 

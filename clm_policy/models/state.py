@@ -134,12 +134,7 @@ class Message(Record):
     HASHABLE = False
 
     def __init__(
-        self,
-        *,
-        role: MessageRole,
-        content: str,
-        name: str | None = None,
-        tokens: int | None = None,
+        self, *, role: MessageRole, content: str, name: str | None = None, tokens: int | None = None
     ) -> None:
         self.role = role
         self.content = content
