@@ -148,22 +148,23 @@ def _reads(info: FieldInfo) -> Reads | None:
     return next((m for m in info.metadata if isinstance(m, Reads)), None)
 
 
+_BOUNDS = {
+    annotated_types.Ge: ("{v} >= ", "ge"),
+    annotated_types.Gt: ("{v} > ", "gt"),
+    annotated_types.Le: ("{v} <= ", "le"),
+    annotated_types.Lt: ("{v} < ", "lt"),
+    annotated_types.MinLen: ("len({v}) >= ", "min_length"),
+    annotated_types.MaxLen: ("len({v}) <= ", "max_length"),
+}  # the condition on {v} of each numeric and length constraint, and its bound's name
+
+
 def _bounds(info: FieldInfo) -> list[str]:
     """Conditions on ``{v}`` from the field's numeric and length constraints."""
     conditions = []
     for m in info.metadata:
-        if isinstance(m, annotated_types.Ge):
-            conditions.append(f"{{v}} >= {m.ge!r}")
-        elif isinstance(m, annotated_types.Gt):
-            conditions.append(f"{{v}} > {m.gt!r}")
-        elif isinstance(m, annotated_types.Le):
-            conditions.append(f"{{v}} <= {m.le!r}")
-        elif isinstance(m, annotated_types.Lt):
-            conditions.append(f"{{v}} < {m.lt!r}")
-        elif isinstance(m, annotated_types.MinLen):
-            conditions.append(f"len({{v}}) >= {m.min_length!r}")
-        elif isinstance(m, annotated_types.MaxLen):
-            conditions.append(f"len({{v}}) <= {m.max_length!r}")
+        if type(m) in _BOUNDS:
+            test, bound = _BOUNDS[type(m)]
+            conditions.append(f"{test}{getattr(m, bound)!r}")
         elif not isinstance(m, Reads):
             raise ShapeError(f"the reader cannot check {m!r}")
     return conditions
@@ -312,8 +313,7 @@ class _Reader:
             lines.append(f"    found = {model.__name__}({every})")
             lines.append("    if any(check(found) is not None for check in STATE_CHECKS):")
             lines += ["        return None", "    return found"]
-        keys_line = _wrapped(f"{keys} = frozenset(", tuple(model.model_fields), ")")
-        self.functions[name] = [*keys_line, "", "", *lines]
+        self.functions[name] = [f"{keys} = frozenset({model.__name__}.FIELDS)", "", "", *lines]
         return name
 
     def field(self, value: str, field: str, info: FieldInfo) -> tuple[list[str], str]:
@@ -477,31 +477,42 @@ def _names_table(state: type[BaseModel]) -> list[str]:
     names = _names(state)
     read = [f for f, info in state.model_fields.items() if _reads(info) is not None]
     counted = [f for f in read if kind_of(state.model_fields[f].annotation).form == "list"]
-    out = [
+    return [
         *_wrapped("READ_FIELDS = ", tuple(read)),
         '"""The fields of a state the engine reads (marked ``Reads`` in the declaration)."""',
         f"COUNTED_FIELDS = {tuple(counted)!r}",
         '"""The lists among them: a decision reads only how many items they hold."""',
         "",
+        "DIRECT_NAMES: dict[str, NameInfo] = {",
+        *(f"    {n!r}: NameInfo({t!r}, {d!r})," for n, t, d, _ in names),
+        "}",
+        '"""The names rules read straight from a state field."""',
+        "",
+        "",
+        "def direct_values(state: StateLike) -> dict[str, Any]:",
+        '    """The values of :data:`DIRECT_NAMES` for ``state``."""',
+        "    tokens = state.tokens",
+        "    return {",
+        *(
+            f"        {n!r}: {p if p.startswith('tokens.') else 'state.' + p},"
+            for n, _, _, p in names
+        ),
+        "    }",
     ]
-    out += ["DIRECT_NAMES: dict[str, NameInfo] = {"]
-    out += [f"    {n!r}: NameInfo({t!r}, {d!r})," for n, t, d, _ in names]
-    out += ["}", '"""The names rules read straight from a state field."""', "", ""]
-    out.append("def direct_values(state: StateLike) -> dict[str, Any]:")
-    out.append('    """The values of :data:`DIRECT_NAMES` for ``state``."""')
-    out.append("    tokens = state.tokens")
-    out.append("    return {")
-    for n, _, _, path in names:
-        out.append(f"        {n!r}: {path if path.startswith('tokens.') else 'state.' + path},")
-    return [*out, "    }"]
+
+
+def _innermost(info: FieldInfo) -> Kind:
+    """The kind of a field, or of the items of its (nested) collections."""
+    kind = kind_of(info.annotation)
+    while kind.item is not None:
+        kind = kind.item
+    return kind
 
 
 def _held(model: type[BaseModel], into: list[type[BaseModel]]) -> None:
     """``model`` and the models its fields hold, those first, appended to ``into`` once."""
     for info in model.model_fields.values():
-        kind = kind_of(info.annotation)
-        while kind.item is not None:
-            kind = kind.item
+        kind = _innermost(info)
         if kind.form == "model" and kind.target not in into:
             _held(kind.target, into)
     if model not in into:
@@ -509,15 +520,8 @@ def _held(model: type[BaseModel], into: list[type[BaseModel]]) -> None:
 
 
 def _enums(models: list[type[BaseModel]]) -> set[str]:
-    found = set()
-    for model in models:
-        for info in model.model_fields.values():
-            kind = kind_of(info.annotation)
-            while kind.item is not None:
-                kind = kind.item
-            if kind.form == "enum":
-                found.add(kind.target.__name__)
-    return found
+    kinds = [_innermost(info) for model in models for info in model.model_fields.values()]
+    return {kind.target.__name__ for kind in kinds if kind.form == "enum"}
 
 
 def render(document: str, root: type[BaseModel] | None = None) -> str:
@@ -552,14 +556,14 @@ def render(document: str, root: type[BaseModel] | None = None) -> str:
         held = ", ".join(m.__name__ for m in every if owner.get(m) == other)
         imports.append(f"from clm_policy.models.{other} import {held}")
     if reader is not None:
-        checking = ["    from collections.abc import Callable, Mapping, Sized"]
-        checking += [
+        checking = [
+            "    from collections.abc import Callable, Mapping, Sized",
             "    from typing import Any, ClassVar, Protocol, TypeVar",
             "",
             '    _T = TypeVar("_T")',
             "",
+            *_protocols(reader),
         ]
-        checking += _protocols(reader)
     else:
         checking = ["    from collections.abc import Mapping"] if read_back else []
         checking += ["    from typing import Any, ClassVar"]

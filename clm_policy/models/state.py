@@ -412,7 +412,7 @@ _TASKSTATUS = {'running': TaskStatus.RUNNING, 'waiting': TaskStatus.WAITING, 'ph
 _MESSAGEROLE = {'system': MessageRole.SYSTEM, 'user': MessageRole.USER, 'assistant': MessageRole.ASSISTANT, 'tool': MessageRole.TOOL}
 
 
-_MESSAGE_KEYS = frozenset(('role', 'content', 'name', 'tokens'))
+_MESSAGE_KEYS = frozenset(Message.FIELDS)
 
 
 def _read_message(data: Any) -> Message | None:
@@ -434,10 +434,7 @@ def _read_message(data: Any) -> Message | None:
     return Message(role=f_role, content=f_content, name=f_name, tokens=f_tokens)
 
 
-_TOKENSNAPSHOT_KEYS = frozenset((
-    'context_tokens', 'input_tokens', 'output_tokens', 'total_tokens', 'context_window', 'model',
-    'estimated',
-))
+_TOKENSNAPSHOT_KEYS = frozenset(TokenSnapshot.FIELDS)
 
 
 def _read_tokensnapshot(data: Any) -> TokenSnapshot | None:
@@ -464,13 +461,7 @@ def _read_tokensnapshot(data: Any) -> TokenSnapshot | None:
     return TokenSnapshot(context_tokens=f_context_tokens, input_tokens=f_input_tokens, output_tokens=f_output_tokens, total_tokens=f_total_tokens, context_window=f_context_window, model=f_model, estimated=f_estimated)
 
 
-_SESSIONSTATE_KEYS = frozenset((
-    'session_id', 'goal', 'status', 'step_index', 'last_compact_step', 'compact_count', 'profile',
-    'tokens', 'signals', 'messages', 'human_interventions', 'requests', 'constraints', 'decisions',
-    'done', 'remaining', 'next_action', 'open_failures', 'changed_artifacts', 'moved_artifacts',
-    'deleted_artifacts', 'commands_and_results', 'verified', 'not_verified', 'assumptions_risks',
-    'blockers', 'source_of_truth', 'memory_keys', 'transcript', 'parent_session', 'schema_version',
-))
+_SESSIONSTATE_KEYS = frozenset(SessionState.FIELDS)
 
 
 def read_state(data: object) -> SessionState | None:
