@@ -276,10 +276,7 @@ def _decode_expression(value: Any, names: dict[str, NameInfo]) -> CompiledExpres
     data = _dict(value)
     # parsed and checked again: an entry is data, and data is not trusted to be allowed
     return compile_expression(
-        _str(data["text"]),
-        _decode_span(data["span"]),
-        names,
-        source=_str(data["source"]),
+        _str(data["text"]), _decode_span(data["span"]), names, source=_str(data["source"])
     )
 
 

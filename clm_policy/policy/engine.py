@@ -335,12 +335,7 @@ class Policy(Record):
         rule = next((r for r in self.rules if r.when.evaluate(names)), None)
         decision = self._finish(rule, names, prof, window, source, force)
         rule_traces = [
-            RuleTrace(
-                id=r.id,
-                action=r.action,
-                decided=r is rule,
-                **self._trace(r.when, names),
-            )
+            RuleTrace(id=r.id, action=r.action, decided=r is rule, **self._trace(r.when, names))
             for r in self.rules
         ]
         findings = {

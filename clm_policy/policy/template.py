@@ -110,10 +110,7 @@ def _format(value: Any, spec: str, expr: CompiledExpression) -> str:
 
 
 def compile_template(
-    text: str,
-    span: SourceSpan,
-    names: Mapping[str, NameInfo],
-    limits: Limits = DEFAULT_LIMITS,
+    text: str, span: SourceSpan, names: Mapping[str, NameInfo], limits: Limits = DEFAULT_LIMITS
 ) -> Template:
     parts: list[str | tuple[CompiledExpression, str]] = []
     literal: list[str] = []
