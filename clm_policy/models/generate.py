@@ -83,12 +83,9 @@ class Kind:
         """The annotation in the generated code."""
         if self.form == "union":
             base = " | ".join("None" if t is type(None) else t.__name__ for t in self.target)
-        elif self.form == "list":
-            assert self.item is not None
-            base = f"list[{self.item.text()}]"
-        elif self.form == "dict":
-            assert self.item is not None
-            base = f"dict[str, {self.item.text()}]"
+        elif self.item is not None:  # a list, or a dict of str keys
+            key = "str, " if self.form == "dict" else ""
+            base = f"{self.form}[{key}{self.item.text()}]"
         else:
             base = self.target.__name__
         return f"{base} | None" if self.optional else base
