@@ -1,7 +1,6 @@
 """Validate a YAML document against a pydantic model, with every error at file:line:col.
 
-Used for every YAML file clm-policy reads (policies now; test files and scenarios later), so
-schema errors read the same everywhere.
+Every YAML file clm-policy reads is validated here, so schema errors read the same everywhere.
 """
 
 from __future__ import annotations
