@@ -410,9 +410,7 @@ def _problem(text: object) -> str:
 
     def cut(match: re.Match[str]) -> str:
         inner = match.group(1) if match.group(1) is not None else match.group(2)
-        if len(inner) <= QUOTE_LIMIT:
-            return match.group(0)
-        return quote(inner)
+        return match.group(0) if len(inner) <= QUOTE_LIMIT else quote(inner)
 
     flat = _QUOTED.sub(cut, " ".join(str(text).split()))
     return shorten(flat, 4 * QUOTE_LIMIT)
