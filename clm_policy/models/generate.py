@@ -584,17 +584,16 @@ def render(document: str, root: type[BaseModel] | None = None) -> str:
         out += ["_MISSING: Any = object()", ""]
     for model in own:
         out += ["", *_class(model, read_back), ""]
-    if reader is None:
-        return "\n".join(out).rstrip() + "\n"
-    out += ["", *_names_table(reader)]
-    read = _Reader()
-    read.model(reader, checks=True)
-    for kind, table in read.enums.items():
-        members = ", ".join(f"{m.value!r}: {kind.__name__}.{m.name}" for m in kind)
-        out += ["", "", f"{table} = {{{members}}}"]
-    for lines in reversed(list(read.functions.values())):
-        out += ["", "", *lines]
-    out.append(HELPERS)
+    if reader is not None:
+        out += ["", *_names_table(reader)]
+        read = _Reader()
+        read.model(reader, checks=True)
+        for kind, table in read.enums.items():
+            members = ", ".join(f"{m.value!r}: {kind.__name__}.{m.name}" for m in kind)
+            out += ["", "", f"{table} = {{{members}}}"]
+        for lines in reversed(list(read.functions.values())):
+            out += ["", "", *lines]
+        out.append(HELPERS)
     return "\n".join(out).rstrip() + "\n"
 
 
