@@ -1,7 +1,6 @@
 """Validate a YAML document against a pydantic model, with every error at file:line:col.
 
-Used for every YAML file clm-policy reads (policies now; test files and scenarios later), so
-schema errors read the same everywhere.
+Every YAML file clm-policy reads is validated here, so schema errors read the same everywhere.
 """
 
 from __future__ import annotations
@@ -94,9 +93,8 @@ def document_errors(
     """Validate ``doc``; return the model (or None) and all errors, sorted by position."""
     if not isinstance(doc.root, dict):
         # the kind only, never the value: this may be any file at all (extends: ~/.netrc)
-        got = _describe(doc.root, show=False)
         err = InputError(
-            f"expected a mapping at the top of the {what}, got {got}",
+            f"expected a mapping at the top of the {what}, got {kind_of(doc.root)}",
             doc.location([]),
             check=LoadCheck.SCHEMA,
         )
@@ -185,9 +183,8 @@ def locate_errors(
             message = f"{field}: {detail}" if full else detail
         else:
             message = f"{field}: {err['msg'][:1].lower()}{err['msg'][1:]}"
-            if kind == "json_invalid":
-                pass  # its input is the whole text
-            elif value is not None and not isinstance(value, dict | list):
+            # (a json_invalid error's input is the whole text)
+            if kind != "json_invalid" and value is not None and not isinstance(value, dict | list):
                 message += f", got {_describe(value)}"
         out.append(InputError(message, doc.location(path, key=is_key), check=LoadCheck.SCHEMA))
     out.sort(key=lambda e: (e.location.line, e.location.col) if e.location else (0, 0))

@@ -90,15 +90,10 @@ class _Frame:
         self.merges: list[tuple[dict[str, Any], dict[str, Any]]] | None = None
 
 
-def _c_parser() -> Callable[[str], Any] | None:
-    try:
-        parser: Callable[[str], Any] = importlib.import_module("_ruamel_yaml").CParser
-    except ImportError:  # pragma: no cover - ruamel.yaml.clib is installed on CPython
-        return None
-    return parser
-
-
-_CPARSER = _c_parser()
+try:
+    _CPARSER: Callable[[str], Any] | None = importlib.import_module("_ruamel_yaml").CParser
+except ImportError:  # pragma: no cover - ruamel.yaml.clib is installed on CPython
+    _CPARSER = None
 
 
 class Builder:
@@ -344,15 +339,11 @@ class Builder:
         frame.key_at = (line, col)
 
     def _merge(self, frame: _Frame, value: Any, marks: Marks) -> None:
-        if isinstance(value, list):
-            sources = list(zip(value, marks[2], strict=True))
-        else:
-            sources = [(value, marks)]
+        sources = zip(value, marks[2], strict=True) if isinstance(value, list) else [(value, marks)]
         for data, where in sources:
             if not isinstance(data, dict):
                 raise self._error("'<<' merges mappings only", where[0], where[1])
-            if frame.merges is None:
-                frame.merges = []
+            frame.merges = frame.merges or []
             frame.merges.append((data, where[2]))
 
     def _plain(self, text: str, line: int, col: int) -> Any:
@@ -419,9 +410,7 @@ def _problem(text: object) -> str:
 
     def cut(match: re.Match[str]) -> str:
         inner = match.group(1) if match.group(1) is not None else match.group(2)
-        if len(inner) <= QUOTE_LIMIT:
-            return match.group(0)
-        return quote(inner)
+        return match.group(0) if len(inner) <= QUOTE_LIMIT else quote(inner)
 
     flat = _QUOTED.sub(cut, " ".join(str(text).split()))
     return shorten(flat, 4 * QUOTE_LIMIT)

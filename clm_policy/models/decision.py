@@ -22,24 +22,14 @@ class GuardFinding(Record):
     __slots__ = FIELDS
     HASHABLE = False
 
-    def __init__(
-        self,
-        *,
-        guard: str,
-        severity: str,
-        message: str,
-    ) -> None:
+    def __init__(self, *, guard: str, severity: str, message: str) -> None:
         self.guard = guard
         self.severity = severity
         self.message = message
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
-        return {
-            'guard': self.guard,
-            'severity': self.severity,
-            'message': self.message,
-        }
+        return {'guard': self.guard, 'severity': self.severity, 'message': self.message}
 
 
 class Decision(Record):

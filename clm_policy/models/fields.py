@@ -2,13 +2,10 @@
 
 :mod:`clm_policy.models.shapes.state` declares the state once. A field the engine reads
 carries a :class:`Reads` in its ``Annotated`` metadata (pydantic ignores it); a field a rule
-may name directly says under which name, and what it means. From that declaration
-:mod:`clm_policy.models.generate` writes :mod:`clm_policy.models.state` — the state's plain
-classes, the names rules read with their types, the values of those names for a state, and a
-reader that accepts a plainly valid state without pydantic — and a test fails when the
-generated module is not what the declaration gives. Adding a field that rules can read is one
-line in :mod:`clm_policy.models.shapes.state`, then ``python -m clm_policy.models.generate
---write``.
+may name directly says under which name, and what it means. :mod:`clm_policy.models.generate`
+writes :mod:`clm_policy.models.state` from it (its docstring says what is there): adding
+a field that rules can read is one line in :mod:`clm_policy.models.shapes.state`, then
+``python -m clm_policy.models.generate --write``.
 
 The rules a state obeys across fields (:data:`STATE_CHECKS`) live here too, as plain
 functions, so that the pydantic model and the generated reader apply the same ones.

@@ -83,12 +83,9 @@ class Kind:
         """The annotation in the generated code."""
         if self.form == "union":
             base = " | ".join("None" if t is type(None) else t.__name__ for t in self.target)
-        elif self.form == "list":
-            assert self.item is not None
-            base = f"list[{self.item.text()}]"
-        elif self.form == "dict":
-            assert self.item is not None
-            base = f"dict[str, {self.item.text()}]"
+        elif self.item is not None:  # a list, or a dict of str keys
+            key = "str, " if self.form == "dict" else ""
+            base = f"{self.form}[{key}{self.item.text()}]"
         else:
             base = self.target.__name__
         return f"{base} | None" if self.optional else base
@@ -148,22 +145,23 @@ def _reads(info: FieldInfo) -> Reads | None:
     return next((m for m in info.metadata if isinstance(m, Reads)), None)
 
 
+_BOUNDS = {
+    annotated_types.Ge: ("{v} >= ", "ge"),
+    annotated_types.Gt: ("{v} > ", "gt"),
+    annotated_types.Le: ("{v} <= ", "le"),
+    annotated_types.Lt: ("{v} < ", "lt"),
+    annotated_types.MinLen: ("len({v}) >= ", "min_length"),
+    annotated_types.MaxLen: ("len({v}) <= ", "max_length"),
+}  # the condition on {v} of each numeric and length constraint, and its bound's name
+
+
 def _bounds(info: FieldInfo) -> list[str]:
     """Conditions on ``{v}`` from the field's numeric and length constraints."""
     conditions = []
     for m in info.metadata:
-        if isinstance(m, annotated_types.Ge):
-            conditions.append(f"{{v}} >= {m.ge!r}")
-        elif isinstance(m, annotated_types.Gt):
-            conditions.append(f"{{v}} > {m.gt!r}")
-        elif isinstance(m, annotated_types.Le):
-            conditions.append(f"{{v}} <= {m.le!r}")
-        elif isinstance(m, annotated_types.Lt):
-            conditions.append(f"{{v}} < {m.lt!r}")
-        elif isinstance(m, annotated_types.MinLen):
-            conditions.append(f"len({{v}}) >= {m.min_length!r}")
-        elif isinstance(m, annotated_types.MaxLen):
-            conditions.append(f"len({{v}}) <= {m.max_length!r}")
+        if type(m) in _BOUNDS:
+            test, bound = _BOUNDS[type(m)]
+            conditions.append(f"{test}{getattr(m, bound)!r}")
         elif not isinstance(m, Reads):
             raise ShapeError(f"the reader cannot check {m!r}")
     return conditions
@@ -212,35 +210,45 @@ def _converted(kind: Kind, value: str, load: bool = False) -> str:
     return f"None if {value} is None else {code}" if kind.optional else code
 
 
+def _laid(head: str, items: list[str], tail: str) -> list[str]:
+    """``head``, the ``items`` and ``tail`` laid out as ruff formats a call: on one line, else
+    the items on one line of their own, else one a line (lines of 100 characters at most)."""
+    indent = " " * (len(head) - len(head.lstrip()))
+    for lines in (
+        [f"{head}{', '.join(items)}{tail}"],
+        [head, f"{indent}    {', '.join(items)}", f"{indent}{tail}"],
+    ):
+        if max(map(len, lines)) <= 100:
+            return lines
+    return [head, *(f"{indent}    {item}," for item in items), f"{indent}{tail}"]
+
+
 def _class(model: type[BaseModel], read: bool) -> list[str]:
     """The plain class of ``model``: its fields, ``as_dict`` and, when it is ``read`` back,
     ``from_dict``."""
     name = model.__name__
     doc = textwrap.indent(inspect.cleandoc(model.__doc__ or name), "    ").lstrip()
     fields = list(model.model_fields.items())
-    params, body, dumped, loaded = [], [], [], []
+    params, body, dumped, loaded = ["self", "*"], [], [], []
     for field, info in fields:
         kind = kind_of(info.annotation)
         fill = _fill(info)
         if info.is_required():
-            params.append(f"        {field}: {kind.text()},")
-            body.append(f"        self.{field} = {field}")
+            params.append(f"{field}: {kind.text()}")
         elif fill is not None:
-            params.append(f"        {field}: {kind.text()} | None = None,")
-            body.append(f"        self.{field} = {fill} if {field} is None else {field}")
+            params.append(f"{field}: {kind.text()} | None = None")
         else:
-            params.append(f"        {field}: {kind.text()} = {_default(info)},")
-            body.append(f"        self.{field} = {field}")
-        dumped.append(f"            {field!r}: {_converted(kind, f'self.{field}')},")
-        loaded.append(f"            {field}={_converted(kind, f'data[{field!r}]', load=True)},")
+            params.append(f"{field}: {kind.text()} = {_default(info)}")
+        value = field if fill is None else f"{fill} if {field} is None else {field}"
+        body.append(f"        self.{field} = {value}")
+        dumped.append(f"{field!r}: {_converted(kind, f'self.{field}')}")
+        loaded.append(f"{field}={_converted(kind, f'data[{field!r}]', load=True)}")
     loading = [
         "",
         "    @classmethod",
         f"    def from_dict(cls, data: Mapping[str, Any]) -> {name}:",
         f'        """The {name} of JSON data its declaration accepts (checked already)."""',
-        "        return cls(",
-        *loaded,
-        "        )",
+        *_laid("        return cls(", loaded, ")"),
     ]
     return [
         f"class {name}(Record):",
@@ -254,18 +262,12 @@ def _class(model: type[BaseModel], read: bool) -> list[str]:
         "    __slots__ = FIELDS",
         "    HASHABLE = False",
         "",
-        "    def __init__(",
-        "        self,",
-        "        *,",
-        *params,
-        "    ) -> None:",
+        *_laid("    def __init__(", params, ") -> None:"),
         *body,
         "",
         "    def as_dict(self) -> dict[str, Any]:",
         '        """The JSON data (exactly the declaration\'s ``model_dump(mode="json")``)."""',
-        "        return {",
-        *dumped,
-        "        }",
+        *_laid("        return {", dumped, "}"),
         *(loading if read else []),
     ]
 
@@ -294,20 +296,26 @@ class _Reader:
             f"    if type(data) is not dict or not data.keys() <= {keys}:",
             "        return None",
         ]
+        tests = []
         for field, info in model.model_fields.items():
-            lines += self.field(f"f_{field}", field, info)
+            bound, test = self.field(f"f_{field}", field, info)
+            lines += bound
+            tests.append(test)
         every = ", ".join(f"{f}=f_{f}" for f in model.model_fields)
-        lines.append(f"    found = {model.__name__}({every})")
-        if checks:
+        lines += ["    if not (", f"        {tests[0]}", *(f"        and {t}" for t in tests[1:])]
+        lines += ["    ):", "        return None"]
+        if not checks:
+            lines.append(f"    return {model.__name__}({every})")
+        else:
+            lines.append(f"    found = {model.__name__}({every})")
             lines.append("    if any(check(found) is not None for check in STATE_CHECKS):")
-            lines.append("        return None")
-        lines.append("    return found")
-        keys_line = _wrapped(f"{keys} = frozenset(", tuple(model.model_fields), ")")
-        self.functions[name] = [*keys_line, "", "", *lines]
+            lines += ["        return None", "    return found"]
+        self.functions[name] = [f"{keys} = frozenset({model.__name__}.FIELDS)", "", "", *lines]
         return name
 
-    def field(self, value: str, field: str, info: FieldInfo) -> list[str]:
-        """Lines that bind ``value`` to the field's value, or ``return None``."""
+    def field(self, value: str, field: str, info: FieldInfo) -> tuple[list[str], str]:
+        """Lines that bind ``value`` to the field's value (None: refused, when it is no
+        scalar), and the test it passes when it is valid."""
         kind = kind_of(info.annotation)
         conditions = _bounds(info)
         fill = _fill(info)
@@ -317,13 +325,13 @@ class _Reader:
         lines = [f"    {value} = data.get({field!r}, {missing})"]
         if kind.form in ("scalar", "union"):
             test = self.scalar(value, kind, conditions)
+            if kind.optional and " and " in test:
+                test = f"({test})"
             if kind.optional and missing == "None":
-                test = f"{value} is not None and not ({test})"
-            elif kind.optional:
-                test = f"{value} is _MISSING or ({value} is not None and not ({test}))"
-            else:
-                test = f"not ({test})"
-            return [*lines, f"    if {test}:", "        return None"]
+                return lines, f"({value} is None or {test})"
+            if kind.optional:
+                return lines, f"{value} is not _MISSING and ({value} is None or {test})"
+            return lines, test
         if kind.form == "enum":
             if kind.optional or conditions:
                 raise ShapeError(f"{field}: an optional or bounded enumeration")
@@ -349,7 +357,7 @@ class _Reader:
             else:
                 raise ShapeError(f"{field}: a {kind.text()}")
             lines = [f"    {value} = {read}"]
-        return [*lines, f"    if {value} is None:", "        return None"]
+        return lines, f"{value} is not None"
 
     def scalar(self, value: str, kind: Kind, conditions: list[str]) -> str:
         """The test that ``value`` is of the scalar ``kind`` within ``conditions``."""
@@ -466,31 +474,42 @@ def _names_table(state: type[BaseModel]) -> list[str]:
     names = _names(state)
     read = [f for f, info in state.model_fields.items() if _reads(info) is not None]
     counted = [f for f in read if kind_of(state.model_fields[f].annotation).form == "list"]
-    out = [
+    return [
         *_wrapped("READ_FIELDS = ", tuple(read)),
         '"""The fields of a state the engine reads (marked ``Reads`` in the declaration)."""',
         f"COUNTED_FIELDS = {tuple(counted)!r}",
         '"""The lists among them: a decision reads only how many items they hold."""',
         "",
+        "DIRECT_NAMES: dict[str, NameInfo] = {",
+        *(f"    {n!r}: NameInfo({t!r}, {d!r})," for n, t, d, _ in names),
+        "}",
+        '"""The names rules read straight from a state field."""',
+        "",
+        "",
+        "def direct_values(state: StateLike) -> dict[str, Any]:",
+        '    """The values of :data:`DIRECT_NAMES` for ``state``."""',
+        "    tokens = state.tokens",
+        "    return {",
+        *(
+            f"        {n!r}: {p if p.startswith('tokens.') else 'state.' + p},"
+            for n, _, _, p in names
+        ),
+        "    }",
     ]
-    out += ["DIRECT_NAMES: dict[str, NameInfo] = {"]
-    out += [f"    {n!r}: NameInfo({t!r}, {d!r})," for n, t, d, _ in names]
-    out += ["}", '"""The names rules read straight from a state field."""', "", ""]
-    out.append("def direct_values(state: StateLike) -> dict[str, Any]:")
-    out.append('    """The values of :data:`DIRECT_NAMES` for ``state``."""')
-    out.append("    tokens = state.tokens")
-    out.append("    return {")
-    for n, _, _, path in names:
-        out.append(f"        {n!r}: {path if path.startswith('tokens.') else 'state.' + path},")
-    return [*out, "    }"]
+
+
+def _innermost(info: FieldInfo) -> Kind:
+    """The kind of a field, or of the items of its (nested) collections."""
+    kind = kind_of(info.annotation)
+    while kind.item is not None:
+        kind = kind.item
+    return kind
 
 
 def _held(model: type[BaseModel], into: list[type[BaseModel]]) -> None:
     """``model`` and the models its fields hold, those first, appended to ``into`` once."""
     for info in model.model_fields.values():
-        kind = kind_of(info.annotation)
-        while kind.item is not None:
-            kind = kind.item
+        kind = _innermost(info)
         if kind.form == "model" and kind.target not in into:
             _held(kind.target, into)
     if model not in into:
@@ -498,15 +517,8 @@ def _held(model: type[BaseModel], into: list[type[BaseModel]]) -> None:
 
 
 def _enums(models: list[type[BaseModel]]) -> set[str]:
-    found = set()
-    for model in models:
-        for info in model.model_fields.values():
-            kind = kind_of(info.annotation)
-            while kind.item is not None:
-                kind = kind.item
-            if kind.form == "enum":
-                found.add(kind.target.__name__)
-    return found
+    kinds = [_innermost(info) for model in models for info in model.model_fields.values()]
+    return {kind.target.__name__ for kind in kinds if kind.form == "enum"}
 
 
 def render(document: str, root: type[BaseModel] | None = None) -> str:
@@ -541,14 +553,14 @@ def render(document: str, root: type[BaseModel] | None = None) -> str:
         held = ", ".join(m.__name__ for m in every if owner.get(m) == other)
         imports.append(f"from clm_policy.models.{other} import {held}")
     if reader is not None:
-        checking = ["    from collections.abc import Callable, Mapping, Sized"]
-        checking += [
+        checking = [
+            "    from collections.abc import Callable, Mapping, Sized",
             "    from typing import Any, ClassVar, Protocol, TypeVar",
             "",
             '    _T = TypeVar("_T")',
             "",
+            *_protocols(reader),
         ]
-        checking += _protocols(reader)
     else:
         checking = ["    from collections.abc import Mapping"] if read_back else []
         checking += ["    from typing import Any, ClassVar"]
@@ -572,17 +584,16 @@ def render(document: str, root: type[BaseModel] | None = None) -> str:
         out += ["_MISSING: Any = object()", ""]
     for model in own:
         out += ["", *_class(model, read_back), ""]
-    if reader is None:
-        return "\n".join(out).rstrip() + "\n"
-    out += ["", *_names_table(reader)]
-    read = _Reader()
-    read.model(reader, checks=True)
-    for kind, table in read.enums.items():
-        members = ", ".join(f"{m.value!r}: {kind.__name__}.{m.name}" for m in kind)
-        out += ["", "", f"{table} = {{{members}}}"]
-    for lines in reversed(list(read.functions.values())):
-        out += ["", "", *lines]
-    out.append(HELPERS)
+    if reader is not None:
+        out += ["", *_names_table(reader)]
+        read = _Reader()
+        read.model(reader, checks=True)
+        for kind, table in read.enums.items():
+            members = ", ".join(f"{m.value!r}: {kind.__name__}.{m.name}" for m in kind)
+            out += ["", "", f"{table} = {{{members}}}"]
+        for lines in reversed(list(read.functions.values())):
+            out += ["", "", *lines]
+        out.append(HELPERS)
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -24,33 +24,19 @@ class AgentWords(Record):
     __slots__ = FIELDS
     HASHABLE = False
 
-    def __init__(
-        self,
-        *,
-        source: WordsSource,
-        text: str,
-        step: int | None = None,
-    ) -> None:
+    def __init__(self, *, source: WordsSource, text: str, step: int | None = None) -> None:
         self.source = source
         self.text = text
         self.step = step
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
-        return {
-            'source': self.source.value,
-            'text': self.text,
-            'step': self.step,
-        }
+        return {'source': self.source.value, 'text': self.text, 'step': self.step}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AgentWords:
         """The AgentWords of JSON data its declaration accepts (checked already)."""
-        return cls(
-            source=WordsSource(data['source']),
-            text=data['text'],
-            step=data['step'],
-        )
+        return cls(source=WordsSource(data['source']), text=data['text'], step=data['step'])
 
 
 class Check(Record):
@@ -62,12 +48,7 @@ class Check(Record):
     HASHABLE = False
 
     def __init__(
-        self,
-        *,
-        command: str,
-        status: str,
-        result: str,
-        earlier: str | None = None,
+        self, *, command: str, status: str, result: str, earlier: str | None = None
     ) -> None:
         self.command = command
         self.status = status

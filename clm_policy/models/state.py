@@ -134,12 +134,7 @@ class Message(Record):
     HASHABLE = False
 
     def __init__(
-        self,
-        *,
-        role: MessageRole,
-        content: str,
-        name: str | None = None,
-        tokens: int | None = None,
+        self, *, role: MessageRole, content: str, name: str | None = None, tokens: int | None = None
     ) -> None:
         self.role = role
         self.content = content
@@ -417,7 +412,7 @@ _TASKSTATUS = {'running': TaskStatus.RUNNING, 'waiting': TaskStatus.WAITING, 'ph
 _MESSAGEROLE = {'system': MessageRole.SYSTEM, 'user': MessageRole.USER, 'assistant': MessageRole.ASSISTANT, 'tool': MessageRole.TOOL}
 
 
-_MESSAGE_KEYS = frozenset(('role', 'content', 'name', 'tokens'))
+_MESSAGE_KEYS = frozenset(Message.FIELDS)
 
 
 def _read_message(data: Any) -> Message | None:
@@ -426,25 +421,20 @@ def _read_message(data: Any) -> Message | None:
         return None
     f_role = data.get('role', _MISSING)
     f_role = _MESSAGEROLE.get(f_role) if type(f_role) is str else None
-    if f_role is None:
-        return None
     f_content = data.get('content', _MISSING)
-    if not (type(f_content) is str):
-        return None
     f_name = data.get('name', None)
-    if f_name is not None and not (type(f_name) is str):
-        return None
     f_tokens = data.get('tokens', None)
-    if f_tokens is not None and not (type(f_tokens) is int and f_tokens >= 0 and f_tokens <= 9223372036854775807):
+    if not (
+        f_role is not None
+        and type(f_content) is str
+        and (f_name is None or type(f_name) is str)
+        and (f_tokens is None or (type(f_tokens) is int and f_tokens >= 0 and f_tokens <= 9223372036854775807))
+    ):
         return None
-    found = Message(role=f_role, content=f_content, name=f_name, tokens=f_tokens)
-    return found
+    return Message(role=f_role, content=f_content, name=f_name, tokens=f_tokens)
 
 
-_TOKENSNAPSHOT_KEYS = frozenset((
-    'context_tokens', 'input_tokens', 'output_tokens', 'total_tokens', 'context_window', 'model',
-    'estimated',
-))
+_TOKENSNAPSHOT_KEYS = frozenset(TokenSnapshot.FIELDS)
 
 
 def _read_tokensnapshot(data: Any) -> TokenSnapshot | None:
@@ -452,37 +442,26 @@ def _read_tokensnapshot(data: Any) -> TokenSnapshot | None:
     if type(data) is not dict or not data.keys() <= _TOKENSNAPSHOT_KEYS:
         return None
     f_context_tokens = data.get('context_tokens', 0)
-    if not (type(f_context_tokens) is int and f_context_tokens >= 0 and f_context_tokens <= 9223372036854775807):
-        return None
     f_input_tokens = data.get('input_tokens', 0)
-    if not (type(f_input_tokens) is int and f_input_tokens >= 0 and f_input_tokens <= 9223372036854775807):
-        return None
     f_output_tokens = data.get('output_tokens', 0)
-    if not (type(f_output_tokens) is int and f_output_tokens >= 0 and f_output_tokens <= 9223372036854775807):
-        return None
     f_total_tokens = data.get('total_tokens', 0)
-    if not (type(f_total_tokens) is int and f_total_tokens >= 0 and f_total_tokens <= 9223372036854775807):
-        return None
     f_context_window = data.get('context_window', None)
-    if f_context_window is not None and not (type(f_context_window) is int and f_context_window > 0 and f_context_window <= 9223372036854775807):
-        return None
     f_model = data.get('model', None)
-    if f_model is not None and not (type(f_model) is str):
-        return None
     f_estimated = data.get('estimated', False)
-    if not (type(f_estimated) is bool):
+    if not (
+        type(f_context_tokens) is int and f_context_tokens >= 0 and f_context_tokens <= 9223372036854775807
+        and type(f_input_tokens) is int and f_input_tokens >= 0 and f_input_tokens <= 9223372036854775807
+        and type(f_output_tokens) is int and f_output_tokens >= 0 and f_output_tokens <= 9223372036854775807
+        and type(f_total_tokens) is int and f_total_tokens >= 0 and f_total_tokens <= 9223372036854775807
+        and (f_context_window is None or (type(f_context_window) is int and f_context_window > 0 and f_context_window <= 9223372036854775807))
+        and (f_model is None or type(f_model) is str)
+        and type(f_estimated) is bool
+    ):
         return None
-    found = TokenSnapshot(context_tokens=f_context_tokens, input_tokens=f_input_tokens, output_tokens=f_output_tokens, total_tokens=f_total_tokens, context_window=f_context_window, model=f_model, estimated=f_estimated)
-    return found
+    return TokenSnapshot(context_tokens=f_context_tokens, input_tokens=f_input_tokens, output_tokens=f_output_tokens, total_tokens=f_total_tokens, context_window=f_context_window, model=f_model, estimated=f_estimated)
 
 
-_SESSIONSTATE_KEYS = frozenset((
-    'session_id', 'goal', 'status', 'step_index', 'last_compact_step', 'compact_count', 'profile',
-    'tokens', 'signals', 'messages', 'human_interventions', 'requests', 'constraints', 'decisions',
-    'done', 'remaining', 'next_action', 'open_failures', 'changed_artifacts', 'moved_artifacts',
-    'deleted_artifacts', 'commands_and_results', 'verified', 'not_verified', 'assumptions_risks',
-    'blockers', 'source_of_truth', 'memory_keys', 'transcript', 'parent_session', 'schema_version',
-))
+_SESSIONSTATE_KEYS = frozenset(SessionState.FIELDS)
 
 
 def read_state(data: object) -> SessionState | None:
@@ -490,99 +469,71 @@ def read_state(data: object) -> SessionState | None:
     if type(data) is not dict or not data.keys() <= _SESSIONSTATE_KEYS:
         return None
     f_session_id = data.get('session_id', _MISSING)
-    if not (type(f_session_id) is str and len(f_session_id) >= 1):
-        return None
     f_goal = data.get('goal', '')
-    if not (type(f_goal) is str):
-        return None
     f_status = data.get('status', 'running')
     f_status = _TASKSTATUS.get(f_status) if type(f_status) is str else None
-    if f_status is None:
-        return None
     f_step_index = data.get('step_index', 0)
-    if not (type(f_step_index) is int and f_step_index >= 0 and f_step_index <= 9223372036854775807):
-        return None
     f_last_compact_step = data.get('last_compact_step', None)
-    if f_last_compact_step is not None and not (type(f_last_compact_step) is int and f_last_compact_step >= 0 and f_last_compact_step <= 9223372036854775807):
-        return None
     f_compact_count = data.get('compact_count', 0)
-    if not (type(f_compact_count) is int and f_compact_count >= 0 and f_compact_count <= 9223372036854775807):
-        return None
     f_profile = data.get('profile', None)
-    if f_profile is not None and not (type(f_profile) is str):
-        return None
     f_tokens = data.get('tokens', _MISSING)
     f_tokens = TokenSnapshot() if f_tokens is _MISSING else _read_tokensnapshot(f_tokens)
-    if f_tokens is None:
-        return None
     f_signals = _scalar_values(data, 'signals')
-    if f_signals is None:
-        return None
     f_messages = _read_list(data, 'messages', _read_message)
-    if f_messages is None:
-        return None
     f_human_interventions = data.get('human_interventions', 0)
-    if not (type(f_human_interventions) is int and f_human_interventions >= 0 and f_human_interventions <= 9223372036854775807):
-        return None
     f_requests = _list_of(data, 'requests', str)
-    if f_requests is None:
-        return None
     f_constraints = _list_of(data, 'constraints', str)
-    if f_constraints is None:
-        return None
     f_decisions = _list_of(data, 'decisions', str)
-    if f_decisions is None:
-        return None
     f_done = _list_of(data, 'done', str)
-    if f_done is None:
-        return None
     f_remaining = _list_of(data, 'remaining', str)
-    if f_remaining is None:
-        return None
     f_next_action = data.get('next_action', '')
-    if not (type(f_next_action) is str):
-        return None
     f_open_failures = _list_of(data, 'open_failures', str)
-    if f_open_failures is None:
-        return None
     f_changed_artifacts = _list_of(data, 'changed_artifacts', str)
-    if f_changed_artifacts is None:
-        return None
     f_moved_artifacts = _list_of(data, 'moved_artifacts', str)
-    if f_moved_artifacts is None:
-        return None
     f_deleted_artifacts = _list_of(data, 'deleted_artifacts', str)
-    if f_deleted_artifacts is None:
-        return None
     f_commands_and_results = _list_of(data, 'commands_and_results', str)
-    if f_commands_and_results is None:
-        return None
     f_verified = _list_of(data, 'verified', str)
-    if f_verified is None:
-        return None
     f_not_verified = _list_of(data, 'not_verified', str)
-    if f_not_verified is None:
-        return None
     f_assumptions_risks = _list_of(data, 'assumptions_risks', str)
-    if f_assumptions_risks is None:
-        return None
     f_blockers = _list_of(data, 'blockers', str)
-    if f_blockers is None:
-        return None
     f_source_of_truth = _list_of(data, 'source_of_truth', str)
-    if f_source_of_truth is None:
-        return None
     f_memory_keys = _list_of(data, 'memory_keys', str)
-    if f_memory_keys is None:
-        return None
     f_transcript = data.get('transcript', None)
-    if f_transcript is not None and not (type(f_transcript) is str):
-        return None
     f_parent_session = data.get('parent_session', None)
-    if f_parent_session is not None and not (type(f_parent_session) is str):
-        return None
     f_schema_version = data.get('schema_version', 2)
-    if not (type(f_schema_version) is int and f_schema_version >= 1 and f_schema_version <= 2):
+    if not (
+        type(f_session_id) is str and len(f_session_id) >= 1
+        and type(f_goal) is str
+        and f_status is not None
+        and type(f_step_index) is int and f_step_index >= 0 and f_step_index <= 9223372036854775807
+        and (f_last_compact_step is None or (type(f_last_compact_step) is int and f_last_compact_step >= 0 and f_last_compact_step <= 9223372036854775807))
+        and type(f_compact_count) is int and f_compact_count >= 0 and f_compact_count <= 9223372036854775807
+        and (f_profile is None or type(f_profile) is str)
+        and f_tokens is not None
+        and f_signals is not None
+        and f_messages is not None
+        and type(f_human_interventions) is int and f_human_interventions >= 0 and f_human_interventions <= 9223372036854775807
+        and f_requests is not None
+        and f_constraints is not None
+        and f_decisions is not None
+        and f_done is not None
+        and f_remaining is not None
+        and type(f_next_action) is str
+        and f_open_failures is not None
+        and f_changed_artifacts is not None
+        and f_moved_artifacts is not None
+        and f_deleted_artifacts is not None
+        and f_commands_and_results is not None
+        and f_verified is not None
+        and f_not_verified is not None
+        and f_assumptions_risks is not None
+        and f_blockers is not None
+        and f_source_of_truth is not None
+        and f_memory_keys is not None
+        and (f_transcript is None or type(f_transcript) is str)
+        and (f_parent_session is None or type(f_parent_session) is str)
+        and type(f_schema_version) is int and f_schema_version >= 1 and f_schema_version <= 2
+    ):
         return None
     found = SessionState(session_id=f_session_id, goal=f_goal, status=f_status, step_index=f_step_index, last_compact_step=f_last_compact_step, compact_count=f_compact_count, profile=f_profile, tokens=f_tokens, signals=f_signals, messages=f_messages, human_interventions=f_human_interventions, requests=f_requests, constraints=f_constraints, decisions=f_decisions, done=f_done, remaining=f_remaining, next_action=f_next_action, open_failures=f_open_failures, changed_artifacts=f_changed_artifacts, moved_artifacts=f_moved_artifacts, deleted_artifacts=f_deleted_artifacts, commands_and_results=f_commands_and_results, verified=f_verified, not_verified=f_not_verified, assumptions_risks=f_assumptions_risks, blockers=f_blockers, source_of_truth=f_source_of_truth, memory_keys=f_memory_keys, transcript=f_transcript, parent_session=f_parent_session, schema_version=f_schema_version)
     if any(check(found) is not None for check in STATE_CHECKS):

@@ -188,9 +188,10 @@ def _write(directory: str, entry: str, policy: Policy) -> None:
 
 # -- the compiled policy as plain data -------------------------------------------------------
 #
-# Every field of Policy, Profile, Rule, Guard and Signal is written out by name; tests pin the
-# names to the dataclasses' fields, so a field added there and forgotten here fails a test.
-# Expressions and templates are kept as source text and compiled again on load.
+# Every field of Policy, Profile, Rule, Guard and Signal is written out by name and read back
+# by name; tests pin the names to the records' fields, so a field added there and forgotten
+# here fails a test. Expressions and templates are kept as source text and compiled again on
+# load.
 
 
 class _Malformed(ValueError):
@@ -242,10 +243,6 @@ def _dict(value: Any) -> dict[str, Any]:
     return value
 
 
-def _location(loc: Location | None) -> list[Any] | None:
-    return None if loc is None else [loc.file, loc.line, loc.col]
-
-
 def _decode_location(value: Any) -> Location:
     file, line, col = _list(value)
     return Location(_str(file), _int(line), _int(col))
@@ -255,38 +252,17 @@ def _opt_location(value: Any) -> Location | None:
     return None if value is None else _decode_location(value)
 
 
-def _span(span: SourceSpan | None) -> list[Any]:
-    if span is None:
-        raise _Malformed("an expression without its position cannot be cached")
-    return [_location(span.start), span.block_indent]
-
-
 def _decode_span(value: Any) -> SourceSpan:
     start, indent = _list(value)
     return SourceSpan(_decode_location(start), _int(indent))
-
-
-def _expression(expr: CompiledExpression) -> dict[str, Any]:
-    if not expr.source:
-        raise _Malformed("an expression without its source text cannot be cached")
-    return {"text": expr.text, "source": expr.source, "span": _span(expr.span)}
 
 
 def _decode_expression(value: Any, names: dict[str, NameInfo]) -> CompiledExpression:
     data = _dict(value)
     # parsed and checked again: an entry is data, and data is not trusted to be allowed
     return compile_expression(
-        _str(data["text"]),
-        _decode_span(data["span"]),
-        names,
-        source=_str(data["source"]),
+        _str(data["text"]), _decode_span(data["span"]), names, source=_str(data["source"])
     )
-
-
-def _template(template: Template | None) -> dict[str, Any] | None:
-    if template is None:
-        return None
-    return {"text": template.text, "span": _span(template.span)}
 
 
 def _decode_template(value: Any, names: dict[str, NameInfo]) -> Template | None:
@@ -296,31 +272,11 @@ def _decode_template(value: Any, names: dict[str, NameInfo]) -> Template | None:
     return compile_template(_str(data["text"]), _decode_span(data["span"]), names)
 
 
-def _threshold(threshold: Threshold) -> list[Any]:
-    return [threshold.tokens, threshold.percent]
-
-
 def _decode_threshold(value: Any) -> Threshold:
     tokens, percent = _list(value)
     if percent is not None and type(percent) is not float:
         raise _Malformed(f"expected a percentage, got {percent!r}")
     return Threshold(tokens=_opt_int(tokens), percent=percent)
-
-
-def _profile(p: Profile) -> dict[str, Any]:
-    return {
-        "name": p.name,
-        "soft_compact": _threshold(p.soft_compact),
-        "hard_handoff": _threshold(p.hard_handoff),
-        "min_steps_between_compacts": p.min_steps_between_compacts,
-        "prefer_handoff_on_phase": p.prefer_handoff_on_phase,
-        "retain_recent_messages": p.retain_recent_messages,
-        "context_window": p.context_window,
-        "description": p.description,
-        "min_recall": p.min_recall,
-        "seed_tokens": p.seed_tokens,
-        "locations": {k: _location(v) for k, v in p.locations.items()},
-    }
 
 
 def _decode_profile(value: Any) -> Profile:
@@ -340,10 +296,6 @@ def _decode_profile(value: Any) -> Profile:
     )
 
 
-def _signal(s: Signal) -> dict[str, Any]:
-    return {"type": s.type, "default": s.default, "description": s.description}
-
-
 def _decode_signal(value: Any) -> Signal:
     d = _dict(value)
     kind, default = _str(d["type"]), d["default"]
@@ -360,17 +312,6 @@ def _decode_price(value: Any) -> Price:
     return Price(*figures)
 
 
-def _rule(r: Rule) -> dict[str, Any]:
-    return {
-        "id": r.id,
-        "when": _expression(r.when),
-        "action": r.action.value,
-        "because": _template(r.because),
-        "description": r.description,
-        "location": _location(r.location),
-    }
-
-
 def _decode_rule(value: Any, names: dict[str, NameInfo]) -> Rule:
     d = _dict(value)
     return Rule(
@@ -381,19 +322,6 @@ def _decode_rule(value: Any, names: dict[str, NameInfo]) -> Rule:
         description=_opt_str(d["description"]),
         location=_opt_location(d["location"]),
     )
-
-
-def _guard(g: Guard) -> dict[str, Any]:
-    return {
-        "id": g.id,
-        "action": g.action.value,
-        "when": _expression(g.when),
-        "severity": g.severity,
-        "overridable": g.overridable,
-        "message": _template(g.message),
-        "description": g.description,
-        "location": _location(g.location),
-    }
 
 
 def _decode_guard(value: Any, names: dict[str, NameInfo]) -> Guard:
@@ -415,23 +343,36 @@ def _decode_guard(value: Any, names: dict[str, NameInfo]) -> Guard:
 
 def encode_policy(policy: Policy) -> dict[str, Any]:
     """``policy`` as JSON-ready plain data (expressions as source text); see decode_policy."""
-    return {
-        "name": policy.name,
-        "path": policy.path,
-        "digest": policy.digest,
-        "files": list(policy.files),
-        "profiles": {name: _profile(p) for name, p in policy.profiles.items()},
-        "default_profile": policy.default_profile,
-        "signals": {name: _signal(s) for name, s in policy.signals.items()},
-        "models": dict(policy.models),
-        "rules": [_rule(r) for r in policy.rules],
-        "otherwise": policy.otherwise.value,
-        "guards": {a.value: [_guard(g) for g in gs] for a, gs in policy.guards.items()},
-        "description": policy.description,
-        "source_paths": list(policy.source_paths),
-        "confirm": sorted(a.value for a in policy.confirm),
-        "prices": {m: {"input": p.input, "output": p.output} for m, p in policy.prices.items()},
-    }
+    encoded: dict[str, Any] = _encoded(policy)
+    return encoded
+
+
+def _encoded(value: Any) -> Any:
+    """``value`` as plain data: a record field by field (a position, a threshold and a span as
+    lists; an expression or a template as its text and position), an enumeration by its value,
+    a tuple as a list, a set sorted."""
+    if isinstance(value, CompiledExpression | Template):
+        if isinstance(value, CompiledExpression) and not value.source:
+            raise _Malformed("an expression without its source text cannot be cached")
+        if value.span is None:
+            raise _Malformed("an expression without its position cannot be cached")
+        span = [_encoded(value.span.start), value.span.block_indent]
+        if isinstance(value, Template):
+            return {"text": value.text, "span": span}
+        return {"text": value.text, "source": value.source, "span": span}
+    if isinstance(value, Location | Threshold):
+        return [getattr(value, name) for name in value.FIELDS]
+    if isinstance(value, Policy | Profile | Rule | Guard | Signal | Price):
+        return {name: _encoded(getattr(value, name)) for name in value.FIELDS}
+    if isinstance(value, Action):
+        return value.value
+    if isinstance(value, dict):
+        return {_encoded(k): _encoded(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_encoded(v) for v in value]
+    if isinstance(value, frozenset):
+        return sorted(_encoded(v) for v in value)
+    return value
 
 
 def decode_policy(value: Any) -> Policy:

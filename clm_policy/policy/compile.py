@@ -40,8 +40,7 @@ def load_policy(source: str | Path) -> Policy:
 
 
 def _span(origin: Origin) -> SourceSpan:
-    start, indent = scalar_text_start(origin.doc, origin.path)
-    return SourceSpan(start, indent)
+    return SourceSpan(*scalar_text_start(origin.doc, origin.path))
 
 
 def _expr(entry: Entry, names: dict[str, NameInfo]) -> CompiledExpression:
@@ -53,9 +52,7 @@ def _expr(entry: Entry, names: dict[str, NameInfo]) -> CompiledExpression:
 
 def _template(entry: Entry, key: str, names: dict[str, NameInfo]) -> Template | None:
     text = entry.get(key)
-    if text is None:
-        return None
-    return compile_template(text, _span(entry.origin_of(key)), names)
+    return None if text is None else compile_template(text, _span(entry.origin_of(key)), names)
 
 
 def _attempt(sink: Sink, build: Callable[[], T]) -> T | None:
@@ -152,9 +149,7 @@ def _default_profile(res: ResolvedPolicy, profiles: dict[str, Profile], sink: Si
                 check=LoadCheck.SCHEMA,
             )
         )
-    if "coding" in res.profiles:
-        return "coding"
-    return next(iter(res.profiles), "")
+    return "coding" if "coding" in res.profiles else next(iter(res.profiles), "")
 
 
 def _profile(res: ResolvedPolicy, name: str) -> Profile:

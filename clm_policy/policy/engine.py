@@ -62,8 +62,7 @@ class Profile(Record):
 
     ``min_recall`` is the share of a session's facts a compaction's next context must hold;
     under it the compaction becomes a handoff (``verify_failed``; docs/verification.md).
-    ``seed_tokens`` is the most a handoff's seed may take (characters / 4). Both are
-    keyword-only, so positional callers are unaffected.
+    ``seed_tokens`` is the most a handoff's seed may take (characters / 4).
 
     ``locations`` says where soft_compact, hard_handoff and context_window were written (for
     lint); it takes no part in equality."""
@@ -335,12 +334,7 @@ class Policy(Record):
         rule = next((r for r in self.rules if r.when.evaluate(names)), None)
         decision = self._finish(rule, names, prof, window, source, force)
         rule_traces = [
-            RuleTrace(
-                id=r.id,
-                action=r.action,
-                decided=r is rule,
-                **self._trace(r.when, names),
-            )
+            RuleTrace(id=r.id, action=r.action, decided=r is rule, **self._trace(r.when, names))
             for r in self.rules
         ]
         findings = {

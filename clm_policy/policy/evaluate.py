@@ -154,10 +154,7 @@ class Bounded:
         return sum(items, start)
 
     def functions(self) -> dict[str, Callable[..., Any]]:
-        functions = dict(FUNCTIONS)
-        functions["round"] = self.round_
-        functions["sum"] = self.sum_
-        return functions
+        return {**FUNCTIONS, "round": self.round_, "sum": self.sum_}
 
     def check_result(self, value: Any) -> Any:
         """``value``, unless a function returned something past the limits."""

@@ -16,21 +16,16 @@ def _profile(p: Profile) -> CommentedMap:
     out = CommentedMap()
     if p.description:
         out["description"] = p.description
-    out["soft_compact"] = (
-        p.soft_compact.tokens if p.soft_compact.tokens is not None else str(p.soft_compact)
-    )
-    out["hard_handoff"] = (
-        p.hard_handoff.tokens if p.hard_handoff.tokens is not None else str(p.hard_handoff)
-    )
+    for threshold, key in ((p.soft_compact, "soft_compact"), (p.hard_handoff, "hard_handoff")):
+        out[key] = threshold.tokens if threshold.tokens is not None else str(threshold)
     out["min_steps_between_compacts"] = p.min_steps_between_compacts
     out["prefer_handoff_on_phase"] = p.prefer_handoff_on_phase
     out["retain_recent_messages"] = p.retain_recent_messages
     if p.context_window is not None:
         out["context_window"] = p.context_window
-    if p.min_recall != PROFILE_DEFAULTS["min_recall"]:
-        out["min_recall"] = p.min_recall
-    if p.seed_tokens != PROFILE_DEFAULTS["seed_tokens"]:
-        out["seed_tokens"] = p.seed_tokens
+    for key in ("min_recall", "seed_tokens"):  # written when not the default
+        if getattr(p, key) != PROFILE_DEFAULTS[key]:
+            out[key] = getattr(p, key)
     return out
 
 

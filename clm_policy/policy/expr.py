@@ -23,13 +23,7 @@ import ast
 from clm_policy.base.errors import EvaluationError, ExpressionError, LoadCheck, Location
 from clm_policy.base.record import Record
 from clm_policy.base.suggest import suggest
-from clm_policy.policy.evaluate import (
-    DEFAULT_LIMITS,
-    FUNCTIONS,
-    LimitExceeded,
-    Limits,
-    lower,
-)
+from clm_policy.policy.evaluate import DEFAULT_LIMITS, FUNCTIONS, LimitExceeded, Limits, lower
 from clm_policy.policy.names import GROUPS
 
 TYPE_CHECKING = False

@@ -285,13 +285,8 @@ def _merge_entries(
         ident = spec["id"]
         if ident in first_seen:
             line = first_seen[ident].line
-            sink.report(
-                PolicyError(
-                    f"duplicate {kind} id '{ident}' (first at line {line})",
-                    id_loc,
-                    check=LoadCheck.DUPLICATE_ID,
-                )
-            )
+            message = f"duplicate {kind} id '{ident}' (first at line {line})"
+            sink.report(PolicyError(message, id_loc, check=LoadCheck.DUPLICATE_ID))
             continue
         first_seen[ident] = id_loc
         index = next((j for j, e in enumerate(result) if e.id == ident), None)
@@ -299,44 +294,26 @@ def _merge_entries(
         before, after = spec.get("before"), spec.get("after")
         if spec.get("disable", False):
             if index is None:
-                sink.report(
-                    PolicyError(
-                        f"disable: no inherited {kind} has id '{ident}'",
-                        id_loc,
-                        check=LoadCheck.EXTENDS,
-                    )
-                )
+                _refuse(sink, f"disable: no inherited {kind} has id '{ident}'", id_loc)
             elif given:
-                sink.report(
-                    PolicyError(
-                        f"{kind} '{ident}' is disabled: remove its other keys ({', '.join(given)})",
-                        doc.location([*base, i, given[0]], key=True),
-                        check=LoadCheck.EXTENDS,
-                    )
+                _refuse(
+                    sink,
+                    f"{kind} '{ident}' is disabled: remove its other keys ({', '.join(given)})",
+                    doc.location([*base, i, given[0]], key=True),
                 )
             else:
                 del result[index]
             continue
         if before is not None and after is not None:
-            sink.report(
-                PolicyError(
-                    f"{kind} '{ident}' gives both before and after",
-                    doc.location([*base, i, "after"], key=True),
-                    check=LoadCheck.EXTENDS,
-                )
-            )
+            where = doc.location([*base, i, "after"], key=True)
+            _refuse(sink, f"{kind} '{ident}' gives both before and after", where)
             continue
         anchor = before or after
         if anchor is not None and not any(e.id == anchor for e in result if e.id != ident):
             known = ", ".join(e.id for e in result if e.id != ident) or "none"
             which = "before" if before else "after"
-            sink.report(
-                PolicyError(
-                    f"{which}: no {kind} has id '{anchor}' (ids: {known})",
-                    doc.location([*base, i, which]),
-                    check=LoadCheck.EXTENDS,
-                )
-            )
+            where = doc.location([*base, i, which])
+            _refuse(sink, f"{which}: no {kind} has id '{anchor}' (ids: {known})", where)
             anchor = None
         entry = result.pop(index) if index is not None else Entry(ident, origin)
         entry.origin = origin
@@ -348,6 +325,11 @@ def _merge_entries(
         target = next(j for j, e in enumerate(result) if e.id == anchor)
         result.insert(target if before else target + 1, entry)
     return result
+
+
+def _refuse(sink: Sink, message: str, where: Location) -> None:
+    """Report an entry a child policy cannot place, override or remove (check ``extends``)."""
+    sink.report(PolicyError(message, where, check=LoadCheck.EXTENDS))
 
 
 def _check_entries_complete(res: ResolvedPolicy, sink: Sink) -> None:
@@ -363,13 +345,8 @@ def _complete(entries: list[Entry], needed: tuple[str, str], what: str, sink: Si
     for entry in entries:
         missing = [n for n in needed if n not in entry.fields]
         for name in missing:
-            sink.report(
-                PolicyError(
-                    f"{what} '{entry.id}' has no '{name}'",
-                    entry.origin.location,
-                    check=LoadCheck.SCHEMA,
-                )
-            )
+            message = f"{what} '{entry.id}' has no '{name}'"
+            sink.report(PolicyError(message, entry.origin.location, check=LoadCheck.SCHEMA))
         if not missing:
             kept.append(entry)
     return kept

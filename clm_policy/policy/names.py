@@ -42,8 +42,6 @@ DERIVED_NAMES: Mapping[str, NameInfo] = {
 """Names the engine works out from several fields (:meth:`Policy.namespace`)."""
 
 STATE_NAMES: Mapping[str, NameInfo] = {**DIRECT_NAMES, **DERIVED_NAMES}
-"""Every name of a state: read straight from a field (declared in models/shapes/state.py, see
-models/state.py), or derived."""
 
 PROFILE_NAMES: Mapping[str, NameInfo] = {
     "profile.name": NameInfo("str", "the task profile deciding"),

@@ -14,12 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from simpleeval import SimpleEval
 
-from clm_policy.policy.evaluate import (
-    DEFAULT_LIMITS,
-    Bounded,
-    Limits,
-    operator_table,
-)
+from clm_policy.policy.evaluate import DEFAULT_LIMITS, Bounded, Limits, operator_table
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

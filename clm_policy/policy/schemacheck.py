@@ -81,9 +81,7 @@ def _load() -> SchemaValidator | None:
     if directory is None or not hasattr(os, "geteuid") or not private_dir(directory):
         return None
     raw = read_private(Path(directory, _entry_name()), _LIMIT)
-    if raw is None or len(raw) > _LIMIT:
-        return None
-    return validator(json.loads(raw))
+    return None if raw is None or len(raw) > _LIMIT else validator(json.loads(raw))
 
 
 def validator(plain: Any) -> SchemaValidator:

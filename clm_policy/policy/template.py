@@ -55,23 +55,11 @@ class Template(Record):
 
     @property
     def names(self) -> tuple[str, ...]:
-        seen: dict[str, None] = {}
-        for part in self.parts:
-            if not isinstance(part, str):
-                for name in part[0].names:
-                    seen.setdefault(name, None)
-        return tuple(seen)
+        expressions = (part[0] for part in self.parts if not isinstance(part, str))
+        return tuple(dict.fromkeys(name for expr in expressions for name in expr.names))
 
     def render(self, names: Mapping[str, Any]) -> str:
-        out: list[str] = []
-        for part in self.parts:
-            if isinstance(part, str):
-                out.append(part)
-                continue
-            expr, spec = part
-            value = expr.evaluate(names)
-            out.append(_format(value, spec, expr))
-        return capped("".join(out))
+        return capped("".join(_rendered(part, names) for part in self.parts))
 
 
 def capped(text: str, limit: int = MAX_RENDERED_LENGTH) -> str:
@@ -90,7 +78,12 @@ def fitted(head: str, middle: str, tail: str) -> str:
     return capped(head + capped(middle, max(room, 40)) + tail)
 
 
-def _format(value: Any, spec: str, expr: CompiledExpression) -> str:
+def _rendered(part: str | tuple[CompiledExpression, str], names: Mapping[str, Any]) -> str:
+    """A literal part as it is; a placeholder's value on ``names``, formatted and cut."""
+    if isinstance(part, str):
+        return part
+    expr, spec = part
+    value = expr.evaluate(names)
     if spec:
         try:
             text = format(value, spec)
@@ -110,10 +103,7 @@ def _format(value: Any, spec: str, expr: CompiledExpression) -> str:
 
 
 def compile_template(
-    text: str,
-    span: SourceSpan,
-    names: Mapping[str, NameInfo],
-    limits: Limits = DEFAULT_LIMITS,
+    text: str, span: SourceSpan, names: Mapping[str, NameInfo], limits: Limits = DEFAULT_LIMITS
 ) -> Template:
     parts: list[str | tuple[CompiledExpression, str]] = []
     literal: list[str] = []
