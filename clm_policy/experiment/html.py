@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from html import escape
 
 from clm_policy.experiment.runner import ExperimentRun
-from clm_policy.experiment.stats import METRICS, Figure, Figures, Metric, shown, shown_diff, span
+from clm_policy.experiment.stats import METRICS, Figure, Figures, Metric, shown, span
 from clm_policy.report.html import STYLE, _short, figure, grid, head
 
 WIDTH, BAR_AREA, LEFT, TOP, BOTTOM = 1000, 200, 56, 16, 40
@@ -86,7 +86,7 @@ def _metric(metric: Metric, figs: Figures) -> Iterator[str]:
             tone = " good" if up == (metric.better == "higher") else " bad"
         within = span(metric, f.interval, form="{} to {}")
         dspan = span(metric, f.diff_interval, diff=True, form="{} to {}")
-        diff = "baseline" if arm == figs.baseline else shown_diff(metric, f.diff)
+        diff = "baseline" if arm == figs.baseline else shown(metric, f.diff, diff=True)
         yield (
             f'<tr><td>{escape(arm)}</td><td class="n">{escape(shown(metric, f.value))}</td>'
             f'<td>{escape(within)}</td><td class="n{tone}">{escape(diff)}</td>'

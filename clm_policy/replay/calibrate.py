@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from clm_policy.memory.audit import read_log
@@ -60,9 +60,6 @@ class Point:
     session: str
     tokens: int
     window: int | None
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 @dataclass
@@ -103,7 +100,7 @@ class Calibration:
             "sessions": len(self.sessions),
             "points": self.counts(),
             "left_out": dict(self.left_out),
-            "trouble_points": [p.as_dict() for p in self.points],
+            "trouble_points": [asdict(p) for p in self.points],
             "skipped": [{"path": s.path, "error": s.message} for s in self.skipped],
         }
 

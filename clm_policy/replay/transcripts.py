@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import glob
 import os
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from clm_policy.base.errors import ClmError, InputError, Location
@@ -40,9 +40,6 @@ class FirstAction:
     rule: str | None
     rationale: str
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
 
 @dataclass(frozen=True)
 class Native:
@@ -51,9 +48,6 @@ class Native:
     step: int
     pre_tokens: int | None
     trigger: str | None
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 @dataclass(frozen=True)
@@ -88,8 +82,8 @@ class SessionWhatIf:
             "model": self.model,
             "window": self.window,
             "window_source": self.window_source,
-            "first": self.first.as_dict() if self.first else None,
-            "native_compactions": [n.as_dict() for n in self.native],
+            "first": asdict(self.first) if self.first else None,
+            "native_compactions": [asdict(n) for n in self.native],
             "verdict": self.verdict,
         }
 

@@ -101,9 +101,6 @@ class Summary:
     unpriced_models: list[str]  # the models of sessions no price applies to
     session_duration_s: float | None
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
 
 @dataclass
 class ReportData:
