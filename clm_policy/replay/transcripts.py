@@ -74,18 +74,9 @@ class SessionWhatIf:
         return "before" if self.first.step <= native.step else "after"
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "format": self.format,
-            "session_id": self.session_id,
-            "steps": self.steps,
-            "model": self.model,
-            "window": self.window,
-            "window_source": self.window_source,
-            "first": asdict(self.first) if self.first else None,
-            "native_compactions": [asdict(n) for n in self.native],
-            "verdict": self.verdict,
-        }
+        data = asdict(self)
+        data["native_compactions"] = data.pop("native")
+        return {**data, "verdict": self.verdict}
 
 
 @dataclass(frozen=True)
@@ -134,11 +125,7 @@ def expand(pattern: str) -> list[str]:
     folder = os.path.expanduser(pattern)
     if os.path.isdir(folder):
         return _transcripts_under(pattern, folder)
-    found = sorted(
-        path
-        for path in glob.glob(os.path.expanduser(pattern), recursive=True)
-        if os.path.isfile(path)
-    )
+    found = sorted(path for path in glob.glob(folder, recursive=True) if os.path.isfile(path))
     if not found:
         raise InputError(f"--transcripts {pattern!r} matches no file")
     return found
