@@ -36,6 +36,8 @@ from typing import Any
 
 from clm_policy.memory.audit import read_log
 from clm_policy.memory.git.write import MemoryRepo
+from clm_policy.models.enums import FIGURES
+from clm_policy.models.state import SessionState, TokenSnapshot
 from clm_policy.policy.compile import load_policy
 from clm_policy.policy.engine import Policy, Profile, Threshold
 from clm_policy.replay.records import decision_files, json_object, read_lines
@@ -187,9 +189,6 @@ def _transcript_points(
     result: Calibration,
     progress: bool | None,
 ) -> list[Point]:
-    from clm_policy.models.enums import FIGURES
-    from clm_policy.models.state import SessionState, TokenSnapshot
-
     readings, skipped = read_sessions(pattern, progress)
     result.skipped += skipped
     points = []

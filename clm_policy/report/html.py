@@ -294,17 +294,10 @@ def _thin(points: list[tuple[int, int]], x: float, scale: float) -> list[tuple[i
     if len(points) <= 2 * PLOT_W:
         return points
     out: list[tuple[int, int]] = []
-    column: list[tuple[int, int]] = []
-    current = None
-    for point in [*points, (-1, -1)]:
-        px = int((point[0] - x) * scale) if point[0] >= 0 else None
-        if px != current and column:
-            keep = {column[0], column[-1], min(column, key=lambda p: p[1])}
-            keep.add(max(column, key=lambda p: p[1]))
-            out.extend(sorted(keep))
-            column = []
-        current = px
-        column.append(point)
+    for _, run in itertools.groupby(points, key=lambda p: int((p[0] - x) * scale)):
+        column = list(run)
+        low, high = min(column, key=lambda p: p[1]), max(column, key=lambda p: p[1])
+        out.extend(sorted({column[0], column[-1], low, high}))
     return out
 
 
@@ -490,9 +483,7 @@ def _legend(
 
 
 def _step_ticks(x0: int, x1: int) -> list[int]:
-    span = x1 - x0
-    _, tick = _nice(span)
-    tick = max(int(tick), 1)
+    tick = max(int(_nice(x1 - x0)[1]), 1)
     first = -(-x0 // tick) * tick
     return list(range(first, x1 + 1, tick))
 
@@ -546,16 +537,14 @@ def _recall_chart(m: SessionMetrics, span: tuple[int, int]) -> Iterator[str]:
     yield "</svg></figure>\n"
 
 
-def _key(d: DecisionRecord) -> tuple[object, ...]:
-    return (d.action, d.trigger, d.rationale, d.blocked_by, d.warnings, d.forced)
-
-
 def _folded(decisions: list[DecisionRecord], exact: bool) -> list[tuple[int, int, DecisionRecord]]:
     """(first step, count, decision) runs of consecutive equal decisions; with ``exact``
     False, continue decisions fold by rule alone (their rationales may differ)."""
 
     def key(d: DecisionRecord) -> tuple[object, ...]:
-        return _key(d) if exact or d.action != "continue" else (d.action, d.trigger)
+        if exact or d.action != "continue":
+            return (d.action, d.trigger, d.rationale, d.blocked_by, d.warnings, d.forced)
+        return (d.action, d.trigger)
 
     runs = [list(run) for _, run in itertools.groupby(decisions, key)]
     return [(run[0].step, len(run), run[-1]) for run in runs]
