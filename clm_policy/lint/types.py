@@ -48,6 +48,15 @@ _RESULTS: Mapping[str, Kinds] = {
 }
 
 
+_CONSTANTS: tuple[tuple[type, Kinds], ...] = (
+    (type(None), NONE),
+    (bool, BOOL),  # before int: a bool is an int too
+    (int, INT),
+    (float, FLOAT),
+    (str, STR),
+)
+
+
 @dataclass(frozen=True)
 class Mismatch:
     node: ast.AST
@@ -87,16 +96,7 @@ class Inferrer:
     # -- leaves ---------------------------------------------------------------------------
 
     def _Constant(self, node: ast.Constant) -> Kinds:
-        value = node.value
-        if value is None:
-            return NONE
-        if isinstance(value, bool):
-            return BOOL
-        if isinstance(value, int):
-            return INT
-        if isinstance(value, float):
-            return FLOAT
-        return STR if isinstance(value, str) else ANY
+        return next((k for t, k in _CONSTANTS if isinstance(node.value, t)), ANY)
 
     def _Name(self, node: ast.Name) -> Kinds:
         info = self.names.get(node.id)
@@ -136,10 +136,8 @@ class Inferrer:
         if not any((a, b) in allowed for a in lcat for b in rcat):
             self.report(node, f"'{op}' on {_show(left)} and {_show(right)}: {_excerpt(node)}")
             return ANY
-        if ("str" in lcat or "str" in rcat) and not isinstance(node.op, ast.Add | ast.Mult):
-            return ANY
         if "str" in lcat | rcat:
-            return STR
+            return STR if isinstance(node.op, ast.Add | ast.Mult) else ANY
         if "seq" in lcat | rcat:
             return SEQ
         if isinstance(node.op, ast.Div) or "float" in left | right:
