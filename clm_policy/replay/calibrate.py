@@ -103,7 +103,7 @@ class Calibration:
             "points": self.counts(),
             "left_out": dict(self.left_out),
             "trouble_points": [asdict(p) for p in self.points],
-            "skipped": [{"path": s.path, "error": s.message} for s in self.skipped],
+            "skipped": [{"path": s.path, "error": str(s.error)} for s in self.skipped],
         }
 
 

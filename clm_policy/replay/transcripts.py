@@ -82,12 +82,7 @@ class SessionWhatIf:
 @dataclass(frozen=True)
 class Skipped:
     path: str
-    error: ClmError
-
-    @property
-    def message(self) -> str:
-        """The error as printed: ``file:line:col: message``."""
-        return str(self.error)
+    error: ClmError  # shown as ``file:line:col: message``
 
 
 @dataclass
@@ -112,7 +107,7 @@ class TranscriptReplay:
             "profile": self.profile,
             "verdicts": self.verdicts(),
             "sessions": [s.as_dict() for s in self.sessions],
-            "skipped": [{"path": s.path, "error": s.message} for s in self.skipped],
+            "skipped": [{"path": s.path, "error": str(s.error)} for s in self.skipped],
         }
 
 
