@@ -147,8 +147,7 @@ def calibration_text(c: Calibration, written: list[Edit] | None, target: str | N
     if target is None:
         out.append("  (--write POLICY writes them into the policy file)")
     elif written:
-        for edit in written:
-            out.append(f"wrote {edit.location}: {edit.key} {edit.old} -> {edit.new}")
+        out += [f"wrote {edit.location}: {edit.key} {edit.old} -> {edit.new}" for edit in written]
     else:
         out.append(f"{target} already has these thresholds: nothing written")
     return "\n".join(out) + "\n"
