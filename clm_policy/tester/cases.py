@@ -113,20 +113,19 @@ class SuiteReader:
             message = f"expected a mapping at the top of the test file, got {got}"
             raise InputError(message, top.location([]))
         whole = top.root.get(CASES) if count == 0 else None
-        if isinstance(whole, list) and whole:  # not streamed (an anchor on them, an alias)
-            count = len(whole)
-            self.final, found = _header(top, final=True, streamed=count)
-            self._error = _earlier(self._error, found)
+        late = (
+            whole if isinstance(whole, list) else []
+        )  # not streamed (an anchor on them, an alias)
+        count = count or len(late)
+        self.final, found = _header(top, final=True, streamed=count)
+        self._error = _earlier(self._error, found)
+        if late:
             self.header = self.header or self.final
             for start in range(0, count, BATCH):
-                end = min(start + BATCH, count)
-                docs = [top.sub((CASES, i)) for i in range(start, end)]
+                docs = [top.sub((CASES, i)) for i in range(start, min(start + BATCH, count))]
                 yield from self._batch(docs, start)
-        else:
-            self.final, found = _header(top, final=True, streamed=count)
-        error = _earlier(self._error, found)
-        if error is not None:
-            raise error
+        if self._error is not None:
+            raise self._error
         if self._duplicate is not None:
             raise self._duplicate
         run_under = (self.header.policy, self.header.profile) if self.header is not None else None
