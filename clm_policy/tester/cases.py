@@ -113,9 +113,8 @@ class SuiteReader:
             message = f"expected a mapping at the top of the test file, got {got}"
             raise InputError(message, top.location([]))
         whole = top.root.get(CASES) if count == 0 else None
-        late = (
-            whole if isinstance(whole, list) else []
-        )  # not streamed (an anchor on them, an alias)
+        # cases not streamed (an anchor on them, an alias): read from the whole list
+        late = whole if isinstance(whole, list) else []
         count = count or len(late)
         self.final, found = _header(top, final=True, streamed=count)
         self._error = _earlier(self._error, found)
