@@ -147,13 +147,9 @@ class Figures:
 
 
 def _ratio(parts: Sequence[tuple[float, float] | None], draw: Sequence[int]) -> float | None:
-    top = bottom = 0.0
-    for i in draw:
-        part = parts[i]
-        if part is not None:
-            top += part[0]
-            bottom += part[1]
-    return top / bottom if bottom else None
+    counted = [part for i in draw if (part := parts[i]) is not None]
+    bottom = sum(part[1] for part in counted)
+    return sum(part[0] for part in counted) / bottom if bottom else None
 
 
 def _interval(values: list[float], confidence: float) -> Interval | None:

@@ -92,10 +92,7 @@ class _Reader:
         return self.docs[key]
 
     def text(self, file: str) -> str | None:
-        for doc in self.docs.values():
-            if doc.file == file:
-                return doc.text
-        return None
+        return next((doc.text for doc in self.docs.values() if doc.file == file), None)
 
 
 def lint_paths(paths: Sequence[str]) -> LintReport:
