@@ -97,10 +97,9 @@ def load_experiment(path: str | Path, env: Mapping[str, str] | None = None) -> E
     taken: set[str] = set()
     for i, item in enumerate(spec.workloads):
         try:
-            found = expand(item, folder, taken)
+            workloads += expand(item, folder, taken)
         except ClmError as exc:
             raise InputError(f"workloads[{i}]: {exc.message}", at("workloads", i)) from None
-        workloads += found
     experiment = Experiment(
         shown,
         spec.name,

@@ -35,17 +35,13 @@ class Metric:
     how: str
 
 
-def _share(flag: bool) -> tuple[float, float]:
-    return (1.0 if flag else 0.0), 1.0
-
-
 METRICS: tuple[Metric, ...] = (
     Metric(
         "completion",
         "task completion",
         "share",
         "higher",
-        lambda o: _share(o.completed),
+        lambda o: (float(o.completed), 1.0),
         "completed tasks / tasks",
     ),
     Metric(
