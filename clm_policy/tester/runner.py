@@ -116,16 +116,9 @@ class Runner:
             if isinstance(run.subject, ClmError):
                 message = f"cannot load policy {quote(header.policy)}: {run.subject}"
                 where = header.doc.location(("policy",))
+                line, name = case.where.line, case.spec.name
                 run.results.append(
-                    CaseResult(
-                        run.file,
-                        case.where.line,
-                        case.spec.name,
-                        Verdict.ERROR,
-                        None,
-                        message,
-                        where,
-                    )
+                    CaseResult(run.file, line, name, Verdict.ERROR, message=message, where=where)
                 )
             else:
                 run.results.append(self._run_case(run, header, case, run.subject))
