@@ -74,7 +74,7 @@ def replay(
         found = replay_transcripts(transcripts, policy_ref, profile, progress=quiet)
         if fmt == "json":  # the text report lists them; JSON lists them, and so does stderr
             for skipped in found.skipped:
-                echo(f"clm-policy: skipping {skipped.message}", err=True)
+                echo(f"clm-policy: skipping {skipped.error}", err=True)
             echo_json(found.as_dict())
         else:
             echo(transcripts_text(found), nl=False)

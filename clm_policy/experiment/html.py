@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from html import escape
 
 from clm_policy.experiment.runner import ExperimentRun
-from clm_policy.experiment.stats import METRICS, Figure, Figures, Metric, shown, shown_diff, span
-from clm_policy.report.html import STYLE, _short, head
+from clm_policy.experiment.stats import METRICS, Figure, Figures, Metric, shown, span
+from clm_policy.report.html import STYLE, _short, figure, grid, head
 
 WIDTH, BAR_AREA, LEFT, TOP, BOTTOM = 1000, 200, 56, 16, 40
 EXTRA_STYLE = """
@@ -86,7 +86,7 @@ def _metric(metric: Metric, figs: Figures) -> Iterator[str]:
             tone = " good" if up == (metric.better == "higher") else " bad"
         within = span(metric, f.interval, form="{} to {}")
         dspan = span(metric, f.diff_interval, diff=True, form="{} to {}")
-        diff = "baseline" if arm == figs.baseline else shown_diff(metric, f.diff)
+        diff = "baseline" if arm == figs.baseline else shown(metric, f.diff, diff=True)
         yield (
             f'<tr><td>{escape(arm)}</td><td class="n">{escape(shown(metric, f.value))}</td>'
             f'<td>{escape(within)}</td><td class="n{tone}">{escape(diff)}</td>'
@@ -104,12 +104,7 @@ def _chart(
         for v in (f.value, f.interval.high if f.interval else None)
         if v is not None
     ]
-    height = TOP + BAR_AREA + BOTTOM
-    label = f"{metric.label} per arm"
-    yield (
-        f'<figure><svg viewBox="0 0 {WIDTH} {height}" role="img" aria-label="{escape(label)}" '
-        'xmlns="http://www.w3.org/2000/svg">\n'
-    )
+    yield figure(TOP + BAR_AREA + BOTTOM, escape(f"{metric.label} per arm"))
     top = 1.0 if metric.unit == "share" else max([*tops, 0.0]) * 1.1 or 1.0
     slot = (WIDTH - LEFT - 20) / max(1, len(arms))
     bar = min(80.0, slot * 0.6)
@@ -118,12 +113,7 @@ def _chart(
         return TOP + BAR_AREA - max(0.0, min(value, top)) / top * BAR_AREA
 
     for share in (0.0, 0.5, 1.0):
-        at = y(share * top)
-        yield (
-            f'<line class="grid" x1="{LEFT}" x2="{WIDTH - 20}" y1="{at:.1f}" y2="{at:.1f}"/>'
-            f'<text x="{LEFT - 6}" y="{at + 4:.1f}" text-anchor="end">'
-            f"{escape(_axis(metric, share * top))}</text>\n"
-        )
+        yield grid(y(share * top), escape(_axis(metric, share * top)), x2=WIDTH - 20)
     for i, arm in enumerate(arms):
         f = row[arm]
         middle = LEFT + slot * i + slot / 2

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from clm_policy.base.errors import ClmError, InputError, Location, quote
 from clm_policy.experiment.workloads import Workload, expand
-from clm_policy.lifecycle.compaction import Summarizer
+from clm_policy.lifecycle.compaction import Summarizer, summarizer_name
 from clm_policy.memory.mem0settings import Mem0Settings
 from clm_policy.models.experiment import ExperimentFile
 from clm_policy.policy.engine import Policy
@@ -97,10 +97,9 @@ def load_experiment(path: str | Path, env: Mapping[str, str] | None = None) -> E
     taken: set[str] = set()
     for i, item in enumerate(spec.workloads):
         try:
-            found = expand(item, folder, taken)
+            workloads += expand(item, folder, taken)
         except ClmError as exc:
             raise InputError(f"workloads[{i}]: {exc.message}", at("workloads", i)) from None
-        workloads += found
     experiment = Experiment(
         shown,
         spec.name,
@@ -154,8 +153,6 @@ def _arm(spec: ExperimentFile, i: int, folder: Path, env: Mapping[str, str], whe
         raise InputError(
             f"arm {quote(arm.name)}: summarizer: {exc.message}", where("arms", i, "summarizer")
         ) from None
-    from clm_policy.lifecycle.compaction import summarizer_name
-
     return Arm(
         arm.name,
         policy,
@@ -185,7 +182,5 @@ def _mem0(spec: ExperimentFile, env: Mapping[str, str], where: Where) -> Mem0Set
                 f"{exc.message} (or `mem0: {{model: offline}}` in the experiment)", where("mem0")
             ) from None
     if spec.mem0.timeout is not None:
-        from dataclasses import replace
-
         settings = replace(settings, timeout=spec.mem0.timeout)
     return settings

@@ -6,10 +6,11 @@ written; the CLI passes the text through its terminal printer.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from clm_policy.experiment.runner import ExperimentRun
-from clm_policy.experiment.stats import METRICS, Figures, Interval, shown, shown_diff, span
+from clm_policy.experiment.stats import METRICS, Figures, Interval, shown, span
 
 
 def render_text(run: ExperimentRun, figs: Figures) -> str:
@@ -49,7 +50,7 @@ def render_text(run: ExperimentRun, figs: Figures) -> str:
             if f.value is None:
                 lines.append(f"  {name:<{width}} {'-':>12}  (no workload counts)")
                 continue
-            diff = "" if arm == figs.baseline else shown_diff(metric, f.diff)
+            diff = "" if arm == figs.baseline else shown(metric, f.diff, diff=True)
             mark = " *" if f.diff_interval is not None and f.diff_interval.excludes_zero() else ""
             lines.append(
                 f"  {name:<{width}} {shown(metric, f.value):>12} {span(metric, f.interval):<26} "
@@ -131,5 +132,5 @@ def render_json(run: ExperimentRun, figs: Figures) -> dict[str, Any]:
             }
             for m in METRICS
         },
-        "outcomes": [o.as_dict() for r in run.arms for o in r.outcomes],
+        "outcomes": [asdict(o) for r in run.arms for o in r.outcomes],
     }

@@ -64,9 +64,6 @@ class Outcome:
     def completed(self) -> bool:
         return self.outcome == "completed"
 
-    def as_dict(self) -> dict[str, object]:
-        return dict(self.__dict__)
-
 
 @dataclass
 class ArmRun:

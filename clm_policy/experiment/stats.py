@@ -35,17 +35,13 @@ class Metric:
     how: str
 
 
-def _share(flag: bool) -> tuple[float, float]:
-    return (1.0 if flag else 0.0), 1.0
-
-
 METRICS: tuple[Metric, ...] = (
     Metric(
         "completion",
         "task completion",
         "share",
         "higher",
-        lambda o: _share(o.completed),
+        lambda o: (float(o.completed), 1.0),
         "completed tasks / tasks",
     ),
     Metric(
@@ -147,13 +143,9 @@ class Figures:
 
 
 def _ratio(parts: Sequence[tuple[float, float] | None], draw: Sequence[int]) -> float | None:
-    top = bottom = 0.0
-    for i in draw:
-        part = parts[i]
-        if part is not None:
-            top += part[0]
-            bottom += part[1]
-    return top / bottom if bottom else None
+    counted = [part for i in draw if (part := parts[i]) is not None]
+    bottom = sum(part[1] for part in counted)
+    return sum(part[0] for part in counted) / bottom if bottom else None
 
 
 def _interval(values: list[float], confidence: float) -> Interval | None:
@@ -182,22 +174,17 @@ def figures(run: ExperimentRun, metrics: Sequence[Metric] = METRICS) -> Figures:
         parts = {arm: [metric.part(o) for o in found] for arm, found in outcomes.items()}
         base = parts[exp.baseline]
         base_draws = [_ratio(base, d) for d in draws]
+        base_value = _ratio(base, everything)
         row: dict[str, Figure] = {}
         for arm, mine in parts.items():
             own = [_ratio(mine, d) for d in draws]
             value = _ratio(mine, everything)
-            base_value = _ratio(base, everything)
             diff = diffs = None
             if arm != exp.baseline:
                 diff = None if value is None or base_value is None else value - base_value
-                diffs = _interval(
-                    [
-                        a - b
-                        for a, b in zip(own, base_draws, strict=True)
-                        if a is not None and b is not None
-                    ],
-                    exp.confidence,
-                )
+                pairs = zip(own, base_draws, strict=True)
+                deltas = [a - b for a, b in pairs if a is not None and b is not None]
+                diffs = _interval(deltas, exp.confidence)
             row[arm] = Figure(
                 value,
                 _interval([v for v in own if v is not None], exp.confidence),
@@ -217,30 +204,19 @@ def figures(run: ExperimentRun, metrics: Sequence[Metric] = METRICS) -> Figures:
     )
 
 
-def shown(metric: Metric, value: float | None) -> str:
-    """A value as the reports show it."""
-    if value is None:
-        return "-"
-    if metric.unit == "share":
-        return f"{value:.1%}"
-    if metric.unit == "tokens":
-        return f"{value:,.0f}"
-    if metric.unit == "money":
-        return money(value)
-    return f"{value:,.2f}"
+_SHOWN: dict[str, tuple[Callable[[float], str], Callable[[float], str]]] = {
+    "share": (lambda v: f"{v:.1%}", lambda v: f"{v * 100:+.1f} pp"),
+    "tokens": (lambda v: f"{v:,.0f}", lambda v: f"{v:+,.0f}"),
+    "money": (money, lambda v: f"{v:+.4f}"),
+}
+_COUNT = (lambda v: f"{v:,.2f}", lambda v: f"{v:+,.2f}")
+"""How a value, then a difference, of each unit is shown (a count's when not listed)."""
 
 
-def shown_diff(metric: Metric, value: float | None) -> str:
-    """A difference as the reports show it (a share's in percentage points)."""
-    if value is None:
-        return "-"
-    if metric.unit == "share":
-        return f"{value * 100:+.1f} pp"
-    if metric.unit == "tokens":
-        return f"{value:+,.0f}"
-    if metric.unit == "money":
-        return f"{value:+.4f}"
-    return f"{value:+,.2f}"
+def shown(metric: Metric, value: float | None, *, diff: bool = False) -> str:
+    """A value, or with ``diff`` a difference (a share's in percentage points), as the reports
+    show it."""
+    return "-" if value is None else _SHOWN.get(metric.unit, _COUNT)[diff](value)
 
 
 def span(
@@ -249,5 +225,6 @@ def span(
     """An interval as the reports show it (``form`` joins its ends); empty when there is none."""
     if interval is None:
         return ""
-    show = shown_diff if diff else shown
-    return form.format(show(metric, interval.low), show(metric, interval.high))
+    return form.format(
+        shown(metric, interval.low, diff=diff), shown(metric, interval.high, diff=diff)
+    )

@@ -54,20 +54,10 @@ def expand(item: WorkloadSpec, folder: Path, taken: set[str]) -> list[Workload]:
         found = _recorded(ref, folder)
     else:
         found = [_trace(p) for p in _glob(ref, folder)]
-    out = []
-    for name, shown, spec in found:
-        unique = _unique(name, taken)
-        out.append(
-            Workload(
-                unique,
-                shown,
-                kind,
-                spec,
-                item.profile,
-                item.max_steps,
-                item.continue_after_handoff,
-            )
-        )
+    settings = (item.profile, item.max_steps, item.continue_after_handoff)
+    out = [
+        Workload(_unique(name, taken), shown, kind, spec, *settings) for name, shown, spec in found
+    ]
     if len(taken) > MAX_WORKLOADS:
         raise InputError(f"more than {MAX_WORKLOADS} workloads")
     return out

@@ -21,18 +21,13 @@ class Directives:
     named: list[tuple[int, int, str]] = field(default_factory=list)
 
     def silences(self, line: int, check: str) -> bool:
-        for ids in (self.file, self.by_line.get(line, set())):
-            if check in ids or "all" in ids:
-                return True
-        return False
+        return any(check in ids or "all" in ids for ids in (self.file, self.by_line.get(line, ())))
 
 
 def parse(text: str) -> Directives:
     found = Directives()
     for number, line in enumerate(text.splitlines(), start=1):
-        if "clm-lint" not in line:
-            continue
-        match = _DIRECTIVE.search(line)
+        match = _DIRECTIVE.search(line) if "clm-lint" in line else None
         if match is None:
             continue
         ids = {part.strip() for part in match.group(2).split(",") if part.strip()}

@@ -92,27 +92,17 @@ class _Reader:
         return self.docs[key]
 
     def text(self, file: str) -> str | None:
-        for doc in self.docs.values():
-            if doc.file == file:
-                return doc.text
-        return None
+        return next((doc.text for doc in self.docs.values() if doc.file == file), None)
 
 
 def lint_paths(paths: Sequence[str]) -> LintReport:
     files = discover(paths)
     linter = _Linter()
-    problems: set[Problem] = set()
-    for path in files:
-        problems.update(linter.lint(path, str(path)))
-    kept = []
-    parsed: dict[str, directives.Directives] = {}
-    for problem in problems:
-        if problem.file not in parsed:
-            text = linter.read.text(problem.file)
-            found = directives.parse(text) if text is not None else directives.Directives()
-            parsed[problem.file] = found
-        if not parsed[problem.file].silences(problem.line, problem.check):
-            kept.append(problem)
+    problems = {p for path in files for p in linter.lint(path, str(path))}
+    parsed = {
+        file: directives.parse(linter.read.text(file) or "") for file in {p.file for p in problems}
+    }
+    kept = [p for p in problems if not parsed[p.file].silences(p.line, p.check)]
     return LintReport(files=[str(p) for p in files], problems=sorted(kept))
 
 

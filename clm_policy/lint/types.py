@@ -10,7 +10,7 @@ against a number, arithmetic on a string, a number tested for membership in a st
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from clm_policy.base.errors import shorten
@@ -27,8 +27,6 @@ STR: Kinds = frozenset({"str"})
 NONE: Kinds = frozenset({"none"})
 SEQ: Kinds = frozenset({"seq"})
 NUMBER = frozenset({"int", "float"})
-
-_OPS = OPERATORS
 
 
 def _excerpt(node: ast.AST) -> str:
@@ -50,6 +48,15 @@ _RESULTS: Mapping[str, Kinds] = {
 }
 
 
+_CONSTANTS: tuple[tuple[type, Kinds], ...] = (
+    (type(None), NONE),
+    (bool, BOOL),  # before int: a bool is an int too
+    (int, INT),
+    (float, FLOAT),
+    (str, STR),
+)
+
+
 @dataclass(frozen=True)
 class Mismatch:
     node: ast.AST
@@ -66,35 +73,30 @@ def _show(kinds: Kinds) -> str:
     return " or ".join(sorted({"number" if both and k in NUMBER else k for k in shown}))
 
 
-def _category(kind: str) -> str:
-    return "number" if kind in NUMBER else kind
+def _categories(kinds: Kinds) -> set[str]:
+    """The kinds but none, a number of either kind as ``number``."""
+    return {"number" if k in NUMBER else k for k in kinds - NONE}
 
 
 class Inferrer:
     """Infers kinds bottom-up and reports each mismatch it meets."""
 
-    def __init__(self, names: Mapping[str, NameInfo], report: Callable[[Mismatch], None]) -> None:
+    def __init__(self, names: Mapping[str, NameInfo]) -> None:
         self.names = names
-        self.report = report
+        self.found: list[Mismatch] = []
         self.elements: dict[int, Kinds] = {}  # element kinds of list/tuple literals, by id
 
     def kinds(self, node: ast.AST) -> Kinds:
         method = getattr(self, f"_{type(node).__name__}", None)
         return method(node) if method is not None else ANY
 
+    def report(self, node: ast.AST, message: str) -> None:
+        self.found.append(Mismatch(node, message))
+
     # -- leaves ---------------------------------------------------------------------------
 
     def _Constant(self, node: ast.Constant) -> Kinds:
-        value = node.value
-        if value is None:
-            return NONE
-        if isinstance(value, bool):
-            return BOOL
-        if isinstance(value, int):
-            return INT
-        if isinstance(value, float):
-            return FLOAT
-        return STR if isinstance(value, str) else ANY
+        return next((k for t, k in _CONSTANTS if isinstance(node.value, t)), ANY)
 
     def _Name(self, node: ast.Name) -> Kinds:
         info = self.names.get(node.id)
@@ -116,7 +118,7 @@ class Inferrer:
         if isinstance(node.op, ast.Not):
             return BOOL
         if "any" not in operand and not operand & NUMBER:
-            self.report(Mismatch(node, f"unary minus/plus on {_show(operand)}: {_excerpt(node)}"))
+            self.report(node, f"unary minus/plus on {_show(operand)}: {_excerpt(node)}")
             return ANY
         return operand & NUMBER or ANY
 
@@ -124,23 +126,18 @@ class Inferrer:
         left, right = self.kinds(node.left), self.kinds(node.right)
         if "any" in left or "any" in right:
             return ANY
-        op = _OPS.get(type(node.op), "?")
-        lcat = {_category(k) for k in left - NONE}
-        rcat = {_category(k) for k in right - NONE}
+        op = OPERATORS.get(type(node.op), "?")
+        lcat, rcat = _categories(left), _categories(right)
         allowed = {("number", "number")}
         if isinstance(node.op, ast.Add):
             allowed |= {("str", "str"), ("seq", "seq")}
         if isinstance(node.op, ast.Mult):
             allowed |= {("str", "number"), ("number", "str"), ("seq", "number"), ("number", "seq")}
         if not any((a, b) in allowed for a in lcat for b in rcat):
-            self.report(
-                Mismatch(node, f"'{op}' on {_show(left)} and {_show(right)}: {_excerpt(node)}")
-            )
-            return ANY
-        if ("str" in lcat or "str" in rcat) and not isinstance(node.op, ast.Add | ast.Mult):
+            self.report(node, f"'{op}' on {_show(left)} and {_show(right)}: {_excerpt(node)}")
             return ANY
         if "str" in lcat | rcat:
-            return STR
+            return STR if isinstance(node.op, ast.Add | ast.Mult) else ANY
         if "seq" in lcat | rcat:
             return SEQ
         if isinstance(node.op, ast.Div) or "float" in left | right:
@@ -167,31 +164,21 @@ class Inferrer:
     ) -> None:
         if "any" in left or "any" in right or isinstance(op, ast.Is | ast.IsNot):
             return
-        text = shorten(f"{ast.unparse(lnode)} {_OPS.get(type(op), '?')} {ast.unparse(rnode)}")
+        text = shorten(f"{ast.unparse(lnode)} {OPERATORS.get(type(op), '?')} {ast.unparse(rnode)}")
         if isinstance(op, ast.In | ast.NotIn):
             if right - NONE == STR and not left & STR:
-                self.report(
-                    Mismatch(node, f"{_show(left)} tested for membership in a string: {text}")
-                )
+                self.report(node, f"{_show(left)} tested for membership in a string: {text}")
             elif "seq" in right:
                 elements = self.elements.get(id(rnode), ANY)
                 if "any" not in elements and not _meet(left, elements, equality=True):
-                    self.report(
-                        Mismatch(
-                            node,
-                            f"{_show(left)} can never be one of {_show(elements)} values: {text}",
-                        )
-                    )
+                    shown = _show(elements)
+                    self.report(node, f"{_show(left)} can never be one of {shown} values: {text}")
             return
         equality = isinstance(op, ast.Eq | ast.NotEq)
         if not _meet(left, right, equality=equality):
             never = " (never equal)" if equality else ""
-            self.report(
-                Mismatch(
-                    node,
-                    f"'{_OPS[type(op)]}' compares {_show(left)} with {_show(right)}{never}: {text}",
-                )
-            )
+            compares = f"'{OPERATORS[type(op)]}' compares {_show(left)} with {_show(right)}"
+            self.report(node, f"{compares}{never}: {text}")
 
     def _IfExp(self, node: ast.IfExp) -> Kinds:
         self.kinds(node.test)
@@ -210,8 +197,7 @@ def _meet(left: Kinds, right: Kinds, *, equality: bool) -> bool:
     """Whether a value of ``left`` and one of ``right`` can be compared meaningfully."""
     if equality and ("none" in left or "none" in right):
         return True
-    lcat = {_category(k) for k in left - NONE}
-    rcat = {_category(k) for k in right - NONE}
+    lcat, rcat = _categories(left), _categories(right)
     if not lcat or not rcat:
         return True
     if equality:
@@ -221,6 +207,5 @@ def _meet(left: Kinds, right: Kinds, *, equality: bool) -> bool:
 
 def check_expression(tree: ast.expr, names: Mapping[str, NameInfo]) -> tuple[Kinds, list[Mismatch]]:
     """The kinds ``tree`` evaluates to, and the mismatches inside it."""
-    found: list[Mismatch] = []
-    kinds = Inferrer(names, found.append).kinds(tree)
-    return kinds, found
+    inferrer = Inferrer(names)
+    return inferrer.kinds(tree), inferrer.found

@@ -1,29 +1,13 @@
 """``calibrate``: a profile's soft and hard thresholds proposed from the team's own history.
 
-The method (docs/replay.md, "How calibrate proposes thresholds"):
-
-1. Gather the *trouble points*: context sizes at which a session was already in trouble —
-   - the agent compacted on its own, automatically (a Claude Code compact boundary with
-     ``trigger: auto`` and its ``preTokens``; a Codex compaction and the context before it;
-     a commit of the PreCompact hook, ``Clm-Agent-Trigger: auto`` and ``Clm-Agent-Tokens``),
-   - the integration reported degradation (the first decision of each run of decisions whose
-     recorded state has ``signals.degradation`` true),
-   - a compaction's recall fell under :data:`RECALL_FLOOR` (the ``Clm-Recall`` trailer of a
-     compaction commit, ``Clm-Event: compact``, with its ``Clm-Context-Tokens``; a handoff's
-     or an agent summary's recall says how well a seed or a summary kept the facts, not that
-     the context was too full).
-   Each commit gives at most one point (a PreCompact snapshot carries both the agent's own
-   compaction and its recall: it counts once, as the agent's).
-   Points of sessions decided under another profile are left out; manual compactions are
-   counted but not used (a person chose the moment).
-2. Take the lower decile of the points (nearest rank): nine in ten troubles came later.
-3. ``hard_handoff`` = that, less :data:`MARGIN`, rounded down (to 1,000 tokens, or to a whole
-   percent when the profile writes its thresholds as shares of the window): hand off before
-   the agent compacts on its own or its answers degrade.
-4. ``soft_compact`` = ``hard_handoff`` times the profile's current soft/hard ratio, rounded
-   down the same way: the spacing the team chose is kept.
-
-With fewer than :data:`MIN_POINTS` points nothing is proposed and nothing is written.
+The method is docs/replay.md's "How calibrate proposes thresholds", in short: gather the
+*trouble points* (context sizes at which a session was already in trouble: the agent compacted
+on its own, automatically; the integration reported degradation; a compaction's recall fell
+under :data:`RECALL_FLOOR`), each commit giving one point at most and points of sessions
+decided under another profile left out; take their lower decile (nearest rank); ``hard_handoff``
+is that less :data:`MARGIN`, rounded down (to 1,000 tokens, or a whole percent for shares of
+the window); ``soft_compact`` keeps the profile's current soft/hard ratio. With fewer than
+:data:`MIN_POINTS` points nothing is proposed and nothing is written.
 """
 
 from __future__ import annotations
@@ -31,11 +15,13 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from clm_policy.memory.audit import read_log
 from clm_policy.memory.git.write import MemoryRepo
+from clm_policy.models.enums import FIGURES
+from clm_policy.models.state import SessionState, TokenSnapshot
 from clm_policy.policy.compile import load_policy
 from clm_policy.policy.engine import Policy, Profile, Threshold
 from clm_policy.replay.records import decision_files, json_object, read_lines
@@ -60,9 +46,6 @@ class Point:
     session: str
     tokens: int
     window: int | None
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 @dataclass
@@ -103,8 +86,8 @@ class Calibration:
             "sessions": len(self.sessions),
             "points": self.counts(),
             "left_out": dict(self.left_out),
-            "trouble_points": [p.as_dict() for p in self.points],
-            "skipped": [{"path": s.path, "error": s.message} for s in self.skipped],
+            "trouble_points": [asdict(p) for p in self.points],
+            "skipped": [{"path": s.path, "error": str(s.error)} for s in self.skipped],
         }
 
 
@@ -190,9 +173,6 @@ def _transcript_points(
     result: Calibration,
     progress: bool | None,
 ) -> list[Point]:
-    from clm_policy.models.enums import FIGURES
-    from clm_policy.models.state import SessionState, TokenSnapshot
-
     readings, skipped = read_sessions(pattern, progress)
     result.skipped += skipped
     points = []

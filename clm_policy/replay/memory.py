@@ -162,10 +162,8 @@ def replay_memory(
                 shown.advance()
                 item = recorded(line)
                 if isinstance(item, str):
-                    _note(
-                        unreplayable.setdefault(item, Problem(item)),
-                        Example(line.session, line.number),
-                    )
+                    where = Example(line.session, line.number)
+                    _note(unreplayable.setdefault(item, Problem(item)), where)
                     continue
                 try:
                     new = outcome(item.state, item.profile)

@@ -96,7 +96,7 @@ def transcripts_text(r: TranscriptReplay) -> str:
             )
     if r.skipped:
         out += ["", f"skipped {len(r.skipped)} file(s):"]
-        out += [f"  {s.message}" for s in r.skipped]
+        out += [f"  {s.error}" for s in r.skipped]
     return "\n".join(out) + "\n"
 
 
@@ -135,7 +135,7 @@ def calibration_text(c: Calibration, written: list[Edit] | None, target: str | N
         f"  from {len(c.sessions)} session(s): {points}",
     ]
     out += [f"  left out: {n} {reason}" for reason, n in c.left_out.items()]
-    out += [f"  skipped: {s.message}" for s in c.skipped]
+    out += [f"  skipped: {s.error}" for s in c.skipped]
     out.append(f"  current:   soft_compact {c.current[0]}, hard_handoff {c.current[1]}")
     if c.proposed is None:
         out.append(f"  {c.reason}: nothing proposed" + (", nothing written" if target else ""))
@@ -147,8 +147,7 @@ def calibration_text(c: Calibration, written: list[Edit] | None, target: str | N
     if target is None:
         out.append("  (--write POLICY writes them into the policy file)")
     elif written:
-        for edit in written:
-            out.append(f"wrote {edit.location}: {edit.key} {edit.old} -> {edit.new}")
+        out += [f"wrote {edit.location}: {edit.key} {edit.old} -> {edit.new}" for edit in written]
     else:
         out.append(f"{target} already has these thresholds: nothing written")
     return "\n".join(out) + "\n"

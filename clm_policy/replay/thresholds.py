@@ -24,7 +24,7 @@ from pathlib import Path
 
 from clm_policy.base.atomicfile import replace
 from clm_policy.base.errors import ClmError, InputError, Location
-from clm_policy.formats.yamlio import YamlDocument, parse_yaml
+from clm_policy.formats.yamlio import parse_yaml
 from clm_policy.policy.compile import load_policy
 from clm_policy.policy.engine import Threshold
 from clm_policy.policy.load import Origin, load_resolved
@@ -61,7 +61,8 @@ def write_thresholds(path: str, profile: str, soft: Threshold, hard: Threshold) 
             raise InputError(f"{path}: profile {profile!r} has no {key}")
         raw, origin = written
         where = origin.location
-        if _file_of(res.files, res.paths, origin) != target:
+        written_in = (p for doc, p in zip(res.files, res.paths, strict=True) if doc is origin.doc)
+        if next(written_in, None) != target:
             raise InputError(
                 f"{key} of profile {profile!r} is written in another file of the extends "
                 f"chain ({where}): give that file to --write, or set the profile's "
@@ -91,13 +92,6 @@ def write_thresholds(path: str, profile: str, soft: Threshold, hard: Threshold) 
     except OSError as exc:
         raise InputError(f"cannot write the policy: {exc.strerror}", Location(path)) from None
     return [e for _, _, e in sorted(edits)]
-
-
-def _file_of(files: list[YamlDocument], paths: list[Path], origin: Origin) -> Path | None:
-    for doc, where in zip(files, paths, strict=True):
-        if doc is origin.doc:
-            return where
-    return None
 
 
 def _span(text: str, origin: Origin, raw: object) -> tuple[int, int]:

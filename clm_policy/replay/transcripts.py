@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import glob
 import os
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from clm_policy.base.errors import ClmError, InputError, Location
@@ -40,9 +40,6 @@ class FirstAction:
     rule: str | None
     rationale: str
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
 
 @dataclass(frozen=True)
 class Native:
@@ -51,9 +48,6 @@ class Native:
     step: int
     pre_tokens: int | None
     trigger: str | None
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 @dataclass(frozen=True)
@@ -80,29 +74,15 @@ class SessionWhatIf:
         return "before" if self.first.step <= native.step else "after"
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "format": self.format,
-            "session_id": self.session_id,
-            "steps": self.steps,
-            "model": self.model,
-            "window": self.window,
-            "window_source": self.window_source,
-            "first": self.first.as_dict() if self.first else None,
-            "native_compactions": [n.as_dict() for n in self.native],
-            "verdict": self.verdict,
-        }
+        data = asdict(self)
+        data["native_compactions"] = data.pop("native")
+        return {**data, "verdict": self.verdict}
 
 
 @dataclass(frozen=True)
 class Skipped:
     path: str
-    error: ClmError
-
-    @property
-    def message(self) -> str:
-        """The error as printed: ``file:line:col: message``."""
-        return str(self.error)
+    error: ClmError  # shown as ``file:line:col: message``
 
 
 @dataclass
@@ -127,7 +107,7 @@ class TranscriptReplay:
             "profile": self.profile,
             "verdicts": self.verdicts(),
             "sessions": [s.as_dict() for s in self.sessions],
-            "skipped": [{"path": s.path, "error": s.message} for s in self.skipped],
+            "skipped": [{"path": s.path, "error": str(s.error)} for s in self.skipped],
         }
 
 
@@ -140,11 +120,7 @@ def expand(pattern: str) -> list[str]:
     folder = os.path.expanduser(pattern)
     if os.path.isdir(folder):
         return _transcripts_under(pattern, folder)
-    found = sorted(
-        path
-        for path in glob.glob(os.path.expanduser(pattern), recursive=True)
-        if os.path.isfile(path)
-    )
+    found = sorted(path for path in glob.glob(folder, recursive=True) if os.path.isfile(path))
     if not found:
         raise InputError(f"--transcripts {pattern!r} matches no file")
     return found

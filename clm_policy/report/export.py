@@ -16,6 +16,7 @@ import csv
 import io
 import json
 from collections.abc import Iterator
+from dataclasses import asdict
 from typing import Any
 
 from clm_policy.base.termsafe import terminal_safe
@@ -138,7 +139,7 @@ def as_json(data: ReportData) -> str:
         "memory": h.root,
         "commit": h.head,
         "policy": data.policy,
-        "metrics": data.summary.as_dict(),
+        "metrics": asdict(data.summary),
         "tasks": [t.__dict__ for t in data.tasks],
         "sessions": list(session_rows(data)),
         "steps": list(step_rows(data)),

@@ -294,17 +294,10 @@ def _thin(points: list[tuple[int, int]], x: float, scale: float) -> list[tuple[i
     if len(points) <= 2 * PLOT_W:
         return points
     out: list[tuple[int, int]] = []
-    column: list[tuple[int, int]] = []
-    current = None
-    for point in [*points, (-1, -1)]:
-        px = int((point[0] - x) * scale) if point[0] >= 0 else None
-        if px != current and column:
-            keep = {column[0], column[-1], min(column, key=lambda p: p[1])}
-            keep.add(max(column, key=lambda p: p[1]))
-            out.extend(sorted(keep))
-            column = []
-        current = px
-        column.append(point)
+    for _, run in itertools.groupby(points, key=lambda p: int((p[0] - x) * scale)):
+        column = list(run)
+        low, high = min(column, key=lambda p: p[1]), max(column, key=lambda p: p[1])
+        out.extend(sorted({column[0], column[-1], low, high}))
     return out
 
 
@@ -355,22 +348,44 @@ def _span(points: list[tuple[int, int]], marks: list[tuple[int, str, str]]) -> t
     return min(steps), max(max(steps), min(steps) + 1)
 
 
-_NAMES = {"soft": "soft_compact", "hard": "hard_handoff", "window": "window"}
+_LINES = {
+    "soft": ("soft_compact", "--soft"),
+    "hard": ("hard_handoff", "--hard"),
+    "window": ("window", "--muted"),
+}
+"""The threshold lines a chart draws: each one's name and its colour."""
 
 
 class _Scale:
-    """Steps and tokens to the plot's coordinates."""
+    """Steps and values to a plot's coordinates (the context chart's, unless told)."""
 
-    def __init__(self, x0: int, x1: int, top: float) -> None:
+    def __init__(self, x0: int, x1: int, top: float, y0: int = TOP, height: int = PLOT_H) -> None:
         self.x0 = x0
         self.sx = PLOT_W / (x1 - x0)
         self.top = top
+        self.y0, self.height = y0, height
 
     def x(self, step: float) -> float:
         return LEFT + (step - self.x0) * self.sx
 
-    def y(self, tokens: float) -> float:
-        return TOP + PLOT_H - tokens / self.top * PLOT_H
+    def y(self, value: float) -> float:
+        return self.y0 + self.height - value / self.top * self.height
+
+
+def figure(height: int, label: str) -> str:
+    """The start of a chart ``height`` high; ``label`` (escaped already) names it."""
+    return (
+        f'<figure><svg viewBox="0 0 {WIDTH} {height}" role="img" aria-label="{label}" '
+        'xmlns="http://www.w3.org/2000/svg">\n'
+    )
+
+
+def grid(y: float, label: str, x2: float = LEFT + PLOT_W) -> str:
+    """A grid line at ``y``, ``label`` beside it on the left."""
+    return (
+        f'<line class="grid" x1="{LEFT}" x2="{x2}" y1="{y:.1f}" y2="{y:.1f}"/>'
+        f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{label}</text>\n'
+    )
 
 
 def _chart(
@@ -390,17 +405,13 @@ def _chart(
     if t.window is not None and t.window <= top:
         lines.append((t.window, "window"))
     scale = _Scale(x0, x1, top)
-    label = f"context tokens over steps of session {s.id}"
-    yield (
-        f'<figure><svg viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
-        f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">\n'
-    )
+    yield figure(HEIGHT, escape(f"context tokens over steps of session {s.id}"))
     yield from _axes(scale, tick, x1)
     for tokens, kind in lines:
         y = scale.y(tokens)
         yield (
             f'<line class="{kind}" x1="{LEFT}" x2="{LEFT + PLOT_W}" y1="{y:.1f}" '
-            f'y2="{y:.1f}"><title>{_NAMES[kind]} {tokens:,}</title></line>'
+            f'y2="{y:.1f}"><title>{_LINES[kind][0]} {tokens:,}</title></line>'
             f'<text class="{kind}" x="{LEFT + PLOT_W + 6}" y="{y + 4:.1f}">'
             f"{kind} {_short(tokens)}</text>\n"
         )
@@ -415,12 +426,7 @@ def _axes(scale: _Scale, tick: float, x1: int) -> Iterator[str]:
     """The token grid, the step ticks and the axes."""
     value = 0.0
     while value <= scale.top:
-        y = scale.y(value)
-        yield (
-            f'<line class="grid" x1="{LEFT}" x2="{LEFT + PLOT_W}" y1="{y:.1f}" '
-            f'y2="{y:.1f}"/><text x="{LEFT - 6}" y="{y + 4:.1f}" '
-            f'text-anchor="end">{_short(value)}</text>\n'
-        )
+        yield grid(scale.y(value), _short(value))
         value += tick
     for step in _step_ticks(scale.x0, x1):
         x = scale.x(step)
@@ -446,16 +452,14 @@ def _shapes(
         tokens = at.get(step, 0)
         x, y = scale.x(step), scale.y(tokens)
         if kind == "handoff":
-            shape = (
+            shape, end = (
                 f'<rect class="handoff" x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" '
-                f'height="10" transform="rotate(45 {x:.1f} {y:.1f})">'
+                f'height="10" transform="rotate(45 {x:.1f} {y:.1f})">',
+                "rect",
             )
-            yield f"{shape}<title>{escape(tip)}</title></rect>\n"
         else:
-            yield (
-                f'<circle class="{kind}" cx="{x:.1f}" cy="{y:.1f}" r="{radius}">'
-                f"<title>{escape(tip)}</title></circle>\n"
-            )
+            shape, end = f'<circle class="{kind}" cx="{x:.1f}" cy="{y:.1f}" r="{radius}">', "circle"
+        yield f"{shape}<title>{escape(tip)}</title></{end}>\n"
 
 
 def _legend(
@@ -464,10 +468,10 @@ def _legend(
     yield '</svg>\n<figcaption class="legend">'
     yield '<span><span class="key" style="border-color: var(--series)"></span>context tokens</span>'
     for tokens, kind in lines:
-        color = {"soft": "--soft", "hard": "--hard", "window": "--muted"}[kind]
+        name, color = _LINES[kind]
         yield (
             f'<span><span class="key" style="border-color: var({color}); border-top-style: '
-            f'dashed"></span>{_NAMES[kind]} {tokens:,}</span>'
+            f'dashed"></span>{name} {tokens:,}</span>'
         )
     kinds = {kind for _, kind, _ in marks}
     for kind, (text, shape) in _MARKED.items():
@@ -479,9 +483,7 @@ def _legend(
 
 
 def _step_ticks(x0: int, x1: int) -> list[int]:
-    span = x1 - x0
-    _, tick = _nice(span)
-    tick = max(int(tick), 1)
+    tick = max(int(_nice(x1 - x0)[1]), 1)
     first = -(-x0 // tick) * tick
     return list(range(first, x1 + 1, tick))
 
@@ -513,28 +515,20 @@ def _recall(m: SessionMetrics, span: tuple[int, int]) -> Iterator[str]:
 
 def _recall_chart(m: SessionMetrics, span: tuple[int, int]) -> Iterator[str]:
     """Recall (0 to 100%) over the steps of the context chart, a dot per verified compaction."""
-    height, top, bottom = 110, 10, 24
-    plot_h = height - top - bottom
+    height = 110
     steps = [step for step, _, _ in m.recalls if step is not None]
     x0, x1 = min([span[0], *steps]), max([span[1], *steps])
-    sx = PLOT_W / (x1 - x0)
-    yield (
-        f'<figure><svg viewBox="0 0 {WIDTH} {height}" role="img" '
-        f'aria-label="recall per compaction over steps" xmlns="http://www.w3.org/2000/svg">\n'
-    )
+    scale = _Scale(x0, x1, 1.0, y0=10, height=height - 10 - 24)
+    yield figure(height, "recall per compaction over steps")
     for share in (0.0, 0.5, 1.0):
-        y = top + plot_h - share * plot_h
-        yield (
-            f'<line class="grid" x1="{LEFT}" x2="{LEFT + PLOT_W}" y1="{y:.1f}" y2="{y:.1f}"/>'
-            f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{share:.0%}</text>\n'
-        )
+        yield grid(scale.y(share), f"{share:.0%}")
     for tick in _step_ticks(x0, x1):
-        x = LEFT + (tick - x0) * sx
+        x = scale.x(tick)
         yield f'<text x="{x:.1f}" y="{height - 6}" text-anchor="middle">{tick:,}</text>\n'
     for at, kind, recall in m.recalls:
         if at is None:
             continue
-        x, y = LEFT + (at - x0) * sx, top + plot_h - recall.value * plot_h
+        x, y = scale.x(at), scale.y(recall.value)
         tip = f"step {at}: {kind}, recall {recall}"
         yield (
             f'<circle class="recall" cx="{x:.1f}" cy="{y:.1f}" r="2.5">'
@@ -543,16 +537,14 @@ def _recall_chart(m: SessionMetrics, span: tuple[int, int]) -> Iterator[str]:
     yield "</svg></figure>\n"
 
 
-def _key(d: DecisionRecord) -> tuple[object, ...]:
-    return (d.action, d.trigger, d.rationale, d.blocked_by, d.warnings, d.forced)
-
-
 def _folded(decisions: list[DecisionRecord], exact: bool) -> list[tuple[int, int, DecisionRecord]]:
     """(first step, count, decision) runs of consecutive equal decisions; with ``exact``
     False, continue decisions fold by rule alone (their rationales may differ)."""
 
     def key(d: DecisionRecord) -> tuple[object, ...]:
-        return _key(d) if exact or d.action != "continue" else (d.action, d.trigger)
+        if exact or d.action != "continue":
+            return (d.action, d.trigger, d.rationale, d.blocked_by, d.warnings, d.forced)
+        return (d.action, d.trigger)
 
     runs = [list(run) for _, run in itertools.groupby(decisions, key)]
     return [(run[0].step, len(run), run[-1]) for run in runs]

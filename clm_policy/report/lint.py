@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from clm_policy.base.termsafe import workflow_command
-from clm_policy.lint.problem import Problem
 from clm_policy.lint.runner import LintReport
 
 
@@ -25,19 +24,10 @@ def summary(report: LintReport) -> str:
 
 
 def as_json(report: LintReport) -> str:
-    def one(p: Problem) -> dict[str, object]:
-        return {
-            "file": p.file,
-            "line": p.line,
-            "col": p.col,
-            "level": p.level,
-            "check": p.check,
-            "message": p.message,
-        }
-
+    fields = ("file", "line", "col", "level", "check", "message")
     body = {
         "files": report.files,
-        "problems": [one(p) for p in report.problems],
+        "problems": [{name: getattr(p, name) for name in fields} for p in report.problems],
         "summary": {
             "errors": report.errors,
             "warnings": report.warnings,

@@ -101,9 +101,6 @@ class Summary:
     unpriced_models: list[str]  # the models of sessions no price applies to
     session_duration_s: float | None
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
 
 @dataclass
 class ReportData:
@@ -225,11 +222,9 @@ def _tokens_until(
     s: SessionHistory, step: int, start_total: int, session_total: int, last_step: int
 ) -> int | None:
     """Input + output tokens the session spent up to ``step`` (its handoff)."""
-    at = [r for r in s.steps if r.step <= step and r.total_tokens is not None]
+    at = [r.total_tokens for r in s.steps if r.step <= step and r.total_tokens is not None]
     if at:
-        total = at[-1].total_tokens
-        assert total is not None
-        return max(0, total - start_total)
+        return max(0, at[-1] - start_total)
     return session_total if step >= last_step else None
 
 

@@ -52,10 +52,6 @@ class Case:
         """Where the case starts."""
         return self.doc.location(())
 
-    def locate(self, path: tuple[PathKey, ...], *, key: bool = False) -> Location:
-        """Where a part of the case is written (``path`` from the case, e.g. ``("given",)``)."""
-        return self.doc.location(path, key=key)
-
     @property
     def state(self) -> SessionState:
         """The case's ``given`` as the state a decision reads (``session_id`` ``test`` when it
@@ -75,10 +71,6 @@ class Header:
     policy: str
     profile: str | None
     doc: YamlDocument  # the top-level mapping, without the cases
-
-    @property
-    def key(self) -> tuple[str, str | None]:
-        return self.policy, self.profile
 
 
 class SuiteReader:
@@ -121,24 +113,23 @@ class SuiteReader:
             message = f"expected a mapping at the top of the test file, got {got}"
             raise InputError(message, top.location([]))
         whole = top.root.get(CASES) if count == 0 else None
-        if isinstance(whole, list) and whole:  # not streamed (an anchor on them, an alias)
-            count = len(whole)
-            self.final, found = _header(top, final=True, streamed=count)
-            self._error = _earlier(self._error, found)
+        # cases not streamed (an anchor on them, an alias): read from the whole list
+        late = whole if isinstance(whole, list) else []
+        count = count or len(late)
+        self.final, found = _header(top, final=True, streamed=count)
+        self._error = _earlier(self._error, found)
+        if late:
             self.header = self.header or self.final
             for start in range(0, count, BATCH):
-                end = min(start + BATCH, count)
-                docs = [top.sub((CASES, i)) for i in range(start, end)]
+                docs = [top.sub((CASES, i)) for i in range(start, min(start + BATCH, count))]
                 yield from self._batch(docs, start)
-        else:
-            self.final, found = _header(top, final=True, streamed=count)
-        error = _earlier(self._error, found)
-        if error is not None:
-            raise error
+        if self._error is not None:
+            raise self._error
         if self._duplicate is not None:
             raise self._duplicate
+        run_under = (self.header.policy, self.header.profile) if self.header is not None else None
         assert self.final is not None
-        self.rerun = self.header is None or self.header.key != self.final.key
+        self.rerun = run_under != (self.final.policy, self.final.profile)
 
     def _batch(self, docs: list[YamlDocument], start: int) -> Iterator[Case]:
         """The valid cases of ``docs`` (the cases from index ``start`` on), validated in one go
@@ -157,7 +148,7 @@ class SuiteReader:
             self._error = _earlier(self._error, found)
             if case is None:
                 continue
-            name_at = case.locate(("name",))
+            name_at = case.doc.location(("name",))
             if case.spec.name in self._first_line:
                 if self._duplicate is None:
                     first = self._first_line[case.spec.name]

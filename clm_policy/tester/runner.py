@@ -41,18 +41,9 @@ from clm_policy.tester.cases import Case, Header, SuiteReader
 from clm_policy.tester.coverage import Coverage, PolicyCoverage, exercised
 from clm_policy.tester.results import CaseResult, RunReport, Verdict
 
-# The fields of ``expect``, in the order results list them.
-FIELDS = (
-    "action",
-    "trigger",
-    "proposed",
-    "blocked_by",
-    "warnings",
-    "overridden",
-    "forced",
-    "rationale",
-)
 _GUARD_LISTS = ("blocked_by", "warnings", "overridden")
+# The fields of ``expect``, in the order results list them.
+FIELDS = ("action", "trigger", "proposed", *_GUARD_LISTS, "forced", "rationale")
 
 
 @dataclass
@@ -125,16 +116,9 @@ class Runner:
             if isinstance(run.subject, ClmError):
                 message = f"cannot load policy {quote(header.policy)}: {run.subject}"
                 where = header.doc.location(("policy",))
+                line, name = case.where.line, case.spec.name
                 run.results.append(
-                    CaseResult(
-                        run.file,
-                        case.where.line,
-                        case.spec.name,
-                        Verdict.ERROR,
-                        None,
-                        message,
-                        where,
-                    )
+                    CaseResult(run.file, line, name, Verdict.ERROR, message=message, where=where)
                 )
             else:
                 run.results.append(self._run_case(run, header, case, run.subject))
@@ -187,7 +171,7 @@ class Runner:
         except StateError as exc:
             where = case.where
             if exc.path is not None:
-                where = case.locate(("given", *exc.path), key=True)
+                where = case.doc.location(("given", *exc.path), key=True)
             return error(exc.message, where)
         except EvaluationError as exc:
             return error(f"evaluation failed: {exc}", case.where)
@@ -248,7 +232,7 @@ def _unknown_name(header: Header, case: Case, subject: _Subject) -> tuple[str, L
         return (
             f"expect.trigger: policy {policy.name} has no rule '{trigger}'"
             f"{suggest(trigger, subject.rules)} (rules: {', '.join(subject.rules)})",
-            case.locate(("expect", "trigger")),
+            case.doc.location(("expect", "trigger")),
         )
     for field_name in _GUARD_LISTS:
         for j, guard in enumerate(getattr(expect, field_name) or ()):
@@ -257,24 +241,20 @@ def _unknown_name(header: Header, case: Case, subject: _Subject) -> tuple[str, L
                 return (
                     f"expect.{field_name}: policy {policy.name} has no guard '{guard}'"
                     f"{suggest(guard, subject.guards)} (guards: {known})",
-                    case.locate(("expect", field_name, j)),
+                    case.doc.location(("expect", field_name, j)),
                 )
     return None
 
 
 def _compare(expect: Expectation, outcome: Decision) -> tuple[dict[str, Any], dict[str, Any]]:
     """The asserted fields of ``expect``, and the same fields of ``outcome``."""
-    given = expect.model_fields_set
-    expected: dict[str, Any] = {}
-    actual: dict[str, Any] = {}
-    for name in FIELDS:
-        if name not in given:
-            continue
-        expected[name] = getattr(expect, name)
-        if name in _GUARD_LISTS:
-            actual[name] = [f.guard for f in getattr(outcome, name)]
-        elif name in ("action", "proposed"):
-            actual[name] = getattr(outcome, name).value
-        else:
-            actual[name] = getattr(outcome, name)
-    return expected, actual
+    names = [name for name in FIELDS if name in expect.model_fields_set]
+    return {n: getattr(expect, n) for n in names}, {n: _field(outcome, n) for n in names}
+
+
+def _field(outcome: Decision, name: str) -> Any:
+    """A field of ``outcome`` as ``expect`` writes it: guards by id, actions by name."""
+    value = getattr(outcome, name)
+    if name in _GUARD_LISTS:
+        return [f.guard for f in value]
+    return value.value if name in ("action", "proposed") else value

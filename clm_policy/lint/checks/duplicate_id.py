@@ -22,12 +22,9 @@ Fails::
       - {id: big, when: message_count > 500, action: compact}
 """
 
-from __future__ import annotations
-
 from clm_policy.base.errors import LoadCheck
 from clm_policy.lint.problem import ERROR
 
-# Found while loading: clm_policy.policy.load merges rules and guards by id, naming each
-# error by this ID (lint.runner reports loading's errors).
+# Found while loading: policy.load merges rules and guards by id
 ID = LoadCheck.DUPLICATE_ID
 LEVEL = ERROR

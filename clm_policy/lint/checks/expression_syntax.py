@@ -21,13 +21,9 @@ Fails::
       - {id: big, when: "tokens.context >= >= profile.hard_handoff", action: handoff}
 """
 
-from __future__ import annotations
-
 from clm_policy.base.errors import LoadCheck
 from clm_policy.lint.problem import ERROR
 
-# Found while loading: clm_policy.policy.expr and .template compile every expression and
-# message once; each error they raise is named by this ID (lint.runner reports loading's
-# errors).
+# Found while loading: policy.expr and .template compile every expression and message
 ID = LoadCheck.EXPRESSION_SYNTAX
 LEVEL = ERROR

@@ -20,12 +20,9 @@ Fails::
         disable: true
 """
 
-from __future__ import annotations
-
 from clm_policy.base.errors import LoadCheck
 from clm_policy.lint.problem import ERROR
 
-# Found while loading: clm_policy.policy.load resolves `extends` and the placement keys,
-# naming each error by this ID (lint.runner reports loading's errors).
+# Found while loading: policy.load resolves `extends` and the placement keys
 ID = LoadCheck.EXTENDS
 LEVEL = ERROR

@@ -7,8 +7,6 @@ reporting — still fails the lint, at the place loading gave, with loading's ow
 can be silenced like any other check (``# clm-lint disable-line policy-error``).
 """
 
-from __future__ import annotations
-
 from clm_policy.lint.problem import ERROR
 
 ID = "policy-error"

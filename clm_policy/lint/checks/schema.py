@@ -18,13 +18,9 @@ Fails::
       coding: {soft_compact: 250000, hard_handof: 350000}
 """
 
-from __future__ import annotations
-
 from clm_policy.base.errors import LoadCheck
 from clm_policy.lint.problem import ERROR
 
-# Found while loading: clm_policy.formats.validate checks the file against the schema, and
-# clm_policy.policy.load and .compile what shows once `extends` is merged; each error is
-# named by this ID (lint.runner reports loading's errors).
+# Found while loading: formats.validate, then policy.load and .compile once `extends` is merged
 ID = LoadCheck.SCHEMA
 LEVEL = ERROR

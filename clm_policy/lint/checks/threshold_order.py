@@ -17,12 +17,9 @@ Fails::
       coding: {soft_compact: 400000}
 """
 
-from __future__ import annotations
-
 from clm_policy.base.errors import LoadCheck
 from clm_policy.lint.problem import ERROR
 
-# Found while loading: clm_policy.policy.compile builds each profile, naming the error by
-# this ID (lint.runner reports loading's errors).
+# Found while loading: policy.compile builds each profile
 ID = LoadCheck.THRESHOLD_ORDER
 LEVEL = ERROR

@@ -21,12 +21,9 @@ Fails::
       - {id: big, when: tokens.contxt >= profile.hard_handoff, action: handoff}
 """
 
-from __future__ import annotations
-
 from clm_policy.base.errors import LoadCheck
 from clm_policy.lint.problem import ERROR
 
-# Found while loading: clm_policy.policy.expr resolves every name at compile time, naming
-# each error by this ID (lint.runner reports loading's errors).
+# Found while loading: policy.expr resolves every name at compile time
 ID = LoadCheck.UNKNOWN_NAME
 LEVEL = ERROR

@@ -18,13 +18,9 @@ Fails::
       coding: {soft_compact: 200000, hard_handoff: 300000}
 """
 
-from __future__ import annotations
-
 from clm_policy.base.errors import LoadCheck
 from clm_policy.lint.problem import ERROR
 
-# Found while loading: clm_policy.formats.yamlio refuses such a file with an error named by this ID
-# (lint.runner reports loading's errors; nothing here could find more in a file that does
-# not parse).
+# Found while loading: formats.yamlio refuses such a file (nothing could be found past it)
 ID = LoadCheck.YAML_SYNTAX
 LEVEL = ERROR
