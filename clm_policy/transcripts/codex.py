@@ -78,10 +78,14 @@ SHELL_TOOLS = frozenset({"shell", "container.exec", "shell_command", "exec_comma
 _SHELLS = frozenset({"bash", "sh", "zsh"})
 _CWD_LINES = ("session_meta", "turn_context")
 _WRAPPERS = (
-    "<environment_context>", "<user_instructions>", "<INSTRUCTIONS>", "# AGENTS.md instructions",
-    "<user_shell_command>", "<turn_aborted>",
+    "<environment_context>",
+    "<user_instructions>",
+    "<INSTRUCTIONS>",
+    "# AGENTS.md instructions",
+    "<user_shell_command>",
+    "<turn_aborted>",
     "<hook_prompt",  # a Stop hook's reason, which Codex hands the model as the next prompt
-)  # fmt: skip
+)
 _EXIT = (
     re.compile(r"^Exit code: (-?\d+)", re.M),
     re.compile(r"^Process exited with code (-?\d+)", re.M),

@@ -97,12 +97,34 @@ class TranscriptReading(Record):
     """
 
     FIELDS = (
-        "format", "path", "context_tokens", "context_estimated", "context_window", "model",
-        "session_id", "agent_id", "cwd", "step_index", "compact_count", "last_compact_step",
-        "compacted_at_tokens", "compacted_to_tokens", "goal", "changed_artifacts",
-        "commands_and_results", "last_assistant_message", "input_tokens", "output_tokens",
-        "warnings", "full", "bytes_read", "bytes_after", "turns", "compactions", "work",
-    )  # fmt: skip
+        "format",
+        "path",
+        "context_tokens",
+        "context_estimated",
+        "context_window",
+        "model",
+        "session_id",
+        "agent_id",
+        "cwd",
+        "step_index",
+        "compact_count",
+        "last_compact_step",
+        "compacted_at_tokens",
+        "compacted_to_tokens",
+        "goal",
+        "changed_artifacts",
+        "commands_and_results",
+        "last_assistant_message",
+        "input_tokens",
+        "output_tokens",
+        "warnings",
+        "full",
+        "bytes_read",
+        "bytes_after",
+        "turns",
+        "compactions",
+        "work",
+    )
     __slots__ = FIELDS
 
     def __init__(
@@ -292,10 +314,22 @@ def _empty(src: Source, fmt: str, *, full: bool = True) -> TranscriptReading:
 # Telling the formats apart
 
 CLAUDE_TYPES = frozenset(
-    {"user", "assistant", "system", "summary", "file-history-snapshot", "progress",
-     "queue-operation", "attachment", "last-prompt", "ai-title", "custom-title", "agent-name",
-     "permission-mode"}
-)  # fmt: skip
+    {
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "file-history-snapshot",
+        "progress",
+        "queue-operation",
+        "attachment",
+        "last-prompt",
+        "ai-title",
+        "custom-title",
+        "agent-name",
+        "permission-mode",
+    }
+)
 CODEX_TYPES = frozenset({"session_meta", "response_item", "compacted", "turn_context", "event_msg"})
 
 

@@ -173,12 +173,18 @@ _SUCCESS = (
 )
 """What a build prints when it succeeded: a passed result when its exit code is hidden."""
 _MARKER_NEEDLES = {
-    "cargo": ("error",), "mix": ("Compilation error", "** ("), "npm": ("npm ",),
-    "gradle": ("BUILD FAILED",), "maven": ("BUILD FAILURE",), "pytest": ("during collection",),
-    "dotnet": ("Test Run ",), "go": ("FAIL",),
-    "build": ("Failed to compile", "Type error", "Build failed"), "node": ("FATAL ERROR: ",),
+    "cargo": ("error",),
+    "mix": ("Compilation error", "** ("),
+    "npm": ("npm ",),
+    "gradle": ("BUILD FAILED",),
+    "maven": ("BUILD FAILURE",),
+    "pytest": ("during collection",),
+    "dotnet": ("Test Run ",),
+    "go": ("FAIL",),
+    "build": ("Failed to compile", "Type error", "Build failed"),
+    "node": ("FATAL ERROR: ",),
     "playwright": ("\u2718",),
-}  # fmt: skip
+}
 _SUCCESS_NEEDLES = {
     "build": ("Compiled successfully", "built in", "Build succeeded", "BUILD SUCCESS"),
     "cargo": ("Finished `",),
@@ -205,8 +211,19 @@ def _flat(text: str) -> str:
 
 
 _GATES: dict[re.Pattern[str], tuple[str, ...]] = {
-    _PYTEST: ("passed in", "failed in", "error in", "errors in", "skipped in", "deselected in",
-              "warning in", "warnings in", "xfailed in", "xpassed in", "rerun in"),
+    _PYTEST: (
+        "passed in",
+        "failed in",
+        "error in",
+        "errors in",
+        "skipped in",
+        "deselected in",
+        "warning in",
+        "warnings in",
+        "xfailed in",
+        "xpassed in",
+        "rerun in",
+    ),
     _PYTEST_NONE: ("no tests ran",),
     _UNITTEST: ("Ran ",),
     _CARGO: ("test result:",),
@@ -232,7 +249,7 @@ _GATES: dict[re.Pattern[str], tuple[str, ...]] = {
     _GRADLE: ("tests completed", "test completed"),
     _CTEST: ("% tests passed",),
     _SWIFT: ("Executed ",),
-}  # fmt: skip
+}
 """Words a runner's summary cannot be without: its pattern is searched only when one of them
 is in the output (most outputs hold no summary; a substring test costs far less than a
 multi-line search)."""
@@ -491,9 +508,31 @@ _WRAPPERS = re.compile(
     r"bundle\s+exec\s+|dotenv\s+(?:-\S+\s+)*--\s+)+"
 )
 FILTERS = frozenset(
-    {"tail", "head", "grep", "egrep", "fgrep", "rg", "less", "more", "cat", "tee", "sed", "awk",
-     "sort", "uniq", "wc", "cut", "tr", "jq", "column", "nl", "fold", "ts"}
-)  # fmt: skip
+    {
+        "tail",
+        "head",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "less",
+        "more",
+        "cat",
+        "tee",
+        "sed",
+        "awk",
+        "sort",
+        "uniq",
+        "wc",
+        "cut",
+        "tr",
+        "jq",
+        "column",
+        "nl",
+        "fold",
+        "ts",
+    }
+)
 """Programs that, after a ``|``, only show part of a command's output (and set the pipeline's
 exit code)."""
 
@@ -513,11 +552,43 @@ ANSWERS: dict[str, str] = {
 """Programs whose exit status 1 answers the question asked (and what it means)."""
 
 _CHECK_PROGRAMS = frozenset(
-    {"pytest", "py.test", "tox", "nox", "unittest", "mypy", "pyright", "ruff", "flake8", "pylint",
-     "black", "isort", "jest", "vitest", "mocha", "eslint", "tsc", "prettier", "rspec", "rubocop",
-     "phpunit", "ctest", "make", "ninja", "golangci-lint", "shellcheck", "credo", "biome",
-     "playwright", "cypress", "ava", "tap", "karma", "bats"}
-)  # fmt: skip
+    {
+        "pytest",
+        "py.test",
+        "tox",
+        "nox",
+        "unittest",
+        "mypy",
+        "pyright",
+        "ruff",
+        "flake8",
+        "pylint",
+        "black",
+        "isort",
+        "jest",
+        "vitest",
+        "mocha",
+        "eslint",
+        "tsc",
+        "prettier",
+        "rspec",
+        "rubocop",
+        "phpunit",
+        "ctest",
+        "make",
+        "ninja",
+        "golangci-lint",
+        "shellcheck",
+        "credo",
+        "biome",
+        "playwright",
+        "cypress",
+        "ava",
+        "tap",
+        "karma",
+        "bats",
+    }
+)
 _CHECK_SUBCOMMANDS = {
     "go": frozenset({"test", "vet", "build"}),
     "cargo": frozenset({"test", "nextest", "build", "check", "clippy", "fmt", "bench"}),
@@ -690,9 +761,29 @@ def _unix_name(m: re.Match[str]) -> str:
 
 
 _WINDOWS_KNOWN = frozenset(
-    {"npm", "npx", "pnpm", "yarn", "node", "python", "python3", "pytest", "cargo", "go", "dotnet",
-     "mvn", "gradle", "gradlew", "tsc", "eslint", "jest", "vitest", "bun", "deno"}
-)  # fmt: skip
+    {
+        "npm",
+        "npx",
+        "pnpm",
+        "yarn",
+        "node",
+        "python",
+        "python3",
+        "pytest",
+        "cargo",
+        "go",
+        "dotnet",
+        "mvn",
+        "gradle",
+        "gradlew",
+        "tsc",
+        "eslint",
+        "jest",
+        "vitest",
+        "bun",
+        "deno",
+    }
+)
 
 
 def normalise(command: str) -> str:
@@ -797,9 +888,21 @@ def is_check(command: str) -> bool:
 
 
 _FORMATTERS = frozenset(
-    {"cargo fmt", "black", "prettier", "isort", "ruff format", "mix format", "gofmt", "go fmt",
-     "deno fmt", "dotnet format", "rustfmt", "biome format"}
-)  # fmt: skip
+    {
+        "cargo fmt",
+        "black",
+        "prettier",
+        "isort",
+        "ruff format",
+        "mix format",
+        "gofmt",
+        "go fmt",
+        "deno fmt",
+        "dotnet format",
+        "rustfmt",
+        "biome format",
+    }
+)
 """Programs that rewrite files unless told to check: a check only with a check flag."""
 _CHECK_FLAGS = frozenset(
     {"--check", "--check-formatted", "-l", "--list-different", "--diff", "--verify-no-changes"}
@@ -939,12 +1042,60 @@ def one_line(text: str, limit: int = 200) -> str:
 
 
 _READERS = frozenset(
-    {"cat", "head", "tail", "less", "more", "ls", "tree", "grep", "egrep", "fgrep", "rg", "ag",
-     "wc", "stat", "file", "which", "type", "dir", "pwd", "echo", "printf", "nl", "du", "df",
-     "realpath", "readlink", "basename", "dirname", "jq", "sort", "uniq", "cut", "column", "diff",
-     "cmp", "true", "test", "[", "get-content", "gc", "get-childitem", "gci", "select-string",
-     "test-path", "resolve-path", "sed", "find", "fd", "awk", "git", "command"}
-)  # fmt: skip
+    {
+        "cat",
+        "head",
+        "tail",
+        "less",
+        "more",
+        "ls",
+        "tree",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "ag",
+        "wc",
+        "stat",
+        "file",
+        "which",
+        "type",
+        "dir",
+        "pwd",
+        "echo",
+        "printf",
+        "nl",
+        "du",
+        "df",
+        "realpath",
+        "readlink",
+        "basename",
+        "dirname",
+        "jq",
+        "sort",
+        "uniq",
+        "cut",
+        "column",
+        "diff",
+        "cmp",
+        "true",
+        "test",
+        "[",
+        "get-content",
+        "gc",
+        "get-childitem",
+        "gci",
+        "select-string",
+        "test-path",
+        "resolve-path",
+        "sed",
+        "find",
+        "fd",
+        "awk",
+        "git",
+        "command",
+    }
+)
 """Programs that read (a ``sed`` without ``-i``, a ``find`` without ``-delete`` or ``-exec``,
 ``git`` with a reading subcommand): a failure of one is a look that found nothing."""
 _GIT_READS = frozenset(
