@@ -153,7 +153,8 @@ def latest_checks(work: Work) -> list[CheckResult]:
     for run in work.runs:
         if not run.check or run.verdict.status not in (PASSED, FAILED, UNKNOWN):
             continue
-        if _did_not_run(run) and run.normal in latest:
+        did_not_run = run.verdict.status == UNKNOWN and run.verdict.text.startswith("did not run")
+        if did_not_run and run.normal in latest:
             continue  # a run that could not start says nothing of the earlier one
         previous = latest.get(run.normal)
         if previous is not None and previous.verdict.status != run.verdict.status:
@@ -173,10 +174,6 @@ def latest_checks(work: Work) -> list[CheckResult]:
             CheckResult(command, status, "" if result == status else result, earlier.get(normal))
         )
     return out
-
-
-def _did_not_run(run: Run) -> bool:
-    return run.verdict.status == UNKNOWN and run.verdict.text.startswith("did not run")
 
 
 def open_failures(work: Work) -> list[Run]:

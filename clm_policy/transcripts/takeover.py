@@ -268,7 +268,7 @@ def _from_work(work: Work, facts: _Facts, fallback_goal: str) -> tuple[list[Run]
             step
             and not work.done_after(order, step)
             and work.last_request_order < order
-            and (not work.active_after(order) or _checkable(step))
+            and (not work.active_after(order) or _CHECKABLE.search(step))
         ):
             facts.next_action = step
     after_request = work.last_message_order > work.last_request_order
@@ -303,12 +303,8 @@ _CHECKABLE = re.compile(
     r"`[^`]+`|[\w./-]+\.[A-Za-z0-9]{1,8}\b|\b(?:tests?|spec|lint|build|compile|typecheck|mypy|tsc)\b",
     re.I,
 )
-
-
-def _checkable(step: str) -> bool:
-    """Whether a step names something :meth:`Work.done_after` can check: a file, something
-    quoted (a command, an identifier), or a kind of check (tests, a lint, a build)."""
-    return bool(_CHECKABLE.search(step))
+"""A step that names something :meth:`Work.done_after` can check: a file, something quoted (a
+command, an identifier), or a kind of check (tests, a lint, a build)."""
 
 
 def _mid_turn(work: Work) -> bool:

@@ -639,7 +639,7 @@ class WorkLog:
             for text, status in pairs
             if isinstance(text, str) and text.strip() and isinstance(status, str)
         ]
-        self._add("tasks", tasks, name)
+        self._add("tasks", tasks)
 
     def _task_create(self, args: dict[str, Any], output: str, structured: object) -> None:
         task = structured.get("task") if isinstance(structured, dict) else None
@@ -700,7 +700,6 @@ class Work:
     def __init__(self) -> None:
         self.requests: list[Request] = []
         self.tasks: list[Task] | None = None
-        self.task_source: str | None = None
         self.plan: list[Task] | None = None
         self.runs: list[Run] = []
         self.changed: list[str] = []
@@ -883,7 +882,7 @@ class _Gathering:
         self.read_files: dict[str, int] = {}  # a file the main agent read -> when, last
         self.failed: dict[tuple[str, str], tuple[int, str]] = {}  # failures not undone since
         self.listed: list[Task] | None = None  # the latest TodoWrite / update_plan list
-        self.task_source: str | None = None
+        self.task_tools = False  # the task tools keep the list (not a whole list)
         self.by_id: dict[str, list[str]] = {}  # the task tools' list: id -> [subject, status]
         self.sub_files: dict[str, set[str]] = {}
         self.notice_last = False
@@ -989,15 +988,14 @@ class _Gathering:
         """A whole list (``TodoWrite``, ``update_plan``) or a task tool's change to its list."""
         by_id = self.by_id
         if kind == "tasks":
-            items, source = data
-            self.listed = [Task(text, _status(status)) for text, status in items]
-            self.task_source = "TodoWrite" if source == "TodoWrite" else "update_plan"
+            self.listed = [Task(text, _status(status)) for text, status in data[0]]
+            self.task_tools = False
             by_id.clear()
         elif kind == "task_create":
             ident, subject = data
             ident = ident or str(len(by_id) + 1)
             by_id[ident] = [subject, "pending"]
-            self.task_source = "tasks"
+            self.task_tools = True
         elif kind == "task_update":
             ident, status, subject = data
             if ident in by_id:
@@ -1006,11 +1004,11 @@ class _Gathering:
                 else:
                     by_id[ident][1] = status or by_id[ident][1]
                     by_id[ident][0] = subject or by_id[ident][0]
-                self.task_source = "tasks"
+                self.task_tools = True
         elif kind == "task_list":
             by_id.clear()
             by_id.update((ident, [subject, status]) for ident, subject, status in data[0])
-            self.task_source = "tasks"
+            self.task_tools = True
 
     def _file_event(self, order: int, data: tuple[Any, ...], agent: str | None) -> None:
         """A file edited, written, deleted or moved by a tool."""
@@ -1129,11 +1127,10 @@ class _Gathering:
     def finished(self) -> Work:
         """The :class:`Work`, its task list, plan, files, reads and failures settled."""
         work, paths, files = self.work, self.paths, self.files
-        if self.task_source == "tasks":
+        if self.task_tools:
             work.tasks = [Task(subject, _status(status)) for subject, status in self.by_id.values()]
         elif self.listed is not None:
             work.tasks = self.listed
-        work.task_source = self.task_source
         if self.plans:
             order, items = self.plans[-1]
             work.plan = [

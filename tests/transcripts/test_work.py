@@ -159,7 +159,6 @@ def test_codex_plan_patches_generators_and_compaction() -> None:
     reading = read_transcript(session("codex-plan-compact"))
     work = reading.work
     assert work is not None
-    assert work.task_source == "update_plan"
     assert work.made == ["ledger-cli/Cargo.toml"]  # cargo new; main.rs was edited after
     assert (work.moved, work.deleted) == ([("NOTES.md", "docs/NOTES.md")], ["legacy/ledger.py"])
     state = state_of(reading, "s")
