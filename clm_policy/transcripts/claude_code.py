@@ -203,22 +203,11 @@ class _Figures:
         return self.after + estimate_tokens(self.chars), True, why
 
 
-class _Both:
-    """The main chain's figures and the sidechains' (which count only in a file that has no
-    main-chain line: a subagent's own transcript)."""
-
-    def __init__(self) -> None:
-        self.main = _Figures()
-        self.side = _Figures()
-
-    def feed(self, event: Event) -> None:
-        (self.side if event[1] else self.main).feed(event)
-
-    def chosen(self) -> _Figures:
-        return self.main if self.main.seen else self.side
-
-    def sidechain(self) -> bool:
-        return not self.main.seen and self.side.seen
+def _chosen(both: tuple[_Figures, _Figures]) -> _Figures:
+    """Of the main chain's figures and the sidechains' (``both``, fed each event as
+    ``both[sidechain]``), those that count: the sidechains' only in a file that has no
+    main-chain line (a subagent's own transcript)."""
+    return both[0] if both[0].seen else both[1]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -241,10 +230,10 @@ def read_tail(src: Source, max_scan: int) -> TranscriptReading:
                 if event[0] == "assistant" and not event[1] and event[2] is not None:
                     break  # the last main-chain usage: what follows it is all the figure needs
         after += len(raw) + 1
-    both = _Both()
+    both = (_Figures(), _Figures())
     for event in reversed(events):
-        both.feed(event)
-    figures = both.chosen()
+        both[event[1]].feed(event)
+    figures = _chosen(both)
     known = (figures.model, session_id, cwd)
     return tail_reading(src, lines, figures.result(), "main-chain usage", max_scan, after, known)
 
@@ -337,7 +326,7 @@ def read_full(src: Source) -> TranscriptReading:
     from clm_policy.transcripts.work import WorkLog, finish
 
     lines = Lines(src.file, FORMAT)
-    both = _Both()
+    both = (_Figures(), _Figures())
     main, side = _Chain(), _Chain()
     logs = (WorkLog(), WorkLog("sidechain"))
     progress: dict[str, WorkLog] = {}  # subagents seen only in `progress` lines, by tool call
@@ -347,7 +336,7 @@ def read_full(src: Source) -> TranscriptReading:
             continue
         event = event_of(obj)
         if event is not None:
-            both.feed(event)
+            both[event[1]].feed(event)
         sidechain = obj.get("isSidechain") is True
         if obj.get("type") in ("user", "assistant", "system"):
             (side if sidechain else main).feed(obj, event)
@@ -356,11 +345,12 @@ def read_full(src: Source) -> TranscriptReading:
             continue
         feed_work(logs[sidechain], obj)
     lines.finish()
-    figures = both.chosen()
-    chain = side if both.sidechain() else main
+    figures = _chosen(both)
+    own = not both[0].seen and both[1].seen  # a subagent's own transcript
+    chain = side if own else main
     tokens, estimated, why = figures.result()
     warnings = Warnings(*lines.warnings(), why)
-    if both.sidechain():  # a subagent's own transcript: its work is the main work here
+    if own:  # its work is the main work here
         log, subs = logs[1], []
         log.agent = None
     else:
@@ -375,7 +365,7 @@ def read_full(src: Source) -> TranscriptReading:
         context_tokens=tokens,
         context_estimated=estimated,
         model=figures.model,
-        agent_id=chain.agent_id if both.sidechain() else None,
+        agent_id=chain.agent_id if own else None,
         compacted_to_tokens=chain.compacted_to,
         warnings=warnings.list(),
         bytes_read=src.bytes_read,
