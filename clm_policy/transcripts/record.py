@@ -74,7 +74,11 @@ def record_of(work: Work) -> SessionRecord:
         edited = work.subagent_files.get(sub.ident) or []
         what = sub.description or sub.kind or sub.ident
         subagents.append(f"{what}" + (f" (edited {', '.join(edited[:5])})" if edited else ""))
-    current = _current(work)
+    since = work.last_substantive_order()
+    # whether the task list is still the agent's list: kept (or the task tools used) after the
+    # latest substantive request, or with something not done (a list all done before a new
+    # request belongs to the request before it)
+    current = any(t.status != "completed" for t in work.tasks or []) or work.tasks_order > since
     return SessionRecord(
         tasks=tasks if current else [],
         tasks_before_request=current and bool(tasks) and _before_request(work),
@@ -86,21 +90,15 @@ def record_of(work: Work) -> SessionRecord:
         failures=list(work.failures),
         said=last_said(work),
         read=list(work.read),
-        reasoning=last_reasoning(work),
+        # the agent's last reasoning (Claude Code's thinking, Codex's reasoning summaries)
+        # since the latest substantive request: what it was weighing when the session was cut
+        reasoning=[text for order, text in work.thoughts if order > since][-REASONING_SHOWN:],
     )
 
 
 SAID_SHOWN = 6
 EARLIER_ANSWERS = 3
 REASONING_SHOWN = 6
-
-
-def last_reasoning(work: Work) -> list[str]:
-    """The agent's last reasoning the transcript shows (Claude Code's thinking, Codex's
-    reasoning summaries), oldest first: since the latest substantive request, at most
-    :data:`REASONING_SHOWN` — what it was weighing when the session was cut."""
-    since = work.last_substantive_order()
-    return [text for order, text in work.thoughts if order > since][-REASONING_SHOWN:]
 
 
 def last_said(work: Work) -> list[str]:
@@ -117,14 +115,6 @@ def last_said(work: Work) -> list[str]:
     if not said and not answers:
         said = [text for _order, text in work.said[-2:]]
     return [*answers, *said]
-
-
-def _current(work: Work) -> bool:
-    """Whether the agent's task list is still its list: kept (or the task tools used) after
-    the session's latest substantive request, or with something not done. A list all done
-    before a new request belongs to the request before it."""
-    open_tasks = any(t.status != "completed" for t in work.tasks or [])
-    return open_tasks or work.tasks_order > work.last_substantive_order()
 
 
 def _before_request(work: Work) -> bool:
