@@ -254,11 +254,7 @@ class _Session(Tally):
         self.last_real: int | None = None
         self.fallback_goal = ""
 
-    def feed(self, obj: dict[str, Any]) -> None:
-        kind = obj.get("type")
-        payload = obj.get("payload")
-        if not isinstance(payload, dict):
-            return
+    def feed(self, kind: object, payload: dict[str, Any]) -> None:
         if kind in _CWD_LINES:
             self.cwd = text_of(payload.get("cwd")) or self.cwd
         if kind == "session_meta":
@@ -382,8 +378,10 @@ def read_full(src: Source) -> TranscriptReading:
             inherited = _inherited_until(obj)
         elif position < inherited:
             continue  # the parent's work, not this agent's
-        session.feed(obj)
-        feeder.feed(obj)
+        payload = obj.get("payload")
+        if isinstance(payload, dict):
+            session.feed(obj.get("type"), payload)
+            feeder.feed(obj, payload)
     lines.finish()
     tokens, estimated, why = figures.result()
     warnings = Warnings(*lines.warnings(), why)
@@ -431,11 +429,8 @@ class _WorkFeeder:
         self.running: dict[str, tuple[str, list[str]]] = {}  # session -> (call id, output)
         self.polls: dict[str, str] = {}  # a write_stdin call -> the session it polls
 
-    def feed(self, obj: dict[str, Any]) -> None:
+    def feed(self, obj: dict[str, Any], payload: dict[str, Any]) -> None:
         kind = obj.get("type")
-        payload = obj.get("payload")
-        if not isinstance(payload, dict):
-            return
         log = self.log
         log.at(obj.get("timestamp"), payload.get("cwd") if kind in _CWD_LINES else None)
         if kind == "turn_context":
