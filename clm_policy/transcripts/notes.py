@@ -125,16 +125,6 @@ class AgentNotes:
         """Nothing was read: no field has a value."""
         return not any(getattr(self, name) for name in _FIELDS) and self.blockers is None
 
-    def text(self) -> str:
-        """The notes as the agent's own summary reads, one ``Label: item`` line each (what is
-        checked for recall when only the fields are known)."""
-        lines: list[str] = []
-        for name in _FIELDS:
-            value = getattr(self, name)
-            items = value if isinstance(value, list) else [value] if value else []
-            lines += [f"{name.replace('_', ' ')}: {item}" for item in items]
-        return "\n".join(lines)
-
 
 # ---------------------------------------------------------------------------------------------
 # Reading a text
