@@ -364,17 +364,14 @@ def _status(
     return TaskStatus.RUNNING
 
 
-def state_of(
-    reading: TranscriptReading, session_id: str | None = None, *, notes: AgentNotes | None = None
-) -> SessionState:
-    """What a fresh agent needs to take over the session ``reading`` read, as a state, with the
-    agent's own ``notes`` (its handoff reply) over it. ``session_id`` must be valid for the
-    memory repository; without it one is derived
+def state_of(reading: TranscriptReading, session_id: str | None = None) -> SessionState:
+    """What a fresh agent needs to take over the session ``reading`` read, as a state.
+    ``session_id`` must be valid for the memory repository; without it one is derived
     (:meth:`~clm_policy.transcripts.reading.TranscriptReading.state_session_id`)."""
     from clm_policy.memory.layout import check_session
 
     sid = check_session(session_id) if session_id is not None else reading.state_session_id()
-    return build_state(reading, sid, notes)
+    return build_state(reading, sid)
 
 
 def build_state(
