@@ -204,9 +204,8 @@ def going_on(memory: str, session: str, env: Mapping[str, str] | None = None) ->
     a command suggested from this never fails for a reason known now. A session that
     ended (completed, failed, handed off), was not made by ``run``, or whose scenario is gone
     is refused; one run with ``--agent openai`` needs that option (and your model)."""
-    agents: tuple[str | None, ...] = (None, "openai")
     refusal = None
-    for agent in agents:
+    for agent in (None, "openai"):
         try:
             plan_run(memory, resume=session, agent=agent, env=env)
         except ClmError as exc:
