@@ -92,8 +92,7 @@ class RunPlan:
         """The agent the run drives, past the steps a resumed session played already."""
         if self.openai is not None:
             return OpenAIChatAgent(self.openai, self.state.goal, played=self.played)
-        if self.spec is None:
-            raise ValueError("a run plan names a scenario or an endpoint")
+        assert self.spec is not None  # a plan names a scenario or an endpoint
         agent = SimulatedAgent(self.spec)
         agent.skip(self.played)
         return agent
@@ -460,8 +459,7 @@ def _new_session(
     if spec is not None:
         return first_state(spec, session_id, profile), taken, stopped
     config = setup.openai  # the openai agent's: its goal, its model, its system prompt
-    if config is None:
-        raise ValueError("an openai session needs its endpoint")
+    assert config is not None
     prompt = estimate_tokens(system_prompt(config.done_marker))
     tokens = TokenSnapshot(model=config.model, context_tokens=prompt, estimated=True)
     state = SessionState(
