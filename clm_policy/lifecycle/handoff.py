@@ -21,7 +21,7 @@ from clm_policy.models.state import SessionState, TokenSnapshot
 from clm_policy.models.versions import MANIFEST_VERSION
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable
     from typing import Any
 
     from clm_policy.lifecycle.compose import Composed
@@ -60,15 +60,14 @@ def build_manifest(
     decision_rationale: str,
     *,
     now: datetime,
-    status: ManifestStatus | None = None,
     composed: Composed | None = None,
 ) -> HandoffManifest:
     """The handoff manifest of ``state`` at ``now`` (a timezone-aware datetime).
 
     Lists are copied from the state (memory keys without duplicates, first one kept); the
     token snapshot is the state's at handoff: ``context_tokens`` is what the window held,
-    ``input/output/total_tokens`` are the session's cumulative figures. ``status`` defaults
-    to :func:`derive_status`; ``next_safe_action`` is
+    ``input/output/total_tokens`` are the session's cumulative figures. The status is
+    :func:`derive_status`'s; ``next_safe_action`` is
     :func:`~clm_policy.lifecycle.summary.next_safe_action` (the step the agent stated first,
     ``state.next_action``); a session without a goal gets
     :data:`NO_GOAL`. Validated by pydantic and the JSON schema
@@ -86,7 +85,7 @@ def build_manifest(
     data = {
         "schema_version": MANIFEST_VERSION,
         "goal": state.goal if state.goal.strip() else NO_GOAL,
-        "status": status or derive_status(state),
+        "status": derive_status(state),
         **{name: list(getattr(state, name)) for name in COPIED},
         "next_safe_action": next_safe_action(state, last, after_derived=record is not None),
         "memory_keys": list(dict.fromkeys(state.memory_keys)),
@@ -264,22 +263,15 @@ def manifest_filename(manifest: HandoffManifest, session_id: str) -> str:
 
 
 def preview(
-    composed: Composed,
-    *,
-    rationale: str = "handoff requested",
-    now: datetime,
-    budget: int | None = None,
-    memory: Sequence[tuple[str, str]] = (),
-    read_more: str | None = None,
+    composed: Composed, *, now: datetime, budget: int | None = None, read_more: str | None = None
 ) -> tuple[HandoffManifest, str]:
     """The manifest and the seed ``composed`` gives, as :func:`~.pipelines.run_handoff` would
     commit them (unredacted: nothing is written)."""
     from clm_policy.lifecycle.seed import DEFAULT_SEED_TOKENS, seed_text
 
-    manifest = build_manifest(composed.state, rationale, now=now, composed=composed)
+    manifest = build_manifest(composed.state, "handoff requested", now=now, composed=composed)
     seed = seed_text(
         manifest,
-        memory=memory,
         budget=budget if budget is not None else DEFAULT_SEED_TOKENS * CHARS_PER_TOKEN,
         read_more=read_more,
     )
