@@ -60,14 +60,15 @@ def build_manifest(
     decision_rationale: str,
     *,
     now: datetime,
+    status: ManifestStatus | None = None,
     composed: Composed | None = None,
 ) -> HandoffManifest:
     """The handoff manifest of ``state`` at ``now`` (a timezone-aware datetime).
 
     Lists are copied from the state (memory keys without duplicates, first one kept); the
     token snapshot is the state's at handoff: ``context_tokens`` is what the window held,
-    ``input/output/total_tokens`` are the session's cumulative figures. The status is
-    :func:`derive_status`'s; ``next_safe_action`` is
+    ``input/output/total_tokens`` are the session's cumulative figures. ``status`` defaults
+    to :func:`derive_status`; ``next_safe_action`` is
     :func:`~clm_policy.lifecycle.summary.next_safe_action` (the step the agent stated first,
     ``state.next_action``); a session without a goal gets
     :data:`NO_GOAL`. Validated by pydantic and the JSON schema
@@ -85,7 +86,7 @@ def build_manifest(
     data = {
         "schema_version": MANIFEST_VERSION,
         "goal": state.goal if state.goal.strip() else NO_GOAL,
-        "status": derive_status(state),
+        "status": status or derive_status(state),
         **{name: list(getattr(state, name)) for name in COPIED},
         "next_safe_action": next_safe_action(state, last, after_derived=record is not None),
         "memory_keys": list(dict.fromkeys(state.memory_keys)),
