@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING
 from clm_policy.base.errors import shorten
 from clm_policy.base.timestamp import format_timestamp
 from clm_policy.formats import markdown as md
-from clm_policy.lifecycle.summary import NONE, next_safe_action, one_line
-from clm_policy.models.enums import CHARS_PER_TOKEN, ManifestStatus, MessageRole, TaskStatus
+from clm_policy.lifecycle.summary import NONE, last_reply, next_safe_action, one_line
+from clm_policy.models.enums import CHARS_PER_TOKEN, ManifestStatus, TaskStatus
 from clm_policy.models.manifest import HandoffManifest
 from clm_policy.models.state import SessionState, TokenSnapshot
 from clm_policy.models.versions import MANIFEST_VERSION
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable
     from typing import Any
 
     from clm_policy.lifecycle.compose import Composed
@@ -83,6 +83,7 @@ def build_manifest(
     record = composed.record if composed is not None else None
     words = composed.words if composed is not None else None
     last = record.last_activity if record is not None else _last_activity(state)
+    reply = last_reply(state)
     data = {
         "schema_version": MANIFEST_VERSION,
         "goal": state.goal if state.goal.strip() else NO_GOAL,
@@ -94,7 +95,7 @@ def build_manifest(
         "timestamp": format_timestamp(now),
         "decision_rationale": decision_rationale,
         "transcript": state.transcript,
-        "last_message": _last_message(state),
+        "last_message": shorten(reply.strip(), LAST_MESSAGE_CHARS) if reply else None,
         "agent_words": None
         if words is None
         else {"source": words.source, "text": words.text, "step": words.step},
@@ -137,13 +138,6 @@ def _last_activity(state: SessionState) -> str | None:
 
 LAST_MESSAGE_CHARS = 4000
 """The earlier agent's last message is kept this long at most in a manifest."""
-
-
-def _last_message(state: SessionState) -> str | None:
-    for message in reversed(state.messages):
-        if message.role is MessageRole.ASSISTANT and message.content.strip():
-            return shorten(message.content.strip(), LAST_MESSAGE_CHARS)
-    return None
 
 
 def _tokens(snapshot: TokenSnapshot) -> list[str]:
@@ -264,22 +258,15 @@ def manifest_filename(manifest: HandoffManifest, session_id: str) -> str:
 
 
 def preview(
-    composed: Composed,
-    *,
-    rationale: str = "handoff requested",
-    now: datetime,
-    budget: int | None = None,
-    memory: Sequence[tuple[str, str]] = (),
-    read_more: str | None = None,
+    composed: Composed, *, now: datetime, budget: int | None = None, read_more: str | None = None
 ) -> tuple[HandoffManifest, str]:
     """The manifest and the seed ``composed`` gives, as :func:`~.pipelines.run_handoff` would
     commit them (unredacted: nothing is written)."""
     from clm_policy.lifecycle.seed import DEFAULT_SEED_TOKENS, seed_text
 
-    manifest = build_manifest(composed.state, rationale, now=now, composed=composed)
+    manifest = build_manifest(composed.state, "handoff requested", now=now, composed=composed)
     seed = seed_text(
         manifest,
-        memory=memory,
         budget=budget if budget is not None else DEFAULT_SEED_TOKENS * CHARS_PER_TOKEN,
         read_more=read_more,
     )

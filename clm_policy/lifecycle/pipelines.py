@@ -191,6 +191,14 @@ def trailers(state: SessionState, event: str, why: Provenance, **more: str) -> d
     return found
 
 
+def _message(
+    state: SessionState, event: str, why: Provenance, body: str, **more: str
+) -> CommitMessage:
+    """The commit message of ``event``: its subject, ``body`` and :func:`trailers`."""
+    subject = event_subject(event, state.session_id, state.step_index, why.rule)
+    return CommitMessage(subject, body, trailers(state, event, why, **more))
+
+
 SUMMARY_KEPT = "Clm-Summary-Kept"
 """The trailer of a deterministic summary's check against the facts it was built from."""
 
@@ -322,17 +330,9 @@ def _compaction_message(
     body = f"Goal: {clean.goal or '(none)'}\n{context}\n" + (
         f"Why: {why.rationale}\n" if why.rationale else ""
     )
-    return CommitMessage(
-        event_subject("compact", state.session_id, state.step_index, why.rule),
-        body,
-        trailers(
-            state,
-            "compact",
-            why,
-            **recall_trailers(recorded.recall, SUMMARY_KEPT if deterministic else "Clm-Recall"),
-            **{"Clm-Summarizer": recorded.summarizer_trailer},
-        ),
-    )
+    recall = recall_trailers(recorded.recall, SUMMARY_KEPT if deterministic else "Clm-Recall")
+    summarizer = {"Clm-Summarizer": recorded.summarizer_trailer}
+    return _message(state, "compact", why, body, **recall, **summarizer)
 
 
 def committed_snapshot(repo: MemoryRepo, state: SessionState) -> str | None:
@@ -577,11 +577,7 @@ def _commit_handoff(
         f"Goal: {manifest.goal}\nNext safe action: {manifest.next_safe_action}\n"
         f"Why: {manifest.decision_rationale}\n"
     )
-    message = CommitMessage(
-        event_subject("handoff", state.session_id, state.step_index, why.rule),
-        body,
-        trailers(state, "handoff", why, **more),
-    )
+    message = _message(state, "handoff", why, body, **more)
     if branch:
         ref = f"refs/heads/clm/handoff/{state.session_id}-{number}"
         if change.appends:
@@ -650,11 +646,8 @@ def record_session_start(
     change = Change(
         {f"{folder}/run.json": JsonDoc(dict(record)), f"{folder}/state.json": state_doc(state)}
     )
-    message = CommitMessage(
-        event_subject("start", state.session_id, state.step_index, why.rule),
-        f"Session started: {change.clean(state.goal) or '(no goal)'}",
-        trailers(state, "start", why),
-    )
+    started = f"Session started: {change.clean(state.goal) or '(no goal)'}"
+    message = _message(state, "start", why, started)
     return repo.commit(message, change)
 
 

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from clm_policy.base.errors import InputError
+from clm_policy.lifecycle.summary import last_reply
 from clm_policy.memory.change import Change, JsonDoc
 from clm_policy.memory.layout import TOPICS, check_key, check_session, session_dir
 from clm_policy.memory.trailers import CommitMessage, event_subject
@@ -76,7 +77,7 @@ def record_agent_run(
 
     key = agent_key(session_id, agent_id)
     facts_path = f"{session_dir(session_id)}/agents/{agent_id}.json"
-    last = last_message if last_message is not None else _last_message(state)
+    last = last_message if last_message is not None else last_reply(state)
     facts = {
         "agent_id": agent_id,
         "agent_type": agent_type or None,
@@ -122,13 +123,6 @@ def _same(known: str, facts: object) -> bool:
         return bool(json.loads(known) == json.loads(json.dumps(facts)))
     except ValueError:
         return False
-
-
-def _last_message(state: SessionState) -> str | None:
-    for message in reversed(state.messages):
-        if message.role.value == "assistant" and message.content.strip():
-            return message.content
-    return None
 
 
 def render_agent(facts: Mapping[str, object]) -> str:

@@ -78,6 +78,25 @@ class SummarizerError(ClmError):
         self.reason = reason
 
 
+def check_endpoint(
+    model: str, api_key: str, key_source: str, timeout: float, names: tuple[str, str, str]
+) -> None:
+    """Refuse a model name, a key or a timeout an endpoint's configuration cannot use;
+    ``names``: the model's and the timeout's variables, and what to say when no key is set."""
+    env_model, env_timeout, no_key = names
+    if not model.strip() or len(model) > 200 or not model.isprintable():
+        raise InputError(
+            f"{env_model}: {quote(model)} is no model name (1 to 200 printable characters)"
+        )
+    if not api_key:
+        raise InputError(no_key)
+    if not api_key.isascii() or not api_key.isprintable() or " " in api_key:
+        # said without the key: it goes into a header, where a line break would split it
+        raise InputError(f"{key_source}: the key holds spaces or unprintable characters")
+    if not 0 < timeout <= MAX_TIMEOUT:
+        raise InputError(f"{env_timeout}: the timeout must be 0 < seconds <= {MAX_TIMEOUT:g}")
+
+
 class OpenAISummarizerConfig(Record):
     """Where the summarizer sends its request. Checked when made; the key is never shown."""
 
@@ -99,16 +118,8 @@ class OpenAISummarizerConfig(Record):
         self.base_url = check_base_url(base_url, ENV_BASE_URL, ENV_KEYS[0])
         self.timeout = timeout
         self.key_source = key_source
-        if not self.model.strip() or len(self.model) > 200 or not self.model.isprintable():
-            raise InputError(
-                f"{ENV_MODEL}: {quote(self.model)} is no model name (1 to 200 printable characters)"
-            )
-        if not self.api_key:
-            raise InputError(f"no API key for the summarizer: set {ENV_KEYS[0]} (or {ENV_KEYS[2]})")
-        if not self.api_key.isascii() or not self.api_key.isprintable() or " " in self.api_key:
-            raise InputError(f"{self.key_source}: the key holds spaces or unprintable characters")
-        if not 0 < self.timeout <= MAX_TIMEOUT:
-            raise InputError(f"{ENV_TIMEOUT}: the timeout must be 0 < seconds <= {MAX_TIMEOUT:g}")
+        no_key = f"no API key for the summarizer: set {ENV_KEYS[0]} (or {ENV_KEYS[2]})"
+        check_endpoint(model, api_key, key_source, timeout, (ENV_MODEL, ENV_TIMEOUT, no_key))
 
     def __repr__(self) -> str:  # the key (and where it came from) is never shown
         return (

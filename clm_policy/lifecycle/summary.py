@@ -124,6 +124,12 @@ def recent_messages(messages: Sequence[Message], count: int) -> list[Message]:
     return conversation[-count:]
 
 
+def last_reply(state: SessionState) -> str | None:
+    """The text of the last assistant message that says something, as written (None: none)."""
+    said = (m.content for m in reversed(state.messages) if m.role is MessageRole.ASSISTANT)
+    return next((text for text in said if text.strip()), None)
+
+
 def render_message(message: Message, width: int) -> str:
     who = message.role.value if message.name is None else f"{message.role.value} ({message.name})"
     return f"- **{who}**: {one_line(message.content, width)}".rstrip()

@@ -91,8 +91,6 @@ _WORD = re.compile(r"[^\W_]+")
 _ASCII_SEPARATORS = {c: " " for c in range(128) if not chr(c).isalnum()}
 _TAG = re.compile("\ue000[0-9]*\ue001?")  # the redactor's tags (clm_policy.memory.redact)
 _THEN_MORE = re.compile(r" \(then \d+ more [a-z ]+\)$")
-_SHOWN_MISSING = 5
-_SHOWN_WIDTH = 80
 
 
 class Fact(Record):
@@ -252,10 +250,10 @@ class Recall(Record):
             if found < asked
         )
 
-    def describe_missing(self, limit: int = _SHOWN_MISSING) -> str:
+    def describe_missing(self, limit: int = 5) -> str:
         """The facts not found, for a rationale: ``decisions 'Use HS256'; blockers '...'``,
         at most ``limit`` of them, each cut to 80 characters."""
-        shown = [f"{f.kind} {one_line(f.text, _SHOWN_WIDTH)!r}" for f in self.missing[:limit]]
+        shown = [f"{f.kind} {one_line(f.text, 80)!r}" for f in self.missing[:limit]]
         more = len(self.missing) - len(shown)
         if more:
             shown.append(f"and {more} more")

@@ -171,7 +171,7 @@ class OuterControlLoop:
         self._in_a_row = 0  # compactions on consecutive steps
         self._logs: dict[str, list[dict[str, Any]]] = {}
         self._ended: str | None = None  # "handoff": the session's end is committed
-        self._begun = False  # the session is on record (committed at its start, or resumed)
+        self.on_record = False  # committed at its start by begin() (or resumed)
         self._finished = False  # its end is committed
 
     # -- the loop -----------------------------------------------------------------------------
@@ -181,13 +181,13 @@ class OuterControlLoop:
         (a resumed one is on record already), and the memory backend told the task. Once;
         :meth:`run` calls it when nobody has. Call it with Ctrl-C held
         (:func:`uninterrupted`): from here on an interrupt leaves a session that resumes."""
-        if self._begun:
+        if self.on_record:
             return
         if self.memory is not None:
             self.memory.begin_task(task_of(self.state))
         if not self.decide_first:
             record_session_start(self.repo, self.state, record=self._record(None))
-        self._begun = True
+        self.on_record = True
 
     def run(self) -> LoopResult:
         """Play until the task ends, a limit is hit or a decision awaits a person.
@@ -210,11 +210,6 @@ class OuterControlLoop:
             raise
 
     @property
-    def on_record(self) -> bool:
-        """The session is on record: :meth:`begin` committed its start (or it was resumed)."""
-        return self._begun
-
-    @property
     def handed_off(self) -> bool:
         """The session handed off and the run stops there (its end is the handoff's commit)."""
         return self._ended == "handoff"
@@ -222,7 +217,7 @@ class OuterControlLoop:
     def interrupted(self) -> None:
         """Commit the session so far as stopped ``interrupted`` (Ctrl-C), unless it is not on
         record yet or its end is committed already."""
-        if self._begun and not self._finished:
+        if self.on_record and not self._finished:
             self._finish("interrupted")
 
     def _run(self) -> LoopResult:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from clm_policy.base.chat import DEFAULT_BASE_URL, ENV_BASE_URL, ChatEndpoint, check_base_url
 from clm_policy.base.errors import InputError, quote
+from clm_policy.lifecycle.summarizers import check_endpoint
 from clm_policy.models.enums import MessageRole, TaskStatus
 from clm_policy.models.state import AgentStepResult, Message
 
@@ -42,7 +43,6 @@ ENV_KEYS = ("CLM_POLICY_OPENAI_API_KEY", "OPENAI_API_KEY")
 ENV_TIMEOUT = "CLM_POLICY_OPENAI_TIMEOUT"
 
 DEFAULT_TIMEOUT = 120.0
-MAX_TIMEOUT = 3600.0
 DEFAULT_DONE_MARKER = "TASK COMPLETE"
 NO_USAGE = "the server reported no usage: the context is estimated (characters / 4)"
 
@@ -66,17 +66,9 @@ class OpenAIConfig:
         object.__setattr__(
             self, "base_url", check_base_url(self.base_url, ENV_BASE_URL, ENV_KEYS[1])
         )
-        if not self.model.strip() or len(self.model) > 200 or not self.model.isprintable():
-            raise InputError(
-                f"{ENV_MODEL}: {quote(self.model)} is no model name (1 to 200 printable characters)"
-            )
-        if not self.api_key:
-            raise InputError(f"no API key: set {ENV_KEYS[1]} (or {ENV_KEYS[0]})")
-        if not self.api_key.isascii() or not self.api_key.isprintable() or " " in self.api_key:
-            # said without the key: it goes into a header, where a line break would split it
-            raise InputError(f"{self.key_source}: the key holds spaces or unprintable characters")
-        if not 0 < self.timeout <= MAX_TIMEOUT:
-            raise InputError(f"{ENV_TIMEOUT}: the timeout must be 0 < seconds <= {MAX_TIMEOUT:g}")
+        no_key = f"no API key: set {ENV_KEYS[1]} (or {ENV_KEYS[0]})"
+        names = (ENV_MODEL, ENV_TIMEOUT, no_key)
+        check_endpoint(self.model, self.api_key, self.key_source, self.timeout, names)
         marker = self.done_marker
         if not _normal(marker) or len(marker) > 100 or not marker.isprintable():
             raise InputError(

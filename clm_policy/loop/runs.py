@@ -92,8 +92,7 @@ class RunPlan:
         """The agent the run drives, past the steps a resumed session played already."""
         if self.openai is not None:
             return OpenAIChatAgent(self.openai, self.state.goal, played=self.played)
-        if self.spec is None:
-            raise ValueError("a run plan names a scenario or an endpoint")
+        assert self.spec is not None  # a plan names a scenario or an endpoint
         agent = SimulatedAgent(self.spec)
         agent.skip(self.played)
         return agent
@@ -204,9 +203,8 @@ def going_on(memory: str, session: str, env: Mapping[str, str] | None = None) ->
     a command suggested from this never fails for a reason known now. A session that
     ended (completed, failed, handed off), was not made by ``run``, or whose scenario is gone
     is refused; one run with ``--agent openai`` needs that option (and your model)."""
-    agents: tuple[str | None, ...] = (None, "openai")
     refusal = None
-    for agent in agents:
+    for agent in (None, "openai"):
         try:
             plan_run(memory, resume=session, agent=agent, env=env)
         except ClmError as exc:
@@ -461,8 +459,7 @@ def _new_session(
     if spec is not None:
         return first_state(spec, session_id, profile), taken, stopped
     config = setup.openai  # the openai agent's: its goal, its model, its system prompt
-    if config is None:
-        raise ValueError("an openai session needs its endpoint")
+    assert config is not None
     prompt = estimate_tokens(system_prompt(config.done_marker))
     tokens = TokenSnapshot(model=config.model, context_tokens=prompt, estimated=True)
     state = SessionState(
