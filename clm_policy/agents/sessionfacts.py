@@ -62,22 +62,20 @@ def json_object(raw: bytes | None, limit: int) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def update_facts(session_id: str, kind: str, **changes: Any) -> bool:
+def update_facts(session_id: str, kind: str, **changes: Any) -> None:
     """Record ``changes`` among the session's ``kind`` facts (a value None removes the fact);
-    nothing is written when nothing changes. Returns whether the file now holds them."""
+    nothing is written when nothing changes."""
     where = _where(session_id, kind)
     if where is None:
-        return False
+        return
     folder, name = where
     current = read_facts(session_id, kind)
     updated = {k: v for k, v in {**current, **changes}.items() if v is not None}
     if updated == current:
-        return True
+        return
     fresh = not current and not os.path.lexists(os.path.join(folder, name))
-    written = write_private(folder, name, json.dumps(updated, separators=(",", ":")))
-    if written and fresh:
+    if write_private(folder, name, json.dumps(updated, separators=(",", ":"))) and fresh:
         _prune(folder, name)
-    return written
 
 
 def _prune(folder: str, keep: str) -> None:

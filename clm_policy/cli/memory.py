@@ -96,7 +96,7 @@ def init(
         root = Path(project)
         if not root.is_dir():
             raise InputError(f"{project}: no such project folder")
-        written = write_config(root, {"policy": "claude-code", "profile": "coding"}, remote)
+        written = write_config(root, remote)
         where = root.absolute() / FILENAME
         if written:
             echo(f"wrote {where} (policy claude-code, profile coding)")

@@ -47,14 +47,13 @@ def trust(path: str | None, show_list: bool, revoke: bool) -> int:
         where, was = revoke_config(path)
         echo(f"revoked trust in {where}" if was else f"{where} was not trusted; nothing changed")
         return 0
-    done = trust_config(path)
-    record = done.record
+    record, memory, remote = trust_config(path)
     echo(f"trusted {record.path} (sha256 {record.sha256[:12]})")
-    if done.memory is not None:
-        echo(f"  memory  {done.memory}")
-    if done.remote is not None:
-        echo(f"  remote  {done.remote}")
-    if done.memory is None and done.remote is None:
+    if memory is not None:
+        echo(f"  memory  {memory}")
+    if remote is not None:
+        echo(f"  remote  {remote}")
+    if memory is None and remote is None:
         echo("  it names no memory other than the project's default and no remote")
     return 0
 
@@ -64,11 +63,10 @@ def _list() -> int:
     if not found:
         echo("no trusted configuration files (clm-policy trust PATH trusts one)")
         return 0
-    for entry in found:
-        record = entry.record
-        state = {TRUSTED: "trusted", CHANGED: "changed"}.get(entry.state, entry.state)
+    for record, now in found:
+        state = {TRUSTED: "trusted", CHANGED: "changed"}.get(now, now)
         line = f"{state:<10} {record.trusted_at or '-':<20}  {record.path}"
-        if entry.state == CHANGED:
+        if now == CHANGED:
             line += f"  (not trusted as it is now: clm-policy trust {shlex.quote(record.path)})"
         echo(line)
     return 0

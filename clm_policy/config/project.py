@@ -377,26 +377,23 @@ TEMPLATE = """\
 # clm-policy project configuration (clm-policy init --claude-code). Flags and CLM_POLICY_*
 # environment variables override each value; see docs/claude-code.md.
 version: 1
-policy: {policy}
-profile: {profile}
+policy: claude-code
+profile: coding
 {remote}# memory: ~/path/to/memory  # default: outside the project, in
 #                             # $XDG_DATA_HOME/clm-policy/projects/<name>-<hash>/memory
 # Another memory, or a remote, counts once you trust this file: clm-policy trust
 """
 
 
-def write_config(root: StrPath, values: Mapping[str, str], remote: str | None = None) -> bool:
-    """Write ``root/.clm-policy.yaml`` unless a configuration is already in effect there.
+def write_config(root: StrPath, remote: str | None = None) -> bool:
+    """Write ``root/.clm-policy.yaml`` (policy claude-code, profile coding) unless a
+    configuration is already in effect there.
 
     Returns whether it wrote one. The file names no memory repository: each machine uses the
     project's default outside the work tree, so the file can be committed and shared."""
     if find_config(root) is not None:
         return False
-    text = TEMPLATE.format(
-        policy=values["policy"],
-        profile=values["profile"],
-        remote=f"remote: {remote}\n" if remote else "",
-    )
+    text = TEMPLATE.format(remote=f"remote: {remote}\n" if remote else "")
     from clm_policy.base.atomicfile import replace
 
     replace(os.path.join(root, FILENAME), text.encode("utf-8"))

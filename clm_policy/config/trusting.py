@@ -4,7 +4,6 @@ files trusted and how each is now, forget one (the record: clm_policy.config.tru
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from clm_policy.base.errors import InputError, Location
 from clm_policy.config.trust import (
@@ -16,26 +15,6 @@ from clm_policy.config.trust import (
     trust,
     trusted_files,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Trusted:
-    """A configuration just trusted: its record, and what it chooses now (``memory``, the
-    repository its ``memory:`` names, resolved; ``remote``; None where it names none or names
-    the project's default memory)."""
-
-    record: TrustedFile
-    memory: str | None
-    remote: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Listed:
-    """A record and how its file is now: :data:`TRUSTED`, :data:`CHANGED`, ``missing`` (no
-    such file) or ``unreadable``."""
-
-    record: TrustedFile
-    state: str
 
 
 def config_file(target: str | None, *, existing: bool = True) -> str:
@@ -62,10 +41,12 @@ def config_file(target: str | None, *, existing: bool = True) -> str:
     return os.path.abspath(start)
 
 
-def trust_config(target: str | None) -> Trusted:
+def trust_config(target: str | None) -> tuple[TrustedFile, str | None, str | None]:
     """Trust the configuration ``target`` names (see :func:`config_file`) as it is now: it is
     read and checked first (any problem is an :class:`InputError` at ``file:line:col``), and
-    the SHA-256 of the bytes read is recorded."""
+    the SHA-256 of the bytes read is recorded. Returns its record and what it chooses now: the
+    repository its ``memory:`` names, resolved, and its ``remote`` (None where it names none
+    or names the project's default memory)."""
     from clm_policy.config.project import ProjectConfig, from_file, is_default_memory, read_config
 
     path = config_file(target)
@@ -75,11 +56,12 @@ def trust_config(target: str | None) -> Trusted:
     memory = from_file("memory", config)
     if memory is not None and is_default_memory(config, memory):
         memory = None
-    return Trusted(record, memory, from_file("remote", config))
+    return record, memory, from_file("remote", config)
 
 
-def listing() -> list[Listed]:
-    """Every record with how its file is now (each file read, at most 64 KiB)."""
+def listing() -> list[tuple[TrustedFile, str]]:
+    """Every record with how its file is now: :data:`TRUSTED`, :data:`CHANGED`, ``missing``
+    (no such file) or ``unreadable`` (each file read, at most 64 KiB)."""
     from clm_policy.base.digest import sha256_hex
     from clm_policy.config.project import MAX_SIZE
     from clm_policy.formats.textio import path_kind, read_bytes
@@ -87,14 +69,14 @@ def listing() -> list[Listed]:
     found = []
     for record in trusted_files():
         if path_kind(record.path) == "missing":
-            found.append(Listed(record, "missing"))
+            found.append((record, "missing"))
             continue
         try:
             data = read_bytes(record.path, limit=MAX_SIZE, what="configuration")
         except InputError:
-            found.append(Listed(record, "unreadable"))
+            found.append((record, "unreadable"))
             continue
-        found.append(Listed(record, TRUSTED if sha256_hex(data) == record.sha256 else CHANGED))
+        found.append((record, TRUSTED if sha256_hex(data) == record.sha256 else CHANGED))
     return found
 
 

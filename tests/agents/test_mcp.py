@@ -94,7 +94,7 @@ class Project:
     def __init__(self, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         self.path = root / "project"
         self.path.mkdir()
-        write_config(self.path, {"policy": "claude-code", "profile": "coding"})
+        write_config(self.path)
         self.claude = root / "claude-config"
         monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(self.claude))
         monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(self.path))

@@ -278,7 +278,7 @@ def project_config(cwd: Path) -> list[str]:
     Code one (the bundled default policy's thresholds never fire on 200K). What was written."""
     from clm_policy.config.project import FILENAME, write_config
 
-    if not write_config(cwd, {"policy": "claude-code", "profile": "coding"}):
+    if not write_config(cwd):
         return []
     return [f"wrote {cwd / FILENAME} (policy claude-code, profile coding)"]
 

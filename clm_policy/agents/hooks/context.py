@@ -58,9 +58,8 @@ def fill_window(hook: Hook, reading: TranscriptReading) -> None:
     from clm_policy.agents.hooks.windows import claude_code_window
 
     cwd = hook.call.text("cwd") or reading.cwd
-    found = claude_code_window(hook.call.session, reading.model, cwd)
-    reading.context_window = found.window
-    reading.model = reading.model or found.model
+    reading.context_window, model = claude_code_window(hook.call.session, reading.model, cwd)
+    reading.model = reading.model or model
 
 
 def outcome_of(hook: Hook, figures: StateLike) -> Decision | None:

@@ -38,44 +38,29 @@ SETTINGS_LIMIT = 1024 * 1024
 MAX_WINDOW = 100_000_000
 
 
-class Window:
-    """A window and the source that gave it (``window`` None: no source knows it)."""
-
-    __slots__ = ("model", "source", "window")
-
-    def __init__(self, window: int | None, source: str | None, model: str | None) -> None:
-        self.window = window
-        self.source = source
-        self.model = model
-
-
-def claude_code_window(session_id: str, model: str | None, cwd: str | None) -> Window:
-    """The window of the Claude Code session ``session_id`` whose transcript names ``model``
-    (None: none yet), run in ``cwd``; see the module docstring for the order."""
+def claude_code_window(
+    session_id: str, model: str | None, cwd: str | None
+) -> tuple[int | None, str | None]:
+    """The window (None: no source knows it) and model of the Claude Code session
+    ``session_id`` whose transcript names ``model`` (None: none yet), run in ``cwd``; see the
+    module docstring for the order."""
     seen = read_facts(session_id, "window")
     reported = _tokens(seen.get("window"))
     if reported:
-        found = model or (seen.get("model") if isinstance(seen.get("model"), str) else None)
-        return Window(reported, "Claude Code's status line", found)
+        return reported, model or (
+            seen.get("model") if isinstance(seen.get("model"), str) else None
+        )
     started = read_facts(session_id, "hook").get("model")
     started = started if isinstance(started, str) and started else None
     model = model or started
     settings = _settings(cwd)
-    names = [
-        (started, "the model SessionStart named"),
-        (_value(settings, "model"), "the model in Claude Code's settings"),
-        (os.environ.get(MODEL_ENV), MODEL_ENV),
-    ]
-    for name, where in names:
+    for name in (started, _value(settings, "model"), os.environ.get(MODEL_ENV)):
         if isinstance(name, str) and name.strip().lower().endswith(SUFFIX_1M):
-            return Window(1_000_000, f"the {SUFFIX_1M} suffix of {where}", model)
-    auto = _tokens(os.environ.get(AUTO_COMPACT_ENV))
-    if auto:
-        return Window(auto, AUTO_COMPACT_ENV, model)
-    auto = _tokens(_value(settings, "autoCompactWindow"))
-    if auto:
-        return Window(auto, "autoCompactWindow in Claude Code's settings", model)
-    return Window(None, None, model)
+            return 1_000_000, model
+    auto = _tokens(os.environ.get(AUTO_COMPACT_ENV)) or _tokens(
+        _value(settings, "autoCompactWindow")
+    )
+    return auto, model
 
 
 def _tokens(value: object) -> int | None:
