@@ -171,7 +171,13 @@ def _load_chain(
     if extends is None:
         return [(key, doc, spec)]
     where = doc.location(["extends"])
-    parent_path, parent_shown = resolve_source_at(extends, path.parent, where, within)
+    try:
+        parent_path, parent_shown = resolve_source(extends, path.parent, within=within)
+    except PolicyError as exc:
+        message = exc.message
+        if exc.location is not None:  # the target is there but cannot be a policy
+            message = f"extends target {exc.location.file}: {message}"
+        raise PolicyError(message, where, check=LoadCheck.EXTENDS) from None
     if parent_path.resolve() in [*seen, key]:
         cycle = " -> ".join(str(p.name) for p in [*seen, key, parent_path.resolve()])
         raise PolicyError(f"extends cycle: {cycle}", where, check=LoadCheck.EXTENDS)
@@ -218,17 +224,6 @@ def _validated(doc: YamlDocument) -> PolicyData:
     if errors:
         raise errors[0]
     return _SPECS[id(doc)][1]
-
-
-def resolve_source_at(ref: str, base: Path, where: Location, within: Reach) -> tuple[Path, str]:
-    """The file ``extends: REF`` names, inside ``within``; an error is placed at ``where``."""
-    try:
-        return resolve_source(ref, base, within=within)
-    except PolicyError as exc:
-        message = exc.message
-        if exc.location is not None:  # the target is there but cannot be a policy
-            message = f"extends target {exc.location.file}: {message}"
-        raise PolicyError(message, where, check=LoadCheck.EXTENDS) from None
 
 
 def _merge(res: ResolvedPolicy, doc: YamlDocument, spec: PolicyData, sink: Sink) -> None:
