@@ -157,7 +157,10 @@ def load_resolved(
     )
     for _, doc, spec in chain:
         _merge(resolved, doc, spec, sink)
-    _check_entries_complete(resolved, sink)
+    # every rule needs when and action, every guard when and severity
+    resolved.rules = _complete(resolved.rules, ("when", "action"), "rule", sink)
+    for action, entries in resolved.guards.items():
+        resolved.guards[action] = _complete(entries, ("when", "severity"), f"{action} guard", sink)
     return resolved
 
 
@@ -325,13 +328,6 @@ def _merge_entries(
 def _refuse(sink: Sink, message: str, where: Location) -> None:
     """Report an entry a child policy cannot place, override or remove (check ``extends``)."""
     sink.report(PolicyError(message, where, check=LoadCheck.EXTENDS))
-
-
-def _check_entries_complete(res: ResolvedPolicy, sink: Sink) -> None:
-    """Every rule needs ``when`` and ``action``, every guard ``when`` and ``severity``."""
-    res.rules = _complete(res.rules, ("when", "action"), "rule", sink)
-    for action, entries in res.guards.items():
-        res.guards[action] = _complete(entries, ("when", "severity"), f"{action} guard", sink)
 
 
 def _complete(entries: list[Entry], needed: tuple[str, str], what: str, sink: Sink) -> list[Entry]:

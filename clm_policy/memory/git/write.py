@@ -300,7 +300,10 @@ class MemoryRepo:
                 # untracked): `--only` refuses it. Stage every path and commit again.
                 self.git("add", "--", *paths)
                 status, _, err = self._commit_only(text, paths)
-            if status != 0 and self.head() is not None and self._unchanged(paths):
+            # refused, and the paths are what HEAD has: an empty commit (git refuses it, and so
+            # does clm-policy)
+            refused = status != 0 and self.head() is not None
+            if refused and self.run("diff", "--quiet", "HEAD", "--", *paths)[0] == 0:
                 os.unlink(journal)  # the files are what HEAD has: nothing to undo
                 raise NothingToCommit(
                     f"nothing to commit: {', '.join(paths[:3])}"
@@ -329,11 +332,6 @@ class MemoryRepo:
             *paths,
             stdin=message,
         )
-
-    def _unchanged(self, paths: list[str]) -> bool:
-        """Whether ``paths`` in the work tree are exactly what HEAD has (a commit of them
-        would be empty: git refuses it, and so does clm-policy)."""
-        return self.run("diff", "--quiet", "HEAD", "--", *paths)[0] == 0
 
     def _head_commit(self) -> str:
         """The commit HEAD names, right after our commit: read from the ref file git has just
