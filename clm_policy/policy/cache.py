@@ -37,9 +37,11 @@ from clm_policy.policy.template import Template, compile_template
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, TypeVar
 
     T = TypeVar("T")
+    E = TypeVar("E", Rule, Guard)
     StrPath = str | os.PathLike[str]
 
 __all__ = ["cache_dir", "decode_policy", "encode_policy", "entry_path", "load_policy_cached"]
@@ -290,33 +292,23 @@ def _decode_price(value: Any) -> Price:
     return Price(*figures)
 
 
-def _decode_rule(value: Any, names: dict[str, NameInfo]) -> Rule:
+def _decode_entry(kind: type[E], value: Any, names: dict[str, NameInfo]) -> E:
+    """A rule or a guard, each field decoded as its name says."""
     d = _of(dict, value)
-    return Rule(
-        id=_of(str, d["id"]),
-        when=_decode_expression(d["when"], names),
-        action=Action(_of(str, d["action"])),
-        because=_decode_template(d["because"], names),
-        description=_opt(str, d["description"]),
-        location=_opt_location(d["location"]),
-    )
-
-
-def _decode_guard(value: Any, names: dict[str, NameInfo]) -> Guard:
-    d = _of(dict, value)
-    severity = _of(str, d["severity"])
-    if severity not in ("block", "warn"):
-        raise _Malformed(f"not a guard severity: {severity!r}")
-    return Guard(
-        id=_of(str, d["id"]),
-        action=Action(_of(str, d["action"])),
-        when=_decode_expression(d["when"], names),
-        severity=severity,
-        overridable=_of(bool, d["overridable"]),
-        message=_decode_template(d["message"], names),
-        description=_opt(str, d["description"]),
-        location=_opt_location(d["location"]),
-    )
+    if kind is Guard and d["severity"] not in ("block", "warn"):
+        raise _Malformed(f"not a guard severity: {d['severity']!r}")
+    decoders: dict[str, Callable[[Any], Any]] = {
+        "id": lambda v: _of(str, v),
+        "when": lambda v: _decode_expression(v, names),
+        "action": lambda v: Action(_of(str, v)),
+        "because": lambda v: _decode_template(v, names),
+        "severity": lambda v: _of(str, v),
+        "overridable": lambda v: _of(bool, v),
+        "message": lambda v: _decode_template(v, names),
+        "description": lambda v: _opt(str, v),
+        "location": _opt_location,
+    }
+    return kind(**{name: decoders[name](d[name]) for name in kind.FIELDS})
 
 
 def encode_policy(policy: Policy) -> dict[str, Any]:
@@ -371,10 +363,10 @@ def decode_policy(value: Any) -> Policy:
         default_profile=_of(str, d["default_profile"]),
         signals=signals,
         models={_of(str, k): _of(int, v) for k, v in _of(dict, d["models"]).items()},
-        rules=tuple(_decode_rule(r, names) for r in _of(list, d["rules"])),
+        rules=tuple(_decode_entry(Rule, r, names) for r in _of(list, d["rules"])),
         otherwise=Action(_of(str, d["otherwise"])),
         guards={
-            Action(_of(str, a)): tuple(_decode_guard(g, names) for g in _of(list, gs))
+            Action(_of(str, a)): tuple(_decode_entry(Guard, g, names) for g in _of(list, gs))
             for a, gs in _of(dict, d["guards"]).items()
         },
         description=_opt(str, d["description"]),
