@@ -273,19 +273,15 @@ def _session_files(repo: MemoryRepo) -> dict[str, dict[str, _File]]:
     return found
 
 
+@dataclass
 class _Reader:
     """Reads one session from its files' texts, reporting what it leaves out to ``skipped``."""
 
-    def __init__(
-        self,
-        shown: str,
-        sid: str,
-        files: dict[str, _File],
-        texts: dict[str, str | None],
-        skipped: list[Skipped],
-    ) -> None:
-        self.shown, self.sid, self.files, self.texts = shown, sid, files, texts
-        self.skipped = skipped
+    shown: str
+    sid: str
+    files: dict[str, _File]
+    texts: dict[str, str | None]
+    skipped: list[Skipped]
 
     def read(self, entries: list[AuditEntry]) -> SessionHistory:
         s = SessionHistory(self.sid, events=[_event(e) for e in entries])

@@ -48,15 +48,12 @@ class HybridStore:
         return self.git.list_keys()
 
     def search(self, query: str, *, limit: int = 10) -> list[MemoryEntry]:
-        found = self.git.search(query, limit=limit)
-        keys = {e.key for e in found}
+        found = {e.key: e for e in self.git.search(query, limit=limit)}
         for entry in self.mem0.search(query, limit=limit):
             if len(found) >= limit:
                 break
-            if entry.key not in keys:
-                found.append(entry)
-                keys.add(entry.key)
-        return found
+            found.setdefault(entry.key, entry)
+        return list(found.values())
 
     def begin_task(self, task: str) -> None:
         self.mem0.begin_task(task)

@@ -15,7 +15,7 @@ from typing import Any
 from clm_policy.base.errors import InputError
 from clm_policy.formats.textio import STATE_LIMIT
 from clm_policy.memory.git.write import MemoryRepo
-from clm_policy.memory.layout import SESSIONS, check_session, is_session, session_dir
+from clm_policy.memory.layout import SESSIONS, is_session, session_dir
 from clm_policy.models.state import SessionState
 from clm_policy.models.state_io import parse_state
 from clm_policy.models.versions import STATE, upgrade
@@ -50,12 +50,11 @@ def session_ids(repo: MemoryRepo) -> list[str]:
 
 def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:
     """The persisted state of ``session_id`` at HEAD; an unknown id is an InputError."""
-    check_session(session_id)
-    text = repo.show_file(f"{session_dir(session_id)}/state.json")
+    where = f"{session_dir(session_id)}/state.json"
+    text = repo.show_file(where)
     if text is None:
         known = ", ".join(session_ids(repo)) or "none"
         raise InputError(f"{repo.root}: no persisted session '{session_id}' (sessions: {known})")
-    where = f"{session_dir(session_id)}/state.json"
     note = None
     try:
         if len(text) > STATE_LIMIT:

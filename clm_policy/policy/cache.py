@@ -37,8 +37,11 @@ from clm_policy.policy.template import Template, compile_template
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, TypeVar
 
+    T = TypeVar("T")
+    E = TypeVar("E", Rule, Guard)
     StrPath = str | os.PathLike[str]
 
 __all__ = ["cache_dir", "decode_policy", "encode_policy", "entry_path", "load_policy_cached"]
@@ -149,7 +152,8 @@ def _read(entry: str) -> Policy | None:
         known = _DECODED.get(raw)
         if known is None:
             data = json.loads(raw)
-            deps = [(_str(name), digest) for name, digest in map(_list, _list(data["deps"]))]
+            pairs = (_of(list, pair) for pair in _of(list, data["deps"]))
+            deps = [(_of(str, name), digest) for name, digest in pairs]
             known = (deps, decode_policy(data["policy"]))
             if len(_DECODED) >= _DECODED_KEPT:
                 _DECODED.clear()
@@ -198,30 +202,18 @@ class _Malformed(ValueError):
     """A cache entry whose data is not what encode_policy writes."""
 
 
-def _str(value: Any) -> str:
-    if type(value) is not str:
-        raise _Malformed(f"expected a string, got {value!r}")
+_KINDS = {str: "a string", int: "an integer", bool: "a boolean", list: "a list", dict: "an object"}
+
+
+def _of(kind: type[T], value: Any) -> T:
+    """``value``, when it is exactly of the JSON type ``kind``."""
+    if type(value) is not kind:
+        raise _Malformed(f"expected {_KINDS[kind]}, got {value!r}")
     return value
 
 
-def _opt_str(value: Any) -> str | None:
-    return None if value is None else _str(value)
-
-
-def _int(value: Any) -> int:
-    if type(value) is not int:
-        raise _Malformed(f"expected an integer, got {value!r}")
-    return value
-
-
-def _opt_int(value: Any) -> int | None:
-    return None if value is None else _int(value)
-
-
-def _bool(value: Any) -> bool:
-    if type(value) is not bool:
-        raise _Malformed(f"expected a boolean, got {value!r}")
-    return value
+def _opt(kind: type[T], value: Any) -> T | None:
+    return None if value is None else _of(kind, value)
 
 
 def _share(value: Any) -> float:
@@ -231,21 +223,9 @@ def _share(value: Any) -> float:
     return value
 
 
-def _list(value: Any) -> list[Any]:
-    if type(value) is not list:
-        raise _Malformed(f"expected a list, got {value!r}")
-    return value
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    if type(value) is not dict:
-        raise _Malformed(f"expected an object, got {value!r}")
-    return value
-
-
 def _decode_location(value: Any) -> Location:
-    file, line, col = _list(value)
-    return Location(_str(file), _int(line), _int(col))
+    file, line, col = _of(list, value)
+    return Location(_of(str, file), _of(int, line), _of(int, col))
 
 
 def _opt_location(value: Any) -> Location | None:
@@ -253,92 +233,82 @@ def _opt_location(value: Any) -> Location | None:
 
 
 def _decode_span(value: Any) -> SourceSpan:
-    start, indent = _list(value)
-    return SourceSpan(_decode_location(start), _int(indent))
+    start, indent = _of(list, value)
+    return SourceSpan(_decode_location(start), _of(int, indent))
 
 
 def _decode_expression(value: Any, names: dict[str, NameInfo]) -> CompiledExpression:
-    data = _dict(value)
+    data = _of(dict, value)
     # parsed and checked again: an entry is data, and data is not trusted to be allowed
     return compile_expression(
-        _str(data["text"]), _decode_span(data["span"]), names, source=_str(data["source"])
+        _of(str, data["text"]), _decode_span(data["span"]), names, source=_of(str, data["source"])
     )
 
 
 def _decode_template(value: Any, names: dict[str, NameInfo]) -> Template | None:
     if value is None:
         return None
-    data = _dict(value)
-    return compile_template(_str(data["text"]), _decode_span(data["span"]), names)
+    data = _of(dict, value)
+    return compile_template(_of(str, data["text"]), _decode_span(data["span"]), names)
 
 
 def _decode_threshold(value: Any) -> Threshold:
-    tokens, percent = _list(value)
+    tokens, percent = _of(list, value)
     if percent is not None and type(percent) is not float:
         raise _Malformed(f"expected a percentage, got {percent!r}")
-    return Threshold(tokens=_opt_int(tokens), percent=percent)
+    return Threshold(tokens=_opt(int, tokens), percent=percent)
 
 
 def _decode_profile(value: Any) -> Profile:
-    d = _dict(value)
+    d = _of(dict, value)
     return Profile(
-        name=_str(d["name"]),
+        name=_of(str, d["name"]),
         soft_compact=_decode_threshold(d["soft_compact"]),
         hard_handoff=_decode_threshold(d["hard_handoff"]),
-        min_steps_between_compacts=_int(d["min_steps_between_compacts"]),
-        prefer_handoff_on_phase=_bool(d["prefer_handoff_on_phase"]),
-        retain_recent_messages=_int(d["retain_recent_messages"]),
-        context_window=_opt_int(d["context_window"]),
-        description=_opt_str(d["description"]),
-        locations={_str(k): _decode_location(v) for k, v in _dict(d["locations"]).items()},
+        min_steps_between_compacts=_of(int, d["min_steps_between_compacts"]),
+        prefer_handoff_on_phase=_of(bool, d["prefer_handoff_on_phase"]),
+        retain_recent_messages=_of(int, d["retain_recent_messages"]),
+        context_window=_opt(int, d["context_window"]),
+        description=_opt(str, d["description"]),
+        locations={_of(str, k): _decode_location(v) for k, v in _of(dict, d["locations"]).items()},
         min_recall=_share(d["min_recall"]),
-        seed_tokens=_int(d["seed_tokens"]),
+        seed_tokens=_of(int, d["seed_tokens"]),
     )
 
 
 def _decode_signal(value: Any) -> Signal:
-    d = _dict(value)
-    kind, default = _str(d["type"]), d["default"]
+    d = _of(dict, value)
+    kind, default = _of(str, d["type"]), d["default"]
     if kind not in SIGNAL_TYPES or type(default) not in (bool, int, float, str):
         raise _Malformed(f"not a signal: {value!r}")
-    return Signal(type=kind, default=default, description=_opt_str(d["description"]))
+    return Signal(type=kind, default=default, description=_opt(str, d["description"]))
 
 
 def _decode_price(value: Any) -> Price:
-    d = _dict(value)
+    d = _of(dict, value)
     figures = d["input"], d["output"]
     if any(type(f) is not float or not 0 <= f < float("inf") for f in figures):
         raise _Malformed(f"not a price: {value!r}")
     return Price(*figures)
 
 
-def _decode_rule(value: Any, names: dict[str, NameInfo]) -> Rule:
-    d = _dict(value)
-    return Rule(
-        id=_str(d["id"]),
-        when=_decode_expression(d["when"], names),
-        action=Action(_str(d["action"])),
-        because=_decode_template(d["because"], names),
-        description=_opt_str(d["description"]),
-        location=_opt_location(d["location"]),
-    )
-
-
-def _decode_guard(value: Any, names: dict[str, NameInfo]) -> Guard:
-    d = _dict(value)
-    severity = _str(d["severity"])
-    if severity not in ("block", "warn"):
-        raise _Malformed(f"not a guard severity: {severity!r}")
-    return Guard(
-        id=_str(d["id"]),
-        action=Action(_str(d["action"])),
-        when=_decode_expression(d["when"], names),
-        severity=severity,
-        overridable=_bool(d["overridable"]),
-        message=_decode_template(d["message"], names),
-        description=_opt_str(d["description"]),
-        location=_opt_location(d["location"]),
-    )
+def _decode_entry(kind: type[E], value: Any, names: dict[str, NameInfo]) -> E:
+    """A rule or a guard, each field decoded as its name says."""
+    d = _of(dict, value)
+    if kind is Guard and d["severity"] not in ("block", "warn"):
+        raise _Malformed(f"not a guard severity: {d['severity']!r}")
+    decoders: dict[str, Callable[[Any], Any]] = {
+        "id": lambda v: _of(str, v),
+        "when": lambda v: _decode_expression(v, names),
+        "action": lambda v: Action(_of(str, v)),
+        "because": lambda v: _decode_template(v, names),
+        "severity": lambda v: _of(str, v),
+        "overridable": lambda v: _of(bool, v),
+        "message": lambda v: _decode_template(v, names),
+        "description": lambda v: _opt(str, v),
+        "location": _opt_location,
+    }
+    return kind(**{name: decoders[name](d[name]) for name in kind.FIELDS})
 
 
 def encode_policy(policy: Policy) -> dict[str, Any]:
@@ -381,26 +351,26 @@ def decode_policy(value: Any) -> Policy:
     Raises ``ValueError`` (or ``KeyError``) for data of another shape and
     :class:`~clm_policy.base.errors.ExpressionError` for an expression the sandbox refuses.
     """
-    d = _dict(value)
-    signals = {_str(k): _decode_signal(v) for k, v in _dict(d["signals"]).items()}
+    d = _of(dict, value)
+    signals = {_of(str, k): _decode_signal(v) for k, v in _of(dict, d["signals"]).items()}
     names = known_names({n: s.type for n, s in signals.items()})
     return Policy(
-        name=_str(d["name"]),
-        path=_str(d["path"]),
-        digest=_str(d["digest"]),
-        files=tuple(_str(f) for f in _list(d["files"])),
-        profiles={_str(k): _decode_profile(v) for k, v in _dict(d["profiles"]).items()},
-        default_profile=_str(d["default_profile"]),
+        name=_of(str, d["name"]),
+        path=_of(str, d["path"]),
+        digest=_of(str, d["digest"]),
+        files=tuple(_of(str, f) for f in _of(list, d["files"])),
+        profiles={_of(str, k): _decode_profile(v) for k, v in _of(dict, d["profiles"]).items()},
+        default_profile=_of(str, d["default_profile"]),
         signals=signals,
-        models={_str(k): _int(v) for k, v in _dict(d["models"]).items()},
-        rules=tuple(_decode_rule(r, names) for r in _list(d["rules"])),
-        otherwise=Action(_str(d["otherwise"])),
+        models={_of(str, k): _of(int, v) for k, v in _of(dict, d["models"]).items()},
+        rules=tuple(_decode_entry(Rule, r, names) for r in _of(list, d["rules"])),
+        otherwise=Action(_of(str, d["otherwise"])),
         guards={
-            Action(_str(a)): tuple(_decode_guard(g, names) for g in _list(gs))
-            for a, gs in _dict(d["guards"]).items()
+            Action(_of(str, a)): tuple(_decode_entry(Guard, g, names) for g in _of(list, gs))
+            for a, gs in _of(dict, d["guards"]).items()
         },
-        description=_opt_str(d["description"]),
-        source_paths=tuple(_str(p) for p in _list(d["source_paths"])),
-        confirm=frozenset(Action(_str(a)) for a in _list(d["confirm"])),
-        prices={_str(m): _decode_price(p) for m, p in _dict(d["prices"]).items()},
+        description=_opt(str, d["description"]),
+        source_paths=tuple(_of(str, p) for p in _of(list, d["source_paths"])),
+        confirm=frozenset(Action(_of(str, a)) for a in _of(list, d["confirm"])),
+        prices={_of(str, m): _decode_price(p) for m, p in _of(dict, d["prices"]).items()},
     )

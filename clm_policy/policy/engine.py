@@ -283,6 +283,9 @@ class Policy(Record):
         self.source_paths = source_paths
         self.confirm = confirm
         self.prices: dict[str, Price] = {} if prices is None else prices
+        # what decisions work out once per policy (a copy made with ``replace`` starts
+        # afresh, as its profiles may differ)
+        self._cache: dict[Any, Any] = {}
 
     # -- the public verbs -------------------------------------------------------------
 
@@ -297,7 +300,7 @@ class Policy(Record):
 
     def _live(self, prof: Profile) -> tuple[Rule, ...]:
         """The rules that can fire under ``prof`` (clm_policy.policy.prune), worked out once."""
-        cache = self._derived()
+        cache = self._cache
         key = ("live", prof.name)
         live = cache.get(key)
         if live is None or live[0] is not prof:
@@ -308,15 +311,6 @@ class Policy(Record):
             live = cache[key] = (prof, kept)
         rules: tuple[Rule, ...] = live[1]
         return rules
-
-    def _derived(self) -> dict[Any, Any]:
-        """What decisions work out once per policy (a copy made with ``replace`` starts
-        afresh, as its profiles may differ)."""
-        try:
-            return self._cache
-        except AttributeError:
-            self._cache: dict[Any, Any] = {}
-            return self._cache
 
     def explain(
         self, state: StateLike, profile: str | None = None, *, force: bool = False
@@ -440,7 +434,7 @@ class Policy(Record):
     def _fixed(self, prof: Profile, soft: int, hard: int) -> dict[str, Any]:
         """The names a profile and its thresholds fix, and the signals' defaults (made once
         per profile and thresholds)."""
-        cache = self._derived()
+        cache = self._cache
         key = ("fixed", prof.name, soft, hard)
         found = cache.get(key)
         if found is None or found[0] is not prof:

@@ -172,11 +172,15 @@ class CompiledExpression(Record):
 
     def node_location(self, node: ast.AST) -> Location:
         """Where ``node`` (a part of ``tree``) starts in the file."""
-        line = getattr(node, "lineno", 1)
-        col = getattr(node, "col_offset", 0) + 1
-        if self.span is None:
-            return self.location
-        return self.span.at(line, col - self.shift if line == 1 else col)
+        return self.location if self.span is None else _at(self.span, self.shift, node)
+
+
+def _at(span: SourceSpan, shift: int, node: ast.AST) -> Location:
+    """Where ``node`` starts in the file, of a tree parsed from text whose first line is
+    ``shift`` columns off the file's (see compile_expression)."""
+    line = getattr(node, "lineno", 1)
+    col = getattr(node, "col_offset", 0) + 1
+    return span.at(line, col - shift if line == 1 else col)
 
 
 def _singleton(node: ast.expr) -> bool:
@@ -198,19 +202,17 @@ class _Checker(ast.NodeTransformer):
     """Refuses anything outside the allow-list and flattens dotted names."""
 
     def __init__(
-        self, text: str, span: _Span, names: Mapping[str, NameInfo], limits: Limits
+        self, span: SourceSpan, shift: int, names: Mapping[str, NameInfo], limits: Limits
     ) -> None:
-        self.text = text
         self.span = span
+        self.shift = shift
         self.known = names
         self.limits = limits
         self.read: dict[str, None] = {}
         self.depth = 0
 
     def fail(self, node: ast.AST, message: str, check: LoadCheck | None = None) -> ExpressionError:
-        line = getattr(node, "lineno", 1)
-        col = getattr(node, "col_offset", 0) + 1
-        return ExpressionError(message, self.span.at(line, col), check=check)
+        return ExpressionError(message, _at(self.span, self.shift, node), check=check)
 
     def visit(self, node: ast.AST) -> Any:
         self.depth += 1
@@ -368,10 +370,9 @@ def compile_expression(
                 span.at(line, col),
             )
     # An expression spanning lines is parsed inside parentheses (Python's own rule for line
-    # continuation); a column on its first line is then one too far, which _Span corrects.
+    # continuation); a column on its first line is then one too far, which shift corrects.
     multiline = "\n" in body.strip()
-    lead = 0 if multiline else len(body) - len(body.lstrip())
-    wrapped = _Span(span, shift=1 if multiline else -lead)
+    shift = 1 if multiline else len(body.lstrip()) - len(body)
     parsed = "(" + body + "\n)" if multiline else body.strip()
     try:
         tree = ast.parse(parsed, mode="eval")
@@ -382,13 +383,14 @@ def compile_expression(
         if line > last or col < 1:  # at our closing parenthesis, or at the end: end of text
             line = min(line, last)
             col = len(parsed.split("\n")[line - 1]) + 1
-        raise ExpressionError(f"expression syntax error: {msg}", wrapped.at(line, col)) from None
+        where = span.at(line, col - shift if line == 1 else col)
+        raise ExpressionError(f"expression syntax error: {msg}", where) from None
     except (RecursionError, MemoryError):
         # CPython's parser reports deep nesting as an empty MemoryError
         raise ExpressionError("expression nested too deeply", span.start) from None
     except ValueError as exc:
         raise ExpressionError(f"expression cannot be parsed: {exc}", span.start) from None
-    checker = _Checker(body, wrapped, names, limits)
+    checker = _Checker(span, shift, names, limits)
     try:
         checked = checker.visit(tree)
     except RecursionError:
@@ -400,19 +402,7 @@ def compile_expression(
         names=tuple(checker.read),
         location=span.start,
         span=span,
-        shift=wrapped.shift,
+        shift=shift,
         source=body,
         limits=limits,
     )
-
-
-class _Span:
-    """Maps positions in the parsed text (perhaps parenthesised) back to the file."""
-
-    def __init__(self, span: SourceSpan, shift: int) -> None:
-        self.span = span
-        self.start = span.start
-        self.shift = shift
-
-    def at(self, line: int, col: int) -> Location:
-        return self.span.at(line, col - self.shift if line == 1 else col)

@@ -157,7 +157,10 @@ def load_resolved(
     )
     for _, doc, spec in chain:
         _merge(resolved, doc, spec, sink)
-    _check_entries_complete(resolved, sink)
+    # every rule needs when and action, every guard when and severity
+    resolved.rules = _complete(resolved.rules, ("when", "action"), "rule", sink)
+    for action, entries in resolved.guards.items():
+        resolved.guards[action] = _complete(entries, ("when", "severity"), f"{action} guard", sink)
     return resolved
 
 
@@ -171,7 +174,13 @@ def _load_chain(
     if extends is None:
         return [(key, doc, spec)]
     where = doc.location(["extends"])
-    parent_path, parent_shown = resolve_source_at(extends, path.parent, where, within)
+    try:
+        parent_path, parent_shown = resolve_source(extends, path.parent, within=within)
+    except PolicyError as exc:
+        message = exc.message
+        if exc.location is not None:  # the target is there but cannot be a policy
+            message = f"extends target {exc.location.file}: {message}"
+        raise PolicyError(message, where, check=LoadCheck.EXTENDS) from None
     if parent_path.resolve() in [*seen, key]:
         cycle = " -> ".join(str(p.name) for p in [*seen, key, parent_path.resolve()])
         raise PolicyError(f"extends cycle: {cycle}", where, check=LoadCheck.EXTENDS)
@@ -218,17 +227,6 @@ def _validated(doc: YamlDocument) -> PolicyData:
     if errors:
         raise errors[0]
     return _SPECS[id(doc)][1]
-
-
-def resolve_source_at(ref: str, base: Path, where: Location, within: Reach) -> tuple[Path, str]:
-    """The file ``extends: REF`` names, inside ``within``; an error is placed at ``where``."""
-    try:
-        return resolve_source(ref, base, within=within)
-    except PolicyError as exc:
-        message = exc.message
-        if exc.location is not None:  # the target is there but cannot be a policy
-            message = f"extends target {exc.location.file}: {message}"
-        raise PolicyError(message, where, check=LoadCheck.EXTENDS) from None
 
 
 def _merge(res: ResolvedPolicy, doc: YamlDocument, spec: PolicyData, sink: Sink) -> None:
@@ -330,13 +328,6 @@ def _merge_entries(
 def _refuse(sink: Sink, message: str, where: Location) -> None:
     """Report an entry a child policy cannot place, override or remove (check ``extends``)."""
     sink.report(PolicyError(message, where, check=LoadCheck.EXTENDS))
-
-
-def _check_entries_complete(res: ResolvedPolicy, sink: Sink) -> None:
-    """Every rule needs ``when`` and ``action``, every guard ``when`` and ``severity``."""
-    res.rules = _complete(res.rules, ("when", "action"), "rule", sink)
-    for action, entries in res.guards.items():
-        res.guards[action] = _complete(entries, ("when", "severity"), f"{action} guard", sink)
 
 
 def _complete(entries: list[Entry], needed: tuple[str, str], what: str, sink: Sink) -> list[Entry]:

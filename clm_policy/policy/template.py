@@ -134,11 +134,12 @@ def compile_template(
             advance(ch)
             i += 1
             continue
-        end = _closing_brace(text, i + 1)
-        if end < 0:
+        end = _unquoted(text, i + 1, "{}")
+        if end < 0 or text[end] != "}":
             raise ExpressionError("unclosed '{' in message", span.at(line, col))
         inner = text[i + 1 : end]
-        expr_text, spec = _split_spec(inner)
+        colon = _unquoted(inner, 0, ":")
+        expr_text, spec = (inner[:colon], inner[colon + 1 :]) if colon >= 0 else (inner, "")
         if spec and not _spec_allowed(spec):
             raise ExpressionError(
                 f"format spec ':{spec}' not allowed (use e.g. ':,' ':.1f' ':.0%')",
@@ -161,16 +162,6 @@ def _spec_allowed(spec: str) -> bool:
     import re  # compiled when a message has a format spec (re caches the pattern)
 
     return re.fullmatch(_SPEC, spec) is not None
-
-
-def _closing_brace(text: str, start: int) -> int:
-    j = _unquoted(text, start, "{}")
-    return j if j >= 0 and text[j] == "}" else -1
-
-
-def _split_spec(inner: str) -> tuple[str, str]:
-    j = _unquoted(inner, 0, ":")
-    return (inner[:j], inner[j + 1 :]) if j >= 0 else (inner, "")
 
 
 def _unquoted(text: str, start: int, stops: str) -> int:

@@ -74,6 +74,14 @@ class NothingToCommit(InputError):
     memory repository holds no empty commits)."""
 
 
+# A push rejected for one of these lost a race with another writer: fetch, rebase, retry.
+_RETRY_PUSH = (
+    "rejected",
+    "fetch first",
+    "non-fast-forward",
+    "cannot lock ref",
+    "failed to update ref",
+)
 _GC_LOOSE_IN_ONE_FOLDER = (6700 + 255) // 256  # git's gc.auto default, over 256 folders
 _GC_PACKS = 50  # git's gc.autoPackLimit default
 
@@ -292,7 +300,10 @@ class MemoryRepo:
                 # untracked): `--only` refuses it. Stage every path and commit again.
                 self.git("add", "--", *paths)
                 status, _, err = self._commit_only(text, paths)
-            if status != 0 and self.head() is not None and self._unchanged(paths):
+            # refused, and the paths are what HEAD has: an empty commit (git refuses it, and so
+            # does clm-policy)
+            refused = status != 0 and self.head() is not None
+            if refused and self.run("diff", "--quiet", "HEAD", "--", *paths)[0] == 0:
                 os.unlink(journal)  # the files are what HEAD has: nothing to undo
                 raise NothingToCommit(
                     f"nothing to commit: {', '.join(paths[:3])}"
@@ -321,11 +332,6 @@ class MemoryRepo:
             *paths,
             stdin=message,
         )
-
-    def _unchanged(self, paths: list[str]) -> bool:
-        """Whether ``paths`` in the work tree are exactly what HEAD has (a commit of them
-        would be empty: git refuses it, and so does clm-policy)."""
-        return self.run("diff", "--quiet", "HEAD", "--", *paths)[0] == 0
 
     def _head_commit(self) -> str:
         """The commit HEAD names, right after our commit: read from the ref file git has just
@@ -465,11 +471,43 @@ class MemoryRepo:
         return [line for line in out.splitlines() if line]
 
     def push(self, remote: str, ref: str, *, attempts: int = 5) -> int:
-        """Push ``ref`` to ``remote``; when rejected, fetch, rebase and retry. Never forces.
-        Returns the number of attempts it took (:func:`clm_policy.memory.git.push.push`)."""
-        from clm_policy.memory.git.push import push
+        """Push ``ref`` to ``remote`` (neither may look like an option); the attempts it took.
 
-        return push(self, remote, ref, attempts=attempts)
+        Several clones push to one remote; a push that loses the race is rejected. The branch
+        is then fetched and rebased under the write lock (so no local commit races the rebase)
+        and pushed again. A rebase that conflicts is aborted and reported, a branch that is not
+        checked out is left for a person to rebase, and nothing is ever forced."""
+        from clm_policy.base.credentials import mask_credentials
+
+        check_name("remote", remote)
+        check_name("ref", ref)
+        branch = ref.removeprefix("refs/heads/")
+        shown = mask_credentials(remote)  # a message never repeats a token in the remote's URL
+        for attempt in range(1, attempts + 1):
+            status, _, err = self.run(
+                "push", "--porcelain", "--no-verify", "--", remote, f"{ref}:refs/heads/{branch}"
+            )
+            if status == 0:
+                return attempt
+            if not any(sign in err for sign in _RETRY_PUSH):
+                raise GitError(f"git push {shown} {branch} failed: {short(err)}")
+            with self.locked():
+                self.git("fetch", "-q", "--", remote, branch)
+                current = self.git("symbolic-ref", "-q", "--short", "HEAD", check=False)
+                if current != branch:
+                    raise GitError(
+                        f"push {branch}: the remote moved on; rebase it by hand (it is not "
+                        "checked out)"
+                    )
+                status, _, err = self.run("rebase", "-q", "FETCH_HEAD")
+                if status != 0:
+                    self.git("rebase", "--abort", check=False)
+                    raise GitError(
+                        f"push {branch}: rebasing onto {shown}/{branch} conflicts; resolve by "
+                        f"hand ({short(err)})"
+                    )
+            time.sleep(0.05 * attempt)
+        raise GitError(f"push {branch} to {shown}: still rejected after {attempts} attempts")
 
 
 def _read_text(path: str, encoding: str) -> str:

@@ -46,7 +46,6 @@ class Rule:
         "anchor",
         "cased",
         "check",
-        "flags",
         "id",
         "needles",
         "source",
@@ -71,7 +70,6 @@ class Rule:
         self.needles = needles
         self.check = check
         self.anchor = None if anchor is None else LazyPattern(anchor)
-        self.flags = flags
         self.start = start
         self.cased = cased
         self._pattern = LazyPattern(source, flags)

@@ -128,9 +128,9 @@ def exact_body(min_entropy: float, length: int) -> Check:
         body = m["body"]
         # the whole shape: "AA" closes an API or admin key; an OAuth token (oat) has none
         whole = len(body) == length and (body.endswith("AA") or "-oat" in m["secret"][:12])
-        if not whole:
-            return is_random(body, min_entropy)
-        return shannon_entropy(body) >= min_entropy and not placeholder_shape(body, counting=False)
+        return shannon_entropy(body) >= min_entropy and not placeholder_shape(
+            body, counting=not whole
+        )
 
     return check
 

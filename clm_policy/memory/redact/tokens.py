@@ -196,17 +196,14 @@ TOKEN_RULES: tuple[Rule, ...] = (
         random_body(HEX_FLOOR[50]),
     ),
     # Stripe: 24 characters (older keys) to 99; scanners take 10 and more, and "prod" too
-    token(
-        "stripe-secret-key",
-        rf"{bare('sk_')}(?:live|test|prod)_(?P<body>[A-Za-z0-9]{{10,}}+)(?!_)",
-        ("sk_live_", "sk_test_", "sk_prod_"),
-        random_body(HEX_FLOOR[10]),
-    ),
-    token(
-        "stripe-restricted-key",
-        rf"{bare('rk_')}(?:live|test|prod)_(?P<body>[A-Za-z0-9]{{10,}}+)(?!_)",
-        ("rk_live_", "rk_test_", "rk_prod_"),
-        random_body(HEX_FLOOR[10]),
+    *(
+        token(
+            f"stripe-{kind}-key",
+            rf"{bare(head)}(?:live|test|prod)_(?P<body>[A-Za-z0-9]{{10,}}+)(?!_)",
+            (f"{head}live_", f"{head}test_", f"{head}prod_"),
+            random_body(HEX_FLOOR[10]),
+        )
+        for kind, head in (("secret", "sk_"), ("restricted", "rk_"))
     ),
     prefixed("huggingface-token", "hf_", "[A-Za-z0-9]{34}", HEX_FLOOR[34], end=END),
     prefixed("huggingface-org-token", "api_org_", "[A-Za-z0-9]{34}", HEX_FLOOR[34], end=END),
