@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -129,8 +130,11 @@ def test_the_page_renders_in_chromium(tmp_path: Path) -> None:
 
 
 def test_help_lists_the_command() -> None:
+    """The installed script (the one beside this interpreter, whether or not its folder is
+    on PATH) lists the command."""
+    script = Path(sys.executable).with_name("clm-policy")
     done = subprocess.run(
-        ["clm-policy", "--help"], capture_output=True, text=True, check=True, cwd=REPO
+        [str(script), "--help"], capture_output=True, text=True, check=True, cwd=REPO
     )
     assert "experiment" in done.stdout
 
