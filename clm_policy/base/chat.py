@@ -30,6 +30,8 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 """A reply is a few kilobytes; more than this is not a chat completion."""
 MAX_ERROR_BYTES = 64 * 1024
+MAX_TIMEOUT = 3600.0
+"""The longest timeout an endpoint's configuration may set, in seconds."""
 
 _LOOPBACK_NAMES = ("localhost", "localhost.")
 _IDENTIFIER = re.compile(r"[A-Za-z0-9_.:-]{1,60}")
@@ -67,6 +69,25 @@ def env_timeout(env: Mapping[str, str], variable: str, default: float) -> float:
         return float(text) if text else default
     except ValueError:
         raise InputError(f"{variable}: {quote(text)} is no number of seconds") from None
+
+
+def check_endpoint(
+    model: str, api_key: str, key_source: str, timeout: float, names: tuple[str, str, str]
+) -> None:
+    """Refuse a model name, a key or a timeout an endpoint's configuration cannot use;
+    ``names``: the model's and the timeout's variables, and what to say when no key is set."""
+    model_variable, timeout_variable, no_key = names
+    if not model.strip() or len(model) > 200 or not model.isprintable():
+        raise InputError(
+            f"{model_variable}: {quote(model)} is no model name (1 to 200 printable characters)"
+        )
+    if not api_key:
+        raise InputError(no_key)
+    if not api_key.isascii() or not api_key.isprintable() or " " in api_key:
+        # said without the key: it goes into a header, where a line break would split it
+        raise InputError(f"{key_source}: the key holds spaces or unprintable characters")
+    if not 0 < timeout <= MAX_TIMEOUT:
+        raise InputError(f"{timeout_variable}: the timeout must be 0 < seconds <= {MAX_TIMEOUT:g}")
 
 
 def is_loopback(host: str) -> bool:

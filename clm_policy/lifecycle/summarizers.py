@@ -50,7 +50,6 @@ ENV_TIMEOUT = "CLM_POLICY_SUMMARIZER_TIMEOUT"
 OPENAI = "openai"
 KINDS = (DETERMINISTIC_NAME, OPENAI)
 DEFAULT_TIMEOUT = 60.0
-MAX_TIMEOUT = 3600.0
 MAX_PROMPT_CHARS = 60_000
 """The conversation sent is cut (oldest messages first) to about this many characters."""
 MESSAGE_CHARS = 2_000
@@ -78,25 +77,6 @@ class SummarizerError(ClmError):
         self.reason = reason
 
 
-def check_endpoint(
-    model: str, api_key: str, key_source: str, timeout: float, names: tuple[str, str, str]
-) -> None:
-    """Refuse a model name, a key or a timeout an endpoint's configuration cannot use;
-    ``names``: the model's and the timeout's variables, and what to say when no key is set."""
-    env_model, env_timeout, no_key = names
-    if not model.strip() or len(model) > 200 or not model.isprintable():
-        raise InputError(
-            f"{env_model}: {quote(model)} is no model name (1 to 200 printable characters)"
-        )
-    if not api_key:
-        raise InputError(no_key)
-    if not api_key.isascii() or not api_key.isprintable() or " " in api_key:
-        # said without the key: it goes into a header, where a line break would split it
-        raise InputError(f"{key_source}: the key holds spaces or unprintable characters")
-    if not 0 < timeout <= MAX_TIMEOUT:
-        raise InputError(f"{env_timeout}: the timeout must be 0 < seconds <= {MAX_TIMEOUT:g}")
-
-
 class OpenAISummarizerConfig(Record):
     """Where the summarizer sends its request. Checked when made; the key is never shown."""
 
@@ -111,7 +91,7 @@ class OpenAISummarizerConfig(Record):
         timeout: float = DEFAULT_TIMEOUT,
         key_source: str = ENV_KEYS[0],
     ) -> None:
-        from clm_policy.base.chat import check_base_url
+        from clm_policy.base.chat import check_base_url, check_endpoint
 
         self.model = model
         self.api_key = api_key

@@ -31,9 +31,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from clm_policy.base.chat import DEFAULT_BASE_URL, ENV_BASE_URL, ChatEndpoint, check_base_url
+from clm_policy.base.chat import (
+    DEFAULT_BASE_URL,
+    ENV_BASE_URL,
+    ChatEndpoint,
+    check_base_url,
+    check_endpoint,
+)
 from clm_policy.base.errors import InputError, quote
-from clm_policy.lifecycle.summarizers import check_endpoint
 from clm_policy.models.enums import MessageRole, TaskStatus
 from clm_policy.models.state import AgentStepResult, Message
 
