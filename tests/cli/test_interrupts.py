@@ -174,11 +174,16 @@ def _default_sigint() -> None:
 HELD_GIT = """#!{python}
 # git, except that the first `git commit` waits until the test says go. (A Python script, not
 # a shell one: a shell unblocks every signal when it starts, git and Python leave the mask be.)
+# It gives up when the test's process is gone (a killed test run leaves no waiting git behind).
 import os, sys, time
 held = os.environ["HELD"]
 if "commit" in sys.argv and not os.path.exists(os.path.join(held, "commit")):
     open(os.path.join(held, "commit"), "w").close()
     while not os.path.exists(os.path.join(held, "go")):
+        try:
+            os.kill(int(os.environ["HELD_BY"]), 0)
+        except ProcessLookupError:
+            sys.exit("held git: the test is gone")
         time.sleep(0.02)
 os.execv({git!r}, [{git!r}, *sys.argv[1:]])
 """
@@ -194,7 +199,12 @@ def run_held_at_first_commit(tmp_path: Path, to: str, *args: str) -> tuple[int, 
     wrapper = held / "git"
     wrapper.write_text(HELD_GIT.format(python=sys.executable, git=shutil.which("git")))
     wrapper.chmod(0o755)
-    env = {**os.environ, "HELD": str(held), "PATH": f"{held}{os.pathsep}{os.environ['PATH']}"}
+    env = {
+        **os.environ,
+        "HELD": str(held),
+        "HELD_BY": str(os.getpid()),
+        "PATH": f"{held}{os.pathsep}{os.environ['PATH']}",
+    }
     proc = subprocess.Popen(
         [sys.executable, "-m", "clm_policy", "run", *args],
         cwd=tmp_path,
