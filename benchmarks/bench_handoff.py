@@ -56,6 +56,8 @@ NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 BUDGET = 9400
 READ_MORE = "`clm-policy show sessions/s/handoffs/001.md`."
 TARGETS = {"with reply": 0.95, "transcript only": 0.85}
+MODEL_ARM = "with a model"
+"""The seed when a model wrote the handoff from the transcript (the agent wrote none)."""
 NEXT_TARGET = 0.80
 
 
@@ -68,18 +70,58 @@ def _yaml() -> Any:
 # -- the candidates --------------------------------------------------------------------------
 
 
-def seed(path: Path, reply: str | None = None) -> str:
+def seed(path: Path, reply: str | None = None, model: str | None = None) -> str:
     """The seed the hooks give for the transcript at ``path``: with the agent's ``reply``
-    when it wrote one, else with what the transcript itself holds of its words."""
-    from clm_policy.lifecycle.compose import compose, words_of_reply, words_of_transcript
+    when it wrote one, else with what the transcript itself holds of its words; or with the
+    handoff a ``model`` wrote from the transcript (what :mod:`clm_policy.lifecycle.
+    model_handoff` commits when the agent wrote none)."""
+    from clm_policy.lifecycle.compose import (
+        MODEL,
+        Words,
+        compose,
+        words_of_reply,
+        words_of_transcript,
+    )
     from clm_policy.lifecycle.handoff import preview
     from clm_policy.transcripts.reading import read_transcript
 
     reading = read_transcript(path)
     words = words_of_reply(reply) if reply is not None else words_of_transcript(reading)
+    if model is not None:
+        words = Words(MODEL, model.strip())
     composed = compose(reading, words, session_id="s")
     _manifest, text = preview(composed, now=NOW, budget=BUDGET, read_more=READ_MORE)
     return text
+
+
+def model_prompt(path: Path) -> str:
+    """What the model is sent for the transcript at ``path`` (the system prompt, then the
+    user's message: :func:`clm_policy.lifecycle.model_handoff.prompt` with the seed without
+    words as the record) — what ``model_replies/PROMPTS.sha256`` holds the digest of."""
+    from clm_policy.lifecycle.model_handoff import SYSTEM_PROMPT, prompt
+    from clm_policy.transcripts.reading import read_transcript
+
+    return f"[system]\n{SYSTEM_PROMPT}\n\n[user]\n{prompt(read_transcript(path), seed(path))}"
+
+
+def stale_model_replies(sessions: list[Session], folder: Path) -> list[str]:
+    """The sessions whose model reply answered another prompt than the one made now (the
+    prompt or the record changed since: the answers must be written again)."""
+    import hashlib
+
+    listed = folder / "model_replies" / "PROMPTS.sha256"
+    if not listed.exists():
+        return []
+    digests = {}
+    for line in listed.read_text(encoding="utf-8").splitlines():
+        digest, _, name = line.partition("  ")
+        digests[name.removesuffix(".md")] = digest
+    return [
+        s.name
+        for s in sessions
+        if s.model is not None
+        and digests.get(s.name) != hashlib.sha256(model_prompt(s.path).encode()).hexdigest()
+    ]
 
 
 def own_summary(path: Path) -> str | None:
@@ -98,7 +140,9 @@ def candidates(session: Session) -> list[Candidate]:
             Candidate("transcript only", seed(session.path)),
             Candidate("with reply", seed(session.path, session.reply)),
             Candidate("reply alone", session.reply),
-        ]
+        ] + (
+            [Candidate(MODEL_ARM, seed(session.path, model=session.model))] if session.model else []
+        )
     out = [Candidate("seed", seed(session.path))]
     own = own_summary(session.path)
     if own is not None:
@@ -125,7 +169,10 @@ def corpus_sessions(folder: Path, extra: Path | None = None) -> list[Session]:
             continue
         raw = _yaml().load(truth_path.read_text(encoding="utf-8"))
         reply = reply_path.read_text(encoding="utf-8") if reply_path.exists() else ""
-        out.append(Session(ident, path, read_truth(raw), str(source.get("half")), reply, raw))
+        model_path = folder / "model_replies" / f"{ident}.md"
+        model = model_path.read_text(encoding="utf-8") if model_path.exists() else None
+        half = str(source.get("half"))
+        out.append(Session(ident, path, read_truth(raw), half, reply, raw, model))
     return out
 
 
@@ -255,6 +302,23 @@ def verdict(totals: dict[str, Score], rows: list[dict[str, Any]]) -> str:
     return "Targets: " + "; ".join(parts) + f" -> {'met' if met else 'MISSED'}"
 
 
+def model_line(arm: Score, rows: list[dict[str, Any]], stale: list[str]) -> str:
+    """What the ``with a model`` arm carries, on how many sessions, and whether its answers
+    still match the prompt made now."""
+    f, a = arm.total
+    n = arm.next_step
+    ok = n.get("right", 0) + n.get("close", 0)
+    scored = sum(1 for r in rows if MODEL_ARM in r)
+    line = (
+        f"With a model writing the handoff when the agent wrote none (CLM_POLICY_SUMMARIZER="
+        f"openai; {scored} of {len(rows)} sessions): {share(f, a)} of the facts ({f}/{a}), next "
+        f"step right or close {share(ok, sum(n.values()))}, stale or wrong {arm.wrong_count}"
+    )
+    if stale:
+        line += f". STALE: the prompt changed since these answers were written: {', '.join(stale)}"
+    return line
+
+
 def sanity() -> bool:
     """A seed showing a failing check as passing, a stale next step and a notification among
     the user's messages is caught; the same facts said right are covered."""
@@ -342,6 +406,9 @@ def main(argv: list[str] | None = None) -> int:
         if title.startswith("Real"):
             print()
             print(verdict(totals, rows))
+            if MODEL_ARM in totals:
+                print()
+                print(model_line(totals[MODEL_ARM], rows, stale_model_replies(sets[title], root)))
         print()
         if args.verbose:
             for row in rows:

@@ -70,7 +70,7 @@ def found(text: str, phrases: Sequence[str]) -> bool:
 
 AIM = re.compile(
     r"\b(?:so that|until|then|should|must|needs? to|in order to|to make|will|once|if|"
-    r"expect(?:s|ed)?|want|goal|next)\b",
+    r"expect(?:s|ed)?|want|goal|next|getting)\b",
     re.I,
 )
 
@@ -406,6 +406,8 @@ class Session:
     half: str | None = None
     reply: str | None = None
     raw: dict[str, Any] = field(default_factory=dict)
+    model: str | None = None
+    """The handoff a model wrote from the transcript (the ``with a model`` arm), if any."""
 
 
 def median(values: Sequence[int]) -> float:

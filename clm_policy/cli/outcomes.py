@@ -157,5 +157,6 @@ def handoff_json(hand: ByHand, done: HandoffOutcome) -> dict[str, Any]:
         "handoff_path": done.handoff_path,
         "manifest": done.manifest.as_dict(),
         "redactions": done.redactions,
+        **({"written_by": w} if (w := why.extra_trailers.get("Clm-Summarizer")) else {}),
         "seed": [m.as_dict() for m in done.seed],
     }

@@ -130,7 +130,9 @@ def handoff(
 ) -> int:
     """Hand a session off: commit a schema-valid manifest and its rendering for people, and
     print the seed the next session starts from (no transcript): the agent's own handoff
-    (--reply) word for word, and what clm-policy recorded from the session.
+    (--reply) word for word, and what clm-policy recorded from the session. When the agent
+    wrote none and CLM_POLICY_SUMMARIZER=openai is set, a model writes the handoff from the
+    transcript (docs/verification.md, "When the agent wrote none").
 
     \b
     Examples:
@@ -163,6 +165,9 @@ def handoff(
     echo(f"  manifest  {done.manifest_path}")
     echo(f"  for people {done.handoff_path}")
     echo(f"  next safe action: {done.manifest.next_safe_action}")
+    writer = why.extra_trailers.get("Clm-Summarizer")
+    if writer is not None:  # the agent wrote none: a model was asked (docs/verification.md)
+        echo(f"  handoff   written by {writer}")
     echo(f"  redacted  {done.redactions} secret(s)")
     if push:
         echo(f"  pushed to {push} ({done.push_attempts} attempt(s))")

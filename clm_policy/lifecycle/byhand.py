@@ -161,21 +161,28 @@ def handoff(
     pull-request body written to ``pr_body``), by the one road every handoff takes
     (:mod:`clm_policy.lifecycle.compose`): ``reply`` is the agent's own handoff, kept whole
     beside what the transcript (or the state) records."""
+    import os
+
     from clm_policy.lifecycle.compose import compose, words_of_reply, words_of_transcript
+    from clm_policy.lifecycle.model_handoff import with_model
     from clm_policy.lifecycle.pipelines import run_handoff
     from clm_policy.memory.git.write import MemoryRepo
 
     hand = prepare("handoff", policy_ref, memory, source, profile)
     words, reading = words_of_reply(reply), hand.reading
+    why = hand.why
     if reading is not None:
         words = words or words_of_transcript(reading)
+        words, by_model = with_model(reading, words, os.environ, strict=True)
+        why = why.replace(extra_trailers={**why.extra_trailers, **by_model})
+        hand = hand.replace(why=why)
     whole = reading if reading is not None else hand.state
     composed = compose(whole, words, session_id=hand.state.session_id, profile=profile)
     with MemoryRepo(memory) as repo:
         done = run_handoff(
             repo,
             composed,
-            why=hand.why,
+            why=why,
             branch=branch,
             push=push,
             pr_body=pr_body,

@@ -37,12 +37,15 @@ if TYPE_CHECKING:
 REPLY = "reply"
 TOOL = "tool"
 SUMMARY = "summary"
+MODEL = "model"
 
 
 @dataclass(frozen=True)
 class Words:
-    """What the agent wrote on purpose: ``source`` (``reply``, ``tool``, ``summary``), the
-    ``text`` whole, and for a summary the ``step`` it was written at."""
+    """What the agent wrote on purpose: ``source`` (``reply``, ``tool``, ``summary``; or
+    ``model``: a handoff a model wrote from the transcript when the agent wrote none,
+    :mod:`.model_handoff`), the ``text`` whole, and for a summary the ``step`` it was written
+    at."""
 
     source: str
     text: str

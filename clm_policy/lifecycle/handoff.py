@@ -162,6 +162,7 @@ def _words(words: AgentWords | None) -> list[str]:
         "reply": "its reply to the handoff request",
         "tool": "its handoff tool call",
         "summary": f"its summary when it compacted at step {words.step}",
+        "model": "none of the agent's: a model wrote this handoff from the transcript",
     }[words.source.value]
     return [f"From {source}:", "", *md.lines(words.text)]
 

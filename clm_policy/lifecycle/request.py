@@ -94,13 +94,20 @@ PLAN_FIELD = "plan"
 def handoff_request() -> str:
     """What the model is asked to write (the Stop hook's and the prompt hook's request): the
     headings first (what it copies), then what each holds."""
+    return (
+        f"Finish the step you are on, start no new work, and end your reply with {what_to_write()}"
+    )
+
+
+def what_to_write() -> str:
+    """The handoff asked for, heading by heading: the request's own words, which a model
+    writing the handoff from the transcript (:mod:`.model_handoff`) is given too."""
     headings = ", ".join(f"`## {s.heading}`" for s in SECTIONS)
     holds = "; ".join(f"{s.heading}: {s.asks}" for s in SECTIONS)
     return (
-        "Finish the step you are on, start no new work, and end your reply with a handoff for "
-        "the next session, which sees nothing of this conversation but what you write and what "
-        "clm-policy records (the user's messages, files, commands and their results, git "
-        "state). Write it under these Markdown headings, in this order: "
+        "a handoff for the next session, which sees nothing of this conversation but what you "
+        "write and what clm-policy records (the user's messages, files, commands and their "
+        "results, git state). Write it under these Markdown headings, in this order: "
         f"{headings} — {holds}. Be specific: file paths, exact commands and results, names; say "
         "'unknown' rather than guess."
     )

@@ -143,14 +143,16 @@ class OpenAISummarizer:
         return f"OpenAISummarizer({self.name!r}, {self._endpoint.url!r})"
 
     def summarize(self, state: SessionState) -> str:
+        return self.answer(SYSTEM_PROMPT, prompt(state))
+
+    def answer(self, system: str, user: str) -> str:
+        """The model's answer to ``user`` under the ``system`` prompt (a summary, or a
+        handoff: :mod:`.model_handoff`), checked by :func:`answer_text`."""
         from clm_policy.base.chat import ChatEndpointError
 
         payload = {
             "model": self.config.model,
-            "messages": [
-                {"role": "system", "content": SYSTEM_PROMPT},
-                {"role": "user", "content": prompt(state)},
-            ],
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
         }
         try:
             content, _ = self._endpoint.complete(payload)

@@ -66,3 +66,5 @@ class WordsSource(StrEnum):
     """its MCP ``handoff`` call, its fields rendered under the request's headings"""
     SUMMARY = "summary"
     """the latest summary it wrote of its own context when it compacted"""
+    MODEL = "model"
+    """a handoff the configured model wrote from the transcript when the agent wrote none"""

@@ -67,6 +67,9 @@ REQUEST_LIMIT = 50_000
 """A person's message is kept whole up to this many characters (a pasted log, a long brief)."""
 SAID_KEPT = 40
 THOUGHTS_KEPT = 12
+TOOLS_KEPT = 400
+"""The main agent's latest tool calls kept as one line each (:func:`tool_line`), for a model
+that writes the handoff the agent did not (:mod:`clm_policy.lifecycle.model_handoff`)."""
 TEXT_LIMIT = 4000
 OUTPUT_KEEP = 64 * 1024
 """Characters of a command's output judged (its end: where summaries are)."""
@@ -209,6 +212,43 @@ _NOISE_LINE = re.compile(
     r"^(?:at |\^|~+$|throw \w+;$|Node\.js v|npm (?:error|ERR!) (?:A complete log|You can rerun|"
     r"Log files)|For more information|Traceback \(most recent|File \"|\s*\d+ \||note:|help:)"
 )
+
+
+def tool_line(
+    name: str, args: dict[str, Any], output: str, is_error: bool, code: int | None
+) -> str:
+    """One tool call and what it came to, in a line of at most about a thousand characters:
+    a command with the end of its output, an edit with its new text, a file read with its
+    start, any other tool with its arguments and the start of its answer."""
+    failed = "failed: " if is_error or code not in (None, 0) else ""
+    if name == SHELL:
+        said = _brief(output[-2000:], 500, tail=True)
+        exit_code = f" (exit {code})" if code not in (None, 0) else ""
+        return f"ran `{_brief(str(args.get('command') or ''), 300)}`{exit_code}: {failed}{said}"
+    if name == PATCH:
+        return f"applied a patch: {failed}{_brief(str(args.get('patch') or ''), 700)}"
+    if name in EDIT_TOOLS:
+        path = args.get(EDIT_TOOLS[name])
+        edits = args.get("edits") if name == "MultiEdit" else [args]
+        new = " | ".join(
+            str(e.get("new_string") or e.get("content") or "")
+            for e in (edits if isinstance(edits, list) else [])
+            if isinstance(e, dict)
+        )
+        verb = "wrote" if name == "Write" else "edited"
+        return f"{verb} `{path}`: {failed}{_brief(new, 500)}"
+    if name in READ_TOOLS:
+        return f"read `{args.get(READ_TOOLS[name])}`: {failed}{_brief(output[:1000], 200)}"
+    shown = ", ".join(f"{k}={_brief(str(v), 120)}" for k, v in list(args.items())[:4])
+    return f"{name}({_brief(shown, 300)}): {failed}{_brief(output[:2000], 400)}"
+
+
+def _brief(text: str, limit: int, *, tail: bool = False) -> str:
+    """``text`` on one line, cut to ``limit`` characters (its end kept when ``tail``)."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    return "…" + line[-limit:] if tail else line[:limit] + "…"
 
 
 def _reason(output: str) -> str:
@@ -416,6 +456,7 @@ class WorkLog:
         name, args, cwd = pending
         if "\x1b" in output:  # a terminal's colours and cursor moves are no part of what it said
             output = _ANSI.sub("", output)
+        self._add("tool", tool_line(name, args, output, is_error, exit_code))
         if name == SHELL:
             self._run(args, output, is_error, exit_code, cwd)
         elif name == PATCH:
@@ -718,6 +759,8 @@ class Work:
         self.said: list[tuple[int, str]] = []
         """The last assistant messages (not those answering a notice), with when."""
         self.thoughts: list[tuple[int, str]] = []
+        self.tools: list[tuple[int, str]] = []
+        """The main agent's latest tool calls, each with what it came to, with when."""
         """The main agent's last reasoning it shows (Claude Code's thinking, Codex's reasoning
         summaries), with when."""
         self.in_flight = False
@@ -921,6 +964,9 @@ class _Gathering:
             self.read_files[self.paths.absolute(data[0], data[1])] = order
         elif kind == "asked_handoff":
             work.handoff_asked_order = order
+        elif kind == "tool" and agent is None:
+            work.tools.append((order, data[0]))
+            del work.tools[:-TOOLS_KEPT]
         elif kind == "context_gone":
             self.contexts.pop(data[0], None)
         elif kind == "context":

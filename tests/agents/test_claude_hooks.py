@@ -812,3 +812,64 @@ def test_the_stop_reply_and_handoff_with_reply_give_the_same_seed(
 
     assert "> Write the release notes for the parser fix." in by_hook
     assert same(by_hook, memory_of(project)) == same(by_cli, other)
+
+
+@pytest.mark.parametrize(
+    ("answer", "setting", "trailer", "words"),
+    [
+        (
+            "## Goal\n\nQuoted commas (MODEL-WORDS-1).\n\n## Next step\n\nCommit.",
+            {},
+            "openai:m1",
+            True,
+        ),
+        (None, {}, "deterministic (fallback: timeout; tried openai:m1)", False),
+        (
+            "unused",
+            {"CLM_POLICY_SUMMARIZER_MODEL": ""},
+            "deterministic (fallback: configuration)",
+            False,
+        ),
+    ],
+)
+def test_a_model_writes_the_hard_limit_handoff_the_agent_did_not(
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    answer: str | None,
+    setting: dict[str, str],
+    trailer: str,
+    words: bool,
+) -> None:
+    """With a model configured, the hard-limit handoff (the agent wrote none) carries the
+    model's handoff; a model that does not answer in time, or a configuration that names
+    none, leaves the handoff as it is without one — never no handoff."""
+    from chatserver import ChatServer, chat_reply, serve
+
+    reply = chat_reply(answer) if answer is not None else (lambda body: None)
+    with serve(ChatServer(then=reply)) as chat:
+        env = {
+            "CLM_POLICY_SUMMARIZER": "openai",
+            "CLM_POLICY_SUMMARIZER_MODEL": "m1",
+            "CLM_POLICY_SUMMARIZER_BASE_URL": chat.url,
+            "CLM_POLICY_SUMMARIZER_API_KEY": "sk-test-0123456789abcdef",
+            "CLM_POLICY_SUMMARIZER_TIMEOUT": "0.5",
+            **setting,
+        }
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        path = transcript(project / "t.jsonl", 166_000)
+        event = {"hook_event_name": "PreCompact", "trigger": "auto", "transcript_path": str(path)}
+        done = hook(project, event)
+    assert done.returncode == 2, done.stderr  # blocks Claude Code's own compaction
+    memory = memory_of(project)
+    assert subjects(memory)[0] == f"clm(handoff): {SESSION} step 4, hard_handoff"
+    found = git(memory, "log", "-1", "--format=%(trailers:key=Clm-Summarizer,valueonly)")
+    assert found.strip() == trailer
+    manifests = git(memory, "show", "--name-only", "--format=", "HEAD", "--", "manifests/")
+    data = json.loads(git(memory, "show", f"HEAD:{manifests.split()[0]}"))
+    if words:
+        assert data["agent_words"]["source"] == "model"
+        assert data["goal"] == "Quoted commas (MODEL-WORDS-1)."  # the handoff's own goal
+    else:
+        assert data["agent_words"] is None
+        assert data["goal"] == GOAL

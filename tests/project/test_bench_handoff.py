@@ -164,11 +164,31 @@ def test_the_corpus_is_whole_and_its_truth_is_the_readers() -> None:
         assert licence.read_text(encoding="utf-8").startswith("MIT License"), ident
 
 
+def test_every_model_reply_names_the_prompt_it_answered() -> None:
+    """A model reply for every session, each with the sha256 of the prompt it answered; for the
+    transcripts in the repository, that prompt is the one made now (else the benchmark says
+    STALE)."""
+    import hashlib
+
+    folder = CORPUS / "model_replies"
+    listed = dict(
+        reversed(line.split("  ", 1))
+        for line in (folder / "PROMPTS.sha256").read_text(encoding="utf-8").splitlines()
+    )
+    replies = {p.name for p in folder.glob("*.md")}
+    sources = {f"{p.stem}.md" for p in (CORPUS / "truth").glob("*.yaml")}
+    assert replies == set(listed) == sources
+    for path in sorted((CORPUS / "sessions").glob("*.jsonl")):
+        made = hashlib.sha256(bench.model_prompt(path).encode()).hexdigest()
+        assert listed[f"{path.stem}.md"] == made, path.stem
+    assert bench.stale_model_replies(bench.corpus_sessions(CORPUS), CORPUS) == []
+
+
 def test_the_corpus_benchmark_runs_on_what_is_present() -> None:
     sessions = bench.corpus_sessions(CORPUS)
     assert len(sessions) >= 5
     totals, rows = bench.run(sessions)
-    assert set(totals) == {"transcript only", "with reply", "reply alone"}
+    assert set(totals) == {"transcript only", "with reply", "reply alone", bench.MODEL_ARM}
     for row in rows:
         # the seed with the agent's reply keeps every fact the reply alone carries
         assert row["lost_from_reply"] == [], row["session"]

@@ -88,10 +88,13 @@ def hand_off(
     the transcript's record. ``outcome``: the decision that hands off (else the policy decides
     on the transcript now); ``via`` names a road other than the hooks (``mcp``: the agent
     called the tool, whatever the policy says). Returns (the outcome, its provenance)."""
+    import os
+
     from clm_policy.agents.hooks.context import fill_window
     from clm_policy.agents.hooks.seeds import SEED_CHARS
     from clm_policy.base.paths import home_as_tilde
     from clm_policy.lifecycle.compose import compose, words_of_transcript
+    from clm_policy.lifecycle.model_handoff import HOOK_TIMEOUT, with_model
     from clm_policy.lifecycle.pipelines import run_handoff
     from clm_policy.transcripts.reading import read_transcript
 
@@ -102,6 +105,8 @@ def hand_off(
     fill_window(hook, reading)
     if words is None:
         words = words_of_transcript(reading)
+    words, by_model = with_model(reading, words, os.environ, timeout=HOOK_TIMEOUT)
+    trailers.update(by_model)
     composed = compose(
         reading,
         words,

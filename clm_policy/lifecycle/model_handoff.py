@@ -1,0 +1,186 @@
+"""A handoff written by a model when the agent wrote none.
+
+The judgement half of a handoff (the goal with its standing instructions, decisions, the next
+step and the plan) is what a transcript cannot say; the agent writes it when it answers the
+handoff request. When it did not — an automatic compaction at the hard limit, an agent that
+did not comply, a crash — and the person has configured a model (``CLM_POLICY_SUMMARIZER=
+openai``, :mod:`.summarizers`), clm-policy asks that model for the same handoff, heading by
+heading (:func:`~.request.what_to_write`), from what the transcript shows: clm-policy's record
+of the session (the seed it would give without words) and the conversation (:func:`prompt`).
+The model's answer becomes the handoff's words (source ``model``): kept whole, labelled as a
+model's reading of the transcript rather than the agent's own account, beside the record.
+
+Any failure (no answer in time, an HTTP error, an empty or oversized answer) leaves the
+handoff as it would be without a model, and the commit says why (``Clm-Summarizer:
+deterministic (fallback: timeout)``): the handoff is never lost for want of a model.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from clm_policy.lifecycle.request import what_to_write
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from clm_policy.lifecycle.compose import Words
+    from clm_policy.lifecycle.summarizers import OpenAISummarizer
+    from clm_policy.transcripts.reading import TranscriptReading
+
+WORDS_CHARS = 6_000
+"""The length the model is asked to keep to: the seed holds its handoff whole beside the record
+within a hook's 9,400 characters (a longer one is cut at a heading, the rest kept in the
+manifest)."""
+SYSTEM_PROMPT = (
+    "You write the handoff of an AI coding agent's working session for the next session, "
+    "which starts with a fresh context and sees only your handoff and clm-policy's record of "
+    "the session. You are given that record (facts read from the transcript) and the "
+    "conversation. You are not the agent: write what they show, keep file paths, commands, "
+    "results and names exactly as written, and say 'unknown' rather than guess. The next "
+    "session sees the record beside your handoff: do not copy its lists, say what they mean "
+    f"for the work. Keep the handoff under {WORDS_CHARS:,} characters; a longer one is cut at a "
+    "heading. Answer with the handoff only."
+)
+MAX_PROMPT_CHARS = 100_000
+"""The conversation sent is cut (the oldest items after the first request first) to about
+this many characters, the record included."""
+REQUEST_CHARS = 4_000
+"""Each request of the person's is cut to this many characters (its head and tail)."""
+SAID_CHARS = 1_500
+"""Each message of the agent's is cut to this many characters."""
+SUMMARY_LABEL = "**The agent's summary of its context when it compacted:**"
+SUMMARY_CHARS = 12_000
+"""Each summary the agent wrote of its context when it compacted is cut to this many."""
+
+
+def prompt(reading: TranscriptReading, record: str) -> str:
+    """The user's message to the model: what to write, then ``record`` (the seed clm-policy
+    gives without words), then the conversation, oldest first — the person's requests, the
+    agent's messages, its tool calls with what each came to (a command and the end of its
+    output, an edit and its new text, :func:`~clm_policy.transcripts.work.tool_line`) — the
+    first request always, then as many of the newest items as fit :data:`MAX_PROMPT_CHARS`."""
+    head = (
+        f"Write {what_to_write()}\n\n# clm-policy's record of the session\n\n{record.strip()}\n\n"
+        "# The conversation, oldest first\n\n"
+    )
+    items = _timeline(reading)
+    room = MAX_PROMPT_CHARS - len(head)
+    first = items[:1] if items and items[0][1].startswith("**The person:**") else []
+    room -= sum(len(text) + 2 for _order, text in first)
+    kept: list[str] = []
+    for _order, text in reversed(items[len(first) :]):
+        room -= len(text) + 2
+        if room < 0:
+            break
+        kept.append(text)
+    left = len(items) - len(first) - len(kept)
+    gap = [f"({left} earlier items left out)"] if left else []
+    body = [text for _order, text in first] + gap + kept[::-1]
+    return head + ("\n\n".join(body) or "(none)") + "\n"
+
+
+def _timeline(reading: TranscriptReading) -> list[tuple[int, str]]:
+    """The conversation's items in order: ``(order, text)``."""
+    work = reading.work
+    if work is None:
+        return [(0, f"**The person:** {reading.goal}")] if reading.goal else []
+    items: list[tuple[int, str]] = []
+    for order, request in zip(work.request_orders, work.requests, strict=False):
+        items.append((order, f"**The person:** {_clip(request.text, REQUEST_CHARS)}"))
+    for order, text in work.said:
+        items.append((order, f"**The agent:** {_clip(text, SAID_CHARS)}"))
+    for order, text, _kind in work.summaries:
+        items.append(
+            (
+                order,
+                f"{SUMMARY_LABEL} {_clip(text, SUMMARY_CHARS)}",
+            )
+        )
+    items += [(order, f"- {line}") for order, line in work.tools]
+    items.sort(key=lambda item: item[0])
+    return items
+
+
+def _clip(text: str, limit: int) -> str:
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half].rstrip()}\n[… {len(text) - 2 * half} characters left out]\n" + (
+        text[-half:].lstrip()
+    )
+
+
+def write_handoff(reading: TranscriptReading, record: str, model: OpenAISummarizer) -> str:
+    """The handoff ``model`` writes of the session ``reading`` read (``record``: the seed
+    without words); what it is sent passes the redactor first. Raises
+    :class:`~.summarizers.SummarizerError` with a short reason."""
+    from clm_policy.memory.redact import redact_text
+
+    return model.answer(SYSTEM_PROMPT, redact_text(prompt(reading, record)).text)
+
+
+HOOK_TIMEOUT = 40.0
+"""The most a hook waits for the model (the agents stop a Stop or PreCompact hook after 60 s;
+the handoff is committed in the time left)."""
+
+
+def with_model(
+    reading: TranscriptReading,
+    words: Words | None,
+    env: Mapping[str, str],
+    *,
+    strict: bool = False,
+    timeout: float | None = None,
+) -> tuple[Words | None, dict[str, str]]:
+    """The handoff's words and the commit's trailers: ``words`` when they are the agent's own
+    handoff (a reply, an MCP call) or no model is configured (``CLM_POLICY_SUMMARIZER`` is not
+    ``openai``); else the handoff the model writes (:func:`write_handoff`), or ``words`` again
+    when it fails, with ``Clm-Summarizer`` saying which. A configuration problem is an
+    :class:`~clm_policy.base.errors.InputError` when ``strict`` (the command line: nothing is
+    asked or written), else a fallback (a hook never loses the handoff); ``timeout`` caps the
+    configured one."""
+    from clm_policy.base.errors import InputError
+    from clm_policy.lifecycle.compose import MODEL, SUMMARY, Words
+    from clm_policy.lifecycle.summarizers import (
+        ENV_KIND,
+        OPENAI,
+        OpenAISummarizer,
+        OpenAISummarizerConfig,
+        SummarizerError,
+    )
+
+    if words is not None and words.source != SUMMARY:
+        return words, {}
+    if (env.get(ENV_KIND) or "").strip().lower() != OPENAI:
+        return words, {}
+    try:
+        config = OpenAISummarizerConfig.from_env(env)
+    except InputError:
+        if strict:
+            raise
+        return words, {TRAILER: f"{DETERMINISTIC} (fallback: configuration)"}
+    if timeout is not None:
+        config.timeout = min(config.timeout, timeout)
+    model = OpenAISummarizer(config)
+    try:
+        text = write_handoff(reading, record_of(reading), model)
+    except SummarizerError as exc:
+        return words, {TRAILER: f"{DETERMINISTIC} (fallback: {exc.reason}; tried {model.name})"}
+    return Words(MODEL, text.strip()), {TRAILER: model.name}
+
+
+TRAILER = "Clm-Summarizer"
+DETERMINISTIC = "deterministic"
+
+
+def record_of(reading: TranscriptReading) -> str:
+    """The seed clm-policy gives of ``reading`` without anyone's words: the record the model
+    is shown."""
+    from datetime import UTC, datetime
+
+    from clm_policy.lifecycle.compose import compose
+    from clm_policy.lifecycle.handoff import preview
+
+    return preview(compose(reading), now=datetime.now(UTC))[1]
