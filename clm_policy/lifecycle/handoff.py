@@ -158,13 +158,13 @@ def _tokens(snapshot: TokenSnapshot) -> list[str]:
 def _words(words: AgentWords | None) -> list[str]:
     if words is None:
         return ["(none: the agent wrote no handoff; the record below is all there is)"]
-    source = {
-        "reply": "its reply to the handoff request",
-        "tool": "its handoff tool call",
-        "summary": f"its summary when it compacted at step {words.step}",
-        "model": "none of the agent's: a model wrote this handoff from the transcript",
+    label = {
+        "reply": "From its reply to the handoff request:",
+        "tool": "From its handoff tool call:",
+        "summary": f"From its summary when it compacted at step {words.step}:",
+        "model": "Written by a model from the transcript (the agent wrote no handoff):",
     }[words.source.value]
-    return [f"From {source}:", "", *md.lines(words.text)]
+    return [label, "", *md.lines(words.text)]
 
 
 def _recorded(r: HandoffRecord) -> list[str]:

@@ -93,6 +93,8 @@ def test_a_model_writes_the_handoff_the_agent_did_not(server: ChatServer, memory
     out = handoff(memory, SESSION)
     seed = out["seed"][0]["content"]
     assert out["written_by"] == trailers(memory)["Clm-Summarizer"] == f"openai:{MODEL}"
+    people = git(memory, "show", f"HEAD:{out['handoff_path']}")
+    assert "Written by a model from the transcript (the agent wrote no handoff):" in people
     words = manifest(memory)["agent_words"]
     assert words == {"source": "model", "text": HANDOFF.strip(), "step": None}
     assert PART_1_MODEL in seed
