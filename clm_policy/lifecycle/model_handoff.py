@@ -165,22 +165,25 @@ def with_model(
         config.timeout = min(config.timeout, timeout)
     model = OpenAISummarizer(config)
     try:
-        text = write_handoff(reading, record_of(reading), model)
+        text = write_handoff(reading, record_of(reading, words), model)
     except SummarizerError as exc:
         return words, {TRAILER: f"{DETERMINISTIC} (fallback: {exc.reason}; tried {model.name})"}
     return Words(MODEL, text.strip()), {TRAILER: model.name}
 
 
+RECORD_CHARS = 9_400
+"""The record shown to the model is as long as the seed a hook gives (Claude Code's
+SessionStart takes 10,000 characters)."""
 TRAILER = "Clm-Summarizer"
 DETERMINISTIC = "deterministic"
 
 
-def record_of(reading: TranscriptReading) -> str:
-    """The seed clm-policy gives of ``reading`` without anyone's words: the record the model
-    is shown."""
+def record_of(reading: TranscriptReading, words: Words | None = None) -> str:
+    """The seed clm-policy gives of ``reading`` without a model (with the agent's compaction
+    summary ``words``, if any, as its first part): the record the model is shown."""
     from datetime import UTC, datetime
 
     from clm_policy.lifecycle.compose import compose
     from clm_policy.lifecycle.handoff import preview
 
-    return preview(compose(reading), now=datetime.now(UTC))[1]
+    return preview(compose(reading, words), now=datetime.now(UTC), budget=RECORD_CHARS)[1]
