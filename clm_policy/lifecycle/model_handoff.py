@@ -6,7 +6,7 @@ handoff request. When it did not — an automatic compaction at the hard limit, 
 did not comply, a crash — and the person has configured a model (``CLM_POLICY_SUMMARIZER=
 openai``, :mod:`.summarizers`), clm-policy asks that model for the same handoff, heading by
 heading (:func:`~.request.what_to_write`), from what the transcript shows: clm-policy's record
-of the session (the seed it would give without words) and the conversation (:func:`prompt`).
+of the session (the seed it gives without a model) and the conversation (:func:`prompt`).
 The model's answer becomes the handoff's words (source ``model``): kept whole, labelled as a
 model's reading of the transcript rather than the agent's own account, beside the record.
 
@@ -56,7 +56,7 @@ SUMMARY_CHARS = 12_000
 
 def prompt(reading: TranscriptReading, record: str) -> str:
     """The user's message to the model: what to write, then ``record`` (the seed clm-policy
-    gives without words), then the conversation, oldest first — the person's requests, the
+    gives without a model), then the conversation, oldest first — the person's requests, the
     agent's messages, its tool calls with what each came to (a command and the end of its
     output, an edit and its new text, :func:`~clm_policy.transcripts.work.tool_line`) — the
     first request always, then as many of the newest items as fit :data:`MAX_PROMPT_CHARS`."""
@@ -114,7 +114,7 @@ def _clip(text: str, limit: int) -> str:
 
 def write_handoff(reading: TranscriptReading, record: str, model: OpenAISummarizer) -> str:
     """The handoff ``model`` writes of the session ``reading`` read (``record``: the seed
-    without words); what it is sent passes the redactor first. Raises
+    without a model); what it is sent passes the redactor first. Raises
     :class:`~.summarizers.SummarizerError` with a short reason."""
     from clm_policy.memory.redact import redact_text
 
