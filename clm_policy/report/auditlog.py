@@ -35,6 +35,8 @@ a ``-Missing`` trailer follows its figure, ``Clm-Summarizer`` only when it is no
 default (deterministic, no fallback). Only ``recall`` (a model's summary against facts it did
 not pick) and the agent's words against the record are measurements of a summary; the
 ``kept`` figures say what a budget or the cleaning let through."""
+BY_MODEL = "the model's handoff holds of the record"
+"""``Clm-Recall-Agent``'s name when a model wrote the handoff (``Clm-Summarizer: openai:…``)."""
 
 
 def render(entries: list[AuditEntry], fmt: str) -> str | None:
@@ -63,4 +65,6 @@ def lines(entries: list[AuditEntry]) -> Iterator[str]:
                 continue
             if t.get(f"{key}-Missing"):
                 value += f"; missing {t[f'{key}-Missing']}"
+            if key == "Clm-Recall-Agent" and t.get("Clm-Summarizer", "").startswith("openai:"):
+                name = BY_MODEL  # the agent wrote no handoff: a model wrote these words
             yield f"              {name} {value}"

@@ -110,6 +110,11 @@ def test_a_model_writes_the_handoff_the_agent_did_not(server: ChatServer, memory
     assert "# clm-policy's record of the session" in user
     assert "**The person:** Fix the CSV parser so quoted commas survive, and add a test." in user
     assert "- ran `python -m pytest -q`" in user
+    # `log` says who wrote the words its recall measures
+    shown = run_process("log", "-m", str(memory)).stdout
+    assert "the model's handoff holds of the record" in shown
+    assert "the agent's words hold of the record" not in shown
+    assert f"summarizer openai:{MODEL}" in shown
     # the key went to the server as a bearer token, and nowhere else
     (request,) = server.requests
     assert request["headers"]["Authorization"] == f"Bearer {KEY}"
