@@ -86,9 +86,10 @@ def seed(path: Path, reply: str | None = None, model: str | None = None) -> str:
     from clm_policy.transcripts.reading import read_transcript
 
     reading = read_transcript(path)
-    words = words_of_reply(reply) if reply is not None else words_of_transcript(reading)
     if model is not None:
-        words = Words(MODEL, model.strip())
+        words: Words | None = Words(MODEL, model.strip())
+    else:
+        words = words_of_reply(reply) if reply is not None else words_of_transcript(reading)
     composed = compose(reading, words, session_id="s")
     _manifest, text = preview(composed, now=NOW, budget=BUDGET, read_more=READ_MORE)
     return text
@@ -96,8 +97,8 @@ def seed(path: Path, reply: str | None = None, model: str | None = None) -> str:
 
 def model_prompt(path: Path) -> str:
     """What the model is sent for the transcript at ``path`` (the system prompt, then the
-    user's message: :func:`clm_policy.lifecycle.model_handoff.prompt` with the seed without
-    words as the record) — what ``model_replies/PROMPTS.sha256`` holds the digest of."""
+    user's message: :func:`clm_policy.lifecycle.model_handoff.prompt` with the transcript-only
+    seed as the record) — what ``model_replies/PROMPTS.sha256`` holds the digest of."""
     from clm_policy.lifecycle.model_handoff import SYSTEM_PROMPT, prompt
     from clm_policy.transcripts.reading import read_transcript
 

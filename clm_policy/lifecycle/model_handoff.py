@@ -52,6 +52,13 @@ SAID_CHARS = 1_500
 SUMMARY_LABEL = "**The agent's summary of its context when it compacted:**"
 SUMMARY_CHARS = 12_000
 """Each summary the agent wrote of its context when it compacted is cut to this many."""
+RECORD_CHARS = 9_400
+"""The record shown to the model is as long as the seed a hook gives (Claude Code's
+SessionStart takes 10,000 characters)."""
+HOOK_TIMEOUT = 40.0
+"""The most a hook waits for the model (the agents stop a Stop or PreCompact hook after 60 s;
+the handoff is committed in the time left)."""
+TRAILER = "Clm-Summarizer"
 
 
 def prompt(reading: TranscriptReading, record: str) -> str:
@@ -91,12 +98,7 @@ def _timeline(reading: TranscriptReading) -> list[tuple[int, str]]:
     for order, text in work.said:
         items.append((order, f"**The agent:** {_clip(text, SAID_CHARS)}"))
     for order, text, _kind in work.summaries:
-        items.append(
-            (
-                order,
-                f"{SUMMARY_LABEL} {_clip(text, SUMMARY_CHARS)}",
-            )
-        )
+        items.append((order, f"{SUMMARY_LABEL} {_clip(text, SUMMARY_CHARS)}"))
     items += [(order, f"- {line}") for order, line in work.tools]
     items.sort(key=lambda item: item[0])
     return items
@@ -121,11 +123,6 @@ def write_handoff(reading: TranscriptReading, record: str, model: OpenAISummariz
     return model.answer(SYSTEM_PROMPT, redact_text(prompt(reading, record)).text)
 
 
-HOOK_TIMEOUT = 40.0
-"""The most a hook waits for the model (the agents stop a Stop or PreCompact hook after 60 s;
-the handoff is committed in the time left)."""
-
-
 def with_model(
     reading: TranscriptReading,
     words: Words | None,
@@ -135,47 +132,41 @@ def with_model(
     timeout: float | None = None,
 ) -> tuple[Words | None, dict[str, str]]:
     """The handoff's words and the commit's trailers: ``words`` when they are the agent's own
-    handoff (a reply, an MCP call) or no model is configured (``CLM_POLICY_SUMMARIZER`` is not
-    ``openai``); else the handoff the model writes (:func:`write_handoff`), or ``words`` again
-    when it fails, with ``Clm-Summarizer`` saying which. A configuration problem is an
+    handoff (a reply, an MCP call) or no model is configured (``CLM_POLICY_SUMMARIZER`` unset
+    or ``deterministic``); else the handoff the model writes (:func:`write_handoff`), or
+    ``words`` again when it fails, with ``Clm-Summarizer`` saying which. The model is the one
+    :func:`~.summarizers.summarizer_from_env` configures; a configuration problem is its
     :class:`~clm_policy.base.errors.InputError` when ``strict`` (the command line: nothing is
-    asked or written), else a fallback (a hook never loses the handoff); ``timeout`` caps the
+    asked or written), else a fallback (a hook never loses the handoff). ``timeout`` caps the
     configured one."""
     from clm_policy.base.errors import InputError
+    from clm_policy.lifecycle.compaction import DETERMINISTIC_NAME
     from clm_policy.lifecycle.compose import MODEL, SUMMARY, Words
     from clm_policy.lifecycle.summarizers import (
         ENV_KIND,
-        OPENAI,
         OpenAISummarizer,
-        OpenAISummarizerConfig,
         SummarizerError,
+        summarizer_from_env,
     )
 
-    if words is not None and words.source != SUMMARY:
-        return words, {}
-    if (env.get(ENV_KIND) or "").strip().lower() != OPENAI:
+    if (words is not None and words.source != SUMMARY) or not env.get(ENV_KIND):
         return words, {}
     try:
-        config = OpenAISummarizerConfig.from_env(env)
+        model = summarizer_from_env(env)
     except InputError:
         if strict:
             raise
-        return words, {TRAILER: f"{DETERMINISTIC} (fallback: configuration)"}
-    if timeout is not None:
-        config.timeout = min(config.timeout, timeout)
-    model = OpenAISummarizer(config)
+        return words, {TRAILER: f"{DETERMINISTIC_NAME} (fallback: configuration)"}
+    if not isinstance(model, OpenAISummarizer):
+        return words, {}  # the deterministic summarizer writes no handoff: the record is it
+    if timeout is not None and model.config.timeout > timeout:
+        model = OpenAISummarizer(model.config.replace(timeout=timeout))
     try:
         text = write_handoff(reading, record_of(reading, words), model)
     except SummarizerError as exc:
-        return words, {TRAILER: f"{DETERMINISTIC} (fallback: {exc.reason}; tried {model.name})"}
+        fallback = f"{DETERMINISTIC_NAME} (fallback: {exc.reason}; tried {model.name})"
+        return words, {TRAILER: fallback}
     return Words(MODEL, text.strip()), {TRAILER: model.name}
-
-
-RECORD_CHARS = 9_400
-"""The record shown to the model is as long as the seed a hook gives (Claude Code's
-SessionStart takes 10,000 characters)."""
-TRAILER = "Clm-Summarizer"
-DETERMINISTIC = "deterministic"
 
 
 def record_of(reading: TranscriptReading, words: Words | None = None) -> str:

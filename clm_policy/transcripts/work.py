@@ -759,10 +759,10 @@ class Work:
         self.said: list[tuple[int, str]] = []
         """The last assistant messages (not those answering a notice), with when."""
         self.thoughts: list[tuple[int, str]] = []
-        self.tools: list[tuple[int, str]] = []
-        """The main agent's latest tool calls, each with what it came to, with when."""
         """The main agent's last reasoning it shows (Claude Code's thinking, Codex's reasoning
         summaries), with when."""
+        self.tools: list[tuple[int, str]] = []
+        """The main agent's latest tool calls, each with what it came to, with when."""
         self.in_flight = False
         """The session ends with tool calls whose result it does not hold (mid-turn)."""
         self.root: str | None = None

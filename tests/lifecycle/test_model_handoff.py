@@ -157,14 +157,30 @@ def test_a_failing_model_leaves_the_handoff_without_it(
     assert WITHOUT_WORDS in seed
 
 
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        (
+            "CLM_POLICY_SUMMARIZER_MODEL",
+            "",
+            "no model for the summarizer: set CLM_POLICY_SUMMARIZER_MODEL",
+        ),
+        ("CLM_POLICY_SUMMARIZER", "gpt", "CLM_POLICY_SUMMARIZER: 'gpt' is no summarizer"),
+    ],
+)
 def test_a_bad_configuration_stops_the_command_before_anything_is_written(
-    server: ChatServer, memory: Path, monkeypatch: pytest.MonkeyPatch
+    server: ChatServer,
+    memory: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    value: str,
+    message: str,
 ) -> None:
-    monkeypatch.delenv("CLM_POLICY_SUMMARIZER_MODEL")
+    monkeypatch.setenv(name, value)
     before = git(memory, "rev-parse", "HEAD")
     done = run_process("handoff", "-m", str(memory), "--transcript", str(SESSION))
     assert done.returncode == 2
-    assert "no model for the summarizer: set CLM_POLICY_SUMMARIZER_MODEL" in done.stderr
+    assert message in done.stderr
     assert git(memory, "rev-parse", "HEAD") == before
     assert server.requests == []
 
