@@ -58,26 +58,25 @@ def _code_fingerprint() -> str:
     """The modules a cached policy is built by, by size and modification time: a changed
     clm-policy (an upgrade, a developer's edit) never loads a policy cached by another. Worked
     out once per process (a server loads the policy on every call)."""
-    if not _FINGERPRINT:
-        _FINGERPRINT.append(_fingerprint())
-    return _FINGERPRINT[0]
-
-
-def _fingerprint() -> str:
+    if _FINGERPRINT:
+        return _FINGERPRINT[0]
     here = os.path.dirname(os.path.realpath(__file__))
     package = os.path.dirname(here)
     try:
         own = sorted(name for name in os.listdir(here) if name.endswith(".py"))
     except OSError:
         own = []
-    return files_fingerprint(
-        (
-            *(os.path.join(here, name) for name in own),
-            os.path.join(package, "models", "enums.py"),
-            os.path.join(package, "base", "errors.py"),
-            os.path.join(package, "base", "record.py"),
+    _FINGERPRINT.append(
+        files_fingerprint(
+            (
+                *(os.path.join(here, name) for name in own),
+                os.path.join(package, "models", "enums.py"),
+                os.path.join(package, "base", "errors.py"),
+                os.path.join(package, "base", "record.py"),
+            )
         )
     )
+    return _FINGERPRINT[0]
 
 
 def _key(shown: str, path: str, content: bytes) -> str:
@@ -193,9 +192,7 @@ def _write(directory: str, entry: str, policy: Policy) -> None:
 # -- the compiled policy as plain data -------------------------------------------------------
 #
 # Every field of Policy, Profile, Rule, Guard and Signal is written out by name and read back
-# by name; tests pin the names to the records' fields, so a field added there and forgotten
-# here fails a test. Expressions and templates are kept as source text and compiled again on
-# load.
+# by name; tests pin the names to the records' fields, so a field forgotten here fails a test.
 
 
 class _Malformed(ValueError):
@@ -226,10 +223,6 @@ def _share(value: Any) -> float:
 def _decode_location(value: Any) -> Location:
     file, line, col = _of(list, value)
     return Location(_of(str, file), _of(int, line), _of(int, col))
-
-
-def _opt_location(value: Any) -> Location | None:
-    return None if value is None else _decode_location(value)
 
 
 def _decode_span(value: Any) -> SourceSpan:
@@ -306,42 +299,36 @@ def _decode_entry(kind: type[E], value: Any, names: dict[str, NameInfo]) -> E:
         "overridable": lambda v: _of(bool, v),
         "message": lambda v: _decode_template(v, names),
         "description": lambda v: _opt(str, v),
-        "location": _opt_location,
+        "location": lambda v: None if v is None else _decode_location(v),
     }
     return kind(**{name: decoders[name](d[name]) for name in kind.FIELDS})
 
 
-def encode_policy(policy: Policy) -> dict[str, Any]:
-    """``policy`` as JSON-ready plain data (expressions as source text); see decode_policy."""
-    encoded: dict[str, Any] = _encoded(policy)
-    return encoded
-
-
-def _encoded(value: Any) -> Any:
-    """``value`` as plain data: a record field by field (a position, a threshold and a span as
-    lists; an expression or a template as its text and position), an enumeration by its value,
-    a tuple as a list, a set sorted."""
+def encode_policy(value: Any) -> Any:
+    """A policy (``value``) as JSON-ready plain data, for :func:`decode_policy`: a record field
+    by field (a position, a threshold and a span as lists; an expression or a template as its
+    source text and position), an enumeration by its value, a tuple as a list, a set sorted."""
     if isinstance(value, CompiledExpression | Template):
         if isinstance(value, CompiledExpression) and not value.source:
             raise _Malformed("an expression without its source text cannot be cached")
         if value.span is None:
             raise _Malformed("an expression without its position cannot be cached")
-        span = [_encoded(value.span.start), value.span.block_indent]
+        span = [encode_policy(value.span.start), value.span.block_indent]
         if isinstance(value, Template):
             return {"text": value.text, "span": span}
         return {"text": value.text, "source": value.source, "span": span}
     if isinstance(value, Location | Threshold):
         return [getattr(value, name) for name in value.FIELDS]
     if isinstance(value, Policy | Profile | Rule | Guard | Signal | Price):
-        return {name: _encoded(getattr(value, name)) for name in value.FIELDS}
+        return {name: encode_policy(getattr(value, name)) for name in value.FIELDS}
     if isinstance(value, Action):
         return value.value
     if isinstance(value, dict):
-        return {_encoded(k): _encoded(v) for k, v in value.items()}
+        return {encode_policy(k): encode_policy(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_encoded(v) for v in value]
+        return [encode_policy(v) for v in value]
     if isinstance(value, frozenset):
-        return sorted(_encoded(v) for v in value)
+        return sorted(encode_policy(v) for v in value)
     return value
 
 

@@ -111,7 +111,7 @@ class Profile(Record):
         self.locations: dict[str, Location] = {} if locations is None else locations
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.COMPARED or ())
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.COMPARED)
         return f"Profile({shown})"
 
     def constants(self) -> dict[str, Any]:
@@ -482,9 +482,7 @@ class Policy(Record):
         for guard in self.guards.get(proposed, ()):
             if not guard.when.evaluate(names):
                 continue
-            text = (
-                guard.message.render(names) if guard.message is not None else f"{guard.when.text}"
-            )
+            text = guard.message.render(names) if guard.message is not None else guard.when.text
             finding = GuardFinding(guard=guard.id, severity=guard.severity, message=text)
             if guard.severity == "warn":
                 warned.append(finding)
@@ -497,7 +495,7 @@ class Policy(Record):
         elif rule.because is not None:
             reason = rule.because.render(names)
         else:
-            reason = f"{rule.when.text}"
+            reason = rule.when.text
         # several guards' messages are each capped, and the whole rationale is too
         if blocked:
             why = "; ".join(f"{f.guard}: {f.message}" for f in blocked)

@@ -1,16 +1,12 @@
 """Evaluating checked expressions: the bounded operators, and expressions as Python code.
 
-An expression that :func:`~clm_policy.policy.expr.compile_expression` accepted holds only
-constants, flat names, the allow-listed operators and calls to the allow-listed functions.
-:func:`lower` turns such a tree once into a Python function of the names mapping, so that a
-decision runs bytecode instead of walking the tree node by node. Every operator a hostile
-policy could use to build something huge (``+``, ``*``, ``%``, ``**``) and every function call
-goes through the same bounded helpers the reference evaluator
-(:class:`~clm_policy.policy.sandbox.Sandbox`, simpleeval's tree walk) uses; comparisons,
-``and``/``or``/``not``, unary signs, ``-``, ``/``, ``//`` and conditionals are Python's own,
-which is what simpleeval calls for them too. The code has no builtins and reads no name but
-the helpers and the mapping, and a differential test keeps both evaluators equal on every
-expression of the escape catalogue and the bundled policies.
+:func:`lower` turns a tree :func:`~clm_policy.policy.expr.compile_expression` accepted into a
+Python function of the names mapping, once, so that a decision runs bytecode instead of
+walking the tree. Every operator a hostile policy could use to build something huge (``+``,
+``*``, ``%``, ``**``) and every function call goes through the bounded helpers the reference
+evaluator (:class:`~clm_policy.policy.sandbox.Sandbox`) uses too; the other operators are
+Python's own, as in simpleeval. The code has no builtins and reads no name but the helpers and
+the mapping.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -9,7 +10,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from clm_policy.base.termsafe import terminal_safe
 from clm_policy.formats.yamlio import dump_yaml
 from clm_policy.policy.compile import PROFILE_DEFAULTS
-from clm_policy.policy.engine import Policy, Profile
+from clm_policy.policy.engine import Guard, Policy, Profile, Rule
 
 
 def _profile(p: Profile) -> CommentedMap:
@@ -33,6 +34,30 @@ def _comment(text: str) -> str:
     """A file name for a comment: one line, shown as a terminal shows it (a comment has no
     escapes of its own; :func:`~clm_policy.formats.yamlio.dump_yaml` keeps the data exact)."""
     return terminal_safe(text, lines=False)
+
+
+def _entries(entries: Sequence[Rule | Guard], indent: int) -> CommentedSeq:
+    """Rules, or one action's guards, each after a comment saying where it was written."""
+    seq = CommentedSeq()
+    for i, e in enumerate(entries):
+        item = CommentedMap(id=e.id)
+        if e.description:
+            item["description"] = e.description
+        item["when"] = e.when.text
+        if isinstance(e, Rule):
+            item["action"] = e.action.value
+            text, key = e.because, "because"
+        else:
+            item["severity"] = e.severity
+            item["overridable"] = e.overridable
+            text, key = e.message, "message"
+        if text is not None:
+            item[key] = text.text
+        seq.append(item)
+        seq.yaml_set_comment_before_after_key(
+            i, before=f"from {_comment(str(e.when.location))}", indent=indent
+        )
+    return seq
 
 
 def resolved_yaml(policy: Policy) -> str:
@@ -62,40 +87,10 @@ def resolved_yaml(policy: Policy) -> str:
                 spec["description"] = s.description
             signals[name] = CommentedMap(spec)
         doc["signals"] = signals
-    rules = CommentedSeq()
-    for i, r in enumerate(policy.rules):
-        item = CommentedMap(id=r.id)
-        if r.description:
-            item["description"] = r.description
-        item["when"] = r.when.text
-        item["action"] = r.action.value
-        if r.because is not None:
-            item["because"] = r.because.text
-        rules.append(item)
-        rules.yaml_set_comment_before_after_key(
-            i, before=f"from {_comment(str(r.when.location))}", indent=2
-        )
-    doc["rules"] = rules
+    doc["rules"] = _entries(policy.rules, 2)
     doc["otherwise"] = policy.otherwise.value
     if policy.confirm:
         doc["confirm"] = sorted(a.value for a in policy.confirm)
     if policy.guards:
-        guards = CommentedMap()
-        for action, items in policy.guards.items():
-            seq = CommentedSeq()
-            for i, g in enumerate(items):
-                entry = CommentedMap(id=g.id)
-                if g.description:
-                    entry["description"] = g.description
-                entry["when"] = g.when.text
-                entry["severity"] = g.severity
-                entry["overridable"] = g.overridable
-                if g.message is not None:
-                    entry["message"] = g.message.text
-                seq.append(entry)
-                seq.yaml_set_comment_before_after_key(
-                    i, before=f"from {_comment(str(g.when.location))}", indent=4
-                )
-            guards[action.value] = seq
-        doc["guards"] = guards
+        doc["guards"] = CommentedMap((a.value, _entries(gs, 4)) for a, gs in policy.guards.items())
     return dump_yaml(doc)

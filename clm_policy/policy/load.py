@@ -23,7 +23,7 @@ from clm_policy.base.errors import ClmError, LoadCheck, Location, PolicyError, S
 from clm_policy.base.record import Record
 from clm_policy.formats.textio import path_kind
 from clm_policy.formats.yamlio import PathKey, YamlDocument, load_yaml
-from clm_policy.policy.sources import Reach, reach, resolve_source
+from clm_policy.policy.sources import Reach, locate_source, reach
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -146,8 +146,8 @@ def load_resolved(
     file (lint passes a memoising reader).
     """
     sink = sink or Sink()
-    path, shown = resolve_source(source)
-    chain = _load_chain(path, shown, [], read, reach(path))
+    located, shown = locate_source(source)
+    chain = _load_chain(Path(located), shown, [], read, reach(located))
     _, root_doc, root_spec = chain[-1]
     resolved = ResolvedPolicy(
         name=root_spec.get("name") or Path(root_doc.file).stem.split(".")[0],
@@ -175,12 +175,13 @@ def _load_chain(
         return [(key, doc, spec)]
     where = doc.location(["extends"])
     try:
-        parent_path, parent_shown = resolve_source(extends, path.parent, within=within)
+        target, parent_shown = locate_source(extends, path.parent, within=within)
     except PolicyError as exc:
         message = exc.message
         if exc.location is not None:  # the target is there but cannot be a policy
             message = f"extends target {exc.location.file}: {message}"
         raise PolicyError(message, where, check=LoadCheck.EXTENDS) from None
+    parent_path = Path(target)
     if parent_path.resolve() in [*seen, key]:
         cycle = " -> ".join(str(p.name) for p in [*seen, key, parent_path.resolve()])
         raise PolicyError(f"extends cycle: {cycle}", where, check=LoadCheck.EXTENDS)

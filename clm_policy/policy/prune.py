@@ -9,11 +9,8 @@ error — only when every part of the ``and`` before that constant is *total*: i
 any value (a name, a constant, ``==``/``!=`` of such, ``not`` of such), so evaluating the rule
 would have reached the constant, and stopped there. Anything else is kept and evaluated.
 
-Only names whose value is the same for every decision under the profile count
-(:meth:`~clm_policy.policy.engine.Profile.constants`): ``profile.name``,
-``profile.min_steps_between_compacts``, ``profile.prefer_handoff_on_phase``,
-``profile.retain_recent_messages`` and ``profile.context_window`` (the thresholds may depend on
-the window, and are not used here). The engine skips the rules :func:`cannot_fire` finds.
+The constants are :meth:`~clm_policy.policy.engine.Profile.constants` (not the thresholds,
+which may depend on the window).
 """
 
 from __future__ import annotations

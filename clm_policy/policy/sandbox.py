@@ -1,10 +1,8 @@
 """The reference evaluator: simpleeval's tree walk with this project's bounded operators.
 
-Decisions run expressions as code (:meth:`~clm_policy.policy.expr.CompiledExpression.
-evaluate`); :class:`Sandbox` walks the same checked tree node by node with simpleeval, which
-defines what each allowed node means. The differential tests hold the two equal on every
-expression of the escape catalogue and of the bundled policies; lint evaluates constant parts
-with it.
+Decisions run expressions as code (:mod:`clm_policy.policy.evaluate`); :class:`Sandbox` walks
+the same tree, defining what each allowed node means. Differential tests hold the two equal on
+the escape catalogue and the bundled policies; lint evaluates constant parts with it.
 """
 
 from __future__ import annotations

@@ -23,11 +23,6 @@ from clm_policy.base.paths import is_inside, repository_root
 from clm_policy.base.resources import bundled_policy_file, bundled_policy_names
 from clm_policy.formats.textio import POLICY_LIMIT, check_file, path_kind
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pathlib import Path
-
-
 ALLOW_ENV = "CLM_POLICY_EXTENDS_PATH"
 """Folders (separated by ``os.pathsep``) that references in policy files may also reach: the
 person's own setting, never a file's."""
@@ -94,20 +89,6 @@ def check_found(path: str | os.PathLike[str], folder: str | os.PathLike[str]) ->
         raise InputError(f"{shown}: a link, not read: {exc.message}") from None
 
 
-def resolve_source(
-    source: str | Path,
-    relative_to: Path | None = None,
-    *,
-    within: Reach | None = None,
-    what: str | None = None,
-) -> tuple[Path, str]:
-    """The file a policy reference names, and how to show it in messages."""
-    from pathlib import Path
-
-    path, shown = locate_source(source, relative_to, within=within, what=what)
-    return Path(path), shown
-
-
 def locate_source(
     source: str | os.PathLike[str],
     relative_to: str | os.PathLike[str] | None = None,
@@ -115,11 +96,11 @@ def locate_source(
     within: Reach | None = None,
     what: str | None = None,
 ) -> tuple[str, str]:
-    """:func:`resolve_source` without pathlib: the file's path as a string, and how to show
-    it. A name without a slash or a ``.yaml``/``.yml`` ending is a bundled policy, unless no
-    bundled policy has that name and a file of that name is there. ``within``: a reference
-    written in a file, which must stay inside that :class:`Reach` (``what``: how the refusal
-    names it, else ``extends target REF``)."""
+    """The file a policy reference names (a string: no pathlib on the quick paths), and how
+    to show it in messages. A name without a slash or a ``.yaml``/``.yml`` ending is a bundled
+    policy, unless no bundled policy has that name and a file of that name is there.
+    ``within``: a reference written in a file, which must stay inside that :class:`Reach`
+    (``what``: how the refusal names it, else ``extends target REF``)."""
     text = os.fspath(source)
     if isinstance(source, str) and "/" not in text and not text.endswith((".yaml", ".yml")):
         bundled = bundled_policy_file(text)

@@ -167,9 +167,7 @@ def _case_list() -> TypeAdapter[list[PolicyTestCase]]:
 
 def _earlier(a: InputError | None, b: InputError | None) -> InputError | None:
     """The error written first (``a`` on a tie: it was found first)."""
-    if a is None or b is None:
-        return a or b
-    return b if _position(b) < _position(a) else a
+    return min((e for e in (a, b) if e is not None), key=_position, default=None)
 
 
 def _position(error: InputError) -> tuple[int, int]:

@@ -8,7 +8,7 @@ FAIL and never a PASS. A test file that cannot be read at all is one ERROR with 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -56,12 +56,10 @@ class RunReport:
     coverage: Coverage
     keyword: str | None = None
     deselected: int = 0
-    counts: dict[Verdict, int] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        self.counts = dict.fromkeys(Verdict, 0)
-        for r in self.results:
-            self.counts[r.outcome] += 1
+    @property
+    def counts(self) -> dict[Verdict, int]:
+        return {v: sum(r.outcome is v for r in self.results) for v in Verdict}
 
     @property
     def failed(self) -> bool:

@@ -36,7 +36,7 @@ from clm_policy.models.decision import Decision
 from clm_policy.models.policytest import Expectation
 from clm_policy.policy.cache import load_policy_cached
 from clm_policy.policy.engine import Policy
-from clm_policy.policy.sources import reach, resolve_source
+from clm_policy.policy.sources import locate_source, reach
 from clm_policy.tester.cases import Case, Header, SuiteReader
 from clm_policy.tester.coverage import Coverage, PolicyCoverage, exercised
 from clm_policy.tester.results import CaseResult, RunReport, Verdict
@@ -75,7 +75,7 @@ class Runner:
     def __init__(self, keyword: str | None = None) -> None:
         self.keyword = keyword
         self._needle = keyword.lower() if keyword is not None else None
-        self.subjects: dict[Path, _Subject | ClmError] = {}
+        self.subjects: dict[str, _Subject | ClmError] = {}
         self.coverage = Coverage()
         self.deselected = 0
 
@@ -126,14 +126,12 @@ class Runner:
 
     def _subject(self, ref: str, test_file: Path) -> _Subject | ClmError:
         try:
-            path, shown = resolve_source(ref, test_file.parent, within=reach(test_file), what="it")
+            path, shown = locate_source(ref, test_file.parent, within=reach(test_file), what="it")
         except ClmError as exc:
             return exc
-        key = path.resolve()
+        key = os.path.realpath(path)
         if key not in self.subjects:
-            source: str | Path = (
-                ref if shown.startswith("<bundled>") else Path(os.path.normpath(path))
-            )
+            source = ref if shown.startswith("<bundled>") else Path(os.path.normpath(path))
             try:
                 policy = load_policy_cached(source)
             except ClmError as exc:
