@@ -25,8 +25,6 @@ EXIT_INPUT = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
 
-HOOK_AGENTS = ("claude-code", "codex")  # the subcommands of `hook`
-
 
 def report(args: Sequence[str], exc: BaseException, commands: Sequence[str]) -> int:
     """Tell what ``exc`` (raised while the command ``args`` ran) means and return the exit
@@ -85,7 +83,7 @@ def command_path(args: Sequence[str], commands: Sequence[str]) -> str:
     words = ["clm-policy"]
     for arg in args:  # up to the first option or argument: no command's name starts with "-"
         named = (len(words) == 1 and arg in commands) or (
-            words[1:] == ["hook"] and arg in HOOK_AGENTS
+            words[1:] == ["hook"] and arg in ("claude-code", "codex")
         )
         if not named:
             break
