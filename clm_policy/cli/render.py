@@ -5,7 +5,7 @@ decision read from a transcript adds.
 
 from __future__ import annotations
 
-from clm_policy.report.explain import render_decision, render_explanation
+from clm_policy.report.explain import render_decision
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -13,8 +13,6 @@ if TYPE_CHECKING:
 
     from clm_policy.models.decision import Decision
     from clm_policy.transcripts.reading import TranscriptReading
-
-__all__ = ["from_transcript", "render", "render_decision", "render_explanation", "transcript_note"]
 
 
 def render(decision: Decision, fmt: str, reading: TranscriptReading | None) -> str:

@@ -70,6 +70,3 @@ def answer(args: list[str]) -> int | None:
         code = errors.report(["compact", *args], exc, ("compact",))
     errors.warn_ignored()
     return code
-
-
-__all__ = ["answer"]

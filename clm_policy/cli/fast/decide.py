@@ -79,6 +79,3 @@ def answer(args: list[str]) -> str | None:
     except ClmError:
         return None
     return render(outcome, values["fmt"], resolved.reading)
-
-
-__all__ = ["answer"]
