@@ -18,10 +18,11 @@ from clm_policy.cli.options import (
     state_option,
     transcript_options,
 )
-from clm_policy.cli.render import from_transcript, render, render_explanation, transcript_note
+from clm_policy.cli.render import from_transcript, render, transcript_note
 from clm_policy.lifecycle.sources import WITH_TOKENS, Request, check, resolve
 from clm_policy.models.enums import MAX_COUNT, TaskStatus
 from clm_policy.policy.cache import load_policy_cached
+from clm_policy.report.explain import render_explanation
 
 
 @click.command()

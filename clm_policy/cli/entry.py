@@ -1,13 +1,10 @@
 """The ``clm-policy`` program's first lines: Ctrl-C is a quiet exit 130 from the start.
 
-Importing the command line (click, and what a command needs) takes tens of milliseconds; a
-Ctrl-C in that time would end in a ``KeyboardInterrupt`` traceback. This module is the first
-one the ``clm-policy`` script and ``python -m clm_policy`` import (the package itself imports
-nothing), so from here on until the CLI is imported, SIGINT ends the process at once with
-status 130 (nothing has been written yet); from then on it raises ``KeyboardInterrupt``
-again, so that commands clean up, and :func:`clm_policy.cli.main.run` turns it into exit 130
-without a traceback. What happens in the few milliseconds before (the interpreter starting)
-is Python's own.
+The first module the script and ``python -m clm_policy`` import: until the CLI is imported,
+SIGINT ends the process at once with status 130 (nothing is written yet, and importing click
+would otherwise end in a ``KeyboardInterrupt`` traceback); from then on it raises
+``KeyboardInterrupt`` again, so that commands clean up, and
+:func:`clm_policy.cli.main.run` turns it into exit 130.
 """
 
 from __future__ import annotations
@@ -49,12 +46,10 @@ def program() -> None:
 
 
 def _finish(code: int) -> NoReturn:
-    """End a quick path with ``code``. Its work is done — every file it wrote is closed,
-    every git process waited for — and Python's finalization would only clear its modules
-    and collect their garbage (a part of a compaction's and a hook's time:
-    benchmarks/README.md), to free memory the system frees anyway; the program skips it
-    (``os._exit``) once its output is flushed. A caller that runs :func:`main` in its own
-    process (the import probes) gets ``SystemExit``."""
+    """End a quick path with ``code``: its files are closed and its git processes waited
+    for, so once its output is flushed the program skips Python's finalization
+    (``os._exit``; benchmarks/README.md). A caller that runs :func:`main` in its own process
+    (the import probes) gets ``SystemExit``."""
     if not _PROGRAM:
         sys.exit(code)
     for stream in (sys.stdout, sys.stderr):
@@ -68,9 +63,8 @@ def _finish(code: int) -> NoReturn:
 
 def main() -> None:
     """Run the CLI and exit with a documented code."""
-    # The program's models are its own: no pydantic plugin installed beside it observes them,
-    # and looking for one reads every installed package's metadata at the first validation
-    # (~0.1 s: a third of refusing a bad --state). A value the person set is kept.
+    # No pydantic plugin installed beside the program observes its models, and looking for
+    # one reads every installed package's metadata. A value the person set is kept.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     if sys.argv[1:2] == ["statusline"]:
         _statusline()
@@ -117,10 +111,8 @@ def _quickly(path: Callable[[], None], say: bool) -> None:
 
 
 def _decide() -> None:
-    """``clm-policy decide`` on its common command lines, without click (hooks and scripts
-    ask for a decision per prompt). It returns when click should run the command instead:
-    for anything else, and for every error but a state that cannot be read, which it reports
-    as click's path does (see clm_policy.cli.fast.decide)."""
+    """``clm-policy decide`` without click (see clm_policy.cli.fast.decide); returns when
+    click should run the command instead."""
     from clm_policy.base.errors import ClmError
     from clm_policy.base.termsafe import write_fd
     from clm_policy.cli.fast.decide import answer
@@ -168,9 +160,8 @@ def _compact() -> None:
 
 
 def _claude_code_engine() -> None:
-    """``clm-policy hook claude-code --engine`` without click: the plugin's engine module runs
-    it after every turn. It always answers one JSON line and exits 0 (a problem is an
-    ``idle`` answer and a line in the hook log)."""
+    """``clm-policy hook claude-code --engine`` without click (the plugin runs it after every
+    turn): one JSON line, exit 0."""
     try:
         from clm_policy.agents.hooks.engine import engine_main
         from clm_policy.base.termsafe import write_fd
@@ -183,8 +174,7 @@ def _claude_code_engine() -> None:
 
 def _claude_code_hook() -> None:
     """``clm-policy hook claude-code`` (no options) without click: Claude Code runs it on every
-    prompt. Like the command, it never fails the agent: the library answers every problem with
-    nothing (exit 0) and a line in the hook log."""
+    prompt, and it never fails the agent (a problem is exit 0 and a line in the hook log)."""
     try:
         from clm_policy.agents.hooks.call import MAX_INPUT
         from clm_policy.agents.hooks.claude_code import run_claude_hook

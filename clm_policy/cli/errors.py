@@ -1,12 +1,9 @@
-"""How a command's failure is told, and its exit code: the one place, for click's commands and
-for the quick paths that answer without click (clm_policy.cli.fast).
+"""How a command's failure is told, and its exit code, for click's commands and the quick
+paths alike (no click here: a quick path reports in click's path's very words).
 
 Exit codes (README, "Exit codes"): 0 success; 2 bad input or usage (a file:line:col message, no
-traceback); 3 an internal error (a bug: please report it; CLM_POLICY_DEBUG=1 shows the
-traceback); 130 interrupted (Ctrl-C). With ``--format json`` an error is a JSON object on
-standard output (``{"error": {...}}``), so a program reading the output always gets JSON.
-Nothing here imports click: a quick path that fails after it began writing reports here, in
-the very words click's path would use.
+traceback); 3 an internal error (a bug; CLM_POLICY_DEBUG=1 shows the traceback); 130
+interrupted. With ``--format json`` an error is a JSON object on standard output.
 """
 
 from __future__ import annotations
@@ -24,8 +21,6 @@ EXIT_OK = 0
 EXIT_INPUT = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
-
-HOOK_AGENTS = ("claude-code", "codex")  # the subcommands of `hook`
 
 
 def report(args: Sequence[str], exc: BaseException, commands: Sequence[str]) -> int:
@@ -85,7 +80,7 @@ def command_path(args: Sequence[str], commands: Sequence[str]) -> str:
     words = ["clm-policy"]
     for arg in args:  # up to the first option or argument: no command's name starts with "-"
         named = (len(words) == 1 and arg in commands) or (
-            words[1:] == ["hook"] and arg in HOOK_AGENTS
+            words[1:] == ["hook"] and arg in ("claude-code", "codex")
         )
         if not named:
             break

@@ -6,6 +6,7 @@ import click
 
 from clm_policy.base.termsafe import echo, echo_json
 from clm_policy.cli.options import format_option
+from clm_policy.cli.report_file import check_output, write_report
 
 
 @click.command()
@@ -71,10 +72,7 @@ def experiment(
     from clm_policy.experiment.runner import run_experiment
     from clm_policy.experiment.stats import figures
 
-    if html_path is not None:
-        from clm_policy.cli.report_file import check_output
-
-        check_output(html_path)
+    check_output(html_path)
     exp = load_experiment(file)  # everything checked: nothing runs before this line
     if seed is not None:
         exp = dataclasses.replace(exp, seed=seed)
@@ -90,7 +88,6 @@ def experiment(
             )
         figs = figures(done)
         if html_path is not None:
-            from clm_policy.cli.report_file import write_report
             from clm_policy.experiment.html import render_html
 
             write_report(html_path, render_html(done, figs))

@@ -60,8 +60,7 @@ def lint(
     from clm_policy.report import lint as formats
     from clm_policy.report.sarif import sarif
 
-    if output is not None:
-        check_output(output)
+    check_output(output)
     targets = list(paths) or _default_targets()
     report = lint_paths(targets)
     renderers = {"text": formats.text, "json": formats.as_json, "github": formats.github}
@@ -81,12 +80,17 @@ def _default_targets() -> list[str]:
     from clm_policy.config.project import configured_policy
 
     configured = configured_policy()
-    if configured is not None:
-        path, where = configured
-        echo(f"clm-policy lint: the project's policy {path} ({where})", err=True)
-        return [path]
+    if configured is None:
+        return [policies_folder()]
+    path, where = configured
+    echo(f"clm-policy lint: the project's policy {path} ({where})", err=True)
+    return [path]
+
+
+def policies_folder() -> str:
+    """``policies``, where ``lint`` and ``test`` look when given no PATH and no policy."""
     if not Path("policies").is_dir():
         raise InputError(
             "no PATH given, no policy in .clm-policy.yaml and no policies/ folder here"
         )
-    return ["policies"]
+    return "policies"

@@ -189,13 +189,6 @@ def shorten_help(text: str, limit: int) -> str:
 def run(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _run(args)
-    finally:
-        warn_ignored()  # what no option callback reported (init --claude-code's memory)
-
-
-def _run(args: list[str]) -> int:
-    try:
         result = cli.main(args=args, prog_name="clm-policy", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
@@ -219,6 +212,8 @@ def _run(args: list[str]) -> int:
         return _show(exc, code)
     except Exception as exc:  # the library's errors and any other: clm_policy.cli.errors
         return errors.report(args, exc, tuple(COMMANDS))
+    finally:
+        warn_ignored()  # what no option callback reported (init --claude-code's memory)
     return result if isinstance(result, int) else EXIT_OK
 
 

@@ -10,7 +10,8 @@ import click
 
 from clm_policy.base.errors import InputError
 from clm_policy.base.termsafe import echo
-from clm_policy.cli.options import EVENTS, format_option, memory_option, session_option
+from clm_policy.cli.options import format_option, memory_option, session_option
+from clm_policy.memory.layout import EVENTS
 
 if TYPE_CHECKING:
     from clm_policy.memory.git.write import MemoryRepo

@@ -7,13 +7,9 @@ from typing import Any, TypeVar
 
 import click
 
-from clm_policy.memory.layout import EVENTS
+from clm_policy.config.project import DEFAULT_MEMORY
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-DEFAULT_MEMORY = "clm-memory"
-MEMORY_ENV = "CLM_POLICY_MEMORY"
-__all__ = ["EVENTS"]  # and the options below
 
 
 def _memory(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str:
@@ -65,7 +61,9 @@ def memory_option(
         help_text += f" [default: the project's (.clm-policy.yaml), else ./{DEFAULT_MEMORY}]"
     shown = {} if configured else {"default": default, "show_default": default is not None}
     decls = ("--memory", "-m", "memory")
-    return _option(decls, configured, MEMORY_ENV, _memory, metavar="DIR", help=help_text, **shown)
+    return _option(
+        decls, configured, "CLM_POLICY_MEMORY", _memory, metavar="DIR", help=help_text, **shown
+    )
 
 
 def policy_option(
@@ -142,8 +140,8 @@ def format_option(*choices: str, help_text: str | None = None) -> Callable[[F], 
     return click.option(
         "--format",
         "fmt",
-        type=click.Choice(list(choices or ("text", "json"))),
-        default=(choices or ("text",))[0],
+        type=click.Choice(choices),
+        default=choices[0],
         show_default=True,
         help=help_text or "Output format; with json, an error is printed as a JSON object too.",
     )
@@ -174,14 +172,11 @@ def scope_options(project: str, user: str) -> Callable[[F], F]:
     return add
 
 
-TRANSCRIPT_FORMATS = ("auto", "claude-code", "codex", "openai")
-
-
 def transcript_options(command: F) -> F:
     """``--transcript PATH`` and ``--transcript-format``: a real agent's session file."""
     command = click.option(
         "--transcript-format",
-        type=click.Choice(TRANSCRIPT_FORMATS),
+        type=click.Choice(["auto", "claude-code", "codex", "openai"]),
         default="auto",
         show_default=True,
         help="The transcript's format (auto: told from its lines).",

@@ -1,7 +1,5 @@
-"""What ``clm-policy compact`` prints, in text and JSON (and the JSON of a handoff, which a
-compaction whose recall is too low makes instead): one module for click's command
-(:mod:`clm_policy.cli.pipelines`) and the quick path (:mod:`clm_policy.cli.fast.compact`), so
-that both print the same. Nothing here imports click.
+"""What ``clm-policy compact`` prints (and the JSON of a handoff, which a compaction whose
+recall is too low makes instead), for click's command and the quick path alike: no click here.
 """
 
 from __future__ import annotations

@@ -18,11 +18,11 @@ from clm_policy.cli.options import (
     transcript_options,
 )
 from clm_policy.cli.outcomes import handoff_json, show_compact
+from clm_policy.lifecycle.sources import Request
 
 if TYPE_CHECKING:
     from clm_policy.cli.options import F
     from clm_policy.lifecycle.pipelines import HandoffOutcome
-    from clm_policy.lifecycle.sources import Request
 
 
 def _options(command: F) -> F:
@@ -33,14 +33,6 @@ def _options(command: F) -> F:
     command = state_option()(command)
     command = transcript_options(command)
     return memory_option()(command)
-
-
-def _source() -> Request:
-    """Where the state comes from: exactly one of --state, --session and --transcript
-    (checked by the library's resolver, clm_policy.lifecycle.sources)."""
-    from clm_policy.lifecycle.sources import Request
-
-    return Request.of(click.get_current_context().params)
 
 
 @click.command()
@@ -79,7 +71,7 @@ def compact(
     """
     from clm_policy.lifecycle import byhand
 
-    source = _source()
+    source = Request.of(click.get_current_context().params)  # checked by the resolver
     hand, done = byhand.compact(policy_ref, memory, source, profile, summarizer=summarizer)
     return show_compact(hand, done, fmt, memory)
 
@@ -146,7 +138,7 @@ def handoff(
 
     if pr_body is not None and not branch:
         raise click.UsageError("--pr-body needs --branch: a pull request needs a branch of its own")
-    source = _source()
+    source = Request.of(click.get_current_context().params)
     reply = _read_reply(reply_file, state_src) if reply_file is not None else None
     hand, done = byhand.handoff(
         policy_ref, memory, source, profile, branch=branch, push=push, pr_body=pr_body, reply=reply

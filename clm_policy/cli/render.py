@@ -1,14 +1,11 @@
-"""What ``decide`` prints, on both of its paths (click's, clm_policy.cli.decide, and the quick
-one, clm_policy.cli.fast.decide): imported by the quick path, so no click here.
-
-The text of decisions and explanations lives in :mod:`clm_policy.report.explain` (the test
-report renders explanations too, and formatters never import the CLI); this module adds what
-a decision read from a transcript says of it.
+"""What ``decide`` prints, on both of its paths (clm_policy.cli.decide and the quick
+clm_policy.cli.fast.decide; no click here): :mod:`clm_policy.report.explain`'s text, and what a
+decision read from a transcript adds.
 """
 
 from __future__ import annotations
 
-from clm_policy.report.explain import render_decision, render_explanation
+from clm_policy.report.explain import render_decision
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -16,8 +13,6 @@ if TYPE_CHECKING:
 
     from clm_policy.models.decision import Decision
     from clm_policy.transcripts.reading import TranscriptReading
-
-__all__ = ["from_transcript", "render", "render_decision", "render_explanation", "transcript_note"]
 
 
 def render(decision: Decision, fmt: str, reading: TranscriptReading | None) -> str:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from clm_policy.base.termsafe import echo, echo_json
@@ -87,6 +85,8 @@ def replay(
     from clm_policy.replay.render import memory_text
 
     result = replay_memory(memory, policy_ref, rev=rev, progress=quiet)
-    text = json.dumps(result.as_dict(), indent=2) + "\n" if fmt == "json" else memory_text(result)
-    echo(text, nl=False)
+    if fmt == "json":
+        echo_json(result.as_dict())
+    else:
+        echo(memory_text(result), nl=False)
     return 1 if fail_on_change and (result.changed or result.refused) else 0

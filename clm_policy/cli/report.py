@@ -77,8 +77,7 @@ def report(memory: str, session: str | None, policy_ref: str, output: str) -> in
     """
     from clm_policy.report.html import render
 
-    if output != "-":
-        check_output(output)
+    check_output(output)
     data = _build(memory, session, policy_ref, quiet=False)
     if not data.sessions:
         echo(_nothing(memory), err=True)
@@ -133,8 +132,7 @@ def export(
 
     if table is not None and fmt == "json":
         raise click.UsageError("--table applies to --format csv (JSON holds every table)")
-    if output is not None:
-        check_output(output)
+    check_output(output)
     data = _build(memory, session, policy_ref, quiet=fmt == "json")
     if not data.sessions:
         echo(_nothing(memory), err=True)

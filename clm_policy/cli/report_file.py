@@ -11,9 +11,10 @@ from clm_policy.base.termsafe import terminal_safe
 from clm_policy.formats.textio import path_kind
 
 
-def check_output(path: str) -> None:
-    """Refuse an output path whose folder does not exist, before anything is run or written."""
-    if path_kind(Path(path).parent) != "folder":
+def check_output(path: str | None) -> None:
+    """Refuse an output path whose folder does not exist, before anything is run or written
+    (None, or ``-``: standard output)."""
+    if path not in (None, "-") and path_kind(Path(path).parent) != "folder":
         # the same words as a failed write, said before the run rather than after it
         raise InputError("cannot write the report: No such file or directory", Location(path))
 

@@ -1,9 +1,6 @@
-"""``clm-policy statusline``: the status line for Claude Code (``clm_policy.agents.statusline``).
-
-The ``clm-policy`` script runs ``statusline`` without click (:mod:`clm_policy.cli.entry`): it
-runs on every refresh of Claude Code's status bar and must start fast. This command is what
-``--help`` shows and what the in-process CLI (tests, ``clm_policy.cli.main.run``) runs; both
-call the same library function, with the same two options (a test pins them equal).
+"""``clm-policy statusline`` (``clm_policy.agents.statusline``): the script answers it without
+click (:mod:`clm_policy.cli.entry`); this command is what ``--help`` shows and what the
+in-process CLI runs, with the same two options (a test pins them equal).
 """
 
 from __future__ import annotations

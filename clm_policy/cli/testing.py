@@ -71,8 +71,7 @@ def test(
     from clm_policy.tester.discover import discover
     from clm_policy.tester.runner import run_tests
 
-    if output is not None:
-        check_output(output)
+    check_output(output)
     files = discover(list(paths)) if paths else _default_files()
     report = run_tests(files, keyword)
     if keyword is not None and not report.results and report.deselected:
@@ -106,17 +105,14 @@ def test(
 def _default_files() -> list[tuple[Path, str]]:
     """Without a PATH: the tests of the project's policy (.clm-policy.yaml,
     $CLM_POLICY_POLICY), found beside it and said on standard error; else policies/."""
+    from clm_policy.cli.lint import policies_folder
     from clm_policy.config.project import configured_policy, load_config
     from clm_policy.tester.discover import discover, tests_of
 
     config = load_config()
     configured = configured_policy(config)
     if configured is None:
-        if not Path("policies").is_dir():
-            raise InputError(
-                "no PATH given, no policy in .clm-policy.yaml and no policies/ folder here"
-            )
-        return discover(["policies"])
+        return discover([policies_folder()])
     path, where = configured
     files, looked = tests_of(path, config.root)
     if not files:

@@ -8,7 +8,7 @@ import shlex
 import click
 
 from clm_policy.base.termsafe import echo
-from clm_policy.config.trust import CHANGED, TRUSTED
+from clm_policy.config.trust import CHANGED
 from clm_policy.config.trusting import listing, revoke_config, trust_config
 
 
@@ -64,8 +64,7 @@ def _list() -> int:
         echo("no trusted configuration files (clm-policy trust PATH trusts one)")
         return 0
     for record, now in found:
-        state = {TRUSTED: "trusted", CHANGED: "changed"}.get(now, now)
-        line = f"{state:<10} {record.trusted_at or '-':<20}  {record.path}"
+        line = f"{now:<10} {record.trusted_at or '-':<20}  {record.path}"
         if now == CHANGED:
             line += f"  (not trusted as it is now: clm-policy trust {shlex.quote(record.path)})"
         echo(line)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from clm_policy.cli.options import EVENTS
+from clm_policy.memory.layout import EVENTS
 
 from conftest import REPO, invoke, run_process
 

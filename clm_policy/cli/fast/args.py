@@ -32,9 +32,8 @@ def parse(
 ) -> dict[str, Any]:
     """The values of ``args`` by destination, as click would give them."""
     values = dict(defaults)
-    i = 0
-    while i < len(args):
-        arg = args[i]
+    words = iter(args)
+    for arg in words:
         name, eq, attached = arg.partition("=") if arg.startswith("--") else (arg, "", "")
         if not eq and len(arg) > 2 and arg[0] == "-" and arg[1] != "-":
             name, attached, eq = arg[:2], arg[2:], "="  # -t260000
@@ -46,15 +45,9 @@ def parse(
             if eq:
                 raise Declined(arg)
             values[dest] = True
-            i += 1
             continue
-        if eq:
-            raw = attached
-            i += 1
-        elif i + 1 < len(args):
-            raw = args[i + 1]
-            i += 2
-        else:
+        raw = attached if eq else next(words, None)
+        if raw is None:
             raise Declined(arg)  # click: "requires an argument"
         values[dest] = _convert(raw, kind, values[dest])
     return values

@@ -1,15 +1,11 @@
-"""``clm-policy compact --state FILE`` as one quick process (see :mod:`clm_policy.cli.fast`).
+"""``clm-policy compact --state FILE`` as one quick process (see :mod:`clm_policy.cli.fast`):
+click would cost a person or a hook waiting on it more than the compaction itself.
 
-A person, a script or an agent's hook compacts a session and waits for the process; click and
-the command group cost it more than the compaction's own work. So ``compact`` with a state
-file (or ``-`` for standard input) is run here: the options' values are found as click's
-callbacks find them (the flag, the environment, ``.clm-policy.yaml``:
-:mod:`clm_policy.config.project`), the library call is click's command's
-(:func:`clm_policy.lifecycle.byhand.compact`) and the output :mod:`clm_policy.cli.outcomes`'s.
-
-Handed back too, before anything is written or printed: ``--session``, ``--transcript``, a
-setting that cannot be read. Once the compaction is asked for, a failure is told here, by the
-function click's path tells it with (:func:`clm_policy.cli.errors.report`).
+The options' values are found as click's callbacks find them (:mod:`clm_policy.config.project`),
+the library call is the click command's (:func:`clm_policy.lifecycle.byhand.compact`) and the
+output :mod:`clm_policy.cli.outcomes`'s. Handed back too, before anything is written or
+printed: ``--session``, ``--transcript``, a setting that cannot be read. Once the compaction is
+asked for, a failure is told here by :func:`clm_policy.cli.errors.report`, as click's path does.
 """
 
 from __future__ import annotations
@@ -22,10 +18,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-FORMATS = ("text", "json")
-SUMMARIZERS = ("deterministic", "openai")
-MEMORY_ENV = "CLM_POLICY_MEMORY"  # click reads it for --memory (clm_policy.cli.options)
-
 # option -> (destination, kind), as in clm_policy.cli.fast.args. A test holds this table equal
 # to the click command's parameters (those this path takes).
 OPTIONS: dict[str, tuple[str, Any]] = {
@@ -36,8 +28,8 @@ OPTIONS: dict[str, tuple[str, Any]] = {
     "--policy": ("policy_ref", "str"),
     "-p": ("policy_ref", "str"),
     "--profile": ("profile", "str"),
-    "--format": ("fmt", FORMATS),
-    "--summarizer": ("summarizer", SUMMARIZERS),
+    "--format": ("fmt", ("text", "json")),
+    "--summarizer": ("summarizer", ("deterministic", "openai")),
 }
 DEFAULTS = quickargs.defaults(OPTIONS, fmt="text")
 
@@ -55,8 +47,8 @@ def answer(args: list[str]) -> int | None:
     from clm_policy.config.project import memory_path, setting
 
     try:  # what click's callbacks give (clm_policy.cli.options); a problem: click says it
-        flag = values["memory"]  # click's envvar: taken as the flag, when there is none
-        memory = memory_path(os.environ.get(MEMORY_ENV) or None if flag is None else flag)
+        flag = values["memory"]  # click's envvar (cli.options): taken as the flag, if none
+        memory = memory_path(os.environ.get("CLM_POLICY_MEMORY") or None if flag is None else flag)
         policy_ref = setting("policy", values["policy_ref"]) or "default"
         profile = setting("profile", values["profile"])
     except ClmError:
@@ -78,6 +70,3 @@ def answer(args: list[str]) -> int | None:
         code = errors.report(["compact", *args], exc, ("compact",))
     errors.warn_ignored()
     return code
-
-
-__all__ = ["answer"]

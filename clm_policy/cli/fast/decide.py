@@ -1,18 +1,13 @@
-"""``clm-policy decide`` as one quick process (see :mod:`clm_policy.cli.fast`).
+"""``clm-policy decide`` as one quick process (see :mod:`clm_policy.cli.fast`): a hook or a
+script asks for one decision per prompt.
 
-A hook or a script asks for one decision per prompt, so ``decide --tokens N``, ``decide
---transcript PATH`` and ``decide --state FILE`` are answered here, importing only what the
-answer needs: the configuration lookup, the resolver of the state's source, the
-compiled-policy cache and the engine. What the options mean together — one source, the
-figures that go with ``--tokens`` — is the resolver's (:mod:`clm_policy.lifecycle.sources`),
-which both paths call; the output is :mod:`clm_policy.cli.render`'s. Handed back too:
-``--explain``, ``--session`` and any error but one (standard input, when read, is read once:
-:func:`clm_policy.lifecycle.sources.read_stdin`). The one error it keeps is a state that
-cannot be read (``--state``: not JSON, or not a SessionState): :func:`answer` raises it, and
-the program reports it as click's path would, with the same function
-(:func:`clm_policy.cli.errors.report`) — handing it back would read, parse and validate a
-large state a second time, and the error path would take twice as long as the valid one.
-Nothing is written here but the policy cache, so running twice is harmless.
+What the options mean together is the resolver's (:mod:`clm_policy.lifecycle.sources`), which
+both paths call; the output is :mod:`clm_policy.cli.render`'s. Handed back too: ``--explain``,
+``--session`` and any error but one (standard input is read once:
+:func:`clm_policy.lifecycle.sources.read_stdin`). A ``--state`` that cannot be read is raised,
+and reported with click's path's function (:func:`clm_policy.cli.errors.report`): handing it
+back would read and validate a large state twice. Nothing is written here but the policy
+cache, so running twice is harmless.
 """
 
 from __future__ import annotations
@@ -25,12 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-STATUSES = tuple(s.value for s in TaskStatus)
-FORMATS = ("text", "json")
-TRANSCRIPT_FORMATS = ("auto", "claude-code", "codex", "openai")
-
-# option -> (destination, kind); kind: "flag", "str", "multi", an int range (low, high) or a
-# tuple of choices. Short forms map to the same destination. A test holds this table equal
+# option -> (destination, kind), as in clm_policy.cli.fast.args. A test holds this table equal
 # to the click command's parameters.
 OPTIONS: dict[str, tuple[str, Any]] = {
     "--policy": ("policy_ref", "str"),
@@ -43,12 +33,12 @@ OPTIONS: dict[str, tuple[str, Any]] = {
     "--window": ("window", (1, MAX_COUNT)),
     "--step": ("step", (0, MAX_COUNT)),
     "--last-compact-step": ("last_compact_step", (0, MAX_COUNT)),
-    "--status": ("status", STATUSES),
+    "--status": ("status", tuple(s.value for s in TaskStatus)),
     "--signal": ("signals", "multi"),
     "--transcript": ("transcript", "str"),
-    "--transcript-format": ("transcript_format", TRANSCRIPT_FORMATS),
+    "--transcript-format": ("transcript_format", ("auto", "claude-code", "codex", "openai")),
     "--force": ("force", "flag"),
-    "--format": ("fmt", FORMATS),
+    "--format": ("fmt", ("text", "json")),
 }
 DEFAULTS = quickargs.defaults(
     OPTIONS,
@@ -60,9 +50,7 @@ DEFAULTS = quickargs.defaults(
 
 def answer(args: list[str]) -> str | None:
     """The output of ``clm-policy decide ARGS`` (without its final newline), or None when
-    click should run the command instead (see the module docstring). A ``--state`` that
-    cannot be read raises its :class:`~clm_policy.base.errors.InputError`, the one click's
-    path would raise."""
+    click should run the command instead; a ``--state`` that cannot be read raises."""
     try:
         values = quickargs.parse(args, OPTIONS, DEFAULTS)
     except quickargs.Declined:
@@ -91,6 +79,3 @@ def answer(args: list[str]) -> str | None:
     except ClmError:
         return None
     return render(outcome, values["fmt"], resolved.reading)
-
-
-__all__ = ["answer"]

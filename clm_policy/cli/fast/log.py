@@ -1,10 +1,6 @@
-"""``clm-policy log`` as one quick process (see :mod:`clm_policy.cli.fast`): git starts first,
-Python's imports run meanwhile.
-
-Reading the audit trail is one ``git log``; over 10,000 commits git takes tens of
-milliseconds, and so do loading click and the memory modules. Here the memory repository is
-found and git is started before anything else is imported, and the parsing and rendering (the
-same functions as the click command's: :class:`~clm_policy.memory.audit.LogReader`,
+"""``clm-policy log`` as one quick process (see :mod:`clm_policy.cli.fast`): the memory
+repository is found and its one ``git log`` started before anything else is imported, and the
+click command's parsing and rendering (:class:`~clm_policy.memory.audit.LogReader`,
 :func:`~clm_policy.report.auditlog.render`) load while it runs. A folder that is not plainly a
 memory repository is handed back too.
 """
