@@ -102,8 +102,10 @@ class WorkingSession:
         s.messages = [*s.messages, *result.messages_added]
         s.step_index += 1
         s.status = result.task_status
-        spec = result.step if isinstance(result, ScriptedStep) else None
-        if spec is not None:
+        if not isinstance(result, ScriptedStep):
+            return result
+        s.human_interventions += result.interventions
+        if (spec := result.step) is not None:
             s.signals = {**s.signals, **spec.signals}
             s.changed_artifacts = _merge(s.changed_artifacts, spec.changed)
             s.commands_and_results = [*s.commands_and_results, *spec.commands][-50:]
@@ -113,8 +115,6 @@ class WorkingSession:
             ]
             s.blockers = [b for b in _merge(s.blockers, spec.blockers) if b not in spec.resolved]
             s.decisions = _merge(s.decisions, spec.decisions)
-        if isinstance(result, ScriptedStep):
-            s.human_interventions += result.interventions
         return result
 
 

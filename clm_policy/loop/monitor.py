@@ -21,10 +21,6 @@ from clm_policy.models.state import (
     TokenSnapshot,
 )
 
-COUNTED = COUNTED_FIELDS
-"""The fields a decision reads only the length of (``messages``, ``blockers``): a line of
-decisions.jsonl records their lengths, not their contents."""
-
 
 @dataclass
 class MetricsMonitor:
@@ -67,13 +63,14 @@ def seen_state(state: SessionState) -> dict[str, Any]:
     decision is made, before anything acts on it).
 
     ``state``: every field the engine reads (``READ_FIELDS``, generated from the state's
-    declaration), as SessionState JSON, except the lists, whose lengths are in ``lengths``.
+    declaration), as SessionState JSON, except the lists a decision only counts
+    (``COUNTED_FIELDS``), whose lengths are in ``lengths``.
     ``clm-policy replay`` re-decides a line from exactly this (clm_policy/replay/records.py);
     lines written before it was recorded have neither and are reported as not replayable.
     """
-    read = {"session_id", *READ_FIELDS} - set(COUNTED)
-    data = state.replace(**{name: [] for name in COUNTED}).as_dict()
+    read = {"session_id", *READ_FIELDS} - set(COUNTED_FIELDS)
+    data = state.replace(**{name: [] for name in COUNTED_FIELDS}).as_dict()
     return {
         "state": {name: value for name, value in data.items() if name in read},
-        "lengths": {name: len(getattr(state, name)) for name in COUNTED},
+        "lengths": {name: len(getattr(state, name)) for name in COUNTED_FIELDS},
     }

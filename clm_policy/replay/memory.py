@@ -183,7 +183,9 @@ def replay_memory(
 
 
 def _example(item: Recorded, new: str | None = None) -> Example:
-    return Example(item.session, item.line, item.step, item.context_tokens, item.rationale, new)
+    state = item.state
+    step, context = state.step_index, state.tokens.context_tokens
+    return Example(item.session, item.line, step, context, item.rationale, new)
 
 
 def _note(group: Change | Problem, example: Example) -> None:

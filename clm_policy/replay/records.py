@@ -21,11 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from clm_policy.base.errors import InputError
 from clm_policy.formats.textio import MiB
-from clm_policy.loop.monitor import COUNTED
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import SESSIONS, is_session
 from clm_policy.models.enums import MAX_COUNT, Action
-from clm_policy.models.state import read_state
+from clm_policy.models.state import COUNTED_FIELDS, read_state
 
 if TYPE_CHECKING:
     from clm_policy.models.state import StateLike
@@ -81,14 +80,6 @@ class Recorded:
     action: str
     trigger: str | None
     rationale: str | None
-
-    @property
-    def step(self) -> int:
-        return self.state.step_index
-
-    @property
-    def context_tokens(self) -> int:
-        return self.state.tokens.context_tokens
 
 
 def decision_files(repo: MemoryRepo, commit: str) -> tuple[list[str], list[SkippedFile]]:
@@ -172,7 +163,7 @@ def recorded(line: Line) -> Recorded | str:
     lengths = data.get("lengths")
     if type(lengths) is not dict:
         return BAD_LENGTHS
-    for name in COUNTED:
+    for name in COUNTED_FIELDS:
         length = lengths.get(name)
         if type(length) is not int or not 0 <= length <= MAX_COUNT:
             return BAD_LENGTHS

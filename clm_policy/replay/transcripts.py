@@ -95,10 +95,8 @@ class TranscriptReplay:
     skipped: list[Skipped] = field(default_factory=list)
 
     def verdicts(self) -> dict[str, int]:
-        counts = dict.fromkeys(("before", "after", "never", "instead", "neither"), 0)
-        for s in self.sessions:
-            counts[s.verdict] += 1
-        return counts
+        found = [s.verdict for s in self.sessions]
+        return {v: found.count(v) for v in ("before", "after", "never", "instead", "neither")}
 
     def as_dict(self) -> dict[str, Any]:
         return {

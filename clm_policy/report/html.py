@@ -449,17 +449,15 @@ def _shapes(
     at = dict(points)
     radius = 4 if len(marks) <= PLOT_W / 10 else 2.5
     for step, kind, tip in marks:
-        tokens = at.get(step, 0)
-        x, y = scale.x(step), scale.y(tokens)
+        x, y, title = scale.x(step), scale.y(at.get(step, 0)), f"<title>{escape(tip)}</title>"
         if kind == "handoff":
-            shape, end = (
-                f'<rect class="handoff" x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" '
-                f'height="10" transform="rotate(45 {x:.1f} {y:.1f})">',
-                "rect",
+            yield (
+                f'<rect class="handoff" x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" '
+                f'transform="rotate(45 {x:.1f} {y:.1f})">{title}</rect>\n'
             )
         else:
-            shape, end = f'<circle class="{kind}" cx="{x:.1f}" cy="{y:.1f}" r="{radius}">', "circle"
-        yield f"{shape}<title>{escape(tip)}</title></{end}>\n"
+            yield f'<circle class="{kind}" cx="{x:.1f}" cy="{y:.1f}" r="{radius}">{title}</circle>'
+            yield "\n"
 
 
 def _legend(

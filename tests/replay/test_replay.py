@@ -11,11 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from clm_policy.loop.monitor import COUNTED, seen_state
+from clm_policy.loop.monitor import seen_state
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.trailers import CommitMessage
 from clm_policy.models.enums import MessageRole, TaskStatus
-from clm_policy.models.state import READ_FIELDS, Message, SessionState, TokenSnapshot
+from clm_policy.models.state import (
+    COUNTED_FIELDS,
+    READ_FIELDS,
+    Message,
+    SessionState,
+    TokenSnapshot,
+)
 from clm_policy.policy.compile import load_policy
 from clm_policy.replay import records
 from clm_policy.replay.memory import replay_memory
@@ -192,7 +198,7 @@ def test_a_line_records_every_name_a_decision_reads() -> None:
     policy = load_policy("default")
     prof = policy.profile("research")
     assert policy.namespace(item.state, prof) == policy.namespace(state, prof)
-    assert set(COUNTED) == {"messages", "blockers"}
+    assert set(COUNTED_FIELDS) == {"messages", "blockers"}
 
 
 def line_of(**fields: object) -> dict[str, object]:
