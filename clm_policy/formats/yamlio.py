@@ -33,18 +33,6 @@ if TYPE_CHECKING:
 
     from clm_policy.formats.yamlbuild import Marks
 
-__all__ = [
-    "PathKey",
-    "YamlDocument",
-    "YamlStream",
-    "dump_yaml",
-    "load_yaml",
-    "parse_yaml",
-    "paused_gc",
-    "scalar_source",
-    "scalar_text_start",
-]
-
 PathKey = str | int
 
 

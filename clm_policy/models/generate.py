@@ -247,7 +247,6 @@ def _class(model: type[BaseModel], read: bool) -> list[str]:
         "",
         "    @classmethod",
         f"    def from_dict(cls, data: Mapping[str, Any]) -> {name}:",
-        f'        """The {name} of JSON data its declaration accepts (checked already)."""',
         *_laid("        return cls(", loaded, ")"),
     ]
     return [
@@ -266,7 +265,6 @@ def _class(model: type[BaseModel], read: bool) -> list[str]:
         *body,
         "",
         "    def as_dict(self) -> dict[str, Any]:",
-        '        """The JSON data (exactly the declaration\'s ``model_dump(mode="json")``)."""',
         *_laid("        return {", dumped, "}"),
         *(loading if read else []),
     ]
