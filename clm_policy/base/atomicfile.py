@@ -9,10 +9,8 @@ name is written through.
 
 With ``dir_fd``, names are relative to that open folder and nothing is resolved above it:
 the memory repository's confinement (clm_policy.memory.git.confine) walks to the folder without
-following links and hands its descriptor here.
-
-Cheap to import: only ``os``. The status line and the hooks, which run on every refresh and
-every prompt, write their caches through it (clm_policy.base.privatefiles).
+following links and hands its descriptor here. Only ``os`` is imported: the status line and
+the hooks write their caches through it (clm_policy.base.privatefiles).
 """
 
 from __future__ import annotations

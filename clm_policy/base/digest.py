@@ -1,8 +1,7 @@
 """SHA-256 without ``hashlib``: the per-prompt commands key their caches by content.
 
-``hashlib`` loads OpenSSL (a few milliseconds, as much as the rest of a cached ``decide``);
-CPython's own SHA-256 module is built in and gives the same digest. Where it is missing (another
-Python), ``hashlib`` it is.
+``hashlib`` loads OpenSSL; CPython's own SHA-256 module is built in and gives the same digest.
+Where it is missing (another Python), ``hashlib`` it is.
 """
 
 from __future__ import annotations

@@ -103,13 +103,15 @@ class ClmError(Exception):
     ``unknown-name``, ...), so ``clm-policy lint`` can show every problem of a file with its ID.
     """
 
+    DEFAULT_CHECK: LoadCheck | None = None  # the check of an error raised without one
+
     def __init__(
         self, message: str, location: Location | None = None, *, check: LoadCheck | None = None
     ) -> None:
         super().__init__(message)
         self.message = message
         self.location = location
-        self.check = check
+        self.check = check or self.DEFAULT_CHECK
 
     def __str__(self) -> str:
         if self.location is None:
@@ -134,10 +136,7 @@ class PolicyError(InputError):
 class ExpressionError(PolicyError):
     """A ``when:`` expression or a message template cannot be compiled."""
 
-    def __init__(
-        self, message: str, location: Location | None = None, *, check: LoadCheck | None = None
-    ) -> None:
-        super().__init__(message, location, check=check or LoadCheck.EXPRESSION_SYNTAX)
+    DEFAULT_CHECK = LoadCheck.EXPRESSION_SYNTAX
 
 
 class StateError(InputError):

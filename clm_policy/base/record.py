@@ -1,9 +1,8 @@
 """Plain value classes for the per-prompt paths: equality, hashing, ``repr`` and ``replace``.
 
-``decide``, the hooks and the status line run as a process per prompt or per refresh; the
-``dataclasses`` module alone (it imports ``inspect``) costs them about as much as Python's own
-start-up, and each decorated class more on top. A class here lists its constructor fields in
-``FIELDS`` and writes its own ``__init__``; :class:`Record` gives it what ``@dataclass`` would:
+The per-prompt paths do without ``dataclasses`` (it imports ``inspect``; docs/architecture.md,
+"The hot path and its rules"). A class here lists its constructor fields in ``FIELDS`` and
+writes its own ``__init__``; :class:`Record` gives it what ``@dataclass`` would:
 ``==`` over ``COMPARED`` (default: all of ``FIELDS``), a matching ``hash`` for the immutable
 ones, a ``repr`` and :meth:`Record.replace`. Instances are treated as immutable unless the
 class says otherwise; nothing enforces it.

@@ -3,8 +3,7 @@
 Whatever sends the input — Claude Code or Codex to a hook, a script to ``decide --state -``,
 Claude Code to the status line — may send more than any use has for it, so nothing reads
 standard input to its end: :func:`read_stdin` reads at most one byte more than the caller's
-limit (the caller says "too large" when it got that byte), and leaves the rest unread. 300 MB
-sent to a hook cost it what its limit allows, not 300 MB (tests/base/test_stdin.py).
+limit (the caller says "too large" when it got that byte), and leaves the rest unread.
 """
 
 from __future__ import annotations

@@ -125,7 +125,10 @@ def workflow_command(command: str, message: str, **properties: str | int) -> str
     line), with GitHub's own escapes (as @actions/core's: ``%``, CR and LF in the message,
     ``:`` and ``,`` too in a property, so no value ends it or starts a command of its own),
     terminal-safe, and marked for the printer to let through (the module docstring)."""
-    props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
+    props = ",".join(
+        f"{key}={escape_data(str(value)).replace(':', '%3A').replace(',', '%2C')}"
+        for key, value in properties.items()
+    )
     return f"{_MARK}::{command}{' ' if props else ''}{props}::{escape_data(message)}\n"
 
 
@@ -133,11 +136,6 @@ def escape_data(value: str) -> str:
     """``value`` as a workflow command's message, on one line and terminal-safe."""
     escaped = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     return terminal_safe(escaped, lines=False)
-
-
-def escape_property(value: str) -> str:
-    """``value`` as a workflow command's property (``:`` and ``,`` escaped too)."""
-    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
 def _text(code: int) -> str:

@@ -11,8 +11,7 @@ model is never valid, so a valid one need not pay for the walk.
 
 Positions cost nothing on the way in: the text is parsed by ``json`` (C), and only when
 something is wrong is it scanned again, once, to find where — :func:`_first_problem` for the
-problems above, :class:`JsonDocument` for a path that fails validation. Both are linear in
-the text, so a 13 MB state with one bad field is reported about as fast as a good one is read.
+problems above, :class:`JsonDocument` for a path that fails validation (both linear).
 """
 
 from __future__ import annotations

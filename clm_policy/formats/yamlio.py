@@ -33,18 +33,6 @@ if TYPE_CHECKING:
 
     from clm_policy.formats.yamlbuild import Marks
 
-__all__ = [
-    "PathKey",
-    "YamlDocument",
-    "YamlStream",
-    "dump_yaml",
-    "load_yaml",
-    "parse_yaml",
-    "paused_gc",
-    "scalar_source",
-    "scalar_text_start",
-]
-
 PathKey = str | int
 
 
@@ -123,12 +111,8 @@ class YamlDocument(Record):
 
 @contextmanager
 def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building many new objects.
-
-    Every few hundred allocations the collector walks the young objects, and ever more often
-    the whole growing tree, so that building a large file takes several times as long with it
-    on. Parsed data holds no reference cycles that would need it.
-    """
+    """Pause the cyclic garbage collector while building many new objects: it would walk the
+    growing tree again and again, and parsed data holds no reference cycles that need it."""
     enabled = gc.isenabled()
     gc.disable()
     try:

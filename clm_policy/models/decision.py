@@ -28,7 +28,6 @@ class GuardFinding(Record):
         self.message = message
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
         return {'guard': self.guard, 'severity': self.severity, 'message': self.message}
 
 
@@ -81,7 +80,6 @@ class Decision(Record):
         self.window_source = window_source
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
         return {
             'action': self.action.value,
             'trigger': self.trigger,
@@ -133,7 +131,6 @@ class RuleTrace(Record):
         self.decided = decided
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
         return {
             'id': self.id,
             'action': self.action.value,
@@ -188,7 +185,6 @@ class GuardTrace(Record):
         self.message = message
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
         return {
             'id': self.id,
             'guards': self.guards.value,
@@ -226,7 +222,6 @@ class Explanation(Record):
         self.guards = guards
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
         return {
             'decision': self.decision.as_dict(),
             'rules': [item.as_dict() for item in self.rules],

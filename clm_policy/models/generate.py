@@ -57,8 +57,6 @@ DOCUMENTS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     "decision": ("The decision and its explain trace", ("Explanation",), False),
     "manifest": ("The handoff manifest", ("HandoffManifest",), True),
 }
-READER = "state"
-"""The document whose first model :func:`read_state` reads (the state's root)."""
 
 SCALARS = (bool, int, float, str)
 ENUMS = "clm_policy.models.enums"
@@ -247,7 +245,6 @@ def _class(model: type[BaseModel], read: bool) -> list[str]:
         "",
         "    @classmethod",
         f"    def from_dict(cls, data: Mapping[str, Any]) -> {name}:",
-        f'        """The {name} of JSON data its declaration accepts (checked already)."""',
         *_laid("        return cls(", loaded, ")"),
     ]
     return [
@@ -266,7 +263,6 @@ def _class(model: type[BaseModel], read: bool) -> list[str]:
         *body,
         "",
         "    def as_dict(self) -> dict[str, Any]:",
-        '        """The JSON data (exactly the declaration\'s ``model_dump(mode="json")``)."""',
         *_laid("        return {", dumped, "}"),
         *(loading if read else []),
     ]
@@ -542,7 +538,7 @@ def render(document: str, root: type[BaseModel] | None = None) -> str:
     for model in roots:
         _held(model, every)
     own = [m for m in every if m not in owner]
-    reader = roots[0] if document == READER else None
+    reader = roots[0] if document == "state" else None  # the root read_state reads
     imports = ["from clm_policy.base.record import Record"]
     enums = sorted(_enums(own))
     if enums:

@@ -30,12 +30,10 @@ class AgentWords(Record):
         self.step = step
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
         return {'source': self.source.value, 'text': self.text, 'step': self.step}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AgentWords:
-        """The AgentWords of JSON data its declaration accepts (checked already)."""
         return cls(source=WordsSource(data['source']), text=data['text'], step=data['step'])
 
 
@@ -56,7 +54,6 @@ class Check(Record):
         self.earlier = earlier
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
         return {
             'command': self.command,
             'status': self.status,
@@ -66,7 +63,6 @@ class Check(Record):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Check:
-        """The Check of JSON data its declaration accepts (checked already)."""
         return cls(
             command=data['command'],
             status=data['status'],
@@ -117,7 +113,6 @@ class HandoffRecord(Record):
         self.contradictions = [] if contradictions is None else contradictions
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
         return {
             'tasks': list(self.tasks),
             'tasks_before_request': self.tasks_before_request,
@@ -135,7 +130,6 @@ class HandoffRecord(Record):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> HandoffRecord:
-        """The HandoffRecord of JSON data its declaration accepts (checked already)."""
         return cls(
             tasks=list(data['tasks']),
             tasks_before_request=data['tasks_before_request'],
@@ -234,7 +228,6 @@ class HandoffManifest(Record):
         self.agent_id = agent_id
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
         return {
             'schema_version': self.schema_version,
             'goal': self.goal,
@@ -268,7 +261,6 @@ class HandoffManifest(Record):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> HandoffManifest:
-        """The HandoffManifest of JSON data its declaration accepts (checked already)."""
         return cls(
             schema_version=data['schema_version'],
             goal=data['goal'],

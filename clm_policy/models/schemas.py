@@ -37,12 +37,9 @@ MODELS: dict[str, tuple[type[BaseModel], str]] = {
 
 def render(name: str) -> str:
     model, title = MODELS[name]
-    body = model.model_json_schema()
-    body.pop("$schema", None)
-    body.pop("$id", None)
-    body["title"] = title
-    schema = {"$schema": DRAFT, "$id": f"{BASE_ID}:{name}", **body}
-    return json.dumps(schema, indent=2, sort_keys=False) + "\n"
+    schema = {"$schema": DRAFT, "$id": f"{BASE_ID}:{name}", **model.model_json_schema()}
+    schema["title"] = title
+    return json.dumps(schema, indent=2) + "\n"
 
 
 if __name__ == "__main__":  # pragma: no cover - a maintainer's tool

@@ -100,7 +100,6 @@ class TokenSnapshot(Record):
         self.estimated = estimated
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
         return {
             'context_tokens': self.context_tokens,
             'input_tokens': self.input_tokens,
@@ -113,7 +112,6 @@ class TokenSnapshot(Record):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TokenSnapshot:
-        """The TokenSnapshot of JSON data its declaration accepts (checked already)."""
         return cls(
             context_tokens=data['context_tokens'],
             input_tokens=data['input_tokens'],
@@ -142,7 +140,6 @@ class Message(Record):
         self.tokens = tokens
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
         return {
             'role': self.role.value,
             'content': self.content,
@@ -152,7 +149,6 @@ class Message(Record):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Message:
-        """The Message of JSON data its declaration accepts (checked already)."""
         return cls(
             role=MessageRole(data['role']),
             content=data['content'],
@@ -244,7 +240,6 @@ class SessionState(Record):
         self.schema_version = schema_version
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
         return {
             'session_id': self.session_id,
             'goal': self.goal,
@@ -281,7 +276,6 @@ class SessionState(Record):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SessionState:
-        """The SessionState of JSON data its declaration accepts (checked already)."""
         return cls(
             session_id=data['session_id'],
             goal=data['goal'],
@@ -345,7 +339,6 @@ class AgentStepResult(Record):
         self.notes = notes
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON data (exactly the declaration's ``model_dump(mode="json")``)."""
         return {
             'messages_added': [item.as_dict() for item in self.messages_added],
             'tool_calls': self.tool_calls,
@@ -357,7 +350,6 @@ class AgentStepResult(Record):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AgentStepResult:
-        """The AgentStepResult of JSON data its declaration accepts (checked already)."""
         return cls(
             messages_added=[Message.from_dict(item) for item in data['messages_added']],
             tool_calls=data['tool_calls'],
