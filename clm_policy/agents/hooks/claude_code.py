@@ -165,18 +165,18 @@ def _user_prompt_submit(hook: Hook) -> Reply:
         log(f"{AGENT}: {hook.call.name}: {type(exc).__name__}: {exc}")  # the line is said anyway
         reply = NOTHING
     if mode is not None and hook.call.event.get("prompt") == ENGINE_PROMPT:
-        reply = reply.without_message()
+        reply = reply.replace(message="")
     return reply.with_message(seeded)
 
 
 def _seed_notice(hook: Hook) -> str:
     """``clm-policy: this session starts from the handoff <manifest> (goal: ...).``, once per
     session that SessionStart seeded from a handoff; "" otherwise."""
-    facts = hook.notes.facts()
+    facts = hook.facts()
     seeded = facts.get("seeded")
     if not isinstance(seeded, str) or facts.get("seed_told"):
         return ""
-    hook.notes.note(seed_told=True)
+    hook.note(seed_told=True)
     from clm_policy.lifecycle.summary import one_line
 
     goal = facts.get("seeded_goal")
@@ -205,7 +205,7 @@ def _stop(hook: Hook) -> Reply:
     reply = stop_for_handoff(hook, wording())
     if engine_mode() in ("replace", "append"):
         # the engine applies the committed handoff after the turn, and says so itself
-        return reply.without_message()
+        return reply.replace(message="")
     return reply
 
 

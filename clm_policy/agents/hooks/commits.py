@@ -139,7 +139,7 @@ def hand_off(
     # the session's hooks and status line know it has handed off; through the MCP tool the
     # model (and the person, seeing the call) are told by the tool's answer
     told = done.manifest_path if via == "mcp" else None
-    hook.notes.note(handoff=done.manifest_path, told=told, asked=None)
+    hook.note(handoff=done.manifest_path, told=told, asked=None)
     return done, why
 
 

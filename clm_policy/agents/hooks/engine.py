@@ -87,18 +87,12 @@ def engine_main() -> str:
     import json
 
     from clm_policy.agents.hooks.call import MAX_INPUT
+    from clm_policy.agents.hooks.reply import cleaned, cleaner
     from clm_policy.base.stdin import read_stdin
 
-    return json.dumps(said(run_engine(read_stdin(MAX_INPUT))), ensure_ascii=False)
-
-
-def said(answer: Answer) -> Answer:
-    """``answer`` as it may be shown and sent: every text as a hook's reply says it (redacted,
-    terminal-safe, held to the limit: :func:`~.reply.cleaner`)."""
-    from clm_policy.agents.hooks.reply import cleaner
-
-    clean = cleaner()
-    return {key: clean(value) if isinstance(value, str) else value for key, value in answer.items()}
+    # every text as a hook's reply says it: redacted, terminal-safe, held to the limit
+    answer = cleaned(run_engine(read_stdin(MAX_INPUT)), cleaner())
+    return json.dumps(answer, ensure_ascii=False)
 
 
 # -- the events -----------------------------------------------------------------------------
@@ -112,7 +106,7 @@ def _turn(hook: Hook) -> Answer:
     """After a turn: compact, ask for the handoff, apply it, or nothing."""
     mode = handoff_mode(hook.call.event)
     status = status_text(hook)
-    facts = hook.notes.facts()
+    facts = hook.facts()
     if not facts.get("applied") and (facts.get("handoff") or handed_off(hook) is not None):
         if mode == "clear":
             return {"act": "none", "status": status}
@@ -124,7 +118,7 @@ def _turn(hook: Hook) -> Answer:
     if outcome.action.value == "handoff" and not facts.get("applied"):
         if facts.get("engine_asked"):
             return {"act": "none", "status": status}  # asked: its Stop commits the reply
-        hook.notes.note(engine_asked=True)
+        hook.note(engine_asked=True)
         return {
             "act": "ask",
             "prompt": ENGINE_PROMPT,
@@ -147,7 +141,7 @@ def _compact(hook: Hook) -> Answer:
     from clm_policy.memory.audit import read_log
 
     mode = handoff_mode(hook.call.event)
-    facts = hook.notes.facts()
+    facts = hook.facts()
     if hook.call.event.get("agent_id") or mode == "clear" or facts.get("applied"):
         return {"act": "none"}
     sid = hook.session_id()
@@ -160,7 +154,7 @@ def _compact(hook: Hook) -> Answer:
         return {"act": "none"}
     seed, _goal = seeded
     manifest = entries[0].trailers.get("Clm-Manifest") or entries[0].commit
-    hook.notes.note(applied=manifest, handoff=manifest, told=manifest, fresh_start=True)
+    hook.note(applied=manifest, handoff=manifest, told=manifest, fresh_start=True)
     policy = hook.policy()
     names = f"{policy.name}/{policy.profile(hook.profile).name}"
     return {

@@ -78,7 +78,7 @@ def told_of_handoff(hook: Hook, wording: Wording, facts: Mapping[str, Any]) -> R
     manifest = facts.get("handoff")
     if not isinstance(manifest, str) or facts.get("told") == manifest:
         return None
-    hook.notes.note(told=manifest)
+    hook.note(told=manifest)
     return tell(
         f"clm-policy: this session has handed off: the handoff is committed ({manifest}). "
         f"{wording.next_session}"
@@ -97,7 +97,7 @@ def stop_for_handoff(hook: Hook, wording: Wording) -> Reply:
     (:func:`far_from_handoff`); a transcript with no usage figure yet (an estimate) decides no
     handoff — the next prompt's hook has the figure. A handoff committed where the person saw
     nothing is told here, once."""
-    facts = hook.notes.facts()
+    facts = hook.facts()
     told = told_of_handoff(hook, wording, facts)
     if told is not None:
         return told
@@ -125,10 +125,10 @@ def stop_for_handoff(hook: Hook, wording: Wording) -> Reply:
         # the reply that was asked for holds the handoff: commit it now
         _, full = read_whole(hook)
         done = commit_handoff(hook, full if full is not None else outcome)
-        hook.notes.note(told=done.manifest_path)
+        hook.note(told=done.manifest_path)
         return tell(f"clm-policy: handoff committed ({done.manifest_path}). {wording.next_session}")
     if turn:
-        hook.notes.note(asked=turn)
+        hook.note(asked=turn)
     return wording.ask_at_stop(stop_request(outcome.rationale, share(outcome, hook.agent)))
 
 
@@ -150,7 +150,7 @@ def pre_compact(hook: Hook, wording: Wording) -> Reply:
             native = agent_trailers(trigger, state)
             done = commit_handoff(hook, outcome, repo, **native)
             if wording.block_is_seen:
-                hook.notes.note(told=done.manifest_path)
+                hook.note(told=done.manifest_path)
             return wording.block_compaction(
                 f"clm-policy: the policy hands off here ({outcome.rationale}), so the "
                 f"automatic compaction is {wording.stopped}. The handoff is committed "
@@ -177,7 +177,7 @@ def prompt_advice(hook: Hook, wording: Wording) -> Reply:
     action = outcome.action.value
     if action == "continue":
         return NOTHING
-    facts = hook.notes.facts()
+    facts = hook.facts()
     told = told_of_handoff(hook, wording, facts)
     if told is not None:
         return told
@@ -204,7 +204,7 @@ def prompt_advice(hook: Hook, wording: Wording) -> Reply:
             f"({outcome.rationale}). {handoff_request()}"
         )
         if hook.call.turn:
-            hook.notes.note(asked=hook.call.turn)  # this turn's Stop commits the reply
+            hook.note(asked=hook.call.turn)  # this turn's Stop commits the reply
     return Reply(message=person, context=model, event="UserPromptSubmit")
 
 
@@ -212,9 +212,9 @@ def window_notice(hook: Hook, reading: TranscriptReading) -> Reply:
     """Once per session: the window is unknown, so the policy's thresholds (shares of it)
     decide nothing; how to tell it. Not before the first response (no model named yet, and
     nothing in the window to speak of)."""
-    if not reading.model or hook.notes.facts().get("window_told"):
+    if not reading.model or hook.facts().get("window_told"):
         return NOTHING
-    hook.notes.note(window_told=True)
+    hook.note(window_told=True)
     model = reading.model
     unknown = (
         f"clm-policy: the context window of {model} is unknown, so the policy's thresholds "
@@ -261,11 +261,11 @@ def session_start(hook: Hook) -> Reply:
 
     model = hook.call.text("model")
     if model:
-        hook.notes.note(model=model)
-    if hook.call.text("source") == "compact" and hook.notes.facts().get("fresh_start"):
+        hook.note(model=model)
+    if hook.call.text("source") == "compact" and hook.facts().get("fresh_start"):
         # the compaction that put a handoff's seed in place of the conversation (clm-policy's
         # Claude Code plugin engine): the seed holds what the snapshot's essentials would
-        hook.notes.note(fresh_start=None)
+        hook.note(fresh_start=None)
         return NOTHING
     text = context_at_start(hook)
     return Reply(context=text, event="SessionStart") if text else NOTHING

@@ -61,10 +61,6 @@ class Reply(Record):
             return self
         return self.replace(message=f"{line}\n{self.message}" if self.message else line)
 
-    def without_message(self) -> Reply:
-        """This reply without what the person sees (the model's part kept)."""
-        return self.replace(message="")
-
     def payload(self) -> dict[str, object]:
         """The JSON object written on standard output ({} when there is none)."""
         data: dict[str, object] = {}
@@ -91,7 +87,7 @@ class Reply(Record):
         import json
 
         clean = cleaner()
-        stdout = json.dumps(_cleaned(payload, clean)) if payload else ""
+        stdout = json.dumps(cleaned(payload, clean)) if payload else ""
         return HookOutput(self.exit_code, stdout, clean(self.stderr) if self.stderr else "")
 
 
@@ -117,11 +113,12 @@ def cleaner() -> Callable[[str], str]:
     return lambda text: cut(terminal_safe(redact(text)))
 
 
-def _cleaned(value: Any, clean: Callable[[str], str]) -> Any:
+def cleaned(value: Any, clean: Callable[[str], str]) -> Any:
+    """``value`` (JSON data) with every text passed through ``clean``."""
     if isinstance(value, str):
         return clean(value)
     if isinstance(value, dict):
-        return {k: _cleaned(v, clean) for k, v in value.items()}
+        return {k: cleaned(v, clean) for k, v in value.items()}
     if isinstance(value, list):
-        return [_cleaned(v, clean) for v in value]
+        return [cleaned(v, clean) for v in value]
     return value
