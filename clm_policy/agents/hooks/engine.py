@@ -2,32 +2,27 @@
 turn and when the conversation compacts.
 
 Claude Code (2.1.332) runs a plugin's *hooks module* inside itself, with events and calls
-command hooks do not have: ``turn.complete`` with the turn's usage, ``$.session.compact({
-instructions })``, ``session.compact`` whose handler may answer the messages that replace
-the conversation, ``$.prompt.submit``, ``$.ui.status`` and ``$.ui.toast``. The module
+command hooks do not have (``turn.complete`` with the turn's usage, ``$.session.compact``, a
+``session.compact`` handler that may answer the messages replacing the conversation,
+``$.prompt.submit``, ``$.ui.status``, ``$.ui.toast``). The module
 (``integrations/claude-code/hooks/engine.ts``) decides nothing itself: it runs ``clm-policy
-hook claude-code --engine`` with a JSON object on standard input and does what the JSON
-answer says. The decisions stay here, with the hooks':
+hook claude-code --engine`` with a JSON object on standard input and does what the answer
+says:
 
-- ``engine.start`` (the session starts): the status line's text.
-- ``engine.turn`` (a turn of the main loop ended; ``context``: Claude Code's own figures,
-  ``$.session.usage()``): the policy decides from them. ``compact``: compact now, with the
-  policy's focus as the instructions (the person types nothing); ``handoff``: ask the model
-  for its handoff — the engine submits :data:`~.claude_code.ENGINE_PROMPT`, whose
-  UserPromptSubmit hook adds the request unseen and whose Stop hook commits the reply — once;
-  a handoff committed (by any road) and not yet applied: ``apply`` it, where the plugin's
-  ``handoff`` option says ``replace`` or ``append``.
-- ``engine.compact`` (the conversation is about to compact, by the engine, ``/compact`` or
-  Claude Code itself): when a committed handoff waits to be applied, the seed (the agent's
-  handoff kept whole, the recorded facts beside it) that replaces the conversation
-  (``replace``) or follows Claude Code's own summary (``append``), recorded in git as taken
-  by this session; otherwise nothing (the PreCompact hook commits the snapshot, as for any
-  compaction).
+- ``engine.start``: the status line's text.
+- ``engine.turn`` (``context``: Claude Code's own figures): ``compact`` with the policy's focus
+  as the instructions; ``ask`` for the handoff, once (the engine submits
+  :data:`~.claude_code.ENGINE_PROMPT`, whose UserPromptSubmit hook adds the request unseen and
+  whose Stop hook commits the reply); ``apply`` a handoff committed and not yet applied, where
+  the plugin's ``handoff`` option says ``replace`` or ``append``.
+- ``engine.compact`` (by the engine, ``/compact`` or Claude Code itself): the seed of a
+  committed handoff that waits to be applied, which replaces the conversation or follows
+  Claude Code's summary, recorded in git as taken; otherwise nothing (PreCompact commits the
+  snapshot, as for any compaction).
 
-Every answer holds ``status``: the status line's text (:mod:`clm_policy.agents.statusline`,
-Claude Code's own fill figure), which the module pins in Claude Code's footer. A call that
-fails answers ``idle`` (why, in a few words) and writes one line to the hook log: the session
-goes on untouched, and the module shows why clm-policy is idle.
+Every answer holds ``status``, the status line's text (:mod:`clm_policy.agents.statusline`),
+pinned in Claude Code's footer. A call that fails answers ``idle`` (why, in a few words) and
+writes one line to the hook log: the session goes on untouched.
 """
 
 from __future__ import annotations

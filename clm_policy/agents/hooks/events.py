@@ -1,10 +1,6 @@
 """The answers Claude Code's and Codex's hooks share, one per event where their protocols
-agree: the prompt's advice (:func:`prompt_advice`), the compaction's snapshot or handoff
-(:func:`pre_compact`), the handoff asked for and committed at Stop (:func:`stop_for_handoff`);
-what differs between the agents — the words, and the shape of an answer that asks or
-blocks — is their :class:`Wording`.
-
-Three rules hold for each:
+agree; what differs between the agents — the words, and the shape of an answer that asks or
+blocks — is their :class:`Wording`. Three rules hold for each:
 
 - **Exactly once.** A session hands off once: a handoff committed at PreCompact or Stop ends
   the asking (the prompt hook stops asking for one; a later automatic compaction goes ahead),
@@ -14,8 +10,7 @@ Three rules hold for each:
   transcript may lag behind the agent (:mod:`.settling`).
 - **Said once.** What the person must know and the agent shows nowhere (a handoff committed
   at a blocked automatic compaction; an unknown window) is said once, by the next hook whose
-  ``systemMessage`` the agent shows; what was said is kept among the session's facts
-  (:mod:`clm_policy.agents.sessionfacts`).
+  ``systemMessage`` the agent shows; what was said is kept among the session's facts.
 """
 
 from __future__ import annotations
@@ -44,19 +39,13 @@ if TYPE_CHECKING:
 
 
 class Wording:
-    """What differs between the agents' answers (each agent's subclass gives them).
-
-    The words: ``agent_name`` ("Claude", "Codex"); ``compact_command``, the focus -> what the
-    person runs; ``compact_note``, the focus -> what the model is told; ``after_handoff``,
-    what the person does once the handoff is written (in a sentence), ``next_session`` (a
-    sentence of its own); ``compacts`` ("Claude Code compacts"); ``stopped``, what a blocked
-    automatic compaction is ("blocked", "stopped").
-
-    The answers' shapes, each given the text: ``ask_at_stop`` keeps the agent going with a
-    request to the model; ``block_compaction`` stops an automatic compaction;
-    ``compaction_goes_ahead`` lets one proceed in a session that handed off already.
-    ``block_is_seen``: whether the person sees the blocking answer's text (else the next
-    hook that can show a message tells them)."""
+    """What differs between the agents' answers (each agent's subclass gives them): the words
+    (``compact_command`` and ``compact_note`` take the focus; ``after_handoff`` ends a
+    sentence, ``next_session`` is one) and the answers' shapes, each given the text:
+    ``ask_at_stop`` keeps the agent going with a request to the model, ``block_compaction``
+    stops an automatic compaction, ``compaction_goes_ahead`` lets one proceed in a session that
+    handed off already. ``block_is_seen``: whether the person sees the blocking answer's text
+    (else the next hook that can show a message tells them)."""
 
     agent_name: str
     compact_command: Callable[[str], str]
