@@ -516,13 +516,6 @@ def _describe(exc: BaseException) -> str:
     return f"internal error: {type(exc).__name__}: {exc}{where}"
 
 
-def log_path() -> str:
-    """``$XDG_STATE_HOME/clm-policy/statusline.log`` (``~/.local/state`` when unset)."""
-    from clm_policy.agents.logfile import log_path as path_of
-
-    return path_of(LOG_NAME)
-
-
 def log_problem(message: str) -> None:
     """Append one line to the log (best effort: a status line has nowhere else to say it)."""
     from clm_policy.agents.logfile import append

@@ -20,7 +20,7 @@ memory, and tells the model (``additionalContext``) and the person (``systemMess
   the model with the next prompt (Claude Code shows every Stop answer that reaches the model)
   and that turn's stop commits the handoff. Where clm-policy's plugin engine acts
   (:data:`ENGINE_ENV`), it asks right after the turn and applies the handoff in place.
-- **SubagentStop**: what the agent did, in the session's memory (:mod:`.subagents`).
+- **SubagentStop**: what the agent did, in the session's memory (:func:`~.events.record_subagent`).
 
 The window is the one Claude Code knows (:mod:`.windows`), never an assumed 200,000. A hook
 never breaks the agent (:func:`run_hook`); a transcript that does not exist yet (a new
@@ -36,13 +36,13 @@ from clm_policy.agents.hooks.events import (
     Wording,
     pre_compact,
     prompt_advice,
+    record_subagent,
     session_start,
     stop_for_handoff,
 )
 from clm_policy.agents.hooks.reply import NOTHING, HookOutput, Reply, tell
 from clm_policy.agents.hooks.settling import settle
 from clm_policy.agents.hooks.shared import HookEvent, run_hook
-from clm_policy.agents.hooks.subagents import record_subagent
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

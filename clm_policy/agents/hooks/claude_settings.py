@@ -139,7 +139,6 @@ def _merge_event(
     (wanted,) = ours["hooks"]
     found: list[dict[str, Any]] = []
     result: list[Any] = []
-    placed = False
     for group in groups:
         entries = group.get("hooks") if isinstance(group, dict) else None
         mine = [
@@ -150,14 +149,13 @@ def _merge_event(
         if not mine:  # (nor is a group Claude Code does not read ours to touch)
             result.append(group)
             continue
-        found.extend(mine)
         kept = [h for h in group["hooks"] if not any(h is m for m in mine)]
         if kept:
             result.append({**group, "hooks": kept})
-        if not placed:
+        if not found:  # ours at the first one's place
             result.append(copy.deepcopy(ours))
-            placed = True
-    if not placed:
+        found.extend(mine)
+    if not found:
         result.append(copy.deepcopy(ours))
         return result, f"added {event} hook `{wanted['command']}`"
     if result == groups:

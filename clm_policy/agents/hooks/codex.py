@@ -30,13 +30,13 @@ from clm_policy.agents.hooks.events import (
     Wording,
     pre_compact,
     prompt_advice,
+    record_subagent,
     session_start,
     stop_for_handoff,
 )
 from clm_policy.agents.hooks.reply import NOTHING, HookOutput, Reply, tell
 from clm_policy.agents.hooks.settling import settle
 from clm_policy.agents.hooks.shared import HookEvent, hook_settings, run_hook
-from clm_policy.agents.hooks.subagents import record_subagent
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -180,14 +180,11 @@ def handoff_mode(event: Mapping[str, Any]) -> str:
 def context_of(event: Mapping[str, Any]) -> tuple[int | None, int | None]:
     """Claude Code's own figures (``$.session.usage().context``): tokens and window."""
     context = event.get("context")
-    if not isinstance(context, dict):
-        return None, None
-
-    def count(value: object) -> int | None:
-        return value if type(value) is int and value >= 0 else None
-
-    tokens, window = count(context.get("tokens")), count(context.get("window"))
-    return (tokens or None), (window or None)
+    found = [
+        context.get(key) if isinstance(context, dict) else None for key in ("tokens", "window")
+    ]
+    tokens, window = (value if type(value) is int and value > 0 else None for value in found)
+    return tokens, window
 
 
 def _outcome(hook: Hook) -> Decision | None:

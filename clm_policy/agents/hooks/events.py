@@ -15,6 +15,8 @@ blocks — is their :class:`Wording`. Three rules hold for each:
 
 from __future__ import annotations
 
+import os
+
 from clm_policy.agents.hooks.commits import (
     agent_trailers,
     commit_handoff,
@@ -258,3 +260,43 @@ def session_start(hook: Hook) -> Reply:
         return NOTHING
     text = context_at_start(hook)
     return Reply(context=text, event="SessionStart") if text else NOTHING
+
+
+def record_subagent(hook: Hook) -> Reply:
+    """SubagentStop (both agents): what an agent the session started did, from its own
+    transcript (``agent_transcript_path``), joins the session's memory under its ``agent_id``
+    (:mod:`clm_policy.lifecycle.subagents`). Claude Code 2.1.x: the transcript is
+    ``<session>/subagents/agent-<id>.jsonl``; the agent that writes a compaction's summary
+    stops too, with no transcript file: nothing of the task to record. Codex 0.169
+    (``spawn_agent``): the agent's own rollout (a copy of its parent's history at its start is
+    left out by :mod:`clm_policy.transcripts.codex`), ``agent_id`` its thread id, ``agent_type``
+    its role; the transcript may be null."""
+    from clm_policy.lifecycle.subagents import record_agent_run
+    from clm_policy.transcripts.reading import read_transcript
+    from clm_policy.transcripts.takeover import state_of
+
+    path = hook.call.text("agent_transcript_path")
+    agent_id = hook.call.text("agent_id")
+    if path is None or agent_id is None:
+        return NOTHING
+    path = os.path.expanduser(path)
+    if not os.path.isfile(path):
+        return NOTHING  # a compaction's summary agent: it writes no transcript
+    last = hook.call.text("last_assistant_message")
+    wait_for_reply(path, last)
+    reading = read_transcript(path)
+    if not reading.cwd:
+        reading.cwd = hook.call.text("cwd")
+    session = hook.session_id()
+    state = state_of(reading, session)
+    with hook.repo() as repo:
+        record_agent_run(
+            repo,
+            session,
+            agent_id,
+            state,
+            agent_type=hook.call.text("agent_type"),
+            last_message=last if last and last.strip() else None,
+            extra_trailers={"Clm-Agent": hook.agent},
+        )
+    return NOTHING

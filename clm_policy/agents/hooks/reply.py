@@ -61,19 +61,6 @@ class Reply(Record):
             return self
         return self.replace(message=f"{line}\n{self.message}" if self.message else line)
 
-    def payload(self) -> dict[str, object]:
-        """The JSON object written on standard output ({} when there is none)."""
-        data: dict[str, object] = {}
-        if self.message:
-            data["systemMessage"] = self.message
-        if self.context:
-            data["hookSpecificOutput"] = {
-                "hookEventName": self.event,
-                "additionalContext": self.context,
-            }
-        data.update(self.fields)
-        return data
-
     def render(self) -> HookOutput:
         """What the process writes: every text — the person's ``systemMessage``, the model's
         ``additionalContext`` and ``reason``, standard error — through the redactor commits
@@ -81,7 +68,15 @@ class Reply(Record):
         typed into the agent again), made terminal-safe (the agents show it on a terminal) and
         held to :data:`CONTEXT_LIMIT` (escapes and markers are longer than what they
         replace). The redactor is imported only here: a prompt that continues says nothing."""
-        payload = self.payload()
+        payload: dict[str, object] = {}  # the JSON object on standard output, if any
+        if self.message:
+            payload["systemMessage"] = self.message
+        if self.context:
+            payload["hookSpecificOutput"] = {
+                "hookEventName": self.event,
+                "additionalContext": self.context,
+            }
+        payload.update(self.fields)
         if not payload and not self.stderr:
             return HookOutput(self.exit_code)
         import json
