@@ -2,7 +2,7 @@
 
 A hook call sees one event; some facts arrive with another: the window Claude Code reports to
 the status line, which hooks never get (:mod:`.hooks.windows`), and what the hooks note for
-each other (:mod:`.hooks.notes`).
+each other (:meth:`.hooks.hook.Hook.note`).
 
 Each session's facts are a small JSON object in a private file of the cache directory
 (``$CLM_POLICY_CACHE_DIR/sessions/<sha256 of the session id>.<kind>.json``, read and written

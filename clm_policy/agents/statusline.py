@@ -1,51 +1,33 @@
-"""``clm-policy statusline``: one short line for Claude Code's status bar.
-
-Claude Code runs the status-line command on every refresh with a JSON object on standard
-input and shows the first line it prints. This module reads that object and answers, e.g.::
+"""``clm-policy statusline``: one short line for Claude Code's status bar, e.g.::
 
     ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding
 
-the context and its share of what Claude Code counts, the next threshold of the project's
-policy and profile (``.clm-policy.yaml``, found from ``workspace.current_dir``; ``--policy``/
-``--profile`` and ``CLM_POLICY_POLICY``/``CLM_POLICY_PROFILE`` override it, as everywhere;
-without any, the bundled ``claude-code`` policy, whose thresholds are shares of the window),
-what the thresholds say now, and which policy and profile speak.
+Claude Code runs it on every refresh with a JSON object on standard input. The line holds the
+context (``current_usage``'s input, cache-creation and cache-read tokens: the sum behind Claude
+Code's own ``used_percentage``) as a share of what Claude Code's "% context used" counts
+(:func:`counted_window`), and so are the thresholds (a 60% of a 200K window is "compact at
+67%"); the next threshold of the project's policy and profile (found from
+``workspace.current_dir``; flags and environment override it; else the bundled ``claude-code``
+policy); the thresholds' verdict; the policy and profile. Before the first response, the
+transcript's figure (``~``: an estimate) or ``ctx n/a (no usage yet)``; right after /compact
+(usage null, or all zeros in 2.1.x) ``ctx n/a (just compacted)``: an estimate then would leave
+out the system prompt and the tools. After the session's handoff is committed: ``handed off``.
+The window Claude Code reports is kept for the hooks, which never get it
+(:func:`record_window`).
 
-The context is ``context_window.current_usage``'s ``input_tokens + cache_creation_input_tokens
-+ cache_read_input_tokens`` (output excluded: the sum behind Claude Code's own
-``used_percentage``); the window is ``context_window_size``, else the policy's window for
-``model.id``. **One figure on screen**: the share is of what Claude Code's own "% context
-used" counts (:func:`counted_window`), and so are the policy's thresholds (its 60% of a 200K
-window, 120,000 tokens, is "compact at 67%").
-``current_usage`` is null before the first response (``ctx n/a (no usage yet)``, or the
-transcript's figure, marked ``~`` when it is an estimate), and right after /compact null or
-(Claude Code 2.1.x) all zeros with ``used_percentage`` 0: no figure until the next response
-(``ctx n/a (just compacted)``: an estimate then would leave out the system prompt and the
-tools). After the session's handoff is committed (by any road: the hooks note it) the line
-says ``handed off``. The window Claude Code reports is kept for the session's hooks, which
-never get it (:func:`record_window`).
+The verdict is the thresholds' (handoff at ``hard_handoff``, compact at ``soft_compact``), not
+a full decision: the status line knows nothing of the session's steps or signals. For the
+bundled policies the two agree on every context (a test pins it).
 
-**The line shows the thresholds' verdict** — at or past ``hard_handoff``: handoff; at or past
-``soft_compact``: compact; else continue — not a full decision: the status line knows the
-context and nothing else of the session (steps, compactions, signals). The hooks decide with
-every rule and guard. For the bundled policies the two agree on every context (a test pins
-it); a team policy's other rules show only in the hooks.
+It runs on every refresh, so a *digest* — names, window and thresholds in tokens — is kept as
+JSON in the policy cache's directory, keyed by the configuration file's path, the flags and
+environment, the working directory and the window (or model), holding the configuration's and
+every policy file's size and modification time (an edit is a miss). A hit imports only the
+lean modules (``clm_policy.cli.entry`` runs this module without click); a miss loads the
+policy, resolves the thresholds and writes the digest.
 
-It runs on every refresh, so it is fast: a small *digest* — the policy's and profile's names,
-the window and the thresholds in tokens — is kept as JSON in the policy cache's directory
-(:func:`clm_policy.base.privatefiles.cache_dir`, with its rules). An entry is found by the
-configuration file's path, the flags and environment, the working directory and the window
-(or the model), and holds the configuration file's and every policy file's size and
-modification time: an edit to any of them is a miss. A hit imports only the lean modules of
-the per-prompt commands (``clm_policy.cli.entry`` runs this module without click); a miss
-loads the configuration and the policy (through the policy cache), resolves the thresholds
-for the window, shows the action :meth:`~clm_policy.policy.engine.Policy.decide` gives for
-the context, and writes the digest.
-
-A status line never fails visibly: bad input, a broken configuration or policy, anything,
-prints ``clm-policy: ?`` (after the context when that much is known), exits 0, and leaves one
-line in ``$XDG_STATE_HOME/clm-policy/statusline.log`` (``~/.local/state`` by default; the log
-is moved to ``statusline.log.1`` past 64 KiB).
+A status line never fails visibly: any problem prints ``clm-policy: ?`` (after the context when
+known), exits 0, and leaves one line in ``$XDG_STATE_HOME/clm-policy/statusline.log``.
 """
 
 from __future__ import annotations
@@ -203,12 +185,14 @@ def status_line(raw: bytes, policy: str | None = None, profile: str | None = Non
     try:
         payload = _payload(raw)
         figures = read_figures(payload)
-        record_window(payload)
+        session = _text(payload.get("session_id"))
+        if session is not None:
+            record_window(session, payload)
         shown = context_text(figures, figures.window)
         digest, action = thresholds(policy, profile, _start_folder(payload), figures)
         if action is None and figures.tokens is not None:
             action = digest.verdict(figures.tokens)
-        if handed_off(payload):
+        if session is not None and handed_off(session):
             action = "handed off"
         return render(figures, digest, action)
     except Exception as exc:  # a status line never fails visibly
@@ -277,25 +261,21 @@ def read_figures(payload: dict[str, Any]) -> Figures:
     return found or Figures(None, window, model, False)
 
 
-def handed_off(payload: dict[str, Any]) -> bool:
+def handed_off(session: str) -> bool:
     """Whether the hooks noted a handoff of this session that was not applied in place (a
     committed handoff, by any road, that the session has not continued from)."""
-    session = _text(payload.get("session_id"))
-    if session is None:
-        return False
     from clm_policy.agents.sessionfacts import read_facts
 
     facts = read_facts(session, "hook")
     return bool(facts.get("handoff")) and not facts.get("applied")
 
 
-def record_window(payload: dict[str, Any]) -> None:
+def record_window(session: str, payload: dict[str, Any]) -> None:
     """Keep the window Claude Code reports for this session (``context_window_size``, which
     hooks never get) among the session's facts, where the hooks read it
     (:mod:`clm_policy.agents.sessionfacts`)."""
-    session = _text(payload.get("session_id"))
     window = _count(_object(payload, "context_window").get("context_window_size"))
-    if session is None or not window:
+    if not window:
         return
     from clm_policy.agents.sessionfacts import update_facts
 
@@ -534,13 +514,6 @@ def _describe(exc: BaseException) -> str:
     frame = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
     where = f" ({os.path.basename(frame[0].filename)}:{frame[0].lineno})" if frame else ""
     return f"internal error: {type(exc).__name__}: {exc}{where}"
-
-
-def log_path() -> str:
-    """``$XDG_STATE_HOME/clm-policy/statusline.log`` (``~/.local/state`` when unset)."""
-    from clm_policy.agents.logfile import log_path as path_of
-
-    return path_of(LOG_NAME)
 
 
 def log_problem(message: str) -> None:

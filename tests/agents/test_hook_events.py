@@ -14,7 +14,6 @@ from clm_policy.agents.hooks.claude_settings import snippet
 from clm_policy.agents.hooks.hook import Hook
 from clm_policy.agents.hooks.reply import HookOutput, Reply
 from clm_policy.agents.hooks.shared import HookEvent, run_hook
-from clm_policy.agents.hooks.subagents import record_subagent
 
 from conftest import REPO
 
@@ -49,8 +48,8 @@ def test_where_the_protocols_agree_one_handler_serves_both() -> None:
     assert claude_code.EVENTS["SessionStart"].handler is events.session_start
     assert codex.EVENTS["SessionStart"].handler is events.session_start
     # both agents' subagents stop with SubagentStop, its input the same fields
-    assert claude_code.EVENTS["SubagentStop"].handler is record_subagent
-    assert codex.EVENTS["SubagentStop"].handler is record_subagent
+    assert claude_code.EVENTS["SubagentStop"].handler is events.record_subagent
+    assert codex.EVENTS["SubagentStop"].handler is events.record_subagent
     assert set(codex.EVENTS) == set(claude_code.EVENTS)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from clm_policy.agents import logfile
 from clm_policy.agents import statusline as sl
 from clm_policy.base import privatefiles
 from clm_policy.models.enums import MAX_COUNT
@@ -86,7 +87,7 @@ def _state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyP
 
 
 def log_lines() -> list[str]:
-    path = Path(sl.log_path())
+    path = Path(logfile.log_path(sl.LOG_NAME))
     if not path.exists():
         return []
     return [text.split(" ", 1)[1] for text in path.read_text().splitlines()]
@@ -285,7 +286,7 @@ def test_arguments_the_status_line_does_not_know() -> None:
 def test_the_log_is_bounded() -> None:
     for _ in range(2 * sl.LOG_LIMIT // 40 + 10):
         sl.log_problem("x" * 40)
-    path = Path(sl.log_path())
+    path = Path(logfile.log_path(sl.LOG_NAME))
     assert path.stat().st_size <= sl.LOG_LIMIT + 100
     assert Path(f"{path}.1").stat().st_size > sl.LOG_LIMIT
     assert stat.S_IMODE(path.stat().st_mode) == 0o600

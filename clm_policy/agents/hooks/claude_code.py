@@ -1,39 +1,30 @@
 """Claude Code's hooks, answered by the project's policy and committed to its memory.
 
-Claude Code runs ``clm-policy hook claude-code`` with the hook's JSON on standard input
-(``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name`` and the event's fields) and
+Claude Code runs ``clm-policy hook claude-code`` with the hook's JSON on standard input and
 reads the answer from standard output (exit 0) or standard error (exit 2, where blocking is the
 point). A hook cannot run ``/compact`` or ``/clear`` itself: clm-policy decides, keeps the
-memory, and tells the model (``additionalContext``) and the person (``systemMessage``) what to
-do.
+memory, and tells the model (``additionalContext``) and the person (``systemMessage``).
 
-- **UserPromptSubmit**: the policy's advice from the transcript's tail
-  (:func:`~.events.prompt_advice`): for a compaction the person is told to run ``/compact
-  <focus>``. The first prompt of a session seeded from a handoff says which, in one line.
-- **PreCompact** (manual or auto): the snapshot (:func:`~.events.pre_compact`); an automatic
-  compaction where the policy hands off commits the handoff instead and is blocked (exit 2),
-  once. Claude Code shows the person nothing of a blocked compaction, so the next Stop (or
-  prompt) tells them. Nothing is printed on standard output: Claude Code adds it to the
-  compaction's instructions.
+- **UserPromptSubmit**: the policy's advice (:func:`~.events.prompt_advice`): for a compaction
+  the person is told to run ``/compact <focus>``. The first prompt of a session seeded from a
+  handoff says which, in one line.
+- **PreCompact**: the snapshot (:func:`~.events.pre_compact`); an automatic compaction where
+  the policy hands off commits the handoff instead and is blocked (exit 2), once. Claude Code
+  shows the person nothing of a blocked compaction, so the next Stop (or prompt) tells them;
+  it adds standard output to the compaction's instructions, so nothing is printed there.
 - **PostCompact**: commit Claude Code's own ``compact_summary``, with its figures before and
   after (``compactMetadata`` of the transcript's ``compact_boundary``).
-- **SessionStart**: ``startup``/``clear``: the latest handoff of this project that no session
-  has picked up yet, as context (taken, in git); ``compact``: what must survive (goal,
-  blockers, next safe action, the memory index) from the snapshot taken at PreCompact;
-  ``resume``: nothing. A ``model`` it names is kept for the window (:mod:`.windows`).
-- **Stop**: when the policy says hand off and the session has no handoff yet, tell the
-  person one short line: Claude Code shows every Stop answer that reaches the model, so the
-  request goes to the model with the next prompt (UserPromptSubmit's ``additionalContext``,
-  which it shows no one); at that turn's stop, commit the handoff from the transcript and
-  ``last_assistant_message``. Where clm-policy's plugin engine acts (:data:`ENGINE_ENV`), it
-  asks right after the turn and applies the handoff in place.
-- **SubagentStop**: record what the agent did (its own transcript, ``agent_transcript_path``)
-  in the session's memory, under its ``agent_id`` (:mod:`.subagents`).
+- **SessionStart**: what the session starts with (:mod:`.start`); a ``model`` it names is kept
+  for the window (:mod:`.windows`).
+- **Stop**: when the policy hands off and the session has no handoff yet, the request goes to
+  the model with the next prompt (Claude Code shows every Stop answer that reaches the model)
+  and that turn's stop commits the handoff. Where clm-policy's plugin engine acts
+  (:data:`ENGINE_ENV`), it asks right after the turn and applies the handoff in place.
+- **SubagentStop**: what the agent did, in the session's memory (:func:`~.events.record_subagent`).
 
 The window is the one Claude Code knows (:mod:`.windows`), never an assumed 200,000. A hook
-never breaks the agent: :func:`run_hook` turns bad input, an unreadable transcript or an
-internal error into exit 0 with no output and a line in the log; a transcript that does not
-exist yet (a new session's first prompt) is answered with nothing, and is no problem.
+never breaks the agent (:func:`run_hook`); a transcript that does not exist yet (a new
+session's first prompt) is answered with nothing.
 """
 
 from __future__ import annotations
@@ -45,13 +36,13 @@ from clm_policy.agents.hooks.events import (
     Wording,
     pre_compact,
     prompt_advice,
+    record_subagent,
     session_start,
     stop_for_handoff,
 )
 from clm_policy.agents.hooks.reply import NOTHING, HookOutput, Reply, tell
 from clm_policy.agents.hooks.settling import settle
 from clm_policy.agents.hooks.shared import HookEvent, run_hook
-from clm_policy.agents.hooks.subagents import record_subagent
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -165,18 +156,18 @@ def _user_prompt_submit(hook: Hook) -> Reply:
         log(f"{AGENT}: {hook.call.name}: {type(exc).__name__}: {exc}")  # the line is said anyway
         reply = NOTHING
     if mode is not None and hook.call.event.get("prompt") == ENGINE_PROMPT:
-        reply = reply.without_message()
+        reply = reply.replace(message="")
     return reply.with_message(seeded)
 
 
 def _seed_notice(hook: Hook) -> str:
     """``clm-policy: this session starts from the handoff <manifest> (goal: ...).``, once per
     session that SessionStart seeded from a handoff; "" otherwise."""
-    facts = hook.notes.facts()
+    facts = hook.facts()
     seeded = facts.get("seeded")
     if not isinstance(seeded, str) or facts.get("seed_told"):
         return ""
-    hook.notes.note(seed_told=True)
+    hook.note(seed_told=True)
     from clm_policy.lifecycle.summary import one_line
 
     goal = facts.get("seeded_goal")
@@ -205,16 +196,14 @@ def _stop(hook: Hook) -> Reply:
     reply = stop_for_handoff(hook, wording())
     if engine_mode() in ("replace", "append"):
         # the engine applies the committed handoff after the turn, and says so itself
-        return reply.without_message()
+        return reply.replace(message="")
     return reply
 
 
 EVENTS = {
     # the one table of Claude Code's events: the handler, and the timeout in seconds its
-    # settings.json gives the hook (clm_policy.agents.hooks.claude_settings writes it from
-    # here). UserPromptSubmit and SessionStart read the transcript's end and decide;
-    # PreCompact and Stop may commit a compaction or a handoff (git); PostCompact records the
-    # summary; SubagentStop commits the record of an agent the session started (git).
+    # settings.json gives the hook (60 where a snapshot, a handoff or an agent's record may be
+    # committed)
     "UserPromptSubmit": HookEvent(_user_prompt_submit, 30),
     "PreCompact": HookEvent(lambda hook: pre_compact(hook, wording()), 60),
     "PostCompact": HookEvent(_post_compact, 30),

@@ -1,20 +1,16 @@
 """Claude Code's ``settings.json``: clm-policy's hooks and status line, printed or merged in.
 
 The snippet (:func:`snippet`) runs ``<clm-policy> hook claude-code`` on every event of
-:data:`clm_policy.agents.hooks.claude_code.EVENTS` — in a group without a ``matcher``, which
-Claude Code runs for every occurrence of the event, with the table's timeout in seconds — and
-sets ``statusLine`` to run ``<clm-policy> statusline``.
-``<clm-policy>`` is the absolute path of the installed script when it can be found
-(:func:`executable`), so the hooks run the same installation whatever PATH Claude Code starts
-with.
+:data:`clm_policy.agents.hooks.claude_code.EVENTS` (a group without a ``matcher``: every
+occurrence) and ``<clm-policy> statusline`` as the ``statusLine``; ``<clm-policy>`` is the
+installed script's absolute path when it can be found (:func:`executable`), so the hooks run
+the same installation whatever PATH Claude Code starts with.
 
-:func:`merge` puts the snippet into existing settings and keeps everything else: every other
-key, in its order; every other hook, also under the same events (another tool's commands stay
-where they are). clm-policy's own entries are recognised by their command — a ``clm-policy``
-(or ``python -m clm_policy``) followed by ``hook claude-code`` or ``statusline`` — and replaced
-where they stand, never duplicated. A ``statusLine`` of another tool is kept unless ``force``.
-:func:`install` does it to a file, atomically; :func:`settings_command` is what
-``clm-policy hook claude-code --print-settings`` / ``--install`` run.
+:func:`merge` keeps everything else in the settings, in its order, another tool's hooks under
+the same events included. clm-policy's own entries are recognised by their command (a
+``clm-policy`` or ``python -m clm_policy`` followed by ``hook claude-code`` or
+``statusline``) and replaced where they stand, never duplicated; another tool's
+``statusLine`` is kept unless ``force``. :func:`install` does it to a file, atomically.
 """
 
 from __future__ import annotations
@@ -35,8 +31,6 @@ HOOK_ARGS = ("hook", "claude-code")
 STATUSLINE_ARGS = ("statusline",)
 SETTINGS_LIMIT = 4 * 1024 * 1024
 SCOPES = ("project", "user")
-STATUSLINE_REFRESH = 5
-"""Seconds between Claude Code's extra runs of the status line (``refreshInterval``)."""
 
 
 def executable() -> str:
@@ -66,9 +60,9 @@ def snippet(executable: str) -> dict[str, Any]:
         "statusLine": {
             "type": "command",
             "command": f"{exe} {' '.join(STATUSLINE_ARGS)}",
-            # Claude Code re-runs it on its own events; a handoff the hooks commit after the
-            # turn's last one ("handed off") shows within this many seconds
-            "refreshInterval": STATUSLINE_REFRESH,
+            # seconds between Claude Code's extra runs (besides its own events): a handoff
+            # the hooks commit after the turn's last one ("handed off") shows within them
+            "refreshInterval": 5,
         },
     }
 
@@ -145,7 +139,6 @@ def _merge_event(
     (wanted,) = ours["hooks"]
     found: list[dict[str, Any]] = []
     result: list[Any] = []
-    placed = False
     for group in groups:
         entries = group.get("hooks") if isinstance(group, dict) else None
         mine = [
@@ -156,14 +149,13 @@ def _merge_event(
         if not mine:  # (nor is a group Claude Code does not read ours to touch)
             result.append(group)
             continue
-        found.extend(mine)
         kept = [h for h in group["hooks"] if not any(h is m for m in mine)]
         if kept:
             result.append({**group, "hooks": kept})
-        if not placed:
+        if not found:  # ours at the first one's place
             result.append(copy.deepcopy(ours))
-            placed = True
-    if not placed:
+        found.extend(mine)
+    if not found:
         result.append(copy.deepcopy(ours))
         return result, f"added {event} hook `{wanted['command']}`"
     if result == groups:

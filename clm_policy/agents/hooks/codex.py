@@ -1,11 +1,10 @@
 """Codex CLI's hooks, answered by the project's policy and committed to its memory.
 
 Codex runs ``clm-policy hook codex`` (configured in a ``hooks.json`` or the ``[hooks]`` tables
-of a ``config.toml``, see :func:`settings_snippet`) with the hook's JSON on standard input —
-``session_id`` (the thread id), ``transcript_path`` (the session's rollout, or null),
-``cwd``, ``hook_event_name``, ``model``, and the event's fields — and reads the answer from
-standard output at exit 0: JSON when it starts with ``{``. Protocol facts (openai/codex,
-``codex-rs/hooks``, docs/codex.md lists the sources):
+of a ``config.toml``, see :func:`settings_snippet`) with the hook's JSON on standard input (as
+Claude Code's, with ``model``; ``transcript_path`` is the rollout, or null) and reads the
+answer from standard output at exit 0. Protocol facts (openai/codex, ``codex-rs/hooks``,
+docs/codex.md lists the sources):
 
 - Codex's compaction hooks get no summary and no custom instructions (PR #19905); PreCompact
   cannot be blocked with ``decision: "block"`` or exit 2, but ``{"continue": false}`` stops
@@ -15,25 +14,12 @@ standard output at exit 0: JSON when it starts with ``{``. Protocol facts (opena
 - ``additionalContext`` of UserPromptSubmit and SessionStart becomes a developer message;
   ``systemMessage`` is shown to the person as a warning. No hook output runs ``/compact``.
 
-The events, answered as :mod:`.events` answers them for both agents (this module holds what
-differs, :data:`WORDING`, and PostCompact):
-
-- **UserPromptSubmit**: the policy's advice from the rollout's tail; for a compaction the
-  person is told to run ``/compact``, the model what its summary must keep.
-- **PreCompact** (manual or auto): the snapshot; an automatic compaction where the policy
-  hands off commits the handoff instead and stops the turn (``continue: false``), once.
-- **PostCompact**: commit Codex's own summary when the rollout has one for this compaction
-  (a local compaction writes it in the ``compacted`` line; a remote one keeps it encrypted,
-  then nothing is recorded: the PreCompact snapshot is the record).
-- **SessionStart**: what the session starts with (:mod:`.start`).
-- **Stop**: when the policy hands off and the session has no handoff yet, block once with
-  what to write; on the stop after that, commit the handoff.
-- **SubagentStop**: what an agent the session spawned (``spawn_agent``) did, from its own
-  rollout (:mod:`.subagents`, the handler Claude Code's table names too).
-
-Nothing for PreToolUse, PermissionRequest, PostToolUse, SubagentStart, Interrupt and
-StopFailure: they say nothing about the context. A hook never breaks the agent
-(:func:`run_hook`)."""
+The events are answered as :mod:`.events` answers them for both agents; this module holds
+what differs (:data:`WORDING`) and PostCompact: Codex's own summary is committed when the
+rollout has one for this compaction (a local compaction writes it in the ``compacted`` line; a
+remote one keeps it encrypted, and the PreCompact snapshot is the record). PreToolUse,
+PermissionRequest, PostToolUse, SubagentStart, Interrupt and StopFailure say nothing about the
+context: no hook."""
 
 from __future__ import annotations
 
@@ -44,13 +30,13 @@ from clm_policy.agents.hooks.events import (
     Wording,
     pre_compact,
     prompt_advice,
+    record_subagent,
     session_start,
     stop_for_handoff,
 )
 from clm_policy.agents.hooks.reply import NOTHING, HookOutput, Reply, tell
 from clm_policy.agents.hooks.settling import settle
 from clm_policy.agents.hooks.shared import HookEvent, hook_settings, run_hook
-from clm_policy.agents.hooks.subagents import record_subagent
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -156,10 +142,8 @@ def last_compaction_text(path: str) -> str:
 
 EVENTS = {
     # the one table of Codex's events: the handler, and the timeout in seconds its hooks.json
-    # gives the hook (settings_snippet writes it from here). UserPromptSubmit and SessionStart
-    # read the rollout and decide; PreCompact and Stop may commit a snapshot or a handoff
-    # (git); PostCompact reads the rollout and may commit Codex's summary; SubagentStop
-    # commits the record of an agent the session spawned (git), as Claude Code's does.
+    # gives the hook (settings_snippet writes it; 60 where a snapshot, a handoff or an agent's
+    # record may be committed)
     "UserPromptSubmit": HookEvent(partial(prompt_advice, wording=WORDING), 30),
     "PreCompact": HookEvent(partial(pre_compact, wording=WORDING), 60),
     "PostCompact": HookEvent(_post_compact, 30),

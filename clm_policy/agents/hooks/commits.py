@@ -96,6 +96,7 @@ def hand_off(
     from clm_policy.lifecycle.compose import compose, words_of_transcript
     from clm_policy.lifecycle.model_handoff import HOOK_TIMEOUT, with_model
     from clm_policy.lifecycle.pipelines import run_handoff
+    from clm_policy.lifecycle.subagents import agent_keys
     from clm_policy.transcripts.reading import read_transcript
 
     if repo is None:
@@ -113,7 +114,7 @@ def hand_off(
         session_id=hook.session_id(reading),
         profile=hook.profile,
         context_window=getattr(outcome, "context_window", None),
-        memory_keys=_agent_keys(repo, hook.session_id(reading)),
+        memory_keys=agent_keys(repo, hook.session_id(reading)),
     )
     if via is not None:
         trailers["Clm-Via"] = via
@@ -139,7 +140,7 @@ def hand_off(
     # the session's hooks and status line know it has handed off; through the MCP tool the
     # model (and the person, seeing the call) are told by the tool's answer
     told = done.manifest_path if via == "mcp" else None
-    hook.notes.note(handoff=done.manifest_path, told=told, asked=None)
+    hook.note(handoff=done.manifest_path, told=told, asked=None)
     return done, why
 
 
@@ -162,16 +163,12 @@ MAIN_AGENT = "main"
 def with_agents(repo: MemoryRepo, state: SessionState) -> SessionState:
     """``state`` with the memory keys of the agents its session started (recorded at their
     SubagentStop) among its ``memory_keys``: the next session reads their records first."""
-    keys = _agent_keys(repo, state.session_id)
+    from clm_policy.lifecycle.subagents import agent_keys
+
+    keys = agent_keys(repo, state.session_id)
     if not keys:
         return state
     return state.replace(memory_keys=list(dict.fromkeys([*state.memory_keys, *keys])))
-
-
-def _agent_keys(repo: MemoryRepo, session_id: str) -> list[str]:
-    from clm_policy.lifecycle.subagents import agent_keys
-
-    return list(agent_keys(repo, session_id))
 
 
 def handed_off(hook: Hook, repo: MemoryRepo | None = None) -> str | None:

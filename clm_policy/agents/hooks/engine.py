@@ -2,32 +2,27 @@
 turn and when the conversation compacts.
 
 Claude Code (2.1.332) runs a plugin's *hooks module* inside itself, with events and calls
-command hooks do not have: ``turn.complete`` with the turn's usage, ``$.session.compact({
-instructions })``, ``session.compact`` whose handler may answer the messages that replace
-the conversation, ``$.prompt.submit``, ``$.ui.status`` and ``$.ui.toast``. The module
+command hooks do not have (``turn.complete`` with the turn's usage, ``$.session.compact``, a
+``session.compact`` handler that may answer the messages replacing the conversation,
+``$.prompt.submit``, ``$.ui.status``, ``$.ui.toast``). The module
 (``integrations/claude-code/hooks/engine.ts``) decides nothing itself: it runs ``clm-policy
-hook claude-code --engine`` with a JSON object on standard input and does what the JSON
-answer says. The decisions stay here, with the hooks':
+hook claude-code --engine`` with a JSON object on standard input and does what the answer
+says:
 
-- ``engine.start`` (the session starts): the status line's text.
-- ``engine.turn`` (a turn of the main loop ended; ``context``: Claude Code's own figures,
-  ``$.session.usage()``): the policy decides from them. ``compact``: compact now, with the
-  policy's focus as the instructions (the person types nothing); ``handoff``: ask the model
-  for its handoff — the engine submits :data:`~.claude_code.ENGINE_PROMPT`, whose
-  UserPromptSubmit hook adds the request unseen and whose Stop hook commits the reply — once;
-  a handoff committed (by any road) and not yet applied: ``apply`` it, where the plugin's
-  ``handoff`` option says ``replace`` or ``append``.
-- ``engine.compact`` (the conversation is about to compact, by the engine, ``/compact`` or
-  Claude Code itself): when a committed handoff waits to be applied, the seed (the agent's
-  handoff kept whole, the recorded facts beside it) that replaces the conversation
-  (``replace``) or follows Claude Code's own summary (``append``), recorded in git as taken
-  by this session; otherwise nothing (the PreCompact hook commits the snapshot, as for any
-  compaction).
+- ``engine.start``: the status line's text.
+- ``engine.turn`` (``context``: Claude Code's own figures): ``compact`` with the policy's focus
+  as the instructions; ``ask`` for the handoff, once (the engine submits
+  :data:`~.claude_code.ENGINE_PROMPT`, whose UserPromptSubmit hook adds the request unseen and
+  whose Stop hook commits the reply); ``apply`` a handoff committed and not yet applied, where
+  the plugin's ``handoff`` option says ``replace`` or ``append``.
+- ``engine.compact`` (by the engine, ``/compact`` or Claude Code itself): the seed of a
+  committed handoff that waits to be applied, which replaces the conversation or follows
+  Claude Code's summary, recorded in git as taken; otherwise nothing (PreCompact commits the
+  snapshot, as for any compaction).
 
-Every answer holds ``status``: the status line's text (:mod:`clm_policy.agents.statusline`,
-Claude Code's own fill figure), which the module pins in Claude Code's footer. A call that
-fails answers ``idle`` (why, in a few words) and writes one line to the hook log: the session
-goes on untouched, and the module shows why clm-policy is idle.
+Every answer holds ``status``, the status line's text (:mod:`clm_policy.agents.statusline`),
+pinned in Claude Code's footer. A call that fails answers ``idle`` (why, in a few words) and
+writes one line to the hook log: the session goes on untouched.
 """
 
 from __future__ import annotations
@@ -87,18 +82,12 @@ def engine_main() -> str:
     import json
 
     from clm_policy.agents.hooks.call import MAX_INPUT
+    from clm_policy.agents.hooks.reply import cleaned, cleaner
     from clm_policy.base.stdin import read_stdin
 
-    return json.dumps(said(run_engine(read_stdin(MAX_INPUT))), ensure_ascii=False)
-
-
-def said(answer: Answer) -> Answer:
-    """``answer`` as it may be shown and sent: every text as a hook's reply says it (redacted,
-    terminal-safe, held to the limit: :func:`~.reply.cleaner`)."""
-    from clm_policy.agents.hooks.reply import cleaner
-
-    clean = cleaner()
-    return {key: clean(value) if isinstance(value, str) else value for key, value in answer.items()}
+    # every text as a hook's reply says it: redacted, terminal-safe, held to the limit
+    answer = cleaned(run_engine(read_stdin(MAX_INPUT)), cleaner())
+    return json.dumps(answer, ensure_ascii=False)
 
 
 # -- the events -----------------------------------------------------------------------------
@@ -112,7 +101,7 @@ def _turn(hook: Hook) -> Answer:
     """After a turn: compact, ask for the handoff, apply it, or nothing."""
     mode = handoff_mode(hook.call.event)
     status = status_text(hook)
-    facts = hook.notes.facts()
+    facts = hook.facts()
     if not facts.get("applied") and (facts.get("handoff") or handed_off(hook) is not None):
         if mode == "clear":
             return {"act": "none", "status": status}
@@ -124,7 +113,7 @@ def _turn(hook: Hook) -> Answer:
     if outcome.action.value == "handoff" and not facts.get("applied"):
         if facts.get("engine_asked"):
             return {"act": "none", "status": status}  # asked: its Stop commits the reply
-        hook.notes.note(engine_asked=True)
+        hook.note(engine_asked=True)
         return {
             "act": "ask",
             "prompt": ENGINE_PROMPT,
@@ -147,7 +136,7 @@ def _compact(hook: Hook) -> Answer:
     from clm_policy.memory.audit import read_log
 
     mode = handoff_mode(hook.call.event)
-    facts = hook.notes.facts()
+    facts = hook.facts()
     if hook.call.event.get("agent_id") or mode == "clear" or facts.get("applied"):
         return {"act": "none"}
     sid = hook.session_id()
@@ -160,7 +149,7 @@ def _compact(hook: Hook) -> Answer:
         return {"act": "none"}
     seed, _goal = seeded
     manifest = entries[0].trailers.get("Clm-Manifest") or entries[0].commit
-    hook.notes.note(applied=manifest, handoff=manifest, told=manifest, fresh_start=True)
+    hook.note(applied=manifest, handoff=manifest, told=manifest, fresh_start=True)
     policy = hook.policy()
     names = f"{policy.name}/{policy.profile(hook.profile).name}"
     return {
@@ -191,14 +180,11 @@ def handoff_mode(event: Mapping[str, Any]) -> str:
 def context_of(event: Mapping[str, Any]) -> tuple[int | None, int | None]:
     """Claude Code's own figures (``$.session.usage().context``): tokens and window."""
     context = event.get("context")
-    if not isinstance(context, dict):
-        return None, None
-
-    def count(value: object) -> int | None:
-        return value if type(value) is int and value >= 0 else None
-
-    tokens, window = count(context.get("tokens")), count(context.get("window"))
-    return (tokens or None), (window or None)
+    found = [
+        context.get(key) if isinstance(context, dict) else None for key in ("tokens", "window")
+    ]
+    tokens, window = (value if type(value) is int and value > 0 else None for value in found)
+    return tokens, window
 
 
 def _outcome(hook: Hook) -> Decision | None:

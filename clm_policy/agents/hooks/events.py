@@ -1,10 +1,6 @@
 """The answers Claude Code's and Codex's hooks share, one per event where their protocols
-agree: the prompt's advice (:func:`prompt_advice`), the compaction's snapshot or handoff
-(:func:`pre_compact`), the handoff asked for and committed at Stop (:func:`stop_for_handoff`);
-what differs between the agents — the words, and the shape of an answer that asks or
-blocks — is their :class:`Wording`.
-
-Three rules hold for each:
+agree; what differs between the agents — the words, and the shape of an answer that asks or
+blocks — is their :class:`Wording`. Three rules hold for each:
 
 - **Exactly once.** A session hands off once: a handoff committed at PreCompact or Stop ends
   the asking (the prompt hook stops asking for one; a later automatic compaction goes ahead),
@@ -14,11 +10,12 @@ Three rules hold for each:
   transcript may lag behind the agent (:mod:`.settling`).
 - **Said once.** What the person must know and the agent shows nowhere (a handoff committed
   at a blocked automatic compaction; an unknown window) is said once, by the next hook whose
-  ``systemMessage`` the agent shows; what was said is kept among the session's facts
-  (:mod:`clm_policy.agents.sessionfacts`).
+  ``systemMessage`` the agent shows; what was said is kept among the session's facts.
 """
 
 from __future__ import annotations
+
+import os
 
 from clm_policy.agents.hooks.commits import (
     agent_trailers,
@@ -44,19 +41,13 @@ if TYPE_CHECKING:
 
 
 class Wording:
-    """What differs between the agents' answers (each agent's subclass gives them).
-
-    The words: ``agent_name`` ("Claude", "Codex"); ``compact_command``, the focus -> what the
-    person runs; ``compact_note``, the focus -> what the model is told; ``after_handoff``,
-    what the person does once the handoff is written (in a sentence), ``next_session`` (a
-    sentence of its own); ``compacts`` ("Claude Code compacts"); ``stopped``, what a blocked
-    automatic compaction is ("blocked", "stopped").
-
-    The answers' shapes, each given the text: ``ask_at_stop`` keeps the agent going with a
-    request to the model; ``block_compaction`` stops an automatic compaction;
-    ``compaction_goes_ahead`` lets one proceed in a session that handed off already.
-    ``block_is_seen``: whether the person sees the blocking answer's text (else the next
-    hook that can show a message tells them)."""
+    """What differs between the agents' answers (each agent's subclass gives them): the words
+    (``compact_command`` and ``compact_note`` take the focus; ``after_handoff`` ends a
+    sentence, ``next_session`` is one) and the answers' shapes, each given the text:
+    ``ask_at_stop`` keeps the agent going with a request to the model, ``block_compaction``
+    stops an automatic compaction, ``compaction_goes_ahead`` lets one proceed in a session that
+    handed off already. ``block_is_seen``: whether the person sees the blocking answer's text
+    (else the next hook that can show a message tells them)."""
 
     agent_name: str
     compact_command: Callable[[str], str]
@@ -78,7 +69,7 @@ def told_of_handoff(hook: Hook, wording: Wording, facts: Mapping[str, Any]) -> R
     manifest = facts.get("handoff")
     if not isinstance(manifest, str) or facts.get("told") == manifest:
         return None
-    hook.notes.note(told=manifest)
+    hook.note(told=manifest)
     return tell(
         f"clm-policy: this session has handed off: the handoff is committed ({manifest}). "
         f"{wording.next_session}"
@@ -97,7 +88,7 @@ def stop_for_handoff(hook: Hook, wording: Wording) -> Reply:
     (:func:`far_from_handoff`); a transcript with no usage figure yet (an estimate) decides no
     handoff — the next prompt's hook has the figure. A handoff committed where the person saw
     nothing is told here, once."""
-    facts = hook.notes.facts()
+    facts = hook.facts()
     told = told_of_handoff(hook, wording, facts)
     if told is not None:
         return told
@@ -125,10 +116,10 @@ def stop_for_handoff(hook: Hook, wording: Wording) -> Reply:
         # the reply that was asked for holds the handoff: commit it now
         _, full = read_whole(hook)
         done = commit_handoff(hook, full if full is not None else outcome)
-        hook.notes.note(told=done.manifest_path)
+        hook.note(told=done.manifest_path)
         return tell(f"clm-policy: handoff committed ({done.manifest_path}). {wording.next_session}")
     if turn:
-        hook.notes.note(asked=turn)
+        hook.note(asked=turn)
     return wording.ask_at_stop(stop_request(outcome.rationale, share(outcome, hook.agent)))
 
 
@@ -150,7 +141,7 @@ def pre_compact(hook: Hook, wording: Wording) -> Reply:
             native = agent_trailers(trigger, state)
             done = commit_handoff(hook, outcome, repo, **native)
             if wording.block_is_seen:
-                hook.notes.note(told=done.manifest_path)
+                hook.note(told=done.manifest_path)
             return wording.block_compaction(
                 f"clm-policy: the policy hands off here ({outcome.rationale}), so the "
                 f"automatic compaction is {wording.stopped}. The handoff is committed "
@@ -177,7 +168,7 @@ def prompt_advice(hook: Hook, wording: Wording) -> Reply:
     action = outcome.action.value
     if action == "continue":
         return NOTHING
-    facts = hook.notes.facts()
+    facts = hook.facts()
     told = told_of_handoff(hook, wording, facts)
     if told is not None:
         return told
@@ -204,7 +195,7 @@ def prompt_advice(hook: Hook, wording: Wording) -> Reply:
             f"({outcome.rationale}). {handoff_request()}"
         )
         if hook.call.turn:
-            hook.notes.note(asked=hook.call.turn)  # this turn's Stop commits the reply
+            hook.note(asked=hook.call.turn)  # this turn's Stop commits the reply
     return Reply(message=person, context=model, event="UserPromptSubmit")
 
 
@@ -212,9 +203,9 @@ def window_notice(hook: Hook, reading: TranscriptReading) -> Reply:
     """Once per session: the window is unknown, so the policy's thresholds (shares of it)
     decide nothing; how to tell it. Not before the first response (no model named yet, and
     nothing in the window to speak of)."""
-    if not reading.model or hook.notes.facts().get("window_told"):
+    if not reading.model or hook.facts().get("window_told"):
         return NOTHING
-    hook.notes.note(window_told=True)
+    hook.note(window_told=True)
     model = reading.model
     unknown = (
         f"clm-policy: the context window of {model} is unknown, so the policy's thresholds "
@@ -261,11 +252,51 @@ def session_start(hook: Hook) -> Reply:
 
     model = hook.call.text("model")
     if model:
-        hook.notes.note(model=model)
-    if hook.call.text("source") == "compact" and hook.notes.facts().get("fresh_start"):
+        hook.note(model=model)
+    if hook.call.text("source") == "compact" and hook.facts().get("fresh_start"):
         # the compaction that put a handoff's seed in place of the conversation (clm-policy's
         # Claude Code plugin engine): the seed holds what the snapshot's essentials would
-        hook.notes.note(fresh_start=None)
+        hook.note(fresh_start=None)
         return NOTHING
     text = context_at_start(hook)
     return Reply(context=text, event="SessionStart") if text else NOTHING
+
+
+def record_subagent(hook: Hook) -> Reply:
+    """SubagentStop (both agents): what an agent the session started did, from its own
+    transcript (``agent_transcript_path``), joins the session's memory under its ``agent_id``
+    (:mod:`clm_policy.lifecycle.subagents`). Claude Code 2.1.x: the transcript is
+    ``<session>/subagents/agent-<id>.jsonl``; the agent that writes a compaction's summary
+    stops too, with no transcript file: nothing of the task to record. Codex 0.169
+    (``spawn_agent``): the agent's own rollout (a copy of its parent's history at its start is
+    left out by :mod:`clm_policy.transcripts.codex`), ``agent_id`` its thread id, ``agent_type``
+    its role; the transcript may be null."""
+    from clm_policy.lifecycle.subagents import record_agent_run
+    from clm_policy.transcripts.reading import read_transcript
+    from clm_policy.transcripts.takeover import state_of
+
+    path = hook.call.text("agent_transcript_path")
+    agent_id = hook.call.text("agent_id")
+    if path is None or agent_id is None:
+        return NOTHING
+    path = os.path.expanduser(path)
+    if not os.path.isfile(path):
+        return NOTHING  # a compaction's summary agent: it writes no transcript
+    last = hook.call.text("last_assistant_message")
+    wait_for_reply(path, last)
+    reading = read_transcript(path)
+    if not reading.cwd:
+        reading.cwd = hook.call.text("cwd")
+    session = hook.session_id()
+    state = state_of(reading, session)
+    with hook.repo() as repo:
+        record_agent_run(
+            repo,
+            session,
+            agent_id,
+            state,
+            agent_type=hook.call.text("agent_type"),
+            last_message=last if last and last.strip() else None,
+            extra_trailers={"Clm-Agent": hook.agent},
+        )
+    return NOTHING

@@ -7,11 +7,12 @@ and created, only by a handler that writes (:meth:`Hook.repo`).
 
 from __future__ import annotations
 
-from clm_policy.agents.hooks.notes import Notes
 from clm_policy.base.errors import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # a hook runs on every prompt: no typing at run time
+    from typing import Any
+
     from clm_policy.agents.hooks.call import HookCall
     from clm_policy.lifecycle.pipelines import Provenance
     from clm_policy.memory.git.write import MemoryRepo
@@ -25,9 +26,8 @@ class Hook:
     ``config``, the policy (``policy_ref``: a bundled name or a path) and ``profile``, the
     ``memory`` repository's folder, the ``remote`` handoffs are pushed to (None: none), and the
     settings of an untrusted file that were ``ignored`` (said once to the person: taken from
-    :func:`clm_policy.config.trust.take_ignored` here); ``notes``, what the hooks noted about
-    the session between calls. The arguments ``policy_ref``, ``profile`` and ``memory`` are
-    the command's flags (they come first)."""
+    :func:`clm_policy.config.trust.take_ignored` here). The arguments ``policy_ref``,
+    ``profile`` and ``memory`` are the command's flags (they come first)."""
 
     __slots__ = (
         "_policy",
@@ -36,7 +36,6 @@ class Hook:
         "config",
         "ignored",
         "memory",
-        "notes",
         "policy_ref",
         "profile",
         "remote",
@@ -63,8 +62,21 @@ class Hook:
             self.remote = setting("remote", None, self.config)
         finally:
             self.ignored = take_ignored()
-        self.notes = Notes(call.session)
         self._policy: Policy | None = None
+
+    def facts(self) -> dict[str, Any]:
+        """What the hooks noted about this session between calls (``{}``: nothing, or no
+        session named): the session's ``hook`` facts (:mod:`clm_policy.agents.sessionfacts`)."""
+        from clm_policy.agents.sessionfacts import read_facts
+
+        return read_facts(self.call.session, "hook") if self.call.session else {}
+
+    def note(self, **changes: Any) -> None:
+        """Note ``changes`` among this session's facts (a value None removes the fact)."""
+        from clm_policy.agents.sessionfacts import update_facts
+
+        if self.call.session:
+            update_facts(self.call.session, "hook", **changes)
 
     def policy(self) -> Policy:
         """The policy (loaded once per call, through the compiled-policy cache)."""

@@ -61,23 +61,6 @@ class Reply(Record):
             return self
         return self.replace(message=f"{line}\n{self.message}" if self.message else line)
 
-    def without_message(self) -> Reply:
-        """This reply without what the person sees (the model's part kept)."""
-        return self.replace(message="")
-
-    def payload(self) -> dict[str, object]:
-        """The JSON object written on standard output ({} when there is none)."""
-        data: dict[str, object] = {}
-        if self.message:
-            data["systemMessage"] = self.message
-        if self.context:
-            data["hookSpecificOutput"] = {
-                "hookEventName": self.event,
-                "additionalContext": self.context,
-            }
-        data.update(self.fields)
-        return data
-
     def render(self) -> HookOutput:
         """What the process writes: every text — the person's ``systemMessage``, the model's
         ``additionalContext`` and ``reason``, standard error — through the redactor commits
@@ -85,13 +68,21 @@ class Reply(Record):
         typed into the agent again), made terminal-safe (the agents show it on a terminal) and
         held to :data:`CONTEXT_LIMIT` (escapes and markers are longer than what they
         replace). The redactor is imported only here: a prompt that continues says nothing."""
-        payload = self.payload()
+        payload: dict[str, object] = {}  # the JSON object on standard output, if any
+        if self.message:
+            payload["systemMessage"] = self.message
+        if self.context:
+            payload["hookSpecificOutput"] = {
+                "hookEventName": self.event,
+                "additionalContext": self.context,
+            }
+        payload.update(self.fields)
         if not payload and not self.stderr:
             return HookOutput(self.exit_code)
         import json
 
         clean = cleaner()
-        stdout = json.dumps(_cleaned(payload, clean)) if payload else ""
+        stdout = json.dumps(cleaned(payload, clean)) if payload else ""
         return HookOutput(self.exit_code, stdout, clean(self.stderr) if self.stderr else "")
 
 
@@ -117,11 +108,12 @@ def cleaner() -> Callable[[str], str]:
     return lambda text: cut(terminal_safe(redact(text)))
 
 
-def _cleaned(value: Any, clean: Callable[[str], str]) -> Any:
+def cleaned(value: Any, clean: Callable[[str], str]) -> Any:
+    """``value`` (JSON data) with every text passed through ``clean``."""
     if isinstance(value, str):
         return clean(value)
     if isinstance(value, dict):
-        return {k: _cleaned(v, clean) for k, v in value.items()}
+        return {k: cleaned(v, clean) for k, v in value.items()}
     if isinstance(value, list):
-        return [_cleaned(v, clean) for v in value]
+        return [cleaned(v, clean) for v in value]
     return value

@@ -32,14 +32,8 @@ def wait_for_reply(path: str, reply: str | None) -> None:
     import json
 
     needle = json.dumps(reply.strip()[:120], ensure_ascii=False)[1:-1].encode("utf-8")
-    deadline = None
-    while True:
-        if needle in tail(path, 256 * 1024):
-            return
-        now = time.monotonic()
-        deadline = deadline or now + REPLY_WAIT
-        if now >= deadline:
-            return
+    deadline = time.monotonic() + REPLY_WAIT
+    while needle not in tail(path, 256 * 1024) and time.monotonic() < deadline:
         time.sleep(_POLL)
 
 

@@ -9,8 +9,8 @@ claude_code.EVENTS` (Claude Code) and :data:`clm_policy.agents.hooks.codex.EVENT
 CLI). An event the agents' protocols agree on has one handler, in :mod:`.events`, which both
 tables name; what differs in their words and shapes is their :class:`~.events.Wording`. The
 pieces a handler is given: the input (:mod:`.call`), the call resolved against its project
-(:mod:`.hook`), the session's notes (:mod:`.notes`), the transcript's figures and the policy's
-outcome (:mod:`.context`); what it returns is a :class:`~.reply.Reply`.
+and what the hooks noted about the session (:mod:`.hook`), the transcript's figures and the
+policy's outcome (:mod:`.context`); what it returns is a :class:`~.reply.Reply`.
 """
 
 from __future__ import annotations
@@ -29,10 +29,13 @@ if TYPE_CHECKING:  # a hook runs on every prompt: no typing, pathlib or dataclas
     from pathlib import Path
     from typing import Any
 
+    from clm_policy.config.trust import IgnoredSettings
+
     Handler = Callable[[Hook], Reply]
 
 LOG_LIMIT = 1024 * 1024
 LOG_NAME = "hook.log"
+NOTICES_NAME = "trust-notices.json"
 
 
 class HookEvent(Record):
@@ -89,14 +92,40 @@ def with_trust_notice(hook: Hook, reply: Reply) -> Reply:
     every prompt. Nothing is read when nothing was ignored."""
     if not hook.ignored or reply.exit_code != 0:  # exit 2: Claude Code reads stderr only
         return reply
-    from clm_policy.agents.hooks.notes import not_said
-
     try:
         fresh = not_said(hook.call.session, hook.ignored)
     except Exception as exc:  # the answer matters more than the notice
         log(f"trust notice: {type(exc).__name__}: {exc}")
         return reply
     return reply.with_message("\n".join(f"clm-policy: {found.notice}" for found in fresh))
+
+
+def not_said(session: str, ignored: list[IgnoredSettings]) -> list[IgnoredSettings]:
+    """Those of ``ignored`` this session has not been told of (for the file's content now),
+    marked as told. Kept in a private file of the user's state; without it, said again."""
+    import json
+
+    from clm_policy.agents.logfile import log_path as path_of
+    from clm_policy.base.digest import sha256_hex
+    from clm_policy.base.privatefiles import read_private, write_private
+
+    where = path_of(NOTICES_NAME)
+    try:
+        said = json.loads(read_private(where, 64 * 1024) or b"[]")
+    except ValueError:
+        said = []
+    said = [k for k in said if isinstance(k, str)] if isinstance(said, list) else []
+    fresh = []
+    for found in ignored:
+        key = sha256_hex(
+            "\0".join((session, found.path, found.digest, *found.keys)).encode("utf-8")
+        )[:32]
+        if key not in said:
+            fresh.append(found)
+            said.append(key)
+    if fresh:
+        write_private(os.path.dirname(where), NOTICES_NAME, json.dumps(said[-500:]))
+    return fresh
 
 
 def log_path() -> Path:

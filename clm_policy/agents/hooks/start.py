@@ -45,7 +45,7 @@ def take_handoff(hook: Hook) -> str:
             seeded = seed_from(hook, repo, entry)
             if seeded is not None:
                 text, goal = seeded
-                hook.notes.note(seeded=entry.trailers["Clm-Manifest"], seeded_goal=goal)
+                hook.note(seeded=entry.trailers["Clm-Manifest"], seeded_goal=goal)
                 return text
     return ""
 

@@ -31,9 +31,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-SUFFIX_1M = "[1m]"
-AUTO_COMPACT_ENV = "CLAUDE_CODE_AUTO_COMPACT_WINDOW"
-MODEL_ENV = "ANTHROPIC_MODEL"
 SETTINGS_LIMIT = 1024 * 1024
 MAX_WINDOW = 100_000_000
 
@@ -54,10 +51,10 @@ def claude_code_window(
     started = started if isinstance(started, str) and started else None
     model = model or started
     settings = _settings(cwd)
-    for name in (started, _value(settings, "model"), os.environ.get(MODEL_ENV)):
-        if isinstance(name, str) and name.strip().lower().endswith(SUFFIX_1M):
+    for name in (started, _value(settings, "model"), os.environ.get("ANTHROPIC_MODEL")):
+        if isinstance(name, str) and name.strip().lower().endswith("[1m]"):
             return 1_000_000, model
-    auto = _tokens(os.environ.get(AUTO_COMPACT_ENV)) or _tokens(
+    auto = _tokens(os.environ.get("CLAUDE_CODE_AUTO_COMPACT_WINDOW")) or _tokens(
         _value(settings, "autoCompactWindow")
     )
     return auto, model

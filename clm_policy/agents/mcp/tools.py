@@ -81,27 +81,25 @@ class Tools:
             "model": reading.model,
         }
         if outcome is None:  # shares of a window nobody knows decide nothing
-            return {
-                **self._where(caller),
-                "context": context,
-                "thresholds": None,
-                "decision": None,
-                "advice": (
-                    f"The context window of {reading.model or 'this model'} is unknown, so the "
-                    "policy's thresholds (shares of the window) decide nothing: carry on. "
-                    "docs/claude-code.md, 'The context window', says how to tell it."
-                ),
+            thresholds = decision = None
+            said = (
+                f"The context window of {reading.model or 'this model'} is unknown, so the "
+                "policy's thresholds (shares of the window) decide nothing: carry on. "
+                "docs/claude-code.md, 'The context window', says how to tell it."
+            )
+        else:
+            prof = hook.policy().profile(outcome.profile)
+            thresholds = {
+                "compact_at": prof.soft_compact.resolve(window),
+                "handoff_at": prof.hard_handoff.resolve(window),
             }
-        prof = hook.policy().profile(outcome.profile)
+            decision, said = outcome.as_dict(), advice(outcome)
         return {
             **self._where(caller),
             "context": context,
-            "thresholds": {
-                "compact_at": prof.soft_compact.resolve(window),
-                "handoff_at": prof.hard_handoff.resolve(window),
-            },
-            "decision": outcome.as_dict(),
-            "advice": advice(outcome),
+            "thresholds": thresholds,
+            "decision": decision,
+            "advice": said,
         }
 
     def explain(self, wait: float = 0.0) -> dict[str, Any]:

@@ -1,22 +1,15 @@
 """The MCP server's standard input and output, guarded: requests are read with a bound, and one
 the server could not answer is answered here.
 
-The SDK's stdio transport reads a request line whole, however long (150 MB of one line were
-held whole), and a request it cannot parse it drops without an answer: a line holding a lone
-surrogate (``"\\ud800"``, valid JSON that no Unicode text holds) left the client waiting for
-ever. So the process's standard input and output pass through two threads before the SDK sees
-them (:func:`guarded`):
-
-- the **reader** reads standard input in chunks; a line longer than :data:`MAX_REQUEST` is
-  skipped to its end without being kept (at most the bound and a chunk are held) and answered
-  with an error; a line holding a lone surrogate is answered with an error for its ``id``;
-  every other line goes to the SDK unchanged;
-- the **writer** passes the SDK's output on line by line, so that an error the reader writes
-  never lands inside one of the SDK's messages.
-
+The SDK's stdio transport reads a request line whole, however long, and drops a request it
+cannot parse without an answer (a line holding a lone surrogate, ``"\\ud800"``, left the client
+waiting for ever). So standard input and output pass through two threads (:func:`guarded`):
+the **reader** skips a line longer than :data:`MAX_REQUEST` without keeping it and answers it
+with an error, answers a line holding a lone surrogate with an error for its ``id``, and
+passes every other line to the SDK unchanged; the **writer** passes the SDK's output on line
+by line, so that an error the reader writes never lands inside one of the SDK's messages.
 The errors are JSON-RPC's "invalid request" (-32600), with the request's ``id`` when it can be
-read (``null`` for a line that was not kept). Only the wire changes: the SDK reads and writes
-its descriptors 0 and 1 as ever.
+read. The SDK reads and writes its descriptors 0 and 1 as ever.
 """
 
 from __future__ import annotations
