@@ -200,21 +200,14 @@ def compact(
     fallback: str | None = None,
     tried: str | None = None,
 ) -> CompactionResult:
-    """Compact ``state``: summary + hint, keep the last ``retain`` non-system messages.
+    """Compact ``state``: the hint as a system message, then the last ``retain`` non-system
+    messages (earlier system messages, the agent's prompt or an earlier hint, are dropped).
+    The new state counts the compaction and re-estimates its context from the new messages;
+    the cumulative token figures and the caller's state are unchanged. ``trigger`` (the
+    deciding rule) goes into the document's front matter.
 
-    The new messages are ``[hint as a system message, *last retain non-system messages]``;
-    earlier system messages (the agent's prompt, an earlier hint) are dropped, the hint
-    replaces them. The new state has ``last_compact_step = step_index``, ``compact_count``
-    one higher and ``tokens.context_tokens`` re-estimated from the new messages (characters
-    / 4, ``tokens.estimated = true``); the cumulative token figures stay as they were. The
-    caller's state is not changed. ``trigger`` (the deciding rule) goes into the document's
-    front matter.
-
-    With ``verify_facts`` (the default) the state's facts are looked for in the summary, the
-    hint and the messages kept (:func:`~clm_policy.lifecycle.verify.verify`): ``recall`` is
-    set and the front matter records it with the summarizer's name (and ``fallback``, the
-    reason a caller gives for having replaced the summarizer ``tried`` by this one).
-    """
+    With ``verify_facts`` the recall is set and recorded in the front matter with the
+    summarizer's name (and ``fallback``, why a caller replaced the summarizer ``tried``)."""
     if retain < 0:
         raise InputError(f"retain must be 0 or more, got {retain}")
     timestamp = format_timestamp(now)
@@ -327,21 +320,16 @@ def compact_verified(
     name = summarizer_name(summarizer)
     try:
         text = summarizer.summarize(state)
-        if not isinstance(text, str) or not text.strip():
-            raise _Empty
     except Exception as exc:  # any failure of an optional summarizer: the deterministic one
         reason = getattr(exc, "reason", None)
         why = reason if isinstance(reason, str) and reason else f"error ({type(exc).__name__})"
     else:
-        result = compact(
-            state, retain=retain, summarizer=TextSummary(text, name), now=now, trigger=trigger
-        )
-        assert result.recall is not None
-        if not result.recall.below(min_recall):
-            return result
-        why = f"recall {result.recall.shown} < {min_recall:g}"
+        why = "empty"
+        if isinstance(text, str) and text.strip():
+            told = TextSummary(text, name)
+            result = compact(state, retain=retain, summarizer=told, now=now, trigger=trigger)
+            assert result.recall is not None
+            if not result.recall.below(min_recall):
+                return result
+            why = f"recall {result.recall.shown} < {min_recall:g}"
     return compact(state, retain=retain, now=now, trigger=trigger, fallback=why, tried=name)
-
-
-class _Empty(Exception):
-    reason = "empty"

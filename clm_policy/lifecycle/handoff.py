@@ -40,12 +40,7 @@ COPIED = (
 
 
 def derive_status(state: SessionState) -> ManifestStatus:
-    """The manifest status for ``state``.
-
-    Any blocker, or a blocked or failed task: ``blocked``; completed: ``completed``; at a
-    phase boundary (a phase done, the task not): ``partial_complete``; running or waiting:
-    ``in_progress``.
-    """
+    """The manifest status for ``state`` (any blocker makes it ``blocked``)."""
     if state.blockers or state.status in (TaskStatus.BLOCKED, TaskStatus.FAILED):
         return ManifestStatus.BLOCKED
     if state.status is TaskStatus.COMPLETED:
@@ -63,23 +58,15 @@ def build_manifest(
     status: ManifestStatus | None = None,
     composed: Composed | None = None,
 ) -> HandoffManifest:
-    """The handoff manifest of ``state`` at ``now`` (a timezone-aware datetime).
-
-    Lists are copied from the state (memory keys without duplicates, first one kept); the
-    token snapshot is the state's at handoff: ``context_tokens`` is what the window held,
-    ``input/output/total_tokens`` are the session's cumulative figures. ``status`` defaults
-    to :func:`derive_status`; ``next_safe_action`` is
-    :func:`~clm_policy.lifecycle.summary.next_safe_action` (the step the agent stated first,
-    ``state.next_action``); a session without a goal gets
-    :data:`NO_GOAL`. Validated by pydantic and the JSON schema
-    (:func:`~clm_policy.models.shapes.manifest.validate_manifest`); an invalid value (an empty
-    rationale, a memory key like ``../x``) is an :class:`InputError` naming the field.
+    """The handoff manifest of ``state`` at ``now`` (a timezone-aware datetime), validated
+    by pydantic and the JSON schema: an invalid value (an empty rationale, a memory key like
+    ``../x``) is an :class:`InputError` naming the field. The token snapshot is the state's at
+    handoff (the window's content, the session's cumulative figures).
 
     ``composed`` (:func:`~clm_policy.lifecycle.compose.compose`) gives the agent's words, kept
     whole (``agent_words``), and the record (``record``); without a stated next step, the next
     safe action says it is unknown and what the session was last doing, never a boilerplate
-    step.
-    """
+    step."""
     record = composed.record if composed is not None else None
     words = composed.words if composed is not None else None
     last = record.last_activity if record is not None else _last_activity(state)

@@ -234,13 +234,11 @@ def run_compaction(
     """Compact ``state``, verify it and commit the summary document and the persisted state.
 
     The compaction the caller gets back is made from the raw state; what is committed is made
-    from the state the change cleaned first (the same text, with its secrets replaced), and is
-    the one verified (:func:`~clm_policy.lifecycle.compaction.compact_verified`; a summarizer
-    other than the deterministic one is asked once, on the cleaned state, and falls back to
-    the deterministic summary when it fails or loses facts). The commit carries
-    ``Clm-Recall``, ``Clm-Recall-Missing`` (when facts were lost) and ``Clm-Summarizer``
-    when a model wrote the summary: a recall measured against facts the summary's writer did
-    not pick. The deterministic summary is built from those same facts, so its check says only
+    from the state the change cleaned first, and is the one verified
+    (:func:`~clm_policy.lifecycle.compaction.compact_verified`: another summarizer than the
+    deterministic one is asked once, on the cleaned state). A model's summary carries
+    ``Clm-Recall`` (and ``-Missing``): a recall measured against facts its writer did not
+    pick. The deterministic summary is built from those same facts, so its check says only
     what survived the cleaning: ``Clm-Summary-Kept`` (never a quality figure; ``on_verified``
     is not told of it).
 

@@ -35,7 +35,7 @@ from clm_policy.models.enums import CHARS_PER_TOKEN
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from clm_policy.models.manifest import Check, HandoffManifest
 
@@ -231,7 +231,8 @@ class _Seed:
         room = _grow(blocks[1], [t.strip() for t in m.requests], room, _numbered, _head_and_tail)
         said = [b for b in blocks if b.title.startswith("The agent's last messages")]
         if said:
-            _grow(said[0], [t.strip() for t in m.record.said], room, lambda _i, t: quoted(t))
+            texts = [t.strip() for t in m.record.said]
+            _grow(said[0], texts, room, lambda _i, t: quoted(t), _lines_within)
         parts = [*head, *words_part, PART_2 if self.words else PART_2_ALONE, *lead]
         parts += [b.render() for b in blocks if b.kept]
         left = [f"{b.title.lower()} {n}" for b in blocks if (n := len(b.items) - len(b.kept))]
@@ -446,7 +447,7 @@ def _grow(
     texts: Sequence[str],
     room: int,
     render: Callable[[int, str], str],
-    cut: Callable[[str, int], str] = lambda text, limit: _lines_within(text, limit),
+    cut: Callable[[str, int], str],
 ) -> int:
     """The room the fill left, given to a block's items it kept cut (``texts``: each item's
     whole text; ``render``: its item): more of each, up to a line end or whole, and a lead
@@ -531,14 +532,19 @@ _CUT_MARK = "[… cut here:"
 def _lines_within(text: str, limit: int) -> str:
     """``text``'s first lines while they fit ``limit`` (a single long line: up to a sentence
     end, else a word end), marked as cut."""
+    kept = _fitting(text.splitlines(), limit)
+    return "\n".join([*kept, CUT]) if kept else _within_line(text, limit)
+
+
+def _fitting(lines: Iterable[str], limit: int) -> list[str]:
+    """``lines`` from the first while they fit ``limit`` characters (a newline each)."""
     kept: list[str] = []
-    size = 0
-    for line in text.splitlines():
-        if size + len(line) + 1 > limit:
+    for line in lines:
+        limit -= len(line) + 1
+        if limit < 0:
             break
         kept.append(line)
-        size += len(line) + 1
-    return "\n".join([*kept, CUT]) if kept else _within_line(text, limit)
+    return kept
 
 
 def _head_and_tail(text: str, limit: int) -> str:
@@ -546,13 +552,8 @@ def _head_and_tail(text: str, limit: int) -> str:
     that pastes a log often asks its question at the end), whole lines, marked where cut; its
     first lines alone when its last line is too long to keep."""
     lines = text.splitlines()
-    tail: list[str] = []
-    size = 0
-    for line in reversed(lines[1:]):
-        if size + len(line) + 1 > limit // 3:
-            break
-        tail.insert(0, line)
-        size += len(line) + 1
+    tail = _fitting(reversed(lines[1:]), limit // 3)[::-1]
+    size = sum(len(line) + 1 for line in tail)
     if not tail or not "".join(tail).strip():
         return _lines_within(text, limit)
     head = _lines_within("\n".join(lines[: len(lines) - len(tail)]), limit - size - 8)

@@ -59,8 +59,8 @@ CARRIES = {
 STDIN = "<stdin>"
 
 
-def _and(words: list[str]) -> str:
-    return ", ".join(words[:-1]) + f" and {words[-1]}" if len(words) > 1 else "".join(words)
+def _and(words: list[str], last: str = "and") -> str:
+    return ", ".join(words[:-1]) + f" {last} {words[-1]}" if len(words) > 1 else "".join(words)
 
 
 class Request(Record):
@@ -155,8 +155,7 @@ def check(request: Request, sources: tuple[str, ...] = tuple(SOURCES)) -> str:
     :class:`UsageError`: none or several given, or figures without ``--tokens``."""
     given = request.given()
     if len(given) != 1 or given[0] not in sources:
-        listing = [SOURCES[name] for name in sources]
-        choices = ", ".join(listing[:-1]) + f" or {listing[-1]}" if len(listing) > 1 else listing[0]
+        choices = _and([SOURCES[name] for name in sources], "or")
         got = _and([SOURCES[name].split()[0] for name in given])
         raise UsageError(f"give exactly one of {choices}" + (f"; got {got}" if got else ""))
     (source,) = given

@@ -50,12 +50,6 @@ def bullets(items: Sequence[str]) -> list[str]:
     return lines
 
 
-def paragraph(text: str) -> list[str]:
-    """A block of free text, trailing whitespace removed; ``(none)`` when blank."""
-    lines = [line.rstrip() for line in text.strip().splitlines()]
-    return lines or [NONE]
-
-
 def code_list(keys: Sequence[str]) -> list[str]:
     return bullets([f"`{key}`" for key in keys])
 
@@ -67,19 +61,11 @@ def section(title: str, body: Iterable[str]) -> list[str]:
 def next_safe_action(
     state: SessionState, last_activity: str | None = None, *, after_derived: bool = True
 ) -> str:
-    """What the agent should do first after a compaction or handoff.
-
-    In this order: the next step the agent itself stated (``next_action``: its handoff, its
-    compact summary when nothing since did that step, the question its last words end with),
-    else, for a completed task with nothing blocking or remaining,
-    :data:`COMPLETED_NEXT_ACTION`, else the first blocker ("Resolve the blocker: ..."), else
-    the first remaining task ("Continue with: ...": the one in progress, else the first
-    pending), else the first open failure ("Fix the failing check: ..."), else
-    the first not-verified item ("Verify: ..."), else that the next step is unknown, with what
-    the session was last doing (``last_activity``) when known (:func:`unknown_next_step`). The
-    last assistant message is never the next step: it may say what was just done, or answer a
-    background task's notice.
-    """
+    """What the agent should do first after a compaction or handoff: the step the agent itself
+    stated (``next_action``: its handoff, its compact summary, the question its last words end
+    with), else the first of what the state lists, else that it is unknown (with
+    ``last_activity`` when known). The last assistant message is never the next step: it may
+    say what was just done, or answer a background task's notice."""
     if state.next_action.strip():
         return one_line(state.next_action, ACTION_WIDTH)
     if state.status is TaskStatus.COMPLETED and not state.blockers and not state.remaining:
@@ -130,11 +116,6 @@ def last_reply(state: SessionState) -> str | None:
     return next((text for text in said if text.strip()), None)
 
 
-def render_message(message: Message, width: int) -> str:
-    who = message.role.value if message.name is None else f"{message.role.value} ({message.name})"
-    return f"- **{who}**: {one_line(message.content, width)}".rstrip()
-
-
 def build_summary(
     state: SessionState, *, recent: int = RECENT_MESSAGES, width: int = MESSAGE_WIDTH
 ) -> str:
@@ -152,13 +133,15 @@ def build_summary(
     recent_body = (
         [f"The last {len(shown)} of {total} conversation messages:", ""] if shown else [NONE]
     )
-    recent_body += [render_message(m, width) for m in shown]
+    for m in shown:
+        who = m.role.value if m.name is None else f"{m.role.value} ({m.name})"
+        recent_body.append(f"- **{who}**: {one_line(m.content, width)}".rstrip())
     lines = [
         f"# Session {state.session_id}: summary at step {state.step_index}",
         "",
         "; ".join(facts) + ".",
         "",
-        *section("Goal", paragraph(state.goal)),
+        *section("Goal", [line.rstrip() for line in state.goal.strip().splitlines()] or [NONE]),
         *(section("Requests", bullets(state.requests)) if state.requests else []),
         *section("Constraints", bullets(state.constraints)),
         *section("Source of truth", bullets(state.source_of_truth)),

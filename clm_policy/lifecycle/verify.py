@@ -165,9 +165,8 @@ def normalise(text: str) -> str:
 
 
 def _split(folded: str) -> list[str]:
-    """The words of folded text: what ``_WORD.findall`` gives, about ten times faster on
-    ASCII text (every ASCII character that is no letter or digit becomes a space first; only a
-    piece that is not ASCII goes through the regular expression)."""
+    """The words of folded text, as ``_WORD.findall`` gives them: only a piece that is not
+    ASCII goes through the regular expression."""
     pieces = folded.translate(_ASCII_SEPARATORS).split()
     if folded.isascii():
         return pieces

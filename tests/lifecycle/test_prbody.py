@@ -21,8 +21,8 @@ import pytest
 from clm_policy.base.errors import InputError
 from clm_policy.lifecycle import prbody
 from clm_policy.lifecycle.handoff import build_manifest
-from clm_policy.lifecycle.manifest_diff import OPTIONAL, TITLES, _empty, diff_manifests
 from clm_policy.lifecycle.pipelines import Provenance, run_handoff
+from clm_policy.lifecycle.prbody import OPTIONAL, TITLES, _empty, diff_manifests
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.models.manifest import HandoffManifest
 from clm_policy.models.state import SessionState
