@@ -42,7 +42,6 @@ import re
 import shlex
 
 from clm_policy.transcripts.reading import (
-    GOAL_LIMIT,
     MESSAGE_LIMIT,
     NOT_COUNTED,
     TEXT_PARTS,
@@ -252,7 +251,6 @@ class _Session(Tally):
         super().__init__()
         self.total_seen = 0
         self.last_real: int | None = None
-        self.fallback_goal = ""
 
     def feed(self, kind: object, payload: dict[str, Any]) -> None:
         if kind in _CWD_LINES:
@@ -265,9 +263,7 @@ class _Session(Tally):
             self._event(payload)
         elif kind == "response_item" and payload.get("type") == "message":
             text = joined_text(payload.get("content"), TEXT_PARTS)
-            if payload.get("role") == "user" and not self.fallback_goal:
-                self.fallback_goal = _prompt(text)
-            elif payload.get("role") == "assistant" and text.strip():
+            if payload.get("role") == "assistant" and text.strip():
                 self.last_message = clip(text, MESSAGE_LIMIT)
 
     def _event(self, payload: dict[str, Any]) -> None:
@@ -292,8 +288,6 @@ class _Session(Tally):
                 if new_step and self.last_real:  # a request's own figure: one turn
                     turn = (self.steps, self.last_real, self.input_tokens, self.output_tokens)
                     self.turns.append(turn)
-        elif kind == "user_message" and not self.goal:
-            self.goal = _prompt(text_of(payload.get("message")) or "")
         elif kind == "agent_message":
             text = text_of(payload.get("message"))
             if text and text.strip():
@@ -322,10 +316,6 @@ def _command_text(command: object) -> str:
     if len(words) >= 3 and os.path.basename(words[0]) in _SHELLS and words[1] in ("-c", "-lc"):
         return words[2]
     return shlex.join(words)
-
-
-def _prompt(text: str) -> str:
-    return clip(_request(text), GOAL_LIMIT)
 
 
 _RUNNING = re.compile(r"^Process running with session ID (\d+)", re.M)
@@ -396,8 +386,8 @@ def read_full(src: Source) -> TranscriptReading:
         warnings=warnings.list(),
         bytes_read=src.bytes_read,
     )
-    goal = goal_of([r.text for r in work.requests]) or session.goal or session.fallback_goal
-    return session.full(reading, work, goal)
+    # (every prompt the rollout holds is one of the work's requests: no other goal to fall to)
+    return session.full(reading, work, goal_of([r.text for r in work.requests]))
 
 
 # ---------------------------------------------------------------------------------------------
