@@ -463,6 +463,18 @@ class MemoryRepo:
         data = confine.read(self.root, check_path(path, "read"))
         return None if data is None else data.decode("utf-8", "replace")
 
+    def blobs(self, *folders: str) -> list[tuple[str, str, int]]:
+        """The files under ``folders`` at HEAD, by path: each path, blob and size in bytes
+        (one ``git ls-tree``)."""
+        out = self.git("ls-tree", "-r", "-l", "-z", "HEAD", "--", *folders)
+        found = []
+        for entry in out.split("\0"):
+            info, tab, path = entry.partition("\t")
+            fields = info.split()
+            if tab and len(fields) == 4 and fields[1] == "blob" and fields[3].isdigit():
+                found.append((path, fields[2], int(fields[3])))
+        return sorted(found)
+
     def changed_paths(self, rev: str) -> list[str]:
         commit = self.resolve_commit(rev)
         if commit is None:
