@@ -294,18 +294,17 @@ def from_file(key: str, config: ProjectConfig) -> str | None:
     """The file's value for ``key`` as :func:`setting` uses it (a path resolved against the
     file's folder), trusted or not."""
     value = config.values.get(key)
-    if value is not None and key in ("memory", "policy") and config.path is not None:
-        expanded = os.path.expanduser(value)
-        if key == "memory" or _looks_like_path(value):
-            joined = os.path.join(config.root, expanded)  # an absolute one stays as it is
-            if key == "policy" and not os.path.isfile(joined):
-                raise InputError(
-                    f"no policy file {quote(value)} (a path is relative to this file's folder)",
-                    config.where.get(key),
-                )
-            return joined
-    if key == "policy" and value is not None and config.path is not None:
-        _check_bundled(value, config)
+    if value is None or key not in ("memory", "policy") or config.path is None:
+        return value
+    if key == "memory" or _looks_like_path(value):
+        joined = os.path.join(config.root, os.path.expanduser(value))  # absolute: as it is
+        if key == "policy" and not os.path.isfile(joined):
+            raise InputError(
+                f"no policy file {quote(value)} (a path is relative to this file's folder)",
+                config.where.get(key),
+            )
+        return joined
+    _check_bundled(value, config)
     return value
 
 
