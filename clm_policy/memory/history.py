@@ -258,7 +258,7 @@ def _session_files(repo: MemoryRepo) -> dict[str, dict[str, _File]]:
         if len(parts) < 2 or parts[0] != SESSIONS or not is_session(parts[1]):
             continue
         files = found.setdefault(parts[1], {})
-        if len(parts) == 3 and parts[2] in FILES:
+        if len(parts) == 3 and parts[2] in FILES and size >= 0:
             files[parts[2]] = _File(parts[2], blob, size)
     return found
 

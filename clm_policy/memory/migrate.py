@@ -70,7 +70,7 @@ def migrate(repo: MemoryRepo, *, dry_run: bool = False) -> Migration:
     problems: list[str] = []
     for path, _, size in repo.blobs(MANIFESTS, SESSIONS):
         kind = kind_of(path)
-        if kind is None:
+        if kind is None or size < 0:
             continue
         out.checked += 1
         try:
