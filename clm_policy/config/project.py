@@ -33,12 +33,10 @@ project's default memory is keyed to the project (:attr:`ProjectConfig.project`)
 folder of a file above it: two projects below one trusted file keep two memories.
 
 The file is the project's, committed and cloned: data, not the person's word. It chooses the
-policy and the profile freely; a ``memory`` other than the project's default and a ``remote``
-(:data:`NEEDS_TRUST`) count only once the person trusts the file (``clm-policy trust``,
-:mod:`clm_policy.config.trust`: its path and SHA-256), until it changes. :func:`setting`, the
-one door every command and hook reads through, ignores them otherwise and notes it
-(:func:`clm_policy.config.trust.take_ignored`): a command warns, a hook tells the person once
-per session. Flags and the environment are the person's own and always count.
+policy and the profile; a ``memory`` other than the project's default and a ``remote``
+(:data:`NEEDS_TRUST`) count only while the person trusts it as it is
+(:mod:`clm_policy.config.trust`), else :func:`setting` ignores them and notes it. Flags and the
+environment are the person's own and always count.
 
 The file is a flat mapping of strings, read by a small parser of its own (a hook runs on every
 prompt and must not pay for the YAML library); anything else in it is an error at
@@ -294,18 +292,17 @@ def from_file(key: str, config: ProjectConfig) -> str | None:
     """The file's value for ``key`` as :func:`setting` uses it (a path resolved against the
     file's folder), trusted or not."""
     value = config.values.get(key)
-    if value is not None and key in ("memory", "policy") and config.path is not None:
-        expanded = os.path.expanduser(value)
-        if key == "memory" or _looks_like_path(value):
-            joined = os.path.join(config.root, expanded)  # an absolute one stays as it is
-            if key == "policy" and not os.path.isfile(joined):
-                raise InputError(
-                    f"no policy file {quote(value)} (a path is relative to this file's folder)",
-                    config.where.get(key),
-                )
-            return joined
-    if key == "policy" and value is not None and config.path is not None:
-        _check_bundled(value, config)
+    if value is None or key not in ("memory", "policy") or config.path is None:
+        return value
+    if key == "memory" or _looks_like_path(value):
+        joined = os.path.join(config.root, os.path.expanduser(value))  # absolute: as it is
+        if key == "policy" and not os.path.isfile(joined):
+            raise InputError(
+                f"no policy file {quote(value)} (a path is relative to this file's folder)",
+                config.where.get(key),
+            )
+        return joined
+    _check_bundled(value, config)
     return value
 
 

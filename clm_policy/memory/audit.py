@@ -74,17 +74,7 @@ class AuditEntry(Record):
 def read_log(repo: MemoryRepo | str, **filters: Unpack[Filters]) -> list[AuditEntry]:
     """clm-policy commits, newest first, filtered by session, event and agent id. ``repo``:
     an open repository, or the folder of one (a caller that only reads: no write path)."""
-    nonce = new_nonce()
-    args = log_args(nonce, **filters)
-    if isinstance(repo, str):
-        from clm_policy.memory.git.run import run_git
-
-        _, out, _ = run_git(repo, args)
-    else:
-        out = repo.git(*args, check=False)
-    reader = LogReader(nonce, **filters)
-    reader.feed_records(out.split(reader.record_sep))
-    return reader.entries
+    return PendingLog(repo, **filters).entries()
 
 
 def compacted_at(newest: list[AuditEntry], step: int, context_tokens: int) -> str | None:
@@ -104,13 +94,14 @@ class PendingLog:
     the compaction while git looks for the session's last one). Call :meth:`entries` in any
     case: it waits for git."""
 
-    def __init__(self, repo: MemoryRepo, **filters: Unpack[Filters]) -> None:
+    def __init__(self, repo: MemoryRepo | str, **filters: Unpack[Filters]) -> None:
         from clm_policy.memory.git.run import start_git
 
         nonce = new_nonce()
         self._reader = LogReader(nonce, **filters)
-        args = log_args(nonce, **filters)
-        self._proc = start_git(repo.root, args)
+        self._proc = start_git(
+            repo if isinstance(repo, str) else repo.root, log_args(nonce, **filters)
+        )
 
     def entries(self) -> list[AuditEntry]:
         """The entries, once git is done (its status is not looked at: no history, none)."""

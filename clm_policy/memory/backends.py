@@ -40,10 +40,6 @@ def needs_mem0(backend: str) -> bool:
     return backend in (MEM0, HYBRID)
 
 
-def mem0_folder(repo: MemoryRepo) -> Path:
-    return Path(repo.git_dir, MEM0_FOLDER)
-
-
 def open_store(
     backend: str,
     repo: MemoryRepo,
@@ -52,8 +48,8 @@ def open_store(
     folder: str | Path | None = None,
 ) -> MemoryStore:
     """The store of ``backend`` over ``repo``. Mem0's model comes from ``settings``, else
-    from the environment; its data lives in ``folder`` (default :func:`mem0_folder`). Close it
-    when done."""
+    from the environment; its data lives in ``folder`` (default :data:`MEM0_FOLDER` under the
+    repository's git directory). Close it when done."""
     chosen = check_backend(backend)
     git = GitMemoryStore(repo)
     if not needs_mem0(chosen):
@@ -62,7 +58,7 @@ def open_store(
 
     if settings is None:
         settings = Mem0Settings.from_env(os.environ)
-    mem0 = Mem0Store(folder or mem0_folder(repo), settings)
+    mem0 = Mem0Store(folder or Path(repo.git_dir, MEM0_FOLDER), settings)
     if chosen == MEM0:
         return mem0
     from clm_policy.memory.hybrid import HybridStore

@@ -100,11 +100,6 @@ def check_identifier(kind: str, value: str) -> str:
     return value
 
 
-def _bytes(text: str) -> bytes:
-    # a lone surrogate (valid in JSON "\ud800", not in UTF-8) must not stop a commit
-    return text.encode("utf-8", "replace")
-
-
 class Change:
     """The files and appends of one commit, and the redactor that counts its secrets.
 
@@ -180,29 +175,26 @@ class Change:
 
     def prepare(self, message: CommitMessage, paths: Callable[[str], str]) -> Prepared:
         """Everything redacted and rendered; ``paths`` checks each path (raising to refuse)."""
-        files = {check_identifier("path", paths(p)): self._file(c) for p, c in self.files.items()}
+        files = {check_identifier("path", paths(p)): self._bytes(c) for p, c in self.files.items()}
         appends = {
-            check_identifier("path", paths(p)): self._append(c) for p, c in self.appends.items()
+            check_identifier("path", paths(p)): self._bytes(c) for p, c in self.appends.items()
         }
         text = self._message(message)
         return Prepared(files, appends, text, self.redactions)
 
-    def _file(self, content: Content | JsonDoc) -> bytes:
+    def _bytes(self, content: Content | JsonDoc | JsonLines) -> bytes:
         if isinstance(content, JsonDoc):
             data = self._data(content.data)
             if content.validate is not None:
                 content.validate(data)
-            return _bytes(json.dumps(data, indent=2, allow_nan=False) + "\n")
-        return _bytes(self._text(_text(content)))
-
-    def _append(self, content: Content | JsonLines) -> bytes:
-        if isinstance(content, JsonLines):
-            lines = [
-                json.dumps(self._data(r), sort_keys=True, allow_nan=False) + "\n"
-                for r in content.records
-            ]
-            return _bytes("".join(lines))
-        return _bytes(self._text(_text(content)))
+            text = json.dumps(data, indent=2, allow_nan=False) + "\n"
+        elif isinstance(content, JsonLines):
+            records = (self._data(r) for r in content.records)
+            text = "".join(json.dumps(r, sort_keys=True, allow_nan=False) + "\n" for r in records)
+        else:
+            text = self._text(_text(content))
+        # a lone surrogate (valid in JSON "\ud800", not in UTF-8) must not stop a commit
+        return text.encode("utf-8", "replace")
 
     def _message(self, message: CommitMessage) -> str:
         trailers = {

@@ -252,24 +252,14 @@ class _File:
 def _session_files(repo: MemoryRepo) -> dict[str, dict[str, _File]]:
     """The files :data:`FILES` of each session folder at HEAD, with their blobs and sizes (one
     git call)."""
-    out = repo.git("ls-tree", "-r", "-l", "-z", "HEAD", "--", f"{SESSIONS}/", check=False)
     found: dict[str, dict[str, _File]] = {}
-    for item in out.split("\0"):
-        meta, _, path = item.partition("\t")
+    for path, blob, size in repo.blobs(f"{SESSIONS}/"):
         parts = path.split("/")
-        fields = meta.split()
         if len(parts) < 2 or parts[0] != SESSIONS or not is_session(parts[1]):
             continue
         files = found.setdefault(parts[1], {})
-        if (
-            len(parts) == 3
-            and parts[2] in FILES
-            and len(fields) == 4
-            and fields[1] == "blob"
-            and OBJECT_ID.fullmatch(fields[2])
-        ):
-            size = int(fields[3]) if fields[3].isdigit() else JSONL_LIMIT + 1
-            files[parts[2]] = _File(parts[2], fields[2], size)
+        if len(parts) == 3 and parts[2] in FILES and size >= 0:
+            files[parts[2]] = _File(parts[2], blob, size)
     return found
 
 

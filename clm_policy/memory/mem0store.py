@@ -291,7 +291,7 @@ class Mem0Store:
             return ""
         return (
             "Facts Mem0 recalls from earlier in this task (most similar to the goal and the "
-            "next action first):\n\n" + "\n".join(f"- {f}" for f in facts if f)
+            "next action first):\n\n" + "\n".join(f"- {f}" for f in facts)
         )
 
     # -- the rest ------------------------------------------------------------------------------

@@ -68,9 +68,9 @@ def migrate(repo: MemoryRepo, *, dry_run: bool = False) -> Migration:
     out = Migration()
     change = Change()
     problems: list[str] = []
-    for path, size in _listed(repo):
+    for path, _, size in repo.blobs(MANIFESTS, SESSIONS):
         kind = kind_of(path)
-        if kind is None:
+        if kind is None or size < 0:
             continue
         out.checked += 1
         try:
@@ -105,18 +105,6 @@ def migrate(repo: MemoryRepo, *, dry_run: bool = False) -> Migration:
     )
     out.commit = repo.commit(message, change)
     return out
-
-
-def _listed(repo: MemoryRepo) -> list[tuple[str, int]]:
-    """The files under manifests/ and sessions/ at HEAD with their sizes, by path."""
-    out = repo.git("ls-tree", "-r", "-l", "-z", "HEAD", "--", MANIFESTS, SESSIONS)
-    found = []
-    for entry in out.split("\0"):
-        info, tab, path = entry.partition("\t")
-        fields = info.split()
-        if tab and len(fields) == 4 and fields[1] == "blob" and fields[3].isdigit():
-            found.append((path, int(fields[3])))
-    return sorted(found)
 
 
 def _current(repo: MemoryRepo, path: str, kind: str) -> tuple[dict[str, object], int] | None:

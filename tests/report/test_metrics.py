@@ -244,17 +244,16 @@ def test_recall_reads_as_passed_over_asked() -> None:
 
 
 def _git_commands(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    import clm_policy.memory.git.write as gitwrite
+    import clm_policy.memory.git.run as gitrun
 
     started: list[str] = []
-    for name in ("run_git", "run_git_bytes"):
-        real = getattr(gitwrite, name)
+    real = gitrun.start_git  # where every git process starts
 
-        def counting(cwd: Path, args: list[str], real: Any = real, **kwargs: Any) -> Any:
-            started.append(next(a for a in args if a not in ("-q",) and "=" not in a))
-            return real(cwd, args, **kwargs)
+    def counting(cwd: Path, args: list[str], **kwargs: Any) -> Any:
+        started.append(next(a for a in args if a not in ("-q",) and "=" not in a))
+        return real(cwd, args, **kwargs)
 
-        monkeypatch.setattr(gitwrite, name, counting)
+    monkeypatch.setattr(gitrun, "start_git", counting)
     return started
 
 

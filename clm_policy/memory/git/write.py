@@ -35,7 +35,6 @@ from contextlib import contextmanager
 from clm_policy.base.errors import InputError
 from clm_policy.memory.git import confine
 from clm_policy.memory.git.run import (
-    SAFE_CONFIG,
     GitError,
     check_name,
     run_git,
@@ -55,7 +54,6 @@ if TYPE_CHECKING:
 LOCK = "clm-write.lock"
 JOURNAL = "clm-write.journal"
 __all__ = [
-    "SAFE_CONFIG",
     "GitError",
     "MemoryRepo",
     "NothingToCommit",
@@ -462,6 +460,19 @@ class MemoryRepo:
         """The text of ``path`` in the work tree, never through a symbolic link."""
         data = confine.read(self.root, check_path(path, "read"))
         return None if data is None else data.decode("utf-8", "replace")
+
+    def blobs(self, *folders: str) -> list[tuple[str, str, int]]:
+        """The entries under ``folders`` at HEAD, by path: each path, object and size in bytes
+        (-1 for what is not a blob: a submodule) (one ``git ls-tree``)."""
+        out = self.git("ls-tree", "-r", "-l", "-z", "HEAD", "--", *folders)
+        found = []
+        for entry in out.split("\0"):
+            info, tab, path = entry.partition("\t")
+            fields = info.split()
+            if tab and len(fields) == 4:
+                blob = fields[1] == "blob" and fields[3].isdigit()
+                found.append((path, fields[2], int(fields[3]) if blob else -1))
+        return sorted(found)
 
     def changed_paths(self, rev: str) -> list[str]:
         commit = self.resolve_commit(rev)
