@@ -18,13 +18,9 @@ QUOTE_LIMIT = 60
 class Location(Record):
     """A 1-based position in a file (``line``/``col`` may be 0 when unknown)."""
 
-    FIELDS = ("file", "line", "col")
-    __slots__ = FIELDS
-
-    def __init__(self, file: str, line: int = 0, col: int = 0) -> None:
-        self.file = file
-        self.line = line
-        self.col = col
+    file: str
+    line: int = 0
+    col: int = 0
 
     def __str__(self) -> str:
         if self.line <= 0:

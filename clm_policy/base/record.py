@@ -1,26 +1,70 @@
-"""Plain value classes for the per-prompt paths: equality, hashing, ``repr`` and ``replace``.
+"""Plain value classes for the per-prompt paths: fields declared once, equality, hashing,
+``repr`` and ``replace``.
 
 The per-prompt paths do without ``dataclasses`` (it imports ``inspect``; docs/architecture.md,
-"The hot path and its rules"). A class here lists its constructor fields in ``FIELDS`` and
-writes its own ``__init__``; :class:`Record` gives it what ``@dataclass`` would:
-``==`` over ``COMPARED`` (default: all of ``FIELDS``), a matching ``hash`` for the immutable
-ones, a ``repr`` and :meth:`Record.replace`. Instances are treated as immutable unless the
-class says otherwise; nothing enforces it.
+"The hot path and its rules"). A :class:`Record` declares its fields as annotations, as a
+dataclass does (``name: str``, ``limit: int = 3``: a default is an immutable value); the class
+gets ``FIELDS`` (their names, in order), ``__slots__`` and an ``__init__`` taking them in that
+order, unless it writes its own ``__init__`` (a field that converts or checks what it is given,
+or a list made new for each object) or lists ``FIELDS`` itself. It also gets ``==`` over
+``COMPARED`` (every field but those in ``UNCOMPARED``), a matching ``hash`` for the immutable
+ones, a ``repr`` and :meth:`Record.replace`. Instances are treated as immutable unless the class
+says otherwise; nothing enforces it. Type checkers read a record as a dataclass
+(``dataclass_transform``).
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, ClassVar, Self
+    from typing import Any, ClassVar, Self, dataclass_transform
+else:
+
+    def dataclass_transform(**_: object) -> object:
+        return lambda cls: cls
 
 
-class Record:
+_MUTABLE = (list, dict, set, bytearray)
+
+
+def _init(name: str, fields: tuple[str, ...], defaults: dict[str, object]) -> object:
+    """An ``__init__`` that stores ``fields`` (made once per class, as dataclasses do)."""
+    params = ", ".join(f"{f}=_d_{f}" if f in defaults else f for f in fields)
+    body = "".join(f"\n    self.{f} = {f}" for f in fields) or "\n    pass"
+    namespace: dict[str, object] = {f"_d_{f}": value for f, value in defaults.items()}
+    exec(f"def __init__(self, {params}) -> None:{body}", namespace)
+    init = namespace["__init__"]
+    init.__qualname__ = f"{name}.__init__"  # type: ignore[attr-defined]
+    return init
+
+
+@dataclass_transform(eq_default=True)
+class _Fields(type):
+    """Makes ``FIELDS``, ``__slots__``, ``COMPARED`` and ``__init__`` of a record's annotations."""
+
+    def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> _Fields:
+        if "FIELDS" not in namespace and bases:
+            notes = namespace.get("__annotations__", {})
+            fields = tuple(f for f, note in notes.items() if not str(note).startswith("ClassVar"))
+            defaults = {f: namespace.pop(f) for f in fields if f in namespace}
+            if any(isinstance(value, _MUTABLE) for value in defaults.values()):
+                raise TypeError(f"{name}: a mutable default is shared; write an __init__")
+            namespace["FIELDS"] = fields
+            namespace["__slots__"] = fields
+            unsaid = namespace.get("UNCOMPARED", ())
+            namespace.setdefault("COMPARED", tuple(f for f in fields if f not in unsaid))
+            if "__init__" not in namespace:
+                namespace["__init__"] = _init(name, fields, defaults)
+        return super().__new__(mcs, name, bases, namespace)
+
+
+class Record(metaclass=_Fields):
     """Base of a plain value class (see the module docstring)."""
 
     __slots__ = ()
     FIELDS: ClassVar[tuple[str, ...]] = ()
     COMPARED: ClassVar[tuple[str, ...] | None] = None  # None: every field of FIELDS
+    UNCOMPARED: ClassVar[tuple[str, ...]] = ()
     HASHABLE: ClassVar[bool] = True
 
     def _compared(self) -> tuple[Any, ...]:

@@ -42,13 +42,9 @@ UNTRUSTED = "untrusted"
 class TrustedFile(Record):
     """One record: the file, the SHA-256 of the content trusted, when (UTC, ISO 8601)."""
 
-    FIELDS = ("path", "sha256", "trusted_at")
-    __slots__ = FIELDS
-
-    def __init__(self, path: str, sha256: str, trusted_at: str = "") -> None:
-        self.path = path
-        self.sha256 = sha256
-        self.trusted_at = trusted_at
+    path: str
+    sha256: str
+    trusted_at: str = ""
 
 
 def store_dir() -> str:
@@ -125,17 +121,11 @@ class IgnoredSettings(Record):
     which was ignored), whether it changed since the person trusted it, and the project it is
     above."""
 
-    FIELDS = ("path", "digest", "keys", "changed", "project")
-    __slots__ = FIELDS
-
-    def __init__(
-        self, path: str, digest: str, keys: tuple[str, ...], changed: bool, project: str = ""
-    ) -> None:
-        self.path = path
-        self.digest = digest
-        self.keys = keys
-        self.changed = changed
-        self.project = project
+    path: str
+    digest: str
+    keys: tuple[str, ...]
+    changed: bool
+    project: str = ""
 
     @property
     def notice(self) -> str:

@@ -43,15 +43,11 @@ class YamlDocument(Record):
     :data:`clm_policy.formats.yamlbuild.Marks`); None for an empty document.
     """
 
-    FIELDS = ("file", "text", "root", "marks")
-    __slots__ = FIELDS
+    file: str
+    text: str
+    root: Any
+    marks: Marks | None = None
     HASHABLE = False
-
-    def __init__(self, file: str, text: str, root: Any, marks: Marks | None = None) -> None:
-        self.file = file
-        self.text = text
-        self.root = root
-        self.marks = marks
 
     def _marks_at(self, path: Sequence[PathKey]) -> tuple[Marks | None, tuple[int, int] | None]:
         """The marks of the deepest node ``path`` reaches, and the position of the last key

@@ -27,33 +27,18 @@ HAND_SOURCES = ("state", "session", "transcript")
 class Committed(Record):
     """A compaction asked for at a position already committed: nothing new is committed."""
 
-    FIELDS = ("commit",)
-    __slots__ = FIELDS
-
-    def __init__(self, commit: str) -> None:
-        self.commit = commit
+    commit: str
 
 
 class ByHand(Record):
     """What a hand-run pipeline works on, and why its commit says it ran."""
 
-    FIELDS = ("policy", "state", "profile", "why", "reading")
-    __slots__ = FIELDS
+    policy: Policy
+    state: SessionState
+    profile: Profile
+    why: Provenance
+    reading: TranscriptReading | None = None
     HASHABLE = False
-
-    def __init__(
-        self,
-        policy: Policy,
-        state: SessionState,
-        profile: Profile,
-        why: Provenance,
-        reading: TranscriptReading | None = None,
-    ):
-        self.policy = policy
-        self.state = state
-        self.profile = profile
-        self.why = why
-        self.reading = reading
 
 
 def prepare(

@@ -109,47 +109,18 @@ class CompactionResult(Record):
     - ``tried``: the summarizer that was replaced (``openai:<model>``), with ``fallback``.
     """
 
-    FIELDS = (
-        "summary",
-        "hint",
-        "messages",
-        "state",
-        "document",
-        "context_before",
-        "context_after",
-        "recall",
-        "summarizer",
-        "fallback",
-        "tried",
-    )
-    __slots__ = FIELDS
+    summary: str
+    hint: str
+    messages: tuple[Message, ...]
+    state: SessionState
+    document: str
+    context_before: int
+    context_after: int
+    recall: Recall | None = None
+    summarizer: str = DETERMINISTIC_NAME
+    fallback: str | None = None
+    tried: str | None = None
     HASHABLE = False
-
-    def __init__(
-        self,
-        summary: str,
-        hint: str,
-        messages: tuple[Message, ...],
-        state: SessionState,
-        document: str,
-        context_before: int,
-        context_after: int,
-        recall: Recall | None = None,
-        summarizer: str = DETERMINISTIC_NAME,
-        fallback: str | None = None,
-        tried: str | None = None,
-    ) -> None:
-        self.summary = summary
-        self.hint = hint
-        self.messages = messages
-        self.state = state
-        self.document = document
-        self.context_before = context_before
-        self.context_after = context_after
-        self.recall = recall
-        self.summarizer = summarizer
-        self.fallback = fallback
-        self.tried = tried
 
     @property
     def summarizer_trailer(self) -> str:

@@ -97,56 +97,27 @@ class CompactOutcome(Record):
     """A committed compaction: the commit, the summary's path, the compaction, the secrets
     redacted."""
 
-    FIELDS = ("commit", "path", "result", "redactions")
-    __slots__ = FIELDS
+    commit: str
+    path: str
+    result: CompactionResult
+    redactions: int
     HASHABLE = False
-
-    def __init__(self, commit: str, path: str, result: CompactionResult, redactions: int) -> None:
-        self.commit = commit
-        self.path = path
-        self.result = result
-        self.redactions = redactions
 
 
 class HandoffOutcome(Record):
     """A committed handoff. ``agent_recall``: how many of the session's facts (its fact
     inventory) the agent's own summary holds, when it wrote one."""
 
-    FIELDS = (
-        "commit",
-        "manifest",
-        "manifest_path",
-        "handoff_path",
-        "seed",
-        "ref",
-        "redactions",
-        "push_attempts",
-        "agent_recall",
-    )
-    __slots__ = FIELDS
+    commit: str
+    manifest: HandoffManifest
+    manifest_path: str
+    handoff_path: str
+    seed: list[Message]
+    ref: str
+    redactions: int
+    push_attempts: int | None = None
+    agent_recall: Recall | None = None
     HASHABLE = False
-
-    def __init__(
-        self,
-        commit: str,
-        manifest: HandoffManifest,
-        manifest_path: str,
-        handoff_path: str,
-        seed: list[Message],
-        ref: str,
-        redactions: int,
-        push_attempts: int | None = None,
-        agent_recall: Recall | None = None,
-    ) -> None:
-        self.commit = commit
-        self.manifest = manifest
-        self.manifest_path = manifest_path
-        self.handoff_path = handoff_path
-        self.seed = seed
-        self.ref = ref
-        self.redactions = redactions
-        self.push_attempts = push_attempts
-        self.agent_recall = agent_recall
 
 
 class PushError(GitError):

@@ -21,15 +21,11 @@ class Section(Record):
     the model), the MCP field that carries it, whether that field is a list, and the words a
     ``/compact`` focus uses for it."""
 
-    FIELDS = ("heading", "asks", "field", "is_list", "keep")
-    __slots__ = FIELDS
-
-    def __init__(self, heading: str, asks: str, field: str, is_list: bool, keep: str) -> None:
-        self.heading = heading
-        self.asks = asks
-        self.field = field
-        self.is_list = is_list
-        self.keep = keep
+    heading: str
+    asks: str
+    field: str
+    is_list: bool
+    keep: str
 
 
 SECTIONS: tuple[Section, ...] = (

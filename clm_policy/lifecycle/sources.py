@@ -122,21 +122,11 @@ class Resolved(Record):
     ``--transcript``) and the text and file it was read from (a state file or standard
     input), which :meth:`locate` places later errors in."""
 
-    FIELDS = ("state", "reading", "text", "file")
-    __slots__ = FIELDS
+    state: SessionState
+    reading: TranscriptReading | None = None
+    text: str | None = None
+    file: str | None = None
     HASHABLE = False
-
-    def __init__(
-        self,
-        state: SessionState,
-        reading: TranscriptReading | None = None,
-        text: str | None = None,
-        file: str | None = None,
-    ) -> None:
-        self.state = state
-        self.reading = reading
-        self.text = text
-        self.file = file
 
     def locate(self, exc: StateError) -> StateError:
         """``exc`` at the line and column of its field in the state's file, when the state

@@ -96,12 +96,8 @@ _THEN_MORE = re.compile(r" \(then \d+ more [a-z ]+\)$")
 class Fact(Record):
     """One thing the next context must hold: its kind (a :data:`KINDS` name) and its text."""
 
-    FIELDS = ("kind", "text")
-    __slots__ = FIELDS
-
-    def __init__(self, kind: str, text: str) -> None:
-        self.kind = kind
-        self.text = text
+    kind: str
+    text: str
 
 
 def facts(state: SessionState) -> list[Fact]:

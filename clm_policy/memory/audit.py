@@ -37,15 +37,11 @@ if TYPE_CHECKING:  # `log` reads here without the write path (clm_policy.cli.fas
 class AuditEntry(Record):
     """One clm-policy commit: its hash, author date, subject and ``Clm-*`` trailers."""
 
-    FIELDS = ("commit", "date", "subject", "trailers")
-    __slots__ = FIELDS
+    commit: str
+    date: str
+    subject: str
+    trailers: dict[str, str]
     HASHABLE = False
-
-    def __init__(self, commit: str, date: str, subject: str, trailers: dict[str, str]) -> None:
-        self.commit = commit
-        self.date = date
-        self.subject = subject
-        self.trailers = trailers
 
     @property
     def event(self) -> str:

@@ -53,40 +53,26 @@ class JsonDoc(Record):
     """A JSON file: ``data`` is redacted as data (so ``{"password": ...}`` is caught by its key),
     then ``validate`` (if given) checks the redacted value, then it is written indented."""
 
-    FIELDS = ("data", "validate")
-    __slots__ = FIELDS
+    data: Any
+    validate: Callable[[Any], object] | None = None
     HASHABLE = False
-
-    def __init__(self, data: Any, validate: Callable[[Any], object] | None = None) -> None:
-        self.data = data
-        self.validate = validate
 
 
 class JsonLines(Record):
     """Records appended to a ``.jsonl`` file, one JSON object per line, each redacted as data."""
 
-    FIELDS = ("records",)
-    __slots__ = FIELDS
+    records: tuple[Any, ...]
     HASHABLE = False
-
-    def __init__(self, records: tuple[Any, ...]) -> None:
-        self.records = records
 
 
 class Prepared(Record):
     """A change ready for git: redacted bytes, the rendered message, what was replaced."""
 
-    FIELDS = ("files", "appends", "message", "redactions")
-    __slots__ = FIELDS
+    files: dict[str, bytes]
+    appends: dict[str, bytes]
+    message: str
+    redactions: int
     HASHABLE = False
-
-    def __init__(
-        self, files: dict[str, bytes], appends: dict[str, bytes], message: str, redactions: int
-    ) -> None:
-        self.files = files
-        self.appends = appends
-        self.message = message
-        self.redactions = redactions
 
 
 def check_identifier(kind: str, value: str) -> str:

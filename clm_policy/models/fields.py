@@ -26,24 +26,16 @@ class Reads(Record):
     see it only through a derived name, e.g. ``messages`` as ``message_count``); ``doc``:
     what that name means (the policy docs' table)."""
 
-    FIELDS = ("name", "doc")
-    __slots__ = FIELDS
-
-    def __init__(self, name: str | None = None, doc: str = "") -> None:
-        self.name = name
-        self.doc = doc
+    name: str | None = None
+    doc: str = ""
 
 
 class NameInfo(Record):
     """A name rules may read: its type (``int``, ``float``, ``bool`` or ``str``, with
     ``|None`` when it may be missing) and what it means."""
 
-    FIELDS = ("type", "doc")
-    __slots__ = FIELDS
-
-    def __init__(self, type: str, doc: str) -> None:  # noqa: A002 (the field's name)
-        self.type = type
-        self.doc = doc
+    type: str
+    doc: str
 
 
 def compact_not_in_future(state: Any) -> str | None:

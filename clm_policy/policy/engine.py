@@ -33,12 +33,8 @@ if TYPE_CHECKING:
 class Threshold(Record):
     """A threshold in tokens, or as a percentage of the context window."""
 
-    FIELDS = ("tokens", "percent")
-    __slots__ = FIELDS
-
-    def __init__(self, tokens: int | None = None, percent: float | None = None) -> None:
-        self.tokens = tokens
-        self.percent = percent
+    tokens: int | None = None
+    percent: float | None = None
 
     @classmethod
     def parse(cls, value: int | str) -> Threshold:
@@ -131,25 +127,13 @@ class Rule(Record):
 
     ``location`` is the rule's entry in its file; it takes no part in equality."""
 
-    FIELDS = ("id", "when", "action", "because", "description", "location")
-    __slots__ = FIELDS
-    COMPARED = FIELDS[:-1]
-
-    def __init__(
-        self,
-        id: str,  # noqa: A002 (the field's name)
-        when: CompiledExpression,
-        action: Action,
-        because: Template | None,
-        description: str | None = None,
-        location: Location | None = None,
-    ) -> None:
-        self.id = id
-        self.when = when
-        self.action = action
-        self.because = because
-        self.description = description
-        self.location = location
+    id: str
+    when: CompiledExpression
+    action: Action
+    because: Template | None
+    description: str | None = None
+    location: Location | None = None
+    UNCOMPARED = ("location",)
 
 
 class Guard(Record):
@@ -157,66 +141,30 @@ class Guard(Record):
 
     ``location`` is the guard's entry in its file; it takes no part in equality."""
 
-    FIELDS = (
-        "id",
-        "action",
-        "when",
-        "severity",
-        "overridable",
-        "message",
-        "description",
-        "location",
-    )
-    __slots__ = FIELDS
-    COMPARED = FIELDS[:-1]
-
-    def __init__(
-        self,
-        id: str,  # noqa: A002 (the field's name)
-        action: Action,
-        when: CompiledExpression,
-        severity: str,
-        overridable: bool,
-        message: Template | None,
-        description: str | None = None,
-        location: Location | None = None,
-    ) -> None:
-        self.id = id
-        self.action = action
-        self.when = when
-        self.severity = severity
-        self.overridable = overridable
-        self.message = message
-        self.description = description
-        self.location = location
+    id: str
+    action: Action
+    when: CompiledExpression
+    severity: str
+    overridable: bool
+    message: Template | None
+    description: str | None = None
+    location: Location | None = None
+    UNCOMPARED = ("location",)
 
 
 class Signal(Record):
     """A declared signal: its type and the value rules read when a state gives none."""
 
-    FIELDS = ("type", "default", "description")
-    __slots__ = FIELDS
-
-    def __init__(
-        self,
-        type: str,  # noqa: A002 (the field's name)
-        default: bool | int | float | str,
-        description: str | None = None,
-    ) -> None:
-        self.type = type
-        self.default = default
-        self.description = description
+    type: str
+    default: bool | int | float | str
+    description: str | None = None
 
 
 class Price(Record):
     """What a model's tokens cost, per million input and output tokens (``prices:``)."""
 
-    FIELDS = ("input", "output")
-    __slots__ = FIELDS
-
-    def __init__(self, input: float, output: float) -> None:  # noqa: A002 (the field's name)
-        self.input = input
-        self.output = output
+    input: float
+    output: float
 
 
 def longest_prefix(names: Iterable[str], model: str | None) -> str | None:

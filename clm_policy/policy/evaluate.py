@@ -27,28 +27,11 @@ if TYPE_CHECKING:
 class Limits(Record):
     """Bounds one evaluator enforces; held per evaluator, never as module globals."""
 
-    FIELDS = (
-        "max_expression_length",
-        "max_string_length",
-        "max_int_bits",
-        "max_collection_length",
-        "max_depth",
-    )
-    __slots__ = FIELDS
-
-    def __init__(
-        self,
-        max_expression_length: int = 1000,
-        max_string_length: int = 10_000,
-        max_int_bits: int = 4096,
-        max_collection_length: int = 1000,
-        max_depth: int = 200,
-    ) -> None:
-        self.max_expression_length = max_expression_length
-        self.max_string_length = max_string_length
-        self.max_int_bits = max_int_bits
-        self.max_collection_length = max_collection_length
-        self.max_depth = max_depth
+    max_expression_length: int = 1000
+    max_string_length: int = 10_000
+    max_int_bits: int = 4096
+    max_collection_length: int = 1000
+    max_depth: int = 200
 
 
 DEFAULT_LIMITS = Limits()

@@ -94,12 +94,8 @@ class SourceSpan(Record):
 
     ``block_indent`` is the column later lines start at (block scalars); 0: as line 1."""
 
-    FIELDS = ("start", "block_indent")
-    __slots__ = FIELDS
-
-    def __init__(self, start: Location, block_indent: int = 0) -> None:
-        self.start = start
-        self.block_indent = block_indent
+    start: Location
+    block_indent: int = 0
 
     def at(self, line: int, col: int) -> Location:
         """File location of (1-based) ``line``/``col`` inside the expression text."""

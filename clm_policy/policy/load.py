@@ -38,13 +38,9 @@ if TYPE_CHECKING:
 class Origin(Record):
     """Where a value was written: the document and the path to it inside."""
 
-    FIELDS = ("doc", "path")
-    __slots__ = FIELDS
+    doc: YamlDocument
+    path: tuple[PathKey, ...]
     HASHABLE = False
-
-    def __init__(self, doc: YamlDocument, path: tuple[PathKey, ...]) -> None:
-        self.doc = doc
-        self.path = path
 
     @property
     def location(self) -> Location:

@@ -40,18 +40,9 @@ class Template(Record):
     """A message with ``{expression}`` parts; ``span`` is where ``text`` starts (the policy
     cache compiles it again from there)."""
 
-    FIELDS = ("text", "parts", "span")
-    __slots__ = FIELDS
-
-    def __init__(
-        self,
-        text: str,
-        parts: tuple[str | tuple[CompiledExpression, str], ...],
-        span: SourceSpan | None = None,
-    ) -> None:
-        self.text = text
-        self.parts = parts
-        self.span = span
+    text: str
+    parts: tuple[str | tuple[CompiledExpression, str], ...]
+    span: SourceSpan | None = None
 
     @property
     def names(self) -> tuple[str, ...]:

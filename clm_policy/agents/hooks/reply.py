@@ -20,13 +20,9 @@ more than 10,000 by a file path)."""
 class HookOutput(Record):
     """What the hook process writes: its exit code, standard output and standard error."""
 
-    FIELDS = ("exit_code", "stdout", "stderr")
-    __slots__ = FIELDS
-
-    def __init__(self, exit_code: int = 0, stdout: str = "", stderr: str = "") -> None:
-        self.exit_code = exit_code
-        self.stdout = stdout
-        self.stderr = stderr
+    exit_code: int = 0
+    stdout: str = ""
+    stderr: str = ""
 
 
 class Reply(Record):

@@ -42,12 +42,8 @@ class HookEvent(Record):
     """One event an agent's hook answers: its ``handler`` and the ``timeout`` (seconds) the
     agent's settings give the hook command, after which the agent stops it."""
 
-    FIELDS = ("handler", "timeout")
-    __slots__ = FIELDS
-
-    def __init__(self, handler: Handler, timeout: int) -> None:
-        self.handler = handler
-        self.timeout = timeout
+    handler: Handler
+    timeout: int
 
 
 def hook_settings(command: str, events: Mapping[str, HookEvent]) -> dict[str, Any]:

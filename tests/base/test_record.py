@@ -1,0 +1,73 @@
+"""base/record.py: a record's fields are declared once, as annotations; the class gets its
+slots, its constructor, equality, hashing, repr and replace from them."""
+
+from __future__ import annotations
+
+import pytest
+
+from clm_policy.base.record import Record
+
+
+class Point(Record):
+    x: int
+    y: int = 0
+    label: str | None = None
+    UNCOMPARED = ("label",)
+
+
+class Frozen(Record):
+    names: tuple[str, ...] = ()
+    HASHABLE = False
+
+
+class Checked(Record):
+    value: int
+
+    def __init__(self, value: int) -> None:
+        self.value = abs(value)
+
+
+def test_fields_come_from_the_annotations_in_order() -> None:
+    assert Point.FIELDS == ("x", "y", "label")
+    assert getattr(Point, "__slots__") == ("x", "y", "label")  # noqa: B009 (typed as ())
+    assert Point.COMPARED == ("x", "y")
+    with pytest.raises(AttributeError):
+        Point(1).other = 2  # type: ignore[attr-defined]
+
+
+def test_the_constructor_takes_the_fields_by_position_or_name_with_their_defaults() -> None:
+    point = Point(1, label="a")
+    assert (point.x, point.y, point.label) == (1, 0, "a")
+    assert Point(x=2, y=3).y == 3
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'x'"):
+        Point()  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'z'"):
+        Point(1, z=2)  # type: ignore[call-arg]
+
+
+def test_equality_and_hash_leave_out_the_uncompared_fields() -> None:
+    assert Point(1, 2, "a") == Point(1, 2, "b")
+    assert hash(Point(1, 2, "a")) == hash(Point(1, 2, "b"))
+    assert Point(1, 2) != Point(1, 3)
+    assert Point(1) != Frozen()
+    with pytest.raises(TypeError, match="unhashable type: 'Frozen'"):
+        hash(Frozen())
+
+
+def test_repr_and_replace() -> None:
+    assert repr(Point(1, 2, "a")) == "Point(x=1, y=2, label='a')"
+    assert Point(1, 2, "a").replace(y=5) == Point(1, 5)
+    with pytest.raises(TypeError, match="Point has no field 'z'"):
+        Point(1).replace(z=1)
+
+
+def test_a_class_that_writes_its_own_constructor_keeps_it() -> None:
+    assert Checked(-4).value == 4
+    assert Checked.FIELDS == ("value",)
+
+
+def test_a_mutable_default_is_refused_when_the_class_is_made() -> None:
+    with pytest.raises(TypeError, match="Shared: a mutable default is shared"):
+
+        class Shared(Record):
+            items: list[int] = []  # noqa: RUF012 (the mistake under test)
