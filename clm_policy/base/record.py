@@ -5,12 +5,12 @@ The per-prompt paths do without ``dataclasses`` (it imports ``inspect``; docs/ar
 "The hot path and its rules"). A :class:`Record` declares its fields as annotations, as a
 dataclass does (``name: str``, ``limit: int = 3``: a default is an immutable value); the class
 gets ``FIELDS`` (their names, in order), ``__slots__`` and an ``__init__`` taking them in that
-order, unless it writes its own ``__init__`` (a field that converts or checks what it is given,
-or a list made new for each object) or lists ``FIELDS`` itself. It also gets ``==`` over
-``COMPARED`` (every field but those in ``UNCOMPARED``), a matching ``hash`` for the immutable
-ones, a ``repr`` and :meth:`Record.replace`. Instances are treated as immutable unless the class
-says otherwise; nothing enforces it. Type checkers read a record as a dataclass
-(``dataclass_transform``).
+order (made at its first object), unless it writes its own ``__init__`` (a field that converts
+or checks what it is given, or a list made new for each object) or lists ``FIELDS`` itself. A
+subclass adds no fields. A record also gets ``==`` over ``COMPARED`` (every field but those in
+``UNCOMPARED``), a matching ``hash`` for the immutable ones, a ``repr`` and
+:meth:`Record.replace`. Instances are treated as immutable unless the class says otherwise;
+nothing enforces it. Type checkers read a record as a dataclass (``dataclass_transform``).
 """
 
 from __future__ import annotations
@@ -43,9 +43,11 @@ class _Fields(type):
     """Makes ``FIELDS``, ``__slots__``, ``COMPARED`` and ``__init__`` of a record's annotations."""
 
     def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> _Fields:
-        if "FIELDS" not in namespace and bases:
-            notes = namespace.get("__annotations__", {})
-            fields = tuple(f for f, note in notes.items() if not str(note).startswith("ClassVar"))
+        notes = namespace.get("__annotations__", {})
+        fields = tuple(f for f, note in notes.items() if not str(note).startswith("ClassVar"))
+        if fields and "FIELDS" not in namespace:
+            if any(getattr(base, "FIELDS", ()) for base in bases):
+                raise TypeError(f"{name}: a record's fields are declared in one class")
             defaults = {f: namespace.pop(f) for f in fields if f in namespace}
             if any(isinstance(value, _MUTABLE) for value in defaults.values()):
                 raise TypeError(f"{name}: a mutable default is shared; write an __init__")
@@ -54,8 +56,21 @@ class _Fields(type):
             unsaid = namespace.get("UNCOMPARED", ())
             namespace.setdefault("COMPARED", tuple(f for f in fields if f not in unsaid))
             if "__init__" not in namespace:
-                namespace["__init__"] = _init(name, fields, defaults)
+                namespace["__init__"] = _first_init(name, fields, defaults)
         return super().__new__(mcs, name, bases, namespace)
+
+
+def _first_init(name: str, fields: tuple[str, ...], defaults: dict[str, object]) -> object:
+    """An ``__init__`` that makes the real one at the class's first object (a record no path
+    builds costs nothing), puts it in the class's place and calls it."""
+
+    def __init__(self: Record, *args: object, **kwargs: object) -> None:
+        real = _init(name, fields, defaults)
+        owner = next(c for c in type(self).__mro__ if c.__dict__.get("__init__") is __init__)
+        owner.__init__ = real  # type: ignore[misc]
+        real(self, *args, **kwargs)  # type: ignore[operator]
+
+    return __init__
 
 
 class Record(metaclass=_Fields):

@@ -71,3 +71,16 @@ def test_a_mutable_default_is_refused_when_the_class_is_made() -> None:
 
         class Shared(Record):
             items: list[int] = []  # noqa: RUF012 (the mistake under test)
+
+
+def test_a_subclass_keeps_its_base_fields_and_adds_none() -> None:
+    class Named(Point):
+        def describe(self) -> str:
+            return f"{self.label}@{self.x}"
+
+    assert Named(1, label="a").describe() == "a@1"
+    assert Point(1).x == 1  # the base's constructor, made once, still serves the base
+    with pytest.raises(TypeError, match="Wider: a record's fields are declared in one class"):
+
+        class Wider(Point):
+            z: int = 0
