@@ -3,25 +3,44 @@
 
 The per-prompt paths do without ``dataclasses`` (it imports ``inspect``; docs/architecture.md,
 "The hot path and its rules"). A :class:`Record` declares its fields as annotations, as a
-dataclass does (``name: str``, ``limit: int = 3``: a default is an immutable value); the class
-gets ``FIELDS`` (their names, in order), ``__slots__`` and an ``__init__`` taking them in that
-order (made at its first object), unless it writes its own ``__init__`` (a field that converts
-or checks what it is given, or a list made new for each object) or lists ``FIELDS`` itself. A
-subclass adds no fields. A record also gets ``==`` over ``COMPARED`` (every field but those in
-``UNCOMPARED``), a matching ``hash`` for the immutable ones, a ``repr`` and
-:meth:`Record.replace`. Instances are treated as immutable unless the class says otherwise;
-nothing enforces it. Type checkers read a record as a dataclass (``dataclass_transform``).
+dataclass does (``name: str``, ``limit: int = 3``; a list made new for each object, and for
+None given: ``field(default_factory=list)``); the class gets ``FIELDS`` (their names, in
+order), ``__slots__`` and an ``__init__`` taking them in that order (made at its first
+object), unless it writes its own ``__init__`` (a field that converts or checks what it is
+given) or lists ``FIELDS`` itself. A subclass adds no fields. A record also gets ``==`` over
+``COMPARED`` (every field but those in ``UNCOMPARED``), a matching ``hash`` for the immutable
+ones, a ``repr`` and :meth:`Record.replace`. Instances are treated as immutable unless the
+class says otherwise; nothing enforces it. Type checkers read a record as a dataclass
+(``dataclass_transform``).
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, ClassVar, Self, dataclass_transform
+    from collections.abc import Callable
+    from typing import Any, ClassVar, Self, TypeVar, dataclass_transform
+
+    T = TypeVar("T")
 else:
 
     def dataclass_transform(**_: object) -> object:
         return lambda cls: cls
+
+
+class _New:
+    """A field's default made new for each object (:func:`field`)."""
+
+    __slots__ = ("factory",)
+
+    def __init__(self, factory: Callable[[], object]) -> None:
+        self.factory = factory
+
+
+def field(*, default_factory: Callable[[], T]) -> T:
+    """A field whose default is ``default_factory()``, made for each object that is given
+    none or None (``tags: list[str] = field(default_factory=list)``)."""
+    return _New(default_factory)  # type: ignore[return-value]
 
 
 _MUTABLE = (list, dict, set, bytearray)
@@ -29,8 +48,14 @@ _MUTABLE = (list, dict, set, bytearray)
 
 def _init(name: str, fields: tuple[str, ...], defaults: dict[str, object]) -> object:
     """An ``__init__`` that stores ``fields`` (made once per class, as dataclasses do)."""
+    new = {f for f, value in defaults.items() if isinstance(value, _New)}
     params = ", ".join(f"{f}=_d_{f}" if f in defaults else f for f in fields)
-    body = "".join(f"\n    self.{f} = {f}" for f in fields) or "\n    pass"
+    body = "".join(
+        f"\n    self.{f} = _d_{f}.factory() if {f} is None or {f} is _d_{f} else {f}"
+        if f in new
+        else f"\n    self.{f} = {f}"
+        for f in fields
+    )
     namespace: dict[str, object] = {f"_d_{f}": value for f, value in defaults.items()}
     exec(f"def __init__(self, {params}) -> None:{body}", namespace)
     init = namespace["__init__"]
@@ -38,7 +63,7 @@ def _init(name: str, fields: tuple[str, ...], defaults: dict[str, object]) -> ob
     return init
 
 
-@dataclass_transform(eq_default=True)
+@dataclass_transform(eq_default=True, field_specifiers=(field,))
 class _Fields(type):
     """Makes ``FIELDS``, ``__slots__``, ``COMPARED`` and ``__init__`` of a record's annotations."""
 
@@ -50,7 +75,7 @@ class _Fields(type):
                 raise TypeError(f"{name}: a record's fields are declared in one class")
             defaults = {f: namespace.pop(f) for f in fields if f in namespace}
             if any(isinstance(value, _MUTABLE) for value in defaults.values()):
-                raise TypeError(f"{name}: a mutable default is shared; write an __init__")
+                raise TypeError(f"{name}: a mutable default is shared; use field(default_factory=)")
             namespace["FIELDS"] = fields
             namespace["__slots__"] = fields
             unsaid = namespace.get("UNCOMPARED", ())

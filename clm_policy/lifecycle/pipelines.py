@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 from clm_policy.base.credentials import mask_credentials
 from clm_policy.base.errors import InputError
-from clm_policy.base.record import Record
+from clm_policy.base.record import Record, field
 from clm_policy.base.timestamp import utc_now
 from clm_policy.lifecycle.compaction import (
     DETERMINISTIC,
@@ -71,21 +71,11 @@ class Provenance(Record):
     """Why the pipeline runs: the deciding rule and its rationale, the policy
     (``path@content-hash``) and any more trailers (for the commit)."""
 
-    FIELDS = ("rule", "rationale", "policy", "extra_trailers")
-    __slots__ = FIELDS
+    rule: str | None = None
+    rationale: str | None = None
+    policy: str | None = None
+    extra_trailers: Mapping[str, str] = field(default_factory=dict)
     HASHABLE = False
-
-    def __init__(
-        self,
-        rule: str | None = None,
-        rationale: str | None = None,
-        policy: str | None = None,
-        extra_trailers: Mapping[str, str] | None = None,
-    ) -> None:
-        self.rule = rule
-        self.rationale = rationale
-        self.policy = policy
-        self.extra_trailers: Mapping[str, str] = {} if extra_trailers is None else extra_trailers
 
 
 NO_PROVENANCE = Provenance()

@@ -38,7 +38,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from clm_policy.base.errors import ClmError
-from clm_policy.base.record import Record
+from clm_policy.base.record import Record, field
 from clm_policy.base.words import STOP_WORDS
 from clm_policy.lifecycle.summary import UNKNOWN_NEXT_STEP, next_safe_action, one_line
 
@@ -192,21 +192,11 @@ class Recall(Record):
     asked) for each kind asked at least once, in :data:`KINDS` order; ``missing``, the facts
     it did not find."""
 
-    FIELDS = ("found", "asked", "by_kind", "missing")
-    __slots__ = FIELDS
+    found: int
+    asked: int
+    by_kind: dict[str, tuple[int, int]] = field(default_factory=dict)
+    missing: tuple[Fact, ...] = ()
     HASHABLE = False
-
-    def __init__(
-        self,
-        found: int,
-        asked: int,
-        by_kind: dict[str, tuple[int, int]] | None = None,
-        missing: tuple[Fact, ...] = (),
-    ) -> None:
-        self.found = found
-        self.asked = asked
-        self.by_kind: dict[str, tuple[int, int]] = {} if by_kind is None else by_kind
-        self.missing = missing
 
     @property
     def value(self) -> float:

@@ -6,7 +6,7 @@ then sees no trailers — and parsed back by git itself (``git log --format=%(tr
 
 from __future__ import annotations
 
-from clm_policy.base.record import Record
+from clm_policy.base.record import Record, field
 from clm_policy.base.termsafe import terminal_safe
 
 TYPE_CHECKING = False
@@ -58,14 +58,10 @@ class CommitMessage(Record):
     """A commit of the memory repository: what happened (subject), why (body), facts
     (trailers, in :data:`TRAILER_KEYS` order)."""
 
-    FIELDS = ("subject", "body", "trailers")
-    __slots__ = FIELDS
+    subject: str
+    body: str = ""
+    trailers: Mapping[str, str] = field(default_factory=dict)
     HASHABLE = False
-
-    def __init__(self, subject: str, body: str = "", trailers: Mapping[str, str] | None = None):
-        self.subject = subject
-        self.body = body
-        self.trailers: Mapping[str, str] = {} if trailers is None else trailers
 
     def render(self) -> str:
         """The message as git takes it. Every part passes the printer's rule

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from clm_policy.base.digest import sha256
 from clm_policy.base.errors import ClmError, LoadCheck, Location, PolicyError, Sink, shorten
-from clm_policy.base.record import Record
+from clm_policy.base.record import Record, field
 from clm_policy.formats.textio import path_kind
 from clm_policy.formats.yamlio import PathKey, YamlDocument, load_yaml
 from clm_policy.policy.sources import Reach, locate_source, reach
@@ -55,19 +55,10 @@ class Entry(Record):
     """A rule or guard after merging: its fields, each with the origin of its value; ``origin``
     is the latest declaration of this id."""
 
-    FIELDS = ("id", "origin", "fields")
-    __slots__ = FIELDS
+    id: str
+    origin: Origin
+    fields: dict[str, tuple[Any, Origin]] = field(default_factory=dict)
     HASHABLE = False
-
-    def __init__(
-        self,
-        id: str,  # noqa: A002 (the entry's id)
-        origin: Origin,
-        fields: dict[str, tuple[Any, Origin]] | None = None,
-    ) -> None:
-        self.id = id
-        self.origin = origin
-        self.fields: dict[str, tuple[Any, Origin]] = {} if fields is None else fields
 
     def get(self, name: str) -> Any:
         return self.fields[name][0] if name in self.fields else None

@@ -28,7 +28,7 @@ import stat
 
 from clm_policy.base.errors import InputError, Location, shorten
 from clm_policy.base.lazypattern import LazyPattern
-from clm_policy.base.record import Record
+from clm_policy.base.record import Record, field
 from clm_policy.models.enums import CHARS_PER_TOKEN, MAX_COUNT
 
 TYPE_CHECKING = False
@@ -96,94 +96,33 @@ class TranscriptReading(Record):
     compaction, when the transcript says (Claude Code's ``preTokens``/``postTokens``).
     """
 
-    FIELDS = (
-        "format",
-        "path",
-        "context_tokens",
-        "context_estimated",
-        "context_window",
-        "model",
-        "session_id",
-        "agent_id",
-        "cwd",
-        "step_index",
-        "compact_count",
-        "last_compact_step",
-        "compacted_at_tokens",
-        "compacted_to_tokens",
-        "goal",
-        "changed_artifacts",
-        "commands_and_results",
-        "last_assistant_message",
-        "input_tokens",
-        "output_tokens",
-        "warnings",
-        "full",
-        "bytes_read",
-        "bytes_after",
-        "turns",
-        "compactions",
-        "work",
-    )
-    __slots__ = FIELDS
-
-    def __init__(
-        self,
-        format: str,  # noqa: A002 (the field's name)
-        path: str,
-        context_tokens: int,
-        context_estimated: bool,
-        context_window: int | None = None,
-        model: str | None = None,
-        session_id: str | None = None,
-        agent_id: str | None = None,
-        cwd: str | None = None,
-        step_index: int = 0,
-        compact_count: int = 0,
-        last_compact_step: int | None = None,
-        compacted_at_tokens: int | None = None,
-        compacted_to_tokens: int | None = None,
-        goal: str = "",
-        changed_artifacts: list[str] | None = None,
-        commands_and_results: list[str] | None = None,
-        last_assistant_message: str | None = None,
-        input_tokens: int = 0,
-        output_tokens: int = 0,
-        warnings: list[str] | None = None,
-        full: bool = True,
-        bytes_read: int = 0,
-        bytes_after: int | None = None,
-        turns: list[Turn] | None = None,
-        compactions: list[Compaction] | None = None,
-        work: Work | None = None,
-    ) -> None:
-        self.format = format
-        self.path = path
-        self.context_tokens = context_tokens
-        self.context_estimated = context_estimated
-        self.context_window = context_window
-        self.model = model
-        self.session_id = session_id
-        self.agent_id = agent_id
-        self.cwd = cwd
-        self.step_index = step_index
-        self.compact_count = compact_count
-        self.last_compact_step = last_compact_step
-        self.compacted_at_tokens = compacted_at_tokens
-        self.compacted_to_tokens = compacted_to_tokens
-        self.goal = goal
-        self.changed_artifacts: list[str] = changed_artifacts or []
-        self.commands_and_results: list[str] = commands_and_results or []
-        self.last_assistant_message = last_assistant_message
-        self.input_tokens = input_tokens
-        self.output_tokens = output_tokens
-        self.warnings: list[str] = warnings or []
-        self.full = full
-        self.bytes_read = bytes_read
-        self.bytes_after = bytes_after
-        self.turns = turns
-        self.compactions = compactions
-        self.work = work
+    format: str
+    path: str
+    context_tokens: int
+    context_estimated: bool
+    context_window: int | None = None
+    model: str | None = None
+    session_id: str | None = None
+    agent_id: str | None = None
+    cwd: str | None = None
+    step_index: int = 0
+    compact_count: int = 0
+    last_compact_step: int | None = None
+    compacted_at_tokens: int | None = None
+    compacted_to_tokens: int | None = None
+    goal: str = ""
+    changed_artifacts: list[str] = field(default_factory=list)
+    commands_and_results: list[str] = field(default_factory=list)
+    last_assistant_message: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    warnings: list[str] = field(default_factory=list)
+    full: bool = True
+    bytes_read: int = 0
+    bytes_after: int | None = None
+    turns: list[Turn] | None = None
+    compactions: list[Compaction] | None = None
+    work: Work | None = None
 
     def state_session_id(self) -> str:
         """A session id the memory repository accepts, derived from the agent's own id (a

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from clm_policy.base.record import Record
+from clm_policy.base.record import Record, field
 
 
 class Point(Record):
@@ -67,7 +67,7 @@ def test_a_class_that_writes_its_own_constructor_keeps_it() -> None:
 
 
 def test_a_mutable_default_is_refused_when_the_class_is_made() -> None:
-    with pytest.raises(TypeError, match="Shared: a mutable default is shared"):
+    with pytest.raises(TypeError, match="Shared: a mutable default is shared; use field"):
 
         class Shared(Record):
             items: list[int] = []  # noqa: RUF012 (the mistake under test)
@@ -84,3 +84,16 @@ def test_a_subclass_keeps_its_base_fields_and_adds_none() -> None:
 
         class Wider(Point):
             z: int = 0
+
+
+class Tagged(Record):
+    name: str
+    tags: list[str] = field(default_factory=list)
+
+
+def test_a_factory_default_is_new_for_each_object_and_for_none() -> None:
+    first, second = Tagged("a"), Tagged("b", None)  # type: ignore[arg-type]
+    first.tags.append("x")
+    assert (first.tags, second.tags) == (["x"], [])
+    given = ["y"]
+    assert Tagged("c", given).tags is given
