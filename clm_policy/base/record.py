@@ -46,10 +46,10 @@ def field(*, default_factory: Callable[[], T]) -> T:
 _MUTABLE = (list, dict, set, bytearray)
 
 
-def _init(name: str, fields: tuple[str, ...], defaults: dict[str, object]) -> object:
+def _init(name: str, fields: tuple[str, ...], defaults: dict[str, object], kw_only: bool) -> object:
     """An ``__init__`` that stores ``fields`` (made once per class, as dataclasses do)."""
     new = {f for f, value in defaults.items() if isinstance(value, _New)}
-    params = ", ".join(f"{f}=_d_{f}" if f in defaults else f for f in fields)
+    params = ", ".join(["*"] * kw_only + [f"{f}=_d_{f}" if f in defaults else f for f in fields])
     body = "".join(
         f"\n    self.{f} = _d_{f}.factory() if {f} is None or {f} is _d_{f} else {f}"
         if f in new
@@ -67,7 +67,9 @@ def _init(name: str, fields: tuple[str, ...], defaults: dict[str, object]) -> ob
 class _Fields(type):
     """Makes ``FIELDS``, ``__slots__``, ``COMPARED`` and ``__init__`` of a record's annotations."""
 
-    def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> _Fields:
+    def __new__(
+        mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any], kw_only: bool = False
+    ) -> _Fields:
         notes = namespace.get("__annotations__", {})
         fields = tuple(f for f, note in notes.items() if not str(note).startswith("ClassVar"))
         if fields and "FIELDS" not in namespace:
@@ -77,20 +79,23 @@ class _Fields(type):
             if any(isinstance(value, _MUTABLE) for value in defaults.values()):
                 raise TypeError(f"{name}: a mutable default is shared; use field(default_factory=)")
             namespace["FIELDS"] = fields
+            namespace["REQUIRED"] = tuple(f for f in fields if f not in defaults)
             namespace["__slots__"] = fields
             unsaid = namespace.get("UNCOMPARED", ())
             namespace.setdefault("COMPARED", tuple(f for f in fields if f not in unsaid))
             if "__init__" not in namespace:
-                namespace["__init__"] = _first_init(name, fields, defaults)
+                namespace["__init__"] = _first_init(name, fields, defaults, kw_only)
         return super().__new__(mcs, name, bases, namespace)
 
 
-def _first_init(name: str, fields: tuple[str, ...], defaults: dict[str, object]) -> object:
+def _first_init(
+    name: str, fields: tuple[str, ...], defaults: dict[str, object], kw_only: bool
+) -> object:
     """An ``__init__`` that makes the real one at the class's first object (a record no path
     builds costs nothing), puts it in the class's place and calls it."""
 
     def __init__(self: Record, *args: object, **kwargs: object) -> None:
-        real = _init(name, fields, defaults)
+        real = _init(name, fields, defaults, kw_only)
         owner = next(c for c in type(self).__mro__ if c.__dict__.get("__init__") is __init__)
         owner.__init__ = real  # type: ignore[misc]
         real(self, *args, **kwargs)  # type: ignore[operator]
@@ -103,6 +108,7 @@ class Record(metaclass=_Fields):
 
     __slots__ = ()
     FIELDS: ClassVar[tuple[str, ...]] = ()
+    REQUIRED: ClassVar[tuple[str, ...]] = ()  # the fields without a default
     COMPARED: ClassVar[tuple[str, ...] | None] = None  # None: every field of FIELDS
     UNCOMPARED: ClassVar[tuple[str, ...]] = ()
     HASHABLE: ClassVar[bool] = True

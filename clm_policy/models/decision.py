@@ -6,7 +6,7 @@ declaration (a test fails until then). clm_policy/models/generate.py says what i
 
 from __future__ import annotations
 
-from clm_policy.base.record import Record
+from clm_policy.base.record import Record, field
 from clm_policy.models.enums import Action
 
 TYPE_CHECKING = False
@@ -14,70 +14,39 @@ if TYPE_CHECKING:
     from typing import Any, ClassVar
 
 
-class GuardFinding(Record):
+class GuardFinding(Record, kw_only=True):
     """A guard whose condition held: why an action was blocked or let through with a warning."""
 
-    FIELDS: ClassVar[tuple[str, ...]] = ('guard', 'severity', 'message')
-    REQUIRED: ClassVar[tuple[str, ...]] = ('guard', 'severity', 'message')
-    __slots__ = FIELDS
+    guard: str
+    severity: str
+    message: str
     HASHABLE = False
-
-    def __init__(self, *, guard: str, severity: str, message: str) -> None:
-        self.guard = guard
-        self.severity = severity
-        self.message = message
 
     def as_dict(self) -> dict[str, Any]:
         return {'guard': self.guard, 'severity': self.severity, 'message': self.message}
 
 
-class Decision(Record):
+class Decision(Record, kw_only=True):
     """What to do now, and why.
 
     ``proposed`` is what the rules chose; ``action`` is what remains after guards: a blocking
     guard turns the proposal into ``continue``. ``forced`` is true when ``force`` bypassed at
     least one overridable blocking guard (listed in ``overridden``)."""
 
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        'action', 'trigger', 'rationale', 'proposed', 'blocked_by', 'warnings', 'overridden',
-        'forced', 'policy', 'profile', 'context_tokens', 'context_window', 'window_source',
-    )
-    REQUIRED: ClassVar[tuple[str, ...]] = (
-        'action', 'trigger', 'rationale', 'proposed', 'policy', 'profile', 'context_tokens',
-    )
-    __slots__ = FIELDS
+    action: Action
+    trigger: str | None
+    rationale: str
+    proposed: Action
+    blocked_by: list[GuardFinding] = field(default_factory=list)
+    warnings: list[GuardFinding] = field(default_factory=list)
+    overridden: list[GuardFinding] = field(default_factory=list)
+    forced: bool = False
+    policy: str
+    profile: str
+    context_tokens: int
+    context_window: int | None = None
+    window_source: str | None = None
     HASHABLE = False
-
-    def __init__(
-        self,
-        *,
-        action: Action,
-        trigger: str | None,
-        rationale: str,
-        proposed: Action,
-        blocked_by: list[GuardFinding] | None = None,
-        warnings: list[GuardFinding] | None = None,
-        overridden: list[GuardFinding] | None = None,
-        forced: bool = False,
-        policy: str,
-        profile: str,
-        context_tokens: int,
-        context_window: int | None = None,
-        window_source: str | None = None,
-    ) -> None:
-        self.action = action
-        self.trigger = trigger
-        self.rationale = rationale
-        self.proposed = proposed
-        self.blocked_by = [] if blocked_by is None else blocked_by
-        self.warnings = [] if warnings is None else warnings
-        self.overridden = [] if overridden is None else overridden
-        self.forced = forced
-        self.policy = policy
-        self.profile = profile
-        self.context_tokens = context_tokens
-        self.context_window = context_window
-        self.window_source = window_source
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -97,38 +66,18 @@ class Decision(Record):
         }
 
 
-class RuleTrace(Record):
+class RuleTrace(Record, kw_only=True):
     """One rule as evaluated: its expression, the value of every name it reads, its result."""
 
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        'id', 'action', 'expression', 'location', 'names', 'result', 'error', 'decided',
-    )
-    REQUIRED: ClassVar[tuple[str, ...]] = (
-        'id', 'action', 'expression', 'location', 'names', 'result', 'decided',
-    )
-    __slots__ = FIELDS
+    id: str
+    action: Action
+    expression: str
+    location: str
+    names: dict[str, bool | int | float | str | None]
+    result: bool | None
+    error: str | None = None
+    decided: bool
     HASHABLE = False
-
-    def __init__(
-        self,
-        *,
-        id: str,
-        action: Action,
-        expression: str,
-        location: str,
-        names: dict[str, bool | int | float | str | None],
-        result: bool | None,
-        error: str | None = None,
-        decided: bool,
-    ) -> None:
-        self.id = id
-        self.action = action
-        self.expression = expression
-        self.location = location
-        self.names = names
-        self.result = result
-        self.error = error
-        self.decided = decided
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -143,46 +92,21 @@ class RuleTrace(Record):
         }
 
 
-class GuardTrace(Record):
+class GuardTrace(Record, kw_only=True):
     """One guard as evaluated, and what it did to the proposed action."""
 
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        'id', 'guards', 'severity', 'overridable', 'expression', 'location', 'names', 'result',
-        'error', 'outcome', 'message',
-    )
-    REQUIRED: ClassVar[tuple[str, ...]] = (
-        'id', 'guards', 'severity', 'overridable', 'expression', 'location', 'names', 'result',
-        'outcome',
-    )
-    __slots__ = FIELDS
+    id: str
+    guards: Action
+    severity: str
+    overridable: bool
+    expression: str
+    location: str
+    names: dict[str, bool | int | float | str | None]
+    result: bool | None
+    error: str | None = None
+    outcome: str
+    message: str | None = None
     HASHABLE = False
-
-    def __init__(
-        self,
-        *,
-        id: str,
-        guards: Action,
-        severity: str,
-        overridable: bool,
-        expression: str,
-        location: str,
-        names: dict[str, bool | int | float | str | None],
-        result: bool | None,
-        error: str | None = None,
-        outcome: str,
-        message: str | None = None,
-    ) -> None:
-        self.id = id
-        self.guards = guards
-        self.severity = severity
-        self.overridable = overridable
-        self.expression = expression
-        self.location = location
-        self.names = names
-        self.result = result
-        self.error = error
-        self.outcome = outcome
-        self.message = message
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -200,26 +124,14 @@ class GuardTrace(Record):
         }
 
 
-class Explanation(Record):
+class Explanation(Record, kw_only=True):
     """The decision with every rule and guard that was considered."""
 
-    FIELDS: ClassVar[tuple[str, ...]] = ('decision', 'rules', 'otherwise', 'guards')
-    REQUIRED: ClassVar[tuple[str, ...]] = ('decision', 'rules', 'otherwise', 'guards')
-    __slots__ = FIELDS
+    decision: Decision
+    rules: list[RuleTrace]
+    otherwise: Action
+    guards: list[GuardTrace]
     HASHABLE = False
-
-    def __init__(
-        self,
-        *,
-        decision: Decision,
-        rules: list[RuleTrace],
-        otherwise: Action,
-        guards: list[GuardTrace],
-    ) -> None:
-        self.decision = decision
-        self.rules = rules
-        self.otherwise = otherwise
-        self.guards = guards
 
     def as_dict(self) -> dict[str, Any]:
         return {

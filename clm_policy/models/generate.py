@@ -6,9 +6,9 @@ the messages that say where a file is wrong come from those models; everything e
 with the plain, slotted classes generated here, in ``clm_policy/models/<document>.py``
 (:data:`DOCUMENTS`):
 
-- one class per model, of the same name and fields (``FIELDS``; ``REQUIRED``: those without a
-  default): keyword arguments with the model's
-  defaults (a list, a dict or a nested model is new for each object), ``as_dict()`` — the
+- one :class:`~clm_policy.base.record.Record` per model, of the same name and fields, declared
+  as annotations and taken by name, with the model's defaults (a list, a dict or a nested
+  model is new for each object), ``as_dict()`` — the
   JSON data, exactly the model's ``model_dump(mode="json")`` — and, for a document the
   program reads back, ``from_dict(data)``: the object of JSON data the model accepts (checked
   already: by pydantic at an edge, or by :func:`read_state`);
@@ -175,15 +175,17 @@ def _default(info: FieldInfo) -> str:
 
 def _fill(info: FieldInfo) -> str | None:
     """The code that makes a field's default when its factory does (None: no factory)."""
+    factory = _factory(info)
+    return None if factory is None else {"list": "[]", "dict": "{}"}.get(factory, f"{factory}()")
+
+
+def _factory(info: FieldInfo) -> str | None:
+    """The name of what makes a field's default for each object (None: no factory)."""
     factory = info.default_factory
     if factory is None:
         return None
-    if factory is list:
-        return "[]"
-    if factory is dict:
-        return "{}"
-    if isinstance(factory, type) and issubclass(factory, BaseModel):
-        return f"{factory.__name__}()"
+    if factory in (list, dict) or (isinstance(factory, type) and issubclass(factory, BaseModel)):
+        return str(factory.__name__)
     raise ShapeError(f"a default factory {factory!r}")
 
 
@@ -227,18 +229,16 @@ def _class(model: type[BaseModel], read: bool) -> list[str]:
     name = model.__name__
     doc = textwrap.indent(inspect.cleandoc(model.__doc__ or name), "    ").lstrip()
     fields = list(model.model_fields.items())
-    params, body, dumped, loaded = ["self", "*"], [], [], []
+    declared, dumped, loaded = [], [], []
     for field, info in fields:
         kind = kind_of(info.annotation)
-        fill = _fill(info)
+        factory = _factory(info)
         if info.is_required():
-            params.append(f"{field}: {kind.text()}")
-        elif fill is not None:
-            params.append(f"{field}: {kind.text()} | None = None")
+            declared.append(f"    {field}: {kind.text()}")
+        elif factory is not None:
+            declared.append(f"    {field}: {kind.text()} = field(default_factory={factory})")
         else:
-            params.append(f"{field}: {kind.text()} = {_default(info)}")
-        value = field if fill is None else f"{fill} if {field} is None else {field}"
-        body.append(f"        self.{field} = {value}")
+            declared.append(f"    {field}: {kind.text()} = {_default(info)}")
         dumped.append(f"{field!r}: {_converted(kind, f'self.{field}')}")
         loaded.append(f"{field}={_converted(kind, f'data[{field!r}]', load=True)}")
     loading = [
@@ -248,19 +248,11 @@ def _class(model: type[BaseModel], read: bool) -> list[str]:
         *_laid("        return cls(", loaded, ")"),
     ]
     return [
-        f"class {name}(Record):",
+        f"class {name}(Record, kw_only=True):",
         f'    """{doc}"""',
         "",
-        *_wrapped("    FIELDS: ClassVar[tuple[str, ...]] = ", tuple(f for f, _ in fields)),
-        *_wrapped(
-            "    REQUIRED: ClassVar[tuple[str, ...]] = ",
-            tuple(f for f, info in fields if info.is_required()),
-        ),
-        "    __slots__ = FIELDS",
+        *declared,
         "    HASHABLE = False",
-        "",
-        *_laid("    def __init__(", params, ") -> None:"),
-        *body,
         "",
         "    def as_dict(self) -> dict[str, Any]:",
         *_laid("        return {", dumped, "}"),
@@ -539,7 +531,8 @@ def render(document: str, root: type[BaseModel] | None = None) -> str:
         _held(model, every)
     own = [m for m in every if m not in owner]
     reader = roots[0] if document == "state" else None  # the root read_state reads
-    imports = ["from clm_policy.base.record import Record"]
+    factories = any(_factory(info) for m in own for info in m.model_fields.values())
+    imports = [f"from clm_policy.base.record import Record{', field' if factories else ''}"]
     enums = sorted(_enums(own))
     if enums:
         imports.append(f"from clm_policy.models.enums import {', '.join(enums)}")

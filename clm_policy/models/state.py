@@ -6,7 +6,7 @@ declaration (a test fails until then). clm_policy/models/generate.py says what i
 
 from __future__ import annotations
 
-from clm_policy.base.record import Record
+from clm_policy.base.record import Record, field
 from clm_policy.models.enums import MessageRole, TaskStatus
 from clm_policy.models.fields import STATE_CHECKS, NameInfo
 
@@ -63,7 +63,7 @@ if TYPE_CHECKING:
 _MISSING: Any = object()
 
 
-class TokenSnapshot(Record):
+class TokenSnapshot(Record, kw_only=True):
     """Token figures of a session.
 
     ``context_tokens`` is what sits in the context window now: thresholds compare against it
@@ -72,32 +72,14 @@ class TokenSnapshot(Record):
     (a request's input already contains the whole conversation, so their sum counts the
     same context again and again)."""
 
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        'context_tokens', 'input_tokens', 'output_tokens', 'total_tokens', 'context_window',
-        'model', 'estimated',
-    )
-    REQUIRED: ClassVar[tuple[str, ...]] = ()
-    __slots__ = FIELDS
+    context_tokens: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    context_window: int | None = None
+    model: str | None = None
+    estimated: bool = False
     HASHABLE = False
-
-    def __init__(
-        self,
-        *,
-        context_tokens: int = 0,
-        input_tokens: int = 0,
-        output_tokens: int = 0,
-        total_tokens: int = 0,
-        context_window: int | None = None,
-        model: str | None = None,
-        estimated: bool = False,
-    ) -> None:
-        self.context_tokens = context_tokens
-        self.input_tokens = input_tokens
-        self.output_tokens = output_tokens
-        self.total_tokens = total_tokens
-        self.context_window = context_window
-        self.model = model
-        self.estimated = estimated
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -123,21 +105,14 @@ class TokenSnapshot(Record):
         )
 
 
-class Message(Record):
+class Message(Record, kw_only=True):
     """One message of the conversation an agent holds in its context."""
 
-    FIELDS: ClassVar[tuple[str, ...]] = ('role', 'content', 'name', 'tokens')
-    REQUIRED: ClassVar[tuple[str, ...]] = ('role', 'content')
-    __slots__ = FIELDS
+    role: MessageRole
+    content: str
+    name: str | None = None
+    tokens: int | None = None
     HASHABLE = False
-
-    def __init__(
-        self, *, role: MessageRole, content: str, name: str | None = None, tokens: int | None = None
-    ) -> None:
-        self.role = role
-        self.content = content
-        self.name = name
-        self.tokens = tokens
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -157,87 +132,41 @@ class Message(Record):
         )
 
 
-class SessionState(Record):
+class SessionState(Record, kw_only=True):
     """Everything clm-policy knows about one working session of an agent."""
 
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        'session_id', 'goal', 'status', 'step_index', 'last_compact_step', 'compact_count',
-        'profile', 'tokens', 'signals', 'messages', 'human_interventions', 'requests',
-        'constraints', 'decisions', 'done', 'remaining', 'next_action', 'open_failures',
-        'changed_artifacts', 'moved_artifacts', 'deleted_artifacts', 'commands_and_results',
-        'verified', 'not_verified', 'assumptions_risks', 'blockers', 'source_of_truth',
-        'memory_keys', 'transcript', 'parent_session', 'schema_version',
-    )
-    REQUIRED: ClassVar[tuple[str, ...]] = ('session_id',)
-    __slots__ = FIELDS
+    session_id: str
+    goal: str = ''
+    status: TaskStatus = TaskStatus.RUNNING
+    step_index: int = 0
+    last_compact_step: int | None = None
+    compact_count: int = 0
+    profile: str | None = None
+    tokens: TokenSnapshot = field(default_factory=TokenSnapshot)
+    signals: dict[str, bool | int | float | str] = field(default_factory=dict)
+    messages: list[Message] = field(default_factory=list)
+    human_interventions: int = 0
+    requests: list[str] = field(default_factory=list)
+    constraints: list[str] = field(default_factory=list)
+    decisions: list[str] = field(default_factory=list)
+    done: list[str] = field(default_factory=list)
+    remaining: list[str] = field(default_factory=list)
+    next_action: str = ''
+    open_failures: list[str] = field(default_factory=list)
+    changed_artifacts: list[str] = field(default_factory=list)
+    moved_artifacts: list[str] = field(default_factory=list)
+    deleted_artifacts: list[str] = field(default_factory=list)
+    commands_and_results: list[str] = field(default_factory=list)
+    verified: list[str] = field(default_factory=list)
+    not_verified: list[str] = field(default_factory=list)
+    assumptions_risks: list[str] = field(default_factory=list)
+    blockers: list[str] = field(default_factory=list)
+    source_of_truth: list[str] = field(default_factory=list)
+    memory_keys: list[str] = field(default_factory=list)
+    transcript: str | None = None
+    parent_session: str | None = None
+    schema_version: int = 2
     HASHABLE = False
-
-    def __init__(
-        self,
-        *,
-        session_id: str,
-        goal: str = '',
-        status: TaskStatus = TaskStatus.RUNNING,
-        step_index: int = 0,
-        last_compact_step: int | None = None,
-        compact_count: int = 0,
-        profile: str | None = None,
-        tokens: TokenSnapshot | None = None,
-        signals: dict[str, bool | int | float | str] | None = None,
-        messages: list[Message] | None = None,
-        human_interventions: int = 0,
-        requests: list[str] | None = None,
-        constraints: list[str] | None = None,
-        decisions: list[str] | None = None,
-        done: list[str] | None = None,
-        remaining: list[str] | None = None,
-        next_action: str = '',
-        open_failures: list[str] | None = None,
-        changed_artifacts: list[str] | None = None,
-        moved_artifacts: list[str] | None = None,
-        deleted_artifacts: list[str] | None = None,
-        commands_and_results: list[str] | None = None,
-        verified: list[str] | None = None,
-        not_verified: list[str] | None = None,
-        assumptions_risks: list[str] | None = None,
-        blockers: list[str] | None = None,
-        source_of_truth: list[str] | None = None,
-        memory_keys: list[str] | None = None,
-        transcript: str | None = None,
-        parent_session: str | None = None,
-        schema_version: int = 2,
-    ) -> None:
-        self.session_id = session_id
-        self.goal = goal
-        self.status = status
-        self.step_index = step_index
-        self.last_compact_step = last_compact_step
-        self.compact_count = compact_count
-        self.profile = profile
-        self.tokens = TokenSnapshot() if tokens is None else tokens
-        self.signals = {} if signals is None else signals
-        self.messages = [] if messages is None else messages
-        self.human_interventions = human_interventions
-        self.requests = [] if requests is None else requests
-        self.constraints = [] if constraints is None else constraints
-        self.decisions = [] if decisions is None else decisions
-        self.done = [] if done is None else done
-        self.remaining = [] if remaining is None else remaining
-        self.next_action = next_action
-        self.open_failures = [] if open_failures is None else open_failures
-        self.changed_artifacts = [] if changed_artifacts is None else changed_artifacts
-        self.moved_artifacts = [] if moved_artifacts is None else moved_artifacts
-        self.deleted_artifacts = [] if deleted_artifacts is None else deleted_artifacts
-        self.commands_and_results = [] if commands_and_results is None else commands_and_results
-        self.verified = [] if verified is None else verified
-        self.not_verified = [] if not_verified is None else not_verified
-        self.assumptions_risks = [] if assumptions_risks is None else assumptions_risks
-        self.blockers = [] if blockers is None else blockers
-        self.source_of_truth = [] if source_of_truth is None else source_of_truth
-        self.memory_keys = [] if memory_keys is None else memory_keys
-        self.transcript = transcript
-        self.parent_session = parent_session
-        self.schema_version = schema_version
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -311,32 +240,16 @@ class SessionState(Record):
         )
 
 
-class AgentStepResult(Record):
+class AgentStepResult(Record, kw_only=True):
     """What one agent step produced; token figures are those of that step's request."""
 
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        'messages_added', 'tool_calls', 'input_tokens', 'output_tokens', 'task_status', 'notes',
-    )
-    REQUIRED: ClassVar[tuple[str, ...]] = ()
-    __slots__ = FIELDS
+    messages_added: list[Message] = field(default_factory=list)
+    tool_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    task_status: TaskStatus = TaskStatus.RUNNING
+    notes: str = ''
     HASHABLE = False
-
-    def __init__(
-        self,
-        *,
-        messages_added: list[Message] | None = None,
-        tool_calls: int = 0,
-        input_tokens: int = 0,
-        output_tokens: int = 0,
-        task_status: TaskStatus = TaskStatus.RUNNING,
-        notes: str = '',
-    ) -> None:
-        self.messages_added = [] if messages_added is None else messages_added
-        self.tool_calls = tool_calls
-        self.input_tokens = input_tokens
-        self.output_tokens = output_tokens
-        self.task_status = task_status
-        self.notes = notes
 
     def as_dict(self) -> dict[str, Any]:
         return {

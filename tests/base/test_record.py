@@ -97,3 +97,15 @@ def test_a_factory_default_is_new_for_each_object_and_for_none() -> None:
     assert (first.tags, second.tags) == (["x"], [])
     given = ["y"]
     assert Tagged("c", given).tags is given
+
+
+class Named(Record, kw_only=True):
+    name: str
+    size: int = 0
+
+
+def test_a_keyword_only_record_takes_its_fields_by_name() -> None:
+    assert Named(name="a").size == 0
+    assert Named.REQUIRED == ("name",)
+    with pytest.raises(TypeError, match="takes 1 positional argument"):
+        Named("a")  # type: ignore[call-arg]
