@@ -5,12 +5,13 @@ The per-prompt paths do without ``dataclasses`` (it imports ``inspect``; docs/ar
 "The hot path and its rules"). A :class:`Record` declares its fields as annotations, as a
 dataclass does (``name: str``, ``limit: int = 3``; a list made new for each object, and for
 None given: ``field(default_factory=list)``); the class gets ``FIELDS`` (their names, in
-order), ``__slots__`` and an ``__init__`` taking them in that order (made at its first
-object), unless it writes its own ``__init__`` (a field that converts or checks what it is
-given) or lists ``FIELDS`` itself. A subclass adds no fields. A record also gets ``==`` over
-``COMPARED`` (every field but those in ``UNCOMPARED``), a matching ``hash`` for the immutable
-ones, a ``repr`` and :meth:`Record.replace`. Instances are treated as immutable unless the
-class says otherwise; nothing enforces it. Type checkers read a record as a dataclass
+order), ``__slots__`` and an ``__init__`` taking them in that order (``kw_only=True`` as a
+class keyword: by name only; compiled once the class has built a few objects), unless it
+writes its own ``__init__`` (a field that converts or checks what it is given) or lists
+``FIELDS`` itself. A subclass adds no fields. A record also gets ``==`` over ``COMPARED``
+(every field but those in ``UNCOMPARED``), a matching ``hash`` for the immutable ones, a
+``repr`` and :meth:`Record.replace`. Instances are treated as immutable unless the class says
+otherwise; nothing enforces it. Type checkers read a record as a dataclass
 (``dataclass_transform``).
 """
 
@@ -88,17 +89,50 @@ class _Fields(type):
         return super().__new__(mcs, name, bases, namespace)
 
 
+_NONE = object()  # no default
+_COMPILED_AFTER = 32
+"""Objects a record class builds field by field before its ``__init__`` is compiled: a short
+process (a hook, ``decide``) compiles none; one that builds thousands compiles it once."""
+
+
 def _first_init(
     name: str, fields: tuple[str, ...], defaults: dict[str, object], kw_only: bool
 ) -> object:
-    """An ``__init__`` that makes the real one at the class's first object (a record no path
-    builds costs nothing), puts it in the class's place and calls it."""
+    """An ``__init__`` that sets the fields one by one for a class's first objects, then puts
+    the compiled one (:func:`_init`) in its place. Anything but plain arguments (too many, one
+    unknown or missing) goes to the compiled one at once, which says what is wrong as Python
+    does."""
+    built = 0
+    positional = 0 if kw_only else len(fields)
+    known = frozenset(fields)
+    required = frozenset(f for f in fields if f not in defaults)
+    filled = tuple((f, defaults.get(f, _NONE)) for f in fields)
 
     def __init__(self: Record, *args: object, **kwargs: object) -> None:
-        real = _init(name, fields, defaults, kw_only)
-        owner = next(c for c in type(self).__mro__ if c.__dict__.get("__init__") is __init__)
-        owner.__init__ = real  # type: ignore[misc]
-        real(self, *args, **kwargs)  # type: ignore[operator]
+        nonlocal built
+        built += 1
+        given = dict(zip(fields, args, strict=False))
+        if kwargs:
+            plain = kwargs.keys() <= known and given.keys().isdisjoint(kwargs)
+            given.update(kwargs)
+        else:
+            plain = True
+        if (
+            not plain
+            or built > _COMPILED_AFTER
+            or len(args) > positional
+            or required - given.keys()
+        ):
+            real = _init(name, fields, defaults, kw_only)
+            owner = next(c for c in type(self).__mro__ if c.__dict__.get("__init__") is __init__)
+            owner.__init__ = real  # type: ignore[misc]
+            real(self, *args, **kwargs)  # type: ignore[operator]
+            return
+        for field, default in filled:
+            value = given.get(field, default)
+            if value is None or value is default:
+                value = default.factory() if isinstance(default, _New) else value
+            setattr(self, field, value)
 
     return __init__
 

@@ -109,3 +109,15 @@ def test_a_keyword_only_record_takes_its_fields_by_name() -> None:
     assert Named.REQUIRED == ("name",)
     with pytest.raises(TypeError, match="takes 1 positional argument"):
         Named("a")  # type: ignore[call-arg]
+
+
+def test_the_first_objects_are_built_field_by_field_then_the_constructor_is_compiled() -> None:
+    class Pair(Record):
+        left: int
+        right: list[int] = field(default_factory=list)
+
+    first = Pair.__init__
+    built = [Pair(n, right=None) if n % 2 else Pair(left=n) for n in range(40)]  # type: ignore[arg-type]
+    assert Pair.__init__ is not first  # compiled after the first few
+    assert [(p.left, p.right) for p in built] == [(n, []) for n in range(40)]
+    assert len({id(p.right) for p in built}) == 40  # a new list for each
