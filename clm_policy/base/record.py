@@ -89,7 +89,6 @@ class _Fields(type):
         return super().__new__(mcs, name, bases, namespace)
 
 
-_NONE = object()  # no default
 _COMPILED_AFTER = 32
 """Objects a record class builds field by field before its ``__init__`` is compiled: a short
 process (a hook, ``decide``) compiles none; one that builds thousands compiles it once."""
@@ -106,7 +105,7 @@ def _first_init(
     positional = 0 if kw_only else len(fields)
     known = frozenset(fields)
     required = frozenset(f for f in fields if f not in defaults)
-    filled = tuple((f, defaults.get(f, _NONE)) for f in fields)
+    filled = tuple((f, defaults.get(f)) for f in fields)
 
     def __init__(self: Record, *args: object, **kwargs: object) -> None:
         nonlocal built
@@ -128,11 +127,11 @@ def _first_init(
             owner.__init__ = real  # type: ignore[misc]
             real(self, *args, **kwargs)  # type: ignore[operator]
             return
-        for field, default in filled:
-            value = given.get(field, default)
-            if value is None or value is default:
-                value = default.factory() if isinstance(default, _New) else value
-            setattr(self, field, value)
+        for name_, default in filled:
+            value = given.get(name_, default)
+            if isinstance(default, _New) and (value is None or value is default):
+                value = default.factory()
+            setattr(self, name_, value)
 
     return __init__
 

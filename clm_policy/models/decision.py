@@ -11,7 +11,7 @@ from clm_policy.models.enums import Action
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, ClassVar
+    from typing import Any
 
 
 class GuardFinding(Record, kw_only=True):

@@ -544,7 +544,7 @@ def render(document: str, root: type[BaseModel] | None = None) -> str:
     if reader is not None:
         checking = [
             "    from collections.abc import Callable, Mapping, Sized",
-            "    from typing import Any, ClassVar, Protocol, TypeVar",
+            "    from typing import Any, Protocol, TypeVar",
             "",
             '    _T = TypeVar("_T")',
             "",
@@ -552,7 +552,7 @@ def render(document: str, root: type[BaseModel] | None = None) -> str:
         ]
     else:
         checking = ["    from collections.abc import Mapping"] if read_back else []
-        checking += ["    from typing import Any, ClassVar"]
+        checking += ["    from typing import Any"]
     out = [
         f'"""{title} — GENERATED from clm_policy/models/shapes/{document}.py.',
         "",

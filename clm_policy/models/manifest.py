@@ -13,7 +13,7 @@ from clm_policy.models.state import TokenSnapshot
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import Any, ClassVar
+    from typing import Any
 
 
 class AgentWords(Record, kw_only=True):

@@ -13,7 +13,7 @@ from clm_policy.models.fields import STATE_CHECKS, NameInfo
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sized
-    from typing import Any, ClassVar, Protocol, TypeVar
+    from typing import Any, Protocol, TypeVar
 
     _T = TypeVar("_T")
 
