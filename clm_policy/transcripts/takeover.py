@@ -242,9 +242,15 @@ def _from_work(work: Work, facts: _Facts, fallback_goal: str) -> tuple[list[Run]
     all_done = False
     if tasks:
         facts.done = [t.text for t in tasks if t.status == "completed"]
-        facts.remaining = [t.text for t in tasks if t.status == "in_progress"]
+        for task in (t for t in tasks if t.status == "in_progress"):
+            made = work.made_for(work.tasks_order, task.text) if work.tasks else None
+            if made:  # its deliverable was made after the list last marked it in progress
+                shown = "was written after the task list last showed it in progress"
+                facts.done.append(f"{task.text} (probably done: `{made}` {shown})")
+            else:
+                facts.remaining.append(task.text)
         facts.remaining += [t.text for t in tasks if t.status == "pending"]
-        all_done = not facts.remaining
+        all_done = all(t.status == "completed" for t in tasks)  # (not what is probably done)
     for sub in work.subagents:
         edited = work.subagent_files.get(sub.ident) or []
         if sub.description and edited:

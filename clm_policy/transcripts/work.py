@@ -251,17 +251,32 @@ def _brief(text: str, limit: int, *, tail: bool = False) -> str:
     return "…" + line[-limit:] if tail else line[:limit] + "…"
 
 
+_TIMESTAMP = re.compile(r"^\[?\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]?\s+")
+"""A log line's leading time (a CI's or a deploy's build log: ``2025-10-09T08:11:44.879Z``)."""
+_WRAPPER_ERROR = re.compile(
+    r"(?i)\b(?:exited|completed|failed|finished) with (?:exit )?(?:code |status )?\d+\b|"
+    r"^make(?:\[\d+\])?: \*\*\*|\bELIFECYCLE\b|^npm (?:error|ERR!) (?:code|errno|command|path)\b|"
+    r"^error: Recipe `[^`]+` failed|^error Command failed with exit code"
+)
+"""A line that says only that a step it ran failed (``Error: Command "npm install" exited with
+1``, ``make: *** [all] Error 2``, ``npm error code 1``): the cause is said before it."""
+
+
 def _reason(output: str) -> str:
     """The line of a failed command's or tool's output that says why: the last that names an
     error (``TypeError: …``, ``ENOTFOUND``, ``error:``), else the last that reads like one, else
-    the last line — never a stack frame or a tool's boilerplate."""
+    the last line — never a stack frame or a tool's boilerplate, and a line that only says a
+    step it ran failed only when nothing before it says why."""
     output = output.replace("<tool_use_error>", "").replace("</tool_use_error>", "")
     lines = [line.strip() for line in output.strip().splitlines() if line.strip()][-80:]
+    lines = [_TIMESTAMP.sub("", line) for line in lines]
     useful = [line for line in lines if not _NOISE_LINE.match(line)]
-    for pattern in (_STRONG_ERROR, _ERROR_LINE):
-        for line in reversed(useful):
-            if pattern.search(line):
-                return one_line(line, 200)
+    causes = [line for line in useful if not _WRAPPER_ERROR.search(line)]
+    for candidates in (causes, useful):
+        for pattern in (_STRONG_ERROR, _ERROR_LINE):
+            for line in reversed(candidates):
+                if pattern.search(line):
+                    return one_line(line, 200)
     return one_line((useful or lines)[-1], 200) if lines else ""
 
 
@@ -780,6 +795,8 @@ class Work:
         """When clm-policy last asked the agent for its handoff (-1: never)."""
         self.tasks_order = -1
         """When the task list last changed."""
+        self.created: list[tuple[int, str]] = []
+        """The files the agent's own tools wrote new, with when (as a person reads them)."""
         self.last_tool_order = -1
         """When the main agent last called a tool (mid-turn when after its last words)."""
         self.last_activity: str | None = None
@@ -804,6 +821,19 @@ class Work:
         """Whether the agent changed a file, ran a check that passed or started a subagent after
         ``order``."""
         return any(when > order for when, _what, _value in self._done)
+
+    def made_for(self, order: int, item: str) -> str | None:
+        """The file the agent created after ``order`` that is named after ``item`` (a task
+        "Create realtime-systems agent" and ``agents/realtime-systems.md`` written new after
+        the list last changed: the task's deliverable exists), as a person reads it; None when
+        none is. A name of fewer than six characters (``api``, ``utils``) names no task."""
+        lowered = item.lower()
+        for when, shown in self.created:
+            stem = _stem(shown)
+            named = re.search(rf"(?<![\w-]){re.escape(stem)}(?![\w-])", lowered)
+            if when > order and len(stem) >= 6 and named:
+                return shown
+        return None
 
     def done_after(self, order: int, item: str) -> bool:
         """Whether what ``item`` names was done after ``order`` (:meth:`done_since`)."""
@@ -1071,6 +1101,8 @@ class _Gathering:
         work._done.append((order, "file", where))
         if agent is None and op in ("edit", "create"):
             self.failed.pop(("file", where), None)
+        if agent is None and op == "create":
+            work.created.append((order, paths.shown(where)))
         if agent is None:
             work.last_tool_order = order
             verb = {"edit": "edited", "create": "wrote", "delete": "deleted", "move": "moved"}

@@ -1701,3 +1701,100 @@ def test_an_agent_notification_carries_its_results_first_line(tmp_path: Path) ->
         'background task: Agent "Run the quant tests" completed — its result: I don\'t have '
         "permission to run Bash commands right now."
     ]
+
+
+def test_a_failure_is_its_cause_not_the_line_that_reports_a_step_failed(tmp_path: Path) -> None:
+    """A build log says why before the line that says only that a step failed (Vercel's
+    ``Error: Command "…" exited with 1``, make's ``*** … Error 2``, npm's ``code 1``); its
+    lines' leading times are no part of what they say. The wrapper line stands when nothing
+    before it says why."""
+    from clm_policy.transcripts.record import record_of
+
+    vercel = (
+        "Exit code 1\n"
+        '2025-10-09T08:11:44.177Z  Running "install" command: `npm install`...\n'
+        '2025-10-09T08:11:44.879Z  npm error Tracker "idealTree" already exists\n'
+        "2025-10-09T08:11:44.881Z  npm error A complete log of this run can be found in: x.log\n"
+        '2025-10-09T08:11:44.915Z  Error: Command "npm install" exited with 1'
+    )
+    make = "Exit code 2\nscp out.tar web:\nscp: web: Permission denied\nmake: *** [deploy] Error 1"
+    bare = 'Exit code 1\nError: Command "npm install" exited with 1'
+    lines = [
+        {"cwd": "/w/p", "sessionId": "s1", "type": "user", "message": {"content": "Deploy."}},
+        *_claude_failed_bash("t1", "vercel --prod", vercel),
+        *_claude_failed_bash("t2", "./deploy.sh", make),
+        *_claude_failed_bash("t3", "npm run deploy", bare),
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.work is not None
+    assert record_of(reading.work).failures == [
+        '`vercel --prod` failed — npm error Tracker "idealTree" already exists',
+        "`./deploy.sh` failed — scp: web: Permission denied",
+        '`npm run deploy` failed — Error: Command "npm install" exited with 1',
+    ]
+
+
+def _claude_tool(n: int, name: str, args: dict[str, Any], out: str, made: bool) -> list[Any]:
+    """A tool call and its result as Claude Code writes them (``toolUseResult.type`` says
+    whether a Write made the file new)."""
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    use = {"type": "tool_use", "id": f"c{n}", "name": name, "input": args}
+    result = {"type": "tool_result", "tool_use_id": f"c{n}", "content": out}
+    structured = {"type": "create" if made else "update", "filePath": args.get("file_path")}
+    return [
+        {**base, "type": "assistant", "message": {"id": f"m{n}", "content": [use]}},
+        {
+            **base,
+            "type": "user",
+            "message": {"role": "user", "content": [result]},
+            "toolUseResult": structured if name == "Write" else None,
+        },
+    ]
+
+
+def test_a_task_whose_deliverable_was_written_after_the_list_is_probably_done(
+    tmp_path: Path,
+) -> None:
+    """The list marks "Create realtime-systems agent" in progress, then the agent writes
+    ``agents/realtime-systems.md`` new and the list is not updated: the next step is the next
+    task, and the task shows as probably done. A file only edited, one made before the list
+    changed, or a name too short to name a task leave the task where the list puts it."""
+    todos = [
+        {"content": "Create mobile-expert agent", "status": "completed", "activeForm": "x"},
+        {"content": "Create realtime-systems agent", "status": "in_progress", "activeForm": "x"},
+        {"content": "Create data-engineer agent", "status": "pending", "activeForm": "x"},
+    ]
+    ask = {"cwd": "/w/p", "sessionId": "s1", "type": "user", "message": {"content": "Add them."}}
+    listed = _claude_tool(1, "TodoWrite", {"todos": todos}, "Todos have been modified.", False)
+
+    def state(*later: list[Any]) -> Any:
+        lines = [ask, *listed, *(line for pair in later for line in pair)]
+        return state_of(read_transcript(jsonl(tmp_path / f"t{len(lines)}.jsonl", lines)), "s")
+
+    def write(n: int, path: str, made: bool) -> list[Any]:
+        return _claude_tool(n, "Write", {"file_path": path, "content": "x"}, "File written", made)
+
+    done = state(write(2, "/w/p/agents/realtime-systems.md", True))
+    assert done.remaining == ["Create data-engineer agent"]
+    assert done.done[-1] == (
+        "Create realtime-systems agent (probably done: `agents/realtime-systems.md` was "
+        "written after the task list last showed it in progress)"
+    )
+    assert done.next_action == ""  # the seed's next step comes from remaining
+    todos_done = [{**t, "status": "completed"} for t in todos[:1]] + todos[1:2]
+    lines = [ask, *_claude_tool(1, "TodoWrite", {"todos": todos_done}, "ok", False)]
+    lines += write(2, "/w/p/agents/realtime-systems.md", True)
+    said = {"type": "text", "text": "The realtime-systems agent is written."}
+    lines.append({**ask, "type": "assistant", "message": {"id": "m9", "content": [said]}})
+    only = state_of(read_transcript(jsonl(tmp_path / "only.jsonl", lines)), "s")
+    assert only.remaining == []
+    assert only.status is not TaskStatus.COMPLETED  # probably done is not done
+    edited = state(write(2, "/w/p/agents/realtime-systems.md", False))
+    assert edited.remaining[0] == "Create realtime-systems agent"
+    lines = [ask, *write(2, "/w/p/agents/realtime-systems.md", True), *listed]
+    before = state_of(read_transcript(jsonl(tmp_path / "before.jsonl", lines)), "s")
+    assert before.remaining[0] == "Create realtime-systems agent"
+    todos[1]["content"] = "Create the agent"
+    listed[:] = _claude_tool(1, "TodoWrite", {"todos": todos}, "Todos have been modified.", False)
+    short = state(write(2, "/w/p/agent.md", True))
+    assert short.remaining[0] == "Create the agent"
