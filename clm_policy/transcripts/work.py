@@ -826,12 +826,13 @@ class Work:
         """The file the agent created after ``order`` that is named after ``item`` (a task
         "Create realtime-systems agent" and ``agents/realtime-systems.md`` written new after
         the list last changed: the task's deliverable exists), as a person reads it; None when
-        none is. A name of fewer than six characters (``api``, ``utils``) names no task."""
+        none is. A name of fewer than six characters (``api``, ``utils``) names no task, and a
+        file deleted or moved since is no deliverable."""
         lowered = item.lower()
         for when, shown in self.created:
             stem = _stem(shown)
             named = re.search(rf"(?<![\w-]){re.escape(stem)}(?![\w-])", lowered)
-            if when > order and len(stem) >= 6 and named:
+            if when > order and len(stem) >= 6 and named and shown in self.changed:
                 return shown
         return None
 

@@ -1789,6 +1789,9 @@ def test_a_task_whose_deliverable_was_written_after_the_list_is_probably_done(
     only = state_of(read_transcript(jsonl(tmp_path / "only.jsonl", lines)), "s")
     assert only.remaining == []
     assert only.status is not TaskStatus.COMPLETED  # probably done is not done
+    removed = _claude_bash("t3", "rm agents/realtime-systems.md", "", "")
+    gone = state(write(2, "/w/p/agents/realtime-systems.md", True), removed)
+    assert gone.remaining[0] == "Create realtime-systems agent"  # deleted since: not made
     edited = state(write(2, "/w/p/agents/realtime-systems.md", False))
     assert edited.remaining[0] == "Create realtime-systems agent"
     lines = [ask, *write(2, "/w/p/agents/realtime-systems.md", True), *listed]
