@@ -499,9 +499,19 @@ class WorkLog:
             elif isinstance(path, str) and path:
                 self._add("fail", "edit", path, _reason(output), self.cwd)
         elif name == "TaskCreate":
-            self._task_create(args, output, structured)
-        elif name == "TaskUpdate":
-            self._task_update(args, is_error)
+            task = structured.get("task") if isinstance(structured, dict) else None
+            ident = task.get("id") if isinstance(task, dict) else None
+            if not isinstance(ident, str):
+                m = _TASK_ID.search(output)
+                ident = m.group(1) if m else None
+            subject = args.get("subject")
+            if isinstance(subject, str) and subject.strip():
+                self._add("task_create", ident, subject.strip())
+        elif name == "TaskUpdate" and not is_error and isinstance(args.get("taskId"), str):
+            status, subject = args.get("status"), args.get("subject")
+            status = status if isinstance(status, str) else None
+            subject = subject if isinstance(subject, str) else None
+            self._add("task_update", args["taskId"], status, subject)
         elif name == "TaskList" and not is_error:
             tasks = [
                 (m.group(1), m.group(3).strip(), m.group(2)) for m in _TASK_LINE.finditer(output)
@@ -613,7 +623,7 @@ class WorkLog:
         likely done), a command has no result; the session ended in the middle of a turn."""
         if self._pending:
             self._add("in_flight")
-        for key, (name, args, cwd) in list(self._pending.items()):
+        for name, args, cwd in self._pending.values():
             if name in EDIT_TOOLS:
                 self._edit(name, args, None)
             elif name == PATCH:
@@ -622,8 +632,8 @@ class WorkLog:
                 command = str(args.get("command") or "")
                 if command:
                     verdict = Verdict(PENDING, "")
-                    self._add("run", command, normalise(command), verdict, is_check(command))
-            del self._pending[key]
+                    self._add("run", command, normalise(command), verdict, is_check(command), None)
+        self._pending.clear()
 
     def file_change(self, kind: str, path: str, to: str | None = None) -> None:
         """A change the agent itself reports (Codex's FileChange items): ``add``, ``update``,
@@ -670,10 +680,9 @@ class WorkLog:
                     self._add("file", "move", current, m.group(3).strip(), cwd)
                     current = m.group(3).strip()
                 continue
-            op, path = m.group(1), m.group(2).strip()
-            current = path
-            kind = {"Add": "create", "Update": "edit", "Delete": "delete"}[op]
-            self._add("file", kind, path, None, cwd)
+            current = m.group(2).strip()
+            kind = {"Add": "create", "Update": "edit", "Delete": "delete"}[m.group(1)]
+            self._add("file", kind, current, None, cwd)
 
     def _edit(self, name: str, args: dict[str, Any], structured: object) -> None:
         path = args.get(EDIT_TOOLS[name])
@@ -696,24 +705,6 @@ class WorkLog:
             if isinstance(text, str) and text.strip() and isinstance(status, str)
         ]
         self._add("tasks", tasks)
-
-    def _task_create(self, args: dict[str, Any], output: str, structured: object) -> None:
-        task = structured.get("task") if isinstance(structured, dict) else None
-        ident = task.get("id") if isinstance(task, dict) else None
-        if not isinstance(ident, str):
-            m = _TASK_ID.search(output)
-            ident = m.group(1) if m else None
-        subject = args.get("subject")
-        if isinstance(subject, str) and subject.strip():
-            self._add("task_create", ident, subject.strip())
-
-    def _task_update(self, args: dict[str, Any], is_error: bool) -> None:
-        ident = args.get("taskId")
-        if is_error or not isinstance(ident, str):
-            return
-        status = args.get("status") if isinstance(args.get("status"), str) else None
-        subject = args.get("subject") if isinstance(args.get("subject"), str) else None
-        self._add("task_update", ident, status, subject)
 
     # -- plans ------------------------------------------------------------------------------------
 
@@ -923,11 +914,11 @@ def merge(main: WorkLog, subs: list[WorkLog]) -> list[tuple[str, str, tuple[Any,
 
 def finish(main: WorkLog, subs: list[WorkLog] | None = None) -> Work:
     """The :class:`Work` of a transcript's log and its subagents' logs."""
-    main.finish_pending()
-    for log in subs or []:
+    subs = subs or []
+    for log in [main, *subs]:
         log.finish_pending()
     gathering = _Gathering(Paths(main.root or main.cwd))
-    for order, (_ts, kind, data, agent) in enumerate(merge(main, subs or [])):
+    for order, (_ts, kind, data, agent) in enumerate(merge(main, subs)):
         if agent is not None and kind not in ("file", "run", "shell_files"):
             continue  # a subagent's requests, lists, plans and words are its own
         gathering.event(order, kind, data, agent)
@@ -965,7 +956,7 @@ class _Gathering:
 
     def event(self, order: int, kind: str, data: tuple[Any, ...], agent: str | None) -> None:
         """One event of the merged logs (``agent``: the subagent's, None for the main
-        agent's)."""
+        agent's; a subagent's are only its ``file``, ``run`` and ``shell_files``)."""
         work = self.work
         if kind in ("request", "notice", "said", "thought", "subagent"):
             self._conversation_event(order, kind, data)
@@ -976,26 +967,25 @@ class _Gathering:
         elif kind == "in_flight":
             work.in_flight = True
         elif kind in ("tasks", "task_create", "task_update", "task_list"):
-            if agent is None:
-                work.tasks_order = order
+            work.tasks_order = order
             self._task_event(kind, data)
         elif kind == "plan":
             self.plans.append((order, data[0]))
         elif kind == "file":
             self._file_event(order, data, agent)
-        elif kind == "env" and agent is None:
+        elif kind == "env":
             self._env_event(data)
-        elif kind == "env_gone" and agent is None:
+        elif kind == "env_gone":
             work.environment = [f for f in work.environment if f != data[0]]
-        elif kind == "shell" and agent is None:  # a shell's one line: serves, stopped, ended
+        elif kind == "shell":  # a shell's one line: serves, stopped, ended
             started, line = data
             facts = [f for f in work.environment if not f.startswith(started) and f != line]
             work.environment = [*facts, line]
-        elif kind == "read" and agent is None:
+        elif kind == "read":
             self.read_files[self.paths.absolute(data[0], data[1])] = order
         elif kind == "asked_handoff":
             work.handoff_asked_order = order
-        elif kind == "tool" and agent is None:
+        elif kind == "tool":
             work.tools.append((order, data[0]))
             del work.tools[:-TOOLS_KEPT]
         elif kind == "context_gone":
@@ -1011,7 +1001,7 @@ class _Gathering:
                     if not self.branches or self.branches[-1] != branch:
                         self.branches.append(branch)
         elif kind == "fail":
-            self._fail_event(order, data, agent)
+            self._fail_event(order, data)
         elif kind == "run":
             self._run_event(order, data, agent)
         elif kind == "shell_files":
@@ -1100,29 +1090,30 @@ class _Gathering:
             files.move(where, paths.absolute(to, cwd))
             work._done.append((order, "file", paths.absolute(to, cwd)))
         work._done.append((order, "file", where))
-        if agent is None and op in ("edit", "create"):
+        if agent is not None:
+            if op in ("edit", "create"):
+                self.sub_files.setdefault(agent, set()).add(paths.shown(where))
+            return
+        if op in ("edit", "create"):
             self.failed.pop(("file", where), None)
-        if agent is None and op == "create":
+        if op == "create":
             work.created.append((order, paths.shown(where)))
-        if agent is None:
-            work.last_tool_order = order
-            verb = {"edit": "edited", "create": "wrote", "delete": "deleted", "move": "moved"}
-            work.last_activity = f"{verb.get(op, op)} `{paths.shown(where)}`"
-        if agent is not None and op in ("edit", "create"):
-            self.sub_files.setdefault(agent, set()).add(paths.shown(where))
+        work.last_tool_order = order
+        verb = {"edit": "edited", "create": "wrote", "delete": "deleted", "move": "moved"}
+        work.last_activity = f"{verb.get(op, op)} `{paths.shown(where)}`"
 
-    def _fail_event(self, order: int, data: tuple[Any, ...], agent: str | None) -> None:
-        """A command or an edit that failed."""
+    def _fail_event(self, order: int, data: tuple[Any, ...]) -> None:
+        """A command or an edit of the main agent's that failed."""
         what, target, reason, cwd = data
-        if agent is None:
-            self.work.last_tool_order = order
-        if agent is None and not (what == "run" and reads_only(target)):
+        self.work.last_tool_order = order
+        if what == "run" and reads_only(target):
             # (a look that found nothing — `sed -n 1,80p gone.py`, `rg x` — is no failure)
-            if what == "run":
-                key = (what, self._in_folder(target, normalise(target), cwd))
-            else:
-                key = ("file", self.paths.absolute(target, cwd))
-            self.failed[key] = (order, _failure_text(what, target, reason, self.paths, cwd))
+            return
+        if what == "run":
+            key = (what, self._in_folder(target, normalise(target), cwd))
+        else:
+            key = ("file", self.paths.absolute(target, cwd))
+        self.failed[key] = (order, _failure_text(what, target, reason, self.paths, cwd))
 
     def _in_folder(self, command: str, normal: str, cwd: str | None) -> str:
         """The command a run is the same as, with the folder it ran in when that is not the
@@ -1146,8 +1137,8 @@ class _Gathering:
     def _run_event(self, order: int, data: tuple[Any, ...], agent: str | None) -> None:
         """A command's run and its verdict."""
         work = self.work
-        command, normal, verdict, check = data[:4]
-        normal = self._in_folder(command, normal, data[4] if len(data) > 4 else None)
+        command, normal, verdict, check, cwd = data
+        normal = self._in_folder(command, normal, cwd)
         work.runs.append(Run(command, normal, verdict, check, agent, order))
         if agent is None and verdict.status != FAILED:
             self.failed.pop(("run", normal), None)
