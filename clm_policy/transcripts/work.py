@@ -771,7 +771,6 @@ class Work:
         """The main agent's latest tool calls, each with what it came to, with when."""
         self.in_flight = False
         """The session ends with tool calls whose result it does not hold (mid-turn)."""
-        self.root: str | None = None
         self.environment: list[str] = []
         """Git and process state the commands left (:mod:`.environment`), oldest first."""
         self.context: list[str] = []
@@ -938,7 +937,6 @@ class _Gathering:
     def __init__(self, paths: Paths) -> None:
         self.paths = paths
         self.work = Work()
-        self.work.root = paths.root
         self.files = FileLog()
         self.queued: set[str] = set()  # queued prompts not yet seen as a user line
         self.contexts: dict[str, str] = {}  # what the harness says of the environment, by kind
