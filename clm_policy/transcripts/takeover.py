@@ -215,7 +215,6 @@ class _Facts:
         self.verified: list[str] = []
         self.not_verified: list[str] = []
         self.risks: list[str] = []
-        self.status = "running"
 
 
 def _refusals(environment: list[str]) -> list[str]:
