@@ -52,6 +52,9 @@ _PUSH_RANGE = re.compile(
 _PUSH_DONE = re.compile(r"\[new (?:branch|tag)\]|Everything up-to-date", re.I)
 _CONFLICT = re.compile(r"^CONFLICT \([^)]*\): .*?(?:in|of) (\S+)", re.M)
 _STATUS_LINE = re.compile(r"^(?:[ MADRCU?!]{2}) (.+)$", re.M)
+_LONG_STATUS_LINE = re.compile(
+    r"^\t(?:(?:modified|new file|deleted|renamed|both modified):\s+)?(.+)$"
+)
 _BRANCH_LINE = re.compile(r"^## ([^\s.]+)", re.M)
 _ON_BRANCH = re.compile(r"^On branch (\S+)", re.M)
 _KILLERS = frozenset({"kill", "pkill", "killall", "taskkill", "stop-process", "fuser"})
@@ -351,11 +354,9 @@ def _mark_pushed(facts: list[str], branch: str, tip: str) -> bool:
         fact = facts[i]
         m = _COMMITTED.match(fact)
         if m and m.group(1) == branch:
-            if fact.endswith(" (pushed)"):
-                if found or tip.startswith(m.group(2)) or m.group(2).startswith(tip):
-                    return True
-                continue
             if found or tip.startswith(m.group(2)) or m.group(2).startswith(tip):
+                if fact.endswith(" (pushed)"):
+                    return True
                 found = True
                 facts[i] = fact + " (pushed)"
                 if "(amend)" in fact:
@@ -368,14 +369,9 @@ def _mark_pushed(facts: list[str], branch: str, tip: str) -> bool:
 def _status(output: str) -> list[str]:
     """What ``git status`` (long or short form) showed: the branch and the uncommitted files."""
     branch = _BRANCH_LINE.search(output) or _ON_BRANCH.search(output)
-    files: list[str] = []
     if "Changes not staged" in output or "Untracked files" in output or "Changes to be" in output:
-        for line in output.splitlines():
-            m = re.match(
-                r"^\t(?:(?:modified|new file|deleted|renamed|both modified):\s+)?(.+)$", line
-            )
-            if m:
-                files.append(m.group(1).strip())
+        lines = map(_LONG_STATUS_LINE.match, output.splitlines())
+        files = [m.group(1).strip() for m in lines if m]
     else:
         files = [m.group(1).strip() for m in _STATUS_LINE.finditer(output)]
     out = []

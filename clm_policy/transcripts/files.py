@@ -181,41 +181,28 @@ _GO_MOD = re.compile(r"^go: creating new go\.mod", re.M)
 
 def _args(words: list[str]) -> list[str]:
     """The operands of a command line: words that are no options (all after ``--``)."""
-    out: list[str] = []
-    rest = False
-    for word in words:
-        if rest or not word.startswith("-") or word == "-":
-            out.append(word)
-        elif word == "--":
-            rest = True
-    return out
+    end = words.index("--") if "--" in words else len(words)
+    return [w for w in words[:end] if not w.startswith("-") or w == "-"] + words[end + 1 :]
 
 
 def _redirect_targets(words: list[str]) -> tuple[list[str], list[str]]:
     """(the words without redirections, the files written by ``>`` / ``>>`` / ``&>``)."""
     kept: list[str] = []
     targets: list[str] = []
-    i = 0
-    while i < len(words):
-        word = words[i]
+    rest = iter(words)
+    for word in rest:
         m = re.match(r"^(\d*|&)(>>?)(.*)$", word)
         if m and not word.startswith(">&") and m.group(1) in ("", "1", "&"):
-            target = m.group(3)
-            if not target and i + 1 < len(words):
-                i += 1
-                target = words[i]
+            target = m.group(3) or next(rest, "")
             if target and not target.startswith("&"):
                 targets.append(target)
         elif m or re.match(r"^\d*<", word):
             # 2> file: the file is a log, not the project's; < file: read; << EOF, <<< word:
             # a heredoc's delimiter, a here-string
-            if ((m and not m.group(3)) or re.fullmatch(r"\d*<{1,3}-?", word)) and i + 1 < len(
-                words
-            ):
-                i += 1
+            if (m and not m.group(3)) or re.fullmatch(r"\d*<{1,3}-?", word):
+                next(rest, None)
         else:
             kept.append(word)
-        i += 1
     return kept, targets
 
 
@@ -244,22 +231,17 @@ def _cmdlet(words: list[str]) -> tuple[str, list[str]] | None:
             continue
         operands: list[str] = []
         named: dict[str, str] = {}
-        rest = words[i + 1 :]
-        j = 0
-        while j < len(rest):
-            word = rest[j]
+        rest = iter(words[i + 1 :])
+        for word in rest:
             if word in ("}", "{") or word.startswith("|"):
                 break
             lowered = word.lower()
-            if lowered in ("-path", "-literalpath", "-destination") and j + 1 < len(rest):
-                named[lowered] = rest[j + 1]
-                j += 2
-                continue
-            if not lowered.startswith("-") or (
+            if lowered in ("-path", "-literalpath", "-destination"):  # (without a value: no change)
+                named[lowered] = next(rest, named.get(lowered, ""))
+            elif not lowered.startswith("-") or (
                 lowered not in _CMDLET_FLAGS and not lowered[1:2].isalpha()
             ):
                 operands.append(word.rstrip("}").strip())
-            j += 1
         src = named.get("-path") or named.get("-literalpath") or (operands[0] if operands else None)
         dst = named.get("-destination") or (operands[1] if len(operands) > 1 else None)
         found = [p for p in (src, dst) if p]
@@ -411,15 +393,13 @@ def _script_files(name: str, words: list[str]) -> list[str]:
     """The files ``sed -i`` / ``perl -pi`` edit: the operands after the script."""
     has_script_option = False
     operands: list[str] = []
-    skip = False
-    for word in words:
-        if skip:
-            skip = False
-            continue
+    rest = iter(words)
+    for word in rest:
         if word.startswith("-") and word != "-":
             script = word in ("-e", "-f", "--expression", "--file")
             if script or (name == "perl" and "e" in word[1:]):
-                has_script_option = skip = True
+                has_script_option = True
+                next(rest, None)  # the script
             continue
         operands.append(word)
     return operands if has_script_option else operands[1:]

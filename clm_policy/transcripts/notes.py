@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields
+from itertools import groupby
 
 from clm_policy.transcripts.results import one_line
 
@@ -343,14 +344,10 @@ def _items(lines: list[str]) -> list[tuple[str, bool | None]]:
                 items[-1][-1] += " " + line.strip()
             else:
                 items.append([line.strip()])
-    else:
-        paragraph: list[str] = []
-        for line in [*lines, ""]:
-            if line.strip():
-                paragraph.append(line.strip())
-            elif paragraph:
-                items.append([" ".join(paragraph)])
-                paragraph = []
+    else:  # an item per paragraph
+        for filled, paragraph in groupby(lines, key=lambda line: bool(line.strip())):
+            if filled:
+                items.append([" ".join(line.strip() for line in paragraph)])
     out: list[tuple[str, bool | None]] = []
     for parts in items:
         text = parts[0]

@@ -286,7 +286,7 @@ def _python_summaries(output: str) -> Iterator[tuple[int, Summary]]:
         yield m.end(), Summary("pytest", 0, 0, _flat(m.group(0)))
     for m in _find(_UNITTEST, output):
         total = int(m.group(1))
-        bad = sum(int(n) for _key, n in re.findall(r"(failures|errors)=(\d+)", m.group(3) or ""))
+        bad = sum(int(n) for n in re.findall(r"(?:failures|errors)=(\d+)", m.group(3) or ""))
         skipped = sum(int(n) for n in re.findall(r"skipped=(\d+)", m.group(3) or ""))
         text = f"Ran {total} tests: {m.group(2)}" + (f" ({m.group(3)})" if m.group(3) else "")
         yield m.end(), Summary("unittest", max(total - bad - skipped, 0), bad, text)
@@ -342,13 +342,13 @@ def _javascript_summaries(output: str) -> Iterator[tuple[int, Summary]]:
         yield end, Summary("mocha", int(m.group(1)), failed, text)
     node = list(_find(_NODE, output))
     if node:
-        c = {kind: int(n) for kind, n in ((m.group(1), m.group(2)) for m in node)}
+        c = {m.group(1): int(m.group(2)) for m in node}
         text = f"pass {c.get('pass', 0)}, fail {c.get('fail', 0)}"
         yield node[-1].end(), Summary("node", c.get("pass", 0), c.get("fail", 0), text)
     bun = list(_find(_BUN, output))
     ran = _BUN_RAN.search(output) if "Ran " in output else None
     if bun and ran:
-        c = {kind: int(n) for n, kind in ((m.group(1), m.group(2)) for m in bun)}
+        c = {m.group(2): int(m.group(1)) for m in bun}
         text = f"{c.get('pass', 0)} pass, {c.get('fail', 0)} fail"
         yield ran.end(), Summary("bun", c.get("pass", 0), c.get("fail", 0), text)
     for m in _find(_DENO, output):
@@ -600,12 +600,10 @@ _CHECK_SUBCOMMANDS = {
     "mix": frozenset({"test", "compile", "credo", "format", "dialyzer"}),
     "rake": frozenset({"test", "spec"}),
     "dotnet": frozenset({"test", "build"}),
-    "mvn": frozenset({"test", "verify", "package", "install", "compile"}),
-    "./mvnw": frozenset({"test", "verify", "package", "install", "compile"}),
-    "gradle": frozenset({"test", "build", "check"}),
-    "./gradlew": frozenset({"test", "build", "check"}),
-    "gradlew": frozenset({"test", "build", "check"}),
-    "mvnw": frozenset({"test", "verify", "package", "install", "compile"}),
+    **dict.fromkeys(
+        ("mvn", "./mvnw", "mvnw"), frozenset({"test", "verify", "package", "install", "compile"})
+    ),
+    **dict.fromkeys(("gradle", "./gradlew", "gradlew"), frozenset({"test", "build", "check"})),
     "swift": frozenset({"test", "build"}),
     "zig": frozenset({"test", "build"}),
     "composer": frozenset({"test"}),
@@ -1116,7 +1114,7 @@ def reads_only(command: str) -> bool:
         if not words:
             continue
         program = words[0].replace("\\", "/").rsplit("/", 1)[-1].lower().removesuffix(".exe")
-        if program == "cd" or program == "set-location":
+        if program in ("cd", "set-location"):
             continue
         if program not in _READERS or any(
             w in _CHANGES or (w.startswith("-i") and program == "sed") for w in words[1:]
