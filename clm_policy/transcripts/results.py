@@ -629,21 +629,14 @@ def split_chain(command: str) -> tuple[tuple[str, str], ...]:
     depth = 0
     while i < n:
         c = text[i]
-        if quote:
-            current.append(c)
-            if c == "\\" and quote == '"' and i + 1 < n:
-                current.append(text[i + 1])
-                i += 2
-                continue
-            if c == quote:
-                quote = None
-            i += 1
-            continue
-        if c == "\\" and i + 1 < n:
+        if c == "\\" and quote != "'" and i + 1 < n:  # an escaped character, but in '…'
             current.append(text[i : i + 2])
             i += 2
             continue
-        if c in "'\"":
+        if quote:
+            if c == quote:
+                quote = None
+        elif c in "'\"":
             quote = c
         elif c == "(":
             depth += 1
@@ -656,11 +649,7 @@ def split_chain(command: str) -> tuple[tuple[str, str], ...]:
                 op, current = two, []
                 i += 2
                 continue
-            if c in ";\n" or (c == "|" and two != "||") or (c == "&" and two != "&>"):
-                if c == "&" and i > 0 and text[i - 1] in "<>":
-                    current.append(c)
-                    i += 1
-                    continue
+            if c in ";\n|" or (c == "&" and two != "&>" and not (i and text[i - 1] in "<>")):
                 pieces.append((op, "".join(current).strip()))
                 op, current = ("|" if c == "|" else ";"), []
                 i += 1
