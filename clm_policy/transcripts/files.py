@@ -67,7 +67,7 @@ class Paths:
 
     def shown(self, path: str) -> str:
         """An absolute path as shown: relative to the project when inside it."""
-        if self.root and (path == self.root or path.startswith(self.root.rstrip("/") + "/")):
+        if self.root and (path == self.root or self.inside(path)):
             return posixpath.relpath(path, self.root) if path != self.root else "."
         if self.home and (path == self.home or path.startswith(self.home + "/")):
             return "~" + path[len(self.home) :]
@@ -77,8 +77,7 @@ class Paths:
     def inside(self, path: str) -> bool:
         """Whether an absolute path lies in the project (files outside it made by a command,
         like ``/tmp/out.txt``, are not the project's)."""
-        root = self.root
-        return root is not None and path.startswith(root.rstrip("/") + "/")
+        return self.root is not None and path.startswith(self.root.rstrip("/") + "/")
 
 
 class FileLog:

@@ -691,10 +691,9 @@ def _unwrapped(command: str) -> str:
 
 
 def _strip_heredocs(command: str) -> str:
-    lines = command.split("\n")
     out: list[str] = []
     ending: list[str] = []
-    for line in lines:
+    for line in command.split("\n"):
         if ending:
             if line.strip() == ending[0]:
                 ending.pop(0)
@@ -1115,6 +1114,6 @@ def reads_only(command: str) -> bool:
             return False
         if program == "awk" and any("system(" in w or ">" in w for w in words[1:]):
             return False
-        if any(w in (">", ">>") or w.startswith((">", ">>")) for w in words[1:]):
+        if any(w.startswith(">") for w in words[1:]):
             return False
     return True
