@@ -451,8 +451,10 @@ def feed_work(log: WorkLog, obj: dict[str, Any]) -> None:
             log.context_gone("git branch")
         else:
             log.context(f"git branch: {branch} (as Claude Code last saw it)")
-    if kind == "queue-operation":
-        _feed_queued(log, obj)
+    if kind == "queue-operation":  # a prompt typed while the agent worked, or a notification
+        content = obj.get("content")
+        if obj.get("operation") == "enqueue" and isinstance(content, str):
+            _queued(log, content)
         return
     if kind == "attachment":
         _feed_attachment(log, obj.get("attachment"))
@@ -468,27 +470,25 @@ def feed_work(log: WorkLog, obj: dict[str, Any]) -> None:
     if obj.get("isCompactSummary") is True:
         log.summary(_text(content), "claude-compact")
         return
-    results = (
-        [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
-        if isinstance(content, list)
-        else []
-    )
+    blocks = content if isinstance(content, list) else []
+    results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
     if results:
         _feed_results(log, results, obj.get("toolUseResult") if len(results) == 1 else None)
         return
     _feed_user(log, obj, content)
 
 
-def _feed_queued(log: WorkLog, obj: dict[str, Any]) -> None:
-    """A ``queue-operation`` line: a prompt typed while the agent worked, or a notification."""
+def _queued(log: WorkLog, prompt: str, notice: bool = False) -> None:
+    """A prompt typed while the agent worked: a request (``queued``), unless it is one of
+    Claude Code's own commands or a notification (``notice``, or by its start)."""
     from clm_policy.transcripts.work import QUEUED
 
-    content = obj.get("content")
-    if obj.get("operation") == "enqueue" and isinstance(content, str):
-        if content.lstrip().startswith(_NOTICES):
-            _notice(log, content)
-        elif not _builtin_command(content):
-            log.request(content, QUEUED)
+    if _builtin_command(prompt):
+        return
+    if notice or prompt.lstrip().startswith(_NOTICES):
+        _notice(log, prompt)  # a background task's notification, not a request
+    else:
+        log.request(prompt, QUEUED)
 
 
 def _feed_attachment(log: WorkLog, attachment: Any) -> None:
@@ -499,18 +499,14 @@ def _feed_attachment(log: WorkLog, attachment: Any) -> None:
     ``queued_command`` attachment beside a tool result; its ``prompt`` is a string (2.1.33x)
     or a list of content blocks (2.1.12x). It is a request (``queued``); a background task's
     notification travels the same way (``commandMode: "task-notification"``) and is none."""
-    from clm_policy.transcripts.work import QUEUED
-
-    if isinstance(attachment, dict) and _asks_handoff(json_text(attachment)):
+    if not isinstance(attachment, dict):
+        return
+    if _asks_handoff(json_text(attachment)):
         log.asked_handoff()  # the Stop hook's request, as Claude Code keeps it
-    if isinstance(attachment, dict) and attachment.get("type") == "queued_command":
+    if attachment.get("type") == "queued_command":
         prompt = _IDE.sub("", _REMINDER.sub("", _text(attachment.get("prompt")))).strip()
-        if not prompt or _builtin_command(prompt):
-            return
-        if attachment.get("commandMode") not in (None, "prompt") or prompt.startswith(_NOTICES):
-            _notice(log, prompt)  # a background task's notification, not a request
-        else:
-            log.request(prompt, QUEUED)
+        if prompt:
+            _queued(log, prompt, attachment.get("commandMode") not in (None, "prompt"))
 
 
 def _feed_assistant(log: WorkLog, content: Any) -> None:
@@ -625,7 +621,7 @@ def _notice(log: WorkLog, text: str) -> None:
 def _asks_handoff(text: str) -> bool:
     """Whether ``text`` carries clm-policy's request for a handoff (the reply after it is the
     agent's handoff)."""
-    return "clm-policy" in text and "handoff" in text and "end your reply with a handoff" in text
+    return "clm-policy" in text and "end your reply with a handoff" in text
 
 
 def json_text(value: object) -> str:

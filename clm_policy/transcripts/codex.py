@@ -308,11 +308,9 @@ def _inherited_until(first: dict[str, Any]) -> int:
 def _command_text(command: object) -> str:
     if isinstance(command, str):
         return command
-    if not isinstance(command, list):
+    if not isinstance(command, list) or not all(isinstance(c, str) for c in command):
         return ""
-    words = [c for c in command if isinstance(c, str)]
-    if len(words) != len(command):
-        return ""
+    words: list[str] = command
     if len(words) >= 3 and os.path.basename(words[0]) in _SHELLS and words[1] in ("-c", "-lc"):
         return words[2]
     return shlex.join(words)
@@ -557,22 +555,16 @@ class _WorkFeeder:
                 args = {"input": raw}
         if not isinstance(args, dict):
             args = {"input": args}
+        patch: str | None = None
         if name == "apply_patch":
             given = args.get("input")
-            given = given if isinstance(given, str) else args.get("patch")
-            if call_id:
-                self.patches.add(call_id)
-            self._use(call_id, PATCH, {"patch": text_of(given) or ""})
+            patch = text_of(given if isinstance(given, str) else args.get("patch")) or ""
         elif name in SHELL_TOOLS:
             command = _command_text(args.get("command", args.get("cmd")))
-            if not command:
-                return
             if "*** Begin Patch" in command:
-                if call_id:
-                    self.patches.add(call_id)
-                self._use(call_id, PATCH, {"patch": command})
-                return
-            self._use(call_id, SHELL, {"command": command, "workdir": args.get("workdir")})
+                patch = command
+            elif command:
+                self._use(call_id, SHELL, {"command": command, "workdir": args.get("workdir")})
         elif name == "update_plan":
             self._use(call_id, name, args)
         elif name == "write_stdin":
@@ -584,6 +576,10 @@ class _WorkFeeder:
             code = args.get("input")
             if isinstance(code, str):
                 self._code_cell(call_id, code)
+        if patch is not None:
+            if call_id:
+                self.patches.add(call_id)
+            self._use(call_id, PATCH, {"patch": patch})
 
     def _code_cell(self, call_id: str | None, code: str) -> None:
         """Code mode: the tools a cell of JavaScript calls. A command's output is the cell's
@@ -591,10 +587,14 @@ class _WorkFeeder:
         from clm_policy.transcripts.work import SHELL
 
         commands: list[dict[str, Any]] = []
-        for name, value in _tool_calls(code):
-            if name == "update_plan" and isinstance(value, dict):
+        for call in _TOOL_CALL.finditer(code):  # tools.<name>(<JSON>)
+            try:
+                value, _end = _DECODER.raw_decode(code, call.end())
+            except (ValueError, RecursionError):
+                continue  # an argument that is no JSON literal
+            if call.group(1) == "update_plan" and isinstance(value, dict):
                 self.log.tool_use(None, "update_plan", value)
-            elif name == "exec_command" and isinstance(value, dict):
+            elif call.group(1) == "exec_command" and isinstance(value, dict):
                 commands.append(value)
         for n, value in enumerate(commands):
             command = _command_text(value.get("cmd", value.get("command")))
@@ -662,21 +662,8 @@ class _WorkFeeder:
 
 
 _TOOL_CALL = re.compile(r"\btools\.([a-z_]+)\(")
+_DECODER = json.JSONDecoder()
 _PROPOSED_PLAN = re.compile(r"<proposed_plan>(.*?)(?:</proposed_plan>|\Z)", re.S)
-
-
-def _tool_calls(code: str) -> list[tuple[str, object]]:
-    """``tools.<name>(<JSON>)`` calls in a code-mode cell: (name, the argument) each, the
-    argument None when it is not a JSON literal."""
-    decoder = json.JSONDecoder()
-    found: list[tuple[str, object]] = []
-    for m in _TOOL_CALL.finditer(code):
-        try:
-            value, _end = decoder.raw_decode(code, m.end())
-        except (ValueError, RecursionError):
-            value = None
-        found.append((m.group(1), value))
-    return found
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
