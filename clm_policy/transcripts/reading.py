@@ -393,11 +393,11 @@ class Source:
         self.handle.seek(0)
         return self._read(size)
 
-    def document(self, limit: int = MAX_DOCUMENT) -> bytes:
-        """The whole file, refused past ``limit`` bytes."""
-        if self.size > limit:
+    def document(self) -> bytes:
+        """The whole file, refused past :data:`MAX_DOCUMENT` bytes."""
+        if self.size > MAX_DOCUMENT:
             raise InputError(
-                f"the file is larger than {size_text(limit)}: too large to read as one "
+                f"the file is larger than {size_text(MAX_DOCUMENT)}: too large to read as one "
                 "JSON document",
                 Location(self.file),
             )
