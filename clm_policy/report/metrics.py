@@ -169,7 +169,7 @@ def _str(value: Any) -> str | None:
 
 
 def _session(s: SessionHistory, task: str, policy: Policy) -> SessionMetrics:
-    final, start = _spent(s, s.tokens), _spent(s, s.start_tokens)
+    final, start = _spent(s.tokens), _spent(s.start_tokens)
     if not s.tokens and s.steps:
         last = s.steps[-1]
         final = (last.input_tokens or 0, last.output_tokens or 0)
@@ -214,7 +214,7 @@ def _session(s: SessionHistory, task: str, policy: Policy) -> SessionMetrics:
     )
 
 
-def _spent(s: SessionHistory, tokens: dict[str, Any]) -> tuple[int, int]:
+def _spent(tokens: dict[str, Any]) -> tuple[int, int]:
     return _int(tokens.get("input_tokens")) or 0, _int(tokens.get("output_tokens")) or 0
 
 
@@ -287,36 +287,30 @@ def thresholds(policy: Policy, s: SessionHistory) -> Thresholds:
     if profile is None:
         return Thresholds(name, notes=(f"policy {policy.name} has no profile {name!r}",))
     last = s.decisions[-1] if s.decisions else None
-    model = _str(s.tokens.get("model"))
     window = (
         (last.context_window if last is not None else None)
         or _int(s.tokens.get("context_window"))
         or profile.context_window
-        or _model_window(policy, model)
+        or _model_window(policy, _str(s.tokens.get("model")))
     )
     notes = []
-    soft = _int(s.run.get("soft_compact"))
-    hard = _int(s.run.get("hard_handoff"))
-    for key, given, threshold in (
-        ("soft_compact", soft, profile.soft_compact),
-        ("hard_handoff", hard, profile.hard_handoff),
+    drawn = []
+    for key, threshold in (
+        ("soft_compact", profile.soft_compact),
+        ("hard_handoff", profile.hard_handoff),
     ):
+        given, resolved = _int(s.run.get(key)), threshold.resolve(window)
         if given is not None:
             notes.append(f"{key} {given:,} set for the run")
-        elif threshold.resolve(window) is None:
+        elif resolved is None:
             notes.append(f"{key} {threshold} of an unknown context window: not drawn")
+        drawn.append(given if given is not None else resolved)
     ran = next((e.policy for e in reversed(s.events) if e.policy), None)
     if ran is not None and not ran.endswith(f"@{policy.digest}"):
         notes.append(
             f"thresholds of policy {policy.name}@{policy.digest}; the session ran under {ran}"
         )
-    return Thresholds(
-        name,
-        soft=soft if soft is not None else profile.soft_compact.resolve(window),
-        hard=hard if hard is not None else profile.hard_handoff.resolve(window),
-        window=window,
-        notes=tuple(notes),
-    )
+    return Thresholds(name, soft=drawn[0], hard=drawn[1], window=window, notes=tuple(notes))
 
 
 def _model_window(policy: Policy, model: str | None) -> int | None:
@@ -334,15 +328,12 @@ def _tasks(sessions: list[SessionMetrics]) -> list[TaskMetrics]:
     out = []
     for task, members in grouped.items():
         statuses = {m.status for m in members}
-        outcome = (
-            "completed" if "completed" in statuses else "failed" if "failed" in statuses else "open"
-        )
         costs = [m.cost for m in members]
         out.append(
             TaskMetrics(
                 task=task,
                 sessions=[m.session for m in members],
-                outcome=outcome,
+                outcome=next((o for o in ("completed", "failed") if o in statuses), "open"),
                 tokens=sum(m.tokens for m in members),
                 cost=None if None in costs else sum(c for c in costs if c is not None),
             )

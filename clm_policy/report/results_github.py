@@ -13,12 +13,11 @@ TITLE = "clm-policy test"
 
 
 def _annotation(file: str, line: int, col: int | None, message: str) -> str:
-    if col:
-        return workflow_command("error", message, file=file, line=line, col=col, title=TITLE)
-    return workflow_command("error", message, file=file, line=line, title=TITLE)
+    column = {"col": col} if col else {}  # a column of 0 or none: the line alone
+    return workflow_command("error", message, file=file, line=line, **column, title=TITLE)
 
 
-def annotation_lines(report: RunReport, fail_under: float | None = None) -> str:
+def render(report: RunReport, *, verbose: bool, coverage: bool, fail_under: float | None) -> str:
     lines = []
     for r in report.results:
         if r.outcome is Verdict.FAIL:
@@ -34,9 +33,5 @@ def annotation_lines(report: RunReport, fail_under: float | None = None) -> str:
     if fail_under is not None and report.coverage.below(fail_under):
         line = results_text.coverage_lines(report.coverage, fail_under)[-1]
         lines.append(workflow_command("error", line, title=TITLE))
-    return "".join(lines)
-
-
-def render(report: RunReport, *, verbose: bool, coverage: bool, fail_under: float | None) -> str:
     text = results_text.render(report, verbose=verbose, coverage=coverage, fail_under=fail_under)
-    return annotation_lines(report, fail_under) + text
+    return "".join(lines) + text
