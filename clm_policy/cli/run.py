@@ -158,12 +158,7 @@ def run(
     )  # everything checked: nothing is written before this line
     _announce(plan, memory, resume, text=fmt == "text")
     done = _execute(plan, memory, assume_yes=assume_yes, fmt=fmt)
-    pending = done.pending.as_dict() if done.pending is not None else None
-    if fmt == "json":
-        echo_json(_as_json(plan, done, memory, pending))
-    else:
-        _summary(done, memory, pending)
-    return EXIT_NEEDS_CONFIRMATION if pending is not None else 0
+    return _report(plan, done, memory, fmt)
 
 
 def _announce(plan: RunPlan, memory: str, resume: str | None, *, text: bool) -> None:
@@ -245,6 +240,17 @@ def _execute(plan: RunPlan, memory: str, *, assume_yes: bool, fmt: str) -> RunDo
             err=True,
         )
     return done
+
+
+def _report(plan: RunPlan, done: RunDone, memory: str, fmt: str) -> int:
+    """Print how the run ended, as JSON or as text; the exit code: 4 when a decision awaits
+    confirmation, else 0."""
+    pending = done.pending.as_dict() if done.pending is not None else None
+    if fmt == "json":
+        echo_json(_as_json(plan, done, memory, pending))
+    else:
+        _summary(done, memory, pending)
+    return EXIT_NEEDS_CONFIRMATION if pending is not None else 0
 
 
 def _as_json(
