@@ -63,8 +63,7 @@ def render_explanation(e: Explanation) -> str:
         lines.extend(_details(r.expression, dict(r.names), r.error))
     lines.append(f"  otherwise -> {e.otherwise.value}" + ("  [DECIDED]" if reached else ""))
     if e.guards:
-        lines.append("")
-        lines.append("guards:")
+        lines += ["", "guards:"]
         for g in e.guards:
             flag = f"{g.severity}{', overridable' if g.overridable else ''}"
             lines.append(
