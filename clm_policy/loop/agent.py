@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import islice
 from typing import Any, Protocol
 
 from clm_policy.lifecycle.estimate import estimate_message_tokens
@@ -58,9 +59,7 @@ class SimulatedAgent:
 
     def skip(self, count: int) -> None:
         """Advance past ``count`` steps already played (resuming a persisted session)."""
-        for _ in range(count):
-            if next(self._steps, None) is None:
-                return
+        for _ in islice(self._steps, count):
             self.played += 1
 
     @property

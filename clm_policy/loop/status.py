@@ -83,12 +83,9 @@ def handed_off(stopped: str | None, entries: list[AuditEntry]) -> bool:
     says where the task stood (``running``, ``phase_boundary``), not that the session is over."""
     if stopped == "handoff":
         return True
-    for e in entries:
-        if e.event == "handoff":
-            return True
-        if e.event in ("start", "compact", "summary"):
-            return False  # the session went on after any earlier handoff
-    return False
+    # a start, compaction or summary after any earlier handoff: the session went on
+    moved = (e.event for e in entries if e.event in ("handoff", "start", "compact", "summary"))
+    return next(moved, None) == "handoff"
 
 
 def agents_of(entries: list[AuditEntry]) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -56,7 +57,7 @@ class Calibration:
     unit: str  # tokens | percent
     current: tuple[str, str]
     points: list[Point] = field(default_factory=list)
-    left_out: dict[str, int] = field(default_factory=dict)  # reason -> points not used
+    left_out: Counter[str] = field(default_factory=Counter)  # reason -> points not used
     lower_decile: float | None = None
     proposed: tuple[Threshold, Threshold] | None = None
     reason: str | None = None  # why nothing is proposed
@@ -115,7 +116,7 @@ def calibrate(
     for p in points:
         value = _value(p, prof, unit)
         if value is None:
-            _leave_out(result, "no context window known (thresholds are shares of it)")
+            result.left_out["no context window known (thresholds are shares of it)"] += 1
             continue
         result.points.append(p)
         values.append(value)
@@ -144,10 +145,6 @@ def calibrate(
     else:
         result.proposed = (Threshold(tokens=int(soft)), Threshold(tokens=int(hard)))
     return result
-
-
-def _leave_out(result: Calibration, reason: str) -> None:
-    result.left_out[reason] = result.left_out.get(reason, 0) + 1
 
 
 def _ratio(prof: Profile) -> float:
@@ -186,9 +183,9 @@ def _transcript_points(
         window = policy.window_for(state, prof)[0]
         for _step, before, trigger in reading.compactions or ():
             if trigger == "manual":
-                _leave_out(result, "manual compaction (a person chose the moment)")
+                result.left_out["manual compaction (a person chose the moment)"] += 1
             elif before is None:
-                _leave_out(result, "compaction without the context before it")
+                result.left_out["compaction without the context before it"] += 1
             else:
                 points.append(Point("native", "transcript", sid, before, window))
     return points
@@ -242,7 +239,7 @@ def _memory_points(memory: str, profile: str, result: Calibration) -> list[Point
                 if prof == profile:
                     points.append(Point("degradation", "memory", sid, at, window))
                 else:
-                    _leave_out(result, "decided under another profile")
+                    result.left_out["decided under another profile"] += 1
             degraded[sid] = now
         for entry in read_log(repo, rev=commit):
             sid, trailers = entry.session, entry.trailers
@@ -250,7 +247,7 @@ def _memory_points(memory: str, profile: str, result: Calibration) -> list[Point
                 result.sessions.add(sid)
             if profiles.get(sid, profile) != profile:
                 if "Clm-Agent-Tokens" in trailers or "Clm-Recall" in trailers:
-                    _leave_out(result, "decided under another profile")
+                    result.left_out["decided under another profile"] += 1
                 continue
             native = _count(_int(trailers.get("Clm-Agent-Tokens")))
             trigger = trailers.get("Clm-Agent-Trigger")
@@ -259,7 +256,7 @@ def _memory_points(memory: str, profile: str, result: Calibration) -> list[Point
                     points.append(Point("native", "memory", sid, native, windows.get(sid)))
                     counted.add(entry.commit)
                 else:
-                    _leave_out(result, "manual compaction (a person chose the moment)")
+                    result.left_out["manual compaction (a person chose the moment)"] += 1
             if entry.event != "compact" or entry.commit in counted:
                 continue
             recall = recall_of(trailers.get("Clm-Recall", ""))

@@ -45,11 +45,13 @@ def check(ctx: LintContext) -> Iterator[Problem]:
     if policy is None:
         return
     names = known_names({n: s.type for n, s in policy.signals.items()})
-    for expr in conditions(policy):
+    whens = conditions(policy)
+    for i, expr in enumerate(whens + message_parts(policy)):
         kinds, mismatches = check_expression(expr.tree, names)
         for m in mismatches:
             yield Problem.at(expr.node_location(m.node), ID, LEVEL, m.message)
-        if not mismatches and "any" not in kinds and "bool" not in kinds:
+        # a condition (not a message part) must give true or false
+        if i < len(whens) and not mismatches and "any" not in kinds and "bool" not in kinds:
             shown = " or ".join(sorted(kinds))
             yield Problem.at(
                 expr.location,
@@ -57,7 +59,3 @@ def check(ctx: LintContext) -> Iterator[Problem]:
                 LEVEL,
                 f"condition gives {shown}, not true or false: {shorten(expr.text)}",
             )
-    for expr in message_parts(policy):
-        _, mismatches = check_expression(expr.tree, names)
-        for m in mismatches:
-            yield Problem.at(expr.node_location(m.node), ID, LEVEL, m.message)
