@@ -120,8 +120,10 @@ async def read_only(tool: Callable[[float], dict[str, Any]]) -> dict[str, Any]:
 
 
 def _new_server() -> MCPServer:
-    """The SDK's server, which knows the client of each call (:func:`call_wait`) and says
-    which arguments it refused without echoing them (:func:`_error`)."""
+    """The SDK's server, which knows the client of each call (:func:`call_wait`), says which
+    arguments it refused without echoing them (:func:`_error`), and answers the project's
+    errors as tool errors (their message is the model's to read; anything else is a crash the
+    SDK reports without detail)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
@@ -136,6 +138,8 @@ def _new_server() -> MCPServer:
                 cause = exc.__cause__
                 if isinstance(cause, ValidationError):
                     raise ToolError(_error(name, cause)) from None
+                if isinstance(cause, ClmError):
+                    raise ToolError(f"Error executing tool {name}: {cause}") from None
                 raise
             finally:
                 _CLIENT.reset(client)
@@ -146,8 +150,6 @@ def _new_server() -> MCPServer:
 def build_server(tools: Tools | None = None) -> MCPServer:
     """The server with its six tools (``tools``: what they run; by default the process's
     project and session)."""
-    from mcp.server.mcpserver.exceptions import ToolError
-
     run = tools or Tools()
     server = _new_server()
 
@@ -203,35 +205,8 @@ def build_server(tools: Tools | None = None) -> MCPServer:
 
     for fn in (status, explain, handoff, memory_search, memory_read, memory_write):
         name = fn.__name__
-        server.add_tool(_raising(fn, ToolError), name=name, description=DESCRIPTIONS[name])
+        server.add_tool(fn, name=name, description=DESCRIPTIONS[name])
     return server
-
-
-def _raising(fn: Callable[..., Any], tool_error: type[Exception]) -> Callable[..., Any]:
-    """``fn`` with the project's errors as tool errors (their message is the model's to
-    read; anything else is a crash the SDK reports without detail)."""
-    import functools
-    import inspect
-
-    if inspect.iscoroutinefunction(fn):
-
-        @functools.wraps(fn)
-        async def answer(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return await fn(*args, **kwargs)
-            except ClmError as exc:
-                raise tool_error(str(exc)) from None
-
-        return answer
-
-    @functools.wraps(fn)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except ClmError as exc:
-            raise tool_error(str(exc)) from None
-
-    return call
 
 
 def serve() -> None:
