@@ -21,6 +21,7 @@ import os
 import shlex
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -202,27 +203,33 @@ def install(path: Path, snippet: dict[str, Any], *, force: bool = False) -> list
     """Merge ``snippet`` into the settings file ``path`` (made, with its folder, if missing)
     and say what changed; the file is replaced atomically, and not written at all when
     nothing changes or it cannot be read. A symlink is followed: its target is updated."""
+    result, changes = update_json(path, lambda data: merge(data, snippet, force=force))
+    return [*changes, result]
+
+
+def update_json(
+    path: Path, merge: Callable[[dict[str, Any]], tuple[dict[str, Any], list[str]]]
+) -> tuple[str, list[str]]:
+    """The JSON object in ``path`` replaced by what ``merge`` makes of it (see :func:`install`):
+    the line saying whether it was written, and ``merge``'s changes."""
+    from clm_policy.base.atomicfile import replace
+
     data = read_settings(path)
     try:
-        merged, changes = merge(data, snippet, force=force)
+        merged, changes = merge(data)
     except InputError as exc:
         raise InputError(exc.message, Location(str(path))) from None
     if merged == data:
-        return [*changes, f"{path}: already up to date; nothing written"]
-    write_json(Path(os.path.realpath(path)), merged)
-    return [*changes, f"wrote {path}"]
-
-
-def write_json(target: Path, data: dict[str, Any]) -> None:
-    from clm_policy.base.atomicfile import replace
-
+        return f"{path}: already up to date; nothing written", changes
+    target = Path(os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
     try:
         mode: int | None = target.stat().st_mode & 0o777  # keep the file's permissions
     except FileNotFoundError:
         mode = None  # a new file, as any other: 0o666 less the umask
     replace(target, text.encode("utf-8"), mode=mode)
+    return f"wrote {path}", changes
 
 
 def check_scope(scope: str) -> None:

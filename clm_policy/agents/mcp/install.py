@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from clm_policy.agents.hooks import claude_settings as cs
-from clm_policy.base.errors import InputError, Location
+from clm_policy.base.errors import InputError
 
 NAME = "clm-policy"
 
@@ -30,21 +30,21 @@ def config_path(scope: str, cwd: Path) -> Path:
     return Path(os.path.expanduser(folder)) / ".claude.json"
 
 
-def merge(config: dict[str, Any], ours: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+def merge(config: dict[str, Any], ours: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """``config`` with ``ours`` as its ``mcpServers.clm-policy`` (a new dict), and what
-    changed (None: nothing)."""
+    changed (nothing: an empty list)."""
     merged = copy.deepcopy(config)
     servers = merged.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise InputError("`mcpServers` is not an object")
     current = servers.get(NAME)
     if current == ours:
-        return merged, None
+        return merged, []
     servers[NAME] = copy.deepcopy(ours)
     shown = " ".join([ours["command"], *ours["args"]])
     if current is None:
-        return merged, f"added MCP server {NAME} `{shown}`"
-    return merged, f"MCP server {NAME}: replaced {_shown(current)} by `{shown}`"
+        return merged, [f"added MCP server {NAME} `{shown}`"]
+    return merged, [f"MCP server {NAME}: replaced {_shown(current)} by `{shown}`"]
 
 
 def _shown(value: object) -> str:
@@ -58,17 +58,10 @@ def install(scope: str, cwd: Path) -> list[str]:
     """Merge the server into the ``scope``'s file and say what changed, one line each; the
     file is replaced atomically, and not written when nothing changes."""
     path = config_path(scope, cwd)
-    data = cs.read_settings(path)
-    try:
-        # the server's entry: ``<clm-policy> mcp`` over standard input and output
-        merged, change = merge(data, {"type": "stdio", "command": cs.executable(), "args": ["mcp"]})
-    except InputError as exc:
-        raise InputError(exc.message, Location(str(path))) from None
-    if change is None:
-        lines = [f"{path}: already up to date; nothing written"]
-    else:
-        cs.write_json(Path(os.path.realpath(path)), merged)
-        lines = [f"wrote {path}", f"  {change}"]
+    # the server's entry: ``<clm-policy> mcp`` over standard input and output
+    ours = {"type": "stdio", "command": cs.executable(), "args": ["mcp"]}
+    result, changes = cs.update_json(path, lambda data: merge(data, ours))
+    lines = [result, *(f"  {change}" for change in changes)]
     if scope == "project":
         lines.append(
             "Claude Code asks once whether to use a project's MCP servers: approve "
