@@ -69,10 +69,6 @@ def render() -> str:
     return json.dumps(hooks_json(), indent=2) + "\n"
 
 
-def hooks_path(root: Path | None = None) -> Path:
-    return (root or integrations_dir() / "claude-code") / "hooks" / "hooks.json"
-
-
 # -- installing it ----------------------------------------------------------------------------
 
 
@@ -94,7 +90,7 @@ def plugin_command(scope: str, cwd: Path, claude: str | None = None) -> tuple[in
     exe = claude or shutil.which("claude")
     if exe is None:
         lines.append("Claude Code (`claude`) is not on PATH; with it, run:")
-        lines += [f"  claude {' '.join(shlex.quote(a) for a in step)}" for step in steps]
+        lines += [f"  claude {shlex.join(step)}" for step in steps]
         return 1, "\n".join(lines)
     for step in steps:
         done = subprocess.run(
@@ -107,7 +103,7 @@ def plugin_command(scope: str, cwd: Path, claude: str | None = None) -> tuple[in
             stdin=subprocess.DEVNULL,
         )
         said = (done.stdout + done.stderr).strip()
-        lines.append(f"$ claude {' '.join(shlex.quote(a) for a in step)}")
+        lines.append(f"$ claude {shlex.join(step)}")
         lines += [f"  {line}" for line in said.splitlines() if line.strip()]
         if done.returncode != 0:
             lines.append(f"claude exited {done.returncode}: the plugin is not installed")
@@ -134,8 +130,9 @@ def main(argv: list[str]) -> int:
 
     text = render()
     if "--write" in argv:
-        hooks_path().write_text(text, encoding="utf-8")
-        echo(f"wrote {hooks_path()}")
+        path = integrations_dir() / "claude-code" / "hooks" / "hooks.json"
+        path.write_text(text, encoding="utf-8")
+        echo(f"wrote {path}")
     else:
         echo(text, nl=False)
     return 0
