@@ -141,13 +141,8 @@ def _merge_event(
     found: list[dict[str, Any]] = []
     result: list[Any] = []
     for group in groups:
-        entries = group.get("hooks") if isinstance(group, dict) else None
-        mine = [
-            h
-            for h in (entries if isinstance(entries, list) else [])
-            if isinstance(h, dict) and runs_clm_policy(h.get("command"), HOOK_ARGS)
-        ]
-        if not mine:  # (nor is a group Claude Code does not read ours to touch)
+        mine = _mine(group)
+        if not mine:
             result.append(group)
             continue
         kept = [h for h in group["hooks"] if not any(h is m for m in mine)]
@@ -165,6 +160,17 @@ def _merge_event(
     if len(found) == 1 and found[0].get("command") == wanted["command"]:
         return result, f"{event} hook: updated `{wanted['command']}` (type, timeout, matcher)"
     return result, f"{event} hook: replaced {old} by `{wanted['command']}`"
+
+
+def _mine(group: object) -> list[dict[str, Any]]:
+    """The hooks of ``group`` that run ``clm-policy hook claude-code`` (none in a group Claude
+    Code does not read: nor is such a group ours to touch)."""
+    entries = group.get("hooks") if isinstance(group, dict) else None
+    return [
+        h
+        for h in (entries if isinstance(entries, list) else [])
+        if isinstance(h, dict) and runs_clm_policy(h.get("command"), HOOK_ARGS)
+    ]
 
 
 def _command(entry: object) -> str:
@@ -289,16 +295,8 @@ def has_hooks(path: Path) -> bool:
         hooks = read_settings(path).get("hooks")
     except InputError:
         return False
-    if not isinstance(hooks, dict):
-        return False
-    return any(
-        runs_clm_policy(entry.get("command"), HOOK_ARGS)
-        for groups in hooks.values()
-        if isinstance(groups, list)
-        for group in groups
-        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
-        for entry in group["hooks"]
-        if isinstance(entry, dict)
+    return isinstance(hooks, dict) and any(
+        _mine(group) for groups in hooks.values() if isinstance(groups, list) for group in groups
     )
 
 
