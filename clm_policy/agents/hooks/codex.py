@@ -45,8 +45,6 @@ if TYPE_CHECKING:
     from clm_policy.agents.hooks.hook import Hook
 
 AGENT = "codex"
-HOOK_ARGS = ("hook", "codex")
-NEXT_SESSION = "Start a new session (/new): it starts from the handoff."
 
 
 def run_codex_hook(raw: bytes, **options: str | None) -> HookOutput:
@@ -59,7 +57,7 @@ def settings_snippet(executable: str) -> dict[str, Any]:
     groups without a ``matcher``, which Codex runs for every trigger and source."""
     import shlex
 
-    return {"hooks": hook_settings(f"{shlex.quote(executable)} {' '.join(HOOK_ARGS)}", EVENTS)}
+    return {"hooks": hook_settings(f"{shlex.quote(executable)} hook codex", EVENTS)}
 
 
 # -- the events -----------------------------------------------------------------------------
@@ -76,7 +74,7 @@ class _CodexWording(Wording):
         )
     )
     after_handoff = "start a new session (/new): it starts from the handoff."
-    next_session = NEXT_SESSION
+    next_session = "Start a new session (/new): it starts from the handoff."
     compacts = "Codex compacts"
     stopped = "stopped"
     # the reason is Codex's next prompt, and that stop's hook call has stop_hook_active

@@ -62,8 +62,6 @@ def run_engine(raw: bytes) -> Answer:
 
             raise InputError(f"unknown engine event {name!r} (known: {', '.join(EVENTS)})")
         return handler(Hook(call, AGENT))
-    except KeyboardInterrupt:
-        raise
     except Exception as exc:
         from clm_policy.base.errors import ClmError
 
