@@ -70,17 +70,8 @@ class Tools:
         how long the call may take to reach the transcript (:func:`.calling.find_caller`)."""
         caller, hook = self._session("status", wait)
         reading, outcome = read_tail(hook)
-        window = outcome.context_window if outcome is not None else None
-        tokens = outcome.context_tokens if outcome is not None else reading.context_tokens
-        context = {
-            "tokens": tokens,
-            "window": window,
-            "window_source": outcome.window_source if outcome is not None else None,
-            "share": round(tokens / window, 4) if window else None,
-            "estimated": bool(reading.context_estimated),
-            "model": reading.model,
-        }
         if outcome is None:  # shares of a window nobody knows decide nothing
+            tokens, window, source = reading.context_tokens, None, None
             thresholds = decision = None
             said = (
                 f"The context window of {reading.model or 'this model'} is unknown, so the "
@@ -88,6 +79,8 @@ class Tools:
                 "docs/claude-code.md, 'The context window', says how to tell it."
             )
         else:
+            tokens, window = outcome.context_tokens, outcome.context_window
+            source = outcome.window_source
             prof = hook.policy().profile(outcome.profile)
             thresholds = {
                 "compact_at": prof.soft_compact.resolve(window),
@@ -96,7 +89,14 @@ class Tools:
             decision, said = outcome.as_dict(), advice(outcome)
         return {
             **self._where(caller),
-            "context": context,
+            "context": {
+                "tokens": tokens,
+                "window": window,
+                "window_source": source,
+                "share": round(tokens / window, 4) if window else None,
+                "estimated": bool(reading.context_estimated),
+                "model": reading.model,
+            },
             "thresholds": thresholds,
             "decision": decision,
             "advice": said,
