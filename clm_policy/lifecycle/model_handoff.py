@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from clm_policy.lifecycle.compose import Words
-    from clm_policy.lifecycle.summarizers import OpenAISummarizer
     from clm_policy.transcripts.reading import TranscriptReading
 
 WORDS_CHARS = 6_000
@@ -92,16 +91,17 @@ def _timeline(reading: TranscriptReading) -> list[tuple[int, str]]:
     work = reading.work
     if work is None:
         return [(0, f"**The person:** {reading.goal}")] if reading.goal else []
-    items: list[tuple[int, str]] = []
-    for order, request in zip(work.request_orders, work.requests, strict=False):
-        items.append((order, f"**The person:** {_clip(request.text, REQUEST_CHARS)}"))
-    for order, text in work.said:
-        items.append((order, f"**The agent:** {_clip(text, SAID_CHARS)}"))
-    for order, text, _kind in work.summaries:
-        items.append((order, f"{SUMMARY_LABEL} {_clip(text, SUMMARY_CHARS)}"))
+    items = [
+        (order, f"**The person:** {_clip(request.text, REQUEST_CHARS)}")
+        for order, request in zip(work.request_orders, work.requests, strict=False)
+    ]
+    items += [(order, f"**The agent:** {_clip(text, SAID_CHARS)}") for order, text in work.said]
+    items += [
+        (order, f"{SUMMARY_LABEL} {_clip(text, SUMMARY_CHARS)}")
+        for order, text, _ in work.summaries
+    ]
     items += [(order, f"- {line}") for order, line in work.tools]
-    items.sort(key=lambda item: item[0])
-    return items
+    return sorted(items, key=lambda item: item[0])
 
 
 def _clip(text: str, limit: int) -> str:
@@ -114,15 +114,6 @@ def _clip(text: str, limit: int) -> str:
     )
 
 
-def write_handoff(reading: TranscriptReading, record: str, model: OpenAISummarizer) -> str:
-    """The handoff ``model`` writes of the session ``reading`` read (``record``: the seed
-    without a model); what it is sent passes the redactor first. Raises
-    :class:`~.summarizers.SummarizerError` with a short reason."""
-    from clm_policy.memory.redact import redact_text
-
-    return model.answer(SYSTEM_PROMPT, redact_text(prompt(reading, record)).text)
-
-
 def with_model(
     reading: TranscriptReading,
     words: Words | None,
@@ -133,12 +124,12 @@ def with_model(
 ) -> tuple[Words | None, dict[str, str]]:
     """The handoff's words and the commit's trailers: ``words`` when they are the agent's own
     handoff (a reply, an MCP call) or no model is configured (``CLM_POLICY_SUMMARIZER`` unset
-    or ``deterministic``); else the handoff the model writes (:func:`write_handoff`), or
-    ``words`` again when it fails, with ``Clm-Summarizer`` saying which. The model is the one
-    :func:`~.summarizers.summarizer_from_env` configures; a configuration problem is its
-    :class:`~clm_policy.base.errors.InputError` when ``strict`` (the command line: nothing is
-    asked or written), else a fallback (a hook never loses the handoff). ``timeout`` caps the
-    configured one."""
+    or ``deterministic``); else the handoff the model writes (what it is sent passes the
+    redactor first), or ``words`` again when it fails, with ``Clm-Summarizer`` saying which.
+    The model is the one :func:`~.summarizers.summarizer_from_env` configures; a configuration
+    problem is its :class:`~clm_policy.base.errors.InputError` when ``strict`` (the command
+    line: nothing is asked or written), else a fallback (a hook never loses the handoff).
+    ``timeout`` caps the configured one."""
     from clm_policy.base.errors import InputError
     from clm_policy.lifecycle.compaction import DETERMINISTIC_NAME
     from clm_policy.lifecycle.compose import MODEL, SUMMARY, Words
@@ -161,8 +152,11 @@ def with_model(
         return words, {}  # the deterministic summarizer writes no handoff: the record is it
     if timeout is not None and model.config.timeout > timeout:
         model = OpenAISummarizer(model.config.replace(timeout=timeout))
+    from clm_policy.memory.redact import redact_text
+
     try:
-        text = write_handoff(reading, record_of(reading, words), model)
+        sent = redact_text(prompt(reading, record_of(reading, words))).text
+        text = model.answer(SYSTEM_PROMPT, sent)
     except SummarizerError as exc:
         fallback = f"{DETERMINISTIC_NAME} (fallback: {exc.reason}; tried {model.name})"
         return words, {TRAILER: fallback}

@@ -113,11 +113,9 @@ def check_body_path(path: str) -> None:
     """Refuse a body file that cannot be written, before the handoff is committed: a folder,
     a folder that does not exist or is not one, a folder nothing can be created in."""
     where = Location(path)
-    kind = path_kind(path)
-    if kind == "folder":
-        raise InputError("cannot write the pull-request body: Is a directory", where)
-    if kind == "other":
-        raise InputError("cannot write the pull-request body: not a regular file", where)
+    problem = {"folder": "Is a directory", "other": "not a regular file"}.get(path_kind(path))
+    if problem:
+        raise InputError(f"cannot write the pull-request body: {problem}", where)
     try:  # the same test as the write: a file made (unnamed, never seen) in the folder
         with tempfile.TemporaryFile(dir=os.path.dirname(path) or "."):
             pass

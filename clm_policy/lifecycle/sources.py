@@ -68,36 +68,18 @@ class Request(Record):
     transcript's format, the figures that go with ``tokens`` and the memory repository a
     ``session`` is in. Keys are the commands' parameter names (:meth:`of`)."""
 
-    FIELDS = ("state", "tokens", "session", "transcript", "transcript_format", *WITH_TOKENS)
-    FIELDS += ("memory",)
-    __slots__ = FIELDS
+    state: str | None = None
+    tokens: int | None = None
+    session: str | None = None
+    transcript: str | None = None
+    transcript_format: str = "auto"
+    window: int | None = None  # window ... signals: the figures of WITH_TOKENS
+    step: int = 0
+    last_compact_step: int | None = None
+    status: str = "running"
+    signals: tuple[str, ...] = ()
+    memory: str | None = None
     HASHABLE = False
-
-    def __init__(
-        self,
-        state: str | None = None,
-        tokens: int | None = None,
-        session: str | None = None,
-        transcript: str | None = None,
-        transcript_format: str = "auto",
-        window: int | None = None,
-        step: int = 0,
-        last_compact_step: int | None = None,
-        status: str = "running",
-        signals: tuple[str, ...] = (),
-        memory: str | None = None,
-    ) -> None:
-        self.state = state
-        self.tokens = tokens
-        self.session = session
-        self.transcript = transcript
-        self.transcript_format = transcript_format
-        self.window = window
-        self.step = step
-        self.last_compact_step = last_compact_step
-        self.status = status
-        self.signals = signals
-        self.memory = memory
 
     @classmethod
     def of(cls, params: Mapping[str, Any]) -> Request:

@@ -75,14 +75,16 @@ def next_safe_action(
         if last_activity and after_derived
         else ""
     )
-    if state.blockers:
-        return _first_of("Resolve the blocker: ", state.blockers, "blocker") + last
-    if state.remaining:
-        return _first_of("Continue with: ", state.remaining, "task") + last
-    if state.open_failures:
-        return _first_of("Fix the failing check: ", state.open_failures, "failing check") + last
-    if state.not_verified:
-        return _first_of("Verify: ", state.not_verified, "unverified item") + last
+    for prefix, items, what in (
+        ("Resolve the blocker: ", state.blockers, "blocker"),
+        ("Continue with: ", state.remaining, "task"),
+        ("Fix the failing check: ", state.open_failures, "failing check"),
+        ("Verify: ", state.not_verified, "unverified item"),
+    ):
+        if items:
+            more = len(items) - 1
+            then = f" (then {more} more {what}{'s' if more > 1 else ''})" if more else ""
+            return prefix + one_line(items[0], ACTION_WIDTH).rstrip(".") + then + last
     return unknown_next_step(last_activity)
 
 
@@ -92,14 +94,6 @@ def unknown_next_step(last_activity: str | None) -> str:
     if last_activity:
         return f"{text}. Last being done: {one_line(last_activity, ACTION_WIDTH)}"
     return f"{text}; ask the user before acting"
-
-
-def _first_of(prefix: str, items: Sequence[str], what: str) -> str:
-    text = prefix + one_line(items[0], ACTION_WIDTH).rstrip(".")
-    more = len(items) - 1
-    if more:
-        text += f" (then {more} more {what}{'s' if more > 1 else ''})"
-    return text
 
 
 def recent_messages(messages: Sequence[Message], count: int) -> list[Message]:

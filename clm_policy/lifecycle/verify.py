@@ -138,12 +138,11 @@ def inventory(state: SessionState) -> list[Fact]:
         for r in state.requests
         if " ".join(r.split()) != goal  # the goal is asked once, as the goal
     ]
-    for kind in HANDOFF_KINDS[2:]:
-        if kind == "next_step":
-            if state.next_action.strip():
-                found.append(Fact("next_step", state.next_action))
-            continue
-        found += [Fact(kind, item) for item in getattr(state, kind)]
+    if state.next_action.strip():
+        found.append(Fact("next_step", state.next_action))
+    found += [
+        Fact(k, item) for k in HANDOFF_KINDS[2:] if k != "next_step" for item in getattr(state, k)
+    ]
     blocked = {f.text for f in found if f.kind == "open_failures"}
     found = [f for f in found if not (f.kind == "blockers" and f.text in blocked)]
     return _ordered(found)
