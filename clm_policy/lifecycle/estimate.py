@@ -25,11 +25,7 @@ def estimate_message_tokens(messages: Iterable[Message]) -> int:
     """The messages' size together: a message's own ``tokens`` when it has one (a provider
     or the simulated agent said so), else its characters / 4 (roles and framing not counted).
     """
-    known = 0
-    chars = 0
-    for m in messages:
-        if m.tokens is not None:
-            known += m.tokens
-        else:
-            chars += len(m.content)
+    listed = list(messages)
+    known = sum(m.tokens for m in listed if m.tokens is not None)
+    chars = sum(len(m.content) for m in listed if m.tokens is None)
     return known - (-chars // CHARS_PER_TOKEN)

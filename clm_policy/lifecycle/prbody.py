@@ -183,7 +183,7 @@ def pull_request(repo: MemoryRepo, ref: str) -> PullRequest:
         "",
         "## Since the previous handoff",
         "",
-        *_since(repo, manifest, max(earlier) if earlier else None, handoffs),
+        *_since(repo, manifest, max(earlier, default=None), handoffs),
         "",
     ]
     number = int(step) if step.isdigit() else 0
