@@ -31,7 +31,7 @@ from clm_policy.lifecycle.compaction import (
     what_it_reads,
 )
 from clm_policy.lifecycle.estimate import estimate_tokens
-from clm_policy.lifecycle.seed import DEFAULT_SEED_TOKENS
+from clm_policy.lifecycle.seed import DEFAULT_SEED_TOKENS, seed_text
 from clm_policy.lifecycle.verify import (
     DEFAULT_MIN_RECALL,
     Recall,
@@ -46,12 +46,13 @@ from clm_policy.memory.layout import (
     check_key,
     check_session,
     compaction_path,
+    handoff_key,
     handoff_path,
     manifest_path,
     session_dir,
 )
 from clm_policy.memory.trailers import CommitMessage, event_subject
-from clm_policy.models.enums import CHARS_PER_TOKEN
+from clm_policy.models.enums import CHARS_PER_TOKEN, MessageRole
 from clm_policy.models.state import Message, SessionState
 
 TYPE_CHECKING = False
@@ -351,7 +352,6 @@ def run_handoff(
     to read the whole handoff."""
     from clm_policy.lifecycle.compose import Composed
     from clm_policy.memory.redact import untag
-    from clm_policy.models.enums import MessageRole
 
     if not isinstance(handoff, Composed):
         handoff = Composed(handoff, handoff)
@@ -485,8 +485,6 @@ def _handoff_seed(
     memory_dir: str | None,
 ) -> str:
     """What the next session starts from, within ``budget`` characters."""
-    from clm_policy.lifecycle.seed import seed_text
-
     # read before anything is written: a refusal stops here
     hits = memory_hits(repo, manifest, store)
     return seed_text(
@@ -568,8 +566,6 @@ SEED_NAME = "clm-handoff"
 def read_more(handoff_file: str, memory_dir: str | None) -> str:
     """How the next agent reads the whole handoff: ``clm-policy show`` (with the memory
     repository as the user named it) or the MCP tool ``memory_read`` (its key)."""
-    from clm_policy.memory.layout import handoff_key
-
     where = f"--memory {memory_dir} " if memory_dir else ""
     return (
         f"`clm-policy show {where}{handoff_file}`, or the MCP tool memory_read with the key "
