@@ -108,12 +108,12 @@ def check_depth(data: Any, text: str, file: str) -> None:
             raise _first_problem(text, file) or InputError(
                 f"nested more than {MAX_DEPTH} levels deep", Location(file, 1, 1)
             )
-        deeper = []
-        for value in level:
-            for item in value.values() if isinstance(value, dict) else value:
-                if isinstance(item, dict | list):
-                    deeper.append(item)
-        level = deeper
+        level = [
+            item
+            for value in level
+            for item in (value.values() if isinstance(value, dict) else value)
+            if isinstance(item, dict | list)
+        ]
 
 
 def _first_problem(text: str, file: str) -> InputError | None:

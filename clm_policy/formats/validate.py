@@ -134,15 +134,9 @@ def locate_errors(
     relative to it; messages name them from the top of the file)."""
     seen: set[tuple[tuple[PathKey, ...], bool]] = set()
     out: list[InputError] = []
-    errors = list(errors)
     # A threshold is "integer or share": report the union once, as that, not as "integer";
     # a signal is "bool, int, float or str": an infinity is reported as not finite.
-    errors.sort(
-        key=lambda e: (
-            "%" not in str(e.get("ctx", {}).get("pattern", "")),
-            e["type"] != "finite_number",
-        )
-    )
+    errors = sorted(errors, key=lambda e: (not _share(e), e["type"] != "finite_number"))
     for err in errors:
         loc = list(err["loc"])
         kind = err["type"]
@@ -176,8 +170,16 @@ def locate_errors(
                 f"{field}: name {quote(value)} is not allowed (letters, digits, '_', '-'; "
                 "a letter first)"
             )
+        elif kind == "string_pattern_mismatch" and _share(err):
+            message = (
+                f"{field}: expected tokens (an integer) or a share like '70%', got "
+                f"{_describe(value)}"
+            )
         elif kind == "string_pattern_mismatch":
-            message = _pattern_message(field, value, str(err.get("ctx", {}).get("pattern", "")))
+            message = (
+                f"{field}: {quote(value)} is not a valid id (letters, digits, '_' and '-', "
+                "starting with a letter, at most 64 characters)"
+            )
         elif kind == "value_error":
             detail = str(err["msg"]).removeprefix("Value error, ")
             message = f"{field}: {detail}" if full else detail
@@ -191,15 +193,9 @@ def locate_errors(
     return out
 
 
-def _pattern_message(field: str, value: Any, pattern: str) -> str:
-    if "%" in pattern:
-        return (
-            f"{field}: expected tokens (an integer) or a share like '70%', got {_describe(value)}"
-        )
-    return (
-        f"{field}: {quote(value)} is not a valid id (letters, digits, '_' and '-', starting with a "
-        "letter, at most 64 characters)"
-    )
+def _share(err: ErrorDetails) -> bool:
+    """Whether a pattern ``err`` names is a threshold's (an integer or a share: ``70%``)."""
+    return "%" in str(err.get("ctx", {}).get("pattern", ""))
 
 
 def _allowed_keys(model: type[BaseModel], loc: Sequence[Any]) -> list[str]:

@@ -161,10 +161,10 @@ class Change:
 
     def prepare(self, message: CommitMessage, paths: Callable[[str], str]) -> Prepared:
         """Everything redacted and rendered; ``paths`` checks each path (raising to refuse)."""
-        files = {check_identifier("path", paths(p)): self._bytes(c) for p, c in self.files.items()}
-        appends = {
-            check_identifier("path", paths(p)): self._bytes(c) for p, c in self.appends.items()
-        }
+        files, appends = (
+            {check_identifier("path", paths(p)): self._bytes(c) for p, c in contents.items()}
+            for contents in (self.files, self.appends)
+        )
         text = self._message(message)
         return Prepared(files, appends, text, self.redactions)
 

@@ -459,8 +459,8 @@ def recall_of(value: Any) -> Recall | None:
         return Recall(passed / asked, passed, asked) if 0 <= passed <= asked > 0 else None
     if m := _PERCENT.search(value):
         share = float(m[1]) / 100
-        return Recall(share) if share <= 1 else None
-    if m := _SHARE.fullmatch(value.strip()):
+    elif m := _SHARE.fullmatch(value.strip()):
         share = float(m[0])
-        return Recall(share) if share <= 1 else None
-    return None
+    else:
+        return None
+    return Recall(share) if share <= 1 else None

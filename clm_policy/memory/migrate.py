@@ -14,6 +14,7 @@ their manifests: their pull requests show them as written, and every reader upgr
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from clm_policy.base.errors import ClmError, InputError
@@ -91,11 +92,11 @@ def migrate(repo: MemoryRepo, *, dry_run: bool = False) -> Migration:
         )
     if dry_run or not out.documents:
         return out
-    counts = {kind: sum(1 for d in out.documents if d.kind == kind) for kind in (MANIFEST, STATE)}
+    counts = Counter(d.kind for d in out.documents)
     said = ", ".join(
         f"{n} {NAMES[kind]}{'s' if n > 1 else ''} to version {current(kind)}"
-        for kind, n in counts.items()
-        if n
+        for kind in (MANIFEST, STATE)
+        if (n := counts[kind])
     )
     body = "".join(f"{one_line(d.path)}: {d.found} -> {d.now}\n" for d in out.documents)
     message = CommitMessage(

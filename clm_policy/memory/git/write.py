@@ -281,12 +281,10 @@ class MemoryRepo:
             journal = os.path.join(self.git_dir, JOURNAL)
             _write_durably(journal, json.dumps({"paths": paths, "pid": os.getpid()}).encode())
             created = set()
-            for path, data in ready.files.items():
-                if not confine.write(self.root, path, data):
-                    created.add(path)
-            for path, data in ready.appends.items():
-                if not confine.append(self.root, path, data):
-                    created.add(path)
+            for put, contents in ((confine.write, ready.files), (confine.append, ready.appends)):
+                for path, data in contents.items():
+                    if not put(self.root, path, data):  # it was not there: git must add it
+                        created.add(path)
             # the message goes to git on its input: rewriting a message file at every commit
             # cost a flush of the file system (ext4 writes a truncated file out on close)
             text = ready.message.encode("utf-8")

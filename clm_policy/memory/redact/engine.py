@@ -230,11 +230,9 @@ def _walk(value: Any, counts: _Tally) -> Any:
         return _text(value, counts)
     if kind is int or kind is float or kind is bool or value is None:
         return value
-    if kind is dict:
-        return _walk_mapping(value, counts)
     if kind is list or isinstance(value, list):
         return [_walk(item, counts) for item in value]
-    if isinstance(value, Mapping):
+    if kind is dict or isinstance(value, Mapping):
         return _walk_mapping(value, counts)
     if isinstance(value, tuple):
         return tuple(_walk(item, counts) for item in value)
@@ -334,13 +332,11 @@ class Redactor:
         kind = type(value)  # the exact types of plain data first, as _walk does
         if kind is str or isinstance(value, str):
             return _TAG.sub(self._keep, value) if _TAG_OPEN in value else value
-        if kind is dict:
-            return {self.settle(k): self.settle(v) for k, v in value.items()}
-        if kind is list:
-            return [self.settle(v) for v in value]
         if kind is int or kind is float or kind is bool or value is None:
             return value
-        if isinstance(value, Mapping):
+        if kind is list:
+            return [self.settle(v) for v in value]
+        if kind is dict or isinstance(value, Mapping):
             return {self.settle(k): self.settle(v) for k, v in value.items()}
         if isinstance(value, list | tuple):
             return type(value)(self.settle(v) for v in value)
