@@ -119,7 +119,7 @@ def check_depth(data: Any, text: str, file: str) -> None:
 def _first_problem(text: str, file: str) -> InputError | None:
     """The first place ``text`` nests too deeply, repeats a key, holds a NaN or an infinity or
     a number out of range."""
-    digits = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 0
+    digits = sys.get_int_max_str_digits()  # 0: no limit
     stack: list[set[str] | None] = []  # per open container: the keys seen (objects only)
     expect_key = False
     for match in re.finditer(_TOKEN, text):
@@ -188,14 +188,13 @@ def _skip(text: str, pos: int) -> int:
 class _Container:
     """The members of one object or array read so far, and where reading resumes."""
 
-    __slots__ = ("at_value", "done", "index", "items", "members", "pos")
+    __slots__ = ("at_value", "done", "items", "members", "pos")
 
     def __init__(self, pos: int) -> None:
         self.at_value = False  # an object's: reading stopped at a value, not past it
         self.members: dict[PathKey, tuple[int, int]] = {}  # (key offset, value offset)
         self.items: list[int] = []  # an array's: each item's offset
         self.pos = pos
-        self.index = 0
         self.done = False
 
 
@@ -241,7 +240,7 @@ class JsonDocument:
         if opener == "[":
             return self._item(box, step, text)
         # locals in the loop, written back at the end
-        pos, members, index, end, done = box.pos, box.members, box.index, len(text), box.done
+        pos, members, end, done = box.pos, box.members, len(text), box.done
         if step in members:
             return members[step]
         if box.at_value:  # the last call stopped at the value it wanted: skip it now
@@ -256,13 +255,12 @@ class JsonDocument:
             name, pos = json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined]
             pos = _skip(text, _skip(text, pos) + 1)  # past the ':'
             members[name] = (key_at, pos)
-            index += 1
             if name == step:  # found: its value (a state's messages, say) is not read past
                 at_value = True
                 break
             _, pos = scan(text, pos)  # skip the value, in C
             pos = separator(text, pos).end()  # type: ignore[union-attr]  # it always matches
-        box.pos, box.index, box.done, box.at_value = pos, index, done, at_value
+        box.pos, box.done, box.at_value = pos, done, at_value
         return members.get(step)
 
     @staticmethod

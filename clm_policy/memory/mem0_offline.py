@@ -82,10 +82,8 @@ def extract(prompt: str) -> list[dict[str, str]]:
     seen = {_shape(str(m.get("text", ""))) for m in existing if isinstance(m, dict)}
     messages = _section(prompt, "New Messages")
     found: list[dict[str, str]] = []
-    starts = list(_ROLE.finditer(messages))
-    for i, match in enumerate(starts):
-        end = starts[i + 1].start() if i + 1 < len(starts) else len(messages)
-        body = messages[match.end() : end]
+    turns = _ROLE.split(messages)[1:]  # role, what it says, role, ...
+    for role, body in zip(turns[::2], turns[1::2], strict=True):
         for line in body.splitlines():
             for sentence in _SENTENCE.split(line.strip()):
                 text = sentence.strip()
@@ -93,7 +91,7 @@ def extract(prompt: str) -> list[dict[str, str]]:
                 if len(content_words(text)) < MIN_WORDS or shape in seen:
                     continue
                 seen.add(shape)
-                found.append({"id": str(len(found)), "text": text, "attributed_to": match[1]})
+                found.append({"id": str(len(found)), "text": text, "attributed_to": role})
                 if len(found) >= MAX_FACTS:
                     return found
     return found
