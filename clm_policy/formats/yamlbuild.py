@@ -195,12 +195,8 @@ class Builder:
                 new = self._open(event, cls is MappingStartEvent, frame, len(stack), nodes)
                 if frame is not None:
                     stack.append(frame)
-                    # the sequence under the top-level key `stream` streams (an anchored one
-                    # is built whole: an alias may name it later)
-                    if frame is self.top and not new.mapping and frame.key == self.stream:
-                        self.streamed = new.anchor is None
-                        if self.streamed:
-                            streaming = new
+                    if self._streams(frame, new):
+                        streaming = new
                 frame = new
                 continue
             elif cls is MappingEndEvent or cls is SequenceEndEvent:
@@ -213,15 +209,7 @@ class Builder:
                 expanded += size
                 nodes += size
             elif cls is DocumentStartEvent:
-                self.documents += 1
-                if self.documents > 1:  # a stream holds one document
-                    mark = event.start_mark
-                    raise self._error(
-                        "YAML syntax error: but found another document (expected a single "
-                        "document in the stream)",
-                        mark.line + 1,
-                        mark.column + 1,
-                    )
+                self._begin_document(event)
                 continue
             elif cls is StreamEndEvent:
                 return
@@ -260,6 +248,14 @@ class Builder:
             self.top = new
         return new
 
+    def _streams(self, parent: _Frame, new: _Frame) -> bool:
+        """Whether ``new`` is the sequence to stream, the one under the top-level key
+        :attr:`stream` (an anchored sequence is built whole: an alias may name it later)."""
+        if parent is self.top and not new.mapping and parent.key == self.stream:
+            self.streamed = new.anchor is None
+            return self.streamed
+        return False
+
     def _close(self, done: _Frame | None, nodes: int) -> tuple[Any, Marks]:
         """The value and marks of the collection ``done`` builds, merges applied."""
         assert done is not None
@@ -290,6 +286,19 @@ class Builder:
             message = f"document too large: aliases expand it by more than {MAX_NODES} nodes"
             raise self._error(message, 1, 1)
         return value, marks, size
+
+    def _begin_document(self, event: DocumentStartEvent) -> None:
+        """A stream holds one document; a second one is an error."""
+        self.documents += 1
+        if self.documents == 1:
+            return
+        mark = event.start_mark
+        raise self._error(
+            "YAML syntax error: but found another document (expected a single document in the "
+            "stream)",
+            mark.line + 1,
+            mark.column + 1,
+        )
 
     def _place(
         self, frame: _Frame, value: Any, marks: Marks, written: str | None, *, top: bool
