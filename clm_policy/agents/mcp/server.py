@@ -138,8 +138,9 @@ def _new_server() -> MCPServer:
                 cause = exc.__cause__
                 if isinstance(cause, ValidationError):
                     raise ToolError(_error(name, cause)) from None
-                if isinstance(cause, ClmError):
-                    raise ToolError(f"Error executing tool {name}: {cause}") from None
+                if isinstance(cause, ClmError):  # the SDK's crash, its words kept: "Error
+                    # executing tool <name>", then the project's message
+                    raise ToolError(f"{exc}: {cause}") from None
                 raise
             finally:
                 _CLIENT.reset(client)
