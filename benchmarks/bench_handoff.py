@@ -20,11 +20,13 @@ Two kinds of sessions:
 - **The project's own sessions** — ``benchmarks/fidelity/``: hand-written ones in the agents'
   shapes and ones recorded with the real agents, each exercising a rule of the record.
 
-The seed is made as the hooks make it (``clm_policy.lifecycle.compose``; the hooks' 9,400-
-character budget). Targets, on the check half: with the reply >= 95 % of the facts and every
-fact the reply alone carries; transcript only >= 85 %; 0 stale or wrong statements in both; the
-next step right or close in >= 80 % of the sessions. Exit 0 whether or not they are met (the
-report says); exit 1 when the sanity check fails (a seed saying a wrong thing must be caught).
+The seed is made as the hooks make it (``clm_policy.lifecycle.compose``; the hooks' budget of
+9,400 as the session's agent counts it: characters for Claude Code, bytes of UTF-8 for Codex,
+which cuts out the middle of a longer context). Targets, on the check half: with the reply
+>= 95 % of the facts and every fact the reply alone carries; transcript only >= 85 %; 0 stale
+or wrong statements in both; the next step right or close in >= 80 % of the sessions. Exit 0
+whether or not they are met (the report says); exit 1 when the sanity check fails (a seed
+saying a wrong thing must be caught).
 """
 
 from __future__ import annotations
@@ -70,11 +72,15 @@ def _yaml() -> Any:
 # -- the candidates --------------------------------------------------------------------------
 
 
-def seed(path: Path, reply: str | None = None, model: str | None = None) -> str:
+def seed(
+    path: Path, reply: str | None = None, model: str | None = None, agent: str | None = None
+) -> str:
     """The seed the hooks give for the transcript at ``path``: with the agent's ``reply``
     when it wrote one, else with what the transcript itself holds of its words; or with the
     handoff a ``model`` wrote from the transcript (what :mod:`clm_policy.lifecycle.
-    model_handoff` commits when the agent wrote none)."""
+    model_handoff` commits when the agent wrote none). ``agent``: measured as that agent
+    measures a hook's text (Codex in bytes); without it, in characters (the model's record)."""
+    from clm_policy.agents.hooks.reply import size_for
     from clm_policy.lifecycle.compose import (
         MODEL,
         Words,
@@ -91,7 +97,8 @@ def seed(path: Path, reply: str | None = None, model: str | None = None) -> str:
     else:
         words = words_of_reply(reply) if reply is not None else words_of_transcript(reading)
     composed = compose(reading, words, session_id="s")
-    _manifest, text = preview(composed, now=NOW, budget=BUDGET, read_more=READ_MORE)
+    size = size_for(agent) if agent is not None else len
+    _manifest, text = preview(composed, now=NOW, budget=BUDGET, read_more=READ_MORE, size=size)
     return text
 
 
@@ -137,14 +144,17 @@ def own_summary(path: Path) -> str | None:
 
 def candidates(session: Session) -> list[Candidate]:
     if session.reply is not None:  # the corpus
+        agent = session.agent
         return [
-            Candidate("transcript only", seed(session.path)),
-            Candidate("with reply", seed(session.path, session.reply)),
+            Candidate("transcript only", seed(session.path, agent=agent)),
+            Candidate("with reply", seed(session.path, session.reply, agent=agent)),
             Candidate("reply alone", session.reply),
         ] + (
-            [Candidate(MODEL_ARM, seed(session.path, model=session.model))] if session.model else []
+            [Candidate(MODEL_ARM, seed(session.path, model=session.model, agent=agent))]
+            if session.model
+            else []
         )
-    out = [Candidate("seed", seed(session.path))]
+    out = [Candidate("seed", seed(session.path, agent=session.agent))]
     own = own_summary(session.path)
     if own is not None:
         out.append(Candidate("agent's own summary", own))
@@ -173,7 +183,8 @@ def corpus_sessions(folder: Path, extra: Path | None = None) -> list[Session]:
         model_path = folder / "model_replies" / f"{ident}.md"
         model = model_path.read_text(encoding="utf-8") if model_path.exists() else None
         half = str(source.get("half"))
-        out.append(Session(ident, path, read_truth(raw), half, reply, raw, model))
+        agent = str(source.get("agent") or "claude-code")
+        out.append(Session(ident, path, read_truth(raw), half, reply, raw, model, agent))
     return out
 
 

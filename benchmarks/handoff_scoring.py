@@ -408,6 +408,8 @@ class Session:
     raw: dict[str, Any] = field(default_factory=dict)
     model: str | None = None
     """The handoff a model wrote from the transcript (the ``with a model`` arm), if any."""
+    agent: str = "claude-code"
+    """The agent that wrote the session (``codex``: its seeds are measured in bytes)."""
 
 
 def median(values: Sequence[int]) -> float:

@@ -246,10 +246,15 @@ def manifest_filename(manifest: HandoffManifest, session_id: str) -> str:
 
 
 def preview(
-    composed: Composed, *, now: datetime, budget: int | None = None, read_more: str | None = None
+    composed: Composed,
+    *,
+    now: datetime,
+    budget: int | None = None,
+    read_more: str | None = None,
+    size: Callable[[str], int] = len,
 ) -> tuple[HandoffManifest, str]:
     """The manifest and the seed ``composed`` gives, as :func:`~.pipelines.run_handoff` would
-    commit them (unredacted: nothing is written)."""
+    commit them (unredacted: nothing is written); ``budget`` as ``size`` measures it."""
     from clm_policy.lifecycle.seed import DEFAULT_SEED_TOKENS, seed_text
 
     manifest = build_manifest(composed.state, "handoff requested", now=now, composed=composed)
@@ -257,5 +262,6 @@ def preview(
         manifest,
         budget=budget if budget is not None else DEFAULT_SEED_TOKENS * CHARS_PER_TOKEN,
         read_more=read_more,
+        size=size,
     )
     return manifest, seed

@@ -29,8 +29,7 @@ if TYPE_CHECKING:
 
 WORDS_CHARS = 6_000
 """The length the model is asked to keep to: the seed holds its handoff whole beside the record
-within a hook's 9,400 characters (a longer one is cut at a heading, the rest kept in the
-manifest)."""
+within a hook's 9,400 (a longer one is cut at a heading, the rest kept in the manifest)."""
 SYSTEM_PROMPT = (
     "You write the handoff of an AI coding agent's working session for the next session, "
     "which starts with a fresh context and sees only your handoff and clm-policy's record of "

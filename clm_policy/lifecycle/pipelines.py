@@ -327,6 +327,7 @@ def run_handoff(
     pr_body: str | None = None,
     seed_tokens: int = DEFAULT_SEED_TOKENS,
     seed_chars: int | None = None,
+    seed_size: Callable[[str], int] = len,
     agent_id: str | None = None,
     store: MemoryStore | None = None,
     memory_dir: str | None = None,
@@ -336,7 +337,8 @@ def run_handoff(
     on the checked-out branch, or on ``clm/handoff/<session>-<n>`` with ``branch``; push if
     asked. Returns the seed the next session starts from (:mod:`clm_policy.lifecycle.seed`:
     the agent's words whole, the record beside them, memory topics framed as records) within
-    ``seed_chars`` characters (default ``seed_tokens`` x 4). A failed push raises
+    ``seed_chars`` (default ``seed_tokens`` x 4) as ``seed_size`` measures it (characters,
+    or what the agent counts: Codex takes bytes). A failed push raises
     :class:`PushError`, saying the commit exists. ``pr_body`` (with ``branch``): the file the
     branch's pull-request body is written to (:mod:`clm_policy.lifecycle.prbody`), checked
     before the commit, written before the push.
@@ -368,7 +370,14 @@ def run_handoff(
     # what the next session starts from, checked for the facts before it is committed
     budget = seed_chars if seed_chars is not None else seed_tokens * CHARS_PER_TOKEN
     seed = _handoff_seed(
-        repo, manifest, clean, h_path, budget=budget, store=store, memory_dir=memory_dir
+        repo,
+        manifest,
+        clean,
+        h_path,
+        budget=budget,
+        size=seed_size,
+        store=store,
+        memory_dir=memory_dir,
     )
     extra, agent_recall = _measured(change, handoff, manifest, seed)
     # the seed as the next session's system message: its markers as committed, untagged
@@ -481,10 +490,11 @@ def _handoff_seed(
     h_path: str,
     *,
     budget: int,
+    size: Callable[[str], int],
     store: MemoryStore | None,
     memory_dir: str | None,
 ) -> str:
-    """What the next session starts from, within ``budget`` characters."""
+    """What the next session starts from, within ``budget`` as ``size`` measures it."""
     # read before anything is written: a refusal stops here
     hits = memory_hits(repo, manifest, store)
     return seed_text(
@@ -494,6 +504,7 @@ def _handoff_seed(
         read_more=read_more(h_path, memory_dir or repo.root),
         constraints=clean.constraints,
         decisions=clean.decisions,
+        size=size,
     )
 
 

@@ -54,6 +54,8 @@ MIDDLE_CHARS = 700
 MEMORY_CHARS = 1500
 ITEM_CHARS = 400
 FAILURE_CHARS = 260
+FIT_CHARS = 40
+"""How close the seed measured otherwise than in characters comes to its limit, in characters."""
 SUMMARY_SHARE = 0.4
 """The most of the budget an agent's compaction summary (older than the record) takes."""
 
@@ -115,13 +117,34 @@ def seed_text(
     read_more: str | None = None,
     constraints: Sequence[str] = (),
     decisions: Sequence[str] = (),
+    size: Callable[[str], int] = len,
 ) -> str:
-    """The seed of ``manifest`` within ``budget`` characters (the module's doc): ``memory``
-    are ``(key, text)`` topics, ``read_more`` says how to read the whole handoff,
-    ``constraints`` and ``decisions`` are carried from the sessions before it."""
-    return _Seed(
-        manifest, memory, max(budget, MIN_BUDGET), read_more, constraints, decisions
-    ).text()
+    """The seed of ``manifest`` within ``budget`` (the module's doc) as ``size`` measures it
+    (characters, or what the agent counts: Codex takes bytes of UTF-8): ``memory`` are
+    ``(key, text)`` topics, ``read_more`` says how to read the whole handoff, ``constraints``
+    and ``decisions`` are carried from the sessions before it."""
+    limit = max(budget, MIN_BUDGET)
+
+    def built(chars: int) -> str:
+        return _Seed(manifest, memory, chars, read_more, constraints, decisions).text()
+
+    text = built(limit)
+    measured = size(text)
+    if measured <= limit:
+        return text
+    # measured otherwise (a Chinese character is 3 bytes of UTF-8): the most characters whose
+    # seed fits, found by halving; a quarter of the limit always fits (no character is more)
+    fits, over, best = limit // 4, limit, ""
+    chars = limit * limit // measured  # first as if the share of wide characters held
+    while over - fits > FIT_CHARS:
+        chars = min(max(chars, fits + 1), over - 1)
+        text = built(chars)
+        if size(text) <= limit:
+            fits, best = chars, text
+        else:
+            over = chars
+        chars = (fits + over) // 2
+    return best or built(fits)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import pytest
 
 from clm_policy.agents.hooks.claude_code import STOP_LINE, run_claude_hook
 from clm_policy.agents.hooks.focus import compact_focus
-from clm_policy.agents.hooks.reply import CONTEXT_LIMIT, Reply
+from clm_policy.agents.hooks.reply import CONTEXT_LIMIT, Reply, size_for
 from clm_policy.agents.hooks.shared import log_path
 from clm_policy.config.project import load_config, memory_path
 from clm_policy.lifecycle.request import handoff_request
@@ -323,6 +323,28 @@ def test_advice_shows_no_control_character(project: Path) -> None:
     assert "last being done: ran `echo \\x1b]0;pwned\\x07 the \\u202eparser" in said
     assert not any(c in said for c in "\x1b\x07\r\u202e")
     assert "tok" not in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("agent", "text", "kept"),
+    [
+        # Codex counts bytes: 3 for a Chinese character
+        ("codex", "移" * 5_000, (CONTEXT_LIMIT - 3) // 3),
+        ("codex", "x" * 20_000, CONTEXT_LIMIT - 3),
+        # Claude Code counts UTF-16 code units: 2 for an emoji
+        ("claude-code", "移" * 5_000, 5_000),
+        ("claude-code", "\U0001f600" * 5_000, (CONTEXT_LIMIT - 1) // 2),
+    ],
+)
+def test_what_a_hook_says_is_held_to_what_its_agent_takes(agent: str, text: str, kept: int) -> None:
+    size = size_for(agent)
+    out = Reply(context=text, event="SessionStart").render(size)
+    context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert size(context) <= CONTEXT_LIMIT
+    if kept == len(text):
+        assert context == text
+    else:
+        assert context == text[:kept] + "…"
 
 
 def test_everything_a_hook_says_is_redacted_safe_and_short() -> None:

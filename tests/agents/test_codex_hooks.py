@@ -448,6 +448,44 @@ def test_the_next_session_starts_from_the_handoff_once(project: Path) -> None:
     assert hook(project, {**again, "source": "clear", "transcript_path": None}).stdout == ""
 
 
+def test_a_seed_in_japanese_fits_what_codex_takes(project: Path) -> None:
+    # Codex 0.169 keeps 10,000 bytes of a hook's context (2,500 of its tokens at 4 bytes) and
+    # cuts out the middle of a longer one: the seed is measured in bytes, a Japanese character
+    # being 3 (tests/agents_e2e/test_codex.py shows it with the real binary)
+    goal = "帳票の出力でゼロ金額の行を除外し、テストを実行してください。"
+    path = rollout(project / "rollout.jsonl", 200_000, goal=goal)
+    stop = {
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+        "last_assistant_message": "ゼロ金額の行は除外しました。",
+        "transcript_path": str(path),
+    }
+    assert json.loads(hook(project, stop).stdout)["decision"] == "block"
+    line = "金額がゼロの行は出力しない。理由は帳票の仕様による。"
+    words = f"## Goal\n{goal}\n" + "".join(
+        f"## {title}\n" + "".join(f"- {title} {n}: {line}\n" for n in range(40))
+        for title in ("Tasks", "Decisions", "Verification")
+    )
+    words += "## Next step\n変更履歴を書く。\n"
+    done = hook(project, {**stop, "stop_hook_active": True, "last_assistant_message": words})
+    assert done.returncode == 0, done.stderr
+    fresh = rollout(project / "next.jsonl", 5_000, session=NEXT_SESSION, steps=1)
+    start = {
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        "transcript_path": str(fresh),
+        "session_id": NEXT_SESSION,
+    }
+    done = hook(project, start)
+    assert done.returncode == 0, done.stderr
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert 8_000 < len(context.encode("utf-8")) <= 9_400
+    assert "> 変更履歴を書く。" in context  # the agent's next step: its words first
+    assert "> - Tasks 0: " in context
+    assert context.rstrip().splitlines()[-1].startswith("Left out for length:")
+    assert not context.endswith("…")  # made to fit, not cut
+
+
 # -- Stop -----------------------------------------------------------------------------------
 
 

@@ -251,6 +251,36 @@ def test_stop_hands_off_and_the_next_session_starts_from_it(
     save_run(codex, session, "stop-handoff")
 
 
+def test_a_seed_in_japanese_reaches_the_next_session_whole(
+    codex: Codex, codex_script: CodexScript, sandbox: Sandbox
+) -> None:
+    # Codex keeps 10,000 bytes of a hook's context and puts "Warning: truncated output" in
+    # place of the middle of a longer one: a seed of 9,400 characters in Japanese (28,000
+    # bytes) lost its middle. Measured in bytes, it arrives whole, its last line included.
+    line = "金額がゼロの行は出力しない。理由は帳票の仕様による。"
+    words = "ハンドオフ\n## Goal\nnotes.txt を仕上げる。\n" + "".join(
+        f"## {title}\n" + "".join(f"- {title} {n}: {line}\n" for n in range(40))
+        for title in ("Tasks", "Decisions", "Verification")
+    )
+    words += "## Next step\n変更履歴を書く。"
+    codex_script.main = [
+        *_notes_turns((120_000, 160_000, 190_000, 200_000)),
+        Turn(words, [], Usage.context(201_000)),
+    ]
+    codex.exec("notes.txt を書いて、確認してから final にしてください。")
+    assert len(commits_of(sandbox, "handoff")) == 1
+    fresh = codex.exec("続けてください。")
+    new = codex.session_id(fresh)
+    opening = next(r for r in codex.server.of_kind("main") if _session_of(r) == new)
+    text = sent(opening)
+    assert SEED in text
+    assert "Warning: truncated output" not in text
+    assert "Full hook output saved to" not in text
+    assert "> 変更履歴を書く。" in text  # the agent's next step
+    assert "Left out for length:" in text  # the seed's last line
+    assert not sandbox.clm_hook_log.exists(), sandbox.clm_hook_log.read_text()
+
+
 def test_a_spawned_agent_is_recorded_under_its_id(
     codex: Codex, codex_script: CodexScript, sandbox: Sandbox
 ) -> None:

@@ -202,6 +202,41 @@ def test_the_budget_holds_and_nothing_is_cut_inside_a_line(budget: int) -> None:
         assert "'Decisions'" in left
 
 
+JAPANESE_REPLY = REPLY.replace(
+    "Port the handlers", "ハンドラーを非同期に移植する。" * 40 + "\nPort the handlers"
+)
+
+
+@pytest.mark.parametrize("budget", [800, 2500, 9400])
+def test_a_budget_in_bytes_holds_for_words_in_japanese(budget: int) -> None:
+    # Codex takes 10,000 bytes of a hook's context, and a Japanese character is 3: the seed is
+    # made again with fewer characters until its bytes fit, nothing cut inside a line
+    def utf8(text: str) -> int:
+        return len(text.encode("utf-8"))
+
+    many = manifest(
+        words=JAPANESE_REPLY,
+        requests=[f"依頼 {n}: " + "移植" * 150 for n in range(12)],
+        changed_artifacts=[f"shop/handlers/処理{n:03d}.py" for n in range(60)],
+    )
+    in_chars = seed_text(many, budget=budget, read_more=READ_MORE)
+    in_bytes = seed_text(many, budget=budget, read_more=READ_MORE, size=utf8)
+    assert len(in_chars) <= budget
+    assert utf8(in_bytes) <= budget
+    assert READ_MORE in in_bytes.splitlines()[-1]
+    assert in_bytes.startswith(in_chars.split("\n\n")[0])  # the same header
+    if budget >= 2500:
+        assert utf8(in_chars) > budget  # what a budget in characters gave Codex: cut by it
+        # still the most needed first, and the room used: the agent's next step, the user's
+        # latest message
+        assert "> Fix the timeout in shop/handlers/h09.py" in in_bytes
+        assert utf8(in_bytes) > budget * 0.9
+    if budget == 9400:
+        assert "> 依頼 11: " in in_bytes
+    # measured in characters, nothing changes
+    assert seed_text(many, budget=budget, read_more=READ_MORE, size=len) == in_chars
+
+
 @pytest.mark.parametrize("budget", [3000, 6000, 9400])
 def test_room_the_record_leaves_is_given_to_a_long_message_cut_at_a_line_end(budget: int) -> None:
     # a long template (a spec-kit prompt) as the one message: cut at MESSAGE_CHARS only when

@@ -91,7 +91,8 @@ def hand_off(
     import os
 
     from clm_policy.agents.hooks.context import fill_window
-    from clm_policy.agents.hooks.seeds import SEED_CHARS
+    from clm_policy.agents.hooks.reply import size_for
+    from clm_policy.agents.hooks.seeds import SEED_LIMIT
     from clm_policy.base.paths import home_as_tilde
     from clm_policy.lifecycle.compose import compose, words_of_transcript
     from clm_policy.lifecycle.model_handoff import HOOK_TIMEOUT, with_model
@@ -134,7 +135,8 @@ def hand_off(
         why=why,
         push=hook.remote,
         agent_id=MAIN_AGENT,
-        seed_chars=min(profile.seed_tokens * 4, SEED_CHARS),
+        seed_chars=min(profile.seed_tokens * 4, SEED_LIMIT),
+        seed_size=size_for(hook.agent),
         memory_dir=home_as_tilde(hook.memory),
     )
     # the session's hooks and status line know it has handed off; through the MCP tool the

@@ -13,8 +13,26 @@ if TYPE_CHECKING:  # a prompt that continues renders nothing: no typing at run t
     from typing import Any
 
 CONTEXT_LIMIT = 9_500
-"""Characters of one text a hook says at most (Claude Code replaces an ``additionalContext`` of
-more than 10,000 by a file path)."""
+"""The most one text a hook says may take, measured as its agent measures it (:func:`size_for`).
+Past 10,000, Claude Code 2.1.332 replaces an ``additionalContext`` by a 2,000-character preview
+and a file path; Codex 0.169 keeps 2,500 of its tokens (bytes / 4) and puts a truncation
+notice in place of the middle."""
+
+
+def utf16_units(text: str) -> int:
+    """``text``'s length as Claude Code (JavaScript) counts it: UTF-16 code units."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def utf8_bytes(text: str) -> int:
+    """``text``'s length as Codex counts it: bytes of UTF-8."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def size_for(agent: str) -> Callable[[str], int]:
+    """How ``agent`` measures what a hook tells the model: Codex in bytes of UTF-8 (a Chinese
+    character is 3), Claude Code in UTF-16 code units (one, but two for an emoji)."""
+    return utf8_bytes if agent == "codex" else utf16_units
 
 
 class HookOutput(Record):
@@ -57,13 +75,14 @@ class Reply(Record):
             return self
         return self.replace(message=f"{line}\n{self.message}" if self.message else line)
 
-    def render(self) -> HookOutput:
+    def render(self, size: Callable[[str], int] = utf16_units) -> HookOutput:
         """What the process writes: every text — the person's ``systemMessage``, the model's
         ``additionalContext`` and ``reason``, standard error — through the redactor commits
         pass (it is built from the transcript: a key in the goal must not be repeated back, nor
         typed into the agent again), made terminal-safe (the agents show it on a terminal) and
-        held to :data:`CONTEXT_LIMIT` (escapes and markers are longer than what they
-        replace). The redactor is imported only here: a prompt that continues says nothing."""
+        held to :data:`CONTEXT_LIMIT` as ``size`` measures it (escapes and markers are longer
+        than what they replace). The redactor is imported only here: a prompt that continues
+        says nothing."""
         payload: dict[str, object] = {}  # the JSON object on standard output, if any
         if self.message:
             payload["systemMessage"] = self.message
@@ -77,7 +96,7 @@ class Reply(Record):
             return HookOutput(self.exit_code)
         import json
 
-        clean = cleaner()
+        clean = cleaner(size)
         stdout = json.dumps(cleaned(payload, clean)) if payload else ""
         return HookOutput(self.exit_code, stdout, clean(self.stderr) if self.stderr else "")
 
@@ -90,18 +109,30 @@ def tell(message: str) -> Reply:
     return Reply(message=message)
 
 
-def cut(text: str) -> str:
-    """``text`` held to :data:`CONTEXT_LIMIT` characters."""
-    return text if len(text) <= CONTEXT_LIMIT else text[: CONTEXT_LIMIT - 1] + "…"
+def cut(text: str, size: Callable[[str], int] = utf16_units) -> str:
+    """``text`` held to :data:`CONTEXT_LIMIT` as ``size`` measures it: its longest start that
+    fits with an ellipsis after it."""
+    if size(text) <= CONTEXT_LIMIT:
+        return text
+    room = CONTEXT_LIMIT - size("…")
+    low, high = 0, min(len(text), room)  # no character measures less than one
+    while low < high:
+        middle = (low + high + 1) // 2
+        if size(text[:middle]) <= room:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low] + "…"
 
 
-def cleaner() -> Callable[[str], str]:
-    """What every text a hook says passes: redacted, terminal-safe, held to the limit."""
+def cleaner(size: Callable[[str], int] = utf16_units) -> Callable[[str], str]:
+    """What every text a hook says passes: redacted, terminal-safe, held to the limit as
+    ``size`` measures it (:func:`size_for` the agent)."""
     from clm_policy.base.termsafe import terminal_safe
     from clm_policy.memory.redact import Redactor
 
     redact = Redactor().text
-    return lambda text: cut(terminal_safe(redact(text)))
+    return lambda text: cut(terminal_safe(redact(text)), size)
 
 
 def cleaned(value: Any, clean: Callable[[str], str]) -> Any:

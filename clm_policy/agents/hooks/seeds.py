@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from clm_policy.agents.hooks.reply import size_for
 from clm_policy.base.errors import ClmError
 from clm_policy.base.paths import home_as_tilde
 from clm_policy.lifecycle.pipelines import Provenance, memory_hits, read_more, record_session_start
@@ -24,9 +25,10 @@ if TYPE_CHECKING:
     from clm_policy.memory.audit import AuditEntry
     from clm_policy.memory.git.write import MemoryRepo
 
-SEED_CHARS = 9_400
-"""The most a seed given at SessionStart may take (Claude Code reads 10,000 characters of a
-hook's additional context; the hook's own notices need room)."""
+SEED_LIMIT = 9_400
+"""The most a seed given at SessionStart may take, as its agent measures it
+(:func:`~.reply.size_for`: Claude Code reads 10,000 UTF-16 code units of a hook's additional
+context, Codex 10,000 bytes; the hook's own notices need room)."""
 
 
 def seed_from(
@@ -55,7 +57,8 @@ def seed_from(
     seed = seed_text(
         manifest,
         memory=memory_hits(repo, manifest),
-        budget=min(profile.seed_tokens * 4, SEED_CHARS),
+        budget=min(profile.seed_tokens * 4, SEED_LIMIT),
+        size=size_for(hook.agent),
         read_more=read_more(handoff_file, home_as_tilde(hook.memory)),
         constraints=constraints,
         decisions=decisions,

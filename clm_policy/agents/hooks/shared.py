@@ -19,7 +19,7 @@ import os
 
 from clm_policy.agents.hooks.call import NoTranscriptYet, read_call
 from clm_policy.agents.hooks.hook import Hook
-from clm_policy.agents.hooks.reply import NOTHING, HookOutput, Reply
+from clm_policy.agents.hooks.reply import NOTHING, HookOutput, Reply, size_for
 from clm_policy.base.errors import ClmError
 from clm_policy.base.record import Record
 
@@ -70,7 +70,7 @@ def run_hook(
         hook = Hook(call, agent, **options)
         spec = events.get(call.name)
         reply = spec.handler(hook) if spec is not None else NOTHING
-        return with_trust_notice(hook, reply).render()
+        return with_trust_notice(hook, reply).render(size_for(agent))
     except KeyboardInterrupt:
         raise
     except NoTranscriptYet:
