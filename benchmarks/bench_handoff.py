@@ -366,6 +366,46 @@ def sanity() -> bool:
     )
 
 
+def fit_cost(sessions: list[Session], rounds: int = 5) -> str:
+    """What measuring in bytes costs where a person waits (a SessionStart with a handoff): the
+    seed with the agent's reply of each Codex session made as the hooks make it for Codex, and
+    the same seed measured in characters (the same manifest, the same work but the refits),
+    alternately, ``rounds`` times each; the medians of the per-session medians, and their
+    ratio."""
+    import statistics
+    import time
+
+    from clm_policy.agents.hooks.reply import size_for
+    from clm_policy.lifecycle.compose import compose, words_of_reply
+    from clm_policy.lifecycle.handoff import preview
+    from clm_policy.transcripts.reading import read_transcript
+
+    times: dict[str, list[float]] = {"bytes": [], "characters": []}
+    refitted = 0
+    for session in sessions:
+        if session.agent != "codex" or session.reply is None:
+            continue
+        composed = compose(read_transcript(session.path), words_of_reply(session.reply))
+        sizes = {"bytes": size_for("codex"), "characters": len}
+        runs: dict[str, list[float]] = {name: [] for name in sizes}
+        for _ in range(rounds):
+            for name, size in sizes.items():
+                start = time.perf_counter()
+                _manifest, text = preview(composed, now=NOW, budget=BUDGET, size=size)
+                runs[name].append(time.perf_counter() - start)
+        refitted += len(text.encode("utf-8")) > BUDGET  # the seed in characters: over in bytes
+        for name, values in runs.items():
+            times[name].append(statistics.median(values) * 1000)
+    if not times["bytes"]:
+        return ""
+    ours, base = statistics.median(times["bytes"]), statistics.median(times["characters"])
+    return (
+        f"Seeds of the {len(times['bytes'])} Codex sessions with the reply, measured in bytes "
+        f"({refitted} made again to fit): median {ours:.1f} ms (max {max(times['bytes']):.1f}) "
+        f"against {base:.1f} ms in characters, {ours / base:.2f}x (for information)"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, help="a folder with the corpus's transcripts")
@@ -422,6 +462,11 @@ def main(argv: list[str] | None = None) -> int:
                 print()
                 print(model_line(totals[MODEL_ARM], rows, stale_model_replies(sets[title], root)))
         print()
+        if title.startswith("Real"):
+            cost = fit_cost(sets[title])
+            if cost:
+                print(cost)
+                print()
         if args.verbose:
             for row in rows:
                 for name in totals:

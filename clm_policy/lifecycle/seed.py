@@ -54,8 +54,12 @@ MIDDLE_CHARS = 700
 MEMORY_CHARS = 1500
 ITEM_CHARS = 400
 FAILURE_CHARS = 260
+FIT_SHARE = 0.005
+"""How close to its limit a seed measured otherwise than in characters must come."""
+FIT_TRIES = 8
+"""The seeds built at most to come that close (else the fullest one that fits is given)."""
 FIT_CHARS = 40
-"""How close the seed measured otherwise than in characters comes to its limit, in characters."""
+"""Or until a seed that fits and one that does not are this many characters apart."""
 SUMMARY_SHARE = 0.4
 """The most of the budget an agent's compaction summary (older than the record) takes."""
 
@@ -124,27 +128,34 @@ def seed_text(
     ``(key, text)`` topics, ``read_more`` says how to read the whole handoff, ``constraints``
     and ``decisions`` are carried from the sessions before it."""
     limit = max(budget, MIN_BUDGET)
-
-    def built(chars: int) -> str:
-        return _Seed(manifest, memory, chars, read_more, constraints, decisions).text()
-
-    text = built(limit)
+    seed = _Seed(manifest, memory, limit, read_more, constraints, decisions)
+    text = seed.text()
     measured = size(text)
     if measured <= limit:
         return text
-    # measured otherwise (a Chinese character is 3 bytes of UTF-8): the most characters whose
-    # seed fits, found by halving; a quarter of the limit always fits (no character is more)
-    fits, over, best = limit // 4, limit, ""
-    chars = limit * limit // measured  # first as if the share of wide characters held
-    while over - fits > FIT_CHARS:
-        chars = min(max(chars, fits + 1), over - 1)
-        text = built(chars)
-        if size(text) <= limit:
-            fits, best = chars, text
+    # measured otherwise (a Chinese character is 3 bytes of UTF-8): built again with fewer
+    # characters — as many as the last one's share of wide characters allows, less FIT_SHARE,
+    # until one fits; then halfway to the closest that did not — until one comes within
+    # FIT_SHARE of the limit. A quarter of it always fits (no character measures more than 4).
+    under, over, best = limit // 4, (limit, measured), ""
+    for _ in range(FIT_TRIES):
+        halfway = (under + over[0]) // 2
+        estimate = int(over[0] * limit / over[1] * (1 - FIT_SHARE))
+        seed.budget = min(max(halfway if best else estimate, under + 1), over[0] - 1)
+        text = seed.text()
+        measured = size(text)
+        if measured > limit:
+            over = (seed.budget, measured)
         else:
-            over = chars
-        chars = (fits + over) // 2
-    return best or built(fits)
+            under, best = seed.budget, text
+            if measured >= limit * (1 - FIT_SHARE):
+                break
+        if over[0] - under <= FIT_CHARS:
+            break
+    if best:
+        return best
+    seed.budget = under
+    return seed.text()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -205,7 +216,9 @@ class _Seed:
         self.carried = (list(constraints), list(decisions))
         words = manifest.agent_words
         self.words = words.text if words is not None else None
-        self.words_norm = _norm(self.words) if self.words else ""
+        # normalised and padded once, and its words: every item of the record is looked for
+        self.words_norm = f" {_norm(self.words)} " if self.words else ""
+        self.words_set = set(self.words_norm.split())
         self.older_words = words is not None and words.source.value == "summary"
         self.by_model = words is not None and words.source.value == "model"
 
@@ -404,7 +417,9 @@ class _Seed:
         if not self.words_norm:
             return False
         norm = _norm(text)
-        return bool(norm) and f" {norm} " in f" {self.words_norm} "
+        if not norm or not self.words_set.issuperset(norm.split()):
+            return False  # a word the agent never wrote: no need to look for the phrase
+        return f" {norm} " in self.words_norm
 
     def _unsaid(self, items: Sequence[str]) -> list[str]:
         return _bullets([i for i in items if not self._said(i)])
