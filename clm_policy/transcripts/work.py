@@ -375,6 +375,8 @@ class WorkLog:
         self.agent = agent
         self.events: list[tuple[str, str, tuple[Any, ...]]] = []  # (timestamp, kind, data)
         self._pending: dict[str, tuple[str, dict[str, Any], str | None]] = {}
+        self._called: dict[str, tuple[int, str]] = {}  # a pending call: its place, its time
+        self._answered = 0  # the place after the latest call's result
         self._shells: dict[str, str] = {}  # a background shell's id: its command
         self._missing: dict[str, tuple[str, str]] = {}
         """What failed runs found not there: each fact, and the run's command (normalised)."""
@@ -455,6 +457,7 @@ class WorkLog:
             asked = str(args.get("description") or "")[:200]
             self._add("subagent", key, asked, str(args.get("subagent_type") or ""))
         self._pending[key] = (name, args, self.cwd)
+        self._called[key] = (len(self.events), self._ts)
 
     def tool_result(
         self,
@@ -468,6 +471,7 @@ class WorkLog:
         pending = self._pending.pop(call_id, None) if call_id else None
         if pending is None:
             return
+        self._answered = len(self.events)
         name, args, cwd = pending
         if "\x1b" in output:  # a terminal's colours and cursor moves are no part of what it said
             output = _ANSI.sub("", output)
@@ -542,6 +546,7 @@ class WorkLog:
         pending = self._pending.pop(call_id, None) if call_id else None
         if pending is None:
             return
+        self._answered = len(self.events)
         name, args = pending[0], pending[1]
         if name == SHELL:
             what = f"running `{one_line(str(args.get('command') or ''), 100)}`"
@@ -565,6 +570,7 @@ class WorkLog:
         pending = self._pending.pop(call_id, None) if call_id else None
         if pending is None:
             return
+        self._answered = len(self.events)
         command = str(pending[1].get("command") or "")
         if command:
             if ident:
@@ -619,11 +625,15 @@ class WorkLog:
                 self._add("env_gone", self._missing.pop(key)[0])
 
     def finish_pending(self) -> None:
-        """The calls whose result the transcript does not hold: an edit counts (it is most
-        likely done), a command has no result; the session ended in the middle of a turn."""
-        if self._pending:
-            self._add("in_flight")
-        for name, args, cwd in self._pending.values():
+        """The calls whose result the transcript does not hold, each in the place it was made:
+        an edit counts (it is most likely done), a command has no result. One made after the
+        latest result: the session ended in the middle of a turn; one made before it (a command
+        Codex kept running and no one asked about again) is no latest activity."""
+        placed: list[tuple[int, list[tuple[str, str, tuple[Any, ...]]]]] = []
+        now, self._ts = self._ts, ""
+        for key, (name, args, cwd) in self._pending.items():
+            where, self._ts = self._called.get(key, (len(self.events), now))
+            start = len(self.events)
             if name in EDIT_TOOLS:
                 self._edit(name, args, None)
             elif name == PATCH:
@@ -633,7 +643,17 @@ class WorkLog:
                 if command:
                     verdict = Verdict(PENDING, "")
                     self._add("run", command, normalise(command), verdict, is_check(command), None)
+            placed.append((where, self.events[start:]))
+            del self.events[start:]
+        self._ts = now
+        if any(where >= self._answered for where, _events in placed):
+            self._add("in_flight")
+        # from the last place back (of calls made at one place, the last first), so that the
+        # places before stay where they were and calls keep their order
+        for _n, (where, events) in sorted(enumerate(placed), key=lambda p: (p[1][0], p[0]))[::-1]:
+            self.events[where:where] = events
         self._pending.clear()
+        self._called.clear()
 
     def file_change(self, kind: str, path: str, to: str | None = None) -> None:
         """A change the agent itself reports (Codex's FileChange items): ``add``, ``update``,
@@ -656,6 +676,12 @@ class WorkLog:
         workdir = args.get("workdir")
         where = workdir if isinstance(workdir, str) and workdir else cwd
         verdict = judge(command, code, output[-OUTPUT_KEEP:], is_error=is_error)
+        if verdict.status == FAILED and verdict.summary is None and is_check(command):
+            # a check that failed with no runner's summary: the line that says why, with its
+            # exit code (a build's, a formatter's error)
+            reason = _reason(output)
+            if reason and reason != verdict.text:
+                verdict = Verdict(FAILED, f"{verdict.text}: {reason}" if verdict.text else reason)
         normal = normalise(command)
         self._add("run", command, normal, verdict, is_check(command), where)
         if verdict.status == FAILED and not is_check(command):

@@ -168,7 +168,9 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "changed_artifacts": ["ledger/export.py", "tests/test_export_zero.py"],
         "commands_and_results": [
             "rg -n 'def export' ledger: passed",
-            "pytest -q: failed (exit 1)",
+            # no summary line: the line that says why
+            "pytest -q: failed (exit 1: FAILED tests/test_export_zero.py::test_zero_rows_skipped"
+            " - NameError: name 'Row' is not defined)",
             "pytest -q tests/test_export_zero.py: passed (1 passed in 0.02s)",
         ],
         "last_assistant_message": "Zero-amount rows are now skipped; the new test passes.",
@@ -544,6 +546,61 @@ def test_codex_token_count_after_compaction_in_either_order(tmp_path: Path) -> N
     assert read_transcript(path).context_tokens == estimate_tokens("summary")
 
 
+def test_a_command_left_running_long_ago_is_not_what_was_last_being_done(tmp_path: Path) -> None:
+    # Codex keeps a command running ("Process running with session ID 7") and the agent never
+    # asks about it again; later runs finish, the last one failing: that one was being done,
+    # the session is not mid-turn, and the old command keeps its place, with no result
+    def item(payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": "t", "type": "response_item", "payload": payload}
+
+    def run(call: str, cmd: str, output: str) -> list[dict[str, Any]]:
+        arguments = json.dumps({"cmd": cmd, "yield_time_ms": 1000})
+        return [
+            item(
+                {
+                    "type": "function_call",
+                    "name": "exec_command",
+                    "arguments": arguments,
+                    "call_id": call,
+                }
+            ),
+            item({"type": "function_call_output", "call_id": call, "output": output}),
+        ]
+
+    lines = [
+        {"timestamp": "t", "type": "session_meta", "payload": {"id": "c1", "cwd": "/w"}},
+        *run(
+            "1",
+            "npm run dev",
+            "Wall time: 1.0 seconds\nProcess running with session ID 7\nOutput:\n",
+        ),
+        *run(
+            "2",
+            "cargo test",
+            "Process exited with code 0\nOutput:\ntest result: ok. 3 passed; 0 failed; 0 ignored\n",
+        ),
+        *run(
+            "3",
+            "npx prettier --check src",
+            'Process exited with code 2\nOutput:\n[error] No parser could be inferred for file "src/main.rs".\n',
+        ),
+        item(
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "The format check failed."}],
+            }
+        ),
+    ]
+    reading = read_transcript(jsonl(tmp_path / "r.jsonl", lines))
+    assert reading.work.last_activity == (
+        "ran `npx prettier --check src` (failed (exit 2: [error] No parser could be inferred "
+        'for file "src/main.rs".))'
+    )
+    assert not reading.work.in_flight
+    assert reading.commands_and_results[0] == "npm run dev: no result"
+
+
 def test_codex_tool_call_variants(tmp_path: Path) -> None:
     def item(payload: dict[str, Any]) -> dict[str, Any]:
         return {"timestamp": "t", "type": "response_item", "payload": payload}
@@ -608,7 +665,7 @@ def test_codex_tool_call_variants(tmp_path: Path) -> None:
     assert reading.changed_artifacts == ["b.py"]
     assert (reading.work.moved, reading.work.deleted) == ([("d.py", "b.py")], ["c.py"])
     assert reading.commands_and_results == [
-        "make lint: failed",
+        "make lint: failed (lint failed)",  # its output: what it said
         "ls 'my dir': no exit code",
         "sleep 60: no result",  # still running when the transcript ends
     ]
