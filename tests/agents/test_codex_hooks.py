@@ -420,9 +420,9 @@ def test_after_a_compaction_the_session_gets_what_must_survive(project: Path) ->
     assert "Changed files: ledger/export.py" in extra["additionalContext"]
 
 
-def test_the_next_session_starts_from_the_handoff_once(project: Path) -> None:
-    path = rollout(project / "rollout.jsonl", 200_000)
-    assert json.loads(hook(project, compact_event(path, "auto")).stdout)["continue"] is False
+def start_next_session(project: Path) -> tuple[dict[str, Any], str]:
+    """A new Codex session starts in ``project``: its SessionStart call, and the context the
+    hook gives it."""
     fresh = rollout(project / "next.jsonl", 5_000, session=NEXT_SESSION, steps=1)
     start = {
         "hook_event_name": "SessionStart",
@@ -433,7 +433,13 @@ def test_the_next_session_starts_from_the_handoff_once(project: Path) -> None:
     }
     done = hook(project, start)
     assert done.returncode == 0, done.stderr
-    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    return start, json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_the_next_session_starts_from_the_handoff_once(project: Path) -> None:
+    path = rollout(project / "rollout.jsonl", 200_000)
+    assert json.loads(hook(project, compact_event(path, "auto")).stdout)["continue"] is False
+    start, context = start_next_session(project)
     assert context.startswith("# Handoff: you continue the task of an earlier session")
     assert f"1.\n> {GOAL}" in context  # the user's message word for word
     trail = head(memory_of(project))
@@ -469,16 +475,7 @@ def test_a_seed_in_japanese_fits_what_codex_takes(project: Path) -> None:
     words += "## Next step\n変更履歴を書く。\n"
     done = hook(project, {**stop, "stop_hook_active": True, "last_assistant_message": words})
     assert done.returncode == 0, done.stderr
-    fresh = rollout(project / "next.jsonl", 5_000, session=NEXT_SESSION, steps=1)
-    start = {
-        "hook_event_name": "SessionStart",
-        "source": "startup",
-        "transcript_path": str(fresh),
-        "session_id": NEXT_SESSION,
-    }
-    done = hook(project, start)
-    assert done.returncode == 0, done.stderr
-    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    _start, context = start_next_session(project)
     assert 8_000 < len(context.encode("utf-8")) <= 9_400
     assert "> 変更履歴を書く。" in context  # the agent's next step: its words first
     assert "> - Tasks 0: " in context
