@@ -200,7 +200,8 @@ def facts_of(command: str, output: str, status: str, background: bool = False) -
     before = gated = False  # a stage before this one may have stopped the chain (``a && b``)
     operands: list[str] = []  # the paths and patterns earlier stages name
     reason = _reason(output) if status == FAILED else ""
-    for op, piece in split_chain(command):
+    stages = split_chain(command)
+    for op, piece in stages:
         gated = gated or (op == "&&" and before)
         words = words_of(piece)
         while words and ("=" in words[0] and not words[0].startswith("-")):
@@ -214,6 +215,9 @@ def facts_of(command: str, output: str, status: str, background: bool = False) -
             # apps/*/package.json`` of ``git add apps/*/package.json``): this one did not run
             blamed = gated and any(w in reason and w not in words for w in operands)
             facts += _git(words[1:], piece, output, status, gated, blamed)
+        elif head in _KILLERS and status == FAILED and len(stages) == 1:
+            # (pkill's exit 1: nothing matched; kill's: no such process)
+            facts.append(f"no process stopped: `{one_line(piece, LINE)}` failed")
         elif head in _KILLERS:
             facts.append(f"stopped a process: `{one_line(piece, LINE)}`")
         elif not background and piece.rstrip().endswith("&") and _SERVERS.search(piece):

@@ -363,9 +363,17 @@ def substantive(text: str) -> bool:
 # The log a reader fills
 
 
+SHELL_LINE = "started in the background (shell "
+
+
+def _served_url(line: str) -> str:
+    """The address a background shell's line says it serves, or ""."""
+    return line.rpartition(" serves ")[2].split(" ", 1)[0] if " serves " in line else ""
+
+
 def _started(shell: str) -> str:
     """How the record's line of a background shell begins."""
-    return f"started in the background (shell {shell}): "
+    return f"{SHELL_LINE}{shell}): "
 
 
 class WorkLog:
@@ -1004,6 +1012,9 @@ class _Gathering:
         elif kind == "shell":  # a shell's one line: serves, stopped, ended
             started, line = data
             facts = [f for f in work.environment if not f.startswith(started) and f != line]
+            url = _served_url(line)
+            if url:  # an earlier shell said it served there: it serves there no more
+                facts = [f for f in facts if not f.startswith(SHELL_LINE) or _served_url(f) != url]
             work.environment = [*facts, line]
         elif kind == "read":
             self.read_files[self.paths.absolute(data[0], data[1])] = order

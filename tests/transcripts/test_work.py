@@ -871,11 +871,15 @@ def test_the_agents_reasoning_is_kept_as_its_notes(tmp_path: Path) -> None:
     ]
 
 
-def _claude_call(tool_id: str, name: str, args: dict[str, Any], output: str) -> list[Any]:
-    """A tool call and its result, as Claude Code writes them."""
+def _claude_call(
+    tool_id: str, name: str, args: dict[str, Any], output: str, *, error: bool = False
+) -> list[Any]:
+    """A tool call and its result (``error``: an error result), as Claude Code writes them."""
     base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
     call = {"type": "tool_use", "id": tool_id, "name": name, "input": args}
-    result = {"tool_use_id": tool_id, "type": "tool_result", "content": output}
+    result: dict[str, Any] = {"tool_use_id": tool_id, "type": "tool_result", "content": output}
+    if error:
+        result["is_error"] = True
     return [
         {**base, "type": "assistant", "message": {"id": tool_id, "content": [call]}},
         {**base, "type": "user", "message": {"role": "user", "content": [result]}},
@@ -954,6 +958,39 @@ def test_where_a_background_server_serves_is_one_line_with_its_shell(tmp_path: P
         "stopped background shell d34: `python -m http.server`",  # one line: started, stopped
         'started in the background (shell e56): `npm run worker` — ended: "Start the worker" '
         "failed with exit code 1",
+    ]
+
+
+def test_a_later_shell_serving_the_same_address_replaces_the_earlier(tmp_path: Path) -> None:
+    # the session resumed a day later and started the server again: two shells cannot serve
+    # one address, so the earlier one's line goes; a kill that matched nothing stopped nothing
+    from clm_policy.transcripts.record import record_of
+
+    started = "Command running in background with ID: {}. Output is being written to: /tmp/x"
+    ready = "<stdout>  - Local:        http://localhost:3000\n</stdout>"
+    lines = [
+        {"cwd": "/w/p", "sessionId": "s1", "type": "user", "message": {"content": "Run it."}},
+        *_claude_call("t1", "Bash", {"command": "pkill -f 'next dev'"}, "Error", error=True),
+        *_claude_call(
+            "t2",
+            "Bash",
+            {"command": "npm run dev", "run_in_background": True},
+            started.format("a1"),
+        ),
+        *_claude_call("t3", "BashOutput", {"bash_id": "a1"}, ready),
+        *_claude_call(
+            "t4",
+            "Bash",
+            {"command": "npm run dev", "run_in_background": True},
+            started.format("b2"),
+        ),
+        *_claude_call("t5", "BashOutput", {"bash_id": "b2"}, ready),
+    ]
+    reading = read_transcript(jsonl(tmp_path / "t.jsonl", lines))
+    assert reading.work is not None
+    assert record_of(reading.work).environment == [
+        "no process stopped: `pkill -f 'next dev'` failed",
+        "started in the background (shell b2): `npm run dev` serves http://localhost:3000",
     ]
 
 
