@@ -467,6 +467,15 @@ class WorkLog:
         self._pending[key] = (name, args, self.cwd)
         self._called[key] = (len(self.events), self._ts)
 
+    def _answer(self, call_id: str | None) -> tuple[str, dict[str, Any], str | None] | None:
+        """The pending call ``call_id`` its result (or refusal) answers, no longer pending;
+        None when there is none."""
+        pending = self._pending.pop(call_id, None) if call_id else None
+        if pending is not None:
+            self._called.pop(call_id or "", None)
+            self._answered = len(self.events)
+        return pending
+
     def tool_result(
         self,
         call_id: str | None,
@@ -476,10 +485,9 @@ class WorkLog:
         exit_code: int | None = None,
         structured: object = None,
     ) -> None:
-        pending = self._pending.pop(call_id, None) if call_id else None
+        pending = self._answer(call_id)
         if pending is None:
             return
-        self._answered = len(self.events)
         name, args, cwd = pending
         if "\x1b" in output:  # a terminal's colours and cursor moves are no part of what it said
             output = _ANSI.sub("", output)
@@ -551,10 +559,9 @@ class WorkLog:
         """A call the person rejected: it did not run (no result, no failure); what they
         rejected is a decision, with the ``reason`` they gave. ``denied``: the permission
         settings refused it (a blocker: the person must allow it, or do it)."""
-        pending = self._pending.pop(call_id, None) if call_id else None
+        pending = self._answer(call_id)
         if pending is None:
             return
-        self._answered = len(self.events)
         name, args = pending[0], pending[1]
         if name == SHELL:
             what = f"running `{one_line(str(args.get('command') or ''), 100)}`"
@@ -575,10 +582,9 @@ class WorkLog:
 
     def background(self, call_id: str | None, ident: str | None) -> None:
         """A command the agent started to keep running (its result is that it started)."""
-        pending = self._pending.pop(call_id, None) if call_id else None
+        pending = self._answer(call_id)
         if pending is None:
             return
-        self._answered = len(self.events)
         command = str(pending[1].get("command") or "")
         if command:
             if ident:
