@@ -283,7 +283,10 @@ def _from_work(work: Work, facts: _Facts, fallback_goal: str) -> tuple[list[Run]
         if question:  # the agent waits for the user's answer
             facts.next_action = f"Get the user's answer to: {question}"
         elif intent and not work.done_after(work.last_message_order, intent):
-            facts.next_action = intent  # mid-turn: what it said it was doing, not yet done
+            # mid-turn: what it said it was doing, not yet done, and how far it got since
+            since = work.last_activity_order > work.last_message_order and not work.last_failure
+            far = f". Last being done: {work.last_activity}" if since else ""
+            facts.next_action = intent.rstrip(" :.") + far
     if work.last_failure and _mid_turn(work):
         # the agent's last step failed: that is where the next one starts
         step = f"Deal with what failed last: {work.last_failure}"

@@ -831,6 +831,8 @@ class Work:
         """When the main agent last called a tool (mid-turn when after its last words)."""
         self.last_activity: str | None = None
         """What the main agent did last: a command and its result, an edit, an agent."""
+        self.last_activity_order = -1
+        """When it did that (-1: never)."""
         self._done: list[tuple[int, str, str]] = []  # (order, "file" | "run", what)
 
     def substantive_orders(self, *, rejections: bool = True) -> list[int]:
@@ -1077,6 +1079,7 @@ class _Gathering:
         elif kind == "subagent":
             work.subagents.append(Subagent(*data))
             work.last_activity = f"started an agent: {one_line(data[1] or data[2], 120)}"
+            work.last_activity_order = order
             work._done.append((order, "subagent", data[1]))
 
     def _unqueue(self, text: str, *, keep: bool) -> None:
@@ -1142,6 +1145,7 @@ class _Gathering:
         work.last_tool_order = order
         verb = {"edit": "edited", "create": "wrote", "delete": "deleted", "move": "moved"}
         work.last_activity = f"{verb.get(op, op)} `{paths.shown(where)}`"
+        work.last_activity_order = order
 
     def _fail_event(self, order: int, data: tuple[Any, ...]) -> None:
         """A command or an edit of the main agent's that failed."""
@@ -1194,6 +1198,7 @@ class _Gathering:
             result = verdict.line()
             shown = f" ({result})" if result else ""
             work.last_activity = f"ran `{one_line(command, 160)}`{shown}"
+            work.last_activity_order = order
             passed = verdict.status == PASSED and not check  # a look, maybe: told at the end
             self.last_run = (work.last_activity, command) if passed else None
         if verdict.status == PASSED:

@@ -238,6 +238,36 @@ def test_a_question_or_a_mid_turn_intention() -> None:
     )
 
 
+@pytest.mark.parametrize("edit_after", [True, False])
+def test_a_mid_turn_intention_says_how_far_the_agent_got_since(
+    tmp_path: Path, edit_after: bool
+) -> None:
+    # the agent said what it was about to do and acted: the next step is its words and what
+    # it did since; an edit from before its words is no part of it
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    intent = "Now let me add the delete button with a double confirmation:"
+    edit = _claude_call(
+        "t1",
+        "Edit",
+        {"file_path": "/w/p/app/members/page.tsx", "old_string": "a", "new_string": "b"},
+        "The file /w/p/app/members/page.tsx has been updated.",
+    )
+    said = {**base, "type": "assistant", "message": {"id": "m1", "content": [
+        {"type": "text", "text": f"Found the member page. {intent}"}
+    ]}}  # fmt: skip
+    look = _claude_call("t2", "Read", {"file_path": "/w/p/app/lib/db.ts"}, "")[:1]  # no result
+    turn = [said, *edit] if edit_after else [*edit, said, *look]
+    lines = [
+        {**base, "type": "user", "message": {"content": "Add a way to delete a member."}},
+        *turn,
+    ]
+    state = state_of(read_transcript(jsonl(tmp_path / "t.jsonl", lines)), "s")
+    step = "Now let me add the delete button with a double confirmation"
+    if edit_after:
+        step += ". Last being done: edited `app/members/page.tsx`"
+    assert state.next_action == step
+
+
 def test_claude_tool_rejection_carries_a_request(tmp_path: Path) -> None:
     base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
     lines = [
