@@ -68,7 +68,11 @@ class SessionRecord:
 def record_of(work: Work) -> SessionRecord:
     """The record of the session ``work`` describes."""
     marks = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
-    tasks = [f"{marks.get(t.status, '[ ]')} {t.text}" for t in (work.tasks or [])]
+    tasks = [
+        f"{marks.get(t.status, '[ ]')} {t.text}"
+        + (f" — {t.detail}" if t.detail and t.status != "completed" else "")  # what is left
+        for t in (work.tasks or [])
+    ]
     subagents = []
     for sub in work.subagents:
         edited = work.subagent_files.get(sub.ident) or []

@@ -163,10 +163,12 @@ class Request:
 @dataclass(frozen=True, slots=True)
 class Task:
     """One item of the agent's task list: its text and status (``pending``, ``in_progress``
-    or ``completed``)."""
+    or ``completed``), and what the agent wrote of it beside its title (the task tools'
+    ``description``; "" when none)."""
 
     text: str
     status: str
+    detail: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -524,14 +526,14 @@ class WorkLog:
             if not isinstance(ident, str):
                 m = _TASK_ID.search(output)
                 ident = m.group(1) if m else None
-            subject = args.get("subject")
+            subject, detail = args.get("subject"), _text(args.get("description"))
             if isinstance(subject, str) and subject.strip():
-                self._add("task_create", ident, subject.strip())
+                self._add("task_create", ident, subject.strip(), detail or "")
         elif name == "TaskUpdate" and not is_error and isinstance(args.get("taskId"), str):
-            status, subject = args.get("status"), args.get("subject")
-            status = status if isinstance(status, str) else None
-            subject = subject if isinstance(subject, str) else None
-            self._add("task_update", args["taskId"], status, subject)
+            status, subject = _text(args.get("status")), _text(args.get("subject"))
+            self._add(
+                "task_update", args["taskId"], status, subject, _text(args.get("description"))
+            )
         elif name == "TaskList" and not is_error:
             tasks = [
                 (m.group(1), m.group(3).strip(), m.group(2)) for m in _TASK_LINE.finditer(output)
@@ -988,7 +990,7 @@ class _Gathering:
         self.failed: dict[tuple[str, str], tuple[int, str]] = {}  # failures not undone since
         self.listed: list[Task] | None = None  # the latest TodoWrite / update_plan list
         self.task_tools = False  # the task tools keep the list (not a whole list)
-        self.by_id: dict[str, list[str]] = {}  # the task tools' list: id -> [subject, status]
+        self.by_id: dict[str, list[str]] = {}  # the task tools': id -> [subject, status, detail]
         self.sub_files: dict[str, set[str]] = {}
         self.notice_last = False
         self.plans: list[tuple[int, list[str]]] = []
@@ -1103,22 +1105,28 @@ class _Gathering:
             self.task_tools = False
             by_id.clear()
         elif kind == "task_create":
-            ident, subject = data
+            ident, subject, detail = data
             ident = ident or str(len(by_id) + 1)
-            by_id[ident] = [subject, "pending"]
+            by_id[ident] = [subject, "pending", detail]
             self.task_tools = True
         elif kind == "task_update":
-            ident, status, subject = data
+            ident, status, subject, detail = data
             if ident in by_id:
                 if status == "deleted":
                     del by_id[ident]
                 else:
                     by_id[ident][1] = status or by_id[ident][1]
                     by_id[ident][0] = subject or by_id[ident][0]
+                    by_id[ident][2] = detail or by_id[ident][2]
                 self.task_tools = True
         elif kind == "task_list":
+            # (the listing names no description: the one the agent wrote is kept)
+            details = {ident: item[2] for ident, item in by_id.items()}
             by_id.clear()
-            by_id.update((ident, [subject, status]) for ident, subject, status in data[0])
+            by_id.update(
+                (ident, [subject, status, details.get(ident, "")])
+                for ident, subject, status in data[0]
+            )
             self.task_tools = True
 
     def _file_event(self, order: int, data: tuple[Any, ...], agent: str | None) -> None:
@@ -1244,7 +1252,9 @@ class _Gathering:
         """The :class:`Work`, its task list, plan, files, reads and failures settled."""
         work, paths, files = self.work, self.paths, self.files
         if self.task_tools:
-            work.tasks = [Task(subject, _status(status)) for subject, status in self.by_id.values()]
+            work.tasks = [
+                Task(subj, _status(status), detail) for subj, status, detail in self.by_id.values()
+            ]
         elif self.listed is not None:
             work.tasks = self.listed
         if self.plans:
@@ -1325,3 +1335,8 @@ def _failure_text(what: str, target: str, reason: str, paths: Paths, cwd: str | 
 
 def _status(status: str) -> str:
     return status if status in ("pending", "in_progress", "completed") else "pending"
+
+
+def _text(value: object) -> str | None:
+    """A tool argument's text, stripped (None: not text, or blank)."""
+    return value.strip() or None if isinstance(value, str) else None

@@ -15,6 +15,7 @@ from clm_policy.models.enums import TaskStatus
 from clm_policy.transcripts import read_transcript
 from clm_policy.transcripts.files import FileLog, Paths, created_in_output, shell_file_ops
 from clm_policy.transcripts.notes import parse_notes
+from clm_policy.transcripts.record import record_of
 from clm_policy.transcripts.takeover import (
     asked_user,
     build_state,
@@ -149,6 +150,14 @@ def test_task_tools_and_a_stale_compact_summary() -> None:
         "Add tests/test_export_zero.py",
     ]
     assert state.remaining == ["Update CHANGELOG.md"]
+    # what the agent wrote of a task beside its title (TaskCreate's description) stays with it
+    # while the task is open, through the TaskList that renamed them
+    assert reading.work is not None
+    assert record_of(reading.work).tasks == [
+        "[x] Filter zero-amount rows in ledger/export.py",
+        "[x] Add tests/test_export_zero.py",
+        "[~] Update CHANGELOG.md — one line under Unreleased",
+    ]
     # the summary's "write the test and run pytest" was done after it: no next step
     assert state.next_action == ""
     assert state.goal.startswith("Implement the rest of the plan phase by phase")
@@ -814,7 +823,6 @@ def _claude_failed_bash(tool_id: str, command: str, error: str) -> list[Any]:
 def test_a_look_that_found_nothing_is_no_failure(tmp_path: Path) -> None:
     """A read-only command that fails (a file not there, no match) is exploration: it is no
     open failure and never the next step; a command that changes something and fails is."""
-    from clm_policy.transcripts.record import record_of
 
     lines = [
         {"cwd": "/w/p", "sessionId": "s1", "type": "user", "message": {"content": "Fix it."}},
@@ -862,7 +870,6 @@ def test_reads_only(command: str, expected: bool) -> None:
 def test_the_agents_reasoning_is_kept_as_its_notes(tmp_path: Path) -> None:
     """Claude Code's thinking and Codex's reasoning summaries since the latest request are the
     record's ``reasoning`` (a subagent's are its own)."""
-    from clm_policy.transcripts.record import record_of
 
     base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
     thinking = {"type": "thinking", "thinking": "The split ignores quotes; csv.reader fixes it."}
@@ -919,7 +926,6 @@ def _claude_call(
 def test_where_a_background_server_serves_is_one_line_with_its_shell(tmp_path: Path) -> None:
     # the output of a background shell, read back with BashOutput or from its output file
     # (Claude Code writes it to …/tasks/<id>.output), names where the server listens
-    from clm_policy.transcripts.record import record_of
 
     started = "Command running in background with ID: {}. Output is being written to: /tmp/x"
     vite = "> vite\n\nPort 5173 is in use, trying another one...\n  ➜  Local:   http://localhost:5174/\n"
@@ -994,7 +1000,6 @@ def test_where_a_background_server_serves_is_one_line_with_its_shell(tmp_path: P
 def test_a_later_shell_serving_the_same_address_replaces_the_earlier(tmp_path: Path) -> None:
     # the session resumed a day later and started the server again: two shells cannot serve
     # one address, so the earlier one's line goes; a kill that matched nothing stopped nothing
-    from clm_policy.transcripts.record import record_of
 
     started = "Command running in background with ID: {}. Output is being written to: /tmp/x"
     ready = "<stdout>  - Local:        http://localhost:3000\n</stdout>"
@@ -1025,7 +1030,6 @@ def test_a_later_shell_serving_the_same_address_replaces_the_earlier(tmp_path: P
 
 
 def test_what_a_failed_run_found_missing_until_a_later_run_installs_it(tmp_path: Path) -> None:
-    from clm_policy.transcripts.record import record_of
 
     lines = [
         {"cwd": "/w/p", "sessionId": "s1", "type": "user", "message": {"content": "Go."}},
@@ -1122,7 +1126,6 @@ def test_served_at(output: str, expected: str | None) -> None:
 
 
 def test_git_init_makes_the_folder_a_repository(tmp_path: Path) -> None:
-    from clm_policy.transcripts.record import record_of
 
     lines = [
         {"cwd": "/w/p", "sessionId": "s1", "type": "user", "message": {"content": "Go."}},
@@ -1137,7 +1140,6 @@ def test_git_init_makes_the_folder_a_repository(tmp_path: Path) -> None:
 def test_a_rejected_call_did_not_run_and_its_reason_is_a_request(tmp_path: Path) -> None:
     # Claude Code's two forms of a rejection (with the person's reason, and a bare one): the
     # command did not run, so it is no failure and no next step
-    from clm_policy.transcripts.record import record_of
 
     rejected = (
         "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. "
@@ -1270,7 +1272,6 @@ def test_a_codex_command_the_person_rejected_did_not_run(tmp_path: Path) -> None
 def test_a_failures_reason_is_the_line_that_says_why(
     tmp_path: Path, output: str, reason: str
 ) -> None:
-    from clm_policy.transcripts.record import record_of
 
     lines = [
         {"cwd": "/w/p", "sessionId": "s1", "type": "user", "message": {"content": "Run it."}},
@@ -1282,7 +1283,6 @@ def test_a_failures_reason_is_the_line_that_says_why(
 
 
 def test_a_call_the_permission_settings_denied_is_a_blocker_not_a_failure(tmp_path: Path) -> None:
-    from clm_policy.transcripts.record import record_of
 
     denied = "Permission to use Bash with command cp ../main/.husky/_/husky.sh .husky/_/ has been denied."
     lines = [
@@ -1775,7 +1775,6 @@ def test_a_failure_is_its_cause_not_the_line_that_reports_a_step_failed(tmp_path
     ``Error: Command "…" exited with 1``, make's ``*** … Error 2``, npm's ``code 1``); its
     lines' leading times are no part of what they say. The wrapper line stands when nothing
     before it says why."""
-    from clm_policy.transcripts.record import record_of
 
     vercel = (
         "Exit code 1\n"
