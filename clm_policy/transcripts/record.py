@@ -77,7 +77,8 @@ def record_of(work: Work) -> SessionRecord:
     for sub in work.subagents:
         edited = work.subagent_files.get(sub.ident) or []
         what = sub.description or sub.kind or sub.ident
-        subagents.append(f"{what}" + (f" (edited {', '.join(edited[:5])})" if edited else ""))
+        done = f" (edited {', '.join(edited[:5])})" if edited else ""
+        subagents.append(f"{what}{done}" + (f" — failed: {sub.failed}" if sub.failed else ""))
     since = work.last_substantive_order()
     # whether the task list is still the agent's list: kept (or the task tools used) after the
     # latest substantive request, or with something not done (a list all done before a new

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from clm_policy.transcripts.environment import (
@@ -86,6 +86,8 @@ READ_TOOLS = {"Read": "file_path", "NotebookRead": "notebook_path"}
 OUTPUT_TOOLS = frozenset({"BashOutput", "TaskOutput"})
 """Claude Code's tools that read what a background shell printed (``bash_id``/``task_id``)."""
 SUBAGENT_TOOLS = frozenset({"Agent", "Task"})
+_API_ERROR = re.compile(r"\s*API Error:?\s*(\d{3})?")
+"""How Claude Code answers a subagent call whose model request failed (``API Error: 400 …``)."""
 
 PROMPT = "prompt"
 QUEUED = "queued"
@@ -192,11 +194,13 @@ class Run:
 
 @dataclass(frozen=True, slots=True)
 class Subagent:
-    """A subagent the agent started: its id, what it was asked, and its kind."""
+    """A subagent the agent started: its id, what it was asked, and its kind; why it failed
+    before doing anything ("" when it did not: an API error, a refusal of the call)."""
 
     ident: str
     description: str
     kind: str
+    failed: str = ""
 
 
 _ERROR_LINE = re.compile(
@@ -520,6 +524,8 @@ class WorkLog:
                 self._edit(name, args, structured)
             elif isinstance(path, str) and path:
                 self._add("fail", "edit", path, _reason(output), self.cwd)
+        elif name in SUBAGENT_TOOLS and (is_error or _API_ERROR.match(output)):
+            self._add("subagent_failed", call_id, _agent_error(output))
         elif name == "TaskCreate":
             task = structured.get("task") if isinstance(structured, dict) else None
             ident = task.get("id") if isinstance(task, dict) else None
@@ -1000,7 +1006,7 @@ class _Gathering:
         """One event of the merged logs (``agent``: the subagent's, None for the main
         agent's; a subagent's are only its ``file``, ``run`` and ``shell_files``)."""
         work = self.work
-        if kind in ("request", "notice", "said", "thought", "subagent"):
+        if kind in ("request", "notice", "said", "thought", "subagent", "subagent_failed"):
             self._conversation_event(order, kind, data)
         elif kind == "summary":
             work.summaries.append((order, data[0], data[1]))
@@ -1083,6 +1089,15 @@ class _Gathering:
             work.last_activity = f"started an agent: {one_line(data[1] or data[2], 120)}"
             work.last_activity_order = order
             work._done.append((order, "subagent", data[1]))
+        elif kind == "subagent_failed":  # it did nothing: no work done, nothing to wait for
+            ident, reason = data
+            for i, sub in enumerate(work.subagents):
+                if sub.ident == ident:
+                    work.subagents[i] = replace(sub, failed=reason or "failed")
+                    work._done = [d for d in work._done if d[1:] != ("subagent", sub.description)]
+                    what = one_line(sub.description or sub.kind, 120)
+                    work.last_activity = f"an agent failed: {what} — {reason or 'failed'}"
+                    work.last_activity_order = order
 
     def _unqueue(self, text: str, *, keep: bool) -> None:
         """A queued prompt met again — Claude Code writes one as a ``queue-operation`` line
@@ -1331,6 +1346,25 @@ def _failure_text(what: str, target: str, reason: str, paths: Paths, cwd: str | 
         shown = paths.shown(paths.absolute(target, cwd))
         head = f"the {'patch' if what == 'patch' else 'edit'} of `{shown}` failed"
     return f"{head} — {reason}" if reason else head
+
+
+def _agent_error(output: str) -> str:
+    """Why a subagent failed: an API error's status and its innermost message and code
+    (``API Error 400: The requested model is not supported. (model_not_supported)``), else
+    the line of the result that says why."""
+    said = output.partition("\nagentId:")[0]
+    m = _API_ERROR.match(said)
+    if not m:
+        return _reason(said)
+    plain = said.replace("\\", "")
+    messages = re.findall(r'"message":\s*"([^"]+)"', plain)
+    code = re.findall(r'"code":\s*"([^"]+)"', plain)
+    status = f" {m.group(1)}" if m.group(1) else ""
+    if not messages:
+        return one_line(said, 200)
+    return one_line(f"API Error{status}: {messages[-1].strip()}", 180) + (
+        f" ({code[-1]})" if code else ""
+    )
 
 
 def _status(status: str) -> str:

@@ -277,6 +277,46 @@ def test_a_mid_turn_intention_says_how_far_the_agent_got_since(
     assert state.next_action == step
 
 
+def test_a_subagent_whose_model_request_failed_did_nothing(tmp_path: Path) -> None:
+    # Claude Code answers the call with the API's error (as in a real session: the subagent's
+    # model was not supported) and a usage of 0 tokens: the agent failed, it was not started
+    error = (
+        'API Error: 400 {"error":{"message":"{\\"error\\":{\\"message\\":\\"The requested model '
+        'is not supported.\\",\\"code\\":\\"model_not_supported\\"}}\\n","type":"error"}}'
+    )
+    usage = "agentId: ab12 (for resuming)\n<usage>total_tokens: 0\ntool_uses: 0</usage>"
+    base = {"cwd": "/w/p", "sessionId": "s1", "type": "user"}
+    lines = [
+        {**base, "message": {"content": "Explore the project, then plan the MX kernel."}},
+        *_claude_call(
+            "t1",
+            "Task",
+            {"description": "Explore the project", "subagent_type": "Explore"},
+            f"{error}\n{usage}",
+        ),
+        *_claude_call(
+            "t2",
+            "Task",
+            {"description": "Review the plan", "subagent_type": "Plan"},
+            "The plan is sound.\nagentId: cd34\n<usage>total_tokens: 900</usage>",
+        ),
+    ]
+    failed = "API Error 400: The requested model is not supported. (model_not_supported)"
+    alone = read_transcript(jsonl(tmp_path / "alone.jsonl", lines[:3])).work
+    assert alone is not None
+    assert alone.last_activity == f"an agent failed: Explore the project — {failed}"
+    assert not alone.active_after(-1)  # it did nothing: no work done since the request
+    assert alone.done_since(-1, "Start a subagent to explore") is None
+    work = read_transcript(jsonl(tmp_path / "t.jsonl", lines)).work
+    assert work is not None
+    assert record_of(work).subagents == [
+        f"Explore the project — failed: {failed}",
+        "Review the plan",
+    ]
+    assert work.last_activity == "started an agent: Review the plan"
+    assert work.active_after(-1)  # the second one worked
+
+
 def test_claude_tool_rejection_carries_a_request(tmp_path: Path) -> None:
     base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
     lines = [
