@@ -297,13 +297,18 @@ class _Seed:
         """The record's blocks in the order shown; :func:`_fill` takes them by priority (the
         first two blocks first: the open failures, the user's messages)."""
         m, r = self.m, self.m.record
+        made = set(r.made_artifacts)
         from_state = not (
             r.checks or r.tasks or r.environment or r.last_activity or r.said or r.reasoning
         )
         return [
             *self._lead_blocks(from_state),
             *(self._state_blocks() if from_state else self._record_blocks()),
-            _Block("Files changed", self._unsaid_paths(m.changed_artifacts), newest=True),
+            _Block(
+                "Files changed",  # (a state's changed artifacts hold the files commands made too)
+                self._unsaid_paths([p for p in m.changed_artifacts if p not in made]),
+                newest=True,
+            ),
             _Block("Files made by commands", self._unsaid_paths(r.made_artifacts), newest=True),
             _Block(
                 "Files read last (not changed)", self._unsaid_paths(r.read_artifacts), newest=True

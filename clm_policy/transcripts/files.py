@@ -335,6 +335,55 @@ def shell_file_ops(command: str, cwd: str | None, paths: Paths) -> list[FileOp]:
     return [op for op in ops if "$" not in op[1] and "$" not in (op[2] or "")]
 
 
+_READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "bat", "wc", "get-content"})
+"""Programs whose operands are files they read (``sed -n`` too: its operands after the script)."""
+_READ_MAY = re.compile(r"\b(?:cat|head|tail|nl|less|more|bat|wc|sed|Get-Content)\b", re.I)
+_VALUED = frozenset({"-n", "-c", "-totalcount", "-tail", "-first", "-encoding", "-delimiter"})
+"""Options of the readers that take a value (``head -n 40 x``: 40 is no file)."""
+
+
+def shell_reads(command: str, cwd: str | None, paths: Paths) -> list[str]:
+    """The files ``command`` (run in ``cwd``) reads as far as its words say — ``cat x``,
+    ``sed -n '1,80p' x``, ``head -n 40 x``, ``Get-Content x`` — as absolute paths: files that
+    existed when it ran."""
+    if not _READ_MAY.search(command):
+        return []
+    here = cwd
+    read: list[str] = []
+    for _op, piece in split_chain(command):
+        words, _targets = _redirect_targets(words_of(piece))
+        if not words:
+            continue
+        name = posixpath.basename(words[0].replace("\\", "/")).lower()
+        if name in CHANGERS:
+            folder = _folder_named(_changer_words(piece, words))
+            here = paths.absolute(folder, here) if folder else here
+            continue
+        if name == "sed" and not any(_in_place(name, w) for w in words[1:]):
+            script = "-e" not in words and "-f" not in words  # else the script is a value
+            operands = _operands(words[1:], frozenset({"-e", "-f"}))[1 if script else 0 :]
+        elif name in _READERS:
+            operands = _operands(words[1:])
+        else:
+            continue
+        read += [paths.absolute(w, here) for w in operands if "$" not in w and "*" not in w]
+    return read
+
+
+def _operands(words: list[str], valued: frozenset[str] = _VALUED) -> list[str]:
+    """The operands of a reader's words: no options, nor the values the options take."""
+    out: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word.lower() in valued:
+            skip = True
+        elif not word.startswith("-") and not word.isdigit() and not word.startswith(("+", "<")):
+            out.append(word)
+    return out
+
+
 _PY_PATH_VAR = re.compile(r"""\b(\w+)\s*=\s*(?:pathlib\.)?Path\(\s*r?(['"])([^'"\n]+)\2\s*\)""")
 _PY_PATH_WRITE = re.compile(
     r"""(?:pathlib\.)?Path\(\s*r?(['"])([^'"\n]+)\1\s*\)\.write_(?:text|bytes)\("""

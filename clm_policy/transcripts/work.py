@@ -45,6 +45,7 @@ from clm_policy.transcripts.files import (
     created_in_output,
     folder_after,
     shell_file_ops,
+    shell_reads,
 )
 from clm_policy.transcripts.results import (
     FAILED,
@@ -993,6 +994,7 @@ class _Gathering:
         self.branches: list[str] = []  # the branches Claude Code saw, each change once
         self.last_run: tuple[str, str] | None = None  # (its activity line, the command)
         self.read_files: dict[str, int] = {}  # a file the main agent read -> when, last
+        self.seen: set[str] = set()  # files a command read: they were there
         self.failed: dict[tuple[str, str], tuple[int, str]] = {}  # failures not undone since
         self.listed: list[Task] | None = None  # the latest TodoWrite / update_plan list
         self.task_tools = False  # the task tools keep the list (not a whole list)
@@ -1253,9 +1255,12 @@ class _Gathering:
         for op, path, to in shell_file_ops(command, cwd, paths):
             if op == "move" and to:
                 files.move(path, to)
+            elif op == "made" and (path in self.seen or path in self.read_files):
+                files.edit(path)  # written over: the file was there, read before
             elif op in ("delete", "made", "edit"):
                 getattr(files, op)(path)
             self.work._done.append((order, "file", to or path))
+        self.seen.update(shell_reads(command, cwd, paths))
         made = created_in_output(output, cwd, paths, command)
         if made:  # where the command went first (cd frontend; npx ng generate …)
             folder = folder_after(command, cwd, paths)

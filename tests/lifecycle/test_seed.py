@@ -385,6 +385,15 @@ def test_files_the_words_name_are_left_out_by_path_not_by_a_shared_name() -> Non
     assert files("summary") == "- `app/blog/page.tsx`\n- `app/admin/page.tsx`\n- `lib/db.ts`"
 
 
+def test_a_file_a_command_made_is_listed_once() -> None:
+    # the state's changed artifacts hold the files commands made too (dist/app.js): the seed
+    # names each under what made it, once
+    text = seed_text(manifest(None, changed_artifacts=["shop/handlers/h09.py", "dist/app.js"]))
+    assert text.count("dist/app.js") == 1
+    assert "**Files changed:**\n- `shop/handlers/h09.py`\n" in text
+    assert "**Files made by commands:**\n- `dist/app.js`" in text
+
+
 def test_a_long_message_keeps_its_first_and_last_lines() -> None:
     log = [f"2026-12-01T10:00:{n:02d} ERROR worker {n}: connection refused" for n in range(60)]
     message = "\n".join(["Here is the log:", *log, "", "Why does the worker lose its database?"])

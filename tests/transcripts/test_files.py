@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from clm_policy.transcripts import read_transcript
-from clm_policy.transcripts.files import Paths, created_in_output, shell_file_ops
+from clm_policy.transcripts.files import Paths, created_in_output, shell_file_ops, shell_reads
 
 COMMITTED = (
     "[001-enterprise 443ae20] feat: enterprise features\n"
@@ -48,14 +48,11 @@ def test_a_commits_create_mode_lines_are_no_generators_lines() -> None:
     assert created_in_output(output, "/p", Paths("/p"), command) == ["/p/src/app/x.ts"]
 
 
-def test_staging_and_committing_changes_no_file(tmp_path: Path) -> None:
+def _bash_session(tmp_path: Path, runs: list[tuple[str, str, str]]) -> Path:
+    """A Claude Code session of Bash calls (id, command, output) after one request."""
     base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
-    lines = [{**base, "type": "user", "message": {"content": "Commit it."}}]
-    for tool_id, command, output in [
-        ("t1", "git add .env.example src/middleware.ts", ""),
-        ("t2", "git status", STATUS),
-        ("t3", 'git commit -m "feat: enterprise features"', COMMITTED),
-    ]:
+    lines = [{**base, "type": "user", "message": {"content": "Do it."}}]
+    for tool_id, command, output in runs:
         call = {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": command}}
         result = {"tool_use_id": tool_id, "type": "tool_result", "content": output}
         lines += [
@@ -64,7 +61,55 @@ def test_staging_and_committing_changes_no_file(tmp_path: Path) -> None:
         ]
     path = tmp_path / "t.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path
+
+
+def test_staging_and_committing_changes_no_file(tmp_path: Path) -> None:
+    path = _bash_session(
+        tmp_path,
+        [
+            ("t1", "git add .env.example src/middleware.ts", ""),
+            ("t2", "git status", STATUS),
+            ("t3", 'git commit -m "feat: enterprise features"', COMMITTED),
+        ],
+    )
     reading = read_transcript(path)
     assert reading.work is not None
     assert reading.work.changed == []
     assert reading.work.made == []
+
+
+@pytest.mark.parametrize(
+    ("command", "read"),
+    [
+        ("cat README.md", ["/p/README.md"]),
+        ("sed -n '1,80p' src/a.py", ["/p/src/a.py"]),  # the script is no file
+        ("sed -n -e '1p' src/b.py", ["/p/src/b.py"]),
+        ("head -n 40 notes.txt | tail -5", ["/p/notes.txt"]),  # 40 is no file
+        ("cd web && nl -ba app.ts | sed -n '1,160p'", ["/p/web/app.ts"]),
+        ("Get-Content -Path src/App.tsx -First 200", ["/p/src/App.tsx"]),
+        ("sed -i 's/a/b/' conf.ini", []),  # an edit, not a read
+        ("cat > plan.md <<'EOF'", []),  # a write
+        ("cat $OUT", []),  # a path the shell expands
+        ("ls src", []),
+    ],
+)
+def test_the_files_a_command_reads(command: str, read: list[str]) -> None:
+    assert shell_reads(command, "/p", Paths("/p")) == read
+
+
+def test_a_file_written_over_after_it_was_read_is_changed_not_made(tmp_path: Path) -> None:
+    # `cat > plan.md` over the plan.md it read: the file was there, the agent changed it;
+    # notes.md, read only after it was written, is a file the command made
+    path = _bash_session(
+        tmp_path,
+        [
+            ("t1", "sed -n '1,80p' plan.md", "# Plan"),
+            ("t2", "cat > plan.md <<'EOF'\n# Plan v2\nEOF", ""),
+            ("t3", "cat > notes.md <<'EOF'\nnotes\nEOF", ""),
+            ("t4", "cat notes.md", "notes"),
+        ],
+    )
+    work = read_transcript(path).work
+    assert work is not None
+    assert (work.changed, work.made) == (["plan.md"], ["notes.md"])
