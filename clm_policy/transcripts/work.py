@@ -1255,10 +1255,12 @@ class _Gathering:
         for op, path, to in shell_file_ops(command, cwd, paths):
             if op == "move" and to:
                 files.move(path, to)
-            elif op == "made" and (path in self.seen or path in self.read_files):
-                files.edit(path)  # written over: the file was there, read before
+            elif op == "made" and self._was_there(path):
+                files.edit(path)  # written over: the file was there
             elif op in ("delete", "made", "edit"):
                 getattr(files, op)(path)
+            if op in ("made", "edit"):  # a failed edit of it, done another way (`node -e`)
+                self.failed.pop(("file", path), None)
             self.work._done.append((order, "file", to or path))
         self.seen.update(shell_reads(command, cwd, paths))
         made = created_in_output(output, cwd, paths, command)
@@ -1267,6 +1269,11 @@ class _Gathering:
             made = made if folder == cwd else created_in_output(output, folder, paths, command)
         for path in made:
             files.made(path)
+
+    def _was_there(self, path: str) -> bool:
+        """Whether the file at ``path`` existed: the session read it, or an edit of it failed
+        (``String to replace not found``)."""
+        return path in self.seen or path in self.read_files or ("file", path) in self.failed
 
     def finished(self) -> Work:
         """The :class:`Work`, its task list, plan, files, reads and failures settled."""

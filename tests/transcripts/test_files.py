@@ -113,3 +113,37 @@ def test_a_file_written_over_after_it_was_read_is_changed_not_made(tmp_path: Pat
     work = read_transcript(path).work
     assert work is not None
     assert (work.changed, work.made) == (["plan.md"], ["notes.md"])
+
+
+def test_a_failed_edit_done_by_a_script_is_no_open_failure(tmp_path: Path) -> None:
+    # the Edit tool failed on app.js; a `node -e` script then wrote it: the edit is done, and
+    # app.js (there all along) is changed, not made
+    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+    edit = {
+        "type": "tool_use",
+        "id": "e1",
+        "name": "Edit",
+        "input": {"file_path": "/w/p/app.js", "old_string": "a", "new_string": "b"},
+    }
+    refused = {
+        "type": "tool_result",
+        "tool_use_id": "e1",
+        "is_error": True,
+        "content": "<tool_use_error>String to replace not found in file.</tool_use_error>",
+    }
+    failed = [
+        {**base, "type": "user", "message": {"content": "Fix app.js."}},
+        {**base, "type": "assistant", "message": {"id": "e1", "content": [edit]}},
+        {**base, "type": "user", "message": {"role": "user", "content": [refused]}},
+    ]
+    script = "node -e \"const fs = require('fs'); fs.writeFileSync('app.js', 'b')\""
+    done = _bash_session(tmp_path, [("t1", script, "")]).read_text().splitlines()[1:]
+    for lines, failures, changed in [
+        (failed, ["the edit of `app.js` failed — String to replace not found in file."], []),
+        ([*failed, *map(json.loads, done)], [], ["app.js"]),
+    ]:
+        path = tmp_path / "t.jsonl"
+        path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+        work = read_transcript(path).work
+        assert work is not None
+        assert (work.failures, work.changed, work.made) == (failures, changed, [])
