@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,20 +49,33 @@ def test_a_commits_create_mode_lines_are_no_generators_lines() -> None:
     assert created_in_output(output, "/p", Paths("/p"), command) == ["/p/src/app/x.ts"]
 
 
-def _bash_session(tmp_path: Path, runs: list[tuple[str, str, str]]) -> Path:
-    """A Claude Code session of Bash calls (id, command, output) after one request."""
-    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
-    lines = [{**base, "type": "user", "message": {"content": "Do it."}}]
-    for tool_id, command, output in runs:
-        call = {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": command}}
-        result = {"tool_use_id": tool_id, "type": "tool_result", "content": output}
-        lines += [
-            {**base, "type": "assistant", "message": {"id": tool_id, "content": [call]}},
-            {**base, "type": "user", "message": {"role": "user", "content": [result]}},
-        ]
+BASE = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
+
+
+def _call(
+    tool_id: str, name: str, args: dict[str, str], output: str, error: bool = False
+) -> list[dict[str, Any]]:
+    """A Claude Code tool call and its result (``error``: the tool refused)."""
+    call = {"type": "tool_use", "id": tool_id, "name": name, "input": args}
+    result = {"tool_use_id": tool_id, "type": "tool_result", "content": output, "is_error": error}
+    return [
+        {**BASE, "type": "assistant", "message": {"id": tool_id, "content": [call]}},
+        {**BASE, "type": "user", "message": {"role": "user", "content": [result]}},
+    ]
+
+
+def _session(tmp_path: Path, calls: list[list[dict[str, Any]]]) -> Path:
+    """A Claude Code session of ``calls`` after one request."""
+    lines = [{**BASE, "type": "user", "message": {"content": "Do it."}}]
+    lines += [line for call in calls for line in call]
     path = tmp_path / "t.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     return path
+
+
+def _bash_session(tmp_path: Path, runs: list[tuple[str, str, str]]) -> Path:
+    """A Claude Code session of Bash calls (id, command, output) after one request."""
+    return _session(tmp_path, [_call(i, "Bash", {"command": c}, out) for i, c, out in runs])
 
 
 def test_staging_and_committing_changes_no_file(tmp_path: Path) -> None:
@@ -118,32 +132,15 @@ def test_a_file_written_over_after_it_was_read_is_changed_not_made(tmp_path: Pat
 def test_a_failed_edit_done_by_a_script_is_no_open_failure(tmp_path: Path) -> None:
     # the Edit tool failed on app.js; a `node -e` script then wrote it: the edit is done, and
     # app.js (there all along) is changed, not made
-    base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
-    edit = {
-        "type": "tool_use",
-        "id": "e1",
-        "name": "Edit",
-        "input": {"file_path": "/w/p/app.js", "old_string": "a", "new_string": "b"},
-    }
-    refused = {
-        "type": "tool_result",
-        "tool_use_id": "e1",
-        "is_error": True,
-        "content": "<tool_use_error>String to replace not found in file.</tool_use_error>",
-    }
-    failed = [
-        {**base, "type": "user", "message": {"content": "Fix app.js."}},
-        {**base, "type": "assistant", "message": {"id": "e1", "content": [edit]}},
-        {**base, "type": "user", "message": {"role": "user", "content": [refused]}},
-    ]
+    args = {"file_path": "/w/p/app.js", "old_string": "a", "new_string": "b"}
+    refused = "<tool_use_error>String to replace not found in file.</tool_use_error>"
+    failed = _call("e1", "Edit", args, refused, error=True)
     script = "node -e \"const fs = require('fs'); fs.writeFileSync('app.js', 'b')\""
-    done = _bash_session(tmp_path, [("t1", script, "")]).read_text().splitlines()[1:]
-    for lines, failures, changed in [
-        (failed, ["the edit of `app.js` failed — String to replace not found in file."], []),
-        ([*failed, *map(json.loads, done)], [], ["app.js"]),
+    done = _call("t1", "Bash", {"command": script}, "")
+    for calls, failures, changed in [
+        ([failed], ["the edit of `app.js` failed — String to replace not found in file."], []),
+        ([failed, done], [], ["app.js"]),
     ]:
-        path = tmp_path / "t.jsonl"
-        path.write_text("".join(json.dumps(x) + "\n" for x in lines))
-        work = read_transcript(path).work
+        work = read_transcript(_session(tmp_path, calls)).work
         assert work is not None
         assert (work.failures, work.changed, work.made) == (failures, changed, [])
