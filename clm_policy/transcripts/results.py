@@ -979,6 +979,13 @@ after 2m 0s``, Codex's ``command timed out after 10012 milliseconds``): no resul
 def judge(command: str, exit_code: int | None, output: str, *, is_error: bool = False) -> Verdict:
     """What a finished run came to (the order in the module's doc)."""
     summary = summary_of(output) if output else None
+    stopped = _STOPPED.search(output[:600]) if output else None
+    if stopped is not None and (exit_code is None or exit_code != 0):  # no result: cut short
+        said = "interrupted by the person" if stopped.group(1) else stopped[0].split("ommand ")[-1]
+        if summary is None or (summary.failed is None and summary.passed is None):
+            # (a test's line before the cut — `✘ 31 … Loading states` — is no run's result)
+            before = f"; before it: {summary.text}" if summary is not None else ""
+            return Verdict(UNKNOWN, one_line(said, 80) + one_line(before, 160))
     if summary is not None:
         if summary.failed is None or summary.failed > 0:
             first = first_failure(output) if summary.failed else None
@@ -989,10 +996,6 @@ def judge(command: str, exit_code: int | None, output: str, *, is_error: bool = 
         if summary.passed or (summary.passed is None and exit_code in (0, None)):
             return Verdict(PASSED, summary.text, summary)  # tests passed; or a build succeeded
         # "no tests ran": nothing checked; the exit code decides below
-    stopped = _STOPPED.search(output[:600]) if output else None
-    if stopped is not None and (exit_code is None or exit_code != 0):  # no result: cut short
-        said = "interrupted by the person" if stopped.group(1) else stopped[0].split("ommand ")[-1]
-        return Verdict(UNKNOWN, one_line(said, 80))
     if exit_code is not None and exit_code != 0:
         if exit_code in (126, 127) or _NOT_RUN.search(output[-2000:]):
             return Verdict(UNKNOWN, f"did not run (exit {exit_code}: command or script not found)")
