@@ -148,7 +148,8 @@ def _words(words: AgentWords | None) -> list[str]:
     label = {
         "reply": "From its reply to the handoff request:",
         "tool": "From its handoff tool call:",
-        "summary": f"From its summary when it compacted at step {words.step}:",
+        "summary": "From its summary when it compacted"
+        + (f" at step {words.step}:" if words.step is not None else ":"),
         "model": "Written by a model from the transcript (the agent wrote no handoff):",
     }[words.source.value]
     return [label, "", *md.lines(words.text)]

@@ -86,7 +86,7 @@ PART_1_MODEL = (
     "Clm-Summarizer trailer names it)"
 )
 PART_1_SUMMARY = (
-    "## Part 1 — written by the previous agent (its summary when it compacted at step {step}, "
+    "## Part 1 — written by the previous agent (its summary when it compacted{at}, "
     "word for word; the record in part 2 is newer)"
 )
 PART_2 = "## Part 2 — recorded by clm-policy"
@@ -247,7 +247,9 @@ class _Seed:
         left_words: list[str] = []
         if self.words is not None:
             assert m.agent_words is not None
-            title = PART_1_SUMMARY.format(step=m.agent_words.step) if self.older_words else PART_1
+            step = m.agent_words.step
+            at = f" at step {step}" if step is not None else ""  # (a transcript may not say)
+            title = PART_1_SUMMARY.format(at=at) if self.older_words else PART_1
             title = PART_1_MODEL if self.by_model else title
             reserve = min(WORDS_RESERVE, int(room * 0.25))
             whole = len(quoted(self.words)) + len(title) + len(PART_2) + 8

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from clm_policy.lifecycle.compose import Composed, Words
-from clm_policy.lifecycle.handoff import build_manifest
+from clm_policy.lifecycle.handoff import build_manifest, render_manifest_markdown
 from clm_policy.lifecycle.seed import PART_1, PART_2, PART_2_ALONE, seed_text
 from clm_policy.models.shapes.manifest import validate_manifest
 from clm_policy.models.state_io import state_from
@@ -392,6 +392,19 @@ def test_a_file_a_command_made_is_listed_once() -> None:
     assert text.count("dist/app.js") == 1
     assert "**Files changed:**\n- `shop/handlers/h09.py`\n" in text
     assert "**Files made by commands:**\n- `dist/app.js`" in text
+
+
+@pytest.mark.parametrize(("step", "said"), [(7, " at step 7"), (None, "")])
+def test_a_compaction_summary_says_its_step_when_it_is_known(step: int | None, said: str) -> None:
+    # a transcript's summary may come with no step (a session cut before its first count)
+    s = state_from({"session_id": "s1", "goal": "g"})
+    composed = Composed(s, s, Words("summary", "## Next step\nship it\n", step=step), record(), [])
+    manifest_ = build_manifest(s, "hard limit", now=NOW, composed=composed)
+    text = seed_text(manifest_)
+    assert f"(its summary when it compacted{said}, word for word;" in text
+    assert "None" not in text
+    rendered = render_manifest_markdown(manifest_, session_id="s1", step=9)
+    assert f"From its summary when it compacted{said}:" in rendered
 
 
 def test_a_long_message_keeps_its_first_and_last_lines() -> None:
