@@ -927,6 +927,17 @@ _SCRIPT_RUNNERS = frozenset(
 _SCRIPT_FILE = re.compile(r"[\w.-]+\.(?:[cm]?[jt]s|py|sh|rb|pl|php|ps1)$")
 
 
+_CD_FAILED = re.compile(
+    r"(?:\bcd:|\(eval\):cd:\d+:|Set-Location\b).{0,200}(?:no such file|not found|"
+    r"does not exist|cannot find path|can't cd)",
+    re.I,
+)
+"""A failure whose reason is the command's ``cd`` (the folder was not there from where the
+shell stood): the rest of the command never ran."""
+_IN_FOLDER = re.compile(r" \(in [^()]*\)$")
+"""The folder :meth:`_Gathering._in_folder` adds to a command run outside the project's."""
+
+
 def _script_of(normal: str) -> str | None:
     """``node phase1.js`` for a run of a script file (``node scripts/phase1.js``, ``node
     "d:/w/scripts/phase1.js"``): its program, the script's name and its arguments, so that a
@@ -1210,8 +1221,16 @@ class _Gathering:
         command, normal, verdict, check, cwd = data
         normal = self._in_folder(command, normal, cwd)
         work.runs.append(Run(command, normal, verdict, check, agent, order))
+        if agent is None:
+            self._ran_after_cd_failed(normal)
         if agent is None and verdict.status != FAILED:
-            self.failed.pop(("run", normal), None)
+            here = _IN_FOLDER.sub("", normal)
+            for key in [
+                k for k in self.failed if k[0] == "run" and _IN_FOLDER.sub("", k[1]) == here
+            ]:
+                # the same command, worked here or in another folder (`git add` failed where
+                # the shell had stayed, `cd … && git add` worked): no open failure
+                self.failed.pop(key)
             script = _script_of(normal)
             for key in [k for k in self.failed if script and _script_of(k[1]) == script]:
                 # the same script, run another way (quoted, a full path): what failed is no
@@ -1228,6 +1247,16 @@ class _Gathering:
             self.last_run = (work.last_activity, command) if passed else None
         if verdict.status == PASSED:
             work._done.append((order, "run", normal))
+
+    def _ran_after_cd_failed(self, normal: str) -> None:
+        """A command that failed at its ``cd`` never ran; run since (the same words, maybe
+        with more: ``vercel --prod`` then ``vercel --prod --yes`` where the shell already
+        was), its failure is the later run's to tell, not an open one."""
+        words = _IN_FOLDER.sub("", normal).split()
+        for key, (_order, text) in list(self.failed.items()):
+            before = _IN_FOLDER.sub("", key[1]).split()
+            if key[0] == "run" and _CD_FAILED.search(text) and words[: len(before)] == before:
+                del self.failed[key]
 
     def _env_event(self, data: tuple[Any, ...]) -> None:
         """One run's environment facts, settled against the earlier ones (a commit makes an

@@ -317,6 +317,35 @@ def test_a_subagent_whose_model_request_failed_did_nothing(tmp_path: Path) -> No
     assert work.active_after(-1)  # the second one worked
 
 
+def test_a_command_retried_from_another_folder_closes_its_failure(tmp_path: Path) -> None:
+    # Claude Code's shell stays where a `cd` left it: `git add apps/web/x.json` failed there and
+    # worked as `cd /w/p && git add …`; `cd apps/web && vercel --prod` failed at its `cd` and
+    # ran again from where the shell stood, failing for another reason — the one open failure
+    def there(lines: list[Any]) -> list[Any]:
+        return [{**line, "cwd": "/w/p/apps/web"} for line in lines]
+
+    pathspec = "fatal: pathspec 'apps/web/x.json' did not match any files"
+    no_cd = "(eval):cd:1: no such file or directory: apps/web"
+    lines = [
+        {"cwd": "/w/p", "sessionId": "s1", "type": "user", "message": {"content": "Deploy."}},
+        *there(_claude_failed_bash("t1", "git add apps/web/x.json", pathspec)),
+        *there(_claude_call("t2", "Bash", {"command": "cd /w/p && git add apps/web/x.json"}, "")),
+        *there(_claude_failed_bash("t3", "cd apps/web && vercel --prod 2>&1 | head", no_cd)),
+        *there(
+            _claude_failed_bash(
+                "t4",
+                "vercel --prod --yes 2>&1 | tail",
+                'npm error Tracker "idealTree" already exists',
+            )
+        ),
+    ]
+    work = read_transcript(jsonl(tmp_path / "t.jsonl", lines)).work
+    assert work is not None
+    assert work.failures == [
+        '`vercel --prod --yes 2>&1 | tail` failed — npm error Tracker "idealTree" already exists'
+    ]
+
+
 def test_claude_tool_rejection_carries_a_request(tmp_path: Path) -> None:
     base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
     lines = [
