@@ -518,12 +518,12 @@ VERDICTS = [
         "npx playwright test tests/visual/visual-regression.spec.ts --headed",
         None,
         "[Request interrupted by user for tool use]\n[WebServer] ready\n"
-        "  ✘  29 [firefox] › tests/visual/visual-regression.spec.ts:162:7 › Responsive (13.8s)\n"
-        "  ✘  31 [firefox] › tests/visual/visual-regression.spec.ts:196:7 › Loading (14.0s)\n",
+        "  ✘  29 [firefox] \u203a tests/visual/visual-regression.spec.ts:162:7 \u203a Responsive (13.8s)\n"
+        "  ✘  31 [firefox] \u203a tests/visual/visual-regression.spec.ts:196:7 \u203a Loading (14.0s)\n",
         True,
         UNKNOWN,
-        "interrupted by the person; before it: ✘ 31 [firefox] › "
-        "tests/visual/visual-regression.spec.ts:196:7 › Loading (14.0s)",
+        "interrupted by the person; before it: ✘ 31 [firefox] \u203a "
+        "tests/visual/visual-regression.spec.ts:196:7 \u203a Loading (14.0s)",
     ),
     (
         "cd app && npm run build 2>&1 | tail -100",
