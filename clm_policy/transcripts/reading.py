@@ -192,7 +192,12 @@ def read_transcript(path: str | os.PathLike[str], fmt: str = "auto") -> Transcri
     """Read the whole transcript at ``path`` (format ``fmt``, or detected with ``auto``)."""
     with Source.open(path) as src:
         name = _resolve(src, fmt)
-        return _empty(src, fmt) if name is None else _reader(name).read_full(src)
+        if name is None:
+            return _empty(src, fmt)
+        try:
+            return _reader(name).read_full(src)
+        except InputError as exc:
+            raise _tried(exc, fmt, name, src) from None
 
 
 def read_context(
@@ -205,7 +210,19 @@ def read_context(
         name = _resolve(src, fmt)
         if name is None:
             return _empty(src, fmt, full=False)
-        return _reader(name).read_tail(src, max(BLOCK, max_scan))
+        try:
+            return _reader(name).read_tail(src, max(BLOCK, max_scan))
+        except InputError as exc:
+            raise _tried(exc, fmt, name, src) from None
+
+
+def _tried(exc: InputError, fmt: str, name: str, src: Source) -> InputError:
+    """``exc`` from reading a ``.jsonl`` file (the name of Claude Code's and Codex's files)
+    taken for an OpenAI chat document because no line of it is theirs: it says so."""
+    if fmt != "auto" or name != "openai" or not str(src.file).endswith(".jsonl"):
+        return exc
+    said = f"{exc.message}; nor a Claude Code session or a Codex rollout (no line of either)"
+    return InputError(said, exc.location)
 
 
 if TYPE_CHECKING:

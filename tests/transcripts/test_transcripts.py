@@ -812,6 +812,14 @@ def test_invalid_openai_documents(tmp_path: Path) -> None:
     assert error_of(read_transcript, path) == (
         f"{path}:2:12: invalid JSON (Expecting value): not an OpenAI chat transcript"
     )
+    # a .jsonl file (Claude Code's, Codex's) none of whose lines is theirs: said so
+    broken = tmp_path / "session.jsonl"
+    broken.write_text('{"type": "user", "message": {"content": "hi"\n')
+    for call in (read_transcript, read_context):
+        assert error_of(call, broken) == (
+            f"{broken}:2:1: invalid JSON (Expecting ',' delimiter): not an OpenAI chat "
+            "transcript; nor a Claude Code session or a Codex rollout (no line of either)"
+        )
     path.write_text('[{"role": "user", "content": "hi"}, 7, {"content": "x"}]')
     reading = read_transcript(path)
     assert reading.warnings == [
