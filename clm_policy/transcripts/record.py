@@ -58,7 +58,7 @@ class SessionRecord:
     reasoning: list[str] = field(default_factory=list)
     tasks_before_request: bool = False
     """The task list was last updated before the person's latest request, and the session
-    worked on after it (:func:`_before_request`)."""
+    worked on after it (:func:`tasks_before_request`)."""
 
     @property
     def failing(self) -> list[CheckResult]:
@@ -86,7 +86,7 @@ def record_of(work: Work) -> SessionRecord:
     current = any(t.status != "completed" for t in work.tasks or []) or work.tasks_order > since
     return SessionRecord(
         tasks=tasks if current else [],
-        tasks_before_request=current and bool(tasks) and _before_request(work),
+        tasks_before_request=current and bool(tasks) and tasks_before_request(work),
         checks=latest_checks(work)[-CHECKS_KEPT:],
         environment=[*work.context, *_environment(work.environment)[-ENVIRONMENT_KEPT:]],
         made=list(work.made),
@@ -122,7 +122,7 @@ def last_said(work: Work) -> list[str]:
     return [*answers, *said]
 
 
-def _before_request(work: Work) -> bool:
+def tasks_before_request(work: Work) -> bool:
     """Whether the task list predates the person's latest request (``Phase 3`` after the list
     of the spec's steps) while the session went on working after that request: the list may
     be the earlier request's, and the seed says so."""

@@ -32,7 +32,13 @@ from typing import TYPE_CHECKING
 
 from clm_policy.transcripts.files import Paths
 from clm_policy.transcripts.notes import AgentNotes, parse_notes
-from clm_policy.transcripts.record import RUN_TEXT, open_failures, unknown_runs, verified_runs
+from clm_policy.transcripts.record import (
+    RUN_TEXT,
+    open_failures,
+    tasks_before_request,
+    unknown_runs,
+    verified_runs,
+)
 from clm_policy.transcripts.results import one_line
 from clm_policy.transcripts.work import DENIED, REJECTING, REJECTION, WORD, Run, Work, substantive
 
@@ -293,6 +299,14 @@ def _from_work(work: Work, facts: _Facts, fallback_goal: str) -> tuple[list[Run]
         if facts.next_action:
             step = f"{step.rstrip('.')}. The agent was doing: {facts.next_action}"
         facts.next_action = step
+    if not facts.next_action and tasks and facts.remaining and tasks_before_request(work):
+        # the list predates the person's latest message: its first open item may be what
+        # the message changed (a step the person has since restricted) — no next step of it
+        last = f". Last being done: {work.last_activity}" if work.last_activity else ""
+        facts.next_action = (
+            "Unknown: the agent's task list was last updated before the user's latest "
+            f"message (its first open item: {facts.remaining[0]}){last}"
+        )
     failures = open_failures(work)
     facts.open_failures = [r.line(RUN_TEXT) for r in failures]
     passed = verified_runs(work)

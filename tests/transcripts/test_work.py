@@ -346,6 +346,35 @@ def test_a_command_retried_from_another_folder_closes_its_failure(tmp_path: Path
     ]
 
 
+def test_a_task_list_from_before_the_latest_message_gives_no_next_step(tmp_path: Path) -> None:
+    # the list's open item is what the person's latest message may have changed ("do not
+    # delete env files"): the next step is unknown, with the item and what was last done
+    todos = [
+        {"content": "Remove the legacy Docker files", "status": "in_progress"},
+        {"content": "Point the app at /api/ocr", "status": "pending"},
+    ]
+    base = {"cwd": "/w/p", "sessionId": "s1", "type": "user"}
+    edit = {"file_path": "/w/p/src/api.ts", "old_string": "a", "new_string": "b"}
+    lines = [
+        {**base, "message": {"content": "Move the app to Vercel."}},
+        *_claude_call("t1", "TodoWrite", {"todos": todos}, "Todos have been modified"),
+        {**base, "message": {"content": "Do not delete env files without asking me first."}},
+        *_claude_call("t2", "Edit", edit, "The file /w/p/src/api.ts has been updated."),
+    ]
+    state = state_of(read_transcript(jsonl(tmp_path / "t.jsonl", lines)), "s")
+    assert state.next_action == (
+        "Unknown: the agent's task list was last updated before the user's latest message "
+        "(its first open item: Remove the legacy Docker files). Last being done: edited "
+        "`src/api.ts`"
+    )
+    # the list kept since the message: its item is the next step, as before
+    lines.insert(4, _claude_call("t3", "TodoWrite", {"todos": todos}, "ok")[0])
+    lines.insert(5, _claude_call("t3", "TodoWrite", {"todos": todos}, "ok")[1])
+    state = state_of(read_transcript(jsonl(tmp_path / "t.jsonl", lines)), "s")
+    assert state.next_action == ""
+    assert state.remaining[0] == "Remove the legacy Docker files"
+
+
 def test_claude_tool_rejection_carries_a_request(tmp_path: Path) -> None:
     base = {"cwd": "/w/p", "sessionId": "s1", "isSidechain": False, "timestamp": "t"}
     lines = [
