@@ -282,31 +282,7 @@ def _from_work(work: Work, facts: _Facts, fallback_goal: str) -> tuple[list[Run]
             and (not work.active_after(order) or _CHECKABLE.search(step))
         ):
             facts.next_action = step
-    after_request = work.last_message_order > work.last_request_order
-    if not facts.next_action and after_request and not work.last_answers_notice:
-        question = asked_user(work.last_message) if not _mid_turn(work) else ""
-        intent = intention(work.last_message) if _mid_turn(work) else ""
-        if question:  # the agent waits for the user's answer
-            facts.next_action = f"Get the user's answer to: {question}"
-        elif intent and not work.done_after(work.last_message_order, intent):
-            # mid-turn: what it said it was doing, not yet done, and how far it got since
-            since = work.last_activity_order > work.last_message_order and not work.last_failure
-            far = f". Last being done: {work.last_activity}" if since else ""
-            facts.next_action = intent.rstrip(" :.") + far
-    if work.last_failure and _mid_turn(work):
-        # the agent's last step failed: that is where the next one starts
-        step = f"Deal with what failed last: {work.last_failure}"
-        if facts.next_action:
-            step = f"{step.rstrip('.')}. The agent was doing: {facts.next_action}"
-        facts.next_action = step
-    if not facts.next_action and tasks and facts.remaining and tasks_before_request(work):
-        # the list predates the person's latest message: its first open item may be what
-        # the message changed (a step the person has since restricted) — no next step of it
-        last = f". Last being done: {work.last_activity}" if work.last_activity else ""
-        facts.next_action = (
-            "Unknown: the agent's task list was last updated before the user's latest "
-            f"message (its first open item: {facts.remaining[0]}){last}"
-        )
+    facts.next_action = _next_step(work, facts, bool(tasks))
     failures = open_failures(work)
     facts.open_failures = [r.line(RUN_TEXT) for r in failures]
     passed = verified_runs(work)
@@ -319,6 +295,38 @@ def _from_work(work: Work, facts: _Facts, fallback_goal: str) -> tuple[list[Run]
         )
     facts.not_verified = [r.line(RUN_TEXT) for r in unknown_runs(work)]
     return failures, all_done
+
+
+def _next_step(work: Work, facts: _Facts, listed: bool) -> str:
+    """The next step after what a compaction summary said (``facts.next_action``): the
+    question the agent's last words ask, or what it said it was doing mid-turn and how far it
+    got; what failed last first; none from a task list (``listed``) older than the person's
+    latest message."""
+    step = facts.next_action
+    after_request = work.last_message_order > work.last_request_order
+    if not step and after_request and not work.last_answers_notice:
+        question = asked_user(work.last_message) if not _mid_turn(work) else ""
+        intent = intention(work.last_message) if _mid_turn(work) else ""
+        if question:  # the agent waits for the user's answer
+            step = f"Get the user's answer to: {question}"
+        elif intent and not work.done_after(work.last_message_order, intent):
+            # mid-turn: what it said it was doing, not yet done, and how far it got since
+            since = work.last_activity_order > work.last_message_order and not work.last_failure
+            far = f". Last being done: {work.last_activity}" if since else ""
+            step = intent.rstrip(" :.") + far
+    if work.last_failure and _mid_turn(work):
+        # the agent's last step failed: that is where the next one starts
+        failed = f"Deal with what failed last: {work.last_failure}"
+        step = f"{failed.rstrip('.')}. The agent was doing: {step}" if step else failed
+    if not step and listed and facts.remaining and tasks_before_request(work):
+        # the list predates the person's latest message: its first open item may be what
+        # the message changed (a step the person has since restricted) — no next step of it
+        last = f". Last being done: {work.last_activity}" if work.last_activity else ""
+        step = (
+            "Unknown: the agent's task list was last updated before the user's latest "
+            f"message (its first open item: {facts.remaining[0]}){last}"
+        )
+    return step
 
 
 _CHECKABLE = re.compile(
