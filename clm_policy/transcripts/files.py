@@ -335,7 +335,7 @@ def shell_file_ops(command: str, cwd: str | None, paths: Paths) -> list[FileOp]:
     return [op for op in ops if "$" not in op[1] and "$" not in (op[2] or "")]
 
 
-_READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "bat", "wc", "get-content"})
+_FILE_READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "bat", "wc", "get-content"})
 """Programs whose operands are files they read (``sed -n`` too: its operands after the script)."""
 _READ_MAY = re.compile(r"\b(?:cat|head|tail|nl|less|more|bat|wc|sed|Get-Content)\b", re.I)
 _VALUED = frozenset({"-n", "-c", "-totalcount", "-tail", "-first", "-encoding", "-delimiter"})
@@ -362,7 +362,7 @@ def shell_reads(command: str, cwd: str | None, paths: Paths) -> list[str]:
         if name == "sed" and not any(_in_place(name, w) for w in words[1:]):
             script = "-e" not in words and "-f" not in words  # else the script is a value
             operands = _operands(words[1:], frozenset({"-e", "-f"}))[1 if script else 0 :]
-        elif name in _READERS:
+        elif name in _FILE_READERS:
             operands = _operands(words[1:])
         else:
             continue

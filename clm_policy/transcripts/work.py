@@ -1107,10 +1107,17 @@ class _Gathering:
             for i, sub in enumerate(work.subagents):
                 if sub.ident == ident:
                     work.subagents[i] = replace(sub, failed=reason or "failed")
-                    work._done = [d for d in work._done if d[1:] != ("subagent", sub.description)]
+                    started = [
+                        n
+                        for n, d in enumerate(work._done)
+                        if d[1:] == ("subagent", sub.description)
+                    ]
+                    if started:  # (its own start: the latest of that description)
+                        del work._done[started[-1]]
                     what = one_line(sub.description or sub.kind, 120)
                     work.last_activity = f"an agent failed: {what} — {reason or 'failed'}"
                     work.last_activity_order = order
+                    break
 
     def _unqueue(self, text: str, *, keep: bool) -> None:
         """A queued prompt met again — Claude Code writes one as a ``queue-operation`` line
@@ -1222,15 +1229,8 @@ class _Gathering:
         normal = self._in_folder(command, normal, cwd)
         work.runs.append(Run(command, normal, verdict, check, agent, order))
         if agent is None:
-            self._ran_after_cd_failed(normal)
+            self._settle_failures(normal, worked=verdict.status != FAILED)
         if agent is None and verdict.status != FAILED:
-            here = _IN_FOLDER.sub("", normal)
-            for key in [
-                k for k in self.failed if k[0] == "run" and _IN_FOLDER.sub("", k[1]) == here
-            ]:
-                # the same command, worked here or in another folder (`git add` failed where
-                # the shell had stayed, `cd … && git add` worked): no open failure
-                self.failed.pop(key)
             script = _script_of(normal)
             for key in [k for k in self.failed if script and _script_of(k[1]) == script]:
                 # the same script, run another way (quoted, a full path): what failed is no
@@ -1248,14 +1248,20 @@ class _Gathering:
         if verdict.status == PASSED:
             work._done.append((order, "run", normal))
 
-    def _ran_after_cd_failed(self, normal: str) -> None:
-        """A command that failed at its ``cd`` never ran; run since (the same words, maybe
-        with more: ``vercel --prod`` then ``vercel --prod --yes`` where the shell already
-        was), its failure is the later run's to tell, not an open one."""
+    def _settle_failures(self, normal: str, *, worked: bool) -> None:
+        """The failed commands a run of ``normal`` settles: the same command, ``worked`` here
+        or in another folder (`git add` failed where the shell had stayed, `cd … && git add`
+        worked); and one that failed at its ``cd`` (it never ran), run since whatever came of
+        it (the same words, maybe with more: ``vercel --prod`` then ``vercel --prod --yes``
+        where the shell already was) — its result is the later run's to tell."""
         words = _IN_FOLDER.sub("", normal).split()
         for key, (_order, text) in list(self.failed.items()):
             before = _IN_FOLDER.sub("", key[1]).split()
-            if key[0] == "run" and _CD_FAILED.search(text) and words[: len(before)] == before:
+            if key[0] != "run":
+                continue
+            if (worked and words == before) or (
+                _CD_FAILED.search(text) and words[: len(before)] == before
+            ):
                 del self.failed[key]
 
     def _env_event(self, data: tuple[Any, ...]) -> None:
