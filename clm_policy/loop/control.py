@@ -143,6 +143,7 @@ class OuterControlLoop:
         listener: Listener | None = None,
         confirmer: Confirmer | None = None,
         decide_first: bool = False,
+        resumed: bool = False,
         record: dict[str, Any] | None = None,
         summarizer: Summarizer | None = None,
         memory: MemoryStore | None = None,
@@ -158,7 +159,9 @@ class OuterControlLoop:
         self.listener = listener or (lambda _event, _data: None)
         self.provenance = f"{policy.path}@{policy.digest}"
         self.confirmer = confirmer
-        self.decide_first = decide_first
+        self.decide_first = decide_first  # a resumed session's last step awaits its decision
+        self.resumed = resumed or decide_first  # on record already: no start to commit
+        self._undecided = decide_first  # the latest step played has no decision carried out
         self.record = record or {}
         if summarizer is None:  # CLM_POLICY_SUMMARIZER*: a bad setting fails here, at start
             import os
@@ -185,7 +188,7 @@ class OuterControlLoop:
             return
         if self.memory is not None:
             self.memory.begin_task(task_of(self.state))
-        if not self.decide_first:
+        if not self.resumed:
             record_session_start(self.repo, self.state, record=self._record(None))
         self.on_record = True
 
@@ -228,6 +231,7 @@ class OuterControlLoop:
                 with uninterrupted():  # the agent's step and the state it changes stay together
                     step = self.session.step()
                     result.steps += 1
+                    self._undecided = True
                     self.state.tokens = self.monitor.update(self.state, step)
                     self._log("metrics", self.monitor.metrics(self.state, step))
             step_first = True  # a resumed run decides once on the persisted state, first
@@ -261,6 +265,7 @@ class OuterControlLoop:
     def _carry_out(self, decision: Decision, result: LoopResult, seen: dict[str, Any]) -> bool:
         """Record ``decision`` (with ``seen``, what it read of the state, and a person's
         answer) and do what it says; False when the run stops here."""
+        self._undecided = False  # (a resumed run steps first, not deciding this step again)
         result.decisions.append(decision)
         self._log("decisions", self._decision_record(decision, seen))
         entry = TimelineEntry(
@@ -451,6 +456,7 @@ class OuterControlLoop:
         """``run.json``: how the run was started, the steps played, how it stopped."""
         played = getattr(self.session.agent, "played", None)
         record: dict[str, Any] = {**self.record, "stopped": stopped, "played": played}
+        record["decided"] = not self._undecided
         if self.pending is not None:
             record["pending"] = self.pending.as_dict()
         return record

@@ -80,6 +80,9 @@ class RunPlan:
     """Where memory beside the audit trail goes (clm_policy.memory.backends)."""
     mem0: Mem0Settings | None = None
     """Mem0's model (from the environment), for the ``mem0`` and ``hybrid`` backends."""
+    decided: bool = False
+    """A resumed session's last step was decided before it stopped (``run.json``'s
+    ``decided``; a ``run.json`` without it: not known, decided again)."""
 
     @property
     def shown(self) -> str:
@@ -183,6 +186,7 @@ def plan_run(
         notices=(*notices, *setup.ignored),
         memory_backend=backend,
         mem0=mem0,
+        decided=run.get("decided") is True,
     )
 
 
@@ -287,7 +291,8 @@ def execute(
                     monitor=MetricsMonitor(plan.system_prompt_tokens),
                     listener=listener,
                     confirmer=confirmer,
-                    decide_first=plan.resumed,
+                    resumed=plan.resumed,
+                    decide_first=plan.resumed and not plan.decided,
                     record=plan.record,
                     memory=store,
                 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from clm_policy.base.errors import InputError
 from clm_policy.models.enums import SignalValue
@@ -35,7 +36,7 @@ def signal_session(
     message; by default ``name=value``. Raises :class:`InputError` and commits nothing when
     there is nothing to say, the session is unknown or a signal does not fit the policy."""
     from clm_policy.lifecycle.pipelines import state_doc
-    from clm_policy.memory.change import Change
+    from clm_policy.memory.change import Change, JsonDoc
     from clm_policy.memory.git.write import MemoryRepo, NothingToCommit
     from clm_policy.memory.layout import session_dir
     from clm_policy.memory.redact import redact_text
@@ -62,7 +63,11 @@ def signal_session(
             f"Signalled by hand: {what}.",
             {"Clm-Event": "signal", "Clm-Session": session, "Clm-Step": str(state.step_index)},
         )
-        change = Change({f"{session_dir(session)}/state.json": state_doc(state)})
+        folder = session_dir(session)
+        files: dict[str, Any] = {f"{folder}/state.json": state_doc(state)}
+        if persisted.run.get("decided") is True:  # a resume decides on the new state first
+            files[f"{folder}/run.json"] = JsonDoc({**persisted.run, "decided": False})
+        change = Change(files)
         try:
             commit: str | None = repo.commit(message, change)
         except NothingToCommit:

@@ -198,7 +198,7 @@ def test_resume_status_and_signal(tmp_path: Path) -> None:
     assert resumed["compact_count"] == 1
     timeline = resumed["timeline"]
     assert isinstance(timeline, list)
-    assert timeline[0]["step"] == 10  # decided once on the persisted state, then steps on
+    assert timeline[0]["step"] == 11  # step 10 was decided before the stop: it steps on
     assert [e["step"] for e in timeline if e["action"] == "compact"] == [23]  # as a fresh run
     signalled = invoke(
         "signal", "--memory", mem, "--session", "demo", "--phase-done", "degradation=true"

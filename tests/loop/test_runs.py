@@ -175,6 +175,30 @@ def test_a_resume_restores_what_the_run_was_started_with(stopped: Path) -> None:
     assert got.spec.session == "scenario-b"
 
 
+@pytest.mark.parametrize("stop_at", [23, 30, 42])
+def test_a_run_stopped_and_resumed_commits_what_an_unbroken_run_commits(
+    tmp_path: Path, stop_at: int
+) -> None:
+    # the demo compacts at steps 23 and 42: a run stopped there or between them (the
+    # step's decision carried out) goes on with the next step when resumed, never deciding
+    # the step again (once, a compaction at step 42 was committed twice)
+    def subjects(memory: Path) -> list[str]:
+        return git(memory, "log", "--reverse", "--format=%s").splitlines()
+
+    whole = tmp_path / "whole"
+    go_on = {"scenario": "demo", "continue_after_handoff": True}
+    execute(plan(whole, **go_on), str(whole))
+    parts = tmp_path / "parts"
+    first = execute(plan(parts, **go_on, max_steps=stop_at), str(parts))
+    assert first.result.stopped_reason == "max_steps"
+    run_json = parts / "sessions" / "demo" / "run.json"
+    assert json.loads(run_json.read_text(encoding="utf-8"))["decided"] is True
+    execute(plan(parts, resume="demo", continue_after_handoff=None), str(parts))
+    unbroken = subjects(whole)
+    assert [s for s in subjects(parts) if "max_steps" not in s] == unbroken
+    assert sum("demo step 42, soft_compact" in s for s in unbroken) == 1
+
+
 def test_a_resume_takes_limits_given_anew(stopped: Path) -> None:
     got = plan(stopped, resume="scenario-b", soft_compact=50000)
     research = got.policy.profile("research")
