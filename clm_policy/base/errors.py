@@ -159,6 +159,20 @@ class AgentError(ClmError):
     stop_reason = "agent_error"
 
 
+class OutputClosed(ClmError):
+    """The reader of the command's output went away (``clm-policy run | head``): the command
+    stops there. A run commits its session so far, stopped :attr:`stop_reason`, resumable; the
+    CLI says on standard error what was left and exits 141, as a shell reports a program a
+    closed pipe ended."""
+
+    stop_reason = "output_closed"
+
+    def __init__(self, message: str, *, left: str | None = None) -> None:
+        super().__init__(message)
+        self.left = left
+        """What the command left and how to go on (a run's saved session), when anything."""
+
+
 class EndpointError(AgentError):
     """A chat-completions endpoint failed: an HTTP error status, no answer within the
     timeout, no connection, a body that is not JSON or lacks the reply. The message names the

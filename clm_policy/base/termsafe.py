@@ -167,8 +167,13 @@ def echo(text: str = "", *, err: bool = False, nl: bool = True, lines: bool = Tr
     stream = sys.stderr if err else sys.stdout
     if stream is None:  # pythonw, or a daemon without standard streams
         return
-    stream.write(terminal_safe(text, lines=lines) + ("\n" if nl else ""))
-    stream.flush()
+    try:
+        stream.write(terminal_safe(text, lines=lines) + ("\n" if nl else ""))
+        stream.flush()
+    except BrokenPipeError:  # its reader went away (`| head`): the command stops there
+        from clm_policy.base.errors import OutputClosed
+
+        raise OutputClosed(f"standard {'error' if err else 'output'} was closed") from None
 
 
 def echo_json(data: object) -> None:

@@ -21,6 +21,7 @@ else:  # the C module itself: `signal` wraps it in enums, which costs start-up t
     import _signal as signal
 
 EXIT_INTERRUPTED = 130
+EXIT_OUTPUT_CLOSED = 141  # (clm_policy.cli.errors, not imported here: the quick paths)
 
 
 def _exit_now(_signum: int, _frame: object) -> None:
@@ -122,7 +123,8 @@ def _decide() -> None:
         text = answer(args)
         if text is None:
             return
-        write_fd(1, text)
+        if not write_fd(1, text):
+            _finish(EXIT_OUTPUT_CLOSED)
     except ClmError as exc:
         from clm_policy.cli import errors
 
@@ -142,8 +144,8 @@ def _log() -> None:
     if done is None:
         return
     status, out, err = done
-    if out and not write_fd(1, out):
-        _finish(0)
+    if out and not write_fd(1, out):  # its reader went away (`| head`)
+        _finish(EXIT_OUTPUT_CLOSED)
     if err:
         write_fd(2, err)
     _finish(status)

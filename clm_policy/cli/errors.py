@@ -3,14 +3,16 @@ paths alike (no click here: a quick path reports in click's path's very words).
 
 Exit codes (README, "Exit codes"): 0 success; 2 bad input or usage (a file:line:col message, no
 traceback); 3 an internal error (a bug; CLM_POLICY_DEBUG=1 shows the traceback); 130
-interrupted. With ``--format json`` an error is a JSON object on standard output.
+interrupted; 141 its output was closed (``| head``). With ``--format json`` an error is a JSON
+object on standard output.
 """
 
 from __future__ import annotations
 
 import os
+from contextlib import suppress
 
-from clm_policy.base.errors import ClmError, Interrupted, UsageError
+from clm_policy.base.errors import ClmError, Interrupted, OutputClosed, UsageError
 from clm_policy.base.termsafe import echo, echo_json
 
 TYPE_CHECKING = False
@@ -21,6 +23,7 @@ EXIT_OK = 0
 EXIT_INPUT = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
+EXIT_OUTPUT_CLOSED = 141
 
 
 def report(args: Sequence[str], exc: BaseException, commands: Sequence[str]) -> int:
@@ -33,13 +36,13 @@ def report(args: Sequence[str], exc: BaseException, commands: Sequence[str]) -> 
             echo(f"clm-policy: {exc.message}", err=True)
         echo("clm-policy: interrupted", err=True)
         return EXIT_INTERRUPTED
+    if isinstance(exc, (OutputClosed, BrokenPipeError)):
+        return _output_closed(exc)
     if isinstance(exc, UsageError):
         return fail(args, EXIT_INPUT, usage_line(command_path(args, commands), exc.message), exc)
     if isinstance(exc, ClmError):
         text = str(exc) if exc.location is not None else f"clm-policy: {exc}"
         return fail(args, EXIT_INPUT, text, exc)
-    if isinstance(exc, BrokenPipeError):
-        return EXIT_OK
     if os.environ.get("CLM_POLICY_DEBUG"):
         import traceback
 
@@ -54,6 +57,24 @@ def report(args: Sequence[str], exc: BaseException, commands: Sequence[str]) -> 
         f"clm-policy: internal error: {type(exc).__name__}: {_short(str(exc))} (this is a "
         "bug; rerun with CLM_POLICY_DEBUG=1 for the traceback)",
     )
+
+
+def _output_closed(exc: BaseException) -> int:
+    """The command's reader went away (``| head``): what it left, if anything, said on
+    standard error (while that is open), and exit 141 — as a shell reports a program a closed
+    pipe ended. Standard output goes nowhere from here, so that Python's last flush of it
+    says nothing."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:  # (no standard output at all: nothing to flush)
+        pass
+    left = getattr(exc, "left", None)
+    if left:
+        with suppress(OutputClosed):  # (standard error may be gone too)
+            echo(f"clm-policy: output closed; {left}", err=True)
+    return EXIT_OUTPUT_CLOSED
 
 
 def _interrupted(exc: BaseException | None) -> bool:

@@ -177,7 +177,7 @@ def cli() -> None:
       clm-policy compact -m clm-memory -s s.json   # commit a compaction of a session
 
     Exit codes: 0 ok, 1 problems found (lint, test), 2 bad input or usage, 3 internal error,
-    4 a decision awaits confirmation (run), 130 interrupted.
+    4 a decision awaits confirmation (run), 130 interrupted, 141 output closed (| head).
     """
 
 

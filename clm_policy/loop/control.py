@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from clm_policy.base.errors import AgentError
+from clm_policy.base.errors import AgentError, OutputClosed
 from clm_policy.lifecycle.compaction import Summarizer
 from clm_policy.lifecycle.compose import Words, compose
 from clm_policy.lifecycle.estimate import estimate_message_tokens
@@ -157,6 +157,7 @@ class OuterControlLoop:
         self.max_steps = max_steps
         self.monitor = monitor or MetricsMonitor()
         self.listener = listener or (lambda _event, _data: None)
+        self._closed: OutputClosed | None = None  # the listener's output went away
         self.provenance = f"{policy.path}@{policy.digest}"
         self.confirmer = confirmer
         self.decide_first = decide_first  # a resumed session's last step awaits its decision
@@ -207,7 +208,7 @@ class OuterControlLoop:
             with uninterrupted():
                 self.interrupted()
             raise
-        except AgentError as exc:  # the failed step changed nothing: save what there is
+        except (AgentError, OutputClosed) as exc:  # the step changed nothing: save what there is
             with uninterrupted():
                 self._finish(exc.stop_reason)
             raise
@@ -255,7 +256,18 @@ class OuterControlLoop:
         result.final_state = self.state
         return result
 
+    def _say(self, event: str, data: dict[str, Any]) -> None:
+        """Tell the listener; output it cannot write (``run | head``) stops the run at the next
+        step's start (:meth:`_stops`), never inside the commit it tells of."""
+        if self._closed is None:
+            try:
+                self.listener(event, data)
+            except OutputClosed as exc:
+                self._closed = exc
+
     def _stops(self, result: LoopResult) -> bool:
+        if self._closed is not None:
+            raise self._closed
         if self.max_steps is not None and result.steps >= self.max_steps:
             result.stopped_reason = "max_steps"
         elif self.state.status in (TaskStatus.COMPLETED, TaskStatus.FAILED):
@@ -282,7 +294,7 @@ class OuterControlLoop:
             if self._in_a_row > MAX_COMPACTIONS_IN_A_ROW:
                 result.timeline.append(entry)
                 result.stopped_reason = "compaction_loop"
-                self.listener("stopped", {"reason": "compaction_loop", "entry": entry})
+                self._say("stopped", {"reason": "compaction_loop", "entry": entry})
                 return False
             try:
                 done = self._compact(decision)
@@ -303,7 +315,7 @@ class OuterControlLoop:
             result.handoffs.append(handed)
             entry = replace(entry, commit=handed.commit)
             result.timeline.append(entry)
-            self.listener("handoff", {"entry": entry, "outcome": handed})
+            self._say("handoff", {"entry": entry, "outcome": handed})
             if not self.continue_after_handoff:
                 result.stopped_reason = "handoff"
                 return False
@@ -312,7 +324,7 @@ class OuterControlLoop:
             record_session_start(self.repo, self.state, record=self._record(None))
             return True
         result.timeline.append(entry)
-        self.listener(decision.action.value, {"entry": entry})
+        self._say(decision.action.value, {"entry": entry})
         return True
 
     def _decision_record(self, decision: Decision, seen: dict[str, Any]) -> dict[str, Any]:

@@ -24,7 +24,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clm_policy.base.chat import ENV_BASE_URL
-from clm_policy.base.errors import AgentError, ClmError, InputError, Interrupted, StateError, quote
+from clm_policy.base.errors import (
+    AgentError,
+    ClmError,
+    InputError,
+    Interrupted,
+    OutputClosed,
+    StateError,
+    quote,
+)
 from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.loop.agent import SimulatedAgent
 from clm_policy.loop.openai_agent import ENV_MODEL, OpenAIChatAgent, OpenAIConfig, system_prompt
@@ -304,6 +312,12 @@ def execute(
             with uninterrupted():
                 loop.interrupted()
             raise Interrupted(_saved(loop, "interrupted", memory, plan)) from None
+        except OutputClosed as exc:
+            if loop is None:
+                raise
+            raise OutputClosed(
+                exc.message, left=_saved(loop, exc.stop_reason, memory, plan)
+            ) from None
         except AgentError as exc:
             if loop is None:
                 raise

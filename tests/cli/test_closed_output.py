@@ -1,0 +1,72 @@
+"""A command whose reader goes away (``clm-policy run | head``): it stops there with exit 141,
+as a shell reports a program a closed pipe ended; a run commits its session so far and says
+on standard error how to go on; nothing is lost and the resume goes on where it stopped."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from test_interrupts import LONG
+
+from conftest import git, invoke
+
+
+def test_a_run_whose_output_is_closed_is_saved_and_resumes(tmp_path: Path) -> None:
+    (tmp_path / "long.yaml").write_text(LONG)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clm_policy", "run", "--scenario", "long.yaml", "-m", "mem"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    with proc:
+        try:
+            assert proc.stdout.readline().startswith("playing long.yaml")
+            assert " compact " in proc.stdout.readline()  # mid-way: its reader leaves
+            proc.stdout.close()  # (the scenario has 20,000 steps: it has more to say)
+            err = proc.stderr.read()
+            proc.wait(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 141, err
+    assert "Traceback" not in err
+    assert "Exception ignored" not in err
+    memory = tmp_path / "mem"
+    (row,) = json.loads(invoke("status", "--memory", str(memory), "--format", "json").stdout)
+    assert (row["session"], row["stopped"]) == ("long", "output_closed")
+    assert err == (
+        f"clm-policy: output closed; session long is saved at step {row['step']} (stopped: "
+        "output_closed); to go on: clm-policy run --memory mem --resume long\n"
+    )
+    last = git(memory, "log", "-1", "--format=%s")
+    assert last == f"clm(session): long step {row['step']}, output_closed\n"
+    run_json = json.loads(git(memory, "show", "HEAD:sessions/long/run.json"))
+    assert (run_json["played"], run_json["decided"]) == (row["step"], True)
+    resumed = invoke("run", "--memory", str(memory), "--resume", "long", "--max-steps", "3")
+    assert resumed.exit_code == 0, resumed.stderr
+    assert f"long step {row['step'] + 3}, max_steps" in git(memory, "log", "-1", "--format=%s")
+    steps = git(memory, "log", "--format=%s").splitlines()
+    assert len(steps) == len(set(steps))  # no step's compaction committed twice
+    assert git(memory, "status", "--porcelain") == ""
+
+
+def test_a_quick_path_whose_output_is_closed_exits_141(tmp_path: Path) -> None:
+    # `decide` answers without click: a reader that is gone before it writes
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clm_policy", "decide", "--tokens", "1000", "--window", "200000"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    with proc:
+        proc.stdout.close()
+        _, err = proc.communicate(timeout=60)
+    assert (proc.returncode, err) == (141, b"")
