@@ -118,6 +118,9 @@ def calibrate(
         if value is None:
             result.left_out["no context window known (thresholds are shares of it)"] += 1
             continue
+        if unit == "percent" and value > 100:  # a window not the one assumed: it would mislead
+            result.left_out["past the profile's window (the session ran with a larger one)"] += 1
+            continue
         result.points.append(p)
         values.append(value)
     if len(values) < MIN_POINTS:

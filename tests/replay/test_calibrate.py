@@ -295,3 +295,22 @@ def test_a_value_in_a_form_that_cannot_be_edited_in_place(tmp_path: Path) -> Non
         f"{policy}:5:26: the value is written in a form calibrate cannot edit in place\n"
     )
     assert policy.read_bytes() == text.encode()
+
+
+def test_points_past_the_profile_s_window_are_left_out_not_proposed_as_shares(
+    tmp_path: Path,
+) -> None:
+    # the README's example: the demo (no window recorded; its context passes 200,000) and the
+    # team policy, whose shares are of a 200,000 window — once proposed as 88% and 111%
+    assert run_process("run", "--memory", "mem", cwd=tmp_path).returncode == 0
+    team = Path(shutil.copy(POLICIES / "examples" / "team.yaml", tmp_path / "team.yaml"))
+    before = team.read_bytes()
+    result = invoke("calibrate", "--memory", "mem", "--profile", "coding", "--write", str(team))
+    assert (result.exit_code, result.stderr) == (0, "")
+    lines = result.stdout.splitlines()
+    assert "  left out: 5 past the profile's window (the session ran with a larger one)" in lines
+    assert lines[-1] == (
+        "  too little history: 0 trouble point(s), at least 5 needed: nothing proposed, "
+        "nothing written"
+    )
+    assert team.read_bytes() == before
