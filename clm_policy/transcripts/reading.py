@@ -535,7 +535,11 @@ class Lines:
         return obj
 
     def finish(self) -> None:
-        """Refuse a file none of whose lines is of the format (all of them unknown)."""
+        """Refuse a file none of whose lines is of the format (all of them unknown), or none of
+        whose lines is a JSON object (binary data, another kind of file)."""
+        if self.bad and not self.objects:
+            where = Location(self.file, self.first_bad) if self.first_bad else Location(self.file)
+            raise InputError(f"no line is a JSON object: this is not a {NAMES[self.fmt]}", where)
         if self.objects and not self.checked:
             raise InputError(f"no line is a {NAMES[self.fmt]} line", Location(self.file))
 

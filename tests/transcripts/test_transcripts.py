@@ -769,6 +769,21 @@ def test_a_file_of_another_format(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("fmt", ["claude-code", "codex"])
+def test_a_file_with_no_json_object_at_all_is_refused_read_from_the_end_too(
+    tmp_path: Path, fmt: str
+) -> None:
+    # binary data named as a transcript: read from its end (decide, the hooks' context) it once
+    # gave "continue at 0 tokens", and `compact` committed a compaction of it
+    garbage = tmp_path / "g.jsonl"
+    garbage.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x01" * 40 + b"\nnot json\n[1, 2]\n\xff\xfe")
+    name = {"claude-code": "Claude Code transcript", "codex": "Codex rollout"}[fmt]
+    assert error_of(read_context, garbage, fmt) == (
+        f"{garbage}: no line is a JSON object: this is not a {name}"
+    )
+    assert error_of(read_transcript, garbage, fmt).startswith(f"{garbage}:1: line 1 is not a JSON")
+
+
 def test_bad_lines_in_the_middle_are_skipped_with_a_warning(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     good = [json.dumps(prompt("go")), json.dumps(response("m1", 700))]
