@@ -1,6 +1,6 @@
 """``clm-policy statusline``: one short line for Claude Code's status bar, e.g.::
 
-    ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding
+    ctx 46% 82k/180k · compact at 67% · continue · claude-code/coding
 
 Claude Code runs it on every refresh with a JSON object on standard input. The line holds the
 context (``current_usage``'s input, cache-creation and cache-read tokens: the sum behind Claude

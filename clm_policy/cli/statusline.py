@@ -29,7 +29,7 @@ def statusline(policy_ref: str | None, profile: str | None) -> int:
     Reads Claude Code's status-line JSON on standard input and prints, e.g.
 
     \b
-      ctx 41% 82k/200k · compact at 60% · continue · claude-code/coding
+      ctx 46% 82k/180k · compact at 67% · continue · claude-code/coding
 
     The project is the one of the session's folder (workspace.current_dir). The action is
     what the thresholds say for this context; the hooks decide with every rule. It never

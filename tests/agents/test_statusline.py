@@ -473,6 +473,21 @@ def test_the_click_command_prints_the_same_line(project: Path) -> None:
     assert "Print one status line for Claude Code" in invoke("statusline", "--help").stdout
 
 
+def test_the_help_s_example_prints_the_line_the_help_shows(tmp_path: Path) -> None:
+    # (once the help promised "ctx 41% 82k/200k · compact at 60%", a figure of an older version)
+    import re
+    import shlex
+
+    shown = invoke("statusline", "--help").stdout
+    promised = re.search(r"^\s+(ctx .+)$", shown, re.M)
+    example = re.search(r"echo ('.+?') \| clm-policy statusline", shown, re.S)
+    assert promised is not None
+    assert example is not None
+    stdin = shlex.split(" ".join(example[1].split()))[0]
+    proc = run_process("statusline", stdin=stdin, cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (0, promised[1] + "\n")
+
+
 def test_as_a_process(project: Path) -> None:
     stdin = json.dumps(payload(project, usage=usage_of(130_000)))
     for _ in range(2):  # a miss, then a hit
