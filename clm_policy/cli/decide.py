@@ -22,6 +22,7 @@ from clm_policy.cli.render import from_transcript, render, transcript_note
 from clm_policy.lifecycle.sources import WITH_TOKENS, Request, check, resolve
 from clm_policy.models.enums import MAX_COUNT, TaskStatus
 from clm_policy.policy.cache import load_policy_cached
+from clm_policy.policy.engine import NO_WINDOW
 from clm_policy.report.explain import render_explanation
 
 
@@ -131,4 +132,6 @@ def decide(
         echo_json(payload)
         return 0
     except StateError as exc:
+        if request.tokens is not None and exc.message.endswith(NO_WINDOW):
+            raise StateError(f"{exc.message}; with --tokens: give --window N") from None
         raise resolved.locate(exc) from None

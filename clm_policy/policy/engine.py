@@ -29,6 +29,11 @@ if TYPE_CHECKING:
     from clm_policy.policy.expr import CompiledExpression
     from clm_policy.policy.template import Template
 
+NO_WINDOW = (
+    "set tokens.context_window or tokens.model in the state, or context_window in the profile"
+)
+"""How a state with no known window gets one (the end of the error that says so)."""
+
 
 class Threshold(Record):
     """A threshold in tokens, or as a percentage of the context window."""
@@ -358,8 +363,7 @@ class Policy(Record):
             which = "soft_compact" if soft is None else "hard_handoff"
             raise StateError(
                 f"profile '{prof.name}' gives {which} as a share of the context window, but "
-                "no window is known: set tokens.context_window or tokens.model in the state, "
-                "or context_window in the profile"
+                f"no window is known: {NO_WINDOW}"
             )
         tokens = state.tokens
         last = state.last_compact_step

@@ -395,8 +395,8 @@ def test_missing_window_for_share_thresholds(tmp_path: Path) -> None:
     assert result.stderr == (
         "clm-policy: profile 'c' gives soft_compact as a share of the context window, but no "
         "window is known: set tokens.context_window or tokens.model in the state, or "
-        "context_window in the profile\n"
-    )
+        "context_window in the profile; with --tokens: give --window N\n"
+    )  # (the option that gives it, on the command line that has no state to edit)
     ok = invoke("decide", "-p", str(path), "-t", "150000", "--window", "200000", "--profile", "c")
     assert ok.exit_code == 0
     assert "action:    compact" in ok.stdout
