@@ -59,7 +59,10 @@ def render_explanation(e: Explanation) -> str:
         mark = "DECIDED" if r.decided else ("no" if reached else "not reached")
         reached = reached and not r.decided
         where = one_line(r.location)
-        lines.append(f"  {r.id} -> {r.action.value}: {_result(r.result)}  [{mark}]  {where}")
+        result = _result(r.result)
+        if mark == "not reached" and r.result is not None:  # evaluated all the same
+            result = f"would be {result}"
+        lines.append(f"  {r.id} -> {r.action.value}: {result}  [{mark}]  {where}")
         lines.extend(_details(r.expression, dict(r.names), r.error))
     lines.append(f"  otherwise -> {e.otherwise.value}" + ("  [DECIDED]" if reached else ""))
     if e.guards:

@@ -259,3 +259,15 @@ def test_help_shows_the_set_up_commands_and_they_run(tmp_path: Path) -> None:
     )
     hooks = json.loads((tmp_path / ".codex" / "hooks.json").read_text())
     assert list(hooks) == ["hooks"]
+
+
+def test_explain_says_what_a_rule_not_reached_would_have_said() -> None:
+    shown = invoke("decide", "--tokens", "260000", "--explain").stdout.splitlines()
+    rules = [line.split("  <bundled>")[0] for line in shown if " -> " in line]
+    assert rules == [
+        "  phase_boundary -> handoff: false  [no]",
+        "  hard_handoff -> handoff: false  [no]",
+        "  soft_compact -> compact: true  [DECIDED]",
+        "  degradation -> compact: would be false  [not reached]",
+        "  otherwise -> continue",
+    ]
