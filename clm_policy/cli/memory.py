@@ -210,6 +210,10 @@ def log(
             rev="--all" if all_refs else "HEAD",
             agent=agent,
         )
+        if not entries and session is not None:
+            from clm_policy.memory.history import check_session_known
+
+            check_session_known(repo, session, memory)  # a typo is bad input, as in `status`
     from clm_policy.report.auditlog import NOTHING, render
 
     text = render(entries, fmt)

@@ -176,8 +176,7 @@ def load_history(
     ids = sorted(set(files) | set(by_session))
     if session is not None:
         if session not in ids:
-            known = ", ".join(ids) or "none"
-            raise InputError(f"{shown}: no session {session!r} recorded (sessions: {known})")
+            check_session_known(repo, session, shown, files)
         ids = [session]
     history = History(root=shown, head=head, sessions=[])
     advance = progress(len(ids)) if progress is not None else None
@@ -218,6 +217,20 @@ def _chunks(ids: list[str], files: dict[str, dict[str, _File]], limit: int) -> I
         size += more
     if chunk:
         yield chunk
+
+
+def check_session_known(
+    repo: MemoryRepo, session: str, shown: str, files: dict[str, dict[str, _File]] | None = None
+) -> None:
+    """An :class:`InputError` naming the sessions there are, when ``repo`` has no trace of
+    ``session`` (no files of its own, no commit of it on any branch); ``files``: the
+    sessions' files, when read already."""
+    files = _session_files(repo) if files is None and repo.head() else files or {}
+    logged = {e.session for e in read_log(repo, rev="--all") if is_session(e.session)}
+    ids = sorted(set(files) | logged)
+    if session not in ids:
+        known = ", ".join(ids) or "none"
+        raise InputError(f"{shown}: no session {session!r} recorded (sessions: {known})")
 
 
 def _read_start_tokens(repo: MemoryRepo, read: list[SessionHistory]) -> None:

@@ -41,7 +41,7 @@ ARGS = [
     ["-n", "2"],
     ["--limit", "1", "--all"],
     ["--session", "demo", "--event", "handoff"],
-    ["--session", "nosuch"],
+    ["--session", "demo", "--agent", "nosuch"],
 ]
 
 
@@ -64,6 +64,13 @@ def test_it_prints_what_click_prints(trail: Path, args: list[str]) -> None:
 )
 def test_what_it_does_not_answer_click_does(trail: Path, args: list[str]) -> None:
     assert quicklog.answer(["--memory", str(trail), *args]) is None
+
+
+def test_a_session_with_no_trace_goes_to_click_which_names_the_sessions(trail: Path) -> None:
+    assert quicklog.answer(["--memory", str(trail), "--session", "nosuch"]) is None
+    slow = invoke("log", "--memory", str(trail), "--session", "nosuch")
+    assert (slow.exit_code, slow.stdout) == (2, "")
+    assert slow.stderr.endswith(": no session 'nosuch' recorded (sessions: demo, demo-2)\n")
 
 
 def test_a_folder_that_is_not_plainly_a_repository_goes_to_click(tmp_path: Path) -> None:

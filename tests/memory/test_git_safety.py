@@ -170,10 +170,14 @@ def test_foreign_commits_with_separator_bytes_never_break_log_or_status(memory: 
 
 def test_log_filters_match_literally(memory: Path) -> None:
     assert invoke("run", "--memory", str(memory), "--max-steps", "2").exit_code == 0
-    for session, count in (("demo", 2), ("d.mo", 0), ("dem.*", 0)):
+    listed = invoke("log", "--memory", str(memory), "--session", "demo", "--format", "json")
+    assert listed.exit_code == 0
+    assert len(json.loads(listed.stdout)) == 2
+    for session in ("d.mo", "dem.*"):  # no pattern: no such session, and it says which there are
         listed = invoke("log", "--memory", str(memory), "--session", session, "--format", "json")
-        assert listed.exit_code == 0
-        assert len(json.loads(listed.stdout)) == count, session
+        assert listed.exit_code == 2
+        message = json.loads(listed.stdout)["error"]["message"]
+        assert message.endswith(f": no session '{session}' recorded (sessions: demo)"), session
 
 
 def test_git_runs_with_a_config_that_names_no_hooks(memory: Path) -> None:

@@ -167,5 +167,9 @@ def test_log_text(memory: Path) -> None:
         f"{c1[:12]}  {d1}  clm(init): memory repository\n"
         "              redactions=0\n"
     )
-    none = invoke("log", "--memory", str(memory), "--session", "nobody")
+    none = invoke("log", "--memory", str(memory), "--event", "signal")
     assert (none.exit_code, none.stdout, none.stderr) == (0, "", "no matching commits\n")
+    # a session with no trace at all is a typo: bad input, as `status` and `report` say
+    nobody = invoke("log", "--memory", str(memory), "--session", "nobody")
+    assert (nobody.exit_code, nobody.stdout) == (2, "")
+    assert nobody.stderr == f"clm-policy: {memory}: no session 'nobody' recorded (sessions: s1)\n"

@@ -71,7 +71,23 @@ def answer(args: list[str]) -> tuple[int, str, str] | None:
         reader.close()
         proc.communicate()
     text = render(reader.entries, values["fmt"])
+    if text is None and values["session"] is not None and not _known(root, values["session"]):
+        return None  # click's path says so (exit 2), naming the sessions there are
     return (0, "", NOTHING) if text is None else (0, text, "")
+
+
+def _known(root: str, session: str) -> bool:
+    """Whether the repository has any trace of ``session`` (read only when nothing matched)."""
+    from clm_policy.base.errors import ClmError
+    from clm_policy.memory.git.write import MemoryRepo
+    from clm_policy.memory.history import check_session_known
+
+    try:
+        with MemoryRepo(root) as repo:
+            check_session_known(repo, session, root)
+    except ClmError:
+        return False
+    return True
 
 
 def _plainly_a_memory_repository(root: str) -> bool:
