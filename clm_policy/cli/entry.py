@@ -107,7 +107,7 @@ def _quickly(path: Callable[[], None], say: bool) -> None:
         path()
     except KeyboardInterrupt:
         if say:
-            os.write(2, b"clm-policy: interrupted\n")
+            os.write(2, b"\nclm-policy: interrupted\n")  # after the ^C, as click does
         sys.exit(EXIT_INTERRUPTED)
 
 

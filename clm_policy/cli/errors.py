@@ -32,10 +32,7 @@ def report(args: Sequence[str], exc: BaseException, commands: Sequence[str]) -> 
     error), anything else an internal error. ``commands``: the command names (for the
     command's name in a usage error)."""
     if _interrupted(exc):
-        if isinstance(exc, Interrupted):  # what the command left, and how to go on
-            echo(f"clm-policy: {exc.message}", err=True)
-        echo("clm-policy: interrupted", err=True)
-        return EXIT_INTERRUPTED
+        return _interrupt(args, exc)
     if isinstance(exc, (OutputClosed, BrokenPipeError)):
         return _output_closed(exc)
     if isinstance(exc, UsageError):
@@ -57,6 +54,22 @@ def report(args: Sequence[str], exc: BaseException, commands: Sequence[str]) -> 
         f"clm-policy: internal error: {type(exc).__name__}: {_short(str(exc))} (this is a "
         "bug; rerun with CLM_POLICY_DEBUG=1 for the traceback)",
     )
+
+
+def _interrupt(args: Sequence[str], exc: BaseException) -> int:
+    """Ctrl-C: what the command left and how to go on (a run's saved session), then
+    ``clm-policy: interrupted``, on standard error; with ``--format json`` the same as an
+    error object on standard output too, so that a program reading it still gets JSON. Exit
+    130."""
+    left = exc.message if isinstance(exc, Interrupted) else None
+    with suppress(OutputClosed):  # (click has ended the terminal's ``^C`` line already)
+        if left:
+            echo(f"clm-policy: {left}", err=True)
+        echo("clm-policy: interrupted", err=True)
+        if wants_json(args):
+            message = f"interrupted; {left}" if left else "interrupted"
+            echo_json({"error": {"code": EXIT_INTERRUPTED, "message": message}})
+    return EXIT_INTERRUPTED
 
 
 def _output_closed(exc: BaseException) -> int:

@@ -135,6 +135,25 @@ def test_ctrl_c_while_a_command_imports_a_module_is_a_quiet_130(
     assert not (tmp_path / "mem").exists()
 
 
+@pytest.mark.parametrize("saved", [None, "session demo is saved at step 7 (stopped: interrupted)"])
+def test_ctrl_c_with_format_json_still_prints_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, saved: str | None
+) -> None:
+    # a program reading `--format json` gets an error object, as for any other error
+    from clm_policy.base.errors import Interrupted
+
+    def execute(*_args: object, **_kwargs: object) -> None:
+        raise Interrupted(saved) if saved else KeyboardInterrupt
+
+    monkeypatch.setattr("clm_policy.loop.runs.execute", execute)
+    result = invoke("run", "--memory", str(tmp_path / "mem"), "--format", "json")
+    assert result.exit_code == 130
+    message = f"interrupted; {saved}" if saved else "interrupted"
+    assert json.loads(result.stdout) == {"error": {"code": 130, "message": message}}
+    said = f"clm-policy: {saved}\n" if saved else ""
+    assert result.stderr == "\n" + said + "clm-policy: interrupted\n"  # (click ends the ^C line)
+
+
 def test_ctrl_c_during_a_run_commits_it_and_it_resumes(
     tmp_path: Path, start: Callable[..., subprocess.Popen[str]]
 ) -> None:
