@@ -97,7 +97,10 @@ def run_experiment(
 
     root = Path(workdir)
     if root.exists() and any(root.iterdir()):
-        raise InputError(f"{root}: not empty (an experiment starts in a new folder)")
+        raise InputError(
+            f"{root}: not empty (an experiment starts in a new folder: remove what an earlier "
+            "or interrupted run left there, or give another --workdir)"
+        )
     import multiprocessing
 
     forks = "fork" in multiprocessing.get_all_start_methods()  # POSIX; else one at a time

@@ -39,6 +39,11 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+def _a(what: str) -> str:
+    """``what`` with its article: "a policy", "an experiment"."""
+    return f"{'an' if what[:1].lower() in 'aeio' else 'a'} {what}"
+
+
 def _size(limit: int) -> str:
     return f"{limit // MiB} MiB" if limit % MiB == 0 else f"{limit} bytes"
 
@@ -70,13 +75,13 @@ def check_file(path: StrPath, display: str, limit: int, what: str) -> None:
 
 def _check_stat(info: os.stat_result, shown: str, limit: int, what: str) -> None:
     if not stat.S_ISREG(info.st_mode):
-        raise InputError(f"is {_kind(info.st_mode)}, not a {what} file", Location(shown))
+        raise InputError(f"is {_kind(info.st_mode)}, not {_a(what)} file", Location(shown))
     if info.st_size > limit:
         raise InputError(_too_large(what, limit), Location(shown))
 
 
 def _too_large(what: str, limit: int) -> str:
-    return f"too large for a {what} file (more than {_size(limit)})"
+    return f"too large for {_a(what)} file (more than {_size(limit)})"
 
 
 def read_text(path: StrPath, display: str | None = None, *, limit: int, what: str) -> str:
@@ -109,7 +114,7 @@ def read_bytes(
     except (FileNotFoundError, ValueError):  # ValueError: a NUL byte in the name
         raise InputError("no such file", Location(shown)) from None
     except IsADirectoryError:
-        raise InputError(f"is a directory, not a {what} file", Location(shown)) from None
+        raise InputError(f"is a directory, not {_a(what)} file", Location(shown)) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", Location(shown)) from None
     try:

@@ -204,6 +204,11 @@ def test_a_directory_is_no_policy(tmp_path: Path) -> None:
     assert decide_policy(tmp_path) == (2, f"{tmp_path}: is a directory, not a policy file\n")
     state = invoke("decide", "--state", str(tmp_path))
     assert (state.exit_code, state.stderr) == (2, f"{tmp_path}: is a directory, not a state file\n")
+    experiment = invoke("experiment", str(tmp_path))  # (its article too: once "a experiment")
+    assert (experiment.exit_code, experiment.stderr) == (
+        2,
+        f"{tmp_path}: is a directory, not an experiment file\n",
+    )
 
 
 @dev_zero
