@@ -12,11 +12,15 @@ from clm_policy.formats.textio import path_kind
 
 
 def check_output(path: str | None) -> None:
-    """Refuse an output path whose folder does not exist, before anything is run or written
-    (None, or ``-``: standard output)."""
-    if path not in (None, "-") and path_kind(Path(path).parent) != "folder":
+    """Refuse an output path whose folder does not exist, or that is a folder, before
+    anything is run or written (None, or ``-``: standard output)."""
+    if path in (None, "-"):
+        return
+    if path_kind(Path(path).parent) != "folder":
         # the same words as a failed write, said before the run rather than after it
-        raise InputError("cannot write the report: No such file or directory", Location(path))
+        raise InputError("cannot write the output: No such file or directory", Location(path))
+    if path_kind(path) == "folder":  # (-o names the file the output goes to)
+        raise InputError("is a folder: --output takes a file's path", Location(path))
 
 
 def write_report(path: str, text: str) -> None:
@@ -28,4 +32,4 @@ def write_report(path: str, text: str) -> None:
     try:
         replace(path, terminal_safe(text).encode("utf-8"))
     except OSError as exc:
-        raise InputError(f"cannot write the report: {exc.strerror}", Location(path)) from None
+        raise InputError(f"cannot write the output: {exc.strerror}", Location(path)) from None

@@ -804,7 +804,7 @@ def test_output_into_a_missing_folder_is_bad_input(tmp_path: Path, command: list
     out = tmp_path / "missing" / "deeper" / "report.out"
     result = invoke(*command, str(REPO / "policies"), "--output", str(out))
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == f"{out}: cannot write the report: No such file or directory\n"
+    assert result.stderr == f"{out}: cannot write the output: No such file or directory\n"
     assert not (tmp_path / "missing").exists()
 
 

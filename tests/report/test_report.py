@@ -308,7 +308,16 @@ def test_an_output_folder_that_does_not_exist(memory: Path, tmp_path: Path) -> N
     out = tmp_path / "no" / "report.html"
     result = invoke("report", "--memory", str(memory), "-o", str(out))
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == f"{out}: cannot write the report: No such file or directory\n"
+    assert result.stderr == f"{out}: cannot write the output: No such file or directory\n"
+    for command in ("report", "export"):  # a folder where the file goes: said before any work
+        folder = invoke(command, "--memory", str(memory), "-o", str(tmp_path))
+        assert (folder.exit_code, folder.stdout) == (2, "")
+        assert folder.stderr == f"{tmp_path}: is a folder: --output takes a file's path\n"
+    # a file where the memory repository goes: what it is, not "create one" with init
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    log = invoke("log", "--memory", str(afile))
+    assert log.stderr == f"clm-policy: {afile}: is a file, not a memory repository (a folder)\n"
 
 
 def test_broken_lines_are_skipped_where_they_are(memory: Path, tmp_path: Path) -> None:

@@ -332,7 +332,7 @@ def test_output_to_an_unwritable_place_is_a_usage_error(tmp_path: Path) -> None:
     result = invoke("test", str(POLICIES / "tests"), "--output", str(tmp_path / "no" / "r.xml"))
     assert result.exit_code == 2
     assert result.stderr == (
-        f"{tmp_path / 'no' / 'r.xml'}: cannot write the report: No such file or directory\n"
+        f"{tmp_path / 'no' / 'r.xml'}: cannot write the output: No such file or directory\n"
     )
 
 

@@ -131,6 +131,8 @@ class MemoryRepo:
 
     def __init__(self, root: str | os.PathLike[str], *, lock_timeout: float = 120.0) -> None:
         where = os.fspath(root)
+        if os.path.exists(where) and not os.path.isdir(where):
+            raise InputError(f"{where}: is a file, not a memory repository (a folder)")
         if not os.path.isdir(where):
             raise InputError(
                 f"{where}: no such memory repository (create one: clm-policy init {where})"
