@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 NO_GOAL = "Unknown: the session recorded no goal; ask the user or read the source of truth"
 """The goal of a manifest whose session had none (the field must not be empty)."""
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 COPIED = (
     *("source_of_truth", "changed_artifacts", "commands_and_results", "verified", "not_verified"),
     *("assumptions_risks", "blockers", "requests", "constraints", "decisions", "done"),
@@ -235,8 +235,9 @@ def render_manifest_markdown(manifest: HandoffManifest, *, session_id: str, step
 def manifest_filename(manifest: HandoffManifest, session_id: str) -> str:
     """``<UTC compact timestamp>_<session id>.json``, e.g. ``20260804T120000Z_s1.json``.
 
-    Safe on every file system: characters of the session id outside ``[A-Za-z0-9_-]`` become
-    ``-``, and it is cut to 100 characters. Names sort by time.
+    Safe on every file system: characters of the session id outside ``[A-Za-z0-9_.-]`` become
+    ``-`` (a run's second session ``demo.2`` keeps its dot: ``demo-2`` is another session),
+    and it is cut to 100 characters. Names sort by time.
     """
     stamp = manifest.timestamp.replace("-", "").replace(":", "")
     safe = _UNSAFE.sub("-", session_id)[:100] or "session"

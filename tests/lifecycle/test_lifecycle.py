@@ -509,7 +509,8 @@ def test_the_seed_holds_the_manifest_and_memory_but_no_transcript() -> None:
 def test_manifest_filename() -> None:
     m = manifest()
     assert manifest_filename(m, "s1") == "20260804T120000Z_s1.json"
-    assert manifest_filename(m, "../a b/ü:c") == "20260804T120000Z_---a-b---c.json"
+    assert manifest_filename(m, "../a b/ü:c") == "20260804T120000Z_..-a-b---c.json"
+    assert manifest_filename(m, "demo.2") == "20260804T120000Z_demo.2.json"  # not demo-2's
     assert manifest_filename(m, "a" * 300) == "20260804T120000Z_" + "a" * 100 + ".json"
     fraction = m.replace(timestamp="2026-08-04T12:00:00.25Z")
     assert manifest_filename(fraction, "s1") == "20260804T120000.25Z_s1.json"
