@@ -37,7 +37,6 @@ from clm_policy.report.explain import render_explanation
 @count_option(
     "--step",
     high=MAX_COUNT,
-    metavar=None,
     default=WITH_TOKENS["step"][1],
     show_default=True,
     help="With --tokens: steps taken in the session.",

@@ -116,7 +116,20 @@ def count_option(
     *decls: str, low: int = 0, high: int | None = None, metavar: str | None = "N", **attrs: Any
 ) -> Callable[[F], F]:
     """An option whose value is a whole number from ``low`` to ``high`` (None: unbounded)."""
-    return click.option(*decls, type=click.IntRange(min=low, max=high), metavar=metavar, **attrs)
+    return click.option(*decls, type=_Count(min=low, max=high), metavar=metavar, **attrs)
+
+
+class _Count(click.IntRange):
+    """click's whole-number range, saying "not a whole number" of a value that is none (click
+    says "is not a valid integer range")."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            try:
+                int(value.strip())
+            except ValueError:
+                self.fail(f"{value!r} is not a whole number", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def session_option(help_text: str, *, required: bool = False) -> Callable[[F], F]:
