@@ -97,7 +97,7 @@ def decide(
       clm-policy decide --tokens 360000 --profile research --explain
       clm-policy decide --state session.json --format json
       cat session.json | clm-policy decide --state - --policy policies/examples/team.yaml
-      clm-policy decide -p policies/examples/option_b.yaml --tokens 300000 \\
+      clm-policy decide -p policies/examples/option_b.yaml --tokens 330000 \\
           --window 400000 --signal open_subagent_calls=2
       clm-policy decide --memory clm-memory --session demo --explain
       clm-policy decide --transcript ~/.claude/projects/-home-me-shop/<session>.jsonl

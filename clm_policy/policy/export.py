@@ -67,7 +67,7 @@ def resolved_yaml(policy: Policy) -> str:
     doc.yaml_set_start_comment(
         "Resolved policy (extends merged): "
         + " <- ".join(_comment(f) for f in reversed(policy.files))
-        + f"\ncontent hash {policy.digest}"
+        + f"\nhash of its files (their paths and content) {policy.digest}"
     )
     if policy.description:
         doc["description"] = policy.description

@@ -140,7 +140,7 @@ def calibration_text(c: Calibration, written: list[Edit] | None, target: str | N
     if c.proposed is None:
         out.append(f"  {c.reason}: nothing proposed" + (", nothing written" if target else ""))
         return "\n".join(out) + "\n"
-    low = f"{c.lower_decile:g}%" if c.unit == "percent" else f"{c.lower_decile:,.0f} tokens"
+    low = f"{c.lower_decile:.4g}%" if c.unit == "percent" else f"{c.lower_decile:,.0f} tokens"
     out.append(f"  lower decile of the trouble points: {low}; margin {MARGIN:.0%}")
     soft, hard = c.proposed
     out.append(f"  proposed:  soft_compact {soft}, hard_handoff {hard}")
