@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from clm_policy.base.errors import InputError
 from clm_policy.base.termsafe import echo, echo_json
 from clm_policy.cli.options import format_option, memory_option, session_option
 
@@ -31,6 +32,8 @@ def status(memory: str, session: str | None, fmt: str) -> int:
     for note in found.notes:
         echo(f"clm-policy: {note}", err=True)
     rows = found.rows
+    if not rows and found.skipped:  # sessions there are, none readable: not "none yet"
+        raise InputError(f"{memory}: no session could be read ({len(found.skipped)} skipped)")
     if fmt == "json":
         echo_json(rows if session is None else rows[0])
     elif not rows:

@@ -122,6 +122,12 @@ def test_status_skips_what_a_teammate_committed_by_hand(memory: Path) -> None:
     one = invoke("status", "--memory", str(memory), "--session", "broken")
     assert one.exit_code == 2
     assert "sessions/broken/state.json is not a valid session state" in one.stderr
+    # with no session left that reads, it is not "no sessions yet" but bad input
+    git(memory, "rm", "-q", "-r", "sessions/demo")
+    git(memory, "commit", "-q", "-m", "only the broken one")
+    none = invoke("status", "--memory", str(memory))
+    assert (none.exit_code, none.stdout) == (2, "")
+    assert none.stderr.endswith(f"clm-policy: {memory}: no session could be read (1 skipped)\n")
 
 
 # -- bytes git would not take -----------------------------------------------------------------
