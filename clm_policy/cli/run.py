@@ -210,11 +210,15 @@ def _execute(plan: RunPlan, memory: str, *, assume_yes: bool, fmt: str) -> RunDo
     from clm_policy.loop.runs import execute
 
     text = fmt == "text"
+    sessions = [plan.state.session_id]  # the session the lines are of (steps count per session)
 
     def listener(event: str, data: dict[str, Any]) -> None:
         if not text or event == "continue":
             return
         entry = data["entry"]
+        if entry.session != sessions[-1]:
+            echo(f"  session {entry.session}, from the handoff of {sessions[-1]}:")
+            sessions.append(entry.session)
         commit = f"commit {entry.commit[:12]}" if entry.commit else ""
         echo(
             f"  step {entry.step:>4}  {entry.context_tokens:>9,} tokens  "

@@ -411,3 +411,14 @@ def test_what_was_decided_and_done_reaches_every_later_handoff(tmp_path: Path) -
             "login works with a bearer token (pytest tests/test_auth.py)" in (manifest["verified"])
         )
         assert manifest["constraints"] == ["keep the public API"]
+
+
+def test_the_live_lines_say_when_a_session_goes_on_from_a_handoff(tmp_path: Path) -> None:
+    # steps count per session: without the session's line, 43 then 21 reads as going back
+    shown = invoke("run", "--memory", str(tmp_path / "mem")).stdout.splitlines()
+    live = shown[1 : shown.index("")]
+    assert [line.split()[1] for line in live if line.startswith("  step")] == [
+        "23", "42", "43", "21", "37", "52",
+    ]  # fmt: skip
+    assert live[3] == "  session demo-2, from the handoff of demo:"
+    assert live[2].split()[4] == "handoff"
