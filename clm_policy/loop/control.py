@@ -292,6 +292,7 @@ class OuterControlLoop:
             follows = self.state.step_index - 1 == self.state.last_compact_step
             self._in_a_row = self._in_a_row + 1 if follows else 1
             if self._in_a_row > MAX_COMPACTIONS_IN_A_ROW:
+                self._undecided = True  # not carried out: a resume decides this step again
                 result.timeline.append(entry)
                 result.stopped_reason = "compaction_loop"
                 self._say("stopped", {"reason": "compaction_loop", "entry": entry})

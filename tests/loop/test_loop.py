@@ -153,6 +153,9 @@ def test_a_policy_that_always_compacts_is_stopped(tmp_path: Path) -> None:
     out = run_json(tmp_path, "--policy", str(policy))
     assert out["stopped_reason"] == "compaction_loop"
     assert out["compact_count"] == 3
+    # the fourth compaction was not carried out: its step awaits a decision on resume
+    run = json.loads(git(tmp_path / "mem", "show", "HEAD:sessions/demo/run.json"))
+    assert (run["stopped"], run["decided"]) == ("compaction_loop", False)
 
 
 def test_bad_scenario_is_located(tmp_path: Path) -> None:
