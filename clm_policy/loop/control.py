@@ -47,7 +47,7 @@ from clm_policy.loop.agent import Agent, ScriptedStep
 from clm_policy.loop.monitor import MetricsMonitor, seen_state
 from clm_policy.memory.change import JsonDoc, JsonLines
 from clm_policy.memory.git.write import MemoryRepo
-from clm_policy.memory.layout import check_session, session_dir
+from clm_policy.memory.layout import check_session, log_file, session_dir
 from clm_policy.memory.store import MemoryStore, Remembered
 from clm_policy.models.decision import Decision
 from clm_policy.models.enums import Action, MessageRole, TaskStatus
@@ -344,8 +344,8 @@ class OuterControlLoop:
     # -- events --------------------------------------------------------------------------------
 
     def _log(self, kind: str, record: dict[str, Any]) -> None:
-        path = f"{session_dir(self.state.session_id)}/{kind}.jsonl"
-        self._logs.setdefault(path, []).append(record)
+        folder, name = session_dir(self.state.session_id), log_file(kind, self.state.step_index)
+        self._logs.setdefault(f"{folder}/{name}", []).append(record)
 
     def _take_logs(self, *, keep: bool = False) -> dict[str, JsonLines]:
         """The buffered logs to commit; with ``keep`` they stay buffered (until the commit)."""
@@ -383,7 +383,8 @@ class OuterControlLoop:
     def _note_recall(self, recall: Recall) -> None:
         """The compaction's recall, in this step's line of metrics.jsonl (before the commit
         that holds the line)."""
-        lines = self._logs.get(f"{session_dir(self.state.session_id)}/metrics.jsonl") or []
+        folder = session_dir(self.state.session_id)
+        lines = self._logs.get(f"{folder}/{log_file('metrics', self.state.step_index)}") or []
         if lines and lines[-1].get("step") == self.state.step_index:
             lines[-1]["recall"] = {
                 "value": recall.value,

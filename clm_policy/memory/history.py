@@ -22,7 +22,7 @@ from clm_policy.base.errors import InputError, Location
 from clm_policy.formats.textio import STATE_LIMIT
 from clm_policy.memory.audit import AuditEntry, read_log
 from clm_policy.memory.git.write import OBJECT_ID, MemoryRepo
-from clm_policy.memory.layout import SESSIONS, is_session
+from clm_policy.memory.layout import SESSIONS, is_session, log_kind
 from clm_policy.models.enums import MAX_COUNT
 
 if TYPE_CHECKING:
@@ -258,7 +258,7 @@ class _File:
 
     def __init__(self, name: str, blob: str, size: int) -> None:
         self.blob, self.size = blob, size
-        self.limit = LIMITS[name]
+        self.limit = LIMITS.get(name) or LIMITS[f"{log_kind(name)}.jsonl"]
         self.readable = size <= self.limit
 
 
@@ -271,7 +271,7 @@ def _session_files(repo: MemoryRepo) -> dict[str, dict[str, _File]]:
         if len(parts) < 2 or parts[0] != SESSIONS or not is_session(parts[1]):
             continue
         files = found.setdefault(parts[1], {})
-        if len(parts) == 3 and parts[2] in FILES and size >= 0:
+        if len(parts) == 3 and (parts[2] in FILES or log_kind(parts[2])) and size >= 0:
             files[parts[2]] = _File(parts[2], blob, size)
     return found
 
@@ -290,9 +290,14 @@ class _Reader:
         s = SessionHistory(self.sid, events=[_event(e) for e in entries])
         s.state = self._document("state.json")
         s.run = self._document("run.json")
-        s.steps = list(self._lines("metrics.jsonl", _step))
-        s.decisions = list(self._lines("decisions.jsonl", _decision))
+        s.steps = list(self._log("metrics", _step))
+        s.decisions = list(self._log("decisions", _decision))
         return s
+
+    def _log(self, kind: str, build: Callable[[dict[str, Any]], Built]) -> Iterator[Built]:
+        """The lines of the session's log ``kind``, its files in the order of their steps."""
+        for name in sorted(n for n in self.files if log_kind(n) == kind):
+            yield from self._lines(name, build)
 
     def _skip(self, name: str, message: str, line: int = 0, col: int = 0) -> None:
         where = Location(f"{self.shown}/{SESSIONS}/{self.sid}/{name}", line, col)

@@ -99,6 +99,26 @@ def session_dir(session_id: str) -> str:
     return f"{SESSIONS}/{check_session(session_id)}"
 
 
+LOG_STEPS = 1000
+"""Steps a session's log file holds (``decisions.jsonl``, ``metrics.jsonl``): a commit rewrites
+only the newest file, so a long run's commits stay as quick as its first ones."""
+_LOG = re.compile(r"(decisions|metrics)(?:\.steps-(\d{9}))?\.jsonl")
+
+
+def log_file(kind: str, step: int) -> str:
+    """The file of a session's log ``kind`` (``decisions`` or ``metrics``) that holds the
+    record of ``step``: ``decisions.jsonl`` for the first :data:`LOG_STEPS` steps, then
+    ``decisions.steps-000001000.jsonl`` and so on (names that sort in the order of the steps)."""
+    first = step // LOG_STEPS * LOG_STEPS
+    return f"{kind}.jsonl" if first <= 0 else f"{kind}.steps-{first:09d}.jsonl"
+
+
+def log_kind(name: str) -> str | None:
+    """The log a session file's ``name`` is a part of (:func:`log_file`), else None."""
+    match = _LOG.fullmatch(name)
+    return match[1] if match else None
+
+
 def compaction_path(session_id: str, step: int) -> str:
     return f"{session_dir(session_id)}/compactions/{step:06d}.md"
 

@@ -15,7 +15,7 @@ from typing import Any
 from clm_policy.base.errors import InputError
 from clm_policy.formats.textio import STATE_LIMIT
 from clm_policy.memory.git.write import MemoryRepo
-from clm_policy.memory.layout import SESSIONS, is_session, session_dir
+from clm_policy.memory.layout import SESSIONS, is_session, log_kind, session_dir
 from clm_policy.models.state import SessionState
 from clm_policy.models.state_io import parse_state
 from clm_policy.models.versions import STATE, upgrade
@@ -79,8 +79,17 @@ def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:
 
 
 def last_decisions(repo: MemoryRepo, session_id: str, count: int) -> list[dict[str, Any]]:
-    text = repo.show_file(f"{session_dir(session_id)}/decisions.jsonl") or ""
-    lines = [line for line in text.splitlines() if line.strip()]
+    """The session's last ``count`` decisions (its newest log files, read back to them)."""
+    folder = session_dir(session_id)
+    files = [
+        p for p, _, _ in repo.blobs(f"{folder}/") if log_kind(p[len(folder) + 1 :]) == "decisions"
+    ]
+    lines: list[str] = []
+    for path in sorted(files, reverse=True):
+        text = repo.show_file(path) or ""
+        lines = [line for line in text.splitlines() if line.strip()] + lines
+        if len(lines) >= count:
+            break
     out = []
     for line in lines[-count:]:
         try:

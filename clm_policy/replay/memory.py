@@ -149,7 +149,7 @@ def replay_memory(
             return result
         paths, skipped = decision_files(repo, commit)
         result.skipped_files = skipped
-        result.sessions = len(paths)
+        result.sessions = len({path.split("/")[1] for path in paths})  # (a long one: files)
         changes: dict[tuple[str | None, str | None, str, str], Change] = {}
         refused: dict[str, Problem] = {}
         unreplayable: dict[str, Problem] = {}

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from clm_policy.base.errors import InputError
 from clm_policy.formats.textio import MiB
 from clm_policy.memory.git.write import MemoryRepo
-from clm_policy.memory.layout import SESSIONS, is_session
+from clm_policy.memory.layout import SESSIONS, is_session, log_kind
 from clm_policy.models.enums import MAX_COUNT, Action
 from clm_policy.models.state import COUNTED_FIELDS, read_state
 
@@ -47,7 +47,7 @@ CHANGED_AFTER = (
     "compaction that failed verification became a handoff)"
 )
 
-GLOB = f":(glob){SESSIONS}/*/decisions.jsonl"
+GLOB = f":(glob){SESSIONS}/*/decisions*.jsonl"
 _ENTRY = re.compile(r"(\d+) (\w+) ([0-9a-f]+) +(-|\d+)\t(.*)", re.S)
 _ACTIONS = frozenset(a.value for a in Action)
 
@@ -83,7 +83,9 @@ class Recorded:
 
 
 def decision_files(repo: MemoryRepo, commit: str) -> tuple[list[str], list[SkippedFile]]:
-    """The readable ``sessions/<id>/decisions.jsonl`` of ``commit`` and the ones skipped."""
+    """The readable ``sessions/<id>/decisions.jsonl`` of ``commit`` (and the files a long
+    session continues it in, :func:`~clm_policy.memory.layout.log_file`) and the ones
+    skipped."""
     out = repo.git("ls-tree", "-r", "-l", "-z", commit, "--", f"{SESSIONS}/")
     found: list[str] = []
     skipped: list[SkippedFile] = []
@@ -94,7 +96,7 @@ def decision_files(repo: MemoryRepo, commit: str) -> tuple[list[str], list[Skipp
             continue
         mode, kind, size, path = match[1], match[2], match[4], match[5]
         parts = path.split("/")
-        if len(parts) != 3 or parts[2] != "decisions.jsonl" or not is_session(parts[1]):
+        if len(parts) != 3 or log_kind(parts[2]) != "decisions" or not is_session(parts[1]):
             continue
         if kind != "blob" or mode not in ("100644", "100755"):
             skipped.append(SkippedFile(path, "not a regular file"))
@@ -115,7 +117,8 @@ def read_lines(
     repo: MemoryRepo, commit: str, paths: list[str], skipped: list[SkippedFile]
 ) -> Iterator[Line]:
     """Every line of ``paths`` at ``commit``, file by file, in order (one ``git grep``; the
-    ``skipped`` files are left out)."""
+    ``skipped`` files are left out); a line's number counts the session's decisions across its
+    files (the names of a long session's files sort in the order of its steps)."""
     if not paths:
         return
     specs = [GLOB, *(f":(exclude,literal){s.path}" for s in skipped)]
@@ -133,8 +136,9 @@ def read_lines(
         path = where[len(prefix) :]
         if not sep or not where.startswith(prefix) or path not in wanted:
             continue
-        number = numbers[path] = numbers.get(path, 0) + 1
-        yield Line(path.split("/")[1], number, text)
+        session = path.split("/")[1]
+        number = numbers[session] = numbers.get(session, 0) + 1
+        yield Line(session, number, text)
 
 
 def json_object(text: str) -> dict[str, Any] | None:

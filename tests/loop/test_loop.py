@@ -7,6 +7,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from clm_policy.models.shapes.manifest import validate_manifest
 
 from conftest import git, invoke, run_process
@@ -425,3 +427,41 @@ def test_the_live_lines_say_when_a_session_goes_on_from_a_handoff(tmp_path: Path
     ]  # fmt: skip
     assert live[3] == "  session demo-2, from the handoff of demo:"
     assert live[2].split()[4] == "handoff"
+
+
+def test_a_long_session_s_logs_go_on_in_new_files_and_read_as_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a commit rewrites only the newest log file (once, a 19,000-step run rewrote a 14 MB
+    # decisions.jsonl at each commit: 262 s, 481 MiB of objects); every reader reads them all,
+    # in the order of the steps, as one log
+    whole = tmp_path / "whole"
+    assert invoke("run", "--memory", str(whole)).exit_code == 0
+    monkeypatch.setattr("clm_policy.memory.layout.LOG_STEPS", 10)
+    parts = tmp_path / "parts"
+    assert invoke("run", "--memory", str(parts)).exit_code == 0
+    files = git(parts, "ls-tree", "--name-only", "HEAD", "sessions/demo/").split()
+    logs = [f.removeprefix("sessions/demo/") for f in files if f.endswith(".jsonl")]
+    assert logs[:3] == [
+        "decisions.jsonl",
+        "decisions.steps-000000010.jsonl",
+        "decisions.steps-000000020.jsonl",
+    ]
+    assert "metrics.steps-000000040.jsonl" in logs
+    for args in (
+        ("export", "--format", "json"),
+        ("replay", "--format", "json"),
+        ("status", "--session", "demo", "--format", "json"),
+        ("calibrate", "--format", "json"),
+    ):
+        seen = [invoke(*args, "--memory", str(m)) for m in (whole, parts)]
+        assert all(s.exit_code == 0 for s in seen), seen
+        assert _without_commits(seen[0].stdout) == _without_commits(seen[1].stdout), args
+
+
+def _without_commits(text: str) -> str:
+    """``text`` without what two runs cannot share: commits, and durations in seconds."""
+    import re
+
+    text = re.sub(r'("\w+_s": )[0-9.]+', r"\1S", text.replace("parts", "whole"))
+    return re.sub(r"\b[0-9a-f]{12,40}\b", "C", text)
