@@ -271,3 +271,20 @@ def test_explain_says_what_a_rule_not_reached_would_have_said() -> None:
         "  degradation -> compact: would be false  [not reached]",
         "  otherwise -> continue",
     ]
+
+
+def test_decide_help_s_option_b_example_shows_its_guard() -> None:
+    # the example is there for its guard: once its figures stayed below the soft limit and it
+    # decided continue, with no guard in sight
+    import re
+    import shlex
+
+    shown = invoke("decide", "--help").stdout
+    assert "  --step N " in shown
+    found = re.search(r"clm-policy decide -p policies/examples/option_b\.yaml (.+?\n.+?)\n", shown)
+    assert found is not None
+    args = shlex.split(found[1].replace("\\\n", " "))
+    assert args[:2] == ["--tokens", "330000"]
+    result = invoke("decide", "-p", OPTION_B, *args)
+    assert result.exit_code == 0, result.stderr
+    assert "compact blocked by open_subagents" in result.stdout
