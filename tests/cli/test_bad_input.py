@@ -329,6 +329,11 @@ USAGE = " (try 'clm-policy decide --help')"
             "clm-policy: no bundled policy named 'nosuch' (bundled: claude-code, default)",
         ),
         (["decide", "--tokens", "1", "--policy", "nosuch.yaml"], "nosuch.yaml: no such file"),
+        (
+            ["decide", "--tokens", "abc"],  # (click says "is not a valid integer range")
+            "clm-policy decide: Invalid value for '--tokens' / '-t': 'abc' is not a whole number"
+            + USAGE,
+        ),
         (["decide", "--state", "missing.json"], "missing.json: no such file"),
         (
             ["decdie"],

@@ -193,8 +193,11 @@ def test_the_same_seed_gives_the_same_figures_however_many_jobs(tmp_path: Path) 
     assert tokens.diff is not None
     assert tokens.diff_interval is not None
     assert tokens.diff_interval.low <= tokens.diff <= tokens.diff_interval.high
-    with pytest.raises(InputError, match="not empty"):
+    with pytest.raises(InputError, match="not empty") as refused:
         run_experiment(load_experiment(path), tmp_path / "a")
+    assert refused.value.message.endswith(  # what to do, after an interrupted run too
+        "remove what an earlier or interrupted run left there, or give another --workdir)"
+    )
 
 
 def test_recorded_runs_and_transcripts_are_workloads(tmp_path: Path) -> None:
