@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from clm_policy.base.errors import InputError
 from clm_policy.models.enums import SignalValue
@@ -64,7 +63,7 @@ def signal_session(
             {"Clm-Event": "signal", "Clm-Session": session, "Clm-Step": str(state.step_index)},
         )
         folder = session_dir(session)
-        files: dict[str, Any] = {f"{folder}/state.json": state_doc(state)}
+        files = {f"{folder}/state.json": state_doc(state)}
         if persisted.run.get("decided") is True:  # a resume decides on the new state first
             files[f"{folder}/run.json"] = JsonDoc({**persisted.run, "decided": False})
         change = Change(files)

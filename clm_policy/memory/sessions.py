@@ -14,8 +14,9 @@ from typing import Any
 
 from clm_policy.base.errors import InputError
 from clm_policy.formats.textio import STATE_LIMIT
+from clm_policy.memory import layout
 from clm_policy.memory.git.write import MemoryRepo
-from clm_policy.memory.layout import SESSIONS, is_session, log_kind, session_dir
+from clm_policy.memory.layout import SESSIONS, is_session, log_file, session_dir
 from clm_policy.models.state import SessionState
 from clm_policy.models.state_io import parse_state
 from clm_policy.models.versions import STATE, upgrade
@@ -78,18 +79,20 @@ def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:
     return PersistedSession(state, run if isinstance(run, dict) else {}, note)
 
 
-def last_decisions(repo: MemoryRepo, session_id: str, count: int) -> list[dict[str, Any]]:
-    """The session's last ``count`` decisions (its newest log files, read back to them)."""
+def last_decisions(
+    repo: MemoryRepo, session_id: str, count: int, step: int
+) -> list[dict[str, Any]]:
+    """The session's last ``count`` decisions: the log file of its last ``step``
+    (:func:`~clm_policy.memory.layout.log_file`), and the ones before it while they are
+    too few (one file read, as a rule)."""
     folder = session_dir(session_id)
-    files = [
-        p for p, _, _ in repo.blobs(f"{folder}/") if log_kind(p[len(folder) + 1 :]) == "decisions"
-    ]
     lines: list[str] = []
-    for path in sorted(files, reverse=True):
-        text = repo.show_file(path) or ""
+    while True:
+        text = repo.show_file(f"{folder}/{log_file('decisions', step)}") or ""
         lines = [line for line in text.splitlines() if line.strip()] + lines
-        if len(lines) >= count:
+        if len(lines) >= count or step < layout.LOG_STEPS:
             break
+        step -= layout.LOG_STEPS
     out = []
     for line in lines[-count:]:
         try:
