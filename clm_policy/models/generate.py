@@ -278,16 +278,17 @@ class _Reader:
             raise ShapeError(f"{model.__name__}: a model validator the reader does not know")
         keys = f"_{model.__name__.upper()}_KEYS"
         doc = f"The {model.__name__} of JSON data" if checks else f"``data`` as a {model.__name__}"
+        signature = "data: object, refused: dict[str, int] | None = None" if checks else "data: Any"
         lines = [
-            f"def {name}(data: {'object' if checks else 'Any'}) -> {model.__name__} | None:",
-            f'    """{doc} when it is plainly valid, else None."""',
+            f"def {name}({signature}) -> {model.__name__} | None:",
+            f'    """{doc} when it is plainly valid, else None.{_REFUSED if checks else ""}"""',
             f"    if type(data) is not dict or not data.keys() <= {keys}:",
             "        return None",
         ]
         tests = []
         for field, info in model.model_fields.items():
             bound, test = self.field(f"f_{field}", field, info)
-            lines += bound
+            lines += [line.replace("{REFUSED}", "refused" if checks else "None") for line in bound]
             tests.append(test)
         every = ", ".join(f"{f}=f_{f}" for f in model.model_fields)
         lines += ["    if not (", f"        {tests[0]}", *(f"        and {t}" for t in tests[1:])]
@@ -335,9 +336,9 @@ class _Reader:
             assert kind.item is not None
             item = kind.item
             if kind.form == "list" and item.form == "model":
-                read = f"_read_list(data, {field!r}, {self.model(item.target)})"
+                read = f"_read_list(data, {field!r}, {self.model(item.target)}, {{REFUSED}})"
             elif item.form == "scalar" and kind.form == "list":
-                read = f"_list_of(data, {field!r}, {item.target.__name__})"
+                read = f"_list_of(data, {field!r}, {item.target.__name__}, {{REFUSED}})"
             elif item.form == "union" and kind.form == "dict":
                 if type(None) in item.target or set(item.target) != set(SCALARS):
                     raise ShapeError(f"{field}: a dict of any scalar but null only")
@@ -359,6 +360,11 @@ class _Reader:
         return " and ".join([test, *(c.format(v=value) for c in conditions)])
 
 
+_REFUSED = """
+
+    With ``refused``, the index of the first item refused in each list is put under the
+    list's name."""
+
 HELPERS = '''
 
 def _scalar(value: object) -> bool:
@@ -369,12 +375,18 @@ def _scalar(value: object) -> bool:
     return kind is str or kind is int or kind is bool
 
 
-def _list_of(data: dict[str, Any], key: str, kind: type) -> list[Any] | None:
+def _list_of(
+    data: dict[str, Any], key: str, kind: type, refused: dict[str, int] | None
+) -> list[Any] | None:
     """``data[key]`` when it is a list of ``kind`` (a new empty one when it is missing)."""
     value = data.get(key, _MISSING)
     if value is _MISSING:
         return []
-    return value if type(value) is list and all(type(i) is kind for i in value) else None
+    if type(value) is list and all(type(i) is kind for i in value):
+        return value
+    if refused is not None and type(value) is list:
+        refused[key] = next(i for i, item in enumerate(value) if type(item) is not kind)
+    return None
 
 
 def _scalar_values(data: dict[str, Any], key: str) -> dict[str, Any] | None:
@@ -386,7 +398,10 @@ def _scalar_values(data: dict[str, Any], key: str) -> dict[str, Any] | None:
 
 
 def _read_list(
-    data: dict[str, Any], key: str, read: Callable[[Any], _T | None]
+    data: dict[str, Any],
+    key: str,
+    read: Callable[[Any], _T | None],
+    refused: dict[str, int] | None,
 ) -> list[_T] | None:
     """Each item of the list ``data[key]`` read by ``read`` (a new empty list when it is
     missing); None when it is no list or an item is refused."""
@@ -396,9 +411,11 @@ def _read_list(
     if type(value) is not list:
         return None
     items = []
-    for item in value:
+    for index, item in enumerate(value):
         found = read(item)
         if found is None:
+            if refused is not None:
+                refused[key] = index
             return None
         items.append(found)
     return items'''

@@ -369,8 +369,11 @@ def _read_tokensnapshot(data: Any) -> TokenSnapshot | None:
 _SESSIONSTATE_KEYS = frozenset(SessionState.FIELDS)
 
 
-def read_state(data: object) -> SessionState | None:
-    """The SessionState of JSON data when it is plainly valid, else None."""
+def read_state(data: object, refused: dict[str, int] | None = None) -> SessionState | None:
+    """The SessionState of JSON data when it is plainly valid, else None.
+
+    With ``refused``, the index of the first item refused in each list is put under the
+    list's name."""
     if type(data) is not dict or not data.keys() <= _SESSIONSTATE_KEYS:
         return None
     f_session_id = data.get('session_id', _MISSING)
@@ -384,25 +387,25 @@ def read_state(data: object) -> SessionState | None:
     f_tokens = data.get('tokens', _MISSING)
     f_tokens = TokenSnapshot() if f_tokens is _MISSING else _read_tokensnapshot(f_tokens)
     f_signals = _scalar_values(data, 'signals')
-    f_messages = _read_list(data, 'messages', _read_message)
+    f_messages = _read_list(data, 'messages', _read_message, refused)
     f_human_interventions = data.get('human_interventions', 0)
-    f_requests = _list_of(data, 'requests', str)
-    f_constraints = _list_of(data, 'constraints', str)
-    f_decisions = _list_of(data, 'decisions', str)
-    f_done = _list_of(data, 'done', str)
-    f_remaining = _list_of(data, 'remaining', str)
+    f_requests = _list_of(data, 'requests', str, refused)
+    f_constraints = _list_of(data, 'constraints', str, refused)
+    f_decisions = _list_of(data, 'decisions', str, refused)
+    f_done = _list_of(data, 'done', str, refused)
+    f_remaining = _list_of(data, 'remaining', str, refused)
     f_next_action = data.get('next_action', '')
-    f_open_failures = _list_of(data, 'open_failures', str)
-    f_changed_artifacts = _list_of(data, 'changed_artifacts', str)
-    f_moved_artifacts = _list_of(data, 'moved_artifacts', str)
-    f_deleted_artifacts = _list_of(data, 'deleted_artifacts', str)
-    f_commands_and_results = _list_of(data, 'commands_and_results', str)
-    f_verified = _list_of(data, 'verified', str)
-    f_not_verified = _list_of(data, 'not_verified', str)
-    f_assumptions_risks = _list_of(data, 'assumptions_risks', str)
-    f_blockers = _list_of(data, 'blockers', str)
-    f_source_of_truth = _list_of(data, 'source_of_truth', str)
-    f_memory_keys = _list_of(data, 'memory_keys', str)
+    f_open_failures = _list_of(data, 'open_failures', str, refused)
+    f_changed_artifacts = _list_of(data, 'changed_artifacts', str, refused)
+    f_moved_artifacts = _list_of(data, 'moved_artifacts', str, refused)
+    f_deleted_artifacts = _list_of(data, 'deleted_artifacts', str, refused)
+    f_commands_and_results = _list_of(data, 'commands_and_results', str, refused)
+    f_verified = _list_of(data, 'verified', str, refused)
+    f_not_verified = _list_of(data, 'not_verified', str, refused)
+    f_assumptions_risks = _list_of(data, 'assumptions_risks', str, refused)
+    f_blockers = _list_of(data, 'blockers', str, refused)
+    f_source_of_truth = _list_of(data, 'source_of_truth', str, refused)
+    f_memory_keys = _list_of(data, 'memory_keys', str, refused)
     f_transcript = data.get('transcript', None)
     f_parent_session = data.get('parent_session', None)
     f_schema_version = data.get('schema_version', 2)
@@ -454,12 +457,18 @@ def _scalar(value: object) -> bool:
     return kind is str or kind is int or kind is bool
 
 
-def _list_of(data: dict[str, Any], key: str, kind: type) -> list[Any] | None:
+def _list_of(
+    data: dict[str, Any], key: str, kind: type, refused: dict[str, int] | None
+) -> list[Any] | None:
     """``data[key]`` when it is a list of ``kind`` (a new empty one when it is missing)."""
     value = data.get(key, _MISSING)
     if value is _MISSING:
         return []
-    return value if type(value) is list and all(type(i) is kind for i in value) else None
+    if type(value) is list and all(type(i) is kind for i in value):
+        return value
+    if refused is not None and type(value) is list:
+        refused[key] = next(i for i, item in enumerate(value) if type(item) is not kind)
+    return None
 
 
 def _scalar_values(data: dict[str, Any], key: str) -> dict[str, Any] | None:
@@ -471,7 +480,10 @@ def _scalar_values(data: dict[str, Any], key: str) -> dict[str, Any] | None:
 
 
 def _read_list(
-    data: dict[str, Any], key: str, read: Callable[[Any], _T | None]
+    data: dict[str, Any],
+    key: str,
+    read: Callable[[Any], _T | None],
+    refused: dict[str, int] | None,
 ) -> list[_T] | None:
     """Each item of the list ``data[key]`` read by ``read`` (a new empty list when it is
     missing); None when it is no list or an item is refused."""
@@ -481,9 +493,11 @@ def _read_list(
     if type(value) is not list:
         return None
     items = []
-    for item in value:
+    for index, item in enumerate(value):
         found = read(item)
         if found is None:
+            if refused is not None:
+                refused[key] = index
             return None
         items.append(found)
     return items

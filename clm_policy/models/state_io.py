@@ -33,7 +33,7 @@ def parse_state(text: str, file: str, *, narrow: bool = True) -> SessionState:
 
     A state that is not valid is refused at the ``file:line:col`` of its first problem, in
     pydantic's words. With ``narrow`` (the default), pydantic is asked about a smaller
-    document first: each long list cut to the first item the reader refuses (what it says
+    document first: each long list cut to the first item the reader refused (what it says
     of that item is what it says of the whole). When that does not find the problem (it is
     not in a list), the whole document is validated."""
     if not text.strip():
@@ -42,22 +42,24 @@ def parse_state(text: str, file: str, *, narrow: bool = True) -> SessionState:
         data = parse_json(text, file)
     except InputError as exc:
         raise StateError(exc.message, exc.location) from None
-    found = read_state(data)
+    refused: dict[str, int] = {}
+    found = read_state(data, refused)
     if found is None:
-        refuse(text, file, data, narrow=narrow)
+        refuse(text, file, data, refused if narrow else None)
     return found
 
 
-def refuse(text: str, file: str, data: Any, *, narrow: bool = True) -> NoReturn:
+def refuse(text: str, file: str, data: Any, refused: dict[str, int] | None) -> NoReturn:
     """Raise what is wrong with the state ``data`` (parsed from ``text``), which the reader
-    refused, at its place in ``file``."""
+    refused, at its place in ``file``; ``refused``: where the reader refused an item of a
+    list (``read_state``'s), to narrow the document down by, or None to validate it whole."""
     import json
 
     from pydantic import ValidationError
 
     from clm_policy.models.shapes.state import SessionState as Declared
 
-    narrowed = _narrowed(data) if narrow else None
+    narrowed = _narrowed(data, refused) if refused else None
     if narrowed is not None:
         reduced, where = narrowed
         try:
@@ -81,7 +83,7 @@ def state_from(data: Mapping[str, Any], what: str = "the state") -> SessionState
         import json
 
         try:
-            refuse(json.dumps(data), what, data, narrow=False)
+            refuse(json.dumps(data), what, data, None)
         except StateError as exc:
             raise StateError(f"{what}: {exc.message}") from None
     return found
@@ -106,38 +108,24 @@ def _refuse(text: str, file: str, data: Any, errors: list[ErrorDetails]) -> NoRe
     raise StateError(located[0].message, located[0].location)
 
 
-def _narrowed(data: object) -> tuple[dict[str, Any], dict[str, int]] | None:
-    """``data`` with every long list cut to the first item the reader refuses (a list it
-    accepts whole, emptied), and the index each kept item had; None when that says nothing
-    (no long list, the rest of the state refused, or no item refused)."""
+def _narrowed(
+    data: object, refused: dict[str, int]
+) -> tuple[dict[str, Any], dict[str, int]] | None:
+    """``data`` with every long list cut to the item the reader ``refused`` in it (a list
+    it accepted whole, emptied), and the index each kept item had; None when that says
+    nothing (no long list refused, or the rest of the state refused too)."""
     if type(data) is not dict:
         return None
     lists = {k: v for k, v in data.items() if type(v) is list and len(v) > LONG}
-    if not lists:
+    where = {key: refused[key] for key in lists if key in refused}
+    if not where:
         return None
-    base = {**data, **{key: [] for key in lists}}
-    if read_state(base) is None:
+    reduced = {**data, **{key: [] for key in lists}}
+    if read_state(reduced) is None:
         return None
-    reduced, where = dict(base), {}
-    for key, items in lists.items():
-        first = _first_refused(base, key, items)
-        if first is not None:
-            reduced[key], where[key] = [items[first]], first
-    return (reduced, where) if where else None
-
-
-def _first_refused(base: dict[str, Any], key: str, items: list[Any]) -> int | None:
-    """The index of the first of ``items`` the reader refuses as ``base``'s ``key``
-    (checked in runs of 4,096, then 64, then one: each item about once), or None."""
-    lo, hi = 0, len(items)
-    for size in (4096, 64, 1):
-        for start in range(lo, hi, size):
-            if read_state({**base, key: items[start : start + size]}) is None:
-                lo, hi = start, min(start + size, hi)
-                break
-        else:
-            return None
-    return lo
+    for key, index in where.items():
+        reduced[key] = [lists[key][index]]
+    return reduced, where
 
 
 def _placed(errors: list[ErrorDetails], where: dict[str, int]) -> list[ErrorDetails]:

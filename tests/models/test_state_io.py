@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from clm_policy.base.errors import StateError
-from clm_policy.models.state import SessionState, TokenSnapshot
+from clm_policy.models.state import SessionState, TokenSnapshot, read_state
 from clm_policy.models.state_io import LONG, parse_state, state_from
 
 
@@ -79,10 +79,31 @@ def test_narrowing_says_what_the_whole_says(name: str) -> None:
     )
 
 
-def test_what_pydantic_is_asked_about() -> None:
+def narrowed(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, int]] | None:
+    """What pydantic is asked about ``data``: narrowed by where the reader refused items."""
     from clm_policy.models.state_io import _narrowed
 
-    found = _narrowed(BAD["a bad message and a bad decision"])
+    refused: dict[str, int] = {}
+    assert read_state(data, refused) is None
+    return _narrowed(data, refused)
+
+
+def test_the_reader_says_which_item_it_refused() -> None:
+    refused: dict[str, int] = {}
+    assert read_state(BAD["two bad messages"], refused) is None
+    assert refused == {"messages": 90}  # the first, not the one named first
+    refused = {}
+    assert read_state(BAD["a bad message and a bad decision"], refused) is None
+    assert refused == {"messages": 180, "decisions": 7}
+    refused = {}
+    assert read_state(BAD["compacted after the step it is at"], refused) is None
+    assert refused == {}  # no item is refused: the state as a whole is
+    assert read_state(large(), refused) is not None
+    assert refused == {}
+
+
+def test_what_pydantic_is_asked_about() -> None:
+    found = narrowed(BAD["a bad message and a bad decision"])
     assert found is not None
     reduced, where = found
     assert where == {"messages": 180, "decisions": 7}
@@ -92,8 +113,8 @@ def test_what_pydantic_is_asked_about() -> None:
     )
     assert reduced["changed_artifacts"] == ["a.py"]  # a short list stays as it is
     # nothing to narrow: the rest of the state is refused, or no item is
-    assert _narrowed(BAD["a bad top-level field and a bad message"]) is None
-    assert _narrowed(BAD["compacted after the step it is at"]) is None
+    assert narrowed(BAD["a bad top-level field and a bad message"]) is None
+    assert narrowed(BAD["compacted after the step it is at"]) is None
 
 
 def test_the_place_is_the_items_in_the_whole_text() -> None:
