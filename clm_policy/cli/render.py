@@ -47,5 +47,9 @@ def transcript_note(reading: TranscriptReading | None) -> str:
     if reading.model:
         note += f" (model {reading.model})"
     if reading.context_estimated:
-        note += "\n           context estimated: " + "; ".join(reading.warnings or ["no usage"])
+        why = "; ".join(reading.warnings or ["no usage"])
+        # (the reader's own words say "context estimated" where they say why)
+        note += "\n           " + (
+            why if "context estimated" in why else f"context estimated: {why}"
+        )
     return note

@@ -107,3 +107,12 @@ def test_bad_transcripts_are_exit_2(tmp_path: Path, path: str, message: str) -> 
         "openai",
     )
     assert wrong.exit_code == 2
+
+
+def test_an_estimate_says_why_once() -> None:
+    result = invoke("decide", "--transcript", str(FIXTURES / "openai_no_usage.json"))
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    why = lines[lines.index(next(x for x in lines if x.startswith("read:"))) + 1]
+    assert why.strip().startswith("no usage found; context estimated (characters / 4")
+    assert result.stdout.count("context estimated") == 1
