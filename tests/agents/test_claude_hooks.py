@@ -8,6 +8,8 @@ usage on assistant lines), with the context the test needs.
 from __future__ import annotations
 
 import json
+import os
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -895,3 +897,33 @@ def test_a_model_writes_the_hard_limit_handoff_the_agent_did_not(
     else:
         assert data["agent_words"] is None
         assert data["goal"] == GOAL
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("event", ["UserPromptSubmit", "Stop"])
+def test_a_transcript_that_is_a_fifo_or_a_device_is_not_read(project: Path, event: str) -> None:
+    """A FIFO with no writer blocked the hook in `open` for ever, and /dev/zero (a device:
+    size 0, endless bytes) was read whole until memory ran out: both are refused unread, in
+    the hook log, and the agent goes on."""
+    fifo = project / "t.fifo"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/zero")):
+        done = subprocess.run(
+            [sys.executable, "-m", "clm_policy", "hook", "claude-code"],
+            input=json.dumps(
+                {"session_id": SESSION, "cwd": str(project), "hook_event_name": event}
+                | {"transcript_path": str(path), "prompt": "go on", "stop_hook_active": False}
+            ),
+            capture_output=True,
+            text=True,
+            cwd=project,
+            timeout=120,
+            check=False,
+            # (the old reader's endless read ends here, not in the machine's memory)
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30)),
+        )
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+        logged = log_path().read_text().splitlines()[-1]
+        assert logged.endswith(
+            f"{event}: InputError: {path}: is not a regular file (a pipe or a device?)"
+        )

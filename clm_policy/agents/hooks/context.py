@@ -8,8 +8,6 @@ never do (:mod:`.windows`). With none known, thresholds that are shares of it de
 
 from __future__ import annotations
 
-import os
-
 from clm_policy.agents.hooks.call import NoTranscriptYet
 from clm_policy.base.errors import InputError
 
@@ -87,13 +85,13 @@ def _not_yet(path: str, name: str, exc: InputError) -> InputError:
     it), none of them a user's or an assistant's — not garbage."""
     import json
 
-    try:
-        if os.path.getsize(path) > 65536:
-            return exc
-        with open(path, "rb") as handle:
-            lines = [line for line in handle.read().splitlines() if line.strip()]
+    from clm_policy.formats.textio import read_bytes
+
+    try:  # a regular file only, opened without blocking (a FIFO), read up to the limit
+        data = read_bytes(path, limit=65536, what="transcript")
+        lines = [line for line in data.splitlines() if line.strip()]
         records = [json.loads(line.decode("utf-8")) for line in lines]
-    except (OSError, ValueError):
+    except (InputError, ValueError):
         return exc
     typed = [r.get("type") if isinstance(r, dict) else None for r in records]
     if all(isinstance(t, str) and t not in ("user", "assistant") for t in typed):
