@@ -19,7 +19,8 @@ the configuration file, the default. Where nothing names a memory repository, a 
 project keeps it outside its own work tree, in
 ``$XDG_DATA_HOME/clm-policy/projects/<name>-<hash>/memory`` (``~/.local/share`` when
 ``XDG_DATA_HOME`` is unset; ``<hash>`` is of the project's path, so two projects of the same
-name never share one); without a configuration file the default is ``./clm-memory``.
+name never share one); without a configuration file the default is ``./clm-memory`` for a
+command, and the same folder outside the project for the hooks and the MCP server.
 
 Which file counts. The project is the repository the working folder is in (the nearest folder
 holding ``.git``), or, outside any repository, the working folder itself; a
@@ -344,14 +345,19 @@ def _looks_like_path(value: str) -> bool:
     return "/" in value or value.endswith((".yaml", ".yml"))
 
 
-def memory_path(flag: str | None, config: ProjectConfig | None = None) -> str:
+def memory_path(
+    flag: str | None, config: ProjectConfig | None = None, *, outside: bool = False
+) -> str:
     """The memory repository to use: flag, environment, configuration, or the default — for a
-    configured project outside its work tree (:func:`project_memory`), else ``./clm-memory``."""
+    configured project outside its work tree (:func:`project_memory`), else ``./clm-memory``.
+    ``outside``: the project's default outside its tree with no configuration file too (the
+    hooks and the MCP server: they run in whatever project the agent opens, and must not add
+    a folder to its work tree)."""
     config = config if config is not None else load_config()
     chosen = setting("memory", flag, config)
     if chosen is not None:
         return chosen
-    if config.path is not None:
+    if config.path is not None or outside:
         return project_memory(config.project)
     return DEFAULT_MEMORY
 

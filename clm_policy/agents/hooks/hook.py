@@ -58,7 +58,7 @@ class Hook:
             self.config = load_config(call.text("cwd"))
             self.policy_ref = setting("policy", policy_ref, self.config) or default_policy(agent)
             self.profile = setting("profile", profile, self.config)
-            self.memory = memory_path(memory, self.config)
+            self.memory = memory_path(memory, self.config, outside=True)
             self.remote = setting("remote", None, self.config)
         finally:
             self.ignored = take_ignored()
