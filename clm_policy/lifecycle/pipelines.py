@@ -97,7 +97,8 @@ class CompactOutcome(Record):
 
 class HandoffOutcome(Record):
     """A committed handoff. ``agent_recall``: how many of the session's facts (its fact
-    inventory) the agent's own summary holds, when it wrote one."""
+    inventory) the agent's own summary holds, when it wrote one. ``push_failed``: why the
+    push failed, for a caller that went on without it (:class:`PushError`)."""
 
     commit: str
     manifest: HandoffManifest
@@ -108,11 +109,15 @@ class HandoffOutcome(Record):
     redactions: int
     push_attempts: int | None = None
     agent_recall: Recall | None = None
+    push_failed: str | None = None
     HASHABLE = False
 
 
 class PushError(GitError):
-    """The commit exists locally; pushing it failed."""
+    """The commit exists locally; pushing it failed. ``outcome``: the handoff committed
+    (:func:`run_handoff` sets it), for a caller that goes on without the push."""
+
+    outcome: HandoffOutcome | None = None
 
 
 def state_doc(state: SessionState) -> JsonDoc:
@@ -338,8 +343,8 @@ def run_handoff(
     asked. Returns the seed the next session starts from (:mod:`clm_policy.lifecycle.seed`:
     the agent's words whole, the record beside them, memory topics framed as records) within
     ``seed_chars`` (default ``seed_tokens`` x 4) as ``seed_size`` measures it (characters,
-    or what the agent counts: Codex takes bytes). A failed push raises
-    :class:`PushError`, saying the commit exists. ``pr_body`` (with ``branch``): the file the
+    or what the agent counts: Codex takes bytes). A failed push raises :class:`PushError`,
+    saying the commit exists (and holding it). ``pr_body`` (with ``branch``): the file the
     branch's pull-request body is written to (:mod:`clm_policy.lifecycle.prbody`), checked
     before the commit, written before the push.
 
@@ -389,10 +394,10 @@ def run_handoff(
         from clm_policy.lifecycle.prbody import write_pull_request
 
         write_pull_request(repo, pr_body, ref)
-    attempts = _push_handoff(repo, push, ref, commit) if push else None
-    return HandoffOutcome(
-        commit, manifest, m_path, h_path, messages, ref, change.redactions, attempts, agent_recall
+    done = HandoffOutcome(
+        commit, manifest, m_path, h_path, messages, ref, change.redactions, None, agent_recall
     )
+    return _push_handoff(repo, push, done) if push else done
 
 
 def _check_destination(*, branch: bool, push: str | None, pr_body: str | None) -> None:
@@ -555,19 +560,22 @@ def _commit_handoff(
     return commit, f"refs/heads/{repo.branch()}"
 
 
-def _push_handoff(repo: MemoryRepo, remote: str, ref: str, commit: str) -> int:
-    """Push the handoff's branch to ``remote``: the attempts it took. A failure raises
-    :class:`PushError`, saying the commit exists and how to push it."""
+def _push_handoff(repo: MemoryRepo, remote: str, done: HandoffOutcome) -> HandoffOutcome:
+    """Push the handoff ``done``'s branch to ``remote``: ``done`` with the attempts it took. A
+    failure raises :class:`PushError`, saying the commit exists and how to push it (and
+    holding ``done``)."""
     try:
-        return repo.push(remote, ref)
+        return done.replace(push_attempts=repo.push(remote, done.ref))
     except (GitError, InputError) as exc:
-        name = ref.removeprefix("refs/heads/")
+        name = done.ref.removeprefix("refs/heads/")
         masked = mask_credentials(remote)  # the URL's token is not repeated in a message
-        raise PushError(
-            f"the handoff is committed locally ({commit[:12]} on {name}), but pushing it to "
-            f"{masked!r} failed: {exc}. Push it yourself: "
+        failed = PushError(
+            f"the handoff is committed locally ({done.commit[:12]} on {name}), but pushing it "
+            f"to {masked!r} failed: {str(exc).rstrip('.')}. Push it yourself: "
             f"git -C {repo.root} push -- {masked} {name}"
-        ) from None
+        )
+        failed.outcome = done
+        raise failed from None
 
 
 SEED_NAME = "clm-handoff"

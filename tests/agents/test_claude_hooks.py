@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -628,6 +629,8 @@ def test_stop_tells_the_person_a_short_line_and_the_next_prompt_asks_the_model(
 
 
 def test_a_failed_push_leaves_no_token_in_the_log(project: Path) -> None:
+    """The handoff is committed all the same, and the person is told so, with /clear, and
+    that the push failed (it used to be a line in the hook log alone: no /clear)."""
     token = "ghp_" + "Zx8Kq2Lm9Nv4Bc7Df1Gh5Jk3Pw6Rt0Ys2Ua4E"
     remote = f"https://clm-bot:{token}@127.0.0.1:1/team/memory.git"  # nothing listens there
     (project / ".clm-policy.yaml").write_text(
@@ -637,7 +640,16 @@ def test_a_failed_push_leaves_no_token_in_the_log(project: Path) -> None:
     path = transcript(project / "t.jsonl", 155_000)
     stop = {"hook_event_name": "Stop", "stop_hook_active": True, "transcript_path": str(path)}
     done = hook(project, {**stop, "last_assistant_message": "Goal: commas. Next: release."})
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert (done.returncode, done.stderr) == (0, "")
+    told = json.loads(done.stdout)["systemMessage"]
+    assert re.fullmatch(
+        r"clm-policy: handoff committed \(manifests/[^ ]+\.json\)\. Run /clear: the next session "
+        r"starts from it\. Pushing it failed \(the hook log says why: [^ ]+/hook\.log\)\.",
+        told,
+    ), told
+    memory = memory_of(project)
+    assert git(memory, "log", "-1", "--format=%s").startswith(f"clm(handoff): {SESSION}")
+    assert hook(project, stop).stdout == ""  # handed off: nothing more to ask or commit
     logged = log_path().read_text()
     assert " PushError: the handoff is committed locally (" in logged
     assert (
@@ -927,3 +939,36 @@ def test_a_transcript_that_is_a_fifo_or_a_device_is_not_read(project: Path, even
         assert logged.endswith(
             f"{event}: InputError: {path}: is not a regular file (a pipe or a device?)"
         )
+
+
+def test_a_project_without_a_config_keeps_its_memory_outside_its_work_tree(
+    project: Path, tmp_path: Path
+) -> None:
+    """Hooks installed for every project (`--install --user`) in a project with no
+    .clm-policy.yaml: the memory is the project's default outside its tree, keyed to the
+    hook's cwd — it used to be ./clm-memory, in the project's work tree (or in whatever
+    folder the process ran in)."""
+    (project / ".clm-policy.yaml").unlink()
+    git(project, "init", "-q")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    path = transcript(project / "t.jsonl", 166_000)
+    event = {"hook_event_name": "PreCompact", "trigger": "manual", "transcript_path": str(path)}
+    payload = {"session_id": SESSION, "cwd": str(project), **event}
+    for cwd in (project, elsewhere):
+        done = subprocess.run(
+            [sys.executable, "-m", "clm_policy", "hook", "claude-code"],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+            timeout=120,
+            check=False,
+        )
+        assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert not (project / "clm-memory").exists()
+    assert not (elsewhere / "clm-memory").exists()
+    assert git(project, "status", "--porcelain").split() == ["??", "t.jsonl"]
+    memory = Path(memory_path(None, load_config(project), outside=True))
+    assert memory.is_relative_to(tmp_path / "data" / "clm-policy" / "projects")
+    assert git(memory, "log", "--format=%s").startswith(f"clm(compact): {SESSION}")

@@ -73,3 +73,16 @@ def test_git_output_passed_on_is_masked() -> None:
     assert short(said) == f"error: failed to push some refs to '{SHOWN}'"
     # masked before the cut: no half of the token is left to be seen
     assert TOKEN[:8] not in short("x" * 280 + said, limit=300)
+
+
+def test_a_push_to_a_remote_the_repository_lacks_says_so_in_one_sentence(
+    memory: Path, tmp_path: Path
+) -> None:
+    """git's own error ends with a full stop ("... and the repository exists."): the message
+    goes on after it without a second one."""
+    done = run_process(
+        "handoff", "--memory", str(memory), "--state", str(state_file(tmp_path)), "--push", "origin"
+    )
+    assert done.returncode == 2
+    assert "the repository exists. Push it yourself: " in done.stderr, done.stderr
+    assert done.stderr.endswith(f"Push it yourself: git -C {memory} push -- origin main\n")

@@ -87,16 +87,19 @@ def hand_off(
     without them, its latest compaction summary in the transcript, if any) kept whole beside
     the transcript's record. ``outcome``: the decision that hands off (else the policy decides
     on the transcript now); ``via`` names a road other than the hooks (``mcp``: the agent
-    called the tool, whatever the policy says). Returns (the outcome, its provenance)."""
+    called the tool, whatever the policy says). A push that fails (the hook log says why)
+    leaves the handoff committed: the outcome's ``push_failed``. Returns (the outcome, its
+    provenance)."""
     import os
 
     from clm_policy.agents.hooks.context import fill_window
     from clm_policy.agents.hooks.reply import size_for
     from clm_policy.agents.hooks.seeds import SEED_LIMIT
+    from clm_policy.agents.hooks.shared import log
     from clm_policy.base.paths import home_as_tilde
     from clm_policy.lifecycle.compose import compose, words_of_transcript
     from clm_policy.lifecycle.model_handoff import HOOK_TIMEOUT, with_model
-    from clm_policy.lifecycle.pipelines import run_handoff
+    from clm_policy.lifecycle.pipelines import PushError, run_handoff
     from clm_policy.lifecycle.subagents import agent_keys
     from clm_policy.transcripts.reading import read_transcript
 
@@ -129,16 +132,22 @@ def hand_off(
     else:
         why = hook.provenance(outcome, **trailers)
     profile = hook.policy().profile(hook.profile or composed.state.profile)
-    done = run_handoff(
-        repo,
-        composed,
-        why=why,
-        push=hook.remote,
-        agent_id=MAIN_AGENT,
-        seed_chars=min(profile.seed_tokens * 4, SEED_LIMIT),
-        seed_size=size_for(hook.agent),
-        memory_dir=home_as_tilde(hook.memory),
-    )
+    try:
+        done = run_handoff(
+            repo,
+            composed,
+            why=why,
+            push=hook.remote,
+            agent_id=MAIN_AGENT,
+            seed_chars=min(profile.seed_tokens * 4, SEED_LIMIT),
+            seed_size=size_for(hook.agent),
+            memory_dir=home_as_tilde(hook.memory),
+        )
+    except PushError as exc:  # committed: the session hands off all the same, and says so
+        if exc.outcome is None:
+            raise
+        log(f"{hook.agent}: {hook.call.name}: PushError: {exc}")
+        done = exc.outcome.replace(push_failed=exc.message)
     # the session's hooks and status line know it has handed off; through the MCP tool the
     # model (and the person, seeing the call) are told by the tool's answer
     told = done.manifest_path if via == "mcp" else None
@@ -184,3 +193,14 @@ def handed_off(hook: Hook, repo: MemoryRepo | None = None) -> str | None:
     for entry in read_log(repo, session=hook.session_id(), event="handoff", rev="--all"):
         return entry.trailers.get("Clm-Manifest") or entry.commit
     return None
+
+
+def push_note(done: HandoffOutcome) -> str:
+    """What a person is told, after the handoff's line, when pushing it failed: nothing when
+    it did not."""
+    if done.push_failed is None:
+        return ""
+    from clm_policy.agents.hooks.shared import log_path
+    from clm_policy.base.paths import home_as_tilde
+
+    return f" Pushing it failed (the hook log says why: {home_as_tilde(str(log_path()))})."

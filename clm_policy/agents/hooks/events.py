@@ -22,6 +22,7 @@ from clm_policy.agents.hooks.commits import (
     commit_handoff,
     commit_snapshot,
     handed_off,
+    push_note,
 )
 from clm_policy.agents.hooks.context import read_tail, read_whole
 from clm_policy.agents.hooks.focus import session_focus, share
@@ -117,7 +118,10 @@ def stop_for_handoff(hook: Hook, wording: Wording) -> Reply:
         _, full = read_whole(hook)
         done = commit_handoff(hook, full if full is not None else outcome)
         hook.note(told=done.manifest_path)
-        return tell(f"clm-policy: handoff committed ({done.manifest_path}). {wording.next_session}")
+        return tell(
+            f"clm-policy: handoff committed ({done.manifest_path}). {wording.next_session}"
+            + push_note(done)
+        )
     if turn:
         hook.note(asked=turn)
     return wording.ask_at_stop(stop_request(outcome.rationale, share(outcome, hook.agent)))
@@ -145,7 +149,7 @@ def pre_compact(hook: Hook, wording: Wording) -> Reply:
             return wording.block_compaction(
                 f"clm-policy: the policy hands off here ({outcome.rationale}), so the "
                 f"automatic compaction is {wording.stopped}. The handoff is committed "
-                f"({done.manifest_path}). {wording.next_session}"
+                f"({done.manifest_path}). {wording.next_session}{push_note(done)}"
             )
         snapshot = commit_snapshot(hook, repo, state, outcome, trigger, wording.compacts)
     if already is None:
