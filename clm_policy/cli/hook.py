@@ -47,7 +47,8 @@ def hook() -> None:
 )
 @scope_options(
     "With --install: ./.claude/settings.json (the default).",
-    "With --install: ~/.claude/settings.json.",
+    "With --install: ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json when that is "
+    "set: the one Claude Code reads).",
 )
 @click.option("--force", is_flag=True, help="With --install: replace another tool's status line.")
 @click.option(
