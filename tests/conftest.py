@@ -52,6 +52,7 @@ def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
         "CLM_POLICY_REMOTE",
         "CLM_POLICY_MEMORY_BACKEND",
         "CLM_POLICY_EXTENDS_PATH",
+        "CLAUDE_CONFIG_DIR",  # Claude Code's user files: the home's unless a test says
     ):
         monkeypatch.delenv(name, raising=False)
     for suffix in ("BASE_URL", "API_KEY", "LLM_MODEL", "EMBED_MODEL", "EMBED_DIMS", "TIMEOUT"):

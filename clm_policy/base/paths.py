@@ -3,6 +3,9 @@
 :func:`home_as_tilde` writes the home folder ``~`` (the memory's place, as a seed shows it).
 Plain string work (no pathlib, no file system access): the hooks call it.
 
+Where Claude Code keeps the user's files: :func:`claude_config_dir` (settings, transcripts)
+and :func:`claude_user_config` (``.claude.json``), both moved by ``$CLAUDE_CONFIG_DIR``.
+
 Where a project ends, for what it may reach (``extends:``, its ``.clm-policy.yaml``):
 :func:`repository_root`, the nearest folder that holds ``.git``, and :func:`is_inside`.
 """
@@ -13,7 +16,9 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
+
+CLAUDE_CONFIG_DIR = "CLAUDE_CONFIG_DIR"
 
 
 def home_as_tilde(path: str) -> str:
@@ -27,6 +32,22 @@ def home_as_tilde(path: str) -> str:
     if path.startswith(home + os.sep):
         return "~" + path[len(home) :]
     return path
+
+
+def claude_config_dir(env: Mapping[str, str] | None = None) -> str:
+    """Claude Code's folder of the user's ``settings.json`` and ``projects/`` (transcripts):
+    ``$CLAUDE_CONFIG_DIR`` when it is set and not empty, else ``~/.claude``; ``~`` expanded.
+    ``env``: the environment to read (None: this process's)."""
+    folder = (os.environ if env is None else env).get(CLAUDE_CONFIG_DIR)
+    return os.path.expanduser(folder or os.path.join("~", ".claude"))
+
+
+def claude_user_config(env: Mapping[str, str] | None = None) -> str:
+    """Claude Code's user configuration, ``.claude.json`` (its ``mcpServers`` among the rest):
+    in ``$CLAUDE_CONFIG_DIR`` when that is set, else in the home folder itself — not in
+    :func:`claude_config_dir`'s ``~/.claude``."""
+    folder = (os.environ if env is None else env).get(CLAUDE_CONFIG_DIR)
+    return os.path.join(os.path.expanduser(folder or "~"), ".claude.json")
 
 
 def repository_root(folder: str) -> str | None:

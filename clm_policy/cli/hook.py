@@ -4,20 +4,63 @@ print the hooks."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from clm_policy.agents.hooks import claude_code as claude_hooks
+from clm_policy.agents.hooks import codex as codex_hooks
 from clm_policy.base.termsafe import echo, echo_json
-from clm_policy.cli.options import memory_option, policy_option, profile_option, scope_options
+from clm_policy.cli.options import (
+    memory_option,
+    policy_option,
+    profile_option,
+    scope_of,
+    scope_options,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Iterable
 
     from clm_policy.agents.hooks.reply import HookOutput
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 OVERRIDE = "Override the project's."
+
+
+def events_named(events: Iterable[str]) -> Callable[[F], F]:
+    """The command's help with ``{events}`` in it replaced by the names of ``events`` ("A, B
+    and C"): the help names what is installed, from the one table of an agent's events."""
+    names = list(events)
+    listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
+
+    def name(command: F) -> F:
+        command.__doc__ = (command.__doc__ or "").replace("{events}", listed)
+        return command
+
+    return name
+
+
+def check_flags(
+    modes: dict[str, bool], with_install: dict[str, bool], call: dict[str, str | None]
+) -> None:
+    """A usage error for a command line that asks for two things, or half of one: two of
+    ``modes`` (what the command does instead of answering a hook call), a flag of
+    ``with_install`` without ``--install``, or an option of the hook ``call`` with a mode."""
+    given = [flag for flag, on in modes.items() if on]
+    if len(given) > 1:
+        raise click.UsageError(f"{' and '.join(given[:2])} do not go together: give one")
+    needing = [flag for flag, on in with_install.items() if on]
+    if needing and given != ["--install"]:
+        raise click.UsageError(f"{needing[0]} goes with --install")
+    options = [flag for flag, value in call.items() if value is not None]
+    if options and given:
+        raise click.UsageError(
+            f"{options[0]} is for answering a hook call: it does not go with {given[0]}"
+        )
 
 
 @click.group()
@@ -39,6 +82,7 @@ def hook() -> None:
 
 
 @hook.command("claude-code")
+@events_named(claude_hooks.EVENTS)
 @click.option("--print-settings", is_flag=True, help="Print the settings.json snippet and exit.")
 @click.option(
     "--install",
@@ -47,7 +91,8 @@ def hook() -> None:
 )
 @scope_options(
     "With --install: ./.claude/settings.json (the default).",
-    "With --install: ~/.claude/settings.json.",
+    "With --install: ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json when that is "
+    "set: the one Claude Code reads).",
 )
 @click.option("--force", is_flag=True, help="With --install: replace another tool's status line.")
 @click.option(
@@ -66,7 +111,8 @@ def hook() -> None:
 def claude_code(
     print_settings: bool,
     install: bool,
-    scope: str,
+    project_scope: bool,
+    user_scope: bool,
     force: bool,
     plugin: bool,
     engine: bool,
@@ -76,12 +122,11 @@ def claude_code(
 ) -> int:
     """Answer one Claude Code hook call: the hook's JSON on standard input.
 
-    Claude Code runs this for UserPromptSubmit, PreCompact, PostCompact, SessionStart, Stop
-    and SubagentStop (installed with --install, or by clm-policy's Claude Code plugin). It
-    never stands in the agent's way: bad input, an unreadable transcript or an error is exit
-    0 with no output, and a line in ~/.local/state/clm-policy/hook.log (a transcript not
-    written yet is no problem). With --engine it answers the plugin's engine module instead
-    (docs/claude-code.md): a JSON object, always, exit 0.
+    Claude Code runs this for {events} (installed with --install, or by clm-policy's Claude
+    Code plugin). It never stands in the agent's way: bad input, an unreadable transcript or
+    an error is exit 0 with no output, and a line in ~/.local/state/clm-policy/hook.log (a
+    transcript not written yet is no problem). With --engine it answers the plugin's engine
+    module instead (docs/claude-code.md): a JSON object, always, exit 0.
 
     \b
     Examples:
@@ -90,9 +135,16 @@ def claude_code(
       clm-policy hook claude-code --install --plugin --user   # the plugin, offline
       echo '{"hook_event_name": "UserPromptSubmit", ...}' | clm-policy hook claude-code
     """
+    modes = {"--print-settings": print_settings, "--install": install, "--engine": engine}
+    with_install = {"--project": project_scope, "--user": user_scope, "--force": force}
+    call = {"--policy": policy_ref, "--profile": profile, "--memory": memory}
+    check_flags(modes, {**with_install, "--plugin": plugin}, call)
+    scope = scope_of(project_scope, user_scope, install)
     if plugin:
-        if not install or print_settings:
-            raise click.UsageError("--plugin goes with --install (and not --print-settings)")
+        if force:
+            raise click.UsageError(
+                "--force replaces a settings file's status line: not with --plugin"
+            )
         from clm_policy.agents.hooks.claude_plugin import plugin_command
 
         code, text = plugin_command(scope, Path.cwd())
@@ -109,12 +161,13 @@ def claude_code(
 
         echo(engine_main(), lines=False)
         return 0
-    from clm_policy.agents.hooks.claude_code import run_claude_hook
-
-    return _answer(run_claude_hook, policy_ref=policy_ref, profile=profile, memory=memory)
+    return _answer(
+        claude_hooks.run_claude_hook, policy_ref=policy_ref, profile=profile, memory=memory
+    )
 
 
 @hook.command("codex")
+@events_named(codex_hooks.EVENTS)
 @click.option("--print-settings", is_flag=True, help="Print the hooks.json Codex reads, and exit.")
 @policy_option(OVERRIDE, configured=False)
 @profile_option(OVERRIDE, configured=False)
@@ -124,27 +177,27 @@ def codex(
 ) -> int:
     """Answer one Codex CLI hook call: the hook's JSON on standard input.
 
-    Codex runs this for UserPromptSubmit, PreCompact, PostCompact, SessionStart and Stop
-    (the hooks.json from --print-settings, in ~/.codex/ or the project's .codex/). It never
-    stands in the agent's way: bad input, a missing rollout or an error is exit 0 with no
-    output, and a line in ~/.local/state/clm-policy/hook.log.
+    Codex runs this for {events} (the hooks.json from --print-settings, in ~/.codex/ or the
+    project's .codex/). It never stands in the agent's way: bad input, a missing rollout or
+    an error is exit 0 with no output, and a line in ~/.local/state/clm-policy/hook.log.
 
     \b
     Examples:
       clm-policy hook codex --print-settings > .codex/hooks.json
       echo '{"hook_event_name": "PreCompact", ...}' | clm-policy hook codex
     """
+    call = {"--policy": policy_ref, "--profile": profile, "--memory": memory}
+    check_flags({"--print-settings": print_settings}, {}, call)
     if print_settings:
         from clm_policy.agents.hooks.claude_settings import executable
-        from clm_policy.agents.hooks.codex import settings_snippet
         from clm_policy.agents.hooks.hook import warm_policy
 
-        echo_json(settings_snippet(executable()))
+        echo_json(codex_hooks.settings_snippet(executable()))
         warm_policy(os.getcwd())  # how Codex's hooks are set up: its first hook finds it compiled
         return 0
-    from clm_policy.agents.hooks.codex import run_codex_hook
-
-    return _answer(run_codex_hook, policy_ref=policy_ref, profile=profile, memory=memory)
+    return _answer(
+        codex_hooks.run_codex_hook, policy_ref=policy_ref, profile=profile, memory=memory
+    )
 
 
 def _answer(run_hook: Callable[..., HookOutput], **options: str | None) -> int:

@@ -9,7 +9,7 @@ import click
 
 from clm_policy.base.errors import InputError
 from clm_policy.base.termsafe import echo
-from clm_policy.cli.options import scope_options
+from clm_policy.cli.options import scope_of, scope_options
 
 
 @click.command()
@@ -22,7 +22,7 @@ from clm_policy.cli.options import scope_options
     "With --install: ./.mcp.json, this project's servers (the default).",
     "With --install: ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json), every project's.",
 )
-def mcp(install: bool, scope: str) -> int:
+def mcp(install: bool, project_scope: bool, user_scope: bool) -> int:
     """Serve clm-policy's tools to the agent over MCP (standard input and output).
 
     The tools: handoff (the agent writes its own handoff; committed, and the next session
@@ -35,6 +35,7 @@ def mcp(install: bool, scope: str) -> int:
       clm-policy mcp --install --project     # .mcp.json
       clm-policy mcp                         # what Claude Code runs
     """
+    scope = scope_of(project_scope, user_scope, install)
     if install:
         from clm_policy.agents.mcp.install import install as install_server
 

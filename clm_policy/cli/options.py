@@ -174,15 +174,25 @@ def output_option(help_text: str, *, writable: bool = False) -> Callable[[F], F]
 
 
 def scope_options(project: str, user: str) -> Callable[[F], F]:
-    """``--project`` (the default) or ``--user``: with ``--install``, whose settings file."""
+    """``--project`` (the default) or ``--user``: with ``--install``, whose settings file. Two
+    flags of their own (``project_scope``, ``user_scope``; :func:`scope_of` makes them one):
+    a shared ``scope`` would keep the last one given and say nothing of the other."""
 
     def add(command: F) -> F:
-        command = click.option("--user", "scope", flag_value="user", help=user)(command)
-        return click.option("--project", "scope", flag_value="project", default=True, help=project)(
-            command
-        )
+        command = click.option("--user", "user_scope", is_flag=True, help=user)(command)
+        return click.option("--project", "project_scope", is_flag=True, help=project)(command)
 
     return add
+
+
+def scope_of(project: bool, user: bool, install: bool) -> str:
+    """The scope :func:`scope_options`' flags name: ``user`` or ``project`` (also when neither
+    is given). A usage error for both, or for either without ``install`` (``--install``)."""
+    if project and user:
+        raise click.UsageError("--project and --user do not go together: give one")
+    if (project or user) and not install:
+        raise click.UsageError(f"{'--user' if user else '--project'} goes with --install")
+    return "user" if user else "project"
 
 
 def transcript_options(command: F) -> F:

@@ -9,6 +9,7 @@ import sys
 
 import click
 
+from clm_policy.agents.statusline import DEFAULT_POLICY
 from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import policy_option, profile_option
 
@@ -16,7 +17,7 @@ from clm_policy.cli.options import policy_option, profile_option
 @click.command()
 @policy_option(
     "Policy file, or the name of a bundled policy. "
-    "[default: $CLM_POLICY_POLICY, the project's (.clm-policy.yaml), else default]",
+    f"[default: $CLM_POLICY_POLICY, the project's (.clm-policy.yaml), else {DEFAULT_POLICY}]",
     configured=False,
 )
 @profile_option(

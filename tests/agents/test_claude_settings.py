@@ -14,7 +14,7 @@ import pytest
 from clm_policy.agents.hooks import claude_settings as cs
 from clm_policy.base.errors import InputError
 
-from conftest import invoke
+from conftest import invoke, run_process
 
 EXE = "/opt/tools/bin/clm-policy"
 HOOK = f"{EXE} hook claude-code"
@@ -368,3 +368,31 @@ def test_install_sets_a_project_up_in_one_command(tmp_path: Path) -> None:
     other.mkdir()
     cs.settings_command(False, True, "user", False, other)
     assert not (other / ".clm-policy.yaml").exists()
+
+
+def test_install_user_writes_the_settings_claude_code_config_dir_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code reads ``$CLAUDE_CONFIG_DIR/settings.json`` when that is set: --install
+    --user writes that file and says so, and leaves ~/.claude alone."""
+    config = tmp_path / "claude-config"
+    project = tmp_path / "shop"
+    project.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    proc = run_process("hook", "claude-code", "--install", "--user", cwd=project)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    path = config / "settings.json"
+    assert proc.stdout.splitlines()[0] == f"wrote {path}"
+    assert f"the `statusLine`, from {path}." in proc.stdout
+    assert (
+        json.loads(path.read_text())["hooks"].keys() == cs.snippet(cs.executable())["hooks"].keys()
+    )
+    assert not (Path(os.environ["HOME"]) / ".claude").exists()
+    assert not (project / ".claude").exists()
+    # the project's install finds the user's hooks where Claude Code reads them
+    proc = run_process("hook", "claude-code", "--install", "--project", cwd=project)
+    assert proc.returncode == 0
+    assert proc.stdout.splitlines()[-1] == (
+        f"note: {path} runs clm-policy's hooks too, and Claude Code runs the hooks of both "
+        "files: keep them in one."
+    )

@@ -473,6 +473,21 @@ def test_the_click_command_prints_the_same_line(project: Path) -> None:
     assert "Print one status line for Claude Code" in invoke("statusline", "--help").stdout
 
 
+def test_the_help_names_the_policy_used_when_none_is_configured(tmp_path: Path) -> None:
+    """Once the help said "else default"; without a configuration the line is the bundled
+    claude-code policy's (docs/claude-code.md)."""
+    import re
+
+    shown = " ".join(invoke("statusline", "--help").stdout.split()).replace("- ", "-")
+    said = re.search(r"--policy PATH\|NAME .*?\[default: (.+?)\]", shown)
+    assert said is not None
+    assert said[1].startswith("$CLM_POLICY_POLICY, the project's (.clm-policy.yaml), else ")
+    named = said[1].rsplit(" ", 1)[1]
+    proc = run_process("statusline", stdin=json.dumps(payload(tmp_path)), cwd=tmp_path)
+    assert proc.returncode == 0
+    assert proc.stdout.rstrip("\n").rsplit(" · ", 1)[1] == f"{named}/coding"
+
+
 def test_the_help_s_example_prints_the_line_the_help_shows(tmp_path: Path) -> None:
     # (once the help promised "ctx 41% 82k/200k · compact at 60%", a figure of an older version)
     import re

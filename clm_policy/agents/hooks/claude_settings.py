@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from clm_policy.base.errors import InputError, Location
+from clm_policy.base.paths import claude_config_dir
 
 SCRIPT = "clm-policy"
 HOOK_ARGS = ("hook", "claude-code")
@@ -245,10 +246,12 @@ def check_scope(scope: str) -> None:
 
 
 def settings_path(scope: str, cwd: Path) -> Path:
-    """``<cwd>/.claude/settings.json`` (project) or ``~/.claude/settings.json`` (user)."""
+    """``<cwd>/.claude/settings.json`` (project), or the user's, the one Claude Code reads:
+    ``$CLAUDE_CONFIG_DIR/settings.json``, else ``~/.claude/settings.json`` (user)."""
     check_scope(scope)
-    folder = cwd if scope == "project" else Path(os.path.expanduser("~"))
-    return folder / ".claude" / "settings.json"
+    if scope == "project":
+        return cwd / ".claude" / "settings.json"
+    return Path(claude_config_dir()) / "settings.json"
 
 
 def settings_command(

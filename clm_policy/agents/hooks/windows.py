@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 
 from clm_policy.agents.sessionfacts import json_object, read_facts
+from clm_policy.base.paths import claude_config_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -79,9 +80,7 @@ def _settings(cwd: str | None) -> list[dict[str, Any]]:
             os.path.join(cwd, ".claude", "settings.local.json"),
             os.path.join(cwd, ".claude", "settings.json"),
         ]
-    config = os.environ.get("CLAUDE_CONFIG_DIR")
-    base = config if config else os.path.join(os.path.expanduser("~"), ".claude")
-    files.append(os.path.join(base, "settings.json"))
+    files.append(os.path.join(claude_config_dir(), "settings.json"))
     return [data for data in map(_read_json, files) if data]
 
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 from clm_policy.agents.hooks.settling import tail
 from clm_policy.base.errors import InputError
+from clm_policy.base.paths import claude_config_dir
 
 TAIL = 256 * 1024
 """Bytes of a transcript's end searched for the pending call."""
@@ -69,8 +70,7 @@ def project_dir(env: Mapping[str, str], cwd: str) -> str:
 
 def transcripts_dir(env: Mapping[str, str], project: str) -> str:
     """Where Claude Code keeps the project's transcripts (see the module)."""
-    config = os.path.expanduser(env.get("CLAUDE_CONFIG_DIR") or os.path.join("~", ".claude"))
-    return os.path.join(config, "projects", re.sub(r"[^A-Za-z0-9]", "-", project))
+    return os.path.join(claude_config_dir(env), "projects", re.sub(r"[^A-Za-z0-9]", "-", project))
 
 
 def find_caller(tool: str, env: Mapping[str, str], cwd: str, wait: float = 0.0) -> Caller:

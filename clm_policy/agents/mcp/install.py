@@ -11,12 +11,12 @@ other servers, every other key, in their order.
 from __future__ import annotations
 
 import copy
-import os
 from pathlib import Path
 from typing import Any
 
 from clm_policy.agents.hooks import claude_settings as cs
 from clm_policy.base.errors import InputError
+from clm_policy.base.paths import claude_user_config
 
 NAME = "clm-policy"
 
@@ -26,8 +26,7 @@ def config_path(scope: str, cwd: Path) -> Path:
     cs.check_scope(scope)
     if scope == "project":
         return cwd / ".mcp.json"
-    folder = os.environ.get("CLAUDE_CONFIG_DIR") or "~"
-    return Path(os.path.expanduser(folder)) / ".claude.json"
+    return Path(claude_user_config())
 
 
 def merge(config: dict[str, Any], ours: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
