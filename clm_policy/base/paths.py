@@ -70,6 +70,17 @@ def folders_up(folder: str | os.PathLike[str]) -> Iterator[str]:
         here = parent
 
 
+REACH_ENV = "CLM_POLICY_EXTENDS_PATH"
+"""Folders (separated by ``os.pathsep``) that a policy named in a file (``extends:``, a
+test's or a project's ``policy:``) may also be in: the person's own setting, never a file's."""
+
+
+def allowed_folders() -> tuple[str, ...]:
+    """The folders ``CLM_POLICY_EXTENDS_PATH`` names, real paths (``~`` expanded)."""
+    named = os.environ.get(REACH_ENV, "").split(os.pathsep)
+    return tuple(os.path.realpath(os.path.expanduser(p)) for p in named if p.strip())
+
+
 def is_inside(path: str, folder: str) -> bool:
     """Whether ``path`` is ``folder`` or below it (both absolute and normalised: plain
     string work, so resolve links first where a link could lead out)."""

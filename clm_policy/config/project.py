@@ -297,6 +297,8 @@ def from_file(key: str, config: ProjectConfig) -> str | None:
         return value
     if key == "memory" or _looks_like_path(value):
         joined = os.path.join(config.root, os.path.expanduser(value))  # absolute: as it is
+        if key == "policy":
+            _check_reach(joined, value, config)
         if key == "policy" and not os.path.isfile(joined):
             raise InputError(
                 f"no policy file {quote(value)} (a path is relative to this file's folder)",
@@ -305,6 +307,26 @@ def from_file(key: str, config: ProjectConfig) -> str | None:
         return joined
     _check_bundled(value, config)
     return value
+
+
+def _check_reach(path: str, value: str, config: ProjectConfig) -> None:
+    """Refuse a ``policy:`` path outside the file's repository (or folder, outside any) and
+    the folders ``CLM_POLICY_EXTENDS_PATH`` names, as ``extends:`` is refused: a cloned
+    project's file must not have ``lint`` print a file of the machine. Checked on the real
+    path, before asking whether it exists; the refusal names only what was written."""
+    from clm_policy.base.paths import REACH_ENV, allowed_folders, is_inside, repository_root
+
+    home = os.path.realpath(config.root)
+    repository = repository_root(home)
+    real = os.path.realpath(path)
+    if any(is_inside(real, folder) for folder in (repository or home, *allowed_folders())):
+        return
+    kind = "repository" if repository else "folder"
+    raise InputError(
+        f"policy {quote(value)} is outside {repository or home}, the project's {kind} "
+        f"({REACH_ENV} names folders it may also reach)",
+        config.where.get("policy"),
+    )
 
 
 def is_default_memory(config: ProjectConfig, memory: str) -> bool:

@@ -27,12 +27,13 @@ import sys
 
 from clm_policy.base.digest import files_fingerprint, sha256, sha256_hex
 from clm_policy.base.errors import InputError, Location
+from clm_policy.base.paths import REACH_ENV
 from clm_policy.base.privatefiles import cache_dir, private_dir, read_private, write_private
 from clm_policy.models.enums import Action
 from clm_policy.policy.engine import Guard, Policy, Price, Profile, Rule, Signal, Threshold
 from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expression
 from clm_policy.policy.names import SIGNAL_TYPES, NameInfo, known_names
-from clm_policy.policy.sources import ALLOW_ENV, locate_source
+from clm_policy.policy.sources import locate_source
 from clm_policy.policy.template import Template, compile_template
 
 TYPE_CHECKING = False
@@ -84,7 +85,7 @@ def _key(shown: str, path: str, content: bytes) -> str:
 
     h = sha256(_FORMAT)
     # the folders the person lets extends: reach (a policy allowed once is not served after)
-    allowed = os.environ.get(ALLOW_ENV, "")
+    allowed = os.environ.get(REACH_ENV, "")
     for part in (__version__, sys.version, _code_fingerprint(), shown, os.path.realpath(path)):
         h.update(part.encode() + b"\0")
     h.update(allowed.encode("utf-8", "surrogateescape") + b"\0")

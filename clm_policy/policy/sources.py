@@ -19,13 +19,9 @@ from __future__ import annotations
 import os
 
 from clm_policy.base.errors import InputError, PolicyError, quote
-from clm_policy.base.paths import is_inside, repository_root
+from clm_policy.base.paths import REACH_ENV, allowed_folders, is_inside, repository_root
 from clm_policy.base.resources import bundled_policy_file, bundled_policy_names
 from clm_policy.formats.textio import POLICY_LIMIT, check_file, path_kind
-
-ALLOW_ENV = "CLM_POLICY_EXTENDS_PATH"
-"""Folders (separated by ``os.pathsep``) that references in policy files may also reach: the
-person's own setting, never a file's."""
 
 
 class Reach:
@@ -49,14 +45,8 @@ class Reach:
         subject = what if what is not None else f"extends target {quote(ref)}"
         raise PolicyError(
             f"{subject} is outside {self.root}, the policy's {self.kind} "
-            f"({ALLOW_ENV} names folders it may also reach)"
+            f"({REACH_ENV} names folders it may also reach)"
         )
-
-
-def allowed_folders() -> tuple[str, ...]:
-    """The folders ``CLM_POLICY_EXTENDS_PATH`` names, real paths (``~`` expanded)."""
-    named = os.environ.get(ALLOW_ENV, "").split(os.pathsep)
-    return tuple(os.path.realpath(os.path.expanduser(p)) for p in named if p.strip())
 
 
 def reach(first: str | os.PathLike[str]) -> Reach:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from clm_policy.base.errors import InputError
+from clm_policy.base.errors import InputError, quote
 from clm_policy.config.project import ProjectConfig, load_config, memory_path, read_config, setting
 
 from conftest import git, invoke
@@ -164,3 +164,32 @@ def test_a_policy_file_next_to_the_configuration_is_found_from_a_subfolder(
     monkeypatch.chdir(project / "src")
     done = invoke("decide", "--tokens", "5", "--format", "json")
     assert json.loads(done.stdout)["policy"] == "team"
+
+
+@pytest.mark.parametrize("how", ["absolute", "up", "link"])
+def test_a_policy_outside_the_project_is_refused_unread(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """A cloned project's file may not have `lint` print a file of the machine (its first
+    line quoted as a schema error): its `policy:` stays in the project's repository, as
+    `extends:` does, unless the person's own CLM_POLICY_EXTENDS_PATH names the folder."""
+    secrets = tmp_path / "home" / ".config" / "app"
+    secrets.mkdir(parents=True)
+    (secrets / "s1.yml").write_text("version: hunter2-SuperSecretPassw0rd123\n")
+    (project / "link.yml").symlink_to(secrets / "s1.yml")
+    value = {"absolute": str(secrets / "s1.yml"), "up": "../home/.config/app/s1.yml"}.get(
+        how, "link.yml"
+    )
+    config = project / ".clm-policy.yaml"
+    config.write_text(f"version: 1\npolicy: {value}\n")
+    monkeypatch.chdir(project)
+    expected = (
+        f"{config}:2:9: policy {quote(value)} is outside {project}, the project's repository "
+        "(CLM_POLICY_EXTENDS_PATH names folders it may also reach)\n"
+    )
+    for args in (["lint"], ["test"], ["decide", "--tokens", "5"]):
+        done = invoke(*args)
+        assert (done.exit_code, done.stderr) == (2, expected), args
+        assert "hunter2" not in done.stdout + done.stderr
+    monkeypatch.setenv("CLM_POLICY_EXTENDS_PATH", str(secrets))
+    assert "hunter2" in invoke("lint").stdout  # the person's own word: it is read
