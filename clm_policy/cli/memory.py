@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -97,6 +98,8 @@ def init(
         root = Path(project)
         if not root.is_dir():
             raise InputError(f"{project}: no such project folder")
+        if remote:
+            _check_remote(remote, root)
         written = write_config(root, remote)
         where = root.absolute() / FILENAME
         if written:
@@ -119,6 +122,8 @@ def init(
         echo(f"{directory}: already a clm-policy memory repository; nothing changed")
     else:
         echo(f"created memory repository {directory} (commit {str(result.commit)[:12]})")
+    if remote:
+        _say_missing_remote(directory, remote)
     if claude_code and with_mcp:
         from clm_policy.agents.mcp.install import install as install_server
 
@@ -132,10 +137,40 @@ def init(
     return 0
 
 
+def _check_remote(remote: str, root: Path) -> None:
+    """Refuse ``--remote`` before anything is written: an option in disguise
+    (``--upload-pack=...``), or a project whose configuration is there already and names
+    another remote (init writes no file over it)."""
+    from clm_policy.config.project import find_config, load_config
+    from clm_policy.memory.git.run import check_name
+
+    check_name("remote", remote)
+    found = find_config(root)
+    if found is not None and load_config(root).values.get("remote") != remote:
+        raise InputError(
+            f"{found}: already there, and init writes no file over it: add `remote: {remote}` "
+            f"to it yourself, then run clm-policy trust {shlex.quote(found)}"
+        )
+
+
+def _say_missing_remote(directory: str, remote: str) -> None:
+    """Say how to add ``remote`` to the memory repository when it is a name the repository
+    does not know (a URL or a path needs nothing): handoffs are pushed from there."""
+    from clm_policy.memory.git.run import run_git
+
+    if "/" in remote or ":" in remote:
+        return
+    code, names, _ = run_git(directory, ["remote"])
+    if code == 0 and remote not in names.split():
+        echo(
+            f"note: the memory repository has no remote {remote!r} yet; handoffs are pushed "
+            f"from it: git -C {shlex.quote(directory)} remote add -- {remote} URL"
+        )
+
+
 def _agent_steps(project: Path, *, claude_code: bool, codex: bool, mcp: bool) -> list[str]:
     """What a person does after ``init`` for the agents chosen, in the project's folder (the
     commands that follow act on the current one: a ``cd`` first when it is another)."""
-    import shlex
 
     steps = []
     if project.resolve() != Path.cwd().resolve():

@@ -108,3 +108,48 @@ def test_options_that_need_an_agent(tmp_path: Path) -> None:
             f"clm-policy init: {message} (try 'clm-policy init --help')\n",
         )
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_init_with_a_remote_says_how_to_add_it_to_the_memory(tmp_path: Path) -> None:
+    """The memory repository is new, with no remote: the handoffs' pushes would fail until
+    it has one, so init says how to add it (and the command it prints works)."""
+    project = tmp_path / "shop"
+    project.mkdir()
+    out = init(project, "--claude-code", "--remote", "origin")
+    memory = project_memory(project)
+    note = (
+        "note: the memory repository has no remote 'origin' yet; handoffs are pushed from it: "
+        f"git -C {memory} remote add -- origin URL"
+    )
+    assert note in out
+    bare = tmp_path / "team.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    run_step(note.split(": ", 2)[2].replace("URL", str(bare)), project)
+    assert git(Path(memory), "remote").split() == ["origin"]
+    assert note not in init(project, "--claude-code", "--remote", "origin")
+    other = tmp_path / "other"
+    other.mkdir()
+    assert not any(
+        line.startswith("note:") for line in init(other, "--claude-code", "--remote", str(bare))
+    )
+
+
+def test_init_refuses_a_remote_it_would_not_write_or_that_is_an_option(tmp_path: Path) -> None:
+    project = tmp_path / "shop"
+    project.mkdir()
+    config = project / ".clm-policy.yaml"
+    refused = run_process("init", "--claude-code", "--remote=--upload-pack=x", cwd=project)
+    assert (refused.returncode, refused.stderr) == (
+        2,
+        "clm-policy: invalid remote '--upload-pack=x': it must not be empty or start with '-'\n",
+    )
+    assert not config.exists()
+    init(project, "--claude-code")
+    before = config.read_text()
+    again = run_process("init", "--claude-code", "--remote", "origin", cwd=project)
+    assert (again.returncode, again.stderr) == (
+        2,
+        f"clm-policy: {config}: already there, and init writes no file over it: add "
+        f"`remote: origin` to it yourself, then run clm-policy trust {config}\n",
+    )
+    assert config.read_text() == before
