@@ -52,10 +52,12 @@ def case_lines(result: CaseResult, verbose: bool) -> list[str]:
 
 def coverage_lines(coverage: Coverage, fail_under: float | None) -> list[str]:
     """Coverage over every policy, then per policy with each item no case exercised."""
-    lines = [
-        f"coverage: {coverage.percent:.1f}% "
-        f"({coverage.hits} of {coverage.total} rules and guards exercised)"
-    ]
+    counted = (
+        f"{coverage.hits} of {coverage.total} rules and guards exercised"
+        if coverage.policies
+        else "no policy was loaded: no case ran"
+    )
+    lines = [f"coverage: {coverage.percent:.1f}% ({counted})"]
     for p in coverage.policies:
         where = f"{one_line(p.name)}  {one_line(p.file)}"
         lines.append(f"  {p.percent:5.1f}%  {p.hits}/{p.total}  {where}")

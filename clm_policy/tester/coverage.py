@@ -94,9 +94,12 @@ class Coverage:
 
     @property
     def percent(self) -> float:
-        """Over all items of all policies, rounded down to a tenth."""
-        return _tenths(self.hits, self.total) / 10
+        """Over all items of all policies, rounded down to a tenth; 0 when no policy was
+        loaded (no case ran: nothing was exercised, and --fail-under must not pass)."""
+        return _tenths(self.hits, self.total) / 10 if self.policies else 0.0
 
     def below(self, threshold: float) -> bool:
         """Whether the exact coverage is under ``threshold`` (a percentage, 0-100)."""
+        if not self.policies:
+            return threshold > 0
         return self.hits * 100 < threshold * self.total

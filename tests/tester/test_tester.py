@@ -293,6 +293,30 @@ def test_coverage_counts_only_cases_that_ran(write: Callable[[str, str], Path]) 
     assert (out["coverage"]["percent"], out["coverage"]["fail_under"]) == (25.0, None)
 
 
+def test_no_policy_loaded_is_no_coverage(write: Callable[[str, str], Path]) -> None:
+    """Every case stopped before its policy ran: nothing was exercised, so --fail-under does
+    not pass (it read "100.0% (0 of 0 rules and guards exercised)")."""
+    path = write(
+        "broken.test.yaml",
+        """
+        version: 1
+        policy: nosuch.yaml
+        cases:
+          - name: never runs
+            given: {tokens: {context_tokens: 5}}
+            expect: {action: continue}
+        """,
+    )
+    done = invoke("test", str(path), "--coverage", "--fail-under", "10")
+    assert done.exit_code == 1
+    assert (
+        "coverage: 0.0% (no policy was loaded: no case ran)\n"
+        "coverage 0.0% is below --fail-under 10%\n"
+    ) in done.stdout
+    out = json.loads(invoke("test", str(path), "--format", "json", "--coverage").stdout)
+    assert (out["coverage"]["percent"], out["coverage"]["policies"]) == (0.0, [])
+
+
 def test_k_filters_cases_ignoring_case(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)
     result = invoke("test", "policies/tests", "-k", "PHASE BOUNDARY", "-v")
