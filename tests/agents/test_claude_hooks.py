@@ -972,3 +972,21 @@ def test_a_project_without_a_config_keeps_its_memory_outside_its_work_tree(
     memory = Path(memory_path(None, load_config(project), outside=True))
     assert memory.is_relative_to(tmp_path / "data" / "clm-policy" / "projects")
     assert git(memory, "log", "--format=%s").startswith(f"clm(compact): {SESSION}")
+
+
+def test_a_session_id_shaped_like_a_secret_is_never_announced_nor_committed(
+    project: Path,
+) -> None:
+    """The id is committed as written, so one a secret rule matches is unusable, at every
+    event alike: the prompt used to announce a handoff that the Stop then refused."""
+    secret = "ghp_" + "Zx8Kq2Lm9Nv4Bc7Df1Gh5Jk3Pw6Rt0Ys2Ua4E"
+    path = transcript(project / "t.jsonl", 155_000)
+    common = {"session_id": secret, "transcript_path": str(path)}
+    prompt = hook(project, {"hook_event_name": "UserPromptSubmit", "prompt": "go on", **common})
+    stop = hook(project, {"hook_event_name": "Stop", "stop_hook_active": True, **common})
+    for done in (prompt, stop):
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    logged = log_path().read_text().splitlines()
+    assert logged[-2].endswith("UserPromptSubmit: no usable session_id in the hook's input")
+    assert logged[-1].endswith("Stop: no usable session_id in the hook's input")
+    assert secret[:8] not in log_path().read_text()

@@ -87,13 +87,15 @@ class Hook:
         return self._policy
 
     def session_id(self, reading: TranscriptReading | None = None) -> str:
-        """The memory repository's id of this session: the agent's own, when valid, else
-        one derived from the transcript's ``reading``."""
-        from clm_policy.memory.layout import is_session
+        """The memory repository's id of this session: the agent's own, when valid and not
+        shaped like a secret, else one derived from the transcript's ``reading``."""
+        from clm_policy.memory.layout import check_session
 
         sid = self.call.session
-        if is_session(sid):
-            return sid
+        try:
+            return check_session(sid)  # valid, and no secret (it is committed as written)
+        except InputError:
+            pass
         if reading is not None:
             return str(reading.state_session_id())
         raise InputError(f"{self.call.name}: no usable session_id in the hook's input")
