@@ -198,26 +198,20 @@ REPLY_LIMIT = 1024 * 1024
 
 
 def _read_reply(path: str, state_src: str | None) -> str:
-    """The agent's reply: a UTF-8 text file, or standard input (``-``), bounded."""
+    """The agent's reply: a UTF-8 text file, or standard input (``-``), bounded; an empty
+    one is refused (a pipe that gave nothing is a mistake, not a handoff)."""
     from clm_policy.base.errors import InputError
+    from clm_policy.formats.textio import decode, read_bytes
 
     if path == "-":
         if state_src == "-":
             raise click.UsageError("--reply - and --state - cannot both read standard input")
         from clm_policy.base.stdin import read_stdin
 
-        data = read_stdin(REPLY_LIMIT)
-        where = "<stdin>"
-    else:
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read(REPLY_LIMIT + 1)
-        except OSError as exc:
-            raise InputError(f"--reply {path}: {exc.strerror or exc}") from None
-        where = path
-    if len(data) > REPLY_LIMIT:
-        raise InputError(f"--reply {where}: longer than {REPLY_LIMIT:,} bytes")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"--reply {where}: not UTF-8 text (byte {exc.start})") from None
+        data, where = read_stdin(REPLY_LIMIT), "<stdin>"
+    else:  # a regular file only (a FIFO would block), read up to the limit
+        data, where = read_bytes(path, limit=REPLY_LIMIT, what="reply"), path
+    text = decode(data, where, REPLY_LIMIT, "reply")
+    if not text.strip():
+        raise InputError(f"--reply {where}: empty (the agent's handoff is its text)")
+    return text

@@ -116,3 +116,29 @@ def test_an_estimate_says_why_once() -> None:
     why = lines[lines.index(next(x for x in lines if x.startswith("read:"))) + 1]
     assert why.strip().startswith("no usage found; context estimated (characters / 4")
     assert result.stdout.count("context estimated") == 1
+
+
+def test_a_reply_that_is_empty_or_no_text_file_is_refused(tmp_path: Path) -> None:
+    """`handoff --reply`: an empty standard input (a pipe that gave nothing) is no handoff,
+    and the file is read as every other input file is (no FIFO blocks, no device is read);
+    nothing is committed."""
+    from conftest import run_process
+
+    memory = tmp_path / "mem"
+    assert invoke("init", str(memory)).exit_code == 0
+    before = git(memory, "rev-parse", "HEAD")
+    (tmp_path / "blank.md").write_text(" \n\n")
+    args = ["handoff", "-m", str(memory), "--transcript", str(FIXTURES / "claude_session.jsonl")]
+    for reply, stdin, said in (
+        ("-", "", "clm-policy: --reply <stdin>: empty (the agent's handoff is its text)\n"),
+        (
+            str(tmp_path / "blank.md"),
+            None,
+            f"clm-policy: --reply {tmp_path / 'blank.md'}: empty (the agent's handoff is its text)\n",
+        ),
+        ("/dev/zero", None, "/dev/zero: is a device, not a reply file\n"),
+        (str(tmp_path), None, f"{tmp_path}: is a directory, not a reply file\n"),
+    ):
+        done = run_process(*args, "--reply", reply, stdin=stdin)
+        assert (done.returncode, done.stdout, done.stderr) == (2, "", said), reply
+    assert git(memory, "rev-parse", "HEAD") == before
