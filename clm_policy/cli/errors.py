@@ -149,11 +149,17 @@ def fail(args: Sequence[str], code: int, text: str, error: ClmError | None = Non
 
 def warn_ignored() -> None:
     """One line on standard error for each project file whose memory or remote was ignored
-    because the person has not trusted it (clm_policy.config.trust)."""
+    because the person has not trusted it (clm_policy.config.trust), once per command (the
+    file is read again by the options after the first has said it)."""
     from clm_policy.config.trust import take_ignored
 
     for found in take_ignored():
-        echo(f"clm-policy: {found.notice}", err=True)
+        if found.notice not in _WARNED:
+            _WARNED.add(found.notice)
+            echo(f"clm-policy: {found.notice}", err=True)
+
+
+_WARNED: set[str] = set()
 
 
 def _short(text: str, limit: int = 300) -> str:

@@ -182,3 +182,16 @@ def test_a_file_another_user_owns_is_refused(
         f"{config}: not read: owned by another user (uid 65534) (a project's configuration "
         "must be a file only you can write)\n",
     )
+
+
+@pytest.mark.parametrize("command", [["decide", "--tokens", "5"], ["status"]])
+def test_a_command_says_once_that_it_ignored_a_file_above(
+    shared: Path, command: list[str]
+) -> None:
+    """`decide` (its quick path) said nothing of the file it ignored; `status` said it twice
+    (the options read the file again after the memory's had said it)."""
+    from conftest import run_process
+
+    done = run_process(*command, cwd=shared / "a")
+    notice = f"clm-policy: ignored {shared / '.clm-policy.yaml'}: it is above the project"
+    assert done.stderr.count(notice) == 1, done.stderr
