@@ -405,6 +405,54 @@ def test_a_bad_handoff_is_a_tool_error_and_writes_nothing(
     assert project.commits() == []
 
 
+HANDOFF_ARGUMENTS = (
+    "its arguments: goal, next_step, tasks, decisions, verification, blockers, environment, "
+    "plan, notes"
+)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        (
+            "handoff",
+            {"goal": "g", "next_step": "n", "bogus": 1},
+            f"unknown argument 'bogus'; {HANDOFF_ARGUMENTS}",
+        ),
+        (  # a typo would drop what the agent wrote
+            "handoff",
+            {"goal": "g", "next_step": "n", "blocker": ["the CI is red"], "note": "x"},
+            "unknown argument 'blocker' (did you mean 'blockers'?); unknown argument 'note' "
+            f"(did you mean 'notes'?); {HANDOFF_ARGUMENTS}",
+        ),
+        ("status", {"verbose": True}, "unknown argument 'verbose'; its arguments: none"),
+        ("explain", {"rule": "x"}, "unknown argument 'rule'; its arguments: none"),
+        (
+            "memory_search",
+            {"query": "db", "limit": 3},
+            "unknown argument 'limit'; its arguments: query",
+        ),
+        (
+            "memory_read",
+            {"keys": "decisions/db"},
+            "unknown argument 'keys' (did you mean 'key'?); its arguments: key",
+        ),
+        (
+            "memory_write",
+            {"key": "k", "text": "t", "tags": ["a"], "b\nc": 1, **{f"x{n}": n for n in range(5)}},
+            "unknown argument 'tags'; unknown argument 'b\\nc'; unknown argument 'x0'; unknown "
+            "argument 'x1'; unknown argument 'x2'; 2 more unknown; its arguments: key, text",
+        ),
+    ],
+)
+def test_an_argument_a_tool_does_not_take_is_refused_and_nothing_is_written(
+    project: Project, call: Callable[..., Any], tool: str, arguments: dict[str, Any], message: str
+) -> None:
+    project.session(tool)
+    assert refused(call(tool, **arguments)) == f"Error executing tool {tool}: {message}"
+    assert project.commits() == []
+
+
 def test_no_session_to_be_found_is_a_tool_error(project: Project, call: Callable[..., Any]) -> None:
     for tool in ("handoff", "status", "explain"):
         arguments = {"goal": "g", "next_step": "go"} if tool == "handoff" else {}
@@ -471,7 +519,7 @@ def test_memory_write_read_search_redacted_and_committed(
             {"key": "notes", "text": "t" * (64 * 1024 + 1)},
             "argument 'text': String should have at most 65536 characters",
         ),
-        ("memory_write", {"key": "notes", "text": " "}, "memory_write: the text is empty"),
+        ("memory_write", {"key": "notes", "text": " "}, "the text is empty"),
         (
             "memory_write",
             {"key": ["notes"], "text": "t"},
@@ -492,13 +540,15 @@ def test_memory_write_read_search_redacted_and_committed(
             {"query": "q" * 201},
             "argument 'query': String should have at most 200 characters",
         ),
-        ("memory_search", {"query": "  "}, "memory_search: the query is empty"),
+        ("memory_search", {"query": "  "}, "the query is empty"),
     ],
 )
 def test_bad_memory_calls_are_tool_errors_and_write_nothing(
     project: Project, call: Callable[..., Any], tool: str, arguments: dict[str, Any], message: str
 ) -> None:
-    assert refused(call(tool, **arguments)) == f"Error executing tool {tool}: {message}"
+    text = refused(call(tool, **arguments))
+    assert text == f"Error executing tool {tool}: {message}"
+    assert text.count(tool) == 1  # the SDK's words name the tool; the message does not again
     assert project.commits() == []
     assert not (project.path.parent / "x.md").exists()
 

@@ -20,11 +20,18 @@ APPROVE = (
     "Claude Code asks once whether to use a project's MCP servers: approve clm-policy (or list "
     "it in enabledMcpjsonServers in .claude/settings.local.json)."
 )
-TOOLS = (
-    "Its tools are mcp__clm-policy__handoff, __status, __explain, __memory_search, "
-    "__memory_read and __memory_write; to call them without a prompt add "
-    '"mcp__clm-policy" to permissions.allow in .claude/settings.json.'
-)
+
+
+def tools(settings: object = Path(".claude", "settings.json")) -> str:
+    """The install's last line, naming the settings file ``settings`` for the permission."""
+    return (
+        "Its tools are mcp__clm-policy__handoff, __status, __explain, __memory_search, "
+        "__memory_read and __memory_write; to call them without a prompt add "
+        f'"mcp__clm-policy" to permissions.allow in {settings}.'
+    )
+
+
+TOOLS = tools()
 
 
 def test_install_project_merges_into_mcp_json_keeping_other_servers(
@@ -71,7 +78,7 @@ def test_install_user_writes_claude_codes_own_configuration(
     assert result.stdout.splitlines() == [
         f"wrote {config / '.claude.json'}",
         f"  added MCP server clm-policy `{EXE} mcp`",
-        TOOLS,
+        tools(config / "settings.json"),  # the user's settings, not the project's
     ]
     data = json.loads((config / ".claude.json").read_text())
     assert data == {"numStartups": 3, "projects": {}, "mcpServers": {"clm-policy": OURS}}
@@ -80,8 +87,32 @@ def test_install_user_writes_claude_codes_own_configuration(
     monkeypatch.delenv("CLAUDE_CONFIG_DIR")
     home = tmp_path / "home"
     monkeypatch.setenv("HOME", str(home))
-    assert invoke("mcp", "--install", "--user").exit_code == 0
+    result = invoke("mcp", "--install", "--user")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == tools(home / ".claude" / "settings.json")
     assert json.loads((home / ".claude.json").read_text()) == {"mcpServers": {"clm-policy": OURS}}
+
+
+def test_install_over_an_entry_of_ours_keeps_the_keys_it_does_not_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    mine = {"command": "/old/clm-policy", "env": {"X": "1"}, "args": ["mcp"], "timeout": 30}
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"clm-policy": mine}}))
+    result = invoke("mcp", "--install")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[:2] == [
+        f"wrote {tmp_path / '.mcp.json'}",
+        f"  MCP server clm-policy: replaced `/old/clm-policy mcp` by `{EXE} mcp` (kept its env, "
+        "timeout)",
+    ]
+    entry = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["clm-policy"]
+    assert entry == {**OURS, "env": {"X": "1"}, "timeout": 30}
+    assert list(entry) == ["command", "env", "args", "timeout", "type"]  # in their order
+    again = invoke("mcp", "--install")
+    assert again.stdout.splitlines()[0] == (
+        f"{tmp_path / '.mcp.json'}: already up to date; nothing written"
+    )
 
 
 def test_install_into_a_broken_file_changes_nothing(

@@ -5,7 +5,8 @@ Claude Code reads a project's servers from ``<project>/.mcp.json`` (``{"mcpServe
 approves a project's servers once) and the person's own, for every project, from the
 ``mcpServers`` of ``~/.claude.json`` (``$CLAUDE_CONFIG_DIR/.claude.json`` when that is set).
 :func:`install` merges the ``clm-policy`` entry into one of them and keeps everything else:
-other servers, every other key, in their order.
+other servers, every other key, in their order — and, in an entry of its own already there,
+every key but the ones it writes (:data:`OWNED`: the person's ``env``, ...).
 """
 
 from __future__ import annotations
@@ -29,21 +30,42 @@ def config_path(scope: str, cwd: Path) -> Path:
     return Path(claude_user_config())
 
 
+def permissions_file(scope: str) -> str:
+    """The settings file whose ``permissions.allow`` lets the ``scope``'s tools run without a
+    prompt: the project's ``.claude/settings.json``, or the person's own, for every project
+    (``~/.claude/settings.json``; ``$CLAUDE_CONFIG_DIR/settings.json`` when that is set)."""
+    cs.check_scope(scope)
+    if scope == "project":
+        return os.path.join(".claude", "settings.json")
+    folder = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join("~", ".claude")
+    return os.path.join(os.path.expanduser(folder), "settings.json")
+
+
+OWNED = ("type", "command", "args")
+"""The keys of the server's entry that :func:`install` writes; any other (``env``, ...) is the
+person's, and kept."""
+
+
 def merge(config: dict[str, Any], ours: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """``config`` with ``ours`` as its ``mcpServers.clm-policy`` (a new dict), and what
+    """``config`` with ``ours`` as its ``mcpServers.clm-policy`` (a new dict): an entry there
+    already keeps its keys but :data:`OWNED` (its ``env``, ...), in their order; and what
     changed (nothing: an empty list)."""
     merged = copy.deepcopy(config)
     servers = merged.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise InputError("`mcpServers` is not an object")
     current = servers.get(NAME)
-    if current == ours:
+    kept = [k for k in current if k not in OWNED] if isinstance(current, dict) else []
+    entry = copy.deepcopy(current) if isinstance(current, dict) else {}
+    entry.update(copy.deepcopy(ours))
+    if current == entry:
         return merged, []
-    servers[NAME] = copy.deepcopy(ours)
+    servers[NAME] = entry
     shown = " ".join([ours["command"], *ours["args"]])
     if current is None:
         return merged, [f"added MCP server {NAME} `{shown}`"]
-    return merged, [f"MCP server {NAME}: replaced {_shown(current)} by `{shown}`"]
+    keeping = f" (kept its {', '.join(kept)})" if kept else ""
+    return merged, [f"MCP server {NAME}: replaced {_shown(current)} by `{shown}`{keeping}"]
 
 
 def _shown(value: object) -> str:
@@ -69,7 +91,7 @@ def install(scope: str, cwd: Path) -> list[str]:
     lines.append(
         f"Its tools are mcp__{NAME}__handoff, __status, __explain, __memory_search, "
         f"__memory_read and __memory_write; to call them without a prompt add "
-        f'"mcp__{NAME}" to permissions.allow in .claude/settings.json.'
+        f'"mcp__{NAME}" to permissions.allow in {permissions_file(scope)}.'
     )
     if not sdk_installed():
         lines.append(f"note: the server needs the mcp package: pip install '{NAME}[mcp]'")

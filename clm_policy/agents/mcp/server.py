@@ -19,11 +19,13 @@ from pydantic import Field, ValidationError
 from clm_policy.agents.mcp.calling import WAIT, WRITER
 from clm_policy.agents.mcp.tools import Tools
 from clm_policy.base.errors import ClmError
+from clm_policy.base.suggest import closest
+from clm_policy.base.termsafe import one_line
 from clm_policy.lifecycle.agent_handoff import AgentHandoff
 from clm_policy.lifecycle.request import SECTIONS, tool_description
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable, Sequence
 
     from mcp.server.mcpserver import MCPServer
 
@@ -74,7 +76,13 @@ Item = Annotated[str, Field(max_length=1_000)]
 Items = Annotated[list[Item], Field(max_length=50)]
 
 
-def _error(tool: str, exc: ValidationError) -> str:
+def failed(tool: str, detail: str) -> str:
+    """A tool error's one line, as the SDK words its own: ``Error executing tool <tool>: ``,
+    then ``detail`` — which does not name the tool again (every tool error is made here)."""
+    return f"Error executing tool {tool}: {detail}"
+
+
+def _error(exc: ValidationError) -> str:
     """A tool's rejected arguments, one clause each, without echoing what was sent."""
     parts = []
     for err in exc.errors(include_url=False):
@@ -85,7 +93,28 @@ def _error(tool: str, exc: ValidationError) -> str:
             parts.append(f"missing argument '{where}'")
         else:
             parts.append(f"argument '{where}': {err['msg']}")
-    return f"Error executing tool {tool}: " + "; ".join(parts)
+    return "; ".join(parts)
+
+
+SHOWN_UNKNOWN = 5
+"""Unknown arguments named in a refusal, at most (the rest are counted)."""
+
+
+def unknown_arguments(arguments: Iterable[str], known: Sequence[str]) -> str | None:
+    """The refusal of the ``arguments`` a tool does not take (``known``: those it takes),
+    each named with the nearest it takes, or None when it takes them all. The SDK would drop
+    them unread: a typo (``blocker`` for ``blockers``) would lose what the agent wrote."""
+    unknown = [name for name in arguments if name not in known]
+    if not unknown:
+        return None
+    parts = []
+    for name in unknown[:SHOWN_UNKNOWN]:
+        close = closest(name, known)
+        guess = f" (did you mean '{close}'?)" if close is not None else ""
+        parts.append(f"unknown argument '{one_line(name[:60])}'{guess}")
+    if len(unknown) > SHOWN_UNKNOWN:
+        parts.append(f"{len(unknown) - SHOWN_UNKNOWN} more unknown")
+    return "; ".join(parts) + f"; its arguments: {', '.join(known) or 'none'}"
 
 
 _CLIENT: ContextVar[str] = ContextVar("clm_policy_mcp_client", default="")
@@ -120,10 +149,11 @@ async def read_only(tool: Callable[[float], dict[str, Any]]) -> dict[str, Any]:
 
 
 def _new_server() -> MCPServer:
-    """The SDK's server, which knows the client of each call (:func:`call_wait`), says which
-    arguments it refused without echoing them (:func:`_error`), and answers the project's
-    errors as tool errors (their message is the model's to read; anything else is a crash the
-    SDK reports without detail)."""
+    """The SDK's server, which knows the client of each call (:func:`call_wait`), refuses an
+    argument the tool does not take (:func:`unknown_arguments`; the SDK ignores it), says
+    which arguments it refused without echoing them (:func:`_error`), and answers the
+    project's errors as tool errors (their message is the model's to read; anything else is a
+    crash the SDK reports without detail); every one worded by :func:`failed`."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
@@ -131,16 +161,20 @@ def _new_server() -> MCPServer:
 
     class Server(MCPServer):
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            schema = next((t.input_schema for t in await self.list_tools() if t.name == name), None)
+            if schema is not None:  # (an unknown tool: the SDK says so)
+                refused = unknown_arguments(arguments, list(schema.get("properties", {})))
+                if refused is not None:
+                    raise ToolError(failed(name, refused))
             client = _CLIENT.set(client_of(context))
             try:
                 return await super().call_tool(name, arguments, context)
             except ToolError as exc:
                 cause = exc.__cause__
                 if isinstance(cause, ValidationError):
-                    raise ToolError(_error(name, cause)) from None
-                if isinstance(cause, ClmError):  # the SDK's crash, its words kept: "Error
-                    # executing tool <name>", then the project's message
-                    raise ToolError(f"{exc}: {cause}") from None
+                    raise ToolError(failed(name, _error(cause))) from None
+                if isinstance(cause, ClmError):  # the SDK's crash: the project's message
+                    raise ToolError(failed(name, str(cause))) from None
                 raise
             finally:
                 _CLIENT.reset(client)

@@ -1,5 +1,6 @@
 """What each MCP tool does, without the MCP SDK: plain functions that take typed values and
-return JSON data, raising the project's errors (the server turns them into tool errors).
+return JSON data, raising the project's errors (the server turns them into tool errors, and
+names the tool itself: a message here does not).
 
 Every tool reads the project the way the hooks do (:class:`~clm_policy.agents.hooks.hook.
 Hook`: ``.clm-policy.yaml`` of the project, the environment, the memory repository); the
@@ -140,7 +141,7 @@ class Tools:
 
         hook = self._project()
         if not query.strip():
-            raise InputError("memory_search: the query is empty")
+            raise InputError("the query is empty")
         if not is_memory_repo(hook.memory):
             return {"memory": hook.memory, "results": []}
         with hook.repo() as repo:
@@ -194,7 +195,7 @@ class Tools:
 
         check_key(key)
         if not text.strip():
-            raise InputError("memory_write: the text is empty")
+            raise InputError("the text is empty")
         hook = self._project()
         with hook.repo() as repo:
             store = GitMemoryStore(repo)

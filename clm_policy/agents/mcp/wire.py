@@ -1,15 +1,22 @@
 """The MCP server's standard input and output, guarded: requests are read with a bound, and one
 the server could not answer is answered here.
 
-The SDK's stdio transport reads a request line whole, however long, and drops a request it
-cannot parse without an answer (a line holding a lone surrogate, ``"\\ud800"``, left the client
-waiting for ever). So standard input and output pass through two threads (:func:`guarded`):
-the **reader** skips a line longer than :data:`MAX_REQUEST` without keeping it and answers it
-with an error, answers a line holding a lone surrogate with an error for its ``id``, and
-passes every other line to the SDK unchanged; the **writer** passes the SDK's output on line
-by line, so that an error the reader writes never lands inside one of the SDK's messages.
-The errors are JSON-RPC's "invalid request" (-32600), with the request's ``id`` when it can be
-read. The SDK reads and writes its descriptors 0 and 1 as ever.
+The SDK's stdio transport reads a request line whole, however long, and drops a line that is
+no JSON-RPC message it can read without an answer, leaving the client waiting for ever: no JSON
+at all, no ``"jsonrpc": "2.0"``, an ``id`` neither a string nor an integer, ``params`` not an
+object, a batch (a JSON array: MCP has none), a lone surrogate (``"\\ud800"``). So standard
+input and output pass through two threads (:func:`guarded`): the **reader** skips a line longer
+than :data:`MAX_REQUEST` without keeping it and answers it with an error, answers each of those
+lines with JSON-RPC's error (:func:`answer`), and passes every other line to the SDK
+unchanged; the **writer** passes the SDK's output on line by line, so that an error the reader
+writes never lands inside one of the SDK's messages. The reader answers a ``tools/call``
+without the tool's ``name`` (or with ``arguments`` not an object) too, saying which parameter:
+the SDK's answer is "Invalid request parameters" alone. The SDK reads and writes its
+descriptors 0 and 1 as ever.
+
+An error answers with the request's ``id`` when it can be read (a string or an integer), else
+``null``; a notification (no ``id``) and a response are never answered, a batch's requests
+in a JSON array, as JSON-RPC answers a batch.
 """
 
 from __future__ import annotations
@@ -30,7 +37,14 @@ MAX_REQUEST = 4 * MiB
 """The longest request line read: a handoff or a topic (64 KiB of text, at most six bytes a
 character once escaped) is far below it."""
 CHUNK = 64 * 1024
+PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+_WORDS = {
+    PARSE_ERROR: "parse error",
+    INVALID_REQUEST: "invalid request",
+    INVALID_PARAMS: "invalid params",
+}
 
 
 class _Out:
@@ -48,43 +62,124 @@ class _Out:
             _write_all(self.fd, data)
 
 
-def error_line(request_id: object, message: str) -> bytes:
-    """A JSON-RPC error answer, as one line."""
-    answer = {
+def _error(request_id: object, message: str, code: int = INVALID_REQUEST) -> dict[str, object]:
+    return {
         "jsonrpc": "2.0",
         "id": request_id,
-        "error": {"code": INVALID_REQUEST, "message": f"invalid request: {message}"},
+        "error": {"code": code, "message": f"{_WORDS[code]}: {message}"},
     }
-    return json.dumps(answer).encode() + b"\n"
 
 
-def _request_id(text: str) -> tuple[bool, object]:
-    """Whether ``text`` is a request with an ``id`` (a notification has none), and the id."""
+def error_line(request_id: object, message: str, code: int = INVALID_REQUEST) -> bytes:
+    """A JSON-RPC error answer, as one line."""
+    return json.dumps(_error(request_id, message, code)).encode() + b"\n"
+
+
+def _usable_id(message: dict[str, object]) -> object:
+    """The request's ``id`` to answer with: a string or an integer, else None (``null``)."""
+    found = message.get("id")
+    return found if isinstance(found, str | int) and not isinstance(found, bool) else None
+
+
+def _problem(message: dict[str, object]) -> tuple[int, str] | None:
+    """What is wrong with the request (or notification) ``message`` that the SDK would drop
+    it, or answer without saying what; None: nothing."""
+    if message.get("jsonrpc") != "2.0":
+        return INVALID_REQUEST, "'jsonrpc' must be \"2.0\""
+    if "id" in message and _usable_id(message) is None:
+        return INVALID_REQUEST, "'id' must be a string or an integer"
+    method, params = message.get("method"), message.get("params")
+    if not isinstance(method, str):
+        return (
+            INVALID_REQUEST,
+            "'method' must be a string" if "method" in message else "no 'method'",
+        )
+    if params is not None and not isinstance(params, dict):
+        return INVALID_PARAMS, "'params' must be an object"
+    if method != "tools/call":
+        return None
+    if params is None or "name" not in params:
+        return INVALID_PARAMS, "tools/call needs 'name' in its params: the tool to call"
+    if not isinstance(params["name"], str):
+        return INVALID_PARAMS, "'name' must be a string: the tool to call"
+    if params.get("arguments") is not None and not isinstance(params["arguments"], dict):
+        return INVALID_PARAMS, "'arguments' must be an object: the tool's arguments by name"
+    return None
+
+
+def _unanswered(message: dict[str, object]) -> bool:
+    """Whether JSON-RPC never answers ``message``: a notification (a ``method``, no ``id``) or
+    a response (to a request of the server's)."""
+    if "method" in message:
+        return "id" not in message
+    return "result" in message or "error" in message
+
+
+def _answered(message: object, surrogate: tuple[int, str] | None) -> dict[str, object] | None:
+    """The error answering one message the SDK would not answer (or not say why), or None:
+    it goes to the SDK, or is dropped unanswered (a notification, a response)."""
+    if not isinstance(message, dict):
+        return _error(None, "not a JSON-RPC message (a JSON object)")
+    problem: tuple[int, str] | None
+    if surrogate is not None:
+        at, escape = surrogate
+        problem = (
+            INVALID_REQUEST,
+            f"a lone surrogate ({escape}) at character {at}: not Unicode text",
+        )
+    else:
+        problem = _problem(message)
+    if problem is None or _unanswered(message):
+        return None
+    return _error(_usable_id(message), problem[1], problem[0])
+
+
+def _batch(messages: list[object]) -> bytes | None:
+    """The answer to a batch: one error for each of its requests, in an array (none at all
+    when it holds only notifications and responses)."""
+    if not messages:
+        return error_line(None, "an empty batch")
+    errors = [
+        _error(
+            _usable_id(m) if isinstance(m, dict) else None,
+            "a batch (a JSON array): MCP takes one message a line",
+        )
+        for m in messages
+        if not (isinstance(m, dict) and _unanswered(m))
+    ]
+    return json.dumps(errors).encode() + b"\n" if errors else None
+
+
+def answer(text: str) -> tuple[bool, bytes | None]:
+    """Whether the request line ``text`` goes to the SDK, and the line answering it here
+    (see the module's docstring)."""
+    surrogate = lone_surrogate(text) if "\\u" in text else None
     try:
         message = json.loads(text)
-    except ValueError:
-        return True, None
-    if isinstance(message, dict) and "id" in message:
-        found = message["id"]
-        return True, found if isinstance(found, str | int) and not isinstance(found, bool) else None
-    return False, None
+    except (ValueError, RecursionError) as exc:
+        if not text.strip():
+            return True, None  # a blank line: no message
+        why = (
+            f"{exc.msg} at character {exc.pos}"
+            if isinstance(exc, json.JSONDecodeError)
+            else "nested too deep"
+        )
+        return False, error_line(None, f"not JSON ({why})", PARSE_ERROR)
+    if isinstance(message, list):
+        return False, _batch(message)
+    error = _answered(message, surrogate)
+    if error is not None:
+        return False, json.dumps(error).encode() + b"\n"
+    return surrogate is None, None  # (a notification with a lone surrogate: dropped here)
 
 
 def _pass_on(line: bytes, end: bytes, sink: int, out: _Out) -> None:
     """Write ``line`` and ``end`` to ``sink`` for the SDK, unless it is answered here."""
-    text = line.decode("utf-8", "replace")
-    found = lone_surrogate(text) if "\\u" in text else None
-    if found is None:
+    passes, error = answer(line.decode("utf-8", "replace"))
+    if passes:
         _write_all(sink, line + end)
-        return
-    asks, request_id = _request_id(text)
-    if asks:  # (a notification gets no answer, a refused one neither)
-        out.line(
-            error_line(
-                request_id,
-                f"a lone surrogate ({found[1]}) at character {found[0]}: not Unicode text",
-            )
-        )
+    if error is not None:
+        out.line(error)
 
 
 def read_requests(source: int, sink: int, out: _Out, limit: int = MAX_REQUEST) -> None:

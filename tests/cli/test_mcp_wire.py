@@ -1,0 +1,164 @@
+"""``clm-policy mcp`` as a process: every request line gets an answer. The SDK's stdio
+transport drops a line that is no JSON-RPC message it can read — no JSON, no ``"jsonrpc":
+"2.0"``, an ``id`` neither a string nor an integer, ``params`` not an object, a batch — and the
+client waits for ever; the server's guarded wire (clm_policy/agents/mcp/wire.py) answers each
+with JSON-RPC's error, with the request's id when it can be read, and goes on serving. A
+``tools/call`` without its ``name`` is answered saying so (the SDK: "Invalid request
+parameters" alone). Notifications and responses, and every good request, go to the SDK as
+before."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from test_lone_surrogate import Server
+
+
+@contextlib.contextmanager
+def serving(cwd: Path) -> Iterator[Server]:
+    """The server, ended even when the test fails (it may hang: that is the failure)."""
+    server = Server(cwd)
+    try:
+        yield server
+    finally:
+        if server.process.poll() is None:
+            server.process.kill()
+            server.process.wait()
+            for stream in (server.process.stdin, server.process.stdout):
+                if stream is not None:
+                    stream.close()
+
+
+def error(request_id: object, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
+BATCH = "invalid request: a batch (a JSON array): MCP takes one message a line"
+LIST = {"jsonrpc": "2.0", "id": 9, "method": "tools/list"}
+
+CASES = [
+    (
+        b"not json",
+        error(None, -32700, "parse error: not JSON (Expecting value at character 0)"),
+    ),
+    (
+        b'{"jsonrpc": "2.0", "id": 50, "method": "tools/list"',
+        error(None, -32700, "parse error: not JSON (Expecting ',' delimiter at character 51)"),
+    ),
+    (b"[" * 100_000, error(None, -32700, "parse error: not JSON (nested too deep)")),
+    (
+        b'"tools/list"',
+        error(None, -32600, "invalid request: not a JSON-RPC message (a JSON object)"),
+    ),
+    (
+        b'{"id": 58, "method": "tools/list"}',
+        error(58, -32600, "invalid request: 'jsonrpc' must be \"2.0\""),
+    ),
+    (
+        b'{"jsonrpc": "1.0", "id": "a", "method": "tools/list"}',
+        error("a", -32600, "invalid request: 'jsonrpc' must be \"2.0\""),
+    ),
+    (
+        b'{"jsonrpc": "2.0", "id": {"n": 1}, "method": "tools/list"}',
+        error(None, -32600, "invalid request: 'id' must be a string or an integer"),
+    ),
+    (
+        b'{"jsonrpc": "2.0", "id": true, "method": "tools/list"}',
+        error(None, -32600, "invalid request: 'id' must be a string or an integer"),
+    ),
+    (b'{"jsonrpc": "2.0", "id": 59}', error(59, -32600, "invalid request: no 'method'")),
+    (
+        b'{"jsonrpc": "2.0", "id": 60, "method": 5}',
+        error(60, -32600, "invalid request: 'method' must be a string"),
+    ),
+    (
+        b'{"jsonrpc": "2.0", "id": 55, "method": "tools/call", "params": "x"}',
+        error(55, -32602, "invalid params: 'params' must be an object"),
+    ),
+    (
+        b'{"jsonrpc": "2.0", "id": 56, "method": "tools/call"}',
+        error(
+            56, -32602, "invalid params: tools/call needs 'name' in its params: the tool to call"
+        ),
+    ),
+    (
+        b'{"jsonrpc": "2.0", "id": 57, "method": "tools/call", "params": {"name": 5}}',
+        error(57, -32602, "invalid params: 'name' must be a string: the tool to call"),
+    ),
+    (
+        b'{"jsonrpc": "2.0", "id": 61, "method": "tools/call", "params": '
+        b'{"name": "status", "arguments": [1]}}',
+        error(
+            61,
+            -32602,
+            "invalid params: 'arguments' must be an object: the tool's arguments by name",
+        ),
+    ),
+    (b"[]", error(None, -32600, "invalid request: an empty batch")),
+    (  # a batch: its requests answered in an array, its notification not
+        json.dumps(
+            [LIST, {"jsonrpc": "2.0", "method": "notifications/x"}, {"id": [1]}, 7]
+        ).encode(),
+        [
+            error(9, -32600, BATCH),
+            error(None, -32600, BATCH),
+            error(None, -32600, BATCH),
+        ],
+    ),
+]
+
+
+def test_a_line_the_sdk_would_drop_is_answered_and_the_server_goes_on(tmp_path: Path) -> None:
+    with serving(tmp_path) as server:  # one server for all: each answer before the next line
+        for line, expected in CASES:
+            server.send(line)
+            assert server.receive() == expected, line[:80]
+        server.send({**LIST, "id": 3})
+        answer = server.receive()
+        assert (answer["id"], "error" in answer) == (3, False)  # still serving
+        assert server.close() == 0
+
+
+def test_what_needs_no_answer_gets_none_and_good_requests_go_to_the_sdk(tmp_path: Path) -> None:
+    with serving(tmp_path) as server:
+        _unanswered_then_served(server)
+
+
+def _unanswered_then_served(server: Server) -> None:
+    for unanswered in (
+        b"",  # a blank line: no message
+        b'{"jsonrpc": "2.0", "method": "notifications/x", "params": "x"}',  # a notification
+        b'{"jsonrpc": "2.0", "id": 70, "result": {}}',  # a response
+        b'{"jsonrpc": "2.0", "id": 71, "result": 5}',  # a bad one
+        b'[{"jsonrpc": "2.0", "method": "notifications/x"}]',  # a batch of notifications
+    ):
+        server.send(unanswered)
+    # the next answer is the next request's: none of the lines above was answered
+    server.send(b'{"jsonrpc": "2.0", "id": "s", "method": "tools/list", "params": null}')
+    listed = server.receive()
+    assert listed["id"] == "s"
+    assert "result" in listed
+    server.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "tools/call",
+            "params": {"name": "memory_search", "arguments": None},
+        }
+    )
+    called = server.receive()
+    assert called["id"] == 4
+    assert called["result"]["content"][0]["text"] == (
+        "Error executing tool memory_search: missing argument 'query'"
+    )
+    server.send({"jsonrpc": "2.0", "id": 5, "method": "no/such"})
+    assert server.receive() == {
+        "jsonrpc": "2.0",
+        "id": 5,
+        "error": {"code": -32601, "message": "Method not found", "data": "no/such"},
+    }
+    assert server.close() == 0
