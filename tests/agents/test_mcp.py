@@ -374,6 +374,22 @@ def test_a_handoff_with_empty_fields_is_the_record_alone(
     assert "- `calc.py`" in data["seed"]  # the record: the files the session changed
 
 
+def test_a_handoff_whose_push_fails_is_committed_and_says_so(
+    project: Project, call: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The person's own remote, which the new memory repository lacks: the handoff stands
+    (the next session starts from it), and the answer says the push failed."""
+    monkeypatch.setenv("CLM_POLICY_REMOTE", "origin")
+    project.session("handoff")
+    data = ok(call("handoff", goal="commas", next_step="release"))
+    assert data["push_failed"].startswith("the handoff is committed locally (")
+    assert "but pushing it to 'origin' failed: " in data["push_failed"]
+    assert project.commits()[0].startswith(f"clm(handoff): {SESSION}")
+    monkeypatch.delenv("CLM_POLICY_REMOTE")
+    project.session("handoff", session=OTHER)
+    assert ok(call("handoff", goal="g", next_step="n"))["push_failed"] is None
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [

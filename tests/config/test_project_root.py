@@ -185,9 +185,7 @@ def test_a_file_another_user_owns_is_refused(
 
 
 @pytest.mark.parametrize("command", [["decide", "--tokens", "5"], ["status"]])
-def test_a_command_says_once_that_it_ignored_a_file_above(
-    shared: Path, command: list[str]
-) -> None:
+def test_a_command_says_once_that_it_ignored_a_file_above(shared: Path, command: list[str]) -> None:
     """`decide` (its quick path) said nothing of the file it ignored; `status` said it twice
     (the options read the file again after the memory's had said it)."""
     from conftest import run_process

@@ -129,6 +129,7 @@ class Tools:
             "redactions": done.redactions,
             "recall_agent": done.agent_recall.trailer if done.agent_recall else None,
             "seed": cut("\n\n".join(m.content for m in done.seed)),
+            "push_failed": done.push_failed,  # committed all the same; the hook log says why
             "next": NEXT_SESSION,
         }
 
