@@ -34,11 +34,9 @@ def permissions_file(scope: str) -> str:
     """The settings file whose ``permissions.allow`` lets the ``scope``'s tools run without a
     prompt: the project's ``.claude/settings.json``, or the person's own, for every project
     (``~/.claude/settings.json``; ``$CLAUDE_CONFIG_DIR/settings.json`` when that is set)."""
-    cs.check_scope(scope)
     if scope == "project":
-        return os.path.join(".claude", "settings.json")
-    folder = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join("~", ".claude")
-    return os.path.join(os.path.expanduser(folder), "settings.json")
+        return str(Path(".claude", "settings.json"))
+    return str(cs.settings_path(scope, Path()))
 
 
 OWNED = ("type", "command", "args")
