@@ -2,13 +2,21 @@
 
 ``# clm-lint disable-line CHECK[,CHECK]`` at the end of a line silences those checks on that
 line; on a line of its own it silences them on the next line. ``# clm-lint disable-file
-CHECK[,CHECK]`` anywhere silences them in the whole file. ``all`` names every check.
+CHECK[,CHECK]`` anywhere silences them in the whole file. ``all`` names every check. A problem
+found while loading is never silenced (:data:`clm_policy.lint.checks.UNSILENCED`), and a
+comment naming an unknown check or one of those is itself reported (:func:`misnamed`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+
+from clm_policy.base.errors import Location
+from clm_policy.base.suggest import suggest
+from clm_policy.lint.checks import CHECKS, UNSILENCED, disable_comment
+from clm_policy.lint.problem import Problem
 
 _DIRECTIVE = re.compile(r"#\s*clm-lint\s+(disable-line|disable-file)\s+([A-Za-z0-9_,\s-]+?)\s*$")
 
@@ -21,7 +29,22 @@ class Directives:
     named: list[tuple[int, int, str]] = field(default_factory=list)
 
     def silences(self, line: int, check: str) -> bool:
+        if check in UNSILENCED:
+            return False
         return any(check in ids or "all" in ids for ids in (self.file, self.by_line.get(line, ())))
+
+    def misnamed(self, file: str) -> Iterator[Problem]:
+        """A problem for each check named that does not exist or cannot be silenced."""
+        known = [str(m.ID) for m in CHECKS]
+        for line, col, check in self.named:
+            if check in UNSILENCED:
+                why = f"'{check}' cannot be silenced: the policy does not load while it has one"
+            elif check not in known and check != "all":
+                why = f"no check named '{check}': it silences nothing{suggest(check, known)}"
+            else:
+                continue
+            where = Location(file, line, col)
+            yield Problem.at(where, str(disable_comment.ID), disable_comment.LEVEL, why)
 
 
 def parse(text: str) -> Directives:

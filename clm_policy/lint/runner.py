@@ -1,9 +1,10 @@
 """Find policy files, lint each one, and gather the problems.
 
 A policy file is any ``*.yaml``/``*.yml`` under the given paths except policy test files
-(``*.test.yaml``). Each file is loaded with every problem collected (not just the first), each
-reported under the check it names (else ``policy-error``); the analyses run on what loaded, and
-disable comments apply. A file's problems that lie in another file it extends are reported at
+(``*.test.yaml``) and hidden files and folders. Each file is loaded with every problem
+collected (not just the first), each reported under the check it names (else
+``policy-error``); the analyses run on what loaded, and disable comments apply (never to a
+problem loading found). A file's problems that lie in another file it extends are reported at
 its own ``extends:`` line when they come from how this file combines with its parent (a rule it
 disabled leaving a signal unread, say); problems that belong to the parent itself are reported
 there, once.
@@ -11,6 +12,7 @@ there, once.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,14 +54,23 @@ def is_policy_file(path: Path) -> bool:
     return name.endswith((".yaml", ".yml")) and not name.endswith(TEST_SUFFIXES)
 
 
+def _walk(folder: Path) -> Iterator[Path]:
+    """The files below ``folder``, hidden folders and files (``.git``, ``.venv``,
+    ``.clm-policy.yaml``) left out, as ``clm-policy test`` leaves them out."""
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        yield from (Path(root, f) for f in files if not f.startswith("."))
+
+
 def discover(paths: Sequence[str]) -> list[Path]:
-    """The policy files named by ``paths`` (files, or folders searched recursively)."""
+    """The policy files named by ``paths`` (files, or folders searched recursively, hidden
+    ones left out)."""
     found: list[Path] = []
     for text in paths:
         path = Path(text)
         kind = path_kind(path)
         if kind == "folder":
-            inside = sorted(p for p in path.rglob("*") if p.is_file() and is_policy_file(p))
+            inside = sorted(p for p in _walk(path) if is_policy_file(p))
             if not inside:
                 raise InputError(f"no policy files (*.yaml, *.yml) under {text}")
             for found_file in inside:  # a committed link to a file on the runner: not read
@@ -99,11 +110,14 @@ def lint_paths(paths: Sequence[str]) -> LintReport:
     files = discover(paths)
     linter = _Linter()
     problems = {p for path in files for p in linter.lint(path, str(path))}
+    named = {str(path) for path in files}
     parsed = {
-        file: directives.parse(linter.read.text(file) or "") for file in {p.file for p in problems}
+        file: directives.parse(linter.read.text(file) or "")
+        for file in {p.file for p in problems} | named
     }
     kept = [p for p in problems if not parsed[p.file].silences(p.line, p.check)]
-    return LintReport(files=[str(p) for p in files], problems=sorted(kept))
+    kept += [p for file in named for p in parsed[file].misnamed(file)]
+    return LintReport(files=[str(p) for p in files], problems=sorted(set(kept)))
 
 
 class _Linter:

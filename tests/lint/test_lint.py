@@ -12,7 +12,7 @@ import pytest
 
 from clm_policy.base.errors import ClmError, Location, PolicyError
 from clm_policy.lint import runner
-from clm_policy.lint.checks import ANALYSES, BY_ID, CHECKS, GENERIC, LOADING
+from clm_policy.lint.checks import ANALYSES, BY_ID, CHECKS, DIRECTIVES, GENERIC, LOADING
 from clm_policy.lint.context import LintContext
 from clm_policy.lint.runner import lint_paths
 
@@ -58,12 +58,13 @@ def test_every_check_is_documented() -> None:
 
 
 def test_each_check_is_of_one_kind() -> None:
-    """Found while loading (named by the loader), found by its own ``check``, or the generic
-    one; a check that did neither would be listed and documented but never report."""
-    kinds = [LOADING, ANALYSES, (GENERIC,)]
+    """Found while loading (named by the loader), found by its own ``check``, the generic
+    one, or the disable comments' own; a check that did none would be listed and documented
+    but never report."""
+    kinds = [LOADING, ANALYSES, (GENERIC, DIRECTIVES)]
     assert sorted(m.ID for kind in kinds for m in kind) == sorted(m.ID for m in CHECKS)
     assert all(callable(getattr(m, "check", None)) for m in ANALYSES)
-    assert not any(hasattr(m, "check") for m in (*LOADING, GENERIC))
+    assert not any(hasattr(m, "check") for m in (*LOADING, GENERIC, DIRECTIVES))
 
 
 def test_loading_errors_go_to_the_check_they_name() -> None:
@@ -176,6 +177,46 @@ def test_disable_comments(tmp_path: Path) -> None:
     assert found == [(8, "unused-signal"), (11, "type-mismatch")]
     path.write_text("# clm-lint disable-file unused-signal,type-mismatch\n" + textwrap.dedent(body))
     assert lint_paths([str(path)]).problems == []
+
+
+def test_no_comment_silences_a_problem_that_stops_loading(tmp_path: Path) -> None:
+    """A policy `decide` refuses never passes the lint: `all` silenced its schema errors, and
+    `disable-line unknown-name` a misspelt name; a comment naming no check silenced nothing
+    and said nothing."""
+    path = tmp_path / "p.yaml"
+    path.write_text("# clm-lint disable-file all\nversion: 2\nprofiles: nonsense\n")
+    found = [(p.line, p.check) for p in lint_paths([str(path)]).problems]
+    assert found == [(2, "schema"), (3, "schema")]
+    path.write_text(
+        "version: 1\nextends: default\nrules:\n"
+        "  - {id: x, when: tokens.contxt > 1, action: compact}  # clm-lint disable-line unknown-name\n"
+        "signals:\n  spare: {type: int, default: 0}  # clm-lint disable-line unused-signl\n"
+    )
+    assert [(p.line, p.check, p.message) for p in lint_paths([str(path)]).problems] == [
+        (4, "unknown-name", "unknown name 'tokens.contxt'; did you mean 'tokens.context'?"),
+        (
+            4,
+            "disable-comment",
+            "'unknown-name' cannot be silenced: the policy does not load while it has one",
+        ),
+        (6, "unused-signal", "signal 'spare' is declared but never read"),
+        (
+            6,
+            "disable-comment",
+            "no check named 'unused-signl': it silences nothing; did you mean 'unused-signal'?",
+        ),
+    ]
+
+
+def test_a_folder_is_searched_without_its_hidden_files_and_folders(tmp_path: Path) -> None:
+    for hidden in (".venv/lib/x.yaml", ".github/workflows/ci.yml"):
+        (tmp_path / hidden).parent.mkdir(parents=True)
+        (tmp_path / hidden).write_text("on: push\n")
+    (tmp_path / ".clm-policy.yaml").write_text("version: 1\npolicy: default\n")
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "policies" / "team.yaml").write_text("version: 1\nextends: default\n")
+    report = lint_paths([str(tmp_path)])
+    assert (report.files, report.problems) == ([str(tmp_path / "policies" / "team.yaml")], [])
 
 
 def test_problem_in_a_parent_is_reported_where_it_is_extended(tmp_path: Path) -> None:

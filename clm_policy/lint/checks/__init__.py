@@ -10,7 +10,8 @@ Two kinds, told apart here once:
   be a second copy of the loader to keep in step.
 
 A loading error named by no check of :data:`LOADING` (or by none) is reported under
-:data:`GENERIC`, ``policy-error``: a problem nobody claims still fails the lint.
+:data:`GENERIC`, ``policy-error``: a problem nobody claims still fails the lint. A disable
+comment that names no check, or one of :data:`UNSILENCED`, is :data:`DIRECTIVES`'.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from types import ModuleType
 from clm_policy.base.errors import LoadCheck
 from clm_policy.lint.checks import (
     constant_error,
+    disable_comment,
     duplicate_id,
     expression_syntax,
     extends,
@@ -49,6 +51,7 @@ CHECKS: tuple[ModuleType, ...] = (
     unreachable_rule,
     guard_unused_action,
     unused_signal,
+    disable_comment,
     policy_error,
 )
 """Every check, in the order ``--list-checks`` and SARIF show them."""
@@ -57,6 +60,10 @@ CHECKS: tuple[ModuleType, ...] = (
 LOADING: tuple[ModuleType, ...] = tuple(m for m in CHECKS if isinstance(m.ID, LoadCheck))
 ANALYSES: tuple[ModuleType, ...] = tuple(m for m in CHECKS if hasattr(m, "check"))
 GENERIC: ModuleType = policy_error
+DIRECTIVES: ModuleType = disable_comment
+"""The disable comments' own check (the runner reports it: clm_policy.lint.directives)."""
+UNSILENCED: frozenset[str] = frozenset({*(str(m.ID) for m in LOADING), str(GENERIC.ID)})
+"""The checks no disable comment silences: their problems stop the policy from loading."""
 
 BY_ID: dict[str, ModuleType] = {module.ID: module for module in CHECKS}
 _LOADING_BY_ID: dict[str, ModuleType] = {module.ID: module for module in LOADING}
