@@ -4,7 +4,8 @@ Every name has a declared type (docs/policy.md), so the type of each part of an 
 known at load. Types are sets of kinds — ``int``, ``float``, ``bool``, ``str``, ``none``,
 ``seq`` (a list or tuple literal) — or ``any`` when nothing can be said. A mismatch is an
 operation whose operands can never meet: a bool compared to a number, a string ordered
-against a number, arithmetic on a string, a number tested for membership in a string.
+against a number, arithmetic on a string, a number tested for membership in a string — or a
+name of a few known values (``status``) compared with a string that is none of them.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from clm_policy.base.errors import shorten
+from clm_policy.base.suggest import suggest
+from clm_policy.models.enums import TaskStatus
 from clm_policy.policy.expr import OPERATORS
 from clm_policy.policy.names import NameInfo
 
@@ -27,6 +30,8 @@ STR: Kinds = frozenset({"str"})
 NONE: Kinds = frozenset({"none"})
 SEQ: Kinds = frozenset({"seq"})
 NUMBER = frozenset({"int", "float"})
+VALUES: dict[str, tuple[str, ...]] = {"status": tuple(s.value for s in TaskStatus)}
+"""The names that hold one of a few strings, and those strings."""
 
 
 def _excerpt(node: ast.AST) -> str:
@@ -169,16 +174,39 @@ class Inferrer:
             if right - NONE == STR and not left & STR:
                 self.report(node, f"{_show(left)} tested for membership in a string: {text}")
             elif "seq" in right:
+                self._values(node, lnode, rnode)
                 elements = self.elements.get(id(rnode), ANY)
                 if "any" not in elements and not _meet(left, elements, equality=True):
                     shown = _show(elements)
                     self.report(node, f"{_show(left)} can never be one of {shown} values: {text}")
             return
         equality = isinstance(op, ast.Eq | ast.NotEq)
+        if equality or isinstance(op, ast.In | ast.NotIn):
+            self._values(node, lnode, rnode)
         if not _meet(left, right, equality=equality):
             never = " (never equal)" if equality else ""
             compares = f"'{OPERATORS[type(op)]}' compares {_show(left)} with {_show(right)}"
             self.report(node, f"{compares}{never}: {text}")
+
+    def _values(self, node: ast.Compare, lnode: ast.expr, rnode: ast.expr) -> None:
+        """A name of a few known values (:data:`VALUES`) compared with, or looked up among,
+        strings that are none of them: always false (true for ``!=``)."""
+        for name_node, other in ((lnode, rnode), (rnode, lnode)):
+            name = name_node.id if isinstance(name_node, ast.Name) else ""
+            values = VALUES.get(name)
+            if values is None:
+                continue
+            items = other.elts if isinstance(other, ast.List | ast.Tuple) else [other]
+            strings = [
+                i.value for i in items if isinstance(i, ast.Constant) and type(i.value) is str
+            ]
+            for value in strings:
+                if value not in values:
+                    self.report(
+                        node,
+                        f"{name} is never {shorten(repr(value))} (it is one of "
+                        f"{', '.join(values)}){suggest(value, values)}",
+                    )
 
     def _IfExp(self, node: ast.IfExp) -> Kinds:
         self.kinds(node.test)

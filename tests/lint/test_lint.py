@@ -339,3 +339,36 @@ def test_every_error_loading_names_has_its_check() -> None:
 
     assert sorted(m.ID for m in LOADING) == sorted(LoadCheck)
     assert all(isinstance(m.ID, LoadCheck) for m in LOADING)
+
+
+@pytest.mark.parametrize(
+    ("when", "message"),
+    [
+        (
+            'status == "compelted"',
+            "status is never 'compelted' (it is one of running, waiting, phase_boundary, "
+            "completed, failed, blocked); did you mean 'completed'?",
+        ),
+        (
+            'status in ["running", "paused"]',
+            "status is never 'paused' (it is one of running, waiting, phase_boundary, "
+            "completed, failed, blocked)",
+        ),
+        (
+            '"blokced" != status',
+            "status is never 'blokced' (it is one of running, waiting, "
+            "phase_boundary, completed, failed, blocked); did you mean 'blocked'?",
+        ),
+        ('status == "completed" or status in ("failed", "blocked")', None),
+    ],
+)
+def test_a_status_that_is_none_of_its_values_is_a_type_mismatch(
+    tmp_path: Path, when: str, message: str | None
+) -> None:
+    """A misspelt status made a rule that never fires, and the lint passed it."""
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        f"version: 1\nextends: default\nrules:\n  - id: x\n    when: '{when}'\n    action: compact\n"
+    )
+    found = [(p.check, p.message) for p in lint_paths([str(path)]).problems]
+    assert found == ([("type-mismatch", message)] if message else [])

@@ -1,7 +1,8 @@
 """Operand types must fit: no bool compared to a number, and a ``when`` gives true or false.
 
 No string ordered against a number either, no arithmetic on strings, no number looked up in a
-string. Every name has a declared type (signals theirs), so these are known at load. Python would
+string, and no ``status`` compared with a string that is none of its values
+(``status == "compelted"``). Every name has a declared type (signals theirs), so these are known at load. Python would
 evaluate ``signals.degradation > 0`` without complaint, and ``status == 1`` is simply always
 false: both are almost always a mistake in a policy.
 
