@@ -328,12 +328,32 @@ class _Checker(ast.NodeTransformer):
                     LoadCheck.UNKNOWN_NAME,
                 )
             hint = suggest(dotted, self.known)
+            if dotted in ("true", "false", "null", "none"):
+                hint = "; write True, False or None (capitalised, as in Python)"
             if not hint and dotted.startswith("signals."):
                 hint = "; signals must be declared under 'signals:'"
             raise self.fail(node, f"unknown name '{dotted}'{hint}", LoadCheck.UNKNOWN_NAME)
         self.read.setdefault(dotted, None)
         flat = ast.Name(id=dotted, ctx=ast.Load())
         return ast.copy_location(flat, node)
+
+
+_HINTS = (
+    (r"&&|\|\|", "; write `and` and `or`, not `&&` and `||`"),
+    (r"===|(?<![=!<>])=(?!=)", "; compare with `==`, not `=`"),
+    (r"(^|[^=!])!(?!=)", "; write `not`, not `!`"),
+    (r"\d%", "; a share like 80% is written in a profile: here compare tokens.ratio with 0.8"),
+)
+"""What a person writing another language's expression means, by what the text shows."""
+
+
+def _syntax_hint(body: str) -> str:
+    """The hint for a syntax error in ``body``, from the first of :data:`_HINTS` its text
+    shows outside quotes; empty when none does."""
+    import re
+
+    bare = re.sub(r"'[^']*'|\"[^\"]*\"", "''", body)
+    return next((hint for pattern, hint in _HINTS if re.search(pattern, bare)), "")
 
 
 def compile_expression(
@@ -380,7 +400,9 @@ def compile_expression(
             line = min(line, last)
             col = len(parsed.split("\n")[line - 1]) + 1
         where = span.at(line, col - shift if line == 1 else col)
-        raise ExpressionError(f"expression syntax error: {msg}", where) from None
+        raise ExpressionError(
+            f"expression syntax error: {msg}{_syntax_hint(body)}", where
+        ) from None
     except (RecursionError, MemoryError):
         # CPython's parser reports deep nesting as an empty MemoryError
         raise ExpressionError("expression nested too deeply", span.start) from None

@@ -1355,3 +1355,29 @@ def test_identity_of_values_is_refused_at_load(text: str) -> None:
 )
 def test_identity_with_singletons_is_allowed(text: str, value: bool) -> None:
     assert evaluate(text) is value
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("tokens.context > 1 && signals.degradation", "; write `and` and `or`, not `&&` and `||`"),
+        ('status = "running"', "; compare with `==`, not `=`"),
+        ("!signals.degradation", "; write `not`, not `!`"),
+        (
+            "tokens.ratio > 80%",
+            "; a share like 80% is written in a profile: here compare tokens.ratio with 0.8",
+        ),
+        ('status == "a && b" and', ""),  # what a string says is no hint
+    ],
+)
+def test_a_syntax_error_another_language_would_accept_says_what_to_write(
+    text: str, message: str
+) -> None:
+    assert refused_at_load(text).message == f"expression syntax error: invalid syntax{message}"
+
+
+@pytest.mark.parametrize("name", ["true", "false", "null", "none"])
+def test_a_lower_case_constant_says_how_python_writes_it(name: str) -> None:
+    assert refused_at_load(f"tokens.context > 1 and {name}").message == (
+        f"unknown name '{name}'; write True, False or None (capitalised, as in Python)"
+    )
