@@ -27,7 +27,7 @@ FORMATS = ["text", "json", "github", "sarif"]
 def lint(
     paths: tuple[str, ...], fmt: str, strict: bool, output: str | None, list_checks: bool
 ) -> int:
-    """Check policy files (default: policies/) and report every problem.
+    """Check policy files (the project's, else policies/) and report every problem.
 
     PATH is a policy file or a folder searched recursively for *.yaml and *.yml (test files,
     *.test.yaml, are left to `clm-policy test`). Each problem is reported as
@@ -35,7 +35,7 @@ def lint(
 
     \b
     Silence a check where you mean it:
-      when: tokens.ratio > 2   # clm-lint disable-line constant-error
+      spare: {type: int, default: 0}   # clm-lint disable-line unused-signal
       # clm-lint disable-file unused-signal
 
     \b

@@ -66,7 +66,7 @@ SUMMARIES = {
     ),
     "hook": "Answer an agent's hooks with the project's policy and memory.",
     "init": "Create a memory repository, or set a project up for Claude Code or Codex CLI.",
-    "lint": "Check policy files (default: policies/) and report every problem.",
+    "lint": "Check policy files (the project's, else policies/) and report every problem.",
     "log": "The audit trail: every compaction and handoff, newest first, with why it happened.",
     "mcp": "Serve clm-policy's tools to the agent over MCP (standard input and output).",
     "migrate": (
@@ -171,7 +171,7 @@ def cli() -> None:
       clm-policy decide --tokens 260000 --explain  # ...and why, rule by rule
       clm-policy resolve policies/default.yaml     # a policy with its extends merged
       clm-policy schema policy                     # the JSON schema of policy files
-      clm-policy lint                              # check policies/ for problems
+      clm-policy lint                              # check the project's policy (or policies/)
       clm-policy test                              # run policies/**/*.test.yaml
       clm-policy init clm-memory                   # a git repository for memory
       clm-policy compact -m clm-memory -s s.json   # commit a compaction of a session

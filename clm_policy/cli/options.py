@@ -161,15 +161,17 @@ def format_option(*choices: str, help_text: str | None = None) -> Callable[[F], 
 
 
 def output_option(help_text: str, *, writable: bool = False) -> Callable[[F], F]:
-    """``--output/-o FILE``: a report written to FILE instead of standard output.
+    """``--output/-o FILE``: a report written to FILE instead of standard output (``-``:
+    standard output, as when it is not given: the command gets None).
 
     ``writable``: click checks the file can be written before the command runs."""
     return click.option(
         "--output",
         "-o",
-        type=click.Path(dir_okay=False, writable=writable),
+        type=click.Path(dir_okay=False, writable=writable, allow_dash=True),
         metavar="FILE",
-        help=help_text,
+        help=help_text + " (- for standard output)",
+        callback=lambda _ctx, _param, value: None if value == "-" else value,
     )
 
 

@@ -9,7 +9,12 @@ from typing import TYPE_CHECKING
 import click
 
 from clm_policy.base.termsafe import echo
-from clm_policy.cli.options import format_option, memory_option, policy_option, session_option
+from clm_policy.cli.options import (
+    format_option,
+    memory_option,
+    policy_option,
+    session_option,
+)
 from clm_policy.cli.report_file import check_output, write_report
 
 if TYPE_CHECKING:
@@ -106,7 +111,13 @@ def report(memory: str, session: str | None, policy_ref: str, output: str) -> in
     help="CSV: the table to write (default steps: one row per step and decision; sessions: "
     "one row per session with its metrics). JSON holds both.",
 )
-@click.option("--output", "-o", metavar="FILE", help="Write to FILE instead of standard output.")
+@click.option(
+    "--output",
+    "-o",
+    metavar="FILE",
+    help="Write to FILE instead of standard output (- for standard output).",
+    callback=lambda _ctx, _param, value: None if value == "-" else value,
+)
 def export(
     memory: str,
     session: str | None,

@@ -52,7 +52,8 @@ def test(
     """Run policy test files: each case decides a state and checks the decision.
 
     PATH is a test file or a folder searched recursively for *.test.yaml and *.test.yml
-    (default: policies/). A case gives a state (`given`) and what the decision must be
+    (default: the tests of the project's policy, from $CLM_POLICY_POLICY or .clm-policy.yaml;
+    else policies/). A case gives a state (`given`) and what the decision must be
     (`expect`: action, trigger, proposed, blocked_by, warnings, ...). Outcomes: PASS, FAIL
     (with expected vs actual and the explain trace), ERROR (the case names a rule, guard,
     profile or signal the policy lacks, or cannot run), SKIP. See docs/testing.md.

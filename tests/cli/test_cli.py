@@ -288,3 +288,46 @@ def test_decide_help_s_option_b_example_shows_its_guard() -> None:
     result = invoke("decide", "-p", OPTION_B, *args)
     assert result.exit_code == 0, result.stderr
     assert "compact blocked by open_subagents" in result.stdout
+
+
+def test_resolve_takes_the_projects_policy_and_says_what_it_cannot_take(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without POLICY, the project's policy (it printed the bundled default whatever the
+    project named); a folder or a test file is named as what it is, not as a missing
+    bundled policy."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".clm-policy.yaml").write_text("version: 1\npolicy: claude-code\n")
+    (tmp_path / "a.test.yaml").write_text("version: 1\npolicy: default\ncases: []\n")
+    done = invoke("resolve")
+    assert done.exit_code == 0
+    assert done.stdout.startswith(
+        "# Resolved policy (extends merged): <bundled>/claude-code.yaml <- <bundled>/default.yaml\n"
+    )
+    assert (invoke("resolve", ".").exit_code, invoke("resolve", ".").stderr) == (
+        2,
+        "clm-policy: .: is a folder: resolve takes one policy file, or a bundled name\n",
+    )
+    assert invoke("resolve", "a.test.yaml").stderr == (
+        "clm-policy: a.test.yaml: is a policy test file: resolve the policy its `policy:` names\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["lint", "-o", "-", str(REPO / "docs" / "examples" / "draft-policy.yaml")],
+        ["test", "--output", "-", str(REPO / "policies" / "tests" / "option_c.test.yaml")],
+    ],
+    ids=["lint", "test"],
+)
+def test_output_dash_is_standard_output(
+    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`-o -` wrote a file named `-`."""
+    monkeypatch.chdir(tmp_path)
+    done = invoke(*args)
+    plain = invoke(*[a for a in args if a not in ("-o", "--output", "-")])
+    assert (done.exit_code, done.stdout) == (plain.exit_code, plain.stdout)
+    assert done.stdout.strip()
+    assert list(tmp_path.iterdir()) == []

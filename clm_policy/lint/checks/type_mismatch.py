@@ -2,9 +2,9 @@
 
 No string ordered against a number either, no arithmetic on strings, no number looked up in a
 string, and no ``status`` compared with a string that is none of its values
-(``status == "compelted"``). Every name has a declared type (signals theirs), so these are known at load. Python would
-evaluate ``signals.degradation > 0`` without complaint, and ``status == 1`` is simply always
-false: both are almost always a mistake in a policy.
+(``status == "compelted"``). Every name has a declared type (signals theirs), so these are
+known at load. Python would evaluate ``signals.degradation > 0`` without complaint, and
+``status == 1`` is simply always false: both are almost always a mistake in a policy.
 
 Passes::
 
