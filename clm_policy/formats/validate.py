@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from clm_policy.base.errors import QUOTE_LIMIT, InputError, LoadCheck, Location, quote
-from clm_policy.base.suggest import suggest
+from clm_policy.base.suggest import closest, suggest
 from clm_policy.formats.yamlio import PathKey, YamlDocument
 
 M = TypeVar("M", bound=BaseModel)
@@ -153,7 +153,7 @@ def locate_errors(
         if kind == "missing":
             name = loc[-1]
             where = _display(full) or "the top level"
-            message = f"missing required key '{name}' in {where}"
+            message = f"missing required key '{name}' in {where}{_misspelt(doc, path, name)}"
         elif kind == "extra_forbidden":
             name = str(loc[-1])
             allowed = _allowed_keys(model, [*prefix, *loc[:-1]])
@@ -162,6 +162,9 @@ def locate_errors(
                 message += f" (allowed: {', '.join(allowed)})"
         elif kind in _TYPE_NAMES:
             message = f"{field}: expected {_TYPE_NAMES[kind]}, got {_describe(value)}"
+            threshold = bool(full) and full[-1] in ("soft_compact", "hard_handoff")
+            if threshold and type(value) is float and 0 < value < 1:
+                message += f" (a share is written as '{value * 100:g}%')"
         elif kind == "literal_error":
             expected = err.get("ctx", {}).get("expected", "")
             message = f"{field}: expected {expected}, got {_describe(value)}"
@@ -173,7 +176,7 @@ def locate_errors(
         elif kind == "string_pattern_mismatch" and _share(err):
             message = (
                 f"{field}: expected tokens (an integer) or a share like '70%', got "
-                f"{_describe(value)}"
+                f"{_describe(value)}{_share_hint(value)}"
             )
         elif kind == "string_pattern_mismatch":
             message = (
@@ -191,6 +194,34 @@ def locate_errors(
         out.append(InputError(message, doc.location(path, key=is_key), check=LoadCheck.SCHEMA))
     out.sort(key=lambda e: (e.location.line, e.location.col) if e.location else (0, 0))
     return out
+
+
+def _misspelt(doc: Located, path: Sequence[PathKey], name: object) -> str:
+    """``; is 'case' it, misspelt?`` when the mapping at ``path`` has a key close to the
+    missing ``name`` (it is reported as unknown only once the required ones are there)."""
+    node: Any = doc.root
+    for step in path:
+        if isinstance(node, dict):
+            node = node.get(step)
+        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+            node = node[step]
+        else:
+            return ""
+    if not isinstance(node, dict):
+        return ""
+    close = closest(str(name), [str(key) for key in node])
+    return f"; is '{close}' it, misspelt?" if close is not None else ""
+
+
+def _share_hint(value: object) -> str:
+    """What a threshold written almost right means: a share over 100%, a number quoted, or
+    digits grouped with commas or underscores."""
+    text = str(value).strip()
+    if text.endswith("%") and text[:-1].replace(".", "", 1).isdigit():
+        return " (a share is at most 100%)"
+    if text.replace(",", "").replace("_", "").isdigit():
+        return f" (tokens are written as a plain number: {text.replace(',', '').replace('_', '')})"
+    return ""
 
 
 def _share(err: ErrorDetails) -> bool:

@@ -51,6 +51,27 @@ STATE_CHECKS: tuple[Callable[[Any], str | None], ...] = (compact_not_in_future,)
 plain class): each returns what is wrong, or None."""
 
 
+def default_misfit(kind: str, value: object) -> str | None:
+    """Why ``value`` cannot be the default of a signal of type ``kind`` (with what to write
+    when it is the right value quoted), or None when it fits."""
+    if signal_value_fits(kind, value):
+        return None
+    from clm_policy.base.errors import quote
+
+    named = {"int": "an int", "bool": "a bool", "float": "a float"}.get(kind, "a string")
+    text = value.strip() if isinstance(value, str) else None
+    hint = ""
+    if (
+        text is not None
+        and kind in ("int", "float")
+        and text.lstrip("-").replace(".", "", 1).isdigit()
+    ):
+        hint = f" (write it without quotes: {text})"
+    elif text is not None and kind == "bool" and text.lower() in ("true", "false"):
+        hint = f" (write it without quotes: {text.lower()})"
+    return f"default {quote(value)} is not {named}{hint}"
+
+
 def signal_value_fits(kind: str, value: object) -> bool:
     """Whether ``value`` is of signal type ``kind`` (an int is a float; a bool is no int)."""
     if kind == "bool":

@@ -12,9 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-from clm_policy.base.errors import quote
 from clm_policy.models.enums import MAX_COUNT
-from clm_policy.models.fields import signal_value_fits
+from clm_policy.models.fields import default_misfit
 
 ID_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]*$"
 SHARE_PATTERN = r"^(100|[1-9]?[0-9])(\.[0-9]+)?%$"
@@ -77,8 +76,9 @@ class SignalSpec(BaseModel):
 
     @model_validator(mode="after")
     def _default_matches_type(self) -> SignalSpec:
-        if not signal_value_fits(self.type, self.default):
-            raise ValueError(f"default {quote(self.default)} is not a {self.type}")
+        misfit = default_misfit(self.type, self.default)
+        if misfit is not None:
+            raise ValueError(misfit)
         return self
 
 

@@ -43,10 +43,11 @@ class Unsupported(ValueError):
 
 def signal_default(data: dict[str, Any]) -> dict[str, Any]:
     """A signal's default is of its type (``SignalSpec``'s model validator, on its fields)."""
-    from clm_policy.models.fields import signal_value_fits
+    from clm_policy.models.fields import default_misfit
 
-    if not signal_value_fits(data["type"], data["default"]):
-        raise ValueError(f"default is not a {data['type']}")
+    misfit = default_misfit(data["type"], data["default"])
+    if misfit is not None:
+        raise ValueError(misfit)
     return data
 
 

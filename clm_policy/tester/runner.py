@@ -227,9 +227,10 @@ def _unknown_name(header: Header, case: Case, subject: _Subject) -> tuple[str, L
     expect = spec.expect
     trigger = expect.trigger
     if trigger is not None and trigger not in subject.rules:
+        null = "; for no rule, write null" if trigger in ("None", "none", "Null", "NULL") else ""
         return (
             f"expect.trigger: policy {policy.name} has no rule '{trigger}'"
-            f"{suggest(trigger, subject.rules)} (rules: {', '.join(subject.rules)})",
+            f"{suggest(trigger, subject.rules) or null} (rules: {', '.join(subject.rules)})",
             case.doc.location(("expect", "trigger")),
         )
     for field_name in _GUARD_LISTS:

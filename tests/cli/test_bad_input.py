@@ -64,7 +64,7 @@ POLICY_CASES = [
         "quoted-number",
         "version: 1\nprofiles:\n  coding: {soft_compact: '100', hard_handoff: 200}\n",
         "3:26: profiles.coding.soft_compact: expected tokens (an integer) or a share like '70%', "
-        "got string '100'",
+        "got string '100' (tokens are written as a plain number: 100)",
     ),
     (
         "negative-threshold",
@@ -112,7 +112,7 @@ POLICY_CASES = [
     (
         "signal-default-type",
         f"version: 1\n{OK_PROFILE}signals:\n  s: {{type: int, default: x}}\n",
-        "5:6: signals.s: default 'x' is not a int",
+        "5:6: signals.s: default 'x' is not an int",
     ),
     (
         "bad-rule-id",

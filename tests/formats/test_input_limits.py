@@ -109,7 +109,7 @@ CUT = "'" + "x" * 60 + "…'"
         ),
         (
             f"version: 1\nsignals:\n  s: {{type: int, default: {LONG}}}\n{OK[11:]}",
-            f"3:6: signals.s: default {CUT} is not a int",
+            f"3:6: signals.s: default {CUT} is not an int",
         ),
         (
             f"version: 1\nprofiles:\n  coding: {{soft_compact: {LONG}, hard_handoff: 2}}\n",

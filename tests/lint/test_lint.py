@@ -372,3 +372,41 @@ def test_a_status_that_is_none_of_its_values_is_a_type_mismatch(
     )
     found = [(p.check, p.message) for p in lint_paths([str(path)]).problems]
     assert found == ([("type-mismatch", message)] if message else [])
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "profiles:\n  coding: {soft_compact: 0.8, hard_handoff: 350000}\n",
+            "profiles.coding.soft_compact: expected an integer, got number 0.8 "
+            "(a share is written as '80%')",
+        ),
+        (
+            "profiles:\n  coding: {soft_compact: 180%, hard_handoff: 350000}\n",
+            "profiles.coding.soft_compact: expected tokens (an integer) or a share like '70%', "
+            "got string '180%' (a share is at most 100%)",
+        ),
+        (
+            'profiles:\n  coding: {soft_compact: "250,000", hard_handoff: 350000}\n',
+            "profiles.coding.soft_compact: expected tokens (an integer) or a share like '70%', "
+            "got string '250,000' (tokens are written as a plain number: 250000)",
+        ),
+        (
+            'signals:\n  s: {type: int, default: "0"}\n',
+            "signals.s: default '0' is not an int (write it without quotes: 0)",
+        ),
+        (
+            'signals:\n  s: {type: bool, default: "true"}\n',
+            "signals.s: default 'true' is not a bool (write it without quotes: true)",
+        ),
+        ("signals:\n  s: {type: int, default: x}\n", "signals.s: default 'x' is not an int"),
+    ],
+    ids=["fraction", "over-100", "commas", "quoted-int", "quoted-bool", "plain"],
+)
+def test_a_value_written_almost_right_says_how_to_write_it(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text("version: 1\nextends: default\n" + text)
+    assert [(p.check, p.message) for p in lint_paths([str(path)]).problems] == [("schema", message)]

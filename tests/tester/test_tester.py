@@ -466,3 +466,27 @@ def test_github_format_annotates_each_fail_and_error_on_its_line(
     # then the text report, as --format text prints it
     text = invoke("test", "p")
     assert result.stdout == "\n".join(lines[:2]) + "\n" + text.stdout
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "case:\n  - {name: a, given: {}, expect: {action: continue}}\n",
+            "missing required key 'cases' in the top level; is 'case' it, misspelt?",
+        ),
+        (
+            "cases:\n  - {name: a, given: {}, expect: {action: continue, trigger: None}}\n",
+            "a: expect.trigger: policy default has no rule 'None'; for no rule, write null "
+            "(rules: phase_boundary, hard_handoff, soft_compact, degradation)",
+        ),
+    ],
+    ids=["cases-misspelt", "trigger-None"],
+)
+def test_a_test_file_written_almost_right_says_how(
+    write: Callable[[str, str], Path], body: str, message: str
+) -> None:
+    path = write("almost.test.yaml", "version: 1\npolicy: default\n" + body)
+    done = invoke("test", str(path))
+    assert done.exit_code == 1
+    assert message in done.stdout, done.stdout
