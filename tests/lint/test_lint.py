@@ -410,3 +410,18 @@ def test_a_value_written_almost_right_says_how_to_write_it(
     path = tmp_path / "p.yaml"
     path.write_text("version: 1\nextends: default\n" + text)
     assert [(p.check, p.message) for p in lint_paths([str(path)]).problems] == [("schema", message)]
+
+
+def test_a_message_part_its_value_cannot_be_formatted_as_is_a_type_mismatch(
+    tmp_path: Path,
+) -> None:
+    """`{status:.0%}` passed the lint, and every decision that said the message failed."""
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "version: 1\nextends: default\nrules:\n  - id: x\n    when: tokens.context > 1\n"
+        "    action: compact\n"
+        '    because: "{status:.0%} {tokens.context:,} {tokens.ratio:.0%} {step:.1f}"\n'
+    )
+    assert [(p.line, p.col, p.message) for p in lint_paths([str(path)]).problems] == [
+        (7, 16, "':.0%' cannot format str: status")
+    ]
