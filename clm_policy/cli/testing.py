@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -12,6 +13,17 @@ from clm_policy.cli.options import format_option, output_option
 from clm_policy.cli.report_file import check_output, write_report
 
 FORMATS = ["text", "json", "junit", "github"]
+
+
+class _Percent(click.FloatRange):
+    """A percentage, with or without its ``%`` (``80`` or ``80%``)."""
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        if isinstance(value, str):
+            value = value.strip().removesuffix("%")
+        return super().convert(value, param, ctx)
 
 
 @click.command("test")
@@ -29,7 +41,7 @@ FORMATS = ["text", "json", "junit", "github"]
 )
 @click.option(
     "--fail-under",
-    type=click.FloatRange(0, 100),
+    type=_Percent(0, 100),
     metavar="PCT",
     help="Fail (exit 1) when coverage is below PCT percent. Implies --coverage.",
 )

@@ -98,8 +98,9 @@ def load_experiment(path: str | Path, env: Mapping[str, str] | None = None) -> E
     for i, item in enumerate(spec.workloads):
         try:
             workloads += expand(item, folder, taken)
-        except ClmError as exc:
-            raise InputError(f"workloads[{i}]: {exc.message}", at("workloads", i)) from None
+        except ClmError as exc:  # where in the file it read, when the problem is in that file
+            inner = f"{exc.location}: " if getattr(exc, "location", None) is not None else ""
+            raise InputError(f"workloads[{i}]: {inner}{exc.message}", at("workloads", i)) from None
     experiment = Experiment(
         shown,
         spec.name,

@@ -386,6 +386,9 @@ class Builder:
             problem = _problem(exc.problem or exc.context or "invalid YAML")
             if exc.context and exc.problem:
                 problem = f"{problem} ({_problem(exc.context)})"
+            lines = self.text.splitlines()
+            if 0 < line <= len(lines) and lines[line - 1][col - 1 : col] == "\t":
+                problem += "; it is a tab: YAML indents with spaces only"
             return self._error(f"YAML syntax error: {problem}", line, col)
         if isinstance(exc, ReaderError):  # a character YAML does not allow (a control character)
             position = exc.position

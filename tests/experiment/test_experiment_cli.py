@@ -172,3 +172,20 @@ def test_progress_shows_on_a_terminal_only(tmp_path: Path) -> None:
     done, seen = run_on_terminal([*clm, "--format", "json"])
     assert done.returncode == 0
     assert seen == b""
+
+
+def test_a_bad_scenario_file_is_named_with_its_own_position(tmp_path: Path) -> None:
+    """The error was placed at the workload alone: the file it read, and where in it the
+    problem is, went unsaid."""
+    (tmp_path / "team.yaml").write_text("version: 1\nextends: default\n")
+    path = tmp_path / "e.yaml"
+    path.write_text(
+        "version: 1\nname: e\narms:\n  - {name: a, policy: default}\n"
+        "workloads:\n  - scenario: team.yaml\n"
+    )
+    done = invoke("experiment", str(path))
+    assert (done.exit_code, done.stderr) == (
+        2,
+        f"{path}:6:5: workloads[0]: {tmp_path / 'team.yaml'}:1:1: missing required key "
+        "'goal' in the top level\n",
+    )

@@ -425,3 +425,17 @@ def test_a_message_part_its_value_cannot_be_formatted_as_is_a_type_mismatch(
     assert [(p.line, p.col, p.message) for p in lint_paths([str(path)]).problems] == [
         (7, 16, "':.0%' cannot format str: status")
     ]
+
+
+def test_a_tab_that_indents_is_named(tmp_path: Path) -> None:
+    """libyaml says only "found character that cannot start any token"."""
+    path = tmp_path / "p.yaml"
+    path.write_text("version: 1\nextends: default\nprofiles:\n  coding:\n\tsoft_compact: 5\n")
+    assert [(p.line, p.col, p.message) for p in lint_paths([str(path)]).problems] == [
+        (
+            5,
+            1,
+            "YAML syntax error: found character that cannot start any token (while scanning "
+            "for the next token); it is a tab: YAML indents with spaces only",
+        )
+    ]

@@ -490,3 +490,11 @@ def test_a_test_file_written_almost_right_says_how(
     done = invoke("test", str(path))
     assert done.exit_code == 1
     assert message in done.stdout, done.stdout
+
+
+def test_fail_under_takes_a_percent_sign(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    args = ["test", "policies/tests/option_c.test.yaml", "-k", "hard limit"]
+    assert invoke(*args, "--fail-under", "50%").stdout == invoke(*args, "--fail-under", "50").stdout
+    assert invoke(*args, "--fail-under", "50%").exit_code == 1
+    assert invoke(*args, "--fail-under", "101%").exit_code == 2
