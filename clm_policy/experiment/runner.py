@@ -25,15 +25,17 @@ from clm_policy.experiment.load import Arm, Experiment
 from clm_policy.experiment.workloads import Workload
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.store import BackendFailure, MemoryStore
-from clm_policy.report.metrics import SessionMetrics
+from clm_policy.report.metrics import AGENT_WORDS, SessionMetrics
 
 
 def verified_recall(sessions: Sequence[SessionMetrics]) -> float | None:
     """A task's recall: the mean of the recalls its compactions and handoffs committed
     (``Clm-Recall``: clm_policy.lifecycle.verify's facts of the state found in what the next
-    context holds); None when none was verified. The one place an experiment defines recall:
-    pass another function to :func:`run_experiment` to measure it otherwise."""
-    values = [r.value for s in sessions for _, _, r in s.recalls]
+    context holds); None when none was verified. What an agent's own handoff holds of the
+    record (``Clm-Recall-Agent``) is not an arm's recall: the simulated agent writes every
+    fact it has. The one place an experiment defines recall: pass another function to
+    :func:`run_experiment` to measure it otherwise."""
+    values = [r.value for s in sessions for _, kind, r in s.recalls if kind != AGENT_WORDS]
     return sum(values) / len(values) if values else None
 
 

@@ -106,6 +106,7 @@ class Event:
     parent: str | None = None
     recall: Recall | None = None
     recall_text: str | None = None
+    recall_of_agent: bool = False  # Clm-Recall-Agent: what the agent's own words hold
 
 
 @dataclass
@@ -426,6 +427,7 @@ def _number(text: str | None) -> int | None:
 def _event(e: AuditEntry) -> Event:
     t = e.trailers
     recall_text = _text(t.get("Clm-Recall") or t.get("Clm-Recall-Agent"), 200)
+    of_agent = not t.get("Clm-Recall") and bool(t.get("Clm-Recall-Agent"))
     return Event(
         kind=e.event,
         commit=e.commit,
@@ -437,6 +439,7 @@ def _event(e: AuditEntry) -> Event:
         parent=t.get("Clm-Parent-Session") or None,
         recall=recall_of(recall_text),
         recall_text=recall_text,
+        recall_of_agent=of_agent,
     )
 
 

@@ -228,18 +228,23 @@ def _tokens_until(
     return session_total if step >= last_step else None
 
 
+AGENT_WORDS = "the agent's handoff"
+"""The kind of a recall that is ``Clm-Recall-Agent``: what the agent's own handoff holds of the
+record (not a summary's recall; a simulated agent's words hold all of it by construction)."""
+
+
 def _recalls(s: SessionHistory) -> list[tuple[int | None, str, Recall]]:
     """The recall of each verified compaction (or handoff, or agent summary): its commit's
-    ``Clm-Recall``, else the ``recall`` of the metrics at its step (the run loop records a
-    compaction's there too: the same recall, counted once); then any other step whose metrics
-    record one."""
+    ``Clm-Recall`` (else ``Clm-Recall-Agent``, of kind :data:`AGENT_WORDS`), else the
+    ``recall`` of the metrics at its step (the run loop records a compaction's there too: the
+    same recall, counted once); then any other step whose metrics record one."""
     found: list[tuple[int | None, str, Recall]] = []
     by_step = {r.step: r.recall for r in s.steps if r.recall is not None}
     for e in s.events:
         at_step = by_step.pop(e.step, None) if e.step is not None else None
         recall = e.recall or at_step
         if recall is not None:
-            found.append((e.step, e.kind, recall))
+            found.append((e.step, AGENT_WORDS if e.recall_of_agent else e.kind, recall))
     found.extend((step, "step", recall) for step, recall in by_step.items())
     return found
 

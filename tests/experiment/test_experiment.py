@@ -243,3 +243,21 @@ def test_recorded_runs_and_transcripts_are_workloads(tmp_path: Path) -> None:
     assert outcomes["codex_rollout"].outcome == "completed"
     assert outcomes["codex_rollout"].steps == 5  # four requests, then the script ends
     assert (outcomes["sim"].needs_asked, outcomes["sim"].sessions) == (1, 2)
+
+
+def test_the_simulated_agents_own_handoff_is_no_arms_recall(tmp_path: Path) -> None:
+    """The demo's agent writes its handoff from every fact it has, so what its words hold of
+    the record (Clm-Recall-Agent) is 100% by construction: it made every arm read "recall
+    100%". An arm's recall is a summary's (Clm-Recall) alone; here none is measured."""
+    path = tmp_path / "exp.yaml"
+    path.write_text(
+        "version: 1\nname: demo\nbootstrap: 100\narms:\n  - {name: file, policy: default}\n"
+        "workloads:\n  - scenario: demo\n"
+    )
+    run = run_experiment(load_experiment(path), tmp_path / "work")
+    (outcome,) = [o for a in run.arms for o in a.outcomes]
+    assert outcome.handoffs == 1
+    memory = tmp_path / "work" / "arms" / "file" / "memory"
+    assert "Clm-Recall-Agent: 1.00" in git(memory, "log", "--format=%(trailers:only,unfold)")
+    assert outcome.recall is None
+    assert figures(run).by_metric["recall"]["file"].value is None

@@ -88,8 +88,10 @@ def test_the_demo_page(memory: Path, tmp_path: Path) -> None:
     assert "context 257352 &gt;= soft limit 250000" in page
     # the demo's summaries are deterministic (nothing measured); its handoff has the agent's
     # words, measured against the record: the one recall in the table
-    recalls = re.findall(r'<tr><td class="n">(\d+)</td><td>(\w+)</td><td class="n">([^<]+)<', page)
-    assert recalls == [("43", "handoff", "7/7 (100%)")]
+    recalls = re.findall(
+        r'<tr><td class="n">(\d+)</td><td>([^<]+)</td><td class="n">([^<]+)<', page
+    )
+    assert recalls == [("43", "the agent&#x27;s handoff", "7/7 (100%)")]
     assert "Decision timeline (43 decisions)" in p.text
 
 
