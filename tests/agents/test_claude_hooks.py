@@ -160,15 +160,18 @@ def memory_of(project: Path) -> Path:
     return Path(memory_path(None, load_config(project)))
 
 
-def hook(project: Path, event: dict[str, Any]) -> subprocess.CompletedProcess[str]:
-    """The hook as Claude Code runs it: a process, the JSON on stdin, in the project."""
+def hook(
+    project: Path, event: dict[str, Any], run_in: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The hook as Claude Code runs it: a process, the JSON on stdin, in the project (or, the
+    process, in ``run_in``: the hook's ``cwd`` still names the project)."""
     payload = {"session_id": SESSION, "cwd": str(project), "permission_mode": "default", **event}
     return subprocess.run(
         [sys.executable, "-m", "clm_policy", "hook", "claude-code"],
         input=json.dumps(payload),
         capture_output=True,
         text=True,
-        cwd=project,
+        cwd=run_in or project,
         timeout=120,
         check=False,
     )
@@ -954,17 +957,8 @@ def test_a_project_without_a_config_keeps_its_memory_outside_its_work_tree(
     elsewhere.mkdir()
     path = transcript(project / "t.jsonl", 166_000)
     event = {"hook_event_name": "PreCompact", "trigger": "manual", "transcript_path": str(path)}
-    payload = {"session_id": SESSION, "cwd": str(project), **event}
     for cwd in (project, elsewhere):
-        done = subprocess.run(
-            [sys.executable, "-m", "clm_policy", "hook", "claude-code"],
-            input=json.dumps(payload),
-            capture_output=True,
-            text=True,
-            cwd=cwd,
-            timeout=120,
-            check=False,
-        )
+        done = hook(project, event, run_in=cwd)
         assert (done.returncode, done.stderr) == (0, ""), done.stderr
     assert not (project / "clm-memory").exists()
     assert not (elsewhere / "clm-memory").exists()
