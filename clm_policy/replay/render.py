@@ -7,6 +7,7 @@ hold them (tests/golden/replay_*.txt).
 from __future__ import annotations
 
 from clm_policy.base.errors import plural
+from clm_policy.base.termsafe import one_line
 from clm_policy.replay.calibrate import MARGIN, RECALL_FLOOR, Calibration
 from clm_policy.replay.memory import Example, MemoryReplay, Problem
 from clm_policy.replay.thresholds import Edit
@@ -79,8 +80,11 @@ def transcripts_text(r: TranscriptReplay) -> str:
     ]
     if r.sessions:
         out.append("")
-        out.append(f"{'session':<12} {'steps':>6}  {'the policy first':<44}  the agent compacted")
-        out += [_session_row(s) for s in r.sessions]
+        names = [_name(s) for s in r.sessions]
+        width = max(len("session"), *(len(n) for n in names))
+        head = f"{'session':<{width}} {'steps':>6}  {'the policy first':<44}  the agent compacted"
+        out.append(head)
+        out += [_session_row(s, n, width) for s, n in zip(r.sessions, names, strict=True)]
         v = r.verdicts()
         native = v["before"] + v["after"] + v["never"]
         out.append("")
@@ -100,8 +104,17 @@ def transcripts_text(r: TranscriptReplay) -> str:
     return "\n".join(out) + "\n"
 
 
-def _session_row(s: SessionWhatIf) -> str:
-    name = (s.session_id or s.path.rsplit("/", 1)[-1])[:12]
+NAME_LIMIT = 40
+"""The longest session name shown whole (a UUID is 36 characters; a name cut shorter could
+show two sessions alike: every Codex rollout file's name starts ``rollout-2025-``)."""
+
+
+def _name(s: SessionWhatIf) -> str:
+    name = one_line(s.session_id or s.path.rsplit("/", 1)[-1])
+    return name if len(name) <= NAME_LIMIT else name[: NAME_LIMIT - 1] + "…"
+
+
+def _session_row(s: SessionWhatIf, name: str, width: int) -> str:
     f = s.first
     acts = (
         f"{f.action} at step {f.step}, {f.context_tokens:,} ({f.rule or 'otherwise'})" if f else "-"
@@ -113,7 +126,7 @@ def _session_row(s: SessionWhatIf) -> str:
         agent = f"step {n.step}, {before} ({n.trigger or 'trigger unknown'})"
         if len(s.native) > 1:
             agent += f"; {len(s.native) - 1} more"
-    return f"{name:<12} {s.steps:>6}  {acts:<44}  {agent}"
+    return f"{name:<{width}} {s.steps:>6}  {acts:<44}  {agent}"
 
 
 def calibration_text(c: Calibration, written: list[Edit] | None, target: str | None) -> str:
