@@ -6,13 +6,18 @@ Plain string work (no pathlib, no file system access): the hooks call it.
 Where Claude Code keeps the user's files: :func:`claude_config_dir` (settings, transcripts)
 and :func:`claude_user_config` (``.claude.json``), both moved by ``$CLAUDE_CONFIG_DIR``.
 
-Where a project ends, for what it may reach (``extends:``, its ``.clm-policy.yaml``):
-:func:`repository_root`, the nearest folder that holds ``.git``, and :func:`is_inside`.
+Where a project ends, for what it may reach (``extends:``, a test's or a project's
+``policy:``): :func:`repository_root`, the nearest folder that holds ``.git``,
+:func:`is_inside`, and :func:`folder_reach` (a :class:`Reach`: the root and the folders
+``CLM_POLICY_EXTENDS_PATH`` adds; clm_policy.policy.sources and clm_policy.config.project
+check against it).
 """
 
 from __future__ import annotations
 
 import os
+
+from clm_policy.base.errors import PolicyError, quote
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -85,3 +90,41 @@ def is_inside(path: str, folder: str) -> bool:
     """Whether ``path`` is ``folder`` or below it (both absolute and normalised: plain
     string work, so resolve links first where a link could lead out)."""
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+class Reach:
+    """Where references written in a file may lead (``extends:``, a test's or a project's
+    ``policy:``): ``root`` (the first file's repository, or its folder: ``kind`` says which)
+    and the folders the person allows. Real paths (links resolved)."""
+
+    __slots__ = ("allowed", "kind", "root")
+
+    def __init__(self, root: str, kind: str, allowed: tuple[str, ...]) -> None:
+        self.root = root
+        self.kind = kind
+        self.allowed = allowed
+
+    def check(self, target: str, ref: str, what: str | None, whose: str = "the policy's") -> None:
+        """Refuse ``target`` (the path ``ref`` names) when its real path is outside; the
+        refusal says ``extends target REF is outside ROOT, the policy's repository …``, or
+        ``WHAT is outside …`` (``whose``: whose repository or folder the root is)."""
+        real = os.path.realpath(target)
+        if any(is_inside(real, folder) for folder in (self.root, *self.allowed)):
+            return
+        subject = what if what is not None else f"extends target {quote(ref)}"
+        raise PolicyError(
+            f"{subject} is outside {self.root}, {whose} {self.kind} "
+            f"({REACH_ENV} names folders it may also reach)"
+        )
+
+
+def folder_reach(folder: str | os.PathLike[str]) -> Reach:
+    """The reach of files in ``folder``: its repository; outside any, the working directory
+    when ``folder`` is below it (the project the person works in: ``policies/tests/`` names
+    ``../team.yaml``), else ``folder`` itself."""
+    real = os.path.realpath(folder)
+    root = repository_root(real)
+    if root is not None:
+        return Reach(root, "repository", allowed_folders())
+    here = os.path.realpath(os.getcwd())
+    return Reach(here if is_inside(real, here) else real, "folder", allowed_folders())

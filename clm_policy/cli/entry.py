@@ -119,8 +119,6 @@ def _decide() -> None:
     from clm_policy.cli.fast.decide import answer
 
     args = sys.argv[2:]
-    from clm_policy.cli import errors
-
     try:
         text = answer(args)
         if text is None:
@@ -128,10 +126,15 @@ def _decide() -> None:
         if not write_fd(1, text):
             _finish(EXIT_OUTPUT_CLOSED)
     except ClmError as exc:
+        from clm_policy.cli import errors
+
         code = errors.report(["decide", *args], exc, ("decide",))
         errors.warn_ignored()  # as click's path does when it ends
         _finish(code)
-    errors.warn_ignored()
+    if "clm_policy.config.trust" in sys.modules:  # a file was read that needs trust
+        from clm_policy.cli import errors
+
+        errors.warn_ignored()
     _finish(0)
 
 

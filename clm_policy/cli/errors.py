@@ -151,9 +151,12 @@ def warn_ignored() -> None:
     """One line on standard error for each project file whose memory or remote was ignored
     because the person has not trusted it (clm_policy.config.trust), once per command (the
     file is read again by the options after the first has said it)."""
-    from clm_policy.config.trust import take_ignored
+    import sys
 
-    for found in take_ignored():
+    trust = sys.modules.get("clm_policy.config.trust")
+    if trust is None:  # nothing read a file that needs trust: nothing was ignored
+        return
+    for found in trust.take_ignored():
         if found.notice not in _WARNED:
             _WARNED.add(found.notice)
             echo(f"clm-policy: {found.notice}", err=True)

@@ -310,23 +310,17 @@ def from_file(key: str, config: ProjectConfig) -> str | None:
 
 
 def _check_reach(path: str, value: str, config: ProjectConfig) -> None:
-    """Refuse a ``policy:`` path outside the file's repository (or folder, outside any) and
-    the folders ``CLM_POLICY_EXTENDS_PATH`` names, as ``extends:`` is refused: a cloned
+    """Refuse a ``policy:`` path outside the file's reach, as ``extends:`` is refused (its
+    repository, else its folder, and the folders ``CLM_POLICY_EXTENDS_PATH`` names): a cloned
     project's file must not have ``lint`` print a file of the machine. Checked on the real
     path, before asking whether it exists; the refusal names only what was written."""
-    from clm_policy.base.paths import REACH_ENV, allowed_folders, is_inside, repository_root
+    from clm_policy.base.errors import PolicyError
+    from clm_policy.base.paths import folder_reach
 
-    home = os.path.realpath(config.root)
-    repository = repository_root(home)
-    real = os.path.realpath(path)
-    if any(is_inside(real, folder) for folder in (repository or home, *allowed_folders())):
-        return
-    kind = "repository" if repository else "folder"
-    raise InputError(
-        f"policy {quote(value)} is outside {repository or home}, the project's {kind} "
-        f"({REACH_ENV} names folders it may also reach)",
-        config.where.get("policy"),
-    )
+    try:
+        folder_reach(config.root).check(path, value, f"policy {quote(value)}", "the project's")
+    except PolicyError as exc:
+        raise InputError(exc.message, config.where.get("policy")) from None
 
 
 def is_default_memory(config: ProjectConfig, memory: str) -> bool:

@@ -32,8 +32,14 @@ def conditions(policy: Policy) -> list[CompiledExpression]:
     return [r.when for r in policy.rules] + [g.when for gs in policy.guards.values() for g in gs]
 
 
-def message_parts(policy: Policy) -> list[CompiledExpression]:
-    """The ``{expression}`` parts of every rule's ``because``, then of every guard's ``message``."""
+def formatted_parts(policy: Policy) -> list[tuple[CompiledExpression, str]]:
+    """The ``{expression:spec}`` parts of every rule's ``because``, then of every guard's
+    ``message``: each expression and its format spec (empty: none)."""
     texts = [r.because for r in policy.rules]
     texts += [g.message for guards in policy.guards.values() for g in guards]
-    return [p[0] for t in texts if t is not None for p in t.parts if not isinstance(p, str)]
+    return [p for t in texts if t is not None for p in t.parts if not isinstance(p, str)]
+
+
+def message_parts(policy: Policy) -> list[CompiledExpression]:
+    """The ``{expression}`` parts of every rule's ``because``, then of every guard's ``message``."""
+    return [expr for expr, _ in formatted_parts(policy)]

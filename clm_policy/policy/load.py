@@ -20,10 +20,11 @@ from pathlib import Path
 
 from clm_policy.base.digest import sha256
 from clm_policy.base.errors import ClmError, LoadCheck, Location, PolicyError, Sink, shorten
+from clm_policy.base.paths import Reach
 from clm_policy.base.record import Record, field
 from clm_policy.formats.textio import path_kind
 from clm_policy.formats.yamlio import PathKey, YamlDocument, load_yaml
-from clm_policy.policy.sources import Reach, locate_source, reach
+from clm_policy.policy.sources import locate_source, reach
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

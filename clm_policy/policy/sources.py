@@ -4,14 +4,14 @@ A path that exists must be a regular file within the policy size limit: it is re
 before anything reads it (the policy cache hashes a policy's bytes before it is parsed).
 
 A reference written in a file — ``extends:``, a policy test's ``policy:`` — stays inside the
-file's reach (:func:`reach`): the repository the first file of the chain is in (the nearest
-folder above it holding ``.git``) — outside any, the working directory when the file is below
-it, else the file's own folder tree — and the folders the person names in
-``CLM_POLICY_EXTENDS_PATH``. A pull request's policy in CI is that first file:
-what it names must not be a file on the runner (``/etc/passwd``, ``~/.config/gh/hosts.yml``
-through ``../``, or a committed link that leads out). The target's real path is checked before
-anything asks whether it exists, and the refusal names only what was written, so it tells
-nothing of the file (there or not, a policy or a secret).
+file's reach (:func:`reach`; :func:`clm_policy.base.paths.folder_reach`): the repository the
+first file of the chain is in (the nearest folder above it holding ``.git``) — outside any, the
+working directory when the file is below it, else the file's own folder tree — and the folders
+the person names in ``CLM_POLICY_EXTENDS_PATH``. A pull request's policy in CI is that first
+file: what it names must not be a file on the runner (``/etc/passwd``,
+``~/.config/gh/hosts.yml`` through ``../``, or a committed link that leads out). The target's
+real path is checked before anything asks whether it exists, and the refusal names only what
+was written, so it tells nothing of the file (there or not, a policy or a secret).
 """
 
 from __future__ import annotations
@@ -19,52 +19,15 @@ from __future__ import annotations
 import os
 
 from clm_policy.base.errors import InputError, PolicyError, quote
-from clm_policy.base.paths import REACH_ENV, allowed_folders, is_inside, repository_root
+from clm_policy.base.paths import Reach, folder_reach
 from clm_policy.base.resources import bundled_policy_file, bundled_policy_names
 from clm_policy.formats.textio import POLICY_LIMIT, check_file, path_kind
-
-
-class Reach:
-    """Where references written in a chain of policy files may lead: ``root`` (the first
-    file's repository, or its folder: ``kind`` says which) and the folders the person allows.
-    Real paths (links resolved)."""
-
-    __slots__ = ("allowed", "kind", "root")
-
-    def __init__(self, root: str, kind: str, allowed: tuple[str, ...]) -> None:
-        self.root = root
-        self.kind = kind
-        self.allowed = allowed
-
-    def check(self, target: str, ref: str, what: str | None) -> None:
-        """Refuse ``target`` (the path ``ref`` names) when its real path is outside; the
-        refusal says ``extends target REF is outside …``, or ``WHAT is outside …``."""
-        real = os.path.realpath(target)
-        if any(is_inside(real, folder) for folder in (self.root, *self.allowed)):
-            return
-        subject = what if what is not None else f"extends target {quote(ref)}"
-        raise PolicyError(
-            f"{subject} is outside {self.root}, the policy's {self.kind} "
-            f"({REACH_ENV} names folders it may also reach)"
-        )
 
 
 def reach(first: str | os.PathLike[str]) -> Reach:
     """The reach of references in the chain that starts at the file ``first``: that of its
     folder (:func:`folder_reach`)."""
     return folder_reach(os.path.dirname(os.path.abspath(first)))
-
-
-def folder_reach(folder: str | os.PathLike[str]) -> Reach:
-    """The reach of files in ``folder``: its repository; outside any, the working directory
-    when ``folder`` is below it (the project the person works in: ``policies/tests/`` names
-    ``../team.yaml``), else ``folder`` itself."""
-    real = os.path.realpath(folder)
-    root = repository_root(real)
-    if root is not None:
-        return Reach(root, "repository", allowed_folders())
-    here = os.path.realpath(os.getcwd())
-    return Reach(here if is_inside(real, here) else real, "folder", allowed_folders())
 
 
 def check_found(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> None:

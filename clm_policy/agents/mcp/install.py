@@ -34,9 +34,7 @@ def permissions_file(scope: str) -> str:
     """The settings file whose ``permissions.allow`` lets the ``scope``'s tools run without a
     prompt: the project's ``.claude/settings.json``, or the person's own, for every project
     (``~/.claude/settings.json``; ``$CLAUDE_CONFIG_DIR/settings.json`` when that is set)."""
-    if scope == "project":
-        return str(Path(".claude", "settings.json"))
-    return str(cs.settings_path(scope, Path()))
+    return str(cs.settings_path(scope, Path()))  # (the project's: relative, as it is shown)
 
 
 OWNED = ("type", "command", "args")

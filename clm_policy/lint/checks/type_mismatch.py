@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from clm_policy.base.errors import shorten
-from clm_policy.lint.context import LintContext, conditions, message_parts
+from clm_policy.lint.context import LintContext, conditions, formatted_parts, message_parts
 from clm_policy.lint.problem import ERROR, Problem
 from clm_policy.lint.types import check_expression
 from clm_policy.policy.engine import Policy
@@ -73,20 +73,14 @@ _SAMPLES = {"int": 1, "float": 1.5, "bool": True, "str": "x", "seq": (1,)}
 def _format_specs(policy: Policy, names: Mapping[str, NameInfo]) -> Iterator[Problem]:
     """A message part whose format spec no value it can have takes (``{status:.0%}``):
     every decision that renders the message would fail."""
-    texts = [r.because for r in policy.rules]
-    texts += [g.message for guards in policy.guards.values() for g in guards]
-    for text in texts:
-        for part in text.parts if text is not None else ():
-            if isinstance(part, str) or not part[1]:
-                continue
-            expr, spec = part
-            kinds = check_expression(expr.tree, names)[0] - {"none"}
-            if not kinds or "any" in kinds or any(_takes(spec, kind) for kind in kinds):
-                continue
-            shown = " or ".join(sorted(kinds))
-            yield Problem.at(
-                expr.location, ID, LEVEL, f"':{spec}' cannot format {shown}: {expr.text}"
-            )
+    for expr, spec in formatted_parts(policy):
+        if not spec:
+            continue
+        kinds = check_expression(expr.tree, names)[0] - {"none"}
+        if not kinds or "any" in kinds or any(_takes(spec, kind) for kind in kinds):
+            continue
+        shown = " or ".join(sorted(kinds))
+        yield Problem.at(expr.location, ID, LEVEL, f"':{spec}' cannot format {shown}: {expr.text}")
 
 
 def _takes(spec: str, kind: str) -> bool:
