@@ -16,7 +16,7 @@ from clm_policy.base.errors import InputError, Location
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # no pathlib or typing at run time: the per-prompt commands read files too
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     StrPath = str | os.PathLike[str]
 
@@ -46,6 +46,14 @@ def _a(what: str) -> str:
 
 def _size(limit: int) -> str:
     return f"{limit // MiB} MiB" if limit % MiB == 0 else f"{limit} bytes"
+
+
+def visible_files(folder: StrPath) -> Iterator[str]:
+    """The files below ``folder``, hidden folders and files (a name starting with ``.``:
+    ``.git``, ``.venv``, ``.clm-policy.yaml``) left out: what ``lint`` and ``test`` search."""
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        yield from (os.path.join(root, f) for f in sorted(files) if not f.startswith("."))
 
 
 def path_kind(path: StrPath) -> str:

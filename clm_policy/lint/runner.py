@@ -12,13 +12,12 @@ there, once.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from clm_policy.base.errors import ClmError, InputError, Location, Sink
-from clm_policy.formats.textio import path_kind
+from clm_policy.formats.textio import path_kind, visible_files
 from clm_policy.formats.yamlio import YamlDocument, load_yaml
 from clm_policy.lint import directives
 from clm_policy.lint.checks import ANALYSES, claiming
@@ -54,14 +53,6 @@ def is_policy_file(path: Path) -> bool:
     return name.endswith((".yaml", ".yml")) and not name.endswith(TEST_SUFFIXES)
 
 
-def _walk(folder: Path) -> Iterator[Path]:
-    """The files below ``folder``, hidden folders and files (``.git``, ``.venv``,
-    ``.clm-policy.yaml``) left out, as ``clm-policy test`` leaves them out."""
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        yield from (Path(root, f) for f in files if not f.startswith("."))
-
-
 def discover(paths: Sequence[str]) -> list[Path]:
     """The policy files named by ``paths`` (files, or folders searched recursively, hidden
     ones left out)."""
@@ -70,7 +61,7 @@ def discover(paths: Sequence[str]) -> list[Path]:
         path = Path(text)
         kind = path_kind(path)
         if kind == "folder":
-            inside = sorted(p for p in _walk(path) if is_policy_file(p))
+            inside = sorted(p for p in map(Path, visible_files(path)) if is_policy_file(p))
             if not inside:
                 raise InputError(f"no policy files (*.yaml, *.yml) under {text}")
             for found_file in inside:  # a committed link to a file on the runner: not read

@@ -12,18 +12,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from clm_policy.base.errors import InputError, Location
-from clm_policy.formats.textio import path_kind
+from clm_policy.formats.textio import path_kind, visible_files
 from clm_policy.policy.sources import check_found
 
 TEST_SUFFIXES = (".test.yaml", ".test.yml")
 
 
 def _walk(folder: Path) -> list[Path]:
-    found: list[Path] = []
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found += [Path(root, f) for f in sorted(files) if f.endswith(TEST_SUFFIXES) and f[0] != "."]
-    return sorted(found)
+    return sorted(Path(f) for f in visible_files(folder) if f.endswith(TEST_SUFFIXES))
 
 
 def tests_of(policy: str, within: str) -> tuple[list[tuple[Path, str]], list[str]]:
