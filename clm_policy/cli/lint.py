@@ -65,10 +65,7 @@ def lint(
     report = lint_paths(targets)
     renderers = {"text": formats.text, "json": formats.as_json, "github": formats.github}
     rendered = sarif(report, __version__) if fmt == "sarif" else renderers[fmt](report)
-    if output is not None:
-        write_report(output, rendered)
-    else:
-        echo(rendered, nl=False)
+    write_report(output, rendered)
     if fmt == "text" or output is not None:
         echo(formats.summary(report), err=True)
     return 1 if report.failed(strict) else 0

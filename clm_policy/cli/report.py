@@ -148,8 +148,5 @@ def export(
     if not data.sessions:
         echo(_nothing(memory), err=True)
     text = as_json(data) if fmt == "json" else as_csv(data, table or "steps")
-    if output is None:
-        echo(text, nl=False)
-    else:
-        write_report(output, text)
+    write_report(output, text)
     return 0

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from clm_policy.base.atomicfile import replace
 from clm_policy.base.errors import InputError, Location
-from clm_policy.base.termsafe import terminal_safe
+from clm_policy.base.termsafe import echo, terminal_safe
 from clm_policy.formats.textio import path_kind
 
 
@@ -23,12 +23,16 @@ def check_output(path: str | None) -> None:
         raise InputError("is a folder: --output takes a file's path", Location(path))
 
 
-def write_report(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file, so a reader never sees half.
+def write_report(path: str | None, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file, so a reader never sees half
+    (None: print it on standard output instead).
 
     A report file is shown as standard output is (``cat lint.txt`` in a CI log), so it passes
     the same printer (:func:`~clm_policy.base.termsafe.terminal_safe`); the machine formats
     (JSON, SARIF, JUnit XML, HTML, CSV) are built with nothing left for it to change."""
+    if path is None:
+        echo(text, nl=False)
+        return
     try:
         replace(path, terminal_safe(text).encode("utf-8"))
     except OSError as exc:

@@ -104,14 +104,12 @@ def test(
         render = results_github.render if fmt == "github" else results_text.render
         rendered = render(report, verbose=verbose, coverage=show_coverage, fail_under=fail_under)
     below = fail_under is not None and report.coverage.below(fail_under)
+    write_report(output, rendered)
     if output is not None:
-        write_report(output, rendered)
         lines = results_text.summary_lines(report)
         if below:
             lines.insert(0, results_text.coverage_lines(report.coverage, fail_under)[-1])
         echo("\n".join(lines), err=True)
-    else:
-        echo(rendered, nl=False)
     return 1 if report.failed or below else 0
 
 
