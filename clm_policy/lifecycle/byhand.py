@@ -150,9 +150,12 @@ def handoff(
 
     from clm_policy.lifecycle.compose import compose, words_of_reply, words_of_transcript
     from clm_policy.lifecycle.model_handoff import with_model
-    from clm_policy.lifecycle.pipelines import run_handoff
+    from clm_policy.lifecycle.pipelines import check_remote, run_handoff
     from clm_policy.memory.git.write import MemoryRepo
 
+    if push:
+        with MemoryRepo(memory) as repo:
+            check_remote(repo, push)
     hand = prepare("handoff", policy_ref, memory, source, profile)
     words, reading = words_of_reply(reply), hand.reading
     why = hand.why

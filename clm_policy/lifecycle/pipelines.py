@@ -415,6 +415,22 @@ def _check_destination(*, branch: bool, push: str | None, pr_body: str | None) -
         check_body_path(pr_body)
 
 
+def check_remote(repo: MemoryRepo, remote: str) -> None:
+    """Refuse ``remote`` unless ``repo`` names it or it is a URL or a path: a handoff by hand
+    stops before anything is committed (a hook's commits and says the push failed: its
+    handoff is not lost to a remote set wrong)."""
+    from clm_policy.memory.git.run import check_name
+
+    check_name("remote", remote)
+    if any(sign in remote for sign in "/:\\"):
+        return
+    if repo.run("remote", "get-url", "--", remote)[0] != 0:
+        raise InputError(
+            f"{repo.root}: no remote named {remote!r} (git -C {repo.root} remote -v lists "
+            "them); nothing was committed"
+        )
+
+
 def _handoff_manifest(
     change: Change,
     handoff: Composed,
@@ -565,7 +581,10 @@ def _push_handoff(repo: MemoryRepo, remote: str, done: HandoffOutcome) -> Handof
     failure raises :class:`PushError`, saying the commit exists and how to push it (and
     holding ``done``)."""
     try:
-        return done.replace(push_attempts=repo.push(remote, done.ref))
+        attempts = repo.push(remote, done.ref)
+        if attempts > 1:  # rebased onto what the remote had: the commit pushed is a new one
+            done = done.replace(commit=repo.git("rev-parse", "--verify", done.ref))
+        return done.replace(push_attempts=attempts)
     except (GitError, InputError) as exc:
         name = done.ref.removeprefix("refs/heads/")
         masked = mask_credentials(remote)  # the URL's token is not repeated in a message

@@ -414,6 +414,7 @@ def test_a_second_run_starts_a_new_session(tmp_path: Path) -> None:
 
 def test_a_failed_push_says_the_commit_exists(tmp_path: Path) -> None:
     memory = init_memory(tmp_path / "mem").path
+    git(memory, "remote", "add", "nosuch", str(tmp_path / "gone.git"))  # named, not there
     state = tmp_path / "s.json"
     state.write_text(json.dumps({"session_id": "s1", "tokens": {"context_tokens": 400000}}))
     result = invoke("handoff", "--memory", str(memory), "--state", str(state), "--push", "nosuch")

@@ -181,6 +181,51 @@ def test_manual_handoff_records_what_the_policy_said(memory: Path, tmp_path: Pat
     )
 
 
+def test_a_remote_the_repository_does_not_name_is_refused_before_the_commit(
+    memory: Path, tmp_path: Path
+) -> None:
+    head = git(memory, "rev-parse", "HEAD")
+    state = write_state(tmp_path, {"session_id": "s5", "tokens": {"context_tokens": 999999}})
+    proc = run_process("handoff", "--memory", str(memory), "--state", str(state), "--push", "orgin")
+    assert proc.returncode == 2
+    assert f"no remote named 'orgin' (git -C {memory} remote -v lists them)" in proc.stderr
+    assert "nothing was committed" in proc.stderr
+    assert git(memory, "rev-parse", "HEAD") == head
+    assert git(memory, "branch", "--list", "clm/*") == ""
+
+
+def test_a_push_that_rebased_reports_the_commit_the_remote_has(
+    memory: Path, tmp_path: Path
+) -> None:
+    """Two clones hand off at once: the second push is rebased onto the first, so the commit
+    it reports is the rebased one, the remote's tip, not the one it made before."""
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(memory), str(bare))
+    clones = []
+    for name in ("a", "b"):
+        git(tmp_path, "clone", "-q", "-b", "main", str(bare), name)
+        clones.append(tmp_path / name)
+    outcomes = []
+    for clone, session in zip(clones, ("sx", "sy"), strict=True):
+        state = write_state(tmp_path, {"session_id": session, "tokens": {"context_tokens": 999999}})
+        proc = run_process(
+            "handoff",
+            "--memory",
+            str(clone),
+            "--state",
+            str(state),
+            "--push",
+            "origin",
+            "--format",
+            "json",
+        )
+        assert proc.returncode == 0, proc.stderr
+        outcomes.append(json.loads(proc.stdout))
+    assert outcomes[1]["push_attempts"] == 2
+    tip = git(bare, "rev-parse", "main").strip()
+    assert outcomes[1]["commit"] == tip == git(clones[1], "rev-parse", "HEAD").strip()
+
+
 def test_handoff_on_a_branch_and_pushed(memory: Path, tmp_path: Path) -> None:
     bare = tmp_path / "remote.git"
     git(tmp_path, "clone", "-q", "--bare", str(memory), str(bare))

@@ -456,6 +456,7 @@ def test_the_review_flow_with_a_bare_remote(tmp_path: Path) -> None:
 def test_a_push_that_fails_leaves_the_body_written(memory: Path, tmp_path: Path) -> None:
     """The body is written before the push: push the branch by hand, then open the request."""
     body = tmp_path / "pr.md"
+    git(memory, "remote", "add", "nowhere", str(tmp_path / "gone.git"))  # named, not there
     result = handoff(memory, EXAMPLE, "--branch", "--push", "nowhere", "--pr-body", str(body))
     assert result.exit_code == 2
     branch = "clm/handoff/auth-refactor-7-1"
@@ -542,6 +543,7 @@ def test_pr_body_without_branch_is_a_usage_error(memory: Path, tmp_path: Path) -
 def test_a_body_file_that_cannot_be_written_stops_before_the_commit(
     memory: Path, tmp_path: Path, where: str, reason: str
 ) -> None:
+    git(memory, "remote", "add", "origin", str(tmp_path / "gone.git"))
     (tmp_path / "folder").mkdir()
     (tmp_path / "a-file").write_text("")
     before = refs(memory)

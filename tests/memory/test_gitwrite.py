@@ -427,7 +427,7 @@ def test_a_file_left_untracked_is_staged_when_commit_refuses_it(
     assert git(memory, "status", "--porcelain") == ""
 
 
-def test_a_failed_commit_is_reported_and_undone_by_the_next_writer(memory: Path) -> None:
+def test_a_failed_commit_is_reported_and_undone_at_once(memory: Path) -> None:
     git(memory, "config", "user.useConfigOnly", "true")
     with MemoryRepo(memory) as repo:
         head = repo.head()
@@ -436,15 +436,68 @@ def test_a_failed_commit_is_reported_and_undone_by_the_next_writer(memory: Path)
             for name, value in env.items():
                 patch.setenv(name, value)
             with pytest.raises(GitError, match=r"^git commit failed: "):
-                repo.commit(message(1), {"sessions/s1/state.json": "{}"})
+                repo.commit(message(1), {"sessions/s1/state.json": "{}", "MEMORY.md": "new\n"})
         assert repo.head() == head
-        assert (memory / ".git" / JOURNAL).exists()
+        assert not (memory / ".git" / JOURNAL).exists()
+        assert not (memory / "sessions" / "s1" / "state.json").exists()
+        assert (memory / "MEMORY.md").read_text().startswith("# Memory")
+        assert git(memory, "status", "--porcelain") == ""
         repo.commit(message(2), {"sessions/s1/other.md": "x\n"})
-    assert not (memory / "sessions" / "s1" / "state.json").exists()
     assert git(memory, "status", "--porcelain") == ""
 
 
-@pytest.mark.parametrize("layout", ["packed-refs", "linked work tree", "detached HEAD"])
+def test_what_a_person_staged_survives_a_failed_commit_and_a_dead_writer(memory: Path) -> None:
+    """A failed commit (here: signing that fails) and the recovery from a writer that died put
+    back only their own paths: a file the person staged stays staged."""
+    (memory / "notes.md").write_text("mine\n")
+    git(memory, "add", "notes.md")
+    git(memory, "config", "commit.gpgsign", "true")
+    git(memory, "config", "gpg.program", "false")
+    with MemoryRepo(memory) as repo:
+        with pytest.raises(GitError, match=r"^git commit failed: "):
+            repo.commit(message(1), {"sessions/s1/a.md": "x\n"})
+        assert git(memory, "status", "--porcelain") == "A  notes.md\n"
+        git(memory, "config", "--unset", "commit.gpgsign")
+        (memory / ".git" / JOURNAL).write_text(json.dumps({"paths": ["sessions/s1/b.md"]}))
+        (memory / "sessions" / "s1").mkdir(parents=True, exist_ok=True)
+        (memory / "sessions" / "s1" / "b.md").write_text("half")
+        repo.commit(message(2), {"sessions/s1/a.md": "x\n"})
+    assert git(memory, "status", "--porcelain") == "A  notes.md\n"
+    assert git(memory, "show", "--name-only", "--format=", "HEAD") == "sessions/s1/a.md\n"
+
+
+def _merge_conflict(memory: Path) -> None:
+    git(memory, "checkout", "-q", "-b", "other")
+    (memory / "f").write_text("a\n")
+    git(memory, "add", "f")
+    git(memory, "commit", "-q", "-m", "a")
+    git(memory, "checkout", "-q", "main")
+    (memory / "f").write_text("b\n")
+    git(memory, "add", "f")
+    git(memory, "commit", "-q", "-m", "b")
+    subprocess.run(["git", "-C", str(memory), "merge", "-q", "other"], capture_output=True)
+    assert (memory / ".git" / "MERGE_HEAD").exists()
+
+
+@pytest.mark.parametrize("situation", ["merge", "detached HEAD"])
+def test_no_commit_on_a_detached_head_or_during_a_merge(memory: Path, situation: str) -> None:
+    if situation == "merge":
+        _merge_conflict(memory)
+        expected = r"a merge is under way in the memory repository; finish or abort it first \("
+    else:
+        git(memory, "checkout", "-q", "--detach")
+        expected = r"HEAD is detached \(no branch is checked out\)"
+    before = git(memory, "status", "--porcelain")
+    head = git(memory, "rev-parse", "HEAD")
+    with MemoryRepo(memory) as repo, pytest.raises(InputError, match=expected):
+        repo.commit(message(1), {"sessions/s1/a.md": "x\n"})
+    assert not (memory / "sessions" / "s1" / "a.md").exists()
+    assert git(memory, "status", "--porcelain") == before
+    assert git(memory, "rev-parse", "HEAD") == head
+    assert (memory / ".git" / "MERGE_HEAD").exists() == (situation == "merge")
+
+
+@pytest.mark.parametrize("layout", ["packed-refs", "linked work tree"])
 def test_the_commit_id_comes_from_the_ref_git_wrote(
     memory: Path, tmp_path: Path, layout: str
 ) -> None:
@@ -456,8 +509,6 @@ def test_the_commit_id_comes_from_the_ref_git_wrote(
         root = tmp_path / "linked"
         git(memory, "worktree", "add", "-q", "-b", "other", str(root))
         assert (root / ".git").is_file()
-    else:
-        git(memory, "checkout", "-q", "--detach")
     with MemoryRepo(root) as repo:
         sha = repo.commit(message(1), {"sessions/s1/a.md": "x\n"})
         again = repo.commit(message(2), {"sessions/s1/a.md": "y\n"})

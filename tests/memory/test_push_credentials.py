@@ -80,6 +80,7 @@ def test_a_push_to_a_remote_the_repository_lacks_says_so_in_one_sentence(
 ) -> None:
     """git's own error ends with a full stop ("... and the repository exists."): the message
     goes on after it without a second one."""
+    git(memory, "remote", "add", "origin", str(tmp_path / "gone.git"))
     done = run_process(
         "handoff", "--memory", str(memory), "--state", str(state_file(tmp_path)), "--push", "origin"
     )

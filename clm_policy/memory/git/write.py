@@ -80,6 +80,15 @@ _RETRY_PUSH = (
     "cannot lock ref",
     "failed to update ref",
 )
+_UNDER_WAY = (
+    ("MERGE_HEAD", "a merge", "merge --abort"),
+    ("rebase-merge", "a rebase", "rebase --abort"),
+    ("rebase-apply", "a rebase or git am", "rebase --abort"),
+    ("CHERRY_PICK_HEAD", "a cherry-pick", "cherry-pick --abort"),
+    ("REVERT_HEAD", "a revert", "revert --abort"),
+)
+"""What git leaves in its directory while an operation is under way: its file, what it is, how
+a person ends it."""
 _GC_LOOSE_IN_ONE_FOLDER = (6700 + 255) // 256  # git's gc.auto default, over 256 folders
 _GC_PACKS = 50  # git's gc.autoPackLimit default
 
@@ -242,13 +251,23 @@ class MemoryRepo:
         stale = [git_dir / "index.lock", git_dir / "HEAD.lock", *(git_dir / "refs").rglob("*.lock")]
         for lock in stale:
             lock.unlink(missing_ok=True)
+        self._restore(paths)
+        os.unlink(journal)
+
+    def _restore(self, paths: list[str]) -> None:
+        """Put ``paths`` back as HEAD has them, in the index and the work tree (removed when
+        HEAD has none); nothing else of the index or the work tree is touched: what a person
+        staged or changed beside them stays."""
+        if not paths:
+            return
         if self.head() is not None:
-            self.git("reset", "-q")
+            self.git("reset", "-q", "--", *paths)
             tracked = set(self.git("ls-tree", "-r", "--name-only", "HEAD", "--", *paths).split())
             if tracked:
                 self.git("checkout", "HEAD", "--", *sorted(tracked))
             untracked = [p for p in paths if p not in tracked]
         else:
+            self.git("rm", "-q", "--cached", "--ignore-unmatch", "--", *paths)
             untracked = paths
         for path in paths:
             try:
@@ -257,7 +276,26 @@ class MemoryRepo:
                 confine.remove_temporaries(self.root, path)
             except confine.ConfinementError:
                 continue  # never written through (refused before the journal): nothing to undo
-        os.unlink(journal)
+
+    def _check_writable(self) -> None:
+        """Refuse to commit on a detached HEAD (the commit would belong to no branch) or while a
+        merge, rebase, cherry-pick or revert is under way (git would refuse, or the commit
+        would end it): before anything is written."""
+        for name, what, end in _UNDER_WAY:
+            if os.path.exists(os.path.join(self.git_dir, name)):
+                raise InputError(
+                    f"{self.root}: {what} is under way in the memory repository; finish or "
+                    f"abort it first (git -C {self.root} {end}), then try again"
+                )
+        try:
+            head = _read_text(os.path.join(self.git_dir, "HEAD"), "ascii")
+        except (OSError, ValueError):
+            head = ""
+        if head and not head.startswith("ref: "):
+            raise InputError(
+                f"{self.root}: HEAD is detached (no branch is checked out), so a commit would "
+                f"belong to no branch; check one out first (git -C {self.root} switch main)"
+            )
 
     # -- commits ------------------------------------------------------------------------------
 
@@ -280,6 +318,7 @@ class MemoryRepo:
         if not paths:
             raise InputError("nothing to commit")
         with self.locked():
+            self._check_writable()
             journal = os.path.join(self.git_dir, JOURNAL)
             _write_durably(journal, json.dumps({"paths": paths, "pid": os.getpid()}).encode())
             created = set()
@@ -308,6 +347,8 @@ class MemoryRepo:
                     f"{' ...' if len(paths) > 3 else ''} unchanged since the last commit"
                 )
             if status != 0:
+                self._restore(paths)  # nothing of this change stays staged or written
+                os.unlink(journal)
                 raise GitError(f"git commit failed: {short(err.strip())}")
             sha = self._head_commit()
             os.unlink(journal)
