@@ -37,6 +37,7 @@ import os
 
 from clm_policy.base.digest import files_fingerprint, sha256_hex
 from clm_policy.base.privatefiles import cache_dir, private_dir, read_private, write_private
+from clm_policy.base.record import Record
 from clm_policy.config.project import ENV, find_config
 
 # Not even `typing` is imported at run time (see clm_policy/__init__.py).
@@ -74,25 +75,15 @@ class _Problem(Exception):
     """Something about the input that makes the line neutral (logged; never leaves here)."""
 
 
-class Figures:
+class Figures(Record):
     """The context a status-line input gives: tokens (None: not known), window, model;
     ``compacted``: no figure because Claude Code has just compacted."""
 
-    __slots__ = ("compacted", "estimated", "model", "tokens", "window")
-
-    def __init__(
-        self,
-        tokens: int | None,
-        window: int | None,
-        model: str | None,
-        estimated: bool,
-        compacted: bool = False,
-    ) -> None:
-        self.tokens = tokens
-        self.window = window
-        self.model = model
-        self.estimated = estimated
-        self.compacted = compacted
+    tokens: int | None
+    window: int | None
+    model: str | None
+    estimated: bool
+    compacted: bool = False
 
 
 def counted_window(window: int) -> int:
@@ -106,20 +97,14 @@ def counted_share(tokens: int, window: int) -> float:
     return 100 * tokens / counted_window(window)
 
 
-class Digest:
+class Digest(Record):
     """What the status line keeps of a policy: names, the window, the thresholds in tokens."""
 
-    FIELDS = ("policy", "profile", "window", "soft", "hard")
-    __slots__ = FIELDS
-
-    def __init__(
-        self, policy: str, profile: str, window: int | None, soft: int | None, hard: int | None
-    ) -> None:
-        self.policy = policy
-        self.profile = profile
-        self.window = window
-        self.soft = soft
-        self.hard = hard
+    policy: str
+    profile: str
+    window: int | None
+    soft: int | None
+    hard: int | None
 
     def verdict(self, tokens: int) -> str | None:
         """The thresholds' action for a context of ``tokens`` (None without thresholds)."""

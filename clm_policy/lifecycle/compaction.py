@@ -72,14 +72,13 @@ class DeterministicSummarizer:
 DETERMINISTIC = DeterministicSummarizer()
 
 
-class TextSummary:
+class TextSummary(Record):
     """A summary written already (by ``name``): the same text for any state. A pipeline
     that asks a model once and compacts two versions of the state (raw, and with its secrets
     replaced) gives both this."""
 
-    def __init__(self, text: str, name: str) -> None:
-        self.text = text
-        self.name = name
+    text: str
+    name: str
 
     def summarize(self, state: SessionState) -> str:
         return self.text

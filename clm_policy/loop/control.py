@@ -89,12 +89,12 @@ class LoopResult:
         return len(self.compactions)
 
 
+@dataclass(eq=False)
 class WorkingSession:
     """An agent and the state it works in: one step merges the step's results into it."""
 
-    def __init__(self, agent: Agent, state: SessionState) -> None:
-        self.agent = agent
-        self.state = state
+    agent: Agent
+    state: SessionState
 
     def step(self) -> AgentStepResult:
         result = self.agent.step(self.state.messages)

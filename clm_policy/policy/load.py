@@ -72,44 +72,23 @@ class ResolvedPolicy(Record):
     """The merged declarations of a policy and its ancestors, not yet compiled. ``paths``: the
     files of the chain on disk, root ancestor first; ``prices``: (input, output) by model."""
 
-    FIELDS = (
-        "name",
-        "path",
-        "files",
-        "paths",
-        "description",
-        "default_profile",
-        "defaults",
-        "profiles",
-        "profile_origins",
-        "models",
-        "prices",
-        "signals",
-        "rules",
-        "otherwise",
-        "confirm",
-        "guards",
-    )
-    __slots__ = FIELDS
+    name: str
+    path: str
+    files: list[YamlDocument]
+    paths: list[Path]
+    description: str | None = None
+    default_profile: tuple[str, Origin] | None = None
+    defaults: dict[str, tuple[Any, Origin]] = field(default_factory=dict)
+    profiles: dict[str, dict[str, tuple[Any, Origin]]] = field(default_factory=dict)
+    profile_origins: dict[str, Origin] = field(default_factory=dict)
+    models: dict[str, int] = field(default_factory=dict)
+    prices: dict[str, tuple[float, float]] = field(default_factory=dict)
+    signals: dict[str, tuple[dict[str, Any], Origin]] = field(default_factory=dict)
+    rules: list[Entry] = field(default_factory=list)
+    otherwise: str = "continue"
+    confirm: tuple[str, ...] = ()
+    guards: dict[str, list[Entry]] = field(default_factory=dict)
     HASHABLE = False
-
-    def __init__(self, name: str, path: str, files: list[YamlDocument], paths: list[Path]):
-        self.name = name
-        self.path = path
-        self.files = files
-        self.paths = paths
-        self.description: str | None = None
-        self.default_profile: tuple[str, Origin] | None = None
-        self.defaults: dict[str, tuple[Any, Origin]] = {}
-        self.profiles: dict[str, dict[str, tuple[Any, Origin]]] = {}
-        self.profile_origins: dict[str, Origin] = {}
-        self.models: dict[str, int] = {}
-        self.prices: dict[str, tuple[float, float]] = {}
-        self.signals: dict[str, tuple[dict[str, Any], Origin]] = {}
-        self.rules: list[Entry] = []
-        self.otherwise = "continue"
-        self.confirm: tuple[str, ...] = ()
-        self.guards: dict[str, list[Entry]] = {}
 
     @property
     def digest(self) -> str:

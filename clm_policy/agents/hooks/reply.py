@@ -5,7 +5,7 @@ rendered once, safe, into what the process writes (:meth:`Reply.render`, :class:
 
 from __future__ import annotations
 
-from clm_policy.base.record import Record
+from clm_policy.base.record import Record, field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # a prompt that continues renders nothing: no typing at run time
@@ -49,25 +49,13 @@ class Reply(Record):
     ``fields`` (their JSON keys: Codex's ``decision``/``reason``, ``continue``/``stopReason``),
     or an ``exit_code`` with ``stderr``. An empty reply says nothing."""
 
-    FIELDS = ("message", "context", "event", "fields", "exit_code", "stderr")
-    __slots__ = FIELDS
+    message: str = ""
+    context: str = ""
+    event: str = ""
+    fields: Mapping[str, object] = field(default_factory=dict)
+    exit_code: int = 0
+    stderr: str = ""
     HASHABLE = False
-
-    def __init__(
-        self,
-        message: str = "",
-        context: str = "",
-        event: str = "",
-        fields: Mapping[str, object] | None = None,
-        exit_code: int = 0,
-        stderr: str = "",
-    ) -> None:
-        self.message = message
-        self.context = context
-        self.event = event
-        self.fields: Mapping[str, object] = {} if fields is None else fields
-        self.exit_code = exit_code
-        self.stderr = stderr
 
     def with_message(self, line: str) -> Reply:
         """This reply with ``line`` first in what the person sees."""
