@@ -603,13 +603,22 @@ def with_overrides(policy: Policy, name: str, soft: int | None, hard: int | None
 
 
 def _persisted(memory: str, session_id: str) -> PersistedSession:
+    from clm_policy.loop.status import handed_off
+    from clm_policy.memory.audit import read_log
     from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.sessions import load_session
 
     with MemoryRepo(memory) as repo:
         persisted = load_session(repo, session_id)
+        entries = read_log(repo, session=session_id) if persisted.stopped not in ENDED else []
     if persisted.stopped in ENDED:
         raise InputError(f"session '{session_id}' ended ({persisted.stopped}); nothing to resume")
+    if handed_off(persisted.stopped, entries):  # by hand, or by a hook, after the run stopped
+        handoff = next(e for e in entries if e.event == "handoff")
+        raise InputError(
+            f"session '{session_id}' was handed off after its run stopped (commit "
+            f"{handoff.commit[:12]}); nothing to resume"
+        )
     return persisted
 
 

@@ -18,7 +18,7 @@ from clm_policy.models.state import AgentStepResult, Message
 from clm_policy.policy.compile import load_policy
 from clm_policy.policy.engine import Threshold
 
-from conftest import git
+from conftest import git, invoke
 
 ENV = {"CLM_POLICY_OPENAI_MODEL": "m1", "OPENAI_API_KEY": "sk-test"}
 
@@ -326,3 +326,20 @@ def test_a_session_interrupted_just_past_its_handoff_stays_handed_off(tmp_path: 
     assert record["stopped"] == "handoff"
     assert git(memory, "log", "-1", "--format=%s").startswith("clm(handoff): demo step ")
     refused(memory, "session 'demo' ended (handoff); nothing to resume", resume="demo")
+
+
+def test_a_session_handed_off_by_hand_after_its_run_stopped_is_not_resumed(
+    tmp_path: Path,
+) -> None:
+    """loop.md's sequence: a run stops, the session is handed off by hand, then `--resume`:
+    the session is over (as `status` says), so the resume is refused, not a second handoff."""
+    memory = tmp_path / "mem"
+    execute(plan(memory, scenario="demo", max_steps=3), str(memory))
+    done = invoke("handoff", "--memory", str(memory), "--session", "demo")
+    assert done.exit_code == 0, done.stderr
+    commit = git(memory, "rev-parse", "--short=12", "HEAD").strip()
+    refused(
+        memory,
+        f"session 'demo' was handed off after its run stopped (commit {commit}); nothing to resume",
+        resume="demo",
+    )
