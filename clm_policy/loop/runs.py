@@ -603,21 +603,35 @@ def with_overrides(policy: Policy, name: str, soft: int | None, hard: int | None
 
 
 def _persisted(memory: str, session_id: str) -> PersistedSession:
+    """The session ``--resume`` goes on with; refused when it ended, was handed off, or its
+    state has edits that are not committed (the resume would overwrite them)."""
     from clm_policy.loop.status import handed_off
     from clm_policy.memory.audit import read_log
     from clm_policy.memory.git.write import MemoryRepo
+    from clm_policy.memory.layout import session_dir
     from clm_policy.memory.sessions import load_session
 
+    state_file = f"{session_dir(session_id)}/state.json"
     with MemoryRepo(memory) as repo:
         persisted = load_session(repo, session_id)
-        entries = read_log(repo, session=session_id) if persisted.stopped not in ENDED else []
-    if persisted.stopped in ENDED:
-        raise InputError(f"session '{session_id}' ended ({persisted.stopped}); nothing to resume")
+        if persisted.stopped in ENDED:
+            raise InputError(
+                f"session '{session_id}' ended ({persisted.stopped}); nothing to resume"
+            )
+        entries = read_log(repo, session=session_id)
+        edited = repo.run("diff", "--quiet", "HEAD", "--", state_file)[0] != 0
     if handed_off(persisted.stopped, entries):  # by hand, or by a hook, after the run stopped
         handoff = next(e for e in entries if e.event == "handoff")
         raise InputError(
             f"session '{session_id}' was handed off after its run stopped (commit "
             f"{handoff.commit[:12]}); nothing to resume"
+        )
+    if edited:
+        raise InputError(
+            f"{state_file} has changes that are not committed (edited by hand?): the resume goes "
+            f"on from the committed state and would overwrite them; commit them (git -C {memory} "
+            f"commit -- {state_file}) or drop them (git -C {memory} checkout -- {state_file}), "
+            "then resume"
         )
     return persisted
 

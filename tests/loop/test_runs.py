@@ -343,3 +343,22 @@ def test_a_session_handed_off_by_hand_after_its_run_stopped_is_not_resumed(
         f"session 'demo' was handed off after its run stopped (commit {commit}); nothing to resume",
         resume="demo",
     )
+
+
+def test_a_resume_refuses_to_overwrite_an_edit_of_the_state_not_committed(tmp_path: Path) -> None:
+    memory = tmp_path / "mem"
+    execute(plan(memory, scenario="demo", max_steps=3), str(memory))
+    state_file = memory / "sessions" / "demo" / "state.json"
+    edited = state_file.read_text().replace('"goal": "', '"goal": "EDITED ', 1)
+    state_file.write_text(edited)
+    refused(
+        memory,
+        "sessions/demo/state.json has changes that are not committed (edited by hand?): the "
+        "resume goes on from the committed state and would overwrite them; commit them (git -C "
+        f"{memory} commit -- sessions/demo/state.json) or drop them (git -C {memory} checkout -- "
+        "sessions/demo/state.json), then resume",
+        resume="demo",
+    )
+    assert state_file.read_text() == edited  # nothing was written
+    git(memory, "commit", "-q", "-m", "goal edited", "--", "sessions/demo/state.json")
+    assert plan(memory, resume="demo").state.goal.startswith("EDITED ")
