@@ -586,12 +586,16 @@ def _push_handoff(repo: MemoryRepo, remote: str, done: HandoffOutcome) -> Handof
             done = done.replace(commit=repo.git("rev-parse", "--verify", done.ref))
         return done.replace(push_attempts=attempts)
     except (GitError, InputError) as exc:
+        from clm_policy.memory.git.write import PushRejected
+
         name = done.ref.removeprefix("refs/heads/")
         masked = mask_credentials(remote)  # the URL's token is not repeated in a message
+        advice = f"Push it yourself: git -C {repo.root} push -- {masked} {name}"
+        if isinstance(exc, PushRejected):  # pushing it again as it is would be rejected
+            advice = exc.advice[:1].upper() + exc.advice[1:]
         failed = PushError(
             f"the handoff is committed locally ({done.commit[:12]} on {name}), but pushing it "
-            f"to {masked!r} failed: {str(exc).rstrip('.')}. Push it yourself: "
-            f"git -C {repo.root} push -- {masked} {name}"
+            f"to {masked!r} failed: {str(exc).rstrip('.')}. {advice}"
         )
         failed.outcome = done
         raise failed from None

@@ -57,6 +57,7 @@ __all__ = [
     "GitError",
     "MemoryRepo",
     "NothingToCommit",
+    "PushRejected",
     "check_name",
     "check_path",
     "run_git",
@@ -65,6 +66,15 @@ __all__ = [
 OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
 _BRANCH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]*")  # what HEAD names is read only if so
 _BATCH_HEADER = re.compile(rb"(?:[0-9a-f]{40}|[0-9a-f]{64}) ([a-z]+) ([0-9]+)")  # cat-file
+
+
+class PushRejected(GitError):
+    """The remote holds commits the branch does not, and they could not be rebased onto:
+    ``advice`` says what a person does instead of pushing again."""
+
+    def __init__(self, message: str, advice: str) -> None:
+        super().__init__(message)
+        self.advice = advice
 
 
 class NothingToCommit(InputError):
@@ -547,19 +557,36 @@ class MemoryRepo:
                 self.git("fetch", "-q", "--", remote, branch)
                 current = self.git("symbolic-ref", "-q", "--short", "HEAD", check=False)
                 if current != branch:
-                    raise GitError(
-                        f"push {branch}: the remote moved on; rebase it by hand (it is not "
-                        "checked out)"
+                    raise PushRejected(
+                        f"push {branch}: the remote's {branch} is another commit (it is not "
+                        "checked out here, so it is not rebased)",
+                        f"see what the remote holds (git -C {self.root} fetch -- {shown} "
+                        f"{branch}, then git -C {self.root} log FETCH_HEAD) and push this one "
+                        f"under a name of its own: git -C {self.root} push -- {shown} "
+                        f"{branch}:{branch}-2",
                     )
-                status, _, err = self.run("rebase", "-q", "FETCH_HEAD")
+                status, out, err = self.run("rebase", "-q", "FETCH_HEAD")
                 if status != 0:
                     self.git("rebase", "--abort", check=False)
-                    raise GitError(
-                        f"push {branch}: rebasing onto {shown}/{branch} conflicts; resolve by "
-                        f"hand ({short(err)})"
+                    said = [line for line in out.splitlines() if line.startswith("CONFLICT")]
+                    said = said or [line for line in err.splitlines() if line[:5] != "hint:"]
+                    raise PushRejected(
+                        f"push {branch}: rebasing onto {shown}/{branch} conflicts "
+                        f"({short(' '.join(said))}); the rebase was undone",
+                        self._update_first(shown, branch),
                     )
             time.sleep(0.05 * attempt)
-        raise GitError(f"push {branch} to {shown}: still rejected after {attempts} attempts")
+        raise PushRejected(
+            f"push {branch} to {shown}: still rejected after {attempts} attempts",
+            self._update_first(shown, branch),
+        )
+
+    def _update_first(self, remote: str, branch: str) -> str:
+        return (
+            f"bring it up to date first (git -C {self.root} pull --rebase -- {remote} {branch}, "
+            f"resolving what conflicts), then push it: git -C {self.root} push -- {remote} "
+            f"{branch}"
+        )
 
 
 def _read_text(path: str, encoding: str) -> str:
