@@ -1,6 +1,6 @@
 """Writes the project's own fidelity sessions (benchmarks/fidelity/sessions/): small Claude Code
 and Codex sessions in the shapes the real agents write (Claude Code 2.1.328 and Codex CLI
-0.169.0, compared line by line with transcripts the real binaries wrote), each made to exercise
+0.171.0, compared line by line with transcripts the real binaries wrote), each made to exercise
 the rules a handoff depends on. Their truth is written by hand in ``truth/<name>.yaml``.
 
 Run: ``.venv/bin/python benchmarks/fidelity/make_sessions.py`` (rewrites the files; the same
@@ -536,13 +536,13 @@ def _jsonl(path: Path, lines: list[dict[str, Any]]) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Codex CLI 0.169.0
+# Codex CLI 0.171.0
 
 
 class Codex:
     """One Codex rollout."""
 
-    VERSION = "0.169.0"
+    VERSION = "0.171.0"
     MODEL = "gpt-5.5"
 
     def __init__(self, name: str, cwd: str, start: str) -> None:

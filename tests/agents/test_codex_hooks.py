@@ -455,7 +455,7 @@ def test_the_next_session_starts_from_the_handoff_once(project: Path) -> None:
 
 
 def test_a_seed_in_japanese_fits_what_codex_takes(project: Path) -> None:
-    # Codex 0.169 keeps 10,000 bytes of a hook's context (2,500 of its tokens at 4 bytes) and
+    # Codex 0.171 keeps 10,000 bytes of a hook's context (2,500 of its tokens at 4 bytes) and
     # cuts out the middle of a longer one: the seed is measured in bytes, a Japanese character
     # being 3 (tests/agents_e2e/test_codex.py shows it with the real binary)
     goal = "帳票の出力でゼロ金額の行を除外し、テストを実行してください。"

@@ -4,9 +4,9 @@ joins the session's memory under its ``agent_id``, and the session's handoff poi
 Replayed from the real artifacts: Claude Code 2.1.328's SubagentStop input and the agent's
 own transcript of a background ``Agent`` that read and edited notes.txt
 (tests/fixtures/real/claude-code-2.1.328/: hook-inputs/SubagentStop.json,
-transcripts/subagent/agent.jsonl); Codex 0.169's SubagentStop input and the rollout of an
+transcripts/subagent/agent.jsonl); Codex 0.171's SubagentStop input and the rollout of an
 agent the session spawned with its history, which added notes.txt and ran a command
-(tests/fixtures/real/codex-0.169.0/: hook-inputs/SubagentStop.json,
+(tests/fixtures/real/codex-0.171.0/: hook-inputs/SubagentStop.json,
 rollouts/subagent/agent.jsonl, rollouts/subagent-main.jsonl).
 """
 
@@ -155,7 +155,7 @@ _CODEX_STOP = json.loads((CODEX / "hook-inputs" / "SubagentStop.json").read_text
 CODEX_SESSION = _CODEX_STOP["session_id"]  # the ids of the real fixtures
 CODEX_AGENT = _CODEX_STOP["agent_id"]
 CODEX_KEY = f"agents/{CODEX_SESSION}/{CODEX_AGENT}"
-# "subagent-stop.command.input" of Codex 0.169's hook schema: every field required
+# "subagent-stop.command.input" of Codex 0.171's hook schema (as 0.169's): every field required
 SUBAGENT_STOP_FIELDS = {
     "agent_id",
     "agent_transcript_path",
@@ -173,7 +173,7 @@ SUBAGENT_STOP_FIELDS = {
 
 
 def codex_subagent_stop(project: Path) -> dict[str, Any]:
-    """The real SubagentStop input of Codex 0.169, exactly its fields, its rollouts copied
+    """The real SubagentStop input of Codex 0.171, exactly its fields, its rollouts copied
     into this test's folder (the agent's rollout keeps its own cwd, /e2e/project: the paths
     it patched are read against it)."""
     folder = project / "sessions"

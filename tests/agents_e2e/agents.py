@@ -70,7 +70,7 @@ def find(name: str) -> Agent:
         path = Path(candidate)
         platform_manifest = _platform_manifest(path)
         # a platform package's version is the pin, or the pin and the platform (codex:
-        # "0.169.0-linux-x64")
+        # "0.171.0-linux-x64")
         found = str((platform_manifest or {}).get("version", version))
         if found != version and not found.startswith(version + "-"):
             continue

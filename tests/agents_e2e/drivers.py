@@ -111,7 +111,7 @@ class Codex:
     sandbox: Sandbox
     exe: Path
     server: RequestLog
-    model: str = "gpt-5.5"  # in 0.169's model catalogue: apply_patch as a freeform tool
+    model: str = "gpt-5.5"  # in 0.171's model catalogue: apply_patch as a freeform tool
     config_extra: str = ""
     runs: list[Ran] = field(default_factory=list)
 

@@ -114,7 +114,7 @@ ROOT_AGENT = "/root"
 
 def agent_of(headers: dict[str, str]) -> str:
     """The thread a request comes from, by the ``agent_name`` of its ``x-codex-turn-metadata``
-    header: Codex 0.169 names the session's own thread ``/root`` and an agent it spawned
+    header: Codex 0.171 names the session's own thread ``/root`` and an agent it spawned
     ``/root/<task_name>`` (multi_agent_v2); ``/root`` when the header does not say."""
     meta = {k.lower(): v for k, v in headers.items()}.get("x-codex-turn-metadata", "")
     try:

@@ -2,7 +2,7 @@
 Responses API: ``codex exec`` sessions that patch files and run commands, the hooks' input,
 the rollout, compaction, the handoff, and an agent the session spawns.
 
-The model is ``gpt-5.5`` (in Codex 0.169's model catalogue: a 258,400-token window after its
+The model is ``gpt-5.5`` (in Codex 0.171's model catalogue: a 258,400-token window after its
 95% margin, and ``apply_patch`` as a freeform tool). clm-policy's bundled ``claude-code``
 policy takes shares of the window the rollout names: compact at 60% (155,040), hand off at
 75% (193,800).
@@ -34,7 +34,7 @@ ADD = "*** Begin Patch\n*** Add File: notes.txt\n+status: draft\n*** End Patch\n
 UPDATE = "*** Begin Patch\n*** Update File: notes.txt\n@@\n-status: draft\n+status: final\n*** End Patch\n"
 ADD_MAIN = "*** Begin Patch\n*** Add File: main.txt\n+by the session\n*** End Patch\n"
 KEPT = "[clm-policy] Kept from before the compaction"
-# spawn_agent and wait_agent: Codex 0.169 offers them (the "collaboration" namespace) only
+# spawn_agent and wait_agent: Codex 0.171 offers them (the "collaboration" namespace) only
 # with multi_agent_v2; the older multi_agent feature, on by default, adds no tool to `exec`
 MULTI_AGENT = "[features]\nmulti_agent_v2 = true\n"
 TASK = "/root/notes_writer"  # the agent's thread, as Codex names it: /root/<task_name>

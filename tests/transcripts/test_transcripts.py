@@ -1058,7 +1058,7 @@ CODEX_AGENT = real_fixtures("codex") / "rollouts" / "subagent" / "agent.jsonl"
 
 
 def test_a_spawned_codex_agents_rollout_leaves_out_its_parents_history(tmp_path: Path) -> None:
-    """The real rollout of an agent Codex 0.169 spawned with its parent's history: the copy
+    """The real rollout of an agent Codex 0.171 spawned with its parent's history: the copy
     (the session's prompt and its patch of main.txt) is its context, not its work; its own
     history starts at the ordinal its session_meta names."""
     lines = [json.loads(line) for line in CODEX_AGENT.read_text().splitlines()]

@@ -841,7 +841,7 @@ def test_claude_codes_own_commands_queued_are_no_requests(tmp_path: Path) -> Non
 
 
 def test_a_stop_hooks_reason_codex_hands_back_is_no_request() -> None:
-    """Codex 0.169 gives the model a Stop hook's reason as the next user message, wrapped in
+    """Codex 0.171 gives the model a Stop hook's reason as the next user message, wrapped in
     ``<hook_prompt …>`` (a real rollout): it is clm-policy's own words, never the goal."""
     rollout = real_fixtures("codex") / "rollouts" / "stop-handoff.jsonl"
     reading = read_transcript(rollout)

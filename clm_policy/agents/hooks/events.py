@@ -271,7 +271,7 @@ def record_subagent(hook: Hook) -> Reply:
     transcript (``agent_transcript_path``), joins the session's memory under its ``agent_id``
     (:mod:`clm_policy.lifecycle.subagents`). Claude Code 2.1.x: the transcript is
     ``<session>/subagents/agent-<id>.jsonl``; the agent that writes a compaction's summary
-    stops too, with no transcript file: nothing of the task to record. Codex 0.169
+    stops too, with no transcript file: nothing of the task to record. Codex 0.171
     (``spawn_agent``): the agent's own rollout (a copy of its parent's history at its start is
     left out by :mod:`clm_policy.transcripts.codex`), ``agent_id`` its thread id, ``agent_type``
     its role; the transcript may be null."""

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # a prompt that continues renders nothing: no typing at run t
 CONTEXT_LIMIT = 9_500
 """The most one text a hook says may take, measured as its agent measures it (:func:`size_for`).
 Past 10,000, Claude Code 2.1.332 replaces an ``additionalContext`` by a 2,000-character preview
-and a file path; Codex 0.169 keeps 2,500 of its tokens (bytes / 4) and puts a truncation
+and a file path; Codex 0.171 keeps 2,500 of its tokens (bytes / 4) and puts a truncation
 notice in place of the middle."""
 
 
