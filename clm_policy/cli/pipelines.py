@@ -60,9 +60,11 @@ def compact(
 
     The commit records why: the policy's deciding rule when the policy would compact too,
     else `manual` with what the policy would have done. The new state (messages replaced,
-    context re-estimated) is written to sessions/ID/state.json. The compaction is verified:
-    its recall of the session's facts is recorded (Clm-Recall); under the profile's min_recall
-    the session is handed off instead (verify_failed).
+    context re-estimated) is written to sessions/ID/state.json. A summary a model wrote
+    (--summarizer) is verified: its recall of the session's facts is recorded (Clm-Recall), and
+    under the profile's min_recall the session is handed off instead (verify_failed). The
+    deterministic summary is built from those facts, so what it kept is recorded as
+    Clm-Summary-Kept, not as a recall.
 
     \b
     Examples:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from clm_policy.base.errors import shorten
+from clm_policy.base.errors import plural, shorten
 from clm_policy.base.termsafe import echo, echo_json, terminal_safe
 from clm_policy.cli.options import (
     count_option,
@@ -291,7 +291,7 @@ def _summary(done: RunDone, memory: str, pending: dict[str, Any] | None) -> None
     if reply is not None:
         echo(f"last reply: {shorten(' '.join(reply.split()), LAST_REPLY)}")
     echo(
-        f"stopped: {result.stopped_reason} after {result.steps} steps; "
+        f"stopped: {result.stopped_reason} after {plural(result.steps, 'step')}; "
         f"{result.compact_count} compaction(s), {len(result.handoffs)} handoff(s), "
         f"sessions {', '.join(result.sessions)}"
     )
@@ -325,6 +325,8 @@ def _timeline(result: LoopResult) -> None:
     """The run's decisions as a table: every step, or only its compactions and handoffs when
     there are more than :data:`TIMELINE_ALL`."""
     entries = result.timeline
+    if not entries:  # stopped before any step was decided (a confirmation at the first)
+        return
     shown = (
         entries if len(entries) <= TIMELINE_ALL else [e for e in entries if e.action != "continue"]
     )

@@ -156,13 +156,13 @@ def signal(memory: str, session: str, phase_done: bool, assignments: tuple[str, 
       clm-policy signal --memory clm-memory --session demo --phase-done
       clm-policy signal --memory clm-memory --session demo degradation=true
     """
-    from clm_policy.lifecycle.sources import parse_signal
+    from clm_policy.lifecycle.sources import parse_signals
     from clm_policy.loop.runs import going_on
     from clm_policy.loop.signals import signal_session
 
     if not phase_done and not assignments:
         raise click.UsageError("give --phase-done and/or NAME=VALUE signals")
-    signals = dict(parse_signal(a, "a signal") for a in assignments)
+    signals = parse_signals(assignments, "a signal")
     done = signal_session(memory, session, signals, phase_done=phase_done, as_written=assignments)
     if done.commit is None:
         echo(f"session {session} says {done.what} already; nothing changed")

@@ -27,7 +27,7 @@ from clm_policy.base.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
     from clm_policy.models.enums import SignalValue
@@ -205,12 +205,24 @@ def figures(request: Request) -> SessionState:
         status=TaskStatus(request.status),
         step_index=request.step,
         last_compact_step=last,
-        signals=dict(parse_signal(s) for s in request.signals),
+        signals=parse_signals(request.signals),
     )
 
 
 def _not_a_number(name: str) -> str:
     raise ValueError(name)  # NaN and Infinity are no JSON: the value is the text itself
+
+
+def parse_signals(texts: Sequence[str], what: str = "--signal") -> dict[str, SignalValue]:
+    """Each of ``texts`` read by :func:`parse_signal`; a name given twice is refused (which
+    value was meant?)."""
+    signals: dict[str, SignalValue] = {}
+    for text in texts:
+        name, value = parse_signal(text, what)
+        if name in signals:
+            raise UsageError(f"{what} {name} is given twice: give it once")
+        signals[name] = value
+    return signals
 
 
 def parse_signal(text: str, what: str = "--signal") -> tuple[str, SignalValue]:

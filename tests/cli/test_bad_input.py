@@ -432,3 +432,17 @@ def test_deeply_nested_yaml_is_refused(tmp_path: Path) -> None:
     linted = invoke("lint", str(path))
     assert linted.exit_code == 1
     assert linted.stdout == f"{path}:2:67: error [yaml-syntax] nested more than 64 levels deep\n"
+
+
+def test_a_signal_given_twice_is_refused(tmp_path: Path) -> None:
+    """Which value was meant? Not the last one silently: both commands refuse it."""
+    decided = run_process("decide", "--tokens", "5", "--signal", "a=1", "--signal", "a=2")
+    assert decided.returncode == 2
+    assert "--signal a is given twice: give it once" in decided.stderr
+    memory = tmp_path / "mem"
+    assert run_process("run", "--memory", str(memory), "--max-steps", "1").returncode == 0
+    args = ("--memory", str(memory), "--session", "demo", "degradation=true", "degradation=false")
+    signalled = run_process("signal", *args)
+    assert signalled.returncode == 2
+    assert "a signal degradation is given twice: give it once" in signalled.stderr
+    assert "signal" not in run_process("log", "--memory", str(memory)).stdout

@@ -277,6 +277,17 @@ def test_human_confirmation(tmp_path: Path) -> None:
     assert final["human_interventions"] == 1
 
 
+def test_a_confirmation_at_the_first_step_prints_no_empty_timeline(tmp_path: Path) -> None:
+    policy = tmp_path / "careful.yaml"
+    policy.write_text(CONFIRMING)
+    mem = str(tmp_path / "mem")
+    limits = ("--soft-compact", "10", "--hard-handoff", "20")
+    proc = run_process("run", "--memory", mem, "--policy", str(policy), *limits, cwd=tmp_path)
+    assert proc.returncode == 4, proc.stderr
+    assert "stopped: needs_confirmation after 1 step; " in proc.stdout
+    assert "timeline" not in proc.stdout
+
+
 def test_human_rejection_continues() -> None:
     from clm_policy.loop.control import _rejected
     from clm_policy.models.decision import Decision
