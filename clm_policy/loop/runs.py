@@ -198,6 +198,22 @@ def plan_run(
     )
 
 
+def _same_scenario(session: str, run: Mapping[str, Any], spec: ScenarioFile, shown: str) -> None:
+    """Refuse to resume ``session`` on its scenario when the file changed since it started:
+    the resume would skip the steps played of another script (and, shorter, end the task as
+    completed with no step played)."""
+    from clm_policy.loop.scenario import scenario_digest
+
+    recorded = _str(run.get("scenario_digest"))
+    if recorded is None or scenario_digest(spec) == recorded:
+        return
+    raise InputError(
+        f"the scenario {shown} changed since session '{session}' started: a resume plays "
+        "on from where the session stopped in the scenario it started with; put the file back, "
+        "or give --scenario FILE to play the changed one on from there"
+    )
+
+
 @dataclass(frozen=True)
 class GoingOn:
     """How a persisted session can go on (``clm-policy signal`` says it; :func:`going_on`)."""
@@ -354,6 +370,8 @@ class _Options:
     soft_compact: int | None
     hard_handoff: int | None
     continue_after_handoff: bool | None
+    scenario_recorded: bool = False
+    """``scenario`` is the one the resumed session started with, taken from its ``run.json``."""
 
 
 def _resumed_options(
@@ -378,6 +396,7 @@ def _resumed_options(
         soft_compact=soft if soft is not None else _int(run.get("soft_compact")),
         hard_handoff=hard if hard is not None else _int(run.get("hard_handoff")),
         continue_after_handoff=bool(run.get("continue_after_handoff")) if go_on is None else go_on,
+        scenario_recorded=options.scenario is None and scenario is not None,
     )
     return completed, notices
 
@@ -419,7 +438,15 @@ def _agent_setup(
                 raise InputError(
                     f"{name} is for --agent openai (the simulated agent plays a scenario)"
                 )
-        spec, shown = load_scenario(options.scenario or "demo")
+        started_with = options.scenario_recorded
+        try:
+            spec, shown = load_scenario(options.scenario or "demo")
+        except InputError as exc:
+            if started_with:
+                exc.message += f" (the scenario session '{session}' started with; give --scenario)"
+            raise
+        if started_with:
+            _same_scenario(str(session), run, spec, shown)
         return _AgentSetup(agent, spec, shown)
     if agent != "openai":
         raise InputError(f"--agent {quote(agent)}: choose one of {', '.join(AGENTS)}")
@@ -497,7 +524,11 @@ def _record(options: _Options, setup: _AgentSetup, profile: str) -> dict[str, An
         record = {"agent": setup.agent, "model": config.model, "base_url": config.base_url}
         record["done_marker"] = config.done_marker
     else:  # files as absolute paths: a resume may run from another folder
+        from clm_policy.loop.scenario import scenario_digest
+
         record = {"scenario": _where(options.scenario or "demo")}
+        if setup.spec is not None:
+            record["scenario_digest"] = scenario_digest(setup.spec)
     continue_after_handoff = options.continue_after_handoff
     if continue_after_handoff is None and setup.spec is not None:
         continue_after_handoff = setup.spec.continue_after_handoff

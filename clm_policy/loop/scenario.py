@@ -31,3 +31,12 @@ def load_scenario(ref: str | Path) -> tuple[ScenarioFile, str]:
             raise InputError(f"no bundled scenario named {quote(text)} (bundled: {known})")
     doc = load_yaml(path, shown, limit=SCENARIO_LIMIT, what="scenario")
     return validate_document(doc, ScenarioFile, "scenario"), shown
+
+
+def scenario_digest(spec: ScenarioFile) -> str:
+    """What a scenario says, as 16 hex digits (of its validated content, not its bytes: a
+    comment or a reformat changes nothing): a resume plays on only the scenario it started
+    with."""
+    import hashlib
+
+    return hashlib.sha256(spec.model_dump_json().encode("utf-8")).hexdigest()[:16]

@@ -13,12 +13,12 @@ import pytest
 
 from clm_policy.base.errors import AgentError, EndpointError, InputError
 from clm_policy.loop.runs import RunPlan, execute, first_state, plan_run, with_overrides
-from clm_policy.loop.scenario import load_scenario
+from clm_policy.loop.scenario import load_scenario, scenario_digest
 from clm_policy.models.state import AgentStepResult, Message
 from clm_policy.policy.compile import load_policy
 from clm_policy.policy.engine import Threshold
 
-from conftest import git, invoke
+from conftest import REPO, git, invoke
 
 ENV = {"CLM_POLICY_OPENAI_MODEL": "m1", "OPENAI_API_KEY": "sk-test"}
 
@@ -94,6 +94,7 @@ def test_a_new_run_is_checked_and_writes_nothing(tmp_path: Path) -> None:
     assert got.policy.profile("research").soft_compact == Threshold(tokens=40000)
     assert got.record == {
         "scenario": "compaction",
+        "scenario_digest": scenario_digest(load_scenario("compaction")[0]),
         "policy": "default",
         "profile": "research",
         "soft_compact": 40000,
@@ -362,3 +363,32 @@ def test_a_resume_refuses_to_overwrite_an_edit_of_the_state_not_committed(tmp_pa
     assert state_file.read_text() == edited  # nothing was written
     git(memory, "commit", "-q", "-m", "goal edited", "--", "sessions/demo/state.json")
     assert plan(memory, resume="demo").state.goal.startswith("EDITED ")
+
+
+def test_a_resume_refuses_a_scenario_that_changed_since_the_session_started(
+    tmp_path: Path,
+) -> None:
+    """A resume skips the steps played: of a changed script, it would play the wrong ones (a
+    shorter one ended the task as completed with no step played)."""
+    memory = tmp_path / "mem"
+    scenario = tmp_path / "mv.yaml"
+    original = (REPO / "clm_policy" / "scenarios" / "compaction.yaml").read_text()
+    scenario.write_text(original)
+    execute(plan(memory, scenario=str(scenario), max_steps=2), str(memory))
+    scenario.write_text(original + "# a comment changes nothing a resume plays\n")
+    assert plan(memory, resume="scenario-b").resumed
+    scenario.write_text(original.replace("repeat: 20", "repeat: 1"))
+    refused(
+        memory,
+        f"the scenario {scenario} changed since session 'scenario-b' started: a resume plays on "
+        "from where the session stopped in the scenario it started with; put the file back, or "
+        "give --scenario FILE to play the changed one on from there",
+        resume="scenario-b",
+    )
+    assert plan(memory, resume="scenario-b", scenario=str(scenario)).resumed  # given anew
+    scenario.unlink()
+    with pytest.raises(InputError) as info:
+        plan(memory, resume="scenario-b")
+    assert info.value.message.endswith(
+        "(the scenario session 'scenario-b' started with; give --scenario)"
+    )
