@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 
 from clm_policy.base.errors import PolicyError, quote
+from clm_policy.base.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -92,17 +93,14 @@ def is_inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-class Reach:
+class Reach(Record):
     """Where references written in a file may lead (``extends:``, a test's or a project's
     ``policy:``): ``root`` (the first file's repository, or its folder: ``kind`` says which)
     and the folders the person allows. Real paths (links resolved)."""
 
-    __slots__ = ("allowed", "kind", "root")
-
-    def __init__(self, root: str, kind: str, allowed: tuple[str, ...]) -> None:
-        self.root = root
-        self.kind = kind
-        self.allowed = allowed
+    root: str
+    kind: str
+    allowed: tuple[str, ...]
 
     def check(self, target: str, ref: str, what: str | None, whose: str = "the policy's") -> None:
         """Refuse ``target`` (the path ``ref`` names) when its real path is outside; the

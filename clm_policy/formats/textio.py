@@ -44,10 +44,6 @@ def _a(what: str) -> str:
     return f"{'an' if what[:1].lower() in 'aeio' else 'a'} {what}"
 
 
-def _size(limit: int) -> str:
-    return f"{limit // MiB} MiB" if limit % MiB == 0 else f"{limit} bytes"
-
-
 def visible_files(folder: StrPath) -> Iterator[str]:
     """The files below ``folder``, hidden folders and files (a name starting with ``.``:
     ``.git``, ``.venv``, ``.clm-policy.yaml``) left out: what ``lint`` and ``test`` search."""
@@ -89,7 +85,8 @@ def _check_stat(info: os.stat_result, shown: str, limit: int, what: str) -> None
 
 
 def _too_large(what: str, limit: int) -> str:
-    return f"too large for {_a(what)} file (more than {_size(limit)})"
+    size = f"{limit // MiB} MiB" if limit % MiB == 0 else f"{limit} bytes"
+    return f"too large for {_a(what)} file (more than {size})"
 
 
 def read_text(path: StrPath, display: str | None = None, *, limit: int, what: str) -> str:

@@ -198,15 +198,11 @@ def locate_errors(
 
 def _misspelt(doc: Located, path: Sequence[PathKey], name: object) -> str:
     """``; is 'case' it, misspelt?`` when the mapping at ``path`` has a key close to the
-    missing ``name`` (it is reported as unknown only once the required ones are there)."""
+    missing ``name`` (it is reported as unknown only once the required ones are there).
+    ``path`` is one :func:`_real_path` found: every step of it is there."""
     node: Any = doc.root
     for step in path:
-        if isinstance(node, dict):
-            node = node.get(step)
-        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
-            node = node[step]
-        else:
-            return ""
+        node = node[step]
     if not isinstance(node, dict):
         return ""
     close = closest(str(name), [str(key) for key in node])

@@ -128,10 +128,7 @@ def find_git_dir(root: str) -> str | None:
     another repository without a ``.git`` of its own is no memory repository."""
     dot_git = os.path.join(root, ".git")
     if os.path.isfile(dot_git):
-        try:
-            text = _read_text(dot_git, "utf-8").strip()
-        except (OSError, UnicodeDecodeError):
-            return None
+        text = _stripped(dot_git, "utf-8")
         if not text.startswith("gitdir:"):
             return None
         dot_git = os.path.join(root, text.removeprefix("gitdir:").strip())
@@ -202,10 +199,7 @@ class MemoryRepo:
         HEAD file (no process, as :meth:`_head_commit` reads the ref), else asked of git,
         which fails on a detached HEAD. (``symbolic-ref --short`` would say ``heads/main``
         where a tag is also named ``main``: not a branch name.)"""
-        try:
-            head = _read_text(os.path.join(self.git_dir, "HEAD"), "ascii").strip()
-        except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
-            head = ""
+        head = _stripped(os.path.join(self.git_dir, "HEAD"))
         name = head.removeprefix("ref: refs/heads/")
         if name != head and _BRANCH.fullmatch(name) and ".." not in name:
             return name
@@ -386,16 +380,11 @@ class MemoryRepo:
         """The commit HEAD names, right after our commit: read from the ref file git has just
         written (the files backend always writes a ref it updates as a loose file), else
         asked of git (a reftable repository, a layout this does not know)."""
-        try:
-            head = _read_text(os.path.join(self.git_dir, "HEAD"), "ascii").strip()
-            if head.startswith("ref: "):
-                ref = head.removeprefix("ref: ")
-                parts = ref.split("/")
-                if parts[0] != "refs" or ".." in parts or "" in parts:
-                    raise ValueError(ref)
-                head = _read_text(os.path.join(self._common_dir(), ref), "ascii").strip()
-        except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
-            head = ""
+        head = _stripped(os.path.join(self.git_dir, "HEAD"))
+        ref = head.removeprefix("ref: ")
+        parts = ref.split("/")
+        if ref != head and parts[0] == "refs" and ".." not in parts and "" not in parts:
+            head = _stripped(os.path.join(self._common_dir(), ref))
         if OBJECT_ID.fullmatch(head):
             return head
         return self.git("rev-parse", "--verify", "HEAD^{commit}")
@@ -594,6 +583,15 @@ def _read_text(path: str, encoding: str) -> str:
     importing ``encodings.ascii`` costs a commit more than reading HEAD does)."""
     with open(path, "rb") as fh:
         return fh.read().decode(encoding)
+
+
+def _stripped(path: str, encoding: str = "ascii") -> str:
+    """The text of ``path`` without the blanks around it; "" when it cannot be read or
+    decoded."""
+    try:
+        return _read_text(path, encoding).strip()
+    except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
+        return ""
 
 
 def _count(folder: str, wanted: Callable[[str], bool]) -> int:

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
 from clm_policy.base.lazypattern import LazyPattern
+from clm_policy.base.record import Record
 from clm_policy.memory.redact.assignments import ASSIGNMENT_RULES, is_token_header
 from clm_policy.memory.redact.judge import looks_credential, looks_secret
 from clm_policy.memory.redact.syntax import AWS_KEY_NAME, AWS_SECRET, KEY_NAME, Rule
@@ -260,27 +261,18 @@ def _walk_mapping(value: Mapping[Any, Any], counts: _Tally) -> dict[Any, Any]:
     return out
 
 
-class Redaction:
+class Redaction(Record):
     """Redacted text and how many secrets each rule replaced (rules that found none are absent).
 
     Two are equal when their texts and counts are."""
 
-    __slots__ = ("counts", "text")
-
-    def __init__(self, text: str, counts: Mapping[str, int]) -> None:
-        self.text = text
-        self.counts = counts
+    text: str
+    counts: Mapping[str, int]
+    HASHABLE = False  # equal by value, and mutable
 
     @property
     def total(self) -> int:
         return sum(self.counts.values())
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Redaction):
-            return NotImplemented
-        return self.text == other.text and dict(self.counts) == dict(other.counts)
-
-    __hash__ = None  # type: ignore[assignment]  # equal by value, and mutable: not hashable
 
     def __repr__(self) -> str:
         return f"Redaction(text={self.text!r}, counts={dict(self.counts)!r})"
