@@ -291,10 +291,7 @@ class MemoryRepo:
                     f"{self.root}: {what} is under way in the memory repository; finish or "
                     f"abort it first (git -C {self.root} {end}), then try again"
                 )
-        try:
-            head = _read_text(os.path.join(self.git_dir, "HEAD"), "ascii")
-        except (OSError, ValueError):
-            head = ""
+        head = _stripped(os.path.join(self.git_dir, "HEAD"))
         if head and not head.startswith("ref: "):
             raise InputError(
                 f"{self.root}: HEAD is detached (no branch is checked out), so a commit would "
