@@ -168,3 +168,16 @@ def test_where_claude_code_compacts_on_its_own(
     assert prompt(project, path)["systemMessage"].startswith(
         "clm-policy: context 68% (325,000 of 480,000)"
     )
+
+
+def test_a_settings_file_that_is_a_fifo_does_not_hang_the_hook(project: Path) -> None:
+    """A FIFO (or a device) where a settings file should be is no settings: it is opened
+    without blocking and skipped (a plain open waited for a writer for ever)."""
+    import os
+
+    path = transcript(project / "t.jsonl", 260_000, model=UNKNOWN)
+    (project / ".claude").mkdir()
+    os.mkfifo(project / ".claude" / "settings.json")
+    os.mkfifo(project / ".claude" / "settings.local.json")
+    said = prompt(project, path)["systemMessage"]  # as with no settings at all
+    assert said.startswith(f"clm-policy: the context window of {UNKNOWN} is unknown")
