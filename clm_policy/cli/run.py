@@ -234,7 +234,14 @@ def _execute(plan: RunPlan, memory: str, *, assume_yes: bool, fmt: str) -> RunDo
             f"session {state.session_id} step {state.step_index}: {decision.action.value} "
             f"now? ({decision.rationale})"
         )
-        return click.confirm(terminal_safe(question), default=True)
+        try:
+            return click.confirm(terminal_safe(question), default=True)
+        except click.Abort as exc:  # click's answer to Ctrl-C and to the end of input
+            if isinstance(exc.__context__, KeyboardInterrupt):
+                raise KeyboardInterrupt from None  # the run commits the session, interrupted
+            return None  # Ctrl-D: no answer; the decision awaits one, as without a terminal
+        except OSError:  # the terminal went away (hung up): no answer either
+            return None
 
     done = execute(plan, memory, listener=listener, confirmer=confirmer)
     for failure in done.failures:  # recorded, not raised: git has everything

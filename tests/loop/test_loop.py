@@ -4,7 +4,9 @@ scenarios A, B and C, the demo, continue-after-handoff, the safeguard, bad scena
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -476,3 +478,65 @@ def _without_commits(text: str) -> str:
 
     text = re.sub(r'("\w+_s": )[0-9.]+', r"\1S", text.replace("parts", "whole"))
     return re.sub(r"\b[0-9a-f]{12,40}\b", "C", text)
+
+
+_READ = {"x86_64": "0", "aarch64": "63"}  # the read system call's number (Linux)
+
+
+def _reading_its_input(pid: int) -> bool:
+    """Whether the process is in a read of its standard input (Linux's /proc/PID/syscall)."""
+    try:
+        fields = Path(f"/proc/{pid}/syscall").read_text().split()
+    except OSError:
+        return False
+    return fields[:2] == [_READ.get(os.uname().machine, "?"), "0x0"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/syscall").exists(), reason="needs Linux's /proc")
+@pytest.mark.parametrize("key", ["ctrl-c", "ctrl-d"])
+def test_ctrl_c_or_ctrl_d_at_the_confirmation_prompt(tmp_path: Path, key: str) -> None:
+    """Ctrl-C at the question is an interrupt like any other (the session committed as
+    stopped interrupted, with the command that resumes it); Ctrl-D is no answer: the decision
+    awaits one, as it does without a terminal (exit 4)."""
+    import signal
+    import sys
+
+    policy = tmp_path / "careful.yaml"
+    policy.write_text(CONFIRMING)
+    memory = tmp_path / "mem"
+    master, slave = os.openpty()
+    args = ["run", "--memory", str(memory), "--policy", str(policy)]
+    limits = ["--soft-compact", "10", "--hard-handoff", "20"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clm_policy", *args, *limits],
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+    )
+    os.close(slave)
+    assert proc.stdout is not None
+    shown = b""
+    while b"[Y/n]" not in shown:  # the question is asked: the run waits for the answer
+        chunk = os.read(proc.stdout.fileno(), 4096)
+        assert chunk, shown
+        shown += chunk
+    if key == "ctrl-c":
+        # a Ctrl-C that comes between the question and the read of the answer waits for the
+        # next one (at a terminal a person presses it again): send it once the read is under way
+        while not _reading_its_input(proc.pid):
+            assert proc.poll() is None
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGINT)
+    else:
+        os.write(master, b"\x04")  # what the key sends: the end of input at a line's start
+    out, err = proc.communicate(timeout=120)
+    os.close(master)
+    if key == "ctrl-c":
+        assert proc.returncode == 130, err
+        assert f"to go on: clm-policy run --memory {memory} --resume demo" in err.decode()
+        record = json.loads(git(memory, "show", "HEAD:sessions/demo/run.json"))
+        assert record["stopped"] == "interrupted"
+    else:
+        assert proc.returncode == 4, err
+        assert "stopped: needs_confirmation after 1 step" in (shown + out).decode()
