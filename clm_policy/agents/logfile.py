@@ -1,5 +1,6 @@
 """The log of what an agent's hook or status line could not say: they never fail visibly, so
-a problem goes to ``$XDG_STATE_HOME/clm-policy/<name>`` (``~/.local/state`` when unset).
+a problem goes to ``$XDG_STATE_HOME/clm-policy/<name>`` (``~/.local/state`` when unset or not an
+absolute path).
 
 Best effort and cheap to import (the status line runs on every refresh): a log past its limit
 is moved to ``<name>.1``; the file is the user's own (0600) and never followed through a link.
@@ -12,14 +13,12 @@ from __future__ import annotations
 
 import os
 
+from clm_policy.base.paths import xdg_home
 from clm_policy.base.termsafe import terminal_safe
 
 
 def log_path(name: str) -> str:
-    base = os.environ.get("XDG_STATE_HOME")
-    if not base or not os.path.isabs(base):
-        base = os.path.join(os.path.expanduser("~"), ".local", "state")
-    return os.path.join(base, "clm-policy", name)
+    return os.path.join(xdg_home("XDG_STATE_HOME"), "clm-policy", name)
 
 
 def append(name: str, text: str, limit: int, detail: str = "") -> None:

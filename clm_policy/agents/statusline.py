@@ -37,7 +37,7 @@ import os
 
 from clm_policy.base.digest import files_fingerprint, sha256_hex
 from clm_policy.base.privatefiles import cache_dir, private_dir, read_private, write_private
-from clm_policy.base.record import Record
+from clm_policy.base.record import Record, text_or_none
 from clm_policy.config.project import ENV, find_config
 
 # Not even `typing` is imported at run time (see clm_policy/__init__.py).
@@ -170,7 +170,7 @@ def status_line(raw: bytes, policy: str | None = None, profile: str | None = Non
     try:
         payload = _payload(raw)
         figures = read_figures(payload)
-        session = _text(payload.get("session_id"))
+        session = text_or_none(payload.get("session_id"))
         if session is not None:
             record_window(session, payload)
         shown = context_text(figures, figures.window)
@@ -216,15 +216,11 @@ def _count(value: object) -> int | None:
     return None
 
 
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def read_figures(payload: dict[str, Any]) -> Figures:
     """The context, window and model of a status-line input (see the module docstring)."""
     window_obj = _object(payload, "context_window")
     window = _count(window_obj.get("context_window_size")) or None
-    model = _text(_object(payload, "model").get("id"))
+    model = text_or_none(_object(payload, "model").get("id"))
     usage = window_obj.get("current_usage")
     if isinstance(usage, dict):
         parts = [_count(usage.get(key)) for key in USAGE_KEYS]
@@ -241,7 +237,7 @@ def read_figures(payload: dict[str, Any]) -> Figures:
         and 0 <= share <= 100
     ):
         return Figures(round(window * share / 100), window, model, False)
-    transcript = _text(payload.get("transcript_path"))
+    transcript = text_or_none(payload.get("transcript_path"))
     found = _transcript_figure(transcript, window, model) if transcript is not None else None
     return found or Figures(None, window, model, False)
 
@@ -264,7 +260,7 @@ def record_window(session: str, payload: dict[str, Any]) -> None:
         return
     from clm_policy.agents.sessionfacts import update_facts
 
-    model = _text(_object(payload, "model").get("id"))
+    model = text_or_none(_object(payload, "model").get("id"))
     update_facts(session, "window", window=window, model=model)
 
 

@@ -5,6 +5,8 @@ Plain string work (no pathlib, no file system access): the hooks call it.
 
 Where Claude Code keeps the user's files: :func:`claude_config_dir` (settings, transcripts)
 and :func:`claude_user_config` (``.claude.json``), both moved by ``$CLAUDE_CONFIG_DIR``.
+Where clm-policy keeps its own: :func:`xdg_home`, the XDG base folders (configuration, cache,
+data, state), every caller's one way to them.
 
 Where a project ends, for what it may reach (``extends:``, a test's or a project's
 ``policy:``): :func:`repository_root`, the nearest folder that holds ``.git``,
@@ -26,6 +28,14 @@ if TYPE_CHECKING:
 
 CLAUDE_CONFIG_DIR = "CLAUDE_CONFIG_DIR"
 
+XDG_DEFAULTS = {
+    "XDG_CONFIG_HOME": ".config",  # the trust record
+    "XDG_CACHE_HOME": ".cache",  # compiled policies, status-line digests
+    "XDG_DATA_HOME": os.path.join(".local", "share"),  # projects' memory repositories
+    "XDG_STATE_HOME": os.path.join(".local", "state"),  # the hook and status-line logs
+}
+"""The XDG base folders clm-policy uses, each with its place under the home folder when unset."""
+
 
 def home_as_tilde(path: str) -> str:
     """``path`` with the home folder written ``~`` (``/home/me/notes.txt`` -> ``~/notes.txt``)."""
@@ -38,6 +48,17 @@ def home_as_tilde(path: str) -> str:
     if path.startswith(home + os.sep):
         return "~" + path[len(home) :]
     return path
+
+
+def xdg_home(variable: str) -> str:
+    """The XDG base folder ``$VARIABLE`` names (one of :data:`XDG_DEFAULTS`), else its default
+    under the home folder (``XDG_STATE_HOME``: ``~/.local/state``). An empty or a relative
+    value is ignored, as the XDG Base Directory specification asks: a relative folder would
+    move with the working directory, and the trust record or the memory with it."""
+    folder = os.environ.get(variable)
+    if folder and os.path.isabs(folder):
+        return folder
+    return os.path.join(os.path.expanduser("~"), XDG_DEFAULTS[variable])
 
 
 def claude_config_dir(env: Mapping[str, str] | None = None) -> str:

@@ -25,14 +25,17 @@ if TYPE_CHECKING:  # no pathlib at run time: the status line does without it
 def cache_dir() -> str | None:
     """The directory of clm-policy's caches (compiled policies, status-line digests); None
     when ``CLM_POLICY_NO_CACHE`` turns caching off. ``CLM_POLICY_CACHE_DIR`` moves it; by
-    default it is ``$XDG_CACHE_HOME/clm-policy`` or ``~/.cache/clm-policy``."""
+    default it is ``$XDG_CACHE_HOME/clm-policy``, or ``~/.cache/clm-policy`` when that is unset or
+    not an absolute path."""
     if os.environ.get("CLM_POLICY_NO_CACHE"):
         return None
     explicit = os.environ.get("CLM_POLICY_CACHE_DIR")
     if explicit:
         return explicit
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "clm-policy")
+    # here, not at the top: this module imports nothing beyond os (tests/base/test_atomicfile.py)
+    from clm_policy.base.paths import xdg_home
+
+    return os.path.join(xdg_home("XDG_CACHE_HOME"), "clm-policy")
 
 
 def is_private(st: os.stat_result) -> bool:

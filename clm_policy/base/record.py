@@ -13,6 +13,11 @@ writes its own ``__init__`` (a field that converts or checks what it is given) o
 ``repr`` and :meth:`Record.replace`. Instances are treated as immutable unless the class says
 otherwise; nothing enforces it. Type checkers read a record as a dataclass
 (``dataclass_transform``).
+
+:func:`text_or_none` is what such a field takes from JSON data read from outside (a hook's
+or the status line's input, a session's ``run.json``, the records a report reads): a name or
+a word, or None for anything else. It lives here, beside the records it fills, rather than in
+a module of its own, because every per-prompt path loads this one already.
 """
 
 from __future__ import annotations
@@ -171,3 +176,8 @@ class Record(metaclass=_Fields):
         if unknown:
             raise TypeError(f"{type(self).__name__} has no field {sorted(unknown)[0]!r}")
         return type(self)(**{name: getattr(self, name) for name in self.FIELDS} | changes)
+
+
+def text_or_none(value: object) -> str | None:
+    """``value`` when it is a string that is not empty, else None."""
+    return value if isinstance(value, str) and value else None

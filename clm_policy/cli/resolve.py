@@ -24,10 +24,9 @@ def resolve(policy_ref: str | None) -> int:
     """
     from clm_policy.base.errors import InputError
     from clm_policy.config.project import setting
-    from clm_policy.formats.textio import path_kind
+    from clm_policy.formats.textio import TEST_SUFFIXES, path_kind
     from clm_policy.policy.compile import load_policy
     from clm_policy.policy.export import resolved_yaml
-    from clm_policy.tester.discover import TEST_SUFFIXES
 
     ref = policy_ref or setting("policy", None) or "default"
     if path_kind(ref) == "folder":

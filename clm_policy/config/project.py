@@ -18,9 +18,10 @@ Each value is looked up in this order: the command-line flag, the environment
 the configuration file, the default. Where nothing names a memory repository, a configured
 project keeps it outside its own work tree, in
 ``$XDG_DATA_HOME/clm-policy/projects/<name>-<hash>/memory`` (``~/.local/share`` when
-``XDG_DATA_HOME`` is unset; ``<hash>`` is of the project's path, so two projects of the same
-name never share one); without a configuration file the default is ``./clm-memory`` for a
-command, and the same folder outside the project for the hooks and the MCP server.
+``XDG_DATA_HOME`` is unset or not an absolute path; ``<hash>`` is of the project's path, so two
+projects of the same name never share one); without a configuration file the default is
+``./clm-memory`` for a command, and the same folder outside the project for the hooks and the
+MCP server.
 
 Which file counts. The project is the repository the working folder is in (the nearest folder
 holding ``.git``), or, outside any repository, the working folder itself; a
@@ -381,10 +382,9 @@ def memory_path(
 def project_memory(root: StrPath) -> str:
     """Where a configured project keeps its memory repository by default (outside its tree)."""
     from clm_policy.base.digest import sha256_hex
+    from clm_policy.base.paths import xdg_home
 
-    data = os.environ.get("XDG_DATA_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "share"
-    )
+    data = xdg_home("XDG_DATA_HOME")
     resolved = os.path.realpath(root)
     digest = sha256_hex(resolved.encode())[:8]
     name = os.path.basename(resolved)

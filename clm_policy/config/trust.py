@@ -7,13 +7,13 @@ chooses only once the person trusts the file, as Claude Code and Codex trust a p
 hooks: ``clm-policy trust PATH`` records the file's path and the SHA-256 of its content, and a
 file whose content changed is untrusted again.
 
-The record is ``$XDG_CONFIG_HOME/clm-policy/trusted.json`` (``~/.config`` when unset), the
-person's own configuration: a JSON object ``{"version": 1, "files": {PATH: {"sha256": HEX,
-"trusted_at": UTC}}}``, in a folder ``0700`` and a file ``0600``, read only when it is a
-regular file of this user's that no one else may write (clm_policy.base.privatefiles) —
-otherwise nothing is trusted. A path is the file's, absolute, its folder's symbolic links
-resolved (a config reached through a linked folder is the same file; a config that is itself
-a link is trusted for the content it shows at that place).
+The record is ``$XDG_CONFIG_HOME/clm-policy/trusted.json`` (``~/.config`` when that is unset or
+not an absolute path), the person's own configuration: a JSON object ``{"version": 1, "files":
+{PATH: {"sha256": HEX, "trusted_at": UTC}}}``, in a folder ``0700`` and a file ``0600``, read
+only when it is a regular file of this user's that no one else may write
+(clm_policy.base.privatefiles) — otherwise nothing is trusted. A path is the file's, absolute,
+its folder's symbolic links resolved (a config reached through a linked folder is the same
+file; a config that is itself a link is trusted for the content it shows at that place).
 
 :func:`may_choose` is the check (clm_policy.config.project.setting asks it) and notes what it
 refused for :func:`take_ignored`; clm_policy.config.trusting is what ``clm-policy trust`` does.
@@ -26,6 +26,7 @@ import json
 import os
 
 from clm_policy.base.errors import InputError, Location
+from clm_policy.base.paths import xdg_home
 from clm_policy.base.record import Record
 
 TYPE_CHECKING = False
@@ -50,10 +51,7 @@ class TrustedFile(Record):
 def store_dir() -> str:
     """``$XDG_CONFIG_HOME/clm-policy`` (``~/.config/clm-policy``; a relative
     ``XDG_CONFIG_HOME`` is ignored, as the XDG specification asks)."""
-    base = os.environ.get("XDG_CONFIG_HOME")
-    if not base or not os.path.isabs(base):
-        base = os.path.join(os.path.expanduser("~"), ".config")
-    return os.path.join(base, "clm-policy")
+    return os.path.join(xdg_home("XDG_CONFIG_HOME"), "clm-policy")
 
 
 def store_path() -> str:

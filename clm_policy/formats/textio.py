@@ -44,6 +44,11 @@ def _a(what: str) -> str:
     return f"{'an' if what[:1].lower() in 'aeio' else 'a'} {what}"
 
 
+TEST_SUFFIXES = (".test.yaml", ".test.yml")
+"""How a policy test file's name ends: what ``test`` runs, and what ``lint`` and ``resolve``
+leave to it."""
+
+
 def visible_files(folder: StrPath) -> Iterator[str]:
     """The files below ``folder``, hidden folders and files (a name starting with ``.``:
     ``.git``, ``.venv``, ``.clm-policy.yaml``) left out: what ``lint`` and ``test`` search."""

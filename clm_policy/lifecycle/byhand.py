@@ -72,7 +72,7 @@ def provenance(policy: Policy, decision: Decision, action: str) -> Provenance:
     with what it would have done."""
     from clm_policy.lifecycle.pipelines import Provenance
 
-    where = f"{policy.path}@{policy.digest}"
+    where = policy.provenance
     if decision.action.value == action:
         return Provenance(decision.trigger, decision.rationale, where)
     said = f"{decision.action.value}" + (f" ({decision.rationale})" if decision.rationale else "")

@@ -257,7 +257,8 @@ def preview(
 ) -> tuple[HandoffManifest, str]:
     """The manifest and the seed ``composed`` gives, as :func:`~.pipelines.run_handoff` would
     commit them (unredacted: nothing is written); ``budget`` as ``size`` measures it."""
-    from clm_policy.lifecycle.seed import DEFAULT_SEED_TOKENS, seed_text
+    from clm_policy.lifecycle.seed import seed_text
+    from clm_policy.policy.engine import DEFAULT_SEED_TOKENS
 
     manifest = build_manifest(composed.state, "handoff requested", now=now, composed=composed)
     seed = seed_text(

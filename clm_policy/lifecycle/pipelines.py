@@ -31,9 +31,8 @@ from clm_policy.lifecycle.compaction import (
     what_it_reads,
 )
 from clm_policy.lifecycle.estimate import estimate_tokens
-from clm_policy.lifecycle.seed import DEFAULT_SEED_TOKENS, seed_text
+from clm_policy.lifecycle.seed import seed_text
 from clm_policy.lifecycle.verify import (
-    DEFAULT_MIN_RECALL,
     Recall,
     VerificationFailed,
     facts,
@@ -54,6 +53,7 @@ from clm_policy.memory.layout import (
 from clm_policy.memory.trailers import CommitMessage, event_subject
 from clm_policy.models.enums import CHARS_PER_TOKEN, MessageRole
 from clm_policy.models.state import Message, SessionState
+from clm_policy.policy.engine import DEFAULT_MIN_RECALL, DEFAULT_SEED_TOKENS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # a handoff's modules are imported by run_handoff: compact needs none of them

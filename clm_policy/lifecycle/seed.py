@@ -32,6 +32,7 @@ from collections import Counter
 
 from clm_policy.formats.records import defused, quoted
 from clm_policy.models.enums import CHARS_PER_TOKEN
+from clm_policy.policy.engine import DEFAULT_SEED_TOKENS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
 
     from clm_policy.models.manifest import Check, HandoffManifest
 
-DEFAULT_SEED_TOKENS = 2500
 MIN_BUDGET = 800
 WORDS_RESERVE = 500
 """Characters the agent's words leave for the record's first items (failures, the user's first

@@ -46,8 +46,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from clm_policy.models.state import SessionState
 
-DEFAULT_MIN_RECALL = 0.9
-"""A profile's ``min_recall`` when it sets none."""
 VERIFY_FAILED = "verify_failed"
 """The trigger of a handoff made because a compaction's recall was under ``min_recall``."""
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clm_policy.base.errors import ClmError, InputError, Location, Sink
-from clm_policy.formats.textio import path_kind, visible_files
+from clm_policy.formats.textio import TEST_SUFFIXES, path_kind, visible_files
 from clm_policy.formats.yamlio import YamlDocument, load_yaml
 from clm_policy.lint import directives
 from clm_policy.lint.checks import ANALYSES, claiming
@@ -27,8 +27,6 @@ from clm_policy.policy.compile import compile_policy
 from clm_policy.policy.load import load_resolved
 from clm_policy.policy.load import schema_errors as policy_schema_errors
 from clm_policy.policy.sources import check_found
-
-TEST_SUFFIXES = (".test.yaml", ".test.yml")
 
 
 @dataclass

@@ -158,7 +158,7 @@ class OuterControlLoop:
         self.monitor = monitor or MetricsMonitor()
         self.listener = listener or (lambda _event, _data: None)
         self._closed: OutputClosed | None = None  # the listener's output went away
-        self.provenance = f"{policy.path}@{policy.digest}"
+        self.provenance = policy.provenance
         self.confirmer = confirmer
         self.decide_first = decide_first  # a resumed session's last step awaits its decision
         self.resumed = resumed or decide_first  # on record already: no start to commit

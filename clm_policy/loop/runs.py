@@ -33,6 +33,7 @@ from clm_policy.base.errors import (
     StateError,
     quote,
 )
+from clm_policy.base.record import text_or_none
 from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.loop.agent import SimulatedAgent
 from clm_policy.loop.openai_agent import ENV_MODEL, OpenAIChatAgent, OpenAIConfig, system_prompt
@@ -204,7 +205,7 @@ def _same_scenario(session: str, run: Mapping[str, Any], spec: ScenarioFile, sho
     completed with no step played)."""
     from clm_policy.loop.scenario import scenario_digest
 
-    recorded = _str(run.get("scenario_digest"))
+    recorded = text_or_none(run.get("scenario_digest"))
     if recorded is None or scenario_digest(spec) == recorded:
         return
     raise InputError(
@@ -384,15 +385,17 @@ def _resumed_options(
     agent, notices = _resumed_agent(session, options.agent, run, options.scenario)
     if goal is not None:
         raise InputError(f"--goal: session '{session}' keeps the goal it was started with")
-    scenario = options.scenario or (_str(run.get("scenario")) if agent == "simulated" else None)
+    scenario = options.scenario or (
+        text_or_none(run.get("scenario")) if agent == "simulated" else None
+    )
     if scenario is None and agent == "simulated":
         raise InputError(f"session '{session}' was not made by `clm-policy run`: give --scenario")
     soft, hard, go_on = options.soft_compact, options.hard_handoff, options.continue_after_handoff
     completed = _Options(
         agent=agent,
         scenario=scenario,
-        policy_ref=options.policy_ref or _str(run.get("policy")),
-        profile=options.profile or _str(run.get("profile")) or persisted.state.profile,
+        policy_ref=options.policy_ref or text_or_none(run.get("policy")),
+        profile=options.profile or text_or_none(run.get("profile")) or persisted.state.profile,
         soft_compact=soft if soft is not None else _int(run.get("soft_compact")),
         hard_handoff=hard if hard is not None else _int(run.get("hard_handoff")),
         continue_after_handoff=bool(run.get("continue_after_handoff")) if go_on is None else go_on,
@@ -461,7 +464,7 @@ def _agent_setup(
         if len(goal) > MAX_GOAL:
             raise InputError(f"--goal is longer than {MAX_GOAL:,} characters")
     elif not environ.get(ENV_MODEL):
-        ran = _str(run.get("model"))
+        ran = text_or_none(run.get("model"))
         why = "a resumed session takes the model from your configuration, never from run.json"
         raise InputError(
             f"no model: set {ENV_MODEL}"
@@ -469,7 +472,9 @@ def _agent_setup(
         )
     # the endpoint and the model are the user's alone (run.json is shared data): a recorded one
     # that differs is named, never used
-    config = OpenAIConfig.from_env(environ, done_marker=done_marker or _str(run.get("done_marker")))
+    config = OpenAIConfig.from_env(
+        environ, done_marker=done_marker or text_or_none(run.get("done_marker"))
+    )
     ignored = _ignored_endpoint(session, run, config) if session is not None else []
     openai_from = (ENV_BASE_URL if environ.get(ENV_BASE_URL) else "default", ENV_MODEL)
     return _AgentSetup(
@@ -552,7 +557,7 @@ def _resumed_agent(
     refused; a session recorded as openai resumes without ``--agent`` only as a simulated
     one with a scenario (said), else the person is told to pass ``--agent openai``."""
     where = f"sessions/{session}/run.json"
-    recorded = _str(run.get("agent")) or "simulated"
+    recorded = text_or_none(run.get("agent")) or "simulated"
     if asked == "openai" and recorded != "openai":
         raise InputError(
             f"session '{session}' was run with the simulated agent (its scenario is in "
@@ -562,7 +567,7 @@ def _resumed_agent(
         return asked, []  # openai, or another one: refused with the choices further on
     if recorded == "simulated":
         return "simulated", []
-    if scenario is None and _str(run.get("scenario")) is None:
+    if scenario is None and text_or_none(run.get("scenario")) is None:
         if recorded == "openai":
             raise InputError(
                 f"session '{session}' was run with --agent openai: resume it with --agent "
@@ -573,7 +578,7 @@ def _resumed_agent(
     named = [
         f"{what} {quote(value)}"
         for what, value in (("endpoint", run.get("base_url")), ("model", run.get("model")))
-        if _str(value)
+        if text_or_none(value)
     ]
     return "simulated", [
         f"{where} names agent {quote(recorded)}"
@@ -586,10 +591,10 @@ def _resumed_agent(
 def _ignored_endpoint(session: str, run: Mapping[str, Any], config: OpenAIConfig) -> list[str]:
     """What a resumed openai session's run.json names other than the user's configuration."""
     named = []
-    base_url = _str(run.get("base_url"))
+    base_url = text_or_none(run.get("base_url"))
     if base_url is not None and base_url.rstrip("/") != config.base_url:
         named.append(f"endpoint {quote(base_url)}")
-    model = _str(run.get("model"))
+    model = text_or_none(run.get("model"))
     if model is not None and model != config.model:
         named.append(f"model {quote(model)}")
     if not named:
@@ -693,10 +698,6 @@ def _where(ref: str) -> str:
     """A file named by ``ref`` as an absolute path; a bundled name as it is."""
     path = Path(ref)
     return str(path.resolve()) if path.is_file() else ref
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _int(value: object) -> int | None:

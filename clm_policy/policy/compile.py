@@ -8,7 +8,17 @@ from clm_policy.base.errors import ClmError, LoadCheck, PolicyError, Sink
 from clm_policy.base.suggest import suggest
 from clm_policy.formats.yamlio import scalar_source, scalar_text_start
 from clm_policy.models.enums import Action
-from clm_policy.policy.engine import Guard, Policy, Price, Profile, Rule, Signal, Threshold
+from clm_policy.policy.engine import (
+    DEFAULT_MIN_RECALL,
+    DEFAULT_SEED_TOKENS,
+    Guard,
+    Policy,
+    Price,
+    Profile,
+    Rule,
+    Signal,
+    Threshold,
+)
 from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expression
 from clm_policy.policy.load import Entry, Origin, ResolvedPolicy, load_resolved
 from clm_policy.policy.names import NameInfo, known_names
@@ -29,8 +39,8 @@ PROFILE_DEFAULTS: dict[str, Any] = {
     "retain_recent_messages": 6,
     "context_window": None,
     "description": None,
-    "min_recall": 0.9,
-    "seed_tokens": 2500,
+    "min_recall": DEFAULT_MIN_RECALL,
+    "seed_tokens": DEFAULT_SEED_TOKENS,
 }
 
 

@@ -33,6 +33,11 @@ NO_WINDOW = (
     "set tokens.context_window or tokens.model in the state, or context_window in the profile"
 )
 """How a state with no known window gets one (the end of the error that says so)."""
+DEFAULT_MIN_RECALL = 0.9
+"""A profile's ``min_recall`` when it sets none (the compaction pipelines' too, when given no
+profile)."""
+DEFAULT_SEED_TOKENS = 2500
+"""A profile's ``seed_tokens`` when it sets none (a seed's budget when given no profile)."""
 
 
 class Threshold(Record):
@@ -96,8 +101,8 @@ class Profile(Record):
         description: str | None = None,
         locations: dict[str, Location] | None = None,
         *,
-        min_recall: float = 0.9,
-        seed_tokens: int = 2500,
+        min_recall: float = DEFAULT_MIN_RECALL,
+        seed_tokens: int = DEFAULT_SEED_TOKENS,
     ) -> None:
         self.name = name
         self.soft_compact = soft_compact
@@ -239,6 +244,12 @@ class Policy(Record):
         # what decisions work out once per policy (a copy made with ``replace`` starts
         # afresh, as its profiles may differ)
         self._cache: dict[Any, Any] = {}
+
+    @property
+    def provenance(self) -> str:
+        """The policy as a commit it decided names it (the ``Clm-Policy`` trailer):
+        ``path@digest``, the file and the hash of its content."""
+        return f"{self.path}@{self.digest}"
 
     # -- the public verbs -------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from clm_policy.base.record import text_or_none
 from clm_policy.memory.history import History, Recall, SessionHistory, load_history
 from clm_policy.policy.engine import Policy, Price, longest_prefix
 
@@ -164,17 +165,13 @@ def _int(value: Any) -> int | None:
     return value if type(value) is int and value >= 0 else None
 
 
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def _session(s: SessionHistory, task: str, policy: Policy) -> SessionMetrics:
     final, start = _spent(s.tokens), _spent(s.start_tokens)
     if not s.tokens and s.steps:
         last = s.steps[-1]
         final = (last.input_tokens or 0, last.output_tokens or 0)
     input_tokens, output_tokens = (max(0, f - b) for f, b in zip(final, start, strict=True))
-    model = _str(s.tokens.get("model"))
+    model = text_or_none(s.tokens.get("model"))
     price = price_for(policy.prices, model)
     handoff = next((e for e in s.events if e.kind == "handoff"), None)
     step_numbers = [
@@ -188,8 +185,8 @@ def _session(s: SessionHistory, task: str, policy: Policy) -> SessionMetrics:
         session=s.id,
         task=task,
         parent=s.parent,
-        status=_str(s.state.get("status")) or "unknown",
-        stopped=_str(s.run.get("stopped")),
+        status=text_or_none(s.state.get("status")) or "unknown",
+        stopped=text_or_none(s.run.get("stopped")),
         profile=_profile_name(policy, s),
         model=model,
         steps=steps,
@@ -277,8 +274,8 @@ def _profile_name(policy: Policy, s: SessionHistory) -> str | None:
     last = s.decisions[-1] if s.decisions else None
     return (
         (last.profile if last is not None else None)
-        or _str(s.state.get("profile"))
-        or _str(s.run.get("profile"))
+        or text_or_none(s.state.get("profile"))
+        or text_or_none(s.run.get("profile"))
         or policy.default_profile
         or None
     )
@@ -296,7 +293,7 @@ def thresholds(policy: Policy, s: SessionHistory) -> Thresholds:
         (last.context_window if last is not None else None)
         or _int(s.tokens.get("context_window"))
         or profile.context_window
-        or _model_window(policy, _str(s.tokens.get("model")))
+        or _model_window(policy, text_or_none(s.tokens.get("model")))
     )
     notes = []
     drawn = []

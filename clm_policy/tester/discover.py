@@ -12,10 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from clm_policy.base.errors import InputError, Location
-from clm_policy.formats.textio import path_kind, visible_files
+from clm_policy.formats.textio import TEST_SUFFIXES, path_kind, visible_files
 from clm_policy.policy.sources import check_found
-
-TEST_SUFFIXES = (".test.yaml", ".test.yml")
 
 
 def _walk(folder: Path) -> list[Path]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from clm_policy.base.record import Record, field
+from clm_policy.base.record import Record, field, text_or_none
 
 
 class Point(Record):
@@ -121,3 +121,8 @@ def test_the_first_objects_are_built_field_by_field_then_the_constructor_is_comp
     assert Pair.__init__ is not first  # compiled after the first few
     assert [(p.left, p.right) for p in built] == [(n, []) for n in range(40)]
     assert len({id(p.right) for p in built}) == 40  # a new list for each
+
+
+def test_a_json_field_that_must_be_a_word() -> None:
+    assert text_or_none("claude-sonnet-4-6") == "claude-sonnet-4-6"
+    assert [text_or_none(v) for v in ("", None, 3, ["a"], {"a": 1}, True)] == [None] * 6

@@ -313,6 +313,19 @@ def test_three_clones_pushing_at_once_lose_nothing(memory: Path, tmp_path: Path)
     subprocess.run(["git", "fsck"], cwd=bare, check=True, capture_output=True)
 
 
+def test_a_branch_commit_leaves_no_file_in_the_git_folder(memory: Path) -> None:
+    """The message goes to ``git commit-tree`` on standard input, and the index it builds is
+    removed: nothing of the commit stays behind in ``.git`` (a message file did, once)."""
+    before = {p.name for p in (memory / ".git").iterdir()}
+    with MemoryRepo(memory) as repo:
+        sha = repo.commit_to_branch("clm/handoff/s1-1", message(3), {"manifests/m.json": "{}"})
+    assert not (memory / ".git" / "clm-branch-msg").exists()
+    assert {p.name for p in (memory / ".git").iterdir()} - before <= {"logs", "ORIG_HEAD"}
+    body = git(memory, "cat-file", "commit", sha).split("\n\n", 1)[1]
+    assert body.startswith(event_subject("compact", "s1", 3, "soft_compact") + "\n\nGoal: ship it")
+    assert "Clm-Session: s1\n" in body  # word for word, trailers and all
+
+
 def test_push_never_forces_a_diverged_branch(memory: Path, tmp_path: Path) -> None:
     bare = tmp_path / "remote.git"
     git(tmp_path, "clone", "-q", "--bare", str(memory), str(bare))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import inspect
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,6 +11,8 @@ import pytest
 
 import clm_policy
 from clm_policy import EvaluationError, SessionState, TokenSnapshot, load_policy
+from clm_policy.policy.compile import PROFILE_DEFAULTS
+from clm_policy.policy.engine import DEFAULT_MIN_RECALL, DEFAULT_SEED_TOKENS, Profile
 
 Write = Callable[[str, str], Path]
 
@@ -183,3 +186,15 @@ def test_decide_path_does_not_import_pydantic() -> None:
         "run(['decide', '--tokens', '5', '--format', 'json'])\n"
     )
     assert probe_code("engine", code, runs=2).loaded == []  # the first run fills the cache
+
+
+def test_a_profile_s_defaults_are_the_compiler_s() -> None:
+    """A profile built in code and one a policy file leaves blank get the same values (the
+    compiler's table and the constructor's defaults, which lifecycle reads too)."""
+    given = {
+        name: p.default
+        for name, p in inspect.signature(Profile.__init__).parameters.items()
+        if p.default is not inspect.Parameter.empty and name != "locations"
+    }
+    assert given == PROFILE_DEFAULTS
+    assert (given["min_recall"], given["seed_tokens"]) == (DEFAULT_MIN_RECALL, DEFAULT_SEED_TOKENS)

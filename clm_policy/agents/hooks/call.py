@@ -13,7 +13,7 @@ import json
 import os
 
 from clm_policy.base.errors import InputError
-from clm_policy.base.record import Record
+from clm_policy.base.record import Record, text_or_none
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # a hook runs on every prompt: no typing at run time
@@ -43,8 +43,7 @@ class HookCall(Record):
 
     def text(self, key: str) -> str | None:
         """The field ``key`` when it is a string that is not empty, else None."""
-        value = self.event.get(key)
-        return value if isinstance(value, str) and value else None
+        return text_or_none(self.event.get(key))
 
     @property
     def session(self) -> str:

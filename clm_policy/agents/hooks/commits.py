@@ -94,7 +94,7 @@ def hand_off(
 
     from clm_policy.agents.hooks.context import fill_window
     from clm_policy.agents.hooks.reply import size_for
-    from clm_policy.agents.hooks.seeds import SEED_LIMIT
+    from clm_policy.agents.hooks.seeds import seed_budget
     from clm_policy.agents.hooks.shared import log
     from clm_policy.base.paths import home_as_tilde
     from clm_policy.lifecycle.compose import compose, words_of_transcript
@@ -139,7 +139,7 @@ def hand_off(
             why=why,
             push=hook.remote,
             agent_id=MAIN_AGENT,
-            seed_chars=min(profile.seed_tokens * 4, SEED_LIMIT),
+            seed_chars=seed_budget(profile),
             seed_size=size_for(hook.agent),
             memory_dir=home_as_tilde(hook.memory),
         )

@@ -119,7 +119,7 @@ class Hook:
         return Provenance(
             outcome.trigger if outcome is not None else None,
             outcome.rationale if outcome is not None else None,
-            f"{policy.path}@{policy.digest}",
+            policy.provenance,
             {"Clm-Agent": self.agent, **extra},
         )
 

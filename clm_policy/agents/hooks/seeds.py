@@ -17,6 +17,7 @@ from clm_policy.base.paths import home_as_tilde
 from clm_policy.lifecycle.pipelines import Provenance, memory_hits, read_more, record_session_start
 from clm_policy.lifecycle.seed import seed_text
 from clm_policy.memory.layout import is_session
+from clm_policy.models.enums import CHARS_PER_TOKEN
 from clm_policy.models.shapes.manifest import read_manifest
 from clm_policy.models.state import SessionState
 
@@ -24,11 +25,18 @@ if TYPE_CHECKING:
     from clm_policy.agents.hooks.hook import Hook
     from clm_policy.memory.audit import AuditEntry
     from clm_policy.memory.git.write import MemoryRepo
+    from clm_policy.policy.engine import Profile
 
 SEED_LIMIT = 9_400
 """The most a seed given at SessionStart may take, as its agent measures it
 (:func:`~.reply.size_for`: Claude Code reads 10,000 UTF-16 code units of a hook's additional
 context, Codex 10,000 bytes; the hook's own notices need room)."""
+
+
+def seed_budget(profile: Profile) -> int:
+    """The characters a hook's seed may take: the profile's ``seed_tokens``, in characters,
+    held to :data:`SEED_LIMIT`."""
+    return min(profile.seed_tokens * CHARS_PER_TOKEN, SEED_LIMIT)
 
 
 def seed_from(
@@ -57,7 +65,7 @@ def seed_from(
     seed = seed_text(
         manifest,
         memory=memory_hits(repo, manifest),
-        budget=min(profile.seed_tokens * 4, SEED_LIMIT),
+        budget=seed_budget(profile),
         size=size_for(hook.agent),
         read_more=read_more(handoff_file, home_as_tilde(hook.memory)),
         constraints=constraints,

@@ -28,6 +28,7 @@ import stat
 
 from clm_policy.agents.sessionfacts import json_object, read_facts
 from clm_policy.base.paths import claude_config_dir
+from clm_policy.base.record import text_or_none
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,8 +50,7 @@ def claude_code_window(
         return reported, model or (
             seen.get("model") if isinstance(seen.get("model"), str) else None
         )
-    started = read_facts(session_id, "hook").get("model")
-    started = started if isinstance(started, str) and started else None
+    started = text_or_none(read_facts(session_id, "hook").get("model"))
     model = model or started
     settings = _settings(cwd)
     for name in (started, _value(settings, "model"), os.environ.get("ANTHROPIC_MODEL")):

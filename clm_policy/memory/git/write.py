@@ -182,11 +182,18 @@ class MemoryRepo:
         stderr."""
         return run_git(self.root, args, env=env, stdin=stdin)
 
-    def git(self, *args: str, env: Mapping[str, str] | None = None, check: bool = True) -> str:
-        """Run ``git ARGS`` in the repository; its stdout, stripped of the final newline.
+    def git(
+        self,
+        *args: str,
+        env: Mapping[str, str] | None = None,
+        check: bool = True,
+        stdin: bytes | None = None,
+    ) -> str:
+        """Run ``git ARGS`` in the repository (given ``stdin``); its stdout, stripped of the
+        final newline.
 
         Values a person or a file supplied go after ``--`` (or ``--end-of-options``)."""
-        status, out, err = self.run(*args, env=env)
+        status, out, err = self.run(*args, env=env, stdin=stdin)
         if check and status != 0:
             raise GitError(f"git {' '.join(args[:3])} failed: {short(err.strip() or out)}")
         return out
@@ -446,9 +453,9 @@ class MemoryRepo:
                 tree = self.git("write-tree", env=env)
             finally:
                 index.unlink(missing_ok=True)
-            message_file = Path(self.git_dir) / "clm-branch-msg"
-            message_file.write_text(ready.message, encoding="utf-8")
-            commit = self.git("commit-tree", tree, "-p", parent, "-F", str(message_file))
+            # the message on standard input, as commit takes it: no file left in .git
+            text = ready.message.encode("utf-8")
+            commit = self.git("commit-tree", tree, "-p", parent, "-F", "-", stdin=text)
             # compare-and-swap: the empty old value means "must not exist yet"
             self.git("update-ref", "-m", "clm-policy: handoff branch", full_ref, commit, "")
         return commit
