@@ -81,7 +81,8 @@ def migrate(repo: MemoryRepo, *, dry_run: bool = False) -> Migration:
                 )
             doc = _current(repo, path, kind)
         except (ValueError, ClmError) as exc:
-            problems.append(f"{one_line(path)}: {one_line(str(exc))}")
+            said, shown = one_line(str(exc)), one_line(path)
+            problems.append(said if said.startswith(f"{shown}:") else f"{shown}: {said}")
             continue
         if doc is not None:
             change.files[path] = JsonDoc(doc[0])

@@ -175,9 +175,9 @@ def test_a_document_migrate_cannot_read_stops_it_before_anything_is_written(
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
         "clm-policy: cannot migrate; nothing was written:",
-        f"  {DEMO_MANIFEST}: {DEMO_MANIFEST}: handoff manifest: status: input should be "
+        f"  {DEMO_MANIFEST}: handoff manifest: status: input should be "
         "'in_progress', 'blocked', 'partial_complete' or 'completed'",
-        "  sessions/demo/state.json: sessions/demo/state.json: schema version 7 is newer than "
+        "  sessions/demo/state.json: schema version 7 is newer than "
         "this clm-policy reads (up to 2): upgrade clm-policy",
     ]
     assert git(old, "rev-parse", "HEAD") == head
@@ -302,7 +302,7 @@ def test_a_deeply_nested_manifest_is_exit_2(old: Path) -> None:
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr.splitlines() == [
         "clm-policy: cannot migrate; nothing was written:",
-        "  manifests/deep.json: manifests/deep.json:1:73: nested more than 64 levels deep",
+        "  manifests/deep.json:1:73: nested more than 64 levels deep",
     ]
 
 
@@ -333,5 +333,5 @@ def test_file_names_are_shown_and_committed_terminal_safe(old: Path) -> None:
     assert failed.stderr.splitlines() == [
         "clm-policy: cannot migrate; nothing was written:",
         "  manifests/a\\nb.json: refusing to read 'manifests/a\\nb.json' in the memory repository",
-        f"  {shown}: {shown}:1:6: invalid JSON: Expecting ',' delimiter",
+        f"  {shown}:1:6: invalid JSON: Expecting ',' delimiter",
     ]
