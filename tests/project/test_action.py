@@ -487,3 +487,23 @@ def test_the_actions_steps_and_scripts_pass_actionlint_and_shellcheck(tmp_path: 
         check=False,
     )
     assert (checked.returncode, checked.stdout) == (0, "")
+
+
+def test_a_windows_runner_is_told_at_once(tmp_path: Path) -> None:
+    """The steps use bash and a POSIX virtual environment (bin/, not Scripts\\): on Windows the
+    install step stops with one error annotation instead of failing further on."""
+    install = next(s for s in action()["runs"]["steps"] if s.get("name") == "install clm-policy")
+    script = tmp_path / "install.sh"
+    script.write_text(install["run"])
+    env = {"PATH": os.environ["PATH"], "RUNNER_OS": "Windows", "RUNNER_TEMP": str(tmp_path)}
+    ran = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert ran.returncode == 1
+    assert ran.stdout.startswith("::error title=clm-policy::the clm-policy action runs on Linux")
+    assert not (tmp_path / "clm-policy").exists()
