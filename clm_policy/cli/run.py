@@ -213,6 +213,13 @@ def _execute(plan: RunPlan, memory: str, *, assume_yes: bool, fmt: str) -> RunDo
     sessions = [plan.state.session_id]  # the session the lines are of (steps count per session)
 
     def listener(event: str, data: dict[str, Any]) -> None:
+        if event == "waiting":  # Ctrl-C during a step
+            echo(
+                "clm-policy: interrupted: the step under way finishes first (an agent's answer "
+                "may take until its timeout); Ctrl-C again abandons it",
+                err=True,
+            )
+            return
         if not text or event == "continue":
             return
         entry = data["entry"]

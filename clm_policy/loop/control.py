@@ -96,8 +96,12 @@ class WorkingSession:
     agent: Agent
     state: SessionState
 
-    def step(self) -> AgentStepResult:
+    def step(self, answered: Callable[[], None] | None = None) -> AgentStepResult:
+        """One step of the agent, merged into the state; ``answered`` is called as soon as the
+        agent has answered, before anything is merged."""
         result = self.agent.step(self.state.messages)
+        if answered is not None:
+            answered()
         s = self.state
         s.messages = [*s.messages, *result.messages_added]
         s.step_index += 1
@@ -229,8 +233,10 @@ class OuterControlLoop:
         step_first = not self.decide_first
         while not self._stops(result):
             if step_first:
-                with uninterrupted():  # the agent's step and the state it changes stay together
-                    step = self.session.step()
+                # the agent's step and the state it changes stay together; a second Ctrl-C
+                # while the agent has not answered yet abandons the step (nothing is merged)
+                with patient(self._waiting) as held:
+                    step = self.session.step(answered=held.hold)
                     result.steps += 1
                     self._undecided = True
                     self.state.tokens = self.monitor.update(self.state, step)
@@ -255,6 +261,10 @@ class OuterControlLoop:
             self._finish(result.stopped_reason)
         result.final_state = self.state
         return result
+
+    def _waiting(self) -> None:
+        """Tell the listener that Ctrl-C came during a step, which finishes first."""
+        self._say("waiting", {})
 
     def _say(self, event: str, data: dict[str, Any]) -> None:
         """Tell the listener; output it cannot write (``run | head``) stops the run at the next
@@ -507,6 +517,49 @@ def uninterrupted() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+class _Patience:
+    """What :func:`patient` heard of Ctrl-C: whether it came, and whether the block can still
+    be abandoned (the agent has not answered)."""
+
+    def __init__(self, tell: Callable[[], None]) -> None:
+        self.received = False
+        self.abandonable = True
+        self._tell = tell
+
+    def hold(self) -> None:
+        """From here on a second Ctrl-C is held too (the state is being changed)."""
+        self.abandonable = False
+
+    def __call__(self, signum: int, frame: object) -> None:
+        if self.received and self.abandonable:
+            raise KeyboardInterrupt  # Ctrl-C again: abandon the agent's step
+        if not self.received:
+            self.received = True
+            self._tell()  # (the loop's listener: output it cannot write is noted, not raised)
+
+
+@contextmanager
+def patient(tell: Callable[[], None]) -> Iterator[_Patience]:
+    """Like :func:`uninterrupted` for a step that may wait long (a model's answer): the first
+    Ctrl-C is held until the block is done — ``tell`` says so at once — and a second one,
+    before :meth:`_Patience.hold`, raises ``KeyboardInterrupt`` inside the block (abandoning
+    the wait). Where SIGINT is not Python's own handler (ignored: a background job) or off
+    the main thread, it is :func:`uninterrupted`."""
+    patience = _Patience(tell)
+    own = threading.current_thread() is threading.main_thread()
+    if not own or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        with uninterrupted():
+            yield patience
+        return
+    old = signal.signal(signal.SIGINT, patience)
+    try:
+        yield patience
+    finally:
+        signal.signal(signal.SIGINT, old)
+    if patience.received:
+        raise KeyboardInterrupt
 
 
 def task_of(state: SessionState) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -678,3 +679,56 @@ def test_options_of_the_other_agent_are_refused(tmp_path: Path) -> None:
         "clm-policy: session 'demo' was run with the simulated agent (its scenario is in "
         "sessions/demo/run.json): --agent openai cannot resume it\n"
     )
+
+
+def test_ctrl_c_while_the_model_answers_says_so_and_again_abandons_it(
+    endpoint: Endpoint, tmp_path: Path
+) -> None:
+    """The first Ctrl-C during a request says at once that the step finishes first (it was
+    silent until the answer or the timeout came); a second one abandons the request: the
+    session is committed as stopped interrupted at the step before, with the resume command."""
+    import os
+    import select
+    import signal
+    import sys
+
+    endpoint.script(answer("Step one done."), then=hang)
+    env = {**os.environ, **endpoint.env(timeout="300")}
+    args = ("run", "--agent", "openai", "--goal", "Migrate the modules", "--memory", "mem")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clm_policy", *args],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stderr is not None
+    try:
+        while len(endpoint.bodies()) < 2:  # the second request is under way, and hangs
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGINT)
+        said = b""
+        while b"Ctrl-C again abandons it" not in said:
+            # (before, nothing was said until the answer or the timeout: fail, do not hang)
+            assert select.select([proc.stderr], [], [], 60)[0], said
+            chunk = os.read(proc.stderr.fileno(), 4096)
+            assert chunk, said
+            said += chunk
+        assert proc.poll() is None  # still waiting for the answer
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, err
+    session = f"openai-{TODAY}"
+    assert (
+        (said + err)
+        .decode()
+        .startswith("clm-policy: interrupted: the step under way finishes first")
+    )
+    assert f"to go on: clm-policy run --memory mem --resume {session}" in err.decode()
+    record = json.loads(git(tmp_path / "mem", "show", f"HEAD:sessions/{session}/run.json"))
+    assert (record["stopped"], record["played"]) == ("interrupted", 1)
