@@ -310,13 +310,25 @@ def committed_snapshot(repo: MemoryRepo, state: SessionState) -> str | None:
     return compacted_at(newest, state.step_index, state.tokens.context_tokens)
 
 
-def _next_handoff_number(repo: MemoryRepo, session_id: str) -> int:
+def _next_handoff_number(repo: MemoryRepo, session_id: str, remote: str | None = None) -> int:
+    """The session's next handoff number: one more than its handoffs at HEAD and its handoff
+    branches; with ``remote`` (a handoff on its own branch, to be pushed there), past the
+    numbers of the remote's handoff branches too, so that another clone's handoff of the same
+    session is never pushed over (nor its files met again when both are merged)."""
     folder = f"{session_dir(session_id)}/handoffs/"
     listed = repo.git("ls-tree", "--name-only", "-r", "HEAD", "--", folder, check=False)
-    refs = repo.git(
-        "for-each-ref", "--format=%(refname)", f"refs/heads/clm/handoff/{session_id}-*", check=False
-    )
-    return len(listed.split()) + len(refs.split()) + 1
+    pattern = f"clm/handoff/{session_id}-*"
+    refs = repo.git("for-each-ref", "--format=%(refname)", f"refs/heads/{pattern}", check=False)
+    names = refs.split()
+    if remote is not None:  # (a remote it cannot reach: the push says so, after the commit)
+        out = repo.git("ls-remote", "--heads", "--", remote, pattern, check=False)
+        names += [line.split("\t", 1)[-1] for line in out.splitlines()]
+    prefix = f"refs/heads/clm/handoff/{session_id}-"
+    taken = {int(n[len(prefix) :]) for n in names if n[len(prefix) :].isdigit()}
+    number = len(listed.split()) + len(refs.split()) + 1
+    while number in taken:
+        number += 1
+    return number
 
 
 def run_handoff(
@@ -368,7 +380,7 @@ def run_handoff(
     change = Change(files, appends)
     clean = change.clean(state)
     manifest = _handoff_manifest(change, handoff, clean, why, now=now, agent_id=agent_id)
-    number = _next_handoff_number(repo, state.session_id)
+    number = _next_handoff_number(repo, state.session_id, push if branch else None)
     m_path = _manifest_file(repo, manifest, state.session_id, number, branch=branch)
     h_path = handoff_path(state.session_id, number)
     checked = _add_handoff_files(change, state, clean, manifest, m_path, h_path)

@@ -226,40 +226,55 @@ def test_a_push_that_rebased_reports_the_commit_the_remote_has(
     assert outcomes[1]["commit"] == tip == git(clones[1], "rev-parse", "HEAD").strip()
 
 
-@pytest.mark.parametrize("on_branch", [False, True])
-def test_a_push_the_remote_rejects_for_good_says_what_to_do_instead(
-    memory: Path, tmp_path: Path, on_branch: bool
-) -> None:
-    """Two clones hand off the same session: the second push cannot be rebased (both wrote its
-    state) or, on a branch of its own, finds the remote's branch of that name taken. The
-    message says so without git's hints about a rebase that was undone, and names a command
-    that works instead of a push that would be rejected again."""
+def _two_clones_hand_off(memory: Path, tmp_path: Path, *branch: str) -> list[Any]:
+    """Two clones of one remote, both cloned before either hands off, hand off the same
+    session (differently, however fast they run) and push: their two processes' results."""
     bare = tmp_path / "remote.git"
     git(tmp_path, "clone", "-q", "--bare", str(memory), str(bare))
-    branch = ["--branch"] if on_branch else []
-    for name in ("a", "b"):  # both cloned before either hands off
+    for name in ("a", "b"):
         git(tmp_path, "clone", "-q", "-b", "main", str(bare), name)
     results = []
-    for name in ("a", "b"):  # the two handoffs differ, however fast they run
+    for name in ("a", "b"):
         given = {"session_id": "sz", "goal": name, "tokens": {"context_tokens": 999999}}
         state = write_state(tmp_path, given, f"state-{name}.json")
         args = ("handoff", "--memory", str(tmp_path / name), "--state", str(state), *branch)
         results.append(run_process(*args, "--push", "origin"))
     assert results[0].returncode == 0, results[0].stderr
-    assert results[1].returncode == 2
-    err = results[1].stderr
+    return results
+
+
+def test_a_push_the_rebase_cannot_bring_up_to_date_says_what_to_do_instead(
+    memory: Path, tmp_path: Path
+) -> None:
+    """The second push cannot be rebased (both clones wrote the session's state): the message
+    says so without git's hints about a rebase that was undone, and names a command that works
+    instead of a push that would be rejected again."""
+    second = _two_clones_hand_off(memory, tmp_path)[1]
+    assert second.returncode == 2
+    err = second.stderr
     assert "hint:" not in err
     assert "rebase --continue" not in err
     root = tmp_path / "b"
-    if on_branch:
-        name = "clm/handoff/sz-1"
-        assert f"the remote's {name} is another commit (it is not checked out here" in err
-        assert f"git -C {root} push -- origin {name}:{name}-2\n" in err
-    else:
-        assert "push main: rebasing onto origin/main conflicts (CONFLICT (add/add)" in err
-        assert "the rebase was undone. Bring it up to date first (git -C " in err
-        assert err.endswith(f"then push it: git -C {root} push -- origin main\n")
-        assert git(root, "status", "--porcelain") == ""
+    assert "push main: rebasing onto origin/main conflicts (CONFLICT (add/add)" in err
+    assert "the rebase was undone. Bring it up to date first (git -C " in err
+    assert err.endswith(f"then push it: git -C {root} push -- origin main\n")
+    assert git(root, "status", "--porcelain") == ""
+
+
+def test_a_handoff_branch_takes_a_number_the_remote_does_not_hold(
+    memory: Path, tmp_path: Path
+) -> None:
+    """On a branch of its own, the second clone's handoff takes the next number the remote
+    has not given out (it took the same one, and its push was rejected): both branches reach
+    the remote, with handoff files that do not meet when both are merged."""
+    second = _two_clones_hand_off(memory, tmp_path, "--branch")[1]
+    assert second.returncode == 0, second.stderr
+    assert "on clm/handoff/sz-2" in second.stdout
+    bare = tmp_path / "remote.git"
+    names = git(bare, "for-each-ref", "--format=%(refname:short)", "refs/heads/clm/handoff")
+    assert names.split() == ["clm/handoff/sz-1", "clm/handoff/sz-2"]
+    files = git(bare, "ls-tree", "-r", "--name-only", "clm/handoff/sz-2", "sessions/sz/handoffs")
+    assert files.split() == ["sessions/sz/handoffs/002.md"]
 
 
 def test_handoff_on_a_branch_and_pushed(memory: Path, tmp_path: Path) -> None:
