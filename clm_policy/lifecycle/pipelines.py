@@ -318,14 +318,14 @@ def _next_handoff_number(repo: MemoryRepo, session_id: str, remote: str | None =
     folder = f"{session_dir(session_id)}/handoffs/"
     listed = repo.git("ls-tree", "--name-only", "-r", "HEAD", "--", folder, check=False)
     pattern = f"clm/handoff/{session_id}-*"
-    refs = repo.git("for-each-ref", "--format=%(refname)", f"refs/heads/{pattern}", check=False)
-    names = refs.split()
+    local = repo.git("for-each-ref", "--format=%(refname)", f"refs/heads/{pattern}", check=False)
+    names = local.split()
+    number = len(listed.split()) + len(names) + 1
     if remote is not None:  # (a remote it cannot reach: the push says so, after the commit)
         out = repo.git("ls-remote", "--heads", "--", remote, pattern, check=False)
         names += [line.split("\t", 1)[-1] for line in out.splitlines()]
     prefix = f"refs/heads/clm/handoff/{session_id}-"
     taken = {int(n[len(prefix) :]) for n in names if n[len(prefix) :].isdigit()}
-    number = len(listed.split()) + len(refs.split()) + 1
     while number in taken:
         number += 1
     return number

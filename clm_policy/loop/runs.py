@@ -441,14 +441,13 @@ def _agent_setup(
                 raise InputError(
                     f"{name} is for --agent openai (the simulated agent plays a scenario)"
                 )
-        started_with = options.scenario_recorded
         try:
             spec, shown = load_scenario(options.scenario or "demo")
         except InputError as exc:
-            if started_with:
+            if options.scenario_recorded:
                 exc.message += f" (the scenario session '{session}' started with; give --scenario)"
             raise
-        if started_with:
+        if options.scenario_recorded:
             _same_scenario(str(session), run, spec, shown)
         return _AgentSetup(agent, spec, shown)
     if agent != "openai":
@@ -641,7 +640,7 @@ def with_overrides(policy: Policy, name: str, soft: int | None, hard: int | None
 def _persisted(memory: str, session_id: str) -> PersistedSession:
     """The session ``--resume`` goes on with; refused when it ended, was handed off, or its
     state has edits that are not committed (the resume would overwrite them)."""
-    from clm_policy.loop.status import handed_off
+    from clm_policy.loop.status import MOVED_ON, handed_off
     from clm_policy.memory.audit import read_log
     from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.layout import session_dir
@@ -654,10 +653,11 @@ def _persisted(memory: str, session_id: str) -> PersistedSession:
             raise InputError(
                 f"session '{session_id}' ended ({persisted.stopped}); nothing to resume"
             )
-        entries = read_log(repo, session=session_id)
+        # the newest commit that moved the session on: a handoff there ended it
+        moved = read_log(repo, session=session_id, event=MOVED_ON, limit=1)
         edited = repo.run("diff", "--quiet", "HEAD", "--", state_file)[0] != 0
-    if handed_off(persisted.stopped, entries):  # by hand, or by a hook, after the run stopped
-        handoff = next(e for e in entries if e.event == "handoff")
+    if handed_off(persisted.stopped, moved):  # by hand, or by a hook, after the run stopped
+        handoff = moved[0]
         raise InputError(
             f"session '{session_id}' was handed off after its run stopped (commit "
             f"{handoff.commit[:12]}); nothing to resume"

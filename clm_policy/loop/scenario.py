@@ -37,6 +37,6 @@ def scenario_digest(spec: ScenarioFile) -> str:
     """What a scenario says, as 16 hex digits (of its validated content, not its bytes: a
     comment or a reformat changes nothing): a resume plays on only the scenario it started
     with."""
-    import hashlib
+    from clm_policy.base.digest import sha256_hex
 
-    return hashlib.sha256(spec.model_dump_json().encode("utf-8")).hexdigest()[:16]
+    return sha256_hex(spec.model_dump_json().encode("utf-8"))[:16]

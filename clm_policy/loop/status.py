@@ -76,6 +76,10 @@ def session_status(memory: str, session: str | None = None) -> Status:
     return out
 
 
+MOVED_ON = ("handoff", "start", "compact", "summary")
+"""The events that move a session on: the newest of them says whether it has handed off."""
+
+
 def handed_off(stopped: str | None, entries: list[AuditEntry]) -> bool:
     """Whether a session has handed off: its run stopped at a handoff, or (a session of the
     hooks, or one handed off by hand) its newest commit that moved it on is a handoff.
@@ -84,7 +88,7 @@ def handed_off(stopped: str | None, entries: list[AuditEntry]) -> bool:
     if stopped == "handoff":
         return True
     # a start, compaction or summary after any earlier handoff: the session went on
-    moved = (e.event for e in entries if e.event in ("handoff", "start", "compact", "summary"))
+    moved = (e.event for e in entries if e.event in MOVED_ON)
     return next(moved, None) == "handoff"
 
 

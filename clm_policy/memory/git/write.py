@@ -302,7 +302,8 @@ class MemoryRepo:
         if head and not head.startswith("ref: "):
             raise InputError(
                 f"{self.root}: HEAD is detached (no branch is checked out), so a commit would "
-                f"belong to no branch; check one out first (git -C {self.root} switch main)"
+                f"belong to no branch; check one out first (git -C {self.root} switch -, back "
+                "to the branch you were on)"
             )
 
     # -- commits ------------------------------------------------------------------------------
