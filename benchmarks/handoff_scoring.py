@@ -54,9 +54,22 @@ FAIL_WORDS = {
 
 
 def has(text: str, phrase: str) -> bool:
-    """``phrase`` occurs in ``text`` as :func:`normalise` reads both (on word boundaries)."""
-    needle = normalise(phrase)
-    return bool(needle) and f" {needle} " in f" {normalise(text)} "
+    """``phrase`` occurs in ``text`` as :func:`words` reads both (on word boundaries)."""
+    needle = words(phrase)
+    return bool(needle) and f" {needle} " in f" {words(text)} "
+
+
+# Han, kana and Hangul: scripts written without spaces between words (or, in Korean, with
+# particles glued to them), where a "word" as normalise() reads it is a whole clause.
+_UNSPACED = re.compile("([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])")
+
+
+def words(text: str) -> str:
+    """``text`` as :func:`normalise` reads it, with each character of a script written without
+    spaces a word of its own: "leod.chen@x.com该邮箱" holds the phrase "leod.chen@x.com", and
+    "先存再说" is found inside "「先存再说」——先按客户归档" as inside "我们先存再说吧"."""
+    folded = normalise(text)
+    return folded if folded.isascii() else " ".join(_UNSPACED.sub(r" \1 ", folded).split())
 
 
 def found(text: str, phrases: Sequence[str]) -> bool:

@@ -112,6 +112,17 @@ def test_the_scorer_catches_a_wrong_seed() -> None:
     assert scoring.score(right, truth).wrong == {}
 
 
+def test_a_phrase_is_found_in_text_written_without_spaces() -> None:
+    # Chinese and Japanese glue words together: a phrase is found inside a clause, and an
+    # address followed by Chinese is still the address; ASCII keeps its word boundaries.
+    assert scoring.has("只需要抓取\uff1aleod.chen@example.com该邮箱的邮件", "leod.chen@example.com")
+    assert scoring.has("我们先存再说吧", "先存再说")
+    assert scoring.has("「详细设计书.md」を更新", "详细设计书")
+    assert not scoring.has("我们先存再说吧", "先存再读")
+    assert not scoring.has("run the migrations", "run the migration")
+    assert not scoring.has("leod.chen@example.com该邮箱", "chen@example.co")
+
+
 HELD_OUT = (
     "marot/spotter",
     "d-kimuson/claude-code-viewer",
