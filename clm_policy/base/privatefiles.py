@@ -1,5 +1,10 @@
-"""Files in a directory private to this user: what the caches (compiled policies, status-line
-digests) read and write.
+"""Files read without ever blocking, and files in a directory private to this user: what the
+caches (compiled policies, status-line digests) read and write.
+
+:func:`read_regular` reads a file named by data (a transcript, a settings file, a policy a
+cache entry names): it is opened without blocking and read only when it is a regular file, so
+a FIFO in its place (which a plain ``open`` waits on for a writer, for ever) or a device
+(``/dev/zero``: endless bytes) is no file, not a hang.
 
 A cache directory may be shared, restored from a CI cache or planted; what is read from it must
 be the user's own. A directory counts when it is a real directory (not a symlink), owned by
@@ -79,18 +84,35 @@ def private_dir(directory: StrPath) -> bool:
     return stat.S_ISDIR(st.st_mode) and is_private(st)
 
 
+def read_regular(
+    path: StrPath, limit: int = -1, *, last: bool = False, private: bool = False
+) -> bytes | None:
+    """The bytes of the regular file at ``path``: at most ``limit`` + 1 of them (all when
+    ``limit`` is negative), or with ``last`` its last ``limit``. None when it is missing, not
+    a regular file, or cannot be read; with ``private``, also when it is a symlink, someone
+    else's or writable by others (:func:`is_private`)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (os.O_NOFOLLOW if private else 0)
+    try:
+        fd = os.open(path, flags)
+    except (OSError, ValueError):  # ValueError: a NUL byte in the name
+        return None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode) or (private and not is_private(st)):
+                return None
+            if last:
+                fh.seek(max(0, st.st_size - limit))
+                return fh.read(limit)
+            return fh.read(limit + 1 if limit >= 0 else -1)
+    except OSError:
+        return None
+
+
 def read_private(entry: StrPath, limit: int) -> bytes | None:
     """The bytes of ``entry`` (at most ``limit`` + 1) when it is a private regular file;
     None when it is missing, a symlink, someone else's or writable by others."""
-    try:
-        fd = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except (OSError, ValueError):
-        return None
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        if not (stat.S_ISREG(st.st_mode) and is_private(st)):
-            return None
-        return fh.read(limit + 1)
+    return read_regular(entry, limit, private=True)
 
 
 def write_private(directory: StrPath, name: str, text: str) -> bool:

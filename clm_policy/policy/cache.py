@@ -22,13 +22,18 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import sys
 
 from clm_policy.base.digest import files_fingerprint, sha256, sha256_hex
 from clm_policy.base.errors import InputError, Location
 from clm_policy.base.paths import REACH_ENV
-from clm_policy.base.privatefiles import cache_dir, private_dir, read_private, write_private
+from clm_policy.base.privatefiles import (
+    cache_dir,
+    private_dir,
+    read_private,
+    read_regular,
+    write_private,
+)
 from clm_policy.models.enums import Action
 from clm_policy.policy.engine import Guard, Policy, Price, Profile, Rule, Signal, Threshold
 from clm_policy.policy.expr import CompiledExpression, SourceSpan, compile_expression
@@ -168,14 +173,8 @@ def _read(entry: str) -> Policy | None:
 
 def _file_digest(name: str) -> str | None:
     """The digest of a regular file (never a FIFO or a device a tampered entry names)."""
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            return None
-        return sha256_hex(fh.read())
+    data = read_regular(name)
+    return None if data is None else sha256_hex(data)
 
 
 def _write(directory: str, entry: str, policy: Policy) -> None:

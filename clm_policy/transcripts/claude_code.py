@@ -654,11 +654,11 @@ def _builtin_command(text: str) -> bool:
 def _subagent_call(file: str) -> str | None:
     """The ``Agent`` call a subagent's transcript answers: ``toolUseId`` in the
     ``agent-<id>.meta.json`` beside it (Claude Code 2.1), when it says."""
-    meta = file[: -len(".jsonl")] + ".meta.json"
-    try:
-        with open(meta, "rb") as handle:
-            data = json.loads(handle.read(64 * 1024))
-    except (OSError, ValueError, RecursionError):
+    from clm_policy.base.privatefiles import read_regular
+
+    try:  # (not a FIFO planted beside it: read_regular does not wait on one)
+        data = json.loads(read_regular(file[: -len(".jsonl")] + ".meta.json", 64 * 1024) or b"0")
+    except (ValueError, RecursionError):
         return None
     return text_of(data.get("toolUseId")) if isinstance(data, dict) else None
 

@@ -6,6 +6,9 @@ agents' shapes) and on small sessions written here for one rule each."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -140,6 +143,26 @@ def test_subagent_edits_moves_deletions_and_a_notice() -> None:
         "(Todo.ItemsTest))"
     ]
     assert state.done == ["subagent 'Update references': edited lib/todo_web/live/index.ex"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_in_place_of_a_subagents_meta_file_is_not_waited_on(tmp_path: Path) -> None:
+    """A plain open of a FIFO named like a subagent's ``.meta.json`` waited for a writer for
+    ever: the hook that read the session hung. It is no meta file: the subagent is named by
+    its file, and its work is read as before."""
+    copy = tmp_path / "s"
+    shutil.copytree(session("claude-pipeline-subagent").parent, copy)
+    (meta,) = copy.glob("*/subagents/*.meta.json")
+    meta.unlink()
+    os.mkfifo(meta)
+    done: list[list[str]] = []
+    reader = threading.Thread(
+        target=lambda: done.append(read_transcript(next(copy.glob("*.jsonl"))).changed_artifacts),
+        daemon=True,
+    )
+    reader.start()
+    reader.join(timeout=120)  # (seconds, on a busy machine; the old reader never returned)
+    assert done == [["lib/todo/items.ex", "lib/todo_web/live/index.ex"]]
 
 
 def test_task_tools_and_a_stale_compact_summary() -> None:

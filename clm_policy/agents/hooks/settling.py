@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import time
 
+from clm_policy.base.privatefiles import read_regular
+
 REPLY_WAIT = 0.5
 """Seconds a Stop hook waits at most for the reply it is told of to reach the transcript."""
 SETTLE_QUIET = 0.15
@@ -38,13 +40,9 @@ def wait_for_reply(path: str, reply: str | None) -> None:
 
 
 def tail(path: str, limit: int) -> bytes:
-    """The last ``limit`` bytes of the file at ``path`` (none when it cannot be read)."""
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(max(0, fh.seek(0, os.SEEK_END) - limit))
-            return fh.read(limit)
-    except OSError:
-        return b""
+    """The last ``limit`` bytes of the file at ``path`` (none when it cannot be read or is not
+    a regular file: a FIFO named as the transcript must not hang the Stop hook)."""
+    return read_regular(path, limit, last=True) or b""
 
 
 def settle(path: str) -> None:

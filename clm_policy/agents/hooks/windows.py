@@ -24,10 +24,10 @@ settings costs a few small JSON files, and only when the first two sources are s
 from __future__ import annotations
 
 import os
-import stat
 
 from clm_policy.agents.sessionfacts import json_object, read_facts
 from clm_policy.base.paths import claude_config_dir
+from clm_policy.base.privatefiles import read_regular
 from clm_policy.base.record import text_or_none
 
 TYPE_CHECKING = False
@@ -90,19 +90,6 @@ def _value(settings: list[dict[str, Any]], key: str) -> object:
 
 
 def _read_json(path: str) -> dict[str, Any]:
-    """A settings file's JSON object; {} when it is not there, not a regular file (opened
-    without blocking: a FIFO or a device in its place must not hang the hook) or not an
-    object. (Not :mod:`clm_policy.formats.textio`: the warm hook does not load it.)"""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except (OSError, ValueError):  # ValueError: a NUL byte in the name
-        return {}
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return {}
-        raw = os.read(fd, SETTINGS_LIMIT + 1)
-    except OSError:
-        return {}
-    finally:
-        os.close(fd)
-    return json_object(raw, SETTINGS_LIMIT)
+    """A settings file's JSON object; {} when it is not there, not a regular file (a FIFO or a
+    device in its place must not hang the hook: :func:`read_regular`) or not an object."""
+    return json_object(read_regular(path, SETTINGS_LIMIT), SETTINGS_LIMIT)
