@@ -96,11 +96,12 @@ def read_regular(
         fd = os.open(path, flags)
     except (OSError, ValueError):  # ValueError: a NUL byte in the name
         return None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or (private and not is_private(st)):
+        os.close(fd)  # (checked before a file object is made: a folder opens, fdopen raises)
+        return None
     try:
         with os.fdopen(fd, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if not stat.S_ISREG(st.st_mode) or (private and not is_private(st)):
-                return None
             if last:
                 fh.seek(max(0, st.st_size - limit))
                 return fh.read(limit)
