@@ -341,6 +341,14 @@ USAGE = " (try 'clm-policy decide --help')"
             "(try 'clm-policy --help')",
         ),
         (["frobnicate"], "clm-policy: No such command 'frobnicate'. (try 'clm-policy --help')"),
+        (  # a command without --format: asking it for JSON is the usage error, told as a line
+            ["report", "--format", "json"],
+            "clm-policy report: No such option '--format'. (try 'clm-policy report --help')",
+        ),
+        (
+            ["migrate", "--format=json"],
+            "clm-policy migrate: No such option '--format'. (try 'clm-policy migrate --help')",
+        ),
         (
             ["hook", "codex", "--bogus"],
             "clm-policy hook codex: No such option '--bogus'. (try 'clm-policy hook codex --help')",
