@@ -67,6 +67,8 @@ class Migration:
 def migrate(repo: MemoryRepo, *, dry_run: bool = False) -> Migration:
     """Upgrade every older document at HEAD (see the module's doc)."""
     out = Migration()
+    if repo.head() is None:  # no commit yet: no document either
+        return out
     change = Change()
     problems: list[str] = []
     for path, _, size in repo.blobs(MANIFESTS, SESSIONS):
@@ -113,8 +115,8 @@ def _current(repo: MemoryRepo, path: str, kind: str) -> tuple[dict[str, object],
     """The document at ``path`` as the current version would write it, and the version it
     had; None when it is current already."""
     text = repo.show_file(path)
-    if text is None:
-        raise InputError("not readable")
+    if text is None:  # (it is in the tree: listed by its caller)
+        raise InputError("an empty file, not a JSON object")
     data = parse_json(text, path)
     check_depth(data, text, path)
     if not isinstance(data, dict):

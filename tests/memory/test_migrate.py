@@ -183,6 +183,29 @@ def test_a_document_migrate_cannot_read_stops_it_before_anything_is_written(
     assert git(old, "rev-parse", "HEAD") == head
 
 
+def test_a_repository_without_a_commit_has_nothing_to_migrate(tmp_path: Path) -> None:
+    """A memory folder whose git repository has no commit yet: nothing to migrate, exit 0 (it
+    was git's "fatal: Not a valid object name HEAD", exit 2); an empty manifest is named as
+    one (it was "not readable")."""
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    git(fresh, "init", "-q")
+    (fresh / ".clm-memory").write_text("")
+    result = invoke("migrate", "--memory", str(fresh))
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout == f"{fresh}: all 0 document(s) are current; nothing to migrate\n"
+    (fresh / "manifests").mkdir()
+    (fresh / "manifests" / "x.json").write_text("")
+    git(fresh, "add", "-A")
+    git(fresh, "commit", "-qm", "by hand")
+    empty = invoke("migrate", "--memory", str(fresh))
+    assert (empty.exit_code, empty.stderr) == (
+        2,
+        "clm-policy: cannot migrate; nothing was written:\n"
+        "  manifests/x.json: an empty file, not a JSON object\n",
+    )
+
+
 def test_new_documents_carry_the_current_version(memory: Path, tmp_path: Path) -> None:
     state = tmp_path / "s.json"
     state.write_text(json.dumps({"session_id": "s1", "tokens": {"context_tokens": 400000}}))
