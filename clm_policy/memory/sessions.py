@@ -54,7 +54,10 @@ def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:
     where = f"{session_dir(session_id)}/state.json"
     text = repo.show_file(where)
     if text is None:
-        known = ", ".join(session_ids(repo)) or "none"
+        ids = session_ids(repo)
+        if session_id in ids:  # its folder holds other records (a hook's), not its state
+            raise InputError(f"{where}: no such file: the session's state was never committed")
+        known = ", ".join(ids) or "none"
         raise InputError(f"{repo.root}: no persisted session '{session_id}' (sessions: {known})")
     note = None
     try:
