@@ -329,6 +329,10 @@ USAGE = " (try 'clm-policy decide --help')"
             "clm-policy: no bundled policy named 'nosuch' (bundled: claude-code, default)",
         ),
         (["decide", "--tokens", "1", "--policy", "nosuch.yaml"], "nosuch.yaml: no such file"),
+        (  # a folder of that name is no bundled policy's name mistyped
+            ["decide", "--tokens", "1", "--policy", "."],
+            ".: is a directory, not a policy file",
+        ),
         (
             ["decide", "--tokens", "abc"],  # (click says "is not a valid integer range")
             "clm-policy decide: Invalid value for '--tokens' / '-t': 'abc' is not a whole number"

@@ -274,6 +274,7 @@ def test_thresholds_in_two_units_are_not_calibrated(tmp_path: Path) -> None:
     ("args", "error"),
     [
         (("--write", "missing.yaml"), "--write missing.yaml: no such policy file"),
+        (("--write", "."), "--write .: a folder, not a policy file"),
         (("--write", "p.yaml", "--policy", "default"),
          "--write POLICY is the policy calibrated: leave out --policy"),
     ],
