@@ -294,6 +294,24 @@ def test_an_unknown_session_is_bad_input(memory: Path, tmp_path: Path) -> None:
         f"clm-policy: {memory}: no session '../x' recorded (not a valid session id)\n"
     )
     assert not out.exists()
+    # a long value is quoted short, and a long list of sessions is cut (both were whole)
+    for n in range(25):
+        (memory / "sessions" / f"s{n:02}").mkdir()
+        (memory / "sessions" / f"s{n:02}" / "notes.md").write_text("by hand\n")
+    git(memory, "add", "-A")
+    git(memory, "commit", "-q", "-m", "by hand")
+    for args in (["report", "-o", str(out)], ["export"], ["log"]):
+        result = invoke(*args, "--memory", str(memory), "--session", "x" * 128)
+        listed = ", ".join(["demo", *(f"s{n:02}" for n in range(19))])
+        assert (args, result.exit_code, result.stdout, result.stderr) == (
+            args,
+            2,
+            "",
+            f"clm-policy: {memory}: no session '{'x' * 60}…' recorded (sessions: {listed}, ... "
+            "(26 in all))\n",
+        )
+    rev = invoke("replay", "--memory", str(memory), "--rev", "r" * 5000)
+    assert rev.stderr == f"clm-policy: {memory}: no commit named '{'r' * 60}…'\n"
 
 
 def test_not_a_memory_repository(tmp_path: Path) -> None:
