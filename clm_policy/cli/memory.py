@@ -230,7 +230,7 @@ def log(
     \b
     Examples:
       clm-policy log --memory clm-memory
-      clm-policy log --memory clm-memory --session s1 --event handoff --format json
+      clm-policy log --memory clm-memory --session demo --event handoff --format json
       clm-policy log --agent a9c9c4801cad78879        # what one subagent did
     """
     from clm_policy.memory.audit import read_log
