@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from clm_policy.base.errors import InputError
+from clm_policy.base.errors import InputError, Location
 from clm_policy.formats.textio import STATE_LIMIT
 from clm_policy.memory import layout
 from clm_policy.memory.git.write import MemoryRepo
@@ -60,6 +60,7 @@ def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:
         known = ", ".join(ids) or "none"
         raise InputError(f"{repo.root}: no persisted session '{session_id}' (sessions: {known})")
     note = None
+    shown = f"{repo.root}/{where}"  # (a position a person can open)
     try:
         if len(text) > STATE_LIMIT:
             raise InputError(f"larger than {STATE_LIMIT // 1024 // 1024} MiB")
@@ -71,9 +72,11 @@ def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:
         if read is not None and read.upgraded:
             note = read.note(where)
             text = json.dumps(read.data)
-        state = parse_state(text, f"{repo.root}/{where}")  # strict JSON, as for --state
+        state = parse_state(text, shown)  # strict JSON, as for --state
     except InputError as exc:
-        raise InputError(f"{where} is not a valid session state: {exc}") from None
+        said = exc.message.removeprefix(f"{where}: ")  # (the version's words name the file)
+        at = exc.location if exc.location and exc.location.file == shown else Location(shown)
+        raise InputError(f"not a valid session state: {said}", at) from None
     run_text = repo.show_file(f"{session_dir(session_id)}/run.json")
     try:
         run = json.loads(run_text) if run_text else {}

@@ -110,7 +110,10 @@ def test_status_skips_a_session_it_cannot_read_unless_asked_for_it(played: Path)
         ("scenario-b", 2, "max_steps")
     ]
     assert [sid for sid, _ in found.skipped] == ["broken"]
-    assert "sessions/broken/state.json is not a valid session state" in str(found.skipped[0][1])
+    assert str(found.skipped[0][1]) == (
+        f"{played}/sessions/broken/state.json:1:1: not a valid session state: missing required "
+        "key 'session_id' in the top level"
+    )
     with pytest.raises(InputError):
         session_status(str(played), "broken")
     (one,) = session_status(str(played), "scenario-b").rows

@@ -121,7 +121,10 @@ def test_status_skips_what_a_teammate_committed_by_hand(memory: Path) -> None:
     assert "skipping session broken" in listed.stderr
     one = invoke("status", "--memory", str(memory), "--session", "broken")
     assert one.exit_code == 2
-    assert "sessions/broken/state.json is not a valid session state" in one.stderr
+    assert one.stderr == (  # the position, a person can open (it said the file twice)
+        f"{memory}/sessions/broken/state.json:1:16: not a valid session state: session_id: "
+        "expected a string, got integer 5\n"
+    )
     # with no session left that reads, it is not "no sessions yet" but bad input
     git(memory, "rm", "-q", "-r", "sessions/demo")
     git(memory, "commit", "-q", "-m", "only the broken one")
