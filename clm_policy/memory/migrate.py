@@ -22,7 +22,7 @@ from clm_policy.base.termsafe import one_line
 from clm_policy.formats.jsonio import check_depth, parse_json
 from clm_policy.formats.textio import STATE_LIMIT, MiB
 from clm_policy.memory.change import Change, JsonDoc
-from clm_policy.memory.git.write import MemoryRepo
+from clm_policy.memory.git.write import MemoryRepo, NothingToCommit
 from clm_policy.memory.layout import MANIFESTS, SESSIONS
 from clm_policy.memory.trailers import CommitMessage
 from clm_policy.models.versions import MANIFEST, STATE, current, upgrade
@@ -107,7 +107,10 @@ def migrate(repo: MemoryRepo, *, dry_run: bool = False) -> Migration:
         body,
         {"Clm-Event": "migrate", "Clm-Migrated": str(len(out.documents))},
     )
-    out.commit = repo.commit(message, change)
+    try:
+        out.commit = repo.commit(message, change)
+    except NothingToCommit:  # another migrate wrote the same documents meanwhile: current
+        out.documents = []
     return out
 
 
