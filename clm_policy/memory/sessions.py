@@ -57,6 +57,13 @@ def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:
         ids = session_ids(repo)
         if session_id in ids:  # its folder holds other records (a hook's), not its state
             raise InputError(f"{where}: no such file: the session's state was never committed")
+        branch = _handoff_branch(repo, session_id)
+        if branch is not None:  # handed off with --branch, never on the checked-out branch
+            raise InputError(
+                f"{repo.root}: session '{session_id}' is persisted only on branch {branch} (a "
+                "handoff made with --branch): merge it to see it here; clm-policy show --memory "
+                f"{repo.root} {branch} shows its handoff"
+            )
         known = ", ".join(ids) or "none"
         raise InputError(f"{repo.root}: no persisted session '{session_id}' (sessions: {known})")
     note = None
@@ -83,6 +90,16 @@ def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:
     except ValueError:
         run = {}  # how the run left it is only a record: a broken one is no run record
     return PersistedSession(state, run if isinstance(run, dict) else {}, note)
+
+
+def _handoff_branch(repo: MemoryRepo, session_id: str) -> str | None:
+    """The newest of the session's handoff branches (``clm/handoff/<id>-<n>``), if any."""
+    prefix = f"refs/heads/clm/handoff/{session_id}-"
+    out = repo.git(
+        "for-each-ref", "--sort=-committerdate", "--format=%(refname)", f"{prefix}*", check=False
+    )
+    names = [name for name in out.split() if name[len(prefix) :].isdigit()]
+    return names[0].removeprefix("refs/heads/") if names else None
 
 
 def last_decisions(
