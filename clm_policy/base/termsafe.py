@@ -167,13 +167,29 @@ def echo(text: str = "", *, err: bool = False, nl: bool = True, lines: bool = Tr
     stream = sys.stderr if err else sys.stdout
     if stream is None:  # pythonw, or a daemon without standard streams
         return
+    data = terminal_safe(text, lines=lines) + ("\n" if nl else "")
     try:
-        stream.write(terminal_safe(text, lines=lines) + ("\n" if nl else ""))
-        stream.flush()
+        # In pieces that fit the stream's buffer, each flushed: a text stream drops what a
+        # closed pipe did not take of one large write without a word (Python's text layer
+        # ignores the short count), so `export | head` ended 0, not 141.
+        for at in range(0, len(data) or 1, _PIECE):
+            stream.write(data[at : at + _PIECE])
+            stream.flush()
     except BrokenPipeError:  # its reader went away (`| head`): the command stops there
         from clm_policy.base.errors import OutputClosed
 
         raise OutputClosed(f"standard {'error' if err else 'output'} was closed") from None
+    except OSError as exc:  # a full disk (`> /dev/full`), a file system that failed
+        if err:
+            return  # (nowhere left to say it)
+        from clm_policy.base.errors import InputError
+
+        raise InputError(f"cannot write the output: {exc.strerror}") from None
+
+
+_PIECE = 1024
+"""Characters :func:`echo` writes at a time: at most 4 KiB of UTF-8, within the smallest
+buffer Python gives a standard stream (a pipe's block size)."""
 
 
 def echo_json(data: object) -> None:

@@ -59,8 +59,10 @@ def calibrate(
     if target is not None:
         if ctx.get_parameter_source("policy_ref") in explicit:
             raise click.UsageError("--write POLICY is the policy calibrated: leave out --policy")
-        if path_kind(target) != "file":
-            raise click.UsageError(f"--write {target}: no such policy file")
+        kind = path_kind(target)
+        if kind != "file":
+            said = {"missing": "no such policy file", "folder": "a folder, not a policy file"}
+            raise click.UsageError(f"--write {target}: {said.get(kind, 'not a policy file')}")
         policy_ref = target
     read = memory_given(memory, ctx.get_parameter_source("memory") in explicit, transcripts)
     found = propose(

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 else:  # the C module itself: `signal` wraps it in enums, which costs start-up time
     import _signal as signal
 
+EXIT_INPUT = 2
 EXIT_INTERRUPTED = 130
 EXIT_OUTPUT_CLOSED = 141  # (clm_policy.cli.errors, not imported here: the quick paths)
 
@@ -115,7 +116,6 @@ def _decide() -> None:
     """``clm-policy decide`` without click (see clm_policy.cli.fast.decide); returns when
     click should run the command instead."""
     from clm_policy.base.errors import ClmError
-    from clm_policy.base.termsafe import write_fd
     from clm_policy.cli.fast.decide import answer
 
     args = sys.argv[2:]
@@ -123,8 +123,7 @@ def _decide() -> None:
         text = answer(args)
         if text is None:
             return
-        if not write_fd(1, text):
-            _finish(EXIT_OUTPUT_CLOSED)
+        _answer(text)
     except ClmError as exc:
         from clm_policy.cli import errors
 
@@ -148,11 +147,29 @@ def _log() -> None:
     if done is None:
         return
     status, out, err = done
-    if out and not write_fd(1, out):  # its reader went away (`| head`)
-        _finish(EXIT_OUTPUT_CLOSED)
+    if out:
+        _answer(out)
     if err:
         write_fd(2, err)
     _finish(status)
+
+
+def _answer(text: str) -> None:
+    """Print a quick path's answer on standard output: a reader that went away (`| head`)
+    ends the program with 141; an output that cannot be written (a full disk) with 2 and one
+    line saying why, as click's path says it (clm_policy.base.termsafe.echo)."""
+    from clm_policy.base.termsafe import write_fd
+
+    try:
+        written = write_fd(1, text)
+    except OSError as exc:
+        try:  # noqa: SIM105 (contextlib would cost import time here)
+            write_fd(2, f"clm-policy: cannot write the output: {exc.strerror}")
+        except OSError:  # (nowhere left to say it)
+            pass
+        _finish(EXIT_INPUT)
+    if not written:
+        _finish(EXIT_OUTPUT_CLOSED)
 
 
 def _compact() -> None:

@@ -72,7 +72,7 @@ def experiment(
     from clm_policy.experiment.runner import run_experiment
     from clm_policy.experiment.stats import figures
 
-    check_output(html_path)
+    check_output(html_path, "--html")
     exp = load_experiment(file)  # everything checked: nothing runs before this line
     if seed is not None:
         exp = dataclasses.replace(exp, seed=seed)

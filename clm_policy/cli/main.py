@@ -201,10 +201,11 @@ def run(argv: list[str] | None = None) -> int:
         return _show(exc, EXIT_INPUT)  # `clm-policy` alone: the help, as a usage error
     except click.UsageError as exc:
         message = exc.format_message()
-        if errors.wants_json(args):
-            return errors.fail(args, EXIT_INPUT, message)
+        asked = args if _has_format(exc.ctx) else []  # (JSON only from a command that has it)
+        if errors.wants_json(asked):
+            return errors.fail(asked, EXIT_INPUT, message)
         path = exc.ctx.command_path if exc.ctx else errors.command_path(args, tuple(COMMANDS))
-        return errors.fail(args, EXIT_INPUT, errors.usage_line(path, message))
+        return errors.fail(asked, EXIT_INPUT, errors.usage_line(path, message))
     except click.ClickException as exc:
         code = EXIT_INPUT if exc.exit_code == 2 else exc.exit_code
         if errors.wants_json(args):
@@ -215,6 +216,15 @@ def run(argv: list[str] | None = None) -> int:
     finally:
         warn_ignored()  # what no option callback reported (init --claude-code's memory)
     return result if isinstance(result, int) else EXIT_OK
+
+
+def _has_format(ctx: click.Context | None) -> bool:
+    """Whether the command a usage error is about takes ``--format`` (then ``--format json``
+    asks for the error as JSON). ``report --format json`` asks for an option the command does
+    not have: that is the usage error, told as one line with the pointer to its help."""
+    if ctx is None:
+        return True  # (no command resolved: the words are taken as they were meant)
+    return any("--format" in param.opts for param in ctx.command.params)
 
 
 def _show(exc: click.ClickException, code: int) -> int:

@@ -230,7 +230,7 @@ def log(
     \b
     Examples:
       clm-policy log --memory clm-memory
-      clm-policy log --memory clm-memory --session s1 --event handoff --format json
+      clm-policy log --memory clm-memory --session demo --event handoff --format json
       clm-policy log --agent a9c9c4801cad78879        # what one subagent did
     """
     from clm_policy.memory.audit import read_log
@@ -277,22 +277,25 @@ def show(memory: str, ref: str) -> int:
       clm-policy show --memory clm-memory 3f2a9c1d
       clm-policy show --memory clm-memory sessions/demo/handoffs/001.md
     """
-    from clm_policy.memory.git.write import MemoryRepo, check_name, check_path
+    from clm_policy.memory.git.confine import MAX_READ
+    from clm_policy.memory.git.write import MemoryRepo, check_name
 
     check_name("commit or path", ref)
     with MemoryRepo(memory) as repo:
         named_path = ref.startswith(("sessions/", "manifests/", "topics/"))
         commit = None if named_path else repo.resolve_commit(ref)
         if commit is None:
-            if "/" not in ref and not ref.endswith(".md"):
-                raise InputError(f"{memory}: no commit or file named {ref!r}")
-            _show_path(repo, memory, check_path(ref, "read"))
+            _show_path(repo, memory, ref)
             return 0
         wanted = documents(repo.changed_paths(commit))
         if not wanted:
             raise InputError(f"{memory}: commit {ref} changes no file")
+        sizes = {path: size for path, _, size in repo.blobs(*wanted, rev=commit)}
         for path in wanted:
             echo(f"# {path} @ {commit[:12]}\n")
+            if sizes.get(path, 0) > MAX_READ:
+                echo(_too_large(memory, commit, path))
+                continue
             echo(repo.show_file(path, commit) or "")
     return 0
 
@@ -307,19 +310,57 @@ def documents(paths: list[str]) -> list[str]:
     return markdown or data or list(paths)
 
 
-def _show_path(repo: MemoryRepo, memory: str, path: str) -> None:
-    """``path`` from the checked-out branch, else from the newest commit on any branch."""
-    text = repo.show_file(path)
-    if text is None:
-        where = repo.git("rev-list", "-1", "--all", "--", path, check=False)
-        text = repo.show_file(path, where) if where else None
-        if text is None:
-            raise InputError(f"{memory}: no file {path} on any branch")
-        echo(f"# {path} @ {where[:12]} (not on the checked-out branch)\n")
+def _show_path(repo: MemoryRepo, memory: str, ref: str) -> None:
+    """The file ``ref`` from the checked-out branch, else from the newest commit on any
+    branch: an empty one as it is, a folder or a file past 16 MiB said so, never read whole."""
+    from clm_policy.base.errors import quote
+    from clm_policy.memory.git.confine import MAX_READ
+    from clm_policy.memory.git.write import check_path
+
+    path = check_path(ref, "read")
+    rev, entries = "HEAD", _entries(repo, path, "HEAD")
+    if not entries:
+        rev = repo.git("rev-list", "-1", "--all", "--", path, check=False)
+        entries = _entries(repo, path, rev) if rev else {}
+    if not entries:
+        if "/" not in ref and not ref.endswith(".md"):
+            raise InputError(f"{memory}: no commit or file named {quote(ref)}")
+        raise InputError(f"{memory}: no file {path} on any branch")
+    if path not in entries:  # what is under it: a folder
+        inside = sorted({_child(name, path) for name in entries})
+        shown = ", ".join(inside[:10]) + (f", ... ({len(inside)} in all)" if inside[10:] else "")
+        raise InputError(f"{memory}: {path} is a folder; show one of its files: {shown}")
+    if entries[path] > MAX_READ:
+        raise InputError(_too_large(memory, rev, path))
+    if rev != "HEAD":
+        echo(f"# {path} @ {rev[:12]} (not on the checked-out branch)\n")
+    text = repo.show_file(path, rev) or ""  # (an empty file is shown empty)
     note = version_note(path, text)
     if note:
         echo(f"clm-policy: {note}", err=True)
     echo(text)
+
+
+def _entries(repo: MemoryRepo, path: str, rev: str) -> dict[str, int]:
+    """The files at ``path`` at ``rev`` (it alone, or what is under a folder) by size."""
+    if rev == "HEAD" and repo.head() is None:  # (no commit yet)
+        return {}
+    return {name: size for name, _, size in repo.blobs(path, rev=rev)}
+
+
+def _child(name: str, folder: str) -> str:
+    """The entry of ``folder`` that ``name`` is, or is under (a folder's ends in ``/``)."""
+    first, under, _ = name[len(folder) + 1 :].partition("/")
+    return first + under
+
+
+def _too_large(memory: str, rev: str, path: str) -> str:
+    from clm_policy.memory.git.confine import MAX_READ
+
+    return (
+        f"{memory}: {path} is larger than {MAX_READ // 1024 // 1024} MiB: not shown (git -C "
+        f"{memory} show {rev[:12]}:{path} reads it)"
+    )
 
 
 def version_note(path: str, text: str) -> str | None:

@@ -1,8 +1,14 @@
-"""``--output FILE`` of ``lint``, ``test``, ``report`` and ``export``: checked before any work,
-written atomically."""
+"""``--output FILE`` of ``lint``, ``test``, ``report`` and ``export`` (and ``experiment
+--html``): checked before any work, written atomically.
+
+A file is replaced whole (a reader never sees half of it); through a symbolic link, the file
+it points to is, and the link stays. What is not a file — ``/dev/null``, ``/dev/stdout``, a
+FIFO — is written to, never replaced: renaming a new file over ``/dev/null`` would put a
+regular file in its place, for every program on the machine (as root, it did)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from clm_policy.base.atomicfile import replace
@@ -11,16 +17,17 @@ from clm_policy.base.termsafe import echo, terminal_safe
 from clm_policy.formats.textio import path_kind
 
 
-def check_output(path: str | None) -> None:
+def check_output(path: str | None, option: str = "--output") -> None:
     """Refuse an output path whose folder does not exist, or that is a folder, before
-    anything is run or written (None, or ``-``: standard output)."""
+    anything is run or written (None, or ``-``: standard output). ``option``: the option that
+    named it, for the message."""
     if path in (None, "-"):
         return
     if path_kind(Path(path).parent) != "folder":
         # the same words as a failed write, said before the run rather than after it
         raise InputError("cannot write the output: No such file or directory", Location(path))
     if path_kind(path) == "folder":  # (-o names the file the output goes to)
-        raise InputError("is a folder: --output takes a file's path", Location(path))
+        raise InputError(f"is a folder: {option} takes a file's path", Location(path))
 
 
 def write_report(path: str | None, text: str) -> None:
@@ -33,7 +40,12 @@ def write_report(path: str | None, text: str) -> None:
     if path is None:
         echo(text, nl=False)
         return
+    data = terminal_safe(text).encode("utf-8")
     try:
-        replace(path, terminal_safe(text).encode("utf-8"))
+        if path_kind(path) == "other":  # a device or a FIFO: written to, never replaced
+            with open(path, "wb") as out:
+                out.write(data)
+        else:
+            replace(os.path.realpath(path), data)  # (a link's file; the link stays)
     except OSError as exc:
         raise InputError(f"cannot write the output: {exc.strerror}", Location(path)) from None

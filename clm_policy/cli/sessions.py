@@ -10,6 +10,9 @@ from clm_policy.base.errors import InputError
 from clm_policy.base.termsafe import echo, echo_json
 from clm_policy.cli.options import format_option, memory_option, session_option
 
+SKIPPED_SHOWN = 10
+"""Sessions that cannot be read named at most (then how many more)."""
+
 
 @click.command()
 @memory_option()
@@ -27,8 +30,10 @@ def status(memory: str, session: str | None, fmt: str) -> int:
     from clm_policy.loop.status import session_status
 
     found = session_status(memory, session)
-    for sid, exc in found.skipped:
+    for sid, exc in found.skipped[:SKIPPED_SHOWN]:
         echo(f"clm-policy: skipping session {sid}: {exc}", err=True)
+    if len(found.skipped) > SKIPPED_SHOWN:
+        echo(f"clm-policy: skipping {len(found.skipped) - SKIPPED_SHOWN} more session(s)", err=True)
     for note in found.notes:
         echo(f"clm-policy: {note}", err=True)
     rows = found.rows

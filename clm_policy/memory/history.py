@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from clm_policy.base.errors import InputError, Location
+from clm_policy.base.errors import InputError, Location, quote
 from clm_policy.formats.textio import STATE_LIMIT
 from clm_policy.memory.audit import AuditEntry, read_log
 from clm_policy.memory.git.write import OBJECT_ID, MemoryRepo
@@ -167,7 +167,7 @@ def load_history(
     ``progress(total)`` returns a function told of each session read. The sessions' files
     are read by one git process for each ``chunk_bytes`` of them (:data:`CHUNK_BYTES`)."""
     if session is not None and not is_session(session):
-        raise InputError(f"{shown}: no session {session!r} recorded (not a valid session id)")
+        raise InputError(f"{shown}: no session {quote(session)} recorded (not a valid session id)")
     head = repo.head()
     files = _session_files(repo) if head else {}
     by_session: dict[str, list[AuditEntry]] = {}
@@ -230,8 +230,14 @@ def check_session_known(
     logged = {e.session for e in read_log(repo, rev="--all") if is_session(e.session)}
     ids = sorted(set(files) | logged)
     if session not in ids:
-        known = ", ".join(ids) or "none"
-        raise InputError(f"{shown}: no session {session!r} recorded (sessions: {known})")
+        known = ", ".join(ids[:KNOWN_SHOWN]) or "none"
+        if len(ids) > KNOWN_SHOWN:
+            known += f", ... ({len(ids):,} in all)"
+        raise InputError(f"{shown}: no session {quote(session)} recorded (sessions: {known})")
+
+
+KNOWN_SHOWN = 20
+"""Sessions an unknown ``--session`` lists at most."""
 
 
 def _read_start_tokens(repo: MemoryRepo, read: list[SessionHistory]) -> None:

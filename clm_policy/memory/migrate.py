@@ -22,7 +22,7 @@ from clm_policy.base.termsafe import one_line
 from clm_policy.formats.jsonio import check_depth, parse_json
 from clm_policy.formats.textio import STATE_LIMIT, MiB
 from clm_policy.memory.change import Change, JsonDoc
-from clm_policy.memory.git.write import MemoryRepo
+from clm_policy.memory.git.write import MemoryRepo, NothingToCommit
 from clm_policy.memory.layout import MANIFESTS, SESSIONS
 from clm_policy.memory.trailers import CommitMessage
 from clm_policy.models.versions import MANIFEST, STATE, current, upgrade
@@ -67,6 +67,8 @@ class Migration:
 def migrate(repo: MemoryRepo, *, dry_run: bool = False) -> Migration:
     """Upgrade every older document at HEAD (see the module's doc)."""
     out = Migration()
+    if repo.head() is None:  # no commit yet: no document either
+        return out
     change = Change()
     problems: list[str] = []
     for path, _, size in repo.blobs(MANIFESTS, SESSIONS):
@@ -105,7 +107,10 @@ def migrate(repo: MemoryRepo, *, dry_run: bool = False) -> Migration:
         body,
         {"Clm-Event": "migrate", "Clm-Migrated": str(len(out.documents))},
     )
-    out.commit = repo.commit(message, change)
+    try:
+        out.commit = repo.commit(message, change)
+    except NothingToCommit:  # another migrate wrote the same documents meanwhile: current
+        out.documents = []
     return out
 
 
@@ -113,8 +118,8 @@ def _current(repo: MemoryRepo, path: str, kind: str) -> tuple[dict[str, object],
     """The document at ``path`` as the current version would write it, and the version it
     had; None when it is current already."""
     text = repo.show_file(path)
-    if text is None:
-        raise InputError("not readable")
+    if text is None:  # (it is in the tree: listed by its caller)
+        raise InputError("an empty file, not a JSON object")
     data = parse_json(text, path)
     check_depth(data, text, path)
     if not isinstance(data, dict):

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from clm_policy.base.errors import InputError
+from clm_policy.base.errors import InputError, Location
 from clm_policy.formats.textio import STATE_LIMIT
 from clm_policy.memory import layout
 from clm_policy.memory.git.write import MemoryRepo
@@ -54,9 +54,20 @@ def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:
     where = f"{session_dir(session_id)}/state.json"
     text = repo.show_file(where)
     if text is None:
-        known = ", ".join(session_ids(repo)) or "none"
+        ids = session_ids(repo)
+        if session_id in ids:  # its folder holds other records (a hook's), not its state
+            raise InputError(f"{where}: no such file: the session's state was never committed")
+        branch = _handoff_branch(repo, session_id)
+        if branch is not None:  # handed off with --branch, never on the checked-out branch
+            raise InputError(
+                f"{repo.root}: session '{session_id}' is persisted only on branch {branch} (a "
+                "handoff made with --branch): merge it to see it here; clm-policy show --memory "
+                f"{repo.root} {branch} shows its handoff"
+            )
+        known = ", ".join(ids) or "none"
         raise InputError(f"{repo.root}: no persisted session '{session_id}' (sessions: {known})")
     note = None
+    shown = f"{repo.root}/{where}"  # (a position a person can open)
     try:
         if len(text) > STATE_LIMIT:
             raise InputError(f"larger than {STATE_LIMIT // 1024 // 1024} MiB")
@@ -68,15 +79,27 @@ def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:
         if read is not None and read.upgraded:
             note = read.note(where)
             text = json.dumps(read.data)
-        state = parse_state(text, f"{repo.root}/{where}")  # strict JSON, as for --state
+        state = parse_state(text, shown)  # strict JSON, as for --state
     except InputError as exc:
-        raise InputError(f"{where} is not a valid session state: {exc}") from None
+        said = exc.message.removeprefix(f"{where}: ")  # (the version's words name the file)
+        at = exc.location if exc.location and exc.location.file == shown else Location(shown)
+        raise InputError(f"not a valid session state: {said}", at) from None
     run_text = repo.show_file(f"{session_dir(session_id)}/run.json")
     try:
         run = json.loads(run_text) if run_text else {}
     except ValueError:
         run = {}  # how the run left it is only a record: a broken one is no run record
     return PersistedSession(state, run if isinstance(run, dict) else {}, note)
+
+
+def _handoff_branch(repo: MemoryRepo, session_id: str) -> str | None:
+    """The newest of the session's handoff branches (``clm/handoff/<id>-<n>``), if any."""
+    prefix = f"refs/heads/clm/handoff/{session_id}-"
+    out = repo.git(
+        "for-each-ref", "--sort=-committerdate", "--format=%(refname)", f"{prefix}*", check=False
+    )
+    names = [name for name in out.split() if name[len(prefix) :].isdigit()]
+    return names[0].removeprefix("refs/heads/") if names else None
 
 
 def last_decisions(

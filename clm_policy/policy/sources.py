@@ -62,7 +62,7 @@ def locate_source(
         local = os.path.join(os.fspath(relative_to or ""), text)
         if within is not None:
             within.check(local, text, what)
-        if path_kind(local) != "file":
+        if path_kind(local) == "missing":  # (a folder of that name: said below, as a file's)
             known = ", ".join(bundled_policy_names())
             raise PolicyError(f"no bundled policy named {quote(text)} (bundled: {known})")
     path = text

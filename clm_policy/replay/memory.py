@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from clm_policy.base.errors import ClmError, InputError
+from clm_policy.base.errors import ClmError, InputError, quote
 from clm_policy.base.progress import Progress
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.policy.compile import load_policy
@@ -143,7 +143,7 @@ def replay_memory(
     with MemoryRepo(memory) as repo:
         commit = repo.resolve_commit(rev)
         if commit is None and (rev != "HEAD" or repo.head() is not None):
-            raise InputError(f"{memory}: no commit named {rev!r}")
+            raise InputError(f"{memory}: no commit named {quote(rev)}")
         result = MemoryReplay(memory, rev, commit, policy.name, policy.path)
         if commit is None:
             return result

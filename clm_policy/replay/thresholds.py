@@ -88,7 +88,8 @@ def write_thresholds(path: str, profile: str, soft: Threshold, hard: Threshold) 
         text = text[:start] + edit.new + text[end:]
     _check(path, text, profile, soft, hard)
     try:
-        replace(path, text.encode("utf-8"), mode=os.stat(path).st_mode & 0o777)
+        # through a symbolic link, the policy it points to: the link stays a link
+        replace(os.path.realpath(path), text.encode("utf-8"), mode=os.stat(path).st_mode & 0o777)
     except OSError as exc:
         raise InputError(f"cannot write the policy: {exc.strerror}", Location(path)) from None
     return [e for _, _, e in sorted(edits)]

@@ -329,6 +329,10 @@ USAGE = " (try 'clm-policy decide --help')"
             "clm-policy: no bundled policy named 'nosuch' (bundled: claude-code, default)",
         ),
         (["decide", "--tokens", "1", "--policy", "nosuch.yaml"], "nosuch.yaml: no such file"),
+        (  # a folder of that name is no bundled policy's name mistyped
+            ["decide", "--tokens", "1", "--policy", "."],
+            ".: is a directory, not a policy file",
+        ),
         (
             ["decide", "--tokens", "abc"],  # (click says "is not a valid integer range")
             "clm-policy decide: Invalid value for '--tokens' / '-t': 'abc' is not a whole number"
@@ -341,6 +345,14 @@ USAGE = " (try 'clm-policy decide --help')"
             "(try 'clm-policy --help')",
         ),
         (["frobnicate"], "clm-policy: No such command 'frobnicate'. (try 'clm-policy --help')"),
+        (  # a command without --format: asking it for JSON is the usage error, told as a line
+            ["report", "--format", "json"],
+            "clm-policy report: No such option '--format'. (try 'clm-policy report --help')",
+        ),
+        (
+            ["migrate", "--format=json"],
+            "clm-policy migrate: No such option '--format'. (try 'clm-policy migrate --help')",
+        ),
         (
             ["hook", "codex", "--bogus"],
             "clm-policy hook codex: No such option '--bogus'. (try 'clm-policy hook codex --help')",

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from test_interrupts import LONG
 
 from conftest import git, invoke
@@ -70,3 +71,51 @@ def test_a_quick_path_whose_output_is_closed_exits_141(tmp_path: Path) -> None:
         proc.stdout.close()
         _, err = proc.communicate(timeout=60)
     assert (proc.returncode, err) == (141, b"")
+
+
+def test_a_long_output_whose_reader_leaves_midway_exits_141(tmp_path: Path) -> None:
+    """The reader takes the first bytes and goes (`export | head -c 10`): Python's text
+    stream dropped the rest of one large write without an error, and the export ended 0."""
+    (tmp_path / "long.yaml").write_text(LONG)
+    memory = tmp_path / "mem"
+    ran = invoke("run", "--scenario", str(tmp_path / "long.yaml"), "-m", str(memory),
+                 "--max-steps", "400", "--format", "json")  # fmt: skip
+    assert ran.exit_code == 0, ran.stderr
+    for args in (["export", "--format", "json"], ["report", "-o", "-"]):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "clm_policy", *args, "--memory", str(memory)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert proc.stdout is not None
+        with proc:
+            assert len(proc.stdout.read(10)) == 10  # (more than a pipe holds is on its way)
+            proc.stdout.close()
+            _, err = proc.communicate(timeout=60)
+        assert (args, proc.returncode, err) == (args, 141, b"")
+
+
+def test_an_output_that_cannot_be_written_is_bad_input_not_a_bug(tmp_path: Path) -> None:
+    """`> /dev/full`: one line saying why and exit 2, from click's commands and from the quick
+    paths (`log`'s was a traceback, exit 1; the others' an "internal error", exit 3)."""
+    full = Path("/dev/full")
+    if not full.exists():
+        pytest.skip("no /dev/full on this system")
+    memory = tmp_path / "mem"
+    assert invoke("run", "--memory", str(memory), "--format", "json").exit_code == 0
+    at = ["--memory", str(memory)]
+    for args in (["log", *at], ["status", *at], ["export", *at], ["decide", "--tokens", "5"]):
+        with full.open("w") as out:
+            proc = subprocess.run(
+                [sys.executable, "-m", "clm_policy", *args],
+                stdout=out,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+        assert (args, proc.returncode, proc.stderr) == (
+            args,
+            2,
+            "clm-policy: cannot write the output: No space left on device\n",
+        )

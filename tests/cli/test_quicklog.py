@@ -68,6 +68,10 @@ def test_what_it_does_not_answer_click_does(trail: Path, args: list[str]) -> Non
 
 def test_a_session_with_no_trace_goes_to_click_which_names_the_sessions(trail: Path) -> None:
     assert quicklog.answer(["--memory", str(trail), "--session", "nosuch"]) is None
+    # in JSON too (it answered `[]`, exit 0, where click's path says exit 2)
+    json_args = ["--memory", str(trail), "--session", "nosuch", "--format", "json"]
+    assert quicklog.answer(json_args) is None
+    assert quicklog.answer([*json_args, "--event", "handoff"]) is None
     slow = invoke("log", "--memory", str(trail), "--session", "nosuch")
     assert (slow.exit_code, slow.stdout) == (2, "")
     assert slow.stderr.endswith(": no session 'nosuch' recorded (sessions: demo, demo-2)\n")

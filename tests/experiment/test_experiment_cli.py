@@ -189,3 +189,11 @@ def test_a_bad_scenario_file_is_named_with_its_own_position(tmp_path: Path) -> N
         f"{path}:6:5: workloads[0]: {tmp_path / 'team.yaml'}:1:1: missing required key "
         "'goal' in the top level\n",
     )
+
+
+def test_an_html_path_that_is_a_folder_names_html(tmp_path: Path) -> None:
+    """Refused before anything runs, in the words of the option the person gave."""
+    path = experiment(tmp_path, FILE_ARM)
+    result = invoke("experiment", str(path), "--html", str(tmp_path))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"{tmp_path}: is a folder: --html takes a file's path\n"

@@ -17,7 +17,7 @@ from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.sessions import load_session
 from clm_policy.models.enums import TaskStatus
 
-from conftest import git, state_file
+from conftest import git, invoke, state_file
 
 
 @pytest.fixture
@@ -110,7 +110,10 @@ def test_status_skips_a_session_it_cannot_read_unless_asked_for_it(played: Path)
         ("scenario-b", 2, "max_steps")
     ]
     assert [sid for sid, _ in found.skipped] == ["broken"]
-    assert "sessions/broken/state.json is not a valid session state" in str(found.skipped[0][1])
+    assert str(found.skipped[0][1]) == (
+        f"{played}/sessions/broken/state.json:1:1: not a valid session state: missing required "
+        "key 'session_id' in the top level"
+    )
     with pytest.raises(InputError):
         session_status(str(played), "broken")
     (one,) = session_status(str(played), "scenario-b").rows
@@ -153,3 +156,22 @@ def test_a_signal_is_committed(played: Path) -> None:
     with MemoryRepo(played) as repo:
         state = load_session(repo, "scenario-b").state
     assert (state.signals, state.status) == ({"degradation": True}, TaskStatus.PHASE_BOUNDARY)
+
+
+def test_a_session_handed_off_on_its_own_branch_is_found_there(
+    played: Path, tmp_path: Path
+) -> None:
+    """Its state is on clm/handoff/<id>-1 alone: status of it names that branch (it said "no
+    persisted session" while log and export found the session)."""
+    state = state_file(tmp_path, session_id="side")
+    handed = invoke("handoff", "--memory", str(played), "--state", str(state), "--branch")
+    assert handed.exit_code == 0, handed.stderr
+    one = invoke("status", "--memory", str(played), "--session", "side")
+    assert (one.exit_code, one.stdout) == (2, "")
+    assert one.stderr == (
+        f"clm-policy: {played}: session 'side' is persisted only on branch clm/handoff/side-1 (a "
+        "handoff made with --branch): merge it to see it here; clm-policy show --memory "
+        f"{played} clm/handoff/side-1 shows its handoff\n"
+    )
+    shown = invoke("show", "--memory", str(played), "clm/handoff/side-1")
+    assert shown.exit_code == 0, shown.stderr

@@ -121,13 +121,45 @@ def test_status_skips_what_a_teammate_committed_by_hand(memory: Path) -> None:
     assert "skipping session broken" in listed.stderr
     one = invoke("status", "--memory", str(memory), "--session", "broken")
     assert one.exit_code == 2
-    assert "sessions/broken/state.json is not a valid session state" in one.stderr
+    assert one.stderr == (  # the position, a person can open (it said the file twice)
+        f"{memory}/sessions/broken/state.json:1:16: not a valid session state: session_id: "
+        "expected a string, got integer 5\n"
+    )
     # with no session left that reads, it is not "no sessions yet" but bad input
     git(memory, "rm", "-q", "-r", "sessions/demo")
     git(memory, "commit", "-q", "-m", "only the broken one")
     none = invoke("status", "--memory", str(memory))
     assert (none.exit_code, none.stdout) == (2, "")
     assert none.stderr.endswith(f"clm-policy: {memory}: no session could be read (1 skipped)\n")
+
+
+def test_status_names_a_session_folder_without_its_state(memory: Path) -> None:
+    """A session folder with records but no state.json (committed by hand, or by a tool that
+    keeps other files): the skip says the state is missing (it said "no persisted session 's0'
+    (sessions: s0, ...)", the list of every session, once per session), ten at most."""
+    played = invoke("run", "--memory", str(memory), "--max-steps", "3", "--format", "json")
+    assert played.exit_code == 0, played.stderr
+    for n in range(12):
+        (memory / "sessions" / f"s{n:02}").mkdir()
+        (memory / "sessions" / f"s{n:02}" / "notes.md").write_text("by hand\n")
+    git(memory, "add", "-A")
+    git(memory, "commit", "-q", "-m", "by hand")
+    listed = invoke("status", "--memory", str(memory))
+    assert listed.exit_code == 0, listed.stderr
+    assert listed.stderr.splitlines() == [
+        *(
+            f"clm-policy: skipping session s{n:02}: sessions/s{n:02}/state.json: no such file: "
+            "the session's state was never committed"
+            for n in range(10)
+        ),
+        "clm-policy: skipping 2 more session(s)",
+    ]
+    one = invoke("status", "--memory", str(memory), "--session", "s03")
+    assert (one.exit_code, one.stdout) == (2, "")
+    assert one.stderr == (
+        "clm-policy: sessions/s03/state.json: no such file: the session's state was never "
+        "committed\n"
+    )
 
 
 # -- bytes git would not take -----------------------------------------------------------------

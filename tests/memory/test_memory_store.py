@@ -136,6 +136,42 @@ def test_cli_init_log_show(tmp_path: Path) -> None:
     assert nothing.stderr.endswith("no file sessions/x/handoffs/001.md on any branch\n")
 
 
+def test_show_says_what_a_path_is(memory: Path) -> None:
+    """An empty file is shown empty (it was "no file ... on any branch"), a folder names its
+    files, a file past 16 MiB is named and not read (it was printed whole), a file at the
+    top that is no Markdown is a file (it was "no commit or file named")."""
+    (memory / "topics" / "empty.md").write_text("")
+    with (memory / "topics" / "huge.md").open("w") as huge:
+        huge.truncate(16 * 1024 * 1024 + 1)  # (a sparse file: nothing is written)
+    (memory / "notes.txt").write_text("plain text\n")
+    git(memory, "add", "-A")
+    git(memory, "commit", "-q", "-m", "by hand")
+    head = git(memory, "rev-parse", "HEAD").strip()
+    empty = invoke("show", "--memory", str(memory), "topics/empty.md")
+    assert (empty.exit_code, empty.stdout, empty.stderr) == (0, "\n", "")
+    folder = invoke("show", "--memory", str(memory), "topics")
+    assert (folder.exit_code, folder.stdout) == (2, "")
+    assert folder.stderr == (
+        f"clm-policy: {memory}: topics is a folder; show one of its files: .gitkeep, empty.md, huge.md\n"
+    )
+    huge_file = invoke("show", "--memory", str(memory), "topics/huge.md")
+    assert (huge_file.exit_code, huge_file.stdout) == (2, "")
+    assert huge_file.stderr == (
+        f"clm-policy: {memory}: topics/huge.md is larger than 16 MiB: not shown (git -C {memory} "
+        "show HEAD:topics/huge.md reads it)\n"
+    )
+    commit = invoke("show", "--memory", str(memory), "HEAD")  # the commit: the same, said inline
+    assert commit.exit_code == 0, commit.stderr
+    assert commit.stdout == (
+        f"# topics/empty.md @ {head[:12]}\n\n\n"
+        f"# topics/huge.md @ {head[:12]}\n\n"
+        f"{memory}: topics/huge.md is larger than 16 MiB: not shown (git -C {memory} show "
+        f"{head[:12]}:topics/huge.md reads it)\n"
+    )
+    plain = invoke("show", "--memory", str(memory), "notes.txt")
+    assert (plain.exit_code, plain.stdout) == (0, "plain text\n")
+
+
 def test_log_text(memory: Path) -> None:
     from clm_policy.memory.trailers import CommitMessage
 

@@ -6,6 +6,7 @@ the demo run, a handoff by hand and one on its own branch)."""
 from __future__ import annotations
 
 import json
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -181,6 +182,73 @@ def test_a_document_migrate_cannot_read_stops_it_before_anything_is_written(
         "this clm-policy reads (up to 2): upgrade clm-policy",
     ]
     assert git(old, "rev-parse", "HEAD") == head
+
+
+def test_a_repository_without_a_commit_has_nothing_to_migrate(tmp_path: Path) -> None:
+    """A memory folder whose git repository has no commit yet: nothing to migrate, exit 0 (it
+    was git's "fatal: Not a valid object name HEAD", exit 2); an empty manifest is named as
+    one (it was "not readable")."""
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    git(fresh, "init", "-q")
+    (fresh / ".clm-memory").write_text("")
+    result = invoke("migrate", "--memory", str(fresh))
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout == f"{fresh}: all 0 document(s) are current; nothing to migrate\n"
+    (fresh / "manifests").mkdir()
+    (fresh / "manifests" / "x.json").write_text("")
+    git(fresh, "add", "-A")
+    git(fresh, "commit", "-qm", "by hand")
+    empty = invoke("migrate", "--memory", str(fresh))
+    assert (empty.exit_code, empty.stderr) == (
+        2,
+        "clm-policy: cannot migrate; nothing was written:\n"
+        "  manifests/x.json: an empty file, not a JSON object\n",
+    )
+
+
+def test_two_migrates_at_once_leave_one_commit_and_both_succeed(old: Path) -> None:
+    """Both read the old documents, then wait for the write lock another writer holds: the
+    one that commits second finds them current (it was "nothing to commit", exit 2)."""
+    import fcntl
+    import os
+    import subprocess
+    import sys
+    import time
+
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("needs /proc to see a process wait for the lock")
+    lock = old / ".git" / "clm-write.lock"
+    holder = os.open(lock, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "clm_policy", "migrate", "--memory", str(old)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    try:
+        deadline = time.monotonic() + 60
+        waiting: set[int] = set()
+        while len(waiting) < 2 and time.monotonic() < deadline:  # each has the lock open
+            for proc in procs:
+                with suppress(OSError):  # (a descriptor that closed while it was read)
+                    fds = Path(f"/proc/{proc.pid}/fd")
+                    if any(os.readlink(fd) == str(lock) for fd in fds.iterdir()):
+                        waiting.add(proc.pid)
+            time.sleep(0.01)
+        assert len(waiting) == 2
+    finally:
+        os.close(holder)  # (the lock goes with it)
+    done = [proc.communicate(timeout=120) for proc in procs]
+    assert [proc.returncode for proc in procs] == [0, 0], done
+    said = sorted(out.splitlines()[-1].split(":")[0] for out, _ in done)
+    assert said == [str(old), "migrated 4 of 4 document(s)"]
+    subjects = git(old, "log", "--format=%s").splitlines()
+    assert [s for s in subjects if s.startswith("clm(migrate):")] == subjects[:1]
 
 
 def test_new_documents_carry_the_current_version(memory: Path, tmp_path: Path) -> None:

@@ -78,6 +78,19 @@ def test_write_changes_the_two_values_and_no_other_byte(tmp_path: Path) -> None:
     assert policy.read_bytes() == before.replace(old, new)
 
 
+def test_write_through_a_symbolic_link_edits_the_policy_it_points_to(tmp_path: Path) -> None:
+    """A policy shared by a link (a team's file linked into a project): the file it points
+    to gets the thresholds and the link stays (the link was replaced by an edited copy, the
+    shared policy left as it was)."""
+    shared = copy(tmp_path, "default.yaml")
+    link = tmp_path / "project.yaml"
+    link.symlink_to(shared.name)
+    result = invoke("calibrate", "--transcripts", transcripts(tmp_path), "--write", str(link))
+    assert result.exit_code == 0, result.stderr
+    assert link.is_symlink()
+    assert b"  coding:      {soft_compact: 108000, hard_handoff: 152000}\n" in shared.read_bytes()
+
+
 def test_write_keeps_quotes_comments_and_block_style(tmp_path: Path) -> None:
     policy = tmp_path / "team.yaml"
     text = (
@@ -274,6 +287,7 @@ def test_thresholds_in_two_units_are_not_calibrated(tmp_path: Path) -> None:
     ("args", "error"),
     [
         (("--write", "missing.yaml"), "--write missing.yaml: no such policy file"),
+        (("--write", "."), "--write .: a folder, not a policy file"),
         (("--write", "p.yaml", "--policy", "default"),
          "--write POLICY is the policy calibrated: leave out --policy"),
     ],

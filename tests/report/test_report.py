@@ -294,6 +294,24 @@ def test_an_unknown_session_is_bad_input(memory: Path, tmp_path: Path) -> None:
         f"clm-policy: {memory}: no session '../x' recorded (not a valid session id)\n"
     )
     assert not out.exists()
+    # a long value is quoted short, and a long list of sessions is cut (both were whole)
+    for n in range(25):
+        (memory / "sessions" / f"s{n:02}").mkdir()
+        (memory / "sessions" / f"s{n:02}" / "notes.md").write_text("by hand\n")
+    git(memory, "add", "-A")
+    git(memory, "commit", "-q", "-m", "by hand")
+    for args in (["report", "-o", str(out)], ["export"], ["log"]):
+        result = invoke(*args, "--memory", str(memory), "--session", "x" * 128)
+        listed = ", ".join(["demo", *(f"s{n:02}" for n in range(19))])
+        assert (args, result.exit_code, result.stdout, result.stderr) == (
+            args,
+            2,
+            "",
+            f"clm-policy: {memory}: no session '{'x' * 60}…' recorded (sessions: {listed}, ... "
+            "(26 in all))\n",
+        )
+    rev = invoke("replay", "--memory", str(memory), "--rev", "r" * 5000)
+    assert rev.stderr == f"clm-policy: {memory}: no commit named '{'r' * 60}…'\n"
 
 
 def test_not_a_memory_repository(tmp_path: Path) -> None:
@@ -320,6 +338,37 @@ def test_an_output_folder_that_does_not_exist(memory: Path, tmp_path: Path) -> N
     afile.write_text("x")
     log = invoke("log", "--memory", str(afile))
     assert log.stderr == f"clm-policy: {afile}: is a file, not a memory repository (a folder)\n"
+
+
+def test_output_to_what_is_not_a_file_is_written_never_replaced(
+    memory: Path, tmp_path: Path
+) -> None:
+    """`-o /dev/null` and `-o /dev/stdout` are written to: renaming a new file over them (the
+    atomic write of a file) put a regular file in place of /dev/null. Shown with a FIFO."""
+    import os
+    import stat
+
+    run(memory)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # (the writer's open does not wait)
+    try:
+        result = invoke("export", "--memory", str(memory), "--table", "sessions", "-o", str(fifo))
+        assert (result.exit_code, result.stderr) == (0, ""), result.stderr
+        written = os.read(reader, 1 << 16).decode()
+    finally:
+        os.close(reader)
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert written.startswith("session,task,parent,status,")
+    # a symbolic link: the file it points to gets the output, and the link stays
+    target = tmp_path / "real.csv"
+    target.write_text("old")
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    result = invoke("export", "--memory", str(memory), "--table", "sessions", "-o", str(link))
+    assert (result.exit_code, result.stderr) == (0, ""), result.stderr
+    assert link.is_symlink()
+    assert target.read_text() == written
 
 
 def test_broken_lines_are_skipped_where_they_are(memory: Path, tmp_path: Path) -> None:

@@ -70,9 +70,9 @@ def answer(args: list[str]) -> tuple[int, str, str] | None:
             reader.feed(chunk)
         reader.close()
         proc.communicate()
-    text = render(reader.entries, values["fmt"])
-    if text is None and values["session"] is not None and not _known(root, values["session"]):
+    if not reader.entries and values["session"] is not None and not _known(root, values["session"]):
         return None  # click's path says so (exit 2), naming the sessions there are
+    text = render(reader.entries, values["fmt"])
     return (0, "", NOTHING) if text is None else (0, text, "")
 
 

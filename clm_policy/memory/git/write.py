@@ -506,10 +506,11 @@ class MemoryRepo:
         data = confine.read(self.root, check_path(path, "read"))
         return None if data is None else data.decode("utf-8", "replace")
 
-    def blobs(self, *folders: str) -> list[tuple[str, str, int]]:
-        """The entries under ``folders`` at HEAD, by path: each path, object and size in bytes
-        (-1 for what is not a blob: a submodule) (one ``git ls-tree``)."""
-        out = self.git("ls-tree", "-r", "-l", "-z", "HEAD", "--", *folders)
+    def blobs(self, *folders: str, rev: str = "HEAD") -> list[tuple[str, str, int]]:
+        """The entries under ``folders`` (or these files) at ``rev``, a commit's id or HEAD, by
+        path: each path, object and size in bytes (-1 for what is not a blob: a submodule)
+        (one ``git ls-tree``)."""
+        out = self.git("ls-tree", "-r", "-l", "-z", rev, "--", *folders)
         found = []
         for entry in out.split("\0"):
             info, tab, path = entry.partition("\t")
