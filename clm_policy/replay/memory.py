@@ -5,8 +5,10 @@ One commit is read (HEAD unless asked otherwise): the run loop commits every ses
 decisions on the checked-out branch, a push rebases onto it, and a handoff branch
 (``clm/handoff/...``) never carries decision logs — so HEAD holds every decision there is.
 
-Each decision is re-decided on the state it recorded, under the profile it was decided under,
-and compared by action and deciding rule with what the policy said then (a person's answer to
+Each decision is re-decided on the state it recorded, under the profile it was decided under
+(with the thresholds its run was given, ``run --soft-compact/--hard-handoff`` in the session's
+``run.json``, as the run decided it: the same policy replayed changes nothing), and compared
+by action and deciding rule with what the policy said then (a person's answer to
 a confirmation is not the policy's: the policy's own proposal is compared). Three results
 besides *unchanged*: *changed* (grouped by old rule -> new rule, old action -> new action,
 with examples), *refused* (the new policy cannot decide the recorded state: a profile or a
@@ -22,9 +24,19 @@ from typing import Any
 
 from clm_policy.base.errors import ClmError, InputError, quote
 from clm_policy.base.progress import Progress
+from clm_policy.loop.runs import with_overrides
 from clm_policy.memory.git.write import MemoryRepo
+from clm_policy.memory.layout import session_dir
 from clm_policy.policy.compile import load_policy
-from clm_policy.replay.records import Recorded, SkippedFile, decision_files, read_lines, recorded
+from clm_policy.policy.engine import Policy
+from clm_policy.replay.records import (
+    Recorded,
+    SkippedFile,
+    decision_files,
+    json_object,
+    read_lines,
+    recorded,
+)
 
 EXAMPLES = 3
 """Examples kept per group of changes, refusals and unreplayable lines."""
@@ -97,6 +109,7 @@ class MemoryReplay:
     refused: list[Problem] = field(default_factory=list)
     not_replayable: list[Problem] = field(default_factory=list)
     skipped_files: list[SkippedFile] = field(default_factory=list)
+    given_thresholds: list[str] = field(default_factory=list)  # sessions whose run set them
 
     @property
     def changed(self) -> int:
@@ -131,6 +144,7 @@ class MemoryReplay:
             "refusals": [p.as_dict() for p in self.refused],
             "not_replayable_reasons": [p.as_dict() for p in self.not_replayable],
             "skipped_files": [{"path": s.path, "reason": s.reason} for s in self.skipped_files],
+            "sessions_with_run_thresholds": self.given_thresholds,
         }
 
 
@@ -153,7 +167,9 @@ def replay_memory(
         changes: dict[tuple[str | None, str | None, str, str], Change] = {}
         refused: dict[str, Problem] = {}
         unreplayable: dict[str, Problem] = {}
-        outcome = policy.decide
+        given = run_thresholds(repo, commit, sorted({path.split("/")[1] for path in paths}))
+        result.given_thresholds = sorted(given)
+        policies: dict[tuple[str, int | None, int | None], Policy] = {}
         with Progress("replaying decisions", enabled=progress) as shown:
             for line in read_lines(repo, commit, paths, skipped):
                 if not line.text.strip():
@@ -166,7 +182,11 @@ def replay_memory(
                     _note(unreplayable.setdefault(item, Problem(item)), where)
                     continue
                 try:
-                    new = outcome(item.state, item.profile)
+                    soft, hard = given.get(item.session, (None, None))
+                    run = (item.profile, soft, hard)
+                    if run not in policies:
+                        policies[run] = with_overrides(policy, item.profile, soft, hard)
+                    new = policies[run].decide(item.state, item.profile)
                 except ClmError as exc:
                     _note(refused.setdefault(exc.message, Problem(exc.message)), _example(item))
                     continue
@@ -180,6 +200,26 @@ def replay_memory(
     result.refused = sorted(refused.values(), key=lambda p: -p.count)
     result.not_replayable = sorted(unreplayable.values(), key=lambda p: -p.count)
     return result
+
+
+def run_thresholds(
+    repo: MemoryRepo, commit: str, sessions: list[str]
+) -> dict[str, tuple[int | None, int | None]]:
+    """The soft and hard limits (tokens) each session's run was given (``--soft-compact``,
+    ``--hard-handoff``, kept in its ``run.json`` at ``commit``), for the sessions given any;
+    read by one git process."""
+    texts = repo.show_files([f"{commit}:{session_dir(s)}/run.json" for s in sessions])
+    found = {}
+    for session, text in zip(sessions, texts, strict=True):
+        run = json_object(text or "") or {}
+        soft, hard = (_tokens(run.get(key)) for key in ("soft_compact", "hard_handoff"))
+        if soft is not None or hard is not None:
+            found[session] = (soft, hard)
+    return found
+
+
+def _tokens(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _example(item: Recorded, new: str | None = None) -> Example:

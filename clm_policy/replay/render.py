@@ -32,6 +32,9 @@ def memory_text(r: MemoryReplay) -> str:
         counts.append(f"{r.not_replayable_count:,} not replayable")
     where = f"{plural(r.decisions, 'decision')} in {plural(r.sessions, 'session')}"
     out = [head, f"{where}: {', '.join(counts)}"]
+    if r.given_thresholds:
+        names = ", ".join(r.given_thresholds[:10]) + (", ..." if r.given_thresholds[10:] else "")
+        out.append(f"decided with the thresholds their run was given (run.json): {names}")
     if r.changes:
         out += ["", "changed (old rule -> new rule: old action -> new action):"]
         width = len(f"{r.changes[0].count:,}")

@@ -76,6 +76,28 @@ def test_the_same_policy_changes_nothing(demo: Path) -> None:
     )
 
 
+def test_a_run_given_thresholds_is_replayed_with_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run's --soft-compact/--hard-handoff (kept in run.json) decided its steps: the same
+    policy replayed without them reported changes, and --fail-on-change failed CI on history
+    that had nothing to do with the policy change."""
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", "clm-policy tests")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "tests@clm-policy.invalid")
+    mem = str(tmp_path / "mem")
+    flags = ("--soft-compact", "100000", "--hard-handoff", "200000", "--stop-at-handoff")
+    assert invoke("run", "--memory", mem, *flags).exit_code == 0
+    result = invoke("replay", "--memory", mem, "--policy", "default", "--fail-on-change")
+    assert result.exit_code == 0, result.stdout
+    lines = result.stdout.splitlines()
+    assert lines[1].endswith(" unchanged, 0 changed")
+    assert lines[2] == "decided with the thresholds their run was given (run.json): demo"
+    data = json.loads(invoke("replay", "--memory", mem, "--format", "json").stdout)
+    assert (data["changed"], data["sessions_with_run_thresholds"]) == (0, ["demo"])
+
+
 def test_lower_thresholds_change_decisions(
     demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
