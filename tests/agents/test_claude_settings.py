@@ -396,3 +396,26 @@ def test_install_user_writes_the_settings_claude_code_config_dir_names(
         f"note: {path} runs clm-policy's hooks too, and Claude Code runs the hooks of both "
         "files: keep them in one."
     )
+
+
+@pytest.mark.parametrize("dangling", ["settings.json", ".claude"])
+def test_a_link_to_nothing_is_refused_and_nothing_is_created_where_it_points(
+    tmp_path: Path, dangling: str
+) -> None:
+    """A cloned project's ``.claude/settings.json`` (or ``.claude``) may be a link to a place
+    that does not exist: --install creates neither the file nor its folders there."""
+    project = tmp_path / "shop"
+    (project / ".claude").mkdir(parents=True)
+    nowhere = tmp_path / "elsewhere" / "deep" / "x"
+    link = project / ".claude" / dangling if dangling == "settings.json" else project / ".claude"
+    if dangling == ".claude":
+        link.rmdir()
+    link.symlink_to(nowhere)
+    result = run_process("hook", "claude-code", "--install", "--project", cwd=project)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"{link}: a symbolic link to {nowhere}, which does not exist: nothing written (create "
+        "that file, or remove the link)\n"
+    )
+    assert not (tmp_path / "elsewhere").exists()
+    assert link.is_symlink()

@@ -209,7 +209,8 @@ def read_settings(path: Path) -> dict[str, Any]:
 def install(path: Path, snippet: dict[str, Any], *, force: bool = False) -> list[str]:
     """Merge ``snippet`` into the settings file ``path`` (made, with its folder, if missing)
     and say what changed; the file is replaced atomically, and not written at all when
-    nothing changes or it cannot be read. A symlink is followed: its target is updated."""
+    nothing changes or it cannot be read. A symlink is followed: its target is updated (a
+    link to nothing is refused)."""
     result, changes = update_json(path, lambda data: merge(data, snippet, force=force))
     return [*changes, result]
 
@@ -221,6 +222,7 @@ def update_json(
     the line saying whether it was written, and ``merge``'s changes."""
     from clm_policy.base.atomicfile import replace
 
+    _refuse_dangling_link(path)
     data = read_settings(path)
     try:
         merged, changes = merge(data)
@@ -237,6 +239,19 @@ def update_json(
         mode = None  # a new file, as any other: 0o666 less the umask
     replace(target, text.encode("utf-8"), mode=mode)
     return f"wrote {path}", changes
+
+
+def _refuse_dangling_link(path: Path) -> None:
+    """An :class:`InputError` when ``path``, or a folder above it, is a symbolic link to
+    nothing: writing through it would create the file, and the folders above it, wherever
+    the link points (a cloned project's ``.claude/settings.json`` may be such a link)."""
+    for link in (path, *path.parents):
+        if link.is_symlink() and not link.exists():
+            raise InputError(
+                f"a symbolic link to {os.readlink(link)}, which does not exist: nothing written "
+                "(create that file, or remove the link)",
+                Location(str(link)),
+            )
 
 
 def check_scope(scope: str) -> None:
