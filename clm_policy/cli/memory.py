@@ -98,8 +98,7 @@ def init(
         root = Path(project)
         if not root.is_dir():
             raise InputError(f"{project}: no such project folder")
-        if remote:
-            _check_remote(remote, root)
+        _check_setup(root, remote, with_mcp)
         written = write_config(root, remote)
         where = root.absolute() / FILENAME
         if written:
@@ -135,6 +134,17 @@ def init(
     elif result.created:
         echo(f"next: clm-policy compact --memory {directory} --state STATE.json")
     return 0
+
+
+def _check_setup(root: Path, remote: str | None, with_mcp: bool) -> None:
+    """Refuse, before anything is written, what would stop the setup halfway: a ``--remote``
+    (:func:`_check_remote`), a project's ``.mcp.json`` that ``--mcp`` cannot merge into."""
+    if remote:
+        _check_remote(remote, root)
+    if with_mcp:
+        from clm_policy.agents.mcp.install import check
+
+        check("project", root)
 
 
 def _check_remote(remote: str, root: Path) -> None:

@@ -419,3 +419,18 @@ def test_a_link_to_nothing_is_refused_and_nothing_is_created_where_it_points(
     )
     assert not (tmp_path / "elsewhere").exists()
     assert link.is_symlink()
+
+
+def test_a_settings_file_that_cannot_be_merged_stops_the_install_before_the_configuration(
+    tmp_path: Path,
+) -> None:
+    """--install --project in a project without .clm-policy.yaml writes it only once the
+    settings can be merged: a broken settings.json leaves the project as it was."""
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"hooks": []}')
+    result = run_process("hook", "claude-code", "--install", "--project", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == f"{settings}: `hooks` is a list, expected an object\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".claude"]
+    assert settings.read_text() == '{"hooks": []}'

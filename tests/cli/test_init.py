@@ -153,3 +153,19 @@ def test_init_refuses_a_remote_it_would_not_write_or_that_is_an_option(tmp_path:
         f"`remote: origin` to it yourself, then run clm-policy trust {config}\n",
     )
     assert config.read_text() == before
+
+
+def test_a_broken_mcp_json_stops_init_mcp_before_anything_is_written(tmp_path: Path) -> None:
+    """``init --claude-code --mcp`` with a ``.mcp.json`` it cannot merge into writes neither
+    the configuration nor the memory repository (it wrote both, then stopped at the file)."""
+    project = tmp_path / "shop"
+    project.mkdir()
+    (project / ".mcp.json").write_text("{,}")
+    refused = run_process("init", "--claude-code", "--mcp", cwd=project)
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == (
+        ".mcp.json:1:2: invalid JSON: Expecting property name enclosed in double quotes\n"
+    )
+    assert sorted(p.name for p in project.iterdir()) == [".mcp.json"]
+    assert not os.path.exists(project_memory(project))
+    assert (project / ".mcp.json").read_text() == "{,}"

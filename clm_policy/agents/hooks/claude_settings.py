@@ -33,6 +33,8 @@ HOOK_ARGS = ("hook", "claude-code")
 STATUSLINE_ARGS = ("statusline",)
 SETTINGS_LIMIT = 4 * 1024 * 1024
 SCOPES = ("project", "user")
+Merge = Callable[[dict[str, Any]], tuple[dict[str, Any], list[str]]]
+"""What a file's JSON object becomes, and the changes said (:func:`update_json`)."""
 
 
 def executable() -> str:
@@ -215,19 +217,12 @@ def install(path: Path, snippet: dict[str, Any], *, force: bool = False) -> list
     return [*changes, result]
 
 
-def update_json(
-    path: Path, merge: Callable[[dict[str, Any]], tuple[dict[str, Any], list[str]]]
-) -> tuple[str, list[str]]:
+def update_json(path: Path, merge: Merge) -> tuple[str, list[str]]:
     """The JSON object in ``path`` replaced by what ``merge`` makes of it (see :func:`install`):
     the line saying whether it was written, and ``merge``'s changes."""
     from clm_policy.base.atomicfile import replace
 
-    _refuse_dangling_link(path)
-    data = read_settings(path)
-    try:
-        merged, changes = merge(data)
-    except InputError as exc:
-        raise InputError(exc.message, Location(str(path))) from None
+    data, merged, changes = merged_json(path, merge)
     if merged == data:
         return f"{path}: already up to date; nothing written", changes
     target = Path(os.path.realpath(path))
@@ -239,6 +234,19 @@ def update_json(
         mode = None  # a new file, as any other: 0o666 less the umask
     replace(target, text.encode("utf-8"), mode=mode)
     return f"wrote {path}", changes
+
+
+def merged_json(path: Path, merge: Merge) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    """The JSON object in ``path``, what ``merge`` makes of it and its changes, nothing
+    written: an :class:`InputError` at the file for one :func:`update_json` would refuse (a
+    command that writes other files first asks this, so that it writes none of them)."""
+    _refuse_dangling_link(path)
+    data = read_settings(path)
+    try:
+        merged, changes = merge(data)
+    except InputError as exc:
+        raise InputError(exc.message, Location(str(path))) from None
+    return data, merged, changes
 
 
 def _refuse_dangling_link(path: Path) -> None:
@@ -278,9 +286,11 @@ def settings_command(
     snip = snippet(executable())
     if not (print_settings or installing):
         raise InputError("give --print-settings or --install")
-    lines = project_config(cwd) if installing and scope == "project" else []
+    lines: list[str] = []
     if installing:
         path = settings_path(scope, cwd)
+        merged_json(path, lambda data: merge(data, snip, force=force))  # refused: none written
+        lines += project_config(cwd) if scope == "project" else []
         lines += _install_report(path, install(path, snip, force=force))
         from clm_policy.agents.hooks.hook import warm_policy
 
