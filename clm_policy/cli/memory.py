@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from clm_policy.base.errors import InputError
+from clm_policy.base.errors import InputError, quote
 from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option, memory_option, session_option
 from clm_policy.memory.layout import EVENTS
@@ -155,6 +155,11 @@ def _check_remote(remote: str, root: Path) -> None:
     from clm_policy.memory.git.run import check_name
 
     check_name("remote", remote)
+    if "/" not in remote and ":" not in remote:  # a name (a URL or a path is not checked)
+        from clm_policy.memory.git.run import run_git
+
+        if run_git(root, ["check-ref-format", f"refs/remotes/{remote}/x"])[0] != 0:
+            raise InputError(f"invalid remote {quote(remote)}: not a name git takes for a remote")
     found = find_config(root)
     if found is not None and load_config(root).values.get("remote") != remote:
         raise InputError(
@@ -174,7 +179,7 @@ def _say_missing_remote(directory: str, remote: str) -> None:
     if code == 0 and remote not in names.split():
         echo(
             f"note: the memory repository has no remote {remote!r} yet; handoffs are pushed "
-            f"from it: git -C {shlex.quote(directory)} remote add -- {remote} URL"
+            f"from it: git -C {shlex.quote(directory)} remote add -- {shlex.quote(remote)} URL"
         )
 
 

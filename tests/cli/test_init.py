@@ -169,3 +169,41 @@ def test_a_broken_mcp_json_stops_init_mcp_before_anything_is_written(tmp_path: P
     assert sorted(p.name for p in project.iterdir()) == [".mcp.json"]
     assert not os.path.exists(project_memory(project))
     assert (project / ".mcp.json").read_text() == "{,}"
+
+
+def test_a_remote_the_file_cannot_hold_or_git_cannot_name_is_refused_before_writing(
+    tmp_path: Path,
+) -> None:
+    """--remote is written into .clm-policy.yaml as it is: one that would not read back (a
+    control character, `` #``, quotes) left a file every command refused, or one naming
+    another remote; a name git refuses for a remote was trusted and failed at each push."""
+    cases = {
+        "a/\x1b[31mred": "remote 'a/\\x1b[31mred' cannot be written into .clm-policy.yaml: "
+        "unprintable character U+001B in a value",
+        "team/x #c": "remote 'team/x #c' cannot be written into .clm-policy.yaml: it would "
+        "read back as 'team/x'",
+        "'origin'": "remote \"'origin'\" cannot be written into .clm-policy.yaml: it would "
+        "read back as 'origin'",
+        "&a/b": "remote '&a/b' cannot be written into .clm-policy.yaml: expected a plain or "
+        "quoted string, got '&a/b'",
+        "bad name;rm": "invalid remote 'bad name;rm': not a name git takes for a remote",
+    }
+    for i, (remote, message) in enumerate(cases.items()):
+        project = tmp_path / f"p{i}"
+        project.mkdir()
+        refused = run_process("init", "--claude-code", "--remote", remote, cwd=project)
+        assert (refused.returncode, refused.stdout) == (2, "")
+        assert refused.stderr == f"clm-policy: {message}\n"
+        assert list(project.iterdir()) == []
+        assert not os.path.exists(project_memory(project))
+
+
+def test_the_git_remote_command_init_prints_is_quoted_for_the_shell(tmp_path: Path) -> None:
+    project = tmp_path / "shop"
+    project.mkdir()
+    out = init(project, "--claude-code", "--remote", "team$x")
+    memory = project_memory(project)
+    assert (
+        "note: the memory repository has no remote 'team$x' yet; handoffs are pushed from it: "
+        f"git -C {memory} remote add -- 'team$x' URL"
+    ) in out
