@@ -81,15 +81,17 @@ def private_dir(directory: StrPath) -> bool:
 
 def read_private(entry: StrPath, limit: int) -> bytes | None:
     """The bytes of ``entry`` (at most ``limit`` + 1) when it is a private regular file;
-    None when it is missing, a symlink, someone else's or writable by others."""
+    None when it is missing, a symlink, not a regular file, someone else's or writable by
+    others."""
     try:
         fd = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except (OSError, ValueError):
         return None
+    st = os.fstat(fd)
+    if not (stat.S_ISREG(st.st_mode) and is_private(st)):
+        os.close(fd)  # (checked before a file object is made: a folder opens, and fdopen raises)
+        return None
     with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        if not (stat.S_ISREG(st.st_mode) and is_private(st)):
-            return None
         return fh.read(limit + 1)
 
 
