@@ -101,13 +101,15 @@ class Request(Record):
 
 class Resolved(Record):
     """A state from its source: the state, the transcript reading it came from (None but for
-    ``--transcript``) and the text and file it was read from (a state file or standard
-    input), which :meth:`locate` places later errors in."""
+    ``--transcript``), the text and file it was read from (a state file or standard input),
+    which :meth:`locate` places later errors in, and what gave the window the state holds, as
+    ``decide`` names it (``window from …``: a decision's ``window_source`` says ``state``)."""
 
     state: SessionState
     reading: TranscriptReading | None = None
     text: str | None = None
     file: str | None = None
+    window_from: str = "state"
     HASHABLE = False
 
     def locate(self, exc: StateError) -> StateError:
@@ -149,7 +151,7 @@ def resolve(
     if source == "tokens":
         if full:
             raise UsageError("--tokens gives figures, not a session: give a state")
-        return Resolved(figures(request))
+        return Resolved(figures(request), window_from="--window")
     if source == "transcript":
         assert request.transcript is not None
         if full:
@@ -157,11 +159,11 @@ def resolve(
             from clm_policy.transcripts.takeover import state_of
 
             reading = read_transcript(request.transcript, request.transcript_format)
-            return Resolved(state_of(reading), reading)
+            return Resolved(state_of(reading), reading, window_from="the transcript")
         from clm_policy.transcripts.reading import read_context
 
         reading = read_context(request.transcript, request.transcript_format)
-        return Resolved(reading.to_figures(), reading)
+        return Resolved(reading.to_figures(), reading, window_from="the transcript")
     if source == "session":
         from clm_policy.memory.git.write import MemoryRepo
         from clm_policy.memory.sessions import load_session
@@ -170,7 +172,8 @@ def resolve(
         if request.memory is None:
             raise UsageError("--session needs the memory repository it is in (--memory)")
         with MemoryRepo(request.memory) as repo:
-            return Resolved(load_session(repo, request.session).state)
+            state = load_session(repo, request.session).state
+        return Resolved(state, window_from="the session's state")
     assert request.state is not None
     return read_state_source(request.state)
 
@@ -187,7 +190,8 @@ def read_state_source(source: str) -> Resolved:
     else:
         file = source
         text = read_text(source, source, limit=STATE_LIMIT, what="state")
-    return Resolved(parse_state(text, file), None, text, file)
+    where = "the state on standard input" if source == "-" else "the state file"
+    return Resolved(parse_state(text, file), None, text, file, where)
 
 
 def figures(request: Request) -> SessionState:
