@@ -174,6 +174,12 @@ def echo(text: str = "", *, err: bool = False, nl: bool = True, lines: bool = Tr
         from clm_policy.base.errors import OutputClosed
 
         raise OutputClosed(f"standard {'error' if err else 'output'} was closed") from None
+    except OSError as exc:  # a full disk, an I/O error: standard error is left to say so
+        if err:
+            raise
+        from clm_policy.base.errors import OutputFailed
+
+        raise OutputFailed.of(exc) from None
 
 
 def echo_json(data: object) -> None:

@@ -123,7 +123,13 @@ def _decide() -> None:
         text = answer(args)
         if text is None:
             return
-        if not write_fd(1, text):
+        try:
+            written = write_fd(1, text)
+        except OSError as exc:  # a full disk: said as click's path says it
+            from clm_policy.base.errors import OutputFailed
+
+            raise OutputFailed.of(exc) from None
+        if not written:
             _finish(EXIT_OUTPUT_CLOSED)
     except ClmError as exc:
         from clm_policy.cli import errors
