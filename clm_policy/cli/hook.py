@@ -75,7 +75,8 @@ def hook() -> None:
 
     \b
     For Codex CLI:
-      clm-policy hook codex --print-settings             # for .codex/hooks.json
+      clm-policy init --codex                            # .clm-policy.yaml + memory
+      clm-policy hook codex --install --project          # .codex/hooks.json
 
     See docs/claude-code.md and docs/codex.md.
     """
@@ -169,25 +170,49 @@ def claude_code(
 @hook.command("codex")
 @events_named(codex_hooks.EVENTS)
 @click.option("--print-settings", is_flag=True, help="Print the hooks.json Codex reads, and exit.")
+@click.option(
+    "--install",
+    is_flag=True,
+    help="Merge the hooks into Codex's hooks.json, keeping everything else.",
+)
+@scope_options(
+    "With --install: ./.codex/hooks.json (the default).",
+    "With --install: ~/.codex/hooks.json ($CODEX_HOME/hooks.json when that is set).",
+)
 @policy_option(OVERRIDE, configured=False)
 @profile_option(OVERRIDE, configured=False)
 @memory_option(OVERRIDE, configured=False)
 def codex(
-    print_settings: bool, policy_ref: str | None, profile: str | None, memory: str | None
+    print_settings: bool,
+    install: bool,
+    project_scope: bool,
+    user_scope: bool,
+    policy_ref: str | None,
+    profile: str | None,
+    memory: str | None,
 ) -> int:
     """Answer one Codex CLI hook call: the hook's JSON on standard input.
 
-    Codex runs this for {events} (the hooks.json from --print-settings, in ~/.codex/ or the
-    project's .codex/). It never stands in the agent's way: bad input, a missing rollout or
-    an error is exit 0 with no output, and a line in ~/.local/state/clm-policy/hook.log.
+    Codex runs this for {events} (installed with --install into the project's
+    .codex/hooks.json, or ~/.codex/hooks.json). It never stands in the agent's way: bad
+    input, a missing rollout or an error is exit 0 with no output, and a line in
+    ~/.local/state/clm-policy/hook.log.
 
     \b
     Examples:
-      clm-policy hook codex --print-settings > .codex/hooks.json
+      clm-policy hook codex --install --project     # .codex/hooks.json, your hooks kept
+      clm-policy hook codex --print-settings        # the entries, to merge by hand
       echo '{"hook_event_name": "PreCompact", ...}' | clm-policy hook codex
     """
     call = {"--policy": policy_ref, "--profile": profile, "--memory": memory}
-    check_flags({"--print-settings": print_settings}, {}, call)
+    modes = {"--print-settings": print_settings, "--install": install}
+    check_flags(modes, {"--project": project_scope, "--user": user_scope}, call)
+    scope = scope_of(project_scope, user_scope, install)
+    if install:
+        from clm_policy.agents.hooks.claude_settings import codex_install
+
+        echo("\n".join(codex_install(scope, Path.cwd())))
+        return 0
     if print_settings:
         from clm_policy.agents.hooks.claude_settings import executable
         from clm_policy.agents.hooks.hook import warm_policy

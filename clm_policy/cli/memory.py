@@ -198,16 +198,7 @@ def _agent_steps(project: Path, *, claude_code: bool, codex: bool, mcp: bool) ->
                 "tools (handoff, status, memory)"
             )
     if codex:
-        if (project / ".codex" / "hooks.json").exists():
-            steps.append(
-                "clm-policy hook codex --print-settings   # Codex: merge these hooks into "
-                ".codex/hooks.json by hand"
-            )
-        else:
-            steps.append(
-                "mkdir -p .codex && clm-policy hook codex --print-settings > "
-                ".codex/hooks.json   # Codex: the hooks"
-            )
+        steps.append("clm-policy hook codex --install --project   # Codex: the hooks")
         steps.append(
             "codex   # trust this folder when Codex asks, then /hooks to review the hooks "
             "(untrusted ones never run)"

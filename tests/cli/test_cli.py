@@ -293,7 +293,7 @@ def test_help_shows_the_set_up_commands_and_they_run(tmp_path: Path) -> None:
         "clm-policy init --claude-code",
         "clm-policy hook claude-code --install --project",
         "clm-policy init --codex",
-        "mkdir -p .codex && clm-policy hook codex --print-settings > .codex/hooks.json",
+        "clm-policy hook codex --install --project",
     ]
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
     for command in commands:

@@ -15,8 +15,7 @@ from clm_policy.config.project import project_memory
 from conftest import git, run_process
 
 CODEX_STEPS = [
-    "next: mkdir -p .codex && clm-policy hook codex --print-settings > .codex/hooks.json   "
-    "# Codex: the hooks",
+    "next: clm-policy hook codex --install --project   # Codex: the hooks",
     "      codex   # trust this folder when Codex asks, then /hooks to review the hooks "
     "(untrusted ones never run)",
 ]
@@ -64,12 +63,9 @@ def test_init_codex_says_the_codex_steps(tmp_path: Path) -> None:
         "SubagentStop",
         "UserPromptSubmit",
     ]
-    # again, with the hooks file there: merged by hand, never overwritten
+    # again, with the hooks file there: the same step, which merges and keeps the file's own
     again = init(project, "--codex")
-    assert again[2] == (
-        "next: clm-policy hook codex --print-settings   # Codex: merge these hooks into "
-        ".codex/hooks.json by hand"
-    )
+    assert again[2:] == CODEX_STEPS
 
 
 def test_init_claude_code_says_only_claude_codes_steps(tmp_path: Path) -> None:

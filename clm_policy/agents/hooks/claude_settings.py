@@ -30,6 +30,7 @@ from clm_policy.base.paths import claude_config_dir
 
 SCRIPT = "clm-policy"
 HOOK_ARGS = ("hook", "claude-code")
+CODEX_HOOK_ARGS = ("hook", "codex")
 STATUSLINE_ARGS = ("statusline",)
 SETTINGS_LIMIT = 4 * 1024 * 1024
 SCOPES = ("project", "user")
@@ -90,11 +91,16 @@ def runs_clm_policy(command: object, args: tuple[str, ...]) -> bool:
 
 
 def merge(
-    settings: dict[str, Any], snippet: dict[str, Any], *, force: bool = False
+    settings: dict[str, Any],
+    snippet: dict[str, Any],
+    *,
+    force: bool = False,
+    args: tuple[str, ...] = HOOK_ARGS,
 ) -> tuple[dict[str, Any], list[str]]:
     """``settings`` with ``snippet`` merged in (a new dict; ``settings`` is not changed), and
     what changed, one line each ("added UserPromptSubmit hook", "statusLine: replaced `x` by
-    `y`", "statusLine: kept `x` ..."). An empty list: nothing to change.
+    `y`", "statusLine: kept `x` ..."). An empty list: nothing to change. Ours are the hooks
+    that run clm-policy with ``args`` (Codex's hooks.json: ``hook codex``, and no status line).
 
     Raises :class:`InputError` when ``hooks`` or an event's list is not what Claude Code reads
     (then nothing can be merged safely)."""
@@ -107,9 +113,10 @@ def merge(
         existing = hooks.get(event, [])
         if not isinstance(existing, list):
             raise InputError(f"`hooks.{event}` is {_kind(existing)}, expected a list")
-        hooks[event], change = _merge_event(event, existing, groups[0])
+        hooks[event], change = _merge_event(event, existing, groups[0], args)
         changes.append(change)
-    changes.append(_merge_status_line(merged, snippet["statusLine"], force))
+    if "statusLine" in snippet:
+        changes.append(_merge_status_line(merged, snippet["statusLine"], force))
     return merged, [change for change in changes if change]
 
 
@@ -136,7 +143,7 @@ def _merge_status_line(merged: dict[str, Any], ours: dict[str, Any], force: bool
 
 
 def _merge_event(
-    event: str, groups: list[Any], ours: dict[str, Any]
+    event: str, groups: list[Any], ours: dict[str, Any], args: tuple[str, ...]
 ) -> tuple[list[Any], str | None]:
     """One event's groups with ours in place of every clm-policy hook found (at the first
     one's place), or at the end; other groups and other hooks untouched."""
@@ -144,7 +151,7 @@ def _merge_event(
     found: list[dict[str, Any]] = []
     result: list[Any] = []
     for group in groups:
-        mine = _mine(group)
+        mine = _mine(group, args)
         if not mine:
             result.append(group)
             continue
@@ -165,14 +172,14 @@ def _merge_event(
     return result, f"{event} hook: replaced {old} by `{wanted['command']}`"
 
 
-def _mine(group: object) -> list[dict[str, Any]]:
-    """The hooks of ``group`` that run ``clm-policy hook claude-code`` (none in a group Claude
-    Code does not read: nor is such a group ours to touch)."""
+def _mine(group: object, args: tuple[str, ...] = HOOK_ARGS) -> list[dict[str, Any]]:
+    """The hooks of ``group`` that run ``clm-policy ARGS`` (``hook claude-code``; none in a
+    group the agent does not read: nor is such a group ours to touch)."""
     entries = group.get("hooks") if isinstance(group, dict) else None
     return [
         h
         for h in (entries if isinstance(entries, list) else [])
-        if isinstance(h, dict) and runs_clm_policy(h.get("command"), HOOK_ARGS)
+        if isinstance(h, dict) and runs_clm_policy(h.get("command"), args)
     ]
 
 
@@ -187,9 +194,10 @@ def _kind(value: object) -> str:
     return names.get(type(value), "null" if value is None else "a number")
 
 
-def read_settings(path: Path) -> dict[str, Any]:
+def read_settings(path: Path, what: str = "Claude Code settings") -> dict[str, Any]:
     """The JSON object in ``path`` ({} when it does not exist or holds only whitespace); a
-    file that is not a JSON object is an :class:`InputError` at its ``file:line:col``."""
+    file that is not a JSON object (``what`` it should be) is an :class:`InputError` at its
+    ``file:line:col``."""
     from clm_policy.formats.jsonio import parse_json
     from clm_policy.formats.textio import path_kind, read_text
 
@@ -204,7 +212,7 @@ def read_settings(path: Path) -> dict[str, Any]:
         offset = len(text) - len(text.lstrip())  # where the value starts
         line = text.count("\n", 0, offset) + 1
         at = Location(shown, line, offset - text.rfind("\n", 0, offset))
-        raise InputError(f"expected a JSON object (Claude Code settings), got {_kind(data)}", at)
+        raise InputError(f"expected a JSON object ({what}), got {_kind(data)}", at)
     return data
 
 
@@ -217,12 +225,14 @@ def install(path: Path, snippet: dict[str, Any], *, force: bool = False) -> list
     return [*changes, result]
 
 
-def update_json(path: Path, merge: Merge) -> tuple[str, list[str]]:
+def update_json(
+    path: Path, merge: Merge, what: str = "Claude Code settings"
+) -> tuple[str, list[str]]:
     """The JSON object in ``path`` replaced by what ``merge`` makes of it (see :func:`install`):
     the line saying whether it was written, and ``merge``'s changes."""
     from clm_policy.base.atomicfile import replace
 
-    data, merged, changes = merged_json(path, merge)
+    data, merged, changes = merged_json(path, merge, what)
     if merged == data:
         return f"{path}: already up to date; nothing written", changes
     target = Path(os.path.realpath(path))
@@ -236,12 +246,14 @@ def update_json(path: Path, merge: Merge) -> tuple[str, list[str]]:
     return f"wrote {path}", changes
 
 
-def merged_json(path: Path, merge: Merge) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+def merged_json(
+    path: Path, merge: Merge, what: str = "Claude Code settings"
+) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
     """The JSON object in ``path``, what ``merge`` makes of it and its changes, nothing
     written: an :class:`InputError` at the file for one :func:`update_json` would refuse (a
     command that writes other files first asks this, so that it writes none of them)."""
     _refuse_dangling_link(path)
-    data = read_settings(path)
+    data = read_settings(path, what)
     try:
         merged, changes = merge(data)
     except InputError as exc:
@@ -304,6 +316,41 @@ def settings_command(
     if print_settings:
         lines.append(json.dumps(snip, indent=2))
     return 0, "\n".join(lines)
+
+
+def codex_hooks_path(scope: str, cwd: Path) -> Path:
+    """The ``hooks.json`` Codex reads: ``<cwd>/.codex/hooks.json`` (project), or the person's,
+    for every project: ``$CODEX_HOME/hooks.json``, else ``~/.codex/hooks.json`` (user)."""
+    check_scope(scope)
+    if scope == "project":
+        return cwd / ".codex" / "hooks.json"
+    home = os.environ.get("CODEX_HOME", "")
+    return (Path(home) if os.path.isabs(home) else Path.home() / ".codex") / "hooks.json"
+
+
+def codex_install(scope: str, cwd: Path) -> list[str]:
+    """``clm-policy hook codex --install [--project|--user]``: merge the hooks of
+    ``codex.settings_snippet`` into the scope's ``hooks.json`` as :func:`install` does a
+    settings.json (the person's own hooks kept where they are; nothing written when the file
+    cannot be merged), the project's configuration written first when it has none. What was
+    done, one line each."""
+    from clm_policy.agents.hooks.codex import settings_snippet
+    from clm_policy.agents.hooks.hook import warm_policy
+
+    snip = settings_snippet(executable())
+    path = codex_hooks_path(scope, cwd)
+    what = "Codex hooks.json"
+    merged_json(path, lambda data: merge(data, snip, args=CODEX_HOOK_ARGS), what)
+    lines = project_config(cwd) if scope == "project" else []
+    result, changes = update_json(path, lambda data: merge(data, snip, args=CODEX_HOOK_ARGS), what)
+    lines += [result, *(f"  {c}" for c in changes)]
+    if result.startswith("wrote"):
+        lines.append(
+            "Codex runs them once you trust them: start codex, trust this folder when it asks "
+            "(a project's hooks), then /hooks to review them (untrusted ones never run)."
+        )
+    warm_policy(str(cwd))  # the first hook finds its policy compiled
+    return lines
 
 
 def project_config(cwd: Path) -> list[str]:
