@@ -90,10 +90,15 @@ def hook() -> None:
     is_flag=True,
     help="Merge the hooks and the status line into a settings.json, keeping everything else.",
 )
+@click.option(
+    "--uninstall",
+    is_flag=True,
+    help="Take clm-policy's hooks and status line out of a settings.json, keeping everything else.",
+)
 @scope_options(
-    "With --install: ./.claude/settings.json (the default).",
-    "With --install: ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json when that is "
-    "set: the one Claude Code reads).",
+    "With --install or --uninstall: ./.claude/settings.json (the default).",
+    "With --install or --uninstall: ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json "
+    "when that is set: the one Claude Code reads).",
 )
 @click.option("--force", is_flag=True, help="With --install: replace another tool's status line.")
 @click.option(
@@ -112,6 +117,7 @@ def hook() -> None:
 def claude_code(
     print_settings: bool,
     install: bool,
+    uninstall: bool,
     project_scope: bool,
     user_scope: bool,
     force: bool,
@@ -133,14 +139,24 @@ def claude_code(
     Examples:
       clm-policy hook claude-code --print-settings
       clm-policy hook claude-code --install --project
+      clm-policy hook claude-code --uninstall --project       # yours stay
       clm-policy hook claude-code --install --plugin --user   # the plugin, offline
       echo '{"hook_event_name": "UserPromptSubmit", ...}' | clm-policy hook claude-code
     """
-    modes = {"--print-settings": print_settings, "--install": install, "--engine": engine}
-    with_install = {"--project": project_scope, "--user": user_scope, "--force": force}
+    modes = {
+        "--print-settings": print_settings,
+        "--install": install,
+        "--uninstall": uninstall,
+        "--engine": engine,
+    }
     call = {"--policy": policy_ref, "--profile": profile, "--memory": memory}
-    check_flags(modes, {**with_install, "--plugin": plugin}, call)
-    scope = scope_of(project_scope, user_scope, install)
+    check_flags(modes, {"--force": force, "--plugin": plugin}, call)
+    scope = scope_of(project_scope, user_scope, install or uninstall)
+    if uninstall:
+        from clm_policy.agents.hooks.claude_settings import uninstall_command
+
+        echo("\n".join(uninstall_command("claude-code", scope, Path.cwd())))
+        return 0
     if plugin:
         if force:
             raise click.UsageError(
@@ -175,9 +191,14 @@ def claude_code(
     is_flag=True,
     help="Merge the hooks into Codex's hooks.json, keeping everything else.",
 )
+@click.option(
+    "--uninstall",
+    is_flag=True,
+    help="Take clm-policy's hooks out of Codex's hooks.json, keeping everything else.",
+)
 @scope_options(
-    "With --install: ./.codex/hooks.json (the default).",
-    "With --install: ~/.codex/hooks.json ($CODEX_HOME/hooks.json when that is set).",
+    "With --install or --uninstall: ./.codex/hooks.json (the default).",
+    "With --install or --uninstall: ~/.codex/hooks.json ($CODEX_HOME/hooks.json when that is set).",
 )
 @policy_option(OVERRIDE, configured=False)
 @profile_option(OVERRIDE, configured=False)
@@ -185,6 +206,7 @@ def claude_code(
 def codex(
     print_settings: bool,
     install: bool,
+    uninstall: bool,
     project_scope: bool,
     user_scope: bool,
     policy_ref: str | None,
@@ -201,13 +223,19 @@ def codex(
     \b
     Examples:
       clm-policy hook codex --install --project     # .codex/hooks.json, your hooks kept
+      clm-policy hook codex --uninstall --project   # ours out, yours stay
       clm-policy hook codex --print-settings        # the entries, to merge by hand
       echo '{"hook_event_name": "PreCompact", ...}' | clm-policy hook codex
     """
     call = {"--policy": policy_ref, "--profile": profile, "--memory": memory}
-    modes = {"--print-settings": print_settings, "--install": install}
-    check_flags(modes, {"--project": project_scope, "--user": user_scope}, call)
-    scope = scope_of(project_scope, user_scope, install)
+    modes = {"--print-settings": print_settings, "--install": install, "--uninstall": uninstall}
+    check_flags(modes, {}, call)
+    scope = scope_of(project_scope, user_scope, install or uninstall)
+    if uninstall:
+        from clm_policy.agents.hooks.claude_settings import uninstall_command
+
+        echo("\n".join(uninstall_command("codex", scope, Path.cwd())))
+        return 0
     if install:
         from clm_policy.agents.hooks.claude_settings import codex_install
 

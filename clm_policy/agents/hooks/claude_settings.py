@@ -303,7 +303,7 @@ def settings_command(
         path = settings_path(scope, cwd)
         merged_json(path, lambda data: merge(data, snip, force=force))  # refused: none written
         lines += project_config(cwd) if scope == "project" else []
-        lines += _install_report(path, install(path, snip, force=force))
+        lines += _install_report(path, scope, install(path, snip, force=force))
         from clm_policy.agents.hooks.hook import warm_policy
 
         warm_policy(str(cwd), "claude-code")  # the first hook finds its policy compiled
@@ -316,6 +316,74 @@ def settings_command(
     if print_settings:
         lines.append(json.dumps(snip, indent=2))
     return 0, "\n".join(lines)
+
+
+def unmerge(
+    settings: dict[str, Any], *, args: tuple[str, ...] = HOOK_ARGS, status_line: bool = True
+) -> tuple[dict[str, Any], list[str]]:
+    """``settings`` without clm-policy's entries (a new dict): every hook that runs
+    ``clm-policy ARGS``, a group or an event left empty by that, ``hooks`` itself when
+    nothing else is left in it, and (``status_line``) a status line that runs ``clm-policy
+    statusline``; everything else as it is. And what was removed, one line each."""
+    merged = copy.deepcopy(settings)
+    changes: list[str] = []
+    found = merged.get("hooks")
+    hooks: dict[str, Any] = found if isinstance(found, dict) else {}
+    for event, groups in list(hooks.items()):
+        kept, removed = _without_ours(groups if isinstance(groups, list) else [], args)
+        if not removed:
+            continue
+        changes.append(f"removed {event} hook {', '.join(f'`{c}`' for c in removed)}")
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if changes and not hooks:
+        del merged["hooks"]
+    current = merged.get("statusLine")
+    ours = isinstance(current, dict) and runs_clm_policy(current.get("command"), STATUSLINE_ARGS)
+    if status_line and ours:
+        del merged["statusLine"]
+        changes.append(f"removed statusLine `{_command(current)}`")
+    return merged, changes
+
+
+def _without_ours(groups: list[Any], args: tuple[str, ...]) -> tuple[list[Any], list[str]]:
+    """``groups`` without the hooks that run ``clm-policy ARGS`` (a group left with none is
+    dropped), and the commands removed."""
+    kept: list[Any] = []
+    removed: list[str] = []
+    for group in groups:
+        mine = _mine(group, args)
+        if not mine:
+            kept.append(group)
+            continue
+        removed += [_command(h) for h in mine]
+        rest = [h for h in group["hooks"] if not any(h is m for m in mine)]
+        if rest:
+            kept.append({**group, "hooks": rest})
+    return kept, removed
+
+
+def uninstall_command(agent: str, scope: str, cwd: Path) -> list[str]:
+    """``clm-policy hook claude-code|codex --uninstall [--project|--user]``: clm-policy's
+    entries taken out of the scope's settings.json (hooks and status line) or hooks.json,
+    the rest kept as it is; nothing written when it has none. What was done, one line each."""
+    if agent == "codex":
+        path, args, what = codex_hooks_path(scope, cwd), CODEX_HOOK_ARGS, "Codex hooks.json"
+    else:
+        path, args, what = settings_path(scope, cwd), HOOK_ARGS, "Claude Code settings"
+    status_line = agent != "codex"
+    result, changes = update_json(
+        path, lambda data: unmerge(data, args=args, status_line=status_line), what
+    )
+    if not changes:
+        return [f"{path}: no clm-policy hooks in it; nothing written"]
+    return [
+        result,
+        *(f"  {c}" for c in changes),
+        "The project's .clm-policy.yaml and its memory repository are kept.",
+    ]
 
 
 def codex_hooks_path(scope: str, cwd: Path) -> Path:
@@ -375,14 +443,13 @@ def has_hooks(path: Path) -> bool:
     )
 
 
-def _install_report(path: Path, changes: list[str]) -> list[str]:
+def _install_report(path: Path, scope: str, changes: list[str]) -> list[str]:
     *what, result = changes
     lines = [result, *(f"  {c}" for c in what)]
     if result.startswith("wrote"):
         lines += [
             "Start a new Claude Code session for it to take effect (/hooks lists the hooks). "
-            f"To undo: remove the entries whose command runs `{SCRIPT} hook claude-code`, and "
-            f"the `statusLine`, from {path}.",
+            f"To undo: {SCRIPT} hook claude-code --uninstall --{scope}.",
             "Or install clm-policy as a Claude Code plugin, which also compacts and hands off by "
             "itself in the terminal: clm-policy hook claude-code --install --plugin "
             "(docs/claude-code.md).",
