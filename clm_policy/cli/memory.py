@@ -86,6 +86,9 @@ def init(
         raise click.UsageError("--remote goes with --claude-code or --codex")
     if with_mcp and not claude_code:
         raise click.UsageError("--mcp goes with --claude-code")
+    given = click.get_current_context().get_parameter_source("project")
+    if not agent and given is not click.core.ParameterSource.DEFAULT:
+        raise click.UsageError("--project goes with --claude-code or --codex")
     if agent:
         from clm_policy.config.project import (
             FILENAME,
@@ -132,7 +135,7 @@ def init(
         for i, step in enumerate(steps):
             echo(f"{'next: ' if i == 0 else '      '}{step}")
     elif result.created:
-        echo(f"next: clm-policy compact --memory {directory} --state STATE.json")
+        echo(f"next: clm-policy compact --memory {shlex.quote(directory)} --state STATE.json")
     return 0
 
 

@@ -196,6 +196,12 @@ def test_decide_names_a_persisted_sessions_window(tmp_path: Path) -> None:
 
 
 def test_schema_command() -> None:
+    both = invoke("schema", "--list", "policy")  # the name was left out without a word
+    assert (both.exit_code, both.stdout) == (2, "")
+    assert both.stderr == (
+        "clm-policy schema: --list takes no NAME: give one or the other "
+        "(try 'clm-policy schema --help')\n"
+    )
     listed = invoke("schema", "--list")
     assert listed.stdout == (
         "experiment\nhandoff-manifest\npolicy\npolicy-test\nscenario\nsession-state\n"

@@ -97,6 +97,7 @@ def test_options_that_need_an_agent(tmp_path: Path) -> None:
         ([], "give DIR, or --claude-code or --codex to set a project up"),
         (["mem", "--remote", "origin"], "--remote goes with --claude-code or --codex"),
         (["--codex", "--mcp"], "--mcp goes with --claude-code"),
+        (["mem", "--project", "shop"], "--project goes with --claude-code or --codex"),
     ):
         done = run_process("init", *args, cwd=tmp_path)
         assert (done.returncode, done.stderr) == (
@@ -203,3 +204,17 @@ def test_the_git_remote_command_init_prints_is_quoted_for_the_shell(tmp_path: Pa
         "note: the memory repository has no remote 'team$x' yet; handoffs are pushed from it: "
         f"git -C {memory} remote add -- 'team$x' URL"
     ) in out
+
+
+def test_init_dir_says_what_is_wrong_with_it_and_quotes_the_next_step(tmp_path: Path) -> None:
+    """A file is "not a folder" (it was "not empty", of an empty file), an empty DIR is
+    named as such (it was the working folder, "."), and the next step runs as printed."""
+    (tmp_path / "f").touch()
+    for args, message in (
+        (["f"], "f: exists and is not a folder; choose a new or empty folder"),
+        ([""], "an empty folder name: name a new or empty folder"),
+    ):
+        done = run_process("init", *args, cwd=tmp_path)
+        assert (done.returncode, done.stderr) == (2, f"clm-policy: {message}\n")
+    out = init(tmp_path, "my mem")
+    assert out[1] == "next: clm-policy compact --memory 'my mem' --state STATE.json"
