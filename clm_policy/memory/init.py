@@ -55,7 +55,9 @@ def init_memory(directory: str | Path) -> InitResult:
         try:
             os.rename(building, target)  # replaces an empty folder; atomic
         except OSError:
-            check_new(target)  # someone filled it meanwhile: say so
+            if is_memory_repo(target):  # another process made it meanwhile (two hooks, two
+                return InitResult(target, created=False, commit=None)  # tool calls): it is
+            check_new(target)  # someone filled it with something else: say so
             raise
     finally:
         shutil.rmtree(building, ignore_errors=True)
