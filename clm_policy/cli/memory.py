@@ -80,15 +80,7 @@ def init(
     from clm_policy.memory.init import init_memory
 
     agent = claude_code or codex
-    if not agent and directory is None:
-        raise click.UsageError("give DIR, or --claude-code or --codex to set a project up")
-    if not agent and remote:
-        raise click.UsageError("--remote goes with --claude-code or --codex")
-    if with_mcp and not claude_code:
-        raise click.UsageError("--mcp goes with --claude-code")
-    given = click.get_current_context().get_parameter_source("project")
-    if not agent and given is not click.core.ParameterSource.DEFAULT:
-        raise click.UsageError("--project goes with --claude-code or --codex")
+    _check_usage(directory, agent, remote, with_mcp and not claude_code)
     if agent:
         from clm_policy.config.project import (
             FILENAME,
@@ -137,6 +129,21 @@ def init(
     elif result.created:
         echo(f"next: clm-policy compact --memory {shlex.quote(directory)} --state STATE.json")
     return 0
+
+
+def _check_usage(directory: str | None, agent: bool, remote: str | None, mcp_alone: bool) -> None:
+    """A usage error for a command line init cannot act on: nothing to do, or an option of a
+    project's set-up without --claude-code or --codex (``mcp_alone``: --mcp without
+    --claude-code)."""
+    if not agent and directory is None:
+        raise click.UsageError("give DIR, or --claude-code or --codex to set a project up")
+    if not agent and remote:
+        raise click.UsageError("--remote goes with --claude-code or --codex")
+    if mcp_alone:
+        raise click.UsageError("--mcp goes with --claude-code")
+    given = click.get_current_context().get_parameter_source("project")
+    if not agent and given is not click.core.ParameterSource.DEFAULT:
+        raise click.UsageError("--project goes with --claude-code or --codex")
 
 
 def _check_setup(root: Path, remote: str | None, with_mcp: bool) -> None:
