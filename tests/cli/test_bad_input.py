@@ -342,8 +342,9 @@ USAGE = " (try 'clm-policy decide --help')"
         ),
         (["frobnicate"], "clm-policy: No such command 'frobnicate'. (try 'clm-policy --help')"),
         (
-            ["hook", "codex", "--bogus"],
-            "clm-policy hook codex: No such option '--bogus'. (try 'clm-policy hook codex --help')",
+            ["hook", "codex", "--bogus"],  # (its --user, since --install and --uninstall)
+            "clm-policy hook codex: No such option '--bogus'. Did you mean '--user'? (try "
+            "'clm-policy hook codex --help')",
         ),
         (
             ["compact", "--session", "s", "--transcript", "t.jsonl"],
