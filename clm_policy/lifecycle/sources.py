@@ -128,6 +128,10 @@ def check(request: Request, sources: tuple[str, ...] = tuple(SOURCES)) -> str:
     """The one source ``request`` names among ``sources`` (the ones the command takes), or a
     :class:`UsageError`: none or several given, or figures without ``--tokens``."""
     given = request.given()
+    if not given and request.figures_given() and "tokens" in sources:
+        figures = request.figures_given()
+        verb = "goes" if len(figures) == 1 else "go"
+        raise UsageError(f"{_and(figures)} {verb} with --tokens N: give the context's tokens")
     if len(given) != 1 or given[0] not in sources:
         choices = _and([SOURCES[name] for name in sources], "or")
         got = _and([SOURCES[name].split()[0] for name in given])

@@ -311,6 +311,11 @@ USAGE = " (try 'clm-policy decide --help')"
             "'json'." + USAGE,
         ),
         (
+            ["decide", "--window", "200000", "--step", "3"],  # it said: give one of the sources
+            "clm-policy decide: --window and --step go with --tokens N: give the context's "
+            "tokens" + USAGE,
+        ),
+        (
             ["decide", "--state", "x.json", "--step", "3"],
             "clm-policy decide: --step goes with --tokens: a state file carries its own figures"
             + USAGE,
