@@ -207,3 +207,14 @@ class Sink:
         if not self.collect:
             raise error
         self.errors.append(error)
+
+
+class OutputFailed(ClmError):
+    """Standard output could not be written (a full disk, an I/O error; not a reader that
+    went away: :class:`OutputClosed`): the command stops there, and the CLI says so on
+    standard error and exits 2."""
+
+    @classmethod
+    def of(cls, exc: OSError) -> OutputFailed:
+        """The error for the ``OSError`` a write to standard output raised."""
+        return cls(f"cannot write standard output: {exc.strerror or exc}")

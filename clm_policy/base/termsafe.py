@@ -182,9 +182,9 @@ def echo(text: str = "", *, err: bool = False, nl: bool = True, lines: bool = Tr
     except OSError as exc:  # a full disk (`> /dev/full`), a file system that failed
         if err:
             return  # (nowhere left to say it)
-        from clm_policy.base.errors import InputError
+        from clm_policy.base.errors import OutputFailed
 
-        raise InputError(f"cannot write the output: {exc.strerror}") from None
+        raise OutputFailed.of(exc) from None
 
 
 _PIECE = 1024

@@ -117,11 +117,11 @@ def decide(
     state, reading = resolved.state, resolved.reading
     try:
         if not explain:
-            echo(render(policy.decide(state, profile, force=force), fmt, reading))
+            echo(render(policy.decide(state, profile, force=force), fmt, resolved))
             return 0
         explanation = policy.explain(state, profile, force=force)
         if fmt != "json":
-            echo(render_explanation(explanation) + transcript_note(reading))
+            echo(render_explanation(explanation, resolved.window_from) + transcript_note(reading))
             return 0
         payload: dict[str, Any] = explanation.decision.as_dict()
         payload.update(from_transcript(reading))

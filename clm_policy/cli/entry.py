@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 else:  # the C module itself: `signal` wraps it in enums, which costs start-up time
     import _signal as signal
 
-EXIT_INPUT = 2
 EXIT_INTERRUPTED = 130
 EXIT_OUTPUT_CLOSED = 141  # (clm_policy.cli.errors, not imported here: the quick paths)
 
@@ -157,17 +156,16 @@ def _log() -> None:
 def _answer(text: str) -> None:
     """Print a quick path's answer on standard output: a reader that went away (`| head`)
     ends the program with 141; an output that cannot be written (a full disk) with 2 and one
-    line saying why, as click's path says it (clm_policy.base.termsafe.echo)."""
+    line saying why, as click's path says it (:class:`~clm_policy.base.errors.OutputFailed`)."""
     from clm_policy.base.termsafe import write_fd
 
     try:
         written = write_fd(1, text)
     except OSError as exc:
-        try:  # noqa: SIM105 (contextlib would cost import time here)
-            write_fd(2, f"clm-policy: cannot write the output: {exc.strerror}")
-        except OSError:  # (nowhere left to say it)
-            pass
-        _finish(EXIT_INPUT)
+        from clm_policy.base.errors import OutputFailed
+        from clm_policy.cli import errors
+
+        _finish(errors.report([], OutputFailed.of(exc), ()))
     if not written:
         _finish(EXIT_OUTPUT_CLOSED)
 

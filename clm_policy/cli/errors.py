@@ -12,7 +12,13 @@ from __future__ import annotations
 import os
 from contextlib import suppress
 
-from clm_policy.base.errors import ClmError, Interrupted, OutputClosed, UsageError
+from clm_policy.base.errors import (
+    ClmError,
+    Interrupted,
+    OutputClosed,
+    OutputFailed,
+    UsageError,
+)
 from clm_policy.base.termsafe import echo, echo_json
 
 TYPE_CHECKING = False
@@ -35,6 +41,11 @@ def report(args: Sequence[str], exc: BaseException, commands: Sequence[str]) -> 
         return _interrupt(args, exc)
     if isinstance(exc, (OutputClosed, BrokenPipeError)):
         return _output_closed(exc)
+    if isinstance(exc, OutputFailed):
+        _stdout_to_devnull()
+        with suppress(OutputClosed, OSError):
+            echo(f"clm-policy: {exc.message}", err=True)
+        return EXIT_INPUT
     if isinstance(exc, UsageError):
         return fail(args, EXIT_INPUT, usage_line(command_path(args, commands), exc.message), exc)
     if isinstance(exc, ClmError):
@@ -77,17 +88,23 @@ def _output_closed(exc: BaseException) -> int:
     standard error (while that is open), and exit 141 — as a shell reports a program a closed
     pipe ended. Standard output goes nowhere from here, so that Python's last flush of it
     says nothing."""
+    _stdout_to_devnull()
+    left = getattr(exc, "left", None)
+    if left:
+        with suppress(OutputClosed):  # (standard error may be gone too)
+            echo(f"clm-policy: output closed; {left}", err=True)
+    return EXIT_OUTPUT_CLOSED
+
+
+def _stdout_to_devnull() -> None:
+    """Standard output goes nowhere from now on: what Python would flush at its end (what a
+    closed or full output did not take) says nothing, and fails nothing."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.close(devnull)
     except OSError:  # (no standard output at all: nothing to flush)
         pass
-    left = getattr(exc, "left", None)
-    if left:
-        with suppress(OutputClosed):  # (standard error may be gone too)
-            echo(f"clm-policy: output closed; {left}", err=True)
-    return EXIT_OUTPUT_CLOSED
 
 
 def _interrupted(exc: BaseException | None) -> bool:

@@ -75,7 +75,8 @@ def hook() -> None:
 
     \b
     For Codex CLI:
-      clm-policy hook codex --print-settings             # for .codex/hooks.json
+      clm-policy init --codex                            # .clm-policy.yaml + memory
+      clm-policy hook codex --install --project          # .codex/hooks.json
 
     See docs/claude-code.md and docs/codex.md.
     """
@@ -89,10 +90,15 @@ def hook() -> None:
     is_flag=True,
     help="Merge the hooks and the status line into a settings.json, keeping everything else.",
 )
+@click.option(
+    "--uninstall",
+    is_flag=True,
+    help="Take clm-policy's hooks and status line out of a settings.json, keeping everything else.",
+)
 @scope_options(
-    "With --install: ./.claude/settings.json (the default).",
-    "With --install: ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json when that is "
-    "set: the one Claude Code reads).",
+    "With --install or --uninstall: ./.claude/settings.json (the default).",
+    "With --install or --uninstall: ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json "
+    "when that is set: the one Claude Code reads).",
 )
 @click.option("--force", is_flag=True, help="With --install: replace another tool's status line.")
 @click.option(
@@ -111,6 +117,7 @@ def hook() -> None:
 def claude_code(
     print_settings: bool,
     install: bool,
+    uninstall: bool,
     project_scope: bool,
     user_scope: bool,
     force: bool,
@@ -132,14 +139,24 @@ def claude_code(
     Examples:
       clm-policy hook claude-code --print-settings
       clm-policy hook claude-code --install --project
+      clm-policy hook claude-code --uninstall --project       # yours stay
       clm-policy hook claude-code --install --plugin --user   # the plugin, offline
       echo '{"hook_event_name": "UserPromptSubmit", ...}' | clm-policy hook claude-code
     """
-    modes = {"--print-settings": print_settings, "--install": install, "--engine": engine}
-    with_install = {"--project": project_scope, "--user": user_scope, "--force": force}
+    modes = {
+        "--print-settings": print_settings,
+        "--install": install,
+        "--uninstall": uninstall,
+        "--engine": engine,
+    }
     call = {"--policy": policy_ref, "--profile": profile, "--memory": memory}
-    check_flags(modes, {**with_install, "--plugin": plugin}, call)
-    scope = scope_of(project_scope, user_scope, install)
+    check_flags(modes, {"--force": force, "--plugin": plugin}, call)
+    scope = scope_of(project_scope, user_scope, install or uninstall)
+    if uninstall:
+        from clm_policy.agents.hooks.claude_settings import uninstall_command
+
+        echo("\n".join(uninstall_command("claude-code", scope, Path.cwd())))
+        return 0
     if plugin:
         if force:
             raise click.UsageError(
@@ -169,25 +186,61 @@ def claude_code(
 @hook.command("codex")
 @events_named(codex_hooks.EVENTS)
 @click.option("--print-settings", is_flag=True, help="Print the hooks.json Codex reads, and exit.")
+@click.option(
+    "--install",
+    is_flag=True,
+    help="Merge the hooks into Codex's hooks.json, keeping everything else.",
+)
+@click.option(
+    "--uninstall",
+    is_flag=True,
+    help="Take clm-policy's hooks out of Codex's hooks.json, keeping everything else.",
+)
+@scope_options(
+    "With --install or --uninstall: ./.codex/hooks.json (the default).",
+    "With --install or --uninstall: ~/.codex/hooks.json ($CODEX_HOME/hooks.json when that is set).",
+)
 @policy_option(OVERRIDE, configured=False)
 @profile_option(OVERRIDE, configured=False)
 @memory_option(OVERRIDE, configured=False)
 def codex(
-    print_settings: bool, policy_ref: str | None, profile: str | None, memory: str | None
+    print_settings: bool,
+    install: bool,
+    uninstall: bool,
+    project_scope: bool,
+    user_scope: bool,
+    policy_ref: str | None,
+    profile: str | None,
+    memory: str | None,
 ) -> int:
     """Answer one Codex CLI hook call: the hook's JSON on standard input.
 
-    Codex runs this for {events} (the hooks.json from --print-settings, in ~/.codex/ or the
-    project's .codex/). It never stands in the agent's way: bad input, a missing rollout or
-    an error is exit 0 with no output, and a line in ~/.local/state/clm-policy/hook.log.
+    Codex runs this for {events} (installed with --install into the project's
+    .codex/hooks.json, or ~/.codex/hooks.json). It never stands in the agent's way: bad
+    input, a missing rollout or an error is exit 0 with no output, and a line in
+    ~/.local/state/clm-policy/hook.log.
 
     \b
     Examples:
-      clm-policy hook codex --print-settings > .codex/hooks.json
+      clm-policy hook codex --install --project     # .codex/hooks.json, your hooks kept
+      clm-policy hook codex --uninstall --project   # ours out, yours stay
+      clm-policy hook codex --print-settings        # the entries, to merge by hand
       echo '{"hook_event_name": "PreCompact", ...}' | clm-policy hook codex
     """
     call = {"--policy": policy_ref, "--profile": profile, "--memory": memory}
-    check_flags({"--print-settings": print_settings}, {}, call)
+    modes = {"--print-settings": print_settings, "--install": install, "--uninstall": uninstall}
+    check_flags(modes, {}, call)
+    scope = scope_of(project_scope, user_scope, install or uninstall)
+    if uninstall:
+        from clm_policy.agents.hooks.claude_settings import uninstall_command
+
+        echo("\n".join(uninstall_command("codex", scope, Path.cwd())))
+        return 0
+    if install:
+        from clm_policy.agents.hooks.claude_settings import codex_install
+
+        echo("\n".join(codex_install(scope, Path.cwd())))
+        return 0
     if print_settings:
         from clm_policy.agents.hooks.claude_settings import executable
         from clm_policy.agents.hooks.hook import warm_policy

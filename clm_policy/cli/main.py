@@ -162,7 +162,7 @@ def cli() -> None:
       clm-policy init --claude-code                    # Claude Code: .clm-policy.yaml, memory
       clm-policy hook claude-code --install --project  # ... its hooks and status line
       clm-policy init --codex                          # Codex CLI: .clm-policy.yaml, memory
-      mkdir -p .codex && clm-policy hook codex --print-settings > .codex/hooks.json
+      clm-policy hook codex --install --project        # ... its hooks, .codex/hooks.json
 
     \b
     Try:

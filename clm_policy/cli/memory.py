@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from clm_policy.base.errors import InputError
+from clm_policy.base.errors import InputError, quote
 from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option, memory_option, session_option
 from clm_policy.memory.layout import EVENTS
@@ -80,12 +80,7 @@ def init(
     from clm_policy.memory.init import init_memory
 
     agent = claude_code or codex
-    if not agent and directory is None:
-        raise click.UsageError("give DIR, or --claude-code or --codex to set a project up")
-    if not agent and remote:
-        raise click.UsageError("--remote goes with --claude-code or --codex")
-    if with_mcp and not claude_code:
-        raise click.UsageError("--mcp goes with --claude-code")
+    _check_usage(directory, agent, remote, with_mcp and not claude_code)
     if agent:
         from clm_policy.config.project import (
             FILENAME,
@@ -98,8 +93,7 @@ def init(
         root = Path(project)
         if not root.is_dir():
             raise InputError(f"{project}: no such project folder")
-        if remote:
-            _check_remote(remote, root)
+        _check_setup(root, remote, with_mcp)
         written = write_config(root, remote)
         where = root.absolute() / FILENAME
         if written:
@@ -133,8 +127,34 @@ def init(
         for i, step in enumerate(steps):
             echo(f"{'next: ' if i == 0 else '      '}{step}")
     elif result.created:
-        echo(f"next: clm-policy compact --memory {directory} --state STATE.json")
+        echo(f"next: clm-policy compact --memory {shlex.quote(directory)} --state STATE.json")
     return 0
+
+
+def _check_usage(directory: str | None, agent: bool, remote: str | None, mcp_alone: bool) -> None:
+    """A usage error for a command line init cannot act on: nothing to do, or an option of a
+    project's set-up without --claude-code or --codex (``mcp_alone``: --mcp without
+    --claude-code)."""
+    if not agent and directory is None:
+        raise click.UsageError("give DIR, or --claude-code or --codex to set a project up")
+    if not agent and remote:
+        raise click.UsageError("--remote goes with --claude-code or --codex")
+    if mcp_alone:
+        raise click.UsageError("--mcp goes with --claude-code")
+    given = click.get_current_context().get_parameter_source("project")
+    if not agent and given is not click.core.ParameterSource.DEFAULT:
+        raise click.UsageError("--project goes with --claude-code or --codex")
+
+
+def _check_setup(root: Path, remote: str | None, with_mcp: bool) -> None:
+    """Refuse, before anything is written, what would stop the setup halfway: a ``--remote``
+    (:func:`_check_remote`), a project's ``.mcp.json`` that ``--mcp`` cannot merge into."""
+    if remote:
+        _check_remote(remote, root)
+    if with_mcp:
+        from clm_policy.agents.mcp.install import check
+
+        check("project", root)
 
 
 def _check_remote(remote: str, root: Path) -> None:
@@ -145,6 +165,11 @@ def _check_remote(remote: str, root: Path) -> None:
     from clm_policy.memory.git.run import check_name
 
     check_name("remote", remote)
+    if "/" not in remote and ":" not in remote:  # a name (a URL or a path is not checked)
+        from clm_policy.memory.git.run import run_git
+
+        if run_git(root, ["check-ref-format", f"refs/remotes/{remote}/x"])[0] != 0:
+            raise InputError(f"invalid remote {quote(remote)}: not a name git takes for a remote")
     found = find_config(root)
     if found is not None and load_config(root).values.get("remote") != remote:
         raise InputError(
@@ -164,7 +189,7 @@ def _say_missing_remote(directory: str, remote: str) -> None:
     if code == 0 and remote not in names.split():
         echo(
             f"note: the memory repository has no remote {remote!r} yet; handoffs are pushed "
-            f"from it: git -C {shlex.quote(directory)} remote add -- {remote} URL"
+            f"from it: git -C {shlex.quote(directory)} remote add -- {shlex.quote(remote)} URL"
         )
 
 
@@ -183,16 +208,7 @@ def _agent_steps(project: Path, *, claude_code: bool, codex: bool, mcp: bool) ->
                 "tools (handoff, status, memory)"
             )
     if codex:
-        if (project / ".codex" / "hooks.json").exists():
-            steps.append(
-                "clm-policy hook codex --print-settings   # Codex: merge these hooks into "
-                ".codex/hooks.json by hand"
-            )
-        else:
-            steps.append(
-                "mkdir -p .codex && clm-policy hook codex --print-settings > "
-                ".codex/hooks.json   # Codex: the hooks"
-            )
+        steps.append("clm-policy hook codex --install --project   # Codex: the hooks")
         steps.append(
             "codex   # trust this folder when Codex asks, then /hooks to review the hooks "
             "(untrusted ones never run)"

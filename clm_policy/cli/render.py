@@ -11,17 +11,20 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from clm_policy.lifecycle.sources import Resolved
     from clm_policy.models.decision import Decision
     from clm_policy.transcripts.reading import TranscriptReading
 
 
-def render(decision: Decision, fmt: str, reading: TranscriptReading | None) -> str:
-    """What ``decide`` prints for ``decision`` (without ``--explain``)."""
+def render(decision: Decision, fmt: str, resolved: Resolved) -> str:
+    """What ``decide`` prints for ``decision`` (without ``--explain``) of the state
+    ``resolved``."""
+    reading = resolved.reading
     if fmt == "json":
         import json
 
         return json.dumps({**decision.as_dict(), **from_transcript(reading)}, indent=2)
-    return render_decision(decision) + transcript_note(reading)
+    return render_decision(decision, resolved.window_from) + transcript_note(reading)
 
 
 def from_transcript(reading: TranscriptReading | None) -> dict[str, Any]:

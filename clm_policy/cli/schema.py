@@ -17,9 +17,17 @@ def schema(name: str | None, list_: bool) -> int:
     """Print the JSON schema NAME (policy, session-state, ...).
 
     Point your editor at it for completion and checks in policy files; the shipped policies
-    carry a yaml-language-server modeline that does so.
+    carry a yaml-language-server modeline that does so. Without NAME (or with --list): the
+    names of the shipped schemas, one a line.
+
+    \b
+    Examples:
+      clm-policy schema --list
+      clm-policy schema policy > policy.schema.json
     """
     names = schema_names()
+    if list_ and name is not None:
+        raise click.UsageError("--list takes no NAME: give one or the other")
     if list_ or name is None:
         for known in names:
             echo(known)

@@ -412,8 +412,27 @@ def write_config(root: StrPath, remote: str | None = None) -> bool:
     project's default outside the work tree, so the file can be committed and shared."""
     if find_config(root) is not None:
         return False
+    if remote:
+        check_value("remote", remote)
     text = TEMPLATE.format(remote=f"remote: {remote}\n" if remote else "")
     from clm_policy.base.atomicfile import replace
 
     replace(os.path.join(root, FILENAME), text.encode("utf-8"))
     return True
+
+
+def check_value(key: str, value: str) -> None:
+    """An :class:`InputError` unless ``key: value``, written into the file as it is, reads
+    back as ``value``: a control character, a `` #`` (a comment), quotes around it or a
+    first character YAML gives a meaning would leave a file every command refuses, or one
+    that says something else."""
+    problem = ""
+    try:
+        values, _ = _values(f"{key}: {value}\n", FILENAME)
+    except InputError as exc:
+        problem = exc.message
+    else:
+        if values.get(key) != value:
+            problem = "it would read back as " + quote(values.get(key, ""))
+    if problem:
+        raise InputError(f"{key} {quote(value)} cannot be written into {FILENAME}: {problem}")

@@ -192,8 +192,8 @@ def _files(*, strict: bool) -> dict[str, TrustedFile]:
         data = read_private(path, STORE_LIMIT)
         if data is None:
             raise InputError(
-                "not a private file of yours (a symbolic link, another user's, or writable by "
-                "others): nothing in it is trusted; remove it and trust again",
+                "not a private file of yours (a folder, a symbolic link, another user's, or "
+                "writable by others): nothing in it is trusted; remove it and trust again",
                 Location(path),
             )
         files = _parse(data, path)

@@ -101,13 +101,15 @@ class Request(Record):
 
 class Resolved(Record):
     """A state from its source: the state, the transcript reading it came from (None but for
-    ``--transcript``) and the text and file it was read from (a state file or standard
-    input), which :meth:`locate` places later errors in."""
+    ``--transcript``), the text and file it was read from (a state file or standard input),
+    which :meth:`locate` places later errors in, and what gave the window the state holds, as
+    ``decide`` names it (``window from …``: a decision's ``window_source`` says ``state``)."""
 
     state: SessionState
     reading: TranscriptReading | None = None
     text: str | None = None
     file: str | None = None
+    window_from: str = "state"
     HASHABLE = False
 
     def locate(self, exc: StateError) -> StateError:
@@ -126,6 +128,10 @@ def check(request: Request, sources: tuple[str, ...] = tuple(SOURCES)) -> str:
     """The one source ``request`` names among ``sources`` (the ones the command takes), or a
     :class:`UsageError`: none or several given, or figures without ``--tokens``."""
     given = request.given()
+    if not given and request.figures_given() and "tokens" in sources:
+        figures = request.figures_given()
+        verb = "goes" if len(figures) == 1 else "go"
+        raise UsageError(f"{_and(figures)} {verb} with --tokens N: give the context's tokens")
     if len(given) != 1 or given[0] not in sources:
         choices = _and([SOURCES[name] for name in sources], "or")
         got = _and([SOURCES[name].split()[0] for name in given])
@@ -149,7 +155,7 @@ def resolve(
     if source == "tokens":
         if full:
             raise UsageError("--tokens gives figures, not a session: give a state")
-        return Resolved(figures(request))
+        return Resolved(figures(request), window_from="--window")
     if source == "transcript":
         assert request.transcript is not None
         if full:
@@ -157,11 +163,11 @@ def resolve(
             from clm_policy.transcripts.takeover import state_of
 
             reading = read_transcript(request.transcript, request.transcript_format)
-            return Resolved(state_of(reading), reading)
+            return Resolved(state_of(reading), reading, window_from="the transcript")
         from clm_policy.transcripts.reading import read_context
 
         reading = read_context(request.transcript, request.transcript_format)
-        return Resolved(reading.to_figures(), reading)
+        return Resolved(reading.to_figures(), reading, window_from="the transcript")
     if source == "session":
         from clm_policy.memory.git.write import MemoryRepo
         from clm_policy.memory.sessions import load_session
@@ -170,7 +176,8 @@ def resolve(
         if request.memory is None:
             raise UsageError("--session needs the memory repository it is in (--memory)")
         with MemoryRepo(request.memory) as repo:
-            return Resolved(load_session(repo, request.session).state)
+            state = load_session(repo, request.session).state
+        return Resolved(state, window_from="the session's state")
     assert request.state is not None
     return read_state_source(request.state)
 
@@ -187,7 +194,8 @@ def read_state_source(source: str) -> Resolved:
     else:
         file = source
         text = read_text(source, source, limit=STATE_LIMIT, what="state")
-    return Resolved(parse_state(text, file), None, text, file)
+    where = "the state on standard input" if source == "-" else "the state file"
+    return Resolved(parse_state(text, file), None, text, file, where)
 
 
 def figures(request: Request) -> SessionState:

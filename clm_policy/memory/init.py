@@ -30,7 +30,9 @@ class InitResult:
 def check_new(directory: str | Path) -> None:
     """Raise unless a memory repository can be created at ``directory`` (new or empty)."""
     target = Path(directory)
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+    if target.exists() and not target.is_dir():
+        raise InputError(f"{target}: exists and is not a folder; choose a new or empty folder")
+    if target.exists() and any(target.iterdir()):
         raise InputError(
             f"{target}: exists and is not empty (and is not a memory repository); "
             "choose a new or empty folder"
@@ -39,6 +41,8 @@ def check_new(directory: str | Path) -> None:
 
 def init_memory(directory: str | Path) -> InitResult:
     """Create a memory repository in ``directory``; an existing one is left as it is."""
+    if not os.fspath(directory):  # (Path("") is the working folder)
+        raise InputError("an empty folder name: name a new or empty folder")
     target = Path(directory)
     if is_memory_repo(target):
         return InitResult(target, created=False, commit=None)
@@ -51,7 +55,9 @@ def init_memory(directory: str | Path) -> InitResult:
         try:
             os.rename(building, target)  # replaces an empty folder; atomic
         except OSError:
-            check_new(target)  # someone filled it meanwhile: say so
+            if is_memory_repo(target):  # another process made it meanwhile (two hooks, two
+                return InitResult(target, created=False, commit=None)  # tool calls): it is
+            check_new(target)  # someone filled it with something else: say so
             raise
     finally:
         shutil.rmtree(building, ignore_errors=True)

@@ -14,10 +14,13 @@ if TYPE_CHECKING:  # decide prints through here on every prompt: no typing at ru
     from clm_policy.models.decision import Decision, Explanation
 
 
-def render_decision(d: Decision) -> str:
+def render_decision(d: Decision, state_window: str = "state") -> str:
+    """``d`` for people; ``state_window`` names what gave a window the state held (``decide``
+    says ``--window``, ``the transcript``, ``the state file``, ...)."""
     if d.context_window:
         share = round(100 * d.context_tokens / d.context_window)
-        window = f" of {d.context_window} ({share}%, window from {d.window_source})"
+        source = one_line(state_window if d.window_source == "state" else str(d.window_source))
+        window = f" of {d.context_window} ({share}%, window from {source})"
     else:
         window = " (window unknown)"
     lines = [
@@ -52,8 +55,13 @@ def _details(expression: str, names: dict[str, object], error: str | None) -> li
     return lines
 
 
-def render_explanation(e: Explanation) -> str:
-    lines = [render_decision(e.decision), "", "rules, in order (the first that holds decides):"]
+def render_explanation(e: Explanation, state_window: str = "state") -> str:
+    """``e`` for people: the decision (:func:`render_decision`), then every rule and guard."""
+    lines = [
+        render_decision(e.decision, state_window),
+        "",
+        "rules, in order (the first that holds decides):",
+    ]
     reached = True
     for r in e.rules:
         mark = "DECIDED" if r.decided else ("no" if reached else "not reached")

@@ -383,7 +383,7 @@ def test_install_user_writes_the_settings_claude_code_config_dir_names(
     assert (proc.returncode, proc.stderr) == (0, "")
     path = config / "settings.json"
     assert proc.stdout.splitlines()[0] == f"wrote {path}"
-    assert f"the `statusLine`, from {path}." in proc.stdout
+    assert "To undo: clm-policy hook claude-code --uninstall --user." in proc.stdout
     assert (
         json.loads(path.read_text())["hooks"].keys() == cs.snippet(cs.executable())["hooks"].keys()
     )
@@ -395,4 +395,125 @@ def test_install_user_writes_the_settings_claude_code_config_dir_names(
     assert proc.stdout.splitlines()[-1] == (
         f"note: {path} runs clm-policy's hooks too, and Claude Code runs the hooks of both "
         "files: keep them in one."
+    )
+
+
+@pytest.mark.parametrize("dangling", ["settings.json", ".claude"])
+def test_a_link_to_nothing_is_refused_and_nothing_is_created_where_it_points(
+    tmp_path: Path, dangling: str
+) -> None:
+    """A cloned project's ``.claude/settings.json`` (or ``.claude``) may be a link to a place
+    that does not exist: --install creates neither the file nor its folders there."""
+    project = tmp_path / "shop"
+    (project / ".claude").mkdir(parents=True)
+    nowhere = tmp_path / "elsewhere" / "deep" / "x"
+    link = project / ".claude" / dangling if dangling == "settings.json" else project / ".claude"
+    if dangling == ".claude":
+        link.rmdir()
+    link.symlink_to(nowhere)
+    result = run_process("hook", "claude-code", "--install", "--project", cwd=project)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"{link}: a symbolic link to {nowhere}, which does not exist: nothing written (create "
+        "that file, or remove the link)\n"
+    )
+    assert not (tmp_path / "elsewhere").exists()
+    assert link.is_symlink()
+
+
+def test_a_settings_file_that_cannot_be_merged_stops_the_install_before_the_configuration(
+    tmp_path: Path,
+) -> None:
+    """--install --project in a project without .clm-policy.yaml writes it only once the
+    settings can be merged: a broken settings.json leaves the project as it was."""
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"hooks": []}')
+    result = run_process("hook", "claude-code", "--install", "--project", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == f"{settings}: `hooks` is a list, expected an object\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".claude"]
+    assert settings.read_text() == '{"hooks": []}'
+
+
+USERS = {
+    "model": "opus",
+    "hooks": {
+        "UserPromptSubmit": [other("echo mine", matcher="")],
+        "Stop": [{"hooks": [{"type": "command", "command": "echo stop"}]}],
+    },
+    "permissions": {"allow": ["Bash(ls:*)"]},
+}
+
+
+@pytest.mark.parametrize("theirs", [USERS, {**USERS, "statusLine": {"command": "my-status"}}, {}])
+def test_uninstall_takes_out_what_install_put_in_and_nothing_else(
+    tmp_path: Path, theirs: dict[str, Any]
+) -> None:
+    """--install twice then --uninstall leaves the person's settings as they were (their own
+    hooks and status line kept); a second --uninstall writes nothing."""
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps(theirs))
+    for _ in range(2):
+        assert run_process("hook", "claude-code", "--install", cwd=tmp_path).returncode == 0
+    done = run_process("hook", "claude-code", "--uninstall", "--project", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"wrote {settings}"
+    assert lines[1].startswith("  removed UserPromptSubmit hook `")
+    assert lines[1].endswith(" hook claude-code`")
+    assert ("  removed statusLine `" in done.stdout) is ("statusLine" not in theirs)
+    assert lines[-1] == "The project's .clm-policy.yaml and its memory repository are kept."
+    assert json.loads(settings.read_text()) == theirs
+    again = run_process("hook", "claude-code", "--uninstall", cwd=tmp_path)
+    assert (again.returncode, again.stdout) == (
+        0,
+        f"{settings}: no clm-policy hooks in it; nothing written\n",
+    )
+    assert (tmp_path / ".clm-policy.yaml").is_file()
+
+
+def test_uninstall_refuses_a_broken_file_and_creates_none(tmp_path: Path) -> None:
+    settings = tmp_path / ".claude" / "settings.json"
+    done = run_process("hook", "claude-code", "--uninstall", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (
+        0,
+        f"{settings}: no clm-policy hooks in it; nothing written\n",
+    )
+    assert not settings.parent.exists()
+    settings.parent.mkdir()
+    settings.write_text("{oops")
+    refused = run_process("hook", "claude-code", "--uninstall", cwd=tmp_path)
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == (
+        f"{settings}:1:2: invalid JSON: Expecting property name enclosed in double quotes\n"
+    )
+    assert settings.read_text() == "{oops"
+    usage = run_process("hook", "claude-code", "--uninstall", "--force", cwd=tmp_path)
+    assert usage.returncode == 2
+    assert "--force goes with --install" in usage.stderr
+
+
+def test_uninstall_user_and_codex(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+    monkeypatch.chdir(tmp_path)
+    user = Path(os.environ["HOME"]) / ".claude" / "settings.json"
+    assert invoke("hook", "claude-code", "--install", "--user").exit_code == 0
+    done = invoke("hook", "claude-code", "--uninstall", "--user")
+    assert done.exit_code == 0, done.stderr
+    assert json.loads(user.read_text()) == {}
+    hooks = tmp_path / ".codex" / "hooks.json"
+    hooks.parent.mkdir()
+    theirs = {"hooks": {"Stop": [other("echo mine")]}}
+    hooks.write_text(json.dumps(theirs))
+    assert invoke("hook", "codex", "--install").exit_code == 0
+    assert invoke("hook", "claude-code", "--uninstall").stdout.endswith(
+        "no clm-policy hooks in it; nothing written\n"
+    )  # Claude Code's file: Codex's hooks are not its
+    done = invoke("hook", "codex", "--uninstall", "--project")
+    assert done.exit_code == 0, done.stderr
+    assert json.loads(hooks.read_text()) == theirs
+    assert invoke("hook", "codex", "--uninstall", "--user").stdout == (
+        f"{tmp_path / 'codex-home' / 'hooks.json'}: no clm-policy hooks in it; nothing written\n"
     )

@@ -701,3 +701,77 @@ def test_the_doc_decide_example_is_current() -> None:
     fixture = Path(__file__).parents[1] / "fixtures" / "transcripts" / "codex_rollout.jsonl"
     done = invoke("decide", "--transcript", str(fixture), "--policy", "claude-code")
     assert done.stdout.splitlines()[:-1] == shown
+
+
+def test_install_merges_into_the_projects_hooks_json_keeping_the_persons_own(
+    tmp_path: Path,
+) -> None:
+    """``hook codex --install --project``: the --help taught ``--print-settings >
+    .codex/hooks.json``, which replaced a file with the person's hooks in it. --install merges
+    ours in, keeps theirs where they are, and changes nothing the second time."""
+    hooks = tmp_path / ".codex" / "hooks.json"
+    hooks.parent.mkdir()
+    mine = {"hooks": [{"type": "command", "command": "echo mine"}]}
+    hooks.write_text(json.dumps({"hooks": {"Stop": [mine], "PreToolUse": [mine]}}))
+    exe = f"{Path(sys.executable).parent / 'clm-policy'}"
+
+    def install(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "clm_policy", "hook", "codex", "--install", *args],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=120,
+            check=False,
+        )
+
+    done = install("--project")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:3] == [
+        f"wrote {tmp_path / '.clm-policy.yaml'} (policy claude-code, profile coding)",
+        f"wrote {hooks}",
+        f"  added UserPromptSubmit hook `{exe} hook codex`",
+    ]
+    data = json.loads(hooks.read_text())
+    assert list(data) == ["hooks"]
+    assert data["hooks"]["PreToolUse"] == [mine]
+    assert data["hooks"]["Stop"][0] == mine  # theirs first, where it was
+    assert data["hooks"]["Stop"][1]["hooks"][0]["command"] == f"{exe} hook codex"
+    assert sorted(data["hooks"]) == sorted(
+        [*json.loads(invoke("hook", "codex", "--print-settings").stdout)["hooks"], "PreToolUse"]
+    )
+    before = hooks.read_text()
+    again = install()
+    assert (again.returncode, again.stdout) == (
+        0,
+        f"{hooks}: already up to date; nothing written\n",
+    )
+    assert hooks.read_text() == before
+
+
+def test_install_user_and_a_broken_hooks_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    codex_home = tmp_path / "codex-home"
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    project = tmp_path / "shop"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    done = invoke("hook", "codex", "--install", "--user")
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.splitlines()[0] == f"wrote {codex_home / 'hooks.json'}"
+    assert not (project / ".clm-policy.yaml").exists()  # --user sets no project up
+    broken = project / ".codex" / "hooks.json"
+    broken.parent.mkdir()
+    broken.write_text("[]")
+    refused = invoke("hook", "codex", "--install")
+    assert (refused.exit_code, refused.stdout) == (2, "")
+    assert (
+        refused.stderr == f"{broken}:1:1: expected a JSON object (Codex hooks.json), got a list\n"
+    )
+    assert broken.read_text() == "[]"
+    assert not (project / ".clm-policy.yaml").exists()
+    usage = invoke("hook", "codex", "--install", "--print-settings")
+    assert usage.exit_code == 2
+    assert invoke("hook", "codex", "--user").exit_code == 2

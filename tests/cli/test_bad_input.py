@@ -311,6 +311,11 @@ USAGE = " (try 'clm-policy decide --help')"
             "'json'." + USAGE,
         ),
         (
+            ["decide", "--window", "200000", "--step", "3"],  # it said: give one of the sources
+            "clm-policy decide: --window and --step go with --tokens N: give the context's "
+            "tokens" + USAGE,
+        ),
+        (
             ["decide", "--state", "x.json", "--step", "3"],
             "clm-policy decide: --step goes with --tokens: a state file carries its own figures"
             + USAGE,
@@ -354,8 +359,9 @@ USAGE = " (try 'clm-policy decide --help')"
             "clm-policy migrate: No such option '--format'. (try 'clm-policy migrate --help')",
         ),
         (
-            ["hook", "codex", "--bogus"],
-            "clm-policy hook codex: No such option '--bogus'. (try 'clm-policy hook codex --help')",
+            ["hook", "codex", "--bogus"],  # (its --user, since --install and --uninstall)
+            "clm-policy hook codex: No such option '--bogus'. Did you mean '--user'? (try "
+            "'clm-policy hook codex --help')",
         ),
         (
             ["compact", "--session", "s", "--transcript", "t.jsonl"],

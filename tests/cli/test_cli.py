@@ -146,7 +146,62 @@ def test_window_shortcut_and_status() -> None:
     assert (out["context_window"], out["window_source"]) == (200000, "state")
 
 
+CODEX_ROLLOUT = str(REPO / "tests" / "fixtures" / "transcripts" / "codex_rollout.jsonl")
+WINDOWED = '{"session_id": "s1", "tokens": {"context_tokens": 50000, "context_window": 200000}}'
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "window"),
+    [
+        (
+            ["--tokens", "50000", "--window", "200000"],
+            None,
+            "of 200000 (25%, window from --window)",
+        ),
+        (["--state", "STATE"], None, "of 200000 (25%, window from the state file)"),
+        (["--state", "-"], WINDOWED, "of 200000 (25%, window from the state on standard input)"),
+        (["--transcript", CODEX_ROLLOUT], None, "of 258400 (35%, window from the transcript)"),
+        (
+            ["--tokens", "50000", "-p", OPTION_B],
+            None,
+            "of 200000 (25%, window from profile coding)",
+        ),
+    ],
+)
+@pytest.mark.parametrize("explain", [False, True])
+def test_decide_names_where_the_window_came_from(
+    tmp_path: Path, args: list[str], stdin: str | None, window: str, explain: bool
+) -> None:
+    """``window from state`` was said of every window a state held, --window's and a
+    transcript's included: the text names the source the command line gave (the JSON's
+    ``window_source`` stays ``state``). Both paths: the quick one and click's (--explain)."""
+    state = tmp_path / "s.json"
+    state.write_text(WINDOWED)
+    args = [str(state) if a == "STATE" else a for a in args]
+    done = run_process("decide", *args, *(["--explain"] if explain else []), stdin=stdin)
+    assert done.returncode == 0, done.stderr
+    (line,) = [line for line in done.stdout.splitlines() if line.startswith("context:")]
+    assert line.endswith(window), line
+
+
+def test_decide_names_a_persisted_sessions_window(tmp_path: Path) -> None:
+    memory = tmp_path / "mem"
+    assert invoke("init", str(memory)).exit_code == 0
+    state = tmp_path / "s.json"
+    state.write_text(WINDOWED.replace('"s1"', '"demo"'))
+    assert invoke("compact", "-m", str(memory), "-s", str(state)).exit_code == 0
+    done = invoke("decide", "-m", str(memory), "--session", "demo")
+    assert done.exit_code == 0, done.stderr
+    assert "of 200000 (0%, window from the session's state)\n" in done.stdout
+
+
 def test_schema_command() -> None:
+    both = invoke("schema", "--list", "policy")  # the name was left out without a word
+    assert (both.exit_code, both.stdout) == (2, "")
+    assert both.stderr == (
+        "clm-policy schema: --list takes no NAME: give one or the other "
+        "(try 'clm-policy schema --help')\n"
+    )
     listed = invoke("schema", "--list")
     assert listed.stdout == (
         "experiment\nhandoff-manifest\npolicy\npolicy-test\nscenario\nsession-state\n"
@@ -244,7 +299,7 @@ def test_help_shows_the_set_up_commands_and_they_run(tmp_path: Path) -> None:
         "clm-policy init --claude-code",
         "clm-policy hook claude-code --install --project",
         "clm-policy init --codex",
-        "mkdir -p .codex && clm-policy hook codex --print-settings > .codex/hooks.json",
+        "clm-policy hook codex --install --project",
     ]
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
     for command in commands:

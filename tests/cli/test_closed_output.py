@@ -117,5 +117,34 @@ def test_an_output_that_cannot_be_written_is_bad_input_not_a_bug(tmp_path: Path)
         assert (args, proc.returncode, proc.stderr) == (
             args,
             2,
-            "clm-policy: cannot write the output: No space left on device\n",
+            "clm-policy: cannot write standard output: No space left on device\n",
         )
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full to fill")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["decide", "--tokens", "5"],  # the quick path: it wrote a traceback and exit 1
+        ["decide", "--tokens", "5", "--explain"],
+        ["decide", "--tokens", "5", "--format", "json"],
+        ["schema", "policy"],
+        ["hook", "codex", "--print-settings"],
+    ],
+)
+def test_an_output_that_cannot_be_written_is_said_in_one_line_exit_2(args: list[str]) -> None:
+    """A full disk is no bug (it was an internal error, exit 3, or a traceback): one line on
+    standard error, exit 2, and nothing Python could not flush at its end."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "clm_policy", *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert (done.returncode, done.stderr) == (
+        2,
+        "clm-policy: cannot write standard output: No space left on device\n",
+    )

@@ -15,8 +15,7 @@ from clm_policy.config.project import project_memory
 from conftest import git, run_process
 
 CODEX_STEPS = [
-    "next: mkdir -p .codex && clm-policy hook codex --print-settings > .codex/hooks.json   "
-    "# Codex: the hooks",
+    "next: clm-policy hook codex --install --project   # Codex: the hooks",
     "      codex   # trust this folder when Codex asks, then /hooks to review the hooks "
     "(untrusted ones never run)",
 ]
@@ -64,12 +63,9 @@ def test_init_codex_says_the_codex_steps(tmp_path: Path) -> None:
         "SubagentStop",
         "UserPromptSubmit",
     ]
-    # again, with the hooks file there: merged by hand, never overwritten
+    # again, with the hooks file there: the same step, which merges and keeps the file's own
     again = init(project, "--codex")
-    assert again[2] == (
-        "next: clm-policy hook codex --print-settings   # Codex: merge these hooks into "
-        ".codex/hooks.json by hand"
-    )
+    assert again[2:] == CODEX_STEPS
 
 
 def test_init_claude_code_says_only_claude_codes_steps(tmp_path: Path) -> None:
@@ -101,6 +97,7 @@ def test_options_that_need_an_agent(tmp_path: Path) -> None:
         ([], "give DIR, or --claude-code or --codex to set a project up"),
         (["mem", "--remote", "origin"], "--remote goes with --claude-code or --codex"),
         (["--codex", "--mcp"], "--mcp goes with --claude-code"),
+        (["mem", "--project", "shop"], "--project goes with --claude-code or --codex"),
     ):
         done = run_process("init", *args, cwd=tmp_path)
         assert (done.returncode, done.stderr) == (
@@ -153,3 +150,71 @@ def test_init_refuses_a_remote_it_would_not_write_or_that_is_an_option(tmp_path:
         f"`remote: origin` to it yourself, then run clm-policy trust {config}\n",
     )
     assert config.read_text() == before
+
+
+def test_a_broken_mcp_json_stops_init_mcp_before_anything_is_written(tmp_path: Path) -> None:
+    """``init --claude-code --mcp`` with a ``.mcp.json`` it cannot merge into writes neither
+    the configuration nor the memory repository (it wrote both, then stopped at the file)."""
+    project = tmp_path / "shop"
+    project.mkdir()
+    (project / ".mcp.json").write_text("{,}")
+    refused = run_process("init", "--claude-code", "--mcp", cwd=project)
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == (
+        ".mcp.json:1:2: invalid JSON: Expecting property name enclosed in double quotes\n"
+    )
+    assert sorted(p.name for p in project.iterdir()) == [".mcp.json"]
+    assert not os.path.exists(project_memory(project))
+    assert (project / ".mcp.json").read_text() == "{,}"
+
+
+def test_a_remote_the_file_cannot_hold_or_git_cannot_name_is_refused_before_writing(
+    tmp_path: Path,
+) -> None:
+    """--remote is written into .clm-policy.yaml as it is: one that would not read back (a
+    control character, `` #``, quotes) left a file every command refused, or one naming
+    another remote; a name git refuses for a remote was trusted and failed at each push."""
+    cases = {
+        "a/\x1b[31mred": "remote 'a/\\x1b[31mred' cannot be written into .clm-policy.yaml: "
+        "unprintable character U+001B in a value",
+        "team/x #c": "remote 'team/x #c' cannot be written into .clm-policy.yaml: it would "
+        "read back as 'team/x'",
+        "'origin'": "remote \"'origin'\" cannot be written into .clm-policy.yaml: it would "
+        "read back as 'origin'",
+        "&a/b": "remote '&a/b' cannot be written into .clm-policy.yaml: expected a plain or "
+        "quoted string, got '&a/b'",
+        "bad name;rm": "invalid remote 'bad name;rm': not a name git takes for a remote",
+    }
+    for i, (remote, message) in enumerate(cases.items()):
+        project = tmp_path / f"p{i}"
+        project.mkdir()
+        refused = run_process("init", "--claude-code", "--remote", remote, cwd=project)
+        assert (refused.returncode, refused.stdout) == (2, "")
+        assert refused.stderr == f"clm-policy: {message}\n"
+        assert list(project.iterdir()) == []
+        assert not os.path.exists(project_memory(project))
+
+
+def test_the_git_remote_command_init_prints_is_quoted_for_the_shell(tmp_path: Path) -> None:
+    project = tmp_path / "shop"
+    project.mkdir()
+    out = init(project, "--claude-code", "--remote", "team$x")
+    memory = project_memory(project)
+    assert (
+        "note: the memory repository has no remote 'team$x' yet; handoffs are pushed from it: "
+        f"git -C {memory} remote add -- 'team$x' URL"
+    ) in out
+
+
+def test_init_dir_says_what_is_wrong_with_it_and_quotes_the_next_step(tmp_path: Path) -> None:
+    """A file is "not a folder" (it was "not empty", of an empty file), an empty DIR is
+    named as such (it was the working folder, "."), and the next step runs as printed."""
+    (tmp_path / "f").touch()
+    for args, message in (
+        (["f"], "f: exists and is not a folder; choose a new or empty folder"),
+        ([""], "an empty folder name: name a new or empty folder"),
+    ):
+        done = run_process("init", *args, cwd=tmp_path)
+        assert (done.returncode, done.stderr) == (2, f"clm-policy: {message}\n")
+    out = init(tmp_path, "my mem")
+    assert out[1] == "next: clm-policy compact --memory 'my mem' --state STATE.json"

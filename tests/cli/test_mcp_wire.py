@@ -162,3 +162,35 @@ def _unanswered_then_served(server: Server) -> None:
         "error": {"code": -32601, "message": "Method not found", "data": "no/such"},
     }
     assert server.close() == 0
+
+
+def test_requests_in_flight_when_input_ends_are_answered_before_the_server_exits(
+    tmp_path: Path,
+) -> None:
+    """A client that sends its requests and closes its end (a script, ``printf ... |
+    clm-policy mcp``) gets every answer: the SDK stopped at the end of its input, and the
+    answer to a tool still running was lost — its commit made, and never reported. The three
+    writes make the project's memory at once: the two that lose the race use the one made
+    (they failed: "exists and is not empty")."""
+    from conftest import git
+
+    git(tmp_path, "init", "-q")
+    with serving(tmp_path) as server:
+        for n in range(3):
+            server.send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 10 + n,
+                    "method": "tools/call",
+                    "params": {"name": "memory_write", "arguments": {"key": f"k{n}", "text": "x"}},
+                }
+            )
+        server.send({"jsonrpc": "2.0", "id": 20, "method": "tools/list"})
+        assert server.process.stdin is not None
+        assert server.process.stdout is not None
+        server.process.stdin.close()
+        answers = [json.loads(line) for line in server.process.stdout.read().splitlines()]
+        server.process.stdout.close()
+        assert server.process.wait(timeout=60) == 0
+    assert sorted(a["id"] for a in answers) == [10, 11, 12, 20]
+    assert [a for a in answers if "result" not in a or a["result"].get("isError")] == []

@@ -171,9 +171,23 @@ def test_a_record_that_is_not_private_trusts_nothing(project: Path) -> None:
     listed = invoke("trust", "--list")
     assert listed.exit_code == 2
     assert listed.stderr == (
-        f"{store_path()}: not a private file of yours (a symbolic link, another user's, or "
-        "writable by others): nothing in it is trusted; remove it and trust again\n"
+        f"{store_path()}: not a private file of yours (a folder, a symbolic link, another "
+        "user's, or writable by others): nothing in it is trusted; remove it and trust again\n"
     )
+
+
+def test_a_record_that_is_a_folder_trusts_nothing_and_is_no_internal_error(
+    project: Path,
+) -> None:
+    """A folder where the record belongs: the hooks' settings trust nothing and `trust` says
+    what is wrong (exit 2); it was an internal error (IsADirectoryError), exit 3."""
+    os.makedirs(store_path())
+    assert setting("remote", None, load_config(project)) is None
+    take_ignored()
+    for args in (["trust"], ["trust", "--list"]):
+        refused = invoke(*args)
+        assert (refused.exit_code, refused.stdout) == (2, "")
+        assert refused.stderr.startswith(f"{store_path()}: not a private file of yours (a folder")
 
 
 def test_commands_warn_once_and_use_the_default(project: Path) -> None:

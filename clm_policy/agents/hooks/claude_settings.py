@@ -30,9 +30,12 @@ from clm_policy.base.paths import claude_config_dir
 
 SCRIPT = "clm-policy"
 HOOK_ARGS = ("hook", "claude-code")
+CODEX_HOOK_ARGS = ("hook", "codex")
 STATUSLINE_ARGS = ("statusline",)
 SETTINGS_LIMIT = 4 * 1024 * 1024
 SCOPES = ("project", "user")
+Merge = Callable[[dict[str, Any]], tuple[dict[str, Any], list[str]]]
+"""What a file's JSON object becomes, and the changes said (:func:`update_json`)."""
 
 
 def executable() -> str:
@@ -88,11 +91,16 @@ def runs_clm_policy(command: object, args: tuple[str, ...]) -> bool:
 
 
 def merge(
-    settings: dict[str, Any], snippet: dict[str, Any], *, force: bool = False
+    settings: dict[str, Any],
+    snippet: dict[str, Any],
+    *,
+    force: bool = False,
+    args: tuple[str, ...] = HOOK_ARGS,
 ) -> tuple[dict[str, Any], list[str]]:
     """``settings`` with ``snippet`` merged in (a new dict; ``settings`` is not changed), and
     what changed, one line each ("added UserPromptSubmit hook", "statusLine: replaced `x` by
-    `y`", "statusLine: kept `x` ..."). An empty list: nothing to change.
+    `y`", "statusLine: kept `x` ..."). An empty list: nothing to change. Ours are the hooks
+    that run clm-policy with ``args`` (Codex's hooks.json: ``hook codex``, and no status line).
 
     Raises :class:`InputError` when ``hooks`` or an event's list is not what Claude Code reads
     (then nothing can be merged safely)."""
@@ -105,9 +113,10 @@ def merge(
         existing = hooks.get(event, [])
         if not isinstance(existing, list):
             raise InputError(f"`hooks.{event}` is {_kind(existing)}, expected a list")
-        hooks[event], change = _merge_event(event, existing, groups[0])
+        hooks[event], change = _merge_event(event, existing, groups[0], args)
         changes.append(change)
-    changes.append(_merge_status_line(merged, snippet["statusLine"], force))
+    if "statusLine" in snippet:
+        changes.append(_merge_status_line(merged, snippet["statusLine"], force))
     return merged, [change for change in changes if change]
 
 
@@ -134,7 +143,7 @@ def _merge_status_line(merged: dict[str, Any], ours: dict[str, Any], force: bool
 
 
 def _merge_event(
-    event: str, groups: list[Any], ours: dict[str, Any]
+    event: str, groups: list[Any], ours: dict[str, Any], args: tuple[str, ...]
 ) -> tuple[list[Any], str | None]:
     """One event's groups with ours in place of every clm-policy hook found (at the first
     one's place), or at the end; other groups and other hooks untouched."""
@@ -142,7 +151,7 @@ def _merge_event(
     found: list[dict[str, Any]] = []
     result: list[Any] = []
     for group in groups:
-        mine = _mine(group)
+        mine = _mine(group, args)
         if not mine:
             result.append(group)
             continue
@@ -163,14 +172,14 @@ def _merge_event(
     return result, f"{event} hook: replaced {old} by `{wanted['command']}`"
 
 
-def _mine(group: object) -> list[dict[str, Any]]:
-    """The hooks of ``group`` that run ``clm-policy hook claude-code`` (none in a group Claude
-    Code does not read: nor is such a group ours to touch)."""
+def _mine(group: object, args: tuple[str, ...] = HOOK_ARGS) -> list[dict[str, Any]]:
+    """The hooks of ``group`` that run ``clm-policy ARGS`` (``hook claude-code``; none in a
+    group the agent does not read: nor is such a group ours to touch)."""
     entries = group.get("hooks") if isinstance(group, dict) else None
     return [
         h
         for h in (entries if isinstance(entries, list) else [])
-        if isinstance(h, dict) and runs_clm_policy(h.get("command"), HOOK_ARGS)
+        if isinstance(h, dict) and runs_clm_policy(h.get("command"), args)
     ]
 
 
@@ -185,9 +194,10 @@ def _kind(value: object) -> str:
     return names.get(type(value), "null" if value is None else "a number")
 
 
-def read_settings(path: Path) -> dict[str, Any]:
+def read_settings(path: Path, what: str = "Claude Code settings") -> dict[str, Any]:
     """The JSON object in ``path`` ({} when it does not exist or holds only whitespace); a
-    file that is not a JSON object is an :class:`InputError` at its ``file:line:col``."""
+    file that is not a JSON object (``what`` it should be) is an :class:`InputError` at its
+    ``file:line:col``."""
     from clm_policy.formats.jsonio import parse_json
     from clm_policy.formats.textio import path_kind, read_text
 
@@ -202,30 +212,27 @@ def read_settings(path: Path) -> dict[str, Any]:
         offset = len(text) - len(text.lstrip())  # where the value starts
         line = text.count("\n", 0, offset) + 1
         at = Location(shown, line, offset - text.rfind("\n", 0, offset))
-        raise InputError(f"expected a JSON object (Claude Code settings), got {_kind(data)}", at)
+        raise InputError(f"expected a JSON object ({what}), got {_kind(data)}", at)
     return data
 
 
 def install(path: Path, snippet: dict[str, Any], *, force: bool = False) -> list[str]:
     """Merge ``snippet`` into the settings file ``path`` (made, with its folder, if missing)
     and say what changed; the file is replaced atomically, and not written at all when
-    nothing changes or it cannot be read. A symlink is followed: its target is updated."""
+    nothing changes or it cannot be read. A symlink is followed: its target is updated (a
+    link to nothing is refused)."""
     result, changes = update_json(path, lambda data: merge(data, snippet, force=force))
     return [*changes, result]
 
 
 def update_json(
-    path: Path, merge: Callable[[dict[str, Any]], tuple[dict[str, Any], list[str]]]
+    path: Path, merge: Merge, what: str = "Claude Code settings"
 ) -> tuple[str, list[str]]:
     """The JSON object in ``path`` replaced by what ``merge`` makes of it (see :func:`install`):
     the line saying whether it was written, and ``merge``'s changes."""
     from clm_policy.base.atomicfile import replace
 
-    data = read_settings(path)
-    try:
-        merged, changes = merge(data)
-    except InputError as exc:
-        raise InputError(exc.message, Location(str(path))) from None
+    data, merged, changes = merged_json(path, merge, what)
     if merged == data:
         return f"{path}: already up to date; nothing written", changes
     target = Path(os.path.realpath(path))
@@ -237,6 +244,34 @@ def update_json(
         mode = None  # a new file, as any other: 0o666 less the umask
     replace(target, text.encode("utf-8"), mode=mode)
     return f"wrote {path}", changes
+
+
+def merged_json(
+    path: Path, merge: Merge, what: str = "Claude Code settings"
+) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    """The JSON object in ``path``, what ``merge`` makes of it and its changes, nothing
+    written: an :class:`InputError` at the file for one :func:`update_json` would refuse (a
+    command that writes other files first asks this, so that it writes none of them)."""
+    _refuse_dangling_link(path)
+    data = read_settings(path, what)
+    try:
+        merged, changes = merge(data)
+    except InputError as exc:
+        raise InputError(exc.message, Location(str(path))) from None
+    return data, merged, changes
+
+
+def _refuse_dangling_link(path: Path) -> None:
+    """An :class:`InputError` when ``path``, or a folder above it, is a symbolic link to
+    nothing: writing through it would create the file, and the folders above it, wherever
+    the link points (a cloned project's ``.claude/settings.json`` may be such a link)."""
+    for link in (path, *path.parents):
+        if link.is_symlink() and not link.exists():
+            raise InputError(
+                f"a symbolic link to {os.readlink(link)}, which does not exist: nothing written "
+                "(create that file, or remove the link)",
+                Location(str(link)),
+            )
 
 
 def check_scope(scope: str) -> None:
@@ -263,10 +298,12 @@ def settings_command(
     snip = snippet(executable())
     if not (print_settings or installing):
         raise InputError("give --print-settings or --install")
-    lines = project_config(cwd) if installing and scope == "project" else []
+    lines: list[str] = []
     if installing:
         path = settings_path(scope, cwd)
-        lines += _install_report(path, install(path, snip, force=force))
+        merged_json(path, lambda data: merge(data, snip, force=force))  # refused: none written
+        lines += project_config(cwd) if scope == "project" else []
+        lines += _install_report(path, scope, install(path, snip, force=force))
         from clm_policy.agents.hooks.hook import warm_policy
 
         warm_policy(str(cwd), "claude-code")  # the first hook finds its policy compiled
@@ -279,6 +316,109 @@ def settings_command(
     if print_settings:
         lines.append(json.dumps(snip, indent=2))
     return 0, "\n".join(lines)
+
+
+def unmerge(
+    settings: dict[str, Any], *, args: tuple[str, ...] = HOOK_ARGS, status_line: bool = True
+) -> tuple[dict[str, Any], list[str]]:
+    """``settings`` without clm-policy's entries (a new dict): every hook that runs
+    ``clm-policy ARGS``, a group or an event left empty by that, ``hooks`` itself when
+    nothing else is left in it, and (``status_line``) a status line that runs ``clm-policy
+    statusline``; everything else as it is. And what was removed, one line each."""
+    merged = copy.deepcopy(settings)
+    changes: list[str] = []
+    found = merged.get("hooks")
+    hooks: dict[str, Any] = found if isinstance(found, dict) else {}
+    for event, groups in list(hooks.items()):
+        kept, removed = _without_ours(groups if isinstance(groups, list) else [], args)
+        if not removed:
+            continue
+        changes.append(f"removed {event} hook {', '.join(f'`{c}`' for c in removed)}")
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if changes and not hooks:
+        del merged["hooks"]
+    current = merged.get("statusLine")
+    ours = isinstance(current, dict) and runs_clm_policy(current.get("command"), STATUSLINE_ARGS)
+    if status_line and ours:
+        del merged["statusLine"]
+        changes.append(f"removed statusLine `{_command(current)}`")
+    return merged, changes
+
+
+def _without_ours(groups: list[Any], args: tuple[str, ...]) -> tuple[list[Any], list[str]]:
+    """``groups`` without the hooks that run ``clm-policy ARGS`` (a group left with none is
+    dropped), and the commands removed."""
+    kept: list[Any] = []
+    removed: list[str] = []
+    for group in groups:
+        mine = _mine(group, args)
+        if not mine:
+            kept.append(group)
+            continue
+        removed += [_command(h) for h in mine]
+        rest = [h for h in group["hooks"] if not any(h is m for m in mine)]
+        if rest:
+            kept.append({**group, "hooks": rest})
+    return kept, removed
+
+
+def uninstall_command(agent: str, scope: str, cwd: Path) -> list[str]:
+    """``clm-policy hook claude-code|codex --uninstall [--project|--user]``: clm-policy's
+    entries taken out of the scope's settings.json (hooks and status line) or hooks.json,
+    the rest kept as it is; nothing written when it has none. What was done, one line each."""
+    if agent == "codex":
+        path, args, what = codex_hooks_path(scope, cwd), CODEX_HOOK_ARGS, "Codex hooks.json"
+    else:
+        path, args, what = settings_path(scope, cwd), HOOK_ARGS, "Claude Code settings"
+    status_line = agent != "codex"
+    result, changes = update_json(
+        path, lambda data: unmerge(data, args=args, status_line=status_line), what
+    )
+    if not changes:
+        return [f"{path}: no clm-policy hooks in it; nothing written"]
+    return [
+        result,
+        *(f"  {c}" for c in changes),
+        "The project's .clm-policy.yaml and its memory repository are kept.",
+    ]
+
+
+def codex_hooks_path(scope: str, cwd: Path) -> Path:
+    """The ``hooks.json`` Codex reads: ``<cwd>/.codex/hooks.json`` (project), or the person's,
+    for every project: ``$CODEX_HOME/hooks.json``, else ``~/.codex/hooks.json`` (user)."""
+    check_scope(scope)
+    if scope == "project":
+        return cwd / ".codex" / "hooks.json"
+    home = os.environ.get("CODEX_HOME", "")
+    return (Path(home) if os.path.isabs(home) else Path.home() / ".codex") / "hooks.json"
+
+
+def codex_install(scope: str, cwd: Path) -> list[str]:
+    """``clm-policy hook codex --install [--project|--user]``: merge the hooks of
+    ``codex.settings_snippet`` into the scope's ``hooks.json`` as :func:`install` does a
+    settings.json (the person's own hooks kept where they are; nothing written when the file
+    cannot be merged), the project's configuration written first when it has none. What was
+    done, one line each."""
+    from clm_policy.agents.hooks.codex import settings_snippet
+    from clm_policy.agents.hooks.hook import warm_policy
+
+    snip = settings_snippet(executable())
+    path = codex_hooks_path(scope, cwd)
+    what = "Codex hooks.json"
+    merged_json(path, lambda data: merge(data, snip, args=CODEX_HOOK_ARGS), what)
+    lines = project_config(cwd) if scope == "project" else []
+    result, changes = update_json(path, lambda data: merge(data, snip, args=CODEX_HOOK_ARGS), what)
+    lines += [result, *(f"  {c}" for c in changes)]
+    if result.startswith("wrote"):
+        lines.append(
+            "Codex runs them once you trust them: start codex, trust this folder when it asks "
+            "(a project's hooks), then /hooks to review them (untrusted ones never run)."
+        )
+    warm_policy(str(cwd))  # the first hook finds its policy compiled
+    return lines
 
 
 def project_config(cwd: Path) -> list[str]:
@@ -303,14 +443,13 @@ def has_hooks(path: Path) -> bool:
     )
 
 
-def _install_report(path: Path, changes: list[str]) -> list[str]:
+def _install_report(path: Path, scope: str, changes: list[str]) -> list[str]:
     *what, result = changes
     lines = [result, *(f"  {c}" for c in what)]
     if result.startswith("wrote"):
         lines += [
             "Start a new Claude Code session for it to take effect (/hooks lists the hooks). "
-            f"To undo: remove the entries whose command runs `{SCRIPT} hook claude-code`, and "
-            f"the `statusLine`, from {path}.",
+            f"To undo: {SCRIPT} hook claude-code --uninstall --{scope}.",
             "Or install clm-policy as a Claude Code plugin, which also compacts and hands off by "
             "itself in the terminal: clm-policy hook claude-code --install --plugin "
             "(docs/claude-code.md).",

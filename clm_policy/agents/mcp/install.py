@@ -71,12 +71,23 @@ def _shown(value: object) -> str:
     return "another entry"
 
 
+def _ours() -> dict[str, Any]:
+    """The server's entry: ``<clm-policy> mcp`` over standard input and output."""
+    return {"type": "stdio", "command": cs.executable(), "args": ["mcp"]}
+
+
+def check(scope: str, cwd: Path) -> None:
+    """The :class:`InputError` :func:`install` would raise for the ``scope``'s file, nothing
+    written (``init --mcp`` asks before it writes anything else)."""
+    ours = _ours()
+    cs.merged_json(config_path(scope, cwd), lambda data: merge(data, ours))
+
+
 def install(scope: str, cwd: Path) -> list[str]:
     """Merge the server into the ``scope``'s file and say what changed, one line each; the
     file is replaced atomically, and not written when nothing changes."""
     path = config_path(scope, cwd)
-    # the server's entry: ``<clm-policy> mcp`` over standard input and output
-    ours = {"type": "stdio", "command": cs.executable(), "args": ["mcp"]}
+    ours = _ours()
     result, changes = cs.update_json(path, lambda data: merge(data, ours))
     lines = [result, *(f"  {change}" for change in changes)]
     if scope == "project":

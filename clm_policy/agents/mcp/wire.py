@@ -37,6 +37,9 @@ MAX_REQUEST = 4 * MiB
 """The longest request line read: a handoff or a topic (64 KiB of text, at most six bytes a
 character once escaped) is far below it."""
 CHUNK = 64 * 1024
+SETTLE = 600.0
+"""The longest wait, at the end of standard input, for the answers to requests in flight (a
+handoff a model writes takes a while)."""
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
@@ -49,17 +52,65 @@ _WORDS = {
 
 class _Out:
     """The real standard output, written a whole line at a time by either thread; what the
-    writer has read from the SDK and what it has written on, in bytes."""
+    writer has read from the SDK and what it has written on, in bytes; and the ids of the
+    requests passed to the SDK that it has not answered yet (:meth:`settle`)."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.lock = threading.Lock()
         self.read = 0
         self.written = 0
+        self.waiting: set[object] = set()
+        self.changed = threading.Condition()
 
     def line(self, data: bytes) -> None:
         with self.lock:
             _write_all(self.fd, data)
+
+    def asked(self, text: bytes) -> None:
+        """Note a request passed to the SDK (by its id), or forget one it was told is
+        cancelled (``notifications/cancelled``: it may answer none)."""
+        message = _message(text)
+        with self.changed:
+            if "method" in message and _usable_id(message) is not None:
+                self.waiting.add(_usable_id(message))
+            elif message.get("method") == "notifications/cancelled":
+                params = message.get("params")
+                if isinstance(params, dict):
+                    self.waiting.discard(params.get("requestId"))
+            self.changed.notify_all()
+
+    def answered(self, lines: bytes) -> None:
+        """Forget the requests the SDK's output ``lines`` answer."""
+        with self.changed:
+            for text in lines.splitlines():
+                message = _message(text)
+                if "result" in message or "error" in message:
+                    self.waiting.discard(message.get("id"))
+            self.changed.notify_all()
+
+    def settle(self, writer: threading.Thread, limit: float = SETTLE) -> None:
+        """Wait, at most ``limit`` seconds, until the SDK has answered every request passed
+        to it, or its output has ended: at the end of standard input the SDK stops, and an
+        answer it had not written was lost (a tool's commit made, and never reported)."""
+        import time
+
+        deadline = time.monotonic() + limit
+        with self.changed:
+            while self.waiting and writer.is_alive():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self.changed.wait(min(left, 0.5))
+
+
+def _message(text: bytes) -> dict[str, object]:
+    """The JSON object on the line ``text``, or {} (a line the wire read before: valid)."""
+    try:
+        found = json.loads(text)
+    except (ValueError, RecursionError):
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def _error(request_id: object, message: str, code: int = INVALID_REQUEST) -> dict[str, object]:
@@ -177,14 +228,22 @@ def _pass_on(line: bytes, end: bytes, sink: int, out: _Out) -> None:
     """Write ``line`` and ``end`` to ``sink`` for the SDK, unless it is answered here."""
     passes, error = answer(line.decode("utf-8", "replace"))
     if passes:
+        out.asked(line)
         _write_all(sink, line + end)
     if error is not None:
         out.line(error)
 
 
-def read_requests(source: int, sink: int, out: _Out, limit: int = MAX_REQUEST) -> None:
+def read_requests(
+    source: int,
+    sink: int,
+    out: _Out,
+    limit: int = MAX_REQUEST,
+    writer: threading.Thread | None = None,
+) -> None:
     """Copy request lines from ``source`` to ``sink`` until ``source`` ends (see the module
-    docstring), then close ``sink``."""
+    docstring), then, once the SDK has answered what it was passed (``writer``: the thread
+    passing its answers on, :meth:`_Out.settle`), close ``sink``."""
     kept = bytearray()
     skipping = False  # inside a line over the limit: read to its end, keep nothing
     try:
@@ -205,6 +264,8 @@ def read_requests(source: int, sink: int, out: _Out, limit: int = MAX_REQUEST) -
                         skipping = True
         if kept and not skipping:
             _pass_on(bytes(kept), b"", sink, out)
+        if writer is not None:
+            out.settle(writer)
     except OSError:
         pass  # the SDK has gone: nothing more to pass on
     finally:
@@ -229,6 +290,7 @@ def pass_answers(source: int, out: _Out) -> None:
             if end >= 0:
                 out.line(bytes(pending[: end + 1]))
                 out.written += end + 1
+                out.answered(bytes(pending[: end + 1]))
                 del pending[: end + 1]
         if pending:
             out.line(bytes(pending))
@@ -260,12 +322,12 @@ def guarded(limit: int = MAX_REQUEST) -> Iterator[None]:
     os.close(to_sdk_r)
     os.close(from_sdk_w)
     out = _Out(real_out)
-    reader = threading.Thread(
-        target=read_requests, args=(real_in, to_sdk_w, out, limit), daemon=True
-    )
     writer = threading.Thread(target=pass_answers, args=(from_sdk_r, out), daemon=True)
+    reader = threading.Thread(
+        target=read_requests, args=(real_in, to_sdk_w, out, limit, writer), daemon=True
+    )
+    writer.start()  # (first: the reader, at the end of its input, waits on it)
     reader.start()
-    writer.start()
     try:
         yield
     finally:

@@ -78,4 +78,4 @@ def answer(args: list[str]) -> str | None:
         outcome = policy.decide(resolved.state, profile, force=values["force"])
     except ClmError:
         return None
-    return render(outcome, values["fmt"], resolved.reading)
+    return render(outcome, values["fmt"], resolved)
