@@ -18,7 +18,7 @@ from pathlib import Path
 
 from clm_policy.base.errors import ClmError, InputError, Location, Sink
 from clm_policy.formats.textio import TEST_SUFFIXES, path_kind, visible_files
-from clm_policy.formats.yamlio import YamlDocument, load_yaml
+from clm_policy.formats.yamlio import YamlDocument, load_yaml, paused_gc
 from clm_policy.lint import directives
 from clm_policy.lint.checks import ANALYSES, claiming
 from clm_policy.lint.context import LintContext
@@ -98,7 +98,8 @@ class _Reader:
 def lint_paths(paths: Sequence[str]) -> LintReport:
     files = discover(paths)
     linter = _Linter()
-    problems = {p for path in files for p in linter.lint(path, str(path))}
+    with paused_gc():  # each file builds many small objects (syntax trees) and no cycles
+        problems = {p for path in files for p in linter.lint(path, str(path))}
     named = {str(path) for path in files}
     parsed = {
         file: directives.parse(linter.read.text(file) or "")

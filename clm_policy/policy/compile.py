@@ -53,16 +53,54 @@ def _span(origin: Origin) -> SourceSpan:
     return SourceSpan(*scalar_text_start(origin.doc, origin.path))
 
 
+# Expressions and templates compiled in this process, by what they were compiled from (the
+# text, as written, and where it starts): a team's policies extend the same parent, whose
+# rules every one of them compiles. A result depends on the names only through whether each
+# name it reads is known, so it is reused when all of them still are. Bounded.
+_COMPILED: dict[tuple[object, ...], tuple[tuple[str, ...], CompiledExpression | Template]] = {}
+_COMPILED_KEPT = 4096
+
+
+def _compiled(key: tuple[object, ...], names: dict[str, NameInfo]) -> object | None:
+    found = _COMPILED.get(key)
+    if found is None or not all(name in names for name in found[0]):
+        return None
+    return found[1]
+
+
+def _keep(key: tuple[object, ...], result: T) -> T:
+    assert isinstance(result, CompiledExpression | Template)
+    if len(_COMPILED) >= _COMPILED_KEPT:
+        _COMPILED.clear()
+    _COMPILED[key] = (result.names, result)
+    return result
+
+
 def _expr(entry: Entry, names: dict[str, NameInfo]) -> CompiledExpression:
     origin = entry.origin_of("when")
-    return compile_expression(
-        entry.get("when"), _span(origin), names, source=scalar_source(origin.doc, origin.path)
-    )
+    text, span = entry.get("when"), _span(origin)
+    source = scalar_source(origin.doc, origin.path)
+    if not isinstance(text, str):  # compile_expression says what is wrong
+        return compile_expression(text, span, names, source=source)
+    key = ("when", text, source, span)
+    found = _compiled(key, names)
+    if isinstance(found, CompiledExpression):
+        return found
+    return _keep(key, compile_expression(text, span, names, source=source))
 
 
-def _template(entry: Entry, key: str, names: dict[str, NameInfo]) -> Template | None:
-    text = entry.get(key)
-    return None if text is None else compile_template(text, _span(entry.origin_of(key)), names)
+def _template(entry: Entry, name: str, names: dict[str, NameInfo]) -> Template | None:
+    text = entry.get(name)
+    if text is None:
+        return None
+    span = _span(entry.origin_of(name))
+    if not isinstance(text, str):
+        return compile_template(text, span, names)
+    key = ("template", text, span)
+    found = _compiled(key, names)
+    if isinstance(found, Template):
+        return found
+    return _keep(key, compile_template(text, span, names))
 
 
 def _attempt(sink: Sink, build: Callable[[], T]) -> T | None:
