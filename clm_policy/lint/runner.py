@@ -18,12 +18,12 @@ from pathlib import Path
 
 from clm_policy.base.errors import ClmError, InputError, Location, Sink
 from clm_policy.formats.textio import TEST_SUFFIXES, path_kind, visible_files
-from clm_policy.formats.yamlio import YamlDocument, load_yaml
+from clm_policy.formats.yamlio import YamlDocument, load_yaml, paused_gc
 from clm_policy.lint import directives
 from clm_policy.lint.checks import ANALYSES, claiming
 from clm_policy.lint.context import LintContext
 from clm_policy.lint.problem import ERROR, Problem
-from clm_policy.policy.compile import compile_policy
+from clm_policy.policy.compile import Compiled, compile_policy
 from clm_policy.policy.load import load_resolved
 from clm_policy.policy.load import schema_errors as policy_schema_errors
 from clm_policy.policy.sources import check_found
@@ -80,10 +80,12 @@ def discover(paths: Sequence[str]) -> list[Path]:
 
 
 class _Reader:
-    """Loads each file once per run (a team folder extends the same parents many times)."""
+    """Loads each file once per run (a team folder extends the same parents many times), and
+    keeps what was compiled, so that the parents' rules are compiled once too."""
 
     def __init__(self) -> None:
         self.docs: dict[Path, YamlDocument] = {}
+        self.compiled: Compiled = {}
 
     def __call__(self, path: Path, shown: str) -> YamlDocument:
         key = path.resolve()
@@ -98,7 +100,8 @@ class _Reader:
 def lint_paths(paths: Sequence[str]) -> LintReport:
     files = discover(paths)
     linter = _Linter()
-    problems = {p for path in files for p in linter.lint(path, str(path))}
+    with paused_gc():  # each file builds many small objects (syntax trees) and no cycles
+        problems = {p for path in files for p in linter.lint(path, str(path))}
     named = {str(path) for path in files}
     parsed = {
         file: directives.parse(linter.read.text(file) or "")
@@ -159,7 +162,7 @@ def load_for_lint(path: Path, shown: str, read: _Reader) -> LintContext:
     sink = Sink(collect=True)
     try:
         ctx.resolved = load_resolved(path, sink=sink, read=read)
-        ctx.policy = compile_policy(ctx.resolved, sink)
+        ctx.policy = compile_policy(ctx.resolved, sink, read.compiled)
     except ClmError as exc:
         sink.errors.append(exc)
     ctx.errors.extend(sink.errors)

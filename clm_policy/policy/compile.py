@@ -53,16 +53,56 @@ def _span(origin: Origin) -> SourceSpan:
     return SourceSpan(*scalar_text_start(origin.doc, origin.path))
 
 
-def _expr(entry: Entry, names: dict[str, NameInfo]) -> CompiledExpression:
+Compiled = dict[tuple[object, ...], tuple[tuple[str, ...], CompiledExpression | Template]]
+"""Expressions and templates already compiled, by what each was compiled from (its text, as
+written, and where it starts), with the names it reads: a caller that compiles many policies
+extending the same parent (lint, a team's folder) passes one, and the parent's rules are
+compiled once. A result depends on the names only through whether each name it reads is
+known, so it is reused while all of them still are."""
+_COMPILED_KEPT = 4096  # entries a Compiled holds at most (then it starts over)
+
+
+def _reused(memo: Compiled | None, key: tuple[object, ...], names: dict[str, NameInfo]) -> object:
+    found = memo.get(key) if memo is not None else None
+    if found is None or not all(name in names for name in found[0]):
+        return None
+    return found[1]
+
+
+def _keep(memo: Compiled | None, key: tuple[object, ...], result: T) -> T:
+    if memo is not None:
+        assert isinstance(result, CompiledExpression | Template)
+        if len(memo) >= _COMPILED_KEPT:
+            memo.clear()
+        memo[key] = (result.names, result)
+    return result
+
+
+def _expr(entry: Entry, names: dict[str, NameInfo], memo: Compiled | None) -> CompiledExpression:
     origin = entry.origin_of("when")
-    return compile_expression(
-        entry.get("when"), _span(origin), names, source=scalar_source(origin.doc, origin.path)
-    )
+    text, span = entry.get("when"), _span(origin)
+    source = scalar_source(origin.doc, origin.path)
+    key = ("when", text, source, span)
+    memo = memo if isinstance(text, str) else None  # else compile_expression says what is wrong
+    found = _reused(memo, key, names)
+    if isinstance(found, CompiledExpression):
+        return found
+    return _keep(memo, key, compile_expression(text, span, names, source=source))
 
 
-def _template(entry: Entry, key: str, names: dict[str, NameInfo]) -> Template | None:
-    text = entry.get(key)
-    return None if text is None else compile_template(text, _span(entry.origin_of(key)), names)
+def _template(
+    entry: Entry, name: str, names: dict[str, NameInfo], memo: Compiled | None
+) -> Template | None:
+    text = entry.get(name)
+    if text is None:
+        return None
+    span = _span(entry.origin_of(name))
+    key = ("template", text, span)
+    memo = memo if isinstance(text, str) else None
+    found = _reused(memo, key, names)
+    if isinstance(found, Template):
+        return found
+    return _keep(memo, key, compile_template(text, span, names))
 
 
 def _attempt(sink: Sink, build: Callable[[], T]) -> T | None:
@@ -74,11 +114,14 @@ def _attempt(sink: Sink, build: Callable[[], T]) -> T | None:
         return None
 
 
-def compile_policy(res: ResolvedPolicy, sink: Sink | None = None) -> Policy:
+def compile_policy(
+    res: ResolvedPolicy, sink: Sink | None = None, compiled: Compiled | None = None
+) -> Policy:
     """Check profiles, resolve every name and compile every expression of ``res``.
 
     Problems go to ``sink``: raised at once by default; when it collects (lint), each broken
-    profile, rule or guard is reported and left out, and the rest still compiles.
+    profile, rule or guard is reported and left out, and the rest still compiles. ``compiled``:
+    what earlier calls compiled, reused where it can be and added to (:data:`Compiled`).
     """
     sink = sink or Sink()
     tried = {name: _attempt(sink, partial(_profile, res, name)) for name in res.profiles}
@@ -99,10 +142,10 @@ def compile_policy(res: ResolvedPolicy, sink: Sink | None = None) -> Policy:
         for name, (spec, _) in res.signals.items()
     }
     names = known_names({n: s.type for n, s in signals.items()})
-    rules = [_attempt(sink, partial(_rule, e, names)) for e in res.rules]
+    rules = [_attempt(sink, partial(_rule, e, names, compiled)) for e in res.rules]
     guards: dict[Action, tuple[Guard, ...]] = {}
     for action, entries in res.guards.items():
-        built = [_attempt(sink, partial(_guard, e, action, names)) for e in entries]
+        built = [_attempt(sink, partial(_guard, e, action, names, compiled)) for e in entries]
         guards[Action(action)] = tuple(g for g in built if g is not None)
     return Policy(
         name=res.name,
@@ -123,25 +166,25 @@ def compile_policy(res: ResolvedPolicy, sink: Sink | None = None) -> Policy:
     )
 
 
-def _rule(e: Entry, names: dict[str, NameInfo]) -> Rule:
+def _rule(e: Entry, names: dict[str, NameInfo], memo: Compiled | None) -> Rule:
     return Rule(
         id=e.id,
-        when=_expr(e, names),
+        when=_expr(e, names, memo),
         action=Action(e.get("action")),
-        because=_template(e, "because", names),
+        because=_template(e, "because", names, memo),
         description=e.get("description"),
         location=e.origin.location,
     )
 
 
-def _guard(e: Entry, action: str, names: dict[str, NameInfo]) -> Guard:
+def _guard(e: Entry, action: str, names: dict[str, NameInfo], memo: Compiled | None) -> Guard:
     return Guard(
         id=e.id,
         action=Action(action),
-        when=_expr(e, names),
+        when=_expr(e, names, memo),
         severity=e.get("severity"),
         overridable=bool(e.get("overridable")),
-        message=_template(e, "message", names),
+        message=_template(e, "message", names, memo),
         description=e.get("description"),
         location=e.origin.location,
     )

@@ -89,6 +89,22 @@ _REFUSED: Mapping[type[ast.AST], str] = {
 }
 
 
+_ALLOWED: tuple[type[ast.AST], ...] = (
+    ast.Expression,
+    ast.BoolOp,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.Compare,
+    ast.IfExp,
+    ast.List,
+    ast.Tuple,
+    ast.Load,
+    *OPERATORS,
+)
+"""The nodes the checker's generic visit lets through (names, constants and calls have their
+own visits)."""
+
+
 class SourceSpan(Record):
     """Where an expression's text starts in its file, to map columns inside it back.
 
@@ -225,19 +241,7 @@ class _Checker(ast.NodeTransformer):
         kind = type(node)
         if kind in _REFUSED:
             raise self.fail(node, f"not allowed in a policy expression: {_REFUSED[kind]}")
-        allowed = (
-            ast.Expression,
-            ast.BoolOp,
-            ast.BinOp,
-            ast.UnaryOp,
-            ast.Compare,
-            ast.IfExp,
-            ast.List,
-            ast.Tuple,
-            ast.Load,
-            *tuple(OPERATORS),
-        )
-        if not isinstance(node, allowed):
+        if not isinstance(node, _ALLOWED):
             raise self.fail(node, f"not allowed in a policy expression: {kind.__name__}")
         if (
             isinstance(node, ast.BinOp | ast.UnaryOp | ast.BoolOp)

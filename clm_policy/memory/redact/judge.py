@@ -19,13 +19,22 @@ MIN_SECRET_LENGTH = 8
 """Shorter key/value secrets are left alone (``pwd=1234``)."""
 
 
+_XLOGX = tuple(c * math.log2(c) if c else 0.0 for c in range(256))
+"""``c * log2(c)`` for the counts of short values, computed once (the same floats)."""
+
+
+def _xlogx(c: int) -> float:
+    return c * math.log2(c)
+
+
 def shannon_entropy(value: str) -> float:
     """Bits per character of ``value``'s character distribution (0.0 for ``""``)."""
     n = len(value)
     if not n:
         return 0.0
     # -sum(p * log2 p) with p = c / n, rearranged to one logarithm per distinct character
-    return math.log2(n) - sum(c * math.log2(c) for c in Counter(value).values()) / n
+    term = _XLOGX.__getitem__ if n < len(_XLOGX) else _xlogx
+    return math.log2(n) - sum(map(term, Counter(value).values())) / n
 
 
 # One word of a name: OPENAI, Api, getToken, key2 (camel humps need two lower-case letters, so
@@ -119,11 +128,11 @@ def _random_enough(value: str) -> bool:
 
 def looks_secret(value: str) -> bool:
     """Whether a value assigned to a secret-sounding key is random enough to be a real secret."""
-    if len(value) < MIN_SECRET_LENGTH or _NOT_A_SECRET.match(value) is not None:
-        return False
-    # the cheaper test first: most values a rule finds are not random
+    # the cheaper tests first: most values a rule finds are not random
     return (
-        _random_enough(value)
+        len(value) >= MIN_SECRET_LENGTH
+        and _random_enough(value)
+        and _NOT_A_SECRET.match(value) is None
         and not spelt_with_placeholder_words(value)
         and not _base64_of_prose(value)
     )
