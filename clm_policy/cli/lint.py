@@ -30,8 +30,9 @@ def lint(
     """Check policy files (the project's, else policies/) and report every problem.
 
     PATH is a policy file or a folder searched recursively for *.yaml and *.yml (test files,
-    *.test.yaml, are left to `clm-policy test`). Each problem is reported as
-    `file:line:col: level [check] message`, sorted.
+    *.test.yaml, are left to `clm-policy test`; hidden folders and node_modules are skipped;
+    any other YAML there is read as a policy, so name the policies' folder). Each problem is
+    reported as `file:line:col: level [check] message`, sorted.
 
     \b
     Silence a check where you mean it:

@@ -1,7 +1,8 @@
 """Find policy files, lint each one, and gather the problems.
 
 A policy file is any ``*.yaml``/``*.yml`` under the given paths except policy test files
-(``*.test.yaml``) and hidden files and folders. Each file is loaded with every problem
+(``*.test.yaml``), hidden files and folders and other tools' packages (``node_modules``, a
+virtual environment). Each file is loaded with every problem
 collected (not just the first), each reported under the check it names (else
 ``policy-error``); the analyses run on what loaded, and disable comments apply (never to a
 problem loading found). A file's problems that lie in another file it extends are reported at
@@ -52,8 +53,8 @@ def is_policy_file(path: Path) -> bool:
 
 
 def discover(paths: Sequence[str]) -> list[Path]:
-    """The policy files named by ``paths`` (files, or folders searched recursively, hidden
-    ones left out)."""
+    """The policy files named by ``paths`` (files, or folders searched recursively, as
+    :func:`visible_files` searches)."""
     found: list[Path] = []
     for text in paths:
         path = Path(text)

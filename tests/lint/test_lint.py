@@ -439,3 +439,22 @@ def test_a_tab_that_indents_is_named(tmp_path: Path) -> None:
             "for the next token); it is a tab: YAML indents with spaces only",
         )
     ]
+
+
+def test_a_folder_is_searched_without_other_tools_packages(tmp_path: Path) -> None:
+    """`lint .` in a JavaScript or Python project read node_modules' YAML and a virtual
+    environment's (one not named with a dot) as policies, each an error."""
+    for vendored in ("node_modules/pkg/config.yaml", "venv/lib/python3.12/site-packages/x.yml"):
+        (tmp_path / vendored).parent.mkdir(parents=True)
+        (tmp_path / vendored).write_text("a: 1\n")
+    (tmp_path / "venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "policies" / "team.yaml").write_text("version: 1\nextends: default\n")
+    result = invoke("lint", str(tmp_path))
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == "clm-policy lint: 1 file, no problems\n"
+    result = invoke("lint", str(tmp_path / "node_modules"))  # named, it is what the user asked
+    assert (result.exit_code, result.stdout.split(": ")[0]) == (
+        1,
+        f"{tmp_path}/node_modules/pkg/config.yaml:1:1",
+    )

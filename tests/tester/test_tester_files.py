@@ -316,3 +316,13 @@ def test_discovery_finds_both_suffixes_and_skips_hidden_folders(
         f"PASS {tmp_path}/p/b.test.yml:3: a",
     ]
     assert result.exit_code == 0
+
+
+def test_discovery_skips_other_tools_packages(write: Write, tmp_path: Path) -> None:
+    case = "version: 1\npolicy: default\ncases: [{name: a, expect: {action: continue}}]\n"
+    write("p/a.test.yaml", case)
+    write("p/node_modules/pkg/x.test.yaml", "not: valid")
+    result = invoke("test", str(tmp_path / "p"), "-v")
+    assert result.stdout.splitlines()[0] == f"PASS {tmp_path}/p/a.test.yaml:3: a"
+    assert result.stdout.splitlines()[-1] == "1 passed, 0 failed, 0 skipped"
+    assert result.exit_code == 0
