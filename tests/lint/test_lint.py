@@ -458,3 +458,31 @@ def test_a_folder_is_searched_without_other_tools_packages(tmp_path: Path) -> No
         1,
         f"{tmp_path}/node_modules/pkg/config.yaml:1:1",
     )
+
+
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "# clm-lint disable unused-signal",
+        "# clm-lint: disable-line unused-signal",
+        "# clm-lint disable-line",
+        "# CLM-LINT disable-line unused-signal",
+        "# clm-lint disable-line unused-signal  # a leftover",
+        "# clm-policy: disable=unused-signal",
+    ],
+)
+def test_a_comment_meant_as_a_disable_comment_that_is_not_one_is_reported(
+    comment: str, tmp_path: Path
+) -> None:
+    """It silenced nothing and said nothing: the warning it was written for stayed, unexplained."""
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        f"version: 1\nextends: default\nsignals:\n  spare: {{type: int, default: 0}}  {comment}\n"
+    )
+    result = invoke("lint", "--strict", str(path))
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        f"{path}:4:3: warning [unused-signal] signal 'spare' is declared but never read",
+        f"{path}:4:35: warning [disable-comment] not a disable comment, it silences nothing: "
+        "write `# clm-lint disable-line CHECK[,CHECK]` or `# clm-lint disable-file CHECK[,CHECK]`",
+    ]
