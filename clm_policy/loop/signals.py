@@ -18,6 +18,9 @@ class Signalled:
     the memory repository holds no empty commits)."""
     what: str
     """What was signalled, as committed (secrets redacted)."""
+    policy: str | None = None
+    """The policy the session runs under, as its run recorded it; None for the default (a
+    session ``run`` did not make records none): a ``decide --session`` on it needs it named."""
 
 
 def signal_session(
@@ -51,8 +54,10 @@ def signal_session(
     with MemoryRepo(memory) as repo:
         persisted = load_session(repo, session)
         state = persisted.state
+        recorded = persisted.run.get("policy")
+        policy = str(recorded) if recorded and recorded != "default" else None
         if signals:
-            check_signals(str(persisted.run.get("policy") or "default"), signals)
+            check_signals(policy or "default", signals)
         state.signals = {**state.signals, **signals}
         if phase_done:
             state.status = TaskStatus.PHASE_BOUNDARY
@@ -71,7 +76,7 @@ def signal_session(
             commit: str | None = repo.commit(message, change)
         except NothingToCommit:
             commit = None
-    return Signalled(commit, redact_text(what).text)  # shown as committed
+    return Signalled(commit, redact_text(what).text, policy)  # shown as committed
 
 
 def check_signals(policy_ref: str, signals: Mapping[str, SignalValue]) -> None:
