@@ -81,6 +81,8 @@ def signal_session(
 
 def check_signals(policy_ref: str, signals: Mapping[str, SignalValue]) -> None:
     """Refuse a signal the policy ``policy_ref`` does not declare, or a value not of its type."""
+    from clm_policy.base.errors import quote
+    from clm_policy.base.suggest import suggest
     from clm_policy.models.fields import signal_value_fits
     from clm_policy.policy.cache import load_policy_cached
 
@@ -89,9 +91,13 @@ def check_signals(policy_ref: str, signals: Mapping[str, SignalValue]) -> None:
         if name not in policy.signals:
             known = ", ".join(policy.signals) or "none"
             raise InputError(
-                f"signal '{name}' is not declared by policy {policy.name} (declared: {known})"
+                f"signal {quote(name)} is not declared by policy {policy.name}"
+                f"{suggest(name, policy.signals)} (declared: {known})"
             )
-        if not signal_value_fits(policy.signals[name].type, value):
-            raise InputError(
-                f"signal '{name}' must be a {policy.signals[name].type}, got {value!r}"
-            )
+        kind = policy.signals[name].type
+        if not signal_value_fits(kind, value):  # a value quoted, not a 5,000-digit number
+            raise InputError(f"signal {quote(name)} must be {_a(kind)}, got {quote(value)}")
+
+
+def _a(kind: str) -> str:
+    return f"an {kind}" if kind[:1] in "aeiou" else f"a {kind}"

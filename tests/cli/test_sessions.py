@@ -125,3 +125,25 @@ def test_signal_on_a_session_of_another_policy_suggests_a_decide_that_works(
     assert suggested(said) == [*expected, "--explain"]
     decided = ok(*expected, "--explain", cwd=tmp_path)
     assert "signals.open_subagent_calls=2" in decided
+
+
+def test_signal_refusals_suggest_a_name_and_quote_a_value_briefly(tmp_path: Path) -> None:
+    team = tmp_path / "team.yaml"
+    team.write_text((POLICIES / "examples" / "team.yaml").read_text())
+    ok("run", "--scenario", "continue_only", "--memory", "mem", "--policy", str(team), cwd=tmp_path)
+    for given, message in (
+        (
+            "open_subagent_cals=1",
+            "signal 'open_subagent_cals' is not declared by policy team; did you mean "
+            "'open_subagent_calls'? (declared: degradation, open_subagent_calls)",
+        ),
+        ("open_subagent_calls=1.5", "signal 'open_subagent_calls' must be an int, got 1.5"),
+        (
+            "open_subagent_calls=" + "9" * 5000,  # more digits than Python reads: a string
+            f"signal 'open_subagent_calls' must be an int, got '{'9' * 60}…'",
+        ),
+    ):
+        done = run_process(
+            "signal", "--memory", "mem", "--session", "scenario-a", given, cwd=tmp_path
+        )
+        assert (done.returncode, done.stderr) == (2, f"clm-policy: {message}\n")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CliResult, invoke
+from conftest import POLICIES, CliResult, invoke
 
 Write = Callable[[str, str], Path]
 
@@ -326,3 +326,17 @@ def test_discovery_skips_other_tools_packages(write: Write, tmp_path: Path) -> N
     assert result.stdout.splitlines()[0] == f"PASS {tmp_path}/p/a.test.yaml:3: a"
     assert result.stdout.splitlines()[-1] == "1 passed, 0 failed, 0 skipped"
     assert result.exit_code == 0
+
+
+def test_a_signal_of_the_wrong_type_names_its_type_in_english(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "team.yaml").write_text((POLICIES / "examples" / "team.yaml").read_text())
+    text = (
+        "version: 1\npolicy: team.yaml\ncases:\n  - name: a\n"
+        "    given: {signals: {open_subagent_calls: x}}\n    expect: {action: continue}\n"
+    )
+    result = run_file(tmp_path, monkeypatch, text)
+    assert result.stdout.splitlines()[0] == (
+        "ERROR t.test.yaml:5:23: a: signal 'open_subagent_calls' must be an int, got 'x'"
+    )
