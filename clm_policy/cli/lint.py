@@ -9,7 +9,7 @@ import click
 from clm_policy.base.errors import InputError
 from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option, output_option
-from clm_policy.cli.report_file import check_output, write_report
+from clm_policy.cli.report_file import check_not_read, check_output, write_report
 
 FORMATS = ["text", "json", "github", "sarif"]
 
@@ -66,6 +66,7 @@ def lint(
     report = lint_paths(targets)
     renderers = {"text": formats.text, "json": formats.as_json, "github": formats.github}
     rendered = sarif(report, __version__) if fmt == "sarif" else renderers[fmt](report)
+    check_not_read(output, [*report.files, *report.read])
     write_report(output, rendered)
     if fmt == "text" or output is not None:
         echo(formats.summary(report), err=True)

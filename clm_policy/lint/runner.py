@@ -14,7 +14,7 @@ there, once.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from clm_policy.base.errors import ClmError, InputError, Location, Sink
@@ -34,6 +34,8 @@ from clm_policy.policy.sources import check_found
 class LintReport:
     files: list[str]
     problems: list[Problem]
+    read: list[str] = field(default_factory=list)
+    """Every file the run read: the files linted and the parents they extend."""
 
     @property
     def errors(self) -> int:
@@ -110,7 +112,8 @@ def lint_paths(paths: Sequence[str]) -> LintReport:
     }
     kept = [p for p in problems if not parsed[p.file].silences(p.line, p.check)]
     kept += [p for file in named for p in parsed[file].misnamed(file)]
-    return LintReport(files=[str(p) for p in files], problems=sorted(set(kept)))
+    read = [str(path) for path in linter.read.docs]
+    return LintReport(files=[str(p) for p in files], problems=sorted(set(kept)), read=read)
 
 
 class _Linter:

@@ -486,3 +486,22 @@ def test_a_comment_meant_as_a_disable_comment_that_is_not_one_is_reported(
         f"{path}:4:35: warning [disable-comment] not a disable comment, it silences nothing: "
         "write `# clm-lint disable-line CHECK[,CHECK]` or `# clm-lint disable-file CHECK[,CHECK]`",
     ]
+
+
+def test_output_that_names_a_file_the_run_reads_is_refused(tmp_path: Path) -> None:
+    """`-o` naming the policy (or the parent it extends) replaced it with the report."""
+    parent = tmp_path / "org.yaml"
+    parent.write_text("version: 1\nextends: default\n")
+    child = tmp_path / "team.yaml"
+    child.write_text("version: 1\nextends: org.yaml\n")
+    for target in (child, parent, tmp_path / "." / "org.yaml"):
+        result = invoke("lint", str(child), "--output", str(target))
+        assert (result.exit_code, result.stdout) == (2, "")
+        assert result.stderr == (
+            f"{target}: is a file this run read: --output would replace it with the report; "
+            "name another file\n"
+        )
+    assert (child.read_text(), parent.read_text()) == (
+        "version: 1\nextends: org.yaml\n",
+        "version: 1\nextends: default\n",
+    )

@@ -340,3 +340,21 @@ def test_a_signal_of_the_wrong_type_names_its_type_in_english(
     assert result.stdout.splitlines()[0] == (
         "ERROR t.test.yaml:5:23: a: signal 'open_subagent_calls' must be an int, got 'x'"
     )
+
+
+def test_output_that_names_a_file_the_run_reads_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--output` naming the test file, or the policy it tests, replaced it with the report."""
+    policy = "version: 1\nextends: default\n"
+    (tmp_path / "team.yaml").write_text(policy)
+    text = "version: 1\npolicy: team.yaml\ncases: [{name: a, expect: {action: continue}}]\n"
+    for target in ("t.test.yaml", "team.yaml"):
+        result = run_file(tmp_path, monkeypatch, text, "--format", "junit", "--output", target)
+        assert (result.exit_code, result.stdout) == (2, "")
+        assert result.stderr == (
+            f"{target}: is a file this run read: --output would replace it with the report; "
+            "name another file\n"
+        )
+        assert (tmp_path / "t.test.yaml").read_text() == text
+        assert (tmp_path / "team.yaml").read_text() == policy
