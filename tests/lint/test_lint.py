@@ -292,6 +292,9 @@ def test_list_checks() -> None:
     assert [line.split()[0] for line in lines] == [m.ID for m in CHECKS]
     assert lines[0].split()[1] == "error"
     assert lines[-1].split()[:2] == ["policy-error", "error"]
+    assert (
+        "extends                 error    `extends` and the placement keys must resolve." in lines
+    )
 
 
 @pytest.mark.parametrize(

@@ -75,5 +75,6 @@ def claiming(check: LoadCheck | None) -> ModuleType:
 
 
 def summary(module: ModuleType) -> str:
-    """The first line of a check's documentation."""
-    return (module.__doc__ or "").strip().splitlines()[0]
+    """The first line of a check's documentation, its reST literals (````when````) written as
+    a terminal and Markdown show them (```when```)."""
+    return (module.__doc__ or "").strip().splitlines()[0].replace("``", "`")
