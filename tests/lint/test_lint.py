@@ -508,3 +508,20 @@ def test_output_that_names_a_file_the_run_reads_is_refused(tmp_path: Path) -> No
         "version: 1\nextends: org.yaml\n",
         "version: 1\nextends: default\n",
     )
+
+
+def test_a_new_profile_a_letter_off_an_inherited_one_is_reported(tmp_path: Path) -> None:
+    """`researh:` made a new profile and left `research` as the parent had it, silently."""
+    path = tmp_path / "team.yaml"
+    path.write_text(
+        "version: 1\nextends: default\nprofiles:\n"
+        "  researh: {soft_compact: 200000, hard_handoff: 300000}\n"
+        "  coding_long: {soft_compact: 300000, hard_handoff: 400000}\n"
+        "  tool_light: {soft_compact: 300000, hard_handoff: 400000}\n"
+    )
+    result = invoke("lint", "--strict", str(path))
+    assert (result.exit_code, result.stdout) == (
+        1,
+        f"{path}:4:3: warning [similar-profile] profile 'researh' is new here; did you mean the "
+        "inherited 'research'? (its values change nothing for 'research')\n",
+    )
