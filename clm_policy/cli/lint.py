@@ -9,7 +9,7 @@ import click
 from clm_policy.base.errors import InputError
 from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option, output_option
-from clm_policy.cli.report_file import check_output, write_report
+from clm_policy.cli.report_file import check_not_read, check_output, write_report
 
 FORMATS = ["text", "json", "github", "sarif"]
 
@@ -30,8 +30,9 @@ def lint(
     """Check policy files (the project's, else policies/) and report every problem.
 
     PATH is a policy file or a folder searched recursively for *.yaml and *.yml (test files,
-    *.test.yaml, are left to `clm-policy test`). Each problem is reported as
-    `file:line:col: level [check] message`, sorted.
+    *.test.yaml, are left to `clm-policy test`; hidden folders and node_modules are skipped;
+    any other YAML there is read as a policy, so name the policies' folder). Each problem is
+    reported as `file:line:col: level [check] message`, sorted.
 
     \b
     Silence a check where you mean it:
@@ -65,6 +66,7 @@ def lint(
     report = lint_paths(targets)
     renderers = {"text": formats.text, "json": formats.as_json, "github": formats.github}
     rendered = sarif(report, __version__) if fmt == "sarif" else renderers[fmt](report)
+    check_not_read(output, [*report.files, *report.read])
     write_report(output, rendered)
     if fmt == "text" or output is not None:
         echo(formats.summary(report), err=True)

@@ -9,6 +9,7 @@ regular file in its place, for every program on the machine (as root, it did).""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from clm_policy.base.atomicfile import replace
@@ -28,6 +29,20 @@ def check_output(path: str | None, option: str = "--output") -> None:
         raise InputError("cannot write the output: No such file or directory", Location(path))
     if path_kind(path) == "folder":  # (-o names the file the output goes to)
         raise InputError(f"is a folder: {option} takes a file's path", Location(path))
+
+
+def check_not_read(path: str | None, read: Iterable[str], option: str = "--output") -> None:
+    """Refuse an output path that is one of the files the run read (a policy, a parent it
+    extends, a test file), before anything is written: the report would replace it."""
+    if path in (None, "-") or path_kind(path) != "file":
+        return
+    real = os.path.realpath(path)
+    if any(os.path.realpath(file) == real for file in read if not file.startswith("<")):
+        raise InputError(
+            f"is a file this run read: {option} would replace it with the report; "
+            "name another file",
+            Location(path),
+        )
 
 
 def write_report(path: str | None, text: str) -> None:

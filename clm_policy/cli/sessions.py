@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 import click
@@ -179,8 +180,9 @@ def signal(memory: str, session: str, phase_done: bool, assignments: tuple[str, 
         echo(f"next: clm-policy run --memory {memory} --resume {session}{options}")
     else:  # a command that would fail is no suggestion: say why, and what still works
         echo(f"`clm-policy run --resume` cannot go on with it: {on.refusal}")
+        policy = f" --policy {shlex.quote(done.policy)}" if done.policy else ""
         echo(
-            f"next: clm-policy decide --memory {memory} --session {session} --explain"
-            "   # what the policy says of it now"
+            f"next: clm-policy decide --memory {shlex.quote(memory)} --session {session}"
+            f"{policy} --explain   # what the policy says of it now"
         )
     return 0

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from clm_policy.base.errors import InputError, quote
 from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option, output_option
-from clm_policy.cli.report_file import check_output, write_report
+from clm_policy.cli.report_file import check_not_read, check_output, write_report
+
+if TYPE_CHECKING:
+    from clm_policy.tester.results import RunReport
 
 FORMATS = ["text", "json", "junit", "github"]
 
@@ -104,6 +107,7 @@ def test(
         render = results_github.render if fmt == "github" else results_text.render
         rendered = render(report, verbose=verbose, coverage=show_coverage, fail_under=fail_under)
     below = fail_under is not None and report.coverage.below(fail_under)
+    check_not_read(output, _read(report))
     write_report(output, rendered)
     if output is not None:
         lines = results_text.summary_lines(report)
@@ -111,6 +115,14 @@ def test(
             lines.insert(0, results_text.coverage_lines(report.coverage, fail_under)[-1])
         echo("\n".join(lines), err=True)
     return 1 if report.failed or below else 0
+
+
+def _read(report: RunReport) -> list[str]:
+    """The files a test run read: its test files, the policies they test and the parents those
+    extend (where their rules and guards are written)."""
+    policies = [r.policy for r in report.results if r.policy]
+    written = [i.location.file for p in report.coverage.policies for i in p.items]
+    return [*report.files, *policies, *written]
 
 
 def _default_files() -> list[tuple[Path, str]]:

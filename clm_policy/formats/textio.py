@@ -49,11 +49,22 @@ TEST_SUFFIXES = (".test.yaml", ".test.yml")
 leave to it."""
 
 
+# Folders of other tools' installed code: the YAML in them is a package's, never the project's.
+_VENDORED = frozenset({"node_modules", "bower_components", "site-packages", "__pycache__"})
+
+
+def _searched(root: str, name: str) -> bool:
+    if name.startswith(".") or name in _VENDORED:
+        return False
+    return not os.path.isfile(os.path.join(root, name, "pyvenv.cfg"))  # a virtual environment
+
+
 def visible_files(folder: StrPath) -> Iterator[str]:
     """The files below ``folder``, hidden folders and files (a name starting with ``.``:
-    ``.git``, ``.venv``, ``.clm-policy.yaml``) left out: what ``lint`` and ``test`` search."""
+    ``.git``, ``.venv``, ``.clm-policy.yaml``) and other tools' installed packages
+    (``node_modules``, a virtual environment) left out: what ``lint`` and ``test`` search."""
     for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if _searched(root, d))
         yield from (os.path.join(root, f) for f in sorted(files) if not f.startswith("."))
 
 

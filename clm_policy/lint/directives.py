@@ -4,7 +4,9 @@
 line; on a line of its own it silences them on the next line. ``# clm-lint disable-file
 CHECK[,CHECK]`` anywhere silences them in the whole file. ``all`` names every check. A problem
 found while loading is never silenced (:data:`clm_policy.lint.checks.UNSILENCED`), and a
-comment naming an unknown check or one of those is itself reported (:func:`misnamed`).
+comment naming an unknown check or one of those is itself reported (:func:`misnamed`), and so
+is a comment that starts like one but is not (``# clm-lint disable unused-signal``,
+``# clm-lint: disable-line``, no check named): it would silence nothing, saying nothing.
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ from clm_policy.lint.checks import CHECKS, UNSILENCED, disable_comment
 from clm_policy.lint.problem import Problem
 
 _DIRECTIVE = re.compile(r"#\s*clm-lint\s+(disable-line|disable-file)\s+([A-Za-z0-9_,\s-]+?)\s*$")
+# A comment meant as a directive: clm-lint in any case, or the `clm-policy: disable` other
+# linters' habits suggest (pylint's `# pylint: disable=`).
+_MEANT = re.compile(r"#\s*clm-(?:lint\b|policy\s*:?\s*disable)", re.IGNORECASE)
+_FORM = "write `# clm-lint disable-line CHECK[,CHECK]` or `# clm-lint disable-file CHECK[,CHECK]`"
 
 
 @dataclass
@@ -27,6 +33,8 @@ class Directives:
     file: set[str] = field(default_factory=set)
     # (line, col, check) of each named check, to report unknown ones
     named: list[tuple[int, int, str]] = field(default_factory=list)
+    # (line, col) of each comment meant as a directive that is not one
+    malformed: list[tuple[int, int]] = field(default_factory=list)
 
     def silences(self, line: int, check: str) -> bool:
         if check in UNSILENCED:
@@ -45,12 +53,19 @@ class Directives:
                 continue
             where = Location(file, line, col)
             yield Problem.at(where, str(disable_comment.ID), disable_comment.LEVEL, why)
+        for line, col in self.malformed:
+            why = f"not a disable comment, it silences nothing: {_FORM}"
+            where = Location(file, line, col)
+            yield Problem.at(where, str(disable_comment.ID), disable_comment.LEVEL, why)
 
 
 def parse(text: str) -> Directives:
     found = Directives()
     for number, line in enumerate(text.splitlines(), start=1):
-        match = _DIRECTIVE.search(line) if "clm-lint" in line else None
+        meant = _MEANT.search(line) if "clm-" in line.lower() else None
+        match = _DIRECTIVE.search(line) if meant else None
+        if meant and match is None:
+            found.malformed.append((number, meant.start() + 1))
         if match is None:
             continue
         ids = {part.strip() for part in match.group(2).split(",") if part.strip()}

@@ -1,7 +1,8 @@
 """Find policy files, lint each one, and gather the problems.
 
 A policy file is any ``*.yaml``/``*.yml`` under the given paths except policy test files
-(``*.test.yaml``) and hidden files and folders. Each file is loaded with every problem
+(``*.test.yaml``), hidden files and folders and other tools' packages (``node_modules``, a
+virtual environment). Each file is loaded with every problem
 collected (not just the first), each reported under the check it names (else
 ``policy-error``); the analyses run on what loaded, and disable comments apply (never to a
 problem loading found). A file's problems that lie in another file it extends are reported at
@@ -13,7 +14,7 @@ there, once.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from clm_policy.base.errors import ClmError, InputError, Location, Sink
@@ -33,6 +34,8 @@ from clm_policy.policy.sources import check_found
 class LintReport:
     files: list[str]
     problems: list[Problem]
+    read: list[str] = field(default_factory=list)
+    """Every file the run read: the files linted and the parents they extend."""
 
     @property
     def errors(self) -> int:
@@ -52,8 +55,8 @@ def is_policy_file(path: Path) -> bool:
 
 
 def discover(paths: Sequence[str]) -> list[Path]:
-    """The policy files named by ``paths`` (files, or folders searched recursively, hidden
-    ones left out)."""
+    """The policy files named by ``paths`` (files, or folders searched recursively, as
+    :func:`visible_files` searches)."""
     found: list[Path] = []
     for text in paths:
         path = Path(text)
@@ -109,7 +112,8 @@ def lint_paths(paths: Sequence[str]) -> LintReport:
     }
     kept = [p for p in problems if not parsed[p.file].silences(p.line, p.check)]
     kept += [p for file in named for p in parsed[file].misnamed(file)]
-    return LintReport(files=[str(p) for p in files], problems=sorted(set(kept)))
+    read = [str(path) for path in linter.read.docs]
+    return LintReport(files=[str(p) for p in files], problems=sorted(set(kept)), read=read)
 
 
 class _Linter:

@@ -18,6 +18,9 @@ class Signalled:
     the memory repository holds no empty commits)."""
     what: str
     """What was signalled, as committed (secrets redacted)."""
+    policy: str | None = None
+    """The policy the session runs under, as its run recorded it; None for the default (a
+    session ``run`` did not make records none): a ``decide --session`` on it needs it named."""
 
 
 def signal_session(
@@ -51,8 +54,10 @@ def signal_session(
     with MemoryRepo(memory) as repo:
         persisted = load_session(repo, session)
         state = persisted.state
+        recorded = persisted.run.get("policy")
+        policy = str(recorded) if recorded and recorded != "default" else None
         if signals:
-            check_signals(str(persisted.run.get("policy") or "default"), signals)
+            check_signals(policy or "default", signals)
         state.signals = {**state.signals, **signals}
         if phase_done:
             state.status = TaskStatus.PHASE_BOUNDARY
@@ -71,11 +76,13 @@ def signal_session(
             commit: str | None = repo.commit(message, change)
         except NothingToCommit:
             commit = None
-    return Signalled(commit, redact_text(what).text)  # shown as committed
+    return Signalled(commit, redact_text(what).text, policy)  # shown as committed
 
 
 def check_signals(policy_ref: str, signals: Mapping[str, SignalValue]) -> None:
     """Refuse a signal the policy ``policy_ref`` does not declare, or a value not of its type."""
+    from clm_policy.base.errors import quote
+    from clm_policy.base.suggest import suggest
     from clm_policy.models.fields import signal_value_fits
     from clm_policy.policy.cache import load_policy_cached
 
@@ -84,9 +91,13 @@ def check_signals(policy_ref: str, signals: Mapping[str, SignalValue]) -> None:
         if name not in policy.signals:
             known = ", ".join(policy.signals) or "none"
             raise InputError(
-                f"signal '{name}' is not declared by policy {policy.name} (declared: {known})"
+                f"signal {quote(name)} is not declared by policy {policy.name}"
+                f"{suggest(name, policy.signals)} (declared: {known})"
             )
-        if not signal_value_fits(policy.signals[name].type, value):
-            raise InputError(
-                f"signal '{name}' must be a {policy.signals[name].type}, got {value!r}"
-            )
+        kind = policy.signals[name].type
+        if not signal_value_fits(kind, value):  # a value quoted, not a 5,000-digit number
+            raise InputError(f"signal {quote(name)} must be {_a(kind)}, got {quote(value)}")
+
+
+def _a(kind: str) -> str:
+    return f"an {kind}" if kind[:1] in "aeiou" else f"a {kind}"

@@ -423,8 +423,9 @@ class Policy(Record):
                     path=("signals", sname),
                 )
             if not signal_value_fits(signal.type, value):
+                article = "an" if signal.type == "int" else "a"
                 raise StateError(
-                    f"signal '{sname}' must be a {signal.type}, got {quote(value)}",
+                    f"signal '{sname}' must be {article} {signal.type}, got {quote(value)}",
                     path=("signals", sname),
                 )
             names[f"signals.{sname}"] = value

@@ -8,7 +8,7 @@ import json
 import shlex
 from pathlib import Path
 
-from conftest import run_process
+from conftest import POLICIES, run_process
 
 UUID = "0b7e6a52-93d0-4b8e-a6f1-2d5c8e90b3a7"  # a Claude Code session id: 36 characters
 
@@ -101,3 +101,49 @@ def test_a_taken_session_id_says_how_to_continue_it(tmp_path: Path) -> None:
         "--resume scenario-b); this run is session scenario-b.2"
     ) in second
     ok("run", "--memory", "mem", "--resume", "scenario-b", cwd=tmp_path)
+
+
+def test_signal_on_a_session_of_another_policy_suggests_a_decide_that_works(
+    tmp_path: Path,
+) -> None:
+    """The suggested `decide --session` read the session under the default policy, which
+    declares no signal of the team's: it failed, exit 2, on the signal just given."""
+    team = tmp_path / "my policies" / "team.yaml"
+    team.parent.mkdir()
+    team.write_text((POLICIES / "examples" / "team.yaml").read_text())
+    ok("run", "--scenario", "continue_only", "--memory", "mem", "--policy", str(team), cwd=tmp_path)
+    said = ok(
+        "signal",
+        "--memory",
+        "mem",
+        "--session",
+        "scenario-a",
+        "open_subagent_calls=2",
+        cwd=tmp_path,
+    )
+    expected = ["decide", "--memory", "mem", "--session", "scenario-a", "--policy", str(team)]
+    assert suggested(said) == [*expected, "--explain"]
+    decided = ok(*expected, "--explain", cwd=tmp_path)
+    assert "signals.open_subagent_calls=2" in decided
+
+
+def test_signal_refusals_suggest_a_name_and_quote_a_value_briefly(tmp_path: Path) -> None:
+    team = tmp_path / "team.yaml"
+    team.write_text((POLICIES / "examples" / "team.yaml").read_text())
+    ok("run", "--scenario", "continue_only", "--memory", "mem", "--policy", str(team), cwd=tmp_path)
+    for given, message in (
+        (
+            "open_subagent_cals=1",
+            "signal 'open_subagent_cals' is not declared by policy team; did you mean "
+            "'open_subagent_calls'? (declared: degradation, open_subagent_calls)",
+        ),
+        ("open_subagent_calls=1.5", "signal 'open_subagent_calls' must be an int, got 1.5"),
+        (
+            "open_subagent_calls=" + "9" * 5000,  # more digits than Python reads: a string
+            f"signal 'open_subagent_calls' must be an int, got '{'9' * 60}…'",
+        ),
+    ):
+        done = run_process(
+            "signal", "--memory", "mem", "--session", "scenario-a", given, cwd=tmp_path
+        )
+        assert (done.returncode, done.stderr) == (2, f"clm-policy: {message}\n")

@@ -133,7 +133,8 @@ def test_a_signal_is_checked_against_the_session_policy(played: Path) -> None:
         ({}, "nothing to signal: a phase done, or NAME=VALUE signals"),
         (
             {"degradaton": True},
-            "signal 'degradaton' is not declared by policy default (declared: degradation)",
+            "signal 'degradaton' is not declared by policy default; did you mean "
+            "'degradation'? (declared: degradation)",
         ),
         ({"degradation": 3}, "signal 'degradation' must be a bool, got 3"),
     ]:

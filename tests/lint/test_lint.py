@@ -292,6 +292,9 @@ def test_list_checks() -> None:
     assert [line.split()[0] for line in lines] == [m.ID for m in CHECKS]
     assert lines[0].split()[1] == "error"
     assert lines[-1].split()[:2] == ["policy-error", "error"]
+    assert (
+        "extends                 error    `extends` and the placement keys must resolve." in lines
+    )
 
 
 @pytest.mark.parametrize(
@@ -439,3 +442,86 @@ def test_a_tab_that_indents_is_named(tmp_path: Path) -> None:
             "for the next token); it is a tab: YAML indents with spaces only",
         )
     ]
+
+
+def test_a_folder_is_searched_without_other_tools_packages(tmp_path: Path) -> None:
+    """`lint .` in a JavaScript or Python project read node_modules' YAML and a virtual
+    environment's (one not named with a dot) as policies, each an error."""
+    for vendored in ("node_modules/pkg/config.yaml", "venv/lib/python3.12/site-packages/x.yml"):
+        (tmp_path / vendored).parent.mkdir(parents=True)
+        (tmp_path / vendored).write_text("a: 1\n")
+    (tmp_path / "venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "policies" / "team.yaml").write_text("version: 1\nextends: default\n")
+    result = invoke("lint", str(tmp_path))
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == "clm-policy lint: 1 file, no problems\n"
+    result = invoke("lint", str(tmp_path / "node_modules"))  # named, it is what the user asked
+    assert (result.exit_code, result.stdout.split(": ")[0]) == (
+        1,
+        f"{tmp_path}/node_modules/pkg/config.yaml:1:1",
+    )
+
+
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "# clm-lint disable unused-signal",
+        "# clm-lint: disable-line unused-signal",
+        "# clm-lint disable-line",
+        "# CLM-LINT disable-line unused-signal",
+        "# clm-lint disable-line unused-signal  # a leftover",
+        "# clm-policy: disable=unused-signal",
+    ],
+)
+def test_a_comment_meant_as_a_disable_comment_that_is_not_one_is_reported(
+    comment: str, tmp_path: Path
+) -> None:
+    """It silenced nothing and said nothing: the warning it was written for stayed, unexplained."""
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        f"version: 1\nextends: default\nsignals:\n  spare: {{type: int, default: 0}}  {comment}\n"
+    )
+    result = invoke("lint", "--strict", str(path))
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        f"{path}:4:3: warning [unused-signal] signal 'spare' is declared but never read",
+        f"{path}:4:35: warning [disable-comment] not a disable comment, it silences nothing: "
+        "write `# clm-lint disable-line CHECK[,CHECK]` or `# clm-lint disable-file CHECK[,CHECK]`",
+    ]
+
+
+def test_output_that_names_a_file_the_run_reads_is_refused(tmp_path: Path) -> None:
+    """`-o` naming the policy (or the parent it extends) replaced it with the report."""
+    parent = tmp_path / "org.yaml"
+    parent.write_text("version: 1\nextends: default\n")
+    child = tmp_path / "team.yaml"
+    child.write_text("version: 1\nextends: org.yaml\n")
+    for target in (child, parent, tmp_path / "." / "org.yaml"):
+        result = invoke("lint", str(child), "--output", str(target))
+        assert (result.exit_code, result.stdout) == (2, "")
+        assert result.stderr == (
+            f"{target}: is a file this run read: --output would replace it with the report; "
+            "name another file\n"
+        )
+    assert (child.read_text(), parent.read_text()) == (
+        "version: 1\nextends: org.yaml\n",
+        "version: 1\nextends: default\n",
+    )
+
+
+def test_a_new_profile_a_letter_off_an_inherited_one_is_reported(tmp_path: Path) -> None:
+    """`researh:` made a new profile and left `research` as the parent had it, silently."""
+    path = tmp_path / "team.yaml"
+    path.write_text(
+        "version: 1\nextends: default\nprofiles:\n"
+        "  researh: {soft_compact: 200000, hard_handoff: 300000}\n"
+        "  coding_long: {soft_compact: 300000, hard_handoff: 400000}\n"
+        "  tool_light: {soft_compact: 300000, hard_handoff: 400000}\n"
+    )
+    result = invoke("lint", "--strict", str(path))
+    assert (result.exit_code, result.stdout) == (
+        1,
+        f"{path}:4:3: warning [similar-profile] profile 'researh' is new here; did you mean the "
+        "inherited 'research'? (its values change nothing for 'research')\n",
+    )

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CliResult, invoke
+from conftest import POLICIES, CliResult, invoke
 
 Write = Callable[[str, str], Path]
 
@@ -316,3 +316,45 @@ def test_discovery_finds_both_suffixes_and_skips_hidden_folders(
         f"PASS {tmp_path}/p/b.test.yml:3: a",
     ]
     assert result.exit_code == 0
+
+
+def test_discovery_skips_other_tools_packages(write: Write, tmp_path: Path) -> None:
+    case = "version: 1\npolicy: default\ncases: [{name: a, expect: {action: continue}}]\n"
+    write("p/a.test.yaml", case)
+    write("p/node_modules/pkg/x.test.yaml", "not: valid")
+    result = invoke("test", str(tmp_path / "p"), "-v")
+    assert result.stdout.splitlines()[0] == f"PASS {tmp_path}/p/a.test.yaml:3: a"
+    assert result.stdout.splitlines()[-1] == "1 passed, 0 failed, 0 skipped"
+    assert result.exit_code == 0
+
+
+def test_a_signal_of_the_wrong_type_names_its_type_in_english(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "team.yaml").write_text((POLICIES / "examples" / "team.yaml").read_text())
+    text = (
+        "version: 1\npolicy: team.yaml\ncases:\n  - name: a\n"
+        "    given: {signals: {open_subagent_calls: x}}\n    expect: {action: continue}\n"
+    )
+    result = run_file(tmp_path, monkeypatch, text)
+    assert result.stdout.splitlines()[0] == (
+        "ERROR t.test.yaml:5:23: a: signal 'open_subagent_calls' must be an int, got 'x'"
+    )
+
+
+def test_output_that_names_a_file_the_run_reads_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--output` naming the test file, or the policy it tests, replaced it with the report."""
+    policy = "version: 1\nextends: default\n"
+    (tmp_path / "team.yaml").write_text(policy)
+    text = "version: 1\npolicy: team.yaml\ncases: [{name: a, expect: {action: continue}}]\n"
+    for target in ("t.test.yaml", "team.yaml"):
+        result = run_file(tmp_path, monkeypatch, text, "--format", "junit", "--output", target)
+        assert (result.exit_code, result.stdout) == (2, "")
+        assert result.stderr == (
+            f"{target}: is a file this run read: --output would replace it with the report; "
+            "name another file\n"
+        )
+        assert (tmp_path / "t.test.yaml").read_text() == text
+        assert (tmp_path / "team.yaml").read_text() == policy

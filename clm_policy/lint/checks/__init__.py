@@ -28,6 +28,7 @@ from clm_policy.lint.checks import (
     guard_unused_action,
     policy_error,
     schema,
+    similar_profile,
     threshold_above_window,
     threshold_order,
     type_mismatch,
@@ -48,6 +49,7 @@ CHECKS: tuple[ModuleType, ...] = (
     constant_error,
     threshold_order,
     threshold_above_window,
+    similar_profile,
     unreachable_rule,
     guard_unused_action,
     unused_signal,
@@ -75,5 +77,6 @@ def claiming(check: LoadCheck | None) -> ModuleType:
 
 
 def summary(module: ModuleType) -> str:
-    """The first line of a check's documentation."""
-    return (module.__doc__ or "").strip().splitlines()[0]
+    """The first line of a check's documentation, its reST literals (````when````) written as
+    a terminal and Markdown show them (```when```)."""
+    return (module.__doc__ or "").strip().splitlines()[0].replace("``", "`")
