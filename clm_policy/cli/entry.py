@@ -106,8 +106,11 @@ def _quickly(path: Callable[[], None], say: bool) -> None:
     try:
         path()
     except KeyboardInterrupt:
-        if say:
-            os.write(2, b"\nclm-policy: interrupted\n")  # after the ^C, as click does
+        if say:  # after the ^C, as click does; with --format json an error object too
+            os.write(2, b"\n")
+            from clm_policy.cli import errors
+
+            _finish(errors.report(sys.argv[1:], KeyboardInterrupt(), ()))
         sys.exit(EXIT_INTERRUPTED)
 
 

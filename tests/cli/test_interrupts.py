@@ -154,6 +154,42 @@ def test_ctrl_c_with_format_json_still_prints_json(
     assert result.stderr == "\n" + said + "clm-policy: interrupted\n"  # (click ends the ^C line)
 
 
+_READ = {"x86_64": "0", "aarch64": "63"}  # the read system call's number (Linux)
+
+
+@pytest.mark.skipif(not Path("/proc/self/syscall").exists(), reason="needs Linux's /proc")
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_ctrl_c_on_the_quick_decide_with_format_json_prints_json(tmp_path: Path, fmt: str) -> None:
+    """`decide --state -` (the quick path, no click) waiting for its state: Ctrl-C there
+    printed `clm-policy: interrupted` alone, where --format json promises an error object."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _LAUNCH, "decide", "--state", "-", "--format", fmt],
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        syscall = Path(f"/proc/{proc.pid}/syscall")
+        read = _READ.get(os.uname().machine, "?")
+        while proc.poll() is None:  # until it waits in a read of its standard input
+            with contextlib.suppress(OSError):
+                if syscall.read_text().split()[:2] == [read, "0x0"]:
+                    break
+            time.sleep(0.005)  # (a poll, not a wait for a speed)
+        out, err = interrupt(proc)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert (proc.returncode, err) == (130, "\nclm-policy: interrupted\n")
+    if fmt == "json":
+        assert json.loads(out) == {"error": {"code": 130, "message": "interrupted"}}
+    else:
+        assert out == ""
+
+
 def test_ctrl_c_during_a_run_commits_it_and_it_resumes(
     tmp_path: Path, start: Callable[..., subprocess.Popen[str]]
 ) -> None:
