@@ -39,8 +39,8 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def _a(what: str) -> str:
-    """``what`` with its article: "a policy", "an experiment"."""
+def with_article(what: str) -> str:
+    """``what`` with its article: "a policy", "an experiment", "an int"."""
     return f"{'an' if what[:1].lower() in 'aeio' else 'a'} {what}"
 
 
@@ -95,14 +95,15 @@ def check_file(path: StrPath, display: str, limit: int, what: str) -> None:
 
 def _check_stat(info: os.stat_result, shown: str, limit: int, what: str) -> None:
     if not stat.S_ISREG(info.st_mode):
-        raise InputError(f"is {_kind(info.st_mode)}, not {_a(what)} file", Location(shown))
+        kind = _kind(info.st_mode)
+        raise InputError(f"is {kind}, not {with_article(what)} file", Location(shown))
     if info.st_size > limit:
         raise InputError(_too_large(what, limit), Location(shown))
 
 
 def _too_large(what: str, limit: int) -> str:
     size = f"{limit // MiB} MiB" if limit % MiB == 0 else f"{limit} bytes"
-    return f"too large for {_a(what)} file (more than {size})"
+    return f"too large for {with_article(what)} file (more than {size})"
 
 
 def read_text(path: StrPath, display: str | None = None, *, limit: int, what: str) -> str:
@@ -135,7 +136,8 @@ def read_bytes(
     except (FileNotFoundError, ValueError):  # ValueError: a NUL byte in the name
         raise InputError("no such file", Location(shown)) from None
     except IsADirectoryError:
-        raise InputError(f"is a directory, not {_a(what)} file", Location(shown)) from None
+        said = f"is a directory, not {with_article(what)} file"
+        raise InputError(said, Location(shown)) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", Location(shown)) from None
     try:

@@ -13,6 +13,7 @@ from pydantic_core import ErrorDetails
 
 from clm_policy.base.errors import QUOTE_LIMIT, InputError, LoadCheck, Location, quote
 from clm_policy.base.suggest import closest, suggest
+from clm_policy.formats.textio import with_article
 from clm_policy.formats.yamlio import PathKey, YamlDocument
 
 M = TypeVar("M", bound=BaseModel)
@@ -58,7 +59,7 @@ def _describe(value: Any, *, show: bool = True) -> str:
         return "null"
     kind = _KINDS.get(type(value)) or type(value).__name__
     if not show:
-        return f"a {kind}" if kind[0] not in "aeiou" else f"an {kind}"
+        return with_article(kind)
     return f"{kind} {quote(value)}"
 
 

@@ -83,6 +83,7 @@ def check_signals(policy_ref: str, signals: Mapping[str, SignalValue]) -> None:
     """Refuse a signal the policy ``policy_ref`` does not declare, or a value not of its type."""
     from clm_policy.base.errors import quote
     from clm_policy.base.suggest import suggest
+    from clm_policy.formats.textio import with_article
     from clm_policy.models.fields import signal_value_fits
     from clm_policy.policy.cache import load_policy_cached
 
@@ -96,8 +97,5 @@ def check_signals(policy_ref: str, signals: Mapping[str, SignalValue]) -> None:
             )
         kind = policy.signals[name].type
         if not signal_value_fits(kind, value):  # a value quoted, not a 5,000-digit number
-            raise InputError(f"signal {quote(name)} must be {_a(kind)}, got {quote(value)}")
-
-
-def _a(kind: str) -> str:
-    return f"an {kind}" if kind[:1] in "aeiou" else f"a {kind}"
+            said = f"must be {with_article(kind)}, got {quote(value)}"
+            raise InputError(f"signal {quote(name)} {said}")

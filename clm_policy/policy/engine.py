@@ -423,9 +423,10 @@ class Policy(Record):
                     path=("signals", sname),
                 )
             if not signal_value_fits(signal.type, value):
-                article = "an" if signal.type == "int" else "a"
+                from clm_policy.formats.textio import with_article
+
                 raise StateError(
-                    f"signal '{sname}' must be {article} {signal.type}, got {quote(value)}",
+                    f"signal '{sname}' must be {with_article(signal.type)}, got {quote(value)}",
                     path=("signals", sname),
                 )
             names[f"signals.{sname}"] = value

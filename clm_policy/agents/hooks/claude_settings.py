@@ -230,9 +230,19 @@ def update_json(
 ) -> tuple[str, list[str]]:
     """The JSON object in ``path`` replaced by what ``merge`` makes of it (see :func:`install`):
     the line saying whether it was written, and ``merge``'s changes."""
+    return write_json(path, merged_json(path, merge, what))
+
+
+Prepared = tuple[dict[str, Any], dict[str, Any], list[str]]
+"""A file's JSON object, what a merge made of it, and the changes said (:func:`merged_json`)."""
+
+
+def write_json(path: Path, prepared: Prepared) -> tuple[str, list[str]]:
+    """Write what :func:`merged_json` made of ``path`` (nothing when it is unchanged): the
+    line saying whether it was written, and the changes."""
     from clm_policy.base.atomicfile import replace
 
-    data, merged, changes = merged_json(path, merge, what)
+    data, merged, changes = prepared
     if merged == data:
         return f"{path}: already up to date; nothing written", changes
     target = Path(os.path.realpath(path))
@@ -246,9 +256,7 @@ def update_json(
     return f"wrote {path}", changes
 
 
-def merged_json(
-    path: Path, merge: Merge, what: str = "Claude Code settings"
-) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+def merged_json(path: Path, merge: Merge, what: str = "Claude Code settings") -> Prepared:
     """The JSON object in ``path``, what ``merge`` makes of it and its changes, nothing
     written: an :class:`InputError` at the file for one :func:`update_json` would refuse (a
     command that writes other files first asks this, so that it writes none of them)."""
@@ -301,9 +309,10 @@ def settings_command(
     lines: list[str] = []
     if installing:
         path = settings_path(scope, cwd)
-        merged_json(path, lambda data: merge(data, snip, force=force))  # refused: none written
-        lines += project_config(cwd) if scope == "project" else []
-        lines += _install_report(path, scope, install(path, snip, force=force))
+        prepared = merged_json(path, lambda data: merge(data, snip, force=force))
+        lines += project_config(cwd) if scope == "project" else []  # (after: refused, none)
+        result, changes = write_json(path, prepared)
+        lines += _install_report(path, scope, [*changes, result])
         from clm_policy.agents.hooks.hook import warm_policy
 
         warm_policy(str(cwd), "claude-code")  # the first hook finds its policy compiled
@@ -408,9 +417,9 @@ def codex_install(scope: str, cwd: Path) -> list[str]:
     snip = settings_snippet(executable())
     path = codex_hooks_path(scope, cwd)
     what = "Codex hooks.json"
-    merged_json(path, lambda data: merge(data, snip, args=CODEX_HOOK_ARGS), what)
-    lines = project_config(cwd) if scope == "project" else []
-    result, changes = update_json(path, lambda data: merge(data, snip, args=CODEX_HOOK_ARGS), what)
+    prepared = merged_json(path, lambda data: merge(data, snip, args=CODEX_HOOK_ARGS), what)
+    lines = project_config(cwd) if scope == "project" else []  # (after: refused, none)
+    result, changes = write_json(path, prepared)
     lines += [result, *(f"  {c}" for c in changes)]
     if result.startswith("wrote"):
         lines.append(
