@@ -393,50 +393,13 @@ _NOTICES = (
     "[clm-policy]",  # clm-policy's plugin engine asking for the handoff: not the person's
 )
 BUILTIN_COMMANDS = frozenset(
-    {
-        "add-dir",
-        "agents",
-        "bashes",
-        "bug",
-        "clear",
-        "compact",
-        "config",
-        "context",
-        "cost",
-        "doctor",
-        "effort",
-        "exit",
-        "export",
-        "fast",
-        "feedback",
-        "help",
-        "hooks",
-        "ide",
-        "keybindings",
-        "login",
-        "logout",
-        "mcp",
-        "memory",
-        "model",
-        "output-style",
-        "permissions",
-        "plugin",
-        "privacy-settings",
-        "release-notes",
-        "resume",
-        "rewind",
-        "sandbox",
-        "skills",
-        "status",
-        "statusline",
-        "terminal-setup",
-        "theme",
-        "todos",
-        "upgrade",
-        "usage",
-        "vim",
-    }
-)
+    {"add-dir", "agents", "bashes", "bug", "clear", "compact", "config", "context", "cost",
+     "doctor", "effort", "exit", "export", "fast", "feedback", "help", "hooks", "ide",
+     "keybindings", "login", "logout", "mcp", "memory", "model", "output-style",
+     "permissions", "plugin", "privacy-settings", "release-notes", "resume", "rewind",
+     "sandbox", "skills", "status", "statusline", "terminal-setup", "theme", "todos",
+     "upgrade", "usage", "vim"}
+)  # fmt: skip
 """Claude Code's own commands that manage the session: no request to the agent."""
 _SUBAGENT_FILES = 200
 

@@ -270,22 +270,10 @@ def _empty(src: Source, fmt: str, *, full: bool = True) -> TranscriptReading:
 # Telling the formats apart
 
 CLAUDE_TYPES = frozenset(
-    {
-        "user",
-        "assistant",
-        "system",
-        "summary",
-        "file-history-snapshot",
-        "progress",
-        "queue-operation",
-        "attachment",
-        "last-prompt",
-        "ai-title",
-        "custom-title",
-        "agent-name",
-        "permission-mode",
-    }
-)
+    {"user", "assistant", "system", "summary", "file-history-snapshot", "progress",
+     "queue-operation", "attachment", "last-prompt", "ai-title", "custom-title",
+     "agent-name", "permission-mode"}
+)  # fmt: skip
 CODEX_TYPES = frozenset({"session_meta", "response_item", "compacted", "turn_context", "event_msg"})
 
 

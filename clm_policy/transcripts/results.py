@@ -508,31 +508,9 @@ _WRAPPERS = re.compile(
     r"bundle\s+exec\s+|dotenv\s+(?:-\S+\s+)*--\s+)+"
 )
 FILTERS = frozenset(
-    {
-        "tail",
-        "head",
-        "grep",
-        "egrep",
-        "fgrep",
-        "rg",
-        "less",
-        "more",
-        "cat",
-        "tee",
-        "sed",
-        "awk",
-        "sort",
-        "uniq",
-        "wc",
-        "cut",
-        "tr",
-        "jq",
-        "column",
-        "nl",
-        "fold",
-        "ts",
-    }
-)
+    {"tail", "head", "grep", "egrep", "fgrep", "rg", "less", "more", "cat", "tee", "sed",
+     "awk", "sort", "uniq", "wc", "cut", "tr", "jq", "column", "nl", "fold", "ts"}
+)  # fmt: skip
 """Programs that, after a ``|``, only show part of a command's output (and set the pipeline's
 exit code)."""
 
@@ -552,43 +530,11 @@ ANSWERS: dict[str, str] = {
 """Programs whose exit status 1 answers the question asked (and what it means)."""
 
 _CHECK_PROGRAMS = frozenset(
-    {
-        "pytest",
-        "py.test",
-        "tox",
-        "nox",
-        "unittest",
-        "mypy",
-        "pyright",
-        "ruff",
-        "flake8",
-        "pylint",
-        "black",
-        "isort",
-        "jest",
-        "vitest",
-        "mocha",
-        "eslint",
-        "tsc",
-        "prettier",
-        "rspec",
-        "rubocop",
-        "phpunit",
-        "ctest",
-        "make",
-        "ninja",
-        "golangci-lint",
-        "shellcheck",
-        "credo",
-        "biome",
-        "playwright",
-        "cypress",
-        "ava",
-        "tap",
-        "karma",
-        "bats",
-    }
-)
+    {"pytest", "py.test", "tox", "nox", "unittest", "mypy", "pyright", "ruff", "flake8",
+     "pylint", "black", "isort", "jest", "vitest", "mocha", "eslint", "tsc", "prettier",
+     "rspec", "rubocop", "phpunit", "ctest", "make", "ninja", "golangci-lint", "shellcheck",
+     "credo", "biome", "playwright", "cypress", "ava", "tap", "karma", "bats"}
+)  # fmt: skip
 _CHECK_SUBCOMMANDS = {
     "go": frozenset({"test", "vet", "build"}),
     "cargo": frozenset({"test", "nextest", "build", "check", "clippy", "fmt", "bench"}),
@@ -747,29 +693,9 @@ def _unix_name(m: re.Match[str]) -> str:
 
 
 _WINDOWS_KNOWN = frozenset(
-    {
-        "npm",
-        "npx",
-        "pnpm",
-        "yarn",
-        "node",
-        "python",
-        "python3",
-        "pytest",
-        "cargo",
-        "go",
-        "dotnet",
-        "mvn",
-        "gradle",
-        "gradlew",
-        "tsc",
-        "eslint",
-        "jest",
-        "vitest",
-        "bun",
-        "deno",
-    }
-)
+    {"npm", "npx", "pnpm", "yarn", "node", "python", "python3", "pytest", "cargo", "go",
+     "dotnet", "mvn", "gradle", "gradlew", "tsc", "eslint", "jest", "vitest", "bun", "deno"}
+)  # fmt: skip
 
 
 def normalise(command: str) -> str:
@@ -874,21 +800,9 @@ def is_check(command: str) -> bool:
 
 
 _FORMATTERS = frozenset(
-    {
-        "cargo fmt",
-        "black",
-        "prettier",
-        "isort",
-        "ruff format",
-        "mix format",
-        "gofmt",
-        "go fmt",
-        "deno fmt",
-        "dotnet format",
-        "rustfmt",
-        "biome format",
-    }
-)
+    {"cargo fmt", "black", "prettier", "isort", "ruff format", "mix format", "gofmt",
+     "go fmt", "deno fmt", "dotnet format", "rustfmt", "biome format"}
+)  # fmt: skip
 """Programs that rewrite files unless told to check: a check only with a check flag."""
 _CHECK_FLAGS = frozenset(
     {"--check", "--check-formatted", "-l", "--list-different", "--diff", "--verify-no-changes"}
@@ -1031,60 +945,13 @@ def one_line(text: str, limit: int = 200) -> str:
 
 
 _READERS = frozenset(
-    {
-        "cat",
-        "head",
-        "tail",
-        "less",
-        "more",
-        "ls",
-        "tree",
-        "grep",
-        "egrep",
-        "fgrep",
-        "rg",
-        "ag",
-        "wc",
-        "stat",
-        "file",
-        "which",
-        "type",
-        "dir",
-        "pwd",
-        "echo",
-        "printf",
-        "nl",
-        "du",
-        "df",
-        "realpath",
-        "readlink",
-        "basename",
-        "dirname",
-        "jq",
-        "sort",
-        "uniq",
-        "cut",
-        "column",
-        "diff",
-        "cmp",
-        "true",
-        "test",
-        "[",
-        "get-content",
-        "gc",
-        "get-childitem",
-        "gci",
-        "select-string",
-        "test-path",
-        "resolve-path",
-        "sed",
-        "find",
-        "fd",
-        "awk",
-        "git",
-        "command",
-    }
-)
+    {"cat", "head", "tail", "less", "more", "ls", "tree", "grep", "egrep", "fgrep", "rg",
+     "ag", "wc", "stat", "file", "which", "type", "dir", "pwd", "echo", "printf", "nl",
+     "du", "df", "realpath", "readlink", "basename", "dirname", "jq", "sort", "uniq", "cut",
+     "column", "diff", "cmp", "true", "test", "[", "get-content", "gc", "get-childitem",
+     "gci", "select-string", "test-path", "resolve-path", "sed", "find", "fd", "awk", "git",
+     "command"}
+)  # fmt: skip
 """Programs that read (a ``sed`` without ``-i``, a ``find`` without ``-delete`` or ``-exec``,
 ``git`` with a reading subcommand): a failure of one is a look that found nothing."""
 _GIT_READS = frozenset(

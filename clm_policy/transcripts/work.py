@@ -135,21 +135,12 @@ step of the agent's plan."""
 _PATHLIKE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z0-9]{1,8})(?![\w/-])")
 _BACKTICK = re.compile(r"`([^`\n]{2,120})`")
 _WORK_WORDS = {
-    "test": (
-        "test",
-        "spec",
-        "pytest",
-        "jest",
-        "vitest",
-        "rspec",
-        "mix test",
-        "cargo test",
-        "go test",
-    ),
+    "test": ("test", "spec", "pytest", "jest", "vitest", "rspec", "mix test", "cargo test",
+             "go test"),
     "lint": ("lint", "ruff", "eslint", "credo", "clippy", "flake8", "rubocop"),
     "build": ("build", "compile"),
     "typecheck": ("mypy", "tsc", "pyright", "typecheck", "type-check", "type check"),
-}
+}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,73 +279,14 @@ def _reason(output: str) -> str:
 
 
 _ACK_WORDS = frozenset(
-    {
-        "thanks",
-        "thank",
-        "you",
-        "thx",
-        "ty",
-        "ok",
-        "okay",
-        "k",
-        "kk",
-        "yes",
-        "y",
-        "yep",
-        "yeah",
-        "yup",
-        "sure",
-        "continue",
-        "go",
-        "on",
-        "ahead",
-        "proceed",
-        "keep",
-        "going",
-        "carry",
-        "please",
-        "pls",
-        "plz",
-        "do",
-        "it",
-        "lgtm",
-        "great",
-        "perfect",
-        "nice",
-        "cool",
-        "good",
-        "sounds",
-        "looks",
-        "awesome",
-        "next",
-        "approved",
-        "approve",
-        "correct",
-        "right",
-        "exactly",
-        "fine",
-        "alright",
-        "all",
-        "that",
-        "works",
-        "sgtm",
-        "done",
-        "and",
-        "so",
-        "well",
-        "then",
-        "now",
-        "again",
-        "more",
-        "same",
-        "agreed",
-        "agree",
-        "excellent",
-        "wonderful",
-        "amazing",
-        "fantastic",
-    }
-)
+    {"thanks", "thank", "you", "thx", "ty", "ok", "okay", "k", "kk", "yes", "y", "yep",
+     "yeah", "yup", "sure", "continue", "go", "on", "ahead", "proceed", "keep", "going",
+     "carry", "please", "pls", "plz", "do", "it", "lgtm", "great", "perfect", "nice",
+     "cool", "good", "sounds", "looks", "awesome", "next", "approved", "approve", "correct",
+     "right", "exactly", "fine", "alright", "all", "that", "works", "sgtm", "done", "and",
+     "so", "well", "then", "now", "again", "more", "same", "agreed", "agree", "excellent",
+     "wonderful", "amazing", "fantastic"}
+)  # fmt: skip
 """Words of a request that asks for nothing new: thanks, acknowledgements, "go on"."""
 WORD = re.compile(r"[a-z']+")
 
