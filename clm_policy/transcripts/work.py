@@ -866,8 +866,6 @@ _CD_FAILED = re.compile(
 )
 """A failure whose reason is the command's ``cd`` (the folder was not there from where the
 shell stood): the rest of the command never ran."""
-_IN_FOLDER = re.compile(r" \(in [^()]*\)$")
-"""The folder :meth:`_Gathering._in_folder` adds to a command run outside the project's."""
 
 
 def _script_of(normal: str) -> str | None:
@@ -1186,9 +1184,9 @@ class _Gathering:
         worked); and one that failed at its ``cd`` (it never ran), run since whatever came of
         it (the same words, maybe with more: ``vercel --prod`` then ``vercel --prod --yes``
         where the shell already was) — its result is the later run's to tell."""
-        words = _IN_FOLDER.sub("", normal).split()
+        words = split_folder(normal)[1].split()
         for key, (_order, text) in list(self.failed.items()):
-            before = _IN_FOLDER.sub("", key[1]).split()
+            before = split_folder(key[1])[1].split()
             if key[0] != "run":
                 continue
             if (worked and words == before) or (
