@@ -78,9 +78,7 @@ OUTPUT_KEEP = 64 * 1024
 SHELL = "shell"
 PATCH = "apply_patch"
 EDIT_TOOLS = {
-    "Edit": "file_path",
-    "MultiEdit": "file_path",
-    "Write": "file_path",
+    **dict.fromkeys(("Edit", "MultiEdit", "Write"), "file_path"),
     "NotebookEdit": "notebook_path",
 }
 READ_TOOLS = {"Read": "file_path", "NotebookRead": "notebook_path"}
@@ -359,8 +357,7 @@ class WorkLog:
         self._add("context", fact)
 
     def context_gone(self, label: str) -> None:
-        """The harness's fact ``label`` (``git branch``) holds no more: an earlier one is not
-        kept."""
+        """The harness's fact ``label`` (``git branch``) holds no more."""
         self._add("context_gone", label)
 
     def asked_handoff(self) -> None:
@@ -407,8 +404,7 @@ class WorkLog:
         self._called[key] = (len(self.events), self._ts)
 
     def _answer(self, call_id: str | None) -> tuple[str, dict[str, Any], str | None] | None:
-        """The pending call ``call_id`` its result (or refusal) answers, no longer pending;
-        None when there is none."""
+        """The pending call ``call_id`` answers, taken off the pending calls; None if none."""
         pending = self._pending.pop(call_id, None) if call_id else None
         if pending is not None:
             self._called.pop(call_id or "", None)
@@ -764,16 +760,14 @@ class Work:
         """What failed in the main agent's last step (a command or an edit), if it failed."""
         self.handoff_asked_order = -1
         """When clm-policy last asked the agent for its handoff (-1: never)."""
-        self.tasks_order = -1
-        """When the task list last changed."""
+        self.tasks_order = -1  # when the task list last changed
         self.created: list[tuple[int, str]] = []
         """The files the agent's own tools wrote new, with when (as a person reads them)."""
         self.last_tool_order = -1
         """When the main agent last called a tool (mid-turn when after its last words)."""
         self.last_activity: str | None = None
         """What the main agent did last: a command and its result, an edit, an agent."""
-        self.last_activity_order = -1
-        """When it did that (-1: never)."""
+        self.last_activity_order = -1  # when it did that (-1: never)
         self._done: list[tuple[int, str, str]] = []  # (order, "file" | "run", what)
 
     def substantive_orders(self, *, rejections: bool = True) -> list[int]:
