@@ -190,14 +190,7 @@ def detect_format(path: str | os.PathLike[str]) -> str:
 
 def read_transcript(path: str | os.PathLike[str], fmt: str = "auto") -> TranscriptReading:
     """Read the whole transcript at ``path`` (format ``fmt``, or detected with ``auto``)."""
-    with Source.open(path) as src:
-        name = _resolve(src, fmt)
-        if name is None:
-            return _empty(src, fmt)
-        try:
-            return _reader(name).read_full(src)
-        except InputError as exc:
-            raise _tried(exc, fmt, name, src) from None
+    return _read(path, fmt, None)
 
 
 def read_context(
@@ -206,23 +199,32 @@ def read_context(
     """Only the context figures of the transcript at ``path`` (``full`` is false), read from
     the end of the file: at most ``max_scan`` bytes, then the figure is an estimate from
     what was read (with a warning)."""
+    return _read(path, fmt, max(BLOCK, max_scan))
+
+
+def _read(path: str | os.PathLike[str], fmt: str, max_scan: int | None) -> TranscriptReading:
+    """A full read (``max_scan`` None) or a tail read of the transcript at ``path``."""
     with Source.open(path) as src:
         name = _resolve(src, fmt)
         if name is None:
-            return _empty(src, fmt, full=False)
+            return TranscriptReading(
+                format=fmt,
+                path=src.file,
+                context_tokens=0,
+                context_estimated=True,
+                warnings=[EMPTY],
+                full=max_scan is None,
+                bytes_read=src.bytes_read,
+            )
+        reader = _reader(name)
         try:
-            return _reader(name).read_tail(src, max(BLOCK, max_scan))
+            return reader.read_full(src) if max_scan is None else reader.read_tail(src, max_scan)
         except InputError as exc:
-            raise _tried(exc, fmt, name, src) from None
-
-
-def _tried(exc: InputError, fmt: str, name: str, src: Source) -> InputError:
-    """``exc`` from reading a ``.jsonl`` file (the name of Claude Code's and Codex's files)
-    taken for an OpenAI chat document because no line of it is theirs: it says so."""
-    if fmt != "auto" or name != "openai" or not str(src.file).endswith(".jsonl"):
-        return exc
-    said = f"{exc.message}; nor a Claude Code session or a Codex rollout (no line of either)"
-    return InputError(said, exc.location)
+            if fmt == "auto" and name == "openai" and src.file.endswith(".jsonl"):
+                # (the name of Claude Code's and Codex's files: no line of it is theirs)
+                nor = "nor a Claude Code session or a Codex rollout (no line of either)"
+                raise InputError(f"{exc.message}; {nor}", exc.location) from None
+            raise exc from None
 
 
 if TYPE_CHECKING:
@@ -254,38 +256,14 @@ def _resolve(src: Source, fmt: str) -> str | None:
     return None if src.size == 0 else fmt
 
 
-def _empty(src: Source, fmt: str, *, full: bool = True) -> TranscriptReading:
-    return TranscriptReading(
-        format=fmt,
-        path=src.file,
-        context_tokens=0,
-        context_estimated=True,
-        warnings=[EMPTY],
-        full=full,
-        bytes_read=src.bytes_read,
-    )
-
-
 # ---------------------------------------------------------------------------------------------
 # Telling the formats apart
 
 CLAUDE_TYPES = frozenset(
-    {
-        "user",
-        "assistant",
-        "system",
-        "summary",
-        "file-history-snapshot",
-        "progress",
-        "queue-operation",
-        "attachment",
-        "last-prompt",
-        "ai-title",
-        "custom-title",
-        "agent-name",
-        "permission-mode",
-    }
-)
+    {"user", "assistant", "system", "summary", "file-history-snapshot", "progress",
+     "queue-operation", "attachment", "last-prompt", "ai-title", "custom-title",
+     "agent-name", "permission-mode"}
+)  # fmt: skip
 CODEX_TYPES = frozenset({"session_meta", "response_item", "compacted", "turn_context", "event_msg"})
 
 

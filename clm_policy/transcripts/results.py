@@ -84,111 +84,142 @@ class Verdict:
 # Test runners' summaries
 
 _M = re.M
-_PYTEST = re.compile(
+_GATES: dict[re.Pattern[str], tuple[str, ...]] = {}
+"""Each summary's pattern and the words it cannot be without: it is searched only when one of
+them is in the output (most outputs hold no summary; a substring test costs far less than a
+multi-line search)."""
+
+
+def _gated(pattern: str, needles: tuple[str, ...], flags: int = _M) -> re.Pattern[str]:
+    compiled = re.compile(pattern, flags)
+    _GATES[compiled] = needles
+    return compiled
+
+
+_PYTEST = _gated(
     r"^[= ]*((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|"
     r"rerun)(?:, )?)+) in [\d.]+s(?: \([\d:]+\))?[= ]*$",
-    _M,
+    ("passed in", "failed in", "error in", "errors in", "skipped in", "deselected in",
+     "warning in", "warnings in", "xfailed in", "xpassed in", "rerun in"),
+)  # fmt: skip
+_PYTEST_NONE = _gated(r"^[= ]*no tests ran in [\d.]+s[= ]*$", ("no tests ran",))
+_UNITTEST = _gated(
+    r"^Ran (\d+) tests? in [\d.]+s\s*\n\s*\n?(OK|FAILED)(?: \(([^)\n]*)\))?[ \t]*$", ("Ran ",)
 )
-_PYTEST_NONE = re.compile(r"^[= ]*no tests ran in [\d.]+s[= ]*$", _M)
-_UNITTEST = re.compile(
-    r"^Ran (\d+) tests? in [\d.]+s\s*\n\s*\n?(OK|FAILED)(?: \(([^)\n]*)\))?[ \t]*$", _M
+_CARGO = _gated(
+    r"^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed;[^\n]*$", ("test result:",)
 )
-_CARGO = re.compile(r"^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed;[^\n]*$", _M)
-_NEXTEST = re.compile(r"^\s*Summary \[[^\]\n]*\]\s+(\d+ tests? run: [^\n]*)$", _M)
-_GO_OK = re.compile(r"^ok\s+\S+\s+(?:[\d.]+s|\(cached\))", _M)
-_GO_FAIL = re.compile(r"^FAIL\s+\S+\s+(?:[\d.]+s|\[build failed\]|\[setup failed\])", _M)
-_GO_FAILED_TEST = re.compile(r"^\s*--- FAIL: (\S+)", _M)
-_JEST = re.compile(r"^Tests:\s+([^\n]*?\d+ total)\s*$", _M)
-_VITEST = re.compile(r"^\s*Tests\s+((?:\d+ \w+(?: \| )?)+)\s*\((\d+)\)\s*$", _M)
-_MOCHA_PASS = re.compile(r"^\s+(\d+) passing \([^)\n]*\)\s*$", _M)
+_NEXTEST = _gated(r"^\s*Summary \[[^\]\n]*\]\s+(\d+ tests? run: [^\n]*)$", ("Summary [",))
+_GO_OK = _gated(r"^ok\s+\S+\s+(?:[\d.]+s|\(cached\))", ("ok ",))
+_GO_FAIL = _gated(r"^FAIL\s+\S+\s+(?:[\d.]+s|\[build failed\]|\[setup failed\])", ("FAIL",))
+_GO_FAILED_TEST = _gated(r"^\s*--- FAIL: (\S+)", ("--- FAIL",))
+_JEST = _gated(r"^Tests:\s+([^\n]*?\d+ total)\s*$", ("Tests:",))
+_VITEST = _gated(r"^\s*Tests\s+((?:\d+ \w+(?: \| )?)+)\s*\((\d+)\)\s*$", ("Tests ",))
+_MOCHA_PASS = _gated(r"^\s+(\d+) passing \([^)\n]*\)\s*$", ("passing (",))
 _MOCHA_FAIL = re.compile(r"^\s+(\d+) failing\s*$", _M)
-_NODE = re.compile("^(?:#|\u2139) (pass|fail) (\\d+)\\s*$", _M)  # TAP, node --test
-_BUN = re.compile(r"^\s*(\d+) (pass|fail)\s*$", _M)
-_BUN_RAN = re.compile(r"^\s*Ran (\d+) tests? across", _M)
-_DENO = re.compile(
-    r"^(ok|FAILED) \| (\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed(?: \([^)\n]*\))?", _M
+_NODE = _gated(  # TAP, node --test
+    "^(?:#|\u2139) (pass|fail) (\\d+)\\s*$", ("# pass", "# fail", "\u2139 pass", "\u2139 fail")
 )
-_PLAYWRIGHT = re.compile(
+_BUN = _gated(r"^\s*(\d+) (pass|fail)\s*$", (" pass", " fail"))
+_BUN_RAN = re.compile(r"^\s*Ran (\d+) tests? across", _M)
+_DENO = _gated(
+    r"^(ok|FAILED) \| (\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed(?: \([^)\n]*\))?",
+    ("passed |",),
+)
+_PLAYWRIGHT = _gated(
     r"^(?:\x1b?\[[\d;]*m)*  (\d+) (failed|flaky|interrupted|skipped|did not run|"
     r"passed(?: \([\d.]+(?:ms|s|m|h)\))?)(?:\x1b?\[[\d;]*m)*[ \t]*$",
-    _M,
+    (" failed\n", " passed (", " failed\x1b", " failed\r"),
 )
 _PLAYWRIGHT_TEST = re.compile(r"^ {4}\S[^\n]* \u203a ", _M)
 """A test's line under Playwright's counts (``    [chromium] \u203a a.spec.ts:4:7 \u203a t``)."""
-_MIX = re.compile(
+_MIX = _gated(
     r"^((?:\d+ doctests?, )?(?:\d+ propert(?:y|ies), )?(\d+) tests?, (\d+) failures?"
     r"(?:, \d+ (?:excluded|skipped|invalid))*)\s*$",
-    _M,
+    (" failure",),
 )
 _MIX_DOCTESTS = re.compile(r"(\d+) doctests?")
-_RSPEC = re.compile(r"^((\d+) examples?, (\d+) failures?(?:, \d+ pending)?)", _M)
-_PHPUNIT_OK = re.compile(r"^OK \((\d+) tests?, \d+ assertions?\)", _M)
-_PHPUNIT = re.compile(r"^(Tests: (\d+), Assertions: \d+(?:, \w+: \d+)*)\.", _M)
+_RSPEC = _gated(r"^((\d+) examples?, (\d+) failures?(?:, \d+ pending)?)", (" example",))
+_PHPUNIT_OK = _gated(r"^OK \((\d+) tests?, \d+ assertions?\)", ("OK (",))
+_PHPUNIT = _gated(r"^(Tests: (\d+), Assertions: \d+(?:, \w+: \d+)*)\.", ("Assertions:",))
 _PHPUNIT_BAD = re.compile(r"(?:Errors|Failures): (\d+)")
-_DOTNET = re.compile(
+_DOTNET = _gated(
     r"^\s*(?:Passed|Failed)!\s+-\s+Failed:\s+(\d+), Passed:\s+(\d+), Skipped:\s+\d+, "
     r"Total:\s+(\d+)",
-    _M,
+    ("Passed!", "Failed!"),
 )
-_DOTNET_OLD = re.compile(r"^Total tests: (\d+)\. Passed: (\d+)\. Failed: (\d+)\.", _M)
-_DOTNET_NEW = re.compile(r"^Test summary: total: (\d+), failed: (\d+), succeeded: (\d+)", _M | re.I)
-_MAVEN = re.compile(
+_DOTNET_OLD = _gated(r"^Total tests: (\d+)\. Passed: (\d+)\. Failed: (\d+)\.", ("Total tests:",))
+_DOTNET_NEW = _gated(
+    r"^Test summary: total: (\d+), failed: (\d+), succeeded: (\d+)",
+    ("summary:", "Summary:"),
+    flags=re.M | re.I,
+)
+_MAVEN = _gated(
     r"^\[(?:INFO|ERROR|WARNING)\] (Tests run: (\d+), Failures: (\d+), Errors: (\d+), "
     r"Skipped: \d+)\s*$",
-    _M,
+    ("Tests run:",),
 )
-_GRADLE = re.compile(r"^((\d+) tests? completed, (\d+) failed(?:, \d+ skipped)?)", _M)
-_CTEST = re.compile(r"^(\d+% tests passed, (\d+) tests? failed out of (\d+))", _M)
-_SWIFT = re.compile(r"Executed (\d+) tests?, with (\d+) failures?", _M)
+_GRADLE = _gated(
+    r"^((\d+) tests? completed, (\d+) failed(?:, \d+ skipped)?)",
+    ("tests completed", "test completed"),
+)
+_CTEST = _gated(r"^(\d+% tests passed, (\d+) tests? failed out of (\d+))", ("% tests passed",))
+_SWIFT = _gated(r"Executed (\d+) tests?, with (\d+) failures?", ("Executed ",))
 _MARKERS = (
-    ("cargo", re.compile(r"^error: (?:could not compile|test failed)[^\n]*", _M)),
-    ("cargo", re.compile(r"^error\[E\d+\]:[^\n]*", _M)),
+    ("cargo", _gated(r"^error: (?:could not compile|test failed)[^\n]*", ("error",))),
+    ("cargo", _gated(r"^error\[E\d+\]:[^\n]*", ("error",))),
     (
         "mix",
-        re.compile(r"^== Compilation error[^\n]*|^\*\* \((?:CompileError|SyntaxError)\)[^\n]*", _M),
+        _gated(
+            r"^== Compilation error[^\n]*|^\*\* \((?:CompileError|SyntaxError)\)[^\n]*",
+            ("Compilation error", "** ("),
+        ),
     ),
-    ("npm", re.compile(r"^npm (?:ERR!|error) (?:Test failed|code ELIFECYCLE)[^\n]*", _M)),
-    ("gradle", re.compile(r"^BUILD FAILED\b[^\n]*", _M)),
-    ("maven", re.compile(r"^\[ERROR\] BUILD FAILURE\b[^\n]*|^BUILD FAILURE\b[^\n]*", _M)),
-    ("pytest", re.compile(r"^(?:ERROR: |Interrupted: )\d+ errors? during collection[^\n]*", _M)),
-    ("dotnet", re.compile(r"^Test Run (?:Failed|Aborted)\.[^\n]*", _M)),
-    ("go", re.compile(r"^FAIL\s*$", _M)),
+    ("npm", _gated(r"^npm (?:ERR!|error) (?:Test failed|code ELIFECYCLE)[^\n]*", ("npm ",))),
+    ("gradle", _gated(r"^BUILD FAILED\b[^\n]*", ("BUILD FAILED",))),
+    (
+        "maven",
+        _gated(r"^\[ERROR\] BUILD FAILURE\b[^\n]*|^BUILD FAILURE\b[^\n]*", ("BUILD FAILURE",)),
+    ),
+    (
+        "pytest",
+        _gated(
+            r"^(?:ERROR: |Interrupted: )\d+ errors? during collection[^\n]*", ("during collection",)
+        ),
+    ),
+    ("dotnet", _gated(r"^Test Run (?:Failed|Aborted)\.[^\n]*", ("Test Run ",))),
+    ("go", _gated(r"^FAIL\s*$", ("FAIL",))),
     (
         "build",
-        re.compile(r"^Failed to compile\.?[^\n]*|^Type error: [^\n]*|^Build failed\b[^\n]*", _M),
+        _gated(
+            r"^Failed to compile\.?[^\n]*|^Type error: [^\n]*|^Build failed\b[^\n]*",
+            ("Failed to compile", "Type error", "Build failed"),
+        ),
     ),
-    ("node", re.compile(r"^FATAL ERROR: [^\n]*", _M)),  # heap out of memory: the process died
-    ("playwright", re.compile(r"^\s*\u2718\s+\d+ \[[^\]\n]+\] \u203a [^\n]*", _M)),
+    ("node", _gated(r"^FATAL ERROR: [^\n]*", ("FATAL ERROR: ",))),  # heap out of memory: it died
+    ("playwright", _gated(r"^\s*\u2718\s+\d+ \[[^\]\n]+\] \u203a [^\n]*", ("\u2718",))),
 )
-_SCRIPT = re.compile(
-    r"^[^\n]{0,60}?\b(\d+) (passed|failed)[,;|/ ]+(\d+) (passed|failed)\b[^\n]{0,60}$", _M
+_SCRIPT = _gated(
+    r"^[^\n]{0,60}?\b(\d+) (passed|failed)[,;|/ ]+(\d+) (passed|failed)\b[^\n]{0,60}$", (" passed",)
 )
 """A project's own test script's count line, both counts on it (``Results: 17 passed, 0
 failed out of 17 tests``): read only when no runner's summary is there."""
 _SUCCESS = (
-    ("build", re.compile(r"^\s*(?:✓\s*)?Compiled successfully\b[^\n]*", _M)),
-    ("build", re.compile(r"^\s*✓ built in [\d.]+m?s\b[^\n]*", _M)),
-    ("build", re.compile(r"^Build succeeded\.?[^\n]*|^BUILD SUCCESS(?:FUL)?\b[^\n]*", _M)),
-    ("cargo", re.compile(r"^\s*Finished `\w+` profile \[[^\]]*\] target\(s\) in [^\n]*", _M)),
+    ("build", _gated(r"^\s*(?:✓\s*)?Compiled successfully\b[^\n]*", ("Compiled successfully",))),
+    ("build", _gated(r"^\s*✓ built in [\d.]+m?s\b[^\n]*", ("built in",))),
+    (
+        "build",
+        _gated(
+            r"^Build succeeded\.?[^\n]*|^BUILD SUCCESS(?:FUL)?\b[^\n]*",
+            ("Build succeeded", "BUILD SUCCESS"),
+        ),
+    ),
+    (
+        "cargo",
+        _gated(r"^\s*Finished `\w+` profile \[[^\]]*\] target\(s\) in [^\n]*", ("Finished `",)),
+    ),
 )
 """What a build prints when it succeeded: a passed result when its exit code is hidden."""
-_MARKER_NEEDLES = {
-    "cargo": ("error",),
-    "mix": ("Compilation error", "** ("),
-    "npm": ("npm ",),
-    "gradle": ("BUILD FAILED",),
-    "maven": ("BUILD FAILURE",),
-    "pytest": ("during collection",),
-    "dotnet": ("Test Run ",),
-    "go": ("FAIL",),
-    "build": ("Failed to compile", "Type error", "Build failed"),
-    "node": ("FATAL ERROR: ",),
-    "playwright": ("\u2718",),
-}
-_SUCCESS_NEEDLES = {
-    "build": ("Compiled successfully", "built in", "Build succeeded", "BUILD SUCCESS"),
-    "cargo": ("Finished `",),
-}
 
 
 def _counts(text: str, words: dict[str, str]) -> tuple[int, int]:
@@ -210,57 +241,9 @@ def _flat(text: str) -> str:
     return " ".join(text.replace("=", " ").split())
 
 
-_GATES: dict[re.Pattern[str], tuple[str, ...]] = {
-    _PYTEST: (
-        "passed in",
-        "failed in",
-        "error in",
-        "errors in",
-        "skipped in",
-        "deselected in",
-        "warning in",
-        "warnings in",
-        "xfailed in",
-        "xpassed in",
-        "rerun in",
-    ),
-    _PYTEST_NONE: ("no tests ran",),
-    _UNITTEST: ("Ran ",),
-    _CARGO: ("test result:",),
-    _NEXTEST: ("Summary [",),
-    _GO_OK: ("ok ",),
-    _GO_FAIL: ("FAIL",),
-    _GO_FAILED_TEST: ("--- FAIL",),
-    _JEST: ("Tests:",),
-    _VITEST: ("Tests ",),
-    _MOCHA_PASS: ("passing (",),
-    _NODE: ("# pass", "# fail", "\u2139 pass", "\u2139 fail"),
-    _BUN: (" pass", " fail"),
-    _DENO: ("passed |",),
-    _PLAYWRIGHT: (" failed\n", " passed (", " failed\x1b", " failed\r"),
-    _MIX: (" failure",),
-    _RSPEC: (" example",),
-    _PHPUNIT_OK: ("OK (",),
-    _PHPUNIT: ("Assertions:",),
-    _DOTNET: ("Passed!", "Failed!"),
-    _DOTNET_OLD: ("Total tests:",),
-    _DOTNET_NEW: ("summary:", "Summary:"),
-    _MAVEN: ("Tests run:",),
-    _GRADLE: ("tests completed", "test completed"),
-    _CTEST: ("% tests passed",),
-    _SWIFT: ("Executed ",),
-}
-"""Words a runner's summary cannot be without: its pattern is searched only when one of them
-is in the output (most outputs hold no summary; a substring test costs far less than a
-multi-line search)."""
-
-
-def _find(
-    pattern: re.Pattern[str], output: str, needles: tuple[str, ...] | None = None
-) -> Iterator[re.Match[str]]:
-    """``pattern``'s matches in ``output``, when one of its gate words (``needles``, else
-    :data:`_GATES`'s) is there."""
-    if any(n in output for n in (_GATES[pattern] if needles is None else needles)):
+def _find(pattern: re.Pattern[str], output: str) -> Iterator[re.Match[str]]:
+    """``pattern``'s matches in ``output``, when one of its gate words is there."""
+    if any(n in output for n in _GATES[pattern]):
         yield from pattern.finditer(output)
 
 
@@ -450,17 +433,17 @@ def summary_of(output: str) -> Summary | None:
     found = _candidates(text)
     marker: tuple[int, Summary] | None = None
     for runner, pattern in _MARKERS:
-        for m in _find(pattern, text, _MARKER_NEEDLES[runner]):
+        for m in _find(pattern, text):
             if marker is None or m.end() > marker[0]:
                 marker = (m.end(), Summary(runner, None, None, " ".join(m.group(0).split())))
     if not found:  # a script's own counts, when no test runner counted anything
-        for m in _find(_SCRIPT, text, (" passed",)):
+        for m in _find(_SCRIPT, text):
             if m.group(2) != m.group(4):
                 passed, failed = (m.group(1), m.group(3))[:: 1 if m.group(2) == "passed" else -1]
                 found.append((m.end(), Summary("script", int(passed), int(failed), _flat(m[0]))))
     if not found:  # a build's success line, when no test runner counted anything
         for runner, pattern in _SUCCESS:
-            for m in _find(pattern, text, _SUCCESS_NEEDLES[runner]):
+            for m in _find(pattern, text):
                 found.append((m.end(), Summary(runner, None, 0, " ".join(m.group(0).split()))))
     last = max(found, key=lambda pair: pair[0]) if found else None
     if last is None:
@@ -508,31 +491,9 @@ _WRAPPERS = re.compile(
     r"bundle\s+exec\s+|dotenv\s+(?:-\S+\s+)*--\s+)+"
 )
 FILTERS = frozenset(
-    {
-        "tail",
-        "head",
-        "grep",
-        "egrep",
-        "fgrep",
-        "rg",
-        "less",
-        "more",
-        "cat",
-        "tee",
-        "sed",
-        "awk",
-        "sort",
-        "uniq",
-        "wc",
-        "cut",
-        "tr",
-        "jq",
-        "column",
-        "nl",
-        "fold",
-        "ts",
-    }
-)
+    {"tail", "head", "grep", "egrep", "fgrep", "rg", "less", "more", "cat", "tee", "sed",
+     "awk", "sort", "uniq", "wc", "cut", "tr", "jq", "column", "nl", "fold", "ts"}
+)  # fmt: skip
 """Programs that, after a ``|``, only show part of a command's output (and set the pipeline's
 exit code)."""
 
@@ -552,43 +513,11 @@ ANSWERS: dict[str, str] = {
 """Programs whose exit status 1 answers the question asked (and what it means)."""
 
 _CHECK_PROGRAMS = frozenset(
-    {
-        "pytest",
-        "py.test",
-        "tox",
-        "nox",
-        "unittest",
-        "mypy",
-        "pyright",
-        "ruff",
-        "flake8",
-        "pylint",
-        "black",
-        "isort",
-        "jest",
-        "vitest",
-        "mocha",
-        "eslint",
-        "tsc",
-        "prettier",
-        "rspec",
-        "rubocop",
-        "phpunit",
-        "ctest",
-        "make",
-        "ninja",
-        "golangci-lint",
-        "shellcheck",
-        "credo",
-        "biome",
-        "playwright",
-        "cypress",
-        "ava",
-        "tap",
-        "karma",
-        "bats",
-    }
-)
+    {"pytest", "py.test", "tox", "nox", "unittest", "mypy", "pyright", "ruff", "flake8",
+     "pylint", "black", "isort", "jest", "vitest", "mocha", "eslint", "tsc", "prettier",
+     "rspec", "rubocop", "phpunit", "ctest", "make", "ninja", "golangci-lint", "shellcheck",
+     "credo", "biome", "playwright", "cypress", "ava", "tap", "karma", "bats"}
+)  # fmt: skip
 _CHECK_SUBCOMMANDS = {
     "go": frozenset({"test", "vet", "build"}),
     "cargo": frozenset({"test", "nextest", "build", "check", "clippy", "fmt", "bench"}),
@@ -747,29 +676,9 @@ def _unix_name(m: re.Match[str]) -> str:
 
 
 _WINDOWS_KNOWN = frozenset(
-    {
-        "npm",
-        "npx",
-        "pnpm",
-        "yarn",
-        "node",
-        "python",
-        "python3",
-        "pytest",
-        "cargo",
-        "go",
-        "dotnet",
-        "mvn",
-        "gradle",
-        "gradlew",
-        "tsc",
-        "eslint",
-        "jest",
-        "vitest",
-        "bun",
-        "deno",
-    }
-)
+    {"npm", "npx", "pnpm", "yarn", "node", "python", "python3", "pytest", "cargo", "go",
+     "dotnet", "mvn", "gradle", "gradlew", "tsc", "eslint", "jest", "vitest", "bun", "deno"}
+)  # fmt: skip
 
 
 def normalise(command: str) -> str:
@@ -874,21 +783,9 @@ def is_check(command: str) -> bool:
 
 
 _FORMATTERS = frozenset(
-    {
-        "cargo fmt",
-        "black",
-        "prettier",
-        "isort",
-        "ruff format",
-        "mix format",
-        "gofmt",
-        "go fmt",
-        "deno fmt",
-        "dotnet format",
-        "rustfmt",
-        "biome format",
-    }
-)
+    {"cargo fmt", "black", "prettier", "isort", "ruff format", "mix format", "gofmt",
+     "go fmt", "deno fmt", "dotnet format", "rustfmt", "biome format"}
+)  # fmt: skip
 """Programs that rewrite files unless told to check: a check only with a check flag."""
 _CHECK_FLAGS = frozenset(
     {"--check", "--check-formatted", "-l", "--list-different", "--diff", "--verify-no-changes"}
@@ -1031,60 +928,13 @@ def one_line(text: str, limit: int = 200) -> str:
 
 
 _READERS = frozenset(
-    {
-        "cat",
-        "head",
-        "tail",
-        "less",
-        "more",
-        "ls",
-        "tree",
-        "grep",
-        "egrep",
-        "fgrep",
-        "rg",
-        "ag",
-        "wc",
-        "stat",
-        "file",
-        "which",
-        "type",
-        "dir",
-        "pwd",
-        "echo",
-        "printf",
-        "nl",
-        "du",
-        "df",
-        "realpath",
-        "readlink",
-        "basename",
-        "dirname",
-        "jq",
-        "sort",
-        "uniq",
-        "cut",
-        "column",
-        "diff",
-        "cmp",
-        "true",
-        "test",
-        "[",
-        "get-content",
-        "gc",
-        "get-childitem",
-        "gci",
-        "select-string",
-        "test-path",
-        "resolve-path",
-        "sed",
-        "find",
-        "fd",
-        "awk",
-        "git",
-        "command",
-    }
-)
+    {"cat", "head", "tail", "less", "more", "ls", "tree", "grep", "egrep", "fgrep", "rg",
+     "ag", "wc", "stat", "file", "which", "type", "dir", "pwd", "echo", "printf", "nl",
+     "du", "df", "realpath", "readlink", "basename", "dirname", "jq", "sort", "uniq", "cut",
+     "column", "diff", "cmp", "true", "test", "[", "get-content", "gc", "get-childitem",
+     "gci", "select-string", "test-path", "resolve-path", "sed", "find", "fd", "awk", "git",
+     "command"}
+)  # fmt: skip
 """Programs that read (a ``sed`` without ``-i``, a ``find`` without ``-delete`` or ``-exec``,
 ``git`` with a reading subcommand): a failure of one is a look that found nothing."""
 _GIT_READS = frozenset(

@@ -78,9 +78,7 @@ OUTPUT_KEEP = 64 * 1024
 SHELL = "shell"
 PATCH = "apply_patch"
 EDIT_TOOLS = {
-    "Edit": "file_path",
-    "MultiEdit": "file_path",
-    "Write": "file_path",
+    **dict.fromkeys(("Edit", "MultiEdit", "Write"), "file_path"),
     "NotebookEdit": "notebook_path",
 }
 READ_TOOLS = {"Read": "file_path", "NotebookRead": "notebook_path"}
@@ -135,21 +133,12 @@ step of the agent's plan."""
 _PATHLIKE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z0-9]{1,8})(?![\w/-])")
 _BACKTICK = re.compile(r"`([^`\n]{2,120})`")
 _WORK_WORDS = {
-    "test": (
-        "test",
-        "spec",
-        "pytest",
-        "jest",
-        "vitest",
-        "rspec",
-        "mix test",
-        "cargo test",
-        "go test",
-    ),
+    "test": ("test", "spec", "pytest", "jest", "vitest", "rspec", "mix test", "cargo test",
+             "go test"),
     "lint": ("lint", "ruff", "eslint", "credo", "clippy", "flake8", "rubocop"),
     "build": ("build", "compile"),
     "typecheck": ("mypy", "tsc", "pyright", "typecheck", "type-check", "type check"),
-}
+}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,73 +277,14 @@ def _reason(output: str) -> str:
 
 
 _ACK_WORDS = frozenset(
-    {
-        "thanks",
-        "thank",
-        "you",
-        "thx",
-        "ty",
-        "ok",
-        "okay",
-        "k",
-        "kk",
-        "yes",
-        "y",
-        "yep",
-        "yeah",
-        "yup",
-        "sure",
-        "continue",
-        "go",
-        "on",
-        "ahead",
-        "proceed",
-        "keep",
-        "going",
-        "carry",
-        "please",
-        "pls",
-        "plz",
-        "do",
-        "it",
-        "lgtm",
-        "great",
-        "perfect",
-        "nice",
-        "cool",
-        "good",
-        "sounds",
-        "looks",
-        "awesome",
-        "next",
-        "approved",
-        "approve",
-        "correct",
-        "right",
-        "exactly",
-        "fine",
-        "alright",
-        "all",
-        "that",
-        "works",
-        "sgtm",
-        "done",
-        "and",
-        "so",
-        "well",
-        "then",
-        "now",
-        "again",
-        "more",
-        "same",
-        "agreed",
-        "agree",
-        "excellent",
-        "wonderful",
-        "amazing",
-        "fantastic",
-    }
-)
+    {"thanks", "thank", "you", "thx", "ty", "ok", "okay", "k", "kk", "yes", "y", "yep",
+     "yeah", "yup", "sure", "continue", "go", "on", "ahead", "proceed", "keep", "going",
+     "carry", "please", "pls", "plz", "do", "it", "lgtm", "great", "perfect", "nice",
+     "cool", "good", "sounds", "looks", "awesome", "next", "approved", "approve", "correct",
+     "right", "exactly", "fine", "alright", "all", "that", "works", "sgtm", "done", "and",
+     "so", "well", "then", "now", "again", "more", "same", "agreed", "agree", "excellent",
+     "wonderful", "amazing", "fantastic"}
+)  # fmt: skip
 """Words of a request that asks for nothing new: thanks, acknowledgements, "go on"."""
 WORD = re.compile(r"[a-z']+")
 
@@ -427,8 +357,7 @@ class WorkLog:
         self._add("context", fact)
 
     def context_gone(self, label: str) -> None:
-        """The harness's fact ``label`` (``git branch``) holds no more: an earlier one is not
-        kept."""
+        """The harness's fact ``label`` (``git branch``) holds no more."""
         self._add("context_gone", label)
 
     def asked_handoff(self) -> None:
@@ -475,8 +404,7 @@ class WorkLog:
         self._called[key] = (len(self.events), self._ts)
 
     def _answer(self, call_id: str | None) -> tuple[str, dict[str, Any], str | None] | None:
-        """The pending call ``call_id`` its result (or refusal) answers, no longer pending;
-        None when there is none."""
+        """The pending call ``call_id`` answers, taken off the pending calls; None if none."""
         pending = self._pending.pop(call_id, None) if call_id else None
         if pending is not None:
             self._called.pop(call_id or "", None)
@@ -832,16 +760,14 @@ class Work:
         """What failed in the main agent's last step (a command or an edit), if it failed."""
         self.handoff_asked_order = -1
         """When clm-policy last asked the agent for its handoff (-1: never)."""
-        self.tasks_order = -1
-        """When the task list last changed."""
+        self.tasks_order = -1  # when the task list last changed
         self.created: list[tuple[int, str]] = []
         """The files the agent's own tools wrote new, with when (as a person reads them)."""
         self.last_tool_order = -1
         """When the main agent last called a tool (mid-turn when after its last words)."""
         self.last_activity: str | None = None
         """What the main agent did last: a command and its result, an edit, an agent."""
-        self.last_activity_order = -1
-        """When it did that (-1: never)."""
+        self.last_activity_order = -1  # when it did that (-1: never)
         self._done: list[tuple[int, str, str]] = []  # (order, "file" | "run", what)
 
     def substantive_orders(self, *, rejections: bool = True) -> list[int]:
@@ -934,8 +860,6 @@ _CD_FAILED = re.compile(
 )
 """A failure whose reason is the command's ``cd`` (the folder was not there from where the
 shell stood): the rest of the command never ran."""
-_IN_FOLDER = re.compile(r" \(in [^()]*\)$")
-"""The folder :meth:`_Gathering._in_folder` adds to a command run outside the project's."""
 
 
 def _script_of(normal: str) -> str | None:
@@ -1254,9 +1178,9 @@ class _Gathering:
         worked); and one that failed at its ``cd`` (it never ran), run since whatever came of
         it (the same words, maybe with more: ``vercel --prod`` then ``vercel --prod --yes``
         where the shell already was) — its result is the later run's to tell."""
-        words = _IN_FOLDER.sub("", normal).split()
+        words = split_folder(normal)[1].split()
         for key, (_order, text) in list(self.failed.items()):
-            before = _IN_FOLDER.sub("", key[1]).split()
+            before = split_folder(key[1])[1].split()
             if key[0] != "run":
                 continue
             if (worked and words == before) or (

@@ -12,7 +12,7 @@ from test_replay import golden
 
 from clm_policy.policy.compile import load_policy
 from clm_policy.replay.transcripts import what_if
-from clm_policy.transcripts import read_context, read_transcript
+from clm_policy.transcripts.reading import read_context, read_transcript
 
 from conftest import invoke, run_process
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from clm_policy.transcripts import read_transcript
 from clm_policy.transcripts.environment import facts_of, settle
+from clm_policy.transcripts.reading import read_transcript
 from clm_policy.transcripts.record import record_of
 from clm_policy.transcripts.results import FAILED, PASSED
 

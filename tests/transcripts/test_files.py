@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from clm_policy.transcripts import read_transcript
 from clm_policy.transcripts.files import Paths, created_in_output, shell_file_ops, shell_reads
+from clm_policy.transcripts.reading import read_transcript
 
 COMMITTED = (
     "[001-enterprise 443ae20] feat: enterprise features\n"

@@ -20,7 +20,6 @@ from clm_policy.base.errors import InputError
 from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.memory.layout import is_session
 from clm_policy.models.state_io import state_from
-from clm_policy.transcripts import detect_format, read_context, read_transcript
 from clm_policy.transcripts import reading as tr
 from clm_policy.transcripts.claude_code import COMPACTED as CLAUDE_COMPACTED
 from clm_policy.transcripts.claude_code import NO_USAGE as CLAUDE_NO_USAGE
@@ -29,6 +28,7 @@ from clm_policy.transcripts.codex import NO_USAGE as CODEX_NO_USAGE
 from clm_policy.transcripts.codex import RECOMPUTED
 from clm_policy.transcripts.files import Paths
 from clm_policy.transcripts.openai_chat import NO_USAGE as OPENAI_NO_USAGE
+from clm_policy.transcripts.reading import detect_format, read_context, read_transcript
 from clm_policy.transcripts.takeover import state_of
 
 from conftest import REPO, real_fixtures

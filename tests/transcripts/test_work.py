@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from clm_policy.models.enums import TaskStatus
-from clm_policy.transcripts import read_transcript
 from clm_policy.transcripts.files import FileLog, Paths, created_in_output, shell_file_ops
 from clm_policy.transcripts.notes import parse_notes
+from clm_policy.transcripts.reading import read_transcript
 from clm_policy.transcripts.record import record_of
 from clm_policy.transcripts.takeover import (
     asked_user,
