@@ -111,9 +111,7 @@ def read_regular(
 
 
 def read_private(entry: StrPath, limit: int) -> bytes | None:
-    """The bytes of ``entry`` (at most ``limit`` + 1) when it is a private regular file;
-    None when it is missing, a symlink, not a regular file, someone else's or writable by
-    others."""
+    """:func:`read_regular` of a private file (``private=True``)."""
     return read_regular(entry, limit, private=True)
 
 
