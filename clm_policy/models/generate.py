@@ -92,14 +92,12 @@ def _wrapped(head: str, names: tuple[str, ...], tail: str = "") -> list[str]:
 
 
 def _unwrap(annotation: Any) -> Any:
-    """The type inside ``Annotated[...]``."""
     while typing.get_origin(annotation) is typing.Annotated:
         annotation = typing.get_args(annotation)[0]
     return annotation
 
 
 def kind_of(annotation: Any) -> Kind:
-    """The :class:`Kind` of a field or item annotation."""
     annotation = _unwrap(annotation)
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, types.UnionType):
@@ -555,10 +553,9 @@ def render(document: str, root: type[BaseModel] | None = None) -> str:
         checking = ["    from collections.abc import Mapping"] if read_back else []
         checking += ["    from typing import Any"]
     out = [
-        f'"""{title} — GENERATED from clm_policy/models/shapes/{document}.py.',
-        "",
-        "Do not edit: run ``python -m clm_policy.models.generate --write`` after changing the",
-        "declaration (a test fails until then). clm_policy/models/generate.py says what is here.",
+        f'"""{title} — GENERATED from clm_policy/models/shapes/{document}.py by',
+        "clm_policy/models/generate.py (which says what is here): do not edit, run",
+        "``python -m clm_policy.models.generate --write`` after changing the declaration.",
         '"""',
         "",
         "from __future__ import annotations",
