@@ -187,9 +187,9 @@ def main() -> int:
         root = Path(tmp) / "project"
         root.mkdir()
         policy = root / "policy.yaml"
-        from clm_policy.base.resources import bundled_policy
+        from clm_policy.base.resources import bundled_policy_file
 
-        source = bundled_policy("claude-code").read_text(encoding="utf-8")
+        source = Path(bundled_policy_file("claude-code")).read_text(encoding="utf-8")
         policy.write_text(source, encoding="utf-8")
         text = "version: 1\npolicy: policy.yaml\n"
         if args.config != "plain":

@@ -38,16 +38,13 @@ def replace(
     dir_fd: int | None = None,
     temp_prefix: str | None = None,
 ) -> None:
-    """Write ``data`` as ``path``, atomically.
+    """Write ``data`` as ``path``, atomically; :class:`OSError` as the file system reports it.
 
-    ``mode``: the new file's permission bits, exactly (the umask does not apply); None makes
-    it as any new file is (``0o666`` less the umask). ``fsync``: flush the data to disk before
-    the rename (a crash then leaves the old file or the new one, not an empty one). ``dir_fd``:
-    ``path`` is a bare name inside that folder. ``temp_prefix``: how the temporary file's name
-    starts (default ``.<name>.``); it ends in :data:`TEMP_SUFFIX`, so a cleaner can find the
-    leftovers of a writer that died.
-
-    Raises :class:`OSError` as the file system reports it; callers turn it into their error.
+    ``mode``: the new file's permission bits, exactly (None: ``0o666`` less the umask).
+    ``fsync``: flush the data to disk before the rename (a crash then leaves the old file or
+    the new one, not an empty one). ``dir_fd``: ``path`` is a bare name inside that folder.
+    ``temp_prefix``: how the temporary file's name starts (default ``.<name>.``); it ends in
+    :data:`TEMP_SUFFIX`, so a cleaner can find the leftovers of a writer that died.
     """
     target = os.fspath(path)
     folder, name = os.path.split(target)

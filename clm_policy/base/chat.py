@@ -118,12 +118,9 @@ class ChatEndpointError(EndpointError):
 
 
 class ChatEndpoint:
-    """One OpenAI-compatible chat-completions endpoint (see the module docstring).
-
-    ``base_url`` must have passed :func:`check_base_url`. A redirect is an error (the key goes
-    only to the URL configured); a server on this machine is reached without a proxy. Every
-    failure is a :class:`ChatEndpointError` whose message names the URL and what went wrong,
-    never the key or the response body."""
+    """One OpenAI-compatible chat-completions endpoint at a ``base_url`` that passed
+    :func:`check_base_url`. Every failure is a :class:`ChatEndpointError` whose message names
+    the URL and what went wrong, never the key or the response body."""
 
     def __init__(self, base_url: str, api_key: str, timeout: float) -> None:
         self.url = f"{base_url}/chat/completions"

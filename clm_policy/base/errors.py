@@ -93,11 +93,8 @@ class LoadCheck(StrEnum):
 
 
 class ClmError(Exception):
-    """Base of every error clm-policy raises on purpose.
-
-    ``check`` names the lint check that reports this kind of problem (``schema``,
-    ``unknown-name``, ...), so ``clm-policy lint`` can show every problem of a file with its ID.
-    """
+    """Base of every error clm-policy raises on purpose; ``check``: the lint check that reports
+    this kind of problem (:class:`LoadCheck`)."""
 
     DEFAULT_CHECK: LoadCheck | None = None  # the check of an error raised without one
 
@@ -136,11 +133,8 @@ class ExpressionError(PolicyError):
 
 
 class StateError(InputError):
-    """A SessionState (or a value built into one) does not validate against the policy.
-
-    ``path`` names the offending field inside the state (``("signals", "x")``) so a caller
-    that knows the state's file can point at the right line.
-    """
+    """A SessionState (or a value built into one) does not validate against the policy;
+    ``path``: the offending field inside the state (``("signals", "x")``), when known."""
 
     def __init__(
         self,
@@ -216,5 +210,4 @@ class OutputFailed(ClmError):
 
     @classmethod
     def of(cls, exc: OSError) -> OutputFailed:
-        """The error for the ``OSError`` a write to standard output raised."""
         return cls(f"cannot write standard output: {exc.strerror or exc}")

@@ -1,18 +1,7 @@
-"""Paths as clm-policy shows them, and where a project ends.
-
-:func:`home_as_tilde` writes the home folder ``~`` (the memory's place, as a seed shows it).
-Plain string work (no pathlib, no file system access): the hooks call it.
-
-Where Claude Code keeps the user's files: :func:`claude_config_dir` (settings, transcripts)
-and :func:`claude_user_config` (``.claude.json``), both moved by ``$CLAUDE_CONFIG_DIR``.
-Where clm-policy keeps its own: :func:`xdg_home`, the XDG base folders (configuration, cache,
-data, state), every caller's one way to them.
-
-Where a project ends, for what it may reach (``extends:``, a test's or a project's
-``policy:``): :func:`repository_root`, the nearest folder that holds ``.git``,
-:func:`is_inside`, and :func:`folder_reach` (a :class:`Reach`: the root and the folders
-``CLM_POLICY_EXTENDS_PATH`` adds; clm_policy.policy.sources and clm_policy.config.project
-check against it).
+"""Paths as clm-policy shows them (the home folder as ``~``), where Claude Code and
+clm-policy keep the user's files (``$CLAUDE_CONFIG_DIR``, the XDG base folders: every caller's
+one way to them), and where a project ends, for what a file may reach (``extends:``, a test's
+or a project's ``policy:``). Strings, not pathlib: the hooks call it.
 """
 
 from __future__ import annotations

@@ -28,10 +28,8 @@ if TYPE_CHECKING:  # no pathlib at run time: the status line does without it
 
 
 def cache_dir() -> str | None:
-    """The directory of clm-policy's caches (compiled policies, status-line digests); None
-    when ``CLM_POLICY_NO_CACHE`` turns caching off. ``CLM_POLICY_CACHE_DIR`` moves it; by
-    default it is ``$XDG_CACHE_HOME/clm-policy``, or ``~/.cache/clm-policy`` when that is unset or
-    not an absolute path."""
+    """The directory of clm-policy's caches; None when ``CLM_POLICY_NO_CACHE`` turns caching
+    off. ``CLM_POLICY_CACHE_DIR`` moves it from ``$XDG_CACHE_HOME/clm-policy``."""
     if os.environ.get("CLM_POLICY_NO_CACHE"):
         return None
     explicit = os.environ.get("CLM_POLICY_CACHE_DIR")
@@ -111,9 +109,7 @@ def read_regular(
 
 
 def read_private(entry: StrPath, limit: int) -> bytes | None:
-    """The bytes of ``entry`` (at most ``limit`` + 1) when it is a private regular file;
-    None when it is missing, a symlink, not a regular file, someone else's or writable by
-    others."""
+    """:func:`read_regular` of a private file (``private=True``)."""
     return read_regular(entry, limit, private=True)
 
 

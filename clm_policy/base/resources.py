@@ -36,12 +36,6 @@ def bundled_policy_file(name: str) -> str:
     return os.path.join(bundled_folder("policies"), f"{name}.yaml")
 
 
-def bundled_policy(name: str) -> Path:
-    from pathlib import Path
-
-    return Path(bundled_policy_file(name))
-
-
 def bundled_policy_names() -> list[str]:
     return sorted(p.stem for p in bundled_dir("policies").glob("*.yaml"))
 

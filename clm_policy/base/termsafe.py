@@ -92,9 +92,8 @@ def terminal_safe(text: str, *, lines: bool = True, form: str = "text") -> str:
 
 
 def one_line(text: object) -> str:
-    """``text`` (``str()`` of it) shown on one line: what a file, a transcript or an agent
-    wrote, put in a line a renderer builds, so that no newline of it starts a line of its
-    own in a report or a CI log (:func:`terminal_safe` with ``lines=False``)."""
+    """``str(text)`` made terminal-safe on one line (a newline shown as ``\\n``), so that no
+    line of what someone else wrote starts a line of its own in a report or a CI log."""
     return terminal_safe(str(text), lines=False)
 
 

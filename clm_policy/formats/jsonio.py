@@ -37,10 +37,9 @@ _SEPARATOR = r"[ \t\n\r]*,?[ \t\n\r]*"
 # the tokens the problem scan needs: strings (skipped whole), structure, and numbers and
 # names (to catch NaN, Infinity and numbers out of range); anything else is skipped. A '"'
 # that starts no complete string ends the scan (past what json parsed: nothing to find there).
+# Compiled on first use, by re's own cache.
 _STRING = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
 _TOKEN = _STRING + r'|[\[\]{}:,"]|-?[0-9][0-9.eE+-]*+|-?Infinity|NaN'
-# (patterns compiled on first use, by re's own cache: only a document with a problem, or one
-# a validation error must be placed in, is scanned)
 
 
 # the C scanner behind json.loads: (value, end) of the JSON value at an offset
@@ -199,12 +198,9 @@ class _Container:
 
 
 class JsonDocument:
-    """A JSON text parsed without error, that can say where a path into it is written.
-
-    ``location`` reads the text down the path only, skipping each value it passes with the C
-    scanner, and stops at the member it needs; a container already read is not read again.
-    Locating many errors in one document so reads each part of it at most once.
-    """
+    """A JSON text parsed without error, that can say where a path into it is written: it
+    reads down the path only, skipping each value it passes with the C scanner, and reads no
+    container twice."""
 
     def __init__(self, file: str, text: str, root: Any) -> None:
         self.file = file

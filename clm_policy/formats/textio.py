@@ -107,12 +107,8 @@ def _too_large(what: str, limit: int) -> str:
 
 
 def read_text(path: StrPath, display: str | None = None, *, limit: int, what: str) -> str:
-    """Read a UTF-8 file of at most ``limit`` bytes; any problem is an :class:`InputError`.
-
-    ``what`` names the kind of file in messages ("policy", "state", ...). The file is opened
-    without blocking (a FIFO with no writer would hang a plain ``open``) and checked to be a
-    regular file before anything is read.
-    """
+    """The text of a UTF-8 file of at most ``limit`` bytes; any problem is an
+    :class:`InputError`. ``what`` names the kind of file in messages ("policy", "state")."""
     shown = display or str(path)
     return decode(read_bytes(path, shown, limit=limit, what=what), shown, limit, what)
 
@@ -125,8 +121,8 @@ def read_bytes(
     what: str,
     check: Callable[[os.stat_result], str | None] | None = None,
 ) -> bytes:
-    """The bytes of a regular file, at most ``limit + 1`` of them read (see :func:`read_text`);
-    a file over the limit is an :class:`InputError`. ``check``: given the status of the file
+    """The bytes of a regular file of at most ``limit`` bytes, opened without blocking (a FIFO
+    with no writer would hang a plain ``open``). ``check``: given the status of the file
     opened (the very file read, not one its name led to before), a reason to refuse it or
     None (``not read: <reason>``)."""
     shown = display or str(path)

@@ -103,7 +103,7 @@ def document_errors(
     try:
         return model.model_validate(doc.root), []
     except ValidationError as exc:
-        return None, located_errors(doc, exc, model)
+        return None, locate_errors(doc, exc.errors(include_url=False), model)
 
 
 def validate_document(doc: YamlDocument, model: type[M], what: str) -> M:
@@ -115,24 +115,16 @@ def validate_document(doc: YamlDocument, model: type[M], what: str) -> M:
     return result
 
 
-def located_errors(doc: Located, exc: ValidationError, model: type[BaseModel]) -> list[InputError]:
-    """Pydantic's errors for ``doc`` as located errors, one per place, sorted by position.
-
-    A message quotes a value the user wrote at most :data:`clm_policy.base.errors.QUOTE_LIMIT`
-    characters long, never the document.
-    """
-    return locate_errors(doc, exc.errors(include_url=False), model)
-
-
 def locate_errors(
     doc: Located,
     errors: list[ErrorDetails],
     model: type[BaseModel],
     prefix: tuple[PathKey, ...] = (),
 ) -> list[InputError]:
-    """Like :func:`located_errors`, for some of the errors, of a part of a document: ``doc``
-    is the part at ``prefix`` of a file that ``model`` describes (the errors' places are
-    relative to it; messages name them from the top of the file)."""
+    """Pydantic's ``errors`` (``exc.errors(include_url=False)``) for ``doc`` as located errors,
+    one per place, sorted by position. ``doc`` may be the part at ``prefix`` of a file that
+    ``model`` describes (messages name places from the top of the file). A message quotes a
+    value the user wrote at most :data:`~clm_policy.base.errors.QUOTE_LIMIT` characters long."""
     seen: set[tuple[tuple[PathKey, ...], bool]] = set()
     out: list[InputError] = []
     # A threshold is "integer or share": report the union once, as that, not as "integer";

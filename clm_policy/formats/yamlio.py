@@ -71,12 +71,8 @@ class YamlDocument(Record):
         return marks, key_at
 
     def location(self, path: Sequence[PathKey], *, key: bool = False) -> Location:
-        """Where the node at ``path`` starts (its key when ``key`` is true; an item's key is
-        the item).
-
-        A path that runs past the tree yields the position of the deepest node it reached,
-        which is where a missing field belongs.
-        """
+        """Where the node at ``path`` starts (its key when ``key``; an item's key is the item);
+        past the tree, the deepest node it reached: where a missing field belongs."""
         marks, key_at = self._marks_at(path)
         if marks is None:
             return Location(self.file, 1, 1)
@@ -148,10 +144,7 @@ _PARSED_KEPT = 256  # documents kept: a team's policies and their parents
 def load_yaml(
     path: Path, display: str | None = None, *, limit: int = POLICY_LIMIT, what: str = "policy"
 ) -> YamlDocument:
-    """Read and parse one YAML file. An empty file is an error: there is nothing to use.
-
-    A text parsed before in this process under the same name is not parsed again.
-    """
+    """Read and parse one YAML file (once per process); an empty file is an error."""
     shown = display or str(path)
     text = read_yaml_text(path, shown, limit=limit, what=what)
     key = (shown, text)
@@ -206,13 +199,9 @@ class YamlStream:
 
 
 def scalar_text_start(doc: YamlDocument, path: Sequence[PathKey]) -> tuple[Location, int]:
-    """Where the *text* of a scalar starts, and how many columns its content is indented.
-
-    Returns the location of the first character of the string's content (after an opening
-    quote; on the line after a ``|``/``>`` indicator) so that a column inside an expression
-    can be mapped back to the file. The second value is the column (1-based) that later
-    lines of a block scalar start at (0 for flow scalars).
-    """
+    """Where the content of a scalar starts (after an opening quote; on the line after a
+    ``|``/``>``), so that a column inside an expression maps back to the file, and the column
+    (1-based) later lines of a block scalar start at (0 for flow scalars)."""
     loc = doc.location(path)
     style = doc.style(path)
     if style in ("'", '"'):

@@ -1,14 +1,9 @@
 """What the state's declaration says besides pydantic's types: which fields rules read.
 
-:mod:`clm_policy.models.shapes.state` declares the state once. A field the engine reads
-carries a :class:`Reads` in its ``Annotated`` metadata (pydantic ignores it); a field a rule
-may name directly says under which name, and what it means. :mod:`clm_policy.models.generate`
-writes :mod:`clm_policy.models.state` from it (its docstring says what is there): adding
-a field that rules can read is one line in :mod:`clm_policy.models.shapes.state`, then
-``python -m clm_policy.models.generate --write``.
-
-The rules a state obeys across fields (:data:`STATE_CHECKS`) live here too, as plain
-functions, so that the pydantic model and the generated reader apply the same ones.
+A field the engine reads carries a :class:`Reads` in its ``Annotated`` metadata (pydantic
+ignores it), from which :mod:`clm_policy.models.generate` writes the names rules read. The
+rules a state obeys across fields (:data:`STATE_CHECKS`) live here too, as plain functions, so
+that the pydantic model and the generated reader apply the same ones.
 """
 
 from __future__ import annotations

@@ -1,29 +1,20 @@
 """Generates the plain classes the program works with from the documents' one declaration.
 
-Each document — the state, the decision with its explain trace, the handoff manifest — is
-declared once, as pydantic models in :mod:`clm_policy.models.shapes`. The JSON schemas and
-the messages that say where a file is wrong come from those models; everything else works
-with the plain, slotted classes generated here, in ``clm_policy/models/<document>.py``
-(:data:`DOCUMENTS`):
+Each document (:data:`DOCUMENTS`) is declared once, as pydantic models in
+:mod:`clm_policy.models.shapes`; this writes ``clm_policy/models/<document>.py``:
 
-- one :class:`~clm_policy.base.record.Record` per model, of the same name and fields, declared
-  as annotations and taken by name, with the model's defaults (a list, a dict or a nested
-  model is new for each object), ``as_dict()`` — the
-  JSON data, exactly the model's ``model_dump(mode="json")`` — and, for a document the
-  program reads back, ``from_dict(data)``: the object of JSON data the model accepts (checked
-  already: by pydantic at an edge, or by :func:`read_state`);
-- for the state: ``READ_FIELDS`` and ``COUNTED_FIELDS`` (the fields the engine reads, and the
-  lists among them, whose length alone it reads), the type-only protocols ``StateLike`` and
-  ``TokenSnapshotLike`` (what a decision reads), ``DIRECT_NAMES`` (each name a rule reads
-  straight from a field, its type and meaning), ``direct_values(state)`` (their values; the
-  engine adds the derived ones) and ``read_state(data)``: the state of JSON data that is
-  plainly valid — exact JSON types, every bound, no unknown key,
-  :data:`~clm_policy.models.fields.STATE_CHECKS` — else None. It never accepts what pydantic
-  refuses; pydantic, which accepts exactly the same, then says what is wrong
-  (:mod:`clm_policy.models.state_io`).
+- one :class:`~clm_policy.base.record.Record` per model, of the same name, fields and defaults,
+  with ``as_dict()`` (exactly the model's ``model_dump(mode="json")``) and, for a document the
+  program reads back, ``from_dict(data)`` (of JSON data already checked);
+- for the state: ``READ_FIELDS``, ``COUNTED_FIELDS``, the type-only protocols ``StateLike`` and
+  ``TokenSnapshotLike`` (what a decision reads), ``DIRECT_NAMES`` and ``direct_values(state)``
+  (the names rules read straight from a field), and ``read_state(data)``: the state of JSON
+  data that is plainly valid (exact JSON types, every bound, no unknown key,
+  :data:`~clm_policy.models.fields.STATE_CHECKS`), else None. It never accepts what pydantic
+  refuses; pydantic then says what is wrong (:mod:`clm_policy.models.state_io`).
 
 ``python -m clm_policy.models.generate`` prints the modules; ``--write`` writes them;
-``--check`` exits 1 when a file differs (the test suite runs the same comparison).
+``--check`` exits 1 when a file differs.
 """
 
 from __future__ import annotations
@@ -49,10 +40,8 @@ from clm_policy.models.fields import Reads
 FOLDER = Path(__file__).parent
 
 DOCUMENTS: dict[str, tuple[str, tuple[str, ...], bool]] = {
-    # the generated module -> what it holds, the models it is generated from, in
-    # clm_policy.models.shapes.<it> (the ones they hold come along; a model an earlier
-    # document holds is imported from that document's module), and whether the program reads
-    # it back (its classes get from_dict): a decision is only written
+    # module -> its title, its root models in shapes.<module> (a model an earlier document
+    # holds is imported from there), whether it is read back (from_dict): a decision is not
     "state": ("The state a decision reads", ("SessionState", "AgentStepResult"), True),
     "decision": ("The decision and its explain trace", ("Explanation",), False),
     "manifest": ("The handoff manifest", ("HandoffManifest",), True),
@@ -103,14 +92,12 @@ def _wrapped(head: str, names: tuple[str, ...], tail: str = "") -> list[str]:
 
 
 def _unwrap(annotation: Any) -> Any:
-    """The type inside ``Annotated[...]``."""
     while typing.get_origin(annotation) is typing.Annotated:
         annotation = typing.get_args(annotation)[0]
     return annotation
 
 
 def kind_of(annotation: Any) -> Kind:
-    """The :class:`Kind` of a field or item annotation."""
     annotation = _unwrap(annotation)
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, types.UnionType):
@@ -171,12 +158,6 @@ def _default(info: FieldInfo) -> str:
     if isinstance(default, enum.Enum):
         return f"{type(default).__name__}.{default.name}"
     return repr(default)
-
-
-def _fill(info: FieldInfo) -> str | None:
-    """The code that makes a field's default when its factory does (None: no factory)."""
-    factory = _factory(info)
-    return None if factory is None else {"list": "[]", "dict": "{}"}.get(factory, f"{factory}()")
 
 
 def _factory(info: FieldInfo) -> str | None:
@@ -307,7 +288,8 @@ class _Reader:
         scalar), and the test it passes when it is valid."""
         kind = kind_of(info.annotation)
         conditions = _bounds(info)
-        fill = _fill(info)
+        factory = _factory(info)
+        fill = factory and {"list": "[]", "dict": "{}"}.get(factory, f"{factory}()")
         missing = "_MISSING" if info.is_required() or fill is not None else _default(info)
         if kind.form == "enum" and not info.is_required():
             missing = repr(info.default.value)
@@ -571,10 +553,9 @@ def render(document: str, root: type[BaseModel] | None = None) -> str:
         checking = ["    from collections.abc import Mapping"] if read_back else []
         checking += ["    from typing import Any"]
     out = [
-        f'"""{title} — GENERATED from clm_policy/models/shapes/{document}.py.',
-        "",
-        "Do not edit: run ``python -m clm_policy.models.generate --write`` after changing the",
-        "declaration (a test fails until then). clm_policy/models/generate.py says what is here.",
+        f'"""{title} — GENERATED from clm_policy/models/shapes/{document}.py by',
+        "clm_policy/models/generate.py (which says what is here): do not edit, run",
+        "``python -m clm_policy.models.generate --write`` after changing the declaration.",
         '"""',
         "",
         "from __future__ import annotations",

@@ -1,7 +1,6 @@
-"""The handoff manifest — GENERATED from clm_policy/models/shapes/manifest.py.
-
-Do not edit: run ``python -m clm_policy.models.generate --write`` after changing the
-declaration (a test fails until then). clm_policy/models/generate.py says what is here.
+"""The handoff manifest — GENERATED from clm_policy/models/shapes/manifest.py by
+clm_policy/models/generate.py (which says what is here): do not edit, run
+``python -m clm_policy.models.generate --write`` after changing the declaration.
 """
 
 from __future__ import annotations

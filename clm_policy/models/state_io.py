@@ -1,11 +1,8 @@
 """A state from JSON text, with errors at file:line:col; a state the program built, checked.
 
-The text (read with the state size limit by :mod:`clm_policy.lifecycle.sources`, the one
-reader of a command's state) is parsed strictly (:mod:`clm_policy.formats.jsonio`: no duplicate
-keys, NaN or infinities, at most 64 levels) and read by the generated reader
-(:func:`~clm_policy.models.state.read_state`), without pydantic. Only a state it refuses is
-shown to pydantic (the declaration, :mod:`clm_policy.models.shapes.state`), which says where
-it is wrong.
+The text is parsed strictly (:mod:`clm_policy.formats.jsonio`) and read by the generated
+reader (:func:`~clm_policy.models.state.read_state`), without pydantic. Only a state it
+refuses is shown to pydantic, which says where it is wrong.
 """
 
 from __future__ import annotations
@@ -92,9 +89,7 @@ def state_from(data: Mapping[str, Any], what: str = "the state") -> SessionState
 def _refuse(text: str, file: str, data: Any, errors: list[ErrorDetails]) -> NoReturn:
     """Raise the first of pydantic's ``errors`` about ``data`` (the JSON ``text``) by its
     place in the text."""
-    # (Imported here: the validation helpers bring the YAML parser, which the fast path does
-    # without.)
-    from clm_policy.formats.validate import locate_errors
+    from clm_policy.formats.validate import locate_errors  # (brings the YAML parser)
     from clm_policy.models.shapes.state import SessionState as Declared
 
     if any(e["type"] == "json_invalid" or isinstance(e["input"], dict | list) for e in errors):

@@ -1,17 +1,14 @@
 """The schema versions of the documents a memory repository keeps — handoff manifests and
 ``sessions/<id>/state.json`` — and how a document of an older version is read as the current
-one.
+one (a document without ``schema_version`` is version 1).
 
-A document says its version in ``schema_version``; one without it is version 1 (what
-clm-policy wrote before documents carried a version). :data:`UPGRADES` is the one table: for
-each kind, the function that turns version ``n`` into ``n + 1``, in order, so the current
-version is the table's length plus one. A new optional field is one line — the upgrade that
-fills its default::
+:data:`UPGRADES` is the one table: for each kind, the function that turns version ``n`` into
+``n + 1``, in order. A new optional field is one line, the upgrade that fills its default::
 
     MANIFEST: (added(), added(done=[])),   # version 3: manifests gain `done`
 
-Readers call :func:`upgrade` before validating (and say, in one line, that they did);
-``clm-policy migrate`` rewrites a repository's documents in the current version.
+Readers call :func:`upgrade` before validating; ``clm-policy migrate`` rewrites a repository's
+documents in the current version.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import TypeAdapter, ValidationError
 
 from clm_policy.base.errors import InputError, Location, quote
-from clm_policy.formats.validate import kind_of, locate_errors, located_errors
+from clm_policy.formats.validate import kind_of, locate_errors
 from clm_policy.formats.yamlio import PathKey, YamlDocument, YamlStream
 from clm_policy.models.policytest import GivenState, PolicyTestCase, PolicyTestFile
 from clm_policy.models.state import SessionState, read_state
@@ -224,7 +224,7 @@ def _case(doc: YamlDocument, index: int) -> tuple[Case | None, InputError | None
     try:
         spec = _parse(PolicyTestCase, {**doc.root, "given": {}})
     except ValidationError as exc:  # pragma: no cover - the errors were all in given
-        return None, located_errors(doc, exc, PolicyTestFile)[0]
+        return None, locate_errors(doc, exc.errors(include_url=False), PolicyTestFile)[0]
     return Case(index, spec, doc, _given_error(doc)), None
 
 
@@ -238,7 +238,7 @@ def _given_error(doc: YamlDocument) -> InputError:
     try:
         GivenState.model_validate_json(json.dumps(sub.root), strict=True)
     except ValidationError as exc:
-        first = located_errors(sub, exc, GivenState)[0]
+        first = locate_errors(sub, exc.errors(include_url=False), GivenState)[0]
         return InputError(f"given: {first.message}", first.location)
     raise AssertionError("a given that failed in its case validated alone")  # pragma: no cover
 

@@ -1,8 +1,6 @@
 """What a policy decides, and the trace that explains it, declared once.
 
-The program works with the plain classes generated from these models
-(:mod:`clm_policy.models.decision`, ``python -m clm_policy.models.generate --write``): the
-engine builds them, and their ``as_dict()`` is the JSON a decision is printed and logged as.
+The generated classes' ``as_dict()`` is the JSON a decision is printed and logged as.
 """
 
 from __future__ import annotations

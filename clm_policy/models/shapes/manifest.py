@@ -2,18 +2,13 @@
 plan §5.5), and its check at the edges.
 
 The document's ``schema_version`` and the fourteen §5.5 fields, all required, then the
-fields a handoff from a real session adds — every request, the constraints and decisions, what
-is done and what remains, the open failures, the files moved and deleted, the transcript —
-each optional with an empty default — and ``agent_id`` (seed M4.3: which agent of the task
-handed off; the agents of a task share a memory namespace, ``agents/<session>/``, and
-``memory_keys`` names their records). Nothing else. Session linkage (session id, parent
-session, step, rule) is not part of the manifest: it travels in the commit trailers.
+fields a handoff from a real session adds, each optional with an empty default, and
+``agent_id`` (seed M4.3: which agent of the task handed off; the agents of a task share a
+memory namespace, ``agents/<session>/``, and ``memory_keys`` names their records). Session
+linkage (session id, parent session, step, rule) travels in the commit trailers instead.
 
-schemas/handoff-manifest.schema.json is generated from :class:`HandoffManifest`; the program
-works with the plain classes generated from it (:mod:`clm_policy.models.manifest`).
 :func:`validate_manifest` checks a manifest against both the model and the schema before
-anyone writes it, and :func:`read_manifest` reads one of any version clm-policy knows
-(:mod:`clm_policy.models.versions`) the same way.
+anyone writes it; :func:`read_manifest` reads one of any version clm-policy knows.
 """
 
 from __future__ import annotations
@@ -242,14 +237,10 @@ class HandoffManifest(BaseModel):
 def validate_manifest(
     data: Mapping[str, Any] | plain.HandoffManifest, *, source: str | None = None
 ) -> plain.HandoffManifest:
-    """The manifest of ``data``, validated with pydantic (strict JSON types) *and* the shipped
-    JSON schema: what is written, and what is read, passes here.
+    """The plain manifest of ``data`` as pydantic read it (strict JSON types, texts stripped),
+    once the shipped JSON schema accepts it too: what is written, and what is read, passes here.
 
-    Raises :class:`InputError` naming the failing field (``token_snapshot.context_tokens``,
-    ``memory_keys[1]``); ``source`` (a file name) becomes the error's location. Returns the
-    plain :class:`~clm_policy.models.manifest.HandoffManifest` of what pydantic read (its
-    texts stripped, as the declaration says). jsonschema is imported here, never at package
-    import time.
+    Raises :class:`InputError` naming the failing field (``memory_keys[1]``) at ``source``.
     """
     where = Location(source) if source else None
     if isinstance(data, plain.HandoffManifest):
@@ -313,9 +304,7 @@ def _best_schema_error(instance: Any) -> str | None:
 
 
 @cache
-def _schema_validator() -> Any:
-    """A Draft 2020-12 validator of the shipped schemas/handoff-manifest.schema.json."""
-    # jsonschema ships no type information; it is untyped (Any) here.
+def _schema_validator() -> Any:  # jsonschema ships no type information
     from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
     from clm_policy.base.resources import schema_path

@@ -1,11 +1,7 @@
 """The state a decision reads, declared once: messages, steps, token figures, status, signals.
 
-``SessionState`` serialised as JSON is the public input format of ``clm-policy decide
---state`` (schemas/session-state.schema.json; docs/state.md). These pydantic models are the
-declaration: the JSON schema comes from them, and pydantic says where a state file is wrong
-(:mod:`clm_policy.models.state_io`). The program works with the plain classes generated from
-them (:mod:`clm_policy.models.state`, ``python -m clm_policy.models.generate --write``). A
-field marked :class:`~clm_policy.models.fields.Reads` is read by the engine (and, with a
+``SessionState`` as JSON is the public input of ``clm-policy decide --state`` (docs/state.md).
+A field marked :class:`~clm_policy.models.fields.Reads` is read by the engine (and, with a
 name, by rules).
 """
 
