@@ -10,7 +10,7 @@ same and also returns every rule and guard with the values of the names it read.
 from __future__ import annotations
 
 from clm_policy.base.errors import EvaluationError, StateError, quote
-from clm_policy.base.record import Record
+from clm_policy.base.record import Record, field
 from clm_policy.base.suggest import suggest
 from clm_policy.models.decision import Decision, GuardFinding
 from clm_policy.models.enums import Action
@@ -73,52 +73,18 @@ class Profile(Record):
     ``locations`` says where soft_compact, hard_handoff and context_window were written (for
     lint); it takes no part in equality."""
 
-    FIELDS = (
-        "name",
-        "soft_compact",
-        "hard_handoff",
-        "min_steps_between_compacts",
-        "prefer_handoff_on_phase",
-        "retain_recent_messages",
-        "context_window",
-        "description",
-        "min_recall",
-        "seed_tokens",
-        "locations",
-    )
-    __slots__ = FIELDS
-    COMPARED = FIELDS[:-1]
-
-    def __init__(
-        self,
-        name: str,
-        soft_compact: Threshold,
-        hard_handoff: Threshold,
-        min_steps_between_compacts: int = 5,
-        prefer_handoff_on_phase: bool = True,
-        retain_recent_messages: int = 6,
-        context_window: int | None = None,
-        description: str | None = None,
-        locations: dict[str, Location] | None = None,
-        *,
-        min_recall: float = DEFAULT_MIN_RECALL,
-        seed_tokens: int = DEFAULT_SEED_TOKENS,
-    ) -> None:
-        self.name = name
-        self.soft_compact = soft_compact
-        self.hard_handoff = hard_handoff
-        self.min_steps_between_compacts = min_steps_between_compacts
-        self.prefer_handoff_on_phase = prefer_handoff_on_phase
-        self.retain_recent_messages = retain_recent_messages
-        self.context_window = context_window
-        self.description = description
-        self.min_recall = min_recall
-        self.seed_tokens = seed_tokens
-        self.locations: dict[str, Location] = {} if locations is None else locations
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.COMPARED)
-        return f"Profile({shown})"
+    name: str
+    soft_compact: Threshold
+    hard_handoff: Threshold
+    min_steps_between_compacts: int = 5
+    prefer_handoff_on_phase: bool = True
+    retain_recent_messages: int = 6
+    context_window: int | None = None
+    description: str | None = None
+    locations: dict[str, Location] = field(default_factory=dict)
+    min_recall: float = DEFAULT_MIN_RECALL
+    seed_tokens: int = DEFAULT_SEED_TOKENS
+    UNCOMPARED = ("locations",)
 
     def constants(self) -> dict[str, Any]:
         """The names rules read whose value this profile alone fixes (clm_policy.policy.prune;
