@@ -148,68 +148,44 @@ def longest_prefix(names: Iterable[str], model: str | None) -> str | None:
     return max((m for m in names if model.startswith(m)), key=len, default=None) if model else None
 
 
-class Policy(Record):
+class _Memo:
+    """A slot for what an object works out on first use (a record's slots are its fields)."""
+
+    __slots__ = ("_cache",)
+    _cache: dict[Any, Any]
+
+
+class Policy(Record, _Memo):
     """A loaded, checked and compiled policy. Build it with :func:`clm_policy.load_policy`.
 
     ``confirm`` lists the actions a person confirms before they happen; ``prices`` what a
     model's tokens cost (by model name, for the metrics of ``clm-policy report``)."""
 
-    FIELDS = (
-        "name",
-        "path",
-        "digest",
-        "files",
-        "profiles",
-        "default_profile",
-        "signals",
-        "models",
-        "rules",
-        "otherwise",
-        "guards",
-        "description",
-        "source_paths",
-        "confirm",
-        "prices",
-    )
-    __slots__ = (*FIELDS, "_cache")
+    name: str
+    path: str
+    digest: str
+    files: tuple[str, ...]
+    profiles: dict[str, Profile]
+    default_profile: str
+    signals: dict[str, Signal]
+    models: dict[str, int]
+    rules: tuple[Rule, ...]
+    otherwise: Action
+    guards: dict[Action, tuple[Guard, ...]]
+    description: str | None = None
+    source_paths: tuple[str, ...] = ()
+    confirm: frozenset[Action] = frozenset()
+    prices: dict[str, Price] = field(default_factory=dict)
     HASHABLE = False
 
-    def __init__(
-        self,
-        name: str,
-        path: str,
-        digest: str,
-        files: tuple[str, ...],
-        profiles: dict[str, Profile],
-        default_profile: str,
-        signals: dict[str, Signal],
-        models: dict[str, int],
-        rules: tuple[Rule, ...],
-        otherwise: Action,
-        guards: dict[Action, tuple[Guard, ...]],
-        description: str | None = None,
-        source_paths: tuple[str, ...] = (),
-        confirm: frozenset[Action] = frozenset(),
-        prices: dict[str, Price] | None = None,
-    ) -> None:
-        self.name = name
-        self.path = path
-        self.digest = digest
-        self.files = files
-        self.profiles = profiles
-        self.default_profile = default_profile
-        self.signals = signals
-        self.models = models
-        self.rules = rules
-        self.otherwise = otherwise
-        self.guards = guards
-        self.description = description
-        self.source_paths = source_paths
-        self.confirm = confirm
-        self.prices: dict[str, Price] = {} if prices is None else prices
-        # what decisions work out once per policy (a copy made with ``replace`` starts
-        # afresh, as its profiles may differ)
-        self._cache: dict[Any, Any] = {}
+    def _memo(self) -> dict[Any, Any]:
+        """What decisions work out once per policy (a copy made with ``replace`` starts
+        afresh, as its profiles may differ)."""
+        try:
+            return self._cache
+        except AttributeError:
+            self._cache = {}
+            return self._cache
 
     @property
     def provenance(self) -> str:
@@ -230,7 +206,7 @@ class Policy(Record):
 
     def _live(self, prof: Profile) -> tuple[Rule, ...]:
         """The rules that can fire under ``prof`` (clm_policy.policy.prune), worked out once."""
-        cache = self._cache
+        cache = self._memo()
         key = ("live", prof.name)
         live = cache.get(key)
         if live is None or live[0] is not prof:
@@ -363,7 +339,7 @@ class Policy(Record):
     def _fixed(self, prof: Profile, soft: int, hard: int) -> dict[str, Any]:
         """The names a profile and its thresholds fix, and the signals' defaults (made once
         per profile and thresholds)."""
-        cache = self._cache
+        cache = self._memo()
         key = ("fixed", prof.name, soft, hard)
         found = cache.get(key)
         if found is None or found[0] is not prof:
