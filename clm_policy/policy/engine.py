@@ -68,10 +68,8 @@ class Profile(Record):
 
     ``min_recall`` is the share of a session's facts a compaction's next context must hold;
     under it the compaction becomes a handoff (``verify_failed``; docs/verification.md).
-    ``seed_tokens`` is the most a handoff's seed may take (characters / 4).
-
-    ``locations`` says where soft_compact, hard_handoff and context_window were written (for
-    lint); it takes no part in equality."""
+    ``seed_tokens`` is the most a handoff's seed may take (characters / 4). ``locations``: where
+    soft_compact, hard_handoff and context_window were written (for lint)."""
 
     name: str
     soft_compact: Threshold
@@ -99,9 +97,8 @@ class Profile(Record):
 
 
 class Rule(Record):
-    """A rule: when ``when`` holds (the first that does), propose ``action``.
-
-    ``location`` is the rule's entry in its file; it takes no part in equality."""
+    """A rule: when ``when`` holds (the first that does), propose ``action``; ``location`` is
+    its entry in its file."""
 
     id: str
     when: CompiledExpression
@@ -113,9 +110,8 @@ class Rule(Record):
 
 
 class Guard(Record):
-    """A guard of ``action``: a ``block`` or ``warn`` (``severity``) when ``when`` holds.
-
-    ``location`` is the guard's entry in its file; it takes no part in equality."""
+    """A guard of ``action``: a ``block`` or ``warn`` (``severity``) when ``when`` holds;
+    ``location`` is its entry in its file."""
 
     id: str
     action: Action

@@ -55,9 +55,8 @@ def discover(
 ) -> list[Path]:
     """The files ``paths`` name, in order, without repeats (``lint``'s and ``test``'s): a file
     unless ``refused`` (given the path as written) says why not; a folder's files whose name is
-    ``wanted``, as
-    :func:`~clm_policy.formats.textio.visible_files` finds them, each :func:`check_found`
-    (none: "``none_under`` FOLDER"). Anything else is an :class:`InputError`."""
+    ``wanted`` (:func:`~clm_policy.formats.textio.visible_files`), each :func:`check_found`,
+    and "``none_under`` FOLDER" when there are none. Anything else is an :class:`InputError`."""
     from pathlib import Path
 
     from clm_policy.base.errors import Location
