@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from clm_policy.base.errors import ClmError, InputError, Location, Sink
-from clm_policy.formats.textio import TEST_SUFFIXES, path_kind, visible_files
+from clm_policy.formats.textio import TEST_SUFFIXES
 from clm_policy.formats.yamlio import YamlDocument, load_yaml, paused_gc
 from clm_policy.lint import directives
 from clm_policy.lint.checks import ANALYSES, claiming
@@ -27,7 +27,7 @@ from clm_policy.lint.problem import ERROR, Problem
 from clm_policy.policy.compile import Compiled, compile_policy
 from clm_policy.policy.load import load_resolved
 from clm_policy.policy.load import schema_errors as policy_schema_errors
-from clm_policy.policy.sources import check_found
+from clm_policy.policy.sources import discover as find_files
 
 
 @dataclass
@@ -49,37 +49,18 @@ class LintReport:
         return bool(self.errors or (strict and self.warnings))
 
 
-def is_policy_file(path: Path) -> bool:
-    name = path.name
-    return name.endswith((".yaml", ".yml")) and not name.endswith(TEST_SUFFIXES)
-
-
 def discover(paths: Sequence[str]) -> list[Path]:
-    """The policy files named by ``paths`` (files, or folders searched recursively, as
-    :func:`visible_files` searches)."""
-    found: list[Path] = []
-    for text in paths:
-        path = Path(text)
-        kind = path_kind(path)
-        if kind == "folder":
-            inside = sorted(p for p in map(Path, visible_files(path)) if is_policy_file(p))
-            if not inside:
-                raise InputError(f"no policy files (*.yaml, *.yml) under {text}")
-            for found_file in inside:  # a committed link to a file on the runner: not read
-                check_found(found_file, path)
-            found.extend(inside)
-        elif kind == "file":
-            if path.name.endswith(TEST_SUFFIXES):
-                raise InputError(f"{text} is a policy test file: run `clm-policy test {text}`")
-            found.append(path)
-        elif kind == "other":
-            raise InputError("not a regular file or a folder", Location(text))
-        else:
-            raise InputError("no such file or directory", Location(text))
-    unique: dict[Path, Path] = {}
-    for path in found:
-        unique.setdefault(path.resolve(), path)
-    return list(unique.values())
+    """The policy files named by ``paths`` (files, or folders searched recursively)."""
+
+    def wanted(name: str) -> bool:
+        return name.endswith((".yaml", ".yml")) and not name.endswith(TEST_SUFFIXES)
+
+    def refused(text: str) -> InputError | None:
+        if Path(text).name.endswith(TEST_SUFFIXES):
+            return InputError(f"{text} is a policy test file: run `clm-policy test {text}`")
+        return None
+
+    return find_files(paths, wanted, "no policy files (*.yaml, *.yml) under", refused)
 
 
 class _Reader:

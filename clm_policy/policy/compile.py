@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from typing import Any, TypeVar
 
     T = TypeVar("T")
+    C = TypeVar("C", CompiledExpression, Template)
 
 # Values a profile gets when neither it nor ``defaults`` sets them (the seed's defaults).
 PROFILE_DEFAULTS: dict[str, Any] = {
@@ -62,16 +63,20 @@ known, so it is reused while all of them still are."""
 _COMPILED_KEPT = 4096  # entries a Compiled holds at most (then it starts over)
 
 
-def _reused(memo: Compiled | None, key: tuple[object, ...], names: dict[str, NameInfo]) -> object:
+def _memoised(
+    kind: type[C],
+    memo: Compiled | None,
+    key: tuple[object, ...],
+    names: dict[str, NameInfo],
+    build: Callable[[], C],
+) -> C:
+    """``build()``, or the ``kind`` it gave before for ``key`` while every name that reads is
+    known (:data:`Compiled`)."""
     found = memo.get(key) if memo is not None else None
-    if found is None or not all(name in names for name in found[0]):
-        return None
-    return found[1]
-
-
-def _keep(memo: Compiled | None, key: tuple[object, ...], result: T) -> T:
+    if found is not None and isinstance(found[1], kind) and all(n in names for n in found[0]):
+        return found[1]
+    result = build()
     if memo is not None:
-        assert isinstance(result, CompiledExpression | Template)
         if len(memo) >= _COMPILED_KEPT:
             memo.clear()
         memo[key] = (result.names, result)
@@ -82,12 +87,9 @@ def _expr(entry: Entry, names: dict[str, NameInfo], memo: Compiled | None) -> Co
     origin = entry.origin_of("when")
     text, span = entry.get("when"), _span(origin)
     source = scalar_source(origin.doc, origin.path)
-    key = ("when", text, source, span)
     memo = memo if isinstance(text, str) else None  # else compile_expression says what is wrong
-    found = _reused(memo, key, names)
-    if isinstance(found, CompiledExpression):
-        return found
-    return _keep(memo, key, compile_expression(text, span, names, source=source))
+    build = partial(compile_expression, text, span, names, source=source)
+    return _memoised(CompiledExpression, memo, ("when", text, source, span), names, build)
 
 
 def _template(
@@ -97,12 +99,9 @@ def _template(
     if text is None:
         return None
     span = _span(entry.origin_of(name))
-    key = ("template", text, span)
     memo = memo if isinstance(text, str) else None
-    found = _reused(memo, key, names)
-    if isinstance(found, Template):
-        return found
-    return _keep(memo, key, compile_template(text, span, names))
+    build = partial(compile_template, text, span, names)
+    return _memoised(Template, memo, ("template", text, span), names, build)
 
 
 def _attempt(sink: Sink, build: Callable[[], T]) -> T | None:

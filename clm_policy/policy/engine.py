@@ -10,7 +10,7 @@ same and also returns every rule and guard with the values of the names it read.
 from __future__ import annotations
 
 from clm_policy.base.errors import EvaluationError, StateError, quote
-from clm_policy.base.record import Record
+from clm_policy.base.record import Record, field
 from clm_policy.base.suggest import suggest
 from clm_policy.models.decision import Decision, GuardFinding
 from clm_policy.models.enums import Action
@@ -68,57 +68,21 @@ class Profile(Record):
 
     ``min_recall`` is the share of a session's facts a compaction's next context must hold;
     under it the compaction becomes a handoff (``verify_failed``; docs/verification.md).
-    ``seed_tokens`` is the most a handoff's seed may take (characters / 4).
+    ``seed_tokens`` is the most a handoff's seed may take (characters / 4). ``locations``: where
+    soft_compact, hard_handoff and context_window were written (for lint)."""
 
-    ``locations`` says where soft_compact, hard_handoff and context_window were written (for
-    lint); it takes no part in equality."""
-
-    FIELDS = (
-        "name",
-        "soft_compact",
-        "hard_handoff",
-        "min_steps_between_compacts",
-        "prefer_handoff_on_phase",
-        "retain_recent_messages",
-        "context_window",
-        "description",
-        "min_recall",
-        "seed_tokens",
-        "locations",
-    )
-    __slots__ = FIELDS
-    COMPARED = FIELDS[:-1]
-
-    def __init__(
-        self,
-        name: str,
-        soft_compact: Threshold,
-        hard_handoff: Threshold,
-        min_steps_between_compacts: int = 5,
-        prefer_handoff_on_phase: bool = True,
-        retain_recent_messages: int = 6,
-        context_window: int | None = None,
-        description: str | None = None,
-        locations: dict[str, Location] | None = None,
-        *,
-        min_recall: float = DEFAULT_MIN_RECALL,
-        seed_tokens: int = DEFAULT_SEED_TOKENS,
-    ) -> None:
-        self.name = name
-        self.soft_compact = soft_compact
-        self.hard_handoff = hard_handoff
-        self.min_steps_between_compacts = min_steps_between_compacts
-        self.prefer_handoff_on_phase = prefer_handoff_on_phase
-        self.retain_recent_messages = retain_recent_messages
-        self.context_window = context_window
-        self.description = description
-        self.min_recall = min_recall
-        self.seed_tokens = seed_tokens
-        self.locations: dict[str, Location] = {} if locations is None else locations
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.COMPARED)
-        return f"Profile({shown})"
+    name: str
+    soft_compact: Threshold
+    hard_handoff: Threshold
+    min_steps_between_compacts: int = 5
+    prefer_handoff_on_phase: bool = True
+    retain_recent_messages: int = 6
+    context_window: int | None = None
+    description: str | None = None
+    locations: dict[str, Location] = field(default_factory=dict)
+    min_recall: float = DEFAULT_MIN_RECALL
+    seed_tokens: int = DEFAULT_SEED_TOKENS
+    UNCOMPARED = ("locations",)
 
     def constants(self) -> dict[str, Any]:
         """The names rules read whose value this profile alone fixes (clm_policy.policy.prune;
@@ -133,9 +97,8 @@ class Profile(Record):
 
 
 class Rule(Record):
-    """A rule: when ``when`` holds (the first that does), propose ``action``.
-
-    ``location`` is the rule's entry in its file; it takes no part in equality."""
+    """A rule: when ``when`` holds (the first that does), propose ``action``; ``location`` is
+    its entry in its file."""
 
     id: str
     when: CompiledExpression
@@ -147,9 +110,8 @@ class Rule(Record):
 
 
 class Guard(Record):
-    """A guard of ``action``: a ``block`` or ``warn`` (``severity``) when ``when`` holds.
-
-    ``location`` is the guard's entry in its file; it takes no part in equality."""
+    """A guard of ``action``: a ``block`` or ``warn`` (``severity``) when ``when`` holds;
+    ``location`` is its entry in its file."""
 
     id: str
     action: Action
@@ -182,68 +144,44 @@ def longest_prefix(names: Iterable[str], model: str | None) -> str | None:
     return max((m for m in names if model.startswith(m)), key=len, default=None) if model else None
 
 
-class Policy(Record):
+class _Memo:
+    """A slot for what an object works out on first use (a record's slots are its fields)."""
+
+    __slots__ = ("_cache",)
+    _cache: dict[Any, Any]
+
+
+class Policy(Record, _Memo):
     """A loaded, checked and compiled policy. Build it with :func:`clm_policy.load_policy`.
 
     ``confirm`` lists the actions a person confirms before they happen; ``prices`` what a
     model's tokens cost (by model name, for the metrics of ``clm-policy report``)."""
 
-    FIELDS = (
-        "name",
-        "path",
-        "digest",
-        "files",
-        "profiles",
-        "default_profile",
-        "signals",
-        "models",
-        "rules",
-        "otherwise",
-        "guards",
-        "description",
-        "source_paths",
-        "confirm",
-        "prices",
-    )
-    __slots__ = (*FIELDS, "_cache")
+    name: str
+    path: str
+    digest: str
+    files: tuple[str, ...]
+    profiles: dict[str, Profile]
+    default_profile: str
+    signals: dict[str, Signal]
+    models: dict[str, int]
+    rules: tuple[Rule, ...]
+    otherwise: Action
+    guards: dict[Action, tuple[Guard, ...]]
+    description: str | None = None
+    source_paths: tuple[str, ...] = ()
+    confirm: frozenset[Action] = frozenset()
+    prices: dict[str, Price] = field(default_factory=dict)
     HASHABLE = False
 
-    def __init__(
-        self,
-        name: str,
-        path: str,
-        digest: str,
-        files: tuple[str, ...],
-        profiles: dict[str, Profile],
-        default_profile: str,
-        signals: dict[str, Signal],
-        models: dict[str, int],
-        rules: tuple[Rule, ...],
-        otherwise: Action,
-        guards: dict[Action, tuple[Guard, ...]],
-        description: str | None = None,
-        source_paths: tuple[str, ...] = (),
-        confirm: frozenset[Action] = frozenset(),
-        prices: dict[str, Price] | None = None,
-    ) -> None:
-        self.name = name
-        self.path = path
-        self.digest = digest
-        self.files = files
-        self.profiles = profiles
-        self.default_profile = default_profile
-        self.signals = signals
-        self.models = models
-        self.rules = rules
-        self.otherwise = otherwise
-        self.guards = guards
-        self.description = description
-        self.source_paths = source_paths
-        self.confirm = confirm
-        self.prices: dict[str, Price] = {} if prices is None else prices
-        # what decisions work out once per policy (a copy made with ``replace`` starts
-        # afresh, as its profiles may differ)
-        self._cache: dict[Any, Any] = {}
+    def _memo(self) -> dict[Any, Any]:
+        """What decisions work out once per policy (a copy made with ``replace`` starts
+        afresh, as its profiles may differ)."""
+        try:
+            return self._cache
+        except AttributeError:
+            self._cache = {}
+            return self._cache
 
     @property
     def provenance(self) -> str:
@@ -264,7 +202,7 @@ class Policy(Record):
 
     def _live(self, prof: Profile) -> tuple[Rule, ...]:
         """The rules that can fire under ``prof`` (clm_policy.policy.prune), worked out once."""
-        cache = self._cache
+        cache = self._memo()
         key = ("live", prof.name)
         live = cache.get(key)
         if live is None or live[0] is not prof:
@@ -397,7 +335,7 @@ class Policy(Record):
     def _fixed(self, prof: Profile, soft: int, hard: int) -> dict[str, Any]:
         """The names a profile and its thresholds fix, and the signals' defaults (made once
         per profile and thresholds)."""
-        cache = self._cache
+        cache = self._memo()
         key = ("fixed", prof.name, soft, hard)
         found = cache.get(key)
         if found is None or found[0] is not prof:

@@ -23,6 +23,11 @@ from clm_policy.base.paths import Reach, folder_reach
 from clm_policy.base.resources import bundled_policy_file, bundled_policy_names
 from clm_policy.formats.textio import POLICY_LIMIT, check_file, path_kind
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from pathlib import Path
+
 
 def reach(first: str | os.PathLike[str]) -> Reach:
     """The reach of references in the chain that starts at the file ``first``: that of its
@@ -40,6 +45,45 @@ def check_found(path: str | os.PathLike[str], folder: str | os.PathLike[str]) ->
         within.check(shown, shown, "it")
     except PolicyError as exc:
         raise InputError(f"{shown}: a link, not read: {exc.message}") from None
+
+
+def discover(
+    paths: Sequence[str],
+    wanted: Callable[[str], bool],
+    none_under: str,
+    refused: Callable[[str], InputError | None],
+) -> list[Path]:
+    """The files ``paths`` name, in order, without repeats (``lint``'s and ``test``'s): a file
+    unless ``refused`` (given the path as written) says why not; a folder's files whose name is
+    ``wanted`` (:func:`~clm_policy.formats.textio.visible_files`), each :func:`check_found`,
+    and "``none_under`` FOLDER" when there are none. Anything else is an :class:`InputError`."""
+    from pathlib import Path
+
+    from clm_policy.base.errors import Location
+    from clm_policy.formats.textio import visible_files
+
+    unique: dict[Path, Path] = {}
+    for text in paths:
+        given = Path(text)
+        kind = path_kind(given)
+        if kind == "folder":
+            files = sorted(Path(f) for f in visible_files(given) if wanted(os.path.basename(f)))
+            if not files:
+                raise InputError(f"{none_under} {text}")
+            for found in files:  # a committed link to a file on the runner: not read
+                check_found(found, given)
+        elif kind == "file":
+            refusal = refused(text)
+            if refusal is not None:
+                raise refusal
+            files = [given]
+        elif kind == "other":
+            raise InputError("not a regular file or a folder", Location(text))
+        else:
+            raise InputError("no such file or directory", Location(text))
+        for path in files:
+            unique.setdefault(path.resolve(), path)
+    return list(unique.values())
 
 
 def locate_source(

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
+    from clm_policy.base.errors import Location
     from clm_policy.policy.names import NameInfo
 
 # A deliberately small format-spec language: no widths or fills that could blow up output.
@@ -99,50 +100,41 @@ def compile_template(
     parts: list[str | tuple[CompiledExpression, str]] = []
     literal: list[str] = []
     i = 0
-    line, col = 1, 1  # position inside the template text, for error locations
 
-    def advance(chunk: str) -> None:
-        nonlocal line, col
-        for ch in chunk:
-            if ch == "\n":
-                line, col = line + 1, 1
-            else:
-                col += 1
+    def at(offset: int, cols: int = 0) -> Location:
+        """Where ``text[offset]`` is in the file, ``cols`` further right."""
+        line = text.count("\n", 0, offset) + 1
+        return span.at(line, offset - text.rfind("\n", 0, offset) + cols)
 
     while i < len(text):
         ch = text[i]
-        if text.startswith("{{", i) or text.startswith("}}", i):
+        if text.startswith(("{{", "}}"), i):
             literal.append(ch)
-            advance(text[i : i + 2])
             i += 2
             continue
         if ch == "}":
-            raise ExpressionError(
-                "single '}' in message (write '}}' for a brace)", span.at(line, col)
-            )
+            raise ExpressionError("single '}' in message (write '}}' for a brace)", at(i))
         if ch != "{":
             literal.append(ch)
-            advance(ch)
             i += 1
             continue
         end = _unquoted(text, i + 1, "{}")
         if end < 0 or text[end] != "}":
-            raise ExpressionError("unclosed '{' in message", span.at(line, col))
+            raise ExpressionError("unclosed '{' in message", at(i))
         inner = text[i + 1 : end]
         colon = _unquoted(inner, 0, ":")
         expr_text, spec = (inner[:colon], inner[colon + 1 :]) if colon >= 0 else (inner, "")
         if spec and not _spec_allowed(spec):
             raise ExpressionError(
                 f"format spec ':{spec}' not allowed (use e.g. ':,' ':.1f' ':.0%')",
-                span.at(line, col),
+                at(i),
             )
-        inner_span = SourceSpan(span.at(line, col + 1), span.block_indent)
+        inner_span = SourceSpan(at(i, 1), span.block_indent)
         expr = compile_expression(expr_text, inner_span, names, limits)
         if literal:
             parts.append("".join(literal))
             literal = []
         parts.append((expr, spec))
-        advance(text[i : end + 1])
         i = end + 1
     if literal:
         parts.append("".join(literal))

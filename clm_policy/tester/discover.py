@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from clm_policy.base.errors import InputError, Location
-from clm_policy.formats.textio import TEST_SUFFIXES, path_kind, visible_files
-from clm_policy.policy.sources import check_found
+from clm_policy.formats.textio import TEST_SUFFIXES, visible_files
+from clm_policy.policy.sources import discover as find_files
 
 
 def _walk(folder: Path) -> list[Path]:
@@ -56,31 +56,15 @@ def tests_of(policy: str, within: str) -> tuple[list[tuple[Path, str]], list[str
 
 def discover(paths: Sequence[str]) -> list[tuple[Path, str]]:
     """The test files under ``paths``, each with the name to show, in order, without repeats."""
-    out: list[tuple[Path, str]] = []
-    seen: set[Path] = set()
-    for text in paths:
-        given = Path(text)
-        kind = path_kind(given)
-        if kind == "folder":
-            files = _walk(given)
-            if not files:
-                raise InputError(f"no test files (*.test.yaml, *.test.yml) under {text}")
-            for found in files:  # a committed link to a file on the runner: not read
-                check_found(found, given)
-        elif kind == "file":
-            if not given.name.endswith(TEST_SUFFIXES):
-                raise InputError(
-                    "not a policy test file (its name must end in .test.yaml or .test.yml)",
-                    Location(text),
-                )
-            files = [given]
-        elif kind == "other":
-            raise InputError("not a regular file or a folder", Location(text))
-        else:
-            raise InputError("no such file or directory", Location(text))
-        for path in files:
-            key = path.resolve()
-            if key not in seen:
-                seen.add(key)
-                out.append((path, str(path)))
-    return out
+
+    def wanted(name: str) -> bool:
+        return name.endswith(TEST_SUFFIXES)
+
+    def refused(text: str) -> InputError | None:
+        if wanted(Path(text).name):
+            return None
+        message = "not a policy test file (its name must end in .test.yaml or .test.yml)"
+        return InputError(message, Location(text))
+
+    none = "no test files (*.test.yaml, *.test.yml) under"
+    return [(path, str(path)) for path in find_files(paths, wanted, none, refused)]

@@ -12,7 +12,7 @@ import pytest
 
 from clm_policy.base.errors import ClmError, Location, PolicyError
 from clm_policy.lint import runner
-from clm_policy.lint.checks import ANALYSES, BY_ID, CHECKS, DIRECTIVES, GENERIC, LOADING
+from clm_policy.lint.checks import ANALYSES, CHECKS, GENERIC, LOADING, disable_comment, schema
 from clm_policy.lint.context import LintContext
 from clm_policy.lint.runner import lint_paths
 
@@ -61,10 +61,10 @@ def test_each_check_is_of_one_kind() -> None:
     """Found while loading (named by the loader), found by its own ``check``, the generic
     one, or the disable comments' own; a check that did none would be listed and documented
     but never report."""
-    kinds = [LOADING, ANALYSES, (GENERIC, DIRECTIVES)]
+    kinds = [LOADING, ANALYSES, (GENERIC, disable_comment)]
     assert sorted(m.ID for kind in kinds for m in kind) == sorted(m.ID for m in CHECKS)
     assert all(callable(getattr(m, "check", None)) for m in ANALYSES)
-    assert not any(hasattr(m, "check") for m in (*LOADING, GENERIC, DIRECTIVES))
+    assert not any(hasattr(m, "check") for m in (*LOADING, GENERIC, disable_comment))
 
 
 def test_loading_errors_go_to_the_check_they_name() -> None:
@@ -95,7 +95,7 @@ def test_an_unclaimed_error_is_reported_not_dropped(
 ) -> None:
     """Loading raising an error that names no check (a new one, a bug): lint fails on it."""
     policy = tmp_path / "p.yaml"
-    policy.write_text(example(BY_ID["schema"], "Passes"))
+    policy.write_text(example(schema, "Passes"))
 
     def compile_policy(*_args: object) -> None:
         raise ClmError("something new went wrong", Location(str(policy), 3, 5))

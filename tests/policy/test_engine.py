@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import doctest
-import inspect
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import pytest
 import clm_policy
 from clm_policy import EvaluationError, SessionState, TokenSnapshot, load_policy
 from clm_policy.policy.compile import PROFILE_DEFAULTS
-from clm_policy.policy.engine import DEFAULT_MIN_RECALL, DEFAULT_SEED_TOKENS, Profile
+from clm_policy.policy.engine import DEFAULT_MIN_RECALL, DEFAULT_SEED_TOKENS, Profile, Threshold
 
 Write = Callable[[str, str], Path]
 
@@ -191,10 +190,8 @@ def test_decide_path_does_not_import_pydantic() -> None:
 def test_a_profile_s_defaults_are_the_compiler_s() -> None:
     """A profile built in code and one a policy file leaves blank get the same values (the
     compiler's table and the constructor's defaults, which lifecycle reads too)."""
-    given = {
-        name: p.default
-        for name, p in inspect.signature(Profile.__init__).parameters.items()
-        if p.default is not inspect.Parameter.empty and name != "locations"
-    }
+    built = Profile("p", Threshold.parse(1), Threshold.parse(2))
+    defaulted = [n for n in Profile.FIELDS if n not in (*Profile.REQUIRED, "locations")]
+    given = {name: getattr(built, name) for name in defaulted}
     assert given == PROFILE_DEFAULTS
     assert (given["min_recall"], given["seed_tokens"]) == (DEFAULT_MIN_RECALL, DEFAULT_SEED_TOKENS)

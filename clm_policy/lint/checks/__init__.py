@@ -11,7 +11,7 @@ Two kinds, told apart here once:
 
 A loading error named by no check of :data:`LOADING` (or by none) is reported under
 :data:`GENERIC`, ``policy-error``: a problem nobody claims still fails the lint. A disable
-comment that names no check, or one of :data:`UNSILENCED`, is :data:`DIRECTIVES`'.
+comment that names no check, or one of :data:`UNSILENCED`, is ``disable_comment``'s.
 """
 
 from __future__ import annotations
@@ -62,12 +62,9 @@ CHECKS: tuple[ModuleType, ...] = (
 LOADING: tuple[ModuleType, ...] = tuple(m for m in CHECKS if isinstance(m.ID, LoadCheck))
 ANALYSES: tuple[ModuleType, ...] = tuple(m for m in CHECKS if hasattr(m, "check"))
 GENERIC: ModuleType = policy_error
-DIRECTIVES: ModuleType = disable_comment
-"""The disable comments' own check (the runner reports it: clm_policy.lint.directives)."""
 UNSILENCED: frozenset[str] = frozenset({*(str(m.ID) for m in LOADING), str(GENERIC.ID)})
 """The checks no disable comment silences: their problems stop the policy from loading."""
 
-BY_ID: dict[str, ModuleType] = {module.ID: module for module in CHECKS}
 _LOADING_BY_ID: dict[str, ModuleType] = {module.ID: module for module in LOADING}
 
 
