@@ -178,7 +178,12 @@ class Change:
             records = (self._data(r) for r in content.records)
             text = "".join(json.dumps(r, sort_keys=True, allow_nan=False) + "\n" for r in records)
         else:
-            text = self._text(_text(content))
+            if isinstance(content, bytes):
+                try:
+                    content = content.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise InputError("refusing to commit bytes that are not UTF-8 text") from None
+            text = self._text(content)
         # a lone surrogate (valid in JSON "\ud800", not in UTF-8) must not stop a commit
         return text.encode("utf-8", "replace")
 
@@ -194,12 +199,3 @@ class Change:
         body = self._text(message.body)
         trailers[REDACTIONS_TRAILER] = str(self.redactions)
         return CommitMessage(subject, body, trailers).render()
-
-
-def _text(content: Content) -> str:
-    if isinstance(content, bytes):
-        try:
-            return content.decode("utf-8")
-        except UnicodeDecodeError:
-            raise InputError("refusing to commit bytes that are not UTF-8 text") from None
-    return content
