@@ -108,10 +108,7 @@ class Change:
         """``value`` with its secrets replaced, before anything cuts or reflows it: a string,
         plain data, a state (:class:`~clm_policy.models.state.SessionState`) or another of
         the documents' plain classes with ``from_dict`` (each rebuilt from its redacted JSON
-        data).
-
-        The markers it leaves carry tags that the write path removes: a secret counts only
-        when what is committed still holds its marker."""
+        data). Its markers carry tags the write path removes (see :class:`Change`)."""
         if isinstance(value, str):
             return self._first.text(value)  # type: ignore[return-value]
         from clm_policy.models.state import SessionState, read_state

@@ -182,8 +182,7 @@ def load_history(
     advance = progress(len(ids)) if progress is not None else None
     for chunk in _chunks(ids, files, CHUNK_BYTES if chunk_bytes is None else chunk_bytes):
         # the chunk's files in one git process, then the states its continued sessions
-        # started from in another (not two processes per file: a report of 300 sessions
-        # started 1,400)
+        # started from in another, not two processes per file
         wanted = [f.blob for sid in chunk for f in files.get(sid, {}).values() if f.readable]
         texts = dict(zip(wanted, repo.show_files(wanted), strict=True))
         read = []
