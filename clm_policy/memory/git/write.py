@@ -53,15 +53,6 @@ if TYPE_CHECKING:
 
 LOCK = "clm-write.lock"
 JOURNAL = "clm-write.journal"
-__all__ = [
-    "GitError",
-    "MemoryRepo",
-    "NothingToCommit",
-    "PushRejected",
-    "check_name",
-    "check_path",
-    "run_git",
-]
 
 OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
 _BRANCH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]*")  # what HEAD names is read only if so
