@@ -294,7 +294,8 @@ def show(memory: str, ref: str) -> int:
       clm-policy show --memory clm-memory sessions/demo/handoffs/001.md
     """
     from clm_policy.memory.git.confine import MAX_READ
-    from clm_policy.memory.git.write import MemoryRepo, check_name
+    from clm_policy.memory.git.run import check_name
+    from clm_policy.memory.git.write import MemoryRepo
 
     check_name("commit or path", ref)
     with MemoryRepo(memory) as repo:

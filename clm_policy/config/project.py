@@ -12,15 +12,11 @@ repository and remote once, so that hook commands stay short::
     remote: origin             # push handoffs here (optional)
     memory.backend: hybrid     # file (default), mem0 or hybrid (clm_policy.memory.backends)
 
-Each value is looked up in this order: the command-line flag, the environment
-(``CLM_POLICY_POLICY``, ``CLM_POLICY_PROFILE``, ``CLM_POLICY_MEMORY``, ``CLM_POLICY_REMOTE``,
-``CLM_POLICY_MEMORY_BACKEND``),
-the configuration file, the default. Where nothing names a memory repository, a configured
-project keeps it outside its own work tree, in
-``$XDG_DATA_HOME/clm-policy/projects/<name>-<hash>/memory`` (``~/.local/share`` when
-``XDG_DATA_HOME`` is unset or not an absolute path; ``<hash>`` is of the project's path, so two
-projects of the same name never share one); without a configuration file the default is
-``./clm-memory`` for a command, and the same folder outside the project for the hooks and the
+Each value comes from the command-line flag, else the environment (:data:`ENV`), else the
+file, else the default. Where nothing names a memory repository, a configured project keeps it
+outside its work tree (:func:`project_memory`: ``<name>-<hash>``, the hash of the project's
+path, so two projects of one name never share one); without a file the default is
+``./clm-memory`` for a command, and that same folder outside the project for the hooks and the
 MCP server.
 
 Which file counts. The project is the repository the working folder is in (the nearest folder
@@ -42,8 +38,7 @@ environment are the person's own and always count.
 
 The file is a flat mapping of strings, read by a small parser of its own (a hook runs on every
 prompt and must not pay for the YAML library); anything else in it is an error at
-``file:line:col``. Paths are strings here: the status line, the hooks and ``decide`` import
-this module on every prompt, and pathlib alone would cost them a tenth of their time.
+``file:line:col``. Paths are strings: this is a hot module (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -51,7 +46,7 @@ from __future__ import annotations
 import os
 
 from clm_policy.base.errors import InputError, Location, quote
-from clm_policy.base.record import Record
+from clm_policy.base.record import Record, field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -76,35 +71,19 @@ NEEDS_TRUST = ("memory", "remote")
 
 
 class ProjectConfig(Record):
-    """The configuration in effect for a folder (values from the file only; see
-    :func:`setting` for the environment's and the defaults' part).
+    """The file's values for a folder (:func:`setting` adds the environment and defaults).
 
-    ``path`` is the ``.clm-policy.yaml`` found, or None; ``root`` the folder its paths are
-    relative to: the configuration file's, else the folder looked from; ``project`` the folder
-    the project's default memory is keyed to: the file's folder when it is in the project, else
-    the project's root (the repository, or the folder looked from) — never the folder of a file
-    above the project; ``where`` the position of each value in the file, for errors about it;
-    ``digest`` the SHA-256 of the content the values were read from (what trust is checked
-    against). Folders are absolute."""
+    ``path``: the ``.clm-policy.yaml`` found, or None; ``root``: the folder its paths are
+    relative to (the file's, else the folder looked from); ``project``: the folder the default
+    memory is keyed to (the module's docstring); ``where``: each value's position; ``digest``:
+    the SHA-256 of the content read (what trust is checked against). Folders are absolute."""
 
-    FIELDS = ("path", "root", "values", "where", "digest", "project")
-    __slots__ = FIELDS
-
-    def __init__(
-        self,
-        path: str | None,
-        root: str,
-        values: Mapping[str, str] | None = None,
-        where: Mapping[str, Location] | None = None,
-        digest: str | None = None,
-        project: str | None = None,
-    ):
-        self.path = path
-        self.root = root
-        self.values: Mapping[str, str] = {} if values is None else values
-        self.where: Mapping[str, Location] = {} if where is None else where
-        self.digest = digest
-        self.project = root if project is None else project
+    path: str | None
+    root: str
+    project: str
+    values: Mapping[str, str] = field(default_factory=dict)
+    where: Mapping[str, Location] = field(default_factory=dict)
+    digest: str | None = None
 
 
 def project_root(start: StrPath) -> str:
@@ -126,10 +105,8 @@ def nearest_config(start: StrPath) -> str | None:
 
 
 def find_config(start: StrPath) -> str | None:
-    """The ``.clm-policy.yaml`` that counts for ``start``: the nearest in ``start`` or a folder
-    above it up to the project's root (:func:`project_root`); above the root, the nearest the
-    person trusts as it is (one that is not is noted for
-    :func:`~clm_policy.config.trust.take_ignored`)."""
+    """The ``.clm-policy.yaml`` that counts for ``start`` (the module's docstring: "Which file
+    counts"), or None."""
     from clm_policy.base.paths import folders_up, is_inside
 
     root = project_root(start)
@@ -164,13 +141,11 @@ def load_config(start: StrPath | None = None) -> ProjectConfig:
     root = project_root(folder)
     path = find_config(folder)
     if path is None:
-        return ProjectConfig(None, folder, project=root)
+        return ProjectConfig(None, folder, root)
     info = os.stat(path)
     values, where, digest = _parsed(path, info.st_mtime_ns, info.st_size)
     home = os.path.dirname(path)
-    return ProjectConfig(
-        path, home, values, where, digest, project=home if is_inside(home, root) else root
-    )
+    return ProjectConfig(path, home, home if is_inside(home, root) else root, values, where, digest)
 
 
 # a command resolves several options from one file: parse it once (while it is unchanged)
@@ -300,11 +275,11 @@ def from_file(key: str, config: ProjectConfig) -> str | None:
         joined = os.path.join(config.root, os.path.expanduser(value))  # absolute: as it is
         if key == "policy":
             _check_reach(joined, value, config)
-        if key == "policy" and not os.path.isfile(joined):
-            raise InputError(
-                f"no policy file {quote(value)} (a path is relative to this file's folder)",
-                config.where.get(key),
-            )
+            if not os.path.isfile(joined):
+                raise InputError(
+                    f"no policy file {quote(value)} (a path is relative to this file's folder)",
+                    config.where.get(key),
+                )
         return joined
     _check_bundled(value, config)
     return value
@@ -380,7 +355,8 @@ def memory_path(
 
 
 def project_memory(root: StrPath) -> str:
-    """Where a configured project keeps its memory repository by default (outside its tree)."""
+    """Where a configured project keeps its memory repository by default, outside its tree:
+    ``$XDG_DATA_HOME/clm-policy/projects/<name>-<hash>/memory``."""
     from clm_policy.base.digest import sha256_hex
     from clm_policy.base.paths import xdg_home
 

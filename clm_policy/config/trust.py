@@ -49,8 +49,7 @@ class TrustedFile(Record):
 
 
 def store_dir() -> str:
-    """``$XDG_CONFIG_HOME/clm-policy`` (``~/.config/clm-policy``; a relative
-    ``XDG_CONFIG_HOME`` is ignored, as the XDG specification asks)."""
+    """``$XDG_CONFIG_HOME/clm-policy`` (see the module's docstring)."""
     return os.path.join(xdg_home("XDG_CONFIG_HOME"), "clm-policy")
 
 

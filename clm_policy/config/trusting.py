@@ -52,7 +52,8 @@ def trust_config(target: str | None) -> tuple[TrustedFile, str | None, str | Non
     path = config_file(target)
     values, where, digest = read_config(path)
     record = trust(path, digest)
-    config = ProjectConfig(path, os.path.dirname(path), values, where, digest)
+    folder = os.path.dirname(path)
+    config = ProjectConfig(path, folder, folder, values, where, digest)
     memory = from_file("memory", config)
     if memory is not None and is_default_memory(config, memory):
         memory = None

@@ -40,7 +40,8 @@ from clm_policy.lifecycle.verify import (
     verify,
 )
 from clm_policy.memory.change import Change, JsonDoc, JsonLines
-from clm_policy.memory.git.write import GitError, MemoryRepo, NothingToCommit
+from clm_policy.memory.git.run import GitError
+from clm_policy.memory.git.write import MemoryRepo, NothingToCommit
 from clm_policy.memory.layout import (
     check_key,
     check_session,

@@ -108,10 +108,7 @@ class Change:
         """``value`` with its secrets replaced, before anything cuts or reflows it: a string,
         plain data, a state (:class:`~clm_policy.models.state.SessionState`) or another of
         the documents' plain classes with ``from_dict`` (each rebuilt from its redacted JSON
-        data).
-
-        The markers it leaves carry tags that the write path removes: a secret counts only
-        when what is committed still holds its marker."""
+        data). Its markers carry tags the write path removes (see :class:`Change`)."""
         if isinstance(value, str):
             return self._first.text(value)  # type: ignore[return-value]
         from clm_policy.models.state import SessionState, read_state
@@ -178,7 +175,12 @@ class Change:
             records = (self._data(r) for r in content.records)
             text = "".join(json.dumps(r, sort_keys=True, allow_nan=False) + "\n" for r in records)
         else:
-            text = self._text(_text(content))
+            if isinstance(content, bytes):
+                try:
+                    content = content.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise InputError("refusing to commit bytes that are not UTF-8 text") from None
+            text = self._text(content)
         # a lone surrogate (valid in JSON "\ud800", not in UTF-8) must not stop a commit
         return text.encode("utf-8", "replace")
 
@@ -194,12 +196,3 @@ class Change:
         body = self._text(message.body)
         trailers[REDACTIONS_TRAILER] = str(self.redactions)
         return CommitMessage(subject, body, trailers).render()
-
-
-def _text(content: Content) -> str:
-    if isinstance(content, bytes):
-        try:
-            return content.decode("utf-8")
-        except UnicodeDecodeError:
-            raise InputError("refusing to commit bytes that are not UTF-8 text") from None
-    return content

@@ -42,7 +42,6 @@ LIMITS = {
     "decisions.jsonl": JSONL_LIMIT,
 }
 """The files of a session folder that are read, and their limits in bytes."""
-FILES = tuple(LIMITS)
 
 
 @dataclass(frozen=True)
@@ -183,8 +182,7 @@ def load_history(
     advance = progress(len(ids)) if progress is not None else None
     for chunk in _chunks(ids, files, CHUNK_BYTES if chunk_bytes is None else chunk_bytes):
         # the chunk's files in one git process, then the states its continued sessions
-        # started from in another (not two processes per file: a report of 300 sessions
-        # started 1,400)
+        # started from in another, not two processes per file
         wanted = [f.blob for sid in chunk for f in files.get(sid, {}).values() if f.readable]
         texts = dict(zip(wanted, repo.show_files(wanted), strict=True))
         read = []
@@ -270,7 +268,7 @@ class _File:
 
 
 def _session_files(repo: MemoryRepo) -> dict[str, dict[str, _File]]:
-    """The files :data:`FILES` of each session folder at HEAD, with their blobs and sizes (one
+    """The files :data:`LIMITS` of each session folder at HEAD, with their blobs and sizes (one
     git call)."""
     found: dict[str, dict[str, _File]] = {}
     for path, blob, size in repo.blobs(f"{SESSIONS}/"):
@@ -278,7 +276,7 @@ def _session_files(repo: MemoryRepo) -> dict[str, dict[str, _File]]:
         if len(parts) < 2 or parts[0] != SESSIONS or not is_session(parts[1]):
             continue
         files = found.setdefault(parts[1], {})
-        if len(parts) == 3 and (parts[2] in FILES or log_kind(parts[2])) and size >= 0:
+        if len(parts) == 3 and (parts[2] in LIMITS or log_kind(parts[2])) and size >= 0:
             files[parts[2]] = _File(parts[2], blob, size)
     return found
 

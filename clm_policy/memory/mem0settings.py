@@ -49,10 +49,6 @@ class Mem0Settings:
     timeout: float = DEFAULT_TIMEOUT
 
     @property
-    def offline(self) -> bool:
-        return self.base_url is None
-
-    @property
     def shown(self) -> str:
         """Where the model runs, in words (no key)."""
         if self.base_url is None:

@@ -191,8 +191,6 @@ class Mem0Store:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="clm-mem0")
         self._busy: Future[Any] | None = None
 
-    # -- topics --------------------------------------------------------------------------------
-
     def write(self, key: str, content: str, *, tags: Sequence[str] | None = None) -> None:
         check_key(key)
         from clm_policy.memory.redact import redact_text
@@ -229,8 +227,6 @@ class Mem0Store:
             return []
         rows = self._call("search", self._search, query, {}, limit)
         return [] if rows is _FAILED else [_entry(r) for r in rows]
-
-    # -- compactions, handoffs, seeds ----------------------------------------------------------
 
     def begin_task(self, task: str) -> None:
         """The facts remembered and recalled from now on are ``task``'s."""
@@ -293,8 +289,6 @@ class Mem0Store:
             "Facts Mem0 recalls from earlier in this task (most similar to the goal and the "
             "next action first):\n\n" + "\n".join(f"- {f}" for f in facts)
         )
-
-    # -- the rest ------------------------------------------------------------------------------
 
     def close(self) -> None:
         """Stop the worker (a call still hanging is abandoned) and close Mem0's store."""

@@ -29,9 +29,7 @@ from clm_policy.models.versions import MANIFEST, STATE, current, upgrade
 
 _STATE = re.compile(rf"{SESSIONS}/[A-Za-z0-9][A-Za-z0-9._-]{{0,127}}/state\.json")
 _MANIFEST = re.compile(rf"{MANIFESTS}/[^/]+\.json")
-MANIFEST_LIMIT = 16 * MiB
-"""The largest manifest read (a handoff is a page; a state carries the messages)."""
-LIMITS = {MANIFEST: MANIFEST_LIMIT, STATE: STATE_LIMIT}
+LIMITS = {MANIFEST: 16 * MiB, STATE: STATE_LIMIT}  # a handoff is a page; a state has messages
 NAMES = {MANIFEST: "manifest", STATE: "state"}
 
 

@@ -26,8 +26,7 @@ from clm_policy.models.versions import STATE, upgrade
 class PersistedSession:
     state: SessionState
     run: dict[str, Any]  # how `clm-policy run` left it (scenario, played, stopped, pending)
-    note: str | None = None
-    """One line when ``state.json`` was of an older schema version (read as the current)."""
+    note: str | None = None  # one line when state.json was of an older schema version
 
     @property
     def stopped(self) -> str | None:

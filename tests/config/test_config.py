@@ -61,7 +61,7 @@ def test_a_configured_project_keeps_memory_outside_its_tree(project: Path, tmp_p
     (other / ".clm-policy.yaml").write_text(CONFIG)
     assert memory_path(None, load_config(other)) != str(chosen)
     # no configuration: ./clm-memory, as before
-    assert memory_path(None, ProjectConfig(None, tmp_path)) == "clm-memory"
+    assert memory_path(None, ProjectConfig(None, tmp_path, tmp_path)) == "clm-memory"
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from clm_policy.base.errors import InputError
-from clm_policy.memory.git.write import JOURNAL, GitError, MemoryRepo, NothingToCommit
+from clm_policy.memory.git.run import GitError
+from clm_policy.memory.git.write import JOURNAL, MemoryRepo, NothingToCommit
 from clm_policy.memory.init import init_memory
 from clm_policy.memory.trailers import CommitMessage, event_subject
 

@@ -317,4 +317,4 @@ def test_the_mem0_settings_come_from_the_environment() -> None:
     assert "sk-abc" not in repr(found)
     local = {**remote, "CLM_POLICY_MEM0_BASE_URL": "http://127.0.0.1:9/v1"}
     assert Mem0Settings.from_env(local).api_key == "not-needed"
-    assert Mem0Settings.from_env({"CLM_POLICY_MEM0_BASE_URL": "offline"}).offline
+    assert Mem0Settings.from_env({"CLM_POLICY_MEM0_BASE_URL": "offline"}).base_url is None

@@ -53,15 +53,6 @@ if TYPE_CHECKING:
 
 LOCK = "clm-write.lock"
 JOURNAL = "clm-write.journal"
-__all__ = [
-    "GitError",
-    "MemoryRepo",
-    "NothingToCommit",
-    "PushRejected",
-    "check_name",
-    "check_path",
-    "run_git",
-]
 
 OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
 _BRANCH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]*")  # what HEAD names is read only if so
@@ -90,6 +81,8 @@ _RETRY_PUSH = (
     "cannot lock ref",
     "failed to update ref",
 )
+# What git leaves in its directory while an operation is under way: its file, what it is, how
+# a person ends it.
 _UNDER_WAY = (
     ("MERGE_HEAD", "a merge", "merge --abort"),
     ("rebase-merge", "a rebase", "rebase --abort"),
@@ -97,8 +90,6 @@ _UNDER_WAY = (
     ("CHERRY_PICK_HEAD", "a cherry-pick", "cherry-pick --abort"),
     ("REVERT_HEAD", "a revert", "revert --abort"),
 )
-"""What git leaves in its directory while an operation is under way: its file, what it is, how
-a person ends it."""
 _GC_LOOSE_IN_ONE_FOLDER = (6700 + 255) // 256  # git's gc.auto default, over 256 folders
 _GC_PACKS = 50  # git's gc.autoPackLimit default
 
@@ -165,15 +156,11 @@ class MemoryRepo:
         self.git_dir = git_dir
         self.lock_timeout = lock_timeout
 
-    # -- lifetime ---------------------------------------------------------------------------
-
     def __enter__(self) -> MemoryRepo:
         return self
 
     def __exit__(self, *exc: object) -> None:
         """Nothing to release."""
-
-    # -- running git --------------------------------------------------------------------------
 
     def run(
         self, *args: str, env: Mapping[str, str] | None = None, stdin: bytes | None = None
@@ -189,10 +176,8 @@ class MemoryRepo:
         check: bool = True,
         stdin: bytes | None = None,
     ) -> str:
-        """Run ``git ARGS`` in the repository (given ``stdin``); its stdout, stripped of the
-        final newline.
-
-        Values a person or a file supplied go after ``--`` (or ``--end-of-options``)."""
+        """Run ``git ARGS`` in the repository (given ``stdin``); its stdout without the final
+        newline. A failure raises :class:`GitError` unless ``check`` is false."""
         status, out, err = self.run(*args, env=env, stdin=stdin)
         if check and status != 0:
             raise GitError(f"git {' '.join(args[:3])} failed: {short(err.strip() or out)}")
@@ -217,8 +202,6 @@ class MemoryRepo:
         check_name("revision", rev)
         args = ("rev-parse", "-q", "--verify", "--end-of-options", f"{rev}^{{commit}}")
         return self.git(*args, check=False) or None
-
-    # -- the write lock -----------------------------------------------------------------------
 
     @contextmanager
     def locked(self) -> Iterator[None]:
@@ -305,8 +288,6 @@ class MemoryRepo:
                 f"belong to no branch; check one out first (git -C {self.root} switch -, back "
                 "to the branch you were on)"
             )
-
-    # -- commits ------------------------------------------------------------------------------
 
     def commit(
         self,
@@ -460,8 +441,6 @@ class MemoryRepo:
             # compare-and-swap: the empty old value means "must not exist yet"
             self.git("update-ref", "-m", "clm-policy: handoff branch", full_ref, commit, "")
         return commit
-
-    # -- reading ------------------------------------------------------------------------------
 
     def show_file(self, path: str, rev: str = "HEAD") -> str | None:
         """The text of ``path`` in commit ``rev`` (from git's objects, not the work tree)."""

@@ -262,9 +262,7 @@ def _walk_mapping(value: Mapping[Any, Any], counts: _Tally) -> dict[Any, Any]:
 
 
 class Redaction(Record):
-    """Redacted text and how many secrets each rule replaced (rules that found none are absent).
-
-    Two are equal when their texts and counts are."""
+    """Redacted text and how many secrets each rule replaced (rules that found none are absent)."""
 
     text: str
     counts: Mapping[str, int]

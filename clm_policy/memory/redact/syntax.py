@@ -35,10 +35,8 @@ class Rule:
     rule's pre-test is its needles, which it must have.
 
     ``pattern`` and ``anchor`` are compiled the first time they are needed (``pattern``: when a
-    text passes the pre-test or the anchor): compiling them all at import took most of what
-    importing the redactor cost, and a commit's texts meet few of them. (A plain class, not a
-    dataclass: the hooks import the redactor, and ``dataclasses`` is a start-up cost there;
-    benchmarks/README.md has the figures.)
+    text passes the pre-test or the anchor): a commit's texts meet few of them. A plain class,
+    not a dataclass: the hooks import the redactor (docs/architecture.md, the hot path).
     """
 
     __slots__ = (

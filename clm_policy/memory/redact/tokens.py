@@ -237,9 +237,8 @@ TOKEN_RULES: tuple[Rule, ...] = (
     prefixed("heroku-api-key", "HRKU-", rf"{URLSAFE}{{60,}}+", HEX_FLOOR[60]),
     # Three characters, a digit, "Q~", then 31 to 34 more: no prefix to search for, so the
     # token is told apart by standing alone on both sides (a "." that ends a sentence after it
-    # does not count). The lookbehinds come after the head, where they are tried only behind
-    # a "Q~" (faster than before it: benchmarks/bench_redact.py). After the prefixed tokens:
-    # its alphabet overlaps theirs.
+    # does not count). The lookbehinds come after the head: they are tried only behind a
+    # "Q~". After the prefixed tokens: its alphabet overlaps theirs.
     token(
         "azure-ad-client-secret",
         rf"{AZURE_HEAD}(?:(?<![{AZURE}]{AZURE_HEAD})|{ESCAPE_BEFORE.format(AZURE_HEAD)})"

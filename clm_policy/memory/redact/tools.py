@@ -56,7 +56,7 @@ def variable_start(text: str, at: int) -> int:
 
 
 # What ends a bare value for the generic rule: a random value without them, under a key that
-# rule reads, is left to it (DB_PASSWORD=<random> stays generic-secret, as it always was).
+# rule reads, is left to it (DB_PASSWORD=<random> is generic-secret).
 _GENERIC_STOPS = frozenset(" \t,;&<>()[]{}%\\\"'`")
 
 
