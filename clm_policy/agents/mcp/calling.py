@@ -1,26 +1,19 @@
 """Which Claude Code session is calling the MCP server, and its transcript.
 
-Claude Code starts a project's MCP servers once per process, in the project's folder, with
-``CLAUDE_PROJECT_DIR`` and ``CLAUDE_CODE_SESSION_ID`` in their environment (2.1.328), and
-writes each assistant message to the session's transcript before it runs the tools the
-message calls: ``$CLAUDE_CONFIG_DIR/projects/<project path, every character but letters and
-digits as '->/<session>.jsonl`` (``~/.claude`` without ``CLAUDE_CONFIG_DIR``). So the caller
-is, in this order:
+Claude Code (2.1.328) starts a project's MCP servers once per process, with
+``CLAUDE_PROJECT_DIR`` and ``CLAUDE_CODE_SESSION_ID`` in their environment, and writes each
+assistant message to the session's transcript before it runs the tools the message calls:
+``$CLAUDE_CONFIG_DIR/projects/<project path, every character but letters and digits as
+'->/<session>.jsonl``. So the caller is, in this order:
 
-1. the transcript that holds this very call — a ``tool_use`` of ``mcp__<server>__<tool>``
-   with no result yet, near its end: first the session Claude Code named, then the project's
-   other transcripts, newest first (after ``/clear`` the server lives on with the old id in
-   its environment; two sessions may share a project);
+1. the transcript that holds this very call (a ``tool_use`` of the tool with no result yet,
+   near its end): the session Claude Code named first, then the project's others, newest
+   first (after ``/clear`` the server keeps the old id; two sessions may share a project);
 2. the session ``CLAUDE_CODE_SESSION_ID`` names;
 3. the project's transcript modified last.
 
-None of them: an :class:`InputError` saying where it looked.
-
-Claude Code queues the call's line and writes its transcript every 100 ms, so the line often
-lands a moment after the call (and the calling response's figures with it). It is waited for
-only when the client is Claude Code (the server knows its client: :data:`WRITER`), and only
-until it lands, :data:`WAIT` seconds at most; any other client's call never reaches a
-transcript, and is answered at once.
+Claude Code writes its transcript every 100 ms, so the call's line often lands a moment after
+the call: it is waited for, :data:`WAIT` seconds at most, only when the client is Claude Code.
 """
 
 from __future__ import annotations
