@@ -1,12 +1,10 @@
-"""The log of what an agent's hook or status line could not say: they never fail visibly, so
-a problem goes to ``$XDG_STATE_HOME/clm-policy/<name>`` (``~/.local/state`` when unset or not an
-absolute path).
+"""The log of what an agent's hook or status line could not say, in
+``$XDG_STATE_HOME/clm-policy/<name>``.
 
-Best effort and cheap to import (the status line runs on every refresh): a log past its limit
-is moved to ``<name>.1``; the file is the user's own (0600) and never followed through a link.
-What it says came from the hook's input, a transcript or git: each line passes
-:func:`~clm_policy.base.termsafe.terminal_safe` (no control character, no credentials in a URL),
-so that ``tail hook.log`` on a terminal is as safe as the hook's own output.
+Best effort and cheap to import: a log past its limit is moved to ``<name>.1``; the file is
+the user's own (0600) and never followed through a link. Each line passes
+:func:`~clm_policy.base.termsafe.terminal_safe`: what it says came from the hook's input, a
+transcript or git, and ``tail hook.log`` must be as safe as the hook's own output.
 """
 
 from __future__ import annotations
@@ -22,9 +20,9 @@ def log_path(name: str) -> str:
 
 
 def append(name: str, text: str, limit: int, detail: str = "") -> None:
-    """Append ``text`` to the log ``name`` as one stamped line, whatever it holds (a newline
-    in a file name cannot start a line of its own), and ``detail`` (a traceback) after it.
-    Logging never fails."""
+    """Append ``text`` to the log ``name`` as one stamped line, whatever it holds, and
+    ``detail`` (a traceback) after it. Never fails."""
+
     import time
 
     try:

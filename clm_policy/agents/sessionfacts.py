@@ -1,16 +1,11 @@
 """What clm-policy learns about a running agent session between two of its calls.
 
-A hook call sees one event; some facts arrive with another: the window Claude Code reports to
-the status line, which hooks never get (:mod:`.hooks.windows`), and what the hooks note for
-each other (:meth:`.hooks.hook.Hook.note`).
-
 Each session's facts are a small JSON object in a private file of the cache directory
-(``$CLM_POLICY_CACHE_DIR/sessions/<sha256 of the session id>.<kind>.json``, read and written
-through :mod:`clm_policy.base.privatefiles`: the user's own, ``0600``, atomic). Two kinds, one
-writer each, so a status-line refresh and a hook never overwrite each other's facts:
-``window`` (the status line) and ``hook`` (the hooks). Best effort: a fact that cannot be read
-is unknown, and every reader has a fallback; nothing here raises. Cheap to import (the status
-line records the window on its refreshes).
+(``sessions/<sha256 of the session id>.<kind>.json``: the user's own, ``0600``, atomic). Two
+kinds, one writer each, so a status-line refresh and a hook never overwrite each other's
+facts: ``window`` (the status line: the window, which hooks never get) and ``hook`` (what the
+hooks note for each other). Best effort: a fact that cannot be read is unknown; nothing here
+raises.
 """
 
 from __future__ import annotations
@@ -28,8 +23,7 @@ if TYPE_CHECKING:
 
 KINDS = ("window", "hook")
 LIMIT = 16 * 1024
-KEEP_SECONDS = 30 * 24 * 3600
-"""Facts of a session untouched this long are removed (when another session's are written)."""
+KEEP_SECONDS = 30 * 24 * 3600  # facts untouched this long go when a new session's are written
 
 
 def _where(session_id: str, kind: str) -> tuple[str, str] | None:
@@ -43,7 +37,6 @@ def _where(session_id: str, kind: str) -> tuple[str, str] | None:
 
 
 def read_facts(session_id: str, kind: str) -> dict[str, Any]:
-    """The ``kind`` facts of the session (``{}`` when none are known)."""
     where = _where(session_id, kind)
     if where is None or not private_dir(where[0]):
         return {}
@@ -51,8 +44,7 @@ def read_facts(session_id: str, kind: str) -> dict[str, Any]:
 
 
 def json_object(raw: bytes | None, limit: int) -> dict[str, Any]:
-    """The JSON object ``raw`` holds; ``{}`` when there is none, it is more than ``limit``
-    bytes, or it is not a JSON object."""
+    """The JSON object ``raw`` holds, up to ``limit`` bytes; else ``{}``."""
     if raw is None or len(raw) > limit:
         return {}
     try:
@@ -63,8 +55,7 @@ def json_object(raw: bytes | None, limit: int) -> dict[str, Any]:
 
 
 def update_facts(session_id: str, kind: str, **changes: Any) -> None:
-    """Record ``changes`` among the session's ``kind`` facts (a value None removes the fact);
-    nothing is written when nothing changes."""
+    """Record ``changes`` among the session's ``kind`` facts (None removes the fact)."""
     where = _where(session_id, kind)
     if where is None:
         return
@@ -79,7 +70,7 @@ def update_facts(session_id: str, kind: str, **changes: Any) -> None:
 
 
 def _prune(folder: str, keep: str) -> None:
-    """Remove facts of sessions untouched for :data:`KEEP_SECONDS` (best effort)."""
+
     cutoff = time.time() - KEEP_SECONDS
     try:
         with os.scandir(folder) as entries:

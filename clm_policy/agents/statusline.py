@@ -2,29 +2,21 @@
 
     ctx 46% 82k/180k · compact at 67% · continue · claude-code/coding
 
-Claude Code runs it on every refresh with a JSON object on standard input. The line holds the
-context (``current_usage``'s input, cache-creation and cache-read tokens: the sum behind Claude
-Code's own ``used_percentage``) as a share of what Claude Code's "% context used" counts
-(:func:`counted_window`), and so are the thresholds (a 60% of a 200K window is "compact at
-67%"); the next threshold of the project's policy and profile (found from
-``workspace.current_dir``; flags and environment override it; else the bundled ``claude-code``
-policy); the thresholds' verdict; the policy and profile. Before the first response, the
-transcript's figure (``~``: an estimate) or ``ctx n/a (no usage yet)``; right after /compact
-(usage null, or all zeros in 2.1.x) ``ctx n/a (just compacted)``: an estimate then would leave
-out the system prompt and the tools. After the session's handoff is committed: ``handed off``.
-The window Claude Code reports is kept for the hooks, which never get it
-(:func:`record_window`).
+Claude Code runs it on every refresh with a JSON object on standard input. The context is
+``current_usage``'s input, cache-creation and cache-read tokens (the sum behind Claude Code's
+own ``used_percentage``), shown, like the thresholds, as a share of what Claude Code's "%
+context used" counts (:func:`counted_window`). Before the first response: the transcript's
+figure (``~``) or ``ctx n/a (no usage yet)``; right after /compact (usage null, or all zeros
+in 2.1.x) ``ctx n/a (just compacted)``: an estimate then would leave out the system prompt and
+the tools. The window Claude Code reports is kept for the hooks, which never get it.
 
-The verdict is the thresholds' (handoff at ``hard_handoff``, compact at ``soft_compact``), not
-a full decision: the status line knows nothing of the session's steps or signals. For the
-bundled policies the two agree on every context (a test pins it).
+The verdict is the thresholds', not a full decision (the status line knows nothing of the
+session's steps or signals); for the bundled policies the two agree (a test pins it).
 
-It runs on every refresh, so a *digest* — names, window and thresholds in tokens — is kept as
-JSON in the policy cache's directory, keyed by the configuration file's path, the flags and
-environment, the working directory and the window (or model), holding the configuration's and
-every policy file's size and modification time (an edit is a miss). A hit imports only the
-lean modules (``clm_policy.cli.entry`` runs this module without click); a miss loads the
-policy, resolves the thresholds and writes the digest.
+A *digest* — names, window and thresholds in tokens — is kept in the policy cache's
+directory, keyed by the configuration's path, the flags and environment, the working
+directory and the window (or model), holding every file's size and modification time (an
+edit is a miss). A hit imports only the lean modules; a miss loads the policy.
 
 A status line never fails visibly: any problem prints ``clm-policy: ?`` (after the context when
 known), exits 0, and leaves one line in ``$XDG_STATE_HOME/clm-policy/statusline.log``.
@@ -45,13 +37,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, BinaryIO
 
-FORMAT = "clm-policy-statusline-2"
-"""Part of every digest's key: digests of another format are never read."""
+FORMAT = "clm-policy-statusline-2"  # part of every digest's key
 NEUTRAL = "clm-policy: ?"
 DEFAULT_POLICY = "claude-code"
-"""The policy when nothing names one: Claude Code's windows differ, so the bundled policy of
-shares of the window (the ``default`` policy's tokens, 250,000 on a 200,000 window, would read
-"compact at 125%")."""
+"""The policy when nothing names one: shares of the window, as Claude Code's windows differ
+(the ``default`` policy's 250,000 tokens on a 200,000 window would read "compact at 125%")."""
 REPLY_RESERVE = 20_000
 """Tokens Claude Code keeps free for the model's reply: its "% context used" counts the window
 less these (2.1.332: ``window - min(max output tokens, 20000)``)."""
@@ -76,8 +66,7 @@ class _Problem(Exception):
 
 
 class Figures(Record):
-    """The context a status-line input gives: tokens (None: not known), window, model;
-    ``compacted``: no figure because Claude Code has just compacted."""
+    """The context a status-line input gives (tokens None: not known)."""
 
     tokens: int | None
     window: int | None
@@ -87,18 +76,17 @@ class Figures(Record):
 
 
 def counted_window(window: int) -> int:
-    """The part of ``window`` Claude Code's own "% context used" counts: the window less what
-    it keeps for the reply (:data:`REPLY_RESERVE`; a window too small to spare it, whole)."""
+    """The part of ``window`` Claude Code's own "% context used" counts (a window too small to
+    spare :data:`REPLY_RESERVE`, whole)."""
     return window - REPLY_RESERVE if window > 2 * REPLY_RESERVE else window
 
 
 def counted_share(tokens: int, window: int) -> float:
-    """``tokens`` as a percentage of what Claude Code counts of ``window``."""
     return 100 * tokens / counted_window(window)
 
 
 class Digest(Record):
-    """What the status line keeps of a policy: names, the window, the thresholds in tokens."""
+    """What the status line keeps of a policy: names, window, thresholds in tokens."""
 
     policy: str
     profile: str
@@ -107,7 +95,7 @@ class Digest(Record):
     hard: int | None
 
     def verdict(self, tokens: int) -> str | None:
-        """The thresholds' action for a context of ``tokens`` (None without thresholds)."""
+        """The thresholds' action for ``tokens`` (None without thresholds)."""
         if self.soft is None or self.hard is None:
             return None
         if tokens >= self.hard:
@@ -121,8 +109,8 @@ class Digest(Record):
 
 
 def fast_main(argv: list[str], stdin: BinaryIO | None) -> str | None:
-    """The line for ``clm-policy statusline ARGV`` with ``stdin``; None when the arguments
-    ask for help (the caller then runs the click command, which has the help text)."""
+    """The line for ``clm-policy statusline ARGV``; None when the arguments ask for help (the
+    click command has it)."""
     if any(arg in HELP for arg in argv):
         return None
     try:
@@ -134,8 +122,8 @@ def fast_main(argv: list[str], stdin: BinaryIO | None) -> str | None:
 
 
 def parse_args(argv: list[str]) -> dict[str, str]:
-    """``--policy/-p PATH|NAME`` and ``--profile NAME`` (``--opt=value`` too); the last one
-    given wins, as with click."""
+    """``--policy/-p`` and ``--profile`` (``--opt=value`` too); the last one wins, as with
+    click."""
     flags: dict[str, str] = {}
     i = 0
     while i < len(argv):
@@ -155,7 +143,7 @@ def parse_args(argv: list[str]) -> dict[str, str]:
 
 
 def read_stdin(stdin: BinaryIO | None) -> bytes:
-    """At most one byte more than :data:`STDIN_LIMIT` of ``stdin`` (standard input's bytes)."""
+    """At most one byte more than :data:`STDIN_LIMIT` of ``stdin``."""
     if stdin is None:
         return b""
     from clm_policy.base.stdin import read_stdin as read_bounded
@@ -164,8 +152,7 @@ def read_stdin(stdin: BinaryIO | None) -> bytes:
 
 
 def status_line(raw: bytes, policy: str | None = None, profile: str | None = None) -> str:
-    """The line for ``raw``, Claude Code's status-line JSON. Never raises: a problem is
-    logged and the line ends in ``clm-policy: ?``."""
+    """The line for Claude Code's status-line JSON ``raw``; never raises."""
     shown = ""
     try:
         payload = _payload(raw)
@@ -217,7 +204,6 @@ def _count(value: object) -> int | None:
 
 
 def read_figures(payload: dict[str, Any]) -> Figures:
-    """The context, window and model of a status-line input (see the module docstring)."""
     window_obj = _object(payload, "context_window")
     window = _count(window_obj.get("context_window_size")) or None
     model = text_or_none(_object(payload, "model").get("id"))
@@ -243,8 +229,7 @@ def read_figures(payload: dict[str, Any]) -> Figures:
 
 
 def handed_off(session: str) -> bool:
-    """Whether the hooks noted a handoff of this session that was not applied in place (a
-    committed handoff, by any road, that the session has not continued from)."""
+    """Whether the hooks noted a handoff of this session not applied in place."""
     from clm_policy.agents.sessionfacts import read_facts
 
     facts = read_facts(session, "hook")
@@ -252,9 +237,7 @@ def handed_off(session: str) -> bool:
 
 
 def record_window(session: str, payload: dict[str, Any]) -> None:
-    """Keep the window Claude Code reports for this session (``context_window_size``, which
-    hooks never get) among the session's facts, where the hooks read it
-    (:mod:`clm_policy.agents.sessionfacts`)."""
+    """Keep the window Claude Code reports (hooks never get it) among the session's facts."""
     window = _count(_object(payload, "context_window").get("context_window_size"))
     if not window:
         return
@@ -266,8 +249,7 @@ def record_window(session: str, payload: dict[str, Any]) -> None:
 
 def _transcript_figure(path: str, window: int | None, model: str | None) -> Figures | None:
     """The transcript's context (its window and model where the input names none); None when
-    it has none, no figure when Claude Code compacted after its last one (an estimate from the
-    summary would leave out the system prompt and the tools)."""
+    it has none, no figure when Claude Code compacted after its last one."""
     from clm_policy.base.errors import InputError
     from clm_policy.transcripts.claude_code import COMPACTED, COMPACTED_AFTER
     from clm_policy.transcripts.reading import read_context
@@ -291,7 +273,6 @@ def _transcript_figure(path: str, window: int | None, model: str | None) -> Figu
 
 
 def _start_folder(payload: dict[str, Any]) -> str:
-    """Where the project configuration is looked for: the session's folder."""
     for value in (_object(payload, "workspace").get("current_dir"), payload.get("cwd")):
         if isinstance(value, str) and os.path.isabs(value):
             return value
@@ -304,8 +285,7 @@ def _start_folder(payload: dict[str, Any]) -> str:
 def thresholds(
     policy: str | None, profile: str | None, start: str, figures: Figures
 ) -> tuple[Digest, str | None]:
-    """The digest for these flags, this folder and this window, and — on a miss, when the
-    context is known — the action the policy's rules give for it (else None)."""
+    """The digest, and — on a miss, when the context is known — the policy's action."""
     here = os.getcwd()  # a relative --policy path is relative to it
     config = find_config(start)
     config_stat = _stat(config) if config is not None else None
@@ -331,8 +311,8 @@ def _stat(path: str) -> list[int] | None:
 
 
 def _fingerprint() -> str:
-    """This module and the engine that resolves thresholds, by size and time: a changed
-    clm-policy never reads a digest another one wrote."""
+    """This module and the engine, by size and time: a changed clm-policy never reads a
+    digest another one wrote."""
     here = os.path.dirname(os.path.abspath(__file__))
     return files_fingerprint((__file__, os.path.join(here, "..", "policy", "engine.py")))
 
@@ -379,8 +359,8 @@ def _miss(
     config_stat: list[int] | None,
     name: str | None,
 ) -> tuple[Digest, str | None]:
-    """Load the configuration and the policy, resolve the thresholds, write the digest (to
-    ``name`` in the cache directory, unless None) and decide for the context."""
+    """Load the policy, resolve the thresholds, write the digest (to ``name`` in the cache
+    directory, unless None) and decide for the context."""
     from clm_policy.base.errors import ClmError
     from clm_policy.config.project import load_config, setting
     from clm_policy.models.enums import FIGURES
@@ -430,8 +410,7 @@ def _miss(
 
 
 def context_text(figures: Figures, window: int | None) -> str:
-    """``ctx 46% 82k/180k`` (in a window of ``window`` tokens, of which Claude Code counts
-    180k: :func:`counted_window`); ``~`` marks an estimate."""
+    """``ctx 46% 82k/180k`` (of what Claude Code counts of ``window``); ``~``: an estimate."""
     if figures.tokens is None:
         return "ctx n/a (just compacted)" if figures.compacted else "ctx n/a (no usage yet)"
     mark = "~" if figures.estimated else ""
@@ -443,7 +422,6 @@ def context_text(figures: Figures, window: int | None) -> str:
 
 
 def render(figures: Figures, digest: Digest, action: str | None) -> str:
-    """The line: context, next threshold, action, policy/profile."""
     parts = [context_text(figures, figures.window or digest.window)]
     if digest.soft is None or digest.hard is None:
         parts.append("no window known")
@@ -498,7 +476,8 @@ def _describe(exc: BaseException) -> str:
 
 
 def log_problem(message: str) -> None:
-    """Append one line to the log (best effort: a status line has nowhere else to say it)."""
+    """Append one line to the log (best effort)."""
+
     from clm_policy.agents.logfile import append
 
     append(LOG_NAME, message, LOG_LIMIT)

@@ -23,9 +23,8 @@ class Agent(Protocol):
 
 
 class ScriptedStep(AgentStepResult):
-    """A step result with the scenario's facts (changed artifacts, blockers, ...), and what
-    the step needed and did not find in its context (``missing``; ``interventions``: a person
-    said it again)."""
+    """A step result with the scenario's facts, and what the step needed and did not find in
+    its context (``missing``; ``interventions``: a person said it again)."""
 
     FIELDS = (*AgentStepResult.FIELDS, "step", "missing", "interventions")
     __slots__ = ("interventions", "missing", "step")
@@ -108,8 +107,8 @@ class SimulatedAgent:
         )
 
     def _missing(self, spec: ScenarioStep, messages: Sequence[Message]) -> list[str]:
-        """The facts ``spec`` needs that the context it is given does not hold (found as a
-        compaction's recall finds a fact: clm_policy.lifecycle.verify)."""
+        """The facts ``spec`` needs that the context does not hold (found as a recall finds
+        them)."""
         if not spec.needs:
             return []
         from clm_policy.lifecycle.verify import Fact, verify
@@ -121,8 +120,8 @@ class SimulatedAgent:
         return [fact.text for fact in recall.missing]
 
     def write_handoff(self, messages: Sequence[Message], request: str) -> AgentStepResult:
-        """The handoff the step played last says the agent writes when asked (its
-        ``handoff:``); none when it says nothing."""
+        """The ``handoff:`` of the step played last (none when it has none)."""
+
         spec, n = self._last if self._last is not None else (None, 0)
         if spec is None or spec.handoff is None:
             return AgentStepResult()

@@ -1,22 +1,14 @@
 """The outer control loop: step, measure, decide, compact or hand off, commit.
 
-Every decision and every step's metrics are buffered and written to
-``sessions/<id>/decisions.jsonl`` and ``metrics.jsonl`` with the next compaction or handoff
-commit, and at the end of a session — never one commit per step. A decision's line carries
-what it read of the state (``state``, ``lengths``; :func:`~clm_policy.loop.monitor.seen_state`)
-and a person's answer (``confirmed``), so ``clm-policy replay`` can decide it again. Every
-commit that writes a session's ``state.json`` writes its ``run.json`` too (the steps played,
-how it stopped), from a ``clm(start)`` commit at the session's first step on, so a run
-interrupted anywhere — Ctrl-C, or a killed process — resumes from its last commit. With
-``continue_after_handoff`` the loop goes on in a new session (``<id>-2``, ``<id>-3``, ...)
-seeded from the manifest, whose ``parent_session`` (and ``Clm-Parent-Session`` trailer)
-points back. A policy that compacts on consecutive steps without the context getting any
-smaller is stopped (``stopped_reason: compaction_loop``) instead of spinning. A compaction whose
-next context holds fewer of the session's facts than the profile's ``min_recall`` is not
-committed: the decision becomes a handoff with trigger ``verify_failed``
-(docs/verification.md). The memory backend (``memory``; the git topics unless another is
-given, clm_policy.memory.backends) is told what each compaction and handoff takes out of the
-context, and gives the seed's memory entries.
+Decisions and metrics are buffered and written to ``sessions/<id>/decisions.jsonl`` and
+``metrics.jsonl`` with the next compaction, handoff or session end — never one commit per
+step; a decision's line carries what it read of the state and a person's answer, so
+``clm-policy replay`` can decide it again. Every commit of a session's ``state.json`` writes
+its ``run.json`` too, from a ``clm(start)`` commit on, so a run interrupted anywhere resumes
+from its last commit. With ``continue_after_handoff`` the loop goes on in a new session
+(``<id>-2``, ...) seeded from the handoff. A policy that compacts on consecutive steps is
+stopped (``compaction_loop``) instead of spinning. A compaction whose recall is under the
+profile's ``min_recall`` is not committed: it becomes a handoff (``verify_failed``).
 """
 
 from __future__ import annotations
@@ -91,14 +83,14 @@ class LoopResult:
 
 @dataclass(eq=False)
 class WorkingSession:
-    """An agent and the state it works in: one step merges the step's results into it."""
+    """An agent and the state it works in."""
 
     agent: Agent
     state: SessionState
 
     def step(self, answered: Callable[[], None] | None = None) -> AgentStepResult:
-        """One step of the agent, merged into the state; ``answered`` is called as soon as the
-        agent has answered, before anything is merged."""
+        """One step of the agent, merged into the state; ``answered`` is called before the
+        merge."""
         result = self.agent.step(self.state.messages)
         if answered is not None:
             answered()
@@ -185,10 +177,9 @@ class OuterControlLoop:
     # -- the loop -----------------------------------------------------------------------------
 
     def begin(self) -> None:
-        """Put the session on record before its first step: a new one's ``clm(start)`` commit
-        (a resumed one is on record already), and the memory backend told the task. Once;
-        :meth:`run` calls it when nobody has. Call it with Ctrl-C held
-        (:func:`uninterrupted`): from here on an interrupt leaves a session that resumes."""
+        """Put the session on record before its first step (a new one's ``clm(start)``
+        commit), once. Call it with Ctrl-C held (:func:`uninterrupted`): from here on an
+        interrupt leaves a session that resumes."""
         if self.on_record:
             return
         if self.memory is not None:
@@ -198,12 +189,9 @@ class OuterControlLoop:
         self.on_record = True
 
     def run(self) -> LoopResult:
-        """Play until the task ends, a limit is hit or a decision awaits a person.
-
-        An interrupt (Ctrl-C) commits what the session has so far, as stopped
-        ``interrupted``, and is raised again; so does an :class:`AgentError` (stopped as the
-        error says, e.g. ``endpoint_error``), so that ``--resume`` goes on from there. An
-        interrupt while the session's start is committed waits for the commit."""
+        """Play until the task ends, a limit is hit or a decision awaits a person. An
+        interrupt or an :class:`AgentError` commits the session so far (stopped as it says)
+        and is raised again, so that ``--resume`` goes on from there."""
         try:
             with uninterrupted():
                 self.begin()
@@ -219,12 +207,10 @@ class OuterControlLoop:
 
     @property
     def handed_off(self) -> bool:
-        """The session handed off and the run stops there (its end is the handoff's commit)."""
         return self._ended == "handoff"
 
     def interrupted(self) -> None:
-        """Commit the session so far as stopped ``interrupted`` (Ctrl-C), unless it is not on
-        record yet or its end is committed already."""
+        """Commit the session so far as stopped ``interrupted``, if on record and not ended."""
         if self.on_record and not self._finished:
             self._finish("interrupted")
 
@@ -263,12 +249,11 @@ class OuterControlLoop:
         return result
 
     def _waiting(self) -> None:
-        """Tell the listener that Ctrl-C came during a step, which finishes first."""
-        self._say("waiting", {})
+        self._say("waiting", {})  # Ctrl-C came during a step, which finishes first
 
     def _say(self, event: str, data: dict[str, Any]) -> None:
         """Tell the listener; output it cannot write (``run | head``) stops the run at the next
-        step's start (:meth:`_stops`), never inside the commit it tells of."""
+        step's start, never inside the commit it tells of."""
         if self._closed is None:
             try:
                 self.listener(event, data)
@@ -285,8 +270,7 @@ class OuterControlLoop:
         return bool(result.stopped_reason)
 
     def _carry_out(self, decision: Decision, result: LoopResult, seen: dict[str, Any]) -> bool:
-        """Record ``decision`` (with ``seen``, what it read of the state, and a person's
-        answer) and do what it says; False when the run stops here."""
+        """Record ``decision`` (with ``seen``) and do what it says; False when the run stops."""
         self._undecided = False  # (a resumed run steps first, not deciding this step again)
         result.decisions.append(decision)
         self._log("decisions", self._decision_record(decision, seen))
@@ -339,7 +323,6 @@ class OuterControlLoop:
         return True
 
     def _decision_record(self, decision: Decision, seen: dict[str, Any]) -> dict[str, Any]:
-        """A line of decisions.jsonl: the decision and what it read of the state (replay)."""
         return {
             "session": self.state.session_id,
             "step": self.state.step_index,
@@ -353,9 +336,11 @@ class OuterControlLoop:
 
     # -- events --------------------------------------------------------------------------------
 
+    def _log_path(self, kind: str) -> str:
+        return f"{session_dir(self.state.session_id)}/{log_file(kind, self.state.step_index)}"
+
     def _log(self, kind: str, record: dict[str, Any]) -> None:
-        folder, name = session_dir(self.state.session_id), log_file(kind, self.state.step_index)
-        self._logs.setdefault(f"{folder}/{name}", []).append(record)
+        self._logs.setdefault(self._log_path(kind), []).append(record)
 
     def _take_logs(self, *, keep: bool = False) -> dict[str, JsonLines]:
         """The buffered logs to commit; with ``keep`` they stay buffered (until the commit)."""
@@ -368,8 +353,8 @@ class OuterControlLoop:
         return Provenance(decision.trigger, decision.rationale, self.provenance)
 
     def _compact(self, decision: Decision) -> CompactOutcome:
-        """Compact and commit; :class:`VerificationFailed` (nothing committed, the decisions
-        and metrics still buffered) when the recall is under the profile's ``min_recall``."""
+        """Compact and commit; :class:`VerificationFailed` (nothing committed, the logs still
+        buffered) when the recall is under the profile's ``min_recall``."""
         profile = self.policy.profile(self.profile or self.state.profile)
         before = self.state
         done = run_compaction(
@@ -391,10 +376,8 @@ class OuterControlLoop:
         return done
 
     def _note_recall(self, recall: Recall) -> None:
-        """The compaction's recall, in this step's line of metrics.jsonl (before the commit
-        that holds the line)."""
-        folder = session_dir(self.state.session_id)
-        lines = self._logs.get(f"{folder}/{log_file('metrics', self.state.step_index)}") or []
+        """The compaction's recall, in this step's line of metrics.jsonl."""
+        lines = self._logs.get(self._log_path("metrics")) or []
         if lines and lines[-1].get("step") == self.state.step_index:
             lines[-1]["recall"] = {
                 "value": recall.value,
@@ -416,9 +399,8 @@ class OuterControlLoop:
         return done
 
     def _agents_handoff(self) -> Words | None:
-        """The agent asked for its handoff, as every road asks (lifecycle.request): its reply,
-        kept word for word; None when it writes none or cannot be reached (the record alone
-        then). What the reply cost is counted in the session's tokens."""
+        """The agent's handoff, asked as every road asks, kept word for word; None when it
+        writes none or cannot be reached. What the reply cost is counted."""
         from clm_policy.lifecycle.compose import words_of_reply
         from clm_policy.lifecycle.request import handoff_request
 
@@ -436,9 +418,8 @@ class OuterControlLoop:
         return words_of_reply(replies[-1].content) if replies else None
 
     def _remember(self, kind: str, state: SessionState, kept: int) -> None:
-        """Tell the memory backend what the committed compaction or handoff took out of the
-        context: the conversation but its last ``kept`` messages (our hints and seeds, and
-        the agent's prompt, are system messages: left out). A backend never raises here."""
+        """Tell the memory backend what a committed compaction or handoff took out of the
+        context: the conversation but its last ``kept`` messages, system messages left out."""
         if self.memory is None:
             return
         talk = [m for m in state.messages if m.role is not MessageRole.SYSTEM]
@@ -447,8 +428,8 @@ class OuterControlLoop:
         self.memory.remember(Remembered(kind, state.session_id, state.step_index, said))
 
     def _start_next_session(self, handed: HandoffOutcome) -> None:
-        """Go on in a new session seeded from the handoff: ``<id>-2`` after ``<id>``, ``<id>-3``
-        after ``<id>-2``, the first one not taken."""
+        """Go on in a new session seeded from the handoff: the first of ``<id>-2``, ``<id>-3``,
+        ... not taken."""
         from clm_policy.memory.sessions import session_ids
 
         old = self.state
@@ -486,9 +467,8 @@ class OuterControlLoop:
         return record
 
     def _finish(self, reason: str) -> None:
-        """Commit the session's end and whatever decisions and metrics are not yet in git.
-        A session that handed off stays handed off, whatever stops the run after that (a
-        Ctrl-C just past the handoff's commit): ``run --resume`` refuses it."""
+        """Commit the session's end and the logs not yet in git. A session that handed off
+        stays handed off, whatever stops the run after that."""
         reason = self._ended or reason
         record_session_end(
             self.repo,
@@ -503,12 +483,10 @@ class OuterControlLoop:
 
 @contextmanager
 def uninterrupted() -> Iterator[None]:
-    """Hold Ctrl-C until the block is done: it then raises ``KeyboardInterrupt`` as usual.
+    """Hold Ctrl-C until the block is done, then raise ``KeyboardInterrupt`` as usual.
 
-    SIGINT is blocked for the block (and the git processes it starts, which inherit the mask),
-    so a step and the state it changes, or a commit and the state it records, are never torn
-    apart by an interrupt. Only the main thread can receive SIGINT; elsewhere this does nothing.
-    """
+    SIGINT is blocked (the mask is inherited by the git processes the block starts). Only the
+    main thread can receive SIGINT; elsewhere this does nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -520,8 +498,7 @@ def uninterrupted() -> Iterator[None]:
 
 
 class _Patience:
-    """What :func:`patient` heard of Ctrl-C: whether it came, and whether the block can still
-    be abandoned (the agent has not answered)."""
+    """What :func:`patient` heard of Ctrl-C, and whether the block can still be abandoned."""
 
     def __init__(self, tell: Callable[[], None]) -> None:
         self.received = False
@@ -542,11 +519,9 @@ class _Patience:
 
 @contextmanager
 def patient(tell: Callable[[], None]) -> Iterator[_Patience]:
-    """Like :func:`uninterrupted` for a step that may wait long (a model's answer): the first
-    Ctrl-C is held until the block is done — ``tell`` says so at once — and a second one,
-    before :meth:`_Patience.hold`, raises ``KeyboardInterrupt`` inside the block (abandoning
-    the wait). Where SIGINT is not Python's own handler (ignored: a background job) or off
-    the main thread, it is :func:`uninterrupted`."""
+    """Like :func:`uninterrupted` for a step that may wait long: the first Ctrl-C is held
+    (``tell`` says so at once), a second one before :meth:`_Patience.hold` abandons the block.
+    Where SIGINT is not Python's own handler, or off the main thread: :func:`uninterrupted`."""
     patience = _Patience(tell)
     own = threading.current_thread() is threading.main_thread()
     if not own or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
@@ -564,13 +539,12 @@ def patient(tell: Callable[[], None]) -> Iterator[_Patience]:
 
 def task_of(state: SessionState) -> str:
     """The task a session belongs to: its first session (``demo`` for ``demo-3``, a session
-    the loop continued after handoffs; see :meth:`OuterControlLoop._start_next_session`)."""
+    the loop continued after handoffs)."""
     chained = re.fullmatch(r"(.+)-(\d{1,6})", state.session_id) if state.parent_session else None
     return chained[1] if chained else state.session_id
 
 
 def _rejected(decision: Decision) -> Decision:
-    """``decision`` turned down by a person: continue, saying so."""
     return decision.replace(
         action=Action.CONTINUE,
         rationale=f"{decision.action.value} rejected by a person ({decision.rationale})",
@@ -578,9 +552,9 @@ def _rejected(decision: Decision) -> Decision:
 
 
 def _as_named(root: str) -> str:
-    """The memory repository as the seed names it to the loop's agent, which runs in this
-    working folder: relative to it when inside it (the seed, and the tokens it takes, the same
-    wherever the folder is), else absolute."""
+    """The memory repository as the seed names it to the agent: relative to the working
+    folder when inside it (the seed the same wherever the folder is), else absolute."""
+
     import os
 
     try:

@@ -1,10 +1,8 @@
 """The metrics monitor: after each step, how full the context is and what it cost.
 
-With provider usage (``input_tokens``: the context the request carried), the context after
-the step is that plus what the step added (``output_tokens``). Without it, the context is
-estimated from the messages (a message's ``tokens`` when known, else characters / 4) and the
-snapshot says ``estimated``. Either way it is the *current* fill — a compaction, which replaces
-the messages, lowers it — while ``input/output/total_tokens`` accumulate for cost.
+The context is the provider's ``input_tokens`` plus ``output_tokens``, else estimated from
+the messages (``estimated``). It is the *current* fill, while ``input/output/total_tokens``
+accumulate for cost.
 """
 
 from __future__ import annotations
@@ -59,15 +57,10 @@ class MetricsMonitor:
 
 
 def seen_state(state: SessionState) -> dict[str, Any]:
-    """What a decision reads of ``state``, for its line of decisions.jsonl (taken when the
-    decision is made, before anything acts on it).
+    """What a decision reads of ``state``, for its line of decisions.jsonl, from which
+    ``clm-policy replay`` re-decides it: every field the engine reads, as SessionState JSON,
+    but the lists a decision only counts, whose lengths are in ``lengths``."""
 
-    ``state``: every field the engine reads (``READ_FIELDS``, generated from the state's
-    declaration), as SessionState JSON, except the lists a decision only counts
-    (``COUNTED_FIELDS``), whose lengths are in ``lengths``.
-    ``clm-policy replay`` re-decides a line from exactly this (clm_policy/replay/records.py);
-    lines written before it was recorded have neither and are reported as not replayable.
-    """
     read = {"session_id", *READ_FIELDS} - set(COUNTED_FIELDS)
     data = state.replace(**{name: [] for name in COUNTED_FIELDS}).as_dict()
     return {

@@ -1,29 +1,14 @@
-"""An Agent backed by any OpenAI-compatible chat-completions endpoint.
+"""An Agent backed by any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM,
+llama.cpp, Ollama, LiteLLM, ...): each step is one ``POST {base_url}/chat/completions``.
 
-:class:`OpenAIChatAgent` implements :class:`~clm_policy.loop.agent.Agent`: each step is one
-``POST {base_url}/chat/completions`` with the model and the conversation (standard library
-only, under a timeout). It works for OpenAI and for the servers that speak its API (vLLM,
-llama.cpp, Ollama, LiteLLM, ...). The configuration comes from the environment
-(:meth:`OpenAIConfig.from_env`); a configuration problem is an
-:class:`~clm_policy.base.errors.InputError`, a failing endpoint an :class:`EndpointError`, whose
-message never carries the key or a response body.
-
-The conversation is the messages the caller passes to ``step`` (the loop's session state),
-after the agent's own system prompt. ``inject_context`` (a compaction's hint) and
-``reset_with_seed`` (a handoff's seed) queue system messages that the next step adds to the
-conversation unless it has them already — the loop writes both into the state itself, so
-each is sent once.
-
-There is no script, so the model says when it is done: the system prompt asks it to end its
-reply with a line holding only the done marker (``TASK COMPLETE`` by default) once the goal
-is achieved, and a reply with such a line completes the task. A conversation without a user
-message (a new session, a seeded one, one compacted down to its hint) gets the goal as the
-user's message; after a reply, the next step asks the model to continue.
-
-Tokens: ``usage.prompt_tokens`` is the context the request carried (the step's
-``input_tokens``), ``usage.completion_tokens`` what the reply adds (``output_tokens``). When
-the server reports no usage both stay 0 and the monitor estimates the context from the
-messages (characters / 4; ``tokens.estimated: true``); the step's ``notes`` say so.
+The configuration comes from the environment (:meth:`OpenAIConfig.from_env`); a failing
+endpoint is an :class:`EndpointError` whose message never carries the key or a response body.
+``inject_context`` and ``reset_with_seed`` queue system messages that the next step adds
+unless the conversation has them already (the loop writes both into the state too), so each
+is sent once. The model says when it is done: a reply with a line holding only the done
+marker completes the task. A conversation without a user message gets the goal as one; after
+a reply, the next step asks the model to continue. Without reported usage the step's tokens
+stay 0 and the monitor estimates the context; the step's ``notes`` say so.
 """
 
 from __future__ import annotations
@@ -43,8 +28,7 @@ from clm_policy.models.enums import MessageRole, TaskStatus
 from clm_policy.models.state import AgentStepResult, Message
 
 ENV_MODEL = "CLM_POLICY_OPENAI_MODEL"
-ENV_KEYS = ("CLM_POLICY_OPENAI_API_KEY", "OPENAI_API_KEY")
-"""Where the key is read from, the first one set winning."""
+ENV_KEYS = ("CLM_POLICY_OPENAI_API_KEY", "OPENAI_API_KEY")  # the first one set wins
 ENV_TIMEOUT = "CLM_POLICY_OPENAI_TIMEOUT"
 
 DEFAULT_TIMEOUT = 120.0
@@ -57,15 +41,14 @@ _MARKER_DECORATION = " \t*_`#>.!"
 
 @dataclass(frozen=True)
 class OpenAIConfig:
-    """Where to send requests, and how the model says it is done. Checked when made."""
+    """Where to send requests, and how the model says it is done; checked when made."""
 
     model: str
     api_key: str = field(repr=False)
     base_url: str = DEFAULT_BASE_URL
     timeout: float = DEFAULT_TIMEOUT
     done_marker: str = DEFAULT_DONE_MARKER
-    key_source: str = field(default=ENV_KEYS[-1], repr=False)
-    """The variable the key came from, to name in a message (never the key itself)."""
+    key_source: str = field(default=ENV_KEYS[-1], repr=False)  # named in messages, not the key
 
     def __post_init__(self) -> None:
         object.__setattr__(
@@ -87,9 +70,8 @@ class OpenAIConfig:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], *, done_marker: str | None = None) -> OpenAIConfig:
-        """The configuration the environment gives — the user's own: the endpoint, the model
-        and the key never come from a file another person may write (a resumed session's
-        ``run.json`` is such a file)."""
+        """The configuration the environment gives: the endpoint, the model and the key never
+        come from a file another person may write (such as a ``run.json``)."""
         from clm_policy.base.chat import env_timeout
 
         found_model = env.get(ENV_MODEL)
@@ -123,10 +105,8 @@ def continue_prompt(done_marker: str = DEFAULT_DONE_MARKER) -> str:
 
 
 class OpenAIChatAgent:
-    """An agent working on ``goal`` through an OpenAI-compatible chat-completions endpoint.
-
-    ``played`` counts the steps taken (from ``played`` on, for a resumed session);
-    ``last_reply`` is the model's latest answer."""
+    """An agent working on ``goal``; ``played`` counts the steps taken (for a resumed session,
+    from ``played`` on)."""
 
     def __init__(self, config: OpenAIConfig, goal: str, *, played: int = 0) -> None:
         self.config = config
@@ -141,7 +121,7 @@ class OpenAIChatAgent:
 
     def step(self, messages: Sequence[Message]) -> AgentStepResult:
         """One request on ``messages`` (plus what is queued, plus the user's turn)."""
-        added = [m for m in self._queued if not _holds(messages, m)]
+        added = self._unsent(messages)
         so_far = [*messages, *added]
         if not any(m.role is MessageRole.USER for m in so_far):
             added.append(Message(role=MessageRole.USER, content=self.goal))
@@ -167,10 +147,8 @@ class OpenAIChatAgent:
         )
 
     def write_handoff(self, messages: Sequence[Message], request: str) -> AgentStepResult:
-        """One request on ``messages`` (plus what is queued) with clm-policy's ``request`` for
-        the handoff as the user's turn: the model's reply is its handoff."""
-        asked = Message(role=MessageRole.USER, content=request)
-        added = [*(m for m in self._queued if not _holds(messages, m)), asked]
+        """One request with clm-policy's ``request`` for the handoff as the user's turn."""
+        added = [*self._unsent(messages), Message(role=MessageRole.USER, content=request)]
         reply, usage = self._complete([*messages, *added])
         sent, got = usage or (0, 0)
         return AgentStepResult(
@@ -180,22 +158,28 @@ class OpenAIChatAgent:
         )
 
     def inject_context(self, system_addon: str) -> None:
-        """Add ``system_addon`` as a system message to the conversation (next step)."""
         self._queued.append(Message(role=MessageRole.SYSTEM, content=system_addon))
 
     def reset_with_seed(self, seed_messages: Sequence[Message]) -> None:
-        """A fresh conversation starts from ``seed_messages``: what was queued is dropped."""
-        self._queued = [m.replace() for m in seed_messages]
+        self._queued = [m.replace() for m in seed_messages]  # what was queued is dropped
 
     # -- the request ----------------------------------------------------------------------------
+
+    def _unsent(self, conversation: Sequence[Message]) -> list[Message]:
+        """What is queued and not in ``conversation`` yet."""
+        return [
+            m
+            for m in self._queued
+            if not any(c.role is m.role and c.content == m.content for c in conversation)
+        ]
 
     def _is_done(self, reply: str) -> bool:
         marker = _normal(self.config.done_marker)
         return any(_normal(line) == marker for line in reply.splitlines())
 
     def _complete(self, conversation: Sequence[Message]) -> tuple[str, tuple[int, int] | None]:
-        """The reply's text and ``(prompt_tokens, completion_tokens)`` when reported. What was
-        queued is sent: from now on it is part of the conversation."""
+        """The reply's text and ``(prompt_tokens, completion_tokens)`` when reported; what was
+        queued is sent."""
         payload = {
             "model": self.config.model,
             "messages": [
@@ -206,10 +190,6 @@ class OpenAIChatAgent:
         answer = self._endpoint.complete(payload)
         self._queued = []
         return answer
-
-
-def _holds(conversation: Sequence[Message], message: Message) -> bool:
-    return any(m.role is message.role and m.content == message.content for m in conversation)
 
 
 def _role(message: Message) -> str:

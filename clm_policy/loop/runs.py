@@ -1,12 +1,10 @@
 """What a ``clm-policy run`` will do, decided and checked before anything is written.
 
-:func:`plan_run` reads the agent's input — the scenario for the simulated agent; the goal and
-the endpoint's configuration (from the environment) for the OpenAI-compatible one —, the
-policy, the profile and the threshold overrides (or, for ``--resume``, what the session's
-``run.json`` recorded), validates all of it and picks the session id — a new session when
-the id is already taken in the repository, so a second run never replays into a finished
-one. Only then does :func:`execute` create the memory repository and run the loop: bad input
-changes nothing. The command line parses options, calls these two and prints.
+:func:`plan_run` reads and validates the agent's input (a scenario, or a goal and the
+endpoint's configuration from the environment), the policy, the profile and the threshold
+overrides (for ``--resume``, what ``run.json`` recorded), and picks a session id no session
+has yet, so a second run never replays into a finished one. Only then does :func:`execute`
+create the memory repository and run the loop: bad input changes nothing.
 
 ``run.json`` lives in the memory repository, which a team pushes and pulls: it is data. A
 resume takes from it what only plays locally (scenario, policy, profile, limits, the done
@@ -53,49 +51,40 @@ ENDED = ("completed", "failed", "handoff")
 """How a session stops for good; any other stop (interrupted, max_steps, ...) can resume."""
 AGENTS = ("simulated", "openai")
 OPENAI_MAX_STEPS = 20
-"""Steps an ``--agent openai`` run takes unless ``--max-steps`` says otherwise: each one is a
-paid request, and a model that never says it is done must not run up a bill."""
+"""An ``--agent openai`` run's default ``--max-steps``: a model that never says it is done
+must not run up a bill."""
 MAX_GOAL = 10_000
-"""The longest ``--goal`` a run takes, in characters."""
 
 
 @dataclass(frozen=True)
 class RunPlan:
     spec: ScenarioFile | None
-    """The simulated agent's scenario (None for the openai agent)."""
     scenario_shown: str | None
     policy: Policy  # with the threshold overrides applied
     profile: str
     state: SessionState
-    record: dict[str, Any]
-    """``run.json`` as the run starts: how to resume it."""
+    record: dict[str, Any]  # run.json as the run starts
     resumed: bool
     played: int
     create_memory: bool
     taken: str | None = None
-    """The session id the run wanted when another session already had it."""
+    """The session id the run wanted when another session had it."""
     taken_stopped: str | None = None
     """How that session stopped (None: it can be resumed)."""
     agent: str = "simulated"
     openai: OpenAIConfig | None = None
-    """The endpoint of the openai agent (None for the simulated one)."""
     max_steps: int | None = None
     openai_from: tuple[str, str] | None = None
     """Where the endpoint and the model come from: the variable, or ``default``."""
     notices: tuple[str, ...] = ()
-    """What the run ignored and the person should know (one line each): a ``run.json`` that
-    names another agent, endpoint or model than the user's."""
+    """What the run ignored (a ``run.json`` naming another agent, endpoint or model)."""
     memory_backend: str = "file"
-    """Where memory beside the audit trail goes (clm_policy.memory.backends)."""
     mem0: Mem0Settings | None = None
-    """Mem0's model (from the environment), for the ``mem0`` and ``hybrid`` backends."""
     decided: bool = False
-    """A resumed session's last step was decided before it stopped (``run.json``'s
-    ``decided``; a ``run.json`` without it: not known, decided again)."""
+    """A resumed session's last step was decided before it stopped (not known: False)."""
 
     @property
     def shown(self) -> str:
-        """What the run plays, in words."""
         if self.openai is not None:
             return f"the goal with model {self.openai.model} at {self.openai.base_url}"
         return self.scenario_shown or "?"
@@ -111,7 +100,7 @@ class RunPlan:
 
     @property
     def system_prompt_tokens(self) -> int:
-        """The agent's system prompt, counted in every request (for the monitor's estimate)."""
+        """The agent's system prompt, counted in every request."""
         if self.openai is not None:
             return estimate_tokens(system_prompt(self.openai.done_marker))
         return self.spec.system_prompt_tokens if self.spec is not None else 0
@@ -137,15 +126,10 @@ def plan_run(
 ) -> RunPlan:
     """Everything a run needs, checked; raises :class:`InputError` and writes nothing.
 
-    ``agent`` is ``simulated`` (plays ``scenario``; the default) or ``openai`` (works on
-    ``goal`` against the endpoint ``env`` configures — :data:`os.environ` by default — until
-    the model says ``done_marker``, or :data:`OPENAI_MAX_STEPS` unless ``max_steps``). A
-    resumed session keeps the agent it was run with. A new openai session is
-    ``openai-<UTC date>`` (``openai-20261201``; ``.2``, ``.3``, ... when taken).
-    ``memory_backend``: ``file`` (default), ``mem0`` or ``hybrid``; Mem0's model from ``env``
-    (checked here, and that the extra is installed). ``continue_after_handoff`` None: as the
-    resumed session was run, else as the scenario says (``continue_after_handoff:``, the
-    demo's true), else stop at a handoff."""
+    ``agent``: ``simulated`` (plays ``scenario``) or ``openai`` (works on ``goal`` against
+    the endpoint ``env`` configures, :data:`os.environ` by default). A new openai session is
+    ``openai-<UTC date>``. ``continue_after_handoff`` None: as the resumed session was run,
+    else as the scenario says, else stop at a handoff."""
     from clm_policy.memory.init import check_new
     from clm_policy.memory.layout import is_memory_repo
 
@@ -200,9 +184,8 @@ def plan_run(
 
 
 def _same_scenario(session: str, run: Mapping[str, Any], spec: ScenarioFile, shown: str) -> None:
-    """Refuse to resume ``session`` on its scenario when the file changed since it started:
-    the resume would skip the steps played of another script (and, shorter, end the task as
-    completed with no step played)."""
+    """Refuse to resume ``session`` on a scenario that changed since it started: the resume
+    would skip the steps played of another script."""
     from clm_policy.loop.scenario import scenario_digest
 
     recorded = text_or_none(run.get("scenario_digest"))
@@ -217,21 +200,18 @@ def _same_scenario(session: str, run: Mapping[str, Any], spec: ScenarioFile, sho
 
 @dataclass(frozen=True)
 class GoingOn:
-    """How a persisted session can go on (``clm-policy signal`` says it; :func:`going_on`)."""
+    """How a persisted session can go on (:func:`going_on`)."""
 
     resume: tuple[str, ...] | None
-    """The options ``clm-policy run --resume ID`` needs besides (``()``, or ``("--agent",
-    "openai")``); None when ``run --resume`` refuses the session."""
+    """The options ``run --resume ID`` needs besides (``()``, ``("--agent", "openai")``);
+    None when it refuses the session."""
     refusal: str | None = None
-    """Why ``run --resume`` refuses it (its own message), when it does."""
 
 
 def going_on(memory: str, session: str, env: Mapping[str, str] | None = None) -> GoingOn:
-    """Whether ``clm-policy run --resume session`` would go on with the persisted session,
-    asked with the checks the command itself makes (:func:`plan_run`: nothing is written), so
-    a command suggested from this never fails for a reason known now. A session that
-    ended (completed, failed, handed off), was not made by ``run``, or whose scenario is gone
-    is refused; one run with ``--agent openai`` needs that option (and your model)."""
+    """Whether ``clm-policy run --resume session`` would go on, asked with the command's own
+    checks (:func:`plan_run`, nothing written), so a command suggested from this never fails
+    for a reason known now."""
     refusal = None
     for agent in (None, "openai"):
         try:
@@ -258,9 +238,8 @@ def _memory_backend(name: str | None, env: Mapping[str, str]) -> tuple[str, Mem0
 
 @dataclass(frozen=True)
 class RunDone:
-    """How a run ended: the loop's result, the decision awaiting a person (None when none
-    does), the agent (the openai one's last reply is worth showing), and what the memory
-    backend could not do (Mem0's failures: recorded, never raised)."""
+    """How a run ended: the loop's result, the decision awaiting a person, the agent, and
+    what the memory backend could not do (recorded, never raised)."""
 
     result: LoopResult
     pending: Decision | None
@@ -275,18 +254,13 @@ def execute(
     listener: Listener | None = None,
     confirmer: Confirmer | None = None,
 ) -> RunDone:
-    """Carry ``plan`` out: create the memory repository if it is new, then drive the agent
-    under the policy, committing each compaction and handoff. A resumed session is decided on
-    before its agent plays again.
+    """Carry ``plan`` out: create the memory repository if it is new, then drive the agent.
 
-    Ctrl-C is held from the memory repository's creation to the new session's first commit:
-    an interrupt then leaves either nothing (it came before) or a session on record that
-    ``run --resume`` goes on with — never files nobody committed. Once the session is on
-    record, an interrupt commits it as stopped ``interrupted`` and raises
-    :class:`~clm_policy.base.errors.Interrupted`, saying where it stopped and how to resume.
-    An agent that fails (:class:`AgentError`) is raised again, of the same type, once the
-    loop has committed the session so far, with the same news.
-    """
+    Ctrl-C is held from the repository's creation to the new session's first commit, so an
+    interrupt leaves nothing or a session that resumes, never files nobody committed. Later,
+    an interrupt commits the session as ``interrupted`` and raises :class:`Interrupted`
+    saying how to resume; an :class:`AgentError` is raised again, of the same type, with the
+    same news."""
     from contextlib import ExitStack
 
     from clm_policy.loop.control import OuterControlLoop, uninterrupted
@@ -361,8 +335,8 @@ def _saved(loop: OuterControlLoop, stopped: str, memory: str, plan: RunPlan) -> 
 
 @dataclass(frozen=True)
 class _Options:
-    """A run's options as the command line gives them; for a resume, completed with what the
-    session's ``run.json`` recorded (:func:`_resumed_options`)."""
+    """A run's options as the command line gives them (for a resume, completed from
+    ``run.json``)."""
 
     agent: str | None
     scenario: str | None
@@ -371,16 +345,14 @@ class _Options:
     soft_compact: int | None
     hard_handoff: int | None
     continue_after_handoff: bool | None
-    scenario_recorded: bool = False
-    """``scenario`` is the one the resumed session started with, taken from its ``run.json``."""
+    scenario_recorded: bool = False  # taken from the resumed session's run.json
 
 
 def _resumed_options(
     options: _Options, session: str, persisted: PersistedSession, goal: str | None
 ) -> tuple[_Options, list[str]]:
-    """``options`` completed, where the command line says nothing, with what the resumed
-    session's ``run.json`` recorded (never the agent, the endpoint or the model), and what the
-    resume ignored; a new goal, or no scenario for the simulated agent, is refused."""
+    """``options`` completed from ``run.json`` where the command line says nothing (never the
+    agent, the endpoint or the model), and what the resume ignored."""
     run = persisted.run
     agent, notices = _resumed_agent(session, options.agent, run, options.scenario)
     if goal is not None:
@@ -406,19 +378,15 @@ def _resumed_options(
 
 @dataclass(frozen=True)
 class _AgentSetup:
-    """What a run's agent works from (:func:`_agent_setup`)."""
+    """What a run's agent works from."""
 
     agent: str
     spec: ScenarioFile | None = None
-    """The simulated agent's scenario."""
     shown: str | None = None
     openai: OpenAIConfig | None = None
-    """The openai agent's endpoint and model."""
     openai_from: tuple[str, str] | None = None
-    goal: str | None = None
-    """The openai agent's goal, checked (None for a resumed session: it keeps its own)."""
+    goal: str | None = None  # None for a resumed session: it keeps its own
     ignored: tuple[str, ...] = ()
-    """What a resumed session's ``run.json`` names other than the user's configuration."""
 
 
 def _agent_setup(
@@ -429,9 +397,8 @@ def _agent_setup(
     run: Mapping[str, Any],
     environ: Mapping[str, str],
 ) -> _AgentSetup:
-    """The simulated agent's scenario, or the openai agent's endpoint and model (from
-    ``environ``) and goal; ``session`` is the resumed session (None for a new one), ``run`` its
-    ``run.json``."""
+    """The simulated agent's scenario, or the openai agent's endpoint, model and goal;
+    ``session``: the resumed session (None: a new one), ``run`` its ``run.json``."""
     from clm_policy.loop.scenario import load_scenario
 
     agent = options.agent or "simulated"
@@ -482,8 +449,8 @@ def _agent_setup(
 
 
 def _policy_and_profile(options: _Options, spec: ScenarioFile | None) -> tuple[Policy, str]:
-    """The run's policy with the threshold overrides applied, and the profile it runs under:
-    the one asked for, else the scenario's, else the policy's default."""
+    """The run's policy with the overrides applied, and its profile: the one asked for, else
+    the scenario's, else the policy's default."""
     from clm_policy.policy.cache import load_policy_cached
 
     policy = load_policy_cached(options.policy_ref or "default")
@@ -498,9 +465,8 @@ def _policy_and_profile(options: _Options, spec: ScenarioFile | None) -> tuple[P
 def _new_session(
     memory: str, exists: bool, setup: _AgentSetup, profile: str, now: datetime | None
 ) -> tuple[SessionState, str | None, str | None]:
-    """The state a new session starts from, under the first id no session in the repository
-    has; and, when another session had the id it wanted, that id and how that session
-    stopped."""
+    """A new session's first state, under an id no session has; and the id it wanted when
+    taken, and how that session stopped."""
     spec = setup.spec
     wanted = spec.session if spec else f"openai-{(now or datetime.now(UTC)):%Y%m%d}"
     wanted = check_session(wanted)  # valid, and no secret
@@ -520,8 +486,7 @@ def _new_session(
 
 def _record(options: _Options, setup: _AgentSetup, profile: str) -> dict[str, Any]:
     """``run.json`` as the run starts: what a resume plays again, and the openai agent's
-    endpoint and model (named only: a resume takes them from the user's configuration).
-    ``continue_after_handoff``: as asked, else as the scenario says, else false."""
+    endpoint and model (named only: a resume takes them from the user's configuration)."""
     config = setup.openai
     record: dict[str, Any]
     if config is not None:
@@ -549,12 +514,9 @@ def _record(options: _Options, setup: _AgentSetup, profile: str) -> dict[str, An
 def _resumed_agent(
     session: str, asked: str | None, run: Mapping[str, Any], scenario: str | None
 ) -> tuple[str, list[str]]:
-    """The agent a resume drives, and what it ignored: the one the command line names (the
-    simulated one unless ``--agent``), never the one ``run.json`` names — the memory
-    repository is shared, and an agent named there would send the user's key to an
-    endpoint named there. ``--agent openai`` on a session run.json records as simulated is
-    refused; a session recorded as openai resumes without ``--agent`` only as a simulated
-    one with a scenario (said), else the person is told to pass ``--agent openai``."""
+    """The agent a resume drives, and what it ignored: the one the command line names, never
+    the one ``run.json`` names — the memory repository is shared, and an agent named there
+    would send the user's key to an endpoint named there."""
     where = f"sessions/{session}/run.json"
     recorded = text_or_none(run.get("agent")) or "simulated"
     if asked == "openai" and recorded != "openai":
@@ -639,7 +601,7 @@ def with_overrides(policy: Policy, name: str, soft: int | None, hard: int | None
 
 def _persisted(memory: str, session_id: str) -> PersistedSession:
     """The session ``--resume`` goes on with; refused when it ended, was handed off, or its
-    state has edits that are not committed (the resume would overwrite them)."""
+    state has edits not committed."""
     from clm_policy.loop.status import MOVED_ON, handed_off
     from clm_policy.memory.audit import read_log
     from clm_policy.memory.git.write import MemoryRepo
@@ -673,9 +635,9 @@ def _persisted(memory: str, session_id: str) -> PersistedSession:
 
 
 def _free_session_id(memory: str, wanted: str) -> tuple[str, str | None]:
-    """``wanted``, or ``wanted.2``, ``wanted.3``, ... : the first id no session has yet; and
-    when ``wanted`` is taken, how its session stopped for good (None when it can still be
-    resumed)."""
+    """``wanted``, or ``wanted.2``, ``wanted.3``, ...: the first id no session has; and how a
+    session with ``wanted`` stopped for good (None: it can be resumed)."""
+
     from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.sessions import load_session, session_ids
 

@@ -13,14 +13,11 @@ from clm_policy.models.enums import SignalValue
 
 @dataclass(frozen=True)
 class Signalled:
-    commit: str | None
-    """The commit; None when the session said so already (nothing changed, nothing committed:
-    the memory repository holds no empty commits)."""
-    what: str
-    """What was signalled, as committed (secrets redacted)."""
+    commit: str | None  # None: the session said so already (no empty commits)
+    what: str  # as committed (secrets redacted)
     policy: str | None = None
-    """The policy the session runs under, as its run recorded it; None for the default (a
-    session ``run`` did not make records none): a ``decide --session`` on it needs it named."""
+    """The policy the session's run recorded (None: the default); ``decide --session`` needs
+    it named."""
 
 
 def signal_session(
@@ -31,12 +28,11 @@ def signal_session(
     phase_done: bool = False,
     as_written: Sequence[str] | None = None,
 ) -> Signalled:
-    """Set ``signals`` on ``session`` (each declared by the policy it runs under, of its type)
-    and, with ``phase_done``, mark a phase boundary; commit the new state.
+    """Set ``signals`` on ``session`` and, with ``phase_done``, mark a phase boundary; commit
+    the new state. ``as_written``: the signals as the person wrote them, for the commit
+    message. Raises :class:`InputError` and commits nothing when there is nothing to say, the
+    session is unknown or a signal does not fit the policy."""
 
-    ``as_written`` is how the person wrote the signals (``degradation=true``), for the commit
-    message; by default ``name=value``. Raises :class:`InputError` and commits nothing when
-    there is nothing to say, the session is unknown or a signal does not fit the policy."""
     from clm_policy.lifecycle.pipelines import state_doc
     from clm_policy.memory.change import Change, JsonDoc
     from clm_policy.memory.git.write import MemoryRepo, NothingToCommit

@@ -1,10 +1,4 @@
-"""The persisted sessions of a memory repository, summed up (``clm-policy status``).
-
-One row per session: its status, step and context fill, the compactions and handoffs its
-commits record, whether it has handed off, how the run stopped, a decision awaiting a person,
-the last decisions, and the recall of its latest verified commit (``Clm-Recall``: a
-compaction, a handoff or the agent's own summary; docs/verification.md).
-"""
+"""The persisted sessions of a memory repository, one row each (``clm-policy status``)."""
 
 from __future__ import annotations
 
@@ -20,17 +14,15 @@ if TYPE_CHECKING:
 @dataclass
 class Status:
     rows: list[dict[str, Any]]
-    """One per session, in the repository's order (the one asked for alone, with five
-    decisions rather than the last)."""
     skipped: list[tuple[str, InputError]] = field(default_factory=list)
-    """Sessions left out of the overview because they cannot be read, and why."""
+    """Sessions left out because they cannot be read, and why."""
     notes: list[str] = field(default_factory=list)
     """One line per document read in an older schema version."""
 
 
 def session_status(memory: str, session: str | None = None) -> Status:
-    """Every persisted session of ``memory``, or only ``session`` (then one that cannot be
-    read raises its :class:`InputError` rather than being skipped)."""
+    """Every persisted session of ``memory``, or only ``session`` (with five decisions rather
+    than the last; one that cannot be read raises its :class:`InputError`)."""
     from clm_policy.memory.audit import read_log
     from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.sessions import last_decisions, load_session, session_ids
@@ -77,14 +69,11 @@ def session_status(memory: str, session: str | None = None) -> Status:
 
 
 MOVED_ON = ("handoff", "start", "compact", "summary")
-"""The events that move a session on: the newest of them says whether it has handed off."""
 
 
 def handed_off(stopped: str | None, entries: list[AuditEntry]) -> bool:
-    """Whether a session has handed off: its run stopped at a handoff, or (a session of the
-    hooks, or one handed off by hand) its newest commit that moved it on is a handoff.
-    ``entries``: the session's audit entries, newest first. The task status in its state
-    says where the task stood (``running``, ``phase_boundary``), not that the session is over."""
+    """Whether a session has handed off: its run stopped at a handoff, or its newest commit
+    that moved it on (:data:`MOVED_ON`; ``entries``: newest first) is a handoff."""
     if stopped == "handoff":
         return True
     # a start, compaction or summary after any earlier handoff: the session went on
@@ -93,8 +82,8 @@ def handed_off(stopped: str | None, entries: list[AuditEntry]) -> bool:
 
 
 def agents_of(entries: list[AuditEntry]) -> list[dict[str, Any]]:
-    """The agents a session started, as their ``agent`` commits record them (newest record
-    of each, oldest agent first): id, type, the memory key of its record, the commit."""
+    """The agents a session started, from their ``agent`` commits (newest record of each,
+    oldest agent first)."""
     seen: dict[str, dict[str, Any]] = {}
     for e in reversed(entries):  # oldest first: a later record of an agent replaces it
         if e.event == "agent" and e.agent_id:
@@ -108,9 +97,8 @@ def agents_of(entries: list[AuditEntry]) -> list[dict[str, Any]]:
 
 
 def _row(sid: str, entries: list[AuditEntry], **known: Any) -> dict[str, Any]:
-    """A session's row: what its commits record, and ``known``, what its state says. A
-    session the memory knows only from its agents' records (a hook session before its first
-    snapshot or handoff) has no state: its status is unknown."""
+    """A session's row: what its commits record, and ``known``, what its state says (none
+    for a hook session known only from its agents' records)."""
     events = [e.event for e in entries]
     return {
         "session": sid,
@@ -140,9 +128,9 @@ compaction) against the facts the state holds; an agent's handoff against the re
 
 
 def last_recall(entries: list[AuditEntry]) -> dict[str, Any]:
-    """``recall`` (found / asked), ``recall_facts`` (``"13/14"``), ``recall_event`` and
-    ``recall_missing`` of the newest of ``entries`` (audit entries, newest first) with a
-    readable ``Clm-Recall`` or ``Clm-Recall-Agent`` trailer; all None when none has one."""
+    """``recall``, ``recall_facts`` (``"13/14"``), ``recall_event`` and ``recall_missing`` of
+    the newest of ``entries`` with a readable recall trailer; all None when none has one."""
+
     import re
 
     for e in entries:

@@ -212,9 +212,14 @@ def test_settings_that_cannot_be_merged(settings: dict[str, Any], message: str) 
 # -- install ------------------------------------------------------------------------------------
 
 
+def install(path: Path, snippet: dict[str, Any], *, force: bool = False) -> list[str]:
+    result, changes = cs.update_json(path, lambda data: cs.merge(data, snippet, force=force))
+    return [*changes, result]
+
+
 def test_install_creates_the_folder_and_the_file(tmp_path: Path) -> None:
     path = tmp_path / "proj" / ".claude" / "settings.json"
-    changes = cs.install(path, SNIPPET)
+    changes = install(path, SNIPPET)
     assert changes[-1] == f"wrote {path}"
     assert json.loads(path.read_text()) == SNIPPET
     assert path.read_text().endswith("}\n")
@@ -226,10 +231,10 @@ def test_install_twice_changes_nothing_the_second_time(tmp_path: Path) -> None:
         json.dumps({"hooks": {"Stop": [other("notify-send done")]}, "theme": "dark"}, indent=4)
     )
     path.chmod(0o600)
-    cs.install(path, SNIPPET)
+    install(path, SNIPPET)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600  # its permissions are kept
     before = (path.read_bytes(), path.stat().st_mtime_ns)
-    assert cs.install(path, SNIPPET) == [f"{path}: already up to date; nothing written"]
+    assert install(path, SNIPPET) == [f"{path}: already up to date; nothing written"]
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
     data = json.loads(path.read_text())
     assert list(data) == ["hooks", "theme", "statusLine"]
@@ -239,14 +244,14 @@ def test_install_twice_changes_nothing_the_second_time(tmp_path: Path) -> None:
 def test_install_keeps_a_foreign_status_line_and_says_so(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
     path.write_text('{"statusLine": {"type": "command", "command": "ccline"}}')
-    changes = cs.install(path, SNIPPET)
+    changes = install(path, SNIPPET)
     assert changes[-2:] == [
         f"statusLine: kept `ccline` (another tool's; --force replaces it by `{STATUS}`)",
         f"wrote {path}",
     ]
     assert json.loads(path.read_text())["statusLine"]["command"] == "ccline"
-    assert cs.install(path, SNIPPET)[-1] == f"{path}: already up to date; nothing written"
-    cs.install(path, SNIPPET, force=True)
+    assert install(path, SNIPPET)[-1] == f"{path}: already up to date; nothing written"
+    install(path, SNIPPET, force=True)
     assert json.loads(path.read_text())["statusLine"]["command"] == STATUS
 
 
@@ -266,7 +271,7 @@ def test_a_file_that_is_not_a_settings_object_is_refused_and_unchanged(
     path = tmp_path / "settings.json"
     path.write_text(text)
     with pytest.raises(InputError) as err:
-        cs.install(path, SNIPPET)
+        install(path, SNIPPET)
     separator = ": " if message.startswith("`") else ":"
     assert str(err.value) == f"{path}{separator}{message}"
     assert path.read_text() == text
@@ -276,7 +281,7 @@ def test_a_file_that_is_not_a_settings_object_is_refused_and_unchanged(
 def test_an_empty_file_is_empty_settings(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
     path.write_text("\n")
-    cs.install(path, SNIPPET)
+    install(path, SNIPPET)
     assert json.loads(path.read_text()) == SNIPPET
 
 
@@ -287,7 +292,7 @@ def test_a_symlinked_settings_file_is_updated_through_the_link(tmp_path: Path) -
     link = tmp_path / ".claude" / "settings.json"
     link.parent.mkdir()
     link.symlink_to(real)
-    cs.install(link, SNIPPET)
+    install(link, SNIPPET)
     assert link.is_symlink()
     assert json.loads(real.read_text())["theme"] == "dark"
     assert json.loads(real.read_text())["statusLine"] == SNIPPET["statusLine"]

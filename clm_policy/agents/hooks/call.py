@@ -1,10 +1,7 @@
 """A hook call's input: the JSON object the agent writes on the hook's standard input, checked
-once (:func:`read_call`), and the fields the handlers read from it (:class:`HookCall`).
-
-Claude Code and Codex send the same core fields — ``session_id``, ``transcript_path``,
-``cwd``, ``hook_event_name`` — and each event its own (``source``, ``trigger``,
-``last_assistant_message``, ``prompt_id`` or ``turn_id``, ...). Nothing here reads a file but
-the check that the transcript exists.
+once, and the fields the handlers read from it. Claude Code and Codex send the same core
+fields (``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name``), and each event
+its own.
 """
 
 from __future__ import annotations
@@ -21,17 +18,15 @@ if TYPE_CHECKING:  # a hook runs on every prompt: no typing at run time
     from typing import Any
 
 MAX_INPUT = 16 * 1024 * 1024
-"""The most a hook reads of its standard input."""
 
 
 class NoTranscriptYet(InputError):
-    """The transcript the hook names does not exist yet: a new session's first hooks come
-    before Claude Code writes it. Not a problem: answered with nothing, and not logged."""
+    """The transcript does not exist yet (a new session's first hooks): answered with
+    nothing, and not logged."""
 
 
 class HookCall(Record):
-    """One event as the agent sent it: ``event`` (the JSON object) and its ``name``
-    (``hook_event_name``, "" when absent)."""
+    """One event as the agent sent it, and its ``hook_event_name``."""
 
     FIELDS = ("event",)
     __slots__ = ("event", "name")
@@ -42,23 +37,19 @@ class HookCall(Record):
         self.name = str(event.get("hook_event_name") or "")
 
     def text(self, key: str) -> str | None:
-        """The field ``key`` when it is a string that is not empty, else None."""
         return text_or_none(self.event.get(key))
 
     @property
     def session(self) -> str:
-        """The agent's own id of the session ("" when absent)."""
         return self.text("session_id") or ""
 
     @property
     def turn(self) -> str:
-        """The turn this call belongs to: Claude Code's ``prompt_id``, Codex's ``turn_id``
-        (the prompt hook and the Stop hooks of one turn share it); "" when absent."""
+        """The turn this call belongs to: Claude Code's ``prompt_id``, Codex's ``turn_id``."""
         return self.text("prompt_id") or self.text("turn_id") or ""
 
     def transcript(self) -> str:
-        """The transcript's path; :class:`NoTranscriptYet` while the agent has not written
-        it, an :class:`InputError` when the input names none."""
+        """The transcript's path; :class:`NoTranscriptYet` while the agent has not written it."""
         path = self.text("transcript_path")
         if path is None:
             raise InputError(f"{self.name}: no transcript_path in the hook's input")
@@ -69,7 +60,8 @@ class HookCall(Record):
 
 
 def read_call(raw: bytes) -> HookCall:
-    """The hook's input: a JSON object in UTF-8, or an :class:`InputError` saying why not."""
+    """The hook's input, a JSON object in UTF-8, or an :class:`InputError` saying why not."""
+
     if len(raw) > MAX_INPUT:
         raise InputError(f"hook input larger than {MAX_INPUT // 1024 // 1024} MiB")
     try:

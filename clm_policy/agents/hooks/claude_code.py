@@ -5,26 +5,20 @@ reads the answer from standard output (exit 0) or standard error (exit 2, where 
 point). A hook cannot run ``/compact`` or ``/clear`` itself: clm-policy decides, keeps the
 memory, and tells the model (``additionalContext``) and the person (``systemMessage``).
 
-- **UserPromptSubmit**: the policy's advice (:func:`~.events.prompt_advice`): for a compaction
-  the person is told to run ``/compact <focus>``. The first prompt of a session seeded from a
+- **UserPromptSubmit**: the policy's advice; the first prompt of a session seeded from a
   handoff says which, in one line.
-- **PreCompact**: the snapshot (:func:`~.events.pre_compact`); an automatic compaction where
-  the policy hands off commits the handoff instead and is blocked (exit 2), once. Claude Code
-  shows the person nothing of a blocked compaction, so the next Stop (or prompt) tells them;
-  it adds standard output to the compaction's instructions, so nothing is printed there.
+- **PreCompact**: the snapshot; an automatic compaction where the policy hands off commits the
+  handoff instead and is blocked (exit 2), once. Claude Code shows the person nothing of a
+  blocked compaction, so the next Stop (or prompt) tells them; it adds standard output to the
+  compaction's instructions, so nothing is printed there.
 - **PostCompact**: commit Claude Code's own ``compact_summary``, with its figures before and
   after (``compactMetadata`` of the transcript's ``compact_boundary``).
-- **SessionStart**: what the session starts with (:mod:`.start`); a ``model`` it names is kept
-  for the window (:mod:`.windows`).
-- **Stop**: when the policy hands off and the session has no handoff yet, the request goes to
-  the model with the next prompt (Claude Code shows every Stop answer that reaches the model)
-  and that turn's stop commits the handoff. Where clm-policy's plugin engine acts
-  (:data:`ENGINE_ENV`), it asks right after the turn and applies the handoff in place.
-- **SubagentStop**: what the agent did, in the session's memory (:func:`~.events.record_subagent`).
+- **Stop**: when the policy hands off, the request goes to the model with the next prompt
+  (Claude Code shows every Stop answer that reaches the model) and that turn's stop commits
+  the handoff. Where the plugin engine acts (:data:`ENGINE_ENV`), it asks right after the turn.
+- **SessionStart**, **SubagentStop**: as :mod:`.events` answers them.
 
-The window is the one Claude Code knows (:mod:`.windows`), never an assumed 200,000. A hook
-never breaks the agent (:func:`run_hook`); a transcript that does not exist yet (a new
-session's first prompt) is answered with nothing.
+The window is the one Claude Code knows (:mod:`.windows`), never an assumed 200,000.
 """
 
 from __future__ import annotations
@@ -50,16 +44,13 @@ if TYPE_CHECKING:
 
 AGENT = "claude-code"
 ENGINE_ENV = "CLM_POLICY_ENGINE"
-"""Set by clm-policy's Claude Code plugin (its engine module, integrations/claude-code) in an
-interactive session where it acts, to what it does with a handoff: ``replace``, ``append`` or
-``clear``. The plugin's command hooks run with Claude Code's environment, so they know the
-engine compacts and applies handoffs itself (clm_policy.agents.hooks.engine); without it
-(``claude -p``, the settings-file install, an older Claude Code) they do everything."""
+"""Set by clm-policy's plugin engine where it acts, to what it does with a handoff; the
+command hooks then know it compacts and applies handoffs itself. Without it (``claude -p``,
+the settings-file install, an older Claude Code) they do everything."""
 ENGINE_MODES = ("replace", "append", "clear")
 ENGINE_PROMPT = "[clm-policy] The policy hands off: write your handoff for the next session now."
-"""The prompt the engine submits when the policy hands off after a turn: the person sees it;
-the model's request comes with it, unseen (UserPromptSubmit's additionalContext). A transcript
-reader takes it for a notice, not the person's request (its ``[clm-policy]`` start)."""
+"""The prompt the engine submits when the policy hands off (the request comes with it,
+unseen); its ``[clm-policy]`` start marks it a notice for transcript readers."""
 STOP_LINE = (
     "clm-policy: the policy hands off here: Claude writes its handoff at your next prompt; "
     "then run /clear."
@@ -67,7 +58,7 @@ STOP_LINE = (
 
 
 def run_claude_hook(raw: bytes, **options: str | None) -> HookOutput:
-    """Answer one Claude Code hook call (its JSON in ``raw``); never raises."""
+    """Answer one Claude Code hook call; never raises."""
     return run_hook(raw, AGENT, EVENTS, **options)
 
 
@@ -75,8 +66,7 @@ def run_claude_hook(raw: bytes, **options: str | None) -> HookOutput:
 
 
 def engine_mode() -> str | None:
-    """What the plugin engine does with a handoff in this session (:data:`ENGINE_ENV`), None
-    when no engine acts here."""
+    """What the plugin engine does with a handoff here (None: no engine acts)."""
     mode = os.environ.get(ENGINE_ENV, "")
     return mode if mode in ENGINE_MODES else None
 
@@ -126,16 +116,14 @@ WORDINGS = {mode: _ClaudeWording(mode) for mode in (None, *ENGINE_MODES)}
 
 
 def wording() -> Wording:
-    """The words for this session: where the plugin engine applies handoffs in place, no
-    /clear."""
+    """The words for this session (where the engine applies handoffs, no /clear)."""
     return WORDINGS[engine_mode()]
 
 
 def _user_prompt_submit(hook: Hook) -> Reply:
-    """The prompt's advice (:func:`~.events.prompt_advice`), and once, at the first prompt of
-    a session that started from a handoff, one line saying which. Where the plugin engine
-    acts, it compacts by itself after the turn: no compaction is advised, and the prompt it
-    submits to ask for the handoff gets no line of its own (the person sees the prompt)."""
+    """The prompt's advice, and once, in a session that started from a handoff, one line
+    saying which. Where the plugin engine acts, it compacts by itself: no compaction is
+    advised, and its own prompt gets no line (the person sees the prompt)."""
     from clm_policy.agents.hooks.context import read_tail
 
     seeded = _seed_notice(hook)
@@ -161,8 +149,8 @@ def _user_prompt_submit(hook: Hook) -> Reply:
 
 
 def _seed_notice(hook: Hook) -> str:
-    """``clm-policy: this session starts from the handoff <manifest> (goal: ...).``, once per
-    session that SessionStart seeded from a handoff; "" otherwise."""
+    """The line, once, for a session SessionStart seeded from a handoff; "" otherwise."""
+
     facts = hook.facts()
     seeded = facts.get("seeded")
     if not isinstance(seeded, str) or facts.get("seed_told"):

@@ -1,22 +1,12 @@
 """clm-policy as a Claude Code plugin: ``integrations/claude-code/`` and its marketplace.
 
-The plugin (``integrations/claude-code``, in a wheel ``clm_policy/_bundled/integrations``)
-holds what the settings-file install writes, and what a settings file cannot hold:
-
-- ``hooks/hooks.json``: the command hooks, one per event of
-  :data:`clm_policy.agents.hooks.claude_code.EVENTS` with the table's timeout — generated here
-  from that table (:func:`hooks_json`; a test holds the committed file equal to it, and
-  ``python -m clm_policy.agents.hooks.claude_plugin --write`` writes it) — and the engine
-  module (``hooks/engine.ts``: :mod:`clm_policy.agents.hooks.engine` decides for it);
-- ``.mcp.json``: the MCP server, ``clm-policy mcp``;
-- ``skills/handoff``: when the model calls the ``handoff`` tool;
-- ``.claude-plugin/plugin.json``: the manifest, with the ``handoff`` option (``replace``,
-  ``append``, ``clear``).
-
-``integrations/.claude-plugin/marketplace.json`` lists it, so ``claude plugin marketplace add
-<integrations folder>`` and ``claude plugin install clm-policy@clm-policy`` work offline.
-:func:`plugin_command` is ``clm-policy hook claude-code --install --plugin``: it runs those
-two commands with the ``claude`` it finds (or says them, when there is none).
+The plugin holds what the settings-file install writes and what a settings file cannot:
+``hooks/hooks.json`` (the command hooks, generated here from
+:data:`~clm_policy.agents.hooks.claude_code.EVENTS` — ``python -m
+clm_policy.agents.hooks.claude_plugin --write``; a test holds the file equal — and the engine
+module, ``hooks/engine.ts``), ``.mcp.json``, ``skills/handoff`` and the manifest with its
+``handoff`` option. ``integrations/.claude-plugin/marketplace.json`` lists it, so the plugin
+installs offline.
 """
 
 from __future__ import annotations
@@ -34,23 +24,20 @@ from clm_policy.base.errors import InputError
 PLUGIN = "clm-policy"
 MARKETPLACE = "clm-policy"
 HOOK_COMMAND = 'sh "${CLAUDE_PLUGIN_ROOT}/hooks/clm-policy-hook.sh"'
-"""What each of the plugin's command hooks runs: ``clm-policy hook claude-code`` found on PATH
-(the plugin cannot know where clm-policy is installed), and without it one line in the hook
-log, exit 0."""
+"""``clm-policy hook claude-code`` found on PATH (the plugin cannot know where clm-policy is
+installed); without it, one line in the hook log, exit 0."""
 
 
 def integrations_dir() -> Path:
-    """The marketplace folder: the repository's ``integrations/`` (a source checkout), or the
-    copy a wheel carries."""
+    """The marketplace folder: a source checkout's ``integrations/``, or a wheel's copy."""
     from clm_policy.base.resources import bundled_dir
 
     return bundled_dir("integrations")
 
 
 def hooks_json() -> dict[str, Any]:
-    """The plugin's ``hooks/hooks.json``: the engine module and the command hooks of
-    :data:`~clm_policy.agents.hooks.claude_code.EVENTS` (every event, no matcher, the
-    table's timeouts), as the settings-file install has them."""
+    """The plugin's ``hooks/hooks.json``: the engine module and the command hooks, as the
+    settings-file install has them."""
     from clm_policy.agents.hooks.claude_code import EVENTS
     from clm_policy.agents.hooks.shared import hook_settings
 
@@ -73,9 +60,9 @@ def render() -> str:
 
 
 def plugin_command(scope: str, cwd: Path, claude: str | None = None) -> tuple[int, str]:
-    """``clm-policy hook claude-code --install --plugin [--project|--user]``: add the
-    marketplace and install the plugin with Claude Code's own commands; the exit code and
-    what to print. Without ``claude`` on PATH: the two commands to run, exit 1."""
+    """``clm-policy hook claude-code --install --plugin``: add the marketplace and install the
+    plugin with Claude Code's own commands; the exit code and what to print. Without
+    ``claude`` on PATH: the two commands to run, exit 1."""
     from clm_policy.agents.hooks import claude_settings as cs
 
     cs.check_scope(scope)
@@ -125,7 +112,8 @@ def plugin_command(scope: str, cwd: Path, claude: str | None = None) -> tuple[in
 
 def main(argv: list[str]) -> int:
     """``python -m clm_policy.agents.hooks.claude_plugin [--write]``: print (or write) the
-    plugin's hooks.json generated from the hooks' event table."""
+    plugin's hooks.json."""
+
     from clm_policy.base.termsafe import echo
 
     text = render()

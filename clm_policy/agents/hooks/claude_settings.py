@@ -1,16 +1,12 @@
-"""Claude Code's ``settings.json``: clm-policy's hooks and status line, printed or merged in.
+"""Claude Code's ``settings.json`` (and Codex's ``hooks.json``): clm-policy's hooks and status
+line, printed, merged in or taken out.
 
-The snippet (:func:`snippet`) runs ``<clm-policy> hook claude-code`` on every event of
-:data:`clm_policy.agents.hooks.claude_code.EVENTS` (a group without a ``matcher``: every
-occurrence) and ``<clm-policy> statusline`` as the ``statusLine``; ``<clm-policy>`` is the
-installed script's absolute path when it can be found (:func:`executable`), so the hooks run
-the same installation whatever PATH Claude Code starts with.
-
-:func:`merge` keeps everything else in the settings, in its order, another tool's hooks under
-the same events included. clm-policy's own entries are recognised by their command (a
-``clm-policy`` or ``python -m clm_policy`` followed by ``hook claude-code`` or
-``statusline``) and replaced where they stand, never duplicated; another tool's
-``statusLine`` is kept unless ``force``. :func:`install` does it to a file, atomically.
+The snippet runs the installed script by its absolute path when it can be found
+(:func:`executable`), so the hooks run the same installation whatever PATH Claude Code starts
+with. :func:`merge` keeps everything else in the settings, in its order, another tool's hooks
+under the same events included. clm-policy's own entries are recognised by their command
+(:func:`runs_clm_policy`) and replaced where they stand, never duplicated; another tool's
+``statusLine`` is kept unless ``force``. Files are replaced atomically.
 """
 
 from __future__ import annotations
@@ -35,14 +31,13 @@ STATUSLINE_ARGS = ("statusline",)
 SETTINGS_LIMIT = 4 * 1024 * 1024
 SCOPES = ("project", "user")
 Merge = Callable[[dict[str, Any]], tuple[dict[str, Any], list[str]]]
-"""What a file's JSON object becomes, and the changes said (:func:`update_json`)."""
 
 
 def executable() -> str:
-    """The command that runs this clm-policy: the running ``clm-policy`` script, else the one
-    next to this interpreter (a virtual environment that is not on PATH), else the one on
-    PATH, else plain ``clm-policy``. Absolute, symlinks kept (``~/.local/bin/clm-policy`` of
-    pipx survives an upgrade)."""
+    """The command that runs this clm-policy: the running script, else the one next to this
+    interpreter (a virtual environment not on PATH), else the one on PATH, else plain
+    ``clm-policy``. Absolute, symlinks kept (pipx's ``~/.local/bin/clm-policy`` survives an
+    upgrade)."""
     argv0 = sys.argv[0] if sys.argv else ""
     script = Path(argv0)
     if script.name == SCRIPT and script.is_file():
@@ -97,13 +92,9 @@ def merge(
     force: bool = False,
     args: tuple[str, ...] = HOOK_ARGS,
 ) -> tuple[dict[str, Any], list[str]]:
-    """``settings`` with ``snippet`` merged in (a new dict; ``settings`` is not changed), and
-    what changed, one line each ("added UserPromptSubmit hook", "statusLine: replaced `x` by
-    `y`", "statusLine: kept `x` ..."). An empty list: nothing to change. Ours are the hooks
-    that run clm-policy with ``args`` (Codex's hooks.json: ``hook codex``, and no status line).
-
-    Raises :class:`InputError` when ``hooks`` or an event's list is not what Claude Code reads
-    (then nothing can be merged safely)."""
+    """``settings`` with ``snippet`` merged in (a new dict), and what changed, one line each
+    (none: nothing to change). Ours are the hooks that run clm-policy with ``args``. Raises
+    :class:`InputError` when ``hooks`` or an event's list is not what Claude Code reads."""
     merged = copy.deepcopy(settings)
     changes: list[str | None] = []
     hooks = merged.setdefault("hooks", {})
@@ -151,14 +142,10 @@ def _merge_event(
     found: list[dict[str, Any]] = []
     result: list[Any] = []
     for group in groups:
-        mine = _mine(group, args)
-        if not mine:
-            result.append(group)
-            continue
-        kept = [h for h in group["hooks"] if not any(h is m for m in mine)]
-        if kept:
-            result.append({**group, "hooks": kept})
-        if not found:  # ours at the first one's place
+        mine, rest = _split(group, args)
+        if rest is not None:
+            result.append(rest)
+        if mine and not found:  # ours at the first one's place
             result.append(copy.deepcopy(ours))
         found.extend(mine)
     if not found:
@@ -183,6 +170,16 @@ def _mine(group: object, args: tuple[str, ...] = HOOK_ARGS) -> list[dict[str, An
     ]
 
 
+def _split(group: Any, args: tuple[str, ...]) -> tuple[list[dict[str, Any]], Any]:
+    """The hooks of ``group`` that run ``clm-policy ARGS``, and the group without them (None
+    when none is left)."""
+    mine = _mine(group, args)
+    if not mine:
+        return mine, group
+    rest = [h for h in group["hooks"] if not any(h is m for m in mine)]
+    return mine, ({**group, "hooks": rest} if rest else None)
+
+
 def _command(entry: object) -> str:
     if isinstance(entry, dict) and isinstance(entry.get("command"), str):
         return str(entry["command"])
@@ -195,9 +192,8 @@ def _kind(value: object) -> str:
 
 
 def read_settings(path: Path, what: str = "Claude Code settings") -> dict[str, Any]:
-    """The JSON object in ``path`` ({} when it does not exist or holds only whitespace); a
-    file that is not a JSON object (``what`` it should be) is an :class:`InputError` at its
-    ``file:line:col``."""
+    """The JSON object in ``path`` ({} when missing or blank); anything else is an
+    :class:`InputError` at its ``file:line:col``."""
     from clm_policy.formats.jsonio import parse_json
     from clm_policy.formats.textio import path_kind, read_text
 
@@ -216,30 +212,21 @@ def read_settings(path: Path, what: str = "Claude Code settings") -> dict[str, A
     return data
 
 
-def install(path: Path, snippet: dict[str, Any], *, force: bool = False) -> list[str]:
-    """Merge ``snippet`` into the settings file ``path`` (made, with its folder, if missing)
-    and say what changed; the file is replaced atomically, and not written at all when
-    nothing changes or it cannot be read. A symlink is followed: its target is updated (a
-    link to nothing is refused)."""
-    result, changes = update_json(path, lambda data: merge(data, snippet, force=force))
-    return [*changes, result]
-
-
 def update_json(
     path: Path, merge: Merge, what: str = "Claude Code settings"
 ) -> tuple[str, list[str]]:
-    """The JSON object in ``path`` replaced by what ``merge`` makes of it (see :func:`install`):
-    the line saying whether it was written, and ``merge``'s changes."""
+    """The JSON object in ``path`` (made, with its folder, if missing) replaced atomically by
+    what ``merge`` makes of it, not written when nothing changes or it cannot be read; a
+    symlink's target is updated (a link to nothing is refused). The line saying whether it
+    was written, and ``merge``'s changes."""
     return write_json(path, merged_json(path, merge, what))
 
 
 Prepared = tuple[dict[str, Any], dict[str, Any], list[str]]
-"""A file's JSON object, what a merge made of it, and the changes said (:func:`merged_json`)."""
 
 
 def write_json(path: Path, prepared: Prepared) -> tuple[str, list[str]]:
-    """Write what :func:`merged_json` made of ``path`` (nothing when it is unchanged): the
-    line saying whether it was written, and the changes."""
+    """Write what :func:`merged_json` made of ``path`` (see :func:`update_json`)."""
     from clm_policy.base.atomicfile import replace
 
     data, merged, changes = prepared
@@ -258,8 +245,8 @@ def write_json(path: Path, prepared: Prepared) -> tuple[str, list[str]]:
 
 def merged_json(path: Path, merge: Merge, what: str = "Claude Code settings") -> Prepared:
     """The JSON object in ``path``, what ``merge`` makes of it and its changes, nothing
-    written: an :class:`InputError` at the file for one :func:`update_json` would refuse (a
-    command that writes other files first asks this, so that it writes none of them)."""
+    written: an :class:`InputError` for a file :func:`update_json` would refuse (a command
+    that writes other files asks this first, so that it writes none of them)."""
     _refuse_dangling_link(path)
     data = read_settings(path, what)
     try:
@@ -283,7 +270,6 @@ def _refuse_dangling_link(path: Path) -> None:
 
 
 def check_scope(scope: str) -> None:
-    """An :class:`InputError` unless ``scope`` is one of :data:`SCOPES`."""
     if scope not in SCOPES:
         raise InputError(f"unknown scope {scope!r} (expected: {', '.join(SCOPES)})")
 
@@ -301,18 +287,23 @@ def settings_command(
     print_settings: bool, installing: bool, scope: str, force: bool, cwd: Path
 ) -> tuple[int, str]:
     """``clm-policy hook claude-code --print-settings`` / ``--install [--project|--user]
-    [--force]``: the exit code and the text to print. A settings file that cannot be read or
-    merged raises :class:`InputError` (the CLI reports it at its location; exit 2)."""
+    [--force]``: the exit code and the text to print; :class:`InputError` for a settings file
+    that cannot be read or merged."""
     snip = snippet(executable())
     if not (print_settings or installing):
         raise InputError("give --print-settings or --install")
     lines: list[str] = []
     if installing:
         path = settings_path(scope, cwd)
-        prepared = merged_json(path, lambda data: merge(data, snip, force=force))
-        lines += project_config(cwd) if scope == "project" else []  # (after: refused, none)
-        result, changes = write_json(path, prepared)
-        lines += _install_report(path, scope, [*changes, result])
+        lines, wrote = _install_into(path, lambda data: merge(data, snip, force=force), scope, cwd)
+        if wrote:
+            lines += [
+                "Start a new Claude Code session for it to take effect (/hooks lists the hooks). "
+                f"To undo: {SCRIPT} hook claude-code --uninstall --{scope}.",
+                "Or install clm-policy as a Claude Code plugin, which also compacts and hands off "
+                "by itself in the terminal: clm-policy hook claude-code --install --plugin "
+                "(docs/claude-code.md).",
+            ]
         from clm_policy.agents.hooks.hook import warm_policy
 
         warm_policy(str(cwd), "claude-code")  # the first hook finds its policy compiled
@@ -327,13 +318,23 @@ def settings_command(
     return 0, "\n".join(lines)
 
 
+def _install_into(
+    path: Path, merge: Merge, scope: str, cwd: Path, what: str = "Claude Code settings"
+) -> tuple[list[str], bool]:
+    """Merge into ``path`` (the project's configuration written first when it has none, once
+    the file is known to merge): what was done, one line each, and whether it was written."""
+    prepared = merged_json(path, merge, what)
+    lines = project_config(cwd) if scope == "project" else []
+    result, changes = write_json(path, prepared)
+    return [*lines, result, *(f"  {c}" for c in changes)], result.startswith("wrote")
+
+
 def unmerge(
     settings: dict[str, Any], *, args: tuple[str, ...] = HOOK_ARGS, status_line: bool = True
 ) -> tuple[dict[str, Any], list[str]]:
-    """``settings`` without clm-policy's entries (a new dict): every hook that runs
-    ``clm-policy ARGS``, a group or an event left empty by that, ``hooks`` itself when
-    nothing else is left in it, and (``status_line``) a status line that runs ``clm-policy
-    statusline``; everything else as it is. And what was removed, one line each."""
+    """``settings`` without clm-policy's entries (a new dict): its hooks, a group, an event or
+    ``hooks`` left empty by that, and (``status_line``) its status line; and what was
+    removed, one line each."""
     merged = copy.deepcopy(settings)
     changes: list[str] = []
     found = merged.get("hooks")
@@ -358,26 +359,21 @@ def unmerge(
 
 
 def _without_ours(groups: list[Any], args: tuple[str, ...]) -> tuple[list[Any], list[str]]:
-    """``groups`` without the hooks that run ``clm-policy ARGS`` (a group left with none is
-    dropped), and the commands removed."""
+    """``groups`` without the hooks that run ``clm-policy ARGS``, and the commands removed."""
     kept: list[Any] = []
     removed: list[str] = []
     for group in groups:
-        mine = _mine(group, args)
-        if not mine:
-            kept.append(group)
-            continue
+        mine, rest = _split(group, args)
         removed += [_command(h) for h in mine]
-        rest = [h for h in group["hooks"] if not any(h is m for m in mine)]
-        if rest:
-            kept.append({**group, "hooks": rest})
+        if rest is not None:
+            kept.append(rest)
     return kept, removed
 
 
 def uninstall_command(agent: str, scope: str, cwd: Path) -> list[str]:
     """``clm-policy hook claude-code|codex --uninstall [--project|--user]``: clm-policy's
-    entries taken out of the scope's settings.json (hooks and status line) or hooks.json,
-    the rest kept as it is; nothing written when it has none. What was done, one line each."""
+    entries taken out of the scope's settings.json or hooks.json (nothing written when it has
+    none). What was done, one line each."""
     if agent == "codex":
         path, args, what = codex_hooks_path(scope, cwd), CODEX_HOOK_ARGS, "Codex hooks.json"
     else:
@@ -406,22 +402,17 @@ def codex_hooks_path(scope: str, cwd: Path) -> Path:
 
 
 def codex_install(scope: str, cwd: Path) -> list[str]:
-    """``clm-policy hook codex --install [--project|--user]``: merge the hooks of
-    ``codex.settings_snippet`` into the scope's ``hooks.json`` as :func:`install` does a
-    settings.json (the person's own hooks kept where they are; nothing written when the file
-    cannot be merged), the project's configuration written first when it has none. What was
-    done, one line each."""
+    """``clm-policy hook codex --install [--project|--user]``: the hooks merged into the
+    scope's ``hooks.json`` as a settings.json's are. What was done, one line each."""
     from clm_policy.agents.hooks.codex import settings_snippet
     from clm_policy.agents.hooks.hook import warm_policy
 
     snip = settings_snippet(executable())
     path = codex_hooks_path(scope, cwd)
-    what = "Codex hooks.json"
-    prepared = merged_json(path, lambda data: merge(data, snip, args=CODEX_HOOK_ARGS), what)
-    lines = project_config(cwd) if scope == "project" else []  # (after: refused, none)
-    result, changes = write_json(path, prepared)
-    lines += [result, *(f"  {c}" for c in changes)]
-    if result.startswith("wrote"):
+    lines, wrote = _install_into(
+        path, lambda data: merge(data, snip, args=CODEX_HOOK_ARGS), scope, cwd, "Codex hooks.json"
+    )
+    if wrote:
         lines.append(
             "Codex runs them once you trust them: start codex, trust this folder when it asks "
             "(a project's hooks), then /hooks to review them (untrusted ones never run)."
@@ -450,17 +441,3 @@ def has_hooks(path: Path) -> bool:
     return isinstance(hooks, dict) and any(
         _mine(group) for groups in hooks.values() if isinstance(groups, list) for group in groups
     )
-
-
-def _install_report(path: Path, scope: str, changes: list[str]) -> list[str]:
-    *what, result = changes
-    lines = [result, *(f"  {c}" for c in what)]
-    if result.startswith("wrote"):
-        lines += [
-            "Start a new Claude Code session for it to take effect (/hooks lists the hooks). "
-            f"To undo: {SCRIPT} hook claude-code --uninstall --{scope}.",
-            "Or install clm-policy as a Claude Code plugin, which also compacts and hands off by "
-            "itself in the terminal: clm-policy hook claude-code --install --plugin "
-            "(docs/claude-code.md).",
-        ]
-    return lines

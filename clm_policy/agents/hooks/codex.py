@@ -14,11 +14,9 @@ docs/codex.md lists the sources):
 - ``additionalContext`` of UserPromptSubmit and SessionStart becomes a developer message;
   ``systemMessage`` is shown to the person as a warning. No hook output runs ``/compact``.
 
-The events are answered as :mod:`.events` answers them for both agents; this module holds
-what differs (:data:`WORDING`) and PostCompact: Codex's own summary is committed when the
-rollout has one for this compaction (a local compaction writes it in the ``compacted`` line; a
-remote one keeps it encrypted, and the PreCompact snapshot is the record). PreToolUse,
-PermissionRequest, PostToolUse, SubagentStart, Interrupt and StopFailure say nothing about the
+This module holds what differs from Claude Code (:data:`WORDING`) and PostCompact: Codex's own
+summary is committed when the rollout has one (a local compaction writes it in the
+``compacted`` line; a remote one keeps it encrypted). Other events say nothing about the
 context: no hook."""
 
 from __future__ import annotations
@@ -48,13 +46,12 @@ AGENT = "codex"
 
 
 def run_codex_hook(raw: bytes, **options: str | None) -> HookOutput:
-    """Answer one Codex hook call (its JSON in ``raw``); never raises."""
+    """Answer one Codex hook call; never raises."""
     return run_hook(raw, AGENT, EVENTS, **options)
 
 
 def settings_snippet(executable: str) -> dict[str, Any]:
-    """The ``hooks.json`` that runs ``executable hook codex`` on every event handled here —
-    groups without a ``matcher``, which Codex runs for every trigger and source."""
+    """The ``hooks.json`` that runs ``executable hook codex`` on every event handled here."""
     import shlex
 
     return {"hooks": hook_settings(f"{shlex.quote(executable)} hook codex", EVENTS)}
@@ -119,8 +116,8 @@ def _post_compact(hook: Hook) -> Reply:
 
 def last_compaction_text(path: str) -> str:
     """The ``message`` of the rollout's last complete ``compacted`` line: Codex's summary after
-    a local compaction (its summary prefix, then the model's summary), empty after a remote
-    one and when the rollout has no compaction."""
+    a local compaction, empty after a remote one or none."""
+
     from clm_policy.transcripts.reading import MAX_TAIL_SCAN, Source
 
     with Source.open(path) as src:

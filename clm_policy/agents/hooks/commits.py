@@ -1,8 +1,6 @@
-"""What the hooks commit to the memory repository: the compaction snapshot taken before the
-agent compacts (:func:`commit_snapshot`), the agent's own summary after it
-(:func:`commit_summary`) and the session's handoff (:func:`hand_off`, by the one road of
-:mod:`clm_policy.lifecycle.compose`), each with the provenance of the decision and the agent's
-own trailers; whether the session has handed off already (:func:`handed_off`).
+"""What the hooks commit to the memory repository — the snapshot before the agent compacts,
+the agent's own summary after it, the session's handoff — each with the decision's provenance
+and the agent's own trailers; and whether the session has handed off already.
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ if TYPE_CHECKING:
 
 
 def agent_trailers(trigger: str, state: SessionState) -> dict[str, str]:
-    """The trailers saying the agent compacts, why (its trigger) and at what context."""
     return {"Clm-Agent-Trigger": trigger, "Clm-Agent-Tokens": str(state.tokens.context_tokens)}
 
 
@@ -30,10 +27,8 @@ def commit_snapshot(
     trigger: str,
     compacts: str,
 ) -> CompactOutcome | None:
-    """The compaction snapshot committed before the agent compacts (PreCompact): its rule is
-    ``<agent>:<trigger>``, its rationale ``<compacts> (<trigger>)`` ("Claude Code compacts").
-    None, and nothing committed, when a snapshot of this session at the same transcript
-    position (step and context) is committed already (a compaction the agent tries again)."""
+    """The snapshot committed before the agent compacts (rule ``<agent>:<trigger>``); None,
+    and nothing committed, when one at the same transcript position is committed already."""
     from clm_policy.lifecycle.pipelines import committed_snapshot, run_compaction
 
     if committed_snapshot(repo, state) is not None:
@@ -60,9 +55,8 @@ def commit_summary(
     context: tuple[int | None, int | None],
     **trailers: str,
 ) -> None:
-    """Commit the agent's own summary of its compaction (PostCompact) for the session ``sid``
-    at ``step``, with the context before and after it (``context``; None: unknown): its rule
-    is ``<agent>:<trigger>``, its trailers the agent's, its trigger and ``trailers``."""
+    """Commit the agent's own summary of its compaction for the session ``sid`` at ``step``,
+    with the context before and after it (None: unknown)."""
     from clm_policy.lifecycle.pipelines import Provenance, record_agent_summary
     from clm_policy.models.state import SessionState
 
@@ -83,13 +77,10 @@ def hand_off(
     **trailers: str,
 ) -> tuple[HandoffOutcome, Provenance]:
     """Commit this session's handoff by the one road (:mod:`clm_policy.lifecycle.compose`)
-    and note it among the session's facts: the agent's ``words`` (its reply, its MCP call;
-    without them, its latest compaction summary in the transcript, if any) kept whole beside
-    the transcript's record. ``outcome``: the decision that hands off (else the policy decides
-    on the transcript now); ``via`` names a road other than the hooks (``mcp``: the agent
-    called the tool, whatever the policy says). A push that fails (the hook log says why)
-    leaves the handoff committed: the outcome's ``push_failed``. Returns (the outcome, its
-    provenance)."""
+    and note it: the agent's ``words`` (else its latest compaction summary, if any) kept whole
+    beside the transcript's record. ``outcome``: the decision that hands off; ``via`` names a
+    road other than the hooks (``mcp``: whatever the policy says). A push that fails leaves
+    the handoff committed (``push_failed``). Returns the outcome and its provenance."""
     import os
 
     from clm_policy.agents.hooks.context import fill_window
@@ -158,22 +149,19 @@ def hand_off(
 def commit_handoff(
     hook: Hook, outcome: Decision | None, repo: MemoryRepo | None = None, **trailers: str
 ) -> HandoffOutcome:
-    """Commit this session's handoff at Stop or PreCompact: the handoff the model wrote in
-    its last reply (``last_assistant_message``, when the hook was told it: the transcript does
-    not hold it yet) kept whole, beside the transcript's record (:func:`hand_off`)."""
+    """Commit this session's handoff at Stop or PreCompact, with the model's last reply (the
+    hook is told it before the transcript holds it)."""
     from clm_policy.lifecycle.compose import words_of_reply
 
     words = words_of_reply(hook.call.text("last_assistant_message"))
     return hand_off(hook, words, outcome=outcome, repo=repo, **trailers)[0]
 
 
-MAIN_AGENT = "main"
-"""The manifest's ``agent_id`` of a session's own agent (its subagents have their ids)."""
+MAIN_AGENT = "main"  # the manifest's agent_id of a session's own agent
 
 
 def with_agents(repo: MemoryRepo, state: SessionState) -> SessionState:
-    """``state`` with the memory keys of the agents its session started (recorded at their
-    SubagentStop) among its ``memory_keys``: the next session reads their records first."""
+    """``state`` with the memory keys of the agents its session started among its own."""
     from clm_policy.lifecycle.subagents import agent_keys
 
     keys = agent_keys(repo, state.session_id)
@@ -183,8 +171,7 @@ def with_agents(repo: MemoryRepo, state: SessionState) -> SessionState:
 
 
 def handed_off(hook: Hook, repo: MemoryRepo | None = None) -> str | None:
-    """The manifest of this session's handoff when it has committed one (on any branch),
-    else None."""
+    """The manifest of this session's handoff (on any branch), else None."""
     from clm_policy.memory.audit import read_log
 
     if repo is None:
@@ -196,8 +183,8 @@ def handed_off(hook: Hook, repo: MemoryRepo | None = None) -> str | None:
 
 
 def push_note(done: HandoffOutcome) -> str:
-    """What a person is told, after the handoff's line, when pushing it failed: nothing when
-    it did not."""
+    """What a person is told, after the handoff's line, when pushing it failed."""
+
     if done.push_failed is None:
         return ""
     from clm_policy.agents.hooks.shared import log_path

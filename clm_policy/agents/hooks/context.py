@@ -1,9 +1,7 @@
 """The context a hook decides on: the transcript's figures (its end, or the whole file for a
-snapshot or a handoff), the window the agent knows, and the policy's outcome on them.
-
-The window is the one the agent knows: a Codex rollout names it; Claude Code's transcripts
-never do (:mod:`.windows`). With none known, thresholds that are shares of it decide nothing
-(:func:`window_unknown`): the outcome is None.
+snapshot or a handoff), the window the agent knows (a Codex rollout names it; for Claude
+Code, :mod:`.windows`), and the policy's outcome on them — None when thresholds that are
+shares of the window cannot decide because nobody knows it.
 """
 
 from __future__ import annotations
@@ -16,13 +14,11 @@ if TYPE_CHECKING:
     from clm_policy.agents.hooks.hook import Hook
     from clm_policy.models.decision import Decision
     from clm_policy.models.state import SessionState, StateLike
-    from clm_policy.policy.engine import Policy
     from clm_policy.transcripts.reading import TranscriptReading
 
 
 def read_tail(hook: Hook) -> tuple[TranscriptReading, Decision | None]:
-    """The transcript's figures (read from its end) and the policy's outcome on them (None:
-    the window is unknown)."""
+    """The transcript's figures, read from its end, and the policy's outcome on them."""
     from clm_policy.transcripts.reading import read_context
 
     path = hook.call.transcript()
@@ -35,8 +31,7 @@ def read_tail(hook: Hook) -> tuple[TranscriptReading, Decision | None]:
 
 
 def read_whole(hook: Hook) -> tuple[SessionState, Decision | None]:
-    """The whole transcript as a SessionState (for a snapshot or a handoff) and the policy's
-    outcome on it (None: the window is unknown)."""
+    """The whole transcript as a SessionState and the policy's outcome on it."""
     from clm_policy.transcripts.reading import read_transcript
     from clm_policy.transcripts.takeover import state_of
 
@@ -49,8 +44,7 @@ def read_whole(hook: Hook) -> tuple[SessionState, Decision | None]:
 
 
 def fill_window(hook: Hook, reading: TranscriptReading) -> None:
-    """Fill in ``reading``'s window and model from what the agent knows when the transcript
-    does not say (see the module)."""
+    """Fill in ``reading``'s window and model from what the agent knows."""
     if reading.context_window is not None or hook.agent != "claude-code":
         return
     from clm_policy.agents.hooks.windows import claude_code_window
@@ -62,27 +56,20 @@ def fill_window(hook: Hook, reading: TranscriptReading) -> None:
 
 def outcome_of(hook: Hook, figures: StateLike) -> Decision | None:
     """The policy's outcome for ``figures``; None when its thresholds are shares of a window
-    nobody knows (then they decide nothing: :func:`window_unknown`)."""
+    neither the state nor the policy knows."""
     policy = hook.policy()
-    if window_unknown(policy, figures, hook.profile):
+    prof = policy.profile(hook.profile or figures.profile)
+    shares = prof.soft_compact.percent is not None or prof.hard_handoff.percent is not None
+    if shares and policy.window_for(figures, prof)[0] is None:
         return None
     return policy.decide(figures, hook.profile)
 
 
-def window_unknown(policy: Policy, figures: StateLike, profile: str | None) -> bool:
-    """Whether the profile's thresholds are shares of a window that neither the state nor
-    the policy (its models table, the profile) knows: then they cannot decide anything."""
-    prof = policy.profile(profile or figures.profile)
-    if prof.soft_compact.percent is None and prof.hard_handoff.percent is None:
-        return False
-    return policy.window_for(figures, prof)[0] is None
-
-
 def _not_yet(path: str, name: str, exc: InputError) -> InputError:
     """``exc``, or :class:`NoTranscriptYet` when the transcript holds no line of the
-    conversation yet: a new session's small file whose lines are all records of the agent
-    (Claude Code's first is ``{"type": "mode", ...}``: no reader can tell its format from
-    it), none of them a user's or an assistant's — not garbage."""
+    conversation yet (a new session's file of the agent's own records: Claude Code's first
+    is ``{"type": "mode", ...}``, whose format no reader can tell)."""
+
     import json
 
     from clm_policy.formats.textio import read_bytes

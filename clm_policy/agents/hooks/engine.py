@@ -10,19 +10,14 @@ hook claude-code --engine`` with a JSON object on standard input and does what t
 says:
 
 - ``engine.start``: the status line's text.
-- ``engine.turn`` (``context``: Claude Code's own figures): ``compact`` with the policy's focus
-  as the instructions; ``ask`` for the handoff, once (the engine submits
-  :data:`~.claude_code.ENGINE_PROMPT`, whose UserPromptSubmit hook adds the request unseen and
-  whose Stop hook commits the reply); ``apply`` a handoff committed and not yet applied, where
-  the plugin's ``handoff`` option says ``replace`` or ``append``.
-- ``engine.compact`` (by the engine, ``/compact`` or Claude Code itself): the seed of a
-  committed handoff that waits to be applied, which replaces the conversation or follows
-  Claude Code's summary, recorded in git as taken; otherwise nothing (PreCompact commits the
-  snapshot, as for any compaction).
+- ``engine.turn``: ``compact`` with the policy's focus; ``ask`` for the handoff, once (the
+  engine submits :data:`~.claude_code.ENGINE_PROMPT`, whose UserPromptSubmit hook adds the
+  request unseen and whose Stop hook commits the reply); ``apply`` a handoff not yet applied.
+- ``engine.compact``: the seed of a committed handoff that waits to be applied, recorded as
+  taken; otherwise nothing (PreCompact commits the snapshot).
 
-Every answer holds ``status``, the status line's text (:mod:`clm_policy.agents.statusline`),
-pinned in Claude Code's footer. A call that fails answers ``idle`` (why, in a few words) and
-writes one line to the hook log: the session goes on untouched.
+Every answer holds ``status``, the status line's text. A call that fails answers ``idle`` (why,
+in a few words) and writes one line to the hook log: the session goes on untouched.
 """
 
 from __future__ import annotations
@@ -44,14 +39,12 @@ if TYPE_CHECKING:
     Answer = dict[str, Any]
 
 APPLY = "clm-policy: the conversation continues from the committed handoff"
-"""The instructions of the engine's own compaction that applies a handoff (its
-``session.compact`` handler knows it by them)."""
+"""The instructions of the engine's compaction that applies a handoff (it knows it by them)."""
 IDLE_LIMIT = 120
 
 
 def run_engine(raw: bytes) -> Answer:
-    """The answer to one call of the plugin engine module (its JSON in ``raw``); never
-    raises: a failure is one line in the hook log and an ``idle`` answer."""
+    """The answer to one call of the plugin engine module; never raises."""
     name = ""
     try:
         call = read_call(raw)
@@ -75,8 +68,7 @@ def run_engine(raw: bytes) -> Answer:
 
 
 def engine_main() -> str:
-    """``clm-policy hook claude-code --engine``: the call's JSON on standard input, the
-    answer's JSON (one line) returned."""
+    """``clm-policy hook claude-code --engine``: the answer's JSON, one line."""
     import json
 
     from clm_policy.agents.hooks.call import MAX_INPUT
@@ -96,7 +88,6 @@ def _start(hook: Hook) -> Answer:
 
 
 def _turn(hook: Hook) -> Answer:
-    """After a turn: compact, ask for the handoff, apply it, or nothing."""
     mode = handoff_mode(hook.call.event)
     status = status_text(hook)
     facts = hook.facts()
@@ -129,7 +120,6 @@ def _turn(hook: Hook) -> Answer:
 
 
 def _compact(hook: Hook) -> Answer:
-    """Before a compaction: the seed of a committed handoff that waits to be applied."""
     from clm_policy.agents.hooks.seeds import seed_from
     from clm_policy.memory.audit import read_log
 
@@ -170,7 +160,6 @@ EVENTS: Mapping[str, Callable[[Hook], Answer]] = {
 
 
 def handoff_mode(event: Mapping[str, Any]) -> str:
-    """What the plugin's ``handoff`` option says to do with a committed handoff."""
     mode = event.get("handoff")
     return mode if isinstance(mode, str) and mode in ENGINE_MODES else "replace"
 
@@ -186,9 +175,8 @@ def context_of(event: Mapping[str, Any]) -> tuple[int | None, int | None]:
 
 
 def _outcome(hook: Hook) -> Decision | None:
-    """The policy's outcome on the transcript's figures, with Claude Code's own context and
-    window in place of what the transcript says (None: no context given, no transcript yet,
-    or the window is unknown)."""
+    """The policy's outcome with Claude Code's own context and window in place of the
+    transcript's (None: no context given, no transcript yet, or the window is unknown)."""
     from clm_policy.agents.hooks.context import fill_window, outcome_of
     from clm_policy.transcripts.reading import read_context
 
@@ -208,8 +196,8 @@ def _outcome(hook: Hook) -> Decision | None:
 
 
 def status_text(hook: Hook) -> str:
-    """The status line's text for this session and these figures (and the window kept for
-    the session's hooks, as the status line keeps it)."""
+    """The status line's text for this session and these figures."""
+
     import json
 
     from clm_policy.agents.statusline import status_line

@@ -42,13 +42,12 @@ if TYPE_CHECKING:
 
 
 class Wording:
-    """What differs between the agents' answers (each agent's subclass gives them): the words
-    (``compact_command`` and ``compact_note`` take the focus; ``after_handoff`` ends a
-    sentence, ``next_session`` is one) and the answers' shapes, each given the text:
-    ``ask_at_stop`` keeps the agent going with a request to the model, ``block_compaction``
-    stops an automatic compaction, ``compaction_goes_ahead`` lets one proceed in a session that
-    handed off already. ``block_is_seen``: whether the person sees the blocking answer's text
-    (else the next hook that can show a message tells them)."""
+    """What differs between the agents' answers: the words (``compact_command`` and
+    ``compact_note`` take the focus; ``after_handoff`` ends a sentence) and the answers'
+    shapes, each given the text: ``ask_at_stop`` keeps the agent going with a request to the
+    model, ``block_compaction`` stops an automatic compaction, ``compaction_goes_ahead`` lets
+    one proceed after a handoff. ``block_is_seen``: whether the person sees the blocking
+    answer's text (else the next hook that can show a message tells them)."""
 
     agent_name: str
     compact_command: Callable[[str], str]
@@ -64,9 +63,8 @@ class Wording:
 
 
 def told_of_handoff(hook: Hook, wording: Wording, facts: Mapping[str, Any]) -> Reply | None:
-    """The message for a handoff this session committed where the person saw nothing (an
-    automatic compaction blocked at the hard limit: Claude Code shows no hook output there),
-    once; None when there is none to tell."""
+    """The message, once, for a handoff committed where the person saw nothing (Claude Code
+    shows no output of a blocked compaction); None when there is none to tell."""
     manifest = facts.get("handoff")
     if not isinstance(manifest, str) or facts.get("told") == manifest:
         return None
@@ -79,16 +77,13 @@ def told_of_handoff(hook: Hook, wording: Wording, facts: Mapping[str, Any]) -> R
 
 def stop_for_handoff(hook: Hook, wording: Wording) -> Reply:
     """A Stop hook's answer. When the policy says hand off and the session has no handoff
-    yet: ask the model once for a short handoff (``wording.ask_at_stop``: Claude Code's
-    ``additionalContext``, which keeps the turn going without an error; Codex's
-    ``decision: block``); at the stop after that — or at this turn's stop when the prompt hook
-    asked already — commit the handoff from the transcript and the model's last reply.
+    yet: ask the model once for a handoff (``wording.ask_at_stop``); at the stop after that —
+    or at this turn's stop when the prompt hook asked already — commit the handoff from the
+    transcript and the model's last reply.
 
-    The reply the hook is told of (``last_assistant_message``) may not be in the transcript
-    yet: it is waited for, a moment at most, unless it cannot reach the handoff point
-    (:func:`far_from_handoff`); a transcript with no usage figure yet (an estimate) decides no
-    handoff — the next prompt's hook has the figure. A handoff committed where the person saw
-    nothing is told here, once."""
+    The reply the hook is told of may not be in the transcript yet: it is waited for, a moment
+    at most, unless it cannot reach the handoff point (:func:`far_from_handoff`); an estimated
+    figure decides no handoff (the next prompt's hook has the real one)."""
     facts = hook.facts()
     told = told_of_handoff(hook, wording, facts)
     if told is not None:
@@ -128,13 +123,11 @@ def stop_for_handoff(hook: Hook, wording: Wording) -> Reply:
 
 
 def pre_compact(hook: Hook, wording: Wording) -> Reply:
-    """A PreCompact answer (manual or automatic): commit a compaction snapshot built from
-    the transcript before the agent summarises it away. When the compaction is automatic and
-    the policy hands off: commit the handoff instead and stop the compaction
-    (``wording.block_compaction``) — once per session: a later automatic compaction of a
-    session that has handed off goes ahead, with a snapshot. A snapshot at a transcript
-    position already committed is not committed again (the agent tries a blocked compaction
-    again before every request)."""
+    """A PreCompact answer: commit a snapshot of the transcript before the agent summarises it
+    away. An automatic compaction where the policy hands off commits the handoff instead and
+    is stopped — once per session: a later one goes ahead, with a snapshot. A position already
+    committed is not committed again (the agent retries a blocked compaction before every
+    request)."""
     trigger = hook.call.text("trigger") or "manual"
     settle(hook.call.transcript())
     state, outcome = read_whole(hook)
@@ -164,8 +157,7 @@ def pre_compact(hook: Hook, wording: Wording) -> Reply:
 def prompt_advice(hook: Hook, wording: Wording) -> Reply:
     """A UserPromptSubmit answer: nothing while the policy says continue; the person told
     to compact (with a focus) or that a handoff follows, and the model why. A session that
-    has handed off is not asked again (the person is told once, when no hook could show it
-    before); a window nobody knows is said once, with how to tell it."""
+    has handed off is not asked again; an unknown window is said once."""
     reading, outcome = read_tail(hook)
     if outcome is None:
         return window_notice(hook, reading)
@@ -204,9 +196,8 @@ def prompt_advice(hook: Hook, wording: Wording) -> Reply:
 
 
 def window_notice(hook: Hook, reading: TranscriptReading) -> Reply:
-    """Once per session: the window is unknown, so the policy's thresholds (shares of it)
-    decide nothing; how to tell it. Not before the first response (no model named yet, and
-    nothing in the window to speak of)."""
+    """Once per session, from the first response on: the window is unknown, so the policy's
+    thresholds decide nothing; how to tell it."""
     if not reading.model or hook.facts().get("window_told"):
         return NOTHING
     hook.note(window_told=True)
@@ -228,13 +219,10 @@ def window_notice(hook: Hook, reading: TranscriptReading) -> Reply:
 def far_from_handoff(
     policy: Policy, reading: TranscriptReading, outcome: Decision | None, reply: str | None
 ) -> bool:
-    """Whether the reply the Stop hook is told of (``reply``), if Claude Code has not written
-    it yet, cannot bring the session to the policy's handoff point: the last figure, with
-    every byte of the file after the line it comes from and every byte of ``reply`` counted as
-    a token (an over-count), is under half the hard limit — the other half is more than one
-    response adds besides (its thinking, the tool results Claude Code caps). Then Stop need
-    not wait for the reply (Claude Code writes the transcript every 100 ms: the wait would be
-    most of a Stop hook's time)."""
+    """Whether ``reply``, if Claude Code has not written it yet, cannot bring the session to
+    the handoff point: the last figure, with every byte after its line and of ``reply``
+    counted as a token, is under half the hard limit (the other half is more than one response
+    adds besides). Then Stop need not wait for the reply (most of a Stop hook's time)."""
     if outcome is None:
         return True  # nothing decides a handoff (the window is unknown)
     if reading.context_estimated or reading.bytes_after is None:
@@ -249,9 +237,8 @@ def far_from_handoff(
 
 
 def session_start(hook: Hook) -> Reply:
-    """SessionStart (both agents): the context a session starts with
-    (:func:`~.start.context_at_start`) as ``additionalContext``, nothing when there is none. A
-    ``model`` it names is kept among the session's facts, for the window (:mod:`.windows`)."""
+    """SessionStart: the context a session starts with as ``additionalContext``; a ``model``
+    it names is kept for the window (:mod:`.windows`)."""
     from clm_policy.agents.hooks.start import context_at_start
 
     model = hook.call.text("model")
@@ -267,14 +254,12 @@ def session_start(hook: Hook) -> Reply:
 
 
 def record_subagent(hook: Hook) -> Reply:
-    """SubagentStop (both agents): what an agent the session started did, from its own
-    transcript (``agent_transcript_path``), joins the session's memory under its ``agent_id``
-    (:mod:`clm_policy.lifecycle.subagents`). Claude Code 2.1.x: the transcript is
-    ``<session>/subagents/agent-<id>.jsonl``; the agent that writes a compaction's summary
-    stops too, with no transcript file: nothing of the task to record. Codex 0.171
-    (``spawn_agent``): the agent's own rollout (a copy of its parent's history at its start is
-    left out by :mod:`clm_policy.transcripts.codex`), ``agent_id`` its thread id, ``agent_type``
-    its role; the transcript may be null."""
+    """SubagentStop: what an agent the session started did, from its own transcript, joins
+    the session's memory under its ``agent_id``. Claude Code 2.1.x: the agent that writes a
+    compaction's summary stops too, with no transcript file. Codex 0.171: the agent's own
+    rollout (its parent's history left out by :mod:`clm_policy.transcripts.codex`), its
+    ``agent_id`` the thread id; the transcript may be null."""
+
     from clm_policy.lifecycle.subagents import record_agent_run
     from clm_policy.transcripts.reading import read_transcript
     from clm_policy.transcripts.takeover import state_of

@@ -1,7 +1,5 @@
-"""What the hooks say about the context: its share of the window (:func:`share`) and the focus
-a compaction keeps (:func:`compact_focus`, :func:`session_focus`), built from a transcript
-redacted where it is read (:func:`redacted_for_advice`).
-"""
+"""What the hooks say about the context: its share of the window and the focus a compaction
+keeps."""
 
 from __future__ import annotations
 
@@ -13,11 +11,9 @@ if TYPE_CHECKING:
 
 
 def redacted_for_advice(state: SessionState) -> SessionState:
-    """``state`` with what :func:`compact_focus` reads redacted — the goal, blockers, items
-    not verified, changed files and the last assistant message (:func:`next_safe_action`'s
-    sources) — before anything cuts it: the person is told to type the focus back into the
-    agent, and a key cut in half by an 80-character summary would no longer be recognised.
-    (Only these: redacting a long session's every message would cost every prompt.)"""
+    """``state`` with what :func:`compact_focus` reads redacted before anything cuts it: the
+    person types the focus back into the agent, and a key cut in half would no longer be
+    recognised. (Only these fields: redacting every message would cost every prompt.)"""
     from clm_policy.memory.redact import Redactor
     from clm_policy.models.enums import MessageRole
 
@@ -34,8 +30,7 @@ def redacted_for_advice(state: SessionState) -> SessionState:
 
 
 def session_focus(hook: Hook) -> str:
-    """The ``/compact`` focus of this hook's session (its transcript read whole, redacted):
-    what the prompt hook advises and what the plugin engine compacts with."""
+    """The ``/compact`` focus of this hook's session (its transcript read whole, redacted)."""
     from clm_policy.memory.redact import Redactor
     from clm_policy.transcripts.reading import read_transcript
     from clm_policy.transcripts.takeover import state_of
@@ -47,10 +42,9 @@ def session_focus(hook: Hook) -> str:
 
 
 def compact_focus(state: SessionState, last_activity: str | None = None) -> str:
-    """The focus for ``/compact``: what the summary must keep, in the handoff request's terms
-    (:func:`clm_policy.lifecycle.request.compact_focus`), and the next step — the one the
-    session states, or that it is unknown and what was last being done. Never a goal guessed
-    from the user's last words: the summary has the conversation."""
+    """The focus for ``/compact``: what the summary must keep, and the next step (the one the
+    session states, or what was last being done). Never a goal guessed from the user's last
+    words: the summary has the conversation."""
     from clm_policy.lifecycle.request import compact_focus as focus
     from clm_policy.lifecycle.summary import UNKNOWN_NEXT_STEP, next_safe_action, one_line
 
@@ -65,9 +59,9 @@ def compact_focus(state: SessionState, last_activity: str | None = None) -> str:
 
 
 def share(outcome: Decision, agent: str = "") -> str:
-    """The context as a share of the window; for Claude Code, of what it counts of the
-    window (its own "% context used", as the status line shows it: 160,000 of 200,000 is
-    "89% (160,000 of 180,000)")."""
+    """The context as a share of the window; for Claude Code, of what it counts of it
+    (160,000 of 200,000 is "89% (160,000 of 180,000)")."""
+
     window = outcome.context_window
     if window and agent == "claude-code":
         from clm_policy.agents.statusline import counted_window

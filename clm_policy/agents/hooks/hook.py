@@ -1,8 +1,5 @@
-"""One hook call resolved against its project (:class:`Hook`): what the project's configuration
-says (flags, then the environment, then ``.clm-policy.yaml`` in the call's ``cwd`` or above),
-worked out once, when the call is resolved, and held as a value. The policy is loaded on first
-use (:meth:`Hook.policy`, through the compiled-policy cache); the memory repository is opened,
-and created, only by a handler that writes (:meth:`Hook.repo`).
+"""One hook call resolved against its project: flags, then the environment, then
+``.clm-policy.yaml`` in the call's ``cwd`` or above, worked out once and held as values.
 """
 
 from __future__ import annotations
@@ -22,12 +19,10 @@ if TYPE_CHECKING:  # a hook runs on every prompt: no typing at run time
 
 
 class Hook:
-    """One call (``call``) of ``agent``'s hook resolved against the project of its ``cwd``:
-    ``config``, the policy (``policy_ref``: a bundled name or a path) and ``profile``, the
-    ``memory`` repository's folder, the ``remote`` handoffs are pushed to (None: none), and the
-    settings of an untrusted file that were ``ignored`` (said once to the person: taken from
-    :func:`clm_policy.config.trust.take_ignored` here). The arguments ``policy_ref``,
-    ``profile`` and ``memory`` are the command's flags (they come first)."""
+    """One ``call`` of ``agent``'s hook resolved against its project: ``config``,
+    ``policy_ref``, ``profile``, the ``memory`` repository, the ``remote`` handoffs are pushed
+    to, and the settings of an untrusted file that were ``ignored``. The arguments are the
+    command's flags (they come first)."""
 
     __slots__ = (
         "_policy",
@@ -65,21 +60,20 @@ class Hook:
         self._policy: Policy | None = None
 
     def facts(self) -> dict[str, Any]:
-        """What the hooks noted about this session between calls (``{}``: nothing, or no
-        session named): the session's ``hook`` facts (:mod:`clm_policy.agents.sessionfacts`)."""
+        """What the hooks noted about this session between calls (``{}``: nothing)."""
         from clm_policy.agents.sessionfacts import read_facts
 
         return read_facts(self.call.session, "hook") if self.call.session else {}
 
     def note(self, **changes: Any) -> None:
-        """Note ``changes`` among this session's facts (a value None removes the fact)."""
+        """Note ``changes`` among this session's facts (None removes the fact)."""
         from clm_policy.agents.sessionfacts import update_facts
 
         if self.call.session:
             update_facts(self.call.session, "hook", **changes)
 
     def policy(self) -> Policy:
-        """The policy (loaded once per call, through the compiled-policy cache)."""
+        """The policy, loaded on first use through the compiled-policy cache."""
         if self._policy is None:
             from clm_policy.policy.cache import load_policy_cached
 
@@ -87,8 +81,8 @@ class Hook:
         return self._policy
 
     def session_id(self, reading: TranscriptReading | None = None) -> str:
-        """The memory repository's id of this session: the agent's own, when valid and not
-        shaped like a secret, else one derived from the transcript's ``reading``."""
+        """The agent's id of this session when valid and no secret, else one derived from the
+        transcript's ``reading``."""
         from clm_policy.memory.layout import check_session
 
         sid = self.call.session
@@ -101,7 +95,7 @@ class Hook:
         raise InputError(f"{self.call.name}: no usable session_id in the hook's input")
 
     def repo(self) -> MemoryRepo:
-        """The project's memory repository, created on first use."""
+        """The project's memory repository, created on first use (only a writer opens it)."""
         from clm_policy.memory.git.write import MemoryRepo
         from clm_policy.memory.init import init_memory
         from clm_policy.memory.layout import is_memory_repo
@@ -111,8 +105,6 @@ class Hook:
         return MemoryRepo(self.memory)
 
     def provenance(self, outcome: Decision | None, **extra: str) -> Provenance:
-        """Why a commit of this hook is made: the outcome's rule and rationale, the policy,
-        the agent and ``extra`` trailers."""
         from clm_policy.lifecycle.pipelines import Provenance
 
         policy = self.policy()
@@ -125,8 +117,7 @@ class Hook:
 
 
 def default_policy(agent: str) -> str:
-    """The policy when nothing names one: for Claude Code, the bundled ``claude-code`` policy
-    (shares of the window; the status line speaks for it too), for other agents ``default``."""
+    """The policy when nothing names one: ``claude-code`` for Claude Code, else ``default``."""
     if agent == "claude-code":
         from clm_policy.agents.statusline import DEFAULT_POLICY
 
@@ -135,11 +126,10 @@ def default_policy(agent: str) -> str:
 
 
 def warm_policy(folder: str, agent: str = "default") -> None:
-    """Compile the policy a hook in ``folder`` would use (its project's ``.clm-policy.yaml``,
-    else the default) into the compiled-policy cache, so that the first hook and status line
-    of a session find it there (``hook claude-code --install``, ``hook codex
-    --print-settings``, ``init``). Best effort: a policy that cannot be loaded is left for the
-    hook to report, in its log."""
+    """Compile the policy a hook in ``folder`` would use into the cache, so that a session's
+    first hook finds it there. Best effort: a policy that cannot be loaded is left for the
+    hook to report."""
+
     import contextlib
 
     from clm_policy.base.errors import ClmError

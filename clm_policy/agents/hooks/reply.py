@@ -1,7 +1,5 @@
-"""What a hook answers, as data (:class:`Reply`: the parts the agents read, or an exit code with
-standard error, exit 2 blocking where blocking is the point), which handlers build and add to,
-rendered once, safe, into what the process writes (:meth:`Reply.render`, :class:`HookOutput`).
-"""
+"""What a hook answers, as data (:class:`Reply`), rendered once, safe, into what the process
+writes (:class:`HookOutput`)."""
 
 from __future__ import annotations
 
@@ -20,24 +18,20 @@ notice in place of the middle."""
 
 
 def utf16_units(text: str) -> int:
-    """``text``'s length as Claude Code (JavaScript) counts it: UTF-16 code units."""
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def utf8_bytes(text: str) -> int:
-    """``text``'s length as Codex counts it: bytes of UTF-8."""
     return len(text.encode("utf-8", "surrogatepass"))
 
 
 def size_for(agent: str) -> Callable[[str], int]:
-    """How ``agent`` measures what a hook tells the model: Codex in bytes of UTF-8 (a Chinese
-    character is 3), Claude Code in UTF-16 code units (one, but two for an emoji)."""
+    """How ``agent`` measures what a hook tells the model: Codex in bytes of UTF-8, Claude
+    Code (JavaScript) in UTF-16 code units."""
     return utf8_bytes if agent == "codex" else utf16_units
 
 
 class HookOutput(Record):
-    """What the hook process writes: its exit code, standard output and standard error."""
-
     exit_code: int = 0
     stdout: str = ""
     stderr: str = ""
@@ -45,9 +39,8 @@ class HookOutput(Record):
 
 class Reply(Record):
     """A hook's answer: ``message`` for the person (``systemMessage``), ``context`` for the
-    model (``additionalContext`` of ``event``'s ``hookSpecificOutput``), agent-specific
-    ``fields`` (their JSON keys: Codex's ``decision``/``reason``, ``continue``/``stopReason``),
-    or an ``exit_code`` with ``stderr``. An empty reply says nothing."""
+    model (``additionalContext`` of ``event``'s ``hookSpecificOutput``), agent-specific JSON
+    ``fields``, or an ``exit_code`` with ``stderr``. An empty reply says nothing."""
 
     message: str = ""
     context: str = ""
@@ -64,13 +57,10 @@ class Reply(Record):
         return self.replace(message=f"{line}\n{self.message}" if self.message else line)
 
     def render(self, size: Callable[[str], int] = utf16_units) -> HookOutput:
-        """What the process writes: every text — the person's ``systemMessage``, the model's
-        ``additionalContext`` and ``reason``, standard error — through the redactor commits
-        pass (it is built from the transcript: a key in the goal must not be repeated back, nor
-        typed into the agent again), made terminal-safe (the agents show it on a terminal) and
-        held to :data:`CONTEXT_LIMIT` as ``size`` measures it (escapes and markers are longer
-        than what they replace). The redactor is imported only here: a prompt that continues
-        says nothing."""
+        """What the process writes: every text redacted (it is built from the transcript: a
+        key in the goal must not be repeated back), made terminal-safe and held to
+        :data:`CONTEXT_LIMIT` as ``size`` measures it. The redactor is imported only here: a
+        prompt that continues says nothing."""
         payload: dict[str, object] = {}  # the JSON object on standard output, if any
         if self.message:
             payload["systemMessage"] = self.message
@@ -93,13 +83,11 @@ NOTHING = Reply()
 
 
 def tell(message: str) -> Reply:
-    """A reply that tells the person ``message``."""
     return Reply(message=message)
 
 
 def cut(text: str, size: Callable[[str], int] = utf16_units) -> str:
-    """``text`` held to :data:`CONTEXT_LIMIT` as ``size`` measures it: its longest start that
-    fits with an ellipsis after it."""
+    """``text``'s longest start that fits :data:`CONTEXT_LIMIT` with an ellipsis after it."""
     if size(text) <= CONTEXT_LIMIT:
         return text
     room = CONTEXT_LIMIT - size("…")
@@ -114,8 +102,8 @@ def cut(text: str, size: Callable[[str], int] = utf16_units) -> str:
 
 
 def cleaner(size: Callable[[str], int] = utf16_units) -> Callable[[str], str]:
-    """What every text a hook says passes: redacted, terminal-safe, held to the limit as
-    ``size`` measures it (:func:`size_for` the agent)."""
+    """What every text a hook says passes: redacted, terminal-safe, held to the limit."""
+
     from clm_policy.base.termsafe import terminal_safe
     from clm_policy.memory.redact import Redactor
 

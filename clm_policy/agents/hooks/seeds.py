@@ -1,9 +1,7 @@
-"""A committed handoff made into the seed a session starts from, and recorded in git as taken
-(:func:`seed_from`): by the SessionStart hook (:mod:`.start`) for a new session, by the plugin
-engine (:mod:`.engine`) for the session that handed off and continues in place.
+"""A committed handoff made into the seed a session starts from, recorded in git as taken.
 
-Imported only when there is a handoff to hand: the seed's modules (the manifest's model, the
-lifecycle's pipelines) are a session start's heaviest.
+Imported only when there is a handoff to hand: the seed's modules are a session start's
+heaviest.
 """
 
 from __future__ import annotations
@@ -28,25 +26,21 @@ if TYPE_CHECKING:
     from clm_policy.policy.engine import Profile
 
 SEED_LIMIT = 9_400
-"""The most a seed given at SessionStart may take, as its agent measures it
-(:func:`~.reply.size_for`: Claude Code reads 10,000 UTF-16 code units of a hook's additional
-context, Codex 10,000 bytes; the hook's own notices need room)."""
+"""The most a seed given at SessionStart may take, as its agent measures it (both read 10,000
+of a hook's additional context; the hook's own notices need room)."""
 
 
 def seed_budget(profile: Profile) -> int:
-    """The characters a hook's seed may take: the profile's ``seed_tokens``, in characters,
-    held to :data:`SEED_LIMIT`."""
+    """The profile's ``seed_tokens`` in characters, held to :data:`SEED_LIMIT`."""
     return min(profile.seed_tokens * CHARS_PER_TOKEN, SEED_LIMIT)
 
 
 def seed_from(
     hook: Hook, repo: MemoryRepo, entry: AuditEntry, *, in_place: bool = False
 ) -> tuple[str, str] | None:
-    """The seed of the handoff ``entry`` (an audit-log entry of a handoff commit) and its goal,
-    recorded in git as taken by this hook's session (``Clm-Seed``: no later session starts
-    from it again); None when its manifest is missing or does not validate. ``in_place``: the
-    session that handed off continues from it (clm-policy's plugin engine replaced its
-    conversation), so its start record keeps no parent of its own."""
+    """The seed of the handoff ``entry`` and its goal, recorded as taken by this session
+    (``Clm-Seed``); None when its manifest is missing or does not validate. ``in_place``: the
+    session that handed off continues from it (the plugin engine), with no parent."""
     from clm_policy.agents.hooks.shared import log
 
     path = entry.trailers.get("Clm-Manifest")
@@ -86,8 +80,9 @@ def seed_from(
 
 
 def _carried(repo: MemoryRepo, session: str | None, commit: str) -> tuple[list[str], list[str]]:
-    """The constraints and decisions the handed-off session's state held (the manifest has no
-    field for them): from its state.json in the handoff's commit; none when unreadable."""
+    """The constraints and decisions of the handed-off session's state.json at ``commit``
+    (the manifest has no field for them)."""
+
     if not session or not is_session(session):
         return [], []
     text = repo.show_file(f"sessions/{session}/state.json", commit)

@@ -1,11 +1,9 @@
 """The transcript as the agent writes it: the hooks read a file the agent is still writing.
 
-Claude Code 2.1.x queues its transcript lines and writes them every 100 ms (its session
-storage's ``FLUSH_INTERVAL_MS``): when a Stop hook runs, the reply it is told of
-(``last_assistant_message``) is often not in the file yet, and the usage figure the file holds
-is the response's before; at PreCompact, the response that pushed the context past the
-agent's limit may be missing too. :func:`wait_for_reply` waits for the reply, :func:`settle`
-for the file to stop growing — each a moment at most, and never longer than a hook's budget.
+Claude Code 2.1.x writes its transcript every 100 ms (``FLUSH_INTERVAL_MS``): when a Stop hook
+runs, the reply it is told of is often not in the file yet, and the usage figure is the
+response's before; at PreCompact, the response that pushed the context past the limit may be
+missing too. So the hooks wait — a moment at most — for the reply, or for the file to settle.
 """
 
 from __future__ import annotations
@@ -16,7 +14,6 @@ import time
 from clm_policy.base.privatefiles import read_regular
 
 REPLY_WAIT = 0.5
-"""Seconds a Stop hook waits at most for the reply it is told of to reach the transcript."""
 SETTLE_QUIET = 0.15
 SETTLE_LIMIT = 0.6
 """A compaction hook reads the transcript once its size has not changed for SETTLE_QUIET
@@ -26,9 +23,7 @@ _POLL = 0.005
 
 def wait_for_reply(path: str, reply: str | None) -> None:
     """Wait (at most :data:`REPLY_WAIT` seconds) until the end of the transcript at ``path``
-    holds ``reply``, the reply a Stop hook is told of (``last_assistant_message``): when Stop
-    fires, Claude Code has often not written it yet, and the figures would be the response's
-    before."""
+    holds ``reply``, the reply a Stop hook is told of."""
     if not reply or not reply.strip():
         return
     import json
@@ -40,13 +35,12 @@ def wait_for_reply(path: str, reply: str | None) -> None:
 
 
 def tail(path: str, limit: int) -> bytes:
-    """The last ``limit`` bytes of the file at ``path`` (none when it cannot be read or is not
-    a regular file: a FIFO named as the transcript must not hang the Stop hook)."""
+    """The last ``limit`` bytes of the file at ``path`` (none when it is not a readable
+    regular file: a FIFO named as the transcript must not hang the hook)."""
     return read_regular(path, limit, last=True) or b""
 
 
 def settle(path: str) -> None:
-    """Wait until the file at ``path`` stops growing (see :data:`SETTLE_QUIET`)."""
     start = last_change = time.monotonic()
     seen = size(path)
     while True:
@@ -60,7 +54,8 @@ def settle(path: str) -> None:
 
 
 def size(path: str) -> int:
-    """The size of the file at ``path`` now (-1: none)."""
+    """The size of the file at ``path`` (-1: none)."""
+
     try:
         return os.stat(path).st_size
     except OSError:

@@ -1,16 +1,7 @@
-"""What every agent's hooks share: the table of the events an agent answers
-(:class:`HookEvent`) and the settings generated from it (:func:`hook_settings`), the call
-answered by its handler (:func:`run_hook`: the input read, the call resolved against its
-project, the reply rendered once), and the rule that a hook never breaks the agent — every
-failure is one line in the hook log (:func:`log`) and an answer of nothing.
-
-Each agent has one table of the events it answers: :data:`clm_policy.agents.hooks.
-claude_code.EVENTS` (Claude Code) and :data:`clm_policy.agents.hooks.codex.EVENTS` (Codex
-CLI). An event the agents' protocols agree on has one handler, in :mod:`.events`, which both
-tables name; what differs in their words and shapes is their :class:`~.events.Wording`. The
-pieces a handler is given: the input (:mod:`.call`), the call resolved against its project
-and what the hooks noted about the session (:mod:`.hook`), the transcript's figures and the
-policy's outcome (:mod:`.context`); what it returns is a :class:`~.reply.Reply`.
+"""What every agent's hooks share: the event table's row (:class:`HookEvent`) and the settings
+generated from a table, the call answered by its handler (:func:`run_hook`), and the rule
+that a hook never breaks the agent — every failure is one line in the hook log and an answer
+of nothing.
 """
 
 from __future__ import annotations
@@ -40,16 +31,15 @@ NOTICES_NAME = "trust-notices.json"
 
 class HookEvent(Record):
     """One event an agent's hook answers: its ``handler`` and the ``timeout`` (seconds) the
-    agent's settings give the hook command, after which the agent stops it."""
+    agent's settings give the hook command."""
 
     handler: Handler
     timeout: int
 
 
 def hook_settings(command: str, events: Mapping[str, HookEvent]) -> dict[str, Any]:
-    """The ``hooks`` settings that run ``command`` (quoted for the shell) on every event of
-    ``events``, each in a group without a ``matcher`` (every trigger, every source) — the
-    shape Claude Code's settings.json and Codex's hooks.json share."""
+    """The ``hooks`` settings that run ``command`` on every event of ``events``, in groups
+    without a ``matcher`` (the shape settings.json and Codex's hooks.json share)."""
     return {
         event: [{"hooks": [{"type": "command", "command": command, "timeout": spec.timeout}]}]
         for event, spec in events.items()
@@ -59,10 +49,8 @@ def hook_settings(command: str, events: Mapping[str, HookEvent]) -> dict[str, An
 def run_hook(
     raw: bytes, agent: str, events: Mapping[str, HookEvent], **options: str | None
 ) -> HookOutput:
-    """Answer the hook input ``raw`` with the handler of its ``hook_event_name`` in
-    ``events`` (``options``: the command's ``policy``, ``profile`` and ``memory`` flags); any
-    failure is logged and answered with nothing (exit 0), so a hook never stands in the
-    agent's way."""
+    """Answer the hook input ``raw`` with its event's handler (``options``: the command's
+    flags); any failure is logged and answered with nothing (exit 0)."""
     where = f"{agent}: "
     try:
         call = read_call(raw)
@@ -84,8 +72,7 @@ def run_hook(
 
 def with_trust_notice(hook: Hook, reply: Reply) -> Reply:
     """``reply``, telling the person what the project's configuration may not choose until
-    they trust it (the hook's ``ignored``) — once per session and content of the file, not on
-    every prompt. Nothing is read when nothing was ignored."""
+    they trust it — once per session and content of the file."""
     if not hook.ignored or reply.exit_code != 0:  # exit 2: Claude Code reads stderr only
         return reply
     try:
@@ -97,8 +84,7 @@ def with_trust_notice(hook: Hook, reply: Reply) -> Reply:
 
 
 def not_said(session: str, ignored: list[IgnoredSettings]) -> list[IgnoredSettings]:
-    """Those of ``ignored`` this session has not been told of (for the file's content now),
-    marked as told. Kept in a private file of the user's state; without it, said again."""
+    """Those of ``ignored`` this session has not been told of, marked as told."""
     import json
 
     from clm_policy.agents.logfile import log_path as path_of
@@ -133,8 +119,8 @@ def log_path() -> Path:
 
 
 def log(line: str, exc: BaseException | None = None) -> None:
-    """Append ``line`` to the hook log as one line (and the traceback of ``exc``, when
-    given, after it)."""
+    """Append ``line`` to the hook log as one line (and the traceback of ``exc`` after it)."""
+
     from clm_policy.agents.logfile import append
 
     line = " ".join(line.split())  # a message of several lines is still one line of the log

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
 
 def context_at_start(hook: Hook) -> str:
-    """What the session starts with, by the SessionStart ``source`` (see the module)."""
     source = hook.call.text("source")
     if source in ("startup", "clear"):
         return take_handoff(hook)
@@ -29,8 +28,8 @@ def context_at_start(hook: Hook) -> str:
 
 
 def take_handoff(hook: Hook) -> str:
-    """The newest handoff no session has picked up yet, as a seed; recorded in git as taken
-    by this session, and noted for its first prompt (which says which)."""
+    """The newest handoff no session has taken yet, as a seed; recorded as taken, and noted
+    for the session's first prompt."""
     from clm_policy.memory.layout import is_memory_repo
 
     if not is_memory_repo(hook.memory):
@@ -51,9 +50,9 @@ def take_handoff(hook: Hook) -> str:
 
 
 def waiting_handoffs(memory: str, session: str) -> list[AuditEntry]:
-    """The handoffs of the memory repository at ``memory`` that no session has taken
-    (``Clm-Seed`` of a start record) and that ``session`` did not make, newest first: the
-    handoffs and the start records of every branch, read by one ``git log``."""
+    """The handoffs at ``memory`` that no session has taken and ``session`` did not make,
+    newest first, read by one ``git log``."""
+
     from clm_policy.memory.audit import read_log
 
     entries = read_log(memory, event=("start", "handoff"), rev="--all")

@@ -17,8 +17,7 @@ window is taken from the best source that knows it, in this order:
    (policies/claude-code.yaml lists the models Claude Code 2.1.x gives 200,000 and 1,000,000).
 
 When none knows, the window stays unknown: thresholds given as shares of it cannot fire, and
-the prompt hook says so once (clm_policy.agents.hooks.events.window_notice). Reading the
-settings costs a few small JSON files, and only when the first two sources are silent.
+the prompt hook says so once.
 """
 
 from __future__ import annotations
@@ -41,9 +40,8 @@ MAX_WINDOW = 100_000_000
 def claude_code_window(
     session_id: str, model: str | None, cwd: str | None
 ) -> tuple[int | None, str | None]:
-    """The window (None: no source knows it) and model of the Claude Code session
-    ``session_id`` whose transcript names ``model`` (None: none yet), run in ``cwd``; see the
-    module docstring for the order."""
+    """The window (None: no source knows it) and model of the session whose transcript names
+    ``model`` (None: none yet), run in ``cwd``."""
     seen = read_facts(session_id, "window")
     reported = _tokens(seen.get("window"))
     if reported:
@@ -63,7 +61,6 @@ def claude_code_window(
 
 
 def _tokens(value: object) -> int | None:
-    """A window in tokens: a positive int (or its decimal text) up to :data:`MAX_WINDOW`."""
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value.strip())
     if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_WINDOW:
@@ -72,9 +69,8 @@ def _tokens(value: object) -> int | None:
 
 
 def _settings(cwd: str | None) -> list[dict[str, Any]]:
-    """Claude Code's settings files, most specific first: the project's
-    ``.claude/settings.local.json`` and ``.claude/settings.json``, then the user's
-    (``$CLAUDE_CONFIG_DIR/settings.json``, else ``~/.claude/settings.json``)."""
+    """Claude Code's settings, most specific first: the project's local and shared ones, then
+    the user's."""
     files = []
     if cwd and os.path.isabs(cwd):
         files += [
@@ -90,6 +86,7 @@ def _value(settings: list[dict[str, Any]], key: str) -> object:
 
 
 def _read_json(path: str) -> dict[str, Any]:
-    """A settings file's JSON object; {} when it is not there, not a regular file (a FIFO or a
-    device in its place must not hang the hook: :func:`read_regular`) or not an object."""
+    """A settings file's JSON object; {} when missing, not an object or not a regular file (a
+    FIFO in its place must not hang the hook)."""
+
     return json_object(read_regular(path, SETTINGS_LIMIT), SETTINGS_LIMIT)

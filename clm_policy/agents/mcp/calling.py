@@ -1,26 +1,19 @@
 """Which Claude Code session is calling the MCP server, and its transcript.
 
-Claude Code starts a project's MCP servers once per process, in the project's folder, with
-``CLAUDE_PROJECT_DIR`` and ``CLAUDE_CODE_SESSION_ID`` in their environment (2.1.328), and
-writes each assistant message to the session's transcript before it runs the tools the
-message calls: ``$CLAUDE_CONFIG_DIR/projects/<project path, every character but letters and
-digits as '->/<session>.jsonl`` (``~/.claude`` without ``CLAUDE_CONFIG_DIR``). So the caller
-is, in this order:
+Claude Code (2.1.328) starts a project's MCP servers once per process, with
+``CLAUDE_PROJECT_DIR`` and ``CLAUDE_CODE_SESSION_ID`` in their environment, and writes each
+assistant message to the session's transcript before it runs the tools the message calls:
+``$CLAUDE_CONFIG_DIR/projects/<project path, every character but letters and digits as
+'->/<session>.jsonl``. So the caller is, in this order:
 
-1. the transcript that holds this very call — a ``tool_use`` of ``mcp__<server>__<tool>``
-   with no result yet, near its end: first the session Claude Code named, then the project's
-   other transcripts, newest first (after ``/clear`` the server lives on with the old id in
-   its environment; two sessions may share a project);
+1. the transcript that holds this very call (a ``tool_use`` of the tool with no result yet,
+   near its end): the session Claude Code named first, then the project's others, newest
+   first (after ``/clear`` the server keeps the old id; two sessions may share a project);
 2. the session ``CLAUDE_CODE_SESSION_ID`` names;
 3. the project's transcript modified last.
 
-None of them: an :class:`InputError` saying where it looked.
-
-Claude Code queues the call's line and writes its transcript every 100 ms, so the line often
-lands a moment after the call (and the calling response's figures with it). It is waited for
-only when the client is Claude Code (the server knows its client: :data:`WRITER`), and only
-until it lands, :data:`WAIT` seconds at most; any other client's call never reaches a
-transcript, and is answered at once.
+Claude Code writes its transcript every 100 ms, so the call's line often lands a moment after
+the call: it is waited for, :data:`WAIT` seconds at most, only when the client is Claude Code.
 """
 
 from __future__ import annotations
@@ -37,14 +30,10 @@ from clm_policy.agents.hooks.settling import tail
 from clm_policy.base.errors import InputError
 from clm_policy.base.paths import claude_config_dir
 
-TAIL = 256 * 1024
-"""Bytes of a transcript's end searched for the pending call."""
-CANDIDATES = 20
-"""Transcripts of the project looked at, newest first."""
-WRITER = "claude-code"
-"""The MCP client name (``clientInfo.name``) of Claude Code, whose calls reach a transcript."""
-WAIT = 1.0
-"""Seconds Claude Code's call may take at most to reach a transcript (a flush or two)."""
+TAIL = 256 * 1024  # bytes of a transcript's end searched for the pending call
+CANDIDATES = 20  # transcripts of the project looked at, newest first
+WRITER = "claude-code"  # Claude Code's clientInfo.name
+WAIT = 1.0  # seconds Claude Code's call may take to reach a transcript (a flush or two)
 POLL = 0.01
 
 HOLDS_CALL = "its transcript holds this call"
@@ -55,8 +44,6 @@ NEWEST = "the project's newest transcript"
 
 @dataclass(frozen=True)
 class Caller:
-    """The calling session: its id, transcript, project folder and how it was found."""
-
     session_id: str
     transcript: str
     project: str
@@ -64,18 +51,16 @@ class Caller:
 
 
 def project_dir(env: Mapping[str, str], cwd: str) -> str:
-    """The project Claude Code runs in: ``$CLAUDE_PROJECT_DIR``, else the working folder."""
     return os.path.abspath(env.get("CLAUDE_PROJECT_DIR") or cwd)
 
 
 def transcripts_dir(env: Mapping[str, str], project: str) -> str:
-    """Where Claude Code keeps the project's transcripts (see the module)."""
     return os.path.join(claude_config_dir(env), "projects", re.sub(r"[^A-Za-z0-9]", "-", project))
 
 
 def find_caller(tool: str, env: Mapping[str, str], cwd: str, wait: float = 0.0) -> Caller:
-    """The session calling ``tool`` (see the module's doc); the call is looked for until it is
-    found or ``wait`` seconds have passed (0: once)."""
+    """The session calling ``tool``; the call is looked for until it is found or ``wait``
+    seconds have passed."""
     project = project_dir(env, cwd)
     folder = transcripts_dir(env, project)
     deadline = time.monotonic() + wait
@@ -101,7 +86,6 @@ def find_caller(tool: str, env: Mapping[str, str], cwd: str, wait: float = 0.0) 
 
 
 def _newest(folder: str) -> list[str]:
-    """The project's transcripts, newest first (:data:`CANDIDATES` at most)."""
     paths = (
         p for p in glob.glob(os.path.join(glob.escape(folder), "*.jsonl")) if os.path.isfile(p)
     )
@@ -133,8 +117,8 @@ def _caller(path: str, project: str, how: str) -> Caller:
 
 
 def holds_pending_call(path: str, tool: str) -> bool:
-    """Whether the end of the transcript ``path`` holds a call of ``mcp__<server>__<tool>``
-    that has no result yet."""
+    """Whether the end of the transcript holds a call of ``tool`` with no result yet."""
+
     data = tail(path, TAIL)
     marker = f"__{tool}".encode()
     first = data.find(marker)

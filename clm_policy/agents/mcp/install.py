@@ -1,12 +1,9 @@
 """Registering clm-policy's MCP server with Claude Code (``clm-policy mcp --install``).
 
-Claude Code reads a project's servers from ``<project>/.mcp.json`` (``{"mcpServers": {name:
-{"type": "stdio", "command": ..., "args": [...]}}}``, meant to be committed; each person
-approves a project's servers once) and the person's own, for every project, from the
-``mcpServers`` of ``~/.claude.json`` (``$CLAUDE_CONFIG_DIR/.claude.json`` when that is set).
-:func:`install` merges the ``clm-policy`` entry into one of them and keeps everything else:
-other servers, every other key, in their order — and, in an entry of its own already there,
-every key but the ones it writes (:data:`OWNED`: the person's ``env``, ...).
+Claude Code reads a project's servers from ``<project>/.mcp.json`` (meant to be committed; each
+person approves a project's servers once) and the person's own from the ``mcpServers`` of
+``~/.claude.json``. :func:`install` merges the ``clm-policy`` entry into one of them and keeps
+everything else, in its order — in its own entry too, every key but :data:`OWNED`.
 """
 
 from __future__ import annotations
@@ -23,29 +20,18 @@ NAME = "clm-policy"
 
 
 def config_path(scope: str, cwd: Path) -> Path:
-    """``<cwd>/.mcp.json`` (project) or Claude Code's user configuration (user)."""
     cs.check_scope(scope)
     if scope == "project":
         return cwd / ".mcp.json"
     return Path(claude_user_config())
 
 
-def permissions_file(scope: str) -> str:
-    """The settings file whose ``permissions.allow`` lets the ``scope``'s tools run without a
-    prompt: the project's ``.claude/settings.json``, or the person's own, for every project
-    (``~/.claude/settings.json``; ``$CLAUDE_CONFIG_DIR/settings.json`` when that is set)."""
-    return str(cs.settings_path(scope, Path()))  # (the project's: relative, as it is shown)
-
-
-OWNED = ("type", "command", "args")
-"""The keys of the server's entry that :func:`install` writes; any other (``env``, ...) is the
-person's, and kept."""
+OWNED = ("type", "command", "args")  # any other key of the entry (env, ...) is the person's
 
 
 def merge(config: dict[str, Any], ours: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """``config`` with ``ours`` as its ``mcpServers.clm-policy`` (a new dict): an entry there
-    already keeps its keys but :data:`OWNED` (its ``env``, ...), in their order; and what
-    changed (nothing: an empty list)."""
+    """``config`` with ``ours`` as its ``mcpServers.clm-policy`` (a new dict), and what
+    changed."""
     merged = copy.deepcopy(config)
     servers = merged.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
@@ -72,20 +58,17 @@ def _shown(value: object) -> str:
 
 
 def _ours() -> dict[str, Any]:
-    """The server's entry: ``<clm-policy> mcp`` over standard input and output."""
     return {"type": "stdio", "command": cs.executable(), "args": ["mcp"]}
 
 
 def check(scope: str, cwd: Path) -> None:
-    """The :class:`InputError` :func:`install` would raise for the ``scope``'s file, nothing
-    written (``init --mcp`` asks before it writes anything else)."""
+    """The :class:`InputError` :func:`install` would raise, nothing written."""
     ours = _ours()
     cs.merged_json(config_path(scope, cwd), lambda data: merge(data, ours))
 
 
 def install(scope: str, cwd: Path) -> list[str]:
-    """Merge the server into the ``scope``'s file and say what changed, one line each; the
-    file is replaced atomically, and not written when nothing changes."""
+    """Merge the server into the ``scope``'s file atomically; what changed, one line each."""
     path = config_path(scope, cwd)
     ours = _ours()
     result, changes = cs.update_json(path, lambda data: merge(data, ours))
@@ -95,18 +78,20 @@ def install(scope: str, cwd: Path) -> list[str]:
             "Claude Code asks once whether to use a project's MCP servers: approve "
             f"{NAME} (or list it in enabledMcpjsonServers in .claude/settings.local.json)."
         )
+    allow = cs.settings_path(scope, Path())  # (the project's: relative, as it is shown)
     lines.append(
         f"Its tools are mcp__{NAME}__handoff, __status, __explain, __memory_search, "
         f"__memory_read and __memory_write; to call them without a prompt add "
-        f'"mcp__{NAME}" to permissions.allow in {permissions_file(scope)}.'
+        f'"mcp__{NAME}" to permissions.allow in {allow}.'
     )
+
     if not sdk_installed():
         lines.append(f"note: the server needs the mcp package: pip install '{NAME}[mcp]'")
     return lines
 
 
 def sdk_installed() -> bool:
-    """Whether the MCP Python SDK (2.x) can be imported."""
+
     import importlib.util
 
     try:

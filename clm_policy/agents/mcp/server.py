@@ -1,12 +1,9 @@
 """The MCP server (``clm-policy mcp``): the tools of :mod:`.tools` registered with the MCP
-Python SDK (the optional ``mcp`` package, 2.x: :class:`mcp.server.mcpserver.MCPServer`), over
-standard input and output.
+Python SDK (the optional ``mcp`` package, 2.x), over standard input and output.
 
-Each tool has typed, bounded arguments (the SDK checks them against the JSON schema it
-derives from the signature) and answers JSON. A problem — an argument of the wrong type or too
-long, a key outside the topics, no session to be found — is a tool error with one clear line,
-and nothing is written. :data:`DESCRIPTIONS` is what the model reads; docs/mcp.md shows the
-same text (a test holds them equal).
+Each tool has typed, bounded arguments (the SDK checks them against the schema it derives
+from the signature) and answers JSON. A problem is a tool error with one clear line, and
+nothing is written. :data:`DESCRIPTIONS` is what the model reads (docs/mcp.md, held equal).
 """
 
 from __future__ import annotations
@@ -66,8 +63,7 @@ DESCRIPTIONS = {
 
 
 def _asks(field: str) -> str:
-    """What the request asks of the handoff's part ``field`` (the tool's field descriptions
-    and the Stop request say the same)."""
+    """What the request asks of the handoff's part ``field`` (as the Stop request says)."""
     return next(s.asks for s in SECTIONS if s.field == field)
 
 
@@ -77,8 +73,7 @@ Items = Annotated[list[Item], Field(max_length=50)]
 
 
 def failed(tool: str, detail: str) -> str:
-    """A tool error's one line, as the SDK words its own: ``Error executing tool <tool>: ``,
-    then ``detail`` — which does not name the tool again (every tool error is made here)."""
+    """A tool error's one line, as the SDK words its own (every tool error is made here)."""
     return f"Error executing tool {tool}: {detail}"
 
 
@@ -96,14 +91,13 @@ def _error(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-SHOWN_UNKNOWN = 5
-"""Unknown arguments named in a refusal, at most (the rest are counted)."""
+SHOWN_UNKNOWN = 5  # unknown arguments named in a refusal (the rest are counted)
 
 
 def unknown_arguments(arguments: Iterable[str], known: Sequence[str]) -> str | None:
-    """The refusal of the ``arguments`` a tool does not take (``known``: those it takes),
-    each named with the nearest it takes, or None when it takes them all. The SDK would drop
-    them unread: a typo (``blocker`` for ``blockers``) would lose what the agent wrote."""
+    """The refusal of the ``arguments`` a tool does not take, each with the nearest it takes
+    (None: it takes them all). The SDK would drop them unread: a typo (``blocker``) would lose
+    what the agent wrote."""
     unknown = [name for name in arguments if name not in known]
     if not unknown:
         return None
@@ -117,12 +111,11 @@ def unknown_arguments(arguments: Iterable[str], known: Sequence[str]) -> str | N
     return "; ".join(parts) + f"; its arguments: {', '.join(known) or 'none'}"
 
 
-_CLIENT: ContextVar[str] = ContextVar("clm_policy_mcp_client", default="")
-"""The name the calling client gave (``clientInfo.name``), for the call being answered."""
+_CLIENT: ContextVar[str] = ContextVar("clm_policy_mcp_client", default="")  # clientInfo.name
 
 
 def client_of(context: Any) -> str:
-    """The name the client of ``context`` (the SDK's request context) gave, "" when none."""
+    """The name the client of the SDK's request ``context`` gave, "" when none."""
     try:
         params = context.session.client_params
     except Exception:  # no request: a call made in process
@@ -132,14 +125,14 @@ def client_of(context: Any) -> str:
 
 
 def call_wait() -> float:
-    """How long the call being answered may take to reach a transcript: Claude Code writes
-    it (a moment after the call); any other client's never reaches one."""
+    """How long the call being answered may take to reach a transcript (only Claude Code's
+    does)."""
     return WAIT if _CLIENT.get() == WRITER else 0.0
 
 
 async def read_only(tool: Callable[[float], dict[str, Any]]) -> dict[str, Any]:
-    """A tool that only reads (``status``, ``explain``): answered on the event loop when it
-    waits for nothing, in a worker thread while it may wait for Claude Code's line."""
+    """A tool that only reads: answered on the event loop when it waits for nothing, in a
+    worker thread while it may wait for Claude Code's line."""
     wait = call_wait()
     if not wait:
         return tool(wait)
@@ -149,11 +142,9 @@ async def read_only(tool: Callable[[float], dict[str, Any]]) -> dict[str, Any]:
 
 
 def _new_server() -> MCPServer:
-    """The SDK's server, which knows the client of each call (:func:`call_wait`), refuses an
-    argument the tool does not take (:func:`unknown_arguments`; the SDK ignores it), says
-    which arguments it refused without echoing them (:func:`_error`), and answers the
-    project's errors as tool errors (their message is the model's to read; anything else is a
-    crash the SDK reports without detail); every one worded by :func:`failed`."""
+    """The SDK's server, which knows the client of each call, refuses arguments the tool does
+    not take, says which it refused without echoing them, and answers the project's errors
+    as tool errors (anything else is a crash the SDK reports without detail)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
@@ -183,8 +174,7 @@ def _new_server() -> MCPServer:
 
 
 def build_server(tools: Tools | None = None) -> MCPServer:
-    """The server with its six tools (``tools``: what they run; by default the process's
-    project and session)."""
+    """The server with its six tools (``tools``: by default the process's project)."""
     run = tools or Tools()
     server = _new_server()
 
@@ -245,8 +235,8 @@ def build_server(tools: Tools | None = None) -> MCPServer:
 
 
 def serve() -> None:
-    """Run the server on standard input and output until the client closes them, the wire
-    guarded (:mod:`.wire`: bounded requests, an answer for every request the SDK would drop)."""
+    """Run the server on standard input and output, the wire guarded (:mod:`.wire`)."""
+
     from clm_policy.agents.mcp.wire import guarded
 
     server = build_server()

@@ -1,12 +1,9 @@
-"""What each MCP tool does, without the MCP SDK: plain functions that take typed values and
-return JSON data, raising the project's errors (the server turns them into tool errors, and
-names the tool itself: a message here does not).
+"""What each MCP tool does, without the MCP SDK: plain values in, JSON data out, the project's
+errors raised (their message does not name the tool: the server does).
 
-Every tool reads the project the way the hooks do (:class:`~clm_policy.agents.hooks.hook.
-Hook`: ``.clm-policy.yaml`` of the project, the environment, the memory repository); the
-session ones find the calling session first (:mod:`.calling`). Writes go through the one write
-path: a handoff through :func:`~clm_policy.lifecycle.pipelines.run_handoff`, a topic through
-:class:`~clm_policy.memory.store.GitMemoryStore` — redacted, confined and committed.
+Every tool reads the project the way the hooks do (:class:`~clm_policy.agents.hooks.hook.Hook`);
+the session ones find the calling session first (:mod:`.calling`). Writes go through the one
+write path, redacted, confined and committed.
 """
 
 from __future__ import annotations
@@ -35,8 +32,7 @@ NEXT_SESSION = (
 
 
 class Tools:
-    """The tools of one server process: the project is the one Claude Code started it in
-    (``CLAUDE_PROJECT_DIR``, else ``cwd``)."""
+    """The tools of one server process, for the project Claude Code started it in."""
 
     def __init__(self, env: Mapping[str, str] | None = None, cwd: str | None = None) -> None:
         self.env = os.environ if env is None else env
@@ -67,8 +63,7 @@ class Tools:
         }
 
     def status(self, wait: float = 0.0) -> dict[str, Any]:
-        """The calling session's context, the policy's decision on it and what to do. ``wait``:
-        how long the call may take to reach the transcript (:func:`.calling.find_caller`)."""
+        """The calling session's context, the policy's decision on it and what to do."""
         caller, hook = self._session("status", wait)
         reading, outcome = read_tail(hook)
         if outcome is None:  # shares of a window nobody knows decide nothing
@@ -104,8 +99,7 @@ class Tools:
         }
 
     def explain(self, wait: float = 0.0) -> dict[str, Any]:
-        """The decision of :meth:`status` with every rule and guard, the values each read
-        and its result (``clm-policy decide --explain`` as data)."""
+        """The decision of :meth:`status` explained (``decide --explain`` as data)."""
         caller, hook = self._session("explain", wait)
         reading, _ = read_tail(hook)
         explanation = hook.policy().explain(reading.to_figures(), hook.profile)
@@ -113,8 +107,7 @@ class Tools:
 
     def handoff(self, fields: AgentHandoff, wait: float = 0.0) -> dict[str, Any]:
         """Commit the calling session's handoff: the agent's fields, kept whole, beside the
-        transcript's record; the answer says what the next session will be told. Empty
-        fields give the record alone."""
+        transcript's record."""
         from clm_policy.agents.hooks.commits import hand_off
         from clm_policy.lifecycle.compose import words_of_fields
 
@@ -161,7 +154,7 @@ class Tools:
         }
 
     def memory_read(self, key: str) -> dict[str, Any]:
-        """The topic ``key``, whole."""
+        """The topic ``key``, or the handoff a seed names by it, whole."""
         from clm_policy.memory.layout import check_key, handoff_of_key, is_memory_repo
         from clm_policy.memory.store import GitMemoryStore
 
@@ -190,7 +183,6 @@ class Tools:
         }
 
     def memory_write(self, key: str, text: str) -> dict[str, Any]:
-        """Write the topic ``key`` (replacing it), redacted and committed."""
         from clm_policy.memory.layout import check_key, topic_path
         from clm_policy.memory.store import GitMemoryStore
 
@@ -210,7 +202,7 @@ class Tools:
 
 
 def advice(outcome: Decision) -> str:
-    """What the agent should do, by the decision."""
+
     action = outcome.action.value
     full = share(outcome)
     if action == "handoff":

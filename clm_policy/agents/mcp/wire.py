@@ -5,18 +5,15 @@ The SDK's stdio transport reads a request line whole, however long, and drops a 
 no JSON-RPC message it can read without an answer, leaving the client waiting for ever: no JSON
 at all, no ``"jsonrpc": "2.0"``, an ``id`` neither a string nor an integer, ``params`` not an
 object, a batch (a JSON array: MCP has none), a lone surrogate (``"\\ud800"``). So standard
-input and output pass through two threads (:func:`guarded`): the **reader** skips a line longer
-than :data:`MAX_REQUEST` without keeping it and answers it with an error, answers each of those
-lines with JSON-RPC's error (:func:`answer`), and passes every other line to the SDK
-unchanged; the **writer** passes the SDK's output on line by line, so that an error the reader
-writes never lands inside one of the SDK's messages. The reader answers a ``tools/call``
-without the tool's ``name`` (or with ``arguments`` not an object) too, saying which parameter:
-the SDK's answer is "Invalid request parameters" alone. The SDK reads and writes its
-descriptors 0 and 1 as ever.
+input and output pass through two threads (:func:`guarded`): the **reader** answers a line
+longer than :data:`MAX_REQUEST` (without keeping it) and each of those lines with JSON-RPC's
+error (:func:`answer`), and passes every other line to the SDK unchanged; the **writer**
+passes the SDK's output on line by line, so that an error the reader writes never lands
+inside one of the SDK's messages. A ``tools/call`` without ``name`` (or with ``arguments``
+not an object) is answered here too, saying which: the SDK says "Invalid request parameters".
 
-An error answers with the request's ``id`` when it can be read (a string or an integer), else
-``null``; a notification (no ``id``) and a response are never answered, a batch's requests
-in a JSON array, as JSON-RPC answers a batch.
+An error answers with the request's ``id`` when it is a string or an integer, else ``null``;
+a notification and a response are never answered.
 """
 
 from __future__ import annotations
@@ -33,13 +30,10 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 MiB = 1024 * 1024
-MAX_REQUEST = 4 * MiB
-"""The longest request line read: a handoff or a topic (64 KiB of text, at most six bytes a
-character once escaped) is far below it."""
+MAX_REQUEST = 4 * MiB  # a handoff or a topic (64 KiB, six bytes a character escaped) is below
 CHUNK = 64 * 1024
 SETTLE = 600.0
-"""The longest wait, at the end of standard input, for the answers to requests in flight (a
-handoff a model writes takes a while)."""
+"""The longest wait, at the end of standard input, for the answers to requests in flight."""
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
@@ -51,9 +45,9 @@ _WORDS = {
 
 
 class _Out:
-    """The real standard output, written a whole line at a time by either thread; what the
-    writer has read from the SDK and what it has written on, in bytes; and the ids of the
-    requests passed to the SDK that it has not answered yet (:meth:`settle`)."""
+    """The real standard output, written a whole line at a time by either thread; the bytes
+    the writer has read from the SDK and written on; the ids of the requests the SDK has not
+    answered yet."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
@@ -68,8 +62,7 @@ class _Out:
             _write_all(self.fd, data)
 
     def asked(self, text: bytes) -> None:
-        """Note a request passed to the SDK (by its id), or forget one it was told is
-        cancelled (``notifications/cancelled``: it may answer none)."""
+        """Note a request passed to the SDK, or forget one cancelled (it may answer none)."""
         message = _message(text)
         with self.changed:
             if "method" in message and _usable_id(message) is not None:
@@ -92,7 +85,7 @@ class _Out:
     def settle(self, writer: threading.Thread, limit: float = SETTLE) -> None:
         """Wait, at most ``limit`` seconds, until the SDK has answered every request passed
         to it, or its output has ended: at the end of standard input the SDK stops, and an
-        answer it had not written was lost (a tool's commit made, and never reported)."""
+        answer not written yet is lost (a tool's commit made, and never reported)."""
         import time
 
         deadline = time.monotonic() + limit
@@ -122,19 +115,18 @@ def _error(request_id: object, message: str, code: int = INVALID_REQUEST) -> dic
 
 
 def error_line(request_id: object, message: str, code: int = INVALID_REQUEST) -> bytes:
-    """A JSON-RPC error answer, as one line."""
     return json.dumps(_error(request_id, message, code)).encode() + b"\n"
 
 
 def _usable_id(message: dict[str, object]) -> object:
-    """The request's ``id`` to answer with: a string or an integer, else None (``null``)."""
+    """The request's ``id`` to answer with, else None (``null``)."""
     found = message.get("id")
     return found if isinstance(found, str | int) and not isinstance(found, bool) else None
 
 
 def _problem(message: dict[str, object]) -> tuple[int, str] | None:
-    """What is wrong with the request (or notification) ``message`` that the SDK would drop
-    it, or answer without saying what; None: nothing."""
+    """What is wrong with ``message`` that the SDK would drop it, or answer without saying
+    what; None: nothing."""
     if message.get("jsonrpc") != "2.0":
         return INVALID_REQUEST, "'jsonrpc' must be \"2.0\""
     if "id" in message and _usable_id(message) is None:
@@ -159,16 +151,14 @@ def _problem(message: dict[str, object]) -> tuple[int, str] | None:
 
 
 def _unanswered(message: dict[str, object]) -> bool:
-    """Whether JSON-RPC never answers ``message``: a notification (a ``method``, no ``id``) or
-    a response (to a request of the server's)."""
+    """Whether JSON-RPC never answers ``message``: a notification or a response."""
     if "method" in message:
         return "id" not in message
     return "result" in message or "error" in message
 
 
 def _answered(message: object, surrogate: tuple[int, str] | None) -> dict[str, object] | None:
-    """The error answering one message the SDK would not answer (or not say why), or None:
-    it goes to the SDK, or is dropped unanswered (a notification, a response)."""
+    """The error answering one message the SDK would not answer (or not say why), or None."""
     if not isinstance(message, dict):
         return _error(None, "not a JSON-RPC message (a JSON object)")
     problem: tuple[int, str] | None
@@ -186,8 +176,7 @@ def _answered(message: object, surrogate: tuple[int, str] | None) -> dict[str, o
 
 
 def _batch(messages: list[object]) -> bytes | None:
-    """The answer to a batch: one error for each of its requests, in an array (none at all
-    when it holds only notifications and responses)."""
+    """The answer to a batch: one error for each of its requests, in an array."""
     if not messages:
         return error_line(None, "an empty batch")
     errors = [
@@ -202,8 +191,7 @@ def _batch(messages: list[object]) -> bytes | None:
 
 
 def answer(text: str) -> tuple[bool, bytes | None]:
-    """Whether the request line ``text`` goes to the SDK, and the line answering it here
-    (see the module's docstring)."""
+    """Whether the request line ``text`` goes to the SDK, and the line answering it here."""
     surrogate = lone_surrogate(text) if "\\u" in text else None
     try:
         message = json.loads(text)
@@ -225,7 +213,6 @@ def answer(text: str) -> tuple[bool, bytes | None]:
 
 
 def _pass_on(line: bytes, end: bytes, sink: int, out: _Out) -> None:
-    """Write ``line`` and ``end`` to ``sink`` for the SDK, unless it is answered here."""
     passes, error = answer(line.decode("utf-8", "replace"))
     if passes:
         out.asked(line)
@@ -241,9 +228,9 @@ def read_requests(
     limit: int = MAX_REQUEST,
     writer: threading.Thread | None = None,
 ) -> None:
-    """Copy request lines from ``source`` to ``sink`` until ``source`` ends (see the module
-    docstring), then, once the SDK has answered what it was passed (``writer``: the thread
-    passing its answers on, :meth:`_Out.settle`), close ``sink``."""
+    """Copy request lines from ``source`` to ``sink`` until ``source`` ends, then, once the
+    SDK has answered what it was passed (``writer``: the thread passing its answers on),
+    close ``sink``."""
     kept = bytearray()
     skipping = False  # inside a line over the limit: read to its end, keep nothing
     try:
@@ -280,7 +267,6 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def pass_answers(source: int, out: _Out) -> None:
-    """Copy the SDK's output from ``source`` to the real standard output, a line at a time."""
     pending = bytearray()
     with contextlib.suppress(OSError):
         while chunk := os.read(source, CHUNK):
@@ -298,7 +284,6 @@ def pass_answers(source: int, out: _Out) -> None:
 
 
 def _unread(fd: int) -> int:
-    """Bytes waiting in the pipe ``fd`` (0 where that cannot be asked)."""
     try:
         import fcntl
         import termios
@@ -312,8 +297,8 @@ def _unread(fd: int) -> int:
 def guarded(limit: int = MAX_REQUEST) -> Iterator[None]:
     """Inside: descriptors 0 and 1 are pipes to and from the two threads, which hold the
     real standard input and output; on leaving, what the SDK wrote last is passed on (the
-    SDK keeps a copy of its output descriptor open, so the writer never sees it end: it is
-    waited for until the pipe is empty and every line read is written)."""
+    SDK keeps its output open, so the writer never sees it end: the pipe is waited for)."""
+
     real_in, real_out = os.dup(0), os.dup(1)
     to_sdk_r, to_sdk_w = os.pipe()
     from_sdk_r, from_sdk_w = os.pipe()
