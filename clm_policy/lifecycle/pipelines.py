@@ -80,8 +80,7 @@ class Provenance(Record):
 
 
 NO_PROVENANCE = Provenance()
-"""Why a pipeline runs when its caller says nothing (no rule, no policy; shared, never
-changed)."""
+"""No rule, no policy (shared, never changed)."""
 
 
 class CompactOutcome(Record):
@@ -121,8 +120,7 @@ class PushError(GitError):
 
 
 def state_doc(state: SessionState) -> JsonDoc:
-    """``state.json``: the persisted state (checked: the reader must accept what is written;
-    redacted by the write path as data)."""
+    """``state.json``, checked: the reader must accept what is written."""
     from clm_policy.models.state_io import state_from
 
     data = state.as_dict()
@@ -161,13 +159,11 @@ def trailers(state: SessionState, event: str, why: Provenance, **more: str) -> d
 def _message(
     state: SessionState, event: str, why: Provenance, body: str, **more: str
 ) -> CommitMessage:
-    """The commit message of ``event``: its subject, ``body`` and :func:`trailers`."""
     subject = event_subject(event, state.session_id, state.step_index, why.rule)
     return CommitMessage(subject, body, trailers(state, event, why, **more))
 
 
 SUMMARY_KEPT = "Clm-Summary-Kept"
-"""The trailer of a deterministic summary's check against the facts it was built from."""
 
 
 def recall_trailers(
@@ -264,8 +260,8 @@ def _callers_compaction(
     now: datetime,
     trigger: str | None,
 ) -> CompactionResult:
-    """The compaction handed back to the caller: made from the raw state, with the summary,
-    recall and summarizer of the one ``recorded`` (the one committed)."""
+    """The caller's compaction: made from the raw state, with ``recorded``'s summary, recall
+    and summarizer."""
     told = DETERMINISTIC if deterministic else TextSummary(recorded.summary, recorded.summarizer)
     return compact(
         state, retain=retain, summarizer=told, now=now, trigger=trigger, verify_facts=False
@@ -287,7 +283,6 @@ def _compaction_message(
     deterministic: bool,
     context_line: str | None,
 ) -> CommitMessage:
-    """A compaction's commit message (:func:`run_compaction` says what it holds)."""
     assert recorded.recall is not None
     context = context_line or (
         f"Context: {result.context_before} -> {result.context_after} tokens (estimated)"
@@ -352,23 +347,14 @@ def run_handoff(
     """Commit the handoff ``handoff`` composes (:func:`~clm_policy.lifecycle.compose.compose`;
     a bare state is composed as it is): the manifest (validated), its Markdown and the state,
     on the checked-out branch, or on ``clm/handoff/<session>-<n>`` with ``branch``; push if
-    asked. Returns the seed the next session starts from (:mod:`clm_policy.lifecycle.seed`:
-    the agent's words whole, the record beside them, memory topics framed as records) within
-    ``seed_chars`` (default ``seed_tokens`` x 4) as ``seed_size`` measures it (characters,
-    or what the agent counts: Codex takes bytes). A failed push raises :class:`PushError`,
-    saying the commit exists (and holding it). ``pr_body`` (with ``branch``): the file the
-    branch's pull-request body is written to (:mod:`clm_policy.lifecycle.prbody`), checked
-    before the commit, written before the push.
-
-    The trailers say what was measured: ``Clm-Seed-Tokens`` (the seed's size),
-    ``Clm-Seed-Kept`` (how much of the record the budget let into the seed — a share of its
-    own facts, not a quality figure), and when the agent wrote a handoff, ``Clm-Recall-Agent``
-    (how many of the recorded facts its words hold: what it forgot, measured against a record
-    its words did not make) with ``-Missing`` and ``-Kinds``, and ``Clm-Contradictions`` (how
-    many lines say the record disagrees with it). ``agent_id``: which agent of the task hands
-    off. ``store``: the memory backend the seed's topics come from (default: the git topics of
-    ``repo``). ``memory_dir``: the memory repository as the user names it, for the seed's way
-    to read the whole handoff."""
+    asked. Returns the seed the next session starts from (:mod:`clm_policy.lifecycle.seed`)
+    within ``seed_chars`` (default ``seed_tokens`` x 4) as ``seed_size`` measures it
+    (characters, or what the agent counts: Codex takes bytes). A failed push raises
+    :class:`PushError`, saying the commit exists (and holding it). ``pr_body`` (with
+    ``branch``): the file the pull-request body is written to, checked before the commit,
+    written before the push. The trailers say what was measured (docs/verification.md).
+    ``store``: the memory backend of the seed's topics (default: ``repo``'s git topics);
+    ``memory_dir``: the memory repository as the user names it, for the seed's last line."""
     from clm_policy.lifecycle.compose import Composed
     from clm_policy.memory.redact import untag
 
@@ -384,17 +370,16 @@ def run_handoff(
     m_path = _manifest_file(repo, manifest, state.session_id, number, branch=branch)
     h_path = handoff_path(state.session_id, number)
     checked = _add_handoff_files(change, state, clean, manifest, m_path, h_path)
-    # what the next session starts from, checked for the facts before it is committed
-    budget = seed_chars if seed_chars is not None else seed_tokens * CHARS_PER_TOKEN
-    seed = _handoff_seed(
-        repo,
+    # what the next session starts from, checked for the facts before it is committed (its
+    # memory read before anything is written: a refusal stops here)
+    seed = seed_text(
         manifest,
-        clean,
-        h_path,
-        budget=budget,
+        memory=memory_hits(repo, manifest, store),
+        budget=seed_chars if seed_chars is not None else seed_tokens * CHARS_PER_TOKEN,
+        read_more=read_more(h_path, memory_dir or repo.root),
+        constraints=clean.constraints,
+        decisions=clean.decisions,
         size=seed_size,
-        store=store,
-        memory_dir=memory_dir,
     )
     extra, agent_recall = _measured(change, handoff, manifest, seed)
     # the seed as the next session's system message: its markers as committed, untagged
@@ -413,8 +398,7 @@ def run_handoff(
 
 
 def _check_destination(*, branch: bool, push: str | None, pr_body: str | None) -> None:
-    """The remote to push to and the pull-request body's file, refused before anything is
-    committed (a pull-request body needs the handoff on a branch of its own)."""
+    """Refuse the remote and the pull-request body's file before anything is committed."""
     if push:
         from clm_policy.memory.git.run import check_name
 
@@ -452,8 +436,7 @@ def _handoff_manifest(
     now: datetime | None,
     agent_id: str | None,
 ) -> HandoffManifest:
-    """The handoff's manifest, built from the cleaned state and redacted by ``change``, with
-    the rationale ``why`` gives (or the rule's name) and ``agent_id`` when there is one."""
+    """The handoff's manifest, built from the cleaned state and redacted by ``change``."""
     from clm_policy.lifecycle.handoff import build_manifest
 
     rationale = why.rationale or (f"rule {why.rule}" if why.rule else "handoff requested")
@@ -496,7 +479,7 @@ def _add_handoff_files(
     m_path: str,
     h_path: str,
 ) -> list[HandoffManifest]:
-    """Add the manifest, its Markdown and the final state to ``change``. The list returned
+    """Add the manifest, its Markdown and the final state to ``change``; the list returned
     receives the manifest as validated when the commit writes it."""
     from clm_policy.lifecycle.handoff import render_manifest_markdown
     from clm_policy.models.shapes.manifest import validate_manifest
@@ -516,36 +499,11 @@ def _add_handoff_files(
     return checked
 
 
-def _handoff_seed(
-    repo: MemoryRepo,
-    manifest: HandoffManifest,
-    clean: SessionState,
-    h_path: str,
-    *,
-    budget: int,
-    size: Callable[[str], int],
-    store: MemoryStore | None,
-    memory_dir: str | None,
-) -> str:
-    """What the next session starts from, within ``budget`` as ``size`` measures it."""
-    # read before anything is written: a refusal stops here
-    hits = memory_hits(repo, manifest, store)
-    return seed_text(
-        manifest,
-        memory=hits,
-        budget=budget,
-        read_more=read_more(h_path, memory_dir or repo.root),
-        constraints=clean.constraints,
-        decisions=clean.decisions,
-        size=size,
-    )
-
-
 def _measured(
     change: Change, handoff: Composed, manifest: HandoffManifest, seed: str
 ) -> tuple[dict[str, str], Recall | None]:
-    """The handoff's trailers of what was measured (:func:`run_handoff` names them), and the
-    agent's recall (None when it wrote no handoff)."""
+    """The handoff's trailers of what was measured, and the agent's recall (None when it
+    wrote no handoff)."""
     asked = inventory(change.clean(handoff.base))
     extra = {
         "Clm-Seed-Tokens": str(estimate_tokens(seed)),
@@ -572,8 +530,7 @@ def _commit_handoff(
     branch: bool,
 ) -> tuple[str, str]:
     """Commit the handoff on the checked-out branch, or on ``clm/handoff/<session>-<n>``
-    with ``branch``: the commit and the ref of its branch. Its message says the goal, the next
-    safe action and why; its trailers end with ``more``."""
+    with ``branch``: the commit and the ref of its branch."""
     body = (
         f"Goal: {manifest.goal}\nNext safe action: {manifest.next_safe_action}\n"
         f"Why: {manifest.decision_rationale}\n"
@@ -589,9 +546,8 @@ def _commit_handoff(
 
 
 def _push_handoff(repo: MemoryRepo, remote: str, done: HandoffOutcome) -> HandoffOutcome:
-    """Push the handoff ``done``'s branch to ``remote``: ``done`` with the attempts it took. A
-    failure raises :class:`PushError`, saying the commit exists and how to push it (and
-    holding ``done``)."""
+    """Push ``done``'s branch to ``remote``: ``done`` with the attempts it took, or a
+    :class:`PushError` saying the commit exists and how to push it (holding ``done``)."""
     try:
         attempts = repo.push(remote, done.ref)
         if attempts > 1:  # rebased onto what the remote had: the commit pushed is a new one
@@ -614,7 +570,6 @@ def _push_handoff(repo: MemoryRepo, remote: str, done: HandoffOutcome) -> Handof
 
 
 SEED_NAME = "clm-handoff"
-"""The name of the seed's message in the loop (its system message)."""
 
 
 def read_more(handoff_file: str, memory_dir: str | None) -> str:
@@ -631,8 +586,7 @@ def memory_hits(
     repo: MemoryRepo, manifest: HandoffManifest, store: MemoryStore | None = None
 ) -> list[tuple[str, str]]:
     """The seed's memory entries: ``store``'s (the git topics by default) for the manifest's
-    memory keys and goal, its next safe action as what the next session starts on
-    (:meth:`~clm_policy.memory.store.MemoryStore.seed`)."""
+    memory keys, goal and next safe action."""
     from clm_policy.memory.store import SEED_HITS, GitMemoryStore
 
     chosen = store if store is not None else GitMemoryStore(repo)
@@ -669,17 +623,13 @@ def record_agent_summary(
     context: tuple[int | None, int | None] = (None, None),
 ) -> str:
     """Commit the summary an agent wrote of its own context when it compacted (Claude Code's
-    ``compact_summary``), as ``sessions/<id>/summaries/<step>.md``: the audit trail shows
-    what the agent's native compaction kept.
+    ``compact_summary``) as ``sessions/<id>/summaries/<step>.md``.
 
-    ``context`` is the agent's own figures before and after the compaction when it gives
-    them (Claude Code's ``compactMetadata.preTokens``/``postTokens``): the one after becomes
-    ``Clm-Context-Tokens``; without it the commit says the context is unknown until the
-    agent's next usage figure, and has no such trailer (never a 0 it did not measure).
-
+    ``context``: the agent's own figures before and after (Claude Code's
+    ``compactMetadata.preTokens``/``postTokens``); without the one after, the commit says the
+    context is unknown and has no ``Clm-Context-Tokens`` (never a 0 it did not measure).
     When the memory has the session's state (the snapshot committed before the agent
-    compacted), the summary is verified against its facts: the document's front matter and
-    the ``Clm-Recall`` trailer say how many of them the agent's summary kept."""
+    compacted), the summary is verified against its facts (front matter, ``Clm-Recall``)."""
     from clm_policy.memory.sessions import load_session
 
     check_identifiers(state)

@@ -1,27 +1,10 @@
 """The seed a fresh session starts from: the handoff in two labelled parts, within a size limit.
 
-1. **Written by the previous agent** — its handoff (the reply to the handoff request, its MCP
-   ``handoff`` call, or its latest compaction summary), word for word, as a block quote. Never
-   cut inside a section: words longer than the budget keep their most needed sections (the
-   next step, the blockers, the goal, the tasks, …) whole, shown in the order written; the
-   rest is named, with where to read it.
-2. **Recorded by clm-policy** — from the transcript, never the agent's judgement: the user's
-   messages word for word (the first and the latest always), the agent's task list, each check
-   with its latest result, git and process state, the files changed, made, moved and deleted,
-   the agents the session started; what the agent's words already say is left out. Without
-   the agent's words the record also says the status, the open failures and the next step —
-   or that the next step is unknown, and what was last being done.
-
-Where the record contradicts the agent (it says the tests pass; the latest run failed), one
-line says so at the top. Memory topics follow, framed as records.
-
-The budget is in characters (a profile's ``seed_tokens`` times 4; a hook's context limit caps
-it). It fills in priority order — the agent's words (leaving room for the record's first
-items), the open failures and the next step, the user's first and latest messages, the task
-list, the other messages, the checks, git and process state, the files, the agents, memory —
-and nothing is cut inside a line (a longer message is kept up to a line or sentence end,
-marked). What was left out is counted on the last line, with ``read_more``: how the next agent
-can read the whole handoff (a ``clm-policy show`` command, an MCP ``memory_read`` key).
+Part 1 is the previous agent's handoff word for word (never cut inside a section); part 2 is
+clm-policy's record of the session, without what the agent's words already say; memory topics
+follow, framed as records. The budget (characters, as ``size`` measures them) fills in priority
+order, nothing is cut inside a line, and the last line counts what was left out and says how
+to read the whole handoff. docs/manifest.md ("The seed of the next session") has the rules.
 Nothing here reads a clock: the same manifest gives the same text.
 """
 

@@ -1,33 +1,12 @@
 """Verified compaction: the facts that must survive, checked against what the next context holds.
 
-A session's state lists what the work depends on: its goal, constraints, decisions, blockers,
-changed artifacts, commands and their results, what is verified and what is not, the next safe
-action and the memory keys. :func:`facts` turns them into :class:`Fact` checks;
-:func:`verify` looks for each one in the texts the next context will hold and returns a
-:class:`Recall` (found / asked, per kind and overall, and the facts not found). What "the next
-context" is depends on the event:
-
-- a compaction: the hint, the messages kept, and the summary document it writes (the memory
-  written, named by the hint) — :func:`compaction_context`;
-- a handoff: its seed messages (the manifest in brief and the memory entries);
-- an agent's own summary (Claude Code's ``compact_summary``): the summary alone, checked
-  against the facts of the snapshot committed before the agent compacted.
-
-**Found**, precisely (docs/verification.md): texts are normalised — NFKC, case-folded, every
-run of characters that are not letters or digits (``_`` included) made one space, the tags of
-the redactor's markers removed. A fact is found when
-
-1. its normalised text occurs in the normalised context, on word boundaries; or
-2. at least :data:`KEY_SHARE` (80 %, rounded up) of its *key tokens* — its distinct words
-   without :data:`STOP_WORDS` and without single letters — occur on one line of the context
-   (so a paraphrase that keeps the words counts, but words scattered over a document do not);
-   or
-3. it is a path (one word holding a ``/``) and its last component occurs as in 1
-   (``src/auth/jwt.py`` is found where the context says ``jwt.py``).
-
-A fact whose normalised text is empty asks nothing. A state without facts has recall 1 (0 of 0):
-nothing could be lost. Nothing here reads a clock or a random source: the same texts give the
-same recall.
+:func:`facts` (a compaction) and :func:`inventory` (a handoff) turn a state into :class:`Fact`
+checks; :func:`verify` looks for each in the texts of the next context and returns a
+:class:`Recall`. A fact is found (docs/verification.md has the rules) when its normalised text
+occurs in the normalised context on word boundaries, or :data:`KEY_SHARE` of its key tokens
+occur on one line, or it is a path whose last component occurs. A fact whose normalised text is
+empty asks nothing; no facts is recall 1 (0 of 0). Nothing here reads a clock or a random
+source: the same texts give the same recall.
 """
 
 from __future__ import annotations
