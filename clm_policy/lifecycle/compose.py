@@ -1,17 +1,13 @@
 """The one road of every handoff: the agent's words (if any) and the session (its transcript,
 or a state) in; the state to commit, the manifest and the seed out.
 
-Every handoff takes it — the Stop hook's reply, the MCP ``handoff`` call, the hard-limit
-PreCompact, ``clm-policy handoff`` (``--reply FILE`` gives it the agent's words), the loop —
-through :func:`compose` (what the session is, with the agent's words over it) and then
-:func:`~clm_policy.lifecycle.pipelines.run_handoff` (the manifest, the seed, the commit), or
-:func:`preview` (the manifest and the seed without a commit: the benchmarks).
-
-The agent's words are kept whole (:class:`Words`) and read into fields by the one parser
-(:func:`~clm_policy.transcripts.notes.parse_notes`) for what the manifest's fields and the
-commit need (its goal, its next step); the record (:mod:`clm_policy.transcripts.record`) is
-the transcript's. Where the two disagree — the words say the work is done or the checks pass,
-the latest run of a check failed — :func:`contradictions` says so in one line each.
+Every handoff (the Stop hook's reply, the MCP ``handoff`` call, the hard-limit PreCompact,
+``clm-policy handoff``, the loop) goes through :func:`compose`, then
+:func:`~clm_policy.lifecycle.pipelines.run_handoff` or, without a commit,
+:func:`~clm_policy.lifecycle.handoff.preview`. The agent's words are kept whole
+(:class:`Words`) and read into fields by the one parser
+(:func:`~clm_policy.transcripts.notes.parse_notes`); where the record disagrees with them,
+:func:`contradictions` says so in one line each.
 """
 
 from __future__ import annotations
@@ -62,9 +58,8 @@ def words_of_reply(text: str | None) -> Words | None:
 
 
 def words_of_fields(fields: AgentHandoff) -> Words | None:
-    """The MCP ``handoff`` call's fields as the text a reply with the request's headings
-    would be: the same words give the same seed by either road. None when every field is
-    empty."""
+    """The MCP ``handoff`` call's fields as a reply under the request's headings (the same
+    words give the same seed by either road); None when every field is empty."""
     parts: list[str] = []
     for section in SECTIONS:
         value = getattr(fields, section.field)
@@ -155,9 +150,8 @@ def compose(
     memory_keys: Sequence[str] = (),
 ) -> Composed:
     """The handoff of the session ``source`` is (a transcript's reading, or a state), with
-    the agent's ``words`` over it. ``session_id`` names the session (a reading's own id by
-    default); ``profile``, ``context_window`` (the window the decision used, when the
-    transcript names none) and ``memory_keys`` (its agents' records) are set on both states."""
+    the agent's ``words`` over it. ``profile``, ``context_window`` (when the transcript names
+    none) and ``memory_keys`` (its agents' records) are set on both states."""
     from clm_policy.models.state import SessionState
     from clm_policy.transcripts.record import record_of
     from clm_policy.transcripts.takeover import build_state

@@ -1,14 +1,8 @@
 """Who writes a compaction's summary: the deterministic summarizer (the default), or a model
-behind an OpenAI-compatible chat-completions endpoint.
-
-:class:`OpenAISummarizer` asks the model for a summary of the session's record and
-conversation, over the HTTP client the OpenAI agent uses
-(:class:`~clm_policy.base.chat.ChatEndpoint`: standard library, a timeout, no
-redirects, no proxy for a server on this machine). Its output is verified like any other
-summary (:func:`~clm_policy.lifecycle.compaction.compact_verified`): an error, a timeout, an
-HTTP error status, garbage, an empty or oversized answer, or a compaction whose recall is under
-the profile's ``min_recall`` falls back to the deterministic summary, and the commit says so
-(``Clm-Summarizer: deterministic (fallback: timeout)``).
+behind an OpenAI-compatible chat-completions endpoint (:class:`OpenAISummarizer`, over
+:class:`~clm_policy.base.chat.ChatEndpoint`). Its output is verified like any other summary
+(:func:`~clm_policy.lifecycle.compaction.compact_verified`): any failure, or a recall under
+``min_recall``, falls back to the deterministic summary, and the commit says so.
 
 It is configured by the environment (:func:`summarizer_from_env`):
 
@@ -126,11 +120,8 @@ class OpenAISummarizerConfig(Record):
 
 
 class OpenAISummarizer:
-    """A summary written by a model behind an OpenAI-compatible chat-completions endpoint.
-
-    One request per summary: the system prompt (:data:`SYSTEM_PROMPT`), then the session's
-    record (the deterministic summary) and its conversation as the user's message. Any failure
-    is a :class:`SummarizerError` with a short ``reason``."""
+    """A summary written by a model: one request, :data:`SYSTEM_PROMPT` and :func:`prompt`.
+    Any failure is a :class:`SummarizerError` with a short ``reason``."""
 
     def __init__(self, config: OpenAISummarizerConfig) -> None:
         from clm_policy.base.chat import ChatEndpoint
@@ -146,8 +137,7 @@ class OpenAISummarizer:
         return self.answer(SYSTEM_PROMPT, prompt(state))
 
     def answer(self, system: str, user: str) -> str:
-        """The model's answer to ``user`` under the ``system`` prompt (a summary, or a
-        handoff: :mod:`.model_handoff`), checked by :func:`answer_text`."""
+        """The model's answer to ``user`` under ``system``, checked by :func:`answer_text`."""
         from clm_policy.base.chat import ChatEndpointError
 
         payload = {
@@ -203,8 +193,7 @@ def answer_text(content: str) -> str:
 
 def summarizer_from_env(env: Mapping[str, str], kind: str | None = None) -> Summarizer:
     """The summarizer ``kind`` names (else ``CLM_POLICY_SUMMARIZER``, else deterministic),
-    configured from ``env``. A configuration problem is an :class:`InputError`, raised before
-    anything is asked or written."""
+    configured from ``env``; a configuration problem is an :class:`InputError`."""
     chosen = (kind or env.get(ENV_KIND) or DETERMINISTIC_NAME).strip().lower()
     if chosen == DETERMINISTIC_NAME:
         return DETERMINISTIC
