@@ -36,7 +36,7 @@ COPIED = (
 
 
 def derive_status(state: SessionState) -> ManifestStatus:
-    """The manifest status for ``state`` (any blocker makes it ``blocked``)."""
+    """Any blocker makes it ``blocked``."""
     if state.blockers or state.status in (TaskStatus.BLOCKED, TaskStatus.FAILED):
         return ManifestStatus.BLOCKED
     if state.status is TaskStatus.COMPLETED:
@@ -107,15 +107,13 @@ def _record(record: SessionRecord | None, composed: Composed | None) -> dict[str
 
 
 def _last_activity(state: SessionState) -> str | None:
-    """What a state without a record (the loop's, a state file's) was last doing: its last
-    command and result, else its last changed file."""
+    """What a state without a record was last doing: its last command, else its last file."""
     if state.commands_and_results:
         return f"ran {one_line(state.commands_and_results[-1], 200)}"
     return f"changed {state.changed_artifacts[-1]}" if state.changed_artifacts else None
 
 
 LAST_MESSAGE_CHARS = 4000
-"""The earlier agent's last message is kept this long at most in a manifest."""
 
 
 def _tokens(snapshot: TokenSnapshot) -> list[str]:
@@ -202,7 +200,7 @@ SHOWN: tuple[tuple[str, str, Callable[[Any], list[str]], bool], ...] = (
     ("timestamp", "Timestamp", lambda timestamp: [md.inline(timestamp)], True),
 )
 """The manifest's fields as its rendering for people shows them, in order: the field, its
-heading, how it is shown, and whether it is shown when empty (else left out)."""
+heading, how it is shown, and whether it is shown when empty."""
 
 
 def render_manifest_markdown(manifest: HandoffManifest, *, session_id: str, step: int) -> str:

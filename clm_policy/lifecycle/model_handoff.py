@@ -35,12 +35,11 @@ MAX_PROMPT_CHARS = 100_000
 """The conversation sent is cut (the oldest items after the first request first) to about
 this many characters, the record included."""
 REQUEST_CHARS = 4_000
-"""Each request of the person's is cut to this many characters (its head and tail)."""
+"""Each of the person's requests, the agent's messages and its compaction summaries is cut to
+this many characters (its head and tail), SAID_CHARS, SUMMARY_CHARS."""
 SAID_CHARS = 1_500
-"""Each message of the agent's is cut to this many characters."""
 SUMMARY_LABEL = "**The agent's summary of its context when it compacted:**"
 SUMMARY_CHARS = 12_000
-"""Each summary the agent wrote of its context when it compacted is cut to this many."""
 RECORD_CHARS = 9_400
 """The record shown to the model is as long as the seed a hook gives (Claude Code's
 SessionStart takes 10,000 characters)."""

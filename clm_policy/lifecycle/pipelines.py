@@ -95,9 +95,8 @@ class CompactOutcome(Record):
 
 
 class HandoffOutcome(Record):
-    """A committed handoff. ``agent_recall``: how many of the session's facts (its fact
-    inventory) the agent's own summary holds, when it wrote one. ``push_failed``: why the
-    push failed, for a caller that went on without it (:class:`PushError`)."""
+    """A committed handoff. ``agent_recall``: how many of the session's facts the agent's own
+    words hold; ``push_failed``: why the push failed, for a caller that went on without it."""
 
     commit: str
     manifest: HandoffManifest
@@ -129,8 +128,7 @@ def state_doc(state: SessionState) -> JsonDoc:
 
 
 def check_identifiers(state: SessionState) -> None:
-    """The state's identifiers are committed as written: each must be valid and no secret
-    (a session id, the parent session, every memory key)."""
+    """The state's identifiers are committed as written: each must be valid and no secret."""
     check_session(state.session_id)
     if state.parent_session:
         check_session(state.parent_session)
@@ -196,24 +194,18 @@ def run_compaction(
 ) -> CompactOutcome:
     """Compact ``state``, verify it and commit the summary document and the persisted state.
 
-    The compaction the caller gets back is made from the raw state; what is committed is made
-    from the state the change cleaned first, and is the one verified
-    (:func:`~clm_policy.lifecycle.compaction.compact_verified`: another summarizer than the
-    deterministic one is asked once, on the cleaned state). A model's summary carries
-    ``Clm-Recall`` (and ``-Missing``): a recall measured against facts its writer did not
-    pick. The deterministic summary is built from those same facts, so its check says only
-    what survived the cleaning: ``Clm-Summary-Kept`` (never a quality figure; ``on_verified``
-    is not told of it).
+    The caller's compaction is made from the raw state; what is committed, and verified, from
+    the state the change cleaned (another summarizer is asked once, on that). A model's
+    summary carries ``Clm-Recall``: facts its writer did not pick. The deterministic summary is
+    built from those same facts, so its check says only what survived the cleaning:
+    ``Clm-Summary-Kept`` (never a quality figure; ``on_verified`` is not told of it).
 
-    With ``min_recall`` the recall is enforced: under it nothing is committed and
-    :class:`~clm_policy.lifecycle.verify.VerificationFailed` is raised (the caller hands off
-    instead). Without it (a snapshot taken while an agent compacts on its own) the recall is
-    recorded only, and a summarizer falls back under the default 0.9. ``on_verified`` is told
-    the recall of a compaction that is going to be committed, before the commit (the run loop
-    records it in that step's line of metrics.jsonl, which the commit holds).
-
-    ``context_line`` replaces the body's ``Context: <before> -> <after> tokens (estimated)``:
-    a snapshot taken while an agent compacts on its own cannot know the context after it."""
+    Under ``min_recall`` nothing is committed and
+    :class:`~clm_policy.lifecycle.verify.VerificationFailed` is raised (the caller hands off).
+    Without it (a snapshot while an agent compacts on its own) the recall is recorded only.
+    ``on_verified`` is told the recall before the commit (the run loop records it in
+    metrics.jsonl, which the commit holds). ``context_line`` replaces the body's ``Context:``
+    line: a snapshot cannot know the context after the agent's compaction."""
     check_identifiers(state)
     when = now or utc_now()
     change = Change(files, appends)
@@ -296,9 +288,8 @@ def _compaction_message(
 
 
 def committed_snapshot(repo: MemoryRepo, state: SessionState) -> str | None:
-    """The commit of this session's newest compaction when it was taken at the same position
-    as ``state`` (the same step and context): committing ``state`` again would record nothing
-    new (an agent retrying a blocked compaction, ``compact --transcript`` run twice)."""
+    """The commit of this session's newest compaction when taken at ``state``'s step and
+    context: committing ``state`` again would record nothing new."""
     from clm_policy.memory.audit import compacted_at, read_log
 
     newest = read_log(repo, session=state.session_id, event="compact", limit=1)
@@ -412,9 +403,9 @@ def _check_destination(*, branch: bool, push: str | None, pr_body: str | None) -
 
 
 def check_remote(repo: MemoryRepo, remote: str) -> None:
-    """Refuse ``remote`` unless ``repo`` names it or it is a URL or a path: a handoff by hand
-    stops before anything is committed (a hook's commits and says the push failed: its
-    handoff is not lost to a remote set wrong)."""
+    """Refuse ``remote`` unless ``repo`` names it or it is a URL or a path (a handoff by hand;
+    a hook's commits and says the push failed: its handoff is not lost to a remote set
+    wrong)."""
     from clm_policy.memory.git.run import check_name
 
     check_name("remote", remote)
@@ -602,8 +593,7 @@ def record_session_start(
     record: Mapping[str, object],
     why: Provenance = NO_PROVENANCE,
 ) -> str:
-    """Commit a session's start: its first ``state.json`` and ``run.json`` (so it can resume).
-    A session seeded from a handoff names the manifest in ``why`` (``Clm-Seed``)."""
+    """Commit a session's start: its first ``state.json`` and ``run.json`` (to resume it)."""
     check_identifiers(state)
     folder = session_dir(state.session_id)
     change = Change(
@@ -679,9 +669,8 @@ def record_session_end(
     record: Mapping[str, object],
     appends: Logs | None = None,
 ) -> str | None:
-    """Commit the end of a run: ``run.json`` (how it stopped), the state (unless a handoff
-    already committed it) and the decisions and metrics not yet in git. None, and no commit,
-    when that is all in git already (a handoff's commit recorded how the run stopped)."""
+    """Commit the end of a run: ``run.json``, the state (unless a handoff committed it) and
+    the decisions and metrics not yet in git; None, and no commit, when all that is in git."""
     folder = session_dir(state.session_id)
     change = Change({f"{folder}/run.json": JsonDoc(dict(record))}, appends)
     if reason != "handoff":  # the handoff commit already keeps the final state

@@ -45,11 +45,10 @@ OPENAI = "openai"
 KINDS = (DETERMINISTIC_NAME, OPENAI)
 DEFAULT_TIMEOUT = 60.0
 MAX_PROMPT_CHARS = 60_000
-"""The conversation sent is cut (oldest messages first) to about this many characters."""
+"""The conversation sent is cut (oldest messages first) to about this many characters, each
+message to MESSAGE_CHARS."""
 MESSAGE_CHARS = 2_000
-"""Each message of the conversation sent is cut to this many characters."""
 MAX_SUMMARY_CHARS = 60_000
-"""A longer answer is no summary (``too long``)."""
 
 SYSTEM_PROMPT = (
     "You summarise the working session of an AI agent so that it can continue after its "
@@ -72,7 +71,7 @@ class SummarizerError(ClmError):
 
 
 class OpenAISummarizerConfig(Record):
-    """Where the summarizer sends its request. Checked when made; the key is never shown."""
+    """Where the summarizer sends its request; checked when made, the key never shown."""
 
     FIELDS = ("model", "api_key", "base_url", "timeout", "key_source")
     __slots__ = FIELDS
@@ -152,8 +151,7 @@ class OpenAISummarizer:
 
 
 def prompt(state: SessionState) -> str:
-    """The user's message: the session's record, then as much of its conversation as fits
-    (newest messages kept), each message on one line."""
+    """The session's record, then as much of its conversation as fits (newest kept)."""
     record = build_summary(state)
     lines: list[str] = []
     size = 0
@@ -174,8 +172,8 @@ def prompt(state: SessionState) -> str:
 
 
 def answer_text(content: str) -> str:
-    """The summary in a model's answer: a Markdown fence around it removed; an empty or
-    oversized answer is a :class:`SummarizerError`."""
+    """The summary in a model's answer, unfenced; an empty, oversized or NUL-holding answer is
+    a :class:`SummarizerError`."""
     text = content.strip()
     if text.startswith("```") and text.endswith("```") and text.count("\n") >= 1:
         text = text[text.index("\n") + 1 : -3].strip()
