@@ -136,9 +136,6 @@ def seed_text(
     return seed.text()
 
 
-# ---------------------------------------------------------------------------------------------
-
-
 class _Block:
     """A titled list of items the budget fills: ``first`` items in the first pass (None: all),
     the rest later; ``newest`` keeps the last items when cut."""

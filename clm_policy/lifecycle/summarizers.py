@@ -4,20 +4,9 @@ behind an OpenAI-compatible chat-completions endpoint (:class:`OpenAISummarizer`
 (:func:`~clm_policy.lifecycle.compaction.compact_verified`): any failure, or a recall under
 ``min_recall``, falls back to the deterministic summary, and the commit says so.
 
-It is configured by the environment (:func:`summarizer_from_env`):
-
-================================== =========================================================
-``CLM_POLICY_SUMMARIZER``          ``deterministic`` (default) or ``openai``
-``CLM_POLICY_SUMMARIZER_MODEL``    the model (required for ``openai``)
-``CLM_POLICY_SUMMARIZER_BASE_URL`` the endpoint (default: ``CLM_POLICY_OPENAI_BASE_URL``,
-                                   else https://api.openai.com/v1)
-``CLM_POLICY_SUMMARIZER_API_KEY``  the key (else ``CLM_POLICY_OPENAI_API_KEY``, else
-                                   ``OPENAI_API_KEY``)
-``CLM_POLICY_SUMMARIZER_TIMEOUT``  seconds a request may take (default 60, at most 3600)
-================================== =========================================================
-
-The key is sent only as ``Authorization: Bearer``; it is never in a message, a trailer or a
-file. What the model is sent is the state the compaction commits — its secrets already
+It is configured by the environment (:func:`summarizer_from_env`; docs/verification.md lists
+the variables). The key is sent only as ``Authorization: Bearer``, never in a message, a
+trailer or a file. The model is sent the state the compaction commits, its secrets already
 replaced by the memory's redactor.
 """
 

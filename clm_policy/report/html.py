@@ -46,7 +46,7 @@ _MARKED = {
     "handoff": ("handoff", "\u25c6"),
     "summary": ("agent summary", "\u25cb"),
 }
-"""The events a chart marks: each one's name in a tip and the legend, and its shape there."""
+"""The events a chart marks: each one's name and shape."""
 
 STYLE = """
 :root { --ink: #1f2328; --muted: #59636e; --line: #d1d9e0; --soft: #bf8700; --hard: #cf222e;
