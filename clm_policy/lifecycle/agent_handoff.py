@@ -1,10 +1,6 @@
-"""A handoff the agent writes through a tool (the MCP ``handoff`` tool): its fields, named as
-the handoff request's headings (:mod:`clm_policy.lifecycle.request`).
-
-The fields are rendered as the text of a reply under those headings
-(:func:`~clm_policy.lifecycle.compose.words_of_fields`), so a tool call and a reply with the
-same words take one road and give one seed.
-"""
+"""A handoff the agent writes through the MCP ``handoff`` tool: its fields, named as the
+request's headings and rendered as a reply under them
+(:func:`~clm_policy.lifecycle.compose.words_of_fields`): one road, one seed."""
 
 from __future__ import annotations
 

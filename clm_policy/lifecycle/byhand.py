@@ -1,9 +1,8 @@
 """A compaction or a handoff asked for by hand (``clm-policy compact`` and ``handoff``).
 
-The session's state comes from one place — a SessionState file (or standard input), a session
-persisted in the memory repository, or a real agent's transcript —; the policy decides on it
-anyway, and the commit records why it ran: the policy's deciding rule when the policy wants the
-same action, else ``manual`` with what the policy would have done.
+The policy decides on the session's state anyway, and the commit records why it ran: the
+policy's deciding rule when the policy wants the same action, else ``manual`` with what the
+policy would have done.
 """
 
 from __future__ import annotations
@@ -44,13 +43,10 @@ class ByHand(Record):
 def prepare(
     action: str, policy_ref: str, memory: str, source: Request, profile: str | None
 ) -> ByHand:
-    """The policy, the state ``source`` gives, the profile and the provenance of ``action``.
-
-    ``source`` names exactly one of a state file (or standard input), a session persisted in
-    ``memory`` and a transcript (:mod:`clm_policy.lifecycle.sources`). Raises
-    :class:`~clm_policy.base.errors.UsageError` when it names none or several,
-    :class:`~clm_policy.base.errors.InputError` (a :class:`StateError` located in the state's
-    file when it came from one) when it cannot be read, and writes nothing."""
+    """The policy, the state ``source`` gives, the profile and the provenance of ``action``;
+    writes nothing. Raises :class:`~clm_policy.base.errors.UsageError` when ``source`` names
+    none or several of :data:`HAND_SOURCES`, :class:`~clm_policy.base.errors.InputError` (a
+    :class:`StateError` located in the state's file) when it cannot be read."""
     from clm_policy.policy.cache import load_policy_cached
 
     check(source, HAND_SOURCES)
@@ -142,10 +138,8 @@ def handoff(
     pr_body: str | None = None,
     reply: str | None = None,
 ) -> tuple[ByHand, HandoffOutcome]:
-    """Hand the session off now (on a branch of its own, and pushed, when asked; with its
-    pull-request body written to ``pr_body``), by the one road every handoff takes
-    (:mod:`clm_policy.lifecycle.compose`): ``reply`` is the agent's own handoff, kept whole
-    beside what the transcript (or the state) records."""
+    """Hand the session off now (:mod:`clm_policy.lifecycle.compose`): ``reply`` is the
+    agent's own handoff, kept whole beside what the transcript (or the state) records."""
     import os
 
     from clm_policy.lifecycle.compose import compose, words_of_reply, words_of_transcript

@@ -1,16 +1,11 @@
 """Compaction: a summary and a hint replace the older messages; the recent ones stay.
 
 :func:`compact` is pure: it returns the new messages, the new state and the Markdown
-document for ``sessions/<id>/compactions/<step>.md``; writing and committing it is the memory
-store's job. The summary comes from a :class:`Summarizer` (deterministic by default; an LLM
-summarizer plugs in through the same protocol, :mod:`.summarizers`). The result is verified
-(:mod:`.verify`): the facts of the state looked for in what the next context holds — the
-summary, the hint and the messages kept — and the recall lands in the document's front matter.
-:func:`compact_verified` falls back to the deterministic summary when another summarizer fails
-or loses facts.
-
-The state is the plain :class:`~clm_policy.models.state.SessionState`: a compaction asked for
-from the command line imports no pydantic.
+document for ``sessions/<id>/compactions/<step>.md``; the pipeline commits it. The summary
+comes from a :class:`Summarizer` (deterministic by default, :mod:`.summarizers`); the recall
+(:mod:`.verify`) lands in the document's front matter. :func:`compact_verified` falls back to
+the deterministic summary when another summarizer fails or loses facts. No pydantic here: a
+compaction asked for from the command line imports none.
 """
 
 from __future__ import annotations
@@ -73,9 +68,8 @@ DETERMINISTIC = DeterministicSummarizer()
 
 
 class TextSummary(Record):
-    """A summary written already (by ``name``): the same text for any state. A pipeline
-    that asks a model once and compacts two versions of the state (raw, and with its secrets
-    replaced) gives both this."""
+    """A summary written already (by ``name``), the same for any state: a pipeline asks a
+    model once and compacts both the raw and the cleaned state with it."""
 
     text: str
     name: str
@@ -91,22 +85,11 @@ def summarizer_name(summarizer: Summarizer) -> str:
 
 
 class CompactionResult(Record):
-    """Everything a compaction produces; nothing has been written yet.
-
-    - ``summary``: the structured summary of the state before compaction (Markdown);
-    - ``hint``: the short Markdown block the agent gets in place of the older messages;
-    - ``messages``: the new context: the hint as a system message, then the retained messages;
-    - ``state``: the state after compaction (``messages`` replaced, counters and context
-      updated);
-    - ``document``: ``sessions/<id>/compactions/<step>.md``: front matter, summary, hint;
-    - ``context_before``, ``context_after``: the context's tokens before and after;
-    - ``recall``: how many of the state's facts the next context holds (None: not verified);
-    - ``summarizer``: who wrote the summary (:func:`summarizer_name`);
-    - ``fallback``: why the summary is the deterministic one when another summarizer was
-      asked (``timeout``, ``http 500``, ``garbage``, ``recall 0.40 < 0.9``); None when it was
-      not replaced;
-    - ``tried``: the summarizer that was replaced (``openai:<model>``), with ``fallback``.
-    """
+    """Everything a compaction produces; nothing has been written yet. ``messages``: the hint
+    as a system message, then the retained ones; ``document``: front matter, summary, hint;
+    ``recall``: None when not verified; ``fallback``: why the summary is the deterministic one
+    when another summarizer was asked (``timeout``, ``recall 0.40 < 0.9``), with ``tried``,
+    the summarizer replaced (``openai:<model>``)."""
 
     summary: str
     hint: str
@@ -123,16 +106,14 @@ class CompactionResult(Record):
 
     @property
     def summarizer_trailer(self) -> str:
-        """``Clm-Summarizer``: ``openai:<model>``, ``deterministic``, or
-        ``deterministic (fallback: timeout)``."""
+        """``Clm-Summarizer``: ``openai:<model>``, or ``deterministic (fallback: timeout)``."""
         if self.fallback:
             return f"{self.summarizer} (fallback: {self.fallback})"
         return self.summarizer
 
 
 def build_hint(state: SessionState, *, retained: int) -> str:
-    """The compact hint: goal, next action, constraints, verified / not verified, blockers
-    (only when there are any) and memory keys; where the full summary is kept."""
+    """The compact hint the agent gets in place of the older messages."""
     where = compaction_path(state.session_id, state.step_index)
     kept = (
         f"the last {retained} message{'s' if retained != 1 else ''} follow"
@@ -223,8 +204,6 @@ def compact(
 
 
 def _document(front: dict[str, object], summary: str, hint: str) -> str:
-    """``sessions/<id>/compactions/<step>.md``: the front matter (its values as JSON, a None
-    left out), the summary, the hint."""
     shown = [f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in front.items() if v is not None]
     return (
         "---\n" + "\n".join(shown) + f"\n---\n\n{summary}\n# Compact hint\n\n"
@@ -233,8 +212,7 @@ def _document(front: dict[str, object], summary: str, hint: str) -> str:
 
 
 def _renewed(state: SessionState, messages: list[Message], tokens: TokenSnapshot) -> SessionState:
-    """The state after the compaction: its own copy of every list (it shares nothing mutable
-    with the old one), the new messages and context, the compaction counted."""
+    """The state after the compaction, sharing nothing mutable with the old one."""
     import copy
 
     if state.compact_count >= MAX_COUNT:
@@ -257,8 +235,8 @@ def what_it_reads(state: SessionState, retain: int) -> SessionState:
     conversation — with their text and name left out (their number and roles are all it
     counts).
 
-    A pipeline redacts this, not the whole conversation, before it compacts: the text of a
-    message nothing keeps would be redacted only to be thrown away."""
+    A pipeline redacts this, not the whole conversation: nothing is redacted to be thrown
+    away."""
     read = max(retain, RECENT_MESSAGES, 0)
     messages: list[Message] = []
     for m in reversed(state.messages):

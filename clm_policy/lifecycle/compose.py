@@ -1,17 +1,13 @@
 """The one road of every handoff: the agent's words (if any) and the session (its transcript,
 or a state) in; the state to commit, the manifest and the seed out.
 
-Every handoff takes it — the Stop hook's reply, the MCP ``handoff`` call, the hard-limit
-PreCompact, ``clm-policy handoff`` (``--reply FILE`` gives it the agent's words), the loop —
-through :func:`compose` (what the session is, with the agent's words over it) and then
-:func:`~clm_policy.lifecycle.pipelines.run_handoff` (the manifest, the seed, the commit), or
-:func:`preview` (the manifest and the seed without a commit: the benchmarks).
-
-The agent's words are kept whole (:class:`Words`) and read into fields by the one parser
-(:func:`~clm_policy.transcripts.notes.parse_notes`) for what the manifest's fields and the
-commit need (its goal, its next step); the record (:mod:`clm_policy.transcripts.record`) is
-the transcript's. Where the two disagree — the words say the work is done or the checks pass,
-the latest run of a check failed — :func:`contradictions` says so in one line each.
+Every handoff (the Stop hook's reply, the MCP ``handoff`` call, the hard-limit PreCompact,
+``clm-policy handoff``, the loop) goes through :func:`compose`, then
+:func:`~clm_policy.lifecycle.pipelines.run_handoff` or, without a commit,
+:func:`~clm_policy.lifecycle.handoff.preview`. The agent's words are kept whole
+(:class:`Words`) and read into fields by the one parser
+(:func:`~clm_policy.transcripts.notes.parse_notes`); where the record disagrees with them,
+:func:`contradictions` says so in one line each.
 """
 
 from __future__ import annotations
@@ -42,10 +38,8 @@ MODEL = "model"
 
 @dataclass(frozen=True)
 class Words:
-    """What the agent wrote on purpose: ``source`` (``reply``, ``tool``, ``summary``; or
-    ``model``: a handoff a model wrote from the transcript when the agent wrote none,
-    :mod:`.model_handoff`), the ``text`` whole, and for a summary the ``step`` it was written
-    at."""
+    """What the agent wrote on purpose (``source``: ``reply``, ``tool``, ``summary``, or
+    ``model``: :mod:`.model_handoff`), whole; for a summary the ``step`` it was written at."""
 
     source: str
     text: str
@@ -62,9 +56,8 @@ def words_of_reply(text: str | None) -> Words | None:
 
 
 def words_of_fields(fields: AgentHandoff) -> Words | None:
-    """The MCP ``handoff`` call's fields as the text a reply with the request's headings
-    would be: the same words give the same seed by either road. None when every field is
-    empty."""
+    """The MCP ``handoff`` call's fields as a reply under the request's headings (the same
+    words give the same seed by either road); None when every field is empty."""
     parts: list[str] = []
     for section in SECTIONS:
         value = getattr(fields, section.field)
@@ -83,10 +76,8 @@ def words_of_fields(fields: AgentHandoff) -> Words | None:
 
 
 def words_of_transcript(reading: TranscriptReading) -> Words | None:
-    """The agent's words the transcript itself holds: its last message when it answers
-    clm-policy's request for a handoff (a goal or blockers, and a next step, written after the
-    request: the reply the hook could not commit), else its latest compaction summary, else
-    None."""
+    """The agent's words the transcript holds: its last message when it answers the handoff
+    request (the reply the hook could not commit), else its latest compaction summary."""
     last = reading.last_assistant_message
     work = reading.work
     asked = work is not None and 0 <= work.handoff_asked_order < work.last_message_order
@@ -112,8 +103,7 @@ def _handoff_shaped(text: str) -> bool:
 
 
 def words_of_summary(reading: TranscriptReading) -> Words | None:
-    """The agent's latest compaction summary in the transcript, as its words at the step it
-    wrote it (the record after it is newer); None when it wrote none."""
+    """The agent's latest compaction summary in the transcript (None: none)."""
     work = reading.work
     if work is None or not work.summaries:
         return None
@@ -134,9 +124,8 @@ _SUMMARY_BOILERPLATE = (
 
 @dataclass
 class Composed:
-    """A handoff before it is committed: ``base`` (what the session alone gives: the
-    inventory the agent's words are checked against), ``state`` (with the agent's words over
-    it: what is committed), the ``record``, the ``words`` and the ``contradictions``."""
+    """A handoff before it is committed: ``base``, the session alone (the inventory the
+    agent's words are checked against), and ``state``, with the agent's words over it."""
 
     base: SessionState
     state: SessionState
@@ -155,9 +144,8 @@ def compose(
     memory_keys: Sequence[str] = (),
 ) -> Composed:
     """The handoff of the session ``source`` is (a transcript's reading, or a state), with
-    the agent's ``words`` over it. ``session_id`` names the session (a reading's own id by
-    default); ``profile``, ``context_window`` (the window the decision used, when the
-    transcript names none) and ``memory_keys`` (its agents' records) are set on both states."""
+    the agent's ``words`` over it. ``profile``, ``context_window`` (when the transcript names
+    none) and ``memory_keys`` (its agents' records) are set on both states."""
     from clm_policy.models.state import SessionState
     from clm_policy.transcripts.record import record_of
     from clm_policy.transcripts.takeover import build_state
@@ -192,10 +180,8 @@ def compose(
 
 
 def stale_in_summary(words: Words, work: Work) -> list[str]:
-    """One line for each step of the agent's compaction summary (its next step, its pending
-    tasks) the session worked on after the summary, with what the record shows of it (a file
-    it names changed, a check it names passed) — not that the step is done, which the record
-    cannot tell."""
+    """One line for each step of the agent's compaction summary the session worked on after
+    it, with what the record shows of it — not that the step is done, which it cannot tell."""
     notes = words.notes
     order = work.summaries[-1][0] if work.summaries else -1
     # what the record shows (one file however the steps name it) -> its words, the steps
@@ -262,9 +248,8 @@ _DONE_WORDS = re.compile(
 
 
 def contradictions(words: Words, record: SessionRecord) -> list[str]:
-    """One line for each failing check the agent's words call passing or done (a check the
-    words name with words of passing and none of failing, or the whole work called done while
-    a check's latest run failed)."""
+    """One line for each failing check the agent's words call passing (or the whole work
+    called done while a check's latest run failed)."""
     failing = record.failing
     if not failing:
         return []

@@ -1,8 +1,6 @@
-"""A rough token count for text whose real count is unknown: characters / 4.
-
-Four characters per token is the usual rule of thumb for English text and code with the
-common BPE tokenizers. It is only used where no provider figure exists (the simulated agent,
-the context right after a compaction); a state built from it says ``estimated: true``.
+"""A rough token count where no provider figure exists (the simulated agent, the context
+right after a compaction): characters / 4, the usual rule of thumb for English and code with
+the common BPE tokenizers. A state built from it says ``estimated: true``.
 """
 
 from __future__ import annotations
@@ -22,9 +20,8 @@ def estimate_tokens(text: str) -> int:
 
 
 def estimate_message_tokens(messages: Iterable[Message]) -> int:
-    """The messages' size together: a message's own ``tokens`` when it has one (a provider
-    or the simulated agent said so), else its characters / 4 (roles and framing not counted).
-    """
+    """The messages' size: a message's own ``tokens`` when it has one, else its characters / 4
+    (roles and framing not counted)."""
     listed = list(messages)
     known = sum(m.tokens for m in listed if m.tokens is not None)
     chars = sum(len(m.content) for m in listed if m.tokens is None)

@@ -1,9 +1,5 @@
-"""Handoff: the manifest, its Markdown for people, and the messages a fresh session starts from.
-
-All pure: the pipeline validates again (once redacted), writes and commits what these
-functions return. A fresh session gets the manifest's summary
-and the top memory entries, never the earlier transcript.
-"""
+"""Handoff: the manifest and its Markdown for people. All pure: the pipeline validates again
+(once redacted), writes and commits what these functions return."""
 
 from __future__ import annotations
 
@@ -40,7 +36,7 @@ COPIED = (
 
 
 def derive_status(state: SessionState) -> ManifestStatus:
-    """The manifest status for ``state`` (any blocker makes it ``blocked``)."""
+    """Any blocker makes it ``blocked``."""
     if state.blockers or state.status in (TaskStatus.BLOCKED, TaskStatus.FAILED):
         return ManifestStatus.BLOCKED
     if state.status is TaskStatus.COMPLETED:
@@ -58,15 +54,10 @@ def build_manifest(
     status: ManifestStatus | None = None,
     composed: Composed | None = None,
 ) -> HandoffManifest:
-    """The handoff manifest of ``state`` at ``now`` (a timezone-aware datetime), validated
-    by pydantic and the JSON schema: an invalid value (an empty rationale, a memory key like
-    ``../x``) is an :class:`InputError` naming the field. The token snapshot is the state's at
-    handoff (the window's content, the session's cumulative figures).
-
-    ``composed`` (:func:`~clm_policy.lifecycle.compose.compose`) gives the agent's words, kept
-    whole (``agent_words``), and the record (``record``); without a stated next step, the next
-    safe action says it is unknown and what the session was last doing, never a boilerplate
-    step."""
+    """The handoff manifest of ``state`` at ``now`` (timezone-aware), validated: an invalid
+    value (an empty rationale, a memory key like ``../x``) is an :class:`InputError` naming the
+    field. ``composed`` gives the agent's words (kept whole) and the record; without a stated
+    next step, the next safe action says it is unknown and what was last being done."""
     record = composed.record if composed is not None else None
     words = composed.words if composed is not None else None
     last = record.last_activity if record is not None else _last_activity(state)
@@ -116,15 +107,13 @@ def _record(record: SessionRecord | None, composed: Composed | None) -> dict[str
 
 
 def _last_activity(state: SessionState) -> str | None:
-    """What a state without a record (the loop's, a state file's) was last doing: its last
-    command and result, else its last changed file."""
+    """What a state without a record was last doing: its last command, else its last file."""
     if state.commands_and_results:
         return f"ran {one_line(state.commands_and_results[-1], 200)}"
     return f"changed {state.changed_artifacts[-1]}" if state.changed_artifacts else None
 
 
 LAST_MESSAGE_CHARS = 4000
-"""The earlier agent's last message is kept this long at most in a manifest."""
 
 
 def _tokens(snapshot: TokenSnapshot) -> list[str]:
@@ -211,19 +200,13 @@ SHOWN: tuple[tuple[str, str, Callable[[Any], list[str]], bool], ...] = (
     ("timestamp", "Timestamp", lambda timestamp: [md.inline(timestamp)], True),
 )
 """The manifest's fields as its rendering for people shows them, in order: the field, its
-heading, how it is shown, and whether it is shown when empty (else left out)."""
+heading, how it is shown, and whether it is shown when empty."""
 
 
 def render_manifest_markdown(manifest: HandoffManifest, *, session_id: str, step: int) -> str:
-    """The handoff for people (``sessions/<id>/handoffs/<n>.md``, and the sections of its
-    pull request's body): one heading per field.
-
-    What the next session needs first (goal, status, next action, blockers, why) comes
-    first; every field is present, ``(none)`` when empty, so handoffs diff alike. The fields
-    are the agent's text, read on a forge: they pass the Markdown-safe printer
-    (:mod:`clm_policy.formats.markdown`), so they show as written, stay in their section and
-    notify no one.
-    """
+    """The handoff for people (``sessions/<id>/handoffs/<n>.md``, and its pull request's
+    sections): a heading per field, as :data:`SHOWN` says. The fields are the agent's text,
+    read on a forge: they pass the Markdown-safe printer (:mod:`clm_policy.formats.markdown`)."""
     lines = [f"# Handoff: session {md.inline(session_id)}, step {step}", ""]
     for field, title, show, always in SHOWN:
         value = getattr(manifest, field)
@@ -233,12 +216,9 @@ def render_manifest_markdown(manifest: HandoffManifest, *, session_id: str, step
 
 
 def manifest_filename(manifest: HandoffManifest, session_id: str) -> str:
-    """``<UTC compact timestamp>_<session id>.json``, e.g. ``20260804T120000Z_s1.json``.
-
-    Safe on every file system: characters of the session id outside ``[A-Za-z0-9_.-]`` become
-    ``-`` (a run's second session ``demo.2`` keeps its dot: ``demo-2`` is another session),
-    and it is cut to 100 characters. Names sort by time.
-    """
+    """``20260804T120000Z_s1.json``: names sort by time. Safe on every file system: the
+    session id's characters outside ``[A-Za-z0-9_.-]`` become ``-`` (``demo.2`` keeps its dot:
+    ``demo-2`` is another session), cut to 100 characters."""
     stamp = manifest.timestamp.replace("-", "").replace(":", "")
     safe = _UNSAFE.sub("-", session_id)[:100] or "session"
     return f"{stamp}_{safe}.json"
@@ -256,7 +236,7 @@ def preview(
     size: Callable[[str], int] = len,
 ) -> tuple[HandoffManifest, str]:
     """The manifest and the seed ``composed`` gives, as :func:`~.pipelines.run_handoff` would
-    commit them (unredacted: nothing is written); ``budget`` as ``size`` measures it."""
+    commit them (unredacted: nothing is written)."""
     from clm_policy.lifecycle.seed import seed_text
     from clm_policy.policy.engine import DEFAULT_SEED_TOKENS
 

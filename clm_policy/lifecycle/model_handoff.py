@@ -1,18 +1,9 @@
-"""A handoff written by a model when the agent wrote none.
-
-The judgement half of a handoff (the goal with its standing instructions, decisions, the next
-step and the plan) is what a transcript cannot say; the agent writes it when it answers the
-handoff request. When it did not — an automatic compaction at the hard limit, an agent that
-did not comply, a crash — and the person has configured a model (``CLM_POLICY_SUMMARIZER=
-openai``, :mod:`.summarizers`), clm-policy asks that model for the same handoff, heading by
-heading (:func:`~.request.what_to_write`), from what the transcript shows: clm-policy's record
-of the session (the seed it gives without a model) and the conversation (:func:`prompt`).
-The model's answer becomes the handoff's words (source ``model``): kept whole, labelled as a
-model's reading of the transcript rather than the agent's own account, beside the record.
-
-Any failure (no answer in time, an HTTP error, an empty or oversized answer) leaves the
-handoff as it would be without a model, and the commit says why (``Clm-Summarizer:
-deterministic (fallback: timeout)``): the handoff is never lost for want of a model.
+"""A handoff written by a model when the agent wrote none (an automatic compaction at the hard
+limit, an agent that did not comply, a crash) and a model is configured
+(``CLM_POLICY_SUMMARIZER=openai``): the same handoff the agent is asked for, from clm-policy's
+record and the conversation (:func:`prompt`), kept whole and labelled as a model's reading
+(source ``model``). Any failure leaves the handoff as it would be without a model, and the
+commit says why: the handoff is never lost for want of a model.
 """
 
 from __future__ import annotations
@@ -44,12 +35,11 @@ MAX_PROMPT_CHARS = 100_000
 """The conversation sent is cut (the oldest items after the first request first) to about
 this many characters, the record included."""
 REQUEST_CHARS = 4_000
-"""Each request of the person's is cut to this many characters (its head and tail)."""
+"""Each of the person's requests, the agent's messages and its compaction summaries is cut to
+this many characters (its head and tail), SAID_CHARS, SUMMARY_CHARS."""
 SAID_CHARS = 1_500
-"""Each message of the agent's is cut to this many characters."""
 SUMMARY_LABEL = "**The agent's summary of its context when it compacted:**"
 SUMMARY_CHARS = 12_000
-"""Each summary the agent wrote of its context when it compacted is cut to this many."""
 RECORD_CHARS = 9_400
 """The record shown to the model is as long as the seed a hook gives (Claude Code's
 SessionStart takes 10,000 characters)."""
@@ -60,11 +50,8 @@ TRAILER = "Clm-Summarizer"
 
 
 def prompt(reading: TranscriptReading, record: str) -> str:
-    """The user's message to the model: what to write, then ``record`` (the seed clm-policy
-    gives without a model), then the conversation, oldest first — the person's requests, the
-    agent's messages, its tool calls with what each came to (a command and the end of its
-    output, an edit and its new text, :func:`~clm_policy.transcripts.work.tool_line`) — the
-    first request always, then as many of the newest items as fit :data:`MAX_PROMPT_CHARS`."""
+    """The user's message to the model: what to write, ``record``, then the conversation,
+    oldest first (the first request always, then as many of the newest items as fit)."""
     head = (
         f"Write {what_to_write()}\n\n# clm-policy's record of the session\n\n{record.strip()}\n\n"
         "# The conversation, oldest first\n\n"
@@ -86,7 +73,6 @@ def prompt(reading: TranscriptReading, record: str) -> str:
 
 
 def _timeline(reading: TranscriptReading) -> list[tuple[int, str]]:
-    """The conversation's items in order: ``(order, text)``."""
     work = reading.work
     if work is None:
         return [(0, f"**The person:** {reading.goal}")] if reading.goal else []
@@ -122,13 +108,10 @@ def with_model(
     timeout: float | None = None,
 ) -> tuple[Words | None, dict[str, str]]:
     """The handoff's words and the commit's trailers: ``words`` when they are the agent's own
-    handoff (a reply, an MCP call) or no model is configured (``CLM_POLICY_SUMMARIZER`` unset
-    or ``deterministic``); else the handoff the model writes (what it is sent passes the
-    redactor first), or ``words`` again when it fails, with ``Clm-Summarizer`` saying which.
-    The model is the one :func:`~.summarizers.summarizer_from_env` configures; a configuration
-    problem is its :class:`~clm_policy.base.errors.InputError` when ``strict`` (the command
-    line: nothing is asked or written), else a fallback (a hook never loses the handoff).
-    ``timeout`` caps the configured one."""
+    handoff or no model is configured; else the handoff the model writes (what it is sent
+    redacted first), or ``words`` when it fails, ``Clm-Summarizer`` saying which. A
+    configuration problem raises when ``strict`` (the command line), else falls back (a hook
+    never loses the handoff). ``timeout`` caps the configured one."""
     from clm_policy.base.errors import InputError
     from clm_policy.lifecycle.compaction import DETERMINISTIC_NAME
     from clm_policy.lifecycle.compose import MODEL, SUMMARY, Words
@@ -163,8 +146,7 @@ def with_model(
 
 
 def record_of(reading: TranscriptReading, words: Words | None = None) -> str:
-    """The seed clm-policy gives of ``reading`` without a model (with the agent's compaction
-    summary ``words``, if any, as its first part): the record the model is shown."""
+    """The record the model is shown: the seed of ``reading`` without a model."""
     from datetime import UTC, datetime
 
     from clm_policy.lifecycle.compose import compose

@@ -81,8 +81,7 @@ class Provenance(Record):
 
 
 NO_PROVENANCE = Provenance()
-"""Why a pipeline runs when its caller says nothing (no rule, no policy; shared, never
-changed)."""
+"""No rule, no policy (shared, never changed)."""
 
 
 class CompactOutcome(Record):
@@ -97,9 +96,8 @@ class CompactOutcome(Record):
 
 
 class HandoffOutcome(Record):
-    """A committed handoff. ``agent_recall``: how many of the session's facts (its fact
-    inventory) the agent's own summary holds, when it wrote one. ``push_failed``: why the
-    push failed, for a caller that went on without it (:class:`PushError`)."""
+    """A committed handoff. ``agent_recall``: how many of the session's facts the agent's own
+    words hold; ``push_failed``: why the push failed, for a caller that went on without it."""
 
     commit: str
     manifest: HandoffManifest
@@ -122,8 +120,7 @@ class PushError(GitError):
 
 
 def state_doc(state: SessionState) -> JsonDoc:
-    """``state.json``: the persisted state (checked: the reader must accept what is written;
-    redacted by the write path as data)."""
+    """``state.json``, checked: the reader must accept what is written."""
     from clm_policy.models.state_io import state_from
 
     data = state.as_dict()
@@ -132,8 +129,7 @@ def state_doc(state: SessionState) -> JsonDoc:
 
 
 def check_identifiers(state: SessionState) -> None:
-    """The state's identifiers are committed as written: each must be valid and no secret
-    (a session id, the parent session, every memory key)."""
+    """The state's identifiers are committed as written: each must be valid and no secret."""
     check_session(state.session_id)
     if state.parent_session:
         check_session(state.parent_session)
@@ -162,13 +158,11 @@ def trailers(state: SessionState, event: str, why: Provenance, **more: str) -> d
 def _message(
     state: SessionState, event: str, why: Provenance, body: str, **more: str
 ) -> CommitMessage:
-    """The commit message of ``event``: its subject, ``body`` and :func:`trailers`."""
     subject = event_subject(event, state.session_id, state.step_index, why.rule)
     return CommitMessage(subject, body, trailers(state, event, why, **more))
 
 
 SUMMARY_KEPT = "Clm-Summary-Kept"
-"""The trailer of a deterministic summary's check against the facts it was built from."""
 
 
 def recall_trailers(
@@ -201,24 +195,18 @@ def run_compaction(
 ) -> CompactOutcome:
     """Compact ``state``, verify it and commit the summary document and the persisted state.
 
-    The compaction the caller gets back is made from the raw state; what is committed is made
-    from the state the change cleaned first, and is the one verified
-    (:func:`~clm_policy.lifecycle.compaction.compact_verified`: another summarizer than the
-    deterministic one is asked once, on the cleaned state). A model's summary carries
-    ``Clm-Recall`` (and ``-Missing``): a recall measured against facts its writer did not
-    pick. The deterministic summary is built from those same facts, so its check says only
-    what survived the cleaning: ``Clm-Summary-Kept`` (never a quality figure; ``on_verified``
-    is not told of it).
+    The caller's compaction is made from the raw state; what is committed, and verified, from
+    the state the change cleaned (another summarizer is asked once, on that). A model's
+    summary carries ``Clm-Recall``: facts its writer did not pick. The deterministic summary is
+    built from those same facts, so its check says only what survived the cleaning:
+    ``Clm-Summary-Kept`` (never a quality figure; ``on_verified`` is not told of it).
 
-    With ``min_recall`` the recall is enforced: under it nothing is committed and
-    :class:`~clm_policy.lifecycle.verify.VerificationFailed` is raised (the caller hands off
-    instead). Without it (a snapshot taken while an agent compacts on its own) the recall is
-    recorded only, and a summarizer falls back under the default 0.9. ``on_verified`` is told
-    the recall of a compaction that is going to be committed, before the commit (the run loop
-    records it in that step's line of metrics.jsonl, which the commit holds).
-
-    ``context_line`` replaces the body's ``Context: <before> -> <after> tokens (estimated)``:
-    a snapshot taken while an agent compacts on its own cannot know the context after it."""
+    Under ``min_recall`` nothing is committed and
+    :class:`~clm_policy.lifecycle.verify.VerificationFailed` is raised (the caller hands off).
+    Without it (a snapshot while an agent compacts on its own) the recall is recorded only.
+    ``on_verified`` is told the recall before the commit (the run loop records it in
+    metrics.jsonl, which the commit holds). ``context_line`` replaces the body's ``Context:``
+    line: a snapshot cannot know the context after the agent's compaction."""
     check_identifiers(state)
     when = now or utc_now()
     change = Change(files, appends)
@@ -265,8 +253,8 @@ def _callers_compaction(
     now: datetime,
     trigger: str | None,
 ) -> CompactionResult:
-    """The compaction handed back to the caller: made from the raw state, with the summary,
-    recall and summarizer of the one ``recorded`` (the one committed)."""
+    """The caller's compaction: made from the raw state, with ``recorded``'s summary, recall
+    and summarizer."""
     told = DETERMINISTIC if deterministic else TextSummary(recorded.summary, recorded.summarizer)
     return compact(
         state, retain=retain, summarizer=told, now=now, trigger=trigger, verify_facts=False
@@ -288,7 +276,6 @@ def _compaction_message(
     deterministic: bool,
     context_line: str | None,
 ) -> CommitMessage:
-    """A compaction's commit message (:func:`run_compaction` says what it holds)."""
     assert recorded.recall is not None
     context = context_line or (
         f"Context: {result.context_before} -> {result.context_after} tokens (estimated)"
@@ -302,9 +289,8 @@ def _compaction_message(
 
 
 def committed_snapshot(repo: MemoryRepo, state: SessionState) -> str | None:
-    """The commit of this session's newest compaction when it was taken at the same position
-    as ``state`` (the same step and context): committing ``state`` again would record nothing
-    new (an agent retrying a blocked compaction, ``compact --transcript`` run twice)."""
+    """The commit of this session's newest compaction when taken at ``state``'s step and
+    context: committing ``state`` again would record nothing new."""
     from clm_policy.memory.audit import compacted_at, read_log
 
     newest = read_log(repo, session=state.session_id, event="compact", limit=1)
@@ -353,23 +339,14 @@ def run_handoff(
     """Commit the handoff ``handoff`` composes (:func:`~clm_policy.lifecycle.compose.compose`;
     a bare state is composed as it is): the manifest (validated), its Markdown and the state,
     on the checked-out branch, or on ``clm/handoff/<session>-<n>`` with ``branch``; push if
-    asked. Returns the seed the next session starts from (:mod:`clm_policy.lifecycle.seed`:
-    the agent's words whole, the record beside them, memory topics framed as records) within
-    ``seed_chars`` (default ``seed_tokens`` x 4) as ``seed_size`` measures it (characters,
-    or what the agent counts: Codex takes bytes). A failed push raises :class:`PushError`,
-    saying the commit exists (and holding it). ``pr_body`` (with ``branch``): the file the
-    branch's pull-request body is written to (:mod:`clm_policy.lifecycle.prbody`), checked
-    before the commit, written before the push.
-
-    The trailers say what was measured: ``Clm-Seed-Tokens`` (the seed's size),
-    ``Clm-Seed-Kept`` (how much of the record the budget let into the seed — a share of its
-    own facts, not a quality figure), and when the agent wrote a handoff, ``Clm-Recall-Agent``
-    (how many of the recorded facts its words hold: what it forgot, measured against a record
-    its words did not make) with ``-Missing`` and ``-Kinds``, and ``Clm-Contradictions`` (how
-    many lines say the record disagrees with it). ``agent_id``: which agent of the task hands
-    off. ``store``: the memory backend the seed's topics come from (default: the git topics of
-    ``repo``). ``memory_dir``: the memory repository as the user names it, for the seed's way
-    to read the whole handoff."""
+    asked. Returns the seed the next session starts from (:mod:`clm_policy.lifecycle.seed`)
+    within ``seed_chars`` (default ``seed_tokens`` x 4) as ``seed_size`` measures it
+    (characters, or what the agent counts: Codex takes bytes). A failed push raises
+    :class:`PushError`, saying the commit exists (and holding it). ``pr_body`` (with
+    ``branch``): the file the pull-request body is written to, checked before the commit,
+    written before the push. The trailers say what was measured (docs/verification.md).
+    ``store``: the memory backend of the seed's topics (default: ``repo``'s git topics);
+    ``memory_dir``: the memory repository as the user names it, for the seed's last line."""
     from clm_policy.lifecycle.compose import Composed
     from clm_policy.memory.redact import untag
 
@@ -385,17 +362,16 @@ def run_handoff(
     m_path = _manifest_file(repo, manifest, state.session_id, number, branch=branch)
     h_path = handoff_path(state.session_id, number)
     checked = _add_handoff_files(change, state, clean, manifest, m_path, h_path)
-    # what the next session starts from, checked for the facts before it is committed
-    budget = seed_chars if seed_chars is not None else seed_tokens * CHARS_PER_TOKEN
-    seed = _handoff_seed(
-        repo,
+    # what the next session starts from, checked for the facts before it is committed (its
+    # memory read before anything is written: a refusal stops here)
+    seed = seed_text(
         manifest,
-        clean,
-        h_path,
-        budget=budget,
+        memory=memory_hits(repo, manifest, store),
+        budget=seed_chars if seed_chars is not None else seed_tokens * CHARS_PER_TOKEN,
+        read_more=read_more(h_path, memory_dir or repo.root),
+        constraints=clean.constraints,
+        decisions=clean.decisions,
         size=seed_size,
-        store=store,
-        memory_dir=memory_dir,
     )
     extra, agent_recall = _measured(change, handoff, manifest, seed)
     # the seed as the next session's system message: its markers as committed, untagged
@@ -414,8 +390,7 @@ def run_handoff(
 
 
 def _check_destination(*, branch: bool, push: str | None, pr_body: str | None) -> None:
-    """The remote to push to and the pull-request body's file, refused before anything is
-    committed (a pull-request body needs the handoff on a branch of its own)."""
+    """Refuse the remote and the pull-request body's file before anything is committed."""
     if push:
         from clm_policy.memory.git.run import check_name
 
@@ -429,9 +404,9 @@ def _check_destination(*, branch: bool, push: str | None, pr_body: str | None) -
 
 
 def check_remote(repo: MemoryRepo, remote: str) -> None:
-    """Refuse ``remote`` unless ``repo`` names it or it is a URL or a path: a handoff by hand
-    stops before anything is committed (a hook's commits and says the push failed: its
-    handoff is not lost to a remote set wrong)."""
+    """Refuse ``remote`` unless ``repo`` names it or it is a URL or a path (a handoff by hand;
+    a hook's commits and says the push failed: its handoff is not lost to a remote set
+    wrong)."""
     from clm_policy.memory.git.run import check_name
 
     check_name("remote", remote)
@@ -453,8 +428,7 @@ def _handoff_manifest(
     now: datetime | None,
     agent_id: str | None,
 ) -> HandoffManifest:
-    """The handoff's manifest, built from the cleaned state and redacted by ``change``, with
-    the rationale ``why`` gives (or the rule's name) and ``agent_id`` when there is one."""
+    """The handoff's manifest, built from the cleaned state and redacted by ``change``."""
     from clm_policy.lifecycle.handoff import build_manifest
 
     rationale = why.rationale or (f"rule {why.rule}" if why.rule else "handoff requested")
@@ -497,7 +471,7 @@ def _add_handoff_files(
     m_path: str,
     h_path: str,
 ) -> list[HandoffManifest]:
-    """Add the manifest, its Markdown and the final state to ``change``. The list returned
+    """Add the manifest, its Markdown and the final state to ``change``; the list returned
     receives the manifest as validated when the commit writes it."""
     from clm_policy.lifecycle.handoff import render_manifest_markdown
     from clm_policy.models.shapes.manifest import validate_manifest
@@ -517,36 +491,11 @@ def _add_handoff_files(
     return checked
 
 
-def _handoff_seed(
-    repo: MemoryRepo,
-    manifest: HandoffManifest,
-    clean: SessionState,
-    h_path: str,
-    *,
-    budget: int,
-    size: Callable[[str], int],
-    store: MemoryStore | None,
-    memory_dir: str | None,
-) -> str:
-    """What the next session starts from, within ``budget`` as ``size`` measures it."""
-    # read before anything is written: a refusal stops here
-    hits = memory_hits(repo, manifest, store)
-    return seed_text(
-        manifest,
-        memory=hits,
-        budget=budget,
-        read_more=read_more(h_path, memory_dir or repo.root),
-        constraints=clean.constraints,
-        decisions=clean.decisions,
-        size=size,
-    )
-
-
 def _measured(
     change: Change, handoff: Composed, manifest: HandoffManifest, seed: str
 ) -> tuple[dict[str, str], Recall | None]:
-    """The handoff's trailers of what was measured (:func:`run_handoff` names them), and the
-    agent's recall (None when it wrote no handoff)."""
+    """The handoff's trailers of what was measured, and the agent's recall (None when it
+    wrote no handoff)."""
     asked = inventory(change.clean(handoff.base))
     extra = {
         "Clm-Seed-Tokens": str(estimate_tokens(seed)),
@@ -573,8 +522,7 @@ def _commit_handoff(
     branch: bool,
 ) -> tuple[str, str]:
     """Commit the handoff on the checked-out branch, or on ``clm/handoff/<session>-<n>``
-    with ``branch``: the commit and the ref of its branch. Its message says the goal, the next
-    safe action and why; its trailers end with ``more``."""
+    with ``branch``: the commit and the ref of its branch."""
     body = (
         f"Goal: {manifest.goal}\nNext safe action: {manifest.next_safe_action}\n"
         f"Why: {manifest.decision_rationale}\n"
@@ -590,9 +538,8 @@ def _commit_handoff(
 
 
 def _push_handoff(repo: MemoryRepo, remote: str, done: HandoffOutcome) -> HandoffOutcome:
-    """Push the handoff ``done``'s branch to ``remote``: ``done`` with the attempts it took. A
-    failure raises :class:`PushError`, saying the commit exists and how to push it (and
-    holding ``done``)."""
+    """Push ``done``'s branch to ``remote``: ``done`` with the attempts it took, or a
+    :class:`PushError` saying the commit exists and how to push it (holding ``done``)."""
     try:
         attempts = repo.push(remote, done.ref)
         if attempts > 1:  # rebased onto what the remote had: the commit pushed is a new one
@@ -615,7 +562,6 @@ def _push_handoff(repo: MemoryRepo, remote: str, done: HandoffOutcome) -> Handof
 
 
 SEED_NAME = "clm-handoff"
-"""The name of the seed's message in the loop (its system message)."""
 
 
 def read_more(handoff_file: str, memory_dir: str | None) -> str:
@@ -632,8 +578,7 @@ def memory_hits(
     repo: MemoryRepo, manifest: HandoffManifest, store: MemoryStore | None = None
 ) -> list[tuple[str, str]]:
     """The seed's memory entries: ``store``'s (the git topics by default) for the manifest's
-    memory keys and goal, its next safe action as what the next session starts on
-    (:meth:`~clm_policy.memory.store.MemoryStore.seed`)."""
+    memory keys, goal and next safe action."""
     from clm_policy.memory.store import SEED_HITS, GitMemoryStore
 
     chosen = store if store is not None else GitMemoryStore(repo)
@@ -649,8 +594,7 @@ def record_session_start(
     record: Mapping[str, object],
     why: Provenance = NO_PROVENANCE,
 ) -> str:
-    """Commit a session's start: its first ``state.json`` and ``run.json`` (so it can resume).
-    A session seeded from a handoff names the manifest in ``why`` (``Clm-Seed``)."""
+    """Commit a session's start: its first ``state.json`` and ``run.json`` (to resume it)."""
     check_identifiers(state)
     folder = session_dir(state.session_id)
     change = Change(
@@ -670,17 +614,13 @@ def record_agent_summary(
     context: tuple[int | None, int | None] = (None, None),
 ) -> str:
     """Commit the summary an agent wrote of its own context when it compacted (Claude Code's
-    ``compact_summary``), as ``sessions/<id>/summaries/<step>.md``: the audit trail shows
-    what the agent's native compaction kept.
+    ``compact_summary``) as ``sessions/<id>/summaries/<step>.md``.
 
-    ``context`` is the agent's own figures before and after the compaction when it gives
-    them (Claude Code's ``compactMetadata.preTokens``/``postTokens``): the one after becomes
-    ``Clm-Context-Tokens``; without it the commit says the context is unknown until the
-    agent's next usage figure, and has no such trailer (never a 0 it did not measure).
-
+    ``context``: the agent's own figures before and after (Claude Code's
+    ``compactMetadata.preTokens``/``postTokens``); without the one after, the commit says the
+    context is unknown and has no ``Clm-Context-Tokens`` (never a 0 it did not measure).
     When the memory has the session's state (the snapshot committed before the agent
-    compacted), the summary is verified against its facts: the document's front matter and
-    the ``Clm-Recall`` trailer say how many of them the agent's summary kept."""
+    compacted), the summary is verified against its facts (front matter, ``Clm-Recall``)."""
     from clm_policy.memory.sessions import load_session
 
     check_identifiers(state)
@@ -730,9 +670,8 @@ def record_session_end(
     record: Mapping[str, object],
     appends: Logs | None = None,
 ) -> str | None:
-    """Commit the end of a run: ``run.json`` (how it stopped), the state (unless a handoff
-    already committed it) and the decisions and metrics not yet in git. None, and no commit,
-    when that is all in git already (a handoff's commit recorded how the run stopped)."""
+    """Commit the end of a run: ``run.json``, the state (unless a handoff committed it) and
+    the decisions and metrics not yet in git; None, and no commit, when all that is in git."""
     folder = session_dir(state.session_id)
     change = Change({f"{folder}/run.json": JsonDoc(dict(record))}, appends)
     if reason != "handoff":  # the handoff commit already keeps the final state

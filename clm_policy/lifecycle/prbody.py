@@ -1,12 +1,9 @@
 """A handoff as a pull request: its title and its body (``handoff --branch --pr-body FILE``).
 
 Everything the body says is read back from the memory repository: the handoff commit's
-trailers, its manifest (validated again), and the session's previous handoff — found in the
-history the new branch grew from and on the session's other ``clm/handoff/<session>-<n>``
-branches, the one with the highest handoff number below the new one — whose manifest is
-compared with the new one field by field. What the agent's handoff holds of the recorded facts
-is the commit's ``Clm-Recall-Agent`` trailer; without the agent's words, the body says the
-record is all there is.
+trailers, its manifest (validated again), and the session's previous handoff (the highest
+number below the new one, in the new branch's history or on the session's other
+``clm/handoff/<session>-<n>`` branches), compared with the new one field by field.
 
 A body goes to a forge, where everyone with access reads it, so what it is made of passes the
 one redactor (:mod:`clm_policy.memory.redact`) as everything that reaches git does —
@@ -42,17 +39,13 @@ from clm_policy.memory.redact import redact_data, redact_text
 from clm_policy.models.manifest import HandoffManifest
 from clm_policy.models.shapes.manifest import read_manifest
 
-RECALL_TRAILER = "Clm-Recall-Agent"
-"""Where a handoff records how many of the recorded facts the agent's own words hold."""
 BODY_LIMIT = 65_000
 """GitHub refuses a pull-request body over 65,536 characters; past this, the manifest's
 sections give way to a pointer to the handoff's own file in the pull request's changes."""
 TITLE_GOAL = 72
-"""Characters of the goal a title keeps."""
 MAX_CHANGES = 40
 """Change lines listed at most; the rest are counted."""
 ITEM_WIDTH = 200
-"""Characters of one list item or text a change line shows."""
 TITLES = {
     field: title.removesuffix(" (word for word)")
     for field, title, *_ in SHOWN
@@ -63,15 +56,12 @@ heading; ``timestamp`` is left out of the comparison (it always differs)."""
 OPTIONAL = frozenset(HandoffManifest.FIELDS) - frozenset(HandoffManifest.REQUIRED)
 """The handoff's additions to the seed plan's fields: compared, but not listed as unchanged
 while both manifests leave them empty (a manifest from before them has none)."""
-_INLINE = ("status",)
-"""Text fields short enough to show as ``old`` → ``new`` on one line."""
 _NUMBER = re.compile(r"([0-9]+)\.md")
 
 
 @dataclass(frozen=True)
 class PullRequest:
-    """What opens a pull request of a handoff branch: its title and body, the branch (head)
-    and the branch it was made from (base; None when HEAD was detached)."""
+    """A handoff branch's pull request (``base``: None when HEAD was detached)."""
 
     title: str
     body: str
@@ -90,8 +80,7 @@ def gh_command(title: str, head: str, base: str | None, body_file: str) -> str:
 
 
 def title(manifest: HandoffManifest, session: str, step: str | int) -> str:
-    """``Handoff <session> step <n> (<status>): <goal, cut>``, redacted, its mentions and
-    references made inert (:func:`clm_policy.formats.markdown.plain`)."""
+    """``Handoff <session> step <n> (<status>): <goal, cut>``, redacted and made inert."""
     text = (
         f"Handoff {session} step {step} ({manifest.status.value}): "
         f"{one_line(manifest.goal, TITLE_GOAL)}"
@@ -110,8 +99,7 @@ def base_branch(repo: MemoryRepo) -> str | None:
 
 
 def check_body_path(path: str) -> None:
-    """Refuse a body file that cannot be written, before the handoff is committed: a folder,
-    a folder that does not exist or is not one, a folder nothing can be created in."""
+    """Refuse a body file that cannot be written, before the handoff is committed."""
     where = Location(path)
     problem = {"folder": "Is a directory", "other": "not a regular file"}.get(path_kind(path))
     if problem:
@@ -166,7 +154,7 @@ def pull_request(repo: MemoryRepo, ref: str) -> PullRequest:
     ]
     if own is not None:
         lines.append(f"- For people: {_code(own[1])}")
-    recall = entry.trailers.get(RECALL_TRAILER)
+    recall = entry.trailers.get("Clm-Recall-Agent")
     if recall:
         shown = (
             f"holds {md.inline(one_line(_clean(recall), ITEM_WIDTH))} of the facts clm-policy "
@@ -225,8 +213,7 @@ def _manifest(repo: MemoryRepo, entry: AuditEntry) -> tuple[HandoffManifest, str
 
 def _handoffs(repo: MemoryRepo, session: str, commit: str) -> dict[str, tuple[int, str]]:
     """Each handoff of ``session`` in ``commit``'s history or on the session's handoff
-    branches: its commit, with its number and its file for people (the one file under
-    ``sessions/<id>/handoffs/`` a handoff commit adds)."""
+    branches: its commit -> its number and its file for people."""
     folder = f"{session_dir(session)}/handoffs/"  # the session id checked first
     pattern = f"refs/heads/clm/handoff/{session}-*"
     refs = repo.git("for-each-ref", "--format=%(refname)", pattern, check=False).split()
@@ -248,7 +235,6 @@ def _since(
     previous: tuple[int, str] | None,
     handoffs: Mapping[str, tuple[int, str]],
 ) -> list[str]:
-    """The "Since the previous handoff" section's lines."""
     if previous is None:
         return ["This is the session's first handoff: there is nothing to compare it with."]
     _, commit = previous
@@ -281,10 +267,8 @@ def _since(
 
 
 def diff_manifests(old: HandoffManifest, new: HandoffManifest) -> tuple[list[str], list[str]]:
-    """What changed from ``old`` to ``new``, in the order and under the headings of the
-    manifest's rendering for people: Markdown list lines (free text as ``was`` / ``now``, list
-    items added and removed, the token snapshot's figures old → new), and the headings of the
-    fields that did not change (the timestamp is not compared: it always differs)."""
+    """What changed from ``old`` to ``new`` as Markdown list lines, under the headings of the
+    manifest's rendering for people, and the headings of the fields that did not change."""
     before, after = old.as_dict(), new.as_dict()
     changes: list[str] = []
     same: list[str] = []
@@ -316,7 +300,7 @@ def _field_changes(name: str, old: Any, new: Any, field: str) -> list[str]:
             else:
                 lines.append(f"- {name} {md.code(key)}: {_value(a)} → {_value(b)}")
         return lines
-    if isinstance(old, str) and isinstance(new, str) and field not in _INLINE:
+    if isinstance(old, str) and isinstance(new, str) and field != "status":  # one line
         return [f"- {name} changed:", f"  - was: {_text(old)}", f"  - now: {_text(new)}"]
     return [f"- {name}: {_value(old)} → {_value(new)}"]
 

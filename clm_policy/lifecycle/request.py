@@ -1,14 +1,10 @@
-"""The one request for a handoff: what the agent is asked to write when the policy hands off,
-in every form it takes — the Stop hook's request, the prompt hook's, the MCP ``handoff`` tool's
-fields and description, and the focus the person gives ``/compact``.
+"""The one request for a handoff, in every form it takes: the Stop hook's request, the prompt
+hook's, the MCP ``handoff`` tool's fields and description, and the focus given ``/compact``.
 
-A successor needs the judgement half of a handoff from the agent (what a transcript cannot
-say: the goal with the standing instructions, what the user approved or ruled out, decisions
-and what was rejected, open questions, the next step and the plan after it) and the exact half
-from the record (the user's messages word for word, files, the latest result of each check,
-git state), which clm-policy adds itself. :data:`SECTIONS` is the one list; everything below is
-made from it, and :mod:`clm_policy.transcripts.notes` reads each heading back into its field
-(a test holds every heading to the field it names).
+The agent is asked for the judgement half of a handoff (what a transcript cannot say);
+clm-policy adds the exact half from the record. :data:`SECTIONS` is the one list everything
+here is made from, and :mod:`clm_policy.transcripts.notes` reads each heading back into its
+field (a test holds every heading to the field it names).
 """
 
 from __future__ import annotations
@@ -17,9 +13,7 @@ from clm_policy.base.record import Record
 
 
 class Section(Record):
-    """One part of the handoff the agent is asked for: its heading, what it holds (said to
-    the model), the MCP field that carries it, whether that field is a list, and the words a
-    ``/compact`` focus uses for it."""
+    """One part of the handoff the agent is asked for; ``keep``: a ``/compact`` focus's words."""
 
     heading: str
     asks: str
@@ -88,16 +82,14 @@ PLAN_FIELD = "plan"
 
 
 def handoff_request() -> str:
-    """What the model is asked to write (the Stop hook's and the prompt hook's request): the
-    headings first (what it copies), then what each holds."""
+    """The Stop hook's and the prompt hook's request."""
     return (
         f"Finish the step you are on, start no new work, and end your reply with {what_to_write()}"
     )
 
 
 def what_to_write() -> str:
-    """The handoff asked for, heading by heading: the request's own words, which a model
-    writing the handoff from the transcript (:mod:`.model_handoff`) is given too."""
+    """The handoff asked for, heading by heading (a model writing it is given this too)."""
     headings = ", ".join(f"`## {s.heading}`" for s in SECTIONS)
     holds = "; ".join(f"{s.heading}: {s.asks}" for s in SECTIONS)
     return (
@@ -110,7 +102,6 @@ def what_to_write() -> str:
 
 
 def stop_request(rationale: str, fill: str) -> str:
-    """The Stop hook's request, given the policy's reason and how full the context is."""
     return (
         f"clm-policy: the context is {fill} full and the policy hands off ({rationale}). "
         f"{handoff_request()} Then stop."
@@ -118,7 +109,6 @@ def stop_request(rationale: str, fill: str) -> str:
 
 
 def tool_description() -> str:
-    """The MCP ``handoff`` tool's description."""
     fields = (
         "; ".join(f"{s.field}: {s.asks}" for s in SECTIONS)
         + f"; {PLAN_FIELD}: the steps after the next one, in order; notes: anything else"
@@ -133,7 +123,6 @@ def tool_description() -> str:
 
 
 def compact_focus(next_step: str) -> str:
-    """The focus given to ``/compact``: what a summary must keep, in plain words, then the
-    next step (as known, or that it is unknown and what was last being done)."""
+    """The focus given to ``/compact``: what a summary must keep, then ``next_step``."""
     keep = ", ".join(s.keep for s in SECTIONS if s.field != "next_step")
     return f"Keep {keep}. {next_step}"

@@ -1,27 +1,10 @@
 """The seed a fresh session starts from: the handoff in two labelled parts, within a size limit.
 
-1. **Written by the previous agent** — its handoff (the reply to the handoff request, its MCP
-   ``handoff`` call, or its latest compaction summary), word for word, as a block quote. Never
-   cut inside a section: words longer than the budget keep their most needed sections (the
-   next step, the blockers, the goal, the tasks, …) whole, shown in the order written; the
-   rest is named, with where to read it.
-2. **Recorded by clm-policy** — from the transcript, never the agent's judgement: the user's
-   messages word for word (the first and the latest always), the agent's task list, each check
-   with its latest result, git and process state, the files changed, made, moved and deleted,
-   the agents the session started; what the agent's words already say is left out. Without
-   the agent's words the record also says the status, the open failures and the next step —
-   or that the next step is unknown, and what was last being done.
-
-Where the record contradicts the agent (it says the tests pass; the latest run failed), one
-line says so at the top. Memory topics follow, framed as records.
-
-The budget is in characters (a profile's ``seed_tokens`` times 4; a hook's context limit caps
-it). It fills in priority order — the agent's words (leaving room for the record's first
-items), the open failures and the next step, the user's first and latest messages, the task
-list, the other messages, the checks, git and process state, the files, the agents, memory —
-and nothing is cut inside a line (a longer message is kept up to a line or sentence end,
-marked). What was left out is counted on the last line, with ``read_more``: how the next agent
-can read the whole handoff (a ``clm-policy show`` command, an MCP ``memory_read`` key).
+Part 1 is the previous agent's handoff word for word (never cut inside a section); part 2 is
+clm-policy's record of the session, without what the agent's words already say; memory topics
+follow, framed as records. The budget (characters, as ``size`` measures them) fills in priority
+order, nothing is cut inside a line, and the last line counts what was left out and says how
+to read the whole handoff. docs/manifest.md ("The seed of the next session") has the rules.
 Nothing here reads a clock: the same manifest gives the same text.
 """
 
@@ -42,24 +25,20 @@ if TYPE_CHECKING:
 
 MIN_BUDGET = 800
 WORDS_RESERVE = 500
-"""Characters the agent's words leave for the record's first items (failures, the user's first
-and latest messages)."""
+"""Characters the agent's words leave for the record's first items."""
 MESSAGE_CHARS = 2500
-"""The user's first or latest message longer than this is kept up to a line (or sentence)
-end before it."""
+"""The user's latest message is kept up to a line (or sentence) end before this; the first
+one (when not the latest substantive one) before FIRST_CHARS, the others MIDDLE_CHARS."""
 FIRST_CHARS = 1500
-"""The same for the first message when it is not the latest substantive one."""
 MIDDLE_CHARS = 700
-"""The same for the messages between them."""
 MEMORY_CHARS = 1500
 ITEM_CHARS = 400
 FAILURE_CHARS = 260
 FIT_SHARE = 0.005
-"""How close to its limit a seed measured otherwise than in characters must come."""
+"""How close to its limit a seed measured otherwise than in characters must come: within
+FIT_TRIES seeds built, or until one that fits and one that does not are FIT_CHARS apart."""
 FIT_TRIES = 8
-"""The seeds built at most to come that close (else the fullest one that fits is given)."""
 FIT_CHARS = 40
-"""Or until a seed that fits and one that does not are this many characters apart."""
 SUMMARY_SHARE = 0.4
 """The most of the budget an agent's compaction summary (older than the record) takes."""
 
@@ -123,10 +102,9 @@ def seed_text(
     decisions: Sequence[str] = (),
     size: Callable[[str], int] = len,
 ) -> str:
-    """The seed of ``manifest`` within ``budget`` (the module's doc) as ``size`` measures it
-    (characters, or what the agent counts: Codex takes bytes of UTF-8): ``memory`` are
-    ``(key, text)`` topics, ``read_more`` says how to read the whole handoff, ``constraints``
-    and ``decisions`` are carried from the sessions before it."""
+    """The seed of ``manifest`` within ``budget`` as ``size`` measures it (characters, or what
+    the agent counts: Codex takes bytes of UTF-8): ``memory`` are ``(key, text)`` topics;
+    ``constraints`` and ``decisions`` are carried from the sessions before it."""
     limit = max(budget, MIN_BUDGET)
     seed = _Seed(manifest, memory, limit, read_more, constraints, decisions)
     text = seed.text()
@@ -158,9 +136,6 @@ def seed_text(
     return seed.text()
 
 
-# ---------------------------------------------------------------------------------------------
-
-
 class _Block:
     """A titled list of items the budget fills: ``first`` items in the first pass (None: all),
     the rest later; ``newest`` keeps the last items when cut."""
@@ -184,8 +159,7 @@ class _Block:
         self.kept: list[int] = []
 
     def order(self) -> list[int]:
-        """The items' indexes in the order the budget takes them: by ``rank`` when given (the
-        items still shown in their own order), else the newest or the oldest first."""
+        """The items' indexes in the order the budget takes them (shown in their own order)."""
         indexes = list(range(len(self.items)))
         if self.rank is not None:
             rank = self.rank
@@ -225,8 +199,8 @@ class _Seed:
     # -- the parts --------------------------------------------------------------------------
 
     def text(self) -> str:
-        """The seed; built again with less room while it is over the budget (the last line's
-        length is known only once the rest is chosen)."""
+        """The seed, built again with less room while over the budget (the last line's length
+        is known only once the rest is chosen)."""
         squeeze = 0
         while True:
             text = self._text(squeeze)
@@ -283,8 +257,7 @@ class _Seed:
         return "\n\n".join(p for p in parts if p) + "\n"
 
     def _lead(self) -> list[str]:
-        """Without the agent's words (or with only a summary older than the record): the status
-        and the next step, as recorded."""
+        """The status and the next step, as recorded."""
         m, r = self.m, self.m.record
         lead = []
         if not (m.requests or r.said or r.checks):  # a state's handoff: its goal is the task
@@ -296,8 +269,7 @@ class _Seed:
         ]
 
     def _blocks(self) -> list[_Block]:
-        """The record's blocks in the order shown; :func:`_fill` takes them by priority (the
-        first two blocks first: the open failures, the user's messages)."""
+        """The record's blocks in the order shown (:func:`_fill` takes them by priority)."""
         m, r = self.m, self.m.record
         made = set(r.made_artifacts)
         from_state = not (
@@ -322,8 +294,8 @@ class _Seed:
         ]
 
     def _lead_blocks(self, from_state: bool) -> list[_Block]:
-        """The open failures, the user's messages and, without the agent's words, its blockers
-        and its last messages."""
+        """The open failures, the user's messages and, without the agent's words, its blockers,
+        last messages and reasoning."""
         m, r = self.m, self.m.record
         failing = [c for c in r.checks if c.status == "failed"]
         failures = [_check(c) for c in failing] or (_bullets(m.open_failures) if from_state else [])
@@ -358,7 +330,6 @@ class _Seed:
         return blocks
 
     def _state_blocks(self) -> list[_Block]:
-        """A state's own lists (a session without a transcript)."""
         m = self.m
         said = self._said
         tasks = [
@@ -373,7 +344,6 @@ class _Seed:
         ]
 
     def _record_blocks(self) -> list[_Block]:
-        """A transcript's exact records: the task list, the checks, git and processes."""
         r = self.m.record
         return [
             _Block(
@@ -393,7 +363,6 @@ class _Seed:
         ]
 
     def _carried_blocks(self, from_state: bool) -> list[_Block]:
-        """Constraints, decisions (and a state's assumptions and sources), then memory."""
         m = self.m
         constraints, decisions = self.carried
         if from_state:  # a state's own constraints and decisions (a transcript's: its messages)
@@ -449,9 +418,8 @@ class _Seed:
 
 
 def _paragraphs_within(text: str, budget: int) -> str:
-    """``text`` within ``budget`` when even its fixed parts are over it (a tiny budget): its
-    paragraphs before the last, from the end, dropped whole; the last line (what was left out,
-    and where) kept."""
+    """``text`` within a budget even its fixed parts are over: paragraphs dropped whole from
+    the end, the last line (what was left out, and where) kept."""
     *body, last = text.rstrip("\n").split("\n\n")
     while body and len("\n\n".join([*body, last])) + 1 > budget:
         body.pop()
@@ -460,8 +428,7 @@ def _paragraphs_within(text: str, budget: int) -> str:
 
 
 def _fill(blocks: list[_Block], room: int) -> int:
-    """Keep items while they fit ``room``, in priority order: the open failures, the user's
-    first and latest messages, then every block its first items, then the rest."""
+    """Keep items while they fit ``room``, in priority order; the room left."""
     failures, messages = blocks[0], blocks[1]
     said = [b for b in blocks if b.title.startswith("The agent's last messages")]
     passes: list[list[tuple[_Block, int]]] = [
@@ -494,10 +461,8 @@ def _grow(
     render: Callable[[int, str], str],
     cut: Callable[[str, int], str],
 ) -> int:
-    """The room the fill left, given to a block's items it kept cut (``texts``: each item's
-    whole text; ``render``: its item): more of each, up to a line end or whole, and a lead
-    item it left out for its length put in, cut shorter; the lead items first, then in the
-    block's order. The room still left."""
+    """The room the fill left, given to a block's items it cut (``texts``: their whole texts):
+    more of each, and a lead item it left out put in, cut shorter; the room still left."""
     if len(texts) != len(block.items):
         return room
     for index in dict.fromkeys([*block.lead, *block.order()]):
@@ -525,10 +490,9 @@ def _grow(
 
 
 def _fit_words(text: str, allowance: int) -> tuple[str, list[str]]:
-    """The agent's ``text`` whole when it fits ``allowance``; else its sections (split at its
-    headings) kept by rank — the next step, the blockers, the goal, the tasks, the verification,
-    the environment, the decisions, the rest — while they fit, shown in the order written;
-    (the text kept, the titles of the sections left out)."""
+    """The agent's ``text`` whole when it fits ``allowance``; else its sections kept by rank
+    (:data:`_SECTION_RANK`) while they fit, in the order written: (the text kept, the titles of
+    the sections left out)."""
     text = text.strip()
     if len(text) <= allowance:
         return text, []
@@ -552,8 +516,8 @@ def _fit_words(text: str, allowance: int) -> tuple[str, list[str]]:
 
 
 def _sections(text: str) -> list[tuple[str, str]]:
-    """(title, text) of each section of ``text``, split before each heading line; the text
-    before the first heading is a section titled 'opening'."""
+    """(title, text) of each section of ``text``; the text before the first heading is
+    'opening'."""
     out: list[tuple[str, list[str]]] = [("opening", [])]
     for line in text.splitlines():
         if _HEADING_LINE.match(line):
@@ -582,7 +546,6 @@ def _lines_within(text: str, limit: int) -> str:
 
 
 def _fitting(lines: Iterable[str], limit: int) -> list[str]:
-    """``lines`` from the first while they fit ``limit`` characters (a newline each)."""
     kept: list[str] = []
     for line in lines:
         limit -= len(line) + 1
@@ -613,8 +576,7 @@ def _within_line(text: str, limit: int) -> str:
 
 
 def _open_first(task: str) -> int:
-    """A task's place when the list is cut: in progress, then not started, then done (the
-    item as shown, behind its bullet)."""
+    """A task's place when the list is cut: in progress, then not started, then done."""
     mark = task.removeprefix("- ")[:3]
     return 0 if mark == "[~]" else 2 if mark == "[x]" else 1
 
@@ -629,7 +591,6 @@ def _lead_messages(requests: Sequence[str]) -> list[int]:
 
 
 def _latest_substantive(requests: Sequence[str]) -> int:
-    """The index of the latest message that asks for something (else the last one)."""
     from clm_policy.transcripts.work import substantive
 
     return max(
@@ -639,12 +600,10 @@ def _latest_substantive(requests: Sequence[str]) -> int:
 
 
 REJECTING_NOTE = "(rejecting a tool call: the call did not run)"
-"""What the seed says above a message the person gave when rejecting a tool call."""
 
 
 def _rejecting(text: str) -> tuple[bool, str]:
-    """Whether a request is what the person said when rejecting a tool call (the state marks
-    it, :data:`~clm_policy.transcripts.work.REJECTING`), and its words."""
+    """Whether a request was said when rejecting a tool call, and its words."""
     from clm_policy.transcripts.work import REJECTING
 
     rejecting = text.startswith(REJECTING)
@@ -652,16 +611,12 @@ def _rejecting(text: str) -> tuple[bool, str]:
 
 
 def _numbered(index: int, text: str) -> str:
-    """The user's message ``index`` (0-based) as the seed shows it: its number, then its words
-    quoted; one said when rejecting a tool call says so beside its number."""
     rejecting, words = _rejecting(text)
     return f"{index + 1}.{' ' + REJECTING_NOTE if rejecting else ''}\n{quoted(words)}"
 
 
 def _messages(requests: Sequence[str]) -> list[str]:
-    """The user's messages as quoted items: ``1.`` then the message behind ``> ``, a long one
-    kept up to a line (or sentence) end — the first and the latest up to
-    :data:`MESSAGE_CHARS`, the ones between up to :data:`MIDDLE_CHARS`."""
+    """The user's messages as numbered quoted items, a long one cut (:data:`MESSAGE_CHARS`)."""
     items = []
     latest, last = _latest_substantive(requests) + 1, len(requests)
     for n, text in enumerate(requests, 1):
@@ -674,11 +629,9 @@ def _messages(requests: Sequence[str]) -> list[str]:
 
 
 SAID_CHARS = 1500
-"""An agent's message in the seed is kept up to a line (or sentence) end before this."""
-
-
+"""An agent's message is kept up to a line (or sentence) end before this; its reasoning
+before REASONING_CHARS."""
 REASONING_CHARS = 700
-"""The same for a piece of the agent's reasoning."""
 
 
 def _said(text: str, limit: int = SAID_CHARS) -> str:

@@ -1,20 +1,12 @@
 """Where a command's session state comes from: the one resolver ``decide``, ``compact``,
 ``handoff`` and the quick ``decide`` (clm_policy.cli.fast.decide) call.
 
-A command line names exactly one source (:data:`SOURCES`): a SessionState file or standard
-input (``--state FILE|-``), figures (``--tokens N``, with the options of :data:`WITH_TOKENS`
-that go with it and with nothing else), a session persisted in the memory repository
-(``--session ID``) or a real agent's transcript (``--transcript PATH``). :func:`check` says
-which, or raises one :class:`~clm_policy.base.errors.UsageError` in one wording;
-:func:`resolve` reads it and returns the state with what places a later error in its file
-(:meth:`Resolved.locate`).
-
-The state is a :class:`~clm_policy.models.state.SessionState` whatever the source: for
-``--tokens`` one made of the figures alone; for a transcript, its tail's figures when a
-decision is all that is asked (``full=False``), the whole session for a compaction or a
-handoff (``full=True``); a state file is read without pydantic, which only says what is
-wrong with a file it refuses. The quick path imports this module on every call: nothing
-heavy at import.
+A command line names exactly one source (:data:`SOURCES`; the options of :data:`WITH_TOKENS`
+go with ``--tokens`` and nothing else): :func:`check` says which, or raises one
+:class:`~clm_policy.base.errors.UsageError`; :func:`resolve` reads it. For a transcript, its
+tail's figures when a decision is all that is asked (``full=False``), the whole session for a
+compaction or a handoff (``full=True``). The quick path imports this module on every call:
+nothing heavy at import.
 
 Standard input is read once per process, bounded (:func:`read_stdin`): when the quick path
 declines, click's path runs in the same process and gets the same bytes.
@@ -64,9 +56,8 @@ def _and(words: list[str], last: str = "and") -> str:
 
 
 class Request(Record):
-    """What a command line says of the state: its sources (None: not given), the
-    transcript's format, the figures that go with ``tokens`` and the memory repository a
-    ``session`` is in. Keys are the commands' parameter names (:meth:`of`)."""
+    """What a command line says of the state (None: not given); keys are the commands'
+    parameter names."""
 
     state: str | None = None
     tokens: int | None = None
@@ -83,8 +74,8 @@ class Request(Record):
 
     @classmethod
     def of(cls, params: Mapping[str, Any]) -> Request:
-        """The request in a command's parameters (click's, or the quick path's: the same
-        names; ``state_src`` is ``--state``); parameters it does not know are left out."""
+        """The request in a command's parameters (click's or the quick path's; ``state_src``
+        is ``--state``); parameters it does not know are left out."""
         values = {k: v for k, v in params.items() if k in cls.FIELDS}
         if "state_src" in params:
             values["state"] = params["state_src"]
@@ -100,10 +91,9 @@ class Request(Record):
 
 
 class Resolved(Record):
-    """A state from its source: the state, the transcript reading it came from (None but for
-    ``--transcript``), the text and file it was read from (a state file or standard input),
-    which :meth:`locate` places later errors in, and what gave the window the state holds, as
-    ``decide`` names it (``window from …``: a decision's ``window_source`` says ``state``)."""
+    """A state from its source: the transcript reading (None but for ``--transcript``), the
+    text and file it was read from (where :meth:`locate` places later errors), and what gave
+    its window, as ``decide`` names it (``window from …``)."""
 
     state: SessionState
     reading: TranscriptReading | None = None
@@ -127,19 +117,16 @@ class Resolved(Record):
 def check(request: Request, sources: tuple[str, ...] = tuple(SOURCES)) -> str:
     """The one source ``request`` names among ``sources`` (the ones the command takes), or a
     :class:`UsageError`: none or several given, or figures without ``--tokens``."""
-    given = request.given()
-    if not given and request.figures_given() and "tokens" in sources:
-        figures = request.figures_given()
-        verb = "goes" if len(figures) == 1 else "go"
+    given, figures = request.given(), request.figures_given()
+    verb = "goes" if len(figures) == 1 else "go"
+    if not given and figures and "tokens" in sources:
         raise UsageError(f"{_and(figures)} {verb} with --tokens N: give the context's tokens")
     if len(given) != 1 or given[0] not in sources:
         choices = _and([SOURCES[name] for name in sources], "or")
         got = _and([SOURCES[name].split()[0] for name in given])
         raise UsageError(f"give exactly one of {choices}" + (f"; got {got}" if got else ""))
     (source,) = given
-    figures = request.figures_given()
     if source != "tokens" and figures:
-        verb = "goes" if len(figures) == 1 else "go"
         raise UsageError(f"{_and(figures)} {verb} with --tokens: {CARRIES[source]}")
     return source
 
@@ -147,10 +134,8 @@ def check(request: Request, sources: tuple[str, ...] = tuple(SOURCES)) -> str:
 def resolve(
     request: Request, *, full: bool = False, sources: tuple[str, ...] = tuple(SOURCES)
 ) -> Resolved:
-    """The state ``request`` names (see the module docstring for ``full``); a
-    :class:`UsageError` for a command line that names none or several (:func:`check`), an
-    :class:`InputError` (a :class:`StateError` at ``file:line:col``) for one that cannot be
-    read."""
+    """The state ``request`` names: a :class:`UsageError` for none or several (:func:`check`),
+    an :class:`InputError` (a :class:`StateError` at ``file:line:col``) for one unread."""
     source = check(request, sources)
     if source == "tokens":
         if full:
@@ -183,8 +168,7 @@ def resolve(
 
 
 def read_state_source(source: str) -> Resolved:
-    """The SessionState JSON in the file ``source`` (``-``: standard input), with the state
-    size limit (pydantic only says what is wrong with a state the reader refuses)."""
+    """The SessionState JSON in the file ``source`` (``-``: standard input), bounded."""
     from clm_policy.formats.textio import STATE_LIMIT, decode, read_text
     from clm_policy.models.state_io import parse_state
 
@@ -222,8 +206,7 @@ def _not_a_number(name: str) -> str:
 
 
 def parse_signals(texts: Sequence[str], what: str = "--signal") -> dict[str, SignalValue]:
-    """Each of ``texts`` read by :func:`parse_signal`; a name given twice is refused (which
-    value was meant?)."""
+    """Each of ``texts`` read by :func:`parse_signal`; a name given twice is refused."""
     signals: dict[str, SignalValue] = {}
     for text in texts:
         name, value = parse_signal(text, what)

@@ -1,21 +1,11 @@
-"""Subagents are agents: what each one did joins its session's memory (seed M4.3).
+"""Subagents are agents: what each one did joins its session's memory.
 
-An agent a session starts (Claude Code's ``Agent`` tool) works in a context of its own, with
-its own transcript (``<session>/subagents/agent-<id>.jsonl``); its edits and commands are
-part of the task as much as the main agent's. When it stops, :func:`record_agent_run` commits
-what it did, under its ``agent_id``:
-
-- ``sessions/<session>/agents/<agent_id>.json`` — the facts: its type, what it was asked,
-  the files it changed (project-relative), the commands it ran and their results, its last
-  reply, its context;
-- the memory topic ``agents/<session>/<agent_id>`` — the same for a reader (and for search);
-  the agents of one task share the namespace ``agents/<session>/``, and a handoff of the
-  session lists their keys in its manifest's ``memory_keys`` (:func:`agent_keys`), so the
-  next session reads them first;
-- a commit ``clm(agent): <session> step <n>, <agent_id>`` with ``Clm-Agent-Id`` and
-  ``Clm-Agent-Type`` (``clm-policy log --agent ID``).
-
-An agent that stops again with nothing new commits nothing.
+When an agent a session started (Claude Code's ``Agent`` tool) stops, :func:`record_agent_run`
+commits what it did: the facts as ``sessions/<session>/agents/<agent_id>.json``, the same for a
+reader as the memory topic ``agents/<session>/<agent_id>`` (a handoff of the session lists
+these keys, :func:`agent_keys`, so the next session reads them first), in a commit with
+``Clm-Agent-Id`` and ``Clm-Agent-Type``. An agent that stops again with nothing new commits
+nothing.
 """
 
 from __future__ import annotations
@@ -41,8 +31,7 @@ LIST_LIMIT = 50
 
 
 def agent_key(session_id: str, agent_id: str) -> str:
-    """The memory key of ``agent_id``'s record in session ``session_id``:
-    ``agents/<session>/<agent_id>`` (a session id's dots become ``-``: keys have none)."""
+    """``agents/<session>/<agent_id>`` (a session id's dots become ``-``: keys have none)."""
     if not _AGENT_ID.fullmatch(agent_id):
         raise InputError(f"invalid agent id {agent_id[:40]!r}: letters, digits, '_' and '-'")
     return check_key(f"{NAMESPACE}/{_segment(session_id)}/{agent_id}")
@@ -126,7 +115,6 @@ def _same(known: str, facts: object) -> bool:
 
 
 def render_agent(facts: Mapping[str, object]) -> str:
-    """The memory topic of an agent's run: what it was asked, did and said."""
 
     def items(name: str) -> list[str]:
         values = facts.get(name)

@@ -1,29 +1,12 @@
 """Who writes a compaction's summary: the deterministic summarizer (the default), or a model
-behind an OpenAI-compatible chat-completions endpoint.
+behind an OpenAI-compatible chat-completions endpoint (:class:`OpenAISummarizer`, over
+:class:`~clm_policy.base.chat.ChatEndpoint`). Its output is verified like any other summary
+(:func:`~clm_policy.lifecycle.compaction.compact_verified`): any failure, or a recall under
+``min_recall``, falls back to the deterministic summary, and the commit says so.
 
-:class:`OpenAISummarizer` asks the model for a summary of the session's record and
-conversation, over the HTTP client the OpenAI agent uses
-(:class:`~clm_policy.base.chat.ChatEndpoint`: standard library, a timeout, no
-redirects, no proxy for a server on this machine). Its output is verified like any other
-summary (:func:`~clm_policy.lifecycle.compaction.compact_verified`): an error, a timeout, an
-HTTP error status, garbage, an empty or oversized answer, or a compaction whose recall is under
-the profile's ``min_recall`` falls back to the deterministic summary, and the commit says so
-(``Clm-Summarizer: deterministic (fallback: timeout)``).
-
-It is configured by the environment (:func:`summarizer_from_env`):
-
-================================== =========================================================
-``CLM_POLICY_SUMMARIZER``          ``deterministic`` (default) or ``openai``
-``CLM_POLICY_SUMMARIZER_MODEL``    the model (required for ``openai``)
-``CLM_POLICY_SUMMARIZER_BASE_URL`` the endpoint (default: ``CLM_POLICY_OPENAI_BASE_URL``,
-                                   else https://api.openai.com/v1)
-``CLM_POLICY_SUMMARIZER_API_KEY``  the key (else ``CLM_POLICY_OPENAI_API_KEY``, else
-                                   ``OPENAI_API_KEY``)
-``CLM_POLICY_SUMMARIZER_TIMEOUT``  seconds a request may take (default 60, at most 3600)
-================================== =========================================================
-
-The key is sent only as ``Authorization: Bearer``; it is never in a message, a trailer or a
-file. What the model is sent is the state the compaction commits — its secrets already
+It is configured by the environment (:func:`summarizer_from_env`; docs/verification.md lists
+the variables). The key is sent only as ``Authorization: Bearer``, never in a message, a
+trailer or a file. The model is sent the state the compaction commits, its secrets already
 replaced by the memory's redactor.
 """
 
@@ -51,11 +34,10 @@ OPENAI = "openai"
 KINDS = (DETERMINISTIC_NAME, OPENAI)
 DEFAULT_TIMEOUT = 60.0
 MAX_PROMPT_CHARS = 60_000
-"""The conversation sent is cut (oldest messages first) to about this many characters."""
+"""The conversation sent is cut (oldest messages first) to about this many characters, each
+message to MESSAGE_CHARS."""
 MESSAGE_CHARS = 2_000
-"""Each message of the conversation sent is cut to this many characters."""
 MAX_SUMMARY_CHARS = 60_000
-"""A longer answer is no summary (``too long``)."""
 
 SYSTEM_PROMPT = (
     "You summarise the working session of an AI agent so that it can continue after its "
@@ -78,7 +60,7 @@ class SummarizerError(ClmError):
 
 
 class OpenAISummarizerConfig(Record):
-    """Where the summarizer sends its request. Checked when made; the key is never shown."""
+    """Where the summarizer sends its request; checked when made, the key never shown."""
 
     FIELDS = ("model", "api_key", "base_url", "timeout", "key_source")
     __slots__ = FIELDS
@@ -126,11 +108,8 @@ class OpenAISummarizerConfig(Record):
 
 
 class OpenAISummarizer:
-    """A summary written by a model behind an OpenAI-compatible chat-completions endpoint.
-
-    One request per summary: the system prompt (:data:`SYSTEM_PROMPT`), then the session's
-    record (the deterministic summary) and its conversation as the user's message. Any failure
-    is a :class:`SummarizerError` with a short ``reason``."""
+    """A summary written by a model: one request, :data:`SYSTEM_PROMPT` and :func:`prompt`.
+    Any failure is a :class:`SummarizerError` with a short ``reason``."""
 
     def __init__(self, config: OpenAISummarizerConfig) -> None:
         from clm_policy.base.chat import ChatEndpoint
@@ -146,8 +125,7 @@ class OpenAISummarizer:
         return self.answer(SYSTEM_PROMPT, prompt(state))
 
     def answer(self, system: str, user: str) -> str:
-        """The model's answer to ``user`` under the ``system`` prompt (a summary, or a
-        handoff: :mod:`.model_handoff`), checked by :func:`answer_text`."""
+        """The model's answer to ``user`` under ``system``, checked by :func:`answer_text`."""
         from clm_policy.base.chat import ChatEndpointError
 
         payload = {
@@ -162,8 +140,7 @@ class OpenAISummarizer:
 
 
 def prompt(state: SessionState) -> str:
-    """The user's message: the session's record, then as much of its conversation as fits
-    (newest messages kept), each message on one line."""
+    """The session's record, then as much of its conversation as fits (newest kept)."""
     record = build_summary(state)
     lines: list[str] = []
     size = 0
@@ -184,8 +161,8 @@ def prompt(state: SessionState) -> str:
 
 
 def answer_text(content: str) -> str:
-    """The summary in a model's answer: a Markdown fence around it removed; an empty or
-    oversized answer is a :class:`SummarizerError`."""
+    """The summary in a model's answer, unfenced; an empty, oversized or NUL-holding answer is
+    a :class:`SummarizerError`."""
     text = content.strip()
     if text.startswith("```") and text.endswith("```") and text.count("\n") >= 1:
         text = text[text.index("\n") + 1 : -3].strip()
@@ -203,8 +180,7 @@ def answer_text(content: str) -> str:
 
 def summarizer_from_env(env: Mapping[str, str], kind: str | None = None) -> Summarizer:
     """The summarizer ``kind`` names (else ``CLM_POLICY_SUMMARIZER``, else deterministic),
-    configured from ``env``. A configuration problem is an :class:`InputError`, raised before
-    anything is asked or written."""
+    configured from ``env``; a configuration problem is an :class:`InputError`."""
     chosen = (kind or env.get(ENV_KIND) or DETERMINISTIC_NAME).strip().lower()
     if chosen == DETERMINISTIC_NAME:
         return DETERMINISTIC

@@ -1,14 +1,11 @@
 """The deterministic structured summary of a session, in Markdown.
 
-The sections cover what the summary prompts of other agents ask a model to keep (Codex:
-progress, decisions, constraints, next steps, references; Goose: intent, files, errors,
-pending tasks, next step; Gemini CLI's ``<state_snapshot>``: goal, knowledge, file-system
-state, recent actions, plan), filled here from the facts a SessionState carries instead of
-from a model. Every section of the original list is always present, ``(none)`` when empty, so
-summaries diff and grep alike; those a state read from a real session adds (requests, done,
-remaining, moved, deleted, open failures) appear when they hold something. The same state
-gives byte-identical text: nothing here reads a clock, a random source or an unordered
-collection.
+The sections cover what other agents' summary prompts ask a model to keep (Codex, Goose,
+Gemini CLI), filled from the facts a SessionState carries. The original sections are always
+present, ``(none)`` when empty, so summaries diff and grep alike; those a real session adds
+(requests, done, remaining, moved, deleted, open failures) appear when they hold something.
+The same state gives byte-identical text: nothing here reads a clock, a random source or an
+unordered collection.
 """
 
 from __future__ import annotations
@@ -89,7 +86,6 @@ def next_safe_action(
 
 
 def unknown_next_step(last_activity: str | None) -> str:
-    """The next step when the session states none: unknown, and what was last being done."""
     text = UNKNOWN_NEXT_STEP
     if last_activity:
         return f"{text}. Last being done: {one_line(last_activity, ACTION_WIDTH)}"
@@ -97,7 +93,6 @@ def unknown_next_step(last_activity: str | None) -> str:
 
 
 def recent_messages(messages: Sequence[Message], count: int) -> list[Message]:
-    """The last ``count`` messages that are not system messages."""
     if count <= 0:
         return []
     conversation = [m for m in messages if m.role is not MessageRole.SYSTEM]
@@ -113,12 +108,8 @@ def last_reply(state: SessionState) -> str | None:
 def build_summary(
     state: SessionState, *, recent: int = RECENT_MESSAGES, width: int = MESSAGE_WIDTH
 ) -> str:
-    """The structured Markdown summary of ``state``.
-
-    ``recent`` conversation messages (system messages left out: they are the agent's own
-    prompt or an earlier hint) close the summary, each on one line cut to ``width``
-    characters.
-    """
+    """The summary of ``state``; its last ``recent`` conversation messages close it, each on
+    one line cut to ``width``."""
     facts = [f"Status: {state.status.value}", f"earlier compactions: {state.compact_count}"]
     if state.parent_session:
         facts.append(f"handed off from session {state.parent_session}")

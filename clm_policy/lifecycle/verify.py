@@ -1,33 +1,12 @@
 """Verified compaction: the facts that must survive, checked against what the next context holds.
 
-A session's state lists what the work depends on: its goal, constraints, decisions, blockers,
-changed artifacts, commands and their results, what is verified and what is not, the next safe
-action and the memory keys. :func:`facts` turns them into :class:`Fact` checks;
-:func:`verify` looks for each one in the texts the next context will hold and returns a
-:class:`Recall` (found / asked, per kind and overall, and the facts not found). What "the next
-context" is depends on the event:
-
-- a compaction: the hint, the messages kept, and the summary document it writes (the memory
-  written, named by the hint) — :func:`compaction_context`;
-- a handoff: its seed messages (the manifest in brief and the memory entries);
-- an agent's own summary (Claude Code's ``compact_summary``): the summary alone, checked
-  against the facts of the snapshot committed before the agent compacted.
-
-**Found**, precisely (docs/verification.md): texts are normalised — NFKC, case-folded, every
-run of characters that are not letters or digits (``_`` included) made one space, the tags of
-the redactor's markers removed. A fact is found when
-
-1. its normalised text occurs in the normalised context, on word boundaries; or
-2. at least :data:`KEY_SHARE` (80 %, rounded up) of its *key tokens* — its distinct words
-   without :data:`STOP_WORDS` and without single letters — occur on one line of the context
-   (so a paraphrase that keeps the words counts, but words scattered over a document do not);
-   or
-3. it is a path (one word holding a ``/``) and its last component occurs as in 1
-   (``src/auth/jwt.py`` is found where the context says ``jwt.py``).
-
-A fact whose normalised text is empty asks nothing. A state without facts has recall 1 (0 of 0):
-nothing could be lost. Nothing here reads a clock or a random source: the same texts give the
-same recall.
+:func:`facts` (a compaction) and :func:`inventory` (a handoff) turn a state into :class:`Fact`
+checks; :func:`verify` looks for each in the texts of the next context and returns a
+:class:`Recall`. A fact is found (docs/verification.md has the rules) when its normalised text
+occurs in the normalised context on word boundaries, or :data:`KEY_SHARE` of its key tokens
+occur on one line, or it is a path whose last component occurs. A fact whose normalised text is
+empty asks nothing; no facts is recall 1 (0 of 0). Nothing here reads a clock or a random
+source: the same texts give the same recall.
 """
 
 from __future__ import annotations
@@ -68,8 +47,8 @@ KINDS = (
     "next_safe_action",
     "memory_keys",
 )
-"""The kinds of facts, in the order they are reported (the SessionState's field names, and
-``next_step``: the next step the agent itself stated)."""
+"""The kinds of facts, in the order they are reported (``next_step``: the one the agent
+stated)."""
 _ORDER = {k: i for i, k in enumerate(KINDS)}
 _LISTS = tuple(
     k for k in KINDS if k not in ("goal", "next_step", "next_safe_action", "memory_keys")
@@ -82,7 +61,7 @@ HANDOFF_KINDS = tuple(
 )
 """The kinds of a handoff's fact inventory (:func:`inventory`)."""
 REQUEST_WIDTH = 160
-"""A request is asked by its opening this long (a seed lists earlier requests briefly)."""
+"""A request is asked by its opening this long."""
 KEY_SHARE = 0.8
 
 _WORD = re.compile(r"[^\W_]+")
@@ -92,17 +71,15 @@ _THEN_MORE = re.compile(r" \(then \d+ more [a-z ]+\)$")
 
 
 class Fact(Record):
-    """One thing the next context must hold: its kind (a :data:`KINDS` name) and its text."""
+    """One thing the next context must hold."""
 
     kind: str
     text: str
 
 
 def facts(state: SessionState) -> list[Fact]:
-    """The facts of ``state`` that must survive a compaction, in :data:`KINDS` order: the
-    goal, each item of the list fields, the next safe action (without its "(then N more
-    ...)" count; not asked when it is only the default "Resume: ..."), each memory key. An
-    item listed twice (the same command run three times) is asked once."""
+    """The facts of ``state`` that must survive a compaction, each once, in :data:`KINDS`
+    order; the next safe action without its "(then N more ...)" and not when it is unknown."""
     found: list[Fact] = []
     if state.goal.strip():
         found.append(Fact("goal", state.goal))
@@ -120,13 +97,9 @@ def facts(state: SessionState) -> list[Fact]:
 
 
 def inventory(state: SessionState) -> list[Fact]:
-    """A handoff's fact inventory: what a fresh agent must learn from the seed, taken from the
-    session (a state read from its transcript *before* the agent's own handoff is merged in,
-    so that the agent's summary can be checked against it too): the goal, every request (by
-    its opening, :data:`REQUEST_WIDTH` characters), the constraints and decisions, the
-    blockers and open failures, the remaining tasks, the next step the agent itself stated,
-    the files changed, moved and deleted, and what is verified. Kinds: :data:`HANDOFF_KINDS`.
-    """
+    """A handoff's fact inventory (:data:`HANDOFF_KINDS`): what a fresh agent must learn from
+    the seed, taken from the state *before* the agent's own handoff is merged in, so that the
+    agent's words can be checked against it too."""
     found: list[Fact] = []
     if state.goal.strip():
         found.append(Fact("goal", one_line(state.goal, 300)))
@@ -147,13 +120,11 @@ def inventory(state: SessionState) -> list[Fact]:
 
 
 def _ordered(found: list[Fact]) -> list[Fact]:
-    """Each fact once (a command run three times is asked once), in :data:`KINDS` order."""
     return sorted(dict.fromkeys(found), key=lambda f: _ORDER.get(f.kind, 99))
 
 
 def normalise(text: str) -> str:
-    """``text`` as verification compares it: NFKC, case-folded, words joined by single
-    spaces (a word is a run of letters and digits), the redactor's tags removed."""
+    """``text`` as verification compares it (the module's doc)."""
     return " ".join(_split(_folded(text)))
 
 
@@ -167,7 +138,6 @@ def _split(folded: str) -> list[str]:
 
 
 def _folded(text: str) -> str:
-    """``text`` without the redactor's tags, NFKC-normalised and case-folded."""
     if "\ue000" in text:
         text = _TAG.sub("", text)
     if not text.isascii():
@@ -176,8 +146,8 @@ def _folded(text: str) -> str:
 
 
 def key_tokens(text: str) -> list[str]:
-    """The words of ``text`` that carry its meaning: distinct, in order, without
-    :data:`STOP_WORDS` and single letters (a single digit stays: "exit 1")."""
+    """The distinct words of ``text`` without :data:`STOP_WORDS` and single letters (a single
+    digit stays: "exit 1")."""
     seen = dict.fromkeys(
         w for w in _split(_folded(text)) if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())
     )
@@ -185,9 +155,8 @@ def key_tokens(text: str) -> list[str]:
 
 
 class Recall(Record):
-    """What :func:`verify` found: ``found`` of ``asked`` facts; ``by_kind``, kind -> (found,
-    asked) for each kind asked at least once, in :data:`KINDS` order; ``missing``, the facts
-    it did not find."""
+    """What :func:`verify` found: ``found`` of ``asked`` facts; ``by_kind``: kind -> (found,
+    asked), in :data:`KINDS` order."""
 
     found: int
     asked: int
@@ -197,7 +166,6 @@ class Recall(Record):
 
     @property
     def value(self) -> float:
-        """found / asked; 1.0 when nothing was asked."""
         return self.found / self.asked if self.asked else 1.0
 
     def below(self, threshold: float) -> bool:
@@ -242,7 +210,6 @@ class Recall(Record):
         return "; ".join(shown)
 
     def front_matter(self) -> dict[str, object]:
-        """The figures a document's front matter records."""
         out: dict[str, object] = {
             "recall": round(self.value, 4),
             "facts_found": self.found,
@@ -322,16 +289,14 @@ def _path_tail_held(text: str, ctx: _Context) -> bool:
 
 
 def compaction_context(summary: str, messages: Iterable[object]) -> list[str]:
-    """What a compaction leaves for the next context: the summary document's text (the
-    memory it writes, which the hint names) and each new message (the hint, then the messages
-    kept)."""
+    """What a compaction leaves for the next context: the summary document (which the hint
+    names) and each new message."""
     return [summary, *(str(getattr(m, "content", "")) for m in messages)]
 
 
 class VerificationFailed(ClmError):
-    """A compaction whose next context holds too few of the facts (recall under the profile's
-    ``min_recall``): nothing was committed; the caller hands off instead (trigger
-    :data:`VERIFY_FAILED`, :attr:`rationale` naming what was missing)."""
+    """A compaction's recall under ``min_recall``: nothing was committed; the caller hands off
+    instead (trigger :data:`VERIFY_FAILED`)."""
 
     trigger = VERIFY_FAILED
 

@@ -1,8 +1,5 @@
-"""``clm-policy log``'s output: the audit trail as text for people, or JSON.
-
-Both the click command (clm_policy.cli.memory) and the quick path (clm_policy.cli.fast.log)
-print through :func:`render`, so they print the same.
-"""
+"""``clm-policy log``'s output, text or JSON: click's command and the quick path both print
+through :func:`render`."""
 
 from __future__ import annotations
 
@@ -40,8 +37,8 @@ BY_MODEL = "the model's handoff holds of the record"
 
 
 def render(entries: list[AuditEntry], fmt: str) -> str | None:
-    """The whole output, in one piece (10,000 commits are 20,000 lines: one write); None
-    when there is nothing to list in text (say :data:`NOTHING` instead)."""
+    """The whole output, in one piece (one write); None when there is nothing to list in
+    text (say :data:`NOTHING` instead)."""
     if fmt == "json":
         import json
 
@@ -52,7 +49,6 @@ def render(entries: list[AuditEntry], fmt: str) -> str | None:
 
 
 def lines(entries: list[AuditEntry]) -> Iterator[str]:
-    """The text lines of ``entries``: a line per commit, then its facts indented."""
     for e in entries:
         t = e.trailers
         yield f"{e.commit[:12]}  {e.date}  {e.subject}"

@@ -1,9 +1,8 @@
 """``clm-policy export``: a memory repository's metrics and decisions as CSV or JSON.
 
-Two tables (docs/report.md lists their columns): ``steps``, one row per recorded step (its
-metrics and the decision taken after it; a step with several decisions, a resumed run's,
-has a row for each), and ``sessions``, one row per session with its metrics. CSV holds one
-table; JSON holds both, the tasks, the summary metrics and what was skipped.
+Two tables (docs/report.md lists their columns): ``steps``, a row per recorded step and
+decision after it, and ``sessions``. CSV holds one table; JSON holds both, the tasks, the
+summary metrics and what was skipped.
 
 The repository is untrusted and CSV files are opened in spreadsheets, so a text cell that
 starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'``: a

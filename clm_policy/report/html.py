@@ -1,16 +1,11 @@
-"""``clm-policy report``: one self-contained HTML page of a memory repository's history.
+"""``clm-policy report``: one self-contained HTML page of a memory repository's history
+(docs/report.md).
 
-The page needs nothing but itself: inline CSS, inline SVG charts, no script, no font, no image,
-and a Content-Security-Policy that forbids loading anything (so even markup that slipped
-through could fetch nothing and run nothing). Everything that comes from the repository —
-session ids, rule names, rationales, policy names, commit trailers — is untrusted (a team
-pulls it) and is escaped on the way into the page (:func:`escape`).
-
-Per session: context tokens over steps, compactions and handoffs marked, the profile's soft
-and hard thresholds drawn, the recall of each verified compaction, and the decision timeline
-(consecutive identical decisions folded into one row). A chart of a long session draws at
-most a few points per pixel column (first, lowest, highest and last of each), so its size
-does not grow with the session's length and no peak is lost.
+The page needs nothing but itself: inline CSS and SVG, no script, font or image, and a
+Content-Security-Policy that forbids loading anything (so even markup that slipped through
+could fetch nothing and run nothing). Everything from the repository is untrusted (a team
+pulls it) and is escaped on the way into the page (:func:`escape`). A chart of a long session
+draws at most a few points per pixel column, so its size does not grow with the session.
 """
 
 from __future__ import annotations
@@ -26,9 +21,8 @@ from clm_policy.report.metrics import ReportData, SessionMetrics, Summary, Thres
 
 
 def escape(text: str) -> str:
-    """``text`` for the page: its control characters and bidi overrides shown as escapes
-    (:func:`~clm_policy.base.termsafe.terminal_safe`: the page may be printed, ``-o -``, and a
-    reader should see them), then HTML-escaped."""
+    """``text`` HTML-escaped, its control characters and bidi overrides shown as escapes (the
+    page may be printed, ``-o -``)."""
     return html.escape(terminal_safe(text))
 
 
@@ -52,7 +46,7 @@ _MARKED = {
     "handoff": ("handoff", "\u25c6"),
     "summary": ("agent summary", "\u25cb"),
 }
-"""The events a chart marks: each one's name in a tip and the legend, and its shape there."""
+"""The events a chart marks: each one's name and shape."""
 
 STYLE = """
 :root { --ink: #1f2328; --muted: #59636e; --line: #d1d9e0; --soft: #bf8700; --hard: #cf222e;
@@ -96,7 +90,6 @@ svg text.soft { fill: var(--soft); } svg text.hard { fill: var(--hard); }
 
 
 def render(data: ReportData) -> str:
-    """The report page of ``data`` (see the module docstring)."""
     return "".join(_page(data))
 
 
@@ -320,7 +313,6 @@ def _nice(top: float) -> tuple[float, float]:
 
 
 def _marks(s: SessionHistory) -> list[tuple[int, str, str]]:
-    """(step, kind, tooltip) of each compaction, handoff and agent summary."""
     found: dict[tuple[int, str], str] = {}
     for e in s.events:
         if e.kind in _MARKED and e.step is not None:
@@ -341,7 +333,6 @@ def _marks(s: SessionHistory) -> list[tuple[int, str, str]]:
 
 
 def _span(points: list[tuple[int, int]], marks: list[tuple[int, str, str]]) -> tuple[int, int]:
-    """The steps a session's charts cover (at least one step wide)."""
     steps = [p[0] for p in points] + [m[0] for m in marks]
     if not steps:
         return 0, 1
@@ -423,7 +414,6 @@ def _chart(
 
 
 def _axes(scale: _Scale, tick: float, x1: int) -> Iterator[str]:
-    """The token grid, the step ticks and the axes."""
     value = 0.0
     while value <= scale.top:
         yield grid(scale.y(value), _short(value))
@@ -445,7 +435,6 @@ def _axes(scale: _Scale, tick: float, x1: int) -> Iterator[str]:
 def _shapes(
     scale: _Scale, points: list[tuple[int, int]], marks: list[tuple[int, str, str]]
 ) -> Iterator[str]:
-    """A shape at each compaction, handoff and agent summary, its tip on hover."""
     at = dict(points)
     radius = 4 if len(marks) <= PLOT_W / 10 else 2.5
     for step, kind, tip in marks:
@@ -512,7 +501,6 @@ def _recall(m: SessionMetrics, span: tuple[int, int]) -> Iterator[str]:
 
 
 def _recall_chart(m: SessionMetrics, span: tuple[int, int]) -> Iterator[str]:
-    """Recall (0 to 100%) over the steps of the context chart, a dot per verified compaction."""
     height = 110
     steps = [step for step, _, _ in m.recalls if step is not None]
     x0, x1 = min([span[0], *steps]), max([span[1], *steps])

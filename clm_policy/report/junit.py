@@ -1,10 +1,6 @@
-"""``clm-policy test --format junit``: JUnit XML, the test report CI systems import.
-
-``<testsuites>`` holds one ``<testsuite>`` per test file and one ``<testcase>`` per case
-(``classname`` and ``file`` the test file, ``line`` the case's). A FAIL carries
-``<failure type="FAIL">`` with expected vs actual and the explain trace, an ERROR
-``<error type="ERROR">``, a SKIP ``<skipped>``. A test file that cannot be read is one
-testcase named ``(test file)`` with its error. No timings: the report is reproducible.
+"""``clm-policy test --format junit``: JUnit XML, a ``<testsuite>`` per test file and a
+``<testcase>`` per case (a test file that cannot be read: one named ``(test file)``). No
+timings: the report is reproducible.
 """
 
 from __future__ import annotations

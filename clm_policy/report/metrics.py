@@ -1,14 +1,9 @@
 """The CLM plan's metrics over a memory repository's history (docs/metrics.md).
 
-A *task* is a chain of sessions, each continued from the one before by a handoff
-(``parent_session``); it is completed when one of its sessions completed, failed when one
-failed (and none completed), open otherwise. From the history (:mod:`clm_policy.memory.history`)
-and a policy (its thresholds and ``prices:``) this computes, per session and over all:
-task completion rate, tokens per successful task, human interventions per session, recall,
-session length until handoff, cost per task, and the time from a session's first commit to
-its last. Nothing here reads git or prints: :func:`build_report` is the one call the
-``report`` and ``export`` commands make, and the formatters in :mod:`clm_policy.report` render
-what it returns.
+A *task* is a chain of sessions, each continued from the one before by a handoff; it is
+completed when one of its sessions completed, failed when one failed (and none completed),
+open otherwise. :func:`build_report` is the one call the ``report`` and ``export`` commands
+make; nothing else here reads git, and nothing prints.
 """
 
 from __future__ import annotations
@@ -122,8 +117,8 @@ def build_report(
     session: str | None = None,
     progress: Callable[[int], Callable[[int], None]] | None = None,
 ) -> ReportData:
-    """Read the memory repository ``memory`` (only ``session``, when given) and compute its
-    metrics under ``policy``'s thresholds and prices."""
+    """The metrics of the memory repository ``memory`` (only ``session``, when given) under
+    ``policy``'s thresholds and prices."""
     from clm_policy.memory.git.write import MemoryRepo
 
     with MemoryRepo(memory) as repo:
@@ -226,15 +221,12 @@ def _tokens_until(
 
 
 AGENT_WORDS = "the agent's handoff"
-"""The kind of a recall that is ``Clm-Recall-Agent``: what the agent's own handoff holds of the
-record (not a summary's recall; a simulated agent's words hold all of it by construction)."""
+"""The kind of a ``Clm-Recall-Agent`` recall: what the agent's own handoff holds of the record."""
 
 
 def _recalls(s: SessionHistory) -> list[tuple[int | None, str, Recall]]:
-    """The recall of each verified compaction (or handoff, or agent summary): its commit's
-    ``Clm-Recall`` (else ``Clm-Recall-Agent``, of kind :data:`AGENT_WORDS`), else the
-    ``recall`` of the metrics at its step (the run loop records a compaction's there too: the
-    same recall, counted once); then any other step whose metrics record one."""
+    """The recall of each verified event: its commit's, else that of the metrics at its step
+    (the run loop records a compaction's there too: counted once); then any other step's."""
     found: list[tuple[int | None, str, Recall]] = []
     by_step = {r.step: r.recall for r in s.steps if r.recall is not None}
     for e in s.events:
@@ -282,8 +274,8 @@ def _profile_name(policy: Policy, s: SessionHistory) -> str | None:
 
 
 def thresholds(policy: Policy, s: SessionHistory) -> Thresholds:
-    """The thresholds of the session's profile under ``policy``, as the session saw them:
-    ``run --soft-compact/--hard-handoff`` overrides, the window its decisions recorded."""
+    """The thresholds of the session's profile under ``policy``, as the session saw them (a
+    run's overrides, the window its decisions recorded)."""
     name = _profile_name(policy, s)
     profile = policy.profiles.get(name) if name is not None else None
     if profile is None:

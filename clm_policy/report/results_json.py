@@ -1,9 +1,5 @@
-"""``clm-policy test --format json``: one object ``{results, summary, coverage}``.
-
-Every case is a result, PASS included. ``coverage`` is null unless it was asked for
-(``--coverage`` or ``--fail-under``). The explain trace of a FAIL has the shape of
-``clm-policy decide --explain --format json``'s ``explain`` plus its ``decision``.
-"""
+"""``clm-policy test --format json``: one object ``{results, summary, coverage}``; every case
+is a result, PASS included; ``coverage`` is null unless asked for."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
 """``clm-policy test`` for people: failures with expected vs actual and the explain trace.
-
-The last line is always ``N passed, N failed, N skipped`` (CI parses it); the line before it
-counts errors. With ``-v`` every case is listed with its outcome.
-"""
+The last line is always ``N passed, N failed, N skipped`` (CI parses it)."""
 
 from __future__ import annotations
 
@@ -51,7 +48,6 @@ def case_lines(result: CaseResult, verbose: bool) -> list[str]:
 
 
 def coverage_lines(coverage: Coverage, fail_under: float | None) -> list[str]:
-    """Coverage over every policy, then per policy with each item no case exercised."""
     counted = (
         f"{coverage.hits} of {coverage.total} rules and guards exercised"
         if coverage.policies
@@ -71,7 +67,6 @@ def coverage_lines(coverage: Coverage, fail_under: float | None) -> list[str]:
 
 
 def summary_lines(report: RunReport) -> list[str]:
-    """The closing lines: deselected cases, errors, then ``N passed, N failed, N skipped``."""
     counts = report.counts
     lines = []
     if report.keyword is not None:
