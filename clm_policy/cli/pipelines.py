@@ -195,8 +195,7 @@ def _pull_request(
     }
 
 
-REPLY_LIMIT = 1024 * 1024
-"""The most of an agent's reply read (a handoff is a page, not a transcript)."""
+REPLY_LIMIT = 1024 * 1024  # the most of an agent's reply read (a handoff is a page)
 
 
 def _read_reply(path: str, state_src: str | None) -> str:
