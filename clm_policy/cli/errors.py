@@ -55,11 +55,7 @@ def report(args: Sequence[str], exc: BaseException, commands: Sequence[str]) -> 
     if os.environ.get("CLM_POLICY_DEBUG"):
         import traceback
 
-        echo(
-            "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
-            err=True,
-            nl=False,
-        )
+        echo("".join(traceback.format_exception(exc)), err=True, nl=False)
     return fail(
         args,
         EXIT_INTERNAL,

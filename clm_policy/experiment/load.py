@@ -52,8 +52,7 @@ class Experiment:
     """Mem0's model, when an arm uses the mem0 or hybrid backend."""
 
     def profile(self, arm: Arm, workload: Workload) -> str:
-        """The profile ``arm`` plays ``workload`` under: the arm's, the workload's, the
-        scenario's, else the policy's default."""
+        """The profile ``arm`` plays ``workload`` under: the first of these that names one."""
         return (
             arm.profile or workload.profile or workload.spec.profile or arm.policy.default_profile
         )

@@ -105,9 +105,7 @@ def run_experiment(
         return ExperimentRun(
             experiment, str(root), _in_processes(experiment, root, advance, recall, jobs)
         )
-    arms = []
-    for arm in experiment.arms:
-        arms.append(_run_arm(experiment, arm, root / "arms" / arm.name, advance, recall))
+    arms = [_run_arm(experiment, arm, root, advance, recall) for arm in experiment.arms]
     return ExperimentRun(experiment, str(root), arms)
 
 
@@ -118,9 +116,8 @@ _FORKED: tuple[Experiment, Path, RecallFunction, object] | None = None
 def _arm_in_child(index: int) -> ArmRun:
     assert _FORKED is not None
     experiment, root, recall, ticks = _FORKED
-    arm = experiment.arms[index]
     put = getattr(ticks, "put")  # noqa: B009 -- a multiprocessing queue
-    return _run_arm(experiment, arm, root / "arms" / arm.name, lambda: put(1), recall)
+    return _run_arm(experiment, experiment.arms[index], root, lambda: put(1), recall)
 
 
 def _in_processes(
@@ -162,7 +159,7 @@ def _in_processes(
 def _run_arm(
     experiment: Experiment,
     arm: Arm,
-    folder: Path,
+    root: Path,
     advance: Callable[[], None] | None,
     recall: RecallFunction,
 ) -> ArmRun:
@@ -170,6 +167,7 @@ def _run_arm(
     from clm_policy.memory.init import init_memory
 
     started = time.perf_counter()
+    folder = root / "arms" / arm.name
     memory = folder / "memory"
     folder.mkdir(parents=True)
     init_memory(memory)

@@ -214,8 +214,7 @@ _COUNT = (lambda v: f"{v:,.2f}", lambda v: f"{v:+,.2f}")
 
 
 def shown(metric: Metric, value: float | None, *, diff: bool = False) -> str:
-    """A value, or with ``diff`` a difference (a share's in percentage points), as the reports
-    show it."""
+    """A value, or with ``diff`` a difference (a share's in percentage points), as shown."""
     return "-" if value is None else _SHOWN.get(metric.unit, _COUNT)[diff](value)
 
 
