@@ -1,10 +1,6 @@
-"""How a command's failure is told, and its exit code, for click's commands and the quick
-paths alike (no click here: a quick path reports in click's path's very words).
-
-Exit codes (README, "Exit codes"): 0 success; 2 bad input or usage (a file:line:col message, no
-traceback); 3 an internal error (a bug; CLM_POLICY_DEBUG=1 shows the traceback); 130
-interrupted; 141 its output was closed (``| head``). With ``--format json`` an error is a JSON
-object on standard output.
+"""How a command's failure is told, and its exit code (README, "Exit codes"), for click's
+commands and the quick paths alike (no click here: a quick path reports in click's path's very
+words). With ``--format json`` an error is a JSON object on standard output.
 """
 
 from __future__ import annotations
