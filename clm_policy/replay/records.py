@@ -184,12 +184,5 @@ def recorded(line: Line) -> Recorded | str:
     elif action != proposed and not (action == "continue" and data.get("blocked_by")):
         return CHANGED_AFTER  # a policy's outcome is its proposal, or continue when blocked
     rationale = data.get("rationale")
-    return Recorded(
-        line.session,
-        line.number,
-        state,
-        profile,
-        action,
-        trigger,
-        rationale if type(rationale) is str else None,
-    )
+    said = rationale if type(rationale) is str else None
+    return Recorded(line.session, line.number, state, profile, action, trigger, said)

@@ -198,10 +198,9 @@ def what_if(reading: TranscriptReading, policy: Policy, profile: str) -> Session
             model=reading.model,
         )
         outcome = policy.decide(state, profile)
-        if outcome.action.value != "continue":
-            first = FirstAction(
-                step, context, outcome.action.value, outcome.trigger, outcome.rationale
-            )
+        action = outcome.action.value
+        if action != "continue":
+            first = FirstAction(step, context, action, outcome.trigger, outcome.rationale)
             break
     return SessionWhatIf(
         path=reading.path,
