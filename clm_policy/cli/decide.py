@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from clm_policy.base.errors import StateError
@@ -123,12 +121,10 @@ def decide(
         if fmt != "json":
             echo(render_explanation(explanation, resolved.window_from) + transcript_note(reading))
             return 0
-        payload: dict[str, Any] = explanation.decision.as_dict()
-        payload.update(from_transcript(reading))
         explained = explanation.as_dict()
         del explained["decision"]
-        payload["explain"] = explained
-        echo_json(payload)
+        payload = {**explanation.decision.as_dict(), **from_transcript(reading)}
+        echo_json({**payload, "explain": explained})
         return 0
     except StateError as exc:
         if request.tokens is not None and exc.message.endswith(NO_WINDOW):

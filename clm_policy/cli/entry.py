@@ -80,9 +80,8 @@ def main() -> None:
 
 
 def _statusline() -> None:
-    """``clm-policy statusline`` without click: Claude Code runs it on every refresh of its
-    status bar, so it imports only what a digest hit needs (clm_policy.agents.statusline).
-    It always exits 0 with one line; it returns only for ``--help``, which click answers."""
+    """``clm-policy statusline`` without click (Claude Code runs it on every refresh): one
+    line, exit 0; it returns only for ``--help``, which click answers."""
     from clm_policy.agents.statusline import fast_main
 
     line = fast_main(sys.argv[2:], sys.stdin.buffer if sys.stdin is not None else None)
@@ -121,6 +120,7 @@ def _decide() -> None:
     from clm_policy.cli.fast.decide import answer
 
     args = sys.argv[2:]
+    code = 0
     try:
         text = answer(args)
         if text is None:
@@ -130,13 +130,11 @@ def _decide() -> None:
         from clm_policy.cli import errors
 
         code = errors.report(["decide", *args], exc, ("decide",))
-        errors.warn_ignored()  # as click's path does when it ends
-        _finish(code)
     if "clm_policy.config.trust" in sys.modules:  # a file was read that needs trust
         from clm_policy.cli import errors
 
-        errors.warn_ignored()
-    _finish(0)
+        errors.warn_ignored()  # as click's path does when it ends
+    _finish(code)
 
 
 def _log() -> None:

@@ -1,15 +1,12 @@
-"""How a command's failure is told, and its exit code, for click's commands and the quick
-paths alike (no click here: a quick path reports in click's path's very words).
-
-Exit codes (README, "Exit codes"): 0 success; 2 bad input or usage (a file:line:col message, no
-traceback); 3 an internal error (a bug; CLM_POLICY_DEBUG=1 shows the traceback); 130
-interrupted; 141 its output was closed (``| head``). With ``--format json`` an error is a JSON
-object on standard output.
+"""How a command's failure is told, and its exit code (README, "Exit codes"), for click's
+commands and the quick paths alike (no click here: a quick path reports in click's path's very
+words). With ``--format json`` an error is a JSON object on standard output.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from contextlib import suppress
 
 from clm_policy.base.errors import (
@@ -54,11 +51,7 @@ def report(args: Sequence[str], exc: BaseException, commands: Sequence[str]) -> 
     if os.environ.get("CLM_POLICY_DEBUG"):
         import traceback
 
-        echo(
-            "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
-            err=True,
-            nl=False,
-        )
+        echo("".join(traceback.format_exception(exc)), err=True, nl=False)
     return fail(
         args,
         EXIT_INTERNAL,
@@ -85,9 +78,7 @@ def _interrupt(args: Sequence[str], exc: BaseException) -> int:
 
 def _output_closed(exc: BaseException) -> int:
     """The command's reader went away (``| head``): what it left, if anything, said on
-    standard error (while that is open), and exit 141 — as a shell reports a program a closed
-    pipe ended. Standard output goes nowhere from here, so that Python's last flush of it
-    says nothing."""
+    standard error, and exit 141, as a shell reports a program a closed pipe ended."""
     _stdout_to_devnull()
     left = getattr(exc, "left", None)
     if left:
@@ -126,8 +117,7 @@ def usage_line(command: str, message: str) -> str:
 
 
 def command_path(args: Sequence[str], commands: Sequence[str]) -> str:
-    """The command ``args`` run (``clm-policy decide``, ``clm-policy hook codex``), read from
-    the words before its options."""
+    """The command ``args`` run (``clm-policy decide``, ``clm-policy hook codex``)."""
     words = ["clm-policy"]
     for arg in args:  # up to the first option or argument: no command's name starts with "-"
         named = (len(words) == 1 and arg in commands) or (
@@ -168,8 +158,6 @@ def warn_ignored() -> None:
     """One line on standard error for each project file whose memory or remote was ignored
     because the person has not trusted it (clm_policy.config.trust), once per command (the
     file is read again by the options after the first has said it)."""
-    import sys
-
     trust = sys.modules.get("clm_policy.config.trust")
     if trust is None:  # nothing read a file that needs trust: nothing was ignored
         return

@@ -4,9 +4,8 @@ print the hooks."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
 import click
 
@@ -22,11 +21,10 @@ from clm_policy.cli.options import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from clm_policy.agents.hooks.reply import HookOutput
-
-F = TypeVar("F", bound=Callable[..., Any])
+    from clm_policy.cli.options import F
 
 OVERRIDE = "Override the project's."
 

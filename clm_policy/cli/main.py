@@ -1,7 +1,6 @@
 """``clm-policy``: the command group, and where its errors become exit codes (README, "Exit
-codes"; :mod:`clm_policy.cli.errors` says what each means, and 1 is findings of lint and test,
-4 a decision awaiting a person's confirmation in run). Click's own errors are told here; the
-library's, and any other, by :mod:`clm_policy.cli.errors` (which the quick paths use too).
+codes"): click's own are told here, the library's and any other by :mod:`clm_policy.cli.errors`
+(which the quick paths use too).
 """
 
 from __future__ import annotations

@@ -148,34 +148,28 @@ def _check_usage(directory: str | None, agent: bool, remote: str | None, mcp_alo
 
 def _check_setup(root: Path, remote: str | None, with_mcp: bool) -> None:
     """Refuse, before anything is written, what would stop the setup halfway: a ``--remote``
-    (:func:`_check_remote`), a project's ``.mcp.json`` that ``--mcp`` cannot merge into."""
+    that is an option in disguise (``--upload-pack=...``) or that a project's configuration
+    already there does not name (init writes no file over it), then a project's ``.mcp.json``
+    that ``--mcp`` cannot merge into."""
+    from clm_policy.config.project import find_config, load_config
+    from clm_policy.memory.git.run import check_name, run_git
+
     if remote:
-        _check_remote(remote, root)
+        check_name("remote", remote)
+        is_name = "/" not in remote and ":" not in remote  # (a URL or a path is not checked)
+        if is_name and run_git(root, ["check-ref-format", f"refs/remotes/{remote}/x"])[0] != 0:
+            raise InputError(f"invalid remote {quote(remote)}: not a name git takes for a remote")
+        found = find_config(root)
+        if found is not None and load_config(root).values.get("remote") != remote:
+            raise InputError(
+                f"{found}: already there, and init writes no file over it: add "
+                f"`remote: {remote}` to it yourself, then run clm-policy trust "
+                f"{shlex.quote(found)}"
+            )
     if with_mcp:
         from clm_policy.agents.mcp.install import check
 
         check("project", root)
-
-
-def _check_remote(remote: str, root: Path) -> None:
-    """Refuse ``--remote`` before anything is written: an option in disguise
-    (``--upload-pack=...``), or a project whose configuration is there already and names
-    another remote (init writes no file over it)."""
-    from clm_policy.config.project import find_config, load_config
-    from clm_policy.memory.git.run import check_name
-
-    check_name("remote", remote)
-    if "/" not in remote and ":" not in remote:  # a name (a URL or a path is not checked)
-        from clm_policy.memory.git.run import run_git
-
-        if run_git(root, ["check-ref-format", f"refs/remotes/{remote}/x"])[0] != 0:
-            raise InputError(f"invalid remote {quote(remote)}: not a name git takes for a remote")
-    found = find_config(root)
-    if found is not None and load_config(root).values.get("remote") != remote:
-        raise InputError(
-            f"{found}: already there, and init writes no file over it: add `remote: {remote}` "
-            f"to it yourself, then run clm-policy trust {shlex.quote(found)}"
-        )
 
 
 def _say_missing_remote(directory: str, remote: str) -> None:
@@ -330,7 +324,6 @@ def documents(paths: list[str]) -> list[str]:
 def _show_path(repo: MemoryRepo, memory: str, ref: str) -> None:
     """The file ``ref`` from the checked-out branch, else from the newest commit on any
     branch: an empty one as it is, a folder or a file past 16 MiB said so, never read whole."""
-    from clm_policy.base.errors import quote
     from clm_policy.memory.git.confine import MAX_READ
     from clm_policy.memory.git.write import check_path
 

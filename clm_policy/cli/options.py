@@ -40,8 +40,7 @@ def _option(
     callback: Callable[..., Any],
     **attrs: Any,
 ) -> Callable[[F], F]:
-    """``click.option(*decls, **attrs)``; when ``configured``, also read from ``envvar`` and
-    completed by ``callback`` (the project's setting, else the default)."""
+    """``click.option``; when ``configured``, also read from ``envvar``, then ``callback``."""
     if configured:
         attrs.update(envvar=envvar, show_envvar=True, callback=callback)
     return click.option(*decls, **attrs)
@@ -86,29 +85,6 @@ def profile_option(help_text: str, *, configured: bool = True) -> Callable[[F], 
     (``configured=False``: the flag alone, None when not given)."""
     return _option(
         ("--profile",), configured, "CLM_POLICY_PROFILE", _profile, metavar="NAME", help=help_text
-    )
-
-
-def _memory_backend(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str:
-    from clm_policy.config.project import setting
-    from clm_policy.memory.backends import FILE, check_backend
-
-    chosen = setting("memory.backend", value)
-    return check_backend(chosen, "memory.backend") if chosen else FILE
-
-
-def memory_backend_option() -> Callable[[F], F]:
-    """``--memory-backend file|mem0|hybrid``: the flag, $CLM_POLICY_MEMORY_BACKEND, the
-    project's ``memory.backend``, else ``file``."""
-    return _option(
-        ("--memory-backend",),
-        True,
-        "CLM_POLICY_MEMORY_BACKEND",
-        _memory_backend,
-        type=click.Choice(["file", "mem0", "hybrid"]),
-        help="Where memory goes besides the audit trail: file (the git repository), mem0 "
-        "(pip install 'clm-policy[mem0]'; its model: CLM_POLICY_MEM0_BASE_URL, ...) or hybrid "
-        "(both; git first) [default: the project's memory.backend, else file].",
     )
 
 

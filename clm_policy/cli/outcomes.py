@@ -121,11 +121,10 @@ def verify_failed(hand: ByHand, done: HandoffOutcome, fmt: str) -> int:
     """The compaction's recall was under min_recall: what the handoff made instead says."""
     state, why = hand.state, hand.why
     if fmt == "json":
-        doc = handoff_json(hand, done)
-        doc.pop("manifest")
-        doc["rationale"] = why.rationale
-        doc["recall"] = recall_json(done.agent_recall)
-        echo_json({**doc, "seed": doc.pop("seed")})
+        recall = recall_json(done.agent_recall)
+        doc = handoff_json(hand, done, rationale=why.rationale, recall=recall)
+        del doc["manifest"]
+        echo_json(doc)
         return 0
     echo(
         f"compaction of session {state.session_id} at step {state.step_index} not committed: "
@@ -140,9 +139,8 @@ def verify_failed(hand: ByHand, done: HandoffOutcome, fmt: str) -> int:
     return 0
 
 
-def handoff_json(hand: ByHand, done: HandoffOutcome) -> dict[str, Any]:
-    """What ``--format json`` says of a committed handoff (its callers add their own keys;
-    the seed stays last)."""
+def handoff_json(hand: ByHand, done: HandoffOutcome, **extra: object) -> dict[str, Any]:
+    """What ``--format json`` says of a committed handoff: ``extra`` keys last but the seed."""
     state, why = hand.state, hand.why
     return {
         "event": "handoff",
@@ -156,5 +154,6 @@ def handoff_json(hand: ByHand, done: HandoffOutcome) -> dict[str, Any]:
         "manifest": done.manifest.as_dict(),
         "redactions": done.redactions,
         **({"written_by": w} if (w := why.extra_trailers.get("Clm-Summarizer")) else {}),
+        **extra,
         "seed": [m.as_dict() for m in done.seed],
     }

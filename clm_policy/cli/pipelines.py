@@ -148,9 +148,8 @@ def handoff(
     state, why = hand.state, hand.why
     request = _pull_request(memory, done, state.session_id, state.step_index, pr_body)
     if fmt == "json":
-        doc = handoff_json(hand, done)
-        doc.update(pushed=push, push_attempts=done.push_attempts, pull_request=request)
-        echo_json({**doc, "seed": doc.pop("seed")})
+        extra = {"pushed": push, "push_attempts": done.push_attempts, "pull_request": request}
+        echo_json(handoff_json(hand, done, **extra))
         return 0
     echo(
         f"handed off session {state.session_id} at step {state.step_index} ({why.rule}): "
@@ -195,8 +194,7 @@ def _pull_request(
     }
 
 
-REPLY_LIMIT = 1024 * 1024
-"""The most of an agent's reply read (a handoff is a page, not a transcript)."""
+REPLY_LIMIT = 1024 * 1024  # the most of an agent's reply read (a handoff is a page)
 
 
 def _read_reply(path: str, state_src: str | None) -> str:

@@ -19,9 +19,8 @@ from clm_policy.formats.textio import path_kind
 
 
 def check_output(path: str | None, option: str = "--output") -> None:
-    """Refuse an output path whose folder does not exist, or that is a folder, before
-    anything is run or written (None, or ``-``: standard output). ``option``: the option that
-    named it, for the message."""
+    """Refuse an output path (given as ``option``) whose folder does not exist, or that is a
+    folder, before anything is run or written (None, or ``-``: standard output)."""
     if path in (None, "-"):
         return
     if path_kind(Path(path).parent) != "folder":
@@ -31,7 +30,7 @@ def check_output(path: str | None, option: str = "--output") -> None:
         raise InputError(f"is a folder: {option} takes a file's path", Location(path))
 
 
-def check_not_read(path: str | None, read: Iterable[str], option: str = "--output") -> None:
+def check_not_read(path: str | None, read: Iterable[str]) -> None:
     """Refuse an output path that is one of the files the run read (a policy, a parent it
     extends, a test file), before anything is written: the report would replace it."""
     if path in (None, "-") or path_kind(path) != "file":
@@ -39,19 +38,15 @@ def check_not_read(path: str | None, read: Iterable[str], option: str = "--outpu
     real = os.path.realpath(path)
     if any(os.path.realpath(file) == real for file in read if not file.startswith("<")):
         raise InputError(
-            f"is a file this run read: {option} would replace it with the report; "
-            "name another file",
+            "is a file this run read: --output would replace it with the report; name another file",
             Location(path),
         )
 
 
 def write_report(path: str | None, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file, so a reader never sees half
-    (None: print it on standard output instead).
-
-    A report file is shown as standard output is (``cat lint.txt`` in a CI log), so it passes
-    the same printer (:func:`~clm_policy.base.termsafe.terminal_safe`); the machine formats
-    (JSON, SARIF, JUnit XML, HTML, CSV) are built with nothing left for it to change."""
+    """Write ``text`` to ``path`` atomically (None: standard output), through the terminal
+    printer as standard output is (``cat lint.txt`` in a CI log); the machine formats (JSON,
+    SARIF, JUnit XML, HTML, CSV) are built with nothing left for it to change."""
     if path is None:
         echo(text, nl=False)
         return

@@ -14,7 +14,6 @@ from clm_policy.base.termsafe import echo, echo_json, terminal_safe
 from clm_policy.cli.options import (
     count_option,
     format_option,
-    memory_backend_option,
     memory_option,
     policy_option,
     profile_option,
@@ -61,7 +60,16 @@ LAST_REPLY = 300  # characters of the openai agent's last answer shown after the
 )
 @profile_option("Task profile (default: the scenario's).", configured=False)
 @memory_option("Memory repository; created if absent.", configured=False, default="clm-memory")
-@memory_backend_option()
+@click.option(
+    "--memory-backend",
+    type=click.Choice(["file", "mem0", "hybrid"]),
+    envvar="CLM_POLICY_MEMORY_BACKEND",
+    show_envvar=True,
+    callback=lambda _ctx, _param, value: _memory_backend(value),
+    help="Where memory goes besides the audit trail: file (the git repository), mem0 "
+    "(pip install 'clm-policy[mem0]'; its model: CLM_POLICY_MEM0_BASE_URL, ...) or hybrid "
+    "(both; git first) [default: the project's memory.backend, else file].",
+)
 @click.option("--resume", metavar="SESSION", help="Continue a session this repository persisted.")
 @count_option(
     "--max-steps", low=1, help="Stop after N steps [default: no limit; 20 with --agent openai]."
@@ -159,6 +167,15 @@ def run(
     _announce(plan, memory, resume, text=fmt == "text")
     done = _execute(plan, memory, assume_yes=assume_yes, fmt=fmt)
     return _report(plan, done, memory, fmt)
+
+
+def _memory_backend(flag: str | None) -> str:
+    """The flag, $CLM_POLICY_MEMORY_BACKEND, the project's ``memory.backend``, else ``file``."""
+    from clm_policy.config.project import setting
+    from clm_policy.memory.backends import FILE, check_backend
+
+    chosen = setting("memory.backend", flag)
+    return check_backend(chosen, "memory.backend") if chosen else FILE
 
 
 def _announce(plan: RunPlan, memory: str, resume: str | None, *, text: bool) -> None:

@@ -127,7 +127,6 @@ def _one(r: dict[str, Any], memory: str) -> None:
 
 
 def _shown_status(row: dict[str, Any]) -> str:
-    """A session's status in words: ``handed off`` once it has, else its task status."""
     return "handed off" if row["handed_off"] else str(row["status"])
 
 

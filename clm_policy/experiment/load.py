@@ -23,8 +23,7 @@ from clm_policy.models.experiment import ExperimentFile
 from clm_policy.policy.engine import Policy
 
 EXPERIMENT_LIMIT = 1024 * 1024
-Where = Callable[..., Location]
-"""Where a path into the experiment file is written (``at("arms", 0, "name")``)."""
+Where = Callable[..., Location]  # where a path into the file is written: at("arms", 0, "name")
 
 
 @dataclass(frozen=True)
@@ -53,20 +52,18 @@ class Experiment:
     """Mem0's model, when an arm uses the mem0 or hybrid backend."""
 
     def profile(self, arm: Arm, workload: Workload) -> str:
-        """The profile ``arm`` plays ``workload`` under: the arm's, the workload's, the
-        scenario's, else the policy's default."""
+        """The profile ``arm`` plays ``workload`` under: the first of these that names one."""
         return (
             arm.profile or workload.profile or workload.spec.profile or arm.policy.default_profile
         )
 
 
-def load_experiment(path: str | Path, env: Mapping[str, str] | None = None) -> Experiment:
+def load_experiment(path: str | Path) -> Experiment:
     """The experiment ``path`` describes, checked (see the module's docstring); Mem0's model
-    and the openai summarizer are configured from ``env`` (:data:`os.environ`)."""
+    and the openai summarizer are configured from the environment."""
     from clm_policy.formats.validate import validate_document
     from clm_policy.formats.yamlio import load_yaml
 
-    environ = os.environ if env is None else env
     shown = str(path)
     doc = load_yaml(Path(path), shown, limit=EXPERIMENT_LIMIT, what="experiment")
     spec = validate_document(doc, ExperimentFile, "experiment")
@@ -92,7 +89,7 @@ def load_experiment(path: str | Path, env: Mapping[str, str] | None = None) -> E
             f"(arms: {', '.join(names)})",
             at("baseline"),
         )
-    arms = tuple(_arm(spec, i, folder, environ, at) for i in range(len(spec.arms)))
+    arms = tuple(_arm(spec, i, folder, os.environ, at) for i in range(len(spec.arms)))
     workloads: list[Workload] = []
     taken: set[str] = set()
     for i, item in enumerate(spec.workloads):
@@ -111,7 +108,7 @@ def load_experiment(path: str | Path, env: Mapping[str, str] | None = None) -> E
         spec.confidence,
         arms,
         tuple(workloads),
-        _mem0(spec, environ, at) if any(a.memory != "file" for a in arms) else None,
+        _mem0(spec, os.environ, at) if any(a.memory != "file" for a in arms) else None,
     )
     for i, chosen in enumerate(arms):
         for w in experiment.workloads:
@@ -154,15 +151,8 @@ def _arm(spec: ExperimentFile, i: int, folder: Path, env: Mapping[str, str], whe
         raise InputError(
             f"arm {quote(arm.name)}: summarizer: {exc.message}", where("arms", i, "summarizer")
         ) from None
-    return Arm(
-        arm.name,
-        policy,
-        arm.policy,
-        arm.profile,
-        arm.memory,
-        summarizer,
-        summarizer_name(summarizer),
-    )
+    shown = summarizer_name(summarizer)
+    return Arm(arm.name, policy, arm.policy, arm.profile, arm.memory, summarizer, shown)
 
 
 def _mem0(spec: ExperimentFile, env: Mapping[str, str], where: Where) -> Mem0Settings:

@@ -1,17 +1,12 @@
-"""Play every workload under every arm, each arm in its own memory repository, and read back
-what happened.
+"""Play every workload under every arm, each arm in its own memory repository
+(``<workdir>/arms/<arm>/memory``, its Mem0 data beside it in ``mem0``), and read back what
+happened.
 
-An arm's repository is ``<workdir>/arms/<arm>/memory`` (its Mem0 data, for the mem0 and hybrid
-backends, ``<workdir>/arms/<arm>/mem0``); each workload is one task there, its first session
-named after the workload. The loop is ``run``'s (clm_policy.loop.control), with the simulated
-agent and the arm's policy, profile, summarizer and memory backend. What each arm did is read
-from its repository's history with the CLM metrics of ``clm-policy report``
-(clm_policy.report.metrics) — completion, tokens, cost under the arm's ``prices:``,
-interventions, compactions, handoffs, recall — so an experiment and a report count alike.
-
-Arms are independent (each its own repository and Mem0 folder), so with ``jobs`` above 1 they
-run in that many forked processes at once: the loop's time goes mostly to git (two processes
-a commit), and a second core halves it. The figures do not depend on ``jobs``.
+Each workload is one task, its first session named after it, played by ``run``'s loop with the
+simulated agent. What an arm did is read from its repository's history with the CLM metrics of
+``clm-policy report`` (clm_policy.report.metrics), so an experiment and a report count alike.
+Arms are independent, so with ``jobs`` above 1 they run in forked processes at once (the loop's
+time goes mostly to git); the figures do not depend on ``jobs``.
 """
 
 from __future__ import annotations
@@ -110,9 +105,7 @@ def run_experiment(
         return ExperimentRun(
             experiment, str(root), _in_processes(experiment, root, advance, recall, jobs)
         )
-    arms = []
-    for arm in experiment.arms:
-        arms.append(_run_arm(experiment, arm, root / "arms" / arm.name, advance, recall))
+    arms = [_run_arm(experiment, arm, root, advance, recall) for arm in experiment.arms]
     return ExperimentRun(experiment, str(root), arms)
 
 
@@ -123,9 +116,8 @@ _FORKED: tuple[Experiment, Path, RecallFunction, object] | None = None
 def _arm_in_child(index: int) -> ArmRun:
     assert _FORKED is not None
     experiment, root, recall, ticks = _FORKED
-    arm = experiment.arms[index]
     put = getattr(ticks, "put")  # noqa: B009 -- a multiprocessing queue
-    return _run_arm(experiment, arm, root / "arms" / arm.name, lambda: put(1), recall)
+    return _run_arm(experiment, experiment.arms[index], root, lambda: put(1), recall)
 
 
 def _in_processes(
@@ -167,7 +159,7 @@ def _in_processes(
 def _run_arm(
     experiment: Experiment,
     arm: Arm,
-    folder: Path,
+    root: Path,
     advance: Callable[[], None] | None,
     recall: RecallFunction,
 ) -> ArmRun:
@@ -175,6 +167,7 @@ def _run_arm(
     from clm_policy.memory.init import init_memory
 
     started = time.perf_counter()
+    folder = root / "arms" / arm.name
     memory = folder / "memory"
     folder.mkdir(parents=True)
     init_memory(memory)

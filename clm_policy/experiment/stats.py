@@ -158,7 +158,7 @@ def _interval(values: list[float], confidence: float) -> Interval | None:
     return Interval(low, high, n)
 
 
-def figures(run: ExperimentRun, metrics: Sequence[Metric] = METRICS) -> Figures:
+def figures(run: ExperimentRun) -> Figures:
     """Every metric of every arm, with intervals (see the module's docstring)."""
     exp = run.experiment
     names = tuple(w.name for w in exp.workloads)
@@ -170,7 +170,7 @@ def figures(run: ExperimentRun, metrics: Sequence[Metric] = METRICS) -> Figures:
     draws = [[rng.randrange(n) for _ in range(n)] for _ in range(exp.bootstrap)]
     everything = list(range(n))
     by_metric: dict[str, dict[str, Figure]] = {}
-    for metric in metrics:
+    for metric in METRICS:
         parts = {arm: [metric.part(o) for o in found] for arm, found in outcomes.items()}
         base = parts[exp.baseline]
         base_draws = [_ratio(base, d) for d in draws]
@@ -214,8 +214,7 @@ _COUNT = (lambda v: f"{v:,.2f}", lambda v: f"{v:+,.2f}")
 
 
 def shown(metric: Metric, value: float | None, *, diff: bool = False) -> str:
-    """A value, or with ``diff`` a difference (a share's in percentage points), as the reports
-    show it."""
+    """A value, or with ``diff`` a difference (a share's in percentage points), as shown."""
     return "-" if value is None else _SHOWN.get(metric.unit, _COUNT)[diff](value)
 
 

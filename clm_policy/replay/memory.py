@@ -38,8 +38,7 @@ from clm_policy.replay.records import (
     recorded,
 )
 
-EXAMPLES = 3
-"""Examples kept per group of changes, refusals and unreplayable lines."""
+EXAMPLES = 3  # kept per group of changes, refusals and unreplayable lines
 
 
 @dataclass(frozen=True)

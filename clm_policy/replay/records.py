@@ -29,12 +29,9 @@ from clm_policy.models.state import COUNTED_FIELDS, read_state
 if TYPE_CHECKING:
     from clm_policy.models.state import StateLike
 
-FILE_LIMIT = 256 * MiB
-"""A larger decisions.jsonl is skipped (100,000 decisions take about 90 MB)."""
-TOTAL_LIMIT = 512 * MiB
-"""What all decisions.jsonl files of the commit may hold together: more is refused."""
-LINE_LIMIT = 1 * MiB
-"""A longer line is not replayable (a decision's line is about 1 KB)."""
+FILE_LIMIT = 256 * MiB  # a larger decisions.jsonl is skipped (100,000 decisions: about 90 MB)
+TOTAL_LIMIT = 512 * MiB  # what all of the commit's decisions.jsonl may hold together
+LINE_LIMIT = 1 * MiB  # a longer line is not replayable (a decision's line is about 1 KB)
 
 NOT_JSON = "not a JSON object"
 TOO_LONG = f"longer than {LINE_LIMIT // MiB} MiB"
@@ -187,12 +184,5 @@ def recorded(line: Line) -> Recorded | str:
     elif action != proposed and not (action == "continue" and data.get("blocked_by")):
         return CHANGED_AFTER  # a policy's outcome is its proposal, or continue when blocked
     rationale = data.get("rationale")
-    return Recorded(
-        line.session,
-        line.number,
-        state,
-        profile,
-        action,
-        trigger,
-        rationale if type(rationale) is str else None,
-    )
+    said = rationale if type(rationale) is str else None
+    return Recorded(line.session, line.number, state, profile, action, trigger, said)

@@ -116,16 +116,12 @@ def expand(pattern: str) -> list[str]:
     (``YYYY/MM/DD/rollout-*.jsonl``) — but for subagents' transcripts
     (``<session>/subagents/``: each is a subagent's own context, not a session)."""
     folder = os.path.expanduser(pattern)
-    if os.path.isdir(folder):
-        return _transcripts_under(pattern, folder)
-    found = sorted(path for path in glob.glob(folder, recursive=True) if os.path.isfile(path))
-    if not found:
-        raise InputError(f"--transcripts {pattern!r} matches no file")
-    return found
-
-
-def _transcripts_under(pattern: str, folder: str) -> list[str]:
-    found: list[str] = []
+    if not os.path.isdir(folder):
+        found = [path for path in glob.glob(folder, recursive=True) if os.path.isfile(path)]
+        if not found:
+            raise InputError(f"--transcripts {pattern!r} matches no file")
+        return sorted(found)
+    found = []
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if d != "subagents" and not d.startswith("."))
         found += [os.path.join(root, f) for f in files if f.endswith(".jsonl")]
@@ -202,10 +198,9 @@ def what_if(reading: TranscriptReading, policy: Policy, profile: str) -> Session
             model=reading.model,
         )
         outcome = policy.decide(state, profile)
-        if outcome.action.value != "continue":
-            first = FirstAction(
-                step, context, outcome.action.value, outcome.trigger, outcome.rationale
-            )
+        action = outcome.action.value
+        if action != "continue":
+            first = FirstAction(step, context, action, outcome.trigger, outcome.rationale)
             break
     return SessionWhatIf(
         path=reading.path,
