@@ -18,11 +18,17 @@ from clm_policy.cli.options import scope_of, scope_options
     is_flag=True,
     help="Register the server with Claude Code (merged into its file, keeping the others).",
 )
-@scope_options(
-    "With --install: ./.mcp.json, this project's servers (the default).",
-    "With --install: ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json), every project's.",
+@click.option(
+    "--uninstall",
+    is_flag=True,
+    help="Take the server out of Claude Code's file (the other servers stay).",
 )
-def mcp(install: bool, project_scope: bool, user_scope: bool) -> int:
+@scope_options(
+    "With --install or --uninstall: ./.mcp.json, this project's servers (the default).",
+    "With --install or --uninstall: ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json), every "
+    "project's.",
+)
+def mcp(install: bool, uninstall: bool, project_scope: bool, user_scope: bool) -> int:
     """Serve clm-policy's tools to the agent over MCP (standard input and output).
 
     The tools: handoff (the agent writes its own handoff; committed, and the next session
@@ -33,9 +39,17 @@ def mcp(install: bool, project_scope: bool, user_scope: bool) -> int:
     \b
     Examples:
       clm-policy mcp --install --project     # .mcp.json
+      clm-policy mcp --uninstall --project   # the other servers stay
       clm-policy mcp                         # what Claude Code runs
     """
-    scope = scope_of(project_scope, user_scope, install)
+    if install and uninstall:
+        raise click.UsageError("--install and --uninstall do not go together: give one")
+    scope = scope_of(project_scope, user_scope, install or uninstall)
+    if uninstall:
+        from clm_policy.agents.mcp.install import uninstall as uninstall_server
+
+        echo("\n".join(uninstall_server(scope, Path.cwd())))
+        return 0
     if install:
         from clm_policy.agents.mcp.install import install as install_server
 

@@ -165,11 +165,13 @@ def scope_options(project: str, user: str) -> Callable[[F], F]:
 
 def scope_of(project: bool, user: bool, install: bool) -> str:
     """The scope :func:`scope_options`' flags name: ``user`` or ``project`` (also when neither
-    is given). A usage error for both, or for either without ``install`` (``--install``)."""
+    is given). A usage error for both, or for either without ``install`` (``--install`` or
+    ``--uninstall``)."""
     if project and user:
         raise click.UsageError("--project and --user do not go together: give one")
     if (project or user) and not install:
-        raise click.UsageError(f"{'--user' if user else '--project'} goes with --install")
+        flag = "--user" if user else "--project"
+        raise click.UsageError(f"{flag} goes with --install or --uninstall")
     return "user" if user else "project"
 
 

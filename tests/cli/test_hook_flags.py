@@ -22,10 +22,10 @@ CLAUDE = "hook claude-code"
     ("command", "args", "message"),
     [
         (CLAUDE, ["--install", "--user", "--project"], "--project and --user do not go together"),
-        (CLAUDE, ["--user"], "--user goes with --install"),
-        (CLAUDE, ["--project"], "--project goes with --install"),
+        (CLAUDE, ["--user"], "--user goes with --install or --uninstall"),
+        (CLAUDE, ["--project"], "--project goes with --install or --uninstall"),
         (CLAUDE, ["--force"], "--force goes with --install"),
-        (CLAUDE, ["--print-settings", "--user"], "--user goes with --install"),
+        (CLAUDE, ["--print-settings", "--user"], "--user goes with --install or --uninstall"),
         (CLAUDE, ["--plugin"], "--plugin goes with --install"),
         (CLAUDE, ["--plugin", "--print-settings"], "--plugin goes with --install"),
         (
@@ -56,7 +56,8 @@ CLAUDE = "hook claude-code"
             "--profile is for answering a hook call: it does not go with --print-settings",
         ),
         ("mcp", ["--install", "--user", "--project"], "--project and --user do not go together"),
-        ("mcp", ["--user"], "--user goes with --install"),
+        ("mcp", ["--user"], "--user goes with --install or --uninstall"),
+        ("mcp", ["--install", "--uninstall"], "--install and --uninstall do not go together"),
     ],
 )
 def test_flags_that_do_not_go_together_are_a_usage_error(

@@ -130,6 +130,52 @@ def test_install_into_a_broken_file_changes_nothing(
     assert (tmp_path / ".mcp.json").read_text() == '{"mcpServers": '
 
 
+def test_uninstall_takes_out_only_our_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    other = {"command": "npx", "args": ["-y", "some-server"]}
+    before = {"x": 1, "mcpServers": {"other": other}}
+    (tmp_path / ".mcp.json").write_text(json.dumps(before))
+    assert invoke("mcp", "--install").exit_code == 0
+    assert invoke("mcp", "--install").exit_code == 0
+    result = invoke("mcp", "--uninstall")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        f"wrote {tmp_path / '.mcp.json'}",
+        f"  removed MCP server clm-policy `{EXE} mcp`",
+    ]
+    assert json.loads((tmp_path / ".mcp.json").read_text()) == before
+    again = invoke("mcp", "--uninstall", "--project")
+    assert (again.exit_code, again.stdout) == (
+        0,
+        f"{tmp_path / '.mcp.json'}: no clm-policy MCP server in it; nothing written\n",
+    )
+
+
+def test_uninstall_user_empties_what_install_made_and_writes_no_missing_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "claude"
+    config.mkdir()
+    (config / ".claude.json").write_text(json.dumps({"numStartups": 3}))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    monkeypatch.chdir(tmp_path)
+    assert invoke("mcp", "--install", "--user").exit_code == 0
+    result = invoke("mcp", "--uninstall", "--user")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads((config / ".claude.json").read_text()) == {"numStartups": 3}
+    missing = invoke("mcp", "--uninstall")  # the project has no .mcp.json
+    assert missing.exit_code == 0, missing.stderr
+    assert "no clm-policy MCP server in it; nothing written" in missing.stdout
+    assert not (tmp_path / ".mcp.json").exists()
+    (tmp_path / ".mcp.json").write_text('{"mcpServers": ')
+    broken = invoke("mcp", "--uninstall")
+    assert broken.exit_code == 2
+    assert broken.stderr.startswith(f"{tmp_path / '.mcp.json'}:1:")
+    assert (tmp_path / ".mcp.json").read_text() == '{"mcpServers": '
+
+
 def test_init_claude_code_offers_the_server_and_mcp_installs_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

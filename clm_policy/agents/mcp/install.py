@@ -3,7 +3,8 @@
 Claude Code reads a project's servers from ``<project>/.mcp.json`` (meant to be committed; each
 person approves a project's servers once) and the person's own from the ``mcpServers`` of
 ``~/.claude.json``. :func:`install` merges the ``clm-policy`` entry into one of them and keeps
-everything else, in its order — in its own entry too, every key but :data:`OWNED`.
+everything else, in its order — in its own entry too, every key but :data:`OWNED`;
+:func:`uninstall` takes that entry out and leaves the rest as it is.
 """
 
 from __future__ import annotations
@@ -88,6 +89,29 @@ def install(scope: str, cwd: Path) -> list[str]:
     if not sdk_installed():
         lines.append(f"note: the server needs the mcp package: pip install '{NAME}[mcp]'")
     return lines
+
+
+def unmerge(config: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """``config`` without ``mcpServers.clm-policy`` (a new dict; ``mcpServers`` left empty by
+    that goes too), and what was removed."""
+    merged = copy.deepcopy(config)
+    servers = merged.get("mcpServers")
+    if not isinstance(servers, dict) or NAME not in servers:
+        return merged, []
+    removed = servers.pop(NAME)
+    if not servers:
+        del merged["mcpServers"]
+    return merged, [f"removed MCP server {NAME} {_shown(removed)}"]
+
+
+def uninstall(scope: str, cwd: Path) -> list[str]:
+    """Take the server out of the ``scope``'s file (nothing written when it has none); what
+    was done, one line each."""
+    path = config_path(scope, cwd)
+    result, changes = cs.update_json(path, unmerge)
+    if not changes:
+        return [f"{path}: no {NAME} MCP server in it; nothing written"]
+    return [result, *(f"  {change}" for change in changes)]
 
 
 def sdk_installed() -> bool:
