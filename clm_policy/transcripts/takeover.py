@@ -59,7 +59,8 @@ VERIFIED_SHOWN = 8
 _SENTENCE = re.compile(r"[^.!?;\n]+[.!?]?")
 _CONSTRAINT = re.compile(
     r"^\s*(?:please\s+|and\s+|but\s+|also\s+)?(?:do not|don'?t|never|no\s+\w+|avoid|without|"
-    r"must|only|always|stick to|prefer|make sure|ensure|keep)\b|"
+    r"must|only|always|stick to|prefer|make sure|ensure|"
+    r"keep(?! (?:going|on|at it|working|it up|up|trying|moving|pushing|iterating)\b))\b|"
     r"\btests? first\b|\btest-first\b|\bTDD\b|"
     r"\b(?:must not|mustn'?t|must|should not|shouldn'?t|never)\b|"
     r"\b(?:in|using|with) (?:rust|go|golang|python|typescript|javascript|elixir|ruby|java|kotlin|"
@@ -67,7 +68,8 @@ _CONSTRAINT = re.compile(
     r"^[\w+#.-]+(?:\s+[\w+#.-]+)?\s+only\s*(?:[,;:.!]|$)",
     re.I,
 )
-"""A sentence that states a constraint: it starts with one of the imperative forms, or with
+"""A sentence that states a constraint: it starts with one of the imperative forms ("keep
+going" asks to continue: no constraint), or with
 "<one or two words> only" ending a clause ("Standard library only, no third-party packages"),
 or says "must", "should not", "never" anywhere; a question is none."""
 _DONE_CLAIM = re.compile(

@@ -257,6 +257,11 @@ def test_goal_and_constraints() -> None:
             "Rust only. The tests only fail on CI.",
         ]
     ) == ["Standard library only, no third-party packages.", "Rust only."]
+    # "keep going" asks to continue (a real session's manifest listed it as a constraint);
+    # "keep it simple" constrains the work
+    assert constraints_of(["keep going", "Keep going with the tests.", "keep it simple"]) == [
+        "keep it simple"
+    ]
 
 
 def test_a_question_or_a_mid_turn_intention() -> None:
