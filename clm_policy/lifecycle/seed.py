@@ -620,12 +620,34 @@ def _messages(requests: Sequence[str]) -> list[str]:
     items = []
     latest, last = _latest_substantive(requests) + 1, len(requests)
     for n, text in enumerate(requests, 1):
-        body = text.strip()
+        body = _without_template(text.strip())
         limit = MESSAGE_CHARS if n in (latest, last) else FIRST_CHARS if n == 1 else MIDDLE_CHARS
         if len(body) > limit:
             body = _head_and_tail(body, limit)
         items.append(_numbered(n - 1, body))
     return items
+
+
+# A prompt template the agent expanded in the person's message (GitHub's spec-kit commands, as
+# Codex records them): the person typed the command and the text in the "User Input" block.
+_TEMPLATE = re.compile(
+    r"\A(## User Input\s*\n+```text\n(?:.*?\n)?```)\s*\n+"
+    r"You \*\*MUST\*\* consider the user input before proceeding[^\n]*\n(.*)\Z",
+    re.S,
+)
+
+
+def _without_template(text: str) -> str:
+    """A person's message that is a prompt template around their input: the input, and the
+    template named by its first step, marked as cut (room left over gives more of it)."""
+    found = _TEMPLATE.match(text.replace("\r\n", "\n"))
+    if found is None:
+        return text
+    rest = found[2].splitlines()
+    steps = [s.strip() for s in rest if s.strip() and not s.startswith("## Outline")]
+    first = f", from: {_one_line(steps[0], 200)}" if steps else ""
+    note = f"a prompt template's instructions ({len(rest)} lines{first}); in the handoff"
+    return f"{found[1]}\n{_CUT_MARK} {note}]"
 
 
 SAID_CHARS = 1500

@@ -415,3 +415,41 @@ def test_a_long_message_keeps_its_first_and_last_lines() -> None:
     assert shown.startswith("> Here is the log:\n> 2026-12-01T10:00:00 ERROR worker 0")
     assert "> [… cut here: the middle is in the handoff]\n" in shown
     assert "> Why does the worker lose its database?" in shown  # the question after the log
+
+
+def test_a_prompt_template_around_the_persons_input_is_named_not_quoted() -> None:
+    # spec-kit's commands as Codex records them: the template expanded around what was typed
+    outline = [
+        f"{n}. Step {n}: run `.specify/scripts/bash/check.sh --json` and go on."
+        for n in range(1, 90)
+    ]
+    template = "\r\n".join(
+        [
+            "## User Input",
+            "",
+            "```text",
+            "phase 1",
+            "```",
+            "",
+            "You **MUST** consider the user input before proceeding (if not empty).",
+            "",
+            "## Outline",
+            "",
+            *outline,
+        ]
+    )
+    requests = ["Build the lotto app.", template]
+    files = [f"src/module_{n}.py" for n in range(60)]  # what the budget goes to first
+    tight = manifest(words=None, requests=requests, changed_artifacts=files)
+    text = seed_text(tight, read_more=READ_MORE, budget=2500)
+    assert "src/module_59.py" in text
+    shown = text.split("2.\n", 1)[1]
+    assert shown.startswith("> ## User Input\n>\n> ```text\n> phase 1\n> ```\n")
+    assert (
+        "> [… cut here: a prompt template's instructions (92 lines, from: 1. Step 1: run" in shown
+    )
+    assert "Step 2:" not in text
+    # room left over gives more of the template; the manifest keeps the message whole
+    roomy = seed_text(manifest(words=None, requests=requests), read_more=READ_MORE)
+    assert "> 2. Step 2: run" in roomy
+    assert manifest(words=None, requests=[template]).requests == [template]
