@@ -628,26 +628,19 @@ def _messages(requests: Sequence[str]) -> list[str]:
     return items
 
 
-# A prompt template the agent expanded in the person's message (GitHub's spec-kit commands, as
-# Codex records them): the person typed the command and the text in the "User Input" block.
-_TEMPLATE = re.compile(
-    r"\A(## User Input\s*\n+```text\n(?:.*?\n)?```)\s*\n+"
-    r"You \*\*MUST\*\* consider the user input before proceeding[^\n]*\n(.*)\Z",
-    re.S,
-)
-
-
 def _without_template(text: str) -> str:
     """A person's message that is a prompt template around their input: the input, and the
     template named by its first step, marked as cut (room left over gives more of it)."""
-    found = _TEMPLATE.match(text.replace("\r\n", "\n"))
+    from clm_policy.transcripts.work import prompt_template, template_step
+
+    found = prompt_template(text)
     if found is None:
         return text
-    rest = found[2].splitlines()
-    steps = [s.strip() for s in rest if s.strip() and not s.startswith("## Outline")]
-    first = f", from: {_one_line(steps[0], 200)}" if steps else ""
-    note = f"a prompt template's instructions ({len(rest)} lines{first}); in the handoff"
-    return f"{found[1]}\n{_CUT_MARK} {note}]"
+    block, _, lines = found
+    first = template_step(lines)
+    named = f", from: {_one_line(first, 200)}" if first else ""
+    note = f"a prompt template's instructions ({len(lines)} lines{named}); in the handoff"
+    return f"{block}\n{_CUT_MARK} {note}]"
 
 
 SAID_CHARS = 1500

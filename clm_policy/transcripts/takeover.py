@@ -40,7 +40,17 @@ from clm_policy.transcripts.record import (
     verified_runs,
 )
 from clm_policy.transcripts.results import one_line
-from clm_policy.transcripts.work import DENIED, REJECTING, REJECTION, WORD, Run, Work, substantive
+from clm_policy.transcripts.work import (
+    DENIED,
+    REJECTING,
+    REJECTION,
+    WORD,
+    Run,
+    Work,
+    prompt_template,
+    substantive,
+    template_step,
+)
 
 if TYPE_CHECKING:
     from clm_policy.models.enums import TaskStatus
@@ -92,14 +102,29 @@ def goal_of(requests: list[str]) -> str:
     latest."""
     asks = [t for t in requests if substantive(t) and not constraints_only(t)]
     if asks:
-        latest = asks[-1]
+        latest = _asked(asks[-1])
         earlier = asks[:-1]
-        if len(WORD.findall(latest.lower())) < SHORT_REQUEST and earlier:
-            # a short follow-up ("And multiply() after it.", "Review both files.") refines the
-            # task it follows; it does not replace it
-            return f"{one_line(earlier[-1], GOAL_LIMIT // 2)} (then: {one_line(latest, 300)})"
+        typed = found[1] if (found := prompt_template(asks[-1])) else latest
+        if len(WORD.findall(typed.lower())) < SHORT_REQUEST and earlier:
+            # a short follow-up ("And multiply() after it.", "Review both files.", a template's
+            # "phase 1") refines the task it follows; it does not replace it
+            task = one_line(_asked(earlier[-1]), GOAL_LIMIT // 2)
+            return f"{task} (then: {one_line(latest, 300)})"
         return latest
-    return next((t for t in reversed(requests) if substantive(t)), requests[-1] if requests else "")
+    last = next((t for t in reversed(requests) if substantive(t)), requests[-1] if requests else "")
+    return _asked(last)
+
+
+def _asked(text: str) -> str:
+    """A request as the goal: a prompt template's input, the template named by its first
+    step (spec-kit's ``phase 1 (a prompt template: 1. Run …)``); any other as it is."""
+    found = prompt_template(text)
+    if found is None:
+        return text
+    _, typed, lines = found
+    first = template_step(lines)
+    named = f" (a prompt template: {one_line(first, 300)})" if first else ""
+    return f"{typed or '(no input)'}{named}"
 
 
 def constraints_only(text: str) -> bool:

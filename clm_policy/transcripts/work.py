@@ -289,6 +289,29 @@ _ACK_WORDS = frozenset(
 WORD = re.compile(r"[a-z']+")
 
 
+# A prompt template the agent expanded in the person's message (GitHub's spec-kit commands, as
+# Codex records them): the person typed the command and the text in the "User Input" block.
+_TEMPLATE = re.compile(
+    r"\A(## User Input\s*\n+```text\n(.*?\n)?```)\s*\n+"
+    r"You \*\*MUST\*\* consider the user input before proceeding[^\n]*\n(.*)\Z",
+    re.S,
+)
+
+
+def prompt_template(text: str) -> tuple[str, str, list[str]] | None:
+    """A person's message that is a prompt template around their input: its ``User Input``
+    block, what they typed in it, and the template's instruction lines; None for any other."""
+    found = _TEMPLATE.match(text.replace("\r\n", "\n"))
+    if found is None:
+        return None
+    return found[1], (found[2] or "").strip(), found[3].splitlines()
+
+
+def template_step(lines: list[str]) -> str:
+    """A template's first instruction (what names it), or ""."""
+    return next((s.strip() for s in lines if s.strip() and not s.startswith("## Outline")), "")
+
+
 def substantive(text: str) -> bool:
     """Whether a request asks for something: not only thanks, an acknowledgement, a "go on"
     or a bare approval."""

@@ -264,6 +264,36 @@ def test_goal_and_constraints() -> None:
     ]
 
 
+def test_a_prompt_template_as_the_goal_is_what_the_person_typed() -> None:
+    # spec-kit's command as Codex records it: the template expanded around the person's input
+    def template(typed: str) -> str:
+        return "\r\n".join(
+            [
+                "## User Input",
+                "",
+                "```text",
+                *([typed] if typed else []),
+                "```",
+                "",
+                "You **MUST** consider the user input before proceeding (if not empty).",
+                "",
+                "## Outline",
+                "",
+                "1. Run `.specify/scripts/bash/check-prerequisites.sh --json` from repo root.",
+                *(f"{n}. More of the command's instructions." for n in range(2, 80)),
+            ]
+        )
+
+    step = "1. Run `.specify/scripts/bash/check-prerequisites.sh --json` from repo root."
+    spec = "Build a lotto web app: one page issues tickets, one page draws the numbers."
+    assert goal_of([template(spec)]) == f"{spec} (a prompt template: {step})"
+    # a short input ("phase 1") refines the task before it, as a short follow-up does
+    assert goal_of([template(spec), template("phase 1")]) == (
+        f"{spec} (a prompt template: {step}) (then: phase 1 (a prompt template: {step}))"
+    )
+    assert goal_of([template("")]) == f"(no input) (a prompt template: {step})"
+
+
 def test_a_question_or_a_mid_turn_intention() -> None:
     assert asked_user("Done.\n\nWant me to commit this?") == "Want me to commit this?"
     assert asked_user("Pushed. Let me know when you want the docs commit.") == (
