@@ -631,15 +631,14 @@ def _messages(requests: Sequence[str]) -> list[str]:
 def _without_template(text: str) -> str:
     """A person's message that is a prompt template around their input: the input, and the
     template named by its first step, marked as cut (room left over gives more of it)."""
-    from clm_policy.transcripts.work import prompt_template, template_step
+    from clm_policy.transcripts.work import prompt_template
 
     found = prompt_template(text)
     if found is None:
         return text
-    block, _, lines = found
-    first = template_step(lines)
+    block, _, lines, first = found
     named = f", from: {_one_line(first, 200)}" if first else ""
-    note = f"a prompt template's instructions ({len(lines)} lines{named}); in the handoff"
+    note = f"a prompt template's instructions ({lines} lines{named}); in the handoff"
     return f"{block}\n{_CUT_MARK} {note}]"
 
 

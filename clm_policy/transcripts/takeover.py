@@ -49,7 +49,6 @@ from clm_policy.transcripts.work import (
     Work,
     prompt_template,
     substantive,
-    template_step,
 )
 
 if TYPE_CHECKING:
@@ -121,8 +120,7 @@ def _asked(text: str) -> str:
     found = prompt_template(text)
     if found is None:
         return text
-    _, typed, lines = found
-    first = template_step(lines)
+    _, typed, _, first = found
     named = f" (a prompt template: {one_line(first, 300)})" if first else ""
     return f"{typed or '(no input)'}{named}"
 

@@ -298,18 +298,16 @@ _TEMPLATE = re.compile(
 )
 
 
-def prompt_template(text: str) -> tuple[str, str, list[str]] | None:
+def prompt_template(text: str) -> tuple[str, str, int, str] | None:
     """A person's message that is a prompt template around their input: its ``User Input``
-    block, what they typed in it, and the template's instruction lines; None for any other."""
+    block, what they typed in it, the template's number of lines and its first instruction
+    (what names it, or ""); None for any other message."""
     found = _TEMPLATE.match(text.replace("\r\n", "\n"))
     if found is None:
         return None
-    return found[1], (found[2] or "").strip(), found[3].splitlines()
-
-
-def template_step(lines: list[str]) -> str:
-    """A template's first instruction (what names it), or ""."""
-    return next((s.strip() for s in lines if s.strip() and not s.startswith("## Outline")), "")
+    lines = found[3].splitlines()
+    steps = (s.strip() for s in lines if s.strip() and not s.startswith("## Outline"))
+    return found[1], (found[2] or "").strip(), len(lines), next(steps, "")
 
 
 def substantive(text: str) -> bool:
