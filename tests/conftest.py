@@ -351,3 +351,11 @@ def data_paths(value: Any, prefix: tuple[str | int, ...] = ()) -> Iterator[tuple
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from data_paths(item, (*prefix, index))
+
+
+def spec_kit_message(typed: str, instructions: list[str]) -> str:
+    """A spec-kit command as Codex records the person's message: the prompt template expanded
+    around what they typed (carriage returns and all)."""
+    head = ["## User Input", "", "```text", *([typed] if typed else []), "```", ""]
+    must = "You **MUST** consider the user input before proceeding (if not empty)."
+    return "\r\n".join([*head, must, "", "## Outline", "", *instructions])

@@ -18,7 +18,7 @@ from clm_policy.models.shapes.manifest import validate_manifest
 from clm_policy.models.state_io import state_from
 from clm_policy.transcripts.record import CheckResult, SessionRecord
 
-from conftest import git, invoke
+from conftest import git, invoke, spec_kit_message
 
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 READ_MORE = "`clm-policy show sessions/s1/handoffs/001.md`"
@@ -423,21 +423,7 @@ def test_a_prompt_template_around_the_persons_input_is_named_not_quoted() -> Non
         f"{n}. Step {n}: run `.specify/scripts/bash/check.sh --json` and go on."
         for n in range(1, 90)
     ]
-    template = "\r\n".join(
-        [
-            "## User Input",
-            "",
-            "```text",
-            "phase 1",
-            "```",
-            "",
-            "You **MUST** consider the user input before proceeding (if not empty).",
-            "",
-            "## Outline",
-            "",
-            *outline,
-        ]
-    )
+    template = spec_kit_message("phase 1", outline)
     requests = ["Build the lotto app.", template]
     files = [f"src/module_{n}.py" for n in range(60)]  # what the budget goes to first
     tight = manifest(words=None, requests=requests, changed_artifacts=files)

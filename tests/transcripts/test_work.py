@@ -29,7 +29,7 @@ from clm_policy.transcripts.takeover import (
     substantive,
 )
 
-from conftest import REPO, real_fixtures
+from conftest import REPO, real_fixtures, spec_kit_message
 
 FIDELITY = REPO / "benchmarks" / "fidelity" / "sessions"
 
@@ -266,25 +266,12 @@ def test_goal_and_constraints() -> None:
 
 def test_a_prompt_template_as_the_goal_is_what_the_person_typed() -> None:
     # spec-kit's command as Codex records it: the template expanded around the person's input
-    def template(typed: str) -> str:
-        return "\r\n".join(
-            [
-                "## User Input",
-                "",
-                "```text",
-                *([typed] if typed else []),
-                "```",
-                "",
-                "You **MUST** consider the user input before proceeding (if not empty).",
-                "",
-                "## Outline",
-                "",
-                "1. Run `.specify/scripts/bash/check-prerequisites.sh --json` from repo root.",
-                *(f"{n}. More of the command's instructions." for n in range(2, 80)),
-            ]
-        )
-
     step = "1. Run `.specify/scripts/bash/check-prerequisites.sh --json` from repo root."
+    rest = [f"{n}. More of the command's instructions." for n in range(2, 80)]
+
+    def template(typed: str) -> str:
+        return spec_kit_message(typed, [step, *rest])
+
     spec = "Build a lotto web app: one page issues tickets, one page draws the numbers."
     assert goal_of([template(spec)]) == f"{spec} (a prompt template: {step})"
     # a short input ("phase 1") refines the task before it, as a short follow-up does
