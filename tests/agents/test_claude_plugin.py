@@ -165,6 +165,44 @@ def test_install_plugin_runs_claudes_own_commands(project: Path, tmp_path: Path)
     assert text.splitlines()[0] == f"$ claude plugin marketplace add {market} --scope project"
 
 
+@pytest.mark.parametrize(
+    ("script", "why"),
+    [
+        ("#!/nonexistent/sh\n", "cannot run {fake}: No such file or directory"),
+        ("not a script", "cannot run {fake}: Exec format error"),
+        ("#!/bin/sh\necho 'no marketplace' >&2\nexit 3\n", "claude exited 3"),
+    ],
+    ids=["no-interpreter", "not-a-program", "fails"],
+)
+def test_a_claude_that_fails_or_cannot_run_is_said_exit_1(
+    project: Path, tmp_path: Path, script: str, why: str
+) -> None:
+    """A ``claude`` on PATH that cannot be started is what one that exits non-zero is: a line
+    that says why and exit 1 (it was an internal error, exit 3)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "claude"
+    fake.write_text(script)
+    fake.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        [sys.executable, "-m", "clm_policy", "hook", "claude-code", "--install", "--plugin"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    market = claude_plugin.integrations_dir()
+    assert (done.returncode, done.stderr) == (1, "")
+    said = "  no marketplace\n" if "exit 3" in script else ""
+    assert done.stdout.endswith(
+        f"$ claude plugin marketplace add {market} --scope project\n{said}"
+        f"{why.format(fake=fake)}: the plugin is not installed\n"
+    )
+
+
 def test_the_settings_install_names_the_plugin(project: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "clm_policy", "hook", "claude-code", "--install", "--project"],

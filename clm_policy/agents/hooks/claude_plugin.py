@@ -80,20 +80,10 @@ def plugin_command(scope: str, cwd: Path, claude: str | None = None) -> tuple[in
         lines += [f"  claude {shlex.join(step)}" for step in steps]
         return 1, "\n".join(lines)
     for step in steps:
-        done = subprocess.run(
-            [exe, *step],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-        said = (done.stdout + done.stderr).strip()
         lines.append(f"$ claude {shlex.join(step)}")
-        lines += [f"  {line}" for line in said.splitlines() if line.strip()]
-        if done.returncode != 0:
-            lines.append(f"claude exited {done.returncode}: the plugin is not installed")
+        failed = _run_claude(exe, step, cwd, lines)
+        if failed:
+            lines.append(f"{failed}: the plugin is not installed")
             return 1, "\n".join(lines)
     for where in ("project", "user"):
         path = cs.settings_path(where, cwd)
@@ -108,6 +98,32 @@ def plugin_command(scope: str, cwd: Path, claude: str | None = None) -> tuple[in
         "(clm-policy hook claude-code --install) is the other way."
     )
     return 0, "\n".join(lines)
+
+
+CLAUDE_TIMEOUT = 300  # seconds: an offline install takes a few
+
+
+def _run_claude(exe: str, step: list[str], cwd: Path, lines: list[str]) -> str | None:
+    """Run ``claude STEP`` in ``cwd``, what it said added to ``lines``: why it failed, or
+    None. A ``claude`` that cannot be started or does not finish fails as one that exits
+    non-zero does."""
+    try:
+        done = subprocess.run(
+            [exe, *step],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=CLAUDE_TIMEOUT,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except OSError as exc:  # not a program (a broken script, no such interpreter)
+        return f"cannot run {exe}: {exc.strerror or exc}"
+    except subprocess.TimeoutExpired:
+        return f"claude did not finish within {CLAUDE_TIMEOUT} s"
+    said = (done.stdout + done.stderr).strip()
+    lines += [f"  {line}" for line in said.splitlines() if line.strip()]
+    return f"claude exited {done.returncode}" if done.returncode != 0 else None
 
 
 def main(argv: list[str]) -> int:
