@@ -393,7 +393,13 @@ def write_config(root: StrPath, remote: str | None = None) -> bool:
     text = TEMPLATE.format(remote=f"remote: {remote}\n" if remote else "")
     from clm_policy.base.atomicfile import replace
 
-    replace(os.path.join(root, FILENAME), text.encode("utf-8"))
+    path = os.path.join(root, FILENAME)
+    try:
+        replace(path, text.encode("utf-8"))
+    except OSError as exc:  # a folder not yours to write, a read-only or full file system
+        raise InputError(
+            f"cannot write it: {exc.strerror or exc}; nothing written", Location(path)
+        ) from None
     return True
 
 

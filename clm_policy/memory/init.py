@@ -48,9 +48,9 @@ def init_memory(directory: str | Path) -> InitResult:
         return InitResult(target, created=False, commit=None)
     check_new(target)
     parent = target.absolute().parent
-    parent.mkdir(parents=True, exist_ok=True)
     building = parent / f".{target.name}.clm-init-{secrets.token_hex(4)}"
     try:
+        parent.mkdir(parents=True, exist_ok=True)
         commit = _build(building)
         try:
             os.rename(building, target)  # replaces an empty folder; atomic
@@ -59,6 +59,10 @@ def init_memory(directory: str | Path) -> InitResult:
                 return InitResult(target, created=False, commit=None)  # tool calls): it is
             check_new(target)  # someone filled it with something else: say so
             raise
+    except OSError as exc:  # a folder not yours to write, a read-only or full file system
+        raise InputError(
+            f"{target}: cannot create the memory repository: {exc.strerror or exc}"
+        ) from None
     finally:
         shutil.rmtree(building, ignore_errors=True)
     return InitResult(target, created=True, commit=commit)

@@ -218,3 +218,13 @@ def test_init_dir_says_what_is_wrong_with_it_and_quotes_the_next_step(tmp_path: 
         assert (done.returncode, done.stderr) == (2, f"clm-policy: {message}\n")
     out = init(tmp_path, "my mem")
     assert out[1] == "next: clm-policy compact --memory 'my mem' --state STATE.json"
+
+
+def test_a_memory_repository_that_cannot_be_created_is_an_input_error(tmp_path: Path) -> None:
+    """A folder that cannot be made (a file where a folder should be; a folder not yours, a
+    read-only disk alike) is exit 2 with what and why, never an internal error."""
+    (tmp_path / "f").touch()
+    done = run_process("init", "f/mem", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("clm-policy: f/mem: cannot create the memory repository: File exists\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]

@@ -16,6 +16,7 @@ import json
 import os
 import shlex
 import shutil
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -233,13 +234,18 @@ def write_json(path: Path, prepared: Prepared) -> tuple[str, list[str]]:
     if merged == data:
         return f"{path}: already up to date; nothing written", changes
     target = Path(os.path.realpath(path))
-    target.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
     try:
-        mode: int | None = target.stat().st_mode & 0o777  # keep the file's permissions
-    except FileNotFoundError:
-        mode = None  # a new file, as any other: 0o666 less the umask
-    replace(target, text.encode("utf-8"), mode=mode)
+        try:
+            mode: int | None = target.stat().st_mode & 0o777  # keep the file's permissions
+        except FileNotFoundError:
+            mode = None  # a new file, as any other: 0o666 less the umask
+        target.parent.mkdir(parents=True, exist_ok=True)
+        replace(target, text.encode("utf-8"), mode=mode)
+    except OSError as exc:  # a folder not yours to write, a read-only or full file system
+        raise InputError(
+            f"cannot write it: {exc.strerror or exc}; nothing written", Location(str(path))
+        ) from None
     return f"wrote {path}", changes
 
 
@@ -253,7 +259,25 @@ def merged_json(path: Path, merge: Merge, what: str = "Claude Code settings") ->
         merged, changes = merge(data)
     except InputError as exc:
         raise InputError(exc.message, Location(str(path))) from None
+    if merged != data:
+        _refuse_read_only(path)
     return data, merged, changes
+
+
+def _refuse_read_only(path: Path) -> None:
+    """An :class:`InputError` when ``path`` is a file its owner may not write (``chmod a-w``):
+    someone made it read-only, and an atomic rename would replace it all the same (as it
+    does for the superuser, whom its permissions do not stop)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return  # missing (created), or what reading it will say
+    if stat.S_ISREG(mode) and not mode & stat.S_IWUSR:
+        raise InputError(
+            f"read-only (mode {stat.S_IMODE(mode):04o}): nothing written; make it writable "
+            f"(chmod u+w {shlex.quote(str(path))}) for clm-policy to change it",
+            Location(str(path)),
+        )
 
 
 def _refuse_dangling_link(path: Path) -> None:
@@ -325,7 +349,18 @@ def _install_into(
     the file is known to merge): what was done, one line each, and whether it was written."""
     prepared = merged_json(path, merge, what)
     lines = project_config(cwd) if scope == "project" else []
-    result, changes = write_json(path, prepared)
+    try:
+        result, changes = write_json(path, prepared)
+    except InputError as exc:
+        if not lines:
+            raise
+        from clm_policy.config.project import FILENAME
+
+        # the configuration is written already, and a good one: it stays, and is said
+        written = cwd / FILENAME
+        raise InputError(
+            f"{exc.message} ({written}, written before it, stays)", exc.location
+        ) from None
     return [*lines, result, *(f"  {c}" for c in changes)], result.startswith("wrote")
 
 
