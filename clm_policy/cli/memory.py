@@ -92,7 +92,8 @@ def init(
 
         root = Path(project)
         if not root.is_dir():
-            raise InputError(f"{project}: no such project folder")
+            what = "not a folder" if root.exists() else "no such project folder"
+            raise InputError(f"{project}: {what}")
         _check_setup(root, remote, with_mcp)
         written = write_config(root, remote)
         where = root.absolute() / FILENAME
@@ -149,11 +150,14 @@ def _check_usage(directory: str | None, agent: bool, remote: str | None, mcp_alo
 def _check_setup(root: Path, remote: str | None, with_mcp: bool) -> None:
     """Refuse, before anything is written, what would stop the setup halfway: a ``--remote``
     that is an option in disguise (``--upload-pack=...``) or that a project's configuration
-    already there does not name (init writes no file over it), then a project's ``.mcp.json``
-    that ``--mcp`` cannot merge into."""
+    already there does not name (init writes no file over it), a configuration there whose
+    policy or profile cannot be loaded, then a project's ``.mcp.json`` that ``--mcp`` cannot
+    merge into."""
+    from clm_policy.agents.hooks.claude_settings import check_project
     from clm_policy.config.project import find_config, load_config
     from clm_policy.memory.git.run import check_name, run_git
 
+    check_project(root)
     if remote:
         check_name("remote", remote)
         is_name = "/" not in remote and ":" not in remote  # (a URL or a path is not checked)

@@ -601,3 +601,51 @@ def test_a_configuration_that_cannot_be_written_is_an_input_error(tmp_path: Path
         f"{tmp_path / '.clm-policy.yaml'}: cannot write it: Is a directory; nothing written\n"
     )
     assert not (tmp_path / ".claude").exists()
+
+
+BROKEN_PROJECTS = {
+    "missing-policy": (
+        "version: 1\npolicy: nothere.yaml\n",
+        ".clm-policy.yaml:2:9: no policy file 'nothere.yaml' (a path is relative to this file's "
+        "folder)",
+    ),
+    "unknown-profile": (
+        "version: 1\nprofile: reserch\n",
+        ".clm-policy.yaml:2:10: unknown profile 'reserch'; did you mean 'research'? (policy "
+        "claude-code has: coding, research, exploration, tool_heavy, multi_agent)",
+    ),
+    "broken-policy": (
+        "version: 1\npolicy: mine.yaml\n",
+        "mine.yaml:3:1: YAML syntax error: did not find expected node content (while parsing a "
+        "flow node)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", BROKEN_PROJECTS, ids=list(BROKEN_PROJECTS))
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("hook", "claude-code", "--install", "--project"),
+        ("hook", "codex", "--install", "--project"),
+        ("hook", "claude-code", "--install", "--plugin", "--project"),
+        ("init", "--claude-code"),
+    ],
+    ids=["claude-code", "codex", "plugin", "init"],
+)
+def test_a_project_whose_policy_cannot_be_loaded_is_refused_before_anything_is_written(
+    tmp_path: Path, args: tuple[str, ...], case: str
+) -> None:
+    """Hooks installed where the project's configuration names a policy or a profile that
+    cannot be loaded would answer nothing, and say so only in their log: the install says so,
+    at its place, and writes nothing (it was exit 0)."""
+    config, message = BROKEN_PROJECTS[case]
+    (tmp_path / ".clm-policy.yaml").write_text(config)
+    (tmp_path / "mine.yaml").write_text("version: 1\nrules: [\n")
+    result = run_process(*args, cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"{tmp_path}/{message}; the hooks would answer nothing until it is fixed: nothing written\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".clm-policy.yaml", "mine.yaml"]
+    assert not (Path(os.environ["HOME"]) / ".local" / "share" / "clm-policy").exists()

@@ -228,3 +228,11 @@ def test_a_memory_repository_that_cannot_be_created_is_an_input_error(tmp_path: 
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == ("clm-policy: f/mem: cannot create the memory repository: File exists\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]
+
+
+def test_a_project_that_is_a_file_is_not_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "f").touch()
+    done = run_process("init", "--codex", "--project", "f", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (2, "clm-policy: f: not a folder\n")
+    done = run_process("init", "--codex", "--project", "nosuch", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (2, "clm-policy: nosuch: no such project folder\n")

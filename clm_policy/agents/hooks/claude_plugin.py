@@ -73,6 +73,8 @@ def plugin_command(scope: str, cwd: Path, claude: str | None = None) -> tuple[in
         ["plugin", "marketplace", "add", str(market), "--scope", scope],
         ["plugin", "install", f"{PLUGIN}@{MARKETPLACE}", "--scope", scope],
     ]
+    if scope == "project":
+        cs.check_project(cwd)  # the plugin's hooks read it too
     lines = cs.project_config(cwd) if scope == "project" else []
     exe = claude or shutil.which("claude")
     if exe is None:

@@ -348,6 +348,8 @@ def _install_into(
     """Merge into ``path`` (the project's configuration written first when it has none, once
     the file is known to merge): what was done, one line each, and whether it was written."""
     prepared = merged_json(path, merge, what)
+    if scope == "project":
+        check_project(cwd)
     lines = project_config(cwd) if scope == "project" else []
     try:
         result, changes = write_json(path, prepared)
@@ -454,6 +456,25 @@ def codex_install(scope: str, cwd: Path) -> list[str]:
         )
     warm_policy(str(cwd))  # the first hook finds its policy compiled
     return lines
+
+
+def check_project(cwd: Path) -> None:
+    """An :class:`InputError` when the project's configuration, or the policy or profile it
+    names, cannot be loaded: hooks installed there would answer nothing, and say so only in
+    their log. (No configuration is none to check: the one installing writes is sound.)"""
+    from clm_policy.agents.hooks.hook import check_policy
+    from clm_policy.base.errors import ClmError
+    from clm_policy.config.project import find_config
+
+    if find_config(cwd) is None:
+        return
+    try:
+        check_policy(str(cwd), "claude-code")
+    except ClmError as exc:
+        raise InputError(
+            f"{exc.message}; the hooks would answer nothing until it is fixed: nothing written",
+            exc.location,
+        ) from None
 
 
 def project_config(cwd: Path) -> list[str]:
