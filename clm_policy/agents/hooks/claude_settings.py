@@ -192,16 +192,18 @@ def _kind(value: object) -> str:
     return names.get(type(value), "null" if value is None else "a number")
 
 
-def read_settings(path: Path, what: str = "Claude Code settings") -> dict[str, Any]:
-    """The JSON object in ``path`` ({} when missing or blank); anything else is an
-    :class:`InputError` at its ``file:line:col``."""
+def read_settings(
+    path: Path, what: str = "Claude Code settings", limit: int = SETTINGS_LIMIT
+) -> dict[str, Any]:
+    """The JSON object in ``path`` ({} when missing or blank; at most ``limit`` bytes);
+    anything else is an :class:`InputError` at its ``file:line:col``."""
     from clm_policy.formats.jsonio import parse_json
     from clm_policy.formats.textio import path_kind, read_text
 
     if path_kind(path) == "missing":
         return {}
     shown = str(path)
-    text = read_text(path, shown, limit=SETTINGS_LIMIT, what="settings")
+    text = read_text(path, shown, limit=limit, what="settings")
     if not text.strip():
         return {}
     data = parse_json(text, shown)
@@ -214,13 +216,13 @@ def read_settings(path: Path, what: str = "Claude Code settings") -> dict[str, A
 
 
 def update_json(
-    path: Path, merge: Merge, what: str = "Claude Code settings"
+    path: Path, merge: Merge, what: str = "Claude Code settings", limit: int = SETTINGS_LIMIT
 ) -> tuple[str, list[str]]:
     """The JSON object in ``path`` (made, with its folder, if missing) replaced atomically by
     what ``merge`` makes of it, not written when nothing changes or it cannot be read; a
     symlink's target is updated (a link to nothing is refused). The line saying whether it
     was written, and ``merge``'s changes."""
-    return write_json(path, merged_json(path, merge, what))
+    return write_json(path, merged_json(path, merge, what, limit))
 
 
 Prepared = tuple[dict[str, Any], dict[str, Any], list[str]]
@@ -249,12 +251,14 @@ def write_json(path: Path, prepared: Prepared) -> tuple[str, list[str]]:
     return f"wrote {path}", changes
 
 
-def merged_json(path: Path, merge: Merge, what: str = "Claude Code settings") -> Prepared:
+def merged_json(
+    path: Path, merge: Merge, what: str = "Claude Code settings", limit: int = SETTINGS_LIMIT
+) -> Prepared:
     """The JSON object in ``path``, what ``merge`` makes of it and its changes, nothing
     written: an :class:`InputError` for a file :func:`update_json` would refuse (a command
     that writes other files asks this first, so that it writes none of them)."""
     _refuse_dangling_link(path)
-    data = read_settings(path, what)
+    data = read_settings(path, what, limit)
     try:
         merged, changes = merge(data)
     except InputError as exc:
