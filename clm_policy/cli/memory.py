@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from clm_policy.base.errors import InputError, quote
+from clm_policy.base.errors import InputError, quote, shorten
 from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option, memory_option, session_option
 from clm_policy.memory.layout import EVENTS
@@ -89,11 +89,13 @@ def init(
             memory_path,
             write_config,
         )
+        from clm_policy.formats.textio import path_kind
 
         root = Path(project)
-        if not root.is_dir():
-            what = "not a folder" if root.exists() else "no such project folder"
-            raise InputError(f"{project}: {what}")
+        kind = path_kind(project)  # (a name too long to look up is not there either)
+        if kind != "folder":
+            what = "no such project folder" if kind == "missing" else "not a folder"
+            raise InputError(f"{shorten(project)}: {what}")
         _check_setup(root, remote, with_mcp)
         written = write_config(root, remote)
         where = root.absolute() / FILENAME

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from clm_policy.base.errors import shorten
 from clm_policy.config.project import project_memory
 
 from conftest import git, run_process
@@ -236,3 +237,8 @@ def test_a_project_that_is_a_file_is_not_a_folder(tmp_path: Path) -> None:
     assert (done.returncode, done.stderr) == (2, "clm-policy: f: not a folder\n")
     done = run_process("init", "--codex", "--project", "nosuch", cwd=tmp_path)
     assert (done.returncode, done.stderr) == (2, "clm-policy: nosuch: no such project folder\n")
+    done = run_process("init", "--codex", "--project", "d" * 5000, cwd=tmp_path)  # too long
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"clm-policy: {shorten('d' * 5000)}: no such project folder\n",
+    )
