@@ -87,8 +87,11 @@ def parse_json(text: str, file: str) -> Any:
             text, object_pairs_hook=_unique, parse_constant=_no_constant, parse_float=_finite
         )
     except json.JSONDecodeError as exc:
+        problem = exc.msg
+        if problem.startswith("Unexpected UTF-8 BOM"):  # (its advice is to Python programmers)
+            problem = "a byte-order mark (U+FEFF) before it: save the file without one"
         raise InputError(
-            f"invalid JSON: {exc.msg}", Location(file, exc.lineno, exc.colno)
+            f"invalid JSON: {problem}", Location(file, exc.lineno, exc.colno)
         ) from None
     except (ValueError, RecursionError):  # a hook refused, or too deep, or too many digits
         problem = _first_problem(text, file)

@@ -263,6 +263,10 @@ def test_install_keeps_a_foreign_status_line_and_says_so(tmp_path: Path) -> None
         ("\n  [1, 2]", "2:3: expected a JSON object (Claude Code settings), got a list"),
         ('{"a": 1, "a": 2}', "1:10: duplicate key 'a'"),
         ('{"hooks": "none"}', "`hooks` is a string, expected an object"),
+        (
+            '\ufeff{"model": "opus"}',
+            "1:1: invalid JSON: a byte-order mark (U+FEFF) before it: save the file without one",
+        ),
     ],
 )
 def test_a_file_that_is_not_a_settings_object_is_refused_and_unchanged(
