@@ -124,7 +124,7 @@ def init(
     if claude_code and with_mcp:
         from clm_policy.agents.mcp.install import install as install_server
 
-        echo("\n".join(install_server("project", Path(project))))
+        echo("\n".join(install_server("project", Path(project).absolute())))  # as the others
     if agent:
         steps = _agent_steps(Path(project), claude_code=claude_code, codex=codex, mcp=with_mcp)
         for i, step in enumerate(steps):

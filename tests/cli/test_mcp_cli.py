@@ -220,6 +220,8 @@ def test_init_claude_code_offers_the_server_and_mcp_installs_it(
         "(handoff, status, memory)"
     )
     assert not (tmp_path / "a" / ".mcp.json").exists()
+    here = invoke("init", "--claude-code", "--mcp")  # (the default project, "."): its path too
+    assert f"wrote {tmp_path / '.mcp.json'}" in here.stdout.splitlines()
     withmcp = invoke("init", "--claude-code", "--mcp", "--project", str(tmp_path / "b"))
     assert withmcp.exit_code == 0, withmcp.stderr
     assert f"wrote {tmp_path / 'b' / '.mcp.json'}" in withmcp.stdout.splitlines()
