@@ -102,7 +102,8 @@ def hook() -> None:
 @click.option(
     "--plugin",
     is_flag=True,
-    help="With --install: install clm-policy's Claude Code plugin instead (claude plugin ...).",
+    help="With --install or --uninstall: install (uninstall) clm-policy's Claude Code plugin "
+    "instead (claude plugin ...).",
 )
 @click.option(
     "--engine",
@@ -139,6 +140,7 @@ def claude_code(
       clm-policy hook claude-code --install --project
       clm-policy hook claude-code --uninstall --project       # yours stay
       clm-policy hook claude-code --install --plugin --user   # the plugin, offline
+      clm-policy hook claude-code --uninstall --plugin --user
       echo '{"hook_event_name": "UserPromptSubmit", ...}' | clm-policy hook claude-code
     """
     modes = {
@@ -148,9 +150,11 @@ def claude_code(
         "--engine": engine,
     }
     call = {"--policy": policy_ref, "--profile": profile, "--memory": memory}
-    check_flags(modes, {"--force": force, "--plugin": plugin}, call)
+    check_flags(modes, {"--force": force}, call)
+    if plugin and not (install or uninstall):
+        raise click.UsageError("--plugin goes with --install or --uninstall")
     scope = scope_of(project_scope, user_scope, install or uninstall)
-    if uninstall:
+    if uninstall and not plugin:
         from clm_policy.agents.hooks.claude_settings import uninstall_command
 
         echo("\n".join(uninstall_command("claude-code", scope, Path.cwd())))
@@ -162,7 +166,7 @@ def claude_code(
             )
         from clm_policy.agents.hooks.claude_plugin import plugin_command
 
-        code, text = plugin_command(scope, Path.cwd())
+        code, text = plugin_command(scope, Path.cwd(), uninstall=uninstall)
         echo(text)
         return code
     if print_settings or install:

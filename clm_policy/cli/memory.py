@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from clm_policy.base.errors import InputError, quote
+from clm_policy.base.errors import InputError, quote, shorten
 from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option, memory_option, session_option
 from clm_policy.memory.layout import EVENTS
@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     is_flag=True,
     help="Set this project up for Claude Code: write .clm-policy.yaml (policy claude-code: "
     "thresholds as shares of the model's window) and create the project's memory repository "
-    "(DIR, else the project's default outside its work tree); then say how to install the "
-    "hooks.",
+    "(DIR, which the file then names and is trusted to, else the project's default outside "
+    "its work tree); then say how to install the hooks.",
 )
 @click.option(
     "--codex",
@@ -66,14 +66,15 @@ def init(
     """Create a memory repository, or set a project up for Claude Code or Codex CLI.
 
     DIR becomes a new git repository from memory_template/. --claude-code and --codex write
-    the project's .clm-policy.yaml and create its memory (DIR, or the project's default),
-    then print the chosen agent's next steps. DIR must be new or empty; running init on an
-    existing memory repository changes nothing.
+    the project's .clm-policy.yaml and create its memory (DIR, which the file then names, or
+    the project's default), then print the chosen agent's next steps. DIR must be new or
+    empty; running init on an existing memory repository changes nothing.
 
     \b
     Examples:
       clm-policy init clm-memory
       clm-policy init --claude-code            # in a project: config + memory repository
+      clm-policy init --claude-code ../memory  # ... the memory there, named in the config
       clm-policy init --claude-code --mcp      # ... and the MCP server in .mcp.json
       clm-policy init --codex                  # the same for Codex CLI
     """
@@ -82,31 +83,7 @@ def init(
     agent = claude_code or codex
     _check_usage(directory, agent, remote, with_mcp and not claude_code)
     if agent:
-        from clm_policy.config.project import (
-            FILENAME,
-            find_config,
-            load_config,
-            memory_path,
-            write_config,
-        )
-
-        root = Path(project)
-        if not root.is_dir():
-            raise InputError(f"{project}: no such project folder")
-        _check_setup(root, remote, with_mcp)
-        written = write_config(root, remote)
-        where = root.absolute() / FILENAME
-        if written:
-            echo(f"wrote {where} (policy claude-code, profile coding)")
-            if remote:  # asked for here: the file is trusted to name it (clm-policy trust)
-                from clm_policy.config.trusting import trust_config
-
-                trust_config(str(where))
-                echo(f"trusted it to push handoffs to {remote} (clm-policy trust --list)")
-        else:
-            found = find_config(root)
-            echo(f"{found or where}: already there; nothing changed")
-        directory = directory or memory_path(None, load_config(root))  # the project's
+        directory = _set_project_up(project, remote, with_mcp, directory)
     assert directory is not None
     result = init_memory(directory)
     from clm_policy.agents.hooks.hook import warm_policy
@@ -121,7 +98,7 @@ def init(
     if claude_code and with_mcp:
         from clm_policy.agents.mcp.install import install as install_server
 
-        echo("\n".join(install_server("project", Path(project))))
+        echo("\n".join(install_server("project", Path(project).absolute())))  # as the others
     if agent:
         steps = _agent_steps(Path(project), claude_code=claude_code, codex=codex, mcp=with_mcp)
         for i, step in enumerate(steps):
@@ -129,6 +106,49 @@ def init(
     elif result.created:
         echo(f"next: clm-policy compact --memory {shlex.quote(directory)} --state STATE.json")
     return 0
+
+
+def _set_project_up(project: str, remote: str | None, with_mcp: bool, directory: str | None) -> str:
+    """Write the project's ``.clm-policy.yaml`` (naming ``remote`` and the memory ``directory``
+    when given, and then trusted to: clm-policy trust), once nothing stands in the way; the
+    memory repository to create (``directory``, else the project's)."""
+    from clm_policy.config.project import (
+        FILENAME,
+        find_config,
+        load_config,
+        memory_path,
+        write_config,
+    )
+    from clm_policy.formats.textio import path_kind
+
+    root = Path(project)
+    kind = path_kind(project)  # (a name too long to look up is not there either)
+    if kind != "folder":
+        what = "no such project folder" if kind == "missing" else "not a folder"
+        raise InputError(f"{shorten(project)}: {what}")
+    _check_setup(root, remote, with_mcp, directory)
+    memory = _as_written(directory, root) if directory is not None else None
+    where = root.absolute() / FILENAME
+    if not write_config(root, remote, memory):
+        echo(f"{find_config(root) or where}: already there; nothing changed")
+    else:
+        echo(f"wrote {where} (policy claude-code, profile coding)")
+        chosen = [f"push handoffs to {remote}"] if remote else []
+        chosen += [f"use the memory repository {memory}"] if memory else []
+        if chosen:  # asked for here: the file is trusted to name them (clm-policy trust)
+            from clm_policy.config.trusting import trust_config
+
+            trust_config(str(where))
+            echo(f"trusted it to {' and '.join(chosen)} (clm-policy trust --list)")
+    return directory or memory_path(None, load_config(root))  # the project's
+
+
+def _as_written(directory: str, root: Path) -> str:
+    """``directory`` as the project's file names it: relative to the project's folder when it
+    is in it or beside it (the file is shared), else absolute."""
+    absolute = os.path.abspath(os.path.expanduser(directory))
+    relative = os.path.relpath(absolute, root.absolute())
+    return absolute if relative.startswith(f"..{os.sep}..") else relative
 
 
 def _check_usage(directory: str | None, agent: bool, remote: str | None, mcp_alone: bool) -> None:
@@ -146,30 +166,53 @@ def _check_usage(directory: str | None, agent: bool, remote: str | None, mcp_alo
         raise click.UsageError("--project goes with --claude-code or --codex")
 
 
-def _check_setup(root: Path, remote: str | None, with_mcp: bool) -> None:
-    """Refuse, before anything is written, what would stop the setup halfway: a ``--remote``
-    that is an option in disguise (``--upload-pack=...``) or that a project's configuration
-    already there does not name (init writes no file over it), then a project's ``.mcp.json``
-    that ``--mcp`` cannot merge into."""
-    from clm_policy.config.project import find_config, load_config
+def _check_setup(root: Path, remote: str | None, with_mcp: bool, directory: str | None) -> None:
+    """Refuse, before anything is written, what would stop the setup halfway: a configuration
+    there whose policy or profile cannot be loaded, a ``DIR`` that cannot be the memory
+    repository, a ``--remote`` that is an option in disguise (``--upload-pack=...``), a
+    ``--remote`` or ``DIR`` that a project's configuration already there does not name (init
+    writes no file over it), then a project's ``.mcp.json`` that ``--mcp`` cannot merge
+    into."""
+    from clm_policy.agents.hooks.claude_settings import check_project
     from clm_policy.memory.git.run import check_name, run_git
 
+    check_project(root)
+    if directory is not None:
+        from clm_policy.memory.init import check_target
+
+        check_target(directory)
+        _check_named(root, "memory", directory)
     if remote:
         check_name("remote", remote)
         is_name = "/" not in remote and ":" not in remote  # (a URL or a path is not checked)
         if is_name and run_git(root, ["check-ref-format", f"refs/remotes/{remote}/x"])[0] != 0:
             raise InputError(f"invalid remote {quote(remote)}: not a name git takes for a remote")
-        found = find_config(root)
-        if found is not None and load_config(root).values.get("remote") != remote:
-            raise InputError(
-                f"{found}: already there, and init writes no file over it: add "
-                f"`remote: {remote}` to it yourself, then run clm-policy trust "
-                f"{shlex.quote(found)}"
-            )
+        _check_named(root, "remote", remote)
     if with_mcp:
         from clm_policy.agents.mcp.install import check
 
         check("project", root)
+
+
+def _check_named(root: Path, key: str, value: str) -> None:
+    """Refuse a ``remote`` or a memory ``DIR`` that the project's configuration, already
+    there, does not name: init writes no file over it, and what it set up would go unused."""
+    from clm_policy.config.project import find_config, from_file, load_config
+
+    found = find_config(root)
+    if found is None:
+        return
+    named = from_file(key, load_config(root))
+    if key == "memory":
+        same = named is not None and os.path.realpath(named) == os.path.realpath(value)
+        value = _as_written(value, Path(os.path.dirname(found)))
+    else:
+        same = named == value
+    if not same:
+        raise InputError(
+            f"{found}: already there, and init writes no file over it: add `{key}: {value}` "
+            f"to it yourself, then run clm-policy trust {shlex.quote(found)}"
+        )
 
 
 def _say_missing_remote(directory: str, remote: str) -> None:

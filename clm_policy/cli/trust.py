@@ -30,7 +30,8 @@ def trust(path: str | None, show_list: bool, revoke: bool) -> int:
     CLM_POLICY_MEMORY / CLM_POLICY_REMOTE are yours and need no trust.
 
     PATH is a .clm-policy.yaml, or a folder: the configuration in effect there [default: the
-    working directory's]. The file is checked first; a broken one is not trusted (exit 2).
+    working directory's]. The file is checked first, the policy it names included; a broken one
+    is not trusted (exit 2).
 
     \b
     Examples:

@@ -374,26 +374,36 @@ TEMPLATE = """\
 version: 1
 policy: claude-code
 profile: coding
-{remote}# memory: ~/path/to/memory  # default: outside the project, in
+{chosen}# memory: ~/path/to/memory  # default: outside the project, in
 #                             # $XDG_DATA_HOME/clm-policy/projects/<name>-<hash>/memory
 # Another memory, or a remote, counts once you trust this file: clm-policy trust
 """
 
 
-def write_config(root: StrPath, remote: str | None = None) -> bool:
+def write_config(root: StrPath, remote: str | None = None, memory: str | None = None) -> bool:
     """Write ``root/.clm-policy.yaml`` (policy claude-code, profile coding) unless a
     configuration is already in effect there.
 
-    Returns whether it wrote one. The file names no memory repository: each machine uses the
-    project's default outside the work tree, so the file can be committed and shared."""
+    Returns whether it wrote one. Unless ``memory`` is given (as it is written: a path
+    relative to ``root``, or absolute) the file names no memory repository: each machine uses
+    the project's default outside the work tree, so the file can be committed and shared."""
     if find_config(root) is not None:
         return False
-    if remote:
-        check_value("remote", remote)
-    text = TEMPLATE.format(remote=f"remote: {remote}\n" if remote else "")
+    chosen = ""
+    for key, value in (("remote", remote), ("memory", memory)):
+        if value:
+            check_value(key, value)
+            chosen += f"{key}: {value}\n"
+    text = TEMPLATE.format(chosen=chosen)
     from clm_policy.base.atomicfile import replace
 
-    replace(os.path.join(root, FILENAME), text.encode("utf-8"))
+    path = os.path.join(root, FILENAME)
+    try:
+        replace(path, text.encode("utf-8"))
+    except OSError as exc:  # a folder not yours to write, a read-only or full file system
+        raise InputError(
+            f"cannot write it: {exc.strerror or exc}; nothing written", Location(path)
+        ) from None
     return True
 
 

@@ -43,17 +43,20 @@ def config_file(target: str | None, *, existing: bool = True) -> str:
 
 def trust_config(target: str | None) -> tuple[TrustedFile, str | None, str | None]:
     """Trust the configuration ``target`` names (see :func:`config_file`) as it is now: it is
-    read and checked first (any problem is an :class:`InputError` at ``file:line:col``), and
-    the SHA-256 of the bytes read is recorded. Returns its record and what it chooses now: the
-    repository its ``memory:`` names, resolved, and its ``remote`` (None where it names none
-    or names the project's default memory)."""
+    read and checked first, its ``policy:`` included (a file that is not there or is out of
+    the project's reach, a bundled name there is none of), and any problem is an
+    :class:`InputError` at ``file:line:col`` with nothing recorded; else the SHA-256 of the
+    bytes read is recorded. Returns its record and what it chooses now: the repository its
+    ``memory:`` names, resolved, and its ``remote`` (None where it names none or names the
+    project's default memory)."""
     from clm_policy.config.project import ProjectConfig, from_file, is_default_memory, read_config
 
     path = config_file(target)
     values, where, digest = read_config(path)
-    record = trust(path, digest)
     folder = os.path.dirname(path)
     config = ProjectConfig(path, folder, folder, values, where, digest)
+    from_file("policy", config)  # a policy it cannot name is as broken as a bad key
+    record = trust(path, digest)
     memory = from_file("memory", config)
     if memory is not None and is_default_memory(config, memory):
         memory = None

@@ -87,9 +87,10 @@ def parse_json(text: str, file: str) -> Any:
             text, object_pairs_hook=_unique, parse_constant=_no_constant, parse_float=_finite
         )
     except json.JSONDecodeError as exc:
-        raise InputError(
-            f"invalid JSON: {exc.msg}", Location(file, exc.lineno, exc.colno)
-        ) from None
+        said = exc.msg
+        if said.startswith("Unexpected UTF-8 BOM"):  # (its advice is to Python programmers)
+            said = "a byte-order mark (U+FEFF) before it: save the file without one"
+        raise InputError(f"invalid JSON: {said}", Location(file, exc.lineno, exc.colno)) from None
     except (ValueError, RecursionError):  # a hook refused, or too deep, or too many digits
         problem = _first_problem(text, file)
         raise problem or InputError("invalid JSON", Location(file, 1, 1)) from None

@@ -39,18 +39,26 @@ def check_new(directory: str | Path) -> None:
         )
 
 
-def init_memory(directory: str | Path) -> InitResult:
-    """Create a memory repository in ``directory``; an existing one is left as it is."""
+def check_target(directory: str | Path) -> bool:
+    """Raise unless :func:`init_memory` can make ``directory`` a memory repository, or find
+    one there (then True), nothing written: a command that writes other files first asks."""
     if not os.fspath(directory):  # (Path("") is the working folder)
         raise InputError("an empty folder name: name a new or empty folder")
+    if is_memory_repo(Path(directory)):
+        return True
+    check_new(directory)
+    return False
+
+
+def init_memory(directory: str | Path) -> InitResult:
+    """Create a memory repository in ``directory``; an existing one is left as it is."""
     target = Path(directory)
-    if is_memory_repo(target):
+    if check_target(directory):
         return InitResult(target, created=False, commit=None)
-    check_new(target)
     parent = target.absolute().parent
-    parent.mkdir(parents=True, exist_ok=True)
     building = parent / f".{target.name}.clm-init-{secrets.token_hex(4)}"
     try:
+        parent.mkdir(parents=True, exist_ok=True)
         commit = _build(building)
         try:
             os.rename(building, target)  # replaces an empty folder; atomic
@@ -59,6 +67,10 @@ def init_memory(directory: str | Path) -> InitResult:
                 return InitResult(target, created=False, commit=None)  # tool calls): it is
             check_new(target)  # someone filled it with something else: say so
             raise
+    except OSError as exc:  # a folder not yours to write, a read-only or full file system
+        raise InputError(
+            f"{target}: cannot create the memory repository: {exc.strerror or exc}"
+        ) from None
     finally:
         shutil.rmtree(building, ignore_errors=True)
     return InitResult(target, created=True, commit=commit)

@@ -165,6 +165,86 @@ def test_install_plugin_runs_claudes_own_commands(project: Path, tmp_path: Path)
     assert text.splitlines()[0] == f"$ claude plugin marketplace add {market} --scope project"
 
 
+@pytest.mark.parametrize(
+    ("script", "why"),
+    [
+        ("#!/nonexistent/sh\n", "cannot run {fake}: No such file or directory"),
+        ("not a script", "cannot run {fake}: Exec format error"),
+        ("#!/bin/sh\necho 'no marketplace' >&2\nexit 3\n", "claude exited 3"),
+    ],
+    ids=["no-interpreter", "not-a-program", "fails"],
+)
+def test_a_claude_that_fails_or_cannot_run_is_said_exit_1(
+    project: Path, tmp_path: Path, script: str, why: str
+) -> None:
+    """A ``claude`` on PATH that cannot be started is what one that exits non-zero is: a line
+    that says why and exit 1 (it was an internal error, exit 3)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "claude"
+    fake.write_text(script)
+    fake.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        [sys.executable, "-m", "clm_policy", "hook", "claude-code", "--install", "--plugin"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    market = claude_plugin.integrations_dir()
+    assert (done.returncode, done.stderr) == (1, "")
+    said = "  no marketplace\n" if "exit 3" in script else ""
+    assert done.stdout.endswith(
+        f"$ claude plugin marketplace add {market} --scope project\n{said}"
+        f"{why.format(fake=fake)}: the plugin is not installed\n"
+    )
+
+
+def test_uninstall_plugin_runs_claudes_own_commands_and_writes_nothing(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--uninstall --plugin`` (it was a usage error, while the install pointed to the docs
+    to undo it): the plugin uninstalled, then the marketplace removed, in the scope; no
+    configuration is written; without ``claude``, the two commands, exit 1."""
+    seen = tmp_path / "argv.txt"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "claude"
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {seen}\necho "ok: $2"\n')
+    fake.chmod(0o755)
+    before = sorted(p.name for p in project.iterdir())
+    args = [sys.executable, "-m", "clm_policy", "hook", "claude-code", "--uninstall", "--plugin"]
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        args, cwd=project, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert seen.read_text().splitlines() == [
+        "plugin uninstall clm-policy@clm-policy --scope project",
+        "plugin marketplace remove clm-policy --scope project",
+    ]
+    assert done.stdout == (
+        "$ claude plugin uninstall clm-policy@clm-policy --scope project\n"
+        "  ok: uninstall\n"
+        "$ claude plugin marketplace remove clm-policy --scope project\n"
+        "  ok: marketplace\n"
+        "Start a new Claude Code session for it to take effect (/plugin lists what is left). "
+        "The project's .clm-policy.yaml and its memory repository are kept.\n"
+    )
+    assert sorted(p.name for p in project.iterdir()) == before
+    monkeypatch.setenv("PATH", "/nonexistent")
+    code, text = claude_plugin.plugin_command("user", project, uninstall=True)
+    assert (code, text) == (
+        1,
+        "Claude Code (`claude`) is not on PATH; with it, run:\n"
+        "  claude plugin uninstall clm-policy@clm-policy --scope user\n"
+        "  claude plugin marketplace remove clm-policy --scope user",
+    )
+
+
 def test_the_settings_install_names_the_plugin(project: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "clm_policy", "hook", "claude-code", "--install", "--project"],

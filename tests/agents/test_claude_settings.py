@@ -263,6 +263,10 @@ def test_install_keeps_a_foreign_status_line_and_says_so(tmp_path: Path) -> None
         ("\n  [1, 2]", "2:3: expected a JSON object (Claude Code settings), got a list"),
         ('{"a": 1, "a": 2}', "1:10: duplicate key 'a'"),
         ('{"hooks": "none"}', "`hooks` is a string, expected an object"),
+        (
+            '\ufeff{"model": "opus"}',
+            "1:1: invalid JSON: a byte-order mark (U+FEFF) before it: save the file without one",
+        ),
     ],
 )
 def test_a_file_that_is_not_a_settings_object_is_refused_and_unchanged(
@@ -522,3 +526,130 @@ def test_uninstall_user_and_codex(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert invoke("hook", "codex", "--uninstall", "--user").stdout == (
         f"{tmp_path / 'codex-home' / 'hooks.json'}: no clm-policy hooks in it; nothing written\n"
     )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("hook", "claude-code", "--install", "--project"),
+        ("hook", "claude-code", "--uninstall", "--project"),
+        ("hook", "codex", "--install", "--project"),
+        ("mcp", "--install", "--project"),
+    ],
+    ids=["install", "uninstall", "codex", "mcp"],
+)
+def test_a_read_only_settings_file_is_refused_and_left_as_it_is(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """A file its owner made read-only is not replaced (an atomic rename would replace it, and
+    the superuser's writes are never stopped by its permissions): exit 2, nothing written."""
+    (tmp_path / ".clm-policy.yaml").write_text("version: 1\npolicy: claude-code\n")
+    name = {"codex": ".codex/hooks.json", "mcp": ".mcp.json"}.get(
+        args[1] if args[0] == "hook" else "mcp", ".claude/settings.json"
+    )
+    path = tmp_path / name
+    path.parent.mkdir(exist_ok=True)
+    if args[2:3] == ("--uninstall",):
+        assert run_process("hook", "claude-code", "--install", cwd=tmp_path).returncode == 0
+    before = path.read_text() if path.exists() else "{}\n"
+    path.write_text(before)
+    path.chmod(0o444)
+    result = run_process(*args, cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"{path}: read-only (mode 0444): nothing written; make it writable (chmod u+w {path}) "
+        "for clm-policy to change it\n"
+    )
+    assert (path.read_text(), stat.S_IMODE(path.stat().st_mode)) == (before, 0o444)
+
+
+def test_a_read_only_file_that_needs_no_change_is_no_error(tmp_path: Path) -> None:
+    path = tmp_path / ".claude" / "settings.json"
+    assert run_process("hook", "claude-code", "--install", cwd=tmp_path).returncode == 0
+    path.chmod(0o444)
+    result = run_process("hook", "claude-code", "--install", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (
+        0,
+        f"{path}: already up to date; nothing written\n",
+    )
+
+
+def test_a_file_that_cannot_be_written_is_an_input_error_and_says_what_stays(
+    tmp_path: Path,
+) -> None:
+    """A settings file whose folder cannot be made (here ``.claude`` is a file; a folder
+    not yours, a read-only disk are the same) is exit 2 and a line, never an internal error;
+    the project's configuration, written before it, is named."""
+    (tmp_path / ".claude").write_text("not a folder")
+    result = run_process("hook", "claude-code", "--install", "--project", cwd=tmp_path)
+    settings = tmp_path / ".claude" / "settings.json"
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"{settings}: cannot write it: Not a directory; nothing written "
+        f"({tmp_path / '.clm-policy.yaml'}, written before it, stays)\n"
+    )
+    assert (tmp_path / ".claude").read_text() == "not a folder"
+    # with the configuration there already, nothing else is said
+    hooks = tmp_path / ".codex" / "hooks.json"
+    (tmp_path / ".codex").write_text("not a folder")
+    result = run_process("hook", "codex", "--install", "--project", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == f"{hooks}: cannot write it: Not a directory; nothing written\n"
+
+
+def test_a_configuration_that_cannot_be_written_is_an_input_error(tmp_path: Path) -> None:
+    (tmp_path / ".clm-policy.yaml").mkdir()  # a folder of its name: not a configuration
+    result = run_process("hook", "claude-code", "--install", "--project", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"{tmp_path / '.clm-policy.yaml'}: cannot write it: Is a directory; nothing written\n"
+    )
+    assert not (tmp_path / ".claude").exists()
+
+
+BROKEN_PROJECTS = {
+    "missing-policy": (
+        "version: 1\npolicy: nothere.yaml\n",
+        ".clm-policy.yaml:2:9: no policy file 'nothere.yaml' (a path is relative to this file's "
+        "folder)",
+    ),
+    "unknown-profile": (
+        "version: 1\nprofile: reserch\n",
+        ".clm-policy.yaml:2:10: unknown profile 'reserch'; did you mean 'research'? (policy "
+        "claude-code has: coding, research, exploration, tool_heavy, multi_agent)",
+    ),
+    "broken-policy": (
+        "version: 1\npolicy: mine.yaml\n",
+        "mine.yaml:3:1: YAML syntax error: did not find expected node content (while parsing a "
+        "flow node)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", BROKEN_PROJECTS, ids=list(BROKEN_PROJECTS))
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("hook", "claude-code", "--install", "--project"),
+        ("hook", "codex", "--install", "--project"),
+        ("hook", "claude-code", "--install", "--plugin", "--project"),
+        ("init", "--claude-code"),
+    ],
+    ids=["claude-code", "codex", "plugin", "init"],
+)
+def test_a_project_whose_policy_cannot_be_loaded_is_refused_before_anything_is_written(
+    tmp_path: Path, args: tuple[str, ...], case: str
+) -> None:
+    """Hooks installed where the project's configuration names a policy or a profile that
+    cannot be loaded would answer nothing, and say so only in their log: the install says so,
+    at its place, and writes nothing (it was exit 0)."""
+    config, message = BROKEN_PROJECTS[case]
+    (tmp_path / ".clm-policy.yaml").write_text(config)
+    (tmp_path / "mine.yaml").write_text("version: 1\nrules: [\n")
+    result = run_process(*args, cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"{tmp_path}/{message}; the hooks would answer nothing until it is fixed: nothing written\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".clm-policy.yaml", "mine.yaml"]
+    assert not (Path(os.environ["HOME"]) / ".local" / "share" / "clm-policy").exists()

@@ -71,6 +71,21 @@ def with_plugin(claude: Claude) -> None:
     assert f"Read from: {PLUGIN}" in listed  # a folder marketplace: read in place
 
 
+def test_uninstall_plugin_takes_it_out_with_the_binary(claude: Claude) -> None:
+    """``--uninstall --plugin --user``, as the install's last line says: the plugin and its
+    marketplace are gone from what the real ``claude`` lists."""
+    with_plugin(claude)
+    sb = claude.sandbox
+    bin_dir = sb.root / "bin"
+    env = claude.env(PATH=f"{bin_dir}{os.pathsep}{sb.env()['PATH']}")
+    clm = str(Path(sb.env()["PATH"].split(os.pathsep)[0]) / "clm-policy")
+    ran = sb.run([clm, "hook", "claude-code", "--uninstall", "--plugin", "--user"], env=env)
+    assert ran.returncode == 0, ran.describe()
+    assert "Successfully uninstalled plugin: clm-policy" in ran.stdout
+    assert "clm-policy@clm-policy" not in claude_cli(claude, "plugin", "list")
+    assert "clm-policy" not in claude_cli(claude, "plugin", "marketplace", "list")
+
+
 def test_the_binary_validates_the_plugin_and_runs_its_own_tests(
     claude_agent: object, sandbox: Sandbox
 ) -> None:

@@ -26,8 +26,8 @@ CLAUDE = "hook claude-code"
         (CLAUDE, ["--project"], "--project goes with --install or --uninstall"),
         (CLAUDE, ["--force"], "--force goes with --install"),
         (CLAUDE, ["--print-settings", "--user"], "--user goes with --install or --uninstall"),
-        (CLAUDE, ["--plugin"], "--plugin goes with --install"),
-        (CLAUDE, ["--plugin", "--print-settings"], "--plugin goes with --install"),
+        (CLAUDE, ["--plugin"], "--plugin goes with --install or --uninstall"),
+        (CLAUDE, ["--plugin", "--print-settings"], "--plugin goes with --install or --uninstall"),
         (
             CLAUDE,
             ["--print-settings", "--install"],

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from clm_policy.base.errors import shorten
 from clm_policy.config.project import project_memory
 
 from conftest import git, run_process
@@ -218,3 +219,72 @@ def test_init_dir_says_what_is_wrong_with_it_and_quotes_the_next_step(tmp_path: 
         assert (done.returncode, done.stderr) == (2, f"clm-policy: {message}\n")
     out = init(tmp_path, "my mem")
     assert out[1] == "next: clm-policy compact --memory 'my mem' --state STATE.json"
+
+
+def test_a_memory_repository_that_cannot_be_created_is_an_input_error(tmp_path: Path) -> None:
+    """A folder that cannot be made (a file where a folder should be; a folder not yours, a
+    read-only disk alike) is exit 2 with what and why, never an internal error."""
+    (tmp_path / "f").touch()
+    done = run_process("init", "f/mem", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("clm-policy: f/mem: cannot create the memory repository: File exists\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]
+
+
+def test_a_project_that_is_a_file_is_not_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "f").touch()
+    done = run_process("init", "--codex", "--project", "f", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (2, "clm-policy: f: not a folder\n")
+    done = run_process("init", "--codex", "--project", "nosuch", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (2, "clm-policy: nosuch: no such project folder\n")
+    done = run_process("init", "--codex", "--project", "d" * 5000, cwd=tmp_path)  # too long
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"clm-policy: {shorten('d' * 5000)}: no such project folder\n",
+    )
+
+
+def test_init_claude_code_dir_is_the_memory_the_project_uses(tmp_path: Path) -> None:
+    """``init --claude-code DIR`` names DIR in the file it writes and trusts it to: the
+    commands and hooks then use DIR (they used the project's default, which init never made:
+    `log` said "no such memory repository"). A file already there that names another memory
+    is refused before anything is made."""
+    project = tmp_path / "shop"
+    project.mkdir()
+    git(project, "init", "-q")
+    out = init(project, "--claude-code", "team-memory")
+    assert out[:3] == [
+        f"wrote {project / '.clm-policy.yaml'} (policy claude-code, profile coding)",
+        "trusted it to use the memory repository team-memory (clm-policy trust --list)",
+        out[2],
+    ]
+    assert out[2].startswith("created memory repository team-memory (commit ")
+    assert "\nmemory: team-memory\n" in (project / ".clm-policy.yaml").read_text()
+    log = run_process("log", cwd=project)
+    assert (log.returncode, log.stderr) == (0, "")
+    assert "clm(init): memory repository" in log.stdout
+    assert init(project, "--claude-code", "team-memory")[1] == (
+        "team-memory: already a clm-policy memory repository; nothing changed"
+    )
+    other = run_process("init", "--codex", str(tmp_path / "elsewhere"), cwd=project)
+    assert (other.returncode, other.stdout) == (2, "")
+    assert other.stderr == (
+        f"clm-policy: {project / '.clm-policy.yaml'}: already there, and init writes no file "
+        "over it: add `memory: ../elsewhere` to it yourself, then run clm-policy trust "
+        f"{project / '.clm-policy.yaml'}\n"
+    )
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def test_a_dir_that_cannot_be_the_memory_stops_init_before_the_configuration(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").touch()
+    done = run_process("init", "--claude-code", "full", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "clm-policy: full: exists and is not empty (and is not a memory repository); choose a "
+        "new or empty folder\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]  # no .clm-policy.yaml

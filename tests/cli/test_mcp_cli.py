@@ -176,6 +176,35 @@ def test_uninstall_user_empties_what_install_made_and_writes_no_missing_file(
     assert (tmp_path / ".mcp.json").read_text() == '{"mcpServers": '
 
 
+def test_a_claude_json_of_many_megabytes_is_claude_codes_and_is_merged_into(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """~/.claude.json keeps every project's history (tens of MB is common): --user merges into
+    one of 5 MB and takes the server out again (it was refused as "too large for a settings
+    file (more than 4 MiB)"); a project's .mcp.json keeps the settings files' bound."""
+    config = tmp_path / "claude"
+    config.mkdir()
+    history = {f"/src/p{i}": {"history": ["x" * 500] * 10} for i in range(1000)}
+    before = {"numStartups": 3, "projects": history}
+    (config / ".claude.json").write_text(json.dumps(before))
+    assert (config / ".claude.json").stat().st_size > 4 * 1024 * 1024
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    monkeypatch.chdir(tmp_path)
+    result = invoke("mcp", "--install", "--user")
+    assert (result.exit_code, result.stderr) == (0, "")
+    data = json.loads((config / ".claude.json").read_text())
+    assert (data["mcpServers"], data["projects"] == history) == ({"clm-policy": OURS}, True)
+    result = invoke("mcp", "--uninstall", "--user")
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert json.loads((config / ".claude.json").read_text()) == before
+    (tmp_path / ".mcp.json").write_text(json.dumps(before))
+    result = invoke("mcp", "--install", "--project")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"{tmp_path / '.mcp.json'}: too large for a settings file (more than 4 MiB)\n",
+    )
+
+
 def test_init_claude_code_offers_the_server_and_mcp_installs_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -191,6 +220,8 @@ def test_init_claude_code_offers_the_server_and_mcp_installs_it(
         "(handoff, status, memory)"
     )
     assert not (tmp_path / "a" / ".mcp.json").exists()
+    here = invoke("init", "--claude-code", "--mcp")  # (the default project, "."): its path too
+    assert f"wrote {tmp_path / '.mcp.json'}" in here.stdout.splitlines()
     withmcp = invoke("init", "--claude-code", "--mcp", "--project", str(tmp_path / "b"))
     assert withmcp.exit_code == 0, withmcp.stderr
     assert f"wrote {tmp_path / 'b' / '.mcp.json'}" in withmcp.stdout.splitlines()

@@ -150,6 +150,31 @@ def test_bad_input(tmp_path: Path, name: str, text: str | None, message: str) ->
     assert not os.path.exists(store_path())
 
 
+@pytest.mark.parametrize(
+    ("policy", "message"),
+    [
+        ("nothere.yaml", "no policy file 'nothere.yaml' (a path is relative to this file's folder)"),
+        ("nosuch", "no bundled policy named 'nosuch' (bundled: {bundled})"),
+        ("../../outside.yaml", "policy '../../outside.yaml' is outside {folder}, the project's folder (CLM_POLICY_EXTENDS_PATH names folders it may also reach)"),
+    ],
+    ids=["missing-file", "unknown-bundled-name", "out-of-reach"],
+)  # fmt: skip
+def test_a_file_whose_policy_is_not_there_is_not_trusted(
+    tmp_path: Path, policy: str, message: str
+) -> None:
+    from clm_policy.base.resources import bundled_policy_names
+
+    folder = tmp_path / "shop"
+    folder.mkdir()
+    path = folder / ".clm-policy.yaml"
+    path.write_text(f"version: 1\npolicy: {policy}\nremote: origin\n")
+    done = invoke("trust", str(path))
+    assert (done.exit_code, done.stdout) == (2, "")
+    shown = message.format(bundled=", ".join(bundled_policy_names()), folder=folder)
+    assert done.stderr == f"{path}:2:9: {shown}\n"
+    assert not os.path.exists(store_path())
+
+
 def test_no_config_in_effect(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     done = invoke("trust")

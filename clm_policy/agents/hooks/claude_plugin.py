@@ -59,55 +59,97 @@ def render() -> str:
 # -- installing it ----------------------------------------------------------------------------
 
 
-def plugin_command(scope: str, cwd: Path, claude: str | None = None) -> tuple[int, str]:
+def plugin_command(
+    scope: str, cwd: Path, claude: str | None = None, *, uninstall: bool = False
+) -> tuple[int, str]:
     """``clm-policy hook claude-code --install --plugin``: add the marketplace and install the
-    plugin with Claude Code's own commands; the exit code and what to print. Without
-    ``claude`` on PATH: the two commands to run, exit 1."""
+    plugin with Claude Code's own commands (``--uninstall --plugin``: uninstall it and remove
+    the marketplace); the exit code and what to print. Without ``claude`` on PATH: the two
+    commands to run, exit 1."""
     from clm_policy.agents.hooks import claude_settings as cs
 
     cs.check_scope(scope)
-    market = integrations_dir()
-    if not (market / ".claude-plugin" / "marketplace.json").is_file():
-        raise InputError(f"no plugin marketplace at {market} (a broken installation?)")
-    steps = [
-        ["plugin", "marketplace", "add", str(market), "--scope", scope],
-        ["plugin", "install", f"{PLUGIN}@{MARKETPLACE}", "--scope", scope],
-    ]
-    lines = cs.project_config(cwd) if scope == "project" else []
+    steps = _steps(scope, uninstall)
+    lines: list[str] = []
+    if scope == "project" and not uninstall:
+        cs.check_project(cwd)  # the plugin's hooks read it too
+        lines = cs.project_config(cwd)
     exe = claude or shutil.which("claude")
     if exe is None:
         lines.append("Claude Code (`claude`) is not on PATH; with it, run:")
         lines += [f"  claude {shlex.join(step)}" for step in steps]
         return 1, "\n".join(lines)
     for step in steps:
-        done = subprocess.run(
-            [exe, *step],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-        said = (done.stdout + done.stderr).strip()
         lines.append(f"$ claude {shlex.join(step)}")
-        lines += [f"  {line}" for line in said.splitlines() if line.strip()]
-        if done.returncode != 0:
-            lines.append(f"claude exited {done.returncode}: the plugin is not installed")
+        failed = _run_claude(exe, step, cwd, lines)
+        if failed:
+            lines.append(f"{failed}: the plugin is {'still' if uninstall else 'not'} installed")
             return 1, "\n".join(lines)
+    if uninstall:
+        lines.append(
+            "Start a new Claude Code session for it to take effect (/plugin lists what is "
+            "left). The project's .clm-policy.yaml and its memory repository are kept."
+        )
+        return 0, "\n".join(lines)
     for where in ("project", "user"):
         path = cs.settings_path(where, cwd)
         if cs.has_hooks(path):
             lines.append(
                 f"note: {path} runs clm-policy's hooks too, and Claude Code would run both: "
-                "remove them there (the plugin has them; to undo: docs/claude-code.md)."
+                f"the plugin has them, so take them out there (clm-policy hook claude-code "
+                f"--uninstall --{where})."
             )
     lines.append(
-        "Start a new Claude Code session for it to take effect (/plugin lists it). The "
-        "status shows in Claude Code's footer; the settings-file status line "
-        "(clm-policy hook claude-code --install) is the other way."
+        "Start a new Claude Code session for it to take effect (/plugin lists it; to undo: "
+        f"clm-policy hook claude-code --uninstall --plugin --{scope}). The status shows in "
+        "Claude Code's footer; the settings-file status line (clm-policy hook claude-code "
+        "--install) is the other way."
     )
     return 0, "\n".join(lines)
+
+
+def _steps(scope: str, uninstall: bool) -> list[list[str]]:
+    """The two ``claude`` command lines that install the plugin from clm-policy's marketplace
+    folder, or uninstall it and remove that marketplace."""
+    plugin = f"{PLUGIN}@{MARKETPLACE}"
+    if uninstall:
+        return [
+            ["plugin", "uninstall", plugin, "--scope", scope],
+            ["plugin", "marketplace", "remove", MARKETPLACE, "--scope", scope],
+        ]
+    market = integrations_dir()
+    if not (market / ".claude-plugin" / "marketplace.json").is_file():
+        raise InputError(f"no plugin marketplace at {market} (a broken installation?)")
+    return [
+        ["plugin", "marketplace", "add", str(market), "--scope", scope],
+        ["plugin", "install", plugin, "--scope", scope],
+    ]
+
+
+CLAUDE_TIMEOUT = 300  # seconds: an offline install takes a few
+
+
+def _run_claude(exe: str, step: list[str], cwd: Path, lines: list[str]) -> str | None:
+    """Run ``claude STEP`` in ``cwd``, what it said added to ``lines``: why it failed, or
+    None. A ``claude`` that cannot be started or does not finish fails as one that exits
+    non-zero does."""
+    try:
+        done = subprocess.run(
+            [exe, *step],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=CLAUDE_TIMEOUT,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except OSError as exc:  # not a program (a broken script, no such interpreter)
+        return f"cannot run {exe}: {exc.strerror or exc}"
+    except subprocess.TimeoutExpired:
+        return f"claude did not finish within {CLAUDE_TIMEOUT} s"
+    said = (done.stdout + done.stderr).strip()
+    lines += [f"  {line}" for line in said.splitlines() if line.strip()]
+    return f"claude exited {done.returncode}" if done.returncode != 0 else None
 
 
 def main(argv: list[str]) -> int:

@@ -16,6 +16,7 @@ import json
 import os
 import shlex
 import shutil
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -191,16 +192,18 @@ def _kind(value: object) -> str:
     return names.get(type(value), "null" if value is None else "a number")
 
 
-def read_settings(path: Path, what: str = "Claude Code settings") -> dict[str, Any]:
-    """The JSON object in ``path`` ({} when missing or blank); anything else is an
-    :class:`InputError` at its ``file:line:col``."""
+def read_settings(
+    path: Path, what: str = "Claude Code settings", limit: int = SETTINGS_LIMIT
+) -> dict[str, Any]:
+    """The JSON object in ``path`` ({} when missing or blank; at most ``limit`` bytes);
+    anything else is an :class:`InputError` at its ``file:line:col``."""
     from clm_policy.formats.jsonio import parse_json
     from clm_policy.formats.textio import path_kind, read_text
 
     if path_kind(path) == "missing":
         return {}
     shown = str(path)
-    text = read_text(path, shown, limit=SETTINGS_LIMIT, what="settings")
+    text = read_text(path, shown, limit=limit, what="settings")
     if not text.strip():
         return {}
     data = parse_json(text, shown)
@@ -213,13 +216,13 @@ def read_settings(path: Path, what: str = "Claude Code settings") -> dict[str, A
 
 
 def update_json(
-    path: Path, merge: Merge, what: str = "Claude Code settings"
+    path: Path, merge: Merge, what: str = "Claude Code settings", limit: int = SETTINGS_LIMIT
 ) -> tuple[str, list[str]]:
     """The JSON object in ``path`` (made, with its folder, if missing) replaced atomically by
     what ``merge`` makes of it, not written when nothing changes or it cannot be read; a
     symlink's target is updated (a link to nothing is refused). The line saying whether it
     was written, and ``merge``'s changes."""
-    return write_json(path, merged_json(path, merge, what))
+    return write_json(path, merged_json(path, merge, what, limit))
 
 
 Prepared = tuple[dict[str, Any], dict[str, Any], list[str]]
@@ -233,27 +236,52 @@ def write_json(path: Path, prepared: Prepared) -> tuple[str, list[str]]:
     if merged == data:
         return f"{path}: already up to date; nothing written", changes
     target = Path(os.path.realpath(path))
-    target.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
     try:
-        mode: int | None = target.stat().st_mode & 0o777  # keep the file's permissions
-    except FileNotFoundError:
-        mode = None  # a new file, as any other: 0o666 less the umask
-    replace(target, text.encode("utf-8"), mode=mode)
+        try:
+            mode: int | None = target.stat().st_mode & 0o777  # keep the file's permissions
+        except FileNotFoundError:
+            mode = None  # a new file, as any other: 0o666 less the umask
+        target.parent.mkdir(parents=True, exist_ok=True)
+        replace(target, text.encode("utf-8"), mode=mode)
+    except OSError as exc:  # a folder not yours to write, a read-only or full file system
+        raise InputError(
+            f"cannot write it: {exc.strerror or exc}; nothing written", Location(str(path))
+        ) from None
     return f"wrote {path}", changes
 
 
-def merged_json(path: Path, merge: Merge, what: str = "Claude Code settings") -> Prepared:
+def merged_json(
+    path: Path, merge: Merge, what: str = "Claude Code settings", limit: int = SETTINGS_LIMIT
+) -> Prepared:
     """The JSON object in ``path``, what ``merge`` makes of it and its changes, nothing
     written: an :class:`InputError` for a file :func:`update_json` would refuse (a command
     that writes other files asks this first, so that it writes none of them)."""
     _refuse_dangling_link(path)
-    data = read_settings(path, what)
+    data = read_settings(path, what, limit)
     try:
         merged, changes = merge(data)
     except InputError as exc:
         raise InputError(exc.message, Location(str(path))) from None
+    if merged != data:
+        _refuse_read_only(path)
     return data, merged, changes
+
+
+def _refuse_read_only(path: Path) -> None:
+    """An :class:`InputError` when ``path`` is a file its owner may not write (``chmod a-w``):
+    someone made it read-only, and an atomic rename would replace it all the same (as it
+    does for the superuser, whom its permissions do not stop)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return  # missing (created), or what reading it will say
+    if stat.S_ISREG(mode) and not mode & stat.S_IWUSR:
+        raise InputError(
+            f"read-only (mode {stat.S_IMODE(mode):04o}): nothing written; make it writable "
+            f"(chmod u+w {shlex.quote(str(path))}) for clm-policy to change it",
+            Location(str(path)),
+        )
 
 
 def _refuse_dangling_link(path: Path) -> None:
@@ -324,8 +352,21 @@ def _install_into(
     """Merge into ``path`` (the project's configuration written first when it has none, once
     the file is known to merge): what was done, one line each, and whether it was written."""
     prepared = merged_json(path, merge, what)
+    if scope == "project":
+        check_project(cwd)
     lines = project_config(cwd) if scope == "project" else []
-    result, changes = write_json(path, prepared)
+    try:
+        result, changes = write_json(path, prepared)
+    except InputError as exc:
+        if not lines:
+            raise
+        from clm_policy.config.project import FILENAME
+
+        # the configuration is written already, and a good one: it stays, and is said
+        written = cwd / FILENAME
+        raise InputError(
+            f"{exc.message} ({written}, written before it, stays)", exc.location
+        ) from None
     return [*lines, result, *(f"  {c}" for c in changes)], result.startswith("wrote")
 
 
@@ -419,6 +460,25 @@ def codex_install(scope: str, cwd: Path) -> list[str]:
         )
     warm_policy(str(cwd))  # the first hook finds its policy compiled
     return lines
+
+
+def check_project(cwd: Path) -> None:
+    """An :class:`InputError` when the project's configuration, or the policy or profile it
+    names, cannot be loaded: hooks installed there would answer nothing, and say so only in
+    their log. (No configuration is none to check: the one installing writes is sound.)"""
+    from clm_policy.agents.hooks.hook import check_policy
+    from clm_policy.base.errors import ClmError
+    from clm_policy.config.project import find_config
+
+    if find_config(cwd) is None:
+        return
+    try:
+        check_policy(str(cwd), "claude-code")
+    except ClmError as exc:
+        raise InputError(
+            f"{exc.message}; the hooks would answer nothing until it is fixed: nothing written",
+            exc.location,
+        ) from None
 
 
 def project_config(cwd: Path) -> list[str]:

@@ -125,6 +125,25 @@ def default_policy(agent: str) -> str:
     return "default"
 
 
+def check_policy(folder: str, agent: str = "default") -> None:
+    """Load the policy a hook in ``folder`` would use (the project's configuration, the policy
+    it names and its profile), compiled into the cache: what is wrong with any of them is the
+    :class:`~clm_policy.base.errors.ClmError` it is, at its place."""
+    import os
+
+    from clm_policy.base.errors import StateError
+    from clm_policy.config.project import ENV, load_config, setting
+    from clm_policy.policy.cache import load_policy_cached
+
+    config = load_config(folder)
+    policy = load_policy_cached(setting("policy", None, config) or default_policy(agent))
+    try:
+        policy.profile(setting("profile", None, config))
+    except StateError as exc:  # the file's profile: its place (the variable's has none)
+        where = None if os.environ.get(ENV["profile"]) else config.where.get("profile")
+        raise InputError(exc.message, where) from None
+
+
 def warm_policy(folder: str, agent: str = "default") -> None:
     """Compile the policy a hook in ``folder`` would use into the cache, so that a session's
     first hook finds it there. Best effort: a policy that cannot be loaded is left for the
@@ -133,8 +152,6 @@ def warm_policy(folder: str, agent: str = "default") -> None:
     import contextlib
 
     from clm_policy.base.errors import ClmError
-    from clm_policy.config.project import load_config, setting
-    from clm_policy.policy.cache import load_policy_cached
 
     with contextlib.suppress(ClmError):
-        load_policy_cached(setting("policy", None, load_config(folder)) or default_policy(agent))
+        check_policy(folder, agent)

@@ -27,6 +27,15 @@ def config_path(scope: str, cwd: Path) -> Path:
     return Path(claude_user_config())
 
 
+USER_CONFIG_LIMIT = 256 * 1024 * 1024
+"""``~/.claude.json`` is Claude Code's own file, and it keeps every project's history: tens of
+MB is common (anthropics/claude-code#6394), where a settings file's 4 MiB is plenty."""
+
+
+def limit(scope: str) -> int:
+    return USER_CONFIG_LIMIT if scope == "user" else cs.SETTINGS_LIMIT
+
+
 OWNED = ("type", "command", "args")  # any other key of the entry (env, ...) is the person's
 
 
@@ -65,14 +74,14 @@ def _ours() -> dict[str, Any]:
 def check(scope: str, cwd: Path) -> None:
     """The :class:`InputError` :func:`install` would raise, nothing written."""
     ours = _ours()
-    cs.merged_json(config_path(scope, cwd), lambda data: merge(data, ours))
+    cs.merged_json(config_path(scope, cwd), lambda data: merge(data, ours), limit=limit(scope))
 
 
 def install(scope: str, cwd: Path) -> list[str]:
     """Merge the server into the ``scope``'s file atomically; what changed, one line each."""
     path = config_path(scope, cwd)
     ours = _ours()
-    result, changes = cs.update_json(path, lambda data: merge(data, ours))
+    result, changes = cs.update_json(path, lambda data: merge(data, ours), limit=limit(scope))
     lines = [result, *(f"  {change}" for change in changes)]
     if scope == "project":
         lines.append(
@@ -108,7 +117,7 @@ def uninstall(scope: str, cwd: Path) -> list[str]:
     """Take the server out of the ``scope``'s file (nothing written when it has none); what
     was done, one line each."""
     path = config_path(scope, cwd)
-    result, changes = cs.update_json(path, unmerge)
+    result, changes = cs.update_json(path, unmerge, limit=limit(scope))
     if not changes:
         return [f"{path}: no {NAME} MCP server in it; nothing written"]
     return [result, *(f"  {change}" for change in changes)]
