@@ -82,8 +82,10 @@ def main() -> None:
 def _statusline() -> None:
     """``clm-policy statusline`` without click (Claude Code runs it on every refresh): one
     line, exit 0; it returns only for ``--help``, which click answers."""
-    from clm_policy.agents.statusline import fast_main
+    from clm_policy.agents.statusline import HELP, fast_main
 
+    if not any(arg in HELP for arg in sys.argv[2:]):
+        note_if_terminal("statusline", "Claude Code")
     line = fast_main(sys.argv[2:], sys.stdin.buffer if sys.stdin is not None else None)
     if line is None:
         return
@@ -181,6 +183,18 @@ def _compact() -> None:
         _finish(code)
 
 
+def note_if_terminal(command: str, sender: str) -> None:
+    """A line on standard error when standard input is a terminal: ``command`` reads the JSON
+    ``sender`` sends it, and a person who ran it by hand would otherwise wait in silence."""
+    if os.isatty(0):
+        os.write(
+            2,
+            f"clm-policy {command}: reads the JSON {sender} sends on standard input; type it "
+            f"and end it with Ctrl-D, or stop with Ctrl-C (clm-policy {command.split(' --')[0]} "
+            "--help)\n".encode(),
+        )
+
+
 def _claude_code_engine() -> None:
     """``clm-policy hook claude-code --engine`` without click (the plugin runs it after every
     turn): one JSON line, exit 0."""
@@ -188,6 +202,7 @@ def _claude_code_engine() -> None:
         from clm_policy.agents.hooks.engine import engine_main
         from clm_policy.base.termsafe import write_fd
 
+        note_if_terminal("hook claude-code --engine", "Claude Code's plugin engine")
         write_fd(1, engine_main())
     except OSError:  # Claude Code stopped reading: nothing more to say
         pass
@@ -202,6 +217,7 @@ def _claude_code_hook() -> None:
         from clm_policy.agents.hooks.claude_code import run_claude_hook
         from clm_policy.base.stdin import read_stdin
 
+        note_if_terminal("hook claude-code", "Claude Code")
         reply = run_claude_hook(read_stdin(MAX_INPUT))
         if reply.stdout or reply.stderr:  # (a prompt that continues says nothing)
             from clm_policy.base.termsafe import write_fd

@@ -177,11 +177,17 @@ def claude_code(
         return code
     if engine:
         from clm_policy.agents.hooks.engine import engine_main
+        from clm_policy.cli.entry import note_if_terminal
 
+        note_if_terminal("hook claude-code --engine", "Claude Code's plugin engine")
         echo(engine_main(), lines=False)
         return 0
     return _answer(
-        claude_hooks.run_claude_hook, policy_ref=policy_ref, profile=profile, memory=memory
+        "claude-code",
+        claude_hooks.run_claude_hook,
+        policy_ref=policy_ref,
+        profile=profile,
+        memory=memory,
     )
 
 
@@ -251,15 +257,18 @@ def codex(
         warm_policy(os.getcwd())  # how Codex's hooks are set up: its first hook finds it compiled
         return 0
     return _answer(
-        codex_hooks.run_codex_hook, policy_ref=policy_ref, profile=profile, memory=memory
+        "codex", codex_hooks.run_codex_hook, policy_ref=policy_ref, profile=profile, memory=memory
     )
 
 
-def _answer(run_hook: Callable[..., HookOutput], **options: str | None) -> int:
-    """Answer the hook call on standard input with ``run_hook``: print its reply, return its
-    exit code."""
+def _answer(agent: str, run_hook: Callable[..., HookOutput], **options: str | None) -> int:
+    """Answer ``agent``'s hook call on standard input with ``run_hook``: print its reply,
+    return its exit code."""
     from clm_policy.agents.hooks.call import MAX_INPUT
     from clm_policy.base.stdin import read_stdin
+    from clm_policy.cli.entry import note_if_terminal
+
+    note_if_terminal(f"hook {agent}", "Claude Code" if agent == "claude-code" else "Codex")
 
     reply = run_hook(read_stdin(MAX_INPUT), **options)
     if reply.stdout:

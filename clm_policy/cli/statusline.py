@@ -45,6 +45,8 @@ def statusline(policy_ref: str | None, profile: str | None) -> int:
          "cache_read_input_tokens": 80000, "output_tokens": 500}}}' | clm-policy statusline
     """
     from clm_policy.agents.statusline import read_stdin, status_line
+    from clm_policy.cli.entry import note_if_terminal
 
+    note_if_terminal("statusline", "Claude Code")
     echo(status_line(read_stdin(sys.stdin.buffer), policy_ref, profile), lines=False)
     return 0

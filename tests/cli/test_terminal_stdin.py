@@ -1,0 +1,93 @@
+"""A command that reads what an agent sends on standard input (a hook, the status line), run by
+hand in a terminal, says on standard error what it waits for and how to end it, instead of
+waiting in silence; fed by a pipe, as the agents run it, it says nothing of the kind.
+
+The terminal is a real pseudo-terminal on the process's standard input; Ctrl-D (end of input)
+is typed on it once the note has been read, so no test waits on a clock."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+NOTE = "reads the JSON"
+
+COMMANDS = [
+    (["hook", "claude-code"], "clm-policy hook claude-code: reads the JSON Claude Code sends"),
+    (["hook", "codex"], "clm-policy hook codex: reads the JSON Codex sends"),
+    (["hook", "claude-code", "--engine"], "Claude Code's plugin engine sends"),
+    (["statusline"], "clm-policy statusline: reads the JSON Claude Code sends"),
+    (["hook", "claude-code", "--policy", "default"], "hook claude-code: reads the JSON"),
+]
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    for name in ("XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        env[name] = str(tmp_path / name.lower())
+    env["CLM_POLICY_CACHE_DIR"] = str(tmp_path / "cache")
+    return env
+
+
+def _first_line(child: subprocess.Popen[bytes]) -> str:
+    """The first line the child writes on standard error; "" when it writes none within two
+    minutes (it waits in silence: the failure this test is about, not a slow machine)."""
+    assert child.stderr is not None
+    got = b""
+    while b"\n" not in got:
+        ready, _, _ = select.select([child.stderr], [], [], 120)
+        chunk = os.read(child.stderr.fileno(), 4096) if ready else b""
+        if not chunk:
+            break
+        got += chunk
+    return got.decode(errors="replace")
+
+
+@pytest.mark.parametrize(("args", "said"), COMMANDS, ids=[" ".join(a) for a, _ in COMMANDS])
+def test_a_terminal_on_standard_input_is_told_what_is_awaited(
+    tmp_path: Path, args: list[str], said: str
+) -> None:
+    leader, follower = pty.openpty()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "clm_policy", *args],
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=_env(tmp_path),
+    )
+    os.close(follower)
+    try:
+        line = _first_line(child)  # the note comes before anything is read
+        assert said in line
+        assert "Ctrl-D" in line and "Ctrl-C" in line and "--help" in line
+        assert " --engine --help" not in line  # help is the command's, not the flag's
+        os.write(leader, b"\x04")  # Ctrl-D: the end of the input
+        out, _err = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        os.close(leader)
+    assert child.returncode == 0, out  # an empty input is answered as the agents' hooks are
+
+
+@pytest.mark.parametrize(("args", "_said"), COMMANDS, ids=[" ".join(a) for a, _ in COMMANDS])
+def test_a_pipe_on_standard_input_gets_no_note(tmp_path: Path, args: list[str], _said: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "clm_policy", *args],
+        input=b"{}",
+        capture_output=True,
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        timeout=120,
+        check=False,
+    )
+    assert NOTE not in done.stderr.decode()
+    assert done.returncode == 0
