@@ -155,6 +155,7 @@ class MemoryRepo:
         self.root = os.path.abspath(where)  # (paths are strings: pathlib costs a compaction)
         self.git_dir = git_dir
         self.lock_timeout = lock_timeout
+        self._holding = 0  # how deep this object is in :meth:`locked` (0: not holding it)
 
     def __enter__(self) -> MemoryRepo:
         return self
@@ -205,7 +206,16 @@ class MemoryRepo:
 
     @contextmanager
     def locked(self) -> Iterator[None]:
-        """Hold the write lock (waiting for it), recovering from a writer that died."""
+        """Hold the write lock (waiting for it), recovering from a writer that died. Held
+        already by this object, it is held on: a caller that chooses names from what is
+        committed (a handoff's number) holds it from that choice through its commit."""
+        if self._holding:
+            self._holding += 1
+            try:
+                yield
+            finally:
+                self._holding -= 1
+            return
         fd = os.open(os.path.join(self.git_dir, LOCK), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         deadline = time.monotonic() + self.lock_timeout
         pause = 0.002
@@ -222,10 +232,12 @@ class MemoryRepo:
                         ) from None
                     time.sleep(pause)
                     pause = min(pause * 2, 0.05)
+            self._holding = 1
             try:
                 self._recover()
                 yield
             finally:
+                self._holding = 0
                 fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
