@@ -17,7 +17,7 @@ from clm_policy.base.record import Record
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `log` reads here without the write path (clm_policy.cli.fast.log)
     from collections.abc import Iterable
-    from typing import TypedDict, Unpack
+    from typing import NoReturn, TypedDict, Unpack
 
     from clm_policy.memory.git.write import MemoryRepo
 
@@ -95,17 +95,49 @@ class PendingLog:
 
         nonce = new_nonce()
         self._reader = LogReader(nonce, **filters)
-        self._proc = start_git(
-            repo if isinstance(repo, str) else repo.root, log_args(nonce, **filters)
-        )
+        self._root = repo if isinstance(repo, str) else repo.root
+        self._rev = filters.get("rev", "HEAD")
+        self._proc = start_git(self._root, log_args(nonce, **filters))
 
     def entries(self) -> list[AuditEntry]:
-        """The entries, once git is done (its status is not looked at: no history, none)."""
+        """The entries, once git is done: none when the branch has no commit yet. Raises
+        :class:`~clm_policy.memory.git.run.GitError` when git cannot read the history (a
+        damaged repository is not an empty one)."""
         with self._proc as proc:
-            out, _ = proc.communicate()
+            out, err = proc.communicate()
+        if proc.returncode != 0:
+            check_log_status(self._root, self._rev, err.decode("utf-8", "replace"))
         reader = self._reader
         reader.feed_records(out.decode("utf-8", "replace").split(reader.record_sep))
         return reader.entries
+
+
+def check_log_status(root: str, rev: str, err: str) -> None:
+    """After a ``git log`` from ``rev`` that failed (``err``: git's words): nothing when
+    ``rev`` is HEAD on a branch with no commit yet (an empty history), else a
+    :class:`~clm_policy.memory.git.run.GitError`."""
+    if rev != "HEAD" or not unborn(root):
+        damaged(root, err)
+
+
+def unborn(root: str) -> bool:
+    """Whether HEAD at ``root`` names a branch that has no commit yet (a new repository)."""
+    from clm_policy.memory.git.run import run_git
+
+    if run_git(root, ["rev-parse", "-q", "--verify", "HEAD"])[0] == 0:
+        return False
+    return run_git(root, ["symbolic-ref", "-q", "HEAD"])[0] == 0
+
+
+def damaged(root: str, err: str) -> NoReturn:
+    """Raise :class:`~clm_policy.memory.git.run.GitError`: git cannot read the history of
+    the repository at ``root`` (``err``: git's words), which is not an empty history."""
+    from clm_policy.memory.git.run import GitError, short
+
+    raise GitError(
+        f"{root}: git cannot read the history: {short(err.strip()) or 'git log failed'} "
+        f"(the repository may be damaged: git -C {root} fsck checks it)"
+    )
 
 
 def new_nonce() -> str:
