@@ -52,6 +52,8 @@ if TYPE_CHECKING:
     from clm_policy.memory.change import Change, Content, JsonDoc, JsonLines
 
 LOCK = "clm-write.lock"
+LOCK_NOTICE = 1.0
+"""Seconds a write waits for another process's lock before a terminal is told it waits."""
 JOURNAL = "clm-write.journal"
 
 OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
@@ -217,21 +219,11 @@ class MemoryRepo:
                 self._holding -= 1
             return
         fd = os.open(os.path.join(self.git_dir, LOCK), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        deadline = time.monotonic() + self.lock_timeout
-        pause = 0.002
         try:
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() > deadline:
-                        raise InputError(
-                            f"{self.root}: another process has held the write lock for "
-                            f"{self.lock_timeout:g} s; try again"
-                        ) from None
-                    time.sleep(pause)
-                    pause = min(pause * 2, 0.05)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                self._wait_for_lock(fd)
             self._holding = 1
             try:
                 self._recover()
@@ -241,6 +233,40 @@ class MemoryRepo:
                 fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
+
+    def _wait_for_lock(self, fd: int) -> None:
+        """Wait for another process to release the write lock (``fd``), up to
+        ``lock_timeout``; past :data:`LOCK_NOTICE` seconds a person at a terminal is told
+        what the wait is, and that Ctrl-C ends it."""
+        start = time.monotonic()
+        pause, notice = 0.002, None
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return
+                except BlockingIOError:
+                    waited = time.monotonic() - start
+                    if waited > self.lock_timeout:
+                        raise InputError(
+                            f"{self.root}: another process has held the write lock for "
+                            f"{self.lock_timeout:g} s; try again once it is done (a "
+                            f"clm-policy command, or a hook of an agent's session)"
+                        ) from None
+                    if notice is None and waited >= LOCK_NOTICE:
+                        from clm_policy.base.progress import Notice  # (a rare wait)
+
+                        notice = Notice(
+                            f"clm-policy: waiting for the write lock of {self.root}: another "
+                            f"process is writing to it (Ctrl-C stops; at most "
+                            f"{self.lock_timeout:g} s)"
+                        )
+                        notice.say()
+                    time.sleep(pause)
+                    pause = min(pause * 2, 0.05)
+        finally:
+            if notice is not None:
+                notice.close()
 
     def _recover(self) -> None:
         """Undo what a writer killed mid-write left behind (we hold the lock: it is dead)."""
