@@ -44,12 +44,16 @@ def init_memory(directory: str | Path) -> InitResult:
     if not os.fspath(directory):  # (Path("") is the working folder)
         raise InputError("an empty folder name: name a new or empty folder")
     target = Path(directory)
-    if is_memory_repo(target):
-        return InitResult(target, created=False, commit=None)
-    check_new(target)
     parent = target.absolute().parent
-    parent.mkdir(parents=True, exist_ok=True)
     building = parent / f".{target.name}.clm-init-{secrets.token_hex(4)}"
+    try:
+        if is_memory_repo(target):
+            return InitResult(target, created=False, commit=None)
+        check_new(target)
+        parent.mkdir(parents=True, exist_ok=True)
+        building.mkdir()
+    except OSError as exc:  # a file on the way, a name too long, no permission
+        raise InputError(f"{target}: cannot create it: {_why(exc, parent)}") from None
     try:
         commit = _build(building)
         try:
@@ -64,12 +68,23 @@ def init_memory(directory: str | Path) -> InitResult:
     return InitResult(target, created=True, commit=commit)
 
 
+def _why(exc: OSError, parent: Path) -> str:
+    """What stopped a folder's creation, said of the folders a person named (not of the
+    hidden one it is built in)."""
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        for above in (parent, *parent.parents):
+            if above.exists() and not above.is_dir():
+                return f"{above} is a file, not a folder"
+    return exc.strerror or str(exc)
+
+
 def _build(folder: Path) -> str:
+    """Make the repository in the empty folder ``folder``: git's, the template, the first
+    commit; its id."""
     from clm_policy.memory.git.run import run_git
     from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.trailers import CommitMessage
 
-    folder.mkdir()
     if run_git(folder, ["init", "-q", "-b", "main"])[0] != 0:
         raise InputError(f"{folder.parent}: git init failed")
     # Commits are made by the tool; use its own identity where git has none configured.

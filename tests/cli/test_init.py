@@ -218,3 +218,19 @@ def test_init_dir_says_what_is_wrong_with_it_and_quotes_the_next_step(tmp_path: 
         assert (done.returncode, done.stderr) == (2, f"clm-policy: {message}\n")
     out = init(tmp_path, "my mem")
     assert out[1] == "next: clm-policy compact --memory 'my mem' --state STATE.json"
+
+
+def test_init_dir_that_cannot_be_made_says_why_and_leaves_nothing(tmp_path: Path) -> None:
+    """A DIR under a file, or a name longer than the file system takes: exit 2 saying why
+    (both were internal errors, exit 3), and no hidden folder left behind."""
+    (tmp_path / "f").touch()
+    long = "a" * 300
+    for args, message in (
+        (["f/mem"], f"f/mem: cannot create it: {tmp_path / 'f'} is a file, not a folder"),
+        (["f/a/mem"], f"f/a/mem: cannot create it: {tmp_path / 'f'} is a file, not a folder"),
+        ([long], f"{long}: cannot create it: File name too long"),
+        ([f"x/{long}/m"], f"x/{long}/m: cannot create it: File name too long"),
+    ):
+        done = run_process("init", *args, cwd=tmp_path)
+        assert (done.returncode, done.stderr) == (2, f"clm-policy: {message}\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f", "x"]
