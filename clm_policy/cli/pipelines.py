@@ -123,8 +123,9 @@ def handoff(
     reply_file: str | None,
 ) -> int:
     """Hand a session off: commit a schema-valid manifest and its rendering for people, and
-    print the seed the next session starts from (no transcript): the agent's own handoff
-    (--reply) word for word, and what clm-policy recorded from the session. When the agent
+    make the seed the next session starts from (no transcript; its size is printed, the seed
+    itself with --format json): the agent's own handoff (--reply) word for word, and what
+    clm-policy recorded from the session. When the agent
     wrote none and CLM_POLICY_SUMMARIZER=openai is set, a model writes the handoff from the
     transcript (docs/verification.md, "When the agent wrote none").
 
