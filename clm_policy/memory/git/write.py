@@ -320,6 +320,11 @@ class MemoryRepo:
                     f"abort it first (git -C {self.root} {end}), then try again"
                 )
         head = _stripped(os.path.join(self.git_dir, "HEAD"))
+        if head and not head.startswith("ref: ") and not OBJECT_ID.fullmatch(head):
+            raise InputError(
+                f"{self.root}: its .git/HEAD names neither a branch nor a commit, so git cannot "
+                f"read the repository (it may be damaged: git -C {self.root} fsck checks it)"
+            )
         if head and not head.startswith("ref: "):
             raise InputError(
                 f"{self.root}: HEAD is detached (no branch is checked out), so a commit would "
