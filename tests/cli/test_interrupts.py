@@ -26,7 +26,7 @@ import pytest
 from clm_policy.memory.init import init_memory
 from clm_policy.memory.layout import is_memory_repo
 
-from conftest import git, invoke, run_process
+from conftest import git, invoke, read_terminal, run_process
 
 LONG = textwrap.dedent("""\
     version: 1
@@ -481,23 +481,6 @@ def test_ignored_sigint_stays_ignored(tmp_path: Path, when: str) -> None:
     assert done.stdout.startswith("clm-policy, version ")
 
 
-def _read_until(fd: int, wanted: str, proc: subprocess.Popen[str]) -> str:
-    """What the terminal ``fd`` shows until ``wanted`` appears (or ``proc`` ends)."""
-    import select
-
-    seen = b""
-    deadline = time.monotonic() + 60
-    while wanted.encode() not in seen and time.monotonic() < deadline:
-        if select.select([fd], [], [], 0.1)[0]:
-            try:
-                seen += os.read(fd, 4096)
-            except OSError:  # (the terminal's other side is closed: the process ended)
-                break
-        elif proc.poll() is not None:
-            break
-    return seen.decode("utf-8", "replace")
-
-
 @pytest.mark.parametrize("then", ["ctrl-c", "released"])
 def test_a_write_that_waits_for_the_lock_says_so_on_a_terminal(
     memory: Path, tmp_path: Path, then: str
@@ -524,7 +507,7 @@ def test_a_write_that_waits_for_the_lock_says_so_on_a_terminal(
     )
     os.close(side)
     try:
-        shown = _read_until(terminal, "(Ctrl-C stops; at most 120 s)", proc)
+        shown = read_terminal(terminal, "(Ctrl-C stops; at most 120 s)", proc)
         assert shown.endswith(
             f"\rclm-policy: waiting for the write lock of {memory}: another process is "
             "writing to it (Ctrl-C stops; at most 120 s)"
@@ -534,7 +517,7 @@ def test_a_write_that_waits_for_the_lock_says_so_on_a_terminal(
         else:
             fcntl.flock(fd, fcntl.LOCK_UN)
         out, _ = proc.communicate(timeout=120)
-        rest = _read_until(terminal, "interrupted" if then == "ctrl-c" else "\x00", proc)
+        rest = read_terminal(terminal, "interrupted" if then == "ctrl-c" else "\x00", proc)
     finally:
         os.close(fd)
         os.close(terminal)
