@@ -353,11 +353,7 @@ def _show_path(repo: MemoryRepo, memory: str, ref: str) -> None:
 
 def _entries(repo: MemoryRepo, path: str, rev: str) -> dict[str, int]:
     """The files at ``path`` at ``rev`` (it alone, or what is under a folder) by size."""
-    if rev == "HEAD" and repo.head() is None:  # no commit yet, or a history git cannot read
-        from clm_policy.memory.audit import damaged, unborn
-
-        if not unborn(repo.root):
-            damaged(repo.root, repo.run("rev-parse", "--verify", "HEAD^{commit}")[2])
+    if rev == "HEAD" and repo.readable_head() is None:  # (no commit yet)
         return {}
     return {name: size for name, _, size in repo.blobs(path, rev=rev)}
 

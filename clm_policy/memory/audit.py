@@ -17,7 +17,7 @@ from clm_policy.base.record import Record
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `log` reads here without the write path (clm_policy.cli.fast.log)
     from collections.abc import Iterable
-    from typing import NoReturn, TypedDict, Unpack
+    from typing import TypedDict, Unpack
 
     from clm_policy.memory.git.write import MemoryRepo
 
@@ -116,28 +116,10 @@ def check_log_status(root: str, rev: str, err: str) -> None:
     """After a ``git log`` from ``rev`` that failed (``err``: git's words): nothing when
     ``rev`` is HEAD on a branch with no commit yet (an empty history), else a
     :class:`~clm_policy.memory.git.run.GitError`."""
+    from clm_policy.memory.git.run import damaged, unborn
+
     if rev != "HEAD" or not unborn(root):
-        damaged(root, err)
-
-
-def unborn(root: str) -> bool:
-    """Whether HEAD at ``root`` names a branch that has no commit yet (a new repository)."""
-    from clm_policy.memory.git.run import run_git
-
-    if run_git(root, ["rev-parse", "-q", "--verify", "HEAD"])[0] == 0:
-        return False
-    return run_git(root, ["symbolic-ref", "-q", "HEAD"])[0] == 0
-
-
-def damaged(root: str, err: str) -> NoReturn:
-    """Raise :class:`~clm_policy.memory.git.run.GitError`: git cannot read the history of
-    the repository at ``root`` (``err``: git's words), which is not an empty history."""
-    from clm_policy.memory.git.run import GitError, short
-
-    raise GitError(
-        f"{root}: git cannot read the history: {short(err.strip()) or 'git log failed'} "
-        f"(the repository may be damaged: git -C {root} fsck checks it)"
-    )
+        raise damaged(root, err)
 
 
 def new_nonce() -> str:

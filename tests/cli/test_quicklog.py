@@ -169,11 +169,12 @@ def _damaged(memory: Path, how: str) -> None:
 @pytest.mark.parametrize("how", ["head", "objects"])
 def test_a_damaged_repository_is_said_not_shown_empty(memory: Path, how: str) -> None:
     """A history git cannot read is an error (exit 2, git's words, how to check), on both
-    paths and for show: it once read as no commits at all (exit 0)."""
+    paths, for show and for migrate: it once read as no commits (log, exit 0) and no
+    documents (migrate: "all 0 document(s) are current", exit 0)."""
     _damaged(memory, how)
     root = str(memory)
     assert quicklog.answer(["--memory", root]) is None
-    for args in (["log"], ["log", "--format", "json"], ["show", "HEAD"]):
+    for args in (["log"], ["log", "--format", "json"], ["show", "HEAD"], ["migrate", "--dry-run"]):
         done = run_process(*args, "--memory", root)
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         said = json.loads(done.stdout)["error"]["message"] if "json" in args else done.stderr

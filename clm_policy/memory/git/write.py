@@ -37,9 +37,11 @@ from clm_policy.memory.git import confine
 from clm_policy.memory.git.run import (
     GitError,
     check_name,
+    damaged,
     run_git,
     run_git_bytes,
     short,
+    unborn,
 )
 from clm_policy.memory.layout import MARKER
 from clm_policy.memory.trailers import CommitMessage
@@ -188,6 +190,16 @@ class MemoryRepo:
 
     def head(self) -> str | None:
         return self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False) or None
+
+    def readable_head(self) -> str | None:
+        """HEAD's commit; None when the branch has no commit yet. Raises :class:`GitError`
+        when git cannot read it (a damaged repository is not an empty one)."""
+        status, sha, err = self.run("rev-parse", "--verify", "HEAD^{commit}")
+        if status == 0:
+            return sha
+        if unborn(self.root):
+            return None
+        raise damaged(self.root, err)
 
     def branch(self) -> str:
         """The checked-out branch: ``main`` when HEAD is ``refs/heads/main``. Read from the
