@@ -196,5 +196,11 @@ def test_a_branch_with_no_commit_yet_is_an_empty_history(tmp_path: Path) -> None
     shown = run_process("show", "--memory", str(mem), "sessions/s1/handoffs/001.md")
     assert (shown.returncode, shown.stderr) == (
         2,
-        f"clm-policy: {mem}: no file sessions/s1/handoffs/001.md on any branch\n",
+        f"clm-policy: {mem}: no file sessions/s1/handoffs/001.md on any branch (it has no "
+        "commit yet)\n",
+    )
+    head = run_process("show", "--memory", str(mem), "HEAD")
+    assert (head.returncode, head.stderr) == (
+        2,
+        f"clm-policy: {mem}: no commit or file named 'HEAD' (it has no commit yet)\n",
     )
