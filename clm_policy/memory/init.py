@@ -7,6 +7,7 @@ repository, never a folder that no command can use.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
@@ -46,13 +47,18 @@ def init_memory(directory: str | Path) -> InitResult:
     target = Path(directory)
     parent = target.absolute().parent
     building = parent / f".{target.name}.clm-init-{secrets.token_hex(4)}"
+    made: list[Path] = []  # the folders above it this init creates, the deepest first
     try:
         if is_memory_repo(target):
             return InitResult(target, created=False, commit=None)
         check_new(target)
+        made = [folder for folder in (parent, *parent.parents) if not folder.exists()]
         parent.mkdir(parents=True, exist_ok=True)
         building.mkdir()
     except OSError as exc:  # a file on the way, a name too long, no permission
+        for folder in made:  # (nothing is left of an init that could not start)
+            with contextlib.suppress(OSError):
+                folder.rmdir()
         raise InputError(f"{target}: cannot create it: {_why(exc, parent)}") from None
     try:
         commit = _build(building)
