@@ -359,3 +359,20 @@ def spec_kit_message(typed: str, instructions: list[str]) -> str:
     head = ["## User Input", "", "```text", *([typed] if typed else []), "```", ""]
     must = "You **MUST** consider the user input before proceeding (if not empty)."
     return "\r\n".join([*head, must, "", "## Outline", "", *instructions])
+
+
+def read_terminal(fd: int, wanted: str, proc: subprocess.Popen[str]) -> str:
+    """What the terminal ``fd`` shows until ``wanted`` appears (or ``proc`` ends)."""
+    import select
+
+    seen = b""
+    deadline = time.monotonic() + 60
+    while wanted.encode() not in seen and time.monotonic() < deadline:
+        if select.select([fd], [], [], 0.1)[0]:
+            try:
+                seen += os.read(fd, 4096)
+            except OSError:  # (the terminal's other side is closed: the process ended)
+                break
+        elif proc.poll() is not None:
+            break
+    return seen.decode("utf-8", "replace")

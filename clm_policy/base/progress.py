@@ -81,3 +81,30 @@ class Progress:
             self.stream.write("\r" + " " * self._width + "\r")
             self.stream.flush()
             self._width = 0
+
+
+class Notice:
+    """A line on a terminal's standard error while a person waits for something outside the
+    program (another process holding the memory repository's write lock): :meth:`say` it
+    when the wait is long enough to say, :meth:`close` erases it, however the wait ended.
+    Nothing is written where standard error is not a terminal (``enabled``, as for
+    :class:`Progress`)."""
+
+    def __init__(
+        self, text: str, *, enabled: bool | None = None, stream: TextIO | None = None
+    ) -> None:
+        self._line = Progress(terminal_safe(text, lines=False), enabled=enabled, stream=stream)
+        self._width = 0
+
+    def say(self) -> None:
+        line = self._line
+        if line.enabled and not self._width:
+            self._width = len(line.label)
+            line.stream.write("\r" + line.label)
+            line.stream.flush()
+
+    def close(self) -> None:
+        if self._width:
+            self._line.stream.write("\r" + " " * self._width + "\r")
+            self._line.stream.flush()
+            self._width = 0

@@ -60,8 +60,9 @@ SUMMARIES = {
     "export": "Export the memory repository's metrics and decisions as CSV or JSON.",
     "handoff": (
         "Hand a session off: commit a schema-valid manifest and its rendering for people, and "
-        "print the seed the next session starts from (no transcript): the agent's own handoff "
-        "(--reply) word for word, and what clm-policy recorded from the session."
+        "make the seed the next session starts from (no transcript; its size is printed, the "
+        "seed itself with --format json): the agent's own handoff (--reply) word for word, and "
+        "what clm-policy recorded from the session."
     ),
     "hook": "Answer an agent's hooks with the project's policy and memory.",
     "init": "Create a memory repository, or set a project up for Claude Code or Codex CLI.",

@@ -376,9 +376,10 @@ def _show_path(repo: MemoryRepo, memory: str, ref: str) -> None:
         rev = repo.git("rev-list", "-1", "--all", "--", path, check=False)
         entries = _entries(repo, path, rev) if rev else {}
     if not entries:
+        empty = " (it has no commit yet)" if repo.readable_head() is None else ""
         if "/" not in ref and not ref.endswith(".md"):
-            raise InputError(f"{memory}: no commit or file named {quote(ref)}")
-        raise InputError(f"{memory}: no file {path} on any branch")
+            raise InputError(f"{memory}: no commit or file named {quote(ref)}{empty}")
+        raise InputError(f"{memory}: no file {path} on any branch{empty}")
     if path not in entries:  # what is under it: a folder
         inside = sorted({_child(name, path) for name in entries})
         shown = ", ".join(inside[:10]) + (f", ... ({len(inside)} in all)" if inside[10:] else "")
@@ -396,7 +397,7 @@ def _show_path(repo: MemoryRepo, memory: str, ref: str) -> None:
 
 def _entries(repo: MemoryRepo, path: str, rev: str) -> dict[str, int]:
     """The files at ``path`` at ``rev`` (it alone, or what is under a folder) by size."""
-    if rev == "HEAD" and repo.head() is None:  # (no commit yet)
+    if rev == "HEAD" and repo.readable_head() is None:  # (no commit yet)
         return {}
     return {name: size for name, _, size in repo.blobs(path, rev=rev)}
 

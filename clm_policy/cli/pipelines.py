@@ -3,6 +3,7 @@ commit it to the memory repository."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import click
@@ -21,7 +22,10 @@ from clm_policy.cli.outcomes import handoff_json, show_compact
 from clm_policy.lifecycle.sources import Request
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from clm_policy.cli.options import F
+    from clm_policy.lifecycle.byhand import ByHand
     from clm_policy.lifecycle.pipelines import HandoffOutcome
 
 
@@ -123,8 +127,9 @@ def handoff(
     reply_file: str | None,
 ) -> int:
     """Hand a session off: commit a schema-valid manifest and its rendering for people, and
-    print the seed the next session starts from (no transcript): the agent's own handoff
-    (--reply) word for word, and what clm-policy recorded from the session. When the agent
+    make the seed the next session starts from (no transcript; its size is printed, the seed
+    itself with --format json): the agent's own handoff (--reply) word for word, and what
+    clm-policy recorded from the session. When the agent
     wrote none and CLM_POLICY_SUMMARIZER=openai is set, a model writes the handoff from the
     transcript (docs/verification.md, "When the agent wrote none").
 
@@ -145,6 +150,38 @@ def handoff(
     hand, done = byhand.handoff(
         policy_ref, memory, source, profile, branch=branch, push=push, pr_body=pr_body, reply=reply
     )
+    with _committed_all_the_same(done):
+        return _say_handed_off(hand, done, memory, fmt, push, pr_body)
+
+
+@contextmanager
+def _committed_all_the_same(done: HandoffOutcome) -> Iterator[None]:
+    """An output that could not be written (``> /dev/full``, ``| head``) after the commit:
+    the error says the handoff is committed all the same (a script that took the exit code
+    for a failure would hand off again)."""
+    from clm_policy.base.errors import OutputClosed, OutputFailed
+
+    left = (
+        f"the handoff is committed all the same: commit {done.commit[:12]} on "
+        f"{done.ref.removeprefix('refs/heads/')} ({done.handoff_path})"
+    )
+    try:
+        yield
+    except OutputClosed as exc:
+        raise OutputClosed(exc.message, left=left) from None
+    except OutputFailed as exc:
+        raise OutputFailed(f"{exc.message}; {left}") from None
+
+
+def _say_handed_off(
+    hand: ByHand,
+    done: HandoffOutcome,
+    memory: str,
+    fmt: str,
+    push: str | None,
+    pr_body: str | None,
+) -> int:
+    """Print what the handoff committed (text or JSON): exit 0."""
     state, why = hand.state, hand.why
     request = _pull_request(memory, done, state.session_id, state.step_index, pr_body)
     if fmt == "json":

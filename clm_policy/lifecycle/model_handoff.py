@@ -134,14 +134,24 @@ def with_model(
         return words, {}  # the deterministic summarizer writes no handoff: the record is it
     if timeout is not None and model.config.timeout > timeout:
         model = OpenAISummarizer(model.config.replace(timeout=timeout))
+    from clm_policy.base.progress import Notice
     from clm_policy.memory.redact import redact_text
 
+    # a person at a terminal is told what the command waits for (the model may take its
+    # whole timeout), and that Ctrl-C stops it with nothing committed
+    waiting = Notice(
+        f"clm-policy: {model.name} is writing the handoff the agent did not (at most "
+        f"{model.config.timeout:g} s; Ctrl-C stops, nothing committed)"
+    )
     try:
         sent = redact_text(prompt(reading, record_of(reading, words))).text
+        waiting.say()
         text = model.answer(SYSTEM_PROMPT, sent)
     except SummarizerError as exc:
         fallback = f"{DETERMINISTIC_NAME} (fallback: {exc.reason}; tried {model.name})"
         return words, {TRAILER: fallback}
+    finally:
+        waiting.close()
     return Words(MODEL, text.strip()), {TRAILER: model.name}
 
 

@@ -358,26 +358,32 @@ def run_handoff(
     change = Change(files, appends)
     clean = change.clean(state)
     manifest = _handoff_manifest(change, handoff, clean, why, now=now, agent_id=agent_id)
-    number = _next_handoff_number(repo, state.session_id, push if branch else None)
-    m_path = _manifest_file(repo, manifest, state.session_id, number, branch=branch)
-    h_path = handoff_path(state.session_id, number)
-    checked = _add_handoff_files(change, state, clean, manifest, m_path, h_path)
-    # what the next session starts from, checked for the facts before it is committed (its
-    # memory read before anything is written: a refusal stops here)
-    seed = seed_text(
-        manifest,
-        memory=memory_hits(repo, manifest, store),
-        budget=seed_chars if seed_chars is not None else seed_tokens * CHARS_PER_TOKEN,
-        read_more=read_more(h_path, memory_dir or repo.root),
-        constraints=clean.constraints,
-        decisions=clean.decisions,
-        size=seed_size,
-    )
-    extra, agent_recall = _measured(change, handoff, manifest, seed)
-    # the seed as the next session's system message: its markers as committed, untagged
-    messages = [Message(role=MessageRole.SYSTEM, content=untag(seed), name=SEED_NAME)]
-    more = {"Clm-Manifest": m_path, "Clm-Handoff": h_path, **extra}
-    commit, ref = _commit_handoff(repo, change, state, why, manifest, more, number, branch=branch)
+    # The number and the manifest's name are chosen under the lock the commit takes: two
+    # handoffs of a session at once never take the same files (the later one would
+    # overwrite the earlier's).
+    with repo.locked():
+        number = _next_handoff_number(repo, state.session_id, push if branch else None)
+        m_path = _manifest_file(repo, manifest, state.session_id, number, branch=branch)
+        h_path = handoff_path(state.session_id, number)
+        checked = _add_handoff_files(change, state, clean, manifest, m_path, h_path)
+        # what the next session starts from, checked for the facts before it is committed (its
+        # memory read before anything is written: a refusal stops here)
+        seed = seed_text(
+            manifest,
+            memory=memory_hits(repo, manifest, store),
+            budget=seed_chars if seed_chars is not None else seed_tokens * CHARS_PER_TOKEN,
+            read_more=read_more(h_path, memory_dir or repo.root),
+            constraints=clean.constraints,
+            decisions=clean.decisions,
+            size=seed_size,
+        )
+        extra, agent_recall = _measured(change, handoff, manifest, seed)
+        # the seed as the next session's system message: its markers as committed, untagged
+        messages = [Message(role=MessageRole.SYSTEM, content=untag(seed), name=SEED_NAME)]
+        more = {"Clm-Manifest": m_path, "Clm-Handoff": h_path, **extra}
+        commit, ref = _commit_handoff(
+            repo, change, state, why, manifest, more, number, branch=branch
+        )
     manifest = checked[-1]
     if pr_body is not None:  # before the push: the body is there even if the push fails
         from clm_policy.lifecycle.prbody import write_pull_request

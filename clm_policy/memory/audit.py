@@ -95,17 +95,31 @@ class PendingLog:
 
         nonce = new_nonce()
         self._reader = LogReader(nonce, **filters)
-        self._proc = start_git(
-            repo if isinstance(repo, str) else repo.root, log_args(nonce, **filters)
-        )
+        self._root = repo if isinstance(repo, str) else repo.root
+        self._rev = filters.get("rev", "HEAD")
+        self._proc = start_git(self._root, log_args(nonce, **filters))
 
     def entries(self) -> list[AuditEntry]:
-        """The entries, once git is done (its status is not looked at: no history, none)."""
+        """The entries, once git is done: none when the branch has no commit yet. Raises
+        :class:`~clm_policy.memory.git.run.GitError` when git cannot read the history (a
+        damaged repository is not an empty one)."""
         with self._proc as proc:
-            out, _ = proc.communicate()
+            out, err = proc.communicate()
+        if proc.returncode != 0:
+            check_log_status(self._root, self._rev, err.decode("utf-8", "replace"))
         reader = self._reader
         reader.feed_records(out.decode("utf-8", "replace").split(reader.record_sep))
         return reader.entries
+
+
+def check_log_status(root: str, rev: str, err: str) -> None:
+    """After a ``git log`` from ``rev`` that failed (``err``: git's words): nothing when
+    ``rev`` is HEAD on a branch with no commit yet (an empty history), else a
+    :class:`~clm_policy.memory.git.run.GitError`."""
+    from clm_policy.memory.git.run import damaged, unborn
+
+    if rev != "HEAD" or not unborn(root):
+        raise damaged(root, err)
 
 
 def new_nonce() -> str:

@@ -7,6 +7,7 @@ repository, never a folder that no command can use.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
@@ -53,12 +54,21 @@ def check_target(directory: str | Path) -> bool:
 def init_memory(directory: str | Path) -> InitResult:
     """Create a memory repository in ``directory``; an existing one is left as it is."""
     target = Path(directory)
-    if check_target(directory):
-        return InitResult(target, created=False, commit=None)
     parent = target.absolute().parent
     building = parent / f".{target.name}.clm-init-{secrets.token_hex(4)}"
+    made: list[Path] = []  # the folders above it this init creates, the deepest first
     try:
+        if check_target(directory):
+            return InitResult(target, created=False, commit=None)
+        made = [folder for folder in (parent, *parent.parents) if not folder.exists()]
         parent.mkdir(parents=True, exist_ok=True)
+        building.mkdir()
+    except OSError as exc:  # a file on the way, a name too long, no permission
+        for folder in made:  # (nothing is left of an init that could not start)
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise InputError(f"{target}: cannot create it: {_why(exc, parent)}") from None
+    try:
         commit = _build(building)
         try:
             os.rename(building, target)  # replaces an empty folder; atomic
@@ -76,12 +86,23 @@ def init_memory(directory: str | Path) -> InitResult:
     return InitResult(target, created=True, commit=commit)
 
 
+def _why(exc: OSError, parent: Path) -> str:
+    """What stopped a folder's creation, said of the folders a person named (not of the
+    hidden one it is built in)."""
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        for above in (parent, *parent.parents):
+            if above.exists() and not above.is_dir():
+                return f"{above} is a file, not a folder"
+    return exc.strerror or str(exc)
+
+
 def _build(folder: Path) -> str:
+    """Make the repository in the empty folder ``folder``: git's, the template, the first
+    commit; its id."""
     from clm_policy.memory.git.run import run_git
     from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.trailers import CommitMessage
 
-    folder.mkdir()
     if run_git(folder, ["init", "-q", "-b", "main"])[0] != 0:
         raise InputError(f"{folder.parent}: git init failed")
     # Commits are made by the tool; use its own identity where git has none configured.

@@ -65,7 +65,7 @@ class Migration:
 def migrate(repo: MemoryRepo, *, dry_run: bool = False) -> Migration:
     """Upgrade every older document at HEAD (see the module's doc)."""
     out = Migration()
-    if repo.head() is None:  # no commit yet: no document either
+    if repo.readable_head() is None:  # no commit yet: no document either
         return out
     change = Change()
     problems: list[str] = []

@@ -173,11 +173,23 @@ class GitMemoryStore:
 
     def search(self, query: str, *, limit: int = 10) -> list[MemoryEntry]:
         """Topics whose text contains ``query`` (case-insensitive), best first: most hits."""
-        query = query.replace("\x00", "")  # a process argument cannot hold a NUL byte
+        query = query.replace("\x00", "")  # (git reads no NUL byte in a pattern)
         if not query.strip():
             return []
+        # the pattern on git's input, not its command line: a query of any length is read
         out = self.repo.git(
-            "grep", "-I", "-i", "-F", "-c", "-e", query, "HEAD", "--", f"{TOPICS}/", check=False
+            "grep",
+            "-I",
+            "-i",
+            "-F",
+            "-c",
+            "-f",
+            "-",
+            "HEAD",
+            "--",
+            f"{TOPICS}/",
+            check=False,
+            stdin=query.encode("utf-8", "replace"),
         )
         hits: list[tuple[int, str]] = []
         for line in out.splitlines():
@@ -193,16 +205,14 @@ class GitMemoryStore:
     def _any_holds(self, queries: Sequence[str]) -> bool:
         """Whether a committed topic holds one of ``queries`` as :meth:`search` looks (one git
         process, where a search of each would be one each; True when git cannot tell)."""
-        patterns = [
-            arg
-            for query in queries
-            if (clean := query.replace("\x00", "")).strip()
-            for arg in ("-e", clean)
-        ]
+        patterns = [clean for query in queries if (clean := query.replace("\x00", "")).strip()]
         if not patterns:
             return False
+        # one pattern a line on git's input: words of any length (a command line's argument
+        # holds at most 128 KiB)
+        lines = "\n".join(patterns).encode("utf-8", "replace")
         status, _, _ = self.repo.run(
-            "grep", "-q", "-I", "-i", "-F", *patterns, "HEAD", "--", f"{TOPICS}/"
+            "grep", "-q", "-I", "-i", "-F", "-f", "-", "HEAD", "--", f"{TOPICS}/", stdin=lines
         )
         return status != 1  # 0: found; 1: none; anything else: let the searches say
 

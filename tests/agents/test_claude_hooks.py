@@ -984,3 +984,30 @@ def test_a_session_id_shaped_like_a_secret_is_never_announced_nor_committed(
     assert logged[-2].endswith("UserPromptSubmit: no usable session_id in the hook's input")
     assert logged[-1].endswith("Stop: no usable session_id in the hook's input")
     assert secret[:8] not in log_path().read_text()
+
+
+def test_a_session_handed_off_twice_starts_one_session_from_its_newest_handoff(
+    project: Path,
+) -> None:
+    """A session handed off twice (a person's handoff, then another): the next session
+    starts from the newer one, and a later new session from neither — it was started from
+    the older one, which the newer had replaced."""
+    memory = memory_of(project)
+    assert invoke("init", str(memory)).exit_code == 0
+    state = project / "state.json"
+    tokens = {"context_tokens": 1000, "context_window": 200_000}
+    state.write_text(
+        json.dumps({"session_id": SESSION, "goal": "ship it", "step_index": 3, "tokens": tokens})
+    )
+    for reply in ("the first handoff", "the second handoff"):
+        (project / "reply.md").write_text(f"Goal: {reply}\n")
+        done = invoke("handoff", "-m", str(memory), "-s", str(state), "--reply", "reply.md")
+        assert done.exit_code == 0, done.stderr
+    fresh = transcript(project / "next.jsonl", 5_000, session=NEXT_SESSION, steps=0)
+    start = {"hook_event_name": "SessionStart", "source": "startup", "transcript_path": str(fresh)}
+    first = hook(project, {**start, "session_id": NEXT_SESSION})
+    context = json.loads(first.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "the second handoff" in context
+    assert "the first handoff" not in context
+    later = hook(project, {**start, "session_id": "7b7b7b7b-0000-4000-8000-000000000003"})
+    assert (later.returncode, later.stdout) == (0, "")

@@ -45,3 +45,21 @@ def test_an_unknown_total_shows_the_count(monkeypatch: pytest.MonkeyPatch) -> No
     with Progress("reading", stream=out) as p:
         p.advance(1200)
     assert "\rreading: 1,200" in out.getvalue()
+
+
+def test_a_notice_is_one_terminal_line_shown_once_then_erased() -> None:
+    from clm_policy.base.progress import Notice
+
+    out = Terminal()
+    notice = Notice("waiting for \x1b[31mthe lock", stream=out)
+    notice.say()
+    notice.say()
+    notice.close()
+    notice.close()
+    shown = "\rwaiting for \\x1b[31mthe lock"
+    assert out.getvalue() == shown + "\r" + " " * (len(shown) - 1) + "\r"
+    piped = io.StringIO()
+    quiet = Notice("waiting", stream=piped)
+    quiet.say()
+    quiet.close()
+    assert piped.getvalue() == ""

@@ -386,3 +386,22 @@ def test_output_dash_is_standard_output(
     assert (done.exit_code, done.stdout) == (plain.exit_code, plain.stdout)
     assert done.stdout.strip()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_handoff_help_and_readme_say_where_the_seed_is_printed(tmp_path: Path) -> None:
+    """The text output gives the seed's size and --format json the seed: the help and the
+    README said the command prints the seed."""
+    from clm_policy.memory.init import init_memory
+
+    memory = init_memory(tmp_path / "mem").path
+    state = REPO / "docs" / "examples" / "session-state.json"
+    text = invoke("handoff", "-m", str(memory), "-s", str(state))
+    assert "characters for the next session (--format json prints it)" in text.stdout
+    seed = json.loads(
+        invoke("handoff", "-m", str(memory), "-s", str(state), "--format", "json").stdout
+    )
+    assert seed["seed"]
+    said = " ".join(invoke("handoff", "--help").stdout.split())
+    assert "its size is printed, the seed itself with --format json" in said
+    readme = " ".join((REPO / "README.md").read_text().split())
+    assert "(its size in the text output; `--format json` prints it)" in readme

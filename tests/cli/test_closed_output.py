@@ -139,3 +139,48 @@ def test_an_output_that_cannot_be_written_is_said_in_one_line_exit_2(
         2,
         "clm-policy: cannot write standard output: No space left on device\n",
     )
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full to fill")
+@pytest.mark.parametrize("output", ["closed", "full"])
+def test_a_handoff_whose_output_fails_says_it_is_committed_all_the_same(
+    tmp_path: Path, output: str
+) -> None:
+    """The commit is made before anything is printed: a closed or full output says so, with
+    the commit (it said only that the output failed, exit 2 or 141, and a script would hand
+    off again)."""
+    import os
+
+    from clm_policy.memory.init import init_memory
+
+    memory = init_memory(tmp_path / "mem").path
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps({"session_id": "s1", "goal": "ship it", "step_index": 3}))
+    if output == "closed":
+        read_end, write_end = os.pipe()
+        os.close(read_end)  # the reader went away before a byte was written
+        sink = os.fdopen(write_end, "w")
+    else:
+        sink = open("/dev/full", "w")  # noqa: SIM115 (closed below)
+    with sink:
+        done = subprocess.run(
+            [sys.executable, "-m", "clm_policy", "handoff", "-m", str(memory), "-s", str(state)],
+            stdout=sink,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    commit = git(memory, "rev-parse", "HEAD").strip()
+    assert git(memory, "log", "-1", "--format=%s").startswith("clm(handoff): s1 step 3")
+    said = (
+        f"the handoff is committed all the same: commit {commit[:12]} on main "
+        "(sessions/s1/handoffs/001.md)\n"
+    )
+    if output == "closed":
+        assert (done.returncode, done.stderr) == (141, f"clm-policy: output closed; {said}")
+    else:
+        assert done.returncode == 2
+        assert done.stderr == (
+            f"clm-policy: cannot write standard output: No space left on device; {said}"
+        )

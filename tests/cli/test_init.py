@@ -221,16 +221,6 @@ def test_init_dir_says_what_is_wrong_with_it_and_quotes_the_next_step(tmp_path: 
     assert out[1] == "next: clm-policy compact --memory 'my mem' --state STATE.json"
 
 
-def test_a_memory_repository_that_cannot_be_created_is_an_input_error(tmp_path: Path) -> None:
-    """A folder that cannot be made (a file where a folder should be; a folder not yours, a
-    read-only disk alike) is exit 2 with what and why, never an internal error."""
-    (tmp_path / "f").touch()
-    done = run_process("init", "f/mem", cwd=tmp_path)
-    assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == ("clm-policy: f/mem: cannot create the memory repository: File exists\n")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]
-
-
 def test_a_project_that_is_a_file_is_not_a_folder(tmp_path: Path) -> None:
     (tmp_path / "f").touch()
     done = run_process("init", "--codex", "--project", "f", cwd=tmp_path)
@@ -288,3 +278,20 @@ def test_a_dir_that_cannot_be_the_memory_stops_init_before_the_configuration(
         "new or empty folder\n"
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]  # no .clm-policy.yaml
+
+
+def test_init_dir_that_cannot_be_made_says_why_and_leaves_nothing(tmp_path: Path) -> None:
+    """A DIR under a file, or a name longer than the file system takes: exit 2 saying why
+    (both were internal errors, exit 3), and no folder left behind (not even the folder
+    above it that init had made)."""
+    (tmp_path / "f").touch()
+    long = "a" * 300
+    for args, message in (
+        (["f/mem"], f"f/mem: cannot create it: {tmp_path / 'f'} is a file, not a folder"),
+        (["f/a/mem"], f"f/a/mem: cannot create it: {tmp_path / 'f'} is a file, not a folder"),
+        ([long], f"{long}: cannot create it: File name too long"),
+        ([f"x/{long}/m"], f"x/{long}/m: cannot create it: File name too long"),
+    ):
+        done = run_process("init", *args, cwd=tmp_path)
+        assert (done.returncode, done.stderr) == (2, f"clm-policy: {message}\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]

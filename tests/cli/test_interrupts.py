@@ -26,7 +26,7 @@ import pytest
 from clm_policy.memory.init import init_memory
 from clm_policy.memory.layout import is_memory_repo
 
-from conftest import git, invoke, run_process
+from conftest import git, invoke, read_terminal, run_process
 
 LONG = textwrap.dedent("""\
     version: 1
@@ -479,3 +479,60 @@ def test_ignored_sigint_stays_ignored(tmp_path: Path, when: str) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("clm-policy, version ")
+
+
+@pytest.mark.parametrize("then", ["ctrl-c", "released"])
+def test_a_write_that_waits_for_the_lock_says_so_on_a_terminal(
+    memory: Path, tmp_path: Path, then: str
+) -> None:
+    """A handoff whose memory repository another process is writing to waits for its lock:
+    a terminal is told so (it said nothing for up to 120 s), Ctrl-C ends the wait (exit 130,
+    nothing committed), and the line is erased when the wait ends."""
+    import fcntl
+    import pty
+
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps({"session_id": "s1", "goal": "ship it", "step_index": 3}))
+    head = git(memory, "rev-parse", "HEAD")
+    fd = os.open(memory / ".git" / "clm-write.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    terminal, side = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _LAUNCH, "handoff", "-m", str(memory), "-s", str(state)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=side,
+        text=True,
+        start_new_session=True,
+    )
+    os.close(side)
+    try:
+        shown = read_terminal(terminal, "(Ctrl-C stops; at most 120 s)", proc)
+        assert shown.endswith(
+            f"\rclm-policy: waiting for the write lock of {memory}: another process is "
+            "writing to it (Ctrl-C stops; at most 120 s)"
+        ), shown
+        if then == "ctrl-c":
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        out, _ = proc.communicate(timeout=120)
+        rest = read_terminal(terminal, "interrupted" if then == "ctrl-c" else "\x00", proc)
+    finally:
+        os.close(fd)
+        os.close(terminal)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    width = len(shown) - 1
+    assert rest.startswith("\r" + " " * width + "\r"), repr(rest)
+    if then == "ctrl-c":
+        assert (proc.returncode, out) == (130, "")
+        assert "clm-policy: interrupted" in rest
+        assert "Traceback" not in rest
+        assert git(memory, "rev-parse", "HEAD") == head
+        assert git(memory, "status", "--porcelain") == ""
+    else:
+        assert proc.returncode == 0
+        assert out.startswith("handed off session s1 at step 3 ")
+        assert git(memory, "rev-parse", "HEAD") != head

@@ -10,7 +10,7 @@ import pytest
 from clm_policy.cli.fast import log as quicklog
 from clm_policy.cli.memory import log
 
-from conftest import click_option_table, git, invoke, values_of_kind
+from conftest import click_option_table, git, invoke, run_process, values_of_kind
 from probes import probe_cli
 
 CLICK_ONLY = {"help"}
@@ -154,3 +154,53 @@ def test_every_option_and_combination_means_the_same_on_both_paths(trail: Path) 
             slow.stderr,
         ), args
     assert answered >= len(combinations())
+
+
+def _damaged(memory: Path, how: str) -> None:
+    """Damage ``memory``: HEAD's file garbage, or every commit object unreadable."""
+    if how == "head":
+        (memory / ".git" / "HEAD").write_text("garbage\n")
+        return
+    for obj in (memory / ".git" / "objects").glob("??/*"):
+        obj.chmod(0o644)
+        obj.write_bytes(b"x\n")
+
+
+@pytest.mark.parametrize("how", ["head", "objects"])
+def test_a_damaged_repository_is_said_not_shown_empty(memory: Path, how: str) -> None:
+    """A history git cannot read is an error (exit 2, git's words, how to check), on both
+    paths, for show and for migrate: it once read as no commits (log, exit 0) and no
+    documents (migrate: "all 0 document(s) are current", exit 0)."""
+    _damaged(memory, how)
+    root = str(memory)
+    assert quicklog.answer(["--memory", root]) is None
+    for args in (["log"], ["log", "--format", "json"], ["show", "HEAD"], ["migrate", "--dry-run"]):
+        done = run_process(*args, "--memory", root)
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        said = json.loads(done.stdout)["error"]["message"] if "json" in args else done.stderr
+        said = said.removeprefix("clm-policy: ")
+        assert said.startswith(f"{root}: git cannot read the history: "), said
+        assert said.rstrip("\n").endswith(
+            f"(the repository may be damaged: git -C {root} fsck checks it)"
+        )
+
+
+def test_a_branch_with_no_commit_yet_is_an_empty_history(tmp_path: Path) -> None:
+    """A repository whose branch has no commit yet: no commits (exit 0), as before."""
+    mem = tmp_path / "mem"
+    mem.mkdir()
+    git(mem, "init", "-q")
+    (mem / ".clm-memory").write_text("format: 1\n")
+    done = run_process("log", "--memory", str(mem))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "no matching commits\n")
+    shown = run_process("show", "--memory", str(mem), "sessions/s1/handoffs/001.md")
+    assert (shown.returncode, shown.stderr) == (
+        2,
+        f"clm-policy: {mem}: no file sessions/s1/handoffs/001.md on any branch (it has no "
+        "commit yet)\n",
+    )
+    head = run_process("show", "--memory", str(mem), "HEAD")
+    assert (head.returncode, head.stderr) == (
+        2,
+        f"clm-policy: {mem}: no commit or file named 'HEAD' (it has no commit yet)\n",
+    )

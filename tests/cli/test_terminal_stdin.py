@@ -66,7 +66,7 @@ def test_a_terminal_on_standard_input_is_told_what_is_awaited(
     try:
         line = _first_line(child)  # the note comes before anything is read
         assert said in line
-        assert "Ctrl-D" in line and "Ctrl-C" in line and "--help" in line
+        assert all(word in line for word in ("Ctrl-D", "Ctrl-C", "--help")), line
         assert " --engine --help" not in line  # help is the command's, not the flag's
         os.write(leader, b"\x04")  # Ctrl-D: the end of the input
         out, _err = child.communicate(timeout=120)

@@ -20,7 +20,7 @@ from clm_policy.lifecycle.request import SECTIONS
 from clm_policy.lifecycle.seed import PART_1, PART_1_MODEL, WITHOUT_WORDS
 from clm_policy.transcripts.reading import read_transcript
 
-from conftest import REPO, git, run_process
+from conftest import REPO, git, read_terminal, run_process
 
 FIXTURES = REPO / "tests" / "fixtures" / "transcripts"
 SESSION = FIXTURES / "claude_session.jsonl"
@@ -227,3 +227,59 @@ def test_the_prompt_keeps_the_first_request_and_the_newest_items(tmp_path: Path)
     assert "Fix the CSV parser so quoted commas survive" in text  # the first request, always
     assert "Request note 199:" in text  # the newest
     assert "Request note 0:" not in text
+
+
+def test_a_terminal_is_told_while_the_model_writes_and_ctrl_c_stops_it(memory: Path) -> None:
+    """The model may take its whole timeout: a terminal is told who writes the handoff and
+    for how long at most (the command was silent), Ctrl-C stops it (exit 130, nothing
+    committed), and the line is erased."""
+    import os
+    import pty
+    import signal
+    import subprocess
+    import sys
+
+    head = git(memory, "rev-parse", "HEAD")
+    with serve(ChatServer(then=lambda body: None)) as chat:  # a model that never answers
+        env = {
+            **os.environ,
+            "CLM_POLICY_SUMMARIZER": "openai",
+            "CLM_POLICY_SUMMARIZER_MODEL": MODEL,
+            "CLM_POLICY_SUMMARIZER_BASE_URL": chat.url,
+            "CLM_POLICY_SUMMARIZER_API_KEY": KEY,
+            "CLM_POLICY_SUMMARIZER_TIMEOUT": "300",
+        }
+        launch = (
+            "import os, signal, sys\nsignal.signal(signal.SIGINT, signal.SIG_DFL)\n"
+            "os.execv(sys.executable, [sys.executable, '-m', 'clm_policy', *sys.argv[1:]])\n"
+        )
+        terminal, side = pty.openpty()
+        args = ["handoff", "-m", str(memory), "--transcript", str(SESSION)]
+        proc = subprocess.Popen(
+            [sys.executable, "-c", launch, *args],
+            stdout=subprocess.PIPE,
+            stderr=side,
+            text=True,
+            env=env,
+            start_new_session=True,
+        )
+        os.close(side)
+        try:
+            shown = read_terminal(terminal, "nothing committed)", proc)
+            os.killpg(proc.pid, signal.SIGINT)
+            out, _ = proc.communicate(timeout=120)
+            rest = read_terminal(terminal, "interrupted", proc)
+        finally:
+            os.close(terminal)
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+    said = (
+        f"clm-policy: openai:{MODEL} is writing the handoff the agent did not (at most 300 s; "
+        "Ctrl-C stops, nothing committed)"
+    )
+    assert shown == "\r" + said, shown
+    assert rest.startswith("\r" + " " * len(said) + "\r")
+    assert "clm-policy: interrupted" in rest
+    assert (proc.returncode, out) == (130, "")
+    assert git(memory, "rev-parse", "HEAD") == head

@@ -4,7 +4,12 @@ never reach git."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -454,3 +459,58 @@ def test_the_printed_seed_shows_markers_as_committed_without_the_redactors_tags(
         in seed
     )
     assert not any("\ue000" <= c <= "\uf8ff" for c in seed)
+
+
+def _waits_at_the_lock(proc: subprocess.Popen[str], lock: Path) -> bool:
+    """Whether ``proc`` has opened the memory repository's write lock (it waits there while
+    another process holds it); False once it has ended."""
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        with contextlib.suppress(OSError):  # (a descriptor closed while it was looked at)
+            fds = Path(f"/proc/{proc.pid}/fd")
+            if any(os.readlink(fd) == str(lock) for fd in fds.iterdir()):
+                return True
+        time.sleep(0.01)
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads /proc")
+def test_two_handoffs_of_a_session_at_once_keep_both(memory: Path, tmp_path: Path) -> None:
+    """Two handoffs of one session waiting for the write lock together: each commits its own
+    numbered files (the number was once chosen before the lock, and the later handoff wrote
+    over the earlier's file and manifest)."""
+    import fcntl
+
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps({"session_id": "s1", "goal": "ship it", "step_index": 3}))
+    lock = memory / ".git" / "clm-write.lock"
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    procs = []
+    try:
+        for who in ("alpha", "beta"):
+            (tmp_path / f"{who}.md").write_text(f"Goal: the reply of {who}\n")
+            args = ["handoff", "-m", str(memory), "-s", str(state), "--reply", f"{who}.md"]
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "clm_policy", *args],
+                    cwd=tmp_path,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+            )
+            assert _waits_at_the_lock(procs[-1], lock)
+    finally:
+        os.close(fd)
+        outputs = [proc.communicate(timeout=60) for proc in procs]
+    assert [proc.returncode for proc in procs] == [0, 0], outputs
+    listed = git(memory, "ls-tree", "-r", "--name-only", "HEAD", "--", "sessions/s1/handoffs")
+    assert listed.split() == ["sessions/s1/handoffs/001.md", "sessions/s1/handoffs/002.md"]
+    manifests = git(memory, "ls-tree", "-r", "--name-only", "HEAD", "--", "manifests").split()
+    words = {
+        json.loads(git(memory, "show", f"HEAD:{m}"))["agent_words"]["text"].strip()
+        for m in manifests
+        if m.endswith(".json")
+    }
+    assert words == {"Goal: the reply of alpha", "Goal: the reply of beta"}

@@ -689,3 +689,18 @@ def test_a_log_of_several_events_is_the_entries_of_each(memory: Path) -> None:
             "HEAD",
             "--",
         ]
+
+
+def test_a_head_that_names_nothing_is_said_to_be_damaged_not_detached(memory: Path) -> None:
+    """A .git/HEAD holding neither a branch nor a commit (garbage): nothing written, and the
+    error says the repository may be damaged (it said HEAD was detached, with a switch that
+    cannot work)."""
+    (memory / ".git" / "HEAD").write_text("garbage\n")
+    expected = (
+        f"{memory}: its .git/HEAD names neither a branch nor a commit, so git cannot read the "
+        f"repository (it may be damaged: git -C {memory} fsck checks it)"
+    )
+    with MemoryRepo(memory) as repo, pytest.raises(InputError) as raised:
+        repo.commit(message(1), {"sessions/s1/a.md": "x\n"})
+    assert str(raised.value) == expected
+    assert not (memory / "sessions" / "s1" / "a.md").exists()

@@ -70,8 +70,8 @@ def test_a_seed_searches_the_goal_s_words_only_when_a_topic_holds_one(
         greps = _greps(monkeypatch)
         # no topic holds "Refactor", "module" or "payroll": one git grep, not three
         assert store.seed([], "Refactor module payroll") == []
-        words = ["-e", "Refactor", "-e", "module", "-e", "payroll"]
-        assert greps == [["grep", "-q", "-I", "-i", "-F", *words, "HEAD", "--", "topics/"]]
+        # (the words on git's input, one a line)
+        assert greps == [["grep", "-q", "-I", "-i", "-F", "-f", "-", "HEAD", "--", "topics/"]]
         greps.clear()
         # one does: each word searched as before, in order, the most hits first
         seed = store.seed([], "Refactor invoice billing", limit=3)
@@ -209,3 +209,24 @@ def test_log_text(memory: Path) -> None:
     nobody = invoke("log", "--memory", str(memory), "--session", "nobody")
     assert (nobody.exit_code, nobody.stdout) == (2, "")
     assert nobody.stderr == f"clm-policy: {memory}: no session 'nobody' recorded (sessions: s1)\n"
+
+
+def test_a_word_longer_than_a_command_line_argument_is_no_error(
+    memory: Path, tmp_path: Path
+) -> None:
+    """A search, and a handoff whose goal is one word of 100,000 characters (a paste): git
+    reads the patterns on its input, so a handoff is committed (as an argument it was an
+    internal error, exit 3: "Argument list too long"); a word git cannot match (its
+    case-insensitive pattern too large) finds nothing."""
+    word = "ü" * 1000
+    with MemoryRepo(memory) as repo:
+        store = GitMemoryStore(repo)
+        store.write("long", f"the word: {word}")
+        assert [e.key for e in store.search(word)] == ["long"]
+        assert store.seed([], f"{word} and more")[0][0] == "long"
+        assert store.search("ü" * 100_000) == []
+        assert store.seed([], "x" * 200_000) == []
+    state = tmp_path / "long.json"
+    state.write_text(json.dumps({"session_id": "s1", "goal": "ü" * 100_000, "step_index": 1}))
+    done = invoke("handoff", "--memory", str(memory), "--state", str(state))
+    assert (done.exit_code, done.stderr) == (0, "")

@@ -51,17 +51,22 @@ def take_handoff(hook: Hook) -> str:
 
 def waiting_handoffs(memory: str, session: str) -> list[AuditEntry]:
     """The handoffs at ``memory`` that no session has taken and ``session`` did not make,
-    newest first, read by one ``git log``."""
+    newest first, read by one ``git log``: of each session its newest handoff only (an older
+    one, a session handed off again since, would start a later session from what the newer
+    one replaced)."""
 
     from clm_policy.memory.audit import read_log
 
     entries = read_log(memory, event=("start", "handoff"), rev="--all")
     taken = {e.trailers.get("Clm-Seed") for e in entries if e.event == "start"}
+    handoffs = [e for e in entries if e.event == "handoff" and e.trailers.get("Clm-Manifest")]
+    newest: dict[str, AuditEntry] = {}
+    for entry in handoffs:  # (newest first)
+        newest.setdefault(entry.session, entry)
     return [
         entry
-        for entry in entries
-        if entry.event == "handoff"
-        and entry.trailers.get("Clm-Manifest")
+        for entry in handoffs
+        if newest[entry.session] is entry
         and entry.trailers["Clm-Manifest"] not in taken
         and entry.session != session
     ]

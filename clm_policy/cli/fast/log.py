@@ -70,6 +70,8 @@ def answer(args: list[str]) -> tuple[int, str, str] | None:
             reader.feed(chunk)
         reader.close()
         proc.communicate()
+    if proc.returncode != 0:
+        return None  # click's path says why (no commit yet: none; else git's words, exit 2)
     if not reader.entries and values["session"] is not None and not _known(root, values["session"]):
         return None  # click's path says so (exit 2), naming the sessions there are
     text = render(reader.entries, values["fmt"])

@@ -94,6 +94,22 @@ def start_git(
     )
 
 
+def unborn(root: str) -> bool:
+    """Whether HEAD at ``root`` names a branch that has no commit yet (a new repository)."""
+    if run_git(root, ["rev-parse", "-q", "--verify", "HEAD"])[0] == 0:
+        return False
+    return run_git(root, ["symbolic-ref", "-q", "HEAD"])[0] == 0
+
+
+def damaged(root: str, err: str) -> GitError:
+    """The error to raise when git cannot read the history of the repository at ``root``
+    (``err``: git's words), which is not an empty history."""
+    return GitError(
+        f"{root}: git cannot read the history: {short(err.strip()) or 'git failed'} "
+        f"(the repository may be damaged: git -C {root} fsck checks it)"
+    )
+
+
 def check_name(kind: str, value: str) -> str:
     """A remote, ref or revision given by a person: never an option (``--receive-pack=...``)."""
     if not value or value.startswith("-") or any(c in value for c in "\x00\n\r"):

@@ -37,9 +37,11 @@ from clm_policy.memory.git import confine
 from clm_policy.memory.git.run import (
     GitError,
     check_name,
+    damaged,
     run_git,
     run_git_bytes,
     short,
+    unborn,
 )
 from clm_policy.memory.layout import MARKER
 from clm_policy.memory.trailers import CommitMessage
@@ -52,6 +54,8 @@ if TYPE_CHECKING:
     from clm_policy.memory.change import Change, Content, JsonDoc, JsonLines
 
 LOCK = "clm-write.lock"
+LOCK_NOTICE = 1.0
+"""Seconds a write waits for another process's lock before a terminal is told it waits."""
 JOURNAL = "clm-write.journal"
 
 OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
@@ -155,6 +159,7 @@ class MemoryRepo:
         self.root = os.path.abspath(where)  # (paths are strings: pathlib costs a compaction)
         self.git_dir = git_dir
         self.lock_timeout = lock_timeout
+        self._holding = 0  # how deep this object is in :meth:`locked` (0: not holding it)
 
     def __enter__(self) -> MemoryRepo:
         return self
@@ -186,6 +191,16 @@ class MemoryRepo:
     def head(self) -> str | None:
         return self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False) or None
 
+    def readable_head(self) -> str | None:
+        """HEAD's commit; None when the branch has no commit yet. Raises :class:`GitError`
+        when git cannot read it (a damaged repository is not an empty one)."""
+        status, sha, err = self.run("rev-parse", "--verify", "HEAD^{commit}")
+        if status == 0:
+            return sha
+        if unborn(self.root):
+            return None
+        raise damaged(self.root, err)
+
     def branch(self) -> str:
         """The checked-out branch: ``main`` when HEAD is ``refs/heads/main``. Read from the
         HEAD file (no process, as :meth:`_head_commit` reads the ref), else asked of git,
@@ -205,30 +220,65 @@ class MemoryRepo:
 
     @contextmanager
     def locked(self) -> Iterator[None]:
-        """Hold the write lock (waiting for it), recovering from a writer that died."""
+        """Hold the write lock (waiting for it), recovering from a writer that died. Held
+        already by this object, it is held on: a caller that chooses names from what is
+        committed (a handoff's number) holds it from that choice through its commit."""
+        if self._holding:
+            self._holding += 1
+            try:
+                yield
+            finally:
+                self._holding -= 1
+            return
         fd = os.open(os.path.join(self.git_dir, LOCK), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        deadline = time.monotonic() + self.lock_timeout
-        pause = 0.002
         try:
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() > deadline:
-                        raise InputError(
-                            f"{self.root}: another process has held the write lock for "
-                            f"{self.lock_timeout:g} s; try again"
-                        ) from None
-                    time.sleep(pause)
-                    pause = min(pause * 2, 0.05)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                self._wait_for_lock(fd)
+            self._holding = 1
             try:
                 self._recover()
                 yield
             finally:
+                self._holding = 0
                 fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
+
+    def _wait_for_lock(self, fd: int) -> None:
+        """Wait for another process to release the write lock (``fd``), up to
+        ``lock_timeout``; past :data:`LOCK_NOTICE` seconds a person at a terminal is told
+        what the wait is, and that Ctrl-C ends it."""
+        start = time.monotonic()
+        pause, notice = 0.002, None
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return
+                except BlockingIOError:
+                    waited = time.monotonic() - start
+                    if waited > self.lock_timeout:
+                        raise InputError(
+                            f"{self.root}: another process has held the write lock for "
+                            f"{self.lock_timeout:g} s; try again once it is done (a "
+                            f"clm-policy command, or a hook of an agent's session)"
+                        ) from None
+                    if notice is None and waited >= LOCK_NOTICE:
+                        from clm_policy.base.progress import Notice  # (a rare wait)
+
+                        notice = Notice(
+                            f"clm-policy: waiting for the write lock of {self.root}: another "
+                            f"process is writing to it (Ctrl-C stops; at most "
+                            f"{self.lock_timeout:g} s)"
+                        )
+                        notice.say()
+                    time.sleep(pause)
+                    pause = min(pause * 2, 0.05)
+        finally:
+            if notice is not None:
+                notice.close()
 
     def _recover(self) -> None:
         """Undo what a writer killed mid-write left behind (we hold the lock: it is dead)."""
@@ -282,6 +332,11 @@ class MemoryRepo:
                     f"abort it first (git -C {self.root} {end}), then try again"
                 )
         head = _stripped(os.path.join(self.git_dir, "HEAD"))
+        if head and not head.startswith("ref: ") and not OBJECT_ID.fullmatch(head):
+            raise InputError(
+                f"{self.root}: its .git/HEAD names neither a branch nor a commit, so git cannot "
+                f"read the repository (it may be damaged: git -C {self.root} fsck checks it)"
+            )
         if head and not head.startswith("ref: "):
             raise InputError(
                 f"{self.root}: HEAD is detached (no branch is checked out), so a commit would "
