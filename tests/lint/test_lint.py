@@ -525,3 +525,62 @@ def test_a_new_profile_a_letter_off_an_inherited_one_is_reported(tmp_path: Path)
         f"{path}:4:3: warning [similar-profile] profile 'researh' is new here; did you mean the "
         "inherited 'research'? (its values change nothing for 'research')\n",
     )
+
+
+@pytest.mark.parametrize(
+    "when",
+    [
+        "tokens.ratio > 0.5 and tokens.contxt > 3",
+        '"tokens.ratio > 0.5 and tokens.contxt > 3"',
+        "\"'é✓' == 'x' and tokens.contxt > 1\"",  # ast counts columns in UTF-8 bytes
+        "status == 'é✓' and tokens.contxt > 1",
+        '"status == \\"x\\" and tokens.contxt > 1"',  # an escape is two characters written
+        '"tokens.ratio >\\t tokens.contxt > 1"',
+        "\"status == '\\u00e9' or tokens.contxt > 1\"",
+        "'status == ''x'' and tokens.contxt > 2'",  # a quote doubled
+        "tokens.ratio > 0.5\n      and tokens.contxt > 3",  # a plain scalar over lines
+        '"tokens.ratio > 0.5 and\n      tokens.contxt > 3"',
+        "'tokens.ratio > 0.5   \n\n      and tokens.contxt > 3'",
+        '"tokens.ratio > 0.5 and \\\n      tokens.contxt > 3"',  # an escaped line break
+    ],
+)
+def test_a_position_inside_an_expression_is_where_the_file_has_it(
+    tmp_path: Path, when: str
+) -> None:
+    """A problem inside a ``when:`` is reported at the line and column the name is written
+    at, whatever stands between the scalar's start and it: characters of several bytes,
+    escapes, doubled quotes, lines folded into one."""
+    path = tmp_path / "p.yaml"
+    text = (
+        f"version: 1\nextends: default\nrules:\n  - id: x\n    when: {when}\n    action: compact\n"
+    )
+    path.write_text(text)
+    lines = text.splitlines()
+    line = next(i for i, t in enumerate(lines, 1) if "tokens.contxt" in t)
+    col = lines[line - 1].index("tokens.contxt") + 1
+    assert [(p.check, p.line, p.col) for p in lint_paths([str(path)]).problems] == [
+        ("unknown-name", line, col)
+    ]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "  - id: x\n    when: \"'é' == 'x' and >= 3\"\n    action: compact\n",
+        "  - id: x\n    when: tokens.ratio > 1\n    action: compact\n"
+        '    because: "à \\"{tokens.contxt}\\""\n',
+        "  - id: x\n    when: tokens.ratio > 1\n    action: compact\n"
+        "    because: 'l''état {tokens.ratio:.0%} ✓ {tokens.contxt}'\n",
+    ],
+)
+def test_a_position_in_a_syntax_error_or_a_message_is_where_the_file_has_it(
+    tmp_path: Path, source: str
+) -> None:
+    path = tmp_path / "p.yaml"
+    text = f"version: 1\nextends: default\nrules:\n{source}"
+    path.write_text(text)
+    marker = "tokens.contxt" if "contxt" in text else ">="
+    lines = text.splitlines()
+    line = next(i for i, t in enumerate(lines, 1) if marker in t)
+    col = lines[line - 1].index(marker) + 1
+    assert [(p.line, p.col) for p in lint_paths([str(path)]).problems] == [(line, col)]
