@@ -584,3 +584,28 @@ def test_a_position_in_a_syntax_error_or_a_message_is_where_the_file_has_it(
     line = next(i for i, t in enumerate(lines, 1) if marker in t)
     col = lines[line - 1].index(marker) + 1
     assert [(p.line, p.col) for p in lint_paths([str(path)]).problems] == [(line, col)]
+
+
+def test_a_signal_read_only_by_a_rule_or_guard_set_aside_is_not_called_unused(
+    tmp_path: Path,
+) -> None:
+    """A rule or guard whose expression does not compile is set aside while the rest is
+    checked; the signals it names are still read by it, so only its own error is reported."""
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "version: 1\nextends: default\nsignals:\n"
+        "  busy: {type: bool, default: false}\n"
+        "  calls: {type: int, default: 0}\n"
+        "  spare: {type: int, default: 0}\n"
+        "rules:\n"
+        "  - {id: z, when: signals.busy = True, action: compact}\n"
+        "guards:\n"
+        "  compact:\n"
+        "    - {id: g, when: tokens.ratio > 0.8, severity: warn,\n"
+        "       message: '{signals . calls} {tokns}'}\n"
+    )
+    assert [(p.line, p.check) for p in lint_paths([str(path)]).problems] == [
+        (6, "unused-signal"),
+        (8, "expression-syntax"),
+        (12, "unknown-name"),
+    ]
