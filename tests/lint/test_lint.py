@@ -609,3 +609,13 @@ def test_a_signal_read_only_by_a_rule_or_guard_set_aside_is_not_called_unused(
         (8, "expression-syntax"),
         (12, "unknown-name"),
     ]
+
+
+def test_a_guard_on_the_action_of_a_rule_set_aside_is_not_called_unused(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "version: 1\nprofiles:\n  coding: {soft_compact: 250000, hard_handoff: 350000}\n"
+        "rules:\n  - {id: big, when: tokens.contxt > 5, action: handoff}\n"
+        "guards:\n  handoff:\n    - {id: g, when: step < 2, severity: block}\n"
+    )
+    assert [(p.line, p.check) for p in lint_paths([str(path)]).problems] == [(5, "unknown-name")]

@@ -30,10 +30,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from clm_policy.lint.context import LintContext, conditions, message_parts
+from clm_policy.lint.context import LintContext, conditions, message_parts, set_aside
 from clm_policy.lint.problem import WARNING, Problem
-from clm_policy.policy.engine import Policy
-from clm_policy.policy.load import ResolvedPolicy
 
 ID = "unused-signal"
 LEVEL = WARNING
@@ -44,26 +42,14 @@ def check(ctx: LintContext) -> Iterator[Problem]:
     if policy is None or resolved is None:
         return
     read = {name for expr in conditions(policy) + message_parts(policy) for name in expr.names}
-    aside = _set_aside(policy, resolved)
+    aside = "\n".join(
+        str(entry.get(name) or "")
+        for _, entry in set_aside(policy, resolved)
+        for name in ("when", "because", "message")
+    )
     for name, (_, origin) in resolved.signals.items():
         if f"signals.{name}" in read or re.search(rf"\bsignals\s*\.\s*{re.escape(name)}\b", aside):
             continue
         yield Problem.at(
             origin.key_location, ID, LEVEL, f"signal '{name}' is declared but never read"
         )
-
-
-def _set_aside(policy: Policy, resolved: ResolvedPolicy) -> str:
-    """The text of the rules and guards loading set aside (an expression or a message of
-    theirs did not compile, which is reported as such): a signal they name is read by them
-    once they are fixed, so it is not called unused."""
-    kept = {("", r.id) for r in policy.rules}
-    kept |= {(str(action), g.id) for action, guards in policy.guards.items() for g in guards}
-    entries = [("", e) for e in resolved.rules]
-    entries += [(action, e) for action, guards in resolved.guards.items() for e in guards]
-    return "\n".join(
-        str(entry.get(name) or "")
-        for kind, entry in entries
-        if (kind, entry.id) not in kept
-        for name in ("when", "because", "message")
-    )
