@@ -24,14 +24,28 @@ POLICY_CASES = [
     (
         "yaml-syntax",
         "version: 1\nprofiles: [a\n",
-        "3:1: YAML syntax error: did not find expected ',' or ']' (while parsing a flow sequence)",
+        "3:1: YAML syntax error: did not find expected ',' or ']' (while parsing a flow sequence "
+        "that starts at 2:11)",
     ),
     (
         "bad-indent",
         "version: 1\n  profiles: {}\n",
-        "2:11: YAML syntax error: mapping values are not allowed in this context",
+        "2:11: YAML syntax error: mapping values are not allowed in this context; a ': ' "
+        "inside a value: quote the value, or indent this key as the keys above it",
     ),
     ("duplicate-key", "version: 1\nversion: 1\n", "2:1: duplicate key 'version' (first at line 1)"),
+    (
+        "braces-not-quoted",
+        rule("{tokens.ratio > 0.5}"),
+        "6:11: rules[0].when: expected a string, got a mapping (a value that starts with '{' or "
+        "'[' is a YAML mapping or list: quote it)",
+    ),
+    (
+        "list-not-quoted",
+        rule("tokens.ratio > 0.5", "    because: [big]\n"),
+        "8:14: rules[0].because: expected a string, got a list (a value that starts with '{' or "
+        "'[' is a YAML mapping or list: quote it)",
+    ),
     ("not-a-mapping", "- 1\n", "1:1: expected a mapping at the top of the policy, got a list"),
     ("missing-version", OK_PROFILE, "1:1: missing required key 'version' in the top level"),
     ("wrong-version", "version: 2\n" + OK_PROFILE, "1:10: version: expected 1, got integer 2"),
