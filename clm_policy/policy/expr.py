@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 
-from clm_policy.base.errors import EvaluationError, ExpressionError, LoadCheck, Location
+from clm_policy.base.errors import EvaluationError, ExpressionError, LoadCheck, Location, quote
 from clm_policy.base.record import Record
 from clm_policy.base.suggest import suggest
 from clm_policy.policy.evaluate import DEFAULT_LIMITS, FUNCTIONS, LimitExceeded, Limits, lower
@@ -452,6 +452,9 @@ def compile_expression(
             line = min(line, last)
             col = len(parsed.split("\n")[line - 1]) + 1
         where = span.at(line, col - shift if line == 1 else col)
+        if msg.startswith("invalid syntax"):  # Python's word for anything: say what is there
+            rest = parsed.split("\n")[line - 1][col - 1 :].strip()
+            msg += f" at {quote(rest, 30)}" if rest else " at the end of the expression"
         raise ExpressionError(
             f"expression syntax error: {msg}{_syntax_hint(body)}", where
         ) from None

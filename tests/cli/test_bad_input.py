@@ -142,7 +142,7 @@ POLICY_CASES = [
     (
         "expr-syntax",
         rule("tokens.context >= >= 1"),
-        "6:29: expression syntax error: invalid syntax",
+        "6:29: expression syntax error: invalid syntax at '>= 1'",
     ),
     ("expr-unclosed", rule("(step > 1"), "6:11: expression syntax error: '(' was never closed"),
     ("expr-empty", rule("''"), "6:12: empty expression"),
@@ -175,7 +175,11 @@ POLICY_CASES = [
         "6:12: not allowed in a policy expression: comprehension",
     ),
     ("walrus", rule('"(x := 1)"'), "6:13: not allowed in a policy expression: assignment (:=)"),
-    ("statement", rule('"import os"'), "6:12: expression syntax error: invalid syntax"),
+    (
+        "statement",
+        rule('"import os"'),
+        "6:12: expression syntax error: invalid syntax at 'import os'",
+    ),
     (
         "call-not-allowed",
         rule("\"open('x')\""),

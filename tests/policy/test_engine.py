@@ -132,7 +132,7 @@ def test_package_doctest() -> None:
     ("text", "message"),
     [
         ("1) or (1", "f:1:2: expression syntax error: unmatched ')'"),
-        ("step >", "f:1:7: expression syntax error: invalid syntax"),
+        ("step >", "f:1:7: expression syntax error: invalid syntax at the end of the expression"),
         ("signals", "f:1:1: 'signals' is a group of names, and none is declared"),
         ("(-8) ** 0.5 > 0", None),
     ],
