@@ -619,3 +619,42 @@ def test_a_guard_on_the_action_of_a_rule_set_aside_is_not_called_unused(tmp_path
         "guards:\n  handoff:\n    - {id: g, when: step < 2, severity: block}\n"
     )
     assert [(p.line, p.check) for p in lint_paths([str(path)]).problems] == [(5, "unknown-name")]
+
+
+@pytest.mark.parametrize(
+    ("when", "message"),
+    [
+        (
+            "tokens.context > 300000 and tokens.context < 200000",
+            "tokens.context > 300000 and tokens.context < 200000 never hold together",
+        ),
+        (
+            "200000 > tokens.context and (step > 1 and tokens.context >= 200000)",
+            "200000 > tokens.context and tokens.context >= 200000 never hold together",
+        ),
+        ("0 < step < 5 and step >= 5", "0 < step < 5 and step >= 5 never hold together"),
+        ("step == 3 and step > 3", "step == 3 and step > 3 never hold together"),
+        (
+            "status == 'waiting' and status == 'blocked'",
+            "status == 'waiting' and status == 'blocked' never hold together",
+        ),
+        ("step >= 5 and step <= 5", None),  # 5 meets both
+        ("step > 5 or step < 2", None),
+        ("step > 5 and message_count < 2", None),
+        ("status != 'waiting' and status == 'blocked'", None),
+        ("not (step > 5 and step < 2)", None),
+        ("tokens.context > profile.soft_compact and tokens.context < 10", None),
+    ],
+)
+def test_a_rule_whose_parts_never_hold_together_can_never_fire(
+    tmp_path: Path, when: str, message: str | None
+) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "version: 1\nextends: default\nrules:\n"
+        f'  - id: x\n    when: "{when}"\n    before: phase_boundary\n    action: compact\n'
+    )
+    found = [(p.check, p.message) for p in lint_paths([str(path)]).problems]
+    assert found == (
+        [("unreachable-rule", f"rule 'x' can never fire: {message}")] if message else []
+    )
