@@ -658,3 +658,54 @@ def test_a_rule_whose_parts_never_hold_together_can_never_fire(
     assert found == (
         [("unreachable-rule", f"rule 'x' can never fire: {message}")] if message else []
     )
+
+
+@pytest.mark.parametrize(
+    ("when", "message"),
+    [
+        (
+            "tokens.ratio > 80",
+            "tokens.ratio is a share of the window, from 0 to 1: 80 is never reached (for 80% "
+            "write 0.8)",
+        ),
+        (
+            "0.5 < tokens.ratio < 85.5",
+            "tokens.ratio is a share of the window, from 0 to 1: 85.5 is never reached (for "
+            "85.5% write 0.855)",
+        ),
+        (
+            "tokens.ratio >= profile.soft_compact",
+            "tokens.ratio is a share of the window (0 to 1), profile.soft_compact counts tokens: "
+            "compare tokens.context with profile.soft_compact",
+        ),
+        (
+            "step > 2 and 0.8 < tokens.context",
+            "tokens.context counts tokens: 0.8 is a share; compare tokens.ratio with 0.8, or "
+            "tokens.context with a number of tokens",
+        ),
+        ("tokens.ratio > 0.8", None),
+        ("tokens.ratio >= 1", None),
+        ("tokens.ratio * 100 > 80", None),
+        ("tokens.context >= profile.soft_compact", None),
+        ("tokens.context > 0", None),
+        ("step > 0.5", None),
+    ],
+)
+def test_a_share_compared_with_tokens_is_a_unit_mismatch(
+    tmp_path: Path, when: str, message: str | None
+) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "version: 1\nextends: default\nrules:\n"
+        f"  - id: x\n    when: {when}\n    before: phase_boundary\n    action: compact\n"
+    )
+    found = [(p.check, p.line, p.col, p.message) for p in lint_paths([str(path)]).problems]
+    col = 11 + (when.index(" and ") + 5 if " and " in when else 0)  # at the comparison
+    assert found == ([("unit-mismatch", 5, col, message)] if message else [])
+
+
+def test_the_names_a_unit_is_known_of_are_names_rules_read() -> None:
+    from clm_policy.lint.checks import unit_mismatch
+    from clm_policy.policy.names import known_names
+
+    assert set(known_names({})) >= unit_mismatch.SHARES | unit_mismatch.TOKENS
