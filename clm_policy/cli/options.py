@@ -24,13 +24,21 @@ def _memory(_ctx: click.Context, _param: click.Parameter, value: str | None) -> 
 def _policy(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str:
     from clm_policy.config.project import setting
 
-    return setting("policy", value) or "default"
+    return setting("policy", _given(value, "a policy file or a bundled name")) or "default"
 
 
 def _profile(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     from clm_policy.config.project import setting
 
-    return setting("profile", value)
+    return setting("profile", _given(value, "a profile's name"))
+
+
+def _given(value: str | None, what: str) -> str | None:
+    """``value``, refused when given empty: ``-p "$POLICY"`` with the variable unset must not
+    quietly mean the default (an empty environment variable is unset, as click reads it)."""
+    if value is not None and not value.strip():
+        raise click.BadParameter(f"empty: give {what}, or leave the option out")
+    return value
 
 
 def _option(

@@ -482,3 +482,41 @@ def test_a_signal_given_twice_is_refused(tmp_path: Path) -> None:
     assert signalled.returncode == 2
     assert "a signal degradation is given twice: give it once" in signalled.stderr
     assert "signal" not in run_process("log", "--memory", str(memory)).stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "stderr"),
+    [
+        (
+            ["decide", "--tokens", "5", "-p", ""],
+            "clm-policy decide: Invalid value for '--policy' / '-p' (env var: "
+            "'CLM_POLICY_POLICY'): empty: give a policy file or a bundled name, or leave the "
+            "option out (try 'clm-policy decide --help')\n",
+        ),
+        (
+            ["decide", "--tokens", "5", "--profile", " "],
+            "clm-policy decide: Invalid value for '--profile' (env var: 'CLM_POLICY_PROFILE'): "
+            "empty: give a profile's name, or leave the option out (try 'clm-policy decide "
+            "--help')\n",
+        ),
+        (
+            ["lint", ""],
+            "clm-policy lint: an empty PATH names nothing: give a file or a folder ('.' for "
+            "this one) (try 'clm-policy lint --help')\n",
+        ),
+        (
+            ["test", "policies", ""],
+            "clm-policy test: an empty PATH names nothing: give a file or a folder ('.' for "
+            "this one) (try 'clm-policy test --help')\n",
+        ),
+    ],
+)
+def test_an_empty_value_is_refused_not_taken_for_the_default(
+    tmp_path: Path, args: list[str], stderr: str
+) -> None:
+    """``-p "$POLICY"`` with the variable unset decided under the default policy, and
+    ``lint "$DIR"`` linted the whole working folder, both with exit 0."""
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "policies" / "p.yaml").write_text("version: 1\nextends: default\n")
+    result = run_process(*args, cwd=tmp_path)  # the quick path of decide too
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", stderr)
