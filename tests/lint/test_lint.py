@@ -709,3 +709,17 @@ def test_the_names_a_unit_is_known_of_are_names_rules_read() -> None:
     from clm_policy.policy.names import known_names
 
     assert set(known_names({})) >= unit_mismatch.SHARES | unit_mismatch.TOKENS
+
+
+def test_explain_shows_a_checks_documentation_as_the_docs_do() -> None:
+    result = invoke("lint", "--explain", "unreachable-rule")
+    assert result.exit_code == 0
+    doc = (REPO / "docs" / "lint.md").read_text()
+    assert result.stdout.startswith("### `unreachable-rule`\n\nLevel: **warning**. ")
+    assert result.stdout in doc + "\n"  # the same section, word for word
+    result = invoke("lint", "--explain", "unreachable")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "clm-policy lint: no check named 'unreachable'; did you mean 'unreachable-rule'? "
+        "(clm-policy lint --list-checks lists them) (try 'clm-policy lint --help')\n"
+    )
