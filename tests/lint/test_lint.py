@@ -696,12 +696,12 @@ def test_a_share_compared_with_tokens_is_a_unit_mismatch(
 ) -> None:
     path = tmp_path / "p.yaml"
     path.write_text(
-        "version: 1\nextends: default\nrules:\n"
+        "version: 1\nextends: default\ndefaults: {context_window: 1000000}\nrules:\n"
         f"  - id: x\n    when: {when}\n    before: phase_boundary\n    action: compact\n"
     )
     found = [(p.check, p.line, p.col, p.message) for p in lint_paths([str(path)]).problems]
     col = 11 + (when.index(" and ") + 5 if " and " in when else 0)  # at the comparison
-    assert found == ([("unit-mismatch", 5, col, message)] if message else [])
+    assert found == ([("unit-mismatch", 6, col, message)] if message else [])
 
 
 def test_the_names_a_unit_is_known_of_are_names_rules_read() -> None:
@@ -723,3 +723,59 @@ def test_explain_shows_a_checks_documentation_as_the_docs_do() -> None:
         "clm-policy lint: no check named 'unreachable'; did you mean 'unreachable-rule'? "
         "(clm-policy lint --list-checks lists them) (try 'clm-policy lint --help')\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "found"),
+    [
+        ("rules:\n  - {id: x, when: tokens.ratio > 0.8, action: handoff}\n", [(6, 19)]),
+        (
+            "rules:\n  - {id: x, when: step > 1 or profile.context_window < 9, action: handoff}\n",
+            [(6, 31)],
+        ),
+        (
+            "rules: [{id: c, when: step > 3, action: compact}]\n"
+            "guards:\n  compact:\n    - {id: g, when: tokens.window < 10, severity: warn}\n",
+            [(8, 21)],
+        ),
+        (
+            "rules:\n"
+            "  - {id: x, when: tokens.window is not None and tokens.ratio > 0.8, action: handoff}\n"
+            "  - {id: y, when: tokens.ratio != None and tokens.ratio > 0.9, action: handoff}\n",
+            [],
+        ),
+        (
+            "defaults: {context_window: 1000000}\n"
+            "rules:\n  - {id: x, when: tokens.ratio > 0.8, action: handoff}\n",
+            [],
+        ),
+    ],
+)
+def test_a_condition_reading_the_window_says_what_to_do_without_one(
+    tmp_path: Path, body: str, found: list[tuple[int, int]]
+) -> None:
+    """Without a window, tokens.ratio is None, the comparison fails and decide exits 2."""
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "version: 1\nprofiles:\n  coding: {soft_compact: 250000, hard_handoff: 350000}\n"
+        "  research: {soft_compact: 250000, hard_handoff: 350000}\n" + body
+    )
+    problems = lint_paths([str(path)]).problems
+    assert [(p.line, p.col) for p in problems] == found
+    assert all(
+        p.check == "window-unknown"
+        and p.message.endswith(
+            "is None where the window is unknown (profiles coding, research declare no "
+            "context_window), and the decision then fails: write 'tokens.window is not None "
+            "and ...', or give the profiles a context_window"
+        )
+        for p in problems
+    )
+
+
+def test_the_names_none_without_a_window_are_the_names_that_may_be_none() -> None:
+    from clm_policy.lint.checks import window_unknown
+    from clm_policy.policy.names import known_names
+
+    nullable = {n for n, info in known_names({}).items() if "None" in info.type}
+    assert set(window_unknown.WINDOWED) == nullable

@@ -36,6 +36,7 @@ from clm_policy.lint.checks import (
     unknown_name,
     unreachable_rule,
     unused_signal,
+    window_unknown,
     yaml_syntax,
 )
 
@@ -48,6 +49,7 @@ CHECKS: tuple[ModuleType, ...] = (
     unknown_name,
     type_mismatch,
     unit_mismatch,
+    window_unknown,
     constant_error,
     threshold_order,
     threshold_above_window,

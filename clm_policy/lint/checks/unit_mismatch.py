@@ -10,7 +10,7 @@ Passes::
 
     version: 1
     profiles:
-      coding: {soft_compact: 250000, hard_handoff: 350000}
+      coding: {soft_compact: 250000, hard_handoff: 350000, context_window: 1000000}
     rules:
       - {id: full, when: tokens.ratio > 0.8, action: handoff}
       - {id: soft, when: tokens.context >= profile.soft_compact, action: compact}
@@ -19,7 +19,7 @@ Fails::
 
     version: 1
     profiles:
-      coding: {soft_compact: 250000, hard_handoff: 350000}
+      coding: {soft_compact: 250000, hard_handoff: 350000, context_window: 1000000}
     rules:
       - {id: full, when: tokens.ratio > 80, action: handoff}
 """
