@@ -129,6 +129,9 @@ def state_option() -> Callable[[F], F]:
         "state_src",
         metavar="FILE|-",
         help="SessionState JSON file, or - for standard input.",
+        callback=lambda _ctx, _param, value: _given(
+            value, "a SessionState JSON file, or - for standard input"
+        ),
     )
 
 
@@ -155,7 +158,9 @@ def output_option(help_text: str, *, writable: bool = False) -> Callable[[F], F]
         type=click.Path(dir_okay=False, writable=writable, allow_dash=True),
         metavar="FILE",
         help=help_text + " (- for standard output)",
-        callback=lambda _ctx, _param, value: None if value == "-" else value,
+        callback=lambda _ctx, _param, value: (
+            None if value == "-" else _given(value, "a file's path, or - for standard output")
+        ),
     )
 
 
@@ -197,4 +202,5 @@ def transcript_options(command: F) -> F:
         metavar="PATH",
         help="A Claude Code session JSONL, a Codex rollout or OpenAI chat JSON to read the "
         "session from.",
+        callback=lambda _ctx, _param, value: _given(value, "a transcript file's path"),
     )(command)

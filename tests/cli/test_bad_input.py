@@ -500,6 +500,22 @@ def test_a_signal_given_twice_is_refused(tmp_path: Path) -> None:
             "--help')\n",
         ),
         (
+            ["decide", "--state", ""],
+            "clm-policy decide: Invalid value for '--state' / '-s': empty: give a SessionState "
+            "JSON file, or - for standard input, or leave the option out (try 'clm-policy "
+            "decide --help')\n",
+        ),
+        (
+            ["decide", "--transcript", " "],
+            "clm-policy decide: Invalid value for '--transcript': empty: give a transcript "
+            "file's path, or leave the option out (try 'clm-policy decide --help')\n",
+        ),
+        (
+            ["lint", "-o", "", "policies"],
+            "clm-policy lint: Invalid value for '--output' / '-o': empty: give a file's path, "
+            "or - for standard output, or leave the option out (try 'clm-policy lint --help')\n",
+        ),
+        (
             ["lint", ""],
             "clm-policy lint: an empty PATH names nothing: give a file or a folder ('.' for "
             "this one) (try 'clm-policy lint --help')\n",
