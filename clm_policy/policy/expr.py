@@ -24,7 +24,7 @@ from clm_policy.base.errors import EvaluationError, ExpressionError, LoadCheck, 
 from clm_policy.base.record import Record
 from clm_policy.base.suggest import suggest
 from clm_policy.policy.evaluate import DEFAULT_LIMITS, FUNCTIONS, LimitExceeded, Limits, lower
-from clm_policy.policy.names import GROUPS
+from clm_policy.policy.names import GROUPS, WINDOW_NAMES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -204,6 +204,11 @@ class CompiledExpression(Record):
         detail = str(exc) or type(exc).__name__
         if isinstance(exc, TypeError) and missing:
             detail = f"{', '.join(missing)} has no value in this state ({detail})"
+            if any(name in WINDOW_NAMES for name in missing):
+                detail += (
+                    "; no window is known: give the profile a context_window (or the state "
+                    "one), or write 'tokens.window is not None and ...'"
+                )
         elif isinstance(exc, LimitExceeded):
             detail = f"refused: {detail}"
         elif isinstance(exc, OverflowError):

@@ -536,3 +536,19 @@ def test_an_empty_value_is_refused_not_taken_for_the_default(
     (tmp_path / "policies" / "p.yaml").write_text("version: 1\nextends: default\n")
     result = run_process(*args, cwd=tmp_path)  # the quick path of decide too
     assert (result.returncode, result.stdout, result.stderr) == (2, "", stderr)
+
+
+def test_a_condition_failing_without_a_window_says_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "version: 1\nextends: default\nrules:\n"
+        "  - {id: full, when: tokens.ratio > 0.5, action: compact, before: phase_boundary}\n"
+    )
+    result = run_process("decide", "-p", str(path), "--tokens", "5")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"{path}:4:22: evaluating 'tokens.ratio > 0.5' failed: tokens.ratio has no value in "
+        "this state ('>' not supported between instances of 'NoneType' and 'float'); no window "
+        "is known: give the profile a context_window (or the state one), or write "
+        "'tokens.window is not None and ...'\n"
+    )

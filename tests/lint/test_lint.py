@@ -774,8 +774,7 @@ def test_a_condition_reading_the_window_says_what_to_do_without_one(
 
 
 def test_the_names_none_without_a_window_are_the_names_that_may_be_none() -> None:
-    from clm_policy.lint.checks import window_unknown
-    from clm_policy.policy.names import known_names
+    from clm_policy.policy.names import WINDOW_NAMES, known_names
 
     nullable = {n for n, info in known_names({}).items() if "None" in info.type}
-    assert set(window_unknown.WINDOWED) == nullable
+    assert set(WINDOW_NAMES) == nullable

@@ -43,7 +43,8 @@ def test_explain_records_errors_of_rules_decide_never_reaches(write: Write) -> N
     assert later.error == (
         "evaluating 'tokens.ratio > 0.5' failed: tokens.ratio has no value in "
         "this state ('>' not supported between instances of 'NoneType' and "
-        "'float')"
+        "'float'); no window is known: give the profile a context_window (or the state one), "
+        "or write 'tokens.window is not None and ...'"
     )
     reordered = load_policy(
         write(

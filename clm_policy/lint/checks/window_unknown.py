@@ -31,12 +31,10 @@ from collections.abc import Iterator
 
 from clm_policy.lint.context import LintContext, conditions
 from clm_policy.lint.problem import WARNING, Problem
+from clm_policy.policy.names import WINDOW_NAMES
 
 ID = "window-unknown"
 LEVEL = WARNING
-
-WINDOWED = ("tokens.window", "tokens.ratio", "profile.context_window")
-"""The names that are None without a window (their type is ``|None``; a test holds this)."""
 
 
 def check(ctx: LintContext) -> Iterator[Problem]:
@@ -54,7 +52,7 @@ def check(ctx: LintContext) -> Iterator[Problem]:
     for expr in conditions(policy):
         guarded = _compared_with_none(expr.tree)
         for node in ast.walk(expr.tree):
-            if not isinstance(node, ast.Name) or node.id not in WINDOWED:
+            if not isinstance(node, ast.Name) or node.id not in WINDOW_NAMES:
                 continue
             if guarded & {node.id, "tokens.window"}:
                 continue
