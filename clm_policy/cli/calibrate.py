@@ -57,7 +57,10 @@ def calibrate(
 
     explicit = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
     if target is not None:
-        if ctx.get_parameter_source("policy_ref") in explicit:
+        # the file written is the one calibrated: a --policy naming it too is no conflict, and
+        # $CLM_POLICY_POLICY is a default an explicit --write overrides
+        given = ctx.get_parameter_source("policy_ref") is click.core.ParameterSource.COMMANDLINE
+        if given and not _same_file(policy_ref, target):
             raise click.UsageError("--write POLICY is the policy calibrated: leave out --policy")
         kind = path_kind(target)
         if kind != "file":
@@ -83,3 +86,12 @@ def calibrate(
     else:
         echo(calibration_text(found, edits, target), nl=False)
     return 0
+
+
+def _same_file(one: str, other: str) -> bool:
+    import os
+
+    try:
+        return os.path.samefile(one, other)
+    except OSError:  # a bundled name, or a file not there
+        return False

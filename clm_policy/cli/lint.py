@@ -24,8 +24,20 @@ FORMATS = ["text", "json", "github", "sarif"]
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too.")
 @output_option("Write the report to FILE instead of standard output.", writable=True)
 @click.option("--list-checks", is_flag=True, help="List the checks, one per line, and exit.")
+@click.option(
+    "--explain",
+    "explain",
+    metavar="CHECK",
+    help="Show CHECK's documentation (what it finds, why, a passing and a failing example) "
+    "and exit.",
+)
 def lint(
-    paths: tuple[str, ...], fmt: str, strict: bool, output: str | None, list_checks: bool
+    paths: tuple[str, ...],
+    fmt: str,
+    strict: bool,
+    output: str | None,
+    list_checks: bool,
+    explain: str | None,
 ) -> int:
     """Check policy files (the project's, else policies/) and report every problem.
 
@@ -45,12 +57,16 @@ def lint(
       clm-policy lint policies/examples/team.yaml --strict
       clm-policy lint --format sarif --output lint.sarif
       clm-policy lint --list-checks
+      clm-policy lint --explain unreachable-rule
 
     Exit codes: 0 no problems (warnings allowed unless --strict), 1 problems, 2 usage error
     (no such path, bad option).
     """
     from clm_policy.lint.checks import CHECKS, summary
 
+    if explain is not None:
+        echo(_explained(explain))
+        return 0
     if list_checks:
         width = max(len(m.ID) for m in CHECKS)
         for module in CHECKS:
@@ -71,6 +87,22 @@ def lint(
     if fmt == "text" or output is not None:
         echo(formats.summary(report), err=True)
     return 1 if report.failed(strict) else 0
+
+
+def _explained(check: str) -> str:
+    """The documentation of the check named ``check`` (docs/lint.md has the same)."""
+    from clm_policy.base.errors import UsageError, quote
+    from clm_policy.base.suggest import suggest
+    from clm_policy.lint.checks import CHECKS
+    from clm_policy.lint.reference import section
+
+    by_id = {str(module.ID): module for module in CHECKS}
+    if check not in by_id:
+        raise UsageError(
+            f"no check named {quote(check)}{suggest(check, by_id)} "
+            "(clm-policy lint --list-checks lists them)"
+        )
+    return section(by_id[check])
 
 
 def _default_targets() -> list[str]:

@@ -24,13 +24,21 @@ def _memory(_ctx: click.Context, _param: click.Parameter, value: str | None) -> 
 def _policy(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str:
     from clm_policy.config.project import setting
 
-    return setting("policy", value) or "default"
+    return setting("policy", _given(value, "a policy file or a bundled name")) or "default"
 
 
 def _profile(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     from clm_policy.config.project import setting
 
-    return setting("profile", value)
+    return setting("profile", _given(value, "a profile's name"))
+
+
+def _given(value: str | None, what: str) -> str | None:
+    """``value``, refused when given empty: ``-p "$POLICY"`` with the variable unset must not
+    quietly mean the default (an empty environment variable is unset, as click reads it)."""
+    if value is not None and not value.strip():
+        raise click.BadParameter(f"empty: give {what}, or leave the option out")
+    return value
 
 
 def _option(
@@ -121,6 +129,9 @@ def state_option() -> Callable[[F], F]:
         "state_src",
         metavar="FILE|-",
         help="SessionState JSON file, or - for standard input.",
+        callback=lambda _ctx, _param, value: _given(
+            value, "a SessionState JSON file, or - for standard input"
+        ),
     )
 
 
@@ -147,7 +158,9 @@ def output_option(help_text: str, *, writable: bool = False) -> Callable[[F], F]
         type=click.Path(dir_okay=False, writable=writable, allow_dash=True),
         metavar="FILE",
         help=help_text + " (- for standard output)",
-        callback=lambda _ctx, _param, value: None if value == "-" else value,
+        callback=lambda _ctx, _param, value: (
+            None if value == "-" else _given(value, "a file's path, or - for standard output")
+        ),
     )
 
 
@@ -189,4 +202,5 @@ def transcript_options(command: F) -> F:
         metavar="PATH",
         help="A Claude Code session JSONL, a Codex rollout or OpenAI chat JSON to read the "
         "session from.",
+        callback=lambda _ctx, _param, value: _given(value, "a transcript file's path"),
     )(command)

@@ -134,8 +134,8 @@ def _arm(spec: ExperimentFile, i: int, folder: Path, env: Mapping[str, str], whe
     try:
         policy = load_policy_cached(ref)
     except ClmError as exc:
-        if exc.location is not None and exc.location.file not in ("", ref):
-            raise  # a problem inside the policy file: its own file:line:col
+        if exc.location is not None and exc.location.line > 0:
+            raise  # a problem inside the policy file (or a parent): its own file:line:col
         raise InputError(
             f"arm {quote(arm.name)}: policy: {exc.message}", where("arms", i, "policy")
         ) from None

@@ -93,7 +93,16 @@ def run_experiment(
     from clm_policy.base.errors import InputError
 
     root = Path(workdir)
-    if root.exists() and any(root.iterdir()):
+    try:
+        if root.exists() and not root.is_dir():
+            raise NotADirectoryError(0, "it is a file")
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file there, or on the way there; a folder not writable
+        raise InputError(
+            f"{root}: cannot be the experiment's folder: {exc.strerror or exc} (--workdir "
+            "takes a folder, new or empty)"
+        ) from None
+    if any(root.iterdir()):
         raise InputError(
             f"{root}: not empty (an experiment starts in a new folder: remove what an earlier "
             "or interrupted run left there, or give another --workdir)"

@@ -155,6 +155,10 @@ def locate_errors(
                 message += f" (allowed: {', '.join(allowed)})"
         elif kind in _TYPE_NAMES:
             message = f"{field}: expected {_TYPE_NAMES[kind]}, got {_describe(value)}"
+            if kind == "string_type" and isinstance(value, dict | list):
+                message += (
+                    " (a value that starts with '{' or '[' is a YAML mapping or list: quote it)"
+                )
             threshold = bool(full) and full[-1] in ("soft_compact", "hard_handoff")
             if threshold and type(value) is float and 0 < value < 1:
                 message += f" (a share is written as '{value * 100:g}%')"

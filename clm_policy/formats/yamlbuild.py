@@ -385,11 +385,16 @@ class Builder:
             line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
             problem = _problem(exc.problem or exc.context or "invalid YAML")
             if exc.context and exc.problem:
-                problem = f"{problem} ({_problem(exc.context)})"
+                began = exc.context_mark
+                since = ""
+                if began is not None and began.line + 1 != line:  # say where, it is elsewhere
+                    since = f" that starts at {began.line + 1}:{began.column + 1}"
+                problem = f"{problem} ({_problem(exc.context)}{since})"
             lines = self.text.splitlines()
-            if 0 < line <= len(lines) and lines[line - 1][col - 1 : col] == "\t":
-                problem += "; it is a tab: YAML indents with spaces only"
-            return self._error(f"YAML syntax error: {problem}", line, col)
+            written = lines[line - 1] if 0 < line <= len(lines) else ""
+            return self._error(
+                f"YAML syntax error: {problem}{_hint(problem, written, col)}", line, col
+            )
         if isinstance(exc, ReaderError):  # a character YAML does not allow (a control character)
             position = exc.position
             if _CPARSER is not None:  # libyaml counts bytes of the UTF-8 text
@@ -402,6 +407,42 @@ class Builder:
                 position - before.rfind("\n"),
             )
         return self._error(f"YAML error: {_problem(exc)}", 1, 1)
+
+
+_HINTS = (
+    (
+        "mapping values are not allowed",
+        "; a ': ' inside a value: quote the value, or indent this key as the keys above it",
+    ),
+    ("did not find expected '-'", "; is this line indented as the items above it?"),
+    (
+        "did not find expected key",
+        "; is this line indented as the keys above it, and is every quote above it closed?",
+    ),
+    (
+        "found unexpected ':'",
+        "; a value that starts with '{' or '[' is a YAML mapping or list: quote it",
+    ),
+    ("while scanning a quoted scalar", "; a quote is never closed"),
+)
+"""What a person most likely meant, by libyaml's problem: the mistakes of someone new to YAML."""
+
+
+def _hint(problem: str, written: str, col: int) -> str:
+    """The hint for a syntax error at ``col`` of the line ``written``, given libyaml's
+    ``problem``: a tab where the line is indented, a value that starts with a quote and goes
+    on after it closes (an expression such as ``"a" == status``), else :data:`_HINTS`."""
+    if written[col - 1 : col] == "\t":
+        return "; it is a tab: YAML indents with spaces only"
+    key_end = written.find(": ", 0, col - 1)
+    start = len(written) - len(written[key_end + 2 :].lstrip()) if key_end >= 0 else -1
+    quote_char = written[start : start + 1] if start >= 0 else ""
+    if quote_char in ("'", '"') and -1 < written.find(quote_char, start + 1) < col - 1:
+        return (
+            "; a value that starts with a quote ends where the quote closes: write the whole "
+            "value inside quotes of the other kind"
+        )
+    return next((hint for found, hint in _HINTS if found in problem), "")
 
 
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")

@@ -217,6 +217,83 @@ def scalar_text_start(doc: YamlDocument, path: Sequence[PathKey]) -> tuple[Locat
     return loc, 0
 
 
+_ESCAPE_WIDTH = {"x": 4, "u": 6, "U": 10}
+"""Characters written for an escape of a double-quoted scalar that takes digits (else 2)."""
+
+
+def scalar_moves(
+    doc: YamlDocument, path: Sequence[PathKey], value: str
+) -> tuple[tuple[int, int, int, int], ...]:
+    """Where each line of a quoted or plain scalar's ``value`` and its text as written start
+    to run in step again: ``(line, col, file_line, file_col)``, 1-based, in order; empty when
+    they run in step throughout (or the scalar is a block, or is not ``value``).
+
+    The value is libyaml's; this only matches it against the text, character by character,
+    over what writing it added: an escape (``\\"``, ``\\u00e9``), a doubled quote (``''``), the
+    spaces and line breaks of lines folded into one (clm_policy.policy.expr.SourceSpan)."""
+    style = doc.style(path)
+    if style not in ("", "'", '"') or not isinstance(value, str):
+        return ()
+    start, _ = scalar_text_start(doc, path)
+    lines = doc.text.splitlines(keepends=True)
+    row, col = start.line - 1, start.col - 1
+    moves: list[tuple[int, int, int, int]] = []
+    line, at = 1, 1
+    for char in value:
+        found = _written_at(style, lines, row, col, char)
+        if found is None:
+            return ()  # not the value after all: its columns are left as they were
+        row, col, width = found
+        if (
+            not moves
+            or moves[-1][0] != line
+            or moves[-1][2:] != (row + 1, col + 1 - at + moves[-1][1])
+        ):
+            moves.append((line, at, row + 1, col + 1))
+        row, col = _step(lines, row, col + width)
+        line, at = (line + 1, 1) if char == "\n" else (line, at + 1)
+    return () if moves == [(1, 1, start.line, start.col)] else tuple(moves)
+
+
+def _written_at(
+    style: str, lines: list[str], row: int, col: int, char: str
+) -> tuple[int, int, int] | None:
+    """Where (row, col, 0-based) and in how many characters ``char`` of a scalar's value is
+    written, from ``row``/``col`` on; None when what is written there is not it."""
+    while row < len(lines) and col < len(lines[row]):
+        text = lines[row]
+        width = _written_width(style, text, col, char)
+        if width:
+            return row, col, width
+        if style == '"' and text[col] == "\\":
+            col += 2  # an escaped line break writes nothing
+        elif text[col].isspace():
+            col += 1  # folded away
+        else:
+            return None
+        row, col = _step(lines, row, col)
+    return None
+
+
+def _step(lines: list[str], row: int, col: int) -> tuple[int, int]:
+    """``row``/``col``, or the next line's start when ``col`` is past its line."""
+    return (row + 1, 0) if row < len(lines) and col >= len(lines[row]) else (row, col)
+
+
+def _written_width(style: str, text: str, col: int, char: str) -> int:
+    """How many characters of ``text`` from ``col`` write ``char`` of a scalar's value (0:
+    none; they are folded away, or are not ``char``)."""
+    written = text[col]
+    if style == '"' and written == "\\":
+        following = text[col + 1 : col + 2]
+        return 0 if following in ("", "\r", "\n") else _ESCAPE_WIDTH.get(following, 2)
+    if style == "'" and char == "'" and text.startswith("''", col):
+        return 2
+    if written == char or (char == " " and written in "\r\n"):  # a break folded to a space
+        return 1
+    return 0
+
+
 def scalar_source(doc: YamlDocument, path: Sequence[PathKey]) -> str | None:
     """A folded (``>``) scalar's lines as written, joined by newlines; None for other styles."""
     if doc.style(path) != ">":

@@ -8,7 +8,7 @@ from clm_policy.base.errors import ClmError
 from clm_policy.formats.yamlio import YamlDocument
 from clm_policy.policy.engine import Policy
 from clm_policy.policy.expr import CompiledExpression
-from clm_policy.policy.load import ResolvedPolicy
+from clm_policy.policy.load import Entry, ResolvedPolicy
 
 
 @dataclass
@@ -43,3 +43,14 @@ def formatted_parts(policy: Policy) -> list[tuple[CompiledExpression, str]]:
 def message_parts(policy: Policy) -> list[CompiledExpression]:
     """The ``{expression}`` parts of every rule's ``because``, then of every guard's ``message``."""
     return [expr for expr, _ in formatted_parts(policy)]
+
+
+def set_aside(policy: Policy, resolved: ResolvedPolicy) -> list[tuple[str, Entry]]:
+    """The rules and guards loading set aside (an expression or a message of theirs did not
+    compile, which is reported as such), each with its kind ("rule", or a guard's action):
+    what they read or propose counts, so that no check reports what fixing them undoes."""
+    kept = {("rule", r.id) for r in policy.rules}
+    kept |= {(str(action), g.id) for action, guards in policy.guards.items() for g in guards}
+    entries = [("rule", e) for e in resolved.rules]
+    entries += [(str(action), e) for action, guards in resolved.guards.items() for e in guards]
+    return [(kind, entry) for kind, entry in entries if (kind, entry.id) not in kept]

@@ -226,8 +226,16 @@ def _decode_location(value: Any) -> Location:
 
 
 def _decode_span(value: Any) -> SourceSpan:
-    start, indent = _of(list, value)
-    return SourceSpan(_decode_location(start), _of(int, indent))
+    items = _of(list, value)
+    if len(items) not in (2, 3):
+        raise _Malformed(f"expected a span of 2 or 3 items, got {value!r}")
+    moves = tuple(_decode_move(m) for m in _of(list, items[2])) if len(items) == 3 else ()
+    return SourceSpan(_decode_location(items[0]), _of(int, items[1]), moves)
+
+
+def _decode_move(value: Any) -> tuple[int, int, int, int]:
+    line, col, file_line, file_col = (_of(int, v) for v in _of(list, value))
+    return line, col, file_line, file_col
 
 
 def _decode_expression(value: Any, names: dict[str, NameInfo]) -> CompiledExpression:
@@ -314,6 +322,8 @@ def encode_policy(value: Any) -> Any:
         if value.span is None:
             raise _Malformed("an expression without its position cannot be cached")
         span = [encode_policy(value.span.start), value.span.block_indent]
+        if value.span.moves:
+            span.append([list(move) for move in value.span.moves])
         if isinstance(value, Template):
             return {"text": value.text, "span": span}
         return {"text": value.text, "source": value.source, "span": span}

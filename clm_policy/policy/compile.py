@@ -6,7 +6,7 @@ from functools import partial
 
 from clm_policy.base.errors import ClmError, LoadCheck, PolicyError, Sink
 from clm_policy.base.suggest import suggest
-from clm_policy.formats.yamlio import scalar_source, scalar_text_start
+from clm_policy.formats.yamlio import scalar_moves, scalar_source, scalar_text_start
 from clm_policy.models.enums import Action
 from clm_policy.policy.engine import (
     DEFAULT_MIN_RECALL,
@@ -50,8 +50,13 @@ def load_policy(source: str | Path) -> Policy:
     return compile_policy(load_resolved(source))
 
 
-def _span(origin: Origin) -> SourceSpan:
-    return SourceSpan(*scalar_text_start(origin.doc, origin.path))
+def _span(origin: Origin, value: object) -> SourceSpan:
+    """Where ``value``, the scalar at ``origin``, is written: its start, and how positions
+    inside it map to the file's (SourceSpan)."""
+    start, indent = scalar_text_start(origin.doc, origin.path)
+    if not isinstance(value, str):
+        return SourceSpan(start, indent)
+    return SourceSpan(start, indent, scalar_moves(origin.doc, origin.path, value))
 
 
 Compiled = dict[tuple[object, ...], tuple[tuple[str, ...], CompiledExpression | Template]]
@@ -85,7 +90,8 @@ def _memoised(
 
 def _expr(entry: Entry, names: dict[str, NameInfo], memo: Compiled | None) -> CompiledExpression:
     origin = entry.origin_of("when")
-    text, span = entry.get("when"), _span(origin)
+    text = entry.get("when")
+    span = _span(origin, text)
     source = scalar_source(origin.doc, origin.path)
     memo = memo if isinstance(text, str) else None  # else compile_expression says what is wrong
     build = partial(compile_expression, text, span, names, source=source)
@@ -98,7 +104,7 @@ def _template(
     text = entry.get(name)
     if text is None:
         return None
-    span = _span(entry.origin_of(name))
+    span = _span(entry.origin_of(name), text)
     memo = memo if isinstance(text, str) else None
     build = partial(compile_template, text, span, names)
     return _memoised(Template, memo, ("template", text, span), names, build)

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import ast
 
-from clm_policy.base.errors import EvaluationError, ExpressionError, LoadCheck, Location
+from clm_policy.base.errors import EvaluationError, ExpressionError, LoadCheck, Location, quote
 from clm_policy.base.record import Record
 from clm_policy.base.suggest import suggest
 from clm_policy.policy.evaluate import DEFAULT_LIMITS, FUNCTIONS, LimitExceeded, Limits, lower
-from clm_policy.policy.names import GROUPS
+from clm_policy.policy.names import GROUPS, WINDOW_NAMES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -108,17 +108,47 @@ own visits)."""
 class SourceSpan(Record):
     """Where an expression's text starts in its file, to map columns inside it back.
 
-    ``block_indent`` is the column later lines start at (block scalars); 0: as line 1."""
+    ``block_indent`` is the column later lines start at (block scalars); 0: as line 1.
+    ``moves`` are for a quoted or plain scalar whose value is not its text as written
+    (an escape, a doubled quote, lines folded into one, a character of several bytes before):
+    ``(line, col, file_line, file_col)`` where a line of the value and the file's text start
+    to run in step again, 1-based, in order (clm_policy.formats.yamlio.scalar_moves)."""
 
     start: Location
     block_indent: int = 0
+    moves: tuple[tuple[int, int, int, int], ...] = ()
 
     def at(self, line: int, col: int) -> Location:
         """File location of (1-based) ``line``/``col`` inside the expression text."""
+        col = max(col, 1)
+        if self.moves:
+            return self._moved(max(line, 1), col)
         if line <= 1:
-            return self.start.shifted(cols=max(col, 1) - 1)
+            return self.start.shifted(cols=col - 1)
         base = self.block_indent or 1
-        return Location(self.start.file, self.start.line + line - 1, base + max(col, 1) - 1)
+        return Location(self.start.file, self.start.line + line - 1, base + col - 1)
+
+    def _moved(self, line: int, col: int) -> Location:
+        here = self.moves[0]
+        for move in self.moves:
+            if move[:2] > (line, col):
+                break
+            here = move
+        if here[0] != line:  # past what the moves cover (a line the scalar does not have)
+            return Location(self.start.file, here[2], here[3])
+        return Location(self.start.file, here[2], here[3] + col - here[1])
+
+    def tail(self, line: int, col: int) -> SourceSpan:
+        """The span of the text from ``line``/``col`` of this one on (a message's part)."""
+        start = self.at(line, col)
+        if not self.moves:
+            return SourceSpan(start, self.block_indent)
+        later = tuple(
+            (m[0] - line + 1, m[1] - col + 1 if m[0] == line else m[1], m[2], m[3])
+            for m in self.moves
+            if m[:2] > (line, col)
+        )
+        return SourceSpan(start, self.block_indent, ((1, 1, start.line, start.col), *later))
 
 
 class CompiledExpression(Record):
@@ -174,6 +204,11 @@ class CompiledExpression(Record):
         detail = str(exc) or type(exc).__name__
         if isinstance(exc, TypeError) and missing:
             detail = f"{', '.join(missing)} has no value in this state ({detail})"
+            if any(name in WINDOW_NAMES for name in missing):
+                detail += (
+                    "; no window is known: give the profile a context_window (or the state "
+                    "one), or write 'tokens.window is not None and ...'"
+                )
         elif isinstance(exc, LimitExceeded):
             detail = f"refused: {detail}"
         elif isinstance(exc, OverflowError):
@@ -184,14 +219,29 @@ class CompiledExpression(Record):
 
     def node_location(self, node: ast.AST) -> Location:
         """Where ``node`` (a part of ``tree``) starts in the file."""
-        return self.location if self.span is None else _at(self.span, self.shift, node)
+        if self.span is None:
+            return self.location
+        return _at(self.span, self.shift, node, _parsed(self.source or self.text)[0])
 
 
-def _at(span: SourceSpan, shift: int, node: ast.AST) -> Location:
-    """Where ``node`` starts in the file, of a tree parsed from text whose first line is
-    ``shift`` columns off the file's (see compile_expression)."""
+def _parsed(body: str) -> tuple[str, int]:
+    """The text ``ast`` parses for an expression written ``body``, and the columns its first
+    line is off the body's: an expression spanning lines is parsed inside parentheses
+    (Python's own rule for line continuation), so a column on its first line is one too far."""
+    if "\n" in body.strip():
+        return "(" + body + "\n)", 1
+    return body.strip(), len(body.lstrip()) - len(body)
+
+
+def _at(span: SourceSpan, shift: int, node: ast.AST, parsed: str) -> Location:
+    """Where ``node`` starts in the file, of a tree parsed from ``parsed``, whose first line
+    is ``shift`` columns off the file's (:func:`_parsed`)."""
     line = getattr(node, "lineno", 1)
-    col = getattr(node, "col_offset", 0) + 1
+    offset = getattr(node, "col_offset", 0)
+    written = parsed.split("\n")[line - 1] if line <= parsed.count("\n") + 1 else ""
+    if not written.isascii():  # ast counts UTF-8 bytes; a column counts characters
+        offset = len(written.encode()[:offset].decode(errors="ignore"))
+    col = offset + 1
     return span.at(line, col - shift if line == 1 else col)
 
 
@@ -214,17 +264,23 @@ class _Checker(ast.NodeTransformer):
     """Refuses anything outside the allow-list and flattens dotted names."""
 
     def __init__(
-        self, span: SourceSpan, shift: int, names: Mapping[str, NameInfo], limits: Limits
+        self,
+        span: SourceSpan,
+        shift: int,
+        parsed: str,
+        names: Mapping[str, NameInfo],
+        limits: Limits,
     ) -> None:
         self.span = span
         self.shift = shift
+        self.parsed = parsed
         self.known = names
         self.limits = limits
         self.read: dict[str, None] = {}
         self.depth = 0
 
     def fail(self, node: ast.AST, message: str, check: LoadCheck | None = None) -> ExpressionError:
-        return ExpressionError(message, _at(self.span, self.shift, node), check=check)
+        return ExpressionError(message, _at(self.span, self.shift, node, self.parsed), check=check)
 
     def visit(self, node: ast.AST) -> Any:
         self.depth += 1
@@ -389,11 +445,8 @@ def compile_expression(
                 f"control character U+{ord(char):04X} not allowed in an expression",
                 span.at(line, col),
             )
-    # An expression spanning lines is parsed inside parentheses (Python's own rule for line
-    # continuation); a column on its first line is then one too far, which shift corrects.
-    multiline = "\n" in body.strip()
-    shift = 1 if multiline else len(body.lstrip()) - len(body)
-    parsed = "(" + body + "\n)" if multiline else body.strip()
+    parsed, shift = _parsed(body)
+    multiline = shift == 1  # parsed inside parentheses (_parsed)
     try:
         tree = ast.parse(parsed, mode="eval")
     except SyntaxError as exc:
@@ -404,6 +457,9 @@ def compile_expression(
             line = min(line, last)
             col = len(parsed.split("\n")[line - 1]) + 1
         where = span.at(line, col - shift if line == 1 else col)
+        if msg.startswith("invalid syntax"):  # Python's word for anything: say what is there
+            rest = parsed.split("\n")[line - 1][col - 1 :].strip()
+            msg += f" at {quote(rest, 30)}" if rest else " at the end of the expression"
         raise ExpressionError(
             f"expression syntax error: {msg}{_syntax_hint(body)}", where
         ) from None
@@ -412,7 +468,7 @@ def compile_expression(
         raise ExpressionError("expression nested too deeply", span.start) from None
     except ValueError as exc:
         raise ExpressionError(f"expression cannot be parsed: {exc}", span.start) from None
-    checker = _Checker(span, shift, names, limits)
+    checker = _Checker(span, shift, parsed, names, limits)
     try:
         checked = checker.visit(tree)
     except RecursionError:

@@ -18,6 +18,7 @@ __all__ = [
     "PROFILE_NAMES",
     "SIGNAL_TYPES",
     "STATE_NAMES",
+    "WINDOW_NAMES",
     "NameInfo",
     "known_names",
 ]
@@ -54,6 +55,11 @@ PROFILE_NAMES: Mapping[str, NameInfo] = {
 }
 
 GROUPS = ("tokens", "profile", "signals")
+
+WINDOW_NAMES = ("tokens.window", "tokens.ratio", "profile.context_window")
+"""The names that are None when no window is known: the state gives none, nor the policy's
+``models`` for its model, nor the profile (they are the names whose type may be None; a test
+holds the two equal)."""
 
 SIGNAL_TYPES = {"bool": "bool", "int": "int", "float": "float", "str": "str"}
 

@@ -59,9 +59,11 @@ def discover(
     and "``none_under`` FOLDER" when there are none. Anything else is an :class:`InputError`."""
     from pathlib import Path
 
-    from clm_policy.base.errors import Location
+    from clm_policy.base.errors import Location, UsageError
     from clm_policy.formats.textio import visible_files
 
+    if any(not text.strip() for text in paths):  # Path("") is "."; "$POLICY" unset, say
+        raise UsageError("an empty PATH names nothing: give a file or a folder ('.' for this one)")
     unique: dict[Path, Path] = {}
     for text in paths:
         given = Path(text)

@@ -101,10 +101,13 @@ def compile_template(
     literal: list[str] = []
     i = 0
 
-    def at(offset: int, cols: int = 0) -> Location:
-        """Where ``text[offset]`` is in the file, ``cols`` further right."""
-        line = text.count("\n", 0, offset) + 1
-        return span.at(line, offset - text.rfind("\n", 0, offset) + cols)
+    def position(offset: int) -> tuple[int, int]:
+        """The line and column of ``text[offset]`` in ``text``."""
+        return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+
+    def at(offset: int) -> Location:
+        """Where ``text[offset]`` is in the file."""
+        return span.at(*position(offset))
 
     while i < len(text):
         ch = text[i]
@@ -129,7 +132,7 @@ def compile_template(
                 f"format spec ':{spec}' not allowed (use e.g. ':,' ':.1f' ':.0%')",
                 at(i),
             )
-        inner_span = SourceSpan(at(i, 1), span.block_indent)
+        inner_span = span.tail(*position(i + 1))
         expr = compile_expression(expr_text, inner_span, names, limits)
         if literal:
             parts.append("".join(literal))

@@ -24,14 +24,28 @@ POLICY_CASES = [
     (
         "yaml-syntax",
         "version: 1\nprofiles: [a\n",
-        "3:1: YAML syntax error: did not find expected ',' or ']' (while parsing a flow sequence)",
+        "3:1: YAML syntax error: did not find expected ',' or ']' (while parsing a flow sequence "
+        "that starts at 2:11)",
     ),
     (
         "bad-indent",
         "version: 1\n  profiles: {}\n",
-        "2:11: YAML syntax error: mapping values are not allowed in this context",
+        "2:11: YAML syntax error: mapping values are not allowed in this context; a ': ' "
+        "inside a value: quote the value, or indent this key as the keys above it",
     ),
     ("duplicate-key", "version: 1\nversion: 1\n", "2:1: duplicate key 'version' (first at line 1)"),
+    (
+        "braces-not-quoted",
+        rule("{tokens.ratio > 0.5}"),
+        "6:11: rules[0].when: expected a string, got a mapping (a value that starts with '{' or "
+        "'[' is a YAML mapping or list: quote it)",
+    ),
+    (
+        "list-not-quoted",
+        rule("tokens.ratio > 0.5", "    because: [big]\n"),
+        "8:14: rules[0].because: expected a string, got a list (a value that starts with '{' or "
+        "'[' is a YAML mapping or list: quote it)",
+    ),
     ("not-a-mapping", "- 1\n", "1:1: expected a mapping at the top of the policy, got a list"),
     ("missing-version", OK_PROFILE, "1:1: missing required key 'version' in the top level"),
     ("wrong-version", "version: 2\n" + OK_PROFILE, "1:10: version: expected 1, got integer 2"),
@@ -128,7 +142,7 @@ POLICY_CASES = [
     (
         "expr-syntax",
         rule("tokens.context >= >= 1"),
-        "6:29: expression syntax error: invalid syntax",
+        "6:29: expression syntax error: invalid syntax at '>= 1'",
     ),
     ("expr-unclosed", rule("(step > 1"), "6:11: expression syntax error: '(' was never closed"),
     ("expr-empty", rule("''"), "6:12: empty expression"),
@@ -161,7 +175,11 @@ POLICY_CASES = [
         "6:12: not allowed in a policy expression: comprehension",
     ),
     ("walrus", rule('"(x := 1)"'), "6:13: not allowed in a policy expression: assignment (:=)"),
-    ("statement", rule('"import os"'), "6:12: expression syntax error: invalid syntax"),
+    (
+        "statement",
+        rule('"import os"'),
+        "6:12: expression syntax error: invalid syntax at 'import os'",
+    ),
     (
         "call-not-allowed",
         rule("\"open('x')\""),
@@ -464,3 +482,73 @@ def test_a_signal_given_twice_is_refused(tmp_path: Path) -> None:
     assert signalled.returncode == 2
     assert "a signal degradation is given twice: give it once" in signalled.stderr
     assert "signal" not in run_process("log", "--memory", str(memory)).stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "stderr"),
+    [
+        (
+            ["decide", "--tokens", "5", "-p", ""],
+            "clm-policy decide: Invalid value for '--policy' / '-p' (env var: "
+            "'CLM_POLICY_POLICY'): empty: give a policy file or a bundled name, or leave the "
+            "option out (try 'clm-policy decide --help')\n",
+        ),
+        (
+            ["decide", "--tokens", "5", "--profile", " "],
+            "clm-policy decide: Invalid value for '--profile' (env var: 'CLM_POLICY_PROFILE'): "
+            "empty: give a profile's name, or leave the option out (try 'clm-policy decide "
+            "--help')\n",
+        ),
+        (
+            ["decide", "--state", ""],
+            "clm-policy decide: Invalid value for '--state' / '-s': empty: give a SessionState "
+            "JSON file, or - for standard input, or leave the option out (try 'clm-policy "
+            "decide --help')\n",
+        ),
+        (
+            ["decide", "--transcript", " "],
+            "clm-policy decide: Invalid value for '--transcript': empty: give a transcript "
+            "file's path, or leave the option out (try 'clm-policy decide --help')\n",
+        ),
+        (
+            ["lint", "-o", "", "policies"],
+            "clm-policy lint: Invalid value for '--output' / '-o': empty: give a file's path, "
+            "or - for standard output, or leave the option out (try 'clm-policy lint --help')\n",
+        ),
+        (
+            ["lint", ""],
+            "clm-policy lint: an empty PATH names nothing: give a file or a folder ('.' for "
+            "this one) (try 'clm-policy lint --help')\n",
+        ),
+        (
+            ["test", "policies", ""],
+            "clm-policy test: an empty PATH names nothing: give a file or a folder ('.' for "
+            "this one) (try 'clm-policy test --help')\n",
+        ),
+    ],
+)
+def test_an_empty_value_is_refused_not_taken_for_the_default(
+    tmp_path: Path, args: list[str], stderr: str
+) -> None:
+    """``-p "$POLICY"`` with the variable unset decided under the default policy, and
+    ``lint "$DIR"`` linted the whole working folder, both with exit 0."""
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "policies" / "p.yaml").write_text("version: 1\nextends: default\n")
+    result = run_process(*args, cwd=tmp_path)  # the quick path of decide too
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", stderr)
+
+
+def test_a_condition_failing_without_a_window_says_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "version: 1\nextends: default\nrules:\n"
+        "  - {id: full, when: tokens.ratio > 0.5, action: compact, before: phase_boundary}\n"
+    )
+    result = run_process("decide", "-p", str(path), "--tokens", "5")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"{path}:4:22: evaluating 'tokens.ratio > 0.5' failed: tokens.ratio has no value in "
+        "this state ('>' not supported between instances of 'NoneType' and 'float'); no window "
+        "is known: give the profile a context_window (or the state one), or write "
+        "'tokens.window is not None and ...'\n"
+    )

@@ -261,3 +261,19 @@ def test_the_simulated_agents_own_handoff_is_no_arms_recall(tmp_path: Path) -> N
     assert "Clm-Recall-Agent: 1.00" in git(memory, "log", "--format=%(trailers:only,unfold)")
     assert outcome.recall is None
     assert figures(run).by_metric["recall"]["file"].value is None
+
+
+def test_a_problem_inside_an_arms_policy_is_reported_where_it_is_in_that_file(
+    tmp_path: Path,
+) -> None:
+    """The policy's own file:line:col, not the experiment's line naming the policy."""
+    path = experiment(tmp_path, "  - {name: file, policy: broken.yaml}\n")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(
+        "version: 1\nextends: default\nrules:\n  - {id: x, when: tokens.contxt > 1, action: compact}\n"
+    )
+    with pytest.raises(InputError) as err:
+        load_experiment(path)
+    assert str(err.value) == (
+        f"{broken}:4:19: unknown name 'tokens.contxt'; did you mean 'tokens.context'?"
+    )

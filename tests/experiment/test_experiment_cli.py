@@ -197,3 +197,21 @@ def test_an_html_path_that_is_a_folder_names_html(tmp_path: Path) -> None:
     result = invoke("experiment", str(path), "--html", str(tmp_path))
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == f"{tmp_path}: is a folder: --html takes a file's path\n"
+
+
+@pytest.mark.parametrize(
+    ("where", "reason"), [("exp.yaml", "it is a file"), ("exp.yaml/sub", "Not a directory")]
+)
+def test_a_workdir_that_cannot_be_a_folder_is_bad_input_not_a_crash(
+    tmp_path: Path, where: str, reason: str
+) -> None:
+    """A file given to --workdir (or a path through one) was an internal error, exit 3."""
+    path = experiment(tmp_path, FILE_ARM)
+    workdir = tmp_path / where
+    result = invoke("experiment", str(path), "--workdir", str(workdir))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"clm-policy: {workdir}: cannot be the experiment's folder: {reason} (--workdir takes "
+        "a folder, new or empty)\n"
+    )
+    assert path.read_text().startswith("version: 1\n")  # the file given is left as it was

@@ -218,7 +218,7 @@ BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
         (
             "a: [1\n",
             "f:2:1: YAML syntax error: did not find expected ',' or ']' (while parsing a flow "
-            "sequence)",
+            "sequence that starts at 1:4)",
         ),
         # a '?' inside a flow collection: libyaml refuses it, so every reader does (issue 26: a
         # second, hand-written reader once read these as strings)
@@ -357,3 +357,52 @@ def test_a_stream_refuses_what_parse_refuses() -> None:
         next(items)
     with pytest.raises(InputError, match="f:1:1: empty file: expected a YAML mapping"):
         list(YamlStream("# nothing\n", "f", "cases").items())
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (  # a key indented deeper than the one above it goes on the value above
+            "rules:\n  - id: x\n     when: a\n",
+            "f:3:10: YAML syntax error: mapping values are not allowed in this context; a ': ' "
+            "inside a value: quote the value, or indent this key as the keys above it",
+        ),
+        (
+            "because: ratio: {x}\n",
+            "f:1:15: YAML syntax error: mapping values are not allowed in this context; a ': ' "
+            "inside a value: quote the value, or indent this key as the keys above it",
+        ),
+        (
+            "rules:\n  - id: x\n    when: a\n   action: b\n",
+            "f:4:4: YAML syntax error: did not find expected '-' indicator (while parsing a block "
+            "collection that starts at 2:3); is this line indented as the items above it?",
+        ),
+        (  # an expression that starts with a quote
+            'rule:\n  when: "x" == status\n',
+            "f:2:13: YAML syntax error: did not find expected key (while parsing a block "
+            "mapping); a value that starts with a quote ends where the quote closes: write the "
+            "whole value inside quotes of the other kind",
+        ),
+        (  # a quote left open swallows lines up to the next quote
+            'a:\n  b: "x > 1\n  c: 2\n  d: "y"\n',
+            "f:4:7: YAML syntax error: did not find expected key (while parsing a block mapping "
+            "that starts at 2:3); is this line indented as the keys above it, and is every quote "
+            "above it closed?",
+        ),
+        (
+            "a: 1\nb: 'x > 1\n",
+            "f:3:1: YAML syntax error: found unexpected end of stream (while scanning a quoted "
+            "scalar that starts at 2:4); a quote is never closed",
+        ),
+        (
+            "because: {ratio:.0%} full\n",
+            "f:1:16: YAML syntax error: found unexpected ':' (while scanning a plain scalar); a "
+            "value that starts with '{' or '[' is a YAML mapping or list: quote it",
+        ),
+    ],
+)
+def test_a_syntax_error_says_what_was_likely_meant(text: str, message: str) -> None:
+    """The mistakes of someone new to YAML, each with what libyaml says and what to do."""
+    with pytest.raises(InputError) as caught:
+        parse_yaml(text, "f")
+    assert str(caught.value) == message

@@ -525,3 +525,256 @@ def test_a_new_profile_a_letter_off_an_inherited_one_is_reported(tmp_path: Path)
         f"{path}:4:3: warning [similar-profile] profile 'researh' is new here; did you mean the "
         "inherited 'research'? (its values change nothing for 'research')\n",
     )
+
+
+@pytest.mark.parametrize(
+    "when",
+    [
+        "tokens.ratio > 0.5 and tokens.contxt > 3",
+        '"tokens.ratio > 0.5 and tokens.contxt > 3"',
+        "\"'é✓' == 'x' and tokens.contxt > 1\"",  # ast counts columns in UTF-8 bytes
+        "status == 'é✓' and tokens.contxt > 1",
+        '"status == \\"x\\" and tokens.contxt > 1"',  # an escape is two characters written
+        '"tokens.ratio >\\t tokens.contxt > 1"',
+        "\"status == '\\u00e9' or tokens.contxt > 1\"",
+        "'status == ''x'' and tokens.contxt > 2'",  # a quote doubled
+        "tokens.ratio > 0.5\n      and tokens.contxt > 3",  # a plain scalar over lines
+        '"tokens.ratio > 0.5 and\n      tokens.contxt > 3"',
+        "'tokens.ratio > 0.5   \n\n      and tokens.contxt > 3'",
+        '"tokens.ratio > 0.5 and \\\n      tokens.contxt > 3"',  # an escaped line break
+    ],
+)
+def test_a_position_inside_an_expression_is_where_the_file_has_it(
+    tmp_path: Path, when: str
+) -> None:
+    """A problem inside a ``when:`` is reported at the line and column the name is written
+    at, whatever stands between the scalar's start and it: characters of several bytes,
+    escapes, doubled quotes, lines folded into one."""
+    path = tmp_path / "p.yaml"
+    text = (
+        f"version: 1\nextends: default\nrules:\n  - id: x\n    when: {when}\n    action: compact\n"
+    )
+    path.write_text(text)
+    lines = text.splitlines()
+    line = next(i for i, t in enumerate(lines, 1) if "tokens.contxt" in t)
+    col = lines[line - 1].index("tokens.contxt") + 1
+    assert [(p.check, p.line, p.col) for p in lint_paths([str(path)]).problems] == [
+        ("unknown-name", line, col)
+    ]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "  - id: x\n    when: \"'é' == 'x' and >= 3\"\n    action: compact\n",
+        "  - id: x\n    when: tokens.ratio > 1\n    action: compact\n"
+        '    because: "à \\"{tokens.contxt}\\""\n',
+        "  - id: x\n    when: tokens.ratio > 1\n    action: compact\n"
+        "    because: 'l''état {tokens.ratio:.0%} ✓ {tokens.contxt}'\n",
+    ],
+)
+def test_a_position_in_a_syntax_error_or_a_message_is_where_the_file_has_it(
+    tmp_path: Path, source: str
+) -> None:
+    path = tmp_path / "p.yaml"
+    text = f"version: 1\nextends: default\nrules:\n{source}"
+    path.write_text(text)
+    marker = "tokens.contxt" if "contxt" in text else ">="
+    lines = text.splitlines()
+    line = next(i for i, t in enumerate(lines, 1) if marker in t)
+    col = lines[line - 1].index(marker) + 1
+    assert [(p.line, p.col) for p in lint_paths([str(path)]).problems] == [(line, col)]
+
+
+def test_a_signal_read_only_by_a_rule_or_guard_set_aside_is_not_called_unused(
+    tmp_path: Path,
+) -> None:
+    """A rule or guard whose expression does not compile is set aside while the rest is
+    checked; the signals it names are still read by it, so only its own error is reported."""
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "version: 1\nextends: default\nsignals:\n"
+        "  busy: {type: bool, default: false}\n"
+        "  calls: {type: int, default: 0}\n"
+        "  spare: {type: int, default: 0}\n"
+        "rules:\n"
+        "  - {id: z, when: signals.busy = True, action: compact}\n"
+        "guards:\n"
+        "  compact:\n"
+        "    - {id: g, when: tokens.ratio > 0.8, severity: warn,\n"
+        "       message: '{signals . calls} {tokns}'}\n"
+    )
+    assert [(p.line, p.check) for p in lint_paths([str(path)]).problems] == [
+        (6, "unused-signal"),
+        (8, "expression-syntax"),
+        (12, "unknown-name"),
+    ]
+
+
+def test_a_guard_on_the_action_of_a_rule_set_aside_is_not_called_unused(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "version: 1\nprofiles:\n  coding: {soft_compact: 250000, hard_handoff: 350000}\n"
+        "rules:\n  - {id: big, when: tokens.contxt > 5, action: handoff}\n"
+        "guards:\n  handoff:\n    - {id: g, when: step < 2, severity: block}\n"
+    )
+    assert [(p.line, p.check) for p in lint_paths([str(path)]).problems] == [(5, "unknown-name")]
+
+
+@pytest.mark.parametrize(
+    ("when", "message"),
+    [
+        (
+            "tokens.context > 300000 and tokens.context < 200000",
+            "tokens.context > 300000 and tokens.context < 200000 never hold together",
+        ),
+        (
+            "200000 > tokens.context and (step > 1 and tokens.context >= 200000)",
+            "200000 > tokens.context and tokens.context >= 200000 never hold together",
+        ),
+        ("0 < step < 5 and step >= 5", "0 < step < 5 and step >= 5 never hold together"),
+        ("step == 3 and step > 3", "step == 3 and step > 3 never hold together"),
+        (
+            "status == 'waiting' and status == 'blocked'",
+            "status == 'waiting' and status == 'blocked' never hold together",
+        ),
+        ("step >= 5 and step <= 5", None),  # 5 meets both
+        ("step > 5 or step < 2", None),
+        ("step > 5 and message_count < 2", None),
+        ("status != 'waiting' and status == 'blocked'", None),
+        ("not (step > 5 and step < 2)", None),
+        ("tokens.context > profile.soft_compact and tokens.context < 10", None),
+    ],
+)
+def test_a_rule_whose_parts_never_hold_together_can_never_fire(
+    tmp_path: Path, when: str, message: str | None
+) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "version: 1\nextends: default\nrules:\n"
+        f'  - id: x\n    when: "{when}"\n    before: phase_boundary\n    action: compact\n'
+    )
+    found = [(p.check, p.message) for p in lint_paths([str(path)]).problems]
+    assert found == (
+        [("unreachable-rule", f"rule 'x' can never fire: {message}")] if message else []
+    )
+
+
+@pytest.mark.parametrize(
+    ("when", "message"),
+    [
+        (
+            "tokens.ratio > 80",
+            "tokens.ratio is a share of the window, from 0 to 1: 80 is never reached (for 80% "
+            "write 0.8)",
+        ),
+        (
+            "0.5 < tokens.ratio < 85.5",
+            "tokens.ratio is a share of the window, from 0 to 1: 85.5 is never reached (for "
+            "85.5% write 0.855)",
+        ),
+        (
+            "tokens.ratio >= profile.soft_compact",
+            "tokens.ratio is a share of the window (0 to 1), profile.soft_compact counts tokens: "
+            "compare tokens.context with profile.soft_compact",
+        ),
+        (
+            "step > 2 and 0.8 < tokens.context",
+            "tokens.context counts tokens: 0.8 is a share; compare tokens.ratio with 0.8, or "
+            "tokens.context with a number of tokens",
+        ),
+        ("tokens.ratio > 0.8", None),
+        ("tokens.ratio >= 1", None),
+        ("tokens.ratio * 100 > 80", None),
+        ("tokens.context >= profile.soft_compact", None),
+        ("tokens.context > 0", None),
+        ("step > 0.5", None),
+    ],
+)
+def test_a_share_compared_with_tokens_is_a_unit_mismatch(
+    tmp_path: Path, when: str, message: str | None
+) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "version: 1\nextends: default\ndefaults: {context_window: 1000000}\nrules:\n"
+        f"  - id: x\n    when: {when}\n    before: phase_boundary\n    action: compact\n"
+    )
+    found = [(p.check, p.line, p.col, p.message) for p in lint_paths([str(path)]).problems]
+    col = 11 + (when.index(" and ") + 5 if " and " in when else 0)  # at the comparison
+    assert found == ([("unit-mismatch", 6, col, message)] if message else [])
+
+
+def test_the_names_a_unit_is_known_of_are_names_rules_read() -> None:
+    from clm_policy.lint.checks import unit_mismatch
+    from clm_policy.policy.names import known_names
+
+    assert set(known_names({})) >= unit_mismatch.SHARES | unit_mismatch.TOKENS
+
+
+def test_explain_shows_a_checks_documentation_as_the_docs_do() -> None:
+    result = invoke("lint", "--explain", "unreachable-rule")
+    assert result.exit_code == 0
+    doc = (REPO / "docs" / "lint.md").read_text()
+    assert result.stdout.startswith("### `unreachable-rule`\n\nLevel: **warning**. ")
+    assert result.stdout in doc + "\n"  # the same section, word for word
+    result = invoke("lint", "--explain", "unreachable")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "clm-policy lint: no check named 'unreachable'; did you mean 'unreachable-rule'? "
+        "(clm-policy lint --list-checks lists them) (try 'clm-policy lint --help')\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "found"),
+    [
+        ("rules:\n  - {id: x, when: tokens.ratio > 0.8, action: handoff}\n", [(6, 19)]),
+        (
+            "rules:\n  - {id: x, when: step > 1 or profile.context_window < 9, action: handoff}\n",
+            [(6, 31)],
+        ),
+        (
+            "rules: [{id: c, when: step > 3, action: compact}]\n"
+            "guards:\n  compact:\n    - {id: g, when: tokens.window < 10, severity: warn}\n",
+            [(8, 21)],
+        ),
+        (
+            "rules:\n"
+            "  - {id: x, when: tokens.window is not None and tokens.ratio > 0.8, action: handoff}\n"
+            "  - {id: y, when: tokens.ratio != None and tokens.ratio > 0.9, action: handoff}\n",
+            [],
+        ),
+        (
+            "defaults: {context_window: 1000000}\n"
+            "rules:\n  - {id: x, when: tokens.ratio > 0.8, action: handoff}\n",
+            [],
+        ),
+    ],
+)
+def test_a_condition_reading_the_window_says_what_to_do_without_one(
+    tmp_path: Path, body: str, found: list[tuple[int, int]]
+) -> None:
+    """Without a window, tokens.ratio is None, the comparison fails and decide exits 2."""
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "version: 1\nprofiles:\n  coding: {soft_compact: 250000, hard_handoff: 350000}\n"
+        "  research: {soft_compact: 250000, hard_handoff: 350000}\n" + body
+    )
+    problems = lint_paths([str(path)]).problems
+    assert [(p.line, p.col) for p in problems] == found
+    assert all(
+        p.check == "window-unknown"
+        and p.message.endswith(
+            "is None where the window is unknown (profiles coding, research declare no "
+            "context_window), and the decision then fails: write 'tokens.window is not None "
+            "and ...', or give the profiles a context_window"
+        )
+        for p in problems
+    )
+
+
+def test_the_names_none_without_a_window_are_the_names_that_may_be_none() -> None:
+    from clm_policy.policy.names import WINDOW_NAMES, known_names
+
+    nullable = {n for n, info in known_names({}).items() if "None" in info.type}
+    assert set(WINDOW_NAMES) == nullable

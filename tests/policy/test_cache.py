@@ -145,6 +145,12 @@ rules:
         and tokens.ratio > signals.ratio_floor
         and blocker_count > 0
     action: compact
+  - id: quoted
+    description: columns inside it are not the file's (an escape, a folded line, a doubled quote)
+    when: "signals.note == \\"\\u00e9\\" and
+      step > 1"
+    action: compact
+    because: 'l''état: {signals.note}'
 otherwise: continue
 guards:
   compact:
@@ -248,6 +254,9 @@ def test_round_trip_keeps_every_field(write: Write) -> None:
     policy = load_policy(write("rich.yaml", RICH))
     data = json.loads(json.dumps(cache.encode_policy(policy)))
     assert _plain(cache.decode_policy(data)) == _plain(policy)
+    span = policy.rules[-1].when.span
+    assert span is not None
+    assert span.moves  # kept in the entry, as the rest of the span
     # the codec writes every field by name: one added to a record must be added there too
     assert set(data) == set(Policy.FIELDS)
     assert set(data["rules"][0]) == set(Rule.FIELDS)

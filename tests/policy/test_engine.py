@@ -43,7 +43,8 @@ def test_explain_records_errors_of_rules_decide_never_reaches(write: Write) -> N
     assert later.error == (
         "evaluating 'tokens.ratio > 0.5' failed: tokens.ratio has no value in "
         "this state ('>' not supported between instances of 'NoneType' and "
-        "'float')"
+        "'float'); no window is known: give the profile a context_window (or the state one), "
+        "or write 'tokens.window is not None and ...'"
     )
     reordered = load_policy(
         write(
@@ -132,7 +133,7 @@ def test_package_doctest() -> None:
     ("text", "message"),
     [
         ("1) or (1", "f:1:2: expression syntax error: unmatched ')'"),
-        ("step >", "f:1:7: expression syntax error: invalid syntax"),
+        ("step >", "f:1:7: expression syntax error: invalid syntax at the end of the expression"),
         ("signals", "f:1:1: 'signals' is a group of names, and none is declared"),
         ("(-8) ** 0.5 > 0", None),
     ],

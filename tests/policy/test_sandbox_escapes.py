@@ -1360,14 +1360,18 @@ def test_identity_with_singletons_is_allowed(text: str, value: bool) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("tokens.context > 1 && signals.degradation", "; write `and` and `or`, not `&&` and `||`"),
-        ('status = "running"', "; compare with `==`, not `=`"),
-        ("!signals.degradation", "; write `not`, not `!`"),
+        (
+            "tokens.context > 1 && signals.degradation",
+            " at '& signals.degradation'; write `and` and `or`, not `&&` and `||`",
+        ),
+        ('status = "running"', " at '= \"running\"'; compare with `==`, not `=`"),
+        ("!signals.degradation", " at '!signals.degradation'; write `not`, not `!`"),
         (
             "tokens.ratio > 80%",
-            "; a share like 80% is written in a profile: here compare tokens.ratio with 0.8",
+            " at the end of the expression; a share like 80% is written in a profile: here "
+            "compare tokens.ratio with 0.8",
         ),
-        ('status == "a && b" and', ""),  # what a string says is no hint
+        ('status == "a && b" and', " at the end of the expression"),  # a string's text: no hint
     ],
 )
 def test_a_syntax_error_another_language_would_accept_says_what_to_write(

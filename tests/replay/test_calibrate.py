@@ -299,6 +299,28 @@ def test_bad_options(tmp_path: Path, args: tuple[str, ...], error: str) -> None:
     assert result.stderr == f"clm-policy calibrate: {error} (try 'clm-policy calibrate --help')\n"
 
 
+def test_write_takes_a_policy_named_twice_and_overrides_the_environments(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--policy P --write P`` is one policy; $CLM_POLICY_POLICY, a default, gives way to an
+    explicit --write (both were refused: "leave out --policy", which was not given)."""
+    policy = tmp_path / "p.yaml"
+    policy.write_text(
+        "version: 1\nname: p\nextends: default\nprofiles:\n"
+        "  coding: {soft_compact: 60%, hard_handoff: 75%, context_window: 200000}\n"
+    )
+    found = transcripts(tmp_path)
+    result = invoke(
+        "calibrate", "--transcripts", found, "--policy", str(policy), "--write", str(policy)
+    )
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith(f"calibrate profile coding of policy p ({policy})\n")
+    monkeypatch.setenv("CLM_POLICY_POLICY", "default")
+    result = invoke("calibrate", "--transcripts", found, "--write", str(policy))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith(f"calibrate profile coding of policy p ({policy})\n")
+
+
 def test_a_value_in_a_form_that_cannot_be_edited_in_place(tmp_path: Path) -> None:
     policy = tmp_path / "cr.yaml"
     text = "version: 1\rname: cr\rextends: default\rprofiles:\r  coding: {soft_compact: 60%, hard_handoff: 75%, context_window: 200000}\r"

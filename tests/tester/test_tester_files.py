@@ -28,7 +28,7 @@ def run_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, *args: 
     [
         (
             HEAD + "cases:\n  - name: a\n    expect: {action: compact\n",
-            "t.test.yaml:6:1: YAML syntax error: did not find expected ',' or '}' (while parsing a flow mapping)",
+            "t.test.yaml:6:1: YAML syntax error: did not find expected ',' or '}' (while parsing a flow mapping that starts at 5:13)",
         ),
         (
             HEAD + "cases:\n  - name: a\n    expect: {action: compact}\n    expcet: {}\n",

@@ -55,6 +55,8 @@ def parse(
 
 def _convert(raw: str, kind: Any, before: Any) -> Any:
     if kind == "str":
+        if not raw.strip():
+            raise Declined(raw)  # an empty value: click says what is wrong with it
         return raw
     if kind == "multi":
         return (*before, raw)

@@ -32,9 +32,11 @@ from clm_policy.lint.checks import (
     threshold_above_window,
     threshold_order,
     type_mismatch,
+    unit_mismatch,
     unknown_name,
     unreachable_rule,
     unused_signal,
+    window_unknown,
     yaml_syntax,
 )
 
@@ -46,6 +48,8 @@ CHECKS: tuple[ModuleType, ...] = (
     expression_syntax,
     unknown_name,
     type_mismatch,
+    unit_mismatch,
+    window_unknown,
     constant_error,
     threshold_order,
     threshold_above_window,

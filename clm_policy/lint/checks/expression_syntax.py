@@ -2,7 +2,8 @@
 
 Syntax errors, and constructs refused at load: lambdas, comprehensions, subscripts, method
 calls, calls to functions outside the allow-list, names starting with ``_``, unclosed ``{``
-in a message, format specs outside the allowed set. Reported at the offending column.
+in a message, format specs outside the allowed set. Reported at the offending column; Python's
+bare "invalid syntax" quotes what stands there (``at '>= 3'``, ``at the end of the expression``).
 
 Passes::
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from clm_policy.lint.context import LintContext
+from clm_policy.lint.context import LintContext, set_aside
 from clm_policy.lint.problem import WARNING, Problem
 
 ID = "guard-unused-action"
@@ -40,7 +40,10 @@ def check(ctx: LintContext) -> Iterator[Problem]:
     policy = ctx.policy
     if policy is None:
         return
-    proposed = {rule.action for rule in policy.rules} | {policy.otherwise}
+    proposed = {str(rule.action) for rule in policy.rules} | {str(policy.otherwise)}
+    if ctx.resolved is not None:  # a rule set aside (its error reported) proposes its action
+        aside = set_aside(policy, ctx.resolved)
+        proposed |= {str(entry.get("action")) for kind, entry in aside if kind == "rule"}
     for action, guards in policy.guards.items():
         if action in proposed:
             continue

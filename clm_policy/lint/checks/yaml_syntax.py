@@ -1,6 +1,10 @@
 """The file must be well-formed YAML, without duplicate keys.
 
-Reported where the parser stopped. Nothing else can be checked in a file that does not parse.
+Reported where the parser stopped, with where the mapping, list or quoted string it was
+reading starts when that is on another line, and what was likely meant: a key indented unlike
+the ones above it, a value holding a colon and a space, or starting with ``{``, that needs
+quotes, an expression that starts with a quote, a quote never closed, a tab. Nothing else can
+be checked in a file that does not parse.
 A file that cannot be read as a policy is reported here too: larger than 1 MiB, binary (a NUL
 byte), not UTF-8, or nested more than 64 levels deep.
 
