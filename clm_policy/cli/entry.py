@@ -187,11 +187,13 @@ def note_if_terminal(command: str, sender: str) -> None:
     """A line on standard error when standard input is a terminal: ``command`` reads the JSON
     ``sender`` sends it, and a person who ran it by hand would otherwise wait in silence."""
     if os.isatty(0):
-        os.write(
+        from clm_policy.base.termsafe import write_fd
+
+        write_fd(
             2,
             f"clm-policy {command}: reads the JSON {sender} sends on standard input; type it "
             f"and end it with Ctrl-D, or stop with Ctrl-C (clm-policy {command.split(' --')[0]} "
-            "--help)\n".encode(),
+            "--help)",
         )
 
 
