@@ -17,6 +17,7 @@ would), the one place a round-trip library is needed.
 
 from __future__ import annotations
 
+import functools
 import gc
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -222,11 +223,12 @@ _ESCAPE_WIDTH = {"x": 4, "u": 6, "U": 10}
 
 
 def scalar_moves(
-    doc: YamlDocument, path: Sequence[PathKey], value: str
+    doc: YamlDocument, path: Sequence[PathKey], value: str, start: Location
 ) -> tuple[tuple[int, int, int, int], ...]:
     """Where each line of a quoted or plain scalar's ``value`` and its text as written start
     to run in step again: ``(line, col, file_line, file_col)``, 1-based, in order; empty when
-    they run in step throughout (or the scalar is a block, or is not ``value``).
+    they run in step throughout (or the scalar is a block, or is not ``value``). ``start`` is
+    where its text starts (:func:`scalar_text_start`).
 
     The value is libyaml's; this only matches it against the text, character by character,
     over what writing it added: an escape (``\\"``, ``\\u00e9``), a doubled quote (``''``), the
@@ -234,9 +236,16 @@ def scalar_moves(
     style = doc.style(path)
     if style not in ("", "'", '"') or not isinstance(value, str):
         return ()
-    start, _ = scalar_text_start(doc, path)
-    lines = doc.text.splitlines(keepends=True)
+    lines = _lines(doc.text)
     row, col = start.line - 1, start.col - 1
+    if (
+        row < len(lines)
+        and "\n" not in value
+        and not (style == '"' and "\\" in value)
+        and not (style == "'" and "'" in value)
+        and lines[row].startswith(value, col)
+    ):
+        return ()  # written as it reads, on its line (most expressions): nothing to match
     moves: list[tuple[int, int, int, int]] = []
     line, at = 1, 1
     for char in value:
@@ -253,6 +262,12 @@ def scalar_moves(
         row, col = _step(lines, row, col + width)
         line, at = (line + 1, 1) if char == "\n" else (line, at + 1)
     return () if moves == [(1, 1, start.line, start.col)] else tuple(moves)
+
+
+@functools.lru_cache(maxsize=4)
+def _lines(text: str) -> list[str]:
+    """``text``'s lines, ends kept: split once for all the scalars of a file."""
+    return text.splitlines(keepends=True)
 
 
 def _written_at(

@@ -56,7 +56,7 @@ def _span(origin: Origin, value: object) -> SourceSpan:
     start, indent = scalar_text_start(origin.doc, origin.path)
     if not isinstance(value, str):
         return SourceSpan(start, indent)
-    return SourceSpan(start, indent, scalar_moves(origin.doc, origin.path, value))
+    return SourceSpan(start, indent, scalar_moves(origin.doc, origin.path, value, start))
 
 
 Compiled = dict[tuple[object, ...], tuple[tuple[str, ...], CompiledExpression | Template]]
