@@ -16,7 +16,7 @@ def _memory(_ctx: click.Context, _param: click.Parameter, value: str | None) -> 
     from clm_policy.cli.errors import warn_ignored
     from clm_policy.config.project import memory_path
 
-    chosen = memory_path(value)
+    chosen = memory_path(_given(value, "a memory repository's folder"))
     warn_ignored()  # before the command says anything: it explains which memory is used
     return chosen
 

@@ -516,6 +516,18 @@ def test_a_signal_given_twice_is_refused(tmp_path: Path) -> None:
             "or - for standard output, or leave the option out (try 'clm-policy lint --help')\n",
         ),
         (
+            ["log", "-m", ""],
+            "clm-policy log: Invalid value for '--memory' / '-m' (env var: 'CLM_POLICY_MEMORY'): "
+            "empty: give a memory repository's folder, or leave the option out (try 'clm-policy "
+            "log --help')\n",
+        ),
+        (
+            ["compact", "--memory", "", "--state", "s.json"],
+            "clm-policy compact: Invalid value for '--memory' / '-m' (env var: "
+            "'CLM_POLICY_MEMORY'): empty: give a memory repository's folder, or leave the option "
+            "out (try 'clm-policy compact --help')\n",
+        ),
+        (
             ["lint", ""],
             "clm-policy lint: an empty PATH names nothing: give a file or a folder ('.' for "
             "this one) (try 'clm-policy lint --help')\n",
@@ -530,8 +542,9 @@ def test_a_signal_given_twice_is_refused(tmp_path: Path) -> None:
 def test_an_empty_value_is_refused_not_taken_for_the_default(
     tmp_path: Path, args: list[str], stderr: str
 ) -> None:
-    """``-p "$POLICY"`` with the variable unset decided under the default policy, and
-    ``lint "$DIR"`` linted the whole working folder, both with exit 0."""
+    """``-p "$POLICY"`` with the variable unset decided under the default policy, ``-m
+    "$MEMORY"`` used (and made) the project's default memory, and ``lint "$DIR"`` linted the
+    whole working folder, all with exit 0."""
     (tmp_path / "policies").mkdir()
     (tmp_path / "policies" / "p.yaml").write_text("version: 1\nextends: default\n")
     result = run_process(*args, cwd=tmp_path)  # the quick path of decide too
