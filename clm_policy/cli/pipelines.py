@@ -18,7 +18,7 @@ from clm_policy.cli.options import (
     state_option,
     transcript_options,
 )
-from clm_policy.cli.outcomes import handoff_json, show_compact
+from clm_policy.cli.outcomes import committed_note, handoff_json, said_committed, show_compact
 from clm_policy.lifecycle.sources import Request
 
 if TYPE_CHECKING:
@@ -161,16 +161,10 @@ def _committed_all_the_same(done: HandoffOutcome) -> Iterator[None]:
     for a failure would hand off again)."""
     from clm_policy.base.errors import OutputClosed, OutputFailed
 
-    left = (
-        f"the handoff is committed all the same: commit {done.commit[:12]} on "
-        f"{done.ref.removeprefix('refs/heads/')} ({done.handoff_path})"
-    )
     try:
         yield
-    except OutputClosed as exc:
-        raise OutputClosed(exc.message, left=left) from None
-    except OutputFailed as exc:
-        raise OutputFailed(f"{exc.message}; {left}") from None
+    except (OutputClosed, OutputFailed) as exc:
+        raise said_committed(exc, committed_note(done)) from None
 
 
 def _say_handed_off(
