@@ -95,9 +95,10 @@ def _show_committed(
         f"({why.rule}): commit {done.commit[:12]}"
     )
     echo(f"  summary   {done.path}")
+    kept = len(result.messages) - 1
     echo(
         f"  context   {result.context_before} -> {result.context_after} tokens (estimated), "
-        f"{len(result.messages) - 1} recent messages kept"
+        f"{kept} recent message{'' if kept == 1 else 's'} kept"
     )
     echo(f"  redacted  {done.redactions} secret(s)")
     if _ours(result):

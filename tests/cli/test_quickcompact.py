@@ -91,6 +91,17 @@ def test_it_prints_and_commits_what_click_does(
         assert "clm(compact): s1 step 3" in fast[3]
 
 
+@pytest.mark.parametrize(
+    ("messages", "said"), [(1, "1 recent message kept"), (0, "0 recent messages kept")]
+)
+def test_the_messages_kept_are_counted_in_words(tmp_path: Path, messages: int, said: str) -> None:
+    memory = init_memory(tmp_path / "mem").path
+    path = state_file(tmp_path, messages=[{"role": "user", "content": "hi"}] * messages)
+    done = invoke("compact", "-m", str(memory), "-s", str(path))
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.splitlines()[2].endswith(f"tokens (estimated), {said}")
+
+
 def test_a_compaction_under_min_recall_hands_off_alike(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
