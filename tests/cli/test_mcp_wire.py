@@ -306,3 +306,34 @@ def test_ctrl_c_answers_the_request_in_flight_before_the_server_ends(tmp_path: P
     assert answer["id"] == 3
     assert answer["result"].get("isError") is False, answer
     assert answer["result"]["structuredContent"]["key"] == "k"
+
+
+def test_a_request_before_initialize_is_told_so(tmp_path: Path) -> None:
+    """The SDK answers every request before ``initialize`` "Invalid request parameters", and a
+    client's author looks for a wrong parameter; a ping is answered, notifications pass."""
+    pytest.importorskip("mcp.server.mcpserver")
+    lines = [
+        {"jsonrpc": "2.0", "id": 0, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        {"jsonrpc": "2.0", "method": "notifications/x"},
+        {**INITIALIZE, "id": 2},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "clm_policy", "mcp"],
+        input=b"".join(json.dumps(line).encode() + b"\n" for line in lines),
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=120,
+        check=True,
+    )
+    answers = {a["id"]: a for a in map(json.loads, done.stdout.splitlines())}
+    assert answers.pop(1) == error(
+        1,
+        -32600,
+        "invalid request: 'tools/list' before 'initialize': a session starts with the "
+        "initialize request",
+    )
+    assert sorted(answers) == [0, 2, 3]
+    assert all("result" in a for a in answers.values())

@@ -10,7 +10,8 @@ longer than :data:`MAX_REQUEST` (without keeping it) and each of those lines wit
 error (:func:`answer`), and passes every other line to the SDK unchanged; the **writer**
 passes the SDK's output on line by line, so that an error the reader writes never lands
 inside one of the SDK's messages. A ``tools/call`` without ``name`` (or with ``arguments``
-not an object) is answered here too, saying which: the SDK says "Invalid request parameters".
+not an object) is answered here too, saying which: the SDK says "Invalid request parameters";
+so is a request before ``initialize``.
 
 An error answers with the request's ``id`` when it is a string or an integer, else ``null``;
 a notification and a response are never answered.
@@ -62,6 +63,7 @@ class _Out:
         self.written = 0
         self.waiting: set[object] = set()
         self.changed = threading.Condition()
+        self.initialized = False  # (an initialize request was passed to the SDK)
 
     def line(self, data: bytes) -> None:
         with self.lock:
@@ -240,8 +242,23 @@ def answer(text: str) -> tuple[bool, bytes | None]:
     return surrogate is None, None  # (a notification with a lone surrogate: dropped here)
 
 
+def _before_initialize(line: bytes, out: _Out) -> tuple[bool, bytes | None]:
+    """A request before ``initialize`` (ping aside) is answered here: the SDK says "Invalid
+    request parameters" alone, and the client's author looks for a wrong parameter."""
+    message = _message(line)
+    method = message.get("method")
+    if method == "initialize":
+        out.initialized = True
+    elif method != "ping" and "id" in message and "method" in message:
+        why = f"{method!r} before 'initialize': a session starts with the initialize request"
+        return False, error_line(_usable_id(message), why)
+    return True, None
+
+
 def _pass_on(line: bytes, end: bytes, sink: _SdkInput, out: _Out) -> None:
     passes, error = answer(line.decode("utf-8", "replace"))
+    if passes and not out.initialized:
+        passes, error = _before_initialize(line, out)
     if passes:
         out.asked(line)
         _write_all(sink.fd, line + end)
