@@ -78,6 +78,10 @@ def compact(
     from clm_policy.lifecycle import byhand
 
     source = Request.of(click.get_current_context().params)  # checked by the resolver
+    if state_src == "-":
+        from clm_policy.cli.entry import note_state_if_terminal
+
+        note_state_if_terminal("compact")
     hand, done = byhand.compact(policy_ref, memory, source, profile, summarizer=summarizer)
     return show_compact(hand, done, fmt, memory)
 
