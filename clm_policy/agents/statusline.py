@@ -182,6 +182,8 @@ def _payload(raw: bytes) -> dict[str, Any]:
         raise _Problem("stdin: empty (expected Claude Code's status-line JSON)")
     try:
         data = json.loads(raw)
+    except RecursionError:  # (an input problem, not the status line's)
+        raise _Problem("stdin: not JSON (nested too deep)") from None
     except ValueError as exc:  # JSONDecodeError, or bytes that are not UTF-8
         where = ""
         if isinstance(exc, json.JSONDecodeError):

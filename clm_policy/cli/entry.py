@@ -178,23 +178,29 @@ def _compact() -> None:
     returns, having written and printed nothing, when click should run the command instead."""
     from clm_policy.cli.fast.compact import answer
 
-    code = answer(sys.argv[2:])
+    code = answer(sys.argv[2:], note_state_if_terminal)
     if code is not None:
         _finish(code)
 
 
-def note_if_terminal(command: str, sender: str) -> None:
+def note_if_terminal(command: str, sender: str, *, what: str | None = None) -> None:
     """A line on standard error when standard input is a terminal: ``command`` reads the JSON
-    ``sender`` sends it, and a person who ran it by hand would otherwise wait in silence."""
+    ``sender`` sends it (or ``what``), and a person who ran it by hand would otherwise wait in
+    silence."""
     if os.isatty(0):
         from clm_policy.base.termsafe import write_fd
 
         write_fd(
             2,
-            f"clm-policy {command}: reads the JSON {sender} sends on standard input; type it "
-            f"and end it with Ctrl-D, or stop with Ctrl-C (clm-policy {command.split(' --')[0]} "
-            "--help)",
+            f"clm-policy {command}: reads {what or f'the JSON {sender} sends'} on standard "
+            "input; type it and end it with Ctrl-D, or stop with Ctrl-C (clm-policy "
+            f"{command.split(' --')[0]} --help)",
         )
+
+
+def note_state_if_terminal(command: str) -> None:
+    """:func:`note_if_terminal` for ``command --state -``: a person types the state."""
+    note_if_terminal(f"{command} --state -", "", what="a SessionState JSON")
 
 
 def _claude_code_engine() -> None:

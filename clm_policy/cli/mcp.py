@@ -48,13 +48,11 @@ def mcp(install: bool, uninstall: bool, project_scope: bool, user_scope: bool) -
     if uninstall:
         from clm_policy.agents.mcp.install import uninstall as uninstall_server
 
-        echo("\n".join(uninstall_server(scope, Path.cwd())))
-        return 0
+        return _say(uninstall_server(scope, Path.cwd()))
     if install:
         from clm_policy.agents.mcp.install import install as install_server
 
-        echo("\n".join(install_server(scope, Path.cwd())))
-        return 0
+        return _say(install_server(scope, Path.cwd()))
     from clm_policy.agents.mcp.install import sdk_installed
 
     if not sdk_installed():
@@ -64,4 +62,19 @@ def mcp(install: bool, uninstall: bool, project_scope: bool, user_scope: bool) -
     from clm_policy.agents.mcp.server import serve
 
     serve()
+    return 0
+
+
+def _say(lines: list[str]) -> int:
+    """Print what ``--install`` or ``--uninstall`` did; an output that cannot be written
+    (``> /dev/full``, ``| head``) says that the file is written all the same."""
+    from clm_policy.base.errors import OutputClosed, OutputFailed
+    from clm_policy.cli.outcomes import said_committed
+
+    try:
+        echo("\n".join(lines))
+    except (OutputClosed, OutputFailed) as exc:
+        if not lines[0].startswith("wrote "):
+            raise
+        raise said_committed(exc, f"{lines[0]} all the same") from None
     return 0

@@ -10,6 +10,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from clm_policy.base.errors import OutputClosed, OutputFailed
     from clm_policy.lifecycle.byhand import ByHand, Committed
     from clm_policy.lifecycle.compaction import CompactionResult
     from clm_policy.lifecycle.pipelines import CompactOutcome, HandoffOutcome
@@ -19,13 +20,50 @@ if TYPE_CHECKING:
 def show_compact(
     hand: ByHand, done: CompactOutcome | HandoffOutcome | Committed, fmt: str, memory: str
 ) -> int:
-    """Print what ``byhand.compact`` did (``fmt``: text or json); the exit code (0)."""
+    """Print what ``byhand.compact`` did (``fmt``: text or json); the exit code (0). An output
+    that cannot be written (``> /dev/full``, ``| head``) says that the commit is made."""
+    from clm_policy.base.errors import OutputClosed, OutputFailed
     from clm_policy.lifecycle.byhand import Committed
+
+    try:
+        if isinstance(done, Committed):
+            return committed_already(hand, done, fmt)
+        return _show_committed(hand, done, fmt, memory)
+    except (OutputClosed, OutputFailed) as exc:
+        if isinstance(done, Committed):
+            raise
+        raise said_committed(exc, committed_note(done)) from None
+
+
+def committed_note(done: CompactOutcome | HandoffOutcome) -> str:
+    """What a command whose output failed after its commit adds to the error: a script that
+    took the exit code for a failure would compact or hand off again."""
+    from clm_policy.lifecycle.pipelines import CompactOutcome
+
+    if isinstance(done, CompactOutcome):
+        return f"the compaction is committed all the same: commit {done.commit[:12]} ({done.path})"
+    return (
+        f"the handoff is committed all the same: commit {done.commit[:12]} on "
+        f"{done.ref.removeprefix('refs/heads/')} ({done.handoff_path})"
+    )
+
+
+def said_committed(exc: OutputClosed | OutputFailed, note: str) -> OutputClosed | OutputFailed:
+    """``exc`` saying ``note`` too (:func:`committed_note`)."""
+    from clm_policy.base.errors import OutputClosed, OutputFailed
+
+    if isinstance(exc, OutputClosed):
+        return OutputClosed(exc.message, left=note)
+    return OutputFailed(f"{exc.message}; {note}")
+
+
+def _show_committed(
+    hand: ByHand, done: CompactOutcome | HandoffOutcome, fmt: str, memory: str
+) -> int:
+    """Print the compaction committed, or the handoff made instead of it."""
     from clm_policy.lifecycle.pipelines import CompactOutcome
 
     state, why = hand.state, hand.why
-    if isinstance(done, Committed):
-        return committed_already(hand, done, fmt)
     if not isinstance(done, CompactOutcome):
         return verify_failed(hand, done, fmt)
     result = done.result
@@ -57,9 +95,10 @@ def show_compact(
         f"({why.rule}): commit {done.commit[:12]}"
     )
     echo(f"  summary   {done.path}")
+    kept = len(result.messages) - 1
     echo(
         f"  context   {result.context_before} -> {result.context_after} tokens (estimated), "
-        f"{len(result.messages) - 1} recent messages kept"
+        f"{kept} recent message{'' if kept == 1 else 's'} kept"
     )
     echo(f"  redacted  {done.redactions} secret(s)")
     if _ours(result):

@@ -18,7 +18,7 @@ from clm_policy.cli.options import (
     state_option,
     transcript_options,
 )
-from clm_policy.cli.outcomes import handoff_json, show_compact
+from clm_policy.cli.outcomes import committed_note, handoff_json, said_committed, show_compact
 from clm_policy.lifecycle.sources import Request
 
 if TYPE_CHECKING:
@@ -78,6 +78,10 @@ def compact(
     from clm_policy.lifecycle import byhand
 
     source = Request.of(click.get_current_context().params)  # checked by the resolver
+    if state_src == "-":
+        from clm_policy.cli.entry import note_state_if_terminal
+
+        note_state_if_terminal("compact")
     hand, done = byhand.compact(policy_ref, memory, source, profile, summarizer=summarizer)
     return show_compact(hand, done, fmt, memory)
 
@@ -161,16 +165,10 @@ def _committed_all_the_same(done: HandoffOutcome) -> Iterator[None]:
     for a failure would hand off again)."""
     from clm_policy.base.errors import OutputClosed, OutputFailed
 
-    left = (
-        f"the handoff is committed all the same: commit {done.commit[:12]} on "
-        f"{done.ref.removeprefix('refs/heads/')} ({done.handoff_path})"
-    )
     try:
         yield
-    except OutputClosed as exc:
-        raise OutputClosed(exc.message, left=left) from None
-    except OutputFailed as exc:
-        raise OutputFailed(f"{exc.message}; {left}") from None
+    except (OutputClosed, OutputFailed) as exc:
+        raise said_committed(exc, committed_note(done)) from None
 
 
 def _say_handed_off(

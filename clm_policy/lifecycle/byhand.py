@@ -89,7 +89,9 @@ def compact(
     A compaction whose recall is under the profile's ``min_recall`` is not committed: the
     session is handed off instead (trigger ``verify_failed``), and that is what is returned.
     A compaction of the session at a position already committed (the same step and context:
-    the same transcript again) commits nothing: :class:`Committed` names the commit."""
+    the same transcript again; a persisted session, ``--session``, at the step of its newest
+    compaction: the state that compaction left, whose summary it would summarize again)
+    commits nothing: :class:`Committed` names the commit."""
     import os
 
     from clm_policy.lifecycle.summarizers import summarizer_from_env
@@ -109,6 +111,8 @@ def compact(
         finally:
             entries = newest.entries()
         found = compacted_at(entries, state.step_index, state.tokens.context_tokens)
+        if found is None and source.session is not None:  # the state the compaction left
+            found = compacted_at(entries, state.step_index, None)
         if found is not None:
             return hand, Committed(found)
         try:

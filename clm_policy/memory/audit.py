@@ -73,15 +73,16 @@ def read_log(repo: MemoryRepo | str, **filters: Unpack[Filters]) -> list[AuditEn
     return PendingLog(repo, **filters).entries()
 
 
-def compacted_at(newest: list[AuditEntry], step: int, context_tokens: int) -> str | None:
+def compacted_at(newest: list[AuditEntry], step: int, context_tokens: int | None) -> str | None:
     """The commit of the compaction ``newest`` holds (a session's newest: ``read_log`` with
     ``event="compact", limit=1``) when it was taken at this position, the same step and
-    context; else None."""
+    context (None: at this step, whatever the context); else None."""
     if not newest:
         return None
     trailers = newest[0].trailers
+    tokens = trailers.get("Clm-Context-Tokens") if context_tokens is None else str(context_tokens)
     at = (trailers.get("Clm-Step"), trailers.get("Clm-Context-Tokens"))
-    return newest[0].commit if at == (str(step), str(context_tokens)) else None
+    return newest[0].commit if at == (str(step), tokens) else None
 
 
 class PendingLog:

@@ -6,7 +6,7 @@ import functools
 import os
 import re
 
-from clm_policy.base.errors import InputError
+from clm_policy.base.errors import InputError, quote
 
 EVENTS = (
     "init",
@@ -52,11 +52,24 @@ def check_key(key: str) -> str:
     a secret rule matches (a key is committed as written: it cannot be redacted).
     """
     if not is_key(key):
+        close = _key_meant(key)
+        meant = f" (did you mean {close!r}?)" if close is not None else ""
         raise InputError(
-            f"invalid memory key {_shown(key)}: use letters, digits, '_' and '-', parts joined "
-            f"by '/' (at most {MAX_KEY} characters, no '..', no leading '/')"
+            f"invalid memory key {quote(key)}{meant}: use letters, digits, '_' and '-', parts "
+            f"joined by '/' (at most {MAX_KEY} characters, no '..', no leading '/')"
         )
     return _not_secret("memory key", key)
+
+
+def _key_meant(key: str) -> str | None:
+    """The key of the file ``key`` names (``topics/decisions/db.md``,
+    ``sessions/<id>/handoffs/001.md``: the key is the file's name without ``.md``, a topic's
+    without ``topics/``), when it is a valid one; else None."""
+    if not isinstance(key, str) or not key.endswith(".md"):
+        return None
+    stem = key.removesuffix(".md")
+    stem = stem if handoff_of_key(stem) is not None else stem.removeprefix(f"{TOPICS}/")
+    return stem if is_key(stem) else None
 
 
 def is_session(session_id: str) -> bool:
@@ -134,10 +147,11 @@ def handoff_key(path: str) -> str:
 
 
 def handoff_of_key(key: str) -> str | None:
-    """The handoff file a ``memory_read`` key names, or None when it names a topic."""
+    """The handoff file a ``memory_read`` key names, or None when it names a topic (its
+    number as the file has it, ``001``, or as a person counts, ``1``)."""
     parts = key.split("/")
     if len(parts) == 4 and parts[0] == SESSIONS and parts[2] == "handoffs" and parts[3].isdigit():
-        return f"{key}.md"
+        return f"{SESSIONS}/{parts[1]}/handoffs/{int(parts[3]):03d}.md"
     return None
 
 

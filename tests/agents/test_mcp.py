@@ -374,6 +374,39 @@ def test_a_handoff_with_empty_fields_is_the_record_alone(
     assert "- `calc.py`" in data["seed"]  # the record: the files the session changed
 
 
+def test_memory_read_reads_a_handoff_by_its_key_or_its_number_and_says_what_a_path_means(
+    project: Project, call: Callable[..., Any]
+) -> None:
+    """The seed names ``sessions/<id>/handoffs/001``; an agent that counts (``…/1``) was told
+    "no handoff", and one that gave the file (``….md``) an invalid key cut before the '.md'
+    that made it one."""
+    project.session("handoff")
+    data = ok(call("handoff", goal="calc.py", next_step="write subtract()"))
+    key = data["handoff"].removesuffix(".md")
+    whole = git(project.memory, "show", f"HEAD:{data['handoff']}").removesuffix("\n")
+    assert ok(call("memory_read", key=key))["content"] == whole
+    counted = key.removesuffix("001") + "1"
+    assert ok(call("memory_read", key=counted)) == {
+        "key": counted,
+        "content": whole,
+        "tags": ["handoff"],
+        "updated_at": None,
+    }
+    assert refused(call("memory_read", key=data["handoff"])).startswith(
+        f"Error executing tool memory_read: invalid memory key '{data['handoff'][:60]}…' "
+        f"(did you mean '{key}'?): use letters"
+    )
+    ok(call("memory_write", key="decisions/db", text="SQLite"))
+    assert refused(call("memory_read", key="topics/decisions/db")) == (
+        "Error executing tool memory_read: no memory topic 'topics/decisions/db' (did you mean "
+        "'decisions/db'?)"
+    )
+    assert refused(call("memory_read", key="topics/decisions/db.md")).startswith(
+        "Error executing tool memory_read: invalid memory key 'topics/decisions/db.md' (did you "
+        "mean 'decisions/db'?): use letters"
+    )
+
+
 def test_a_handoff_whose_push_fails_is_committed_and_says_so(
     project: Project, call: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -241,6 +241,7 @@ def test_missing_or_odd_fields(data: dict[str, Any], monkeypatch: pytest.MonkeyP
         (b"", "stdin: empty (expected Claude Code's status-line JSON)"),
         (b"[1, 2]", "stdin: expected a JSON object, got list"),
         (b'{"a": "\xff"}', "stdin: not JSON"),
+        (b"[" * 100_000, "stdin: not JSON (nested too deep)"),  # was an "internal error"
         (b" " * (sl.STDIN_LIMIT + 1), f"stdin: more than {sl.STDIN_LIMIT} bytes"),
     ],
 )

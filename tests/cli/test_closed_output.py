@@ -184,3 +184,59 @@ def test_a_handoff_whose_output_fails_says_it_is_committed_all_the_same(
         assert done.stderr == (
             f"clm-policy: cannot write standard output: No space left on device; {said}"
         )
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full to fill")
+@pytest.mark.parametrize("output", ["closed", "full"])
+@pytest.mark.parametrize("path", ["quick", "click"])
+def test_a_compaction_whose_output_fails_says_it_is_committed_all_the_same(
+    tmp_path: Path, output: str, path: str
+) -> None:
+    """As a handoff: the compaction is committed before anything is printed (it said only
+    that the output failed, exit 2 or 141, on the quick path and click's). A compaction
+    asked again at that position commits nothing, and says no more than the failure."""
+    import os
+
+    from clm_policy.memory.init import init_memory
+
+    memory = init_memory(tmp_path / "mem").path
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps({"session_id": "s1", "goal": "ship it", "step_index": 3}))
+    source = ["-s", str(state)] if path == "quick" else ["-s", "-"]  # stdin: click's path
+
+    def compact() -> subprocess.CompletedProcess[str]:
+        if output == "closed":
+            read_end, write_end = os.pipe()
+            os.close(read_end)  # the reader went away before a byte was written
+            sink = os.fdopen(write_end, "w")
+        else:
+            sink = open("/dev/full", "w")  # noqa: SIM115 (closed below)
+        with sink:
+            return subprocess.run(
+                [sys.executable, "-m", "clm_policy", "compact", "-m", str(memory), *source],
+                input=state.read_text() if path == "click" else None,
+                stdout=sink,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+
+    done = compact()
+    commit = git(memory, "rev-parse", "HEAD").strip()
+    assert git(memory, "log", "-1", "--format=%s").startswith("clm(compact): s1 step 3")
+    said = (
+        f"the compaction is committed all the same: commit {commit[:12]} "
+        "(sessions/s1/compactions/000003.md)\n"
+    )
+    failed = "cannot write standard output: No space left on device"
+    if output == "closed":
+        assert (done.returncode, done.stderr) == (141, f"clm-policy: output closed; {said}")
+    else:
+        assert (done.returncode, done.stderr) == (2, f"clm-policy: {failed}; {said}")
+    again = compact()
+    assert git(memory, "rev-parse", "HEAD").strip() == commit
+    if output == "closed":
+        assert (again.returncode, again.stderr) == (141, "")
+    else:
+        assert (again.returncode, again.stderr) == (2, f"clm-policy: {failed}\n")

@@ -293,3 +293,45 @@ def test_the_server_as_a_process_over_stdio(tmp_path: Path) -> None:
     names, status = anyio.run(go)
     assert names == ["status", "explain", "handoff", "memory_search", "memory_read", "memory_write"]
     assert status.startswith("Error executing tool status: no Claude Code session found for ")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full to fill")
+@pytest.mark.parametrize("output", ["closed", "full"])
+def test_an_install_whose_output_fails_says_the_file_is_written(
+    tmp_path: Path, output: str
+) -> None:
+    """It said only that the output failed (exit 2 or 141), the file changed all the same;
+    a change not made says no more than the failure."""
+    import os
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        if output == "closed":
+            read_end, write_end = os.pipe()
+            os.close(read_end)
+            sink = os.fdopen(write_end, "w")
+        else:
+            sink = open("/dev/full", "w")  # noqa: SIM115 (closed below)
+        with sink:
+            return subprocess.run(
+                [sys.executable, "-m", "clm_policy", "mcp", *args],
+                stdout=sink,
+                stderr=subprocess.PIPE,
+                text=True,
+                cwd=tmp_path,
+                timeout=120,
+                check=False,
+            )
+
+    failed = (
+        (141, "clm-policy: output closed; ")
+        if output == "closed"
+        else (2, "clm-policy: cannot write standard output: No space left on device; ")
+    )
+    written = f"wrote {tmp_path / '.mcp.json'} all the same\n"
+    for args in (["--install", "--project"], ["--uninstall", "--project"]):
+        done = run(*args)
+        assert (done.returncode, done.stderr) == (failed[0], failed[1] + written)
+    assert json.loads((tmp_path / ".mcp.json").read_text()) == {}
+    done = run("--uninstall", "--project")  # nothing to take out: nothing written
+    said = "" if output == "closed" else failed[1].removesuffix("; ") + "\n"
+    assert (done.returncode, done.stderr) == (failed[0], said)

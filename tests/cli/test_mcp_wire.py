@@ -11,10 +11,16 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_lone_surrogate import Server
 
 
@@ -194,3 +200,140 @@ def test_requests_in_flight_when_input_ends_are_answered_before_the_server_exits
         assert server.process.wait(timeout=60) == 0
     assert sorted(a["id"] for a in answers) == [10, 11, 12, 20]
     assert [a for a in answers if "result" not in a or a["result"].get("isError")] == []
+
+
+# Ctrl-C as a terminal delivers it: SIGINT not ignored in the server, whatever pytest was
+# started with (a background job has it ignored, and a child keeps that).
+_AS_FROM_A_TERMINAL = (
+    "import os, signal, sys\nsignal.signal(signal.SIGINT, signal.SIG_DFL)\n"
+    "os.execv(sys.executable, [sys.executable, '-m', 'clm_policy', 'mcp'])\n"
+)
+
+
+class _FromATerminal(Server):
+    """The server started as from a terminal, in its own process group, initialized."""
+
+    def __init__(self, cwd: Path) -> None:
+        pytest.importorskip("mcp.server.mcpserver")
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _AS_FROM_A_TERMINAL],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            start_new_session=True,
+        )
+        self.send(INITIALIZE)
+        assert self.receive()["id"] == 1  # serving: the SDK reads its input
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
+@contextlib.contextmanager
+def interruptible(cwd: Path) -> Iterator[Server]:
+    server = _FromATerminal(cwd)
+    try:
+        yield server
+    finally:
+        if server.process.poll() is None:
+            os.killpg(server.process.pid, signal.SIGKILL)
+        server.process.communicate()
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+
+
+def _ctrl_c(server: Server) -> tuple[int, str, str]:
+    """``kill -INT`` the server (not its group: a terminal's Ctrl-C would end the git a tool
+    runs too, and the tool with it), its input left open; its exit code and output."""
+    process = server.process
+    assert process.stdout is not None
+    assert process.stderr is not None
+    os.kill(process.pid, signal.SIGINT)
+    code = process.wait(timeout=120)  # (it waited for ever: the failure)
+    return code, process.stdout.read().decode(), process.stderr.read().decode()
+
+
+def test_ctrl_c_ends_the_serving_server_with_130(tmp_path: Path) -> None:
+    """The SDK's thread reading standard input held the server: Ctrl-C, and a second one,
+    left it running (the second even said "interrupted") until its input ended."""
+    with interruptible(tmp_path) as server:
+        code, out, err = _ctrl_c(server)
+    assert (code, out) == (130, "")
+    assert err.strip() == "clm-policy: interrupted"
+
+
+def test_ctrl_c_answers_the_request_in_flight_before_the_server_ends(tmp_path: Path) -> None:
+    """A tool that is committing when Ctrl-C comes finishes, and its answer is written: the
+    commit is never made without the client being told."""
+    from conftest import git
+
+    git(tmp_path, "init", "-q")
+    with interruptible(tmp_path) as server:
+        server.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "memory_search", "arguments": {"query": "x"}},
+            }
+        )
+        memory = Path(json.loads(server.receive()["result"]["content"][0]["text"])["memory"])
+        server.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "memory_write", "arguments": {"key": "k", "text": "kept"}},
+            }
+        )
+        deadline = time.monotonic() + 120
+        while not (memory / "topics" / "k.md").exists():  # the write is under way: in flight
+            assert server.process.poll() is None
+            assert time.monotonic() < deadline, "memory_write wrote nothing"
+            time.sleep(0.005)
+        code, out, _ = _ctrl_c(server)
+    assert code == 130
+    [answer] = [json.loads(line) for line in out.splitlines()]
+    assert answer["id"] == 3
+    assert answer["result"].get("isError") is False, answer
+    assert answer["result"]["structuredContent"]["key"] == "k"
+
+
+def test_a_request_before_initialize_is_told_so(tmp_path: Path) -> None:
+    """The SDK answers every request before ``initialize`` "Invalid request parameters", and a
+    client's author looks for a wrong parameter; a ping is answered, notifications pass."""
+    pytest.importorskip("mcp.server.mcpserver")
+    lines = [
+        {"jsonrpc": "2.0", "id": 0, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        {"jsonrpc": "2.0", "method": "notifications/x"},
+        {**INITIALIZE, "id": 2},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "clm_policy", "mcp"],
+        input=b"".join(json.dumps(line).encode() + b"\n" for line in lines),
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=120,
+        check=True,
+    )
+    answers = {a["id"]: a for a in map(json.loads, done.stdout.splitlines())}
+    assert answers.pop(1) == error(
+        1,
+        -32600,
+        "invalid request: 'tools/list' before 'initialize': a session starts with the "
+        "initialize request",
+    )
+    assert sorted(answers) == [0, 2, 3]
+    assert all("result" in a for a in answers.values())

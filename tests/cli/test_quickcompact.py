@@ -91,6 +91,17 @@ def test_it_prints_and_commits_what_click_does(
         assert "clm(compact): s1 step 3" in fast[3]
 
 
+@pytest.mark.parametrize(
+    ("messages", "said"), [(1, "1 recent message kept"), (0, "0 recent messages kept")]
+)
+def test_the_messages_kept_are_counted_in_words(tmp_path: Path, messages: int, said: str) -> None:
+    memory = init_memory(tmp_path / "mem").path
+    path = state_file(tmp_path, messages=[{"role": "user", "content": "hi"}] * messages)
+    done = invoke("compact", "-m", str(memory), "-s", str(path))
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.splitlines()[2].endswith(f"tokens (estimated), {said}")
+
+
 def test_a_compaction_under_min_recall_hands_off_alike(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -188,3 +199,22 @@ def test_as_a_process_it_imports_neither_click_nor_pydantic(tmp_path: Path) -> N
     again = run_process(*args, cwd=tmp_path)  # the same position again: nothing new
     assert again.returncode == 0
     assert again.stdout.startswith("session s1 at step 3 (400000 tokens) is compacted already")
+
+
+def test_a_persisted_session_at_its_compactions_step_is_compacted_already(tmp_path: Path) -> None:
+    """``compact --session S`` right after S was compacted read the state that compaction left
+    (its context the summary's): the position looked new, and a second commit at the same
+    step summarized the summary, over the first's compaction file."""
+    memory = init_memory(tmp_path / "mem").path
+    path = state_file(tmp_path, messages=[{"role": "user", "content": f"m{i}"} for i in range(9)])
+    first = invoke("compact", "-m", str(memory), "-s", str(path))
+    assert first.exit_code == 0, first.stderr
+    head = git(memory, "rev-parse", "HEAD").strip()
+    again = invoke("compact", "-m", str(memory), "--session", "s1")
+    assert again.exit_code == 0, again.stderr
+    assert re.fullmatch(
+        rf"session s1 at step 3 \(\d+ tokens\) is compacted already: commit {head[:12]}; "
+        r"nothing new to commit\n",
+        again.stdout,
+    ), again.stdout
+    assert git(memory, "rev-parse", "HEAD").strip() == head

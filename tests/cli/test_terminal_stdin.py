@@ -1,6 +1,7 @@
-"""A command that reads what an agent sends on standard input (a hook, the status line), run by
-hand in a terminal, says on standard error what it waits for and how to end it, instead of
-waiting in silence; fed by a pipe, as the agents run it, it says nothing of the kind.
+"""A command that reads what an agent sends on standard input (a hook, the status line), or a
+state typed by hand (``compact --state -``), run in a terminal, says on standard error what it
+waits for and how to end it, instead of waiting in silence; fed by a pipe, as the agents run
+it, it says nothing of the kind.
 
 The terminal is a real pseudo-terminal on the process's standard input; Ctrl-D (end of input)
 is typed on it once the note has been read, so no test waits on a clock."""
@@ -91,3 +92,55 @@ def test_a_pipe_on_standard_input_gets_no_note(tmp_path: Path, args: list[str], 
     )
     assert NOTE not in done.stderr.decode()
     assert done.returncode == 0
+
+
+def test_compact_state_on_a_terminal_says_it_waits_for_the_state(tmp_path: Path) -> None:
+    """``compact --state -`` typed in a terminal waited in silence; it says what it reads, and
+    what is typed then is compacted and committed."""
+    from clm_policy.memory.init import init_memory
+
+    from conftest import git
+
+    memory = init_memory(tmp_path / "mem").path
+    leader, follower = pty.openpty()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "clm_policy", "compact", "-m", str(memory), "--state", "-"],
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=_env(tmp_path),
+    )
+    os.close(follower)
+    try:
+        line = _first_line(child)
+        assert line == (
+            "clm-policy compact --state -: reads a SessionState JSON on standard input; type it "
+            "and end it with Ctrl-D, or stop with Ctrl-C (clm-policy compact --help)\n"
+        )
+        os.write(leader, b'{"session_id": "typed", "step_index": 2}\n\x04')
+        out, err = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        os.close(leader)
+    assert child.returncode == 0, err
+    assert out.decode().startswith("compacted session typed at step 2 (manual)")
+    assert git(memory, "log", "-1", "--format=%s").startswith("clm(compact): typed step 2")
+
+
+def test_compact_state_from_a_pipe_gets_no_note(tmp_path: Path) -> None:
+    from clm_policy.memory.init import init_memory
+
+    memory = init_memory(tmp_path / "mem").path
+    done = subprocess.run(
+        [sys.executable, "-m", "clm_policy", "compact", "-m", str(memory), "--state", "-"],
+        input=b'{"session_id": "piped", "step_index": 2}',
+        capture_output=True,
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stderr.decode()) == (0, "")

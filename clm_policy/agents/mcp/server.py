@@ -235,10 +235,13 @@ def build_server(tools: Tools | None = None) -> MCPServer:
 
 
 def serve() -> None:
-    """Run the server on standard input and output, the wire guarded (:mod:`.wire`)."""
+    """Run the server on standard input and output, the wire guarded (:mod:`.wire`); Ctrl-C
+    ends it once the requests in flight are answered, as ``KeyboardInterrupt`` (exit 130)."""
 
     from clm_policy.agents.mcp.wire import guarded
 
     server = build_server()
-    with guarded():
+    with guarded() as wire:
         server.run("stdio")
+    if wire.interrupted:
+        raise KeyboardInterrupt

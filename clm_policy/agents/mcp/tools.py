@@ -155,7 +155,7 @@ class Tools:
 
     def memory_read(self, key: str) -> dict[str, Any]:
         """The topic ``key``, or the handoff a seed names by it, whole."""
-        from clm_policy.memory.layout import check_key, handoff_of_key, is_memory_repo
+        from clm_policy.memory.layout import TOPICS, check_key, handoff_of_key, is_memory_repo
         from clm_policy.memory.store import GitMemoryStore
 
         check_key(key)
@@ -170,9 +170,13 @@ class Tools:
             if text is None:
                 raise InputError(f"no handoff {key!r} in the memory repository")
             return {"key": key, "content": text, "tags": ["handoff"], "updated_at": None}
+        meant = key.removeprefix(f"{TOPICS}/")  # (the folder named with the key)
         if is_memory_repo(hook.memory):
             with hook.repo() as repo:
-                entry = GitMemoryStore(repo).entry(key)
+                store = GitMemoryStore(repo)
+                entry = store.entry(key)
+                if entry is None and meant != key and store.entry(meant) is not None:
+                    raise InputError(f"no memory topic {key!r} (did you mean {meant!r}?)")
         if entry is None:
             raise InputError(f"no memory topic {key!r} (memory_search finds topics)")
         return {

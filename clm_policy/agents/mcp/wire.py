@@ -10,10 +10,16 @@ longer than :data:`MAX_REQUEST` (without keeping it) and each of those lines wit
 error (:func:`answer`), and passes every other line to the SDK unchanged; the **writer**
 passes the SDK's output on line by line, so that an error the reader writes never lands
 inside one of the SDK's messages. A ``tools/call`` without ``name`` (or with ``arguments``
-not an object) is answered here too, saying which: the SDK says "Invalid request parameters".
+not an object) is answered here too, saying which: the SDK says "Invalid request parameters";
+so is a request before ``initialize``.
 
 An error answers with the request's ``id`` when it is a string or an integer, else ``null``;
 a notification and a response are never answered.
+
+Ctrl-C (SIGINT) ends the server as the end of its input does: the requests in flight are
+answered, then the SDK is given the end of its input and stops (:class:`_Interrupt`); a second
+Ctrl-C ends the process at once. The SDK alone would wait for ever on its thread reading
+standard input, and ignore every Ctrl-C after the first.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import threading
 from typing import TYPE_CHECKING
 
@@ -56,6 +63,7 @@ class _Out:
         self.written = 0
         self.waiting: set[object] = set()
         self.changed = threading.Condition()
+        self.initialized = False  # (an initialize request was passed to the SDK)
 
     def line(self, data: bytes) -> None:
         with self.lock:
@@ -95,6 +103,28 @@ class _Out:
                 if left <= 0:
                     return
                 self.changed.wait(min(left, 0.5))
+
+
+class _SdkInput:
+    """The write end of the SDK's standard input, ended once, by whichever comes first: the
+    end of the real standard input, or Ctrl-C (from another thread)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.lock = threading.Lock()
+        self.ended = False
+
+    def end(self) -> None:
+        """The SDK reads the end of its input. The descriptor becomes /dev/null rather than
+        closed: its number stays this pipe's, so a line the reader writes after it is lost,
+        never written into a file opened since."""
+        with self.lock:
+            if self.ended:
+                return
+            self.ended = True
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.fd)
+            os.close(devnull)
 
 
 def _message(text: bytes) -> dict[str, object]:
@@ -212,25 +242,40 @@ def answer(text: str) -> tuple[bool, bytes | None]:
     return surrogate is None, None  # (a notification with a lone surrogate: dropped here)
 
 
-def _pass_on(line: bytes, end: bytes, sink: int, out: _Out) -> None:
+def _before_initialize(line: bytes, out: _Out) -> tuple[bool, bytes | None]:
+    """A request before ``initialize`` (ping aside) is answered here: the SDK says "Invalid
+    request parameters" alone, and the client's author looks for a wrong parameter."""
+    message = _message(line)
+    method = message.get("method")
+    if method == "initialize":
+        out.initialized = True
+    elif method != "ping" and "id" in message and "method" in message:
+        why = f"{method!r} before 'initialize': a session starts with the initialize request"
+        return False, error_line(_usable_id(message), why)
+    return True, None
+
+
+def _pass_on(line: bytes, end: bytes, sink: _SdkInput, out: _Out) -> None:
     passes, error = answer(line.decode("utf-8", "replace"))
+    if passes and not out.initialized:
+        passes, error = _before_initialize(line, out)
     if passes:
         out.asked(line)
-        _write_all(sink, line + end)
+        _write_all(sink.fd, line + end)
     if error is not None:
         out.line(error)
 
 
 def read_requests(
     source: int,
-    sink: int,
+    sink: _SdkInput,
     out: _Out,
     limit: int = MAX_REQUEST,
     writer: threading.Thread | None = None,
 ) -> None:
     """Copy request lines from ``source`` to ``sink`` until ``source`` ends, then, once the
     SDK has answered what it was passed (``writer``: the thread passing its answers on),
-    close ``sink``."""
+    end ``sink``."""
     kept = bytearray()
     skipping = False  # inside a line over the limit: read to its end, keep nothing
     try:
@@ -257,7 +302,7 @@ def read_requests(
         pass  # the SDK has gone: nothing more to pass on
     finally:
         with contextlib.suppress(OSError):
-            os.close(sink)
+            sink.end()
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -293,11 +338,60 @@ def _unread(fd: int) -> int:
         return 0
 
 
+class _Interrupt:
+    """Ctrl-C while the server serves: the first answers the requests in flight and then ends
+    the SDK's input (the SDK stops as at the end of standard input); a second ends the
+    process at once, with 130."""
+
+    def __init__(self, sink: _SdkInput, out: _Out, writer: threading.Thread) -> None:
+        self.sink, self.out, self.writer = sink, out, writer
+        self.interrupted = False
+        self.previous = signal.getsignal(signal.SIGINT)
+        self.installed = False
+
+    def install(self) -> None:
+        """Handle SIGINT from now on (not one the parent chose to ignore; only the main thread
+        can)."""
+        if threading.current_thread() is threading.main_thread() and self.previous not in (
+            signal.SIG_IGN,
+            None,
+        ):
+            signal.signal(signal.SIGINT, self.handle)
+            self.installed = True
+
+    def restore(self) -> None:
+        if self.installed and self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+            self.installed = False
+
+    def handle(self, _signum: int, _frame: object) -> None:
+        from clm_policy.base.termsafe import write_fd
+
+        if self.interrupted:
+            with contextlib.suppress(OSError):
+                write_fd(2, "\nclm-policy: interrupted")
+            os._exit(130)
+        self.interrupted = True
+        if self.out.waiting:
+            with contextlib.suppress(OSError):
+                write_fd(2, f"\nclm-policy mcp: {IN_FLIGHT}")
+        threading.Thread(target=self._end_input, daemon=True).start()
+
+    def _end_input(self) -> None:
+        self.out.settle(self.writer)
+        with contextlib.suppress(OSError):
+            self.sink.end()
+
+
+IN_FLIGHT = "interrupted: answering the requests in flight first (Ctrl-C again stops at once)"
+
+
 @contextlib.contextmanager
-def guarded(limit: int = MAX_REQUEST) -> Iterator[None]:
+def guarded(limit: int = MAX_REQUEST) -> Iterator[_Interrupt]:
     """Inside: descriptors 0 and 1 are pipes to and from the two threads, which hold the
-    real standard input and output; on leaving, what the SDK wrote last is passed on (the
-    SDK keeps its output open, so the writer never sees it end: the pipe is waited for)."""
+    real standard input and output, and Ctrl-C ends the server (what it yields says whether
+    it did); on leaving, what the SDK wrote last is passed on (the SDK keeps its output open,
+    so the writer never sees it end: the pipe is waited for)."""
 
     real_in, real_out = os.dup(0), os.dup(1)
     to_sdk_r, to_sdk_w = os.pipe()
@@ -306,18 +400,21 @@ def guarded(limit: int = MAX_REQUEST) -> Iterator[None]:
     os.dup2(from_sdk_w, 1)
     os.close(to_sdk_r)
     os.close(from_sdk_w)
-    out = _Out(real_out)
+    out, sink = _Out(real_out), _SdkInput(to_sdk_w)
     writer = threading.Thread(target=pass_answers, args=(from_sdk_r, out), daemon=True)
     reader = threading.Thread(
-        target=read_requests, args=(real_in, to_sdk_w, out, limit, writer), daemon=True
+        target=read_requests, args=(real_in, sink, out, limit, writer), daemon=True
     )
+    interrupt = _Interrupt(sink, out, writer)
+    interrupt.install()
     writer.start()  # (first: the reader, at the end of its input, waits on it)
     reader.start()
     try:
-        yield
+        yield interrupt
     finally:
         import time
 
+        interrupt.restore()
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and (_unread(from_sdk_r) or out.read != out.written):
             time.sleep(0.01)

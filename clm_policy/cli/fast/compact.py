@@ -16,6 +16,7 @@ from clm_policy.cli.fast import args as quickargs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 # option -> (destination, kind), as in clm_policy.cli.fast.args. A test holds this table equal
@@ -34,9 +35,10 @@ OPTIONS: dict[str, tuple[str, Any]] = {
 DEFAULTS = quickargs.defaults(OPTIONS, fmt="text")
 
 
-def answer(args: list[str]) -> int | None:
+def answer(args: list[str], note: Callable[[str], None] | None = None) -> int | None:
     """Run ``clm-policy compact ARGS`` and return its exit code, or None (nothing written,
-    nothing printed) when click should run the command instead."""
+    nothing printed) when click should run the command instead. ``note``: what says on a
+    terminal that the state is read from standard input (``cli.entry``'s)."""
     try:
         values = quickargs.parse(args, OPTIONS, DEFAULTS)
     except quickargs.Declined:
@@ -61,6 +63,8 @@ def answer(args: list[str]) -> int | None:
         from clm_policy.lifecycle import byhand
         from clm_policy.lifecycle.sources import Request
 
+        if values["state_src"] == "-" and note is not None:
+            note("compact")  # (a person who typed the command waits for the state)
         source = Request(state=values["state_src"], memory=memory)
         hand, done = byhand.compact(
             policy_ref, memory, source, profile, summarizer=values["summarizer"]
