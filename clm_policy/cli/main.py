@@ -209,15 +209,16 @@ def cli() -> None:
       clm-policy run                               # the demo: a simulated session
       clm-policy decide --tokens 260000            # what the default policy says
       clm-policy decide --tokens 260000 --explain  # ...and why, rule by rule
-      clm-policy resolve policies/default.yaml     # a policy with its extends merged
+      clm-policy resolve claude-code               # a policy with its extends merged
       clm-policy schema policy                     # the JSON schema of policy files
       clm-policy lint                              # check the project's policy (or policies/)
       clm-policy test                              # run policies/**/*.test.yaml
       clm-policy init clm-memory                   # a git repository for memory
       clm-policy compact -m clm-memory -s s.json   # commit a compaction of a session
 
-    Exit codes: 0 ok, 1 problems found (lint, test), 2 bad input or usage, 3 internal error,
-    4 a decision awaits confirmation (run), 130 interrupted, 141 output closed (| head).
+    Exit codes: 0 ok, 1 problems found (lint, test, replay --fail-on-change), 2 bad input or
+    usage, 3 internal error, 4 a decision awaits confirmation (run), 130 interrupted, 141
+    output closed (| head). Each command's --help says which it gives.
     """
 
 
