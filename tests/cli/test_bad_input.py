@@ -352,6 +352,16 @@ USAGE = " (try 'clm-policy decide --help')"
             "clm-policy: no bundled policy named 'nosuch' (bundled: claude-code, default)",
         ),
         (["decide", "--tokens", "1", "--policy", "nosuch.yaml"], "nosuch.yaml: no such file"),
+        (  # the repository's path to a bundled policy, where no checkout of it is
+            ["resolve", "policies/default.yaml"],
+            "policies/default.yaml: no such file; a bundled policy has that name: give it as "
+            "'default', alone",
+        ),
+        (
+            ["decide", "--tokens", "1", "--policy", "policies/claude-code.yaml"],
+            "policies/claude-code.yaml: no such file; a bundled policy has that name: give it as "
+            "'claude-code', alone",
+        ),
         (  # a folder of that name is no bundled policy's name mistyped
             ["decide", "--tokens", "1", "--policy", "."],
             ".: is a directory, not a policy file",
