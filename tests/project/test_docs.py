@@ -6,6 +6,7 @@ import re
 import shlex
 from pathlib import Path
 
+import click
 import pytest
 
 from clm_policy import SessionState, TokenSnapshot, load_policy
@@ -184,3 +185,35 @@ def test_verification_doc_s_summary_says_what_its_figures_table_says() -> None:
     said = f"{right} of {sum(halves)} sessions" if right < sum(halves) else "all"
     tail = summary.split("writes them:")[1].replace("\n", " ")
     assert tail == f" {model[0]} % on each half, the next step right or close in {said}."
+
+
+def test_every_option_of_every_command_is_in_the_docs() -> None:
+    """A user reads the docs, not only ``--help``: each long option is named somewhere in the
+    README or docs/ (decide's --step, --last-compact-step and --status, log's --limit and
+    experiment's --seed and --bootstrap were in no page)."""
+    from clm_policy.cli.main import cli
+
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    text = "\n".join(page.read_text() for page in pages)
+    missing = [
+        f"{name} {flag}"
+        for name, command in _commands(cli)
+        for param in command.params
+        for flag in param.opts + param.secondary_opts
+        if flag.startswith("--")
+        and flag != "--help"
+        and re.search(re.escape(flag) + r"(?![\w-])", text) is None
+    ]
+    assert missing == []
+
+
+def _commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
+    ctx = click.Context(group)
+    found: list[tuple[str, click.Command]] = []
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        if isinstance(command, click.Group):
+            found += _commands(command, f"{prefix}{name} ")
+        elif command is not None:
+            found.append((f"{prefix}{name}", command))
+    return found
