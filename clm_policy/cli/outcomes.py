@@ -57,9 +57,10 @@ def show_compact(
         f"({why.rule}): commit {done.commit[:12]}"
     )
     echo(f"  summary   {done.path}")
+    kept = len(result.messages) - 1  # (the first is the summary)
     echo(
         f"  context   {result.context_before} -> {result.context_after} tokens (estimated), "
-        f"{len(result.messages) - 1} recent messages kept"
+        f"{kept} recent message{'' if kept == 1 else 's'} kept"
     )
     echo(f"  redacted  {done.redactions} secret(s)")
     if _ours(result):
