@@ -143,17 +143,17 @@ class LazyGroup(click.Group):
         module, _, attr = target.partition(":")
         command = getattr(importlib.import_module(module), attr)
         assert isinstance(command, click.Command)
-        print_help_with_echo(command, ctx)
+        _help_through_printer(command, ctx)
         return command
 
     def get_help_option(self, ctx: click.Context) -> click.Option | None:
         option = super().get_help_option(ctx)
-        if option is not None:
+        if option is not None:  # (`clm-policy --help`: the same printer as its commands')
             option.callback = _print_help
         return option
 
 
-def print_help_with_echo(command: click.Command, ctx: click.Context) -> None:
+def _help_through_printer(command: click.Command, ctx: click.Context) -> None:
     """``--help`` of ``command`` (and of a group's commands) printed by the one printer, as
     every other output is: a full disk is exit 2 and a closed pipe 141, not click's own
     write (an "internal error", exit 3, or a silent exit 1)."""
@@ -162,7 +162,7 @@ def print_help_with_echo(command: click.Command, ctx: click.Context) -> None:
         option.callback = _print_help
     if isinstance(command, click.Group):
         for sub in command.commands.values():
-            print_help_with_echo(sub, ctx)
+            _help_through_printer(sub, ctx)
 
 
 def _print_help(ctx: click.Context, param: click.Parameter, value: bool) -> None:
