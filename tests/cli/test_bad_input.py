@@ -131,8 +131,20 @@ POLICY_CASES = [
     (
         "bad-rule-id",
         rule("step > 1").replace("id: r", "id: 9r"),
-        "5:9: rules[0].id: '9r' is not a valid id (letters, digits, '_' and '-', starting with a "
-        "letter, at most 64 characters)",
+        "5:9: rules[0].id: '9r' is not a valid id (ASCII letters, digits, '_' and '-', starting "
+        "with a letter, at most 64 characters)",
+    ),
+    (  # é is a letter, but not one an id may hold: the message says which letters
+        "accented-rule-id",
+        rule("step > 1").replace("id: r", "id: règle"),
+        "5:9: rules[0].id: 'règle' is not a valid id (ASCII letters, digits, '_' and '-', "
+        "starting with a letter, at most 64 characters)",
+    ),
+    (
+        "accented-signal-name",
+        f"version: 1\n{OK_PROFILE}signals:\n  prêt: {{type: bool, default: false}}\n",
+        "5:3: signals.prêt: name 'prêt' is not allowed (ASCII letters, digits, '_', '-'; a "
+        "letter first)",
     ),
     (
         "rule-without-when",
