@@ -48,6 +48,9 @@ def calibrate(
       clm-policy calibrate --memory clm-memory --profile coding
       clm-policy calibrate --transcripts '~/.claude/projects/*/*.jsonl' \\
           --write policies/examples/team.yaml --profile coding
+
+    Exit codes: 0 done (or too little history: nothing proposed), 2 bad input (a policy, profile
+    or memory repository that is not there; nothing written).
     """
     from clm_policy.formats.textio import path_kind
     from clm_policy.replay.calibrate import calibrate as propose

@@ -107,6 +107,9 @@ def decide(
     proposed, blocked_by, warnings, overridden, forced, policy, profile, context_tokens,
     context_window, window_source; with --transcript also context_estimated and transcript
     (format, path, warnings); with --explain also "explain" (rules and guards).
+
+    Exit codes: 0 whatever the decision, 2 bad input (at file:line:col; with --format json, an
+    error object on standard output).
     """
     request = Request.of(click.get_current_context().params)
     check(request)

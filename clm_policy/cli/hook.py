@@ -142,6 +142,10 @@ def claude_code(
       clm-policy hook claude-code --install --plugin --user   # the plugin, offline
       clm-policy hook claude-code --uninstall --plugin --user
       echo '{"hook_event_name": "UserPromptSubmit", ...}' | clm-policy hook claude-code
+
+    Exit codes: answering a call, 0 whatever happens (130 interrupted); --install,
+    --uninstall, --print-settings: 0 done, 2 bad input (a settings file that is not JSON:
+    nothing written).
     """
     modes = {
         "--print-settings": print_settings,
@@ -234,6 +238,10 @@ def codex(
       clm-policy hook codex --uninstall --project   # ours out, yours stay
       clm-policy hook codex --print-settings        # the entries, to merge by hand
       echo '{"hook_event_name": "PreCompact", ...}' | clm-policy hook codex
+
+    Exit codes: answering a call, 0 whatever happens (130 interrupted); --install,
+    --uninstall, --print-settings: 0 done, 2 bad input (a hooks file that is not JSON:
+    nothing written).
     """
     call = {"--policy": policy_ref, "--profile": profile, "--memory": memory}
     modes = {"--print-settings": print_settings, "--install": install, "--uninstall": uninstall}

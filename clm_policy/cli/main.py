@@ -143,14 +143,54 @@ class LazyGroup(click.Group):
         module, _, attr = target.partition(":")
         command = getattr(importlib.import_module(module), attr)
         assert isinstance(command, click.Command)
+        _help_through_printer(command, ctx)
         return command
+
+    def get_help_option(self, ctx: click.Context) -> click.Option | None:
+        option = super().get_help_option(ctx)
+        if option is not None:  # (`clm-policy --help`: the same printer as its commands')
+            option.callback = _print_help
+        return option
+
+
+def _help_through_printer(command: click.Command, ctx: click.Context) -> None:
+    """``--help`` of ``command`` (and of a group's commands) printed by the one printer, as
+    every other output is: a full disk is exit 2 and a closed pipe 141, not click's own
+    write (an "internal error", exit 3, or a silent exit 1)."""
+    option = command.get_help_option(ctx)
+    if option is not None:
+        option.callback = _print_help
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _help_through_printer(sub, ctx)
+
+
+def _print_help(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        echo(ctx.get_help())
+        ctx.exit()
+
+
+def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        from importlib.metadata import version
+
+        echo(f"clm-policy, version {version('clm-policy')}")
+        ctx.exit()
 
 
 @click.group(
     cls=LazyGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
-@click.version_option(package_name="clm-policy", prog_name="clm-policy")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
 def cli() -> None:
     """Context lifecycle management for LLM agents, driven by YAML policies.
 
@@ -169,15 +209,16 @@ def cli() -> None:
       clm-policy run                               # the demo: a simulated session
       clm-policy decide --tokens 260000            # what the default policy says
       clm-policy decide --tokens 260000 --explain  # ...and why, rule by rule
-      clm-policy resolve policies/default.yaml     # a policy with its extends merged
+      clm-policy resolve claude-code               # a policy with its extends merged
       clm-policy schema policy                     # the JSON schema of policy files
       clm-policy lint                              # check the project's policy (or policies/)
       clm-policy test                              # run policies/**/*.test.yaml
       clm-policy init clm-memory                   # a git repository for memory
       clm-policy compact -m clm-memory -s s.json   # commit a compaction of a session
 
-    Exit codes: 0 ok, 1 problems found (lint, test), 2 bad input or usage, 3 internal error,
-    4 a decision awaits confirmation (run), 130 interrupted, 141 output closed (| head).
+    Exit codes: 0 ok, 1 problems found (lint, test, replay --fail-on-change), 2 bad input or
+    usage, 3 internal error, 4 a decision awaits confirmation (run), 130 interrupted, 141
+    output closed (| head). Each command's --help says which it gives.
     """
 
 

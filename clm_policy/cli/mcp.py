@@ -41,6 +41,9 @@ def mcp(install: bool, uninstall: bool, project_scope: bool, user_scope: bool) -
       clm-policy mcp --install --project     # .mcp.json
       clm-policy mcp --uninstall --project   # the other servers stay
       clm-policy mcp                         # what Claude Code runs
+
+    Exit codes: serving, 0 when the client ends; --install, --uninstall: 0 done, 2 bad input
+    (nothing written); 2 without the mcp extra.
     """
     if install and uninstall:
         raise click.UsageError("--install and --uninstall do not go together: give one")

@@ -77,6 +77,9 @@ def init(
       clm-policy init --claude-code ../memory  # ... the memory there, named in the config
       clm-policy init --claude-code --mcp      # ... and the MCP server in .mcp.json
       clm-policy init --codex                  # the same for Codex CLI
+
+    Exit codes: 0 done (a memory repository already there is left as it is), 2 bad input
+    (nothing written).
     """
     from clm_policy.memory.init import init_memory
 
@@ -285,6 +288,9 @@ def log(
       clm-policy log --memory clm-memory
       clm-policy log --memory clm-memory --session demo --event handoff --format json
       clm-policy log --agent a9c9c4801cad78879        # what one subagent did
+
+    Exit codes: 0 (no matching commits too), 2 bad input (not a memory repository, an unknown
+    session), 141 output closed.
     """
     from clm_policy.memory.audit import read_log
     from clm_policy.memory.git.write import MemoryRepo
@@ -329,6 +335,9 @@ def show(memory: str, ref: str) -> int:
     Examples:
       clm-policy show --memory clm-memory 3f2a9c1d
       clm-policy show --memory clm-memory sessions/demo/handoffs/001.md
+
+    Exit codes: 0, 2 bad input (no such commit or file, not a memory repository), 141 output
+    closed.
     """
     from clm_policy.memory.git.confine import MAX_READ
     from clm_policy.memory.git.run import check_name
@@ -449,6 +458,8 @@ def migrate(memory: str, dry_run: bool) -> int:
     Examples:
       clm-policy migrate --memory clm-memory --dry-run
       clm-policy migrate --memory clm-memory
+
+    Exit codes: 0 migrated (or nothing to migrate), 2 bad input (nothing written).
     """
     from clm_policy.base.termsafe import one_line
     from clm_policy.memory.git.write import MemoryRepo

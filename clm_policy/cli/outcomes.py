@@ -95,7 +95,7 @@ def _show_committed(
         f"({why.rule}): commit {done.commit[:12]}"
     )
     echo(f"  summary   {done.path}")
-    kept = len(result.messages) - 1
+    kept = len(result.messages) - 1  # (the first is the summary)
     echo(
         f"  context   {result.context_before} -> {result.context_after} tokens (estimated), "
         f"{kept} recent message{'' if kept == 1 else 's'} kept"

@@ -74,6 +74,9 @@ def compact(
     Examples:
       clm-policy compact --memory clm-memory --state session.json
       clm-policy compact --transcript ~/.claude/projects/-home-me-shop/<session>.jsonl
+
+    Exit codes: 0 committed (or compacted already: nothing new), 2 bad input (at file:line:col;
+    nothing written), 130 interrupted.
     """
     from clm_policy.lifecycle import byhand
 
@@ -144,6 +147,9 @@ def handoff(
       clm-policy handoff -m clm-memory -s session.json --branch --push origin --pr-body pr.md
       clm-policy handoff --transcript ~/.codex/sessions/2026/11/30/rollout-<id>.jsonl
       clm-policy handoff --transcript session.jsonl --reply handoff.md
+
+    Exit codes: 0 committed, 2 bad input (nothing written) or an output that cannot be written
+    (the commit is made; standard error says so), 141 output closed (the same).
     """
     from clm_policy.lifecycle import byhand
 

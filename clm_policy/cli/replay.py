@@ -58,6 +58,9 @@ def replay(
     Examples:
       clm-policy replay --memory clm-memory --policy policies/examples/team.yaml --fail-on-change
       clm-policy replay --transcripts '~/.claude/projects/*/*.jsonl' --policy claude-code
+
+    Exit codes: 0 done, 1 with --fail-on-change when a decision would change or the policy
+    refuses one, 2 bad input.
     """
     quiet = False if fmt == "json" else None
     if transcripts is not None:

@@ -79,6 +79,8 @@ def report(memory: str, session: str | None, policy_ref: str, output: str) -> in
     Examples:
       clm-policy report --memory clm-memory -o report.html
       clm-policy report --memory clm-memory --session demo -o demo.html
+
+    Exit codes: 0 written (or nothing to report), 2 bad input (nothing written).
     """
     from clm_policy.report.html import render
 
@@ -138,6 +140,9 @@ def export(
       clm-policy export --memory clm-memory --format csv -o steps.csv
       clm-policy export --memory clm-memory --format csv --table sessions
       clm-policy export --memory clm-memory --format json -o history.json
+
+    Exit codes: 0 done (an empty table when nothing is recorded), 2 bad input (nothing written),
+    141 output closed.
     """
     from clm_policy.report.export import as_csv, as_json
 

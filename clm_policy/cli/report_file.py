@@ -28,6 +28,10 @@ def check_output(path: str | None, option: str = "--output") -> None:
         raise InputError("cannot write the output: No such file or directory", Location(path))
     if path_kind(path) == "folder":  # (-o names the file the output goes to)
         raise InputError(f"is a folder: {option} takes a file's path", Location(path))
+    if path.endswith(("/", os.sep)):  # a folder not there yet: not a file named without the /
+        raise InputError(
+            f"names a folder (it ends in '/'): {option} takes a file's path", Location(path)
+        )
 
 
 def check_not_read(path: str | None, read: Iterable[str]) -> None:

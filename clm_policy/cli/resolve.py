@@ -21,6 +21,8 @@ def resolve(policy_ref: str | None) -> int:
       clm-policy resolve
       clm-policy resolve claude-code
       clm-policy resolve policies/examples/team.yaml > team.resolved.yaml
+
+    Exit codes: 0, 2 bad input (a policy's problem at file:line:col).
     """
     from clm_policy.base.errors import InputError
     from clm_policy.config.project import setting

@@ -24,6 +24,8 @@ def schema(name: str | None, list_: bool) -> int:
     Examples:
       clm-policy schema --list
       clm-policy schema policy > policy.schema.json
+
+    Exit codes: 0, 2 no schema of that NAME.
     """
     names = schema_names()
     if list_ and name is not None:

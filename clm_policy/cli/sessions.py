@@ -27,6 +27,8 @@ def status(memory: str, session: str | None, fmt: str) -> int:
     Examples:
       clm-policy status --memory clm-memory
       clm-policy status --memory clm-memory --session demo --format json
+
+    Exit codes: 0, 2 bad input (not a memory repository, an unknown session).
     """
     from clm_policy.loop.status import session_status
 
@@ -160,6 +162,9 @@ def signal(memory: str, session: str, phase_done: bool, assignments: tuple[str, 
     Examples:
       clm-policy signal --memory clm-memory --session demo --phase-done
       clm-policy signal --memory clm-memory --session demo degradation=true
+
+    Exit codes: 0 committed, 2 bad input (an unknown session, an undeclared signal, a wrong
+    value; nothing written).
     """
     from clm_policy.lifecycle.sources import parse_signals
     from clm_policy.loop.runs import going_on

@@ -43,6 +43,8 @@ def statusline(policy_ref: str | None, profile: str | None) -> int:
       echo '{"context_window": {"context_window_size": 200000, "current_usage":
         {"input_tokens": 2000, "cache_creation_input_tokens": 0,
          "cache_read_input_tokens": 80000, "output_tokens": 500}}}' | clm-policy statusline
+
+    Exit codes: 0 whatever the input, 130 interrupted.
     """
     from clm_policy.agents.statusline import read_stdin, status_line
     from clm_policy.cli.entry import note_if_terminal

@@ -39,6 +39,8 @@ def trust(path: str | None, show_list: bool, revoke: bool) -> int:
       clm-policy trust ~/src/shop/.clm-policy.yaml
       clm-policy trust --list
       clm-policy trust --revoke ~/src/shop
+
+    Exit codes: 0 done, 2 bad input (no such file; a broken one, not trusted).
     """
     if show_list:
         if path is not None or revoke:

@@ -167,8 +167,8 @@ def locate_errors(
             message = f"{field}: expected {expected}, got {_describe(value)}"
         elif kind == "string_pattern_mismatch" and is_key:
             message = (
-                f"{field}: name {quote(value)} is not allowed (letters, digits, '_', '-'; "
-                "a letter first)"
+                f"{field}: name {quote(value)} is not allowed (ASCII letters, digits, '_', "
+                "'-'; a letter first)"
             )
         elif kind == "string_pattern_mismatch" and _share(err):
             message = (
@@ -177,8 +177,8 @@ def locate_errors(
             )
         elif kind == "string_pattern_mismatch":
             message = (
-                f"{field}: {quote(value)} is not a valid id (letters, digits, '_' and '-', "
-                "starting with a letter, at most 64 characters)"
+                f"{field}: {quote(value)} is not a valid id (ASCII letters, digits, '_' and "
+                "'-', starting with a letter, at most 64 characters)"
             )
         elif kind == "value_error":
             detail = str(err["msg"]).removeprefix("Value error, ")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-from clm_policy.base.errors import InputError, PolicyError, quote
+from clm_policy.base.errors import InputError, Location, PolicyError, quote
 from clm_policy.base.paths import Reach, folder_reach
 from clm_policy.base.resources import bundled_policy_file, bundled_policy_names
 from clm_policy.formats.textio import POLICY_LIMIT, check_file, path_kind
@@ -121,4 +121,18 @@ def locate_source(
         check_file(path, shown, POLICY_LIMIT, "policy")
     except InputError as exc:
         raise PolicyError(exc.message, exc.location) from None
+    if relative_to is None:
+        _bundled_instead(text)
     return path, shown
+
+
+def _bundled_instead(text: str) -> None:
+    """Refuse a policy file the user named that is not there when a bundled policy has its
+    name (``policies/default.yaml`` outside a checkout of clm-policy), saying how to name
+    that one; any other missing file is said where it is read."""
+    stem = os.path.splitext(os.path.basename(text))[0]
+    if not stem or path_kind(text) != "missing":
+        return
+    if path_kind(bundled_policy_file(stem)) == "file":
+        said = f"no such file; a bundled policy has that name: give it as {quote(stem)}, alone"
+        raise PolicyError(said, Location(text))

@@ -131,8 +131,20 @@ POLICY_CASES = [
     (
         "bad-rule-id",
         rule("step > 1").replace("id: r", "id: 9r"),
-        "5:9: rules[0].id: '9r' is not a valid id (letters, digits, '_' and '-', starting with a "
-        "letter, at most 64 characters)",
+        "5:9: rules[0].id: '9r' is not a valid id (ASCII letters, digits, '_' and '-', starting "
+        "with a letter, at most 64 characters)",
+    ),
+    (  # é is a letter, but not one an id may hold: the message says which letters
+        "accented-rule-id",
+        rule("step > 1").replace("id: r", "id: règle"),
+        "5:9: rules[0].id: 'règle' is not a valid id (ASCII letters, digits, '_' and '-', "
+        "starting with a letter, at most 64 characters)",
+    ),
+    (
+        "accented-signal-name",
+        f"version: 1\n{OK_PROFILE}signals:\n  prêt: {{type: bool, default: false}}\n",
+        "5:3: signals.prêt: name 'prêt' is not allowed (ASCII letters, digits, '_', '-'; a "
+        "letter first)",
     ),
     (
         "rule-without-when",
@@ -352,6 +364,16 @@ USAGE = " (try 'clm-policy decide --help')"
             "clm-policy: no bundled policy named 'nosuch' (bundled: claude-code, default)",
         ),
         (["decide", "--tokens", "1", "--policy", "nosuch.yaml"], "nosuch.yaml: no such file"),
+        (  # the repository's path to a bundled policy, where no checkout of it is
+            ["resolve", "policies/default.yaml"],
+            "policies/default.yaml: no such file; a bundled policy has that name: give it as "
+            "'default', alone",
+        ),
+        (
+            ["decide", "--tokens", "1", "--policy", "policies/claude-code.yaml"],
+            "policies/claude-code.yaml: no such file; a bundled policy has that name: give it as "
+            "'claude-code', alone",
+        ),
         (  # a folder of that name is no bundled policy's name mistyped
             ["decide", "--tokens", "1", "--policy", "."],
             ".: is a directory, not a policy file",

@@ -7,6 +7,7 @@ diff like any other change.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -224,12 +225,42 @@ def test_version_and_help() -> None:
     top = invoke("--help")
     assert top.exit_code == 0
     assert "clm-policy decide --tokens 260000 --explain" in top.stdout
-    assert "Exit codes: 0 ok, 1 problems found (lint, test), 2 bad input or usage, 3" in top.stdout
+    assert "Exit codes: 0 ok, 1 problems found (lint, test, replay --fail-on-change), 2" in (
+        top.stdout
+    )
     sub = invoke("decide", "--help")
     assert (
         "cat session.json | clm-policy decide --state - --policy policies/examples/team.yaml"
         in sub.stdout
     )
+
+
+def test_every_command_s_help_shows_an_example_and_its_exit_codes() -> None:
+    """A newcomer reads ``clm-policy CMD --help``: a command line to copy, and what its exit
+    codes mean (most said nothing of them; CI has to trust them)."""
+    from test_options import commands
+
+    from clm_policy.cli.main import cli
+
+    for name, _ in commands(cli):
+        shown = invoke(*name.split(), "--help")
+        assert shown.exit_code == 0, name
+        assert f"clm-policy {name}" in shown.stdout.split("Options:")[0], name
+        assert re.search(r"^  Exit codes?: ", shown.stdout, flags=re.M), name
+
+
+def test_the_top_help_s_examples_run_in_a_new_user_s_folder(tmp_path: Path) -> None:
+    """What ``clm-policy --help`` offers to try, without a file of its own, runs where a
+    user who installed clm-policy stands: ``resolve policies/default.yaml`` needed a checkout
+    of the repository."""
+    top = invoke("--help").stdout
+    tried = top.split("Try:")[1].split("Exit codes")[0]
+    lines = [line.split("#")[0].split() for line in tried.splitlines() if "clm-policy" in line]
+    runnable = [words[1:] for words in lines if words[1] in ("decide", "resolve", "schema")]
+    assert ["resolve", "claude-code"] in runnable
+    for args in runnable:
+        done = run_process(*args, cwd=tmp_path)
+        assert (args, done.returncode, done.stderr) == (args, 0, ""), args
 
 
 def test_internal_error_has_its_own_exit_code(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -240,3 +240,46 @@ def test_a_compaction_whose_output_fails_says_it_is_committed_all_the_same(
         assert (again.returncode, again.stderr) == (141, "")
     else:
         assert (again.returncode, again.stderr) == (2, f"clm-policy: {failed}\n")
+
+
+def _every_help() -> list[list[str]]:
+    from clm_policy.cli.main import COMMANDS
+
+    helps = [["--help"], ["--version"], ["hook", "claude-code", "--help"], ["hook", "codex", "-h"]]
+    return helps + [[name, "--help"] for name in sorted(COMMANDS)]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full to fill")
+def test_help_and_version_to_an_output_that_fails_are_no_bug() -> None:
+    """``--help`` and ``--version`` print through the one printer too: a full disk was an
+    "internal error" (exit 3) and a closed pipe exit 1, click writing them itself."""
+    import os
+
+    for args in _every_help():
+        with open("/dev/full", "w") as full:
+            done = subprocess.run(
+                [sys.executable, "-m", "clm_policy", *args],
+                stdout=full,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+        assert (args, done.returncode, done.stderr) == (
+            args,
+            2,
+            "clm-policy: cannot write standard output: No space left on device\n",
+        )
+    for args in (["--help"], ["run", "--help"], ["--version"], ["hook", "codex", "--help"]):
+        read_end, write_end = os.pipe()
+        os.close(read_end)  # the reader went away before a byte was written
+        with os.fdopen(write_end, "w") as sink:
+            done = subprocess.run(
+                [sys.executable, "-m", "clm_policy", *args],
+                stdout=sink,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+        assert (args, done.returncode, done.stderr) == (args, 141, "")

@@ -218,3 +218,18 @@ def test_a_persisted_session_at_its_compactions_step_is_compacted_already(tmp_pa
         again.stdout,
     ), again.stdout
     assert git(memory, "rev-parse", "HEAD").strip() == head
+
+
+def test_one_message_kept_is_said_in_the_singular(tmp_path: Path) -> None:
+    """``1 recent message kept`` (it said ``1 recent messages kept``), as a process (the quick
+    path) and through click alike."""
+    from conftest import run_process
+
+    memory = init_memory(tmp_path / "mem").path
+    one = state_file(tmp_path, messages=[{"role": "user", "content": "fix test_a"}])
+    done = run_process("compact", "-m", str(memory), "-s", str(one), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "tokens (estimated), 1 recent message kept\n" in done.stdout
+    many = state_file(tmp_path, session_id="s2", messages=[{"role": "user", "content": "a"}] * 3)
+    clicked = invoke("compact", "-m", str(memory), "-s", str(many))
+    assert "tokens (estimated), 3 recent messages kept\n" in clicked.stdout

@@ -6,6 +6,7 @@ import re
 import shlex
 from pathlib import Path
 
+import click
 import pytest
 
 from clm_policy import SessionState, TokenSnapshot, load_policy
@@ -156,3 +157,63 @@ def test_mcp_doc_lists_every_tool_and_the_readme_names_the_commands() -> None:
     for command in ("mcp", "migrate"):
         assert command in COMMANDS
         assert f"clm-policy {command}" in readme, command
+
+
+def test_verification_doc_s_summary_says_what_its_figures_table_says() -> None:
+    """The handoff figures' summary ("What the figures say") is read on its own: its ranges
+    and counts are those of the table above it, which is what bench_handoff.py prints (it said
+    46-52 % and "all 47 sessions" after the table had moved to 58.2 % and 95.7 %)."""
+    text = (REPO / "docs" / "verification.md").read_text()
+    sizes = re.search(r"\| \| tune half \((\d+)\) \| check half \((\d+)\) \|", text)
+    assert sizes is not None
+    halves = [int(sizes.group(1)), int(sizes.group(2))]
+
+    def row(label: str) -> list[float]:
+        found = re.search(
+            rf"^\| {re.escape(label)}[^|]* \| ([\d.]+) %[^|]*\| ([\d.]+) %", text, re.M
+        )
+        assert found is not None, label
+        return [float(found.group(1)), float(found.group(2))]
+
+    summary = text.split("What the figures say:")[1].split("\n\n")[0]
+    record = row("transcript only")
+    assert f"record carries\n{round(min(record))}\u2013{round(max(record))} %" in summary
+    model = row("**with a model**")
+    assert model[0] == model[1]
+    steps = row("next step right or close / stale or wrong, with a model")
+    right = sum(round(share / 100 * n) for share, n in zip(steps, halves, strict=True))
+    said = f"{right} of {sum(halves)} sessions" if right < sum(halves) else "all"
+    tail = summary.split("writes them:")[1].replace("\n", " ")
+    assert tail == f" {model[0]} % on each half, the next step right or close in {said}."
+
+
+def test_every_option_of_every_command_is_in_the_docs() -> None:
+    """A user reads the docs, not only ``--help``: each long option is named somewhere in the
+    README or docs/ (decide's --step, --last-compact-step and --status, log's --limit and
+    experiment's --seed and --bootstrap were in no page)."""
+    from clm_policy.cli.main import cli
+
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    text = "\n".join(page.read_text() for page in pages)
+    missing = [
+        f"{name} {flag}"
+        for name, command in _commands(cli)
+        for param in command.params
+        for flag in param.opts + param.secondary_opts
+        if flag.startswith("--")
+        and flag != "--help"
+        and re.search(re.escape(flag) + r"(?![\w-])", text) is None
+    ]
+    assert missing == []
+
+
+def _commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
+    ctx = click.Context(group)
+    found: list[tuple[str, click.Command]] = []
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        if isinstance(command, click.Group):
+            found += _commands(command, f"{prefix}{name} ")
+        elif command is not None:
+            found.append((f"{prefix}{name}", command))
+    return found

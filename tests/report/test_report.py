@@ -340,6 +340,32 @@ def test_an_output_folder_that_does_not_exist(memory: Path, tmp_path: Path) -> N
     assert log.stderr == f"clm-policy: {afile}: is a file, not a memory repository (a folder)\n"
 
 
+def test_an_output_path_ending_in_a_slash_names_a_folder(memory: Path, tmp_path: Path) -> None:
+    """``-o out/`` where no ``out`` is: a folder meant, refused before any work, as an
+    existing folder is (a file ``out`` was written, and ``wrote out/`` said)."""
+    from conftest import REPO
+
+    run(memory)
+    policy = str(REPO / "policies" / "default.yaml")
+    tests = str(REPO / "policies" / "tests" / "default.test.yaml")
+    for args in (
+        ["report", "--memory", str(memory), "-o"],
+        ["export", "--memory", str(memory), "-o"],
+        ["lint", policy, "--output"],
+        ["test", tests, "--format", "junit", "--output"],
+    ):
+        out = f"{tmp_path / args[0]}/"
+        result = invoke(*args, out)
+        option = "--output"  # (-o is its short form)
+        assert (args, result.exit_code, result.stdout, result.stderr) == (
+            args,
+            2,
+            "",
+            f"{out}: names a folder (it ends in '/'): {option} takes a file's path\n",
+        )
+        assert not (tmp_path / args[0]).exists()
+
+
 def test_output_to_what_is_not_a_file_is_written_never_replaced(
     memory: Path, tmp_path: Path
 ) -> None:
