@@ -50,10 +50,10 @@ def _first_line(child: subprocess.Popen[bytes]) -> str:
     return got.decode(errors="replace")
 
 
-@pytest.mark.parametrize(("args", "said"), COMMANDS, ids=[" ".join(a) for a, _ in COMMANDS])
-def test_a_terminal_on_standard_input_is_told_what_is_awaited(
-    tmp_path: Path, args: list[str], said: str
-) -> None:
+def _on_a_terminal(tmp_path: Path, args: list[str], typed: bytes) -> tuple[str, int, bytes]:
+    """Run ``clm-policy ARGS`` with a pseudo-terminal on its standard input: the first line it
+    writes on standard error, then ``typed`` (ending in Ctrl-D) typed; its exit code and
+    what it wrote then (standard output, then standard error)."""
     leader, follower = pty.openpty()
     child = subprocess.Popen(
         [sys.executable, "-m", "clm_policy", *args],
@@ -66,17 +66,25 @@ def test_a_terminal_on_standard_input_is_told_what_is_awaited(
     os.close(follower)
     try:
         line = _first_line(child)  # the note comes before anything is read
-        assert said in line
-        assert all(word in line for word in ("Ctrl-D", "Ctrl-C", "--help")), line
-        assert " --engine --help" not in line  # help is the command's, not the flag's
-        os.write(leader, b"\x04")  # Ctrl-D: the end of the input
-        out, _err = child.communicate(timeout=120)
+        os.write(leader, typed)
+        out, err = child.communicate(timeout=120)
     finally:
         if child.poll() is None:
             child.kill()
             child.wait()
         os.close(leader)
-    assert child.returncode == 0, out  # an empty input is answered as the agents' hooks are
+    return line, child.returncode, out + err
+
+
+@pytest.mark.parametrize(("args", "said"), COMMANDS, ids=[" ".join(a) for a, _ in COMMANDS])
+def test_a_terminal_on_standard_input_is_told_what_is_awaited(
+    tmp_path: Path, args: list[str], said: str
+) -> None:
+    line, code, out = _on_a_terminal(tmp_path, args, b"\x04")  # Ctrl-D: the end of the input
+    assert said in line
+    assert all(word in line for word in ("Ctrl-D", "Ctrl-C", "--help")), line
+    assert " --engine --help" not in line  # help is the command's, not the flag's
+    assert code == 0, out  # an empty input is answered as the agents' hooks are
 
 
 @pytest.mark.parametrize(("args", "_said"), COMMANDS, ids=[" ".join(a) for a, _ in COMMANDS])
@@ -102,30 +110,14 @@ def test_compact_state_on_a_terminal_says_it_waits_for_the_state(tmp_path: Path)
     from conftest import git
 
     memory = init_memory(tmp_path / "mem").path
-    leader, follower = pty.openpty()
-    child = subprocess.Popen(
-        [sys.executable, "-m", "clm_policy", "compact", "-m", str(memory), "--state", "-"],
-        stdin=follower,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=tmp_path,
-        env=_env(tmp_path),
+    args = ["compact", "-m", str(memory), "--state", "-"]
+    typed = b'{"session_id": "typed", "step_index": 2}\n\x04'
+    line, code, out = _on_a_terminal(tmp_path, args, typed)
+    assert line == (
+        "clm-policy compact --state -: reads a SessionState JSON on standard input; type it "
+        "and end it with Ctrl-D, or stop with Ctrl-C (clm-policy compact --help)\n"
     )
-    os.close(follower)
-    try:
-        line = _first_line(child)
-        assert line == (
-            "clm-policy compact --state -: reads a SessionState JSON on standard input; type it "
-            "and end it with Ctrl-D, or stop with Ctrl-C (clm-policy compact --help)\n"
-        )
-        os.write(leader, b'{"session_id": "typed", "step_index": 2}\n\x04')
-        out, err = child.communicate(timeout=120)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-        os.close(leader)
-    assert child.returncode == 0, err
+    assert code == 0, out
     assert out.decode().startswith("compacted session typed at step 2 (manual)")
     assert git(memory, "log", "-1", "--format=%s").startswith("clm(compact): typed step 2")
 
