@@ -335,3 +335,88 @@ def test_an_install_whose_output_fails_says_the_file_is_written(
     done = run("--uninstall", "--project")  # nothing to take out: nothing written
     said = "" if output == "closed" else failed[1].removesuffix("; ") + "\n"
     assert (done.returncode, done.stderr) == (failed[0], said)
+
+
+def test_install_user_waits_for_claude_codes_lock_and_keeps_its_write(tmp_path: Path) -> None:
+    """A running Claude Code session holds ``~/.claude.json.lock`` (a folder, mkdir'd) from
+    its read of the file to its rename: --user waits for it (a terminal is told), then reads
+    what the session wrote, so neither write is lost. Before, the merge ran through the lock
+    and the session's next rename dropped the server."""
+    import os
+    import pty
+
+    from conftest import read_terminal
+
+    config = tmp_path / "claude"
+    config.mkdir()
+    claude_json = config / ".claude.json"
+    claude_json.write_text('{"numStartups": 1}\n')
+    lock = config / ".claude.json.lock"
+    lock.mkdir()  # a session is writing
+    terminal, side = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clm_policy", "mcp", "--install", "--user"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=side,
+        text=True,
+        env={**os.environ, "CLAUDE_CONFIG_DIR": str(config)},
+    )
+    os.close(side)
+    try:
+        shown = read_terminal(terminal, "at most 30 s)", proc)
+        # the session's write, under its lock, then the lock released
+        claude_json.write_text('{"numStartups": 2, "projects": {}}\n')
+        lock.rmdir()
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        os.close(terminal)
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert "waiting for Claude Code's lock on" in shown, shown
+    assert proc.returncode == 0, out
+    data = json.loads(claude_json.read_text())
+    assert data["numStartups"] == 2 and data["projects"] == {}
+    assert data["mcpServers"] == {"clm-policy": OURS}
+    assert not lock.exists()
+
+
+def test_install_user_takes_over_a_lock_its_session_abandoned(tmp_path: Path) -> None:
+    """A lock folder untouched for 10 s was left by a session that died (its holder refreshes
+    it while it lives): it is taken over, the file written and the lock removed."""
+    import os
+
+    config = tmp_path / "claude"
+    config.mkdir()
+    (config / ".claude.json").write_text("{}\n")
+    lock = config / ".claude.json.lock"
+    lock.mkdir()
+    old = lock.stat().st_mtime - 60
+    os.utime(lock, (old, old))
+    done = subprocess.run(
+        [sys.executable, "-m", "clm_policy", "mcp", "--install", "--user"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CLAUDE_CONFIG_DIR": str(config)},
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads((config / ".claude.json").read_text())["mcpServers"] == {"clm-policy": OURS}
+    assert not lock.exists()
+
+
+def test_a_lock_held_past_the_wait_is_refused_with_nothing_written(tmp_path: Path) -> None:
+    from clm_policy.agents.mcp.claude_lock import claude_file_lock
+    from clm_policy.base.errors import InputError
+
+    path = tmp_path / ".claude.json"
+    path.write_text("{}\n")
+    (tmp_path / ".claude.json.lock").mkdir()
+    with pytest.raises(InputError) as caught, claude_file_lock(path, wait=0.05):
+        path.write_text("changed")
+    assert path.read_text() == "{}\n"
+    assert "Claude Code has held its lock on this file for over 0.05 s" in caught.value.message
+    assert (tmp_path / ".claude.json.lock").is_dir()  # theirs: left as it is

@@ -10,6 +10,7 @@ everything else, in its order — in its own entry too, every key but :data:`OWN
 from __future__ import annotations
 
 import copy
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +82,8 @@ def install(scope: str, cwd: Path) -> list[str]:
     """Merge the server into the ``scope``'s file atomically; what changed, one line each."""
     path = config_path(scope, cwd)
     ours = _ours()
-    result, changes = cs.update_json(path, lambda data: merge(data, ours), limit=limit(scope))
+    with _locked(scope, path):
+        result, changes = cs.update_json(path, lambda data: merge(data, ours), limit=limit(scope))
     lines = [result, *(f"  {change}" for change in changes)]
     if scope == "project":
         lines.append(
@@ -117,10 +119,21 @@ def uninstall(scope: str, cwd: Path) -> list[str]:
     """Take the server out of the ``scope``'s file (nothing written when it has none); what
     was done, one line each."""
     path = config_path(scope, cwd)
-    result, changes = cs.update_json(path, unmerge, limit=limit(scope))
+    with _locked(scope, path):
+        result, changes = cs.update_json(path, unmerge, limit=limit(scope))
     if not changes:
         return [f"{path}: no {NAME} MCP server in it; nothing written"]
     return [result, *(f"  {change}" for change in changes)]
+
+
+def _locked(scope: str, path: Path) -> AbstractContextManager[None]:
+    """Claude Code's lock on ``~/.claude.json`` from the read to the rename (its sessions
+    write that file all the time); a project's ``.mcp.json`` is a person's file: no lock."""
+    if scope != "user":
+        return nullcontext()
+    from clm_policy.agents.mcp.claude_lock import claude_file_lock
+
+    return claude_file_lock(path)
 
 
 def sdk_installed() -> bool:
