@@ -558,6 +558,15 @@ def size_text(size: int) -> str:
     return f"{size / 2**20:g} MiB" if size >= 2**20 else f"{size / 2**10:g} KiB"
 
 
+def json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object ``text`` holds; None when it holds anything else, or is no JSON."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def text_of(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
