@@ -41,6 +41,7 @@ import os
 import re
 import shlex
 
+from clm_policy.models.enums import count
 from clm_policy.transcripts.reading import (
     MESSAGE_LIMIT,
     NOT_COUNTED,
@@ -51,7 +52,6 @@ from clm_policy.transcripts.reading import (
     TranscriptReading,
     Warnings,
     clip,
-    count,
     estimate_tokens,
     joined_text,
     json_object,

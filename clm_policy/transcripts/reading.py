@@ -29,7 +29,7 @@ import stat
 from clm_policy.base.errors import InputError, Location, shorten
 from clm_policy.base.lazypattern import LazyPattern
 from clm_policy.base.record import Record, field
-from clm_policy.models.enums import CHARS_PER_TOKEN, MAX_COUNT
+from clm_policy.models.enums import CHARS_PER_TOKEN
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # decide and the hooks read transcripts per prompt: no typing at run time
@@ -544,13 +544,6 @@ class Lines:
 def estimate_tokens(chars: int) -> int:
     """Characters / 4, rounded up (as :func:`clm_policy.lifecycle.estimate.estimate_tokens`)."""
     return -(-chars // CHARS_PER_TOKEN)
-
-
-def count(value: object) -> int | None:
-    """``value`` if it is a token count (an int from 0 to :data:`MAX_COUNT`, not a bool)."""
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT:
-        return value
-    return None
 
 
 def size_text(size: int) -> str:
