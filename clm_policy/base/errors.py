@@ -38,6 +38,13 @@ def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
     return text if len(text) <= limit else f"{text[:limit]}…"
 
 
+def clipped_line(text: str, limit: int) -> str:
+    """``text`` on one line (its whitespace runs as single spaces), cut to ``limit``
+    characters, ending in ``…`` when cut."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: max(limit - 1, 0)].rstrip() + "…"
+
+
 def plural(count: int, word: str) -> str:
     """``count`` and ``word``, plural unless the count is 1: ``1 session``, ``1,200 tasks``."""
     return f"{count:,} {word}" + ("" if count == 1 else "s")

@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from clm_policy.base.errors import clipped_line
 from clm_policy.lifecycle.agent_handoff import AgentHandoff
 from clm_policy.lifecycle.request import SECTIONS
-from clm_policy.lifecycle.summary import one_line
 from clm_policy.lifecycle.verify import normalise
 from clm_policy.transcripts.notes import AgentNotes, parse_notes
 
@@ -191,7 +191,7 @@ def stale_in_summary(words: Words, work: Work) -> list[str]:
         if since:
             key, shown = since
             said, named = steps.get(key, (shown, []))
-            steps[key] = (max(said, shown, key=len), [*named, f'"{one_line(step, 120)}"'])
+            steps[key] = (max(said, shown, key=len), [*named, f'"{clipped_line(step, 120)}"'])
     return [
         f"part 1 is older than the record: since it was written, {said} (its "
         f"{'step' if len(named) == 1 else 'steps'} {'; '.join(named)})."
@@ -259,18 +259,18 @@ def contradictions(words: Words, record: SessionRecord) -> list[str]:
         claim = _claim_of(check, sentences)
         if claim is not None:
             lines.append(
-                f'the agent\'s words say "{one_line(claim, 160)}", but the latest run of '
-                f"`{one_line(check.command, 120)}` failed "
-                f"({one_line(check.result or 'failed', 120)})."
+                f'the agent\'s words say "{clipped_line(claim, 160)}", but the latest run of '
+                f"`{clipped_line(check.command, 120)}` failed "
+                f"({clipped_line(check.result or 'failed', 120)})."
             )
     if not lines:
         done = next(
             (s for s in sentences if _DONE_WORDS.search(s) and not _FAIL_WORDS.search(s)), None
         )
         if done is not None:
-            names = ", ".join(f"`{one_line(c.command, 80)}`" for c in failing[:3])
+            names = ", ".join(f"`{clipped_line(c.command, 80)}`" for c in failing[:3])
             lines.append(
-                f'the agent\'s words say "{one_line(done, 160)}", but the latest run of '
+                f'the agent\'s words say "{clipped_line(done, 160)}", but the latest run of '
                 f"{names} failed."
             )
     return lines

@@ -7,10 +7,10 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from clm_policy.base.errors import shorten
+from clm_policy.base.errors import clipped_line, shorten
 from clm_policy.base.timestamp import format_timestamp
 from clm_policy.formats import markdown as md
-from clm_policy.lifecycle.summary import NONE, last_reply, next_safe_action, one_line
+from clm_policy.lifecycle.summary import NONE, last_reply, next_safe_action
 from clm_policy.models.enums import CHARS_PER_TOKEN, ManifestStatus, TaskStatus
 from clm_policy.models.manifest import HandoffManifest
 from clm_policy.models.state import SessionState, TokenSnapshot
@@ -109,7 +109,7 @@ def _record(record: SessionRecord | None, composed: Composed | None) -> dict[str
 def _last_activity(state: SessionState) -> str | None:
     """What a state without a record was last doing: its last command, else its last file."""
     if state.commands_and_results:
-        return f"ran {one_line(state.commands_and_results[-1], 200)}"
+        return f"ran {clipped_line(state.commands_and_results[-1], 200)}"
     return f"changed {state.changed_artifacts[-1]}" if state.changed_artifacts else None
 
 

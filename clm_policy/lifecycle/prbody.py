@@ -27,11 +27,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from clm_policy.base.errors import InputError, Location
+from clm_policy.base.errors import InputError, Location, clipped_line
 from clm_policy.formats import markdown as md
 from clm_policy.formats.textio import path_kind
 from clm_policy.lifecycle.handoff import SHOWN, render_manifest_markdown
-from clm_policy.lifecycle.summary import one_line
 from clm_policy.memory.audit import AuditEntry, read_log
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import session_dir
@@ -83,7 +82,7 @@ def title(manifest: HandoffManifest, session: str, step: str | int) -> str:
     """``Handoff <session> step <n> (<status>): <goal, cut>``, redacted and made inert."""
     text = (
         f"Handoff {session} step {step} ({manifest.status.value}): "
-        f"{one_line(manifest.goal, TITLE_GOAL)}"
+        f"{clipped_line(manifest.goal, TITLE_GOAL)}"
     )
     return md.plain(_clean(text))
 
@@ -157,7 +156,7 @@ def pull_request(repo: MemoryRepo, ref: str) -> PullRequest:
     recall = entry.trailers.get("Clm-Recall-Agent")
     if recall:
         shown = (
-            f"holds {md.inline(one_line(_clean(recall), ITEM_WIDTH))} of the facts clm-policy "
+            f"holds {md.inline(clipped_line(_clean(recall), ITEM_WIDTH))} of the facts clm-policy "
             "recorded"
         )
     elif manifest.agent_words is not None:
@@ -323,11 +322,11 @@ def _list_changes(name: str, old: Sequence[Any], new: Sequence[Any]) -> list[str
 
 
 def _text(value: Any) -> str:
-    return md.inline(one_line(str(value), ITEM_WIDTH))
+    return md.inline(clipped_line(str(value), ITEM_WIDTH))
 
 
 def _value(value: Any) -> str:
     if value is None:
         return "(none)"
     shown = value if isinstance(value, str) else json.dumps(value)
-    return md.code(one_line(shown, ITEM_WIDTH))
+    return md.code(clipped_line(shown, ITEM_WIDTH))

@@ -12,10 +12,10 @@ replaced by the memory's redactor.
 
 from __future__ import annotations
 
-from clm_policy.base.errors import ClmError, InputError, quote
+from clm_policy.base.errors import ClmError, InputError, clipped_line, quote
 from clm_policy.base.record import Record
 from clm_policy.lifecycle.compaction import DETERMINISTIC, DETERMINISTIC_NAME, Summarizer
-from clm_policy.lifecycle.summary import build_summary, one_line
+from clm_policy.lifecycle.summary import build_summary
 from clm_policy.models.enums import MessageRole
 
 TYPE_CHECKING = False
@@ -147,7 +147,7 @@ def prompt(state: SessionState) -> str:
     for message in reversed(state.messages):
         if message.role is MessageRole.SYSTEM and message.name is None:
             continue  # the agent's own system prompt
-        line = f"- {message.role.value}: {one_line(message.content, MESSAGE_CHARS)}"
+        line = f"- {message.role.value}: {clipped_line(message.content, MESSAGE_CHARS)}"
         size += len(line) + 1
         if size > MAX_PROMPT_CHARS:
             lines.append(f"- ({len(state.messages) - len(lines)} earlier messages left out)")

@@ -10,6 +10,7 @@ unordered collection.
 
 from __future__ import annotations
 
+from clm_policy.base.errors import clipped_line
 from clm_policy.models.enums import MessageRole, TaskStatus
 
 TYPE_CHECKING = False
@@ -27,12 +28,6 @@ UNKNOWN_NEXT_STEP = "Unknown: the session states no next step"
 COMPLETED_NEXT_ACTION = (
     "The task is complete: report what was done and wait for the user's next request"
 )
-
-
-def one_line(text: str, width: int) -> str:
-    """``text`` with all whitespace runs as single spaces, cut to ``width`` characters ("…")."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: max(width - 1, 0)].rstrip() + "…"
 
 
 def bullets(items: Sequence[str]) -> list[str]:
@@ -64,11 +59,11 @@ def next_safe_action(
     ``last_activity`` when known). The last assistant message is never the next step: it may
     say what was just done, or answer a background task's notice."""
     if state.next_action.strip():
-        return one_line(state.next_action, ACTION_WIDTH)
+        return clipped_line(state.next_action, ACTION_WIDTH)
     if state.status is TaskStatus.COMPLETED and not state.blockers and not state.remaining:
         return COMPLETED_NEXT_ACTION
     last = (
-        f". Last being done: {one_line(last_activity, ACTION_WIDTH)}"
+        f". Last being done: {clipped_line(last_activity, ACTION_WIDTH)}"
         if last_activity and after_derived
         else ""
     )
@@ -81,14 +76,14 @@ def next_safe_action(
         if items:
             more = len(items) - 1
             then = f" (then {more} more {what}{'s' if more > 1 else ''})" if more else ""
-            return prefix + one_line(items[0], ACTION_WIDTH).rstrip(".") + then + last
+            return prefix + clipped_line(items[0], ACTION_WIDTH).rstrip(".") + then + last
     return unknown_next_step(last_activity)
 
 
 def unknown_next_step(last_activity: str | None) -> str:
     text = UNKNOWN_NEXT_STEP
     if last_activity:
-        return f"{text}. Last being done: {one_line(last_activity, ACTION_WIDTH)}"
+        return f"{text}. Last being done: {clipped_line(last_activity, ACTION_WIDTH)}"
     return f"{text}; ask the user before acting"
 
 
@@ -120,7 +115,7 @@ def build_summary(
     )
     for m in shown:
         who = m.role.value if m.name is None else f"{m.role.value} ({m.name})"
-        recent_body.append(f"- **{who}**: {one_line(m.content, width)}".rstrip())
+        recent_body.append(f"- **{who}**: {clipped_line(m.content, width)}".rstrip())
     lines = [
         f"# Session {state.session_id}: summary at step {state.step_index}",
         "",

@@ -16,10 +16,10 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
-from clm_policy.base.errors import ClmError
+from clm_policy.base.errors import ClmError, clipped_line
 from clm_policy.base.record import Record, field
 from clm_policy.base.words import STOP_WORDS
-from clm_policy.lifecycle.summary import UNKNOWN_NEXT_STEP, next_safe_action, one_line
+from clm_policy.lifecycle.summary import UNKNOWN_NEXT_STEP, next_safe_action
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -102,10 +102,10 @@ def inventory(state: SessionState) -> list[Fact]:
     agent's words can be checked against it too."""
     found: list[Fact] = []
     if state.goal.strip():
-        found.append(Fact("goal", one_line(state.goal, 300)))
+        found.append(Fact("goal", clipped_line(state.goal, 300)))
     goal = " ".join(state.goal.split())
     found += [
-        Fact("requests", one_line(r, REQUEST_WIDTH))
+        Fact("requests", clipped_line(r, REQUEST_WIDTH))
         for r in state.requests
         if " ".join(r.split()) != goal  # the goal is asked once, as the goal
     ]
@@ -203,7 +203,7 @@ class Recall(Record):
     def describe_missing(self, limit: int = 5) -> str:
         """The facts not found, for a rationale: ``decisions 'Use HS256'; blockers '...'``,
         at most ``limit`` of them, each cut to 80 characters."""
-        shown = [f"{f.kind} {one_line(f.text, 80)!r}" for f in self.missing[:limit]]
+        shown = [f"{f.kind} {clipped_line(f.text, 80)!r}" for f in self.missing[:limit]]
         more = len(self.missing) - len(shown)
         if more:
             shown.append(f"and {more} more")

@@ -23,7 +23,7 @@ from clm_policy.formats.textio import STATE_LIMIT
 from clm_policy.memory.audit import AuditEntry, read_log
 from clm_policy.memory.git.write import OBJECT_ID, MemoryRepo
 from clm_policy.memory.layout import SESSIONS, is_session, log_kind
-from clm_policy.models.enums import MAX_COUNT
+from clm_policy.models.enums import MAX_COUNT, count
 
 if TYPE_CHECKING:
     from typing import TypeVar
@@ -358,13 +358,8 @@ class _Bad(Exception):
     """A record of the wrong shape (its message says what is wrong)."""
 
 
-def _count(record: dict[str, Any], key: str) -> int | None:
-    value = record.get(key)
-    return value if type(value) is int and 0 <= value <= MAX_COUNT else None
-
-
 def _required(record: dict[str, Any], key: str) -> int:
-    value = _count(record, key)
+    value = count(record.get(key))
     if value is None:
         raise _Bad(f"'{key}' is not a count (a whole number >= 0)")
     return value
@@ -381,12 +376,12 @@ def _step(r: dict[str, Any]) -> StepRecord:
     return StepRecord(
         step=_required(r, "step"),
         context_tokens=_required(r, "context_tokens"),
-        input_tokens=_count(r, "input_tokens"),
-        output_tokens=_count(r, "output_tokens"),
-        total_tokens=_count(r, "total_tokens"),
+        input_tokens=count(r.get("input_tokens")),
+        output_tokens=count(r.get("output_tokens")),
+        total_tokens=count(r.get("total_tokens")),
         estimated=estimated if isinstance(estimated, bool) else None,
-        tool_calls=_count(r, "tool_calls"),
-        messages=_count(r, "messages"),
+        tool_calls=count(r.get("tool_calls")),
+        messages=count(r.get("messages")),
         status=_text(r.get("status"), 40),
         recall=recall_of(r.get("recall")),
     )
@@ -414,8 +409,8 @@ def _decision(r: dict[str, Any]) -> DecisionRecord:
         blocked_by=_guards(r.get("blocked_by")),
         warnings=_guards(r.get("warnings")),
         forced=r.get("forced") is True,
-        context_tokens=_count(r, "context_tokens"),
-        context_window=_count(r, "context_window") or None,
+        context_tokens=count(r.get("context_tokens")),
+        context_window=count(r.get("context_window")) or None,
         profile=_text(r.get("profile"), 100),
         policy=_text(r.get("policy"), 200),
     )

@@ -18,6 +18,14 @@ MAX_COUNT = 2**63 - 1
 64-bit integer): a context of more tokens than that is a mistake, and a ratio of such counts
 would overflow a float."""
 
+
+def count(value: object) -> int | None:
+    """``value`` if it is a token count (an int from 0 to :data:`MAX_COUNT`, not a bool)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT:
+        return value
+    return None
+
+
 CHARS_PER_TOKEN = 4
 """Characters per token of an estimate (transcripts.reading, lifecycle.estimate)."""
 

@@ -25,8 +25,9 @@ from clm_policy.models.enums import FIGURES
 from clm_policy.models.state import SessionState, TokenSnapshot
 from clm_policy.policy.compile import load_policy
 from clm_policy.policy.engine import Policy, Profile, Threshold
-from clm_policy.replay.records import decision_files, json_object, read_lines
+from clm_policy.replay.records import decision_files, read_lines
 from clm_policy.replay.transcripts import Skipped, read_sessions
+from clm_policy.transcripts.reading import json_object
 
 MIN_POINTS = 5
 MARGIN = 0.05

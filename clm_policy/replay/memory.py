@@ -33,10 +33,10 @@ from clm_policy.replay.records import (
     Recorded,
     SkippedFile,
     decision_files,
-    json_object,
     read_lines,
     recorded,
 )
+from clm_policy.transcripts.reading import json_object
 
 EXAMPLES = 3  # kept per group of changes, refusals and unreplayable lines
 

@@ -13,11 +13,10 @@ replayable*, with its reason, and never guessed at.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from clm_policy.base.errors import InputError
 from clm_policy.formats.textio import MiB
@@ -25,6 +24,7 @@ from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.memory.layout import SESSIONS, is_session, log_kind
 from clm_policy.models.enums import MAX_COUNT, Action
 from clm_policy.models.state import COUNTED_FIELDS, read_state
+from clm_policy.transcripts.reading import json_object
 
 if TYPE_CHECKING:
     from clm_policy.models.state import StateLike
@@ -136,15 +136,6 @@ def read_lines(
         session = path.split("/")[1]
         number = numbers[session] = numbers.get(session, 0) + 1
         yield Line(session, number, text)
-
-
-def json_object(text: str) -> dict[str, Any] | None:
-    """The JSON object ``text`` holds; None when it holds anything else, or is no JSON."""
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def recorded(line: Line) -> Recorded | str:

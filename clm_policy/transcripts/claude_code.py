@@ -35,6 +35,7 @@ import json
 from collections import OrderedDict
 
 from clm_policy.base.lazypattern import LazyPattern
+from clm_policy.models.enums import count
 from clm_policy.transcripts.reading import (
     GOAL_LIMIT,
     MESSAGE_LIMIT,
@@ -45,7 +46,6 @@ from clm_policy.transcripts.reading import (
     TranscriptReading,
     Warnings,
     clip,
-    count,
     estimate_tokens,
     joined_text,
     tail_reading,

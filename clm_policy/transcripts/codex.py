@@ -41,6 +41,7 @@ import os
 import re
 import shlex
 
+from clm_policy.models.enums import count
 from clm_policy.transcripts.reading import (
     MESSAGE_LIMIT,
     NOT_COUNTED,
@@ -51,9 +52,9 @@ from clm_policy.transcripts.reading import (
     TranscriptReading,
     Warnings,
     clip,
-    count,
     estimate_tokens,
     joined_text,
+    json_object,
     tail_reading,
     text_of,
 )
@@ -668,11 +669,7 @@ _PROPOSED_PLAN = re.compile(r"<proposed_plan>(.*?)(?:</proposed_plan>|\Z)", re.S
 
 def _json_object(text: str) -> dict[str, Any] | None:
     """The JSON object ``text`` holds (a tool's output given as JSON), or None."""
-    try:
-        data = json.loads(text) if text.startswith("{") else None
-    except (ValueError, RecursionError):
-        return None
-    return data if isinstance(data, dict) else None
+    return json_object(text) if text.startswith("{") else None
 
 
 def _exit_code(text: str) -> int | None:

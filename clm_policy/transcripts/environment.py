@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from clm_policy.base.errors import clipped_line
 from clm_policy.transcripts.files import CHANGERS
-from clm_policy.transcripts.results import FAILED, PASSED, one_line, split_chain, words_of
+from clm_policy.transcripts.results import FAILED, PASSED, split_chain, words_of
 
 _REFUSALS = (
     ("push protection", re.compile(r"push protection|GH013|cannot contain secrets", re.I)),
@@ -133,11 +134,11 @@ def _reason(output: str) -> str:
     for _name, pattern in _REFUSALS:
         for line in lines:
             if pattern.search(line):
-                return one_line(line.removeprefix("remote: ").removeprefix("! "), 200)
+                return clipped_line(line.removeprefix("remote: ").removeprefix("! "), 200)
     for line in reversed(lines):
         if re.match(r"(?i)(?:error|fatal|remote: error)\b", line):
-            return one_line(line, 200)
-    return one_line(lines[-1], 200) if lines else ""
+            return clipped_line(line, 200)
+    return clipped_line(lines[-1], 200) if lines else ""
 
 
 def served_at(output: str) -> str | None:
@@ -196,7 +197,7 @@ def facts_of(command: str, output: str, status: str, background: bool = False) -
     ``background``: the agent started it to keep running."""
     facts: list[str] = []
     if background:
-        facts.append(f"started in the background: `{one_line(command, LINE)}`")
+        facts.append(f"started in the background: `{clipped_line(command, LINE)}`")
     before = gated = False  # a stage before this one may have stopped the chain (``a && b``)
     operands: list[str] = []  # the paths and patterns earlier stages name
     reason = _reason(output) if status == FAILED else ""
@@ -217,18 +218,18 @@ def facts_of(command: str, output: str, status: str, background: bool = False) -
             facts += _git(words[1:], piece, output, status, gated, blamed)
         elif head in _KILLERS and status == FAILED and len(stages) == 1:
             # (pkill's exit 1: nothing matched; kill's: no such process)
-            facts.append(f"no process stopped: `{one_line(piece, LINE)}` failed")
+            facts.append(f"no process stopped: `{clipped_line(piece, LINE)}` failed")
         elif head in _KILLERS:
-            facts.append(f"stopped a process: `{one_line(piece, LINE)}`")
+            facts.append(f"stopped a process: `{clipped_line(piece, LINE)}`")
         elif not background and piece.rstrip().endswith("&") and _SERVERS.search(piece):
-            facts.append(f"started in the background: `{one_line(piece, LINE)}`")
+            facts.append(f"started in the background: `{clipped_line(piece, LINE)}`")
         operands += [
             w
             for w in words[2 if head == "git" else 1 :]
             if not w.startswith("-") and len(w) > 2 and any(c in w for c in "/.*")
         ]
     if not background and command.rstrip().endswith("&") and not facts:
-        facts.append(f"started in the background: `{one_line(command, LINE)}`")
+        facts.append(f"started in the background: `{clipped_line(command, LINE)}`")
     switched = _SWITCHED.search(output) if "Switched to" in output else None
     if switched and not any("switched to branch" in f for f in facts):
         # a script that switched the branch (spec-kit's create-new-feature.sh): git said so
@@ -252,20 +253,20 @@ def _git(
     sub, rest = args[0], args[1:]
     flags = {a for a in rest if a.startswith("-")}
     plain = [a for a in rest if not a.startswith("-")]
-    shown = one_line(piece, LINE)
+    shown = clipped_line(piece, LINE)
     if sub == "push":
         return _push(shown, flags, output, status, gated)
     made = _COMMIT_LINE.search(output) if sub == "commit" else None
     if made:  # the commit went through, whatever a later stage of the chain did
         amend = " (amend)" if "--amend" in flags else ""
-        what = f"{made.group(2)} {one_line(made.group(3), 100)}"
+        what = f"{made.group(2)} {clipped_line(made.group(3), 100)}"
         return [f"committed on {made.group(1)}{amend}: {what}"]
     if status == FAILED:
         if blamed:
             return []
         if sub in ("merge", "rebase", "cherry-pick", "pull", "stash") and _CONFLICT.search(output):
             files = ", ".join(m.group(1) for m in _CONFLICT.finditer(output))
-            return [f"conflict after `{shown}`: {one_line(files, LINE)}"]
+            return [f"conflict after `{shown}`: {clipped_line(files, LINE)}"]
         if sub in ("commit", "checkout", "switch", "merge", "rebase", "pull", "remote", "reset"):
             return [f"failed: `{shown}` — {_reason(output)}"]
         return []
@@ -382,7 +383,7 @@ def _status(output: str) -> list[str]:
     where = f" on branch {branch.group(1)}" if branch else ""
     if files:
         shown = ", ".join(files[:12]) + (f" and {len(files) - 12} more" if len(files) > 12 else "")
-        out.append(f"uncommitted at the last `git status`{where}: {one_line(shown, 400)}")
+        out.append(f"uncommitted at the last `git status`{where}: {clipped_line(shown, 400)}")
     elif "nothing to commit" in output or (branch and not files):
         out.append(f"working tree clean at the last `git status`{where}")
     return out

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field, fields
 from itertools import groupby
 
-from clm_policy.transcripts.results import one_line
+from clm_policy.base.errors import clipped_line
 
 ITEM_LIMIT = 600
 """Characters of one item kept."""
@@ -222,13 +222,13 @@ def parse_notes(text: str) -> AgentNotes:
     if notes.empty:
         prose = _PROSE_NEXT.search(body)
         if prose:
-            notes.next_action = one_line(prose.group(1), ITEM_LIMIT)
+            notes.next_action = clipped_line(prose.group(1), ITEM_LIMIT)
     return notes
 
 
 def _notes(fields: dict[str, list[str]], stated: set[str]) -> AgentNotes:
     def take(name: str) -> list[str]:
-        return [one_line(i, ITEM_LIMIT) for i in fields.get(name, [])][:ITEMS_LIMIT]
+        return [clipped_line(i, ITEM_LIMIT) for i in fields.get(name, [])][:ITEMS_LIMIT]
 
     next_items = take("next_action")
     status_text = " ".join(fields.get("status", []))

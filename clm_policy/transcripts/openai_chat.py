@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 
 from clm_policy.base.errors import InputError, Location
+from clm_policy.models.enums import count
 from clm_policy.transcripts.reading import (
     GOAL_LIMIT,
     MESSAGE_LIMIT,
@@ -23,7 +24,6 @@ from clm_policy.transcripts.reading import (
     TranscriptReading,
     Warnings,
     clip,
-    count,
     estimate_tokens,
     joined_text,
     text_of,

@@ -29,7 +29,7 @@ import stat
 from clm_policy.base.errors import InputError, Location, shorten
 from clm_policy.base.lazypattern import LazyPattern
 from clm_policy.base.record import Record, field
-from clm_policy.models.enums import CHARS_PER_TOKEN, MAX_COUNT
+from clm_policy.models.enums import CHARS_PER_TOKEN
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # decide and the hooks read transcripts per prompt: no typing at run time
@@ -546,16 +546,18 @@ def estimate_tokens(chars: int) -> int:
     return -(-chars // CHARS_PER_TOKEN)
 
 
-def count(value: object) -> int | None:
-    """``value`` if it is a token count (an int from 0 to :data:`MAX_COUNT`, not a bool)."""
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT:
-        return value
-    return None
-
-
 def size_text(size: int) -> str:
     """``size`` bytes as a person reads it: ``64 KiB``, ``32 MiB``."""
     return f"{size / 2**20:g} MiB" if size >= 2**20 else f"{size / 2**10:g} KiB"
+
+
+def json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object ``text`` holds; None when it holds anything else, or is no JSON."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def text_of(value: object) -> str | None:

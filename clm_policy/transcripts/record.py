@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from clm_policy.base.errors import clipped_line
 from clm_policy.transcripts.results import (
     FAILED,
     PASSED,
     UNKNOWN,
     covers,
-    one_line,
     split_folder,
     whole_suite,
 )
@@ -164,7 +164,7 @@ def latest_checks(work: Work) -> list[CheckResult]:
             result += "; a later run that covers it passed"
         if result.startswith(f"{status} ("):
             result = result.removeprefix(f"{status} (").removesuffix(")")
-        command = one_line(run.command, RUN_TEXT)
+        command = clipped_line(run.command, RUN_TEXT)
         out.append(
             CheckResult(command, status, "" if result == status else result, earlier.get(normal))
         )

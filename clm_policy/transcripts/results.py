@@ -35,6 +35,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from clm_policy.base.errors import clipped_line
+
 OUTPUT_SCAN = 16 * 1024
 """Characters at the end of an output that are searched for a summary."""
 
@@ -882,7 +884,7 @@ def judge(command: str, exit_code: int | None, output: str, *, is_error: bool = 
         if summary is None or (summary.failed is None and summary.passed is None):
             # (a test's line before the cut — `✘ 31 … Loading states` — is no run's result)
             before = f"; before it: {summary.text}" if summary is not None else ""
-            return Verdict(UNKNOWN, one_line(said, 80) + one_line(before, 160))
+            return Verdict(UNKNOWN, clipped_line(said, 80) + clipped_line(before, 160))
     if summary is not None:
         if summary.failed is None or summary.failed > 0:
             first = first_failure(output) if summary.failed else None
@@ -919,12 +921,6 @@ def words_of(command: str) -> list[str]:
         return shlex.split(command, comments=False, posix=True)
     except ValueError:
         return command.split()
-
-
-def one_line(text: str, limit: int = 200) -> str:
-    """``text`` with its whitespace runs as single spaces, cut to ``limit`` characters ("…")."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
 _READERS = frozenset(

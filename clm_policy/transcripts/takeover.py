@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from clm_policy.base.errors import clipped_line
 from clm_policy.transcripts.files import Paths
 from clm_policy.transcripts.notes import AgentNotes, parse_notes
 from clm_policy.transcripts.record import (
@@ -39,7 +40,6 @@ from clm_policy.transcripts.record import (
     unknown_runs,
     verified_runs,
 )
-from clm_policy.transcripts.results import one_line
 from clm_policy.transcripts.work import (
     DENIED,
     REJECTING,
@@ -107,8 +107,8 @@ def goal_of(requests: list[str]) -> str:
         if len(WORD.findall(typed.lower())) < SHORT_REQUEST and earlier:
             # a short follow-up ("And multiply() after it.", "Review both files.", a template's
             # "phase 1") refines the task it follows; it does not replace it
-            task = one_line(_asked(earlier[-1]), GOAL_LIMIT // 2)
-            return f"{task} (then: {one_line(latest, 300)})"
+            task = clipped_line(_asked(earlier[-1]), GOAL_LIMIT // 2)
+            return f"{task} (then: {clipped_line(latest, 300)})"
         return latest
     last = next((t for t in reversed(requests) if substantive(t)), requests[-1] if requests else "")
     return _asked(last)
@@ -121,7 +121,7 @@ def _asked(text: str) -> str:
     if found is None:
         return text
     _, typed, _, first = found
-    named = f" (a prompt template: {one_line(first, 300)})" if first else ""
+    named = f" (a prompt template: {clipped_line(first, 300)})" if first else ""
     return f"{typed or '(no input)'}{named}"
 
 

@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from clm_policy.base.errors import clipped_line
 from clm_policy.transcripts.environment import (
     facts_of,
     missing_of,
@@ -58,7 +59,6 @@ from clm_policy.transcripts.results import (
     is_check,
     judge,
     normalise,
-    one_line,
     reads_only,
     split_folder,
     summary_of,
@@ -179,7 +179,7 @@ class Run:
     def line(self, limit: int = 200) -> str:
         """``mix test | tail -30: failed (297 tests, 11 failures)``, the command cut to
         ``limit`` characters."""
-        return f"{one_line(self.command, limit)}: {self.verdict.line()}"
+        return f"{clipped_line(self.command, limit)}: {self.verdict.line()}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,8 +272,8 @@ def _reason(output: str) -> str:
         for pattern in (_STRONG_ERROR, _ERROR_LINE):
             for line in reversed(candidates):
                 if pattern.search(line):
-                    return one_line(line, 200)
-    return one_line((useful or lines)[-1], 200) if lines else ""
+                    return clipped_line(line, 200)
+    return clipped_line((useful or lines)[-1], 200) if lines else ""
 
 
 _ACK_WORDS = frozenset(
@@ -415,7 +415,7 @@ class WorkLog:
                 self._add("env", ["stopped a background shell"])
                 return
             command = self._shells.get(shell)
-            shown = f": `{one_line(command, 120)}`" if command else ""
+            shown = f": `{clipped_line(command, 120)}`" if command else ""
             self._add("shell", _started(shell), f"stopped background shell {shell}{shown}")
             return
         if name in SUBAGENT_TOOLS:
@@ -508,7 +508,7 @@ class WorkLog:
             if isinstance(answers, dict):
                 for question, answer in answers.items():
                     if isinstance(question, str) and isinstance(answer, str) and answer.strip():
-                        said = f"{one_line(question, 160)} → {one_line(answer, 160)}"
+                        said = f"{clipped_line(question, 160)} → {clipped_line(answer, 160)}"
                         self._add("decision", said)
 
     def rejected(
@@ -522,20 +522,20 @@ class WorkLog:
             return
         name, args = pending[0], pending[1]
         if name == SHELL:
-            what = f"running `{one_line(str(args.get('command') or ''), 100)}`"
+            what = f"running `{clipped_line(str(args.get('command') or ''), 100)}`"
         elif name in EDIT_TOOLS or name == PATCH:
             path = args.get(EDIT_TOOLS.get(name, "file_path"))
             what = f"the edit of `{path}`" if isinstance(path, str) and path else "an edit"
         elif name == "ExitPlanMode":
             plan = str(args.get("plan") or "").strip().splitlines()
-            first = f": {one_line(plan[0].lstrip('# '), 100)}" if plan else ""
+            first = f": {clipped_line(plan[0].lstrip('# '), 100)}" if plan else ""
             what = f"the plan (ExitPlanMode){first}"
         else:
             what = f"a {name} call"
         if denied:
             self._add("env", [f"{DENIED}{what}"])
             return
-        said = f" — {one_line(reason, 200)}" if reason else ""
+        said = f" — {clipped_line(reason, 200)}" if reason else ""
         self._add("decision", f"the person rejected {what}{said}")
 
     def background(self, call_id: str | None, ident: str | None) -> None:
@@ -548,14 +548,14 @@ class WorkLog:
             if ident:
                 self._shells[ident] = command
             start = _started(ident) if ident else "started in the background: "
-            self._add("env", [f"{start}`{one_line(command, 160)}`"])
+            self._add("env", [f"{start}`{clipped_line(command, 160)}`"])
 
     def _served(self, shell: str | None, output: str) -> None:
         """What a background shell printed, read back: where it serves, if it says."""
         url = served_at(output[-OUTPUT_KEEP:]) if shell else None
         if shell and url:
             command = self._shells.get(shell)
-            what = f"`{one_line(command, 120)}`" if command else "a command"
+            what = f"`{clipped_line(command, 120)}`" if command else "a command"
             self._add("shell", _started(shell), f"{_started(shell)}{what} serves {url}")
 
     def shell_ended(self, shell: str, said: str) -> bool:
@@ -566,7 +566,7 @@ class WorkLog:
         if command is None:
             return False
         ended = said.removeprefix("Background command ").rstrip(".")
-        line = f"{_started(shell)}`{one_line(command, 120)}` — ended: {ended}"
+        line = f"{_started(shell)}`{clipped_line(command, 120)}` — ended: {ended}"
         self._add("shell", _started(shell), line)
         return True
 
@@ -579,7 +579,7 @@ class WorkLog:
         if status in (FAILED, UNKNOWN):
             found = [(m, f"not found here (a run failed on it): {m}") for m in missing_of(output)]
             if _NOT_A_REPO in output[-2000:] and "git" in command:
-                shown = f"`{one_line(command, 80)}` in {where or 'its folder'}"
+                shown = f"`{clipped_line(command, 80)}` in {where or 'its folder'}"
                 found.append((f"git\0{where}\0{normal}", f"not a git repository: {shown}"))
             for key, fact in found:
                 if key not in self._missing:
@@ -718,7 +718,7 @@ class WorkLog:
         if len(numbered) < 2:
             return
         before = text[: numbered[0].start()]
-        steps = [one_line(m.group(2), 300) for m in numbered if not _OFFER.match(m.group(2))]
+        steps = [clipped_line(m.group(2), 300) for m in numbered if not _OFFER.match(m.group(2))]
         if _PLAN_CUE.search(before[-400:]) and steps:
             self._add("plan", steps, "message")
 
@@ -729,10 +729,10 @@ def plan_items(text: str) -> list[str]:
     numbered = [m.group(2) for m in _NUMBERED.finditer(text) if not m.group(0).startswith("    ")]
     for found in (numbered, re.findall(r"^[-*]\s+(.+)$", text, re.M)):  # else the bullets
         if len(found) >= 2:
-            return [one_line(x, 300) for x in found]
+            return [clipped_line(x, 300) for x in found]
     headings = re.findall(r"^#{2,4}\s+(.+)$", text, re.M)
     about = r"(?i)(context|summary|overview|verification)\b"  # a heading of no step
-    return [one_line(x, 300) for x in headings if not re.match(about, x)]
+    return [clipped_line(x, 300) for x in headings if not re.match(about, x)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -863,7 +863,7 @@ class Work:
                 or (kinds and any(w in value for k in kinds for w in _WORK_WORDS[k]))
             ):
                 folder, command = split_folder(value)
-                return value, f"`{one_line(command, 80)}` passed{folder}"
+                return value, f"`{clipped_line(command, 80)}` passed{folder}"
         return None
 
 
@@ -1044,7 +1044,7 @@ class _Gathering:
             del work.thoughts[:-THOUGHTS_KEPT]
         elif kind == "subagent":
             work.subagents.append(Subagent(*data))
-            work.last_activity = f"started an agent: {one_line(data[1] or data[2], 120)}"
+            work.last_activity = f"started an agent: {clipped_line(data[1] or data[2], 120)}"
             work.last_activity_order = order
             work._done.append((order, "subagent", data[1]))
         elif kind == "subagent_failed":  # it did nothing: no work done, nothing to wait for
@@ -1059,7 +1059,7 @@ class _Gathering:
                     ]
                     if started:  # (its own start: the latest of that description)
                         del work._done[started[-1]]
-                    what = one_line(sub.description or sub.kind, 120)
+                    what = clipped_line(sub.description or sub.kind, 120)
                     work.last_activity = f"an agent failed: {what} — {reason or 'failed'}"
                     work.last_activity_order = order
                     break
@@ -1181,12 +1181,14 @@ class _Gathering:
                 # the same script, run another way (quoted, a full path): what failed is no
                 # open failure, and how it worked is worth knowing
                 failed = self.failed.pop(key)[1].removesuffix(".")
-                work.environment.append(f"{failed}; run as `{one_line(command, 120)}` it worked")
+                work.environment.append(
+                    f"{failed}; run as `{clipped_line(command, 120)}` it worked"
+                )
         if agent is None:
             work.last_tool_order = order
             result = verdict.line()
             shown = f" ({result})" if result else ""
-            work.last_activity = f"ran `{one_line(command, 160)}`{shown}"
+            work.last_activity = f"ran `{clipped_line(command, 160)}`{shown}"
             work.last_activity_order = order
             passed = verdict.status == PASSED and not check  # a look, maybe: told at the end
             self.last_run = (work.last_activity, command) if passed else None
@@ -1285,7 +1287,7 @@ class _Gathering:
         last = self.last_run
         if last and work.last_activity == last[0] and reads_only(last[1]):
             # (a look that went fine — `sed -n`, `grep` — has no result worth a word)
-            work.last_activity = f"ran `{one_line(last[1], 160)}`"
+            work.last_activity = f"ran `{clipped_line(last[1], 160)}`"
         changed = set(work.changed)
         recent = sorted(self.read_files.items(), key=lambda item: item[1])
         work.read = [
@@ -1321,7 +1323,7 @@ def _pasted_failure(work: Work) -> str | None:
     if any(s is not None and s.runner == summary.runner for s in ran):
         return None
     first = first_failure(text)
-    shown = summary.text + (f"; first: {one_line(first, 120)}" if first else "")
+    shown = summary.text + (f"; first: {clipped_line(first, 120)}" if first else "")
     return f"the test run in the user's latest message failed — {shown}"
 
 
@@ -1333,7 +1335,7 @@ def _failure_text(what: str, target: str, reason: str, paths: Paths, cwd: str | 
     """``npm create vite frontend: failed — ENOTFOUND registry.npmjs.org``, ``the edit of
     src/app.ts failed — File has not been read yet``."""
     if what == "run":
-        head = f"`{one_line(target, 160)}` failed"
+        head = f"`{clipped_line(target, 160)}` failed"
     else:
         shown = paths.shown(paths.absolute(target, cwd))
         head = f"the {'patch' if what == 'patch' else 'edit'} of `{shown}` failed"
@@ -1353,8 +1355,8 @@ def _agent_error(output: str) -> str:
     code = re.findall(r'"code":\s*"([^"]+)"', plain)
     status = f" {m.group(1)}" if m.group(1) else ""
     if not messages:
-        return one_line(said, 200)
-    return one_line(f"API Error{status}: {messages[-1].strip()}", 180) + (
+        return clipped_line(said, 200)
+    return clipped_line(f"API Error{status}: {messages[-1].strip()}", 180) + (
         f" ({code[-1]})" if code else ""
     )
 

@@ -156,10 +156,10 @@ def _seed_notice(hook: Hook) -> str:
     if not isinstance(seeded, str) or facts.get("seed_told"):
         return ""
     hook.note(seed_told=True)
-    from clm_policy.lifecycle.summary import one_line
+    from clm_policy.base.errors import clipped_line
 
     goal = facts.get("seeded_goal")
-    about = f" (goal: {one_line(goal, 80)})" if isinstance(goal, str) and goal.strip() else ""
+    about = f" (goal: {clipped_line(goal, 80)})" if isinstance(goal, str) and goal.strip() else ""
     return f"clm-policy: this session starts from the handoff {seeded}{about}."
 
 

@@ -45,14 +45,15 @@ def compact_focus(state: SessionState, last_activity: str | None = None) -> str:
     """The focus for ``/compact``: what the summary must keep, and the next step (the one the
     session states, or what was last being done). Never a goal guessed from the user's last
     words: the summary has the conversation."""
+    from clm_policy.base.errors import clipped_line
     from clm_policy.lifecycle.request import compact_focus as focus
-    from clm_policy.lifecycle.summary import UNKNOWN_NEXT_STEP, next_safe_action, one_line
+    from clm_policy.lifecycle.summary import UNKNOWN_NEXT_STEP, next_safe_action
 
     step = next_safe_action(state, last_activity)
     if not step.startswith(UNKNOWN_NEXT_STEP):
-        said = f"Next step: {one_line(step, 200).rstrip('.')}."
+        said = f"Next step: {clipped_line(step, 200).rstrip('.')}."
     elif last_activity:
-        said = f"The next step is unknown; last being done: {one_line(last_activity, 200)}."
+        said = f"The next step is unknown; last being done: {clipped_line(last_activity, 200)}."
     else:
         said = "The next step is unknown."
     return focus(said)
