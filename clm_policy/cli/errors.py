@@ -55,8 +55,8 @@ def report(args: Sequence[str], exc: BaseException, commands: Sequence[str]) -> 
     return fail(
         args,
         EXIT_INTERNAL,
-        f"clm-policy: internal error: {type(exc).__name__}: {_short(str(exc))} (this is a "
-        "bug; rerun with CLM_POLICY_DEBUG=1 for the traceback)",
+        f"clm-policy: internal error: {type(exc).__name__}: {_short(_redacted(str(exc)))} "
+        "(this is a bug; rerun with CLM_POLICY_DEBUG=1 for the traceback)",
     )
 
 
@@ -168,6 +168,17 @@ def warn_ignored() -> None:
 
 
 _WARNED: set[str] = set()
+
+
+def _redacted(text: str) -> str:
+    """An unexpected error's words through the one redactor: they may quote anything the
+    program held (a URL with its password, a token read from a file)."""
+    try:
+        from clm_policy.memory.redact import redact_text
+
+        return redact_text(text).text
+    except Exception:  # the redactor's own failure must not hide the error: say less
+        return "(its message is not shown: it could not be checked for secrets)"
 
 
 def _short(text: str, limit: int = 300) -> str:

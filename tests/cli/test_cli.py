@@ -276,6 +276,25 @@ def test_internal_error_has_its_own_exit_code(monkeypatch: pytest.MonkeyPatch) -
     )
 
 
+def test_an_internal_errors_words_pass_the_redactor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unexpected error may quote what the program held: a remote with its password, a
+    token read from a file. It reaches the terminal redacted (the printer masks a URL's
+    credentials itself), as everything else does."""
+    secret = "ghp_Xk93mQz7LpA8rT2vN5bW1cY6dE4fG0hJ9iK3"
+
+    def boom(*_: object, **__: object) -> None:
+        raise RuntimeError(f"push to https://bob:Xk93mQz7Lp@host.example/m.git with {secret}")
+
+    monkeypatch.setattr(Policy, "decide", boom)
+    result = invoke("decide", "-t", "1")
+    assert result.exit_code == 3
+    assert result.stderr == (
+        "clm-policy: internal error: RuntimeError: push to https://***@host.example/m.git "
+        "with [REDACTED:github-pat] (this is a bug; rerun with "
+        "CLM_POLICY_DEBUG=1 for the traceback)\n"
+    )
+
+
 def test_as_a_process() -> None:
     proc = run_process("decide", "--tokens", "360000", "--profile", "research", "--format", "json")
     assert proc.returncode == 0, proc.stderr
