@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from clm_policy.base.commands import command_line
 from clm_policy.base.errors import clipped_line
 from clm_policy.lifecycle.agent_handoff import AgentHandoff
 from clm_policy.lifecycle.request import SECTIONS
@@ -260,7 +261,7 @@ def contradictions(words: Words, record: SessionRecord) -> list[str]:
         if claim is not None:
             lines.append(
                 f'the agent\'s words say "{clipped_line(claim, 160)}", but the latest run of '
-                f"`{clipped_line(check.command, 120)}` failed "
+                f"`{command_line(check.command, 120)}` failed "
                 f"({clipped_line(check.result or 'failed', 120)})."
             )
     if not lines:
@@ -268,7 +269,7 @@ def contradictions(words: Words, record: SessionRecord) -> list[str]:
             (s for s in sentences if _DONE_WORDS.search(s) and not _FAIL_WORDS.search(s)), None
         )
         if done is not None:
-            names = ", ".join(f"`{clipped_line(c.command, 80)}`" for c in failing[:3])
+            names = ", ".join(f"`{command_line(c.command, 80)}`" for c in failing[:3])
             lines.append(
                 f'the agent\'s words say "{clipped_line(done, 160)}", but the latest run of '
                 f"{names} failed."

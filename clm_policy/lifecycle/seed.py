@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from clm_policy.base.commands import command_line
 from clm_policy.formats.records import defused, quoted
 from clm_policy.models.enums import CHARS_PER_TOKEN
 from clm_policy.policy.engine import DEFAULT_SEED_TOKENS
@@ -665,7 +666,7 @@ def _memory(key: str, text: str) -> str:
 
 
 def _check(check: Check) -> str:
-    line = f"- `{_one_line(check.command, ITEM_CHARS)}`: {check.status}"
+    line = f"- `{command_line(check.command, ITEM_CHARS)}`: {check.status}"
     if check.result:
         line += f" — {_one_line(check.result, ITEM_CHARS)}"
     if check.earlier:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from clm_policy.base.commands import command_line
 from clm_policy.base.errors import clipped_line
 from clm_policy.transcripts.files import CHANGERS
 from clm_policy.transcripts.results import FAILED, PASSED, split_chain, words_of
@@ -197,7 +198,7 @@ def facts_of(command: str, output: str, status: str, background: bool = False) -
     ``background``: the agent started it to keep running."""
     facts: list[str] = []
     if background:
-        facts.append(f"started in the background: `{clipped_line(command, LINE)}`")
+        facts.append(f"started in the background: `{command_line(command, LINE)}`")
     before = gated = False  # a stage before this one may have stopped the chain (``a && b``)
     operands: list[str] = []  # the paths and patterns earlier stages name
     reason = _reason(output) if status == FAILED else ""
@@ -229,7 +230,7 @@ def facts_of(command: str, output: str, status: str, background: bool = False) -
             if not w.startswith("-") and len(w) > 2 and any(c in w for c in "/.*")
         ]
     if not background and command.rstrip().endswith("&") and not facts:
-        facts.append(f"started in the background: `{clipped_line(command, LINE)}`")
+        facts.append(f"started in the background: `{command_line(command, LINE)}`")
     switched = _SWITCHED.search(output) if "Switched to" in output else None
     if switched and not any("switched to branch" in f for f in facts):
         # a script that switched the branch (spec-kit's create-new-feature.sh): git said so

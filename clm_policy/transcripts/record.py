@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from clm_policy.base.errors import clipped_line
+from clm_policy.base.commands import command_line
 from clm_policy.transcripts.results import (
     FAILED,
     PASSED,
@@ -164,7 +164,7 @@ def latest_checks(work: Work) -> list[CheckResult]:
             result += "; a later run that covers it passed"
         if result.startswith(f"{status} ("):
             result = result.removeprefix(f"{status} (").removesuffix(")")
-        command = clipped_line(run.command, RUN_TEXT)
+        command = command_line(run.command, RUN_TEXT)
         out.append(
             CheckResult(command, status, "" if result == status else result, earlier.get(normal))
         )

@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from clm_policy.base.commands import command_line
 from clm_policy.base.errors import clipped_line
 from clm_policy.transcripts.environment import (
     facts_of,
@@ -179,7 +180,7 @@ class Run:
     def line(self, limit: int = 200) -> str:
         """``mix test | tail -30: failed (297 tests, 11 failures)``, the command cut to
         ``limit`` characters."""
-        return f"{clipped_line(self.command, limit)}: {self.verdict.line()}"
+        return f"{command_line(self.command, limit)}: {self.verdict.line()}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,7 +416,7 @@ class WorkLog:
                 self._add("env", ["stopped a background shell"])
                 return
             command = self._shells.get(shell)
-            shown = f": `{clipped_line(command, 120)}`" if command else ""
+            shown = f": `{command_line(command, 120)}`" if command else ""
             self._add("shell", _started(shell), f"stopped background shell {shell}{shown}")
             return
         if name in SUBAGENT_TOOLS:
@@ -522,7 +523,7 @@ class WorkLog:
             return
         name, args = pending[0], pending[1]
         if name == SHELL:
-            what = f"running `{clipped_line(str(args.get('command') or ''), 100)}`"
+            what = f"running `{command_line(str(args.get('command') or ''), 100)}`"
         elif name in EDIT_TOOLS or name == PATCH:
             path = args.get(EDIT_TOOLS.get(name, "file_path"))
             what = f"the edit of `{path}`" if isinstance(path, str) and path else "an edit"
@@ -548,14 +549,14 @@ class WorkLog:
             if ident:
                 self._shells[ident] = command
             start = _started(ident) if ident else "started in the background: "
-            self._add("env", [f"{start}`{clipped_line(command, 160)}`"])
+            self._add("env", [f"{start}`{command_line(command, 160)}`"])
 
     def _served(self, shell: str | None, output: str) -> None:
         """What a background shell printed, read back: where it serves, if it says."""
         url = served_at(output[-OUTPUT_KEEP:]) if shell else None
         if shell and url:
             command = self._shells.get(shell)
-            what = f"`{clipped_line(command, 120)}`" if command else "a command"
+            what = f"`{command_line(command, 120)}`" if command else "a command"
             self._add("shell", _started(shell), f"{_started(shell)}{what} serves {url}")
 
     def shell_ended(self, shell: str, said: str) -> bool:
@@ -566,7 +567,7 @@ class WorkLog:
         if command is None:
             return False
         ended = said.removeprefix("Background command ").rstrip(".")
-        line = f"{_started(shell)}`{clipped_line(command, 120)}` — ended: {ended}"
+        line = f"{_started(shell)}`{command_line(command, 120)}` — ended: {ended}"
         self._add("shell", _started(shell), line)
         return True
 
@@ -579,7 +580,7 @@ class WorkLog:
         if status in (FAILED, UNKNOWN):
             found = [(m, f"not found here (a run failed on it): {m}") for m in missing_of(output)]
             if _NOT_A_REPO in output[-2000:] and "git" in command:
-                shown = f"`{clipped_line(command, 80)}` in {where or 'its folder'}"
+                shown = f"`{command_line(command, 80)}` in {where or 'its folder'}"
                 found.append((f"git\0{where}\0{normal}", f"not a git repository: {shown}"))
             for key, fact in found:
                 if key not in self._missing:
@@ -863,7 +864,7 @@ class Work:
                 or (kinds and any(w in value for k in kinds for w in _WORK_WORDS[k]))
             ):
                 folder, command = split_folder(value)
-                return value, f"`{clipped_line(command, 80)}` passed{folder}"
+                return value, f"`{command_line(command, 80)}` passed{folder}"
         return None
 
 
@@ -1182,13 +1183,13 @@ class _Gathering:
                 # open failure, and how it worked is worth knowing
                 failed = self.failed.pop(key)[1].removesuffix(".")
                 work.environment.append(
-                    f"{failed}; run as `{clipped_line(command, 120)}` it worked"
+                    f"{failed}; run as `{command_line(command, 120)}` it worked"
                 )
         if agent is None:
             work.last_tool_order = order
             result = verdict.line()
             shown = f" ({result})" if result else ""
-            work.last_activity = f"ran `{clipped_line(command, 160)}`{shown}"
+            work.last_activity = f"ran `{command_line(command, 160)}`{shown}"
             work.last_activity_order = order
             passed = verdict.status == PASSED and not check  # a look, maybe: told at the end
             self.last_run = (work.last_activity, command) if passed else None
@@ -1287,7 +1288,7 @@ class _Gathering:
         last = self.last_run
         if last and work.last_activity == last[0] and reads_only(last[1]):
             # (a look that went fine — `sed -n`, `grep` — has no result worth a word)
-            work.last_activity = f"ran `{clipped_line(last[1], 160)}`"
+            work.last_activity = f"ran `{command_line(last[1], 160)}`"
         changed = set(work.changed)
         recent = sorted(self.read_files.items(), key=lambda item: item[1])
         work.read = [

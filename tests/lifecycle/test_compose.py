@@ -27,7 +27,11 @@ NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 
 
 def transcript(
-    path: Path, *, test_output: str = "1 failed, 4 passed in 0.2s", code: int = 1
+    path: Path,
+    *,
+    test_output: str = "1 failed, 4 passed in 0.2s",
+    code: int = 1,
+    command: str = "python -m pytest -q",
 ) -> Path:
     """A Claude Code session: a request, an edit, a passing then a failing pytest run."""
     lines: list[dict[str, Any]] = []
@@ -58,7 +62,7 @@ def transcript(
                 "type": "tool_use",
                 "id": "b1",
                 "name": "Bash",
-                "input": {"command": "python -m pytest -q"},
+                "input": {"command": command},
             },
         ],
         id="m1",
@@ -73,7 +77,7 @@ def transcript(
                 "type": "tool_use",
                 "id": "b2",
                 "name": "Bash",
-                "input": {"command": "python -m pytest -q"},
+                "input": {"command": command},
             }
         ],
         id="m2",
@@ -187,6 +191,22 @@ def test_an_earlier_pass_is_no_pass_once_the_check_fails(tmp_path: Path) -> None
     assert manifest.status.value != "completed"
     assert "- `python -m pytest -q`: failed — 1 failed, 4 passed in 0.2s" in seed
     assert "**Status (recorded):** in progress" in seed
+
+
+def test_a_check_run_after_a_here_document_is_shown_by_what_it_ran(tmp_path: Path) -> None:
+    """Agents edit through ``python - <<'PY'`` and test in the same command: the seed names
+    the check by its lines outside the document, in the manifest's record as in the seed
+    (which held the document's first lines before)."""
+    body = "\n".join(f"line_{i} = {i}" for i in range(40))
+    command = f"python - <<'PY'\n{body}\nPY\npython -m pytest -q tests/test_parse.py"
+    manifest, seed = seed_of(transcript(tmp_path / "t.jsonl", command=command), None)
+    (check,) = manifest.record.checks
+    assert check.command == "python - <<'PY' …; python -m pytest -q tests/test_parse.py"
+    assert (
+        "- `python - <<'PY' …; python -m pytest -q tests/test_parse.py`: failed — 1 failed, "
+        "4 passed in 0.2s" in seed
+    )
+    assert "line_1 = 1" not in seed
 
 
 def test_a_transcript_with_broken_lines_still_gives_a_seed(tmp_path: Path) -> None:
