@@ -377,7 +377,8 @@ def test_install_user_waits_for_claude_codes_lock_and_keeps_its_write(tmp_path: 
     assert "waiting for Claude Code's lock on" in shown, shown
     assert proc.returncode == 0, out
     data = json.loads(claude_json.read_text())
-    assert data["numStartups"] == 2 and data["projects"] == {}
+    assert data["numStartups"] == 2
+    assert data["projects"] == {}
     assert data["mcpServers"] == {"clm-policy": OURS}
     assert not lock.exists()
 
