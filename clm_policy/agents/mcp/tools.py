@@ -107,13 +107,26 @@ class Tools:
 
     def handoff(self, fields: AgentHandoff, wait: float = 0.0) -> dict[str, Any]:
         """Commit the calling session's handoff: the agent's fields, kept whole, beside the
-        transcript's record."""
+        transcript's record. At the step and context of the session's newest handoff nothing
+        is committed, and the answer says so (``committed`` false, that handoff's commit)."""
         from clm_policy.agents.hooks.commits import hand_off
         from clm_policy.lifecycle.compose import words_of_fields
+        from clm_policy.lifecycle.pipelines import HandedOffAlready
 
         caller, hook = self._session("handoff", wait)
-        done, why = hand_off(hook, words_of_fields(fields), via="mcp")
+        try:
+            done, why = hand_off(hook, words_of_fields(fields), via="mcp")
+        except HandedOffAlready as exc:
+            return {
+                **self._where(caller),
+                "committed": False,
+                "commit": exc.commit,
+                "handoff": exc.handoff_file,
+                "message": exc.message,
+                "next": NEXT_SESSION,
+            }
         return {
+            "committed": True,
             **self._where(caller),
             "commit": done.commit,
             "manifest": done.manifest_path,
