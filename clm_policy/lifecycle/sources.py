@@ -8,8 +8,9 @@ tail's figures when a decision is all that is asked (``full=False``), the whole 
 compaction or a handoff (``full=True``). The quick path imports this module on every call:
 nothing heavy at import.
 
-Standard input is read once per process, bounded (:func:`read_stdin`): when the quick path
-declines, click's path runs in the same process and gets the same bytes.
+Standard input is read once per process, bounded
+(:func:`~clm_policy.base.stdin.read_stdin_kept`): when the quick path declines, click's path
+runs in the same process and gets the same bytes.
 """
 
 from __future__ import annotations
@@ -182,8 +183,13 @@ def read_state_source(source: str) -> Resolved:
     from clm_policy.models.state_io import parse_state
 
     if source == "-":
+        from clm_policy.base.stdin import read_stdin_kept
+
         file = STDIN
-        text = decode(read_stdin(STATE_LIMIT), file, STATE_LIMIT, "state")
+        raw = read_stdin_kept(STATE_LIMIT)
+        if raw is None:
+            raise InputError("no standard input to read", Location(STDIN))
+        text = decode(raw, file, STATE_LIMIT, "state")
     else:
         file = source
         text = read_text(source, source, limit=STATE_LIMIT, what="state")
@@ -274,28 +280,3 @@ def parse_signal(text: str, what: str = "--signal") -> tuple[str, SignalValue]:
     if isinstance(parsed, bool | int | float | str):
         value = parsed
     return name.strip(), value
-
-
-_TAKEN: list[Any] = []  # [the stream read, its bytes, whether it ended]: read once
-
-
-def read_stdin(limit: int) -> bytes:
-    """Standard input's bytes, at most ``limit + 1`` of them (one more than a caller accepts,
-    to tell a larger input). Read once: a second call on the same stream gets the same
-    bytes (click's path, when the quick path declined after reading them), and only what
-    the first did not read is read then."""
-    import sys
-
-    stream = getattr(sys.stdin, "buffer", None)
-    if stream is None:
-        from clm_policy.base.errors import Location
-
-        raise InputError("no standard input to read", Location(STDIN))
-    if not _TAKEN or _TAKEN[0] is not stream:
-        _TAKEN[:] = [stream, b"", False]
-    raw: bytes = _TAKEN[1]
-    if len(raw) <= limit and not _TAKEN[2]:
-        more = stream.read(limit + 1 - len(raw))
-        raw += more
-        _TAKEN[1:] = [raw, len(raw) <= limit]  # fewer bytes than asked for: the end
-    return raw[: limit + 1]
