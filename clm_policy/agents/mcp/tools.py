@@ -144,27 +144,14 @@ class Tools:
     def memory_search(self, query: str) -> dict[str, Any]:
         """Topics whose text holds ``query`` (case-insensitive), most hits first."""
         from clm_policy.memory.layout import is_memory_repo
-        from clm_policy.memory.store import GitMemoryStore
+        from clm_policy.memory.store import check_query, search_topics
 
         hook = self._project()
-        if not query.strip():
-            raise InputError("the query is empty")
+        check_query(query)
         if not is_memory_repo(hook.memory):
             return {"memory": hook.memory, "results": []}
         with hook.repo() as repo:
-            found = GitMemoryStore(repo).search(query, limit=10)
-        return {
-            "memory": hook.memory,
-            "results": [
-                {
-                    "key": entry.key,
-                    "tags": list(entry.tags),
-                    "updated_at": entry.updated_at,
-                    "excerpt": entry.content[:300],
-                }
-                for entry in found
-            ],
-        }
+            return {"memory": hook.memory, "results": search_topics(repo, query)}
 
     def memory_read(self, key: str) -> dict[str, Any]:
         """The topic ``key``, or the handoff a seed names by it, whole."""
