@@ -89,7 +89,8 @@ SUMMARIES = {
     "schema": "Print the JSON schema NAME (policy, session-state, ...).",
     "show": (
         "Show one commit's record: REF is a commit or branch (from `clm-policy log`) or a path"
-        " in the repository (sessions/ID/handoffs/001.md, manifests/....json)."
+        " in the repository (sessions/ID/handoffs/001.md, manifests/....json); or, with"
+        " --search, find the memory topics that hold a text."
     ),
     "signal": (
         "Tell a persisted session something only you know: a phase is done, or a signal's value"

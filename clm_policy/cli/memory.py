@@ -320,29 +320,43 @@ def log(
 
 @click.command()
 @memory_option()
-@click.argument("ref", metavar="REF")
-def show(memory: str, ref: str) -> int:
+@click.argument("ref", metavar="REF", required=False)
+@click.option(
+    "--search",
+    metavar="TEXT",
+    help="Instead of REF: the memory topics whose text holds TEXT (case-insensitive), most "
+    "hits first, each with its tags, date and first lines — the agent's memory_search tool.",
+)
+def show(memory: str, ref: str | None, search: str | None) -> int:
     """Show one commit's record: REF is a commit or branch (from `clm-policy log`) or a path
-    in the repository (sessions/ID/handoffs/001.md, manifests/....json).
+    in the repository (sessions/ID/handoffs/001.md, manifests/....json); or, with --search,
+    find the memory topics that hold a text.
 
     For a commit, prints what it recorded: the compaction summary, the handoff, the agent's
     own summary, an agent's record, a topic; a session's start or end, a signal (its JSON
     files). A path is read
     from the checked-out branch, else from the newest branch that has it (a handoff made with
-    --branch).
+    --branch). --search lists the topics (topics/KEY.md) as the MCP tool memory_search
+    finds them; `clm-policy show topics/KEY.md` shows one whole.
 
     \b
     Examples:
       clm-policy show --memory clm-memory 3f2a9c1d
       clm-policy show --memory clm-memory sessions/demo/handoffs/001.md
+      clm-policy show --memory clm-memory --search sqlite
 
-    Exit codes: 0, 2 bad input (no such commit or file, not a memory repository), 141 output
-    closed.
+    Exit codes: 0 (no topic found too), 2 bad input (no such commit or file, not a memory
+    repository, an empty search, REF and --search both or neither), 141 output closed.
     """
     from clm_policy.memory.git.confine import MAX_READ
     from clm_policy.memory.git.run import check_name
     from clm_policy.memory.git.write import MemoryRepo
 
+    if (ref is None) == (search is None):
+        raise click.UsageError("give either REF (a commit or a path) or --search TEXT")
+    if search is not None:
+        return _search(memory, search)
+    assert ref is not None
     check_name("commit or path", ref)
     with MemoryRepo(memory) as repo:
         named_path = ref.startswith(("sessions/", "manifests/", "topics/"))
@@ -360,6 +374,27 @@ def show(memory: str, ref: str) -> int:
                 echo(_too_large(memory, commit, path))
                 continue
             echo(repo.show_file(path, commit) or "")
+    return 0
+
+
+def _search(memory: str, query: str) -> int:
+    """``show --search``: the topics that hold ``query``, a paragraph each (the key, its tags
+    and date, its first characters on one line); none said on standard error. Exit 0."""
+    from clm_policy.memory.git.write import MemoryRepo
+    from clm_policy.memory.store import search_topics
+
+    with MemoryRepo(memory) as repo:
+        found = search_topics(repo, query)
+    if not found:
+        echo(f"no memory topic holds {quote(query)}", err=True)
+        return 0
+    blocks = []
+    for hit in found:
+        tags = ", ".join(hit["tags"])
+        head = f"topics/{hit['key']}.md" + (f"  [{tags}]" if tags else "")
+        head += f"  {hit['updated_at']}" if hit["updated_at"] else ""
+        blocks.append(f"{head}\n  {' '.join(str(hit['excerpt']).split())}")
+    echo("\n\n".join(blocks))
     return 0
 
 

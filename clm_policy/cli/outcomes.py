@@ -122,24 +122,28 @@ def _ours(result: CompactionResult) -> bool:
 
 
 def committed_already(hand: ByHand, done: Committed, fmt: str) -> int:
-    """A compaction at a position already committed: say so, commit nothing (exit 0)."""
+    """A compaction or a handoff at a position already committed: say so, commit nothing
+    (exit 0)."""
     state = hand.state
     if fmt == "json":
         echo_json(
             {
-                "event": "compact",
+                "event": done.event,
                 "commit": done.commit,
                 "committed": False,
                 "session": state.session_id,
                 "step": state.step_index,
                 "context_tokens": state.tokens.context_tokens,
+                **({"handoff_path": done.file} if done.event == "handoff" else {}),
             }
         )
         return 0
+    done_word = "handed off" if done.event == "handoff" else "compacted"
+    what = f"commit {done.commit[:12]}" + (f" ({done.file})" if done.file else "")
     echo(
         f"session {state.session_id} at step {state.step_index} "
-        f"({state.tokens.context_tokens} tokens) is compacted already: commit "
-        f"{done.commit[:12]}; nothing new to commit"
+        f"({state.tokens.context_tokens} tokens) is {done_word} already: {what}; nothing new "
+        "to commit"
     )
     return 0
 

@@ -18,7 +18,13 @@ from clm_policy.cli.options import (
     state_option,
     transcript_options,
 )
-from clm_policy.cli.outcomes import committed_note, handoff_json, said_committed, show_compact
+from clm_policy.cli.outcomes import (
+    committed_already,
+    committed_note,
+    handoff_json,
+    said_committed,
+    show_compact,
+)
 from clm_policy.lifecycle.sources import Request
 
 if TYPE_CHECKING:
@@ -148,8 +154,12 @@ def handoff(
       clm-policy handoff --transcript ~/.codex/sessions/2026/11/30/rollout-<id>.jsonl
       clm-policy handoff --transcript session.jsonl --reply handoff.md
 
-    Exit codes: 0 committed, 2 bad input (nothing written) or an output that cannot be written
-    (the commit is made; standard error says so), 141 output closed (the same).
+    A handoff of the session at the step and context of its newest handoff (the same state
+    file or transcript again, --session after a handoff) commits nothing and says so.
+
+    Exit codes: 0 committed (or handed off already: nothing new), 2 bad input (nothing
+    written) or an output that cannot be written (the commit is made; standard error says
+    so), 141 output closed (the same).
     """
     from clm_policy.lifecycle import byhand
 
@@ -160,6 +170,8 @@ def handoff(
     hand, done = byhand.handoff(
         policy_ref, memory, source, profile, branch=branch, push=push, pr_body=pr_body, reply=reply
     )
+    if isinstance(done, byhand.Committed):
+        return committed_already(hand, done, fmt)
     with _committed_all_the_same(done):
         return _say_handed_off(hand, done, memory, fmt, push, pr_body)
 

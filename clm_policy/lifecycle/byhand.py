@@ -24,9 +24,12 @@ HAND_SOURCES = ("state", "session", "transcript")
 
 
 class Committed(Record):
-    """A compaction asked for at a position already committed: nothing new is committed."""
+    """A compaction or a handoff asked for at a position already committed: nothing new is
+    committed. ``event``: ``compact`` or ``handoff``; ``file``: the committed document."""
 
     commit: str
+    event: str = "compact"
+    file: str | None = None
 
 
 class ByHand(Record):
@@ -95,7 +98,7 @@ def compact(
     import os
 
     from clm_policy.lifecycle.summarizers import summarizer_from_env
-    from clm_policy.memory.audit import PendingLog, compacted_at
+    from clm_policy.memory.audit import PendingLog, committed_at
     from clm_policy.memory.git.write import MemoryRepo
 
     chosen = summarizer_from_env(os.environ, summarizer)
@@ -106,13 +109,17 @@ def compact(
         # session's newest compaction while the compaction's modules load.
         newest = PendingLog(repo, session=state.session_id, event="compact", limit=1)
         try:
-            from clm_policy.lifecycle.pipelines import run_compaction, run_handoff
+            from clm_policy.lifecycle.pipelines import (
+                HandedOffAlready,
+                run_compaction,
+                run_handoff,
+            )
             from clm_policy.lifecycle.verify import VerificationFailed
         finally:
             entries = newest.entries()
-        found = compacted_at(entries, state.step_index, state.tokens.context_tokens)
+        found = committed_at(entries, state.step_index, state.tokens.context_tokens)
         if found is None and source.session is not None:  # the state the compaction left
-            found = compacted_at(entries, state.step_index, None)
+            found = committed_at(entries, state.step_index, None)
         if found is not None:
             return hand, Committed(found)
         try:
@@ -127,7 +134,10 @@ def compact(
         except VerificationFailed as exc:
             why = hand.why.replace(rule=exc.trigger, rationale=exc.rationale)
             hand = hand.replace(why=why)
-            done = run_handoff(repo, hand.state, why=why)
+            try:
+                done = run_handoff(repo, hand.state, why=why)
+            except HandedOffAlready as already:  # (this compaction failed here before)
+                done = Committed(already.commit, "handoff", already.handoff_file)
     return hand, done
 
 
@@ -141,14 +151,19 @@ def handoff(
     push: str | None = None,
     pr_body: str | None = None,
     reply: str | None = None,
-) -> tuple[ByHand, HandoffOutcome]:
+) -> tuple[ByHand, HandoffOutcome | Committed]:
     """Hand the session off now (:mod:`clm_policy.lifecycle.compose`): ``reply`` is the
-    agent's own handoff, kept whole beside what the transcript (or the state) records."""
+    agent's own handoff, kept whole beside what the transcript (or the state) records.
+
+    A handoff at the step and context of the session's newest one (the same state file or
+    transcript again, ``--session`` after a handoff) commits nothing: :class:`Committed`
+    names the commit (the pipeline's :func:`~clm_policy.lifecycle.pipelines.check_handed_off`
+    says)."""
     import os
 
     from clm_policy.lifecycle.compose import compose, words_of_reply, words_of_transcript
     from clm_policy.lifecycle.model_handoff import with_model
-    from clm_policy.lifecycle.pipelines import check_remote, run_handoff
+    from clm_policy.lifecycle.pipelines import HandedOffAlready, check_remote, run_handoff
     from clm_policy.memory.git.write import MemoryRepo
 
     if push:
@@ -165,14 +180,17 @@ def handoff(
     whole = reading if reading is not None else hand.state
     composed = compose(whole, words, session_id=hand.state.session_id, profile=profile)
     with MemoryRepo(memory) as repo:
-        done = run_handoff(
-            repo,
-            composed,
-            why=why,
-            branch=branch,
-            push=push,
-            pr_body=pr_body,
-            seed_tokens=hand.profile.seed_tokens,
-            memory_dir=memory,
-        )
+        try:
+            done = run_handoff(
+                repo,
+                composed,
+                why=why,
+                branch=branch,
+                push=push,
+                pr_body=pr_body,
+                seed_tokens=hand.profile.seed_tokens,
+                memory_dir=memory,
+            )
+        except HandedOffAlready as exc:
+            return hand, Committed(exc.commit, "handoff", exc.handoff_file)
     return hand, done

@@ -112,6 +112,21 @@ class HandoffOutcome(Record):
     HASHABLE = False
 
 
+class HandedOffAlready(InputError):
+    """A handoff asked for at the position of the session's newest handoff (the same step and
+    context: nothing new since): nothing is committed. ``commit``: that handoff's."""
+
+    def __init__(self, state: SessionState, commit: str, handoff_file: str | None) -> None:
+        what = f"commit {commit[:12]}" + (f" ({handoff_file})" if handoff_file else "")
+        super().__init__(
+            f"session {state.session_id} at step {state.step_index} "
+            f"({state.tokens.context_tokens} tokens) is handed off already: {what}; nothing new "
+            "to commit"
+        )
+        self.commit = commit
+        self.handoff_file = handoff_file
+
+
 class PushError(GitError):
     """The commit exists locally; pushing it failed. ``outcome``: the handoff committed
     (:func:`run_handoff` sets it), for a caller that goes on without the push."""
@@ -291,10 +306,22 @@ def _compaction_message(
 def committed_snapshot(repo: MemoryRepo, state: SessionState) -> str | None:
     """The commit of this session's newest compaction when taken at ``state``'s step and
     context: committing ``state`` again would record nothing new."""
-    from clm_policy.memory.audit import compacted_at, read_log
+    from clm_policy.memory.audit import committed_at, read_log
 
     newest = read_log(repo, session=state.session_id, event="compact", limit=1)
-    return compacted_at(newest, state.step_index, state.tokens.context_tokens)
+    return committed_at(newest, state.step_index, state.tokens.context_tokens)
+
+
+def check_handed_off(repo: MemoryRepo, state: SessionState) -> None:
+    """Raise :class:`HandedOffAlready` when the session's newest handoff on the checked-out
+    branch was taken at ``state``'s step and context: nothing happened since that it would
+    record (the same state file, transcript or persisted session again, a second hook)."""
+    from clm_policy.memory.audit import committed_at, read_log
+
+    newest = read_log(repo, session=state.session_id, event="handoff", limit=1)
+    found = committed_at(newest, state.step_index, state.tokens.context_tokens)
+    if found is not None:
+        raise HandedOffAlready(state, found, newest[0].trailers.get("Clm-Handoff"))
 
 
 def _next_handoff_number(repo: MemoryRepo, session_id: str, remote: str | None = None) -> int:
@@ -346,7 +373,9 @@ def run_handoff(
     ``branch``): the file the pull-request body is written to, checked before the commit,
     written before the push. The trailers say what was measured (docs/verification.md).
     ``store``: the memory backend of the seed's topics (default: ``repo``'s git topics);
-    ``memory_dir``: the memory repository as the user names it, for the seed's last line."""
+    ``memory_dir``: the memory repository as the user names it, for the seed's last line.
+    A handoff on the checked-out branch at the step and context of the session's newest
+    handoff commits nothing: :class:`HandedOffAlready` (:func:`check_handed_off`)."""
     from clm_policy.lifecycle.compose import Composed
     from clm_policy.memory.redact import untag
 
@@ -362,6 +391,8 @@ def run_handoff(
     # handoffs of a session at once never take the same files (the later one would
     # overwrite the earlier's).
     with repo.locked():
+        if not branch:
+            check_handed_off(repo, state)
         number = _next_handoff_number(repo, state.session_id, push if branch else None)
         m_path = _manifest_file(repo, manifest, state.session_id, number, branch=branch)
         h_path = handoff_path(state.session_id, number)

@@ -8,13 +8,14 @@ tail's figures when a decision is all that is asked (``full=False``), the whole 
 compaction or a handoff (``full=True``). The quick path imports this module on every call:
 nothing heavy at import.
 
-Standard input is read once per process, bounded (:func:`read_stdin`): when the quick path
-declines, click's path runs in the same process and gets the same bytes.
+Standard input is read once per process, bounded
+(:func:`~clm_policy.base.stdin.read_stdin_kept`): when the quick path declines, click's path
+runs in the same process and gets the same bytes.
 """
 
 from __future__ import annotations
 
-from clm_policy.base.errors import InputError, StateError, UsageError, quote
+from clm_policy.base.errors import InputError, Location, StateError, UsageError, quote
 from clm_policy.base.record import Record
 
 TYPE_CHECKING = False
@@ -142,17 +143,7 @@ def resolve(
             raise UsageError("--tokens gives figures, not a session: give a state")
         return Resolved(figures(request), window_from="--window")
     if source == "transcript":
-        assert request.transcript is not None
-        if full:
-            from clm_policy.transcripts.reading import read_transcript
-            from clm_policy.transcripts.takeover import state_of
-
-            reading = read_transcript(request.transcript, request.transcript_format)
-            return Resolved(state_of(reading), reading, window_from="the transcript")
-        from clm_policy.transcripts.reading import read_context
-
-        reading = read_context(request.transcript, request.transcript_format)
-        return Resolved(reading.to_figures(), reading, window_from="the transcript")
+        return _read_transcript(request, full)
     if source == "session":
         from clm_policy.memory.git.write import MemoryRepo
         from clm_policy.memory.sessions import load_session
@@ -167,19 +158,73 @@ def resolve(
     return read_state_source(request.state)
 
 
+def _read_transcript(request: Request, full: bool) -> Resolved:
+    """The state of the transcript ``--transcript`` names: the whole session (``full``) or
+    its tail's figures. A session state given there is refused, saying to give it as
+    ``--state``."""
+    from clm_policy.transcripts.reading import NotATranscript, read_context, read_transcript
+
+    path, fmt = request.transcript, request.transcript_format
+    assert path is not None
+    try:
+        reading = read_transcript(path, fmt) if full else read_context(path, fmt)
+    except NotATranscript as exc:
+        raise InputError(f"{exc.message}: pass it as --state {path}", exc.location) from None
+    if not full:
+        return Resolved(reading.to_figures(), reading, window_from="the transcript")
+    from clm_policy.transcripts.takeover import state_of
+
+    return Resolved(state_of(reading), reading, window_from="the transcript")
+
+
 def read_state_source(source: str) -> Resolved:
     """The SessionState JSON in the file ``source`` (``-``: standard input), bounded."""
     from clm_policy.formats.textio import STATE_LIMIT, decode, read_text
     from clm_policy.models.state_io import parse_state
 
     if source == "-":
+        from clm_policy.base.stdin import read_stdin_kept
+
         file = STDIN
-        text = decode(read_stdin(STATE_LIMIT), file, STATE_LIMIT, "state")
+        raw = read_stdin_kept(STATE_LIMIT)
+        if raw is None:
+            raise InputError("no standard input to read", Location(STDIN))
+        text = decode(raw, file, STATE_LIMIT, "state")
     else:
         file = source
         text = read_text(source, source, limit=STATE_LIMIT, what="state")
     where = "the state on standard input" if source == "-" else "the state file"
-    return Resolved(parse_state(text, file), None, text, file, where)
+    try:
+        state = parse_state(text, file)
+    except InputError:
+        kind = _transcript_kind(text)
+        if kind is None:
+            raise
+        give = "save it to a file, then pass that" if source == "-" else "pass it"
+        arg = "FILE" if source == "-" else source
+        raise InputError(
+            f"a {kind}, not a session state: {give} as --transcript {arg}", Location(file, 1)
+        ) from None
+    return Resolved(state, None, text, file, where)
+
+
+def _transcript_kind(text: str) -> str | None:
+    """What transcript ``text`` is (a state file that did not read: a Claude Code session or
+    a Codex rollout, whose first line says so, or an OpenAI chat), or None."""
+    import json
+
+    from clm_policy.transcripts.openai_chat import is_session_state
+    from clm_policy.transcripts.reading import NAMES, line_kind
+
+    for document in (text.lstrip().split("\n", 1)[0], text):
+        try:
+            data = json.loads(document)
+        except (ValueError, RecursionError):
+            continue
+        kind = None if is_session_state(data) else line_kind(data)
+        if kind is not None:
+            return NAMES[kind]
+    return None
 
 
 def figures(request: Request) -> SessionState:
@@ -235,28 +280,3 @@ def parse_signal(text: str, what: str = "--signal") -> tuple[str, SignalValue]:
     if isinstance(parsed, bool | int | float | str):
         value = parsed
     return name.strip(), value
-
-
-_TAKEN: list[Any] = []  # [the stream read, its bytes, whether it ended]: read once
-
-
-def read_stdin(limit: int) -> bytes:
-    """Standard input's bytes, at most ``limit + 1`` of them (one more than a caller accepts,
-    to tell a larger input). Read once: a second call on the same stream gets the same
-    bytes (click's path, when the quick path declined after reading them), and only what
-    the first did not read is read then."""
-    import sys
-
-    stream = getattr(sys.stdin, "buffer", None)
-    if stream is None:
-        from clm_policy.base.errors import Location
-
-        raise InputError("no standard input to read", Location(STDIN))
-    if not _TAKEN or _TAKEN[0] is not stream:
-        _TAKEN[:] = [stream, b"", False]
-    raw: bytes = _TAKEN[1]
-    if len(raw) <= limit and not _TAKEN[2]:
-        more = stream.read(limit + 1 - len(raw))
-        raw += more
-        _TAKEN[1:] = [raw, len(raw) <= limit]  # fewer bytes than asked for: the end
-    return raw[: limit + 1]

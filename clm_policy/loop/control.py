@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from clm_policy.base.errors import AgentError, OutputClosed
+from clm_policy.base.interrupts import uninterrupted
 from clm_policy.lifecycle.compaction import Summarizer
 from clm_policy.lifecycle.compose import Words, compose
 from clm_policy.lifecycle.estimate import estimate_message_tokens
@@ -479,22 +480,6 @@ class OuterControlLoop:
             appends=self._take_logs(),
         )
         self._finished = True  # an interrupt that comes after this changes nothing
-
-
-@contextmanager
-def uninterrupted() -> Iterator[None]:
-    """Hold Ctrl-C until the block is done, then raise ``KeyboardInterrupt`` as usual.
-
-    SIGINT is blocked (the mask is inherited by the git processes the block starts). Only the
-    main thread can receive SIGINT; elsewhere this does nothing."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 class _Patience:

@@ -263,7 +263,8 @@ def execute(
     same news."""
     from contextlib import ExitStack
 
-    from clm_policy.loop.control import OuterControlLoop, uninterrupted
+    from clm_policy.base.interrupts import uninterrupted
+    from clm_policy.loop.control import OuterControlLoop
     from clm_policy.loop.monitor import MetricsMonitor
     from clm_policy.memory.backends import open_store
     from clm_policy.memory.git.write import MemoryRepo

@@ -73,10 +73,11 @@ def read_log(repo: MemoryRepo | str, **filters: Unpack[Filters]) -> list[AuditEn
     return PendingLog(repo, **filters).entries()
 
 
-def compacted_at(newest: list[AuditEntry], step: int, context_tokens: int | None) -> str | None:
-    """The commit of the compaction ``newest`` holds (a session's newest: ``read_log`` with
-    ``event="compact", limit=1``) when it was taken at this position, the same step and
-    context (None: at this step, whatever the context); else None."""
+def committed_at(newest: list[AuditEntry], step: int, context_tokens: int | None) -> str | None:
+    """The commit of the compaction or handoff ``newest`` holds (a session's newest:
+    ``read_log`` with ``event="compact"`` or ``"handoff"``, ``limit=1``) when it was taken at
+    this position, the same step and context (None: at this step, whatever the context);
+    else None."""
     if not newest:
         return None
     trailers = newest[0].trailers

@@ -22,7 +22,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from clm_policy.memory.change import Change
 from clm_policy.memory.git.write import MemoryRepo
@@ -84,6 +84,36 @@ class MemoryStore(Protocol):
         self, keys: Sequence[str], goal: str, *, about: str = "", limit: int = SEED_HITS
     ) -> list[tuple[str, str]]: ...
     def close(self) -> None: ...
+
+
+EXCERPT = 300
+"""Characters of a topic a search shows (the MCP tool's answer, ``clm-policy show --search``)."""
+
+
+def search_topics(repo: MemoryRepo, query: str, *, limit: int = 10) -> list[dict[str, Any]]:
+    """The committed topics whose text holds ``query`` (case-insensitive), most hits first:
+    key, tags, updated_at and the first :data:`EXCERPT` characters — what the MCP tool
+    ``memory_search`` answers and ``clm-policy show --search`` prints. An empty query is an
+    :class:`~clm_policy.base.errors.InputError` (:func:`check_query`)."""
+    found = GitMemoryStore(repo).search(check_query(query), limit=limit)
+    return [
+        {
+            "key": entry.key,
+            "tags": list(entry.tags),
+            "updated_at": entry.updated_at,
+            "excerpt": entry.content[:EXCERPT],
+        }
+        for entry in found
+    ]
+
+
+def check_query(query: str) -> str:
+    """``query``, or an :class:`~clm_policy.base.errors.InputError` when it is blank."""
+    if not query.strip():
+        from clm_policy.base.errors import InputError
+
+        raise InputError("the query is empty")
+    return query
 
 
 def render_topic(entry: MemoryEntry) -> str:

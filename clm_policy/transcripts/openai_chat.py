@@ -20,6 +20,7 @@ from clm_policy.transcripts.reading import (
     MESSAGE_LIMIT,
     NOT_COUNTED,
     TEXT_PARTS,
+    NotATranscript,
     Source,
     TranscriptReading,
     Warnings,
@@ -44,6 +45,13 @@ def read_tail(src: Source, max_scan: int) -> TranscriptReading:
 
 def read_full(src: Source, *, full: bool = True) -> TranscriptReading:
     data = _parse(src.document(), src.file)
+    if is_session_state(data):
+        raise NotATranscript(
+            "a session state (SessionState JSON: clm-policy schema session-state), not a "
+            "transcript",
+            Location(src.file, 1),
+            found="state",
+        )
     usage: object = None
     model = None
     if isinstance(data, dict) and isinstance(data.get("messages"), list):
@@ -90,6 +98,18 @@ def read_full(src: Source, *, full: bool = True) -> TranscriptReading:
         full=full,
         bytes_read=src.bytes_read,
     )
+
+
+STATE_ONLY = ("tokens", "step_index", "last_compact_step", "status")
+"""Fields of a SessionState that no chat document has."""
+
+
+def is_session_state(data: object) -> bool:
+    """Whether ``data`` is a SessionState document rather than a chat: an object with a
+    ``session_id`` and no ``messages``, or one with a field only a state has."""
+    if not isinstance(data, dict) or not isinstance(data.get("session_id"), str):
+        return False
+    return "messages" not in data or any(key in data for key in STATE_ONLY)
 
 
 def _parse(raw: bytes, file: str) -> object:

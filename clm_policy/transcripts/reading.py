@@ -68,6 +68,15 @@ EMPTY = "the transcript is empty"
 NOT_COUNTED = "characters / 4; system prompt and tool definitions not counted"
 
 
+class NotATranscript(InputError):
+    """The file is another document clm-policy reads, not a transcript: ``found`` names it
+    (``state``: a SessionState), for the caller that knows which option takes it."""
+
+    def __init__(self, message: str, location: Location | None = None, *, found: str) -> None:
+        super().__init__(message, location)
+        self.found = found
+
+
 Turn = tuple[int, int, int, int]
 """One model request of the session's main chain, in a full read's ``turns``: (step, context
 tokens, cumulative input tokens, cumulative output tokens) — the figures as they stood then."""

@@ -996,10 +996,9 @@ def test_a_session_handed_off_twice_starts_one_session_from_its_newest_handoff(
     assert invoke("init", str(memory)).exit_code == 0
     state = project / "state.json"
     tokens = {"context_tokens": 1000, "context_window": 200_000}
-    state.write_text(
-        json.dumps({"session_id": SESSION, "goal": "ship it", "step_index": 3, "tokens": tokens})
-    )
-    for reply in ("the first handoff", "the second handoff"):
+    for step, reply in ((3, "the first handoff"), (4, "the second handoff")):
+        data = {"session_id": SESSION, "goal": "ship it", "step_index": step, "tokens": tokens}
+        state.write_text(json.dumps(data))
         (project / "reply.md").write_text(f"Goal: {reply}\n")
         done = invoke("handoff", "-m", str(memory), "-s", str(state), "--reply", "reply.md")
         assert done.exit_code == 0, done.stderr

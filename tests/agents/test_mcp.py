@@ -419,7 +419,7 @@ def test_a_handoff_whose_push_fails_is_committed_and_says_so(
     assert "but pushing it to 'origin' failed: " in data["push_failed"]
     assert project.commits()[0].startswith(f"clm(handoff): {SESSION}")
     monkeypatch.delenv("CLM_POLICY_REMOTE")
-    project.session("handoff", session=OTHER)
+    project.session("handoff", context=140_000)  # a later turn: a handoff of its own
     assert ok(call("handoff", goal="g", next_step="n"))["push_failed"] is None
 
 
@@ -772,3 +772,27 @@ def test_a_handoffs_fields_reach_the_commit_message_terminal_safe(
     message = git(project.memory, "log", "-1", "--format=%B")
     assert not any(c in message for c in "\x1b\x07\u202e\x9b"), message
     assert "\\x1b]0;pwn\\x07\\x1b[31m\\u202e\\x9b" in message
+
+
+def test_a_second_handoff_at_the_same_turn_commits_nothing_and_says_so(
+    project: Project, call: Callable[..., Any]
+) -> None:
+    """The tool called twice with nothing new in the session between the calls committed a
+    second handoff (a new number, the same content); the road every handoff takes
+    (lifecycle/pipelines.py) now commits nothing and the answer says which handoff stands."""
+    project.session("handoff")
+    first = ok(call("handoff", goal="commas", next_step="release"))
+    assert first["committed"] is True
+    commits = project.commits()
+    again = ok(call("handoff", goal="commas", next_step="release"))
+    assert project.commits() == commits
+    assert (again["committed"], again["commit"]) == (False, first["commit"])
+    assert again["handoff"] == first["handoff"]
+    assert again["message"].endswith(
+        f"is handed off already: commit {first['commit'][:12]} ({first['handoff']}); nothing "
+        "new to commit"
+    )
+    project.session("handoff", context=140_000)  # the session went on: a new handoff
+    later = ok(call("handoff", goal="commas", next_step="release"))
+    assert later["committed"] is True
+    assert later["commit"] != first["commit"]

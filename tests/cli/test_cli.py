@@ -447,8 +447,10 @@ def test_handoff_help_and_readme_say_where_the_seed_is_printed(tmp_path: Path) -
     state = REPO / "docs" / "examples" / "session-state.json"
     text = invoke("handoff", "-m", str(memory), "-s", str(state))
     assert "characters for the next session (--format json prints it)" in text.stdout
+    later = tmp_path / "later.json"  # a step later (at the same step nothing new is committed)
+    later.write_text(json.dumps({**json.loads(state.read_text()), "step_index": 43}))
     seed = json.loads(
-        invoke("handoff", "-m", str(memory), "-s", str(state), "--format", "json").stdout
+        invoke("handoff", "-m", str(memory), "-s", str(later), "--format", "json").stdout
     )
     assert seed["seed"]
     said = " ".join(invoke("handoff", "--help").stdout.split())

@@ -245,7 +245,7 @@ os.execv({git!r}, [{git!r}, *sys.argv[1:]])
 
 
 def run_held_at_first_commit(tmp_path: Path, to: str, *args: str) -> tuple[int, str]:
-    """Run ``clm-policy run ARGS`` as a process whose first ``git commit`` waits; send SIGINT
+    """Run ``clm-policy ARGS`` as a process whose first ``git commit`` waits; send SIGINT
     while it waits — ``to`` the ``process``, or to its ``group`` as a terminal's Ctrl-C does
     (git and the shell waiting with it get it too) —, then let the commit go. The exit code
     and stderr."""
@@ -261,7 +261,7 @@ def run_held_at_first_commit(tmp_path: Path, to: str, *args: str) -> tuple[int, 
         "PATH": f"{held}{os.pathsep}{os.environ['PATH']}",
     }
     proc = subprocess.Popen(
-        [sys.executable, "-m", "clm_policy", "run", *args],
+        [sys.executable, "-m", "clm_policy", *args],
         cwd=tmp_path,
         env=env,
         stdout=subprocess.PIPE,
@@ -296,7 +296,7 @@ def test_ctrl_c_before_the_first_commit_leaves_a_session_that_resumes(
         init_memory(memory)
     # else the run's first commit is the new memory repository's
     code, err = run_held_at_first_commit(
-        tmp_path, to, "--scenario", "long.yaml", "--memory", "mem", "--max-steps", "5"
+        tmp_path, to, "run", "--scenario", "long.yaml", "--memory", "mem", "--max-steps", "5"
     )
     assert code == 130, err
     assert err == (
@@ -536,3 +536,27 @@ def test_a_write_that_waits_for_the_lock_says_so_on_a_terminal(
         assert proc.returncode == 0
         assert out.startswith("handed off session s1 at step 3 ")
         assert git(memory, "rev-parse", "HEAD") != head
+
+
+@pytest.mark.parametrize("command", ["handoff", "compact"])
+def test_ctrl_c_during_a_commit_lets_the_commit_finish_then_stops(
+    tmp_path: Path, command: str
+) -> None:
+    """Ctrl-C reaches the whole foreground process group: the `git commit` the write path
+    was running died half-way, leaving the handoff's files written and not committed (and
+    the write's journal). Now git does not get the terminal's SIGINT during a write: the
+    commit completes, then clm-policy stops, 130."""
+    memory = init_memory(tmp_path / "mem").path
+    state = tmp_path / "state.json"
+    data = {"session_id": "s1", "goal": "ship it", "step_index": 3}
+    state.write_text(json.dumps({**data, "tokens": {"context_tokens": 400000}}))
+    code, err = run_held_at_first_commit(
+        tmp_path, "group", command, "--memory", "mem", "--state", "state.json"
+    )
+    assert code == 130, err
+    assert err.endswith("clm-policy: interrupted\n"), err
+    subject = git(memory, "log", "-1", "--format=%s")
+    assert subject.startswith(f"clm({command}): s1 step 3"), subject
+    assert git(memory, "status", "--porcelain", "--untracked-files=all") == ""
+    assert not (memory / ".git" / "clm-write.journal").exists()
+    assert not (memory / ".git" / "index.lock").exists()

@@ -148,3 +148,39 @@ def test_errors_are_json_with_format_json(played: Path, tmp_path: Path) -> None:
     plain = invoke("status", "--session", "nosuch")
     assert plain.stdout == ""
     assert plain.stderr.startswith("clm-policy: ")
+
+
+def test_show_search_finds_the_topics_the_agent_s_memory_search_finds(tmp_path: Path) -> None:
+    """A person had only log and show: the memory topics the agent searches (the MCP tool
+    memory_search) could not be searched from the command line. `show --search` runs the
+    same function (memory/store.py search_topics) and prints what it found, terminal-safe."""
+    from clm_policy.memory.git.write import MemoryRepo
+    from clm_policy.memory.init import init_memory
+    from clm_policy.memory.store import GitMemoryStore, search_topics
+
+    from conftest import run_process
+
+    init_memory(tmp_path / "mem")
+    with MemoryRepo(tmp_path / "mem") as repo:
+        store = GitMemoryStore(repo)
+        store.write("decisions/db", "We use SQLite now.\nSQLite\x1b[31m later too.", tags=["db"])
+        store.write("notes/misc", "sqlite once", tags=[])
+        store.write("notes/other", "nothing of the kind")
+        agent_finds = search_topics(repo, "sqlite")
+    done = run_process("show", "--memory", "mem", "--search", "SQLite", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    stamps = [hit["updated_at"] for hit in agent_finds]
+    assert done.stdout == (
+        f"topics/decisions/db.md  [db]  {stamps[0]}\n"
+        "  We use SQLite now. SQLite\\x1b[31m later too.\n\n"
+        f"topics/notes/misc.md  {stamps[1]}\n  sqlite once\n"
+    )
+    none = run_process("show", "--memory", "mem", "--search", "postgres", cwd=tmp_path)
+    assert (none.returncode, none.stdout, none.stderr) == (
+        0,
+        "",
+        "no memory topic holds 'postgres'\n",
+    )
+    for args in (["--search", " "], [], ["topics/notes/misc.md", "--search", "x"]):
+        bad = run_process("show", "--memory", "mem", *args, cwd=tmp_path)
+        assert bad.returncode == 2, (args, bad.stderr)

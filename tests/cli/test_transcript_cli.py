@@ -142,3 +142,69 @@ def test_a_reply_that_is_empty_or_no_text_file_is_refused(tmp_path: Path) -> Non
         done = run_process(*args, "--reply", reply, stdin=stdin)
         assert (done.returncode, done.stdout, done.stderr) == (2, "", said), reply
     assert git(memory, "rev-parse", "HEAD") == before
+
+
+@pytest.mark.parametrize("command", ["compact", "handoff", "decide"])
+def test_a_session_state_given_as_a_transcript_is_refused(tmp_path: Path, command: str) -> None:
+    """`--transcript STATE.json` read the state as an OpenAI chat (it has `messages`) and
+    compacted a session named after the file; now: exit 2, naming the option to use."""
+    from clm_policy.memory.init import init_memory
+
+    from conftest import run_process
+
+    init_memory(tmp_path / "mem")
+    state = REPO / "docs" / "examples" / "session-state.json"
+    memory = [] if command == "decide" else ["--memory", "mem"]
+    done = run_process(command, *memory, "--transcript", str(state), cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        f"{state}:1: a session state (SessionState JSON: clm-policy schema session-state), not "
+        f"a transcript: pass it as --state {state}\n"
+    )
+    assert git(tmp_path / "mem", "log", "--format=%s") == "clm(init): memory repository\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("claude_session.jsonl", "Claude Code transcript"),
+        ("codex_rollout.jsonl", "Codex rollout"),
+        ("openai_with_usage.json", "OpenAI chat transcript"),
+    ],
+)
+@pytest.mark.parametrize("command", ["compact", "decide"])
+def test_a_transcript_given_as_a_state_is_refused(
+    tmp_path: Path, command: str, name: str, kind: str
+) -> None:
+    """`--state SESSION.jsonl` said `invalid JSON: Extra data` (or what a state lacks): now it
+    says what the file is and to pass it as --transcript."""
+    from clm_policy.memory.init import init_memory
+
+    from conftest import run_process
+
+    init_memory(tmp_path / "mem")
+    path = FIXTURES / name
+    memory = [] if command == "decide" else ["--memory", "mem"]
+    done = run_process(command, *memory, "--state", str(path), cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        f"{path}:1: a {kind}, not a session state: pass it as --transcript {path}\n"
+    )
+    piped = run_process("decide", "--state", "-", stdin=path.read_text(), cwd=tmp_path)
+    assert piped.returncode == 2, piped.stderr
+    assert piped.stderr == (
+        f"<stdin>:1: a {kind}, not a session state: save it to a file, then pass that as "
+        "--transcript FILE\n"
+    )
+    assert git(tmp_path / "mem", "log", "--format=%s") == "clm(init): memory repository\n"
+
+
+def test_a_state_that_does_not_validate_is_still_said_to_be_one(tmp_path: Path) -> None:
+    """A state with messages and a wrong field is a state, not an OpenAI chat."""
+    from conftest import run_process, state_file
+
+    path = state_file(tmp_path, step_index="5", messages=[{"role": "user", "content": "hi"}])
+    done = run_process("decide", "--state", str(path), cwd=tmp_path)
+    assert done.returncode == 2
+    assert "step_index: expected an integer" in done.stderr
+    assert "--transcript" not in done.stderr

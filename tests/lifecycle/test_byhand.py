@@ -3,6 +3,9 @@ handoff asked for by hand, the sessions' overview, and a signal to a persisted s
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,7 @@ from clm_policy.loop.runs import execute, plan_run
 from clm_policy.loop.signals import signal_session
 from clm_policy.loop.status import session_status
 from clm_policy.memory.git.write import MemoryRepo
+from clm_policy.memory.init import init_memory
 from clm_policy.memory.sessions import load_session
 from clm_policy.models.enums import TaskStatus
 
@@ -176,3 +180,49 @@ def test_a_session_handed_off_on_its_own_branch_is_found_there(
     )
     shown = invoke("show", "--memory", str(played), "clm/handoff/side-1")
     assert shown.exit_code == 0, shown.stderr
+
+
+def test_a_handoff_again_at_the_same_step_commits_nothing(tmp_path: Path) -> None:
+    """`handoff` run twice on the same state committed a second handoff (002.md, a new
+    manifest, the same content); `--session` after it did too. Now, as `compact` does: nothing
+    committed, said, exit 0; a later step hands off again."""
+    init_memory(tmp_path / "mem")
+    state = tmp_path / "state.json"
+    data = {"session_id": "s1", "goal": "ship it", "step_index": 3}
+    state.write_text(json.dumps({**data, "tokens": {"context_tokens": 5000}}))
+
+    def handoff(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "clm_policy", "handoff", "-m", "mem", *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    first = handoff("--state", "state.json")
+    assert first.returncode == 0, first.stderr
+    head = git(tmp_path / "mem", "rev-parse", "HEAD").strip()
+    said = (
+        f"session s1 at step 3 (5000 tokens) is handed off already: commit {head[:12]} "
+        "(sessions/s1/handoffs/001.md); nothing new to commit\n"
+    )
+    for source in (["--state", "state.json"], ["--session", "s1"]):
+        again = handoff(*source)
+        assert (again.returncode, again.stdout, again.stderr) == (0, said, "")
+    as_json = json.loads(handoff("--state", "state.json", "--format", "json").stdout)
+    assert as_json == {
+        "event": "handoff",
+        "commit": head,
+        "committed": False,
+        "session": "s1",
+        "step": 3,
+        "context_tokens": 5000,
+        "handoff_path": "sessions/s1/handoffs/001.md",
+    }
+    assert git(tmp_path / "mem", "rev-parse", "HEAD").strip() == head
+    state.write_text(json.dumps({**data, "step_index": 4}))
+    later = handoff("--state", "state.json")
+    assert later.returncode == 0, later.stderr
+    assert "sessions/s1/handoffs/002.md" in later.stdout

@@ -144,14 +144,19 @@ def test_the_agents_own_reply_is_kept_and_no_model_is_asked(
     ],
 )
 def test_a_failing_model_leaves_the_handoff_without_it(
-    server: ChatServer, memory: Path, answer: Any, reason: str
+    server: ChatServer, memory: Path, answer: Any, reason: str, tmp_path: Path
 ) -> None:
+    from clm_policy.memory.init import init_memory
+
     server.script(then=answer)
     seed = handoff(memory, SESSION)["seed"][0]["content"]
     assert trailers(memory)["Clm-Summarizer"] == (
         f"deterministic (fallback: {reason}; tried openai:{MODEL})"
     )
-    text = run_process("handoff", "-m", str(memory), "--transcript", str(SESSION))
+    # the text output, of the same session handed off in a memory of its own (handed off
+    # again here, at the same step, nothing new would be committed)
+    other = init_memory(tmp_path / "other").path
+    text = run_process("handoff", "-m", str(other), "--transcript", str(SESSION))
     assert f"  handoff   written by deterministic (fallback: {reason};" in text.stdout
     assert manifest(memory)["agent_words"] is None
     assert WITHOUT_WORDS in seed

@@ -153,16 +153,9 @@ def test_handoff_manifest_is_valid_and_seed_has_no_transcript(memory: Path, tmp_
     md = git(memory, "show", f"HEAD:{out['handoff_path']}")
     assert out["handoff_path"] == "sessions/s2/handoffs/001.md"
     assert "migrate the database" in md
+    later = write_state(tmp_path, {**state, "step_index": 31})  # a step later: a new handoff
     again = json.loads(
-        invoke(
-            "handoff",
-            "--memory",
-            str(memory),
-            "--state",
-            str(tmp_path / "state.json"),
-            "--format",
-            "json",
-        ).stdout
+        invoke("handoff", "--memory", str(memory), "--state", str(later), "--format", "json").stdout
     )
     assert again["handoff_path"] == "sessions/s2/handoffs/002.md"
     assert again["manifest_path"] != out["manifest_path"]
@@ -481,8 +474,9 @@ def test_two_handoffs_of_a_session_at_once_keep_both(memory: Path, tmp_path: Pat
     over the earlier's file and manifest)."""
     import fcntl
 
-    state = tmp_path / "state.json"
-    state.write_text(json.dumps({"session_id": "s1", "goal": "ship it", "step_index": 3}))
+    for step, who in enumerate(("alpha", "beta"), 3):  # steps apart: neither is a repeat
+        data = {"session_id": "s1", "goal": "ship it", "step_index": step}
+        (tmp_path / f"{who}.json").write_text(json.dumps(data))
     lock = memory / ".git" / "clm-write.lock"
     fd = os.open(lock, os.O_RDWR | os.O_CREAT)
     fcntl.flock(fd, fcntl.LOCK_EX)
@@ -490,7 +484,7 @@ def test_two_handoffs_of_a_session_at_once_keep_both(memory: Path, tmp_path: Pat
     try:
         for who in ("alpha", "beta"):
             (tmp_path / f"{who}.md").write_text(f"Goal: the reply of {who}\n")
-            args = ["handoff", "-m", str(memory), "-s", str(state), "--reply", f"{who}.md"]
+            args = ["handoff", "-m", str(memory), "-s", f"{who}.json", "--reply", f"{who}.md"]
             procs.append(
                 subprocess.Popen(
                     [sys.executable, "-m", "clm_policy", *args],

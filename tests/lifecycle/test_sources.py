@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from clm_policy.base.errors import InputError, StateError, UsageError
-from clm_policy.lifecycle.sources import Request, check, read_stdin, resolve
+from clm_policy.base.stdin import read_stdin_kept
+from clm_policy.lifecycle.sources import Request, check, resolve
 from clm_policy.models.enums import FIGURES
 from clm_policy.models.shapes.state import SessionState as Declared
 from clm_policy.models.state import SessionState
@@ -139,7 +140,7 @@ def test_standard_input_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     second = resolve(Request(state="-"), full=True)  # the stream is at its end: the same bytes
     assert first.state.tokens.context_tokens == second.state.tokens.context_tokens == 7
     assert (first.file, first.text) == ("<stdin>", text)
-    assert read_stdin(3) == text.encode()[:4]  # bounded: at most limit + 1 bytes
+    assert read_stdin_kept(3) == text.encode()[:4]  # bounded: at most limit + 1 bytes
     # another stream is read anew
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"{}")))
     with pytest.raises(InputError) as caught:
@@ -150,10 +151,10 @@ def test_standard_input_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_standard_input_read_in_parts_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"0123456789")))
-    assert read_stdin(3) == b"0123"
-    assert read_stdin(5) == b"012345"  # what the first read left is read now, once
-    assert read_stdin(100) == b"0123456789"
-    assert read_stdin(100) == b"0123456789"
+    assert read_stdin_kept(3) == b"0123"
+    assert read_stdin_kept(5) == b"012345"  # what the first read left is read now, once
+    assert read_stdin_kept(100) == b"0123456789"
+    assert read_stdin_kept(100) == b"0123456789"
     assert sys.stdin.buffer.read() == b""
 
 

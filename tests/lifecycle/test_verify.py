@@ -469,9 +469,10 @@ def test_a_seed_cut_short_loses_facts_and_says_so(memory: Path) -> None:
     assert f"`clm-policy show --memory {memory} {done.handoff_path}`" in seed
     kept = trailers(memory)["Clm-Seed-Kept"]
     assert kept.startswith("0.")
-    # the default budget holds them all
+    # the default budget holds them all (a step later: at the same one nothing is committed)
+    later = state(verified=many, step_index=41)
     with MemoryRepo(memory) as repo:
-        done = run_handoff(repo, state(verified=many), why=Provenance("hard_handoff", "big"))
+        done = run_handoff(repo, later, why=Provenance("hard_handoff", "big"))
     assert "yankee endpoint answers" in done.seed[0].content
 
 
@@ -550,7 +551,17 @@ def test_compact_by_hand_hands_off_under_min_recall(
     )
     assert lines[1].startswith("handed off instead (verify_failed): commit ")
     assert trailers(memory)["Clm-Rule"] == "verify_failed"
-    as_json = invoke("compact", "--memory", str(memory), "--state", str(path), "--format", "json")
+    head = git(memory, "rev-parse", "HEAD").strip()
+    # the same position again: the compaction fails as before, and its handoff is made already
+    again = invoke("compact", "--memory", str(memory), "--state", str(path))
+    assert (again.exit_code, again.stdout) == (
+        0,
+        f"session s1 at step 40 (262000 tokens) is handed off already: commit {head[:12]} "
+        "(sessions/s1/handoffs/001.md); nothing new to commit\n",
+    )
+    later = tmp_path / "later.json"
+    later.write_text(json.dumps(state(step_index=41).as_dict()))
+    as_json = invoke("compact", "--memory", str(memory), "--state", str(later), "--format", "json")
     out = json.loads(as_json.stdout)
     assert (out["event"], out["rule"]) == ("handoff", "verify_failed")
     assert out["rationale"].startswith("compaction recall 0.70 (7/10) < min_recall 0.9")

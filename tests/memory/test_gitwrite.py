@@ -92,7 +92,7 @@ def test_commit_message_trailers_parse_with_git(memory: Path) -> None:
 def test_a_log_started_early_reads_what_read_log_reads(memory: Path) -> None:
     """compact starts the log that asks whether a position is committed already, and reads
     it later (memory/audit PendingLog): the same entries as read_log, and the same answer."""
-    from clm_policy.memory.audit import PendingLog, compacted_at, read_log
+    from clm_policy.memory.audit import PendingLog, committed_at, read_log
 
     with MemoryRepo(memory) as repo:
         for n, session in [(3, "s1"), (4, "s2"), (5, "s1"), (6, "s2")]:
@@ -108,10 +108,10 @@ def test_a_log_started_early_reads_what_read_log_reads(memory: Path) -> None:
             assert early == [e.as_dict() for e in read_log(repo, **filters)], filters
         newest = PendingLog(repo, session="s1", event="compact", limit=1).entries()
         assert [e.trailers["Clm-Step"] for e in newest] == ["5"]
-        assert compacted_at(newest, 5, 260000) == newest[0].commit
-        assert compacted_at(newest, 5, 1000) is None
-        assert compacted_at(newest, 4, 260000) is None
-        assert compacted_at([], 5, 260000) is None
+        assert committed_at(newest, 5, 260000) == newest[0].commit
+        assert committed_at(newest, 5, 1000) is None
+        assert committed_at(newest, 4, 260000) is None
+        assert committed_at([], 5, 260000) is None
 
 
 def test_values_with_newlines_stay_one_trailer(memory: Path) -> None:

@@ -107,13 +107,26 @@ class Tools:
 
     def handoff(self, fields: AgentHandoff, wait: float = 0.0) -> dict[str, Any]:
         """Commit the calling session's handoff: the agent's fields, kept whole, beside the
-        transcript's record."""
+        transcript's record. At the step and context of the session's newest handoff nothing
+        is committed, and the answer says so (``committed`` false, that handoff's commit)."""
         from clm_policy.agents.hooks.commits import hand_off
         from clm_policy.lifecycle.compose import words_of_fields
+        from clm_policy.lifecycle.pipelines import HandedOffAlready
 
         caller, hook = self._session("handoff", wait)
-        done, why = hand_off(hook, words_of_fields(fields), via="mcp")
+        try:
+            done, why = hand_off(hook, words_of_fields(fields), via="mcp")
+        except HandedOffAlready as exc:
+            return {
+                **self._where(caller),
+                "committed": False,
+                "commit": exc.commit,
+                "handoff": exc.handoff_file,
+                "message": exc.message,
+                "next": NEXT_SESSION,
+            }
         return {
+            "committed": True,
             **self._where(caller),
             "commit": done.commit,
             "manifest": done.manifest_path,
@@ -131,27 +144,14 @@ class Tools:
     def memory_search(self, query: str) -> dict[str, Any]:
         """Topics whose text holds ``query`` (case-insensitive), most hits first."""
         from clm_policy.memory.layout import is_memory_repo
-        from clm_policy.memory.store import GitMemoryStore
+        from clm_policy.memory.store import check_query, search_topics
 
         hook = self._project()
-        if not query.strip():
-            raise InputError("the query is empty")
+        check_query(query)
         if not is_memory_repo(hook.memory):
             return {"memory": hook.memory, "results": []}
         with hook.repo() as repo:
-            found = GitMemoryStore(repo).search(query, limit=10)
-        return {
-            "memory": hook.memory,
-            "results": [
-                {
-                    "key": entry.key,
-                    "tags": list(entry.tags),
-                    "updated_at": entry.updated_at,
-                    "excerpt": entry.content[:300],
-                }
-                for entry in found
-            ],
-        }
+            return {"memory": hook.memory, "results": search_topics(repo, query)}
 
     def memory_read(self, key: str) -> dict[str, Any]:
         """The topic ``key``, or the handoff a seed names by it, whole."""

@@ -4,7 +4,7 @@ script asks for one decision per prompt.
 What the options mean together is the resolver's (:mod:`clm_policy.lifecycle.sources`), which
 both paths call; the output is :mod:`clm_policy.cli.render`'s. Handed back too: ``--explain``,
 ``--session`` and any error but one (standard input is read once:
-:func:`clm_policy.lifecycle.sources.read_stdin`). A ``--state`` that cannot be read is raised,
+:func:`clm_policy.base.stdin.read_stdin_kept`). A ``--state`` that cannot be read is raised,
 and reported with click's path's function (:func:`clm_policy.cli.errors.report`): handing it
 back would read and validate a large state twice. Nothing is written here but the policy
 cache, so running twice is harmless.

@@ -33,6 +33,7 @@ import time
 from contextlib import contextmanager
 
 from clm_policy.base.errors import InputError
+from clm_policy.base.interrupts import uninterrupted
 from clm_policy.memory.git import confine
 from clm_policy.memory.git.run import (
     GitError,
@@ -238,8 +239,11 @@ class MemoryRepo:
                 self._wait_for_lock(fd)
             self._holding = 1
             try:
-                self._recover()
-                yield
+                # a write is not torn apart by Ctrl-C: git (the terminal's process group gets
+                # SIGINT) finishes the commit, and the interrupt comes once the lock is let go
+                with uninterrupted():
+                    self._recover()
+                    yield
             finally:
                 self._holding = 0
                 fcntl.flock(fd, fcntl.LOCK_UN)
