@@ -191,6 +191,11 @@ def figures(request: Request) -> SessionState:
     last = request.last_compact_step
     if last is not None and last > request.step:
         raise UsageError("--last-compact-step cannot be after --step")
+    if request.window is not None and request.tokens > request.window:
+        raise UsageError(
+            f"--tokens {request.tokens} is more than --window {request.window}: a context "
+            "cannot be larger than its window; give the window the model has"
+        )
     return SessionState(
         session_id=FIGURES,
         tokens=TokenSnapshot(context_tokens=request.tokens, context_window=request.window),
