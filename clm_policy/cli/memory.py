@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from clm_policy.base.errors import InputError, quote, shorten
+from clm_policy.base.errors import InputError, plural, quote, shorten
 from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option, memory_option, session_option
 from clm_policy.memory.layout import EVENTS
@@ -469,13 +469,14 @@ def migrate(memory: str, dry_run: bool) -> int:
         done = run_migration(repo, dry_run=dry_run)
     for d in done.documents:
         echo(f"{one_line(d.path)}: version {d.found} -> {d.now}")
-    if not done.documents:
-        echo(f"{memory}: all {done.checked} document(s) are current; nothing to migrate")
+    of_all = f"{len(done.documents):,} of {plural(done.checked, 'document')}"
+    if not done.checked:
+        echo(f"{memory}: no documents yet; nothing to migrate")
+    elif not done.documents:
+        current = "1 document is" if done.checked == 1 else f"all {done.checked:,} documents are"
+        echo(f"{memory}: {current} current; nothing to migrate")
     elif dry_run:
-        echo(f"dry run: {len(done.documents)} of {done.checked} document(s) would be rewritten")
+        echo(f"dry run: {of_all} would be rewritten")
     else:
-        echo(
-            f"migrated {len(done.documents)} of {done.checked} document(s): commit "
-            f"{str(done.commit)[:12]}"
-        )
+        echo(f"migrated {of_all}: commit {str(done.commit)[:12]}")
     return 0

@@ -37,3 +37,20 @@ def test_a_state_over_its_window_is_decided_and_said(tmp_path: Path) -> None:
         "context:   500 tokens of 100 (500%, window from the state file); more than its "
         "window: check the window the state gives\n"
     ) in done.stdout
+
+
+def test_migrate_says_plainly_when_there_is_nothing(tmp_path: Path) -> None:
+    """A new memory repository holds no document: migrate says there was nothing, not "all 0
+    document(s) are current"."""
+    assert run_process("init", "mem", cwd=tmp_path).returncode == 0
+    done = run_process("migrate", "--memory", "mem", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == "mem: no documents yet; nothing to migrate\n"
+
+
+def test_counts_are_said_in_words(tmp_path: Path) -> None:
+    """One error is "1 error", none are "0 warnings": no "(s)"."""
+    (tmp_path / "p.yaml").write_text("version: 1\nprofiles: [a\n")
+    done = run_process("lint", "p.yaml", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr == "clm-policy lint: 1 error, 0 warnings in 1 file\n"

@@ -303,7 +303,7 @@ def test_lint_refuses_binary_and_non_utf8_like_decide(
         1,
         f"{path}:{where}: error [yaml-syntax] {message}\n",
     )
-    assert linted.stderr == "clm-policy lint: 1 error(s), 0 warning(s) in 1 file\n"
+    assert linted.stderr == "clm-policy lint: 1 error, 0 warnings in 1 file\n"
 
 
 def test_a_control_character_is_one_line(tmp_path: Path) -> None:
