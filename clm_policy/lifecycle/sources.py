@@ -111,7 +111,7 @@ class Resolved(Record):
 
         assert self.file is not None
         where = JsonDocument(self.file, self.text, None).location(exc.path, key=True)
-        return StateError(exc.message, where, exc.path)
+        return StateError(exc.message, where, exc.path).quoting(self.text)
 
 
 def check(request: Request, sources: tuple[str, ...] = tuple(SOURCES)) -> str:

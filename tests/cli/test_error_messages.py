@@ -54,3 +54,66 @@ def test_counts_are_said_in_words(tmp_path: Path) -> None:
     done = run_process("lint", "p.yaml", cwd=tmp_path)
     assert done.returncode == 1
     assert done.stderr == "clm-policy lint: 1 error, 0 warnings in 1 file\n"
+
+
+def test_a_json_syntax_error_shows_its_line_and_a_caret(tmp_path: Path) -> None:
+    """`decide --state` on broken JSON names file:line:col, then the line and a caret under
+    the column (it named the place and showed nothing of the line)."""
+    (tmp_path / "bad.json").write_text('{"a": 1,, }\n')
+    done = run_process("decide", "--state", "bad.json", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "bad.json:1:9: invalid JSON: Expecting property name enclosed in double quotes\n"
+        '  {"a": 1,, }\n'
+        "          ^\n"
+    )
+
+
+def test_an_invalid_field_shows_its_line(tmp_path: Path) -> None:
+    """A valid JSON document that is no valid state: the field's line and a caret too."""
+    (tmp_path / "v.json").write_text(
+        '{\n  "session_id": "s",\n  "status": "runing"\n}\n', encoding="utf-8"
+    )
+    done = run_process("decide", "--state", "v.json", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[1:] == ['    "status": "runing"', "              ^"]
+    assert done.stderr.startswith("v.json:3:13: status: input should be 'running'")
+
+
+def test_a_minified_document_shows_a_short_excerpt(tmp_path: Path) -> None:
+    """A megabyte on one line: the excerpt is about 100 characters around the column, cut
+    with the one mark, the caret under the bad value."""
+    data = {"session_id": "s", "messages": [{"role": "user", "content": "x" * 300}] * 3000}
+    text = json.dumps(data)[:-1] + ', "tokens": {"context_tokens": "5"}}'
+    (tmp_path / "big.json").write_text(text)
+    done = run_process("decide", "--state", "big.json", cwd=tmp_path)
+    assert done.returncode == 2
+    message, line, caret = done.stderr.splitlines()
+    assert message.endswith(": tokens.context_tokens: expected an integer, got string '5'")
+    assert len(line) <= 104
+    assert line.startswith("  …")
+    assert line.endswith('"5"}}')
+    assert line[caret.index("^")] == '"'
+    assert line[caret.index("^") :] == '"5"}}'
+
+
+def test_a_line_that_looks_secret_is_not_shown(tmp_path: Path) -> None:
+    """A file that was not a state at all (credentials): the error says where, and that the
+    line is not shown."""
+    (tmp_path / "creds").write_text('password = "Xk29vLq8Zp3Rt7Wm"\n')
+    done = run_process("decide", "--state", "creds", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "creds:1:1: invalid JSON: Expecting value\n"
+        "  (the line is not shown: it looks like it holds a secret)\n"
+    )
+    assert "Xk29" not in done.stderr + done.stdout
+
+
+def test_claude_settings_json_errors_show_the_line(tmp_path: Path) -> None:
+    """.claude/settings.json is a file people edit: its syntax error shows the line too."""
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text('{\n  "hooks": {,}\n}\n')
+    done = run_process("hook", "claude-code", "--install", "--project", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[1:] == ['    "hooks": {,}', "              ^"]

@@ -13,7 +13,7 @@ from pathlib import Path
 from clm_policy.base.errors import shorten
 from clm_policy.config.project import project_memory
 
-from conftest import git, run_process
+from conftest import git, message_of, run_process
 
 CODEX_STEPS = [
     "next: clm-policy hook codex --install --project   # Codex: the hooks",
@@ -161,7 +161,7 @@ def test_a_broken_mcp_json_stops_init_mcp_before_anything_is_written(tmp_path: P
     (project / ".mcp.json").write_text("{,}")
     refused = run_process("init", "--claude-code", "--mcp", cwd=project)
     assert (refused.returncode, refused.stdout) == (2, "")
-    assert refused.stderr == (
+    assert message_of(refused.stderr) == (
         ".mcp.json:1:2: invalid JSON: Expecting property name enclosed in double quotes\n"
     )
     assert sorted(p.name for p in project.iterdir()) == [".mcp.json"]
