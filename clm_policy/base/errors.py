@@ -18,6 +18,10 @@ if TYPE_CHECKING:  # (the hook and decide import this module: no typing at run t
 QUOTE_LIMIT = 60
 """Characters of a user's value that a message quotes, at most (then an ellipsis)."""
 
+PATH_LIMIT = 200
+"""Characters of a path a message names, at most: its end, after an ellipsis (the file's name
+is what tells it)."""
+
 
 class Location(Record):
     """A 1-based position in a file (``line``/``col`` may be 0 when unknown)."""
@@ -27,19 +31,29 @@ class Location(Record):
     col: int = 0
 
     def __str__(self) -> str:
+        file = short_path(self.file)
         if self.line <= 0:
-            return self.file
+            return file
         if self.col <= 0:
-            return f"{self.file}:{self.line}"
-        return f"{self.file}:{self.line}:{self.col}"
+            return f"{file}:{self.line}"
+        return f"{file}:{self.line}:{self.col}"
 
     def shifted(self, lines: int = 0, cols: int = 0) -> Location:
         return Location(self.file, self.line + lines, self.col + cols)
 
 
-def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
-    """``text`` cut to ``limit`` characters, ending in ``…`` when cut (for unquoted values)."""
-    return text if len(text) <= limit else f"{text[:limit]}…"
+def shorten(text: str, limit: int = QUOTE_LIMIT, *, end: bool = False) -> str:
+    """``text`` cut to ``limit`` characters, ending in ``…`` when cut (for unquoted values);
+    with ``end``, its last ``limit`` characters after ``…`` (a path: its file's name)."""
+    if len(text) <= limit:
+        return text
+    return f"…{text[-limit:]}" if end else f"{text[:limit]}…"
+
+
+def short_path(path: str) -> str:
+    """``path`` as a message names it: whole, or its last :data:`PATH_LIMIT` characters after
+    ``…`` (:func:`shorten`)."""
+    return shorten(path, PATH_LIMIT, end=True)
 
 
 def plural(count: int, word: str) -> str:

@@ -15,6 +15,7 @@ from clm_policy.base.errors import (
     OutputClosed,
     OutputFailed,
     UsageError,
+    shorten,
 )
 from clm_policy.base.termsafe import echo, echo_json
 
@@ -186,4 +187,4 @@ _WARNED: set[str] = set()
 
 def _short(text: str, limit: int = 300) -> str:
     flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return flat if len(flat) <= limit else shorten(flat, limit - 1)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from clm_policy.base.errors import InputError, plural, quote, shorten
+from clm_policy.base.errors import InputError, plural, quote, short_path, shorten
 from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option, memory_option, session_option
 from clm_policy.memory.layout import EVENTS
@@ -388,7 +388,7 @@ def _show_path(repo: MemoryRepo, memory: str, ref: str) -> None:
         empty = " (it has no commit yet)" if repo.readable_head() is None else ""
         if "/" not in ref and not ref.endswith(".md"):
             raise InputError(f"{memory}: no commit or file named {quote(ref)}{empty}")
-        raise InputError(f"{memory}: no file {path} on any branch{empty}")
+        raise InputError(f"{memory}: no file {short_path(path)} on any branch{empty}")
     if path not in entries:  # what is under it: a folder
         inside = sorted({_child(name, path) for name in entries})
         shown = ", ".join(inside[:10]) + (f", ... ({len(inside)} in all)" if inside[10:] else "")

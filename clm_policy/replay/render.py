@@ -6,7 +6,7 @@ hold them (tests/golden/replay_*.txt).
 
 from __future__ import annotations
 
-from clm_policy.base.errors import plural
+from clm_policy.base.errors import plural, shorten
 from clm_policy.base.termsafe import one_line
 from clm_policy.replay.calibrate import MARGIN, RECALL_FLOOR, Calibration
 from clm_policy.replay.memory import Example, MemoryReplay, Problem
@@ -114,7 +114,7 @@ show two sessions alike: every Codex rollout file's name starts ``rollout-2025-`
 
 def _name(s: SessionWhatIf) -> str:
     name = one_line(s.session_id or s.path.rsplit("/", 1)[-1])
-    return name if len(name) <= NAME_LIMIT else name[: NAME_LIMIT - 1] + "…"
+    return name if len(name) <= NAME_LIMIT else shorten(name, NAME_LIMIT - 1)
 
 
 def _session_row(s: SessionWhatIf, name: str, width: int) -> str:

@@ -173,7 +173,7 @@ POLICY_CASES = [
         "group-as-value",
         rule("tokens > 1"),
         "6:11: 'tokens' is a group of names, not a value: use tokens.context, tokens.estimated, "
-        "tokens.input, tokens.output, ...",
+        "tokens.input, tokens.output, …",
     ),
     (
         "dunder",

@@ -117,3 +117,35 @@ def test_claude_settings_json_errors_show_the_line(tmp_path: Path) -> None:
     done = run_process("hook", "claude-code", "--install", "--project", cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.splitlines()[1:] == ['    "hooks": {,}', "              ^"]
+
+
+LONG = "a/" * 2500 + "x.json"
+
+
+def test_a_long_path_is_named_by_its_end(tmp_path: Path) -> None:
+    """A missing --state of 5,000 characters was printed whole: it is cut to its last 200,
+    after the one truncation mark, as every path a message names."""
+    done = run_process("decide", "--state", LONG, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"…{LONG[-200:]}: ")
+    assert len(done.stderr) < 300
+
+
+def test_a_long_memory_folder_is_named_by_its_end(tmp_path: Path) -> None:
+    """`--memory` of 5,000 characters: named by its end, and init suggested without it."""
+    done = run_process("log", "--memory", LONG, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"clm-policy: …{LONG[-200:]}: no such memory repository (create one: clm-policy init DIR)\n"
+    )
+
+
+def test_a_long_session_id_is_quoted_as_every_value(tmp_path: Path) -> None:
+    """A session id is quoted as every user value is (it was cut at 40 with "...'")."""
+    assert run_process("init", "mem", cwd=tmp_path).returncode == 0
+    done = run_process("decide", "--memory", "mem", "--session", "s/" * 100, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"clm-policy: invalid session id '{('s/' * 30)}…' for the memory repository: use "
+        "letters, digits, '.', '_' and '-' (at most 128, starting with a letter or digit)\n"
+    )

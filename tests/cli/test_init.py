@@ -289,8 +289,8 @@ def test_init_dir_that_cannot_be_made_says_why_and_leaves_nothing(tmp_path: Path
     for args, message in (
         (["f/mem"], f"f/mem: cannot create it: {tmp_path / 'f'} is a file, not a folder"),
         (["f/a/mem"], f"f/a/mem: cannot create it: {tmp_path / 'f'} is a file, not a folder"),
-        ([long], f"{long}: cannot create it: File name too long"),
-        ([f"x/{long}/m"], f"x/{long}/m: cannot create it: File name too long"),
+        ([long], f"…{long[-200:]}: cannot create it: File name too long"),
+        ([f"x/{long}/m"], f"…{f'x/{long}/m'[-200:]}: cannot create it: File name too long"),
     ):
         done = run_process("init", *args, cwd=tmp_path)
         assert (done.returncode, done.stderr) == (2, f"clm-policy: {message}\n")

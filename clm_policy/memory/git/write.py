@@ -32,7 +32,7 @@ import re
 import time
 from contextlib import contextmanager
 
-from clm_policy.base.errors import InputError
+from clm_policy.base.errors import InputError, short_path
 from clm_policy.memory.git import confine
 from clm_policy.memory.git.run import (
     GitError,
@@ -142,20 +142,22 @@ class MemoryRepo:
 
     def __init__(self, root: str | os.PathLike[str], *, lock_timeout: float = 120.0) -> None:
         where = os.fspath(root)
+        shown = short_path(where)
         if os.path.exists(where) and not os.path.isdir(where):
-            raise InputError(f"{where}: is a file, not a memory repository (a folder)")
+            raise InputError(f"{shown}: is a file, not a memory repository (a folder)")
         if not os.path.isdir(where):
             raise InputError(
-                f"{where}: no such memory repository (create one: clm-policy init {where})"
+                f"{shown}: no such memory repository (create one: clm-policy init "
+                f"{shown if shown == where else 'DIR'})"
             )
         if not os.path.isfile(os.path.join(where, MARKER)):
             raise InputError(
-                f"{where}: not a clm-policy memory repository (no {MARKER}; "
+                f"{shown}: not a clm-policy memory repository (no {MARKER}; "
                 f"create one with: clm-policy init DIR)"
             )
         git_dir = find_git_dir(where)
         if git_dir is None:
-            raise InputError(f"{where}: has {MARKER} but is not a git repository")
+            raise InputError(f"{shown}: has {MARKER} but is not a git repository")
         self.root = os.path.abspath(where)  # (paths are strings: pathlib costs a compaction)
         self.git_dir = git_dir
         self.lock_timeout = lock_timeout
