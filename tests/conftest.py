@@ -391,3 +391,12 @@ def message_of(stderr: str) -> str:
     ):
         return lines[0]
     return stderr
+
+
+def as_shown(path: Path | str, cwd: Path | None = None) -> str:
+    """``path`` as clm-policy names a path it found or made, run in ``cwd`` (None: here):
+    base.paths.shown_path there."""
+    from clm_policy.base.paths import shown_path
+
+    with contextlib.chdir(cwd or os.getcwd()):
+        return shown_path(str(path))

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from clm_policy.base.errors import InputError, plural, quote, short_path, shorten
+from clm_policy.base.paths import home_as_tilde, shown_path
 from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option, memory_option, session_option
 from clm_policy.memory.layout import EVENTS
@@ -93,9 +94,12 @@ def init(
 
     warm_policy(project if agent else os.getcwd())  # a first hook finds it compiled
     if not result.created:
-        echo(f"{directory}: already a clm-policy memory repository; nothing changed")
+        echo(f"{home_as_tilde(directory)}: already a clm-policy memory repository; nothing changed")
     else:
-        echo(f"created memory repository {directory} (commit {str(result.commit)[:12]})")
+        echo(
+            f"created memory repository {home_as_tilde(directory)} "
+            f"(commit {str(result.commit)[:12]})"
+        )
     if remote:
         _say_missing_remote(directory, remote)
     if claude_code and with_mcp:
@@ -133,9 +137,9 @@ def _set_project_up(project: str, remote: str | None, with_mcp: bool, directory:
     memory = _as_written(directory, root) if directory is not None else None
     where = root.absolute() / FILENAME
     if not write_config(root, remote, memory):
-        echo(f"{find_config(root) or where}: already there; nothing changed")
+        echo(f"{shown_path(str(find_config(root) or where))}: already there; nothing changed")
     else:
-        echo(f"wrote {where} (policy claude-code, profile coding)")
+        echo(f"wrote {shown_path(str(where))} (policy claude-code, profile coding)")
         chosen = [f"push handoffs to {remote}"] if remote else []
         chosen += [f"use the memory repository {memory}"] if memory else []
         if chosen:  # asked for here: the file is trusted to name them (clm-policy trust)

@@ -149,3 +149,30 @@ def test_a_long_session_id_is_quoted_as_every_value(tmp_path: Path) -> None:
         f"clm-policy: invalid session id '{('s/' * 30)}…' for the memory repository: use "
         "letters, digits, '.', '_' and '-' (at most 128, starting with a letter or digit)\n"
     )
+
+
+def test_paths_are_named_as_typed_or_from_the_working_folder(tmp_path: Path) -> None:
+    """A project set up from its folder: the files written are named from there, the memory
+    under the home folder with ~, a file trusted as typed (all were absolute)."""
+    project = tmp_path / "shop"
+    project.mkdir()
+    done = run_process("init", "--claude-code", cwd=project)
+    assert done.returncode == 0, done.stderr
+    said = done.stdout.splitlines()
+    assert said[0] == "wrote .clm-policy.yaml (policy claude-code, profile coding)"
+    assert said[1].startswith("created memory repository ~/.local/share/clm-policy/projects/")
+    hooks = run_process("hook", "claude-code", "--install", "--project", cwd=project)
+    assert hooks.stdout.splitlines()[0] == "wrote .claude/settings.json"
+    trusted = run_process("trust", "shop/.clm-policy.yaml", cwd=tmp_path)
+    assert trusted.stdout.startswith("trusted shop/.clm-policy.yaml (sha256 ")
+    (project / ".claude" / "settings.json").write_text('{\n  "hooks": {,}\n}\n')
+    broken = run_process("hook", "claude-code", "--install", "--project", cwd=project)
+    assert broken.stderr.startswith(".claude/settings.json:2:13: invalid JSON: ")
+
+
+def test_a_memory_given_relative_is_named_relative(tmp_path: Path) -> None:
+    """`--memory mem`: a session it does not hold is said of `mem`, not of its absolute path."""
+    assert run_process("init", "mem", cwd=tmp_path).returncode == 0
+    done = run_process("decide", "--memory", "mem", "--session", "nope", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("clm-policy: mem: no persisted session 'nope'")

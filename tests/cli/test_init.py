@@ -13,7 +13,7 @@ from pathlib import Path
 from clm_policy.base.errors import shorten
 from clm_policy.config.project import project_memory
 
-from conftest import git, message_of, run_process
+from conftest import as_shown, git, message_of, run_process
 
 CODEX_STEPS = [
     "next: clm-policy hook codex --install --project   # Codex: the hooks",
@@ -49,8 +49,8 @@ def test_init_codex_says_the_codex_steps(tmp_path: Path) -> None:
     out = init(project, "--codex")
     memory = project_memory(project)
     assert out[:2] == [
-        f"wrote {project / '.clm-policy.yaml'} (policy claude-code, profile coding)",
-        f"created memory repository {memory} (commit {git(Path(memory), 'rev-parse', '--short=12', 'HEAD').strip()})",
+        f"wrote {as_shown(project / '.clm-policy.yaml', project)} (policy claude-code, profile coding)",
+        f"created memory repository {as_shown(memory, project)} (commit {git(Path(memory), 'rev-parse', '--short=12', 'HEAD').strip()})",
     ]
     assert out[2:] == CODEX_STEPS
     assert not any("claude" in line.lower() and "hook" in line for line in out)
@@ -84,7 +84,9 @@ def test_both_agents_and_another_folder(tmp_path: Path) -> None:
     project.mkdir()
     out = init(tmp_path, "--claude-code", "--codex", "--project", "shop")
     # the project's own memory, not ./clm-memory of the folder init ran in
-    assert out[1].startswith(f"created memory repository {project_memory(project)} (commit ")
+    assert out[1].startswith(
+        f"created memory repository {as_shown(project_memory(project), project)} (commit "
+    )
     assert not (tmp_path / "clm-memory").exists()
     assert out[2:] == [
         "next: cd shop",
@@ -244,7 +246,7 @@ def test_init_claude_code_dir_is_the_memory_the_project_uses(tmp_path: Path) -> 
     git(project, "init", "-q")
     out = init(project, "--claude-code", "team-memory")
     assert out[:3] == [
-        f"wrote {project / '.clm-policy.yaml'} (policy claude-code, profile coding)",
+        f"wrote {as_shown(project / '.clm-policy.yaml', project)} (policy claude-code, profile coding)",
         "trusted it to use the memory repository team-memory (clm-policy trust --list)",
         out[2],
     ]

@@ -33,6 +33,7 @@ import time
 from contextlib import contextmanager
 
 from clm_policy.base.errors import InputError, short_path
+from clm_policy.base.paths import home_as_tilde
 from clm_policy.memory.git import confine
 from clm_policy.memory.git.run import (
     GitError,
@@ -159,6 +160,8 @@ class MemoryRepo:
         if git_dir is None:
             raise InputError(f"{shown}: has {MARKER} but is not a git repository")
         self.root = os.path.abspath(where)  # (paths are strings: pathlib costs a compaction)
+        self.shown = home_as_tilde(where)
+        """The repository as messages name it: as it was given, the home folder as ``~``."""
         self.git_dir = git_dir
         self.lock_timeout = lock_timeout
         self._holding = 0  # how deep this object is in :meth:`locked` (0: not holding it)
@@ -263,7 +266,7 @@ class MemoryRepo:
                     waited = time.monotonic() - start
                     if waited > self.lock_timeout:
                         raise InputError(
-                            f"{self.root}: another process has held the write lock for "
+                            f"{self.shown}: another process has held the write lock for "
                             f"{self.lock_timeout:g} s; try again once it is done (a "
                             f"clm-policy command, or a hook of an agent's session)"
                         ) from None
@@ -271,7 +274,7 @@ class MemoryRepo:
                         from clm_policy.base.progress import Notice  # (a rare wait)
 
                         notice = Notice(
-                            f"clm-policy: waiting for the write lock of {self.root}: another "
+                            f"clm-policy: waiting for the write lock of {self.shown}: another "
                             f"process is writing to it (Ctrl-C stops; at most "
                             f"{self.lock_timeout:g} s)"
                         )
@@ -330,19 +333,19 @@ class MemoryRepo:
         for name, what, end in _UNDER_WAY:
             if os.path.exists(os.path.join(self.git_dir, name)):
                 raise InputError(
-                    f"{self.root}: {what} is under way in the memory repository; finish or "
-                    f"abort it first (git -C {self.root} {end}), then try again"
+                    f"{self.shown}: {what} is under way in the memory repository; finish or "
+                    f"abort it first (git -C {self.shown} {end}), then try again"
                 )
         head = _stripped(os.path.join(self.git_dir, "HEAD"))
         if head and not head.startswith("ref: ") and not OBJECT_ID.fullmatch(head):
             raise InputError(
-                f"{self.root}: its .git/HEAD names neither a branch nor a commit, so git cannot "
-                f"read the repository (it may be damaged: git -C {self.root} fsck checks it)"
+                f"{self.shown}: its .git/HEAD names neither a branch nor a commit, so git cannot "
+                f"read the repository (it may be damaged: git -C {self.shown} fsck checks it)"
             )
         if head and not head.startswith("ref: "):
             raise InputError(
-                f"{self.root}: HEAD is detached (no branch is checked out), so a commit would "
-                f"belong to no branch; check one out first (git -C {self.root} switch -, back "
+                f"{self.shown}: HEAD is detached (no branch is checked out), so a commit would "
+                f"belong to no branch; check one out first (git -C {self.shown} switch -, back "
                 "to the branch you were on)"
             )
 
@@ -591,9 +594,9 @@ class MemoryRepo:
                     raise PushRejected(
                         f"push {branch}: the remote's {branch} is another commit (it is not "
                         "checked out here, so it is not rebased)",
-                        f"see what the remote holds (git -C {self.root} fetch -- {shown} "
-                        f"{branch}, then git -C {self.root} log FETCH_HEAD) and push this one "
-                        f"under a name of its own: git -C {self.root} push -- {shown} "
+                        f"see what the remote holds (git -C {self.shown} fetch -- {shown} "
+                        f"{branch}, then git -C {self.shown} log FETCH_HEAD) and push this one "
+                        f"under a name of its own: git -C {self.shown} push -- {shown} "
                         f"{branch}:{branch}-2",
                     )
                 status, out, err = self.run("rebase", "-q", "FETCH_HEAD")
@@ -614,8 +617,8 @@ class MemoryRepo:
 
     def _update_first(self, remote: str, branch: str) -> str:
         return (
-            f"bring it up to date first (git -C {self.root} pull --rebase -- {remote} {branch}, "
-            f"resolving what conflicts), then push it: git -C {self.root} push -- {remote} "
+            f"bring it up to date first (git -C {self.shown} pull --rebase -- {remote} {branch}, "
+            f"resolving what conflicts), then push it: git -C {self.shown} push -- {remote} "
             f"{branch}"
         )
 
