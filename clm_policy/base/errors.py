@@ -95,7 +95,7 @@ def excerpt(text: str, line: int, col: int, width: int = EXCERPT_WIDTH) -> str |
     two spaces: what an error about a file a person edits shows under its ``file:line:col``.
     A line longer than ``width`` is cut around the column, ``…`` marking each cut (a minified
     document is one line: a megabyte of it must not reach the terminal). None when there is
-    no such line."""
+    no such line, or it is blank."""
     start = 0
     for _ in range(line - 1):
         start = text.find("\n", start) + 1
@@ -104,8 +104,8 @@ def excerpt(text: str, line: int, col: int, width: int = EXCERPT_WIDTH) -> str |
     end = text.find("\n", start)
     shown = text[start : len(text) if end < 0 else end].rstrip("\r").replace("\t", " ")
     at = max(col - 1, 0)
-    if line < 1 or at > len(shown):
-        return None
+    if line < 1 or at > len(shown) or not shown.strip():
+        return None  # (an empty line, the end of the file: nothing to point at)
     first = max(0, min(at - width // 2, len(shown) - width))
     cut = shown[first : first + width]
     head = "…" if first else ""

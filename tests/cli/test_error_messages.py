@@ -176,3 +176,14 @@ def test_a_memory_given_relative_is_named_relative(tmp_path: Path) -> None:
     done = run_process("decide", "--memory", "mem", "--session", "nope", cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.startswith("clm-policy: mem: no persisted session 'nope'")
+
+
+def test_an_error_at_the_end_of_the_file_points_at_nothing(tmp_path: Path) -> None:
+    """A document cut short is wrong past its last line: there is no line to show, and no
+    caret under an empty one."""
+    (tmp_path / "cut.json").write_text('{"session_id": "s",\n')
+    done = run_process("decide", "--state", "cut.json", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "cut.json:2:1: invalid JSON: Expecting property name enclosed in double quotes\n"
+    )
