@@ -376,3 +376,27 @@ def read_terminal(fd: int, wanted: str, proc: subprocess.Popen[str]) -> str:
         elif proc.poll() is not None:
             break
     return seen.decode("utf-8", "replace")
+
+
+def message_of(stderr: str) -> str:
+    """``stderr`` without the excerpt an error about a file shows under its first line (the
+    line and a caret, or the note that the line is not shown), which this checks is there in
+    that form: the message the tests compare, as it was before errors quoted their line."""
+    lines = stderr.splitlines(keepends=True)
+    if len(lines) == 3 and lines[2].strip() == "^" and lines[1].startswith("  "):
+        return lines[0]
+    if (
+        len(lines) == 2
+        and lines[1] == "  (the line is not shown: it looks like it holds a secret)\n"
+    ):
+        return lines[0]
+    return stderr
+
+
+def as_shown(path: Path | str, cwd: Path | None = None) -> str:
+    """``path`` as clm-policy names a path it found or made, run in ``cwd`` (None: here):
+    base.paths.shown_path there."""
+    from clm_policy.base.paths import shown_path
+
+    with contextlib.chdir(cwd or os.getcwd()):
+        return shown_path(str(path))

@@ -11,8 +11,16 @@ from enum import StrEnum
 
 from clm_policy.base.record import Record
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (the hook and decide import this module: no typing at run time)
+    from typing import Self
+
 QUOTE_LIMIT = 60
 """Characters of a user's value that a message quotes, at most (then an ellipsis)."""
+
+PATH_LIMIT = 200
+"""Characters of a path a message names, at most: its end, after an ellipsis (the file's name
+is what tells it)."""
 
 
 class Location(Record):
@@ -23,19 +31,29 @@ class Location(Record):
     col: int = 0
 
     def __str__(self) -> str:
+        file = short_path(self.file)
         if self.line <= 0:
-            return self.file
+            return file
         if self.col <= 0:
-            return f"{self.file}:{self.line}"
-        return f"{self.file}:{self.line}:{self.col}"
+            return f"{file}:{self.line}"
+        return f"{file}:{self.line}:{self.col}"
 
     def shifted(self, lines: int = 0, cols: int = 0) -> Location:
         return Location(self.file, self.line + lines, self.col + cols)
 
 
-def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
-    """``text`` cut to ``limit`` characters, ending in ``…`` when cut (for unquoted values)."""
-    return text if len(text) <= limit else f"{text[:limit]}…"
+def shorten(text: str, limit: int = QUOTE_LIMIT, *, end: bool = False) -> str:
+    """``text`` cut to ``limit`` characters, ending in ``…`` when cut (for unquoted values);
+    with ``end``, its last ``limit`` characters after ``…`` (a path: its file's name)."""
+    if len(text) <= limit:
+        return text
+    return f"…{text[-limit:]}" if end else f"{text[:limit]}…"
+
+
+def short_path(path: str) -> str:
+    """``path`` as a message names it: whole, or its last :data:`PATH_LIMIT` characters after
+    ``…`` (:func:`shorten`)."""
+    return shorten(path, PATH_LIMIT, end=True)
 
 
 def clipped_line(text: str, limit: int) -> str:
@@ -75,6 +93,33 @@ def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
     return shorten(shown, limit)
 
 
+EXCERPT_WIDTH = 100
+"""Characters of a line an excerpt shows, at most (a longer line is cut around the column)."""
+
+
+def excerpt(text: str, line: int, col: int, width: int = EXCERPT_WIDTH) -> str | None:
+    """Line ``line`` of ``text`` and a caret under column ``col`` (both 1-based), each indented
+    two spaces: what an error about a file a person edits shows under its ``file:line:col``.
+    A line longer than ``width`` is cut around the column, ``…`` marking each cut (a minified
+    document is one line: a megabyte of it must not reach the terminal). None when there is
+    no such line, or it is blank."""
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return None
+    end = text.find("\n", start)
+    shown = text[start : len(text) if end < 0 else end].rstrip("\r").replace("\t", " ")
+    at = max(col - 1, 0)
+    if line < 1 or at > len(shown) or not shown.strip():
+        return None  # (an empty line, the end of the file: nothing to point at)
+    first = max(0, min(at - width // 2, len(shown) - width))
+    cut = shown[first : first + width]
+    head = "…" if first else ""
+    tail = "…" if first + width < len(shown) else ""
+    return f"  {head}{cut}{tail}\n  {' ' * (len(head) + at - first)}^"
+
+
 def _short_repr(value: object) -> str:
     import reprlib  # only where a message quotes something other than a string
 
@@ -112,6 +157,14 @@ class ClmError(Exception):
         self.message = message
         self.location = location
         self.check = check or self.DEFAULT_CHECK
+        self.excerpt: str | None = None
+        """The line of the file the error is at, and a caret (:func:`excerpt`), when known."""
+
+    def quoting(self, text: str) -> Self:
+        """This error, showing the line of ``text`` (its file's) it is at; returns itself."""
+        if self.location is not None and self.location.line > 0 and self.excerpt is None:
+            self.excerpt = excerpt(text, self.location.line, self.location.col)
+        return self
 
     def __str__(self) -> str:
         if self.location is None:

@@ -39,6 +39,20 @@ def home_as_tilde(path: str) -> str:
     return path
 
 
+def shown_path(path: str) -> str:
+    """``path`` as a message names a path clm-policy found or made (a project's file, the
+    project's memory): relative to the working folder when it is in it, else with the home
+    folder written ``~`` (a path the person typed is named as typed)."""
+    absolute = os.path.abspath(path)
+    try:
+        here = os.getcwd()
+    except OSError:  # (the working folder was removed)
+        return home_as_tilde(absolute)
+    if absolute.startswith(here.rstrip(os.sep) + os.sep):
+        return absolute[len(here.rstrip(os.sep)) + 1 :]
+    return home_as_tilde(absolute)
+
+
 def xdg_home(variable: str) -> str:
     """The XDG base folder ``$VARIABLE`` names (one of :data:`XDG_DEFAULTS`), else its default
     under the home folder (``XDG_STATE_HOME``: ``~/.local/state``). An empty or a relative

@@ -15,6 +15,7 @@ from clm_policy.base.errors import (
     OutputClosed,
     OutputFailed,
     UsageError,
+    shorten,
 )
 from clm_policy.base.termsafe import echo, echo_json
 
@@ -47,7 +48,8 @@ def report(args: Sequence[str], exc: BaseException, commands: Sequence[str]) -> 
         return fail(args, EXIT_INPUT, usage_line(command_path(args, commands), exc.message), exc)
     if isinstance(exc, ClmError):
         text = str(exc) if exc.location is not None else f"clm-policy: {exc}"
-        return fail(args, EXIT_INPUT, text, exc)
+        shown = _excerpt(exc)
+        return fail(args, EXIT_INPUT, f"{text}\n{shown}" if shown else text, exc)
     if os.environ.get("CLM_POLICY_DEBUG"):
         import traceback
 
@@ -58,6 +60,19 @@ def report(args: Sequence[str], exc: BaseException, commands: Sequence[str]) -> 
         f"clm-policy: internal error: {type(exc).__name__}: {_short(_redacted(str(exc)))} "
         "(this is a bug; rerun with CLM_POLICY_DEBUG=1 for the traceback)",
     )
+
+
+def _excerpt(exc: ClmError) -> str | None:
+    """The line ``exc`` is at, with its caret; not shown when it holds what looks like a secret
+    (a file that was not what it was given as: ``--state ~/.git-credentials``): an error
+    message must not put it in a terminal or a CI log."""
+    if exc.excerpt is None:
+        return None
+    from clm_policy.memory.redact import redact_text  # (only an error with a line pays)
+
+    if redact_text(exc.excerpt).total:
+        return "  (the line is not shown: it looks like it holds a secret)"
+    return exc.excerpt
 
 
 def _interrupt(args: Sequence[str], exc: BaseException) -> int:
@@ -183,4 +198,4 @@ def _redacted(text: str) -> str:
 
 def _short(text: str, limit: int = 300) -> str:
     flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return flat if len(flat) <= limit else shorten(flat, limit - 1)

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from clm_policy.base.errors import InputError, quote, shorten
+from clm_policy.base.errors import InputError, plural, quote, short_path, shorten
+from clm_policy.base.paths import home_as_tilde, shown_path
 from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import format_option, memory_option, session_option
 from clm_policy.memory.layout import EVENTS
@@ -93,9 +94,12 @@ def init(
 
     warm_policy(project if agent else os.getcwd())  # a first hook finds it compiled
     if not result.created:
-        echo(f"{directory}: already a clm-policy memory repository; nothing changed")
+        echo(f"{home_as_tilde(directory)}: already a clm-policy memory repository; nothing changed")
     else:
-        echo(f"created memory repository {directory} (commit {str(result.commit)[:12]})")
+        echo(
+            f"created memory repository {home_as_tilde(directory)} "
+            f"(commit {str(result.commit)[:12]})"
+        )
     if remote:
         _say_missing_remote(directory, remote)
     if claude_code and with_mcp:
@@ -133,9 +137,9 @@ def _set_project_up(project: str, remote: str | None, with_mcp: bool, directory:
     memory = _as_written(directory, root) if directory is not None else None
     where = root.absolute() / FILENAME
     if not write_config(root, remote, memory):
-        echo(f"{find_config(root) or where}: already there; nothing changed")
+        echo(f"{shown_path(str(find_config(root) or where))}: already there; nothing changed")
     else:
-        echo(f"wrote {where} (policy claude-code, profile coding)")
+        echo(f"wrote {shown_path(str(where))} (policy claude-code, profile coding)")
         chosen = [f"push handoffs to {remote}"] if remote else []
         chosen += [f"use the memory repository {memory}"] if memory else []
         if chosen:  # asked for here: the file is trusted to name them (clm-policy trust)
@@ -423,7 +427,7 @@ def _show_path(repo: MemoryRepo, memory: str, ref: str) -> None:
         empty = " (it has no commit yet)" if repo.readable_head() is None else ""
         if "/" not in ref and not ref.endswith(".md"):
             raise InputError(f"{memory}: no commit or file named {quote(ref)}{empty}")
-        raise InputError(f"{memory}: no file {path} on any branch{empty}")
+        raise InputError(f"{memory}: no file {short_path(path)} on any branch{empty}")
     if path not in entries:  # what is under it: a folder
         inside = sorted({_child(name, path) for name in entries})
         shown = ", ".join(inside[:10]) + (f", ... ({len(inside)} in all)" if inside[10:] else "")
@@ -504,13 +508,14 @@ def migrate(memory: str, dry_run: bool) -> int:
         done = run_migration(repo, dry_run=dry_run)
     for d in done.documents:
         echo(f"{one_line(d.path)}: version {d.found} -> {d.now}")
-    if not done.documents:
-        echo(f"{memory}: all {done.checked} document(s) are current; nothing to migrate")
+    of_all = f"{len(done.documents):,} of {plural(done.checked, 'document')}"
+    if not done.checked:
+        echo(f"{memory}: no documents yet; nothing to migrate")
+    elif not done.documents:
+        current = "1 document is" if done.checked == 1 else f"all {done.checked:,} documents are"
+        echo(f"{memory}: {current} current; nothing to migrate")
     elif dry_run:
-        echo(f"dry run: {len(done.documents)} of {done.checked} document(s) would be rewritten")
+        echo(f"dry run: {of_all} would be rewritten")
     else:
-        echo(
-            f"migrated {len(done.documents)} of {done.checked} document(s): commit "
-            f"{str(done.commit)[:12]}"
-        )
+        echo(f"migrated {of_all}: commit {str(done.commit)[:12]}")
     return 0

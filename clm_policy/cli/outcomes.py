@@ -4,6 +4,7 @@ recall is too low makes instead), for click's command and the quick path alike: 
 
 from __future__ import annotations
 
+from clm_policy.base.errors import plural
 from clm_policy.base.termsafe import echo, echo_json
 
 TYPE_CHECKING = False
@@ -100,7 +101,7 @@ def _show_committed(
         f"  context   {result.context_before} -> {result.context_after} tokens (estimated), "
         f"{kept} recent message{'' if kept == 1 else 's'} kept"
     )
-    echo(f"  redacted  {done.redactions} secret(s)")
+    echo(f"  redacted  {plural(done.redactions, 'secret')}")
     if _ours(result):
         echo(
             f"  kept      {result.recall.trailer} of the session's facts (the deterministic "

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from clm_policy.base.errors import plural
 from clm_policy.base.termsafe import echo, echo_json
 from clm_policy.cli.options import (
     format_option,
@@ -214,9 +215,9 @@ def _say_handed_off(
     writer = why.extra_trailers.get("Clm-Summarizer")
     if writer is not None:  # the agent wrote none: a model was asked (docs/verification.md)
         echo(f"  handoff   written by {writer}")
-    echo(f"  redacted  {done.redactions} secret(s)")
+    echo(f"  redacted  {plural(done.redactions, 'secret')}")
     if push:
-        echo(f"  pushed to {push} ({done.push_attempts} attempt(s))")
+        echo(f"  pushed to {push} ({plural(done.push_attempts or 0, 'attempt')})")
     size = sum(len(m.content) for m in done.seed)
     echo(f"  seed      {size:,} characters for the next session (--format json prints it)")
     if request is not None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from clm_policy.base.errors import plural
 from clm_policy.base.termsafe import echo
 from clm_policy.cli.options import (
     format_option,
@@ -96,7 +97,7 @@ def report(memory: str, session: str | None, policy_ref: str, output: str) -> in
     write_report(output, page)
     size = len(page.encode("utf-8"))
     echo(
-        f"wrote {output}: {len(data.sessions):,} session(s), {size / 1024:,.0f} KiB "
+        f"wrote {output}: {plural(len(data.sessions), 'session')}, {size / 1024:,.0f} KiB "
         f"(open it in a browser)"
     )
     return 0

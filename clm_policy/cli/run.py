@@ -323,7 +323,7 @@ def _summary(done: RunDone, memory: str, pending: dict[str, Any] | None) -> None
         echo(f"last reply: {shorten(' '.join(reply.split()), LAST_REPLY)}")
     echo(
         f"stopped: {result.stopped_reason} after {plural(result.steps, 'step')}; "
-        f"{result.compact_count} compaction(s), {len(result.handoffs)} handoff(s), "
+        f"{plural(result.compact_count, 'compaction')}, {plural(len(result.handoffs), 'handoff')}, "
         f"sessions {', '.join(result.sessions)}"
     )
     if pending is not None:

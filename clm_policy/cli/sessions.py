@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from clm_policy.base.errors import InputError
+from clm_policy.base.errors import InputError, plural
 from clm_policy.base.termsafe import echo, echo_json
 from clm_policy.cli.options import format_option, memory_option, session_option
 
@@ -36,7 +36,10 @@ def status(memory: str, session: str | None, fmt: str) -> int:
     for sid, exc in found.skipped[:SKIPPED_SHOWN]:
         echo(f"clm-policy: skipping session {sid}: {exc}", err=True)
     if len(found.skipped) > SKIPPED_SHOWN:
-        echo(f"clm-policy: skipping {len(found.skipped) - SKIPPED_SHOWN} more session(s)", err=True)
+        echo(
+            f"clm-policy: skipping {plural(len(found.skipped) - SKIPPED_SHOWN, 'more session')}",
+            err=True,
+        )
     for note in found.notes:
         echo(f"clm-policy: {note}", err=True)
     rows = found.rows
@@ -72,7 +75,7 @@ def _table(rows: list[dict[str, Any]], memory: str) -> None:
         )
     for sid, count in agents.items():
         echo(
-            f"agents: session {sid} started {count} agent(s): clm-policy status "
+            f"agents: session {sid} started {plural(count, 'agent')}: clm-policy status "
             f"--memory {memory} --session {sid}"
         )
     for r in rows:
@@ -100,7 +103,7 @@ def _one(r: dict[str, Any], memory: str) -> None:
         f"context   {r['context_tokens']:,} tokens"
         + (f" of {r['context_window']:,}" if r["context_window"] else "")
     )
-    echo(f"events    {r['compactions']} compaction(s), {r['handoffs']} handoff(s)")
+    echo(f"events    {plural(r['compactions'], 'compaction')}, {plural(r['handoffs'], 'handoff')}")
     if r["recall"] is not None:
         missing = f"; missing {r['recall_missing']}" if r["recall_missing"] else ""
         echo(

@@ -7,6 +7,7 @@ import shlex
 
 import click
 
+from clm_policy.base.paths import shown_path
 from clm_policy.base.termsafe import echo
 from clm_policy.config.trust import CHANGED
 from clm_policy.config.trusting import listing, revoke_config, trust_config
@@ -48,10 +49,11 @@ def trust(path: str | None, show_list: bool, revoke: bool) -> int:
         return _list()
     if revoke:
         where, was = revoke_config(path)
-        echo(f"revoked trust in {where}" if was else f"{where} was not trusted; nothing changed")
+        shown = shown_path(str(where))
+        echo(f"revoked trust in {shown}" if was else f"{shown} was not trusted; nothing changed")
         return 0
     record, memory, remote = trust_config(path)
-    echo(f"trusted {record.path} (sha256 {record.sha256[:12]})")
+    echo(f"trusted {shown_path(record.path)} (sha256 {record.sha256[:12]})")
     if memory is not None:
         echo(f"  memory  {memory}")
     if remote is not None:

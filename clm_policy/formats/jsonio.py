@@ -71,7 +71,14 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def parse_json(text: str, file: str) -> Any:
     """The JSON value of ``text``; anything JSON or clm-policy does not allow is an
     :class:`InputError` at the line and column where it is written (a lone surrogate too:
-    :mod:`clm_policy.base.surrogates`)."""
+    :mod:`clm_policy.base.surrogates`), showing that line (:meth:`InputError.quoting`)."""
+    try:
+        return _parse(text, file)
+    except InputError as exc:
+        raise exc.quoting(text) from None
+
+
+def _parse(text: str, file: str) -> Any:
     if "\\u" in text:
         from clm_policy.base.surrogates import lone_surrogate
 
@@ -105,9 +112,10 @@ def check_depth(data: Any, text: str, file: str) -> None:
     while level:
         depth += 1
         if depth > MAX_DEPTH:
-            raise _first_problem(text, file) or InputError(
-                f"nested more than {MAX_DEPTH} levels deep", Location(file, 1, 1)
-            )
+            raise (
+                _first_problem(text, file)
+                or InputError(f"nested more than {MAX_DEPTH} levels deep", Location(file, 1, 1))
+            ).quoting(text)
         level = [
             item
             for value in level

@@ -11,7 +11,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from clm_policy.base.errors import QUOTE_LIMIT, InputError, LoadCheck, Location, quote
+from clm_policy.base.errors import InputError, LoadCheck, Location, quote, shorten
 from clm_policy.base.suggest import closest, suggest
 from clm_policy.formats.textio import with_article
 from clm_policy.formats.yamlio import PathKey, YamlDocument
@@ -66,8 +66,8 @@ def _describe(value: Any, *, show: bool = True) -> str:
 def _display(path: Sequence[PathKey]) -> str:
     out = ""
     for step in path:
-        if isinstance(step, str) and len(step) > QUOTE_LIMIT:
-            step = f"{step[:QUOTE_LIMIT]}…"  # a key as long as a document
+        if isinstance(step, str):
+            step = shorten(step)  # a key as long as a document
         out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
     return out
 

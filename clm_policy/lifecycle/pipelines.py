@@ -451,7 +451,7 @@ def check_remote(repo: MemoryRepo, remote: str) -> None:
         return
     if repo.run("remote", "get-url", "--", remote)[0] != 0:
         raise InputError(
-            f"{repo.root}: no remote named {remote!r} (git -C {repo.root} remote -v lists "
+            f"{repo.shown}: no remote named {remote!r} (git -C {repo.shown} remote -v lists "
             "them); nothing was committed"
         )
 
@@ -587,7 +587,7 @@ def _push_handoff(repo: MemoryRepo, remote: str, done: HandoffOutcome) -> Handof
 
         name = done.ref.removeprefix("refs/heads/")
         masked = mask_credentials(remote)  # the URL's token is not repeated in a message
-        advice = f"Push it yourself: git -C {repo.root} push -- {masked} {name}"
+        advice = f"Push it yourself: git -C {repo.shown} push -- {masked} {name}"
         if isinstance(exc, PushRejected):  # pushing it again as it is would be rejected
             advice = exc.advice[:1].upper() + exc.advice[1:]
         failed = PushError(

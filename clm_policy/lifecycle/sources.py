@@ -112,7 +112,7 @@ class Resolved(Record):
 
         assert self.file is not None
         where = JsonDocument(self.file, self.text, None).location(exc.path, key=True)
-        return StateError(exc.message, where, exc.path)
+        return StateError(exc.message, where, exc.path).quoting(self.text)
 
 
 def check(request: Request, sources: tuple[str, ...] = tuple(SOURCES)) -> str:
@@ -236,6 +236,11 @@ def figures(request: Request) -> SessionState:
     last = request.last_compact_step
     if last is not None and last > request.step:
         raise UsageError("--last-compact-step cannot be after --step")
+    if request.window is not None and request.tokens > request.window:
+        raise UsageError(
+            f"--tokens {request.tokens} is more than --window {request.window}: a context "
+            "cannot be larger than its window; give the window the model has"
+        )
     return SessionState(
         session_id=FIGURES,
         tokens=TokenSnapshot(context_tokens=request.tokens, context_window=request.window),

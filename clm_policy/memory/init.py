@@ -14,7 +14,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from clm_policy.base.errors import InputError
+from clm_policy.base.errors import InputError, short_path
 from clm_policy.base.resources import bundled_dir
 from clm_policy.memory.layout import MARKER, is_memory_repo
 
@@ -32,10 +32,12 @@ def check_new(directory: str | Path) -> None:
     """Raise unless a memory repository can be created at ``directory`` (new or empty)."""
     target = Path(directory)
     if target.exists() and not target.is_dir():
-        raise InputError(f"{target}: exists and is not a folder; choose a new or empty folder")
+        raise InputError(
+            f"{short_path(str(target))}: exists and is not a folder; choose a new or empty folder"
+        )
     if target.exists() and any(target.iterdir()):
         raise InputError(
-            f"{target}: exists and is not empty (and is not a memory repository); "
+            f"{short_path(str(target))}: exists and is not empty (and is not a memory repository); "
             "choose a new or empty folder"
         )
 
@@ -67,7 +69,9 @@ def init_memory(directory: str | Path) -> InitResult:
         for folder in made:  # (nothing is left of an init that could not start)
             with contextlib.suppress(OSError):
                 folder.rmdir()
-        raise InputError(f"{target}: cannot create it: {_why(exc, parent)}") from None
+        raise InputError(
+            f"{short_path(str(target))}: cannot create it: {_why(exc, parent)}"
+        ) from None
     try:
         commit = _build(building)
         try:
@@ -79,7 +83,7 @@ def init_memory(directory: str | Path) -> InitResult:
             raise
     except OSError as exc:  # a folder not yours to write, a read-only or full file system
         raise InputError(
-            f"{target}: cannot create the memory repository: {exc.strerror or exc}"
+            f"{short_path(str(target))}: cannot create the memory repository: {exc.strerror or exc}"
         ) from None
     finally:
         shutil.rmtree(building, ignore_errors=True)

@@ -86,7 +86,7 @@ def check_session(session_id: str) -> str:
     no secret rule matches it (it is committed as written)."""
     if not is_session(session_id):
         raise InputError(
-            f"invalid session id {_shown(session_id)} for the memory repository: use letters, "
+            f"invalid session id {quote(session_id)} for the memory repository: use letters, "
             "digits, '.', '_' and '-' (at most 128, starting with a letter or digit)"
         )
     return _not_secret("session id", session_id)
@@ -97,11 +97,6 @@ def _not_secret(kind: str, value: str) -> str:
     from clm_policy.memory.change import check_identifier
 
     return check_identifier(kind, value)
-
-
-def _shown(value: object, limit: int = 40) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 4] + "...'"
 
 
 def topic_path(key: str) -> str:

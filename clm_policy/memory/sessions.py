@@ -59,14 +59,14 @@ def load_session(repo: MemoryRepo, session_id: str) -> PersistedSession:
         branch = _handoff_branch(repo, session_id)
         if branch is not None:  # handed off with --branch, never on the checked-out branch
             raise InputError(
-                f"{repo.root}: session '{session_id}' is persisted only on branch {branch} (a "
+                f"{repo.shown}: session '{session_id}' is persisted only on branch {branch} (a "
                 "handoff made with --branch): merge it to see it here; clm-policy show --memory "
-                f"{repo.root} {branch} shows its handoff"
+                f"{repo.shown} {branch} shows its handoff"
             )
         known = ", ".join(ids) or "none"
-        raise InputError(f"{repo.root}: no persisted session '{session_id}' (sessions: {known})")
+        raise InputError(f"{repo.shown}: no persisted session '{session_id}' (sessions: {known})")
     note = None
-    shown = f"{repo.root}/{where}"  # (a position a person can open)
+    shown = f"{repo.shown}/{where}"  # (a position a person can open)
     try:
         if len(text) > STATE_LIMIT:
             raise InputError(f"larger than {STATE_LIMIT // 1024 // 1024} MiB")

@@ -38,7 +38,9 @@ def parse_state(text: str, file: str, *, narrow: bool = True) -> SessionState:
     try:
         data = parse_json(text, file)
     except InputError as exc:
-        raise StateError(exc.message, exc.location) from None
+        error = StateError(exc.message, exc.location)
+        error.excerpt = exc.excerpt
+        raise error from None
     refused: dict[str, int] = {}
     found = read_state(data, refused)
     if found is None:
@@ -98,9 +100,9 @@ def _refuse(text: str, file: str, data: Any, errors: list[ErrorDetails]) -> NoRe
         try:
             check_depth(data, text, file)
         except InputError as deep:
-            raise StateError(deep.message, deep.location) from None
+            raise StateError(deep.message, deep.location).quoting(text) from None
     located = locate_errors(JsonDocument(file, text, data), errors, Declared)
-    raise StateError(located[0].message, located[0].location)
+    raise StateError(located[0].message, located[0].location).quoting(text)
 
 
 def _narrowed(

@@ -381,7 +381,7 @@ class _Checker(ast.NodeTransformer):
                         f"'{dotted}' is a group of names, and none is declared",
                         LoadCheck.UNKNOWN_NAME,
                     )
-                shown = ", ".join(members[:4]) + (", ..." if len(members) > 4 else "")
+                shown = ", ".join(members[:4]) + (", …" if len(members) > 4 else "")
                 raise self.fail(
                     node,
                     f"'{dotted}' is a group of names, not a value: use {shown}",

@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from clm_policy.base.errors import plural
 from clm_policy.memory.audit import read_log
 from clm_policy.memory.git.write import MemoryRepo
 from clm_policy.models.enums import FIGURES
@@ -125,9 +126,8 @@ def calibrate(
         result.points.append(p)
         values.append(value)
     if len(values) < MIN_POINTS:
-        result.reason = (
-            f"too little history: {len(values)} trouble point(s), at least {MIN_POINTS} needed"
-        )
+        found = plural(len(values), "trouble point")
+        result.reason = f"too little history: {found}, at least {MIN_POINTS} needed"
         return result
     if (prof.soft_compact.percent is None) != (prof.hard_handoff.percent is None):
         result.reason = (

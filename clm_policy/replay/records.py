@@ -104,7 +104,7 @@ def decision_files(repo: MemoryRepo, commit: str) -> tuple[list[str], list[Skipp
             found.append(path)
     if total > TOTAL_LIMIT:
         raise InputError(
-            f"{repo.root}: the decisions.jsonl files at {commit[:12]} hold {total / MiB:.0f} "
+            f"{repo.shown}: the decisions.jsonl files at {commit[:12]} hold {total / MiB:.0f} "
             f"MiB together, more than replay reads ({TOTAL_LIMIT // MiB} MiB)"
         )
     return found, skipped
@@ -124,7 +124,7 @@ def read_lines(
         *(commit, "--", *specs),
     )
     if status not in (0, 1):  # 1: no line at all (every file empty)
-        raise InputError(f"{repo.root}: cannot read the recorded decisions: {err.strip()}")
+        raise InputError(f"{repo.shown}: cannot read the recorded decisions: {err.strip()}")
     wanted = set(paths)
     prefix = f"{commit}:"
     numbers: dict[str, int] = {}

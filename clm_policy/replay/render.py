@@ -6,7 +6,7 @@ hold them (tests/golden/replay_*.txt).
 
 from __future__ import annotations
 
-from clm_policy.base.errors import plural
+from clm_policy.base.errors import plural, shorten
 from clm_policy.base.termsafe import one_line
 from clm_policy.replay.calibrate import MARGIN, RECALL_FLOOR, Calibration
 from clm_policy.replay.memory import Example, MemoryReplay, Problem
@@ -78,7 +78,7 @@ def _problems(problems: list[Problem]) -> list[str]:
 
 def transcripts_text(r: TranscriptReplay) -> str:
     out = [
-        f"replay of {len(r.sessions)} session(s) ({r.pattern}) under policy {r.policy} "
+        f"replay of {plural(len(r.sessions), 'session')} ({r.pattern}) under policy {r.policy} "
         f"({r.policy_path}), profile {r.profile}"
     ]
     if r.sessions:
@@ -93,16 +93,16 @@ def transcripts_text(r: TranscriptReplay) -> str:
         out.append("")
         if native:
             out.append(
-                f"of {native} session(s) where the agent compacted on its own, the policy acts "
-                f"first in {v['before']}, later in {v['after']}, never in {v['never']}"
+                f"of {plural(native, 'session')} where the agent compacted on its own, the "
+                f"policy acts first in {v['before']}, later in {v['after']}, never in {v['never']}"
             )
         if v["instead"] + v["neither"]:
             out.append(
-                f"of {v['instead'] + v['neither']} session(s) where the agent never compacted, "
-                f"the policy acts in {v['instead']}"
+                f"of {plural(v['instead'] + v['neither'], 'session')} where the agent never "
+                f"compacted, the policy acts in {v['instead']}"
             )
     if r.skipped:
-        out += ["", f"skipped {len(r.skipped)} file(s):"]
+        out += ["", f"skipped {plural(len(r.skipped), 'file')}:"]
         out += [f"  {s.error}" for s in r.skipped]
     return "\n".join(out) + "\n"
 
@@ -114,7 +114,7 @@ show two sessions alike: every Codex rollout file's name starts ``rollout-2025-`
 
 def _name(s: SessionWhatIf) -> str:
     name = one_line(s.session_id or s.path.rsplit("/", 1)[-1])
-    return name if len(name) <= NAME_LIMIT else name[: NAME_LIMIT - 1] + "…"
+    return name if len(name) <= NAME_LIMIT else shorten(name, NAME_LIMIT - 1)
 
 
 def _session_row(s: SessionWhatIf, name: str, width: int) -> str:
@@ -137,18 +137,18 @@ def calibration_text(c: Calibration, written: list[Edit] | None, target: str | N
     asked to write)."""
     counts = c.counts()
     kinds = ", ".join(
-        f"{counts[kind]} {label}"
-        for kind, label in (
-            ("native", "automatic compaction(s) by the agent"),
-            ("degradation", "degradation report(s)"),
-            ("recall", f"recall(s) under {RECALL_FLOOR:g}"),
+        plural(counts[kind], noun) + rest
+        for kind, noun, rest in (
+            ("native", "automatic compaction", " by the agent"),
+            ("degradation", "degradation report", ""),
+            ("recall", "recall", f" under {RECALL_FLOOR:g}"),
         )
         if counts[kind]
     )
-    points = f"{len(c.points)} trouble point(s)" + (f" ({kinds})" if kinds else "")
+    points = plural(len(c.points), "trouble point") + (f" ({kinds})" if kinds else "")
     out = [
         f"calibrate profile {c.profile} of policy {c.policy} ({c.policy_path})",
-        f"  from {len(c.sessions)} session(s): {points}",
+        f"  from {plural(len(c.sessions), 'session')}: {points}",
     ]
     out += [f"  left out: {n} {reason}" for reason, n in c.left_out.items()]
     out += [f"  skipped: {s.error}" for s in c.skipped]

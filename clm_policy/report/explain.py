@@ -21,6 +21,8 @@ def render_decision(d: Decision, state_window: str = "state") -> str:
         share = round(100 * d.context_tokens / d.context_window)
         source = one_line(state_window if d.window_source == "state" else str(d.window_source))
         window = f" of {d.context_window} ({share}%, window from {source})"
+        if d.context_tokens > d.context_window:  # real figures can say so: a window guessed
+            window += "; more than its window: check the window the state gives"
     else:
         window = " (window unknown)"
     lines = [

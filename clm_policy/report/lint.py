@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from clm_policy.base.errors import plural
 from clm_policy.base.termsafe import workflow_command
 from clm_policy.lint.runner import LintReport
 
@@ -19,7 +20,8 @@ def summary(report: LintReport) -> str:
     if not report.problems:
         return f"clm-policy lint: {files} {noun}, no problems"
     return (
-        f"clm-policy lint: {report.errors} error(s), {report.warnings} warning(s) in {files} {noun}"
+        f"clm-policy lint: {plural(report.errors, 'error')}, "
+        f"{plural(report.warnings, 'warning')} in {files} {noun}"
     )
 
 

@@ -14,7 +14,7 @@ import pytest
 from clm_policy.agents.hooks import claude_settings as cs
 from clm_policy.base.errors import InputError
 
-from conftest import invoke, run_process
+from conftest import as_shown, invoke, message_of, run_process
 
 EXE = "/opt/tools/bin/clm-policy"
 HOOK = f"{EXE} hook claude-code"
@@ -316,11 +316,11 @@ def test_install_user_writes_under_home(tmp_path: Path) -> None:
     code, text = cs.settings_command(False, True, "user", False, tmp_path)
     path = home / ".claude" / "settings.json"
     assert code == 0
-    assert text.splitlines()[0] == f"wrote {path}"
+    assert text.splitlines()[0] == f"wrote {as_shown(path)}"
     assert json.loads(path.read_text()) == cs.snippet(cs.executable())
     assert not (tmp_path / ".claude").exists()
     code, text = cs.settings_command(False, True, "user", False, tmp_path)
-    assert text == f"{path}: already up to date; nothing written"
+    assert text == f"{as_shown(path)}: already up to date; nothing written"
 
 
 def test_install_project_notes_hooks_in_the_user_settings_too(tmp_path: Path) -> None:
@@ -332,7 +332,7 @@ def test_install_project_notes_hooks_in_the_user_settings_too(tmp_path: Path) ->
         f"wrote {tmp_path / '.claude' / 'settings.json'}",
     ]
     assert text.splitlines()[-1] == (
-        f"note: {user} runs clm-policy's hooks too, and Claude Code runs the hooks of both "
+        f"note: {as_shown(user)} runs clm-policy's hooks too, and Claude Code runs the hooks of both "
         "files: keep them in one."
     )
 
@@ -349,12 +349,12 @@ def test_the_cli_installs_and_refuses_a_broken_file(
     result = invoke("hook", "claude-code", "--install", "--project")
     path = tmp_path / ".claude" / "settings.json"
     assert result.exit_code == 0
-    assert f"\nwrote {path}\n  added UserPromptSubmit hook `" in result.stdout
+    assert f"\nwrote {as_shown(path)}\n  added UserPromptSubmit hook `" in result.stdout
     path.write_text("{oops")
     result = invoke("hook", "claude-code", "--install")
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == (
-        f"{path}:1:2: invalid JSON: Expecting property name enclosed in double quotes\n"
+    assert message_of(result.stderr) == (
+        f"{as_shown(path)}:1:2: invalid JSON: Expecting property name enclosed in double quotes\n"
     )
     assert path.read_text() == "{oops"
 
@@ -469,7 +469,7 @@ def test_uninstall_takes_out_what_install_put_in_and_nothing_else(
     done = run_process("hook", "claude-code", "--uninstall", "--project", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0] == f"wrote {settings}"
+    assert lines[0] == f"wrote {as_shown(settings, tmp_path)}"
     assert lines[1].startswith("  removed UserPromptSubmit hook `")
     assert lines[1].endswith(" hook claude-code`")
     assert ("  removed statusLine `" in done.stdout) is ("statusLine" not in theirs)
@@ -478,7 +478,7 @@ def test_uninstall_takes_out_what_install_put_in_and_nothing_else(
     again = run_process("hook", "claude-code", "--uninstall", cwd=tmp_path)
     assert (again.returncode, again.stdout) == (
         0,
-        f"{settings}: no clm-policy hooks in it; nothing written\n",
+        f"{as_shown(settings, tmp_path)}: no clm-policy hooks in it; nothing written\n",
     )
     assert (tmp_path / ".clm-policy.yaml").is_file()
 
@@ -488,15 +488,15 @@ def test_uninstall_refuses_a_broken_file_and_creates_none(tmp_path: Path) -> Non
     done = run_process("hook", "claude-code", "--uninstall", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (
         0,
-        f"{settings}: no clm-policy hooks in it; nothing written\n",
+        f"{as_shown(settings, tmp_path)}: no clm-policy hooks in it; nothing written\n",
     )
     assert not settings.parent.exists()
     settings.parent.mkdir()
     settings.write_text("{oops")
     refused = run_process("hook", "claude-code", "--uninstall", cwd=tmp_path)
     assert (refused.returncode, refused.stdout) == (2, "")
-    assert refused.stderr == (
-        f"{settings}:1:2: invalid JSON: Expecting property name enclosed in double quotes\n"
+    assert message_of(refused.stderr) == (
+        f"{as_shown(settings, tmp_path)}:1:2: invalid JSON: Expecting property name enclosed in double quotes\n"
     )
     assert settings.read_text() == "{oops"
     usage = run_process("hook", "claude-code", "--uninstall", "--force", cwd=tmp_path)
@@ -524,7 +524,8 @@ def test_uninstall_user_and_codex(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert done.exit_code == 0, done.stderr
     assert json.loads(hooks.read_text()) == theirs
     assert invoke("hook", "codex", "--uninstall", "--user").stdout == (
-        f"{tmp_path / 'codex-home' / 'hooks.json'}: no clm-policy hooks in it; nothing written\n"
+        f"{as_shown(tmp_path / 'codex-home' / 'hooks.json')}: no clm-policy hooks in it; "
+        "nothing written\n"
     )
 
 
@@ -570,7 +571,7 @@ def test_a_read_only_file_that_needs_no_change_is_no_error(tmp_path: Path) -> No
     result = run_process("hook", "claude-code", "--install", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (
         0,
-        f"{path}: already up to date; nothing written\n",
+        f"{as_shown(path, tmp_path)}: already up to date; nothing written\n",
     )
 
 
@@ -585,8 +586,8 @@ def test_a_file_that_cannot_be_written_is_an_input_error_and_says_what_stays(
     settings = tmp_path / ".claude" / "settings.json"
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == (
-        f"{settings}: cannot write it: Not a directory; nothing written "
-        f"({tmp_path / '.clm-policy.yaml'}, written before it, stays)\n"
+        f"{as_shown(settings, tmp_path)}: cannot write it: Not a directory; nothing written "
+        f"({as_shown(tmp_path / '.clm-policy.yaml', tmp_path)}, written before it, stays)\n"
     )
     assert (tmp_path / ".claude").read_text() == "not a folder"
     # with the configuration there already, nothing else is said
@@ -594,7 +595,9 @@ def test_a_file_that_cannot_be_written_is_an_input_error_and_says_what_stays(
     (tmp_path / ".codex").write_text("not a folder")
     result = run_process("hook", "codex", "--install", "--project", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr == f"{hooks}: cannot write it: Not a directory; nothing written\n"
+    assert result.stderr == (
+        f"{as_shown(hooks, tmp_path)}: cannot write it: Not a directory; nothing written\n"
+    )
 
 
 def test_a_configuration_that_cannot_be_written_is_an_input_error(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ from clm_policy.agents.hooks.codex import (
 from clm_policy.agents.hooks.shared import log_path
 from clm_policy.config.project import load_config, memory_path
 
-from conftest import git, invoke, real_fixtures
+from conftest import as_shown, git, invoke, real_fixtures
 
 SESSION = "0199a2c4-5b7e-7c31-9d0e-4f2a8b6c1d3e"
 NEXT_SESSION = "0199a2c4-0000-7000-8000-00000000aa02"
@@ -729,8 +729,8 @@ def test_install_merges_into_the_projects_hooks_json_keeping_the_persons_own(
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[:3] == [
-        f"wrote {tmp_path / '.clm-policy.yaml'} (policy claude-code, profile coding)",
-        f"wrote {hooks}",
+        f"wrote {as_shown(tmp_path / '.clm-policy.yaml', tmp_path)} (policy claude-code, profile coding)",
+        f"wrote {as_shown(hooks, tmp_path)}",
         f"  added UserPromptSubmit hook `{exe} hook codex`",
     ]
     data = json.loads(hooks.read_text())
@@ -745,7 +745,7 @@ def test_install_merges_into_the_projects_hooks_json_keeping_the_persons_own(
     again = install()
     assert (again.returncode, again.stdout) == (
         0,
-        f"{hooks}: already up to date; nothing written\n",
+        f"{as_shown(hooks, tmp_path)}: already up to date; nothing written\n",
     )
     assert hooks.read_text() == before
 
@@ -760,7 +760,7 @@ def test_install_user_and_a_broken_hooks_json(
     monkeypatch.chdir(project)
     done = invoke("hook", "codex", "--install", "--user")
     assert done.exit_code == 0, done.stderr
-    assert done.stdout.splitlines()[0] == f"wrote {codex_home / 'hooks.json'}"
+    assert done.stdout.splitlines()[0] == f"wrote {as_shown(codex_home / 'hooks.json')}"
     assert not (project / ".clm-policy.yaml").exists()  # --user sets no project up
     broken = project / ".codex" / "hooks.json"
     broken.parent.mkdir()
@@ -768,7 +768,8 @@ def test_install_user_and_a_broken_hooks_json(
     refused = invoke("hook", "codex", "--install")
     assert (refused.exit_code, refused.stdout) == (2, "")
     assert (
-        refused.stderr == f"{broken}:1:1: expected a JSON object (Codex hooks.json), got a list\n"
+        refused.stderr
+        == f"{as_shown(broken)}:1:1: expected a JSON object (Codex hooks.json), got a list\n"
     )
     assert broken.read_text() == "[]"
     assert not (project / ".clm-policy.yaml").exists()

@@ -99,7 +99,7 @@ def test_log_status_and_show_name_the_agent(project: Path) -> None:
     )
     table = invoke("status", "--memory", memory).stdout
     assert (
-        f"agents: session {SESSION} started 1 agent(s): clm-policy status --memory {memory} "
+        f"agents: session {SESSION} started 1 agent: clm-policy status --memory {memory} "
         f"--session {SESSION}\n"
     ) in table
     detail = invoke("status", "--memory", memory, "--session", SESSION).stdout

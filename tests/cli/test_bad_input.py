@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import invoke, run_process
+from conftest import invoke, message_of, run_process
 
 OK_PROFILE = "profiles:\n  coding: {soft_compact: 100, hard_handoff: 200}\n"
 
@@ -173,7 +173,7 @@ POLICY_CASES = [
         "group-as-value",
         rule("tokens > 1"),
         "6:11: 'tokens' is a group of names, not a value: use tokens.context, tokens.estimated, "
-        "tokens.input, tokens.output, ...",
+        "tokens.input, tokens.output, …",
     ),
     (
         "dunder",
@@ -305,13 +305,15 @@ def test_bad_state_file(tmp_path: Path, content: str, expected: str) -> None:
     path.write_text(content)
     result = invoke("decide", "--state", str(path))
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == f"{path}:{expected}\n"
+    assert message_of(result.stderr) == f"{path}:{expected}\n"
 
 
 def test_bad_state_on_stdin() -> None:
     result = invoke("decide", "--state", "-", stdin='{"session_id": 5}')
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == "<stdin>:1:16: session_id: expected a string, got integer 5\n"
+    assert (
+        message_of(result.stderr) == "<stdin>:1:16: session_id: expected a string, got integer 5\n"
+    )
 
 
 USAGE = " (try 'clm-policy decide --help')"

@@ -13,7 +13,7 @@ import pytest
 from clm_policy.agents.hooks import claude_code, codex
 from clm_policy.agents.hooks.claude_settings import snippet
 
-from conftest import invoke, run_process
+from conftest import as_shown, invoke, run_process
 
 CLAUDE = "hook claude-code"
 
@@ -91,7 +91,7 @@ def test_the_flags_that_go_together_still_do(
     home = Path(os.environ["HOME"])
     result = invoke(*CLAUDE.split(), "--install", "--user", "--force")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout.splitlines()[0] == f"wrote {home / '.claude' / 'settings.json'}"
+    assert result.stdout.splitlines()[0] == f"wrote {as_shown(home / '.claude' / 'settings.json')}"
     result = invoke(*CLAUDE.split(), "--install", "--project", "--force")
     assert result.exit_code == 0, result.stderr
     assert (tmp_path / ".claude" / "settings.json").is_file()

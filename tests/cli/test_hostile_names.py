@@ -154,7 +154,7 @@ def test_lint(project: Path) -> None:
     code, out, err = clm(project, "lint", POLICY, BROKEN)
     assert code == 1
     assert out.startswith(f"broken{SHOWN}.yaml:2:")
-    assert err == "clm-policy lint: 1 error(s), 0 warning(s) in 2 files\n"
+    assert err == "clm-policy lint: 1 error, 0 warnings in 2 files\n"
     # GitHub: its own escapes for CR and LF (%0D); the rest as the terminal's
     code, out, _ = clm(project, "lint", BROKEN, "--format", "github")
     assert out.startswith(

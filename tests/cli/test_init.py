@@ -13,7 +13,7 @@ from pathlib import Path
 from clm_policy.base.errors import shorten
 from clm_policy.config.project import project_memory
 
-from conftest import git, run_process
+from conftest import as_shown, git, message_of, run_process
 
 CODEX_STEPS = [
     "next: clm-policy hook codex --install --project   # Codex: the hooks",
@@ -49,8 +49,8 @@ def test_init_codex_says_the_codex_steps(tmp_path: Path) -> None:
     out = init(project, "--codex")
     memory = project_memory(project)
     assert out[:2] == [
-        f"wrote {project / '.clm-policy.yaml'} (policy claude-code, profile coding)",
-        f"created memory repository {memory} (commit {git(Path(memory), 'rev-parse', '--short=12', 'HEAD').strip()})",
+        f"wrote {as_shown(project / '.clm-policy.yaml', project)} (policy claude-code, profile coding)",
+        f"created memory repository {as_shown(memory, project)} (commit {git(Path(memory), 'rev-parse', '--short=12', 'HEAD').strip()})",
     ]
     assert out[2:] == CODEX_STEPS
     assert not any("claude" in line.lower() and "hook" in line for line in out)
@@ -84,7 +84,9 @@ def test_both_agents_and_another_folder(tmp_path: Path) -> None:
     project.mkdir()
     out = init(tmp_path, "--claude-code", "--codex", "--project", "shop")
     # the project's own memory, not ./clm-memory of the folder init ran in
-    assert out[1].startswith(f"created memory repository {project_memory(project)} (commit ")
+    assert out[1].startswith(
+        f"created memory repository {as_shown(project_memory(project), project)} (commit "
+    )
     assert not (tmp_path / "clm-memory").exists()
     assert out[2:] == [
         "next: cd shop",
@@ -161,7 +163,7 @@ def test_a_broken_mcp_json_stops_init_mcp_before_anything_is_written(tmp_path: P
     (project / ".mcp.json").write_text("{,}")
     refused = run_process("init", "--claude-code", "--mcp", cwd=project)
     assert (refused.returncode, refused.stdout) == (2, "")
-    assert refused.stderr == (
+    assert message_of(refused.stderr) == (
         ".mcp.json:1:2: invalid JSON: Expecting property name enclosed in double quotes\n"
     )
     assert sorted(p.name for p in project.iterdir()) == [".mcp.json"]
@@ -244,7 +246,7 @@ def test_init_claude_code_dir_is_the_memory_the_project_uses(tmp_path: Path) -> 
     git(project, "init", "-q")
     out = init(project, "--claude-code", "team-memory")
     assert out[:3] == [
-        f"wrote {project / '.clm-policy.yaml'} (policy claude-code, profile coding)",
+        f"wrote {as_shown(project / '.clm-policy.yaml', project)} (policy claude-code, profile coding)",
         "trusted it to use the memory repository team-memory (clm-policy trust --list)",
         out[2],
     ]
@@ -289,8 +291,8 @@ def test_init_dir_that_cannot_be_made_says_why_and_leaves_nothing(tmp_path: Path
     for args, message in (
         (["f/mem"], f"f/mem: cannot create it: {tmp_path / 'f'} is a file, not a folder"),
         (["f/a/mem"], f"f/a/mem: cannot create it: {tmp_path / 'f'} is a file, not a folder"),
-        ([long], f"{long}: cannot create it: File name too long"),
-        ([f"x/{long}/m"], f"x/{long}/m: cannot create it: File name too long"),
+        ([long], f"…{long[-200:]}: cannot create it: File name too long"),
+        ([f"x/{long}/m"], f"…{f'x/{long}/m'[-200:]}: cannot create it: File name too long"),
     ):
         done = run_process("init", *args, cwd=tmp_path)
         assert (done.returncode, done.stderr) == (2, f"clm-policy: {message}\n")

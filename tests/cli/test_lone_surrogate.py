@@ -17,7 +17,7 @@ import pytest
 
 from clm_policy.base.surrogates import lone_surrogate
 
-from conftest import REPO, git
+from conftest import REPO, git, message_of
 
 STATE = (REPO / "docs" / "examples" / "session-state.json").read_text()
 LONE = STATE.replace("Move session tokens", "Move \\ud800 session tokens")
@@ -60,7 +60,7 @@ def test_a_state_is_refused_with_one_line(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text(LONE)
     done = clm(tmp_path, "decide", "--state", "bad.json")
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == (
+    assert message_of(done.stderr) == (
         "bad.json:3:17: a lone surrogate (\\ud800) in a string: not Unicode text\n"
     )
     (tmp_path / "good.json").write_text(PAIR)
@@ -75,7 +75,8 @@ def test_a_refused_compaction_leaves_nothing_behind(tmp_path: Path, command: str
     done = clm(tmp_path, command, "--state", "bad.json", "--memory", "mem")
     assert (done.returncode, done.stdout) == (2, "")
     assert (
-        done.stderr == "bad.json:3:17: a lone surrogate (\\ud800) in a string: not Unicode text\n"
+        message_of(done.stderr)
+        == "bad.json:3:17: a lone surrogate (\\ud800) in a string: not Unicode text\n"
     )
     assert git(tmp_path / "mem", "status", "--porcelain", "--untracked-files=all") == ""
     assert git(tmp_path / "mem", "log", "--format=%H") == before

@@ -12,7 +12,7 @@ import pytest
 
 from clm_policy.agents.hooks.claude_settings import executable
 
-from conftest import invoke
+from conftest import as_shown, invoke
 
 EXE = executable()
 OURS = {"type": "stdio", "command": EXE, "args": ["mcp"]}
@@ -43,7 +43,7 @@ def test_install_project_merges_into_mcp_json_keeping_other_servers(
     result = invoke("mcp", "--install", "--project")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines() == [
-        f"wrote {tmp_path / '.mcp.json'}",
+        f"wrote {as_shown(tmp_path / '.mcp.json')}",
         f"  added MCP server clm-policy `{EXE} mcp`",
         APPROVE,
         TOOLS,
@@ -53,7 +53,7 @@ def test_install_project_merges_into_mcp_json_keeping_other_servers(
 
     again = invoke("mcp", "--install")  # --project is the default
     assert again.stdout.splitlines()[0] == (
-        f"{tmp_path / '.mcp.json'}: already up to date; nothing written"
+        f"{as_shown(tmp_path / '.mcp.json')}: already up to date; nothing written"
     )
     assert json.loads((tmp_path / ".mcp.json").read_text()) == written
 
@@ -76,7 +76,7 @@ def test_install_user_writes_claude_codes_own_configuration(
     result = invoke("mcp", "--install", "--user")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines() == [
-        f"wrote {config / '.claude.json'}",
+        f"wrote {as_shown(config / '.claude.json')}",
         f"  added MCP server clm-policy `{EXE} mcp`",
         tools(config / "settings.json"),  # the user's settings, not the project's
     ]
@@ -102,7 +102,7 @@ def test_install_over_an_entry_of_ours_keeps_the_keys_it_does_not_write(
     result = invoke("mcp", "--install")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines()[:2] == [
-        f"wrote {tmp_path / '.mcp.json'}",
+        f"wrote {as_shown(tmp_path / '.mcp.json')}",
         f"  MCP server clm-policy: replaced `/old/clm-policy mcp` by `{EXE} mcp` (kept its env, "
         "timeout)",
     ]
@@ -111,7 +111,7 @@ def test_install_over_an_entry_of_ours_keeps_the_keys_it_does_not_write(
     assert list(entry) == ["command", "env", "args", "timeout", "type"]  # in their order
     again = invoke("mcp", "--install")
     assert again.stdout.splitlines()[0] == (
-        f"{tmp_path / '.mcp.json'}: already up to date; nothing written"
+        f"{as_shown(tmp_path / '.mcp.json')}: already up to date; nothing written"
     )
 
 
@@ -126,7 +126,7 @@ def test_install_into_a_broken_file_changes_nothing(
     (tmp_path / ".mcp.json").write_text('{"mcpServers": ')
     result = invoke("mcp", "--install")
     assert result.exit_code == 2
-    assert result.stderr.startswith(f"{tmp_path / '.mcp.json'}:1:")
+    assert result.stderr.startswith(f"{as_shown(tmp_path / '.mcp.json')}:1:")
     assert (tmp_path / ".mcp.json").read_text() == '{"mcpServers": '
 
 
@@ -142,14 +142,14 @@ def test_uninstall_takes_out_only_our_server(
     result = invoke("mcp", "--uninstall")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines() == [
-        f"wrote {tmp_path / '.mcp.json'}",
+        f"wrote {as_shown(tmp_path / '.mcp.json')}",
         f"  removed MCP server clm-policy `{EXE} mcp`",
     ]
     assert json.loads((tmp_path / ".mcp.json").read_text()) == before
     again = invoke("mcp", "--uninstall", "--project")
     assert (again.exit_code, again.stdout) == (
         0,
-        f"{tmp_path / '.mcp.json'}: no clm-policy MCP server in it; nothing written\n",
+        f"{as_shown(tmp_path / '.mcp.json')}: no clm-policy MCP server in it; nothing written\n",
     )
 
 
@@ -172,7 +172,7 @@ def test_uninstall_user_empties_what_install_made_and_writes_no_missing_file(
     (tmp_path / ".mcp.json").write_text('{"mcpServers": ')
     broken = invoke("mcp", "--uninstall")
     assert broken.exit_code == 2
-    assert broken.stderr.startswith(f"{tmp_path / '.mcp.json'}:1:")
+    assert broken.stderr.startswith(f"{as_shown(tmp_path / '.mcp.json')}:1:")
     assert (tmp_path / ".mcp.json").read_text() == '{"mcpServers": '
 
 
@@ -201,7 +201,7 @@ def test_a_claude_json_of_many_megabytes_is_claude_codes_and_is_merged_into(
     result = invoke("mcp", "--install", "--project")
     assert (result.exit_code, result.stderr) == (
         2,
-        f"{tmp_path / '.mcp.json'}: too large for a settings file (more than 4 MiB)\n",
+        f"{as_shown(tmp_path / '.mcp.json')}: too large for a settings file (more than 4 MiB)\n",
     )
 
 
@@ -221,10 +221,10 @@ def test_init_claude_code_offers_the_server_and_mcp_installs_it(
     )
     assert not (tmp_path / "a" / ".mcp.json").exists()
     here = invoke("init", "--claude-code", "--mcp")  # (the default project, "."): its path too
-    assert f"wrote {tmp_path / '.mcp.json'}" in here.stdout.splitlines()
+    assert f"wrote {as_shown(tmp_path / '.mcp.json')}" in here.stdout.splitlines()
     withmcp = invoke("init", "--claude-code", "--mcp", "--project", str(tmp_path / "b"))
     assert withmcp.exit_code == 0, withmcp.stderr
-    assert f"wrote {tmp_path / 'b' / '.mcp.json'}" in withmcp.stdout.splitlines()
+    assert f"wrote {as_shown(tmp_path / 'b' / '.mcp.json')}" in withmcp.stdout.splitlines()
     config = json.loads((tmp_path / "b" / ".mcp.json").read_text())
     assert config == {"mcpServers": {"clm-policy": OURS}}
     alone = invoke("init", str(tmp_path / "mem"), "--mcp")
@@ -327,7 +327,7 @@ def test_an_install_whose_output_fails_says_the_file_is_written(
         if output == "closed"
         else (2, "clm-policy: cannot write standard output: No space left on device; ")
     )
-    written = f"wrote {tmp_path / '.mcp.json'} all the same\n"
+    written = f"wrote {as_shown(tmp_path / '.mcp.json', tmp_path)} all the same\n"
     for args in (["--install", "--project"], ["--uninstall", "--project"]):
         done = run(*args)
         assert (done.returncode, done.stderr) == (failed[0], failed[1] + written)

@@ -31,7 +31,7 @@ def test_the_demo_shows_every_feature(tmp_path: Path) -> None:
     task completes, the report opens with it, and calibrate has enough history to propose."""
     ran = run_process("run", cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
-    assert "stopped: completed after 96 steps; 5 compaction(s), 1 handoff(s)" in ran.stdout
+    assert "stopped: completed after 96 steps; 5 compactions, 1 handoff" in ran.stdout
     shown = run_process("report", "--memory", "clm-memory", "-o", "report.html", cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
     page = (tmp_path / "report.html").read_text()
@@ -43,7 +43,7 @@ def test_the_demo_shows_every_feature(tmp_path: Path) -> None:
     assert calibrated.returncode == 0, calibrated.stderr
     assert calibrated.stdout == (
         "calibrate profile coding of policy default (<bundled>/default.yaml)\n"
-        "  from 2 session(s): 5 trouble point(s) (5 degradation report(s))\n"
+        "  from 2 sessions: 5 trouble points (5 degradation reports)\n"
         "  current:   soft_compact 250000, hard_handoff 350000\n"
         "  lower decile of the trouble points: 235,135 tokens; margin 5%\n"
         "  proposed:  soft_compact 159000, hard_handoff 223000\n"

@@ -17,7 +17,7 @@ import pytest
 from clm_policy.cli.decide import decide
 from clm_policy.cli.fast import decide as oneshot
 
-from conftest import click_option_table, invoke, run_process, values_of_kind
+from conftest import click_option_table, invoke, message_of, run_process, values_of_kind
 from probes import probe_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -198,11 +198,11 @@ def test_a_state_that_cannot_be_read_is_refused_as_click_refuses_it(
     assert clicks.exit_code == 2
     with pytest.raises(InputError) as err:
         oneshot.answer(["--state", str(path)])
-    assert f"{err.value}\n" == clicks.stderr
+    assert f"{err.value}\n" == message_of(clicks.stderr)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(state.encode())))
     with pytest.raises(InputError) as err:
         oneshot.answer(["--state", "-"])
-    assert f"{err.value}\n" == clicks.stderr.replace(str(path), "<stdin>")
+    assert f"{err.value}\n" == message_of(clicks.stderr).replace(str(path), "<stdin>")
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
@@ -223,7 +223,7 @@ def test_as_a_process_a_bad_state_is_reported_in_clicks_words(fmt: str, tmp_path
 def test_as_a_process_a_bad_state_on_stdin_is_reported_where_it_is(tmp_path: Path) -> None:
     proc = run_process("decide", "--state", "-", stdin='{"session_id": 5}', cwd=tmp_path)
     assert (proc.returncode, proc.stdout) == (2, "")
-    assert proc.stderr == "<stdin>:1:16: session_id: expected a string, got integer 5\n"
+    assert message_of(proc.stderr) == "<stdin>:1:16: session_id: expected a string, got integer 5\n"
 
 
 @pytest.mark.parametrize(
@@ -362,7 +362,7 @@ def test_each_value_of_each_option_means_the_same_on_both_paths(
             oneshot.answer(list(args))
         error = refused.value  # as the one reporter prints it (clm_policy.cli.errors.report)
         said = str(error) if error.location is not None else f"clm-policy: {error}"
-        assert (slow.exit_code, slow.stderr) == (2, f"{said}\n")
+        assert (slow.exit_code, message_of(slow.stderr)) == (2, f"{said}\n")
         return
     quick = oneshot.answer(list(args))
     if quick is not None:

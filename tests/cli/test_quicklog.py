@@ -170,7 +170,7 @@ def _damaged(memory: Path, how: str) -> None:
 def test_a_damaged_repository_is_said_not_shown_empty(memory: Path, how: str) -> None:
     """A history git cannot read is an error (exit 2, git's words, how to check), on both
     paths, for show and for migrate: it once read as no commits (log, exit 0) and no
-    documents (migrate: "all 0 document(s) are current", exit 0)."""
+    documents (migrate: "no documents yet; nothing to migrate", exit 0)."""
     _damaged(memory, how)
     root = str(memory)
     assert quicklog.answer(["--memory", root]) is None

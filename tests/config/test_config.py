@@ -12,7 +12,7 @@ import pytest
 from clm_policy.base.errors import InputError, quote
 from clm_policy.config.project import ProjectConfig, load_config, memory_path, read_config, setting
 
-from conftest import git, invoke
+from conftest import as_shown, git, invoke
 
 CONFIG = "version: 1\npolicy: claude-code   # the bundled one\nprofile: research\n"
 
@@ -113,7 +113,7 @@ def test_init_claude_code(project: Path, monkeypatch: pytest.MonkeyPatch, tmp_pa
     made = invoke("init", "--claude-code")
     assert made.exit_code == 0, made.stderr
     assert made.stdout.splitlines()[0] == (
-        f"wrote {project / '.clm-policy.yaml'} (policy claude-code, profile coding)"
+        f"wrote {as_shown(project / '.clm-policy.yaml')} (policy claude-code, profile coding)"
     )
     assert read_config(project / ".clm-policy.yaml")[0] == {
         "version": "1",

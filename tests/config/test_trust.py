@@ -19,7 +19,7 @@ from clm_policy.config.project import (
 )
 from clm_policy.config.trust import IgnoredSettings, store_path, take_ignored
 
-from conftest import REPO, invoke
+from conftest import REPO, as_shown, invoke
 
 BASE = "version: 1\npolicy: claude-code\nprofile: coding\n"
 
@@ -71,7 +71,7 @@ def test_trust_then_change_then_revoke(project: Path) -> None:
     done = invoke("trust")
     assert (done.exit_code, done.stderr) == (0, "")
     assert done.stdout == (
-        f"trusted {path} (sha256 {digest(path)[:12]})\n"
+        f"trusted {as_shown(path)} (sha256 {digest(path)[:12]})\n"
         f"  memory  {project / '..' / 'shared-memory'}\n"
         "  remote  origin\n"
     )
@@ -97,9 +97,9 @@ def test_trust_then_change_then_revoke(project: Path) -> None:
     assert line.startswith("changed    20")
     assert line.endswith(f"{path}  (not trusted as it is now: clm-policy trust {path})")
     # revoked
-    assert invoke("trust", "--revoke").stdout == f"revoked trust in {path}\n"
+    assert invoke("trust", "--revoke").stdout == f"revoked trust in {as_shown(path)}\n"
     assert invoke("trust", "--revoke", str(path)).stdout == (
-        f"{path} was not trusted; nothing changed\n"
+        f"{as_shown(path)} was not trusted; nothing changed\n"
     )
     assert invoke("trust", "--list").stdout == (
         "no trusted configuration files (clm-policy trust PATH trusts one)\n"
@@ -113,14 +113,14 @@ def test_a_file_that_is_gone_is_listed_and_revoked(project: Path) -> None:
     (line,) = invoke("trust", "--list").stdout.splitlines()
     assert line.startswith("missing ")
     assert line.endswith(str(path))
-    assert invoke("trust", "--revoke", str(path)).stdout == f"revoked trust in {path}\n"
+    assert invoke("trust", "--revoke", str(path)).stdout == f"revoked trust in {as_shown(path)}\n"
 
 
 def test_a_file_with_neither_memory_nor_remote(project: Path) -> None:
     path = project / ".clm-policy.yaml"
     path.write_text(BASE)
     assert invoke("trust", str(path)).stdout == (
-        f"trusted {path} (sha256 {digest(path)[:12]})\n"
+        f"trusted {as_shown(path)} (sha256 {digest(path)[:12]})\n"
         "  it names no memory other than the project's default and no remote\n"
     )
 

@@ -30,7 +30,7 @@ from clm_policy.formats.yamlio import parse_yaml
 from clm_policy.lifecycle.sources import read_state_source
 from clm_policy.models.state_io import parse_state
 
-from conftest import REPO, Endless, data_paths, invoke
+from conftest import REPO, Endless, data_paths, invoke, message_of
 
 OK = "version: 1\nprofiles:\n  coding: {soft_compact: 100, hard_handoff: 200}\n"
 SECRET = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
@@ -303,7 +303,7 @@ def test_lint_refuses_binary_and_non_utf8_like_decide(
         1,
         f"{path}:{where}: error [yaml-syntax] {message}\n",
     )
-    assert linted.stderr == "clm-policy lint: 1 error(s), 0 warning(s) in 1 file\n"
+    assert linted.stderr == "clm-policy lint: 1 error, 0 warnings in 1 file\n"
 
 
 def test_a_control_character_is_one_line(tmp_path: Path) -> None:
@@ -630,7 +630,7 @@ def test_bad_state_is_bad_input(
     result = invoke("decide", "--state", str(path), *args)
     assert result.exit_code == 2, result.stderr
     if "--format" not in args:
-        assert (result.stdout, result.stderr) == ("", f"{path}:{expected}\n")
+        assert (result.stdout, message_of(result.stderr)) == ("", f"{path}:{expected}\n")
     else:  # the error may come as one JSON object on standard output
         shown = json.dumps(json.loads(result.stdout), ensure_ascii=False) if result.stdout else ""
         assert expected.split(": ", 1)[1] in shown + result.stderr
@@ -641,7 +641,11 @@ def test_bad_state_is_bad_input(
 )
 def test_bad_state_on_stdin(content: str, expected: str) -> None:
     result = invoke("decide", "--state", "-", stdin=content)
-    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"<stdin>:{expected}\n")
+    assert (result.exit_code, result.stdout, message_of(result.stderr)) == (
+        2,
+        "",
+        f"<stdin>:{expected}\n",
+    )
 
 
 def test_bad_state_for_compact_writes_nothing(tmp_path: Path) -> None:
@@ -652,7 +656,10 @@ def test_bad_state_for_compact_writes_nothing(tmp_path: Path) -> None:
     path.write_text('{"session_id": "s", "signals": {"degradation": NaN}}')
     for command in ("compact", "handoff"):
         result = invoke(command, "--memory", str(memory), "--state", str(path))
-        assert (result.exit_code, result.stderr) == (2, f"{path}:1:48: NaN is not a JSON number\n")
+        assert (result.exit_code, message_of(result.stderr)) == (
+            2,
+            f"{path}:1:48: NaN is not a JSON number\n",
+        )
     assert (
         sorted(p.relative_to(memory) for p in memory.rglob("*") if ".git" not in p.parts) == before
     )
@@ -670,7 +677,7 @@ def test_a_deep_state_never_echoes_itself(tmp_path: Path) -> None:
     result = invoke("decide", "--state", str(path))
     assert result.exit_code == 2
     assert SECRET not in result.stderr
-    assert result.stderr.endswith(": nested more than 64 levels deep\n")
+    assert message_of(result.stderr).endswith(": nested more than 64 levels deep\n")
 
 
 def test_a_long_bad_value_is_quoted_short(tmp_path: Path) -> None:
@@ -678,7 +685,7 @@ def test_a_long_bad_value_is_quoted_short(tmp_path: Path) -> None:
     path.write_text(json.dumps(_state(status=SECRET * 20)))
     result = invoke("decide", "--state", str(path))
     assert result.exit_code == 2
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         f"{path}:1:31: status: input should be 'running', 'waiting', 'phase_boundary', "
         f"'completed', 'failed' or 'blocked', got string '{(SECRET * 2)[:60]}…'\n"
     )

@@ -293,7 +293,7 @@ def test_handoff_on_a_branch_and_pushed(memory: Path, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "on clm/handoff/s4-1" in proc.stdout
-    assert "pushed to origin (1 attempt(s))" in proc.stdout
+    assert "pushed to origin (1 attempt)" in proc.stdout
     assert git(memory, "rev-parse", "HEAD") == head  # the checked-out branch did not move
     assert git(bare, "log", "-1", "--format=%s", "clm/handoff/s4-1") == (
         "clm(handoff): s4 step 0, hard_handoff\n"

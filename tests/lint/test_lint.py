@@ -154,7 +154,7 @@ def test_text_is_sorted_and_complete(monkeypatch: pytest.MonkeyPatch) -> None:
     assert lines == sorted(
         lines, key=lambda s: (s.split(":")[0], int(s.split(":")[1]), int(s.split(":")[2]))
     )
-    assert result.stderr == "clm-policy lint: 7 error(s), 3 warning(s) in 4 files\n"
+    assert result.stderr == "clm-policy lint: 7 errors, 3 warnings in 4 files\n"
 
 
 def test_disable_comments(tmp_path: Path) -> None:

@@ -88,7 +88,7 @@ def test_demo_as_a_process(tmp_path: Path) -> None:
         "",
     ]
     assert (
-        "stopped: completed after 96 steps; 5 compaction(s), 1 handoff(s), sessions demo, demo-2"
+        "stopped: completed after 96 steps; 5 compactions, 1 handoff, sessions demo, demo-2"
     ) in proc.stdout
     assert "clm-policy log --memory clm-memory" in proc.stdout
     log = json.loads(
@@ -358,7 +358,7 @@ def test_interactive_confirmation_at_a_terminal(tmp_path: Path) -> None:
     os.close(master)
     assert proc.returncode == 0, err
     assert "stopped: completed" in out
-    assert "0 handoff(s)" in out
+    assert "0 handoffs" in out
     log = git(tmp_path / "mem", "show", "HEAD:sessions/demo/decisions.jsonl")
     assert "handoff rejected by a person (phase finished" in log
 

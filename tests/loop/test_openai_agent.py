@@ -508,8 +508,7 @@ def test_run_as_a_process(endpoint: Endpoint, tmp_path: Path) -> None:
     )
     assert "last reply: All migrated. TASK COMPLETE" in lines
     assert (
-        f"stopped: completed after 16 steps; 2 compaction(s), 1 handoff(s), sessions {first}, "
-        f"{first}-2"
+        f"stopped: completed after 16 steps; 2 compactions, 1 handoff, sessions {first}, {first}-2"
     ) in lines
     assert len(endpoint.requests) == 17
     status = json.loads(

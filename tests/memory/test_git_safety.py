@@ -152,7 +152,7 @@ def test_status_names_a_session_folder_without_its_state(memory: Path) -> None:
             "the session's state was never committed"
             for n in range(10)
         ),
-        "clm-policy: skipping 2 more session(s)",
+        "clm-policy: skipping 2 more sessions",
     ]
     one = invoke("status", "--memory", str(memory), "--session", "s03")
     assert (one.exit_code, one.stdout) == (2, "")

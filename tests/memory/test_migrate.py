@@ -125,14 +125,14 @@ def test_migrate_rewrites_every_old_document_in_one_commit_and_is_idempotent(old
             f"{path}: version 1 -> {3 if path.startswith('manifests/') else 2}"
             for path in DOCUMENTS
         ),
-        "dry run: 4 of 4 document(s) would be rewritten",
+        "dry run: 4 of 4 documents would be rewritten",
     ]
     assert git(old, "rev-parse", "HEAD") == head
 
     done = invoke("migrate", "--memory", str(old))
     assert done.exit_code == 0, done.stderr
     commit = git(old, "rev-parse", "HEAD").strip()
-    assert done.stdout.splitlines()[-1] == f"migrated 4 of 4 document(s): commit {commit[:12]}"
+    assert done.stdout.splitlines()[-1] == f"migrated 4 of 4 documents: commit {commit[:12]}"
     assert git(old, "rev-list", "--count", f"{head.strip()}..HEAD") == "1\n"
     assert git(old, "log", "-1", "--format=%s") == (
         "clm(migrate): 2 manifests to version 3, 2 states to version 2\n"
@@ -156,7 +156,7 @@ def test_migrate_rewrites_every_old_document_in_one_commit_and_is_idempotent(old
     again = invoke("migrate", "--memory", str(old))
     assert (again.exit_code, again.stdout) == (
         0,
-        f"{old}: all 4 document(s) are current; nothing to migrate\n",
+        f"{old}: all 4 documents are current; nothing to migrate\n",
     )
     assert git(old, "rev-parse", "HEAD").strip() == commit
     status = invoke("status", "--memory", str(old))
@@ -194,7 +194,7 @@ def test_a_repository_without_a_commit_has_nothing_to_migrate(tmp_path: Path) ->
     (fresh / ".clm-memory").write_text("")
     result = invoke("migrate", "--memory", str(fresh))
     assert (result.exit_code, result.stderr) == (0, "")
-    assert result.stdout == f"{fresh}: all 0 document(s) are current; nothing to migrate\n"
+    assert result.stdout == f"{fresh}: no documents yet; nothing to migrate\n"
     (fresh / "manifests").mkdir()
     (fresh / "manifests" / "x.json").write_text("")
     git(fresh, "add", "-A")
@@ -246,7 +246,7 @@ def test_two_migrates_at_once_leave_one_commit_and_both_succeed(old: Path) -> No
     done = [proc.communicate(timeout=120) for proc in procs]
     assert [proc.returncode for proc in procs] == [0, 0], done
     said = sorted(out.splitlines()[-1].split(":")[0] for out, _ in done)
-    assert said == [str(old), "migrated 4 of 4 document(s)"]
+    assert said == [str(old), "migrated 4 of 4 documents"]
     subjects = git(old, "log", "--format=%s").splitlines()
     assert [s for s in subjects if s.startswith("clm(migrate):")] == subjects[:1]
 

@@ -97,7 +97,7 @@ def test_tokens_after_escapes_and_encoded_separators(
     for verb in ("compact", "handoff"):
         result = invoke(verb, "--memory", str(memory), "--state", str(path))
         assert result.exit_code == 0, result.stderr
-        assert "redacted  1 secret(s)" in result.stdout
+        assert "redacted  1 secret" in result.stdout
     assert_nowhere(memory, GITHUB, OPENAI, GITHUB[4:20], OPENAI[8:24])
 
 

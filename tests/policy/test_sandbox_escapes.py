@@ -438,7 +438,7 @@ NAME_ROWS = [
     pytest.param(
         "tokens",
         "'tokens' is a group of names, not a value: use tokens.context, tokens.estimated, "
-        "tokens.input, tokens.output, ...",
+        "tokens.input, tokens.output, …",
         0,
         id="group-tokens",
     ),

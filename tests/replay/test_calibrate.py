@@ -46,7 +46,7 @@ def test_a_proposal_from_the_agent_s_own_compactions(tmp_path: Path) -> None:
     assert (result.exit_code, result.stderr) == (0, "")
     assert result.stdout == (
         "calibrate profile coding of policy claude-code (<bundled>/claude-code.yaml)\n"
-        "  from 6 session(s): 6 trouble point(s) (6 automatic compaction(s) by the agent)\n"
+        "  from 6 sessions: 6 trouble points (6 automatic compactions by the agent)\n"
         "  current:   soft_compact 60%, hard_handoff 75%\n"
         "  lower decile of the trouble points: 80.5%; margin 5%\n"
         "  proposed:  soft_compact 60%, hard_handoff 76%\n"
@@ -134,10 +134,10 @@ def test_too_little_history_proposes_and_writes_nothing(tmp_path: Path) -> None:
     assert (result.exit_code, result.stderr) == (0, "")
     assert result.stdout == (
         f"calibrate profile coding of policy default ({policy})\n"
-        "  from 3 session(s): 4 trouble point(s) (2 automatic compaction(s) by the agent, 2 "
-        "degradation report(s))\n"
+        "  from 3 sessions: 4 trouble points (2 automatic compactions by the agent, 2 "
+        "degradation reports)\n"
         "  current:   soft_compact 250000, hard_handoff 350000\n"
-        "  too little history: 4 trouble point(s), at least 5 needed: nothing proposed, "
+        "  too little history: 4 trouble points, at least 5 needed: nothing proposed, "
         "nothing written\n"
     )
     assert policy.read_bytes() == before
@@ -346,7 +346,7 @@ def test_points_past_the_profile_s_window_are_left_out_not_proposed_as_shares(
     lines = result.stdout.splitlines()
     assert "  left out: 5 past the profile's window (the session ran with a larger one)" in lines
     assert lines[-1] == (
-        "  too little history: 0 trouble point(s), at least 5 needed: nothing proposed, "
+        "  too little history: 0 trouble points, at least 5 needed: nothing proposed, "
         "nothing written"
     )
     assert team.read_bytes() == before

@@ -211,7 +211,7 @@ def test_the_glob_expands_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     result = invoke("replay", "--transcripts", "~/.claude/projects/*/*.jsonl", "-p", "default")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith(
-        "replay of 1 session(s) (~/.claude/projects/*/*.jsonl) under policy default"
+        "replay of 1 session (~/.claude/projects/*/*.jsonl) under policy default"
     )
 
 
@@ -222,7 +222,7 @@ def test_unreadable_files_are_skipped_and_listed(tmp_path: Path) -> None:
     result = invoke("replay", "--transcripts", str(folder / "*.jsonl"), "--policy", "default")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines()[-3:] == [
-        "skipped 2 file(s):",
+        "skipped 2 files:",
         f"  {folder}/broken.jsonl: cannot tell the transcript format: neither the last nor the "
         "first lines look like Claude Code, Codex or OpenAI chat messages",
         f"  {folder}/chat.jsonl: no per-request figures in an OpenAI chat transcript",

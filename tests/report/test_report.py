@@ -65,7 +65,7 @@ def commit_file(repo: Path, path: str, text: str, message: str = "hand-made") ->
 def test_the_demo_page(memory: Path, tmp_path: Path) -> None:
     run(memory)
     page, said = report(memory, tmp_path)
-    assert said == f"wrote {tmp_path / 'report.html'}: 1 session(s), 9 KiB (open it in a browser)\n"
+    assert said == f"wrote {tmp_path / 'report.html'}: 1 session, 9 KiB (open it in a browser)\n"
     p = Page(page)
     assert p.count("section", id="s-demo") == 1
     # the context chart: the thresholds of the default policy's coding profile, each event
@@ -258,7 +258,7 @@ def test_only_one_session(memory: Path, tmp_path: Path) -> None:
     page, said = report(memory, tmp_path, "--session", "scenario-b")
     p = Page(page)
     assert (p.count("section", id="s-scenario-b"), p.count("section", id="s-demo")) == (1, 0)
-    assert "1 session(s)" in said
+    assert "1 session" in said
 
 
 def test_standard_output(memory: Path) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from clm_policy.base.errors import InputError
+from clm_policy.base.paths import shown_path
 
 PLUGIN = "clm-policy"
 MARKETPLACE = "clm-policy"
@@ -162,7 +163,7 @@ def main(argv: list[str]) -> int:
     if "--write" in argv:
         path = integrations_dir() / "claude-code" / "hooks" / "hooks.json"
         path.write_text(text, encoding="utf-8")
-        echo(f"wrote {path}")
+        echo(f"wrote {shown_path(str(path))}")
     else:
         echo(text, nl=False)
     return 0

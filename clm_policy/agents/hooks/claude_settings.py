@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from clm_policy.base.errors import InputError, Location
-from clm_policy.base.paths import claude_config_dir
+from clm_policy.base.paths import claude_config_dir, shown_path
 
 SCRIPT = "clm-policy"
 HOOK_ARGS = ("hook", "claude-code")
@@ -202,7 +202,7 @@ def read_settings(
 
     if path_kind(path) == "missing":
         return {}
-    shown = str(path)
+    shown = shown_path(str(path))
     text = read_text(path, shown, limit=limit, what="settings")
     if not text.strip():
         return {}
@@ -234,7 +234,7 @@ def write_json(path: Path, prepared: Prepared) -> tuple[str, list[str]]:
 
     data, merged, changes = prepared
     if merged == data:
-        return f"{path}: already up to date; nothing written", changes
+        return f"{shown_path(str(path))}: already up to date; nothing written", changes
     target = Path(os.path.realpath(path))
     text = json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
     try:
@@ -246,9 +246,10 @@ def write_json(path: Path, prepared: Prepared) -> tuple[str, list[str]]:
         replace(target, text.encode("utf-8"), mode=mode)
     except OSError as exc:  # a folder not yours to write, a read-only or full file system
         raise InputError(
-            f"cannot write it: {exc.strerror or exc}; nothing written", Location(str(path))
+            f"cannot write it: {exc.strerror or exc}; nothing written",
+            Location(shown_path(str(path))),
         ) from None
-    return f"wrote {path}", changes
+    return f"wrote {shown_path(str(path))}", changes
 
 
 def merged_json(
@@ -338,8 +339,8 @@ def settings_command(
         other = settings_path("user" if scope == "project" else "project", cwd)
         if other != path and has_hooks(other):
             lines.append(
-                f"note: {other} runs clm-policy's hooks too, and Claude Code runs the hooks of "
-                "both files: keep them in one."
+                f"note: {shown_path(str(other))} runs clm-policy's hooks too, and Claude Code "
+                "runs the hooks of both files: keep them in one."
             )
     if print_settings:
         lines.append(json.dumps(snip, indent=2))
@@ -365,7 +366,7 @@ def _install_into(
         # the configuration is written already, and a good one: it stays, and is said
         written = cwd / FILENAME
         raise InputError(
-            f"{exc.message} ({written}, written before it, stays)", exc.location
+            f"{exc.message} ({shown_path(str(written))}, written before it, stays)", exc.location
         ) from None
     return [*lines, result, *(f"  {c}" for c in changes)], result.startswith("wrote")
 
@@ -424,7 +425,7 @@ def uninstall_command(agent: str, scope: str, cwd: Path) -> list[str]:
         path, lambda data: unmerge(data, args=args, status_line=status_line), what
     )
     if not changes:
-        return [f"{path}: no clm-policy hooks in it; nothing written"]
+        return [f"{shown_path(str(path))}: no clm-policy hooks in it; nothing written"]
     return [
         result,
         *(f"  {c}" for c in changes),
@@ -488,7 +489,7 @@ def project_config(cwd: Path) -> list[str]:
 
     if not write_config(cwd):
         return []
-    return [f"wrote {cwd / FILENAME} (policy claude-code, profile coding)"]
+    return [f"wrote {shown_path(str(cwd / FILENAME))} (policy claude-code, profile coding)"]
 
 
 def has_hooks(path: Path) -> bool:

@@ -56,14 +56,14 @@ def run_engine(raw: bytes) -> Answer:
             raise InputError(f"unknown engine event {name!r} (known: {', '.join(EVENTS)})")
         return handler(Hook(call, AGENT))
     except Exception as exc:
-        from clm_policy.base.errors import ClmError
+        from clm_policy.base.errors import ClmError, shorten
 
         why = str(exc) if isinstance(exc, ClmError) else f"{type(exc).__name__}: {exc}"
         where = f"{AGENT} engine: {name}: " if name else f"{AGENT} engine: "
         log(f"{where}{why}")
         short = " ".join(why.split())
         if len(short) > IDLE_LIMIT:
-            short = short[: IDLE_LIMIT - 1] + "…"
+            short = shorten(short, IDLE_LIMIT - 1)
         return {"act": "none", "idle": short, "status": f"idle: {short} (see the hook log)"}
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from clm_policy.agents.hooks import claude_settings as cs
 from clm_policy.base.errors import InputError
-from clm_policy.base.paths import claude_user_config
+from clm_policy.base.paths import claude_user_config, shown_path
 
 NAME = "clm-policy"
 
@@ -122,7 +122,7 @@ def uninstall(scope: str, cwd: Path) -> list[str]:
     with _locked(scope, path):
         result, changes = cs.update_json(path, unmerge, limit=limit(scope))
     if not changes:
-        return [f"{path}: no {NAME} MCP server in it; nothing written"]
+        return [f"{shown_path(str(path))}: no {NAME} MCP server in it; nothing written"]
     return [result, *(f"  {change}" for change in changes)]
 
 

@@ -32,8 +32,9 @@ import re
 import time
 from contextlib import contextmanager
 
-from clm_policy.base.errors import InputError
+from clm_policy.base.errors import InputError, short_path
 from clm_policy.base.interrupts import uninterrupted
+from clm_policy.base.paths import home_as_tilde
 from clm_policy.memory.git import confine
 from clm_policy.memory.git.run import (
     GitError,
@@ -143,21 +144,25 @@ class MemoryRepo:
 
     def __init__(self, root: str | os.PathLike[str], *, lock_timeout: float = 120.0) -> None:
         where = os.fspath(root)
+        shown = short_path(where)
         if os.path.exists(where) and not os.path.isdir(where):
-            raise InputError(f"{where}: is a file, not a memory repository (a folder)")
+            raise InputError(f"{shown}: is a file, not a memory repository (a folder)")
         if not os.path.isdir(where):
             raise InputError(
-                f"{where}: no such memory repository (create one: clm-policy init {where})"
+                f"{shown}: no such memory repository (create one: clm-policy init "
+                f"{shown if shown == where else 'DIR'})"
             )
         if not os.path.isfile(os.path.join(where, MARKER)):
             raise InputError(
-                f"{where}: not a clm-policy memory repository (no {MARKER}; "
+                f"{shown}: not a clm-policy memory repository (no {MARKER}; "
                 f"create one with: clm-policy init DIR)"
             )
         git_dir = find_git_dir(where)
         if git_dir is None:
-            raise InputError(f"{where}: has {MARKER} but is not a git repository")
+            raise InputError(f"{shown}: has {MARKER} but is not a git repository")
         self.root = os.path.abspath(where)  # (paths are strings: pathlib costs a compaction)
+        self.shown = home_as_tilde(where)
+        """The repository as messages name it: as it was given, the home folder as ``~``."""
         self.git_dir = git_dir
         self.lock_timeout = lock_timeout
         self._holding = 0  # how deep this object is in :meth:`locked` (0: not holding it)
@@ -265,7 +270,7 @@ class MemoryRepo:
                     waited = time.monotonic() - start
                     if waited > self.lock_timeout:
                         raise InputError(
-                            f"{self.root}: another process has held the write lock for "
+                            f"{self.shown}: another process has held the write lock for "
                             f"{self.lock_timeout:g} s; try again once it is done (a "
                             f"clm-policy command, or a hook of an agent's session)"
                         ) from None
@@ -273,7 +278,7 @@ class MemoryRepo:
                         from clm_policy.base.progress import Notice  # (a rare wait)
 
                         notice = Notice(
-                            f"clm-policy: waiting for the write lock of {self.root}: another "
+                            f"clm-policy: waiting for the write lock of {self.shown}: another "
                             f"process is writing to it (Ctrl-C stops; at most "
                             f"{self.lock_timeout:g} s)"
                         )
@@ -332,19 +337,19 @@ class MemoryRepo:
         for name, what, end in _UNDER_WAY:
             if os.path.exists(os.path.join(self.git_dir, name)):
                 raise InputError(
-                    f"{self.root}: {what} is under way in the memory repository; finish or "
-                    f"abort it first (git -C {self.root} {end}), then try again"
+                    f"{self.shown}: {what} is under way in the memory repository; finish or "
+                    f"abort it first (git -C {self.shown} {end}), then try again"
                 )
         head = _stripped(os.path.join(self.git_dir, "HEAD"))
         if head and not head.startswith("ref: ") and not OBJECT_ID.fullmatch(head):
             raise InputError(
-                f"{self.root}: its .git/HEAD names neither a branch nor a commit, so git cannot "
-                f"read the repository (it may be damaged: git -C {self.root} fsck checks it)"
+                f"{self.shown}: its .git/HEAD names neither a branch nor a commit, so git cannot "
+                f"read the repository (it may be damaged: git -C {self.shown} fsck checks it)"
             )
         if head and not head.startswith("ref: "):
             raise InputError(
-                f"{self.root}: HEAD is detached (no branch is checked out), so a commit would "
-                f"belong to no branch; check one out first (git -C {self.root} switch -, back "
+                f"{self.shown}: HEAD is detached (no branch is checked out), so a commit would "
+                f"belong to no branch; check one out first (git -C {self.shown} switch -, back "
                 "to the branch you were on)"
             )
 
@@ -593,9 +598,9 @@ class MemoryRepo:
                     raise PushRejected(
                         f"push {branch}: the remote's {branch} is another commit (it is not "
                         "checked out here, so it is not rebased)",
-                        f"see what the remote holds (git -C {self.root} fetch -- {shown} "
-                        f"{branch}, then git -C {self.root} log FETCH_HEAD) and push this one "
-                        f"under a name of its own: git -C {self.root} push -- {shown} "
+                        f"see what the remote holds (git -C {self.shown} fetch -- {shown} "
+                        f"{branch}, then git -C {self.shown} log FETCH_HEAD) and push this one "
+                        f"under a name of its own: git -C {self.shown} push -- {shown} "
                         f"{branch}:{branch}-2",
                     )
                 status, out, err = self.run("rebase", "-q", "FETCH_HEAD")
@@ -616,8 +621,8 @@ class MemoryRepo:
 
     def _update_first(self, remote: str, branch: str) -> str:
         return (
-            f"bring it up to date first (git -C {self.root} pull --rebase -- {remote} {branch}, "
-            f"resolving what conflicts), then push it: git -C {self.root} push -- {remote} "
+            f"bring it up to date first (git -C {self.shown} pull --rebase -- {remote} {branch}, "
+            f"resolving what conflicts), then push it: git -C {self.shown} push -- {remote} "
             f"{branch}"
         )
 
