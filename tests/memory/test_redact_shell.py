@@ -60,6 +60,9 @@ FOUND: list[tuple[str, str]] = [
     ("sudo -S true <<<'Maple2024!'", f"sudo -S true <<<'{CLI}'"),
     ("echo MyPass99 | docker login -u ci --password-stdin ghcr.io", f"echo {CLI} | docker login -u ci --password-stdin ghcr.io"),
     ("echo MyPass99 | passwd --stdin bob", f"echo {CLI} | passwd --stdin bob"),
+    # ... in JSON text, as a transcript's line holds it
+    ('{"command": "printf \'Maple2024!\\\\n\' | sudo -S ls"}', f'{{"command": "printf \'{CLI}\\\\n\' | sudo -S ls"}}'),
+    ('{"command": "echo \\"MyPass99\\" | sudo -S ls"}', f'{{"command": "echo \\"{CLI}\\" | sudo -S ls"}}'),
     # sshpass -p, mysql -p, docker login: a password a person built of words and digits
     ("sshpass -p MyPass99 ssh host", f"sshpass -p {CLI} ssh host"),
     ("mysql -u root -phunter2secret shop", f"mysql -u root -p{CLI} shop"),
@@ -68,7 +71,7 @@ FOUND: list[tuple[str, str]] = [
     ("vault login -method=userpass username=bob --password hunter2secret", f"vault login -method=userpass username=bob --password {CLI}"),
     ("./deploy --user admin --password=MyPass99 --env prod", f"./deploy --user admin --password={CLI} --env prod"),
     # a variable named for a secret: export, a command's environment, set, setx, PowerShell
-    ("export OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwx123456", f"export OPENAI_API_KEY={VAR}"),
+    ("export OPENAI_API_KEY=sk-Maple2024-copper-lantern", f"export OPENAI_API_KEY={VAR}"),
     ("export MY_TOKEN=hunter2secret", f"export MY_TOKEN={VAR}"),
     ("SLACK_BOT_TOKEN='hunter2secret' ./notify.sh", f"SLACK_BOT_TOKEN='{VAR}' ./notify.sh"),
     ("MY_SECRET=hunter2secret ./run.sh", f"MY_SECRET={VAR} ./run.sh"),
@@ -124,6 +127,14 @@ LEFT: list[str] = [
     "export TOKEN=your-token-here",
     "API_KEY=<your-api-key>",
     "PAD_TOKEN=[PAD]",
+    "HF_ORG_TOKEN=api_org_<token>",
+    'AZURE_SAS_TOKEN="?sv=2022-11-02&sp=rl&sig=<signature>"',
+    # a placeholder in a key's shape: its body counts up, as documentation writes it
+    "export OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwx123456",
+    "DATABRICKS_TOKEN=dapi123456789012345678a9bc01234defg5",
+    "API_TOKEN=npm_deadbeefdeadbeefdeadbeefdeadbeefdead",
+    "STRIPE_SECRET_KEY=sk_test_yoursecretkeyhere",
+    "STRIPE_SECRET_KEY=sk_test_abc123abc123abc123abc123abc123",
     # what reads no password from standard input, or is fed none
     "echo hello | sudo tee /etc/motd",
     "echo $SUDO_PASSWORD | sudo -S apt update",
@@ -148,6 +159,8 @@ LEFT: list[str] = [
     "machine github.com login bob",
     "Server=db;Database=shop;Trusted_Connection=True;",
     "Password=;",
+    "2024-05-14 WARN db: connect failed user=app password=changeme host=db",
+    "connect failed user=app password=<your-token> host=db",
     # a sentence that names a password, in JSON-escaped text
     '"content": "# Only check cpolar auth if password is available\\n          fi"',
 ]
@@ -191,9 +204,9 @@ def test_long_adversarial_inputs_are_read_in_linear_time(text: str, counts: dict
         assert result.text == text
 
 
-SECRETS = ("hunter2secret", "sk-abcdefghijklmnopqrstuvwx123456", "MyPass99")
+SECRETS = ("hunter2secret", "Maple2024-copper", "MyPass99")
 COMMAND = (
-    "export OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwx123456"
+    "export DEPLOY_TOKEN=Maple2024-copper"
     " && echo hunter2secret | sudo -S apt install -y libcsv"
     " && sshpass -p MyPass99 ssh deploy@10.0.0.5 true"
     " && python -m pytest -q"

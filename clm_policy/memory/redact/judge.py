@@ -188,7 +188,7 @@ MIN_PASSWORD_LENGTH = 6
 """Shorter values where only a password can stand are left alone (``-p1234``, ``pw: abc``)."""
 _NOT_A_PASSWORD = LazyPattern(
     r"""
-      .*(?:\$\{|\{\{|\[REDACTED:|\.\.\.|…|(?i:example|xxxx)|\*\*\*|•••
+      .*(?:\$\{|\{\{|\[REDACTED:|\.\.\.|…|(?i:example|xxxx)|\*\*\*|•••|(?i:123456|abcdef|qwerty)
         |(.)\1{7})                                 # 00000000: a mask, or a template's fill
     | [<\[].*[>\]]$                              # <password>, [PASSWORD], [value]
     | \{(?:[A-Za-z_][A-Za-z_.]*[0-9]*|[0-9]*)\}$  # {password}, {0}: a format field
@@ -199,10 +199,9 @@ _NOT_A_PASSWORD = LazyPattern(
     """,
     re.VERBOSE,
 )
-_TYPED_SEQUENCE = LazyPattern("(?i:123456|abcdef|qwerty)")
 
 
-def looks_password(value: str, *, sequences: bool = True) -> bool:
+def looks_password(value: str) -> bool:
     """Whether a value where only a password can stand — a tool's password variable
     (``PGPASSWORD=``), option (``mysql -p…``, ``sshpass -p``) or a sentence that names it
     (``the password is …``) — is one. A person types these, so they need not look random:
@@ -210,13 +209,10 @@ def looks_password(value: str, *, sequences: bool = True) -> bool:
     a placeholder (``<password>``, ``[value]``, ``********``, ``example``), a URL or a path, a
     plain word (``postgres``, ``required``: letters only count when random), a number under
     10 digits, or placeholder words as written (:func:`typed_default`: ``changeme``,
-    ``Password1``; ``MyPass99`` and ``P@ssw0rd$1`` are passwords). ``sequences=False``: a
-    typed sequence (``123456``, ``abcdef``) does not make it a placeholder."""
+    ``Password1``; ``MyPass99`` and ``P@ssw0rd$1`` are passwords)."""
     if len(value) < MIN_PASSWORD_LENGTH or _EXPANSIONS.fullmatch(value) is not None:
         return False
     if _NOT_A_PASSWORD.match(value) is not None:
-        return False
-    if sequences and _TYPED_SEQUENCE.search(value) is not None:
         return False
     if value.isalpha():
         return looks_secret(value)

@@ -25,8 +25,14 @@ from __future__ import annotations
 import re
 
 from clm_policy.base.lazypattern import LazyPattern
-from clm_policy.memory.redact.judge import MIN_SECRET_LENGTH, looks_password, looks_secret
+from clm_policy.memory.redact.judge import (
+    MIN_SECRET_LENGTH,
+    glued_to_placeholder,
+    looks_password,
+    looks_secret,
+)
 from clm_policy.memory.redact.syntax import ESCAPED, Rule
+from clm_policy.memory.redact.token_checks import placeholder_shape
 from clm_policy.memory.redact.tools import OPTION_START, TYPED_VALUE, variable_start
 
 # -- a password fed to a command's standard input ----------------------------------------------
@@ -41,9 +47,10 @@ STDIN_READER = LazyPattern(
     re.VERBOSE,
 )
 # echo PW, echo -n PW, printf PW, printf 'PW\n': quoted to the closing quote (a "\n" before
-# it stays), or bare to a blank; then a pipe, and the command that reads it, to its end.
+# it stays; in JSON text the quote may be \" and the \n \\n), or bare to a blank; then a pipe,
+# and the command that reads it, to its end.
 PIPED = r"""(?<![\w-])(?:echo(?:[ \t]++-[neE]++)*+|printf(?:[ \t]++--)?)[ \t]++
-    (?P<q>["'])?(?P<secret>(?(q)[^\n\\"']++|[^\s"'`\\|;&<>()]++))(?(q)(?:\\n)?(?P=q))
+    (?P<q>\\?["'])?(?P<secret>(?(q)[^\n\\"']++|[^\s"'`\\|;&<>()]++))(?(q)(?:\\{1,2}n)?(?P=q))
     [ \t]*+\|[ \t]*+(?P<reader>[^\n|;&]{1,300}+)"""
 HERE_STRING = rf"<<<[ \t]*+{TYPED_VALUE}"
 
@@ -76,8 +83,6 @@ SECRET_KEY_NAME = LazyPattern(
 )
 # Words before TOKEN that make it no credential: a page cursor, an anti-forgery nonce.
 NOT_CREDENTIAL = LazyPattern(r"(?:^|_)(?:CSRF|XSRF|PAGE|NEXT|CURSOR|CONTINUATION|SYNC)_?TOKEN$")
-# A name (basic_auth, created_at, none): letters and separators, no digit — not a password.
-NAME_VALUE = LazyPattern(r"[A-Za-z]++(?:[_.:/-][A-Za-z]++)*+")
 SECRET_VARIABLE = rf"""(?:(?<![^\s;&|(`"':])|{ESCAPED})
     (?:(?<=\$env:)(?P<ps>)|(?<=setx[ \t])(?P<setx>))?
     (?P<name>{SECRET_NAME})(?![A-Za-z0-9_])
@@ -85,16 +90,34 @@ SECRET_VARIABLE = rf"""(?:(?<![^\s;&|(`"':])|{ESCAPED})
     {TYPED_VALUE}"""
 
 
+# A token's prefix (npm_, sk_test_, sk-): what follows it is judged as a token's body is.
+TOKEN_PREFIX = LazyPattern(r"(?:[a-z]{2,8}[_-])+")
+
+
+def _placeholder(value: str) -> bool:
+    """Shaped like a name or a placeholder, whole or after a token's prefix
+    (``npm_deadbeefdeadbeef…``, ``sk_test_yoursecretkeyhere``: a token rule left it alone)."""
+    prefix = TOKEN_PREFIX.match(value)
+    body = value if prefix is None else value[prefix.end() :]
+    return placeholder_shape(value) or (body != value and placeholder_shape(body))
+
+
 def _secret_variable(m: re.Match[str]) -> bool:
     """A value under a variable named for a secret: 8 characters or more that look like a
-    password (a long one though it holds ``abcdef`` or ``123456``: a key, not a template), not
-    a name; under a ``…KEY`` that need not hold a secret, random."""
+    password, not shaped like a name or a placeholder (``created_at``, ``abc123abc123…``, as a
+    token's body is judged) nor a template's fixed part (``api_org_<token>``); under a ``…KEY``
+    that need not hold a secret, random."""
     name, value = m["name"], m["secret"]
     if len(value) < MIN_SECRET_LENGTH or NOT_CREDENTIAL.search(name) is not None:
         return False
     if name.endswith("KEY") and SECRET_KEY_NAME.search(name) is None:
         return looks_secret(value)
-    return NAME_VALUE.fullmatch(value) is None and looks_password(value, sequences=len(value) < 20)
+    return (
+        not _placeholder(value)  # created_at, sk_test_abc123abc123…
+        and "<" not in value  # ?sig=<signature>
+        and not glued_to_placeholder(m.string, m.end("secret"))  # api_org_<token>
+        and looks_password(value)
+    )
 
 
 # -- .netrc, connection strings ----------------------------------------------------------------
@@ -107,8 +130,10 @@ CONNECTION_KEYS = LazyPattern(
     r"[ \t]*=",
     re.IGNORECASE,
 )
-CONNECTION_PASSWORD = r"""(?:(?<=[;"'\s])|(?<!.))(?:password|pwd)[ \t]*+=[ \t]*+
-    (?P<secret>[^;"'\n]*?[^;"'\s])(?=[ \t]*+(?:;|["']|$))"""
+# After ";" (and a blank), a quote, or at a line's start: not "user=app password=… host=db"
+# in a log line. The value ends at ";", a quote or the line's end.
+CONNECTION_PASSWORD = r"""(?:(?<=[;"'])|(?<=;[ \t])|(?<!.))(?:password|pwd)[ \t]*+=[ \t]*+
+    (?P<secret>[^;"'\s]++)(?=[ \t]*+(?:;|["']|$))"""
 
 
 CONNECTION_REACH = 300
