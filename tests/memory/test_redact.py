@@ -117,11 +117,16 @@ def test_token_rules_replace_the_whole_token(rule: str, secret: str, context: st
 
 def test_every_rule_is_exercised() -> None:
     # the providers' tokens added later are exercised in test_redact_tokens.py, the tools'
-    # password places in test_redact_tools.py
+    # password places in test_redact_tools.py, a shell's command line in test_redact_shell.py
+    from test_redact_shell import FOUND as SHELL
     from test_redact_tokens import NEW_TOKENS
     from test_redact_tools import FOUND
 
-    tools = {rule for _, out in FOUND for rule in re.findall(r"\[REDACTED:([a-z0-9-]+)\]", out)}
+    tools = {
+        rule
+        for _, out in (*FOUND, *SHELL)
+        for rule in re.findall(r"\[REDACTED:([a-z0-9-]+)\]", out)
+    }
     ids = {r.id for r in RULES}
     assert ids == set(TOKENS) | set(NEW_TOKENS) | {r for r, _, _ in KEY_VALUE} | tools
 

@@ -120,6 +120,13 @@ def is_code(m: re.Match[str]) -> bool:
     return m.string[end : end + 1] in ("(", "[", "{") or glued_to_placeholder(m.string, end)
 
 
+def _url_password(m: re.Match[str]) -> bool:
+    """A URL's password: not a placeholder, or one a person typed (``MyPass99``); not what a
+    rule already replaced in the user (``https://[REDACTED:github-pat]@github.com``)."""
+    secret = m["secret"]
+    return "[REDACTED:" not in m[0] and (not_placeholder(m) or looks_password(secret))
+
+
 def _curl_password(m: re.Match[str]) -> bool:
     """After ``curl`` on the same command line, any credential, ``$`` and ``!`` included
     (``mango2024!``, ``p@ss$!w0rd``) but shell expansions (``$PASSWORD``); elsewhere ``-u`` is
@@ -200,7 +207,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = (
         "url-password",
         r"""://(?<=[A-Za-z0-9]://)[^\s:/@"'<>]*+:(?P<secret>[^\s/@"'<>]++)@""",
         ("://",),
-        not_placeholder,
+        _url_password,
     ),
     Rule(
         "bearer-token",
@@ -234,7 +241,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = (
     ),
     Rule(  # X-Api-Key: …, Token: …, PRIVATE-TOKEN: …, "Api-Key": "…", Header.Set("X-Token", "…")
         "auth-header",
-        rf"""(?:(?<![A-Za-z0-9_-])|{ESCAPED})
+        rf"""(?:(?<![A-Za-z0-9_/-])|{ESCAPED})  # not a URL's user: https://x-access-token:…@
         (?:(?<=["'])(?P<nq>))?(?:(?<=_header[ \t])(?P<ng>))?
         # a header's spelling: words joined by "-"; or one word, capitalised (Token:), after
         # curl -H ' or after curl -v's "> " (HTTP/2 writes headers in lower case)

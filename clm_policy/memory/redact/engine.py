@@ -28,6 +28,7 @@ from clm_policy.base.lazypattern import LazyPattern
 from clm_policy.base.record import Record
 from clm_policy.memory.redact.assignments import ASSIGNMENT_RULES, is_token_header
 from clm_policy.memory.redact.judge import looks_credential, looks_secret
+from clm_policy.memory.redact.shell import SHELL_RULES
 from clm_policy.memory.redact.syntax import AWS_KEY_NAME, AWS_SECRET, KEY_NAME, Rule
 from clm_policy.memory.redact.tokens import TOKEN_RULES
 from clm_policy.memory.redact.tools import PROSE_RULES, TOOL_RULES
@@ -37,12 +38,19 @@ if TYPE_CHECKING:  # no typing or dataclasses at run time: the hooks import the 
     import re
     from typing import Any
 
-RULES: tuple[Rule, ...] = (*TOKEN_RULES, *TOOL_RULES, *ASSIGNMENT_RULES, *PROSE_RULES)
+RULES: tuple[Rule, ...] = (
+    *TOKEN_RULES,
+    *TOOL_RULES,
+    *ASSIGNMENT_RULES,
+    *SHELL_RULES,
+    *PROSE_RULES,
+)
 """Every rule, in the order they run: private keys first (their body must not be cut up by the
 token rules), specific tokens before the key/value rules that would also match them; a tool's
 password places (:mod:`.tools`) before the generic rule, which would take a random value there
-and stop a typed one at its ``&``; a sentence's password last (``pwd=…``, ``password: …`` are
-the generic rule's when random)."""
+and stop a typed one at its ``&``; what a person types on a shell's command line
+(:mod:`.shell`) after the generic rule, which takes a random value under any key first; a
+sentence's password last (``pwd=…``, ``password: …`` are the generic rule's when random)."""
 
 
 class _Tally:

@@ -89,12 +89,24 @@ def spelt_with_placeholder_words(value: str, *, leet: bool = True) -> bool:
     """Whether ``value`` without the digits and punctuation around it, read as l33t, is mostly
     letters that spell placeholder words only (changeme123, ChangeMe123!, P@ssw0rd1).
     ``leet=False``: as written (``P@ssw0rd`` is no word then)."""
+    letters = _placeholder_letters(value, leet)
+    return letters is not None and _spelt(letters)
+
+
+def _placeholder_letters(value: str, leet: bool) -> str | None:
+    """The letters of ``value`` that :func:`spelt_with_placeholder_words` reads, or ``None``
+    when there are too few or too many of them to spell placeholder words."""
     core = value.strip(_AROUND).lower()
     if leet:
         core = core.translate(_LEET)
     letters = _NOT_A_LETTER.sub("", core)
     if not 4 <= len(letters) <= 40 or 2 * len(letters) < len(value):
-        return False
+        return None
+    return letters
+
+
+def _spelt(letters: str) -> bool:
+    """Whether ``letters`` are placeholder words, one after another."""
     if letters[:2] not in _WORD_STARTS:  # most random values stop here
         return False
     starts, seen = [0], {0}  # ends of the runs of words found so far
@@ -196,8 +208,8 @@ def looks_password(value: str) -> bool:
     6 characters or more that are not a shell expansion or template (``$PW``, ``${{ x }}``),
     a placeholder (``<password>``, ``[value]``, ``********``, ``example``), a URL or a path, a
     plain word (``postgres``, ``required``: letters only count when random), a number under
-    10 digits, or placeholder words as written (``changeme``, ``mysecretpassword``;
-    ``P@ssw0rd$1`` is a password)."""
+    10 digits, or placeholder words as written (:func:`typed_default`: ``changeme``,
+    ``Password1``; ``MyPass99`` and ``P@ssw0rd$1`` are passwords)."""
     if len(value) < MIN_PASSWORD_LENGTH or _EXPANSIONS.fullmatch(value) is not None:
         return False
     if _NOT_A_PASSWORD.match(value) is not None:
@@ -206,7 +218,30 @@ def looks_password(value: str) -> bool:
         return looks_secret(value)
     if value.isdigit():
         return len(value) >= 10
-    return not spelt_with_placeholder_words(value, leet=False)
+    return not typed_default(value)
+
+
+# Words that make a value a template's or a document's, not a person's: your_password_here,
+# changeme_123, test-pass-1, dummy_secret_99.
+_TEMPLATE_WORDS = (
+    "change", "replace", "your", "here", "insert", "enter", "fill", "default", "dummy", "fake",
+    "test", "sample", "example", "demo", "placeholder", "redacted", "todo", "fixme", "none",
+    "null", "empty", "blank", "value", "string", "random", "foo", "bar", "baz",
+)  # fmt: skip
+
+
+def typed_default(value: str) -> bool:
+    """Whether ``value``, where only a password can stand, is a default or a template's, as
+    written: placeholder words alone (``changeme``, ``mysecretpassword``: no digit), one such
+    word and digits or symbols (``Password1``, ``changeme123``, ``hunter2``), or words one of
+    which only templates use (``your_password_1``, ``test_pass_1``). Two or more words with a
+    digit (``MyPass99``, ``hunter2secret``) are a person's password: people build them so."""
+    letters = _placeholder_letters(value, False)
+    if letters is None or not _spelt(letters):
+        return False
+    if letters in _PLACEHOLDER_WORDS or not any(c.isdigit() for c in value):
+        return True
+    return any(word in letters for word in _TEMPLATE_WORDS)
 
 
 _ANGLE_PLACEHOLDER = LazyPattern(r"<[A-Za-z][\w .-]{0,40}>")

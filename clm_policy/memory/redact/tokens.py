@@ -161,8 +161,10 @@ TOKEN_RULES: tuple[Rule, ...] = (
     ),
     token(
         "openai-api-key",
-        rf"{bare('sk-')}(?:(?:proj|svcacct|admin)-(?P<body>{URLSAFE}{{20,}}+)"
-        rf"|(?P<legacy>[A-Za-z0-9]{{48}}){END})",
+        # sk-proj-, sk-svcacct-, sk-admin-, sk-None- (2024); sk- and 48 (legacy), or 32 or
+        # more (the keys of OpenAI-compatible APIs: DeepSeek's sk- and 32 hex digits)
+        rf"{bare('sk-')}(?:(?:proj|svcacct|admin|None)-(?P<body>{URLSAFE}{{20,}}+)"
+        rf"|(?P<legacy>[A-Za-z0-9]{{32,}}+){END})",
         ("sk-",),
         random_body(2.6, "body", "legacy"),
     ),

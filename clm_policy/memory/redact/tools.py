@@ -157,10 +157,11 @@ PROSE_QUALIFIER = r"(?:[ \t]++(?:for|of|on|to)(?:[ \t]++[\w.@:/-]{1,40}+){1,3}?)
 PROSE_IS = r"""[ \t]++(?:is|was)[ \t]++(?:now[ \t]++|still[ \t]++|set[ \t]++to[ \t]++)?"""
 PROSE_OPENING = rf"""(?:{PROSE_LONG}{PROSE_QUALIFIER}{PROSE_IS}
     |{PROSE_SHORT}(?:{PROSE_QUALIFIER}{PROSE_IS}|(?P<colon>[ \t]*+[:=][ \t]*+)))"""
-# A bare value ends where a blank does, a sentence's punctuation before it left out; a call or
-# an index is code (pw = getpass(), pw = cfg[...]).
-PROSE_VALUE = r"""(?P<q>["'`])?(?P<secret>(?(q)[^"'`\n]{1,80}?|[^\s"'`()\[\]{}]{1,80}?))
-    (?(q)(?P=q)|(?=[.,;:!?)]*+(?:\s|\Z)))"""
+# A bare value ends where a blank does (or a JSON escape, \n: "password is available\n" is no
+# password), a sentence's punctuation before it left out; a call or an index is code
+# (pw = getpass(), pw = cfg[...]).
+PROSE_VALUE = r"""(?P<q>["'`])?(?P<secret>(?(q)[^"'`\n]{1,80}?|[^\s"'`()\[\]{}\\]{1,80}?))
+    (?(q)(?P=q)|(?=[.,;:!?)]*+(?:\s|\Z|\\[nrt"])))"""
 
 
 def _prose(m: re.Match[str]) -> bool:
