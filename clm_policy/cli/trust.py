@@ -55,7 +55,7 @@ def trust(path: str | None, show_list: bool, revoke: bool) -> int:
     record, memory, remote = trust_config(path)
     echo(f"trusted {shown_path(record.path)} (sha256 {record.sha256[:12]})")
     if memory is not None:
-        echo(f"  memory  {memory}")
+        echo(f"  memory  {shown_path(memory)}")  # (../x resolved: where it is)
     if remote is not None:
         echo(f"  remote  {remote}")
     if memory is None and remote is None:

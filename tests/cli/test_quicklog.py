@@ -10,7 +10,7 @@ import pytest
 from clm_policy.cli.fast import log as quicklog
 from clm_policy.cli.memory import log
 
-from conftest import click_option_table, git, invoke, run_process, values_of_kind
+from conftest import as_shown, click_option_table, git, invoke, run_process, values_of_kind
 from probes import probe_cli
 
 CLICK_ONLY = {"help"}
@@ -179,10 +179,15 @@ def test_a_damaged_repository_is_said_not_shown_empty(memory: Path, how: str) ->
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         said = json.loads(done.stdout)["error"]["message"] if "json" in args else done.stderr
         said = said.removeprefix("clm-policy: ")
-        assert said.startswith(f"{root}: git cannot read the history: "), said
+        shown = as_shown(root)  # from the working folder, else with ~
+        assert said.startswith(f"{shown}: git cannot read the history: "), said
         assert said.rstrip("\n").endswith(
-            f"(the repository may be damaged: git -C {root} fsck checks it)"
+            f"(the repository may be damaged: git -C {shown} fsck checks it)"
         )
+    # given as a relative folder, it is named so (it once was the absolute root)
+    for args in (["log"], ["show", "HEAD"]):
+        done = run_process(*args, "--memory", memory.name, cwd=memory.parent)
+        assert done.stderr.startswith(f"clm-policy: {memory.name}: git cannot read"), done.stderr
 
 
 def test_a_branch_with_no_commit_yet_is_an_empty_history(tmp_path: Path) -> None:

@@ -72,7 +72,7 @@ def test_trust_then_change_then_revoke(project: Path) -> None:
     assert (done.exit_code, done.stderr) == (0, "")
     assert done.stdout == (
         f"trusted {as_shown(path)} (sha256 {digest(path)[:12]})\n"
-        f"  memory  {project / '..' / 'shared-memory'}\n"
+        f"  memory  {as_shown(project.parent / 'shared-memory')}\n"  # not .../project/../
         "  remote  origin\n"
     )
     config = load_config(project)

@@ -103,10 +103,14 @@ def unborn(root: str) -> bool:
 
 def damaged(root: str, err: str) -> GitError:
     """The error to raise when git cannot read the history of the repository at ``root``
-    (``err``: git's words), which is not an empty history."""
+    (``err``: git's words), which is not an empty history; the repository named from the
+    working folder or with ``~``, as the other messages name it."""
+    from clm_policy.base.paths import shown_path
+
+    shown = shown_path(root)
     return GitError(
-        f"{root}: git cannot read the history: {short(err.strip()) or 'git failed'} "
-        f"(the repository may be damaged: git -C {root} fsck checks it)"
+        f"{shown}: git cannot read the history: {short(err.strip()) or 'git failed'} "
+        f"(the repository may be damaged: git -C {shown} fsck checks it)"
     )
 
 
