@@ -67,12 +67,39 @@ def _excerpt(exc: ClmError) -> str | None:
     (a file that was not what it was given as: ``--state ~/.git-credentials``): an error
     message must not put it in a terminal or a CI log."""
     if exc.excerpt is None:
+        _quote_file(exc)
+    if exc.excerpt is None:
         return None
     from clm_policy.memory.redact import redact_text  # (only an error with a line pays)
 
     if redact_text(exc.excerpt).total:
         return "  (the line is not shown: it looks like it holds a secret)"
     return exc.excerpt
+
+
+EXCERPT_FILE_LIMIT = 4 * 1024 * 1024
+"""The largest file an error's line is read back from (a policy's limit): a larger one, or a
+name that is no regular file (``-``, a bundled policy), shows no line."""
+EXCERPT_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
+"""The files an error's line is read back from: the kinds a person writes for clm-policy (a
+policy, a test, a scenario, an experiment, a state, a project's ``.clm-policy.yaml``). Any
+other file named by an error (one given in the wrong place) shows no line of its own."""
+
+
+def _quote_file(exc: ClmError) -> None:
+    """Give ``exc`` the line of its file it is at, read back from that file: an error about a
+    YAML file (a policy, a test, a scenario, an experiment) shows its line as a JSON one does."""
+    where = exc.location
+    if where is None or where.line <= 0 or not where.file.lower().endswith(EXCERPT_SUFFIXES):
+        return
+    try:
+        if not os.path.isfile(where.file) or os.path.getsize(where.file) > EXCERPT_FILE_LIMIT:
+            return
+        with open(where.file, encoding="utf-8", newline="") as file:
+            text = file.read()
+    except (OSError, UnicodeDecodeError):  # (the error says what it can without it)
+        return
+    exc.quoting(text)
 
 
 def _interrupt(args: Sequence[str], exc: BaseException) -> int:

@@ -241,7 +241,7 @@ def test_bad_policy(tmp_path: Path, content: str, expected: str) -> None:
     result = invoke("decide", "-p", str(path), "--tokens", "150")
     assert result.exit_code == 2
     assert result.stdout == ""
-    assert result.stderr == f"{path}:{expected}\n"
+    assert message_of(result.stderr) == f"{path}:{expected}\n"
 
 
 STATE_CASES = [
@@ -423,7 +423,7 @@ def test_usage_errors(
     """One line on standard error, exit 2: a usage error names the command and its help."""
     monkeypatch.chdir(tmp_path)
     result = invoke(*args)
-    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"{expected}\n")
+    assert (result.exit_code, result.stdout, message_of(result.stderr)) == (2, "", f"{expected}\n")
 
 
 def test_bad_input_as_a_process_writes_nothing(tmp_path: Path) -> None:
@@ -433,11 +433,24 @@ def test_bad_input_as_a_process_writes_nothing(tmp_path: Path) -> None:
     proc = run_process("decide", "-p", str(path), "--tokens", "5", cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stdout == ""
-    assert (
-        proc.stderr
-        == f"{path}:6:11: unknown name 'tokens.contxt'; did you mean 'tokens.context'?\n"
+    # the policy's line and a caret under the name, as an error in a JSON file shows
+    assert proc.stderr == (
+        f"{path}:6:11: unknown name 'tokens.contxt'; did you mean 'tokens.context'?\n"
+        "      when: tokens.contxt > 1\n"
+        "            ^\n"
     )
     assert sorted(tmp_path.iterdir()) == before
+
+
+def test_a_file_of_another_kind_named_by_an_error_shows_no_line(tmp_path: Path) -> None:
+    """Only the kinds of file a person writes for clm-policy are read back for a line: a file
+    given in the wrong place (``--policy ~/.git-credentials``) shows none of its own."""
+    secretish = tmp_path / "credentials"
+    secretish.write_text("user = bob\n  not: [yaml\n")
+    proc = run_process("decide", "--policy", str(secretish), "--tokens", "5", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"{secretish}:"), proc.stderr
+    assert len(proc.stderr.splitlines()) == 1, proc.stderr
 
 
 def test_evaluation_error_is_located(tmp_path: Path) -> None:
@@ -445,7 +458,7 @@ def test_evaluation_error_is_located(tmp_path: Path) -> None:
     path.write_text(rule("step / (step - step) > 1"))
     result = invoke("decide", "-p", str(path), "--tokens", "5")
     assert result.exit_code == 2
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         f"{path}:6:11: evaluating 'step / (step - step) > 1' failed: division by zero\n"
     )
 
@@ -457,7 +470,7 @@ def test_missing_window_for_share_thresholds(tmp_path: Path) -> None:
     )
     result = invoke("decide", "-p", str(path), "--profile", "c", "--tokens", "5")
     assert result.exit_code == 2
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         "clm-policy: profile 'c' gives soft_compact as a share of the context window, but no "
         "window is known: set tokens.context_window or tokens.model in the state, or "
         "context_window in the profile; with --tokens: give --window N\n"
@@ -474,7 +487,7 @@ def test_alias_bomb_is_refused(tmp_path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
     result = invoke("decide", "-p", str(path), "--tokens", "1")
     assert result.exit_code == 2
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         f"{path}:1:1: document too large: aliases expand it by more than 200000 nodes\n"
     )
 
@@ -485,7 +498,7 @@ def test_deeply_nested_yaml_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "deep.yaml"
     path.write_text("version: 1\nx: " + "[" * 2000 + "]" * 2000 + "\n")
     result = invoke("decide", "-p", str(path), "--tokens", "1")
-    assert (result.exit_code, result.stderr) == (
+    assert (result.exit_code, message_of(result.stderr)) == (
         2,
         f"{path}:2:67: nested more than 64 levels deep\n",
     )
@@ -572,7 +585,7 @@ def test_an_empty_value_is_refused_not_taken_for_the_default(
     (tmp_path / "policies").mkdir()
     (tmp_path / "policies" / "p.yaml").write_text("version: 1\nextends: default\n")
     result = run_process(*args, cwd=tmp_path)  # the quick path of decide too
-    assert (result.returncode, result.stdout, result.stderr) == (2, "", stderr)
+    assert (result.returncode, result.stdout, message_of(result.stderr)) == (2, "", stderr)
 
 
 def test_a_condition_failing_without_a_window_says_what_to_do(tmp_path: Path) -> None:
@@ -583,7 +596,7 @@ def test_a_condition_failing_without_a_window_says_what_to_do(tmp_path: Path) ->
     )
     result = run_process("decide", "-p", str(path), "--tokens", "5")
     assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         f"{path}:4:22: evaluating 'tokens.ratio > 0.5' failed: tokens.ratio has no value in "
         "this state ('>' not supported between instances of 'NoneType' and 'float'); no window "
         "is known: give the profile a context_window (or the state one), or write "

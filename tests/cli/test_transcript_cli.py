@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, git, invoke
+from conftest import REPO, git, invoke, message_of
 
 FIXTURES = REPO / "tests" / "fixtures" / "transcripts"
 
@@ -25,7 +25,7 @@ FIXTURES = REPO / "tests" / "fixtures" / "transcripts"
 )
 def test_decide_reads_the_figure(name: str, fmt: str, estimated: bool) -> None:
     result = invoke("decide", "--transcript", str(FIXTURES / name), "--format", "json")
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     out = json.loads(result.stdout)
     assert out["transcript"]["format"] == fmt
     assert out["context_estimated"] is estimated
@@ -111,7 +111,7 @@ def test_bad_transcripts_are_exit_2(tmp_path: Path, path: str, message: str) -> 
 
 def test_an_estimate_says_why_once() -> None:
     result = invoke("decide", "--transcript", str(FIXTURES / "openai_no_usage.json"))
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     lines = result.stdout.splitlines()
     why = lines[lines.index(next(x for x in lines if x.startswith("read:"))) + 1]
     assert why.strip().startswith("no usage found; context estimated (characters / 4")
@@ -140,7 +140,7 @@ def test_a_reply_that_is_empty_or_no_text_file_is_refused(tmp_path: Path) -> Non
         (str(tmp_path), None, f"{tmp_path}: is a directory, not a reply file\n"),
     ):
         done = run_process(*args, "--reply", reply, stdin=stdin)
-        assert (done.returncode, done.stdout, done.stderr) == (2, "", said), reply
+        assert (done.returncode, done.stdout, message_of(done.stderr)) == (2, "", said), reply
     assert git(memory, "rev-parse", "HEAD") == before
 
 
@@ -156,8 +156,8 @@ def test_a_session_state_given_as_a_transcript_is_refused(tmp_path: Path, comman
     state = REPO / "docs" / "examples" / "session-state.json"
     memory = [] if command == "decide" else ["--memory", "mem"]
     done = run_process(command, *memory, "--transcript", str(state), cwd=tmp_path)
-    assert done.returncode == 2, done.stderr
-    assert done.stderr == (
+    assert done.returncode == 2, message_of(done.stderr)
+    assert message_of(done.stderr) == (
         f"{state}:1: a session state (SessionState JSON: clm-policy schema session-state), not "
         f"a transcript: pass it as --state {state}\n"
     )
@@ -186,8 +186,8 @@ def test_a_transcript_given_as_a_state_is_refused(
     path = FIXTURES / name
     memory = [] if command == "decide" else ["--memory", "mem"]
     done = run_process(command, *memory, "--state", str(path), cwd=tmp_path)
-    assert done.returncode == 2, done.stderr
-    assert done.stderr == (
+    assert done.returncode == 2, message_of(done.stderr)
+    assert message_of(done.stderr) == (
         f"{path}:1: a {kind}, not a session state: pass it as --transcript {path}\n"
     )
     piped = run_process("decide", "--state", "-", stdin=path.read_text(), cwd=tmp_path)

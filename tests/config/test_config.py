@@ -12,7 +12,7 @@ import pytest
 from clm_policy.base.errors import InputError, quote
 from clm_policy.config.project import ProjectConfig, load_config, memory_path, read_config, setting
 
-from conftest import as_shown, git, invoke
+from conftest import as_shown, git, invoke, message_of
 
 CONFIG = "version: 1\npolicy: claude-code   # the bundled one\nprofile: research\n"
 
@@ -149,7 +149,7 @@ def test_a_policy_that_is_not_there_is_an_error_where_the_file_names_it(
     expected = f"{config}:3:9: {message}\n"
     for args in (["decide", "--tokens", "5"], ["decide", "--tokens", "5", "--explain"]):
         done = invoke(*args)
-        assert (done.exit_code, done.stdout, done.stderr) == (2, "", expected)
+        assert (done.exit_code, done.stdout, message_of(done.stderr)) == (2, "", expected)
     # a flag or the environment that names another policy: the file's value is not used
     assert invoke("decide", "--tokens", "5", "-p", "default").exit_code == 0
     monkeypatch.setenv("CLM_POLICY_POLICY", "claude-code")
@@ -189,7 +189,7 @@ def test_a_policy_outside_the_project_is_refused_unread(
     )
     for args in (["lint"], ["test"], ["decide", "--tokens", "5"]):
         done = invoke(*args)
-        assert (done.exit_code, done.stderr) == (2, expected), args
+        assert (done.exit_code, message_of(done.stderr)) == (2, expected), args
         assert "hunter2" not in done.stdout + done.stderr
     monkeypatch.setenv("CLM_POLICY_EXTENDS_PATH", str(secrets))
     assert "hunter2" in invoke("lint").stdout  # the person's own word: it is read

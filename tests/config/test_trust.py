@@ -19,7 +19,7 @@ from clm_policy.config.project import (
 )
 from clm_policy.config.trust import IgnoredSettings, store_path, take_ignored
 
-from conftest import REPO, as_shown, invoke
+from conftest import REPO, as_shown, invoke, message_of
 
 BASE = "version: 1\npolicy: claude-code\nprofile: coding\n"
 
@@ -69,7 +69,7 @@ def test_flags_and_environment_need_no_trust(
 def test_trust_then_change_then_revoke(project: Path) -> None:
     path = project / ".clm-policy.yaml"
     done = invoke("trust")
-    assert (done.exit_code, done.stderr) == (0, "")
+    assert (done.exit_code, message_of(done.stderr)) == (0, "")
     assert done.stdout == (
         f"trusted {as_shown(path)} (sha256 {digest(path)[:12]})\n"
         f"  memory  {as_shown(project.parent / 'shared-memory')}\n"  # not .../project/../
@@ -146,7 +146,7 @@ def test_bad_input(tmp_path: Path, name: str, text: str | None, message: str) ->
         path.write_text(text)
     done = invoke("trust", str(path))
     assert (done.exit_code, done.stdout) == (2, "")
-    assert done.stderr == message.format(path=path) + "\n"
+    assert message_of(done.stderr) == message.format(path=path) + "\n"
     assert not os.path.exists(store_path())
 
 
@@ -171,14 +171,14 @@ def test_a_file_whose_policy_is_not_there_is_not_trusted(
     done = invoke("trust", str(path))
     assert (done.exit_code, done.stdout) == (2, "")
     shown = message.format(bundled=", ".join(bundled_policy_names()), folder=folder)
-    assert done.stderr == f"{path}:2:9: {shown}\n"
+    assert message_of(done.stderr) == f"{path}:2:9: {shown}\n"
     assert not os.path.exists(store_path())
 
 
 def test_no_config_in_effect(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     done = invoke("trust")
-    assert (done.exit_code, done.stderr) == (
+    assert (done.exit_code, message_of(done.stderr)) == (
         2,
         f"clm-policy: no .clm-policy.yaml in {tmp_path} or a folder above it\n",
     )
@@ -218,11 +218,11 @@ def test_a_record_that_is_a_folder_trusts_nothing_and_is_no_internal_error(
 def test_commands_warn_once_and_use_the_default(project: Path) -> None:
     path = project / ".clm-policy.yaml"
     done = invoke("status")
-    assert done.stderr.splitlines()[0] == (
+    assert message_of(done.stderr).splitlines()[0] == (
         f"clm-policy: ignored memory in {path}: you have not trusted this file (the "
         f"project's default memory is used). To use it: clm-policy trust {path}"
     )
-    assert done.stderr.count("clm-policy trust") == 1
+    assert message_of(done.stderr).count("clm-policy trust") == 1
     assert invoke("init", "--claude-code").exit_code == 0
     assert os.path.isdir(os.path.join(project_memory(project), ".git"))
     assert not (project.parent / "shared-memory").exists()

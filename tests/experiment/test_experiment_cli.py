@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_experiment import FILE_ARM, experiment
 
-from conftest import MEM0_MISSING, REPO, invoke
+from conftest import MEM0_MISSING, REPO, invoke, message_of
 
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -20,7 +20,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 def test_the_text_report_has_every_metric_with_its_interval(tmp_path: Path) -> None:
     path = experiment(tmp_path, FILE_ARM + "  - {name: default, policy: default}\n")
     result = invoke("experiment", str(path))
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     lines = result.stdout.splitlines()
     assert lines[0] == (
         "experiment small: 2 arms x 2 workloads (seed 3; 200 paired resamples of the "
@@ -41,7 +41,7 @@ def test_the_text_report_has_every_metric_with_its_interval(tmp_path: Path) -> N
         in lines
     )
     assert lines[-1] == "memory repositories: not kept (--workdir DIR keeps them)"
-    assert result.stderr == ""  # no progress line: standard error is no terminal here
+    assert message_of(result.stderr) == ""  # no progress line: standard error is no terminal here
 
 
 def test_json_and_html(tmp_path: Path) -> None:
@@ -62,7 +62,7 @@ def test_json_and_html(tmp_path: Path) -> None:
         "--workdir",
         str(tmp_path / "w"),
     )
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     data = json.loads(result.stdout)
     assert data["baseline"] == "file"
     assert [a["name"] for a in data["arms"]] == ["file", "default"]
@@ -86,7 +86,7 @@ def test_a_bad_file_exits_2_with_its_position(tmp_path: Path) -> None:
     path = experiment(tmp_path, FILE_ARM, "baseline: nosuch\n")
     result = invoke("experiment", str(path))
     assert result.exit_code == 2
-    assert result.stderr == f"{path}:6:11: baseline 'nosuch' is no arm (arms: file)\n"
+    assert message_of(result.stderr) == f"{path}:6:11: baseline 'nosuch' is no arm (arms: file)\n"
 
 
 def test_the_bundled_example_is_valid() -> None:
@@ -152,7 +152,7 @@ def test_the_result_in_the_docs_is_what_the_example_gives() -> None:
     text = (REPO / "docs" / "experiments.md").read_text()
     (quoted,) = [b for b in re.findall(r"```text\n(.*?)```", text, flags=re.S) if "vs file" in b]
     result = invoke("experiment", str(REPO / "examples" / "experiments" / "memory.yaml"))
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     out = result.stdout
     for block in quoted.strip().split("\n\n"):
         assert block in out, block
@@ -184,7 +184,7 @@ def test_a_bad_scenario_file_is_named_with_its_own_position(tmp_path: Path) -> N
         "workloads:\n  - scenario: team.yaml\n"
     )
     done = invoke("experiment", str(path))
-    assert (done.exit_code, done.stderr) == (
+    assert (done.exit_code, message_of(done.stderr)) == (
         2,
         f"{path}:6:5: workloads[0]: {tmp_path / 'team.yaml'}:1:1: missing required key "
         "'goal' in the top level\n",
@@ -196,7 +196,7 @@ def test_an_html_path_that_is_a_folder_names_html(tmp_path: Path) -> None:
     path = experiment(tmp_path, FILE_ARM)
     result = invoke("experiment", str(path), "--html", str(tmp_path))
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == f"{tmp_path}: is a folder: --html takes a file's path\n"
+    assert message_of(result.stderr) == f"{tmp_path}: is a folder: --html takes a file's path\n"
 
 
 @pytest.mark.parametrize(
@@ -210,7 +210,7 @@ def test_a_workdir_that_cannot_be_a_folder_is_bad_input_not_a_crash(
     workdir = tmp_path / where
     result = invoke("experiment", str(path), "--workdir", str(workdir))
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         f"clm-policy: {workdir}: cannot be the experiment's folder: {reason} (--workdir takes "
         "a folder, new or empty)\n"
     )

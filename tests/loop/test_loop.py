@@ -13,12 +13,12 @@ import pytest
 
 from clm_policy.models.shapes.manifest import validate_manifest
 
-from conftest import git, invoke, run_process
+from conftest import git, invoke, message_of, run_process
 
 
 def run_json(tmp_path: Path, *args: str) -> dict[str, object]:
     result = invoke("run", "--memory", str(tmp_path / "mem"), "--format", "json", *args)
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     out: dict[str, object] = json.loads(result.stdout)
     return out
 
@@ -75,7 +75,7 @@ def test_scenario_c_handoff_with_a_valid_manifest(tmp_path: Path) -> None:
 
 def test_demo_as_a_process(tmp_path: Path) -> None:
     proc = run_process("run", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 0, message_of(proc.stderr)
     assert "into a new memory repository clm-memory" in proc.stdout
     assert proc.stdout.split("timeline (compactions and handoffs):\n")[1].splitlines()[:8] == [
         "  session       step    context  decision  rule",
@@ -167,7 +167,7 @@ def test_bad_scenario_is_located(tmp_path: Path) -> None:
     path.write_text("version: 1\ngoal: g\nsteps:\n  - say: hi\n    tokens: lots\n")
     result = invoke("run", "--scenario", str(path), "--memory", str(tmp_path / "mem"))
     assert result.exit_code == 2
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         f"{path}:5:13: steps[0].tokens: expected an integer, got string 'lots'\n"
     )
     assert not (tmp_path / "mem").exists()
@@ -260,7 +260,7 @@ def test_human_confirmation(tmp_path: Path) -> None:
     proc = run_process(
         "run", "--memory", mem, "--policy", str(policy), "--stop-at-handoff", cwd=tmp_path
     )
-    assert proc.returncode == 4, proc.stderr
+    assert proc.returncode == 4, message_of(proc.stderr)
     assert "stopped: needs_confirmation after 43 steps" in proc.stdout
     assert (
         "pending: handoff (phase_boundary): phase finished; the next phase starts in a "
@@ -285,7 +285,7 @@ def test_a_confirmation_at_the_first_step_prints_no_empty_timeline(tmp_path: Pat
     mem = str(tmp_path / "mem")
     limits = ("--soft-compact", "10", "--hard-handoff", "20")
     proc = run_process("run", "--memory", mem, "--policy", str(policy), *limits, cwd=tmp_path)
-    assert proc.returncode == 4, proc.stderr
+    assert proc.returncode == 4, message_of(proc.stderr)
     assert "stopped: needs_confirmation after 1 step; " in proc.stdout
     assert "timeline" not in proc.stdout
 

@@ -39,7 +39,7 @@ from clm_policy.policy.names import known_names
 from clm_policy.policy.sandbox import Sandbox
 from clm_policy.policy.template import compile_template
 
-from conftest import CliResult, invoke, run_process
+from conftest import CliResult, invoke, message_of, run_process
 
 FILE = "policy.yaml"
 LINE, COL = 7, 11  # where the expression text starts in FILE
@@ -820,7 +820,7 @@ def run_contained(kind: str, text: str, cwd: Path, evaluator: str) -> dict[str, 
         proc = None
     if proc is None:
         pytest.fail(f"{text!r} did not terminate within the {CHILD_TIMEOUT}s guard (a hang)")
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.returncode == 0, message_of(proc.stderr)[-2000:]
     result: dict[str, str] = json.loads(proc.stdout)
     return result
 
@@ -1151,7 +1151,7 @@ def error_output(result: CliResult, extra: list[str]) -> str:
     if "json" not in extra:
         assert result.stdout == ""
         return result.stderr
-    assert result.stderr == ""
+    assert message_of(result.stderr) == ""
     error = json.loads(result.stdout)["error"]
     assert error["code"] == 2
     return f"{error['file']}:{error['line']}:{error['col']}: {error['message']}\n"
@@ -1159,7 +1159,7 @@ def error_output(result: CliResult, extra: list[str]) -> str:
 
 def assert_one_error_line(stderr: str, prefix: str, message: str) -> None:
     assert "Traceback" not in stderr
-    lines = stderr.splitlines()
+    lines = message_of(stderr).splitlines()  # (the file's line and a caret under it)
     assert len(lines) == 1, stderr
     assert lines[0].startswith(prefix), stderr
     assert message in lines[0], stderr
@@ -1252,7 +1252,9 @@ def test_cli_refuses_an_unformattable_placeholder(write: Callable[[str, str], Pa
     result = invoke("decide", "-p", str(path), "--tokens", "150")
     assert result.stdout == ""
     col = len("    because: '") + 1 + because.index("tokens")
-    assert_one_error_line(result.stderr, f"{path}:{WHEN_LINE + 2}:{col}: ", "cannot format")
+    assert_one_error_line(
+        message_of(result.stderr), f"{path}:{WHEN_LINE + 2}:{col}: ", "cannot format"
+    )
     assert result.exit_code == 2
 
 
@@ -1289,8 +1291,8 @@ def test_cli_allowed_policy_decides(write: Callable[[str, str], Path]) -> None:
         ),
     )
     result = invoke("decide", "-p", str(path), "--tokens", "150", "--format", "json")
-    assert result.exit_code == 0, result.stderr
-    assert result.stderr == ""
+    assert result.exit_code == 0, message_of(result.stderr)
+    assert message_of(result.stderr) == ""
     decision = json.loads(result.stdout)
     assert decision["action"] == "compact"
     assert decision["rationale"] == "ctx 150"
@@ -1324,7 +1326,7 @@ def test_cli_process_terminates_on_resource_exhaustion(
         proc = None
     if proc is None:
         pytest.fail(f"clm-policy decide did not terminate on {when!r} (a hang)")
-    assert proc.returncode == 2, proc.stderr
+    assert proc.returncode == 2, message_of(proc.stderr)
     assert proc.stdout == ""
     assert_one_error_line(proc.stderr, f"{path}:{WHEN_LINE}:{WHEN_COL}: ", REFUSED)
 

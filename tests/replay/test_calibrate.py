@@ -16,7 +16,7 @@ from clm_policy.memory.trailers import CommitMessage
 from clm_policy.models.state import SessionState, TokenSnapshot
 from clm_policy.replay.calibrate import recall_of
 
-from conftest import POLICIES, invoke, run_process
+from conftest import POLICIES, invoke, message_of, run_process
 
 
 @pytest.fixture(autouse=True)
@@ -43,7 +43,7 @@ def test_a_proposal_from_the_agent_s_own_compactions(tmp_path: Path) -> None:
     result = invoke(
         "calibrate", "--transcripts", transcripts(tmp_path / "t"), "--policy", "claude-code",
     )  # fmt: skip
-    assert (result.exit_code, result.stderr) == (0, "")
+    assert (result.exit_code, message_of(result.stderr)) == (0, "")
     assert result.stdout == (
         "calibrate profile coding of policy claude-code (<bundled>/claude-code.yaml)\n"
         "  from 6 sessions: 6 trouble points (6 automatic compactions by the agent)\n"
@@ -58,7 +58,7 @@ def test_write_changes_the_two_values_and_no_other_byte(tmp_path: Path) -> None:
     policy = copy(tmp_path, "default.yaml")
     before = policy.read_bytes()
     result = invoke("calibrate", "--transcripts", transcripts(tmp_path), "--write", str(policy))
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     assert result.stdout.splitlines()[-4:] == [
         "  lower decile of the trouble points: 161,000 tokens; margin 5%",
         "  proposed:  soft_compact 108000, hard_handoff 152000",
@@ -86,7 +86,7 @@ def test_write_through_a_symbolic_link_edits_the_policy_it_points_to(tmp_path: P
     link = tmp_path / "project.yaml"
     link.symlink_to(shared.name)
     result = invoke("calibrate", "--transcripts", transcripts(tmp_path), "--write", str(link))
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     assert link.is_symlink()
     assert b"  coding:      {soft_compact: 108000, hard_handoff: 152000}\n" in shared.read_bytes()
 
@@ -112,7 +112,7 @@ def test_write_keeps_quotes_comments_and_block_style(tmp_path: Path) -> None:
         "calibrate", "--transcripts", transcripts(tmp_path), "--write", str(policy),
         "--format", "json",
     )  # fmt: skip
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     data = json.loads(result.stdout)
     assert data["written"] == [
         {"key": "hard_handoff", "location": f"{policy}:10:19", "old": '"75%"', "new": '"76%"'}
@@ -131,7 +131,7 @@ def test_too_little_history_proposes_and_writes_nothing(tmp_path: Path) -> None:
         "calibrate", "--memory", str(mem), "--transcripts", transcripts(tmp_path, 2),
         "--write", str(policy), "--profile", "coding",
     )  # fmt: skip
-    assert (result.exit_code, result.stderr) == (0, "")
+    assert (result.exit_code, message_of(result.stderr)) == (0, "")
     assert result.stdout == (
         f"calibrate profile coding of policy default ({policy})\n"
         "  from 3 sessions: 4 trouble points (2 automatic compactions by the agent, 2 "
@@ -142,7 +142,7 @@ def test_too_little_history_proposes_and_writes_nothing(tmp_path: Path) -> None:
     )
     assert policy.read_bytes() == before
     proc = run_process("calibrate", "--memory", str(mem), "--format", "json")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 0, message_of(proc.stderr)
     data = json.loads(proc.stdout)
     assert (data["proposed"], data["points"], data["written"]) == (
         None,
@@ -215,7 +215,7 @@ def test_trouble_points_from_the_memory_repository(memory: Path) -> None:
         }
         repo.commit(CommitMessage("hook 9", trailers=trailers), {"x/9.md": "x\n"})
     result = invoke("calibrate", "--memory", str(memory), "--format", "json")
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     data = json.loads(result.stdout)
     assert data["points"] == {"native": 3, "degradation": 2, "recall": 1}
     assert data["left_out"] == {
@@ -248,7 +248,7 @@ def test_thresholds_written_elsewhere_are_refused(tmp_path: Path) -> None:
     child.write_text("version: 1\nname: child\nextends: default\n")
     result = invoke("calibrate", "--transcripts", transcripts(tmp_path), "--write", str(child))
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         f"{child}: soft_compact of profile 'coding' is written in another file of the extends "
         f"chain (<bundled>/default.yaml:24:31): give that file to --write, or set the "
         f"profile's thresholds in {child} first\n"
@@ -262,7 +262,7 @@ def test_thresholds_written_elsewhere_are_refused(tmp_path: Path) -> None:
         "calibrate", "--transcripts", transcripts(tmp_path / "b"), "--write", str(shared)
     )
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         f"{shared}:4:17: soft_compact is written under defaults, for every profile: set it in "
         "profile 'coding' first to calibrate this profile alone\n"
     )
@@ -275,7 +275,7 @@ def test_thresholds_in_two_units_are_not_calibrated(tmp_path: Path) -> None:
         "  coding: {soft_compact: 60%, hard_handoff: 150000, context_window: 200000}\n"
     )
     result = invoke("calibrate", "--transcripts", transcripts(tmp_path), "--write", str(mixed))
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     assert result.stdout.splitlines()[-1] == (
         "  soft_compact and hard_handoff are written in different units (tokens and a share of "
         "the window): write both the same way to calibrate them: nothing proposed, nothing "
@@ -296,7 +296,10 @@ def test_bad_options(tmp_path: Path, args: tuple[str, ...], error: str) -> None:
     (tmp_path / "p.yaml").write_text("")
     result = invoke("calibrate", "--transcripts", transcripts(tmp_path), *args)
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == f"clm-policy calibrate: {error} (try 'clm-policy calibrate --help')\n"
+    assert (
+        message_of(result.stderr)
+        == f"clm-policy calibrate: {error} (try 'clm-policy calibrate --help')\n"
+    )
 
 
 def test_write_takes_a_policy_named_twice_and_overrides_the_environments(
@@ -313,11 +316,11 @@ def test_write_takes_a_policy_named_twice_and_overrides_the_environments(
     result = invoke(
         "calibrate", "--transcripts", found, "--policy", str(policy), "--write", str(policy)
     )
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     assert result.stdout.startswith(f"calibrate profile coding of policy p ({policy})\n")
     monkeypatch.setenv("CLM_POLICY_POLICY", "default")
     result = invoke("calibrate", "--transcripts", found, "--write", str(policy))
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     assert result.stdout.startswith(f"calibrate profile coding of policy p ({policy})\n")
 
 
@@ -327,7 +330,7 @@ def test_a_value_in_a_form_that_cannot_be_edited_in_place(tmp_path: Path) -> Non
     policy.write_bytes(text.encode())
     result = invoke("calibrate", "--transcripts", transcripts(tmp_path), "--write", str(policy))
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         f"{policy}:5:26: the value is written in a form calibrate cannot edit in place\n"
     )
     assert policy.read_bytes() == text.encode()
@@ -342,7 +345,7 @@ def test_points_past_the_profile_s_window_are_left_out_not_proposed_as_shares(
     team = Path(shutil.copy(POLICIES / "examples" / "team.yaml", tmp_path / "team.yaml"))
     before = team.read_bytes()
     result = invoke("calibrate", "--memory", "mem", "--profile", "coding", "--write", str(team))
-    assert (result.exit_code, result.stderr) == (0, "")
+    assert (result.exit_code, message_of(result.stderr)) == (0, "")
     lines = result.stdout.splitlines()
     assert "  left out: 5 past the profile's window (the session ran with a larger one)" in lines
     assert lines[-1] == (

@@ -26,7 +26,7 @@ from clm_policy.policy.compile import load_policy
 from clm_policy.replay import records
 from clm_policy.replay.memory import replay_memory
 
-from conftest import git, golden, invoke, run_process
+from conftest import git, golden, invoke, message_of, run_process
 
 LOWER = """\
 version: 1
@@ -48,7 +48,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             env.setenv(f"GIT_{role}_EMAIL", "tests@clm-policy.invalid")
         root = tmp_path_factory.mktemp("demo")
         done = invoke("run", "--memory", str(root / "mem"), "--stop-at-handoff")
-        assert done.exit_code == 0, done.stderr
+        assert done.exit_code == 0, message_of(done.stderr)
         yield root / "mem"
 
 
@@ -66,7 +66,7 @@ def policy_file(tmp_path: Path, text: str = LOWER, name: str = "lower.yaml") -> 
 
 def test_the_same_policy_changes_nothing(demo: Path) -> None:
     result = invoke("replay", "--memory", str(demo), "--policy", "default", "--fail-on-change")
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     head = git(demo, "rev-parse", "HEAD").strip()[:12]
     assert result.stdout == (
         f"replay of {demo} at HEAD ({head}) under policy default (<bundled>/default.yaml)\n"
@@ -104,7 +104,7 @@ def test_lower_thresholds_change_decisions(
     policy_file(tmp_path)
     monkeypatch.chdir(tmp_path)
     result = invoke("replay", "--memory", str(demo), "--policy", "lower.yaml")
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     head = git(demo, "rev-parse", "HEAD").strip()[:12]
     golden("replay_memory.txt", result.stdout.replace(head, "<commit>").replace(str(demo), "<mem>"))
     failing = invoke("replay", "--memory", str(demo), "--policy", "lower.yaml", "--fail-on-change")
@@ -115,8 +115,8 @@ def test_json_output_as_a_process(demo: Path, tmp_path: Path) -> None:
     proc = run_process(
         "replay", "--memory", str(demo), "--policy", policy_file(tmp_path), "--format", "json"
     )
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""  # no progress line: not a terminal, and JSON asked
+    assert proc.returncode == 0, message_of(proc.stderr)
+    assert message_of(proc.stderr) == ""  # no progress line: not a terminal, and JSON asked
     data = json.loads(proc.stdout)
     counts = {k: data[k] for k in ("sessions", "decisions", "replayed", "unchanged", "changed")}
     assert counts == {
@@ -304,7 +304,7 @@ def test_odd_lines_and_foreign_files_are_reported_not_guessed(memory_copy: Path)
     git(memory_copy, "add", "sessions/link/decisions.jsonl")
     git(memory_copy, "commit", "-q", "-m", "a foreign commit")
     result = invoke("replay", "--memory", str(memory_copy), "--policy", "default")
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     assert result.stdout.splitlines()[1:] == [
         "48 decisions in 2 sessions: 43 unchanged, 0 changed, 5 not replayable",
         "",
@@ -339,7 +339,7 @@ def test_too_much_to_read_is_refused(memory_copy: Path, monkeypatch: pytest.Monk
     result = invoke("replay", "--memory", str(memory_copy), "--policy", "default")
     assert result.exit_code == 2
     head = git(memory_copy, "rev-parse", "HEAD").strip()[:12]
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         f"clm-policy: {memory_copy}: the decisions.jsonl files at {head} hold 0 MiB together, "
         "more than replay reads (0 MiB)\n"
     )
@@ -348,7 +348,7 @@ def test_too_much_to_read_is_refused(memory_copy: Path, monkeypatch: pytest.Monk
 def test_an_older_commit_by_rev(demo: Path) -> None:
     first = git(demo, "rev-list", "--max-parents=0", "HEAD").strip()
     result = invoke("replay", "--memory", str(demo), "--policy", "default", "--rev", first)
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     assert result.stdout.splitlines()[1] == (
         f"no recorded decisions: nothing to replay (`clm-policy run --memory {demo}` records them)"
     )
@@ -360,7 +360,7 @@ def test_a_memory_repository_without_history(tmp_path: Path) -> None:
     (mem / ".clm-memory").write_text("")
     git(mem, "init", "-q")
     result = invoke("replay", "--memory", str(mem), "--policy", "default")
-    assert (result.exit_code, result.stderr) == (0, "")
+    assert (result.exit_code, message_of(result.stderr)) == (0, "")
     assert result.stdout == f"{mem}: no history yet (no commit): nothing to replay\n"
 
 
@@ -387,14 +387,14 @@ def test_a_memory_repository_without_history(tmp_path: Path) -> None:
 def test_bad_options(demo: Path, args: tuple[str, ...], message: str) -> None:
     result = invoke("replay", "--memory", str(demo), "--policy", "default", *args)
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == message.format(mem=demo)
+    assert message_of(result.stderr) == message.format(mem=demo)
 
 
 def test_a_policy_that_does_not_load_is_exit_2_at_its_position(demo: Path, tmp_path: Path) -> None:
     broken = policy_file(tmp_path, LOWER.replace("200000", "lots"), "broken.yaml")
     result = invoke("replay", "--memory", str(demo), "--policy", broken)
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         f"{broken}:5:26: profiles.coding.soft_compact: expected tokens (an integer) or a share "
         "like '70%', got string 'lots'\n"
     )

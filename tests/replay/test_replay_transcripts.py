@@ -14,7 +14,7 @@ from clm_policy.policy.compile import load_policy
 from clm_policy.replay.transcripts import what_if
 from clm_policy.transcripts.reading import read_context, read_transcript
 
-from conftest import invoke, run_process
+from conftest import invoke, message_of, run_process
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "transcripts"
 CLAUDE = FIXTURES / "claude_compact_then_usage.jsonl"
@@ -103,7 +103,7 @@ def test_where_the_policy_would_first_act(tmp_path: Path) -> None:
     shutil.copy(FIXTURES / "claude_session.jsonl", tmp_path / "projects" / "p")
     pattern = str(tmp_path / "projects" / "*" / "*.jsonl")
     result = invoke("replay", "--transcripts", pattern, "--policy", "claude-code")
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     golden("replay_transcripts.txt", result.stdout.replace(str(tmp_path), "<tmp>"))
 
 
@@ -121,7 +121,7 @@ def test_json_as_a_process(tmp_path: Path) -> None:
         "--format",
         "json",
     )
-    assert (proc.returncode, proc.stderr) == (0, "")
+    assert (proc.returncode, message_of(proc.stderr)) == (0, "")
     data = json.loads(proc.stdout)
     assert (data["profile"], data["verdicts"]) == (
         "research",
@@ -162,7 +162,10 @@ def test_the_state_at_each_request_counts_the_agent_s_compactions(tmp_path: Path
 def test_a_glob_that_matches_nothing_is_exit_2(tmp_path: Path) -> None:
     result = invoke("replay", "--transcripts", str(tmp_path / "*.jsonl"), "--policy", "default")
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == f"clm-policy: --transcripts '{tmp_path}/*.jsonl' matches no file\n"
+    assert (
+        message_of(result.stderr)
+        == f"clm-policy: --transcripts '{tmp_path}/*.jsonl' matches no file\n"
+    )
 
 
 def test_a_folder_is_its_transcripts_at_any_depth_without_subagents(
@@ -189,7 +192,7 @@ def test_a_folder_is_its_transcripts_at_any_depth_without_subagents(
     ]
     for folder, expected in cases:
         done = invoke("replay", "--transcripts", folder, "-p", "default", "--format", "json")
-        assert done.exit_code == 0, done.stderr
+        assert done.exit_code == 0, message_of(done.stderr)
         data = json.loads(done.stdout)
         assert ([s["path"] for s in data["sessions"]], data["skipped"]) == (
             [str(p) for p in expected],
@@ -198,7 +201,7 @@ def test_a_folder_is_its_transcripts_at_any_depth_without_subagents(
     empty = tmp_path / "empty"
     empty.mkdir()
     done = invoke("replay", "--transcripts", str(empty), "-p", "default")
-    assert (done.exit_code, done.stderr) == (
+    assert (done.exit_code, message_of(done.stderr)) == (
         2,
         f"clm-policy: --transcripts '{empty}' is a folder without a *.jsonl file\n",
     )
@@ -209,7 +212,7 @@ def test_the_glob_expands_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("HOME", str(home))
     sessions(home / ".claude", 1)
     result = invoke("replay", "--transcripts", "~/.claude/projects/*/*.jsonl", "-p", "default")
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     assert result.stdout.startswith(
         "replay of 1 session (~/.claude/projects/*/*.jsonl) under policy default"
     )
@@ -220,7 +223,7 @@ def test_unreadable_files_are_skipped_and_listed(tmp_path: Path) -> None:
     (folder / "broken.jsonl").write_text("not a transcript\n")
     shutil.copy(FIXTURES / "openai_with_usage.json", folder / "chat.jsonl")
     result = invoke("replay", "--transcripts", str(folder / "*.jsonl"), "--policy", "default")
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     assert result.stdout.splitlines()[-3:] == [
         "skipped 2 files:",
         f"  {folder}/broken.jsonl: cannot tell the transcript format: neither the last nor the "
@@ -236,7 +239,7 @@ def test_no_readable_file_is_exit_2_with_its_position(tmp_path: Path) -> None:
     (tmp_path / "b.jsonl").write_text("not a transcript\n")
     result = invoke("replay", "--transcripts", str(tmp_path / "*.jsonl"), "--policy", "default")
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         f"{tmp_path}/a.jsonl:1: line 1 belongs to a Claude Code transcript: this is not a "
         "Codex rollout\n"
     )
@@ -252,7 +255,7 @@ def test_a_policy_the_sessions_cannot_be_decided_under(tmp_path: Path) -> None:
     )
     result = invoke("replay", "--transcripts", str(folder / "*.jsonl"), "--policy", str(policy))
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         f"{folder}/s1.jsonl: profile 'coding' gives soft_compact as a share of the context "
         "window, but no window is known: set tokens.context_window or tokens.model in the "
         "state, or context_window in the profile\n"
@@ -277,4 +280,4 @@ def test_a_policy_the_sessions_cannot_be_decided_under(tmp_path: Path) -> None:
 def test_bad_options(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
     folder = sessions(tmp_path, 1)
     result = invoke("replay", "--transcripts", str(folder / "*"), "--policy", "default", *args)
-    assert (result.exit_code, result.stdout, result.stderr) == (2, "", message)
+    assert (result.exit_code, result.stdout, message_of(result.stderr)) == (2, "", message)
