@@ -389,7 +389,7 @@ def test_install_user_writes_the_settings_claude_code_config_dir_names(
     project.mkdir()
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
     proc = run_process("hook", "claude-code", "--install", "--user", cwd=project)
-    assert (proc.returncode, proc.stderr) == (0, "")
+    assert (proc.returncode, message_of(proc.stderr)) == (0, "")
     path = config / "settings.json"
     assert proc.stdout.splitlines()[0] == f"wrote {path}"
     assert "To undo: clm-policy hook claude-code --uninstall --user." in proc.stdout
@@ -422,7 +422,7 @@ def test_a_link_to_nothing_is_refused_and_nothing_is_created_where_it_points(
     link.symlink_to(nowhere)
     result = run_process("hook", "claude-code", "--install", "--project", cwd=project)
     assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         f"{link}: a symbolic link to {nowhere}, which does not exist: nothing written (create "
         "that file, or remove the link)\n"
     )
@@ -440,7 +440,7 @@ def test_a_settings_file_that_cannot_be_merged_stops_the_install_before_the_conf
     settings.write_text('{"hooks": []}')
     result = run_process("hook", "claude-code", "--install", "--project", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr == f"{settings}: `hooks` is a list, expected an object\n"
+    assert message_of(result.stderr) == f"{settings}: `hooks` is a list, expected an object\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == [".claude"]
     assert settings.read_text() == '{"hooks": []}'
 
@@ -467,7 +467,7 @@ def test_uninstall_takes_out_what_install_put_in_and_nothing_else(
     for _ in range(2):
         assert run_process("hook", "claude-code", "--install", cwd=tmp_path).returncode == 0
     done = run_process("hook", "claude-code", "--uninstall", "--project", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, message_of(done.stderr)
     lines = done.stdout.splitlines()
     assert lines[0] == f"wrote {as_shown(settings, tmp_path)}"
     assert lines[1].startswith("  removed UserPromptSubmit hook `")
@@ -510,7 +510,7 @@ def test_uninstall_user_and_codex(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     user = Path(os.environ["HOME"]) / ".claude" / "settings.json"
     assert invoke("hook", "claude-code", "--install", "--user").exit_code == 0
     done = invoke("hook", "claude-code", "--uninstall", "--user")
-    assert done.exit_code == 0, done.stderr
+    assert done.exit_code == 0, message_of(done.stderr)
     assert json.loads(user.read_text()) == {}
     hooks = tmp_path / ".codex" / "hooks.json"
     hooks.parent.mkdir()
@@ -521,7 +521,7 @@ def test_uninstall_user_and_codex(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         "no clm-policy hooks in it; nothing written\n"
     )  # Claude Code's file: Codex's hooks are not its
     done = invoke("hook", "codex", "--uninstall", "--project")
-    assert done.exit_code == 0, done.stderr
+    assert done.exit_code == 0, message_of(done.stderr)
     assert json.loads(hooks.read_text()) == theirs
     assert invoke("hook", "codex", "--uninstall", "--user").stdout == (
         f"{as_shown(tmp_path / 'codex-home' / 'hooks.json')}: no clm-policy hooks in it; "
@@ -557,7 +557,7 @@ def test_a_read_only_settings_file_is_refused_and_left_as_it_is(
     path.chmod(0o444)
     result = run_process(*args, cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         f"{path}: read-only (mode 0444): nothing written; make it writable (chmod u+w {path}) "
         "for clm-policy to change it\n"
     )
@@ -585,7 +585,7 @@ def test_a_file_that_cannot_be_written_is_an_input_error_and_says_what_stays(
     result = run_process("hook", "claude-code", "--install", "--project", cwd=tmp_path)
     settings = tmp_path / ".claude" / "settings.json"
     assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         f"{as_shown(settings, tmp_path)}: cannot write it: Not a directory; nothing written "
         f"({as_shown(tmp_path / '.clm-policy.yaml', tmp_path)}, written before it, stays)\n"
     )
@@ -595,7 +595,7 @@ def test_a_file_that_cannot_be_written_is_an_input_error_and_says_what_stays(
     (tmp_path / ".codex").write_text("not a folder")
     result = run_process("hook", "codex", "--install", "--project", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         f"{as_shown(hooks, tmp_path)}: cannot write it: Not a directory; nothing written\n"
     )
 
@@ -604,7 +604,7 @@ def test_a_configuration_that_cannot_be_written_is_an_input_error(tmp_path: Path
     (tmp_path / ".clm-policy.yaml").mkdir()  # a folder of its name: not a configuration
     result = run_process("hook", "claude-code", "--install", "--project", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         f"{tmp_path / '.clm-policy.yaml'}: cannot write it: Is a directory; nothing written\n"
     )
     assert not (tmp_path / ".claude").exists()
@@ -651,7 +651,7 @@ def test_a_project_whose_policy_cannot_be_loaded_is_refused_before_anything_is_w
     (tmp_path / "mine.yaml").write_text("version: 1\nrules: [\n")
     result = run_process(*args, cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr == (
+    assert message_of(result.stderr) == (
         f"{tmp_path}/{message}; the hooks would answer nothing until it is fixed: nothing written\n"
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == [".clm-policy.yaml", "mine.yaml"]

@@ -28,7 +28,7 @@ from clm_policy.agents.hooks.codex import (
 from clm_policy.agents.hooks.shared import log_path
 from clm_policy.config.project import load_config, memory_path
 
-from conftest import as_shown, git, invoke, real_fixtures
+from conftest import as_shown, git, invoke, message_of, real_fixtures
 
 SESSION = "0199a2c4-5b7e-7c31-9d0e-4f2a8b6c1d3e"
 NEXT_SESSION = "0199a2c4-0000-7000-8000-00000000aa02"
@@ -226,13 +226,13 @@ def compact_event(path: Path, trigger: str, name: str = "PreCompact") -> dict[st
 def test_user_prompt_submit_continue_says_nothing(project: Path) -> None:
     path = rollout(project / "rollout.jsonl", 40_000)
     done = hook(project, prompt(path))
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert (done.returncode, done.stdout, message_of(done.stderr)) == (0, "", "")
 
 
 def test_user_prompt_submit_advises_a_compaction(project: Path) -> None:
     path = rollout(project / "rollout.jsonl", 170_000)
     done = hook(project, prompt(path))
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, message_of(done.stderr)
     reply = json.loads(done.stdout)
     assert reply["systemMessage"] == (
         "clm-policy: context 66% (170,300 of 258,400) (context 170300 >= soft limit 155040). "
@@ -277,7 +277,7 @@ def test_user_prompt_submit_asks_for_a_handoff(project: Path) -> None:
 def test_pre_compact_commits_a_snapshot(project: Path) -> None:
     path = rollout(project / "rollout.jsonl", 170_000)
     done = hook(project, compact_event(path, "manual"))
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert (done.returncode, done.stdout, message_of(done.stderr)) == (0, "", "")
     memory = memory_of(project)
     trail = head(memory)
     assert trail.startswith(f"clm(compact): {SESSION} step 3, codex:manual\n")
@@ -296,7 +296,7 @@ def test_pre_compact_commits_a_snapshot(project: Path) -> None:
 def test_an_automatic_compaction_at_the_hard_limit_becomes_a_handoff(project: Path) -> None:
     path = rollout(project / "rollout.jsonl", 200_000)
     done = hook(project, compact_event(path, "auto"))
-    assert (done.returncode, done.stderr) == (0, "")
+    assert (done.returncode, message_of(done.stderr)) == (0, "")
     reply = json.loads(done.stdout)
     assert reply["continue"] is False  # Codex ends the turn before it compacts
     assert reply["stopReason"].startswith(
@@ -329,7 +329,7 @@ def test_a_session_that_handed_off_is_stopped_once(project: Path) -> None:
     assert json.loads(hook(project, compact_event(path, "auto")).stdout)["continue"] is False
     # the person carried on in the same session: Codex compacts again, and may
     done = hook(project, compact_event(path, "auto"))
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, message_of(done.stderr)
     reply = json.loads(done.stdout)
     assert "continue" not in reply
     assert reply["systemMessage"] == (
@@ -352,7 +352,7 @@ def test_post_compact_commits_codex_own_summary_once(project: Path) -> None:
     path = rollout(project / "rollout.jsonl", 170_000, compactions=(text,))
     assert last_compaction_text(str(path)) == text
     done = hook(project, compact_event(path, "auto", "PostCompact"))
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert (done.returncode, done.stdout, message_of(done.stderr)) == (0, "", "")
     memory = memory_of(project)
     trail = head(memory)
     assert trail.startswith(f"clm(summary): {SESSION} step 3, codex:auto\n")
@@ -376,7 +376,7 @@ def test_post_compact_checks_the_summary_against_the_snapshot(project: Path) -> 
         project / "rollout.jsonl", 170_000, compactions=(f"{SUMMARY_PREFIX}\n{snapshot['goal']}",)
     )
     done = hook(project, compact_event(path, "manual", "PostCompact"))
-    assert (done.returncode, done.stderr) == (0, "")
+    assert (done.returncode, message_of(done.stderr)) == (0, "")
     trail = head(memory)
     assert trail.startswith(f"clm(summary): {SESSION} step 3, codex:manual\n")
     assert "\nClm-Recall: " in trail
@@ -391,7 +391,7 @@ def test_post_compact_after_a_remote_compaction_records_nothing(project: Path) -
     before = subjects(memory)
     path = rollout(project / "rollout.jsonl", 170_000, compactions=("",))  # encrypted
     done = hook(project, compact_event(path, "manual", "PostCompact"))
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert (done.returncode, done.stdout, message_of(done.stderr)) == (0, "", "")
     assert subjects(memory) == before
 
 
@@ -399,7 +399,7 @@ def test_post_compact_without_a_compaction_in_the_rollout_records_nothing(projec
     path = rollout(project / "rollout.jsonl", 170_000)
     assert last_compaction_text(str(path)) == ""
     done = hook(project, compact_event(path, "manual", "PostCompact"))
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert (done.returncode, done.stdout, message_of(done.stderr)) == (0, "", "")
     assert not memory_of(project).exists()  # nothing to record: not even a repository
 
 
@@ -413,7 +413,7 @@ def test_after_a_compaction_the_session_gets_what_must_survive(project: Path) ->
         project,
         {"hook_event_name": "SessionStart", "source": "compact", "transcript_path": str(path)},
     )
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, message_of(done.stderr)
     extra = json.loads(done.stdout)["hookSpecificOutput"]
     assert extra["hookEventName"] == "SessionStart"
     assert f"Goal: {GOAL}" in extra["additionalContext"]
@@ -432,7 +432,7 @@ def start_next_session(project: Path) -> tuple[dict[str, Any], str]:
         "session_id": NEXT_SESSION,
     }
     done = hook(project, start)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, message_of(done.stderr)
     return start, json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
 
 
@@ -474,7 +474,7 @@ def test_a_seed_in_japanese_fits_what_codex_takes(project: Path) -> None:
     )
     words += "## Next step\n変更履歴を書く。\n"
     done = hook(project, {**stop, "stop_hook_active": True, "last_assistant_message": words})
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, message_of(done.stderr)
     _start, context = start_next_session(project)
     assert 8_000 < len(context.encode("utf-8")) <= 9_400
     assert "> 変更履歴を書く。" in context  # the agent's next step: its words first
@@ -500,7 +500,7 @@ def test_stop_blocks_once_then_commits_the_handoff(project: Path) -> None:
     assert "`## Goal`, `## Tasks`, `## Decisions`, `## Verification`" in reply["reason"]
     note = "## Goal\nskip zero rows\n## Done and verified\n- export, tests\n## Next safe action\nrelease notes"
     done = hook(project, {**stop, "stop_hook_active": True, "last_assistant_message": note})
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, message_of(done.stderr)
     message = json.loads(done.stdout)["systemMessage"]
     assert message.startswith("clm-policy: handoff committed (manifests/")
     assert message.endswith("Start a new session (/new): it starts from the handoff.")
@@ -529,7 +529,7 @@ def test_stop_below_the_limit_never_blocks_nor_hands_off(project: Path) -> None:
                 "transcript_path": str(path),
             },
         )
-        assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+        assert (done.returncode, done.stdout, message_of(done.stderr)) == (0, "", "")
     assert not memory_of(project).exists() or len(subjects(memory_of(project))) == 1
 
 
@@ -599,7 +599,7 @@ def test_bad_input_never_breaks_the_agent(project: Path, raw: bytes) -> None:
         timeout=120,
         check=False,
     )
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert (done.returncode, done.stdout, message_of(done.stderr)) == (0, b"", b"")
 
 
 def test_a_rollout_that_is_not_a_rollout_never_breaks_the_agent(project: Path) -> None:
@@ -611,7 +611,7 @@ def test_a_rollout_that_is_not_a_rollout_never_breaks_the_agent(project: Path) -
         compact_event(path, "auto", "PostCompact"),
     ):
         done = hook(project, event)
-        assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+        assert (done.returncode, done.stdout, message_of(done.stderr)) == (0, "", "")
 
 
 def test_problems_are_logged(project: Path) -> None:
@@ -726,7 +726,7 @@ def test_install_merges_into_the_projects_hooks_json_keeping_the_persons_own(
         )
 
     done = install("--project")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, message_of(done.stderr)
     lines = done.stdout.splitlines()
     assert lines[:3] == [
         f"wrote {as_shown(tmp_path / '.clm-policy.yaml', tmp_path)} (policy claude-code, profile coding)",
@@ -759,7 +759,7 @@ def test_install_user_and_a_broken_hooks_json(
     project.mkdir()
     monkeypatch.chdir(project)
     done = invoke("hook", "codex", "--install", "--user")
-    assert done.exit_code == 0, done.stderr
+    assert done.exit_code == 0, message_of(done.stderr)
     assert done.stdout.splitlines()[0] == f"wrote {as_shown(codex_home / 'hooks.json')}"
     assert not (project / ".clm-policy.yaml").exists()  # --user sets no project up
     broken = project / ".codex" / "hooks.json"
@@ -768,7 +768,7 @@ def test_install_user_and_a_broken_hooks_json(
     refused = invoke("hook", "codex", "--install")
     assert (refused.exit_code, refused.stdout) == (2, "")
     assert (
-        refused.stderr
+        message_of(refused.stderr)
         == f"{as_shown(broken)}:1:1: expected a JSON object (Codex hooks.json), got a list\n"
     )
     assert broken.read_text() == "[]"

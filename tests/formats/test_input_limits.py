@@ -47,7 +47,7 @@ def policy(tmp_path: Path, text: str, name: str = "p.yaml") -> Path:
 def decide_policy(path: Path | str) -> tuple[int, str]:
     result = invoke("decide", "-p", str(path), "--tokens", "150")
     assert result.stdout == ""
-    return result.exit_code, result.stderr
+    return result.exit_code, message_of(result.stderr)
 
 
 # -- A.1: an error never echoes a document ------------------------------------------------
@@ -182,19 +182,22 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     assert decide_policy(fifo) == (2, f"{fifo}: is a FIFO (named pipe), not a policy file\n")
     state = invoke("decide", "--state", str(fifo))
-    assert (state.exit_code, state.stderr) == (
+    assert (state.exit_code, message_of(state.stderr)) == (
         2,
         f"{fifo}: is a FIFO (named pipe), not a state file\n",
     )
     linted = invoke("lint", str(fifo))
-    assert (linted.exit_code, linted.stderr) == (
+    assert (linted.exit_code, message_of(linted.stderr)) == (
         2,
         f"{fifo}: not a regular file or a folder\n",
     )
     suite = tmp_path / "t.test.yaml"
     os.mkfifo(suite)
     tested = invoke("test", str(suite))
-    assert (tested.exit_code, tested.stderr) == (2, f"{suite}: not a regular file or a folder\n")
+    assert (tested.exit_code, message_of(tested.stderr)) == (
+        2,
+        f"{suite}: not a regular file or a folder\n",
+    )
     scenario = invoke("run", "--scenario", str(fifo), "--memory", str(tmp_path / "mem"))
     assert scenario.exit_code == 2
     assert f"{fifo}: is a FIFO (named pipe), not a scenario file" in scenario.stderr
@@ -203,9 +206,12 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
 def test_a_directory_is_no_policy(tmp_path: Path) -> None:
     assert decide_policy(tmp_path) == (2, f"{tmp_path}: is a directory, not a policy file\n")
     state = invoke("decide", "--state", str(tmp_path))
-    assert (state.exit_code, state.stderr) == (2, f"{tmp_path}: is a directory, not a state file\n")
+    assert (state.exit_code, message_of(state.stderr)) == (
+        2,
+        f"{tmp_path}: is a directory, not a state file\n",
+    )
     experiment = invoke("experiment", str(tmp_path))  # (its article too: once "a experiment")
-    assert (experiment.exit_code, experiment.stderr) == (
+    assert (experiment.exit_code, message_of(experiment.stderr)) == (
         2,
         f"{tmp_path}: is a directory, not an experiment file\n",
     )
@@ -249,7 +255,7 @@ def test_size_limits(tmp_path: Path) -> None:
     )
     state = _sparse(tmp_path / "s.json", 64 * MiB + 1, b"{}")
     result = invoke("decide", "--state", str(state))
-    assert (result.exit_code, result.stderr) == (
+    assert (result.exit_code, message_of(result.stderr)) == (
         2,
         f"{state}: too large for a state file (more than 64 MiB)\n",
     )
@@ -303,7 +309,7 @@ def test_lint_refuses_binary_and_non_utf8_like_decide(
         1,
         f"{path}:{where}: error [yaml-syntax] {message}\n",
     )
-    assert linted.stderr == "clm-policy lint: 1 error, 0 warnings in 1 file\n"
+    assert message_of(linted.stderr) == "clm-policy lint: 1 error, 0 warnings in 1 file\n"
 
 
 def test_a_control_character_is_one_line(tmp_path: Path) -> None:
@@ -348,7 +354,7 @@ rules:
 def test_merge_keys_merge(tmp_path: Path) -> None:
     path = policy(tmp_path, MERGED)
     result = invoke("decide", "-p", str(path), "-t", "250", "--profile", "research", "--explain")
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     assert "action:    continue" in result.stdout
     assert f"big -> handoff: false  [no]  {path}:12:11" in result.stdout
     assert f"bigger -> handoff: false  [no]  {path}:16:11" in result.stdout
@@ -628,7 +634,7 @@ def test_bad_state_is_bad_input(
     path = tmp_path / "state.json"
     path.write_text(content)
     result = invoke("decide", "--state", str(path), *args)
-    assert result.exit_code == 2, result.stderr
+    assert result.exit_code == 2, message_of(result.stderr)
     if "--format" not in args:
         assert (result.stdout, message_of(result.stderr)) == ("", f"{path}:{expected}\n")
     else:  # the error may come as one JSON object on standard output
@@ -811,7 +817,9 @@ def test_output_into_a_missing_folder_is_bad_input(tmp_path: Path, command: list
     out = tmp_path / "missing" / "deeper" / "report.out"
     result = invoke(*command, str(REPO / "policies"), "--output", str(out))
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == f"{out}: cannot write the output: No such file or directory\n"
+    assert (
+        message_of(result.stderr) == f"{out}: cannot write the output: No such file or directory\n"
+    )
     assert not (tmp_path / "missing").exists()
 
 
@@ -845,5 +853,5 @@ def test_a_name_too_long_for_the_system_is_bad_input(
 ) -> None:
     monkeypatch.chdir(REPO)
     result = invoke(*args)
-    assert result.exit_code == 2, result.stderr
+    assert result.exit_code == 2, message_of(result.stderr)
     assert "internal error" not in result.stderr

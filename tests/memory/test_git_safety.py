@@ -14,7 +14,7 @@ import pytest
 
 from clm_policy.memory.git.write import MemoryRepo
 
-from conftest import git, invoke, state_file
+from conftest import git, invoke, message_of, state_file
 
 
 def executable(path: Path, text: str) -> None:
@@ -39,7 +39,7 @@ def test_push_remote_is_never_an_option(memory: Path, tmp_path: Path, remote: st
         f"--push={remote.format(canary=canary)}",
     )
     assert result.exit_code == 2
-    assert "must not be empty or start with '-'" in result.stderr
+    assert "must not be empty or start with '-'" in message_of(result.stderr)
     # refused before anything is committed: nothing half-happens
     assert git(memory, "log", "--format=%s") == "clm(init): memory repository\n"
     assert not canary.exists()
@@ -82,7 +82,7 @@ def test_repository_hooks_and_fsmonitor_never_run(memory: Path, tmp_path: Path) 
     path = state_file(tmp_path)
     for verb in ("compact", "handoff"):
         result = invoke(verb, "--memory", str(memory), "--state", str(path))
-        assert result.exit_code == 0, result.stderr
+        assert result.exit_code == 0, message_of(result.stderr)
     branch = invoke("handoff", "--memory", str(memory), "--state", str(path), "--branch")
     assert branch.exit_code == 0, branch.stderr
     assert not canary.exists()
@@ -98,7 +98,9 @@ def test_session_ids_are_validated_whole(memory: Path, tmp_path: Path, session: 
         "compact", "--memory", str(memory), "--state", str(state_file(tmp_path, session_id=session))
     )
     assert result.exit_code == 2
-    assert "invalid session id" in result.stderr or "session_id" in result.stderr
+    assert "invalid session id" in message_of(result.stderr) or "session_id" in message_of(
+        result.stderr
+    )
     assert git(memory, "rev-list", "--count", "--all").strip() == "1"
     status = invoke("status", "--memory", str(memory))
     assert status.exit_code == 0, status.stderr
@@ -121,7 +123,7 @@ def test_status_skips_what_a_teammate_committed_by_hand(memory: Path) -> None:
     assert "skipping session broken" in listed.stderr
     one = invoke("status", "--memory", str(memory), "--session", "broken")
     assert one.exit_code == 2
-    assert one.stderr == (  # the position, a person can open (it said the file twice)
+    assert message_of(one.stderr) == (  # the position, a person can open (it said the file twice)
         f"{memory}/sessions/broken/state.json:1:16: not a valid session state: session_id: "
         "expected a string, got integer 5\n"
     )
@@ -171,7 +173,7 @@ def test_nul_bytes_in_goal_and_blockers_never_stop_a_compaction(
     path = state_file(tmp_path, goal="ship\x00it", blockers=["bad\x00byte"])
     for verb in ("compact", "handoff"):
         result = invoke(verb, "--memory", str(memory), "--state", str(path))
-        assert result.exit_code == 0, result.stderr
+        assert result.exit_code == 0, message_of(result.stderr)
     body = git(memory, "log", "-2", "--format=%B")
     assert "ship\ufffdit" in body
     assert git(memory, "status", "--porcelain") == ""
@@ -200,7 +202,7 @@ def test_foreign_commits_with_separator_bytes_never_break_log_or_status(memory: 
     git(memory, "update-ref", "refs/heads/main", forged)
     for args in (["log"], ["log", "--format", "json"], ["status"], ["log", "--session", "demo"]):
         result = invoke(*args, "--memory", str(memory))
-        assert result.exit_code == 0, (args, result.stderr)
+        assert result.exit_code == 0, (args, message_of(result.stderr))
     entries = json.loads(invoke("log", "--memory", str(memory), "--format", "json").stdout)
     assert [e["event"] for e in entries][-3:] == ["session", "start", "init"]
     assert invoke("log", "--memory", str(memory), "--all").exit_code == 0

@@ -15,7 +15,7 @@ from clm_policy.policy.compile import load_policy
 from clm_policy.policy.engine import Price
 from clm_policy.report.metrics import build_report, cost, price_for
 
-from conftest import git, invoke
+from conftest import git, invoke, message_of
 
 Write = Callable[[str, str], Path]
 
@@ -31,7 +31,7 @@ prices:
 def run(memory: Path, *args: str) -> None:
     # the demo's first session alone (it hands off; --continue-after-handoff goes on)
     result = invoke("run", "--memory", str(memory), "--format", "json", "--stop-at-handoff", *args)
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
 
 
 def records(repo: Path, session: str, name: str) -> list[dict[str, object]]:
@@ -74,7 +74,7 @@ def test_prices_merge_by_model_through_extends(write: Write) -> None:
 def test_resolve_prints_the_prices_and_decides_the_same(write: Write, tmp_path: Path) -> None:
     policy = write("priced.yaml", PRICED)
     result = invoke("resolve", str(policy))
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 0, message_of(result.stderr)
     assert (
         "prices:\n  default:\n    input: 3.0\n    output: 15.0\n"
         "  claude-sonnet:\n    input: 2.5\n    output: 10.0\n"
@@ -105,7 +105,7 @@ def test_a_bad_price_is_refused_at_its_place(write: Write, price: str, message: 
     bad = write("bad.yaml", f"version: 1\nextends: default\nprices:\n  claude: {price}\n")
     result = invoke("report", "--memory", "nowhere", "--policy", str(bad))
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == f"{bad}:{message}\n"
+    assert message_of(result.stderr) == f"{bad}:{message}\n"
 
 
 def test_the_longest_model_prefix_prices_else_default() -> None:
