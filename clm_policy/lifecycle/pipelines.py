@@ -312,16 +312,28 @@ def committed_snapshot(repo: MemoryRepo, state: SessionState) -> str | None:
     return committed_at(newest, state.step_index, state.tokens.context_tokens)
 
 
-def check_handed_off(repo: MemoryRepo, state: SessionState) -> None:
+def check_handed_off(repo: MemoryRepo, state: SessionState, *, branch: bool = False) -> None:
     """Raise :class:`HandedOffAlready` when the session's newest handoff on the checked-out
-    branch was taken at ``state``'s step and context: nothing happened since that it would
-    record (the same state file, transcript or persisted session again, a second hook)."""
+    branch (``branch``: on its newest handoff branch, ``clm/handoff/<session>-N``) was taken
+    at ``state``'s step and context: nothing happened since that it would record (the same
+    state file, transcript or persisted session again, a second hook)."""
     from clm_policy.memory.audit import committed_at, read_log
 
-    newest = read_log(repo, session=state.session_id, event="handoff", limit=1)
+    rev = _newest_handoff_branch(repo, state.session_id) if branch else "HEAD"
+    if rev is None:
+        return
+    newest = read_log(repo, session=state.session_id, event="handoff", limit=1, rev=rev)
     found = committed_at(newest, state.step_index, state.tokens.context_tokens)
     if found is not None:
         raise HandedOffAlready(state, found, newest[0].trailers.get("Clm-Handoff"))
+
+
+def _newest_handoff_branch(repo: MemoryRepo, session_id: str) -> str | None:
+    """The session's handoff branch of the highest number here, None when it has none."""
+    prefix = f"refs/heads/clm/handoff/{session_id}-"
+    listed = repo.git("for-each-ref", "--format=%(refname)", f"{prefix}*", check=False)
+    numbered = [(int(n[len(prefix) :]), n) for n in listed.split() if n[len(prefix) :].isdigit()]
+    return max(numbered)[1] if numbered else None
 
 
 def _next_handoff_number(repo: MemoryRepo, session_id: str, remote: str | None = None) -> int:
@@ -391,8 +403,7 @@ def run_handoff(
     # handoffs of a session at once never take the same files (the later one would
     # overwrite the earlier's).
     with repo.locked():
-        if not branch:
-            check_handed_off(repo, state)
+        check_handed_off(repo, state, branch=branch)
         number = _next_handoff_number(repo, state.session_id, push if branch else None)
         m_path = _manifest_file(repo, manifest, state.session_id, number, branch=branch)
         h_path = handoff_path(state.session_id, number)

@@ -226,3 +226,55 @@ def test_a_handoff_again_at_the_same_step_commits_nothing(tmp_path: Path) -> Non
     later = handoff("--state", "state.json")
     assert later.returncode == 0, later.stderr
     assert "sessions/s1/handoffs/002.md" in later.stdout
+
+
+def test_a_handoff_on_its_own_branch_again_at_the_same_step_commits_nothing(
+    tmp_path: Path,
+) -> None:
+    """`handoff --branch` twice on the same state made clm/handoff/s1-1 and s1-2 with the same
+    content (two pull requests for one handoff): the second is checked against the session's
+    newest handoff branch, as a handoff on the checked-out branch is against HEAD."""
+    init_memory(tmp_path / "mem")
+    state = tmp_path / "state.json"
+    data = {"session_id": "s1", "goal": "ship it", "step_index": 3}
+    state.write_text(json.dumps({**data, "tokens": {"context_tokens": 5000}}))
+
+    def handoff() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "clm_policy",
+                "handoff",
+                "-m",
+                "mem",
+                "-s",
+                "state.json",
+                "--branch",
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    def branches() -> list[str]:
+        listed = git(tmp_path / "mem", "for-each-ref", "--format=%(refname:short)", "refs/heads/")
+        return sorted(listed.split())
+
+    first = handoff()
+    assert first.returncode == 0, first.stderr
+    made = branches()
+    assert "clm/handoff/s1-1" in made
+    tip = git(tmp_path / "mem", "rev-parse", "clm/handoff/s1-1").strip()
+    again = handoff()
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith(
+        f"session s1 at step 3 (5000 tokens) is handed off already: commit {tip[:12]}"
+    ), again.stdout
+    assert branches() == made  # no clm/handoff/s1-2
+    state.write_text(json.dumps({**data, "step_index": 4}))
+    later = handoff()
+    assert later.returncode == 0, later.stderr
+    assert "clm/handoff/s1-2" in branches()
