@@ -324,7 +324,7 @@ def log(
 
 @click.command()
 @memory_option()
-@click.argument("ref", metavar="REF", required=False)
+@click.argument("ref", metavar="[REF]", required=False)
 @click.option(
     "--search",
     metavar="TEXT",
