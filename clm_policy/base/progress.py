@@ -108,3 +108,38 @@ class Notice:
             self._line.stream.write("\r" + " " * self._width + "\r")
             self._line.stream.flush()
             self._width = 0
+
+
+class Waiting:
+    """A wait for another process, polled: between two tries :meth:`pause` sleeps, a little
+    longer each time (from ``first`` to ``longest`` seconds), and once ``notice_after`` seconds
+    have passed a terminal is told ``text`` (a :class:`Notice`), erased when the wait ends
+    (``with Waiting(...) as wait``). :attr:`waited`: the seconds since it began."""
+
+    def __init__(
+        self, text: str, *, notice_after: float = 1.0, first: float = 0.002, longest: float = 0.05
+    ) -> None:
+        self._text = text
+        self._after = notice_after
+        self._pause = first
+        self._longest = longest
+        self._start = time.monotonic()
+        self._notice: Notice | None = None
+
+    @property
+    def waited(self) -> float:
+        return time.monotonic() - self._start
+
+    def pause(self) -> None:
+        if self._notice is None and self.waited >= self._after:
+            self._notice = Notice(self._text)
+            self._notice.say()
+        time.sleep(self._pause)
+        self._pause = min(self._pause * 2, self._longest)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._notice is not None:
+            self._notice.close()

@@ -425,7 +425,8 @@ def test_two_branch_handoffs_in_one_second_keep_both_manifests(memory: Path) -> 
     state = SessionState(session_id="s1", goal="ship it", step_index=3)
     with MemoryRepo(memory) as repo:
         first = run_handoff(repo, state, branch=True, now=now)
-        second = run_handoff(repo, state, branch=True, now=now)
+        later = SessionState(session_id="s1", goal="ship it", step_index=4)  # (a step on)
+        second = run_handoff(repo, later, branch=True, now=now)
     assert first.manifest_path == "manifests/20260804T120000Z_s1.json"
     assert second.manifest_path == "manifests/20260804T120000Z_s1-2.json"
     assert git(memory, "show", f"{second.ref}:{second.manifest_path}")

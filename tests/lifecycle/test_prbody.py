@@ -165,10 +165,11 @@ def test_the_previous_handoff_may_be_on_the_base_branch(memory: Path, tmp_path: 
     )
 
 
-def test_the_same_state_twice_changes_nothing(memory: Path, tmp_path: Path) -> None:
+def test_the_same_state_a_step_later_changes_nothing(memory: Path, tmp_path: Path) -> None:
+    """(At the same step the second handoff commits nothing: no pull request at all.)"""
     hand_off(memory, example(), FIRST, None)
     body = tmp_path / "pr.md"
-    hand_off(memory, example(), SECOND, body)
+    hand_off(memory, example(step_index=43), SECOND, body)
     assert "\n\nNo field changed (the timestamp aside).\n\n## Goal\n" in body.read_text()
 
 
@@ -184,7 +185,7 @@ def test_a_long_manifest_gives_way_to_a_pointer(memory: Path, tmp_path: Path) ->
     hand_off(memory, example(), FIRST, None)
     commands = [f"step {i}: " + "x" * 300 for i in range(250)]
     body = tmp_path / "pr.md"
-    hand_off(memory, example(commands_and_results=commands), SECOND, body)
+    hand_off(memory, example(commands_and_results=commands, step_index=43), SECOND, body)
     text = body.read_text()
     assert len(text) < prbody.BODY_LIMIT
     since = text.split("## Since the previous handoff\n\n")[1]

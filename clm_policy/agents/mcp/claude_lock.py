@@ -57,9 +57,13 @@ def claude_file_lock(path: Path, *, wait: float = WAIT_SECONDS) -> Iterator[None
 
 def _acquire(lock: str, path: Path, wait: float) -> bool:
     """Take ``lock``: True once held, False where the file's folder does not exist."""
-    start = time.monotonic()
-    pause, notice = 0.005, None
-    try:
+    from clm_policy.base.progress import Waiting
+
+    text = (
+        f"clm-policy: waiting for Claude Code's lock on {path} (a running session is writing "
+        f"it; Ctrl-C stops; at most {wait:g} s)"
+    )
+    with Waiting(text, notice_after=NOTICE_SECONDS, first=0.005, longest=0.1) as waiting:
         while True:
             try:
                 os.mkdir(lock, 0o777)
@@ -75,27 +79,14 @@ def _acquire(lock: str, path: Path, wait: float) -> bool:
                 ) from None
             if _abandoned(lock):
                 continue
-            waited = time.monotonic() - start
-            if waited > wait:
+            if waiting.waited > wait:
                 raise InputError(
                     f"Claude Code has held its lock on this file for over {wait:g} s "
                     f"({lock}); nothing written. Try again; if no Claude Code runs, remove "
                     "that folder.",
                     Location(str(path)),
                 )
-            if notice is None and waited >= NOTICE_SECONDS:
-                from clm_policy.base.progress import Notice  # (a rare wait)
-
-                notice = Notice(
-                    f"clm-policy: waiting for Claude Code's lock on {path} (a running "
-                    f"session is writing it; Ctrl-C stops; at most {wait:g} s)"
-                )
-                notice.say()
-            time.sleep(pause)
-            pause = min(pause * 2, 0.1)
-    finally:
-        if notice is not None:
-            notice.close()
+            waiting.pause()
 
 
 def _abandoned(lock: str) -> bool:

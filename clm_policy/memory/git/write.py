@@ -259,35 +259,25 @@ class MemoryRepo:
         """Wait for another process to release the write lock (``fd``), up to
         ``lock_timeout``; past :data:`LOCK_NOTICE` seconds a person at a terminal is told
         what the wait is, and that Ctrl-C ends it."""
-        start = time.monotonic()
-        pause, notice = 0.002, None
-        try:
+        from clm_policy.base.progress import Waiting  # (a rare wait)
+
+        text = (
+            f"clm-policy: waiting for the write lock of {self.shown}: another process is "
+            f"writing to it (Ctrl-C stops; at most {self.lock_timeout:g} s)"
+        )
+        with Waiting(text, notice_after=LOCK_NOTICE, first=0.002, longest=0.05) as wait:
             while True:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     return
                 except BlockingIOError:
-                    waited = time.monotonic() - start
-                    if waited > self.lock_timeout:
+                    if wait.waited > self.lock_timeout:
                         raise InputError(
                             f"{self.shown}: another process has held the write lock for "
                             f"{self.lock_timeout:g} s; try again once it is done (a "
                             f"clm-policy command, or a hook of an agent's session)"
                         ) from None
-                    if notice is None and waited >= LOCK_NOTICE:
-                        from clm_policy.base.progress import Notice  # (a rare wait)
-
-                        notice = Notice(
-                            f"clm-policy: waiting for the write lock of {self.shown}: another "
-                            f"process is writing to it (Ctrl-C stops; at most "
-                            f"{self.lock_timeout:g} s)"
-                        )
-                        notice.say()
-                    time.sleep(pause)
-                    pause = min(pause * 2, 0.05)
-        finally:
-            if notice is not None:
-                notice.close()
+                    wait.pause()
 
     def _recover(self) -> None:
         """Undo what a writer killed mid-write left behind (we hold the lock: it is dead)."""
