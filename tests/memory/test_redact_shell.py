@@ -42,6 +42,8 @@ URL = "[REDACTED:url-password]"
 NETRC = "[REDACTED:netrc-password]"
 CONN = "[REDACTED:connection-string-password]"
 OPENAI = "[REDACTED:openai-api-key]"
+BEARER = "[REDACTED:bearer-token]"
+SHORT_SK = "sk-" + fake(ALNUM, 24, 3106)  # a bare sk- key under 32 characters
 
 
 def _id(value: object) -> str:
@@ -99,6 +101,28 @@ FOUND: list[tuple[str, str]] = [
         "git clone https://ghp_" + fake(ALNUM, 36, 3105) + "@github.com/o/r.git",
         "git clone https://[REDACTED:github-pat]@github.com/o/r.git",
     ),
+    # chpasswd (the user stays), openssl's pass:, Windows' net use
+    ("echo 'bob:hunter2secret' | chpasswd", f"echo 'bob:{CLI}' | chpasswd"),
+    ('echo "bob:MyPass99" | sudo chpasswd', f'echo "bob:{CLI}" | sudo chpasswd'),
+    ("printf 'bob:hunter2secret\\n' | chpasswd", f"printf 'bob:{CLI}\\n' | chpasswd"),
+    ("chpasswd <<< 'bob:hunter2secret'", f"chpasswd <<< 'bob:{CLI}'"),
+    ('{"command": "echo \\"bob:MyPass99\\" | chpasswd"}', f'{{"command": "echo \\"bob:{CLI}\\" | chpasswd"}}'),
+    ("openssl enc -aes-256-cbc -pass pass:hunter2secret -in a -out b", f"openssl enc -aes-256-cbc -pass pass:{CLI} -in a -out b"),
+    ("openssl pkcs12 -export -passout pass:MyPass99 -out a.p12", f"openssl pkcs12 -export -passout pass:{CLI} -out a.p12"),
+    ("openssl rsa -in k.pem -passin 'pass:hunter2secret'", f"openssl rsa -in k.pem -passin 'pass:{CLI}'"),
+    ("net use z: \\\\srv\\share hunter2secret /user:bob", f"net use z: \\\\srv\\share {CLI} /user:bob"),
+    ("NET USE \\\\srv\\share /user:CORP\\bob MyPass99", f"NET USE \\\\srv\\share /user:CORP\\bob {CLI}"),
+    ('{"command": "net use z: \\\\\\\\srv\\\\share hunter2secret /user:bob"}', f'{{"command": "net use z: \\\\\\\\srv\\\\share {CLI} /user:bob"}}'),
+    # a Bearer credential a person typed, in an Authorization header
+    ("curl -H 'Authorization: Bearer hunter2secret' https://api.example.com", f"curl -H 'Authorization: Bearer {BEARER}' https://api.example.com"),
+    ('headers = {"Authorization": "Bearer MyPass99"}', f'headers = {{"Authorization": "Bearer {BEARER}"}}'),
+    # a YAML or .env map's "NAME: value", JSON's "NAME": "value"
+    ("API_KEY: hunter2secret", f"API_KEY: {VAR}"),
+    ("  OPENAI_API_KEY: 'Maple2024-copper'", f"  OPENAI_API_KEY: '{VAR}'"),
+    ('{"SLACK_BOT_TOKEN": "hunter2secret"}', f'{{"SLACK_BOT_TOKEN": "{VAR}"}}'),
+    # a bare sk- key under 32 characters
+    ("key sk-Zq8vT3nLw5Yp2Rk7aB4cXk9m", f"key {OPENAI}"),
+    (f"use {SHORT_SK} here", f"use {OPENAI} here"),
     # .netrc, connection strings
     ("machine github.com login bob password hunter2secret", f"machine github.com login bob password {NETRC}"),
     ("machine api.heroku.com\n  login me@example.com\n  password MyPass99\n", f"machine api.heroku.com\n  login me@example.com\n  password {NETRC}\n"),
@@ -141,6 +165,38 @@ LEFT: list[str] = [
     "echo done | grep -S x",
     "docker login -u ci --password-stdin ghcr.io < token.txt",
     "cat <<< hunter2secret",
+    # chpasswd, openssl and net use without a typed password
+    "echo 'bob:$PW' | chpasswd",
+    "echo bob:changeme | chpasswd",
+    "echo 'bob:hunter2secret' | tee users.txt",
+    "openssl enc -d -pass env:PASSPHRASE -in a",
+    "openssl enc -d -pass file:/run/secrets/pw -in a",
+    "openssl pkcs12 -passin pass: -in a.p12",
+    "net use z: \\\\srv\\share * /user:bob",
+    "net use z: \\\\srv\\share /user:bob /persistent:no",
+    "net use z: /delete",
+    # placeholders after Bearer; a typed-looking word outside an Authorization header
+    "Authorization: Bearer ${TOKEN}",
+    "Authorization: Bearer YOUR_TOKEN",
+    "Authorization: Bearer xxx",
+    "Authorization: Bearer your-token-here",
+    "Authorization: Bearer token123",
+    "use a Bearer token-based header",
+    # NAME: value that is no secret
+    "API_KEY: ${{ secrets.X }}",
+    "API_KEY: required",
+    "API_KEY: your-api-key",
+    "OPENAI_API_KEY: the key holds spaces",
+    "SECRET_KEY: str = 'x'",
+    "API_TOKEN: Optional[str] = None",
+    "SORT_KEY: created_at",
+    "SSH_KEY: ~/.ssh/id_ed25519",
+    "NEXT_PAGE_TOKEN: CgkIARIFCgM1MDA",
+    # sk- and a name, or under 20 characters
+    "pip install sk-learn-extensions",
+    "sk-abcdefghijklmnopqrstuvwx",
+    "sk-ThisIsMyVeryOwnKeyName",
+    "sk-Zq8vT3nLw5Yp2Rk7",
     # options that hold no password
     "mysql -u root -p hunter2secret",  # -p alone asks; hunter2secret is the database
     "tool --password-file /run/secrets/pw",
@@ -192,6 +248,14 @@ LONG_RUNS: dict[str, tuple[str, dict[str, int]]] = {
     "connection-keys": ("Server=db;Password=MyPass99;" * 20_000, {"connection-string-password": 20_000}),
     "url-users": ("https://" + "a" * 300 + "@" * 10_000, {}),
     "many-variables": ("export MY_TOKEN=hunter2secret\n" * 5_000, {"secret-variable": 5_000}),
+    "chpasswd-pipes": ("echo a:b | " * 50_000 + "chpasswd", {}),
+    "chpasswd-here": ("chpasswd <<< " * 50_000, {}),
+    "here-string-values": ("<<< x " * 50_000, {}),  # one line: the reader is sought 300 back
+    "openssl-pass": ("-pass pass:" * 50_000, {}),
+    "net-use": ("net use \\\\s /x" * 50_000, {}),
+    "yaml-names": ("API_KEY: " * 50_000, {}),
+    "bearer-headers": ("Authorization: Bearer " * 50_000, {}),
+    "many-chpasswd": ("echo 'bob:hunter2secret' | chpasswd\n" * 5_000, {"command-line-password": 5_000}),
 }
 # fmt: on
 
@@ -204,10 +268,11 @@ def test_long_adversarial_inputs_are_read_in_linear_time(text: str, counts: dict
         assert result.text == text
 
 
-SECRETS = ("hunter2secret", "Maple2024-copper", "MyPass99")
+SECRETS = ("hunter2secret", "Maple2024-copper", "MyPass99", "Copper7lantern")
 COMMAND = (
     "export DEPLOY_TOKEN=Maple2024-copper"
     " && echo hunter2secret | sudo -S apt install -y libcsv"
+    " && echo bob:Copper7lantern | chpasswd"
     " && sshpass -p MyPass99 ssh deploy@10.0.0.5 true"
     " && python -m pytest -q"
 )
@@ -246,3 +311,4 @@ def test_a_handoff_of_a_transcript_commits_no_command_line_secret(tmp_path: Path
     assert [secret for secret in SECRETS if secret in history] == []
     assert "[REDACTED:command-line-password]" in history
     assert "[REDACTED:secret-variable]" in history
+    assert "bob:[REDACTED:command-line-password] | chpasswd" in history

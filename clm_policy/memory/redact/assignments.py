@@ -13,6 +13,7 @@ import re
 
 from clm_policy.base.lazypattern import LazyPattern
 from clm_policy.memory.redact.judge import (
+    MIN_SECRET_LENGTH,
     glued_to_placeholder,
     looks_credential,
     looks_password,
@@ -34,9 +35,9 @@ from clm_policy.memory.redact.syntax import (
     bare,
     credential_value,
     not_placeholder,
-    random_value,
     reference_key,
 )
+from clm_policy.memory.redact.token_checks import placeholder_token
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # no typing at run time: the hooks import the redactor
@@ -127,6 +128,30 @@ def _url_password(m: re.Match[str]) -> bool:
     return "[REDACTED:" not in m[0] and (not_placeholder(m) or looks_password(secret))
 
 
+# What stands right before "Bearer" in an Authorization header: "Authorization: ", a JSON or
+# Python key ("Authorization": "), curl -H 'Authorization: .
+BEARER_HEADER = LazyPattern(rf"authorization{HEADER_SEPARATOR}\Z", re.I | re.X | re.A)
+HEADER_REACH = 48
+"""How far before ``Bearer`` its header's name may start (the name, quotes and blanks)."""
+
+
+def _bearer(m: re.Match[str]) -> bool:
+    """The credential after ``Bearer``: a random one anywhere; in an ``Authorization`` header,
+    where only a credential can stand, also one a person typed (``hunter2secret``: 8
+    characters or more that look like a password, not shaped like a name or a placeholder —
+    ``YOUR_TOKEN``, ``xxx``; ``$TOKEN`` and ``<token>`` are no candidates at all)."""
+    secret = m["secret"]
+    if looks_secret(secret):
+        return True
+    core, start = secret.rstrip("="), m.start()
+    return (
+        len(core) >= MIN_SECRET_LENGTH
+        and BEARER_HEADER.search(m.string, max(0, start - HEADER_REACH), start) is not None
+        and not placeholder_token(core)
+        and looks_password(core)
+    )
+
+
 def _curl_password(m: re.Match[str]) -> bool:
     """After ``curl`` on the same command line, any credential, ``$`` and ``!`` included
     (``mango2024!``, ``p@ss$!w0rd``) but shell expansions (``$PASSWORD``); elsewhere ``-u`` is
@@ -212,7 +237,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = (
     Rule(
         "bearer-token",
         rf"{bare('b', 'A-Za-z0-9_')}earer{BLANK}++(?P<secret>[A-Za-z0-9._~+/=-]++)",
-        check=random_value,
+        check=_bearer,
         anchor="bearer",
         flags=re.I | re.ASCII,
     ),

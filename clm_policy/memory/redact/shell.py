@@ -5,12 +5,16 @@ under any key first and so keep their rule ids; what is left here is what a pers
 
 - a password **piped or fed** to a command that reads it from standard input: ``echo PW |
   sudo -S …``, ``printf 'PW\\n' | sudo -S …``, ``sudo -S … <<< PW``, ``echo PW | docker login
-  --password-stdin``, ``echo PW | passwd --stdin bob`` (``command-line-password``);
+  --password-stdin``, ``echo PW | passwd --stdin bob``, and a ``USER:PW`` line fed to
+  ``chpasswd`` (``command-line-password``);
+- openssl's ``-pass pass:PW`` and Windows' ``net use \\\\srv\\share PW``
+  (``command-line-password``);
 - ``--password X`` and ``--password=X`` after any command (``command-line-password``);
 - an upper-case **variable named for a secret** (``…KEY``, ``…TOKEN``, ``…SECRET``,
   ``…CREDENTIALS``, ``…AUTH``) assigned in a shell: ``export NAME=…``, ``NAME=… cmd``,
-  ``set NAME=…``, ``set "NAME=…"``, ``setx NAME …``, PowerShell's ``$env:NAME = "…"``
-  (``secret-variable``; ``…PASSWORD`` names are ``password-variable``'s);
+  ``set NAME=…``, ``set "NAME=…"``, ``setx NAME …``, PowerShell's ``$env:NAME = "…"``, a YAML
+  or ``.env`` map's ``NAME: …`` (``secret-variable``; ``…PASSWORD`` names are
+  ``password-variable``'s);
 - ``.netrc``'s ``password`` (``netrc-password``), ``Password=``/``Pwd=`` in a database
   connection string (``connection-string-password``), and a token alone as a URL's user
   (``https://<token>@github.com/…``, ``url-token``).
@@ -32,7 +36,7 @@ from clm_policy.memory.redact.judge import (
     looks_secret,
 )
 from clm_policy.memory.redact.syntax import ESCAPED, Rule
-from clm_policy.memory.redact.token_checks import placeholder_shape
+from clm_policy.memory.redact.token_checks import placeholder_token
 from clm_policy.memory.redact.tools import OPTION_START, TYPED_VALUE, variable_start
 
 # -- a password fed to a command's standard input ----------------------------------------------
@@ -49,10 +53,25 @@ STDIN_READER = LazyPattern(
 # echo PW, echo -n PW, printf PW, printf 'PW\n': quoted to the closing quote (a "\n" before
 # it stays; in JSON text the quote may be \" and the \n \\n), or bare to a blank; then a pipe,
 # and the command that reads it, to its end.
-PIPED = r"""(?<![\w-])(?:echo(?:[ \t]++-[neE]++)*+|printf(?:[ \t]++--)?)[ \t]++
-    (?P<q>\\?["'])?(?P<secret>(?(q)[^\n\\"']++|[^\s"'`\\|;&<>()]++))(?(q)(?:\\{1,2}n)?(?P=q))
-    [ \t]*+\|[ \t]*+(?P<reader>[^\n|;&]{1,300}+)"""
+ECHO = r"""(?<![\w-])(?:echo(?:[ \t]++-[neE]++)*+|printf(?:[ \t]++--)?)[ \t]++"""
+ECHOED = r"""(?P<secret>(?(q)[^\n\\"']++|[^\s"'`\\|;&<>()]++))(?(q)(?:\\{1,2}n)?(?P=q))"""
+PIPE_TO = r"""[ \t]*+\|[ \t]*+(?P<reader>[^\n|;&]{1,300}+)"""
+PIPED = rf"""{ECHO}(?P<q>\\?["'])?{ECHOED}{PIPE_TO}"""
 HERE_STRING = rf"<<<[ \t]*+{TYPED_VALUE}"
+# chpasswd reads USER:PASSWORD lines: echo 'bob:PW' | chpasswd, chpasswd <<< 'bob:PW'. The
+# user stays.
+CHPASSWD_USER = r"""[^\s:"'`\\|;&<>()]++:"""
+CHPASSWD_PIPED = rf"""{ECHO}(?P<q>\\?["'])?{CHPASSWD_USER}{ECHOED}{PIPE_TO}"""
+CHPASSWD_HERE = rf"""(?<![\w-])chpasswd(?![\w-])[^\n|;&<]{{0,200}}+<<<[ \t]*+
+    (?P<q>\\?["'])?{CHPASSWD_USER}{ECHOED}"""
+CHPASSWD = LazyPattern(r"(?<![\w-])chpasswd(?![\w-])")
+# openssl's pass phrase arguments: -pass pass:PW, -passin pass:PW, -passout, -password (env:,
+# file:, fd: and stdin name where the phrase is: no phrase).
+OPENSSL_PASS = rf"""(?<![\w-])-pass(?:in|out|word)?[ \t]++(?:\\?["'])?pass:{TYPED_VALUE}"""
+# Windows: net use [Z: | *] \\server\share [PASSWORD | *] [/user:NAME] [/options]; the
+# password may come after the options too. In JSON text the backslashes are doubled.
+NET_USE = rf"""(?<![\w-])net[ \t]++use[ \t]++(?:(?:[A-Za-z]:|\*)[ \t]++)?\\\\[^\s"']++
+    (?:[ \t]++/[^\s"']++)*+[ \t]++{TYPED_VALUE}"""
 
 
 def _piped(m: re.Match[str]) -> bool:
@@ -63,12 +82,18 @@ def _piped(m: re.Match[str]) -> bool:
 def _here_string(m: re.Match[str]) -> bool:
     """``sudo -S … <<< PW``: the command before it, on its line, reads a password."""
     text, start = m.string, m.start()
-    line = text.rfind("\n", max(0, start - 300), start) + 1
+    # its line, 300 characters at most (rfind gives -1 when no line break is that near)
+    line = max(text.rfind("\n", max(0, start - 300), start) + 1, start - 300)
     return STDIN_READER.search(text, line, start) is not None and looks_password(m["secret"])
 
 
 def _password_option(m: re.Match[str]) -> bool:
     return looks_password(m["secret"])
+
+
+def _chpasswd(m: re.Match[str]) -> bool:
+    """``echo 'bob:PW' | chpasswd`` (``sudo chpasswd``): chpasswd is the command it feeds."""
+    return CHPASSWD.search(m["reader"]) is not None and looks_password(m["secret"])
 
 
 # -- variables named for a secret --------------------------------------------------------------
@@ -86,20 +111,9 @@ NOT_CREDENTIAL = LazyPattern(r"(?:^|_)(?:CSRF|XSRF|PAGE|NEXT|CURSOR|CONTINUATION
 SECRET_VARIABLE = rf"""(?:(?<![^\s;&|(`"':])|{ESCAPED})
     (?:(?<=\$env:)(?P<ps>)|(?<=setx[ \t])(?P<setx>))?
     (?P<name>{SECRET_NAME})(?![A-Za-z0-9_])
-    (?(ps)[ \t]*+=[ \t]*+|(?(setx)[ \t]++|=))
+    # =; PowerShell's " = "; setx's blank; a YAML or .env map's ": " (also "NAME": in JSON)
+    (?(ps)[ \t]*+=[ \t]*+|(?(setx)[ \t]++|(?:=|(?:\\?["'])?:[ \t]++|\\?["']:[ \t]*+)))
     {TYPED_VALUE}"""
-
-
-# A token's prefix (npm_, sk_test_, sk-): what follows it is judged as a token's body is.
-TOKEN_PREFIX = LazyPattern(r"(?:[a-z]{2,8}[_-])+")
-
-
-def _placeholder(value: str) -> bool:
-    """Shaped like a name or a placeholder, whole or after a token's prefix
-    (``npm_deadbeefdeadbeef…``, ``sk_test_yoursecretkeyhere``: a token rule left it alone)."""
-    prefix = TOKEN_PREFIX.match(value)
-    body = value if prefix is None else value[prefix.end() :]
-    return placeholder_shape(value) or (body != value and placeholder_shape(body))
 
 
 def _secret_variable(m: re.Match[str]) -> bool:
@@ -113,7 +127,7 @@ def _secret_variable(m: re.Match[str]) -> bool:
     if name.endswith("KEY") and SECRET_KEY_NAME.search(name) is None:
         return looks_secret(value)
     return (
-        not _placeholder(value)  # created_at, sk_test_abc123abc123…
+        not placeholder_token(value)  # created_at, sk_test_abc123abc123…
         and "<" not in value  # ?sig=<signature>
         and not glued_to_placeholder(m.string, m.end("secret"))  # api_org_<token>
         and looks_password(value)
@@ -179,7 +193,27 @@ SHELL_RULES: tuple[Rule, ...] = (
         anchor="--password",
         flags=re.VERBOSE,
     ),
-    Rule(  # export API_TOKEN=…, NAME=… cmd, set NAME=…, setx NAME …, $env:NAME = "…"
+    Rule(  # echo 'bob:PW' | chpasswd
+        "command-line-password",
+        CHPASSWD_PIPED,
+        ("chpasswd",),
+        _chpasswd,
+        flags=re.VERBOSE,
+    ),
+    Rule(  # chpasswd <<< 'bob:PW'
+        "command-line-password", CHPASSWD_HERE, ("chpasswd",), _password_option, flags=re.VERBOSE
+    ),
+    Rule(  # openssl enc -pass pass:PW, -passin pass:PW, -passout pass:PW
+        "command-line-password", OPENSSL_PASS, ("pass:",), _password_option, flags=re.VERBOSE
+    ),
+    Rule(  # net use Z: \\srv\share PW /user:bob
+        "command-line-password",
+        NET_USE,
+        check=_password_option,
+        anchor=r"net[ \t]+use[ \t]",
+        flags=re.VERBOSE | re.IGNORECASE,
+    ),
+    Rule(  # export API_TOKEN=…, NAME=… cmd, set NAME=…, setx NAME …, $env:NAME = "…", NAME: …
         "secret-variable",
         SECRET_VARIABLE,
         ("KEY", "TOKEN", "SECRET", "CREDENTIAL", "AUTH"),

@@ -13,7 +13,7 @@ import re
 from functools import cache
 
 from clm_policy.base.lazypattern import LazyPattern
-from clm_policy.memory.redact.judge import is_placeholder, looks_credential, looks_secret
+from clm_policy.memory.redact.judge import is_placeholder, looks_credential
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # no typing at run time: the hooks import the redactor
@@ -205,10 +205,6 @@ def after_command(text: str, start: int, words: tuple[str, ...]) -> bool:
 
 def not_placeholder(m: re.Match[str]) -> bool:
     return not is_placeholder(m["secret"])
-
-
-def random_value(m: re.Match[str]) -> bool:
-    return looks_secret(m["secret"])
 
 
 def credential_value(m: re.Match[str]) -> bool:

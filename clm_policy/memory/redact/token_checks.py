@@ -99,6 +99,19 @@ def placeholder_shape(part: str, *, counting: bool = True) -> bool:
     )
 
 
+# A token's prefix (npm_, sk_test_, sk-): what follows it is judged as a token's body is.
+TOKEN_PREFIX = LazyPattern(r"(?:[a-z]{2,8}[_-])+")
+
+
+def placeholder_token(value: str) -> bool:
+    """Whether a value a person may have typed is shaped like a name or a placeholder, whole
+    or after a token's prefix (``npm_deadbeefdeadbeef…``, ``sk_test_yoursecretkeyhere``: a
+    token rule left it alone)."""
+    prefix = TOKEN_PREFIX.match(value)
+    body = value if prefix is None else value[prefix.end() :]
+    return placeholder_shape(value) or (body != value and placeholder_shape(body))
+
+
 def is_random(part: str, min_entropy: float) -> bool:
     """Whether ``part`` has at least ``min_entropy`` bits per character and no placeholder
     shape."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from clm_policy.base.lazypattern import LazyPattern
 from clm_policy.memory.redact.syntax import (
     ASSIGN,
     BLANK,
@@ -35,6 +36,7 @@ from clm_policy.memory.redact.syntax import (
 )
 from clm_policy.memory.redact.token_checks import (
     exact_body,
+    is_random,
     jwt,
     random_body,
     slack_token,
@@ -82,6 +84,27 @@ HEX_FLOOR = {
 }
 """Minimum entropy of a prefixed token's random part, by the format's shortest length: a few
 tenths of a bit below the lowest of a million random hex bodies of that length."""
+
+
+SHORT_SK_FLOOR = 2.8
+"""Minimum entropy of a bare ``sk-`` key's body of 20 to 31 letters and digits (the lowest of
+300,000 random bodies of 20: 3.14)."""
+_OPENAI_BODY = random_body(2.6, "body", "legacy")
+_CAPITALISED_WORDS = LazyPattern("(?:[A-Z][a-z]++)++")
+
+
+def _openai_key(m: re.Match[str]) -> bool:
+    """An OpenAI key; a bare ``sk-`` key under 32 characters (other OpenAI-compatible APIs')
+    also needs both cases of letters, as a generated body of that alphabet has them (a name in
+    one case, ``sk-learn-…``, has not)."""
+    short = m["short"]
+    if short is None:
+        return _OPENAI_BODY(m)
+    return (
+        short.lower() != short != short.upper()
+        and _CAPITALISED_WORDS.fullmatch(short) is None  # sk-ThisIsMyOwnKeyName
+        and is_random(short, SHORT_SK_FLOOR)
+    )
 
 
 def token(rule_id: str, pattern: str, needles: tuple[str, ...], check: Check) -> Rule:
@@ -164,9 +187,9 @@ TOKEN_RULES: tuple[Rule, ...] = (
         # sk-proj-, sk-svcacct-, sk-admin-, sk-None- (2024); sk- and 48 (legacy), or 32 or
         # more (the keys of OpenAI-compatible APIs: DeepSeek's sk- and 32 hex digits)
         rf"{bare('sk-')}(?:(?:proj|svcacct|admin|None)-(?P<body>{URLSAFE}{{20,}}+)"
-        rf"|(?P<legacy>[A-Za-z0-9]{{32,}}+){END})",
+        rf"|(?P<legacy>[A-Za-z0-9]{{32,}}+){END}|(?P<short>[A-Za-z0-9]{{20,31}}+){END})",
         ("sk-",),
-        random_body(2.6, "body", "legacy"),
+        _openai_key,
     ),
     token(
         "slack-webhook-url",
