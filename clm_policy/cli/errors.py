@@ -15,7 +15,7 @@ from clm_policy.base.errors import (
     OutputClosed,
     OutputFailed,
     UsageError,
-    shorten,
+    clipped_line,
 )
 from clm_policy.base.termsafe import echo, echo_json
 
@@ -54,10 +54,11 @@ def report(args: Sequence[str], exc: BaseException, commands: Sequence[str]) -> 
         import traceback
 
         echo("".join(traceback.format_exception(exc)), err=True, nl=False)
+    said = clipped_line(_redacted(str(exc)), 300)
     return fail(
         args,
         EXIT_INTERNAL,
-        f"clm-policy: internal error: {type(exc).__name__}: {_short(_redacted(str(exc)))} "
+        f"clm-policy: internal error: {type(exc).__name__}: {said} "
         "(this is a bug; rerun with CLM_POLICY_DEBUG=1 for the traceback)",
     )
 
@@ -77,9 +78,6 @@ def _excerpt(exc: ClmError) -> str | None:
     return exc.excerpt
 
 
-EXCERPT_FILE_LIMIT = 4 * 1024 * 1024
-"""The largest file an error's line is read back from (a policy's limit): a larger one, or a
-name that is no regular file (``-``, a bundled policy), shows no line."""
 EXCERPT_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
 """The files an error's line is read back from: the kinds a person writes for clm-policy (a
 policy, a test, a scenario, an experiment, a state, a project's ``.clm-policy.yaml``). Any
@@ -87,17 +85,18 @@ other file named by an error (one given in the wrong place) shows no line of its
 
 
 def _quote_file(exc: ClmError) -> None:
-    """Give ``exc`` the line of its file it is at, read back from that file: an error about a
-    YAML file (a policy, a test, a scenario, an experiment) shows its line as a JSON one does."""
+    """Give ``exc`` the line of its file it is at, read back from that file by the bounded
+    reader (at most a test file's size; a larger one, or a name that is no regular file —
+    ``-``, a bundled policy — shows no line): an error about a YAML file shows its line as a
+    JSON one does."""
     where = exc.location
     if where is None or where.line <= 0 or not where.file.lower().endswith(EXCERPT_SUFFIXES):
         return
+    from clm_policy.formats.textio import TEST_FILE_LIMIT, read_text
+
     try:
-        if not os.path.isfile(where.file) or os.path.getsize(where.file) > EXCERPT_FILE_LIMIT:
-            return
-        with open(where.file, encoding="utf-8", newline="") as file:
-            text = file.read()
-    except (OSError, UnicodeDecodeError):  # (the error says what it can without it)
+        text = read_text(where.file, limit=TEST_FILE_LIMIT, what="file")
+    except ClmError:  # (the error says what it can without it)
         return
     exc.quoting(text)
 
@@ -221,8 +220,3 @@ def _redacted(text: str) -> str:
         return redact_text(text).text
     except Exception:  # the redactor's own failure must not hide the error: say less
         return "(its message is not shown: it could not be checked for secrets)"
-
-
-def _short(text: str, limit: int = 300) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else shorten(flat, limit - 1)
