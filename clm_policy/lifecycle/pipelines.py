@@ -386,8 +386,9 @@ def run_handoff(
     written before the push. The trailers say what was measured (docs/verification.md).
     ``store``: the memory backend of the seed's topics (default: ``repo``'s git topics);
     ``memory_dir``: the memory repository as the user names it, for the seed's last line.
-    A handoff on the checked-out branch at the step and context of the session's newest
-    handoff commits nothing: :class:`HandedOffAlready` (:func:`check_handed_off`)."""
+    A handoff at the step and context of the session's newest handoff (on the checked-out
+    branch; with ``branch``, on its newest handoff branch) commits nothing:
+    :class:`HandedOffAlready` (:func:`check_handed_off`)."""
     from clm_policy.lifecycle.compose import Composed
     from clm_policy.memory.redact import untag
 
