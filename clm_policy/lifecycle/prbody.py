@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from clm_policy.base.errors import InputError, Location, clipped_line
+from clm_policy.base.errors import InputError, Location, clipped_line, plural
 from clm_policy.formats import markdown as md
 from clm_policy.formats.textio import path_kind
 from clm_policy.lifecycle.handoff import SHOWN, render_manifest_markdown
@@ -90,6 +90,16 @@ def title(manifest: HandoffManifest, session: str, step: str | int) -> str:
 def _clean(text: str) -> str:
     """``text`` redacted (before it is printed: an escape inside a token would hide it)."""
     return redact_text(text).text
+
+
+def _secrets(count: str) -> str:
+    """How many secrets the commit's ``Clm-Redactions`` trailer counts, in words (``1 secret``,
+    ``3 secrets``); a trailer that is not a number is shown as written."""
+    return (
+        plural(int(count), "secret")
+        if count.isascii() and count.isdigit()
+        else f"{md.inline(count)} secret(s)"
+    )
 
 
 def base_branch(repo: MemoryRepo) -> str | None:
@@ -166,7 +176,7 @@ def pull_request(repo: MemoryRepo, ref: str) -> PullRequest:
     redactions = entry.trailers.get("Clm-Redactions", "0")
     lines += [
         f"- The agent's handoff: {shown}",
-        f"- Redactions: {md.inline(_clean(redactions))} secret(s) replaced before the commit",
+        f"- Redactions: {_secrets(_clean(redactions))} replaced before the commit",
         "",
         "## Since the previous handoff",
         "",

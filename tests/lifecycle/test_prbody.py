@@ -127,7 +127,7 @@ def test_a_first_handoff_says_so_with_its_recall(memory: Path, tmp_path: Path) -
         "- Manifest: `manifests/20260804T120000Z_auth-refactor-7.json`",
         "- For people: `sessions/auth-refactor-7/handoffs/001.md`",
         "- The agent's handoff: none: the agent wrote no handoff, the record below is all there is",
-        "- Redactions: 0 secret(s) replaced before the commit",
+        "- Redactions: 0 secrets replaced before the commit",
         "",
         "## Since the previous handoff",
         "",
@@ -369,7 +369,7 @@ def test_a_secret_in_the_state_never_reaches_the_body_or_the_title(
     assert out["pull_request"]["title"] == (
         "Handoff sec-1 step 42 (blocked): Rotate the deploy key [REDACTED:aws-access-key-id]"
     )
-    assert "- Redactions: 3 secret(s) replaced before the commit" in body
+    assert "- Redactions: 3 secrets replaced before the commit" in body
     assert "## Blockers\n\n- push fails with \\[REDACTED:github-pat]\n" in body
 
 
@@ -591,3 +591,16 @@ def test_a_ref_that_is_no_handoff_is_refused(memory: Path) -> None:
     with MemoryRepo(memory) as repo, pytest.raises(InputError) as raised:
         prbody.pull_request(repo, "main")
     assert str(raised.value) == "'main' is not a handoff committed by clm-policy"
+
+
+def test_the_redactions_are_counted_in_words() -> None:
+    """``1 secret``, ``3 secrets``; a trailer someone wrote by hand is shown as written."""
+    from clm_policy.lifecycle.prbody import _secrets
+
+    assert [_secrets(n) for n in ("0", "1", "3", "1200")] == [
+        "0 secrets",
+        "1 secret",
+        "3 secrets",
+        "1,200 secrets",
+    ]
+    assert _secrets("²") == "² secret(s)"
