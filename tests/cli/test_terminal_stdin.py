@@ -136,3 +136,54 @@ def test_compact_state_from_a_pipe_gets_no_note(tmp_path: Path) -> None:
         check=False,
     )
     assert (done.returncode, done.stderr.decode()) == (0, "")
+
+
+READERS = [  # a command line that reads a person's typing, and the note it starts with
+    (["decide", "--state", "-"], "clm-policy decide --state -: reads a SessionState JSON"),
+    (["decide", "--explain", "-s", "-"], "clm-policy decide --state -: reads a SessionState"),
+    (["handoff", "-m", "mem", "--state", "-"], "clm-policy handoff --state -: reads a"),
+    (
+        ["handoff", "-m", "mem", "--state", "state.json", "--reply", "-"],
+        "clm-policy handoff --reply -: reads the agent's handoff, its text, on standard input",
+    ),
+    (["mcp"], "clm-policy mcp: reads the JSON-RPC an MCP client (Claude Code) sends"),
+]
+
+
+@pytest.mark.parametrize(("args", "said"), READERS, ids=[" ".join(a) for a, _ in READERS])
+def test_every_reader_of_a_terminal_says_what_it_waits_for(
+    tmp_path: Path, args: list[str], said: str
+) -> None:
+    """``decide --state -``, ``handoff --state -``, ``handoff --reply -`` and ``mcp`` typed in
+    a terminal waited in silence (the MCP server for as long as its SDK took to import, then
+    for ever); each says what it reads, once, before it reads."""
+    from clm_policy.memory.init import init_memory
+
+    if args == ["mcp"]:
+        pytest.importorskip("mcp", reason="the mcp extra: pip install 'clm-policy[mcp]'")
+    init_memory(tmp_path / "mem")
+    (tmp_path / "state.json").write_text('{"session_id": "typed", "step_index": 2}')
+    line, _, out = _on_a_terminal(tmp_path, args, b"\x04")  # Ctrl-D: nothing typed
+    assert line.startswith(said), line
+    assert all(word in line for word in ("Ctrl-D", "Ctrl-C", f"{args[0]} --help)")), line
+    assert b"on standard input; type it" not in out  # said once, not again by click's path
+
+
+@pytest.mark.parametrize(("args", "_said"), READERS[:4], ids=[" ".join(a) for a, _ in READERS[:4]])
+def test_a_reader_fed_by_a_pipe_says_nothing_of_it(
+    tmp_path: Path, args: list[str], _said: str
+) -> None:
+    from clm_policy.memory.init import init_memory
+
+    init_memory(tmp_path / "mem")
+    (tmp_path / "state.json").write_text('{"session_id": "typed", "step_index": 2}')
+    done = subprocess.run(
+        [sys.executable, "-m", "clm_policy", *args],
+        input=b'{"session_id": "piped", "step_index": 3}',
+        capture_output=True,
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stderr.decode()) == (0, "")
