@@ -602,3 +602,34 @@ def test_a_condition_failing_without_a_window_says_what_to_do(tmp_path: Path) ->
         "is known: give the profile a context_window (or the state one), or write "
         "'tokens.window is not None and ...'\n"
     )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["lint", "p.yaml"],
+        ["test", "t.test.yaml"],
+        ["report", "--memory", "mem"],
+    ],
+    ids=["lint", "test", "report"],
+)
+@pytest.mark.parametrize("folder", ["out", "out/"])
+def test_an_output_that_is_a_folder_is_told_in_the_same_words(
+    tmp_path: Path, args: list[str], folder: str
+) -> None:
+    """``lint -o DIR`` and ``test -o DIR`` said click's ``Invalid value for '--output' / '-o':
+    File 'out' is a directory. (try ...)`` where ``report -o DIR`` says the folder's name
+    first, as every other error naming a file does."""
+    from clm_policy.memory.init import init_memory
+
+    init_memory(tmp_path / "mem")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "p.yaml").write_text(rule("tokens.context > 1"))
+    (tmp_path / "t.test.yaml").write_text(
+        "version: 1\npolicy: p.yaml\ncases:\n  - name: c\n    given: {tokens: {context_tokens: 5}}"
+        "\n    expect: {action: compact}\n"
+    )
+    proc = run_process(*args, "-o", folder, cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == f"{folder}: is a folder: --output takes a file's path\n"
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == []
