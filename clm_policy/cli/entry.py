@@ -100,14 +100,15 @@ def _statusline() -> None:
 
 def _quickly(path: Callable[[], None], say: bool) -> None:
     """Run the quick ``path``, Ctrl-C from now on an exception its writes clean up after and
-    exit 130 (``say``: with a line on standard error; a hook's agent reads none). It returns
-    when click should run the command instead."""
+    exit 130 (``say``: with a line on standard error; a hook's agent reads none, a person who
+    typed the hook's command in a terminal does). It returns when click should run the
+    command instead."""
     if not _IGNORED:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         path()
     except KeyboardInterrupt:
-        if say:  # after the ^C, as click does; with --format json an error object too
+        if say or os.isatty(0):  # after the ^C, as click does; with --format json JSON too
             os.write(2, b"\n")
             from clm_policy.cli import errors
 

@@ -187,3 +187,48 @@ def test_a_reader_fed_by_a_pipe_says_nothing_of_it(
         check=False,
     )
     assert (done.returncode, done.stderr.decode()) == (0, "")
+
+
+def _default_sigint() -> None:
+    """In the child: SIGINT as a terminal's process has it (pytest may ignore or block it)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["hook", "claude-code"], ["hook", "claude-code", "--engine"], ["hook", "codex"]],
+    ids=["hook claude-code", "hook claude-code --engine", "hook codex"],
+)
+def test_ctrl_c_at_a_hook_typed_in_a_terminal_says_interrupted(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """A hook typed in a terminal says "stop with Ctrl-C"; Ctrl-C then ended ``hook
+    claude-code`` with 130 and not a word (``hook codex`` said ``clm-policy: interrupted``):
+    a person is told, as by every other command (an agent's pipe still gets nothing)."""
+    import signal
+
+    leader, follower = pty.openpty()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "clm_policy", *args],
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        preexec_fn=_default_sigint,
+    )
+    os.close(follower)
+    try:
+        assert "Ctrl-C" in _first_line(child)  # it waits for the input: the note is said
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        os.close(leader)
+    assert child.returncode == 130
+    assert (out, err.decode().strip()) == (b"", "clm-policy: interrupted")
