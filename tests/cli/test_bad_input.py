@@ -633,3 +633,24 @@ def test_an_output_that_is_a_folder_is_told_in_the_same_words(
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr == f"{folder}: is a folder: --output takes a file's path\n"
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == []
+
+
+def test_a_folder_given_as_the_scenario_is_named_as_a_folder(tmp_path: Path) -> None:
+    """``run --scenario plays`` with a folder ``plays`` there said ``no bundled scenario named
+    'plays'``, as though the folder were not; it names the folder, and says it is neither a
+    scenario file nor a bundled name. A folder named as a bundled scenario (``demo``) leaves
+    the bundled one playing."""
+    (tmp_path / "plays").mkdir()
+    proc = run_process("run", "--scenario", "plays", "--memory", "mem", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (
+        "plays: is a folder, not a scenario file, nor a bundled scenario's name (bundled: "
+        "compaction, continue_only, demo, handoff)\n"
+    )
+    assert not (tmp_path / "mem").exists()
+    (tmp_path / "demo").mkdir()
+    demo = run_process(
+        "run", "--scenario", "demo", "--memory", "mem", "--max-steps", "1", cwd=tmp_path
+    )
+    assert demo.returncode == 0, demo.stderr
+    assert demo.stdout.startswith("playing <bundled>/scenarios/demo.yaml")
