@@ -654,3 +654,44 @@ def test_a_folder_given_as_the_scenario_is_named_as_a_folder(tmp_path: Path) -> 
     )
     assert demo.returncode == 0, demo.stderr
     assert demo.stdout.startswith("playing <bundled>/scenarios/demo.yaml")
+
+
+def _as_a_plain_user() -> list[str]:
+    """The command prefix under which file modes hold: none for a user; for root, the
+    capabilities that let it read any file dropped (setpriv), else the test is skipped."""
+    import os
+    import shutil
+
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("root reads any folder, and setpriv is not here to stop it")
+    return [setpriv, "--bounding-set", "-dac_override,-dac_read_search"]
+
+
+@pytest.mark.parametrize("command", ["log", "status", "export"])
+def test_a_memory_repository_that_cannot_be_read_says_so(tmp_path: Path, command: str) -> None:
+    """A memory folder without read permission was called ``not a clm-policy memory
+    repository (no .clm-memory; create one with: clm-policy init DIR)``, sending its owner to
+    make a new one over it; it says it cannot be read."""
+    import subprocess
+    import sys
+
+    from clm_policy.memory.init import init_memory
+
+    init_memory(tmp_path / "mem")
+    (tmp_path / "mem").chmod(0)
+    try:
+        proc = subprocess.run(
+            [*_as_a_plain_user(), sys.executable, "-m", "clm_policy", command, "-m", "mem"],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        (tmp_path / "mem").chmod(0o755)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == "clm-policy: mem: cannot read: Permission denied\n"
