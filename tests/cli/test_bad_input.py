@@ -695,3 +695,28 @@ def test_a_memory_repository_that_cannot_be_read_says_so(tmp_path: Path, command
         (tmp_path / "mem").chmod(0o755)
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr == "clm-policy: mem: cannot read: Permission denied\n"
+
+
+def test_trust_names_the_file_as_typed_or_from_the_working_folder(tmp_path: Path) -> None:
+    """``clm-policy trust`` named the configuration by its absolute path in every error
+    (``/home/me/src/shop/.clm-policy.yaml:2:9: …``, ``no .clm-policy.yaml in /home/me/x …``),
+    where every other command names a path as it was typed, and one it found from the
+    working folder."""
+    shop = tmp_path / "shop"
+    shop.mkdir()
+    (shop / ".clm-policy.yaml").write_text("version: 1\npolicy: nosuch\n")
+    (tmp_path / "empty").mkdir()
+    error = "2:9: no bundled policy named 'nosuch' (bundled: claude-code, default)"
+    for args, cwd, named in (
+        ([], shop, ".clm-policy.yaml"),  # found: from the working folder
+        (["shop"], tmp_path, "shop/.clm-policy.yaml"),
+        (["shop/.clm-policy.yaml"], tmp_path, "shop/.clm-policy.yaml"),  # as typed
+    ):
+        proc = run_process("trust", *args, cwd=cwd)
+        assert proc.returncode == 2, proc.stderr
+        assert message_of(proc.stderr) == f"{named}:{error}\n", args
+    missing = run_process("trust", "empty", cwd=tmp_path)
+    assert (missing.returncode, missing.stderr) == (
+        2,
+        "clm-policy: no .clm-policy.yaml in empty or a folder above it\n",
+    )
