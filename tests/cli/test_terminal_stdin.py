@@ -197,18 +197,31 @@ def _default_sigint() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
-@pytest.mark.parametrize(
-    "args",
-    [["hook", "claude-code"], ["hook", "claude-code", "--engine"], ["hook", "codex"]],
-    ids=["hook claude-code", "hook claude-code --engine", "hook codex"],
-)
-def test_ctrl_c_at_a_hook_typed_in_a_terminal_says_interrupted(
+WAITING = [
+    ["hook", "claude-code"],
+    ["hook", "claude-code", "--engine"],
+    ["hook", "codex"],
+    ["compact", "-m", "mem", "--state", "-"],
+    ["handoff", "-m", "mem", "--state", "-"],
+]
+
+
+@pytest.mark.parametrize("args", WAITING, ids=[" ".join(a) for a in WAITING])
+def test_ctrl_c_at_a_command_waiting_in_a_terminal_says_interrupted(
     tmp_path: Path, args: list[str]
 ) -> None:
     """A hook typed in a terminal says "stop with Ctrl-C"; Ctrl-C then ended ``hook
-    claude-code`` with 130 and not a word (``hook codex`` said ``clm-policy: interrupted``):
-    a person is told, as by every other command (an agent's pipe still gets nothing)."""
+    claude-code`` with 130 and not a word (``hook codex`` said ``clm-policy: interrupted``),
+    and ``compact --state -`` wrote its line right after the terminal's ``^C``: each ends
+    the ``^C`` line and says it, as every other command does, and writes nothing (an agent's
+    pipe still gets nothing)."""
     import signal
+
+    from clm_policy.memory.init import init_memory
+
+    from conftest import git
+
+    memory = init_memory(tmp_path / "mem").path
 
     leader, follower = pty.openpty()
     child = subprocess.Popen(
@@ -231,4 +244,6 @@ def test_ctrl_c_at_a_hook_typed_in_a_terminal_says_interrupted(
             child.wait()
         os.close(leader)
     assert child.returncode == 130
-    assert (out, err.decode().strip()) == (b"", "clm-policy: interrupted")
+    assert (out, err.decode()) == (b"", "\nclm-policy: interrupted\n")
+    assert git(memory, "log", "--format=%s") == "clm(init): memory repository\n"
+    assert git(memory, "status", "--porcelain") == ""
