@@ -720,3 +720,33 @@ def test_trust_names_the_file_as_typed_or_from_the_working_folder(tmp_path: Path
         2,
         "clm-policy: no .clm-policy.yaml in empty or a folder above it\n",
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (
+            b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4,
+            "1:8: binary file (a NUL byte), not text",
+        ),
+        (b'{"session_id": "caf\xe9"}', "1:20: not UTF-8 text (byte 0xe9)"),
+        (b'{"role": "user"}\n{"content": "\xe9t\xe9"}\n', "2:14: not UTF-8 text (byte 0xe9)"),
+    ],
+    ids=["binary", "latin-1 json", "latin-1 lines"],
+)
+@pytest.mark.parametrize("command", ["decide", "compact"])
+def test_a_transcript_that_is_not_text_says_so(
+    tmp_path: Path, content: bytes, said: str, command: str
+) -> None:
+    """``--transcript`` given a binary file said ``cannot tell the transcript format: neither
+    the last nor the first lines look like Claude Code, Codex or OpenAI chat messages``, and a
+    Latin-1 one ``not a JSON document``; each says what every other file-taking option says,
+    where."""
+    from clm_policy.memory.init import init_memory
+
+    init_memory(tmp_path / "mem")
+    (tmp_path / "t.jsonl").write_bytes(content)
+    proc = run_process(command, "-m", "mem", "--transcript", "t.jsonl", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr.splitlines()[0].startswith(f"t.jsonl:{said}")  # (; nor a Claude Code …)
+    assert "Traceback" not in proc.stderr
