@@ -371,10 +371,8 @@ class Source:
             raise InputError("no such file", where) from None
         except IsADirectoryError:
             raise InputError("is a directory, not a transcript file", where) from None
-        except PermissionError:
-            raise InputError("cannot read the file: permission denied", where) from None
-        except OSError as exc:
-            raise InputError(f"cannot read the file: {exc.strerror or exc}", where) from None
+        except OSError as exc:  # (in the words of every other file's reader)
+            raise InputError(f"cannot read: {exc.strerror or exc}", where) from None
         except ValueError:  # a NUL byte in the path
             raise InputError("invalid file name", Location(repr(file))) from None
         try:
@@ -399,9 +397,7 @@ class Source:
         try:
             data = self.handle.read(size)
         except OSError as exc:
-            raise InputError(
-                f"cannot read the file: {exc.strerror or exc}", Location(self.file)
-            ) from None
+            raise InputError(f"cannot read: {exc.strerror or exc}", Location(self.file)) from None
         self.bytes_read += len(data)
         return data
 
@@ -430,7 +426,7 @@ class Source:
                 raw = readline(MAX_LINE + 1)
             except OSError as exc:
                 raise InputError(
-                    f"cannot read the file: {exc.strerror or exc}", Location(self.file)
+                    f"cannot read: {exc.strerror or exc}", Location(self.file)
                 ) from None
             if not raw:
                 return

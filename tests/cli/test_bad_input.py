@@ -750,3 +750,30 @@ def test_a_transcript_that_is_not_text_says_so(
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr.splitlines()[0].startswith(f"t.jsonl:{said}")  # (; nor a Claude Code …)
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "name"),
+    [("--state", "s.json"), ("--transcript", "t.jsonl"), ("--policy", "p.yaml")],
+)
+def test_a_file_that_cannot_be_read_is_told_in_the_same_words(
+    tmp_path: Path, option: str, name: str
+) -> None:
+    """A transcript without read permission said ``cannot read the file: permission
+    denied`` where a state or a policy says ``cannot read: Permission denied``."""
+    import subprocess
+    import sys
+
+    (tmp_path / name).write_text("{}")
+    (tmp_path / name).chmod(0)
+    args = ["decide", option, name] + (["--tokens", "5"] if option == "--policy" else [])
+    proc = subprocess.run(
+        [*_as_a_plain_user(), sys.executable, "-m", "clm_policy", *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == f"{name}: cannot read: Permission denied\n"
