@@ -109,7 +109,7 @@ def decide(
     (format, path, warnings); with --explain also "explain" (rules and guards).
 
     Exit codes: 0 whatever the decision, 2 bad input (at file:line:col; with --format json, an
-    error object on standard output).
+    error object on standard output), 130 interrupted.
     """
     request = Request.of(click.get_current_context().params)
     check(request)

@@ -100,14 +100,15 @@ def _statusline() -> None:
 
 def _quickly(path: Callable[[], None], say: bool) -> None:
     """Run the quick ``path``, Ctrl-C from now on an exception its writes clean up after and
-    exit 130 (``say``: with a line on standard error; a hook's agent reads none). It returns
-    when click should run the command instead."""
+    exit 130 (``say``: with a line on standard error; a hook's agent reads none, a person who
+    typed the hook's command in a terminal does). It returns when click should run the
+    command instead."""
     if not _IGNORED:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         path()
     except KeyboardInterrupt:
-        if say:  # after the ^C, as click does; with --format json an error object too
+        if say or os.isatty(0):  # after the ^C, as click does; with --format json JSON too
             os.write(2, b"\n")
             from clm_policy.cli import errors
 
@@ -123,6 +124,7 @@ def _decide() -> None:
 
     args = sys.argv[2:]
     code = 0
+    note_state_in(args, "decide")  # (before anything is read: a person waits for the state)
     try:
         text = answer(args)
         if text is None:
@@ -183,11 +185,15 @@ def _compact() -> None:
         _finish(code)
 
 
+_NOTED: list[str] = []  # the notes said: a quick path that hands over to click says it once
+
+
 def note_if_terminal(command: str, sender: str, *, what: str | None = None) -> None:
     """A line on standard error when standard input is a terminal: ``command`` reads the JSON
     ``sender`` sends it (or ``what``), and a person who ran it by hand would otherwise wait in
-    silence."""
-    if os.isatty(0):
+    silence. Said once per process."""
+    if os.isatty(0) and command not in _NOTED:
+        _NOTED.append(command)
         from clm_policy.base.termsafe import write_fd
 
         write_fd(
@@ -201,6 +207,17 @@ def note_if_terminal(command: str, sender: str, *, what: str | None = None) -> N
 def note_state_if_terminal(command: str) -> None:
     """:func:`note_if_terminal` for ``command --state -``: a person types the state."""
     note_if_terminal(f"{command} --state -", "", what="a SessionState JSON")
+
+
+def note_state_in(args: list[str], command: str) -> None:
+    """:func:`note_state_if_terminal` when ``args`` (a command line's options) read the state
+    from standard input (``--state -``, ``-s -``, ``--state=-``)."""
+    for i, arg in enumerate(args):
+        if arg == "--":
+            return
+        if arg == "--state=-" or (arg in ("--state", "-s") and args[i + 1 : i + 2] == ["-"]):
+            note_state_if_terminal(command)
+            return
 
 
 def _claude_code_engine() -> None:

@@ -42,8 +42,8 @@ def mcp(install: bool, uninstall: bool, project_scope: bool, user_scope: bool) -
       clm-policy mcp --uninstall --project   # the other servers stay
       clm-policy mcp                         # what Claude Code runs
 
-    Exit codes: serving, 0 when the client ends; --install, --uninstall: 0 done, 2 bad input
-    (nothing written); 2 without the mcp extra.
+    Exit codes: serving, 0 when the client ends, 130 interrupted; --install, --uninstall: 0
+    done, 2 bad input (nothing written); 2 without the mcp extra.
     """
     if install and uninstall:
         raise click.UsageError("--install and --uninstall do not go together: give one")
@@ -62,6 +62,10 @@ def mcp(install: bool, uninstall: bool, project_scope: bool, user_scope: bool) -
         raise InputError(
             "the MCP server needs the mcp package (2.x): pip install 'clm-policy[mcp]'"
         )
+    from clm_policy.cli.entry import note_if_terminal
+
+    # (said before the SDK is imported: that alone takes a second or two)
+    note_if_terminal("mcp", "", what="the JSON-RPC an MCP client (Claude Code) sends")
     from clm_policy.agents.mcp.server import serve
 
     serve()

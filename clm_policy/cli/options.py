@@ -151,11 +151,13 @@ def output_option(help_text: str, *, writable: bool = False) -> Callable[[F], F]
     """``--output/-o FILE``: a report written to FILE instead of standard output (``-``:
     standard output, as when it is not given: the command gets None).
 
-    ``writable``: click checks the file can be written before the command runs."""
+    ``writable``: click checks the file can be written before the command runs. A folder is
+    the command's to refuse (:func:`clm_policy.cli.report_file.check_output`), in the words
+    every ``--output`` uses."""
     return click.option(
         "--output",
         "-o",
-        type=click.Path(dir_okay=False, writable=writable, allow_dash=True),
+        type=click.Path(writable=writable, allow_dash=True),
         metavar="FILE",
         help=help_text + " (- for standard output)",
         callback=lambda _ctx, _param, value: (

@@ -160,7 +160,7 @@ def handoff(
 
     Exit codes: 0 committed (or handed off already: nothing new), 2 bad input (nothing
     written) or an output that cannot be written (the commit is made; standard error says
-    so), 141 output closed (the same).
+    so), 130 interrupted, 141 output closed (the same).
     """
     from clm_policy.lifecycle import byhand
 
@@ -168,6 +168,10 @@ def handoff(
         raise click.UsageError("--pr-body needs --branch: a pull request needs a branch of its own")
     source = Request.of(click.get_current_context().params)
     reply = _read_reply(reply_file, state_src) if reply_file is not None else None
+    if state_src == "-":
+        from clm_policy.cli.entry import note_state_if_terminal
+
+        note_state_if_terminal("handoff")
     hand, done = byhand.handoff(
         policy_ref, memory, source, profile, branch=branch, push=push, pr_body=pr_body, reply=reply
     )
@@ -261,7 +265,9 @@ def _read_reply(path: str, state_src: str | None) -> str:
         if state_src == "-":
             raise click.UsageError("--reply - and --state - cannot both read standard input")
         from clm_policy.base.stdin import read_stdin
+        from clm_policy.cli.entry import note_if_terminal
 
+        note_if_terminal("handoff --reply -", "", what="the agent's handoff, its text,")
         data, where = read_stdin(REPLY_LIMIT), "<stdin>"
     else:  # a regular file only (a FIFO would block), read up to the limit
         data, where = read_bytes(path, limit=REPLY_LIMIT, what="reply"), path

@@ -30,7 +30,7 @@ def config_file(target: str | None, *, existing: bool = True) -> str:
     if kind == "folder":
         found = nearest_config(start)
         if found is None:
-            raise InputError(f"no {FILENAME} in {os.path.abspath(start)} or a folder above it")
+            raise InputError(f"no {FILENAME} in {start} or a folder above it")  # (as typed)
         return found
     if kind == "missing" and existing:
         raise InputError("no such file", Location(start))
@@ -52,7 +52,7 @@ def trust_config(target: str | None) -> tuple[TrustedFile, str | None, str | Non
     from clm_policy.config.project import ProjectConfig, from_file, is_default_memory, read_config
 
     path = config_file(target)
-    values, where, digest = read_config(path)
+    values, where, digest = read_config(_as_named(target, path))
     folder = os.path.dirname(path)
     config = ProjectConfig(path, folder, folder, values, where, digest)
     from_file("policy", config)  # a policy it cannot name is as broken as a bad key
@@ -61,6 +61,17 @@ def trust_config(target: str | None) -> tuple[TrustedFile, str | None, str | Non
     if memory is not None and is_default_memory(config, memory):
         memory = None
     return record, memory, from_file("remote", config)
+
+
+def _as_named(target: str | None, path: str) -> str:
+    """The configuration file ``path`` as its errors name it: as typed when ``target`` named
+    it; found (a folder named, or none), from the working folder when it is in it."""
+    from clm_policy.base.paths import shown_path
+
+    if target is not None and os.path.abspath(target) == path:
+        return target
+    shown = shown_path(path)
+    return shown if os.path.abspath(shown) == path else path  # (not ``~/…``: it is read)
 
 
 def listing() -> list[tuple[TrustedFile, str]]:

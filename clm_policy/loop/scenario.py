@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from clm_policy.base.errors import InputError, quote
+from clm_policy.base.errors import InputError, Location, quote
 from clm_policy.base.resources import _PACKAGE
 from clm_policy.formats.textio import SCENARIO_LIMIT, path_kind
 from clm_policy.formats.validate import validate_document
@@ -28,6 +28,12 @@ def load_scenario(ref: str | Path) -> tuple[ScenarioFile, str]:
         shown = f"<bundled>/scenarios/{text}.yaml"
         if path_kind(path) != "file":
             known = ", ".join(bundled_scenarios())
+            if path_kind(text) == "folder":  # (what was typed is there: say what it is)
+                raise InputError(
+                    f"is a folder, not a scenario file, nor a bundled scenario's name (bundled: "
+                    f"{known})",
+                    Location(text),
+                )
             raise InputError(f"no bundled scenario named {quote(text)} (bundled: {known})")
     doc = load_yaml(path, shown, limit=SCENARIO_LIMIT, what="scenario")
     return validate_document(doc, ScenarioFile, "scenario"), shown

@@ -27,6 +27,7 @@ from clm_policy.transcripts.reading import (
     clip,
     estimate_tokens,
     joined_text,
+    refuse_if_not_text,
     text_of,
 )
 
@@ -121,6 +122,7 @@ def _parse(raw: bytes, file: str) -> object:
             Location(file, exc.lineno, exc.colno),
         ) from None
     except (ValueError, RecursionError):  # not UTF-8, too deep, too many digits
+        refuse_if_not_text(raw, file, whole=True)
         raise InputError(
             "not a JSON document: not an OpenAI chat transcript", Location(file)
         ) from None

@@ -317,11 +317,23 @@ def _detect(src: Source) -> str:
         return kind
     if head[:1] in (b"[", b"{"):  # a JSON document over several lines: the reader checks it
         return "openai"
+    refuse_if_not_text(src.head(BLOCK), src.file, whole=src.size <= BLOCK)
     raise InputError(
         "cannot tell the transcript format: neither the last nor the first lines look like "
         "Claude Code, Codex or OpenAI chat messages",
         Location(src.file),
     )
+
+
+def refuse_if_not_text(data: bytes, file: str, *, whole: bool) -> None:
+    """Refuse ``data``, a file's first bytes (``whole``: all of them), when it is no text — a
+    NUL byte, or not UTF-8 — in the words and at the place every reader of a file says so
+    (``binary file (a NUL byte), not text``), rather than as a transcript of no known format."""
+    from clm_policy.formats.textio import decode
+
+    if not whole:  # (a character the block's end cut in two is no error)
+        data = data[: data.rfind(b"\n") + 1]
+    decode(data, file, len(data), "transcript")
 
 
 def _loads(raw: bytes) -> object:
@@ -359,10 +371,8 @@ class Source:
             raise InputError("no such file", where) from None
         except IsADirectoryError:
             raise InputError("is a directory, not a transcript file", where) from None
-        except PermissionError:
-            raise InputError("cannot read the file: permission denied", where) from None
-        except OSError as exc:
-            raise InputError(f"cannot read the file: {exc.strerror or exc}", where) from None
+        except OSError as exc:  # (in the words of every other file's reader)
+            raise InputError(f"cannot read: {exc.strerror or exc}", where) from None
         except ValueError:  # a NUL byte in the path
             raise InputError("invalid file name", Location(repr(file))) from None
         try:
@@ -387,9 +397,7 @@ class Source:
         try:
             data = self.handle.read(size)
         except OSError as exc:
-            raise InputError(
-                f"cannot read the file: {exc.strerror or exc}", Location(self.file)
-            ) from None
+            raise InputError(f"cannot read: {exc.strerror or exc}", Location(self.file)) from None
         self.bytes_read += len(data)
         return data
 
@@ -418,7 +426,7 @@ class Source:
                 raw = readline(MAX_LINE + 1)
             except OSError as exc:
                 raise InputError(
-                    f"cannot read the file: {exc.strerror or exc}", Location(self.file)
+                    f"cannot read: {exc.strerror or exc}", Location(self.file)
                 ) from None
             if not raw:
                 return

@@ -602,3 +602,178 @@ def test_a_condition_failing_without_a_window_says_what_to_do(tmp_path: Path) ->
         "is known: give the profile a context_window (or the state one), or write "
         "'tokens.window is not None and ...'\n"
     )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["lint", "p.yaml"],
+        ["test", "t.test.yaml"],
+        ["report", "--memory", "mem"],
+    ],
+    ids=["lint", "test", "report"],
+)
+@pytest.mark.parametrize("folder", ["out", "out/"])
+def test_an_output_that_is_a_folder_is_told_in_the_same_words(
+    tmp_path: Path, args: list[str], folder: str
+) -> None:
+    """``lint -o DIR`` and ``test -o DIR`` said click's ``Invalid value for '--output' / '-o':
+    File 'out' is a directory. (try ...)`` where ``report -o DIR`` says the folder's name
+    first, as every other error naming a file does."""
+    from clm_policy.memory.init import init_memory
+
+    init_memory(tmp_path / "mem")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "p.yaml").write_text(rule("tokens.context > 1"))
+    (tmp_path / "t.test.yaml").write_text(
+        "version: 1\npolicy: p.yaml\ncases:\n  - name: c\n    given: {tokens: {context_tokens: 5}}"
+        "\n    expect: {action: compact}\n"
+    )
+    proc = run_process(*args, "-o", folder, cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == f"{folder}: is a folder: --output takes a file's path\n"
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == []
+
+
+def test_a_folder_given_as_the_scenario_is_named_as_a_folder(tmp_path: Path) -> None:
+    """``run --scenario plays`` with a folder ``plays`` there said ``no bundled scenario named
+    'plays'``, as though the folder were not; it names the folder, and says it is neither a
+    scenario file nor a bundled name. A folder named as a bundled scenario (``demo``) leaves
+    the bundled one playing."""
+    (tmp_path / "plays").mkdir()
+    proc = run_process("run", "--scenario", "plays", "--memory", "mem", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (
+        "plays: is a folder, not a scenario file, nor a bundled scenario's name (bundled: "
+        "compaction, continue_only, demo, handoff)\n"
+    )
+    assert not (tmp_path / "mem").exists()
+    (tmp_path / "demo").mkdir()
+    demo = run_process(
+        "run", "--scenario", "demo", "--memory", "mem", "--max-steps", "1", cwd=tmp_path
+    )
+    assert demo.returncode == 0, demo.stderr
+    assert demo.stdout.startswith("playing <bundled>/scenarios/demo.yaml")
+
+
+def _as_a_plain_user() -> list[str]:
+    """The command prefix under which file modes hold: none for a user; for root, the
+    capabilities that let it read any file dropped (setpriv), else the test is skipped."""
+    import os
+    import shutil
+
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("root reads any folder, and setpriv is not here to stop it")
+    return [setpriv, "--bounding-set", "-dac_override,-dac_read_search"]
+
+
+@pytest.mark.parametrize("command", ["log", "status", "export"])
+def test_a_memory_repository_that_cannot_be_read_says_so(tmp_path: Path, command: str) -> None:
+    """A memory folder without read permission was called ``not a clm-policy memory
+    repository (no .clm-memory; create one with: clm-policy init DIR)``, sending its owner to
+    make a new one over it; it says it cannot be read."""
+    import subprocess
+    import sys
+
+    from clm_policy.memory.init import init_memory
+
+    init_memory(tmp_path / "mem")
+    (tmp_path / "mem").chmod(0)
+    try:
+        proc = subprocess.run(
+            [*_as_a_plain_user(), sys.executable, "-m", "clm_policy", command, "-m", "mem"],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        (tmp_path / "mem").chmod(0o755)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == "clm-policy: mem: cannot read: Permission denied\n"
+
+
+def test_trust_names_the_file_as_typed_or_from_the_working_folder(tmp_path: Path) -> None:
+    """``clm-policy trust`` named the configuration by its absolute path in every error
+    (``/home/me/src/shop/.clm-policy.yaml:2:9: …``, ``no .clm-policy.yaml in /home/me/x …``),
+    where every other command names a path as it was typed, and one it found from the
+    working folder."""
+    shop = tmp_path / "shop"
+    shop.mkdir()
+    (shop / ".clm-policy.yaml").write_text("version: 1\npolicy: nosuch\n")
+    (tmp_path / "empty").mkdir()
+    error = "2:9: no bundled policy named 'nosuch' (bundled: claude-code, default)"
+    for args, cwd, named in (
+        ([], shop, ".clm-policy.yaml"),  # found: from the working folder
+        (["shop"], tmp_path, "shop/.clm-policy.yaml"),
+        (["shop/.clm-policy.yaml"], tmp_path, "shop/.clm-policy.yaml"),  # as typed
+    ):
+        proc = run_process("trust", *args, cwd=cwd)
+        assert proc.returncode == 2, proc.stderr
+        assert message_of(proc.stderr) == f"{named}:{error}\n", args
+    missing = run_process("trust", "empty", cwd=tmp_path)
+    assert (missing.returncode, missing.stderr) == (
+        2,
+        "clm-policy: no .clm-policy.yaml in empty or a folder above it\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (
+            b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4,
+            "1:8: binary file (a NUL byte), not text",
+        ),
+        (b'{"session_id": "caf\xe9"}', "1:20: not UTF-8 text (byte 0xe9)"),
+        (b'{"role": "user"}\n{"content": "\xe9t\xe9"}\n', "2:14: not UTF-8 text (byte 0xe9)"),
+    ],
+    ids=["binary", "latin-1 json", "latin-1 lines"],
+)
+@pytest.mark.parametrize("command", ["decide", "compact"])
+def test_a_transcript_that_is_not_text_says_so(
+    tmp_path: Path, content: bytes, said: str, command: str
+) -> None:
+    """``--transcript`` given a binary file said ``cannot tell the transcript format: neither
+    the last nor the first lines look like Claude Code, Codex or OpenAI chat messages``, and a
+    Latin-1 one ``not a JSON document``; each says what every other file-taking option says,
+    where."""
+    from clm_policy.memory.init import init_memory
+
+    init_memory(tmp_path / "mem")
+    (tmp_path / "t.jsonl").write_bytes(content)
+    proc = run_process(command, "-m", "mem", "--transcript", "t.jsonl", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr.splitlines()[0].startswith(f"t.jsonl:{said}")  # (; nor a Claude Code …)
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "name"),
+    [("--state", "s.json"), ("--transcript", "t.jsonl"), ("--policy", "p.yaml")],
+)
+def test_a_file_that_cannot_be_read_is_told_in_the_same_words(
+    tmp_path: Path, option: str, name: str
+) -> None:
+    """A transcript without read permission said ``cannot read the file: permission
+    denied`` where a state or a policy says ``cannot read: Permission denied``."""
+    import subprocess
+    import sys
+
+    (tmp_path / name).write_text("{}")
+    (tmp_path / name).chmod(0)
+    args = ["decide", option, name] + (["--tokens", "5"] if option == "--policy" else [])
+    proc = subprocess.run(
+        [*_as_a_plain_user(), sys.executable, "-m", "clm_policy", *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == f"{name}: cannot read: Permission denied\n"

@@ -136,3 +136,114 @@ def test_compact_state_from_a_pipe_gets_no_note(tmp_path: Path) -> None:
         check=False,
     )
     assert (done.returncode, done.stderr.decode()) == (0, "")
+
+
+READERS = [  # a command line that reads a person's typing, and the note it starts with
+    (["decide", "--state", "-"], "clm-policy decide --state -: reads a SessionState JSON"),
+    (["decide", "--explain", "-s", "-"], "clm-policy decide --state -: reads a SessionState"),
+    (["handoff", "-m", "mem", "--state", "-"], "clm-policy handoff --state -: reads a"),
+    (
+        ["handoff", "-m", "mem", "--state", "state.json", "--reply", "-"],
+        "clm-policy handoff --reply -: reads the agent's handoff, its text, on standard input",
+    ),
+    (["mcp"], "clm-policy mcp: reads the JSON-RPC an MCP client (Claude Code) sends"),
+]
+
+
+@pytest.mark.parametrize(("args", "said"), READERS, ids=[" ".join(a) for a, _ in READERS])
+def test_every_reader_of_a_terminal_says_what_it_waits_for(
+    tmp_path: Path, args: list[str], said: str
+) -> None:
+    """``decide --state -``, ``handoff --state -``, ``handoff --reply -`` and ``mcp`` typed in
+    a terminal waited in silence (the MCP server for as long as its SDK took to import, then
+    for ever); each says what it reads, once, before it reads."""
+    from clm_policy.memory.init import init_memory
+
+    if args == ["mcp"]:
+        pytest.importorskip("mcp", reason="the mcp extra: pip install 'clm-policy[mcp]'")
+    init_memory(tmp_path / "mem")
+    (tmp_path / "state.json").write_text('{"session_id": "typed", "step_index": 2}')
+    line, _, out = _on_a_terminal(tmp_path, args, b"\x04")  # Ctrl-D: nothing typed
+    assert line.startswith(said), line
+    assert all(word in line for word in ("Ctrl-D", "Ctrl-C", f"{args[0]} --help)")), line
+    assert b"on standard input; type it" not in out  # said once, not again by click's path
+
+
+@pytest.mark.parametrize(("args", "_said"), READERS[:4], ids=[" ".join(a) for a, _ in READERS[:4]])
+def test_a_reader_fed_by_a_pipe_says_nothing_of_it(
+    tmp_path: Path, args: list[str], _said: str
+) -> None:
+    from clm_policy.memory.init import init_memory
+
+    init_memory(tmp_path / "mem")
+    (tmp_path / "state.json").write_text('{"session_id": "typed", "step_index": 2}')
+    done = subprocess.run(
+        [sys.executable, "-m", "clm_policy", *args],
+        input=b'{"session_id": "piped", "step_index": 3}',
+        capture_output=True,
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stderr.decode()) == (0, "")
+
+
+def _default_sigint() -> None:
+    """In the child: SIGINT as a terminal's process has it (pytest may ignore or block it)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+WAITING = [
+    ["hook", "claude-code"],
+    ["hook", "claude-code", "--engine"],
+    ["hook", "codex"],
+    ["compact", "-m", "mem", "--state", "-"],
+    ["handoff", "-m", "mem", "--state", "-"],
+]
+
+
+@pytest.mark.parametrize("args", WAITING, ids=[" ".join(a) for a in WAITING])
+def test_ctrl_c_at_a_command_waiting_in_a_terminal_says_interrupted(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """A hook typed in a terminal says "stop with Ctrl-C"; Ctrl-C then ended ``hook
+    claude-code`` with 130 and not a word (``hook codex`` said ``clm-policy: interrupted``),
+    and ``compact --state -`` wrote its line right after the terminal's ``^C``: each ends
+    the ``^C`` line and says it, as every other command does, and writes nothing (an agent's
+    pipe still gets nothing)."""
+    import signal
+
+    from clm_policy.memory.init import init_memory
+
+    from conftest import git
+
+    memory = init_memory(tmp_path / "mem").path
+
+    leader, follower = pty.openpty()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "clm_policy", *args],
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        preexec_fn=_default_sigint,
+    )
+    os.close(follower)
+    try:
+        assert "Ctrl-C" in _first_line(child)  # it waits for the input: the note is said
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        os.close(leader)
+    assert child.returncode == 130
+    assert (out, err.decode()) == (b"", "\nclm-policy: interrupted\n")
+    assert git(memory, "log", "--format=%s") == "clm(init): memory repository\n"
+    assert git(memory, "status", "--porcelain") == ""

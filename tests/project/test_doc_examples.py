@@ -278,6 +278,19 @@ def test_only_a_few_examples_are_not_run() -> None:
     assert len(skipped) * 8 <= total, skipped
 
 
+def test_a_command_shown_with_its_prompt_is_in_a_console_block() -> None:
+    """A ``$ clm-policy ...`` line in a ```text (or any other) block is never run, so its
+    output went unchecked (README's ``decide --explain`` was one): such a block is a
+    ```console block, run here, or noted above as not run, saying why."""
+    shown = []
+    for page in ALL_PAGES:
+        text = (REPO / page).read_text()
+        for block in re.finditer(r"^```(\w*)\n(.*?)^```", text, flags=re.S | re.M):
+            if block.group(1) != "console" and re.search(r"^\$ ", block.group(2), flags=re.M):
+                shown.append(f"{page}:{text.count(chr(10), 0, block.start()) + 1}")
+    assert shown == [], "a ```console block, so that its commands run: " + ", ".join(shown)
+
+
 def test_the_reader_sees_commands_output_and_notes() -> None:
     """The block reader itself: continued lines, output, and the notes above a block."""
     sample = examples("docs/claude-code.md")

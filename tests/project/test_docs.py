@@ -80,7 +80,7 @@ def test_policy_doc_lists_every_name() -> None:
 
 
 def test_readme_explain_excerpt_is_current() -> None:
-    (block,) = [b for b in _blocks(REPO / "README.md", "text") if "rules, in order" in b]
+    (block,) = [b for b in _blocks(REPO / "README.md", "console") if "rules, in order" in b]
     command, *excerpt = block.rstrip("\n").split("\n")
     assert command == "$ clm-policy decide --tokens 260000 --explain"
     result = invoke("decide", "--tokens", "260000", "--explain")

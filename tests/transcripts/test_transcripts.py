@@ -701,7 +701,7 @@ def test_unreadable_file(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text("{}\n")
     path.chmod(0)
-    assert error_of(read_context, path) == f"{path}: cannot read the file: permission denied"
+    assert error_of(read_context, path) == f"{path}: cannot read: Permission denied"
 
 
 def test_empty_file(tmp_path: Path) -> None:

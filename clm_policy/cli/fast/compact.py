@@ -71,6 +71,10 @@ def answer(args: list[str], note: Callable[[str], None] | None = None) -> int | 
         )
         code = show_compact(hand, done, values["fmt"], memory)
     except (Exception, KeyboardInterrupt) as exc:
+        if isinstance(exc, KeyboardInterrupt):  # a line of its own after the ^C, as click's
+            from clm_policy.base.termsafe import echo
+
+            echo("", err=True)
         code = errors.report(["compact", *args], exc, ("compact",))
     errors.warn_ignored()
     return code

@@ -152,6 +152,12 @@ class MemoryRepo:
                 f"{shown}: no such memory repository (create one: clm-policy init "
                 f"{shown if shown == where else 'DIR'})"
             )
+        try:
+            os.stat(os.path.join(where, MARKER))
+        except PermissionError as exc:  # (not "no .clm-memory": the folder cannot be read)
+            raise InputError(f"{shown}: cannot read: {exc.strerror}") from None
+        except OSError:
+            pass  # (said below)
         if not os.path.isfile(os.path.join(where, MARKER)):
             raise InputError(
                 f"{shown}: not a clm-policy memory repository (no {MARKER}; "
