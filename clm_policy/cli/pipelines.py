@@ -256,8 +256,9 @@ REPLY_LIMIT = 1024 * 1024  # the most of an agent's reply read (a handoff is a p
 
 
 def _read_reply(path: str, state_src: str | None) -> str:
-    """The agent's reply: a UTF-8 text file, or standard input (``-``), bounded; an empty
-    one is refused (a pipe that gave nothing is a mistake, not a handoff)."""
+    """The agent's reply: UTF-8 text (a byte order mark dropped) from a file or standard
+    input (``-``), bounded; an empty one is refused (a pipe that gave nothing is a mistake,
+    not a handoff)."""
     from clm_policy.base.errors import InputError
     from clm_policy.formats.textio import decode, read_bytes
 
@@ -271,7 +272,9 @@ def _read_reply(path: str, state_src: str | None) -> str:
         data, where = read_stdin(REPLY_LIMIT), "<stdin>"
     else:  # a regular file only (a FIFO would block), read up to the limit
         data, where = read_bytes(path, limit=REPLY_LIMIT, what="reply"), path
-    text = decode(data, where, REPLY_LIMIT, "reply")
+    # a BOM (Windows editors, PowerShell) is the file's encoding, not the agent's first word:
+    # kept, it hid the first heading and the manifest's goal was the record's
+    text = decode(data, where, REPLY_LIMIT, "reply").removeprefix("\ufeff")
     if not text.strip():
         raise InputError(f"--reply {where}: empty (the agent's handoff is its text)")
     return text

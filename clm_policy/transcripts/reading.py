@@ -312,6 +312,8 @@ def _detect(src: Source) -> str:
     head = src.head(BLOCK).lstrip(b"\xef\xbb\xbf \t\r\n")
     if not head and src.size <= BLOCK:
         raise empty
+    if _wide(head):
+        raise InputError(WIDE, Location(src.file))
     kind = line_kind(_loads(head.split(b"\n", 1)[0]))
     if kind is not None:
         return kind
@@ -336,9 +338,22 @@ def refuse_if_not_text(data: bytes, file: str, *, whole: bool) -> None:
     decode(data, file, len(data), "transcript")
 
 
+WIDE = "UTF-16 or UTF-32 text, not UTF-8: convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)"
+
+
+def _wide(head: bytes) -> bool:
+    """Whether a file starting with ``head`` is UTF-16 or UTF-32 (a byte order mark, or NUL
+    bytes beside the first character): Claude Code and Codex write UTF-8."""
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or head[:3] == b"\0\0\0":
+        return True
+    return len(head) > 1 and (head[0] == 0) != (head[1] == 0)
+
+
 def _loads(raw: bytes) -> object:
+    # UTF-8 only: json.loads(bytes) reads UTF-16 and UTF-32 too, and a line of a UTF-16 file
+    # split at its newline byte read as a line of another encoding, in pieces
     try:
-        return json.loads(raw)
+        return json.loads(raw.decode("utf-8").removeprefix("\ufeff"))
     except (ValueError, RecursionError):
         return None
 

@@ -722,6 +722,31 @@ def test_problems_are_logged(project: Path) -> None:
     assert "not-a-transcript.jsonl" in logged
 
 
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+def test_a_cwd_no_folder_can_have_is_an_input_error(project: Path, agent: str) -> None:
+    """A hook input whose ``cwd`` holds a NUL byte reached os.path.realpath: a ValueError,
+    logged (with CLM_POLICY_DEBUG) as an unexpected error with its traceback. Now it is the
+    input's error, one line; the agent is answered with nothing, as for any bad input."""
+    path = transcript(project / "t.jsonl", 130_000)
+    event = {"hook_event_name": "SessionStart", "source": "startup", "cwd": "/tmp/\x00shop"}
+    payload = {"session_id": SESSION, "transcript_path": str(path), **event}
+    done = subprocess.run(
+        [sys.executable, "-m", "clm_policy", "hook", agent],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env={**os.environ, "CLM_POLICY_DEBUG": "1"},
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    logged = log_path().read_text()
+    assert "SessionStart: InputError: SessionStart: the hook's cwd holds a NUL byte" in logged
+    assert "Traceback" not in logged
+    assert logged.count("\n") == 1
+
+
 def test_a_transcript_that_does_not_exist_yet_is_no_problem(project: Path) -> None:
     """A new session's first prompt: Claude Code has not written the transcript yet (its
     folder may not exist either). Nothing to say, and nothing to log."""

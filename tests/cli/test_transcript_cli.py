@@ -144,6 +144,30 @@ def test_a_reply_that_is_empty_or_no_text_file_is_refused(tmp_path: Path) -> Non
     assert git(memory, "rev-parse", "HEAD") == before
 
 
+def test_a_reply_saved_with_a_byte_order_mark_keeps_the_agents_goal(tmp_path: Path) -> None:
+    """A reply saved by an editor (or PowerShell) that writes UTF-8 with a BOM: the mark hid
+    the first heading, so the manifest's goal was the record's, not the agent's, and the words
+    began with U+FEFF. Now the mark is the file's encoding, not the agent's text: file or pipe."""
+    from conftest import run_process
+
+    memory = tmp_path / "mem"
+    assert invoke("init", str(memory)).exit_code == 0
+    reply = "## Goal\nKeep quoted commas in the CSV parser.\n\n## Next step\nRun the tests.\n"
+    (tmp_path / "reply.md").write_bytes(b"\xef\xbb\xbf" + reply.encode())
+    path = str(FIXTURES / "claude_session.jsonl")
+    for source, stdin in ((str(tmp_path / "reply.md"), None), ("-", "\ufeff" + reply)):
+        done = run_process(
+            *("handoff", "-m", str(memory), "--transcript", path, "--format", "json"),
+            *("--reply", source),
+            stdin=stdin,
+        )
+        assert done.returncode == 0, message_of(done.stderr)
+        manifest = json.loads(done.stdout)["manifest"]
+        assert manifest["agent_words"]["text"] == reply.strip(), source
+        assert manifest["goal"] == "Keep quoted commas in the CSV parser.", source
+        git(memory, "reset", "-q", "--hard", "HEAD~1")  # the same session handed off again
+
+
 @pytest.mark.parametrize("command", ["compact", "handoff", "decide"])
 def test_a_session_state_given_as_a_transcript_is_refused(tmp_path: Path, command: str) -> None:
     """`--transcript STATE.json` read the state as an OpenAI chat (it has `messages`) and

@@ -1118,3 +1118,27 @@ def test_every_real_transcript_and_rollout_reads_whole_and_from_its_end(name: st
     figures = ("context_tokens", "context_estimated", "context_window", "model")
     assert [getattr(tail, f) for f in figures] == [getattr(full, f) for f in figures]
     assert full.context_tokens > 0
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
+def test_a_transcript_in_utf_16_or_32_is_refused_and_nothing_is_committed(
+    tmp_path: Path, encoding: str
+) -> None:
+    """Python's json reads bytes in UTF-16 and UTF-32 too: such a file (a transcript saved
+    again by a Windows tool) was read line by line in pieces, "continue at 0 tokens", and
+    `handoff` committed an empty handoff of it. Claude Code and Codex write UTF-8: now it is
+    refused, saying so, and nothing is written."""
+    from conftest import git, run_process
+
+    text = "".join(json.dumps(x) + "\n" for x in [prompt("go"), response("m1", 700)])
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(text.encode(encoding))
+    said = f"{path}: {tr.WIDE}"
+    assert said.endswith("not UTF-8: convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)")
+    for call in (read_transcript, read_context, detect_format):
+        assert error_of(call, path) == said, call
+    memory = tmp_path / "mem"
+    assert run_process("init", str(memory)).returncode == 0
+    done = run_process("handoff", "--memory", str(memory), "--transcript", str(path))
+    assert (done.returncode, done.stderr) == (2, f"{said}\n")
+    assert git(memory, "rev-list", "--count", "HEAD").strip() == "1"  # init's commit alone

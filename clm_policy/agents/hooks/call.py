@@ -48,6 +48,14 @@ class HookCall(Record):
         """The turn this call belongs to: Claude Code's ``prompt_id``, Codex's ``turn_id``."""
         return self.text("prompt_id") or self.text("turn_id") or ""
 
+    def folder(self) -> str | None:
+        """The call's ``cwd``; an :class:`InputError` for one no folder can have (a NUL byte:
+        every look at it would fail, far from here)."""
+        cwd = self.text("cwd")
+        if cwd is not None and "\0" in cwd:
+            raise InputError(f"{self.name}: the hook's cwd holds a NUL byte: no folder is so named")
+        return cwd
+
     def transcript(self) -> str:
         """The transcript's path; :class:`NoTranscriptYet` while the agent has not written it."""
         path = self.text("transcript_path")

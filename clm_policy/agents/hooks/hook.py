@@ -50,7 +50,7 @@ class Hook:
         self.call = call
         self.agent = agent
         try:
-            self.config = load_config(call.text("cwd"))
+            self.config = load_config(call.folder())
             self.policy_ref = setting("policy", policy_ref, self.config) or default_policy(agent)
             self.profile = setting("profile", profile, self.config)
             self.memory = memory_path(memory, self.config, outside=True)
