@@ -105,6 +105,7 @@ PLANTED = [
     "credential.helper",
     "credential.https://example.invalid.helper",
     "pager.log",
+    "includeIf.onbranch:clm/x.path",
 ]
 
 

@@ -116,7 +116,9 @@ elsewhere (a push, a proxy, a work tree outside), refused with :data:`UNSAFE_PAT
 UNSAFE_PATTERN = (
     r"(filter\..*\.(clean|smudge|process)|diff\..*\.(command|textconv)|merge\..*\.driver"
     r"|gpg\..*\.program|credential\.(.*\.)?helper|pager\..*|url\..*\.(push)?insteadof"
-    r"|remote\..*\.(pushurl|receivepack|uploadpack|vcs|proxy)|http\..*\.(proxy|sslverify))"
+    r"|remote\..*\.(pushurl|receivepack|uploadpack|vcs|proxy)|http\..*\.(proxy|sslverify)"
+    # a file included only on some branch: what it sets is not what was checked on this one
+    r"|includeif\.onbranch:.*)"
 )
 
 _CHECKED: dict[str, tuple[int, int, int]] = {}
