@@ -11,7 +11,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from test_gitwrite import message
 
+from clm_policy.base.errors import InputError
 from clm_policy.memory.git.write import MemoryRepo
 
 from conftest import as_shown, git, invoke, message_of, run_process, state_file
@@ -141,6 +143,28 @@ def test_a_repositorys_own_config_runs_no_program(
         assert f"git config --file {as_shown(target, tmp_path)} --unset-all" in done.stderr
     assert not canary.exists(), canary.read_text()
     assert git(memory, "log", "--all", "--format=%H") == before
+
+
+def test_a_long_lived_process_checks_a_changed_include_again(memory: Path, tmp_path: Path) -> None:
+    """The MCP server keeps one process: a file .git/config includes (there or not yet when
+    the repository was checked) that later names a program is refused at the next git
+    command, not run."""
+    canary = tmp_path / "ran"
+    program = tmp_path / "clean.sh"
+    executable(program, f'#!/bin/sh\necho ran >> "{canary}"\ncat\n')
+    (memory / ".git" / "info" / "attributes").write_text("* filter=x\n")
+    here, later = tmp_path / "here.cfg", tmp_path / "later.cfg"
+    here.write_text("[user]\n\tname = someone\n")
+    git(memory, "config", "--add", "include.path", str(here))
+    git(memory, "config", "--add", "include.path", str(later))
+    with MemoryRepo(memory) as repo:
+        repo.commit(message(1), {"sessions/s1/a.md": "a\n"})
+        for planted in (here, later):
+            planted.write_text(f'[filter "x"]\n\tclean = {program}\n')
+            with pytest.raises(InputError, match=rf"{planted.name}:2: filter\.x\.clean names"):
+                repo.commit(message(2), {"sessions/s1/b.md": "b\n"})
+            planted.write_text("")
+    assert not canary.exists()
 
 
 @pytest.mark.parametrize("key", ["pushInsteadOf", "insteadOf"])

@@ -121,9 +121,10 @@ UNSAFE_PATTERN = (
     r"|includeif\.onbranch:.*)"
 )
 
-_CHECKED: dict[str, tuple[int, int, int]] = {}
-"""Repositories whose configuration :func:`check_config` found safe: the config file's
-identity, size and time then (a changed file is checked again)."""
+_CHECKED: dict[str, tuple[tuple[str, tuple[int, int, int] | None], ...]] = {}
+"""Repositories whose configuration :func:`check_config` found safe, with each file it was
+read from or could include then (its identity, size and time; ``None``: not there): a
+long-lived process (the MCP server) checks again when one of them changes."""
 
 
 def check_config(cwd: str | PathLike[str]) -> None:
@@ -132,13 +133,8 @@ def check_config(cwd: str | PathLike[str]) -> None:
     :data:`UNSAFE_KEYS` and :data:`UNSAFE_PATTERN` name. Those come from you only (your
     ``~/.gitconfig``, the system's, the environment); a repository's own is data."""
     folder = os.fspath(cwd)
-    config = os.path.join(folder, ".git", "config")
-    try:
-        info = os.stat(config)
-        stamp: tuple[int, int, int] | None = (info.st_ino, info.st_size, info.st_mtime_ns)
-    except OSError:
-        stamp = None
-    if stamp is not None and _CHECKED.get(folder) == stamp:
+    known = _CHECKED.get(folder)
+    if known is not None and all(_stamp(path) == stamp for path, stamp in known):
         return
     args = ["config", "--list", "--show-scope", "--show-origin", "-z"]
     with _popen(folder, args, env=None, stdin=False) as proc:
@@ -146,12 +142,26 @@ def check_config(cwd: str | PathLike[str]) -> None:
     if proc.returncode != 0:
         return  # no configuration to read: the command itself says what is wrong
     records = out.decode("utf-8", "replace").split("\x00")
+    files = {os.path.join(folder, ".git", "config")}
     for scope, origin, entry in zip(records[::3], records[1::3], records[2::3], strict=False):
-        key = entry.partition("\n")[0]
-        if scope in ("local", "worktree") and _unsafe(key):
-            raise _refusal(folder, origin.removeprefix("file:"), key)
-    if stamp is not None:
-        _CHECKED[folder] = stamp
+        if scope not in ("local", "worktree"):
+            continue
+        key, _, value = entry.partition("\n")
+        path = os.path.join(folder, origin.removeprefix("file:"))  # (an absolute one stays)
+        if _unsafe(key):
+            raise _refusal(folder, path, key)
+        files.add(path)
+        if key == "include.path" or (key.startswith("includeif.") and key.endswith(".path")):
+            files.add(os.path.join(os.path.dirname(path), os.path.expanduser(value)))
+    _CHECKED[folder] = tuple((path, _stamp(path)) for path in sorted(files))
+
+
+def _stamp(path: str) -> tuple[int, int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def _unsafe(key: str) -> bool:
@@ -160,12 +170,11 @@ def _unsafe(key: str) -> bool:
     return key in UNSAFE_KEYS or re.fullmatch(UNSAFE_PATTERN, key) is not None
 
 
-def _refusal(folder: str, origin: str, key: str) -> InputError:
-    """The error naming the setting ``key`` at its line of the file ``origin``."""
+def _refusal(folder: str, path: str, key: str) -> InputError:
+    """The error naming the setting ``key`` at its line of the file ``path``."""
     from clm_policy.base.errors import Location
     from clm_policy.base.paths import shown_path
 
-    path = origin if os.path.isabs(origin) else os.path.join(folder, origin)
     shown = shown_path(path)
     return InputError(
         f"{key} names a program git would run or a place it would send to, which a "
