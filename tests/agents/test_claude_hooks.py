@@ -1035,3 +1035,28 @@ def test_a_session_handed_off_twice_starts_one_session_from_its_newest_handoff(
     assert "the first handoff" not in context
     later = hook(project, {**start, "session_id": "7b7b7b7b-0000-4000-8000-000000000003"})
     assert (later.returncode, later.stdout) == (0, "")
+
+
+def test_a_memory_repositorys_own_config_runs_nothing_from_a_hook(project: Path) -> None:
+    """A clean filter the memory repository's .git/config names (for every file, by
+    .git/info/attributes) ran at each commit a hook made; now the hook commits nothing, says
+    why in the hook log and exits 0, and the program never runs."""
+    path = transcript(project / "t.jsonl", 150_000)
+    event = {"hook_event_name": "PreCompact", "trigger": "manual", "transcript_path": str(path)}
+    assert hook(project, event).returncode == 0
+    memory = memory_of(project)
+    before = subjects(memory)
+    canary = project.parent / "filter-ran"
+    program = project.parent / "clean.sh"
+    program.write_text(f'#!/bin/sh\necho ran >> "{canary}"\ncat\n')
+    program.chmod(0o755)
+    (memory / ".git" / "info" / "attributes").write_text("* filter=x\n")
+    git(memory, "config", "filter.x.clean", str(program))
+    transcript(path, 160_000, steps=5)  # more to snapshot
+    done = hook(project, event)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert not canary.exists()
+    assert subjects(memory) == before
+    logged = log_path().read_text().splitlines()[-1]
+    assert "PreCompact: InputError: " in logged
+    assert "filter.x.clean names a program git would run" in logged

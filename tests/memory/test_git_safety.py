@@ -11,10 +11,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from test_gitwrite import message
 
+from clm_policy.base.errors import InputError
 from clm_policy.memory.git.write import MemoryRepo
 
-from conftest import git, invoke, message_of, state_file
+from conftest import as_shown, git, invoke, message_of, run_process, state_file
 
 
 def executable(path: Path, text: str) -> None:
@@ -87,6 +89,109 @@ def test_repository_hooks_and_fsmonitor_never_run(memory: Path, tmp_path: Path) 
     assert branch.exit_code == 0, branch.stderr
     assert not canary.exists()
     assert "forged" not in git(memory, "log", "--all", "--format=%B")
+
+
+# -- the repository's own configuration is data ------------------------------------------
+
+PLANTED = [
+    "core.sshCommand",
+    "core.askPass",
+    "core.pager",
+    "core.worktree",
+    "diff.external",
+    "diff.x.textconv",
+    "filter.x.clean",
+    "filter.x.smudge",
+    "merge.union.driver",
+    "gpg.program",
+    "credential.helper",
+    "credential.https://example.invalid.helper",
+    "pager.log",
+    "includeIf.onbranch:clm/x.path",
+]
+
+
+@pytest.mark.parametrize("included", [False, True], ids=["config", "include.path"])
+@pytest.mark.parametrize("key", PLANTED)
+def test_a_repositorys_own_config_runs_no_program(
+    memory: Path, tmp_path: Path, key: str, included: bool
+) -> None:
+    """A program a memory repository's .git/config (or a file it includes) names is never run:
+    the repository is refused before git runs in it, naming the file, the line and the key."""
+    canary = tmp_path / "ran"
+    program = tmp_path / "program.sh"
+    executable(program, f'#!/bin/sh\necho "$0 $*" >> "{canary}"\ncat\n')
+    (memory / ".git" / "info" / "attributes").write_text("* filter=x diff=x\n")
+    target = memory / ".git" / "config"
+    if included:
+        target = tmp_path / "included.cfg"
+        git(memory, "config", "include.path", str(target))
+    git(memory, "config", "--file", str(target), "commit.gpgSign", "true")
+    git(memory, "config", "--file", str(target), key, str(program))
+    before = git(memory, "log", "--all", "--format=%H")
+    for args in (
+        ["compact", "--memory", str(memory), "--state", str(state_file(tmp_path))],
+        ["log", "--memory", str(memory)],
+        ["show", "--memory", str(memory), "HEAD"],
+    ):
+        done = run_process(*args, cwd=tmp_path)
+        assert done.returncode == 2, done.stderr
+        lines = target.read_text().splitlines()
+        line = next(n for n, text in enumerate(lines, 1) if str(program) in text)
+        shown = f"{as_shown(target, tmp_path)}:{line}: {key.lower()} names a program"
+        assert shown in done.stderr, done.stderr
+        assert f"git config --file {as_shown(target, tmp_path)} --unset-all" in done.stderr
+    assert not canary.exists(), canary.read_text()
+    assert git(memory, "log", "--all", "--format=%H") == before
+
+
+def test_a_long_lived_process_checks_a_changed_include_again(memory: Path, tmp_path: Path) -> None:
+    """The MCP server keeps one process: a file .git/config includes (there or not yet when
+    the repository was checked) that later names a program is refused at the next git
+    command, not run."""
+    canary = tmp_path / "ran"
+    program = tmp_path / "clean.sh"
+    executable(program, f'#!/bin/sh\necho ran >> "{canary}"\ncat\n')
+    (memory / ".git" / "info" / "attributes").write_text("* filter=x\n")
+    here, later = tmp_path / "here.cfg", tmp_path / "later.cfg"
+    here.write_text("[user]\n\tname = someone\n")
+    git(memory, "config", "--add", "include.path", str(here))
+    git(memory, "config", "--add", "include.path", str(later))
+    with MemoryRepo(memory) as repo:
+        repo.commit(message(1), {"sessions/s1/a.md": "a\n"})
+        for planted in (here, later):
+            planted.write_text(f'[filter "x"]\n\tclean = {program}\n')
+            with pytest.raises(InputError, match=rf"{planted.name}:2: filter\.x\.clean names"):
+                repo.commit(message(2), {"sessions/s1/b.md": "b\n"})
+            planted.write_text("")
+    assert not canary.exists()
+
+
+@pytest.mark.parametrize("key", ["pushInsteadOf", "insteadOf"])
+def test_a_repositorys_own_config_never_redirects_a_push(
+    memory: Path, tmp_path: Path, key: str
+) -> None:
+    """A push goes to the remote the user named or nowhere: url.X.pushInsteadOf in the
+    memory repository's config sent it to X while clm-policy said 'pushed to' the user's."""
+    ours, theirs = tmp_path / "ours.git", tmp_path / "theirs.git"
+    for bare in (ours, theirs):
+        git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(memory, "config", f"url.{theirs}.{key}", str(ours))
+    done = run_process(
+        "handoff", "--memory", str(memory), "--state", str(state_file(tmp_path)),
+        f"--push={ours}", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout
+    assert f"url.{theirs}.{key.lower()} names a program" in done.stderr
+    assert git(theirs, "for-each-ref") == git(ours, "for-each-ref") == ""
+    git(memory, "config", "--unset", f"url.{theirs}.{key}")
+    done = run_process(
+        "handoff", "--memory", str(memory), "--state", str(state_file(tmp_path)),
+        f"--push={ours}", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert git(ours, "for-each-ref") != ""
+    assert git(theirs, "for-each-ref") == ""
 
 
 # -- identifiers ------------------------------------------------------------------------------

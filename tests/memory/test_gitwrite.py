@@ -463,18 +463,24 @@ def test_a_failed_commit_is_reported_and_undone_at_once(memory: Path) -> None:
     assert git(memory, "status", "--porcelain") == ""
 
 
-def test_what_a_person_staged_survives_a_failed_commit_and_a_dead_writer(memory: Path) -> None:
-    """A failed commit (here: signing that fails) and the recovery from a writer that died put
-    back only their own paths: a file the person staged stays staged."""
+def test_what_a_person_staged_survives_a_failed_commit_and_a_dead_writer(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed commit (here: signing that fails, as the person's own configuration asks) and
+    the recovery from a writer that died put back only their own paths: a file the person
+    staged stays staged."""
     (memory / "notes.md").write_text("mine\n")
     git(memory, "add", "notes.md")
-    git(memory, "config", "commit.gpgsign", "true")
-    git(memory, "config", "gpg.program", "false")
+    settings = {"commit.gpgsign": "true", "gpg.program": "false"}
+    monkeypatch.setenv("GIT_CONFIG_COUNT", str(len(settings)))
+    for number, (key, value) in enumerate(settings.items()):
+        monkeypatch.setenv(f"GIT_CONFIG_KEY_{number}", key)
+        monkeypatch.setenv(f"GIT_CONFIG_VALUE_{number}", value)
     with MemoryRepo(memory) as repo:
         with pytest.raises(GitError, match=r"^git commit failed: "):
             repo.commit(message(1), {"sessions/s1/a.md": "x\n"})
         assert git(memory, "status", "--porcelain") == "A  notes.md\n"
-        git(memory, "config", "--unset", "commit.gpgsign")
+        monkeypatch.delenv("GIT_CONFIG_COUNT")
         (memory / ".git" / JOURNAL).write_text(json.dumps({"paths": ["sessions/s1/b.md"]}))
         (memory / "sessions" / "s1").mkdir(parents=True, exist_ok=True)
         (memory / "sessions" / "s1" / "b.md").write_text("half")

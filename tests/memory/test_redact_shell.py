@@ -101,6 +101,19 @@ FOUND: list[tuple[str, str]] = [
         "git clone https://ghp_" + fake(ALNUM, 36, 3105) + "@github.com/o/r.git",
         "git clone https://[REDACTED:github-pat]@github.com/o/r.git",
     ),
+    # openssl's -k, a here-document fed to chpasswd (every line of it, the users stay)
+    ("openssl enc -aes-256-cbc -k Hunter2Secret99 -in a -out b", f"openssl enc -aes-256-cbc -k {CLI} -in a -out b"),
+    ("openssl aes-256-cbc -salt -in a -k 'correct horse 9'", f"openssl aes-256-cbc -salt -in a -k '{CLI}'"),
+    ("chpasswd <<EOF\nalice:Tr0ub4dor3x\nbob:zebra77tango\nEOF", f"chpasswd <<EOF\nalice:{CLI}\nbob:{CLI}\nEOF"),
+    ("sudo chpasswd <<-'END'\n\tbob:s3cretPassw0rd\nEND\nls", f"sudo chpasswd <<-'END'\n\tbob:{CLI}\nEND\nls"),
+    ('{"command": "chpasswd <<EOF\\nalice:Tr0ub4dor3x\\nEOF"}', f'{{"command": "chpasswd <<EOF\\nalice:{CLI}\\nEOF"}}'),
+    # a credential in a URL's query, in a custom header on curl's command line
+    ("curl 'https://api.example.com/v1/items?access_token=zebra77tango&x=1'", "curl 'https://api.example.com/v1/items?access_token=[REDACTED:url-token]&x=1'"),
+    ("GET https://api.example.com/v1/items?id=3&api_key=mango2024", "GET https://api.example.com/v1/items?id=3&api_key=[REDACTED:url-token]"),
+    ("https://gitlab.example.com/api/v4/projects?private_token=Copper7lantern", "https://gitlab.example.com/api/v4/projects?private_token=[REDACTED:url-token]"),
+    (f'curl -H "X-Custom-Key: {ENCRYPTION}" https://api.x.com', 'curl -H "X-Custom-Key: [REDACTED:auth-header]" https://api.x.com'),
+    ("wget --header='X-App-Secret: zebra77tango' https://h", "wget --header='X-App-Secret: [REDACTED:auth-header]' https://h"),
+    ("curl -H 'Private-Token: zebra77tango' https://h", "curl -H 'Private-Token: [REDACTED:auth-header]' https://h"),
     # chpasswd (the user stays), openssl's pass:, Windows' net use
     ("echo 'bob:hunter2secret' | chpasswd", f"echo 'bob:{CLI}' | chpasswd"),
     ('echo "bob:MyPass99" | sudo chpasswd', f'echo "bob:{CLI}" | sudo chpasswd'),
@@ -169,6 +182,19 @@ LEFT: list[str] = [
     "echo 'bob:$PW' | chpasswd",
     "echo bob:changeme | chpasswd",
     "echo 'bob:hunter2secret' | tee users.txt",
+    # -k of another command, a here-document no chpasswd reads or one already closed
+    "curl -k https://x && ls -k zebra77tango",
+    "openssl enc -aes-256-cbc -k $PASSPHRASE -in a",
+    "cat <<EOF\nalice:Tr0ub4dor3x\nEOF",
+    "chpasswd <<EOF\nalice:$PW\nEOF\nhost:Tr0ub4dor3x",
+    # a URL's query without a credential; a key of a header that is not random
+    "see https://x.io/a?key=mango2024 and https://x.io/b?page_token=Zk29sLq0Pw81mVn3",
+    "the query ?access_token=zebra77tango is not in a URL",
+    "https://x.io/cb?access_token=YOUR_TOKEN&api_key=${API_KEY}",
+    "curl -H 'Idempotency-Key: order-42' -H 'X-Cache-Key: user-profile' https://x",
+    # a scheme's name and version after Bearer, in prose and in a header
+    "We use the Bearer OAuth2.0 flow for the API.",
+    "Authorization: Bearer OAuth2.0",
     "openssl enc -d -pass env:PASSPHRASE -in a",
     "openssl enc -d -pass file:/run/secrets/pw -in a",
     "openssl pkcs12 -passin pass: -in a.p12",
@@ -255,6 +281,11 @@ LONG_RUNS: dict[str, tuple[str, dict[str, int]]] = {
     "net-use": ("net use \\\\s /x" * 50_000, {}),
     "yaml-names": ("API_KEY: " * 50_000, {}),
     "bearer-headers": ("Authorization: Bearer " * 50_000, {}),
+    "openssl-k": ("openssl " + "-k x " * 50_000, {}),
+    "chpasswd-docs": ("chpasswd <<EOF\n" + "a:b\n" * 50_000, {}),
+    "chpasswd-doc-lines": ("chpasswd <<EOF\n" + "bob:zebra77tango\n" * 50, {"command-line-password": 50}),
+    "url-queries": ("https://h/?" + "&token=x" * 50_000, {}),
+    "flag-headers": ("curl " + "-H 'X-Key: x' " * 50_000, {}),
     "many-chpasswd": ("echo 'bob:hunter2secret' | chpasswd\n" * 5_000, {"command-line-password": 5_000}),
 }
 # fmt: on

@@ -5,7 +5,9 @@ Every git command — the write path's, ``init``'s, a push — goes through :fun
 puts :data:`SAFE_CONFIG` before it: no repository hook runs (a ``prepare-commit-msg`` hook
 could rewrite the audit trailers, a ``reference-transaction`` hook watch every write), no
 fsmonitor command runs, and no ``ext::`` remote can start a program. The settings are given
-per command and never stored. Values a person or a file supplies go after ``--`` (or
+per command and never stored. A repository's own configuration is data: one that names a
+program git would run or a place a push or a fetch would go instead (:func:`check_config`)
+is refused before git runs in it. Values a person or a file supplies go after ``--`` (or
 ``--end-of-options``); :func:`check_name` refuses a remote, ref or revision that git would
 read as an option.
 """
@@ -84,6 +86,13 @@ def start_git(
     git works (``log``)."""
     if any("\x00" in arg for arg in args):
         raise InputError("a value with a NUL byte cannot be passed to git")
+    check_config(cwd)
+    return _popen(cwd, args, env=env, stdin=stdin)
+
+
+def _popen(
+    cwd: str | PathLike[str], args: Sequence[str], *, env: Mapping[str, str] | None, stdin: bool
+) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         ["git", *SAFE_CONFIG, *args],
         cwd=cwd,
@@ -92,6 +101,111 @@ def start_git(
         stderr=subprocess.PIPE,
         env={**os.environ, **_ENV, **(env or {})},
     )
+
+
+UNSAFE_KEYS = frozenset(
+    {
+        *("core.sshcommand", "core.gitproxy", "core.askpass", "core.editor", "core.pager"),
+        *("core.worktree", "core.alternaterefscommand", "diff.external", "sequence.editor"),
+        *("gpg.program", "http.proxy", "http.sslverify", "http.sslcainfo", "http.sslcapath"),
+    }
+)
+"""Settings of a repository's own configuration that would run a program or send git
+elsewhere (a push, a proxy, a work tree outside), refused with :data:`UNSAFE_PATTERN`."""
+
+UNSAFE_PATTERN = (
+    r"(filter\..*\.(clean|smudge|process)|diff\..*\.(command|textconv)|merge\..*\.driver"
+    r"|gpg\..*\.program|credential\.(.*\.)?helper|pager\..*|url\..*\.(push)?insteadof"
+    r"|remote\..*\.(pushurl|receivepack|uploadpack|vcs|proxy)|http\..*\.(proxy|sslverify)"
+    # a file included only on some branch: what it sets is not what was checked on this one
+    r"|includeif\.onbranch:.*)"
+)
+
+_CHECKED: dict[str, tuple[tuple[str, tuple[int, int, int] | None], ...]] = {}
+"""Repositories whose configuration :func:`check_config` found safe, with each file it was
+read from or could include then (its identity, size and time; ``None``: not there): a
+long-lived process (the MCP server) checks again when one of them changes."""
+
+
+def check_config(cwd: str | PathLike[str]) -> None:
+    """Refuse to run git in ``cwd`` when the configuration of the repository there (its
+    ``.git/config``, a file it includes, ``config.worktree``) sets one of the settings
+    :data:`UNSAFE_KEYS` and :data:`UNSAFE_PATTERN` name. Those come from you only (your
+    ``~/.gitconfig``, the system's, the environment); a repository's own is data."""
+    folder = os.fspath(cwd)
+    known = _CHECKED.get(folder)
+    if known is not None and all(_stamp(path) == stamp for path, stamp in known):
+        return
+    args = ["config", "--list", "--show-scope", "--show-origin", "-z"]
+    with _popen(folder, args, env=None, stdin=False) as proc:
+        out = proc.communicate()[0]
+    if proc.returncode != 0:
+        return  # no configuration to read: the command itself says what is wrong
+    records = out.decode("utf-8", "replace").split("\x00")
+    files = {os.path.join(folder, ".git", "config")}
+    for scope, origin, entry in zip(records[::3], records[1::3], records[2::3], strict=False):
+        if scope not in ("local", "worktree"):
+            continue
+        key, _, value = entry.partition("\n")
+        path = os.path.join(folder, origin.removeprefix("file:"))  # (an absolute one stays)
+        if _unsafe(key):
+            raise _refusal(folder, path, key)
+        files.add(path)
+        if key == "include.path" or (key.startswith("includeif.") and key.endswith(".path")):
+            files.add(os.path.join(os.path.dirname(path), os.path.expanduser(value)))
+    _CHECKED[folder] = tuple((path, _stamp(path)) for path in sorted(files))
+
+
+def _stamp(path: str) -> tuple[int, int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def _unsafe(key: str) -> bool:
+    import re
+
+    return key in UNSAFE_KEYS or re.fullmatch(UNSAFE_PATTERN, key) is not None
+
+
+def _refusal(folder: str, path: str, key: str) -> InputError:
+    """The error naming the setting ``key`` at its line of the file ``path``."""
+    from clm_policy.base.errors import Location
+    from clm_policy.base.paths import shown_path
+
+    shown = shown_path(path)
+    return InputError(
+        f"{key} names a program git would run or a place it would send to, which a "
+        f"repository's own configuration cannot choose (yours, ~/.gitconfig, can), so "
+        f"clm-policy does not run git in {shown_path(folder)}: remove it with "
+        f"git config --file {shown} --unset-all {key}",
+        Location(shown, _line_of(path, key)),
+    )
+
+
+def _line_of(path: str, key: str) -> int:
+    """The line of the file ``path`` that sets ``key`` (0 when it cannot be told)."""
+    import re
+
+    section, _, name = key.rpartition(".")
+    current = ""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            lines = file.read(1 << 20).splitlines()
+    except OSError:
+        return 0
+    for number, line in enumerate(lines, 1):
+        header = re.match(r'\s*\[\s*([^\]\s"]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]', line)
+        if header:
+            head, sub = header.group(1), header.group(2)
+            current = head.lower() + ("" if sub is None else "." + sub.replace('\\"', '"'))
+            line = line[header.end() :]
+        words = re.match(r"\s*([A-Za-z][A-Za-z0-9-]*)\s*(=|$|[#;])", line)
+        if words and current == section and words.group(1).lower() == name:
+            return number
+    return 0
 
 
 def unborn(root: str) -> bool:

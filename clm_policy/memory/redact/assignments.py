@@ -131,6 +131,8 @@ def _url_password(m: re.Match[str]) -> bool:
 # What stands right before "Bearer" in an Authorization header: "Authorization: ", a JSON or
 # Python key ("Authorization": "), curl -H 'Authorization: .
 BEARER_HEADER = LazyPattern(rf"authorization{HEADER_SEPARATOR}\Z", re.I | re.X | re.A)
+# A name and its version, in prose about a scheme: "the Bearer OAuth2.0 flow", "Bearer JWT2.1".
+VERSIONED_NAME = LazyPattern(r"[A-Za-z]++[0-9]++(?:\.[0-9]++)++")
 HEADER_REACH = 48
 """How far before ``Bearer`` its header's name may start (the name, quotes and blanks)."""
 
@@ -141,6 +143,8 @@ def _bearer(m: re.Match[str]) -> bool:
     characters or more that look like a password, not shaped like a name or a placeholder —
     ``YOUR_TOKEN``, ``xxx``; ``$TOKEN`` and ``<token>`` are no candidates at all)."""
     secret = m["secret"]
+    if VERSIONED_NAME.fullmatch(secret) is not None:
+        return False
     if looks_secret(secret):
         return True
     core, start = secret.rstrip("="), m.start()

@@ -7,8 +7,8 @@ under any key first and so keep their rule ids; what is left here is what a pers
   sudo -S …``, ``printf 'PW\\n' | sudo -S …``, ``sudo -S … <<< PW``, ``echo PW | docker login
   --password-stdin``, ``echo PW | passwd --stdin bob``, and a ``USER:PW`` line fed to
   ``chpasswd`` (``command-line-password``);
-- openssl's ``-pass pass:PW`` and Windows' ``net use \\\\srv\\share PW``
-  (``command-line-password``);
+- openssl's ``-pass pass:PW`` and ``-k PW``, a ``USER:PW`` line of a here-document fed to
+  ``chpasswd``, and Windows' ``net use \\\\srv\\share PW`` (``command-line-password``);
 - ``--password X`` and ``--password=X`` after any command (``command-line-password``);
 - an upper-case **variable named for a secret** (``…KEY``, ``…TOKEN``, ``…SECRET``,
   ``…CREDENTIALS``, ``…AUTH``) assigned in a shell: ``export NAME=…``, ``NAME=… cmd``,
@@ -17,7 +17,11 @@ under any key first and so keep their rule ids; what is left here is what a pers
   ``password-variable``'s);
 - ``.netrc``'s ``password`` (``netrc-password``), ``Password=``/``Pwd=`` in a database
   connection string (``connection-string-password``), and a token alone as a URL's user
-  (``https://<token>@github.com/…``, ``url-token``).
+  (``https://<token>@github.com/…``) or as a query parameter named for one
+  (``?access_token=…``, ``&api_key=…``: ``url-token``);
+- the value of a header given on ``curl``'s or ``wget``'s command line whose name ends in
+  ``Key`` (random) or ``Secret`` (``-H "X-Custom-Key: …"``, ``auth-header``), which the
+  header rule of :mod:`.assignments` leaves to their words.
 
 A value is judged by :func:`~.judge.looks_password` (a person types these) and, under a
 ``…KEY`` name that need not hold a secret (``SORT_KEY``, ``CACHE_KEY``), by
@@ -32,10 +36,11 @@ from clm_policy.base.lazypattern import LazyPattern
 from clm_policy.memory.redact.judge import (
     MIN_SECRET_LENGTH,
     glued_to_placeholder,
+    looks_credential,
     looks_password,
     looks_secret,
 )
-from clm_policy.memory.redact.syntax import ESCAPED, Rule
+from clm_policy.memory.redact.syntax import ESCAPED, Rule, after_command
 from clm_policy.memory.redact.token_checks import placeholder_token
 from clm_policy.memory.redact.tools import OPTION_START, TYPED_VALUE, variable_start
 
@@ -68,6 +73,17 @@ CHPASSWD = LazyPattern(r"(?<![\w-])chpasswd(?![\w-])")
 # openssl's pass phrase arguments: -pass pass:PW, -passin pass:PW, -passout, -password (env:,
 # file:, fd: and stdin name where the phrase is: no phrase).
 OPENSSL_PASS = rf"""(?<![\w-])-pass(?:in|out|word)?[ \t]++(?:\\?["'])?pass:{TYPED_VALUE}"""
+# openssl's older pass phrase option: openssl enc -aes-256-cbc -k PW (the command on the line)
+OPENSSL_K = rf"""(?<![\w-])-k[ \t]++{TYPED_VALUE}"""
+# A USER:PW line of a here-document chpasswd reads (chpasswd <<EOF ⏎ bob:PW ⏎ EOF); in JSON
+# text the line breaks are "\n". The check finds the chpasswd <<TAG the line belongs to.
+HERE_LINE = r"""(?:(?<=\n)|(?<=\\n))[ \t]*+[^\s:"'`\\|;&<>()]++:
+    (?P<secret>[^\s"'`\\]++)(?=[ \t]*+(?:\n|\\n|\Z))"""
+CHPASSWD_DOC = LazyPattern(
+    r"""(?<![\w-])chpasswd(?![\w-])[^\n|;&<]{0,200}+<<-?[ \t]*+(?:\\?["'])?(?P<tag>\w{1,40}+)"""
+)
+HERE_REACH = 2000
+"""How far before a ``USER:PW`` line its ``chpasswd <<TAG`` may stand."""
 # Windows: net use [Z: | *] \\server\share [PASSWORD | *] [/user:NAME] [/options]; the
 # password may come after the options too. In JSON text the backslashes are doubled.
 NET_USE = rf"""(?<![\w-])net[ \t]++use[ \t]++(?:(?:[A-Za-z]:|\*)[ \t]++)?\\\\[^\s"']++
@@ -89,6 +105,23 @@ def _here_string(m: re.Match[str]) -> bool:
 
 def _password_option(m: re.Match[str]) -> bool:
     return looks_password(m["secret"])
+
+
+def _openssl_k(m: re.Match[str]) -> bool:
+    """``-k PW`` after ``openssl`` on its command line (``curl -k`` takes no value)."""
+    return after_command(m.string, m.start(), ("openssl",)) and looks_password(m["secret"])
+
+
+def _chpasswd_line(m: re.Match[str]) -> bool:
+    """A ``USER:PW`` line inside a here-document that ``chpasswd <<TAG`` opened before it and
+    no ``TAG`` line closed."""
+    text, start = m.string, m.start()
+    at = text.rfind("chpasswd", max(0, start - HERE_REACH), start)
+    opened = CHPASSWD_DOC.match(text, at) if at >= 0 else None
+    if opened is None or not looks_password(m["secret"]):
+        return False
+    body = text[opened.end() : start].replace("\\n", "\n").split("\n")[1:]
+    return opened["tag"] not in (line.strip().strip("\\\"'") for line in body)
 
 
 def _chpasswd(m: re.Match[str]) -> bool:
@@ -179,6 +212,40 @@ def _url_token(m: re.Match[str]) -> bool:
     return looks_secret(m["secret"])
 
 
+# A query parameter named for a credential: only a credential stands there (?access_token=…).
+URL_QUERY = r"""[?&](?:access|refresh|auth|api|private|id)?[_-]?(?:token|key)
+    (?<![?&]key)(?<![?&]id_key)(?<![?&]refresh_key)=(?P<secret>[^\s&#"'`<>\\]++)"""
+URL_QUERY_ANCHOR = r"[?&][a-z_-]{0,8}(?:token|key)="
+
+
+def _url_query(m: re.Match[str]) -> bool:
+    """The value of a URL's query parameter named for a credential: a credential
+    (:func:`~.judge.looks_credential`), in a URL (``://`` before it, no blank between)."""
+    text, start = m.string, m.start()
+    word = max(text.rfind(c, max(0, start - 2000), start) for c in " \t\n\"'`")
+    return (
+        "[REDACTED:" not in m["secret"]
+        and text.find("://", word + 1, start) >= 0
+        and looks_credential(m["secret"])
+    )
+
+
+# A header given on curl's or wget's command line (-H '…', --header="…") named …Key or …Secret.
+FLAG_HEADER = r"""(?:-H[ \t]?|--header[ \t=])\\?["']
+    (?P<name>(?:[A-Za-z0-9]{1,20}+-){0,4}+(?:key|secret))[ \t]*+:[ \t]*+
+    (?P<secret>[A-Za-z0-9._~+/=-]++)"""
+
+
+def _flag_header(m: re.Match[str]) -> bool:
+    """A header's value on curl's or wget's command line: random under a ``…Key`` name (not
+    ``Idempotency-Key: <uuid>`` alone: random is the test), a credential under ``…Secret``."""
+    if not after_command(m.string, m.start(), ("curl", "wget")):
+        return False
+    if m["name"].lower().endswith("secret"):
+        return looks_credential(m["secret"])
+    return looks_secret(m["secret"])
+
+
 SHELL_RULES: tuple[Rule, ...] = (
     Rule(  # echo PW | sudo -S …, printf 'PW\n' | docker login --password-stdin
         "command-line-password", PIPED, check=_piped, anchor="echo|printf", flags=re.VERBOSE
@@ -205,6 +272,12 @@ SHELL_RULES: tuple[Rule, ...] = (
     ),
     Rule(  # openssl enc -pass pass:PW, -passin pass:PW, -passout pass:PW
         "command-line-password", OPENSSL_PASS, ("pass:",), _password_option, flags=re.VERBOSE
+    ),
+    Rule(  # openssl enc -aes-256-cbc -k PW
+        "command-line-password", OPENSSL_K, ("openssl",), _openssl_k, flags=re.VERBOSE
+    ),
+    Rule(  # chpasswd <<EOF ⏎ bob:PW ⏎ EOF
+        "command-line-password", HERE_LINE, ("chpasswd",), _chpasswd_line, flags=re.VERBOSE
     ),
     Rule(  # net use Z: \\srv\share PW /user:bob
         "command-line-password",
@@ -243,6 +316,20 @@ SHELL_RULES: tuple[Rule, ...] = (
         check=_url_token,
         anchor=r"://[a-z0-9_.~-]{8,200}@",
         flags=re.VERBOSE,
+    ),
+    Rule(  # https://host/path?access_token=…, &api_key=…
+        "url-token",
+        URL_QUERY,
+        check=_url_query,
+        anchor=URL_QUERY_ANCHOR,
+        flags=re.VERBOSE | re.IGNORECASE,
+    ),
+    Rule(  # curl -H "X-Custom-Key: …", wget --header="X-App-Secret: …"
+        "auth-header",
+        FLAG_HEADER,
+        check=_flag_header,
+        anchor=r"-h[ \t]?\\?[\"']|--header[ \t=]",
+        flags=re.VERBOSE | re.IGNORECASE,
     ),
 )
 """The rules for what a shell's command line holds, in the order they run (after the
