@@ -145,6 +145,47 @@ def test_a_repositorys_own_config_runs_no_program(
     assert git(memory, "log", "--all", "--format=%H") == before
 
 
+@pytest.mark.parametrize("header", ['[FILTER "x"]', '[Filter "x"]', "[filter.x]"])
+def test_a_program_named_in_any_spelling_is_refused(
+    memory: Path, tmp_path: Path, header: str
+) -> None:
+    """Git reads section and key names in any case and in the old
+    ``[section.sub]`` form: the quick look at the file that spares a plain repository the
+    question to git misses none of them."""
+    canary = tmp_path / "ran"
+    program = tmp_path / "clean.sh"
+    executable(program, f'#!/bin/sh\necho ran >> "{canary}"\ncat\n')
+    (memory / ".git" / "info" / "attributes").write_text("* filter=x\n")
+    with (memory / ".git" / "config").open("a") as config:
+        config.write(f"{header}\n\tCLEAN = {program}\n")
+    done = run_process(
+        "compact", "--memory", str(memory), "--state", str(state_file(tmp_path)), cwd=tmp_path
+    )
+    assert done.returncode == 2, done.stderr
+    assert "filter.x.clean names a program" in done.stderr
+    assert not canary.exists()
+
+
+def test_a_plain_repository_costs_no_question_to_git(
+    memory: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A repository whose configuration holds git's own lines, a remote and a branch that
+    tracks it is seen to be safe from the file itself: no ``git config --list`` process at
+    every command (a compaction, a hook's commit)."""
+    git(memory, "remote", "add", "origin", str(tmp_path / "origin.git"))
+    git(memory, "config", "branch.main.remote", "origin")
+    git(memory, "config", "branch.main.merge", "refs/heads/main")
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    done = run_process(
+        "compact", "--memory", str(memory), "--state", str(state_file(tmp_path)), cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    traced = trace.read_text()
+    assert "git commit" in traced  # (the trace is there)
+    assert "--show-origin" not in traced
+
+
 def test_a_long_lived_process_checks_a_changed_include_again(memory: Path, tmp_path: Path) -> None:
     """The MCP server keeps one process: a file .git/config includes (there or not yet when
     the repository was checked) that later names a program is refused at the next git

@@ -136,6 +136,10 @@ def check_config(cwd: str | PathLike[str]) -> None:
     known = _CHECKED.get(folder)
     if known is not None and all(_stamp(path) == stamp for path, stamp in known):
         return
+    plain = _plain_config(folder)
+    if plain is not None:  # (git's own few lines, a remote's, a branch's: no need to ask git)
+        _CHECKED[folder] = ((plain, _stamp(plain)),)
+        return
     args = ["config", "--list", "--show-scope", "--show-origin", "-z"]
     with _popen(folder, args, env=None, stdin=False) as proc:
         out = proc.communicate()[0]
@@ -154,6 +158,35 @@ def check_config(cwd: str | PathLike[str]) -> None:
         if key == "include.path" or (key.startswith("includeif.") and key.endswith(".path")):
             files.add(os.path.join(os.path.dirname(path), os.path.expanduser(value)))
     _CHECKED[folder] = tuple((path, _stamp(path)) for path in sorted(files))
+
+
+SCREEN = (
+    rb"\[\s*(?:include|filter|diff|merge|gpg|credential|url|pager|sequence|http)"
+    rb"|sshcommand|gitproxy|askpass|editor|pager|worktree|alternaterefs|program|helper"
+    rb"|insteadof|pushurl|receivepack|uploadpack|vcs|proxy|ssl"
+)
+"""Words of which a repository's configuration that sets none of the refused settings holds
+none (lower-cased): a section that can hold one, a key's own name. A file without any is safe
+as it is; one with any is read by git (:func:`check_config`), which also follows includes."""
+SCREEN_BYTES = 64 * 1024
+
+
+def _plain_config(folder: str) -> str | None:
+    """``folder``'s ``.git/config`` when :data:`SCREEN`'s words are all absent from it — safe
+    without asking git (a subprocess at every command); None when git must read it (a word
+    is there, an include may be, the file is large, or it is not where a repository made by
+    ``git init`` keeps it)."""
+    import re
+
+    path = os.path.join(folder, ".git", "config")
+    try:
+        with open(path, "rb") as file:
+            data = file.read(SCREEN_BYTES + 1)
+    except OSError:
+        return None
+    if len(data) > SCREEN_BYTES or re.search(SCREEN, data.lower()):
+        return None
+    return path
 
 
 def _stamp(path: str) -> tuple[int, int, int] | None:
