@@ -130,10 +130,11 @@ def run(
 
     \b
     Examples:
-      clm-policy run
-      clm-policy run --scenario compaction --memory /tmp/mem --format json
+      clm-policy run                                 # the demo, into ./clm-memory
+      clm-policy run --memory paused --max-steps 10  # stops early; the session is saved
+      clm-policy run --memory paused --resume demo   # goes on where it stopped
+      clm-policy run --scenario compaction --memory compacted --format json
       clm-policy run --scenario my-scenario.yaml --continue-after-handoff
-      clm-policy run --resume demo --max-steps 10
       clm-policy run --agent openai --goal "Outline a migration plan" --soft-compact 8000
 
     A run is on record from its first step (sessions/ID/run.json): one interrupted by Ctrl-C

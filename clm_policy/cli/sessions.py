@@ -164,8 +164,9 @@ def signal(memory: str, session: str, phase_done: bool, assignments: tuple[str, 
 
     \b
     Examples:
-      clm-policy signal --memory clm-memory --session demo --phase-done
-      clm-policy signal --memory clm-memory --session demo degradation=true
+      clm-policy run --memory paused --max-steps 10   # a session that goes on: demo
+      clm-policy signal --memory paused --session demo --phase-done
+      clm-policy signal --memory paused --session demo degradation=true
 
     Exit codes: 0 committed, 2 bad input (an unknown session or one that ended, an undeclared
     signal, a wrong value; nothing written).

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -263,6 +264,29 @@ def test_the_top_help_s_examples_run_in_a_new_user_s_folder(tmp_path: Path) -> N
         assert (args, done.returncode, done.stderr) == (args, 0, ""), args
 
 
+def help_examples(command: str) -> list[list[str]]:
+    """The command lines of ``clm-policy COMMAND --help``'s examples, as words (comments out)."""
+    shown = invoke(command, "--help").stdout
+    block = shown.split("Examples:\n")[1].split("\n\n")[0]
+    return [shlex.split(line, comments=True) for line in block.splitlines()]
+
+
+@pytest.mark.parametrize("command", ["run", "signal"])
+def test_the_help_s_examples_run_in_sequence_in_a_new_folder(command: str, tmp_path: Path) -> None:
+    """A reader types the examples one after the other: `run --resume demo --max-steps 10`
+    came right after `clm-policy run`, whose demo had ended (nothing to resume, exit 2).
+    Those that need a file of the reader's own or a model's endpoint are left out."""
+    ran = 0
+    for words in help_examples(command):
+        assert words[0] == "clm-policy", words
+        if "my-scenario.yaml" in words or "openai" in words:
+            continue
+        done = run_process(*words[1:], cwd=tmp_path)
+        assert (words, done.returncode, done.stderr) == (words, 0, ""), words
+        ran += 1
+    assert ran >= 2
+
+
 def test_internal_error_has_its_own_exit_code(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*_: object, **__: object) -> None:
         raise RuntimeError("kaboom")
@@ -381,8 +405,6 @@ def test_explain_says_what_a_rule_not_reached_would_have_said() -> None:
 def test_decide_help_s_option_b_example_shows_its_guard() -> None:
     # the example is there for its guard: once its figures stayed below the soft limit and it
     # decided continue, with no guard in sight
-    import re
-    import shlex
 
     shown = invoke("decide", "--help").stdout
     assert "  --step N " in shown
