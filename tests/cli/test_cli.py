@@ -264,6 +264,26 @@ def test_the_top_help_s_examples_run_in_a_new_user_s_folder(tmp_path: Path) -> N
         assert (args, done.returncode, done.stderr) == (args, 0, ""), args
 
 
+def test_every_group_s_help_says_its_exit_codes() -> None:
+    """`clm-policy hook --help` listed no exit codes where its subcommands did: a group's
+    help says them too."""
+    import click
+
+    from clm_policy.cli.main import cli
+
+    ctx = click.Context(cli)
+    groups = [
+        name
+        for name in cli.list_commands(ctx)
+        if isinstance(cli.get_command(ctx, name), click.Group)
+    ]
+    assert "hook" in groups
+    for name in groups:
+        shown = run_process(name, "--help")
+        assert shown.returncode == 0, name
+        assert re.search(r"^  Exit codes?\b", shown.stdout, flags=re.M), name
+
+
 def help_examples(command: str) -> list[list[str]]:
     """The command lines of ``clm-policy COMMAND --help``'s examples, as words (comments out)."""
     shown = invoke(command, "--help").stdout
