@@ -499,3 +499,23 @@ def test_handoff_help_and_readme_say_where_the_seed_is_printed(tmp_path: Path) -
     assert "its size is printed, the seed itself with --format json" in said
     readme = " ".join((REPO / "README.md").read_text().split())
     assert "(its size in the text output; `--format json` prints it)" in readme
+
+
+def test_trust_from_a_subfolder_names_the_file_relative_to_it(tmp_path: Path) -> None:
+    """`cd shop/sub && clm-policy trust` named the configuration it found above by its
+    absolute path: it is named from the working folder, as paths inside it are, when that
+    is shorter (the memory it names too); the list, of every project, stays absolute."""
+    shop = tmp_path / "deep" / "folders" / "to" / "shop"
+    (shop / "sub").mkdir(parents=True)
+    (shop / ".git").mkdir()  # a repository: its configuration counts in its subfolders
+    (shop / ".clm-policy.yaml").write_text("version: 1\npolicy: claude-code\nmemory: ../mem\n")
+    done = run_process("trust", cwd=shop / "sub")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[:2] == [
+        f"trusted ../.clm-policy.yaml (sha256 {done.stdout.split('sha256 ')[1][:12]})",
+        "  memory  ../../mem",
+    ]
+    listed = run_process("trust", "--list", cwd=shop / "sub")
+    assert str(shop / ".clm-policy.yaml") in listed.stdout
+    revoked = run_process("trust", "--revoke", cwd=shop / "sub")
+    assert (revoked.returncode, revoked.stdout) == (0, "revoked trust in ../.clm-policy.yaml\n")
