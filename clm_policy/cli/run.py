@@ -4,6 +4,7 @@ OpenAI-compatible endpoint), the policy, memory in git."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -167,10 +168,16 @@ def run(
         memory_backend=memory_backend,
     )  # everything checked: nothing is written before this line
     _announce(plan, memory, resume, text=fmt == "text")
+    return _play(plan, memory, assume_yes=assume_yes, fmt=fmt)
+
+
+def _play(plan: RunPlan, memory: str, *, assume_yes: bool, fmt: str) -> int:
+    """Carry ``plan`` out and report how it ended; Ctrl-C after the session is on record is
+    said here, on a line of its own (exit 130)."""
     ctrl_c = _CtrlC()
     try:
         done = _execute(plan, memory, ctrl_c, assume_yes=assume_yes, fmt=fmt)
-    except Interrupted as exc:  # the session is saved: said here, on a line of its own
+    except Interrupted as exc:
         return interrupt(["--format", fmt], exc, end_line=ctrl_c.end_line())
     return _report(plan, done, memory, fmt)
 
@@ -187,7 +194,7 @@ class _CtrlC:
     )
 
     def __init__(self) -> None:
-        self.terminal = sys.stderr is not None and sys.stderr.isatty()
+        self.terminal = os.isatty(2)  # where the terminal echoes ^C, and the lines go
         self.line_open = True  # a ^C no line has followed yet (or none came)
 
     def heard(self, again: bool) -> None:
