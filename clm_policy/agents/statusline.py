@@ -18,8 +18,10 @@ directory, keyed by the configuration's path, the flags and environment, the wor
 directory and the window (or model), holding every file's size and modification time (an
 edit is a miss). A hit imports only the lean modules; a miss loads the policy.
 
-A status line never fails visibly: any problem prints ``clm-policy: ?`` (after the context when
-known), exits 0, and leaves one line in ``$XDG_STATE_HOME/clm-policy/statusline.log``.
+A status line never fails visibly: any problem exits 0, leaves one line in
+``$XDG_STATE_HOME/clm-policy/statusline.log`` and prints, after the context when known, what is
+wrong in a few words — a configuration's or a policy's problem (``clm-policy: policy team.yaml
+not found``) — or ``clm-policy: ?`` (input that is not Claude Code's, the program's own error).
 """
 
 from __future__ import annotations
@@ -169,7 +171,8 @@ def status_line(raw: bytes, policy: str | None = None, profile: str | None = Non
         return render(figures, digest, action)
     except Exception as exc:  # a status line never fails visibly
         log_problem(_describe(exc))
-        return f"{shown}{SEP}{NEUTRAL}" if shown else NEUTRAL
+        said = _footer(exc)
+        return f"{shown}{SEP}{said}" if shown else said
 
 
 # -- the input ------------------------------------------------------------------------------
@@ -475,6 +478,30 @@ def _describe(exc: BaseException) -> str:
     frame = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
     where = f" ({os.path.basename(frame[0].filename)}:{frame[0].lineno})" if frame else ""
     return f"internal error: {type(exc).__name__}: {exc}{where}"
+
+
+FOOTER_REASON = 40
+"""Characters of a problem's reason the footer shows (the log has it whole)."""
+
+
+def _footer(exc: BaseException) -> str:
+    """What the footer says of a problem, in a few words: the configuration's or the policy's
+    (``clm-policy: policy team.yaml not found``, ``clm-policy: unknown profile 'codng'``,
+    ``clm-policy: bad.yaml:4 invalid (see log)``); :data:`NEUTRAL` for input that is not
+    Claude Code's and for the program's own errors."""
+    from clm_policy.base.errors import ClmError, clipped_line
+
+    if not isinstance(exc, ClmError):
+        return NEUTRAL
+    where = exc.location
+    if where is None:  # its first clause: "no bundled policy named 'nope'", ...
+        reason = exc.message.split(";")[0].split(" (")[0]
+        return f"clm-policy: {clipped_line(reason, FOOTER_REASON)}"
+    name = clipped_line(os.path.basename(where.file.rstrip("/")) or where.file, FOOTER_REASON)
+    if exc.message.startswith("no such file"):
+        return f"clm-policy: policy {name} not found"
+    line = f":{where.line}" if where.line > 0 else ""
+    return f"clm-policy: {name}{line} invalid (see log)"
 
 
 def log_problem(message: str) -> None:

@@ -41,8 +41,9 @@ def home_as_tilde(path: str) -> str:
 
 def shown_path(path: str) -> str:
     """``path`` as a message names a path clm-policy found or made (a project's file, the
-    project's memory): relative to the working folder when it is in it, else with the home
-    folder written ``~`` (a path the person typed is named as typed)."""
+    project's memory): relative to the working folder when it is in it; else relative to it
+    too (``../.clm-policy.yaml``, from a project's subfolder) when that is shorter than the
+    path with the home folder written ``~`` (a path the person typed is named as typed)."""
     absolute = os.path.abspath(path)
     try:
         here = os.getcwd()
@@ -50,7 +51,12 @@ def shown_path(path: str) -> str:
         return home_as_tilde(absolute)
     if absolute.startswith(here.rstrip(os.sep) + os.sep):
         return absolute[len(here.rstrip(os.sep)) + 1 :]
-    return home_as_tilde(absolute)
+    far = home_as_tilde(absolute)
+    try:
+        near = os.path.relpath(absolute, here)
+    except ValueError:  # another drive (Windows)
+        return far
+    return near if len(near) < len(far) and near != os.curdir else far
 
 
 def xdg_home(variable: str) -> str:

@@ -36,7 +36,7 @@ def report(args: Sequence[str], exc: BaseException, commands: Sequence[str]) -> 
     error), anything else an internal error. ``commands``: the command names (for the
     command's name in a usage error)."""
     if _interrupted(exc):
-        return _interrupt(args, exc)
+        return interrupt(args, exc)
     if isinstance(exc, (OutputClosed, BrokenPipeError)):
         return _output_closed(exc)
     if isinstance(exc, OutputFailed):
@@ -101,18 +101,16 @@ def _quote_file(exc: ClmError) -> None:
     exc.quoting(text)
 
 
-def _interrupt(args: Sequence[str], exc: BaseException) -> int:
-    """Ctrl-C: what the command left and how to go on (a run's saved session), then
-    ``clm-policy: interrupted``, on standard error; with ``--format json`` the same as an
-    error object on standard output too, so that a program reading it still gets JSON. Exit
-    130."""
+def interrupt(args: Sequence[str], exc: BaseException, *, end_line: bool = False) -> int:
+    """Ctrl-C: one line on standard error, ``clm-policy: interrupted``, with what the command
+    left and how to go on (a run's saved session); with ``--format json`` the same as an error
+    object on standard output too, so that a program reading it still gets JSON. Exit 130.
+    ``end_line``: end the terminal's ``^C`` line first (click ends it for what it sees)."""
     left = exc.message if isinstance(exc, Interrupted) else None
-    with suppress(OutputClosed):  # (click has ended the terminal's ``^C`` line already)
-        if left:
-            echo(f"clm-policy: {left}", err=True)
-        echo("clm-policy: interrupted", err=True)
+    message = f"interrupted; {left}" if left else "interrupted"
+    with suppress(OutputClosed):
+        echo(("\n" if end_line else "") + f"clm-policy: {message}", err=True)
         if wants_json(args):
-            message = f"interrupted; {left}" if left else "interrupted"
             echo_json({"error": {"code": EXIT_INTERRUPTED, "message": message}})
     return EXIT_INTERRUPTED
 

@@ -77,6 +77,10 @@ def hook() -> None:
       clm-policy hook codex --install --project          # .codex/hooks.json
 
     See docs/claude-code.md and docs/codex.md.
+
+    Exit codes (both agents): answering a call, 0 whatever happens, so that a hook never
+    breaks the agent's session (130 interrupted); --install, --uninstall, --print-settings: 0
+    done, 2 bad input (a settings or hooks file that is not JSON: nothing written).
     """
 
 

@@ -123,7 +123,8 @@ def compact(
     metavar="FILE|-",
     help=(
         "The agent's own handoff (its reply to the handoff request), a text file or - for "
-        "standard input: kept word for word beside what the session records."
+        "standard input: kept word for word beside what the session records. A session "
+        "state, a transcript, a policy or a JSON object is refused (exit 2)."
     ),
 )
 def handoff(
@@ -261,6 +262,7 @@ def _read_reply(path: str, state_src: str | None) -> str:
     not a handoff)."""
     from clm_policy.base.errors import InputError
     from clm_policy.formats.textio import decode, read_bytes
+    from clm_policy.lifecycle.sources import refuse_other_document
 
     if path == "-":
         if state_src == "-":
@@ -277,4 +279,5 @@ def _read_reply(path: str, state_src: str | None) -> str:
     text = decode(data, where, REPLY_LIMIT, "reply").removeprefix("\ufeff")
     if not text.strip():
         raise InputError(f"--reply {where}: empty (the agent's handoff is its text)")
+    refuse_other_document(text, path, "the agent's handoff")  # a state, a policy, ...
     return text

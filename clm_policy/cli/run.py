@@ -4,13 +4,15 @@ OpenAI-compatible endpoint), the policy, memory in git."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from clm_policy.base.errors import plural, shorten
+from clm_policy.base.errors import Interrupted, plural, shorten
 from clm_policy.base.termsafe import echo, echo_json, terminal_safe
+from clm_policy.cli.errors import interrupt
 from clm_policy.cli.options import (
     count_option,
     format_option,
@@ -130,10 +132,11 @@ def run(
 
     \b
     Examples:
-      clm-policy run
-      clm-policy run --scenario compaction --memory /tmp/mem --format json
+      clm-policy run                                 # the demo, into ./clm-memory
+      clm-policy run --memory paused --max-steps 10  # stops early; the session is saved
+      clm-policy run --memory paused --resume demo   # goes on where it stopped
+      clm-policy run --scenario compaction --memory compacted --format json
       clm-policy run --scenario my-scenario.yaml --continue-after-handoff
-      clm-policy run --resume demo --max-steps 10
       clm-policy run --agent openai --goal "Outline a migration plan" --soft-compact 8000
 
     A run is on record from its first step (sessions/ID/run.json): one interrupted by Ctrl-C
@@ -165,8 +168,44 @@ def run(
         memory_backend=memory_backend,
     )  # everything checked: nothing is written before this line
     _announce(plan, memory, resume, text=fmt == "text")
-    done = _execute(plan, memory, assume_yes=assume_yes, fmt=fmt)
+    return _play(plan, memory, assume_yes=assume_yes, fmt=fmt)
+
+
+def _play(plan: RunPlan, memory: str, *, assume_yes: bool, fmt: str) -> int:
+    """Carry ``plan`` out and report how it ended; Ctrl-C after the session is on record is
+    said here, on a line of its own (exit 130)."""
+    ctrl_c = _CtrlC()
+    try:
+        done = _execute(plan, memory, ctrl_c, assume_yes=assume_yes, fmt=fmt)
+    except Interrupted as exc:
+        return interrupt(["--format", fmt], exc, end_line=ctrl_c.end_line())
     return _report(plan, done, memory, fmt)
+
+
+class _CtrlC:
+    """What Ctrl-C during a run says. A terminal echoes ``^C`` where the cursor is: the
+    notice that the step under way finishes first starts a line of its own after it, and the
+    closing line (the session saved, how to resume) ends the ``^C`` line itself unless the
+    notice did (click, which would end it too, does not see a run's interrupt)."""
+
+    NOTICE = (
+        "clm-policy: Ctrl-C: the step under way finishes first, then the session is saved (an "
+        "agent's answer may take until its timeout); Ctrl-C again abandons it"
+    )
+
+    def __init__(self) -> None:
+        self.terminal = os.isatty(2)  # where the terminal echoes ^C, and the lines go
+        self.line_open = True  # a ^C no line has followed yet (or none came)
+
+    def heard(self, again: bool) -> None:
+        """Ctrl-C during a step: the notice the first time; a later one is echoed after it."""
+        if not again:
+            echo(("\n" if self.terminal else "") + self.NOTICE, err=True)
+        self.line_open = again
+
+    def end_line(self) -> bool:
+        """Whether the closing line must end the terminal's ``^C`` line first."""
+        return self.terminal and self.line_open
 
 
 def _memory_backend(flag: str | None) -> str:
@@ -220,7 +259,7 @@ def _announce(plan: RunPlan, memory: str, resume: str | None, *, text: bool) -> 
         echo(f"session {plan.taken} exists already ({how}); this run is session {state.session_id}")
 
 
-def _execute(plan: RunPlan, memory: str, *, assume_yes: bool, fmt: str) -> RunDone:
+def _execute(plan: RunPlan, memory: str, ctrl_c: _CtrlC, *, assume_yes: bool, fmt: str) -> RunDone:
     """Carry ``plan`` out: each compaction and handoff printed as it is committed (text), each
     decision the policy wants confirmed asked at a terminal (or confirmed by --yes), and what
     the memory backend could not do reported on standard error."""
@@ -231,11 +270,7 @@ def _execute(plan: RunPlan, memory: str, *, assume_yes: bool, fmt: str) -> RunDo
 
     def listener(event: str, data: dict[str, Any]) -> None:
         if event == "waiting":  # Ctrl-C during a step
-            echo(
-                "clm-policy: interrupted: the step under way finishes first (an agent's answer "
-                "may take until its timeout); Ctrl-C again abandons it",
-                err=True,
-            )
+            ctrl_c.heard(bool(data.get("again")))
             return
         if not text or event == "continue":
             return

@@ -159,15 +159,17 @@ def signal(memory: str, session: str, phase_done: bool, assignments: tuple[str, 
     value (NAME=VALUE, checked against the session's policy). Committed; the next decision
     (`clm-policy run --resume ID`, `clm-policy decide --session ID`) sees it. The last line
     is the command that goes on from here: `run --resume` when the session can resume, else
-    `decide --session` (a session that ended, or that `run` did not make).
+    `decide --session` (a session that `run` did not make). A session that ended (completed,
+    failed, handed off) is refused, as `run --resume` refuses it: nothing is committed.
 
     \b
     Examples:
-      clm-policy signal --memory clm-memory --session demo --phase-done
-      clm-policy signal --memory clm-memory --session demo degradation=true
+      clm-policy run --memory paused --max-steps 10   # a session that goes on: demo
+      clm-policy signal --memory paused --session demo --phase-done
+      clm-policy signal --memory paused --session demo degradation=true
 
-    Exit codes: 0 committed, 2 bad input (an unknown session, an undeclared signal, a wrong
-    value; nothing written).
+    Exit codes: 0 committed, 2 bad input (an unknown session or one that ended, an undeclared
+    signal, a wrong value; nothing written).
     """
     from clm_policy.lifecycle.sources import parse_signals
     from clm_policy.loop.runs import going_on

@@ -34,8 +34,9 @@ def statusline(policy_ref: str | None, profile: str | None) -> int:
 
     The project is the one of the session's folder (workspace.current_dir). The action is
     what the thresholds say for this context; the hooks decide with every rule. It never
-    fails: a problem prints `clm-policy: ?` and goes to
-    ~/.local/state/clm-policy/statusline.log. Set it up with
+    fails: a problem of the configuration or the policy is said in a few words
+    (`clm-policy: policy team.yaml not found`), other input as `clm-policy: ?`, and the whole
+    reason goes to ~/.local/state/clm-policy/statusline.log. Set it up with
     `clm-policy hook claude-code --install`.
 
     \b

@@ -200,12 +200,49 @@ def read_state_source(source: str) -> Resolved:
         kind = _transcript_kind(text)
         if kind is None:
             raise
-        give = "save it to a file, then pass that" if source == "-" else "pass it"
-        arg = "FILE" if source == "-" else source
-        raise InputError(
-            f"a {kind}, not a session state: {give} as --transcript {arg}", Location(file, 1)
-        ) from None
+        said = f"a {kind}, not a session state: {_pass_as('--transcript', source)}"
+        raise InputError(said, Location(file, 1)) from None
     return Resolved(state, None, text, file, where)
+
+
+def _pass_as(option: str, source: str) -> str:
+    """How to give the document read from ``source`` (``-``: standard input) to ``option``."""
+    if source == "-":
+        return f"save it to a file, then pass that as {option} FILE"
+    return f"pass it as {option} {source}"
+
+
+def refuse_other_document(text: str, source: str, what: str) -> None:
+    """Refuse ``text``, read from ``source`` as ``what`` (free text: ``the agent's handoff``),
+    when it is a document another option takes — a session state (``--state``), a transcript
+    (``--transcript``), a policy (``--policy``) — or another JSON object: almost surely the
+    wrong file, said as ``--transcript state.json`` is refused."""
+    import json
+    import re
+    from contextlib import suppress
+
+    data: object = None
+    if text.lstrip().startswith("{"):
+        with suppress(ValueError, RecursionError):
+            data = json.loads(text)
+    from clm_policy.transcripts.openai_chat import STATE_NAMED, is_session_state
+
+    file = STDIN if source == "-" else source
+    found: tuple[str, str | None] | None = None
+    if is_session_state(data):
+        found = STATE_NAMED, "--state"
+    elif (kind := _transcript_kind(text)) is not None:
+        found = f"a {kind}", "--transcript"
+    elif re.search(r"^rules:", text, re.M) and re.search(r"^version:", text, re.M):
+        found = "a policy (YAML with rules: and version:)", "--policy"
+    elif isinstance(data, dict):
+        found = "a JSON object", None
+    if found is not None:
+        named, option = found
+        said = f"{named}, not {what} (its Markdown or plain text)"
+        if option is not None:
+            said = f"{said}: {_pass_as(option, source)}"
+        raise InputError(said, Location(file, 1))
 
 
 def _transcript_kind(text: str) -> str | None:

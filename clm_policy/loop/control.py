@@ -249,8 +249,9 @@ class OuterControlLoop:
         result.final_state = self.state
         return result
 
-    def _waiting(self) -> None:
-        self._say("waiting", {})  # Ctrl-C came during a step, which finishes first
+    def _waiting(self, again: bool) -> None:
+        # Ctrl-C came during a step, which finishes first (``again``: not the step's first)
+        self._say("waiting", {"again": again})
 
     def _say(self, event: str, data: dict[str, Any]) -> None:
         """Tell the listener; output it cannot write (``run | head``) stops the run at the next
@@ -485,7 +486,7 @@ class OuterControlLoop:
 class _Patience:
     """What :func:`patient` heard of Ctrl-C, and whether the block can still be abandoned."""
 
-    def __init__(self, tell: Callable[[], None]) -> None:
+    def __init__(self, tell: Callable[[bool], None]) -> None:
         self.received = False
         self.abandonable = True
         self._tell = tell
@@ -495,17 +496,18 @@ class _Patience:
         self.abandonable = False
 
     def __call__(self, signum: int, frame: object) -> None:
-        if self.received and self.abandonable:
+        # (the loop's listener is told each time: output it cannot write is noted, not raised)
+        again, self.received = self.received, True
+        self._tell(again)
+        if again and self.abandonable:
             raise KeyboardInterrupt  # Ctrl-C again: abandon the agent's step
-        if not self.received:
-            self.received = True
-            self._tell()  # (the loop's listener: output it cannot write is noted, not raised)
 
 
 @contextmanager
-def patient(tell: Callable[[], None]) -> Iterator[_Patience]:
+def patient(tell: Callable[[bool], None]) -> Iterator[_Patience]:
     """Like :func:`uninterrupted` for a step that may wait long: the first Ctrl-C is held
-    (``tell`` says so at once), a second one before :meth:`_Patience.hold` abandons the block.
+    (``tell(False)`` says so at once), a second one before :meth:`_Patience.hold` abandons the
+    block (``tell(True)`` for each Ctrl-C after the first).
     Where SIGINT is not Python's own handler, or off the main thread: :func:`uninterrupted`."""
     patience = _Patience(tell)
     own = threading.current_thread() is threading.main_thread()

@@ -35,6 +35,7 @@ from clm_policy.base.record import text_or_none
 from clm_policy.lifecycle.estimate import estimate_tokens
 from clm_policy.loop.agent import SimulatedAgent
 from clm_policy.loop.openai_agent import ENV_MODEL, OpenAIChatAgent, OpenAIConfig, system_prompt
+from clm_policy.loop.status import ENDED, why_ended
 from clm_policy.memory.layout import check_session
 from clm_policy.models.decision import Decision
 from clm_policy.models.scenario import ScenarioFile
@@ -47,8 +48,6 @@ if TYPE_CHECKING:
     from clm_policy.memory.sessions import PersistedSession
     from clm_policy.memory.store import BackendFailure
 
-ENDED = ("completed", "failed", "handoff")
-"""How a session stops for good; any other stop (interrupted, max_steps, ...) can resume."""
 AGENTS = ("simulated", "openai")
 OPENAI_MAX_STEPS = 20
 """An ``--agent openai`` run's default ``--max-steps``: a model that never says it is done
@@ -603,8 +602,6 @@ def with_overrides(policy: Policy, name: str, soft: int | None, hard: int | None
 def _persisted(memory: str, session_id: str) -> PersistedSession:
     """The session ``--resume`` goes on with; refused when it ended, was handed off, or its
     state has edits not committed."""
-    from clm_policy.loop.status import MOVED_ON, handed_off
-    from clm_policy.memory.audit import read_log
     from clm_policy.memory.git.write import MemoryRepo
     from clm_policy.memory.layout import session_dir
     from clm_policy.memory.sessions import load_session
@@ -612,19 +609,10 @@ def _persisted(memory: str, session_id: str) -> PersistedSession:
     state_file = f"{session_dir(session_id)}/state.json"
     with MemoryRepo(memory) as repo:
         persisted = load_session(repo, session_id)
-        if persisted.stopped in ENDED:
-            raise InputError(
-                f"session '{session_id}' ended ({persisted.stopped}); nothing to resume"
-            )
-        # the newest commit that moved the session on: a handoff there ended it
-        moved = read_log(repo, session=session_id, event=MOVED_ON, limit=1)
+        ended = why_ended(repo, session_id, persisted)
+        if ended is not None:
+            raise InputError(f"{ended}; nothing to resume")
         edited = repo.run("diff", "--quiet", "HEAD", "--", state_file)[0] != 0
-    if handed_off(persisted.stopped, moved):  # by hand, or by a hook, after the run stopped
-        handoff = moved[0]
-        raise InputError(
-            f"session '{session_id}' was handed off after its run stopped (commit "
-            f"{handoff.commit[:12]}); nothing to resume"
-        )
     if edited:
         raise InputError(
             f"{state_file} has changes that are not committed (edited by hand?): the resume goes "

@@ -31,9 +31,13 @@ def signal_session(
     """Set ``signals`` on ``session`` and, with ``phase_done``, mark a phase boundary; commit
     the new state. ``as_written``: the signals as the person wrote them, for the commit
     message. Raises :class:`InputError` and commits nothing when there is nothing to say, the
-    session is unknown or a signal does not fit the policy."""
+    session is unknown or has ended (as ``run --resume`` refuses it), or a signal does not
+    fit the policy."""
+
+    import shlex
 
     from clm_policy.lifecycle.pipelines import state_doc
+    from clm_policy.loop.status import why_ended
     from clm_policy.memory.change import Change, JsonDoc
     from clm_policy.memory.git.write import MemoryRepo, NothingToCommit
     from clm_policy.memory.layout import session_dir
@@ -49,6 +53,12 @@ def signal_session(
     )
     with MemoryRepo(memory) as repo:
         persisted = load_session(repo, session)
+        ended = why_ended(repo, session, persisted)
+        if ended is not None:  # no decision reads it any more: refused before any commit
+            raise InputError(
+                f"{ended}; nothing to signal: only a session that goes on reads a signal "
+                f"(clm-policy status --memory {shlex.quote(memory)} lists the sessions)"
+            )
         state = persisted.state
         recorded = persisted.run.get("policy")
         policy = str(recorded) if recorded and recorded != "default" else None

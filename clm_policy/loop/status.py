@@ -9,6 +9,8 @@ from clm_policy.base.errors import InputError
 
 if TYPE_CHECKING:
     from clm_policy.memory.audit import AuditEntry
+    from clm_policy.memory.git.write import MemoryRepo
+    from clm_policy.memory.sessions import PersistedSession
 
 
 @dataclass
@@ -79,6 +81,28 @@ def handed_off(stopped: str | None, entries: list[AuditEntry]) -> bool:
     # a start, compaction or summary after any earlier handoff: the session went on
     moved = (e.event for e in entries if e.event in MOVED_ON)
     return next(moved, None) == "handoff"
+
+
+ENDED = ("completed", "failed", "handoff")
+"""How a session stops for good; any other stop (interrupted, max_steps, ...) can resume."""
+
+
+def why_ended(repo: MemoryRepo, session_id: str, persisted: PersistedSession) -> str | None:
+    """How ``session_id`` (persisted as ``persisted``) ended for good, one clause that
+    ``run --resume`` and ``signal`` refuse it with: its run ended, or it was handed off after
+    its run stopped (by hand, or by a hook); None while it can go on."""
+    from clm_policy.memory.audit import read_log
+
+    if persisted.stopped in ENDED:
+        return f"session '{session_id}' ended ({persisted.stopped})"
+    # the newest commit that moved the session on: a handoff there ended it
+    moved = read_log(repo, session=session_id, event=MOVED_ON, limit=1)
+    if handed_off(persisted.stopped, moved):
+        return (
+            f"session '{session_id}' was handed off after its run stopped (commit "
+            f"{moved[0].commit[:12]})"
+        )
+    return None
 
 
 def agents_of(entries: list[AuditEntry]) -> list[dict[str, Any]]:

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 FORMAT = "openai"
 NO_USAGE = f"no usage found; context estimated ({NOT_COUNTED})"
 SHAPE = "expected a list of chat messages or an object with 'messages'"
+STATE_NAMED = "a session state (SessionState JSON: clm-policy schema session-state)"
+"""A SessionState document, as a refusal names it where another document was expected."""
 
 
 def read_tail(src: Source, max_scan: int) -> TranscriptReading:
@@ -48,8 +50,7 @@ def read_full(src: Source, *, full: bool = True) -> TranscriptReading:
     data = _parse(src.document(), src.file)
     if is_session_state(data):
         raise NotATranscript(
-            "a session state (SessionState JSON: clm-policy schema session-state), not a "
-            "transcript",
+            f"{STATE_NAMED}, not a transcript",
             Location(src.file, 1),
             found="state",
         )

@@ -391,7 +391,7 @@ def test_install_user_writes_the_settings_claude_code_config_dir_names(
     proc = run_process("hook", "claude-code", "--install", "--user", cwd=project)
     assert (proc.returncode, message_of(proc.stderr)) == (0, "")
     path = config / "settings.json"
-    assert proc.stdout.splitlines()[0] == f"wrote {path}"
+    assert proc.stdout.splitlines()[0] == "wrote ../claude-config/settings.json"  # (shorter)
     assert "To undo: clm-policy hook claude-code --uninstall --user." in proc.stdout
     assert (
         json.loads(path.read_text())["hooks"].keys() == cs.snippet(cs.executable())["hooks"].keys()
@@ -402,8 +402,8 @@ def test_install_user_writes_the_settings_claude_code_config_dir_names(
     proc = run_process("hook", "claude-code", "--install", "--project", cwd=project)
     assert proc.returncode == 0
     assert proc.stdout.splitlines()[-1] == (
-        f"note: {path} runs clm-policy's hooks too, and Claude Code runs the hooks of both "
-        "files: keep them in one."
+        "note: ../claude-config/settings.json runs clm-policy's hooks too, and Claude Code "
+        "runs the hooks of both files: keep them in one."
     )
 
 

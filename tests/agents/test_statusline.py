@@ -252,7 +252,10 @@ def test_garbage_on_stdin(raw: bytes, logged: str) -> None:
 
 def test_a_broken_configuration_shows_the_context_alone(project: Path) -> None:
     (project / ".clm-policy.yaml").write_text("version: 1\npolcy: claude-code\n")
-    assert line(payload(project)) == "ctx 46% 82k/180k · clm-policy: ?"
+    assert (
+        line(payload(project))
+        == "ctx 46% 82k/180k · clm-policy: .clm-policy.yaml:2 invalid (see log)"
+    )
     assert log_lines() == [
         f"{project}/.clm-policy.yaml:2:1: unknown key 'polcy'; did you mean 'policy'? "
         "(known: version, policy, profile, memory, remote, memory.backend)"
@@ -260,8 +263,12 @@ def test_a_broken_configuration_shows_the_context_alone(project: Path) -> None:
 
 
 def test_an_unknown_profile_or_policy(project: Path) -> None:
-    assert line(payload(project), "--profile", "codng") == "ctx 46% 82k/180k · clm-policy: ?"
-    assert line(payload(project), "--policy", "nope") == "ctx 46% 82k/180k · clm-policy: ?"
+    assert line(payload(project), "--profile", "codng") == (
+        "ctx 46% 82k/180k · clm-policy: unknown profile 'codng'"
+    )
+    assert line(payload(project), "--policy", "nope") == (
+        "ctx 46% 82k/180k · clm-policy: no bundled policy named 'nope'"
+    )
     first, second = log_lines()
     assert first.startswith("clm-policy: unknown profile 'codng'; did you mean 'coding'?")
     assert second.startswith("clm-policy: no bundled policy named 'nope'")
@@ -270,7 +277,9 @@ def test_an_unknown_profile_or_policy(project: Path) -> None:
 def test_a_broken_policy_file(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("version: 1\nname: bad\nrules: [\n")
-    assert line(payload(tmp_path), "-p", str(bad)) == "ctx 46% 82k/180k · clm-policy: ?"
+    assert line(payload(tmp_path), "-p", str(bad)) == (
+        "ctx 46% 82k/180k · clm-policy: bad.yaml:4 invalid (see log)"
+    )
     assert log_lines()[0].startswith(f"{bad}:")
 
 
@@ -520,6 +529,24 @@ def test_as_a_process(project: Path) -> None:
     proc = run_process("statusline", "--help", cwd=project)
     assert proc.returncode == 0
     assert "Usage: clm-policy statusline [OPTIONS]" in proc.stdout
+
+
+def test_a_missing_policy_says_so_in_the_footer(project: Path) -> None:
+    """`statusline -p missing.yaml` printed a bare `clm-policy: ?`: the footer now says what
+    is wrong in a few words, and the status line still exits 0 (it never breaks the footer)."""
+    stdin = json.dumps(payload(project))
+    for args, said in (
+        (("-p", "missing.yaml"), "policy missing.yaml not found"),
+        (("-p", "my policies/team.yaml"), "policy team.yaml not found"),
+        (("--profile", "codng"), "unknown profile 'codng'"),
+    ):
+        proc = run_process("statusline", *args, stdin=stdin, cwd=project)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (
+            0,
+            f"ctx 46% 82k/180k · clm-policy: {said}\n",
+            "",
+        ), args
+        assert len(proc.stdout) < 80  # a footer's few words; the log has the whole message
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -263,6 +264,49 @@ def test_the_top_help_s_examples_run_in_a_new_user_s_folder(tmp_path: Path) -> N
         assert (args, done.returncode, done.stderr) == (args, 0, ""), args
 
 
+def test_every_group_s_help_says_its_exit_codes() -> None:
+    """`clm-policy hook --help` listed no exit codes where its subcommands did: a group's
+    help says them too."""
+    import click
+
+    from clm_policy.cli.main import cli
+
+    ctx = click.Context(cli)
+    groups = [
+        name
+        for name in cli.list_commands(ctx)
+        if isinstance(cli.get_command(ctx, name), click.Group)
+    ]
+    assert "hook" in groups
+    for name in groups:
+        shown = run_process(name, "--help")
+        assert shown.returncode == 0, name
+        assert re.search(r"^  Exit codes?\b", shown.stdout, flags=re.M), name
+
+
+def help_examples(command: str) -> list[list[str]]:
+    """The command lines of ``clm-policy COMMAND --help``'s examples, as words (comments out)."""
+    shown = invoke(command, "--help").stdout
+    block = shown.split("Examples:\n")[1].split("\n\n")[0]
+    return [shlex.split(line, comments=True) for line in block.splitlines()]
+
+
+@pytest.mark.parametrize("command", ["run", "signal"])
+def test_the_help_s_examples_run_in_sequence_in_a_new_folder(command: str, tmp_path: Path) -> None:
+    """A reader types the examples one after the other: `run --resume demo --max-steps 10`
+    came right after `clm-policy run`, whose demo had ended (nothing to resume, exit 2).
+    Those that need a file of the reader's own or a model's endpoint are left out."""
+    ran = 0
+    for words in help_examples(command):
+        assert words[0] == "clm-policy", words
+        if "my-scenario.yaml" in words or "openai" in words:
+            continue
+        done = run_process(*words[1:], cwd=tmp_path)
+        assert (words, done.returncode, done.stderr) == (words, 0, ""), words
+        ran += 1
+    assert ran >= 2
+
+
 def test_internal_error_has_its_own_exit_code(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*_: object, **__: object) -> None:
         raise RuntimeError("kaboom")
@@ -381,8 +425,6 @@ def test_explain_says_what_a_rule_not_reached_would_have_said() -> None:
 def test_decide_help_s_option_b_example_shows_its_guard() -> None:
     # the example is there for its guard: once its figures stayed below the soft limit and it
     # decided continue, with no guard in sight
-    import re
-    import shlex
 
     shown = invoke("decide", "--help").stdout
     assert "  --step N " in shown
@@ -457,3 +499,23 @@ def test_handoff_help_and_readme_say_where_the_seed_is_printed(tmp_path: Path) -
     assert "its size is printed, the seed itself with --format json" in said
     readme = " ".join((REPO / "README.md").read_text().split())
     assert "(its size in the text output; `--format json` prints it)" in readme
+
+
+def test_trust_from_a_subfolder_names_the_file_relative_to_it(tmp_path: Path) -> None:
+    """`cd shop/sub && clm-policy trust` named the configuration it found above by its
+    absolute path: it is named from the working folder, as paths inside it are, when that
+    is shorter (the memory it names too); the list, of every project, stays absolute."""
+    shop = tmp_path / "deep" / "folders" / "to" / "shop"
+    (shop / "sub").mkdir(parents=True)
+    (shop / ".git").mkdir()  # a repository: its configuration counts in its subfolders
+    (shop / ".clm-policy.yaml").write_text("version: 1\npolicy: claude-code\nmemory: ../mem\n")
+    done = run_process("trust", cwd=shop / "sub")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[:2] == [
+        f"trusted ../.clm-policy.yaml (sha256 {done.stdout.split('sha256 ')[1][:12]})",
+        "  memory  ../../mem",
+    ]
+    listed = run_process("trust", "--list", cwd=shop / "sub")
+    assert str(shop / ".clm-policy.yaml") in listed.stdout
+    revoked = run_process("trust", "--revoke", cwd=shop / "sub")
+    assert (revoked.returncode, revoked.stdout) == (0, "revoked trust in ../.clm-policy.yaml\n")

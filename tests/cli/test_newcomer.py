@@ -66,7 +66,7 @@ def test_every_command_finds_the_default_memory(played: Path) -> None:
         ["status", "--session", "demo"],
         ["decide", "--session", "demo"],
         ["compact", "--session", "demo"],
-        ["signal", "--session", "demo", "--phase-done"],
+        ["signal", "--session", "demo", "--phase-done"],  # 30 steps: it goes on
         ["run", "--resume", "demo", "--max-steps", "1"],
         ["handoff", "--session", "demo"],
         ["show", "sessions/demo/handoffs/001.md"],

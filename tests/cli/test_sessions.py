@@ -8,7 +8,7 @@ import json
 import shlex
 from pathlib import Path
 
-from conftest import POLICIES, run_process
+from conftest import POLICIES, REPO, git, run_process
 
 UUID = "0b7e6a52-93d0-4b8e-a6f1-2d5c8e90b3a7"  # a Claude Code session id: 36 characters
 
@@ -68,10 +68,12 @@ def suggested(stdout: str) -> list[str]:
 
 def test_signal_suggests_a_command_that_works(tmp_path: Path) -> None:
     sessions(tmp_path)
+    compacted = {"session_id": "by-hand", "goal": "ship it", "tokens": {"context_tokens": 260000}}
+    (tmp_path / "c.json").write_text(json.dumps(compacted))
+    ok("compact", "--memory", "mem", "--state", "c.json", cwd=tmp_path)  # `run` did not make it
     for session, expected in (
         ("scenario-b", ["run", "--memory", "mem", "--resume", "scenario-b"]),
-        ("scenario-c", ["decide", "--memory", "mem", "--session", "scenario-c", "--explain"]),
-        (UUID, ["decide", "--memory", "mem", "--session", UUID, "--explain"]),
+        ("by-hand", ["decide", "--memory", "mem", "--session", "by-hand", "--explain"]),
     ):
         said = ok(
             "signal", "--memory", "mem", "--session", session, "degradation=true", cwd=tmp_path
@@ -79,18 +81,44 @@ def test_signal_suggests_a_command_that_works(tmp_path: Path) -> None:
         assert said.startswith(f"signalled session {session}: degradation=true (commit "), said
         assert suggested(said) == expected
         ok(*expected, cwd=tmp_path)  # the suggestion runs
-    # a session that ended says why `run --resume` is no suggestion
-    again = ok("signal", "--memory", "mem", "--session", "scenario-c", "--phase-done", cwd=tmp_path)
+    # a session `run --resume` cannot go on with says why, and what still works
+    again = ok("signal", "--memory", "mem", "--session", "by-hand", "--phase-done", cwd=tmp_path)
     assert again.splitlines()[1:] == [
-        "`clm-policy run --resume` cannot go on with it: session 'scenario-c' ended (handoff); "
-        "nothing to resume",
-        "next: clm-policy decide --memory mem --session scenario-c --explain   # what the "
+        "`clm-policy run --resume` cannot go on with it: session 'by-hand' was not made by "
+        "`clm-policy run`: give --scenario",
+        "next: clm-policy decide --memory mem --session by-hand --explain   # what the "
         "policy says of it now",
     ]
     # said twice: nothing changes, and the suggestion still holds
-    twice = ok("signal", "--memory", "mem", "--session", "scenario-c", "--phase-done", cwd=tmp_path)
-    assert twice.splitlines()[0] == "session scenario-c says phase-done already; nothing changed"
-    assert suggested(twice) == ["decide", "--memory", "mem", "--session", "scenario-c", "--explain"]
+    twice = ok("signal", "--memory", "mem", "--session", "by-hand", "--phase-done", cwd=tmp_path)
+    assert twice.splitlines()[0] == "session by-hand says phase-done already; nothing changed"
+    assert suggested(twice) == ["decide", "--memory", "mem", "--session", "by-hand", "--explain"]
+
+
+def test_signal_refuses_a_session_that_ended_and_commits_nothing(tmp_path: Path) -> None:
+    """A signal on a session that ended was committed, then `signal` said the session could
+    not be resumed: refused first, in the words `run --resume` uses, and git is unchanged."""
+    sessions(tmp_path)
+    head = git(tmp_path / "mem", "rev-parse", "HEAD")
+    lists = "(clm-policy status --memory mem lists the sessions)"
+    for session, how in (
+        ("scenario-c", "session 'scenario-c' ended (handoff)"),
+        (UUID, f"session '{UUID}' was handed off after its run stopped (commit "),
+    ):
+        resumed = run_process("run", "--memory", "mem", "--resume", session, cwd=tmp_path)
+        assert resumed.returncode == 2
+        assert resumed.stderr.startswith(f"clm-policy: {how}"), resumed.stderr
+        said = run_process(
+            "signal", "--memory", "mem", "--session", session, "--phase-done", cwd=tmp_path
+        )
+        assert (said.returncode, said.stdout) == (2, ""), said
+        (line,) = said.stderr.splitlines()
+        assert line.startswith(f"clm-policy: {how}"), line
+        assert line.endswith(
+            f"; nothing to signal: only a session that goes on reads a signal {lists}"
+        )
+        assert git(tmp_path / "mem", "rev-parse", "HEAD") == head
+    assert git(tmp_path / "mem", "status", "--porcelain") == ""
 
 
 def test_a_taken_session_id_says_how_to_continue_it(tmp_path: Path) -> None:
@@ -111,7 +139,14 @@ def test_signal_on_a_session_of_another_policy_suggests_a_decide_that_works(
     team = tmp_path / "my policies" / "team.yaml"
     team.parent.mkdir()
     team.write_text((POLICIES / "examples" / "team.yaml").read_text())
-    ok("run", "--scenario", "continue_only", "--memory", "mem", "--policy", str(team), cwd=tmp_path)
+    scenario = tmp_path / "scenario.yaml"  # gone after the run: `run --resume` cannot go on
+    scenario.write_text((REPO / "clm_policy" / "scenarios" / "continue_only.yaml").read_text())
+    ok(
+        *("run", "--scenario", str(scenario), "--memory", "mem", "--policy", str(team)),
+        *("--max-steps", "1"),
+        cwd=tmp_path,
+    )
+    scenario.unlink()
     said = ok(
         "signal",
         "--memory",
@@ -130,7 +165,11 @@ def test_signal_on_a_session_of_another_policy_suggests_a_decide_that_works(
 def test_signal_refusals_suggest_a_name_and_quote_a_value_briefly(tmp_path: Path) -> None:
     team = tmp_path / "team.yaml"
     team.write_text((POLICIES / "examples" / "team.yaml").read_text())
-    ok("run", "--scenario", "continue_only", "--memory", "mem", "--policy", str(team), cwd=tmp_path)
+    ok(
+        *("run", "--scenario", "continue_only", "--memory", "mem", "--policy", str(team)),
+        *("--max-steps", "1"),  # stopped, not completed: it goes on
+        cwd=tmp_path,
+    )
     for given, message in (
         (
             "open_subagent_cals=1",

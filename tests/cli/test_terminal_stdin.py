@@ -177,9 +177,12 @@ def test_a_reader_fed_by_a_pipe_says_nothing_of_it(
 
     init_memory(tmp_path / "mem")
     (tmp_path / "state.json").write_text('{"session_id": "typed", "step_index": 2}')
+    piped = b'{"session_id": "piped", "step_index": 3}'
+    if "--reply" in args:  # the agent's handoff is its text (a state there is refused)
+        piped = b"## Next step\nwrite the release notes\n"
     done = subprocess.run(
         [sys.executable, "-m", "clm_policy", *args],
-        input=b'{"session_id": "piped", "step_index": 3}',
+        input=piped,
         capture_output=True,
         cwd=tmp_path,
         env=_env(tmp_path),

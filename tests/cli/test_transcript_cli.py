@@ -144,6 +144,54 @@ def test_a_reply_that_is_empty_or_no_text_file_is_refused(tmp_path: Path) -> Non
     assert git(memory, "rev-parse", "HEAD") == before
 
 
+def test_a_reply_that_is_a_state_a_policy_or_json_is_refused(tmp_path: Path) -> None:
+    """`handoff --reply` took a session state, a policy or any JSON object as the agent's
+    words and committed them: almost surely the wrong file. Refused (exit 2, nothing
+    committed) as `--transcript state.json` is, with the option that takes it."""
+    from conftest import POLICIES, run_process
+
+    memory = tmp_path / "mem"
+    assert invoke("init", str(memory)).exit_code == 0
+    before = git(memory, "rev-parse", "HEAD")
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps({"session_id": "s1", "tokens": {"context_tokens": 400000}}))
+    policy = tmp_path / "team.yaml"
+    policy.write_text((POLICIES / "examples" / "team.yaml").read_text())
+    other = tmp_path / "other.json"
+    other.write_text('{"goal": "ship it"}\n')
+    args = ["handoff", "-m", str(memory), "--transcript", str(FIXTURES / "claude_session.jsonl")]
+    words = "not the agent's handoff (its Markdown or plain text)"
+    state_is = "a session state (SessionState JSON: clm-policy schema session-state)"
+    for reply, stdin, said in (
+        (str(state), None, f"{state}:1: {state_is}, {words}: pass it as --state {state}"),
+        (
+            "-",
+            state.read_text(),
+            f"<stdin>:1: {state_is}, {words}: save it to a file, then pass that as --state FILE",
+        ),
+        (
+            str(policy),
+            None,
+            f"{policy}:1: a policy (YAML with rules: and version:), {words}: pass it as "
+            f"--policy {policy}",
+        ),
+        (str(other), None, f"{other}:1: a JSON object, {words}"),
+        (
+            str(FIXTURES / "claude_session.jsonl"),
+            None,
+            f"{FIXTURES / 'claude_session.jsonl'}:1: a Claude Code transcript, {words}: pass it "
+            f"as --transcript {FIXTURES / 'claude_session.jsonl'}",
+        ),
+    ):
+        done = run_process(*args, "--reply", reply, stdin=stdin)
+        assert (done.returncode, done.stdout) == (2, ""), (reply, done.stderr)
+        assert done.stderr.splitlines()[0] == said, reply
+    assert git(memory, "rev-parse", "HEAD") == before
+    (tmp_path / "reply.md").write_text("## Goal\nship it\n\n## Next step\nthe notes\n")
+    done = run_process(*args, "--reply", str(tmp_path / "reply.md"))
+    assert done.returncode == 0, done.stderr  # the agent's words still go in
+
+
 def test_a_reply_saved_with_a_byte_order_mark_keeps_the_agents_goal(tmp_path: Path) -> None:
     """A reply saved by an editor (or PowerShell) that writes UTF-8 with a BOM: the mark hid
     the first heading, so the manifest's goal was the record's, not the agent's, and the words

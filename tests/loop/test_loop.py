@@ -207,6 +207,9 @@ def test_resume_status_and_signal(tmp_path: Path) -> None:
     assert isinstance(timeline, list)
     assert timeline[0]["step"] == 11  # step 10 was decided before the stop: it steps on
     assert [e["step"] for e in timeline if e["action"] == "compact"] == [23]  # as a fresh run
+    typo = invoke("signal", "--memory", mem, "--session", "demo", "degradaton=true")
+    assert typo.exit_code == 2
+    assert "signal 'degradaton' is not declared by policy default" in typo.stderr
     signalled = invoke(
         "signal", "--memory", mem, "--session", "demo", "--phase-done", "degradation=true"
     )
@@ -224,9 +227,6 @@ def test_resume_status_and_signal(tmp_path: Path) -> None:
     unknown = invoke("run", "--memory", mem, "--resume", "nope")
     assert unknown.exit_code == 2
     assert "no persisted session 'nope' (sessions: demo)" in unknown.stderr
-    typo = invoke("signal", "--memory", mem, "--session", "demo", "degradaton=true")
-    assert typo.exit_code == 2
-    assert "signal 'degradaton' is not declared by policy default" in typo.stderr
 
 
 def test_compact_and_handoff_a_persisted_session(tmp_path: Path) -> None:

@@ -723,11 +723,74 @@ def test_ctrl_c_while_the_model_answers_says_so_and_again_abandons_it(
             proc.communicate()
     assert proc.returncode == 130, err
     session = f"openai-{TODAY}"
-    assert (
-        (said + err)
-        .decode()
-        .startswith("clm-policy: interrupted: the step under way finishes first")
-    )
-    assert f"to go on: clm-policy run --memory mem --resume {session}" in err.decode()
+    assert (said + err).decode().splitlines() == [
+        NOTICE,
+        f"clm-policy: interrupted; session {session} is saved at step 1 (stopped: interrupted); "
+        f"to go on: clm-policy run --memory mem --resume {session} --agent openai",
+    ]
     record = json.loads(git(tmp_path / "mem", "show", f"HEAD:sessions/{session}/run.json"))
     assert (record["stopped"], record["played"]) == ("interrupted", 1)
+
+
+NOTICE = (
+    "clm-policy: Ctrl-C: the step under way finishes first, then the session is saved (an "
+    "agent's answer may take until its timeout); Ctrl-C again abandons it"
+)
+
+
+def test_ctrl_c_during_a_step_reads_as_one_notice_and_one_closing_line(
+    endpoint: Endpoint, tmp_path: Path
+) -> None:
+    """Ctrl-C once while the model answers: the notice, then, once the step is done, one line
+    saying the run was interrupted, what was saved and how to resume. Before, an empty line
+    (click's) came between them, and a `clm-policy: interrupted` of its own repeated it."""
+    import os
+    import select
+    import signal
+    import sys
+    import threading
+
+    answering = threading.Event()
+
+    def held(body: dict[str, Any]) -> tuple[int, bytes]:
+        answering.wait(120)  # until the test has seen the notice (a bound, not a speed)
+        return answer("Step two done.")(body)
+
+    endpoint.script(answer("Step one done."), then=held)
+    env = {**os.environ, **endpoint.env(timeout="300")}
+    args = ("run", "--agent", "openai", "--goal", "Migrate the modules", "--memory", "mem")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clm_policy", *args],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stderr is not None
+    try:
+        while len(endpoint.bodies()) < 2:  # the second request is under way, and held
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGINT)
+        said = b""
+        while not said.endswith(b"\n"):  # the notice, whole
+            assert select.select([proc.stderr], [], [], 60)[0], said
+            chunk = os.read(proc.stderr.fileno(), 4096)
+            assert chunk, said
+            said += chunk
+        answering.set()  # the step finishes: the run stops after it
+        _out, err = proc.communicate(timeout=120)
+    finally:
+        answering.set()
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, err
+    session = f"openai-{TODAY}"
+    assert (said + err).decode().splitlines() == [
+        NOTICE,
+        f"clm-policy: interrupted; session {session} is saved at step 2 (stopped: interrupted); "
+        f"to go on: clm-policy run --memory mem --resume {session} --agent openai",
+    ]
+    record = json.loads(git(tmp_path / "mem", "show", f"HEAD:sessions/{session}/run.json"))
+    assert (record["stopped"], record["played"]) == ("interrupted", 2)
