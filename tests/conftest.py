@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -41,7 +42,11 @@ def real_fixtures(agent: str) -> Path:
 @pytest.fixture(autouse=True)
 def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test reads or writes the real home, cache or global git configuration."""
-    home = tmp_path_factory.mktemp("home")
+    isolate_in(tmp_path_factory.mktemp("home"), monkeypatch)
+
+
+def isolate_in(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The environment of a test (``_isolate``): ``home`` as the home, nothing of the user's."""
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))  # the trust record
@@ -158,12 +163,36 @@ def cli() -> Callable[..., CliResult]:
     return invoke
 
 
-@pytest.fixture
-def memory(tmp_path: Path) -> Path:
-    """A new memory repository, ``tmp_path/mem``."""
+@pytest.fixture(scope="session")
+def _templates(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("templates")
+
+
+def from_template(templates: Path, name: str, build: Callable[[Path], None], to: Path) -> Path:
+    """``to``: a copy of what ``build`` made of the folder ``templates/name``, built once per
+    process (in a test's environment, ``isolate_in``) and never used itself: each test gets a
+    copy of its own, as if it had built it (``shutil.copytree`` is faster than git's commands).
+    What the build writes that names its own folder names the template's: use it where no
+    test reads that."""
+    template = templates / name / "made"
+    if not template.exists():
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            isolate_in(templates / name / "home", monkeypatch)
+            build(template)
+    shutil.copytree(template, to, symlinks=True)
+    return to
+
+
+def _new_memory(folder: Path) -> None:
     from clm_policy.memory.init import init_memory
 
-    return init_memory(tmp_path / "mem").path
+    init_memory(folder)
+
+
+@pytest.fixture
+def memory(tmp_path: Path, _templates: Path) -> Path:
+    """A new memory repository, ``tmp_path/mem``."""
+    return from_template(_templates, "memory", _new_memory, tmp_path / "mem")
 
 
 def state_file(tmp_path: Path, **fields: object) -> Path:

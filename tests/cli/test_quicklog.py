@@ -10,7 +10,15 @@ import pytest
 from clm_policy.cli.fast import log as quicklog
 from clm_policy.cli.memory import log
 
-from conftest import as_shown, click_option_table, git, invoke, run_process, values_of_kind
+from conftest import (
+    as_shown,
+    click_option_table,
+    from_template,
+    git,
+    invoke,
+    run_process,
+    values_of_kind,
+)
 from probes import probe_cli
 
 CLICK_ONLY = {"help"}
@@ -23,13 +31,15 @@ def test_the_option_table_is_the_click_commands() -> None:
     assert defaults == quicklog.DEFAULTS
 
 
-@pytest.fixture
-def trail(tmp_path: Path) -> Path:
-    """A memory repository with two sessions, compactions, a handoff and a foreign commit."""
-    mem = tmp_path / "mem"
+def _play(mem: Path) -> None:
     assert invoke("run", "--memory", str(mem), "--continue-after-handoff").exit_code == 0
     git(mem, "commit", "-q", "--allow-empty", "-m", "a commit clm-policy did not write")
-    return mem
+
+
+@pytest.fixture
+def trail(tmp_path: Path, _templates: Path) -> Path:
+    """A memory repository with two sessions, compactions, a handoff and a foreign commit."""
+    return from_template(_templates, "trail", _play, tmp_path / "mem")
 
 
 ARGS = [

@@ -9,7 +9,9 @@ The runner here parses action.yml, substitutes ``${{ inputs.* }}`` and
 ``GITHUB_ACTION_PATH`` and ``RUNNER_TEMP`` set. The one ``uses:`` step,
 ``actions/setup-python``, is not run: the Python running these tests stands in for it. The
 install step runs for real once per module (pip, from this checkout, into RUNNER_TEMP); the
-tests that run it are marked slow (``pytest -m slow``, which .ci/run runs).
+tests that run it are marked slow (``pytest -m slow``, which .ci/run runs). The others run the
+steps after it with the clm-policy that runs these tests linked where it installs
+(``linked_runner_temp``).
 """
 
 from __future__ import annotations
@@ -234,6 +236,21 @@ def runner_temp(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return temp
 
 
+@pytest.fixture(scope="module")
+def linked_runner_temp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """RUNNER_TEMP whose clm-policy is the one running these tests (this checkout, installed
+    for development), linked where the install step puts it: the action's lint and test steps
+    run as with ``runner_temp``, without the minute its pip install takes (the tests marked
+    slow run that install)."""
+    temp = tmp_path_factory.mktemp("runner-temp-linked")
+    (temp / "home").mkdir()
+    (temp / "clm-policy" / "bin").mkdir(parents=True)
+    installed = shutil.which("clm-policy", path=str(BIN))
+    assert installed, "clm-policy is not installed beside this Python: pip install -e '.[dev]'"
+    (temp / "clm-policy" / "bin" / "clm-policy").symlink_to(installed)
+    return temp
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """A repository's checkout: a good policy, its tests, and a broken policy."""
@@ -352,7 +369,7 @@ def test_bad_inputs_are_annotations_and_exit_2(
 
 
 def test_a_pull_requests_texts_start_no_workflow_command(
-    runner_temp: Path, workspace: Path
+    linked_runner_temp: Path, workspace: Path
 ) -> None:
     """A case name, a rule's ``because:``, an ``extends:`` value and a file name holding
     ``::warning::``, ``::stop-commands::`` and ``##[warning]`` lines: the log holds the
@@ -374,11 +391,11 @@ def test_a_pull_requests_texts_start_no_workflow_command(
         "    given: {tokens: {context_tokens: 5}}\n    expect: {action: continue}\n"
     )
     for formats, expected in (("github", ["error"] * 3), ("sarif junit", [])):
-        run = run_action(workspace, runner_temp, format=formats)
+        run = run_action(workspace, linked_runner_temp, format=formats)
         assert run.code == 1
         log = "".join(s.stdout + s.stderr for s in run.steps)
         assert runner_commands(log) == expected, log
-    run = run_action(workspace, runner_temp, strict="x\n::warning::y ##[warning]z")
+    run = run_action(workspace, linked_runner_temp, strict="x\n::warning::y ##[warning]z")
     assert run.code == 2
     log = "".join(s.stdout + s.stderr for s in run.steps)
     assert runner_commands(log) == ["error"] * 2, log  # the input, and the failing case
