@@ -42,8 +42,9 @@ def home_as_tilde(path: str) -> str:
 def shown_path(path: str) -> str:
     """``path`` as a message names a path clm-policy found or made (a project's file, the
     project's memory): relative to the working folder when it is in it; else relative to it
-    too (``../.clm-policy.yaml``, from a project's subfolder) when that is shorter than the
-    path with the home folder written ``~`` (a path the person typed is named as typed)."""
+    too when it stands right in a folder above it (``../.clm-policy.yaml`` from a project's
+    subfolder, ``../../mem``) and that is shorter; else with the home folder written ``~``
+    (a path the person typed is named as typed)."""
     absolute = os.path.abspath(path)
     try:
         here = os.getcwd()
@@ -56,7 +57,9 @@ def shown_path(path: str) -> str:
         near = os.path.relpath(absolute, here)
     except ValueError:  # another drive (Windows)
         return far
-    return near if len(near) < len(far) and near != os.curdir else far
+    steps, _, rest = near.rpartition(os.pardir + os.sep)
+    above = bool(steps + _) and not steps.replace(os.pardir + os.sep, "") and os.sep not in rest
+    return near if above and len(near) < len(far) else far
 
 
 def xdg_home(variable: str) -> str:

@@ -13,6 +13,7 @@ import pytest
 
 from clm_policy.agents.hooks import claude_settings as cs
 from clm_policy.base.errors import InputError
+from clm_policy.base.paths import home_as_tilde
 
 from conftest import as_shown, invoke, message_of, run_process
 
@@ -391,7 +392,7 @@ def test_install_user_writes_the_settings_claude_code_config_dir_names(
     proc = run_process("hook", "claude-code", "--install", "--user", cwd=project)
     assert (proc.returncode, message_of(proc.stderr)) == (0, "")
     path = config / "settings.json"
-    assert proc.stdout.splitlines()[0] == "wrote ../claude-config/settings.json"  # (shorter)
+    assert proc.stdout.splitlines()[0] == f"wrote {home_as_tilde(str(path))}"
     assert "To undo: clm-policy hook claude-code --uninstall --user." in proc.stdout
     assert (
         json.loads(path.read_text())["hooks"].keys() == cs.snippet(cs.executable())["hooks"].keys()
@@ -402,7 +403,7 @@ def test_install_user_writes_the_settings_claude_code_config_dir_names(
     proc = run_process("hook", "claude-code", "--install", "--project", cwd=project)
     assert proc.returncode == 0
     assert proc.stdout.splitlines()[-1] == (
-        "note: ../claude-config/settings.json runs clm-policy's hooks too, and Claude Code "
+        f"note: {home_as_tilde(str(path))} runs clm-policy's hooks too, and Claude Code "
         "runs the hooks of both files: keep them in one."
     )
 

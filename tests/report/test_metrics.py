@@ -162,8 +162,9 @@ def test_a_chained_run_is_one_completed_task(memory: Path, write: Write) -> None
 
 def test_open_tasks_interventions_recall_and_unpriced_models(memory: Path) -> None:
     run(memory)  # demo: hands off, not continued: an open task
-    run(memory, "--scenario", "compaction")  # scenario-b: completed
-    invoke("signal", "--memory", str(memory), "--session", "demo", "degradation=true")
+    run(memory, "--scenario", "compaction")  # scenario-b: completed (a signal in its scenario)
+    # a signal to the demo, which ended, is refused and counts as no intervention
+    assert invoke("signal", "--memory", str(memory), "--session", "demo", "x=1").exit_code == 2
     empty_commit(
         memory,
         "clm(compact): scenario-b step 19, soft_compact\n\nClm-Event: compact\n"
@@ -176,14 +177,14 @@ def test_open_tasks_interventions_recall_and_unpriced_models(memory: Path) -> No
     )
     data = build_report(str(memory), load_policy("default"))
     by = {s.session: s for s in data.sessions}
-    assert (by["demo"].human_interventions, by["scenario-b"].human_interventions) == (1, 1)
+    assert (by["demo"].human_interventions, by["scenario-b"].human_interventions) == (0, 1)
     assert by["scenario-b"].recalls == [
         (19, "compact", Recall(0.75, 9, 12)),  # written as the other forms a trailer may take
         (20, "compact", Recall(1.0)),
     ]
     m = data.summary
     assert (m.tasks, m.completed, m.open, m.task_completion_rate) == (2, 1, 1, 0.5)
-    assert m.human_interventions_per_session == 1.0
+    assert m.human_interventions_per_session == 0.5
     # only the measured ones: the two a model's summary would carry and the demo agent's
     # handoff (the runs' own summaries are deterministic, their check no recall)
     assert (m.recall_mean, m.recall_min, m.recall_count) == (2.75 / 3, 0.75, 3)
